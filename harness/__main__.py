@@ -1,0 +1,5 @@
+"""``python -m harness`` runs the CLI."""
+
+from harness.cli import main
+
+main()

@@ -1,0 +1,121 @@
+"""Budgets: model calls, tool calls, tokens and bytes, with usage kept in checkpointed state.
+
+:class:`BudgetUsage` is the serialisable part that lives in the graph state, so a resumed run
+continues from what it already spent. :class:`Budget` pairs it with the limits and is the only
+thing that reserves or records; it never mutates a usage object it was given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.settings import Settings
+
+
+class BudgetExhausted(Exception):
+    """A reservation would exceed a limit; ``resource`` names which."""
+
+    def __init__(self, resource: str, used: int, limit: int) -> None:
+        super().__init__(f"{resource} budget exhausted ({used} of {limit} used)")
+        self.resource = resource
+
+
+class BudgetUsage(BaseModel):
+    """What a run has spent so far (checkpointed; never reset on resume)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    bytes: int = 0
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class BudgetLimits:
+    """The ceilings of one run."""
+
+    max_model_calls: int
+    max_tool_calls: int
+    max_tokens: int
+    max_bytes: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> BudgetLimits:
+        """Take the limits from settings."""
+        return cls(
+            max_model_calls=settings.max_model_calls,
+            max_tool_calls=settings.max_tool_calls,
+            max_tokens=settings.max_tokens,
+            max_bytes=settings.max_run_bytes,
+        )
+
+
+def _count(value: Any) -> int:
+    """Usage numbers from providers: missing, negative or non-integer counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(int(value), 0)
+
+
+class Budget:
+    """Reserve-before, record-after accounting over a copy of the run's usage."""
+
+    def __init__(self, limits: BudgetLimits, usage: BudgetUsage | None = None) -> None:
+        self.limits = limits
+        self.usage = usage if usage is not None else BudgetUsage()
+
+    def _replace(self, **changes: int) -> None:
+        self.usage = self.usage.model_copy(update=changes)
+
+    def reserve_model_call(self) -> None:
+        """Count one model call, or raise BudgetExhausted if calls or tokens are used up."""
+        u, lim = self.usage, self.limits
+        if u.model_calls >= lim.max_model_calls:
+            raise BudgetExhausted("model_calls", u.model_calls, lim.max_model_calls)
+        if u.tokens >= lim.max_tokens:
+            raise BudgetExhausted("tokens", u.tokens, lim.max_tokens)
+        self._replace(model_calls=u.model_calls + 1)
+
+    def record_tokens(self, input_tokens: Any, output_tokens: Any) -> None:
+        """Add a call's usage; missing or negative numbers count 0."""
+        self._replace(
+            input_tokens=self.usage.input_tokens + _count(input_tokens),
+            output_tokens=self.usage.output_tokens + _count(output_tokens),
+        )
+
+    def record_usage_metadata(self, usage_metadata: Any) -> None:
+        """Record LangChain ``usage_metadata`` (a dict or None) of one model response."""
+        meta = usage_metadata if isinstance(usage_metadata, dict) else {}
+        self.record_tokens(meta.get("input_tokens"), meta.get("output_tokens"))
+
+    def reserve_tool_call(self) -> None:
+        """Count one evidence tool invocation, or raise BudgetExhausted."""
+        u, lim = self.usage, self.limits
+        if u.tool_calls >= lim.max_tool_calls:
+            raise BudgetExhausted("tool_calls", u.tool_calls, lim.max_tool_calls)
+        self._replace(tool_calls=u.tool_calls + 1)
+
+    def tokens_exhausted(self) -> bool:
+        """True once the token budget is spent (the next model call would be refused)."""
+        return self.usage.tokens >= self.limits.max_tokens
+
+    def bytes_left(self) -> int:
+        """Bytes the run may still take in."""
+        return max(self.limits.max_bytes - self.usage.bytes, 0)
+
+    def reserve_bytes(self, n: int) -> None:
+        """Count ``n`` bytes, or raise BudgetExhausted if the run would exceed its byte budget."""
+        n = _count(n)
+        if self.usage.bytes + n > self.limits.max_bytes:
+            raise BudgetExhausted("bytes", self.usage.bytes + n, self.limits.max_bytes)
+        self._replace(bytes=self.usage.bytes + n)

@@ -1,0 +1,95 @@
+"""The ``harness`` command line (DESIGN §12).
+
+Heavy modules (langgraph, langchain-openai) are imported inside the commands that need them, so
+``harness --help`` stays fast. Exit codes: 0 released SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED,
+64 bad usage (including malformed settings, an unknown model spec or a broken dataset).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+EXIT_OK, EXIT_FAILED, EXIT_CANCELLED, EXIT_USAGE = 0, 2, 130, 64
+
+app = typer.Typer(
+    name="harness",
+    help="Diagnose production incidents with an LLM agent that may only publish verified claims.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+def _usage_error(message: str) -> NoReturn:
+    typer.echo(f"harness: {message}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _settings(**overrides: object):  # type: ignore[no-untyped-def]
+    from harness.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
+    except SettingsError as exc:
+        _usage_error(str(exc))
+
+
+@app.command()
+def config(
+    model: Annotated[str | None, typer.Option(help="Model spec to check.")] = None,
+) -> None:
+    """Print the effective settings (secrets masked) and check the model spec."""
+    from harness.models import ModelSpecError, parse_model_spec
+
+    settings = _settings(model=model)
+    try:
+        spec = parse_model_spec(settings.model)
+    except ModelSpecError as exc:
+        _usage_error(str(exc))
+    values = settings.model_dump(mode="json")
+    if values.get("openai_api_key"):
+        values["openai_api_key"] = "***"
+    values["model_provider"] = spec.provider
+    typer.echo(json.dumps(values, indent=2, sort_keys=True))
+
+
+@data_app.command("load")
+def data_load(
+    directory: Annotated[Path, typer.Argument(help="Dataset folder (logs.jsonl, tables/, knowledge/).")],
+) -> None:
+    """Index an incident dataset folder into the embedded backends."""
+    from tools.loader import DatasetError, load_dataset, store_dir_for
+
+    settings = _settings()
+    if not directory.is_dir():
+        _usage_error(f"dataset folder not found: {directory}")
+    try:
+        report = load_dataset(directory, store_dir_for(directory, settings))
+    except DatasetError as exc:
+        _usage_error(str(exc))
+    typer.echo(report.summary())
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run the CLI; usage errors exit 64 (not click's default 2, which means FAILED here)."""
+    try:
+        rv = app(args=argv, standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(EXIT_CANCELLED)
+    except Exception as exc:
+        # typer vendors click: its usage errors are recognised by shape, not by import path.
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if show is None or code is None:
+            raise
+        show()
+        sys.exit(EXIT_OK if type(exc).__name__ == "NoArgsIsHelpError" else EXIT_USAGE)
+    sys.exit(rv if isinstance(rv, int) else EXIT_OK)

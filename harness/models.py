@@ -1,0 +1,148 @@
+"""The model seam: the one place a chat model is built for a role (router, agent, judge, repair).
+
+Specs: ``openai:NAME`` (any OpenAI-compatible endpoint through langchain-openai, with SDK
+retries off and an explicit timeout), ``replay:FILE`` (scripted responses, DESIGN §10) and
+``offline`` (the rule-based investigator). langchain-openai is imported only when an
+``openai:`` model is built: it costs seconds of start-up a CLI should not pay for ``--help``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from harness.contracts import FailureClass, Role
+from harness.replay import ModelCallError, ReplayChatModel, ReplayScript
+from harness.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+Provider = Literal["offline", "openai", "replay"]
+
+
+class ModelSpecError(ValueError):
+    """The model spec or its configuration cannot build a model; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed ``HARNESS_MODEL`` value."""
+
+    provider: Provider
+    name: str
+
+    def __str__(self) -> str:
+        return self.provider if self.provider == "offline" else f"{self.provider}:{self.name}"
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Parse ``offline``, ``openai:NAME`` or ``replay:FILE``; anything else is a ModelSpecError."""
+    text = spec.strip()
+    if text == "offline":
+        return ModelSpec("offline", "")
+    provider, sep, name = text.partition(":")
+    if sep and provider in ("openai", "replay") and name.strip():
+        return ModelSpec(provider, name.strip())  # type: ignore[arg-type]
+    raise ModelSpecError(
+        f"unknown model spec {spec!r}: use 'offline', 'openai:MODEL_NAME' or 'replay:FILE'"
+    )
+
+
+def _role_timeout(role: Role, settings: Settings) -> float:
+    return {
+        Role.ROUTER: settings.router_attempt_timeout_s,
+        Role.AGENT: settings.agent_call_timeout_s,
+        Role.JUDGE: settings.judge_attempt_timeout_s,
+        Role.REPAIR: settings.repair_attempt_timeout_s,
+    }[role]
+
+
+class ModelSeam:
+    """Builds the chat model of each role from one spec; tests and offline mode swap it here."""
+
+    def __init__(self, settings: Settings, *, spec: str | None = None,
+                 replay_script: ReplayScript | None = None) -> None:
+        self.settings = settings
+        self.spec = parse_model_spec(spec or settings.model)
+        self._replay = replay_script
+        if self.spec.provider == "replay" and self._replay is None:
+            self._replay = ReplayScript.from_file(self.spec.name)
+        if self.spec.provider == "openai" and settings.openai_api_key is None:
+            raise ModelSpecError(
+                f"model {self.spec} needs an API key: set OPENAI_API_KEY (any non-empty value "
+                "for a local OpenAI-compatible server that ignores it)"
+            )
+
+    @property
+    def replay_script(self) -> ReplayScript | None:
+        """The shared script of a ``replay:`` seam (tests read what each role consumed)."""
+        return self._replay
+
+    def for_role(self, role: Role) -> BaseChatModel:
+        """The chat model that serves ``role``."""
+        if self.spec.provider == "replay":
+            assert self._replay is not None
+            return ReplayChatModel(script=self._replay, role=role.value)
+        if self.spec.provider == "openai":
+            return self._openai(role)
+        return self._offline(role)
+
+    def _openai(self, role: Role) -> BaseChatModel:
+        from langchain_openai import ChatOpenAI
+
+        key = self.settings.openai_api_key
+        return ChatOpenAI(
+            model=self.spec.name,
+            api_key=key,
+            base_url=self.settings.openai_base_url,
+            max_retries=0,  # every attempt is the harness's, budgeted and recorded
+            timeout=_role_timeout(role, self.settings),
+            stream_usage=True,
+            temperature=0,
+        )
+
+    def _offline(self, role: Role) -> BaseChatModel:
+        try:
+            from harness.offline import build_offline_model  # type: ignore[import-not-found]
+        except ImportError:
+            raise ModelSpecError(
+                "the 'offline' investigator is not available in this build yet; "
+                "use HARNESS_MODEL=openai:NAME or replay:FILE"
+            ) from None
+        return build_offline_model(role, self.settings)  # type: ignore[no-any-return]
+
+
+def classify_exception(exc: BaseException) -> FailureClass:
+    """Map an exception from a model client to the failure class the retry executor uses."""
+    if isinstance(exc, ModelCallError):
+        return exc.failure_class
+    if isinstance(exc, TimeoutError):
+        return FailureClass.TIMEOUT
+    if "openai" in sys.modules:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return FailureClass.TIMEOUT
+        if isinstance(exc, openai.APIConnectionError):
+            return FailureClass.TRANSPORT
+        if isinstance(exc, openai.APIStatusError):
+            # 429 and 5xx are the server's trouble, worth another attempt; 4xx are ours.
+            status = exc.status_code
+            return FailureClass.TRANSPORT if status == 429 or status >= 500 else FailureClass.UNKNOWN
+        if isinstance(exc, openai.APIResponseValidationError):
+            return FailureClass.INVALID_OUTPUT
+    if "httpx" in sys.modules:
+        import httpx
+
+        if isinstance(exc, httpx.TimeoutException):
+            return FailureClass.TIMEOUT
+        if isinstance(exc, httpx.TransportError):
+            return FailureClass.TRANSPORT
+    if "langchain_core" in sys.modules:
+        from langchain_core.exceptions import OutputParserException
+
+        if isinstance(exc, OutputParserException):
+            return FailureClass.INVALID_OUTPUT
+    return FailureClass.UNKNOWN

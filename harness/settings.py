@@ -1,0 +1,140 @@
+"""Every budget, timeout and threshold of the design in one settings class.
+
+Read from the environment (prefix ``HARNESS_``) and from a ``.env`` file in the working
+directory. The model endpoint comes from the usual ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL``.
+A malformed value is reported by :func:`load_settings` as a :class:`SettingsError` that names
+the variable, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+KIB = 1024
+
+
+class SettingsError(ValueError):
+    """A settings value is malformed; the message names the variable and what is expected."""
+
+
+class Settings(BaseSettings):
+    """Run-control settings; each default is the design's documented default."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HARNESS_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
+    )
+
+    # --- models ---------------------------------------------------------------------------
+    model: str = "offline"
+    """Model spec for every role: ``offline``, ``openai:NAME`` or ``replay:FILE``."""
+    agent_protocol: Literal["tools", "json"] = "tools"
+    """How the agent asks for tools: native tool calls, or one JSON envelope per turn."""
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "HARNESS_OPENAI_API_KEY")
+    )
+    """API key for ``openai:`` models (``OPENAI_API_KEY``)."""
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "HARNESS_OPENAI_BASE_URL")
+    )
+    """Base URL of any OpenAI-compatible server (``OPENAI_BASE_URL``); None means OpenAI's."""
+
+    # --- data and persistence ---------------------------------------------------------------
+    data_dir: Path | None = None
+    """Incident dataset directory (DESIGN §11); None means the built-in demo dataset."""
+    home: Path = Path(".harness")
+    """Where the embedded backends, the checkpointer and the run store keep their SQLite files."""
+    lookback_minutes: int = Field(default=30, gt=0)
+    """Time window used when the question names none, ending at the dataset's latest event."""
+
+    # --- budgets (DESIGN §6) ----------------------------------------------------------------
+    max_model_calls: int = Field(default=16, gt=0)
+    """Model calls per run, all roles together (router, agent, judge, repair)."""
+    max_tool_calls: int = Field(default=10, gt=0)
+    """Evidence tool invocations per run."""
+    max_tokens: int = Field(default=120_000, gt=0)
+    """Prompt + completion tokens per run, from the providers' usage metadata."""
+    max_run_bytes: int = Field(default=1024 * KIB, gt=0)
+    """Bytes per run: input, tool results and draft together."""
+    deadline_s: float = Field(default=300.0, gt=0)
+    """Wall-clock deadline of one run, on a monotonic clock."""
+
+    # --- byte limits (DESIGN §6) ------------------------------------------------------------
+    max_question_bytes: int = Field(default=4 * KIB, gt=0)
+    """Largest question accepted (UTF-8 bytes)."""
+    max_previous_turn_bytes: int = Field(default=8 * KIB, gt=0)
+    """Largest previous-turn summary carried into the next turn."""
+    max_agent_input_bytes: int = Field(default=16 * KIB, gt=0)
+    """Largest first agent message (question + previous turn + instructions)."""
+    max_draft_bytes: int = Field(default=32 * KIB, gt=0)
+    """Largest final draft accepted from the agent."""
+    max_observation_bytes: int = Field(default=16 * KIB, gt=0)
+    """Largest observation shown to the model; larger ones are truncated and flagged."""
+    max_tool_result_bytes: int = Field(default=256 * KIB, gt=0)
+    """Largest raw tool result; larger ones become an ERROR record."""
+
+    # --- progress (DESIGN §7) ---------------------------------------------------------------
+    saturation_threshold: int = Field(default=3, gt=0)
+    """Consecutive NO_GAIN observations that saturate evidence collection."""
+    protocol_violation_threshold: int = Field(default=3, gt=0)
+    """Consecutive progress-protocol violations that stop collection."""
+    required_context: Annotated[list[Literal["service", "merchant", "window"]], NoDecode] = [
+        "service"
+    ]
+    """Context a diagnosis needs before any evidence call (comma-separated in the environment)."""
+
+    # --- timeouts and retry (DESIGN §6) -----------------------------------------------------
+    agent_call_timeout_s: float = Field(default=60.0, gt=0)
+    """Timeout of one agent model call (never retried)."""
+    router_attempts: int = Field(default=2, ge=1)
+    """Router attempts."""
+    router_attempt_timeout_s: float = Field(default=10.0, gt=0)
+    """Router per-attempt timeout."""
+    router_total_timeout_s: float = Field(default=25.0, gt=0)
+    """Router total time over all attempts."""
+    judge_attempts: int = Field(default=2, ge=1)
+    """Semantic judge attempts."""
+    judge_attempt_timeout_s: float = Field(default=20.0, gt=0)
+    """Semantic judge per-attempt timeout."""
+    judge_total_timeout_s: float = Field(default=45.0, gt=0)
+    """Semantic judge total time over all attempts."""
+    repair_attempts: int = Field(default=1, ge=1)
+    """Evidence-repair attempts."""
+    repair_attempt_timeout_s: float = Field(default=30.0, gt=0)
+    """Evidence-repair per-attempt timeout."""
+    repair_total_timeout_s: float = Field(default=30.0, gt=0)
+    """Evidence-repair total time."""
+
+    @field_validator("required_context", mode="before")
+    @classmethod
+    def _split_csv(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _model_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must name a model: offline, openai:NAME or replay:FILE")
+        return value.strip()
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings from environment, ``.env`` and overrides; raise SettingsError if malformed."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "settings"
+            env = field if field.startswith("OPENAI_") else f"HARNESS_{field.upper()}"
+            problems.append(f"{env}: {err['msg']} (got {err.get('input')!r})")
+        raise SettingsError("invalid settings — " + "; ".join(problems)) from None

@@ -1,0 +1,33 @@
+"""Shared fixtures: hermetic settings and a guard that forbids real network model calls."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import pytest
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address):  # type: ignore[no-untyped-def]
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            ok = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"tests may not reach the network ({host}); use a local stub")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """No developer .env, no HARNESS_/OPENAI_ variables, no traffic off this machine."""
+    for key in list(os.environ):
+        if key.startswith(("HARNESS_", "OPENAI_")):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
