@@ -65,7 +65,5 @@ def render(name: str, **values: Any) -> str:
             parts.append(f"missing {sorted(missing)}")
         if extra:
             parts.append(f"unexpected {sorted(extra)}")
-        raise PromptError(
-            f"prompt {name!r} takes exactly {sorted(expected)}: " + ", ".join(parts)
-        )
+        raise PromptError(f"prompt {name!r} takes exactly {sorted(expected)}: " + ", ".join(parts))
     return _text(name).format(**values)

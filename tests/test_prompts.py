@@ -1,0 +1,104 @@
+import json
+
+import pytest
+
+import prompts
+
+# The keys each node supplies (DESIGN §10 and the node briefs); a prompt that drifts from its
+# node fails here rather than at the first real model call.
+EXPECTED = {
+    "router": {"question", "known_services", "now"},
+    "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
+    "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas"},
+    "agent_task": {"question", "previous_turn"},
+    "judge": {"payload"},
+    "repair": {"draft", "problems", "available_evidence"},
+}
+
+
+def test_every_prompt_is_known():
+    assert set(prompts.names()) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_renders_with_exactly_its_keys(name):
+    assert prompts.fields(name) == EXPECTED[name]
+    values = {key: f"<<{key}-value {{braces}}>>" for key in EXPECTED[name]}
+    text = prompts.render(name, **values)
+    for value in values.values():
+        assert value in text  # substituted verbatim, braces in values left alone
+
+
+def _example_lines(text):
+    for line in text.splitlines():
+        if line.startswith(("Answer: {", "Example: {")):
+            yield line.split(": ", 1)[1]
+        elif line.startswith(('{"conclusion"', '{"type": "final"')):
+            yield line
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_json_examples_are_valid_json_after_rendering(name):
+    # Doubled braces must come out as single ones: a small model copies examples literally.
+    text = prompts.render(name, **dict.fromkeys(EXPECTED[name], "x"))
+    examples = list(_example_lines(text))
+    if name != "agent_task":
+        assert examples
+    for line in examples:
+        json.loads(line)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_missing_key_raises(name):
+    values = dict.fromkeys(EXPECTED[name], "x")
+    dropped = sorted(values)[0]
+    del values[dropped]
+    with pytest.raises(prompts.PromptError, match=f"missing \\['{dropped}'\\]"):
+        prompts.render(name, **values)
+
+
+def test_extra_key_raises():
+    with pytest.raises(prompts.PromptError, match="unexpected \\['model'\\]"):
+        prompts.render("judge", payload="{}", model="x")
+
+
+def test_unknown_prompt_raises():
+    with pytest.raises(prompts.PromptError, match="no prompt named 'nope'"):
+        prompts.render("nope")
+
+
+@pytest.mark.parametrize(
+    ("name", "must_say"),
+    [
+        ("router", ['"intent"', '"DIAGNOSIS"', '"GENERAL"', '"service"', '"merchant"', '"start"', '"end"']),
+        (
+            "agent_system",
+            [
+                "query_logs",
+                "query_mysql",
+                "lookup_knowledge",
+                "previous_observation",
+                "NO_GAIN",
+                "stop_required",
+                '"conclusion": null',
+                '"evidence_ids"',
+            ],
+        ),
+        (
+            "agent_json",
+            [
+                '{"type": "tool_call"',
+                '{"type": "final"',
+                "previous_observation",
+                "stop_required",
+                '"conclusion": null',
+            ],
+        ),
+        ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"']),
+        ("repair", ['"root_cause"', "UNKNOWN_ID", "NOT_READY", "NO_EVIDENCE"]),
+    ],
+)
+def test_prompt_states_its_wire_contract(name, must_say):
+    text = prompts.render(name, **dict.fromkeys(EXPECTED[name], "x"))
+    for phrase in must_say:
+        assert phrase in text
