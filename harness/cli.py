@@ -65,16 +65,33 @@ def data_load(
     directory: Annotated[Path, typer.Argument(help="Dataset folder (logs.jsonl, tables/, knowledge/).")],
 ) -> None:
     """Index an incident dataset folder into the embedded backends."""
-    from tools.loader import DatasetError, load_dataset, store_dir_for
+    from tools.loader import DatasetError, ensure_dataset
+    from tools.store import dataset_info
 
-    settings = _settings()
-    if not directory.is_dir():
-        _usage_error(f"dataset folder not found: {directory}")
+    settings = _settings(data_dir=directory)
     try:
-        report = load_dataset(directory, store_dir_for(directory, settings))
+        dest = ensure_dataset(settings)
     except DatasetError as exc:
         _usage_error(str(exc))
-    typer.echo(report.summary())
+    info = dataset_info(dest)
+    typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
+               f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
+
+
+@app.command()
+def diagnose(
+    question: Annotated[str, typer.Argument(help="The incident question, in plain words.")],
+    thread: Annotated[str | None, typer.Option("--thread", help="Continue this thread.")] = None,
+    data: Annotated[Path | None, typer.Option("--data", help="Dataset folder (default: demo).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="offline | openai:NAME | replay:FILE")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Run one diagnosis turn; exit 0 SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED."""
+    from harness.diagnose import run_cli_turn
+
+    settings = _settings(data_dir=data, model=model)
+    raise typer.Exit(run_cli_turn(settings, question, thread_id=thread, as_json=as_json,
+                                  usage_error=_usage_error))
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -1,0 +1,39 @@
+"""The run context: what a run *uses* (settings, models, backends, store, clock, cancel signal).
+
+Passed explicitly as LangGraph's ``context`` (``Runtime[RunContext]``), never through globals.
+Nothing here is checkpointed; what the run *has done* lives in :mod:`graph.state`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.budget import Budget, BudgetLimits, BudgetUsage
+from harness.events import EventEmitter
+from harness.lifecycle import RunLifecycle
+from harness.models import ModelSeam
+from harness.settings import Settings
+from harness.store import RunStore
+
+
+@dataclass
+class RunContext:
+    """Everything a node needs that is not state. One per run."""
+
+    run_id: str
+    thread_id: str | None
+    settings: Settings
+    seam: ModelSeam
+    backends: Any
+    """The evidence tools' backends (tools.boundary.Backends)."""
+    dataset: Any
+    """What the router needs to know of the dataset (known services, latest event time)."""
+    store: RunStore
+    lifecycle: RunLifecycle
+    emitter: EventEmitter = field(default_factory=EventEmitter)
+
+    def budget(self, usage: dict[str, int] | None) -> Budget:
+        """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""
+        return Budget(BudgetLimits.from_settings(self.settings),
+                      BudgetUsage.model_validate(usage) if usage else BudgetUsage())

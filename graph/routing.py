@@ -1,0 +1,58 @@
+"""Routing functions: pure, synchronous, typed with the exact edges they can take.
+
+A stop written into state by any node sends the run to ``release``; so does every path that
+ends the loop. The drawn graph (Studio, ``draw_mermaid``) shows exactly these edges.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.messages import AIMessage
+
+from graph.state import DiagnosisState
+
+
+def after_route(state: DiagnosisState) -> Literal["model", "release"]:
+    """Investigate only a complete diagnosis request; everything else goes to release."""
+    if state.get("stop") or state.get("intent") != "DIAGNOSIS":
+        return "release"
+    if (state.get("scope") or {}).get("missing"):
+        return "release"
+    return "model"
+
+
+def after_model(state: DiagnosisState) -> Literal["tool_gate", "draft_parse", "release"]:
+    """Tool calls go through the gate, a final text to the draft parser, stops to release."""
+    if state.get("stop"):
+        return "release"
+    last = state["messages"][-1]
+    if isinstance(last, AIMessage) and last.tool_calls:
+        return "tool_gate"
+    return "draft_parse"
+
+
+def after_tool_gate(state: DiagnosisState) -> Literal["saturation_check", "release"]:
+    """A controlled stop (tool asked after STOP_REQUIRED) ends the loop."""
+    return "release" if state.get("stop") else "saturation_check"
+
+
+def after_draft_parse(state: DiagnosisState) -> Literal["evidence_guard", "release"]:
+    """Only a valid draft with a conclusion is checked; invalid or null drafts are released."""
+    if state.get("stop") or state.get("draft_error"):
+        return "release"
+    draft = state.get("draft") or {}
+    return "evidence_guard" if draft.get("conclusion") is not None else "release"
+
+
+def after_evidence_guard(state: DiagnosisState) -> Literal["semantic_guard", "evidence_repair",
+                                                           "release"]:
+    """Pass → judge; fail with the repair unused → repair; fail after it → release."""
+    if (state.get("evidence_verdict") or {}).get("passed"):
+        return "semantic_guard"
+    return "release" if state.get("repair_used") else "evidence_repair"
+
+
+def after_repair(state: DiagnosisState) -> Literal["evidence_guard", "release"]:
+    """A repaired (or unrepaired) draft is checked again, unless the run stopped."""
+    return "release" if state.get("stop") else "evidence_guard"

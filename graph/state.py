@@ -1,0 +1,101 @@
+"""The graph's state: what one run has done, all of it checkpointed and serialisable.
+
+Three schemas: :class:`InputState` (what a caller sends), :class:`OutputState` (what a caller
+gets: the run fields of the CLI's ``--json`` object) and :class:`DiagnosisState` (everything).
+Only ``messages`` and ``records`` accumulate; every other field is last-write-wins. A thread
+keeps its state between turns, so ``route`` resets the per-run fields at the start of each turn
+(``records`` with :data:`RESET`, ``messages`` with a remove-all) and keeps ``last_success``.
+Enum values are stored by name and canonical records as plain dicts so that the state travels
+unchanged through checkpointers, the dev server's API and Studio.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+RESET = "__reset__"
+"""Update ``records`` with ``[RESET]`` to start a new run with no records."""
+
+
+def accumulate_records(old: list[dict[str, Any]] | None, new: list[Any] | None) -> list[dict[str, Any]]:
+    """Append new canonical records; ``[RESET]`` clears them for a new run."""
+    if new and new[0] == RESET:
+        return [r for r in new[1:] if isinstance(r, dict)]
+    return [*(old or []), *(new or [])]
+
+
+class InputState(TypedDict):
+    """What a caller sends: one question (the thread carries earlier turns)."""
+
+    question: str
+    """The on-call engineer's question for this turn."""
+
+
+class OutputState(TypedDict, total=False):
+    """What a caller gets back: the run's release decision and what was published."""
+
+    run_id: str
+    """Identifier of this run (one turn of a thread)."""
+    thread_id: str | None
+    """The conversation thread this run belongs to."""
+    intent: str | None
+    """DIAGNOSIS or GENERAL, as the router decided; None when routing never finished."""
+    run_state: str
+    """Core layer: the run's terminal RunState."""
+    release_outcome: str
+    """Release layer: SUCCESS, FALLBACK, FAILED or CANCELLED."""
+    fallback_type: str | None
+    """Which fallback was published, if any."""
+    failure_code: str | None
+    """Coarse failure reason, if the run failed."""
+    stop_reason: str | None
+    """Why evidence collection stopped, if it stopped early."""
+    content: str | None
+    """The published report or fallback text; None for FAILED and CANCELLED."""
+    events: list[dict[str, Any]]
+    """The events emitted to the client, in order."""
+    usage: dict[str, int]
+    """Budget usage of this run: model and tool calls, tokens, bytes."""
+
+
+class DiagnosisState(InputState, OutputState, total=False):
+    """Everything a run has done; checkpointed after every node."""
+
+    previous_turn: str | None
+    """The thread's last successful diagnosis, shown to the agent; never a fallback."""
+    last_success: str | None
+    """Kept across turns: summary of the latest DIAGNOSIS released as SUCCESS in this thread."""
+    scope: dict[str, Any]
+    """Normalised investigation scope from the router: service, merchant, start, end, note."""
+    stop: dict[str, Any] | None
+    """Stop signal for release: kind, run_state, failure_code, message. None while running."""
+    messages: Annotated[list[AnyMessage], add_messages]
+    """The agent's conversation: prompts, model turns, observations (model view only)."""
+    records: Annotated[list[dict[str, Any]], accumulate_records]
+    """Canonical ToolRecords of this run (control view), in call order."""
+    collection_state: str
+    """COLLECTING or SATURATED."""
+    no_gain_streak: int
+    """Consecutive NO_GAIN observations."""
+    violation_streak: int
+    """Consecutive progress-protocol violations."""
+    stop_delivered: bool
+    """Whether STOP_REQUIRED was shown to the agent (exactly once)."""
+    last_evidence_call: str | None
+    """Tool-call id of the previous evidence call, which the next call's envelope must name."""
+    progress: dict[str, Any]
+    """ProgressSnapshot built from READY records: what was checked, facts, empty scopes."""
+    draft: dict[str, Any] | None
+    """The parsed DiagnosisDraft, or None."""
+    draft_error: dict[str, Any] | None
+    """Why the final message is not a valid draft: {error, detail}."""
+    evidence_verdict: dict[str, Any] | None
+    """The evidence guard's latest verdict."""
+    repair_used: bool
+    """Whether the one evidence repair was spent."""
+    semantic_verdict: dict[str, Any] | None
+    """The judge's verdict, or {verdict: UNAVAILABLE, failure_class} after its attempts."""

@@ -1,0 +1,31 @@
+"""draft_parse: the agent's final message parsed strictly into a DiagnosisDraft (DESIGN §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import RunContext
+from graph.state import DiagnosisState
+from guards.parsing import parse_draft
+from harness.budget import BudgetExhausted
+from nodes.support import stop_from_budget, text_of
+
+
+async def draft_parse(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Parse the final message; an invalid draft is recorded with its class, not raised."""
+    ctx = runtime.context
+    text = text_of(state["messages"][-1])
+    budget = ctx.budget(state.get("usage"))
+    try:
+        budget.reserve_bytes(len(text.encode("utf-8")))
+    except BudgetExhausted as exc:
+        return {"stop": stop_from_budget(exc)}
+    parsed = parse_draft(text, max_bytes=ctx.settings.max_draft_bytes)
+    if parsed.draft is None:
+        assert parsed.error is not None
+        return {"draft": None, "usage": budget.usage.model_dump(),
+                "draft_error": {"error": parsed.error.value, "detail": parsed.detail}}
+    return {"draft": parsed.draft.model_dump(mode="json"), "draft_error": None,
+            "usage": budget.usage.model_dump()}

@@ -1,0 +1,24 @@
+"""evidence_guard: every cited id exists, is this run's, and comes from READY + EVIDENCE_FOUND."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import RunContext
+from graph.state import DiagnosisState
+from guards.evidence import check_evidence
+from harness.contracts import DiagnosisDraft, ToolRecord
+from nodes.support import offload
+
+
+async def evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Check the draft's citations against this run's canonical records."""
+    ctx = runtime.context
+    ctx.emitter.emit("status", phase="checking evidence")
+    draft = DiagnosisDraft.model_validate(state["draft"])
+    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+    verdict = check_evidence(draft, records).to_dict()
+    await offload(ctx.store.record_verdict, ctx.run_id, "evidence", verdict)
+    return {"evidence_verdict": verdict}

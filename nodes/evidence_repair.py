@@ -1,0 +1,62 @@
+"""evidence_repair: one model attempt that may only re-cite existing ids or drop claims.
+
+A repair that rewrites the conclusion is rejected (guards never rewrite), and the original
+draft goes back to the evidence guard, which then fails for good.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+import prompts
+from graph.context import RunContext
+from graph.state import DiagnosisState
+from guards.evidence import citable_ids, facts_by_id, repair_allowed
+from guards.parsing import parse_draft
+from harness.contracts import DiagnosisDraft, FailureClass, Role, ToolRecord
+from harness.retry import AttemptError, RetryPolicy, execute_with_retry
+from nodes.support import call_model, offload, stop_from_abort, text_of
+
+
+async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Spend the one repair on the draft's citations."""
+    ctx = runtime.context
+    ctx.emitter.emit("status", phase="repairing citations")
+    draft = DiagnosisDraft.model_validate(state["draft"])
+    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+    index = facts_by_id(records)
+    available = "\n".join(f"{eid}: {index[eid][1].text}" for eid in citable_ids(records)) or "(none)"
+    prompt = prompts.render(
+        "repair", draft=json.dumps(state["draft"], ensure_ascii=False),
+        problems=json.dumps((state.get("evidence_verdict") or {}).get("problems", [])),
+        available_evidence=available)
+    budget = ctx.budget(state.get("usage"))
+
+    async def attempt(timeout: float) -> DiagnosisDraft:
+        reply = await call_model(ctx, Role.REPAIR, [HumanMessage(prompt)], budget,
+                                 attempt=budget.usage.model_calls, json_mode=True)
+        parsed = parse_draft(text_of(reply), max_bytes=ctx.settings.max_draft_bytes)
+        if parsed.draft is None:
+            raise AttemptError(FailureClass.SCHEMA_INVALID if parsed.error else
+                               FailureClass.INVALID_OUTPUT, parsed.detail)
+        check = repair_allowed(draft, parsed.draft, records)
+        if not check:
+            raise AttemptError(FailureClass.BUSINESS_REJECTION, f"repair rejected: {check.reason}")
+        return parsed.draft
+
+    result = await execute_with_retry(
+        attempt, role="repair", policy=RetryPolicy.for_role("repair", ctx.settings),
+        lifecycle=ctx.lifecycle, budget=budget,
+        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+    update: dict[str, Any] = {"repair_used": True, "usage": budget.usage.model_dump()}
+    await offload(ctx.store.record_verdict, ctx.run_id, "repair", {
+        "repaired": result.ok, "failure_class": result.failure_class})
+    if result.abort is not None:
+        return {**update, "stop": stop_from_abort(result.abort)}
+    if result.value is not None:
+        update["draft"] = result.value.model_dump(mode="json")
+    return update

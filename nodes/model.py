@@ -1,0 +1,73 @@
+"""model: the agent's model call gate (DESIGN §6) — check, reserve, call once, record, check.
+
+The agent's call is never retried by the harness. Budget, deadline and cancel become stop data;
+a failed call records zero tokens and stops the run with its failure class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import RunContext
+from graph.state import DiagnosisState
+from harness.budget import BudgetExhausted
+from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
+from harness.lifecycle import RunAborted
+from harness.models import classify_exception
+from nodes.support import call_model, stop, stop_from_abort, stop_from_budget
+from tools.registry import tool_schemas
+
+
+def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
+    """The evidence tools as the agent sees them, each with the progress envelope argument."""
+    envelope = PreviousObservation.model_json_schema()
+    envelope.pop("title", None)
+    envelope["description"] = ("Required on every call after the first: the id of your previous "
+                               "evidence call and whether its result gained you anything.")
+    specs = tool_schemas(ctx.backends.ops_schema())
+    for spec in specs:
+        spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = envelope
+    return specs
+
+
+async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask the agent for its next step: tool calls, or the final draft."""
+    ctx = runtime.context
+    budget = ctx.budget(state.get("usage"))
+    try:
+        ctx.lifecycle.check_active()
+        budget.reserve_model_call()
+    except RunAborted as abort:
+        return {"stop": stop_from_abort(abort)}
+    except BudgetExhausted as exc:
+        return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
+    ctx.emitter.emit("status", phase="investigating")
+    timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
+    tools = agent_tools(ctx) if ctx.settings.agent_protocol == "tools" else None
+    try:
+        reply = await asyncio.wait_for(
+            call_model(ctx, Role.AGENT, state.get("messages", []), budget,
+                       attempt=budget.usage.model_calls, tools=tools),
+            timeout)
+    except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
+        usage = budget.usage.model_dump()
+        try:
+            ctx.lifecycle.check_active()
+        except RunAborted as abort:
+            return {"stop": stop_from_abort(abort), "usage": usage}
+        cls = FailureClass.TIMEOUT if isinstance(exc, TimeoutError) else classify_exception(exc)
+        message = f"the agent's model call failed ({cls.value}): {type(exc).__name__}: {exc}"[:300]
+        if cls is FailureClass.UNKNOWN:
+            return {"stop": stop("crash", RunState.FAILED, FailureCode.INTERNAL_FAILURE, message,
+                                 failure_class=cls.value), "usage": usage}
+        return {"stop": stop("model_failure", RunState.FAILED, FailureCode.INTERNAL_FAILURE,
+                             message, failure_class=cls.value), "usage": usage}
+    usage = budget.usage.model_dump()
+    try:
+        ctx.lifecycle.check_active()  # a reply that arrives after cancel or deadline is dropped
+    except RunAborted as abort:
+        return {"stop": stop_from_abort(abort), "usage": usage}
+    return {"messages": [reply], "usage": usage}

@@ -1,0 +1,184 @@
+"""route: validate the question, start the run, ask the router, and set the investigation scope.
+
+The router goes through the retry executor (its attempts, timeouts and budget are the design's);
+an empty, over-long or non-text question is refused before any model call.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from langchain_core.messages import HumanMessage, RemoveMessage, SystemMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.runtime import Runtime
+
+import prompts
+from graph.context import RunContext
+from graph.state import RESET, DiagnosisState
+from guards.parsing import parse_answer
+from harness.contracts import (
+    CollectionState,
+    FailureClass,
+    FailureCode,
+    Intent,
+    Role,
+    RouterAnswer,
+    RunState,
+)
+from harness.retry import AttemptError, RetryPolicy, execute_with_retry
+from nodes.support import call_model, offload, stop, stop_from_abort, text_of
+
+_FRESH_RUN: dict[str, Any] = {
+    "stop": None, "intent": None, "scope": {}, "records": [RESET],
+    "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)],
+    "collection_state": CollectionState.COLLECTING.value, "no_gain_streak": 0,
+    "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,
+    "progress": {}, "draft": None, "draft_error": None, "evidence_verdict": None,
+    "repair_used": False, "semantic_verdict": None, "content": None, "fallback_type": None,
+    "failure_code": None, "stop_reason": None, "events": [], "usage": {},
+}
+
+
+_SCHEMA = FailureClass.SCHEMA_INVALID
+
+
+def _question_problem(question: Any, max_bytes: int) -> str | None:
+    if not isinstance(question, str):
+        return "the question must be text"
+    if not question.strip():
+        return "the question is empty: describe the incident (service, time window, symptom)"
+    size = len(question.encode("utf-8"))
+    if size > max_bytes:
+        return (f"the question is {size} bytes; the limit is {max_bytes}: shorten it to the "
+                "symptom, the service and the time window")
+    return None
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        stamp = datetime.fromisoformat(value)
+    except ValueError:
+        raise AttemptError(_SCHEMA, f"time {value!r} is not ISO-8601") from None
+    if stamp.tzinfo is None:
+        raise AttemptError(_SCHEMA, f"time {value!r} has no UTC offset")
+    return stamp
+
+
+
+def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
+    start, end = _parse_time(answer.start), _parse_time(answer.end)
+    if start and end and end <= start:
+        raise AttemptError(_SCHEMA, "time window ends before it starts")
+    lookback = timedelta(minutes=ctx.settings.lookback_minutes)
+    note = ""
+    if start is None and end is None:
+        end = _now(ctx)
+        start = end - lookback
+        note = (f"The question names no time window: using the last "
+                f"{ctx.settings.lookback_minutes} minutes up to the dataset's latest event.")
+    elif end is None:
+        assert start is not None
+        end, note = start + lookback, f"No end time given: using {ctx.settings.lookback_minutes} minutes."
+    elif start is None:
+        start, note = end - lookback, f"No start time given: using {ctx.settings.lookback_minutes} minutes."
+    service = answer.service.strip().lower() if answer.service else None
+    return {"service": service, "merchant": answer.merchant, "start": start.isoformat(),
+            "end": end.isoformat(), "window_named": bool(answer.start or answer.end),
+            "window_note": note}
+
+
+def _now(ctx: RunContext) -> datetime:
+    """Return "now": a file dataset's latest event (DESIGN §11), else wall-clock time."""
+    latest = getattr(ctx.dataset, "latest_ts", None)
+    return datetime.fromisoformat(latest) if latest else datetime.now(UTC)
+
+
+def _missing(scope: dict[str, Any], required: list[str]) -> list[str]:
+    have = {"service": scope.get("service"), "merchant": scope.get("merchant"),
+            "window": scope.get("window_named")}
+    return [name for name in required if not have.get(name)]
+
+
+async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Start the run and decide: investigate, fall back for missing context, or reply."""
+    ctx = runtime.context
+    thread_id = ctx.thread_id
+    update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": thread_id,
+                              "previous_turn": state.get("last_success")}
+    ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=thread_id,
+                     model=str(ctx.seam.spec))
+    question = state.get("question")
+    problem = _question_problem(question, ctx.settings.max_question_bytes)
+    await offload(ctx.store.start_run, ctx.run_id, thread_id or "",
+                  question if isinstance(question, str) else repr(question)[:200],
+                  str(ctx.seam.spec))
+    if problem:
+        return {**update, "stop": stop("invalid_input", RunState.FAILED,
+                                       FailureCode.INVALID_INPUT, problem)}
+    ctx.emitter.emit("status", phase="routing")
+    budget = ctx.budget(None)
+    router_prompt = prompts.render(
+        "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
+        now=_now(ctx).isoformat())
+
+    async def attempt(timeout: float) -> dict[str, Any]:
+        n = budget.usage.model_calls
+        reply = await call_model(ctx, Role.ROUTER, [HumanMessage(router_prompt)], budget,
+                                 attempt=n, json_mode=True)
+        parsed = parse_answer(text_of(reply), RouterAnswer)
+        if parsed.value is None:
+            raise AttemptError(parsed.failure or _SCHEMA, parsed.detail)
+        answer = parsed.value
+        return {"intent": answer.intent,
+                "scope": _scope(answer, ctx) if answer.intent is Intent.DIAGNOSIS else {}}
+
+    result = await execute_with_retry(
+        attempt, role="router", policy=RetryPolicy.for_role("router", ctx.settings),
+        lifecycle=ctx.lifecycle, budget=budget,
+        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+    update["usage"] = budget.usage.model_dump()
+    if result.abort is not None:
+        return {**update, "stop": stop_from_abort(result.abort)}
+    if result.budget_exhausted:
+        return {**update, "stop": stop("budget", RunState.BUDGET_EXHAUSTED,
+                                       FailureCode.BUDGET_EXHAUSTED, "budget spent while routing")}
+    if result.value is None:
+        return {**update, "stop": stop(
+            "routing_unavailable", RunState.FAILED, FailureCode.ROUTING_UNAVAILABLE,
+            f"the router gave no usable answer after {len(result.receipts)} attempt(s) "
+            f"({result.failure_class})")}
+    intent: Intent = result.value["intent"]
+    scope = result.value["scope"]
+    update.update(intent=intent.value, scope=scope)
+    if intent is Intent.GENERAL:
+        return update
+    missing = _missing(scope, ctx.settings.required_context)
+    if missing:
+        return {**update, "scope": {**scope, "missing": missing}}
+    return {**update, "messages": [*update["messages"], *_agent_opening(ctx, state, scope)]}
+
+
+def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]) -> list[Any]:
+    previous = (state.get("last_success") or "none")
+    limit = ctx.settings.max_previous_turn_bytes
+    if len(previous.encode("utf-8")) > limit:
+        previous = previous.encode("utf-8")[:limit].decode("utf-8", "ignore") + " …(truncated)"
+    values = {"service": scope["service"] or "(not given)",
+              "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
+              "end": scope["end"], "window_note": scope["window_note"] or "",
+              "max_tool_calls": ctx.settings.max_tool_calls}
+    if ctx.settings.agent_protocol == "json":
+        import json
+
+        from tools.registry import tool_schemas
+
+        system = prompts.render("agent_json", tool_schemas=json.dumps(
+            tool_schemas(ctx.backends.ops_schema()), indent=1), **values)
+    else:
+        system = prompts.render("agent_system", **values)
+    task = prompts.render("agent_task", question=state["question"], previous_turn=previous)
+    return [SystemMessage(system), HumanMessage(task)]
+

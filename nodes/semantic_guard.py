@@ -1,0 +1,56 @@
+"""semantic_guard: an independent judge sees the conclusion and the evidence as stored.
+
+Through the retry executor: bad output and transport trouble are retried; a clear UNSUPPORTED
+is an answer, not a failure, and is never retried. Unavailable after its attempts is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+import prompts
+from graph.context import RunContext
+from graph.state import DiagnosisState
+from guards.semantic import judge_payload, parse_judge
+from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
+from harness.retry import AttemptError, RetryPolicy, execute_with_retry
+from nodes.support import call_model, offload, stop_from_abort, text_of
+
+
+async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Ask the judge whether the cited evidence supports the conclusion."""
+    ctx = runtime.context
+    ctx.emitter.emit("status", phase="judging")
+    draft = DiagnosisDraft.model_validate(state["draft"])
+    assert draft.conclusion is not None
+    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+    prompt = prompts.render("judge", payload=json.dumps(
+        judge_payload(draft.conclusion, records), ensure_ascii=False, indent=1))
+    budget = ctx.budget(state.get("usage"))
+
+    async def attempt(timeout: float) -> JudgeAnswer:
+        reply = await call_model(ctx, Role.JUDGE, [HumanMessage(prompt)], budget,
+                                 attempt=budget.usage.model_calls, json_mode=True)
+        parsed = parse_judge(text_of(reply))
+        if parsed.value is None:
+            raise AttemptError(parsed.failure or FailureClass.INVALID_OUTPUT, parsed.detail)
+        return parsed.value
+
+    result = await execute_with_retry(
+        attempt, role="judge", policy=RetryPolicy.for_role("judge", ctx.settings),
+        lifecycle=ctx.lifecycle, budget=budget,
+        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+    update: dict[str, Any] = {"usage": budget.usage.model_dump()}
+    if result.abort is not None:
+        return {**update, "stop": stop_from_abort(result.abort)}
+    if result.value is None:
+        verdict = {"verdict": "UNAVAILABLE", "failure_class": result.failure_class,
+                   "attempts": len(result.receipts), "budget_exhausted": result.budget_exhausted}
+    else:
+        verdict = result.value.model_dump(mode="json")
+    await offload(ctx.store.record_verdict, ctx.run_id, "semantic", verdict)
+    return {**update, "semantic_verdict": verdict}

@@ -1,0 +1,90 @@
+"""Helpers every node shares: stop data, the budgeted model call, and off-loop store writes.
+
+Stops are data: a node that must end the loop returns ``{"stop": ...}`` and the routing
+function sends the run to ``release``, which alone decides what the user sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from graph.context import RunContext
+from harness.budget import Budget, BudgetExhausted
+from harness.contracts import FailureClass, FailureCode, Role, RunState
+from harness.lifecycle import RunAborted
+from harness.models import classify_exception
+
+T = TypeVar("T")
+
+
+def stop(kind: str, run_state: RunState, failure_code: FailureCode | None, message: str,
+         **extra: Any) -> dict[str, Any]:
+    """Build the stop signal a node writes into state for ``release``."""
+    return {"kind": kind, "run_state": run_state.value,
+            "failure_code": failure_code.value if failure_code else None,
+            "message": message, **extra}
+
+
+def stop_from_abort(abort: RunAborted) -> dict[str, Any]:
+    """The stop of a run that can no longer execute (cancel, deadline, or already ended)."""
+    kind = {RunState.CANCELLED: "cancelled", RunState.TIMED_OUT: "timed_out",
+            RunState.BUDGET_EXHAUSTED: "budget"}.get(abort.run_state, "crash")
+    return stop(kind, abort.run_state, abort.failure_code, str(abort))
+
+
+def stop_from_budget(exc: BudgetExhausted) -> dict[str, Any]:
+    """The stop of a run whose budget is spent."""
+    return stop("budget", RunState.BUDGET_EXHAUSTED, FailureCode.BUDGET_EXHAUSTED, str(exc))
+
+
+async def offload(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run blocking I/O (SQLite) off the event loop: the dev server forbids blocking nodes."""
+    return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+def text_of(message: BaseMessage) -> str:
+    """The text content of a model message (joined when the provider sends parts)."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+
+
+async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage],
+                     budget: Budget, *, attempt: int = 1, json_mode: bool = False,
+                     tools: Sequence[Any] | None = None) -> AIMessage:
+    """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
+
+    The caller has already reserved the call in the budget and bounds it with a timeout.
+    """
+    model: Any = ctx.seam.for_role(role)
+    if tools is not None:
+        model = model.bind_tools(tools, parallel_tool_calls=False) \
+            if ctx.seam.spec.provider == "openai" else model.bind_tools(tools)
+    if json_mode and ctx.seam.spec.provider == "openai":
+        model = model.bind(response_format={"type": "json_object"})
+    began = time.monotonic()
+    failure: FailureClass | None = None
+    usage: dict[str, Any] = {}
+    try:
+        reply = await model.ainvoke(list(messages))
+        usage = reply.usage_metadata or {}
+        budget.record_usage_metadata(usage)
+        return reply  # type: ignore[no-any-return]
+    except asyncio.CancelledError:
+        failure = FailureClass.CANCELLED
+        raise
+    except BaseException as exc:
+        failure = classify_exception(exc)
+        raise
+    finally:
+        await offload(
+            ctx.store.record_model_call, ctx.run_id, role.value, attempt=attempt,
+            input_tokens=max(int(usage.get("input_tokens") or 0), 0) if failure is None else 0,
+            output_tokens=max(int(usage.get("output_tokens") or 0), 0) if failure is None else 0,
+            duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
