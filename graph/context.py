@@ -6,6 +6,7 @@ Nothing here is checkpointed; what the run *has done* lives in :mod:`graph.state
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,3 +38,24 @@ class RunContext:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""
         return Budget(BudgetLimits.from_settings(self.settings),
                       BudgetUsage.model_validate(usage) if usage else BudgetUsage())
+
+
+ContextProvider = Callable[[Any], RunContext]
+"""Builds the run context when the caller could not pass one (the dev server's API sends JSON)."""
+
+_provider: list[ContextProvider] = []
+
+
+def set_context_provider(provider: ContextProvider) -> None:
+    """Install the serving adapter's provider (called once when the served graph is loaded)."""
+    _provider[:] = [provider]
+
+
+def run_context(runtime: Any) -> RunContext:
+    """The run context of a node: the one passed in, or the serving adapter's for this run."""
+    ctx = getattr(runtime, "context", None)
+    if isinstance(ctx, RunContext):
+        return ctx
+    if _provider:
+        return _provider[0](ctx)
+    raise RuntimeError("no run context: pass context=RunContext(...) or serve through graph.serving")

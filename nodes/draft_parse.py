@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.parsing import parse_draft
 from harness.budget import BudgetExhausted
@@ -15,7 +15,7 @@ from nodes.support import stop_from_budget, text_of
 
 async def draft_parse(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Parse the final message; an invalid draft is recorded with its class, not raised."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     text = text_of(state["messages"][-1])
     budget = ctx.budget(state.get("usage"))
     try:

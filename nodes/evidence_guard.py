@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.evidence import check_evidence
 from harness.contracts import DiagnosisDraft, ToolRecord
@@ -15,7 +15,7 @@ from nodes.support import offload
 
 async def evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Check the draft's citations against this run's canonical records."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     ctx.emitter.emit("status", phase="checking evidence")
     draft = DiagnosisDraft.model_validate(state["draft"])
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]

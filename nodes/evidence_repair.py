@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 import prompts
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.evidence import citable_ids, facts_by_id, repair_allowed
 from guards.parsing import parse_draft
@@ -24,7 +24,7 @@ from nodes.support import call_model, offload, stop_from_abort, text_of
 
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Spend the one repair on the draft's citations."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     ctx.emitter.emit("status", phase="repairing citations")
     draft = DiagnosisDraft.model_validate(state["draft"])
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from harness.budget import BudgetExhausted
 from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
@@ -35,7 +35,7 @@ def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
 
 async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the agent for its next step: tool calls, or the final draft."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     budget = ctx.budget(state.get("usage"))
     try:
         ctx.lifecycle.check_active()

@@ -13,7 +13,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.evidence import facts_by_id
 from harness.budget import BudgetUsage
@@ -211,7 +211,7 @@ def _turn_summary(state: DiagnosisState) -> str:
 
 async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide, render, persist and publish the outcome of this run."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     snapshot = build_snapshot(records)
     if ctx.lifecycle.cancel_signal.cancelled and not state.get("stop"):

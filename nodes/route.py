@@ -14,7 +14,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 import prompts
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import RESET, DiagnosisState
 from guards.parsing import parse_answer
 from harness.contracts import (
@@ -104,7 +104,7 @@ def _missing(scope: dict[str, Any], required: list[str]) -> list[str]:
 
 async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Start the run and decide: investigate, fall back for missing context, or reply."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     thread_id = ctx.thread_id
     update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": thread_id,
                               "previous_turn": state.get("last_success")}

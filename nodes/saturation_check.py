@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from harness.contracts import CollectionState, StopReason, ToolRecord
 from harness.progress import build_snapshot
@@ -34,7 +34,7 @@ def _with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:
 
 async def saturation_check(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide whether collection is saturated, and tell the agent once if it is."""
-    settings = runtime.context.settings
+    settings = run_context(runtime).settings
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     update: dict[str, Any] = {"progress": build_snapshot(records)}
     collection = state.get("collection_state", CollectionState.COLLECTING.value)

@@ -13,7 +13,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 import prompts
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.semantic import judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
@@ -23,7 +23,7 @@ from nodes.support import call_model, offload, stop_from_abort, text_of
 
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the judge whether the cited evidence supports the conclusion."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     ctx.emitter.emit("status", phase="judging")
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None

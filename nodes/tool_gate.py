@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from harness.contracts import (
     CollectionState,
@@ -48,7 +48,7 @@ def _envelope_problem(raw: Any, expected_id: str) -> str | None:
 
 async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Gate and run the tool calls of the agent's last turn, serially."""
-    ctx = runtime.context
+    ctx = run_context(runtime)
     reply = state["messages"][-1]
     assert isinstance(reply, AIMessage)
     budget = ctx.budget(state.get("usage"))
