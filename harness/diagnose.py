@@ -84,7 +84,10 @@ def _print_human(out: dict[str, Any]) -> None:
         lines.append(f"Failed ({out['failure_code']}): {failure.get('message', '')}")
     usage = out.get("usage") or {}
     lines.append("")
-    lines.append(f"model: {out.get('model')} · run {out.get('run_id')} · thread "
+    model = out.get("model")
+    if model == "offline":
+        model = "offline (rule-based investigator, no LLM was used)"
+    lines.append(f"model: {model} · run {out.get('run_id')} · thread "
                  f"{out.get('thread_id')} · {usage.get('model_calls', 0)} model calls, "
                  f"{usage.get('tool_calls', 0)} tool calls, "
                  f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens")

@@ -8,8 +8,11 @@ the variable, never as a traceback.
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -51,6 +54,8 @@ class Settings(BaseSettings):
     """Incident dataset directory (DESIGN §11); None means the built-in demo dataset."""
     home: Path = Path(".harness")
     """Where the embedded backends, the checkpointer and the run store keep their SQLite files."""
+    timezone: str = "UTC"
+    """Zone that times in questions are read in ("between 10:00 and 10:10"): IANA name or ±HH:MM."""
     lookback_minutes: int = Field(default=30, gt=0)
     """Time window used when the question names none, ending at the dataset's latest event."""
 
@@ -112,11 +117,33 @@ class Settings(BaseSettings):
     repair_total_timeout_s: float = Field(default=30.0, gt=0)
     """Evidence-repair total time."""
 
+    # --- tools ------------------------------------------------------------------------------
+    max_log_window_minutes: int = Field(default=1440, gt=0)
+    """Longest time window one query_logs call may cover; longer ones are an input error."""
+    log_events_default_limit: int = Field(default=20, gt=0, le=200)
+    """Events query_logs returns when the model gives no limit."""
+    max_sql_rows: int = Field(default=100, gt=0)
+    """Rows query_mysql returns at most; further rows are cut and the record flagged truncated."""
+    sql_timeout_s: float = Field(default=2.0, gt=0)
+    """Wall-clock limit of one query_mysql statement."""
+    knowledge_top_k: int = Field(default=3, gt=0, le=10)
+    """Passages lookup_knowledge returns when the model gives no top_k."""
+    ops_db_url: SecretStr | None = None
+    """SQLAlchemy URL of a real operational database for query_mysql; None uses the dataset's."""
+    ops_tables: str | None = None
+    """Comma-separated table allow-list for ops_db_url; None allows every table the URL can see."""
+
     @field_validator("required_context", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        zone_of(value)
         return value
 
     @field_validator("model")
@@ -125,6 +152,19 @@ class Settings(BaseSettings):
         if not value.strip():
             raise ValueError("must name a model: offline, openai:NAME or replay:FILE")
         return value.strip()
+
+
+def zone_of(name: str) -> tzinfo:
+    """The tzinfo of an IANA zone name or a fixed ``±HH:MM`` offset; ValueError otherwise."""
+    match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", name.strip())
+    if match:
+        sign = 1 if match.group(1) == "+" else -1
+        return timezone(sign * timedelta(hours=int(match.group(2)), minutes=int(match.group(3))))
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r}: use an IANA name (Europe/Berlin) or "
+                         "an offset (+02:00)") from None
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -27,7 +27,8 @@ from harness.contracts import (
     RunState,
 )
 from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from nodes.support import call_model, offload, stop, stop_from_abort, text_of
+from harness.settings import zone_of
+from nodes.support import call_model, offload, stop, stop_from_abort, stop_if_inactive, text_of
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": [RESET],
@@ -93,7 +94,8 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
 def _now(ctx: RunContext) -> datetime:
     """Return "now": a file dataset's latest event (DESIGN §11), else wall-clock time."""
     latest = getattr(ctx.dataset, "latest_ts", None)
-    return datetime.fromisoformat(latest) if latest else datetime.now(UTC)
+    now = datetime.fromisoformat(latest) if latest else datetime.now(UTC)
+    return now.astimezone(zone_of(ctx.settings.timezone))
 
 
 def _missing(scope: dict[str, Any], required: list[str]) -> list[str]:
@@ -142,6 +144,8 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     update["usage"] = budget.usage.model_dump()
     if result.abort is not None:
         return {**update, "stop": stop_from_abort(result.abort)}
+    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+        return {**update, "stop": late}
     if result.budget_exhausted:
         return {**update, "stop": stop("budget", RunState.BUDGET_EXHAUSTED,
                                        FailureCode.BUDGET_EXHAUSTED, "budget spent while routing")}
