@@ -43,15 +43,12 @@ class Services:
     def from_settings(cls, settings: Settings, *, seam: ModelSeam | None = None,
                       store: RunStore | None = None) -> Services:
         """Open everything a run needs; errors are the classified ones of each piece."""
-        from tools.boundary import Backends
-        from tools.loader import ensure_dataset
-        from tools.store import dataset_info
+        from tools.backends import Backends
 
         seam = seam or ModelSeam(settings)
-        backend_dir = ensure_dataset(settings)
+        backends = Backends.from_settings(settings)  # honours ops_db_url / ops_tables
         Path(settings.home).mkdir(parents=True, exist_ok=True)
-        return cls(settings=settings, seam=seam, backends=Backends.open(backend_dir),
-                   dataset=dataset_info(backend_dir),
+        return cls(settings=settings, seam=seam, backends=backends, dataset=backends.info,
                    store=store or SqliteRunStore(Path(settings.home) / "runs.sqlite"))
 
 

@@ -1,0 +1,105 @@
+"""``query_mysql`` over a real database given by ``HARNESS_OPS_DB_URL`` (SQLAlchemy URL).
+
+The same validator runs first (with the URL's SQL dialect); then every connection is put in a
+read-only session and each query gets a server-side time limit. Point the URL at a user whose
+grants allow SELECT only: the grants are the final word, these layers are defence in depth.
+Tested here against SQLite URLs; the MySQL and PostgreSQL session statements follow those
+servers' documentation (``SET SESSION TRANSACTION READ ONLY``, ``MAX_EXECUTION_TIME``,
+``statement_timeout``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import create_engine, event, inspect
+from sqlalchemy.engine import Engine
+
+from tools.backends import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite
+
+_SQLGLOT_DIALECT = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql",
+                    "postgresql": "postgres"}
+_READ_ONLY_SESSION = {
+    "mysql": "SET SESSION TRANSACTION READ ONLY",
+    "mariadb": "SET SESSION TRANSACTION READ ONLY",
+    "postgresql": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+}
+
+
+class SqlAlchemyOps:
+    """An operational database reached through SQLAlchemy, read-only."""
+
+    def __init__(self, url: str, tables: Sequence[str] | None = None) -> None:
+        try:
+            engine = create_engine(url, pool_pre_ping=True)
+            backend = engine.dialect.name
+            if backend not in _SQLGLOT_DIALECT:
+                raise BackendUnavailable(
+                    f"ops_db_url: unsupported database {backend!r} "
+                    f"(supported: {', '.join(sorted(_SQLGLOT_DIALECT))})"
+                )
+            inspector = inspect(engine)
+            names = sorted(inspector.get_table_names())
+            self._schema = {n: [c["name"] for c in inspector.get_columns(n)] for n in names}
+        except BackendUnavailable:
+            raise
+        except Exception as exc:  # driver missing, host down, bad URL: say which setting
+            raise BackendUnavailable(f"ops_db_url: cannot open the database: {exc}") from None
+        if tables:
+            wanted = {t.strip().lower() for t in tables if t.strip()}
+            missing = wanted - {n.lower() for n in self._schema}
+            if missing:
+                raise BackendUnavailable(f"ops_tables: no such tables: {', '.join(sorted(missing))}")
+            self._schema = {n: c for n, c in self._schema.items() if n.lower() in wanted}
+        engine.dispose()  # drop the inspection connection: every pooled one must be hardened
+        self._backend = backend
+        self.dialect = _SQLGLOT_DIALECT[backend]
+        event.listen(engine, "connect", self._on_connect)
+        self._engine: Engine = engine
+
+    def _on_connect(self, dbapi_conn: Any, _record: Any) -> None:
+        if self._backend == "sqlite":
+            harden_sqlite(dbapi_conn, set(self._schema))
+            return
+        cursor = dbapi_conn.cursor()
+        cursor.execute(_READ_ONLY_SESSION[self._backend])
+        cursor.close()
+
+    def schema(self) -> dict[str, list[str]]:
+        """The allowed tables and their columns."""
+        return dict(self._schema)
+
+    def execute(
+        self, sql: str, *, max_rows: int, row_bytes: Callable[[tuple[Any, ...]], int],
+        max_bytes: int, timeout_s: float,
+    ) -> OpsResult:
+        """Run a validated SELECT in a transaction that is always rolled back."""
+        ms = max(int(timeout_s * 1000), 1)
+        with self._engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            assert raw is not None  # a checked-out pool connection always has one
+            if self._backend == "sqlite":
+                deadline = time.monotonic() + timeout_s
+                raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            elif self._backend in ("mysql", "mariadb"):
+                conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {ms}")
+            else:
+                conn.exec_driver_sql(f"SET LOCAL statement_timeout = {ms}")
+            if conn.dialect.paramstyle in ("format", "pyformat"):
+                sql = sql.replace("%", "%%")  # no parameters are passed: '%' is literal text
+            try:
+                result = conn.exec_driver_sql(sql)
+                columns = list(result.keys())
+                rows, more = fetch_capped(result, max_rows, row_bytes, max_bytes)
+                result.close()
+            finally:
+                if self._backend == "sqlite":
+                    raw.set_progress_handler(None, 0)
+                conn.rollback()
+        return OpsResult(columns, rows, more)
+
+    def close(self) -> None:
+        """Dispose of the connection pool."""
+        self._engine.dispose()

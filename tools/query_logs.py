@@ -1,0 +1,246 @@
+"""``query_logs``: events of one service in a time window, plus aggregated error patterns."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from harness.settings import Settings
+from tools.backends import Backends
+from tools.dataset import LEVELS, normalise_level
+from tools.results import Item, ToolInputError, ToolResult, clip
+from tools.text import fts_and_query, search_terms
+from tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
+
+MAX_PATTERNS = 10
+"""Error patterns shown per call (most frequent first); the summary counts all of them."""
+MAX_MESSAGE_CHARS = 500
+_PATTERN_LEVELS = ("WARN", "ERROR", "FATAL")
+
+
+class QueryLogsArgs(BaseModel):
+    """Arguments of ``query_logs`` (normalised on validation)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    service: str = Field(
+        min_length=1, max_length=100,
+        description="Service name exactly as it logs, e.g. 'payment-service' (case-insensitive).",
+    )
+    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
+    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    pattern: str | None = Field(
+        default=None, max_length=200,
+        description="Optional full-text filter: words that must all appear in the message "
+        "(case-insensitive, whole words; end a word with * to match a prefix).",
+    )
+    level: str | None = Field(
+        default=None,
+        description=f"Optional minimum severity: one of {', '.join(LEVELS)}.",
+    )
+    limit: int | None = Field(
+        default=None, ge=1, le=200, description="Maximum events to return (default 20)."
+    )
+
+    @field_validator("service")
+    @classmethod
+    def _service(cls, value: str) -> str:
+        value = value.strip().lower()
+        if not value:
+            raise ValueError("must name a service")
+        return value
+
+    @field_validator("start", "end")
+    @classmethod
+    def _timestamp(cls, value: str) -> str:
+        return format_utc(parse_ts(value))
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        terms = search_terms(value, keep_prefix=True)
+        if not terms:
+            raise ValueError("has no searchable words (letters or digits)")
+        return " ".join(terms)
+
+    @field_validator("level")
+    @classmethod
+    def _level(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        level = normalise_level(value)
+        if level is None:
+            raise ValueError(f"unknown level {value!r}; use one of {', '.join(LEVELS)}")
+        return level
+
+    @model_validator(mode="after")
+    def _window(self) -> QueryLogsArgs:
+        if parse_ts(self.end) <= parse_ts(self.start):
+            raise ValueError(f"end ({self.end}) must be after start ({self.start})")
+        return self
+
+    def scope(self, settings: Settings) -> dict[str, Any]:
+        """The normalised scope (what the tool gate compares for duplicates)."""
+        return {
+            "service": self.service, "start": self.start, "end": self.end,
+            "pattern": self.pattern, "level": self.level,
+            "limit": self.limit or settings.log_events_default_limit,
+        }
+
+
+def query_logs(
+    backends: Backends, settings: Settings, *, service: str, start: str, end: str,
+    pattern: str | None = None, level: str | None = None, limit: int | None = None,
+) -> ToolResult:
+    """Search one service's logs in a time window.
+
+    Returns a summary (event counts by level), the most frequent warning/error message
+    patterns (digits and ids replaced by <n>/<id>, with count, first and last seen, and one
+    example message) and the matching events in time order. Times are UTC. An empty result
+    means nothing matched this exact service, window and filter, not that nothing happened
+    elsewhere.
+    """
+    args = QueryLogsArgs(
+        service=service, start=start, end=end, pattern=pattern, level=level, limit=limit
+    )
+    scope = args.scope(settings)
+    lo, hi = parse_ts(args.start), parse_ts(args.end)
+    if hi - lo > timedelta(minutes=settings.max_log_window_minutes):
+        raise ToolInputError(
+            f"window {args.start} .. {args.end} is longer than the allowed "
+            f"{settings.max_log_window_minutes} minutes; query a shorter window"
+        )
+    where, params = _where(args, to_epoch_ms(lo), to_epoch_ms(hi), backends)
+    with backends.lock:
+        counts = dict(backends.logs.execute(
+            f"SELECT level, count(*) FROM events e WHERE {where} GROUP BY level", params
+        ).fetchall())
+        if not counts:
+            return ToolResult(scope=scope, note=_empty_note(args, backends))
+        events = backends.logs.execute(
+            f"SELECT ts_ms, level, message, attrs FROM events e WHERE {where} "
+            "ORDER BY ts_ms, id LIMIT ?", (*params, scope["limit"]),
+        ).fetchall()
+        severe = backends.logs.execute(
+            f"SELECT ts_ms, level, message FROM events e WHERE {where} AND level IN "
+            f"({', '.join('?' * len(_PATTERN_LEVELS))}) ORDER BY ts_ms, id",
+            (*params, *_PATTERN_LEVELS),
+        ).fetchall()
+    total = sum(counts.values())
+    patterns = _patterns(severe)
+    items = [_summary_item(args, counts, total, len(patterns))]
+    items += patterns[:MAX_PATTERNS]
+    clipped = False
+    for ts_ms, lvl, message, attrs in events:
+        item, was_clipped = _event_item(ts_ms, lvl, message, attrs)
+        items.append(item)
+        clipped |= was_clipped
+    return ToolResult(scope=scope, items=items, truncated=clipped or total > len(events)
+                      or len(patterns) > MAX_PATTERNS)
+
+
+def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[str, tuple]:
+    clauses = ["e.service = ?", "e.ts_ms BETWEEN ? AND ?"]
+    params: list[Any] = [args.service, lo, hi]
+    if args.level:
+        allowed = LEVELS[LEVELS.index(args.level):]
+        clauses.append(f"e.level IN ({', '.join('?' * len(allowed))})")
+        params += allowed
+    if args.pattern:
+        # Ids ascend with time (see tools.store), so the window bounds the full-text scan too.
+        with backends.lock:
+            first = backends.logs.execute(
+                "SELECT min(id), max(id) FROM events WHERE ts_ms BETWEEN ? AND ?", (lo, hi)
+            ).fetchone()
+        first_id, last_id = first if first and first[0] is not None else (0, -1)
+        clauses.append(
+            "e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ? "
+            "AND rowid BETWEEN ? AND ?)"
+        )
+        params += [fts_and_query(args.pattern), first_id, last_id]
+    return " AND ".join(clauses), tuple(params)
+
+
+def _empty_note(args: QueryLogsArgs, backends: Backends) -> str:
+    if args.service not in backends.info.services:
+        known = ", ".join(backends.info.services) or "(none)"
+        return f"no service named {args.service!r} in the log store; services present: {known}"
+    return "no log events matched this service, window and filter"
+
+
+_TEMPLATE_RULES = [
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+     "<uuid>"),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"), "<ts>"),
+    (re.compile(r"\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b"), "<ip>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
+]
+_ID_OR_NUMBER = re.compile(r"\b[\w-]*\d[\w-]*(?:\.[\w-]+)*\b")
+_NUMBER = re.compile(r"[\d.]+")
+
+
+def message_template(message: str) -> str:
+    """The message with variable parts replaced: numbers by <n>, ids (with digits) by <id>."""
+    text = message
+    for rule, token in _TEMPLATE_RULES:
+        text = rule.sub(token, text)
+    text = _ID_OR_NUMBER.sub(
+        lambda m: "<n>" if _NUMBER.fullmatch(m.group(0)) else "<id>", text
+    )
+    return " ".join(text.split())
+
+
+def _patterns(rows: list[tuple[int, str, str]]) -> list[Item]:
+    groups: dict[str, dict[str, Any]] = {}
+    for ts_ms, level, message in rows:
+        template = message_template(message)
+        g = groups.get(template)
+        if g is None:
+            groups[template] = {"count": 1, "first": ts_ms, "last": ts_ms, "level": level,
+                                "example": message}
+            continue
+        g["count"] += 1
+        g["last"] = ts_ms
+        if LEVELS.index(level) > LEVELS.index(g["level"]):
+            g["level"] = level
+    ordered = sorted(groups.items(), key=lambda kv: (-kv[1]["count"], kv[1]["first"], kv[0]))
+    items = []
+    for template, g in ordered:
+        first, last = format_epoch_ms(g["first"]), format_epoch_ms(g["last"])
+        example, _ = clip(g["example"], MAX_MESSAGE_CHARS)
+        items.append(Item(
+            kind="error_pattern",
+            text=f"{g['level']} x{g['count']} {first}..{last}: {template}",
+            data={"level": g["level"], "template": clip(template, MAX_MESSAGE_CHARS)[0],
+                  "count": g["count"], "first_seen": first, "last_seen": last,
+                  "example": example},
+        ))
+    return items
+
+
+def _summary_item(args: QueryLogsArgs, counts: dict[str, int], total: int,
+                  n_patterns: int) -> Item:
+    by_level = {lvl: counts[lvl] for lvl in reversed(LEVELS) if lvl in counts}
+    levels = ", ".join(f"{k} {v}" for k, v in by_level.items())
+    return Item(
+        kind="log_summary",
+        text=f"{args.service} {args.start}..{args.end}: {total} events ({levels}); "
+        f"{n_patterns} warning/error pattern(s)",
+        data={"service": args.service, "start": args.start, "end": args.end,
+              "matched_events": total, "by_level": by_level, "error_patterns": n_patterns},
+    )
+
+
+def _event_item(ts_ms: int, level: str, message: str, attrs: str | None) -> tuple[Item, bool]:
+    ts = format_epoch_ms(ts_ms)
+    shown, clipped = clip(message, MAX_MESSAGE_CHARS)
+    data: dict[str, Any] = {"ts": ts, "level": level, "message": shown}
+    if attrs:
+        data["attrs"] = json.loads(attrs)
+    return Item(kind="log_event", text=f"{ts} {level} {shown}", data=data), clipped

@@ -1,0 +1,187 @@
+"""Validate that a SQL text is exactly one read-only SELECT over allowed tables.
+
+This is the first of three independent layers (the others: a read-only connection and, for
+SQLite, an authorizer that denies every non-read action, see ``tools.backends``). It uses a real
+parser (sqlglot), and the statement that runs is the one regenerated from the checked tree, so
+what was inspected is what executes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import Token, TokenType
+
+from tools.results import SqlRejected
+
+DENIED_FUNCTIONS = frozenset(
+    {
+        # SQLite: extension loading, file access (shell builtins), tokenizer pointer tricks.
+        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "fts5",
+        "zeroblob", "randomblob",
+        # Other engines, for when ops_db_url points at MySQL/PostgreSQL.
+        "sleep", "benchmark", "load_file", "get_lock", "release_lock", "sys_exec", "sys_eval",
+        "pg_sleep", "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "lo_import", "lo_export",
+        "dblink", "dblink_exec", "copy", "system", "eval", "exec",
+    }
+)
+"""Functions refused anywhere in a query (plus every ``sqlite_*`` and ``pragma_*`` name)."""
+DENIED_PREFIXES = ("sqlite_", "pragma_")
+
+_FORBIDDEN_NODES = tuple(
+    getattr(exp, name)
+    for name in (
+        "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Copy", "Create", "Drop", "Alter",
+        "Command", "Pragma", "Attach", "Detach", "Into", "Lock", "Transaction", "Commit",
+        "Rollback", "Set", "Use", "Kill", "LoadData", "Analyze", "Describe", "Show", "Cache",
+        "Uncache", "Refresh", "TruncateTable", "Grant", "Revoke", "Comment", "Declare",
+        "Execute", "Returning",
+    )
+    if hasattr(exp, name)  # names differ across sqlglot releases; absent ones cannot appear
+)
+_STRING_TOKENS = {
+    t for t in (getattr(TokenType, n, None) for n in
+                ("STRING", "NATIONAL_STRING", "RAW_STRING", "BYTE_STRING", "HEX_STRING",
+                 "BIT_STRING", "UNICODE_STRING", "HEREDOC_STRING"))
+    if t is not None
+}
+_NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
+_ALLOWED_CONTROL = {"\t", "\n", "\r"}
+_QUERY_STARTS = (TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN)
+
+
+@dataclass(frozen=True)
+class SafeSelect:
+    """A validated query: the regenerated SQL to execute and the tables it reads."""
+
+    sql: str
+    tables: tuple[str, ...]
+
+
+def is_denied_function(name: str) -> bool:
+    """True for functions no evidence query may call (shared with the SQLite authorizer)."""
+    lowered = name.lower()
+    return lowered in DENIED_FUNCTIONS or lowered.startswith(DENIED_PREFIXES)
+
+
+def normalise_sql(sql: str, dialect: str = "sqlite") -> str:
+    """Canonical spelling of ``sql`` for scope comparison; whitespace-collapsed if unparsable."""
+    try:
+        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+        if not tokens or tokens[0].token_type not in _QUERY_STARTS:
+            return " ".join(sql.split())  # not a query: no need to parse it (and log about it)
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+        if len(trees) == 1 and isinstance(trees[0], exp.Query):
+            return _unwrap(trees[0]).sql(dialect=dialect)
+    except SqlglotError:
+        pass
+    return " ".join(sql.split())
+
+
+def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sqlite") -> SafeSelect:
+    """Return the checked query, or raise :class:`SqlRejected` saying what to change."""
+    allowed = {t.lower() for t in allowed_tables}
+    if not sql.strip():
+        raise SqlRejected("empty SQL: send one SELECT statement")
+    if any((ord(c) < 32 and c not in _ALLOWED_CONTROL) or ord(c) == 127 for c in sql):
+        raise SqlRejected("control characters are not allowed in SQL")
+    tokens = _tokenize(sql, dialect)
+    _check_tokens(sql, tokens)
+    root = _parse_single(sql, dialect)
+    tables = _check_tree(root, allowed)
+    return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
+
+
+def _tokenize(sql: str, dialect: str) -> list[Token]:
+    try:
+        return sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+    except SqlglotError as exc:
+        raise SqlRejected(f"could not parse SQL: {_first_line(exc)}") from None
+
+
+def _check_tokens(sql: str, tokens: list[Token]) -> None:
+    if not tokens:
+        raise SqlRejected("empty SQL: send one SELECT statement")
+    if any(t.comments for t in tokens):
+        raise SqlRejected("SQL comments are not allowed; send the bare SELECT")
+    in_string = bytearray(len(sql))
+    for t in tokens:
+        if t.token_type in _STRING_TOKENS:
+            in_string[t.start : t.end + 1] = b"\1" * (t.end + 1 - t.start)
+    if any(not c.isascii() and not in_string[i] for i, c in enumerate(sql)):
+        # Look-alike letters, full-width semicolons, zero-width spaces: only inside literals.
+        raise SqlRejected("non-ASCII characters are only allowed inside string literals")
+    semis = [i for i, t in enumerate(tokens) if t.token_type == TokenType.SEMICOLON]
+    if semis and semis != [len(tokens) - 1]:
+        raise SqlRejected("exactly one statement is allowed (no ';' between statements)")
+    if tokens[0].token_type not in _QUERY_STARTS:
+        raise SqlRejected(
+            f"only SELECT queries are allowed (WITH … SELECT and UNION too); got {tokens[0].text!r}"
+        )
+    for t, nxt in zip(tokens, tokens[1:], strict=False):
+        if nxt.token_type == TokenType.L_PAREN and is_denied_function(t.text):
+            raise SqlRejected(f"function {t.text!r} is not allowed")
+
+
+def _parse_single(sql: str, dialect: str) -> exp.Expr:
+    try:
+        trees = sqlglot.parse(sql, read=dialect)
+    except SqlglotError as exc:
+        raise SqlRejected(f"could not parse SQL: {_first_line(exc)}") from None
+    statements = [t for t in trees if t is not None and not isinstance(t, exp.Semicolon)]
+    if len(statements) != 1:
+        raise SqlRejected("exactly one statement is allowed")
+    root = _unwrap(statements[0])
+    if not isinstance(root, exp.Query):
+        raise SqlRejected("only SELECT queries are allowed (WITH … SELECT and UNION too)")
+    return root
+
+
+def _unwrap(root: exp.Expr) -> exp.Expr:
+    while isinstance(root, exp.Subquery) and not root.alias:
+        root = root.this  # SQLite has no "(SELECT …)" statement; the parentheses add nothing
+    return root
+
+
+def _check_tree(root: exp.Expr, allowed: set[str]) -> tuple[str, ...]:
+    for node in root.walk():
+        if isinstance(node, _FORBIDDEN_NODES):
+            raise SqlRejected(f"{type(node).__name__.upper()} is not allowed in a read-only query")
+        if isinstance(node, exp.Select) and not node.expressions:
+            raise SqlRejected("incomplete SELECT: name the columns or expressions to return")
+        if isinstance(node, exp.Func):
+            for name in _function_names(node):
+                if is_denied_function(name):
+                    raise SqlRejected(f"function {name!r} is not allowed")
+    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
+    if any(name.startswith("sqlite_") for name in ctes):
+        raise SqlRejected("CTE names may not start with 'sqlite_'")
+    used: set[str] = set()
+    for table in root.find_all(exp.Table):
+        if not isinstance(table.this, exp.Identifier):
+            raise SqlRejected("table-valued functions are not allowed; select from a table")
+        if table.args.get("db") or table.args.get("catalog"):
+            raise SqlRejected(f"qualified table names are not allowed: use {table.name!r} alone")
+        name = table.name.lower()
+        if name in ctes:
+            continue
+        if name not in allowed:
+            listed = ", ".join(sorted(allowed)) or "(none)"
+            raise SqlRejected(f"table {table.name!r} is not available; allowed tables: {listed}")
+        used.add(name)
+    return tuple(sorted(used))
+
+
+def _function_names(node: exp.Func) -> list[str]:
+    if isinstance(node, exp.Anonymous):
+        return [node.name]
+    return list(type(node).sql_names())
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
