@@ -169,3 +169,9 @@ def parse_answer(text: str | None, model_cls: type[M], *, max_bytes: int | None 
     except ValidationError as exc:
         return AnswerParse(None, FailureClass.SCHEMA_INVALID, _schema_detail(exc))
     return AnswerParse(value, None, "ok")
+
+
+NotJsonError = _NotJson
+"""Public name for callers that decode other strict JSON messages (the agent's envelopes)."""
+decode_json_object = _decode_object
+"""Public name: decode exactly one JSON object, fence stripped, or raise NotJsonError."""
