@@ -19,7 +19,7 @@ from guards.evidence import citable_ids, facts_by_id, repair_allowed
 from guards.parsing import parse_draft
 from harness.contracts import DiagnosisDraft, FailureClass, Role, ToolRecord
 from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from nodes.support import call_model, offload, stop_from_abort, text_of
+from nodes.support import call_model, offload, stop_from_abort, stop_if_inactive, text_of
 
 
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -50,13 +50,16 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
 
     result = await execute_with_retry(
         attempt, role="repair", policy=RetryPolicy.for_role("repair", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget,
-        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+        lifecycle=ctx.lifecycle, budget=budget)
+    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
+        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
     update: dict[str, Any] = {"repair_used": True, "usage": budget.usage.model_dump()}
     await offload(ctx.store.record_verdict, ctx.run_id, "repair", {
         "repaired": result.ok, "failure_class": result.failure_class})
     if result.abort is not None:
         return {**update, "stop": stop_from_abort(result.abort)}
+    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+        return {**update, "stop": late}
     if result.value is not None:
         update["draft"] = result.value.model_dump(mode="json")
     return update

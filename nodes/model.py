@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
+from guards.envelope import INVALID_ENVELOPE, parse_envelope
 from harness.budget import BudgetExhausted
 from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
 from harness.lifecycle import RunAborted
 from harness.models import classify_exception
-from nodes.support import call_model, stop, stop_from_abort, stop_from_budget
+from nodes.support import call_model, stop, stop_from_abort, stop_from_budget, text_of
 from tools.registry import tool_schemas
 
 
@@ -50,7 +52,9 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     try:
         reply = await asyncio.wait_for(
             call_model(ctx, Role.AGENT, state.get("messages", []), budget,
-                       attempt=budget.usage.model_calls, tools=tools),
+                       attempt=budget.usage.model_calls, tools=tools,
+                       json_mode=ctx.settings.agent_protocol == "json",
+                       content_only=ctx.settings.agent_protocol == "json"),
             timeout)
     except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
         usage = budget.usage.model_dump()
@@ -70,4 +74,20 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         ctx.lifecycle.check_active()  # a reply that arrives after cancel or deadline is dropped
     except RunAborted as abort:
         return {"stop": stop_from_abort(abort), "usage": usage}
+    if ctx.settings.agent_protocol == "json":
+        reply = _from_envelope(reply, state.get("messages", []))
     return {"messages": [reply], "usage": usage}
+
+
+def _from_envelope(reply: AIMessage, history: list[Any]) -> AIMessage:
+    """Turn a ``json``-protocol envelope into the same tool call or draft as native tools."""
+    text = text_of(reply)
+    n = 1 + sum(len(m.tool_calls) for m in history if isinstance(m, AIMessage))
+    envelope = parse_envelope(text)
+    if isinstance(envelope, str):  # malformed: the tool gate counts it as a protocol violation
+        calls = [{"name": INVALID_ENVELOPE, "args": {"problem": envelope}, "id": f"call_{n}"}]
+        return AIMessage(content=text, tool_calls=calls, usage_metadata=reply.usage_metadata)
+    if envelope.kind == "tool_call":
+        calls = [{"name": envelope.tool, "args": envelope.args, "id": f"call_{n}"}]
+        return AIMessage(content=text, tool_calls=calls, usage_metadata=reply.usage_metadata)
+    return AIMessage(content=envelope.draft_text, usage_metadata=reply.usage_metadata)

@@ -18,7 +18,7 @@ from graph.state import DiagnosisState
 from guards.semantic import judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
 from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from nodes.support import call_model, offload, stop_from_abort, text_of
+from nodes.support import call_model, offload, stop_from_abort, stop_if_inactive, text_of
 
 
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -42,11 +42,14 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
 
     result = await execute_with_retry(
         attempt, role="judge", policy=RetryPolicy.for_role("judge", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget,
-        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+        lifecycle=ctx.lifecycle, budget=budget)
+    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
+        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
     update: dict[str, Any] = {"usage": budget.usage.model_dump()}
     if result.abort is not None:
         return {**update, "stop": stop_from_abort(result.abort)}
+    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+        return {**update, "stop": late}
     if result.value is None:
         verdict = {"verdict": "UNAVAILABLE", "failure_class": result.failure_class,
                    "attempts": len(result.receipts), "budget_exhausted": result.budget_exhausted}

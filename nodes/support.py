@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from graph.context import RunContext
 from harness.budget import Budget, BudgetExhausted
@@ -37,6 +37,20 @@ def stop_from_abort(abort: RunAborted) -> dict[str, Any]:
     return stop(kind, abort.run_state, abort.failure_code, str(abort))
 
 
+def stop_if_inactive(ctx: RunContext) -> dict[str, Any] | None:
+    """The stop of a run that ended (deadline, cancel) while a model answered; None if active.
+
+    DESIGN §6: after a model call, check active again. The retry executor checks only before
+    each attempt, so a router/judge/repair answer that arrived after the deadline was used and
+    could even be published; the agent's model node already drops such a reply.
+    """
+    try:
+        ctx.lifecycle.check_active()
+    except RunAborted as abort:
+        return stop_from_abort(abort)
+    return None
+
+
 def stop_from_budget(exc: BudgetExhausted) -> dict[str, Any]:
     """The stop of a run whose budget is spent."""
     return stop("budget", RunState.BUDGET_EXHAUSTED, FailureCode.BUDGET_EXHAUSTED, str(exc))
@@ -55,9 +69,26 @@ def text_of(message: BaseMessage) -> str:
     return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
 
 
+def as_plain_chat(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The conversation as plain text turns, for servers without native tool messages.
+
+    The agent's envelopes stay its own turns; each observation becomes a user turn that names
+    the tool_call_id the next envelope must cite.
+    """
+    out: list[BaseMessage] = []
+    for m in messages:
+        if isinstance(m, AIMessage):
+            out.append(AIMessage(content=text_of(m)))
+        elif isinstance(m, ToolMessage):
+            out.append(HumanMessage(f"Result of tool_call_id {m.tool_call_id}:\n{text_of(m)}"))
+        else:
+            out.append(m)
+    return out
+
+
 async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage],
                      budget: Budget, *, attempt: int = 1, json_mode: bool = False,
-                     tools: Sequence[Any] | None = None) -> AIMessage:
+                     tools: Sequence[Any] | None = None, content_only: bool = False) -> AIMessage:
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout.
@@ -68,6 +99,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             if ctx.seam.spec.provider == "openai" else model.bind_tools(tools)
     if json_mode and ctx.seam.spec.provider == "openai":
         model = model.bind(response_format={"type": "json_object"})
+    if content_only:
+        messages = as_plain_chat(messages)
     began = time.monotonic()
     failure: FailureClass | None = None
     usage: dict[str, Any] = {}

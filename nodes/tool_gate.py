@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
+from guards.envelope import INVALID_ENVELOPE
 from harness.contracts import (
     CollectionState,
     EvidenceStatus,
@@ -71,6 +72,15 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
     for call in reply.tool_calls:
         call_id, name = call.get("id") or "", call["name"]
         args = dict(call.get("args") or {})
+        if name == INVALID_ENVELOPE:  # json protocol: a reply that was no envelope at all
+            violations += 1
+            if violations >= ctx.settings.protocol_violation_threshold:
+                collection = CollectionState.SATURATED.value
+                stop_reason = stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value
+            messages.append(_observation(call_id, {
+                "error": f"protocol violation: {args.get('problem')}. Reply with exactly one "
+                         "JSON envelope: a tool_call or a final draft."}))
+            continue
         if name not in TOOLS:  # gate 1
             messages.append(_observation(call_id, {
                 "error": f"unknown tool {name!r}; the evidence tools are {sorted(TOOLS)}"}))

@@ -1,0 +1,115 @@
+"""The ``json`` agent protocol: envelopes in message content, turned into the same tool calls
+and drafts as native tools, so every gate, guard and release rule behaves identically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from graphkit import judge, router, run, services_for
+from langgraph.checkpoint.memory import InMemorySaver
+from stub_openai import StubOpenAI
+
+from graph.runner import Services
+from guards.envelope import Envelope, parse_envelope
+from harness.models import ModelSeam
+from harness.settings import load_settings
+from harness.store import SqliteRunStore
+from tools.loader import demo_dataset_dir
+
+INC = json.loads((demo_dataset_dir() / "truth.json").read_text())["incidents"][0]
+LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
+SQL = {"sql": INC["evidence"][1]["args"]["sql"]}
+
+
+def env_call(tool: str, args: dict, prev: str | None = None, fence: bool = False) -> dict:
+    a = dict(args)
+    if prev:
+        a["previous_observation"] = {"tool_call_id": prev, "gain": "GAINED", "note": "n"}
+    text = json.dumps({"type": "tool_call", "tool": tool, "args": a})
+    return {"content": f"```json\n{text}\n```" if fence else text}
+
+
+def env_final(conclusion: dict | None) -> dict:
+    return {"content": json.dumps({"type": "final", "draft": {"conclusion": conclusion,
+                                                               "next_steps": ["x"]}})}
+
+
+CONCLUSION = {"root_cause": "pool exhausted after CHG-2041",
+              "claims": [{"statement": "CHG-2041 lowered the pool", "evidence_ids": ["E2.1"]}]}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def test_parse_envelope_accepts_exactly_the_two_shapes() -> None:
+    assert parse_envelope('{"type": "tool_call", "tool": "query_logs", "args": {}}') == \
+        Envelope("tool_call", tool="query_logs", args={})
+    fenced = parse_envelope('```json\n{"type": "final", "draft": {"conclusion": null}}\n```')
+    assert isinstance(fenced, Envelope) and json.loads(fenced.draft_text) == {"conclusion": None}
+    for bad in ("", "call query_logs please", '{"type": "tool_call", "tool": "x"}',
+                '{"type": "tool_call", "tool": "x", "args": {}, "why": 1}',
+                '{"type": "answer", "draft": {}}', '{"type": "final", "draft": {}} trailing',
+                '[{"type": "final", "draft": {}}]'):
+        assert isinstance(parse_envelope(bad), str), bad
+
+
+def test_envelopes_with_and_without_fences_reach_a_verified_success(home: Path) -> None:
+    script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
+              "agent": [env_call("query_logs", LOGS, fence=True),
+                        env_call("query_mysql", SQL, prev="call_1"), env_final(CONCLUSION)],
+              "judge": [judge()]}
+    out = run(services_for(home, script, agent_protocol="json"), INC["question"])
+    assert (out["run_state"], out["release_outcome"]) == ("SUCCESS", "SUCCESS")
+    assert "CHG-2041" in out["content"] and "[E2.1]" in out["content"]
+    assert out["usage"]["tool_calls"] == 2
+
+
+def test_malformed_envelopes_are_protocol_violations_not_crashes(home: Path) -> None:
+    script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
+              "agent": [env_call("query_logs", LOGS), {"content": "I think I should look at logs"},
+                        {"content": '{"type": "tool_call"}'}, {"content": "```\nnot json\n```"},
+                        env_call("lookup_knowledge", {"query": "pool"}, prev="call_1")],
+              "judge": []}
+    services = services_for(home, script, agent_protocol="json")
+    out = run(services, INC["question"])
+    # three consecutive violations saturate collection; the next evidence call is a controlled stop
+    assert (out["run_state"], out["release_outcome"], out["fallback_type"], out["stop_reason"]) == (
+        "SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", "PROGRESS_PROTOCOL_VIOLATED")
+    assert out["usage"]["tool_calls"] == 1  # nothing but the first envelope executed
+    assert "[E1." in out["content"]  # the fallback still reports what was verified
+
+
+def test_final_envelope_with_an_invalid_draft_is_an_invalid_draft(home: Path) -> None:
+    script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
+              "agent": [env_call("query_logs", LOGS),
+                        {"content": json.dumps({"type": "final", "draft": {"conclusion": None}})}],
+              "judge": []}
+    out = run(services_for(home, script, agent_protocol="json"), INC["question"])
+    assert (out["run_state"], out["release_outcome"], out["fallback_type"]) == (
+        "SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE")
+    assert "not a valid draft (SCHEMA_INVALID)" in out["content"]
+
+
+def test_json_protocol_over_http_sends_plain_turns_and_asks_for_json(tmp_path: Path) -> None:
+    answers = [router(merchant="M1001", start=INC["start"], end=INC["end"]),
+               env_call("query_logs", LOGS), env_call("query_mysql", SQL, prev="call_1"),
+               env_final(CONCLUSION), judge()]
+    with StubOpenAI([{"content": a["content"]} for a in answers]) as stub:
+        settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
+                                 OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
+        services = Services.from_settings(settings, seam=ModelSeam(settings),
+                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+        out = run(services, INC["question"], checkpointer=InMemorySaver())
+        bodies = [r["body"] for r in stub.requests]
+    assert out["release_outcome"] == "SUCCESS"
+    assert len(bodies) == 5
+    for body in bodies:
+        assert body.get("response_format") == {"type": "json_object"}
+        assert "tools" not in body  # no native tool calling asked of the server
+        assert all(m["role"] in ("system", "user", "assistant") for m in body["messages"])
+    last_agent = bodies[3]["messages"]
+    assert any("Result of tool_call_id call_2" in m["content"] for m in last_agent)
