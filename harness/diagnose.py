@@ -80,7 +80,8 @@ def _print_human(out: dict[str, Any]) -> None:
     if out.get("content"):
         lines.append(out["content"])
     elif out.get("failure_code"):
-        failure = next((e for e in out.get("events", []) if e.get("event") == "failure"), {})
+        failure: dict[str, Any] = next(
+            (e for e in out.get("events", []) if e.get("event") == "failure"), {})
         lines.append(f"Failed ({out['failure_code']}): {failure.get('message', '')}")
     usage = out.get("usage") or {}
     lines.append("")

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-Sink = Callable[[int, dict[str, Any]], None]
+Sink = Callable[[int, dict[str, Any]], object]
 """Receives (seq, event) for every accepted event: the run store's trace."""
 
 

@@ -161,7 +161,7 @@ class _Investigation:
         self.start, self.end = (window[0], window[2]) if len(window) >= 3 else ("", "")
         limit = re.search(r"at most (\d+) calls", text)
         self.max_calls = int(limit.group(1)) if limit else 10
-        self.calls: list[dict[str, Any]] = [c for m in messages if isinstance(m, AIMessage)
+        self.calls: list[Any] = [c for m in messages if isinstance(m, AIMessage)
                                             for c in m.tool_calls]
         self.obs: dict[str, dict[str, Any]] = {}
         for m in messages:

@@ -13,7 +13,10 @@ from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
 
 def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:
     """Summarise the run's canonical records: checks, observed facts, empty scopes, errors."""
-    checked, facts, empty, errors = [], [], [], []
+    checked: list[dict[str, Any]] = []
+    facts: list[dict[str, Any]] = []
+    empty: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
     for r in records:
         if r.invocation_status is InvocationStatus.ERROR:
             errors.append({"tool": r.tool, "tool_call_id": r.tool_call_id, "error": r.error})

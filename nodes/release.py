@@ -103,7 +103,7 @@ def decide(state: DiagnosisState, has_facts: bool) -> Decision:
         return _with_facts(RunState.SUCCESS if has_facts else RunState.FAILED, has_facts,
                            FailureCode.INTERNAL_FAILURE,
                            f"the agent's final answer was not a valid draft "
-                           f"({state['draft_error']['error']})")
+                           f"({(state.get('draft_error') or {}).get('error')})")
     draft = state.get("draft")
     if not draft or draft.get("conclusion") is None:
         return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK,
@@ -234,7 +234,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
             release_outcome=decision.outcome, fallback_type=decision.fallback,
             failure_code=decision.failure,
             stop_reason=StopReason(stop_reason) if stop_reason else None,
-            intent=Intent(state["intent"]) if state.get("intent") else None,
+            intent=Intent(intent) if (intent := state.get("intent")) else None,
             content=content, usage=usage)
     except RunPersistenceError as exc:
         if decision.outcome is not ReleaseOutcome.CANCELLED:

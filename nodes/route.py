@@ -6,6 +6,7 @@ an empty, over-long or non-text question is refused before any model call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -98,7 +99,7 @@ def _now(ctx: RunContext) -> datetime:
     return now.astimezone(zone_of(ctx.settings.timezone))
 
 
-def _missing(scope: dict[str, Any], required: list[str]) -> list[str]:
+def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
     have = {"service": scope.get("service"), "merchant": scope.get("merchant"),
             "window": scope.get("window_named")}
     return [name for name in required if not have.get(name)]
@@ -139,8 +140,9 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
 
     result = await execute_with_retry(
         attempt, role="router", policy=RetryPolicy.for_role("router", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget,
-        on_receipt=lambda r: ctx.store.record_receipt(ctx.run_id, r.to_dict()))
+        lifecycle=ctx.lifecycle, budget=budget)
+    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
+        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
     update["usage"] = budget.usage.model_dump()
     if result.abort is not None:
         return {**update, "stop": stop_from_abort(result.abort)}
