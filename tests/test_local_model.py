@@ -1,0 +1,59 @@
+"""Opt-in smoke test with a real local LLM (scripts/local-model.sh start).
+
+Skipped unless ``HARNESS_LOCAL_MODEL_URL`` names an OpenAI-compatible server (model alias
+``local``). It asserts structure and honesty only — a small model may well not find the cause:
+every run ends in a terminal state with a valid event sequence, nothing unverified is
+published, and usage is recorded. Expect ~20 s per model call on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from graphkit import kinds, run
+
+from graph.runner import Services
+from harness.settings import load_settings
+from tools.loader import demo_dataset_dir
+
+URL = os.environ.get("HARNESS_LOCAL_MODEL_URL")
+pytestmark = [pytest.mark.local_model,
+              pytest.mark.skipif(not URL, reason="set HARNESS_LOCAL_MODEL_URL to run")]
+TRUTH = json.loads((demo_dataset_dir() / "truth.json").read_text())
+CASES = TRUTH["incidents"][:3] + TRUTH["no_evidence"][:1]
+
+LOCAL_SETTINGS = dict(
+    model="openai:local", agent_protocol="json", OPENAI_API_KEY="local",
+    router_attempt_timeout_s=180, router_total_timeout_s=360, judge_attempt_timeout_s=180,
+    judge_total_timeout_s=360, repair_attempt_timeout_s=180, repair_total_timeout_s=180,
+    agent_call_timeout_s=240, deadline_s=1800, max_model_calls=12, max_tool_calls=6,
+)
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Services:
+    home = tmp_path_factory.mktemp("local")
+    return Services.from_settings(load_settings(home=home, OPENAI_BASE_URL=URL, **LOCAL_SETTINGS))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["id"])
+def test_real_model_runs_end_honestly(services: Services, case: dict, tmp_path: Path) -> None:
+    out = run(services, case["question"])
+    assert out["run_state"] != "RUNNING"
+    grammar = kinds(out)
+    assert grammar[0] == "metadata" and grammar[-1] == "done"
+    assert grammar[-2] in ("content", "failure")
+    assert out["usage"]["model_calls"] > 0 and out["usage"]["input_tokens"] > 0
+    trace = services.store.trace(out["run_id"])
+    assert len(trace["model_calls"]) == out["usage"]["model_calls"]
+    if out["release_outcome"] == "SUCCESS" and out["intent"] == "DIAGNOSIS":
+        verdicts = {v["guard"]: v["verdict"] for v in trace["verdicts"]}
+        assert verdicts["evidence"]["passed"] and verdicts["semantic"]["verdict"] == "SUPPORTED"
+        found = {f["evidence_id"] for r in trace["tool_records"]
+                 if r["invocation_status"] == "READY" and r["evidence_status"] == "EVIDENCE_FOUND"
+                 for f in r["facts"]}
+        assert set(re.findall(r"E\d+\.\d+", out["content"])) <= found
