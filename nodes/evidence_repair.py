@@ -25,6 +25,9 @@ from nodes.support import call_model, offload, stop_from_abort, stop_if_inactive
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Spend the one repair on the draft's citations."""
     ctx = run_context(runtime)
+    # A run cancelled (or timed out) since the last check emits nothing more (DESIGN §5).
+    if (late := stop_if_inactive(ctx)) is not None:
+        return {"stop": late}
     ctx.emitter.emit("status", phase="repairing citations")
     draft = DiagnosisDraft.model_validate(state["draft"])
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]

@@ -26,7 +26,7 @@ from harness.contracts import (
     StopReason,
     ToolRecord,
 )
-from nodes.support import offload, stop
+from nodes.support import offload, stop, stop_if_inactive
 from tools.boundary import execute_tool, render_observation, scope_of
 from tools.registry import TOOLS
 
@@ -110,6 +110,10 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
                 gain = envelope["gain"] if isinstance(envelope, dict) else Gain.NO_GAIN
                 no_gain = 0 if gain == Gain.GAINED.value else no_gain + 1
         scope = scope_of(name, args, ctx.settings)
+        if (late := stop_if_inactive(ctx)) is not None:
+            # Serial calls of one turn: a run cancelled or timed out while an earlier call ran
+            # queries nothing more (lifecycle: check active before anything that costs time).
+            return update(stop=late)
         if scope is not None and any(  # gate 4
             r.tool == name and r.scope == scope and r.invocation_status is InvocationStatus.READY
             for r in [*records, *new_records]

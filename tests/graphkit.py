@@ -3,19 +3,44 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from graph import runner
 from graph.runner import Services, run_turn
+from harness.contracts import Role
+from harness.lifecycle import RunLifecycle
 from harness.models import ModelSeam
-from harness.replay import ReplayScript
-from harness.settings import load_settings
+from harness.replay import ROLES, ReplayChatModel, ReplayScript
+from harness.settings import Settings, load_settings
 from harness.store import SqliteRunStore
 
 USAGE = {"input_tokens": 100, "output_tokens": 20}
+
+TRUTH = json.loads((Path(__file__).resolve().parents[1] / "tools" / "demo_data" / "truth.json")
+                   .read_text(encoding="utf-8"))
+INC = TRUTH["incidents"][0]
+"""INC-1 of the demo dataset: pool exhaustion on payment-service for M1001."""
+EV = INC["evidence"]
+"""Tool args that return evidence for INC-1: logs (config reloaded), config_changes, pool_metrics."""
+EMPTY_LOGS = {"service": "payment-service", "start": "2020-01-01T00:00:00Z",
+              "end": "2020-01-01T00:10:00Z"}
+"""A scope with no log events at all: READY + NO_EVIDENCE."""
+EMPTY_SQL = {"sql": "SELECT deploy_id FROM deploys WHERE 1 = 0"}
+EMPTY_KB = {"query": "zzzqqq"}
+EVIDENCE_ID = re.compile(r"\bE\d+\.\d+\b")
 
 
 def router(intent: str = "DIAGNOSIS", service: str | None = "payment-service",
@@ -51,17 +76,83 @@ def judge(verdict: str = "SUPPORTED") -> dict[str, Any]:
     return {"content": json.dumps({"verdict": verdict, "reasons": ["r"]}), "usage": USAGE}
 
 
+class _RecordingReplay(ReplayChatModel):
+    """A replay model that also keeps every message list it was called with."""
+
+    sink: Any
+    """The list the calls of this role are appended to."""
+    seam: Any
+    """The RecordingSeam, whose ``on_call`` hook runs before each answer."""
+
+    def _see(self, messages: list[BaseMessage]) -> None:
+        self.sink.append(list(messages))
+        if self.seam.on_call is not None:
+            self.seam.on_call(self.role, len(self.sink))
+
+    async def _agenerate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        self._see(messages)
+        return await super()._agenerate(messages, *args, **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        self._see(messages)
+        return super()._generate(messages, *args, **kwargs)
+
+
+class RecordingSeam(ModelSeam):
+    """The replay seam, recording what each role saw: ``seen[role][i]`` is the i-th call's input."""
+
+    def __init__(self, settings: Settings, script: ReplayScript) -> None:
+        super().__init__(settings, replay_script=script)
+        self.seen: dict[str, list[list[BaseMessage]]] = {role: [] for role in ROLES}
+        self.on_call: Callable[[str, int], None] | None = None
+        """Called as ``on_call(role, n)`` when the n-th call of ``role`` starts (tests hook in)."""
+
+    def for_role(self, role: Role) -> Any:
+        assert self.replay_script is not None
+        return _RecordingReplay(script=self.replay_script, role=role.value,
+                                sink=self.seen[role.value], seam=self)
+
+
+@cache
+def demo_home() -> Path:
+    """One settings home per test process, so the demo dataset is indexed once for all tests."""
+    shm = Path("/dev/shm")  # SQLite commits (run store, trace) cost a disk flush elsewhere
+    home = Path(tempfile.mkdtemp(prefix="harness-graph-tests-",
+                                 dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    atexit.register(shutil.rmtree, home, True)
+    return home
+
+
 def services_for(home: Path, script: dict[str, list[Any]], **overrides: Any) -> Services:
     settings = load_settings(model="replay:inline", home=home, **overrides)
-    seam = ModelSeam(settings, replay_script=ReplayScript(script))
+    seam = RecordingSeam(settings, ReplayScript(script))
     return Services.from_settings(settings, seam=seam,
                                   store=SqliteRunStore(home / "runs.sqlite"))
 
 
+class ManualClock:
+    """A monotonic clock that moves only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def run(services: Services, question: Any, *, checkpointer: Any = None,
-        thread_id: str | None = None, **kw: Any) -> dict[str, Any]:
-    return asyncio.run(run_turn(services, question, thread_id=thread_id,
-                                checkpointer=checkpointer or InMemorySaver(), **kw))
+        thread_id: str | None = None, clock: ManualClock | None = None,
+        **kw: Any) -> dict[str, Any]:
+    """Run one turn through the real runner; ``clock`` becomes the run lifecycle's clock."""
+    turn = run_turn(services, question, thread_id=thread_id,
+                    checkpointer=checkpointer or InMemorySaver(), **kw)
+    if clock is None:
+        return asyncio.run(turn)
+    with mock.patch.object(runner, "RunLifecycle", partial(RunLifecycle, clock=clock)):
+        return asyncio.run(turn)
 
 
 def kinds(out: dict[str, Any]) -> list[str]:
@@ -72,3 +163,86 @@ def kinds(out: dict[str, Any]) -> list[str]:
         if not (seq and seq[-1] == k == "status*"):
             seq.append(k)
     return seq
+
+
+def consumed(services: Services) -> dict[str, int]:
+    """How many entries each role of the replay script used (only roles that used any)."""
+    script = services.seam.replay_script
+    assert script is not None
+    return {role: script.consumed(role) for role in ROLES if script.consumed(role)}
+
+
+def seen(services: Services, role: str = "agent") -> list[list[BaseMessage]]:
+    """What each call of ``role`` was given, in call order."""
+    assert isinstance(services.seam, RecordingSeam)
+    return services.seam.seen[role]
+
+
+def tool_messages(messages: list[BaseMessage]) -> list[ToolMessage]:
+    return [m for m in messages if isinstance(m, ToolMessage)]
+
+
+def task_message(messages: list[BaseMessage]) -> str:
+    """The agent's opening human message (question and previous turn)."""
+    human = [m for m in messages if isinstance(m, HumanMessage)]
+    assert human, "the agent got no human message"
+    return str(human[0].content)
+
+
+def cited(content: str | None) -> set[str]:
+    """Every evidence id (E<k>.<i>) a published text mentions."""
+    return set(EVIDENCE_ID.findall(content or ""))
+
+
+def ready_facts(trace: dict[str, Any]) -> dict[str, str]:
+    """evidence id → fact text, over the READY + EVIDENCE_FOUND records the store kept."""
+    return {f["evidence_id"]: f["text"] for r in trace["tool_records"]
+            if r["invocation_status"] == "READY" and r["evidence_status"] == "EVIDENCE_FOUND"
+            for f in r["facts"]}
+
+
+def phases(out: dict[str, Any]) -> list[str]:
+    """The phases of the status events, in order."""
+    return [e["phase"] for e in out["events"] if e["event"] == "status"]
+
+
+STORED_STATUS = {"SUCCESS": "SUCCESS", "FALLBACK": "SUCCESS", "FAILED": "FAILED",
+                 "CANCELLED": "CANCELLED"}
+"""DESIGN §3: the stored run status of each ReleaseOutcome."""
+
+
+def assert_stored(services: Services, out: dict[str, Any]) -> dict[str, Any]:
+    """The run row and the recorded events tell the same story as the output; returns the row."""
+    row = services.store.get_run(out["run_id"])
+    assert row is not None, "the run left no run row"
+    assert row["status"] == STORED_STATUS[out["release_outcome"]]
+    for key in ("run_state", "release_outcome", "fallback_type", "failure_code", "content"):
+        assert row[key] == out[key], key
+    assert services.store.events(out["run_id"]) == out["events"]
+    return row
+
+
+# --- INC-1 scripts shared by the graph tests -------------------------------------------------
+
+INC_ROUTER = router(service=INC["service"], merchant=INC["merchant"], start=INC["start"],
+                    end=INC["end"])
+"""The router's answer for INC-1's question."""
+ROOT_CAUSE = "payment-db pool exhausted after CHG-2041 lowered db.pool.max_size to 10"
+CLAIMS = [("config reloaded with db.pool.max_size=10 (was 50)", ["E1.2"]),
+          ("CHG-2041 changed db.pool.max_size from 50 to 10", ["E2.1"])]
+"""Claims citing INC-1's evidence: E1.2 (config reload log line), E2.1 (the config change row)."""
+COLLECT = [call("query_logs", EV[0]["args"], "c1"),
+           call("query_mysql", EV[1]["args"], "c2", prev="c1")]
+"""The agent's usual investigation: E1.1 (log summary), E1.2 (config reload), E2.1 (CHG-2041)."""
+
+
+def go(script: dict[str, list[Any]], question: Any = INC["question"], *,
+       settings: dict[str, Any] | None = None, **kw: Any) -> tuple[Services, dict[str, Any]]:
+    """Run one turn on the shared demo home with ``script`` and settings overrides."""
+    services = services_for(demo_home(), script, **(settings or {}))
+    return services, run(services, question, **kw)
+
+
+def outcome(out: dict[str, Any]) -> tuple[Any, ...]:
+    """(run_state, release_outcome, fallback_type, failure_code)."""
+    return out["run_state"], out["release_outcome"], out["fallback_type"], out["failure_code"]
