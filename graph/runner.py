@@ -57,12 +57,14 @@ def new_context(services: Services, *, thread_id: str | None, run_id: str | None
     """A fresh run context: own run id, lifecycle (deadline from now) and event emitter."""
     rid = run_id or uuid.uuid4().hex
     store = services.store
+    # A run resumed from its checkpoint keeps its event stream: same numbering, same grammar.
+    prior = store.events(rid) if run_id else []
     return RunContext(
         run_id=rid, thread_id=thread_id, settings=services.settings, seam=services.seam,
         backends=services.backends, dataset=services.dataset, store=store,
         lifecycle=RunLifecycle(deadline_s=services.settings.deadline_s,
                                cancel_signal=cancel or CancelSignal()),
-        emitter=EventEmitter(sink=lambda seq, ev: store.record_event(rid, seq, ev)),
+        emitter=EventEmitter(sink=lambda seq, ev: store.record_event(rid, seq, ev), prior=prior),
     )
 
 

@@ -28,11 +28,13 @@ def _stream_writer() -> Callable[[Any], None] | None:
 class EventEmitter:
     """Accepts a run's events in grammar order and drops the late or forbidden ones."""
 
-    def __init__(self, sink: Sink | None = None) -> None:
+    def __init__(self, sink: Sink | None = None,
+                 prior: list[dict[str, Any]] | None = None) -> None:
+        """``prior``: what a resumed run already emitted, so numbering and grammar carry on."""
         self._sink = sink
-        self._events: list[dict[str, Any]] = []
-        self._closed = False
-        self._published = False
+        self._events: list[dict[str, Any]] = [dict(e) for e in prior or []]
+        self._closed = any(e.get("event") == "done" for e in self._events)
+        self._published = any(e.get("event") in ("content", "failure") for e in self._events)
         self._lock = threading.Lock()
 
     @property

@@ -18,6 +18,7 @@ import prompts
 from graph.context import RunContext, run_context
 from graph.state import RESET, DiagnosisState
 from guards.parsing import parse_answer
+from harness.budget import BudgetExhausted
 from harness.contracts import (
     CollectionState,
     FailureClass,
@@ -29,7 +30,15 @@ from harness.contracts import (
 )
 from harness.retry import AttemptError, RetryPolicy, execute_with_retry
 from harness.settings import zone_of
-from nodes.support import call_model, offload, stop, stop_from_abort, stop_if_inactive, text_of
+from nodes.support import (
+    call_model,
+    offload,
+    stop,
+    stop_from_abort,
+    stop_from_budget,
+    stop_if_inactive,
+    text_of,
+)
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": [RESET],
@@ -123,6 +132,10 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
                                        FailureCode.INVALID_INPUT, problem)}
     ctx.emitter.emit("status", phase="routing")
     budget = ctx.budget(None)
+    try:
+        budget.reserve_bytes(len(question.encode("utf-8")))  # the input counts toward run bytes
+    except BudgetExhausted as exc:
+        return {**update, "stop": stop_from_budget(exc)}
     router_prompt = prompts.render(
         "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
         now=_now(ctx).isoformat())
@@ -164,7 +177,14 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     missing = _missing(scope, ctx.settings.required_context)
     if missing:
         return {**update, "scope": {**scope, "missing": missing}}
-    return {**update, "messages": [*update["messages"], *_agent_opening(ctx, state, scope)]}
+    opening = _agent_opening(ctx, state, scope)
+    size = sum(len(text_of(m).encode("utf-8")) for m in opening)
+    if size > ctx.settings.max_agent_input_bytes:
+        return {**update, "stop": stop(
+            "invalid_input", RunState.FAILED, FailureCode.INVALID_INPUT,
+            f"the agent's input would be {size} bytes; the limit is "
+            f"{ctx.settings.max_agent_input_bytes}: shorten the question or start a new thread")}
+    return {**update, "messages": [*update["messages"], *opening]}
 
 
 def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]) -> list[Any]:

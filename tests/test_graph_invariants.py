@@ -357,11 +357,6 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
         assert outcome(final) == ("SUCCESS", "SUCCESS", None, None)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a resumed run's new EventEmitter numbers events from 1 again, so the store "
-    "(record_event ignores a repeated seq) drops the resumed part's events up to the old count "
-    "- including `content` - and the output's events lack `metadata`. graph/runner.new_context "
-    "would have to seed the emitter with the run's stored events (grammar state and seq)."))
 def test_a_resumed_run_records_one_complete_event_stream() -> None:
     services = services_for(demo_home(), SUCCESSES["row1"])
     compiled = graph.builder.builder().compile(checkpointer=InMemorySaver(),
