@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 import prompts
@@ -18,8 +17,8 @@ from graph.state import DiagnosisState
 from guards.evidence import citable_ids, facts_by_id, repair_allowed
 from guards.parsing import parse_draft
 from harness.contracts import DiagnosisDraft, FailureClass, Role, ToolRecord
-from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from nodes.support import call_model, offload, stop_from_abort, stop_if_inactive, text_of
+from harness.retry import AttemptError
+from nodes.support import ask_with_retry, offload, stop_if_inactive
 
 
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -39,10 +38,8 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
         available_evidence=available)
     budget = ctx.budget(state.get("usage"))
 
-    async def attempt(timeout: float) -> DiagnosisDraft:
-        reply = await call_model(ctx, Role.REPAIR, [HumanMessage(prompt)], budget,
-                                 attempt=budget.usage.model_calls, json_mode=True)
-        parsed = parse_draft(text_of(reply), max_bytes=ctx.settings.max_draft_bytes)
+    def parse(text: str) -> DiagnosisDraft:
+        parsed = parse_draft(text, max_bytes=ctx.settings.max_draft_bytes)
         if parsed.draft is None:
             raise AttemptError(FailureClass.SCHEMA_INVALID if parsed.error else
                                FailureClass.INVALID_OUTPUT, parsed.detail)
@@ -51,17 +48,11 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
             raise AttemptError(FailureClass.BUSINESS_REJECTION, f"repair rejected: {check.reason}")
         return parsed.draft
 
-    result = await execute_with_retry(
-        attempt, role="repair", policy=RetryPolicy.for_role("repair", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget)
-    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
-        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
+    result, late = await ask_with_retry(ctx, Role.REPAIR, prompt, budget, parse)
     update: dict[str, Any] = {"repair_used": True, "usage": budget.usage.model_dump()}
     await offload(ctx.store.record_verdict, ctx.run_id, "repair", {
         "repaired": result.ok, "failure_class": result.failure_class})
-    if result.abort is not None:
-        return {**update, "stop": stop_from_abort(result.abort)}
-    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+    if late is not None:
         return {**update, "stop": late}
     if result.value is not None:
         update["draft"] = result.value.model_dump(mode="json")

@@ -28,17 +28,9 @@ from harness.contracts import (
     RouterAnswer,
     RunState,
 )
-from harness.retry import AttemptError, RetryPolicy, execute_with_retry
+from harness.retry import AttemptError
 from harness.settings import zone_of
-from nodes.support import (
-    call_model,
-    offload,
-    stop,
-    stop_from_abort,
-    stop_from_budget,
-    stop_if_inactive,
-    text_of,
-)
+from nodes.support import ask_with_retry, offload, stop, stop_from_budget, text_of
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": [RESET],
@@ -140,26 +132,17 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
         now=_now(ctx).isoformat())
 
-    async def attempt(timeout: float) -> dict[str, Any]:
-        n = budget.usage.model_calls
-        reply = await call_model(ctx, Role.ROUTER, [HumanMessage(router_prompt)], budget,
-                                 attempt=n, json_mode=True)
-        parsed = parse_answer(text_of(reply), RouterAnswer)
+    def parse(text: str) -> dict[str, Any]:
+        parsed = parse_answer(text, RouterAnswer)
         if parsed.value is None:
             raise AttemptError(parsed.failure or _SCHEMA, parsed.detail)
         answer = parsed.value
         return {"intent": answer.intent,
                 "scope": _scope(answer, ctx) if answer.intent is Intent.DIAGNOSIS else {}}
 
-    result = await execute_with_retry(
-        attempt, role="router", policy=RetryPolicy.for_role("router", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget)
-    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
-        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
+    result, late = await ask_with_retry(ctx, Role.ROUTER, router_prompt, budget, parse)
     update["usage"] = budget.usage.model_dump()
-    if result.abort is not None:
-        return {**update, "stop": stop_from_abort(result.abort)}
-    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+    if late is not None:
         return {**update, "stop": late}
     if result.budget_exhausted:
         return {**update, "stop": stop("budget", RunState.BUDGET_EXHAUSTED,

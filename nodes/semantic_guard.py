@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 import prompts
@@ -17,8 +16,8 @@ from graph.context import RunContext, run_context
 from graph.state import DiagnosisState
 from guards.semantic import judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
-from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from nodes.support import call_model, offload, stop_from_abort, stop_if_inactive, text_of
+from harness.retry import AttemptError
+from nodes.support import ask_with_retry, offload, stop_if_inactive
 
 
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -35,23 +34,15 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
         judge_payload(draft.conclusion, records), ensure_ascii=False, indent=1))
     budget = ctx.budget(state.get("usage"))
 
-    async def attempt(timeout: float) -> JudgeAnswer:
-        reply = await call_model(ctx, Role.JUDGE, [HumanMessage(prompt)], budget,
-                                 attempt=budget.usage.model_calls, json_mode=True)
-        parsed = parse_judge(text_of(reply))
+    def parse(text: str) -> JudgeAnswer:
+        parsed = parse_judge(text)
         if parsed.value is None:
             raise AttemptError(parsed.failure or FailureClass.INVALID_OUTPUT, parsed.detail)
         return parsed.value
 
-    result = await execute_with_retry(
-        attempt, role="judge", policy=RetryPolicy.for_role("judge", ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget)
-    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
-        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
+    result, late = await ask_with_retry(ctx, Role.JUDGE, prompt, budget, parse)
     update: dict[str, Any] = {"usage": budget.usage.model_dump()}
-    if result.abort is not None:
-        return {**update, "stop": stop_from_abort(result.abort)}
-    if (late := stop_if_inactive(ctx)) is not None:  # answered after the deadline: dropped
+    if late is not None:
         return {**update, "stop": late}
     if result.value is None:
         verdict = {"verdict": "UNAVAILABLE", "failure_class": result.failure_class,

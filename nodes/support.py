@@ -18,6 +18,7 @@ from harness.budget import Budget, BudgetExhausted
 from harness.contracts import FailureClass, FailureCode, Role, RunState
 from harness.lifecycle import RunAborted
 from harness.models import classify_exception
+from harness.retry import RetryPolicy, RetryResult, execute_with_retry
 
 T = TypeVar("T")
 
@@ -121,3 +122,26 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             input_tokens=max(int(usage.get("input_tokens") or 0), 0) if failure is None else 0,
             output_tokens=max(int(usage.get("output_tokens") or 0), 0) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
+
+
+async def ask_with_retry(ctx: RunContext, role: Role, prompt: str, budget: Budget,
+                         parse: Callable[[str], T]) -> tuple[RetryResult[T], dict[str, Any] | None]:
+    """One JSON answer from ``role`` under its retry policy (router, judge or repair).
+
+    ``parse`` turns the reply text into the value or raises a classified AttemptError. Receipts
+    go to the trace off the event loop. Returns the result and the stop to write, if the run
+    ended meanwhile (cancel, deadline): an answer that arrives after that is dropped.
+    """
+    async def attempt(timeout: float) -> T:
+        reply = await call_model(ctx, role, [HumanMessage(prompt)], budget,
+                                 attempt=budget.usage.model_calls, json_mode=True)
+        return parse(text_of(reply))
+
+    result = await execute_with_retry(
+        attempt, role=role.value, policy=RetryPolicy.for_role(role.value, ctx.settings),
+        lifecycle=ctx.lifecycle, budget=budget)
+    for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
+        await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
+    if result.abort is not None:
+        return result, stop_from_abort(result.abort)
+    return result, stop_if_inactive(ctx)

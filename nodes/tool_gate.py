@@ -69,17 +69,21 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
                 "last_evidence_call": last_call, "collection_state": collection,
                 "stop_reason": stop_reason, "usage": budget.usage.model_dump(), **extra}
 
+    def violation(call_id: str, message: str) -> None:
+        """A repairable protocol error; N in a row saturate collection (DESIGN §7 gate 3)."""
+        nonlocal violations, collection, stop_reason
+        violations += 1
+        if violations >= ctx.settings.protocol_violation_threshold:
+            collection = CollectionState.SATURATED.value
+            stop_reason = stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value
+        messages.append(_observation(call_id, {"error": message}))
+
     for call in reply.tool_calls:
         call_id, name = call.get("id") or "", call["name"]
         args = dict(call.get("args") or {})
         if name == INVALID_ENVELOPE:  # json protocol: a reply that was no envelope at all
-            violations += 1
-            if violations >= ctx.settings.protocol_violation_threshold:
-                collection = CollectionState.SATURATED.value
-                stop_reason = stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value
-            messages.append(_observation(call_id, {
-                "error": f"protocol violation: {args.get('problem')}. Reply with exactly one "
-                         "JSON envelope: a tool_call or a final draft."}))
+            violation(call_id, f"protocol violation: {args.get('problem')}. Reply with exactly "
+                               "one JSON envelope: a tool_call or a final draft.")
             continue
         if name not in TOOLS:  # gate 1
             messages.append(_observation(call_id, {
@@ -92,14 +96,9 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         if last_call is not None:  # gate 3
             problem = _envelope_problem(envelope, last_call)
             if problem:
-                violations += 1
-                if violations >= ctx.settings.protocol_violation_threshold:
-                    collection = CollectionState.SATURATED.value
-                    stop_reason = stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value
-                messages.append(_observation(call_id, {
-                    "error": f"progress protocol violation: {problem}. Call again with "
-                             f"previous_observation {{tool_call_id: {last_call!r}, gain: GAINED|"
-                             "NO_GAIN, note}; the call was not executed."}))
+                violation(call_id, f"progress protocol violation: {problem}. Call again with "
+                                   f"previous_observation {{tool_call_id: {last_call!r}, gain: "
+                                   "GAINED|NO_GAIN, note}; the call was not executed.")
                 continue
             violations = 0
             previous = next((r for r in [*records, *new_records] if r.tool_call_id == last_call),
