@@ -3,15 +3,20 @@
 ``graph`` (compiled without a checkpointer) is what ``langgraph.json`` exposes: the dev server
 brings its own. The CLI and scripted runs compile :func:`build_graph` with a SQLite saver.
 No node has a retry policy: every attempt is the harness's own, budgeted and recorded.
+Every node is wrapped by :func:`_run_controlled`, so a run that ends *inside* a node (a
+cancellation or an unclassified crash) still ends explainably; names and edges are unchanged.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
 
 from langgraph.graph import END, START, StateGraph
 
-from graph.context import RunContext
+from graph.context import RunContext, run_context
 from graph.routing import (
     after_draft_parse,
     after_evidence_guard,
@@ -21,6 +26,9 @@ from graph.routing import (
     after_tool_gate,
 )
 from graph.state import DiagnosisState, InputState, OutputState
+from harness.budget import BudgetUsage
+from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
+from harness.store import RunPersistenceError
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
 from nodes.evidence_repair import evidence_repair
@@ -31,20 +39,72 @@ from nodes.saturation_check import saturation_check
 from nodes.semantic_guard import semantic_guard
 from nodes.tool_gate import tool_gate
 
+Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
+
+
+def _record_abnormal_end(ctx: RunContext, state: DiagnosisState, outcome: ReleaseOutcome,
+                         code: FailureCode | None) -> None:
+    """Write the run row of a run that ended inside a node (first terminal wins)."""
+    try:
+        ctx.store.finish_run(
+            ctx.run_id, status=StoredRunStatus.from_outcome(outcome), run_state=ctx.lifecycle.state,
+            release_outcome=outcome, fallback_type=None, failure_code=code, stop_reason=None,
+            intent=Intent(intent) if (intent := state.get("intent")) else None, content=None,
+            usage=BudgetUsage.model_validate(state.get("usage") or {}))
+    except RunPersistenceError:
+        pass  # the row cannot be written (or the run never started); the outcome still stands
+
+
+def _run_controlled(fn: Node) -> Node:
+    """Wrap a node so that a run ending inside it is still recorded and never half-published.
+
+    Cancellation (``runs.cancel`` on the dev server, a cancelled CLI task) reaches the running
+    node as ``CancelledError``: the run becomes CANCELLED, the client gets nothing more (no
+    ``content``, no ``done``) and the run row says CANCELLED. An unclassified crash becomes
+    FAILED / INTERNAL_FAILURE with a ``failure`` and ``done`` event. Both re-raise, so the caller
+    (server or CLI runner) still sees how the run ended.
+    """
+
+    @functools.wraps(fn)
+    async def node(state: DiagnosisState, runtime: Any) -> dict[str, Any]:
+        try:
+            return await fn(state, runtime)
+        except asyncio.CancelledError:
+            ctx = run_context(runtime)
+            ctx.emitter.close()  # first: the client is gone, whatever happens next
+            if ctx.lifecycle.terminate(RunState.CANCELLED):
+                # Shielded: the row must be written although this task is being cancelled.
+                await asyncio.shield(asyncio.to_thread(
+                    _record_abnormal_end, ctx, state, ReleaseOutcome.CANCELLED, None))
+            raise
+        except Exception as exc:
+            ctx = run_context(runtime)
+            if ctx.lifecycle.terminate(RunState.FAILED):
+                await asyncio.to_thread(_record_abnormal_end, ctx, state, ReleaseOutcome.FAILED,
+                                        FailureCode.INTERNAL_FAILURE)
+                ctx.emitter.emit("failure", failure_code=FailureCode.INTERNAL_FAILURE.value,
+                                 message=f"internal failure: {type(exc).__name__}")
+                ctx.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
+                                 run_state=RunState.FAILED.value)
+            raise
+
+    return cast(Node, node)
+
 
 def builder() -> StateGraph:
     """The uncompiled graph: nodes, and the conditional edges that keep every path visible."""
-    g: StateGraph = StateGraph(DiagnosisState, context_schema=RunContext,
-                               input_schema=InputState, output_schema=OutputState)
-    g.add_node("route", route)
-    g.add_node("model", model)
-    g.add_node("tool_gate", tool_gate)
-    g.add_node("saturation_check", saturation_check)
-    g.add_node("draft_parse", draft_parse)
-    g.add_node("evidence_guard", evidence_guard)
-    g.add_node("evidence_repair", evidence_repair)
-    g.add_node("semantic_guard", semantic_guard)
-    g.add_node("release", release)
+    g: StateGraph[Any, Any, Any, Any] = StateGraph(
+        DiagnosisState, context_schema=RunContext, input_schema=InputState,
+        output_schema=OutputState)
+    g.add_node("route", _run_controlled(route))
+    g.add_node("model", _run_controlled(model))
+    g.add_node("tool_gate", _run_controlled(tool_gate))
+    g.add_node("saturation_check", _run_controlled(saturation_check))
+    g.add_node("draft_parse", _run_controlled(draft_parse))
+    g.add_node("evidence_guard", _run_controlled(evidence_guard))
+    g.add_node("evidence_repair", _run_controlled(evidence_repair))
+    g.add_node("semantic_guard", _run_controlled(semantic_guard))
+    g.add_node("release", _run_controlled(release))
     g.add_edge(START, "route")
     g.add_conditional_edges("route", after_route)
     g.add_conditional_edges("model", after_model)

@@ -94,6 +94,73 @@ def diagnose(
                                   usage_error=_usage_error))
 
 
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option(help="Port to serve on; the command fails if it is busy.")] = 2024,
+    host: Annotated[str, typer.Option(help="Interface to bind (keep it loopback).")] = "127.0.0.1",
+    data: Annotated[Path | None, typer.Option("--data", help="Dataset folder (default: demo).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="offline | openai:NAME | replay:FILE")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="langgraph.json to serve.")] = None,
+    reload: Annotated[bool, typer.Option("--reload/--no-reload", help="Restart when code changes.")] = False,
+    log_level: Annotated[str | None, typer.Option(help="Server log level [default: WARNING].")] = None,
+) -> None:
+    """Serve the graph for Studio, the SDK and curl (``langgraph dev``: offline, no browser)."""
+    import importlib.util
+    import os
+    import socket
+
+    from harness.models import ModelSpecError, parse_model_spec
+
+    settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
+    try:
+        parse_model_spec(settings.model)
+    except ModelSpecError as exc:
+        _usage_error(str(exc))
+    for module in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem"):
+        if importlib.util.find_spec(module) is None:
+            _usage_error(f"serving needs {module}: pip install -e '.[dev]' (langgraph-cli[inmem])")
+    if config is None:
+        spec = importlib.util.find_spec("graph")
+        origin = spec.origin if spec is not None else None
+        candidates = [Path(origin).resolve().parent.parent / "langgraph.json"] if origin else []
+        config = next((c for c in [*candidates, Path("langgraph.json")] if c.is_file()), None)
+        if config is None:
+            _usage_error("no langgraph.json found: run from the project folder or pass --config")
+    elif not config.is_file():
+        _usage_error(f"--config {config}: no such file")
+    # langgraph dev silently moves to another port when the one asked for is busy; a client or
+    # Studio pointed at the asked-for port would then talk to something else. Check first,
+    # exactly as langgraph dev does (SO_REUSEADDR + bind).
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            _usage_error(f"port {port} on {host} is not available ({exc.strerror}); "
+                         "stop what uses it or pick another with --port")
+    env = dict(os.environ, LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="1")
+    if not any(os.environ.get(k) for k in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2")):
+        env["LANGSMITH_TRACING"] = "false"  # no traces leave the machine unless asked for
+    level = (log_level or os.environ.get("LOG_LEVEL") or "WARNING").upper()
+    env["LOG_LEVEL"] = level  # the API's own logs; --server-log-level covers uvicorn's
+    if model is not None:
+        env["HARNESS_MODEL"] = model
+    if data is not None:
+        env["HARNESS_DATA_DIR"] = str(data.resolve())
+    argv = [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(config.resolve()),
+            "--host", host, "--port", str(port), "--no-browser", "--n-jobs-per-worker", "4",
+            "--server-log-level", level]
+    if not reload:
+        argv.append("--no-reload")
+    url = f"http://{host}:{port}"
+    typer.echo(f"serving graph 'diagnosis' on {url} (model {settings.model}, home {settings.home})\n"
+               f"Studio: https://smith.langchain.com/studio/?baseUrl={url}\n"
+               f"API docs: {url}/docs", err=True)
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os.execve(sys.executable, argv, env)  # the server takes this process's place (and PID)
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Run the CLI; usage errors exit 64 (not click's default 2, which means FAILED here)."""
     try:

@@ -3,7 +3,10 @@
 Each request to ``/v1/chat/completions`` takes the next scripted behaviour (the last one repeats):
 ``{"status": 500}`` answers an HTTP error, ``{"delay": 2.0, ...}`` sleeps first, otherwise it
 answers a chat completion with ``content``, optional ``tool_calls`` and ``usage``. Streaming
-requests (``"stream": true``) get the same answer as server-sent events.
+requests (``"stream": true``) get the same answer as server-sent events. With
+``responder=fn`` the behaviour is ``fn(request_body)`` instead, so one stub can answer many
+concurrent conversations by looking at what each request asks (it is called from the server's
+request threads: keep it thread-safe).
 """
 
 from __future__ import annotations
@@ -11,15 +14,20 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class StubOpenAI:
     """Start with ``with StubOpenAI([...]) as stub:``; ``stub.base_url`` and ``stub.requests``."""
 
-    def __init__(self, behaviours: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, behaviours: list[dict[str, Any]] | None = None, *,
+                 responder: Responder | None = None) -> None:
         self.behaviours = list(behaviours or [{"content": "ok"}])
+        self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         stub = self
@@ -35,6 +43,8 @@ class StubOpenAI:
                     stub.requests.append({"path": self.path, "body": body})
                     i = len(stub.requests) - 1
                     b = stub.behaviours[min(i, len(stub.behaviours) - 1)]
+                if stub.responder is not None:
+                    b = stub.responder(body)
                 if b.get("delay"):
                     time.sleep(b["delay"])
                 if "status" in b:

@@ -1,0 +1,456 @@
+"""The served graph on a real ``langgraph dev`` server, driven with the SDK as users drive it.
+
+One server for the module (started by ``harness serve`` on a free 127.0.0.1 port, its home in a
+tmp folder) talks to one OpenAI-compatible stub that answers by reading each request: the router
+prompt, the agent (native tools) or the judge. Every run investigates its own "incident #N", whose
+time window — and therefore whose evidence text — is unique, so runs can be told apart even when
+twenty of them share the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import pytest
+from devserver import DevServer, free_port
+from graphkit import call, demo_home, draft, judge, router, services_for
+from langchain_core.runnables import RunnableLambda
+from langgraph_sdk import get_client
+from stub_openai import StubOpenAI
+
+from harness.store import SqliteRunStore
+
+pytestmark = pytest.mark.slow
+
+SLOW_AGENT_DELAY_S = 6.0
+"""How long the stub holds the agent's draft for a "slow" incident (the cancel test)."""
+NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
+         "evidence_repair", "semantic_guard", "release"}
+
+T = TypeVar("T")
+
+
+# --- the stub investigator -------------------------------------------------------------------
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message.get("content") or ""
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+
+
+def window(incident: int) -> tuple[str, str]:
+    """The incident's own ten-minute window on the demo data's busiest day."""
+    start = datetime(2026, 11, 2, 10, 0, tzinfo=UTC) + timedelta(minutes=incident % 50)
+    return start.isoformat(), (start + timedelta(minutes=10)).isoformat()
+
+
+def investigator(body: dict[str, Any]) -> dict[str, Any]:
+    """Answer one chat-completion request the way a competent model would, deterministically."""
+    messages = body.get("messages", [])
+    texts = [_text(m) for m in messages]
+    found = re.search(r"incident #(\d+)", "\n".join(texts))
+    if not found:
+        return {"status": 400}
+    incident = int(found.group(1))
+    start, end = window(incident)
+    if texts[0].startswith("You route questions"):
+        return {"content": json.dumps({"intent": "DIAGNOSIS", "service": "payment-service",
+                                       "merchant": None, "start": start, "end": end})}
+    if texts[0].startswith("You are an independent reviewer"):
+        return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["counts match"]})}
+    if body.get("tools"):
+        if not any(m.get("role") == "tool" for m in messages):
+            return {"tool_calls": [{"name": "query_logs", "id": f"call_{incident}", "args": {
+                "service": "payment-service", "start": start, "end": end, "limit": 3}}]}
+        draft = {"conclusion": {"root_cause": f"connection pool exhaustion (incident #{incident})",
+                                "claims": [{"statement": "the service logged errors in the window",
+                                            "evidence_ids": ["E1.1"]}]},
+                 "next_steps": ["raise the pool size"]}
+        slow = re.search(r"incident #\d+ \(slow\)", "\n".join(texts)) is not None
+        return {"content": json.dumps(draft), "delay": SLOW_AGENT_DELAY_S if slow else 0}
+    return {"status": 400}
+
+
+# --- fixtures and helpers --------------------------------------------------------------------
+
+
+@dataclass
+class Served:
+    server: DevServer
+    stub: StubOpenAI
+    store: SqliteRunStore
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    work = tmp_path_factory.mktemp("serving")
+    home = work / "home"
+    with StubOpenAI(responder=investigator) as stub:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+        env.update(HARNESS_HOME=str(home), HARNESS_MODEL="openai:stub-model",
+                   OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="test-key",
+                   NO_PROXY="127.0.0.1,localhost")
+        server = DevServer(work / "cwd", env)
+        with server:
+            yield Served(server, stub, SqliteRunStore(home / "runs.sqlite"))
+
+
+@dataclass
+class Streamed:
+    run_id: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+    errors: list[Any] = field(default_factory=list)
+
+
+async def diagnose(url: str, thread_id: str, question: str, into: Streamed | None = None,
+                   **stream_kw: Any) -> Streamed:
+    """One turn through ``runs.stream`` with custom and values modes, as a client sees it."""
+    out = into or Streamed()
+    client = get_client(url=url)
+    async for part in client.runs.stream(thread_id, "diagnosis", input={"question": question},
+                                         stream_mode=["custom", "values"], **stream_kw):
+        if part.event == "metadata":
+            out.run_id = part.data["run_id"]
+        elif part.event == "custom":
+            out.events.append(part.data)
+        elif part.event == "values":
+            out.final = part.data
+        elif part.event == "error":
+            out.errors.append(part.data)
+    return out
+
+
+async def new_thread(url: str) -> str:
+    return str((await get_client(url=url).threads.create())["thread_id"])
+
+
+def eventually(probe: Callable[[], T | None], timeout_s: float = 10.0) -> T:
+    """Poll until ``probe`` returns something truthy (trace writes land just after the stream)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = probe()
+        if value or time.monotonic() > deadline:
+            assert value, "condition not reached in time"
+            return value
+        time.sleep(0.05)
+
+
+def assert_grammar(events: list[dict[str, Any]]) -> None:
+    """DESIGN §5: metadata → status* → (content | failure) → done."""
+    kinds = [e["event"] for e in events]
+    assert kinds[:1] == ["metadata"], kinds
+    rest = kinds[1:]
+    while rest and rest[0] == "status":
+        rest = rest[1:]
+    assert rest in (["content", "done"], ["failure", "done"]), kinds
+
+
+def cited_lines(content: str) -> dict[str, str]:
+    """The report's evidence lines: id → the fact text it quotes."""
+    return dict(re.findall(r"^\s+(E\d+\.\d+): (.*)$", content, flags=re.M))
+
+
+# --- tests -----------------------------------------------------------------------------------
+
+
+def test_a_streamed_diagnosis_follows_the_event_grammar(served: Served) -> None:
+    url = served.server.url
+
+    async def scenario() -> tuple[str, Streamed]:
+        thread = await new_thread(url)
+        return thread, await diagnose(url, thread, "payment timeouts, incident #1: why?")
+
+    thread, run = asyncio.run(scenario())
+    assert run.errors == []
+    assert_grammar(run.events)
+    assert run.events[0] == {"event": "metadata", "run_id": run.run_id, "thread_id": thread,
+                             "model": "openai:stub-model"}
+    content = run.events[-2]
+    assert content["event"] == "content" and content["release_outcome"] == "SUCCESS"
+    assert run.events[-1] == {"event": "done", "release_outcome": "SUCCESS", "run_state": "SUCCESS"}
+    final = run.final
+    assert (final["run_state"], final["release_outcome"], final["fallback_type"]) == \
+        ("SUCCESS", "SUCCESS", None)
+    assert final["run_id"] == run.run_id  # the harness run is the server's run
+    assert final["content"] == content["text"]
+    assert final["events"] == run.events
+    row = served.store.get_run(run.run_id)
+    assert row is not None
+    assert (row["thread_id"], row["status"], row["release_outcome"]) == (thread, "SUCCESS", "SUCCESS")
+    # The trace holds exactly what the client received, in the same order.
+    assert eventually(lambda: (e := served.store.events(run.run_id)) and e[-1]["event"] == "done"
+                      and e) == run.events
+
+
+def test_a_second_turn_sees_the_first_turns_verified_diagnosis(served: Served) -> None:
+    url = served.server.url
+
+    async def scenario() -> tuple[str, Streamed, dict[str, Any], Streamed, dict[str, Any]]:
+        client = get_client(url=url)
+        thread = await new_thread(url)
+        first = await diagnose(url, thread, "payment timeouts, incident #2: why?")
+        after_first = (await client.threads.get_state(thread))["values"]
+        second = await diagnose(url, thread, "and is incident #3 the same thing?")
+        after_second = (await client.threads.get_state(thread))["values"]
+        return thread, first, after_first, second, after_second
+
+    thread, first, after_first, second, after_second = asyncio.run(scenario())
+    assert first.final["release_outcome"] == second.final["release_outcome"] == "SUCCESS"
+    summary = after_first["last_success"]
+    assert "Verified root cause: connection pool exhaustion (incident #2)" in summary
+    assert after_first["previous_turn"] is None
+    assert after_second["previous_turn"] == summary
+    # ... and the agent of the second turn was shown it.
+    agent_prompts = ["\n".join(_text(m) for m in r["body"]["messages"])
+                     for r in served.stub.requests if r["body"].get("tools")]
+    assert any("incident #3" in p and summary in p for p in agent_prompts)
+    rows = served.store.runs_for_thread(thread)
+    assert [(r["run_id"], r["status"]) for r in rows] == [(first.run_id, "SUCCESS"),
+                                                          (second.run_id, "SUCCESS")]
+
+
+async def slow_run_in_flight(served: Served, incident: int, **stream_kw: Any
+                             ) -> tuple[str, Streamed, asyncio.Task[Streamed]]:
+    """Start a run of a "slow" incident; return once its agent's draft call is in flight."""
+    url = served.server.url
+
+    def agent_is_drafting() -> bool:
+        return any(r["body"].get("tools") and f"incident #{incident} " in json.dumps(r["body"])
+                   and any(m.get("role") == "tool" for m in r["body"]["messages"])
+                   for r in list(served.stub.requests))
+
+    thread = await new_thread(url)
+    run = Streamed()
+    stream = asyncio.create_task(
+        diagnose(url, thread, f"payment timeouts, incident #{incident} (slow): why?", into=run,
+                 **stream_kw))
+    deadline = time.monotonic() + 30
+    while not (run.run_id and agent_is_drafting()):
+        assert time.monotonic() < deadline and not stream.done(), "the run never got going"
+        await asyncio.sleep(0.05)
+    return thread, run, stream
+
+
+def finished_row(served: Served, run_id: str) -> dict[str, Any]:
+    return eventually(lambda: (r := served.store.get_run(run_id)) and r["finished_at"] and r)
+
+
+def assert_cancelled_quietly(served: Served, run: Streamed, row: dict[str, Any]) -> None:
+    """DESIGN §4 row 14: CANCELLED everywhere, and nothing published — not even ``done``."""
+    assert (row["status"], row["run_state"], row["release_outcome"]) == \
+        ("CANCELLED", "CANCELLED", "CANCELLED")
+    assert row["content"] is None
+    received = [e["event"] for e in run.events]
+    assert received[:1] == ["metadata"] and not {"content", "failure", "done"} & set(received)
+    time.sleep(0.5)  # give a late event every chance to reach the trace
+    traced = [e["event"] for e in served.store.events(run.run_id)]
+    assert traced[:len(received)] == received
+    assert not {"content", "failure", "done"} & set(traced)
+
+
+def test_cancelling_a_run_mid_investigation_publishes_nothing_and_records_cancelled(
+        served: Served) -> None:
+    url = served.server.url
+
+    async def scenario() -> tuple[Streamed, float, dict[str, Any], Streamed, dict[str, Any]]:
+        client = get_client(url=url)
+        thread, run, stream = await slow_run_in_flight(served, 4)
+        began = time.monotonic()
+        await client.runs.cancel(thread, run.run_id)
+        await asyncio.wait_for(stream, 30)
+        row = await asyncio.to_thread(finished_row, served, run.run_id)
+        elapsed = time.monotonic() - began
+        server_run = await client.runs.get(thread, run.run_id)
+        # The thread goes on: a cancelled turn is nobody's previous turn.
+        after = await diagnose(url, thread, "payment timeouts, incident #6: why?")
+        state = (await client.threads.get_state(thread))["values"]
+        return run, elapsed, {"row": row, "server_run": server_run}, after, state
+
+    run, elapsed, seen, after, state = asyncio.run(scenario())
+    assert_cancelled_quietly(served, run, seen["row"])
+    assert elapsed < SLOW_AGENT_DELAY_S, "the node ran on instead of being cancelled"
+    assert seen["server_run"]["status"] == "interrupted"
+    assert after.final["release_outcome"] == "SUCCESS"
+    assert state["previous_turn"] is None
+
+
+def test_a_client_that_disconnects_cancels_its_run(served: Served) -> None:
+    async def scenario() -> Streamed:
+        _, run, stream = await slow_run_in_flight(served, 5, on_disconnect="cancel")
+        stream.cancel()  # the client goes away mid-stream
+        with pytest.raises(asyncio.CancelledError):
+            await stream
+        return run
+
+    run = asyncio.run(scenario())
+    began = time.monotonic()
+    row = finished_row(served, run.run_id)
+    assert time.monotonic() - began < SLOW_AGENT_DELAY_S
+    assert_cancelled_quietly(served, run, row)
+
+
+def test_twenty_concurrent_diagnoses_keep_their_runs_and_evidence_apart(served: Served) -> None:
+    url = served.server.url
+    incidents = list(range(100, 120))
+
+    async def one(incident: int) -> tuple[int, str, Streamed]:
+        thread = await new_thread(url)
+        return incident, thread, await diagnose(url, thread, f"errors, incident #{incident}: why?")
+
+    async def scenario() -> list[tuple[int, str, Streamed]]:
+        return list(await asyncio.gather(*(one(i) for i in incidents)))
+
+    results = asyncio.run(scenario())
+    assert len({run.run_id for _, _, run in results}) == len(incidents)
+    for incident, thread, run in results:
+        assert run.errors == []
+        assert_grammar(run.events)
+        assert run.final["release_outcome"] == "SUCCESS", run.final
+        rows = served.store.runs_for_thread(thread)
+        assert [(r["run_id"], r["status"]) for r in rows] == [(run.run_id, "SUCCESS")]
+        records = served.store.trace(run.run_id)["tool_records"]
+        own_facts = {f["evidence_id"]: f["text"] for r in records for f in r["facts"]}
+        cited = cited_lines(run.final["content"])
+        assert cited and set(cited) <= set(own_facts)
+        start = window(incident)[0].replace("+00:00", "Z")
+        for eid, text in cited.items():
+            assert text == own_facts[eid] and start in text  # this run's evidence, nobody else's
+        assert eventually(lambda rid=run.run_id: (e := served.store.events(rid))
+                          and e[-1]["event"] == "done" and e) == run.events
+
+
+def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
+    from graph.builder import build_graph
+
+    async def scenario() -> dict[str, Any]:
+        client = get_client(url=served.server.url)
+        assistants = await client.assistants.search(graph_id="diagnosis")
+        return dict(await client.assistants.get_graph(assistants[0]["assistant_id"]))
+
+    drawn = asyncio.run(scenario())
+    assert {n["id"] for n in drawn["nodes"]} == NODES | {"__start__", "__end__"}
+    edges = {(e["source"], e["target"], bool(e.get("conditional"))) for e in drawn["edges"]}
+    local = build_graph().get_graph()
+    assert edges == {(e.source, e.target, e.conditional) for e in local.edges}
+    for source, target in [("route", "model"), ("route", "release"), ("model", "tool_gate"),
+                           ("model", "draft_parse"), ("model", "release"),
+                           ("tool_gate", "saturation_check"), ("tool_gate", "release"),
+                           ("draft_parse", "evidence_guard"), ("draft_parse", "release"),
+                           ("evidence_guard", "semantic_guard"),
+                           ("evidence_guard", "evidence_repair"), ("evidence_guard", "release"),
+                           ("evidence_repair", "evidence_guard")]:
+        assert (source, target, True) in edges
+    for source, target in [("__start__", "route"), ("saturation_check", "model"),
+                           ("semantic_guard", "release"), ("release", "__end__")]:
+        assert (source, target, False) in edges
+
+
+# --- the adapter in-process: run contexts are dropped however a run ends -------------------
+
+
+@pytest.fixture
+def serving(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """graph.serving, its provider installed for this test only and its services reset after."""
+    import graph.context as run_context_module
+
+    installed = run_context_module._provider
+    before = list(installed)
+    from graph import serving as module
+
+    installed[:] = before  # importing it installed the server's provider process-wide: undo
+    monkeypatch.setattr(run_context_module, "_provider", [module.provide_context])
+    yield module
+    module.use_services(None)
+
+
+def test_a_served_run_keeps_one_context_and_drops_it_when_released(serving: Any) -> None:
+    start, end = window(7)
+    args = {"service": "payment-service", "start": start, "end": end, "limit": 3}
+    services = services_for(demo_home(), {
+        "router": [router(start=start, end=end)],
+        "agent": [call("query_logs", args, "c1"), draft("pool", [("errors", ["E1.1"])])],
+        "judge": [judge()]})
+    serving.use_services(services)
+    config = {"configurable": {"thread_id": "thread-7"}, "metadata": {"run_id": "server-run-7"}}
+
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        events, final = [], {}
+        async for mode, chunk in serving.graph.astream({"question": "incident #7"}, config,
+                                                       stream_mode=["custom", "values"]):
+            if mode == "custom":
+                events.append(chunk)
+            else:
+                final = chunk
+        return events, final
+
+    events, final = asyncio.run(scenario())
+    assert (final["run_id"], final["thread_id"]) == ("server-run-7", "thread-7")
+    assert final["release_outcome"] == "SUCCESS"
+    assert serving.active_runs() == []
+    assert eventually(lambda: (e := services.store.events("server-run-7")) and len(e) == len(events)
+                      and e) == events
+
+
+def test_a_run_cancelled_between_nodes_still_gets_a_cancelled_row(serving: Any) -> None:
+    services = services_for(demo_home(), {})
+    serving.use_services(services)
+    config = {"configurable": {"thread_id": "thread-8"}, "metadata": {"run_id": "server-run-8"}}
+    ctx = RunnableLambda(lambda _: serving.provide_context(None)).invoke(None, config)
+    services.store.start_run(ctx.run_id, "thread-8", "q", "replay:inline")
+    assert serving.active_runs() == ["server-run-8"]
+    safety_net = serving.graph.config["callbacks"][0]  # the _ServerRuns handler
+    root = uuid.uuid4()
+
+    async def scenario() -> None:
+        await safety_net.on_chain_start({}, {}, run_id=root, metadata=config["metadata"])
+        await safety_net.on_chain_error(asyncio.CancelledError(), run_id=root)
+
+    asyncio.run(scenario())
+    row = services.store.get_run("server-run-8")
+    assert (row["status"], row["run_state"], row["release_outcome"]) == \
+        ("CANCELLED", "CANCELLED", "CANCELLED")
+    assert serving.active_runs() == []
+    assert not ctx.emitter.emit("done", release_outcome="CANCELLED")  # nothing after a cancel
+
+
+def test_serve_refuses_a_busy_port_instead_of_moving(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import EXIT_USAGE, main
+
+    port = free_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", port))
+        busy.listen()
+        with pytest.raises(SystemExit) as exit_:
+            main(["serve", "--port", str(port)])
+    assert exit_.value.code == EXIT_USAGE
+    assert f"port {port} on 127.0.0.1 is not available" in capsys.readouterr().err
+
+
+def test_no_node_blocked_the_servers_event_loop(served: Served) -> None:
+    log = served.server.log()
+    assert "Application started up" in log or "Starting" in log  # the log is the server's
+    assert "Blocking call" not in log and "BlockingError" not in log
+
+
+def test_the_server_stops_by_its_own_pid_and_leaves_nothing_behind(served: Served) -> None:
+    server = served.server
+    served.server.stop()  # asserts that no process of its group is left
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(f"{server.url}/ok", timeout=2)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", server.port))  # the port is free again
