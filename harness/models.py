@@ -8,9 +8,11 @@ retries off and an explicit timeout), ``replay:FILE`` (scripted responses, DESIG
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from harness.contracts import FailureClass, Role
 from harness.replay import ModelCallError, ReplayChatModel, ReplayScript
@@ -66,6 +68,10 @@ class ModelSeam:
                  replay_script: ReplayScript | None = None) -> None:
         self.settings = settings
         self.spec = parse_model_spec(spec or settings.model)
+        # One async HTTP client per event loop: langchain-openai's shared default client is
+        # bound to the first loop that used it, so a second asyncio.run() in the same process
+        # (scripts, tests) failed with "Event loop is closed".
+        self._async_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         self._replay = replay_script
         if self.spec.provider == "replay" and self._replay is None:
             self._replay = ReplayScript.from_file(self.spec.name)
@@ -94,6 +100,7 @@ class ModelSeam:
 
         key = self.settings.openai_api_key
         return ChatOpenAI(
+            http_async_client=self._async_client(),
             model=self.spec.name,
             api_key=key,
             base_url=self.settings.openai_base_url,
@@ -102,6 +109,19 @@ class ModelSeam:
             stream_usage=True,
             temperature=0,
         )
+
+    def _async_client(self) -> Any:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None  # a synchronous caller: the SDK's own client is fine
+        client = self._async_clients.get(loop)
+        if client is None:
+            import httpx
+
+            client = httpx.AsyncClient()  # the openai client applies its own explicit timeout
+            self._async_clients[loop] = client
+        return client
 
     def _offline(self, role: Role) -> BaseChatModel:
         try:

@@ -128,9 +128,13 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         budget.reserve_bytes(len(question.encode("utf-8")))  # the input counts toward run bytes
     except BudgetExhausted as exc:
         return {**update, "stop": stop_from_budget(exc)}
+    now = _now(ctx)
+    # The example's times share the current offset: small models copy an example's offset.
+    example = now.replace(hour=9, minute=0, second=0, microsecond=0)
     router_prompt = prompts.render(
         "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
-        now=_now(ctx).isoformat())
+        now=now.isoformat(), example_start=example.isoformat(),
+        example_end=(example + timedelta(minutes=30)).isoformat())
 
     def parse(text: str) -> dict[str, Any]:
         parsed = parse_answer(text, RouterAnswer)

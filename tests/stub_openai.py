@@ -33,6 +33,7 @@ class StubOpenAI:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers do: clients reuse connections
             def log_message(self, *args: Any) -> None:
                 pass
 

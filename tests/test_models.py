@@ -168,3 +168,16 @@ def test_help_does_not_import_langchain_openai() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_one_seam_serves_successive_event_loops() -> None:
+    # Scripts and tests call asyncio.run() once per diagnosis; the SDK's shared async client is
+    # bound to the first loop, which used to fail the second run with "Event loop is closed".
+    with StubOpenAI([{"content": "first"}, {"content": "second"}]) as stub:
+        seam = openai_seam(stub)
+
+        async def ask() -> str:
+            return str((await seam.for_role(Role.ROUTER).ainvoke("x")).content)
+
+        assert asyncio.run(ask()) == "first"
+        assert asyncio.run(ask()) == "second"

@@ -7,7 +7,7 @@ import prompts
 # The keys each node supplies (DESIGN §10 and the node briefs); a prompt that drifts from its
 # node fails here rather than at the first real model call.
 EXPECTED = {
-    "router": {"question", "known_services", "now"},
+    "router": {"question", "known_services", "now", "example_start", "example_end"},
     "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
     "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas"},
     "agent_task": {"question", "previous_turn"},
