@@ -189,7 +189,7 @@ def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]
         from tools.registry import tool_schemas
 
         system = prompts.render("agent_json", tool_schemas=json.dumps(
-            tool_schemas(ctx.backends.ops_schema()), indent=1), **values)
+            tool_schemas(ctx.backends.ops_schema()), separators=(",", ":")), **values)
     else:
         system = prompts.render("agent_system", **values)
     task = prompts.render("agent_task", question=state["question"], previous_turn=previous)
