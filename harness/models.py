@@ -151,8 +151,9 @@ def classify_exception(exc: BaseException) -> FailureClass:
             # 429 and 5xx are the server's trouble, worth another attempt; 4xx are ours.
             status = exc.status_code
             return FailureClass.TRANSPORT if status == 429 or status >= 500 else FailureClass.UNKNOWN
-        if isinstance(exc, openai.APIResponseValidationError):
-            return FailureClass.INVALID_OUTPUT
+        if isinstance(exc, openai.APIResponseValidationError | openai.LengthFinishReasonError |
+                      openai.ContentFilterFinishReasonError):
+            return FailureClass.INVALID_OUTPUT  # the model answered, but not usably
     if "httpx" in sys.modules:
         import httpx
 

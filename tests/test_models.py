@@ -181,3 +181,12 @@ def test_one_seam_serves_successive_event_loops() -> None:
 
         assert asyncio.run(ask()) == "first"
         assert asyncio.run(ask()) == "second"
+
+
+def test_a_reply_cut_by_the_length_limit_is_invalid_output() -> None:
+    import openai
+    from openai.types import CompletionUsage
+
+    usage = CompletionUsage(completion_tokens=10, prompt_tokens=4086, total_tokens=4096)
+    assert classify_exception(openai.LengthFinishReasonError(completion=type(
+        "C", (), {"usage": usage})())) is FailureClass.INVALID_OUTPUT
