@@ -26,9 +26,7 @@ from graph.routing import (
     after_tool_gate,
 )
 from graph.state import DiagnosisState, InputState, OutputState
-from harness.budget import BudgetUsage
-from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
-from harness.store import RunPersistenceError
+from harness.contracts import RunState
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
 from nodes.evidence_repair import evidence_repair
@@ -40,19 +38,6 @@ from nodes.semantic_guard import semantic_guard
 from nodes.tool_gate import tool_gate
 
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
-
-
-def _record_abnormal_end(ctx: RunContext, state: DiagnosisState, outcome: ReleaseOutcome,
-                         code: FailureCode | None) -> None:
-    """Write the run row of a run that ended inside a node (first terminal wins)."""
-    try:
-        ctx.store.finish_run(
-            ctx.run_id, status=StoredRunStatus.from_outcome(outcome), run_state=ctx.lifecycle.state,
-            release_outcome=outcome, fallback_type=None, failure_code=code, stop_reason=None,
-            intent=Intent(intent) if (intent := state.get("intent")) else None, content=None,
-            usage=BudgetUsage.model_validate(state.get("usage") or {}))
-    except RunPersistenceError:
-        pass  # the row cannot be written (or the run never started); the outcome still stands
 
 
 def _run_controlled(fn: Node) -> Node:
@@ -75,17 +60,14 @@ def _run_controlled(fn: Node) -> Node:
             if ctx.lifecycle.terminate(RunState.CANCELLED):
                 # Shielded: the row must be written although this task is being cancelled.
                 await asyncio.shield(asyncio.to_thread(
-                    _record_abnormal_end, ctx, state, ReleaseOutcome.CANCELLED, None))
+                    ctx.write_unreleased_row, state.get("intent"), state.get("usage")))
             raise
         except Exception as exc:
             ctx = run_context(runtime)
             if ctx.lifecycle.terminate(RunState.FAILED):
-                await asyncio.to_thread(_record_abnormal_end, ctx, state, ReleaseOutcome.FAILED,
-                                        FailureCode.INTERNAL_FAILURE)
-                ctx.emitter.emit("failure", failure_code=FailureCode.INTERNAL_FAILURE.value,
-                                 message=f"internal failure: {type(exc).__name__}")
-                ctx.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
-                                 run_state=RunState.FAILED.value)
+                await asyncio.to_thread(
+                    ctx.write_unreleased_row, state.get("intent"), state.get("usage"))
+                ctx.publish_unreleased_end(f"internal failure: {type(exc).__name__}")
             raise
 
     return cast(Node, node)

@@ -6,16 +6,20 @@ Nothing here is checkpointed; what the run *has done* lives in :mod:`graph.state
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.budget import Budget, BudgetLimits, BudgetUsage
+from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
 from harness.events import EventEmitter
 from harness.lifecycle import RunLifecycle
 from harness.models import ModelSeam
 from harness.settings import Settings
-from harness.store import RunStore
+from harness.store import RunPersistenceError, RunStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -33,6 +37,35 @@ class RunContext:
     store: RunStore
     lifecycle: RunLifecycle
     emitter: EventEmitter = field(default_factory=EventEmitter)
+
+    def write_unreleased_row(self, intent: str | None = None,
+                             usage: dict[str, int] | None = None) -> None:
+        """Store the row of a run that ended without release (cancelled, or crashed).
+
+        Outcome from the lifecycle: CANCELLED, else FAILED/INTERNAL_FAILURE. First terminal wins
+        in the store too. Blocking I/O: call it off the event loop.
+        """
+        cancelled = self.lifecycle.state is RunState.CANCELLED
+        outcome = ReleaseOutcome.CANCELLED if cancelled else ReleaseOutcome.FAILED
+        try:
+            self.store.finish_run(
+                self.run_id, status=StoredRunStatus.from_outcome(outcome),
+                run_state=self.lifecycle.state, release_outcome=outcome, fallback_type=None,
+                failure_code=None if cancelled else FailureCode.INTERNAL_FAILURE,
+                stop_reason=None, intent=Intent(intent) if intent else None, content=None,
+                usage=BudgetUsage.model_validate(usage or {}))
+        except RunPersistenceError as exc:
+            log.error("run %s ended unreleased and its row cannot be written: %s", self.run_id, exc)
+
+    def publish_unreleased_end(self, message: str) -> None:
+        """Tell the client how an unreleased run ended: nothing after a cancel, else failure+done."""
+        if self.lifecycle.state is RunState.CANCELLED:
+            self.emitter.close()
+            return
+        self.emitter.emit("failure", failure_code=FailureCode.INTERNAL_FAILURE.value,
+                          message=message)
+        self.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
+                          run_state=self.lifecycle.state.value)
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""

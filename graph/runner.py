@@ -18,12 +18,12 @@ from typing import Any
 from graph.builder import build_graph
 from graph.context import RunContext
 from harness.budget import BudgetUsage
-from harness.contracts import FailureCode, ReleaseOutcome, RunState, StoredRunStatus
+from harness.contracts import FailureCode, ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
 from harness.models import ModelSeam
 from harness.settings import Settings
-from harness.store import RunPersistenceError, RunStore, SqliteRunStore
+from harness.store import RunStore, SqliteRunStore
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "events", "usage")
@@ -68,23 +68,6 @@ def new_context(services: Services, *, thread_id: str | None, run_id: str | None
     )
 
 
-def _finish_abnormally(ctx: RunContext, run_state: RunState, outcome: ReleaseOutcome,
-                       code: FailureCode | None, message: str) -> None:
-    try:
-        ctx.store.finish_run(
-            ctx.run_id, status=StoredRunStatus.from_outcome(outcome), run_state=run_state,
-            release_outcome=outcome, fallback_type=None, failure_code=code, stop_reason=None,
-            intent=None, content=None, usage=BudgetUsage())
-    except RunPersistenceError:
-        pass  # the row cannot be written; the caller still gets the classified outcome
-    if outcome is ReleaseOutcome.CANCELLED:
-        ctx.emitter.close()
-    else:
-        ctx.emitter.emit("failure", failure_code=(code or FailureCode.INTERNAL_FAILURE).value,
-                         message=message)
-        ctx.emitter.emit("done", release_outcome=outcome.value, run_state=run_state.value)
-
-
 async def run_turn(services: Services, question: Any, *, thread_id: str | None = None,
                    checkpointer: Any = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -103,15 +86,14 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
             elif mode == "values":
                 final = chunk
     except (asyncio.CancelledError, KeyboardInterrupt):
-        ctx.lifecycle.terminate(RunState.CANCELLED)
-        await asyncio.shield(asyncio.to_thread(
-            _finish_abnormally, ctx, RunState.CANCELLED, ReleaseOutcome.CANCELLED, None, ""))
+        ctx.emitter.close()
+        if ctx.lifecycle.terminate(RunState.CANCELLED):
+            await asyncio.shield(asyncio.to_thread(ctx.write_unreleased_row))
         raise
     except Exception as exc:  # noqa: BLE001 — an unclassified crash still ends explainably
-        ctx.lifecycle.terminate(RunState.FAILED)
-        message = f"internal failure: {type(exc).__name__}"
-        await asyncio.to_thread(_finish_abnormally, ctx, RunState.FAILED, ReleaseOutcome.FAILED,
-                                FailureCode.INTERNAL_FAILURE, message)
+        if ctx.lifecycle.terminate(RunState.FAILED):
+            await asyncio.to_thread(ctx.write_unreleased_row)
+            ctx.publish_unreleased_end(f"internal failure: {type(exc).__name__}")
         final = {"run_state": RunState.FAILED.value,
                  "release_outcome": ReleaseOutcome.FAILED.value,
                  "failure_code": FailureCode.INTERNAL_FAILURE.value, "content": None,

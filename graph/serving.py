@@ -37,11 +37,10 @@ from typing_extensions import TypedDict
 from graph.builder import builder
 from graph.context import RunContext, set_context_provider
 from graph.runner import Services, new_context
-from harness.budget import BudgetUsage
-from harness.contracts import FailureCode, ReleaseOutcome, RunState, StoredRunStatus
+from harness.contracts import RunState
 from harness.events import EventEmitter
 from harness.settings import load_settings
-from harness.store import RunPersistenceError, RunStore
+from harness.store import RunStore
 
 CHECKPOINT_FILE = "checkpoints.sqlite"
 """The checkpointer's file under the settings' home (the same one the CLI uses)."""
@@ -156,15 +155,7 @@ set_context_provider(provide_context)
 def _record_unreleased(ctx: RunContext, error: BaseException) -> None:
     cancelled = isinstance(error, asyncio.CancelledError)
     ctx.lifecycle.terminate(RunState.CANCELLED if cancelled else RunState.FAILED)
-    outcome = ReleaseOutcome.CANCELLED if cancelled else ReleaseOutcome.FAILED
-    try:
-        ctx.store.finish_run(
-            ctx.run_id, status=StoredRunStatus.from_outcome(outcome), run_state=ctx.lifecycle.state,
-            release_outcome=outcome, fallback_type=None,
-            failure_code=None if cancelled else FailureCode.INTERNAL_FAILURE, stop_reason=None,
-            intent=None, content=None, usage=BudgetUsage())
-    except RunPersistenceError as exc:
-        log.error("run %s ended unreleased and its row cannot be written: %s", ctx.run_id, exc)
+    ctx.write_unreleased_row()
 
 
 class _ServerRuns(AsyncCallbackHandler):
