@@ -147,6 +147,10 @@ def classify_exception(exc: BaseException) -> FailureClass:
             return FailureClass.TIMEOUT
         if isinstance(exc, openai.APIConnectionError):
             return FailureClass.TRANSPORT
+        if isinstance(exc, openai.BadRequestError) and (
+                getattr(exc, "code", None) == "context_length_exceeded"
+                or "maximum context length" in str(exc).lower()):
+            return FailureClass.BUDGET_EXHAUSTED  # the model's context is spent: never retried
         if isinstance(exc, openai.APIStatusError):
             # 429 and 5xx are the server's trouble, worth another attempt; 4xx are ours.
             status = exc.status_code

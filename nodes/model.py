@@ -64,6 +64,9 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
             return {"stop": stop_from_abort(abort), "usage": usage}
         cls = FailureClass.TIMEOUT if isinstance(exc, TimeoutError) else classify_exception(exc)
         message = f"the agent's model call failed ({cls.value}): {type(exc).__name__}: {exc}"[:300]
+        if cls is FailureClass.BUDGET_EXHAUSTED:  # e.g. the model's context window is full
+            return {"stop": stop("budget", RunState.BUDGET_EXHAUSTED, FailureCode.BUDGET_EXHAUSTED,
+                                 message, failure_class=cls.value), "usage": usage}
         if cls is FailureClass.UNKNOWN:
             return {"stop": stop("crash", RunState.FAILED, FailureCode.INTERNAL_FAILURE, message,
                                  failure_class=cls.value), "usage": usage}

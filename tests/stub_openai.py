@@ -49,7 +49,9 @@ class StubOpenAI:
                 if b.get("delay"):
                     time.sleep(b["delay"])
                 if "status" in b:
-                    payload = json.dumps({"error": {"message": "stub error", "type": "server_error"}})
+                    payload = json.dumps({"error": {"message": b.get("message", "stub error"),
+                                                    "type": "server_error",
+                                                    "code": b.get("code")}})
                     self._send(b["status"], payload.encode())
                     return
                 if body.get("stream"):

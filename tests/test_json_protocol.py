@@ -113,3 +113,20 @@ def test_json_protocol_over_http_sends_plain_turns_and_asks_for_json(tmp_path: P
         assert all(m["role"] in ("system", "user", "assistant") for m in body["messages"])
     last_agent = bodies[3]["messages"]
     assert any("Result of tool_call_id call_2" in m["content"] for m in last_agent)
+
+
+def test_agent_context_overflow_ends_as_budget_exhausted_with_an_honest_fallback(
+        tmp_path: Path) -> None:
+    too_long = {"status": 400, "message": "This model's maximum context length is 4096 tokens."}
+    answers = [{"content": router(merchant="M1001", start=INC["start"], end=INC["end"])["content"]},
+               {"content": env_call("query_logs", LOGS)["content"]}, too_long]
+    with StubOpenAI(answers) as stub:
+        settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
+                                 OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
+        services = Services.from_settings(settings, seam=ModelSeam(settings),
+                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+        out = run(services, INC["question"], checkpointer=InMemorySaver())
+        assert len(stub.requests) == 3  # the overflow is not retried
+    assert (out["run_state"], out["release_outcome"], out["fallback_type"]) == (
+        "BUDGET_EXHAUSTED", "FALLBACK", "INSUFFICIENT_EVIDENCE")
+    assert "[E1." in out["content"]

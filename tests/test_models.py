@@ -190,3 +190,16 @@ def test_a_reply_cut_by_the_length_limit_is_invalid_output() -> None:
     usage = CompletionUsage(completion_tokens=10, prompt_tokens=4086, total_tokens=4096)
     assert classify_exception(openai.LengthFinishReasonError(completion=type(
         "C", (), {"usage": usage})())) is FailureClass.INVALID_OUTPUT
+
+
+def test_a_full_context_window_is_a_spent_budget_not_a_crash() -> None:
+    too_long = {"status": 400, "message": "This model's maximum context length is 4096 tokens. "
+                "However, you requested 4752 tokens."}
+    with StubOpenAI([too_long]) as stub:
+        with pytest.raises(Exception) as info:
+            openai_seam(stub).for_role(Role.AGENT).invoke("x")
+    assert classify_exception(info.value) is FailureClass.BUDGET_EXHAUSTED
+    with StubOpenAI([{"status": 400, "message": "unknown parameter"}]) as stub:
+        with pytest.raises(Exception) as info:
+            openai_seam(stub).for_role(Role.AGENT).invoke("x")
+    assert classify_exception(info.value) is FailureClass.UNKNOWN
