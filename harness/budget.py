@@ -105,14 +105,6 @@ class Budget:
             raise BudgetExhausted("tool_calls", u.tool_calls, lim.max_tool_calls)
         self._replace(tool_calls=u.tool_calls + 1)
 
-    def tokens_exhausted(self) -> bool:
-        """True once the token budget is spent (the next model call would be refused)."""
-        return self.usage.tokens >= self.limits.max_tokens
-
-    def bytes_left(self) -> int:
-        """Bytes the run may still take in."""
-        return max(self.limits.max_bytes - self.usage.bytes, 0)
-
     def reserve_bytes(self, n: int) -> None:
         """Count ``n`` bytes, or raise BudgetExhausted if the run would exceed its byte budget."""
         n = _count(n)

@@ -14,7 +14,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-EXIT_OK, EXIT_FAILED, EXIT_CANCELLED, EXIT_USAGE = 0, 2, 130, 64
+EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is harness.diagnose's
 
 app = typer.Typer(
     name="harness",

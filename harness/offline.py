@@ -216,10 +216,6 @@ def _tables(tool_specs: Sequence[Any]) -> dict[str, list[str]]:
     return {}
 
 
-def _row_text(row: dict[str, Any]) -> str:
-    return " ".join(f"{k} {v}" for k, v in row.items())
-
-
 def _gain(inv: _Investigation, call_id: str, focus: set[str]) -> str:
     body = inv.obs.get(call_id, {})
     items = body.get("items") or []
