@@ -16,7 +16,8 @@ from typing import Any, TypeVar, cast
 
 from langgraph.graph import END, START, StateGraph
 
-from graph.context import RunContext, run_context
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState, InputState, OutputState
 from graph.routing import (
     after_draft_parse,
     after_evidence_guard,
@@ -25,7 +26,6 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
-from graph.state import DiagnosisState, InputState, OutputState
 from harness.contracts import RunState
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard

@@ -1,1 +1,1 @@
-"""guards package."""
+"""Verdict logic: draft parsing, the evidence and semantic guards, the progress snapshot."""

@@ -1,4 +1,4 @@
-"""Run control for the diagnosis harness: contracts, settings, lifecycle, budgets, retry, models.
+"""Run control, the bottom layer: contracts, settings, lifecycle, budgets, retry, events, run store.
 
-Every node of the graph uses these; nothing here imports the graph wiring.
+Everything above uses these; nothing here imports any other package of the project.
 """

@@ -96,13 +96,10 @@ class RetryResult(Generic[T]):
         return self.failure_class is None
 
 
-def _classify(exc: BaseException) -> FailureClass:
+def _classify(exc: BaseException, classify: Callable[[BaseException], FailureClass] | None) -> FailureClass:
     if isinstance(exc, AttemptError):
         return exc.failure_class
-    # Imported here: the model seam is optional for callers that only retry plain callables.
-    from harness.models import classify_exception
-
-    return classify_exception(exc)
+    return classify(exc) if classify is not None else FailureClass.UNKNOWN
 
 
 async def execute_with_retry(
@@ -113,6 +110,7 @@ async def execute_with_retry(
     lifecycle: RunLifecycle,
     budget: Budget,
     on_receipt: Callable[[AttemptReceipt], None] | None = None,
+    classify: Callable[[BaseException], FailureClass] | None = None,
 ) -> RetryResult[T]:
     """Run ``op(timeout_s)`` under ``policy``; never raises for a classified failure.
 
@@ -120,6 +118,8 @@ async def execute_with_retry(
     attempt's timeout is ``min(per-attempt, total - elapsed, run deadline - elapsed)`` measured
     from one fixed start on the lifecycle's monotonic clock; with nothing left the attempt is a
     TIMEOUT and ``op`` is not called. ``asyncio.CancelledError`` always propagates.
+    ``classify`` maps a provider's exceptions to failure classes (the model seam passes its own;
+    run control knows no provider); without it an unknown exception is ``UNKNOWN``.
     """
     clock = lifecycle.clock
     start = clock()
@@ -161,7 +161,7 @@ async def execute_with_retry(
             receipt(attempt, "failed", FailureClass.CANCELLED, timeout, began, "cancelled")
             raise
         except Exception as exc:  # noqa: BLE001 — every failure is classified, none escapes
-            last = FailureClass.TIMEOUT if isinstance(exc, TimeoutError) else _classify(exc)
+            last = FailureClass.TIMEOUT if isinstance(exc, TimeoutError) else _classify(exc, classify)
             receipt(attempt, "failed", last, timeout, began, f"{type(exc).__name__}: {exc}"[:500])
             if last in policy.retryable:
                 continue

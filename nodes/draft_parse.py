@@ -6,11 +6,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.parsing import parse_draft
 from harness.budget import BudgetExhausted
-from nodes.support import stop_from_budget, text_of
+from nodes._model_call import text_of
+from nodes._stops import stop_from_budget
 
 
 async def draft_parse(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:

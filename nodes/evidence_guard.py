@@ -6,11 +6,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.evidence import check_evidence
 from harness.contracts import DiagnosisDraft, ToolRecord
-from nodes.support import offload
+from nodes._model_call import offload
 
 
 async def evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -12,14 +12,15 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.envelope import INVALID_ENVELOPE, parse_envelope
 from harness.budget import BudgetExhausted
 from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
 from harness.lifecycle import RunAborted
-from harness.models import classify_exception
-from nodes.support import call_model, stop, stop_from_abort, stop_from_budget, text_of
+from nodes._model_call import call_model, text_of
+from nodes._stops import stop, stop_from_abort, stop_from_budget
+from providers.seam import classify_exception
 from tools.registry import tool_schemas
 
 

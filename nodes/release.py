@@ -13,9 +13,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.evidence import facts_by_id
+from guards.progress import build_snapshot, facts_observed
 from harness.budget import BudgetUsage
 from harness.contracts import (
     DiagnosisDraft,
@@ -28,9 +29,8 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.progress import build_snapshot, facts_observed
-from harness.store import RunPersistenceError
-from nodes.support import offload
+from harness.runstore import RunPersistenceError
+from nodes._model_call import offload
 
 CAPABILITY_REPLY = (
     "I diagnose production incidents. Ask about a symptom on a service in a time window, for "

@@ -15,8 +15,8 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
 import prompts
-from graph.context import RunContext, run_context
-from graph.state import RESET, DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import RESET, DiagnosisState
 from guards.parsing import parse_answer
 from harness.budget import BudgetExhausted
 from harness.contracts import (
@@ -30,7 +30,8 @@ from harness.contracts import (
 )
 from harness.retry import AttemptError
 from harness.settings import zone_of
-from nodes.support import ask_with_retry, offload, stop, stop_from_budget, text_of
+from nodes._model_call import ask_with_retry, offload, text_of
+from nodes._stops import stop, stop_from_budget
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": [RESET],

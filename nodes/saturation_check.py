@@ -13,10 +13,10 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
+from guards.progress import build_snapshot
 from harness.contracts import CollectionState, StopReason, ToolRecord
-from harness.progress import build_snapshot
 
 
 def _with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:

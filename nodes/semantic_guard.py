@@ -12,12 +12,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 import prompts
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.semantic import judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
 from harness.retry import AttemptError
-from nodes.support import ask_with_retry, offload, stop_if_inactive
+from nodes._model_call import ask_with_retry, offload
+from nodes._stops import stop_if_inactive
 
 
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:

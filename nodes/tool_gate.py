@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from graph.context import RunContext, run_context
-from graph.state import DiagnosisState
+from diagnosis.context import RunContext, run_context
+from diagnosis.state import DiagnosisState
 from guards.envelope import INVALID_ENVELOPE
 from harness.contracts import (
     CollectionState,
@@ -26,7 +26,8 @@ from harness.contracts import (
     StopReason,
     ToolRecord,
 )
-from nodes.support import offload, stop, stop_if_inactive
+from nodes._model_call import offload
+from nodes._stops import stop, stop_if_inactive
 from tools.boundary import execute_tool, render_observation, scope_of
 from tools.registry import TOOLS
 

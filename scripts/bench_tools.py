@@ -1,7 +1,7 @@
 """Benchmark the evidence tools on a large synthetic dataset (not a test).
 
 Generates N log events (default 1,000,000), M runbook passages (default 5,000) and an
-operational table, loads them with ``tools.loader.load_dataset`` and times each tool through
+operational table, loads them with ``tools.dataset.build.load_dataset`` and times each tool through
 the full boundary (``execute_tool``: validation, query, projection, byte caps), which is what a
 run pays. Targets: p95 <= 50 ms for query_logs on a one-service ten-minute window, <= 20 ms for
 lookup_knowledge.
@@ -24,7 +24,7 @@ from harness.contracts import InvocationStatus
 from harness.settings import Settings
 from tools.backends import Backends
 from tools.boundary import execute_tool
-from tools.loader import load_dataset
+from tools.dataset.build import load_dataset
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 TEMPLATES = [

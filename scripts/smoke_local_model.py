@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from test_local_model import LOCAL_SETTINGS  # noqa: E402
 
-from graph.runner import Services, run_turn  # noqa: E402
+from app.runner import Services, run_turn  # noqa: E402
 from harness.settings import load_settings  # noqa: E402
-from tools.loader import demo_dataset_dir  # noqa: E402
+from tools.dataset.build import demo_dataset_dir  # noqa: E402
 
 
 def main() -> None:

@@ -18,14 +18,14 @@ from unittest import mock
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph import runner
-from graph.runner import Services, run_turn
+from app import runner
+from app.runner import Services, run_turn
 from harness.contracts import Role
 from harness.lifecycle import RunLifecycle
-from harness.models import ModelSeam
-from harness.replay import ROLES, ReplayChatModel, ReplayScript
+from harness.runstore import SqliteRunStore
 from harness.settings import Settings, load_settings
-from harness.store import SqliteRunStore
+from providers.replay import ROLES, ReplayChatModel, ReplayScript
+from providers.seam import ModelSeam
 
 USAGE = {"input_tokens": 100, "output_tokens": 20}
 

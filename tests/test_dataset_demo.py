@@ -3,9 +3,11 @@ tools, runbooks exist exactly where truth.json says, and the quiet window is rea
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +16,7 @@ from harness.contracts import EvidenceStatus
 from harness.settings import Settings
 from tools.backends import Backends
 from tools.boundary import execute_tool, render_observation
-from tools.demo_data.generate import main as generate
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
 
 S = Settings(_env_file=None, max_tool_calls=1000)
 DEMO = demo_dataset_dir()
@@ -107,7 +108,16 @@ def test_quiet_window_has_no_evidence_anywhere(backends):
     assert checked >= 8
 
 
+def _generator():
+    path = Path(__file__).resolve().parent.parent / "scripts" / "generate_demo_data.py"
+    spec = importlib.util.spec_from_file_location("generate_demo_data", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main
+
+
 def test_committed_files_are_what_the_generator_writes(tmp_path):
+    generate = _generator()
     generate(tmp_path)
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert produced

@@ -10,9 +10,9 @@ import pytest
 
 from harness.settings import Settings
 from tools.backends import Backends
-from tools.dataset import DatasetError
-from tools.loader import demo_dataset_dir, ensure_dataset, load_dataset
-from tools.store import KNOWLEDGE_DB, LOGS_DB, OPS_DB, dataset_info
+from tools.dataset.build import demo_dataset_dir, ensure_dataset, load_dataset
+from tools.dataset.format import DatasetError
+from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, dataset_info
 
 GOOD_LOGS = [
     {"ts": "2026-01-05T10:00:00+00:00", "service": "Shop-API", "level": "info",

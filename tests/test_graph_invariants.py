@@ -43,8 +43,8 @@ from graphkit import (
 from langgraph.checkpoint.memory import InMemorySaver
 
 import graph.builder
+from app.runner import Services, new_context
 from graph.builder import build_graph
-from graph.runner import Services, new_context
 from harness.lifecycle import CancelSignal
 
 Q = INC["question"]
@@ -241,7 +241,7 @@ def test_a_task_cancelled_from_outside_leaves_a_cancelled_row_and_no_done() -> N
     run_id = "cancelled-from-outside"
 
     async def scenario() -> None:
-        from graph.runner import run_turn
+        from app.runner import run_turn
 
         task: asyncio.Task[Any] | None = None
 

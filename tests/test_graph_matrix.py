@@ -42,7 +42,7 @@ from graphkit import (
     tool_messages,
 )
 
-from graph.runner import Services
+from app.runner import Services
 from harness.lifecycle import CancelSignal
 from nodes.release import CAPABILITY_REPLY
 

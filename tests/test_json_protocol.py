@@ -11,12 +11,12 @@ from graphkit import judge, router, run, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-from graph.runner import Services
+from app.runner import Services
 from guards.envelope import Envelope, parse_envelope
-from harness.models import ModelSeam
+from harness.runstore import SqliteRunStore
 from harness.settings import load_settings
-from harness.store import SqliteRunStore
-from tools.loader import demo_dataset_dir
+from providers.seam import ModelSeam
+from tools.dataset.build import demo_dataset_dir
 
 INC = json.loads((demo_dataset_dir() / "truth.json").read_text())["incidents"][0]
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}

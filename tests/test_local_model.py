@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from graphkit import kinds, run
 
-from graph.runner import Services
+from app.runner import Services
 from harness.settings import load_settings
-from tools.loader import demo_dataset_dir
+from tools.dataset.build import demo_dataset_dir
 
 URL = os.environ.get("HARNESS_LOCAL_MODEL_URL")
 pytestmark = [pytest.mark.local_model,

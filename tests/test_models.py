@@ -12,10 +12,10 @@ from stub_openai import StubOpenAI
 from harness.budget import Budget, BudgetLimits
 from harness.contracts import FailureClass, Role
 from harness.lifecycle import RunLifecycle
-from harness.models import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
-from harness.replay import ReplayExhausted, ReplayFileError, ReplayScript
 from harness.retry import RetryPolicy, execute_with_retry
 from harness.settings import SettingsError, load_settings
+from providers.replay import ReplayExhausted, ReplayFileError, ReplayScript
+from providers.seam import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
 
 
 def openai_seam(stub: StubOpenAI, **overrides: object) -> ModelSeam:
@@ -43,7 +43,7 @@ def test_harness_retries_are_the_only_retries() -> None:
         result = asyncio.run(execute_with_retry(
             op, role="router", policy=RetryPolicy(2, 5, 10),
             lifecycle=RunLifecycle(deadline_s=60),
-            budget=Budget(BudgetLimits(10, 10, 10_000, 10_000))))
+            budget=Budget(BudgetLimits(10, 10, 10_000, 10_000)), classify=classify_exception))
         assert len(stub.requests) == 2  # exactly the policy's two attempts, nothing hidden
         assert [r.failure_class for r in result.receipts] == [FailureClass.TRANSPORT] * 2
 
@@ -147,7 +147,7 @@ def test_settings_read_dotenv_and_csv_lists(tmp_path: Path) -> None:
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
                           text=True, env=env, timeout=60)
 
 
@@ -161,7 +161,7 @@ def test_cli_bad_usage_exits_64_without_traceback(tmp_path: Path) -> None:
 
 
 def test_help_does_not_import_langchain_openai() -> None:
-    code = ("import sys\nfrom harness.cli import main\n"
+    code = ("import sys\nfrom app.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit as e:\n    assert e.code == 0\n"
             "print(sorted(m for m in sys.modules if m.startswith(('langchain_openai', 'openai', "
             "'langgraph'))))")

@@ -15,9 +15,9 @@ import pytest
 from graphkit import EMPTY_LOGS, EMPTY_SQL, EV, demo_home, services_for
 from langchain_core.messages import AIMessage, ToolMessage
 
-from graph.context import RunContext
-from graph.runner import new_context
-from graph.state import add_messages
+from app.runner import new_context
+from diagnosis.context import RunContext
+from diagnosis.state import add_messages
 from nodes.draft_parse import draft_parse
 from nodes.saturation_check import saturation_check
 from nodes.tool_gate import tool_gate

@@ -18,10 +18,10 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from shop_dataset import CASES, write_shop_dataset
 
-from graph.runner import Services, run_turn
-from harness.offline import judge, repair, route_question
+from app.runner import Services, run_turn
 from harness.settings import load_settings
-from tools.loader import demo_dataset_dir
+from providers.offline import judge, repair, route_question
+from tools.dataset.build import demo_dataset_dir
 
 TRUTH = json.loads((demo_dataset_dir() / "truth.json").read_text())
 

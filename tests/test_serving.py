@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableLambda
 from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 
-from harness.store import SqliteRunStore
+from harness.runstore import SqliteRunStore
 
 pytestmark = pytest.mark.slow
 
@@ -364,12 +364,12 @@ def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
 
 @pytest.fixture
 def serving(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """graph.serving, its provider installed for this test only and its services reset after."""
-    import graph.context as run_context_module
+    """app.serving, its provider installed for this test only and its services reset after."""
+    import diagnosis.context as run_context_module
 
     installed = run_context_module._provider
     before = list(installed)
-    from graph import serving as module
+    from app import serving as module
 
     installed[:] = before  # importing it installed the server's provider process-wide: undo
     monkeypatch.setattr(run_context_module, "_provider", [module.provide_context])
@@ -428,7 +428,7 @@ def test_a_run_cancelled_between_nodes_still_gets_a_cancelled_row(serving: Any) 
 
 
 def test_serve_refuses_a_busy_port_instead_of_moving(capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.cli import EXIT_USAGE, main
+    from app.cli import EXIT_USAGE, main
 
     port = free_port()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:

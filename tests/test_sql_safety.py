@@ -12,10 +12,10 @@ from harness.contracts import EvidenceStatus, InvocationStatus
 from harness.settings import Settings
 from tools.backends import Backends, SqliteOps
 from tools.boundary import execute_tool
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
+from tools.dataset.layout import OPS_DB
 from tools.results import SqlRejected
 from tools.sql_safety import validate_select
-from tools.store import OPS_DB
 
 S = Settings(_env_file=None)
 

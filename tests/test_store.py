@@ -19,7 +19,7 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.store import RunPersistenceError, RunStore, SqliteRunStore
+from harness.runstore import RunPersistenceError, RunStore, SqliteRunStore
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from harness.contracts import EvidenceStatus, InvocationStatus
 from harness.settings import Settings
 from tools.backends import Backends
 from tools.boundary import CONTROL_KEYS, execute_tool, render_observation, scope_of
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
 from tools.registry import TOOL_ARG_MODELS, TOOL_DESCRIPTIONS, tool_schemas
 
 INC1 = {"service": "payment-service", "start": "2026-11-02T10:00:00+00:00",

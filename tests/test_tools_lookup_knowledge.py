@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from harness.settings import Settings
 from tools.backends import Backends
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
 from tools.lookup_knowledge import level_for, lookup_knowledge
 
 S = Settings(_env_file=None)

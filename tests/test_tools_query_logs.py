@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from harness.settings import Settings
 from tools.backends import Backends
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
 from tools.query_logs import message_template, query_logs
 from tools.results import ToolInputError
 from tools.timeutil import parse_ts

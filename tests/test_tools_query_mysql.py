@@ -12,9 +12,9 @@ from harness.contracts import EvidenceStatus
 from harness.settings import Settings
 from tools.backends import Backends, BackendUnavailable
 from tools.boundary import execute_tool
-from tools.loader import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, load_dataset
+from tools.dataset.layout import OPS_DB
 from tools.query_mysql import query_mysql
-from tools.store import OPS_DB
 
 S = Settings(_env_file=None)
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from harness.settings import Settings
 from tools.backends import Backends
-from tools.dataset import LEVELS, normalise_level
+from tools.dataset.format import LEVELS, normalise_level
 from tools.results import Item, ToolInputError, ToolResult, clip
 from tools.text import fts_and_query, search_terms
 from tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
@@ -153,7 +153,7 @@ def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[s
         clauses.append(f"e.level IN ({', '.join('?' * len(allowed))})")
         params += allowed
     if args.pattern:
-        # Ids ascend with time (see tools.store), so the window bounds the full-text scan too.
+        # Ids ascend with time (see tools.dataset.layout), so the window bounds the full-text scan too.
         with backends.lock:
             first = backends.logs.execute(
                 "SELECT min(id), max(id) FROM events WHERE ts_ms BETWEEN ? AND ?", (lo, hi)

@@ -18,10 +18,10 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from harness.settings import Settings
-from tools.loader import ensure_dataset
+from tools.dataset.build import ensure_dataset
+from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, DatasetInfo, dataset_info
 from tools.results import ResultTooLarge
 from tools.sql_safety import is_denied_function
-from tools.store import KNOWLEDGE_DB, LOGS_DB, OPS_DB, DatasetInfo, dataset_info
 
 
 class BackendUnavailable(RuntimeError):
@@ -194,7 +194,7 @@ class Backends:
         knowledge = open_readonly(directory / KNOWLEDGE_DB)
         try:
             if ops_db_url:
-                from tools.ops_sqlalchemy import SqlAlchemyOps
+                from tools.backends.sqlalchemy import SqlAlchemyOps
 
                 ops: OpsBackend = SqlAlchemyOps(ops_db_url, ops_tables)
             else:

@@ -14,7 +14,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is harness.diagnose's
+EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
 
 app = typer.Typer(
     name="harness",
@@ -46,7 +46,7 @@ def config(
     model: Annotated[str | None, typer.Option(help="Model spec to check.")] = None,
 ) -> None:
     """Print the effective settings (secrets masked) and check the model spec."""
-    from harness.models import ModelSpecError, parse_model_spec
+    from providers.seam import ModelSpecError, parse_model_spec
 
     settings = _settings(model=model)
     try:
@@ -65,8 +65,8 @@ def data_load(
     directory: Annotated[Path, typer.Argument(help="Dataset folder (logs.jsonl, tables/, knowledge/).")],
 ) -> None:
     """Index an incident dataset folder into the embedded backends."""
-    from tools.loader import DatasetError, ensure_dataset
-    from tools.store import dataset_info
+    from tools.dataset.build import DatasetError, ensure_dataset
+    from tools.dataset.layout import dataset_info
 
     settings = _settings(data_dir=directory)
     try:
@@ -87,7 +87,7 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Run one diagnosis turn; exit 0 SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED."""
-    from harness.diagnose import run_cli_turn
+    from app.cli_diagnose import run_cli_turn
 
     settings = _settings(data_dir=data, model=model)
     raise typer.Exit(run_cli_turn(settings, question, thread_id=thread, as_json=as_json,
@@ -109,7 +109,7 @@ def serve(
     import os
     import socket
 
-    from harness.models import ModelSpecError, parse_model_spec
+    from providers.seam import ModelSpecError, parse_model_spec
 
     settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
     try:

@@ -1,9 +1,9 @@
 """The serving adapter: what ``langgraph.json`` loads for ``langgraph dev``, the SDK and Studio.
 
-The server's API sends JSON, so it cannot pass a :class:`~graph.context.RunContext`. This module
+The server's API sends JSON, so it cannot pass a :class:`~diagnosis.context.RunContext`. This module
 installs the context provider that supplies one instead:
 
-- one :class:`~graph.runner.Services` per process (settings from the environment and ``.env``,
+- one :class:`~app.runner.Services` per process (settings from the environment and ``.env``,
   model seam, tool backends, dataset, run store), opened off the event loop when the server
   enters :func:`checkpointer` at start-up;
 - one RunContext per server run, keyed by the run id the server writes into the run's config
@@ -34,13 +34,13 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.config import get_config
 from typing_extensions import TypedDict
 
+from app.runner import Services, new_context
+from diagnosis.context import RunContext, set_context_provider
 from graph.builder import builder
-from graph.context import RunContext, set_context_provider
-from graph.runner import Services, new_context
 from harness.contracts import RunState
 from harness.events import EventEmitter
+from harness.runstore import RunStore
 from harness.settings import load_settings
-from harness.store import RunStore
 
 CHECKPOINT_FILE = "checkpoints.sqlite"
 """The checkpointer's file under the settings' home (the same one the CLI uses)."""

@@ -1,7 +1,7 @@
 """The run context: what a run *uses* (settings, models, backends, store, clock, cancel signal).
 
 Passed explicitly as LangGraph's ``context`` (``Runtime[RunContext]``), never through globals.
-Nothing here is checkpointed; what the run *has done* lives in :mod:`graph.state`.
+Nothing here is checkpointed; what the run *has done* lives in :mod:`diagnosis.state`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from harness.budget import Budget, BudgetLimits, BudgetUsage
 from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
 from harness.events import EventEmitter
 from harness.lifecycle import RunLifecycle
-from harness.models import ModelSeam
+from harness.runstore import RunPersistenceError, RunStore
 from harness.settings import Settings
-from harness.store import RunPersistenceError, RunStore
+from providers.seam import ModelSeam
 
 log = logging.getLogger(__name__)
 
@@ -91,4 +91,4 @@ def run_context(runtime: Any) -> RunContext:
         return ctx
     if _provider:
         return _provider[0](ctx)
-    raise RuntimeError("no run context: pass context=RunContext(...) or serve through graph.serving")
+    raise RuntimeError("no run context: pass context=RunContext(...) or serve through app.serving")

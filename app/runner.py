@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis.context import RunContext
 from graph.builder import build_graph
-from graph.context import RunContext
 from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
-from harness.models import ModelSeam
+from harness.runstore import RunStore, SqliteRunStore
 from harness.settings import Settings
-from harness.store import RunStore, SqliteRunStore
+from providers.seam import ModelSeam
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "events", "usage")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.settings import Settings
-from tools.dataset import (
+from tools.dataset.format import (
     DatasetError,
     Passage,
     Problems,
@@ -34,7 +34,7 @@ from tools.dataset import (
     read_tables,
     source_files,
 )
-from tools.store import (
+from tools.dataset.layout import (
     BACKEND_FILES,
     BUILD_MANIFEST,
     KNOWLEDGE_DB,
@@ -65,7 +65,7 @@ class LoadReport:
 
 def demo_dataset_dir() -> Path:
     """The built-in demo dataset shipped inside the package."""
-    return Path(__file__).resolve().parent / "demo_data"
+    return Path(__file__).resolve().parent.parent / "demo_data"
 
 
 def ensure_dataset(settings: Settings) -> Path:

@@ -1,7 +1,6 @@
-"""Helpers every node shares: stop data, the budgeted model call, and off-loop store writes.
+"""The budgeted model call every model-using node shares, and its retried JSON-answer form.
 
-Stops are data: a node that must end the loop returns ``{"stop": ...}`` and the routing
-function sends the run to ``release``, which alone decides what the user sees.
+Also off-loop I/O for the run store: the dev server forbids blocking calls in async nodes.
 """
 
 from __future__ import annotations
@@ -13,48 +12,14 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from graph.context import RunContext
-from harness.budget import Budget, BudgetExhausted
-from harness.contracts import FailureClass, FailureCode, Role, RunState
-from harness.lifecycle import RunAborted
-from harness.models import classify_exception
+from diagnosis.context import RunContext
+from harness.budget import Budget
+from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
+from nodes._stops import stop_from_abort, stop_if_inactive
+from providers.seam import classify_exception
 
 T = TypeVar("T")
-
-
-def stop(kind: str, run_state: RunState, failure_code: FailureCode | None, message: str,
-         **extra: Any) -> dict[str, Any]:
-    """Build the stop signal a node writes into state for ``release``."""
-    return {"kind": kind, "run_state": run_state.value,
-            "failure_code": failure_code.value if failure_code else None,
-            "message": message, **extra}
-
-
-def stop_from_abort(abort: RunAborted) -> dict[str, Any]:
-    """The stop of a run that can no longer execute (cancel, deadline, or already ended)."""
-    kind = {RunState.CANCELLED: "cancelled", RunState.TIMED_OUT: "timed_out",
-            RunState.BUDGET_EXHAUSTED: "budget"}.get(abort.run_state, "crash")
-    return stop(kind, abort.run_state, abort.failure_code, str(abort))
-
-
-def stop_if_inactive(ctx: RunContext) -> dict[str, Any] | None:
-    """The stop of a run that ended (deadline, cancel) while a model answered; None if active.
-
-    DESIGN §6: after a model call, check active again. The retry executor checks only before
-    each attempt, so a router/judge/repair answer that arrived after the deadline was used and
-    could even be published; the agent's model node already drops such a reply.
-    """
-    try:
-        ctx.lifecycle.check_active()
-    except RunAborted as abort:
-        return stop_from_abort(abort)
-    return None
-
-
-def stop_from_budget(exc: BudgetExhausted) -> dict[str, Any]:
-    """The stop of a run whose budget is spent."""
-    return stop("budget", RunState.BUDGET_EXHAUSTED, FailureCode.BUDGET_EXHAUSTED, str(exc))
 
 
 async def offload(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -139,7 +104,7 @@ async def ask_with_retry(ctx: RunContext, role: Role, prompt: str, budget: Budge
 
     result = await execute_with_retry(
         attempt, role=role.value, policy=RetryPolicy.for_role(role.value, ctx.settings),
-        lifecycle=ctx.lifecycle, budget=budget)
+        lifecycle=ctx.lifecycle, budget=budget, classify=classify_exception)
     for receipt in result.receipts:  # off the event loop: the dev server forbids blocking I/O
         await offload(ctx.store.record_receipt, ctx.run_id, receipt.to_dict())
     if result.abort is not None:

@@ -22,7 +22,7 @@ async def _run(settings: Settings, question: str, thread_id: str | None,
                on_event: Callable[[dict[str, Any]], None], services: Any) -> dict[str, Any]:
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    from graph.runner import run_turn
+    from app.runner import run_turn
 
     path = Path(settings.home) / "checkpoints.sqlite"
     async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
@@ -37,10 +37,10 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     """Run the turn and print it; return the process exit code."""
     from rich.console import Console
 
-    from graph.runner import Services
-    from harness.models import ModelSpecError
-    from harness.replay import ReplayFileError
-    from tools.dataset import DatasetError
+    from app.runner import Services
+    from providers.replay import ReplayFileError
+    from providers.seam import ModelSpecError
+    from tools.dataset.format import DatasetError
 
     err = Console(stderr=True)
     try:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness.contracts import FailureClass, Role
-from harness.replay import ModelCallError, ReplayChatModel, ReplayScript
 from harness.settings import Settings
+from providers.replay import ModelCallError, ReplayChatModel, ReplayScript
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -125,7 +125,7 @@ class ModelSeam:
 
     def _offline(self, role: Role) -> BaseChatModel:
         try:
-            from harness.offline import build_offline_model  # type: ignore[import-not-found]
+            from providers.offline import build_offline_model  # type: ignore[import-not-found]
         except ImportError:
             raise ModelSpecError(
                 "the 'offline' investigator is not available in this build yet; "

@@ -1,6 +1,6 @@
 """Generate the demo dataset (a small payments platform, one business week, six incidents).
 
-Deterministic: ``python -m tools.demo_data.generate`` rewrites ``logs.jsonl``, ``tables/*.csv``,
+Deterministic: ``python scripts/generate_demo_data.py`` rewrites ``logs.jsonl``, ``tables/*.csv``,
 ``dataset.json`` and ``truth.json`` byte-for-byte identically; the generated files are committed.
 The runbooks in ``knowledge/`` are written by hand. ``truth.json`` documents every incident.
 
@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent / "tools" / "demo_data"
 SEED = 20261102
 DAYS = [datetime(2026, 11, d, tzinfo=UTC) for d in range(2, 7)]
 

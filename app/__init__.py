@@ -1,0 +1,1 @@
+"""Entry points, the top layer: the CLI, the runner, the serving adapter and services wiring."""

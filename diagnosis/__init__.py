@@ -1,0 +1,1 @@
+"""The types one diagnosis run shares with every node: checkpointed state and the live run context."""

@@ -1,5 +1,0 @@
-"""``python -m harness`` runs the CLI."""
-
-from harness.cli import main
-
-main()

@@ -1,0 +1,1 @@
+"""Incident datasets: the on-disk format, the build into embedded backends, the home layout."""
