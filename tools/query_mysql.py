@@ -37,13 +37,11 @@ class QueryMysqlArgs(BaseModel):
     def scope(self, settings: Settings) -> dict[str, Any]:
         """The normalised scope: the canonical spelling of the statement."""
         url = settings.ops_db_url
-        dialect = "sqlite" if url is None else _url_dialect(url.get_secret_value())
-        return {"sql": normalise_sql(self.sql, dialect)}
+        if url is None:
+            return {"sql": normalise_sql(self.sql, "sqlite")}
+        from tools.backends.sqlalchemy import url_dialect  # SQLAlchemy only when a URL is set
 
-
-def _url_dialect(url: str) -> str:
-    scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
-    return {"postgresql": "postgres", "mariadb": "mysql"}.get(scheme, scheme)
+        return {"sql": normalise_sql(self.sql, url_dialect(url.get_secret_value()))}
 
 
 def query_mysql(backends: Backends, settings: Settings, *, sql: str) -> ToolResult:

@@ -10,22 +10,40 @@ servers' documentation (``SET SESSION TRANSACTION READ ONLY``, ``MAX_EXECUTION_T
 
 from __future__ import annotations
 
-import time
+import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, cast
 
 from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine
 
-from tools.backends import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite
+from tools.backends.sqlite import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite, sqlite_deadline
 
-_SQLGLOT_DIALECT = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql",
-                    "postgresql": "postgres"}
+SQLGLOT_DIALECT = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql",
+                   "postgresql": "postgres"}
+"""SQLAlchemy backend name → the sqlglot dialect the SQL validator reads and writes."""
 _READ_ONLY_SESSION = {
     "mysql": "SET SESSION TRANSACTION READ ONLY",
     "mariadb": "SET SESSION TRANSACTION READ ONLY",
     "postgresql": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
 }
+
+
+def sqlglot_dialect(backend: str) -> str:
+    """The sqlglot dialect of a SQLAlchemy backend name; BackendUnavailable if unsupported."""
+    try:
+        return SQLGLOT_DIALECT[backend]
+    except KeyError:
+        raise BackendUnavailable(
+            f"ops_db_url: unsupported database {backend!r} "
+            f"(supported: {', '.join(sorted(SQLGLOT_DIALECT))})"
+        ) from None
+
+
+def url_dialect(url: str) -> str:
+    """The sqlglot dialect of a SQLAlchemy URL (``postgresql+psycopg://…`` → ``postgres``)."""
+    return sqlglot_dialect(url.split(":", 1)[0].split("+", 1)[0].lower())
 
 
 class SqlAlchemyOps:
@@ -35,11 +53,7 @@ class SqlAlchemyOps:
         try:
             engine = create_engine(url, pool_pre_ping=True)
             backend = engine.dialect.name
-            if backend not in _SQLGLOT_DIALECT:
-                raise BackendUnavailable(
-                    f"ops_db_url: unsupported database {backend!r} "
-                    f"(supported: {', '.join(sorted(_SQLGLOT_DIALECT))})"
-                )
+            dialect = sqlglot_dialect(backend)
             inspector = inspect(engine)
             names = sorted(inspector.get_table_names())
             self._schema = {n: [c["name"] for c in inspector.get_columns(n)] for n in names}
@@ -55,7 +69,7 @@ class SqlAlchemyOps:
             self._schema = {n: c for n, c in self._schema.items() if n.lower() in wanted}
         engine.dispose()  # drop the inspection connection: every pooled one must be hardened
         self._backend = backend
-        self.dialect = _SQLGLOT_DIALECT[backend]
+        self.dialect = dialect
         event.listen(engine, "connect", self._on_connect)
         self._engine: Engine = engine
 
@@ -80,9 +94,9 @@ class SqlAlchemyOps:
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
             assert raw is not None  # a checked-out pool connection always has one
+            limit: AbstractContextManager[None] = nullcontext()
             if self._backend == "sqlite":
-                deadline = time.monotonic() + timeout_s
-                raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+                limit = sqlite_deadline(cast(sqlite3.Connection, raw), timeout_s)  # the driver's own
             elif self._backend in ("mysql", "mariadb"):
                 conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {ms}")
             else:
@@ -90,13 +104,12 @@ class SqlAlchemyOps:
             if conn.dialect.paramstyle in ("format", "pyformat"):
                 sql = sql.replace("%", "%%")  # no parameters are passed: '%' is literal text
             try:
-                result = conn.exec_driver_sql(sql)
-                columns = list(result.keys())
-                rows, more = fetch_capped(result, max_rows, row_bytes, max_bytes)
-                result.close()
+                with limit:
+                    result = conn.exec_driver_sql(sql)
+                    columns = list(result.keys())
+                    rows, more = fetch_capped(result, max_rows, row_bytes, max_bytes)
+                    result.close()
             finally:
-                if self._backend == "sqlite":
-                    raw.set_progress_handler(None, 0)
                 conn.rollback()
         return OpsResult(columns, rows, more)
 
