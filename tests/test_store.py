@@ -1,6 +1,11 @@
 import shutil
+import sqlite3
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 
 import pytest
 
@@ -19,7 +24,7 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.runstore import RunPersistenceError, RunStore, SqliteRunStore
+from harness.runstore import RunPersistenceError, SqliteRunStore
 
 
 @pytest.fixture
@@ -42,8 +47,82 @@ def finish(store, run_id, outcome=ReleaseOutcome.FALLBACK, *, content="report", 
     )
 
 
-def test_is_a_run_store(store):
-    assert isinstance(store, RunStore)
+def test_a_run_is_one_row_however_often_it_is_started_or_finished(store):
+    for question in ("why?", "again?", "and again?"):
+        store.start_run("r1", "t1", question, "offline")
+    assert finish(store, "r1", ReleaseOutcome.SUCCESS)
+    assert not finish(store, "r1", ReleaseOutcome.FAILED, content=None)
+    with closing(sqlite3.connect(store.path)) as conn:
+        assert conn.execute("SELECT count(*) FROM runs WHERE run_id = 'r1'").fetchone() == (1,)
+    [row] = store.runs_for_thread("t1")
+    assert (row["run_id"], row["question"], row["release_outcome"]) == ("r1", "why?", "SUCCESS")
+
+
+def test_what_one_process_wrote_another_reads_back_whole(tmp_path):
+    # The CLI, the dev server and a later `harness` run each open the file on their own.
+    path = tmp_path / "runs.sqlite"
+    writer = SqliteRunStore(path)
+    writer.start_run("done", "t1", "q1", "openai:m")
+    writer.record_event("done", 1, {"event": "metadata", "run_id": "done"})
+    writer.record_event("done", 2, {"event": "done", "release_outcome": "FALLBACK"})
+    assert finish(writer, "done", calls=7)
+    writer.start_run("crashed", "t1", "q2", "openai:m")  # its process died before release
+
+    reader = SqliteRunStore(path)
+    done, crashed = reader.runs_for_thread("t1")
+    assert done["usage"] == {"model_calls": 7, "tool_calls": 2, "input_tokens": 30,
+                             "output_tokens": 4, "bytes": 99}
+    assert (done["status"], done["stop_reason"], done["model_spec"]) == (
+        "SUCCESS", "INFORMATION_SATURATED", "openai:m")
+    assert [e["event"] for e in reader.events("done")] == ["metadata", "done"]
+    # An unfinished run is visibly unfinished: no terminal fields, no usage, no finish time.
+    assert crashed["run_id"] == "crashed" and crashed["finished_at"] is None
+    assert (crashed["status"], crashed["release_outcome"], crashed["usage"]) == (None, None, None)
+
+
+_FINISH_IN_A_PROCESS = """
+import sys, time
+from harness.budget import BudgetUsage
+from harness.contracts import ReleaseOutcome, RunState, StoredRunStatus
+from harness.runstore import SqliteRunStore
+
+path, who, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
+store = SqliteRunStore(path)
+time.sleep(max(0.0, start_at - time.time()))  # all processes finish at the same moment
+print(store.finish_run(
+    "r1", status=StoredRunStatus.FAILED, run_state=RunState.FAILED,
+    release_outcome=ReleaseOutcome.FAILED, fallback_type=None, failure_code=None,
+    stop_reason=None, intent=None, content=who, usage=BudgetUsage(model_calls=int(who))))
+"""
+
+
+def test_first_finish_wins_across_processes(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    SqliteRunStore(path).start_run("r1", "t1", "q", "offline")
+    start_at = time.time() + 2.0  # about when every interpreter has started and imported
+    procs = [subprocess.Popen([sys.executable, "-c", _FINISH_IN_A_PROCESS, str(path), str(i),
+                               str(start_at)], stdout=subprocess.PIPE, text=True)
+             for i in range(4)]
+    said = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sorted(said) == ["False", "False", "False", "True"]
+    row = SqliteRunStore(path).get_run("r1")
+    assert row["content"] == str(said.index("True"))
+    assert row["usage"]["model_calls"] == said.index("True")
+
+
+def test_trace_order_is_the_order_of_recording_across_handles(tmp_path):
+    # Nodes write through whichever handle their thread has; the trace is still one sequence.
+    path = tmp_path / "runs.sqlite"
+    first, second = SqliteRunStore(path), SqliteRunStore(path)
+    first.start_run("r1", "t1", "q", "offline")
+    for n, handle in enumerate([first, second, first, second, second], start=1):
+        handle.record_model_call("r1", "agent", attempt=n, input_tokens=n, output_tokens=0,
+                                 duration_ms=1, failure_class=None)
+        handle.record_receipt("r1", {"n": n})
+    trace = first.trace("r1")
+    assert [c["attempt"] for c in trace["model_calls"]] == [1, 2, 3, 4, 5]
+    assert trace["receipts"] == [{"n": n} for n in range(1, 6)]
 
 
 def test_run_row_round_trip(store):
