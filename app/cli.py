@@ -1,4 +1,4 @@
-"""The ``harness`` command line (DESIGN §12).
+"""The ``harness`` command line (docs/design.md §12).
 
 Heavy modules (langgraph, langchain-openai) are imported inside the commands that need them, so
 ``harness --help`` stays fast. Exit codes: 0 released SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED,

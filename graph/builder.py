@@ -1,4 +1,4 @@
-"""The wiring: the diagnosis StateGraph of DESIGN §2, one node per file in ``nodes/``.
+"""The wiring: the diagnosis StateGraph of docs/design.md §2, one node per file in ``nodes/``.
 
 ``graph`` (compiled without a checkpointer) is what ``langgraph.json`` exposes: the dev server
 brings its own. The CLI and scripted runs compile :func:`build_graph` with a SQLite saver.

@@ -1,4 +1,4 @@
-"""The ``json`` agent protocol's envelope (DESIGN §9): one JSON object per agent turn.
+"""The ``json`` agent protocol's envelope (docs/design.md §9): one JSON object per agent turn.
 
 ``{"type": "tool_call", "tool": NAME, "args": {...}}`` or ``{"type": "final", "draft": {...}}``.
 A markdown code fence around it is stripped; nothing else is forgiven. A malformed envelope is

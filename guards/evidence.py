@@ -1,4 +1,4 @@
-"""Evidence guard (DESIGN §8): every cited id must be a fact of this run's READY, EVIDENCE_FOUND records.
+"""Evidence guard (docs/design.md §8): a cited id must be a fact of this run's READY, EVIDENCE_FOUND records.
 
 The guard only approves or rejects. It never rewrites the conclusion; the one repair attempt is
 a model call whose answer :func:`repair_allowed` checks before the guard runs again.
@@ -59,7 +59,7 @@ class EvidenceVerdict(BaseModel):
 def facts_by_id(records: Sequence[ToolRecord]) -> dict[str, tuple[ToolRecord, Fact]]:
     """Index every fact of ``records`` by its evidence id, with the record it came from.
 
-    Evidence ids are unique within a run by construction (DESIGN §10); two different facts
+    Evidence ids are unique within a run by construction (docs/design.md §10); two different facts
     under one id would make any citation ambiguous, so that raises ValueError rather than
     letting either one win.
     """

@@ -1,6 +1,6 @@
 """Strict JSON parsing of every model answer: the agent's draft and the router/judge/repair answers.
 
-DESIGN §8–§9: one surrounding markdown code fence is stripped, nothing else is forgiven. The text
+docs/design.md §8–§9: one surrounding markdown code fence is stripped, nothing else is forgiven. The text
 must be exactly one JSON object (surrounding whitespace allowed): prose before or after it,
 trailing tokens, duplicate keys, single quotes, trailing commas and the non-JSON constants
 ``NaN``/``Infinity`` are all rejected. The object is then validated against the strict pydantic
@@ -151,7 +151,7 @@ class AnswerParse(Generic[M]):
 def parse_answer(text: str | None, model_cls: type[M], *, max_bytes: int | None = None) -> AnswerParse[M]:
     """Parse a router, judge or repair answer into ``model_cls``, strictly.
 
-    The failure classes are the retryable ones of DESIGN §6, so the retry executor can try
+    The failure classes are the retryable ones of docs/design.md §6, so the retry executor can try
     again: empty or non-text output (or over ``max_bytes``, when given) is INVALID_OUTPUT;
     anything that is not exactly one JSON object is PARSE_ERROR; a JSON object of the wrong
     shape is SCHEMA_INVALID.

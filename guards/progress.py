@@ -31,5 +31,5 @@ def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:
 
 
 def facts_observed(snapshot: dict[str, Any]) -> bool:
-    """DESIGN §4: at least one observed fact from a READY record of this run."""
+    """docs/design.md §4: at least one observed fact from a READY record of this run."""
     return bool(snapshot.get("facts"))

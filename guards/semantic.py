@@ -1,4 +1,4 @@
-"""Semantic guard (DESIGN §8): what the independent judge sees, and how its answer is parsed.
+"""Semantic guard (docs/design.md §8): what the independent judge sees, and how its answer is parsed.
 
 The judge must compare the conclusion with the evidence as the harness stored it. The agent's
 claim statements are what is being judged, so they never stand in for the evidence: each cited
@@ -59,5 +59,5 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
 
 
 def parse_judge(text: str | None) -> AnswerParse[JudgeAnswer]:
-    """Parse the judge's answer strictly (retryable failure classes, DESIGN §6)."""
+    """Parse the judge's answer strictly (retryable failure classes, docs/design.md §6)."""
     return parse_answer(text, JudgeAnswer)

@@ -1,4 +1,4 @@
-"""The wire contracts of DESIGN §3 and §10: enums and strict models shared by every layer.
+"""The wire contracts of docs/design.md §3 and §10: enums and strict models shared by every layer.
 
 Enums are ``StrEnum`` so they serialise by their names (``"release_outcome": "FALLBACK"``).
 Every model forbids unknown keys: a contract that silently accepts extra fields is not a contract.
@@ -75,7 +75,7 @@ class FailureCode(StrEnum):
 
 
 class StoredRunStatus(StrEnum):
-    """Status of the stored run row (DESIGN §3 mapping from ReleaseOutcome)."""
+    """Status of the stored run row (docs/design.md §3 mapping from ReleaseOutcome)."""
 
     SUCCESS = "SUCCESS"
     FAILED = "FAILED"
@@ -131,7 +131,7 @@ RETRYABLE_BY_DEFAULT: frozenset[FailureClass] = frozenset(
         FailureClass.SCHEMA_INVALID,
     }
 )
-"""The only classes DESIGN §6 allows a policy to retry; the rest are final by construction."""
+"""The only classes docs/design.md §6 allows a policy to retry; the rest are final by construction."""
 
 
 class DraftError(StrEnum):
@@ -201,7 +201,7 @@ class Conclusion(_Strict):
 
 
 class DiagnosisDraft(_Strict):
-    """The agent's final message (DESIGN §10). ``conclusion`` may be null."""
+    """The agent's final message (docs/design.md §10). ``conclusion`` may be null."""
 
     conclusion: Conclusion | None
     next_steps: list[str]
@@ -218,7 +218,7 @@ class DiagnosisDraft(_Strict):
 
 
 class RouterAnswer(_Strict):
-    """The router's strict answer (DESIGN §10)."""
+    """The router's strict answer (docs/design.md §10)."""
 
     intent: Intent
     service: str | None
@@ -228,14 +228,14 @@ class RouterAnswer(_Strict):
 
 
 class JudgeAnswer(_Strict):
-    """The semantic judge's strict answer (DESIGN §10)."""
+    """The semantic judge's strict answer (docs/design.md §10)."""
 
     verdict: Verdict
     reasons: list[str]
 
 
 class PreviousObservation(_Strict):
-    """Progress envelope every evidence call after the first must carry (DESIGN §10)."""
+    """Progress envelope every evidence call after the first must carry (docs/design.md §10)."""
 
     tool_call_id: str
     gain: Gain

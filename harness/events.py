@@ -1,4 +1,4 @@
-"""The client event stream (DESIGN §5): ``metadata → status* → (content | failure) → done``.
+"""The client event stream (docs/design.md §5): ``metadata → status* → (content | failure) → done``.
 
 :class:`EventEmitter` enforces the grammar for one run: ``content`` at most once, ``content``
 and ``failure`` exclusive, nothing after ``done``, and nothing at all once the client is gone

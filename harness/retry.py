@@ -1,4 +1,4 @@
-"""The explicit retry executor (DESIGN §6): the only place anything is ever tried twice.
+"""The explicit retry executor (docs/design.md §6): the only place anything is ever tried twice.
 
 Used for the router, the semantic judge and evidence repair. The agent's model call and the
 evidence tools never go through it. Every attempt — including one refused before it started —

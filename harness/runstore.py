@@ -1,4 +1,4 @@
-"""Run store and trace (DESIGN §9): run rows, tool records, model calls, receipts, verdicts, events.
+"""Run store and trace (docs/design.md §9): run rows, tool records, model calls, receipts, verdicts, events.
 
 :class:`RunStore` is the interface nodes use; :class:`SqliteRunStore` is the default backend.
 The SQL is kept portable so a PostgreSQL backend can reuse it: ``CREATE TABLE/INDEX IF NOT

@@ -51,7 +51,7 @@ class Settings(BaseSettings):
 
     # --- data and persistence ---------------------------------------------------------------
     data_dir: Path | None = None
-    """Incident dataset directory (DESIGN §11); None means the built-in demo dataset."""
+    """Incident dataset directory (docs/design.md §11); None means the built-in demo dataset."""
     home: Path = Path(".harness")
     """Where the embedded backends, the checkpointer and the run store keep their SQLite files."""
     timezone: str = "UTC"
@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     lookback_minutes: int = Field(default=30, gt=0)
     """Time window used when the question names none, ending at the dataset's latest event."""
 
-    # --- budgets (DESIGN §6) ----------------------------------------------------------------
+    # --- budgets (docs/design.md §6) --------------------------------------------------------
     max_model_calls: int = Field(default=16, gt=0)
     """Model calls per run, all roles together (router, agent, judge, repair)."""
     max_tool_calls: int = Field(default=10, gt=0)
@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     deadline_s: float = Field(default=300.0, gt=0)
     """Wall-clock deadline of one run, on a monotonic clock."""
 
-    # --- byte limits (DESIGN §6) ------------------------------------------------------------
+    # --- byte limits (docs/design.md §6) ----------------------------------------------------
     max_question_bytes: int = Field(default=4 * KIB, gt=0)
     """Largest question accepted (UTF-8 bytes)."""
     max_previous_turn_bytes: int = Field(default=8 * KIB, gt=0)
@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     max_tool_result_bytes: int = Field(default=256 * KIB, gt=0)
     """Largest raw tool result; larger ones become an ERROR record."""
 
-    # --- progress (DESIGN §7) ---------------------------------------------------------------
+    # --- progress (docs/design.md §7) -------------------------------------------------------
     saturation_threshold: int = Field(default=3, gt=0)
     """Consecutive NO_GAIN observations that saturate evidence collection."""
     protocol_violation_threshold: int = Field(default=3, gt=0)
@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     ]
     """Context a diagnosis needs before any evidence call (comma-separated in the environment)."""
 
-    # --- timeouts and retry (DESIGN §6) -----------------------------------------------------
+    # --- timeouts and retry (docs/design.md §6) ---------------------------------------------
     agent_call_timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one agent model call (never retried)."""
     router_attempts: int = Field(default=2, ge=1)

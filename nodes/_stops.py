@@ -31,7 +31,7 @@ def stop_from_abort(abort: RunAborted) -> dict[str, Any]:
 def stop_if_inactive(ctx: RunContext) -> dict[str, Any] | None:
     """The stop of a run that ended (deadline, cancel) while a model answered; None if active.
 
-    DESIGN §6: after a model call, check active again. The retry executor checks only before
+    docs/design.md §6: after a model call, check active again. The retry executor checks only before
     each attempt, so a router/judge/repair answer that arrived after the deadline was used and
     could even be published; the agent's model node already drops such a reply.
     """

@@ -1,4 +1,4 @@
-"""draft_parse: the agent's final message parsed strictly into a DiagnosisDraft (DESIGN §10)."""
+"""draft_parse: the agent's final message parsed strictly into a DiagnosisDraft (docs/design.md §10)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from nodes._stops import stop_if_inactive
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Spend the one repair on the draft's citations."""
     ctx = run_context(runtime)
-    # A run cancelled (or timed out) since the last check emits nothing more (DESIGN §5).
+    # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
     ctx.emitter.emit("status", phase="repairing citations")

@@ -1,4 +1,4 @@
-"""model: the agent's model call gate (DESIGN §6) — check, reserve, call once, record, check.
+"""model: the agent's model call gate (docs/design.md §6) — check, reserve, call once, record, check.
 
 The agent's call is never retried by the harness. Budget, deadline and cancel become stop data;
 a failed call records zero tokens and stops the run with its failure class.

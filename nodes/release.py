@@ -1,4 +1,4 @@
-"""release: the only place that decides and publishes how a run ends (DESIGN §4, §8).
+"""release: the only place that decides and publishes how a run ends (docs/design.md §4, §8).
 
 It reads the execution shape — a stop, a missing context, a general question, an invalid draft,
 a null conclusion, or a conclusion with its guard verdicts — decides RunState, ReleaseOutcome
@@ -76,7 +76,7 @@ def _with_facts(run_state: RunState, has_facts: bool, failure: FailureCode, mess
 
 
 def decide(state: DiagnosisState, has_facts: bool) -> Decision:
-    """Map the execution shape to the outcome matrix of DESIGN §4 (pure; unit-tested)."""
+    """Map the execution shape to the outcome matrix of docs/design.md §4 (pure; unit-tested)."""
     s = state.get("stop")
     if s:
         kind, message = s["kind"], s.get("message", "")

@@ -95,7 +95,7 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
 
 
 def _now(ctx: RunContext) -> datetime:
-    """Return "now": a file dataset's latest event (DESIGN §11), else wall-clock time."""
+    """Return "now": a file dataset's latest event (docs/design.md §11), else wall-clock time."""
     latest = getattr(ctx.dataset, "latest_ts", None)
     now = datetime.fromisoformat(latest) if latest else datetime.now(UTC)
     return now.astimezone(zone_of(ctx.settings.timezone))

@@ -1,4 +1,4 @@
-"""saturation_check: the information-gain rule (DESIGN §7) and the progress snapshot.
+"""saturation_check: the information-gain rule (docs/design.md §7) and the progress snapshot.
 
 N consecutive NO_GAIN observations (or N protocol violations, or the tool budget spent)
 saturate collection; STOP_REQUIRED is then delivered exactly once, inside the last

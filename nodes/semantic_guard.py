@@ -24,7 +24,7 @@ from nodes._stops import stop_if_inactive
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the judge whether the cited evidence supports the conclusion."""
     ctx = run_context(runtime)
-    # A run cancelled (or timed out) since the last check emits nothing more (DESIGN §5).
+    # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
     ctx.emitter.emit("status", phase="judging")

@@ -1,4 +1,4 @@
-"""tool_gate: the five gates every evidence tool call passes, one call after another (DESIGN §7).
+"""tool_gate: the five gates every evidence tool call passes, one call after another (docs/design.md §7).
 
 (1) evidence tool? (2) saturated and STOP_REQUIRED delivered → controlled stop; (3) progress
 envelope on every call after the first; (4) same tool + same normalised scope → DUPLICATE_SCOPE,
@@ -71,7 +71,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
                 "stop_reason": stop_reason, "usage": budget.usage.model_dump(), **extra}
 
     def violation(call_id: str, message: str) -> None:
-        """A repairable protocol error; N in a row saturate collection (DESIGN §7 gate 3)."""
+        """A repairable protocol error; N in a row saturate collection (docs/design.md §7 gate 3)."""
         nonlocal violations, collection, stop_reason
         violations += 1
         if violations >= ctx.settings.protocol_violation_threshold:

@@ -1,6 +1,6 @@
 """Replay models (``--model replay:FILE``): scripted responses per role, for tests and users.
 
-File format (DESIGN §10)::
+File format (docs/design.md §10)::
 
     {"router": [...], "agent": [...], "judge": [...], "repair": [...]}
 

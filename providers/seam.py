@@ -1,7 +1,7 @@
 """The model seam: the one place a chat model is built for a role (router, agent, judge, repair).
 
 Specs: ``openai:NAME`` (any OpenAI-compatible endpoint through langchain-openai, with SDK
-retries off and an explicit timeout), ``replay:FILE`` (scripted responses, DESIGN §10) and
+retries off and an explicit timeout), ``replay:FILE`` (scripted responses, docs/design.md §10) and
 ``offline`` (the rule-based investigator). langchain-openai is imported only when an
 ``openai:`` model is built: it costs seconds of start-up a CLI should not pay for ``--help``.
 """

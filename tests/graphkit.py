@@ -208,7 +208,7 @@ def phases(out: dict[str, Any]) -> list[str]:
 
 STORED_STATUS = {"SUCCESS": "SUCCESS", "FALLBACK": "SUCCESS", "FAILED": "FAILED",
                  "CANCELLED": "CANCELLED"}
-"""DESIGN §3: the stored run status of each ReleaseOutcome."""
+"""docs/design.md §3: the stored run status of each ReleaseOutcome."""
 
 
 def assert_stored(services: Services, out: dict[str, Any]) -> dict[str, Any]:

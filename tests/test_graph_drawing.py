@@ -1,4 +1,4 @@
-"""The drawn graph is the product (DESIGN §2): its nodes and edges are pinned, and so is README's copy.
+"""The drawn graph is the product (docs/design.md §2): its nodes and edges are pinned, so is README's copy.
 
 After an intended change to the wiring, regenerate both with ``python tests/test_graph_drawing.py``
 and review the diff: an edge that appears there unasked for is a bug.
@@ -19,7 +19,7 @@ SECTION = "## The graph"
 
 NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
          "evidence_repair", "semantic_guard", "release"}
-"""The boxes of DESIGN §2, one file each in nodes/."""
+"""The boxes of docs/design.md §2, one file each in nodes/."""
 
 EDGES = {
     # (source, target, conditional)

@@ -1,4 +1,4 @@
-"""Invariants that hold across the whole outcome matrix (DESIGN §3–§8), on the compiled graph.
+"""Invariants that hold across the whole outcome matrix (docs/design.md §3–§8), on the compiled graph.
 
 No model call after a terminal state; SUCCESS cites only ids both guards passed; a fallback
 shows only facts of READY records; nothing is emitted after a cancel; usage is what the budget

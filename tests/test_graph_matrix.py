@@ -1,4 +1,4 @@
-"""The outcome matrix of DESIGN §4, one test per row, each driving the whole graph.
+"""The outcome matrix of docs/design.md §4, one test per row, each driving the whole graph.
 
 Every test runs the compiled graph (in-memory checkpointer) on the demo dataset with a replay
 model, and checks the four views a run is explained by: RunState, ReleaseOutcome (+ fallback or

@@ -1,4 +1,4 @@
-"""Byte limits on what reaches the agent (DESIGN §6): refused before any agent call."""
+"""Byte limits on what reaches the agent (docs/design.md §6): refused before any agent call."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ import pytest
 
 import prompts
 
-# The keys each node supplies (DESIGN §10 and the node briefs); a prompt that drifts from its
+# The keys each node supplies (docs/design.md §10 and the node briefs); a prompt that drifts from its
 # node fails here rather than at the first real model call.
 EXPECTED = {
     "router": {"question", "known_services", "now", "example_start", "example_end"},

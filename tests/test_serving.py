@@ -150,7 +150,7 @@ def eventually(probe: Callable[[], T | None], timeout_s: float = 10.0) -> T:
 
 
 def assert_grammar(events: list[dict[str, Any]]) -> None:
-    """DESIGN §5: metadata → status* → (content | failure) → done."""
+    """docs/design.md §5: metadata → status* → (content | failure) → done."""
     kinds = [e["event"] for e in events]
     assert kinds[:1] == ["metadata"], kinds
     rest = kinds[1:]
@@ -250,7 +250,7 @@ def finished_row(served: Served, run_id: str) -> dict[str, Any]:
 
 
 def assert_cancelled_quietly(served: Served, run: Streamed, row: dict[str, Any]) -> None:
-    """DESIGN §4 row 14: CANCELLED everywhere, and nothing published — not even ``done``."""
+    """docs/design.md §4 row 14: CANCELLED everywhere, and nothing published — not even ``done``."""
     assert (row["status"], row["run_state"], row["release_outcome"]) == \
         ("CANCELLED", "CANCELLED", "CANCELLED")
     assert row["content"] is None

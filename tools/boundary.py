@@ -1,4 +1,4 @@
-"""The tool boundary (DESIGN §7 step 5): the only way the graph runs an evidence tool.
+"""The tool boundary (docs/design.md §7 step 5): the only way the graph runs an evidence tool.
 
 ``execute_tool`` reserves budget, validates, executes, measures and caps bytes, numbers facts
 ``E<k>.<i>`` and projects two views: the model's observation (content only) and the control

@@ -1,4 +1,4 @@
-"""Reading and validating an incident dataset folder (DESIGN §11).
+"""Reading and validating an incident dataset folder (docs/design.md §11).
 
 Layout: ``logs.jsonl``, ``tables/<name>.csv``, ``knowledge/<id>.md``, optional ``dataset.json``.
 Every bad row is collected as a ``path:line: what`` problem; nothing is silently dropped. The

@@ -66,7 +66,7 @@ class DatasetInfo:
     first_ts: str | None
     """Earliest event, canonical UTC (``2026-11-02T08:00:00Z``); None for an empty log."""
     latest_ts: str | None
-    """Latest event: "now" for a file dataset (DESIGN §11)."""
+    """Latest event: "now" for a file dataset (docs/design.md §11)."""
     tables: tuple[str, ...]
     documents: int
     passages: int
