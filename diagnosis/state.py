@@ -4,7 +4,8 @@ Three schemas: :class:`InputState` (what a caller sends), :class:`OutputState` (
 gets: the run fields of the CLI's ``--json`` object) and :class:`DiagnosisState` (everything).
 Only ``messages`` and ``records`` accumulate; every other field is last-write-wins. A thread
 keeps its state between turns, so ``route`` resets the per-run fields at the start of each turn
-(``records`` with :data:`RESET`, ``messages`` with a remove-all) and keeps ``last_success``.
+(``records`` with LangGraph's ``Overwrite([])``, which bypasses the reducer, ``messages`` with a
+remove-all) and keeps ``last_success``.
 Enum values are stored by name and canonical records as plain dicts so that the state travels
 unchanged through checkpointers, the dev server's API and Studio.
 """
@@ -17,14 +18,10 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-RESET = "__reset__"
-"""Update ``records`` with ``[RESET]`` to start a new run with no records."""
 
-
-def accumulate_records(old: list[dict[str, Any]] | None, new: list[Any] | None) -> list[dict[str, Any]]:
-    """Append new canonical records; ``[RESET]`` clears them for a new run."""
-    if new and new[0] == RESET:
-        return [r for r in new[1:] if isinstance(r, dict)]
+def accumulate_records(old: list[dict[str, Any]] | None,
+                       new: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Append new canonical records (a new run starts from ``Overwrite([])``, not through here)."""
     return [*(old or []), *(new or [])]
 
 
