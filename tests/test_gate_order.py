@@ -174,4 +174,4 @@ def test_a_valid_call_passes_every_gate_with_its_gain_counted() -> None:
     assert isinstance(verdict, Pass)
     assert (verdict.state.violations, verdict.state.no_gain) == (0, 2)  # c1 judged NO_GAIN
     with pytest.raises(FrozenInstanceError):
-        gs.no_gain = 0  # type: ignore[misc]
+        gs.no_gain = 0

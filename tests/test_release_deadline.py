@@ -108,7 +108,7 @@ def test_release_node_called_after_the_deadline_writes_a_timed_out_row() -> None
     state = {"intent": "DIAGNOSIS", "scope": {"service": "payment-service"},
              "stop": controlled_stop("evidence tool called after STOP_REQUIRED was delivered"),
              "records": []}
-    out = asyncio.run(release(state, SimpleNamespace(context=ctx)))  # type: ignore[arg-type]
+    out = asyncio.run(release(state, SimpleNamespace(context=ctx)))
     assert (out["run_state"], out["release_outcome"], out["failure_code"]) == (
         "TIMED_OUT", "FAILED", "RUN_TIMED_OUT")
     assert out["content"] is None
@@ -146,7 +146,7 @@ def test_the_lifecycles_end_outranks_what_the_run_would_publish(shape: str, ende
 
 def test_a_stop_of_a_kind_no_stopkind_names_fails_closed() -> None:
     d = decide({"stop": {"kind": "controled", "run_state": "SUCCESS", "failure_code": None,
-                         "message": "m"}}, True)  # type: ignore[typeddict-item]
+                         "message": "m"}}, True)
     assert (d.run_state, d.outcome, d.failure) == (RunState.FAILED, ReleaseOutcome.FAILED,
                                                    FailureCode.INTERNAL_FAILURE)
     assert d.fallback is not FallbackType.INSUFFICIENT_EVIDENCE and "controled" in d.message
