@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
@@ -69,6 +70,14 @@ class GateState:
         return self.collection == CollectionState.SATURATED.value and self.stop_delivered
 
 
+ScopeOf = Callable[[str, dict[str, Any]], Mapping[str, Any] | None]
+"""How a call's scope is normalised: ``tools.boundary.scope_of`` with the run's settings."""
+
+
+def _no_scope(name: str, args: dict[str, Any]) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class GateCall:
     """One tool call as the gates see it: ``args`` without the progress envelope."""
@@ -78,17 +87,24 @@ class GateCall:
     args: Mapping[str, Any]
     envelope: Any = None
     """The call's ``previous_observation`` argument, as the model sent it (None if absent)."""
-    scope: Mapping[str, Any] | None = None
-    """The normalised scope the call would query (None: not an evidence tool, or invalid args)."""
+    scope_of: ScopeOf = field(default=_no_scope, compare=False, repr=False)
+
+    @cached_property
+    def scope(self) -> Mapping[str, Any] | None:
+        """The normalised scope the call would query (None: no evidence tool, or invalid args).
+
+        Computed once, and only if a gate asks: a call stopped by an earlier gate is never
+        parsed further.
+        """
+        return self.scope_of(self.name, dict(self.args)) if self.name in TOOLS else None
 
     @classmethod
-    def of(cls, call: ToolCall, scope_for: Callable[[str, dict[str, Any]], Any]) -> GateCall:
+    def of(cls, call: ToolCall, scope_of: ScopeOf) -> GateCall:
         """Split the model's tool call into business args and the progress envelope."""
         args = dict(call.get("args") or {})
         envelope = args.pop("previous_observation", None)
-        name = call["name"]
-        return cls(id=call.get("id") or "", name=name, args=args, envelope=envelope,
-                   scope=scope_for(name, args) if name in TOOLS else None)
+        return cls(id=call.get("id") or "", name=call["name"], args=args, envelope=envelope,
+                   scope_of=scope_of)
 
 
 @dataclass(frozen=True)
@@ -176,7 +192,8 @@ def progress_envelope(gs: GateState, call: GateCall) -> Verdict:
     if previous and previous.evidence_status is EvidenceStatus.EVIDENCE_FOUND:
         # Only a found result's gain is the agent's to judge; empty/error/duplicate results
         # were already counted NO_GAIN when they happened.
-        no_gain = 0 if call.envelope["gain"] == Gain.GAINED.value else no_gain + 1
+        gain = call.envelope["gain"] if isinstance(call.envelope, dict) else Gain.NO_GAIN
+        no_gain = 0 if gain == Gain.GAINED.value else no_gain + 1
     return Pass(replace(gs, violations=0, no_gain=no_gain))
 
 
@@ -239,7 +256,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
                 "collection_state": gs.collection, "stop_reason": gs.stop_reason,
                 "usage": budget.usage.model_dump(), **extra}
 
-    def scope_for(name: str, args: dict[str, Any]) -> Any:
+    def scope_for(name: str, args: dict[str, Any]) -> dict[str, Any] | None:
         return scope_of(name, args, ctx.settings)
 
     for raw in reply.tool_calls:

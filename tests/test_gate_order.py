@@ -103,7 +103,8 @@ ENVELOPE = {"tool_call_id": "c1", "gain": "NO_GAIN", "note": "n"}
 
 def gate_call(name: str, envelope: Any = None, scope: dict[str, Any] | None = None,
               **args: Any) -> GateCall:
-    return GateCall(id="c2", name=name, args=args, envelope=envelope, scope=scope)
+    return GateCall(id="c2", name=name, args=args, envelope=envelope,
+                    scope_of=lambda _name, _args: scope)
 
 
 def test_the_gates_are_declared_in_order_of_precedence() -> None:
@@ -175,3 +176,12 @@ def test_a_valid_call_passes_every_gate_with_its_gain_counted() -> None:
     assert (verdict.state.violations, verdict.state.no_gain) == (0, 2)  # c1 judged NO_GAIN
     with pytest.raises(FrozenInstanceError):
         gs.no_gain = 0
+
+
+def test_a_call_stopped_by_an_earlier_gate_is_never_normalised() -> None:
+    def explode(name: str, args: dict[str, Any]) -> None:
+        raise AssertionError("scope normalised for a call that was already stopped")
+
+    call = GateCall(id="c2", name="query_mysql", args={"sql": "SELECT 1"}, scope_of=explode)
+    assert isinstance(run_gates(SATURATED, call), Halt)
+    assert isinstance(run_gates(GateState(last_call="c1"), call), Skip)  # no envelope
