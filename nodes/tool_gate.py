@@ -146,7 +146,7 @@ def _violation(gs: GateState, message: str) -> Skip:
 def stop_required_delivered(gs: GateState, call: GateCall) -> Verdict:
     """Any tool call after STOP_REQUIRED was delivered ends collection: the controlled stop."""
     if gs.stop_required_delivered:
-        return Halt(controlled_stop("evidence tool called after STOP_REQUIRED was delivered"))
+        return Halt(controlled_stop("a tool was called after STOP_REQUIRED was delivered"))
     return Pass(gs)
 
 

@@ -75,7 +75,7 @@ def test_malformed_envelopes_after_stop_required_end_in_the_controlled_stop(case
                                  "protocol_violation_threshold": THRESHOLD})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
     assert out["stop_reason"] == reason
-    assert "evidence tool called after STOP_REQUIRED" in out["content"]
+    assert "a tool was called after STOP_REQUIRED" in out["content"]
     assert "[E1." in out["content"]  # the fallback reports what was verified
     # STOP_REQUIRED was shown once; the very next reply ended the run (within the threshold)
     # (json protocol: observations reach the model as plain user turns)

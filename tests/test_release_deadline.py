@@ -106,7 +106,7 @@ def test_release_node_called_after_the_deadline_writes_a_timed_out_row() -> None
     services.store.start_run(ctx.run_id, "late", "q", "replay:inline")
     clock.advance(61)
     state = {"intent": "DIAGNOSIS", "scope": {"service": "payment-service"},
-             "stop": controlled_stop("evidence tool called after STOP_REQUIRED was delivered"),
+             "stop": controlled_stop("a tool was called after STOP_REQUIRED was delivered"),
              "records": []}
     out = asyncio.run(release(state, SimpleNamespace(context=ctx)))
     assert (out["run_state"], out["release_outcome"], out["failure_code"]) == (
