@@ -4,28 +4,85 @@ Three schemas: :class:`InputState` (what a caller sends), :class:`OutputState` (
 gets: the run fields of the CLI's ``--json`` object) and :class:`DiagnosisState` (everything).
 Only ``messages`` and ``records`` accumulate; every other field is last-write-wins. A thread
 keeps its state between turns, so ``route`` resets the per-run fields at the start of each turn
-(``records`` with :data:`RESET`, ``messages`` with a remove-all) and keeps ``last_success``.
+(``records`` with LangGraph's ``Overwrite([])``, which bypasses the reducer, ``messages`` with a
+remove-all) and keeps ``last_success``.
 Enum values are stored by name and canonical records as plain dicts so that the state travels
 unchanged through checkpointers, the dev server's API and Studio.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-RESET = "__reset__"
-"""Update ``records`` with ``[RESET]`` to start a new run with no records."""
 
-
-def accumulate_records(old: list[dict[str, Any]] | None, new: list[Any] | None) -> list[dict[str, Any]]:
-    """Append new canonical records; ``[RESET]`` clears them for a new run."""
-    if new and new[0] == RESET:
-        return [r for r in new[1:] if isinstance(r, dict)]
+def accumulate_records(old: list[dict[str, Any]] | None,
+                       new: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Append new canonical records (a new run starts from ``Overwrite([])``, not through here)."""
     return [*(old or []), *(new or [])]
+
+
+StopKind = Literal["controlled", "budget", "model_failure", "crash", "cancelled", "timed_out",
+                   "invalid_input", "routing_unavailable"]
+"""Why a node ended the loop; ``release.decide`` maps each kind to a row of the outcome matrix.
+
+``controlled``: an evidence tool was called after STOP_REQUIRED; ``budget``: a run budget is
+spent; ``model_failure``: the agent's one model call failed (classified); ``crash``: an
+unclassified failure; ``cancelled`` / ``timed_out``: the lifecycle ended the run;
+``invalid_input``: the question (or the agent's opening) is unusable; ``routing_unavailable``:
+the router gave no usable answer within its attempts.
+"""
+
+
+class Stop(TypedDict):
+    """The stop signal a node writes for ``release`` (built by ``nodes._stops``; plain JSON)."""
+
+    kind: StopKind
+    run_state: str
+    """The terminal RunState this stop asks for (its value)."""
+    failure_code: str | None
+    """The FailureCode a failure event would carry (its value), if any."""
+    message: str
+    """Why, in one line: shown in a failure event or a fallback's limitations."""
+    failure_class: NotRequired[str]
+    """For model failures: the FailureClass of the agent's call."""
+
+
+class EvidenceVerdictData(TypedDict):
+    """The evidence guard's verdict as stored in state (``guards.evidence.EvidenceVerdict``)."""
+
+    passed: bool
+    problems: list[dict[str, Any]]
+    """One {evidence_id, claim_index, problem} per rejected citation."""
+
+
+JudgeVerdict = Literal["SUPPORTED", "UNSUPPORTED", "UNAVAILABLE"]
+"""The judge's answer, or UNAVAILABLE when no usable answer came within its attempts."""
+
+
+class SemanticVerdictData(TypedDict, total=False):
+    """The judge's verdict as stored in state: its answer, or why it is unavailable."""
+
+    verdict: JudgeVerdict
+    reasons: list[str]
+    """The judge's reasons (an answer only)."""
+    failure_class: str | None
+    """Why the judge is unavailable (UNAVAILABLE only)."""
+    attempts: int
+    """How many attempts were made (UNAVAILABLE only)."""
+    budget_exhausted: bool
+    """Whether the run budget ended the attempts (UNAVAILABLE only)."""
+
+
+class DraftErrorData(TypedDict):
+    """Why the agent's final message is not a valid draft."""
+
+    error: str
+    """The DraftError class: EMPTY_DRAFT, INVALID_JSON or SCHEMA_INVALID."""
+    detail: str
 
 
 class InputState(TypedDict):
@@ -71,7 +128,7 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Kept across turns: summary of the latest DIAGNOSIS released as SUCCESS in this thread."""
     scope: dict[str, Any]
     """Normalised investigation scope from the router: service, merchant, start, end, note."""
-    stop: dict[str, Any] | None
+    stop: Stop | None
     """Stop signal for release: kind, run_state, failure_code, message. None while running."""
     messages: Annotated[list[AnyMessage], add_messages]
     """The agent's conversation: prompts, model turns, observations (model view only)."""
@@ -91,11 +148,11 @@ class DiagnosisState(InputState, OutputState, total=False):
     """ProgressSnapshot built from READY records: what was checked, facts, empty scopes."""
     draft: dict[str, Any] | None
     """The parsed DiagnosisDraft, or None."""
-    draft_error: dict[str, Any] | None
+    draft_error: DraftErrorData | None
     """Why the final message is not a valid draft: {error, detail}."""
-    evidence_verdict: dict[str, Any] | None
+    evidence_verdict: EvidenceVerdictData | None
     """The evidence guard's latest verdict."""
     repair_used: bool
     """Whether the one evidence repair was spent."""
-    semantic_verdict: dict[str, Any] | None
+    semantic_verdict: SemanticVerdictData | None
     """The judge's verdict, or {verdict: UNAVAILABLE, failure_class} after its attempts."""

@@ -48,7 +48,8 @@ def after_draft_parse(state: DiagnosisState) -> Literal["evidence_guard", "relea
 def after_evidence_guard(state: DiagnosisState) -> Literal["semantic_guard", "evidence_repair",
                                                            "release"]:
     """Pass → judge; fail with the repair unused → repair; fail after it → release."""
-    if (state.get("evidence_verdict") or {}).get("passed"):
+    verdict = state.get("evidence_verdict")
+    if verdict is not None and verdict["passed"]:
         return "semantic_guard"
     return "release" if state.get("repair_used") else "evidence_repair"
 

@@ -16,7 +16,7 @@ from diagnosis.context import RunContext
 from harness.budget import Budget
 from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
-from nodes._stops import stop_from_abort, stop_if_inactive
+from nodes._stops import Stop, stop_from_abort, stop_if_inactive
 from providers.seam import classify_exception
 
 T = TypeVar("T")
@@ -90,7 +90,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
 
 
 async def ask_with_retry(ctx: RunContext, role: Role, prompt: str, budget: Budget,
-                         parse: Callable[[str], T]) -> tuple[RetryResult[T], dict[str, Any] | None]:
+                         parse: Callable[[str], T]) -> tuple[RetryResult[T], Stop | None]:
     """One JSON answer from ``role`` under its retry policy (router, judge or repair).
 
     ``parse`` turns the reply text into the value or raises a classified AttemptError. Receipts

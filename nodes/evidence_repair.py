@@ -35,7 +35,7 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
     available = "\n".join(f"{eid}: {index[eid][1].text}" for eid in citable_ids(records)) or "(none)"
     prompt = prompts.render(
         "repair", draft=json.dumps(state["draft"], ensure_ascii=False),
-        problems=json.dumps((state.get("evidence_verdict") or {}).get("problems", [])),
+        problems=json.dumps((state.get("evidence_verdict") or {"problems": []})["problems"]),
         available_evidence=available)
     budget = ctx.budget(state.get("usage"))
 

@@ -13,10 +13,11 @@ from typing import Any
 from langchain_core.messages import HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 import prompts
 from diagnosis.context import RunContext, run_context
-from diagnosis.state import RESET, DiagnosisState
+from diagnosis.state import DiagnosisState
 from guards.parsing import parse_answer
 from harness.budget import BudgetExhausted
 from harness.contracts import (
@@ -34,7 +35,7 @@ from nodes._model_call import ask_with_retry, offload, text_of
 from nodes._stops import stop, stop_from_budget
 
 _FRESH_RUN: dict[str, Any] = {
-    "stop": None, "intent": None, "scope": {}, "records": [RESET],
+    "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),
     "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)],
     "collection_state": CollectionState.COLLECTING.value, "no_gain_streak": 0,
     "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,

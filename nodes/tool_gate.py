@@ -1,20 +1,36 @@
-"""tool_gate: the five gates every evidence tool call passes, one call after another (docs/design.md §7).
+"""tool_gate: every tool call of the agent's turn passes :data:`GATES`, in order, one call after another.
 
-(1) evidence tool? (2) saturated and STOP_REQUIRED delivered → controlled stop; (3) progress
-envelope on every call after the first; (4) same tool + same normalised scope → DUPLICATE_SCOPE,
-not executed; (5) the tool boundary. Tool trouble becomes an error observation, never a crash.
+A gate is a pure function of a frozen :class:`GateState` (what the gates read, snapshotted before
+each call) and the :class:`GateCall`; it returns :class:`Pass` (go on, maybe with updated
+counters), :class:`Skip` (answer the call with an observation, run nothing) or :class:`Halt`
+(end the run with a stop). The first gate that does not pass decides, so the order of the list
+is the order of precedence:
+
+1. after STOP_REQUIRED was delivered, *any* tool call is the controlled stop — a malformed
+   envelope or an unknown tool name too, or the run would answer it until its budget is spent;
+2. a json-protocol reply that was no envelope at all is a protocol violation;
+3. only evidence tools exist;
+4. every evidence call after the first carries a valid progress envelope (violations count);
+5. a run cancelled or past its deadline queries nothing more;
+6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed.
+
+A call that passes them all runs at the tool boundary; tool trouble there becomes an error
+observation, never a crash. See docs/design.md (tool gate).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from diagnosis.context import RunContext, run_context
-from diagnosis.state import DiagnosisState
+from diagnosis.state import DiagnosisState, Stop
 from guards.envelope import INVALID_ENVELOPE
 from harness.contracts import (
     CollectionState,
@@ -22,18 +38,132 @@ from harness.contracts import (
     Gain,
     InvocationStatus,
     PreviousObservation,
-    RunState,
     StopReason,
     ToolRecord,
 )
 from nodes._model_call import offload
-from nodes._stops import stop, stop_if_inactive
+from nodes._stops import controlled_stop, stop_if_inactive
 from tools.boundary import execute_tool, render_observation, scope_of
 from tools.registry import TOOLS
 
 
-def _observation(call_id: str, body: dict[str, Any]) -> ToolMessage:
-    return ToolMessage(content=render_observation(body), tool_call_id=call_id)
+@dataclass(frozen=True)
+class GateState:
+    """What the gates read: the loop's counters, snapshotted before each call, never mutated."""
+
+    collection: str = CollectionState.COLLECTING.value
+    stop_delivered: bool = False
+    stop_reason: str | None = None
+    last_call: str | None = None
+    """The previous evidence call, which this call's progress envelope must name."""
+    no_gain: int = 0
+    violations: int = 0
+    violation_threshold: int = 3
+    records: tuple[ToolRecord, ...] = ()
+    """This run's records so far, this turn's included."""
+    ended: Stop | None = None
+    """The lifecycle's stop if the run was cancelled or passed its deadline before this call."""
+
+    @property
+    def stop_required_delivered(self) -> bool:
+        """Collection is saturated and the agent was told to stop."""
+        return self.collection == CollectionState.SATURATED.value and self.stop_delivered
+
+
+ScopeOf = Callable[[str, dict[str, Any]], Mapping[str, Any] | None]
+"""How a call's scope is normalised: ``tools.boundary.scope_of`` with the run's settings."""
+
+
+def _no_scope(name: str, args: dict[str, Any]) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class GateCall:
+    """One tool call as the gates see it: ``args`` without the progress envelope."""
+
+    id: str
+    name: str
+    args: Mapping[str, Any]
+    envelope: Any = None
+    """The call's ``previous_observation`` argument, as the model sent it (None if absent)."""
+    scope_of: ScopeOf = field(default=_no_scope, compare=False, repr=False)
+
+    @cached_property
+    def scope(self) -> Mapping[str, Any] | None:
+        """The normalised scope the call would query (None: no evidence tool, or invalid args).
+
+        Computed once, and only if a gate asks: a call stopped by an earlier gate is never
+        parsed further.
+        """
+        return self.scope_of(self.name, dict(self.args)) if self.name in TOOLS else None
+
+    @classmethod
+    def of(cls, call: ToolCall, scope_of: ScopeOf) -> GateCall:
+        """Split the model's tool call into business args and the progress envelope."""
+        args = dict(call.get("args") or {})
+        envelope = args.pop("previous_observation", None)
+        return cls(id=call.get("id") or "", name=call["name"], args=args, envelope=envelope,
+                   scope_of=scope_of)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Go on to the next gate (with the counters this gate updated)."""
+
+    state: GateState
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Answer the call with ``observation`` and run nothing; go on with the next call."""
+
+    state: GateState
+    observation: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Halt:
+    """End the run: ``stop`` goes to release."""
+
+    stop: Stop
+
+
+Verdict = Pass | Skip | Halt
+Gate = Callable[[GateState, GateCall], Verdict]
+
+
+def _violation(gs: GateState, message: str) -> Skip:
+    """A repairable protocol error; N in a row saturate collection (docs/design.md, gate 4)."""
+    violations = gs.violations + 1
+    if violations < gs.violation_threshold:
+        return Skip(replace(gs, violations=violations), {"error": message})
+    return Skip(replace(gs, violations=violations, collection=CollectionState.SATURATED.value,
+                        stop_reason=gs.stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value),
+                {"error": message})
+
+
+def stop_required_delivered(gs: GateState, call: GateCall) -> Verdict:
+    """Any tool call after STOP_REQUIRED was delivered ends collection: the controlled stop."""
+    if gs.stop_required_delivered:
+        return Halt(controlled_stop("a tool was called after STOP_REQUIRED was delivered"))
+    return Pass(gs)
+
+
+def well_formed_envelope(gs: GateState, call: GateCall) -> Verdict:
+    """Under the json protocol, a reply that was no envelope at all is a protocol violation."""
+    if call.name == INVALID_ENVELOPE:
+        return _violation(gs, f"protocol violation: {call.args.get('problem')}. Reply with "
+                              "exactly one JSON envelope: a tool_call or a final draft.")
+    return Pass(gs)
+
+
+def evidence_tool(gs: GateState, call: GateCall) -> Verdict:
+    """Only the evidence tools exist; any other name is answered, never run."""
+    if call.name not in TOOLS:
+        return Skip(gs, {"error": f"unknown tool {call.name!r}; the evidence tools are "
+                                  f"{sorted(TOOLS)}"})
+    return Pass(gs)
 
 
 def _envelope_problem(raw: Any, expected_id: str) -> str | None:
@@ -48,90 +178,105 @@ def _envelope_problem(raw: Any, expected_id: str) -> str | None:
     return None
 
 
+def progress_envelope(gs: GateState, call: GateCall) -> Verdict:
+    """Every call after the first names the previous one and says whether it gained anything."""
+    if gs.last_call is None:
+        return Pass(gs)
+    problem = _envelope_problem(call.envelope, gs.last_call)
+    if problem:
+        return _violation(gs, f"progress protocol violation: {problem}. Call again with "
+                              f"previous_observation {{tool_call_id: {gs.last_call!r}, gain: "
+                              "GAINED|NO_GAIN, note}; the call was not executed.")
+    no_gain = gs.no_gain
+    previous = next((r for r in gs.records if r.tool_call_id == gs.last_call), None)
+    if previous and previous.evidence_status is EvidenceStatus.EVIDENCE_FOUND:
+        # Only a found result's gain is the agent's to judge; empty/error/duplicate results
+        # were already counted NO_GAIN when they happened.
+        gain = call.envelope["gain"] if isinstance(call.envelope, dict) else Gain.NO_GAIN
+        no_gain = 0 if gain == Gain.GAINED.value else no_gain + 1
+    return Pass(replace(gs, violations=0, no_gain=no_gain))
+
+
+def run_active(gs: GateState, call: GateCall) -> Verdict:
+    """A run cancelled or timed out (e.g. while an earlier call of this turn ran) stops here."""
+    return Halt(gs.ended) if gs.ended is not None else Pass(gs)
+
+
+def new_scope(gs: GateState, call: GateCall) -> Verdict:
+    """The same tool and normalised scope already READY in this run is not queried again."""
+    if call.scope is not None and any(
+            r.tool == call.name and r.scope == call.scope
+            and r.invocation_status is InvocationStatus.READY for r in gs.records):
+        return Skip(replace(gs, no_gain=gs.no_gain + 1, last_call=call.id), {
+            "status": "DUPLICATE_SCOPE", "tool": call.name, "scope": dict(call.scope),
+            "note": "this exact scope was already queried in this run; not executed"})
+    return Pass(gs)
+
+
+GATES: tuple[Gate, ...] = (stop_required_delivered, well_formed_envelope, evidence_tool,
+                           progress_envelope, run_active, new_scope)
+"""The gates in order of precedence: the first that does not pass decides (module docstring)."""
+
+
+def run_gates(gs: GateState, call: GateCall, gates: tuple[Gate, ...] = GATES) -> Verdict:
+    """Pass ``call`` through ``gates`` in order; the first Skip or Halt is the verdict."""
+    for gate in gates:
+        verdict = gate(gs, call)
+        if not isinstance(verdict, Pass):
+            return verdict
+        gs = verdict.state
+    return Pass(gs)
+
+
+def _observation(call_id: str, body: dict[str, Any]) -> ToolMessage:
+    return ToolMessage(content=render_observation(body), tool_call_id=call_id)
+
+
 async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Gate and run the tool calls of the agent's last turn, serially."""
     ctx = run_context(runtime)
     reply = state["messages"][-1]
     assert isinstance(reply, AIMessage)
     budget = ctx.budget(state.get("usage"))
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+    gs = GateState(
+        collection=state.get("collection_state", CollectionState.COLLECTING.value),
+        stop_delivered=bool(state.get("stop_delivered")), stop_reason=state.get("stop_reason"),
+        last_call=state.get("last_evidence_call"), no_gain=state.get("no_gain_streak", 0),
+        violations=state.get("violation_streak", 0),
+        violation_threshold=ctx.settings.protocol_violation_threshold,
+        records=tuple(ToolRecord.model_validate(r) for r in state.get("records", [])))
     new_records: list[ToolRecord] = []
     messages: list[ToolMessage] = []
-    no_gain = state.get("no_gain_streak", 0)
-    violations = state.get("violation_streak", 0)
-    last_call = state.get("last_evidence_call")
-    collection = state.get("collection_state", CollectionState.COLLECTING.value)
-    stop_reason = state.get("stop_reason")
     ctx.emitter.emit("status", phase="collecting evidence")
 
     def update(**extra: Any) -> dict[str, Any]:
         return {"records": [r.model_dump(mode="json") for r in new_records],
-                "messages": messages, "no_gain_streak": no_gain, "violation_streak": violations,
-                "last_evidence_call": last_call, "collection_state": collection,
-                "stop_reason": stop_reason, "usage": budget.usage.model_dump(), **extra}
+                "messages": messages, "no_gain_streak": gs.no_gain,
+                "violation_streak": gs.violations, "last_evidence_call": gs.last_call,
+                "collection_state": gs.collection, "stop_reason": gs.stop_reason,
+                "usage": budget.usage.model_dump(), **extra}
 
-    def violation(call_id: str, message: str) -> None:
-        """A repairable protocol error; N in a row saturate collection (docs/design.md §7 gate 3)."""
-        nonlocal violations, collection, stop_reason
-        violations += 1
-        if violations >= ctx.settings.protocol_violation_threshold:
-            collection = CollectionState.SATURATED.value
-            stop_reason = stop_reason or StopReason.PROGRESS_PROTOCOL_VIOLATED.value
-        messages.append(_observation(call_id, {"error": message}))
+    def scope_for(name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        return scope_of(name, args, ctx.settings)
 
-    for call in reply.tool_calls:
-        call_id, name = call.get("id") or "", call["name"]
-        args = dict(call.get("args") or {})
-        if name == INVALID_ENVELOPE:  # json protocol: a reply that was no envelope at all
-            violation(call_id, f"protocol violation: {args.get('problem')}. Reply with exactly "
-                               "one JSON envelope: a tool_call or a final draft.")
+    for raw in reply.tool_calls:
+        call = GateCall.of(raw, scope_for)
+        # Serial calls of one turn: the lifecycle is asked again before each (cancel, deadline).
+        verdict = run_gates(replace(gs, ended=stop_if_inactive(ctx)), call)
+        if isinstance(verdict, Halt):
+            return update(stop=verdict.stop)
+        gs = replace(verdict.state, ended=None)
+        if isinstance(verdict, Skip):
+            messages.append(_observation(call.id, verdict.observation))
             continue
-        if name not in TOOLS:  # gate 1
-            messages.append(_observation(call_id, {
-                "error": f"unknown tool {name!r}; the evidence tools are {sorted(TOOLS)}"}))
-            continue
-        if collection == CollectionState.SATURATED.value and state.get("stop_delivered"):  # gate 2
-            return update(stop=stop("controlled", RunState.SUCCESS, None,
-                                    "evidence tool called after STOP_REQUIRED was delivered"))
-        envelope = args.pop("previous_observation", None)
-        if last_call is not None:  # gate 3
-            problem = _envelope_problem(envelope, last_call)
-            if problem:
-                violation(call_id, f"progress protocol violation: {problem}. Call again with "
-                                   f"previous_observation {{tool_call_id: {last_call!r}, gain: "
-                                   "GAINED|NO_GAIN, note}; the call was not executed.")
-                continue
-            violations = 0
-            previous = next((r for r in [*records, *new_records] if r.tool_call_id == last_call),
-                            None)
-            if previous and previous.evidence_status is EvidenceStatus.EVIDENCE_FOUND:
-                # Only a found result's gain is the agent's to judge; empty/error/duplicate
-                # results were already counted NO_GAIN when they happened.
-                gain = envelope["gain"] if isinstance(envelope, dict) else Gain.NO_GAIN
-                no_gain = 0 if gain == Gain.GAINED.value else no_gain + 1
-        scope = scope_of(name, args, ctx.settings)
-        if (late := stop_if_inactive(ctx)) is not None:
-            # Serial calls of one turn: a run cancelled or timed out while an earlier call ran
-            # queries nothing more (lifecycle: check active before anything that costs time).
-            return update(stop=late)
-        if scope is not None and any(  # gate 4
-            r.tool == name and r.scope == scope and r.invocation_status is InvocationStatus.READY
-            for r in [*records, *new_records]
-        ):
-            no_gain += 1
-            last_call = call_id
-            messages.append(_observation(call_id, {
-                "status": "DUPLICATE_SCOPE", "tool": name, "scope": scope,
-                "note": "this exact scope was already queried in this run; not executed"}))
-            continue
-        ready = sum(r.invocation_status is InvocationStatus.READY for r in [*records, *new_records])
-        outcome = await offload(execute_tool, name, args, tool_call_id=call_id,  # gate 5
+        ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
+        outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
                                 backends=ctx.backends, budget=budget, settings=ctx.settings,
                                 ready_count=ready)
         await offload(ctx.store.record_tool, ctx.run_id, outcome.record)
         new_records.append(outcome.record)
-        messages.append(_observation(call_id, outcome.observation))
-        if outcome.record.evidence_status is not EvidenceStatus.EVIDENCE_FOUND:
-            no_gain += 1
-        last_call = call_id
+        messages.append(_observation(call.id, outcome.observation))
+        found = outcome.record.evidence_status is EvidenceStatus.EVIDENCE_FOUND
+        gs = replace(gs, records=(*gs.records, outcome.record), last_call=call.id,
+                     no_gain=gs.no_gain if found else gs.no_gain + 1)
     return update()

@@ -2,6 +2,8 @@
 
 Each test feeds a node the state the graph would give it and checks the update it returns:
 what the agent will see next, what is recorded, and which stop (if any) goes to release.
+Updates are applied through the compiled graph's own channels, so the reducers under test are
+the real ones (``add_messages``, the records reducer, ``Overwrite``), not a copy of them.
 """
 
 from __future__ import annotations
@@ -12,19 +14,23 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from graphkit import EMPTY_LOGS, EMPTY_SQL, EV, demo_home, services_for
+from graphkit import EMPTY_LOGS, EMPTY_SQL, EV, INC, INC_ROUTER, demo_home, services_for
 from langchain_core.messages import AIMessage, ToolMessage
 
+import graph.builder
 from app.runner import new_context
 from diagnosis.context import RunContext
-from diagnosis.state import add_messages
 from nodes.draft_parse import draft_parse
+from nodes.route import route
 from nodes.saturation_check import saturation_check
 from nodes.tool_gate import tool_gate
 
+CHANNELS = graph.builder.builder().channels
+"""The graph's own state channels: each field's reducer (or last-write-wins) as LangGraph runs it."""
 
-def runtime(**settings: Any) -> Any:
-    ctx = new_context(services_for(demo_home(), {}, **settings), thread_id="unit")
+
+def runtime(script: dict[str, list[Any]] | None = None, **settings: Any) -> Any:
+    ctx = new_context(services_for(demo_home(), script or {}, **settings), thread_id="unit")
     return SimpleNamespace(context=ctx)
 
 
@@ -42,12 +48,12 @@ def envelope(prev: str, gain: str = "GAINED") -> dict[str, Any]:
 
 
 def apply(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """The state after the graph applied ``update`` (messages and records accumulate)."""
-    new = {**state, **update}
-    if "messages" in update:
-        new["messages"] = add_messages(state.get("messages", []), update["messages"])
-    if "records" in update:
-        new["records"] = [*state.get("records", []), *update["records"]]
+    """The state after LangGraph applied one node's ``update`` through the graph's channels."""
+    new = dict(state)
+    for key, value in update.items():
+        channel = CHANNELS[key].from_checkpoint(state[key]) if key in state else CHANNELS[key].copy()
+        channel.update([value])
+        new[key] = channel.get()
     return new
 
 
@@ -61,6 +67,32 @@ def observation(state: dict[str, Any], call_id: str) -> dict[str, Any]:
     [msg] = [m for m in state["messages"] if isinstance(m, ToolMessage)
              and m.tool_call_id == call_id]
     return json.loads(msg.content)  # type: ignore[no-any-return]
+
+
+# --- the state's channels ------------------------------------------------------------------
+
+
+def test_records_and_messages_accumulate_other_fields_are_replaced() -> None:
+    rt = runtime()
+    state = gate(rt, {}, turn(("query_logs", EV[0]["args"], "c1")))
+    state = gate(rt, state, turn(("query_mysql", {**EV[1]["args"], **envelope("c1")}, "c2")))
+    assert [r["tool_call_id"] for r in state["records"]] == ["c1", "c2"]
+    assert [type(m).__name__ for m in state["messages"]] == ["AIMessage", "ToolMessage"] * 2
+    assert state["last_evidence_call"] == "c2" and state["usage"]["tool_calls"] == 2
+
+
+def test_route_starts_a_new_run_clean_and_keeps_the_threads_last_success() -> None:
+    rt = runtime({"router": [INC_ROUTER]})
+    previous = gate(runtime(), {}, turn(("query_logs", EV[0]["args"], "c1")))
+    previous = {**previous, "question": INC["question"], "last_success": "the verified cause",
+                "no_gain_streak": 2, "stop": {"kind": "controlled"}, "content": "old report"}
+    state = apply(previous, asyncio.run(route(previous, rt)))
+    assert previous["records"] and state["records"] == []  # Overwrite([]) bypassed the reducer
+    assert [type(m).__name__ for m in state["messages"]] == ["SystemMessage", "HumanMessage"]
+    assert (state["stop"], state["content"], state["no_gain_streak"]) == (None, None, 0)
+    assert state["previous_turn"] == state["last_success"] == "the verified cause"
+    state = gate(rt, state, turn(("query_logs", EV[0]["args"], "c1")))
+    assert [r["tool_call_id"] for r in state["records"]] == ["c1"]  # and then accumulates
 
 
 # --- tool_gate -----------------------------------------------------------------------------

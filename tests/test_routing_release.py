@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from typing import get_args
+
 import pytest
 from langchain_core.messages import AIMessage
 
+from diagnosis.state import StopKind
 from graph import routing
 from harness.contracts import FailureCode, FallbackType, ReleaseOutcome, RunState
+from nodes import _stops
 from nodes.release import decide
 
 DRAFT = {"conclusion": {"root_cause": "pool exhausted",
@@ -88,3 +93,18 @@ DIAG = {"intent": "DIAGNOSIS", "scope": {"service": "payment-service"}}
 def test_release_decision_matrix(state: dict, facts: bool, expected: tuple) -> None:
     d = decide(state, facts)
     assert (d.run_state, d.outcome, d.fallback, d.failure) == expected
+
+
+@pytest.mark.parametrize("kind", get_args(StopKind))
+def test_every_stop_kind_has_its_own_row_and_round_trips_as_plain_json(kind: str) -> None:
+    built = _stops.stop(kind, RunState.FAILED, FailureCode.INTERNAL_FAILURE, "m",
+                        failure_class="TIMEOUT")
+    assert json.loads(json.dumps(built)) == built  # a plain dict: checkpoints hold it unchanged
+    d = decide({**DIAG, "stop": built}, True)
+    assert "unknown stop kind" not in d.message
+
+
+def test_the_controlled_stop_builder_is_the_controlled_row() -> None:
+    d = decide({**DIAG, "stop": _stops.controlled_stop("m")}, True)
+    assert (d.run_state, d.outcome, d.fallback) == (RunState.SUCCESS, ReleaseOutcome.FALLBACK,
+                                                    FallbackType.INSUFFICIENT_EVIDENCE)

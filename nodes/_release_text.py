@@ -1,0 +1,124 @@
+"""The texts ``release`` publishes: the verified report, the SafeFallback, the capability reply.
+
+Pure rendering from state, records and the ProgressSnapshot: no decision is made here (that is
+``release.decide``) and nothing is written or emitted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from diagnosis.state import DiagnosisState
+from guards.evidence import facts_by_id
+from harness.contracts import DiagnosisDraft, FallbackType, ToolRecord
+
+CAPABILITY_REPLY = (
+    "I diagnose production incidents. Ask about a symptom on a service in a time window, for "
+    "example: \"payment timeouts for merchant M1001 on payment-service between 10:00 and 10:10 "
+    "— why?\". I investigate logs, the operational database and runbooks, and publish a root "
+    "cause only when every claim cites evidence from this run and an independent check agrees; "
+    "otherwise I report what I verified and what to check next."
+)
+
+_LIMITATION = {
+    FallbackType.MISSING_REQUIRED_CONTEXT: "the question lacks context the investigation needs",
+    FallbackType.INSUFFICIENT_EVIDENCE: "the evidence collected does not single out a root cause",
+    FallbackType.EVIDENCE_VALIDATION_FAILED:
+        "the proposed conclusion cited evidence that does not exist or does not hold, "
+        "even after one repair",
+    FallbackType.SEMANTIC_UNSUPPORTED:
+        "an independent check found the cited evidence does not support the proposed conclusion",
+    FallbackType.SEMANTIC_UNAVAILABLE:
+        "the independent check of the proposed conclusion could not be completed",
+}
+_CONTEXT_HINT = {"service": "which service is affected (e.g. payment-service)",
+                 "merchant": "which merchant is affected (e.g. M1001)",
+                 "window": "when it happened (e.g. between 10:00 and 10:10 today)"}
+
+
+def scope_line(scope: dict[str, Any]) -> str:
+    """One line naming a scope: service, merchant, pattern/sql/query and the time window."""
+    parts = [f"{k}={scope[k]}" for k in ("service", "merchant", "pattern", "sql", "query")
+             if scope.get(k)]
+    if scope.get("start") or scope.get("end"):
+        parts.append(f"window {scope.get('start')} → {scope.get('end')}")
+    return ", ".join(parts) or "(no scope)"
+
+
+def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
+    """The published diagnosis: root cause, each claim with the stored evidence it cites."""
+    draft = DiagnosisDraft.model_validate(state["draft"])
+    assert draft.conclusion is not None
+    index = facts_by_id(records)
+    scope = state.get("scope") or {}
+    lines = [f"Root cause: {draft.conclusion.root_cause}", "",
+             f"Scope: {scope_line(scope)}"]
+    if scope.get("window_note"):
+        lines.append(f"Note: {scope['window_note']}")
+    lines += ["", "Evidence (every id checked against this run's records and by an independent "
+                  "judge):"]
+    for claim in draft.conclusion.claims:
+        lines.append(f"- {claim.statement} [{', '.join(claim.evidence_ids)}]")
+        lines += [f"    {eid}: {index[eid][1].text}" for eid in claim.evidence_ids]
+    if draft.next_steps:
+        lines += ["", "Next steps:", *[f"- {step}" for step in draft.next_steps]]
+    return "\n".join(lines)
+
+
+def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
+                    snapshot: dict[str, Any]) -> str:
+    """The SafeFallback: only what this run verified, plus its limitations and next checks."""
+    scope = state.get("scope") or {}
+    lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
+    if fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
+        lines += ["", "Please ask again and include:",
+                  *[f"- {_CONTEXT_HINT.get(m, m)}" for m in scope.get("missing", [])]]
+        return "\n".join(lines)
+    lines += ["", f"Scope: {scope_line(scope)}"]
+    if scope.get("window_note"):
+        lines.append(f"Note: {scope['window_note']}")
+    if snapshot["checked"]:
+        lines += ["", "What was checked:"]
+        lines += [f"- {c['tool']}: {scope_line(c['scope'])} → {c['status']} ({c['returned']} items)"
+                  for c in snapshot["checked"]]
+    if snapshot["facts"]:
+        lines += ["", "Observed facts (verified tool results of this run):"]
+        lines += [f"- [{f['evidence_id']}] {f['text']}" for f in snapshot["facts"][:30]]
+        if len(snapshot["facts"]) > 30:
+            lines.append(f"- … and {len(snapshot['facts']) - 30} more")
+    if snapshot["empty_scopes"]:
+        lines += ["", "Checked and found nothing:"]
+        lines += [f"- {e['tool']}: {scope_line(e['scope'])}" for e in snapshot["empty_scopes"]]
+    limitations = [message] if message else []
+    if state.get("stop_reason"):
+        limitations.append(f"evidence collection stopped: {state['stop_reason']}")
+    if snapshot["errors"]:
+        limitations.append(f"{len(snapshot['errors'])} tool call(s) failed")
+    if limitations:
+        lines += ["", "Limitations:", *[f"- {x}" for x in limitations]]
+    lines += ["", "Suggested next checks:", *[f"- {x}" for x in _next_checks(snapshot)]]
+    return "\n".join(lines)
+
+
+def _next_checks(snapshot: dict[str, Any]) -> list[str]:
+    used = {c["tool"] for c in snapshot["checked"]}
+    checks = []
+    if "query_logs" not in used:
+        checks.append("query the service's logs for the window (errors and their patterns)")
+    if "query_mysql" not in used:
+        checks.append("look for config changes and deploys in the window in the operational DB")
+    if "lookup_knowledge" not in used:
+        checks.append("search the runbooks for the dominant error message")
+    if snapshot["empty_scopes"] and not snapshot["facts"]:
+        checks.append("widen the time window or check the upstream and downstream services")
+    checks.append("compare with the same window on a healthy day")
+    return checks
+
+
+def turn_summary(state: DiagnosisState) -> str:
+    """What the thread's next turn is told of this one: a verified diagnosis, nothing else."""
+    draft = DiagnosisDraft.model_validate(state["draft"])
+    assert draft.conclusion is not None
+    claims = "; ".join(c.statement for c in draft.conclusion.claims)
+    return (f"Question: {state.get('question')}\nScope: {scope_line(state.get('scope') or {})}\n"
+            f"Verified root cause: {draft.conclusion.root_cause}\nClaims: {claims}")
