@@ -4,15 +4,16 @@
 
 - :func:`make_graph`, the graph factory the server calls for each request;
 - :func:`checkpointer`, which the server enters once at start-up. It builds the process's
-  :class:`Served` adapter (off the event loop: a broken setting or dataset stops the server at
-  start, not at its first run) and opens the checkpointer in the settings' home.
+  :class:`ServingAdapter` (off the event loop: a broken setting or dataset stops the server
+  at start, not at its first run) and opens the checkpointer in the settings' home.
 
-:class:`Served` is everything the server's runs share: one :class:`~app.services.Services`
-(settings from the environment and ``.env``, model seam, tool backends, dataset, run store), the
-trace writer, and the graph compiled on them. The server's API sends JSON, so it cannot pass a
-:class:`~diagnosis.context.RunContext`: the graph resolves one per server run through
-:meth:`Served.open_run`, keyed by the run id the server writes into the run's config (the id
-``runs.stream`` returns and ``runs.cancel`` takes; also the harness run id of the stored row).
+:class:`ServingAdapter` is everything the server's runs share: one
+:class:`~app.services.Services` (settings from the environment and ``.env``, model seam, tool
+backends, dataset, run store), the trace writer, and the graph compiled on them. The server's
+API sends JSON, so it cannot pass a :class:`~diagnosis.context.RunContext`: the graph resolves
+one per server run through :meth:`ServingAdapter.open_run`, keyed by the run id the server
+writes into the run's config (the id ``runs.stream`` returns and ``runs.cancel`` takes; also
+the harness run id of the stored row).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
 node or between two nodes, is settled by the graph (:mod:`graph.builder`).
 
@@ -58,7 +59,7 @@ def _report(future: Future[Any]) -> None:
         log.error("could not record an event in the run store: %s", exc)
 
 
-class Served:
+class ServingAdapter:
     """The serving adapter of one process: its services, its trace writer, its graph."""
 
     def __init__(self, services: Services) -> None:
@@ -70,7 +71,7 @@ class Served:
         """The served graph (no checkpointer of its own: the server brings one)."""
 
     @classmethod
-    def from_settings(cls) -> Served:
+    def from_settings(cls) -> ServingAdapter:
         """Build from settings (environment, ``.env``), as ``harness diagnose`` does."""
         return cls(Services.from_settings(load_settings()))
 
@@ -88,11 +89,15 @@ class Served:
                            run_id=str(run_id), record_event=self._record_event)
 
     def _record_event(self, run_id: str, seq: int, event: dict[str, Any]) -> None:
-        self._trace.submit(self.services.store.record_event, run_id, seq, event) \
-            .add_done_callback(_report)
+        try:
+            future = self._trace.submit(self.services.store.record_event, run_id, seq, event)
+        except RuntimeError as exc:  # closed: the server is stopping while a run still emits
+            log.error("event %s of run %s not recorded: %s", seq, run_id, exc)
+            return
+        future.add_done_callback(_report)
 
     def close(self) -> None:
-        """Wait until every event handed to the trace writer is written. Blocking."""
+        """Write every event handed to the trace writer, then stop it. Blocking."""
         self._trace.shutdown(wait=True)
 
 
@@ -100,11 +105,11 @@ _building = threading.Lock()
 
 
 @functools.cache
-def _build() -> Served:
-    return Served.from_settings()
+def _build() -> ServingAdapter:
+    return ServingAdapter.from_settings()
 
 
-def served() -> Served:
+def adapter() -> ServingAdapter:
     """The process's serving adapter, built on first use (once, whoever asks first)."""
     with _building:
         return _build()
@@ -116,7 +121,7 @@ def make_graph() -> DiagnosisGraph:
     The server calls it for every run and read; :func:`checkpointer` built the adapter at start,
     so no call here blocks the event loop.
     """
-    return served().graph
+    return adapter().graph
 
 
 @asynccontextmanager
@@ -126,9 +131,9 @@ async def checkpointer() -> AsyncIterator[AsyncSqliteSaver]:
     The server enters it once at start-up, before it loads the graph: the adapter is built here,
     off the event loop. On exit it waits for the trace writer to finish.
     """
-    adapter = await asyncio.to_thread(served)
+    served = await asyncio.to_thread(adapter)
     try:
-        async with open_checkpointer(adapter.services.settings) as saver:
+        async with open_checkpointer(served.services.settings) as saver:
             yield saver
     finally:
-        await asyncio.to_thread(adapter.close)
+        await asyncio.to_thread(served.close)

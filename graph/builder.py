@@ -1,12 +1,12 @@
 """The wiring: the diagnosis StateGraph of DESIGN §2, one node per file in ``nodes/``.
 
 :func:`build_graph` is the one factory: the CLI runner compiles it with a SQLite saver, the
-serving adapter (``app.serving``) with the JSON context schema of the server's API and a
-``resolve_context`` that makes each server run's context; the dev server brings its own
-checkpointer. No node has a retry policy: every attempt is the harness's own, budgeted and
-recorded. A run that ends without release still ends explainably, wherever it ends: inside a
-node (every node is wrapped by :func:`_run_controlled`) or between two nodes
-(:class:`DiagnosisGraph`'s stream); both settle it with :func:`harness.settle.settle_unreleased`.
+serving adapter with the JSON context schema of the server's API and a ``resolve_context``
+that makes each server run's context (the dev server brings its own checkpointer). No node has
+a retry policy: every attempt is the harness's own, budgeted and recorded. A run that ends
+without release still ends explainably, wherever it ends: inside a node (every node is wrapped
+by :func:`_run_controlled`) or between two nodes (:class:`DiagnosisGraph`'s stream); both settle
+it with :func:`harness.settle.settle_unreleased`.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         run_config = merge_configs(self.config, config)
         if isinstance(context, RunContext):
             ctx = context
-        elif self.resolve_context is not None:  # a caller's JSON context is ignored: see app.serving
+        elif self.resolve_context is not None:  # a caller's JSON ``context`` never reaches a node
             ctx = await asyncio.to_thread(self.resolve_context, run_config)
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
@@ -145,11 +145,15 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         except BaseException as exc:
             if isinstance(exc, GraphBubbleUp):
                 raise
+            if is_cancellation(exc):
+                # Nothing may be awaited before the settle (a second cancel would skip it), and
+                # nothing is published after a cancel.
+                await settle_unreleased(ctx, exc)
+                raise
             ended = await settle_unreleased(ctx, exc, **await self._progress(run_config, ctx))
-            if not is_cancellation(exc):
-                for event in ended:
-                    if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
-                        yield chunk
+            for event in ended:
+                if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
+                    yield chunk
             raise
 
     async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
