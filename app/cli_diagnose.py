@@ -10,7 +10,6 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.settings import Settings
@@ -20,14 +19,9 @@ EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
 
 async def _run(settings: Settings, question: str, thread_id: str | None,
                on_event: Callable[[dict[str, Any]], None], services: Any) -> dict[str, Any]:
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from app.runner import open_checkpointer, run_turn
 
-    from app.runner import run_turn
-
-    path = Path(settings.home) / "checkpoints.sqlite"
-    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-        await saver.conn.execute("PRAGMA journal_mode=WAL")
-        await saver.conn.execute("PRAGMA synchronous=NORMAL")
+    async with open_checkpointer(settings) as saver:
         return await run_turn(services, question, thread_id=thread_id, checkpointer=saver,
                               on_event=on_event)
 
@@ -37,7 +31,7 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     """Run the turn and print it; return the process exit code."""
     from rich.console import Console
 
-    from app.runner import Services
+    from app.services import Services
     from providers.replay import ReplayFileError
     from providers.seam import ModelSpecError
     from tools.dataset.format import DatasetError

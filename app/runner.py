@@ -1,7 +1,8 @@
 """Run one turn of the graph for the CLI and scripts: build the run context, stream, collect.
 
 The run context (models, backends, store, lifecycle, event emitter) is made here per run and
-passed to the graph as LangGraph ``context``; the checkpointer keeps the thread's state.
+passed to the graph as LangGraph ``context``; the checkpointer keeps the thread's state. Every
+checkpointer of the harness is opened by :func:`open_checkpointer` (the CLI's and the server's).
 A crash outside the nodes' own handling is still recorded (FAILED, INTERNAL_FAILURE) and a
 cancellation (task cancel or Ctrl-C) still leaves a CANCELLED row, never a half-published run.
 """
@@ -10,53 +11,55 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from app.services import Services
 from diagnosis.context import RunContext
 from graph.builder import build_graph
 from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
-from harness.runstore import RunStore, SqliteRunStore
 from harness.settings import Settings
-from providers.seam import ModelSeam
+from harness.settle import settle_unreleased
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "events", "usage")
+CHECKPOINT_FILE = "checkpoints.sqlite"
+"""The checkpointer's file under the settings' home (the CLI and the server share it)."""
+
+RecordEvent = Callable[[str, int, dict[str, Any]], object]
+"""Writes one event of a run to its trace: ``(run_id, seq, event)``."""
 
 
-@dataclass
-class Services:
-    """What runs share within one process: settings, models, backends, dataset, store."""
-
-    settings: Settings
-    seam: ModelSeam
-    backends: Any
-    dataset: Any
-    store: RunStore
-
-    @classmethod
-    def from_settings(cls, settings: Settings, *, seam: ModelSeam | None = None,
-                      store: RunStore | None = None) -> Services:
-        """Open everything a run needs; errors are the classified ones of each piece."""
-        from tools.backends import Backends
-
-        seam = seam or ModelSeam(settings)
-        backends = Backends.from_settings(settings)  # honours ops_db_url / ops_tables
-        Path(settings.home).mkdir(parents=True, exist_ok=True)
-        return cls(settings=settings, seam=seam, backends=backends, dataset=backends.info,
-                   store=store or SqliteRunStore(Path(settings.home) / "runs.sqlite"))
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
+    """The thread checkpointer: SQLite in the settings' home, WAL, synchronous=NORMAL."""
+    path = Path(settings.home) / CHECKPOINT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+        await saver.conn.execute("PRAGMA journal_mode=WAL")
+        await saver.conn.execute("PRAGMA synchronous=NORMAL")
+        await saver.setup()
+        yield saver
 
 
 def new_context(services: Services, *, thread_id: str | None, run_id: str | None = None,
-                cancel: CancelSignal | None = None) -> RunContext:
-    """A fresh run context: own run id, lifecycle (deadline from now) and event emitter."""
+                cancel: CancelSignal | None = None,
+                record_event: RecordEvent | None = None) -> RunContext:
+    """A fresh run context: own run id, lifecycle (deadline from now) and event emitter.
+
+    Events go to the run store's trace through ``record_event`` (default: written at once).
+    """
     rid = run_id or uuid.uuid4().hex
     store = services.store
+    record = record_event or store.record_event
     # A run resumed from its checkpoint keeps its event stream: same numbering, same grammar.
     prior = store.events(rid) if run_id else []
     return RunContext(
@@ -64,7 +67,7 @@ def new_context(services: Services, *, thread_id: str | None, run_id: str | None
         backends=services.backends, dataset=services.dataset, store=store,
         lifecycle=RunLifecycle(deadline_s=services.settings.deadline_s,
                                cancel_signal=cancel or CancelSignal()),
-        emitter=EventEmitter(sink=lambda seq, ev: store.record_event(rid, seq, ev), prior=prior),
+        emitter=EventEmitter(sink=lambda seq, ev: record(rid, seq, ev), prior=prior),
     )
 
 
@@ -72,11 +75,15 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                    checkpointer: Any = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
                    run_id: str | None = None) -> dict[str, Any]:
-    """Run one turn and return the CLI's ``--json`` fields of the run."""
+    """Run one turn and return the CLI's ``--json`` fields of the run.
+
+    The graph settles a run that ends without release (its nodes and its stream); the settle
+    here is the last net for an end outside both, and a no-op after theirs.
+    """
     thread_id = thread_id or uuid.uuid4().hex
     ctx = new_context(services, thread_id=thread_id, run_id=run_id, cancel=cancel)
     graph = build_graph(checkpointer)
-    config = {"configurable": {"thread_id": thread_id}}
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
     final: dict[str, Any] = {}
     try:
         async for mode, chunk in graph.astream({"question": question}, config, context=ctx,
@@ -85,16 +92,15 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                 on_event(chunk)
             elif mode == "values":
                 final = chunk
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        ctx.emitter.close()
-        if ctx.lifecycle.terminate(RunState.CANCELLED):
-            await asyncio.shield(asyncio.to_thread(ctx.write_unreleased_row))
+    except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+        await settle_unreleased(ctx, exc)
         raise
     except Exception as exc:  # noqa: BLE001 — an unclassified crash still ends explainably
-        if ctx.lifecycle.terminate(RunState.FAILED):
-            await asyncio.to_thread(ctx.write_unreleased_row)
-            ctx.publish_unreleased_end(f"internal failure: {type(exc).__name__}")
-        final = {"run_state": RunState.FAILED.value,
+        await settle_unreleased(ctx, exc)
+        own = final.get("run_id") == ctx.run_id  # not the values of the thread's last turn
+        final = {"intent": final.get("intent") if own else None,
+                 "usage": final.get("usage") if own else None,
+                 "run_state": RunState.FAILED.value,
                  "release_outcome": ReleaseOutcome.FAILED.value,
                  "failure_code": FailureCode.INTERNAL_FAILURE.value, "content": None,
                  "error": f"{type(exc).__name__}: {exc}"}

@@ -1,20 +1,27 @@
 """The wiring: the diagnosis StateGraph of docs/design.md §2, one node per file in ``nodes/``.
 
-``graph`` (compiled without a checkpointer) is what ``langgraph.json`` exposes: the dev server
-brings its own. The CLI and scripted runs compile :func:`build_graph` with a SQLite saver.
-No node has a retry policy: every attempt is the harness's own, budgeted and recorded.
-Every node is wrapped by :func:`_run_controlled`, so a run that ends *inside* a node (a
-cancellation or an unclassified crash) still ends explainably; names and edges are unchanged.
+:func:`build_graph` is the one factory: the CLI runner compiles it with a SQLite saver, the
+serving adapter with the JSON context schema of the server's API and a ``resolve_context``
+that makes each server run's context (the dev server brings its own checkpointer). No node has
+a retry policy: every attempt is the harness's own, budgeted and recorded. A run that ends
+without release still ends explainably, wherever it ends: inside a node (every node is wrapped
+by :func:`_run_controlled`) or between two nodes (:class:`DiagnosisGraph`'s stream); both settle
+it with :func:`harness.settle.settle_unreleased`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from typing import Any, TypeVar, cast
 
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState, InputState, OutputState
@@ -26,7 +33,7 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
-from harness.contracts import RunState
+from harness.settle import is_cancellation, settle_unreleased
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
 from nodes.evidence_repair import evidence_repair
@@ -40,6 +47,13 @@ from nodes.tool_gate import tool_gate
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
 
 
+ResolveContext = Callable[[RunnableConfig], RunContext]
+"""Makes the run context of a run whose caller could not pass one (the server's API sends JSON).
+
+Called once per run, before its first node, in a worker thread (it may read the run store),
+with the run's config (the server's run id and thread id are in it)."""
+
+
 def _run_controlled(fn: Node) -> Node:
     """Wrap a node so that a run ending inside it is still recorded and never half-published.
 
@@ -47,36 +61,32 @@ def _run_controlled(fn: Node) -> Node:
     node as ``CancelledError``: the run becomes CANCELLED, the client gets nothing more (no
     ``content``, no ``done``) and the run row says CANCELLED. An unclassified crash becomes
     FAILED / INTERNAL_FAILURE with a ``failure`` and ``done`` event. Both re-raise, so the caller
-    (server or CLI runner) still sees how the run ended.
+    (server or CLI runner) still sees how the run ended. Settled here rather than by the graph's
+    stream because here the node's state (intent, usage so far) is at hand.
     """
 
     @functools.wraps(fn)
     async def node(state: DiagnosisState, runtime: Any) -> dict[str, Any]:
         try:
             return await fn(state, runtime)
-        except asyncio.CancelledError:
-            ctx = run_context(runtime)
-            ctx.emitter.close()  # first: the client is gone, whatever happens next
-            if ctx.lifecycle.terminate(RunState.CANCELLED):
-                # Shielded: the row must be written although this task is being cancelled.
-                await asyncio.shield(asyncio.to_thread(
-                    ctx.write_unreleased_row, state.get("intent"), state.get("usage")))
-            raise
-        except Exception as exc:
-            ctx = run_context(runtime)
-            if ctx.lifecycle.terminate(RunState.FAILED):
-                await asyncio.to_thread(
-                    ctx.write_unreleased_row, state.get("intent"), state.get("usage"))
-                ctx.publish_unreleased_end(f"internal failure: {type(exc).__name__}")
+        except GraphBubbleUp:
+            raise  # LangGraph's control flow (an interrupt), not an end of the run
+        except BaseException as exc:
+            await settle_unreleased(run_context(runtime), exc, intent=state.get("intent"),
+                                    usage=state.get("usage"))
             raise
 
     return cast(Node, node)
 
 
-def builder() -> StateGraph:
-    """The uncompiled graph: nodes, and the conditional edges that keep every path visible."""
+def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
+    """The uncompiled graph: nodes, and the conditional edges that keep every path visible.
+
+    ``context_schema`` is what a caller may pass as ``context``: a RunContext in-process, the
+    API's JSON schema on the server (whose run contexts the graph resolves itself).
+    """
     g: StateGraph[Any, Any, Any, Any] = StateGraph(
-        DiagnosisState, context_schema=RunContext, input_schema=InputState,
+        DiagnosisState, context_schema=context_schema, input_schema=InputState,
         output_schema=OutputState)
     g.add_node("route", _run_controlled(route))
     g.add_node("model", _run_controlled(model))
@@ -100,10 +110,88 @@ def builder() -> StateGraph:
     return g
 
 
-def build_graph(checkpointer: Any = None) -> Any:
-    """Compile the graph, optionally with a checkpointer."""
-    return builder().compile(checkpointer=checkpointer, name="diagnosis")
+class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
+    """The compiled graph, whose stream gives every run its context and settles every end.
+
+    Before the run: the caller's RunContext, or one made by ``resolve_context`` (the served
+    graph), becomes the run's ``runtime.context``; nodes never look anywhere else.
+    After an end without release that no node settled (a crash between two nodes, the engine's
+    recursion limit, a cancel while a checkpoint is written): :func:`settle_unreleased`, and its
+    ``failure`` and ``done`` are yielded as ``custom`` chunks before the error is re-raised.
+    They must be yielded here: once the graph's own stream has raised, events a node or a
+    callback writes reach no client. The dev server streams runs through this method too.
+    """
+
+    def __init__(self, *, resolve_context: ResolveContext | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.resolve_context = resolve_context  # an attribute: Pregel.copy() passes it back
+
+    async def astream(self, input: Any, config: RunnableConfig | None = None, *,
+                      context: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
+        """Stream one run as :meth:`Pregel.astream` does, with its run context and its end."""
+        run_config = merge_configs(self.config, config)
+        if isinstance(context, RunContext):
+            ctx = context
+        elif self.resolve_context is not None:  # a caller's JSON ``context`` never reaches a node
+            ctx = await asyncio.to_thread(self.resolve_context, run_config)
+        else:
+            raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
+                               "with resolve_context")
+        stream = super().astream(input, config, context=ctx, **kwargs)  # type: ignore[call-overload]
+        try:
+            async with aclosing(stream):
+                async for chunk in stream:
+                    yield chunk
+        except BaseException as exc:
+            if isinstance(exc, GraphBubbleUp):
+                raise
+            if is_cancellation(exc):
+                # Nothing may be awaited before the settle (a second cancel would skip it), and
+                # nothing is published after a cancel.
+                await settle_unreleased(ctx, exc)
+                raise
+            ended = await settle_unreleased(ctx, exc, **await self._progress(run_config, ctx))
+            for event in ended:
+                if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
+                    yield chunk
+            raise
+
+    async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
+        """The run's intent and usage as last checkpointed (what a node would have passed)."""
+        thread_id = (config.get("configurable") or {}).get("thread_id")
+        if self.checkpointer is None or thread_id is None:
+            return {}
+        try:
+            values = (await self.aget_state({"configurable": {"thread_id": thread_id}})).values
+        except Exception:  # noqa: BLE001 — a broken checkpointer may be why the run ended
+            return {}
+        if values.get("run_id") != ctx.run_id:
+            return {}  # this run's route never finished: it has recorded nothing yet
+        return {"intent": values.get("intent"), "usage": values.get("usage")}
+
+
+def _custom_chunk(event: dict[str, Any], kwargs: dict[str, Any], default_mode: Any) -> Any:
+    """``event`` shaped as Pregel.astream yields a ``custom`` chunk for these arguments, or None."""
+    mode = kwargs.get("stream_mode") or default_mode
+    modes = [mode] if isinstance(mode, str) else list(mode)
+    if "custom" not in modes:
+        return None
+    if kwargs.get("version") == "v2":
+        return {"type": "custom", "ns": (), "data": event}
+    if kwargs.get("subgraphs"):
+        return ((), "custom", event) if isinstance(mode, list) else ((), event)
+    return ("custom", event) if isinstance(mode, list) else event
+
+
+def build_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext,
+                resolve_context: ResolveContext | None = None) -> DiagnosisGraph:
+    """Compile the graph, optionally with a checkpointer and a run-context resolver."""
+    compiled = builder(context_schema=context_schema).compile(checkpointer=checkpointer,
+                                                              name="diagnosis")
+    # Re-made as the subclass the way Pregel.copy() re-makes a graph: from its attributes.
+    attrs = {k: v for k, v in compiled.__dict__.items() if k != "__orig_class__"}
+    return DiagnosisGraph(**attrs, resolve_context=resolve_context)
 
 
 graph = build_graph()
-"""The exported graph for ``langgraph.json`` (no checkpointer: the server brings one)."""
+"""The graph without checkpointer or resolver: for drawing (tests, README) and scripts."""

@@ -19,7 +19,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from app import runner
-from app.runner import Services, run_turn
+from app.runner import run_turn
+from app.services import Services
 from harness.contracts import Role
 from harness.lifecycle import RunLifecycle
 from harness.runstore import SqliteRunStore

@@ -10,14 +10,17 @@ twenty of them share the server.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import re
 import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
-import uuid
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -26,10 +29,11 @@ from typing import Any, TypeVar
 import pytest
 from devserver import DevServer, free_port
 from graphkit import call, demo_home, draft, judge, router, services_for
-from langchain_core.runnables import RunnableLambda
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 
+from app.serving import ServingAdapter
 from harness.runstore import SqliteRunStore
 
 pytestmark = pytest.mark.slow
@@ -303,6 +307,53 @@ def test_a_client_that_disconnects_cancels_its_run(served: Served) -> None:
     assert_cancelled_quietly(served, run, row)
 
 
+ROW_FIELDS = ("status", "run_state", "release_outcome", "fallback_type", "failure_code",
+              "stop_reason", "intent", "content", "usage")
+
+
+def test_a_crash_between_two_nodes_fails_the_run_as_the_cli_does(served: Served,
+                                                                  tmp_path: Any) -> None:
+    """LangGraph's recursion limit stops a run after ``model``, before ``tool_gate`` starts.
+
+    The GraphRecursionError comes from the engine between two nodes, where no node can settle
+    the run. A server client sets the limit per run; the CLI gets the same limit from
+    LangGraph's LANGGRAPH_DEFAULT_RECURSION_LIMIT.
+    """
+    url = served.server.url
+
+    async def scenario() -> Streamed:
+        thread = await new_thread(url)
+        return await diagnose(url, thread, "payment timeouts, incident #30: why?",
+                              config={"recursion_limit": 2})
+
+    run = asyncio.run(scenario())
+    assert [e["event"] for e in run.events] == ["metadata", "status", "status", "failure", "done"]
+    assert [e["phase"] for e in run.events[1:3]] == ["routing", "investigating"]
+    failure, done = run.events[-2:]
+    assert failure == {"event": "failure", "failure_code": "INTERNAL_FAILURE",
+                       "message": "internal failure: GraphRecursionError"}
+    assert done == {"event": "done", "release_outcome": "FAILED", "run_state": "FAILED"}
+    assert "GraphRecursionError" in json.dumps(run.errors)  # the server saw the run fail
+    served_row = finished_row(served, run.run_id)
+    assert eventually(lambda: (e := served.store.events(run.run_id)) and e[-1]["event"] == "done"
+                      and e) == run.events
+
+    env = dict(served.server.env, LANGGRAPH_DEFAULT_RECURSION_LIMIT="2")
+    cli = subprocess.run([sys.executable, "-m", "app", "diagnose", "--json",
+                          "payment timeouts, incident #31: why?"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 2, cli.stderr
+    out = json.loads(cli.stdout)
+    assert [e["event"] for e in out["events"]] == [e["event"] for e in run.events]
+    assert out["events"][1:] == run.events[1:]
+    assert (out["release_outcome"], out["failure_code"]) == ("FAILED", "INTERNAL_FAILURE")
+    cli_row = served.store.get_run(out["run_id"])
+    assert {k: cli_row[k] for k in ROW_FIELDS} == {k: served_row[k] for k in ROW_FIELDS}
+    assert (served_row["status"], served_row["failure_code"], served_row["intent"]) == \
+        ("FAILED", "INTERNAL_FAILURE", "DIAGNOSIS")
+    assert served_row["usage"]["model_calls"] == 2  # the router's call and the agent's
+
+
 def test_twenty_concurrent_diagnoses_keep_their_runs_and_evidence_apart(served: Served) -> None:
     url = served.server.url
     incidents = list(range(100, 120))
@@ -362,34 +413,33 @@ def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
 # --- the adapter in-process: run contexts are dropped however a run ends -------------------
 
 
-@pytest.fixture
-def serving(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """app.serving, its provider installed for this test only and its services reset after."""
-    import diagnosis.context as run_context_module
+class RecordingResolver:
+    """Wraps a served graph's resolver: keeps a weak reference to every run context it made."""
 
-    installed = run_context_module._provider
-    before = list(installed)
-    from app import serving as module
+    def __init__(self, adapter: ServingAdapter) -> None:
+        self.resolve = adapter.graph.resolve_context
+        self.made: list[weakref.ref[Any]] = []
 
-    installed[:] = before  # importing it installed the server's provider process-wide: undo
-    monkeypatch.setattr(run_context_module, "_provider", [module.provide_context])
-    yield module
-    module.use_services(None)
+    def __call__(self, config: Any) -> Any:
+        ctx = self.resolve(config)
+        self.made.append(weakref.ref(ctx))
+        return ctx
 
 
-def test_a_served_run_keeps_one_context_and_drops_it_when_released(serving: Any) -> None:
+def test_a_served_run_keeps_one_context_and_drops_it_when_released() -> None:
     start, end = window(7)
     args = {"service": "payment-service", "start": start, "end": end, "limit": 3}
     services = services_for(demo_home(), {
         "router": [router(start=start, end=end)],
         "agent": [call("query_logs", args, "c1"), draft("pool", [("errors", ["E1.1"])])],
         "judge": [judge()]})
-    serving.use_services(services)
+    adapter = ServingAdapter(services)
+    resolver = adapter.graph.resolve_context = RecordingResolver(adapter)
     config = {"configurable": {"thread_id": "thread-7"}, "metadata": {"run_id": "server-run-7"}}
 
     async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         events, final = [], {}
-        async for mode, chunk in serving.graph.astream({"question": "incident #7"}, config,
+        async for mode, chunk in adapter.graph.astream({"question": "incident #7"}, config,
                                                        stream_mode=["custom", "values"]):
             if mode == "custom":
                 events.append(chunk)
@@ -398,33 +448,60 @@ def test_a_served_run_keeps_one_context_and_drops_it_when_released(serving: Any)
         return events, final
 
     events, final = asyncio.run(scenario())
+    adapter.close()
     assert (final["run_id"], final["thread_id"]) == ("server-run-7", "thread-7")
     assert final["release_outcome"] == "SUCCESS"
-    assert serving.active_runs() == []
-    assert eventually(lambda: (e := services.store.events("server-run-7")) and len(e) == len(events)
-                      and e) == events
+    gc.collect()
+    assert len(resolver.made) == 1 and resolver.made[0]() is None  # one context, now gone
+    assert services.store.events("server-run-7") == events
 
 
-def test_a_run_cancelled_between_nodes_still_gets_a_cancelled_row(serving: Any) -> None:
-    services = services_for(demo_home(), {})
-    serving.use_services(services)
+class PausingSaver(InMemorySaver):
+    """A checkpointer that never finishes writing the checkpoint of step ``pause_at``."""
+
+    def __init__(self, pause_at: int) -> None:
+        super().__init__()
+        self.pause_at = pause_at
+        self.paused = asyncio.Event()
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        if metadata.get("step") == self.pause_at:
+            self.paused.set()
+            await asyncio.Event().wait()  # until cancelled
+        return await super().aput(config, checkpoint, metadata, new_versions)
+
+
+def test_a_run_cancelled_between_nodes_still_gets_a_cancelled_row() -> None:
+    services = services_for(demo_home(), {"router": [router()]})
+    adapter = ServingAdapter(services)
+    resolver = adapter.graph.resolve_context = RecordingResolver(adapter)
+    saver = PausingSaver(pause_at=1)  # the checkpoint after ``route``, before ``model`` starts
+    graph = adapter.graph.copy({"checkpointer": saver})  # as the dev server gives it its own
     config = {"configurable": {"thread_id": "thread-8"}, "metadata": {"run_id": "server-run-8"}}
-    ctx = RunnableLambda(lambda _: serving.provide_context(None)).invoke(None, config)
-    services.store.start_run(ctx.run_id, "thread-8", "q", "replay:inline")
-    assert serving.active_runs() == ["server-run-8"]
-    safety_net = serving.graph.config["callbacks"][0]  # the _ServerRuns handler
-    root = uuid.uuid4()
+    received: list[dict[str, Any]] = []
 
     async def scenario() -> None:
-        await safety_net.on_chain_start({}, {}, run_id=root, metadata=config["metadata"])
-        await safety_net.on_chain_error(asyncio.CancelledError(), run_id=root)
+        async def consume() -> None:
+            # durability="sync": the run waits for each checkpoint before its next node.
+            async for chunk in graph.astream({"question": "incident #8"}, config,
+                                             stream_mode="custom", durability="sync"):
+                received.append(chunk)
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(saver.paused.wait(), 30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
     asyncio.run(scenario())
+    adapter.close()
     row = services.store.get_run("server-run-8")
     assert (row["status"], row["run_state"], row["release_outcome"]) == \
         ("CANCELLED", "CANCELLED", "CANCELLED")
-    assert serving.active_runs() == []
-    assert not ctx.emitter.emit("done", release_outcome="CANCELLED")  # nothing after a cancel
+    assert [e["event"] for e in received] == ["metadata", "status"]  # route's, then nothing
+    assert services.store.events("server-run-8") == received
+    gc.collect()
+    assert resolver.made[0]() is None
 
 
 def test_serve_refuses_a_busy_port_instead_of_moving(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,99 @@
+"""Settling a run that ended without ``release``: the one routine every caller uses.
+
+A run ends without release when it is cancelled (``runs.cancel``, a client that went away,
+Ctrl-C, a cancelled task) or when something unclassified escapes: a crash inside a node, a
+crash between two nodes (a routing function, the checkpointer, the engine's own limits), a
+store that fails. Whoever sees that end — the node wrapper, the graph's stream, the CLI runner —
+calls :func:`settle_unreleased`; the first call decides, later ones change nothing (the
+lifecycle's first terminal state wins, and so does the store's first finished row).
+
+What the client and the run store get (docs/design.md, outcome matrix row 14 and the event
+grammar): a cancelled run publishes nothing more, not even ``done``, and its row says CANCELLED;
+any other unreleased end is FAILED / INTERNAL_FAILURE, with a ``failure`` and a ``done`` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from harness.budget import BudgetUsage
+from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
+from harness.events import EventEmitter
+from harness.lifecycle import RunLifecycle
+from harness.runstore import RunPersistenceError, RunStore
+
+log = logging.getLogger(__name__)
+
+CANCELLATIONS = (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)
+"""How a cancel reaches a run: a cancelled task, Ctrl-C, a stream closed by its consumer."""
+
+
+class UnreleasedRun(Protocol):
+    """What settling needs of a run (the run context has all of it)."""
+
+    run_id: str
+    store: RunStore
+    lifecycle: RunLifecycle
+    emitter: EventEmitter
+
+
+def is_cancellation(error: BaseException) -> bool:
+    """True when ``error`` means the run was cancelled rather than broken."""
+    return isinstance(error, CANCELLATIONS)
+
+
+def write_unreleased_row(run: UnreleasedRun, *, cancelled: bool, intent: str | None = None,
+                         usage: dict[str, int] | None = None) -> bool | None:
+    """Finish the run row of an unreleased run; True if written, False if already finished.
+
+    CANCELLED when the run was cancelled (by ``error`` or earlier, through its lifecycle), else
+    FAILED / INTERNAL_FAILURE; the run state is the lifecycle's. None when the store cannot
+    write it (logged: the run already failed, there is nothing better to do). Blocking I/O.
+    """
+    cancelled = cancelled or run.lifecycle.state is RunState.CANCELLED
+    outcome = ReleaseOutcome.CANCELLED if cancelled else ReleaseOutcome.FAILED
+    try:
+        return run.store.finish_run(
+            run.run_id, status=StoredRunStatus.from_outcome(outcome),
+            run_state=run.lifecycle.state, release_outcome=outcome, fallback_type=None,
+            failure_code=None if cancelled else FailureCode.INTERNAL_FAILURE,
+            stop_reason=None, intent=Intent(intent) if intent else None, content=None,
+            usage=BudgetUsage.model_validate(usage or {}))
+    except RunPersistenceError as exc:
+        log.error("run %s ended unreleased and its row cannot be written: %s", run.run_id, exc)
+        return None
+
+
+async def settle_unreleased(run: UnreleasedRun, error: BaseException, *,
+                            intent: str | None = None,
+                            usage: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """Settle a run that ended by ``error`` without release; return the events this call emitted.
+
+    ``intent`` and ``usage`` are what the run's state says so far (the row keeps them). The
+    returned events (``failure`` and ``done``, or nothing) are for a caller whose client stream
+    is no longer fed by the graph: it forwards them. Nothing is emitted when the run was already
+    released or settled, when it was cancelled, or when its row was finished by someone else.
+    """
+    cancelled = is_cancellation(error)
+    ended = run.emitter.closed  # ``done`` was sent, or a cancel or an earlier settle closed it
+    if cancelled:
+        run.emitter.close()  # first: the client is gone, whatever happens next
+    decided = run.lifecycle.terminate(RunState.CANCELLED if cancelled else RunState.FAILED)
+    if not decided and ended:
+        return []
+    # The lifecycle may have ended earlier (a deadline, say) without anything being released:
+    # the row and the client still need their end. Shielded: a cancelled caller must still
+    # leave its row; a crashed one is not being cancelled, and shielding it costs nothing.
+    written = await asyncio.shield(asyncio.to_thread(
+        write_unreleased_row, run, cancelled=cancelled, intent=intent, usage=usage))
+    if written is False or cancelled or run.lifecycle.state is RunState.CANCELLED:
+        run.emitter.close()
+        return []
+    before = len(run.emitter.events)
+    run.emitter.emit("failure", failure_code=FailureCode.INTERNAL_FAILURE.value,
+                     message=f"internal failure: {type(error).__name__}")
+    run.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
+                     run_state=run.lifecycle.state.value)
+    return run.emitter.events[before:]
