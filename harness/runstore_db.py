@@ -242,9 +242,10 @@ class Database:
                     time.sleep(delay)
                     delay = min(delay * 2, 1.0)
                     continue
-                message = f"run store at {self.where}: cannot {what}: {describe(exc)}"
+                reason = describe(exc)
                 if not transient:
-                    self.broken = message
-                raise RunPersistenceError(message, transient=transient) from exc
+                    self.broken = reason
+                raise RunPersistenceError(f"run store at {self.where}: cannot {what}: {reason}",
+                                          transient=transient) from exc
             self.broken = None
             return result

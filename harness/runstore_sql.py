@@ -13,7 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Table, Text, func, insert, literal, select, update
+from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, literal, select, update
 
 from harness.budget import BudgetUsage
 from harness.contracts import (
@@ -45,6 +45,21 @@ def _run_row(row: Any) -> dict[str, Any]:
 _RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq"]
 
 
+def _append_statement(table: Table) -> Executable:
+    """INSERT of one child row whose seq is the run's next: ``:run_id``, ``:recorded_at``, columns.
+
+    seq is computed in the INSERT itself so the read and the write are one statement; the
+    (run_id, seq) key turns a race into an error, and the writer retries the row alone.
+    """
+    columns = [c.name for c in table.columns if c.name not in ("run_id", "seq", "recorded_at")]
+    run_id = bindparam("run_id", type_=Text)
+    selected = select(
+        run_id, func.coalesce(func.max(table.c.seq), 0) + 1,
+        *(bindparam(name, type_=table.c[name].type) for name in columns),
+        bindparam("recorded_at", type_=Text),
+    ).where(table.c.run_id == run_id)
+    return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
+
 
 class SqlRunStore:
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
@@ -59,6 +74,10 @@ class SqlRunStore:
         self._lock = threading.Lock()
         self._lost: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._seen: OrderedDict[str, set[int]] = OrderedDict()
+        self._event_insert = self._db.insert(events_table).on_conflict_do_nothing(
+            index_elements=[events_table.c.run_id, events_table.c.seq])
+        self._appends = {table.name: _append_statement(table)
+                         for table in (tool_records, model_calls, receipts, verdicts)}
 
     @property
     def where(self) -> str:
@@ -81,8 +100,10 @@ class SqlRunStore:
         if (reason := self._db.broken) is not None:
             raise RunPersistenceError(f"run store at {self.where}: cannot {what}: {reason}")
 
-    def _remember(self, memo: OrderedDict[str, Any], run_id: str, default: Any) -> Any:
-        value = memo.setdefault(run_id, default)
+    @staticmethod
+    def _remember(memo: OrderedDict[str, Any], run_id: str, value: Any) -> Any:
+        """``memo[run_id]`` (set to ``value`` if absent), most recent; the oldest runs forgotten."""
+        value = memo.setdefault(run_id, value)
         memo.move_to_end(run_id)
         while len(memo) > _REMEMBERED_RUNS:
             memo.popitem(last=False)
@@ -91,22 +112,14 @@ class SqlRunStore:
     def _note_lost(self, rows: list[Row], exc: RunPersistenceError) -> None:
         with self._lock:
             for row in rows:
-                n, first = self._lost.get(row.run_id, (0, str(exc)))
-                self._remember(self._lost, row.run_id, None)
-                self._lost[row.run_id] = (n + 1, first)
+                n, first = self._lost.pop(row.run_id, (0, str(exc)))
+                self._remember(self._lost, row.run_id, (n + 1, first))
 
     def _append(self, table: Table, run_id: str, values: dict[str, Any], what: str) -> None:
-        # seq = next number within the run, computed in the INSERT itself so the read and the
-        # write are one statement; the (run_id, seq) key turns any race into a retried error.
         self._usable(what)
-        values = {key: self._text(value) for key, value in values.items()}
-        selected = select(
-            literal(run_id, Text), func.coalesce(func.max(table.c.seq), 0) + 1,
-            *(literal(value, table.c[key].type) for key, value in values.items()),
-            literal(now_iso(), Text),
-        ).where(table.c.run_id == run_id)
-        stmt = insert(table).from_select(["run_id", "seq", *values, "recorded_at"], selected)
-        self._writer.submit(Row(run_id, what, lambda conn: conn.execute(stmt)))
+        params = {key: self._text(value) for key, value in values.items()}
+        params.update(run_id=self._text(run_id), recorded_at=now_iso())
+        self._writer.submit(Row(run_id, what, self._appends[table.name], params))
 
     def _read(self, fn: Any, what: str) -> Any:
         deadline = time.monotonic() + self._db.retry_s
@@ -155,6 +168,7 @@ class SqlRunStore:
         store's retry window, flush included.
         """
         what = f"finish run {run_id}"
+        key = self._text(run_id)
         deadline = time.monotonic() + self._db.retry_s
         self._writer.flush(deadline, what)
         with self._lock:
@@ -170,13 +184,13 @@ class SqlRunStore:
             "intent": enum_name(intent), "content": content,
             **{key: clamp_count(getattr(usage, key, 0)) for key in USAGE_KEYS},
         }
-        stmt = (update(runs).where(runs.c.run_id == run_id, runs.c.finished_at.is_(None))
+        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None))
                 .values({key: self._text(value) for key, value in values.items()}))
 
         def finish(conn: Connection) -> bool | None:
             if conn.execute(stmt).rowcount == 1:
                 return True
-            found = conn.execute(select(runs.c.run_id).where(runs.c.run_id == run_id)).first()
+            found = conn.execute(select(runs.c.run_id).where(runs.c.run_id == key)).first()
             return None if found is None else False
 
         wrote = self._db.run(finish, what, deadline=deadline)
@@ -234,15 +248,13 @@ class SqlRunStore:
         if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_COUNT:
             raise RunPersistenceError(f"cannot {what}: seq must be a non-negative integer")
         payload = self._text(to_json(event, "event"))
-        stmt = self._db.insert(events_table).values(
-            run_id=self._text(run_id), seq=seq, event=payload, recorded_at=now_iso()
-        ).on_conflict_do_nothing(index_elements=[events_table.c.run_id, events_table.c.seq])
+        params = {"run_id": self._text(run_id), "seq": seq, "event": payload, "recorded_at": now_iso()}
         with self._lock:
             seen = self._remember(self._seen, run_id, set())
             if seq in seen:
                 return False
             self._usable(what)
-            self._writer.submit(Row(run_id, what, lambda conn: conn.execute(stmt)))
+            self._writer.submit(Row(run_id, what, self._event_insert, params))
             seen.add(seq)
         return True
 
@@ -250,14 +262,14 @@ class SqlRunStore:
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """The run row; ``usage`` is None until the run is finished."""
-        stmt = select(*(runs.c[key] for key in _RUN_COLUMNS)).where(runs.c.run_id == run_id)
+        stmt = select(*(runs.c[key] for key in _RUN_COLUMNS)).where(runs.c.run_id == self._text(run_id))
         row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read run {run_id}")
         return None if row is None else _run_row(row)
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         """The run's events in seq order."""
         stmt = (select(events_table.c.seq, events_table.c.event)
-                .where(events_table.c.run_id == run_id).order_by(events_table.c.seq))
+                .where(events_table.c.run_id == self._text(run_id)).order_by(events_table.c.seq))
         rows = self._read(lambda conn: conn.execute(stmt).all(), f"read events of run {run_id}")
         with self._lock:  # a resumed run's emitter goes on from these: they are known seqs now
             self._remember(self._seen, run_id, set()).update(seq for seq, _ in rows)
@@ -269,9 +281,11 @@ class SqlRunStore:
         Keys: ``tool_records`` (the stored records), ``model_calls``, ``receipts``,
         ``verdicts`` (``{"guard", "verdict"}``) and ``events``.
         """
+        key = self._text(run_id)
+
         def rows(conn: Connection, table: Table, *columns: str) -> list[Any]:
             stmt = (select(*(table.c[c] for c in columns))
-                    .where(table.c.run_id == run_id).order_by(table.c.seq))
+                    .where(table.c.run_id == key).order_by(table.c.seq))
             return list(conn.execute(stmt).mappings())
 
         def read(conn: Connection) -> dict[str, list[dict[str, Any]]]:
@@ -291,7 +305,7 @@ class SqlRunStore:
     def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's run rows, oldest first."""
         stmt = (select(*(runs.c[key] for key in _RUN_COLUMNS))
-                .where(runs.c.thread_id == thread_id).order_by(runs.c.thread_seq))
+                .where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq))
         rows = self._read(lambda conn: list(conn.execute(stmt).mappings()),
                           f"read runs of thread {thread_id}")
         return [_run_row(row) for row in rows]

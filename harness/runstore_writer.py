@@ -21,8 +21,9 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Executable
 
 from harness.runstore_db import Database, RunPersistenceError
 
@@ -40,11 +41,30 @@ IDLE_EXIT_S = 5.0
 
 @dataclass(frozen=True)
 class Row:
-    """One queued write: the run it belongs to, what it is (for messages), how to write it."""
+    """One queued write: the run it belongs to, what it is (for messages), statement and values.
+
+    Statements are built once per store and shared by its rows, so consecutive rows of one
+    statement go to the database as one ``executemany``.
+    """
 
     run_id: str
     what: str
-    apply: Callable[[Connection], object]
+    statement: Executable
+    params: dict[str, Any]
+
+    def apply(self, conn: Connection) -> None:
+        """Write this row alone."""
+        conn.execute(self.statement, self.params)
+
+
+def _write_in_runs(conn: Connection, batch: list[Row]) -> None:
+    start = 0
+    while start < len(batch):
+        end = start + 1
+        while end < len(batch) and batch[end].statement is batch[start].statement:
+            end += 1
+        conn.execute(batch[start].statement, [row.params for row in batch[start:end]])
+        start = end
 
 
 LostHandler = Callable[[list[Row], RunPersistenceError], None]
@@ -73,8 +93,14 @@ class BatchWriter:
             self._queue.append(row)
             self._queued += 1
             if not self._running:
+                try:
+                    threading.Thread(target=self._loop, name="harness-runstore-writer",
+                                     daemon=True).start()
+                except RuntimeError as exc:  # the interpreter is shutting down
+                    self._queue.pop()
+                    self._queued -= 1
+                    raise RunPersistenceError(f"cannot {row.what}: {exc}") from exc
                 self._running = True
-                threading.Thread(target=self._loop, name="harness-runstore-writer", daemon=True).start()
             self._cv.notify()
 
     def flush(self, deadline: float, what: str) -> None:
@@ -108,12 +134,8 @@ class BatchWriter:
                 self._cv.notify_all()
 
     def _write(self, batch: list[Row]) -> None:
-        def write_all(conn: Connection) -> None:
-            for row in batch:
-                row.apply(conn)
-
         try:
-            self._db.run(write_all, f"write {len(batch)} trace rows")
+            self._db.run(lambda conn: _write_in_runs(conn, batch), f"write {len(batch)} trace rows")
             return
         except RunPersistenceError as exc:
             if exc.transient or len(batch) == 1:
