@@ -55,7 +55,11 @@ __all__ = [
 
 @runtime_checkable
 class RunStore(Protocol):
-    """What the harness needs from a run store; every method is synchronous and thread-safe."""
+    """What the harness needs from a run store; every method is thread-safe.
+
+    ``start_run``, ``finish_run`` and the readers are synchronous; the ``record_*`` writes may
+    be queued, but ``finish_run`` and every reader see them.
+    """
 
     def start_run(self, run_id: str, thread_id: str, question: str, model_spec: str) -> bool:
         """Create the run row; a second start of the same run changes nothing (returns False)."""

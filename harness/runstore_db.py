@@ -13,7 +13,9 @@ with a ping on checkout, so a restarted server is reconnected; ``lock_timeout`` 
 :data:`LOCK_WAIT_S`.
 
 Every failure becomes :class:`RunPersistenceError`. Transient ones (a lock held too long, a lost
-connection, a serialisation failure) are retried with backoff within :data:`RETRY_WINDOW_S`.
+connection, a serialisation failure) are retried with backoff within :data:`RETRY_WINDOW_S`;
+an attempt begun inside the window may still wait :data:`LOCK_WAIT_S` for its lock, so one
+operation gives up after RETRY_WINDOW_S + LOCK_WAIT_S at most.
 """
 
 from __future__ import annotations

@@ -81,6 +81,8 @@ class BatchWriter:
         self._queued = 0  # rows ever queued
         self._settled = 0  # rows written or reported lost, in queue order
         self._running = False
+        self.retry_s = db.retry_s
+        """How long a flush at exit may wait."""
         _writers.add(self)
 
     def submit(self, row: Row) -> None:
@@ -160,6 +162,6 @@ def _flush_all_at_exit() -> None:
     # The thread is a daemon (it must not keep a process alive); do not let it drop rows.
     for writer in list(_writers):
         try:
-            writer.flush(time.monotonic() + writer._db.retry_s, "write the trace at exit")
+            writer.flush(time.monotonic() + writer.retry_s, "write the trace at exit")
         except RunPersistenceError as exc:
             log.error("%s", exc)
