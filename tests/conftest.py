@@ -7,6 +7,7 @@ import os
 import socket
 
 import pytest
+from pg import pg_server, pg_url  # noqa: F401 — registers the PostgreSQL fixtures (tests/pg.py)
 
 _real_connect = socket.socket.connect
 

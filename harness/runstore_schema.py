@@ -1,0 +1,165 @@
+"""The run store's schema, declared once as SQLAlchemy tables, and its versioned migrations.
+
+The ``schema_version`` table lists the migrations applied to a database. :func:`migrate` runs at
+every open, in one transaction (serialised between processes: SQLite's write lock, a Postgres
+advisory lock) and applies what is missing, in order. A database whose version is newer than
+the last migration here was written by a newer harness: it is refused, never guessed at.
+
+Migration 1 is the schema the store had before versioning (``CREATE … IF NOT EXISTS``), so a
+file made by an earlier harness is adopted as version 1 unchanged. A later change to a table
+is a new migration (``ALTER TABLE`` …) appended to :data:`MIGRATIONS` together with the change
+to the table below; migration 1 stays as it is.
+
+Portable by construction: TEXT timestamps (ISO-8601 UTC written by Python), JSON as TEXT,
+BIGINT counters, and per-run ``seq`` columns computed by the INSERTs instead of SERIAL or
+AUTOINCREMENT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    func,
+    insert,
+    select,
+    text,
+)
+
+metadata = MetaData()
+
+
+def _run_child(name: str, *columns: Column) -> Table:
+    # Child rows carry a per-run seq (assigned by the INSERT) for a portable recording order.
+    return Table(
+        name,
+        metadata,
+        Column("run_id", Text, primary_key=True),
+        Column("seq", BigInteger, primary_key=True, autoincrement=False),
+        *columns,
+        Column("recorded_at", Text, nullable=False),
+    )
+
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("run_id", Text, primary_key=True),
+    Column("thread_id", Text, nullable=False),
+    # thread_seq orders a thread's turns; timestamps can tie, insertion order cannot.
+    Column("thread_seq", BigInteger, nullable=False),
+    Column("question", Text, nullable=False),
+    Column("model_spec", Text, nullable=False),
+    Column("started_at", Text, nullable=False),
+    Column("finished_at", Text),
+    Column("status", Text),
+    Column("run_state", Text),
+    Column("release_outcome", Text),
+    Column("fallback_type", Text),
+    Column("failure_code", Text),
+    Column("stop_reason", Text),
+    Column("intent", Text),
+    Column("content", Text),
+    Column("model_calls", BigInteger),
+    Column("tool_calls", BigInteger),
+    Column("input_tokens", BigInteger),
+    Column("output_tokens", BigInteger),
+    Column("bytes", BigInteger),
+)
+Index("runs_by_thread", runs.c.thread_id, runs.c.thread_seq)
+
+tool_records = _run_child(
+    "tool_records",
+    Column("tool_call_id", Text, nullable=False),
+    Column("tool", Text, nullable=False),
+    Column("invocation_status", Text, nullable=False),
+    Column("evidence_status", Text, nullable=False),
+    Column("record", Text, nullable=False),
+)
+model_calls = _run_child(
+    "model_calls",
+    Column("role", Text, nullable=False),
+    Column("attempt", BigInteger, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("duration_ms", BigInteger, nullable=False),
+    Column("failure_class", Text),
+)
+receipts = _run_child("receipts", Column("receipt", Text, nullable=False))
+verdicts = _run_child(
+    "verdicts", Column("guard", Text, nullable=False), Column("verdict", Text, nullable=False)
+)
+events = _run_child("events", Column("event", Text, nullable=False))
+
+schema_version = Table(
+    "schema_version",
+    MetaData(),  # not part of `metadata`: it exists before any migration runs
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", Text, nullable=False),
+)
+
+USAGE_KEYS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "bytes")
+"""The usage columns of a run row (NULL until the run is finished)."""
+
+
+class SchemaTooNew(Exception):
+    """The database was migrated by a newer harness than this one."""
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(
+            f"its schema version is {found}, newer than the {known} this harness knows; "
+            "upgrade the harness (or point it at another database)"
+        )
+        self.found = found
+        self.known = known
+
+
+def _v1_initial(conn: Connection) -> None:
+    tables = [runs, tool_records, model_calls, receipts, verdicts, events]
+    metadata.create_all(conn, tables=tables, checkfirst=True)
+
+
+MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = ((1, _v1_initial),)
+"""(version, step) in order; a step gets a connection inside the migration transaction."""
+
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+"""The version this harness writes and reads."""
+
+_PG_MIGRATION_LOCK = 0x48524E53  # any constant shared by every harness process ("HRNS")
+
+
+def current_version(conn: Connection) -> int:
+    """The highest applied migration (0 for an empty database)."""
+    found = conn.execute(select(func.max(schema_version.c.version))).scalar()
+    return int(found or 0)
+
+
+def migrate(conn: Connection) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION` inside the caller's transaction.
+
+    Returns the version found before migrating. Raises :class:`SchemaTooNew` when the
+    database is ahead of this harness.
+    """
+    if conn.dialect.name == "postgresql":
+        # Concurrent first opens would race on CREATE TABLE; the lock ends with the transaction.
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK})
+    schema_version.create(conn, checkfirst=True)
+    found = current_version(conn)
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNew(found, SCHEMA_VERSION)
+    for version, step in MIGRATIONS:
+        if version > found:
+            step(conn)
+            conn.execute(
+                insert(schema_version).values(version=version, applied_at=datetime.now(UTC).isoformat())
+            )
+    return found
