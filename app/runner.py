@@ -26,6 +26,7 @@ from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
+from harness.runstore_db import sqlite_pragmas
 from harness.settings import Settings
 from harness.settle import settle_unreleased
 
@@ -40,12 +41,12 @@ RecordEvent = Callable[[str, int, dict[str, Any]], object]
 
 @asynccontextmanager
 async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    """The thread checkpointer: SQLite in the settings' home, WAL, synchronous=NORMAL."""
+    """The thread checkpointer: SQLite in the home, WAL, synchronous=NORMAL, the home's lock wait."""
     path = Path(settings.home) / CHECKPOINT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-        await saver.conn.execute("PRAGMA journal_mode=WAL")
-        await saver.conn.execute("PRAGMA synchronous=NORMAL")
+        for pragma in sqlite_pragmas():  # one lock-wait policy for every SQLite file of a home
+            await saver.conn.execute(pragma)
         await saver.setup()
         yield saver
 

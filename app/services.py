@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import prompts
 from harness.runstore import RunStore, SqliteRunStore
 from harness.settings import Settings
 from providers.seam import ModelSeam
@@ -35,7 +36,7 @@ class Services:
         """Open everything a run needs; errors are the classified ones of each piece."""
         from tools.backends import Backends
 
-        seam = seam or ModelSeam(settings)
+        seam = seam or ModelSeam(settings, prompt_renderer=prompts.render)
         backends = Backends.from_settings(settings)  # honours ops_db_url / ops_tables
         Path(settings.home).mkdir(parents=True, exist_ok=True)
         return cls(settings=settings, seam=seam, backends=backends, dataset=backends.info,

@@ -14,7 +14,8 @@ from typing import Any, Literal
 from guards.parsing import NotJsonError, decode_json_object
 
 INVALID_ENVELOPE = "__invalid_envelope__"
-"""Tool name the model node gives a malformed envelope, so the tool gate can count it."""
+"""Tool name the json protocol's model (``providers.json_protocol``) gives a malformed envelope,
+so the tool gate can count it as a protocol violation."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
 """The budgeted model call every model-using node shares, and its retried JSON-answer form.
 
-Also off-loop I/O for the run store: the dev server forbids blocking calls in async nodes.
+Prompts are rendered here with their name and values attached as data (see
+:mod:`providers.messages`), so a model that reads data (the offline investigator, the json
+protocol's wrapper) never has to read prompt wording. Also off-loop I/O for the run store: the
+dev server forbids blocking calls in async nodes.
 """
 
 from __future__ import annotations
@@ -10,14 +13,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+import prompts
 from diagnosis.context import RunContext
 from harness.budget import Budget
 from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
 from nodes._stops import Stop, stop_from_abort, stop_if_inactive
+from providers.messages import text_of, with_prompt
 from providers.seam import classify_exception
+
+__all__ = ["ask_with_retry", "call_model", "offload", "prompt_message", "system_prompt_message",
+           "text_of"]
 
 T = TypeVar("T")
 
@@ -27,46 +35,27 @@ async def offload(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-def text_of(message: BaseMessage) -> str:
-    """The text content of a model message (joined when the provider sends parts)."""
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+def prompt_message(name: str, /, **values: Any) -> HumanMessage:
+    """Prompt ``name`` rendered with ``values`` as a user turn, its name and values attached."""
+    return with_prompt(HumanMessage(prompts.render(name, **values)), name, values)
 
 
-def as_plain_chat(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """The conversation as plain text turns, for servers without native tool messages.
-
-    The agent's envelopes stay its own turns; each observation becomes a user turn that names
-    the tool_call_id the next envelope must cite.
-    """
-    out: list[BaseMessage] = []
-    for m in messages:
-        if isinstance(m, AIMessage):
-            out.append(AIMessage(content=text_of(m)))
-        elif isinstance(m, ToolMessage):
-            out.append(HumanMessage(f"Result of tool_call_id {m.tool_call_id}:\n{text_of(m)}"))
-        else:
-            out.append(m)
-    return out
+def system_prompt_message(name: str, /, **values: Any) -> SystemMessage:
+    """Prompt ``name`` rendered with ``values`` as the system turn, its name and values attached."""
+    return with_prompt(SystemMessage(prompts.render(name, **values)), name, values)
 
 
 async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage],
-                     budget: Budget, *, attempt: int = 1, json_mode: bool = False,
-                     tools: Sequence[Any] | None = None, content_only: bool = False) -> AIMessage:
+                     budget: Budget, *, attempt: int = 1,
+                     tools: Sequence[Any] | None = None) -> AIMessage:
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
-    The caller has already reserved the call in the budget and bounds it with a timeout.
+    The caller has already reserved the call in the budget and bounds it with a timeout. The
+    seam's model speaks the agent protocol: what comes back is tool calls or text, always.
     """
     model: Any = ctx.seam.for_role(role)
     if tools is not None:
-        model = model.bind_tools(tools, parallel_tool_calls=False) \
-            if ctx.seam.spec.provider == "openai" else model.bind_tools(tools)
-    if json_mode and ctx.seam.spec.provider == "openai":
-        model = model.bind(response_format={"type": "json_object"})
-    if content_only:
-        messages = as_plain_chat(messages)
+        model = model.bind_tools(tools, parallel_tool_calls=False)  # one call per turn
     began = time.monotonic()
     failure: FailureClass | None = None
     usage: dict[str, Any] = {}
@@ -89,17 +78,18 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
 
 
-async def ask_with_retry(ctx: RunContext, role: Role, prompt: str, budget: Budget,
+async def ask_with_retry(ctx: RunContext, role: Role, prompt: str | BaseMessage, budget: Budget,
                          parse: Callable[[str], T]) -> tuple[RetryResult[T], Stop | None]:
     """One JSON answer from ``role`` under its retry policy (router, judge or repair).
 
+    ``prompt`` is best a :func:`prompt_message` (text alone reaches only models that read it).
     ``parse`` turns the reply text into the value or raises a classified AttemptError. Receipts
     go to the trace off the event loop. Returns the result and the stop to write, if the run
     ended meanwhile (cancel, deadline): an answer that arrives after that is dropped.
     """
     async def attempt(timeout: float) -> T:
-        reply = await call_model(ctx, role, [HumanMessage(prompt)], budget,
-                                 attempt=budget.usage.model_calls, json_mode=True)
+        message = prompt if isinstance(prompt, BaseMessage) else HumanMessage(prompt)
+        reply = await call_model(ctx, role, [message], budget, attempt=budget.usage.model_calls)
         return parse(text_of(reply))
 
     result = await execute_with_retry(

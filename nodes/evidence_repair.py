@@ -11,14 +11,13 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-import prompts
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
 from guards.evidence import citable_ids, facts_by_id, repair_allowed
 from guards.parsing import parse_draft
 from harness.contracts import DiagnosisDraft, FailureClass, Role, ToolRecord
 from harness.retry import AttemptError
-from nodes._model_call import ask_with_retry, offload
+from nodes._model_call import ask_with_retry, offload, prompt_message
 from nodes._stops import stop_if_inactive
 
 
@@ -33,7 +32,7 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     index = facts_by_id(records)
     available = "\n".join(f"{eid}: {index[eid][1].text}" for eid in citable_ids(records)) or "(none)"
-    prompt = prompts.render(
+    prompt = prompt_message(
         "repair", draft=json.dumps(state["draft"], ensure_ascii=False),
         problems=json.dumps((state.get("evidence_verdict") or {"problems": []})["problems"]),
         available_evidence=available)

@@ -1,7 +1,8 @@
 """model: the agent's model call gate (docs/design.md §6) — check, reserve, call once, record, check.
 
 The agent's call is never retried by the harness. Budget, deadline and cancel become stop data;
-a failed call records zero tokens and stops the run with its failure class.
+a failed call records zero tokens and stops the run with its failure class. One path for both
+agent protocols: under ``json`` the seam's model turns envelopes into tool calls and drafts.
 """
 
 from __future__ import annotations
@@ -9,16 +10,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
-from guards.envelope import INVALID_ENVELOPE, parse_envelope
 from harness.budget import BudgetExhausted
 from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
 from harness.lifecycle import RunAborted
-from nodes._model_call import call_model, text_of
+from nodes._model_call import call_model
 from nodes._stops import stop, stop_from_abort, stop_from_budget
 from providers.seam import classify_exception
 from tools.registry import tool_schemas
@@ -49,13 +48,10 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
     ctx.emitter.emit("status", phase="investigating")
     timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
-    tools = agent_tools(ctx) if ctx.settings.agent_protocol == "tools" else None
     try:
         reply = await asyncio.wait_for(
             call_model(ctx, Role.AGENT, state.get("messages", []), budget,
-                       attempt=budget.usage.model_calls, tools=tools,
-                       json_mode=ctx.settings.agent_protocol == "json",
-                       content_only=ctx.settings.agent_protocol == "json"),
+                       attempt=budget.usage.model_calls, tools=agent_tools(ctx)),
             timeout)
     except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
         usage = budget.usage.model_dump()
@@ -78,20 +74,4 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         ctx.lifecycle.check_active()  # a reply that arrives after cancel or deadline is dropped
     except RunAborted as abort:
         return {"stop": stop_from_abort(abort), "usage": usage}
-    if ctx.settings.agent_protocol == "json":
-        reply = _from_envelope(reply, state.get("messages", []))
     return {"messages": [reply], "usage": usage}
-
-
-def _from_envelope(reply: AIMessage, history: list[Any]) -> AIMessage:
-    """Turn a ``json``-protocol envelope into the same tool call or draft as native tools."""
-    text = text_of(reply)
-    n = 1 + sum(len(m.tool_calls) for m in history if isinstance(m, AIMessage))
-    envelope = parse_envelope(text)
-    if isinstance(envelope, str):  # malformed: the tool gate counts it as a protocol violation
-        calls = [{"name": INVALID_ENVELOPE, "args": {"problem": envelope}, "id": f"call_{n}"}]
-        return AIMessage(content=text, tool_calls=calls, usage_metadata=reply.usage_metadata)
-    if envelope.kind == "tool_call":
-        calls = [{"name": envelope.tool, "args": envelope.args, "id": f"call_{n}"}]
-        return AIMessage(content=text, tool_calls=calls, usage_metadata=reply.usage_metadata)
-    return AIMessage(content=envelope.draft_text, usage_metadata=reply.usage_metadata)

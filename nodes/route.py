@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from langchain_core.messages import HumanMessage, RemoveMessage, SystemMessage
+from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-import prompts
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
 from guards.parsing import parse_answer
@@ -31,7 +30,13 @@ from harness.contracts import (
 )
 from harness.retry import AttemptError
 from harness.settings import zone_of
-from nodes._model_call import ask_with_retry, offload, text_of
+from nodes._model_call import (
+    ask_with_retry,
+    offload,
+    prompt_message,
+    system_prompt_message,
+    text_of,
+)
 from nodes._stops import stop, stop_from_budget
 
 _FRESH_RUN: dict[str, Any] = {
@@ -133,7 +138,7 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     now = _now(ctx)
     # The example's times share the current offset: small models copy an example's offset.
     example = now.replace(hour=9, minute=0, second=0, microsecond=0)
-    router_prompt = prompts.render(
+    router_prompt = prompt_message(
         "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
         now=now.isoformat(), example_start=example.isoformat(),
         example_end=(example + timedelta(minutes=30)).isoformat())
@@ -185,15 +190,8 @@ def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]
               "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
               "end": scope["end"], "window_note": scope["window_note"] or "",
               "max_tool_calls": ctx.settings.max_tool_calls}
-    if ctx.settings.agent_protocol == "json":
-        import json
-
-        from tools.registry import tool_schemas
-
-        system = prompts.render("agent_json", tool_schemas=json.dumps(
-            tool_schemas(ctx.backends.ops_schema()), separators=(",", ":")), **values)
-    else:
-        system = prompts.render("agent_system", **values)
-    task = prompts.render("agent_task", question=state["question"], previous_turn=previous)
-    return [SystemMessage(system), HumanMessage(task)]
+    # One opening for both agent protocols: under json the seam's model renders its own
+    # system prompt from these values and the tools the model node binds.
+    return [system_prompt_message("agent_system", **values),
+            prompt_message("agent_task", question=state["question"], previous_turn=previous)]
 

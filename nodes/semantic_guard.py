@@ -11,13 +11,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-import prompts
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
 from guards.semantic import judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
 from harness.retry import AttemptError
-from nodes._model_call import ask_with_retry, offload
+from nodes._model_call import ask_with_retry, offload, prompt_message
 from nodes._stops import stop_if_inactive
 
 
@@ -31,7 +30,7 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
-    prompt = prompts.render("judge", payload=json.dumps(
+    prompt = prompt_message("judge", payload=json.dumps(
         judge_payload(draft.conclusion, records), ensure_ascii=False, indent=1))
     budget = ctx.budget(state.get("usage"))
 

@@ -4,6 +4,11 @@ Specs: ``openai:NAME`` (any OpenAI-compatible endpoint through langchain-openai,
 retries off and an explicit timeout), ``replay:FILE`` (scripted responses, docs/design.md §10) and
 ``offline`` (the rule-based investigator). langchain-openai is imported only when an
 ``openai:`` model is built: it costs seconds of start-up a CLI should not pay for ``--help``.
+
+Under ``HARNESS_AGENT_PROTOCOL=json`` the agent's model is wrapped in
+:class:`~providers.json_protocol.JsonProtocolChatModel`, so every node sees one protocol:
+native tool calls and drafts. Roles that answer JSON objects (router, judge, repair, and the
+agent under the json protocol) ask an OpenAI-compatible server for JSON output.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from harness.contracts import FailureClass, Role
 from harness.settings import Settings
+from providers.json_protocol import JsonProtocolChatModel, PromptRenderer
 from providers.replay import ModelCallError, ReplayChatModel, ReplayScript
 
 if TYPE_CHECKING:
@@ -65,9 +71,15 @@ class ModelSeam:
     """Builds the chat model of each role from one spec; tests and offline mode swap it here."""
 
     def __init__(self, settings: Settings, *, spec: str | None = None,
-                 replay_script: ReplayScript | None = None) -> None:
+                 replay_script: ReplayScript | None = None,
+                 prompt_renderer: PromptRenderer | None = None) -> None:
         self.settings = settings
         self.spec = parse_model_spec(spec or settings.model)
+        if settings.agent_protocol == "json" and prompt_renderer is None:
+            # Providers sit below the prompts: whoever builds the seam hands the renderer in.
+            raise ValueError("the json agent protocol renders the agent's prompt itself: build "
+                             "the seam with prompt_renderer=prompts.render")
+        self.prompt_renderer = prompt_renderer
         # One async HTTP client per event loop: langchain-openai's shared default client is
         # bound to the first loop that used it, so a second asyncio.run() in the same process
         # (scripts, tests) failed with "Event loop is closed".
@@ -87,7 +99,18 @@ class ModelSeam:
         return self._replay
 
     def for_role(self, role: Role) -> BaseChatModel:
-        """The chat model that serves ``role``."""
+        """The chat model that serves ``role``, speaking the configured agent protocol."""
+        model = self.chat_model(role)
+        if role is Role.AGENT and self.settings.agent_protocol == "json":
+            assert self.prompt_renderer is not None
+            return JsonProtocolChatModel(inner=model, render_prompt=self.prompt_renderer)
+        return model
+
+    def _answers_json(self, role: Role) -> bool:
+        return role is not Role.AGENT or self.settings.agent_protocol == "json"
+
+    def chat_model(self, role: Role) -> BaseChatModel:
+        """The provider's own chat model for ``role``, before the agent protocol wraps it."""
         if self.spec.provider == "replay":
             assert self._replay is not None
             return ReplayChatModel(script=self._replay, role=role.value)
@@ -108,6 +131,9 @@ class ModelSeam:
             timeout=_role_timeout(role, self.settings),
             stream_usage=True,
             temperature=0,
+            # JSON mode where the role answers one JSON object (never with native tool calls).
+            model_kwargs={"response_format": {"type": "json_object"}} if self._answers_json(role)
+            else {},
         )
 
     def _async_client(self) -> Any:
@@ -124,14 +150,9 @@ class ModelSeam:
         return client
 
     def _offline(self, role: Role) -> BaseChatModel:
-        try:
-            from providers.offline import build_offline_model  # type: ignore[import-not-found]
-        except ImportError:
-            raise ModelSpecError(
-                "the 'offline' investigator is not available in this build yet; "
-                "use HARNESS_MODEL=openai:NAME or replay:FILE"
-            ) from None
-        return build_offline_model(role, self.settings)  # type: ignore[no-any-return]
+        from providers.offline import build_offline_model
+
+        return build_offline_model(role, self.settings)
 
 
 def classify_exception(exc: BaseException) -> FailureClass:

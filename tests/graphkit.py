@@ -18,6 +18,7 @@ from unittest import mock
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+import prompts
 from app import runner
 from app.runner import run_turn
 from app.services import Services
@@ -103,12 +104,12 @@ class RecordingSeam(ModelSeam):
     """The replay seam, recording what each role saw: ``seen[role][i]`` is the i-th call's input."""
 
     def __init__(self, settings: Settings, script: ReplayScript) -> None:
-        super().__init__(settings, replay_script=script)
+        super().__init__(settings, replay_script=script, prompt_renderer=prompts.render)
         self.seen: dict[str, list[list[BaseMessage]]] = {role: [] for role in ROLES}
         self.on_call: Callable[[str, int], None] | None = None
         """Called as ``on_call(role, n)`` when the n-th call of ``role`` starts (tests hook in)."""
 
-    def for_role(self, role: Role) -> Any:
+    def chat_model(self, role: Role) -> Any:
         assert self.replay_script is not None
         return _RecordingReplay(script=self.replay_script, role=role.value,
                                 sink=self.seen[role.value], seam=self)

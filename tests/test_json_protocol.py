@@ -7,16 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
-from graphkit import judge, router, run, services_for
+from graphkit import judge, router, run, seen, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
+import prompts
 from app.runner import Services
 from guards.envelope import Envelope, parse_envelope
 from harness.runstore import SqliteRunStore
 from harness.settings import load_settings
+from providers.messages import prompt_of
 from providers.seam import ModelSeam
 from tools.dataset.build import demo_dataset_dir
+from tools.registry import TOOLS
 
 INC = json.loads((demo_dataset_dir() / "truth.json").read_text())["incidents"][0]
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
@@ -101,7 +104,7 @@ def test_json_protocol_over_http_sends_plain_turns_and_asks_for_json(tmp_path: P
     with StubOpenAI([{"content": a["content"]} for a in answers]) as stub:
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
-        services = Services.from_settings(settings, seam=ModelSeam(settings),
+        services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
                                           store=SqliteRunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         bodies = [r["body"] for r in stub.requests]
@@ -123,10 +126,36 @@ def test_agent_context_overflow_ends_as_budget_exhausted_with_an_honest_fallback
     with StubOpenAI(answers) as stub:
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
-        services = Services.from_settings(settings, seam=ModelSeam(settings),
+        services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
                                           store=SqliteRunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         assert len(stub.requests) == 3  # the overflow is not retried
     assert (out["run_state"], out["release_outcome"], out["fallback_type"]) == (
         "BUDGET_EXHAUSTED", "FALLBACK", "INSUFFICIENT_EVIDENCE")
     assert "[E1." in out["content"]
+
+
+def test_the_protocol_renders_its_own_prompt_from_the_bound_tools(home: Path) -> None:
+    script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
+              "agent": [env_call("query_logs", LOGS), env_final(None)], "judge": []}
+    services = services_for(home, script, agent_protocol="json")
+    out = run(services, INC["question"])
+    assert out["release_outcome"] == "FALLBACK"
+    first, second = seen(services)
+    system = first[0]
+    # The node wrote its one agent prompt; the model got the protocol's, with the same values
+    # and the tools the model node bound (their progress argument included), and plain turns.
+    assert prompt_of(system) is not None and prompt_of(system).name == "agent_json"
+    assert '{"type": "tool_call"' in system.content and INC["start"] in system.content
+    specs = json.loads(prompt_of(system).values["tool_schemas"])
+    assert sorted(s["function"]["name"] for s in specs) == sorted(TOOLS)
+    assert all("previous_observation" in s["function"]["parameters"]["properties"] for s in specs)
+    assert [type(m).__name__ for m in second] == ["SystemMessage", "HumanMessage", "AIMessage",
+                                                  "HumanMessage"]
+    assert second[-1].content.startswith("Result of tool_call_id call_1:\n")
+
+
+def test_the_json_protocol_needs_the_prompts_handed_to_the_seam(tmp_path: Path) -> None:
+    settings = load_settings(model="offline", agent_protocol="json", home=tmp_path / "h")
+    with pytest.raises(ValueError, match="prompt_renderer=prompts.render"):
+        ModelSeam(settings)

@@ -111,16 +111,22 @@ def test_first_finish_wins_across_processes(tmp_path):
     assert row["usage"]["model_calls"] == said.index("True")
 
 
-def test_trace_order_is_the_order_of_recording_across_handles(tmp_path):
-    # Nodes write through whichever handle their thread has; the trace is still one sequence.
-    path = tmp_path / "runs.sqlite"
-    first, second = SqliteRunStore(path), SqliteRunStore(path)
-    first.start_run("r1", "t1", "q", "offline")
-    for n, handle in enumerate([first, second, first, second, second], start=1):
-        handle.record_model_call("r1", "agent", attempt=n, input_tokens=n, output_tokens=0,
-                                 duration_ms=1, failure_class=None)
-        handle.record_receipt("r1", {"n": n})
-    trace = first.trace("r1")
+def test_trace_order_is_the_order_of_recording_across_threads(tmp_path):
+    # Nodes write from whichever worker thread runs them (asyncio.to_thread), through the one
+    # store of the process; the trace is still one sequence in the order of recording.
+    store = SqliteRunStore(tmp_path / "runs.sqlite")
+    store.start_run("r1", "t1", "q", "offline")
+
+    def record(n: int) -> None:
+        store.record_model_call("r1", "agent", attempt=n, input_tokens=n, output_tokens=0,
+                                duration_ms=1, failure_class=None)
+        store.record_receipt("r1", {"n": n})
+
+    for n in range(1, 6):
+        worker = threading.Thread(target=record, args=(n,))
+        worker.start()
+        worker.join()
+    trace = store.trace("r1")
     assert [c["attempt"] for c in trace["model_calls"]] == [1, 2, 3, 4, 5]
     assert trace["receipts"] == [{"n": n} for n in range(1, 6)]
 

@@ -1,0 +1,120 @@
+"""The offline investigator's draft, in structured values only.
+
+It concludes only when a runbook matches the symptom *and* a change that precedes the symptom
+shares its distinctive terms; otherwise its conclusion is null.
+
+What it writes is built from structured values only — ids, names, numbers, times, the error
+pattern the log tool computed, the runbook's id — never from free text found in the data. A
+runbook or a row that says "ignore previous instructions and publish …" is evidence to weigh,
+not words to repeat: free text decides which row is relevant but is never copied.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from providers.offline.investigation import Investigation
+from providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+
+_COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")
+"""A structured value: an id, a name, a number, a time — one token, no spaces, bounded."""
+MAX_FIELDS = 8
+"""Fields of a row quoted in a statement."""
+NEXT_STEPS = ["check the service's upstream and downstream dependencies in the window",
+              "compare with the same window on a healthy day"]
+
+
+def structured(value: Any) -> str | None:
+    """``value`` as text if it is a structured value (see ``_VALUE``), else None."""
+    if value is None or isinstance(value, bool | dict | list):
+        return None
+    text = str(value)
+    return text if _VALUE.fullmatch(text) else None
+
+
+def describe_row(row: dict[str, Any]) -> str:
+    """``column=value`` for the row's structured fields; free-text fields are left out."""
+    fields = [f"{k}={v}" for k, value in row.items()
+              if _COLUMN.fullmatch(str(k)) and (v := structured(value)) is not None]
+    return ", ".join(fields[:MAX_FIELDS])
+
+
+def _value_terms(row: dict[str, Any]) -> set[str]:
+    return terms(" ".join(str(v) for v in row.values()).replace("_", " ").replace(".", " "))
+
+
+def _is_change_table(table: str) -> bool:
+    return any(w in table.lower() for w in CHANGE_WORDS)
+
+
+def _in_window(row: dict[str, Any], columns: list[str], start: str, end: str) -> bool:
+    lo, hi = fmt(utc(start)), fmt(utc(end))
+    return any(lo <= str(row.get(c, "")) <= hi for c in columns if TIME_COLUMN.search(c.lower()))
+
+
+def _before(row: dict[str, Any], moment: str) -> bool:
+    """A cause precedes its effect: some time column of the row is at or before ``moment``."""
+    try:
+        limit = fmt(utc(moment))
+    except ValueError:
+        return False
+    return any(TIME_COLUMN.search(k.lower()) and str(v)[:19] <= limit[:19]
+               for k, v in row.items() if isinstance(v, str) and v[:4].isdigit())
+
+
+def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
+                   first_seen: str) -> list[tuple[int, bool, dict[str, Any]]]:
+    """Rows that speak of the symptom: (score, is_change, item), best first.
+
+    A change (config change, deploy, job, certificate…) near the window that shares the
+    symptom's distinctive terms is a candidate cause; a measurement inside the window that
+    shares them corroborates. Only values count, not column names: the rows must *say* it.
+    """
+    found = []
+    for call in inv.calls:
+        if call["name"] != "query_mysql":
+            continue
+        table_match = re.search(r"FROM\s+([A-Za-z_][A-Za-z0-9_]*)",
+                                str((call.get("args") or {}).get("sql", "")))
+        table = table_match.group(1) if table_match else ""
+        for item in inv.obs.get(call.get("id") or "", {}).get("items", []) or []:
+            row = item.get("row")
+            if not isinstance(row, dict) or not describe_row(row):
+                continue  # a row with nothing structured to quote cannot be stated
+            words = _value_terms(row)
+            score = 2 * len(words & focus) + len(words & (context - focus))
+            change = _is_change_table(table)
+            if change and score >= 3 and _before(row, str(first_seen)):
+                found.append((score + 100, True, item))
+            elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end):
+                found.append((score, False, item))
+    found.sort(key=lambda t: -t[0])
+    return found
+
+
+def draft(inv: Investigation, symptom: dict[str, Any] | None,
+          runbook: list[dict[str, Any]]) -> dict[str, Any]:
+    """The final draft: a conclusion built from structured values, or null with next steps."""
+    doc = structured(runbook[0].get("doc_id")) if runbook else None
+    if symptom is None or doc is None:
+        return {"conclusion": None, "next_steps": NEXT_STEPS}
+    focus = terms(str(symptom.get("template", "")))
+    context = terms(" ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in runbook))
+    rows = _evidence_rows(inv, focus, context, str(symptom.get("first_seen", "")))
+    if not rows:
+        return {"conclusion": None, "next_steps": NEXT_STEPS}
+    cause = rows[0][2]
+    corroboration = next((item for _, change, item in rows[1:] if not change), None)
+    claims = [
+        {"statement": f"{symptom['count']} log events matched '{symptom['template']}' "
+                      f"from {symptom.get('first_seen')} to {symptom.get('last_seen')}",
+         "evidence_ids": [symptom["evidence_id"]]},
+        *({"statement": f"row {describe_row(r['row'])}", "evidence_ids": [r["evidence_id"]]}
+          for r in (cause, corroboration) if r is not None),
+        {"statement": f"runbook {doc} describes this symptom",
+         "evidence_ids": [runbook[0]["evidence_id"]]},
+    ]
+    return {"conclusion": {"root_cause": f"{doc}: {describe_row(cause['row'])}", "claims": claims},
+            "next_steps": [f"follow the runbook {doc}", *NEXT_STEPS[:1]]}

@@ -1,0 +1,99 @@
+"""What the agent's conversation says so far, as data: scope, calls, observations, tables."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from providers.offline.conversation import Conversation
+from providers.offline.text import terms
+
+DEFAULT_MAX_CALLS = 10
+"""The tool-call limit assumed when the instructions do not carry one."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The incident as the agent's instructions were rendered with it."""
+
+    service: str
+    merchant: str
+    start: str
+    end: str
+    max_calls: int
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> Scope:
+        """Read the scope from the agent prompt's named values."""
+        try:
+            max_calls = int(values.get("max_tool_calls") or DEFAULT_MAX_CALLS)
+        except (TypeError, ValueError):
+            max_calls = DEFAULT_MAX_CALLS
+        return cls(service=str(values.get("service") or ""),
+                   merchant=str(values.get("merchant") or ""),
+                   start=str(values.get("start") or ""), end=str(values.get("end") or ""),
+                   max_calls=max_calls)
+
+
+class Investigation:
+    """What the agent's conversation says so far: scope, calls, observations, tables."""
+
+    def __init__(self, conversation: Conversation, tool_specs: Sequence[Any]) -> None:
+        self.scope = Scope.of(conversation.system.values if conversation.system else {})
+        self.start, self.end = self.scope.start, self.scope.end
+        self.calls = conversation.calls
+        self.obs = conversation.observations
+        self.tables = tables(tool_specs)
+
+    def items(self, tool: str) -> list[dict[str, Any]]:
+        """Every observed item of ``tool``'s calls, in call order."""
+        out: list[dict[str, Any]] = []
+        for c in self.calls:
+            if c["name"] == tool:
+                out.extend(self.obs.get(c.get("id") or "", {}).get("items", []) or [])
+        return out
+
+    def called(self, tool: str, **args: Any) -> bool:
+        """Whether ``tool`` was called (with these argument values, if given)."""
+        return any(c["name"] == tool and all((c.get("args") or {}).get(k) == v
+                                             for k, v in args.items()) for c in self.calls)
+
+    @property
+    def stop_required(self) -> bool:
+        """Whether the harness asked the agent to stop collecting."""
+        return any(o.get("stop_required") for o in self.obs.values())
+
+    def symptom(self) -> dict[str, Any] | None:
+        """The dominant error pattern: the most frequent (seen twice at least), earliest first."""
+        patterns = [i for i in self.items("query_logs") if i.get("kind") == "error_pattern"
+                    and int(i.get("count") or 0) >= 2]
+        patterns.sort(key=lambda i: (-int(i.get("count") or 0), str(i.get("first_seen"))))
+        return patterns[0] if patterns else None
+
+    def runbook(self, symptom: dict[str, Any]) -> list[dict[str, Any]]:
+        """The passages of the best runbook, if it speaks of ``symptom``; else []."""
+        passages = [i for i in self.items("lookup_knowledge") if i.get("kind") == "passage"]
+        if not passages:
+            return []
+        doc = passages[0].get("doc_id")
+        chosen = [p for p in passages if p.get("doc_id") == doc]
+        body = " ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in chosen)
+        if len(terms(str(symptom.get("template", ""))) & terms(body)) < 2:
+            return []  # the runbook does not speak of this symptom
+        return chosen
+
+
+def tables(tool_specs: Sequence[Any]) -> dict[str, list[str]]:
+    """The operational tables and their columns, as the ``query_mysql`` spec lists them."""
+    for spec in tool_specs:
+        fn = spec.get("function", {}) if isinstance(spec, dict) else {}
+        if fn.get("name") == "query_mysql":
+            description = str(fn.get("description", ""))
+            listing = description[description.find("Tables:"):] if "Tables:" in description else ""
+            return {m.group(1): [c.strip() for c in m.group(2).split(",")]
+                    for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)\(([^)]*)\)", listing)}
+    return {}
+
+

@@ -1,0 +1,86 @@
+"""The offline agent's next move, decided from data only.
+
+Generic SRE practice: logs of the window → the dominant error pattern → runbooks matching it →
+time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
+
+Everything it decides on is data: the incident scope (the values its instructions were
+rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of
+the observations. It knows nothing about any particular incident.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from providers.offline.conclusion import draft
+from providers.offline.conversation import Conversation
+from providers.offline.investigation import Investigation
+from providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+
+LOOKAROUND = timedelta(minutes=60)
+"""How far before the window the investigator looks for changes that could explain it."""
+
+
+def _gain(inv: Investigation, call_id: str, focus: set[str]) -> str:
+    items = inv.obs.get(call_id, {}).get("items") or []
+    if not items:
+        return "NO_GAIN"
+    if not focus:
+        return "GAINED"
+    return "GAINED" if terms(json.dumps(items, ensure_ascii=False)) & focus else "NO_GAIN"
+
+
+def _ranked_tables(inv: Investigation, focus: set[str]) -> list[tuple[str, list[str]]]:
+    scored = []
+    for name, columns in inv.tables.items():
+        time_cols = [c for c in columns if TIME_COLUMN.search(c.lower())]
+        if not time_cols:
+            continue
+        words = terms(name.replace("_", " ") + " " + " ".join(columns).replace("_", " "))
+        score = 2 * len(words & focus) + sum(w in name.lower() for w in CHANGE_WORDS)
+        scored.append((score, name, time_cols))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [(name, cols) for _, name, cols in scored]
+
+
+def _sql(table: str, time_cols: list[str], start: str, end: str) -> str:
+    lo, hi = fmt(utc(start) - LOOKAROUND), fmt(utc(end))
+    cond = " OR ".join(f"{c} BETWEEN '{lo}' AND '{hi}'" for c in time_cols)
+    return f"SELECT * FROM {table} WHERE {cond} LIMIT 20"
+
+
+def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str, Any]:
+    """The agent's next move: ``{"tool": name, "args": {...}}`` or ``{"draft": {...}}``."""
+    inv = Investigation(conversation, tool_specs)
+    symptom = inv.symptom()
+    focus = terms(str(symptom.get("template", ""))) if symptom else set()
+    runbook = inv.runbook(symptom) if symptom else []
+    focus_all = focus | terms(" ".join(str(p.get("text", "")) for p in runbook))
+    if inv.stop_required or len(inv.calls) >= inv.scope.max_calls or not inv.start:
+        return {"draft": draft(inv, symptom, runbook)}
+    step: dict[str, Any] | None = None
+    if not inv.called("query_logs"):
+        step = {"tool": "query_logs", "args": {"service": inv.scope.service, "start": inv.start,
+                                               "end": inv.end}}
+    elif symptom and not inv.called("lookup_knowledge"):
+        query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
+        step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
+    else:
+        for table, cols in _ranked_tables(inv, focus_all)[:5]:
+            sql = _sql(table, cols, inv.start, inv.end)
+            if not inv.called("query_mysql", sql=sql) and len(inv.calls) < inv.scope.max_calls - 1:
+                step = {"tool": "query_mysql", "args": {"sql": sql}}
+                break
+    if step is None:
+        return {"draft": draft(inv, symptom, runbook)}
+    if inv.calls:
+        prev = inv.calls[-1].get("id") or ""
+        gain = _gain(inv, prev, focus_all)
+        step["args"]["previous_observation"] = {
+            "tool_call_id": prev, "gain": gain,
+            "note": "found items about the symptom" if gain == "GAINED" else "nothing new"}
+    return step

@@ -1,0 +1,55 @@
+"""Words, numbers and times as the offline investigator compares them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+FRAMING = frozenset("""
+a an and are as at by for from in into is it of on or the to was were with this that these
+after before between during while than then when which who not no only
+log logs logged event events matched matching error errors row rows runbook runbooks section
+describes describe symptom symptoms evidence shows show points point cause caused causes root
+service window time first last seen times count x n id
+""".split())
+"""Words that carry no claim of their own: grammar, and the framing the investigator writes
+around quoted evidence. Everything else in a claim must be found in the cited records."""
+_STOP = FRAMING | frozenset("""
+payment payments merchant merchants failed failure failures request requests
+service services info warn warning debug fatal null none true false
+""".split())
+TIME_COLUMN = re.compile(r"(^ts$|_ts$|_at$|_on$|time|date|^not_before$|^not_after$|^start|^end"
+                         r"|^finish|^began|^created|^updated|^changed|^applied|^flipped)")
+"""Column names that hold a moment (a change applied, a job started, a sample taken…)."""
+CHANGE_WORDS = ("change", "config", "deploy", "release", "job", "cert", "migration", "flag",
+                "incident", "rollout", "version")
+"""Table-name words of operational changes: the candidates for a cause."""
+
+
+def stem(word: str) -> str:
+    """A crude singular: ``timeouts`` → ``timeout`` (not ``class`` → ``clas``)."""
+    w = word.lower()
+    return w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def terms(text: str) -> set[str]:
+    """Distinctive lower-case word stems of a text (no numbers, no stopwords, ≥ 3 letters)."""
+    return {stem(w) for w in WORD.findall(text) if not w[0].isdigit() and len(w) >= 3
+            and stem(w) not in _STOP and w.lower() not in _STOP}
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers of a text, with trailing decimal zeros dropped (``10.50`` → ``10.5``)."""
+    return {n.rstrip("0").rstrip(".") if "." in n else n for n in _NUMBER.findall(text)}
+
+
+def utc(stamp: str) -> datetime:
+    """An ISO-8601 time (``Z`` allowed) in UTC."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def fmt(moment: datetime) -> str:
+    """A moment as the tables write it: ``2026-11-02T10:00:00Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
