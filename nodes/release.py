@@ -31,6 +31,7 @@ from harness.contracts import (
 )
 from harness.runstore import RunPersistenceError
 from nodes._model_call import offload
+from tools.dataset.examples import context_hints
 
 CAPABILITY_REPLY = (
     "I diagnose production incidents. Ask about a symptom on a service in a time window, for "
@@ -51,9 +52,6 @@ _LIMITATION = {
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
 }
-_CONTEXT_HINT = {"service": "which service is affected (e.g. payment-service)",
-                 "merchant": "which merchant is affected (e.g. M1001)",
-                 "window": "when it happened (e.g. between 10:00 and 10:10 today)"}
 
 
 @dataclass(frozen=True)
@@ -151,14 +149,15 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
     return "\n".join(lines)
 
 
-def render_fallback(state: DiagnosisState, decision: Decision, snapshot: dict[str, Any]) -> str:
+def render_fallback(state: DiagnosisState, decision: Decision, snapshot: dict[str, Any],
+                    dataset: Any = None) -> str:
     """The SafeFallback: only what this run verified, plus its limitations and next checks."""
     assert decision.fallback is not None
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[decision.fallback]}."]
     if decision.fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
         lines += ["", "Please ask again and include:",
-                  *[f"- {_CONTEXT_HINT.get(m, m)}" for m in scope.get("missing", [])]]
+                  *[f"- {context_hints(dataset).get(m, m)}" for m in scope.get("missing", [])]]
         return "\n".join(lines)
     lines += ["", f"Scope: {_scope_line(scope)}"]
     if scope.get("window_note"):
@@ -224,7 +223,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
         content = CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
             else render_report(state, records)
     elif decision.outcome is ReleaseOutcome.FALLBACK:
-        content = render_fallback(state, decision, snapshot)
+        content = render_fallback(state, decision, snapshot, ctx.dataset)
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:
