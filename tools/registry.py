@@ -54,8 +54,9 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
 
     ``schema_hint`` (``Backends.ops_schema()``) appends the allowed tables and their columns
     to ``query_mysql``'s description, so the model does not have to guess them. ``dataset``
-    (the run context's dataset info) adds what this data has: the services and the log
-    attributes ``query_logs`` can filter on, and the original headers of renamed columns.
+    (the run context's dataset info) adds what this data has: the services, the log attributes
+    ``query_logs`` can filter on (its ``attrs`` argument is offered only when there are some),
+    and the original headers of renamed columns.
     """
     out = []
     for name, spec in TOOLS.items():
@@ -73,6 +74,8 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
         params = spec.args_model.model_json_schema()
         params.pop("title", None)
         params.pop("description", None)
+        if name == "query_logs" and not (dataset is not None and dataset.attributes):
+            params["properties"].pop("attrs", None)  # nothing to filter on: do not offer it
         out.append({"type": "function",
                     "function": {"name": name, "description": description, "parameters": params}})
     return out

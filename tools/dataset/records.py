@@ -50,7 +50,10 @@ ALIASES = {
 }
 """Short attribute names for fields every tool spells differently."""
 DROP_KEYS = re.compile(r"(_index|_id|_score|_type|@version|ecs\.version|v|agent\..*|input\.type|"
-                       r"log\.offset|sort|__CURSOR|__MONOTONIC_TIMESTAMP|_BOOT_ID|_MACHINE_ID)\Z")
+                       r"log\.offset|sort|data_stream\..*|event\.ingested|kubernetes\.pod\.uid|"
+                       r"kubernetes\.labels\.pod-template-hash|__CURSOR|__MONOTONIC_TIMESTAMP|_BOOT_ID|"
+                       r"_MACHINE_ID)\Z")
+"""Shipper bookkeeping (Filebeat, Elasticsearch, journald) that says nothing about the event."""
 _LEVEL_TOKEN = re.compile(r"(?<![\w-])\[?(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|"
                           r"CRITICAL|CRIT|FATAL|PANIC|EMERG|ALERT)\]?(?![\w-])"
                           r"|\[(trace|debug|info|notice|warn|warning|error|crit|alert|emerg)\]"

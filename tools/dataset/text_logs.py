@@ -180,12 +180,13 @@ def _leading_timestamp(line: str) -> Parsed | None:
         if token is not None and token.start() < 120:
             fields["level"] = found[1]
             rest = (rest[:token.start()] + rest[token.end():]).strip(" \t|-:,;")
-            rest = re.sub(r"\s*([-|])(?:\s*\1)+\s*", r" \1 ", rest)  # "a - - b" → "a - b"
-            rest = re.sub(r"\s{2,}", " ", rest)
     spring = _LOGGER_PREFIX.match(rest)  # "1 --- [main] c.s.Foo : text" / "[main] c.s.Foo - text"
     if spring:
         fields.update(thread=spring.group(1).strip(), logger=spring.group(2))
         rest = spring.group(3)
+    elif "level" in fields:  # the level token left its separators behind: "a - - b" → "a - b"
+        rest = re.sub(r"\s*([-|])(?:\s*\1)+\s*", r" \1 ", rest)
+        rest = re.sub(r"[ \t]{2,}", " ", rest)
     return fields, match.group(1), rest or "(empty message)"
 
 
