@@ -75,13 +75,13 @@ def data_import(
                           "service, message and any attribute.")] = None,
     tz: Annotated[str, typer.Option("--tz", help="Zone of times written without one.")] = "UTC",
     dayfirst: Annotated[bool | None, typer.Option(
-        "--dayfirst/--monthfirst", help="How to read 03/04/2026 [default: from unambiguous "
-                                        "dates, else an error]")] = None,
+        "--dayfirst/--monthfirst", help="How to read 03/04/2026 (default: as the file's "
+                                        "unambiguous dates show, else an error).")] = None,
     year: Annotated[int | None, typer.Option(
-        "--year", help="Year of times written without one (syslog) [default: the file's year]")
+        "--year", help="Year of times written without one, as in syslog (default: the file's).")
     ] = None,
     service: Annotated[str | None, typer.Option(
-        "--service", help="Service of events that name none [default: from the file name]")] = None,
+        "--service", help="Service of events that name none (default: from the file name).")] = None,
     name: Annotated[str | None, typer.Option("--name", help="Dataset name.")] = None,
     skip_bad: Annotated[bool, typer.Option(
         "--skip-bad", help="Skip unreadable lines (counted in the summary) instead of failing.")

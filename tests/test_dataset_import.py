@@ -203,3 +203,33 @@ def test_tables_and_runbooks_are_copied_under_safe_names_and_the_target_is_prote
         import_sources([DATA / "syslog"], precious, ImportOptions(year=2026, replace=True))
     assert (precious / "notes.txt").read_text() == "keep"
     shutil.rmtree(precious)
+
+
+def test_apache_error_logs_logfmt_and_bunyan_numbers(tmp_path):
+    apache = tmp_path / "httpd" / "error_log"
+    apache.parent.mkdir()
+    apache.write_text(
+        "[Sat Mar 14 09:51:05.123456 2026] [proxy_http:error] [pid 4411:tid 1399] (70007)The "
+        "timeout specified has expired: [client 10.0.1.23:51812] AH01102: error reading status "
+        "line from remote server 10.0.7.41:8080\n"
+        "[Sat Mar 14 09:52:00.000001 2026] [core:notice] [pid 1] AH00094: Command line: 'httpd'\n")
+    logfmt = tmp_path / "billing.log"
+    logfmt.write_text('ts=2026-03-14T09:51:00Z level=error msg="invoice push failed" code=503 '
+                      'trace_id=abc123\nts=2026-03-14T09:52:00Z level=info msg="retry ok" code=200\n')
+    bunyan = tmp_path / "notify.log"
+    bunyan.write_text(json.dumps({"name": "notify", "hostname": "h1", "pid": 7, "level": 50,
+                                  "msg": "smtp refused", "time": "2026-03-14T09:51:30.000Z",
+                                  "v": 0}) + "\n")
+    report, events = imported(tmp_path / "out", apache, logfmt, bunyan, timezone="Europe/Berlin")
+    assert [s.format for s in report.sources] == ["apache-error", "logfmt", "json"]
+    proxy = events[0]
+    assert (proxy["service"], proxy["level"], proxy["ts"]) == ("httpd", "ERROR",
+                                                                "2026-03-14T08:51:05.123Z")
+    assert proxy["attrs"]["module"] == "proxy_http" and proxy["attrs"]["client"].startswith("10.0.1")
+    assert events[1]["attrs"]["level_original"] == "notice"
+    failed = events[2]
+    assert (failed["service"], failed["level"], failed["message"]) == (
+        "billing", "ERROR", "invoice push failed")
+    assert failed["attrs"]["trace_id"] == "abc123" and failed["attrs"]["code"] == "503"
+    smtp = events[-1]
+    assert (smtp["service"], smtp["level"], smtp["attrs"]["host"]) == ("notify", "ERROR", "h1")

@@ -92,17 +92,18 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
                 problems: list[str], progress: Callable[[int], Any]) -> None:
     """Convert one log file into ``out`` (its ``logs.jsonl`` lines); problems name the file."""
     sample = sample_lines(path)
+    if not sample:
+        report.format = "empty"
+        report.notes.append("empty file: nothing to import")
+        return
     fmt = "pattern" if options.pattern else (
         canonical_format(options.format) if options.format else detect_format(sample))
     if fmt is None:
         problems.append(f"{path}: cannot tell the log format from its first lines; pass --format "
                         "(ecs, loki, otel, json, syslog, nginx, nginx-error, apache-error, logfmt, "
-                        "text) or --pattern")
+                        "text) or --pattern, or leave the file out")
         return
     report.format = fmt
-    if not sample:
-        report.notes.append("empty file")
-        return
     service, origin = fallback_service(path, options)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as part:
         reader = _convert(path, fmt, options, service, report, part, progress)

@@ -125,13 +125,25 @@ def detect_json_format(obj: dict[str, Any]) -> str | None:
     return "json"
 
 
+def looks_like_json(line: str) -> bool:
+    """True if a file's first line starts JSON (not a bracketed text log like Apache's)."""
+    text = line.strip()
+    if text in ("[", "{") or text.startswith(('{"', "[{", "[ {", '["')):
+        return True
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return text.startswith(("{", "["))
+
+
 def whole_document(lines: list[str]) -> bool:
     """True if the file is one JSON document (pretty-printed, or an array), not JSON lines."""
-    first = lines[0].lstrip() if lines else ""
+    first = lines[0].strip() if lines else ""
+    if not looks_like_json(first):
+        return False
     if first.startswith("["):
         return True
-    if not first.startswith("{"):
-        return False
     try:
         json.loads(first)
     except json.JSONDecodeError:
@@ -143,7 +155,7 @@ def detect_format(lines: list[str]) -> str | None:
     """The log format of a file from its first non-blank lines, or None if it is unclear."""
     if not lines:
         return None
-    if lines[0].lstrip().startswith(("{", "[")):
+    if looks_like_json(lines[0]):
         if whole_document(lines):
             return _document_format(lines)
         try:

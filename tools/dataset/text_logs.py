@@ -161,6 +161,9 @@ def _apache_error(line: str) -> Parsed | None:
     if not match:
         return None
     ts, module, level, pid, tid, client, message = match.groups()
+    if client is None:  # after an APR error code the client comes later in the line
+        later = re.search(r"\[client ([^\]]+)\]", message)
+        client = later.group(1) if later else None
     fields: dict[str, Any] = {"level": level}
     for key, value in (("module", module), ("pid", pid), ("tid", tid), ("client", client)):
         if value:
