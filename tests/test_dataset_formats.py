@@ -135,7 +135,7 @@ def test_an_export_in_another_format_is_named_once_not_line_by_line(tmp_path):
     with pytest.raises(DatasetError) as caught:
         load_dataset(src, tmp_path / "built")
     assert len(caught.value.problems) == 1
-    assert "looks like a ecs log export" in caught.value.problems[0]
+    assert "looks like an Elasticsearch/ECS log export" in caught.value.problems[0]
     assert "harness data import" in caught.value.problems[0]
 
 

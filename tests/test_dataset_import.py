@@ -233,3 +233,12 @@ def test_apache_error_logs_logfmt_and_bunyan_numbers(tmp_path):
     assert failed["attrs"]["trace_id"] == "abc123" and failed["attrs"]["code"] == "503"
     smtp = events[-1]
     assert (smtp["service"], smtp["level"], smtp["attrs"]["host"]) == ("notify", "ERROR", "h1")
+
+
+def test_progress_reaches_the_total_and_counts_every_source(tmp_path):
+    seen: list[tuple[int, int]] = []
+    import_sources([DATA / "cart-svc.log", DATA / "tables"], tmp_path / "out",
+                   ImportOptions(), progress=lambda done, total: seen.append((done, total)))
+    total = sum(p.stat().st_size for p in [DATA / "cart-svc.log", *(DATA / "tables").iterdir()])
+    assert seen and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)

@@ -30,7 +30,7 @@ class QueryLogsArgs(BaseModel):
 
     service: str = Field(
         min_length=1, max_length=100,
-        description="Service name exactly as it logs, e.g. 'payment-service' (case-insensitive).",
+        description="Service name exactly as it logs (case-insensitive); the tool description lists them.",
     )
     start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
     end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")

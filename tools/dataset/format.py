@@ -209,7 +209,9 @@ def _foreign_format(path: Path, text: str, problems: Problems) -> bool:
     if not isinstance(obj, dict) or {"ts", "message"} <= set(obj):
         return False  # close to the format: report its problems line by line
     fmt = detect_json_format(obj)
-    problems.add(path, 1, f"this looks like a {fmt} log export, not the dataset's own format: "
+    kind = {"ecs": "an Elasticsearch/ECS", "loki": "a Loki", "otel": "an OpenTelemetry"}.get(
+        fmt or "", "a JSON")
+    problems.add(path, 1, f"this looks like {kind} log export, not the dataset's own format: "
                           f"convert it with `harness data import {path.name} --into DIR`")
     return True
 
