@@ -14,6 +14,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from app.cli_data import data_app
+
 EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
 
 app = typer.Typer(
@@ -23,7 +25,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
 
@@ -58,24 +59,6 @@ def config(
         values["openai_api_key"] = "***"
     values["model_provider"] = spec.provider
     typer.echo(json.dumps(values, indent=2, sort_keys=True))
-
-
-@data_app.command("load")
-def data_load(
-    directory: Annotated[Path, typer.Argument(help="Dataset folder (logs.jsonl, tables/, knowledge/).")],
-) -> None:
-    """Index an incident dataset folder into the embedded backends."""
-    from tools.dataset.build import DatasetError, ensure_dataset
-    from tools.dataset.layout import dataset_info
-
-    settings = _settings(data_dir=directory)
-    try:
-        dest = ensure_dataset(settings)
-    except DatasetError as exc:
-        _usage_error(str(exc))
-    info = dataset_info(dest)
-    typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
-               f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
 
 
 @app.command()

@@ -34,12 +34,13 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     from app.services import Services
     from providers.replay import ReplayFileError
     from providers.seam import ModelSpecError
+    from tools.backends import BackendUnavailable
     from tools.dataset.format import DatasetError
 
     err = Console(stderr=True)
     try:
         services = Services.from_settings(settings)
-    except (ModelSpecError, ReplayFileError, DatasetError) as exc:
+    except (ModelSpecError, ReplayFileError, DatasetError, BackendUnavailable) as exc:
         usage_error(str(exc))
     status = err.status("starting…") if err.is_terminal and not as_json else None
 

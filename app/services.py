@@ -35,8 +35,10 @@ class Services:
                       store: RunStore | None = None) -> Services:
         """Open everything a run needs; errors are the classified ones of each piece."""
         from tools.backends import Backends
+        from tools.dataset.build import ensure_dataset
 
         seam = seam or ModelSeam(settings, prompt_renderer=prompts.render)
+        ensure_dataset(settings)  # build (or reuse) first: opening backends never builds
         backends = Backends.from_settings(settings)  # honours ops_db_url / ops_tables
         Path(settings.home).mkdir(parents=True, exist_ok=True)
         return cls(settings=settings, seam=seam, backends=backends, dataset=backends.info,

@@ -11,6 +11,7 @@ from typing import Any
 from diagnosis.state import DiagnosisState
 from guards.evidence import facts_by_id
 from harness.contracts import DiagnosisDraft, FallbackType, ToolRecord
+from tools.dataset.examples import context_hints
 
 CAPABILITY_REPLY = (
     "I diagnose production incidents. Ask about a symptom on a service in a time window, for "
@@ -31,9 +32,6 @@ _LIMITATION = {
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
 }
-_CONTEXT_HINT = {"service": "which service is affected (e.g. payment-service)",
-                 "merchant": "which merchant is affected (e.g. M1001)",
-                 "window": "when it happened (e.g. between 10:00 and 10:10 today)"}
 
 
 def scope_line(scope: dict[str, Any]) -> str:
@@ -66,13 +64,13 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
 
 
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
-                    snapshot: dict[str, Any]) -> str:
+                    snapshot: dict[str, Any], dataset: Any = None) -> str:
     """The SafeFallback: only what this run verified, plus its limitations and next checks."""
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
     if fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
         lines += ["", "Please ask again and include:",
-                  *[f"- {_CONTEXT_HINT.get(m, m)}" for m in scope.get("missing", [])]]
+                  *[f"- {context_hints(dataset).get(m, m)}" for m in scope.get("missing", [])]]
         return "\n".join(lines)
     lines += ["", f"Scope: {scope_line(scope)}"]
     if scope.get("window_note"):

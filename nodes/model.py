@@ -29,7 +29,7 @@ def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
     envelope.pop("title", None)
     envelope["description"] = ("Required on every call after the first: the id of your previous "
                                "evidence call and whether its result gained you anything.")
-    specs = tool_schemas(ctx.backends.ops_schema())
+    specs = tool_schemas(ctx.backends.ops_schema(), ctx.dataset)
     for spec in specs:
         spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = envelope
     return specs

@@ -150,7 +150,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
             else render_report(state, records)
     elif decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
-        content = render_fallback(state, decision.fallback, decision.message, snapshot)
+        content = render_fallback(state, decision.fallback, decision.message, snapshot, ctx.dataset)
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:

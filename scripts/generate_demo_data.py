@@ -1,8 +1,11 @@
 """Generate the demo dataset (a small payments platform, one business week, six incidents).
 
-Deterministic: ``python scripts/generate_demo_data.py`` rewrites ``logs.jsonl``, ``tables/*.csv``,
-``dataset.json`` and ``truth.json`` byte-for-byte identically; the generated files are committed.
-The runbooks in ``knowledge/`` are written by hand. ``truth.json`` documents every incident.
+Deterministic: ``python scripts/generate_demo_data.py`` rewrites ``logs.jsonl``, ``tables/*.csv``
+and ``dataset.json`` byte-for-byte identically; the generated files are committed. Its inputs are
+plain data: ``scripts/demo_world.json`` (merchants, the static tables: deploys, config changes,
+certificates, jobs) and ``tools/demo_data/truth.json`` (the incidents, hand-written, with how
+each cause is found), which names the incidents whose traffic this script simulates. The
+runbooks in ``knowledge/`` are written by hand too.
 
 Traffic runs 08:00-18:00 UTC, 2026-11-02 (Mon) to 2026-11-06 (Fri). Every incident leaves its
 cause in the data (a config change, a deploy, an upstream, a certificate, a rule, a batch job)
@@ -15,25 +18,14 @@ from __future__ import annotations
 import csv
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent / "tools" / "demo_data"
-SEED = 20261102
-DAYS = [datetime(2026, 11, d, tzinfo=UTC) for d in range(2, 7)]
-
-MERCHANTS = [  # id, name, acquirer, mcc, country, traffic weight
-    ("M1001", "ShopNow", "WestPay", "5411", "DE", 5),
-    ("M1002", "TravelCo", "NorthBank", "4722", "FR", 3),
-    ("M1003", "GameHub", "EastBank", "5816", "NL", 3),
-    ("M1004", "BookNook", "WestPay", "5942", "DE", 1),
-    ("M2001", "FreshMart", "NorthBank", "5411", "ES", 3),
-    ("M2002", "CityRides", "NorthBank", "4121", "IT", 2),
-    ("M2003", "StreamPlus", "EastBank", "4899", "NL", 2),
-]
-ACQUIRER = {m[0]: m[2] for m in MERCHANTS}
+WORLD_FILE = Path(__file__).resolve().parent / "demo_world.json"
+TRUTH_FILE = HERE / "truth.json"
 
 
 def at(day: int, hhmm: str, sec: float = 0.0) -> datetime:
@@ -58,10 +50,14 @@ def in_window(t: datetime, start: datetime, end: datetime) -> bool:
 
 
 class World:
-    """Accumulates log lines and table rows while the week is simulated."""
+    """The simulated platform (from ``demo_world.json``); accumulates log lines and rows."""
 
-    def __init__(self) -> None:
-        self.rng = random.Random(SEED)
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.spec = spec
+        self.rng = random.Random(spec["seed"])
+        self.days = [datetime.fromisoformat(d).replace(tzinfo=UTC) for d in spec["days"]]
+        self.merchants = spec["merchants"]
+        self.acquirer = {m["id"]: m["acquirer"] for m in self.merchants}
         self.logs: list[tuple[datetime, int, dict]] = []
         self.payments: list[list] = []
         self._pay = 0
@@ -87,8 +83,8 @@ class World:
 
     def merchant(self, only: set[str] | None = None) -> str:
         """A merchant drawn by traffic weight."""
-        pool = [m for m in MERCHANTS if only is None or m[0] in only]
-        return self.rng.choices([m[0] for m in pool], weights=[m[5] for m in pool])[0]
+        pool = [m for m in self.merchants if only is None or m["id"] in only]
+        return self.rng.choices([m["id"] for m in pool], weights=[m["traffic_weight"] for m in pool])[0]
 
     def amount(self) -> str:
         """A plausible basket amount."""
@@ -97,7 +93,7 @@ class World:
     def payment_row(self, pid: str, m: str, t: datetime, amount: str, status: str,
                     error: str, latency: int) -> None:
         """Add one row to the payments table."""
-        self.payments.append([pid, m, z(t), amount, "EUR", status, error, ACQUIRER[m], latency])
+        self.payments.append([pid, m, z(t), amount, "EUR", status, error, self.acquirer[m], latency])
 
 
 def payment_version(t: datetime) -> str:
@@ -108,7 +104,7 @@ def payment_version(t: datetime) -> str:
 def ok_payment(w: World, t: datetime, m: str) -> None:
     """One healthy payment, traced through every service."""
     pid, req, amt = w.pid(), "req-" + w.hexid(), w.amount()
-    acq = ACQUIRER[m]
+    acq = w.acquirer[m]
     up = w.rng.randint(140, 420)
     lat = up + w.rng.randint(60, 160)
     w.log(t, "gateway", "INFO", f"POST /v1/payments 201 merchant={m} latency_ms={lat} "
@@ -133,7 +129,7 @@ def ok_payment(w: World, t: datetime, m: str) -> None:
 
 def background(w: World, skip: list[tuple[datetime, datetime]]) -> None:
     """Healthy traffic, daily noise and the days' scheduled events outside incident windows."""
-    for day in DAYS:
+    for day in w.days:
         t = day.replace(hour=8) + timedelta(seconds=w.rng.randint(0, 120))
         while t < day.replace(hour=18):
             if not any(in_window(t, s, e) for s, e in skip):
@@ -234,7 +230,7 @@ def inc3_acquirer(w: World) -> None:
     """2026-11-04 09:28-09:47: acquirer NorthBank times out; other acquirers are fine."""
     w.log(at(4, "09:22", 40), "ledger-service", "INFO", "starting ledger-service version=5.2.0",
           version="5.2.0")
-    north = {m[0] for m in MERCHANTS if m[2] == "NorthBank"}
+    north = {m for m, acquirer in w.acquirer.items() if acquirer == "NorthBank"}
     for t in burst(w, at(4, "09:28"), at(4, "09:47"), (8, 20)):
         m = w.merchant()
         if m not in north:
@@ -257,7 +253,7 @@ def inc3_acquirer(w: World) -> None:
 
 def inc4_tls(w: World) -> None:
     """2026-11-05 11:00-11:24: the EastBank mTLS client certificate expired at 11:00:00."""
-    east = {m[0] for m in MERCHANTS if m[2] == "EastBank"}
+    east = {m for m, acquirer in w.acquirer.items() if acquirer == "EastBank"}
     for t in burst(w, at(5, "11:00", 1), at(5, "11:24"), (10, 25)):
         m = w.merchant()
         if m not in east:
@@ -313,7 +309,7 @@ def inc6_ledger_lock(w: World) -> None:
         m = "M2002" if k % 3 == 0 else w.merchant()  # the merchant the on-call question names
         pid, amt = w.pid(), w.amount()
         w.log(t, "payment-service", "INFO",
-              f"payment {pid} authorized merchant={m} acquirer={ACQUIRER[m]} amount={amt} EUR "
+              f"payment {pid} authorized merchant={m} acquirer={w.acquirer[m]} amount={amt} EUR "
               f"latency_ms={w.rng.randint(250, 500)}", merchant=m, payment_id=pid,
               version="2.13.4")
         w.log(t + timedelta(seconds=8), "ledger-service", "ERROR",
@@ -328,82 +324,27 @@ def inc6_ledger_lock(w: World) -> None:
           job="JOB-552")
 
 
-INCIDENT_WINDOWS = [
-    (at(2, "09:40"), at(2, "10:30")), (at(3, "14:00"), at(3, "15:00")),
-    (at(4, "09:28"), at(4, "09:47")), (at(5, "11:00"), at(5, "11:24")),
-    (at(6, "14:59"), at(6, "15:16")), (at(4, "15:58"), at(4, "16:13")),
-]
+SIMULATIONS: dict[str, Callable[[World], None]] = {
+    "INC-1": inc1_pool, "INC-2": inc2_retry_storm, "INC-3": inc3_acquirer, "INC-4": inc4_tls,
+    "INC-5": inc5_risk_rule, "INC-6": inc6_ledger_lock,
+}
+"""How each incident of truth.json shows up in the traffic (it has to be simulated, not listed)."""
 
 
 # --- tables ---------------------------------------------------------------------------------
 
 def tables(w: World) -> dict[str, tuple[list[str], list[list]]]:
-    """Every operational table: header and rows."""
-    merchants = [[m, n, a, mcc, c, "ACTIVE", f"2025-0{i % 9 + 1}-15T09:00:00Z"]
-                 for i, (m, n, a, mcc, c, _w) in enumerate(MERCHANTS)]
-    deploys = [
-        ["DEP-7771", "notification-service", "1.8.2", z(at(2, "09:55")), z(at(2, "09:57")),
-         "SUCCEEDED", "email template copy changes"],
-        ["DEP-7780", "gateway", "3.2.1", z(at(3, "14:08")), z(at(3, "14:09")), "SUCCEEDED",
-         "OpenAPI docs, access-log field order"],
-        ["DEP-7781", "payment-service", "2.14.0", z(at(3, "14:15")), z(at(3, "14:17")),
-         "SUCCEEDED", "ledger client refactor; new retry policy"],
-        ["DEP-7782", "payment-service", "2.13.4", z(at(3, "14:38")), z(at(3, "14:40")),
-         "SUCCEEDED", "rollback of DEP-7781"],
-        ["DEP-7790", "ledger-service", "5.2.0", z(at(4, "09:21")), z(at(4, "09:23")),
-         "SUCCEEDED", "dependency upgrades"],
-        ["DEP-7795", "risk-service", "4.7.1", z(at(6, "14:39")), z(at(6, "14:40")), "SUCCEEDED",
-         "logging improvements for rule evaluation"],
-    ]
-    changes = [
-        ["CHG-2038", "gateway", "rate_limit.per_merchant_rps", "200", "250", "m.ortiz",
-         z(at(2, "08:30")), "OPS-3301"],
-        ["CHG-2041", "payment-service", "db.pool.max_size", "50", "10", "j.doe",
-         z(at(2, "09:52")), "OPS-3312"],
-        ["CHG-2042", "payment-service", "db.pool.max_size", "10", "50", "oncall",
-         z(at(2, "10:12")), "INC-1"],
-        ["CHG-2055", "risk-service", "risk.score.model_version", "v41", "v42", "ml-platform",
-         z(at(4, "09:10")), "RISK-870"],
-        ["CHG-2063", "acquirer-adapter", "tls.client_cert.eastbank", "serial 3F:A2 (exp 2026-11-05)",
-         "serial 7C:19 (exp 2027-11-05)", "oncall", z(at(5, "11:24")), "INC-4"],
-        ["CHG-2070", "notification-service", "sms.provider", "twilio", "messagebird", "c.lee",
-         z(at(6, "10:05")), "NOTIF-212"],
-        ["CHG-2077", "risk-service", "rule.R-117.velocity_threshold", "300", "3", "risk-ops",
-         z(at(6, "14:58")), "RISK-881"],
-        ["CHG-2078", "risk-service", "rule.R-117.velocity_threshold", "3", "300", "oncall",
-         z(at(6, "15:16")), "INC-5"],
-    ]
-    certs = [
-        ["CERT-11", "acquirer-adapter", "CN=psp-client.eastbank.example", "EastBank Partner CA",
-         "2025-11-05T11:00:00Z", "2026-11-05T11:00:00Z", "mTLS client cert to EastBank"],
-        ["CERT-12", "acquirer-adapter", "CN=psp-client.northbank.example", "NorthBank Issuing CA",
-         "2026-03-01T00:00:00Z", "2027-03-01T00:00:00Z", "mTLS client cert to NorthBank"],
-        ["CERT-13", "acquirer-adapter", "CN=psp-client.westpay.example", "WestPay CA G2",
-         "2026-06-10T00:00:00Z", "2027-06-10T00:00:00Z", "mTLS client cert to WestPay"],
-        ["CERT-21", "gateway", "CN=api.psp.example", "Let's Encrypt R11",
-         "2026-10-20T00:00:00Z", "2027-01-18T00:00:00Z", "public API endpoint"],
-        ["CERT-31", "notification-service", "CN=hooks.psp.example", "Let's Encrypt R11",
-         "2026-09-01T00:00:00Z", "2026-11-30T00:00:00Z", "merchant webhook sender"],
-    ]
-    jobs = [[f"JOB-5{40 + i}", "daily-reconciliation", "ledger-service", z(d.replace(hour=1)),
-             z(d.replace(hour=1, minute=14)), "SUCCEEDED", "scheduler", 1790000 + 4100 * i]
-            for i, d in enumerate(DAYS)]
-    jobs.append(["JOB-552", "daily-reconciliation", "ledger-service", z(at(4, "15:58")),
-                 z(at(4, "16:13", 30)), "SUCCEEDED", "a.kim (manual rerun)", 1804233])
+    """Every operational table: header and rows (the static ones come from demo_world.json)."""
+    static = {name: (t["columns"], t["rows"]) for name, t in w.spec["static_tables"].items()}
     return {
-        "merchants": (["merchant_id", "name", "acquirer", "mcc", "country", "status",
-                       "onboarded_at"], merchants),
+        "merchants": static["merchants"],
         "payments": (["payment_id", "merchant_id", "created_at", "amount", "currency", "status",
                       "error_code", "acquirer", "latency_ms"],
                      sorted(w.payments, key=lambda r: (r[2], r[0]))),
-        "deploys": (["deploy_id", "service", "version", "started_at", "finished_at", "status",
-                     "summary"], deploys),
-        "config_changes": (["change_id", "service", "config_key", "old_value", "new_value",
-                            "changed_by", "changed_at", "ticket"], changes),
-        "certificates": (["cert_id", "service", "subject", "issuer", "not_before", "not_after",
-                          "used_for"], certs),
-        "batch_jobs": (["job_id", "name", "service", "started_at", "finished_at", "status",
-                        "triggered_by", "rows_processed"], jobs),
+        "deploys": static["deploys"],
+        "config_changes": static["config_changes"],
+        "certificates": static["certificates"],
+        "batch_jobs": static["batch_jobs"],
         "pool_metrics": (["ts", "service", "pool", "active", "idle", "max_size", "waiting"],
                          pool_metrics(w)),
         "acquirer_latency": (["ts", "acquirer", "requests", "p50_ms", "p95_ms", "timeouts",
@@ -423,7 +364,7 @@ def minutes(start: datetime, end: datetime, step: int) -> Iterator[datetime]:
 def pool_metrics(w: World) -> list[list]:
     """payment-db pool samples: every 30 min, every minute around incident 1."""
     rows = []
-    for day in DAYS:
+    for day in w.days:
         for t in minutes(day.replace(hour=8), day.replace(hour=18), 30):
             if day.day == 2 and in_window(t, at(2, "09:30"), at(2, "10:30")):
                 continue
@@ -445,7 +386,7 @@ def acquirer_latency(w: World) -> list[list]:
     """Per-acquirer authorisation latency: every 15 min, every minute around incidents 3 and 4."""
     rows = []
     dense = [(at(4, "09:15"), at(4, "10:00")), (at(5, "10:45"), at(5, "11:40"))]
-    for day in DAYS:
+    for day in w.days:
         for t in minutes(day.replace(hour=8), day.replace(hour=18), 1):
             is_dense = any(in_window(t, s, e) for s, e in dense)
             if not is_dense and t.minute % 15:
@@ -464,7 +405,7 @@ def acquirer_latency(w: World) -> list[list]:
 def service_metrics(w: World) -> list[list]:
     """Request rates and lock waits: every 30 min, every minute around incidents 2 and 6."""
     rows = []
-    for day in DAYS:
+    for day in w.days:
         for t in minutes(day.replace(hour=8), day.replace(hour=18), 30):
             rows.append([z(t), "ledger-service", "requests_per_s", w.rng.randint(90, 150)])
             rows.append([z(t), "ledger-service", "lock_wait_ms_p95", w.rng.randint(2, 9)])
@@ -481,186 +422,19 @@ def service_metrics(w: World) -> list[list]:
     return sorted(rows)
 
 
-# --- truth ----------------------------------------------------------------------------------
-
-TRUTH: dict[str, Any] = {
-    "dataset": "payments-demo",
-    "timezone": "UTC",
-    "incidents": [
-        {
-            "id": "INC-1",
-            "question": "payment timeouts for merchant M1001 on payment-service between 10:00 "
-                        "and 10:10 on 2026-11-02 — why?",
-            "service": "payment-service", "merchant": "M1001",
-            "start": "2026-11-02T10:00:00+00:00", "end": "2026-11-02T10:10:00+00:00",
-            "root_cause": "payment-db connection pool exhausted after config change CHG-2041 "
-                          "lowered db.pool.max_size from 50 to 10 at 09:52",
-            "key_terms": ["pool", "config"],
-            "distractors": ["notification-service deploy DEP-7771 at 09:55",
-                            "metrics exporter statsd errors (known noise)"],
-            "has_runbook": True, "runbook": "db-connection-pool-exhaustion",
-            "expected_outcome": "SUCCESS", "fallback_type": None,
-        },
-        {
-            "id": "INC-2",
-            "question": "payment failures for merchant M1002 on payment-service between 14:20 "
-                        "and 14:35 on 2026-11-03 — why?",
-            "service": "payment-service", "merchant": "M1002",
-            "start": "2026-11-03T14:20:00+00:00", "end": "2026-11-03T14:35:00+00:00",
-            "root_cause": "deploy DEP-7781 of payment-service v2.14.0 introduced immediate "
-                          "ledger retries (no backoff, 10 attempts): a retry storm overloaded "
-                          "ledger-service",
-            "key_terms": ["retry", "deploy"],
-            "distractors": ["gateway deploy DEP-7780 (v3.2.1) at 14:08"],
-            "has_runbook": True, "runbook": "retry-storm",
-            "expected_outcome": "SUCCESS", "fallback_type": None,
-        },
-        {
-            "id": "INC-3",
-            "question": "card authorization timeouts for merchant M2001 on payment-service "
-                        "between 09:30 and 09:45 on 2026-11-04 — why?",
-            "service": "payment-service", "merchant": "M2001",
-            "start": "2026-11-04T09:30:00+00:00", "end": "2026-11-04T09:45:00+00:00",
-            "root_cause": "upstream acquirer NorthBank timed out (10 s) on authorisations; "
-                          "only NorthBank-routed merchants were affected",
-            "key_terms": ["NorthBank", "acquirer"],
-            "distractors": ["ledger-service deploy DEP-7790 at 09:21",
-                            "risk model change CHG-2055 at 09:10"],
-            "has_runbook": True, "runbook": "acquirer-timeouts",
-            "expected_outcome": "SUCCESS", "fallback_type": None,
-        },
-        {
-            "id": "INC-4",
-            "question": "payment failures for merchant M1003 on payment-service between 11:00 "
-                        "and 11:10 on 2026-11-05 — why?",
-            "service": "payment-service", "merchant": "M1003",
-            "start": "2026-11-05T11:00:00+00:00", "end": "2026-11-05T11:10:00+00:00",
-            "root_cause": "the acquirer-adapter's mTLS client certificate for EastBank "
-                          "(CERT-11) expired at 11:00, so TLS handshakes to EastBank failed",
-            "key_terms": ["certificate", "EastBank"],
-            "distractors": ["daily 'expires in N days' warnings that were ignored"],
-            "has_runbook": True, "runbook": "tls-certificate-expiry",
-            "expected_outcome": "SUCCESS", "fallback_type": None,
-        },
-        {
-            "id": "INC-5",
-            "question": "payments rejected for merchant M1001 on risk-service between 15:00 "
-                        "and 15:15 on 2026-11-06 — why?",
-            "service": "risk-service", "merchant": "M1001",
-            "start": "2026-11-06T15:00:00+00:00", "end": "2026-11-06T15:15:00+00:00",
-            "root_cause": "config change CHG-2077 set risk rule R-117's velocity threshold to 3 "
-                          "(was 300), rejecting busy merchants' payments",
-            "key_terms": ["R-117", "threshold"],
-            "distractors": ["risk-service deploy DEP-7795 (v4.7.1) at 14:39"],
-            "has_runbook": False, "runbook": None,
-            "expected_outcome": "FALLBACK", "fallback_type": "INSUFFICIENT_EVIDENCE",
-        },
-        {
-            "id": "INC-6",
-            "question": "ledger write errors for merchant M2002 on ledger-service between 16:00 "
-                        "and 16:10 on 2026-11-04 — why?",
-            "service": "ledger-service", "merchant": "M2002",
-            "start": "2026-11-04T16:00:00+00:00", "end": "2026-11-04T16:10:00+00:00",
-            "root_cause": "a manual rerun of the daily-reconciliation job (JOB-552) held an "
-                          "exclusive lock on ledger_entries; ledger writes hit lock wait timeouts",
-            "key_terms": ["lock", "reconciliation"],
-            "distractors": ["the same job's normal nightly runs at 01:00"],
-            "has_runbook": False, "runbook": None,
-            "expected_outcome": "FALLBACK", "fallback_type": "INSUFFICIENT_EVIDENCE",
-        },
-    ],
-    "no_evidence": [
-        {
-            "id": "NOEV-1",
-            "question": "payment failures for merchant M1002 on payment-service between 02:00 "
-                        "and 02:10 on 2026-11-05 — why?",
-            "service": "payment-service", "merchant": "M1002",
-            "start": "2026-11-05T02:00:00+00:00", "end": "2026-11-05T02:10:00+00:00",
-            "root_cause": None,
-            "key_terms": [],
-            "has_runbook": False,
-            "expected_outcome": "FALLBACK", "fallback_type": "INSUFFICIENT_EVIDENCE",
-            "note": "no log events, payments or changes exist in this window",
-        }
-    ],
-}
-
-
-def _logs(service: str, start: str, end: str, contains: str, **extra: str) -> dict:
-    args = {"service": service, "start": start + "+00:00", "end": end + "+00:00", **extra}
-    return {"tool": "query_logs", "args": args, "contains": contains}
-
-
-def _sql(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": " ".join(sql.split())}, "contains": contains}
-
-
-# How a reader finds each cause: tool calls whose observation contains the decisive text, and a
-# runbook query (answered by the incident's runbook, or by nothing when it has none).
-EVIDENCE = {
-    "INC-1": ([
-        _logs("payment-service", "2026-11-02T09:50:00", "2026-11-02T10:10:00",
-              "db.pool.max_size=10 (was 50)", pattern="config reloaded"),
-        _sql("""SELECT change_id, config_key, old_value, new_value, changed_at
-                FROM config_changes WHERE service = 'payment-service'
-                AND changed_at BETWEEN '2026-11-02T09:00:00Z' AND '2026-11-02T10:10:00Z'""",
-             "CHG-2041"),
-        _sql("""SELECT ts, active, max_size, waiting FROM pool_metrics
-                WHERE ts BETWEEN '2026-11-02T10:00:00Z' AND '2026-11-02T10:10:00Z'""",
-             '"max_size":10'),
-    ], "connection pool exhausted timeout waiting for connection"),
-    "INC-2": ([
-        _logs("payment-service", "2026-11-03T14:20:00", "2026-11-03T14:35:00", "attempt=",
-              pattern="retrying immediately"),
-        _logs("payment-service", "2026-11-03T14:00:00", "2026-11-03T14:35:00",
-              "retry policy=immediate", pattern="starting"),
-        _sql("""SELECT deploy_id, service, version, started_at, summary FROM deploys
-                WHERE started_at BETWEEN '2026-11-03T13:30:00Z' AND '2026-11-03T14:35:00Z'""",
-             "2.14.0"),
-    ], "retry storm ledger too many concurrent requests after deploy"),
-    "INC-3": ([
-        _logs("acquirer-adapter", "2026-11-04T09:30:00", "2026-11-04T09:45:00",
-              "NorthBank authorize timed out", level="ERROR"),
-        _sql("""SELECT ts, acquirer, p95_ms, timeouts FROM acquirer_latency
-                WHERE ts BETWEEN '2026-11-04T09:30:00Z' AND '2026-11-04T09:45:00Z'
-                ORDER BY p95_ms DESC LIMIT 5""", '"acquirer":"NorthBank"'),
-    ], "acquirer authorization timeouts one acquirer"),
-    "INC-4": ([
-        _logs("acquirer-adapter", "2026-11-05T11:00:00", "2026-11-05T11:10:00",
-              "client certificate has expired", level="ERROR"),
-        _sql("""SELECT cert_id, subject, not_after FROM certificates
-                WHERE not_after BETWEEN '2026-11-05T10:00:00Z' AND '2026-11-05T12:00:00Z'""",
-             "CERT-11"),
-    ], "TLS handshake failed certificate expired"),
-    "INC-5": ([
-        _logs("risk-service", "2026-11-06T14:55:00", "2026-11-06T15:15:00",
-              "velocity_threshold=3 (was 300)", pattern="rules reloaded"),
-        _sql("""SELECT change_id, config_key, old_value, new_value, changed_at
-                FROM config_changes WHERE service = 'risk-service'
-                AND changed_at BETWEEN '2026-11-06T14:00:00Z' AND '2026-11-06T15:15:00Z'""",
-             "CHG-2077"),
-    ], "risk rule velocity threshold rejections"),
-    "INC-6": ([
-        _logs("ledger-service", "2026-11-04T16:00:00", "2026-11-04T16:10:00",
-              "lock wait timeout exceeded", level="ERROR"),
-        _logs("ledger-service", "2026-11-04T15:50:00", "2026-11-04T16:10:00",
-              "LOCK TABLE ledger_entries", pattern="reconciliation"),
-        _sql("""SELECT job_id, name, started_at, finished_at, triggered_by FROM batch_jobs
-                WHERE started_at BETWEEN '2026-11-04T15:00:00Z' AND '2026-11-04T16:10:00Z'""",
-             "JOB-552"),
-    ], "ledger lock wait timeout reconciliation job"),
-}
-for _incident in TRUTH["incidents"]:
-    _incident["evidence"], _incident["runbook_query"] = EVIDENCE[_incident["id"]]
-
-
 def main(out_dir: Path = HERE) -> None:
-    """Write the generated files into ``out_dir`` (by default next to this script)."""
-    w = World()
-    background(w, INCIDENT_WINDOWS)
-    for incident in (inc1_pool, inc2_retry_storm, inc3_acquirer, inc4_tls, inc5_risk_rule,
-                     inc6_ledger_lock):
-        incident(w)
+    """Write the generated files into ``out_dir`` (by default the shipped demo dataset)."""
+    spec = json.loads(WORLD_FILE.read_text(encoding="utf-8"))
+    truth = json.loads(TRUTH_FILE.read_text(encoding="utf-8"))
+    w = World(spec)
+    windows = [(datetime.fromisoformat(s), datetime.fromisoformat(e))
+               for s, e in spec["incident_traffic_windows"]]
+    background(w, windows)
+    for incident in truth["incidents"]:
+        simulate = SIMULATIONS.get(incident["id"])
+        if simulate is None:
+            raise SystemExit(f"truth.json names {incident['id']}, which this script cannot simulate")
+        simulate(w)
     with (out_dir / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as out:
         for _t, _seq, line in sorted(w.logs, key=lambda e: (e[0], e[1])):
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -670,13 +444,8 @@ def main(out_dir: Path = HERE) -> None:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(header)
             writer.writerows(rows)
-    (out_dir / "dataset.json").write_text(json.dumps({
-        "name": "payments-demo",
-        "description": "A small payments platform over one business week (2026-11-02..06, "
-                       "UTC) with six incidents, distractors and a quiet night window.",
-    }, indent=2) + "\n", encoding="utf-8")
-    (out_dir / "truth.json").write_text(json.dumps(TRUTH, indent=2, ensure_ascii=False) + "\n",
-                                     encoding="utf-8")
+    (out_dir / "dataset.json").write_text(json.dumps(spec["dataset"], indent=2) + "\n",
+                                          encoding="utf-8")
 
 
 if __name__ == "__main__":

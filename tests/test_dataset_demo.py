@@ -108,12 +108,16 @@ def test_quiet_window_has_no_evidence_anywhere(backends):
     assert checked >= 8
 
 
-def _generator():
+def _generator_module():
     path = Path(__file__).resolve().parent.parent / "scripts" / "generate_demo_data.py"
     spec = importlib.util.spec_from_file_location("generate_demo_data", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.main
+    return module
+
+
+def _generator():
+    return _generator_module().main
 
 
 def test_committed_files_are_what_the_generator_writes(tmp_path):
@@ -125,3 +129,36 @@ def test_committed_files_are_what_the_generator_writes(tmp_path):
         assert (tmp_path / rel).read_bytes() == (DEMO / rel).read_bytes(), rel
     lines = (DEMO / "logs.jsonl").read_text(encoding="utf-8").count("\n")
     assert 1000 < lines < 5000  # small enough to read, big enough to hide the signal in
+
+
+def test_truth_agrees_with_the_generated_data(tmp_path):
+    """truth.json is hand-written: every incident in it is simulated, inside a traffic window,
+    and the ids, service, merchant and quiet window it names are what the generated data holds."""
+    module = _generator_module()
+    module.main(tmp_path)
+    world = json.loads(module.WORLD_FILE.read_text(encoding="utf-8"))
+    assert [i["id"] for i in INCIDENTS] == list(module.SIMULATIONS)
+    assert json.loads((tmp_path / "dataset.json").read_text())["name"] == TRUTH["dataset"]
+    events = [json.loads(line) for line in (tmp_path / "logs.jsonl").open(encoding="utf-8")]
+    tables = "\n".join(p.read_text() for p in (tmp_path / "tables").glob("*.csv"))
+    everything = tables + "\n".join(e["message"] for e in events)
+    traffic = [tuple(datetime.fromisoformat(t) for t in pair)
+               for pair in world["incident_traffic_windows"]]
+
+    def window_events(incident):
+        lo, hi = (datetime.fromisoformat(incident[k]) for k in ("start", "end"))
+        return [e for e in events if lo <= datetime.fromisoformat(e["ts"]) <= hi]
+
+    for incident in INCIDENTS:
+        start, end = (datetime.fromisoformat(incident[k]) for k in ("start", "end"))
+        assert any(lo <= start and end <= hi for lo, hi in traffic), incident["id"]
+        named = re.findall(r"\b(?!INC-)[A-Z]+-\d+\b", " ".join(
+            [incident["root_cause"], *incident.get("distractors", [])]))
+        assert named, incident["id"]
+        for ident in named:
+            assert ident in everything, (incident["id"], ident)
+        severe = [e for e in window_events(incident) if e["service"] == incident["service"]
+                  and e["level"] in ("WARN", "ERROR", "FATAL")]
+        assert severe, incident["id"]
+        assert any(incident["merchant"] in e["message"] for e in window_events(incident))
+    assert window_events(QUIET) == []

@@ -12,7 +12,7 @@ from harness.contracts import EvidenceStatus
 from harness.settings import Settings
 from tools.backends import Backends, BackendUnavailable
 from tools.boundary import execute_tool
-from tools.dataset.build import demo_dataset_dir, load_dataset
+from tools.dataset.build import demo_dataset_dir, ensure_dataset, load_dataset
 from tools.dataset.layout import OPS_DB
 from tools.query_mysql import query_mysql
 
@@ -131,6 +131,7 @@ def test_sqlalchemy_url_errors_name_the_setting(built, tmp_path):
 
 def test_from_settings_builds_and_opens_the_configured_dataset(tmp_path):
     settings = Settings(_env_file=None, home=tmp_path / "home")
+    ensure_dataset(settings)
     with Backends.from_settings(settings) as opened:
         assert "payments" in opened.ops_schema()
         assert opened.info.name == "payments-demo"

@@ -19,6 +19,7 @@ from tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 MAX_PATTERNS = 10
 """Error patterns shown per call (most frequent first); the summary counts all of them."""
 MAX_MESSAGE_CHARS = 500
+MAX_ATTR_FILTERS = 5
 _PATTERN_LEVELS = ("WARN", "ERROR", "FATAL")
 
 
@@ -29,7 +30,7 @@ class QueryLogsArgs(BaseModel):
 
     service: str = Field(
         min_length=1, max_length=100,
-        description="Service name exactly as it logs, e.g. 'payment-service' (case-insensitive).",
+        description="Service name exactly as it logs (case-insensitive); the tool description lists them.",
     )
     start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
     end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
@@ -44,6 +45,12 @@ class QueryLogsArgs(BaseModel):
     )
     limit: int | None = Field(
         default=None, ge=1, le=200, description="Maximum events to return (default 20)."
+    )
+    attrs: dict[str, str] | None = Field(
+        default=None, max_length=MAX_ATTR_FILTERS,
+        description="Optional: only events whose attributes have exactly these values, e.g. "
+        '{"pod": "checkout-7d9f-x2kqp"} or {"trace_id": "4bf92f35…"}. The attributes this '
+        "dataset has are listed in the tool description.",
     )
 
     @field_validator("service")
@@ -79,6 +86,23 @@ class QueryLogsArgs(BaseModel):
             raise ValueError(f"unknown level {value!r}; use one of {', '.join(LEVELS)}")
         return level
 
+    @field_validator("attrs", mode="before")
+    @classmethod
+    def _attrs(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or not key.strip() or len(key) > 100 or '"' in key:
+                raise ValueError(f"attribute name {key!r} is not usable")
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                raise ValueError(f"attribute {key!r}: give a single text or number value")
+            text = str(item).strip()
+            if not text or len(text) > 300:
+                raise ValueError(f"attribute {key!r}: value must be 1..300 characters")
+            out[key.strip()] = text
+        return out or None
+
     @model_validator(mode="after")
     def _window(self) -> QueryLogsArgs:
         if parse_ts(self.end) <= parse_ts(self.start):
@@ -87,16 +111,20 @@ class QueryLogsArgs(BaseModel):
 
     def scope(self, settings: Settings) -> dict[str, Any]:
         """The normalised scope (what the tool gate compares for duplicates)."""
-        return {
+        scope: dict[str, Any] = {
             "service": self.service, "start": self.start, "end": self.end,
             "pattern": self.pattern, "level": self.level,
             "limit": self.limit or settings.log_events_default_limit,
         }
+        if self.attrs:
+            scope["attrs"] = dict(sorted(self.attrs.items()))
+        return scope
 
 
 def query_logs(
     backends: Backends, settings: Settings, *, service: str, start: str, end: str,
     pattern: str | None = None, level: str | None = None, limit: int | None = None,
+    attrs: dict[str, str] | None = None,
 ) -> ToolResult:
     """Search one service's logs in a time window.
 
@@ -107,7 +135,8 @@ def query_logs(
     elsewhere.
     """
     args = QueryLogsArgs(
-        service=service, start=start, end=end, pattern=pattern, level=level, limit=limit
+        service=service, start=start, end=end, pattern=pattern, level=level, limit=limit,
+        attrs=attrs,
     )
     scope = args.scope(settings)
     lo, hi = parse_ts(args.start), parse_ts(args.end)
@@ -137,8 +166,8 @@ def query_logs(
     items = [_summary_item(args, counts, total, len(patterns))]
     items += patterns[:MAX_PATTERNS]
     clipped = False
-    for ts_ms, lvl, message, attrs in events:
-        item, was_clipped = _event_item(ts_ms, lvl, message, attrs)
+    for ts_ms, lvl, message, stored_attrs in events:
+        item, was_clipped = _event_item(ts_ms, lvl, message, stored_attrs)
         items.append(item)
         clipped |= was_clipped
     return ToolResult(scope=scope, items=items, truncated=clipped or total > len(events)
@@ -152,6 +181,9 @@ def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[s
         allowed = LEVELS[LEVELS.index(args.level):]
         clauses.append(f"e.level IN ({', '.join('?' * len(allowed))})")
         params += allowed
+    for key, value in (args.attrs or {}).items():
+        clauses.append("CAST(json_extract(e.attrs, ?) AS TEXT) = ?")
+        params += [f'$."{_attribute(key, backends)}"', value]
     if args.pattern:
         # Ids ascend with time (see tools.dataset.layout), so the window bounds the full-text scan too.
         with backends.lock:
@@ -165,6 +197,18 @@ def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[s
         )
         params += [fts_and_query(args.pattern), first_id, last_id]
     return " AND ".join(clauses), tuple(params)
+
+
+def _attribute(key: str, backends: Backends) -> str:
+    """The dataset's spelling of attribute ``key``; ToolInputError naming the known ones."""
+    known = getattr(backends.info, "attributes", ())
+    if key in known:
+        return key
+    match = next((k for k in known if k.lower() == key.lower()), None)
+    if match is None:
+        listed = ", ".join(known) or "(none: these logs carry no attributes)"
+        raise ToolInputError(f"no log attribute {key!r} in this dataset; attributes: {listed}")
+    return match
 
 
 def _empty_note(args: QueryLogsArgs, backends: Backends) -> str:

@@ -13,10 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tools.dataset.layout import DatasetInfo
 from tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
 from tools.query_logs import QueryLogsArgs, query_logs
 from tools.query_mysql import QueryMysqlArgs, query_mysql
-from tools.results import ToolResult
+from tools.results import ToolResult, clip
+
+_MAX_LISTED = 25
 
 
 @dataclass(frozen=True)
@@ -45,21 +48,49 @@ TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS
 TOOL_DESCRIPTIONS: dict[str, str] = {n: s.description for n, s in TOOLS.items()}
 
 
-def tool_schemas(schema_hint: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
+                 dataset: DatasetInfo | None = None) -> list[dict[str, Any]]:
     """OpenAI-style function specs for binding (``model.bind_tools(tool_schemas())``).
 
     ``schema_hint`` (``Backends.ops_schema()``) appends the allowed tables and their columns
-    to ``query_mysql``'s description, so the model does not have to guess them.
+    to ``query_mysql``'s description, so the model does not have to guess them. ``dataset``
+    (the run context's dataset info) adds what this data has: the services, the log attributes
+    ``query_logs`` can filter on (its ``attrs`` argument is offered only when there are some),
+    and the original headers of renamed columns.
     """
     out = []
     for name, spec in TOOLS.items():
         description = spec.description
+        if name == "query_logs" and dataset is not None:
+            description += _log_hint(dataset)
+        if name == "query_mysql" and dataset is not None and dataset.column_labels:
+            # Before "Tables:", which stays the description's last paragraph.
+            labels = "; ".join(f"{t}.{c} = {h!r}" for t, cols in sorted(dataset.column_labels.items())
+                               for c, h in cols.items())
+            description += f"\n\nColumns renamed from the original headers: {clip(labels, 1500)[0]}"
         if name == "query_mysql" and schema_hint:
             tables = "; ".join(f"{t}({', '.join(cols)})" for t, cols in sorted(schema_hint.items()))
             description += f"\n\nTables: {tables}"
         params = spec.args_model.model_json_schema()
         params.pop("title", None)
         params.pop("description", None)
+        if name == "query_logs" and not (dataset is not None and dataset.attributes):
+            params["properties"].pop("attrs", None)  # nothing to filter on: do not offer it
         out.append({"type": "function",
                     "function": {"name": name, "description": description, "parameters": params}})
     return out
+
+
+def _log_hint(dataset: DatasetInfo) -> str:
+    parts = []
+    if dataset.services:
+        shown = ", ".join(dataset.services[:_MAX_LISTED])
+        extra = len(dataset.services) - _MAX_LISTED
+        more = f" (+{extra} more)" if extra > 0 else ""
+        parts.append(f"Services in these logs: {shown}{more}.")
+    if dataset.attributes:
+        examples = dataset.attribute_examples
+        listed = ", ".join(f"{k} (e.g. {clip(examples[k], 40)[0]!r})" if k in examples else k
+                           for k in dataset.attributes[:_MAX_LISTED])
+        parts.append(f"Attributes you can filter on with attrs: {listed}.")
+    return ("\n\n" + "\n".join(parts)) if parts else ""

@@ -1,16 +1,23 @@
-"""Timestamps: strict ISO-8601 parsing (an offset is required) and one canonical UTC form.
+"""Timestamps: strict ISO-8601 for tool arguments, lenient reading of data, one canonical UTC form.
 
 Every timestamp the tools store or show is rendered by :func:`format_utc`, so string comparison
 in SQL and scope equality (the tool gate's duplicate check) both work on one spelling.
+Tool arguments must carry an offset (:func:`parse_ts`); data being loaded or imported may come
+in any common form and is read by a :class:`TimeReader`, which records what it had to assume
+(a zone for naive times, a year for syslog times, the day/month order of ``03/04/2026``).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from email.utils import parsedate_to_datetime
+
+from dateutil import parser as dateutil_parser
 
 
 class TimestampError(ValueError):
-    """A value is not an ISO-8601 timestamp with a UTC offset."""
+    """A value is not a timestamp (or, for :func:`parse_ts`, not ISO-8601 with a UTC offset)."""
 
 
 def parse_ts(value: object) -> datetime:
@@ -50,3 +57,197 @@ def format_utc(moment: datetime) -> str:
 def format_epoch_ms(ms: int) -> str:
     """Canonical spelling of an epoch-milliseconds value."""
     return format_utc(from_epoch_ms(ms))
+
+
+# --- lenient reading of data ------------------------------------------------------------------
+
+_EPOCH_UNITS = ((1e11, 1), (1e14, 1_000), (1e17, 1_000_000), (float("inf"), 1_000_000_000))
+"""Magnitude → divisor to seconds: below 1e11 seconds (until year 5138), then ms, µs, ns."""
+_PLAUSIBLE_YEARS = (1990, 2100)
+_NUMBER = re.compile(r"-?\d+(\.\d+)?\Z")
+_TIME = r"(?:[ T,]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([AaPp][Mm])?)?"
+_ZONE = r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?"
+_NUMERIC_DATE = re.compile(rf"(\d{{1,2}})([/.-])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){_TIME}{_ZONE}\Z")
+_YEAR_FIRST = re.compile(rf"(\d{{4}})([/.])(\d{{1,2}})\2(\d{{1,2}}){_TIME}{_ZONE}\Z")
+_CLF = re.compile(r"\d{1,2}/[A-Za-z]{3}/\d{4}:\d{2}:\d{2}:\d{2}(\.\d+)?( [+-]\d{4})?\Z")
+_MONTH = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b")
+_YEAR = re.compile(r"\b\d{4}\b")
+_DATEISH = re.compile(
+    r"(?i:(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?"
+    r"(\d{4}-\d{1,2}-\d{1,2}|\d{1,4}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}/[A-Za-z]{3}/\d{4}"
+    r"|(?i:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b)"
+    r"|(?i:\d{1,2}\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))"
+)
+_TIME_WORDS = re.compile(r"(?i)[a-z]+")
+_ALLOWED_WORDS = re.compile(r"(?i:t|z|am|pm|utc|gmt)\Z|[A-Z]{2,5}\Z"
+                            r"|(?i:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\Z")
+
+
+def looks_like_time(text: str) -> bool:
+    """True if ``text`` is a date or timestamp as a whole (whether it parses is another matter)."""
+    value = text.strip()
+    match = _DATEISH.match(value)
+    if not match or len(value) > 48:
+        return False
+    rest = value[match.end():]
+    return all(_ALLOWED_WORDS.match(w) for w in _TIME_WORDS.findall(rest))
+
+
+def epoch_to_datetime(value: float | int | str) -> datetime:
+    """An epoch number in seconds, ms, µs or ns (told apart by magnitude) as UTC."""
+    number = float(value) if isinstance(value, str) else value
+    divisor = next(d for limit, d in _EPOCH_UNITS if abs(number) < limit)
+    if isinstance(value, str) and "." not in value or isinstance(value, int):
+        whole = int(value)  # integer arithmetic keeps nanosecond inputs exact to the µs
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
+            microseconds=whole * 1_000_000 // divisor)
+    else:
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=number / divisor)
+    if not _PLAUSIBLE_YEARS[0] <= moment.year <= _PLAUSIBLE_YEARS[1]:
+        raise TimestampError(f"{value!r} is not a plausible epoch time (it reads as {moment:%Y})")
+    return moment
+
+
+class TimeReader:
+    """Reads timestamps in any common form as UTC and counts what it had to assume.
+
+    ``tz`` is the zone of times written without one; ``dayfirst`` the order of ``03/04/2026``
+    (None: infer it from unambiguous values such as ``14/03/2026``). A value read month-first
+    while the order was still unknown makes :attr:`needs_rerun` true if later values show the
+    data is day-first, and :attr:`unresolved` true if nothing ever settles it: the caller then
+    re-reads with ``dayfirst=True`` or fails, never keeps a guess.
+    """
+
+    def __init__(self, *, tz: tzinfo = UTC, dayfirst: bool | None = None,
+                 year: int | None = None) -> None:
+        self.tz = tz
+        self.dayfirst = dayfirst
+        self.year = year
+        self.inferred: bool | None = None
+        """The day/month order shown by an unambiguous value (True: day-first)."""
+        self.evidence = ""
+        self.provisional = 0
+        """Ambiguous values read month-first before the order was known."""
+        self.first_ambiguous = ""
+        self.assumed_zone = 0
+        """Values that carried no zone and were read in ``tz``."""
+        self.assumed_year = 0
+        """Values that carried no year and were given ``year``."""
+
+    @property
+    def needs_rerun(self) -> bool:
+        """Ambiguous values were read month-first but the data turned out day-first."""
+        return self.dayfirst is None and self.inferred is True and self.provisional > 0
+
+    @property
+    def unresolved(self) -> bool:
+        """Ambiguous day/month values were seen and nothing settled their order."""
+        return self.dayfirst is None and self.inferred is None and self.provisional > 0
+
+    def read(self, value: object) -> datetime:
+        """The UTC moment of ``value`` (epoch number or text); TimestampError if unreadable."""
+        if isinstance(value, bool) or value is None:
+            raise TimestampError(f"expected a timestamp, got {value!r}")
+        if isinstance(value, int | float):
+            return epoch_to_datetime(value)
+        if not isinstance(value, str) or not value.strip():
+            raise TimestampError(f"expected a timestamp, got {value!r}")
+        text = value.strip()
+        if _NUMBER.match(text):
+            return epoch_to_datetime(text)
+        moment = self._parse(text)
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            self.assumed_zone += 1
+            moment = moment.replace(tzinfo=self.tz)
+        if not _PLAUSIBLE_YEARS[0] <= moment.year <= _PLAUSIBLE_YEARS[1]:
+            raise TimestampError(f"{text!r} is outside {_PLAUSIBLE_YEARS[0]}..{_PLAUSIBLE_YEARS[1]}")
+        return moment.astimezone(UTC)
+
+    def read_date(self, value: str) -> date:
+        """A date-only value (``14/03/2026``, ``2026-03-14``, ``14 Mar 2026``) as a date."""
+        before = self.assumed_zone
+        moment = self._parse(value.strip())
+        self.assumed_zone = before  # a calendar date has no zone to assume
+        return moment.date()
+
+    def _parse(self, text: str) -> datetime:
+        try:
+            return datetime.fromisoformat(text.replace(" UTC", "Z").replace(" GMT", "Z"))
+        except ValueError:
+            pass
+        match = _NUMERIC_DATE.match(text)
+        if match:
+            return self._numeric(text, match)
+        match = _YEAR_FIRST.match(text)
+        if match:
+            return _assemble(int(match.group(1)), int(match.group(3)), int(match.group(4)),
+                             match.groups()[4:], text)
+        if _CLF.match(text):  # 14/Mar/2026:09:50:00 +0000 (access logs)
+            fmt = "%d/%b/%Y:%H:%M:%S" + (".%f" if "." in text else "") + (" %z" if " " in text else "")
+            try:
+                return datetime.strptime(text, fmt)
+            except ValueError as exc:
+                raise TimestampError(f"cannot read {text!r} as a time: {exc}") from None
+        if not _MONTH.search(text):
+            raise TimestampError(f"cannot read {text!r} as a time")
+        try:
+            return parsedate_to_datetime(text)  # RFC 2822: Sat, 14 Mar 2026 09:50:00 +0000
+        except (TypeError, ValueError, IndexError):
+            pass
+        default = datetime(self.year or 2000, 1, 1)
+        if not _YEAR.search(text):
+            if self.year is None:
+                raise TimestampError(f"{text!r} has no year (pass the year it was written in)")
+            self.assumed_year += 1
+        try:
+            return dateutil_parser.parse(text, default=default, dayfirst=bool(self.dayfirst))
+        except (ValueError, OverflowError) as exc:
+            raise TimestampError(f"cannot read {text!r} as a time: {exc}") from None
+
+    def _numeric(self, text: str, match: re.Match[str]) -> datetime:
+        a, sep, b = int(match.group(1)), match.group(2), int(match.group(3))
+        shows = True if a > 12 >= b else False if b > 12 >= a else None
+        if shows is not None:
+            self._note_order(shows, text)
+            dayfirst = shows
+        elif self.dayfirst is not None:
+            dayfirst = self.dayfirst
+        elif self.inferred is not None:
+            dayfirst = self.inferred
+        elif sep == ".":
+            dayfirst = True  # 14.03.2026: dotted dates are day-first wherever they are written
+        else:
+            self.provisional += 1
+            self.first_ambiguous = self.first_ambiguous or text
+            dayfirst = False
+        day, month = (a, b) if dayfirst else (b, a)
+        year = int(match.group(4))
+        year += 2000 if year < 100 else 0
+        return _assemble(year, month, day, match.groups()[4:], text)
+
+    def _note_order(self, dayfirst: bool, text: str) -> None:
+        order = "day-first" if dayfirst else "month-first"
+        if self.dayfirst is not None and self.dayfirst != dayfirst:
+            raise TimestampError(f"{text!r} can only be read {order}, but the dates were declared "
+                                 f"{'day-first' if self.dayfirst else 'month-first'}")
+        if self.inferred is not None and self.inferred != dayfirst:
+            raise TimestampError(f"{text!r} is {order} but {self.evidence!r} is not: the dates "
+                                 "mix day-first and month-first")
+        if self.inferred is None:
+            self.inferred, self.evidence = dayfirst, text
+
+
+def _assemble(year: int, month: int, day: int, rest: tuple[str | None, ...], text: str) -> datetime:
+    hh, mm, ss, frac, ampm, zone = rest
+    hour = int(hh or 0)
+    if ampm:
+        hour = hour % 12 + (12 if ampm.lower() == "pm" else 0)
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    try:
+        moment = datetime(year, month, day, hour, int(mm or 0), int(ss or 0), micro)
+    except ValueError as exc:
+        raise TimestampError(f"cannot read {text!r} as a time: {exc}") from None
+    if zone:
+        offset = "+00:00" if zone in ("Z", "UTC", "GMT") else zone
+        moment = datetime.fromisoformat(moment.isoformat() + offset)
+    return moment

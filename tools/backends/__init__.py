@@ -24,8 +24,7 @@ from tools.backends.sqlite import (
     open_readonly,
     ro_uri,
 )
-from tools.dataset.build import ensure_dataset
-from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, DatasetInfo, dataset_info
+from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, DatasetInfo, dataset_dir, dataset_info
 
 __all__ = [
     "BackendUnavailable", "Backends", "OpsBackend", "OpsResult", "SqliteOps", "fetch_capped",
@@ -76,8 +75,8 @@ class Backends:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Backends:
-        """Build the dataset ``settings`` names if needed, then open it with its ops settings."""
-        directory = ensure_dataset(settings)
+        """Open the built dataset ``settings`` names, with its ops settings (never builds it)."""
+        directory = dataset_dir(settings)
         url = settings.ops_db_url.get_secret_value() if settings.ops_db_url else None
         tables = [t.strip() for t in (settings.ops_tables or "").split(",") if t.strip()]
         return cls.open(directory, ops_db_url=url, ops_tables=tables or None)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import create_engine, event, inspect
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 from tools.backends.sqlite import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite, sqlite_deadline
 
@@ -28,6 +29,41 @@ _READ_ONLY_SESSION = {
     "mariadb": "SET SESSION TRANSACTION READ ONLY",
     "postgresql": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
 }
+
+
+def check_ops_db_url(url: str) -> None:
+    """Refuse, in one line and without the password, a URL that cannot name a usable database.
+
+    A ``sqlite:`` URL must name an existing file: SQLite would silently create an empty one, and
+    every query would then find nothing.
+    """
+    try:
+        parsed = make_url(url)
+    except Exception:  # noqa: BLE001 — any parse failure is the same user error
+        raise BackendUnavailable("HARNESS_OPS_DB_URL is not a database URL (expected e.g. "
+                                 "postgresql+psycopg://user@host/db or sqlite:////path/ops.db)"
+                                 ) from None
+    if parsed.get_backend_name() != "sqlite":
+        return
+    database = parsed.database or ""
+    if database.startswith("file:"):
+        database = database[5:].split("?", 1)[0]
+    if not database or database == ":memory:":
+        raise BackendUnavailable("HARNESS_OPS_DB_URL: a sqlite URL must name a database file")
+    if not Path(database).is_file():
+        raise BackendUnavailable(f"HARNESS_OPS_DB_URL: SQLite file {database} does not exist "
+                                 "(it is never created: check the path)")
+
+
+def _one_line(exc: BaseException, url: str) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    try:
+        parsed = make_url(url)
+        if parsed.password:
+            text = text.replace(str(parsed.password), "***")
+    except Exception:  # noqa: BLE001 — already checked; this is only redaction
+        pass
+    return text
 
 
 def sqlglot_dialect(backend: str) -> str:
@@ -50,6 +86,7 @@ class SqlAlchemyOps:
     """An operational database reached through SQLAlchemy, read-only."""
 
     def __init__(self, url: str, tables: Sequence[str] | None = None) -> None:
+        check_ops_db_url(url)
         try:
             engine = create_engine(url, pool_pre_ping=True)
             backend = engine.dialect.name
@@ -60,7 +97,8 @@ class SqlAlchemyOps:
         except BackendUnavailable:
             raise
         except Exception as exc:  # driver missing, host down, bad URL: say which setting
-            raise BackendUnavailable(f"ops_db_url: cannot open the database: {exc}") from None
+            raise BackendUnavailable(
+                f"ops_db_url: cannot open the database: {_one_line(exc, url)}") from None
         if tables:
             wanted = {t.strip().lower() for t in tables if t.strip()}
             missing = wanted - {n.lower() for n in self._schema}

@@ -12,7 +12,6 @@ import hashlib
 import itertools
 import json
 import os
-import re
 import shutil
 import sqlite3
 import tempfile
@@ -21,17 +20,15 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.settings import Settings
+from tools.dataset.examples import describe_logs
 from tools.dataset.format import (
     DatasetError,
-    Passage,
     Problems,
-    Table,
     iter_log_events,
-    read_knowledge,
     read_manifest,
-    read_tables,
     source_files,
 )
 from tools.dataset.layout import (
@@ -45,11 +42,17 @@ from tools.dataset.layout import (
     OPS_DB,
     SCHEMA_VERSION,
     DatasetInfo,
+    dataset_dir,
+    demo_dataset_dir,
     read_build_manifest,
+    source_dir,
 )
-from tools.timeutil import format_epoch_ms
+from tools.dataset.runbooks import Passage, read_knowledge
+from tools.dataset.tables import Table, TableOptions, read_tables
 
 _BATCH = 20_000
+_MAX_NOTES = 100
+__all__ = ["DatasetError", "LoadReport", "demo_dataset_dir", "ensure_dataset", "load_dataset"]
 _BM25_WEIGHTS = "bm25(4.0, 2.0, 1.0)"  # title, section, body: a title hit says most
 
 
@@ -62,25 +65,22 @@ class LoadReport:
     """False when the folder was unchanged and the existing build was kept."""
     info: DatasetInfo
 
-
-def demo_dataset_dir() -> Path:
-    """The built-in demo dataset shipped inside the package."""
-    return Path(__file__).resolve().parent.parent / "demo_data"
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the load assumed or mapped (from the build that is in place)."""
+        return self.info.notes
 
 
 def ensure_dataset(settings: Settings) -> Path:
     """Return the built backend dir for ``settings.data_dir`` (None: the demo), building it if needed.
 
-    Builds live under ``settings.home / "datasets" / <name>-<hash of the source path>``, so two
-    folders with the same name never overwrite each other.
+    Call it before :meth:`tools.backends.Backends.open`: opening never builds. Where builds live
+    is :func:`tools.dataset.layout.dataset_dir`.
     """
-    src = Path(settings.data_dir) if settings.data_dir is not None else demo_dataset_dir()
+    src = source_dir(settings)
     if not src.is_dir():
         raise DatasetError(src, [f"{src}: dataset directory not found (check HARNESS_DATA_DIR)"])
-    name = read_manifest(src, Problems(src)).get("name") or src.name
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "dataset"
-    digest = hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:10]
-    dest = Path(settings.home) / "datasets" / f"{slug}-{digest}"
+    dest = dataset_dir(settings)
     load_dataset(src, dest)
     return dest
 
@@ -188,7 +188,8 @@ def _build(src: Path, out: Path, fingerprint: str) -> DatasetInfo:
     problems = Problems(src)
     meta = read_manifest(src, problems)
     log_stats = _build_logs(src, out, problems)
-    tables = read_tables(src, problems)
+    options = TableOptions(timezone=meta.get("timezone", "UTC"), dayfirst=meta.get("dayfirst"))
+    tables = read_tables(src, problems, options)
     passages = read_knowledge(src, problems)
     if problems.items:
         raise DatasetError(src, problems.items)
@@ -196,18 +197,19 @@ def _build(src: Path, out: Path, fingerprint: str) -> DatasetInfo:
     _build_knowledge(out / KNOWLEDGE_DB, passages)
     for name in (LOGS_DB, OPS_DB, KNOWLEDGE_DB):
         os.chmod(out / name, 0o444)  # the tools only read; make the files say so too
-    events, services, first_ms, last_ms = log_stats
+    notes = problems.notes[:_MAX_NOTES]
+    if len(problems.notes) > _MAX_NOTES:
+        notes.append(f"… and {len(problems.notes) - _MAX_NOTES} more note(s)")
     return DatasetInfo(
         name=meta.get("name") or src.name,
         description=meta.get("description", ""),
         fingerprint=fingerprint,
-        events=events,
-        services=services,
-        first_ts=format_epoch_ms(first_ms) if first_ms is not None else None,
-        latest_ts=format_epoch_ms(last_ms) if last_ms is not None else None,
         tables=tuple(t.name for t in tables),
         documents=len({p.doc_id for p in passages}),
         passages=len(passages),
+        column_labels={t.name: t.labels for t in tables if t.labels},
+        notes=tuple(notes),
+        **log_stats,
     )
 
 
@@ -218,9 +220,7 @@ def _connect_for_build(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _build_logs(
-    src: Path, out: Path, problems: Problems
-) -> tuple[int, tuple[str, ...], int | None, int | None]:
+def _build_logs(src: Path, out: Path, problems: Problems) -> dict[str, Any]:
     staging = out / "staging.sqlite"
     with closing(_connect_for_build(out / LOGS_DB)) as conn:
         conn.executescript(LOGS_SCHEMA)
@@ -236,7 +236,7 @@ def _build_logs(
             )
             conn.execute("COMMIT")
         if problems.items:
-            return 0, (), None, None  # the caller raises; no point indexing a rejected dataset
+            return {}  # the caller raises; no point indexing a rejected dataset
         conn.execute("BEGIN")
         # Sorted copy: ids ascend with time, so a time window is also a rowid range for FTS.
         conn.execute(
@@ -251,12 +251,7 @@ def _build_logs(
         conn.execute("INSERT INTO events_fts(rowid, message) SELECT id, message FROM events")
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("ANALYZE")
-        count, first_ms, last_ms = conn.execute(
-            "SELECT count(*), min(ts_ms), max(ts_ms) FROM events"
-        ).fetchone()
-        rows = conn.execute("SELECT DISTINCT service FROM events ORDER BY service")
-        services = tuple(r[0] for r in rows)
-    return count, services, first_ms, last_ms
+        return describe_logs(conn)
 
 
 def _build_ops(path: Path, tables: list[Table]) -> None:

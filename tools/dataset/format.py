@@ -1,37 +1,52 @@
-"""Reading and validating an incident dataset folder (docs/design.md §11).
+"""The on-disk dataset format and its validation (docs/design.md §11).
 
-Layout: ``logs.jsonl``, ``tables/<name>.csv``, ``knowledge/<id>.md``, optional ``dataset.json``.
-Every bad row is collected as a ``path:line: what`` problem; nothing is silently dropped. The
-loader builds nothing unless the whole folder is clean, so a dataset is never half-loaded.
+Layout: ``logs.jsonl`` (or ``logs.jsonl.gz``), ``tables/<name>.csv``, ``knowledge/*.md``, optional
+``dataset.json``. Every bad row is collected as a ``path:line: what`` problem; nothing is silently
+dropped. What had to be assumed or mapped (a level spelled ``notice``, a zone for naive table
+times) is collected as a note and shown by ``harness data load``. The loader builds nothing unless
+the whole folder is clean, so a dataset is never half-loaded. Tables live in
+:mod:`tools.dataset.tables`, runbooks in :mod:`tools.dataset.runbooks`; logs in any other shape
+are converted by ``harness data import`` (:mod:`tools.dataset.importer`).
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.timeutil import TimestampError, format_utc, parse_ts, to_epoch_ms
+from harness.settings import zone_of
+from tools.dataset.sniff import detect_json_format, open_binary
+from tools.timeutil import TimestampError, parse_ts, to_epoch_ms
 
 LOGS_FILE = "logs.jsonl"
+LOGS_FILE_GZ = "logs.jsonl.gz"
 TABLES_DIR = "tables"
 KNOWLEDGE_DIR = "knowledge"
 MANIFEST_FILE = "dataset.json"
+TABLE_SUFFIXES = (".csv", ".tsv")
+RUNBOOK_SUFFIXES = (".md", ".markdown")
 
 LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
-"""Log levels by increasing severity; aliases below map common spellings onto them."""
-LEVEL_ALIASES = {"WARNING": "WARN", "CRITICAL": "FATAL", "ERR": "ERROR", "TRACE": "DEBUG"}
+"""Log levels by increasing severity; every other spelling is mapped onto one of them."""
+LEVEL_ALIASES = {
+    **dict.fromkeys(("WARNING", "W"), "WARN"),
+    **dict.fromkeys(("ERR", "E", "SEVERE", "FAIL", "FAILURE", "FAILED"), "ERROR"),
+    **dict.fromkeys(("CRITICAL", "CRIT", "EMERG", "EMERGENCY", "ALERT", "PANIC", "DPANIC", "F",
+                     "C"), "FATAL"),
+    **dict.fromkeys(("TRACE", "FINE", "FINER", "FINEST", "VERBOSE", "DBG", "D", "V", "T"),
+                    "DEBUG"),
+    **dict.fromkeys(("INFORMATION", "INFORMATIONAL", "NOTICE", "CONFIG", "I", "N", "HTTP",
+                     "RETRY", "LOG", "DEFAULT", "OK", "SUCCESS"), "INFO"),
+}
+"""Common spellings (syslog, java.util.logging, zap, Serilog, npm…) by severity."""
+ORIGINAL_LEVEL_ATTR = "level_original"
+"""Where a level that had to be mapped keeps its original spelling (in ``attrs``)."""
 
 _LOG_KEYS = {"ts", "service", "level", "message", "attrs"}
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_DOC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-_INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")
-_REAL = re.compile(r"-?(0|[1-9][0-9]*)?\.[0-9]+([eE][-+]?[0-9]+)?\Z")
-_DATEISH = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 _MAX_LISTED = 50
 
 
@@ -57,16 +72,34 @@ def normalise_level(value: str) -> str | None:
     return upper if upper in LEVELS else None
 
 
+def map_level(value: str) -> tuple[str, bool]:
+    """``(canonical level, known)``: an unknown spelling is INFO, so it never rejects a dataset."""
+    level = normalise_level(value)
+    return (level, True) if level is not None else ("INFO", False)
+
+
 @dataclass
 class Problems:
-    """Collects ``path:line: what`` messages while a folder is read."""
+    """Collects ``path:line: what`` problems and the notes on what was assumed while reading."""
 
     root: Path
     items: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def add(self, path: Path, line: int, what: str) -> None:
         """Record one problem at ``path:line``."""
-        self.items.append(f"{path.relative_to(self.root).as_posix()}:{line}: {what}")
+        self.items.append(f"{self.rel(path)}:{line}: {what}")
+
+    def note(self, path: Path, what: str) -> None:
+        """Record something that was assumed or mapped (not a problem)."""
+        self.notes.append(f"{self.rel(path)}: {what}")
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the dataset folder."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
 
 @dataclass(frozen=True)
@@ -81,80 +114,110 @@ class LogEvent:
     line: int
 
 
-@dataclass(frozen=True)
-class Table:
-    """One validated CSV table with inferred SQLite column types."""
-
-    name: str
-    columns: list[str]
-    types: list[str]
-    rows: list[tuple[Any, ...]]
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One runbook passage: the intro or one ``## `` section of a knowledge document."""
-
-    doc_id: str
-    title: str
-    section: str
-    body: str
-    line: int
+def logs_path(src: Path) -> Path:
+    """The log file of a dataset folder: ``logs.jsonl`` or, if only that exists, the gzip one."""
+    plain, packed = src / LOGS_FILE, src / LOGS_FILE_GZ
+    return packed if packed.is_file() and not plain.is_file() else plain
 
 
 def source_files(src: Path) -> list[Path]:
     """The files that make up a dataset (and its fingerprint), in a stable order."""
-    files = [src / LOGS_FILE, src / MANIFEST_FILE]
-    files += sorted((src / TABLES_DIR).glob("*.csv")) if (src / TABLES_DIR).is_dir() else []
-    files += sorted((src / KNOWLEDGE_DIR).glob("*.md")) if (src / KNOWLEDGE_DIR).is_dir() else []
+    files = [src / LOGS_FILE, src / LOGS_FILE_GZ, src / MANIFEST_FILE]
+    for folder, suffixes in ((TABLES_DIR, TABLE_SUFFIXES), (KNOWLEDGE_DIR, RUNBOOK_SUFFIXES)):
+        if (src / folder).is_dir():
+            files += sorted(p for p in (src / folder).iterdir() if p.suffix.lower() in suffixes)
     return [f for f in files if f.is_file()]
 
 
-def read_manifest(src: Path, problems: Problems) -> dict[str, str]:
-    """``dataset.json``: an object with optional string ``name`` and ``description``."""
+def read_manifest(src: Path, problems: Problems) -> dict[str, Any]:
+    """``dataset.json``: optional ``name``, ``description``, ``timezone`` and ``dayfirst``.
+
+    ``timezone`` (IANA name or ±HH:MM, default UTC) is the zone of table times written without
+    one; ``dayfirst`` settles dates like ``03/04/2026`` that could be read either way.
+    """
     path = src / MANIFEST_FILE
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         problems.add(path, getattr(exc, "lineno", 1), f"invalid JSON: {exc}")
         return {}
     if not isinstance(data, dict):
         problems.add(path, 1, "must be a JSON object with optional 'name' and 'description'")
         return {}
-    out: dict[str, str] = {}
+    out: dict[str, Any] = {}
     for key, value in data.items():
-        if key not in ("name", "description"):
-            problems.add(path, 1, f"unknown key {key!r} (allowed: name, description)")
+        if key == "dayfirst":
+            if isinstance(value, bool):
+                out[key] = value
+            else:
+                problems.add(path, 1, "'dayfirst' must be true or false")
+        elif key not in ("name", "description", "timezone"):
+            problems.add(path, 1, f"unknown key {key!r} (allowed: name, description, timezone, "
+                                  "dayfirst)")
         elif not isinstance(value, str):
             problems.add(path, 1, f"{key!r} must be a string")
+        elif key == "timezone":
+            try:
+                zone_of(value)
+                out[key] = value
+            except ValueError as exc:
+                problems.add(path, 1, f"'timezone': {exc}")
         else:
             out[key] = value
     return out
 
 
 def iter_log_events(src: Path, problems: Problems) -> Iterator[LogEvent]:
-    """Stream ``logs.jsonl``, yielding valid events and recording every bad line."""
-    path = src / LOGS_FILE
+    """Stream the log file, yielding valid events and recording every bad line."""
+    path = logs_path(src)
+    if (src / LOGS_FILE).is_file() and (src / LOGS_FILE_GZ).is_file():
+        problems.add(src / LOGS_FILE_GZ, 1, f"both {LOGS_FILE} and {LOGS_FILE_GZ} exist; keep one")
     if not path.is_file():
         problems.add(path, 1, f"missing: a dataset needs {LOGS_FILE} (one JSON event per line)")
         return
-    with path.open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                problems.add(path, lineno, "not valid UTF-8")
-                continue
-            if not text.strip():
-                continue  # blank lines separate nothing in JSONL; they carry no row to lose
-            event = _parse_log_line(text, lineno, path, problems)
-            if event is not None:
-                yield event
+    mapped: Counter[tuple[str, str]] = Counter()
+    try:
+        with open_binary(path) as handle:
+            for lineno, raw in enumerate(handle, start=1):
+                try:
+                    text = raw.decode("utf-8").removeprefix("\ufeff")
+                except UnicodeDecodeError:
+                    problems.add(path, lineno, "not valid UTF-8")
+                    continue
+                if not text.strip():
+                    continue  # blank lines separate nothing in JSONL; they carry no row to lose
+                if lineno == 1 and _foreign_format(path, text, problems):
+                    return
+                event = _parse_log_line(text, lineno, path, problems, mapped)
+                if event is not None:
+                    yield event
+    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip file
+        problems.add(path, 1, f"cannot read: {exc}")
+    for (original, level), count in sorted(mapped.items()):
+        problems.note(path, f"level {original!r} read as {level} in {count} event(s) "
+                            f"(original kept in attrs.{ORIGINAL_LEVEL_ATTR})")
 
 
-def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems) -> LogEvent | None:
+def _foreign_format(path: Path, text: str, problems: Problems) -> bool:
+    # An export in another shape would give one problem per line (thousands): say what it is.
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    if not isinstance(obj, dict) or {"ts", "message"} <= set(obj):
+        return False  # close to the format: report its problems line by line
+    fmt = detect_json_format(obj)
+    kind = {"ecs": "an Elasticsearch/ECS", "loki": "a Loki", "otel": "an OpenTelemetry"}.get(
+        fmt or "", "a JSON")
+    problems.add(path, 1, f"this looks like {kind} log export, not the dataset's own format: "
+                          f"convert it with `harness data import {path.name} --into DIR`")
+    return True
+
+
+def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems,
+                    mapped: Counter[tuple[str, str]]) -> LogEvent | None:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -181,14 +244,14 @@ def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems) -> L
     except TimestampError as exc:
         problems.add(path, lineno, f"bad ts: {exc}")
         return None
-    level = normalise_level(obj["level"])
-    if level is None:
-        problems.add(path, lineno, f"unknown level {obj['level']!r} (use one of {', '.join(LEVELS)})")
-        return None
     attrs = obj.get("attrs")
     if attrs is not None and not isinstance(attrs, dict):
         problems.add(path, lineno, "'attrs' must be a JSON object")
         return None
+    level, known = map_level(obj["level"])
+    if obj["level"].strip().upper() != level:
+        attrs = {**(attrs or {}), ORIGINAL_LEVEL_ATTR: obj["level"]}
+        mapped[(obj["level"], level if known else f"{level} (unknown level)")] += 1
     return LogEvent(
         ts_ms=ts_ms,
         service=obj["service"].strip().lower(),
@@ -197,147 +260,3 @@ def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems) -> L
         attrs=json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None,
         line=lineno,
     )
-
-
-def read_tables(src: Path, problems: Problems) -> list[Table]:
-    """Every ``tables/<name>.csv``: header row, rows of matching width, inferred column types."""
-    folder = src / TABLES_DIR
-    if not folder.is_dir():
-        return []
-    tables: list[Table] = []
-    seen: dict[str, Path] = {}
-    for path in sorted(folder.glob("*.csv")):
-        name = path.stem.lower()
-        if not _IDENT.match(name) or name.startswith("sqlite_"):
-            problems.add(path, 1, "file name must be a SQL identifier (letters, digits, _)")
-            continue
-        if name in seen:
-            problems.add(path, 1, f"table {name!r} already defined by {seen[name].name}")
-            continue
-        seen[name] = path
-        table = _read_csv(path, name, problems)
-        if table is not None:
-            tables.append(table)
-    return tables
-
-
-def _read_csv(path: Path, name: str, problems: Problems) -> Table | None:
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle)
-            header = next(reader, None)
-            if header is None:
-                problems.add(path, 1, "empty file: a header row is required")
-                return None
-            columns = [h.strip() for h in header]
-            ok = _check_header(columns, path, problems)
-            raw_rows: list[list[str]] = []
-            for row in reader:
-                if not row:
-                    continue  # csv yields [] for a blank line; there is no row to lose
-                if len(row) != len(columns):
-                    problems.add(
-                        path, reader.line_num, f"expected {len(columns)} fields, got {len(row)}"
-                    )
-                    ok = False
-                    continue
-                raw_rows.append(row)
-    except UnicodeDecodeError:
-        problems.add(path, 1, "not valid UTF-8")
-        return None
-    except csv.Error as exc:
-        problems.add(path, 1, f"malformed CSV: {exc}")
-        return None
-    if not ok:
-        return None
-    types = [_infer_type([r[i] for r in raw_rows]) for i in range(len(columns))]
-    rows = [tuple(_convert(v, t) for v, t in zip(r, types, strict=True)) for r in raw_rows]
-    return Table(name=name, columns=columns, types=[t.split(":")[0] for t in types], rows=rows)
-
-
-def _check_header(columns: list[str], path: Path, problems: Problems) -> bool:
-    ok = True
-    lowered: set[str] = set()
-    for col in columns:
-        if not _IDENT.match(col):
-            problems.add(path, 1, f"column name {col!r} must be a SQL identifier")
-            ok = False
-        elif col.lower() in lowered:
-            problems.add(path, 1, f"duplicate column {col!r}")
-            ok = False
-        lowered.add(col.lower())
-    return ok
-
-
-def _infer_type(values: list[str]) -> str:
-    present = [v for v in values if v != ""]
-    if not present:
-        return "TEXT"
-    if all(_INT.match(v) for v in present):
-        return "INTEGER"
-    if all(_INT.match(v) or _REAL.match(v) for v in present):
-        return "REAL"
-    if all(_DATEISH.match(v) for v in present):
-        try:
-            for v in present:
-                parse_ts(v)
-        except TimestampError:
-            return "TEXT"
-        # Timestamps are stored in the one canonical UTC spelling so SQL string compares work.
-        return "TEXT:ts"
-    return "TEXT"
-
-
-def _convert(value: str, kind: str) -> Any:
-    if value == "":
-        return None
-    if kind == "INTEGER":
-        return int(value)
-    if kind == "REAL":
-        return float(value)
-    if kind == "TEXT:ts":
-        return format_utc(parse_ts(value))
-    return value
-
-
-def read_knowledge(src: Path, problems: Problems) -> list[Passage]:
-    """Every ``knowledge/<id>.md`` split into passages: the intro and each ``## `` section."""
-    folder = src / KNOWLEDGE_DIR
-    if not folder.is_dir():
-        return []
-    passages: list[Passage] = []
-    for path in sorted(folder.glob("*.md")):
-        if not _DOC_ID.match(path.stem):
-            problems.add(path, 1, "file name must be letters, digits, '.', '_' or '-'")
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            problems.add(path, 1, "not valid UTF-8")
-            continue
-        passages.extend(_split_markdown(path, text, problems))
-    return passages
-
-
-def _split_markdown(path: Path, text: str, problems: Problems) -> list[Passage]:
-    lines = text.splitlines()
-    title_at = next((i for i, ln in enumerate(lines) if ln.startswith("# ")), None)
-    if title_at is None or not lines[title_at][2:].strip():
-        problems.add(path, 1, "no title: the first heading must be '# Title'")
-        return []
-    title = lines[title_at][2:].strip()
-    chunks: list[tuple[str, int, list[str]]] = [("", title_at + 2, [])]
-    for i in range(title_at + 1, len(lines)):
-        line = lines[i]
-        if line.startswith("## "):
-            chunks.append((line[3:].strip(), i + 1, []))
-        else:
-            chunks[-1][2].append(line)
-    out = []
-    for section, line_no, body_lines in chunks:
-        body = "\n".join(body_lines).strip()
-        if body:
-            out.append(Passage(path.stem, title, section, body, line_no))
-    if not out:
-        problems.add(path, title_at + 1, "document has a title but no text")
-    return out

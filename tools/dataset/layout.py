@@ -6,11 +6,16 @@ the log store or the runbook index, whatever SQL it is given.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+from harness.settings import Settings
+from tools.dataset.format import Problems, read_manifest
+
+SCHEMA_VERSION = 2
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"
@@ -70,20 +75,31 @@ class DatasetInfo:
     tables: tuple[str, ...]
     documents: int
     passages: int
+    attributes: tuple[str, ...] = ()
+    """Log ``attrs`` keys with plain values, most frequent first: what query_logs can filter on."""
+    attribute_examples: dict[str, str] = field(default_factory=dict)
+    """One value seen for each of :attr:`attributes` (shown to the model as an example)."""
+    examples: dict[str, str] = field(default_factory=dict)
+    """Examples from this data for hints (``service``, ``merchant``, ``date``), never the demo's."""
+    column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Original headers of table columns whose names were made safe: table → column → header."""
+    notes: tuple[str, ...] = ()
+    """What the load assumed or mapped (zones, day/month order, level spellings…)."""
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict (the build manifest stores it with the schema version)."""
         data = asdict(self)
-        data["services"] = list(self.services)
-        data["tables"] = list(self.tables)
+        for key in ("services", "tables", "attributes", "notes"):
+            data[key] = list(data[key])
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> DatasetInfo:
         """Inverse of :meth:`to_json` (ignores the manifest's extra keys)."""
-        fields = {k: data[k] for k in cls.__dataclass_fields__}
-        fields["services"] = tuple(fields["services"])  # type: ignore[arg-type]
-        fields["tables"] = tuple(fields["tables"])  # type: ignore[arg-type]
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        for key in ("services", "tables", "attributes", "notes"):
+            if key in fields:
+                fields[key] = tuple(fields[key])  # type: ignore[arg-type]
         return cls(**fields)  # type: ignore[arg-type]
 
 
@@ -104,3 +120,30 @@ def dataset_info(directory: Path) -> DatasetInfo:
             f"no loaded dataset in {directory}: run `harness data load DIR` to build one"
         )
     return DatasetInfo.from_json(manifest)
+
+
+def demo_dataset_dir() -> Path:
+    """The built-in demo dataset shipped inside the package."""
+    return Path(__file__).resolve().parent.parent / "demo_data"
+
+
+def source_dir(settings: Settings) -> Path:
+    """The dataset folder ``settings`` names (``HARNESS_DATA_DIR``), or the built-in demo."""
+    return Path(settings.data_dir) if settings.data_dir is not None else demo_dataset_dir()
+
+
+def dataset_dir(settings: Settings) -> Path:
+    """Where the build of the dataset ``settings`` names lives (built or not)."""
+    src = source_dir(settings)
+    name = read_manifest(src, Problems(src)).get("name") or src.name
+    return build_dir(Path(settings.home), src, name)
+
+
+def build_dir(home: Path, src: Path, name: str) -> Path:
+    """Where the build of dataset folder ``src`` lives: ``home/datasets/<name>-<path hash>``.
+
+    The hash of the folder's absolute path keeps two folders with the same name apart.
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "dataset"
+    digest = hashlib.sha256(str(src.resolve()).encode()).hexdigest()[:10]
+    return home / "datasets" / f"{slug}-{digest}"

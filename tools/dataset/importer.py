@@ -1,0 +1,150 @@
+"""``harness data import``: users' own exports into a dataset folder, without hand conversion.
+
+Sources are files or folders. Log files (plain or gzip, with or without a UTF-8 BOM) are
+converted into ``logs.jsonl`` by their detected or given format; tables are copied into
+``tables/`` under safe names and runbooks into ``knowledge/`` (the loader reads both as they are:
+:mod:`tools.dataset.tables`, :mod:`tools.dataset.runbooks`). What had to be assumed (a zone, a
+year, a service name, a level spelling) is reported per source. The folder is written aside and
+moved into place only when every source converted cleanly; bad lines fail the import with their
+``file:line`` unless the user chose to skip them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.dataset.format import KNOWLEDGE_DIR, LOGS_FILE, MANIFEST_FILE, TABLES_DIR, DatasetError
+from tools.dataset.log_import import ImportOptions, SourceReport, import_logs
+from tools.dataset.sniff import kind_of, open_binary
+from tools.dataset.tables import safe_name
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes read so far, total bytes of all sources)."""
+_MAX_PROBLEMS = 200
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """The result of :func:`import_sources`."""
+
+    into: Path
+    sources: list[SourceReport]
+
+    @property
+    def events(self) -> int:
+        """Log events written."""
+        return sum(s.stats.events for s in self.sources)
+
+
+def expand(sources: list[Path]) -> list[Path]:
+    """Files of the given sources (folders walked, hidden files and dataset.json skipped)."""
+    out: list[Path] = []
+    for src in sources:
+        if src.is_dir():
+            out += sorted(p for p in src.rglob("*") if p.is_file() and p.name != MANIFEST_FILE
+                          and not any(part.startswith(".") for part in p.relative_to(src).parts))
+        elif src.is_file():
+            out.append(src)
+        else:
+            raise DatasetError(src, [f"{src}: no such file or folder"])
+    return out
+
+
+def import_sources(sources: list[Path], into: Path, options: ImportOptions,
+                   progress: Progress | None = None) -> ImportReport:
+    """Convert ``sources`` into the dataset folder ``into`` (see the module docstring)."""
+    files = expand(sources)
+    if not files:
+        raise DatasetError(into, ["no source files given"])
+    _check_target(into, options.replace)
+    total = sum(f.stat().st_size for f in files) or 1
+    done = 0
+    problems: list[str] = []
+    reports: list[SourceReport] = []
+    into.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{into.name}.import-", dir=into.parent))
+    try:
+        (work / TABLES_DIR).mkdir()
+        (work / KNOWLEDGE_DIR).mkdir()
+        with (work / LOGS_FILE).open("w", encoding="utf-8", newline="\n") as out:
+            for path in files:
+                report = SourceReport(path=path, kind=kind_of(path))
+
+                def step(n: int, base: int = done) -> None:
+                    if progress is not None:
+                        progress(base + n, total)
+
+                if report.kind == "logs":
+                    import_logs(path, out, report, options, problems, step)
+                else:
+                    _copy(path, work, report, problems)
+                done += path.stat().st_size
+                if progress:
+                    progress(done, total)
+                reports.append(report)
+        if problems:
+            shown = problems[:_MAX_PROBLEMS]
+            if len(problems) > _MAX_PROBLEMS:
+                shown.append(f"… and {len(problems) - _MAX_PROBLEMS} more")
+            raise DatasetError(", ".join(str(s) for s in sources), shown)
+        _write_manifest(work, into, options, reports)
+        _move_into_place(work, into)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return ImportReport(into=into, sources=reports)
+
+
+def _check_target(into: Path, replace: bool) -> None:
+    if not into.exists() or (into.is_dir() and not any(into.iterdir())):
+        return
+    if replace and into.is_dir() and (into / MANIFEST_FILE).is_file():
+        return
+    raise DatasetError(into, [f"{into}: exists and is not empty; choose a new folder, or pass "
+                              "--replace to overwrite a dataset folder"])
+
+
+def _move_into_place(work: Path, into: Path) -> None:
+    if into.exists():
+        old = into.with_name(f".{into.name}.old-{os.getpid()}")
+        os.rename(into, old)
+        os.rename(work, into)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(work, into)
+
+
+def _write_manifest(work: Path, into: Path, options: ImportOptions,
+                    reports: list[SourceReport]) -> None:
+    names = ", ".join(r.path.name for r in reports[:10]) + (" …" if len(reports) > 10 else "")
+    manifest: dict[str, Any] = {"name": options.name or into.name,
+                                "description": f"Imported by harness data import from {names}",
+                                "timezone": options.timezone}
+    if options.dayfirst is not None:
+        manifest["dayfirst"] = options.dayfirst
+    (work / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+def _copy(path: Path, work: Path, report: SourceReport, problems: list[str]) -> None:
+    stem = path.name.split(".")[0]
+    if report.kind == "table":
+        suffix = ".tsv" if ".tsv" in [s.lower() for s in path.suffixes] else ".csv"
+        name = safe_name(stem, 1).lower()
+        target = work / TABLES_DIR / f"{name if not name.startswith('sqlite_') else 't_' + name}{suffix}"
+    else:
+        target = work / KNOWLEDGE_DIR / (path.name[:-3] if path.suffix.lower() == ".gz" else path.name)
+    if target.exists() or target.with_suffix(".csv" if target.suffix == ".tsv" else ".tsv").exists():
+        problems.append(f"{path}: {report.kind} {target.stem!r} comes from two sources; rename one")
+        return
+    with open_binary(path) as src, target.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    report.target = target.relative_to(work).as_posix()
+
+
+__all__ = ["ImportOptions", "ImportReport", "SourceReport", "expand", "import_sources"]
