@@ -30,10 +30,14 @@ from diagnosis_harness._result import (
     FallbackReport,
     Usage,
 )
-from diagnosis_harness._run import ConfigurationError, Model, adiagnose, build_graph, diagnose, make_context
+from diagnosis_harness._run import ConfigurationError, adiagnose, build_graph, diagnose, make_context
 from diagnosis_harness._script import ReplayScript, ScriptIncomplete
 from graph.builder import graph
 from harness.contracts import FailureCode, FallbackType, Intent, ReleaseOutcome, RunState, StopReason
+
+# Shown by their public name in reprs and tracebacks, not by the module that defines them.
+for _public in (ConfigurationError, ScriptIncomplete):
+    _public.__module__ = __name__
 
 __all__ = [
     "CheckedScope",
@@ -45,7 +49,6 @@ __all__ = [
     "FallbackReport",
     "FallbackType",
     "Intent",
-    "Model",
     "ReleaseOutcome",
     "ReplayScript",
     "RunContext",

@@ -78,10 +78,11 @@ async def adiagnose(question: str, *, thread: str | None = None, model: Model = 
     """Run one turn, exactly as ``harness diagnose --json`` does, and return its result.
 
     ``thread``: continue that thread (its checkpoints are in ``home``); None starts a new one
-    (``result.thread_id`` names it). ``model``: see :data:`Model`. ``data``: a dataset folder
-    (None: the settings' ``HARNESS_DATA_DIR``, else the demo). ``settings``: overrides of any
-    setting by field name (``{"max_tool_calls": 3}``). ``home``: where the run store,
-    checkpoints and dataset builds live (None: ``HARNESS_HOME``, else ``.harness``).
+    (``result.thread_id`` names it). ``model``: a spec (``offline``, ``openai:NAME``,
+    ``replay:FILE``), a :class:`ReplayScript` or a script dict; None: ``HARNESS_MODEL``.
+    ``data``: a dataset folder (None: ``HARNESS_DATA_DIR``, else the demo). ``settings``:
+    overrides of any setting by field name (``{"max_tool_calls": 3}``). ``home``: where the
+    run store, checkpoints and dataset builds live (None: ``HARNESS_HOME``, else ``.harness``).
 
     Raises :class:`ConfigurationError` for what the CLI rejects with exit 64, and
     :class:`ScriptIncomplete` (with ``.result``) when a replay script ran out.
