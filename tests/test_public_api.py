@@ -12,6 +12,7 @@ import ast
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from diagnosis_harness import (
     DiagnosisResult,
     ReplayScript,
     ScriptIncomplete,
+    assert_event_grammar,
     assert_outcome,
     build_graph,
     diagnose,
@@ -125,6 +127,8 @@ def test_a_scripted_run_publishes_the_verified_diagnosis(home: Path) -> None:
     assert result.phases[-2:] == ["checking evidence", "judging"]
     row = result.stored_run()
     assert row is not None and row["status"] == "SUCCESS" and row["question"] == Q
+    with pytest.raises(ValueError, match="frozen"):
+        result.root_cause = "something else"  # type: ignore[misc]
 
 
 def test_a_null_conclusion_falls_back_to_what_the_run_verified(home: Path) -> None:
@@ -181,8 +185,9 @@ def test_an_incomplete_script_names_the_role_and_call(home: Path) -> None:
     error = raised.value
     assert (error.role, error.call, error.scripted) == ("agent", 3, 2)
     assert "agent call #3" in str(error) and "2 agent answer(s)" in str(error)
-    assert error.result is not None and error.result.release_outcome != "SUCCESS"
-    assert_outcome(error.result)  # the run itself still ended explainably
+    # The run itself still ended explainably, and its failure says why.
+    assert_outcome(error.result, "FAILED", failure_code="INTERNAL_FAILURE")
+    assert "agent call #3" in (error.result.failure_message or "")
 
 
 @pytest.mark.parametrize(("kwargs", "says"), [
@@ -199,11 +204,61 @@ def test_what_the_cli_rejects_as_usage_is_a_configuration_error(
     assert says in str(raised.value)
 
 
+def test_the_builder_writes_the_json_replay_format() -> None:
+    script = (ReplayScript().route(service="s", start="2026-01-01T10:00:00+00:00")
+              .call("query_logs", {"service": "s"})
+              .call("lookup_knowledge", {"query": "q"}, gain="NO_GAIN", note="nothing new")
+              .draft("r", [("claim", ["E1.1"])]).fail("judge", "timeout"))
+    router = {"intent": "DIAGNOSIS", "service": "s", "merchant": None,
+              "start": "2026-01-01T10:00:00+00:00", "end": None}
+    assert script.to_dict() == {
+        "router": [{"content": json.dumps(router)}],
+        "agent": [
+            {"content": "", "tool_calls": [{"name": "query_logs", "args": {"service": "s"},
+                                            "id": "c1"}]},
+            {"content": "", "tool_calls": [{"name": "lookup_knowledge", "id": "c2", "args": {
+                "query": "q", "previous_observation": {"tool_call_id": "c1", "gain": "NO_GAIN",
+                                                       "note": "nothing new"}}}]},
+            {"content": json.dumps({"conclusion": {"root_cause": "r", "claims": [
+                {"statement": "claim", "evidence_ids": ["E1.1"]}]}, "next_steps": []})}],
+        "judge": [{"raise": "timeout"}],
+        "repair": []}
+    assert ReplayScript.from_dict(script.to_dict()).to_dict() == script.to_dict()
+
+
 def test_a_bad_script_entry_is_refused_where_it_is_written() -> None:
     script = ReplayScript().route(**SCOPE)
     with pytest.raises(ValueError, match=r"router\[1\]"):
         script.raw("router", {"content": "{}", "extra": 1})
     assert script.count("router") == 1  # the refused entry was not added
+
+
+META = {"event": "metadata", "run_id": "r", "thread_id": "t", "model": "offline"}
+ROUTING = {"event": "status", "phase": "routing"}
+CONTENT = {"event": "content", "release_outcome": "SUCCESS", "fallback_type": None, "text": "x"}
+FAILURE = {"event": "failure", "failure_code": "INTERNAL_FAILURE", "message": "m"}
+DONE = {"event": "done", "release_outcome": "SUCCESS", "run_state": "SUCCESS"}
+
+
+@pytest.mark.parametrize(("events", "says"), [
+    ([], "the first event must be metadata"),
+    ([ROUTING, META], "the first event must be metadata"),
+    ([META, META, ROUTING], "event #2 (metadata) out of order"),
+    ([META, CONTENT, FAILURE, DONE], "event #3 (failure) out of order"),
+    ([META, CONTENT, DONE, ROUTING], "event #4 (status) out of order"),
+    ([META, ROUTING, DONE], "done without a content or failure"),
+    ([META, {"event": "status", "phase": "thinking"}], "unknown status phase 'thinking'"),
+])
+def test_the_event_grammar_helper_names_what_is_wrong(events: list[dict[str, Any]],
+                                                      says: str) -> None:
+    with pytest.raises(AssertionError, match=re.escape(says)):
+        assert_event_grammar(events)
+
+
+def test_the_event_grammar_helper_accepts_a_finished_and_a_cancelled_stream() -> None:
+    assert_event_grammar([META, ROUTING, ROUTING, CONTENT, DONE])
+    assert_event_grammar([META, ROUTING, FAILURE, DONE])
+    assert_event_grammar([META, ROUTING])  # cancelled: nothing after the last status
 
 
 # --- the LangGraph-native path ----------------------------------------------------------------
