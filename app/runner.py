@@ -75,8 +75,13 @@ def new_context(services: Services, *, thread_id: str | None, run_id: str | None
 async def run_turn(services: Services, question: Any, *, thread_id: str | None = None,
                    checkpointer: Any = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
-                   run_id: str | None = None) -> dict[str, Any]:
+                   run_id: str | None = None,
+                   on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Run one turn and return the CLI's ``--json`` fields of the run.
+
+    ``on_state`` gets every full graph state the run streams (``values``), the last one after
+    release: the draft and the records behind the published text, for scripted callers that
+    assert on them (the returned fields stay exactly the CLI's).
 
     The graph settles a run that ends without release (its nodes and its stream); the settle
     here is the last net for an end outside both, and a no-op after theirs.
@@ -93,6 +98,8 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                 on_event(chunk)
             elif mode == "values":
                 final = chunk
+                if on_state is not None:
+                    on_state(chunk)
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:
         await settle_unreleased(ctx, exc)
         raise

@@ -24,6 +24,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("diagnosis_harness",),
     ("app",),
     ("graph",),
     ("nodes",),
