@@ -22,7 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from harness.budget import BudgetUsage
+from harness.budget import BudgetUsage, usage_count
 from harness.contracts import (
     FailureClass,
     FailureCode,
@@ -355,8 +355,9 @@ class SqliteRunStore:
             {
                 "role": _name(role),
                 "attempt": attempt,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
+                # Validated like the budget's: the trace and the run row always agree.
+                "input_tokens": usage_count(input_tokens),
+                "output_tokens": usage_count(output_tokens),
                 "duration_ms": duration_ms,
                 "failure_class": _name(failure_class),
             },

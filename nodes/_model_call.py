@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from diagnosis.context import RunContext
-from harness.budget import Budget
+from harness.budget import Budget, usage_count
 from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
 from nodes._stops import stop_from_abort, stop_if_inactive
@@ -84,8 +84,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     finally:
         await offload(
             ctx.store.record_model_call, ctx.run_id, role.value, attempt=attempt,
-            input_tokens=max(int(usage.get("input_tokens") or 0), 0) if failure is None else 0,
-            output_tokens=max(int(usage.get("output_tokens") or 0), 0) if failure is None else 0,
+            input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
+            output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
 
 
