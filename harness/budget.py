@@ -90,6 +90,40 @@ def usage_count(value: Any) -> int:
 
 
 
+def clean_usage_metadata(meta: Any) -> dict[str, Any] | None:
+    """A model reply's LangChain ``usage_metadata``, every count through :func:`usage_count`.
+
+    Token details included, so what is checkpointed with the reply is what the budget and the
+    trace counted.
+    """
+    if not isinstance(meta, dict):
+        return None
+    tokens_in, tokens_out = usage_count(meta.get("input_tokens")), usage_count(
+        meta.get("output_tokens"))
+    clean: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": tokens_out,
+                             "total_tokens": tokens_in + tokens_out}
+    for key in ("input_token_details", "output_token_details"):
+        details = meta.get(key)
+        if isinstance(details, dict):
+            clean[key] = {str(k): usage_count(v) for k, v in details.items()}
+    return clean
+
+
+def clamp_ints(value: Any) -> Any:
+    """``value`` (plain JSON types) with integers beyond 64 bits clamped to the int64 range.
+
+    Provider metadata kept with a reply (e.g. ``response_metadata["token_usage"]``) is
+    checkpointed; a number no serialiser can store must not make the checkpoint fail.
+    """
+    if isinstance(value, dict):
+        return {k: clamp_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clamp_ints(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, -(2**63)), 2**63 - 1)
+    return value
+
+
 class Budget:
     """Reserve-before, record-after accounting over a copy of the run's usage."""
 

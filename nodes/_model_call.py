@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from diagnosis.context import RunContext
-from harness.budget import Budget, usage_count
+from harness.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
 from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
 from nodes._stops import stop_from_abort, stop_if_inactive
@@ -72,6 +72,9 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     usage: dict[str, Any] = {}
     try:
         reply = await model.ainvoke(list(messages))
+        # Validated once, before budget, trace or checkpoint see them (2**64 lost the row).
+        reply.usage_metadata = clean_usage_metadata(reply.usage_metadata)  # type: ignore[assignment]
+        reply.response_metadata = clamp_ints(reply.response_metadata)
         usage = reply.usage_metadata or {}
         budget.record_usage_metadata(usage)
         return reply  # type: ignore[no-any-return]
