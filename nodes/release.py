@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
-from guards.evidence import facts_by_id
+from guards.evidence import facts_by_id, shown_text
 from guards.progress import build_snapshot, facts_observed
 from harness.budget import BudgetUsage
 from harness.contracts import (
@@ -145,7 +145,7 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
                   "judge):"]
     for claim in draft.conclusion.claims:
         lines.append(f"- {claim.statement} [{', '.join(claim.evidence_ids)}]")
-        lines += [f"    {eid}: {index[eid][1].text}" for eid in claim.evidence_ids]
+        lines += [f"    {eid}: {shown_text(index[eid][1])}" for eid in claim.evidence_ids]
     if draft.next_steps:
         lines += ["", "Next steps:", *[f"- {step}" for step in draft.next_steps]]
     return "\n".join(lines)
