@@ -10,7 +10,6 @@ contract, which refuses unknown and missing keys.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -20,20 +19,33 @@ from harness.contracts import DiagnosisDraft, DraftError, FailureClass
 
 M = TypeVar("M", bound=BaseModel)
 
-# One fence around the whole text: ``` or ```json, then the body, then ```. Anything outside the
-# fence other than whitespace makes the pattern miss, so the text is parsed as-is and fails.
-_FENCE = re.compile(r"\A\s*```(?:json)?[ \t]*\r?\n?(?P<body>.*?)\s*```\s*\Z", re.S | re.I)
+_FENCE = "```"
 
 _MAX_DETAIL_ERRORS = 3
 
 
 def strip_code_fence(text: str) -> str:
-    """Remove one markdown code fence (``` or ```json) surrounding the whole text, if present.
+    r"""Remove one markdown code fence (``` or ```json) surrounding the whole text, if present.
 
     Text without a surrounding fence is returned unchanged; only one fence layer is removed.
+    Anything outside the fence other than whitespace means there is no surrounding fence, so
+    the text is parsed as-is and fails. Linear time: the regex this replaces
+    (``\A\s*```(?:json)?[ \t]*\r?\n?(.*?)\s*```\s*\Z``) went quadratic on a fence followed by
+    thousands of newlines, blocking the event loop.
     """
-    match = _FENCE.match(text)
-    return match.group("body") if match else text
+    inner = text.strip()
+    if len(inner) < 2 * len(_FENCE) or not (inner.startswith(_FENCE) and inner.endswith(_FENCE)):
+        return text
+    close = len(inner) - len(_FENCE)
+    i = len(_FENCE)
+    if inner[i:i + 4].lower() == "json" and i + 4 <= close:
+        i += 4
+    while i < close and inner[i] in " \t":
+        i += 1
+    for newline in "\r\n":
+        if i < close and inner[i] == newline:
+            i += 1
+    return inner[i:close].rstrip()
 
 
 class _NotJson(ValueError):

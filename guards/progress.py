@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from guards.evidence import shown_text
 from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
 
 
@@ -24,7 +25,7 @@ def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:
         checked.append({"tool": r.tool, "scope": r.scope, "status": r.evidence_status.value,
                         "returned": r.returned_count})
         if r.evidence_status is EvidenceStatus.EVIDENCE_FOUND:
-            facts.extend({"evidence_id": f.evidence_id, "text": f.text} for f in r.facts)
+            facts.extend({"evidence_id": f.evidence_id, "text": shown_text(f)} for f in r.facts)
         elif r.evidence_status is EvidenceStatus.NO_EVIDENCE:
             empty.append({"tool": r.tool, "scope": r.scope})
     return {"checked": checked, "facts": facts, "empty_scopes": empty, "errors": errors}

@@ -14,6 +14,11 @@ from guards.evidence import facts_by_id
 from guards.parsing import AnswerParse, parse_answer
 from harness.contracts import Conclusion, JudgeAnswer, ToolRecord
 
+UNTRUSTED_KEY = "untrusted_instructions"
+"""Evidence-item key of the judge payload: why the item's content reads like instructions."""
+FLAGGED_KEY = "flagged_evidence_ids"
+"""Payload (and recorded verdict) key: the cited ids whose content was flagged."""
+
 
 def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict[str, Any]:
     """Build the judge's input: the conclusion plus each cited id's stored evidence.
@@ -24,12 +29,15 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
          "claims": [{"statement": str, "evidence_ids": [str]}],
          "evidence": [{"evidence_id", "tool", "scope", "kind", "text", "data"}]}
 
-    ``evidence`` lists each cited id once, in order of first citation. The semantic guard runs
-    only after the evidence guard passed, so an id missing from ``records`` is a wiring error:
-    ValueError.
+    ``evidence`` lists each cited id once, in order of first citation. An item whose content
+    reads like instructions to an AI carries its flags under ``"untrusted_instructions"``, and
+    the payload lists those ids under ``"flagged_evidence_ids"`` (both keys appear only then):
+    the judge always sees what the harness flagged. The semantic guard runs only after the
+    evidence guard passed, so an id missing from ``records`` is a wiring error: ValueError.
     """
     index = facts_by_id(records)
     evidence: list[dict[str, Any]] = []
+    flagged: list[str] = []
     seen: set[str] = set()
     for claim in conclusion.claims:
         for eid in claim.evidence_ids:
@@ -44,18 +52,28 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
             # model_dump copies: the payload is handed to prompts and traces, and must not
             # alias the dicts inside the canonical record.
             stored = fact.model_dump(mode="json")
-            evidence.append(
-                {
-                    "evidence_id": eid,
-                    "tool": record.tool,
-                    "scope": record.model_dump(mode="json", include={"scope"})["scope"],
-                    "kind": stored["kind"],
-                    "text": stored["text"],
-                    "data": stored["data"],
-                }
-            )
+            item = {
+                "evidence_id": eid,
+                "tool": record.tool,
+                "scope": record.model_dump(mode="json", include={"scope"})["scope"],
+                "kind": stored["kind"],
+                "text": stored["text"],
+                "data": stored["data"],
+            }
+            if fact.flags:
+                item[UNTRUSTED_KEY] = stored["flags"]
+                flagged.append(eid)
+            evidence.append(item)
     body = conclusion.model_dump(mode="json")
-    return {"root_cause": body["root_cause"], "claims": body["claims"], "evidence": evidence}
+    payload = {"root_cause": body["root_cause"], "claims": body["claims"], "evidence": evidence}
+    if flagged:
+        payload[FLAGGED_KEY] = flagged
+    return payload
+
+
+def flags_shown(payload: dict[str, Any]) -> dict[str, Any]:
+    """What the recorded semantic verdict keeps of the flags the judge was shown (may be {})."""
+    return {FLAGGED_KEY: list(payload[FLAGGED_KEY])} if payload.get(FLAGGED_KEY) else {}
 
 
 def parse_judge(text: str | None) -> AnswerParse[JudgeAnswer]:

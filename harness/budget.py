@@ -7,6 +7,7 @@ thing that reserves or records; it never mutates a usage object it was given.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,11 +61,67 @@ class BudgetLimits:
         )
 
 
-def _count(value: Any) -> int:
-    """Usage numbers from providers: missing, negative or non-integer counts as 0."""
+MAX_USAGE_COUNT = 10**9
+"""The most tokens one model call may report; larger claims are clamped to it.
+
+A provider (or a hostile server) can report any number; SQLite stores at most 2**63 - 1 and a
+run row with an overflowing number was lost. A billion tokens is far beyond any context window,
+so clamping changes no real run, and it still exhausts every realistic token budget.
+"""
+_MAX_TOTAL = 2**62
+"""Ceiling of any running total (still an SQLite INTEGER, whatever the number of calls)."""
+
+
+def usage_count(value: Any) -> int:
+    """One usage number from a provider, validated: the only way usage enters budget or trace.
+
+    Integers (and integral floats) are clamped to ``0..MAX_USAGE_COUNT``; +inf counts as the
+    maximum. Missing values, booleans (``True`` is not one token), NaN, text and anything else
+    count as 0 — the same in the budget and in the trace.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
-    return max(int(value), 0)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 0
+        if math.isinf(value):
+            return MAX_USAGE_COUNT if value > 0 else 0
+    return min(max(int(value), 0), MAX_USAGE_COUNT)
+
+
+
+def clean_usage_metadata(meta: Any) -> dict[str, Any] | None:
+    """A model reply's LangChain ``usage_metadata``, every count through :func:`usage_count`.
+
+    Token details included, so what is checkpointed with the reply is what the budget and the
+    trace counted.
+    """
+    if not isinstance(meta, dict):
+        return None
+    tokens_in, tokens_out = usage_count(meta.get("input_tokens")), usage_count(
+        meta.get("output_tokens"))
+    clean: dict[str, Any] = {"input_tokens": tokens_in, "output_tokens": tokens_out,
+                             "total_tokens": tokens_in + tokens_out}
+    for key in ("input_token_details", "output_token_details"):
+        details = meta.get(key)
+        if isinstance(details, dict):
+            clean[key] = {str(k): usage_count(v) for k, v in details.items()}
+    return clean
+
+
+def clamp_ints(value: Any) -> Any:
+    """``value`` (plain JSON types) with integers beyond 64 bits clamped to the int64 range.
+
+    Provider metadata kept with a reply (e.g. ``response_metadata["token_usage"]``) is
+    checkpointed; a number no serialiser can store must not make the checkpoint fail.
+    """
+    if isinstance(value, dict):
+        return {k: clamp_ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clamp_ints(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, -(2**63)), 2**63 - 1)
+    return value
 
 
 class Budget:
@@ -89,8 +146,8 @@ class Budget:
     def record_tokens(self, input_tokens: Any, output_tokens: Any) -> None:
         """Add a call's usage; missing or negative numbers count 0."""
         self._replace(
-            input_tokens=self.usage.input_tokens + _count(input_tokens),
-            output_tokens=self.usage.output_tokens + _count(output_tokens),
+            input_tokens=min(self.usage.input_tokens + usage_count(input_tokens), _MAX_TOTAL),
+            output_tokens=min(self.usage.output_tokens + usage_count(output_tokens), _MAX_TOTAL),
         )
 
     def record_usage_metadata(self, usage_metadata: Any) -> None:
@@ -107,7 +164,7 @@ class Budget:
 
     def reserve_bytes(self, n: int) -> None:
         """Count ``n`` bytes, or raise BudgetExhausted if the run would exceed its byte budget."""
-        n = _count(n)
+        n = min(max(int(n), 0), _MAX_TOTAL)
         if self.usage.bytes + n > self.limits.max_bytes:
             raise BudgetExhausted("bytes", self.usage.bytes + n, self.limits.max_bytes)
         self._replace(bytes=self.usage.bytes + n)

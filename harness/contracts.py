@@ -249,6 +249,8 @@ class Fact(_Strict):
     kind: str
     text: str
     data: dict[str, Any] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)
+    """Why this fact's content is suspect (e.g. instruction-like text); shown, never evidence."""
 
 
 class ToolRecord(_Strict):

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, literal, select, update
 
-from harness.budget import BudgetUsage
+from harness.budget import BudgetUsage, usage_count
 from harness.contracts import (
     FailureClass,
     FailureCode,
@@ -221,7 +221,8 @@ class SqlRunStore:
         """Queue one model call's usage and outcome (``failure_class`` None when it succeeded)."""
         self._append(model_calls, run_id, {
             "role": enum_name(role), "attempt": clamp_count(attempt),
-            "input_tokens": clamp_count(input_tokens), "output_tokens": clamp_count(output_tokens),
+            # Validated like the budget's: the trace and the run row always agree.
+            "input_tokens": usage_count(input_tokens), "output_tokens": usage_count(output_tokens),
             "duration_ms": clamp_count(duration_ms),
             "failure_class": enum_name(failure_class),
         }, f"record a model call of run {run_id}")

@@ -56,8 +56,9 @@ class Settings(BaseSettings):
     """Where the embedded backends, the checkpointer and the run store keep their SQLite files."""
     timezone: str = "UTC"
     """Zone that times in questions are read in ("between 10:00 and 10:10"): IANA name or ±HH:MM."""
-    lookback_minutes: int = Field(default=30, gt=0)
-    """Time window used when the question names none, ending at the dataset's latest event."""
+    lookback_minutes: int = Field(default=30, gt=0, le=30 * 24 * 60)
+    """Time window used when the question names none, ending at the dataset's latest event
+    (at most 30 days: a longer one is a typo, and overflowed date arithmetic later)."""
 
     # --- budgets (docs/design.md §6) --------------------------------------------------------
     max_model_calls: int = Field(default=16, gt=0)

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 import prompts
 from diagnosis.context import RunContext
-from harness.budget import Budget
+from harness.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
 from harness.contracts import FailureClass, Role
 from harness.retry import RetryPolicy, RetryResult, execute_with_retry
 from nodes._stops import Stop, stop_from_abort, stop_if_inactive
@@ -61,6 +61,9 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     usage: dict[str, Any] = {}
     try:
         reply = await model.ainvoke(list(messages))
+        # Validated once, before budget, trace or checkpoint see them (2**64 lost the row).
+        reply.usage_metadata = clean_usage_metadata(reply.usage_metadata)  # type: ignore[assignment]
+        reply.response_metadata = clamp_ints(reply.response_metadata)
         usage = reply.usage_metadata or {}
         budget.record_usage_metadata(usage)
         return reply  # type: ignore[no-any-return]
@@ -73,8 +76,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     finally:
         await offload(
             ctx.store.record_model_call, ctx.run_id, role.value, attempt=attempt,
-            input_tokens=max(int(usage.get("input_tokens") or 0), 0) if failure is None else 0,
-            output_tokens=max(int(usage.get("output_tokens") or 0), 0) if failure is None else 0,
+            input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
+            output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from diagnosis.state import DiagnosisState
-from guards.evidence import facts_by_id
+from guards.evidence import facts_by_id, shown_text
 from harness.contracts import DiagnosisDraft, FallbackType, ToolRecord
 from tools.dataset.examples import context_hints
 
@@ -57,7 +57,7 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
                   "judge):"]
     for claim in draft.conclusion.claims:
         lines.append(f"- {claim.statement} [{', '.join(claim.evidence_ids)}]")
-        lines += [f"    {eid}: {index[eid][1].text}" for eid in claim.evidence_ids]
+        lines += [f"    {eid}: {shown_text(index[eid][1])}" for eid in claim.evidence_ids]
     if draft.next_steps:
         lines += ["", "Next steps:", *[f"- {step}" for step in draft.next_steps]]
     return "\n".join(lines)

@@ -11,12 +11,15 @@ from diagnosis.state import DiagnosisState
 from guards.parsing import parse_draft
 from harness.budget import BudgetExhausted
 from nodes._model_call import text_of
-from nodes._stops import stop_from_budget
+from nodes._stops import stop_from_budget, stop_if_inactive
 
 
 async def draft_parse(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Parse the final message; an invalid draft is recorded with its class, not raised."""
     ctx = run_context(runtime)
+    # The deadline holds here too: a run out of time parses and publishes nothing more.
+    if (late := stop_if_inactive(ctx)) is not None:
+        return {"stop": late}
     text = text_of(state["messages"][-1])
     budget = ctx.budget(state.get("usage"))
     try:

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
-from guards.semantic import judge_payload, parse_judge
+from guards.semantic import flags_shown, judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
 from harness.retry import AttemptError
 from nodes._model_call import ask_with_retry, offload, prompt_message
@@ -30,8 +30,8 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
     records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
-    prompt = prompt_message("judge", payload=json.dumps(
-        judge_payload(draft.conclusion, records), ensure_ascii=False, indent=1))
+    payload = judge_payload(draft.conclusion, records)
+    prompt = prompt_message("judge", payload=json.dumps(payload, ensure_ascii=False, indent=1))
     budget = ctx.budget(state.get("usage"))
 
     def parse(text: str) -> JudgeAnswer:
@@ -48,6 +48,6 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
         verdict = {"verdict": "UNAVAILABLE", "failure_class": result.failure_class,
                    "attempts": len(result.receipts), "budget_exhausted": result.budget_exhausted}
     else:
-        verdict = result.value.model_dump(mode="json")
+        verdict = {**result.value.model_dump(mode="json"), **flags_shown(payload)}
     await offload(ctx.store.record_verdict, ctx.run_id, "semantic", verdict)
     return {**update, "semantic_verdict": verdict}

@@ -272,7 +272,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
         outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
                                 backends=ctx.backends, budget=budget, settings=ctx.settings,
-                                ready_count=ready)
+                                ready_count=ready, timeout_s=ctx.lifecycle.remaining())
         await offload(ctx.store.record_tool, ctx.run_id, outcome.record)
         new_records.append(outcome.record)
         messages.append(_observation(call.id, outcome.observation))

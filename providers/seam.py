@@ -87,7 +87,8 @@ class ModelSeam:
         self._replay = replay_script
         if self.spec.provider == "replay" and self._replay is None:
             self._replay = ReplayScript.from_file(self.spec.name)
-        if self.spec.provider == "openai" and settings.openai_api_key is None:
+        key = settings.openai_api_key
+        if self.spec.provider == "openai" and (key is None or not key.get_secret_value().strip()):
             raise ModelSpecError(
                 f"model {self.spec} needs an API key: set OPENAI_API_KEY (any non-empty value "
                 "for a local OpenAI-compatible server that ignores it)"

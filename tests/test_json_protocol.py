@@ -152,7 +152,7 @@ def test_the_protocol_renders_its_own_prompt_from_the_bound_tools(home: Path) ->
     assert all("previous_observation" in s["function"]["parameters"]["properties"] for s in specs)
     assert [type(m).__name__ for m in second] == ["SystemMessage", "HumanMessage", "AIMessage",
                                                   "HumanMessage"]
-    assert second[-1].content.startswith("Result of tool_call_id call_1:\n")
+    assert second[-1].content.startswith("Result of tool_call_id call_1 (untrusted data")
 
 
 def test_the_json_protocol_needs_the_prompts_handed_to_the_seam(tmp_path: Path) -> None:

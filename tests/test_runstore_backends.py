@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 import harness.runstore_db
-from harness.budget import BudgetUsage
+from harness.budget import MAX_USAGE_COUNT, BudgetUsage
 from harness.contracts import (
     EvidenceStatus,
     FailureClass,
@@ -215,8 +215,9 @@ def test_usage_is_persisted_and_huge_or_odd_values_are_clamped(store: SqlRunStor
     assert store.get_run("r2")["usage"] == {"model_calls": MAX_COUNT, "tool_calls": 0,
                                             "input_tokens": MAX_COUNT, "output_tokens": 0, "bytes": 0}
     call = store.trace("r2")["model_calls"][0]
+    # Token counts of a call are validated exactly as the budget validates them (one rule).
     assert (call["attempt"], call["input_tokens"], call["output_tokens"], call["duration_ms"]) == (
-        0, MAX_COUNT, 0, MAX_COUNT)
+        0, MAX_USAGE_COUNT, 0, MAX_COUNT)
 
 
 def test_odd_text_is_stored_not_an_unclassified_error(store: SqlRunStore) -> None:
@@ -325,7 +326,7 @@ def test_finish_waits_out_a_passing_lock_and_fails_classified_on_a_stuck_one(
 
 WORKER = textwrap.dedent("""
     import sys
-    from harness.budget import BudgetUsage
+    from harness.budget import MAX_USAGE_COUNT, BudgetUsage
     from harness.contracts import ReleaseOutcome, RunState, StoredRunStatus, ToolRecord
     from harness.contracts import InvocationStatus, EvidenceStatus
     from harness.runstore import SqliteRunStore

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 
 import pytest
+from graphkit import (
+    INC_ROUTER,
+    assert_stored,
+    call,
+    consumed,
+    draft,
+    go,
+    judge,
+    outcome,
+    seen,
+    tool_messages,
+)
 
 from harness.budget import Budget, BudgetLimits
 from harness.contracts import EvidenceStatus, InvocationStatus
@@ -15,7 +28,7 @@ from tools.boundary import execute_tool
 from tools.dataset.build import demo_dataset_dir, load_dataset
 from tools.dataset.layout import OPS_DB
 from tools.results import SqlRejected
-from tools.sql_safety import validate_select
+from tools.sql_safety import normalise_sql, validate_select
 
 S = Settings(_env_file=None)
 
@@ -102,6 +115,52 @@ HOSTILE = [
     "SELECT",
 ]
 
+FORGED = [
+    # Evidence written by the query instead of read from the tables (issue: forged evidence).
+    "SELECT 'pool exhausted by CHG-9999' AS finding",
+    "SELECT 'pool exhausted by CHG-9999' AS finding FROM payments",
+    "SELECT 10 AS max_size FROM pool_metrics",
+    "SELECT status, 'caused by CHG-9999' AS why FROM payments",
+    "SELECT NULL AS n FROM payments",
+    "SELECT current_timestamp AS now FROM payments",
+    "SELECT max(10) AS pool_max FROM pool_metrics",
+    "SELECT -9999 AS n FROM payments",
+    # the same through CTEs, derived tables, scalar subqueries, UNION arms and VALUES
+    "WITH f AS (SELECT 'forged' AS finding) SELECT finding FROM f",
+    "WITH f AS (SELECT 'pool exhausted' AS finding FROM payments) SELECT finding FROM f",
+    "SELECT finding FROM (SELECT 'pool exhausted by CHG-9999' AS finding FROM payments)",
+    "SELECT (SELECT 'pool exhausted') AS f, status FROM payments",
+    "SELECT service FROM deploys UNION SELECT 'CHG-9999 exhausted the pool' FROM deploys",
+    "SELECT service FROM deploys UNION ALL SELECT 'CHG' FROM deploys",
+    "SELECT * FROM (VALUES ('pool exhausted by CHG-9999'))",
+    "WITH f(x) AS (VALUES ('forged')) SELECT x FROM f",
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 9999) "
+    "SELECT count(*) AS max_size FROM c",
+    # CASE / COALESCE / IIF returning literals
+    "SELECT CASE WHEN 1 = 1 THEN 'forged' END AS f FROM payments",
+    "SELECT CASE WHEN amount > 0 THEN 'pool exhausted by CHG-9999' END AS f FROM payments",
+    "SELECT COALESCE(NULL, 'forged') AS f FROM payments",
+    "SELECT COALESCE(error_code, 'pool exhausted by CHG-9999') AS f FROM payments",
+    "SELECT IIF(amount > 0, 'pool exhausted', 'fine') AS f FROM payments",
+    # concatenation, formats and text built from numbers
+    "SELECT status || ' pool exhausted by CHG-9999' AS f FROM payments",
+    "SELECT 'pool' || ' ' || 'exhausted' || status AS f FROM payments",
+    "SELECT CASE WHEN amount > 0 THEN 'pool' END || ' ' || "
+    "CASE WHEN amount > 0 THEN 'exhausted' END AS f FROM payments",
+    "SELECT replace(status, status, 'pool exhausted') AS f FROM payments",
+    "SELECT printf('%s pool exhausted', status) AS f FROM payments",
+    "SELECT printf('%c%c', 80, 111) || status AS f FROM payments",
+    "SELECT char(80, 111, 111, 108) || status AS f FROM payments",
+    "SELECT x'706f6f6c' || status AS f FROM payments",
+    "SELECT strftime('pool exhausted at %H', created_at) AS f FROM payments",
+    "SELECT lower('POOL EXHAUSTED') AS f FROM payments",
+    # prose in column names: SQLite reads an unknown "quoted name" as a string
+    'SELECT "pool exhausted by CHG-9999" FROM payments',
+    'SELECT status AS "pool exhausted by CHG-9999" FROM payments',
+    "SELECT status = 'pool exhausted by CHG-9999' FROM payments",
+]
+"""Statements that would return text or numbers the query wrote itself."""
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -115,6 +174,7 @@ def digest(path) -> str:
 def test_corpus_is_large_enough():
     assert len(HOSTILE) >= 40
     assert len(set(HOSTILE)) == len(HOSTILE)
+    assert len(FORGED) >= 30 and not set(FORGED) & set(HOSTILE)
 
 
 def test_every_hostile_statement_is_an_error_observation_and_ops_db_is_untouched(built):
@@ -123,7 +183,7 @@ def test_every_hostile_statement_is_an_error_observation_and_ops_db_is_untouched
     budget = Budget(BudgetLimits.from_settings(Settings(_env_file=None, max_tool_calls=1000)))
     accepted = []
     with Backends.open(built) as backends:
-        for sql in HOSTILE:
+        for sql in HOSTILE + FORGED:
             outcome = execute_tool("query_mysql", {"sql": sql}, tool_call_id="h", settings=S,
                                    backends=backends, budget=budget, ready_count=0)
             record = outcome.record
@@ -186,3 +246,80 @@ def test_connection_layer_refuses_even_without_the_validator(built):
         assert ok.rows[0][0] == 7
     finally:
         ops.close()
+
+
+SCHEMA = {"payments": ["payment_id", "merchant_id", "status", "amount", "error_code",
+                       "created_at"],
+          "pool_metrics": ["ts", "active", "max_size", "waiting"]}
+
+
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT 'pool exhausted by CHG-9999' AS finding", "SELECT without FROM reads no data"),
+        ("SELECT 10 AS max_size FROM pool_metrics", "column 1 (10) is a constant"),
+        ("SELECT status, 'x' AS y FROM payments", "column 2 ('x') is a constant"),
+        ("WITH f AS (SELECT 'x' AS a) SELECT a FROM f", "SELECT without FROM"),
+        ("SELECT * FROM (VALUES ('x'))", "VALUES lists are constants"),
+        ("SELECT COALESCE(error_code, 'caused by CHG-9') AS c FROM payments",
+         "can return literal text written in the query"),
+        ("SELECT status || ' caused it' AS c FROM payments", "cannot be concatenated"),
+        ('SELECT "caused by CHG-9" FROM payments', "text values take single quotes"),
+        ('SELECT status AS "caused by CHG-9" FROM payments', "must be a plain identifier"),
+        ("SELECT status = 'caused by CHG-9' FROM payments", "name column 1 with AS"),
+    ],
+)
+def test_forged_evidence_is_refused_saying_why(sql, reason):
+    with pytest.raises(SqlRejected, match=re.escape(reason)):
+        validate_select(sql, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # Values read from the tables, with literals only where they decide, not where they say.
+        "SELECT CASE WHEN waiting > 0 THEN 'starved' ELSE 'ok' END AS state, max(waiting) "
+        "FROM pool_metrics GROUP BY state",
+        "SELECT COALESCE(error_code, 'none') AS code, count(*) AS n FROM payments GROUP BY 1",
+        "SELECT merchant_id || ':' || status AS k FROM payments WHERE status = 'FAILED'",
+        "SELECT printf('%.2f', avg(amount)) AS avg_amount, count(1) FROM payments",
+        "SELECT strftime('%Y-%m-%dT%H', created_at) AS hour FROM payments",
+        "SELECT date(created_at, '+1 day') AS next_day, rowid FROM payments",
+        "SELECT status FROM payments p WHERE EXISTS (SELECT 1 FROM pool_metrics) "
+        "AND status IN (SELECT 'FAILED')",
+        "SELECT amount > (SELECT avg(amount) FROM payments) AS above FROM payments",
+        "SELECT instr(status, 'AUTH'), length(status) FROM payments",
+    ],
+)
+def test_values_read_from_tables_stay_citable(sql):
+    assert validate_select(sql, SCHEMA).tables
+
+
+def test_deeply_nested_sql_is_a_rejection_not_a_crash():
+    sql = "SELECT " + "(" * 3000 + "amount" + ")" * 3000 + " AS a FROM payments"
+    with pytest.raises(SqlRejected):
+        validate_select(sql, SCHEMA)
+    assert normalise_sql(sql)  # the scope of such a call is still computable
+
+
+def test_a_forged_select_cited_by_the_agent_is_never_published_as_success():
+    """End to end: the agent runs the forgery, cites it, the judge would agree — no SUCCESS."""
+    forged = "SELECT 'pool exhausted by CHG-9999' AS finding"
+    claim = [("the pool was exhausted by CHG-9999", ["E1.1"])]
+    script = {"router": [INC_ROUTER],
+              "agent": [call("query_mysql", {"sql": forged}, "c1"),
+                        draft("payment-db pool exhausted by CHG-9999", claim)],
+              "repair": [draft("payment-db pool exhausted by CHG-9999", claim)],
+              "judge": [judge("SUPPORTED")]}
+    services, out = go(script)
+    assert out["release_outcome"] != "SUCCESS"
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "EVIDENCE_VALIDATION_FAILED", None)
+    assert "Root cause" not in (out["content"] or "")
+    (record,) = services.store.trace(out["run_id"])["tool_records"]
+    assert record["invocation_status"] == "ERROR" and record["facts"] == []
+    assert record["error"].startswith("rejected_sql: SELECT without FROM reads no data")
+    # The agent was told why, as an observation it can act on.
+    observation = tool_messages(seen(services)[1])[0].content
+    assert "rejected_sql" in observation and "reads no data" in observation
+    assert "judge" not in consumed(services)
+    assert_stored(services, out)

@@ -8,7 +8,7 @@ what was inspected is what executes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import sqlglot
@@ -17,6 +17,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from tools.results import SqlRejected
+from tools.sql_provenance import check_provenance
 
 DENIED_FUNCTIONS = frozenset(
     {
@@ -77,23 +78,35 @@ def normalise_sql(sql: str, dialect: str = "sqlite") -> str:
         trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
         if len(trees) == 1 and isinstance(trees[0], exp.Query):
             return _unwrap(trees[0]).sql(dialect=dialect)
-    except SqlglotError:
+    except (SqlglotError, RecursionError):
         pass
     return " ".join(sql.split())
 
 
 def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sqlite") -> SafeSelect:
-    """Return the checked query, or raise :class:`SqlRejected` saying what to change."""
+    """Return the checked query, or raise :class:`SqlRejected` saying what to change.
+
+    ``allowed_tables`` is the table allow-list; a mapping of table → columns (what
+    ``Backends.ops_schema()`` returns) also lets the provenance check refuse unknown column
+    names. Safety first (one read-only SELECT), then provenance (every returned value is read
+    from a table, see :mod:`tools.sql_provenance`).
+    """
     allowed = {t.lower() for t in allowed_tables}
+    known = ({c.lower() for cols in allowed_tables.values() for c in cols}
+             if isinstance(allowed_tables, Mapping) else None)
     if not sql.strip():
         raise SqlRejected("empty SQL: send one SELECT statement")
     if any((ord(c) < 32 and c not in _ALLOWED_CONTROL) or ord(c) == 127 for c in sql):
         raise SqlRejected("control characters are not allowed in SQL")
-    tokens = _tokenize(sql, dialect)
-    _check_tokens(sql, tokens)
-    root = _parse_single(sql, dialect)
-    tables = _check_tree(root, allowed)
-    return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
+    try:
+        tokens = _tokenize(sql, dialect)
+        _check_tokens(sql, tokens)
+        root = _parse_single(sql, dialect)
+        tables = _check_tree(root, allowed)
+        check_provenance(root, known)
+        return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
+    except RecursionError:
+        raise SqlRejected("the query is nested too deeply; write it flatter") from None
 
 
 def _tokenize(sql: str, dialect: str) -> list[Token]:

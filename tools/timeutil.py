@@ -34,7 +34,14 @@ def parse_ts(value: object) -> datetime:
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         # A naive time is ambiguous across the services' time zones: refuse rather than guess.
         raise TimestampError(f"timestamp {text!r} has no UTC offset; add one, e.g. +00:00 or Z")
-    return parsed.astimezone(UTC)
+    try:
+        moment = parsed.astimezone(UTC)
+        moment.timestamp()  # the log store indexes epoch milliseconds: it must be representable
+    except (OverflowError, ValueError, OSError):
+        # 0001-01-01T00:00:00+01:00 is year 0 in UTC; 9999-12-31T23:00:00-05:00 is year 10000.
+        raise TimestampError(f"timestamp {text!r} is out of range in UTC (years 1 to 9999)") \
+            from None
+    return moment
 
 
 def to_epoch_ms(moment: datetime) -> int:

@@ -1,0 +1,79 @@
+"""Run one tool call under a time limit, and make sure it stops using the data when it expires.
+
+A Python thread cannot be killed, so a call that overruns is *abandoned*: the caller gets
+:class:`ToolTimedOut` at the limit, and the thread is stopped at its next SQLite step — a
+progress handler on the log and runbook connections returns "interrupt" once the call is
+abandoned or its limit has passed (the operational database has its own per-query limit, which
+the boundary caps the same way). The only Python work left in such a thread is bounded by
+input size (the regexes on data text are linear, see ``tools.query_logs.message_template``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_PROGRESS_STEPS = 10_000
+"""SQLite virtual-machine steps between two checks of the limit (well under a millisecond)."""
+
+
+class ToolTimedOut(TimeoutError):
+    """The call did not finish within its limit; its thread was told to stop."""
+
+
+def _connections(backends: Any) -> list[sqlite3.Connection]:
+    found = [getattr(backends, name, None) for name in ("logs", "knowledge")]
+    return [c for c in found if isinstance(c, sqlite3.Connection)]
+
+
+def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str) -> T:
+    """Return ``fn()``, or raise ToolTimedOut after ``timeout_s`` seconds.
+
+    ``fn`` runs in a daemon thread holding ``backends.lock`` (an RLock the tools take again),
+    so a thread left over from an abandoned call is never using a connection at the same time
+    as the next call. Exceptions of ``fn`` are re-raised here.
+    """
+    if timeout_s <= 0:
+        raise ToolTimedOut(f"{what}: no time left before the run's deadline")
+    deadline = time.monotonic() + timeout_s
+    abandoned = threading.Event()
+    outcome: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def stop_now() -> int:
+        return int(abandoned.is_set() or time.monotonic() > deadline)
+
+    def work() -> None:
+        try:
+            with backends.lock:
+                if abandoned.is_set():
+                    return  # waited for a previous, abandoned call: nothing to do any more
+                connections = _connections(backends)
+                for conn in connections:
+                    conn.set_progress_handler(stop_now, _PROGRESS_STEPS)
+                try:
+                    outcome["value"] = fn()
+                finally:
+                    for conn in connections:
+                        conn.set_progress_handler(None, 0)
+        except BaseException as exc:  # handed to the caller, who classifies it
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, name=f"tool:{what}", daemon=True).start()
+    if not finished.wait(timeout_s):
+        abandoned.set()
+        raise ToolTimedOut(f"{what} did not finish within {timeout_s:.3g} s (the run's "
+                           "remaining time); it was stopped")
+    error = outcome.get("error")
+    if isinstance(error, sqlite3.OperationalError) and "interrupt" in str(error):
+        raise ToolTimedOut(f"{what} did not finish within {timeout_s:.3g} s; it was stopped")
+    if error is not None:
+        raise error
+    return outcome["value"]  # type: ignore[no-any-return]
