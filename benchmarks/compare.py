@@ -6,7 +6,8 @@ Both sides replay the same scripted investigation (N distinct evidence steps, th
 answer) on the same tool functions of the demo data, in this one process. Rounds interleave
 the sides (harness, peer, harness, peer…; odd rounds start with the peer) so that machine
 noise hits both alike. Per side and checkpointer, the per-step cost is the least-squares slope
-of the median run time over N. Prints one table of harness/peer ratios and writes it, with
+over N of the run time (the median of the rounds; and of the fastest round, since noise on a
+shared machine only ever adds time). Prints one table of harness/peer ratios and writes it, with
 every run, as JSON (default ``bench-out/bench.json``). Exit status 1 if any run did not
 complete its N steps: a broken run's timing means nothing.
 """
@@ -36,7 +37,15 @@ from unittest import mock
 
 from benchmarks.harness_side import DEFAULT_LIMITS, HarnessSide
 from benchmarks.peer_side import PeerSide
-from benchmarks.report import MODE_LABELS, STUBBORN_LABELS, checkpoint_bytes, figure, slopes, table
+from benchmarks.report import (
+    MODE_LABELS,
+    STATS,
+    STUBBORN_LABELS,
+    checkpoint_bytes,
+    figure,
+    slopes,
+    table,
+)
 from benchmarks.workload import STUBBORN_KINDS, RunResult
 
 FULL_NS, QUICK_NS = (4, 8, 12, 16, 24), (4, 8)
@@ -95,11 +104,13 @@ def figures(runs: list[RunResult], ns: tuple[int, ...], bytes_ns: tuple[int, int
             stubborn: dict[str, dict[str, RunResult]],
             diagnose_ms: list[float]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The table's figures, and the slope fits they come from."""
-    fits = slopes(runs, ns)
+    fits = {stat: slopes(runs, ns, stat) for stat in STATS}
     out: dict[str, Any] = {}
-    for mode, label in MODE_LABELS.items():
-        h, p = (fits.get(mode, {}).get(side, {}).get("ms_per_step") for side in ("harness", "peer"))
-        out[f"step_ms_{mode}"] = figure(f"ms per step, {label}", "ms", h, p)
+    for stat, suffix, note in (("median", "", ""), ("fastest", "_fastest", " (fastest round)")):
+        for mode, label in MODE_LABELS.items():
+            h, p = (fits[stat].get(mode, {}).get(side, {}).get("ms_per_step")
+                    for side in ("harness", "peer"))
+            out[f"step_ms_{mode}{suffix}"] = figure(f"ms per step, {label}{note}", "ms", h, p)
     lo, hi = bytes_ns
     sizes = {n: [checkpoint_bytes(runs, side, n) for side in ("harness", "peer")] for n in bytes_ns}
     for n in bytes_ns:
@@ -120,17 +131,19 @@ def figures(runs: list[RunResult], ns: tuple[int, ...], bytes_ns: tuple[int, int
 
 
 def _meta(args: argparse.Namespace, ns: tuple[int, ...], bytes_ns: tuple[int, int],
-          rounds: int) -> dict[str, Any]:
+          rounds: int, load: tuple[float, ...]) -> dict[str, Any]:
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
         "ns": list(ns), "bytes_ns": list(bytes_ns), "rounds": rounds, "modes": list(MODES),
         "python": platform.python_version(), "cpus": os.cpu_count(),
+        "loadavg_at_start": list(load), "loadavg_at_end": list(os.getloadavg()),
         "versions": {p: version(p) for p in ("langgraph", "langchain", "langchain-core",
                                              "langgraph-checkpoint-sqlite")},
         "stubborn_limits": {"model_calls": DEFAULT_LIMITS["model_calls"],
                             "tool_calls": DEFAULT_LIMITS["tool_calls"]},
         "notes": [
-            "ratio = harness / peer; ms per step = least-squares slope of median run ms over N",
+            "ratio = harness / peer; ms per step = least-squares slope over N of the run ms, "
+            "median of the rounds (and fastest round)",
             "timed runs raise both sides' limits (model calls N+8, tool calls N+2) so none binds",
             "stubborn runs: both sides at the harness defaults (model calls 16, tool calls 10); "
             "peer middlewares at their default exit behaviours ('end' / 'continue')",
@@ -147,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print the table, write the JSON; 1 if any run was incomplete."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N <= 8, one round, one diagnose")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--diagnose-runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path("bench-out/bench.json"))
     parser.add_argument("--profile", action="store_true", help="also cProfile a 12-step run")
@@ -158,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    load = os.getloadavg()  # a shared machine: the JSON says how busy it was
     workdir = Path(tempfile.mkdtemp(prefix="bench-compare-"))
     try:
         harness = HarnessSide(workdir)
@@ -186,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         if r.steps != r.n or not r.detail.get("released"):
             incomplete.append(f"{r.side} {r.mode} N={r.n}: {r.steps} steps, {r.outcome}")
     report = {
-        "meta": _meta(args, ns, bytes_ns, rounds), "figures": figs, "slopes": fits,
+        "meta": _meta(args, ns, bytes_ns, rounds, load), "figures": figs, "slopes": fits,
         "completed": completed, "all_complete": not incomplete, "incomplete": incomplete,
         "stubborn": {kind: {side: asdict(r) for side, r in sides.items()}
                      for kind, sides in stubborn.items()},

@@ -7,7 +7,7 @@ Every figure is ``{"label", "unit", "harness", "peer", "ratio"}`` with ratio = h
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from benchmarks.workload import RunResult
@@ -40,26 +40,31 @@ def figure(label: str, unit: str, harness: float | None, peer: float | None) -> 
             "ratio": _ratio(harness, peer)}
 
 
-def medians(runs: Iterable[RunResult]) -> dict[tuple[str, str, int], float]:
-    """Median ms per (side, mode, N) over the rounds."""
+STATS: dict[str, Callable[[list[float]], float]] = {"median": statistics.median, "fastest": min}
+"""How the rounds of one (side, mode, N) cell are summarised before the fit: the median, and
+the fastest round (noise on a shared machine only ever adds time)."""
+
+
+def summarise(runs: Iterable[RunResult], stat: str) -> dict[tuple[str, str, int], float]:
+    """Run ms per (side, mode, N) over the rounds, summarised by ``STATS[stat]``."""
     cells: dict[tuple[str, str, int], list[float]] = {}
     for r in runs:
         cells.setdefault((r.side, r.mode, r.n), []).append(r.ms)
-    return {key: statistics.median(values) for key, values in cells.items()}
+    return {key: STATS[stat](values) for key, values in cells.items()}
 
 
-def slopes(runs: list[RunResult], ns: Sequence[int]) -> dict[str, dict[str, Any]]:
-    """Per side and mode: the fitted ms per step, the intercept, r² and the medians fitted."""
-    med = medians(runs)
+def slopes(runs: list[RunResult], ns: Sequence[int], stat: str) -> dict[str, dict[str, Any]]:
+    """Per mode and side: the fitted ms per step, the intercept, r² and the points fitted."""
+    cell = summarise(runs, stat)
     out: dict[str, dict[str, Any]] = {}
     for side in ("harness", "peer"):
         for mode in MODE_LABELS:
-            points = [(float(n), med[(side, mode, n)]) for n in ns if (side, mode, n) in med]
+            points = [(float(n), cell[(side, mode, n)]) for n in ns if (side, mode, n) in cell]
             if len(points) >= 2:
                 slope, intercept, r2 = fit(points)
                 out.setdefault(mode, {})[side] = {
                     "ms_per_step": slope, "intercept_ms": intercept, "r2": r2,
-                    "median_ms": {int(x): y for x, y in points}}
+                    "run_ms": {int(x): y for x, y in points}}
     return out
 
 
