@@ -83,9 +83,10 @@ def profile(harness: HarnessSide, n: int = 12, top: int = 10) -> list[str]:
     which sees one thread, counts it; aiosqlite's own thread shows as waiting on the loop.
     """
     prof = cProfile.Profile()
+    gc.collect()
     with mock.patch("asyncio.to_thread", _inline):
         prof.enable()
-        result = _timed(harness.run_steps(n, "sqlite"))
+        result = asyncio.run(harness.run_steps(n, "sqlite"))
         prof.disable()
     own = re.escape(str(Path(__file__).resolve().parents[1])) + r"/(?!\.venv/)"
     lines = [f"harness, {n} steps, durable SQLite: {result.ms:.0f} ms under the profiler"]
