@@ -119,6 +119,10 @@ def figures(runs: list[RunResult], ns: tuple[int, ...], bytes_ns: tuple[int, int
                                                *sizes[n])
     growth = [None if not a or b is None else b / a for a, b in zip(sizes[lo], sizes[hi], strict=True)]
     out["checkpoint_growth"] = figure(f"checkpoint growth N={hi}/N={lo}", "x", *growth)
+    schema = [next((r.detail.get("schema_chars") for r in runs if r.side == side), None)
+              for side in ("harness", "peer")]
+    out["schema_chars"] = figure("tool schema characters sent with each agent call", "chars",
+                                 *schema)
     for kind in STUBBORN_KINDS:
         h, p = stubborn[kind]["harness"], stubborn[kind]["peer"]
         label = f"stubborn model ({STUBBORN_LABELS[kind]})"

@@ -66,6 +66,7 @@ class _EstimatingReplay(ReplayChatModel):
                          run_manager: Any = None, **kwargs: Any) -> Any:
         if self.role == Role.AGENT.value and self.seam.first_agent_call is None:
             self.seam.first_agent_call = list(messages)
+            self.seam.schema_chars = len(json.dumps(kwargs.get("tools") or []))
         result = await super()._agenerate(messages, stop, run_manager, **kwargs)
         reply = result.generations[0].message
         assert isinstance(reply, AIMessage)
@@ -77,6 +78,8 @@ class _EstimatingSeam(ModelSeam):
     """The ``replay:FILE`` seam, serving the estimating replay model to every role."""
 
     first_agent_call: list[BaseMessage] | None = None
+    schema_chars = 0
+    """Characters of the tool schemas sent with the agent's first call."""
 
     def for_role(self, role: Role) -> Any:  # noqa: D102
         assert self.replay_script is not None
@@ -184,7 +187,9 @@ class HarnessSide:
             if self.opening is None and seam.first_agent_call:
                 system, task = seam.first_agent_call[:2]
                 self.opening = (str(system.content), str(task.content))
-            return self._result(out, services, mode, n, ms, home)
+            result = self._result(out, services, mode, n, ms, home)
+            result.detail["schema_chars"] = seam.schema_chars
+            return result
         finally:
             shutil.rmtree(home, ignore_errors=True)
 

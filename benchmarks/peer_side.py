@@ -39,9 +39,13 @@ class Turns:
         self.make = make
         self.calls = 0
         self.tokens = 0
+        self.schema_chars = 0
+        """Characters of the tool schemas sent with the first call."""
 
     def answer(self, messages: list[BaseMessage], tools: list[Any] | None) -> AIMessage:
         """The next answer, with its estimated usage."""
+        if not self.calls:
+            self.schema_chars = len(json.dumps(tools or []))
         reply = self.make(self.calls)
         self.calls += 1
         usage = estimate_usage(messages, tools, reply)
@@ -178,4 +182,5 @@ class PeerSide:
                                                    for m in messages),
                                  "blocked_tool_calls": sum(isinstance(m, ToolMessage)
                                                            and m.status == "error" for m in messages),
-                                 "content": str(last.content)[:300]})
+                                 "content": str(last.content)[:300],
+                                 "schema_chars": turns.schema_chars})

@@ -78,7 +78,7 @@ def checkpoint_bytes(runs: list[RunResult], side: str, n: int) -> int | None:
 def _cell(value: float | None, unit: str) -> str:
     if value is None:
         return "—"
-    if unit in ("bytes", "calls", "tokens"):
+    if unit in ("bytes", "calls", "tokens", "chars"):
         return f"{value:,.0f}"
     return f"{value:,.2f}"
 

@@ -19,7 +19,7 @@ pytest.importorskip("langchain.agents", reason="the benchmark's peer needs the b
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ["step_ms_none", "step_ms_memory", "step_ms_sqlite", "checkpoint_bytes_n4",
-           "checkpoint_bytes_n8", "checkpoint_growth", "stubborn_repeat_model_calls",
+           "checkpoint_bytes_n8", "checkpoint_growth", "schema_chars", "stubborn_repeat_model_calls",
            "stubborn_repeat_tokens", "stubborn_distinct_model_calls", "stubborn_distinct_tokens"]
 
 
