@@ -102,6 +102,15 @@ class LineageStore:
 
     # --- writers --------------------------------------------------------------------------------
 
+    def _ensure_lineage(self, conn: Connection, key: str, thread_id: str | None = None) -> None:
+        """Create the run's lineage row (empty story) if it has none; thread from its run row."""
+        if thread_id is None:
+            thread_id = conn.execute(select(runs.c.thread_id).where(runs.c.run_id == key)).scalar()
+        conn.execute(self._db.insert(run_lineage).values(
+            run_id=key, thread_id=self._text(thread_id or ""), segments=to_json([], "segments"),
+            edits=to_json([], "edits"), run_time_ms=0, updated_at=now_iso(),
+        ).on_conflict_do_nothing(index_elements=[run_lineage.c.run_id]))
+
     def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
                      parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
                      inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
@@ -114,17 +123,14 @@ class LineageStore:
         def write(conn: Connection) -> None:
             found = conn.execute(select(run_lineage.c.segments, run_lineage.c.edits)
                                  .where(run_lineage.c.run_id == key)).first()
+            segments: list[dict[str, Any]] = json.loads(found[0]) if found else []
+            known: list[dict[str, Any]] = json.loads(found[1]) if found else []
             if found is None:
-                conn.execute(self._db.insert(run_lineage).values(
-                    run_id=key, thread_id=self._text(thread_id), parent_run_id=parent_run_id,
-                    fork_checkpoint_id=fork_checkpoint_id,
+                self._ensure_lineage(conn, key, thread_id)
+                conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
+                    parent_run_id=parent_run_id, fork_checkpoint_id=fork_checkpoint_id,
                     inherited=to_json(inherited, "inherited") if inherited is not None else None,
-                    segments=to_json([], "segments"), edits=to_json([], "edits"),
-                    run_time_ms=0, options=to_json(options, "options") if options else None,
-                    updated_at=now_iso()).on_conflict_do_nothing(index_elements=[run_lineage.c.run_id]))
-                found = conn.execute(select(run_lineage.c.segments, run_lineage.c.edits)
-                                     .where(run_lineage.c.run_id == key)).first()
-            segments, known = json.loads(found[0]), json.loads(found[1])
+                    options=to_json(options, "options") if options else None))
             segments.append(segment)
             for edit in stamped:
                 edit["run_segment"] = len(segments)
@@ -162,14 +168,14 @@ class LineageStore:
         pending = {**request, "state": "PENDING", "requested_at": now_iso()}
 
         def write(conn: Connection) -> dict[str, Any]:
+            self._ensure_lineage(conn, key)
             conn.execute(update(run_lineage).where(
                 run_lineage.c.run_id == key, run_lineage.c.approval_state.is_(None)).values(
                 approval_state="PENDING", approval=to_json(pending, "approval"),
                 updated_at=now_iso()))
             found = conn.execute(select(run_lineage.c.approval)
                                  .where(run_lineage.c.run_id == key)).first()
-            if found is None or found[0] is None:
-                raise LookupError(f"run {run_id} has no lineage row: it never started a segment")
+            assert found is not None and found[0] is not None
             return dict(json.loads(found[0]))
 
         return self._db.run(write, f"request the approval of run {run_id}")  # type: ignore[no-any-return]

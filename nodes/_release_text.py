@@ -30,6 +30,7 @@ _LIMITATION = {
         "an independent check found the cited evidence does not support the proposed conclusion",
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
+    FallbackType.APPROVAL_REJECTED: "a reviewer did not approve the verified conclusion",
 }
 _CONTEXT_HINT = {"service": "which service is affected (e.g. payment-service)",
                  "merchant": "which merchant is affected (e.g. M1001)",
