@@ -40,6 +40,9 @@ class RunContext:
     records it as who decided)."""
     labels: dict[str, str] = field(default_factory=dict)
     """Trace labels every model call carries as metadata (run id, thread id, intent)."""
+    start: dict[str, Any] = field(default_factory=dict)
+    """How this stream began the run (docs/design.md §14): ``kind`` start, continue or fork,
+    and what the run store's lineage records of it (parent, fork point, inherited, edits…)."""
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""

@@ -29,6 +29,9 @@ from guards.evidence import check_evidence
 from guards.semantic import judge_payload
 from harness.contracts import DiagnosisDraft, ToolRecord
 
+MAX_NOTE_CHARS = 2000
+"""A reviewer's note is kept (and quoted in a rejection) up to this length."""
+
 JUDGED_DRAFT = "judged_draft"
 """The guard name of the trace row that binds a judge's answer to the draft and evidence judged."""
 
@@ -110,3 +113,13 @@ def check_publication(draft_data: Any, records: Sequence[ToolRecord],
     if answers[-1] != "SUPPORTED":
         return [f"the independent judge answered {answers[-1]} for this draft"]
     return []
+
+
+def parse_decision(answer: Any) -> tuple[bool, str] | None:
+    """``(approve, note)`` from an approval answer ``{"approve": bool, "note"?: str}``; else None."""
+    if not isinstance(answer, dict) or not set(answer) <= {"approve", "note"}:
+        return None
+    approve, note = answer.get("approve"), answer.get("note", "")
+    if not isinstance(approve, bool) or not isinstance(note, str):
+        return None
+    return approve, note.strip()[:MAX_NOTE_CHARS]

@@ -20,21 +20,9 @@ from langgraph.types import interrupt
 from diagnosis.context import RunContext
 from diagnosis.state import DiagnosisState
 from guards.evidence import facts_by_id
+from guards.release_check import parse_decision
 from harness.contracts import DiagnosisDraft, ToolRecord
 from nodes._model_call import offload
-
-MAX_NOTE_CHARS = 2000
-"""A reviewer's note is kept (and quoted in a rejection) up to this length."""
-
-
-def parse_decision(answer: Any) -> tuple[bool, str] | None:
-    """``(approve, note)`` from a resume value ``{"approve": bool, "note"?: str}``; None if not one."""
-    if not isinstance(answer, dict) or not set(answer) <= {"approve", "note"}:
-        return None
-    approve, note = answer.get("approve"), answer.get("note", "")
-    if not isinstance(approve, bool) or not isinstance(note, str):
-        return None
-    return approve, note.strip()[:MAX_NOTE_CHARS]
 
 
 def report_digest(report: str) -> str:
