@@ -14,6 +14,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from app.cli_inspect import runs_app
+
 EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
 
 app = typer.Typer(
@@ -25,6 +27,7 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
+app.add_typer(runs_app, name="runs")  # `harness runs …` (docs/design.md §14)
 
 
 def _usage_error(message: str) -> NoReturn:

@@ -22,13 +22,14 @@ worker thread (the graph calls it through ``asyncio.to_thread``).
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from app.run_options import RunOptions, read_options, run_settings
+from app.run_options import DEFAULT_DATASET, RunOptions, read_options, run_settings
 from app.runner import RecordEvent, new_context
 from app.services import Services
 from diagnosis.context import RunContext
@@ -41,6 +42,30 @@ from harness.runstore import RunStore
 
 ServicesFor = Callable[[RunOptions], Services]
 """The services of a run with these options (its model and dataset)."""
+
+
+class ServicesByOptions:
+    """The services of each model and dataset a run may choose, built once each (shared store)."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._variants: dict[tuple[str, str], Services] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, options: RunOptions) -> Services:
+        """The services of a run with ``options`` (a model and dataset the settings offer). Blocking."""
+        settings = self.services.settings
+        model, dataset = options.model or settings.model, options.dataset or DEFAULT_DATASET
+        if (model, dataset) == (settings.model, DEFAULT_DATASET):
+            return self.services
+        with self._lock:
+            if (model, dataset) not in self._variants:
+                changes: dict[str, Any] = {"model": model}
+                if dataset != DEFAULT_DATASET:
+                    changes["data_dir"] = settings.serve_datasets[dataset]
+                self._variants[(model, dataset)] = Services.from_settings(
+                    settings.model_copy(update=changes), store=self.services.store)
+            return self._variants[(model, dataset)]
 
 
 def cancel_paused(store: RunStore, run_id: str, *, by: str, why: str,

@@ -81,13 +81,12 @@ class ServingAdapter:
     """The serving adapter of one process: its services, its trace writer, its graph."""
 
     def __init__(self, services: Services) -> None:
-        from app.run_starts import RunResolver  # not at import: importing this module builds nothing
+        from app.run_starts import RunResolver, ServicesByOptions  # importing builds nothing
 
         self.services = services
         # One writer thread for all runs: FIFO keeps each run's events in emission order.
         self._trace = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-trace")
-        self._variants: dict[tuple[str, str], Services] = {}
-        self._variants_lock = threading.Lock()
+        self._by_options = ServicesByOptions(services)
         self._resolve = RunResolver(self.services_for, services, record_event=self._record_event,
                                     drain=self._drain, actor="api")
         self.graph: DiagnosisGraph = build_graph(context_schema=ApiContext,
@@ -113,19 +112,7 @@ class ServingAdapter:
 
     def services_for(self, options: Any) -> Services:
         """The services of a run with a model and dataset the server offers (built once). Blocking."""
-        settings = self.services.settings
-        model = options.model or settings.model
-        dataset = options.dataset or "default"
-        if (model, dataset) == (settings.model, "default"):
-            return self.services
-        with self._variants_lock:
-            if (model, dataset) not in self._variants:
-                changes: dict[str, Any] = {"model": model}
-                if dataset != "default":
-                    changes["data_dir"] = settings.serve_datasets[dataset]
-                self._variants[(model, dataset)] = Services.from_settings(
-                    settings.model_copy(update=changes), store=self.services.store)
-            return self._variants[(model, dataset)]
+        return self._by_options(options)
 
     def open_run(self, config: RunnableConfig, start: StreamStart, client: Any = None) -> RunContext:
         """The run context of the server run ``config`` belongs to. Blocking: reads the store.

@@ -79,6 +79,18 @@ class LineageRecords(Protocol):
         """The edit that made ``checkpoint_id``, or None."""
         ...
 
+    def children(self, run_id: str) -> list[str]:
+        """Runs forked from ``run_id``, oldest first."""
+        ...
+
+    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
+        ...
+
+    def timeline(self, run_id: str) -> list[dict[str, Any]]:
+        """Everything recorded for one run, one entry per row, in recording order."""
+        ...
+
 
 def _decode(row: Any) -> dict[str, Any]:
     out = dict(row)
