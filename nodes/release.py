@@ -143,20 +143,32 @@ def _tampered(problems: list[str]) -> Decision:
 
 
 async def _checked(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
-                   problems: list[str], decision: Decision) -> Decision:
-    """The decision, unless the state disagrees with the run store (docs/design.md §14)."""
-    if decision.outcome not in (ReleaseOutcome.SUCCESS, ReleaseOutcome.FALLBACK):
-        return decision  # nothing is published: nothing to check
-    try:
-        stored = await offload(ctx.store.trace, ctx.run_id)
-    except RunPersistenceError as exc:
-        return _failed(decision.run_state, FailureCode.RUN_PERSISTENCE_FAILED,
-                       f"the run's records could not be read to check them: {exc}")
-    problems = problems + check_records(records, stored["tool_records"])
-    if not problems and decision.outcome is ReleaseOutcome.SUCCESS \
-            and state.get("intent") != Intent.GENERAL.value:
-        problems = check_publication(state.get("draft"), records, stored["verdicts"])
-    return _tampered(problems) if problems else decision
+                   problems: list[str], ended: Stop | None) -> tuple[Decision, dict[str, Any]]:
+    """The decision and the progress snapshot, from state the run store backs (docs/design.md §14).
+
+    Records come first: a record in state that the store did not keep unchanged makes the run
+    EVIDENCE_TAMPERED before anything is built from it. A SUCCESS then also needs its draft to
+    hold on those records and a SUPPORTED judgement recorded for exactly this draft.
+    """
+    stored: dict[str, list[dict[str, Any]]] = {"tool_records": [], "verdicts": []}
+    if ended is None:  # a cancelled or timed-out run publishes nothing: nothing to check
+        try:
+            stored = await offload(ctx.store.trace, ctx.run_id)
+        except RunPersistenceError as exc:
+            return _failed(RunState.FAILED, FailureCode.RUN_PERSISTENCE_FAILED,
+                           f"the run's records could not be read to check them: {exc}"), \
+                build_snapshot([])
+        problems = problems + check_records(records, stored["tool_records"])
+    else:
+        problems = []
+    if problems:
+        return _tampered(problems), build_snapshot([])
+    snapshot = build_snapshot(records)
+    decision = decide(state, facts_observed(snapshot), ended=ended)
+    if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") != Intent.GENERAL.value:
+        if (problems := check_publication(state.get("draft"), records, stored["verdicts"])):
+            return _tampered(problems), snapshot
+    return decision, snapshot
 
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
@@ -191,11 +203,9 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
     """Decide, check against the store, (await approval), render, persist and publish."""
     ctx = run_context(runtime)
     records, malformed = canonical_records(state.get("records") or [])
-    snapshot = build_snapshot(records)
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
-    decision = decide(state, facts_observed(snapshot), ended=stop_if_inactive(ctx))
-    decision = await _checked(ctx, state, records, malformed, decision)
+    decision, snapshot = await _checked(ctx, state, records, malformed, stop_if_inactive(ctx))
     if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
             and state.get("intent") == Intent.DIAGNOSIS.value:
         decision = await _approved(ctx, state, records, decision,
