@@ -85,6 +85,15 @@ def cancel_paused(store: RunStore, run_id: str, *, by: str, why: str,
         usage=BudgetUsage.model_validate(usage or {}))
 
 
+def _decided(row: dict[str, Any], lineage: dict[str, Any] | None) -> str:
+    """Why a finished run takes no answer: how it was decided."""
+    approval = (lineage or {}).get("approval") or {}
+    decided = approval.get("state")
+    how = (f"{decided} by {approval.get('decided_by')} at {approval.get('decided_at')}"
+           if decided and decided != "PENDING" else f"it ended {row['release_outcome']}")
+    return f"run {row['run_id']} was already decided: {how}; a decision is final"
+
+
 def _paused(lineage: dict[str, Any] | None) -> bool:
     segments = (lineage or {}).get("segments") or []
     return bool(segments) and segments[-1].get("ended") == "paused"
@@ -121,6 +130,10 @@ class RunResolver:
             return ctx
         if start.checkpoint_id is None or not start.next:
             if start.input_kind == "resume":
+                owner = start.owner_run_id
+                row = self.store.get_run(owner) if owner else None
+                if row is not None and row["finished_at"] is not None:
+                    raise ContinuationRefused(_decided(row, self.store.lineage(row["run_id"])))
                 raise ContinuationRefused(f"nothing waits for an answer on thread {start.thread_id}: "
                                           "its last run has ended")
             ctx = self._context(RunOptions(), start, run_id=uuid.uuid4().hex, actor=actor)
@@ -221,12 +234,8 @@ class RunResolver:
         if not start.interrupts:
             raise ContinuationRefused("nothing waits for an answer at this checkpoint "
                                       "(a breakpoint is continued with no input)")
-        approval = (lineage or {}).get("approval") or {}
         if row is not None and row["finished_at"] is not None:
-            decided = approval.get("state")
-            how = (f"{decided} by {approval.get('decided_by')} at {approval.get('decided_at')}"
-                   if decided and decided != "PENDING" else f"it ended {row['release_outcome']}")
-            raise ContinuationRefused(f"run {owner} was already decided: {how}; a decision is final")
+            raise ContinuationRefused(_decided(row, lineage))
         waits_for_approval = any(isinstance(v, dict) and v.get("kind") == "approval"
                                  for v in start.interrupts)
         if waits_for_approval and parse_decision(start.resume) is None:

@@ -37,11 +37,11 @@ MAX_WALK = 200
 InputKind = Literal["turn", "continue", "resume"]
 
 
-class ContinuationRefused(Exception):
+class ContinuationRefused(ValueError):
     """A stream that must not start: it would change a decided run, or it carries more than an answer.
 
     Raised before anything runs; the thread and its runs stay as they were, and the client
-    (server API, Studio, CLI) gets the message.
+    (server API, Studio, CLI) gets the message (a ValueError: the server shows its text).
     """
 
 
