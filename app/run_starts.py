@@ -146,7 +146,9 @@ class RunResolver:
             self._check_answer(start, owner, row, lineage)
         if problem is not None:
             raise ContinuationRefused(problem)
-        if start.from_head and row is not None and row["finished_at"] is None:
+        # Unfinished: no final row yet — or no row at all, when it paused before its ``route``.
+        unfinished = row["finished_at"] is None if row is not None else lineage is not None
+        if start.from_head and unfinished:
             return self._continue(config, start, options, lineage, actor, server_run)
         return self._fork(start, options, lineage, actor, server_run)
 
@@ -170,6 +172,9 @@ class RunResolver:
                   lineage: dict[str, Any] | None, actor: str, server_run: Any) -> RunContext:
         assert start.owner_run_id is not None
         recorded = RunOptions.model_validate((lineage or {}).get("options") or {})
+        if (gone := read_options(recorded.chosen(), self.default.settings)[1]) is not None:
+            raise ContinuationRefused(f"run {start.owner_run_id} started with options this server "
+                                      f"no longer offers: {gone}; fork it with other options")
         if options.chosen() and options != recorded:
             raise ContinuationRefused(
                 f"run {start.owner_run_id} goes on with the options it started with "

@@ -11,9 +11,12 @@
 :class:`~app.services.Services` (settings from the environment and ``.env``, model seam, tool
 backends, dataset, run store), the trace writer, and the graph compiled on them. The server's
 API sends JSON, so it cannot pass a :class:`~diagnosis.context.RunContext`: the graph resolves
-one per server run through :meth:`ServingAdapter.open_run`, keyed by the run id the server
-writes into the run's config (the id ``runs.stream`` returns and ``runs.cancel`` takes; also
-the harness run id of the stored row).
+one per server run through :meth:`ServingAdapter.open_run`. A new turn's harness run id is the
+run id the server writes into the run's config (the id ``runs.stream`` returns and
+``runs.cancel`` takes); a continuation of a paused run is a new server run that goes on with
+the same harness run, and a re-run from an earlier checkpoint a new, forked harness run
+(:mod:`app.run_starts`, docs/design.md §14). The caller's ``context`` is read only as the run
+options the server offers (:class:`ApiContext`).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
 node or between two nodes, is settled by the graph (:mod:`graph.builder`).
 

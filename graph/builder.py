@@ -201,10 +201,7 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         docs/design.md §14: run control cannot be edited; every edit is recorded with its keys,
         the node it was made as, and who made it, so the run that goes on from it says so.
         """
-        for superstep in supersteps:
-            for update in superstep:
-                if (problem := edit_problem(update.values, self._state_keys)) is not None:
-                    raise InvalidUpdateError(f"state edit refused: {problem}")
+        self._check_edits(supersteps)
         done = await super().abulk_update_state(config, supersteps)
         if self.edit_log is not None:
             await asyncio.to_thread(record_edit, self.edit_log, config, done, supersteps)
@@ -212,19 +209,19 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
 
     def bulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
         """The synchronous form of :meth:`abulk_update_state`, with the same checks."""
-        for superstep in supersteps:
-            for update in superstep:
-                if (problem := edit_problem(update.values, self._state_keys)) is not None:
-                    raise InvalidUpdateError(f"state edit refused: {problem}")
+        self._check_edits(supersteps)
         done = super().bulk_update_state(config, supersteps)
         if self.edit_log is not None:
             record_edit(self.edit_log, config, done, supersteps)
         return done
 
-    @property
-    def _state_keys(self) -> frozenset[str]:
-        return frozenset(DiagnosisState.__annotations__) | frozenset(
-            k for cls in DiagnosisState.__mro__ for k in getattr(cls, "__annotations__", {}))
+    @staticmethod
+    def _check_edits(supersteps: Any) -> None:
+        keys = frozenset(DiagnosisState.__annotations__)  # a TypedDict's, inherited ones included
+        for superstep in supersteps:
+            for update in superstep:
+                if (problem := edit_problem(update.values, keys)) is not None:
+                    raise InvalidUpdateError(f"state edit refused: {problem}")
 
     async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
         """The run's intent and usage as last checkpointed (what a node would have passed)."""

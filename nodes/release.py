@@ -5,6 +5,11 @@ a null conclusion, or a conclusion with its guard verdicts — decides RunState,
 and FallbackType (:func:`decide`, pure), renders the report or a deterministic SafeFallback
 (``nodes._release_text``), writes the run row, and emits the final events. No model is called
 here. A run whose deadline passed (or that was cancelled) before release publishes nothing.
+
+Before it publishes, it checks the state against what the run store recorded when the tools and
+the judge ran (``guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
+published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
+decision (``nodes._approval``). docs/design.md §14.
 """
 
 from __future__ import annotations

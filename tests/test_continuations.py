@@ -91,6 +91,22 @@ def test_time_spent_paused_does_not_count_toward_the_deadline_and_run_time_adds_
     assert lineage["run_time_ms"] >= 65_000 and lineage["run_time_ms"] < 1_000_000
 
 
+def test_a_run_paused_before_its_first_node_is_continued_not_forked() -> None:
+    services = services_for(demo_home(), SCRIPT)
+    graph = served_graph(services, InMemorySaver())
+
+    async def scenario() -> dict[str, Any]:
+        await drive(graph, {"question": INC["question"]}, "t-first", interrupt_before=["route"])
+        return await drive(graph, None, "t-first")
+
+    final = asyncio.run(scenario())
+    rows = services.store.runs_for_thread("t-first")
+    assert [(r["run_id"], r["release_outcome"]) for r in rows] == [(final["run_id"], "SUCCESS")]
+    segments = services.store.lineage(final["run_id"])["segments"]
+    assert [(s["kind"], s["ended"]) for s in segments] == [("start", "paused"), ("continue", "SUCCESS")]
+    assert [e["event"] for e in services.store.events(final["run_id"])][:2] == ["metadata", "status"]
+
+
 # --- the CLI: a paused diagnosis, then `harness runs approve` ------------------------------------
 
 
