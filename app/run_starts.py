@@ -94,6 +94,17 @@ def _decided(row: dict[str, Any], lineage: dict[str, Any] | None) -> str:
     return f"run {row['run_id']} was already decided: {how}; a decision is final"
 
 
+def _where_it_paused(lineage: dict[str, Any] | None, start: StreamStart) -> bool:
+    """Whether the stream starts where the run paused (under edits made since), not earlier.
+
+    An edit of an earlier checkpoint of a paused run makes a new head too; going on from it
+    is a re-run from that checkpoint — a fork — or the run would get back budget it spent.
+    """
+    segments = (lineage or {}).get("segments") or []
+    paused_at = segments[-1].get("checkpoint_id") if segments else None
+    return paused_at is None or paused_at == start.base_checkpoint_id
+
+
 def _paused(lineage: dict[str, Any] | None) -> bool:
     segments = (lineage or {}).get("segments") or []
     return bool(segments) and segments[-1].get("ended") == "paused"
@@ -148,7 +159,7 @@ class RunResolver:
             raise ContinuationRefused(problem)
         # Unfinished: no final row yet — or no row at all, when it paused before its ``route``.
         unfinished = row["finished_at"] is None if row is not None else lineage is not None
-        if start.from_head and unfinished:
+        if start.from_head and unfinished and _where_it_paused(lineage, start):
             return self._continue(config, start, options, lineage, actor, server_run)
         return self._fork(start, options, lineage, actor, server_run)
 

@@ -193,7 +193,8 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         if not snapshot.next:
             return None
         return {"next": list(snapshot.next),
-                "waiting": "approval" if snapshot.interrupts else "breakpoint"}
+                "waiting": "approval" if snapshot.interrupts else "breakpoint",
+                "checkpoint_id": (snapshot.config.get("configurable") or {}).get("checkpoint_id")}
 
     async def abulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
         """Edit the thread's state (Studio, ``threads.update_state``): checked, then recorded.

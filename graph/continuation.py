@@ -73,6 +73,8 @@ class StreamStart:
     """The values of the ``interrupt()`` calls waiting for an answer there."""
     edits: tuple[str, ...] = ()
     """Checkpoints made by state edits since the owner's last checkpoint, oldest first."""
+    base_checkpoint_id: str | None = None
+    """The owner's own checkpoint the start is on (under its edits, if any)."""
 
 
 def input_problem(value: Any) -> str | None:
@@ -134,24 +136,25 @@ async def describe_start(graph: Any, input: Any, config: RunnableConfig) -> Stre
     if asked:
         head = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id))
         from_head = head is not None and head.config["configurable"]["checkpoint_id"] == asked
-    owner, edits = await _owner(graph, thread_id, checkpoint_id, snapshot.metadata or {})
+    owner, edits, base = await _owner(graph, thread_id, checkpoint_id, snapshot.metadata or {})
     values = dict(snapshot.values or {})
     return StreamStart(
         input=input, input_kind=kind, thread_id=thread_id, resume=resume, input_problem=problem,
         checkpoint_id=checkpoint_id, from_head=from_head, owner_run_id=owner, values=values,
         owns_state=owner is not None and values.get("run_id") == owner, next=tuple(snapshot.next),
-        interrupts=tuple(getattr(i, "value", i) for i in snapshot.interrupts), edits=edits)
+        interrupts=tuple(getattr(i, "value", i) for i in snapshot.interrupts), edits=edits,
+        base_checkpoint_id=base)
 
 
-async def _owner(graph: Any, thread_id: str, checkpoint_id: str,
-                 metadata: dict[str, Any]) -> tuple[str | None, tuple[str, ...]]:
-    """The harness run that wrote ``checkpoint_id`` (through edits) and the edits on the way."""
+async def _owner(graph: Any, thread_id: str, checkpoint_id: str, metadata: dict[str, Any]
+                 ) -> tuple[str | None, tuple[str, ...], str | None]:
+    """The run that wrote ``checkpoint_id``, the edits on the way, the run's checkpoint under them."""
     edits: list[str] = []
     current = checkpoint_id
     for _ in range(MAX_WALK):
         owner = metadata.get(HARNESS_RUN_KEY)
         if isinstance(owner, str) and owner:
-            return owner, tuple(reversed(edits))
+            return owner, tuple(reversed(edits)), current
         if metadata.get("source") == "update":
             edits.append(current)
         found = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id, current))
@@ -161,7 +164,7 @@ async def _owner(graph: Any, thread_id: str, checkpoint_id: str,
         current = parent["checkpoint_id"]
         tup = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id, current))
         metadata = dict(tup.metadata) if tup is not None else {}
-    return None, tuple(reversed(edits))
+    return None, tuple(reversed(edits)), None
 
 
 PROTECTED_KEYS = frozenset({"run_id", "thread_id", "question", "usage", "events", "last_success",

@@ -107,6 +107,28 @@ def test_a_run_paused_before_its_first_node_is_continued_not_forked() -> None:
     assert [e["event"] for e in services.store.events(final["run_id"])][:2] == ["metadata", "status"]
 
 
+def test_an_edit_of_an_earlier_checkpoint_of_a_paused_run_forks_it() -> None:
+    """Going on from an edited *earlier* checkpoint must not hand the paused run back its budget."""
+    services = services_for(demo_home(), {role: entries * 2 for role, entries in SCRIPT.items()})
+    graph = served_graph(services, InMemorySaver())
+    config = {"configurable": {"thread_id": "t-back"}}
+
+    async def scenario() -> tuple[str, dict[str, Any], dict[str, Any]]:
+        await drive(graph, {"question": INC["question"]}, "t-back", interrupt_before=["semantic_guard"])
+        paused = (await graph.aget_state(config)).values
+        history = [h async for h in graph.aget_state_history(config)]
+        earlier = next(h for h in history if h.next == ("tool_gate",))
+        await graph.aupdate_state(earlier.config, {"scope": earlier.values["scope"]}, as_node="model")
+        return paused["run_id"], earlier.values["usage"], await drive(graph, None, "t-back")
+
+    paused_id, carried, final = asyncio.run(scenario())
+    assert final["run_id"] != paused_id and final["release_outcome"] == "SUCCESS"
+    lineage = services.store.lineage(final["run_id"])
+    assert lineage["parent_run_id"] == paused_id and lineage["inherited"]["usage"] == carried
+    assert [(e["keys"], e["as_node"]) for e in lineage["edits"]] == [(["scope"], "model")]
+    assert services.store.get_run(paused_id)["finished_at"] is None  # the paused run is not reused
+
+
 # --- the CLI: a paused diagnosis, then `harness runs approve` ------------------------------------
 
 
