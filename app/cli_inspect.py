@@ -146,7 +146,7 @@ def cancel(
     run_id: Annotated[str, typer.Argument(help="A paused run (a breakpoint or awaiting approval).")],
 ) -> None:
     """End a paused run CANCELLED: nothing is published, a later resume is refused."""
-    from app.run_starts import cancel_paused
+    from graph.lineage import cancel_paused
 
     settings = _settings()
     store = _store(settings)

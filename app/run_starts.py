@@ -3,8 +3,8 @@
 A stream is a server run (or a CLI resume). :class:`RunResolver` maps it onto a harness run from
 what the stream starts from (:class:`graph.continuation.StreamStart`) and the run store:
 
-- a new turn (input ``{"question": …}``) begins a new run whose id is the server's run id; a run
-  of the thread still *paused* at the head is superseded: it ends CANCELLED;
+- a new turn (input ``{"question": …}``) begins a new run whose id is the server's run id (a run
+  of the thread still *paused* at the head is superseded by the graph: it ends CANCELLED);
 - no input or a ``Command(resume=…)`` at the thread's latest checkpoint, whose run is still
   unfinished, **continues that run**: same run id and row, the events it emitted (numbering and
   grammar go on), the budget in its state, its run time (the deadline counts run time, not the
@@ -37,8 +37,6 @@ from graph.continuation import ContinuationRefused, StreamStart
 from graph.lineage import actor_of
 from guards.release_check import JUDGED_DRAFT, canonical_records, check_records, parse_decision
 from harness.budget import BudgetUsage
-from harness.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
-from harness.runstore import RunStore
 
 ServicesFor = Callable[[RunOptions], Services]
 """The services of a run with these options (its model and dataset)."""
@@ -68,23 +66,6 @@ class ServicesByOptions:
             return self._variants[(model, dataset)]
 
 
-def cancel_paused(store: RunStore, run_id: str, *, by: str, why: str,
-                  usage: dict[str, Any] | None) -> bool:
-    """End a paused run CANCELLED (nothing more is published); True if this call ended it.
-
-    A pending approval is decided CANCELLED first, so an approval racing the cancel loses, and
-    any later resume of the run is refused.
-    """
-    store.decide_approval(run_id, {"state": "CANCELLED", "decided_by": by, "note": why})
-    row = store.get_run(run_id)
-    intent = row.get("intent") if row else None
-    return store.finish_run(
-        run_id, status=StoredRunStatus.CANCELLED, run_state=RunState.CANCELLED,
-        release_outcome=ReleaseOutcome.CANCELLED, fallback_type=None, failure_code=None,
-        stop_reason=None, intent=Intent(intent) if intent else None, content=None,
-        usage=BudgetUsage.model_validate(usage or {}))
-
-
 def _decided(row: dict[str, Any], lineage: dict[str, Any] | None) -> str:
     """Why a finished run takes no answer: how it was decided."""
     approval = (lineage or {}).get("approval") or {}
@@ -103,11 +84,6 @@ def _where_it_paused(lineage: dict[str, Any] | None, start: StreamStart) -> bool
     segments = (lineage or {}).get("segments") or []
     paused_at = segments[-1].get("checkpoint_id") if segments else None
     return paused_at is None or paused_at == start.base_checkpoint_id
-
-
-def _paused(lineage: dict[str, Any] | None) -> bool:
-    segments = (lineage or {}).get("segments") or []
-    return bool(segments) and segments[-1].get("ended") == "paused"
 
 
 class RunResolver:
@@ -133,7 +109,6 @@ class RunResolver:
         if start.input_kind == "turn":
             if not server_run:
                 raise RuntimeError("no run id in the run's config: serve the graph through langgraph dev")
-            self._supersede(start, actor)
             ctx = self._context(options if problem is None else RunOptions(), start,
                                 run_id=str(server_run), actor=actor)
             ctx.input_problem = start.input_problem or problem
@@ -256,14 +231,3 @@ class RunResolver:
                                  for v in start.interrupts)
         if waits_for_approval and parse_decision(start.resume) is None:
             raise ContinuationRefused('answer the approval with {"approve": true|false, "note": "…"}')
-
-    def _supersede(self, start: StreamStart, actor: str) -> None:
-        """A new turn on a thread whose latest run is paused ends that run CANCELLED."""
-        owner = start.owner_run_id
-        if not owner:
-            return
-        row = self.store.get_run(owner)
-        if row is None or row["finished_at"] is not None or not _paused(self.store.lineage(owner)):
-            return
-        cancel_paused(self.store, owner, by=actor, why="a new turn was started on its thread",
-                      usage=start.values.get("usage") if start.owns_state else None)

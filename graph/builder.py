@@ -31,7 +31,7 @@ from graph.continuation import (
     edit_problem,
     stream_labels,
 )
-from graph.lineage import end_segment, note_segment, record_edit
+from graph.lineage import end_segment, note_segment, record_edit, supersede_paused
 from graph.routing import (
     after_draft_parse,
     after_evidence_guard,
@@ -158,6 +158,7 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
                                "with resolve_context")
+        await asyncio.to_thread(supersede_paused, ctx, start)
         await asyncio.to_thread(note_segment, ctx, start)
         config = merge_configs(config, stream_labels(ctx, start))
         stream = super().astream(start.input, config, context=ctx,  # type: ignore[call-overload]

@@ -4,8 +4,10 @@ Each stream that runs a harness run is one *segment* of it: how it began (a new 
 continuation of a paused run, a fork), who began it, from which checkpoint, with which state
 edits; and how it ended (released, paused before a node or awaiting approval, cancelled,
 failed) with the run time spent so far. Edits of a thread's state are recorded when they are
-made. Blocking I/O: called in worker threads. A store that cannot write the story does not stop
-the run (its release, which must write the row, fails it if the store is really gone).
+made. A new turn on a thread whose latest run is paused ends that run CANCELLED, whoever runs
+the turn (server or CLI). Blocking I/O: called in worker threads. A store that cannot write the
+story does not stop the run (its release, which must write the row, fails it if the store is
+really gone).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from langchain_core.runnables import RunnableConfig
 
 from diagnosis.context import RunContext
 from graph.continuation import StreamStart
-from harness.runstore import RunPersistenceError
+from harness.budget import BudgetUsage
+from harness.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
+from harness.runstore import RunPersistenceError, RunStore
 from harness.runstore_lineage import LineageRecords
 
 log = logging.getLogger(__name__)
@@ -84,3 +88,45 @@ def record_edit(store: LineageRecords, config: RunnableConfig, made: RunnableCon
                                 edited_by=actor_of(config))
     except RunPersistenceError as exc:
         log.error("an edit of thread %s could not be recorded: %s", thread_id, exc)
+
+
+def is_paused(lineage: dict[str, Any] | None) -> bool:
+    """Whether a run's latest stream left it paused (a breakpoint or awaiting approval)."""
+    segments = (lineage or {}).get("segments") or []
+    return bool(segments) and segments[-1].get("ended") == "paused"
+
+
+def cancel_paused(store: RunStore, run_id: str, *, by: str, why: str,
+                  usage: dict[str, Any] | None) -> bool:
+    """End a paused run CANCELLED (nothing more is published); True if this call ended it.
+
+    A pending approval is decided CANCELLED first, so an approval racing the cancel loses, and
+    any later resume of the run is refused.
+    """
+    store.decide_approval(run_id, {"state": "CANCELLED", "decided_by": by, "note": why})
+    row = store.get_run(run_id)
+    intent = row.get("intent") if row else None
+    return store.finish_run(
+        run_id, status=StoredRunStatus.CANCELLED, run_state=RunState.CANCELLED,
+        release_outcome=ReleaseOutcome.CANCELLED, fallback_type=None, failure_code=None,
+        stop_reason=None, intent=Intent(intent) if intent else None, content=None,
+        usage=BudgetUsage.model_validate(usage or {}))
+
+
+def supersede_paused(ctx: RunContext, start: StreamStart) -> None:
+    """A new turn on a thread whose latest run is paused ends that run CANCELLED.
+
+    Only a *paused* run: one still running in another stream ends by itself.
+    """
+    owner = start.owner_run_id
+    if start.input_kind != "turn" or not owner or owner == ctx.run_id:
+        return
+    try:
+        row = ctx.store.get_run(owner)
+        if row is None or row["finished_at"] is not None or not is_paused(ctx.store.lineage(owner)):
+            return
+        cancel_paused(ctx.store, owner, by=ctx.actor or "local",
+                      why="a new turn was started on its thread",
+                      usage=start.values.get("usage") if start.owns_state else None)
+    except RunPersistenceError as exc:
+        log.error("run %s: paused and superseded, but it could not be ended: %s", owner, exc)

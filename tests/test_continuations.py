@@ -163,6 +163,22 @@ def test_the_cli_pauses_for_approval_and_runs_approve_releases_the_same_run(
     assert code == 0 and "approval: APPROVED by cli" in out and "\u201cok\u201d" in out
 
 
+def test_a_new_cli_turn_supersedes_the_threads_run_paused_for_approval() -> None:
+    from graphkit import run as cli_turn
+
+    twice = {role: entries * 2 for role, entries in SCRIPT.items()}
+    services = services_for(demo_home(), twice, approval="before_publish")
+    saver = InMemorySaver()
+    first = cli_turn(services, INC["question"], checkpointer=saver, thread_id="t-cli-pause")
+    second = cli_turn(services, INC["question"], checkpointer=saver, thread_id="t-cli-pause")
+    assert first["paused"] and second["paused"]
+    row = services.store.get_run(first["run_id"])
+    assert (row["status"], row["release_outcome"], row["content"]) == ("CANCELLED", "CANCELLED", None)
+    approval = services.store.lineage(first["run_id"])["approval"]
+    assert (approval["state"], approval["note"]) == ("CANCELLED", "a new turn was started on its thread")
+    assert services.store.lineage(second["run_id"])["approval"]["state"] == "PENDING"
+
+
 # --- edits and options are checked ------------------------------------------------------------
 
 
