@@ -15,6 +15,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from app.cli_data import data_app
+from app.cli_inspect import runs_app
 
 EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
 
@@ -26,6 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_app, name="data")
+app.add_typer(runs_app, name="runs")  # `harness runs …` (docs/design.md §14)
 
 
 def _usage_error(message: str) -> NoReturn:

@@ -15,6 +15,8 @@ from typing import Any, NoReturn
 from harness.settings import Settings
 
 EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
+EXIT_PAUSED = 3
+"""The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
 
 
 async def _run(settings: Settings, question: str, thread_id: str | None,
@@ -63,8 +65,14 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
             status.stop()
     if as_json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    elif out.get("paused"):
+        sys.stdout.write(f"[PAUSED] the verified report awaits approval: harness runs show "
+                         f"{out['run_id']}, then harness runs approve {out['run_id']} "
+                         "(or --reject --note …)\n")
     else:
         _print_human(out)
+    if out.get("paused"):
+        return EXIT_PAUSED
     return EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2)
 
 

@@ -118,4 +118,7 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                model=str(services.seam.spec))
     if final.get("error"):
         out["error"] = final["error"]
+    elif not ctx.emitter.closed and ctx.lifecycle.state is RunState.RUNNING:
+        # Paused (the approval gate, docs/design.md §14): not released yet, nothing decided.
+        out.update(paused=True, run_state=RunState.RUNNING.value, release_outcome=None)
     return out

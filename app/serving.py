@@ -11,9 +11,12 @@
 :class:`~app.services.Services` (settings from the environment and ``.env``, model seam, tool
 backends, dataset, run store), the trace writer, and the graph compiled on them. The server's
 API sends JSON, so it cannot pass a :class:`~diagnosis.context.RunContext`: the graph resolves
-one per server run through :meth:`ServingAdapter.open_run`, keyed by the run id the server
-writes into the run's config (the id ``runs.stream`` returns and ``runs.cancel`` takes; also
-the harness run id of the stored row).
+one per server run through :meth:`ServingAdapter.open_run`. A new turn's harness run id is the
+run id the server writes into the run's config (the id ``runs.stream`` returns and
+``runs.cancel`` takes); a continuation of a paused run is a new server run that goes on with
+the same harness run, and a re-run from an earlier checkpoint a new, forked harness run
+(:mod:`app.run_starts`, docs/design.md §14). The caller's ``context`` is read only as the run
+options the server offers (:class:`ApiContext`).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
 node or between two nodes, is settled by the graph (:mod:`graph.builder`).
 
@@ -37,21 +40,39 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from typing_extensions import TypedDict
 
-from app.runner import new_context, open_checkpointer
+from app.runner import open_checkpointer
 from app.services import Services
 from diagnosis.context import RunContext
 from graph.builder import DiagnosisGraph, build_graph
+from graph.continuation import StreamStart
 from harness.settings import load_settings
 
 log = logging.getLogger(__name__)
 
 
 class ApiContext(TypedDict, total=False):
-    """What an API caller may pass as ``context``: nothing; the adapter builds the run context.
+    """What an API caller may pass as ``context``: run options (docs/design.md §14), checked.
 
-    A dataclass context schema would make LangGraph build RunContext(**api_json) and fail; and
-    nothing a caller sends may change budgets, models or stores.
+    Studio draws these as the assistant's configuration. A model or dataset the server
+    declares, lower budgets; nothing here can raise a budget, name a file, URL or database, or
+    change a guard (:mod:`app.run_options`). The adapter builds the run context itself: a
+    dataclass context schema would make LangGraph build RunContext(**api_json) and fail.
     """
+
+    model: str
+    """One of the model specs the server offers (``HARNESS_SERVE_MODELS``)."""
+    dataset: str
+    """``default`` or a dataset the server declares (``HARNESS_SERVE_DATASETS``)."""
+    max_model_calls: int
+    """Lower the run's model-call budget."""
+    max_tool_calls: int
+    """Lower the run's tool-call budget."""
+    max_tokens: int
+    """Lower the run's token budget."""
+    max_run_bytes: int
+    """Lower the run's byte budget."""
+    deadline_s: float
+    """Lower the run's deadline (seconds of run time)."""
 
 
 def _report(future: Future[Any]) -> None:
@@ -63,30 +84,53 @@ class ServingAdapter:
     """The serving adapter of one process: its services, its trace writer, its graph."""
 
     def __init__(self, services: Services) -> None:
+        from app.run_starts import RunResolver, ServicesByOptions  # importing builds nothing
+
         self.services = services
         # One writer thread for all runs: FIFO keeps each run's events in emission order.
         self._trace = ThreadPoolExecutor(max_workers=1, thread_name_prefix="harness-trace")
+        self._by_options = ServicesByOptions(services)
+        self._resolve = RunResolver(self.services_for, services, record_event=self._record_event,
+                                    drain=self._drain, actor="api")
         self.graph: DiagnosisGraph = build_graph(context_schema=ApiContext,
-                                                 resolve_context=self.open_run)
+                                                 resolve_context=self.open_run,
+                                                 edit_log=services.store)
         """The served graph (no checkpointer of its own: the server brings one)."""
 
     @classmethod
     def from_settings(cls) -> ServingAdapter:
-        """Build from settings (environment, ``.env``), as ``harness diagnose`` does."""
-        return cls(Services.from_settings(load_settings()))
+        """Build from settings (environment, ``.env``), as ``harness diagnose`` does.
 
-    def open_run(self, config: RunnableConfig) -> RunContext:
+        Every model and dataset the server offers is checked here: a broken one stops the
+        server at its start, not at a client's run.
+        """
+        from app.run_options import DEFAULT_DATASET, RunOptions, offered_models
+
+        adapter = cls(Services.from_settings(load_settings()))
+        settings = adapter.services.settings
+        for model in offered_models(settings):
+            for dataset in [DEFAULT_DATASET, *settings.serve_datasets]:
+                adapter.services_for(RunOptions(model=model, dataset=dataset))
+        return adapter
+
+    def services_for(self, options: Any) -> Services:
+        """The services of a run with a model and dataset the server offers (built once). Blocking."""
+        return self._by_options(options)
+
+    def open_run(self, config: RunnableConfig, start: StreamStart, client: Any = None) -> RunContext:
         """The run context of the server run ``config`` belongs to. Blocking: reads the store.
 
-        A retried run keeps the events it already emitted (same numbering, same grammar).
+        A continuation goes on with its harness run: the events it already emitted (same
+        numbering, same grammar), its budget, its run time (:mod:`app.run_starts`).
         """
-        metadata, configurable = config.get("metadata") or {}, config.get("configurable") or {}
-        run_id = metadata.get("run_id") or configurable.get("run_id") or config.get("run_id")
-        if not run_id:
-            raise RuntimeError("no run id in the run's config: serve the graph through langgraph dev")
-        thread_id = configurable.get("thread_id") or metadata.get("thread_id")
-        return new_context(self.services, thread_id=str(thread_id) if thread_id else None,
-                           run_id=str(run_id), record_event=self._record_event)
+        return self._resolve(config, start, client)
+
+    def _drain(self) -> None:
+        """Wait until every event handed to the trace writer so far is in the store."""
+        try:
+            self._trace.submit(lambda: None).result()
+        except RuntimeError:  # closed: the server is stopping
+            pass
 
     def _record_event(self, run_id: str, seq: int, event: dict[str, Any]) -> None:
         try:

@@ -32,6 +32,17 @@ class RunContext:
     store: RunStore
     lifecycle: RunLifecycle
     emitter: EventEmitter = field(default_factory=EventEmitter)
+    input_problem: str | None = None
+    """Why this turn's input or the client's run options cannot be used: ``route`` refuses the
+    run with it (INVALID_INPUT) before anything else."""
+    actor: str | None = None
+    """Who started this stream: the server's auth user, ``api``, or ``cli:USER`` (an approval
+    records it as who decided)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """Trace labels every model call carries as metadata (run id, thread id, intent)."""
+    start: dict[str, Any] = field(default_factory=dict)
+    """How this stream began the run (docs/design.md §14): ``kind`` start, continue or fork,
+    and what the run store's lineage records of it (parent, fork point, inherited, edits…)."""
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""

@@ -19,12 +19,19 @@ from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
-from langgraph.errors import GraphBubbleUp
+from langgraph.errors import GraphBubbleUp, InvalidUpdateError
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState, InputState, OutputState
+from graph.continuation import (
+    StreamStart,
+    describe_start,
+    edit_problem,
+    stream_labels,
+)
+from graph.lineage import end_segment, note_segment, record_edit, supersede_paused
 from graph.routing import (
     after_draft_parse,
     after_evidence_guard,
@@ -33,6 +40,7 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
+from harness.runstore_lineage import LineageRecords
 from harness.settle import is_cancellation, settle_unreleased
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
@@ -47,11 +55,14 @@ from nodes.tool_gate import tool_gate
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
 
 
-ResolveContext = Callable[[RunnableConfig], RunContext]
-"""Makes the run context of a run whose caller could not pass one (the server's API sends JSON).
+ResolveContext = Callable[[RunnableConfig, StreamStart, Any], RunContext]
+"""Makes the run context of a stream whose caller could not pass one (the server's API sends JSON).
 
-Called once per run, before its first node, in a worker thread (it may read the run store),
-with the run's config (the server's run id and thread id are in it)."""
+Called once per stream, before its first node, in a worker thread (it may read and write the
+run store), with the stream's config (the server's run id and thread id are in it), what the
+stream starts from (:func:`graph.continuation.describe_start`) and the caller's JSON
+``context`` (run options to validate, never trusted). It decides whether the stream continues
+a harness run or begins one (docs/design.md §14) and may refuse it (ContinuationRefused)."""
 
 
 def _run_controlled(fn: Node) -> Node:
@@ -67,6 +78,10 @@ def _run_controlled(fn: Node) -> Node:
 
     @functools.wraps(fn)
     async def node(state: DiagnosisState, runtime: Any) -> dict[str, Any]:
+        ctx = run_context(runtime)
+        if not ctx.emitter.events:  # a run forked past ``route`` opens its stream here
+            ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=ctx.thread_id,
+                             model=str(ctx.seam.spec))
         try:
             return await fn(state, runtime)
         except GraphBubbleUp:
@@ -122,22 +137,32 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
     callback writes reach no client. The dev server streams runs through this method too.
     """
 
-    def __init__(self, *, resolve_context: ResolveContext | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, resolve_context: ResolveContext | None = None,
+                 edit_log: LineageRecords | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.resolve_context = resolve_context  # an attribute: Pregel.copy() passes it back
+        # Attributes, so that Pregel.copy() passes them back.
+        self.resolve_context = resolve_context
+        self.edit_log = edit_log
+        """Where state edits are recorded (the served graph's run store), if anywhere."""
 
     async def astream(self, input: Any, config: RunnableConfig | None = None, *,
                       context: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
         """Stream one run as :meth:`Pregel.astream` does, with its run context and its end."""
         run_config = merge_configs(self.config, config)
+        start = await describe_start(self, input, run_config)
         if isinstance(context, RunContext):
             ctx = context
+            ctx.input_problem = ctx.input_problem or start.input_problem
         elif self.resolve_context is not None:  # a caller's JSON ``context`` never reaches a node
-            ctx = await asyncio.to_thread(self.resolve_context, run_config)
+            ctx = await asyncio.to_thread(self.resolve_context, run_config, start, context)
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
                                "with resolve_context")
-        stream = super().astream(input, config, context=ctx, **kwargs)  # type: ignore[call-overload]
+        await asyncio.to_thread(supersede_paused, ctx, start)
+        await asyncio.to_thread(note_segment, ctx, start)
+        config = merge_configs(config, stream_labels(ctx, start))
+        stream = super().astream(start.input, config, context=ctx,  # type: ignore[call-overload]
+                                 **kwargs)
         try:
             async with aclosing(stream):
                 async for chunk in stream:
@@ -149,12 +174,56 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
                 # Nothing may be awaited before the settle (a second cancel would skip it), and
                 # nothing is published after a cancel.
                 await settle_unreleased(ctx, exc)
+                await asyncio.shield(asyncio.to_thread(end_segment, ctx, None))
                 raise
             ended = await settle_unreleased(ctx, exc, **await self._progress(run_config, ctx))
+            await asyncio.shield(asyncio.to_thread(end_segment, ctx, None))
             for event in ended:
                 if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
                     yield chunk
             raise
+        await asyncio.to_thread(end_segment, ctx, await self._waiting(run_config, ctx))
+
+    async def _waiting(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any] | None:
+        """What a run that ended its stream unreleased waits for (a pause), or None."""
+        thread_id = (config.get("configurable") or {}).get("thread_id")
+        if ctx.emitter.closed or ctx.lifecycle.state.terminal or self.checkpointer is None \
+                or thread_id is None:
+            return None
+        snapshot = await self.aget_state({"configurable": {"thread_id": thread_id}})
+        if not snapshot.next:
+            return None
+        return {"next": list(snapshot.next),
+                "waiting": "approval" if snapshot.interrupts else "breakpoint",
+                "checkpoint_id": (snapshot.config.get("configurable") or {}).get("checkpoint_id")}
+
+    async def abulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
+        """Edit the thread's state (Studio, ``threads.update_state``): checked, then recorded.
+
+        docs/design.md §14: run control cannot be edited; every edit is recorded with its keys,
+        the node it was made as, and who made it, so the run that goes on from it says so.
+        """
+        self._check_edits(supersteps)
+        done = await super().abulk_update_state(config, supersteps)
+        if self.edit_log is not None:
+            await asyncio.to_thread(record_edit, self.edit_log, config, done, supersteps)
+        return done
+
+    def bulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
+        """The synchronous form of :meth:`abulk_update_state`, with the same checks."""
+        self._check_edits(supersteps)
+        done = super().bulk_update_state(config, supersteps)
+        if self.edit_log is not None:
+            record_edit(self.edit_log, config, done, supersteps)
+        return done
+
+    @staticmethod
+    def _check_edits(supersteps: Any) -> None:
+        keys = frozenset(DiagnosisState.__annotations__)  # a TypedDict's, inherited ones included
+        for superstep in supersteps:
+            for update in superstep:
+                if (problem := edit_problem(update.values, keys)) is not None:
+                    raise InvalidUpdateError(f"state edit refused: {problem}")
 
     async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
         """The run's intent and usage as last checkpointed (what a node would have passed)."""
@@ -165,8 +234,8 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
             values = (await self.aget_state({"configurable": {"thread_id": thread_id}})).values
         except Exception:  # noqa: BLE001 — a broken checkpointer may be why the run ended
             return {}
-        if values.get("run_id") != ctx.run_id:
-            return {}  # this run's route never finished: it has recorded nothing yet
+        if values.get("run_id") not in (ctx.run_id, ctx.start.get("parent_run_id")):
+            return {}  # this run's route never finished (a fork carries its parent's state)
         return {"intent": values.get("intent"), "usage": values.get("usage")}
 
 
@@ -184,13 +253,14 @@ def _custom_chunk(event: dict[str, Any], kwargs: dict[str, Any], default_mode: A
 
 
 def build_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext,
-                resolve_context: ResolveContext | None = None) -> DiagnosisGraph:
-    """Compile the graph, optionally with a checkpointer and a run-context resolver."""
+                resolve_context: ResolveContext | None = None,
+                edit_log: LineageRecords | None = None) -> DiagnosisGraph:
+    """Compile the graph, optionally with a checkpointer, a run-context resolver and an edit log."""
     compiled = builder(context_schema=context_schema).compile(checkpointer=checkpointer,
                                                               name="diagnosis")
     # Re-made as the subclass the way Pregel.copy() re-makes a graph: from its attributes.
     attrs = {k: v for k, v in compiled.__dict__.items() if k != "__orig_class__"}
-    return DiagnosisGraph(**attrs, resolve_context=resolve_context)
+    return DiagnosisGraph(**attrs, resolve_context=resolve_context, edit_log=edit_log)
 
 
 graph = build_graph()

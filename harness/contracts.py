@@ -60,6 +60,8 @@ class FallbackType(StrEnum):
     EVIDENCE_VALIDATION_FAILED = "EVIDENCE_VALIDATION_FAILED"
     SEMANTIC_UNSUPPORTED = "SEMANTIC_UNSUPPORTED"
     SEMANTIC_UNAVAILABLE = "SEMANTIC_UNAVAILABLE"
+    APPROVAL_REJECTED = "APPROVAL_REJECTED"
+    """A reviewer rejected the verified report at the approval gate (docs/design.md §14)."""
 
 
 class FailureCode(StrEnum):
@@ -72,6 +74,9 @@ class FailureCode(StrEnum):
     BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
     RUN_PERSISTENCE_FAILED = "RUN_PERSISTENCE_FAILED"
     INTERNAL_FAILURE = "INTERNAL_FAILURE"
+    EVIDENCE_TAMPERED = "EVIDENCE_TAMPERED"
+    """The run's state disagrees with what the run store recorded when the tools and guards ran:
+    an edited record, or a verdict the judge never gave for this draft (docs/design.md §14)."""
 
 
 class StoredRunStatus(StrEnum):

@@ -43,6 +43,7 @@ from harness.contracts import (
     ToolRecord,
 )
 from harness.runstore_db import LOCK_WAIT_S, RETRY_WINDOW_S, RunPersistenceError, sqlite_pragmas
+from harness.runstore_lineage import LineageRecords
 from harness.runstore_schema import SCHEMA_VERSION
 from harness.runstore_sql import SqlRunStore
 from harness.runstore_values import MAX_COUNT
@@ -54,8 +55,11 @@ __all__ = [
 
 
 @runtime_checkable
-class RunStore(Protocol):
+class RunStore(LineageRecords, Protocol):
     """What the harness needs from a run store; every method is thread-safe.
+
+    The lineage methods (continuations, forks, edits, approvals: docs/design.md §14) are
+    :class:`~harness.runstore_lineage.LineageRecords`'.
 
     ``start_run``, ``finish_run`` and the readers are synchronous; the ``record_*`` writes may
     be queued, but ``finish_run`` and every reader see them.

@@ -1,6 +1,6 @@
 """The run store's schema, declared once as SQLAlchemy tables, and its versioned migrations.
 
-The ``schema_version`` table lists the migrations applied to a database. :func:`migrate` runs at
+The ``schema_version`` table holds the version a database is at (one row). :func:`migrate` runs at
 every open, in one transaction (serialised between processes: SQLite's write lock, a Postgres
 advisory lock) and applies what is missing, in order. A database whose version is newer than
 the last migration here was written by a newer harness: it is refused, never guessed at.
@@ -29,6 +29,7 @@ from sqlalchemy import (
     MetaData,
     Table,
     Text,
+    delete,
     func,
     insert,
     select,
@@ -100,6 +101,39 @@ verdicts = _run_child(
 )
 events = _run_child("events", Column("event", Text, nullable=False))
 
+# Migration 3 (docs/design.md §14): what makes a run's story longer than one stream — its
+# lineage (parent run, fork point, what it inherited), its segments (start, continuations),
+# the state edits it ran with, its approval — and the edits made to a thread's checkpoints.
+run_lineage = Table(
+    "run_lineage",
+    metadata,
+    Column("run_id", Text, primary_key=True),
+    Column("thread_id", Text, nullable=False),
+    Column("parent_run_id", Text),
+    Column("fork_checkpoint_id", Text),
+    Column("inherited", Text),
+    Column("segments", Text, nullable=False),
+    Column("edits", Text, nullable=False),
+    Column("approval_state", Text),
+    Column("approval", Text),
+    Column("run_time_ms", BigInteger, nullable=False),
+    Column("options", Text),
+    Column("updated_at", Text, nullable=False),
+)
+Index("run_lineage_by_parent", run_lineage.c.parent_run_id)
+
+state_edits = Table(
+    "state_edits",
+    metadata,
+    Column("thread_id", Text, primary_key=True),
+    Column("checkpoint_id", Text, primary_key=True),
+    Column("parent_checkpoint_id", Text),
+    Column("as_node", Text),
+    Column("edit_keys", Text, nullable=False),
+    Column("edited_by", Text),
+    Column("edited_at", Text, nullable=False),
+)
+
 schema_version = Table(
     "schema_version",
     MetaData(),  # not part of `metadata`: it exists before any migration runs
@@ -128,7 +162,12 @@ def _v1_initial(conn: Connection) -> None:
     metadata.create_all(conn, tables=tables, checkfirst=True)
 
 
-MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = ((1, _v1_initial),)
+def _v3_lineage(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[run_lineage, state_edits], checkfirst=True)
+
+
+MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = ((1, _v1_initial),
+                                                                    (3, _v3_lineage))
 """(version, step) in order; a step gets a connection inside the migration transaction."""
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -159,6 +198,8 @@ def migrate(conn: Connection) -> int:
     for version, step in MIGRATIONS:
         if version > found:
             step(conn)
+            # One row, the version reached: the versions below it are implied.
+            conn.execute(delete(schema_version).where(schema_version.c.version < version))
             conn.execute(
                 insert(schema_version).values(version=version, applied_at=datetime.now(UTC).isoformat())
             )

@@ -28,6 +28,7 @@ from harness.contracts import (
     ToolRecord,
 )
 from harness.runstore_db import RETRY_WINDOW_S, Database, RunPersistenceError
+from harness.runstore_lineage import LineageStore
 from harness.runstore_schema import USAGE_KEYS, model_calls, receipts, runs, tool_records, verdicts
 from harness.runstore_schema import events as events_table
 from harness.runstore_values import MAX_COUNT, clamp_count, clean_text, enum_name, now_iso, to_json
@@ -61,7 +62,7 @@ def _append_statement(table: Table) -> Executable:
     return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
-class SqlRunStore:
+class SqlRunStore(LineageStore):
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:

@@ -134,6 +134,37 @@ class Settings(BaseSettings):
     ops_tables: str | None = None
     """Comma-separated table allow-list for ops_db_url; None allows every table the URL can see."""
 
+    # --- serving, Studio and approval (docs/design.md §14) -------------------------------
+    approval: Literal["off", "before_publish"] = "off"
+    """``before_publish``: a verified root cause waits for a human's decision before release."""
+    serve_models: Annotated[list[str], NoDecode] = []
+    """Model specs a server client may pick per run (comma-separated); ``model`` always counts."""
+    serve_datasets: Annotated[dict[str, Path], NoDecode] = {}
+    """Datasets a server client may pick per run, ``name=DIR`` comma-separated; the configured
+    one is always available as ``default``."""
+
+    @field_validator("serve_models", mode="before")
+    @classmethod
+    def _split_models(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("serve_datasets", mode="before")
+    @classmethod
+    def _split_datasets(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        named: dict[str, str] = {}
+        for part in (p.strip() for p in value.split(",") if p.strip()):
+            name, sep, folder = part.partition("=")
+            if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name.strip()) or not folder.strip():
+                raise ValueError(f"{part!r} is not NAME=DIR (NAME: letters, digits, _ . -)")
+            if name.strip() == "default":
+                raise ValueError("'default' names the configured dataset; pick another name")
+            named[name.strip()] = folder.strip()
+        return named
+
     @field_validator("required_context", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:

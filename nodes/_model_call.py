@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 import prompts
 from diagnosis.context import RunContext
@@ -24,8 +25,8 @@ from nodes._stops import Stop, stop_from_abort, stop_if_inactive
 from providers.messages import text_of, with_prompt
 from providers.seam import classify_exception
 
-__all__ = ["ask_with_retry", "call_model", "offload", "prompt_message", "system_prompt_message",
-           "text_of"]
+__all__ = ["ask_with_retry", "call_model", "label_outcome", "offload", "prompt_message",
+           "system_prompt_message", "text_of"]
 
 T = TypeVar("T")
 
@@ -60,7 +61,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     failure: FailureClass | None = None
     usage: dict[str, Any] = {}
     try:
-        reply = await model.ainvoke(list(messages))
+        reply = await model.ainvoke(list(messages), config=_labelled(ctx, role.value, attempt))
         # Validated once, before budget, trace or checkpoint see them (2**64 lost the row).
         reply.usage_metadata = clean_usage_metadata(reply.usage_metadata)  # type: ignore[assignment]
         reply.response_metadata = clamp_ints(reply.response_metadata)
@@ -79,6 +80,38 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
+
+
+def _labelled(ctx: RunContext, name: str, attempt: int | None = None,
+              **extra: str | None) -> RunnableConfig:
+    """Run name, tags and metadata of one invocation (docs/design.md §14: labelled traces).
+
+    Callbacks and the graph's own labels come from the node's config; these are added to them.
+    Tracing is off unless a user turns on LangSmith or OpenTelemetry: nothing leaves the process.
+    """
+    metadata: dict[str, Any] = {**ctx.labels, "harness_run_id": ctx.run_id,
+                                "harness_thread_id": ctx.thread_id or ""}
+    if attempt is not None:
+        metadata["attempt"] = attempt
+    metadata.update({k: v for k, v in extra.items() if v is not None})
+    tags = [f"harness:{name}", *(f"{k}:{metadata[k]}" for k in ("intent", "outcome") if metadata.get(k))]
+    return {"run_name": name, "tags": tags, "metadata": metadata}
+
+
+def _published(summary: dict[str, Any]) -> dict[str, Any]:
+    return summary
+
+
+async def label_outcome(ctx: RunContext, outcome: str, fallback: Any, failure: Any) -> None:
+    """Leave the run's outcome on its trace: a ``publish`` invocation labelled with it.
+
+    Trace tools index invocations by name, tags and metadata; the outcome is known only here,
+    after every other invocation of the run started, so release adds one that carries it.
+    """
+    summary = {"outcome": outcome, "fallback_type": fallback.value if fallback else None,
+               "failure_code": failure.value if failure else None}
+    await RunnableLambda(_published, name="publish").ainvoke(
+        summary, config=_labelled(ctx, "publish", None, **summary))
 
 
 async def ask_with_retry(ctx: RunContext, role: Role, prompt: str | BaseMessage, budget: Budget,

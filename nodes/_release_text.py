@@ -31,6 +31,7 @@ _LIMITATION = {
         "an independent check found the cited evidence does not support the proposed conclusion",
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
+    FallbackType.APPROVAL_REJECTED: "a reviewer did not approve the verified conclusion",
 }
 
 

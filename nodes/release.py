@@ -5,6 +5,11 @@ a null conclusion, or a conclusion with its guard verdicts — decides RunState,
 and FallbackType (:func:`decide`, pure), renders the report or a deterministic SafeFallback
 (``nodes._release_text``), writes the run row, and emits the final events. No model is called
 here. A run whose deadline passed (or that was cancelled) before release publishes nothing.
+
+Before it publishes, it checks the state against what the run store recorded when the tools and
+the judge ran (``guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
+published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
+decision (``nodes._approval``). docs/design.md §14.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from langgraph.runtime import Runtime
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState, Stop
 from guards.progress import build_snapshot, facts_observed
+from guards.release_check import canonical_records, check_publication, check_records
 from harness.budget import BudgetUsage
 from harness.contracts import (
     FailureCode,
@@ -29,7 +35,8 @@ from harness.contracts import (
     ToolRecord,
 )
 from harness.runstore import RunPersistenceError
-from nodes._model_call import offload
+from nodes._approval import await_approval
+from nodes._model_call import label_outcome, offload
 from nodes._release_text import CAPABILITY_REPLY, render_fallback, render_report, turn_summary
 from nodes._stops import stop_if_inactive
 
@@ -134,23 +141,83 @@ def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) ->
     return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK, FallbackType.SEMANTIC_UNAVAILABLE)
 
 
-async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Decide, render, persist and publish the outcome of this run."""
-    ctx = run_context(runtime)
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+def _tampered(problems: list[str]) -> Decision:
+    return _failed(RunState.FAILED, FailureCode.EVIDENCE_TAMPERED,
+                   "nothing is published: the run's state does not match what the run store "
+                   "recorded when its tools and guards ran — " + "; ".join(problems[:5]))
+
+
+async def _checked(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
+                   problems: list[str], ended: Stop | None) -> tuple[Decision, dict[str, Any]]:
+    """The decision and the progress snapshot, from state the run store backs (docs/design.md §14).
+
+    Records come first: a record in state that the store did not keep unchanged makes the run
+    EVIDENCE_TAMPERED before anything is built from it. A SUCCESS then also needs its draft to
+    hold on those records and a SUPPORTED judgement recorded for exactly this draft.
+    """
+    stored: dict[str, list[dict[str, Any]]] = {"tool_records": [], "verdicts": []}
+    if ended is None:  # a cancelled or timed-out run publishes nothing: nothing to check
+        try:
+            stored = await offload(ctx.store.trace, ctx.run_id)
+        except RunPersistenceError as exc:
+            return _failed(RunState.FAILED, FailureCode.RUN_PERSISTENCE_FAILED,
+                           f"the run's records could not be read to check them: {exc}"), \
+                build_snapshot([])
+        problems = problems + check_records(records, stored["tool_records"])
+    else:
+        problems = []
+    if problems:
+        return _tampered(problems), build_snapshot([])
     snapshot = build_snapshot(records)
+    decision = decide(state, facts_observed(snapshot), ended=ended)
+    if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") != Intent.GENERAL.value:
+        if (problems := check_publication(state.get("draft"), records, stored["verdicts"])):
+            return _tampered(problems), snapshot
+    return decision, snapshot
+
+
+def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
+             snapshot: dict[str, Any], dataset: Any = None) -> str | None:
+    if decision.outcome is ReleaseOutcome.SUCCESS:
+        return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
+            else render_report(state, records)
+    if decision.outcome is ReleaseOutcome.FALLBACK:
+        assert decision.fallback is not None
+        return render_fallback(state, decision.fallback, decision.message, snapshot, dataset)
+    return None
+
+
+async def _approved(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
+                    decision: Decision, report: str, snapshot: dict[str, Any]) -> Decision:
+    """The decision after a human's (may pause the run: docs/design.md §14)."""
+    approval = await await_approval(ctx, state, records, report)
+    match approval.get("state"):
+        case "APPROVED":
+            return decision
+        case "REJECTED":
+            note = approval.get("note") or "(no note)"
+            return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK, FallbackType.APPROVAL_REJECTED,
+                            message=f"{approval.get('decided_by') or 'a reviewer'} rejected the "
+                                    f"report: \u201c{note}\u201d")
+        case "CANCELLED":
+            return Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)
+    return _tampered(["the report changed while it awaited approval"])
+
+
+async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Decide, check against the store, (await approval), render, persist and publish."""
+    ctx = run_context(runtime)
+    records, malformed = canonical_records(state.get("records") or [])
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
-    decision = decide(state, facts_observed(snapshot), ended=stop_if_inactive(ctx))
+    decision, snapshot = await _checked(ctx, state, records, malformed, stop_if_inactive(ctx))
+    if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
+            and state.get("intent") == Intent.DIAGNOSIS.value:
+        decision = await _approved(ctx, state, records, decision,
+                                   render_report(state, records), snapshot)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
-    content: str | None = None
-    if decision.outcome is ReleaseOutcome.SUCCESS:
-        content = CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
-            else render_report(state, records)
-    elif decision.outcome is ReleaseOutcome.FALLBACK:
-        assert decision.fallback is not None
-        content = render_fallback(state, decision.fallback, decision.message, snapshot, ctx.dataset)
+    content = _content(state, decision, records, snapshot, ctx.dataset)
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:
@@ -169,7 +236,9 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
                                 message=f"the run could not be recorded: {exc}")
             content = None
     _publish(ctx, decision, content)
+    await label_outcome(ctx, decision.outcome.value, decision.fallback, decision.failure)
     out: dict[str, Any] = {
+        "run_id": ctx.run_id, "thread_id": ctx.thread_id,  # a fork's state names the fork
         "run_state": decision.run_state.value, "release_outcome": decision.outcome.value,
         "fallback_type": decision.fallback.value if decision.fallback else None,
         "failure_code": decision.failure.value if decision.failure else None,

@@ -45,7 +45,8 @@ _FRESH_RUN: dict[str, Any] = {
     "collection_state": CollectionState.COLLECTING.value, "no_gain_streak": 0,
     "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,
     "progress": {}, "draft": None, "draft_error": None, "evidence_verdict": None,
-    "repair_used": False, "semantic_verdict": None, "content": None, "fallback_type": None,
+    "repair_used": False, "semantic_verdict": None, "run_state": None, "release_outcome": None,
+    "content": None, "fallback_type": None,
     "failure_code": None, "stop_reason": None, "events": [], "usage": {},
 }
 
@@ -122,7 +123,9 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=thread_id,
                      model=str(ctx.seam.spec))
     question = state.get("question")
-    problem = _question_problem(question, ctx.settings.max_question_bytes)
+    # The graph (or the server's run options) may have found the input unusable already: an
+    # unknown or missing key must never silently re-run the thread's previous question.
+    problem = ctx.input_problem or _question_problem(question, ctx.settings.max_question_bytes)
     await offload(ctx.store.start_run, ctx.run_id, thread_id or "",
                   question if isinstance(question, str) else repr(question)[:200],
                   str(ctx.seam.spec))
@@ -165,6 +168,7 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
             f"({result.failure_class})")}
     intent: Intent = result.value["intent"]
     scope = result.value["scope"]
+    ctx.labels["intent"] = intent.value  # every later model call's trace carries it
     update.update(intent=intent.value, scope=scope)
     if intent is Intent.GENERAL:
         return update

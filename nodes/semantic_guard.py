@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
+from guards.release_check import JUDGED_DRAFT, judged
 from guards.semantic import flags_shown, judge_payload, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
 from harness.retry import AttemptError
@@ -50,4 +51,7 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     else:
         verdict = {**result.value.model_dump(mode="json"), **flags_shown(payload)}
     await offload(ctx.store.record_verdict, ctx.run_id, "semantic", verdict)
+    if result.value is not None:  # what release checks: this answer was for exactly this draft
+        await offload(ctx.store.record_verdict, ctx.run_id, JUDGED_DRAFT,
+                      judged(draft, records, result.value.verdict.value))
     return {**update, "semantic_verdict": verdict}

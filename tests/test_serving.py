@@ -420,8 +420,8 @@ class RecordingResolver:
         self.resolve = adapter.graph.resolve_context
         self.made: list[weakref.ref[Any]] = []
 
-    def __call__(self, config: Any) -> Any:
-        ctx = self.resolve(config)
+    def __call__(self, config: Any, *args: Any) -> Any:
+        ctx = self.resolve(config, *args)
         self.made.append(weakref.ref(ctx))
         return ctx
 
