@@ -33,6 +33,7 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
+from harness.lifecycle import RunLifecycle
 from harness.settle import is_cancellation, settle_unreleased
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
@@ -67,8 +68,13 @@ def _run_controlled(fn: Node) -> Node:
 
     @functools.wraps(fn)
     async def node(state: DiagnosisState, runtime: Any) -> dict[str, Any]:
+        lifecycle = _lifecycle(state, runtime)
         try:
-            return await fn(state, runtime)
+            update = await fn(state, runtime)
+            if lifecycle is not None and isinstance(update, dict):
+                # Run time, checkpointed with the node's usage: a resumed run goes on from it.
+                update = {**update, "elapsed_s": round(lifecycle.elapsed(), 3)}
+            return update
         except GraphBubbleUp:
             raise  # LangGraph's control flow (an interrupt), not an end of the run
         except BaseException as exc:
@@ -77,6 +83,21 @@ def _run_controlled(fn: Node) -> Node:
             raise
 
     return cast(Node, node)
+
+
+def _lifecycle(state: DiagnosisState, runtime: Any) -> RunLifecycle | None:
+    """The run's lifecycle, carrying the run time its checkpoint says was spent already.
+
+    The first node of a run in this process hands over the checkpoint's ``elapsed_s`` if the
+    checkpoint is this run's (a resumed run), else 0 (a new run: the thread's last turn).
+    """
+    ctx = getattr(runtime, "context", None)
+    if not isinstance(ctx, RunContext):
+        return None  # the node itself says what is missing
+    lifecycle = ctx.lifecycle
+    if not lifecycle.carried:
+        lifecycle.carry(state.get("elapsed_s") if state.get("run_id") == ctx.run_id else 0.0)
+    return lifecycle
 
 
 def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
