@@ -33,8 +33,9 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
+from harness.lease import Heartbeat
 from harness.lifecycle import RunLifecycle
-from harness.settle import is_cancellation, settle_unreleased
+from harness.settle import is_cancellation, settle_stale_runs, settle_unreleased
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
 from nodes.evidence_repair import evidence_repair
@@ -158,6 +159,12 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
                                "with resolve_context")
+        # The run's lease on its row, renewed while it executes (docs/design.md §9).
+        heartbeat = Heartbeat(ctx.store, ctx.run_id, ctx.settings.lease_s).start()
+        thread_id = (run_config.get("configurable") or {}).get("thread_id")
+        if input is not None and thread_id:  # a new turn: runs its thread's dead workers left
+            await asyncio.to_thread(settle_stale_runs, ctx.store, str(thread_id),
+                                    model=str(ctx.seam.spec), exclude=ctx.run_id)
         stream = super().astream(input, config, context=ctx, **kwargs)  # type: ignore[call-overload]
         try:
             async with aclosing(stream):
@@ -176,6 +183,9 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
                 if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
                     yield chunk
             raise
+        finally:
+            # Given up if the run paused (no terminal row): a paused run is nobody's.
+            await asyncio.shield(asyncio.to_thread(heartbeat.stop))
 
     async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
         """The run's intent and usage as last checkpointed (what a node would have passed)."""

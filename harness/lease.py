@@ -48,7 +48,7 @@ def _start_token(pid: int) -> str | None:
 
 
 def worker_id() -> str:
-    """This process as a lease owner: ``host:pid:start-token`` (computed per call: forks differ)."""
+    """The lease owner name of this process, ``host:pid:start-token`` (per call: a fork differs)."""
     pid = os.getpid()
     token = _start_token(pid) if os.path.isdir("/proc") else None
     return f"{socket.gethostname()}:{pid}:{token or 't' + _fallback_token}"

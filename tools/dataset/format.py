@@ -117,7 +117,7 @@ def read_manifest(src: Path, problems: Problems) -> dict[str, str]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         problems.add(path, getattr(exc, "lineno", 1), f"invalid JSON: {exc}")
         return {}
     if not isinstance(data, dict):
@@ -159,6 +159,9 @@ def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems) -> L
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         problems.add(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        return None
+    except RecursionError:  # nesting deeper than the parser can go is not a log event
+        problems.add(path, lineno, "invalid JSON: nested too deeply")
         return None
     if not isinstance(obj, dict):
         problems.add(path, lineno, "each line must be a JSON object")
