@@ -21,7 +21,7 @@ from app.services import Services
 from diagnosis.context import RunContext
 from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, ReleaseOutcome, RunState
-from harness.runstore import RunPersistenceError
+from harness.runstore import RETRY_WINDOW_S, RunPersistenceError
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "events", "usage")
@@ -29,6 +29,9 @@ OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", 
 
 FINAL_CHECKPOINT_MIN_S = 2.0
 """At least this long is spent retrying a final checkpoint, even when the deadline is near."""
+
+FINAL_CHECKPOINT_MAX_S = RETRY_WINDOW_S
+"""At most this long (the run store's retry window): the outcome is published already."""
 
 
 def describe_error(exc: BaseException, checkpoint_file: Path | None = None) -> str:
@@ -78,9 +81,11 @@ async def keep_final_checkpoint(graph: Any, config: RunnableConfig, ctx: RunCont
     Something failed after release (most likely the final checkpoint write): the checkpoint is
     read back and, if it is not this run's released state, release's update is written again
     (``aupdate_state`` as the release node), retried within the run's remaining deadline (at
-    least :data:`FINAL_CHECKPOINT_MIN_S`). Returns why it could not be written otherwise.
+    least :data:`FINAL_CHECKPOINT_MIN_S`, at most :data:`FINAL_CHECKPOINT_MAX_S`). Returns why
+    it could not be written otherwise.
     """
-    deadline = time.monotonic() + max(ctx.lifecycle.remaining(), FINAL_CHECKPOINT_MIN_S)
+    window = min(max(ctx.lifecycle.remaining(), FINAL_CHECKPOINT_MIN_S), FINAL_CHECKPOINT_MAX_S)
+    deadline = time.monotonic() + window
     delay, problem, written = 0.05, "unknown", False
     while True:
         try:

@@ -193,6 +193,9 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpoi
             log.debug("run %s failed", ctx.run_id, exc_info=exc)
         else:
             final = await _released(graph, config, ctx, final, released, checkpointer)
+    else:
+        if released is not None:  # a final checkpoint that failed may end the stream silently
+            final = await _released(graph, config, ctx, final, released, checkpointer)
     return output(services, ctx, final)
 
 
