@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -71,7 +72,27 @@ def _os_problem(exc: OSError, home: Path | None) -> str:
 
 
 def problem(exc: BaseException, settings: Any = None) -> str | None:
-    """The one-line message of a known problem, or None if ``exc`` is not one."""
+    """The one-line message of a known problem, or None if ``exc`` is not one.
+
+    SQLite reports a full disk as an I/O error at times; a home on a full device says so too.
+    """
+    line = _problem(exc, settings)
+    said = (line or "").lower()
+    if line is not None and settings is not None and "disk is full" not in said \
+            and "no space" not in said:
+        try:
+            full = shutil.disk_usage(Path(settings.home)).free < _NEARLY_FULL
+        except OSError:
+            full = False
+        if full:
+            line += f" (no space left on the device of HARNESS_HOME {settings.home})"
+    return line
+
+
+_NEARLY_FULL = 1 << 20  # bytes free below which a write failure is blamed on space
+
+
+def _problem(exc: BaseException, settings: Any) -> str | None:
     from app.runner import CheckpointStoreError, ResumeRefused
     from harness.runstore import RunPersistenceError
     from harness.settings import SettingsError

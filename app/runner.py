@@ -226,7 +226,8 @@ async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
     if not found:
         row = await asyncio.to_thread(store.get_run, run_id)
         if row is None:
-            raise ResumeRefused(f"no run {run_id} in the run store at {store.where}")
+            where = getattr(store, "where", "this home")
+            raise ResumeRefused(f"no run {run_id} in the run store at {where}")
         raise ResumeRefused(f"run {run_id} already finished: {row['release_outcome']}")
     lease = found[0]
     owner, me = lease["lease_owner"], worker_id()
