@@ -103,7 +103,8 @@ class Heartbeat:
         self.store = store
         self.run_id = run_id
         self.lease_s = lease_s
-        self.owner = owner or worker_id()
+        self.owner = owner
+        """This worker; found by the thread when not given (it reads /proc: no event loop may)."""
         self.held = False
         """True once the lease was claimed (and not lost since)."""
         self.lost = False
@@ -120,6 +121,7 @@ class Heartbeat:
         return self
 
     def _beat(self) -> bool:
+        assert self.owner is not None
         try:
             claimed = self.store.claim_run(self.run_id, self.owner, self.lease_s)
         except RunPersistenceError as exc:
@@ -137,6 +139,8 @@ class Heartbeat:
         return True  # no row yet: the run's first node has not created it
 
     def _loop(self) -> None:
+        if self.owner is None:
+            self.owner = worker_id()
         while not self._stop.is_set():
             if not self._beat():
                 return
@@ -148,7 +152,7 @@ class Heartbeat:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=self.lease_s)
-        if self.held:
+        if self.held and self.owner is not None:
             try:
                 self.store.release_lease(self.run_id, self.owner)
             except RunPersistenceError as exc:

@@ -375,3 +375,19 @@ def test_migration_2_adds_leases_and_observations_to_a_version_1_store(tmp_path:
         assert [v for (v,) in conn.execute(text("SELECT version FROM schema_version"))] == [1, 2]
     store.close()
     engine.dispose()
+
+
+def test_a_run_killed_in_its_first_node_is_continued_from_its_input() -> None:
+    """Only the input was checkpointed (the worker died while routing): resume starts there."""
+    services = services_for(demo_home(), SCRIPT)
+    saver = InMemorySaver()
+    compiled = graph.builder.builder().compile(checkpointer=saver, interrupt_before=["route"])
+    ctx = new_context(services, thread_id="killed-routing")
+    services.store.start_run(ctx.run_id, "killed-routing", Q, str(services.seam.spec))
+    assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)
+    asyncio.run(_stream(compiled, {"question": Q}, "killed-routing", ctx))
+    time.sleep(0.02)
+    out = asyncio.run(resume_run(services, ctx.run_id, checkpointer=saver))
+    assert (out["run_id"], out["release_outcome"]) == (ctx.run_id, "SUCCESS")
+    assert kinds(out) == ["metadata", "status*", "content", "done"]
+    assert len(services.store.runs_for_thread("killed-routing")) == 1
