@@ -1,8 +1,10 @@
 """The ``harness`` command line (docs/design.md §12).
 
 Heavy modules (langgraph, langchain-openai) are imported inside the commands that need them, so
-``harness --help`` stays fast. Exit codes: 0 released SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED,
-64 bad usage (including malformed settings, an unknown model spec or a broken dataset).
+``harness --help`` stays fast. Exit codes: 0 released SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED
+(Ctrl-C), 143 CANCELLED (SIGTERM), 64 bad usage (malformed settings, an unknown model spec, a
+broken dataset or replay file, a store or home that cannot be used: one line naming it, see
+``app.cli_errors``), 1 an internal error (one line; the traceback with ``--debug``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from app import cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
 from app.cli_data import data_app
-from app.cli_inspect import runs_app
+from app.cli_errors import load_cli_settings, setup_logging, usage_error
+from app.cli_runs import runs_app
 
-EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
+EXIT_OK, EXIT_CANCELLED, EXIT_USAGE, EXIT_INTERNAL = 0, 130, 64, 1  # FAILED (2): app.cli_diagnose
 
 app = typer.Typer(
     name="harness",
@@ -29,19 +33,24 @@ app = typer.Typer(
 app.add_typer(data_app, name="data")
 app.add_typer(runs_app, name="runs")  # `harness runs …` (docs/design.md §14)
 
+_debug = False  # --debug or HARNESS_LOG_LEVEL=DEBUG: tracebacks of handled and internal errors
+
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="Log at debug level, with tracebacks.")] = False,
+) -> None:
+    """Diagnose production incidents with an LLM agent that may only publish verified claims."""
+    global _debug
+    _debug = setup_logging(debug)
+
 
 def _usage_error(message: str) -> NoReturn:
-    typer.echo(f"harness: {message}", err=True)
-    raise typer.Exit(EXIT_USAGE)
+    usage_error(message)
 
 
 def _settings(**overrides: object):  # type: ignore[no-untyped-def]
-    from harness.settings import SettingsError, load_settings
-
-    try:
-        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
-    except SettingsError as exc:
-        _usage_error(str(exc))
+    return load_cli_settings(**overrides)
 
 
 @app.command()
@@ -71,7 +80,7 @@ def diagnose(
     model: Annotated[str | None, typer.Option("--model", help="offline | openai:NAME | replay:FILE")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Run one diagnosis turn; exit 0 SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED."""
+    """Run one diagnosis turn; exit 0 SUCCESS/FALLBACK, 2 FAILED, 130/143 CANCELLED."""
     from app.cli_diagnose import run_cli_turn
 
     settings = _settings(data_dir=data, model=model)
@@ -101,6 +110,7 @@ def serve(
         parse_model_spec(settings.model)
     except ModelSpecError as exc:
         _usage_error(str(exc))
+    _preflight(settings)
     for module in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem"):
         if importlib.util.find_spec(module) is None:
             _usage_error(f"serving needs {module}: pip install -e '.[dev]' (langgraph-cli[inmem])")
@@ -146,8 +156,42 @@ def serve(
     os.execve(sys.executable, argv, env)  # the server takes this process's place (and PID)
 
 
+def _preflight(settings) -> None:  # type: ignore[no-untyped-def]
+    """Open what the server will open (home, dataset, run store, checkpoints), then close it.
+
+    A problem is one line here (exit 64), not a traceback in the server's log at its start.
+    """
+    import asyncio
+
+    from app.cli_diagnose import open_services
+    from app.cli_errors import problem
+    from app.runner import open_checkpointer
+
+    services = open_services(settings, _usage_error)
+
+    async def check() -> None:
+        async with open_checkpointer(settings):
+            pass
+
+    try:
+        asyncio.run(check())
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc, settings)) is None:
+            raise
+        _usage_error(line)
+    finally:
+        services.backends.close()
+        close = getattr(services.store, "close", None)
+        if close is not None:
+            close()
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
-    """Run the CLI; usage errors exit 64 (not click's default 2, which means FAILED here)."""
+    """Run the CLI; usage errors exit 64 (not click's default 2, which means FAILED here).
+
+    An error no command classified is one line too (exit 1); its traceback only at debug level.
+    """
+    setup_logging()  # until the --debug option is read: HARNESS_LOG_LEVEL
     try:
         rv = app(args=argv, standalone_mode=False)
     except typer.Exit as exc:
@@ -158,7 +202,27 @@ def main(argv: list[str] | None = None) -> NoReturn:
         # typer vendors click: its usage errors are recognised by shape, not by import path.
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if show is None or code is None:
-            raise
+            _internal_error(exc)
         show()
         sys.exit(EXIT_OK if type(exc).__name__ == "NoArgsIsHelpError" else EXIT_USAGE)
     sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+
+
+def _internal_error(exc: Exception) -> NoReturn:
+    import logging
+
+    from app.cli_errors import problem
+
+    try:
+        line = problem(exc)
+    except Exception:  # noqa: BLE001 — mapping must never hide the error it maps
+        line = None
+    if line is not None:  # a known problem that a command did not catch: still bad usage
+        typer.echo(f"harness: {line}", err=True)
+        logging.getLogger(__name__).debug("details", exc_info=exc)
+        sys.exit(EXIT_USAGE)
+    text = " ".join(str(exc).split())
+    logging.getLogger(__name__).error("internal error: %s: %s%s", type(exc).__name__, text,
+                                      "" if _debug else " (run with --debug for the traceback)",
+                                      exc_info=exc)
+    sys.exit(EXIT_INTERNAL)

@@ -34,15 +34,22 @@ def _settings(**overrides: object) -> Any:
 
 def _load(directory: Path) -> None:
     """Build (or reuse) the dataset in ``directory`` and print what it holds."""
+    from app.cli_errors import check_home, problem
     from tools.dataset.build import ensure_dataset
     from tools.dataset.format import DatasetError
     from tools.dataset.layout import dataset_info
 
     settings = _settings(data_dir=directory)
+    if (bad_home := check_home(settings)) is not None:
+        _fail(bad_home)
     try:
         dest = ensure_dataset(settings)
     except DatasetError as exc:
         _fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc, settings)) is None:
+            raise
+        _fail(line)
     info = dataset_info(dest)
     typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
                f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")

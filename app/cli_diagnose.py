@@ -2,14 +2,19 @@
 
 Kept apart from ``cli.py`` so ``harness --help`` never imports LangGraph. This is the one
 run-control module that reaches up to the graph runner: it is the command's entry point.
+``harness runs resume`` (``app.cli_runs``) shares its printing and its signal handling.
+
+Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
+and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
 from harness.settings import Settings
@@ -18,14 +23,69 @@ EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
 EXIT_PAUSED = 3
 """The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
 
+EXIT_TERMINATED = 143
+"""A run cancelled by SIGTERM (128 + 15), as a shell reports a process ended by it."""
 
-async def _run(settings: Settings, question: str, thread_id: str | None,
-               on_event: Callable[[dict[str, Any]], None], services: Any) -> dict[str, Any]:
-    from app.runner import open_checkpointer, run_turn
+Problem = Callable[[BaseException], str | None]
 
-    async with open_checkpointer(settings) as saver:
-        return await run_turn(services, question, thread_id=thread_id, checkpointer=saver,
-                              on_event=on_event)
+
+def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) -> Any:
+    """The process's services, or a one-line usage error (exit 64) naming what is wrong."""
+    from app.cli_errors import check_home, problem
+    from app.services import Services
+
+    if (bad_home := check_home(settings)) is not None:
+        usage_error(bad_home)
+    try:
+        return Services.from_settings(settings)
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc, settings)) is None:
+            raise
+        usage_error(line)
+
+
+def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
+                     problem: Problem, usage_error: Callable[[str], NoReturn],
+                     on_cancel: Callable[[], None]) -> dict[str, Any] | int:
+    """Run ``make()`` to its end; the exit code of a cancel (130, 143) or a usage error.
+
+    SIGTERM cancels the run's task as Ctrl-C does (asyncio turns SIGINT into a cancel too).
+    An error before the run could start (a checkpoint store that cannot be opened, a run store
+    that cannot take its row) is a one-line usage error.
+    """
+    terminated = False
+
+    async def main() -> dict[str, Any]:
+        nonlocal terminated
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+
+        def on_sigterm() -> None:
+            nonlocal terminated
+            terminated = True
+            task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals here (a thread)
+            pass
+        try:
+            return await make()
+        finally:
+            try:
+                loop.remove_signal_handler(signal.SIGTERM)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+    try:
+        return asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        on_cancel()
+        return EXIT_TERMINATED if terminated else EXIT_BY_OUTCOME["CANCELLED"]
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc)) is None:
+            raise
+        usage_error(line)
 
 
 def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as_json: bool,
@@ -33,17 +93,11 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     """Run the turn and print it; return the process exit code."""
     from rich.console import Console
 
-    from app.services import Services
-    from providers.replay import ReplayFileError
-    from providers.seam import ModelSpecError
-    from tools.backends import BackendUnavailable
-    from tools.dataset.format import DatasetError
+    from app.cli_errors import problem
+    from app.runner import open_checkpointer, run_turn
 
     err = Console(stderr=True)
-    try:
-        services = Services.from_settings(settings)
-    except (ModelSpecError, ReplayFileError, DatasetError, BackendUnavailable) as exc:
-        usage_error(str(exc))
+    services = open_services(settings, usage_error)
     status = err.status("starting…") if err.is_terminal and not as_json else None
 
     def on_event(event: dict[str, Any]) -> None:
@@ -53,16 +107,33 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
             elif not as_json:
                 err.print(f"[dim]… {event['phase']}[/dim]")
 
+    async def turn() -> dict[str, Any]:
+        async with open_checkpointer(settings) as saver:
+            return await run_turn(services, question, thread_id=thread_id, checkpointer=saver,
+                                  on_event=on_event)
+
     try:
         if status is not None:
             status.start()
-        out = asyncio.run(_run(settings, question, thread_id, on_event, services))
-    except KeyboardInterrupt:
-        err.print("cancelled")
-        return EXIT_BY_OUTCOME["CANCELLED"]
+        out = run_with_signals(turn, lambda exc: problem(exc, settings), usage_error,
+                               lambda: err.print("cancelled"))
     finally:
         if status is not None:
             status.stop()
+    if isinstance(out, int):
+        return out
+    return print_run(out, as_json)
+
+
+def print_run(out: dict[str, Any], as_json: bool) -> int:
+    """Print a run's end (report or ``--json``) and return its exit code.
+
+    What went wrong outside the run's own events (a crash, a final checkpoint that could not
+    be written) is one line on stderr as well.
+    """
+    for key in ("error", "checkpoint_error"):
+        if out.get(key):
+            sys.stderr.write(f"harness: {out[key]}\n")
     if as_json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     elif out.get("paused"):

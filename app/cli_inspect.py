@@ -23,10 +23,10 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from app.cli_runs import runs_app
+
 EXIT_USAGE = 64
 
-runs_app = typer.Typer(help="Past runs: list, show a timeline, approve or cancel a paused one.",
-                       no_args_is_help=True)
 
 
 def _fail(message: str) -> NoReturn:

@@ -167,8 +167,8 @@ class RunResolver:
                 f"({recorded.chosen() or 'the defaults'}); fork it to change them")
         self.drain()  # every event its earlier streams emitted is in the store: numbering goes on
         ctx = self._context(recorded, start, run_id=start.owner_run_id, actor=actor)
-        # The deadline counts run time: what earlier streams ran, not the time spent paused.
-        ctx.lifecycle.started_at = ctx.lifecycle.clock() - (lineage or {}).get("run_time_ms", 0) / 1000
+        # The deadline counts run time, not the time spent paused: the first node carries the
+        # checkpoint's ``elapsed_s`` into the lifecycle (graph.builder, docs/design.md §6).
         ctx.start = {"kind": "continue", "server_run_id": server_run, "edits": self._edits(start)}
         return ctx
 

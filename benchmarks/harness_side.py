@@ -1,7 +1,7 @@
 """The harness side: the ONE module of the benchmark that knows how the harness is driven.
 
 It runs the graph in-process through the entry points the CLI uses (``app.runner.run_turn``,
-and ``app.cli_diagnose._run`` for the durable SQLite checkpointer the CLI sets up), with the
+and ``app.runner.open_checkpointer``, the durable SQLite checkpointer the CLI sets up), with the
 harness's replay model (``replay:FILE``) answering from the scripted workload. When the
 runner or the CLI's checkpointer set-up changes, this is the file to adapt; nothing else in
 ``benchmarks/`` imports the harness's packages.
@@ -28,8 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app import cli_diagnose
-from app.runner import Services, run_turn
+from app.runner import Services, open_checkpointer, run_turn
 from benchmarks.workload import (
     FINAL_ANSWER,
     QUESTION,
@@ -179,7 +178,8 @@ class HarnessSide:
                                            store=SqliteRunStore(home / "runs.sqlite"))
             began = time.perf_counter()
             if mode == "sqlite":  # the CLI's own checkpointer set-up, on home/checkpoints.sqlite
-                out = await cli_diagnose._run(settings, QUESTION, None, lambda e: None, services)
+                async with open_checkpointer(settings) as durable:
+                    out = await run_turn(services, QUESTION, checkpointer=durable)
             else:
                 saver = InMemorySaver() if mode == "memory" else None
                 out = await run_turn(services, QUESTION, checkpointer=saver)

@@ -124,6 +124,9 @@ class DiagnosisState(InputState, OutputState, total=False):
 
     previous_turn: str | None
     """The thread's last successful diagnosis, shown to the agent; never a fallback."""
+    elapsed_s: float
+    """The run's run time so far, in seconds, written after every node next to ``usage``: a run
+    resumed in another process keeps its remaining deadline (docs/design.md §6)."""
     last_success: str | None
     """Kept across turns: summary of the latest DIAGNOSIS released as SUCCESS in this thread."""
     scope: dict[str, Any]

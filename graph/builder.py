@@ -22,6 +22,7 @@ from langchain_core.runnables.config import merge_configs
 from langgraph.errors import GraphBubbleUp, InvalidUpdateError
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import StateUpdate
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState, InputState, OutputState
@@ -40,8 +41,10 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
+from harness.lease import Heartbeat
+from harness.lifecycle import RunLifecycle
 from harness.runstore_lineage import LineageRecords
-from harness.settle import is_cancellation, settle_unreleased
+from harness.settle import is_cancellation, settle_stale_runs, settle_unreleased
 from nodes.draft_parse import draft_parse
 from nodes.evidence_guard import evidence_guard
 from nodes.evidence_repair import evidence_repair
@@ -82,8 +85,13 @@ def _run_controlled(fn: Node) -> Node:
         if not ctx.emitter.events:  # a run forked past ``route`` opens its stream here
             ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=ctx.thread_id,
                              model=str(ctx.seam.spec))
+        lifecycle = _lifecycle(state, runtime)
         try:
-            return await fn(state, runtime)
+            update = await fn(state, runtime)
+            if lifecycle is not None and isinstance(update, dict):
+                # Run time, checkpointed with the node's usage: a resumed run goes on from it.
+                update = {**update, "elapsed_s": round(lifecycle.elapsed(), 3)}
+            return update
         except GraphBubbleUp:
             raise  # LangGraph's control flow (an interrupt), not an end of the run
         except BaseException as exc:
@@ -92,6 +100,21 @@ def _run_controlled(fn: Node) -> Node:
             raise
 
     return cast(Node, node)
+
+
+def _lifecycle(state: DiagnosisState, runtime: Any) -> RunLifecycle | None:
+    """The run's lifecycle, carrying the run time its checkpoint says was spent already.
+
+    The first node of a run in this process hands over the checkpoint's ``elapsed_s`` if the
+    checkpoint is this run's (a resumed run), else 0 (a new run: the thread's last turn).
+    """
+    ctx = getattr(runtime, "context", None)
+    if not isinstance(ctx, RunContext):
+        return None  # the node itself says what is missing
+    lifecycle = ctx.lifecycle
+    if not lifecycle.carried:
+        lifecycle.carry(state.get("elapsed_s") if state.get("run_id") == ctx.run_id else 0.0)
+    return lifecycle
 
 
 def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
@@ -158,31 +181,41 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
                                "with resolve_context")
-        await asyncio.to_thread(supersede_paused, ctx, start)
-        await asyncio.to_thread(note_segment, ctx, start)
-        config = merge_configs(config, stream_labels(ctx, start))
-        stream = super().astream(start.input, config, context=ctx,  # type: ignore[call-overload]
-                                 **kwargs)
+        # The run's lease on its row, renewed while it executes (docs/design.md §9).
+        heartbeat = Heartbeat(ctx.store, ctx.run_id, ctx.settings.lease_s).start()
         try:
-            async with aclosing(stream):
-                async for chunk in stream:
-                    yield chunk
-        except BaseException as exc:
-            if isinstance(exc, GraphBubbleUp):
-                raise
-            if is_cancellation(exc):
-                # Nothing may be awaited before the settle (a second cancel would skip it), and
-                # nothing is published after a cancel.
-                await settle_unreleased(ctx, exc)
+            thread_id = (run_config.get("configurable") or {}).get("thread_id")
+            if input is not None and thread_id:  # a new turn: runs its thread's dead workers left
+                await asyncio.to_thread(settle_stale_runs, ctx.store, str(thread_id),
+                                        model=str(ctx.seam.spec), exclude=ctx.run_id)
+            await asyncio.to_thread(supersede_paused, ctx, start)
+            await asyncio.to_thread(note_segment, ctx, start)
+            config = merge_configs(config, stream_labels(ctx, start))
+            stream = super().astream(start.input, config, context=ctx,  # type: ignore[call-overload]
+                                     **kwargs)
+            try:
+                async with aclosing(stream):
+                    async for chunk in stream:
+                        yield chunk
+            except BaseException as exc:
+                if isinstance(exc, GraphBubbleUp):
+                    raise
+                if is_cancellation(exc):
+                    # Nothing may be awaited before the settle (a second cancel would skip it),
+                    # and nothing is published after a cancel.
+                    await settle_unreleased(ctx, exc)
+                    await asyncio.shield(asyncio.to_thread(end_segment, ctx, None))
+                    raise
+                ended = await settle_unreleased(ctx, exc, **await self._progress(run_config, ctx))
                 await asyncio.shield(asyncio.to_thread(end_segment, ctx, None))
+                for event in ended:
+                    if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
+                        yield chunk
                 raise
-            ended = await settle_unreleased(ctx, exc, **await self._progress(run_config, ctx))
-            await asyncio.shield(asyncio.to_thread(end_segment, ctx, None))
-            for event in ended:
-                if (chunk := _custom_chunk(event, kwargs, self.stream_mode)) is not None:
-                    yield chunk
-            raise
-        await asyncio.to_thread(end_segment, ctx, await self._waiting(run_config, ctx))
+            await asyncio.to_thread(end_segment, ctx, await self._waiting(run_config, ctx))
+        finally:
+            # Given up if the run paused (no terminal row): a paused run is nobody's.
+            await asyncio.shield(asyncio.to_thread(heartbeat.stop))
 
     async def _waiting(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any] | None:
         """What a run that ended its stream unreleased waits for (a pause), or None."""
@@ -208,6 +241,14 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         if self.edit_log is not None:
             await asyncio.to_thread(record_edit, self.edit_log, config, done, supersteps)
         return done
+
+    async def awrite_released(self, config: RunnableConfig, released: dict[str, Any]) -> RunnableConfig:
+        """The harness's own write of release's update as the thread's final checkpoint.
+
+        Not a client's edit: it is neither checked nor recorded as one (the runner retries the
+        final checkpoint with it when LangGraph could not write it, docs/design.md §9).
+        """
+        return await super().abulk_update_state(config, [[StateUpdate(released, "release")]])
 
     def bulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
         """The synchronous form of :meth:`abulk_update_state`, with the same checks."""

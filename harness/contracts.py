@@ -73,6 +73,7 @@ class FailureCode(StrEnum):
     ROUTING_UNAVAILABLE = "ROUTING_UNAVAILABLE"
     BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
     RUN_PERSISTENCE_FAILED = "RUN_PERSISTENCE_FAILED"
+    RUN_ABANDONED = "RUN_ABANDONED"
     INTERNAL_FAILURE = "INTERNAL_FAILURE"
     EVIDENCE_TAMPERED = "EVIDENCE_TAMPERED"
     """The run's state disagrees with what the run store recorded when the tools and guards ran:

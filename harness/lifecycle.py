@@ -1,15 +1,22 @@
-"""Run lifecycle: first terminal state wins, a monotonic deadline, and a cooperative cancel.
+"""Run lifecycle: first terminal state wins, a run-time deadline, and a cooperative cancel.
 
 Nodes call :meth:`RunLifecycle.check_active` before and after anything that costs time or money;
 it raises :class:`RunAborted`, a classified abort the node turns into stop data for ``release``.
+
+The deadline counts the run's *run time*, not wall time: what it spent in earlier processes
+(checkpointed as ``elapsed_s`` after every node and handed over by :meth:`RunLifecycle.carry`)
+plus the monotonic time since this process took it up. A run resumed elsewhere keeps its
+remaining deadline; the time it spent paused or waiting for a worker is not counted.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.contracts import FailureClass, FailureCode, RunState
 
@@ -66,11 +73,32 @@ class RunLifecycle:
     clock: Clock = time.monotonic
     cancel_signal: CancelSignal = field(default_factory=CancelSignal)
     started_at: float | None = None
+    spent_s: float = 0.0
+    """Run time spent before this process took the run up (a resumed run's checkpoint)."""
     _state: RunState = RunState.RUNNING
+    _carried: bool = False
 
     def __post_init__(self) -> None:
         if self.started_at is None:
             self.started_at = self.clock()
+
+    @property
+    def carried(self) -> bool:
+        """Whether the run time spent earlier was handed over (:meth:`carry`) already."""
+        return self._carried
+
+    def carry(self, spent_s: Any) -> None:
+        """Count ``spent_s`` seconds already spent by this run elsewhere; only the first call counts.
+
+        Called before the run's first node in this process with the checkpoint's ``elapsed_s``
+        (0 for a new run). Anything but a finite non-negative number counts as 0.
+        """
+        if self._carried:
+            return
+        self._carried = True
+        if isinstance(spent_s, int | float) and not isinstance(spent_s, bool) \
+                and math.isfinite(spent_s) and spent_s > 0:
+            self.spent_s = float(spent_s)
 
     @property
     def state(self) -> RunState:
@@ -87,9 +115,9 @@ class RunLifecycle:
         return True
 
     def elapsed(self) -> float:
-        """Seconds since the run started, on the monotonic clock."""
+        """The run's run time in seconds: what it spent before, plus monotonic time here."""
         assert self.started_at is not None
-        return self.clock() - self.started_at
+        return self.spent_s + self.clock() - self.started_at
 
     def remaining(self) -> float:
         """Seconds left before the deadline (negative once it has passed)."""

@@ -18,7 +18,10 @@ what is queued first, so a caller always reads its own writes.
 
 Durability on SQLite: WAL with ``synchronous=NORMAL``. A crash of the process loses nothing
 committed; a power loss may lose the last commits but never corrupts the file. Queued rows not
-yet written when the process is killed (``kill -9``) are lost; a normal exit writes them.
+yet written when the process is killed (``kill -9``) are lost; a normal exit writes them. Tool
+records are the exception: ``record_tool`` returns once its row is written, because a resumed
+run reuses them instead of calling the tool again. Run leases (``claim_run``) say which worker
+runs an unfinished run (:mod:`harness.runstore_leases`).
 
 Every failure of the database (cannot open, cannot write, bad value) raises
 :class:`RunPersistenceError`; the release node maps it to ``RUN_PERSISTENCE_FAILED``. Lock waits
@@ -86,8 +89,27 @@ class RunStore(LineageRecords, Protocol):
         """Write the terminal fields once; True if this call wrote them (first terminal wins)."""
         ...
 
-    def record_tool(self, run_id: str, record: ToolRecord) -> None:
-        """Append one canonical tool record."""
+    def record_tool(self, run_id: str, record: ToolRecord,
+                    observation: dict[str, Any] | None = None) -> None:
+        """Append one canonical tool record and the observation shown; written before returning."""
+        ...
+
+    def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
+        """The stored ``{"record", "observation"}`` of one tool call of the run, or None."""
+        ...
+
+    def claim_run(self, run_id: str, owner: str, lease_s: float, *,
+                  take_over_from: str | None = None) -> bool:
+        """Own (or keep owning) an unfinished run for ``lease_s`` seconds; False if not ours."""
+        ...
+
+    def release_lease(self, run_id: str, owner: str) -> None:
+        """Give up ``owner``'s lease on the run."""
+        ...
+
+    def unfinished_runs(self, thread_id: str | None = None,
+                        run_id: str | None = None) -> list[dict[str, Any]]:
+        """Runs without a terminal row, with their lease (``lease_owner``, ``lease_expires_ms``)."""
         ...
 
     def record_model_call(

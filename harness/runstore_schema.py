@@ -29,9 +29,9 @@ from sqlalchemy import (
     MetaData,
     Table,
     Text,
-    delete,
     func,
     insert,
+    inspect,
     select,
     text,
 )
@@ -75,6 +75,9 @@ runs = Table(
     Column("input_tokens", BigInteger),
     Column("output_tokens", BigInteger),
     Column("bytes", BigInteger),
+    # Migration 2: which worker runs it and until when its lease holds (docs/design.md §9).
+    Column("lease_owner", Text),
+    Column("lease_expires_ms", BigInteger),
 )
 Index("runs_by_thread", runs.c.thread_id, runs.c.thread_seq)
 
@@ -85,6 +88,8 @@ tool_records = _run_child(
     Column("invocation_status", Text, nullable=False),
     Column("evidence_status", Text, nullable=False),
     Column("record", Text, nullable=False),
+    # Migration 2: the observation the model was shown, so a resumed run can reuse the call.
+    Column("observation", Text),
 )
 model_calls = _run_child(
     "model_calls",
@@ -144,6 +149,9 @@ schema_version = Table(
 USAGE_KEYS = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "bytes")
 """The usage columns of a run row (NULL until the run is finished)."""
 
+LEASE_KEYS = ("lease_owner", "lease_expires_ms")
+"""The lease columns of a run row: not part of the row's wire format (docs/design.md §10)."""
+
 
 class SchemaTooNew(Exception):
     """The database was migrated by a newer harness than this one."""
@@ -162,12 +170,30 @@ def _v1_initial(conn: Connection) -> None:
     metadata.create_all(conn, tables=tables, checkfirst=True)
 
 
+_V2_COLUMNS = ((runs, ("lease_owner", "lease_expires_ms")), (tool_records, ("observation",)))
+
+
+def _v2_leases_and_observations(conn: Connection) -> None:
+    """Run leases (owner, expiry) and the stored observation of a tool call.
+
+    Migration 1 creates tables from the declarations above, which already have these columns,
+    so only a database made before them gets the ``ALTER TABLE``.
+    """
+    for table, names in _V2_COLUMNS:
+        have = {c["name"] for c in inspect(conn).get_columns(table.name)}
+        for name in names:
+            if name not in have:
+                column = table.c[name]
+                kind = column.type.compile(dialect=conn.dialect)
+                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {name} {kind}"))
+
+
 def _v3_lineage(conn: Connection) -> None:
     metadata.create_all(conn, tables=[run_lineage, state_edits], checkfirst=True)
 
 
-MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = ((1, _v1_initial),
-                                                                    (3, _v3_lineage))
+MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
+    (1, _v1_initial), (2, _v2_leases_and_observations), (3, _v3_lineage))
 """(version, step) in order; a step gets a connection inside the migration transaction."""
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -198,9 +224,10 @@ def migrate(conn: Connection) -> int:
     for version, step in MIGRATIONS:
         if version > found:
             step(conn)
-            # One row, the version reached: the versions below it are implied.
-            conn.execute(delete(schema_version).where(schema_version.c.version < version))
-            conn.execute(
-                insert(schema_version).values(version=version, applied_at=datetime.now(UTC).isoformat())
-            )
+            # A database without a version gets every step (its tables may predate versioning,
+            # or not exist: then the steps create today's tables) and one row, the version now;
+            # a versioned one keeps a row per step it was migrated through.
+            if found or version == SCHEMA_VERSION:
+                conn.execute(insert(schema_version).values(
+                    version=version, applied_at=datetime.now(UTC).isoformat()))
     return found

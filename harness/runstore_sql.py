@@ -13,7 +13,18 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, literal, select, update
+from sqlalchemy import (
+    Connection,
+    Executable,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 
 from harness.budget import BudgetUsage, usage_count
 from harness.contracts import (
@@ -28,8 +39,17 @@ from harness.contracts import (
     ToolRecord,
 )
 from harness.runstore_db import RETRY_WINDOW_S, Database, RunPersistenceError
+from harness.runstore_leases import RunLeases
 from harness.runstore_lineage import LineageStore
-from harness.runstore_schema import USAGE_KEYS, model_calls, receipts, runs, tool_records, verdicts
+from harness.runstore_schema import (
+    LEASE_KEYS,
+    USAGE_KEYS,
+    model_calls,
+    receipts,
+    runs,
+    tool_records,
+    verdicts,
+)
 from harness.runstore_schema import events as events_table
 from harness.runstore_values import MAX_COUNT, clamp_count, clean_text, enum_name, now_iso, to_json
 from harness.runstore_writer import BatchWriter, Row
@@ -43,7 +63,7 @@ def _run_row(row: Any) -> dict[str, Any]:
     return out
 
 
-_RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq"]
+_RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.name not in LEASE_KEYS]
 
 
 def _append_statement(table: Table) -> Executable:
@@ -62,7 +82,7 @@ def _append_statement(table: Table) -> Executable:
     return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
-class SqlRunStore(LineageStore):
+class SqlRunStore(LineageStore, RunLeases):
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
@@ -199,14 +219,25 @@ class SqlRunStore(LineageStore):
             raise RunPersistenceError(f"cannot finish run {run_id}: it was never started")
         return wrote
 
-    def record_tool(self, run_id: str, record: ToolRecord) -> None:
-        """Queue one canonical tool record (stored whole, as JSON)."""
+    def record_tool(self, run_id: str, record: ToolRecord,
+                    observation: dict[str, Any] | None = None) -> None:
+        """Write one canonical tool record (stored whole, as JSON) and its observation, now.
+
+        Unlike the other trace rows this one is written before the call returns: a resumed run
+        reuses it instead of running the tool again (:meth:`tool_record`), so a ``kill -9``
+        right after a tool call must not lose it. Written through the queue, in order with what
+        was queued before; a write that fails is reported like a lost queued row (the run
+        cannot be finished), and a database that does not answer in time raises.
+        """
+        what = f"record a tool call of run {run_id}"
         self._append(tool_records, run_id, {
             "tool_call_id": record.tool_call_id, "tool": record.tool,
             "invocation_status": enum_name(record.invocation_status),
             "evidence_status": enum_name(record.evidence_status),
             "record": to_json(record.model_dump(mode="json"), "tool record"),
-        }, f"record a tool call of run {run_id}")
+            "observation": None if observation is None else to_json(observation, "observation"),
+        }, what)
+        self._writer.flush(time.monotonic() + self._db.retry_s, what)
 
     def record_model_call(
         self,
@@ -261,6 +292,24 @@ class SqlRunStore(LineageStore):
         return True
 
     # --- readers --------------------------------------------------------------------------------
+
+    def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
+        """The run's stored record of tool call ``tool_call_id`` (its latest), or None.
+
+        ``{"record": <ToolRecord as JSON>, "observation": <what the model was shown> | None}``;
+        the observation is None for a record stored before migration 2.
+        """
+        stmt = (select(tool_records.c.record, tool_records.c.observation)
+                .where(tool_records.c.run_id == self._text(run_id),
+                       tool_records.c.tool_call_id == self._text(tool_call_id))
+                .order_by(tool_records.c.seq.desc()).limit(1))
+        row = self._read(lambda conn: conn.execute(stmt).first(),
+                         f"read tool call {tool_call_id} of run {run_id}")
+        if row is None:
+            return None
+        return {"record": json.loads(row.record),
+                "observation": json.loads(row.observation) if row.observation else None}
+
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """The run row; ``usage`` is None until the run is finished."""

@@ -70,7 +70,9 @@ class Settings(BaseSettings):
     max_run_bytes: int = Field(default=1024 * KIB, gt=0)
     """Bytes per run: input, tool results and draft together."""
     deadline_s: float = Field(default=300.0, gt=0)
-    """Wall-clock deadline of one run, on a monotonic clock."""
+    """Deadline of one run's run time (monotonic; a resumed run keeps what it already spent)."""
+    lease_s: float = Field(default=30.0, gt=0)
+    """How long a worker owns a running run without a heartbeat (renewed every third of it)."""
 
     # --- byte limits (docs/design.md §6) ----------------------------------------------------
     max_question_bytes: int = Field(default=4 * KIB, gt=0)

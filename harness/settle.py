@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, Intent, ReleaseOutcome, RunState, StoredRunStatus
 from harness.events import EventEmitter
+from harness.lease import is_stale
 from harness.lifecycle import RunLifecycle
 from harness.runstore import RunPersistenceError, RunStore
 
@@ -97,3 +98,46 @@ async def settle_unreleased(run: UnreleasedRun, error: BaseException, *,
     run.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
                      run_state=run.lifecycle.state.value)
     return run.emitter.events[before:]
+
+
+def settle_abandoned(store: RunStore, run_id: str, *, thread_id: str | None, model: str,
+                     message: str, intent: str | None = None,
+                     usage: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """Settle a run whose worker died and that cannot be continued: FAILED / RUN_ABANDONED.
+
+    Its trace gets the end of its event stream (numbering goes on from what was recorded:
+    ``failure`` then ``done``, after a ``metadata`` if none was recorded). Returns the run's
+    events; nothing is written when the row was finished already. Blocking I/O.
+    """
+    emitter = EventEmitter(sink=lambda seq, ev: store.record_event(run_id, seq, ev),
+                           prior=store.events(run_id))
+    written = store.finish_run(
+        run_id, status=StoredRunStatus.FAILED, run_state=RunState.FAILED,
+        release_outcome=ReleaseOutcome.FAILED, fallback_type=None,
+        failure_code=FailureCode.RUN_ABANDONED, stop_reason=None,
+        intent=Intent(intent) if intent else None, content=None,
+        usage=BudgetUsage.model_validate(usage or {}))
+    if written:
+        log.warning("run %s settled FAILED / RUN_ABANDONED: %s", run_id, message)
+        emitter.emit("metadata", run_id=run_id, thread_id=thread_id, model=model)  # if none yet
+        emitter.emit("failure", failure_code=FailureCode.RUN_ABANDONED.value, message=message)
+        emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
+                     run_state=RunState.FAILED.value)
+    return emitter.events
+
+
+def settle_stale_runs(store: RunStore, thread_id: str, *, model: str,
+                      exclude: str | None = None) -> list[str]:
+    """Settle the thread's runs whose worker died (:func:`harness.lease.is_stale`); their ids.
+
+    For a worker that cannot continue them itself (a served run touching the thread): each
+    becomes FAILED / RUN_ABANDONED. ``exclude`` is the run being started or resumed. Blocking.
+    """
+    settled = []
+    for lease in store.unfinished_runs(thread_id):
+        if lease["run_id"] != exclude and is_stale(lease):
+            settle_abandoned(store, lease["run_id"], thread_id=thread_id, model=model,
+                             message=f"the run's worker ({lease['lease_owner']}) stopped; a new "
+                                     "turn on its thread started before anyone continued it")
+            settled.append(lease["run_id"])
+    return settled

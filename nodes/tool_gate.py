@@ -15,7 +15,8 @@ is the order of precedence:
 6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed.
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
-observation, never a crash. See docs/design.md (tool gate).
+observation, never a crash. A call this run already made (its record is in the run store: the
+node is re-executed on resume) is reused, never run twice. See docs/design.md (tool gate).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pydantic import ValidationError
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState, Stop
 from guards.envelope import INVALID_ENVELOPE
+from harness.budget import Budget, BudgetExhausted
 from harness.contracts import (
     CollectionState,
     EvidenceStatus,
@@ -269,14 +271,43 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         if isinstance(verdict, Skip):
             messages.append(_observation(call.id, verdict.observation))
             continue
-        ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
-        outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
-                                backends=ctx.backends, budget=budget, settings=ctx.settings,
-                                ready_count=ready, timeout_s=ctx.lifecycle.remaining())
-        await offload(ctx.store.record_tool, ctx.run_id, outcome.record)
-        new_records.append(outcome.record)
-        messages.append(_observation(call.id, outcome.observation))
-        found = outcome.record.evidence_status is EvidenceStatus.EVIDENCE_FOUND
-        gs = replace(gs, records=(*gs.records, outcome.record), last_call=call.id,
+        ran = await _stored_call(ctx, call.id, gs.records, budget)
+        if ran is None:  # not run before: the tool boundary runs it, and the store keeps it
+            ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
+            outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
+                                    backends=ctx.backends, budget=budget, settings=ctx.settings,
+                                    ready_count=ready, timeout_s=ctx.lifecycle.remaining())
+            await offload(ctx.store.record_tool, ctx.run_id, outcome.record, outcome.observation)
+            ran = outcome.record, outcome.observation
+        record, observation = ran
+        new_records.append(record)
+        messages.append(_observation(call.id, observation))
+        found = record.evidence_status is EvidenceStatus.EVIDENCE_FOUND
+        gs = replace(gs, records=(*gs.records, record), last_call=call.id,
                      no_gain=gs.no_gain if found else gs.no_gain + 1)
     return update()
+
+
+async def _stored_call(ctx: RunContext, call_id: str, records: tuple[ToolRecord, ...],
+                       budget: Budget) -> tuple[ToolRecord, dict[str, Any]] | None:
+    """The record and observation of a call this run already made, or None to run it now.
+
+    Tool calls are idempotent per tool-call id: a node re-executed on resume (its process died
+    after the call, before its checkpoint) finds the call in the run store and reuses it, so
+    the backend never sees it twice. Its budget is charged again exactly as the boundary
+    charged it, because the checkpointed usage this node starts from never included it.
+    A call already in this run's state (a model that repeats an id) is a new call.
+    """
+    if not call_id or any(r.tool_call_id == call_id for r in records):
+        return None
+    stored = await offload(ctx.store.tool_record, ctx.run_id, call_id)
+    if stored is None or stored.get("observation") is None:
+        return None  # never run, or stored before observations were (run it again)
+    record = ToolRecord.model_validate(stored["record"])
+    try:
+        budget.reserve_tool_call()
+        if record.invocation_status is InvocationStatus.READY:
+            budget.reserve_bytes(record.raw_bytes)
+    except BudgetExhausted:
+        pass  # the boundary hit the same limit the first time and recorded it as an ERROR
+    return record, stored["observation"]

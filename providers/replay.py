@@ -111,6 +111,8 @@ class ReplayScript:
             raise ReplayFileError(f"cannot read replay file {p}: {exc}") from None
         except json.JSONDecodeError as exc:
             raise ReplayFileError(f"replay file {p} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ReplayFileError(f"replay file {p} is not valid JSON: nested too deeply") from None
         return cls(data, source=str(p))
 
     def consumed(self, role: str) -> int:

@@ -66,7 +66,10 @@ class Backends:
 
                 ops: OpsBackend = SqlAlchemyOps(ops_db_url, ops_tables)
             else:
-                ops = SqliteOps(directory / OPS_DB)
+                try:
+                    ops = SqliteOps(directory / OPS_DB)
+                except sqlite3.Error as exc:  # a damaged file: say which, never rewrite it
+                    raise BackendUnavailable(f"{directory / OPS_DB}: cannot open: {exc}") from None
         except Exception:
             logs.close()
             knowledge.close()

@@ -140,7 +140,7 @@ def read_manifest(src: Path, problems: Problems) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         problems.add(path, getattr(exc, "lineno", 1), f"invalid JSON: {exc}")
         return {}
     if not isinstance(data, dict):
@@ -204,7 +204,7 @@ def _foreign_format(path: Path, text: str, problems: Problems) -> bool:
     # An export in another shape would give one problem per line (thousands): say what it is.
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # the line-by-line check names its problem
         return False
     if not isinstance(obj, dict) or {"ts", "message"} <= set(obj):
         return False  # close to the format: report its problems line by line
@@ -222,6 +222,9 @@ def _parse_log_line(text: str, lineno: int, path: Path, problems: Problems,
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         problems.add(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        return None
+    except RecursionError:  # nesting deeper than the parser can go is not a log event
+        problems.add(path, lineno, "invalid JSON: nested too deeply")
         return None
     if not isinstance(obj, dict):
         problems.add(path, lineno, "each line must be a JSON object")

@@ -1,0 +1,59 @@
+"""The real ``harness`` CLI with slow, counted evidence tools, for tests that kill it mid-run.
+
+``python tests/slow_harness.py COUNT_LOG TOOL_DELAY_S AFTER_RECORD_S harness-args…`` runs
+``app.cli.main`` with two test hooks and nothing else changed:
+
+- every execution of an evidence tool at the boundary appends ``start <tool_call_id>`` to
+  COUNT_LOG before it runs (then sleeps TOOL_DELAY_S) and ``end <tool_call_id>`` after, each
+  line flushed to disk, so a test counts what the backends really executed across processes;
+- after a tool record is stored, the tool gate sleeps AFTER_RECORD_S: a kill in that window
+  lands after the record was written and before the node's checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import nodes.tool_gate  # noqa: E402
+from harness.runstore_sql import SqlRunStore  # noqa: E402
+
+
+def _note(path: str, line: str) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def main() -> None:
+    """Install the hooks and run the CLI with the remaining arguments."""
+    log, delay, after = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    execute = nodes.tool_gate.execute_tool
+    record = SqlRunStore.record_tool
+
+    def counted(name: str, args: dict[str, Any], **kw: Any) -> Any:
+        _note(log, f"start {kw['tool_call_id']}")
+        time.sleep(delay)
+        out = execute(name, args, **kw)
+        _note(log, f"end {kw['tool_call_id']}")
+        return out
+
+    def record_then_wait(self: SqlRunStore, *args: Any, **kw: Any) -> None:
+        record(self, *args, **kw)
+        time.sleep(after)
+
+    nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
+    SqlRunStore.record_tool = record_then_wait  # type: ignore[method-assign]
+    from app.cli import main as cli
+
+    cli(sys.argv[4:])
+
+
+if __name__ == "__main__":
+    main()
