@@ -187,5 +187,5 @@ def _server_timeout(exc: DBAPIError) -> bool:
     orig = exc.orig
     if getattr(orig, "sqlstate", None) == "57014":  # PostgreSQL query_canceled
         return True
-    args = getattr(orig, "args", ())
+    args: tuple[Any, ...] = getattr(orig, "args", ())
     return bool(args) and args[0] in _TIMEOUT_CODES
