@@ -32,6 +32,8 @@ class RunContext:
     store: RunStore
     lifecycle: RunLifecycle
     emitter: EventEmitter = field(default_factory=EventEmitter)
+    mcp_tools: dict[str, Any] = field(default_factory=dict)
+    """Evidence tools from MCP servers by name (``tools.registry.ToolSpec``), besides the built-in."""
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""
