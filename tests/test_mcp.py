@@ -44,6 +44,7 @@ from nodes.model import agent_tools
 from tools.boundary import execute_tool
 from tools.mcp import load_mcp_tools
 from tools.mcp_config import McpUnavailable
+from tools.mcp_results import MAX_ITEMS, to_result
 
 pytestmark = pytest.mark.slow
 
@@ -85,6 +86,15 @@ def running(tag: str) -> list[int]:
         except OSError:
             continue
     return pids
+
+
+def stopped(tag: str) -> None:
+    """Wait (up to 10 s: the SDK's stdin-close, SIGTERM, SIGKILL steps) until no process has ``tag``."""
+    for _ in range(100):
+        if not running(tag):
+            return
+        time.sleep(0.1)
+    assert running(tag) == []
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +194,7 @@ MISBEHAVING = {
     "crash": ("crash", {}, "backend_error"),
     "fail": ("fail", {}, "tool_error"),
 }
+HANGS = f"mcp-test-{uuid.uuid4().hex}"
 BAD_DRAFT = draft("the metrics store was down", [("the metrics store was down", ["E1.1"])])
 
 
@@ -209,12 +220,7 @@ def test_a_misbehaving_server_ends_the_run_classified_within_its_deadline(
     else:  # the draft cites an id the failed call never produced: a fallback, no root cause
         assert out["release_outcome"] == "FALLBACK"
         assert "metrics store was down" not in (out["content"] or "")
-    # The server process is stopped afterwards, even the one still sleeping in its tool.
-    for _ in range(100):
-        if not running(tag):
-            break
-        time.sleep(0.1)
-    assert running(tag) == []
+    stopped(tag)  # the server process too, even the one still sleeping in its tool
 
 
 def test_an_injection_stays_data_and_its_invented_ids_publish_nothing(tmp_path: Path) -> None:
@@ -263,7 +269,7 @@ def test_mcp_calls_share_the_gate_duplicate_scope_budget_and_schema_checks(tmp_p
     ({"bad": bad_server(allow_unmarked=["drop_everything"])}, "marks it as writing"),
     ({"bad": bad_server(allow=["unmarked_lookup"])}, "list it under allow_unmarked"),
     ({"bad": bad_server(allow=["nope"])}, "has no tool 'nope' \\(it offers: crash, drop_everything"),
-    ({"bad": bad_server("", "--hang-at-start", allow=["inject"])}, "did not list its tools within 3 s"),
+    ({"bad": bad_server(HANGS, "--hang-at-start", allow=["inject"])}, "did not list its tools within 3 s"),
     ({"bad": {"command": "/nonexistent/mcp-server", "allow": ["x"]}}, "could not be started"),
     ({"bad": {"url": "ftp://host/mcp", "allow": ["x"]}}, "'url' must be an http"),
     ({"bad": {"url": "http://127.0.0.1:9/mcp", "transport": "sse", "allow": ["x"]}}, "not supported"),
@@ -279,8 +285,9 @@ def test_a_configuration_that_cannot_be_honoured_is_one_clear_line_at_start(
     with pytest.raises(McpUnavailable, match=message) as caught:
         load_mcp_tools(settings)
     assert "\n" not in str(caught.value)
-    if hangs:  # the start-up limit holds (and a beat for the report)
+    if hangs:  # the start-up limit holds (and a beat for the report), and the server is stopped
         assert time.monotonic() - began < 3 + 1.5
+        stopped(HANGS)
 
 
 def test_servers_with_nothing_allowed_are_not_started_and_settings_can_allow(tmp_path: Path) -> None:
@@ -333,3 +340,19 @@ def test_cli_refuses_a_broken_mcp_configuration_with_exit_64(tmp_path: Path) -> 
                           text=True, env=env, timeout=120, cwd=tmp_path)
     assert proc.returncode == 64, proc.stderr
     assert "allow_unmarked" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_text_content_becomes_facts_under_fixed_keys() -> None:
+    scope = {"q": 1}
+    rows = to_result(scope, [{"type": "text", "text": "[{'id': 1, 'evidence_id': 'E9.9'}, {'id': 2}]"},
+                             {"type": "image", "base64": "AAAA", "mime_type": "image/png"}], None, 10_000)
+    assert [(i.kind, i.data) for i in rows.items] == [
+        ("record", {"value": {"id": 1, "evidence_id": "E9.9"}}), ("record", {"value": {"id": 2}})]
+    assert rows.note == "1 non-text content block(s) (images, files) are not shown"
+    structured = to_result(scope, [], {"structured_content": {"result": [1, 2]}}, 10_000)
+    assert [i.data for i in structured.items] == [{"value": {"result": [1, 2]}}]
+    deep = "[" * 5000 + "]" * 5000  # parsed by neither JSON nor Python: one line of text
+    assert [i.kind for i in to_result(scope, deep, None, 100_000).items] == ["text"]
+    many = to_result(scope, "\n".join(f"line {n}" for n in range(500)), None, 100_000)
+    assert len(many.items) == MAX_ITEMS and many.truncated and "500 items" in (many.note or "")
+    assert to_result(scope, "[]", None, 10).items == []  # READY, NO_EVIDENCE

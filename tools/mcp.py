@@ -72,10 +72,10 @@ def load_mcp_tools(settings: Settings) -> dict[str, ToolSpec]:
     logs.mkdir(parents=True, exist_ok=True)
     timeout = settings.mcp_start_timeout_s
     pending = {s.name: s for s in servers}
-    try:  # each server has `timeout`; the extra second lets their own messages arrive first
+    try:  # each server has `timeout` of its own; the caller learns no later than a second after
         listed = run_bounded(lambda: _list_all(servers, logs, timeout, pending), timeout + 1.0,
-                             "starting the MCP servers")
-    except TimeoutError:  # a server still stopping after its listing timed out
+                             "starting the MCP servers", cancel=False)
+    except TimeoutError:  # a server is still being stopped after its listing timed out
         raise McpUnavailable(_late(next(iter(pending.values())), logs, timeout)) from None
     specs: dict[str, ToolSpec] = {}
     for server, tools in zip(servers, listed, strict=True):

@@ -103,20 +103,24 @@ def one_line(exc: BaseException) -> str:
     return clip(f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__, 300)[0]
 
 
-def run_bounded(factory: Callable[[], Awaitable[T]], timeout_s: float, what: str) -> T:
+def run_bounded(factory: Callable[[], Awaitable[T]], timeout_s: float, what: str, *,
+                cancel: bool = True) -> T:
     """Run a coroutine on a private event loop in its own thread; give up after ``timeout_s``.
 
     MCP sessions are async, the tool boundary is not (it runs in a worker thread). A session of
     its own on a loop of its own has no loop to share or get wrong, whoever calls. The caller
-    waits ``timeout_s`` (and a beat for the loop to report), never more: a server that ignores
-    the cancel (a blocking sleep, a hung process) is left to the thread, whose clean-up stops it
-    (the MCP SDK closes its stdin, then sends SIGTERM, then SIGKILL) after the run moved on.
+    waits ``timeout_s`` (and a beat for the loop to report), never more. With ``cancel`` the
+    coroutine is cancelled then; its clean-up stops the server (the MCP SDK closes its stdin,
+    then sends SIGTERM, then SIGKILL) in the background after the run moved on, even when the
+    server ignores the cancel (a blocking sleep, a hung process). Pass ``cancel=False`` when the
+    coroutine has timeouts of its own: a second cancel would cut that clean-up short and leave
+    the server running.
     """
     box: dict[str, Any] = {}
     done = threading.Event()
 
     async def bounded() -> T:
-        return await asyncio.wait_for(factory(), timeout_s)
+        return await (asyncio.wait_for(factory(), timeout_s) if cancel else factory())
 
     def target() -> None:
         try:
