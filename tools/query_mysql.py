@@ -106,7 +106,7 @@ def _json_value(value: Any) -> tuple[Any, bool]:
         # A real database's timestamp, in the form the description promises and the embedded
         # tables use (a naive one is UTC, as the README asks such columns to be).
         return format_utc(value if value.tzinfo else value.replace(tzinfo=UTC)), False
-    return str(value), False  # Decimal, datetime… from a real MySQL driver
+    return str(value), False  # Decimal, date, time… from a real database driver
 
 
 def _row_bytes(row: tuple[Any, ...]) -> int:
