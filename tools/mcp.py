@@ -71,15 +71,17 @@ def load_mcp_tools(settings: Settings) -> dict[str, ToolSpec]:
     logs = Path(settings.home) / "mcp"
     logs.mkdir(parents=True, exist_ok=True)
     timeout = settings.mcp_start_timeout_s
-    pending = {s.name: s for s in servers}
+    listed: dict[str, list[Any]] = {}
     try:  # each server has `timeout` of its own; the caller learns no later than a second after
-        listed = run_bounded(lambda: _list_all(servers, logs, timeout, pending), timeout + 1.0,
-                             "starting the MCP servers", cancel=False)
-    except TimeoutError:  # a server is still being stopped after its listing timed out
-        raise McpUnavailable(_late(next(iter(pending.values())), logs, timeout)) from None
+        run_bounded(lambda: _list_all(servers, logs, timeout, listed), timeout + 1.0,
+                    "starting the MCP servers", cancel=False)
+    except TimeoutError:  # a server is still being stopped: after its listing, or after a timeout
+        late = [s for s in servers if s.name not in listed]
+        if late:
+            raise McpUnavailable(_late(late[0], logs, timeout)) from None
     specs: dict[str, ToolSpec] = {}
-    for server, tools in zip(servers, listed, strict=True):
-        for spec in _offered(server, tools, logs):
+    for server in servers:
+        for spec in _offered(server, listed[server.name], logs):
             if spec.name in specs or spec.name in TOOLS:
                 raise McpUnavailable(f"MCP tool name {spec.name!r} comes twice; rename a server")
             specs[spec.name] = spec
@@ -87,23 +89,24 @@ def load_mcp_tools(settings: Settings) -> dict[str, ToolSpec]:
 
 
 async def _list_all(servers: list[McpServer], logs: Path, timeout: float,
-                    pending: dict[str, McpServer]) -> list[list[Any]]:
+                    listed: dict[str, list[Any]]) -> None:
+    """Fill ``listed`` with each server's tools as soon as it has listed them."""
     from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
 
-    async def one(server: McpServer) -> list[Any]:
+    async def one(server: McpServer) -> None:
         try:
             async with asyncio.timeout(timeout), open_session(server, logs) as session:
-                tools = await adapter_tools(session, server_name=server.name,
-                                            handle_tool_errors=False)
-                pending.pop(server.name, None)  # listed: what follows is only its clean-up
-                return tools
+                # Kept at once: what follows is only the server's clean-up.
+                listed[server.name] = await adapter_tools(session, server_name=server.name,
+                                                          handle_tool_errors=False)
         except TimeoutError:
-            raise McpUnavailable(_late(server, logs, timeout)) from None
+            if server.name not in listed:  # (listed, then slow to stop, is fine)
+                raise McpUnavailable(_late(server, logs, timeout)) from None
         except Exception as exc:  # noqa: BLE001 — any start-up failure is this one line
             raise McpUnavailable(f"MCP server {server.name!r} could not be started: "
                                  f"{one_line(exc)}{_stderr(server, logs)}") from None
 
-    return list(await asyncio.gather(*(one(s) for s in servers)))
+    await asyncio.gather(*(one(s) for s in servers))
 
 
 def _late(server: McpServer, logs: Path, timeout: float) -> str:
