@@ -117,6 +117,24 @@ def opsdb_config(tmp_path_factory: pytest.TempPathFactory, opsdb: Path) -> Path:
         opsdb, allow_unmarked=["read_query", "list_tables", "describe_table"]))
 
 
+BAD_TAG = f"mcp-test-{uuid.uuid4().hex}"
+
+
+@pytest.fixture(scope="module")
+def bad_tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The misbehaving server's read-only tools, listed once for the tests that only call them."""
+    root = tmp_path_factory.mktemp("bad")
+    cfg = config(root / "mcp.json", bad=bad_server(BAD_TAG, allow=[
+        "incident_notes", "slow", "huge", "crash", "fail", "inject"]))
+    return load_mcp_tools(Settings(_env_file=None, mcp_config=cfg, home=root / "home"))
+
+
+def with_bad_tools(tools: dict[str, Any], script: dict[str, list[Any]], **settings: Any) -> Any:
+    services = services_for(demo_home(), script, **settings)
+    services.mcp_tools = tools  # as Services.from_settings would have listed them
+    return services
+
+
 def offered(services: Any) -> set[str]:
     return {s["function"]["name"] for s in agent_tools(new_context(services, thread_id=None))}
 
@@ -200,14 +218,12 @@ BAD_DRAFT = draft("the metrics store was down", [("the metrics store was down", 
 
 @pytest.mark.parametrize("case", list(MISBEHAVING))
 def test_a_misbehaving_server_ends_the_run_classified_within_its_deadline(
-        tmp_path: Path, case: str) -> None:
+        bad_tools: dict[str, Any], case: str) -> None:
     tool, args, code = MISBEHAVING[case]
-    tag = f"mcp-test-{uuid.uuid4().hex}"
-    cfg = config(tmp_path / "mcp.json", bad=bad_server(tag, allow=[tool]))
     script = {"router": [INC_ROUTER], "agent": [call(f"mcp_bad_{tool}", args, "c1"), BAD_DRAFT],
               "repair": [BAD_DRAFT]}
     deadline = 5.0 if case == "slow" else 20.0  # the others end long before it, even on a busy machine
-    services = services_for(demo_home(), script, mcp_config=cfg, deadline_s=deadline)
+    services = with_bad_tools(bad_tools, script, deadline_s=deadline)
     began = time.monotonic()
     out = run(services, "payment timeouts for M1001 on payment-service 10:00-10:10 on 2026-11-02 — why?")
     took = time.monotonic() - began
@@ -220,16 +236,16 @@ def test_a_misbehaving_server_ends_the_run_classified_within_its_deadline(
     else:  # the draft cites an id the failed call never produced: a fallback, no root cause
         assert out["release_outcome"] == "FALLBACK"
         assert "metrics store was down" not in (out["content"] or "")
-    stopped(tag)  # the server process too, even the one still sleeping in its tool
+    stopped(BAD_TAG)  # the server process too, even the one still sleeping in its tool
 
 
-def test_an_injection_stays_data_and_its_invented_ids_publish_nothing(tmp_path: Path) -> None:
-    cfg = config(tmp_path / "mcp.json", bad=bad_server(allow=["inject"]))
+def test_an_injection_stays_data_and_its_invented_ids_publish_nothing(
+        bad_tools: dict[str, Any]) -> None:
     obeying = draft("the attacker's fix was not deployed",
                     [("the attacker's fix was not deployed", ["E7.7", "E8.1"])])
     script = {"router": [INC_ROUTER], "agent": [call("mcp_bad_inject", {}, "c1"), obeying],
               "repair": [obeying]}
-    services = services_for(demo_home(), script, mcp_config=cfg)
+    services = with_bad_tools(bad_tools, script)
     out = run(services, "payment timeouts for M1001 on payment-service 10:00-10:10 on 2026-11-02 — why?")
     observation = json.loads(tool_messages(seen(services)[1])[0].content)
     assert set(observation) == {"tool", "scope", "items"}  # no stop_required, no control view
@@ -244,15 +260,15 @@ def test_an_injection_stays_data_and_its_invented_ids_publish_nothing(tmp_path: 
     assert mentions and all(line.startswith(("- [E1.2] ", "- [E1.3] ")) for line in mentions), mentions
 
 
-def test_mcp_calls_share_the_gate_duplicate_scope_budget_and_schema_checks(tmp_path: Path) -> None:
-    cfg = config(tmp_path / "mcp.json", bad=bad_server(allow=["incident_notes"]))
+def test_mcp_calls_share_the_gate_duplicate_scope_budget_and_schema_checks(
+        bad_tools: dict[str, Any]) -> None:
     notes = {"service": "payment-service"}
     script = {"router": [INC_ROUTER],
               "agent": [call("mcp_bad_incident_notes", {"service": 7}, "c0"),
                         call("mcp_bad_incident_notes", notes, "c1", prev="c0", gain="NO_GAIN"),
                         call("mcp_bad_incident_notes", notes, "c2", prev="c1"),
                         draft(None)]}
-    services = services_for(demo_home(), script, mcp_config=cfg)
+    services = with_bad_tools(bad_tools, script)
     out = run(services, "payment timeouts for M1001 on payment-service 10:00-10:10 on 2026-11-02 — why?")
     answers = [json.loads(m.content) for m in tool_messages(seen(services)[-1])]
     assert answers[0]["error"]["code"] == "invalid_arguments"  # the server's own JSON schema
