@@ -108,6 +108,7 @@ def new_context(services: Services, *, thread_id: str | None, run_id: str | None
         lifecycle=RunLifecycle(deadline_s=services.settings.deadline_s,
                                cancel_signal=cancel or CancelSignal()),
         emitter=EventEmitter(sink=lambda seq, ev: record(rid, seq, ev), prior=prior),
+        mcp_tools=services.mcp_tools,
     )
 
 

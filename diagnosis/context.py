@@ -43,6 +43,8 @@ class RunContext:
     start: dict[str, Any] = field(default_factory=dict)
     """How this stream began the run (docs/design.md §14): ``kind`` start, continue or fork,
     and what the run store's lineage records of it (parent, fork point, inherited, edits…)."""
+    mcp_tools: dict[str, Any] = field(default_factory=dict)
+    """Evidence tools from MCP servers by name (``tools.registry.ToolSpec``), besides the built-in."""
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""

@@ -167,6 +167,18 @@ class Settings(BaseSettings):
             named[name.strip()] = folder.strip()
         return named
 
+    # --- MCP servers (README: evidence tools from MCP servers) ------------------------------
+    mcp_config: Path | None = None
+    """JSON file of MCP servers (``{"mcpServers": {…}}``) whose allow-listed tools become evidence tools."""
+    mcp_allow: str | None = None
+    """Comma-separated ``server.tool`` names added to the config's ``allow`` lists."""
+    mcp_allow_unmarked: str | None = None
+    """Comma-separated ``server.tool`` names added to the config's ``allow_unmarked`` lists."""
+    mcp_call_timeout_s: float = Field(default=30.0, gt=0)
+    """Wall-clock limit of one MCP tool call (server start included); never past the run's deadline."""
+    mcp_start_timeout_s: float = Field(default=30.0, gt=0)
+    """Time to start the MCP servers and list their tools when the harness starts."""
+
     @field_validator("required_context", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:

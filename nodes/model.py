@@ -24,12 +24,15 @@ from tools.registry import tool_schemas
 
 
 def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
-    """The evidence tools as the agent sees them, each with the progress envelope argument."""
+    """The evidence tools as the agent sees them, each with the progress envelope argument.
+
+    The run's MCP tools follow the built-in ones.
+    """
     envelope = PreviousObservation.model_json_schema()
     envelope.pop("title", None)
     envelope["description"] = ("Required on every call after the first: the id of your previous "
                                "evidence call and whether its result gained you anything.")
-    specs = tool_schemas(ctx.backends.ops_schema(), ctx.dataset)
+    specs = tool_schemas(ctx.backends.ops_schema(), ctx.dataset, ctx.mcp_tools)
     for spec in specs:
         spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = envelope
     return specs

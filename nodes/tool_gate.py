@@ -65,6 +65,8 @@ class GateState:
     """This run's records so far, this turn's included."""
     ended: Stop | None = None
     """The lifecycle's stop if the run was cancelled or passed its deadline before this call."""
+    tools: frozenset[str] = frozenset(TOOLS)
+    """The evidence tools of this run: the built-in ones and its MCP tools."""
 
     @property
     def stop_required_delivered(self) -> bool:
@@ -98,7 +100,7 @@ class GateCall:
         Computed once, and only if a gate asks: a call stopped by an earlier gate is never
         parsed further.
         """
-        return self.scope_of(self.name, dict(self.args)) if self.name in TOOLS else None
+        return self.scope_of(self.name, dict(self.args))  # None for an unknown tool
 
     @classmethod
     def of(cls, call: ToolCall, scope_of: ScopeOf) -> GateCall:
@@ -162,9 +164,9 @@ def well_formed_envelope(gs: GateState, call: GateCall) -> Verdict:
 
 def evidence_tool(gs: GateState, call: GateCall) -> Verdict:
     """Only the evidence tools exist; any other name is answered, never run."""
-    if call.name not in TOOLS:
+    if call.name not in gs.tools:
         return Skip(gs, {"error": f"unknown tool {call.name!r}; the evidence tools are "
-                                  f"{sorted(TOOLS)}"})
+                                  f"{sorted(gs.tools)}"})
     return Pass(gs)
 
 
@@ -246,7 +248,8 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         last_call=state.get("last_evidence_call"), no_gain=state.get("no_gain_streak", 0),
         violations=state.get("violation_streak", 0),
         violation_threshold=ctx.settings.protocol_violation_threshold,
-        records=tuple(ToolRecord.model_validate(r) for r in state.get("records", [])))
+        records=tuple(ToolRecord.model_validate(r) for r in state.get("records", [])),
+        tools=frozenset(TOOLS) | frozenset(ctx.mcp_tools))
     new_records: list[ToolRecord] = []
     messages: list[ToolMessage] = []
     ctx.emitter.emit("status", phase="collecting evidence")
@@ -259,7 +262,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
                 "usage": budget.usage.model_dump(), **extra}
 
     def scope_for(name: str, args: dict[str, Any]) -> dict[str, Any] | None:
-        return scope_of(name, args, ctx.settings)
+        return scope_of(name, args, ctx.settings, ctx.mcp_tools)
 
     for raw in reply.tool_calls:
         call = GateCall.of(raw, scope_for)
@@ -276,7 +279,8 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
             ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
             outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
                                     backends=ctx.backends, budget=budget, settings=ctx.settings,
-                                    ready_count=ready, timeout_s=ctx.lifecycle.remaining())
+                                    ready_count=ready, extra_tools=ctx.mcp_tools,
+                                    timeout_s=ctx.lifecycle.remaining())
             await offload(ctx.store.record_tool, ctx.run_id, outcome.record, outcome.observation)
             ran = outcome.record, outcome.observation
         record, observation = ran

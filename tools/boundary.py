@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,15 @@ from harness.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from harness.settings import Settings
 from tools.backends import Backends
 from tools.bounded import run_bounded
-from tools.registry import TOOL_ARG_MODELS, TOOL_DESCRIPTIONS, TOOLS, tool_schemas
+from tools.registry import (
+    TOOL_ARG_MODELS,
+    TOOL_DESCRIPTIONS,
+    TOOLS,
+    ToolSpec,
+    call_settings,
+    find_tool,
+    tool_schemas,
+)
 from tools.results import ToolInputError, ToolResult, clip
 from tools.untrusted import instruction_flags
 
@@ -61,9 +70,10 @@ def _size(obj: Any) -> int:
     return len(render_observation(obj).encode("utf-8"))
 
 
-def scope_of(name: str, args: Any, settings: Settings) -> dict[str, Any] | None:
+def scope_of(name: str, args: Any, settings: Settings,
+             extra_tools: Mapping[str, ToolSpec] | None = None) -> dict[str, Any] | None:
     """The normalised scope a call would have (for the gate's duplicate check); None if invalid."""
-    spec = TOOLS.get(name)
+    spec = find_tool(name, extra_tools)
     if spec is None or not isinstance(args, dict):
         return None
     try:
@@ -82,25 +92,26 @@ def execute_tool(
     settings: Settings,
     ready_count: int,
     stop_required: str | None = None,
+    extra_tools: Mapping[str, ToolSpec] | None = None,
     timeout_s: float | None = None,
 ) -> ToolOutcome:
     """Run one evidence tool call through the boundary; never raises for tool-side failures.
 
     ``args`` are the business arguments only; ``ready_count`` is how many READY records the
     run already has (a READY result here gets k = ready_count + 1); ``stop_required`` is the
-    reason to show the model when the harness asks it to stop collecting. ``timeout_s`` is
-    the run's remaining time: the call (and any SQL statement in it) is stopped when it runs
-    out and becomes an ERROR record with the ``timeout`` code.
+    reason to show the model when the harness asks it to stop collecting. ``extra_tools`` are
+    the run's MCP tools (one path for every tool: same checks, same records); ``timeout_s`` is
+    the most the call may take (the run's remaining deadline), capping the tools' own limits.
     """
     call = _Call(name, args, tool_call_id, stop_required)
     try:
         budget.reserve_tool_call()
     except BudgetExhausted as exc:
         return call.error("budget_exhausted", f"{exc}; write your answer with the evidence so far")
-    spec = TOOLS.get(name)
+    spec = find_tool(name, extra_tools)
     if spec is None:
         return call.error("unknown_tool", f"unknown tool {clip(name, 100)[0]!r}; "
-                          f"available: {', '.join(TOOLS)}")
+                          f"available: {', '.join([*TOOLS, *(extra_tools or {})])}")
     try:
         params: BaseModel = spec.args_model.model_validate(args)
         call.scope = params.scope(settings)  # type: ignore[attr-defined]
@@ -113,10 +124,11 @@ def execute_tool(
         settings = settings.model_copy(
             update={"sql_timeout_s": max(min(settings.sql_timeout_s, timeout_s), 0.001)})
     try:
+        bounded = call_settings(settings, timeout_s)
         if timeout_s is None:
-            result = spec.run(backends, settings, **params.model_dump())
+            result = spec.run(backends, bounded, **params.model_dump())
         else:
-            result = run_bounded(lambda: spec.run(backends, settings, **params.model_dump()),
+            result = run_bounded(lambda: spec.run(backends, bounded, **params.model_dump()),
                                  backends, timeout_s, name)
     except ValidationError as exc:
         return call.error("invalid_arguments", _describe(exc))

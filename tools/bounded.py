@@ -10,6 +10,7 @@ input size (the regexes on data text are linear, see ``tools.query_logs.message_
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -34,7 +35,8 @@ def _connections(backends: Any) -> list[sqlite3.Connection]:
 def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str) -> T:
     """Return ``fn()``, or raise ToolTimedOut after ``timeout_s`` seconds.
 
-    ``fn`` runs in a daemon thread holding ``backends.lock`` (an RLock the tools take again),
+    ``fn`` runs in a daemon thread holding ``backends.lock`` (an RLock the tools take again;
+    a call that uses no backends, e.g. an MCP tool, holds none),
     so a thread left over from an abandoned call is never using a connection at the same time
     as the next call. Exceptions of ``fn`` are re-raised here.
     """
@@ -50,7 +52,7 @@ def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str)
 
     def work() -> None:
         try:
-            with backends.lock:
+            with getattr(backends, "lock", None) or contextlib.nullcontext():
                 if abandoned.is_set():
                     return  # waited for a previous, abandoned call: nothing to do any more
                 connections = _connections(backends)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -12,6 +13,7 @@ from harness.settings import Settings
 from tools.backends import Backends
 from tools.results import Item, ToolResult, clip
 from tools.sql_safety import normalise_sql, validate_select
+from tools.timeutil import format_utc
 
 MAX_VALUE_CHARS = 500
 
@@ -100,7 +102,11 @@ def _json_value(value: Any) -> tuple[Any, bool]:
         return str(value), False  # JSON has no inf/nan
     if value is None or isinstance(value, int | float | bool):
         return value, False
-    return str(value), False  # Decimal, datetime… from a real MySQL driver
+    if isinstance(value, datetime):
+        # A real database's timestamp, in the form the description promises and the embedded
+        # tables use (a naive one is UTC, as the README asks such columns to be).
+        return format_utc(value if value.tzinfo else value.replace(tzinfo=UTC)), False
+    return str(value), False  # Decimal, date, time… from a real database driver
 
 
 def _row_bytes(row: tuple[Any, ...]) -> int:

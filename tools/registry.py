@@ -7,12 +7,13 @@ infrastructure arguments (backends, settings) are never part of a schema the mod
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from harness.settings import Settings
 from tools.dataset.layout import DatasetInfo
 from tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
 from tools.query_logs import QueryLogsArgs, query_logs
@@ -48,18 +49,40 @@ TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS
 TOOL_DESCRIPTIONS: dict[str, str] = {n: s.description for n, s in TOOLS.items()}
 
 
+def find_tool(name: str, extra: Mapping[str, ToolSpec] | None = None) -> ToolSpec | None:
+    """The built-in tool ``name``, else the extra one (MCP tools of the run), else None."""
+    return TOOLS.get(name) or (extra or {}).get(name)
+
+
+def call_settings(settings: Settings, timeout_s: float | None) -> Settings:
+    """``settings`` with every per-call time limit of the tools capped at ``timeout_s``.
+
+    The caller's time (the run's remaining deadline) bounds the SQL statement timeout and an
+    MCP call as much as their own settings do.
+    """
+    if timeout_s is None:
+        return settings
+    limit = max(timeout_s, 0.001)
+    return settings.model_copy(update={
+        "sql_timeout_s": min(settings.sql_timeout_s, limit),
+        "mcp_call_timeout_s": min(settings.mcp_call_timeout_s, limit)})
+
+
 def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
-                 dataset: DatasetInfo | None = None) -> list[dict[str, Any]]:
+                 dataset: DatasetInfo | None = None,
+                 extra: Mapping[str, ToolSpec] | None = None) -> list[dict[str, Any]]:
     """OpenAI-style function specs for binding (``model.bind_tools(tool_schemas())``).
 
     ``schema_hint`` (``Backends.ops_schema()``) appends the allowed tables and their columns
     to ``query_mysql``'s description, so the model does not have to guess them. ``dataset``
     (the run context's dataset info) adds what this data has: the services, the log attributes
     ``query_logs`` can filter on (its ``attrs`` argument is offered only when there are some),
-    and the original headers of renamed columns.
+    and the original headers of renamed columns. ``extra`` (the run's MCP tools) follow the
+    built-in ones, each with its server's description and input schema.
     """
     out = []
-    for name, spec in TOOLS.items():
+    extras = [(n, s) for n, s in (extra or {}).items() if n not in TOOLS]
+    for name, spec in [*TOOLS.items(), *extras]:
         description = spec.description
         if name == "query_logs" and dataset is not None:
             description += _log_hint(dataset)

@@ -28,10 +28,18 @@ DENIED_FUNCTIONS = frozenset(
         "sleep", "benchmark", "load_file", "get_lock", "release_lock", "sys_exec", "sys_eval",
         "pg_sleep", "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "lo_import", "lo_export",
         "dblink", "dblink_exec", "copy", "system", "eval", "exec",
+        # PostgreSQL: session settings that outlive the query, sequence writes, SQL text run
+        # inside a function (past the table allow-list), and (prefixes) pg_* admin/file/lock
+        # functions and lo_* large objects.
+        "set_config", "nextval", "setval", "ts_stat", "crosstab", "query_to_xml",
+        "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml",
+        "cursor_to_xmlschema", "table_to_xml", "table_to_xmlschema", "table_to_xml_and_xmlschema",
+        "schema_to_xml", "schema_to_xmlschema", "schema_to_xml_and_xmlschema", "database_to_xml",
+        "database_to_xmlschema", "database_to_xml_and_xmlschema",
     }
 )
-"""Functions refused anywhere in a query (plus every ``sqlite_*`` and ``pragma_*`` name)."""
-DENIED_PREFIXES = ("sqlite_", "pragma_")
+"""Functions refused anywhere in a query (plus every name with a prefix in DENIED_PREFIXES)."""
+DENIED_PREFIXES = ("sqlite_", "pragma_", "pg_", "lo_")
 
 _FORBIDDEN_NODES = tuple(
     getattr(exp, name)

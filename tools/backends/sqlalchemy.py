@@ -1,11 +1,13 @@
 """``query_mysql`` over a real database given by ``HARNESS_OPS_DB_URL`` (SQLAlchemy URL).
 
 The same validator runs first (with the URL's SQL dialect); then every connection is put in a
-read-only session and each query gets a server-side time limit. Point the URL at a user whose
-grants allow SELECT only: the grants are the final word, these layers are defence in depth.
-Tested here against SQLite URLs; the MySQL and PostgreSQL session statements follow those
-servers' documentation (``SET SESSION TRANSACTION READ ONLY``, ``MAX_EXECUTION_TIME``,
-``statement_timeout``).
+read-only session, every query runs in its own read-only transaction that is always rolled back,
+with a server-side time limit (the caller's ``timeout_s``), and rows are read through a
+server-side cursor so the row and byte caps hold however large the table is. Point the URL at a
+user whose grants allow SELECT only: the grants are the final word, these layers are defence in
+depth. Tested against SQLite URLs and a real PostgreSQL server (``tests/test_ops_postgres.py``);
+the MySQL/MariaDB session statements follow those servers' documentation
+(``SET SESSION TRANSACTION READ ONLY``, ``MAX_EXECUTION_TIME``, ``max_statement_time``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, cast
 
 from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 
 from tools.backends.sqlite import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite, sqlite_deadline
 
@@ -29,6 +32,10 @@ _READ_ONLY_SESSION = {
     "mariadb": "SET SESSION TRANSACTION READ ONLY",
     "postgresql": "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
 }
+_CONNECT_TIMEOUT_S = 10
+"""Seconds to wait for a database server (at start and for each new pooled connection)."""
+_TIMEOUT_CODES = {3024, 1969}
+"""MySQL's ER_QUERY_TIMEOUT and MariaDB's ER_STATEMENT_TIMEOUT."""
 
 
 def check_ops_db_url(url: str) -> None:
@@ -87,8 +94,12 @@ class SqlAlchemyOps:
 
     def __init__(self, url: str, tables: Sequence[str] | None = None) -> None:
         check_ops_db_url(url)
+        parsed = make_url(url)
+        connect_args: dict[str, Any] = {}
+        if parsed.get_backend_name() != "sqlite" and "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = _CONNECT_TIMEOUT_S  # an unreachable host fails fast
         try:
-            engine = create_engine(url, pool_pre_ping=True)
+            engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
             backend = engine.dialect.name
             dialect = sqlglot_dialect(backend)
             inspector = inspect(engine)
@@ -127,7 +138,11 @@ class SqlAlchemyOps:
         self, sql: str, *, max_rows: int, row_bytes: Callable[[tuple[Any, ...]], int],
         max_bytes: int, timeout_s: float,
     ) -> OpsResult:
-        """Run a validated SELECT in a transaction that is always rolled back."""
+        """Run a validated SELECT in a read-only transaction that is always rolled back.
+
+        ``timeout_s`` becomes the server-side limit of the statement; past it the query is
+        cancelled by the server and ``TimeoutError`` is raised.
+        """
         ms = max(int(timeout_s * 1000), 1)
         with self._engine.connect() as conn:
             raw = conn.connection.dbapi_connection
@@ -135,10 +150,17 @@ class SqlAlchemyOps:
             limit: AbstractContextManager[None] = nullcontext()
             if self._backend == "sqlite":
                 limit = sqlite_deadline(cast(sqlite3.Connection, raw), timeout_s)  # the driver's own
-            elif self._backend in ("mysql", "mariadb"):
-                conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {ms}")
-            else:
+            elif self._backend == "postgresql":
+                # The transaction's first statement: read-only even if a query managed to change
+                # the session's default, and a limit that ends with the transaction.
+                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 conn.exec_driver_sql(f"SET LOCAL statement_timeout = {ms}")
+                # A server-side cursor: rows arrive in batches, so the caps bound what is read.
+                conn.execution_options(stream_results=True, max_row_buffer=max_rows + 1)
+            elif getattr(conn.dialect, "is_mariadb", False):
+                conn.exec_driver_sql(f"SET SESSION max_statement_time = {ms / 1000:.3f}")
+            else:
+                conn.exec_driver_sql(f"SET SESSION MAX_EXECUTION_TIME = {ms}")
             if conn.dialect.paramstyle in ("format", "pyformat"):
                 sql = sql.replace("%", "%%")  # no parameters are passed: '%' is literal text
             try:
@@ -147,6 +169,10 @@ class SqlAlchemyOps:
                     columns = list(result.keys())
                     rows, more = fetch_capped(result, max_rows, row_bytes, max_bytes)
                     result.close()
+            except DBAPIError as exc:
+                if _server_timeout(exc):
+                    raise TimeoutError(f"query exceeded {timeout_s:g} s; narrow it down") from None
+                raise
             finally:
                 conn.rollback()
         return OpsResult(columns, rows, more)
@@ -154,3 +180,12 @@ class SqlAlchemyOps:
     def close(self) -> None:
         """Dispose of the connection pool."""
         self._engine.dispose()
+
+
+def _server_timeout(exc: DBAPIError) -> bool:
+    """Whether the server cancelled the statement for its time limit."""
+    orig = exc.orig
+    if getattr(orig, "sqlstate", None) == "57014":  # PostgreSQL query_canceled
+        return True
+    args: tuple[Any, ...] = getattr(orig, "args", ())
+    return bool(args) and args[0] in _TIMEOUT_CODES
