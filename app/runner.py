@@ -12,23 +12,22 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from app.services import Services
+from app.checkpoints import HarnessCheckpointer, sqlite_checkpointer
+from app.services import Services, database_url
 from diagnosis.context import RunContext
 from graph.builder import build_graph
 from harness.budget import BudgetUsage
-from harness.contracts import FailureCode, ReleaseOutcome, RunState
+from harness.contracts import ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
-from harness.runstore_db import sqlite_pragmas
 from harness.settings import Settings
-from harness.settle import settle_unreleased
+from harness.settle import failure_code_of, settle_unreleased
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "events", "usage")
@@ -40,14 +39,25 @@ RecordEvent = Callable[[str, int, dict[str, Any]], object]
 
 
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    """The thread checkpointer: SQLite in the home, WAL, synchronous=NORMAL, the home's lock wait."""
-    path = Path(settings.home) / CHECKPOINT_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
-        for pragma in sqlite_pragmas():  # one lock-wait policy for every SQLite file of a home
-            await saver.conn.execute(pragma)
-        await saver.setup()
+async def open_checkpointer(settings: Settings) -> AsyncIterator[HarnessCheckpointer]:
+    """The thread checkpointer the settings select, for the CLI, scripts and the server alike.
+
+    ``HARNESS_DATABASE_URL`` unset: SQLite at ``$HARNESS_HOME/checkpoints.sqlite`` (WAL,
+    synchronous=NORMAL, the home's lock wait); a ``postgresql://`` URL: the Postgres saver on a
+    connection pool, in the same database as the run store. Checkpoints are pruned when a run
+    ends as ``HARNESS_CHECKPOINT_RETENTION`` says (:mod:`app.checkpoints`). A database that
+    cannot be opened raises RunPersistenceError with a one-line message.
+    """
+    url = database_url(settings)
+    opened: AbstractAsyncContextManager[HarnessCheckpointer]
+    if url is not None:
+        from app.checkpoints_postgres import postgres_checkpointer
+
+        opened = postgres_checkpointer(url, retention=settings.checkpoint_retention)
+    else:
+        opened = sqlite_checkpointer(Path(settings.home) / CHECKPOINT_FILE,
+                                     retention=settings.checkpoint_retention)
+    async with opened as saver:
         yield saver
 
 
@@ -103,7 +113,7 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                  "usage": final.get("usage") if own else None,
                  "run_state": RunState.FAILED.value,
                  "release_outcome": ReleaseOutcome.FAILED.value,
-                 "failure_code": FailureCode.INTERNAL_FAILURE.value, "content": None,
+                 "failure_code": failure_code_of(exc).value, "content": None,
                  "error": f"{type(exc).__name__}: {exc}"}
     out = {key: final.get(key) for key in OUTPUT_KEYS}
     out.update(run_id=ctx.run_id, thread_id=thread_id, events=ctx.emitter.events,

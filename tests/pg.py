@@ -8,7 +8,11 @@ as its own system user when the tests run as root).
 Fixtures (registered by ``conftest.py``):
 
 - ``pg_server``: the session's :class:`PgServer` (``stop()``/``start()`` for outage tests);
-- ``pg_url``: a ``postgresql+psycopg://`` URL of a new, empty database, dropped after the test.
+- ``pg_url``: a ``postgresql+psycopg://`` URL of a new, empty database, dropped after the test;
+- ``pg_session_url``: one database for the whole session (the graph tests' ``backend``), as the
+  SQLite backend shares one home: a fresh database per test costs ~0.5 s (create, run store and
+  checkpointer migrations), sharing one costs nothing, and every test uses its own run and
+  thread ids anyway.
 """
 
 from __future__ import annotations
@@ -84,6 +88,16 @@ def pg_server() -> Iterator[PgServer]:
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> Iterator[str]:
     """A fresh, empty database for one test, dropped afterwards."""
+    name = pg_server.create_database()
+    try:
+        yield pg_server.url(name)
+    finally:
+        pg_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def pg_session_url(pg_server: PgServer) -> Iterator[str]:
+    """One database for the whole session, dropped at its end."""
     name = pg_server.create_database()
     try:
         yield pg_server.url(name)
