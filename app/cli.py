@@ -14,6 +14,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from app.cli_prune import prune
+
 EXIT_OK, EXIT_CANCELLED, EXIT_USAGE = 0, 130, 64  # FAILED (2) is app.cli_diagnose's
 
 app = typer.Typer(
@@ -109,6 +111,7 @@ def serve(
     import os
     import socket
 
+    from app.services import database_problem
     from providers.seam import ModelSpecError, parse_model_spec
 
     settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
@@ -116,6 +119,8 @@ def serve(
         parse_model_spec(settings.model)
     except ModelSpecError as exc:
         _usage_error(str(exc))
+    if (problem := database_problem(settings)) is not None:  # a shared database that does not answer
+        _usage_error(problem)
     for module in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem"):
         if importlib.util.find_spec(module) is None:
             _usage_error(f"serving needs {module}: pip install -e '.[dev]' (langgraph-cli[inmem])")
@@ -159,6 +164,9 @@ def serve(
     sys.stderr.flush()
     sys.stdout.flush()
     os.execve(sys.executable, argv, env)  # the server takes this process's place (and PID)
+
+
+app.command()(prune)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -32,6 +32,7 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     from rich.console import Console
 
     from app.services import Services
+    from harness.runstore import RunPersistenceError
     from providers.replay import ReplayFileError
     from providers.seam import ModelSpecError
     from tools.dataset.format import DatasetError
@@ -39,7 +40,7 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     err = Console(stderr=True)
     try:
         services = Services.from_settings(settings)
-    except (ModelSpecError, ReplayFileError, DatasetError) as exc:
+    except (ModelSpecError, ReplayFileError, DatasetError, RunPersistenceError) as exc:
         usage_error(str(exc))
     status = err.status("starting…") if err.is_terminal and not as_json else None
 
@@ -54,6 +55,8 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
         if status is not None:
             status.start()
         out = asyncio.run(_run(settings, question, thread_id, on_event, services))
+    except RunPersistenceError as exc:  # the checkpointer could not be opened: before any run
+        usage_error(str(exc))
     except KeyboardInterrupt:
         err.print("cancelled")
         return EXIT_BY_OUTCOME["CANCELLED"]

@@ -62,6 +62,15 @@ def check_database(settings: Settings) -> None:
         raise RunPersistenceError(f"database {shown} is not reachable: {describe(exc)}") from exc
 
 
+def database_problem(settings: Settings) -> str | None:
+    """:func:`check_database` as a one-line message (None when the database answers)."""
+    try:
+        check_database(settings)
+    except RunPersistenceError as exc:
+        return str(exc)
+    return None
+
+
 @dataclass
 class Services:
     """What runs share within one process: settings, models, backends, dataset, store."""
