@@ -246,7 +246,7 @@ def test_a_hundred_runs_on_one_thread_keep_checkpoint_storage_bounded(
           f"({time.monotonic() - started:.1f} s)")
     assert len(checkpoints(services, "long-lived")) == 1
     # Live checkpoint data is one thread's latest state (~10-17 KB), whatever the number of runs
-    # (kept whole, a run's checkpoints would add ~0.8 MB each)...
+    # (kept whole, each run would add ~80 KB on Postgres, ~200 KB on SQLite)...
     assert sizes[RUNS]["live"] <= 1.1 * sizes[10]["live"] and sizes[RUNS]["live"] < 64 * 1024
     # ...and the space the database takes stops growing: freed pages are reused (SQLite: file
     # and WAL ~4.6 MB, the WAL's high-water mark; Postgres: ~1 MB with autovacuum's VACUUM).
