@@ -26,6 +26,7 @@ from harness.budget import BudgetUsage
 from harness.contracts import ReleaseOutcome, RunState
 from harness.events import EventEmitter
 from harness.lifecycle import CancelSignal, RunLifecycle
+from harness.runstore import RunPersistenceError
 from harness.settings import Settings
 from harness.settle import failure_code_of, settle_unreleased
 
@@ -51,8 +52,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[HarnessCheckpoi
     url = database_url(settings)
     opened: AbstractAsyncContextManager[HarnessCheckpointer]
     if url is not None:
-        from app.checkpoints_postgres import postgres_checkpointer
-
+        try:
+            from app.checkpoints_postgres import postgres_checkpointer
+        except ImportError as exc:  # the postgres extra is not installed
+            raise RunPersistenceError("a PostgreSQL checkpointer needs the postgres extra: "
+                                      "pip install 'diagnosis-harness[postgres]'") from exc
         opened = postgres_checkpointer(url, retention=settings.checkpoint_retention)
     else:
         opened = sqlite_checkpointer(Path(settings.home) / CHECKPOINT_FILE,
