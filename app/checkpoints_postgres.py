@@ -2,13 +2,15 @@
 
 See :mod:`app.checkpoints` for what every checkpointer of the harness adds. Opening one checks
 the server at once (one connection, a one-line error if it does not answer), applies the
-saver's migrations under an advisory lock (workers that start together do not race on
-``CREATE TABLE``), then serves from a small ``psycopg_pool`` pool whose connections are checked
+saver's migrations if some are missing, under an advisory lock (workers that start together do
+not race on ``CREATE TABLE``), then serves from a small ``psycopg_pool`` pool whose connections are checked
 on checkout, so a server that restarted is reconnected instead of failing the next run.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,6 +27,8 @@ POOL_MAX = 4
 """Connections of one process's checkpointer at most (the saver runs one statement at a time)."""
 
 _SETUP_LOCK = 0x48434B50  # any constant every harness process shares ("HCKP")
+SETUP_WAIT_S = 60.0
+"""How long a worker waits for another one migrating the checkpointer's tables."""
 
 _DELETE_RUNS = (
     # The checkpoints the runs wrote, their writes, then blobs no remaining checkpoint uses.
@@ -89,6 +93,34 @@ class PostgresCheckpointer(HarnessCheckpointer, AsyncPostgresSaver):
         return len(threads)
 
 
+async def _migrated(conn: Any) -> bool:
+    """Whether the saver's migrations are all applied (the usual case: nothing to wait for)."""
+    cur = await conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL AS made")
+    if not (await cur.fetchone())["made"]:
+        return False
+    cur = await conn.execute("SELECT max(v) AS v FROM checkpoint_migrations")
+    return (await cur.fetchone())["v"] == len(AsyncPostgresSaver.MIGRATIONS) - 1
+
+
+async def _migrate(conn: Any, where: str) -> None:
+    """Apply the saver's migrations, one worker at a time.
+
+    The lock is polled, not waited for: a migration builds indexes ``CONCURRENTLY``, which waits
+    for every open transaction, a blocked ``pg_advisory_lock`` call included (a deadlock).
+    """
+    if await _migrated(conn):
+        return
+    deadline = time.monotonic() + SETUP_WAIT_S
+    while not (await (await conn.execute("SELECT pg_try_advisory_lock(%s) AS got",
+                                         (_SETUP_LOCK,))).fetchone())["got"]:
+        if time.monotonic() > deadline:
+            raise RunPersistenceError(f"checkpointer at {where}: cannot open: another worker has "
+                                      f"been migrating its tables for {SETUP_WAIT_S:.0f} s")
+        await asyncio.sleep(0.1)
+    # Session lock, released with the connection.
+    await AsyncPostgresSaver(conn).setup()
+
+
 @asynccontextmanager
 async def postgres_checkpointer(url: str, *, retention: str) -> AsyncIterator[PostgresCheckpointer]:
     """The Postgres checkpointer on ``url``; RunPersistenceError (one line) if it cannot open."""
@@ -107,9 +139,7 @@ async def postgres_checkpointer(url: str, *, retention: str) -> AsyncIterator[Po
                               "application_name": "harness-checkpoints"}
     try:
         async with await psycopg.AsyncConnection.connect(conninfo, **kwargs) as conn:
-            # Session lock, released with the connection: one worker migrates at a time.
-            await conn.execute("SELECT pg_advisory_lock(%s)", (_SETUP_LOCK,))
-            await AsyncPostgresSaver(conn).setup()  # type: ignore[arg-type]
+            await _migrate(conn, where)
     except psycopg.Error as exc:
         raise RunPersistenceError(f"checkpointer at {where}: cannot open: {describe(exc)}") from exc
     pool: Any = AsyncConnectionPool(

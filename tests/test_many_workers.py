@@ -95,3 +95,21 @@ def test_forty_diagnoses_from_four_processes_at_once(
                     for o in outs}
 
     assert asyncio.run(checkpoints_per_thread()) == {1}
+
+
+def test_workers_that_open_a_new_postgres_database_together_all_start(pg_url: str) -> None:
+    """Eight first opens at once: one migrates the checkpointer's tables, the others wait for it.
+
+    (Its migrations build indexes CONCURRENTLY, which wait for every open transaction: workers
+    blocked on a lock inside one would deadlock with it.)
+    """
+    settings = load_settings(database_url=pg_url)
+
+    async def start() -> None:
+        async with open_checkpointer(settings) as saver:
+            await saver.aget_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+
+    async def together() -> list[Any]:
+        return await asyncio.gather(*(start() for _ in range(8)), return_exceptions=True)
+
+    assert [r for r in asyncio.run(together()) if isinstance(r, BaseException)] == []
