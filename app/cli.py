@@ -19,6 +19,7 @@ import typer
 from app import cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
 from app.cli_data import data_app
 from app.cli_errors import load_cli_settings, setup_logging, usage_error
+from app.cli_prune import prune
 from app.cli_runs import runs_app
 
 EXIT_OK, EXIT_CANCELLED, EXIT_USAGE, EXIT_INTERNAL = 0, 130, 64, 1  # FAILED (2): app.cli_diagnose
@@ -103,6 +104,7 @@ def serve(
     import os
     import socket
 
+    from app.services import database_problem
     from providers.seam import ModelSpecError, parse_model_spec
 
     settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
@@ -110,6 +112,8 @@ def serve(
         parse_model_spec(settings.model)
     except ModelSpecError as exc:
         _usage_error(str(exc))
+    if (problem := database_problem(settings)) is not None:  # a shared database that does not answer
+        _usage_error(problem)
     _preflight(settings)
     for module in ("langgraph_cli", "langgraph_api", "langgraph_runtime_inmem"):
         if importlib.util.find_spec(module) is None:
@@ -184,6 +188,9 @@ def _preflight(settings) -> None:  # type: ignore[no-untyped-def]
         close = getattr(services.store, "close", None)
         if close is not None:
             close()
+
+
+app.command()(prune)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

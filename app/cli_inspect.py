@@ -44,14 +44,15 @@ def _settings() -> Any:
 
 
 def _store(settings: Any) -> Any:
-    from app.services import RUN_STORE_FILE
+    from app.services import check_database, run_store_location
     from harness.runstore import RunPersistenceError, open_run_store
 
-    path = Path(settings.home) / RUN_STORE_FILE
-    if not path.exists():
-        _fail(f"no run store at {path}: no run was made with this HARNESS_HOME")
+    where = run_store_location(settings)  # HARNESS_DATABASE_URL, else the home's SQLite file
+    if isinstance(where, Path) and not where.exists():
+        _fail(f"no run store at {where}: no run was made with this HARNESS_HOME")
     try:
-        return open_run_store(path)
+        check_database(settings)
+        return open_run_store(where)
     except RunPersistenceError as exc:
         _fail(str(exc))
 

@@ -26,13 +26,14 @@ runs_app = typer.Typer(help="Runs in the run store: list, show a timeline, resum
 def _model_of(settings: Any, run_id: str) -> str | None:
     """The model spec the run was started with, from its row (None if there is no such row)."""
     from app.cli_errors import check_home, problem
-    from app.services import RUN_STORE_FILE
-    from harness.runstore import SqliteRunStore
+    from app.services import check_database, run_store_location
+    from harness.runstore import open_run_store
 
     if (bad := check_home(settings)) is not None:
         usage_error(bad)
     try:
-        store = SqliteRunStore(Path(settings.home) / RUN_STORE_FILE)
+        check_database(settings)
+        store = open_run_store(run_store_location(settings))  # HARNESS_DATABASE_URL or the home
         row = store.get_run(run_id)
         store.close()
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised

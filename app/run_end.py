@@ -57,7 +57,8 @@ def output(services: Services, ctx: RunContext, final: dict[str, Any]) -> dict[s
     return out
 
 
-async def crashed(ctx: RunContext, final: dict[str, Any], error: str) -> dict[str, Any]:
+async def crashed(ctx: RunContext, final: dict[str, Any], error: str,
+                  code: FailureCode = FailureCode.INTERNAL_FAILURE) -> dict[str, Any]:
     """The values of a run that ended by a crash outside the nodes, with its row's usage."""
     own = final.get("run_id") == ctx.run_id  # not the values of the thread's last turn
     usage = final.get("usage") if own else None
@@ -70,7 +71,7 @@ async def crashed(ctx: RunContext, final: dict[str, Any], error: str) -> dict[st
     return {"intent": final.get("intent") if own else None, "usage": usage,
             "run_state": (row or {}).get("run_state") or RunState.FAILED.value,
             "release_outcome": ReleaseOutcome.FAILED.value,
-            "failure_code": (row or {}).get("failure_code") or FailureCode.INTERNAL_FAILURE.value,
+            "failure_code": (row or {}).get("failure_code") or code.value,
             "content": None, "error": error}
 
 

@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from app.checkpoints import HarnessCheckpointer, sqlite_checkpointer
 from app.run_end import OUTPUT_KEYS, crashed, describe_error, keep_final_checkpoint, output
-from app.services import Services
+from app.services import Services, database_url
 from diagnosis.context import RunContext
 from graph.builder import build_graph
 from harness.budget import BudgetUsage
@@ -37,9 +37,9 @@ from harness.contracts import FailureCode, RunState
 from harness.events import EventEmitter
 from harness.lease import is_stale, worker_id
 from harness.lifecycle import CancelSignal, RunLifecycle
-from harness.runstore_db import sqlite_pragmas
+from harness.runstore import RunPersistenceError
 from harness.settings import Settings
-from harness.settle import settle_abandoned, settle_unreleased
+from harness.settle import failure_code_of, settle_abandoned, settle_unreleased
 
 __all__ = ["CHECKPOINT_FILE", "OUTPUT_KEYS", "CheckpointStoreError", "ResumeRefused",
            "continue_stale_runs", "new_context", "open_checkpointer", "resume_run", "run_turn"]
@@ -62,29 +62,37 @@ class ResumeRefused(Exception):
 
 
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    """The thread checkpointer: SQLite in the home, WAL, synchronous=NORMAL, the home's lock wait.
+async def open_checkpointer(settings: Settings) -> AsyncIterator[HarnessCheckpointer]:
+    """The thread checkpointer the settings select, for the CLI, scripts and the server alike.
 
-    A file that cannot be opened (a directory, not a database, damaged, a home that is a file)
-    is a :class:`CheckpointStoreError` naming it; the file is never changed to make it open.
+    ``HARNESS_DATABASE_URL`` unset: SQLite at ``$HARNESS_HOME/checkpoints.sqlite`` (WAL,
+    synchronous=NORMAL, the home's lock wait); a ``postgresql://`` URL: the Postgres saver on a
+    connection pool, in the same database as the run store. Checkpoints are pruned when a run
+    ends as ``HARNESS_CHECKPOINT_RETENTION`` says (:mod:`app.checkpoints`). A SQLite file that
+    cannot be opened (a directory, not a database, damaged, a home that is a file) is a
+    :class:`CheckpointStoreError` naming it, and the file is never changed to make it open; a
+    database that cannot be reached raises RunPersistenceError with a one-line message.
     """
-    path = Path(settings.home) / CHECKPOINT_FILE
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CheckpointStoreError(f"HARNESS_HOME {settings.home}: cannot use it as the home "
-                                   f"folder: {exc.strerror or exc}") from exc
-    if path.is_dir():
-        raise CheckpointStoreError(f"checkpoint store {path}: is a directory, not a SQLite file")
-    async with AsyncExitStack() as stack:
+    url = database_url(settings)
+    opened: AbstractAsyncContextManager[HarnessCheckpointer]
+    if url is not None:
         try:
-            saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
-            for pragma in sqlite_pragmas():  # one lock-wait policy for every SQLite file of a home
-                await saver.conn.execute(pragma)
-            await saver.setup()
-        except (sqlite3.Error, OSError) as exc:
-            raise CheckpointStoreError(f"checkpoint store {path}: cannot open it: "
-                                       f"{' '.join(str(exc).split())}") from exc
+            from app.checkpoints_postgres import postgres_checkpointer
+        except ImportError as exc:  # the postgres extra is not installed
+            raise RunPersistenceError("a PostgreSQL checkpointer needs the postgres extra: "
+                                      "pip install 'diagnosis-harness[postgres]'") from exc
+        opened = postgres_checkpointer(url, retention=settings.checkpoint_retention)
+    else:
+        path = Path(settings.home) / CHECKPOINT_FILE
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckpointStoreError(f"HARNESS_HOME {settings.home}: cannot use it as the home "
+                                       f"folder: {exc.strerror or exc}") from exc
+        if path.is_dir():
+            raise CheckpointStoreError(f"checkpoint store {path}: is a directory, not a SQLite file")
+        opened = sqlite_checkpointer(path, retention=settings.checkpoint_retention)
+    async with opened as saver:
         yield saver
 
 
@@ -199,7 +207,7 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpoi
             await settle_unreleased(ctx, exc)
             where = Path(services.settings.home) / CHECKPOINT_FILE \
                 if isinstance(checkpointer, AsyncSqliteSaver) else None
-            final = await crashed(ctx, final, describe_error(exc, where))
+            final = await crashed(ctx, final, describe_error(exc, where), failure_code_of(exc))
             log.error("run %s failed: %s", ctx.run_id, final["error"])
             log.debug("run %s failed", ctx.run_id, exc_info=exc)
         else:

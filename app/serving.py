@@ -3,9 +3,14 @@
 ``langgraph.json`` names two things here, and nothing is built when this module is imported:
 
 - :func:`make_graph`, the graph factory the server calls for each request;
-- :func:`checkpointer`, which the server enters once at start-up. It builds the process's
-  :class:`ServingAdapter` (off the event loop: a broken setting or dataset stops the server
-  at start, not at its first run) and opens the checkpointer in the settings' home.
+- :func:`checkpointer`, which the server enters at start-up (once per event loop). It builds the
+  process's :class:`ServingAdapter` (off the event loop: a broken setting or dataset stops the
+  server at start, not at its first run) and opens the checkpointer ``HARNESS_DATABASE_URL``
+  selects (:func:`app.runner.open_checkpointer`: SQLite in the home, or the shared PostgreSQL).
+
+A server that brings its own checkpointer (``langgraph.server.json``: LangGraph's own server
+with its Postgres) needs only :func:`make_graph`. Nothing here assumes one process: a run's
+context is made from its config and the shared run store, so any replica can serve any run.
 
 :class:`ServingAdapter` is everything the server's runs share: one
 :class:`~app.services.Services` (settings from the environment and ``.env``, model seam, tool
@@ -37,9 +42,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from typing_extensions import TypedDict
 
+from app.checkpoints import HarnessCheckpointer
 from app.runner import open_checkpointer
 from app.services import Services
 from diagnosis.context import RunContext
@@ -146,6 +151,7 @@ class ServingAdapter:
 
 
 _building = threading.Lock()
+_open_checkpointers = 0  # how many event loops of this process hold a checkpointer (below)
 
 
 @functools.cache
@@ -159,25 +165,46 @@ def adapter() -> ServingAdapter:
         return _build()
 
 
-def make_graph() -> DiagnosisGraph:
+async def make_graph() -> DiagnosisGraph:
     """The graph ``langgraph.json`` serves: the process's, the same compiled graph every call.
 
-    The server calls it for every run and read; :func:`checkpointer` built the adapter at start,
-    so no call here blocks the event loop.
+    The server calls it for every run and read. The first call builds the adapter off the event
+    loop (a server that brings its own checkpointer never entered :func:`checkpointer`, which
+    otherwise built it at start-up); later calls return at once.
     """
-    return adapter().graph
+    if _build.cache_info().currsize:  # built: no lock taken on the loop, nothing waits
+        return _build().graph
+    return (await asyncio.to_thread(adapter)).graph
+
+
+def _enter() -> ServingAdapter:
+    global _open_checkpointers
+    with _building:
+        served = _build()
+        _open_checkpointers += 1
+    return served
+
+
+def _leave(served: ServingAdapter) -> None:
+    global _open_checkpointers
+    with _building:
+        _open_checkpointers -= 1
+        last = _open_checkpointers == 0
+    if last:  # the trace writer is the process's: other event loops may still be serving runs
+        served.close()
 
 
 @asynccontextmanager
-async def checkpointer() -> AsyncIterator[AsyncSqliteSaver]:
+async def checkpointer() -> AsyncIterator[HarnessCheckpointer]:
     """The server's checkpointer (:func:`app.runner.open_checkpointer`, the CLI's too).
 
-    The server enters it once at start-up, before it loads the graph: the adapter is built here,
-    off the event loop. On exit it waits for the trace writer to finish.
+    The server enters it at start-up, once per event loop, before it loads the graph: the
+    adapter is built here, off the event loop. When the last one exits, it waits for the trace
+    writer to finish.
     """
-    served = await asyncio.to_thread(adapter)
+    served = await asyncio.to_thread(_enter)
     try:
         async with open_checkpointer(served.services.settings) as saver:
             yield saver
     finally:
-        await asyncio.to_thread(served.close)
+        await asyncio.to_thread(_leave, served)

@@ -181,6 +181,12 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         else:
             raise RuntimeError("no run context: pass context=RunContext(...) or build the graph "
                                "with resolve_context")
+        if self.checkpointer:
+            # Each step's checkpoint is saved before the next node starts, whatever the caller
+            # asked: a store that fails stops the run there (FAILED / RUN_PERSISTENCE_FAILED)
+            # rather than after a release that already published.
+            kwargs.pop("checkpoint_during", None)
+            kwargs["durability"] = "sync"
         # The run's lease on its row, renewed while it executes (docs/design.md §9).
         heartbeat = Heartbeat(ctx.store, ctx.run_id, ctx.settings.lease_s).start()
         try:

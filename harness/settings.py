@@ -18,6 +18,8 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 KIB = 1024
+POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+"""URL schemes HARNESS_DATABASE_URL accepts (psycopg 3 is the one driver the postgres extra brings)."""
 
 
 class SettingsError(ValueError):
@@ -54,6 +56,11 @@ class Settings(BaseSettings):
     """Incident dataset directory (docs/design.md §11); None means the built-in demo dataset."""
     home: Path = Path(".harness")
     """Where the embedded backends, the checkpointer and the run store keep their SQLite files."""
+    database_url: SecretStr | None = None
+    """A ``postgresql://`` URL for the run store and the checkpointer (a server several workers
+    share); None keeps both in SQLite files under ``home``."""
+    checkpoint_retention: Literal["latest", "all"] = "latest"
+    """Checkpoints kept once a run ends: ``latest`` per thread (what a next turn needs), or ``all``."""
     timezone: str = "UTC"
     """Zone that times in questions are read in ("between 10:00 and 10:10"): IANA name or ±HH:MM."""
     lookback_minutes: int = Field(default=30, gt=0, le=30 * 24 * 60)
@@ -186,6 +193,18 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        text = value.get_secret_value().strip()
+        scheme = text.split("://", 1)[0].lower() if "://" in text else ""
+        if scheme not in POSTGRES_SCHEMES:
+            raise ValueError("must be a postgresql:// or postgresql+psycopg:// URL "
+                             "(leave it unset for SQLite files under HARNESS_HOME)")
+        return SecretStr(text)
+
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
@@ -213,6 +232,9 @@ def zone_of(name: str) -> tzinfo:
                          "an offset (+02:00)") from None
 
 
+_SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY"}
+
+
 def load_settings(**overrides: object) -> Settings:
     """Build settings from environment, ``.env`` and overrides; raise SettingsError if malformed."""
     try:
@@ -222,5 +244,7 @@ def load_settings(**overrides: object) -> Settings:
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "settings"
             env = field if field.startswith("OPENAI_") else f"HARNESS_{field.upper()}"
-            problems.append(f"{env}: {err['msg']} (got {err.get('input')!r})")
+            # A secret (a database URL with its password) is never echoed back.
+            got = "***" if field in _SECRET_FIELDS else repr(err.get("input"))
+            problems.append(f"{env}: {err['msg']} (got {got})")
         raise SettingsError("invalid settings — " + "; ".join(problems)) from None

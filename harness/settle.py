@@ -9,7 +9,8 @@ lifecycle's first terminal state wins, and so does the store's first finished ro
 
 What the client and the run store get (docs/design.md, outcome matrix row 14 and the event
 grammar): a cancelled run publishes nothing more, not even ``done``, and its row says CANCELLED;
-any other unreleased end is FAILED / INTERNAL_FAILURE, with a ``failure`` and a ``done`` event.
+any other unreleased end is FAILED with a ``failure`` and a ``done`` event: RUN_PERSISTENCE_FAILED
+when a store could not save the run (run store or checkpointer), else INTERNAL_FAILURE.
 """
 
 from __future__ import annotations
@@ -45,12 +46,20 @@ def is_cancellation(error: BaseException) -> bool:
     return isinstance(error, CANCELLATIONS)
 
 
+def failure_code_of(error: BaseException) -> FailureCode:
+    """The failure code of a run that ended by ``error`` without release."""
+    if isinstance(error, RunPersistenceError):
+        return FailureCode.RUN_PERSISTENCE_FAILED
+    return FailureCode.INTERNAL_FAILURE
+
+
 def write_unreleased_row(run: UnreleasedRun, *, cancelled: bool, intent: str | None = None,
-                         usage: dict[str, int] | None = None) -> bool | None:
+                         usage: dict[str, int] | None = None,
+                         failure_code: FailureCode = FailureCode.INTERNAL_FAILURE) -> bool | None:
     """Finish the run row of an unreleased run; True if written, False if already finished.
 
     CANCELLED when the run was cancelled (by ``error`` or earlier, through its lifecycle), else
-    FAILED / INTERNAL_FAILURE; the run state is the lifecycle's. None when the store cannot
+    FAILED with ``failure_code``; the run state is the lifecycle's. None when the store cannot
     write it (logged: the run already failed, there is nothing better to do). Blocking I/O.
     """
     cancelled = cancelled or run.lifecycle.state is RunState.CANCELLED
@@ -59,7 +68,7 @@ def write_unreleased_row(run: UnreleasedRun, *, cancelled: bool, intent: str | N
         return run.store.finish_run(
             run.run_id, status=StoredRunStatus.from_outcome(outcome),
             run_state=run.lifecycle.state, release_outcome=outcome, fallback_type=None,
-            failure_code=None if cancelled else FailureCode.INTERNAL_FAILURE,
+            failure_code=None if cancelled else failure_code,
             stop_reason=None, intent=Intent(intent) if intent else None, content=None,
             usage=BudgetUsage.model_validate(usage or {}))
     except RunPersistenceError as exc:
@@ -87,14 +96,17 @@ async def settle_unreleased(run: UnreleasedRun, error: BaseException, *,
     # The lifecycle may have ended earlier (a deadline, say) without anything being released:
     # the row and the client still need their end. Shielded: a cancelled caller must still
     # leave its row; a crashed one is not being cancelled, and shielding it costs nothing.
+    code = failure_code_of(error)
     written = await asyncio.shield(asyncio.to_thread(
-        write_unreleased_row, run, cancelled=cancelled, intent=intent, usage=usage))
+        write_unreleased_row, run, cancelled=cancelled, intent=intent, usage=usage,
+        failure_code=code))
     if written is False or cancelled or run.lifecycle.state is RunState.CANCELLED:
         run.emitter.close()
         return []
     before = len(run.emitter.events)
-    run.emitter.emit("failure", failure_code=FailureCode.INTERNAL_FAILURE.value,
-                     message=f"internal failure: {type(error).__name__}")
+    message = (f"the run could not be recorded: {error}" if code is FailureCode.RUN_PERSISTENCE_FAILED
+               else f"internal failure: {type(error).__name__}")
+    run.emitter.emit("failure", failure_code=code.value, message=message)
     run.emitter.emit("done", release_outcome=ReleaseOutcome.FAILED.value,
                      run_state=run.lifecycle.state.value)
     return run.emitter.events[before:]

