@@ -44,6 +44,22 @@ class _OneLine(logging.Formatter):
             record.exc_info, record.exc_text, record.stack_info = saved
 
 
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted.
+
+    Never a stream kept from set-up: a caller that swapped stderr for a while and closed it
+    (a test runner, an embedding application) must not break logging.
+    """
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def setup_logging(debug: bool = False) -> bool:
     """Log to stderr, one line per record; True when at debug level (tracebacks shown)."""
     name = os.environ.get(LOG_LEVEL_ENV, "").strip().upper()
@@ -51,7 +67,7 @@ def setup_logging(debug: bool = False) -> bool:
     if not isinstance(level, int):
         level = logging.WARNING
     debugging = level <= logging.DEBUG
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _CurrentStderr()
     handler.setFormatter(_OneLine(debugging))
     root = logging.getLogger()
     for old in list(root.handlers):

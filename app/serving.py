@@ -199,12 +199,19 @@ async def checkpointer() -> AsyncIterator[HarnessCheckpointer]:
     """The server's checkpointer (:func:`app.runner.open_checkpointer`, the CLI's too).
 
     The server enters it at start-up, once per event loop, before it loads the graph: the
-    adapter is built here, off the event loop. When the last one exits, it waits for the trace
+    adapter is built here, off the event loop. Unless ``HARNESS_CHECKPOINT_RETENTION`` is set,
+    the server keeps every checkpoint (``all``): Studio's time travel needs the history.
+    When the last one exits, it waits for the trace
     writer to finish.
     """
     served = await asyncio.to_thread(_enter)
+    settings = served.services.settings
+    if "checkpoint_retention" not in settings.model_fields_set:
+        # The server is where Studio time-travels and forks (docs/design.md §14): it keeps a
+        # thread's history unless told otherwise; `harness prune --older-than` bounds it.
+        settings = settings.model_copy(update={"checkpoint_retention": "all"})
     try:
-        async with open_checkpointer(served.services.settings) as saver:
+        async with open_checkpointer(settings) as saver:
             yield saver
     finally:
         await asyncio.to_thread(_leave, served)

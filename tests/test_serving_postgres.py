@@ -75,7 +75,9 @@ def stored_events(store: SqlRunStore, run_id: str, count: int) -> list[dict[str,
 
 def test_harness_serve_keeps_rows_and_checkpoints_in_postgres_with_no_cleanup_warning(
         database: str, tmp_path: Path) -> None:
-    with DevServer(tmp_path / "cwd", server_env(tmp_path / "home", database)) as server:
+    # The server keeps a thread's history for Studio unless told otherwise: here it is told.
+    env = {**server_env(tmp_path / "home", database), "HARNESS_CHECKPOINT_RETENTION": "latest"}
+    with DevServer(tmp_path / "cwd", env) as server:
         thread, run_id, events, final = asyncio.run(diagnose(server.url))
         log = server.log()
     assert final["release_outcome"] == "SUCCESS" and final["run_id"] == run_id
