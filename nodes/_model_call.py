@@ -51,7 +51,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout. The
-    seam's model speaks the agent protocol: what comes back is tool calls or text, always.
+    seam's model speaks the agent protocol: what comes back is tool calls or text, always. A
+    call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
     """
     model: Any = ctx.seam.for_role(role)
     if tools is not None:
@@ -60,7 +61,9 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     failure: FailureClass | None = None
     usage: dict[str, Any] = {}
     try:
-        reply = await model.ainvoke(list(messages))
+        # With a context budget: the answer's room, or ContextExceeded before anything is sent.
+        options = ctx.seam.call_options(role, messages, tools)
+        reply = await model.ainvoke(list(messages), **options)
         usage = reply.usage_metadata or {}
         budget.record_usage_metadata(usage)
         return reply  # type: ignore[no-any-return]

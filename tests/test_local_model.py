@@ -31,8 +31,11 @@ LOCAL_SETTINGS = dict(
     router_attempt_timeout_s=180, router_total_timeout_s=360, judge_attempt_timeout_s=180,
     judge_total_timeout_s=360, repair_attempt_timeout_s=180, repair_total_timeout_s=180,
     agent_call_timeout_s=240, deadline_s=1800, max_model_calls=12, max_tool_calls=6,
-    # The server runs with a 4,096-token context: keep each observation to ~1k tokens.
-    max_observation_bytes=3000, log_events_default_limit=5,
+    # The server runs with a 4,096-token context: keep each observation to ~1k tokens, and let
+    # the harness track the context so a run ends as a classified fallback, never a 400.
+    max_observation_bytes=3000, log_events_default_limit=5, model_context_tokens=4096,
+    # llama.cpp's server takes json_object + schema (and refuses json_schema): auto finds it.
+    structured_output="auto",
 )
 
 
