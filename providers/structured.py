@@ -55,7 +55,8 @@ def strict_schema(schema: dict[str, Any], defs: dict[str, Any] | None = None, *,
     if "anyOf" in schema:
         return {"anyOf": [strict_schema(s, defs, strict=strict) for s in schema["anyOf"]]}
     kind = schema.get("type")
-    out: dict[str, Any] = {k: schema[k] for k in _KEEP if k in schema}
+    keep = _KEEP if strict else (*_KEEP, "maxLength")  # strict servers may refuse maxLength
+    out: dict[str, Any] = {k: schema[k] for k in keep if k in schema}
     if kind == "object":
         required = [r for r in schema.get("required", []) if r in schema.get("properties", {})]
         props = {}
@@ -122,7 +123,7 @@ def draft_schema(evidence_ids: Sequence[str]) -> dict[str, Any]:
 def progress_schema(last_call: str) -> dict[str, Any]:
     """The progress envelope naming ``last_call``, the one id the tool gate accepts."""
     return closed(tool_call_id=one_of(last_call), gain=one_of(*(g.value for g in Gain)),
-                  note={"type": "string"})
+                  note={"type": "string", "maxLength": 120})  # "a few words"
 
 
 def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | None,
@@ -151,6 +152,43 @@ def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | No
     return variants[0] if len(variants) == 1 else {"anyOf": variants[::-1]}
 
 
+GRAMMAR_MAX_CHARS = 300
+"""Under ``json_object_schema`` a string of an answer is at most this long (a tool's own
+``maxLength`` when that is shorter): a grammar without bounds lets a small model run on until
+its token limit, minutes on a CPU, inside one string."""
+GRAMMAR_MAX_ITEMS = 5
+"""Likewise for an array (claims, cited ids, next steps, reasons) without a ``maxItems``."""
+
+
+def bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every string and array bounded, for a grammar-decoding server.
+
+    An answer within the bounds is still any answer of the contract's shape: the bounds only
+    keep a model from running on (every contract check stays as it is).
+    """
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [bounded(s) for s in schema["anyOf"]]}
+    out = dict(schema)
+    if out.get("type") == "object":
+        required = set(out.get("required", []))
+        # A grammar cannot bound a number (a small model writes "limit": 500 for a 1..200
+        # argument): an optional bounded number is left out, so its default applies.
+        out["properties"] = {k: bounded(v) for k, v in out.get("properties", {}).items()
+                             if k in required or not _bounded_number(v)}
+    elif out.get("type") == "array":
+        out["items"] = bounded(out.get("items", {}))
+        out["maxItems"] = min(out.get("maxItems", GRAMMAR_MAX_ITEMS), GRAMMAR_MAX_ITEMS)
+    elif out.get("type") == "string" and "enum" not in out:
+        out["maxLength"] = min(out.get("maxLength", GRAMMAR_MAX_CHARS), GRAMMAR_MAX_CHARS)
+    return out
+
+
+def _bounded_number(schema: dict[str, Any]) -> bool:
+    options = schema.get("anyOf", [schema])
+    return any(o.get("type") in ("integer", "number") and ("minimum" in o or "maximum" in o)
+               for o in options)
+
+
 def response_format(mode: Mode, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
     """The ``response_format`` for ``mode`` (None: send none)."""
     if mode == "none":
@@ -158,7 +196,7 @@ def response_format(mode: Mode, name: str, schema: dict[str, Any] | None) -> dic
     if mode == "json_object" or schema is None:
         return {"type": "json_object"}
     if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
+        return {"type": "json_object", "schema": bounded(schema)}
     return {"type": "json_schema",
             "json_schema": {"name": name, "strict": True, "schema": strict_schema(schema)}}
 

@@ -55,14 +55,35 @@ DRAFT_SCHEMA = {
     "required": ["conclusion", "next_steps"], "additionalProperties": False}
 
 
+def grammar_bounds(schema: dict[str, Any]) -> dict[str, Any]:
+    """What a grammar-decoding server is sent: strings ≤ 300 characters, arrays ≤ 5 items."""
+    if "anyOf" in schema:
+        return {"anyOf": [grammar_bounds(s) for s in schema["anyOf"]]}
+    if schema.get("type") == "object":
+        return {**schema, "properties": {k: grammar_bounds(v)
+                                         for k, v in schema["properties"].items()}}
+    if schema.get("type") == "array":
+        return {**schema, "items": grammar_bounds(schema["items"]), "maxItems": 5}
+    if schema.get("type") == "string" and "enum" not in schema:
+        return {**schema, "maxLength": 300}
+    return schema
+
+
 def expected_format(mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     """The response_format of the issue, spelled out (not computed by the code under test)."""
     if mode == "json_schema":
         return {"type": "json_schema",
                 "json_schema": {"name": name, "strict": True, "schema": schema}}
     if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
+        return {"type": "json_object", "schema": grammar_bounds(schema)}
     return {"type": "json_object"}
+
+
+def test_a_grammar_bounds_strings_and_arrays() -> None:
+    bounded = expected_format("json_object_schema", "router_answer", ROUTER_SCHEMA)["schema"]
+    assert bounded["properties"]["service"] == {"anyOf": [{"type": "string", "maxLength": 300},
+                                                          {"type": "null"}]}
+    assert bounded["properties"]["intent"] == ROUTER_SCHEMA["properties"]["intent"]  # an enum
 
 
 def envelope(tool: str | None, args: dict[str, Any] | None = None, prev: str | None = None,
@@ -154,11 +175,16 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     # The tool name is an enum, one variant per bound tool, each with that tool's arguments.
     assert sorted(first) == ["final", "lookup_knowledge", "query_logs", "query_mysql"]
     logs_args = first["query_logs"]["properties"]["args"]
-    assert logs_args["properties"]["limit"] == {"anyOf": [
-        {"maximum": 200, "minimum": 1, "type": "integer"}, {"type": "null"}]}
-    # Strict json_schema needs every key (optional ones nullable); a grammar lets them be left out.
-    assert logs_args["required"] == (["service", "start", "end", "pattern", "level", "limit"]
-                                     if mode == "json_schema" else ["service", "start", "end"])
+    # Strict json_schema needs every key (optional ones nullable); a grammar lets them be left
+    # out, and leaves out an optional bounded number it could not bound (limit is 1..200).
+    if mode == "json_schema":
+        assert logs_args["required"] == ["service", "start", "end", "pattern", "level", "limit"]
+        assert logs_args["properties"]["limit"] == {"anyOf": [
+            {"maximum": 200, "minimum": 1, "type": "integer"}, {"type": "null"}]}
+    else:
+        assert logs_args["required"] == ["service", "start", "end"]
+        assert sorted(logs_args["properties"]) == ["end", "level", "pattern", "service", "start"]
+        assert logs_args["properties"]["service"] == {"type": "string", "maxLength": 100}
     # No result seen yet: no progress envelope, and a conclusion can only be null.
     assert "previous_observation" not in logs_args["properties"]
     assert first["final"]["properties"]["draft"]["properties"]["conclusion"] == {"type": "null"}
@@ -166,7 +192,9 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     progress = second["query_mysql"]["properties"]["args"]["properties"]["previous_observation"]
     assert progress == {"type": "object", "properties": {
         "tool_call_id": {"type": "string", "enum": ["call_1"]},
-        "gain": {"type": "string", "enum": ["GAINED", "NO_GAIN"]}, "note": {"type": "string"}},
+        "gain": {"type": "string", "enum": ["GAINED", "NO_GAIN"]},
+        "note": {"type": "string"} if mode == "json_schema" else {"type": "string",
+                                                                    "maxLength": 120}},
         "required": ["tool_call_id", "gain", "note"], "additionalProperties": False}
     assert third["lookup_knowledge"]["properties"]["args"]["properties"][
         "previous_observation"]["properties"]["tool_call_id"]["enum"] == ["call_2"]
