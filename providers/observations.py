@@ -110,8 +110,10 @@ class Result:
         """The note and the stop instruction, if any."""
         body = self.body or {}
         out = [f"Note: {clip(_SPACE.sub(' ', str(body['note'])), 300)}"] if body.get("note") else []
-        if self.stop_required:
-            out.append(f"stop_required: {body.get('instruction') or 'send the final draft now.'}")
+        if self.stop_required:  # verbatim, as the harness wrote it
+            out.append(json.dumps({k: body[k] for k in ("stop_required", "stop_reason",
+                                                        "instruction") if k in body},
+                                  ensure_ascii=False))
         return out
 
     def full(self, max_items: int, item_chars: int = LATEST_ITEM_CHARS) -> tuple[str, list[str]]:
