@@ -15,14 +15,18 @@ Modes, as sent in ``response_format``:
 
 ``auto`` probes the server once per process, when the model seam is built — before and outside
 any run, so no run's budget or trace holds the probe: a one-token request per candidate, in the
-order above, with its own timeout. A server that answers 400/422/500/501 to a candidate refuses
-it; anything else (a transport error, 401, 404, 429, 503) makes the probe inconclusive, and the
-harness keeps plain JSON mode. Schemas are in the strict subset every mode accepts: ``$ref``
-inlined, every object closed with all its properties required, optional ones nullable.
+order above, with its own timeout. A server that answers 400/422/500/501 about the format to a
+candidate refuses it; anything else (a transport error, 401, 404, 429, 503, a 400 about another
+parameter) makes the probe inconclusive, and the harness keeps plain JSON mode.
+
+Schemas are portable: ``$ref`` inlined, every object closed; sent as strict ``json_schema`` every
+property is required (optional ones nullable); sent to a grammar-decoding server, optional
+properties may be left out and strings and arrays are bounded (see :func:`bounded`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -212,6 +216,7 @@ class Detection:
 
 
 _PROBE_SCHEMA = closed(ok={"type": "boolean"})
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema", re.I)
 _detected: dict[tuple[str, str], Detection] = {}
 _lock = threading.Lock()
 _SET: dict[str, Mode] = {"json_schema": "json_schema", "json_object_schema": "json_object_schema",
@@ -247,15 +252,17 @@ def probe(settings: Settings, model: str) -> Detection:
                     "messages": [{"role": "user", "content": 'Answer {"ok": true}'}],
                     "response_format": response_format(mode, "probe", _PROBE_SCHEMA)}
             try:
-                status = client.post(f"{url}/chat/completions", json=body,
-                                     headers={"Authorization": f"Bearer {key}"}).status_code
+                reply = client.post(f"{url}/chat/completions", json=body,
+                                    headers={"Authorization": f"Bearer {key}"})
             except httpx.HTTPError as exc:
                 return Detection("json_object", f"probe inconclusive ({type(exc).__name__}); "
                                  "plain JSON mode")
+            status = reply.status_code
             if status < 300:
                 why = f" ({', '.join(refused)})" if refused else ""
                 return Detection(mode, f"detected{why}")
-            if status not in REFUSED_STATUSES:
+            # Only a refusal that is about the format counts (not, say, an unknown parameter).
+            if status not in REFUSED_STATUSES or not _FORMAT_WORDS.search(reply.text):
                 return Detection("json_object", f"probe inconclusive (HTTP {status}); "
                                  "plain JSON mode")
             refused.append(f"{mode} refused: HTTP {status}")

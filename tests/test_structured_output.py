@@ -339,3 +339,17 @@ def test_a_constrained_answer_that_breaks_the_contract_ends_as_it_did_unconstrai
                       out["usage"]["model_calls"], out["usage"]["tool_calls"])
     assert seen["off"][0] == expected
     assert seen["json_object_schema"] == seen["off"] == seen["json_schema"]
+
+
+def test_a_400_about_another_parameter_is_not_a_refusal_of_the_format(tmp_path: Path) -> None:
+    def reasoning_model(body: dict[str, Any]) -> dict[str, Any]:  # refuses max_tokens itself
+        return {"status": 400, "message": "Unsupported parameter: 'max_tokens'; use "
+                                          "'max_completion_tokens' instead."}
+
+    with StubOpenAI(responder=reasoning_model) as stub:
+        settings = load_settings(model="openai:o-model", home=tmp_path / "h", OPENAI_API_KEY="k",
+                                 OPENAI_BASE_URL=stub.base_url, structured_output="auto")
+        found = structured.probe(settings, "o-model")
+        assert len(stub.requests) == 1
+    assert (found.mode, found.detail) == ("json_object",
+                                          "probe inconclusive (HTTP 400); plain JSON mode")
