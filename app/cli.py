@@ -70,6 +70,10 @@ def config(
     if values.get("openai_api_key"):
         values["openai_api_key"] = "***"
     values["model_provider"] = spec.provider
+    from providers.structured import describe  # probes the server under auto (a set-up check)
+
+    values["structured_output_detected"] = describe(
+        settings, spec.name if spec.provider == "openai" else None, probe_now=True)
     typer.echo(json.dumps(values, indent=2, sort_keys=True))
 
 

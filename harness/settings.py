@@ -50,6 +50,15 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "HARNESS_OPENAI_BASE_URL")
     )
     """Base URL of any OpenAI-compatible server (``OPENAI_BASE_URL``); None means OpenAI's."""
+    structured_output: Literal["auto", "json_schema", "json_object_schema", "off"] = "off"
+    """Schema-constrained answers from ``openai:`` servers: ``json_schema`` (strict, OpenAI,
+    vLLM, Ollama), ``json_object_schema`` (llama.cpp), ``off`` (plain JSON mode), or ``auto``
+    (probe the server once per process, when the model seam is built, before any run)."""
+    structured_probe_timeout_s: float = Field(default=30.0, gt=0)
+    """Timeout of one request of the ``auto`` probe (a one-token answer per candidate format)."""
+    model_context_tokens: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens; when set, every call's prompt is estimated
+    (conservatively) and a call that would not fit stops the run as BUDGET_EXHAUSTED first."""
 
     # --- data and persistence ---------------------------------------------------------------
     data_dir: Path | None = None

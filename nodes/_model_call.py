@@ -52,7 +52,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout. The
-    seam's model speaks the agent protocol: what comes back is tool calls or text, always.
+    seam's model speaks the agent protocol: what comes back is tool calls or text, always. A
+    call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
     """
     model: Any = ctx.seam.for_role(role)
     if tools is not None:
@@ -61,7 +62,10 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     failure: FailureClass | None = None
     usage: dict[str, Any] = {}
     try:
-        reply = await model.ainvoke(list(messages), config=_labelled(ctx, role.value, attempt))
+        # With a context budget: the answer's room, or ContextExceeded before anything is sent.
+        options = ctx.seam.call_options(role, messages, tools)
+        reply = await model.ainvoke(list(messages), config=_labelled(ctx, role.value, attempt),
+                                    **options)
         # Validated once, before budget, trace or checkpoint see them (2**64 lost the row).
         reply.usage_metadata = clean_usage_metadata(reply.usage_metadata)  # type: ignore[assignment]
         reply.response_metadata = clamp_ints(reply.response_metadata)

@@ -6,6 +6,7 @@ an empty, over-long or non-text question is refused before any model call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -81,26 +82,65 @@ def _parse_time(value: str | None) -> datetime | None:
 
 
 
-def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
+FAR_FUTURE = timedelta(days=1)
+"""A window bound later than this after "now" cannot have evidence yet: it is dropped."""
+_MERCHANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+"""A merchant id is one token (M1001, acme-eu, 4711); anything else was not read as an id."""
+
+
+def _tolerate(answer: RouterAnswer, now: datetime
+              ) -> tuple[datetime | None, datetime | None, str | None, list[str]]:
+    """The router's optional fields, each wrong one dropped with a note (docs/design.md §10).
+
+    A time that is not ISO-8601 with an offset is an unusable answer (retried); a window that
+    ends before it starts, a bound in the far future or a merchant that is no id are dropped:
+    the run goes on with the default lookback, and the report says why.
+    """
     start, end = _parse_time(answer.start), _parse_time(answer.end)
+    notes: list[str] = []
     if start and end and end <= start:
-        raise AttemptError(_SCHEMA, "time window ends before it starts")
-    lookback = timedelta(minutes=ctx.settings.lookback_minutes)
-    note = ""
+        notes.append(f"The time window read from the question ({start.isoformat()} to "
+                     f"{end.isoformat()}) ends before it starts: ignored.")
+        start = end = None
+    for name, bound in (("start", start), ("end", end)):
+        if bound is not None and bound > now + FAR_FUTURE:
+            notes.append(f"The window {name} read from the question ({bound.isoformat()}) is "
+                         "in the future: ignored.")
+            start, end = (None, end) if name == "start" else (start, None)
+    merchant = (answer.merchant or "").strip() or None
+    if merchant is not None and not _MERCHANT_ID.fullmatch(merchant):
+        # Not quoted: the value is the router's text, and the note is published.
+        notes.append("The merchant read from the question is not an id (letters, digits, "
+                     "'-', '_', '.', ':'): ignored.")
+        merchant = None
+    return start, end, merchant, notes
+
+
+def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
+    now = _now(ctx)
+    start, end, merchant, notes = _tolerate(answer, now)
+    named = start is not None or end is not None  # a window the question gave and we kept
+    minutes = ctx.settings.lookback_minutes
+    lookback = timedelta(minutes=minutes)
+    dropped = (answer.start is not None and start is None) or (answer.end is not None
+                                                              and end is None)
     if start is None and end is None:
-        end = _now(ctx)
-        start = end - lookback
-        note = (f"The question names no time window: using the last "
-                f"{ctx.settings.lookback_minutes} minutes up to the dataset's latest event.")
+        end, start = now, now - lookback
+        notes.append(f"Using the last {minutes} minutes up to the dataset's latest event instead."
+                     if dropped else f"The question names no time window: using the last "
+                     f"{minutes} minutes up to the dataset's latest event.")
     elif end is None:
         assert start is not None
-        end, note = start + lookback, f"No end time given: using {ctx.settings.lookback_minutes} minutes."
+        end = start + lookback
+        notes.append(f"No usable end time: using {minutes} minutes from the start." if dropped
+                     else f"No end time given: using {minutes} minutes.")
     elif start is None:
-        start, note = end - lookback, f"No start time given: using {ctx.settings.lookback_minutes} minutes."
+        start = end - lookback
+        notes.append(f"No usable start time: using {minutes} minutes up to the end." if dropped
+                     else f"No start time given: using {minutes} minutes.")
     service = answer.service.strip().lower() if answer.service else None
-    return {"service": service, "merchant": answer.merchant, "start": start.isoformat(),
-            "end": end.isoformat(), "window_named": bool(answer.start or answer.end),
-            "window_note": note}
+    return {"service": service, "merchant": merchant, "start": start.isoformat(),
+            "end": end.isoformat(), "window_named": named, "window_note": " ".join(notes)}
 
 
 def _now(ctx: RunContext) -> datetime:

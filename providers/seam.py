@@ -8,19 +8,27 @@ retries off and an explicit timeout), ``replay:FILE`` (scripted responses, docs/
 Under ``HARNESS_AGENT_PROTOCOL=json`` the agent's model is wrapped in
 :class:`~providers.json_protocol.JsonProtocolChatModel`, so every node sees one protocol:
 native tool calls and drafts. Roles that answer JSON objects (router, judge, repair, and the
-agent under the json protocol) ask an OpenAI-compatible server for JSON output.
+agent under the json protocol) ask an OpenAI-compatible server for JSON output, constrained by
+their answer's schema where ``HARNESS_STRUCTURED_OUTPUT`` says the server takes one (see
+:mod:`providers.structured`; ``auto`` probes the server here, once per process, before any run).
+With ``HARNESS_MODEL_CONTEXT_TOKENS`` every call's prompt is estimated against the model's
+context first (:mod:`providers.context`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness.contracts import FailureClass, Role
 from harness.settings import Settings
+from providers import structured
+from providers.context import completion_room, estimate_messages, texts_of
 from providers.json_protocol import JsonProtocolChatModel, PromptRenderer
 from providers.replay import ModelCallError, ReplayChatModel, ReplayScript
 
@@ -58,6 +66,21 @@ def parse_model_spec(spec: str) -> ModelSpec:
     )
 
 
+ANSWER_TOKENS: dict[Role, tuple[int, int]] = {
+    Role.ROUTER: (256, 120), Role.JUDGE: (400, 150), Role.REPAIR: (900, 300),
+    Role.AGENT: (1000, 300)}
+"""Per role, with a context budget: (completion tokens allowed at most, the least worth asking)."""
+
+
+def max_tokens_option(n: int) -> dict[str, Any]:
+    """The completion cap as every OpenAI-compatible server reads it.
+
+    langchain-openai renames ``max_tokens`` to ``max_completion_tokens``, which llama.cpp's
+    servers ignore; ``max_tokens`` in the body is what they (and vLLM, Ollama) honour.
+    """
+    return {"extra_body": {"max_tokens": n}}
+
+
 def _role_timeout(role: Role, settings: Settings) -> float:
     return {
         Role.ROUTER: settings.router_attempt_timeout_s,
@@ -93,6 +116,9 @@ class ModelSeam:
                 f"model {self.spec} needs an API key: set OPENAI_API_KEY (any non-empty value "
                 "for a local OpenAI-compatible server that ignores it)"
             )
+        # Outside any run: under ``auto`` this probes the server once per process.
+        self.structured = (structured.resolve(settings, self.spec.name)
+                           if self.spec.provider == "openai" else None)
 
     @property
     def replay_script(self) -> ReplayScript | None:
@@ -104,8 +130,45 @@ class ModelSeam:
         model = self.chat_model(role)
         if role is Role.AGENT and self.settings.agent_protocol == "json":
             assert self.prompt_renderer is not None
-            return JsonProtocolChatModel(inner=model, render_prompt=self.prompt_renderer)
+            return JsonProtocolChatModel(inner=model, render_prompt=self.prompt_renderer,
+                                         constrain=self._constrain(),
+                                         context_tokens=self.settings.model_context_tokens)
         return model
+
+    def call_options(self, role: Role, messages: Sequence[Any],
+                     tools: Sequence[Any] | None = None) -> dict[str, Any]:
+        """Per-call options: with a context budget, the answer's room (or ContextExceeded).
+
+        The json protocol's wrapper plans its own calls (it folds results to fit).
+        """
+        limit = self.settings.model_context_tokens
+        if limit is None or (role is Role.AGENT and self.settings.agent_protocol == "json"):
+            return {}
+        texts = texts_of(messages) + ([json.dumps(list(tools), default=str)] if tools else [])
+        want, need = ANSWER_TOKENS[role]
+        room = completion_room(estimate_messages(texts), limit, want=want, need=need,
+                               what=f"the {role.value} call")
+        return max_tokens_option(room) if self.spec.provider == "openai" else {}
+
+    def _mode(self) -> structured.Mode:
+        return self.structured.mode if self.structured is not None else "json_object"
+
+    def _constrain(self) -> Any:
+        """How the json protocol asks for its per-turn envelope schema (None: it does not)."""
+        mode = self._mode()
+        if self.spec.provider != "openai" or mode not in ("json_schema", "json_object_schema"):
+            return None
+        return lambda name, schema: structured.response_format(mode, name, schema)
+
+    def response_format(self, role: Role) -> dict[str, Any] | None:
+        """What an ``openai:`` model of ``role`` is built to send (the json agent's is per turn)."""
+        if not self._answers_json(role):
+            return None  # native tool calls: no JSON mode
+        if role is Role.AGENT:  # the wrapper sends each turn's schema; plain JSON mode otherwise
+            return structured.response_format(
+                "none" if self._mode() == "none" else "json_object", "agent_envelope", None)
+        return structured.response_format(self._mode(), f"{role.value}_answer",
+                                          structured.answer_schema(role))
 
     def _answers_json(self, role: Role) -> bool:
         return role is not Role.AGENT or self.settings.agent_protocol == "json"
@@ -132,9 +195,9 @@ class ModelSeam:
             timeout=_role_timeout(role, self.settings),
             stream_usage=True,
             temperature=0,
-            # JSON mode where the role answers one JSON object (never with native tool calls).
-            model_kwargs={"response_format": {"type": "json_object"}} if self._answers_json(role)
-            else {},
+            # JSON mode (with the answer's schema, where the server takes one) where the role
+            # answers one JSON object; never with native tool calls.
+            model_kwargs={"response_format": rf} if (rf := self.response_format(role)) else {},
         )
 
     def _async_client(self) -> Any:

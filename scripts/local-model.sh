@@ -86,7 +86,13 @@ start() {
 
 stop() {
   if running; then
-    kill -- "-$(cat "$PIDFILE")" 2>/dev/null || kill "$(cat "$PIDFILE")"
+    local pid
+    pid=$(cat "$PIDFILE")
+    kill -- "-$pid" 2>/dev/null || kill "$pid"
+    # The server finishes the completion it is computing before it exits (minutes on a busy
+    # CPU): give it 10 s, then end it.
+    for _ in $(seq 1 10); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    if kill -0 "$pid" 2>/dev/null; then kill -9 -- "-$pid" 2>/dev/null || kill -9 "$pid"; fi
   fi
   rm -f "$PIDFILE"
 }

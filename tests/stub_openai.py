@@ -7,6 +7,11 @@ requests (``"stream": true``) get the same answer as server-sent events. With
 ``responder=fn`` the behaviour is ``fn(request_body)`` instead, so one stub can answer many
 concurrent conversations by looking at what each request asks (it is called from the server's
 request threads: keep it thread-safe).
+
+``refuse={"json_schema": 500, ...}`` makes the stub a server that does not accept some kinds of
+``response_format`` (:func:`format_kind`: ``json_schema``, ``json_object_schema``,
+``json_object`` or ``none``): such a request is answered with that status, as llama.cpp's
+server does, and consumes no scripted behaviour (it is still in ``requests``).
 """
 
 from __future__ import annotations
@@ -21,13 +26,26 @@ from typing import Any
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def format_kind(body: dict[str, Any]) -> str:
+    """What kind of ``response_format`` a request asks for."""
+    rf = body.get("response_format")
+    if not isinstance(rf, dict):
+        return "none"
+    if rf.get("type") == "json_object":
+        return "json_object_schema" if "schema" in rf else "json_object"
+    return str(rf.get("type"))
+
+
 class StubOpenAI:
     """Start with ``with StubOpenAI([...]) as stub:``; ``stub.base_url`` and ``stub.requests``."""
 
     def __init__(self, behaviours: list[dict[str, Any]] | None = None, *,
-                 responder: Responder | None = None) -> None:
+                 responder: Responder | None = None, refuse: dict[str, int] | None = None) -> None:
         self.behaviours = list(behaviours or [{"content": "ok"}])
         self.responder = responder
+        self.refuse = dict(refuse or {})
+        self.answered = 0
+        """Requests answered from the script (refused ones are not counted)."""
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         stub = self
@@ -42,8 +60,16 @@ class StubOpenAI:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
                     stub.requests.append({"path": self.path, "body": body})
-                    i = len(stub.requests) - 1
-                    b = stub.behaviours[min(i, len(stub.behaviours) - 1)]
+                    refused = stub.refuse.get(format_kind(body))
+                    if refused is None:
+                        i = stub.answered
+                        stub.answered += 1
+                        b = stub.behaviours[min(i, len(stub.behaviours) - 1)]
+                if refused is not None:
+                    message = ("Input should be 'text' or 'json_object'" if refused >= 500
+                               else "response_format is not supported")
+                    self._send(refused, json.dumps({"error": {"message": message}}).encode())
+                    return
                 if stub.responder is not None:
                     b = stub.responder(body)
                 if b.get("delay"):

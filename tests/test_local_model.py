@@ -28,11 +28,16 @@ CASES = TRUTH["incidents"][:3] + TRUTH["no_evidence"][:1]
 
 LOCAL_SETTINGS = dict(
     model="openai:local", agent_protocol="json", OPENAI_API_KEY="local",
-    router_attempt_timeout_s=180, router_total_timeout_s=360, judge_attempt_timeout_s=180,
-    judge_total_timeout_s=360, repair_attempt_timeout_s=180, repair_total_timeout_s=180,
-    agent_call_timeout_s=240, deadline_s=1800, max_model_calls=12, max_tool_calls=6,
-    # The server runs with a 4,096-token context: keep each observation to ~1k tokens.
-    max_observation_bytes=3000, log_events_default_limit=5,
+    # Generous: a call runs on at the server after a client gives up on it (llama.cpp's
+    # server does not stop), so a short timeout only wastes the next call's time on a busy CPU.
+    router_attempt_timeout_s=300, router_total_timeout_s=600, judge_attempt_timeout_s=300,
+    judge_total_timeout_s=600, repair_attempt_timeout_s=300, repair_total_timeout_s=300,
+    agent_call_timeout_s=600, deadline_s=3600, max_model_calls=12, max_tool_calls=6,
+    # The server runs with a 4,096-token context: keep each observation to ~1k tokens, and let
+    # the harness track the context so a run ends as a classified fallback, never a 400.
+    max_observation_bytes=3000, log_events_default_limit=5, model_context_tokens=4096,
+    # llama.cpp's server takes json_object + schema (and refuses json_schema): auto finds it.
+    structured_output="auto",
 )
 
 
@@ -59,3 +64,4 @@ def test_real_model_runs_end_honestly(services: Services, case: dict, tmp_path: 
                  if r["invocation_status"] == "READY" and r["evidence_status"] == "EVIDENCE_FOUND"
                  for f in r["facts"]}
         assert set(re.findall(r"E\d+\.\d+", out["content"])) <= found
+

@@ -1,0 +1,285 @@
+"""Schema-constrained answers (``HARNESS_STRUCTURED_OUTPUT``): what each role asks a server for.
+
+A constraint helps a model write a well-formed answer; it is never a reason to trust one. Every
+answer is still parsed and guarded exactly as without it (:mod:`guards.parsing`,
+:mod:`guards.envelope`, the tool gate, the evidence and semantic guards).
+
+Modes, as sent in ``response_format``:
+
+- ``json_schema``: ``{"type": "json_schema", "json_schema": {"name", "strict": true, "schema"}}``
+  (OpenAI, vLLM, Ollama);
+- ``json_object_schema``: ``{"type": "json_object", "schema": ...}`` (llama.cpp's servers, which
+  refuse ``json_schema`` but decode under the schema's grammar);
+- ``json_object``: plain JSON mode, no schema (``off``; what the harness always sent before);
+- ``none``: no ``response_format`` at all (a server that refuses even JSON mode).
+
+``auto`` probes the server once per process, when the model seam is built — before and outside
+any run, so no run's budget or trace holds the probe: a one-token request per candidate, in the
+order above, with its own timeout. A server that answers 400/422/500/501 about the format to a
+candidate refuses it; anything else (a transport error, 401, 404, 429, 503, a 400 about another
+parameter) makes the probe inconclusive, and the harness keeps plain JSON mode.
+
+Schemas are portable: ``$ref`` inlined, every object closed; sent as strict ``json_schema`` every
+property is required (optional ones nullable); sent to a grammar-decoding server, optional
+properties may be left out and strings and arrays are bounded (see :func:`bounded`).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from harness.contracts import DiagnosisDraft, Gain, JudgeAnswer, Role, RouterAnswer
+from harness.settings import Settings
+
+Mode = Literal["json_schema", "json_object_schema", "json_object", "none"]
+PROBE_ORDER: tuple[Mode, ...] = ("json_schema", "json_object_schema", "json_object")
+REFUSED_STATUSES = frozenset({400, 422, 500, 501})
+"""HTTP statuses that mean "this response_format is not accepted" (llama.cpp answers 500)."""
+_KEEP = ("enum", "minItems", "maxItems", "minimum", "maximum")
+"""Keywords kept from a model's schema; the rest (titles, defaults, lengths) are dropped."""
+
+
+def strict_schema(schema: dict[str, Any], defs: dict[str, Any] | None = None, *,
+                  strict: bool = True) -> dict[str, Any]:
+    """``schema`` in the portable subset: refs inlined, objects closed, titles and defaults gone.
+
+    ``strict`` (what a strict ``json_schema`` needs): every property required, optional ones
+    made nullable. Without it optional properties stay optional, so a grammar lets a small
+    model leave them out (fewer tokens, fewer invented values). Idempotent.
+    """
+    defs = {**(defs or {}), **schema.get("$defs", {})}
+    if "$ref" in schema:
+        return strict_schema(defs[schema["$ref"].rsplit("/", 1)[-1]], defs, strict=strict)
+    if "anyOf" in schema:
+        return {"anyOf": [strict_schema(s, defs, strict=strict) for s in schema["anyOf"]]}
+    kind = schema.get("type")
+    keep = _KEEP if strict else (*_KEEP, "maxLength")  # strict servers may refuse maxLength
+    out: dict[str, Any] = {k: schema[k] for k in keep if k in schema}
+    if kind == "object":
+        required = [r for r in schema.get("required", []) if r in schema.get("properties", {})]
+        props = {}
+        for name, sub in schema.get("properties", {}).items():
+            prop = strict_schema(sub, defs, strict=strict)
+            optional = name not in required and not _nullable(prop)
+            props[name] = nullable(prop) if strict and optional else prop
+        return {"type": "object", "properties": props,
+                "required": list(props) if strict else required, "additionalProperties": False}
+    if kind == "array":
+        out["items"] = strict_schema(schema.get("items", {}), defs, strict=strict)
+    if kind is not None:
+        out["type"] = kind
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "null" or any(s.get("type") == "null"
+                                               for s in schema.get("anyOf", []))
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or null."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def closed(**props: dict[str, Any]) -> dict[str, Any]:
+    """A closed object with exactly ``props``, all required."""
+    return {"type": "object", "properties": props, "required": list(props),
+            "additionalProperties": False}
+
+
+def one_of(*values: str) -> dict[str, Any]:
+    """A string that is one of ``values`` (``enum``: portable where ``const`` is not)."""
+    return {"type": "string", "enum": list(values)}
+
+
+def _model(cls: type[BaseModel]) -> dict[str, Any]:
+    return strict_schema(cls.model_json_schema())
+
+
+ANSWER_MODELS: dict[Role, type[BaseModel]] = {
+    Role.ROUTER: RouterAnswer, Role.JUDGE: JudgeAnswer, Role.REPAIR: DiagnosisDraft}
+"""The contract each one-shot role answers in; its schema is what the server is asked for."""
+
+
+def answer_schema(role: Role) -> dict[str, Any]:
+    """The strict schema of ``role``'s answer (router, judge, repair)."""
+    return _model(ANSWER_MODELS[role])
+
+
+def draft_schema(evidence_ids: Sequence[str]) -> dict[str, Any]:
+    """The final draft; claims may cite only ``evidence_ids`` (none: the conclusion is null)."""
+    steps = {"type": "array", "items": {"type": "string"}}
+    if not evidence_ids:
+        return closed(conclusion={"type": "null"}, next_steps=steps)
+    claim = closed(statement={"type": "string"},
+                   evidence_ids={"type": "array", "items": one_of(*evidence_ids), "minItems": 1})
+    conclusion = closed(root_cause={"type": "string"},
+                        claims={"type": "array", "items": claim, "minItems": 1})
+    return closed(conclusion=nullable(conclusion), next_steps=steps)
+
+
+def progress_schema(last_call: str) -> dict[str, Any]:
+    """The progress envelope naming ``last_call``, the one id the tool gate accepts."""
+    return closed(tool_call_id=one_of(last_call), gain=one_of(*(g.value for g in Gain)),
+                  note={"type": "string", "maxLength": 120})  # "a few words"
+
+
+def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | None,
+                    evidence_ids: Sequence[str], final_only: bool = False) -> dict[str, Any]:
+    """The json protocol's envelope for this turn: a call of one bound tool, or the final draft.
+
+    A tool's optional arguments stay optional here (a strict ``json_schema`` makes them
+    nullable when it is sent, see :func:`response_format`).
+
+    Each tool call carries that tool's arguments and, once a result was seen, the progress
+    envelope naming ``last_call``; the first call carries none (the gate ignores it there).
+    ``final_only`` (a stop was required, the context is nearly full) leaves only the draft.
+    """
+    variants = [closed(type=one_of("final"), draft=draft_schema(evidence_ids))]
+    if not final_only:
+        for spec in tool_specs:
+            fn = spec.get("function", spec)
+            params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
+            props = {k: v for k, v in params.get("properties", {}).items()
+                     if k != "previous_observation"}
+            args = strict_schema({**params, "properties": props}, strict=False)
+            if last_call is not None:
+                args["properties"]["previous_observation"] = progress_schema(last_call)
+                args["required"].append("previous_observation")
+            variants.append(closed(type=one_of("tool_call"), tool=one_of(fn["name"]), args=args))
+    return variants[0] if len(variants) == 1 else {"anyOf": variants[::-1]}
+
+
+GRAMMAR_MAX_CHARS = 300
+"""Under ``json_object_schema`` a string of an answer is at most this long (a tool's own
+``maxLength`` when that is shorter): a grammar without bounds lets a small model run on until
+its token limit, minutes on a CPU, inside one string."""
+GRAMMAR_MAX_ITEMS = 5
+"""Likewise for an array (claims, cited ids, next steps, reasons) without a ``maxItems``."""
+
+
+def bounded(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with every string and array bounded, for a grammar-decoding server.
+
+    An answer within the bounds is still any answer of the contract's shape: the bounds only
+    keep a model from running on (every contract check stays as it is).
+    """
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [bounded(s) for s in schema["anyOf"]]}
+    out = dict(schema)
+    if out.get("type") == "object":
+        required = set(out.get("required", []))
+        # A grammar cannot bound a number (a small model writes "limit": 500 for a 1..200
+        # argument): an optional bounded number is left out, so its default applies.
+        out["properties"] = {k: bounded(v) for k, v in out.get("properties", {}).items()
+                             if k in required or not _bounded_number(v)}
+    elif out.get("type") == "array":
+        out["items"] = bounded(out.get("items", {}))
+        out["maxItems"] = min(out.get("maxItems", GRAMMAR_MAX_ITEMS), GRAMMAR_MAX_ITEMS)
+    elif out.get("type") == "string" and "enum" not in out:
+        out["maxLength"] = min(out.get("maxLength", GRAMMAR_MAX_CHARS), GRAMMAR_MAX_CHARS)
+    return out
+
+
+def _bounded_number(schema: dict[str, Any]) -> bool:
+    options = schema.get("anyOf", [schema])
+    return any(o.get("type") in ("integer", "number") and ("minimum" in o or "maximum" in o)
+               for o in options)
+
+
+def response_format(mode: Mode, name: str, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``response_format`` for ``mode`` (None: send none)."""
+    if mode == "none":
+        return None
+    if mode == "json_object" or schema is None:
+        return {"type": "json_object"}
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": bounded(schema)}
+    return {"type": "json_schema",
+            "json_schema": {"name": name, "strict": True, "schema": strict_schema(schema)}}
+
+
+# --- detection ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Detection:
+    """What the harness sends to this server, and how it came to that."""
+
+    mode: Mode
+    detail: str
+
+
+_PROBE_SCHEMA = closed(ok={"type": "boolean"})
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema", re.I)
+_detected: dict[tuple[str, str], Detection] = {}
+_lock = threading.Lock()
+_SET: dict[str, Mode] = {"json_schema": "json_schema", "json_object_schema": "json_object_schema",
+                         "off": "json_object"}
+
+
+def detected(settings: Settings, model: str) -> Detection | None:
+    """The process's detection for the server and model of ``settings`` (None: not probed)."""
+    return _detected.get((settings.openai_base_url or "", model))
+
+
+def resolve(settings: Settings, model: str) -> Detection:
+    """The mode to use: the setting's, or (``auto``) the server's, probed once per process."""
+    if settings.structured_output != "auto":
+        return Detection(_SET[settings.structured_output], "set")
+    key = (settings.openai_base_url or "", model)
+    with _lock:  # one probe per server and model, whoever asks first
+        if key not in _detected:
+            _detected[key] = probe(settings, model)
+        return _detected[key]
+
+
+def probe(settings: Settings, model: str) -> Detection:
+    """Ask the server which ``response_format`` it accepts (synchronous; outside any run)."""
+    import httpx
+
+    url = (settings.openai_base_url or "https://api.openai.com/v1").rstrip("/")
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+    refused: list[str] = []
+    with httpx.Client(timeout=settings.structured_probe_timeout_s) as client:
+        for mode in PROBE_ORDER:
+            body = {"model": model, "max_tokens": 1, "temperature": 0,
+                    "messages": [{"role": "user", "content": 'Answer {"ok": true}'}],
+                    "response_format": response_format(mode, "probe", _PROBE_SCHEMA)}
+            try:
+                reply = client.post(f"{url}/chat/completions", json=body,
+                                    headers={"Authorization": f"Bearer {key}"})
+            except httpx.HTTPError as exc:
+                return Detection("json_object", f"probe inconclusive ({type(exc).__name__}); "
+                                 "plain JSON mode")
+            status = reply.status_code
+            if status < 300:
+                why = f" ({', '.join(refused)})" if refused else ""
+                return Detection(mode, f"detected{why}")
+            # Only a refusal that is about the format counts (not, say, an unknown parameter).
+            if status not in REFUSED_STATUSES or not _FORMAT_WORDS.search(reply.text):
+                return Detection("json_object", f"probe inconclusive (HTTP {status}); "
+                                 "plain JSON mode")
+            refused.append(f"{mode} refused: HTTP {status}")
+    return Detection("none", f"detected ({', '.join(refused)})")
+
+
+def describe(settings: Settings, model: str | None, *, probe_now: bool = False) -> str:
+    """One line for ``harness config``: the mode in use and where it came from.
+
+    With ``probe_now`` an ``auto`` setting is probed here (``harness config`` does: it is where
+    a user checks a server), else a process that has not built a seam says "not yet probed".
+    """
+    if model is None:
+        return "n/a (not an openai: model)"
+    if settings.structured_output != "auto":
+        return f"{_SET[settings.structured_output]} (set)"
+    found = resolve(settings, model) if probe_now else detected(settings, model)
+    if found is None:
+        return "auto: not yet probed (probed once per process, before the first run)"
+    return f"{found.mode} ({found.detail})"
