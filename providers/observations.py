@@ -59,9 +59,12 @@ def clip(text: str, limit: int) -> str:
 
 def item_line(item: dict[str, Any], scope: dict[str, Any], limit: int) -> str:
     """One evidence item as one line: id, kind, then its content as ``key=value`` pairs."""
-    content = {k: v for k, v in item.items() if k not in ("evidence_id", "kind")
+    content = {k: v for k, v in item.items() if k not in ("evidence_id", "kind", "warning")
                and v is not None and scope.get(k) != v}  # the scope is the call's own
-    return clip(f"{item.get('evidence_id')} {item.get('kind', 'item')}: {_flat(content)}", limit)
+    # The boundary's untrusted-text flag comes first and verbatim, so clipping never hides it.
+    flag = f' {{"warning": {json.dumps(item["warning"])}}}' if item.get("warning") else ""
+    head = f"{item.get('evidence_id')} {item.get('kind', 'item')}{flag}: "
+    return head + clip(_flat(content), max(limit - len(head), 0))
 
 
 @dataclass(frozen=True)
