@@ -210,7 +210,8 @@ class JsonProtocolChatModel(BaseChatModel):
             return (out, shown, room) if room is None or room >= 0 else None
         after = (["", "Findings so far (earlier results; cite these ids too):", *findings]
                  if findings else [])
-        after.append(_next_step(results))
+        after.append(_next_step(results, [str(spec.get("function", spec).get("name"))
+                                          for spec in self.tool_specs]))
         counts = range(len(latest.items), -1, -1) if cut else [len(latest.items)]
         for n in counts:
             body, ids = latest.full(n)
@@ -280,9 +281,14 @@ def _last_call(results: Sequence[Result]) -> str | None:
     return None
 
 
-def _next_step(results: Sequence[Result]) -> str:
+def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:
+    """What the next envelope needs, and the tools not tried yet (a small model repeats itself)."""
     last = _last_call(results)
     if last is None:
         return "Next: one JSON envelope."
+    used = {(r.body or {}).get("tool") for r in results}
+    unused = [t for t in tools if t not in used]
+    hint = f" Not used yet: {', '.join(unused)}." if unused and not any(
+        r.stop_required for r in results) else ""
     return (f'Next: one JSON envelope; a tool call carries "previous_observation" with '
-            f'"tool_call_id": "{last}".')
+            f'"tool_call_id": "{last}".{hint}')

@@ -89,7 +89,15 @@ def judge(case: dict[str, Any], out: dict[str, Any], facts: int) -> tuple[str, s
     return f"miss ({outcome})", cause
 
 
-async def one(services: Services, case: dict[str, Any]) -> dict[str, Any]:
+def transcript(messages: list[Any]) -> list[dict[str, Any]]:
+    """The run's conversation as the harness kept it: role, text and tool calls per message."""
+    return [{"role": m.type, "content": m.content,
+             **({"tool_calls": m.tool_calls} if getattr(m, "tool_calls", None) else {})}
+            for m in messages]
+
+
+async def one(services: Services, case: dict[str, Any],
+              transcripts: Path | None = None) -> dict[str, Any]:
     saver = InMemorySaver()
     began = time.monotonic()
     out = await run_turn(services, case["question"], checkpointer=saver)
@@ -97,6 +105,10 @@ async def one(services: Services, case: dict[str, Any]) -> dict[str, Any]:
     state = saver.get_tuple({"configurable": {"thread_id": out["thread_id"]}})
     messages = state.checkpoint["channel_values"].get("messages", []) if state else []
     trace = services.store.trace(out["run_id"])
+    if transcripts is not None:
+        transcripts.mkdir(parents=True, exist_ok=True)
+        (transcripts / f"{case['id']}.json").write_text(json.dumps(
+            {"result": out, "messages": transcript(messages)}, indent=1, default=str))
     facts = len(set(re.findall(r"\[(E\d+\.\d+)\]", out["content"] or "")))
     verdict, cause = judge(case, out, facts)
     real, est = context_check(messages)
@@ -133,6 +145,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, help="incident dataset folder (default: demo)")
     parser.add_argument("--truth", type=Path, help="truth file (default: the demo's)")
     parser.add_argument("--url", default=os.environ.get("HARNESS_LOCAL_MODEL_URL"))
+    parser.add_argument("--transcripts", type=Path,
+                        help="write each case's conversation and result to DIR/ID.json")
     args = parser.parse_args()
     if not args.url:
         parser.error("set HARNESS_LOCAL_MODEL_URL or pass --url")
@@ -153,7 +167,7 @@ def main() -> None:
     print("\t".join(COLUMNS), flush=True)
     rows = []
     for case in cases:
-        row = asyncio.run(one(services, case))
+        row = asyncio.run(one(services, case, args.transcripts))
         rows.append(row)
         print("\t".join(str(row[c]) for c in COLUMNS), f"\tstop={row['stop']}", flush=True)
     print(summary(rows), flush=True)

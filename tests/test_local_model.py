@@ -37,7 +37,7 @@ LOCAL_SETTINGS = dict(
     # the harness track the context so a run ends as a classified fallback, never a 400.
     max_observation_bytes=3000, log_events_default_limit=5, model_context_tokens=4096,
     # llama.cpp's server takes json_object + schema (and refuses json_schema): auto finds it.
-    structured_output="auto",
+    structured_output="auto", structured_probe_timeout_s=300,
 )
 
 
