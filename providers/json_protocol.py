@@ -166,7 +166,8 @@ class JsonProtocolChatModel(BaseChatModel):
                                              want=self.answer_tokens, need=self.min_answer_tokens,
                                              what="the agent's next turn")
             schema = envelope_schema(self.tool_specs, last_call=_last_call(results),
-                                     evidence_ids=shown, final_only=final_only)
+                                     evidence_ids=shown, final_only=final_only,
+                                     rest=_repeated(results))
             return Turn(turns, schema, estimate, max_tokens, final_only)
         raise ContextExceeded(f"the agent's conversation does not fit the model's context of "
                               f"{self.context_tokens} tokens even with every result folded")
@@ -279,6 +280,16 @@ def _last_call(results: Sequence[Result]) -> str | None:
         if not is_gate_skip(result.body):
             return result.call_id
     return None
+
+
+def _repeated(results: Sequence[Result]) -> list[str]:
+    """The tool whose latest call repeated an earlier scope: a small model, answered "not
+    executed", repeats it again verbatim until the run saturates; its next turn offers the
+    other tools (and the draft) instead. The gate's rules are unchanged."""
+    body = results[-1].body if results else None
+    if body is not None and body.get("status") == "DUPLICATE_SCOPE" and body.get("tool"):
+        return [str(body["tool"])]
+    return []
 
 
 def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:

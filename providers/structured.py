@@ -131,7 +131,8 @@ def progress_schema(last_call: str) -> dict[str, Any]:
 
 
 def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | None,
-                    evidence_ids: Sequence[str], final_only: bool = False) -> dict[str, Any]:
+                    evidence_ids: Sequence[str], final_only: bool = False,
+                    rest: Sequence[str] = ()) -> dict[str, Any]:
     """The json protocol's envelope for this turn: a call of one bound tool, or the final draft.
 
     A tool's optional arguments stay optional here (a strict ``json_schema`` makes them
@@ -139,12 +140,15 @@ def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | No
 
     Each tool call carries that tool's arguments and, once a result was seen, the progress
     envelope naming ``last_call``; the first call carries none (the gate ignores it there).
-    ``final_only`` (a stop was required, the context is nearly full) leaves only the draft.
+    ``final_only`` (a stop was required, the context is nearly full) leaves only the draft;
+    tools named in ``rest`` are left out for this turn (one a model has just repeated verbatim).
     """
     variants = [closed(type=one_of("final"), draft=draft_schema(evidence_ids))]
     if not final_only:
         for spec in tool_specs:
             fn = spec.get("function", spec)
+            if fn["name"] in rest:
+                continue
             params = dict(fn.get("parameters") or {"type": "object", "properties": {}})
             props = {k: v for k, v in params.get("properties", {}).items()
                      if k != "previous_observation"}

@@ -209,6 +209,28 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     assert "E2.1" in facts and "E9.9" not in facts
 
 
+def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path: Path) -> None:
+    # A small model answered "not executed" repeats the same call until the run saturates: the
+    # turn after a DUPLICATE_SCOPE offers the other tools and the draft, for that turn only.
+    answers = [router(merchant="M1001", start=INC["start"], end=INC["end"]),
+               envelope("query_logs", LOGS), envelope("query_logs", LOGS, prev="call_1"),
+               envelope("query_mysql", SQL, prev="call_2"),
+               envelope(None, draft={"conclusion": None, "next_steps": ["x"]})]
+    stub, services = serve(tmp_path, answers, structured_output="json_object_schema")
+    try:
+        out = diagnose(services)
+    finally:
+        stub.__exit__()
+    assert out["release_outcome"] == "FALLBACK"
+    a1, a2, a3, a4 = (agent_variants(b, "json_object_schema") for b in answered(stub)[1:5])
+    everything = ["final", "lookup_knowledge", "query_logs", "query_mysql"]
+    assert sorted(a1) == sorted(a2) == sorted(a4) == everything
+    assert sorted(a3) == ["final", "lookup_knowledge", "query_mysql"]  # after the repeat
+    trace = services.store.trace(out["run_id"])
+    # The gate still judged the repeat itself: not executed, nothing recorded for it.
+    assert [r["tool"] for r in trace["tool_records"]] == ["query_logs", "query_mysql"]
+
+
 def test_under_native_tools_only_router_judge_and_repair_get_schemas(tmp_path: Path) -> None:
     answers = [FULL_RUN[0],
                {"content": ""},  # replaced below: native tool calls
