@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -232,7 +233,8 @@ class JsonProtocolChatModel(BaseChatModel):
 
     def _system(self, values: Any) -> SystemMessage:
         values = dict(values)
-        text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs))
+        text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs),
+                                  changes_from=_hour_before(values.get("start")))
         values["tool_schemas"] = json.dumps(self.tool_specs, separators=(",", ":"))
         return with_prompt(SystemMessage(text), PROTOCOL_PROMPT, values)
 
@@ -282,10 +284,26 @@ def _last_call(results: Sequence[Result]) -> str | None:
     return None
 
 
+def _hour_before(start: Any) -> str:
+    """An hour before the window starts, written as the datasets write times.
+
+    Changes that cause an incident usually land there; a small model cannot do the arithmetic.
+    """
+    try:
+        moment = datetime.fromisoformat(str(start)) - timedelta(hours=1)
+    except ValueError:
+        return str(start)
+    if moment.utcoffset() == timedelta(0):
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.isoformat()
+
+
 def _repeated(results: Sequence[Result]) -> list[str]:
-    """The tool whose latest call repeated an earlier scope: a small model, answered "not
-    executed", repeats it again verbatim until the run saturates; its next turn offers the
-    other tools (and the draft) instead. The gate's rules are unchanged."""
+    """The tool whose latest call repeated an earlier scope (its next turn offers the others).
+
+    A small model answered "not executed" repeats the call verbatim until the run saturates;
+    leaving that tool out of one turn's schema moves it on. The gate's rules are unchanged.
+    """
     body = results[-1].body if results else None
     if body is not None and body.get("status") == "DUPLICATE_SCOPE" and body.get("tool"):
         return [str(body["tool"])]

@@ -9,7 +9,8 @@ import prompts
 EXPECTED = {
     "router": {"question", "known_services", "now", "example_start", "example_end"},
     "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
-    "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas"},
+    "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas",
+                   "changes_from"},
     "agent_task": {"question", "previous_turn"},
     "judge": {"payload"},
     "repair": {"draft", "problems", "available_evidence"},
