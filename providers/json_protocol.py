@@ -168,7 +168,7 @@ class JsonProtocolChatModel(BaseChatModel):
                                              what="the agent's next turn")
             schema = envelope_schema(self.tool_specs, last_call=_last_call(results),
                                      evidence_ids=shown, final_only=final_only,
-                                     rest=_repeated(results))
+                                     rest=_repeated(results, _names(self.tool_specs)))
             return Turn(turns, schema, estimate, max_tokens, final_only)
         raise ContextExceeded(f"the agent's conversation does not fit the model's context of "
                               f"{self.context_tokens} tokens even with every result folded")
@@ -212,8 +212,7 @@ class JsonProtocolChatModel(BaseChatModel):
             return (out, shown, room) if room is None or room >= 0 else None
         after = (["", "Findings so far (earlier results; cite these ids too):", *findings]
                  if findings else [])
-        after.append(_next_step(results, [str(spec.get("function", spec).get("name"))
-                                          for spec in self.tool_specs]))
+        after.append(_next_step(results, _names(self.tool_specs)))
         counts = range(len(latest.items), -1, -1) if cut else [len(latest.items)]
         for n in counts:
             body, ids = latest.full(n)
@@ -298,16 +297,22 @@ def _hour_before(start: Any) -> str:
     return moment.isoformat()
 
 
-def _repeated(results: Sequence[Result]) -> list[str]:
-    """The tool whose latest call repeated an earlier scope (its next turn offers the others).
+def _names(specs: Sequence[dict[str, Any]]) -> list[str]:
+    return [str(spec.get("function", spec).get("name")) for spec in specs]
+
+
+def _repeated(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
+    """The tools the turn after a repeated scope leaves out: those used so far, if any is not.
 
     A small model answered "not executed" repeats the call verbatim until the run saturates;
-    leaving that tool out of one turn's schema moves it on. The gate's rules are unchanged.
+    offering only what it has not tried yet (or, if it tried everything, all but the repeated
+    tool) moves it on. The draft is always offered, and the gate's rules are unchanged.
     """
     body = results[-1].body if results else None
-    if body is not None and body.get("status") == "DUPLICATE_SCOPE" and body.get("tool"):
-        return [str(body["tool"])]
-    return []
+    if body is None or body.get("status") != "DUPLICATE_SCOPE" or not body.get("tool"):
+        return []
+    used = {str((r.body or {}).get("tool")) for r in results}
+    return sorted(used) if any(t not in used for t in tools) else [str(body["tool"])]
 
 
 def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:

@@ -211,7 +211,7 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
 
 def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path: Path) -> None:
     # A small model answered "not executed" repeats the same call until the run saturates: the
-    # turn after a DUPLICATE_SCOPE offers the other tools and the draft, for that turn only.
+    # turn after a DUPLICATE_SCOPE offers the tools not used yet and the draft, for that turn.
     answers = [router(merchant="M1001", start=INC["start"], end=INC["end"]),
                envelope("query_logs", LOGS), envelope("query_logs", LOGS, prev="call_1"),
                envelope("query_mysql", SQL, prev="call_2"),
