@@ -112,8 +112,16 @@ class RunStore(Protocol):
         """Record the ``seq``-th emitted event; a repeated seq is ignored (returns False)."""
         ...
 
+    def flush(self) -> None:
+        """Write every queued row now; RunPersistenceError if that cannot be done in time."""
+        ...
+
     def get_run(self, run_id: str) -> dict[str, Any] | None:
         """The run row, or None."""
+        ...
+
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order."""
         ...
 
     def events(self, run_id: str) -> list[dict[str, Any]]:

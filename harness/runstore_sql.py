@@ -84,6 +84,14 @@ class SqlRunStore:
         """The database, for messages (a URL without its password)."""
         return self._db.where
 
+    def flush(self) -> None:
+        """Write everything queued so far now (bounded by the retry window).
+
+        The tool gate calls it after a tool record: a checkpoint may name that record only
+        once it is in the store. A row the writer lost is reported as usual (finish_run).
+        """
+        self._writer.flush(time.monotonic() + self._db.retry_s, "write the queued trace rows")
+
     def close(self) -> None:
         """Write what is queued and close the connection(s); a later call opens them again."""
         self._writer.flush(time.monotonic() + self._db.retry_s, "close the run store")
@@ -302,6 +310,14 @@ class SqlRunStore:
             }
 
         return self._read(read, f"read the trace of run {run_id}")
+
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
+        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
+                .order_by(tool_records.c.seq))
+        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
+                          f"read the tool records of run {run_id}")
+        return [json.loads(record) for record in rows]
 
     def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's run rows, oldest first."""

@@ -15,6 +15,7 @@ from typing import Any, Never
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import records_of
 from diagnosis.state import DiagnosisState, Stop
 from guards.progress import build_snapshot, facts_observed
 from harness.budget import BudgetUsage
@@ -26,7 +27,6 @@ from harness.contracts import (
     RunState,
     StopReason,
     StoredRunStatus,
-    ToolRecord,
 )
 from harness.runstore import RunPersistenceError
 from nodes._model_call import offload
@@ -137,11 +137,18 @@ def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) ->
 async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide, render, persist and publish the outcome of this run."""
     ctx = run_context(runtime)
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
+    try:  # the facts are in the run store: a run whose facts cannot be read publishes none
+        records, unreadable = await offload(records_of, ctx, state), None
+    except RunPersistenceError as exc:
+        records, unreadable = [], exc
     snapshot = build_snapshot(records)
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
     decision = decide(state, facts_observed(snapshot), ended=stop_if_inactive(ctx))
+    if unreadable is not None and decision.outcome in (ReleaseOutcome.SUCCESS, ReleaseOutcome.FALLBACK):
+        decision = Decision(RunState.FAILED, ReleaseOutcome.FAILED,
+                            failure=FailureCode.RUN_PERSISTENCE_FAILED,
+                            message=f"the run's tool records could not be read: {unreadable}")
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
     content: str | None = None
