@@ -170,7 +170,8 @@ def build_result(out: Mapping[str, Any], state: Mapping[str, Any] | None, store:
     fields = dict(out)
     fields["usage"] = fields.get("usage") or BudgetUsage().model_dump()
     own = dict(state) if state and state.get("run_id") == out.get("run_id") else {}
-    records = [] if store is None else [
+    published = out.get("release_outcome") in ("SUCCESS", "FALLBACK")  # only these show facts
+    records = [] if store is None or not published else [
         r.model_dump(mode="json") for r in run_records(store, str(out.get("run_id")), own.get("records"))]
     fields.update(_structured(fields, own, records))
     if script is not None:

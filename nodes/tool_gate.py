@@ -15,7 +15,8 @@ is the order of precedence:
 6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed.
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
-observation, never a crash. See docs/design.md (tool gate).
+observation, never a crash. Its canonical record is stored in the run store before the state's
+record index names it (:mod:`diagnosis.records`). See docs/design.md (tool gate).
 """
 
 from __future__ import annotations
