@@ -80,7 +80,7 @@ class _EstimatingSeam(ModelSeam):
     schema_chars = 0
     """Characters of the tool schemas sent with the agent's first call."""
 
-    def for_role(self, role: Role) -> Any:  # noqa: D102
+    def chat_model(self, role: Role) -> Any:  # noqa: D102 — the seam builds and keeps it
         assert self.replay_script is not None
         return _EstimatingReplay(script=self.replay_script, role=role.value, seam=self)
 
