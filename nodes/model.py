@@ -23,8 +23,8 @@ from nodes._stops import stop, stop_from_abort, stop_from_budget
 from providers.seam import classify_exception
 from tools.registry import extra_schemas, specs_key, tool_schemas
 
-_ENVELOPE_DESCRIPTION = "Required after your first call: see the progress rule."
-"""Short: the agent's system prompt states the rule in full."""
+_ENVELOPE_DESCRIPTION = "See the progress rule."
+"""Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
 _agent_tools: dict[str, str] = {}
 """The agent's tool specs as JSON text, per data (:func:`tools.registry.specs_key`)."""
 

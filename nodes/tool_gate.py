@@ -12,7 +12,8 @@ is the order of precedence:
 3. only evidence tools exist;
 4. every evidence call after the first carries a valid progress envelope (violations count);
 5. a run cancelled or past its deadline queries nothing more;
-6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed.
+6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed (and the
+   call the agent has just called GAINED, asked again, saturates collection at once).
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
 observation, never a crash. Its canonical record is stored in the run store before the state's
@@ -210,14 +211,28 @@ def run_active(gs: GateState, call: GateCall) -> Verdict:
 
 
 def new_scope(gs: GateState, call: GateCall) -> Verdict:
-    """The same tool and normalised scope already READY in this run is not queried again."""
-    if call.scope is not None and any(
-            r.tool == call.name and r.scope == call.scope
-            and r.invocation_status is InvocationStatus.READY for r in gs.records):
-        return Skip(replace(gs, no_gain=gs.no_gain + 1, last_call=call.id), {
-            "status": "DUPLICATE_SCOPE", "tool": call.name, "scope": dict(call.scope),
-            "note": "this exact scope was already queried in this run; not executed"})
-    return Pass(gs)
+    """The same tool and normalised scope already READY in this run is not queried again.
+
+    If it is the very call the agent has just said GAINED (its previous one, asked again), that
+    verdict is contradicted by what the agent does: it is not following up anything new, it is
+    looping, and its gain reports no longer tell progress apart. Collection saturates at once
+    (INFORMATION_SATURATED: STOP_REQUIRED goes with this answer) instead of after N NO_GAINs.
+    """
+    same = [r for r in gs.records if r.tool == call.name and r.scope == call.scope
+            and r.invocation_status is InvocationStatus.READY] if call.scope is not None else []
+    if not same:
+        return Pass(gs)
+    answered = replace(gs, no_gain=gs.no_gain + 1, last_call=call.id)
+    gained = isinstance(call.envelope, dict) and call.envelope.get("gain") == Gain.GAINED.value
+    if gained and any(r.tool_call_id == gs.last_call for r in same) \
+            and gs.collection == CollectionState.COLLECTING.value:
+        answered = replace(answered, collection=CollectionState.SATURATED.value,
+                           stop_reason=gs.stop_reason or StopReason.INFORMATION_SATURATED.value)
+    # The earlier call's observation (in the model's context) shows the scope and its result.
+    return Skip(answered, {"status": "DUPLICATE_SCOPE", "tool": call.name,
+                           "same_as": same[-1].tool_call_id,
+                           "note": "this exact scope was already queried in this run (same_as); "
+                                   "not executed"})
 
 
 GATES: tuple[Gate, ...] = (stop_required_delivered, well_formed_envelope, evidence_tool,

@@ -168,16 +168,18 @@ def _build(schema_hint: dict[str, list[str]] | None,
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A pydantic JSON schema as a model needs it, without what tells it nothing.
 
-    No titles, no ``additionalProperties: false`` (the arguments are validated anyway), and an
-    optional field as its plain type (``anyOf [X, null]`` with ``default: null`` says no more
-    than "not required").
+    No titles, no ``additionalProperties: false`` and no string length bounds (the arguments are
+    validated anyway: a value out of bounds is an error observation the model can react to),
+    and an optional field as its plain type (``anyOf [X, null]`` with ``default: null`` says no
+    more than "not required").
     """
     out = copy.deepcopy(schema)
     out.pop("title", None)
     if out.get("additionalProperties") is False:
         del out["additionalProperties"]
     for prop in out.get("properties", {}).values():
-        prop.pop("title", None)
+        for noise in ("title", "minLength", "maxLength"):
+            prop.pop(noise, None)
         options = prop.get("anyOf")
         if isinstance(options, list) and {"type": "null"} in options and prop.get("default", 0) is None:
             rest = [o for o in options if o != {"type": "null"}]
