@@ -40,9 +40,9 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.base.id import UUID as UUID6
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.checkpoints_delta import snapshot_head
+from app.checkpoints_sqlite import OneTripSqliteSaver
 from harness.runstore import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 from harness.runstore_db import describe, is_transient
 
@@ -195,8 +195,8 @@ WHERE thread_id = :thread AND CASE WHEN checkpoint_ns = '' THEN checkpoint_id < 
 snapshots first), and in any other namespace all but the latest."""
 
 
-class SqliteCheckpointer(HarnessCheckpointer, AsyncSqliteSaver):
-    """LangGraph's SQLite saver with pruning and the harness's failure classes."""
+class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
+    """LangGraph's SQLite saver (one trip a write) with pruning and the harness's failure classes."""
 
     async def _delete(self, rows: list[tuple[str, str, str]]) -> None:
         """Delete (thread, namespace, id) checkpoints and their writes, in one transaction."""
@@ -216,7 +216,7 @@ class SqliteCheckpointer(HarnessCheckpointer, AsyncSqliteSaver):
         for thread_id in thread_ids:
             # Only checkpoints older than the one kept, as read now: one a run writes meanwhile
             # is newer, and kept (its delta channels' walk stops at the kept one's snapshot).
-            head = await snapshot_head(self, AsyncSqliteSaver, thread_id) or ""
+            head = await snapshot_head(self, OneTripSqliteSaver, thread_id) or ""
             async with self.lock:
                 async with self.conn.execute(_SQLITE_UNKEPT, {"thread": thread_id, "head": head}) as cur:
                     rows = [(thread_id, ns, cid) for ns, cid in await cur.fetchall()]

@@ -265,6 +265,8 @@ def _run_and_store(ctx: RunContext, call: GateCall, budget: Any, ready: int) -> 
                            ready_count=ready, extra_tools=ctx.mcp_tools,
                            timeout_s=ctx.lifecycle.remaining())
     ctx.store.record_tool(ctx.run_id, outcome.record, outcome.observation)  # written on return
+    if ctx.stored_calls is not None:
+        ctx.stored_calls.add(call.id)
     return outcome
 
 
@@ -333,6 +335,11 @@ async def _stored_call(ctx: RunContext, call_id: str, records: tuple[RecordRef |
     """
     if not call_id or any(r.tool_call_id == call_id for r in records):
         return None
+    if ctx.stored_calls is None:  # once per stream: a run resumed here may have made calls
+        rows = await offload(ctx.store.tool_records, ctx.run_id)
+        ctx.stored_calls = {str(row.get("tool_call_id")) for row in rows}
+    if call_id not in ctx.stored_calls:
+        return None  # never made: no need to ask the store again
     stored = await offload(ctx.store.tool_record, ctx.run_id, call_id)
     if stored is None or stored.get("observation") is None:
         return None  # never run, or stored before observations were (run it again)
