@@ -93,8 +93,8 @@ def resolve(index: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> tuple[li
             records.append(found[-1])
         else:
             tool = entry.get("tool") if isinstance(entry, Mapping) else None
-            problems.append(f"record {call or i!r} ({tool}) is not what the tool returned "
-                            "in this run")
+            problems.append(f"record {call if call else f'#{i + 1}'} ({tool}) is not what the "
+                            "tool returned in this run")
     return records, problems
 
 
@@ -115,5 +115,11 @@ def run_records(store: RunStore, run_id: str,
 
 
 def records_of(ctx: RunContext, state: Mapping[str, Any]) -> list[ToolRecord]:
-    """The canonical records of the run of ``ctx`` as ``state`` indexes them."""
-    return run_records(ctx.store, ctx.run_id, state.get("records"))
+    """The canonical records of the run of ``ctx`` that ``state``'s index names and the store backs.
+
+    For the loop's guards: an entry no stored record backs (an edited state) is left out, never
+    guessed — the guards judge only what the store holds, and release, which checks every
+    entry (:func:`resolve`), calls such a run EVIDENCE_TAMPERED.
+    """
+    index = state.get("records")
+    return resolve(index, ctx.store.tool_records(ctx.run_id))[0] if index else []
