@@ -37,7 +37,6 @@ from diagnosis.context import RunContext, run_context
 from diagnosis.records import RecordRef, index_entry, refs
 from diagnosis.state import DiagnosisState, Stop
 from guards.envelope import INVALID_ENVELOPE
-from harness.budget import Budget, BudgetExhausted
 from harness.contracts import (
     CollectionState,
     EvidenceStatus,
@@ -49,6 +48,7 @@ from harness.contracts import (
 )
 from nodes._model_call import offload
 from nodes._stops import controlled_stop, stop_if_inactive
+from nodes._tool_calls import stored_call
 from tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
 from tools.registry import TOOLS
 
@@ -308,7 +308,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         if isinstance(verdict, Skip):
             messages.append(_observation(call.id, verdict.observation))
             continue
-        ran = await _stored_call(ctx, call.id, gs.records, budget)
+        ran = await stored_call(ctx, call.id, gs.records, budget)
         if ran is None:  # not run before: the tool boundary runs it, and the store keeps it
             ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
             outcome = await offload(_run_and_store, ctx, call, budget, ready)
@@ -321,33 +321,3 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         gs = replace(gs, records=(*gs.records, RecordRef.of(entry)), last_call=call.id,
                      no_gain=gs.no_gain if found else gs.no_gain + 1)
     return update()
-
-
-async def _stored_call(ctx: RunContext, call_id: str, records: tuple[RecordRef | ToolRecord, ...],
-                       budget: Budget) -> tuple[ToolRecord, dict[str, Any]] | None:
-    """The record and observation of a call this run already made, or None to run it now.
-
-    Tool calls are idempotent per tool-call id: a node re-executed on resume (its process died
-    after the call, before its checkpoint) finds the call in the run store and reuses it, so
-    the backend never sees it twice. Its budget is charged again exactly as the boundary
-    charged it, because the checkpointed usage this node starts from never included it.
-    A call already in this run's state (a model that repeats an id) is a new call.
-    """
-    if not call_id or any(r.tool_call_id == call_id for r in records):
-        return None
-    if ctx.stored_calls is None:  # once per stream: a run resumed here may have made calls
-        rows = await offload(ctx.store.tool_records, ctx.run_id)
-        ctx.stored_calls = {str(row.get("tool_call_id")) for row in rows}
-    if call_id not in ctx.stored_calls:
-        return None  # never made: no need to ask the store again
-    stored = await offload(ctx.store.tool_record, ctx.run_id, call_id)
-    if stored is None or stored.get("observation") is None:
-        return None  # never run, or stored before observations were (run it again)
-    record = ToolRecord.model_validate(stored["record"])
-    try:
-        budget.reserve_tool_call()
-        if record.invocation_status is InvocationStatus.READY:
-            budget.reserve_bytes(record.raw_bytes)
-    except BudgetExhausted:
-        pass  # the boundary hit the same limit the first time and recorded it as an ERROR
-    return record, stored["observation"]
