@@ -12,7 +12,8 @@ the CLI, scripts and the server alike; this module has the two savers and how th
 Both add what the LangGraph server asks of a checkpointer beyond reading and writing
 (``aprune``, ``adelete_for_runs``; ``adelete_thread`` the libraries have) and keep storage
 bounded: when a run ends, its thread is pruned to its latest checkpoint (retention ``latest``,
-the default; ``all`` keeps every checkpoint). A run that has not ended — paused at an interrupt,
+the default; ``all`` keeps every checkpoint), which first gets a snapshot of the state's delta
+channels (:mod:`app.checkpoints_delta`). A run that has not ended — paused at an interrupt,
 stopped between two nodes — keeps its history until it does.
 
 A database failure becomes :class:`~harness.runstore.RunPersistenceError`, as in the run store,
@@ -39,8 +40,9 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 from langgraph.checkpoint.base.id import UUID as UUID6
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from app.checkpoints_delta import snapshot_head
+from app.checkpoints_sqlite import OneTripSqliteSaver
 from harness.runstore import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 from harness.runstore_db import describe, is_transient
 
@@ -183,14 +185,18 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
 
 _SQLITE_UNKEPT = """
 SELECT checkpoint_ns, checkpoint_id FROM checkpoints
-WHERE thread_id = ? AND checkpoint_id < (
-    SELECT max(k.checkpoint_id) FROM checkpoints k
-    WHERE k.thread_id = checkpoints.thread_id AND k.checkpoint_ns = checkpoints.checkpoint_ns)
+WHERE thread_id = :thread AND CASE WHEN checkpoint_ns = '' THEN checkpoint_id < :head
+    ELSE checkpoint_id < (
+        SELECT max(k.checkpoint_id) FROM checkpoints k
+        WHERE k.thread_id = checkpoints.thread_id AND k.checkpoint_ns = checkpoints.checkpoint_ns)
+    END
 """
+"""What ``keep_latest`` deletes: root checkpoints older than the one kept (given its delta
+snapshots first), and in any other namespace all but the latest."""
 
 
-class SqliteCheckpointer(HarnessCheckpointer, AsyncSqliteSaver):
-    """LangGraph's SQLite saver with pruning and the harness's failure classes."""
+class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
+    """LangGraph's SQLite saver (one trip a write) with pruning and the harness's failure classes."""
 
     async def _delete(self, rows: list[tuple[str, str, str]]) -> None:
         """Delete (thread, namespace, id) checkpoints and their writes, in one transaction."""
@@ -207,11 +213,12 @@ class SqliteCheckpointer(HarnessCheckpointer, AsyncSqliteSaver):
                 await self.adelete_thread(thread_id)
             return
         await self.setup()
-        async with self.lock:
-            for thread_id in thread_ids:
-                # Only checkpoints older than the latest one of their namespace, as read now:
-                # one a run writes meanwhile is newer, and kept.
-                async with self.conn.execute(_SQLITE_UNKEPT, (thread_id,)) as cur:
+        for thread_id in thread_ids:
+            # Only checkpoints older than the one kept, as read now: one a run writes meanwhile
+            # is newer, and kept (its delta channels' walk stops at the kept one's snapshot).
+            head = await snapshot_head(self, OneTripSqliteSaver, thread_id) or ""
+            async with self.lock:
+                async with self.conn.execute(_SQLITE_UNKEPT, {"thread": thread_id, "head": head}) as cur:
                     rows = [(thread_id, ns, cid) for ns, cid in await cur.fetchall()]
                 await self._delete(rows)
 

@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 
 from app import checkpoints
 from app.checkpoints import HarnessCheckpointer
+from app.checkpoints_delta import snapshot_head
 from harness.runstore import RunPersistenceError
 from harness.runstore_db import PG_CONNECT_TIMEOUT_S, describe
 
@@ -50,6 +51,29 @@ _DELETE_RUNS = (
     """,
 )
 
+_KEEP_FROM = (
+    # Root checkpoints older than the kept one go, with their writes; the kept one forgets its
+    # parent (as the library's own prune does); the blob versions only they used go too.
+    "DELETE FROM checkpoint_writes WHERE thread_id = %(thread)s AND checkpoint_ns = '' "
+    "AND checkpoint_id < %(head)s",
+    """
+    WITH gone AS (
+        DELETE FROM checkpoints WHERE thread_id = %(thread)s AND checkpoint_ns = ''
+            AND checkpoint_id < %(head)s
+        RETURNING checkpoint -> 'channel_versions' AS versions)
+    DELETE FROM checkpoint_blobs b
+    USING (SELECT DISTINCT v.key, v.value FROM gone, jsonb_each_text(gone.versions) AS v) f
+    WHERE b.thread_id = %(thread)s AND b.checkpoint_ns = '' AND b.channel = f.key
+      AND b.version = f.value AND NOT EXISTS (
+        SELECT 1 FROM checkpoints c  -- the statement's snapshot still has the deleted rows
+        WHERE c.thread_id = %(thread)s AND c.checkpoint_ns = '' AND c.checkpoint_id >= %(head)s
+          AND c.checkpoint -> 'channel_versions' ->> f.key = f.value)
+    """,
+    "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE thread_id = %(thread)s "
+    "AND checkpoint_ns = '' AND checkpoint_id = %(head)s",
+)
+"""``keep_latest`` from a kept root checkpoint ``head`` whose delta channels have a snapshot."""
+
 _OLD_THREADS = ("SELECT thread_id FROM checkpoints GROUP BY thread_id "
                 "HAVING max(checkpoint_id) < %s")
 
@@ -68,10 +92,20 @@ class PostgresCheckpointer(HarnessCheckpointer, AsyncPostgresSaver):
     """LangGraph's Postgres saver with run deletion, age pruning and the harness's failure classes."""
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
-        # The library prunes (keep_latest: the latest checkpoint of each namespace, its pending
-        # writes and the blobs it uses) in one REPEATABLE READ transaction per thread.
-        await AsyncPostgresSaver.aprune(self, thread_ids,
-                                        strategy="keep_latest" if keep_latest else "delete")
+        if not keep_latest:
+            await AsyncPostgresSaver.aprune(self, thread_ids, strategy="delete")
+            return
+        # Not the library's keep_latest: it refuses threads with DeltaChannels, whose latest
+        # checkpoint needs its snapshot first (app.checkpoints_delta). Only root checkpoints
+        # older than the kept one are deleted, so one a run saves meanwhile is kept. (The
+        # diagnosis graph has no subgraphs: the root namespace is all there is.)
+        for thread_id in thread_ids:
+            head = await snapshot_head(self, AsyncPostgresSaver, thread_id)
+            if head is None:
+                continue
+            async with self._cursor() as cur, cur.connection.transaction():
+                for statement in _KEEP_FROM:
+                    await cur.execute(statement, {"thread": thread_id, "head": head})
 
     async def _delete_runs(self, run_ids: list[str]) -> None:
         if not run_ids:

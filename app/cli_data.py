@@ -9,27 +9,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
-EXIT_USAGE = 64
+from app.cli_errors import load_cli_settings, usage_error
 
 data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"harness: {message}", err=True)
-    raise typer.Exit(EXIT_USAGE)
-
-
-def _settings(**overrides: object) -> Any:
-    from harness.settings import SettingsError, load_settings
-
-    try:
-        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
-    except SettingsError as exc:
-        _fail(str(exc))
 
 
 def _load(directory: Path) -> None:
@@ -39,17 +25,17 @@ def _load(directory: Path) -> None:
     from tools.dataset.format import DatasetError
     from tools.dataset.layout import dataset_info
 
-    settings = _settings(data_dir=directory)
+    settings = load_cli_settings(data_dir=directory)
     if (bad_home := check_home(settings)) is not None:
-        _fail(bad_home)
+        usage_error(bad_home)
     try:
         dest = ensure_dataset(settings)
     except DatasetError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc, settings)) is None:
             raise
-        _fail(line)
+        usage_error(line)
     info = dataset_info(dest)
     typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
                f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
@@ -112,7 +98,7 @@ def data_import(
         if pattern is not None:
             compile_pattern(pattern)
     except ValueError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     options = ImportOptions(format=fmt, pattern=pattern, timezone=tz, dayfirst=dayfirst,
                             year=year, service=service, name=name, skip_bad=skip_bad,
                             replace=replace)
@@ -120,7 +106,7 @@ def data_import(
         with _progress() as progress:
             report = import_sources(list(sources), into, options, progress=progress)
     except DatasetError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     logs = [s for s in report.sources if s.kind == "logs"]
     other = len(report.sources) - len(logs)
     typer.echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "

@@ -19,28 +19,12 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
+from app.cli_errors import load_cli_settings, usage_error
 from app.cli_runs import runs_app
-
-EXIT_USAGE = 64
-
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"harness: {message}", err=True)
-    raise typer.Exit(EXIT_USAGE)
-
-
-def _settings() -> Any:
-    from harness.settings import SettingsError, load_settings
-
-    try:
-        return load_settings()
-    except SettingsError as exc:
-        _fail(str(exc))
 
 
 def _store(settings: Any) -> Any:
@@ -49,12 +33,12 @@ def _store(settings: Any) -> Any:
 
     where = run_store_location(settings)  # HARNESS_DATABASE_URL, else the home's SQLite file
     if isinstance(where, Path) and not where.exists():
-        _fail(f"no run store at {where}: no run was made with this HARNESS_HOME")
+        usage_error(f"no run store at {where}: no run was made with this HARNESS_HOME")
     try:
         check_database(settings)
         return open_run_store(where)
     except RunPersistenceError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
 
 
 def _print(value: Any) -> None:
@@ -70,7 +54,7 @@ def list_runs(
     """List runs, newest first (a thread's in turn order)."""
     from app.run_report import render_list
 
-    rows = _store(_settings()).list_runs(thread_id=thread, limit=limit)
+    rows = _store(load_cli_settings()).list_runs(thread_id=thread, limit=limit)
     if as_json:
         _print(rows)
     else:
@@ -85,9 +69,9 @@ def show(
     """Show one run: outcome, usage, lineage and its whole timeline."""
     from app.run_report import render_story, run_story
 
-    story = run_story(_store(_settings()), run_id)
+    story = run_story(_store(load_cli_settings()), run_id)
     if story is None:
-        _fail(f"no run {run_id} in the run store")
+        usage_error(f"no run {run_id} in the run store")
     if as_json:
         _print(story)
     else:
@@ -97,17 +81,17 @@ def show(
 def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     row = store.get_run(run_id)
     if row is None:
-        _fail(f"no run {run_id} in the run store")
+        usage_error(f"no run {run_id} in the run store")
     lineage = store.lineage(run_id) or {}
     approval = lineage.get("approval") or {}
     if row["finished_at"] is not None:
         how = f" ({approval['state']} by {approval.get('decided_by')})" \
             if approval.get("state") not in (None, "PENDING") else ""
-        _fail(f"run {run_id} was already decided: it ended {row['release_outcome']}{how}; "
+        usage_error(f"run {run_id} was already decided: it ended {row['release_outcome']}{how}; "
               "a decision is final")
     segments = lineage.get("segments") or []
     if not segments or segments[-1].get("ended") != "paused":
-        _fail(f"run {run_id} is not paused (it is running, or its stream ended without a pause)")
+        usage_error(f"run {run_id} is not paused (it is running, or its stream ended without a pause)")
     return row, lineage
 
 
@@ -122,16 +106,16 @@ def approve(
     from app.cli_diagnose import EXIT_BY_OUTCOME
     from graph.continuation import ContinuationRefused
 
-    settings = _settings()
+    settings = load_cli_settings()
     store = _store(settings)
     row, lineage = _paused_run(store, run_id)
     if (lineage.get("approval") or {}).get("state") != "PENDING":
-        _fail(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
+        usage_error(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
               "from Studio or the SDK")
     try:
         out = asyncio.run(_resume(settings, row["thread_id"], {"approve": not reject, "note": note}))
     except ContinuationRefused as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     if as_json:
         _print(out)
     else:
@@ -149,13 +133,13 @@ def cancel(
     """End a paused run CANCELLED: nothing is published, a later resume is refused."""
     from graph.lineage import cancel_paused
 
-    settings = _settings()
+    settings = load_cli_settings()
     store = _store(settings)
     row, _ = _paused_run(store, run_id)
     usage = asyncio.run(_usage_at_head(settings, row["thread_id"], run_id))
     if not cancel_paused(store, run_id, by=_actor(), why="cancelled from the command line",
                          usage=usage):
-        _fail(f"run {run_id} ended meanwhile; nothing was changed")
+        usage_error(f"run {run_id} ended meanwhile; nothing was changed")
     typer.echo(f"[CANCELLED] run {run_id}")
 
 

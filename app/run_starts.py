@@ -33,9 +33,10 @@ from app.run_options import DEFAULT_DATASET, RunOptions, read_options, run_setti
 from app.runner import RecordEvent, new_context
 from app.services import Services
 from diagnosis.context import RunContext
+from diagnosis.records import resolve
 from graph.continuation import ContinuationRefused, StreamStart
 from graph.lineage import actor_of
-from guards.release_check import JUDGED_DRAFT, canonical_records, check_records, parse_decision
+from guards.release_check import JUDGED_DRAFT, parse_decision
 from harness.budget import BudgetUsage
 
 ServicesFor = Callable[[RunOptions], Services]
@@ -199,8 +200,7 @@ class RunResolver:
         if not start.owns_state:
             return 0, 0  # forked before the parent's route: the state is the previous turn's
         trace = self.store.trace(parent)
-        records, _ = canonical_records(start.values.get("records") or [])
-        backed = [r for r in records if not check_records([r], trace["tool_records"])]
+        backed, _ = resolve(start.values.get("records") or [], trace["tool_records"])
         for record in backed:
             self.store.record_tool(run_id, record)
         judgements = [v["verdict"] for v in trace["verdicts"] if v["guard"] == JUDGED_DRAFT]

@@ -156,6 +156,9 @@ def _meta(args: argparse.Namespace, ns: tuple[int, ...], bytes_ns: tuple[int, in
             "(messages + tool schemas) and answered",
             "harness SQLite: the CLI's own set-up (app.cli_diagnose); peer: AsyncSqliteSaver "
             "with the same WAL + synchronous=NORMAL; a fresh file per run, on disk (tmp dir)",
+            "checkpoint bytes: every checkpoint a run wrote on both sides (the harness's are "
+            "counted before its default retention prunes the thread to its latest checkpoint; "
+            "that prune is in its time; what it keeps is kept_checkpoint_bytes in the runs)",
             "the peer gets the system prompt and task message the harness's agent got",
         ],
     }

@@ -80,7 +80,7 @@ class _EstimatingSeam(ModelSeam):
     schema_chars = 0
     """Characters of the tool schemas sent with the agent's first call."""
 
-    def for_role(self, role: Role) -> Any:  # noqa: D102
+    def chat_model(self, role: Role) -> Any:  # noqa: D102 — the seam builds and keeps it
         assert self.replay_script is not None
         return _EstimatingReplay(script=self.replay_script, role=role.value, seam=self)
 
@@ -177,24 +177,45 @@ class HarnessSide:
             services = dataclasses.replace(self.services, settings=settings, seam=seam,
                                            store=SqliteRunStore(home / "runs.sqlite"))
             began = time.perf_counter()
+            written = None
             if mode == "sqlite":  # the CLI's own checkpointer set-up, on home/checkpoints.sqlite
-                async with open_checkpointer(settings) as durable:
-                    out = await run_turn(services, QUESTION, checkpointer=durable)
+                out, written, ms = await self._durable(services, settings, began)
             else:
                 saver = InMemorySaver() if mode == "memory" else None
                 out = await run_turn(services, QUESTION, checkpointer=saver)
-            ms = (time.perf_counter() - began) * 1000
+                ms = (time.perf_counter() - began) * 1000
             if self.opening is None and seam.first_agent_call:
                 system, task = seam.first_agent_call[:2]
                 self.opening = (str(system.content), str(task.content))
-            result = self._result(out, services, mode, n, ms, home)
+            result = self._result(out, services, mode, n, ms, home, written)
             result.detail["schema_chars"] = seam.schema_chars
             return result
         finally:
             shutil.rmtree(home, ignore_errors=True)
 
+    @staticmethod
+    async def _durable(services: Services, settings: Settings,
+                       began: float) -> tuple[dict[str, Any], int, float]:
+        """One run on the CLI's durable checkpointer: its output, the bytes it wrote, its ms.
+
+        The CLI's default retention prunes a finished run's thread to its latest checkpoint as
+        the run ends; the peer keeps every checkpoint. So the run keeps them all (retention
+        ``all``), every checkpoint it wrote is counted, and then the thread is pruned as the
+        default would have: the time is the run's plus that prune's, never the counting's.
+        """
+        keep_all = settings.model_copy(update={"checkpoint_retention": "all"})
+        async with open_checkpointer(keep_all) as durable:
+            out = await run_turn(services, QUESTION, checkpointer=durable)
+            ran = time.perf_counter()
+            written = sqlite_bytes(str(Path(settings.home) / "checkpoints.sqlite"))
+            pruning = time.perf_counter()
+            await durable.aprune([out["thread_id"]], strategy="keep_latest")
+            pruned = time.perf_counter()
+        ms = ((ran - began) + (pruned - pruning)) * 1000
+        return out, written, ms
+
     def _result(self, out: dict[str, Any], services: Services, mode: str, n: int, ms: float,
-                home: Path) -> RunResult:
+                home: Path, written: int | None = None) -> RunResult:
         records = services.store.trace(out["run_id"])["tool_records"]
         found = sum(r["invocation_status"] == "READY" and r["evidence_status"] == "EVIDENCE_FOUND"
                     for r in records)
@@ -209,8 +230,9 @@ class HarnessSide:
             model_calls=int(usage.get("model_calls", 0)),
             tokens=int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0)),
             outcome=outcome,
-            checkpoint_bytes=sqlite_bytes(str(checkpoints)) if mode == "sqlite" else None,
+            checkpoint_bytes=written,
             detail={"released": out.get("release_outcome") == "SUCCESS",
+                    "kept_checkpoint_bytes": sqlite_bytes(str(checkpoints)) if mode == "sqlite" else None,
                     "tool_calls": int(usage.get("tool_calls", 0)),
                     "content": (out.get("content") or "")[:300]})
 

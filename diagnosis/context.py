@@ -45,6 +45,10 @@ class RunContext:
     and what the run store's lineage records of it (parent, fork point, inherited, edits…)."""
     mcp_tools: dict[str, Any] = field(default_factory=dict)
     """Evidence tools from MCP servers by name (``tools.registry.ToolSpec``), besides the built-in."""
+    stored_calls: set[str] | None = None
+    """Ids of the tool calls the run store holds for this run, as this stream knows them: read
+    once by the stream's first tool gate, then kept by the gates (a run has one worker: its
+    lease), so a gate asks the store for a call only if it was made before (a resume)."""
 
     def budget(self, usage: dict[str, int] | None) -> Budget:
         """A budget over the run's checkpointed usage (a resumed run keeps what it spent)."""

@@ -1,4 +1,4 @@
-"""The graph's state: what one run has done, all of it checkpointed and serialisable.
+"""The graph's state: what one run has done, checkpointed (``progress`` aside) and serialisable.
 
 Three schemas: :class:`InputState` (what a caller sends), :class:`OutputState` (what a caller
 gets: the run fields of the CLI's ``--json`` object) and :class:`DiagnosisState` (everything).
@@ -6,23 +6,48 @@ Only ``messages`` and ``records`` accumulate; every other field is last-write-wi
 keeps its state between turns, so ``route`` resets the per-run fields at the start of each turn
 (``records`` with LangGraph's ``Overwrite([])``, which bypasses the reducer, ``messages`` with a
 remove-all) and keeps ``last_success``.
-Enum values are stored by name and canonical records as plain dicts so that the state travels
-unchanged through checkpointers, the dev server's API and Studio.
+Enum values are stored by name and records as plain dicts so that the state travels unchanged
+through checkpointers, the dev server's API and Studio.
+
+Checkpoints grow linearly with a run's steps: the two accumulating fields are LangGraph
+``DeltaChannel`` channels, whose checkpoints store each step's writes once (the value is
+rebuilt from them on read) instead of the whole list again at every step; ``records`` is a
+compact index whose facts live in the run store (:mod:`diagnosis.records`); ``progress`` is
+derived and never checkpointed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import reduce
 from typing import Annotated, Any, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
+from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.untracked_value import UntrackedValue
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 
 def accumulate_records(old: list[dict[str, Any]] | None,
                        new: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Append new canonical records (a new run starts from ``Overwrite([])``, not through here)."""
+    """Append new record index entries (a new run starts from ``Overwrite([])``, not through here)."""
     return [*(old or []), *(new or [])]
+
+
+def records_delta(state: list[dict[str, Any]], writes: Sequence[Any]) -> list[dict[str, Any]]:
+    """The records channel's reducer over a batch of writes: each appended in order."""
+    return reduce(accumulate_records, writes, state)
+
+
+def messages_delta(state: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMessage]:
+    """The messages channel's reducer over a batch of writes: ``add_messages`` on each in order.
+
+    A fold, so applying two batches one after the other equals applying them together, as a
+    DeltaChannel requires. Ids are given before a write is saved (LangGraph does it for
+    DeltaChannels), so a rebuilt value has the same ids every time.
+    """
+    return reduce(add_messages, writes, state)  # type: ignore[arg-type]
 
 
 StopKind = Literal["controlled", "budget", "model_failure", "crash", "cancelled", "timed_out",
@@ -133,10 +158,12 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Normalised investigation scope from the router: service, merchant, start, end, note."""
     stop: Stop | None
     """Stop signal for release: kind, run_state, failure_code, message. None while running."""
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], DeltaChannel(messages_delta)]
     """The agent's conversation: prompts, model turns, observations (model view only)."""
-    records: Annotated[list[dict[str, Any]], accumulate_records]
-    """Canonical ToolRecords of this run (control view), in call order."""
+    records: Annotated[list[dict[str, Any]], DeltaChannel(records_delta)]
+    """This run's tool records (control view), in call order, as a compact index: call id,
+    tool, scope, statuses, evidence ids. The canonical records are in the run store
+    (:func:`diagnosis.records.run_records`)."""
     collection_state: str
     """COLLECTING or SATURATED."""
     no_gain_streak: int
@@ -147,8 +174,9 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Whether STOP_REQUIRED was shown to the agent (exactly once)."""
     last_evidence_call: str | None
     """Tool-call id of the previous evidence call, which the next call's envelope must name."""
-    progress: dict[str, Any]
-    """ProgressSnapshot built from READY records: what was checked, facts, empty scopes."""
+    progress: Annotated[dict[str, Any], UntrackedValue(dict)]
+    """ProgressSnapshot of READY records: what was checked, facts, empty scopes. Derived from
+    the records, so never checkpointed: ids only while collecting, with texts at release."""
     draft: dict[str, Any] | None
     """The parsed DiagnosisDraft, or None."""
     draft_error: DraftErrorData | None

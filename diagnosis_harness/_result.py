@@ -1,9 +1,10 @@
 """DiagnosisResult: the CLI's ``--json`` object, typed and frozen, plus what a test asserts on.
 
 The CLI fields (docs/design.md §10) come from the run exactly as ``harness diagnose --json``
-prints them. The structured fields come from the run's final graph state: the published
-diagnosis (root cause, each claim with its cited evidence and the records' text) and, for a
-fallback, what the run verifiably checked and observed. Nothing here parses the prose.
+prints them. The structured fields come from the run's final graph state and the records it
+indexes (read from the run store): the published diagnosis (root cause, each claim with its
+cited evidence and the records' text) and, for a fallback, what the run verifiably checked and
+observed. Nothing here parses the prose.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from app.runner import OUTPUT_KEYS
 from diagnosis.context import RunContext
+from diagnosis.records import run_records
 from harness.budget import BudgetUsage
 from harness.contracts import FailureCode, FallbackType, Intent, ReleaseOutcome, RunState, StopReason
 
@@ -168,7 +170,10 @@ def build_result(out: Mapping[str, Any], state: Mapping[str, Any] | None, store:
     fields = dict(out)
     fields["usage"] = fields.get("usage") or BudgetUsage().model_dump()
     own = dict(state) if state and state.get("run_id") == out.get("run_id") else {}
-    fields.update(_structured(fields, own))
+    published = out.get("release_outcome") in ("SUCCESS", "FALLBACK")  # only these show facts
+    records = [] if store is None or not published else [
+        r.model_dump(mode="json") for r in run_records(store, str(out.get("run_id")), own.get("records"))]
+    fields.update(_structured(fields, own, records))
     if script is not None:
         fields["replay_consumed"] = {role: n for role in ("router", "agent", "judge", "repair")
                                      if (n := script.consumed(role))}
@@ -177,8 +182,8 @@ def build_result(out: Mapping[str, Any], state: Mapping[str, Any] | None, store:
     return result
 
 
-def _structured(out: Mapping[str, Any], state: Mapping[str, Any]) -> dict[str, Any]:
-    records = state.get("records") or []
+def _structured(out: Mapping[str, Any], state: Mapping[str, Any],
+                records: list[dict[str, Any]]) -> dict[str, Any]:
     facts = {f["evidence_id"]: Evidence(evidence_id=f["evidence_id"], tool=r["tool"],
                                         kind=f.get("kind", ""), text=f["text"])
              for r in records for f in r.get("facts") or []}

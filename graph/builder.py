@@ -299,15 +299,34 @@ def _custom_chunk(event: dict[str, Any], kwargs: dict[str, Any], default_mode: A
     return ("custom", event) if isinstance(mode, list) else event
 
 
+_compiled: dict[tuple[Any, ...], DiagnosisGraph] = {}
+"""Graphs compiled without checkpointer or resolver, by context schema and node functions."""
+
+
 def build_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext,
                 resolve_context: ResolveContext | None = None,
                 edit_log: LineageRecords | None = None) -> DiagnosisGraph:
-    """Compile the graph, optionally with a checkpointer, a run-context resolver and an edit log."""
-    compiled = builder(context_schema=context_schema).compile(checkpointer=checkpointer,
-                                                              name="diagnosis")
-    # Re-made as the subclass the way Pregel.copy() re-makes a graph: from its attributes.
-    attrs = {k: v for k, v in compiled.__dict__.items() if k != "__orig_class__"}
-    return DiagnosisGraph(**attrs, resolve_context=resolve_context, edit_log=edit_log)
+    """The graph, optionally with a checkpointer, a run-context resolver and an edit log.
+
+    Compiled once per process (per context schema): each call gets a copy of that graph with
+    its own checkpointer, resolver and edit log, as ``Pregel.copy`` makes one (a compile cost
+    every run 15–30 ms). The node functions are part of the key, so a test that replaces one
+    in this module gets a graph with its replacement.
+    """
+    key = (context_schema, *(globals()[name] for name in _NODE_NAMES))
+    base = _compiled.get(key)
+    if base is None:
+        compiled = builder(context_schema=context_schema).compile(name="diagnosis")
+        # Re-made as the subclass the way Pregel.copy() re-makes a graph: from its attributes.
+        attrs = {k: v for k, v in compiled.__dict__.items() if k != "__orig_class__"}
+        base = _compiled[key] = DiagnosisGraph(**attrs)
+    return base.copy(update={"checkpointer": checkpointer, "resolve_context": resolve_context,
+                             "edit_log": edit_log})
+
+
+_NODE_NAMES = ("route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
+               "evidence_repair", "semantic_guard", "release", "after_route", "after_model",
+               "after_tool_gate", "after_draft_parse", "after_evidence_guard", "after_repair")
 
 
 graph = build_graph()

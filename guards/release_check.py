@@ -6,8 +6,9 @@ proof of anything by itself. The run store recorded, when they happened, every c
 a tool returned and every judgement of the semantic judge. Release publishes only what those
 recordings back:
 
-- every record in state is one the store kept for this run, unchanged (same call id, same
-  content) — :func:`check_records`;
+- every record the state names is one the store kept for this run, unchanged (same call id,
+  same content) — :func:`check_records` for whole records; the state's record index is
+  checked the same way by :func:`diagnosis.records.resolve`, entry against stored record;
 - a SUCCESS needs its cited ids to hold on those records *now* (the evidence guard recomputed,
   its verdict in state is not trusted) and a SUPPORTED judgement recorded for exactly this draft
   and exactly this evidence — :func:`check_publication`, through :func:`draft_digest`.
@@ -34,19 +35,6 @@ MAX_NOTE_CHARS = 2000
 
 JUDGED_DRAFT = "judged_draft"
 """The guard name of the trace row that binds a judge's answer to the draft and evidence judged."""
-
-
-def canonical_records(raw: Sequence[Any]) -> tuple[list[ToolRecord], list[str]]:
-    """``raw`` records as ToolRecords, and a problem for each that is not a canonical record."""
-    records: list[ToolRecord] = []
-    problems: list[str] = []
-    for i, item in enumerate(raw):
-        try:
-            records.append(ToolRecord.model_validate(item))
-        except ValidationError:
-            name = item.get("tool_call_id") if isinstance(item, dict) else None
-            problems.append(f"record {name or i!r} in state is not a canonical tool record")
-    return records, problems
 
 
 def draft_digest(draft: DiagnosisDraft, records: Sequence[ToolRecord]) -> str:

@@ -142,6 +142,10 @@ class RunStore(LineageRecords, Protocol):
         """The run row, or None."""
         ...
 
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order."""
+        ...
+
     def events(self, run_id: str) -> list[dict[str, Any]]:
         """The run's events in seq order."""
         ...

@@ -353,6 +353,14 @@ class SqlRunStore(LineageStore, RunLeases):
 
         return self._read(read, f"read the trace of run {run_id}")
 
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
+        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
+                .order_by(tool_records.c.seq))
+        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
+                          f"read the tool records of run {run_id}")
+        return [json.loads(record) for record in rows]
+
     def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's run rows, oldest first."""
         stmt = (select(*(runs.c[key] for key in _RUN_COLUMNS))

@@ -79,8 +79,10 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
         failure = classify_exception(exc)
         raise
     finally:
-        await offload(
-            ctx.store.record_model_call, ctx.run_id, role.value, attempt=attempt,
+        # A queued trace write (never waits for the database): made here, not through a
+        # worker thread, so no model call waits for a thread hop to be recorded.
+        ctx.store.record_model_call(
+            ctx.run_id, role.value, attempt=attempt,
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)

@@ -7,18 +7,19 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import records_of
 from diagnosis.state import DiagnosisState
 from guards.evidence import check_evidence
-from harness.contracts import DiagnosisDraft, ToolRecord
+from harness.contracts import DiagnosisDraft
 from nodes._model_call import offload
 
 
 async def evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Check the draft's citations against this run's canonical records."""
     ctx = run_context(runtime)
+    records = await offload(records_of, ctx, state)
     ctx.emitter.emit("status", phase="checking evidence")
     draft = DiagnosisDraft.model_validate(state["draft"])
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     verdict = check_evidence(draft, records).to_dict()
     await offload(ctx.store.record_verdict, ctx.run_id, "evidence", verdict)
     return {"evidence_verdict": verdict}

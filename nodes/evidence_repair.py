@@ -12,10 +12,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import records_of
 from diagnosis.state import DiagnosisState
 from guards.evidence import citable_ids, facts_by_id, repair_allowed
 from guards.parsing import parse_draft
-from harness.contracts import DiagnosisDraft, FailureClass, Role, ToolRecord
+from harness.contracts import DiagnosisDraft, FailureClass, Role
 from harness.retry import AttemptError
 from nodes._model_call import ask_with_retry, offload, prompt_message
 from nodes._stops import stop_if_inactive
@@ -27,9 +28,9 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
     # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
+    records = await offload(records_of, ctx, state)
     ctx.emitter.emit("status", phase="repairing citations")
     draft = DiagnosisDraft.model_validate(state["draft"])
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     index = facts_by_id(records)
     available = "\n".join(f"{eid}: {index[eid][1].text}" for eid in citable_ids(records)) or "(none)"
     prompt = prompt_message(

@@ -8,6 +8,7 @@ agent protocols: under ``json`` the seam's model turns envelopes into tool calls
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -20,19 +21,48 @@ from harness.lifecycle import RunAborted
 from nodes._model_call import call_model
 from nodes._stops import stop, stop_from_abort, stop_from_budget
 from providers.seam import classify_exception
-from tools.registry import tool_schemas
+from tools.registry import extra_schemas, specs_key, tool_schemas
+
+_ENVELOPE_DESCRIPTION = "See the progress rule."
+"""Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
+_agent_tools: dict[str, str] = {}
+"""The agent's tool specs as JSON text, per data (:func:`tools.registry.specs_key`)."""
+
+
+def _envelope() -> dict[str, Any]:
+    """PreviousObservation's schema, lean: its enum inline, no titles, no ``$defs``."""
+    schema = PreviousObservation.model_json_schema()
+    gain = schema.pop("$defs")["Gain"]
+    props = schema["properties"]
+    props["gain"] = {"enum": gain["enum"]}
+    for prop in props.values():
+        prop.pop("title", None)
+        prop.pop("default", None)
+    return {"type": "object", "description": _ENVELOPE_DESCRIPTION, "properties": props,
+            "required": schema["required"]}
 
 
 def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
     """The evidence tools as the agent sees them, each with the progress envelope argument.
 
-    The run's MCP tools follow the built-in ones.
+    Built once per process and data (the schemas are static; building them is pydantic work
+    the agent's every call paid for); each call gets its own copy. The run's MCP tools
+    follow the built-in ones.
     """
-    envelope = PreviousObservation.model_json_schema()
-    envelope.pop("title", None)
-    envelope["description"] = ("Required on every call after the first: the id of your previous "
-                               "evidence call and whether its result gained you anything.")
-    specs = tool_schemas(ctx.backends.ops_schema(), ctx.dataset, ctx.mcp_tools)
+    hint = ctx.backends.ops_schema()
+    key = specs_key(hint, ctx.dataset)
+    text = _agent_tools.get(key)
+    if text is None:
+        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset)), ensure_ascii=False)
+        if len(_agent_tools) >= 64:
+            _agent_tools.clear()  # many distinct datasets in one process (tests): start over
+        _agent_tools[key] = text
+    specs: list[dict[str, Any]] = json.loads(text)
+    return [*specs, *_with_envelope(extra_schemas(ctx.mcp_tools))] if ctx.mcp_tools else specs
+
+
+def _with_envelope(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    envelope = _envelope()
     for spec in specs:
         spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = envelope
     return specs

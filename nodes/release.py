@@ -20,9 +20,10 @@ from typing import Any, Never
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import resolve
 from diagnosis.state import DiagnosisState, Stop
 from guards.progress import build_snapshot, facts_observed
-from guards.release_check import canonical_records, check_publication, check_records
+from guards.release_check import check_publication
 from harness.budget import BudgetUsage
 from harness.contracts import (
     FailureCode,
@@ -147,33 +148,34 @@ def _tampered(problems: list[str]) -> Decision:
                    "recorded when its tools and guards ran — " + "; ".join(problems[:5]))
 
 
-async def _checked(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
-                   problems: list[str], ended: Stop | None) -> tuple[Decision, dict[str, Any]]:
-    """The decision and the progress snapshot, from state the run store backs (docs/design.md §14).
+async def _checked(ctx: RunContext, state: DiagnosisState,
+                   ended: Stop | None) -> tuple[Decision, list[ToolRecord], dict[str, Any]]:
+    """The decision, the records and the progress snapshot, from what the run store backs.
 
-    Records come first: a record in state that the store did not keep unchanged makes the run
-    EVIDENCE_TAMPERED before anything is built from it. A SUCCESS then also needs its draft to
-    hold on those records and a SUPPORTED judgement recorded for exactly this draft.
+    The state holds a record index; the facts are read from the store. Records come first: an
+    index entry that no record the store kept for this run backs unchanged (an edited status,
+    scope or evidence id, a record the run never made) makes the run EVIDENCE_TAMPERED before
+    anything is built from it. A SUCCESS then also needs its draft to hold on those records and
+    a SUPPORTED judgement recorded for exactly this draft (docs/design.md §14).
     """
     stored: dict[str, list[dict[str, Any]]] = {"tool_records": [], "verdicts": []}
+    records: list[ToolRecord] = []
     if ended is None:  # a cancelled or timed-out run publishes nothing: nothing to check
         try:
             stored = await offload(ctx.store.trace, ctx.run_id)
         except RunPersistenceError as exc:
             return _failed(RunState.FAILED, FailureCode.RUN_PERSISTENCE_FAILED,
                            f"the run's records could not be read to check them: {exc}"), \
-                build_snapshot([])
-        problems = problems + check_records(records, stored["tool_records"])
-    else:
-        problems = []
-    if problems:
-        return _tampered(problems), build_snapshot([])
+                [], build_snapshot([])
+        records, problems = resolve(state.get("records") or [], stored["tool_records"])
+        if problems:
+            return _tampered(problems), [], build_snapshot([])
     snapshot = build_snapshot(records)
     decision = decide(state, facts_observed(snapshot), ended=ended)
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") != Intent.GENERAL.value:
         if (problems := check_publication(state.get("draft"), records, stored["verdicts"])):
-            return _tampered(problems), snapshot
-    return decision, snapshot
+            return _tampered(problems), records, snapshot
+    return decision, records, snapshot
 
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
@@ -207,10 +209,9 @@ async def _approved(ctx: RunContext, state: DiagnosisState, records: list[ToolRe
 async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide, check against the store, (await approval), render, persist and publish."""
     ctx = run_context(runtime)
-    records, malformed = canonical_records(state.get("records") or [])
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
-    decision, snapshot = await _checked(ctx, state, records, malformed, stop_if_inactive(ctx))
+    decision, records, snapshot = await _checked(ctx, state, stop_if_inactive(ctx))
     if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
             and state.get("intent") == Intent.DIAGNOSIS.value:
         decision = await _approved(ctx, state, records, decision,

@@ -2,7 +2,8 @@
 
 N consecutive NO_GAIN observations (or N protocol violations, or the tool budget spent)
 saturate collection; STOP_REQUIRED is then delivered exactly once, inside the last
-observation the model sees. The snapshot is rebuilt from READY records after every step.
+observation the model sees. The snapshot is rebuilt from the record index after every step
+(facts by id: it is derived, shown to whoever streams the state, never checkpointed).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
 from diagnosis.state import DiagnosisState
-from guards.progress import build_snapshot
-from harness.contracts import CollectionState, StopReason, ToolRecord
+from guards.progress import index_snapshot
+from harness.contracts import CollectionState, StopReason
 
 
 def _with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:
@@ -35,8 +36,7 @@ def _with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:
 async def saturation_check(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide whether collection is saturated, and tell the agent once if it is."""
     settings = run_context(runtime).settings
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
-    update: dict[str, Any] = {"progress": build_snapshot(records)}
+    update: dict[str, Any] = {"progress": index_snapshot(state.get("records") or [])}
     collection = state.get("collection_state", CollectionState.COLLECTING.value)
     reason = state.get("stop_reason")
     if collection == CollectionState.COLLECTING.value:

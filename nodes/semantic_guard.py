@@ -12,10 +12,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import records_of
 from diagnosis.state import DiagnosisState
 from guards.release_check import JUDGED_DRAFT, judged
 from guards.semantic import flags_shown, judge_payload, parse_judge
-from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role, ToolRecord
+from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role
 from harness.retry import AttemptError
 from nodes._model_call import ask_with_retry, offload, prompt_message
 from nodes._stops import stop_if_inactive
@@ -27,10 +28,10 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
+    records = await offload(records_of, ctx, state)
     ctx.emitter.emit("status", phase="judging")
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
-    records = [ToolRecord.model_validate(r) for r in state.get("records", [])]
     payload = judge_payload(draft.conclusion, records)
     prompt = prompt_message("judge", payload=json.dumps(payload, ensure_ascii=False, indent=1))
     budget = ctx.budget(state.get("usage"))

@@ -12,11 +12,14 @@ is the order of precedence:
 3. only evidence tools exist;
 4. every evidence call after the first carries a valid progress envelope (violations count);
 5. a run cancelled or past its deadline queries nothing more;
-6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed.
+6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed (and the
+   call the agent has just called GAINED, asked again, saturates collection at once).
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
-observation, never a crash. A call this run already made (its record is in the run store: the
-node is re-executed on resume) is reused, never run twice. See docs/design.md (tool gate).
+observation, never a crash. Its canonical record is stored in the run store before the state's
+record index names it (:mod:`diagnosis.records`). A call this run already made (its record is
+in the run store: the node is re-executed on resume) is reused, never run twice. See
+docs/design.md (tool gate).
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from diagnosis.context import RunContext, run_context
+from diagnosis.records import RecordRef, index_entry, refs
 from diagnosis.state import DiagnosisState, Stop
 from guards.envelope import INVALID_ENVELOPE
-from harness.budget import Budget, BudgetExhausted
 from harness.contracts import (
     CollectionState,
     EvidenceStatus,
@@ -45,7 +48,8 @@ from harness.contracts import (
 )
 from nodes._model_call import offload
 from nodes._stops import controlled_stop, stop_if_inactive
-from tools.boundary import execute_tool, render_observation, scope_of
+from nodes._tool_calls import stored_call
+from tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
 from tools.registry import TOOLS
 
 
@@ -61,8 +65,8 @@ class GateState:
     no_gain: int = 0
     violations: int = 0
     violation_threshold: int = 3
-    records: tuple[ToolRecord, ...] = ()
-    """This run's records so far, this turn's included."""
+    records: tuple[RecordRef | ToolRecord, ...] = ()
+    """This run's records so far, this turn's included (their index, or whole records)."""
     ended: Stop | None = None
     """The lifecycle's stop if the run was cancelled or passed its deadline before this call."""
     tools: frozenset[str] = frozenset(TOOLS)
@@ -207,14 +211,28 @@ def run_active(gs: GateState, call: GateCall) -> Verdict:
 
 
 def new_scope(gs: GateState, call: GateCall) -> Verdict:
-    """The same tool and normalised scope already READY in this run is not queried again."""
-    if call.scope is not None and any(
-            r.tool == call.name and r.scope == call.scope
-            and r.invocation_status is InvocationStatus.READY for r in gs.records):
-        return Skip(replace(gs, no_gain=gs.no_gain + 1, last_call=call.id), {
-            "status": "DUPLICATE_SCOPE", "tool": call.name, "scope": dict(call.scope),
-            "note": "this exact scope was already queried in this run; not executed"})
-    return Pass(gs)
+    """The same tool and normalised scope already READY in this run is not queried again.
+
+    If it is the very call the agent has just said GAINED (its previous one, asked again), that
+    verdict is contradicted by what the agent does: it is not following up anything new, it is
+    looping, and its gain reports no longer tell progress apart. Collection saturates at once
+    (INFORMATION_SATURATED: STOP_REQUIRED goes with this answer) instead of after N NO_GAINs.
+    """
+    same = [r for r in gs.records if r.tool == call.name and r.scope == call.scope
+            and r.invocation_status is InvocationStatus.READY] if call.scope is not None else []
+    if not same:
+        return Pass(gs)
+    answered = replace(gs, no_gain=gs.no_gain + 1, last_call=call.id)
+    gained = isinstance(call.envelope, dict) and call.envelope.get("gain") == Gain.GAINED.value
+    if gained and any(r.tool_call_id == gs.last_call for r in same) \
+            and gs.collection == CollectionState.COLLECTING.value:
+        answered = replace(answered, collection=CollectionState.SATURATED.value,
+                           stop_reason=gs.stop_reason or StopReason.INFORMATION_SATURATED.value)
+    # The earlier call's observation (in the model's context) shows the scope and its result.
+    return Skip(answered, {"status": "DUPLICATE_SCOPE", "tool": call.name,
+                           "same_as": same[-1].tool_call_id,
+                           "note": "this exact scope was already queried in this run (same_as); "
+                                   "not executed"})
 
 
 GATES: tuple[Gate, ...] = (stop_required_delivered, well_formed_envelope, evidence_tool,
@@ -236,6 +254,22 @@ def _observation(call_id: str, body: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=render_observation(body), tool_call_id=call_id)
 
 
+def _run_and_store(ctx: RunContext, call: GateCall, budget: Any, ready: int) -> ToolOutcome:
+    """Run one call at the boundary and store its record (blocking: one worker thread for both).
+
+    The record is written before the state's index names it: a checkpoint never points at a
+    record the run store could lose (a process killed with rows still queued).
+    """
+    outcome = execute_tool(call.name, dict(call.args), tool_call_id=call.id,
+                           backends=ctx.backends, budget=budget, settings=ctx.settings,
+                           ready_count=ready, extra_tools=ctx.mcp_tools,
+                           timeout_s=ctx.lifecycle.remaining())
+    ctx.store.record_tool(ctx.run_id, outcome.record, outcome.observation)  # written on return
+    if ctx.stored_calls is not None:
+        ctx.stored_calls.add(call.id)
+    return outcome
+
+
 async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Gate and run the tool calls of the agent's last turn, serially."""
     ctx = run_context(runtime)
@@ -248,14 +282,14 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         last_call=state.get("last_evidence_call"), no_gain=state.get("no_gain_streak", 0),
         violations=state.get("violation_streak", 0),
         violation_threshold=ctx.settings.protocol_violation_threshold,
-        records=tuple(ToolRecord.model_validate(r) for r in state.get("records", [])),
+        records=refs(state.get("records")),
         tools=frozenset(TOOLS) | frozenset(ctx.mcp_tools))
-    new_records: list[ToolRecord] = []
+    new_records: list[dict[str, Any]] = []
     messages: list[ToolMessage] = []
     ctx.emitter.emit("status", phase="collecting evidence")
 
     def update(**extra: Any) -> dict[str, Any]:
-        return {"records": [r.model_dump(mode="json") for r in new_records],
+        return {"records": new_records,
                 "messages": messages, "no_gain_streak": gs.no_gain,
                 "violation_streak": gs.violations, "last_evidence_call": gs.last_call,
                 "collection_state": gs.collection, "stop_reason": gs.stop_reason,
@@ -274,44 +308,16 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         if isinstance(verdict, Skip):
             messages.append(_observation(call.id, verdict.observation))
             continue
-        ran = await _stored_call(ctx, call.id, gs.records, budget)
+        ran = await stored_call(ctx, call.id, gs.records, budget)
         if ran is None:  # not run before: the tool boundary runs it, and the store keeps it
             ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
-            outcome = await offload(execute_tool, call.name, dict(call.args), tool_call_id=call.id,
-                                    backends=ctx.backends, budget=budget, settings=ctx.settings,
-                                    ready_count=ready, extra_tools=ctx.mcp_tools,
-                                    timeout_s=ctx.lifecycle.remaining())
-            await offload(ctx.store.record_tool, ctx.run_id, outcome.record, outcome.observation)
+            outcome = await offload(_run_and_store, ctx, call, budget, ready)
             ran = outcome.record, outcome.observation
         record, observation = ran
-        new_records.append(record)
+        entry = index_entry(record)
+        new_records.append(entry)
         messages.append(_observation(call.id, observation))
         found = record.evidence_status is EvidenceStatus.EVIDENCE_FOUND
-        gs = replace(gs, records=(*gs.records, record), last_call=call.id,
+        gs = replace(gs, records=(*gs.records, RecordRef.of(entry)), last_call=call.id,
                      no_gain=gs.no_gain if found else gs.no_gain + 1)
     return update()
-
-
-async def _stored_call(ctx: RunContext, call_id: str, records: tuple[ToolRecord, ...],
-                       budget: Budget) -> tuple[ToolRecord, dict[str, Any]] | None:
-    """The record and observation of a call this run already made, or None to run it now.
-
-    Tool calls are idempotent per tool-call id: a node re-executed on resume (its process died
-    after the call, before its checkpoint) finds the call in the run store and reuses it, so
-    the backend never sees it twice. Its budget is charged again exactly as the boundary
-    charged it, because the checkpointed usage this node starts from never included it.
-    A call already in this run's state (a model that repeats an id) is a new call.
-    """
-    if not call_id or any(r.tool_call_id == call_id for r in records):
-        return None
-    stored = await offload(ctx.store.tool_record, ctx.run_id, call_id)
-    if stored is None or stored.get("observation") is None:
-        return None  # never run, or stored before observations were (run it again)
-    record = ToolRecord.model_validate(stored["record"])
-    try:
-        budget.reserve_tool_call()
-        if record.invocation_status is InvocationStatus.READY:
-            budget.reserve_bytes(record.raw_bytes)
-    except BudgetExhausted:
-        pass  # the boundary hit the same limit the first time and recorded it as an ERROR
-    return record, stored["observation"]

@@ -107,6 +107,11 @@ class ModelSeam:
         # bound to the first loop that used it, so a second asyncio.run() in the same process
         # (scripts, tests) failed with "Event loop is closed".
         self._async_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        # The chat model of each role is built once (per event loop for an openai model, which
+        # holds that loop's client): building one per call cost every call a model's validation.
+        self._models: dict[Role, BaseChatModel] = {}
+        self._loop_models: weakref.WeakKeyDictionary[Any, dict[Role, BaseChatModel]] = (
+            weakref.WeakKeyDictionary())
         self._replay = replay_script
         if self.spec.provider == "replay" and self._replay is None:
             self._replay = ReplayScript.from_file(self.spec.name)
@@ -126,7 +131,23 @@ class ModelSeam:
         return self._replay
 
     def for_role(self, role: Role) -> BaseChatModel:
-        """The chat model that serves ``role``, speaking the configured agent protocol."""
+        """The chat model that serves ``role``, speaking the configured agent protocol.
+
+        Built on first use and kept: models hold no state of a call (a replay script keeps its
+        own position), and an openai model is kept per event loop, with that loop's client.
+        """
+        models = self._models
+        if self.spec.provider == "openai":
+            try:
+                models = self._loop_models.setdefault(asyncio.get_running_loop(), {})
+            except RuntimeError:
+                pass  # a synchronous caller: the SDK's own client, as _async_client says
+        model = models.get(role)
+        if model is None:
+            model = models[role] = self._build(role)
+        return model
+
+    def _build(self, role: Role) -> BaseChatModel:
         model = self.chat_model(role)
         if role is Role.AGENT and self.settings.agent_protocol == "json":
             assert self.prompt_renderer is not None

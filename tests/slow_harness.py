@@ -8,6 +8,9 @@
   line flushed to disk, so a test counts what the backends really executed across processes;
 - after a tool record is stored, the tool gate sleeps AFTER_RECORD_S: a kill in that window
   lands after the record was written and before the node's checkpoint.
+
+Either delay may be written ``SECONDS@TOOL_CALL_ID``: then only that tool call waits (a test that
+kills at one call does not wait at every call before it).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +35,28 @@ def _note(path: str, line: str) -> None:
         os.fsync(f.fileno())
 
 
+def _delay(spec: str) -> Callable[[str], float]:
+    """``SECONDS`` (every tool call) or ``SECONDS@TOOL_CALL_ID`` (that one): seconds per call id."""
+    seconds, _, only = spec.partition("@")
+    return lambda tool_call_id: float(seconds) if only in ("", tool_call_id) else 0.0
+
+
 def main() -> None:
     """Install the hooks and run the CLI with the remaining arguments."""
-    log, delay, after = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    log, delay, after = sys.argv[1], _delay(sys.argv[2]), _delay(sys.argv[3])
     execute = nodes.tool_gate.execute_tool
     record = SqlRunStore.record_tool
 
     def counted(name: str, args: dict[str, Any], **kw: Any) -> Any:
         _note(log, f"start {kw['tool_call_id']}")
-        time.sleep(delay)
+        time.sleep(delay(kw["tool_call_id"]))
         out = execute(name, args, **kw)
         _note(log, f"end {kw['tool_call_id']}")
         return out
 
-    def record_then_wait(self: SqlRunStore, *args: Any, **kw: Any) -> None:
-        record(self, *args, **kw)
-        time.sleep(after)
+    def record_then_wait(self: SqlRunStore, run_id: str, rec: Any, *args: Any, **kw: Any) -> None:
+        record(self, run_id, rec, *args, **kw)
+        time.sleep(after(rec.tool_call_id))
 
     nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
     SqlRunStore.record_tool = record_then_wait  # type: ignore[method-assign]

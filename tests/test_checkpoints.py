@@ -39,6 +39,7 @@ from app.checkpoints import checkpoint_id_at
 from app.cli_prune import parse_age, prune_runs, prune_threads
 from app.runner import new_context, run_turn
 from app.services import Services, run_store_location
+from diagnosis.records import run_records
 from providers.seam import ModelSeam
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -83,6 +84,34 @@ def test_a_finished_run_leaves_only_the_latest_checkpoint_of_its_thread() -> Non
     services, _ = go({"router": [INC_ROUTER], "agent": [draft(None)]}, thread_id=thread)
     [kept] = checkpoints(services, thread)
     assert ROOT_CAUSE in kept.checkpoint["channel_values"]["previous_turn"]
+
+
+def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None:
+    # messages and records are DeltaChannels: their values live in the writes of the pruned
+    # ancestors unless the kept checkpoint got a snapshot of them first.
+    thread = f"kept-state-{time.monotonic_ns()}"
+    services, out = go(ROW1, thread_id=thread)
+    assert out["release_outcome"] == "SUCCESS"
+    assert len(checkpoints(services, thread)) == 1
+
+    async def kept_state() -> dict[str, Any]:
+        async with checkpointer_for(services) as saver:
+            config: Any = {"configurable": {"thread_id": thread}}
+            return (await graph.builder.build_graph(saver).aget_state(config)).values
+
+    values = asyncio.run(kept_state())
+    assert [r["tool_call_id"] for r in values["records"]] == ["c1", "c2"]
+    # Opening (system, task), two calls with their observations, the draft.
+    assert len(values["messages"]) == 2 + 2 * 2 + 1
+    facts = {f.evidence_id for r in run_records(services.store, out["run_id"], values["records"])
+             for f in r.facts}
+    assert {"E1.1", "E1.2", "E2.1"} <= facts  # the facts the report cites, read back
+    # The next turn of the thread starts from it, and is pruned the same way.
+    services, again = go({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
+                          "judge": [judge()]}, thread_id=thread)
+    assert again["release_outcome"] == "SUCCESS"
+    values = asyncio.run(kept_state())
+    assert values["run_id"] == again["run_id"] and len(values["records"]) == 2
 
 
 def test_retention_all_keeps_every_checkpoint() -> None:

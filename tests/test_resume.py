@@ -279,8 +279,8 @@ class FlakySaver(InMemorySaver):
         return await super().aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
-        if any(channel == "release_outcome" for channel, _ in writes):
-            self._refuse()
+        if any(channel == "release_outcome" and value for channel, value in writes):
+            self._refuse()  # release's result, not route's reset of it (None)
         await super().aput_writes(config, writes, task_id, task_path)
 
 

@@ -6,6 +6,11 @@ tool call again, with its usage and its event numbering going on and exactly one
 SIGTERM is a cancel (CANCELLED row, exit 143, no ``done``); ten processes on one home each get
 the outcome that their row, their events and their thread's final checkpoint say.
 
+The kill-and-resume tests run on both stores: the home's SQLite files, and one PostgreSQL
+database (``HARNESS_DATABASE_URL``: run store and checkpointer) that the killed process and the
+one that resumes it share, with more kill points there (one after each tool record, some in the
+middle of a tool call).
+
 The killed processes run ``tests/slow_harness.py``: the real CLI with slow evidence tools that
 count, in a file, every execution the backends really made.
 """
@@ -22,6 +27,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +35,9 @@ import pytest
 from graphkit import INC, kinds
 
 from app.runner import open_checkpointer
+from app.services import run_store_location
 from graph.builder import build_graph
-from harness.runstore import SqliteRunStore
+from harness.runstore import SqlRunStore, open_run_store
 from harness.settings import load_settings
 from tools.dataset.build import ensure_dataset
 
@@ -56,18 +63,39 @@ def home(template: Path, tmp_path: Path) -> Path:
     return dest
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
-    env.update(HARNESS_HOME=str(home), PYTHONPATH=str(REPO))
-    return env
+@dataclass(frozen=True)
+class Site:
+    """Where a test's processes keep their state: a home, and on PostgreSQL a database URL."""
+
+    home: Path
+    url: str | None = None
+    """``HARNESS_DATABASE_URL`` of every process (run store and checkpointer); None: SQLite."""
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
+        env.update(HARNESS_HOME=str(self.home), PYTHONPATH=str(REPO))
+        if self.url is not None:
+            env["HARNESS_DATABASE_URL"] = self.url
+        return env
+
+    def store(self) -> SqlRunStore:
+        """The run store the processes use, opened as the CLI opens it for these settings."""
+        return open_run_store(run_store_location(load_settings(home=self.home,
+                                                                database_url=self.url)))
 
 
-def harness(home: Path, log: Path, *args: str, delay: float = 0.0,
-            after: float = 0.0) -> subprocess.Popen[str]:
-    """Start the CLI (with slow, counted tools) on ``home``."""
+@pytest.fixture()
+def site(db: str, home: Path, request: pytest.FixtureRequest) -> Site:
+    """The test's home, and a fresh PostgreSQL database when it is parametrised with ``postgres``."""
+    return Site(home, request.getfixturevalue("pg_url") if db == "postgres" else None)
+
+
+def harness(site: Site, log: Path, *args: str, delay: float | str = 0.0,
+            after: float | str = 0.0) -> subprocess.Popen[str]:
+    """Start the CLI (with slow, counted tools) on ``site``; delays as ``slow_harness`` takes them."""
     return subprocess.Popen([sys.executable, str(SLOW), str(log), str(delay), str(after), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=_env(home), cwd=home.parent)
+                            env=site.env(), cwd=site.home.parent)
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str, str]:
@@ -89,19 +117,23 @@ def wait_for(condition: Any, timeout: float = 60.0, what: str = "condition") -> 
     while time.monotonic() < end:
         if found := condition():
             return found
-        time.sleep(0.02)
+        time.sleep(0.05)  # the kill windows are 0.8 s; polling faster only takes CPU from them
     raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(scope="module")
 def reference(template: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The same question run without interruption: what every resumed run must end with."""
+    """The same question run without interruption: what every resumed run must end with.
+
+    It runs on SQLite; a run resumed on PostgreSQL must end the same way (same outcome, content,
+    usage and tool calls): the store a run is kept in changes nothing about the run.
+    """
     home = tmp_path_factory.mktemp("reference") / "home"
     shutil.copytree(template, home)
-    code, out, _ = finish(harness(home, home.parent / "count.log", "diagnose", Q, "--json"))
+    code, out, _ = finish(harness(Site(home), home.parent / "count.log", "diagnose", Q, "--json"))
     assert code == 0
     result = json.loads(out)
-    store = SqliteRunStore(home / "runs.sqlite")
+    store = Site(home).store()
     result["tool_call_ids"] = [r["tool_call_id"]
                                for r in store.trace(result["run_id"])["tool_records"]]
     store.close()
@@ -109,15 +141,17 @@ def reference(template: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     return result
 
 
-def _kill_during(home: Path, log: Path, k: int, where: str, *args: str) -> tuple[str, list[str]]:
+def _kill_during(site: Site, log: Path, k: int, where: str, *args: str) -> tuple[str, list[str]]:
     """Run ``diagnose`` and SIGKILL it at the kill point; the run id and the calls it stored.
 
     ``after-record``: right after the k-th tool record was stored, before the node's checkpoint
-    (the gate sleeps there); ``mid-tool``: while the (k+1)-th tool call runs, k stored.
+    (the gate sleeps there); ``mid-tool``: while the (k+1)-th tool call runs, k stored. Only
+    that call waits: the calls before it run at full speed.
     """
-    delay, after = (0.05, 0.8) if where == "after-record" else (0.8, 0.0)
-    proc = harness(home, log, "diagnose", Q, "--json", *args, delay=delay, after=after)
-    store = SqliteRunStore(home / "runs.sqlite")
+    delay, after = ((0.0, f"0.8@offline_{k}") if where == "after-record"
+                    else (f"0.8@offline_{k + 1}", 0.0))
+    proc = harness(site, log, "diagnose", Q, "--json", *args, delay=delay, after=after)
+    store = site.store()
     try:
         run_id = wait_for(lambda: next((r["run_id"] for r in store.unfinished_runs()), None),
                           what="the run row")
@@ -136,14 +170,18 @@ def _kill_during(home: Path, log: Path, k: int, where: str, *args: str) -> tuple
         kept = stored()
         assert len(kept) == k, kept  # the kill landed where it was meant to
         assert store.get_run(run_id)["finished_at"] is None  # left RUNNING by a dead worker
+        # ... still leased to it: whoever continues must take the lease over, not wait it out.
+        lease = store.unfinished_runs(run_id=run_id)[0]
+        assert lease["lease_owner"].split(":")[1] == str(proc.pid)
+        assert lease["lease_expires_ms"] > time.time() * 1000
         return run_id, kept
     finally:
         store.close()
 
 
-def _check_continued(home: Path, log: Path, run_id: str, kept: list[str],
+def _check_continued(site: Site, log: Path, run_id: str, kept: list[str],
                      events_before: list[dict[str, Any]], reference: dict[str, Any]) -> None:
-    store = SqliteRunStore(home / "runs.sqlite")
+    store = site.store()
     row = store.get_run(run_id)
     trace = store.trace(run_id)
     started, ended = executions(log)
@@ -162,52 +200,70 @@ def _check_continued(home: Path, log: Path, run_id: str, kept: list[str],
     store.close()
 
 
-KILL_POINTS = [(1, "after-record"), (2, "after-record"), (4, "after-record"), (2, "mid-tool")]
+SQLITE_KILL_POINTS = [(1, "after-record"), (2, "after-record"), (4, "after-record"), (2, "mid-tool")]
+# On PostgreSQL: after every one of the reference's 7 tool records, and in the middle of the
+# second, fourth and last tool call.
+POSTGRES_KILL_POINTS = [(k, "after-record") for k in range(1, 8)] + [
+    (k, "mid-tool") for k in (1, 3, 6)]
+KILL_POINTS = ([pytest.param("sqlite", k, w, id=f"sqlite-{w}-{k}") for k, w in SQLITE_KILL_POINTS]
+               + [pytest.param("postgres", k, w, id=f"postgres-{w}-{k}")
+                  for k, w in POSTGRES_KILL_POINTS])
 
 
-@pytest.mark.parametrize(("k", "where"), KILL_POINTS, ids=[f"{w}-{k}" for k, w in KILL_POINTS])
+@pytest.mark.parametrize(("db", "k", "where"), KILL_POINTS)
 def test_a_killed_run_is_resumed_without_running_a_finished_tool_call_again(
-        home: Path, reference: dict[str, Any], k: int, where: str) -> None:
-    log = home.parent / "count.log"
-    run_id, kept = _kill_during(home, log, k, where)
-    store = SqliteRunStore(home / "runs.sqlite")
+        site: Site, reference: dict[str, Any], k: int, where: str) -> None:
+    assert k <= len(reference["tool_call_ids"]) - (where == "mid-tool")  # a point the run reaches
+    log = site.home.parent / "count.log"
+    run_id, kept = _kill_during(site, log, k, where)
+    store = site.store()
     events_before = store.events(run_id)
     store.close()
-    code, out, err = finish(harness(home, log, "runs", "resume", run_id, "--json"))
+    code, out, err = finish(harness(site, log, "runs", "resume", run_id, "--json"))
     assert code == 0, err
     result = json.loads(out)
     assert (result["run_id"], result["release_outcome"]) == (run_id, "SUCCESS")
     assert result["usage"] == reference["usage"]
-    _check_continued(home, log, run_id, kept, events_before, reference)
-    assert len(SqliteRunStore(home / "runs.sqlite").runs_for_thread(result["thread_id"])) == 1
-    if k > 1:
+    _check_continued(site, log, run_id, kept, events_before, reference)
+    # Counted at the backends, over both processes: every call ran once; only one cut short by
+    # the kill (never stored) ran a second time.
+    cut_short = [f"offline_{k + 1}"] if where == "mid-tool" else []
+    assert executions(log)[0] == collections.Counter(reference["tool_call_ids"] + cut_short)
+    store = site.store()
+    assert store.events(run_id) == result["events"]  # what B emitted was numbered on from A's
+    assert len(store.runs_for_thread(result["thread_id"])) == 1
+    store.close()
+    if (k, where) != (1, "after-record"):
         return
     # A second resume finds it finished: one line, exit 64.
-    code, out, err = finish(harness(home, log, "runs", "resume", run_id))
+    code, out, err = finish(harness(site, log, "runs", "resume", run_id))
     assert (code, out) == (64, "")
     assert err.strip().splitlines() == [f"harness: run {run_id} already finished: SUCCESS"]
 
 
+@pytest.mark.parametrize("db", ["sqlite", "postgres"])
 def test_a_run_left_running_by_a_dead_process_is_continued_by_the_next_turn_on_its_thread(
-        home: Path, reference: dict[str, Any]) -> None:
-    log = home.parent / "count.log"
-    run_id, kept = _kill_during(home, log, 2, "after-record", "--thread", "T")
-    store = SqliteRunStore(home / "runs.sqlite")
+        site: Site, reference: dict[str, Any]) -> None:
+    log = site.home.parent / "count.log"
+    run_id, kept = _kill_during(site, log, 2, "after-record", "--thread", "T")
+    store = site.store()
     events_before = store.events(run_id)
     store.close()
-    code, out, err = finish(harness(home, log, "diagnose", "and what about M1002?", "--json",
+    code, out, err = finish(harness(site, log, "diagnose", "and what about M1002?", "--json",
                                     "--thread", "T"))
     assert code == 0, err
     assert f"run {run_id} of thread T was left running" in err
-    _check_continued(home, log, run_id, kept, events_before, reference)
-    rows = SqliteRunStore(home / "runs.sqlite").runs_for_thread("T")
+    _check_continued(site, log, run_id, kept, events_before, reference)
+    store = site.store()
+    rows = store.runs_for_thread("T")
+    store.close()
     assert [r["run_id"] for r in rows] == [run_id, json.loads(out)["run_id"]]
     assert all(r["finished_at"] for r in rows)
 
 
 def test_sigterm_cancels_a_running_diagnosis(home: Path) -> None:
     log = home.parent / "count.log"
-    proc = harness(home, log, "diagnose", Q, "--json", delay=1.5)
+    proc = harness(Site(home), log, "diagnose", Q, "--json", delay=1.5)
     wait_for(lambda: executions(log)[0]["offline_1"], what="the first tool call")
     proc.send_signal(signal.SIGTERM)
     code, out, err = finish(proc, timeout=60)
@@ -215,7 +271,7 @@ def test_sigterm_cancels_a_running_diagnosis(home: Path) -> None:
     with sqlite3.connect(home / "runs.sqlite") as conn:
         run_ids = [run_id for (run_id,) in conn.execute("SELECT run_id FROM runs")]
     assert len(run_ids) == 1
-    store = SqliteRunStore(home / "runs.sqlite")
+    store = Site(home).store()
     row = store.get_run(run_ids[0])
     assert (row["status"], row["run_state"], row["release_outcome"]) == (
         "CANCELLED", "CANCELLED", "CANCELLED")
@@ -228,10 +284,11 @@ def test_sigterm_cancels_a_running_diagnosis(home: Path) -> None:
 def test_ten_processes_on_one_home_agree_on_every_run(home: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-m", "app", "diagnose", Q, "--json",
                                "--thread", f"T{i}"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=_env(home), cwd=home.parent)
+                              stderr=subprocess.PIPE, text=True, env=Site(home).env(),
+                              cwd=home.parent)
              for i in range(10)]
     results = [finish(p, timeout=300) for p in procs]
-    store = SqliteRunStore(home / "runs.sqlite")
+    store = Site(home).store()
 
     async def checkpoints() -> dict[str, dict[str, Any]]:
         async with open_checkpointer(load_settings(home=home)) as saver:

@@ -235,8 +235,10 @@ def test_an_edited_record_is_tampered_evidence(studio: Studio) -> None:
     async def scenario() -> tuple[Any, ...]:
         thread, paused, values = await paused_before(studio, "release",
                                                      "payment timeouts, incident #207: why?")
+        # The state holds the records' index (the facts are in the run store): the edit makes
+        # the record claim evidence the tool never returned.
         record = copy.deepcopy(values["values"]["records"][0])
-        record["facts"][0]["text"] = "payment-service: connection pool exhausted (edited)"
+        record["evidence_ids"] = [*record["evidence_ids"], "E1.9"]
         client = get_client(url=studio.url)
         await client.threads.update_state(thread, {"records": [record]}, as_node="semantic_guard")
         refused = None

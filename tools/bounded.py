@@ -11,6 +11,7 @@ input size (the regexes on data text are linear, see ``tools.query_logs.message_
 from __future__ import annotations
 
 import contextlib
+import queue
 import sqlite3
 import threading
 import time
@@ -27,6 +28,42 @@ class ToolTimedOut(TimeoutError):
     """The call did not finish within its limit; its thread was told to stop."""
 
 
+_MAX_IDLE = 4
+"""Idle worker threads kept for the next calls (more than one: a call may be abandoned)."""
+
+
+class _Worker:
+    """A daemon thread that runs tool calls one after another, kept while idle.
+
+    Starting a thread for every call cost a run about a millisecond per tool call on a busy
+    machine; handing the call to an idle one costs a few microseconds. A worker whose call was
+    abandoned goes on with it until it stops (see :func:`run_bounded`) and only then is idle
+    again; meanwhile the next call gets another worker.
+    """
+
+    _idle: list[_Worker] = []
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="tool-call", daemon=True).start()
+
+    @classmethod
+    def run(cls, job: Callable[[], None]) -> None:
+        """Start ``job`` on an idle worker (or a new one); it must not raise."""
+        with cls._lock:
+            worker = cls._idle.pop() if cls._idle else None
+        (worker or cls())._jobs.put(job)
+
+    def _loop(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                if len(self._idle) >= _MAX_IDLE:
+                    return  # enough idle workers already
+                self._idle.append(self)
+
+
 def _connections(backends: Any) -> list[sqlite3.Connection]:
     found = [getattr(backends, name, None) for name in ("logs", "knowledge")]
     return [c for c in found if isinstance(c, sqlite3.Connection)]
@@ -35,8 +72,8 @@ def _connections(backends: Any) -> list[sqlite3.Connection]:
 def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str) -> T:
     """Return ``fn()``, or raise ToolTimedOut after ``timeout_s`` seconds.
 
-    ``fn`` runs in a daemon thread holding ``backends.lock`` (an RLock the tools take again;
-    a call that uses no backends, e.g. an MCP tool, holds none),
+    ``fn`` runs in a daemon thread (a kept one: :class:`_Worker`) holding ``backends.lock``
+    (an RLock the tools take again; a call that uses no backends, e.g. an MCP tool, holds none),
     so a thread left over from an abandoned call is never using a connection at the same time
     as the next call. Exceptions of ``fn`` are re-raised here.
     """
@@ -68,7 +105,7 @@ def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str)
         finally:
             finished.set()
 
-    threading.Thread(target=work, name=f"tool:{what}", daemon=True).start()
+    _Worker.run(work)
     if not finished.wait(timeout_s):
         abandoned.set()
         raise ToolTimedOut(f"{what} did not finish within {timeout_s:.3g} s (the run's "

@@ -2,11 +2,17 @@
 
 The graph binds the tools from here (``tool_schemas()`` gives OpenAI-style function specs);
 infrastructure arguments (backends, settings) are never part of a schema the model sees.
+The specs are lean, because they are sent with every agent call: a short description per
+tool, parameters without pydantic's titles, ``null`` alternatives and ``default: null`` (an
+optional argument is simply not required), and the data's own hints (services, attributes,
+tables) appended; :func:`tool_schemas` is cached, as the specs are built from static data.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,19 +36,31 @@ class ToolSpec:
     name: str
     args_model: type[BaseModel]
     run: Callable[..., ToolResult]
+    brief: str | None = None
+    """What the model is told, when shorter than the implementation's docstring."""
 
     @property
     def description(self) -> str:
-        """The implementation's docstring: exactly what the model is told."""
-        return inspect.getdoc(self.run) or self.name
+        """What the model is told: the brief, else the implementation's docstring."""
+        return self.brief or inspect.getdoc(self.run) or self.name
 
 
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
-        ToolSpec("query_logs", QueryLogsArgs, query_logs),
-        ToolSpec("query_mysql", QueryMysqlArgs, query_mysql),
-        ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge),
+        ToolSpec("query_logs", QueryLogsArgs, query_logs, brief=(
+            "Search one service's logs in a time window (UTC): counts by level, the top "
+            "warning/error patterns (ids as <id>/<n>, with count, first/last seen, an example) "
+            "and the matching events in time order. Empty means nothing matched this exact "
+            "service, window and filter.")),
+        ToolSpec("query_mysql", QueryMysqlArgs, query_mysql, brief=(
+            "Run one read-only SELECT (WITH and UNION allowed; no comments, writes, PRAGMA, "
+            "ATTACH or schema tables) on the operational database. Timestamps are UTC text like "
+            "'2026-11-03T10:00:00Z': compare them as strings. Rows are capped: aggregate or "
+            "use WHERE / LIMIT.")),
+        ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
+            "Search the runbooks: the best matching passages (runbook, title, section), best "
+            "first. Empty means no runbook covers the query, not that nothing happened.")),
     )
 }
 TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS.items()}
@@ -68,6 +86,19 @@ def call_settings(settings: Settings, timeout_s: float | None) -> Settings:
         "mcp_call_timeout_s": min(settings.mcp_call_timeout_s, limit)})
 
 
+_CACHE_SIZE = 64
+_built: dict[str, str] = {}
+"""Specs already built, as JSON text, by :func:`specs_key` (a few per process: one per data)."""
+
+
+def specs_key(schema_hint: dict[str, list[str]] | None = None,
+              dataset: DatasetInfo | None = None) -> str:
+    """Everything :func:`tool_schemas` builds its specs from, as one string (a cache key)."""
+    data = None if dataset is None else [dataset.services, dataset.attributes,
+                                         dataset.attribute_examples, dataset.column_labels]
+    return json.dumps([schema_hint or {}, data], sort_keys=True, default=list)
+
+
 def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
                  dataset: DatasetInfo | None = None,
                  extra: Mapping[str, ToolSpec] | None = None) -> list[dict[str, Any]]:
@@ -77,12 +108,43 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
     to ``query_mysql``'s description, so the model does not have to guess them. ``dataset``
     (the run context's dataset info) adds what this data has: the services, the log attributes
     ``query_logs`` can filter on (its ``attrs`` argument is offered only when there are some),
-    and the original headers of renamed columns. ``extra`` (the run's MCP tools) follow the
-    built-in ones, each with its server's description and input schema.
+    and the original headers of renamed columns. The built-in specs are built once per
+    distinct data; every call gets its own copy. ``extra`` (the run's MCP tools) follow the
+    built-in ones (:func:`extra_schemas`).
+    """
+    key = specs_key(schema_hint, dataset)
+    text = _built.get(key)
+    if text is None:
+        text = json.dumps(_build(schema_hint, dataset), ensure_ascii=False)
+        if len(_built) >= _CACHE_SIZE:
+            _built.clear()  # many distinct datasets in one process (tests): start over
+        _built[key] = text
+    return [*json.loads(text), *extra_schemas(extra)]
+
+
+def extra_schemas(extra: Mapping[str, ToolSpec] | None) -> list[dict[str, Any]]:
+    """The specs of extra tools (a run's MCP tools), after the built-in ones.
+
+    Each has its server's description and input schema as given (a server's schema is its
+    own contract: not made lean); an extra tool never shadows a built-in name.
     """
     out = []
-    extras = [(n, s) for n, s in (extra or {}).items() if n not in TOOLS]
-    for name, spec in [*TOOLS.items(), *extras]:
+    for name, spec in (extra or {}).items():
+        if name in TOOLS:
+            continue
+        params = spec.args_model.model_json_schema()
+        params.pop("title", None)
+        params.pop("description", None)
+        out.append({"type": "function",
+                    "function": {"name": name, "description": spec.description,
+                                 "parameters": params}})
+    return out
+
+
+def _build(schema_hint: dict[str, list[str]] | None,
+           dataset: DatasetInfo | None) -> list[dict[str, Any]]:
+    out = []
+    for name, spec in TOOLS.items():
         description = spec.description
         if name == "query_logs" and dataset is not None:
             description += _log_hint(dataset)
@@ -94,13 +156,36 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
         if name == "query_mysql" and schema_hint:
             tables = "; ".join(f"{t}({', '.join(cols)})" for t, cols in sorted(schema_hint.items()))
             description += f"\n\nTables: {tables}"
-        params = spec.args_model.model_json_schema()
-        params.pop("title", None)
+        params = lean_schema(spec.args_model.model_json_schema())
         params.pop("description", None)
         if name == "query_logs" and not (dataset is not None and dataset.attributes):
             params["properties"].pop("attrs", None)  # nothing to filter on: do not offer it
         out.append({"type": "function",
                     "function": {"name": name, "description": description, "parameters": params}})
+    return out
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema as a model needs it, without what tells it nothing.
+
+    No titles, no ``additionalProperties: false`` and no string length bounds (the arguments are
+    validated anyway: a value out of bounds is an error observation the model can react to),
+    and an optional field as its plain type (``anyOf [X, null]`` with ``default: null`` says no
+    more than "not required").
+    """
+    out = copy.deepcopy(schema)
+    out.pop("title", None)
+    if out.get("additionalProperties") is False:
+        del out["additionalProperties"]
+    for prop in out.get("properties", {}).values():
+        for noise in ("title", "minLength", "maxLength"):
+            prop.pop(noise, None)
+        options = prop.get("anyOf")
+        if isinstance(options, list) and {"type": "null"} in options and prop.get("default", 0) is None:
+            rest = [o for o in options if o != {"type": "null"}]
+            if len(rest) == 1:
+                del prop["anyOf"], prop["default"]
+                prop.update(rest[0])
     return out
 
 

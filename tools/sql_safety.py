@@ -8,6 +8,7 @@ what was inspected is what executes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -77,6 +78,7 @@ def is_denied_function(name: str) -> bool:
     return lowered in DENIED_FUNCTIONS or lowered.startswith(DENIED_PREFIXES)
 
 
+@functools.lru_cache(maxsize=4)  # the gate, then the boundary, ask for the same call
 def normalise_sql(sql: str, dialect: str = "sqlite") -> str:
     """Canonical spelling of ``sql`` for scope comparison; whitespace-collapsed if unparsable."""
     try:
