@@ -87,12 +87,12 @@ def test_a_grammar_bounds_strings_and_arrays() -> None:
 
 
 def envelope(tool: str | None, args: dict[str, Any] | None = None, prev: str | None = None,
-             draft: dict[str, Any] | None = None) -> dict[str, Any]:
+             draft: dict[str, Any] | None = None, gain: str = "GAINED") -> dict[str, Any]:
     if tool is None:
         return {"content": json.dumps({"type": "final", "draft": draft})}
     a = dict(args or {})
     if prev:
-        a["previous_observation"] = {"tool_call_id": prev, "gain": "GAINED", "note": "n"}
+        a["previous_observation"] = {"tool_call_id": prev, "gain": gain, "note": "n"}
     return {"content": json.dumps({"type": "tool_call", "tool": tool, "args": a})}
 
 
@@ -187,7 +187,8 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
         assert logs_args["required"] == ["service", "start", "end"]
         assert sorted(set(logs_args["properties"]) - {"attrs"}) == [
             "end", "level", "pattern", "service", "start"]
-        assert logs_args["properties"]["service"] == {"type": "string", "maxLength": 100}
+        # The lean tool spec states no length (the tool checks it): the grammar's bound applies.
+        assert logs_args["properties"]["service"] == {"type": "string", "maxLength": 300}
     # No result seen yet: no progress envelope, and a conclusion can only be null.
     assert "previous_observation" not in logs_args["properties"]
     assert first["final"]["properties"]["draft"]["properties"]["conclusion"] == {"type": "null"}
@@ -213,7 +214,9 @@ def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path:
     # A small model answered "not executed" repeats the same call until the run saturates: the
     # turn after a DUPLICATE_SCOPE offers the tools not used yet and the draft, for that turn.
     answers = [router(merchant="M1001", start=INC["start"], end=INC["end"]),
-               envelope("query_logs", LOGS), envelope("query_logs", LOGS, prev="call_1"),
+               # (NO_GAIN: a call claimed GAINED and repeated at once saturates collection)
+               envelope("query_logs", LOGS),
+               envelope("query_logs", LOGS, prev="call_1", gain="NO_GAIN"),
                envelope("query_mysql", SQL, prev="call_2"),
                envelope(None, draft={"conclusion": None, "next_steps": ["x"]})]
     stub, services = serve(tmp_path, answers, structured_output="json_object_schema")
