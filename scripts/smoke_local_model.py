@@ -33,6 +33,7 @@ from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from test_local_model import LOCAL_SETTINGS  # noqa: E402
 
 from app.runner import Services, run_turn  # noqa: E402
+from graph.builder import build_graph  # noqa: E402
 from harness.settings import load_settings  # noqa: E402
 from tools.dataset.build import demo_dataset_dir  # noqa: E402
 
@@ -102,8 +103,10 @@ async def one(services: Services, case: dict[str, Any],
     began = time.monotonic()
     out = await run_turn(services, case["question"], checkpointer=saver)
     wall = time.monotonic() - began
-    state = saver.get_tuple({"configurable": {"thread_id": out["thread_id"]}})
-    messages = state.checkpoint["channel_values"].get("messages", []) if state else []
+    # Through the graph: the checkpoint stores messages as deltas, rebuilt on read.
+    values = (await build_graph(saver).aget_state(
+        {"configurable": {"thread_id": out["thread_id"]}})).values
+    messages = list(values.get("messages") or [])
     trace = services.store.trace(out["run_id"])
     if transcripts is not None:
         transcripts.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ with a truth file.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,8 @@ def test_the_smoke_script_tabulates_a_dataset_with_its_truth(tmp_path: Path) -> 
     with StubOpenAI(responder=respond, refuse={"json_schema": 500}) as stub:
         proc = subprocess.run(
             [sys.executable, str(script), "--data", str(demo_dataset_dir()), "--truth",
-             str(truth), "--url", stub.base_url], capture_output=True, text=True, timeout=300,
+             str(truth), "--url", stub.base_url, "--transcripts", str(tmp_path / "tr")],
+            capture_output=True, text=True, timeout=300,
             cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -63,5 +65,11 @@ def test_the_smoke_script_tabulates_a_dataset_with_its_truth(tmp_path: Path) -> 
     inc, noev = (line.split("\t") for line in lines[2:4])
     assert inc[:5] == ["INC-1", "SUCCESS", "SUCCESS", "ok", "yes"]
     assert noev[:4] == ["NOEV-1", "FALLBACK", "FALLBACK/INSUFFICIENT_EVIDENCE", "ok"]
+    # The run's conversation is read back whole (its checkpoint keeps messages as deltas):
+    # the context estimate of the agent's calls, and the transcript with the tool call made.
+    assert re.fullmatch(r"\d+>=\d+", inc[10]), inc
+    kept = json.loads((tmp_path / "tr" / "INC-1.json").read_text())
+    assert kept["result"]["release_outcome"] == "SUCCESS"
+    assert [c["name"] for m in kept["messages"] for c in m.get("tool_calls", [])] == ["query_logs"]
     assert lines[4].startswith("2 runs: wrong SUCCESS 0; expected fallbacks ended FALLBACK 1/1; "
                                "SUCCESS with the right cause 1/1; protocol violations/run 0.00")
