@@ -168,6 +168,14 @@ GRAMMAR_MAX_ITEMS = 5
 """Likewise for an array (claims, cited ids, next steps, reasons) without a ``maxItems``."""
 
 
+SQL_GRAMMAR: dict[str, Any] = {"type": "string",
+                               "pattern": rf"^[ !#-:<-\[\]-~]{{1,{GRAMMAR_MAX_CHARS}}}$"}
+r"""An ``sql`` argument under a grammar: printable ASCII without ``;`` (nor ``"`` and ``\``,
+which JSON would escape), so one statement. A small model otherwise chains a second SELECT
+after a ``;`` and the SQL guard rejects the whole call, again and again. The guard is unchanged.
+"""
+
+
 def bounded(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with every string and array bounded, for a grammar-decoding server.
 
@@ -181,7 +189,8 @@ def bounded(schema: dict[str, Any]) -> dict[str, Any]:
         required = set(out.get("required", []))
         # A grammar cannot bound a number (a small model writes "limit": 500 for a 1..200
         # argument): an optional bounded number is left out, so its default applies.
-        out["properties"] = {k: bounded(v) for k, v in out.get("properties", {}).items()
+        out["properties"] = {k: SQL_GRAMMAR if k == "sql" and v.get("type") == "string"
+                             else bounded(v) for k, v in out.get("properties", {}).items()
                              if k in required or not _bounded_number(v)}
     elif out.get("type") == "array":
         out["items"] = bounded(out.get("items", {}))

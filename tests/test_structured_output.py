@@ -7,6 +7,7 @@ a constrained answer which still breaks the contract ends exactly as it did unco
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from harness.runstore import SqliteRunStore
 from harness.settings import load_settings
 from providers import structured
 from providers.seam import ModelSeam
+from tools.sql_safety import SqlRejected, validate_select
 
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
 SQL = {"sql": INC["evidence"][1]["args"]["sql"]}
@@ -232,6 +234,26 @@ def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path:
     trace = services.store.trace(out["run_id"])
     # The gate still judged the repeat itself: not executed, nothing recorded for it.
     assert [r["tool"] for r in trace["tool_records"]] == ["query_logs", "query_mysql"]
+
+
+def test_an_sql_argument_under_a_grammar_is_one_statement(tmp_path: Path) -> None:
+    # A small model chains "…; SELECT …" and the SQL guard rejects the whole call: under a
+    # grammar the sql string cannot hold a ';' (nor a quote or backslash JSON would escape).
+    stub, services = serve(tmp_path, FULL_RUN, structured_output="json_object_schema")
+    try:
+        out = diagnose(services)
+    finally:
+        stub.__exit__()
+    assert out["release_outcome"] == "SUCCESS"
+    second = agent_variants(answered(stub)[2], "json_object_schema")
+    sql = second["query_mysql"]["properties"]["args"]["properties"]["sql"]
+    one = re.compile(sql["pattern"])
+    assert one.fullmatch(SQL["sql"])  # the demo's real query is admitted
+    assert not one.fullmatch("SELECT 1 FROM deploys; SELECT 2 FROM config_changes")
+    assert not one.fullmatch("SELECT '摘要'") and not one.fullmatch("x" * 301)
+    # The guard itself is unchanged: a ';' chain that reaches the tool is still rejected.
+    with pytest.raises(SqlRejected, match="exactly one statement"):
+        validate_select("SELECT 1 FROM deploys; SELECT 2 FROM deploys", ["deploys"])
 
 
 def test_under_native_tools_only_router_judge_and_repair_get_schemas(tmp_path: Path) -> None:
