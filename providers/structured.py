@@ -169,10 +169,12 @@ GRAMMAR_MAX_ITEMS = 5
 
 
 SQL_GRAMMAR: dict[str, Any] = {"type": "string",
-                               "pattern": rf"^[ !#-:<-\[\]-~]{{1,{GRAMMAR_MAX_CHARS}}}$"}
-r"""An ``sql`` argument under a grammar: printable ASCII without ``;`` (nor ``"`` and ``\``,
-which JSON would escape), so one statement. A small model otherwise chains a second SELECT
-after a ``;`` and the SQL guard rejects the whole call, again and again. The guard is unchanged.
+                               "pattern": rf"^[ !#-:<-\[\]-~]{{1,{GRAMMAR_MAX_CHARS}}};?$"}
+r"""An ``sql`` argument under a grammar: printable ASCII, a ``;`` only as its last character
+(nor ``"`` and ``\``, which JSON would escape), so one statement. A small model otherwise chains
+a second SELECT after a ``;`` and the SQL guard rejects the whole call, again and again; with no
+``;`` at all it wrote ``LIMIT 1000…`` until the bound, where it wanted to end with one. The
+guard is unchanged.
 """
 
 

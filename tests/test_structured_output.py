@@ -250,6 +250,7 @@ def test_an_sql_argument_under_a_grammar_is_one_statement(tmp_path: Path) -> Non
     one = re.compile(sql["pattern"])
     assert one.fullmatch(SQL["sql"])  # the demo's real query is admitted
     assert not one.fullmatch("SELECT 1 FROM deploys; SELECT 2 FROM config_changes")
+    assert one.fullmatch("SELECT 1 FROM deploys LIMIT 10;")  # a statement may end with one
     assert not one.fullmatch("SELECT '摘要'") and not one.fullmatch("x" * 301)
     # The guard itself is unchanged: a ';' chain that reaches the tool is still rejected.
     with pytest.raises(SqlRejected, match="exactly one statement"):
