@@ -133,3 +133,11 @@ def test_unknown_level_and_wordless_pattern_are_refused(backends):
         query_logs(backends, S, **INC1, level="LOUD")
     with pytest.raises(ValidationError, match="no searchable words"):
         query_logs(backends, S, **INC1, pattern="***")
+
+
+def test_blank_filters_mean_no_filter(backends):
+    # A small model asked for "no pattern or level" sends them as "": the same query as none.
+    plain = query_logs(backends, S, **INC1)
+    blank = query_logs(backends, S, **INC1, pattern=" ", level="")
+    assert (blank.scope["pattern"], blank.scope["level"]) == (None, None)
+    assert [i.data for i in blank.items] == [i.data for i in plain.items]

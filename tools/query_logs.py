@@ -79,7 +79,7 @@ class QueryLogsArgs(BaseModel):
     @field_validator("level")
     @classmethod
     def _level(cls, value: str | None) -> str | None:
-        if value is None:
+        if value is None or not value.strip():  # as for pattern: blank means no filter
             return None
         level = normalise_level(value)
         if level is None:
