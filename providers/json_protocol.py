@@ -301,6 +301,12 @@ def _names(specs: Sequence[dict[str, Any]]) -> list[str]:
     return [str(spec.get("function", spec).get("name")) for spec in specs]
 
 
+def _unused(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
+    """The bound tools no result came from yet."""
+    used = {(r.body or {}).get("tool") for r in results}
+    return [t for t in tools if t not in used]
+
+
 def _repeated(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
     """The tools the turn after a repeated scope leaves out: those used so far, if any is not.
 
@@ -311,8 +317,9 @@ def _repeated(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
     body = results[-1].body if results else None
     if body is None or body.get("status") != "DUPLICATE_SCOPE" or not body.get("tool"):
         return []
-    used = {str((r.body or {}).get("tool")) for r in results}
-    return sorted(used) if any(t not in used for t in tools) else [str(body["tool"])]
+    if not _unused(results, tools):
+        return [str(body["tool"])]
+    return sorted({str(r.body.get("tool")) for r in results if r.body and r.body.get("tool")})
 
 
 def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:
@@ -320,8 +327,7 @@ def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:
     last = _last_call(results)
     if last is None:
         return "Next: one JSON envelope."
-    used = {(r.body or {}).get("tool") for r in results}
-    unused = [t for t in tools if t not in used]
+    unused = _unused(results, tools)
     hint = f" Not used yet: {', '.join(unused)}." if unused and not any(
         r.stop_required for r in results) else ""
     return (f'Next: one JSON envelope; a tool call carries "previous_observation" with '

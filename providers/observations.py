@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 _SPACE = re.compile(r"\s+")
@@ -74,7 +75,7 @@ class Result:
     call_id: str
     text: str
 
-    @property
+    @cached_property
     def body(self) -> dict[str, Any] | None:
         """Its JSON object (None for free text)."""
         return body_of(self.text)

@@ -124,6 +124,16 @@ def serve(tmp_path: Path, answers: list[dict[str, Any]], *, refuse: dict[str, in
                                         store=SqliteRunStore(tmp_path / "runs.sqlite"))
 
 
+def served_run(tmp_path: Path, answers: list[dict[str, Any]], **overrides: Any
+               ) -> tuple[StubOpenAI, Services, dict[str, Any]]:
+    """One diagnosis against a stub serving ``answers``; the stub is stopped afterwards."""
+    stub, services = serve(tmp_path, answers, **overrides)
+    try:
+        return stub, services, diagnose(services)
+    finally:
+        stub.__exit__()
+
+
 def diagnose(services: Services) -> dict[str, Any]:
     import asyncio
 
@@ -149,11 +159,7 @@ def agent_variants(body: dict[str, Any], mode: str) -> dict[str, dict[str, Any]]
 
 @pytest.mark.parametrize("mode", ["json_schema", "json_object_schema", "off"])
 def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode: str) -> None:
-    stub, services = serve(tmp_path, FULL_RUN, structured_output=mode)
-    try:
-        out = diagnose(services)
-    finally:
-        stub.__exit__()
+    stub, services, out = served_run(tmp_path, FULL_RUN, structured_output=mode)
     assert out["release_outcome"] == "SUCCESS"  # the repair dropped the unknown id E9.9
     bodies = answered(stub)
     assert len(bodies) == len(ROLES)
@@ -221,11 +227,7 @@ def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path:
                envelope("query_logs", LOGS, prev="call_1", gain="NO_GAIN"),
                envelope("query_mysql", SQL, prev="call_2"),
                envelope(None, draft={"conclusion": None, "next_steps": ["x"]})]
-    stub, services = serve(tmp_path, answers, structured_output="json_object_schema")
-    try:
-        out = diagnose(services)
-    finally:
-        stub.__exit__()
+    stub, services, out = served_run(tmp_path, answers, structured_output="json_object_schema")
     assert out["release_outcome"] == "FALLBACK"
     a1, a2, a3, a4 = (agent_variants(b, "json_object_schema") for b in answered(stub)[1:5])
     everything = ["final", "lookup_knowledge", "query_logs", "query_mysql"]
@@ -239,11 +241,7 @@ def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path:
 def test_an_sql_argument_under_a_grammar_is_one_statement(tmp_path: Path) -> None:
     # A small model chains "…; SELECT …" and the SQL guard rejects the whole call: under a
     # grammar the sql string cannot hold a ';' (nor a quote or backslash JSON would escape).
-    stub, services = serve(tmp_path, FULL_RUN, structured_output="json_object_schema")
-    try:
-        out = diagnose(services)
-    finally:
-        stub.__exit__()
+    stub, services, out = served_run(tmp_path, FULL_RUN, structured_output="json_object_schema")
     assert out["release_outcome"] == "SUCCESS"
     second = agent_variants(answered(stub)[2], "json_object_schema")
     sql = second["query_mysql"]["properties"]["args"]["properties"]["sql"]
@@ -378,11 +376,7 @@ def test_a_constrained_answer_that_breaks_the_contract_ends_as_it_did_unconstrai
     answers, expected = BROKEN[case]
     seen = {}
     for mode in ("off", "json_object_schema", "json_schema"):
-        stub, services = serve(tmp_path / mode, answers, structured_output=mode)
-        try:
-            out = diagnose(services)
-        finally:
-            stub.__exit__()
+        stub, services, out = served_run(tmp_path / mode, answers, structured_output=mode)
         trace = services.store.trace(out["run_id"])
         seen[mode] = ((out["run_state"], out["release_outcome"], out["fallback_type"],
                        out["failure_code"], out["stop_reason"]),
