@@ -295,6 +295,31 @@ def test_values_read_from_tables_stay_citable(sql):
     assert validate_select(sql, SCHEMA).tables
 
 
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM payments WHERE ts >= '2026-11-02T09:00:00Z'",
+    "SELECT status FROM payments p ORDER BY p.ts",
+    "SELECT status FROM payments WHERE merchant_id IN (SELECT waiting FROM payments)",
+])
+def test_a_column_the_one_table_lacks_is_refused_naming_its_columns(sql):
+    # `ts` is a column of pool_metrics, so the allow-list of all columns lets it through; the
+    # query reads payments only, where the database would fail with "no such column".
+    with pytest.raises(SqlRejected) as refused:
+        validate_select(sql, SCHEMA)
+    assert str(refused.value).startswith("table payments has no column ")
+    assert "its columns: payment_id, merchant_id, status, amount, error_code, created_at" in str(
+        refused.value)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT status AS s, count(*) AS n FROM payments GROUP BY s ORDER BY n",
+    "SELECT p.status, rowid FROM payments p WHERE p.created_at >= '2026-11-02T09:00:00Z'",
+    "SELECT s FROM (SELECT status AS s FROM payments)",
+    "SELECT ts, waiting FROM pool_metrics WHERE ts IN (SELECT created_at FROM payments)",
+])
+def test_columns_of_the_tables_read_and_names_the_query_defines_pass(sql):
+    assert validate_select(sql, SCHEMA).tables
+
+
 def test_deeply_nested_sql_is_a_rejection_not_a_crash():
     sql = "SELECT " + "(" * 3000 + "amount" + ")" * 3000 + " AS a FROM payments"
     with pytest.raises(SqlRejected):

@@ -243,6 +243,21 @@ def _check_columns(root: exp.Expr, names: set[str]) -> None:
                               "quotes ('…'); double quotes name columns")
 
 
+def check_table_columns(root: exp.Expr, table: str, columns: list[str]) -> None:
+    """Refuse a column that ``table``, the one table the query reads, does not have.
+
+    Sent to the database, such a query fails as "no such column" (or, double-quoted, reads as a
+    string); refused here, the answer names the table's columns so the next query can use them
+    (a model that queried one table's ``ts`` asked every other table for ``ts`` too).
+    """
+    names = {c.lower() for c in columns} | _defined_names(root) | _IMPLICIT_COLUMNS
+    for column in root.find_all(exp.Column):
+        if isinstance(column.this, exp.Star) or column.name.lower() in names:
+            continue
+        raise SqlRejected(f"table {table} has no column {column.name[:60]!r}; its columns: "
+                          f"{', '.join(columns)}")
+
+
 def _check_projection(projection: exp.Expr, position: int) -> None:
     expression = projection.unalias()
     if isinstance(expression, exp.Column | exp.Star):

@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from tools.results import SqlRejected
-from tools.sql_provenance import check_provenance
+from tools.sql_provenance import check_provenance, check_table_columns
 
 DENIED_FUNCTIONS = frozenset(
     {
@@ -102,8 +102,9 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
     from a table, see :mod:`tools.sql_provenance`).
     """
     allowed = {t.lower() for t in allowed_tables}
-    known = ({c.lower() for cols in allowed_tables.values() for c in cols}
-             if isinstance(allowed_tables, Mapping) else None)
+    columns = ({t.lower(): list(cols) for t, cols in allowed_tables.items()}
+               if isinstance(allowed_tables, Mapping) else None)
+    known = {c.lower() for cols in columns.values() for c in cols} if columns else None
     if not sql.strip():
         raise SqlRejected("empty SQL: send one SELECT statement")
     if any((ord(c) < 32 and c not in _ALLOWED_CONTROL) or ord(c) == 127 for c in sql):
@@ -114,6 +115,8 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
         root = _parse_single(sql, dialect)
         tables = _check_tree(root, allowed)
         check_provenance(root, known)
+        if columns is not None and len(tables) == 1:
+            check_table_columns(root, tables[0], columns[tables[0]])
         return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
     except RecursionError:
         raise SqlRejected("the query is nested too deeply; write it flatter") from None
