@@ -234,10 +234,14 @@ class RouterAnswer(_Strict):
 
 
 class JudgeAnswer(_Strict):
-    """The semantic judge's strict answer (docs/design.md §10)."""
+    """The semantic judge's strict answer (docs/design.md §10).
 
-    verdict: Verdict
+    Reasons first: a grammar-decoding server writes the keys in this order, so the judge
+    checks the claims before it gives its verdict.
+    """
+
     reasons: list[str]
+    verdict: Verdict
 
 
 class PreviousObservation(_Strict):

@@ -113,21 +113,34 @@ def answer_schema(role: Role) -> dict[str, Any]:
 
 
 def draft_schema(evidence_ids: Sequence[str]) -> dict[str, Any]:
-    """The final draft; claims may cite only ``evidence_ids`` (none: the conclusion is null)."""
+    """The final draft; claims may cite only ``evidence_ids`` (none: the conclusion is null).
+
+    Keys in the order a grammar makes the model write them: each claim's cited ids before its
+    statement, the claims before the root cause. Asked for the root cause first, the 1.5B local
+    model wrote a story (a runbook's "revert the change" as the cause) and then one claim
+    repeating it; evidence first, the cause is written after what the items show.
+    """
     steps = {"type": "array", "items": {"type": "string"}}
     if not evidence_ids:
         return closed(conclusion={"type": "null"}, next_steps=steps)
-    claim = closed(statement={"type": "string"},
-                   evidence_ids={"type": "array", "items": one_of(*evidence_ids), "minItems": 1})
-    conclusion = closed(root_cause={"type": "string"},
-                        claims={"type": "array", "items": claim, "minItems": 1})
+    claim = closed(evidence_ids={"type": "array", "items": one_of(*evidence_ids), "minItems": 1},
+                   statement={"type": "string"})
+    conclusion = closed(claims={"type": "array", "items": claim, "minItems": 1},
+                        root_cause={"type": "string"})
     return closed(conclusion=nullable(conclusion), next_steps=steps)
 
 
 def progress_schema(last_call: str) -> dict[str, Any]:
-    """The progress envelope naming ``last_call``, the one id the tool gate accepts."""
-    return closed(tool_call_id=one_of(last_call), gain=one_of(*(g.value for g in Gain)),
-                  note={"type": "string", "maxLength": 120})  # "a few words"
+    """The progress envelope naming ``last_call``, the one id the tool gate accepts.
+
+    The note comes before the gain and is not empty: a grammar-decoding server writes the keys
+    in this order, so the model says what the result showed before it judges it. Asked for the
+    verdict first, the 1.5B local model wrote NO_GAIN with an empty note after every result,
+    a pool-exhaustion log included, and collection saturated after three calls.
+    """
+    return closed(tool_call_id=one_of(last_call),
+                  note={"type": "string", "minLength": 3, "maxLength": 120},  # "a few words"
+                  gain=one_of(*(g.value for g in Gain)))
 
 
 def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | None,
@@ -153,9 +166,10 @@ def envelope_schema(tool_specs: Sequence[dict[str, Any]], *, last_call: str | No
             props = {k: v for k, v in params.get("properties", {}).items()
                      if k != "previous_observation"}
             args = strict_schema({**params, "properties": props}, strict=False)
-            if last_call is not None:
-                args["properties"]["previous_observation"] = progress_schema(last_call)
-                args["required"].append("previous_observation")
+            if last_call is not None:  # first: the last result judged before the next call
+                args["properties"] = {"previous_observation": progress_schema(last_call),
+                                      **args["properties"]}
+                args["required"].insert(0, "previous_observation")
             variants.append(closed(type=one_of("tool_call"), tool=one_of(fn["name"]), args=args))
     return variants[0] if len(variants) == 1 else {"anyOf": variants[::-1]}
 

@@ -36,9 +36,10 @@ ROUTER_SCHEMA = {
     "additionalProperties": False}
 JUDGE_SCHEMA = {
     "type": "object",
-    "properties": {"verdict": {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"},
-                   "reasons": {"items": {"type": "string"}, "type": "array"}},
-    "required": ["verdict", "reasons"], "additionalProperties": False}
+    # Reasons before the verdict: a grammar writes keys in this order.
+    "properties": {"reasons": {"items": {"type": "string"}, "type": "array"},
+                   "verdict": {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"}},
+    "required": ["reasons", "verdict"], "additionalProperties": False}
 CLAIM = {"type": "object",
          "properties": {"statement": {"type": "string"},
                         "evidence_ids": {"items": {"type": "string"}, "minItems": 1,
@@ -201,13 +202,19 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     assert "previous_observation" not in logs_args["properties"]
     assert first["final"]["properties"]["draft"]["properties"]["conclusion"] == {"type": "null"}
     # After call_1 the progress envelope is required and names call_1, and only call_1.
-    progress = second["query_mysql"]["properties"]["args"]["properties"]["previous_observation"]
+    # A grammar writes keys in schema order: the progress envelope comes first in the args and
+    # its note (not empty) before the gain, so the model says what it saw before it judges it.
+    mysql_args = second["query_mysql"]["properties"]["args"]
+    assert list(mysql_args["properties"])[0] == mysql_args["required"][0] == "previous_observation"
+    progress = mysql_args["properties"]["previous_observation"]
     assert progress == {"type": "object", "properties": {
         "tool_call_id": {"type": "string", "enum": ["call_1"]},
-        "gain": {"type": "string", "enum": ["GAINED", "NO_GAIN"]},
         "note": {"type": "string"} if mode == "json_schema" else {"type": "string",
-                                                                    "maxLength": 120}},
-        "required": ["tool_call_id", "gain", "note"], "additionalProperties": False}
+                                                                    "minLength": 3,
+                                                                    "maxLength": 120},
+        "gain": {"type": "string", "enum": ["GAINED", "NO_GAIN"]}},
+        "required": ["tool_call_id", "note", "gain"], "additionalProperties": False}
+    assert list(progress["properties"]) == ["tool_call_id", "note", "gain"]
     assert third["lookup_knowledge"]["properties"]["args"]["properties"][
         "previous_observation"]["properties"]["tool_call_id"]["enum"] == ["call_2"]
     # The draft may cite only ids the model was shown: every fact of the two results here.
@@ -216,6 +223,9 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     facts = ready_facts(services.store.trace(out["run_id"]))
     assert claim["properties"]["evidence_ids"]["items"]["enum"] == list(facts)
     assert "E2.1" in facts and "E9.9" not in facts
+    # Evidence first: cited ids before a claim's statement, the claims before the root cause.
+    assert conclusion["required"] == ["claims", "root_cause"] == list(conclusion["properties"])
+    assert claim["required"] == ["evidence_ids", "statement"] == list(claim["properties"])
 
 
 def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path: Path) -> None:
