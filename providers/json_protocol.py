@@ -52,6 +52,11 @@ PROTOCOL_PROMPT = "agent_json"
 """The protocol's own system prompt: the agent's instructions with envelopes and tool specs."""
 REPLACED_PROMPT = "agent_system"
 """The node's system prompt for native tool calling, which the protocol prompt replaces."""
+FINAL_PROMPT = "agent_json_final"
+"""The system prompt of a turn that may only send the draft: no tools, no investigation order."""
+FINAL_PROMPT_KEYS = ("service", "merchant", "start", "end", "window_note")
+SQL_TOOL = "query_mysql"
+"""The built-in SQL tool, whose next call the "what changed" bound is for."""
 MAX_OWN_TURN_CHARS = 600
 """A reply of the model's longer than this (rambling, not an envelope) is shown clipped."""
 
@@ -142,56 +147,74 @@ class JsonProtocolChatModel(BaseChatModel):
     def prepare(self, messages: Sequence[BaseMessage]) -> Turn:
         """Render the turns at the most detail the context affords, with this turn's schema.
 
-        Earlier results are folded further first; only when even their ids alone leave no room
-        is the latest result cut (its first items kept).
+        While another tool round is allowed, the most detailed rendering that leaves room for
+        one wins: earlier results are folded further first; only when even their ids alone leave
+        no room is the latest result cut (its first items kept). When only the draft is left
+        (a stop was required, or no round fits any more) the system prompt becomes the draft's
+        own (``agent_json_final``, no tools or investigation order) and the model's earlier
+        calls lose their progress envelopes: the room goes to the findings the draft must cite.
         """
         results = [Result(m.tool_call_id, text_of(m)) for m in messages if isinstance(m, ToolMessage)]
         stop = any(r.stop_required for r in results)
         plans = [(level, False) for level in FOLD_LEVELS] + [(FOLD_LEVELS[-1], True)]
+        if not stop:
+            for (max_items, chars), cut in plans:
+                rendered = self._render(messages, results, max_items, chars, cut=cut)
+                if rendered is not None and (rendered[2] is None
+                                             or rendered[2] >= self.round_tokens):
+                    return self._turn(rendered, results, final_only=False)
         for (max_items, chars), cut in plans:
-            rendered = self._render(messages, results, max_items, chars, cut=cut)
+            rendered = self._render(messages, results, max_items, chars, cut=cut, final=True)
             if rendered is None:
                 continue
-            turns, shown, room = rendered
-            final_only = stop or (room is not None and room < self.round_tokens)
-            if final_only and not stop:
+            if not stop:
+                turns = rendered[0]
                 turns[-1] = _append(turns[-1], "The context is nearly full: send the final "
                                                "draft now (no more tool calls).")
                 after = self._room(turns)
                 if after is not None and after < 0:
                     continue  # the instruction itself must fit too: fold further first
-            estimate = max_tokens = None
-            if self.context_tokens is not None:
-                estimate = estimate_messages(texts_of(turns))
-                max_tokens = completion_room(estimate, self.context_tokens,
-                                             want=self.answer_tokens, need=self.min_answer_tokens,
-                                             what="the agent's next turn")
-            schema = envelope_schema(self.tool_specs, last_call=_last_call(results),
-                                     evidence_ids=shown, final_only=final_only,
-                                     rest=_repeated(results, _names(self.tool_specs)))
-            return Turn(turns, schema, estimate, max_tokens, final_only)
+            return self._turn(rendered, results, final_only=True)
         raise ContextExceeded(f"the agent's conversation does not fit the model's context of "
                               f"{self.context_tokens} tokens even with every result folded")
 
+    def _turn(self, rendered: tuple[list[BaseMessage], list[str], int | None],
+              results: list[Result], *, final_only: bool) -> Turn:
+        turns, shown, _room = rendered
+        estimate = max_tokens = None
+        if self.context_tokens is not None:
+            estimate = estimate_messages(texts_of(turns))
+            max_tokens = completion_room(estimate, self.context_tokens,
+                                         want=self.answer_tokens, need=self.min_answer_tokens,
+                                         what="the agent's next turn")
+        schema = envelope_schema(self.tool_specs, last_call=_last_call(results),
+                                 evidence_ids=shown, final_only=final_only,
+                                 rest=_repeated(results, _names(self.tool_specs)))
+        return Turn(turns, schema, estimate, max_tokens, final_only)
+
     def _render(self, messages: Sequence[BaseMessage], results: list[Result], max_items: int,
-                chars: int, *, cut: bool
+                chars: int, *, cut: bool, final: bool = False
                 ) -> tuple[list[BaseMessage], list[str], int | None] | None:
         """Turns with earlier results folded at one level; None if they do not fit.
 
         Returns the turns, the evidence ids they show and the room left beyond the answer
-        reserve (None: no context budget). ``cut`` lets the latest result lose items.
+        reserve (None: no context budget). ``cut`` lets the latest result lose items; ``final``
+        renders the draft's turn (its own system prompt, no progress envelopes).
         """
         latest = results[-1] if results else None
         findings: list[str] = []
         shown: list[str] = []
         out: list[BaseMessage] = []
         at = -1
-        for m in messages:
+        since = None
+        last_own = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+        for i, m in enumerate(messages):
             prompt = prompt_of(m)
             if isinstance(m, SystemMessage) and prompt and prompt.name == REPLACED_PROMPT:
-                out.append(self._system(prompt.values))
+                out.append(self._system(prompt.values, final=final))
+                since = _changes_bounds(prompt.values)
             elif isinstance(m, AIMessage):
-                turn = AIMessage(content=clip(text_of(m), MAX_OWN_TURN_CHARS))
+                turn = AIMessage(content=_own_turn(m, progress=i == last_own and not final))
                 out.append(with_side_data(turn, tool_calls=[dict(c) for c in m.tool_calls])
                            if m.tool_calls else turn)
             elif isinstance(m, ToolMessage):
@@ -212,7 +235,8 @@ class JsonProtocolChatModel(BaseChatModel):
             return (out, shown, room) if room is None or room >= 0 else None
         after = (["", "Findings so far (earlier results; cite these ids too):", *findings]
                  if findings else [])
-        after.append(_next_step(results, _names(self.tool_specs)))
+        after.append("Next: the final draft." if final
+                     else _next_step(results, _names(self.tool_specs), changes=since))
         counts = range(len(latest.items), -1, -1) if cut else [len(latest.items)]
         for n in counts:
             body, ids = latest.full(n)
@@ -230,10 +254,15 @@ class JsonProtocolChatModel(BaseChatModel):
             return None
         return self.context_tokens - estimate_messages(texts_of(turns)) - self.answer_tokens
 
-    def _system(self, values: Any) -> SystemMessage:
+    def _system(self, values: Any, *, final: bool = False) -> SystemMessage:
         values = dict(values)
+        if final:
+            kept = {k: values.get(k, "") for k in FINAL_PROMPT_KEYS}
+            return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT, **kept)),
+                               FINAL_PROMPT, kept)
+        since, until = _changes_bounds(values) or ("", "")
         text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs),
-                                  changes_from=_hour_before(values.get("start")))
+                                  changes_from=since, changes_until=until)
         values["tool_schemas"] = json.dumps(self.tool_specs, separators=(",", ":"))
         return with_prompt(SystemMessage(text), PROTOCOL_PROMPT, values)
 
@@ -271,6 +300,22 @@ def _result(reply: BaseMessage, history: Sequence[BaseMessage], turn: Turn) -> C
     return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+def _own_turn(message: AIMessage, *, progress: bool) -> str:
+    """One of the model's own turns as it is shown again, clipped.
+
+    A tool call loses its progress envelope unless ``progress`` (the latest call, the pattern
+    of the next one).
+
+    Repeated every turn, the envelopes' notes cost a small context more than a result does.
+    """
+    calls = message.tool_calls
+    if progress or len(calls) != 1 or calls[0]["name"] == INVALID_ENVELOPE:
+        return clip(text_of(message), MAX_OWN_TURN_CHARS)
+    args = {k: v for k, v in calls[0]["args"].items() if k != "previous_observation"}
+    return clip(json.dumps({"type": "tool_call", "tool": calls[0]["name"], "args": args}),
+                MAX_OWN_TURN_CHARS)
+
+
 def _append(message: BaseMessage, line: str) -> BaseMessage:
     return message.model_copy(update={"content": f"{text_of(message)}\n{line}"})
 
@@ -283,18 +328,31 @@ def _last_call(results: Sequence[Result]) -> str | None:
     return None
 
 
-def _hour_before(start: Any) -> str:
+def _dataset_time(value: Any, shift: timedelta = timedelta(0)) -> str | None:
+    """``value`` (ISO-8601) moved by ``shift``, written as the datasets write times."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value)) + shift
+    except ValueError:
+        return str(value)
+    if moment.utcoffset() == timedelta(0):
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.isoformat()
+
+
+def _hour_before(start: Any) -> str | None:
     """An hour before the window starts, written as the datasets write times.
 
     Changes that cause an incident usually land there; a small model cannot do the arithmetic.
     """
-    try:
-        moment = datetime.fromisoformat(str(start)) - timedelta(hours=1)
-    except ValueError:
-        return str(start)
-    if moment.utcoffset() == timedelta(0):
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return moment.isoformat()
+    return _dataset_time(start, -timedelta(hours=1))
+
+
+def _changes_bounds(values: Any) -> tuple[str, str] | None:
+    """(an hour before the window, its end): where to look for what changed."""
+    since, until = _hour_before(values.get("start")), _dataset_time(values.get("end"))
+    return (since, until) if since and until else None
 
 
 def _names(specs: Sequence[dict[str, Any]]) -> list[str]:
@@ -322,13 +380,22 @@ def _repeated(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
     return sorted({str(r.body.get("tool")) for r in results if r.body and r.body.get("tool")})
 
 
-def _next_step(results: Sequence[Result], tools: Sequence[str] = ()) -> str:
-    """What the next envelope needs, and the tools not tried yet (a small model repeats itself)."""
+def _next_step(results: Sequence[Result], tools: Sequence[str] = (), *,
+               changes: tuple[str, str] | None = None) -> str:
+    """What the next envelope needs, and hints a small model needs there.
+
+    The tools not tried yet (it repeats itself) and, while SQL is offered, the bounds for what
+    changed before the window (it asked the change tables for the window itself, or for its
+    last second, and found nothing).
+    """
     last = _last_call(results)
     if last is None:
         return "Next: one JSON envelope."
+    open_ = not any(r.stop_required for r in results)
     unused = _unused(results, tools)
-    hint = f" Not used yet: {', '.join(unused)}." if unused and not any(
-        r.stop_required for r in results) else ""
+    hint = f" Not used yet: {', '.join(unused)}." if unused and open_ else ""
+    if open_ and changes and SQL_TOOL in tools:
+        hint += (f" What changed before the window: change, deploy or configuration tables "
+                 f"with their time column >= '{changes[0]}' and <= '{changes[1]}'.")
     return (f'Next: one JSON envelope; a tool call carries "previous_observation" with '
             f'"tool_call_id": "{last}".{hint}')

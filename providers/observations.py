@@ -62,6 +62,8 @@ def item_line(item: dict[str, Any], scope: dict[str, Any], limit: int) -> str:
     """One evidence item as one line: id, kind, then its content as ``key=value`` pairs."""
     content = {k: v for k, v in item.items() if k not in ("evidence_id", "kind", "warning")
                and v is not None and scope.get(k) != v}  # the scope is the call's own
+    if list(content) == [item.get("kind")] and isinstance(content[item["kind"]], dict):
+        content = content[item["kind"]]  # "E2.1 row: a=1", not "E2.1 row: row=a=1"
     # The boundary's untrusted-text flag comes first and verbatim, so clipping never hides it.
     flag = f' {{"warning": {json.dumps(item["warning"])}}}' if item.get("warning") else ""
     head = f"{item.get('evidence_id')} {item.get('kind', 'item')}{flag}: "

@@ -159,3 +159,33 @@ def test_the_json_protocol_needs_the_prompts_handed_to_the_seam(tmp_path: Path) 
     settings = load_settings(model="offline", agent_protocol="json", home=tmp_path / "h")
     with pytest.raises(ValueError, match="prompt_renderer=prompts.render"):
         ModelSeam(settings)
+
+
+def test_the_drafts_turn_trades_the_tools_instructions_for_the_findings(home: Path) -> None:
+    # Collection saturates after two NO_GAIN reports; the turn that may only send the draft gets
+    # the draft's own system prompt (no tool list, no investigation order) and the model's
+    # earlier calls without their progress envelopes, so a small context holds the findings.
+    script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
+              "agent": [env_call("query_logs", LOGS),
+                        env_call("query_mysql", SQL, prev="call_1"),
+                        env_call("lookup_knowledge", {"query": "pool exhausted"}, prev="call_2"),
+                        env_final(None)], "judge": []}
+    for turn in script["agent"][1:3]:
+        turn["content"] = turn["content"].replace('"GAINED"', '"NO_GAIN"')
+    services = services_for(home, script, agent_protocol="json", saturation_threshold=2)
+    out = run(services, INC["question"])
+    assert out["stop_reason"] == "INFORMATION_SATURATED"
+    prompts_seen = seen(services)
+    *tool_turns, last = prompts_seen
+    assert all(prompt_of(t[0]).name == "agent_json" for t in tool_turns)
+    assert prompt_of(last[0]).name == "agent_json_final"
+    assert "query_mysql(sql)" not in last[0].content and "How to investigate" not in last[0].content
+    assert '{"type": "final"' in last[0].content and INC["start"] in last[0].content
+    own = [m.content for m in last if type(m).__name__ == "AIMessage"]
+    assert own and not any("previous_observation" in c for c in own)
+    assert '"sql": ' in own[1]  # the calls themselves are still shown
+    assert last[-1].content.rstrip().endswith("Next: the final draft.")
+    assert "stop_required" in last[-1].content
+    # While tools are offered, only the latest call keeps its envelope (the next one's pattern).
+    before = [m.content for m in tool_turns[-1] if type(m).__name__ == "AIMessage"]
+    assert ["previous_observation" in c for c in before] == [False, True]

@@ -10,7 +10,8 @@ EXPECTED = {
     "router": {"question", "known_services", "now", "example_start", "example_end"},
     "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
     "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas",
-                   "changes_from"},
+                   "changes_from", "changes_until"},
+    "agent_json_final": {"service", "merchant", "start", "end", "window_note"},
     "agent_task": {"question", "previous_turn"},
     "judge": {"payload"},
     "repair": {"draft", "problems", "available_evidence"},
@@ -34,7 +35,7 @@ def _example_lines(text):
     for line in text.splitlines():
         if line.startswith(("Answer: {", "Example: {")):
             yield line.split(": ", 1)[1]
-        elif line.startswith(('{"conclusion"', '{"type": "final"')):
+        elif line.startswith(('{"conclusion"', '{"type": "final"', '{"type": "tool_call"')):
             yield line
 
 
@@ -95,6 +96,7 @@ def test_unknown_prompt_raises():
                 '"conclusion": null',
             ],
         ),
+        ("agent_json_final", ['{"type": "final"', '"conclusion": null', '"evidence_ids"']),
         ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"']),
         ("repair", ['"root_cause"', "UNKNOWN_ID", "NOT_READY", "NO_EVIDENCE"]),
     ],

@@ -69,8 +69,8 @@ def test_the_detector_is_linear(text: str) -> None:
     assert time.perf_counter() - began < 0.5
 
 
-@pytest.mark.parametrize("name", ["agent_system", "agent_json", "agent_task", "judge", "repair",
-                                  "router"])
+@pytest.mark.parametrize("name", ["agent_system", "agent_json", "agent_json_final", "agent_task",
+                                  "judge", "repair", "router"])
 def test_every_model_role_is_told_that_data_is_not_instructions(name: str) -> None:
     text = prompts.render(name, **dict.fromkeys(prompts.fields(name), "x"))
     assert "instructions" in text and ("data" in text)
