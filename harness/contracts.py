@@ -6,6 +6,7 @@ Every model forbids unknown keys: a contract that silently accepts extra fields 
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any
 
@@ -182,9 +183,25 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_PLACEHOLDER = re.compile(r"\s*<[^<>]*>[\s.]*")
+"""A whole text that is one ``<…>`` slot, as the prompts' examples write them."""
+
+
 def _non_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank")
+    return value
+
+
+def _stated(value: str) -> str:
+    """A root cause or claim: not blank, and not an example's placeholder copied verbatim.
+
+    The 1.5B local model once answered ``"<one sentence that follows from the claims>"`` and
+    its judge called it SUPPORTED; only the contract stands between that and a publication.
+    """
+    _non_blank(value)
+    if _PLACEHOLDER.fullmatch(value):
+        raise ValueError(f"{value.strip()[:60]!r} is a template placeholder, not a statement")
     return value
 
 
@@ -194,7 +211,7 @@ class Claim(_Strict):
     statement: str
     evidence_ids: list[str] = Field(min_length=1)
 
-    _statement = field_validator("statement")(_non_blank)
+    _statement = field_validator("statement")(_stated)
 
 
 class Conclusion(_Strict):
@@ -203,7 +220,7 @@ class Conclusion(_Strict):
     root_cause: str
     claims: list[Claim] = Field(min_length=1)
 
-    _root_cause = field_validator("root_cause")(_non_blank)
+    _root_cause = field_validator("root_cause")(_stated)
 
 
 class DiagnosisDraft(_Strict):

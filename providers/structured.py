@@ -192,6 +192,14 @@ guard is unchanged.
 """
 
 
+STATEMENT_GRAMMAR: dict[str, Any] = {
+    "type": "string", "pattern": rf"^[ !#-;=-\[\]-~][ !#-\[\]-~]{{0,{GRAMMAR_MAX_CHARS - 1}}}$"}
+r"""A root cause or claim statement under a grammar: printable ASCII (no ``"`` or ``\``, which
+JSON would escape) that does not open with ``<``, so an example's ``<placeholder>`` cannot be
+copied (the 1.5B model copied them; the contract refuses one that gets through anyway)."""
+STATEMENT_KEYS = frozenset({"statement", "root_cause"})
+
+
 def bounded(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with every string and array bounded, for a grammar-decoding server.
 
@@ -205,8 +213,7 @@ def bounded(schema: dict[str, Any]) -> dict[str, Any]:
         required = set(out.get("required", []))
         # A grammar cannot bound a number (a small model writes "limit": 500 for a 1..200
         # argument): an optional bounded number is left out, so its default applies.
-        out["properties"] = {k: SQL_GRAMMAR if k == "sql" and v.get("type") == "string"
-                             else bounded(v) for k, v in out.get("properties", {}).items()
+        out["properties"] = {k: _grammar_of(k, v) for k, v in out.get("properties", {}).items()
                              if k in required or not _bounded_number(v)}
     elif out.get("type") == "array":
         out["items"] = bounded(out.get("items", {}))
@@ -214,6 +221,14 @@ def bounded(schema: dict[str, Any]) -> dict[str, Any]:
     elif out.get("type") == "string" and "enum" not in out:
         out["maxLength"] = min(out.get("maxLength", GRAMMAR_MAX_CHARS), GRAMMAR_MAX_CHARS)
     return out
+
+
+def _grammar_of(key: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if schema.get("type") == "string" and key == "sql":
+        return SQL_GRAMMAR
+    if schema.get("type") == "string" and key in STATEMENT_KEYS:
+        return STATEMENT_GRAMMAR
+    return bounded(schema)
 
 
 def _bounded_number(schema: dict[str, Any]) -> bool:

@@ -58,13 +58,19 @@ DRAFT_SCHEMA = {
     "required": ["conclusion", "next_steps"], "additionalProperties": False}
 
 
+STATEMENT = {"type": "string", "pattern": r"^[ !#-;=-\[\]-~][ !#-\[\]-~]{0,299}$"}
+"""A root cause or claim statement under a grammar: ≤ 300 printable ASCII characters, not
+opening with '<' (an example's placeholder)."""
+
+
 def grammar_bounds(schema: dict[str, Any]) -> dict[str, Any]:
     """What a grammar-decoding server is sent: strings ≤ 300 characters, arrays ≤ 5 items."""
     if "anyOf" in schema:
         return {"anyOf": [grammar_bounds(s) for s in schema["anyOf"]]}
     if schema.get("type") == "object":
-        return {**schema, "properties": {k: grammar_bounds(v)
-                                         for k, v in schema["properties"].items()}}
+        return {**schema, "properties": {
+            k: STATEMENT if k in ("statement", "root_cause") else grammar_bounds(v)
+            for k, v in schema["properties"].items()}}
     if schema.get("type") == "array":
         return {**schema, "items": grammar_bounds(schema["items"]), "maxItems": 5}
     if schema.get("type") == "string" and "enum" not in schema:
@@ -263,6 +269,29 @@ def test_an_sql_argument_under_a_grammar_is_one_statement(tmp_path: Path) -> Non
     # The guard itself is unchanged: a ';' chain that reaches the tool is still rejected.
     with pytest.raises(SqlRejected, match="exactly one statement"):
         validate_select("SELECT 1 FROM deploys; SELECT 2 FROM deploys", ["deploys"])
+
+
+def test_a_statement_under_a_grammar_cannot_be_an_examples_placeholder(tmp_path: Path) -> None:
+    # The 1.5B model copied "<one sentence that follows from the claims>" as its root cause and
+    # its judge called it SUPPORTED: under a grammar a statement cannot open with '<', and the
+    # contract refuses a bare placeholder from any model (row 11: FALLBACK, not a publication).
+    stub, services, out = served_run(tmp_path, FULL_RUN, structured_output="json_object_schema")
+    final = agent_variants(answered(stub)[3], "json_object_schema")["final"]
+    conclusion = final["properties"]["draft"]["properties"]["conclusion"]["anyOf"][0]
+    for text in (conclusion["properties"]["root_cause"],
+                 conclusion["properties"]["claims"]["items"]["properties"]["statement"]):
+        pattern = re.compile(text["pattern"])
+        assert pattern.fullmatch("pool exhausted after <n> ms: CHG-2041 set max_size 10")
+        assert not pattern.fullmatch("<one sentence>") and not pattern.fullmatch("x" * 301)
+    placeholder = json.dumps({"type": "final", "draft": {"conclusion": {
+        "claims": [{"evidence_ids": ["E1.2"], "statement": "<what that item shows>"}],
+        "root_cause": "<one sentence that follows from the claims>"}, "next_steps": []}})
+    answers = [*FULL_RUN[:-3], {"content": placeholder}]
+    stub, services, out = served_run(tmp_path / "placeholder", answers,
+                                     structured_output="json_object_schema")
+    assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "INSUFFICIENT_EVIDENCE")
+    assert "<one sentence" not in out["content"] and "[E1.2]" in out["content"]
+    assert not any(c["role"] == "judge" for c in services.store.trace(out["run_id"])["model_calls"])
 
 
 def test_under_native_tools_only_router_judge_and_repair_get_schemas(tmp_path: Path) -> None:
