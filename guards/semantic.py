@@ -79,3 +79,21 @@ def flags_shown(payload: dict[str, Any]) -> dict[str, Any]:
 def parse_judge(text: str | None) -> AnswerParse[JudgeAnswer]:
     """Parse the judge's answer strictly (retryable failure classes, docs/design.md §6)."""
     return parse_answer(text, JudgeAnswer)
+
+
+RUNBOOK_KIND = "passage"
+"""The fact kind of a runbook passage: what can happen, not what happened."""
+
+
+def observes_nothing(payload: dict[str, Any]) -> str | None:
+    """Why a conclusion cannot be judged supported whatever a judge says (None: it can be).
+
+    A conclusion whose cited evidence is only runbook passages rests on no observation of this
+    incident: the 1.5B local model published one (a runbook's symptoms as the cause, in a
+    window with no events) and its judge agreed.
+    """
+    kinds = {item.get("kind") for item in payload.get("evidence", [])}
+    if kinds and kinds <= {RUNBOOK_KIND}:
+        return ("the conclusion cites only runbook passages: they say what can happen, not what "
+                "happened; cite a log, a row or a metric of this incident")
+    return None

@@ -253,12 +253,14 @@ class RouterAnswer(_Strict):
 class JudgeAnswer(_Strict):
     """The semantic judge's strict answer (docs/design.md §10).
 
-    Reasons first: a grammar-decoding server writes the keys in this order, so the judge
-    checks the claims before it gives its verdict.
+    Verdict first, on purpose: a grammar-decoding server writes keys in schema order, and the
+    1.5B local judge asked for its reasons first wrote a plausible reason and then SUPPORTED
+    for every draft, wrong ones included (three wrong publications in four runs); asked for
+    the verdict first it refuses them. A judge that cannot tell must fail closed.
     """
 
-    reasons: list[str]
     verdict: Verdict
+    reasons: list[str]
 
 
 class PreviousObservation(_Strict):

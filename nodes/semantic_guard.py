@@ -15,7 +15,7 @@ from diagnosis.context import RunContext, run_context
 from diagnosis.records import records_of
 from diagnosis.state import DiagnosisState
 from guards.release_check import JUDGED_DRAFT, judged
-from guards.semantic import flags_shown, judge_payload, parse_judge
+from guards.semantic import flags_shown, judge_payload, observes_nothing, parse_judge
 from harness.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role
 from harness.retry import AttemptError
 from nodes._model_call import ask_with_retry, offload, prompt_message
@@ -33,6 +33,10 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
     payload = judge_payload(draft.conclusion, records)
+    if (why := observes_nothing(payload)) is not None:  # no judge can make this supported
+        refused = {"verdict": "UNSUPPORTED", "reasons": [why], "checked_by": "harness"}
+        await offload(ctx.store.record_verdict, ctx.run_id, "semantic", refused)
+        return {"semantic_verdict": refused}
     prompt = prompt_message("judge", payload=json.dumps(payload, ensure_ascii=False, indent=1))
     budget = ctx.budget(state.get("usage"))
 

@@ -96,3 +96,33 @@ def test_parse_judge():
     assert parse_judge('{"verdict": "MAYBE", "reasons": []}').failure is FailureClass.SCHEMA_INVALID
     assert parse_judge("SUPPORTED").failure is FailureClass.PARSE_ERROR
     assert parse_judge("").failure is FailureClass.INVALID_OUTPUT
+
+
+def test_a_conclusion_resting_only_on_runbook_passages_is_refused_before_any_judge(tmp_path):
+    # The 1.5B local model published a runbook's symptoms as the cause of an incident whose
+    # window had no events, and its judge agreed: runbook passages say what can happen, not
+    # what happened, so the harness refuses such a conclusion whatever a judge would answer.
+    from graphkit import call, draft, judge, router, run, services_for
+
+    window = {"start": "2026-11-02T10:00:00+00:00", "end": "2026-11-02T10:10:00+00:00"}
+    script = {"router": [router(merchant="M1001", **window)],
+              "agent": [call("lookup_knowledge", {"query": "connection pool exhausted"}, "c1"),
+                        call("query_logs", {"service": "payment-service", **window}, "c2",
+                             prev="c1"),
+                        draft("the connection pool was exhausted",
+                              [("the runbook names pool exhaustion", ["E1.1"])])],
+              "judge": [judge("SUPPORTED")]}
+    services = services_for(tmp_path / "h", script)
+    out = run(services, "payment timeouts for merchant M1001 on payment-service 10:00-10:10")
+    assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "SEMANTIC_UNSUPPORTED")
+    trace = services.store.trace(out["run_id"])
+    assert not any(c["role"] == "judge" for c in trace["model_calls"])  # never asked
+    semantic = [v["verdict"] for v in trace["verdicts"] if v["guard"] == "semantic"]
+    assert semantic and "only runbook passages" in semantic[0]["reasons"][0]
+    # The same draft citing a log fact as well goes to the judge as before.
+    script["agent"][2] = draft("the connection pool was exhausted",
+                               [("the runbook names pool exhaustion", ["E1.1"]),
+                                ("payment-service logged errors", ["E2.1"])])
+    again = services_for(tmp_path / "h2", script)
+    out = run(again, "payment timeouts for merchant M1001 on payment-service 10:00-10:10")
+    assert any(c["role"] == "judge" for c in again.store.trace(out["run_id"])["model_calls"])

@@ -36,10 +36,11 @@ ROUTER_SCHEMA = {
     "additionalProperties": False}
 JUDGE_SCHEMA = {
     "type": "object",
-    # Reasons before the verdict: a grammar writes keys in this order.
-    "properties": {"reasons": {"items": {"type": "string"}, "type": "array"},
-                   "verdict": {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"}},
-    "required": ["reasons", "verdict"], "additionalProperties": False}
+    # The verdict first (a grammar writes keys in this order): asked for reasons first, the
+    # 1.5B judge rationalised its way to SUPPORTED for wrong drafts.
+    "properties": {"verdict": {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"},
+                   "reasons": {"items": {"type": "string"}, "type": "array"}},
+    "required": ["verdict", "reasons"], "additionalProperties": False}
 CLAIM = {"type": "object",
          "properties": {"statement": {"type": "string"},
                         "evidence_ids": {"items": {"type": "string"}, "minItems": 1,
