@@ -111,7 +111,9 @@ async def one(services: Services, case: dict[str, Any],
     if transcripts is not None:
         transcripts.mkdir(parents=True, exist_ok=True)
         (transcripts / f"{case['id']}.json").write_text(json.dumps(
-            {"result": out, "messages": transcript(messages)}, indent=1, default=str))
+            {"result": out, "messages": transcript(messages), "draft": values.get("draft"),
+             "verdicts": trace["verdicts"], "tool_records": trace["tool_records"]},
+            indent=1, default=str))
     facts = len(set(re.findall(r"\[(E\d+\.\d+)\]", out["content"] or "")))
     verdict, cause = judge(case, out, facts)
     real, est = context_check(messages)
