@@ -66,14 +66,27 @@ def config(
         spec = parse_model_spec(settings.model)
     except ModelSpecError as exc:
         _usage_error(str(exc))
-    values = settings.model_dump(mode="json")
-    if values.get("openai_api_key"):
-        values["openai_api_key"] = "***"
-    values["model_provider"] = spec.provider
+    from providers.seam import judge_settings
     from providers.structured import describe  # probes the server under auto (a set-up check)
 
+    judging = judge_settings(settings)
+    judge_spec = None
+    if judging is not None:
+        try:
+            judge_spec = parse_model_spec(judging.model)
+        except ModelSpecError as exc:
+            _usage_error(f"HARNESS_JUDGE_MODEL: {exc}")
+    values = settings.model_dump(mode="json")
+    for secret in ("openai_api_key", "judge_api_key"):
+        if values.get(secret):
+            values[secret] = "***"
+    values["model_provider"] = spec.provider
     values["structured_output_detected"] = describe(
         settings, spec.name if spec.provider == "openai" else None, probe_now=True)
+    if judging is not None and judge_spec is not None:
+        values["judge_base_url_effective"] = judging.openai_base_url
+        values["judge_structured_output_detected"] = describe(
+            judging, judge_spec.name if judge_spec.provider == "openai" else None, probe_now=True)
     typer.echo(json.dumps(values, indent=2, sort_keys=True))
 
 
@@ -116,6 +129,11 @@ def serve(
         parse_model_spec(settings.model)
     except ModelSpecError as exc:
         _usage_error(str(exc))
+    try:
+        if settings.judge_model is not None:
+            parse_model_spec(settings.judge_model)
+    except ModelSpecError as exc:
+        _usage_error(f"HARNESS_JUDGE_MODEL: {exc}")
     if (problem := database_problem(settings)) is not None:  # a shared database that does not answer
         _usage_error(problem)
     _preflight(settings)

@@ -50,7 +50,7 @@ def output(services: Services, ctx: RunContext, final: dict[str, Any]) -> dict[s
     out = {key: final.get(key) for key in OUTPUT_KEYS}
     out.update(run_id=ctx.run_id, thread_id=ctx.thread_id, events=ctx.emitter.events,
                usage=final.get("usage") or BudgetUsage().model_dump(),
-               model=str(services.seam.spec))
+               model=services.seam.label)
     for extra in ("error", "checkpoint_error"):
         if final.get(extra):
             out[extra] = final[extra]

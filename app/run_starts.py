@@ -183,7 +183,7 @@ class RunResolver:
         question = start.values.get("question")
         self.store.start_run(run_id, start.thread_id or "",
                              question if isinstance(question, str) else repr(question)[:200],
-                             str(ctx.seam.spec))
+                             ctx.seam.label)
         usage = (start.values.get("usage") or {}) if start.owns_state else {}
         records, verdicts = self._inherit(run_id, parent, start) if parent else (0, 0)
         ctx.start = {"kind": "fork", "server_run_id": server_run, "parent_run_id": parent,

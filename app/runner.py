@@ -144,7 +144,7 @@ def _own_row(ctx: RunContext, question: Any) -> None:
     lease expires, so the run is found and taken over.
     """
     text = question if isinstance(question, str) else repr(question)[:200]
-    ctx.store.start_run(ctx.run_id, ctx.thread_id or "", text, str(ctx.seam.spec))
+    ctx.store.start_run(ctx.run_id, ctx.thread_id or "", text, ctx.seam.label)
     ctx.store.claim_run(ctx.run_id, worker_id(), ctx.settings.lease_s)
 
 
@@ -270,17 +270,17 @@ async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
         if not any(e.get("event") == "metadata" for e in ctx.emitter.events):
             # Its metadata event was queued and lost with the dead worker: the stream's first.
             ctx.emitter.emit("metadata", run_id=run_id, thread_id=thread_id,
-                             model=str(ctx.seam.spec))
+                             model=ctx.seam.label)
         return await _drive(services, ctx, None, checkpointer, on_event)
     usage = values.get("usage") if ours else None
     events = await asyncio.to_thread(
-        settle_abandoned, store, run_id, thread_id=thread_id, model=str(services.seam.spec),
+        settle_abandoned, store, run_id, thread_id=thread_id, model=services.seam.label,
         message="the run's worker stopped and no checkpoint of it is left to continue from",
         intent=values.get("intent") if ours else None, usage=usage)
     return {**dict.fromkeys(OUTPUT_KEYS), "run_id": run_id, "thread_id": thread_id,
             "run_state": "FAILED", "release_outcome": "FAILED",
             "failure_code": FailureCode.RUN_ABANDONED.value, "events": events,
-            "usage": usage or BudgetUsage().model_dump(), "model": str(services.seam.spec)}
+            "usage": usage or BudgetUsage().model_dump(), "model": services.seam.label}
 
 
 async def _input_pending(services: Services, lease: dict[str, Any], snapshot: Any) -> bool:
@@ -305,11 +305,11 @@ async def continue_stale_runs(services: Services, thread_id: str,
         run_id = lease["run_id"]
         row = await asyncio.to_thread(services.store.get_run, run_id)
         try:
-            if row is not None and row["model_spec"] != str(services.seam.spec):
+            if row is not None and row["model_spec"] != services.seam.label:
                 await asyncio.to_thread(
                     settle_abandoned, services.store, run_id, thread_id=thread_id,
                     model=row["model_spec"],
-                    message=f"the run's worker stopped; this worker runs {services.seam.spec}, "
+                    message=f"the run's worker stopped; this worker runs {services.seam.label}, "
                             f"not the run's {row['model_spec']}")
                 continue
             out = await resume_run(services, run_id, checkpointer=checkpointer)

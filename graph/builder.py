@@ -84,7 +84,7 @@ def _run_controlled(fn: Node) -> Node:
         ctx = run_context(runtime)
         if not ctx.emitter.events:  # a run forked past ``route`` opens its stream here
             ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=ctx.thread_id,
-                             model=str(ctx.seam.spec))
+                             model=ctx.seam.label)
         lifecycle = _lifecycle(state, runtime)
         try:
             update = await fn(state, runtime)
@@ -193,7 +193,7 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
             thread_id = (run_config.get("configurable") or {}).get("thread_id")
             if input is not None and thread_id:  # a new turn: runs its thread's dead workers left
                 await asyncio.to_thread(settle_stale_runs, ctx.store, str(thread_id),
-                                        model=str(ctx.seam.spec), exclude=ctx.run_id)
+                                        model=ctx.seam.label, exclude=ctx.run_id)
             await asyncio.to_thread(supersede_paused, ctx, start)
             await asyncio.to_thread(note_segment, ctx, start)
             config = merge_configs(config, stream_labels(ctx, start))

@@ -59,6 +59,16 @@ class Settings(BaseSettings):
     model_context_tokens: int | None = Field(default=None, gt=0)
     """The model's context window in tokens; when set, every call's prompt is estimated
     (conservatively) and a call that would not fit stops the run as BUDGET_EXHAUSTED first."""
+    judge_model: str | None = None
+    """Model spec of the semantic judge alone (``offline``, ``openai:NAME``, ``replay:FILE``);
+    None: the run's model judges its own draft. A small local agent with a stronger judge is
+    the usual reason: the judge is one call per run."""
+    judge_base_url: str | None = None
+    """OpenAI-compatible server of an ``openai:`` judge; None: ``OPENAI_BASE_URL``."""
+    judge_api_key: SecretStr | None = None
+    """API key of that server; None: ``OPENAI_API_KEY``."""
+    judge_context_tokens: int | None = Field(default=None, gt=0)
+    """The judge model's context window (as ``model_context_tokens``); only with ``judge_model``."""
 
     # --- data and persistence ---------------------------------------------------------------
     data_dir: Path | None = None
@@ -227,6 +237,11 @@ class Settings(BaseSettings):
             raise ValueError("must name a model: offline, openai:NAME or replay:FILE")
         return value.strip()
 
+    @field_validator("judge_model", "judge_base_url")
+    @classmethod
+    def _blank_is_unset(cls, value: str | None) -> str | None:
+        return value.strip() or None if value is not None else None
+
 
 def zone_of(name: str) -> tzinfo:
     """The tzinfo of an IANA zone name or a fixed ``±HH:MM`` offset; ValueError otherwise."""
@@ -241,7 +256,7 @@ def zone_of(name: str) -> tzinfo:
                          "an offset (+02:00)") from None
 
 
-_SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY"}
+_SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY", "judge_api_key"}
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -163,14 +163,14 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": thread_id,
                               "previous_turn": state.get("last_success")}
     ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=thread_id,
-                     model=str(ctx.seam.spec))
+                     model=ctx.seam.label)
     question = state.get("question")
     # The graph (or the server's run options) may have found the input unusable already: an
     # unknown or missing key must never silently re-run the thread's previous question.
     problem = ctx.input_problem or _question_problem(question, ctx.settings.max_question_bytes)
     await offload(ctx.store.start_run, ctx.run_id, thread_id or "",
                   question if isinstance(question, str) else repr(question)[:200],
-                  str(ctx.seam.spec))
+                  ctx.seam.label)
     if problem:
         return {**update, "stop": stop("invalid_input", RunState.FAILED,
                                        FailureCode.INVALID_INPUT, problem)}

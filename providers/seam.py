@@ -124,6 +124,13 @@ class ModelSeam:
         # Outside any run: under ``auto`` this probes the server once per process.
         self.structured = (structured.resolve(settings, self.spec.name)
                            if self.spec.provider == "openai" else None)
+        self.judge = judge_seam(settings, prompt_renderer)
+        """The judge's own seam under ``HARNESS_JUDGE_MODEL`` (None: this seam's model judges)."""
+
+    @property
+    def label(self) -> str:
+        """The models a run uses, as its record names them: the spec, and a separate judge's."""
+        return str(self.spec) if self.judge is None else f"{self.spec}, judge {self.judge.spec}"
 
     @property
     def replay_script(self) -> ReplayScript | None:
@@ -136,6 +143,8 @@ class ModelSeam:
         Built on first use and kept: models hold no state of a call (a replay script keeps its
         own position), and an openai model is kept per event loop, with that loop's client.
         """
+        if role is Role.JUDGE and self.judge is not None:
+            return self.judge.for_role(role)
         models = self._models
         if self.spec.provider == "openai":
             try:
@@ -162,6 +171,8 @@ class ModelSeam:
 
         The json protocol's wrapper plans its own calls (it folds results to fit).
         """
+        if role is Role.JUDGE and self.judge is not None:
+            return self.judge.call_options(role, messages, tools)
         limit = self.settings.model_context_tokens
         if limit is None or (role is Role.AGENT and self.settings.agent_protocol == "json"):
             return {}
@@ -183,6 +194,8 @@ class ModelSeam:
 
     def response_format(self, role: Role) -> dict[str, Any] | None:
         """What an ``openai:`` model of ``role`` is built to send (the json agent's is per turn)."""
+        if role is Role.JUDGE and self.judge is not None:
+            return self.judge.response_format(role)
         if not self._answers_json(role):
             return None  # native tool calls: no JSON mode
         if role is Role.AGENT:  # the wrapper sends each turn's schema; plain JSON mode otherwise
@@ -196,6 +209,8 @@ class ModelSeam:
 
     def chat_model(self, role: Role) -> BaseChatModel:
         """The provider's own chat model for ``role``, before the agent protocol wraps it."""
+        if role is Role.JUDGE and self.judge is not None:
+            return self.judge.chat_model(role)
         if self.spec.provider == "replay":
             assert self._replay is not None
             return ReplayChatModel(script=self._replay, role=role.value)
@@ -238,6 +253,34 @@ class ModelSeam:
         from providers.offline import build_offline_model
 
         return build_offline_model(role, self.settings)
+
+
+def judge_settings(settings: Settings) -> Settings | None:
+    """The settings a separate judge is built from (None without ``HARNESS_JUDGE_MODEL``).
+
+    Its own model, server, key and context window; every other setting (timeouts, attempts,
+    structured output) is the run's.
+    """
+    if settings.judge_model is None:
+        return None
+    return settings.model_copy(update={
+        "model": settings.judge_model, "judge_model": None,
+        "openai_base_url": settings.judge_base_url or settings.openai_base_url,
+        "openai_api_key": settings.judge_api_key or settings.openai_api_key,
+        "model_context_tokens": settings.judge_context_tokens})
+
+
+def judge_seam(settings: Settings, prompt_renderer: PromptRenderer | None) -> ModelSeam | None:
+    """The seam of a separate judge; its spec or key problems name the judge's settings."""
+    own = judge_settings(settings)
+    if own is None:
+        return None
+    try:
+        return ModelSeam(own, prompt_renderer=prompt_renderer)
+    except ModelSpecError as exc:
+        raise ModelSpecError(f"HARNESS_JUDGE_MODEL: {exc} (or HARNESS_JUDGE_API_KEY for the "
+                             "judge's server alone)" if "API key" in str(exc)
+                             else f"HARNESS_JUDGE_MODEL: {exc}") from None
 
 
 def classify_exception(exc: BaseException) -> FailureClass:

@@ -11,6 +11,8 @@ Per case: the outcome against the expected one, whether a SUCCESS named the righ
 and tool calls, protocol violations, tokens, the largest prompt of one call (against the
 harness's estimate of it) and the wall time. Settings are the local-model ones of
 ``tests/test_local_model.py`` (schema-constrained answers detected, a 4,096-token context).
+``HARNESS_JUDGE_MODEL`` (with ``HARNESS_JUDGE_BASE_URL``, ``HARNESS_JUDGE_API_KEY``,
+``HARNESS_JUDGE_CONTEXT_TOKENS``) puts the judge on another model, as in any run.
 """
 
 from __future__ import annotations
@@ -165,10 +167,14 @@ def main() -> None:
     extra = {"data_dir": args.data} if args.data else {}
     services = Services.from_settings(load_settings(home=home, OPENAI_BASE_URL=args.url,
                                                     **LOCAL_SETTINGS, **extra))
-    detection = services.seam.structured
-    print(f"# {services.seam.spec} at {args.url}; structured output: "
-          f"{detection.mode + ' (' + detection.detail + ')' if detection else 'n/a'}; "
-          f"run store {home}", flush=True)
+    def shown(found: Any) -> str:
+        return f"{found.mode} ({found.detail})" if found else "n/a"
+
+    print(f"# {services.seam.label} at {args.url}; structured output: "
+          f"{shown(services.seam.structured)}; run store {home}", flush=True)
+    if (judge := services.seam.judge) is not None:
+        print(f"# judge {judge.spec} at {judge.settings.openai_base_url}; structured output: "
+              f"{shown(judge.structured)}", flush=True)
     print("\t".join(COLUMNS), flush=True)
     rows = []
     for case in cases:

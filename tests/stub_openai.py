@@ -59,7 +59,8 @@ class StubOpenAI:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
-                    stub.requests.append({"path": self.path, "body": body})
+                    stub.requests.append({"path": self.path, "body": body,
+                                          "auth": self.headers.get("Authorization")})
                     refused = stub.refuse.get(format_kind(body))
                     if refused is None:
                         i = stub.answered

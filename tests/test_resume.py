@@ -171,7 +171,7 @@ def _interrupted(services: Any, saver: Any, thread: str, after: str) -> str:
     """Run until ``after`` (checkpointed), then stop as a killed worker would: no row end."""
     compiled = graph.builder.builder().compile(checkpointer=saver, interrupt_after=[after])
     ctx = new_context(services, thread_id=thread)
-    services.store.start_run(ctx.run_id, thread, Q, str(services.seam.spec))
+    services.store.start_run(ctx.run_id, thread, Q, services.seam.label)
     assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)  # a lease that expired
     asyncio.run(_stream(compiled, {"question": Q}, thread, ctx))
     return ctx.run_id
@@ -384,7 +384,7 @@ def test_a_run_killed_in_its_first_node_is_continued_from_its_input() -> None:
     saver = InMemorySaver()
     compiled = graph.builder.builder().compile(checkpointer=saver, interrupt_before=["route"])
     ctx = new_context(services, thread_id="killed-routing")
-    services.store.start_run(ctx.run_id, "killed-routing", Q, str(services.seam.spec))
+    services.store.start_run(ctx.run_id, "killed-routing", Q, services.seam.label)
     assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)
     asyncio.run(_stream(compiled, {"question": Q}, "killed-routing", ctx))
     time.sleep(0.02)
