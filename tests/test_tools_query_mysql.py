@@ -135,3 +135,20 @@ def test_from_settings_builds_and_opens_the_configured_dataset(tmp_path):
     with Backends.from_settings(settings) as opened:
         assert "payments" in opened.ops_schema()
         assert opened.info.name == "payments-demo"
+
+
+@pytest.mark.parametrize("clause", ["LIMIT 99999999999999999999",
+                                    "LIMIT 5 OFFSET 123456789012345678901234"])
+def test_a_row_count_past_the_largest_integer_is_refused_saying_so(backends, clause):
+    # SQLite reads such a literal as a REAL and answered "datatype mismatch"; a small model
+    # that asked for "all rows" this way could not tell what to change.
+    outcome = execute_tool(
+        "query_mysql", {"sql": f"SELECT change_id FROM config_changes {clause}"},
+        tool_call_id="t", backends=backends, budget=Budget(BudgetLimits.from_settings(S)),
+        settings=S, ready_count=0)
+    error = outcome.observation["error"]
+    assert "larger than the largest integer" in error["message"]
+    assert "datatype mismatch" not in str(outcome.observation)
+    # The largest integer itself is an ordinary (bounded) query.
+    largest = "SELECT change_id FROM config_changes LIMIT 9223372036854775807"
+    assert query_mysql(backends, S, sql=largest).items

@@ -183,6 +183,8 @@ def _check_tree(root: exp.Expr, allowed: set[str]) -> tuple[str, ...]:
             for name in _function_names(node):
                 if is_denied_function(name):
                     raise SqlRejected(f"function {name!r} is not allowed")
+        if isinstance(node, exp.Limit | exp.Offset):
+            _check_row_count(node)
     ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
     if any(name.startswith("sqlite_") for name in ctes):
         raise SqlRejected("CTE names may not start with 'sqlite_'")
@@ -200,6 +202,25 @@ def _check_tree(root: exp.Expr, allowed: set[str]) -> tuple[str, ...]:
             raise SqlRejected(f"table {table.name!r} is not available; allowed tables: {listed}")
         used.add(name)
     return tuple(sorted(used))
+
+
+_LARGEST_INTEGER = 2**63 - 1
+"""SQLite's (and most servers') largest integer: past it a literal is a REAL, and a LIMIT of
+one is SQLite's 'datatype mismatch', which told a small model nothing it could act on."""
+
+
+def _check_row_count(node: exp.Limit | exp.Offset) -> None:
+    value = node.args.get("expression")
+    if isinstance(value, exp.Literal) and not value.is_string:
+        try:
+            too_large = int(value.this) > _LARGEST_INTEGER
+        except ValueError:
+            too_large = False  # 10.5, 1e3: the database says what is wrong with those
+        if too_large:
+            clause = "LIMIT" if isinstance(node, exp.Limit) else "OFFSET"
+            raise SqlRejected(f"{clause} {value.this} is larger than the largest integer; the "
+                              "tool returns a bounded number of rows anyway: use a small "
+                              f"{clause} or none")
 
 
 def _function_names(node: exp.Func) -> list[str]:
