@@ -21,17 +21,31 @@ from diagnosis.context import RunContext
 from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
 from harness.runstore import RunPersistenceError, RunStore
 
-__all__ = ["RecordRef", "backs", "index_entry", "records_of", "refs", "resolve", "run_records"]
+__all__ = ["RecordRef", "backs", "error_code", "index_entry", "records_of", "refs", "resolve", "run_records"]
 
 
 def index_entry(record: ToolRecord) -> dict[str, Any]:
     """The index entry of one record, as the state keeps it (plain JSON, no facts' content)."""
     scope = record.model_dump(mode="json", include={"scope"})["scope"]  # JSON: as read back
-    return {"tool_call_id": record.tool_call_id, "tool": record.tool, "scope": scope,
-            "invocation_status": record.invocation_status.value,
-            "evidence_status": record.evidence_status.value, "ready_index": record.ready_index,
-            "returned_count": record.returned_count,
-            "evidence_ids": [fact.evidence_id for fact in record.facts]}
+    entry = {"tool_call_id": record.tool_call_id, "tool": record.tool, "scope": scope,
+             "invocation_status": record.invocation_status.value,
+             "evidence_status": record.evidence_status.value, "ready_index": record.ready_index,
+             "returned_count": record.returned_count,
+             "evidence_ids": [fact.evidence_id for fact in record.facts]}
+    if (code := error_code(record)) is not None:
+        entry["error_code"] = code
+    return entry
+
+
+def error_code(record: ToolRecord) -> str | None:
+    """The boundary's code of a failed call (``rejected_sql``, ``timeout``…), None for a READY one.
+
+    A failed record's ``error`` is ``"<code>: <message>"`` (``tools.boundary``).
+    """
+    if record.invocation_status is not InvocationStatus.ERROR or not record.error:
+        return None
+    code, sep, _ = record.error.partition(": ")
+    return code if sep and code.replace("_", "").isalnum() else None
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,8 @@ class RecordRef:
     invocation_status: InvocationStatus
     evidence_status: EvidenceStatus
     ready_index: int | None = None
+    error_code: str | None = None
+    """A failed call's code (:func:`error_code`); None for READY, and in entries written before it."""
 
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> RecordRef:
@@ -52,7 +68,7 @@ class RecordRef:
                    scope=entry.get("scope") or {},
                    invocation_status=InvocationStatus(entry["invocation_status"]),
                    evidence_status=EvidenceStatus(entry["evidence_status"]),
-                   ready_index=entry.get("ready_index"))
+                   ready_index=entry.get("ready_index"), error_code=entry.get("error_code"))
 
 
 def refs(index: Sequence[Mapping[str, Any]] | None) -> tuple[RecordRef, ...]:
@@ -67,7 +83,10 @@ def backs(entry: Any, record: ToolRecord) -> bool:
     is exactly the stored one. Anything else — an edited status, scope or evidence id, a fact
     pasted into the entry — is not what the tool returned.
     """
-    return entry == index_entry(record) or entry == record.model_dump(mode="json")
+    expected = index_entry(record)
+    if isinstance(entry, Mapping) and "error_code" not in entry:
+        expected.pop("error_code", None)  # an entry checkpointed before failed calls had codes
+    return entry == expected or entry == record.model_dump(mode="json")
 
 
 def resolve(index: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> tuple[list[ToolRecord], list[str]]:

@@ -13,7 +13,8 @@ is the order of precedence:
 4. every evidence call after the first carries a valid progress envelope (violations count);
 5. a run cancelled or past its deadline queries nothing more;
 6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed (and the
-   call the agent has just called GAINED, asked again, saturates collection at once).
+   call the agent has just called GAINED, asked again, saturates collection at once); so is
+   a repeat of a call the tool refused for good (rejected SQL, invalid input, too large).
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
 observation, never a crash. Its canonical record is stored in the run store before the state's
@@ -34,7 +35,7 @@ from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from diagnosis.context import RunContext, run_context
-from diagnosis.records import RecordRef, index_entry, refs
+from diagnosis.records import RecordRef, error_code, index_entry, refs
 from diagnosis.state import DiagnosisState, Stop
 from guards.envelope import INVALID_ENVELOPE
 from harness.contracts import (
@@ -221,7 +222,7 @@ def new_scope(gs: GateState, call: GateCall) -> Verdict:
     same = [r for r in gs.records if r.tool == call.name and r.scope == call.scope
             and r.invocation_status is InvocationStatus.READY] if call.scope is not None else []
     if not same:
-        return Pass(gs)
+        return _refused_again(gs, call)
     answered = replace(gs, no_gain=gs.no_gain + 1, last_call=call.id)
     gained = isinstance(call.envelope, dict) and call.envelope.get("gain") == Gain.GAINED.value
     if gained and any(r.tool_call_id == gs.last_call for r in same) \
@@ -233,6 +234,34 @@ def new_scope(gs: GateState, call: GateCall) -> Verdict:
                            "same_as": same[-1].tool_call_id,
                            "note": "this exact scope was already queried in this run (same_as); "
                                    "not executed"})
+
+
+REFUSED_FOR_GOOD = frozenset({"rejected_sql", "invalid_input", "result_too_large"})
+"""Error codes a verbatim repeat of the call gets again (the tool refused what was asked, not a
+timeout or a backend's trouble, which another attempt may not meet)."""
+
+
+def _refused_again(gs: GateState, call: GateCall) -> Verdict:
+    """The same tool and scope the tool already refused for good is not sent again.
+
+    A small model repeated a refused SELECT verbatim until collection saturated, each repeat a
+    model call and a tool call spent on the same refusal.
+    """
+    if call.scope is None:
+        return Pass(gs)
+    refused = [(r, code) for r in gs.records if r.tool == call.name and r.scope == call.scope
+               and (code := _error_code(r)) in REFUSED_FOR_GOOD]
+    if not refused:
+        return Pass(gs)
+    earlier, code = refused[-1]
+    return Skip(replace(gs, no_gain=gs.no_gain + 1, last_call=call.id), {
+        "status": "DUPLICATE_SCOPE", "tool": call.name, "same_as": earlier.tool_call_id,
+        "note": f"this exact call was already refused ({code}, same_as) and would be again: "
+                "change it as that error says, or use another tool; not executed"})
+
+
+def _error_code(record: RecordRef | ToolRecord) -> str | None:
+    return record.error_code if isinstance(record, RecordRef) else error_code(record)
 
 
 GATES: tuple[Gate, ...] = (stop_required_delivered, well_formed_envelope, evidence_tool,

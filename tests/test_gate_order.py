@@ -185,3 +185,26 @@ def test_a_call_stopped_by_an_earlier_gate_is_never_normalised() -> None:
     call = GateCall(id="c2", name="query_mysql", args={"sql": "SELECT 1"}, scope_of=explode)
     assert isinstance(run_gates(SATURATED, call), Halt)
     assert isinstance(run_gates(GateState(last_call="c1"), call), Skip)  # no envelope
+
+
+def _failed(code: str) -> ToolRecord:
+    return ToolRecord(tool_call_id="c1", tool="query_mysql", args={"sql": "x"},
+                      scope={"sql": "x"}, invocation_status=InvocationStatus.ERROR,
+                      evidence_status=EvidenceStatus.ERROR, error=f"{code}: it failed")
+
+
+@pytest.mark.parametrize(("code", "skipped"), [
+    ("rejected_sql", True), ("invalid_input", True), ("result_too_large", True),
+    # another attempt may not meet these: the repeat is sent
+    ("timeout", False), ("backend_error", False), ("budget_exhausted", False)])
+def test_only_a_refusal_for_good_makes_a_verbatim_repeat_a_duplicate(code: str,
+                                                                    skipped: bool) -> None:
+    gs = GateState(last_call="c1", records=(_failed(code),))
+    verdict = run_gates(gs, gate_call("query_mysql", ENVELOPE, scope={"sql": "x"}))
+    assert isinstance(verdict, Skip if skipped else Pass)
+    if skipped:
+        assert isinstance(verdict, Skip) and verdict.observation["same_as"] == "c1"
+        assert verdict.state.no_gain == 1 and verdict.state.collection == "COLLECTING"
+    # Another scope is never a duplicate of it.
+    assert isinstance(run_gates(gs, gate_call("query_mysql", ENVELOPE, scope={"sql": "y"})),
+                      Pass)

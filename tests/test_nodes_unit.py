@@ -163,14 +163,18 @@ def test_tool_gate_does_not_execute_the_same_normalised_scope_twice() -> None:
     assert state["last_evidence_call"] == "c2"  # the agent answers for the duplicate next
 
 
-def test_tool_gate_retries_a_scope_whose_call_failed() -> None:
+def test_tool_gate_does_not_resend_a_scope_the_tool_refused() -> None:
+    # A refusal is the same whatever the moment (rejected SQL): the repeat is a duplicate.
+    # A timeout or a backend's trouble is sent again (test_gate_order: only a refusal for good).
     rt = runtime()
     bad = {"sql": "SELECT * FROM no_such_table"}
     state = gate(rt, {}, turn(("query_mysql", bad, "c1")))
     state = gate(rt, state, turn(("query_mysql", {**bad, **envelope("c1", "NO_GAIN")}, "c2")))
-    assert [r["invocation_status"] for r in state["records"]] == ["ERROR", "ERROR"]
-    assert state["no_gain_streak"] == 2
-    assert "DUPLICATE_SCOPE" not in json.dumps(observation(state, "c2"))
+    assert [r["invocation_status"] for r in state["records"]] == ["ERROR"]
+    assert state["records"][0]["error_code"] == "rejected_sql"
+    assert state["no_gain_streak"] == 2 and state["usage"]["tool_calls"] == 1
+    body = observation(state, "c2")
+    assert body["status"] == "DUPLICATE_SCOPE" and body["same_as"] == "c1"
 
 
 def test_tool_gate_counts_the_agents_gain_verdict_only_for_found_results() -> None:

@@ -27,7 +27,7 @@ from graphkit import (
 
 import graph.builder
 from app.runner import new_context
-from diagnosis.records import index_entry, resolve
+from diagnosis.records import backs, index_entry, resolve
 from harness.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 
 ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
@@ -84,3 +84,17 @@ def test_a_repeated_call_id_resolves_to_each_call_and_a_pasted_fact_to_none() ->
                                           "in this run"]
     # A whole record in state (a checkpoint written before the index) counts if it is exact.
     assert resolve([rows[0]], rows) == ([one], [])
+
+
+def test_a_failed_calls_entry_carries_its_code_and_older_entries_still_back() -> None:
+    refused = ToolRecord(tool_call_id="c2", tool="query_mysql", args={"sql": "x"},
+                         scope={"sql": "x"}, invocation_status=InvocationStatus.ERROR,
+                         evidence_status=EvidenceStatus.ERROR,
+                         error="rejected_sql: only SELECT queries are allowed")
+    entry = index_entry(refused)
+    assert entry["error_code"] == "rejected_sql"
+    # A checkpoint written before entries had codes resumes: its entry still backs the record.
+    older = {k: v for k, v in entry.items() if k != "error_code"}
+    assert backs(older, refused) and backs(entry, refused)
+    # An edited code is not what the tool returned.
+    assert not backs({**entry, "error_code": "timeout"}, refused)

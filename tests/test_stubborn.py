@@ -60,3 +60,27 @@ def test_an_older_scope_asked_again_counts_as_one_no_gain() -> None:
     answers = {m.tool_call_id: json.loads(m.content) for m in tool_messages(seen(services)[-1])}
     assert answers["c3"]["same_as"] == "c1" and "stop_required" not in answers["c3"]
     assert consumed(services) == {"router": 1, "agent": 4}
+
+
+REFUSED_SQL = {"sql": "SELECT change_id FROM config_changes LIMIT 99999999999999999999"}
+"""A SELECT the SQL guard refuses, whatever the data (a LIMIT past the largest integer)."""
+
+
+def test_a_call_the_tool_refused_for_good_is_not_sent_again() -> None:
+    # Seen with the local model: the same refused SELECT, verbatim, call after call.
+    script = {"router": [INC_ROUTER],
+              "agent": [call("query_logs", EV[0]["args"], "c1"),
+                        call("query_mysql", REFUSED_SQL, "c2", prev="c1"),
+                        call("query_mysql", REFUSED_SQL, "c3", prev="c2", gain="NO_GAIN"),
+                        call("query_mysql", EV[1]["args"], "c4", prev="c3", gain="NO_GAIN"),
+                        draft(None)]}
+    services, out = go(script)
+    answers = {m.tool_call_id: json.loads(m.content) for m in tool_messages(seen(services)[-1])}
+    assert answers["c2"]["error"]["code"] == "rejected_sql"
+    assert answers["c3"]["status"] == "DUPLICATE_SCOPE" and answers["c3"]["same_as"] == "c2"
+    assert "already refused (rejected_sql" in answers["c3"]["note"]
+    # The changed query runs: only a verbatim repeat of a refusal is skipped.
+    assert "error" not in answers["c4"] and answers["c4"].get("status") != "DUPLICATE_SCOPE"
+    stored = [r["tool_call_id"] for r in services.store.trace(out["run_id"])["tool_records"]]
+    assert stored == ["c1", "c2", "c4"] and out["usage"]["tool_calls"] == 3
+    assert out["stop_reason"] is None  # one NO_GAIN for the repeat, not a saturation
