@@ -348,3 +348,16 @@ def test_a_forged_select_cited_by_the_agent_is_never_published_as_success():
     assert "rejected_sql" in observation and "reads no data" in observation
     assert "judge" not in consumed(services)
     assert_stored(services, out)
+
+
+def test_an_unquoted_unknown_column_is_not_told_about_quotes():
+    # Seen with the local model: `WHERE time >= …` on config_changes was answered with the
+    # double-quote hint, three times; the table's columns are what it needed.
+    with pytest.raises(SqlRejected) as refused:
+        validate_select("SELECT * FROM payments WHERE time >= '2026-11-05T01:00:00Z'", SCHEMA)
+    assert str(refused.value).startswith("table payments has no column 'time'; its columns: ")
+    assert "quotes" not in str(refused.value)
+    # Across two tables there is no one list to give; still no quote hint for a bare name.
+    with pytest.raises(SqlRejected, match=r"^unknown column 'time'$"):
+        validate_select("SELECT p.status FROM payments p JOIN pool_metrics m ON m.ts = p.time",
+                        SCHEMA)

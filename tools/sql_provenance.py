@@ -239,8 +239,14 @@ def _check_columns(root: exp.Expr, names: set[str]) -> None:
         if isinstance(column.this, exp.Star):
             continue
         if column.name.lower() not in names:
-            raise SqlRejected(f"unknown column {column.name[:60]!r}: text values take single "
-                              "quotes ('…'); double quotes name columns")
+            raise SqlRejected(f"unknown column {column.name[:60]!r}{_quoting(column)}")
+
+
+def _quoting(column: exp.Column) -> str:
+    """The hint for a double-quoted unknown name: it was meant as text (SQLite reads it so)."""
+    if isinstance(column.this, exp.Identifier) and column.this.args.get("quoted"):
+        return ": text values take single quotes ('…'); double quotes name columns"
+    return ""
 
 
 def check_table_columns(root: exp.Expr, table: str, columns: list[str]) -> None:
@@ -255,7 +261,7 @@ def check_table_columns(root: exp.Expr, table: str, columns: list[str]) -> None:
         if isinstance(column.this, exp.Star) or column.name.lower() in names:
             continue
         raise SqlRejected(f"table {table} has no column {column.name[:60]!r}; its columns: "
-                          f"{', '.join(columns)}")
+                          f"{', '.join(columns)}{_quoting(column).replace(':', ';', 1)}")
 
 
 def _check_projection(projection: exp.Expr, position: int) -> None:

@@ -114,9 +114,11 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
         _check_tokens(sql, tokens)
         root = _parse_single(sql, dialect)
         tables = _check_tree(root, allowed)
-        check_provenance(root, known)
         if columns is not None and len(tables) == 1:
+            # First: naming the one table's columns is the answer a model can act on (an
+            # unknown name anywhere else is refused by provenance below, without the list).
             check_table_columns(root, tables[0], columns[tables[0]])
+        check_provenance(root, known)
         return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
     except RecursionError:
         raise SqlRejected("the query is nested too deeply; write it flatter") from None
