@@ -59,23 +59,15 @@ def config(
     model: Annotated[str | None, typer.Option(help="Model spec to check.")] = None,
 ) -> None:
     """Print the effective settings (secrets masked) and check the model spec."""
-    from providers.seam import ModelSpecError, parse_model_spec
+    from providers.seam import ModelSpecError, judge_settings, judge_spec, parse_model_spec
+    from providers.structured import describe  # probes the server under auto (a set-up check)
 
     settings = _settings(model=model)
     try:
         spec = parse_model_spec(settings.model)
+        judging_spec = judge_spec(settings)
     except ModelSpecError as exc:
         _usage_error(str(exc))
-    from providers.seam import judge_settings
-    from providers.structured import describe  # probes the server under auto (a set-up check)
-
-    judging = judge_settings(settings)
-    judge_spec = None
-    if judging is not None:
-        try:
-            judge_spec = parse_model_spec(judging.model)
-        except ModelSpecError as exc:
-            _usage_error(f"HARNESS_JUDGE_MODEL: {exc}")
     values = settings.model_dump(mode="json")
     for secret in ("openai_api_key", "judge_api_key"):
         if values.get(secret):
@@ -83,10 +75,11 @@ def config(
     values["model_provider"] = spec.provider
     values["structured_output_detected"] = describe(
         settings, spec.name if spec.provider == "openai" else None, probe_now=True)
-    if judging is not None and judge_spec is not None:
+    if (judging := judge_settings(settings)) is not None and judging_spec is not None:
         values["judge_base_url_effective"] = judging.openai_base_url
         values["judge_structured_output_detected"] = describe(
-            judging, judge_spec.name if judge_spec.provider == "openai" else None, probe_now=True)
+            judging, judging_spec.name if judging_spec.provider == "openai" else None,
+            probe_now=True)
     typer.echo(json.dumps(values, indent=2, sort_keys=True))
 
 
@@ -122,18 +115,14 @@ def serve(
     import socket
 
     from app.services import database_problem
-    from providers.seam import ModelSpecError, parse_model_spec
+    from providers.seam import ModelSpecError, judge_spec, parse_model_spec
 
     settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
     try:
         parse_model_spec(settings.model)
+        judge_spec(settings)
     except ModelSpecError as exc:
         _usage_error(str(exc))
-    try:
-        if settings.judge_model is not None:
-            parse_model_spec(settings.judge_model)
-    except ModelSpecError as exc:
-        _usage_error(f"HARNESS_JUDGE_MODEL: {exc}")
     if (problem := database_problem(settings)) is not None:  # a shared database that does not answer
         _usage_error(problem)
     _preflight(settings)

@@ -270,6 +270,16 @@ def judge_settings(settings: Settings) -> Settings | None:
         "model_context_tokens": settings.judge_context_tokens})
 
 
+def judge_spec(settings: Settings) -> ModelSpec | None:
+    """The parsed ``HARNESS_JUDGE_MODEL`` (None: unset); a bad one is a ModelSpecError naming it."""
+    if settings.judge_model is None:
+        return None
+    try:
+        return parse_model_spec(settings.judge_model)
+    except ModelSpecError as exc:
+        raise ModelSpecError(f"HARNESS_JUDGE_MODEL: {exc}") from None
+
+
 def judge_seam(settings: Settings, prompt_renderer: PromptRenderer | None) -> ModelSeam | None:
     """The seam of a separate judge; its spec or key problems name the judge's settings."""
     own = judge_settings(settings)
