@@ -154,7 +154,7 @@ def _meta(args: argparse.Namespace, ns: tuple[int, ...], bytes_ns: tuple[int, in
             "peer middlewares at their default exit behaviours ('end' / 'continue')",
             "tokens estimated alike on both sides: ~4 characters a token of everything sent "
             "(messages + tool schemas) and answered",
-            "harness SQLite: the CLI's own set-up (app.cli_diagnose); peer: AsyncSqliteSaver "
+            "harness SQLite: the CLI's own set-up (diagnosis_harness.cli.diagnose); peer: AsyncSqliteSaver "
             "with the same WAL + synchronous=NORMAL; a fresh file per run, on disk (tmp dir)",
             "checkpoint bytes: every checkpoint a run wrote on both sides (the harness's are "
             "counted before its default retention prunes the thread to its latest checkpoint; "

@@ -1,7 +1,9 @@
 """The harness side: the ONE module of the benchmark that knows how the harness is driven.
 
-It runs the graph in-process through the entry points the CLI uses (``app.runner.run_turn``,
-and ``app.runner.open_checkpointer``, the durable SQLite checkpointer the CLI sets up), with the
+It runs the graph in-process through the entry points the CLI uses
+(``diagnosis_harness.session.runner.run_turn``,
+and ``diagnosis_harness.session.runner.open_checkpointer``, the durable SQLite checkpointer the CLI sets up),
+with the
 harness's replay model (``replay:FILE``) answering from the scripted workload. When the
 runner or the CLI's checkpointer set-up changes, this is the file to adapt; nothing else in
 ``benchmarks/`` imports the harness's packages.
@@ -24,11 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.providers.replay import ReplayChatModel
+from diagnosis_harness.providers.seam import ModelSeam
+from diagnosis_harness.tools.registry import TOOLS, tool_schemas
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from app.runner import Services, open_checkpointer, run_turn
 from benchmarks.workload import (
     FINAL_ANSWER,
     QUESTION,
@@ -38,12 +42,10 @@ from benchmarks.workload import (
     sqlite_bytes,
     stubborn_step,
 )
-from harness.contracts import Role
-from harness.runstore import SqliteRunStore
-from harness.settings import Settings
-from providers.replay import ReplayChatModel
-from providers.seam import ModelSeam
-from tools.registry import TOOLS, tool_schemas
+from diagnosis_harness.control.contracts import Role
+from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.runner import Services, open_checkpointer, run_turn
 
 ROUTER_ANSWER = {"intent": "DIAGNOSIS", "service": "payment-service", "merchant": "M1001",
                  "start": "2026-11-02T10:00:00+00:00", "end": "2026-11-02T10:10:00+00:00"}
@@ -243,7 +245,7 @@ class HarnessSide:
         with no ``.env``; each process must exit 0 with a released outcome.
         """
         exe = Path(sys.executable).with_name("harness")
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "app"]
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "diagnosis_harness"]
         cmd += ["diagnose", QUESTION, "--json"]
         cwd = Path(tempfile.mkdtemp(prefix="diagnose-", dir=self.workdir))
         env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}

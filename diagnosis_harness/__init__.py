@@ -5,7 +5,7 @@ Three ways in, all the CLI's own machinery (same settings, runner, graph, run st
 - :func:`diagnose` / :func:`adiagnose`: one turn, as ``harness diagnose --json``, returned as a
   typed, frozen :class:`DiagnosisResult` (the ``--json`` fields plus the published root cause
   and claims with their evidence, or what a fallback was built from).
-- LangGraph-native: :func:`build_graph` (your checkpointer) or :data:`graph`, run with
+- LangGraph-native: :func:`build_graph` (your checkpointer) or :data:`diagnosis_graph`, run with
   ``context=make_context(...)`` through ``ainvoke`` / ``astream``;
   :meth:`DiagnosisResult.from_state` turns a run's final state into the same result.
 - :class:`ReplayScript`: scripted model answers in Python, the JSON replay format of
@@ -19,25 +19,39 @@ wraps these in fixtures: ``harness_home``, ``harness_dataset``, ``replay_script`
 
 from __future__ import annotations
 
-from diagnosis.context import RunContext
-from diagnosis_harness._checks import assert_event_grammar, assert_outcome
-from diagnosis_harness._dataset import check_dataset, write_dataset
-from diagnosis_harness._result import (
-    CheckedScope,
-    Claim,
-    DiagnosisResult,
-    Evidence,
-    FallbackReport,
-    Usage,
-)
-from diagnosis_harness._run import ConfigurationError, adiagnose, build_graph, diagnose, make_context
-from diagnosis_harness._script import ReplayScript, ScriptIncomplete
-from graph.builder import graph
-from harness.contracts import FailureCode, FallbackType, Intent, ReleaseOutcome, RunState, StopReason
+import importlib
+from typing import TYPE_CHECKING, Any
 
-# Shown by their public name in reprs and tracebacks, not by the module that defines them.
-for _public in (ConfigurationError, ScriptIncomplete):
-    _public.__module__ = __name__
+# Each public name and the module that defines it. Imported on first use (PEP 562), so that
+# `harness --help` or `import diagnosis_harness.control.settings` does not load LangGraph.
+_EXPORTS: dict[str, str] = {
+    "CheckedScope": "diagnosis_harness._result",
+    "Claim": "diagnosis_harness._result",
+    "ConfigurationError": "diagnosis_harness._run",
+    "DiagnosisResult": "diagnosis_harness._result",
+    "Evidence": "diagnosis_harness._result",
+    "FailureCode": "diagnosis_harness.control.contracts",
+    "FallbackReport": "diagnosis_harness._result",
+    "FallbackType": "diagnosis_harness.control.contracts",
+    "Intent": "diagnosis_harness.control.contracts",
+    "ReleaseOutcome": "diagnosis_harness.control.contracts",
+    "ReplayScript": "diagnosis_harness._script",
+    "RunContext": "diagnosis_harness.run.context",
+    "RunState": "diagnosis_harness.control.contracts",
+    "ScriptIncomplete": "diagnosis_harness._script",
+    "StopReason": "diagnosis_harness.control.contracts",
+    "Usage": "diagnosis_harness._result",
+    "adiagnose": "diagnosis_harness._run",
+    "assert_event_grammar": "diagnosis_harness._checks",
+    "assert_outcome": "diagnosis_harness._checks",
+    "build_graph": "diagnosis_harness._run",
+    "check_dataset": "diagnosis_harness._dataset",
+    "diagnose": "diagnosis_harness._run",
+    # The compiled graph (`diagnosis_harness.graph` is the package that wires it).
+    "diagnosis_graph": "diagnosis_harness.graph.builder:graph",
+    "make_context": "diagnosis_harness._run",
+    "write_dataset": "diagnosis_harness._dataset",
+}
 
 __all__ = [
     "CheckedScope",
@@ -62,7 +76,45 @@ __all__ = [
     "build_graph",
     "check_dataset",
     "diagnose",
-    "graph",
+    "diagnosis_graph",
     "make_context",
     "write_dataset",
 ]
+
+if TYPE_CHECKING:
+    from diagnosis_harness._checks import assert_event_grammar, assert_outcome
+    from diagnosis_harness._dataset import check_dataset, write_dataset
+    from diagnosis_harness._result import (
+        CheckedScope,
+        Claim,
+        DiagnosisResult,
+        Evidence,
+        FallbackReport,
+        Usage,
+    )
+    from diagnosis_harness._run import ConfigurationError, adiagnose, build_graph, diagnose, make_context
+    from diagnosis_harness._script import ReplayScript, ScriptIncomplete
+    from diagnosis_harness.control.contracts import (
+        FailureCode,
+        FallbackType,
+        Intent,
+        ReleaseOutcome,
+        RunState,
+        StopReason,
+    )
+    from diagnosis_harness.graph.builder import graph as diagnosis_graph
+    from diagnosis_harness.run.context import RunContext
+
+
+def __getattr__(name: str) -> Any:
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, _, attribute = target.partition(":")
+    value = getattr(importlib.import_module(module_name), attribute or name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from diagnosis_harness._run import ConfigurationError
-from tools.dataset.build import load_dataset
-from tools.dataset.format import DatasetError
+from diagnosis_harness.tools.dataset.build import load_dataset
+from diagnosis_harness.tools.dataset.format import DatasetError
 
 LogRow = Mapping[str, Any]
 """One log event: ``ts`` (ISO-8601 with an offset), ``service``, ``level``, ``message`` and

@@ -14,11 +14,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from app.runner import OUTPUT_KEYS
-from diagnosis.context import RunContext
-from diagnosis.records import run_records
-from harness.budget import BudgetUsage
-from harness.contracts import FailureCode, FallbackType, Intent, ReleaseOutcome, RunState, StopReason
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import (
+    FailureCode,
+    FallbackType,
+    Intent,
+    ReleaseOutcome,
+    RunState,
+    StopReason,
+)
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.run.records import run_records
+from diagnosis_harness.session.runner import OUTPUT_KEYS
 
 CLI_KEYS = (*OUTPUT_KEYS, "model")
 """The keys of ``harness diagnose --json`` (plus ``error`` after a crash outside the nodes)."""

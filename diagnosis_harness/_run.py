@@ -1,7 +1,7 @@
 """Running the harness from Python: one call per turn, or the graph with a context you make.
 
 Both paths are the CLI's: the same settings (environment, ``.env``, then the arguments given
-here), the same :class:`~app.services.Services`, the same runner and checkpointer for
+here), the same :class:`~diagnosis_harness.session.services.Services`, the same runner and checkpointer for
 :func:`adiagnose`, the same compiled graph for :func:`build_graph`.
 """
 
@@ -13,17 +13,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from app.runner import new_context, open_checkpointer, run_turn
-from app.services import Services
-from diagnosis.context import RunContext
 from diagnosis_harness._result import DiagnosisResult, build_result
 from diagnosis_harness._script import ReplayScript, ScriptIncomplete, TrackedScript
-from graph.builder import DiagnosisGraph
-from graph.builder import build_graph as _build_graph
-from harness.settings import SettingsError, load_settings
-from providers.replay import ReplayFileError
-from providers.seam import ModelSeam, ModelSpecError, parse_model_spec
-from tools.dataset.format import DatasetError
+from diagnosis_harness.control.settings import SettingsError, load_settings
+from diagnosis_harness.graph.builder import DiagnosisGraph
+from diagnosis_harness.graph.builder import build_graph as _build_graph
+from diagnosis_harness.providers.replay import ReplayFileError
+from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError, parse_model_spec
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.session.runner import new_context, open_checkpointer, run_turn
+from diagnosis_harness.session.services import Services
+from diagnosis_harness.tools.dataset.format import DatasetError
 
 Model = str | ReplayScript | Mapping[str, Any] | None
 """A model spec (``offline``, ``openai:NAME``, ``replay:FILE``), a :class:`ReplayScript`, a
@@ -37,6 +37,9 @@ class ConfigurationError(ValueError):
 
     A malformed setting, an unknown model spec, a malformed replay script, a broken dataset.
     """
+
+
+ConfigurationError.__module__ = "diagnosis_harness"  # shown by its public name in reprs and tracebacks
 
 
 def _services(model: Model, data: str | Path | None, settings: Mapping[str, Any] | None,

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from providers.replay import ROLES, ReplayExhausted, ReplayFileError
-from providers.replay import ReplayScript as _EngineScript
+from diagnosis_harness.providers.replay import ROLES, ReplayExhausted, ReplayFileError
+from diagnosis_harness.providers.replay import ReplayScript as _EngineScript
 
 Role = Literal["router", "agent", "judge", "repair"]
 Failure = Literal["timeout", "transport", "invalid_output", "error"]
@@ -47,6 +47,9 @@ class ScriptIncomplete(ReplayExhausted):
             f"replay script {source} is incomplete: the run made {role} call #{call}, but the "
             f"script has {scripted} {role} answer(s); add one with "
             f"ReplayScript.{_HOW_TO_ADD.get(role, 'raw()')}")
+
+
+ScriptIncomplete.__module__ = "diagnosis_harness"  # shown by its public name in reprs and tracebacks
 
 
 class TrackedScript(_EngineScript):

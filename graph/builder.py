@@ -6,7 +6,7 @@ that makes each server run's context (the dev server brings its own checkpointer
 a retry policy: every attempt is the harness's own, budgeted and recorded. A run that ends
 without release still ends explainably, wherever it ends: inside a node (every node is wrapped
 by :func:`_run_controlled`) or between two nodes (:class:`DiagnosisGraph`'s stream); both settle
-it with :func:`harness.settle.settle_unreleased`.
+it with :func:`diagnosis_harness.runstore.settle.settle_unreleased`.
 """
 
 from __future__ import annotations
@@ -17,23 +17,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from typing import Any, TypeVar, cast
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import merge_configs
-from langgraph.errors import GraphBubbleUp, InvalidUpdateError
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import StateUpdate
-
-from diagnosis.context import RunContext, run_context
-from diagnosis.state import DiagnosisState, InputState, OutputState
-from graph.continuation import (
+from diagnosis_harness.graph.continuation import (
     StreamStart,
     describe_start,
     edit_problem,
     stream_labels,
 )
-from graph.lineage import end_segment, note_segment, record_edit, supersede_paused
-from graph.routing import (
+from diagnosis_harness.graph.lineage import end_segment, note_segment, record_edit, supersede_paused
+from diagnosis_harness.graph.routing import (
     after_draft_parse,
     after_evidence_guard,
     after_model,
@@ -41,19 +32,28 @@ from graph.routing import (
     after_route,
     after_tool_gate,
 )
-from harness.lease import Heartbeat
-from harness.lifecycle import RunLifecycle
-from harness.runstore_lineage import LineageRecords
-from harness.settle import is_cancellation, settle_stale_runs, settle_unreleased
-from nodes.draft_parse import draft_parse
-from nodes.evidence_guard import evidence_guard
-from nodes.evidence_repair import evidence_repair
-from nodes.model import model
-from nodes.release import release
-from nodes.route import route
-from nodes.saturation_check import saturation_check
-from nodes.semantic_guard import semantic_guard
-from nodes.tool_gate import tool_gate
+from diagnosis_harness.nodes.draft_parse import draft_parse
+from diagnosis_harness.nodes.evidence_guard import evidence_guard
+from diagnosis_harness.nodes.evidence_repair import evidence_repair
+from diagnosis_harness.nodes.model import model
+from diagnosis_harness.nodes.release import release
+from diagnosis_harness.nodes.route import route
+from diagnosis_harness.nodes.saturation_check import saturation_check
+from diagnosis_harness.nodes.semantic_guard import semantic_guard
+from diagnosis_harness.nodes.tool_gate import tool_gate
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import merge_configs
+from langgraph.errors import GraphBubbleUp, InvalidUpdateError
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import StateUpdate
+
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState, InputState, OutputState
+from diagnosis_harness.runstore.lineage import LineageRecords
+from diagnosis_harness.runstore.settle import is_cancellation, settle_stale_runs, settle_unreleased
+from diagnosis_harness.runstore.worker import Heartbeat
 
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
 
@@ -63,7 +63,7 @@ ResolveContext = Callable[[RunnableConfig, StreamStart, Any], RunContext]
 
 Called once per stream, before its first node, in a worker thread (it may read and write the
 run store), with the stream's config (the server's run id and thread id are in it), what the
-stream starts from (:func:`graph.continuation.describe_start`) and the caller's JSON
+stream starts from (:func:`diagnosis_harness.graph.continuation.describe_start`) and the caller's JSON
 ``context`` (run options to validate, never trusted). It decides whether the stream continues
 a harness run or begins one (docs/design.md §14) and may refuse it (ContinuationRefused)."""
 

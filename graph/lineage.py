@@ -15,14 +15,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from diagnosis_harness.graph.continuation import StreamStart
 from langchain_core.runnables import RunnableConfig
 
-from diagnosis.context import RunContext
-from graph.continuation import StreamStart
-from harness.budget import BudgetUsage
-from harness.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
-from harness.runstore import RunPersistenceError, RunStore
-from harness.runstore_lineage import LineageRecords
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.runstore.lineage import LineageRecords
+from diagnosis_harness.runstore.store import RunPersistenceError, RunStore
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from langchain_core.messages import AIMessage
 
-from diagnosis.state import DiagnosisState
+from diagnosis_harness.run.state import DiagnosisState
 
 
 def after_route(state: DiagnosisState) -> Literal["model", "release"]:

@@ -11,10 +11,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from guards.parsing import NotJsonError, decode_json_object
+from diagnosis_harness.guards.parsing import NotJsonError, decode_json_object
 
 INVALID_ENVELOPE = "__invalid_envelope__"
-"""Tool name the json protocol's model (``providers.json_protocol``) gives a malformed envelope,
+"""Tool name the json protocol's model (``diagnosis_harness.providers.json_protocol``) gives a malformed
+envelope,
 so the tool gate can count it as a protocol violation."""
 
 

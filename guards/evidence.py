@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.contracts import (
+from diagnosis_harness.control.contracts import (
     DiagnosisDraft,
     EvidenceStatus,
     Fact,

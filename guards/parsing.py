@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from harness.contracts import DiagnosisDraft, DraftError, FailureClass
+from diagnosis_harness.control.contracts import DiagnosisDraft, DraftError, FailureClass
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from guards.evidence import shown_text
-from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.guards.evidence import shown_text
+
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
 
 
 def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:
 
 
 def index_snapshot(index: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The snapshot of a record index (``diagnosis.records.index_entry``): facts as ids only."""
+    """The snapshot of a record index (``diagnosis_harness.run.records.index_entry``): facts as ids only."""
     checked: list[dict[str, Any]] = []
     facts: list[dict[str, Any]] = []
     empty: list[dict[str, Any]] = []

@@ -8,7 +8,7 @@ recordings back:
 
 - every record the state names is one the store kept for this run, unchanged (same call id,
   same content) — :func:`check_records` for whole records; the state's record index is
-  checked the same way by :func:`diagnosis.records.resolve`, entry against stored record;
+  checked the same way by :func:`diagnosis_harness.run.records.resolve`, entry against stored record;
 - a SUCCESS needs its cited ids to hold on those records *now* (the evidence guard recomputed,
   its verdict in state is not trusted) and a SUPPORTED judgement recorded for exactly this draft
   and exactly this evidence — :func:`check_publication`, through :func:`draft_digest`.
@@ -24,11 +24,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from diagnosis_harness.guards.evidence import check_evidence
+from diagnosis_harness.guards.semantic import judge_payload
 from pydantic import ValidationError
 
-from guards.evidence import check_evidence
-from guards.semantic import judge_payload
-from harness.contracts import DiagnosisDraft, ToolRecord
+from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
 
 MAX_NOTE_CHARS = 2000
 """A reviewer's note is kept (and quoted in a rejection) up to this length."""

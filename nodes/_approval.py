@@ -15,14 +15,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from diagnosis_harness.guards.evidence import facts_by_id
+from diagnosis_harness.guards.release_check import parse_decision
+from diagnosis_harness.nodes._model_call import offload
 from langgraph.types import interrupt
 
-from diagnosis.context import RunContext
-from diagnosis.state import DiagnosisState
-from guards.evidence import facts_by_id
-from guards.release_check import parse_decision
-from harness.contracts import DiagnosisDraft, ToolRecord
-from nodes._model_call import offload
+from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.run.state import DiagnosisState
 
 
 def report_digest(report: str) -> str:

@@ -1,7 +1,7 @@
 """The budgeted model call every model-using node shares, and its retried JSON-answer form.
 
 Prompts are rendered here with their name and values attached as data (see
-:mod:`providers.messages`), so a model that reads data (the offline investigator, the json
+:mod:`diagnosis_harness.providers.messages`), so a model that reads data (the offline investigator, the json
 protocol's wrapper) never has to read prompt wording. Also off-loop I/O for the run store: the
 dev server forbids blocking calls in async nodes.
 """
@@ -13,17 +13,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
+from diagnosis_harness.providers.messages import text_of, with_prompt
+from diagnosis_harness.providers.seam import classify_exception
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 
-import prompts
-from diagnosis.context import RunContext
-from harness.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
-from harness.contracts import FailureClass, Role
-from harness.retry import RetryPolicy, RetryResult, execute_with_retry
-from nodes._stops import Stop, stop_from_abort, stop_if_inactive
-from providers.messages import text_of, with_prompt
-from providers.seam import classify_exception
+from diagnosis_harness import prompts
+from diagnosis_harness.control.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
+from diagnosis_harness.control.contracts import FailureClass, Role
+from diagnosis_harness.control.retry import RetryPolicy, RetryResult, execute_with_retry
+from diagnosis_harness.run.context import RunContext
 
 __all__ = ["ask_with_retry", "call_model", "label_outcome", "offload", "prompt_message",
            "system_prompt_message", "text_of"]

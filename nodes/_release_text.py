@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.state import DiagnosisState
-from guards.evidence import facts_by_id, shown_text
-from harness.contracts import DiagnosisDraft, FallbackType, ToolRecord
-from tools.dataset.examples import context_hints
+from diagnosis_harness.guards.evidence import facts_by_id, shown_text
+from diagnosis_harness.tools.dataset.examples import context_hints
+
+from diagnosis_harness.control.contracts import DiagnosisDraft, FallbackType, ToolRecord
+from diagnosis_harness.run.state import DiagnosisState
 
 CAPABILITY_REPLY = (
     "I diagnose production incidents. Ask about a symptom on a service in a time window, for "

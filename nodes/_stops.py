@@ -1,18 +1,18 @@
 """Stops are data: a node that must end the loop returns ``{"stop": ...}`` built here.
 
 The routing function then sends the run to ``release``, which alone decides what the user sees.
-Every builder returns a typed :class:`~diagnosis.state.Stop` whose ``kind`` is a
-:data:`~diagnosis.state.StopKind`: a misspelt kind is a type error, not a run that ends as
+Every builder returns a typed :class:`~diagnosis_harness.run.state.Stop` whose ``kind`` is a
+:data:`~diagnosis_harness.run.state.StopKind`: a misspelt kind is a type error, not a run that ends as
 INTERNAL_FAILURE. A stop is a plain dict of JSON values, so checkpoints hold it unchanged.
 """
 
 from __future__ import annotations
 
-from diagnosis.context import RunContext
-from diagnosis.state import Stop, StopKind
-from harness.budget import BudgetExhausted
-from harness.contracts import FailureCode, RunState
-from harness.lifecycle import RunAborted
+from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.control.contracts import FailureCode, RunState
+from diagnosis_harness.control.lifecycle import RunAborted
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.run.state import Stop, StopKind
 
 __all__ = ["Stop", "controlled_stop", "stop", "stop_from_abort", "stop_from_budget",
            "stop_if_inactive"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis.context import RunContext
-from diagnosis.records import RecordRef
-from harness.budget import Budget, BudgetExhausted
-from harness.contracts import InvocationStatus, ToolRecord
-from nodes._model_call import offload
+from diagnosis_harness.nodes._model_call import offload
+
+from diagnosis_harness.control.budget import Budget, BudgetExhausted
+from diagnosis_harness.control.contracts import InvocationStatus, ToolRecord
+from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.run.records import RecordRef
 
 
 async def stored_call(ctx: RunContext, call_id: str, records: tuple[RecordRef | ToolRecord, ...],

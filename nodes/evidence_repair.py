@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from diagnosis_harness.guards.evidence import citable_ids, facts_by_id, repair_allowed
+from diagnosis_harness.guards.parsing import parse_draft
+from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
+from diagnosis_harness.nodes._stops import stop_if_inactive
 from langgraph.runtime import Runtime
 
-from diagnosis.context import RunContext, run_context
-from diagnosis.records import records_of
-from diagnosis.state import DiagnosisState
-from guards.evidence import citable_ids, facts_by_id, repair_allowed
-from guards.parsing import parse_draft
-from harness.contracts import DiagnosisDraft, FailureClass, Role
-from harness.retry import AttemptError
-from nodes._model_call import ask_with_retry, offload, prompt_message
-from nodes._stops import stop_if_inactive
+from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, Role
+from diagnosis_harness.control.retry import AttemptError
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.records import records_of
+from diagnosis_harness.run.state import DiagnosisState
 
 
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -11,22 +11,22 @@ import asyncio
 import json
 from typing import Any
 
+from diagnosis_harness.nodes._model_call import call_model
+from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget
+from diagnosis_harness.providers.seam import classify_exception
+from diagnosis_harness.tools.registry import extra_schemas, specs_key, tool_schemas
 from langgraph.runtime import Runtime
 
-from diagnosis.context import RunContext, run_context
-from diagnosis.state import DiagnosisState
-from harness.budget import BudgetExhausted
-from harness.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
-from harness.lifecycle import RunAborted
-from nodes._model_call import call_model
-from nodes._stops import stop, stop_from_abort, stop_from_budget
-from providers.seam import classify_exception
-from tools.registry import extra_schemas, specs_key, tool_schemas
+from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.control.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
+from diagnosis_harness.control.lifecycle import RunAborted
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState
 
 _ENVELOPE_DESCRIPTION = "See the progress rule."
 """Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
 _agent_tools: dict[str, str] = {}
-"""The agent's tool specs as JSON text, per data (:func:`tools.registry.specs_key`)."""
+"""The agent's tool specs as JSON text, per data (:func:`diagnosis_harness.tools.registry.specs_key`)."""
 
 
 def _envelope() -> dict[str, Any]:

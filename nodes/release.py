@@ -3,13 +3,14 @@
 It reads the execution shape — a stop, a missing context, a general question, an invalid draft,
 a null conclusion, or a conclusion with its guard verdicts — decides RunState, ReleaseOutcome
 and FallbackType (:func:`decide`, pure), renders the report or a deterministic SafeFallback
-(``nodes._release_text``), writes the run row, and emits the final events. No model is called
+(``diagnosis_harness.nodes._release_text``), writes the run row, and emits the final events. No model is
+called
 here. A run whose deadline passed (or that was cancelled) before release publishes nothing.
 
 Before it publishes, it checks the state against what the run store recorded when the tools and
-the judge ran (``guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
+the judge ran (``diagnosis_harness.guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
 published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
-decision (``nodes._approval``). docs/design.md §14.
+decision (``diagnosis_harness.nodes._approval``). docs/design.md §14.
 """
 
 from __future__ import annotations
@@ -17,15 +18,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Never
 
+from diagnosis_harness.guards.progress import build_snapshot, facts_observed
+from diagnosis_harness.guards.release_check import check_publication
+from diagnosis_harness.nodes._approval import await_approval
+from diagnosis_harness.nodes._model_call import label_outcome, offload
+from diagnosis_harness.nodes._release_text import (
+    CAPABILITY_REPLY,
+    render_fallback,
+    render_report,
+    turn_summary,
+)
+from diagnosis_harness.nodes._stops import stop_if_inactive
 from langgraph.runtime import Runtime
 
-from diagnosis.context import RunContext, run_context
-from diagnosis.records import resolve
-from diagnosis.state import DiagnosisState, Stop
-from guards.progress import build_snapshot, facts_observed
-from guards.release_check import check_publication
-from harness.budget import BudgetUsage
-from harness.contracts import (
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import (
     FailureCode,
     FallbackType,
     Intent,
@@ -35,11 +42,10 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.runstore import RunPersistenceError
-from nodes._approval import await_approval
-from nodes._model_call import label_outcome, offload
-from nodes._release_text import CAPABILITY_REPLY, render_fallback, render_report, turn_summary
-from nodes._stops import stop_if_inactive
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.records import resolve
+from diagnosis_harness.run.state import DiagnosisState, Stop
+from diagnosis_harness.runstore.store import RunPersistenceError
 
 __all__ = ["CAPABILITY_REPLY", "Decision", "decide", "release"]
 

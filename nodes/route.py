@@ -11,16 +11,22 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from diagnosis_harness.guards.parsing import parse_answer
+from diagnosis_harness.nodes._model_call import (
+    ask_with_retry,
+    offload,
+    prompt_message,
+    system_prompt_message,
+    text_of,
+)
+from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from diagnosis.context import RunContext, run_context
-from diagnosis.state import DiagnosisState
-from guards.parsing import parse_answer
-from harness.budget import BudgetExhausted
-from harness.contracts import (
+from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.control.contracts import (
     CollectionState,
     FailureClass,
     FailureCode,
@@ -29,16 +35,10 @@ from harness.contracts import (
     RouterAnswer,
     RunState,
 )
-from harness.retry import AttemptError
-from harness.settings import zone_of
-from nodes._model_call import (
-    ask_with_retry,
-    offload,
-    prompt_message,
-    system_prompt_message,
-    text_of,
-)
-from nodes._stops import stop, stop_from_budget
+from diagnosis_harness.control.retry import AttemptError
+from diagnosis_harness.control.settings import zone_of
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),

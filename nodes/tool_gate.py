@@ -18,7 +18,7 @@ is the order of precedence:
 
 A call that passes them all runs at the tool boundary; tool trouble there becomes an error
 observation, never a crash. Its canonical record is stored in the run store before the state's
-record index names it (:mod:`diagnosis.records`). A call this run already made (its record is
+record index names it (:mod:`diagnosis_harness.run.records`). A call this run already made (its record is
 in the run store: the node is re-executed on resume) is reused, never run twice. See
 docs/design.md (tool gate).
 """
@@ -30,15 +30,17 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
+from diagnosis_harness.nodes._model_call import offload
+from diagnosis_harness.nodes._stops import controlled_stop, stop_if_inactive
+from diagnosis_harness.nodes._tool_calls import stored_call
+from diagnosis_harness.tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
+from diagnosis_harness.tools.registry import TOOLS
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from diagnosis.context import RunContext, run_context
-from diagnosis.records import RecordRef, error_code, index_entry, refs
-from diagnosis.state import DiagnosisState, Stop
-from guards.envelope import INVALID_ENVELOPE
-from harness.contracts import (
+from diagnosis_harness.control.contracts import (
     CollectionState,
     EvidenceStatus,
     Gain,
@@ -47,11 +49,9 @@ from harness.contracts import (
     StopReason,
     ToolRecord,
 )
-from nodes._model_call import offload
-from nodes._stops import controlled_stop, stop_if_inactive
-from nodes._tool_calls import stored_call
-from tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
-from tools.registry import TOOLS
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.records import RecordRef, error_code, index_entry, refs
+from diagnosis_harness.run.state import DiagnosisState, Stop
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class GateState:
 
 
 ScopeOf = Callable[[str, dict[str, Any]], Mapping[str, Any] | None]
-"""How a call's scope is normalised: ``tools.boundary.scope_of`` with the run's settings."""
+"""How a call's scope is normalised: ``diagnosis_harness.tools.boundary.scope_of`` with the run's settings."""
 
 
 def _no_scope(name: str, args: dict[str, Any]) -> None:

@@ -1,26 +1,29 @@
 """The ``json`` agent protocol (``HARNESS_AGENT_PROTOCOL=json``) as a chat model wrapper.
 
 For servers whose models do not emit native tool calls, the agent answers one JSON envelope per
-turn (see :mod:`guards.envelope`). This wrapper hides that from the graph: the ``model`` node
+turn (see :mod:`diagnosis_harness.guards.envelope`). This wrapper hides that from the graph: the ``model``
+node
 binds the tools and reads tool calls and drafts exactly as under native tool calling.
 
 - ``bind_tools`` records the tool specs; they are rendered, one compact line per tool, into the
   protocol's own system prompt (``agent_json``), which replaces the node's ``agent_system``
-  prompt, rendered with the same values (see :mod:`providers.messages`; the specs themselves
+  prompt, rendered with the same values (see :mod:`diagnosis_harness.providers.messages`; the specs themselves
   travel beside the text as data);
 - the conversation goes to the wrapped model as plain text turns: its envelopes stay its own
   turns, each observation becomes a user turn naming the ``tool_call_id`` to cite next; the
   latest result is shown item by item, earlier ones folded into the findings so far
-  (:mod:`providers.observations`), so a whole run fits a small context;
-- with ``context_tokens`` set, each call's prompt is estimated (:mod:`providers.context`), the
+  (:mod:`diagnosis_harness.providers.observations`), so a whole run fits a small context;
+- with ``context_tokens`` set, each call's prompt is estimated
+(:mod:`diagnosis_harness.providers.context_window`), the
   findings and the latest result are cut to fit, the model is told to finish when no further
   round would fit, and a call that cannot fit at all raises ContextExceeded before anything is
   sent (the run ends as a classified BUDGET_EXHAUSTED fallback, not a server error);
 - with ``constrain`` set (``HARNESS_STRUCTURED_OUTPUT``), each call asks the server for this
-  turn's envelope schema (:func:`providers.structured.envelope_schema`);
+  turn's envelope schema (:func:`diagnosis_harness.providers.structured.envelope_schema`);
 - the reply's envelope becomes a tool call (ids ``call_1``, ``call_2``… in conversation order)
   or the draft as text. A malformed envelope becomes a pseudo tool call named
-  :data:`guards.envelope.INVALID_ENVELOPE`, which the tool gate counts as a protocol violation.
+  :data:`diagnosis_harness.guards.envelope.INVALID_ENVELOPE`, which the tool gate counts as a protocol
+  violation.
 """
 
 from __future__ import annotations
@@ -31,18 +34,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from diagnosis_harness.guards.envelope import INVALID_ENVELOPE, parse_envelope
+from diagnosis_harness.providers.context_window import (
+    ContextExceeded,
+    completion_room,
+    estimate_messages,
+    texts_of,
+)
+from diagnosis_harness.providers.messages import prompt_of, text_of, with_prompt, with_side_data
+from diagnosis_harness.providers.observations import FOLD_LEVELS, Result, clip, is_gate_skip, stub
+from diagnosis_harness.providers.structured import envelope_schema
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
-
-from guards.envelope import INVALID_ENVELOPE, parse_envelope
-from providers.context import ContextExceeded, completion_room, estimate_messages, texts_of
-from providers.messages import prompt_of, text_of, with_prompt, with_side_data
-from providers.observations import FOLD_LEVELS, Result, clip, is_gate_skip, stub
-from providers.structured import envelope_schema
 
 PromptRenderer = Callable[..., str]
 """``render(name, **values) -> text``: the prompt package's renderer, handed in by the app."""

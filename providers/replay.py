@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
-from harness.contracts import FailureClass
+from diagnosis_harness.control.contracts import FailureClass
 
 ROLES = ("router", "agent", "judge", "repair")
 _RAISES = {

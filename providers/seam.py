@@ -6,13 +6,14 @@ retries off and an explicit timeout), ``replay:FILE`` (scripted responses, docs/
 ``openai:`` model is built: it costs seconds of start-up a CLI should not pay for ``--help``.
 
 Under ``HARNESS_AGENT_PROTOCOL=json`` the agent's model is wrapped in
-:class:`~providers.json_protocol.JsonProtocolChatModel`, so every node sees one protocol:
+:class:`~diagnosis_harness.providers.json_protocol.JsonProtocolChatModel`, so every node sees one protocol:
 native tool calls and drafts. Roles that answer JSON objects (router, judge, repair, and the
 agent under the json protocol) ask an OpenAI-compatible server for JSON output, constrained by
 their answer's schema where ``HARNESS_STRUCTURED_OUTPUT`` says the server takes one (see
-:mod:`providers.structured`; ``auto`` probes the server here, once per process, before any run).
+:mod:`diagnosis_harness.providers.structured`; ``auto`` probes the server here, once per process, before any
+run).
 With ``HARNESS_MODEL_CONTEXT_TOKENS`` every call's prompt is estimated against the model's
-context first (:mod:`providers.context`).
+context first (:mod:`diagnosis_harness.providers.context_window`).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness.contracts import FailureClass, Role
-from harness.settings import Settings
-from providers import structured
-from providers.context import completion_room, estimate_messages, texts_of
-from providers.json_protocol import JsonProtocolChatModel, PromptRenderer
-from providers.replay import ModelCallError, ReplayChatModel, ReplayScript
+from diagnosis_harness.providers import structured
+from diagnosis_harness.providers.context_window import completion_room, estimate_messages, texts_of
+from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel, PromptRenderer
+from diagnosis_harness.providers.replay import ModelCallError, ReplayChatModel, ReplayScript
+
+from diagnosis_harness.control.contracts import FailureClass, Role
+from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -250,7 +252,7 @@ class ModelSeam:
         return client
 
     def _offline(self, role: Role) -> BaseChatModel:
-        from providers.offline import build_offline_model
+        from diagnosis_harness.providers.offline import build_offline_model
 
         return build_offline_model(role, self.settings)
 

@@ -1,8 +1,8 @@
 """Schema-constrained answers (``HARNESS_STRUCTURED_OUTPUT``): what each role asks a server for.
 
 A constraint helps a model write a well-formed answer; it is never a reason to trust one. Every
-answer is still parsed and guarded exactly as without it (:mod:`guards.parsing`,
-:mod:`guards.envelope`, the tool gate, the evidence and semantic guards).
+answer is still parsed and guarded exactly as without it (:mod:`diagnosis_harness.guards.parsing`,
+:mod:`diagnosis_harness.guards.envelope`, the tool gate, the evidence and semantic guards).
 
 Modes, as sent in ``response_format``:
 
@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from harness.contracts import DiagnosisDraft, Gain, JudgeAnswer, Role, RouterAnswer
-from harness.settings import Settings
+from diagnosis_harness.control.contracts import DiagnosisDraft, Gain, JudgeAnswer, Role, RouterAnswer
+from diagnosis_harness.control.settings import Settings
 
 Mode = Literal["json_schema", "json_object_schema", "json_object", "none"]
 PROBE_ORDER: tuple[Mode, ...] = ("json_schema", "json_object_schema", "json_object")

@@ -6,7 +6,8 @@ One run = 1 start, 30 events, 10 tool records, 10 model calls, 4 receipts, 4 ver
 
 - before: a connection opened, written, committed and closed per write (the store until the
   SQLAlchemy rewrite);
-- after: :class:`harness.runstore.SqliteRunStore` (one kept connection, events and trace queued
+- after: :class:`diagnosis_harness.runstore.store.SqliteRunStore` (one kept connection, events and trace
+queued
   for one writer thread, ``finish_run`` writes the queue first).
 
 Prints, per way: the caller's time per write call (p50/p95/max, ms), the time of ``finish_run``
@@ -28,8 +29,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from harness.budget import BudgetUsage
-from harness.contracts import (
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import (
     EvidenceStatus,
     InvocationStatus,
     ReleaseOutcome,
@@ -37,7 +38,7 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.runstore import SqliteRunStore
+from diagnosis_harness.runstore.store import SqliteRunStore
 
 RECORD = ToolRecord(tool_call_id="c1", tool="query_logs", args={"service": "checkout"},
                     scope={"service": "checkout"}, invocation_status=InvocationStatus.READY,

@@ -1,7 +1,8 @@
 """Benchmark the evidence tools on a large synthetic dataset (not a test).
 
 Generates N log events (default 1,000,000), M runbook passages (default 5,000) and an
-operational table, loads them with ``tools.dataset.build.load_dataset`` and times each tool through
+operational table, loads them with ``diagnosis_harness.tools.dataset.build.load_dataset`` and times each tool
+through
 the full boundary (``execute_tool``: validation, query, projection, byte caps), which is what a
 run pays. Targets: p95 <= 50 ms for query_logs on a one-service ten-minute window, <= 20 ms for
 lookup_knowledge.
@@ -19,12 +20,13 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from harness.budget import Budget, BudgetLimits
-from harness.contracts import InvocationStatus
-from harness.settings import Settings
-from tools.backends import Backends
-from tools.boundary import execute_tool
-from tools.dataset.build import load_dataset
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import load_dataset
+
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import InvocationStatus
+from diagnosis_harness.control.settings import Settings
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 TEMPLATES = [

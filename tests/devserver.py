@@ -55,7 +55,7 @@ class DevServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "app", "serve", "--port", str(self.port),
+                [sys.executable, "-m", "diagnosis_harness", "serve", "--port", str(self.port),
                  "--log-level", "INFO", *self.args],
                 cwd=self.workdir, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)  # its own process group, so stop() can signal all of it

@@ -2,7 +2,8 @@
 
 Where a run keeps its rows and checkpoints is the test's :class:`Backend` (the ``backend``
 fixture of ``conftest.py`` sets :data:`BACKEND`): SQLite files under the home, or one PostgreSQL
-database, each with the real checkpointer :func:`app.runner.open_checkpointer` opens for the
+database, each with the real checkpointer :func:`diagnosis_harness.session.runner.open_checkpointer` opens
+for the
 CLI. Without one, a run keeps the SQLite run store under the home and an in-memory checkpointer.
 """
 
@@ -23,20 +24,20 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.providers.replay import ROLES, ReplayChatModel, ReplayScript
+from diagnosis_harness.providers.seam import ModelSeam
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-import prompts
-from app import runner
-from app.runner import open_checkpointer, run_turn
-from app.services import Services
-from graph.builder import build_graph
-from harness.contracts import Role
-from harness.lifecycle import RunLifecycle
-from harness.runstore import RunStore, SqliteRunStore, open_run_store
-from harness.settings import Settings, load_settings
-from providers.replay import ROLES, ReplayChatModel, ReplayScript
-from providers.seam import ModelSeam
+from diagnosis_harness import prompts
+from diagnosis_harness.control.contracts import Role
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.control.settings import Settings, load_settings
+from diagnosis_harness.runstore.store import RunStore, SqliteRunStore, open_run_store
+from diagnosis_harness.session import runner
+from diagnosis_harness.session.runner import open_checkpointer, run_turn
+from diagnosis_harness.session.services import Services
 
 USAGE = {"input_tokens": 100, "output_tokens": 20}
 

@@ -1,7 +1,7 @@
 """The real ``harness`` CLI with slow, counted evidence tools, for tests that kill it mid-run.
 
 ``python tests/slow_harness.py COUNT_LOG TOOL_DELAY_S AFTER_RECORD_S harness-args…`` runs
-``app.cli.main`` with two test hooks and nothing else changed:
+``diagnosis_harness.cli.main.main`` with two test hooks and nothing else changed:
 
 - every execution of an evidence tool at the boundary appends ``start <tool_call_id>`` to
   COUNT_LOG before it runs (then sleeps TOOL_DELAY_S) and ``end <tool_call_id>`` after, each
@@ -24,8 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import nodes.tool_gate  # noqa: E402
-from harness.runstore_sql import SqlRunStore  # noqa: E402
+import diagnosis_harness.nodes.tool_gate  # noqa: E402
+
+from diagnosis_harness.runstore.sql import SqlRunStore  # noqa: E402
 
 
 def _note(path: str, line: str) -> None:
@@ -44,7 +45,7 @@ def _delay(spec: str) -> Callable[[str], float]:
 def main() -> None:
     """Install the hooks and run the CLI with the remaining arguments."""
     log, delay, after = sys.argv[1], _delay(sys.argv[2]), _delay(sys.argv[3])
-    execute = nodes.tool_gate.execute_tool
+    execute = diagnosis_harness.nodes.tool_gate.execute_tool
     record = SqlRunStore.record_tool
 
     def counted(name: str, args: dict[str, Any], **kw: Any) -> Any:
@@ -58,9 +59,9 @@ def main() -> None:
         record(self, run_id, rec, *args, **kw)
         time.sleep(after(rec.tool_call_id))
 
-    nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
+    diagnosis_harness.nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
     SqlRunStore.record_tool = record_then_wait  # type: ignore[method-assign]
-    from app.cli import main as cli
+    from diagnosis_harness.cli.main import main as cli
 
     cli(sys.argv[4:])
 

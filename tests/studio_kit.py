@@ -23,7 +23,7 @@ from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 from test_serving import _text, investigator
 
-from harness.runstore import SqliteRunStore
+from diagnosis_harness.runstore.store import SqliteRunStore
 
 SUPPORTED_CAUSE = "connection pool exhaustion"
 
@@ -128,7 +128,7 @@ def assert_grammar(events: list[dict[str, Any]]) -> None:
 def harness_cli(studio: Studio, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                 *argv: str) -> tuple[int, str, str]:
     """``harness ARGV`` in this process, on the server's home and settings: (exit, out, err)."""
-    from app.cli import main
+    from diagnosis_harness.cli.main import main
 
     for key in [k for k in os.environ if k.startswith(("HARNESS_", "OPENAI_"))]:
         monkeypatch.delenv(key)

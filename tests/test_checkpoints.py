@@ -16,8 +16,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import diagnosis_harness.graph.builder
 import graphkit
 import pytest
+from diagnosis_harness.providers.seam import ModelSeam
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -33,14 +35,12 @@ from graphkit import (
 from langgraph.checkpoint.base.id import uuid6
 from sqlalchemy import create_engine, text
 
-import graph.builder
-import prompts
-from app.checkpoints import checkpoint_id_at
-from app.cli_prune import parse_age, prune_runs, prune_threads
-from app.runner import new_context, run_turn
-from app.services import Services, run_store_location
-from diagnosis.records import run_records
-from providers.seam import ModelSeam
+from diagnosis_harness import prompts
+from diagnosis_harness.checkpoints.savers import checkpoint_id_at
+from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
+from diagnosis_harness.run.records import run_records
+from diagnosis_harness.session.runner import new_context, run_turn
+from diagnosis_harness.session.services import Services, run_store_location
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -97,7 +97,7 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
     async def kept_state() -> dict[str, Any]:
         async with checkpointer_for(services) as saver:
             config: Any = {"configurable": {"thread_id": thread}}
-            return (await graph.builder.build_graph(saver).aget_state(config)).values
+            return (await diagnosis_harness.graph.builder.build_graph(saver).aget_state(config)).values
 
     values = asyncio.run(kept_state())
     assert [r["tool_call_id"] for r in values["records"]] == ["c1", "c2"]
@@ -130,7 +130,7 @@ def test_a_paused_run_keeps_its_history_until_it_ends() -> None:
 
     async def scenario() -> Any:
         async with checkpointer_for(services) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver,
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["tool_gate"])
             payload: Any = {"question": Q}
             ctx = first
@@ -158,7 +158,7 @@ def test_the_servers_cleanup_methods_prune_delete_runs_and_threads() -> None:
 
     async def served_turn(saver: Any, run_id: str) -> None:
         # As the dev server runs a turn: its run id in the config's metadata.
-        graph_ = graph.builder.build_graph(saver)
+        graph_ = diagnosis_harness.graph.builder.build_graph(saver)
         async for _ in graph_.astream({"question": Q}, {**config, "metadata": {"run_id": run_id}},
                                       context=new_context(services, thread_id=thread, run_id=run_id)):
             pass

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from graphkit import INC
 
-from app.cli import EXIT_USAGE, main
-from app.runner import open_checkpointer
-from harness.runstore import open_run_store
-from harness.settings import load_settings
+from diagnosis_harness.cli.main import EXIT_USAGE, main
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import open_run_store
+from diagnosis_harness.session.runner import open_checkpointer
 
 UNREACHABLE = "postgresql://harness:s3cret@127.0.0.1:1/harness"
 

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC
 
-from harness.runstore import SqliteRunStore
-from harness.settings import load_settings
-from tools.dataset.build import ensure_dataset
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqliteRunStore
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def _cli(home: Path, cwd: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "diagnosis_harness", *args], capture_output=True, text=True,
                           env=_env(home, **extra), cwd=cwd, timeout=180)
 
 
@@ -156,7 +156,7 @@ def test_a_question_that_is_not_utf8_gets_a_failed_run_row(template: Path, tmp_p
     home = tmp_path / "home"
     shutil.copytree(template, home)
     question = "payment timeouts on payment-service \udcff why?"  # how a shell passes byte 0xff
-    proc = subprocess.run([sys.executable, "-m", "app", "diagnose", question, "--json"],
+    proc = subprocess.run([sys.executable, "-m", "diagnosis_harness", "diagnose", question, "--json"],
                           capture_output=True, env=_env(home), cwd=tmp_path, timeout=180)
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
@@ -171,11 +171,11 @@ def test_an_internal_error_is_one_line_with_the_traceback_only_at_debug_level(
         tmp_path: Path) -> None:
     code = textwrap.dedent("""
         import sys
-        import app.cli
+        import diagnosis_harness.cli.main
         def broken(**kw):
             raise ZeroDivisionError("a bug")
-        app.cli.load_cli_settings = broken
-        app.cli.main(sys.argv[1:])
+        diagnosis_harness.cli.main.load_cli_settings = broken
+        diagnosis_harness.cli.main.main(sys.argv[1:])
     """)
     run = [sys.executable, "-c", code]
     proc = subprocess.run([*run, "config"], capture_output=True, text=True, env=_env(tmp_path),
@@ -214,7 +214,7 @@ mnt=$1; tpl=$2; out=$3; q=$4; mode=$5
 mount -t tmpfs -o size=64m tmpfs "$mnt" || exit 90
 cp -r "$tpl" "$mnt/home"
 run() {{
-  HARNESS_HOME="$mnt/home" {python} -m app diagnose "$q" --json >"$out/$1.out" 2>"$out/$1.err"
+  HARNESS_HOME="$mnt/home" {python} -m diagnosis_harness diagnose "$q" --json >"$out/$1.out" 2>"$out/$1.err"
   echo $? >"$out/$1.rc"
 }}
 if [ "$mode" = ro ]; then

@@ -13,17 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.providers.context_window import estimate_messages, estimate_text, texts_of
+from diagnosis_harness.providers.seam import ModelSeam
 from graphkit import EV, INC, consumed, router, seen, services_for
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-import prompts
-from app.runner import Services, run_turn
-from harness.runstore import SqliteRunStore
-from harness.settings import load_settings
-from providers.context import estimate_messages, estimate_text, texts_of
-from providers.seam import ModelSeam
+from diagnosis_harness import prompts
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.runner import Services, run_turn
 
 SMALL = {"max_observation_bytes": 3000, "log_events_default_limit": 5}
 """The local model's settings: observations of about a thousand tokens."""

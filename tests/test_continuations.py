@@ -15,6 +15,8 @@ from unittest import mock
 from uuid import uuid4
 
 import pytest
+from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.guards.release_check import check_publication, check_records, draft_digest, judged
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -31,15 +33,13 @@ from langchain_core.callbacks import AsyncCallbackHandler
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import InvalidUpdateError
 
-from app import runner
-from app.run_options import RunOptions, read_options
-from app.run_starts import RunResolver, ServicesByOptions
-from app.runner import new_context
-from graph.builder import build_graph
-from guards.release_check import check_publication, check_records, draft_digest, judged
-from harness.contracts import DiagnosisDraft, ToolRecord
-from harness.lifecycle import RunLifecycle
-from harness.settings import load_settings
+from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.session import runner
+from diagnosis_harness.session.options import RunOptions, read_options
+from diagnosis_harness.session.runner import new_context
+from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
 
 SCRIPT = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 
@@ -133,7 +133,7 @@ def test_an_edit_of_an_earlier_checkpoint_of_a_paused_run_forks_it() -> None:
 
 
 def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    from app.cli import main
+    from diagnosis_harness.cli.main import main
 
     capsys.readouterr()
     with pytest.raises(SystemExit) as done:

@@ -10,10 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from tools.dataset.build import load_dataset
-from tools.dataset.format import DatasetError
-from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB
+from diagnosis_harness.tools.dataset.build import load_dataset
+from diagnosis_harness.tools.dataset.format import DatasetError
+from diagnosis_harness.tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB
 
 LOG = {"ts": "2026-03-14T09:00:00Z", "service": "shop", "level": "INFO", "message": "ok"}
 

@@ -11,9 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from tools.dataset.format import DatasetError
-from tools.dataset.importer import ImportOptions, import_sources
+from diagnosis_harness.tools.dataset.format import DatasetError
+from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
 
 DATA = Path(__file__).resolve().parent / "data" / "import"
 PATTERN_LOG = Path(__file__).resolve().parent / "data" / "import-pattern" / "billing-legacy.txt"

@@ -31,6 +31,12 @@ from unittest import mock
 
 import pytest
 import sqlglot
+from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.nodes.release import CAPABILITY_REPLY
+from diagnosis_harness.providers.replay import ReplayScript
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.build import ensure_dataset
+from diagnosis_harness.tools.sql_provenance import check_provenance
 from graphkit import (
     CLAIMS,
     EMPTY_KB,
@@ -53,16 +59,10 @@ from graphkit import (
 from langgraph.checkpoint.memory import InMemorySaver
 from test_sql_safety import FORGED, HOSTILE
 
-from app import runner
-from app.runner import Services
-from graph.builder import build_graph
-from harness.runstore import SqliteRunStore
-from harness.settings import load_settings
-from nodes.release import CAPABILITY_REPLY
-from providers.replay import ReplayScript
-from tools.backends import Backends
-from tools.dataset.build import ensure_dataset
-from tools.sql_provenance import check_provenance
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session import runner
+from diagnosis_harness.session.runner import Services
 
 RUNS = int(os.environ.get("HARNESS_FUZZ_RUNS", "300"))  # read at import: fixtures clear HARNESS_*
 SEED = int(os.environ.get("HARNESS_FUZZ_SEED", "20261102"))

@@ -13,6 +13,8 @@ from dataclasses import FrozenInstanceError, replace
 from typing import Any
 
 import pytest
+from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
+from diagnosis_harness.nodes.tool_gate import GATES, GateCall, GateState, Halt, Pass, Skip, run_gates
 from graphkit import (
     EMPTY_LOGS,
     EMPTY_SQL,
@@ -26,10 +28,8 @@ from graphkit import (
     seen,
 )
 
-from diagnosis.state import Stop
-from guards.envelope import INVALID_ENVELOPE
-from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
-from nodes.tool_gate import GATES, GateCall, GateState, Halt, Pass, Skip, run_gates
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.run.state import Stop
 
 ROUTER = router(service=INC["service"], merchant=INC["merchant"], start=INC["start"],
                 end=INC["end"])

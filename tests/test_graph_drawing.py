@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from graph.builder import graph
+from diagnosis_harness.graph.builder import graph
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT = ROOT / "tests" / "data" / "graph.mmd"

@@ -13,6 +13,7 @@ import asyncio
 import json
 from typing import Any
 
+import diagnosis_harness.graph.builder
 import pytest
 from graphkit import (
     CLAIMS,
@@ -45,9 +46,8 @@ from graphkit import (
     thread_values,
 )
 
-import graph.builder
-from app.runner import Services, new_context
-from harness.lifecycle import CancelSignal
+from diagnosis_harness.control.lifecycle import CancelSignal
+from diagnosis_harness.session.runner import Services, new_context
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -246,7 +246,7 @@ def test_a_task_cancelled_from_outside_leaves_a_cancelled_row_and_no_done() -> N
     run_id = "cancelled-from-outside"
 
     async def scenario() -> None:
-        from app.runner import run_turn
+        from diagnosis_harness.session.runner import run_turn
 
         task: asyncio.Task[Any] | None = None
 
@@ -333,7 +333,7 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
 
     async def scenario() -> dict[str, Any]:
         async with checkpointer_for(services) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver,
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=stop_after)
             final = await _stream(compiled, {"question": Q}, config, first)
             while (snapshot := await compiled.aget_state(config)).next:
@@ -371,7 +371,7 @@ def test_a_resumed_run_records_one_complete_event_stream() -> None:
 
     async def scenario() -> None:
         async with checkpointer_for(services) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver,
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["tool_gate"])
             await _stream(compiled, {"question": Q}, config, first)
             while (await compiled.aget_state(config)).next:
@@ -469,7 +469,7 @@ def test_every_run_leaves_exactly_one_run_row_with_the_design_status(
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    monkeypatch.setattr(graph.builder, "saturation_check", crashes)
+    monkeypatch.setattr(diagnosis_harness.graph.builder, "saturation_check", crashes)
     services, crashed = _turn({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, thread, saver)
     outs.append(crashed)
     assert outcome(crashed) == ("FAILED", "FAILED", None, "INTERNAL_FAILURE")

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 import pytest
+from diagnosis_harness.nodes.release import CAPABILITY_REPLY
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -43,9 +44,8 @@ from graphkit import (
     tool_messages,
 )
 
-from app.runner import Services
-from harness.lifecycle import CancelSignal
-from nodes.release import CAPABILITY_REPLY
+from diagnosis_harness.control.lifecycle import CancelSignal
+from diagnosis_harness.session.runner import Services
 
 pytestmark = pytest.mark.usefixtures("backend")
 

@@ -1,15 +1,15 @@
 import json
 
 import pytest
-
-from guards.evidence import (
+from diagnosis_harness.guards.evidence import (
     EvidenceProblemKind,
     check_evidence,
     citable_ids,
     facts_by_id,
     repair_allowed,
 )
-from harness.contracts import (
+
+from diagnosis_harness.control.contracts import (
     DiagnosisDraft,
     EvidenceStatus,
     Fact,

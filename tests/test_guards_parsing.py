@@ -1,9 +1,16 @@
 import json
 
 import pytest
+from diagnosis_harness.guards.parsing import parse_answer, parse_draft, strip_code_fence
 
-from guards.parsing import parse_answer, parse_draft, strip_code_fence
-from harness.contracts import DraftError, FailureClass, Intent, JudgeAnswer, RouterAnswer, Verdict
+from diagnosis_harness.control.contracts import (
+    DraftError,
+    FailureClass,
+    Intent,
+    JudgeAnswer,
+    RouterAnswer,
+    Verdict,
+)
 
 MAX = 32 * 1024
 

@@ -1,9 +1,9 @@
 import json
 
 import pytest
+from diagnosis_harness.guards.semantic import judge_payload, parse_judge
 
-from guards.semantic import judge_payload, parse_judge
-from harness.contracts import (
+from diagnosis_harness.control.contracts import (
     Conclusion,
     EvidenceStatus,
     Fact,

@@ -20,6 +20,14 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from diagnosis_harness.guards.parsing import parse_draft, strip_code_fence
+from diagnosis_harness.nodes.draft_parse import draft_parse
+from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.bounded import ToolTimedOut, run_bounded
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.query_logs import _NUMBER, message_template
 from graphkit import (
     COLLECT,
     INC,
@@ -39,18 +47,10 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-from app.runner import Services, new_context, run_turn
-from guards.parsing import parse_draft, strip_code_fence
-from harness.budget import MAX_USAGE_COUNT, Budget, BudgetLimits, usage_count
-from harness.runstore import SqliteRunStore
-from harness.settings import Settings, SettingsError, load_settings
-from nodes.draft_parse import draft_parse
-from providers.seam import ModelSeam, ModelSpecError
-from tools.backends import Backends
-from tools.boundary import execute_tool
-from tools.bounded import ToolTimedOut, run_bounded
-from tools.dataset.build import demo_dataset_dir, load_dataset
-from tools.query_logs import _NUMBER, message_template
+from diagnosis_harness.control.budget import MAX_USAGE_COUNT, Budget, BudgetLimits, usage_count
+from diagnosis_harness.control.settings import Settings, SettingsError, load_settings
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.runner import Services, new_context, run_turn
 
 HOSTILE_LINE = "a-" * 40_000  # 80 KB: the line that took 107 s
 ADVERSARIAL = [HOSTILE_LINE, "a." * 40_000, "1.-" * 27_000, "-1" * 40_000, "a1-" * 27_000,
@@ -217,7 +217,7 @@ def test_a_handled_tool_error_logs_one_line(tmp_path: Path,
     built = load_dataset(demo_dataset_dir(), tmp_path / "b").dest
     with Backends.open(built) as backends:
         backends.ops.close()  # the operational database went away under the run
-        with caplog.at_level(logging.DEBUG, logger="tools.boundary"):
+        with caplog.at_level(logging.DEBUG, logger="diagnosis_harness.tools.boundary"):
             outcome = execute_tool(
                 "query_mysql", {"sql": "SELECT count(*) AS n FROM payments"}, tool_call_id="t",
                 backends=backends, budget=Budget(BudgetLimits.from_settings(settings)),

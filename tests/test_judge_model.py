@@ -98,7 +98,7 @@ def test_an_offline_judge_keeps_the_verdict_off_the_model_server(tmp_path: Path)
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith(("HARNESS_", "OPENAI_"))}
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "diagnosis_harness", *args], capture_output=True, text=True,
                           env={**clean, **env}, timeout=120)
 
 

@@ -23,18 +23,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.nodes.tool_gate import tool_gate
 from graphkit import EV, INC, demo_home, services_for
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from stub_openai import StubOpenAI
 
-import harness.runstore_writer
-from app.runner import CHECKPOINT_FILE, new_context
-from app.services import RUN_STORE_FILE
-from diagnosis.records import run_records
-from graph.builder import build_graph
-from harness.runstore import SqliteRunStore
-from nodes.tool_gate import tool_gate
+import diagnosis_harness.runstore.writer
+from diagnosis_harness.run.records import run_records
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.runner import CHECKPOINT_FILE, new_context
+from diagnosis_harness.session.services import RUN_STORE_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 THREAD = "killed-thread"
@@ -77,7 +77,8 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def _diagnose(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", "diagnose", INC["question"], "--json", *args],
+    return subprocess.run([sys.executable, "-m", "diagnosis_harness", "diagnose", INC["question"], "--json",
+                           *args],
                           cwd=home.parent, env=_env(home, **env), capture_output=True, text=True,
                           timeout=240, check=False)
 
@@ -94,7 +95,8 @@ def test_a_killed_diagnose_leaves_a_home_the_next_run_opens_and_uses(tmp_path: P
     held = HeldAgent()
     with StubOpenAI(responder=held) as stub:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "diagnose", INC["question"], "--json", "--thread", THREAD],
+            [sys.executable, "-m", "diagnosis_harness", "diagnose", INC["question"], "--json",
+             "--thread", THREAD],
             cwd=tmp_path, env=_env(home, HARNESS_MODEL="openai:stub", OPENAI_API_KEY="stub",
                                    OPENAI_BASE_URL=stub.base_url),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -133,13 +135,13 @@ def test_a_killed_diagnose_leaves_a_home_the_next_run_opens_and_uses(tmp_path: P
 def test_the_tool_gate_returns_only_once_its_record_is_stored(monkeypatch: pytest.MonkeyPatch) -> None:
     services = services_for(demo_home(), {})
     ctx = new_context(services, thread_id="slow-store")
-    slow_write = harness.runstore_writer.BatchWriter._write
+    slow_write = diagnosis_harness.runstore.writer.BatchWriter._write
 
     def slowly(self: Any, batch: Any) -> None:
         threading.Event().wait(0.3)  # a slow disk: the writer lags behind the graph
         slow_write(self, batch)
 
-    monkeypatch.setattr(harness.runstore_writer.BatchWriter, "_write", slowly)
+    monkeypatch.setattr(diagnosis_harness.runstore.writer.BatchWriter, "_write", slowly)
     reply = AIMessage("", tool_calls=[{"name": "query_logs", "args": EV[0]["args"], "id": "c1",
                                        "type": "tool_call"}])
     runtime = type("Runtime", (), {"context": ctx})()

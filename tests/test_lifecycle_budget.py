@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.budget import Budget, BudgetExhausted, BudgetLimits, BudgetUsage
-from harness.contracts import FailureClass, FailureCode, RunState
-from harness.lifecycle import RunAborted, RunLifecycle
+from diagnosis_harness.control.budget import Budget, BudgetExhausted, BudgetLimits, BudgetUsage
+from diagnosis_harness.control.contracts import FailureClass, FailureCode, RunState
+from diagnosis_harness.control.lifecycle import RunAborted, RunLifecycle
 
 
 class FakeClock:

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from graphkit import INC
 
-from app.runner import open_checkpointer
-from app.services import Services
-from harness.settings import load_settings
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.session.runner import open_checkpointer
+from diagnosis_harness.session.services import Services
 
 pytestmark = pytest.mark.slow
 
@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 WORKER = r"""
 import asyncio, json, sys
-from app.runner import open_checkpointer, run_turn
-from app.services import Services
-from harness.settings import load_settings
+from diagnosis_harness.session.runner import open_checkpointer, run_turn
+from diagnosis_harness.session.services import Services
+from diagnosis_harness.control.settings import load_settings
 
 worker, runs, question = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 settings = load_settings()  # HARNESS_HOME and HARNESS_DATABASE_URL from the environment

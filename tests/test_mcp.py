@@ -22,6 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from diagnosis_harness.nodes.model import agent_tools
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.mcp import load_mcp_tools
+from diagnosis_harness.tools.mcp_config import McpUnavailable
+from diagnosis_harness.tools.mcp_results import MAX_ITEMS, to_result
 from graphkit import (
     INC_ROUTER,
     call,
@@ -37,14 +42,9 @@ from graphkit import (
     tool_messages,
 )
 
-from app.runner import new_context
-from harness.budget import Budget, BudgetLimits
-from harness.settings import Settings
-from nodes.model import agent_tools
-from tools.boundary import execute_tool
-from tools.mcp import load_mcp_tools
-from tools.mcp_config import McpUnavailable
-from tools.mcp_results import MAX_ITEMS, to_result
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.session.runner import new_context
 
 pytestmark = pytest.mark.slow
 

@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from diagnosis_harness.providers.replay import ReplayExhausted, ReplayFileError, ReplayScript
+from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
 from stub_openai import StubOpenAI
 
-from harness.budget import Budget, BudgetLimits
-from harness.contracts import FailureClass, Role
-from harness.lifecycle import RunLifecycle
-from harness.retry import RetryPolicy, execute_with_retry
-from harness.settings import SettingsError, load_settings
-from providers.replay import ReplayExhausted, ReplayFileError, ReplayScript
-from providers.seam import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import FailureClass, Role
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.control.retry import RetryPolicy, execute_with_retry
+from diagnosis_harness.control.settings import SettingsError, load_settings
 
 
 def openai_seam(stub: StubOpenAI, **overrides: object) -> ModelSeam:
@@ -147,7 +147,7 @@ def test_settings_read_dotenv_and_csv_lists(tmp_path: Path) -> None:
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "diagnosis_harness", *args], capture_output=True,
                           text=True, env=env, timeout=60)
 
 
@@ -161,7 +161,7 @@ def test_cli_bad_usage_exits_64_without_traceback(tmp_path: Path) -> None:
 
 
 def test_help_does_not_import_langchain_openai() -> None:
-    code = ("import sys\nfrom app.cli import main\n"
+    code = ("import sys\nfrom diagnosis_harness.cli.main import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit as e:\n    assert e.code == 0\n"
             "print(sorted(m for m in sys.modules if m.startswith(('langchain_openai', 'openai', "
             "'langgraph'))))")

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-import prompts
+from diagnosis_harness import prompts
 
 # The keys each node supplies (docs/design.md §10 and the node briefs); a prompt that drifts from its
 # node fails here rather than at the first real model call.

@@ -1,6 +1,6 @@
 """The state's record index and the run store's facts: read back exactly, never guessed.
 
-A checkpoint holds an index of each tool record (diagnosis/records.py); the facts are in the run
+A checkpoint holds an index of each tool record (diagnosis_harness/run/records.py); the facts are in the run
 store. An index entry edited in a checkpoint (Studio, ``update_state``) is backed by no stored
 record: the guards leave it out and release publishes nothing (EVIDENCE_TAMPERED), wherever in
 the run the edit was made. A model that repeats a tool-call id gets each of its calls back.
@@ -12,6 +12,7 @@ import asyncio
 import copy
 from typing import Any
 
+import diagnosis_harness.graph.builder
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -25,10 +26,9 @@ from graphkit import (
     services_for,
 )
 
-import graph.builder
-from app.runner import new_context
-from diagnosis.records import backs, index_entry, resolve
-from harness.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.run.records import backs, index_entry, resolve
+from diagnosis_harness.session.runner import new_context
 
 ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 
@@ -48,7 +48,7 @@ def test_an_index_entry_edited_before_the_guards_publishes_nothing() -> None:
 
     async def scenario() -> dict[str, Any]:
         async with checkpointer_for(services) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver,
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_before=["evidence_guard"])
             await _stream(compiled, {"question": INC["question"]}, config, first)
             values = (await compiled.aget_state(config)).values

@@ -13,6 +13,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from diagnosis_harness.nodes._stops import controlled_stop, stop
+from diagnosis_harness.nodes.release import decide, release
 from graphkit import (
     COLLECT,
     EMPTY_LOGS,
@@ -30,11 +32,9 @@ from graphkit import (
     services_for,
 )
 
-from app.runner import new_context
-from harness.contracts import FailureCode, FallbackType, ReleaseOutcome, RunState
-from harness.lifecycle import CancelSignal, RunLifecycle
-from nodes._stops import controlled_stop, stop
-from nodes.release import decide, release
+from diagnosis_harness.control.contracts import FailureCode, FallbackType, ReleaseOutcome, RunState
+from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
+from diagnosis_harness.session.runner import new_context
 
 AFTER_STOP = call("query_mysql", EMPTY_SQL, "c4", prev="c3", gain="NO_GAIN")
 PATHS = {

@@ -16,6 +16,8 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import diagnosis_harness.graph.builder
+import diagnosis_harness.nodes.tool_gate
 import pytest
 from graphkit import (
     CLAIMS,
@@ -39,13 +41,11 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import create_engine, inspect, text
 
-import app.run_end
-import graph.builder
-import nodes.tool_gate
-from app.runner import ResumeRefused, new_context, resume_run, run_turn
-from harness.lease import Heartbeat, is_stale, owner_dead, worker_id
-from harness.lifecycle import RunLifecycle
-from harness.runstore import SqliteRunStore, open_run_store
+import diagnosis_harness.session.end
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.runstore.store import SqliteRunStore, open_run_store
+from diagnosis_harness.runstore.worker import Heartbeat, is_stale, owner_dead, worker_id
+from diagnosis_harness.session.runner import ResumeRefused, new_context, resume_run, run_turn
 
 Q = INC["question"]
 SCRIPT = {"router": [INC_ROUTER],
@@ -75,8 +75,9 @@ def test_a_resumed_run_keeps_its_remaining_deadline(after_pause_s: float, expect
     """
     services = services_for(demo_home(), SCRIPT, deadline_s=100)
     saver = InMemorySaver()
-    compiled = graph.builder.build_graph(saver)
-    paused = graph.builder.builder().compile(checkpointer=saver, interrupt_after=["tool_gate"])
+    compiled = diagnosis_harness.graph.builder.build_graph(saver)
+    paused = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
+                                                               interrupt_after=["tool_gate"])
     thread = f"run-time-{after_pause_s}"
     first_clock, second_clock = ManualClock(), ManualClock()
     second_clock.advance(86_400)  # another process, a day later: its own monotonic clock
@@ -117,7 +118,7 @@ def test_a_new_turn_starts_its_run_time_at_zero() -> None:
     services.seam.on_call = lambda role, n: clock.advance(5)  # type: ignore[attr-defined]
     out = asyncio.run(run_turn(services, Q, thread_id="run-time-turns", checkpointer=saver))
     assert out["release_outcome"] == "SUCCESS"
-    compiled = graph.builder.build_graph(saver)
+    compiled = diagnosis_harness.graph.builder.build_graph(saver)
     config = {"configurable": {"thread_id": "run-time-turns"}}
     first = asyncio.run(compiled.aget_state(config)).values["elapsed_s"]
     services = services_for(demo_home(), {"router": [INC_ROUTER], "agent": [draft(None)]})
@@ -134,13 +135,13 @@ def test_a_re_executed_tool_gate_reuses_the_calls_the_store_kept(
     """The process died after the tool ran and its record was stored, before the node's
     checkpoint: the node runs again from the same state and must not call the backend again."""
     executed: list[str] = []
-    real = nodes.tool_gate.execute_tool
+    real = diagnosis_harness.nodes.tool_gate.execute_tool
 
     def counting(name: str, args: dict[str, Any], **kw: Any) -> Any:
         executed.append(kw["tool_call_id"])
         return real(name, args, **kw)
 
-    monkeypatch.setattr(nodes.tool_gate, "execute_tool", counting)
+    monkeypatch.setattr(diagnosis_harness.nodes.tool_gate, "execute_tool", counting)
     services = services_for(demo_home(), {})
     reply = AIMessage("", tool_calls=[
         {"name": "query_logs", "args": EV[0]["args"], "id": "c1", "type": "tool_call"},
@@ -151,7 +152,7 @@ def test_a_re_executed_tool_gate_reuses_the_calls_the_store_kept(
     def run_node() -> dict[str, Any]:
         ctx = new_context(services, thread_id="idem", run_id="idempotent-gate")
         services.store.start_run(ctx.run_id, "idem", "q", "replay:inline")
-        return asyncio.run(nodes.tool_gate.tool_gate(state, SimpleNamespace(context=ctx)))
+        return asyncio.run(diagnosis_harness.nodes.tool_gate.tool_gate(state, SimpleNamespace(context=ctx)))
 
     first = run_node()
     again = run_node()  # a new process's run context: only the run store remembers
@@ -169,7 +170,7 @@ def test_a_re_executed_tool_gate_reuses_the_calls_the_store_kept(
 
 def _interrupted(services: Any, saver: Any, thread: str, after: str) -> str:
     """Run until ``after`` (checkpointed), then stop as a killed worker would: no row end."""
-    compiled = graph.builder.builder().compile(checkpointer=saver, interrupt_after=[after])
+    compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver, interrupt_after=[after])
     ctx = new_context(services, thread_id=thread)
     services.store.start_run(ctx.run_id, thread, Q, services.seam.label)
     assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)  # a lease that expired
@@ -251,7 +252,7 @@ def test_a_served_turn_settles_the_stale_runs_of_its_thread() -> None:
     services.store.start_run("stale-served", "t-served", Q, "replay:inline")
     assert services.store.claim_run("stale-served", "elsewhere:1:1", 0.01)
     time.sleep(0.02)
-    compiled = graph.builder.build_graph(InMemorySaver())
+    compiled = diagnosis_harness.graph.builder.build_graph(InMemorySaver())
     asyncio.run(_stream(compiled, {"question": Q}, "t-served",
                         new_context(services, thread_id="t-served")))
     row = services.store.get_run("stale-served")
@@ -287,7 +288,7 @@ class FlakySaver(InMemorySaver):
 @pytest.mark.parametrize("failures", [1, 1000])
 def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_failed(
         failures: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app.run_end, "FINAL_CHECKPOINT_MAX_S", 0.5)  # retried this long at most
+    monkeypatch.setattr(diagnosis_harness.session.end, "FINAL_CHECKPOINT_MAX_S", 0.5)  # retried this long
     services = services_for(demo_home(), SCRIPT)
     saver = FlakySaver(failures)
     out = asyncio.run(run_turn(services, Q, thread_id=f"flaky-{failures}", checkpointer=saver))
@@ -295,7 +296,7 @@ def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_fail
     assert out["content"] and kinds(out) == ["metadata", "status*", "content", "done"]
     assert "error" not in out
     assert services.store.get_run(out["run_id"])["release_outcome"] == "SUCCESS"
-    state = asyncio.run(graph.builder.build_graph(saver).aget_state(
+    state = asyncio.run(diagnosis_harness.graph.builder.build_graph(saver).aget_state(
         {"configurable": {"thread_id": f"flaky-{failures}"}})).values
     if failures == 1:  # written again: the next turn gets its previous_turn
         assert "checkpoint_error" not in out
@@ -311,7 +312,7 @@ def test_after_a_crash_the_output_reports_the_usage_the_row_recorded(
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    monkeypatch.setattr(graph.builder, "saturation_check", crashes)
+    monkeypatch.setattr(diagnosis_harness.graph.builder, "saturation_check", crashes)
     services = services_for(demo_home(), SCRIPT)
     out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver()))
     row = services.store.get_run(out["run_id"])
@@ -355,7 +356,13 @@ def test_an_owner_is_dead_when_its_process_is_gone_even_before_its_lease_expires
 def test_migration_2_adds_leases_and_observations_to_a_version_1_store(tmp_path: Any) -> None:
     path = tmp_path / "runs.sqlite"
     engine = create_engine(f"sqlite:///{path}")
-    from harness.runstore_schema import SCHEMA_VERSION, _v1_initial, runs, schema_version, tool_records
+    from diagnosis_harness.runstore.schema import (
+        SCHEMA_VERSION,
+        _v1_initial,
+        runs,
+        schema_version,
+        tool_records,
+    )
 
     with engine.begin() as conn:  # a store as migration 1 left it, before leases existed
         _v1_initial(conn)
@@ -382,7 +389,8 @@ def test_a_run_killed_in_its_first_node_is_continued_from_its_input() -> None:
     """Only the input was checkpointed (the worker died while routing): resume starts there."""
     services = services_for(demo_home(), SCRIPT)
     saver = InMemorySaver()
-    compiled = graph.builder.builder().compile(checkpointer=saver, interrupt_before=["route"])
+    compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
+                                                                 interrupt_before=["route"])
     ctx = new_context(services, thread_id="killed-routing")
     services.store.start_run(ctx.run_id, "killed-routing", Q, services.seam.label)
     assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)

@@ -32,14 +32,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC, kinds
 
-from app.runner import open_checkpointer
-from app.services import run_store_location
-from graph.builder import build_graph
-from harness.runstore import SqlRunStore, open_run_store
-from harness.settings import load_settings
-from tools.dataset.build import ensure_dataset
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqlRunStore, open_run_store
+from diagnosis_harness.session.runner import open_checkpointer
+from diagnosis_harness.session.services import run_store_location
 
 pytestmark = pytest.mark.slow
 
@@ -282,7 +282,7 @@ def test_sigterm_cancels_a_running_diagnosis(home: Path) -> None:
 
 
 def test_ten_processes_on_one_home_agree_on_every_run(home: Path) -> None:
-    procs = [subprocess.Popen([sys.executable, "-m", "app", "diagnose", Q, "--json",
+    procs = [subprocess.Popen([sys.executable, "-m", "diagnosis_harness", "diagnose", Q, "--json",
                                "--thread", f"T{i}"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=Site(home).env(),
                               cwd=home.parent)

@@ -4,11 +4,11 @@ import asyncio
 
 import pytest
 
-from harness.budget import Budget, BudgetLimits
-from harness.contracts import FailureClass
-from harness.lifecycle import RunLifecycle
-from harness.retry import AttemptError, RetryPolicy, execute_with_retry
-from harness.settings import load_settings
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import FailureClass
+from diagnosis_harness.control.lifecycle import RunLifecycle
+from diagnosis_harness.control.retry import AttemptError, RetryPolicy, execute_with_retry
+from diagnosis_harness.control.settings import load_settings
 
 
 class FakeClock:

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-import harness.runstore_db
-from harness.budget import MAX_USAGE_COUNT, BudgetUsage
-from harness.contracts import (
+import diagnosis_harness.runstore.db
+from diagnosis_harness.control.budget import MAX_USAGE_COUNT, BudgetUsage
+from diagnosis_harness.control.contracts import (
     EvidenceStatus,
     FailureClass,
     FallbackType,
@@ -35,7 +35,7 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.runstore import (
+from diagnosis_harness.runstore.store import (
     MAX_COUNT,
     SCHEMA_VERSION,
     RunPersistenceError,
@@ -304,7 +304,7 @@ def _hold_write_lock(backend: Backend, release: threading.Event) -> threading.Ev
 
 def test_finish_waits_out_a_passing_lock_and_fails_classified_on_a_stuck_one(
         backend: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(harness.runstore_db, "LOCK_WAIT_S", 0.2)  # the home's one lock-wait policy
+    monkeypatch.setattr(diagnosis_harness.runstore.db, "LOCK_WAIT_S", 0.2)  # the home's one lock-wait policy
     store = backend.open(retry_s=1.5)
     store.start_run("r1", "t1", "q", "offline")
     store.start_run("r2", "t1", "q", "offline")
@@ -326,10 +326,10 @@ def test_finish_waits_out_a_passing_lock_and_fails_classified_on_a_stuck_one(
 
 WORKER = textwrap.dedent("""
     import sys
-    from harness.budget import MAX_USAGE_COUNT, BudgetUsage
-    from harness.contracts import ReleaseOutcome, RunState, StoredRunStatus, ToolRecord
-    from harness.contracts import InvocationStatus, EvidenceStatus
-    from harness.runstore import SqliteRunStore
+    from diagnosis_harness.control.budget import MAX_USAGE_COUNT, BudgetUsage
+    from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus, ToolRecord
+    from diagnosis_harness.control.contracts import InvocationStatus, EvidenceStatus
+    from diagnosis_harness.runstore.store import SqliteRunStore
 
     home, worker = sys.argv[1], sys.argv[2]
     store = SqliteRunStore(home + "/runs.sqlite")

@@ -33,8 +33,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 
-from app.serving import ServingAdapter
-from harness.runstore import SqliteRunStore
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.serving.adapter import ServingAdapter
 
 pytestmark = pytest.mark.slow
 
@@ -339,7 +339,7 @@ def test_a_crash_between_two_nodes_fails_the_run_as_the_cli_does(served: Served,
                       and e) == run.events
 
     env = dict(served.server.env, LANGGRAPH_DEFAULT_RECURSION_LIMIT="2")
-    cli = subprocess.run([sys.executable, "-m", "app", "diagnose", "--json",
+    cli = subprocess.run([sys.executable, "-m", "diagnosis_harness", "diagnose", "--json",
                           "payment timeouts, incident #31: why?"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert cli.returncode == 2, cli.stderr
@@ -385,7 +385,7 @@ def test_twenty_concurrent_diagnoses_keep_their_runs_and_evidence_apart(served: 
 
 
 def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
-    from graph.builder import build_graph
+    from diagnosis_harness.graph.builder import build_graph
 
     async def scenario() -> dict[str, Any]:
         client = get_client(url=served.server.url)
@@ -505,7 +505,7 @@ def test_a_run_cancelled_between_nodes_still_gets_a_cancelled_row() -> None:
 
 
 def test_serve_refuses_a_busy_port_instead_of_moving(capsys: pytest.CaptureFixture[str]) -> None:
-    from app.cli import EXIT_USAGE, main
+    from diagnosis_harness.cli.main import EXIT_USAGE, main
 
     port = free_port()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:

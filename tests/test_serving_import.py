@@ -1,6 +1,7 @@
 """Importing the serving adapter changes nothing: no settings read, no graph built, no globals set.
 
-``langgraph.json`` names ``app.serving``; the server (and any tool that lists the graphs) imports
+``langgraph.json`` names ``diagnosis_harness.serving.adapter``; the server (and any tool that lists the
+graphs) imports
 it. What it serves is built when the server first asks for it, never as a side effect of the
 import, so importing it next to another use of the harness (a test, a script, the CLI) leaves
 that use exactly as it was.
@@ -17,16 +18,17 @@ from pathlib import Path
 PROBE = r"""
 import json, os, sys, threading
 
-PROJECT = ("app", "graph", "nodes", "diagnosis", "tools", "guards", "prompts", "providers",
-           "harness")
+PROJECT = ("diagnosis_harness",)
 
-# Everything app.serving imports, imported first: what changes after is the import's doing.
-import app.runner, app.services, diagnosis.context, graph.builder, harness.settings  # noqa
+# Everything the serving adapter imports, imported first: what changes after is the import's doing.
+import diagnosis_harness.session.runner, diagnosis_harness.session.services  # noqa
+import diagnosis_harness.run.context, diagnosis_harness.graph.builder  # noqa
+import diagnosis_harness.control.settings, diagnosis_harness.serving  # noqa
 
 def state():
     modules = {}
     for name, module in sorted(sys.modules.items()):
-        if name.split(".")[0] not in PROJECT or name == "app.serving":
+        if name.split(".")[0] not in PROJECT or name == "diagnosis_harness.serving.adapter":
             continue
         values = {}
         for key, value in vars(module).items():
@@ -37,13 +39,13 @@ def state():
             "threads": sorted(t.name for t in threading.enumerate())}
 
 before = state()
-import app.serving
+import diagnosis_harness.serving.adapter
 after = state()
 home = os.environ["HARNESS_HOME"]
 print(json.dumps({
     "before": before, "after": after,
     "home_exists": os.path.exists(home),
-    "adapters_built": app.serving._build.cache_info().currsize,
+    "adapters_built": diagnosis_harness.serving.adapter._build.cache_info().currsize,
 }))
 """
 
@@ -60,9 +62,9 @@ def test_importing_app_serving_changes_no_global_state(tmp_path: Path) -> None:
     seen = json.loads(done.stdout)
     before, after = seen["before"], seen["after"]
     assert set(after["modules"]) == set(before["modules"])  # no module of ours loaded by it
-    del after["modules"]["app"]["serving"]  # the import binds the submodule: that is all it may do
+    del after["modules"]["diagnosis_harness.serving"]["adapter"]  # binding the submodule is all it may do
     for name, values in before["modules"].items():
-        assert after["modules"][name] == values, f"importing app.serving changed {name}"
+        assert after["modules"][name] == values, f"importing diagnosis_harness.serving.adapter changed {name}"
     assert after["environ"] == before["environ"]
     assert after["cwd"] == before["cwd"] == []  # no .env read-and-written, no store, no files
     assert after["threads"] == before["threads"]  # no trace writer started

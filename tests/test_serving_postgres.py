@@ -23,9 +23,9 @@ from graphkit import INC
 from langgraph_sdk import get_client
 from pg import PgServer
 
-from app.runner import open_checkpointer
-from harness.runstore import SqlRunStore, open_run_store
-from harness.settings import load_settings
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqlRunStore, open_run_store
+from diagnosis_harness.session.runner import open_checkpointer
 
 pytestmark = pytest.mark.slow
 

@@ -7,6 +7,12 @@ import re
 import sqlite3
 
 import pytest
+from diagnosis_harness.tools.backends import Backends, SqliteOps
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
+from diagnosis_harness.tools.results import SqlRejected
+from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
 from graphkit import (
     INC_ROUTER,
     assert_stored,
@@ -20,15 +26,9 @@ from graphkit import (
     tool_messages,
 )
 
-from harness.budget import Budget, BudgetLimits
-from harness.contracts import EvidenceStatus, InvocationStatus
-from harness.settings import Settings
-from tools.backends import Backends, SqliteOps
-from tools.boundary import execute_tool
-from tools.dataset.build import demo_dataset_dir, load_dataset
-from tools.dataset.layout import OPS_DB
-from tools.results import SqlRejected
-from tools.sql_safety import normalise_sql, validate_select
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
+from diagnosis_harness.control.settings import Settings
 
 S = Settings(_env_file=None)
 

@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import diagnosis_harness.graph.builder
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -23,8 +24,7 @@ from graphkit import (
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Overwrite
 
-import graph.builder
-from app.runner import new_context
+from diagnosis_harness.session.runner import new_context
 
 SCRIPT = {"router": [INC_ROUTER, INC_ROUTER],
           "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS),  # turn 1: c1, c2 and a verified cause
@@ -47,11 +47,11 @@ def test_each_turn_starts_with_no_records_across_sqlite_checkpoints_and_a_resume
 
     async def scenario() -> tuple[dict[str, Any], list[Any], list[Any], dict[str, Any]]:
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver)
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver)
             first = await _stream(compiled, {"question": INC["question"]}, config,
                                   new_context(services, thread_id="records"))
             # Turn 2 stops right after route: its checkpoint is written to the file.
-            compiled = graph.builder.builder().compile(checkpointer=saver,
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["route"])
             ctx = new_context(services, thread_id="records")
             await _stream(compiled, {"question": INC["question"]}, config, ctx)
@@ -60,7 +60,7 @@ def test_each_turn_starts_with_no_records_across_sqlite_checkpoints_and_a_resume
                       for w in t.pending_writes or [] if w[1] == "records"]
         # A new process: a new saver on the same file resumes turn 2.
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
-            compiled = graph.builder.builder().compile(checkpointer=saver)
+            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver)
             final = await _stream(compiled, None, config,
                                   new_context(services, thread_id="records", run_id=ctx.run_id))
         return first, after_route, writes, final

@@ -9,8 +9,8 @@ from contextlib import closing
 
 import pytest
 
-from harness.budget import BudgetUsage
-from harness.contracts import (
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import (
     EvidenceStatus,
     Fact,
     FailureClass,
@@ -24,7 +24,7 @@ from harness.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from harness.runstore import RunPersistenceError, SqliteRunStore
+from diagnosis_harness.runstore.store import RunPersistenceError, SqliteRunStore
 
 
 @pytest.fixture
@@ -82,9 +82,9 @@ def test_what_one_process_wrote_another_reads_back_whole(tmp_path):
 
 _FINISH_IN_A_PROCESS = """
 import sys, time
-from harness.budget import BudgetUsage
-from harness.contracts import ReleaseOutcome, RunState, StoredRunStatus
-from harness.runstore import SqliteRunStore
+from diagnosis_harness.control.budget import BudgetUsage
+from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus
+from diagnosis_harness.runstore.store import SqliteRunStore
 
 path, who, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
 store = SqliteRunStore(path)

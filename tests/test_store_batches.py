@@ -12,22 +12,22 @@ from pathlib import Path
 
 import pytest
 
-import harness.runstore_writer
-from harness.contracts import EvidenceStatus, InvocationStatus, ToolRecord
-from harness.runstore import SqliteRunStore
+import diagnosis_harness.runstore.writer
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.runstore.store import SqliteRunStore
 
 
 @pytest.fixture
 def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
-    write = harness.runstore_writer.BatchWriter._write
+    write = diagnosis_harness.runstore.writer.BatchWriter._write
 
     def counted(self: object, batch: list[object]) -> None:
         sizes.append(len(batch))
         write(self, batch)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(harness.runstore_writer.BatchWriter, "_write", counted)
-    monkeypatch.setattr(harness.runstore_writer, "LINGER_S", 0.5)
+    monkeypatch.setattr(diagnosis_harness.runstore.writer.BatchWriter, "_write", counted)
+    monkeypatch.setattr(diagnosis_harness.runstore.writer, "LINGER_S", 0.5)
     return sizes
 
 

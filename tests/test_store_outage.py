@@ -18,10 +18,10 @@ import pytest
 from graphkit import CLAIMS, COLLECT, INC, INC_ROUTER, ROOT_CAUSE, draft, judge, kinds, services_for
 from pg import PgServer
 
-import app.checkpoints
-from app.runner import open_checkpointer, run_turn
-from app.services import Services
-from harness.runstore import open_run_store
+import diagnosis_harness.checkpoints.savers
+from diagnosis_harness.runstore.store import open_run_store
+from diagnosis_harness.session.runner import open_checkpointer, run_turn
+from diagnosis_harness.session.services import Services
 
 ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 
@@ -66,7 +66,7 @@ def test_postgres_stopped_mid_run_fails_it_classified_and_the_next_run_works(
         pg_server: PgServer, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
     # Bounded waits, so the test does not sit out the production ones (15 s each).
-    monkeypatch.setattr(app.checkpoints, "CONNECTION_WAIT_S", 1.0)
+    monkeypatch.setattr(diagnosis_harness.checkpoints.savers, "CONNECTION_WAIT_S", 1.0)
     store = open_run_store(pg_url, retry_s=1.0)
     services = services_for(tmp_path / "home", ROW1, database_url=pg_url)
     services = Services(settings=services.settings, seam=services.seam, backends=services.backends,

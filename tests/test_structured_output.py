@@ -12,18 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from diagnosis_harness.providers import structured
+from diagnosis_harness.providers.seam import ModelSeam
+from diagnosis_harness.tools.sql_safety import SqlRejected, validate_select
 from graphkit import INC, judge, ready_facts, router
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-import prompts
-from app.runner import Services, run_turn
-from harness.contracts import Role
-from harness.runstore import SqliteRunStore
-from harness.settings import load_settings
-from providers import structured
-from providers.seam import ModelSeam
-from tools.sql_safety import SqlRejected, validate_select
+from diagnosis_harness import prompts
+from diagnosis_harness.control.contracts import Role
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.runner import Services, run_turn
 
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
 SQL = {"sql": INC["evidence"][1]["args"]["sql"]}
@@ -362,7 +362,7 @@ def test_harness_config_reports_the_structured_output_mode(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
-    from app.cli import app
+    from diagnosis_harness.cli.main import app
 
     with StubOpenAI([{"content": "{}"}], refuse={"json_schema": 500}) as stub:
         for key, value in {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "k",

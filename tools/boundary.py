@@ -14,14 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
-from harness.budget import Budget, BudgetExhausted
-from harness.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
-from harness.settings import Settings
-from tools.backends import Backends
-from tools.bounded import run_bounded
-from tools.registry import (
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.bounded import run_bounded
+from diagnosis_harness.tools.registry import (
     TOOL_ARG_MODELS,
     TOOL_DESCRIPTIONS,
     TOOLS,
@@ -30,8 +25,13 @@ from tools.registry import (
     find_tool,
     tool_schemas,
 )
-from tools.results import ToolInputError, ToolResult, clip
-from tools.untrusted import instruction_flags
+from diagnosis_harness.tools.results import ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.untrusted import instruction_flags
+from pydantic import BaseModel, ValidationError
+
+from diagnosis_harness.control.budget import Budget, BudgetExhausted
+from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.control.settings import Settings
 
 __all__ = [
     "CONTROL_KEYS", "TOOL_ARG_MODELS", "TOOL_DESCRIPTIONS", "Backends", "ToolOutcome",

@@ -1,17 +1,20 @@
 """Evidence tools from MCP servers (``HARNESS_MCP_CONFIG``), behind the same boundary as the others.
 
-Loaded once per process (:func:`load_mcp_tools`, called by ``app.services``): every configured
+Loaded once per process (:func:`load_mcp_tools`, called by ``diagnosis_harness.session.services``): every
+configured
 server with allow-listed tools is started once to list its tools (``langchain-mcp-adapters``
-converts them, annotations included); the ones that may be offered (:mod:`tools.mcp_config`)
-become :class:`~tools.registry.ToolSpec` entries named ``mcp_<server>_<tool>``. The run context
+converts them, annotations included); the ones that may be offered (:mod:`diagnosis_harness.tools.mcp_config`)
+become :class:`~diagnosis_harness.tools.registry.ToolSpec` entries named ``mcp_<server>_<tool>``. The run
+context
 carries them: the model sees them among the evidence tools, the tool gate knows them, and
-:func:`tools.boundary.execute_tool` runs them on the one path every tool takes — budget, argument
+:func:`diagnosis_harness.tools.boundary.execute_tool` runs them on the one path every tool takes — budget,
+argument
 check (the server's own JSON schema here), duplicate scope, byte caps, ``E<k>.<i>`` facts, model
 and control views — so the guards verify MCP evidence exactly like built-in evidence.
 
 Each call opens its own session (a stdio server is started for the call and stopped after it) on
 a private event loop, bounded by ``HARNESS_MCP_CALL_TIMEOUT_S`` and the run's remaining deadline
-(:func:`tools.mcp_results.run_bounded`). A stdio server's stderr goes to
+(:func:`diagnosis_harness.tools.mcp_results.run_bounded`). A stdio server's stderr goes to
 ``$HARNESS_HOME/mcp/<server>.log`` (the latest session's), never to the terminal.
 """
 
@@ -27,14 +30,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+from diagnosis_harness.tools.mcp_config import McpServer, McpUnavailable, read_config
+from diagnosis_harness.tools.mcp_results import one_line, run_bounded, to_result
+from diagnosis_harness.tools.registry import TOOLS, ToolSpec
+from diagnosis_harness.tools.results import ToolInputError, ToolResult, clip
 from langchain_core.tools import ToolException
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from harness.settings import Settings
-from tools.mcp_config import McpServer, McpUnavailable, read_config
-from tools.mcp_results import one_line, run_bounded, to_result
-from tools.registry import TOOLS, ToolSpec
-from tools.results import ToolInputError, ToolResult, clip
+from diagnosis_harness.control.settings import Settings
 
 __all__ = ["McpArgs", "McpCall", "McpToolError", "McpUnavailable", "load_mcp_tools"]
 

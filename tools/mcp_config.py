@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tools.backends import BackendUnavailable
+from diagnosis_harness.tools.backends import BackendUnavailable
 
 logger = logging.getLogger(__name__)
 

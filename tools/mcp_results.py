@@ -1,4 +1,4 @@
-"""An MCP tool's answer as the harness's :class:`~tools.results.ToolResult`, and a bounded runner.
+"""An MCP tool's answer as a :class:`~diagnosis_harness.tools.results.ToolResult`; a bounded runner.
 
 Text content becomes facts: a text that is a JSON (or Python-literal) list of records gives one
 fact per record, any other text one fact per non-empty line. Non-text content (images, files)
@@ -16,7 +16,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from tools.results import Item, ResultTooLarge, ToolResult, clip
+from diagnosis_harness.tools.results import Item, ResultTooLarge, ToolResult, clip
 
 T = TypeVar("T")
 

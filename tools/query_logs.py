@@ -7,14 +7,14 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.format import LEVELS, normalise_level
+from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.text import fts_and_query, search_terms
+from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.settings import Settings
-from tools.backends import Backends
-from tools.dataset.format import LEVELS, normalise_level
-from tools.results import Item, ToolInputError, ToolResult, clip
-from tools.text import fts_and_query, search_terms
-from tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
+from diagnosis_harness.control.settings import Settings
 
 MAX_PATTERNS = 10
 """Error patterns shown per call (most frequent first); the summary counts all of them."""
@@ -185,7 +185,8 @@ def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[s
         clauses.append("CAST(json_extract(e.attrs, ?) AS TEXT) = ?")
         params += [f'$."{_attribute(key, backends)}"', value]
     if args.pattern:
-        # Ids ascend with time (see tools.dataset.layout), so the window bounds the full-text scan too.
+        # Ids ascend with time (see diagnosis_harness.tools.dataset.layout), so the window bounds the
+        # full-text scan too.
         with backends.lock:
             first = backends.logs.execute(
                 "SELECT min(id), max(id) FROM events WHERE ts_ms BETWEEN ? AND ?", (lo, hi)

@@ -7,13 +7,13 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.results import Item, ToolResult, clip
+from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
+from diagnosis_harness.tools.timeutil import format_utc
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from harness.settings import Settings
-from tools.backends import Backends
-from tools.results import Item, ToolResult, clip
-from tools.sql_safety import normalise_sql, validate_select
-from tools.timeutil import format_utc
+from diagnosis_harness.control.settings import Settings
 
 MAX_VALUE_CHARS = 500
 
@@ -41,7 +41,9 @@ class QueryMysqlArgs(BaseModel):
         url = settings.ops_db_url
         if url is None:
             return {"sql": normalise_sql(self.sql, "sqlite")}
-        from tools.backends.sqlalchemy import url_dialect  # SQLAlchemy only when a URL is set
+        from diagnosis_harness.tools.backends.sqlalchemy import (
+            url_dialect,  # SQLAlchemy only when a URL is set
+        )
 
         return {"sql": normalise_sql(self.sql, url_dialect(url.get_secret_value()))}
 

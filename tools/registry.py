@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from diagnosis_harness.tools.dataset.layout import DatasetInfo
+from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
+from diagnosis_harness.tools.query_logs import QueryLogsArgs, query_logs
+from diagnosis_harness.tools.query_mysql import QueryMysqlArgs, query_mysql
+from diagnosis_harness.tools.results import ToolResult, clip
 from pydantic import BaseModel
 
-from harness.settings import Settings
-from tools.dataset.layout import DatasetInfo
-from tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
-from tools.query_logs import QueryLogsArgs, query_logs
-from tools.query_mysql import QueryMysqlArgs, query_mysql
-from tools.results import ToolResult, clip
+from diagnosis_harness.control.settings import Settings
 
 _MAX_LISTED = 25
 

@@ -1,7 +1,7 @@
 """Evidence provenance of a checked SELECT: every value it returns must come from stored rows.
 
 A query result becomes citable evidence, so a query may not *write* its own evidence. On the
-sqlglot tree of the statement (after :mod:`tools.sql_safety` has checked it is a read-only
+sqlglot tree of the statement (after :mod:`diagnosis_harness.tools.sql_safety` has checked it is a read-only
 SELECT), this module refuses:
 
 - a SELECT without FROM, and VALUES lists (rows made of constants);
@@ -29,9 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from diagnosis_harness.tools.results import SqlRejected
 from sqlglot import exp
-
-from tools.results import SqlRejected
 
 NONE, SEP, LABEL, FREE = range(4)
 """How much literal text can reach a value: none, punctuation only, one word, anything."""

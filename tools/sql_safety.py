@@ -1,7 +1,8 @@
 """Validate that a SQL text is exactly one read-only SELECT over allowed tables.
 
 This is the first of three independent layers (the others: a read-only connection and, for
-SQLite, an authorizer that denies every non-read action, see ``tools.backends``). It uses a real
+SQLite, an authorizer that denies every non-read action, see ``diagnosis_harness.tools.backends``). It uses a
+real
 parser (sqlglot), and the statement that runs is the one regenerated from the checked tree, so
 what was inspected is what executes.
 """
@@ -13,12 +14,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import sqlglot
+from diagnosis_harness.tools.results import SqlRejected
+from diagnosis_harness.tools.sql_provenance import check_provenance, check_table_columns
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
-
-from tools.results import SqlRejected
-from tools.sql_provenance import check_provenance, check_table_columns
 
 DENIED_FUNCTIONS = frozenset(
     {
@@ -99,7 +99,7 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
     ``allowed_tables`` is the table allow-list; a mapping of table → columns (what
     ``Backends.ops_schema()`` returns) also lets the provenance check refuse unknown column
     names. Safety first (one read-only SELECT), then provenance (every returned value is read
-    from a table, see :mod:`tools.sql_provenance`).
+    from a table, see :mod:`diagnosis_harness.tools.sql_provenance`).
     """
     allowed = {t.lower() for t in allowed_tables}
     columns = ({t.lower(): list(cols) for t, cols in allowed_tables.items()}

@@ -1,6 +1,7 @@
 """The offline investigator as a LangChain chat model, one instance per role (tokens: 0).
 
-It reads its input as data (see :mod:`providers.offline.conversation`): the role, the name and
+It reads its input as data (see :mod:`diagnosis_harness.providers.offline.conversation`): the role, the name
+and
 values of the prompt it was called with, the bound tool specs, the JSON bodies of observations.
 Rewording a prompt changes nothing it does. It answers the way the agent protocol asks:
 with tools bound natively it makes native tool calls and writes its draft as JSON text; with
@@ -13,17 +14,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from diagnosis_harness.providers.offline.conversation import Conversation
+from diagnosis_harness.providers.offline.investigator import next_step
+from diagnosis_harness.providers.offline.judge import judge
+from diagnosis_harness.providers.offline.repair import repair
+from diagnosis_harness.providers.offline.router import answer as route
+from diagnosis_harness.providers.replay import ModelCallError
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from harness.contracts import FailureClass, Role
-from providers.offline.conversation import Conversation
-from providers.offline.investigator import next_step
-from providers.offline.judge import judge
-from providers.offline.repair import repair
-from providers.offline.router import answer as route
-from providers.replay import ModelCallError
+from diagnosis_harness.control.contracts import FailureClass, Role
 
 
 class OfflineChatModel(BaseChatModel):

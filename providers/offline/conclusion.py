@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from providers.offline.investigation import Investigation
-from providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
 
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")

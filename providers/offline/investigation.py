@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from providers.offline.conversation import Conversation
-from providers.offline.text import terms
+from diagnosis_harness.providers.offline.conversation import Conversation
+from diagnosis_harness.providers.offline.text import terms
 
 DEFAULT_MAX_CALLS = 10
 """The tool-call limit assumed when the instructions do not carry one."""

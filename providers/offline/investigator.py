@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from providers.offline.conclusion import draft
-from providers.offline.conversation import Conversation
-from providers.offline.investigation import Investigation
-from providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+from diagnosis_harness.providers.offline.conclusion import draft
+from diagnosis_harness.providers.offline.conversation import Conversation
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
 """How far before the window the investigator looks for changes that could explain it."""

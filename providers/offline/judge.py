@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from providers.offline.text import FRAMING, WORD, numbers, stem
+from diagnosis_harness.providers.offline.text import FRAMING, WORD, numbers, stem
 
 
 def judge(payload_text: str) -> dict[str, Any]:

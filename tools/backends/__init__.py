@@ -1,8 +1,9 @@
 """Read-only handles on a built dataset: the log store, the runbook index, the ops database.
 
 ``Backends.open(dir)`` is cheap (three SQLite opens) and must be closed. The pieces live in
-:mod:`tools.backends.sqlite` (read-only, hardened SQLite; the embedded ops database) and
-:mod:`tools.backends.sqlalchemy` (the ops database at a URL); this module only assembles them,
+:mod:`diagnosis_harness.tools.backends.sqlite` (read-only, hardened SQLite; the embedded ops database) and
+:mod:`diagnosis_harness.tools.backends.sqlalchemy` (the ops database at a URL); this module only assembles
+them,
 and neither of them imports it.
 """
 
@@ -13,8 +14,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.settings import Settings
-from tools.backends.sqlite import (
+from diagnosis_harness.tools.backends.sqlite import (
     BackendUnavailable,
     OpsBackend,
     OpsResult,
@@ -24,7 +24,16 @@ from tools.backends.sqlite import (
     open_readonly,
     ro_uri,
 )
-from tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, DatasetInfo, dataset_dir, dataset_info
+from diagnosis_harness.tools.dataset.layout import (
+    KNOWLEDGE_DB,
+    LOGS_DB,
+    OPS_DB,
+    DatasetInfo,
+    dataset_dir,
+    dataset_info,
+)
+
+from diagnosis_harness.control.settings import Settings
 
 __all__ = [
     "BackendUnavailable", "Backends", "OpsBackend", "OpsResult", "SqliteOps", "fetch_capped",
@@ -62,7 +71,7 @@ class Backends:
             if ops_db_url:
                 # Imported here: SQLAlchemy costs start-up time that most runs (the embedded
                 # ops database) never need.
-                from tools.backends.sqlalchemy import SqlAlchemyOps
+                from diagnosis_harness.tools.backends.sqlalchemy import SqlAlchemyOps
 
                 ops: OpsBackend = SqlAlchemyOps(ops_db_url, ops_tables)
             else:

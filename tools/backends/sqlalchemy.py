@@ -18,11 +18,16 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, cast
 
+from diagnosis_harness.tools.backends.sqlite import (
+    BackendUnavailable,
+    OpsResult,
+    fetch_capped,
+    harden_sqlite,
+    sqlite_deadline,
+)
 from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
-
-from tools.backends.sqlite import BackendUnavailable, OpsResult, fetch_capped, harden_sqlite, sqlite_deadline
 
 SQLGLOT_DIALECT = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql",
                    "postgresql": "postgres"}

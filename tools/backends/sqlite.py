@@ -3,7 +3,8 @@
 Every connection is opened with ``mode=ro``; an ops connection is further locked down
 (``query_only``, an authorizer that allows only reads of the allowed tables, length limits, a
 time limit per query), so even a statement that slipped past the SQL validator could not write,
-attach or read the schema. :mod:`tools.backends.sqlalchemy` reuses the hardening, the deadline
+attach or read the schema. :mod:`diagnosis_harness.tools.backends.sqlalchemy` reuses the hardening, the
+deadline
 and the capped fetch for a SQLite URL; nothing here imports it.
 """
 
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from tools.results import ResultTooLarge
-from tools.sql_safety import is_denied_function
+from diagnosis_harness.tools.results import ResultTooLarge
+from diagnosis_harness.tools.sql_safety import is_denied_function
 
 
 class BackendUnavailable(RuntimeError):

@@ -22,16 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.settings import Settings
-from tools.dataset.examples import describe_logs
-from tools.dataset.format import (
+from diagnosis_harness.tools.dataset.examples import describe_logs
+from diagnosis_harness.tools.dataset.format import (
     DatasetError,
     Problems,
     iter_log_events,
     read_manifest,
     source_files,
 )
-from tools.dataset.layout import (
+from diagnosis_harness.tools.dataset.layout import (
     BACKEND_FILES,
     BUILD_MANIFEST,
     KNOWLEDGE_DB,
@@ -47,8 +46,10 @@ from tools.dataset.layout import (
     read_build_manifest,
     source_dir,
 )
-from tools.dataset.runbooks import Passage, read_knowledge
-from tools.dataset.tables import Table, TableOptions, read_tables
+from diagnosis_harness.tools.dataset.runbooks import Passage, read_knowledge
+from diagnosis_harness.tools.dataset.tables import Table, TableOptions, read_tables
+
+from diagnosis_harness.control.settings import Settings
 
 _BATCH = 20_000
 _MAX_NOTES = 100
@@ -74,8 +75,9 @@ class LoadReport:
 def ensure_dataset(settings: Settings) -> Path:
     """Return the built backend dir for ``settings.data_dir`` (None: the demo), building it if needed.
 
-    Call it before :meth:`tools.backends.Backends.open`: opening never builds. Where builds live
-    is :func:`tools.dataset.layout.dataset_dir`.
+    Call it before :meth:`diagnosis_harness.tools.backends.Backends.open`: opening never builds. Where builds
+    live
+    is :func:`diagnosis_harness.tools.dataset.layout.dataset_dir`.
     """
     src = source_dir(settings)
     if not src.is_dir():

@@ -10,15 +10,15 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from tools.dataset.layout import DatasetInfo
-from tools.timeutil import format_epoch_ms
+from diagnosis_harness.tools.dataset.layout import DatasetInfo
+from diagnosis_harness.tools.timeutil import format_epoch_ms
 
 _MAX_ATTRIBUTES = 40
 _SEVERE = ("WARN", "ERROR", "FATAL")
 
 
 def describe_logs(conn: sqlite3.Connection) -> dict[str, Any]:
-    """The :class:`~tools.dataset.layout.DatasetInfo` fields a built log store gives."""
+    """The :class:`~diagnosis_harness.tools.dataset.layout.DatasetInfo` fields a built log store gives."""
     count, first_ms, last_ms = conn.execute(
         "SELECT count(*), min(ts_ms), max(ts_ms) FROM events"
     ).fetchone()

@@ -5,8 +5,9 @@ Layout: ``logs.jsonl`` (or ``logs.jsonl.gz``), ``tables/<name>.csv``, ``knowledg
 dropped. What had to be assumed or mapped (a level spelled ``notice``, a zone for naive table
 times) is collected as a note and shown by ``harness data load``. The loader builds nothing unless
 the whole folder is clean, so a dataset is never half-loaded. Tables live in
-:mod:`tools.dataset.tables`, runbooks in :mod:`tools.dataset.runbooks`; logs in any other shape
-are converted by ``harness data import`` (:mod:`tools.dataset.importer`).
+:mod:`diagnosis_harness.tools.dataset.tables`, runbooks in :mod:`diagnosis_harness.tools.dataset.runbooks`;
+logs in any other shape
+are converted by ``harness data import`` (:mod:`diagnosis_harness.tools.dataset.importer`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.settings import zone_of
-from tools.dataset.sniff import detect_json_format, open_binary
-from tools.timeutil import TimestampError, parse_ts, to_epoch_ms
+from diagnosis_harness.tools.dataset.sniff import detect_json_format, open_binary
+from diagnosis_harness.tools.timeutil import TimestampError, parse_ts, to_epoch_ms
+
+from diagnosis_harness.control.settings import zone_of
 
 LOGS_FILE = "logs.jsonl"
 LOGS_FILE_GZ = "logs.jsonl.gz"

@@ -3,7 +3,8 @@
 Sources are files or folders. Log files (plain or gzip, with or without a UTF-8 BOM) are
 converted into ``logs.jsonl`` by their detected or given format; tables are copied into
 ``tables/`` under safe names and runbooks into ``knowledge/`` (the loader reads both as they are:
-:mod:`tools.dataset.tables`, :mod:`tools.dataset.runbooks`). What had to be assumed (a zone, a
+:mod:`diagnosis_harness.tools.dataset.tables`, :mod:`diagnosis_harness.tools.dataset.runbooks`). What had to
+be assumed (a zone, a
 year, a service name, a level spelling) is reported per source. The folder is written aside and
 moved into place only when every source converted cleanly; bad lines fail the import with their
 ``file:line`` unless the user chose to skip them.
@@ -20,10 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.dataset.format import KNOWLEDGE_DIR, LOGS_FILE, MANIFEST_FILE, TABLES_DIR, DatasetError
-from tools.dataset.log_import import ImportOptions, SourceReport, import_logs
-from tools.dataset.sniff import kind_of, open_binary
-from tools.dataset.tables import safe_name
+from diagnosis_harness.tools.dataset.format import (
+    KNOWLEDGE_DIR,
+    LOGS_FILE,
+    MANIFEST_FILE,
+    TABLES_DIR,
+    DatasetError,
+)
+from diagnosis_harness.tools.dataset.log_import import ImportOptions, SourceReport, import_logs
+from diagnosis_harness.tools.dataset.sniff import kind_of, open_binary
+from diagnosis_harness.tools.dataset.tables import safe_name
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read so far, total bytes of all sources)."""

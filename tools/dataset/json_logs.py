@@ -1,7 +1,8 @@
 """JSON log exports as flat records: Elasticsearch/ECS, Loki, OpenTelemetry, generic JSON lines.
 
 Each function turns one parsed JSON value (a line, or a whole exported document) into
-``(flat record, time, message)`` triples for :func:`tools.dataset.records.build_event`; a time
+``(flat record, time, message)`` triples for :func:`diagnosis_harness.tools.dataset.records.build_event`; a
+time
 or message of None means "look it up in the record's fields".
 """
 
@@ -11,8 +12,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from tools.dataset.records import flatten, text_value
-from tools.dataset.sniff import LOGFMT_PAIR
+from diagnosis_harness.tools.dataset.records import flatten, text_value
+from diagnosis_harness.tools.dataset.sniff import LOGFMT_PAIR
 
 Record = tuple[dict[str, Any], Any, str | None]
 

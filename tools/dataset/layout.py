@@ -12,8 +12,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness.settings import Settings
-from tools.dataset.format import Problems, read_manifest
+from diagnosis_harness.tools.dataset.format import Problems, read_manifest
+
+from diagnosis_harness.control.settings import Settings
 
 SCHEMA_VERSION = 2
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""

@@ -16,10 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from harness.settings import zone_of
-from tools.dataset.json_logs import records
-from tools.dataset.records import RecordError, SourceStats, build_event
-from tools.dataset.sniff import (
+from diagnosis_harness.tools.dataset.json_logs import records
+from diagnosis_harness.tools.dataset.records import RecordError, SourceStats, build_event
+from diagnosis_harness.tools.dataset.sniff import (
     JSON_FORMATS,
     canonical_format,
     decode,
@@ -28,8 +27,10 @@ from tools.dataset.sniff import (
     sample_lines,
     whole_document,
 )
-from tools.dataset.text_logs import compile_pattern, join_events
-from tools.timeutil import TimeReader, format_utc
+from diagnosis_harness.tools.dataset.text_logs import compile_pattern, join_events
+from diagnosis_harness.tools.timeutil import TimeReader, format_utc
+
+from diagnosis_harness.control.settings import zone_of
 
 _GENERIC_STEMS = {"access", "error", "access_log", "error_log", "syslog", "messages", "app",
                   "application", "log", "logs", "output", "stdout", "stderr", "current", "server",

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tools.dataset.format import ORIGINAL_LEVEL_ATTR, map_level
-from tools.timeutil import TimeReader, TimestampError
+from diagnosis_harness.tools.dataset.format import ORIGINAL_LEVEL_ATTR, map_level
+from diagnosis_harness.tools.timeutil import TimeReader, TimestampError
 
 TS_KEYS = ("@timestamp", "timestamp", "Timestamp", "ts", "time", "t", "@t", "datetime", "date",
            "eventTime", "event_time", "timeUnixNano", "TimeUnixNano", "observedTimeUnixNano",

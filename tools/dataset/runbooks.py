@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.dataset.format import KNOWLEDGE_DIR, RUNBOOK_SUFFIXES, Problems
+from diagnosis_harness.tools.dataset.format import KNOWLEDGE_DIR, RUNBOOK_SUFFIXES, Problems
 
 _DOC_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\Z")

@@ -20,9 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.settings import zone_of
-from tools.dataset.format import TABLE_SUFFIXES, TABLES_DIR, Problems
-from tools.timeutil import TimeReader, TimestampError, epoch_to_datetime, format_utc, looks_like_time
+from diagnosis_harness.tools.dataset.format import TABLE_SUFFIXES, TABLES_DIR, Problems
+from diagnosis_harness.tools.timeutil import (
+    TimeReader,
+    TimestampError,
+    epoch_to_datetime,
+    format_utc,
+    looks_like_time,
+)
+
+from diagnosis_harness.control.settings import zone_of
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")

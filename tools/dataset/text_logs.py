@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from tools.dataset.json_logs import logfmt
-from tools.dataset.records import RecordError, level_in_text
-from tools.dataset.sniff import (
+from diagnosis_harness.tools.dataset.json_logs import logfmt
+from diagnosis_harness.tools.dataset.records import RecordError, level_in_text
+from diagnosis_harness.tools.dataset.sniff import (
     ACCESS,
     APACHE_ERROR,
     CONTINUATION,
@@ -24,7 +24,7 @@ from tools.dataset.sniff import (
 )
 
 Parsed = tuple[dict[str, Any], Any, str | None]
-"""A record as :func:`tools.dataset.records.build_event` takes it: fields, time, message."""
+"""A record as :func:`diagnosis_harness.tools.dataset.records.build_event` takes it: fields, time, message."""
 MAX_JOINED_LINES = 200
 _NGINX_FIELDS = re.compile(r', (client|server|request|upstream|host|referrer): ("[^"]*"|[^,]*)')
 _LOGGER_PREFIX = re.compile(r"(?:\d+ )?(?:--- )?\[([^\]]*)\]\s+([\w.$]+)\s+[:-]\s+(.*)", re.S)

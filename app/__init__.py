@@ -1,1 +1,0 @@
-"""Entry points, the top layer: the CLI, the runner, the serving adapter and services wiring."""

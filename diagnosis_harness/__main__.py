@@ -1,0 +1,5 @@
+"""``python -m diagnosis_harness`` runs the CLI (the same as the `harness` console script)."""
+
+from diagnosis_harness.cli.main import main
+
+main()

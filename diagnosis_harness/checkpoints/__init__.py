@@ -1,0 +1,1 @@
+"""The checkpointers (SQLite, PostgreSQL) and the pruning of their threads."""

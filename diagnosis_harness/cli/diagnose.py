@@ -1,0 +1,169 @@
+"""``harness diagnose``: one turn with a live status line, a readable report or ``--json``.
+
+Kept apart from ``cli.py`` so ``harness --help`` never imports LangGraph. This is the one
+run-control module that reaches up to the graph runner: it is the command's entry point.
+``harness runs resume`` (``diagnosis_harness.cli.runs``) shares its printing and its signal handling.
+
+Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
+and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn
+
+from diagnosis_harness.control.settings import Settings
+
+EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
+EXIT_PAUSED = 3
+"""The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
+
+EXIT_TERMINATED = 143
+"""A run cancelled by SIGTERM (128 + 15), as a shell reports a process ended by it."""
+
+Problem = Callable[[BaseException], str | None]
+
+
+def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) -> Any:
+    """The process's services, or a one-line usage error (exit 64) naming what is wrong."""
+    from diagnosis_harness.cli.errors import check_home, problem
+    from diagnosis_harness.session.services import Services
+
+    if (bad_home := check_home(settings)) is not None:
+        usage_error(bad_home)
+    try:
+        return Services.from_settings(settings)
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc, settings)) is None:
+            raise
+        usage_error(line)
+
+
+def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
+                     problem: Problem, usage_error: Callable[[str], NoReturn],
+                     on_cancel: Callable[[], None]) -> dict[str, Any] | int:
+    """Run ``make()`` to its end; the exit code of a cancel (130, 143) or a usage error.
+
+    SIGTERM cancels the run's task as Ctrl-C does (asyncio turns SIGINT into a cancel too).
+    An error before the run could start (a checkpoint store that cannot be opened, a run store
+    that cannot take its row) is a one-line usage error.
+    """
+    terminated = False
+
+    async def main() -> dict[str, Any]:
+        nonlocal terminated
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+
+        def on_sigterm() -> None:
+            nonlocal terminated
+            terminated = True
+            task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals here (a thread)
+            pass
+        try:
+            return await make()
+        finally:
+            try:
+                loop.remove_signal_handler(signal.SIGTERM)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+    try:
+        return asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        on_cancel()
+        return EXIT_TERMINATED if terminated else EXIT_BY_OUTCOME["CANCELLED"]
+    except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
+        if (line := problem(exc)) is None:
+            raise
+        usage_error(line)
+
+
+def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as_json: bool,
+                 usage_error: Callable[[str], NoReturn]) -> int:
+    """Run the turn and print it; return the process exit code."""
+    from rich.console import Console
+
+    from diagnosis_harness.cli.errors import problem
+    from diagnosis_harness.session.runner import open_checkpointer, run_turn
+
+    err = Console(stderr=True)
+    services = open_services(settings, usage_error)
+    status = err.status("starting…") if err.is_terminal and not as_json else None
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("event") == "status":
+            if status is not None:
+                status.update(f"{event['phase']}…")
+            elif not as_json:
+                err.print(f"[dim]… {event['phase']}[/dim]")
+
+    async def turn() -> dict[str, Any]:
+        async with open_checkpointer(settings) as saver:
+            return await run_turn(services, question, thread_id=thread_id, checkpointer=saver,
+                                  on_event=on_event)
+
+    try:
+        if status is not None:
+            status.start()
+        out = run_with_signals(turn, lambda exc: problem(exc, settings), usage_error,
+                               lambda: err.print("cancelled"))
+    finally:
+        if status is not None:
+            status.stop()
+    if isinstance(out, int):
+        return out
+    return print_run(out, as_json)
+
+
+def print_run(out: dict[str, Any], as_json: bool) -> int:
+    """Print a run's end (report or ``--json``) and return its exit code.
+
+    What went wrong outside the run's own events (a crash, a final checkpoint that could not
+    be written) is one line on stderr as well.
+    """
+    for key in ("error", "checkpoint_error"):
+        if out.get(key):
+            sys.stderr.write(f"harness: {out[key]}\n")
+    if as_json:
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    elif out.get("paused"):
+        sys.stdout.write(f"[PAUSED] the verified report awaits approval: harness runs show "
+                         f"{out['run_id']}, then harness runs approve {out['run_id']} "
+                         "(or --reject --note …)\n")
+    else:
+        _print_human(out)
+    if out.get("paused"):
+        return EXIT_PAUSED
+    return EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2)
+
+
+def _print_human(out: dict[str, Any]) -> None:
+    outcome = out.get("release_outcome")
+    head = f"[{outcome}{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}]"
+    lines = [head]
+    if out.get("content"):
+        lines.append(out["content"])
+    elif out.get("failure_code"):
+        failure: dict[str, Any] = next(
+            (e for e in out.get("events", []) if e.get("event") == "failure"), {})
+        lines.append(f"Failed ({out['failure_code']}): {failure.get('message', '')}")
+    usage = out.get("usage") or {}
+    lines.append("")
+    model = out.get("model")
+    if model == "offline":
+        model = "offline (rule-based investigator, no LLM was used)"
+    lines.append(f"model: {model} · run {out.get('run_id')} · thread "
+                 f"{out.get('thread_id')} · {usage.get('model_calls', 0)} model calls, "
+                 f"{usage.get('tool_calls', 0)} tool calls, "
+                 f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens")
+    sys.stdout.write("\n".join(lines) + "\n")

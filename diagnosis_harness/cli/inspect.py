@@ -1,0 +1,181 @@
+"""``harness runs …``: look at past runs and decide paused ones (docs/design.md §12 and §14).
+
+- ``runs list [--thread T] [--json]``: runs newest first (a thread's in turn order);
+- ``runs show RUN_ID [--json]``: one run's timeline — events, model calls and attempt receipts,
+  tool calls with their records and evidence ids, guard verdicts, usage, and its lineage
+  (parent, fork point, segments, edits, approval);
+- ``runs approve RUN_ID [--reject] [--note TEXT]``: decide a run that awaits approval, and let
+  it go on to its release here (its thread's checkpoints are in the home, whoever started it);
+- ``runs cancel RUN_ID``: end a paused run CANCELLED.
+
+Everything is read from the run store of the settings' home; nothing is imported before a
+command runs, so ``harness --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.cli.runs import runs_app
+
+
+def _store(settings: Any) -> Any:
+    from diagnosis_harness.runstore.store import RunPersistenceError, open_run_store
+    from diagnosis_harness.session.services import check_database, run_store_location
+
+    where = run_store_location(settings)  # HARNESS_DATABASE_URL, else the home's SQLite file
+    if isinstance(where, Path) and not where.exists():
+        usage_error(f"no run store at {where}: no run was made with this HARNESS_HOME")
+    try:
+        check_database(settings)
+        return open_run_store(where)
+    except RunPersistenceError as exc:
+        usage_error(str(exc))
+
+
+def _print(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=1) + "\n")
+
+
+@runs_app.command("list")
+def list_runs(
+    thread: Annotated[str | None, typer.Option("--thread", help="Only this thread's runs.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many runs.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List runs, newest first (a thread's in turn order)."""
+    from diagnosis_harness.session.report import render_list
+
+    rows = _store(load_cli_settings()).list_runs(thread_id=thread, limit=limit)
+    if as_json:
+        _print(rows)
+    else:
+        typer.echo(render_list(rows))
+
+
+@runs_app.command("show")
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run id (as `runs list` or --json shows it).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show one run: outcome, usage, lineage and its whole timeline."""
+    from diagnosis_harness.session.report import render_story, run_story
+
+    story = run_story(_store(load_cli_settings()), run_id)
+    if story is None:
+        usage_error(f"no run {run_id} in the run store")
+    if as_json:
+        _print(story)
+    else:
+        typer.echo(render_story(story))
+
+
+def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    row = store.get_run(run_id)
+    if row is None:
+        usage_error(f"no run {run_id} in the run store")
+    lineage = store.lineage(run_id) or {}
+    approval = lineage.get("approval") or {}
+    if row["finished_at"] is not None:
+        how = f" ({approval['state']} by {approval.get('decided_by')})" \
+            if approval.get("state") not in (None, "PENDING") else ""
+        usage_error(f"run {run_id} was already decided: it ended {row['release_outcome']}{how}; "
+              "a decision is final")
+    segments = lineage.get("segments") or []
+    if not segments or segments[-1].get("ended") != "paused":
+        usage_error(f"run {run_id} is not paused (it is running, or its stream ended without a pause)")
+    return row, lineage
+
+
+@runs_app.command("approve")
+def approve(
+    run_id: Annotated[str, typer.Argument(help="The run that awaits approval.")],
+    reject: Annotated[bool, typer.Option("--reject", help="Reject: a fallback quoting the note.")] = False,
+    note: Annotated[str, typer.Option("--note", help="Why; quoted in the run's record.")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run's result as JSON.")] = False,
+) -> None:
+    """Approve (or --reject) a verified report that awaits approval, and release the run."""
+    from diagnosis_harness.cli.diagnose import EXIT_BY_OUTCOME
+    from diagnosis_harness.graph.continuation import ContinuationRefused
+
+    settings = load_cli_settings()
+    store = _store(settings)
+    row, lineage = _paused_run(store, run_id)
+    if (lineage.get("approval") or {}).get("state") != "PENDING":
+        usage_error(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
+              "from Studio or the SDK")
+    try:
+        out = asyncio.run(_resume(settings, row["thread_id"], {"approve": not reject, "note": note}))
+    except ContinuationRefused as exc:
+        usage_error(str(exc))
+    if as_json:
+        _print(out)
+    else:
+        typer.echo(f"[{out.get('release_outcome')}"
+                   f"{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}] run {run_id}")
+        if out.get("content"):
+            typer.echo(out["content"])
+    raise typer.Exit(EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2))
+
+
+@runs_app.command("cancel")
+def cancel(
+    run_id: Annotated[str, typer.Argument(help="A paused run (a breakpoint or awaiting approval).")],
+) -> None:
+    """End a paused run CANCELLED: nothing is published, a later resume is refused."""
+    from diagnosis_harness.graph.lineage import cancel_paused
+
+    settings = load_cli_settings()
+    store = _store(settings)
+    row, _ = _paused_run(store, run_id)
+    usage = asyncio.run(_usage_at_head(settings, row["thread_id"], run_id))
+    if not cancel_paused(store, run_id, by=_actor(), why="cancelled from the command line",
+                         usage=usage):
+        usage_error(f"run {run_id} ended meanwhile; nothing was changed")
+    typer.echo(f"[CANCELLED] run {run_id}")
+
+
+def _actor() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except Exception:  # noqa: BLE001 — no user name (a container): still the command line
+        return "cli"
+
+
+async def _usage_at_head(settings: Any, thread_id: str, run_id: str) -> dict[str, Any] | None:
+    from diagnosis_harness.graph.builder import build_graph
+    from diagnosis_harness.session.runner import open_checkpointer
+
+    async with open_checkpointer(settings) as saver:
+        values = (await build_graph(saver).aget_state({"configurable": {"thread_id": thread_id}})).values
+    return values.get("usage") if values.get("run_id") == run_id else None
+
+
+async def _resume(settings: Any, thread_id: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """Continue the thread's paused run with ``answer``; its output fields (as ``diagnose --json``)."""
+    from langgraph.types import Command
+
+    from diagnosis_harness.graph.builder import build_graph
+    from diagnosis_harness.session.runner import OUTPUT_KEYS, open_checkpointer
+    from diagnosis_harness.session.services import Services
+    from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
+
+    services = Services.from_settings(settings)
+    resolver = RunResolver(ServicesByOptions(services), services, actor=_actor())
+    final: dict[str, Any] = {}
+    async with open_checkpointer(settings) as saver:
+        graph = build_graph(saver, resolve_context=resolver, edit_log=services.store)
+        async for mode, chunk in graph.astream(Command(resume=answer),
+                                               {"configurable": {"thread_id": thread_id}},
+                                               stream_mode=["custom", "values"]):
+            if mode == "values":
+                final = chunk
+    return {key: final.get(key) for key in OUTPUT_KEYS}

@@ -1,0 +1,253 @@
+"""The run store's database: one engine per store, the shared lock-wait policy, classified errors.
+
+SQLite (a file path or ``sqlite:///…``): ONE connection for the life of the store, used under a
+lock by every thread, in WAL mode with ``synchronous=NORMAL`` (a commit does not wait for the disk;
+a power loss may drop the last commits but never corrupts the file, and an application crash
+loses nothing). Writes begin ``IMMEDIATE`` so a writer waits for the lock up to
+:data:`LOCK_WAIT_S` instead of failing on a read-to-write upgrade. If the file is removed or
+replaced under a running store, the next operation opens the path again (as a fresh connection
+per call would), so a store never writes into a deleted file.
+
+PostgreSQL (``postgresql+psycopg://…``, the ``postgres`` extra): a small connection pool checked
+with a ping on checkout, so a restarted server is reconnected; ``lock_timeout`` is the same
+:data:`LOCK_WAIT_S`.
+
+Every failure becomes :class:`RunPersistenceError`. Transient ones (a lock held too long, a lost
+connection, a serialisation failure) are retried with backoff within :data:`RETRY_WINDOW_S`;
+an attempt begun inside the window may still wait :data:`LOCK_WAIT_S` for its lock, so one
+operation gives up after RETRY_WINDOW_S + LOCK_WAIT_S at most.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine, Table, create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects import postgresql as pg_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import StaticPool
+
+from diagnosis_harness.runstore.schema import SchemaTooNew, migrate
+
+T = TypeVar("T")
+
+LOCK_WAIT_S = 15.0
+"""How long one statement waits for a lock held by another connection, for every SQLite
+connection of a home (run store and checkpointer alike) and as Postgres ``lock_timeout``."""
+
+RETRY_WINDOW_S = 15.0
+"""How long a write that failed transiently is retried before RunPersistenceError."""
+
+PG_CONNECT_TIMEOUT_S = 5
+"""How long opening one Postgres connection may take (a server that does not answer)."""
+
+
+def sqlite_pragmas() -> tuple[str, ...]:
+    """The statements that give a SQLite connection the home's durability and lock-wait policy."""
+    return (
+        "PRAGMA journal_mode=WAL",
+        "PRAGMA synchronous=NORMAL",
+        f"PRAGMA busy_timeout={int(LOCK_WAIT_S * 1000)}",
+    )
+
+
+class RunPersistenceError(Exception):
+    """The run store could not read or write; the message says which operation and why."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+        """True when the cause may pass (lock, lost connection): the write may work later."""
+
+
+_PG_TRANSIENT = {"40001", "40P01", "55P03", "57P01", "57P02", "57P03", "53300"}
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a database error may pass by itself (lock wait, lost connection, conflict)."""
+    if isinstance(exc, sa_exc.TimeoutError):  # no free pooled connection in time
+        return True
+    orig: BaseException = exc
+    if isinstance(exc, sa_exc.DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        orig = exc.orig if isinstance(exc.orig, BaseException) else exc
+    if isinstance(orig, sqlite3.Error):
+        name = getattr(orig, "sqlite_errorname", "") or ""
+        return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(orig)
+    if type(orig).__module__.startswith("psycopg"):
+        state = getattr(orig, "sqlstate", None)
+        if state is None:  # could not connect, or the connection broke
+            return type(orig).__name__ == "OperationalError"
+        return state.startswith("08") or state in _PG_TRANSIENT
+    return False
+
+
+def describe(exc: BaseException) -> str:
+    """One line for an error: the driver's message without SQLAlchemy's SQL echo."""
+    orig = exc.orig if isinstance(exc, sa_exc.DBAPIError) and exc.orig is not None else exc
+    if isinstance(exc, SchemaTooNew):
+        return str(exc)
+    text = " ".join(str(orig).split()) or type(orig).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+class Database:
+    """One database of a run store: engine, schema migration at open, retried transactions."""
+
+    def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
+        self.retry_s = retry_s
+        self.path: Path | None = None
+        self._lock = threading.RLock()
+        self._engine: Engine | None = None
+        self._identity: tuple[int, int] | None = None
+        self._url = self._parse(url_or_path)
+        self.is_sqlite = self._url.get_backend_name() == "sqlite"
+        self.where = str(self.path) if self.path else self._url.render_as_string(hide_password=True)
+        self.broken: str | None = None
+        """The last failure if it was not transient and nothing has worked since, else None."""
+
+    def _parse(self, url_or_path: str | Path) -> Any:
+        text = str(url_or_path)
+        if isinstance(url_or_path, Path) or "://" not in text:
+            self.path = Path(text)
+            return make_url("sqlite://").set(database=text)
+        try:
+            url = make_url(text)
+        except sa_exc.ArgumentError as exc:
+            raise RunPersistenceError(f"run store URL is not valid: {exc}") from exc
+        backend, driver = url.get_backend_name(), url.get_driver_name()
+        if backend == "sqlite":
+            self.path = Path(url.database) if url.database not in (None, "", ":memory:") else None
+            return url
+        if backend in ("postgresql", "postgres") and driver in ("psycopg", "psycopg2", ""):
+            # Only psycopg 3 is installed by the postgres extra; the bare scheme means it too.
+            try:
+                import psycopg  # noqa: F401
+            except ImportError as exc:
+                raise RunPersistenceError(
+                    "a PostgreSQL run store needs the postgres extra: "
+                    "pip install 'diagnosis-harness[postgres]'"
+                ) from exc
+            return url.set(drivername="postgresql+psycopg")
+        raise RunPersistenceError(
+            f"run store URL {url.render_as_string(hide_password=True)}: unsupported database "
+            "(use a SQLite path or postgresql+psycopg://…)"
+        )
+
+    # --- engine ---------------------------------------------------------------------------------
+
+    def _create_engine(self) -> Engine:
+        if not self.is_sqlite:
+            return create_engine(
+                self._url, pool_size=4, max_overflow=4, pool_timeout=LOCK_WAIT_S, pool_pre_ping=True,
+                connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S, "application_name": "harness",
+                              "options": f"-c lock_timeout={int(LOCK_WAIT_S * 1000)}"},
+            )
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            self._url, poolclass=StaticPool,
+            connect_args={"check_same_thread": False, "timeout": LOCK_WAIT_S},
+        )
+
+        @event.listens_for(engine, "connect")
+        def _configure(dbapi_conn: Any, _record: Any) -> None:
+            # Transactions are ours (BEGIN below), not pysqlite's implicit ones.
+            dbapi_conn.isolation_level = None
+            for pragma in sqlite_pragmas():
+                dbapi_conn.execute(pragma)
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            write = conn.get_execution_options().get("harness_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        if self.path is None:
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _ensure_open(self) -> Engine:
+        """The engine, (re)opened and migrated when there is none or the SQLite file changed."""
+        if self._engine is not None and (self.path is None or self._file_identity() == self._identity):
+            return self._engine
+        self.close()
+        engine = self._create_engine()
+        try:
+            with engine.connect() as conn:
+                conn = conn.execution_options(harness_write=True)
+                with conn.begin():
+                    migrate(conn)
+        except BaseException:
+            engine.dispose()
+            raise
+        self._engine, self._identity = engine, self._file_identity()
+        return engine
+
+    def close(self) -> None:
+        """Close the connection(s); the next operation opens them again."""
+        with self._lock:
+            if self._engine is not None:
+                self._engine.dispose()
+            self._engine = None
+
+    def insert(self, table: Table) -> Any:
+        """The dialect's INSERT (it has ``on_conflict_do_nothing``)."""
+        return (sqlite_dialect.insert if self.is_sqlite else pg_dialect.insert)(table)
+
+    # --- transactions ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _connection(self, write: bool) -> Iterator[Connection]:
+        # SQLite: one connection, so one user at a time. Postgres: the pool hands out its own.
+        with self._lock if self.is_sqlite else contextlib.nullcontext():
+            with self._lock:
+                engine = self._ensure_open()
+            with engine.connect() as conn:
+                if write:
+                    conn = conn.execution_options(harness_write=True)
+                with conn.begin():
+                    yield conn
+
+    def run(self, fn: Callable[[Connection], T], what: str, *, write: bool = True,
+            deadline: float | None = None) -> T:
+        """``fn`` in one transaction; transient failures retried until ``deadline``.
+
+        At least one attempt is made even when the deadline has passed. Any failure becomes
+        RunPersistenceError naming ``what`` and the database.
+        """
+        deadline = time.monotonic() + self.retry_s if deadline is None else deadline
+        delay = 0.02
+        while True:
+            try:
+                with self._connection(write) as conn:
+                    result = fn(conn)
+            except Exception as exc:  # noqa: BLE001 — every database failure is classified here
+                transient = not isinstance(exc, SchemaTooNew) and is_transient(exc)
+                if transient and time.monotonic() + delay < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                reason = describe(exc)
+                if not transient:
+                    self.broken = reason
+                raise RunPersistenceError(f"run store at {self.where}: cannot {what}: {reason}",
+                                          transient=transient) from exc
+            self.broken = None
+            return result

@@ -1,0 +1,73 @@
+"""Run leases (docs/design.md §9): which worker runs an unfinished run, and until when.
+
+A worker owns a run while its lease holds: it claims the row when the run starts or resumes
+and renews the claim by a heartbeat (:mod:`diagnosis_harness.runstore.worker`). A run whose owner stopped
+renewing
+(its process died) is *stale*; the next worker that touches its thread, or ``harness runs
+resume``, takes it over. A mixin of :class:`~diagnosis_harness.runstore.sql.SqlRunStore`, on its
+database.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy import or_, select, update
+
+from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
+
+
+class RunLeases:
+    """The lease operations of the run store (``self._db``, ``_text`` and ``_read`` are its)."""
+
+    _db: Any
+
+    def _text(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def _read(self, fn: Any, what: str) -> Any:
+        raise NotImplementedError
+
+    def claim_run(self, run_id: str, owner: str, lease_s: float, *,
+                  take_over_from: str | None = None) -> bool:
+        """Own the unfinished run for ``lease_s`` seconds from now; False if it is not ours to own.
+
+        Succeeds when the run is unowned, already ``owner``'s (a heartbeat), its lease expired,
+        or it is owned by ``take_over_from`` (a worker known to be dead). One UPDATE, so of
+        two workers claiming the same run exactly one wins. Wall-clock milliseconds: workers on
+        several hosts need synchronised clocks.
+        """
+        now = int(time.time() * 1000)
+        key = self._text(run_id)
+        free = [runs.c.lease_owner.is_(None), runs.c.lease_owner == owner,
+                runs.c.lease_expires_ms < now]
+        if take_over_from is not None:
+            free.append(runs.c.lease_owner == self._text(take_over_from))
+        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None), or_(*free))
+                .values(lease_owner=owner, lease_expires_ms=now + max(int(lease_s * 1000), 1)))
+        return bool(self._db.run(lambda conn: conn.execute(stmt).rowcount == 1,
+                                 f"claim run {run_id}"))
+
+    def release_lease(self, run_id: str, owner: str) -> None:
+        """Give up ``owner``'s lease (the run paused or ended); someone else's is left alone."""
+        stmt = (update(runs).where(runs.c.run_id == self._text(run_id), runs.c.lease_owner == owner,
+                                   runs.c.finished_at.is_(None))  # a finished row keeps its last owner
+                .values(lease_owner=None, lease_expires_ms=None))
+        self._db.run(lambda conn: conn.execute(stmt), f"release the lease of run {run_id}")
+
+    def unfinished_runs(self, thread_id: str | None = None,
+                        run_id: str | None = None) -> list[dict[str, Any]]:
+        """Runs without a terminal row (of a thread, or one run), oldest first, with their lease.
+
+        Each is ``{run_id, thread_id, question, started_at, lease_owner, lease_expires_ms}``.
+        """
+        stmt = select(runs.c.run_id, runs.c.thread_id, runs.c.question, runs.c.started_at,
+                      *(runs.c[key] for key in LEASE_KEYS)).where(runs.c.finished_at.is_(None))
+        if thread_id is not None:
+            stmt = stmt.where(runs.c.thread_id == self._text(thread_id))
+        if run_id is not None:
+            stmt = stmt.where(runs.c.run_id == self._text(run_id))
+        stmt = stmt.order_by(runs.c.thread_id, runs.c.thread_seq)
+        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "read unfinished runs")
+        return [dict(row) for row in rows]

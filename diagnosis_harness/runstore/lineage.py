@@ -1,0 +1,316 @@
+"""The run store's record of what happens to a run between and around its streams (docs/design.md §14).
+
+A run is not always one stream. A run paused at a breakpoint or an ``interrupt()`` is continued
+by later streams (on the dev server each one is a new server run); a run re-run from an earlier
+checkpoint is a new run forked from its parent; a thread's state may be edited between streams;
+a verified report may wait for a human's approval. :class:`LineageStore` (a part of
+:class:`~diagnosis_harness.runstore.sql.SqlRunStore`) keeps that story in two tables of migration 3:
+
+- ``run_lineage``, one row per run: parent run and fork checkpoint, what it inherited (usage,
+  records, verdicts), its segments (each stream that ran it: how it started, who started it, how
+  it ended), the state edits it ran with, its approval, its run time so far and the options a
+  client chose for it;
+- ``state_edits``, one row per ``update_state`` of a thread: which keys, as which node, by whom.
+
+It also reads what ``harness runs list`` and ``harness runs show`` print: runs newest first,
+and one run's trace as a timeline. Writes run on the calling thread, like ``start_run``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from sqlalchemy import Connection, Table, desc, select, update
+
+from diagnosis_harness.runstore.schema import (
+    events,
+    model_calls,
+    receipts,
+    run_lineage,
+    runs,
+    state_edits,
+    tool_records,
+    verdicts,
+)
+from diagnosis_harness.runstore.values import clamp_count, now_iso, to_json
+
+APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
+"""An approval waits (PENDING) until it is decided once: APPROVED, REJECTED or CANCELLED."""
+
+_JSON_COLUMNS = ("inherited", "segments", "edits", "approval", "options")
+
+
+@runtime_checkable
+class LineageRecords(Protocol):
+    """What the graph and the nodes need of the lineage record (every method thread-safe)."""
+
+    def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
+                     parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
+                     inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+                     edits: Sequence[dict[str, Any]] = ()) -> None:
+        """Record that a stream started running the run (creating its lineage row if needed)."""
+        ...
+
+    def end_segment(self, run_id: str, ended: dict[str, Any], *, run_time_ms: int) -> None:
+        """Record how the run's latest stream ended (paused, released…) and its run time so far."""
+        ...
+
+    def request_approval(self, run_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Mark the run PENDING approval unless it already has an approval; return the approval."""
+        ...
+
+    def decide_approval(self, run_id: str, decision: dict[str, Any]) -> bool:
+        """Decide a PENDING approval; True if this call decided it (the first decision wins)."""
+        ...
+
+    def lineage(self, run_id: str) -> dict[str, Any] | None:
+        """The run's lineage row, JSON decoded, or None."""
+        ...
+
+    def record_state_edit(self, thread_id: str, checkpoint_id: str, *,
+                          parent_checkpoint_id: str | None, as_node: str | None,
+                          keys: Sequence[str], edited_by: str | None) -> None:
+        """Record one edit of a thread's state: the checkpoint it made and what it changed."""
+        ...
+
+    def state_edit(self, thread_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        """The edit that made ``checkpoint_id``, or None."""
+        ...
+
+    def children(self, run_id: str) -> list[str]:
+        """Runs forked from ``run_id``, oldest first."""
+        ...
+
+    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
+        ...
+
+    def timeline(self, run_id: str) -> list[dict[str, Any]]:
+        """Everything recorded for one run, one entry per row, in recording order."""
+        ...
+
+
+def _decode(row: Any) -> dict[str, Any]:
+    out = dict(row)
+    for key in _JSON_COLUMNS:
+        if key in out:
+            out[key] = json.loads(out[key]) if out[key] is not None else None
+    return out
+
+
+class LineageStore:
+    """Lineage, segments, edits and approvals of runs; run listing and timelines (a mixin)."""
+
+    # Provided by SqlRunStore.
+    _db: Any
+
+    def _text(self, value: Any) -> Any:  # pragma: no cover — SqlRunStore's
+        raise NotImplementedError
+
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — SqlRunStore's
+        raise NotImplementedError
+
+    # --- writers --------------------------------------------------------------------------------
+
+    def _ensure_lineage(self, conn: Connection, key: str, thread_id: str | None = None) -> None:
+        """Create the run's lineage row (empty story) if it has none; thread from its run row."""
+        if thread_id is None:
+            thread_id = conn.execute(select(runs.c.thread_id).where(runs.c.run_id == key)).scalar()
+        conn.execute(self._db.insert(run_lineage).values(
+            run_id=key, thread_id=self._text(thread_id or ""), segments=to_json([], "segments"),
+            edits=to_json([], "edits"), run_time_ms=0, updated_at=now_iso(),
+        ).on_conflict_do_nothing(index_elements=[run_lineage.c.run_id]))
+
+    def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
+                     parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
+                     inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+                     edits: Sequence[dict[str, Any]] = ()) -> None:
+        """Record that a stream started running the run; lineage fields are set once, at creation."""
+        key = self._text(run_id)
+        segment = {**segment, "started_at": now_iso()}
+        stamped = [dict(e, run_segment=None) for e in edits]
+
+        def write(conn: Connection) -> None:
+            found = conn.execute(select(run_lineage.c.segments, run_lineage.c.edits)
+                                 .where(run_lineage.c.run_id == key)).first()
+            segments: list[dict[str, Any]] = json.loads(found[0]) if found else []
+            known: list[dict[str, Any]] = json.loads(found[1]) if found else []
+            if found is None:
+                self._ensure_lineage(conn, key, thread_id)
+                conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
+                    parent_run_id=parent_run_id, fork_checkpoint_id=fork_checkpoint_id,
+                    inherited=to_json(inherited, "inherited") if inherited is not None else None,
+                    options=to_json(options, "options") if options else None))
+            segments.append(segment)
+            for edit in stamped:
+                edit["run_segment"] = len(segments)
+            conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
+                segments=to_json(segments, "segments"),
+                edits=to_json([*known, *stamped], "edits"), updated_at=now_iso()))
+
+        self._db.run(write, f"record a segment of run {run_id}")
+
+    def end_segment(self, run_id: str, ended: dict[str, Any], *, run_time_ms: int) -> None:
+        """Record how the run's latest stream ended and the run's run time so far."""
+        key = self._text(run_id)
+
+        def write(conn: Connection) -> None:
+            found = conn.execute(select(run_lineage.c.segments)
+                                 .where(run_lineage.c.run_id == key)).first()
+            if found is None:
+                return  # a run that never noted a segment (nothing ran)
+            segments = json.loads(found[0])
+            if segments:
+                segments[-1] = {**segments[-1], **ended, "ended_at": now_iso()}
+            conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
+                segments=to_json(segments, "segments"), run_time_ms=clamp_count(run_time_ms),
+                updated_at=now_iso()))
+
+        self._db.run(write, f"record the end of a segment of run {run_id}")
+
+    def request_approval(self, run_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Mark the run PENDING approval unless it has one already; return the approval as stored.
+
+        Idempotent: ``release`` runs again when it is resumed and asks again; the first request
+        (its time, its digest) stays.
+        """
+        key = self._text(run_id)
+        pending = {**request, "state": "PENDING", "requested_at": now_iso()}
+
+        def write(conn: Connection) -> dict[str, Any]:
+            self._ensure_lineage(conn, key)
+            conn.execute(update(run_lineage).where(
+                run_lineage.c.run_id == key, run_lineage.c.approval_state.is_(None)).values(
+                approval_state="PENDING", approval=to_json(pending, "approval"),
+                updated_at=now_iso()))
+            found = conn.execute(select(run_lineage.c.approval)
+                                 .where(run_lineage.c.run_id == key)).first()
+            assert found is not None and found[0] is not None
+            return dict(json.loads(found[0]))
+
+        return self._db.run(write, f"request the approval of run {run_id}")  # type: ignore[no-any-return]
+
+    def decide_approval(self, run_id: str, decision: dict[str, Any]) -> bool:
+        """Decide a PENDING approval (``decision["state"]``: APPROVED, REJECTED or CANCELLED).
+
+        The guard is in the UPDATE (``approval_state = 'PENDING'``): of two concurrent
+        decisions exactly one writes; the other gets False and must follow the stored one.
+        """
+        state = decision.get("state")
+        if state not in APPROVAL_STATES[1:]:
+            raise ValueError(f"an approval is decided as APPROVED, REJECTED or CANCELLED, not {state!r}")
+        key = self._text(run_id)
+
+        def write(conn: Connection) -> bool:
+            found = conn.execute(select(run_lineage.c.approval).where(
+                run_lineage.c.run_id == key, run_lineage.c.approval_state == "PENDING")).first()
+            if found is None:
+                return False
+            decided = {**json.loads(found[0]), **decision, "decided_at": now_iso()}
+            done = conn.execute(update(run_lineage).where(
+                run_lineage.c.run_id == key, run_lineage.c.approval_state == "PENDING").values(
+                approval_state=state, approval=to_json(decided, "approval"), updated_at=now_iso()))
+            return bool(done.rowcount == 1)
+
+        return self._db.run(write, f"decide the approval of run {run_id}")  # type: ignore[no-any-return]
+
+    def record_state_edit(self, thread_id: str, checkpoint_id: str, *,
+                          parent_checkpoint_id: str | None, as_node: str | None,
+                          keys: Sequence[str], edited_by: str | None) -> None:
+        """Record one edit of a thread's state (a second record of the same checkpoint is ignored)."""
+        stmt = self._db.insert(state_edits).values(
+            thread_id=self._text(thread_id), checkpoint_id=self._text(checkpoint_id),
+            parent_checkpoint_id=parent_checkpoint_id, as_node=as_node,
+            edit_keys=to_json(sorted(keys), "edited keys"), edited_by=self._text(edited_by),
+            edited_at=now_iso(),
+        ).on_conflict_do_nothing(index_elements=[state_edits.c.thread_id, state_edits.c.checkpoint_id])
+        self._db.run(lambda conn: conn.execute(stmt), f"record an edit of thread {thread_id}")
+
+    # --- readers --------------------------------------------------------------------------------
+
+    def lineage(self, run_id: str) -> dict[str, Any] | None:
+        """The run's lineage row, JSON decoded, or None (a run that never paused or forked)."""
+        stmt = select(run_lineage).where(run_lineage.c.run_id == self._text(run_id))
+        row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read lineage of {run_id}")
+        return None if row is None else _decode(row)
+
+    def children(self, run_id: str) -> list[str]:
+        """Runs forked from ``run_id``, oldest first."""
+        stmt = (select(run_lineage.c.run_id).where(run_lineage.c.parent_run_id == self._text(run_id))
+                .order_by(run_lineage.c.updated_at))
+        return [r[0] for r in self._read(lambda conn: conn.execute(stmt).all(),
+                                         f"read the forks of run {run_id}")]
+
+    def state_edit(self, thread_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        """The edit that made ``checkpoint_id`` of ``thread_id``, or None."""
+        stmt = select(state_edits).where(state_edits.c.thread_id == self._text(thread_id),
+                                         state_edits.c.checkpoint_id == self._text(checkpoint_id))
+        row = self._read(lambda conn: conn.execute(stmt).mappings().first(),
+                         f"read an edit of thread {thread_id}")
+        if row is None:
+            return None
+        out = dict(row)
+        out["keys"] = json.loads(out.pop("edit_keys"))
+        return out
+
+    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
+        columns = [runs.c.run_id, runs.c.thread_id, runs.c.question, runs.c.model_spec,
+                   runs.c.started_at, runs.c.finished_at, runs.c.status, runs.c.release_outcome,
+                   runs.c.fallback_type, runs.c.failure_code, runs.c.intent,
+                   run_lineage.c.parent_run_id, run_lineage.c.approval_state, run_lineage.c.segments]
+        stmt = select(*columns).select_from(
+            runs.outerjoin(run_lineage, run_lineage.c.run_id == runs.c.run_id))
+        if thread_id is not None:
+            stmt = stmt.where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq)
+        else:
+            stmt = stmt.order_by(desc(runs.c.started_at))
+        stmt = stmt.limit(max(1, min(int(limit), 10_000)))
+        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "list runs")
+        out = []
+        for row in rows:
+            item = dict(row)
+            segments = json.loads(item.pop("segments")) if item.get("segments") else []
+            item["segments"] = len(segments)
+            item["paused"] = bool(segments) and item["finished_at"] is None \
+                and segments[-1].get("ended") == "paused"
+            out.append(item)
+        return out
+
+    def timeline(self, run_id: str) -> list[dict[str, Any]]:
+        """Everything the store recorded for one run, one entry per row, in recording order.
+
+        Each entry: ``at`` (ISO-8601 UTC), ``kind`` (event, model_call, receipt, tool_record,
+        verdict), ``seq`` (the row's number within its kind) and the row's content.
+        """
+        key = self._text(run_id)
+        kinds: list[tuple[str, Table, tuple[str, ...]]] = [
+            ("event", events, ("event",)),
+            ("model_call", model_calls, ("role", "attempt", "input_tokens", "output_tokens",
+                                         "duration_ms", "failure_class")),
+            ("receipt", receipts, ("receipt",)),
+            ("tool_record", tool_records, ("record",)),
+            ("verdict", verdicts, ("guard", "verdict")),
+        ]
+
+        def read(conn: Connection) -> list[dict[str, Any]]:
+            out: list[dict[str, Any]] = []
+            for order, (kind, table, cols) in enumerate(kinds):
+                stmt = (select(table.c.seq, table.c.recorded_at, *(table.c[c] for c in cols))
+                        .where(table.c.run_id == key).order_by(table.c.seq))
+                for row in conn.execute(stmt).mappings():
+                    entry: dict[str, Any] = {"at": row["recorded_at"], "kind": kind, "seq": row["seq"]}
+                    for col in cols:
+                        value = row[col]
+                        entry[col] = json.loads(value) if col in ("event", "receipt", "record",
+                                                                  "verdict") else value
+                    entry["_order"] = order
+                    out.append(entry)
+            out.sort(key=lambda e: (e["at"], e["_order"], e["seq"]))
+            for entry in out:
+                del entry["_order"]
+            return out
+
+        return self._read(read, f"read the timeline of run {run_id}")  # type: ignore[no-any-return]

@@ -1,0 +1,370 @@
+"""The run store on SQLAlchemy Core: :class:`SqlRunStore`, for SQLite and PostgreSQL alike.
+
+See :mod:`diagnosis_harness.runstore.store` for what it promises. Run rows are written on the calling thread;
+trace and event rows go through the :class:`~diagnosis_harness.runstore.writer.BatchWriter`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Executable,
+    Table,
+    Text,
+    bindparam,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
+
+from diagnosis_harness.control.budget import BudgetUsage, usage_count
+from diagnosis_harness.control.contracts import (
+    FailureClass,
+    FailureCode,
+    FallbackType,
+    Intent,
+    ReleaseOutcome,
+    RunState,
+    StopReason,
+    StoredRunStatus,
+    ToolRecord,
+)
+from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, RunPersistenceError
+from diagnosis_harness.runstore.leases import RunLeases
+from diagnosis_harness.runstore.lineage import LineageStore
+from diagnosis_harness.runstore.schema import (
+    LEASE_KEYS,
+    USAGE_KEYS,
+    model_calls,
+    receipts,
+    runs,
+    tool_records,
+    verdicts,
+)
+from diagnosis_harness.runstore.schema import events as events_table
+from diagnosis_harness.runstore.values import MAX_COUNT, clamp_count, clean_text, enum_name, now_iso, to_json
+from diagnosis_harness.runstore.writer import BatchWriter, Row
+
+_REMEMBERED_RUNS = 2048  # runs whose event seqs and lost writes are kept in memory (LRU)
+
+
+def _run_row(row: Any) -> dict[str, Any]:
+    out = {key: row[key] for key in _RUN_COLUMNS if key not in USAGE_KEYS}
+    out["usage"] = {key: row[key] for key in USAGE_KEYS} if row["finished_at"] is not None else None
+    return out
+
+
+_RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.name not in LEASE_KEYS]
+
+
+def _append_statement(table: Table) -> Executable:
+    """INSERT of one child row whose seq is the run's next: ``:run_id``, ``:recorded_at``, columns.
+
+    seq is computed in the INSERT itself so the read and the write are one statement; the
+    (run_id, seq) key turns a race into an error, and the writer retries the row alone.
+    """
+    columns = [c.name for c in table.columns if c.name not in ("run_id", "seq", "recorded_at")]
+    run_id = bindparam("run_id", type_=Text)
+    selected = select(
+        run_id, func.coalesce(func.max(table.c.seq), 0) + 1,
+        *(bindparam(name, type_=table.c[name].type) for name in columns),
+        bindparam("recorded_at", type_=Text),
+    ).where(table.c.run_id == run_id)
+    return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
+
+
+class SqlRunStore(LineageStore, RunLeases):
+    """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
+
+    def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
+        """Open (and migrate) the database at a SQLite path or a ``postgresql+psycopg://`` URL."""
+        self._db = Database(url_or_path, retry_s=retry_s)
+        self.path = self._db.path
+        """The SQLite file, or None for a server database."""
+        self._db.run(lambda conn: None, "open the run store", write=False)
+        self._writer = BatchWriter(self._db, self._note_lost)
+        self._lock = threading.Lock()
+        self._lost: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._seen: OrderedDict[str, set[int]] = OrderedDict()
+        self._event_insert = self._db.insert(events_table).on_conflict_do_nothing(
+            index_elements=[events_table.c.run_id, events_table.c.seq])
+        self._appends = {table.name: _append_statement(table)
+                         for table in (tool_records, model_calls, receipts, verdicts)}
+
+    @property
+    def where(self) -> str:
+        """The database, for messages (a URL without its password)."""
+        return self._db.where
+
+    def close(self) -> None:
+        """Write what is queued and close the connection(s); a later call opens them again."""
+        self._writer.flush(time.monotonic() + self._db.retry_s, "close the run store")
+        self._db.close()
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    def _text(self, value: Any) -> Any:
+        return clean_text(value, keep_nul=self._db.is_sqlite)
+
+    def _usable(self, what: str) -> None:
+        # A store whose database fails for a reason that will not pass refuses at once rather
+        # than queueing rows it cannot write; any success (start, finish, read) clears this.
+        if (reason := self._db.broken) is not None:
+            raise RunPersistenceError(f"run store at {self.where}: cannot {what}: {reason}")
+
+    @staticmethod
+    def _remember(memo: OrderedDict[str, Any], run_id: str, value: Any) -> Any:
+        """``memo[run_id]`` (set to ``value`` if absent), most recent; the oldest runs forgotten."""
+        value = memo.setdefault(run_id, value)
+        memo.move_to_end(run_id)
+        while len(memo) > _REMEMBERED_RUNS:
+            memo.popitem(last=False)
+        return value
+
+    def _note_lost(self, rows: list[Row], exc: RunPersistenceError) -> None:
+        with self._lock:
+            for row in rows:
+                n, first = self._lost.pop(row.run_id, (0, str(exc)))
+                self._remember(self._lost, row.run_id, (n + 1, first))
+
+    def _append(self, table: Table, run_id: str, values: dict[str, Any], what: str) -> None:
+        self._usable(what)
+        params = {key: self._text(value) for key, value in values.items()}
+        params.update(run_id=self._text(run_id), recorded_at=now_iso())
+        self._writer.submit(Row(run_id, what, self._appends[table.name], params))
+
+    def _read(self, fn: Any, what: str) -> Any:
+        deadline = time.monotonic() + self._db.retry_s
+        self._writer.flush(deadline, what)  # a reader sees what was queued before it
+        return self._db.run(fn, what, write=False, deadline=deadline)
+
+    # --- writers --------------------------------------------------------------------------------
+
+    def start_run(self, run_id: str, thread_id: str, question: str, model_spec: str) -> bool:
+        """Create the run row; a second start of the same run changes nothing (returns False)."""
+        thread_id = self._text(thread_id)
+        selected = select(
+            literal(self._text(run_id), Text), literal(thread_id, Text),
+            # thread_seq orders a thread's turns; timestamps can tie, insertion order cannot.
+            func.coalesce(func.max(runs.c.thread_seq), 0) + 1,
+            literal(self._text(question), Text), literal(self._text(model_spec), Text),
+            literal(now_iso(), Text),
+        ).where(runs.c.thread_id == thread_id)
+        stmt = self._db.insert(runs).from_select(
+            ["run_id", "thread_id", "thread_seq", "question", "model_spec", "started_at"], selected
+        ).on_conflict_do_nothing(index_elements=[runs.c.run_id]).execution_options(
+            preserve_rowcount=True)  # an INSERT's rowcount is kept only when asked for
+        return self._db.run(lambda conn: conn.execute(stmt).rowcount == 1, f"start run {run_id}")
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: StoredRunStatus,
+        run_state: RunState,
+        release_outcome: ReleaseOutcome,
+        fallback_type: FallbackType | None,
+        failure_code: FailureCode | None,
+        stop_reason: StopReason | None,
+        intent: Intent | None,
+        content: str | None,
+        usage: BudgetUsage,
+    ) -> bool:
+        """Write the terminal fields once; True if this call wrote them (first terminal wins).
+
+        Everything queued is written first; a run whose trace rows were lost is not finished
+        (RunPersistenceError, once). The guard is in the UPDATE itself (``finished_at IS
+        NULL``), so of several concurrent finishes exactly one writes. Finishing a run that was
+        never started raises RunPersistenceError: a row without thread and question would hide
+        a wiring bug. A transient failure (lock, lost connection) is retried within the
+        store's retry window, flush included.
+        """
+        what = f"finish run {run_id}"
+        key = self._text(run_id)
+        deadline = time.monotonic() + self._db.retry_s
+        self._writer.flush(deadline, what)
+        with self._lock:
+            lost = self._lost.pop(run_id, None)
+        if lost is not None:
+            raise RunPersistenceError(
+                f"run store at {self.where}: cannot {what}: {lost[0]} of its trace writes were "
+                f"lost ({lost[1]})")
+        values = {
+            "finished_at": now_iso(), "status": enum_name(status), "run_state": enum_name(run_state),
+            "release_outcome": enum_name(release_outcome), "fallback_type": enum_name(fallback_type),
+            "failure_code": enum_name(failure_code), "stop_reason": enum_name(stop_reason),
+            "intent": enum_name(intent), "content": content,
+            **{key: clamp_count(getattr(usage, key, 0)) for key in USAGE_KEYS},
+        }
+        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None))
+                .values({key: self._text(value) for key, value in values.items()}))
+
+        def finish(conn: Connection) -> bool | None:
+            if conn.execute(stmt).rowcount == 1:
+                return True
+            found = conn.execute(select(runs.c.run_id).where(runs.c.run_id == key)).first()
+            return None if found is None else False
+
+        wrote = self._db.run(finish, what, deadline=deadline)
+        if wrote is None:
+            raise RunPersistenceError(f"cannot finish run {run_id}: it was never started")
+        return wrote
+
+    def record_tool(self, run_id: str, record: ToolRecord,
+                    observation: dict[str, Any] | None = None) -> None:
+        """Write one canonical tool record (stored whole, as JSON) and its observation, now.
+
+        Unlike the other trace rows this one is written before the call returns: a resumed run
+        reuses it instead of running the tool again (:meth:`tool_record`), so a ``kill -9``
+        right after a tool call must not lose it. Written through the queue, in order with what
+        was queued before; a write that fails is reported like a lost queued row (the run
+        cannot be finished), and a database that does not answer in time raises.
+        """
+        what = f"record a tool call of run {run_id}"
+        self._append(tool_records, run_id, {
+            "tool_call_id": record.tool_call_id, "tool": record.tool,
+            "invocation_status": enum_name(record.invocation_status),
+            "evidence_status": enum_name(record.evidence_status),
+            "record": to_json(record.model_dump(mode="json"), "tool record"),
+            "observation": None if observation is None else to_json(observation, "observation"),
+        }, what)
+        self._writer.flush(time.monotonic() + self._db.retry_s, what)
+
+    def record_model_call(
+        self,
+        run_id: str,
+        role: str,
+        *,
+        attempt: int,
+        input_tokens: int,
+        output_tokens: int,
+        duration_ms: int,
+        failure_class: FailureClass | None,
+    ) -> None:
+        """Queue one model call's usage and outcome (``failure_class`` None when it succeeded)."""
+        self._append(model_calls, run_id, {
+            "role": enum_name(role), "attempt": clamp_count(attempt),
+            # Validated like the budget's: the trace and the run row always agree.
+            "input_tokens": usage_count(input_tokens), "output_tokens": usage_count(output_tokens),
+            "duration_ms": clamp_count(duration_ms),
+            "failure_class": enum_name(failure_class),
+        }, f"record a model call of run {run_id}")
+
+    def record_receipt(self, run_id: str, receipt: dict[str, Any]) -> None:
+        """Queue one retry-attempt receipt."""
+        self._append(receipts, run_id, {"receipt": to_json(receipt, "retry receipt")},
+                     f"record a retry receipt of run {run_id}")
+
+    def record_verdict(self, run_id: str, guard: str, verdict: dict[str, Any]) -> None:
+        """Queue one guard verdict (``guard`` names the guard, e.g. ``evidence``)."""
+        self._append(verdicts, run_id, {"guard": guard, "verdict": to_json(verdict, "guard verdict")},
+                     f"record a verdict of run {run_id}")
+
+    def record_event(self, run_id: str, seq: int, event: dict[str, Any]) -> bool:
+        """Queue the ``seq``-th emitted event; a seq this store already has returns False.
+
+        The first write of a seq wins, like the run row: a re-executed node (resume after a
+        crash) must not duplicate or overwrite what the client already received. Known seqs
+        are the ones recorded through this store and those :meth:`events` read; the database
+        ignores any other repeat as well. Never blocks on the database.
+        """
+        what = f"record event {seq} of run {run_id}"
+        if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_COUNT:
+            raise RunPersistenceError(f"cannot {what}: seq must be a non-negative integer")
+        payload = self._text(to_json(event, "event"))
+        params = {"run_id": self._text(run_id), "seq": seq, "event": payload, "recorded_at": now_iso()}
+        with self._lock:
+            seen = self._remember(self._seen, run_id, set())
+            if seq in seen:
+                return False
+            self._usable(what)
+            self._writer.submit(Row(run_id, what, self._event_insert, params))
+            seen.add(seq)
+        return True
+
+    # --- readers --------------------------------------------------------------------------------
+
+    def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
+        """The run's stored record of tool call ``tool_call_id`` (its latest), or None.
+
+        ``{"record": <ToolRecord as JSON>, "observation": <what the model was shown> | None}``;
+        the observation is None for a record stored before migration 2.
+        """
+        stmt = (select(tool_records.c.record, tool_records.c.observation)
+                .where(tool_records.c.run_id == self._text(run_id),
+                       tool_records.c.tool_call_id == self._text(tool_call_id))
+                .order_by(tool_records.c.seq.desc()).limit(1))
+        row = self._read(lambda conn: conn.execute(stmt).first(),
+                         f"read tool call {tool_call_id} of run {run_id}")
+        if row is None:
+            return None
+        return {"record": json.loads(row.record),
+                "observation": json.loads(row.observation) if row.observation else None}
+
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        """The run row; ``usage`` is None until the run is finished."""
+        stmt = select(*(runs.c[key] for key in _RUN_COLUMNS)).where(runs.c.run_id == self._text(run_id))
+        row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read run {run_id}")
+        return None if row is None else _run_row(row)
+
+    def events(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's events in seq order."""
+        stmt = (select(events_table.c.seq, events_table.c.event)
+                .where(events_table.c.run_id == self._text(run_id)).order_by(events_table.c.seq))
+        rows = self._read(lambda conn: conn.execute(stmt).all(), f"read events of run {run_id}")
+        with self._lock:  # a resumed run's emitter goes on from these: they are known seqs now
+            self._remember(self._seen, run_id, set()).update(seq for seq, _ in rows)
+        return [json.loads(event) for _, event in rows]
+
+    def trace(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Everything recorded for the run, per kind, each in recording order.
+
+        Keys: ``tool_records`` (the stored records), ``model_calls``, ``receipts``,
+        ``verdicts`` (``{"guard", "verdict"}``) and ``events``.
+        """
+        key = self._text(run_id)
+
+        def rows(conn: Connection, table: Table, *columns: str) -> list[Any]:
+            stmt = (select(*(table.c[c] for c in columns))
+                    .where(table.c.run_id == key).order_by(table.c.seq))
+            return list(conn.execute(stmt).mappings())
+
+        def read(conn: Connection) -> dict[str, list[dict[str, Any]]]:
+            calls = rows(conn, model_calls, "role", "attempt", "input_tokens", "output_tokens",
+                         "duration_ms", "failure_class")
+            return {
+                "tool_records": [json.loads(r["record"]) for r in rows(conn, tool_records, "record")],
+                "model_calls": [dict(r) for r in calls],
+                "receipts": [json.loads(r["receipt"]) for r in rows(conn, receipts, "receipt")],
+                "verdicts": [{"guard": r["guard"], "verdict": json.loads(r["verdict"])}
+                             for r in rows(conn, verdicts, "guard", "verdict")],
+                "events": [json.loads(r["event"]) for r in rows(conn, events_table, "event")],
+            }
+
+        return self._read(read, f"read the trace of run {run_id}")
+
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
+        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
+                .order_by(tool_records.c.seq))
+        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
+                          f"read the tool records of run {run_id}")
+        return [json.loads(record) for record in rows]
+
+    def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's run rows, oldest first."""
+        stmt = (select(*(runs.c[key] for key in _RUN_COLUMNS))
+                .where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq))
+        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()),
+                          f"read runs of thread {thread_id}")
+        return [_run_row(row) for row in rows]

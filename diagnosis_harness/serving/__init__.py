@@ -1,0 +1,1 @@
+"""Serving: what ``langgraph.json`` loads for ``langgraph dev``, the SDK and Studio."""
