@@ -17,13 +17,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
+from diagnosis_harness.cli.exits import Exit, for_outcome
 from diagnosis_harness.control.settings import Settings
 
-EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
-EXIT_PAUSED = 3
 """The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
 
-EXIT_TERMINATED = 143
 """A run cancelled by SIGTERM (128 + 15), as a shell reports a process ended by it."""
 
 Problem = Callable[[BaseException], str | None]
@@ -81,7 +79,7 @@ def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
         return asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
         on_cancel()
-        return EXIT_TERMINATED if terminated else EXIT_BY_OUTCOME["CANCELLED"]
+        return Exit.TERMINATED if terminated else Exit.CANCELLED
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc)) is None:
             raise
@@ -143,8 +141,8 @@ def print_run(out: dict[str, Any], as_json: bool) -> int:
     else:
         _print_human(out)
     if out.get("paused"):
-        return EXIT_PAUSED
-    return EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2)
+        return Exit.PAUSED
+    return for_outcome(out.get("release_outcome"))
 
 
 def _print_human(out: dict[str, Any]) -> None:

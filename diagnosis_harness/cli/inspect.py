@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.cli.exits import for_outcome
 from diagnosis_harness.cli.runs import runs_app
 
 
@@ -103,7 +104,6 @@ def approve(
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result as JSON.")] = False,
 ) -> None:
     """Approve (or --reject) a verified report that awaits approval, and release the run."""
-    from diagnosis_harness.cli.diagnose import EXIT_BY_OUTCOME
     from diagnosis_harness.graph.continuation import ContinuationRefused
 
     settings = load_cli_settings()
@@ -123,7 +123,7 @@ def approve(
                    f"{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}] run {run_id}")
         if out.get("content"):
             typer.echo(out["content"])
-    raise typer.Exit(EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2))
+    raise typer.Exit(for_outcome(out.get("release_outcome")))
 
 
 @runs_app.command("cancel")
