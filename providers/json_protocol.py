@@ -145,14 +145,6 @@ class JsonProtocolChatModel(BaseChatModel):
         """Record the tools for the prompt; the wrapped model is never asked for tool calls."""
         return self.model_copy(update={"tool_specs": [convert_to_openai_tool(t) for t in tools]})
 
-    def plain_turns(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-        """The conversation as the wrapped model sees it: plain system, user and assistant turns.
-
-        Each turn keeps its structure beside the text (the tool calls an envelope made, the
-        call an observation answers) for models that read data rather than text.
-        """
-        return self.prepare(messages).turns
-
     def prepare(self, messages: Sequence[BaseMessage]) -> Turn:
         """Render the turns at the most detail the context affords, with this turn's schema.
 

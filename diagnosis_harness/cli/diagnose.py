@@ -1,8 +1,8 @@
 """``harness diagnose``: one turn with a live status line, a readable report or ``--json``.
 
-Kept apart from ``cli.py`` so ``harness --help`` never imports LangGraph. This is the one
-run-control module that reaches up to the graph runner: it is the command's entry point.
-``harness runs resume`` (``diagnosis_harness.cli.runs``) shares its printing and its signal handling.
+Kept apart from ``cli/main.py`` so ``harness --help`` never imports LangGraph: the runner is
+imported inside the command. ``harness runs resume`` (``cli/runs.py``) shares its printing and
+its signal handling.
 
 Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
 and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
