@@ -35,11 +35,16 @@ def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) ->
     if (bad_home := check_home(settings)) is not None:
         usage_error(bad_home)
     try:
-        return Services.from_settings(settings)
+        services = Services.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc, settings)) is None:
             raise
         usage_error(line)
+    if services.mcp_tools and settings.model.strip() == "offline":
+        # The offline investigator follows its own fixed steps over the built-in tools only.
+        print(f"harness: note: the offline model never calls the {len(services.mcp_tools)} MCP "
+              "tool(s) of HARNESS_MCP_CONFIG; use --model openai:NAME to use them", file=sys.stderr)
+    return services
 
 
 def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
