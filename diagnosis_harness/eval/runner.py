@@ -22,6 +22,7 @@ from typing import Any
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.eval import manifest
+from diagnosis_harness.eval.picture import Timeline, timeline
 from diagnosis_harness.eval.prices import PriceTable, load_prices
 from diagnosis_harness.eval.scoring import (
     CaseResult,
@@ -168,12 +169,13 @@ async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: Any) -> C
         out = await run_turn(services, case.question, thread_id=thread, checkpointer=saver,
                              on_state=lambda state: last.__setitem__(0, state))
         view = await asyncio.to_thread(_view, store, out, last[0])
+        view = view.model_copy(update={"picture": await asyncio.to_thread(_picture, services, view)})
     except Exception as exc:  # noqa: BLE001 — a case that cannot run is its own FAILED result
         wall = time.monotonic() - began
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         view = RunView(outcome="FAILED/INTERNAL_FAILURE", failure=reason)
         verdict, why = judge_case(case, view)
-        return CaseResult(id=case.id, expected=case.expect.outcome, outcome=view.outcome,
+        return CaseResult(id=case.id, question=case.question, expected=case.expect.outcome, outcome=view.outcome,
                           verdict=verdict, why=f"{why}: {reason}", tags=case.tags,
                           cost=plan.prices.cost(settings.model, 0, 0), wall_s=round(wall, 3),
                           run=view)
@@ -185,7 +187,7 @@ async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: Any) -> C
     used = row.get("usage") or out.get("usage") or {}
     usage = Usage(**{k: int(used.get(k) or 0) for k in Usage.model_fields})
     verdict, why = judge_case(case, view)
-    return CaseResult(id=case.id, expected=case.expect.outcome, outcome=view.outcome,
+    return CaseResult(id=case.id, question=case.question, expected=case.expect.outcome, outcome=view.outcome,
                       verdict=verdict, why=why, tags=case.tags, usage=usage,
                       cost=plan.prices.cost(settings.model, usage.input_tokens, usage.output_tokens),
                       run_id=out["run_id"], thread_id=out["thread_id"], wall_s=round(wall, 3),
@@ -216,6 +218,12 @@ def _view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) -> 
                    failure=out.get("error") or failure,
                    scope={k: scope.get(k) for k in ("service", "merchant", "start", "end")}
                    if isinstance(scope, Mapping) else None)
+
+
+def _picture(services: Services, view: RunView) -> Timeline | None:
+    with services.backends.lock:
+        return timeline(services.backends.logs, view.scope,
+                        [(c.evidence_id, c.text) for c in view.cited if c.tool != "query_logs"])
 
 
 def _verdict_line(entry: Mapping[str, Any]) -> str:

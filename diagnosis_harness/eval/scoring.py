@@ -16,6 +16,7 @@ from statistics import median
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diagnosis_harness.eval.picture import Timeline
 from diagnosis_harness.eval.suite import Case, Expectation
 
 
@@ -79,13 +80,16 @@ class RunView(_Frozen):
     failure: str | None = None
     """The failure event's message (FAILED only)."""
     scope: dict[str, str | None] | None = None
-    """The router's scope (service, merchant, start, end), for the incident picture."""
+    """The router's scope (service, merchant, start, end)."""
+    picture: Timeline | None = None
+    """Events per service over the scope's window and baseline (the report's incident picture)."""
 
 
 class CaseResult(_Frozen):
     """One case of the scorecard."""
 
     id: str
+    question: str
     expected: str
     outcome: str
     verdict: Verdict

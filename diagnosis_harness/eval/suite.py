@@ -38,7 +38,7 @@ class SuiteError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 class RootCauseMatch(_Strict):
