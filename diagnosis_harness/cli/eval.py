@@ -25,9 +25,11 @@ def eval_suite(
     workers: Annotated[int, typer.Option(help="Cases run at once.", min=1, max=64)] = 2,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Folder for scorecard.json, junit.xml, report.md, report.html and --resume.")] = None,
-    baseline: Annotated[Path | None, typer.Option(help="An earlier --json scorecard to compare with.")] = None,
+    baseline: Annotated[Path | None, typer.Option(
+        help="An earlier --json scorecard to compare with.")] = None,
     max_wrong: Annotated[int, typer.Option(help="Most wrong published causes allowed.", min=0)] = 0,
-    min_precision: Annotated[float | None, typer.Option(help="Least precision at publish.", min=0, max=1)] = None,
+    min_precision: Annotated[float | None, typer.Option(
+        help="Least precision at publish.", min=0, max=1)] = None,
     min_coverage: Annotated[float | None, typer.Option(help="Least coverage.", min=0, max=1)] = None,
     resume: Annotated[bool, typer.Option(help="Reuse the finished cases recorded in --out.")] = False,
     junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,

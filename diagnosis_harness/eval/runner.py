@@ -168,14 +168,15 @@ async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: Any) -> C
             thread = (await run_turn(services, earlier, thread_id=thread, checkpointer=saver))["thread_id"]
         out = await run_turn(services, case.question, thread_id=thread, checkpointer=saver,
                              on_state=lambda state: last.__setitem__(0, state))
-        view = await asyncio.to_thread(_view, store, out, last[0])
+        view = await asyncio.to_thread(run_view, store, out, last[0])
         view = view.model_copy(update={"picture": await asyncio.to_thread(_picture, services, view)})
     except Exception as exc:  # noqa: BLE001 — a case that cannot run is its own FAILED result
         wall = time.monotonic() - began
         reason = " ".join(str(exc).split())[:300] or type(exc).__name__
         view = RunView(outcome="FAILED/INTERNAL_FAILURE", failure=reason)
         verdict, why = judge_case(case, view)
-        return CaseResult(id=case.id, question=case.question, expected=case.expect.outcome, outcome=view.outcome,
+        return CaseResult(id=case.id, question=case.question, expected=case.expect.outcome,
+                          outcome=view.outcome,
                           verdict=verdict, why=f"{why}: {reason}", tags=case.tags,
                           cost=plan.prices.cost(settings.model, 0, 0), wall_s=round(wall, 3),
                           run=view)
@@ -194,14 +195,15 @@ async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: Any) -> C
                       run=view)
 
 
-def _view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) -> RunView:
+def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) -> RunView:
     """What the run published and why, from its output, its final state and the run store."""
     release = out.get("release_outcome") or "FAILED"
     detail = out.get("fallback_type") or out.get("failure_code")
     outcome = f"{release}/{detail}" if detail and release != "SUCCESS" else release
     own = state if state.get("run_id") == out.get("run_id") else {}
     conclusion = (own.get("draft") or {}).get("conclusion") or {}
-    root_cause, cited = None, ()
+    root_cause: str | None = None
+    cited: tuple[CitedRecord, ...] = ()
     if release == "SUCCESS" and out.get("intent") == "DIAGNOSIS" and conclusion:
         root_cause = conclusion.get("root_cause")
         facts = {f.evidence_id: CitedRecord(evidence_id=f.evidence_id, tool=r.tool, text=f.text)

@@ -145,7 +145,9 @@ class Scorecard(_Frozen):
 
     def stable_json(self) -> dict[str, object]:
         """The scorecard without :data:`VOLATILE` fields: equal for two runs of the same suite."""
-        return _strip(self.model_dump(mode="json"))
+        stable = _strip(self.model_dump(mode="json"))
+        assert isinstance(stable, dict)
+        return stable
 
 
 def _strip(value: object) -> object:

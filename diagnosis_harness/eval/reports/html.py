@@ -1,10 +1,11 @@
 """The self-contained HTML report: the summary, a row per case, each opening to its run view.
 
-Each case's id links to its run view (shown by CSS ``:target``, so a link
-or a URL ending ``#run-CASE`` opens it without a script). A run view (:func:`run_view_html`) is the question, the outcome, the published root cause,
-the cited evidence, the guards' and the judge's verdicts and the incident picture; it is the
-same for a case of an eval and for ``harness runs show RUN_ID --html``. One file, inline CSS
-and SVG, no script and nothing fetched: it opens from a CI artifact or a mail attachment.
+Each case's id links to its run view (shown by CSS ``:target``, so a link or a URL ending
+``#run-CASE`` opens it without a script). A run view (:func:`run_view_html`) is the question,
+the outcome, the published root cause, the cited evidence, the guards' and the judge's verdicts
+and the incident picture; it is the same for a case of an eval and for ``harness runs show
+RUN_ID --html``. One file, inline CSS and SVG, no script and nothing fetched: it opens from a
+CI artifact or a mail attachment.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from html import escape
 
 from diagnosis_harness.eval.reports.svg import timeline_svg
-from diagnosis_harness.eval.scoring import AS_EXPECTED, RunView, Scorecard
+from diagnosis_harness.eval.scoring import RunView, Scorecard
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#1f2933}

@@ -67,8 +67,9 @@ def timeline_svg(picture: Timeline) -> str:
         anchor = "end" if at > WIDTH - 160 else "start"
         parts.append(f'<text x="{at + (-2 if anchor == "end" else 2):.1f}" y="{bottom + 11 + 11 * (n % 3)}" '
                      f'font-size="10" text-anchor="{anchor}" fill="{colour}">{escape(mark.label)}</text>')
-    for ms in (picture.start_ms, picture.window_start_ms, picture.end_ms):
-        parts.append(f'<text x="{x(ms):.1f}" y="{height - 4}" font-size="10" text-anchor="middle" '
+    for ms, anchor in ((picture.start_ms, "start"), (picture.window_start_ms, "middle"),
+                       (picture.end_ms, "end")):
+        parts.append(f'<text x="{x(ms):.1f}" y="{height - 4}" font-size="10" text-anchor="{anchor}" '
                      f'fill="#555">{_clock(ms)}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -34,6 +34,11 @@ class LiveProgress:
         self._progress.update(self._task, completed=done, last=f"{result.id} {result.verdict}")
 
 
+def ratio(value: float | None) -> str:
+    """A ratio with three decimals, ``n/a`` when undefined."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
     """Print the per-case table, the summary and the gates."""
     table = Table(title=f"harness eval {card.suite} · {card.model}")
@@ -45,7 +50,6 @@ def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
                       f"{c.wall_s:.2f}", (c.run_id or "-")[:12])
     console.print(table)
     s = card.summary
-    ratio = (lambda v: "n/a" if v is None else f"{v:.3f}")
     cost = "unknown" if s.cost_total is None else f"{s.cost_total:.4f}"
     console.print(f"{s.as_expected}/{s.cases} as expected · precision {ratio(s.precision)} · "
                   f"coverage {ratio(s.coverage)} · wrong {s.wrong} · missed {s.missed} · "
