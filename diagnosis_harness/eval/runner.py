@@ -150,7 +150,8 @@ async def run_eval(plan: EvalPlan, *, workers: int = 2, out: Path | None = None,
                 close()
     ordered = [results[c.id] for c in suite.cases]
     models = sorted({plan.case_settings[c.id].model for c in suite.cases})
-    return Scorecard(suite=suite.name, model=plan.settings.model if len(models) > 1 else models[0],
+    label = models[0] if len(models) == 1 else f"{len(models)} models, set per case"
+    return Scorecard(suite=suite.name, model=label,
                      code_version=plan.code_version, summary=summarise(ordered),
                      cases=tuple(ordered))
 
