@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 from evalkit import harness, scorecard
 from graphkit import INC
+from stub_openai import StubOpenAI
 from test_eval_models import _env, respond
 
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import open_run_store
-
-from stub_openai import StubOpenAI
 
 pytestmark = pytest.mark.slow
 CASES = 5
