@@ -116,3 +116,31 @@ def test_a_truth_file_is_a_suite_and_the_schema_matches_the_models(tmp_path: Pat
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"name": "x", "cases": [{"id": "a", "question": "q",
                                                      "expect": {"outcome": 1}}]}, written)
+
+
+@pytest.mark.slow
+def test_an_eval_on_postgresql_records_its_runs_there(tmp_path: Path, pg_url: str) -> None:
+    env = {"HARNESS_DATABASE_URL": pg_url}
+    proc = harness("eval", "demo", "--json", "--workers", "3", home=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    card = scorecard(proc)
+    assert card["summary"]["as_expected"] == 7 and card["summary"]["precision"] == 1.0
+    assert not (tmp_path / "runs.sqlite").exists()  # the shared database holds the runs
+    shown = harness("runs", "show", card["cases"][3]["run_id"], "--json", home=tmp_path, env=env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["run"]["release_outcome"] == "SUCCESS"
+
+
+def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path) -> None:
+    suite = tmp_path / "thread.yaml"
+    suite.write_text(yaml.safe_dump({"name": "thread", "cases": [
+        {"id": "follow-up", "thread": [Q1], "question": "what should we do about it?",
+         "expect": {"outcome": "SUCCESS", "root_cause": {"all": ["pool"]}}}]}), encoding="utf-8")
+    proc = harness("eval", str(suite), "--json", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr  # a general answer is not a wrong published cause
+    [case] = scorecard(proc)["cases"]
+    assert (case["outcome"], case["verdict"]) == ("SUCCESS", "MISSED")
+    assert case["why"] == "answered as GENERAL intent, published no root cause"
+    runs = json.loads(harness("runs", "list", "--thread", case["thread_id"], "--json", home=tmp_path).stdout)
+    assert [(r["question"], r["intent"]) for r in runs] == [
+        (Q1, "DIAGNOSIS"), ("what should we do about it?", "GENERAL")]
+    assert runs[-1]["run_id"] == case["run_id"]

@@ -72,6 +72,8 @@ class RunView(_Frozen):
 
     outcome: str
     """``SUCCESS``, ``FALLBACK/TYPE``, ``FAILED/CODE`` or ``CANCELLED``."""
+    intent: str | None = None
+    """DIAGNOSIS, GENERAL (a SUCCESS that answers a general question publishes no cause) or None."""
     root_cause: str | None = None
     cited: tuple[CitedRecord, ...] = ()
     content: str | None = None
@@ -116,7 +118,7 @@ class Summary(_Frozen):
     missed: int
     unexpected: int
     published: int
-    """Cases released as SUCCESS (right + wrong)."""
+    """Cases that published a root cause (right + wrong; a GENERAL answer publishes none)."""
     expected_causes: int
     """Cases that expect a SUCCESS."""
     precision: float | None
@@ -162,6 +164,9 @@ def judge_case(case: Case, run: RunView) -> tuple[Verdict, str]:
     """The verdict of one run against its case, and why, in one line."""
     expect = case.expect
     release, _, detail = run.outcome.partition("/")
+    if release == "SUCCESS" and run.intent != "DIAGNOSIS":
+        kind = Verdict.MISSED if expect.release == "SUCCESS" else Verdict.UNEXPECTED
+        return kind, f"answered as {run.intent or 'no'} intent, published no root cause"
     if release == "SUCCESS":
         if expect.release != "SUCCESS":
             return Verdict.WRONG, f"published a root cause where {expect.outcome} was expected"
@@ -197,7 +202,7 @@ def cause_problem(expect: Expectation, run: RunView) -> str | None:
 def summarise(results: list[CaseResult]) -> Summary:
     """The summary of a suite's case results."""
     count = {v: sum(1 for r in results if r.verdict is v) for v in Verdict}
-    published = sum(1 for r in results if r.outcome == "SUCCESS")
+    published = count[Verdict.RIGHT] + count[Verdict.WRONG]
     expected = sum(1 for r in results if r.expected == "SUCCESS")
     walls = sorted(r.wall_s for r in results)
     tokens = sum(r.usage.tokens for r in results)
