@@ -215,7 +215,8 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
     failure = next((e.get("message") for e in out.get("events") or []
                     if e.get("event") == "failure"), None)
     scope = own.get("scope") or None
-    return RunView(outcome=outcome, intent=out.get("intent"), root_cause=root_cause, cited=cited, content=out.get("content"),
+    return RunView(outcome=outcome, intent=out.get("intent"), root_cause=root_cause, cited=cited,
+                   content=out.get("content"),
                    verdicts=tuple(_verdict_line(v) for v in store.trace(str(out["run_id"]))["verdicts"]
                                   if v.get("guard") != "judged_draft"),
                    failure=out.get("error") or failure,
