@@ -144,3 +144,15 @@ def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path)
     assert [(r["question"], r["intent"]) for r in runs] == [
         (Q1, "DIAGNOSIS"), ("what should we do about it?", "GENERAL")]
     assert runs[-1]["run_id"] == case["run_id"]
+
+
+def test_each_case_runs_with_its_own_deadline(tmp_path: Path) -> None:
+    suite = tmp_path / "deadlines.jsonl"
+    suite.write_text("".join(json.dumps(c) + "\n" for c in [
+        {"id": "late", "question": Q1, "deadline_s": 0.05, "expect": {"outcome": "FAILED/RUN_TIMED_OUT"}},
+        {"id": "on-time", "question": Q1, "expect": {"outcome": "SUCCESS", "root_cause": {"all": ["pool"]}}},
+    ]), encoding="utf-8")
+    proc = harness("eval", str(suite), "--json", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [(c["outcome"], c["verdict"]) for c in scorecard(proc)["cases"]] == [
+        ("FAILED/RUN_TIMED_OUT", "HONEST"), ("SUCCESS", "RIGHT")]
