@@ -67,3 +67,32 @@ def test_resume_after_kill_9_runs_only_the_unfinished_cases(tmp_path: Path) -> N
     offline = harness("eval", str(suite), "--model", "offline", "--out", str(out), "--resume",
                       "--json", home=home)
     assert {c["run_id"] for c in scorecard(offline)["cases"]}.isdisjoint(kept.values())
+
+
+def test_ctrl_c_mid_eval_exits_130_keeping_finished_cases(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.jsonl"
+    suite.write_text("".join(json.dumps({
+        "id": f"inc-{n}", "question": INC["question"],
+        "expect": {"outcome": "SUCCESS", "root_cause": {"all": ["pool"]}}}) + "\n"
+        for n in range(CASES)), encoding="utf-8")
+    home, out = tmp_path / "home", tmp_path / "out"
+    home.mkdir()
+    with StubOpenAI(responder=lambda body: {**respond(body), "delay": 0.15}) as stub:
+        env = {**os.environ, "HARNESS_HOME": str(home), **_env(stub, tmp_path)}
+        proc = subprocess.Popen([sys.executable, "-m", "diagnosis_harness", "eval", str(suite),
+                                 "--model", "openai:stub-model", "--workers", "1", "--out", str(out)],
+                                env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (out / "cases.jsonl").is_file():
+            time.sleep(0.05)
+        time.sleep(0.3)  # inside the next case's run
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted: finished cases are kept (--resume continues)" in stderr
+    assert "Traceback" not in stderr
+    store = open_run_store(home / "runs.sqlite")
+    states = sorted(r["release_outcome"] or "RUNNING" for r in store.list_runs(limit=100))
+    assert "CANCELLED" in states and "RUNNING" not in states  # the run in progress ended cleanly
+    assert len(states) < CASES
