@@ -1,7 +1,12 @@
-"""The terminal view: a live progress bar while cases run, then a table and the summary."""
+"""The terminal view: a live progress bar while cases run, then a table and the summary.
+
+The table's ``calls`` column is model calls / tool calls; ``run`` starts the run id
+(``harness runs show`` takes the whole id, in ``--json``).
+"""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -41,13 +46,15 @@ def ratio(value: float | None) -> str:
 
 def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
     """Print the per-case table, the summary and the gates."""
-    table = Table(title=f"harness eval {card.suite} · {card.model}")
-    for col in ("case", "expected", "outcome", "verdict", "model", "tools", "tokens", "wall s", "run"):
-        table.add_column(col, justify="right" if col in ("model", "tools", "tokens", "wall s") else "left")
+    table = Table(title=f"harness eval {card.suite} · {card.model}", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    for col in ("case", "outcome", "verdict", "calls", "tokens", "wall s", "run"):
+        table.add_column(col, justify="right" if col in ("calls", "tokens", "wall s") else "left",
+                         overflow="fold", no_wrap=col != "outcome")
     for c in card.cases:
-        table.add_row(c.id, c.expected, c.outcome, f"[{_STYLE[c.verdict]}]{c.verdict}[/]",
-                      str(c.usage.model_calls), str(c.usage.tool_calls), str(c.usage.tokens),
-                      f"{c.wall_s:.2f}", (c.run_id or "-")[:12])
+        table.add_row(c.id, c.outcome, f"[{_STYLE[c.verdict]}]{c.verdict}[/]",
+                      f"{c.usage.model_calls}/{c.usage.tool_calls}", str(c.usage.tokens),
+                      f"{c.wall_s:.2f}", (c.run_id or "-")[:8])
     console.print(table)
     s = card.summary
     cost = "unknown" if s.cost_total is None else f"{s.cost_total:.4f}"
@@ -55,7 +62,7 @@ def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
                   f"coverage {ratio(s.coverage)} · wrong {s.wrong} · missed {s.missed} · "
                   f"abstention {ratio(s.abstention_rate)} · wall p50 {s.wall_p50_s:.2f}s "
                   f"p95 {s.wall_p95_s:.2f}s · tokens {s.tokens_total} "
-                  f"({s.tokens_per_case:g}/case) · cost {cost}")
+                  f"({s.tokens_per_case:g}/case) · cost {cost}", highlight=False)
     for c in card.cases:
         if c.verdict not in AS_EXPECTED:
             console.print(f"[{_STYLE[c.verdict]}]{c.verdict}[/] {c.id}: {c.why}", markup=True)
