@@ -194,6 +194,11 @@ class Settings(BaseSettings):
             named[name.strip()] = folder.strip()
         return named
 
+    # --- harness eval (docs/eval.md) ---------------------------------------------------------
+    price_table: Path | None = None
+    """JSON price table (``{"models": {NAME: {"input_per_million", "output_per_million"}}}``) whose
+    models replace those of the built-in one (``diagnosis_harness/eval/prices.json``) by name."""
+
     # --- MCP servers (README: evidence tools from MCP servers) ------------------------------
     mcp_config: Path | None = None
     """JSON file of MCP servers (``{"mcpServers": {…}}``) whose allow-listed tools become evidence tools."""
