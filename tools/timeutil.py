@@ -4,7 +4,9 @@ Every timestamp the tools store or show is rendered by :func:`format_utc`, so st
 in SQL and scope equality (the tool gate's duplicate check) both work on one spelling.
 Tool arguments must carry an offset (:func:`parse_ts`); data being loaded or imported may come
 in any common form and is read by a :class:`TimeReader`, which records what it had to assume
-(a zone for naive times, a year for syslog times, the day/month order of ``03/04/2026``).
+(a zone for naive times, a year for syslog times, the day/month order of ``03/04/2026``), and
+refuses what only the writer knows: where the year is in a two-digit-year date (``17/06/09``),
+unless it is given the format (:class:`~diagnosis_harness.tools.time_format.TimeFormat`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,25 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
 
 from dateutil import parser as dateutil_parser
+from diagnosis_harness.tools.time_format import TimeFormat, two_digit_year_readings
 
 
 class TimestampError(ValueError):
     """A value is not a timestamp (or, for :func:`parse_ts`, not ISO-8601 with a UTC offset)."""
+
+
+class AmbiguousTimeError(TimestampError):
+    """A date with a two-digit year (``17/06/09``, ``081109``): where the year is, only its writer knows.
+
+    ``formats`` are the readings it allows, each a format that reads it.
+    """
+
+    def __init__(self, text: str, formats: list[tuple[str, datetime]]) -> None:
+        self.text = text
+        self.formats = formats
+        options = " or ".join(f"{moment:%Y-%m-%d} ({spec})" for spec, moment in formats)
+        super().__init__(f"{text!r} has a two-digit year, so where the year is is unknown: it "
+                         f"could be {options or 'no valid date'}")
 
 
 def parse_ts(value: object) -> datetime:
@@ -74,7 +91,8 @@ _PLAUSIBLE_YEARS = (1990, 2100)
 _NUMBER = re.compile(r"-?\d+(\.\d+)?\Z")
 _TIME = r"(?:[ T,]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([AaPp][Mm])?)?"
 _ZONE = r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?"
-_NUMERIC_DATE = re.compile(rf"(\d{{1,2}})([/.-])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){_TIME}{_ZONE}\Z")
+_NUMERIC_DATE = re.compile(rf"(\d{{1,2}})([/.-])(\d{{1,2}})\2(\d{{4}}){_TIME}{_ZONE}\Z")
+"""Day and month in either order, a four-digit year (two-digit years: AmbiguousTimeError)."""
 _YEAR_FIRST = re.compile(rf"(\d{{4}})([/.])(\d{{1,2}})\2(\d{{1,2}}){_TIME}{_ZONE}\Z")
 _CLF = re.compile(r"\d{1,2}/[A-Za-z]{3}/\d{4}:\d{2}:\d{2}:\d{2}(\.\d+)?( [+-]\d{4})?\Z")
 _MONTH = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b")
@@ -126,8 +144,10 @@ class TimeReader:
     """
 
     def __init__(self, *, tz: tzinfo = UTC, dayfirst: bool | None = None,
-                 year: int | None = None) -> None:
+                 year: int | None = None, time_format: TimeFormat | None = None) -> None:
         self.tz = tz
+        self.time_format = time_format
+        """The user's format: every text time is read with it, nothing else is tried."""
         self.dayfirst = dayfirst
         self.year = year
         self.inferred: bool | None = None
@@ -160,9 +180,12 @@ class TimeReader:
         if not isinstance(value, str) or not value.strip():
             raise TimestampError(f"expected a timestamp, got {value!r}")
         text = value.strip()
-        if _NUMBER.match(text):
+        if self.time_format is not None:
+            moment = self._formatted(text)
+        elif _NUMBER.match(text):
             return epoch_to_datetime(text)
-        moment = self._parse(text)
+        else:
+            moment = self._parse(text)
         if moment.tzinfo is None or moment.utcoffset() is None:
             self.assumed_zone += 1
             moment = moment.replace(tzinfo=self.tz)
@@ -177,11 +200,23 @@ class TimeReader:
         self.assumed_zone = before  # a calendar date has no zone to assume
         return moment.date()
 
+    def _formatted(self, text: str) -> datetime:
+        assert self.time_format is not None
+        try:
+            moment = self.time_format.read(text, self.year)
+        except ValueError as exc:
+            raise TimestampError(str(exc)) from None
+        self.assumed_year += not self.time_format.has_year
+        return moment
+
     def _parse(self, text: str) -> datetime:
         try:
             return datetime.fromisoformat(text.replace(" UTC", "Z").replace(" GMT", "Z"))
         except ValueError:
             pass
+        readings = two_digit_year_readings(text)
+        if readings is not None:
+            raise AmbiguousTimeError(text, readings)
         match = _NUMERIC_DATE.match(text)
         if match:
             return self._numeric(text, match)
@@ -228,9 +263,7 @@ class TimeReader:
             self.first_ambiguous = self.first_ambiguous or text
             dayfirst = False
         day, month = (a, b) if dayfirst else (b, a)
-        year = int(match.group(4))
-        year += 2000 if year < 100 else 0
-        return _assemble(year, month, day, match.groups()[4:], text)
+        return _assemble(int(match.group(4)), month, day, match.groups()[4:], text)
 
     def _note_order(self, dayfirst: bool, text: str) -> None:
         order = "day-first" if dayfirst else "month-first"

@@ -70,6 +70,10 @@ def data_import(
     dayfirst: Annotated[bool | None, typer.Option(
         "--dayfirst/--monthfirst", help="How to read 03/04/2026 (default: as the file's "
                                         "unambiguous dates show, else an error).")] = None,
+    time_format: Annotated[str | None, typer.Option(
+        "--time-format", help="strptime-style format of the logs' times, e.g. '%y/%m/%d %H:%M:%S' "
+                              "(needed for two-digit years); finds the time at the start of a "
+                              "text line too.")] = None,
     year: Annotated[int | None, typer.Option(
         "--year", help="Year of times written without one, as in syslog (default: the file's).")
     ] = None,
@@ -90,6 +94,7 @@ def data_import(
     from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
     from diagnosis_harness.tools.dataset.sniff import canonical_format
     from diagnosis_harness.tools.dataset.text_logs import compile_pattern
+    from diagnosis_harness.tools.time_format import TimeFormat
 
     try:
         zone_of(tz)
@@ -97,11 +102,13 @@ def data_import(
             canonical_format(fmt)
         if pattern is not None:
             compile_pattern(pattern)
+        if time_format is not None:
+            TimeFormat.parse(time_format)
     except ValueError as exc:
         usage_error(str(exc))
     options = ImportOptions(format=fmt, pattern=pattern, timezone=tz, dayfirst=dayfirst,
-                            year=year, service=service, name=name, skip_bad=skip_bad,
-                            replace=replace)
+                            time_format=time_format, year=year, service=service, name=name,
+                            skip_bad=skip_bad, replace=replace)
     try:
         with _progress() as progress:
             report = import_sources(list(sources), into, options, progress=progress)

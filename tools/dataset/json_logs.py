@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from diagnosis_harness.tools.dataset.k8s_events import event_records
 from diagnosis_harness.tools.dataset.records import flatten, text_value
 from diagnosis_harness.tools.dataset.sniff import LOGFMT_PAIR
 
@@ -28,6 +29,8 @@ def records(obj: Any, fmt: str) -> Iterator[Record]:
         raise ValueError("expected a JSON object")
     if fmt == "ecs":
         yield from _ecs(obj)
+    elif fmt == "k8s-events":
+        yield from event_records(obj)
     elif fmt == "loki":
         yield from _loki(obj)
     elif fmt == "otel":

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from diagnosis_harness.tools.dataset import k8s_events, kubectl_logs
 from diagnosis_harness.tools.dataset.json_logs import records
 from diagnosis_harness.tools.dataset.records import RecordError, SourceStats, build_event
 from diagnosis_harness.tools.dataset.sniff import (
@@ -28,14 +29,16 @@ from diagnosis_harness.tools.dataset.sniff import (
     whole_document,
 )
 from diagnosis_harness.tools.dataset.text_logs import compile_pattern, join_events
-from diagnosis_harness.tools.timeutil import TimeReader, format_utc
+from diagnosis_harness.tools.time_format import TimeFormat
+from diagnosis_harness.tools.timeutil import AmbiguousTimeError, TimeReader, format_utc
 
 from diagnosis_harness.control.settings import zone_of
 
 _GENERIC_STEMS = {"access", "error", "access_log", "error_log", "syslog", "messages", "app",
                   "application", "log", "logs", "output", "stdout", "stderr", "current", "server",
                   "out", "export", "events", "data", "query", "result", "results", "download"}
-_FORMAT_NOTES = {"access": "levels from the HTTP status: 5xx ERROR, 4xx WARN, others INFO"}
+_FORMAT_NOTES = {"access": "levels from the HTTP status: 5xx ERROR, 4xx WARN, others INFO",
+                 "k8s-events": k8s_events.SERVICE_NOTE}
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class ImportOptions:
     pattern: str | None = None
     timezone: str = "UTC"
     dayfirst: bool | None = None
+    time_format: str | None = None
+    """strptime-style; finds the time at the start of a text line and reads every time."""
     year: int | None = None
     service: str | None = None
     name: str | None = None
@@ -63,6 +68,8 @@ class SourceReport:
     stats: SourceStats = field(default_factory=SourceStats)
     notes: list[str] = field(default_factory=list)
     target: str = ""
+    refused: str = ""
+    """Why the whole source was refused (a two-digit-year date without --time-format)."""
 
     def summary(self) -> str:
         """One line (plus notes) describing what this source gave."""
@@ -97,23 +104,30 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
         report.format = "empty"
         report.notes.append("empty file: nothing to import")
         return
+    time_format = TimeFormat.parse(options.time_format) if options.time_format else None
     fmt = "pattern" if options.pattern else (
-        canonical_format(options.format) if options.format else detect_format(sample))
+        canonical_format(options.format) if options.format
+        else detect_format(sample, time_format.regex if time_format else None))
     if fmt is None:
         problems.append(f"{path}: cannot tell the log format from its first lines; pass --format "
-                        "(ecs, loki, otel, json, syslog, nginx, nginx-error, apache-error, logfmt, "
-                        "text) or --pattern, or leave the file out")
+                        "(ecs, loki, otel, k8s-events, json, kubectl, syslog, nginx, nginx-error, "
+                        "apache-error, logfmt, text) or --pattern (or --time-format if the lines "
+                        "start with a time), or leave the file out")
         return
     report.format = fmt
     service, origin = fallback_service(path, options)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as part:
         reader = _convert(path, fmt, options, service, report, part, progress)
-        if reader.needs_rerun:  # early ambiguous dates were read month-first; the file is day-first
+        if report.refused:
+            pass  # nothing is kept: the refusal is the source's one problem
+        elif reader.needs_rerun:  # early ambiguous dates were read month-first; the file is day-first
             part.seek(0)
             part.truncate()
             report.stats = SourceStats()
             reader = _convert(path, fmt, options, service, report, part, progress, dayfirst=True)
-        if reader.unresolved:
+        if report.refused:
+            pass
+        elif reader.unresolved:
             report.notes.append(f"dates like {reader.first_ambiguous!r} could be day-first or "
                                 "month-first: pass --dayfirst or --monthfirst")
         else:
@@ -130,16 +144,25 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
              out: IO[str], progress: Callable[[int], Any], dayfirst: bool | None = None
              ) -> TimeReader:
     year = options.year if options.year is not None else _file_year(path)
+    time_format = TimeFormat.parse(options.time_format) if options.time_format else None
     reader = TimeReader(tz=zone_of(options.timezone),
-                        dayfirst=options.dayfirst if dayfirst is None else dayfirst, year=year)
+                        dayfirst=options.dayfirst if dayfirst is None else dayfirst, year=year,
+                        time_format=time_format)
     pattern = compile_pattern(options.pattern) if options.pattern else None
     stats = report.stats
-    for where, item in _items(path, fmt, pattern, stats, progress):
+    leading = time_format.regex if time_format else None
+    for where, item in _items(path, fmt, pattern, leading, stats, progress):
         try:
             if isinstance(item, RecordError):
                 raise item
             fields, ts, message = item
             event = build_event(fields, reader, stats, service, ts_value=ts, message=message)
+        except AmbiguousTimeError as exc:
+            at = f"{path}:{where}" if isinstance(where, int) else f"{path} ({where})"
+            report.refused = (f"{at}: {exc}; an import never guesses: pass --time-format with "
+                              f"the right one, e.g. --time-format '{exc.formats[0][0]}'"
+                              if exc.formats else f"{at}: {exc}")
+            break
         except RecordError as exc:
             stats.bad_lines += 1
             if stats.bad_lines <= 20:
@@ -150,8 +173,8 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
     return reader
 
 
-def _items(path: Path, fmt: str, pattern: Any, stats: SourceStats, progress: Callable[[int], Any]
-           ) -> Iterator[tuple[int | str, Any]]:
+def _items(path: Path, fmt: str, pattern: Any, leading: Any, stats: SourceStats,
+           progress: Callable[[int], Any]) -> Iterator[tuple[int | str, Any]]:
     with path.open("rb") as raw, open_binary(path) as handle:
         if fmt in JSON_FORMATS and whole_document(sample_lines(path, 5)):
             try:
@@ -173,7 +196,9 @@ def _items(path: Path, fmt: str, pattern: Any, stats: SourceStats, progress: Cal
                 except (json.JSONDecodeError, ValueError, AttributeError, TypeError) as exc:
                     yield lineno, RecordError(f"not a {fmt} JSON record: {exc}")
             return
-        for first, event, joined in join_events(numbered, fmt, pattern):
+        events = (kubectl_logs.kubectl_events(numbered, kubectl_logs.inner_format(sample_lines(path)))
+                  if fmt == "kubectl" else join_events(numbered, fmt, pattern, leading))
+        for first, event, joined in events:
             stats.joined_lines += joined
             yield first, event
 
@@ -191,8 +216,17 @@ def _numbered(handle: IO[bytes], raw: IO[bytes], stats: SourceStats,
 def _notes(report: SourceReport, reader: TimeReader, options: ImportOptions, service: str,
            origin: str, problems: list[str]) -> None:
     s, notes = report.stats, report.notes
+    if report.refused:
+        problems.append(report.refused)
+        return
     if report.format in _FORMAT_NOTES:
         notes.append(_FORMAT_NOTES[report.format])
+    if report.format == "kubectl":
+        inner = kubectl_logs.inner_format(sample_lines(report.path))
+        notes.append(kubectl_logs.NOTE.format(inner=f"{inner} lines" if inner != "plain"
+                                              else "plain text (level from the text)"))
+    if options.time_format:
+        notes.append(f"times read with --time-format {options.time_format!r}")
     if reader.assumed_zone:
         notes.append(f"{reader.assumed_zone} time(s) without a zone read as {options.timezone} "
                      "(--tz)")

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from diagnosis_harness.tools.dataset.format import ORIGINAL_LEVEL_ATTR, map_level
-from diagnosis_harness.tools.timeutil import TimeReader, TimestampError
+from diagnosis_harness.tools.timeutil import AmbiguousTimeError, TimeReader, TimestampError
 
 TS_KEYS = ("@timestamp", "timestamp", "Timestamp", "ts", "time", "t", "@t", "datetime", "date",
            "eventTime", "event_time", "timeUnixNano", "TimeUnixNano", "observedTimeUnixNano",
@@ -176,7 +176,10 @@ def _attr_value(value: Any) -> Any:
 
 def build_event(flat: dict[str, Any], reader: TimeReader, stats: SourceStats, fallback_service: str,
                 *, ts_value: Any = None, message: str | None = None) -> Event:
-    """The event of one flattened record; RecordError if it has no usable time or message."""
+    """The event of one flattened record; RecordError if it has no usable time or message.
+
+    AmbiguousTimeError if its time has a two-digit year: the caller refuses the whole source.
+    """
     used: set[str] = set()
 
     def pick(keys: tuple[str, ...]) -> tuple[str, Any] | None:
@@ -194,6 +197,8 @@ def build_event(flat: dict[str, Any], reader: TimeReader, stats: SourceStats, fa
         ts_value = found[1]
     try:
         ts = reader.read(ts_value)
+    except AmbiguousTimeError:
+        raise  # not a bad line: the whole source needs --time-format
     except TimestampError as exc:
         raise RecordError(f"bad time: {exc}") from None
     if message is None:

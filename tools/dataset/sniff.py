@@ -2,10 +2,11 @@
 
 Detection reads only the first lines of a file. A JSON log line is told apart by its field
 names (``_source`` / ``@timestamp`` for Elasticsearch/ECS, ``line`` + ``labels`` for Loki,
-``severityText`` / ``resourceLogs`` for OpenTelemetry, ``ts`` + ``service`` + ``level`` +
-``message`` for the dataset's own format, anything else with a time and a message for generic
-JSON logs: zap, logrus, bunyan, pino, structlog, Serilog…); a text line by its shape (syslog,
-access log, nginx or Apache error log, logfmt, or a leading timestamp).
+``severityText`` / ``resourceLogs`` for OpenTelemetry, ``involvedObject`` for Kubernetes events,
+``ts`` + ``service`` + ``level`` + ``message`` for the dataset's own format, anything else with a
+time and a message for generic JSON logs: zap, logrus, bunyan, pino, structlog, Serilog…); a text
+line by its shape (syslog, access log, nginx or Apache error log, logfmt, ``kubectl logs
+--timestamps`` of any of these, or a leading timestamp).
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ import re
 from pathlib import Path
 from typing import IO, Any, cast
 
-JSON_FORMATS = ("native", "ecs", "loki", "otel", "json")
-TEXT_FORMATS = ("syslog", "access", "nginx-error", "apache-error", "logfmt", "text")
+from diagnosis_harness.tools.dataset.k8s_events import is_event
+
+JSON_FORMATS = ("native", "ecs", "loki", "otel", "k8s-events", "json")
+TEXT_FORMATS = ("kubectl", "syslog", "access", "nginx-error", "apache-error", "logfmt", "text")
 FORMAT_ALIASES = {"elasticsearch": "ecs", "elastic": "ecs", "es": "ecs", "opentelemetry": "otel",
                   "otlp": "otel", "zap": "json", "logrus": "json", "bunyan": "json", "pino": "json",
                   "jsonl": "json", "nginx": "access", "apache": "access", "java": "text",
-                  "plain": "text"}
+                  "plain": "text", "kubernetes-events": "k8s-events", "events": "k8s-events",
+                  "kubectl-events": "k8s-events", "kubectl-logs": "kubectl", "k8s-logs": "kubectl"}
 """Names a user may give ``--format`` for the formats above (``nginx``/``apache`` mean their
 access logs; their error logs are ``nginx-error`` / ``apache-error``)."""
 _SAMPLE_LINES = 200
@@ -30,9 +34,16 @@ _OTEL_KEYS = {"severityText", "severity_text", "SeverityText", "severityNumber",
 _NATIVE_KEYS = {"ts", "service", "level", "message"}
 
 SYSLOG_3164 = re.compile(r"(?:<(\d{1,3})>)?([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T\S+)"
-                         r" (\S+) ([^\s:\[]+)(?:\[(\d+)\])?: ?(.*)\Z")
+                         r" (\S+) ([^\s:\[]+)(?: (\d[\w.-]*))?(?:\[(\d+)\])?: ?(.*)\Z")
+"""PRI, time, host, tag (``postfix/smtpd``, ``org.gnome.Shell``), the version old sysklogd writes
+after a space (``syslogd 1.4.1:``), pid, message."""
+SYSLOG_UNTAGGED = re.compile(r"(?:<(\d{1,3})>)?([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}) (\S+) (.+)\Z")
+"""A line of a syslog file with no tag: ``-- MARK --``, ``last message repeated 3 times``."""
+KUBECTL_PREFIX = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})) "
+                            r"(.*)\Z")
+"""The RFC 3339 time ``kubectl logs --timestamps`` puts before every line of a container."""
 SYSLOG_5424 = re.compile(r"<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) (\S+) (-|(?:\[.*?\])+) ?(.*)\Z")
-ACCESS = re.compile(r'(\S+) (\S+) (\S+) \[([^\]]+)\] "((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-)'
+ACCESS = re.compile(r'((?:[\w.:%-]+, )*\S+) (\S+) (\S+) \[([^\]]+)\] "((?:[^"\\]|\\.)*)" (\d{3}) (\d+|-)'
                     r'(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?(.*)\Z')
 NGINX_ERROR = re.compile(r"(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \[(\w+)\] (\d+)#(\d+): "
                          r"(?:\*(\d+) )?(.*)\Z")
@@ -46,6 +57,7 @@ LEADING_TS = re.compile(
     r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}[ T]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}(?: [+-]\d{4})?"
     r"|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}"
+    r"|\d{6}[ T-]\d{6}(?:[.,]\d+)?"  # HDFS's 081109 203615 (refused unless --time-format)
     r"|\d{10}(?:\.\d+)?|\d{13})\]?(?=[\s|,;\]-]|\Z)"
 )
 CONTINUATION = re.compile(r"\s|at |Caused by|\.\.\. \d+ more|[\w$.]+(Exception|Error)\b|Traceback|}")
@@ -106,6 +118,8 @@ def kind_of(path: Path) -> str:
 def detect_json_format(obj: dict[str, Any]) -> str | None:
     """The JSON log format one record (or whole exported document) is in, or None."""
     keys = set(obj)
+    if is_event(obj):
+        return "k8s-events"
     if isinstance(obj.get("_source"), dict) or isinstance(obj.get("hits"), dict):
         return "ecs"
     if "resourceLogs" in keys or keys & _OTEL_KEYS or {"Body", "Timestamp"} <= keys:
@@ -150,8 +164,12 @@ def whole_document(lines: list[str]) -> bool:
     return False
 
 
-def detect_format(lines: list[str]) -> str | None:
-    """The log format of a file from its first non-blank lines, or None if it is unclear."""
+def detect_format(lines: list[str], leading: re.Pattern[str] | None = None) -> str | None:
+    """The log format of a file from its first non-blank lines, or None if it is unclear.
+
+    ``leading`` is the regex of the user's ``--time-format``: a line that starts with such a time
+    is a ``text`` line.
+    """
     if not lines:
         return None
     if looks_like_json(lines[0]):
@@ -165,17 +183,28 @@ def detect_format(lines: list[str]) -> str | None:
     starts = [ln for ln in lines if not CONTINUATION.match(ln)] or lines
     need = max(1, len(starts) // 2)
     scores = {
+        "kubectl": len(starts) if _is_kubectl(lines) else 0,
         "syslog": sum(bool(SYSLOG_5424.match(ln) or SYSLOG_3164.match(ln)) for ln in starts),
         "access": sum(bool(ACCESS.match(ln)) for ln in starts),
         "nginx-error": sum(bool(NGINX_ERROR.match(ln)) for ln in starts),
         "apache-error": sum(bool(APACHE_ERROR.match(ln)) for ln in starts),
         "logfmt": sum(_is_logfmt(ln) for ln in starts),
-        "text": sum(bool(LEADING_TS.match(ln)) for ln in starts),
+        "text": sum(bool((leading or LEADING_TS).match(ln)) for ln in starts),
     }
     for fmt in TEXT_FORMATS:  # in order: specific shapes before a bare leading timestamp
         if scores[fmt] >= need and scores[fmt] * 10 >= len(starts) * 6:
             return fmt
     return None
+
+
+def _is_kubectl(lines: list[str]) -> bool:
+    """Every line has kubectl's time and what follows is itself a log line (JSON, a known format).
+
+    A plain line after an ISO time is just a ``text`` log.
+    """
+    stamped = [KUBECTL_PREFIX.match(ln) for ln in lines]
+    rests = [m.group(2) for m in stamped if m is not None and m.group(2).strip()]
+    return all(stamped) and bool(rests) and detect_format(rests) not in (None, "kubectl")
 
 
 def _is_logfmt(line: str) -> bool:
@@ -185,7 +214,8 @@ def _is_logfmt(line: str) -> bool:
 
 def _document_format(lines: list[str]) -> str | None:
     head = "\n".join(lines[:50])
-    for marker, fmt in (('"_source"', "ecs"), ('"resourceLogs"', "otel"), ('"logRecords"', "otel"),
+    for marker, fmt in (('"involvedObject"', "k8s-events"), ('"EventList"', "k8s-events"),
+                        ('"_source"', "ecs"), ('"resourceLogs"', "otel"), ('"logRecords"', "otel"),
                         ('"streams"', "loki"), ('"resultType"', "loki"), ('"@timestamp"', "ecs")):
         if marker in head:
             return fmt

@@ -22,6 +22,7 @@ from typing import Any
 
 from diagnosis_harness.tools.dataset.format import TABLE_SUFFIXES, TABLES_DIR, Problems
 from diagnosis_harness.tools.timeutil import (
+    AmbiguousTimeError,
     TimeReader,
     TimestampError,
     epoch_to_datetime,
@@ -242,6 +243,9 @@ def _times(path: Path, column: str, label: str, cells: list[tuple[int, str]], pr
         try:
             out.append(reader.read_date(value).isoformat() if date_only
                        else format_utc(reader.read(value)))
+        except AmbiguousTimeError as exc:  # never guessed: the column stays as written
+            problems.note(path, f"column {label!r} kept as text: {exc}")
+            return "TEXT", [v if v != "" else None for _, v in cells]
         except TimestampError as exc:
             failures += 1
             if failures <= _MAX_PROBLEMS_PER_COLUMN:

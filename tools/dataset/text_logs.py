@@ -21,6 +21,7 @@ from diagnosis_harness.tools.dataset.sniff import (
     NGINX_ERROR,
     SYSLOG_3164,
     SYSLOG_5424,
+    SYSLOG_UNTAGGED,
 )
 
 Parsed = tuple[dict[str, Any], Any, str | None]
@@ -28,8 +29,17 @@ Parsed = tuple[dict[str, Any], Any, str | None]
 MAX_JOINED_LINES = 200
 _NGINX_FIELDS = re.compile(r', (client|server|request|upstream|host|referrer): ("[^"]*"|[^,]*)')
 _LOGGER_PREFIX = re.compile(r"(?:\d+ )?(?:--- )?\[([^\]]*)\]\s+([\w.$]+)\s+[:-]\s+(.*)", re.S)
-FREE_FORM = ("text", "pattern")
-"""Formats in which any line that does not start an event continues the previous one."""
+FREE_FORM = ("text", "pattern", "nginx-error")
+"""Formats in which any line that does not start an event continues the previous one (nginx
+writes a backend's multi-line stderr, a PHP or Lua stack trace, inside one error event)."""
+_ACCESS_PAIR = re.compile(r'([a-z_]\w*)=("(?:[^"\\]|\\.)*"|\S+)')
+_IP_LIST = re.compile(r"[0-9A-Fa-f.:]+(?:, [0-9A-Fa-f.:]+)*\Z")
+_INGRESS = re.compile(r"(\d+) ([\d.]+|-) \[([^\]]*)\] \[([^\]]*)\] (\S+(?:, \S+)*) (\S+(?:, \S+)*) "
+                      r"(\S+(?:, \S+)*) (\S+(?:, \S+)*)(?: (\S+))?\Z")
+_INGRESS_FIELDS = ("request_length", "request_time", "upstream_name", "upstream_alternative",
+                   "upstream_addr", "upstream_response_length", "upstream_response_time",
+                   "upstream_status", "request_id")
+"""ingress-nginx's default access log format after the combined fields, by position."""
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
@@ -45,8 +55,15 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     return compiled
 
 
-def parse_line(fmt: str, line: str, pattern: re.Pattern[str] | None = None) -> Parsed | None:
-    """The record a line starts, or None if it does not start one in format ``fmt``."""
+def parse_line(fmt: str, line: str, pattern: re.Pattern[str] | None = None,
+               leading: re.Pattern[str] | None = None) -> Parsed | None:
+    """The record a line starts, or None if it does not start one in format ``fmt``.
+
+    ``leading`` (the user's ``--time-format``) finds the time of a ``text`` line; ``plain`` is a
+    line with no time of its own (``kubectl logs --timestamps`` gives it one).
+    """
+    if fmt == "plain":
+        return None if CONTINUATION.match(line) else ({}, None, line)
     if fmt == "syslog":
         return _syslog(line)
     if fmt == "access":
@@ -61,11 +78,11 @@ def parse_line(fmt: str, line: str, pattern: re.Pattern[str] | None = None) -> P
     if fmt == "pattern":
         assert pattern is not None
         return _pattern(line, pattern)
-    return _leading_timestamp(line)
+    return _leading_timestamp(line, leading)
 
 
 def join_events(lines: Iterator[tuple[int, str]], fmt: str,
-                pattern: re.Pattern[str] | None = None
+                pattern: re.Pattern[str] | None = None, leading: re.Pattern[str] | None = None
                 ) -> Iterator[tuple[int, Parsed | RecordError, int]]:
     """``(first line number, record or error, lines joined)`` for every event of a text source."""
     current: tuple[int, Parsed] | None = None
@@ -73,26 +90,33 @@ def join_events(lines: Iterator[tuple[int, str]], fmt: str,
     for lineno, line in lines:
         if not line.strip():
             continue
-        parsed = parse_line(fmt, line, pattern)
+        parsed = parse_line(fmt, line, pattern, leading)
+        if parsed is None and current is None and fmt == "plain":
+            parsed = ({}, None, line)
         if parsed is None and current is not None and (fmt in FREE_FORM or CONTINUATION.match(line)):
             if len(extra) < MAX_JOINED_LINES:
                 extra.append(line.rstrip())
             continue
         if current is not None:
-            yield current[0], _with_lines(current[1], extra), len(extra)
+            yield current[0], _with_lines(current[1], extra, fmt), len(extra)
             current, extra = None, []
         if parsed is None:
-            yield lineno, RecordError(f"not a {fmt} line: {line[:80]!r}"), 0
+            what = ("does not start with a time in the --time-format" if leading is not None
+                    and fmt == "text" else f"not a {fmt} line")
+            yield lineno, RecordError(f"{what}: {line[:80]!r}"), 0
         else:
             current = (lineno, parsed)
     if current is not None:
-        yield current[0], _with_lines(current[1], extra), len(extra)
+        yield current[0], _with_lines(current[1], extra, fmt), len(extra)
 
 
-def _with_lines(parsed: Parsed, extra: list[str]) -> Parsed:
+def _with_lines(parsed: Parsed, extra: list[str], fmt: str) -> Parsed:
     if not extra:
         return parsed
     fields, ts, message = parsed
+    if fmt == "nginx-error":  # ", client: …, request: …" follow the backend's last line
+        fields = {**fields, **{k: v.strip('"') for k, v in
+                               _NGINX_FIELDS.findall("\n".join([message or "", *extra]))}}
     if message is None:  # logfmt: the message is a field
         key = next((k for k in ("msg", "message") if k in fields), "msg")
         fields = {**fields, key: "\n".join([str(fields.get(key, "")), *extra])}
@@ -110,9 +134,18 @@ def _syslog(line: str) -> Parsed | None:
         return fields, ts, message.removeprefix("\ufeff")
     match = SYSLOG_3164.match(line)
     if not match:
-        return None
-    pri, ts, host, app, pid, message = match.groups()
+        untagged = SYSLOG_UNTAGGED.match(line)
+        if not untagged:
+            return None
+        pri, ts, host, message = untagged.groups()
+        fields = {"host": host}
+        if pri is not None:
+            fields["PRIORITY"] = int(pri) % 8
+        return fields, ts, message
+    pri, ts, host, app, version, pid, message = match.groups()
     fields = {"host": host, "service": app}
+    if version:
+        fields["version"] = version
     if pid:
         fields["pid"] = int(pid)
     if pri is not None:
@@ -126,8 +159,12 @@ def _access(line: str) -> Parsed | None:
         return None
     client, _ident, user, ts, request, status, size, referer, agent, rest = match.groups()
     code = int(status)
-    fields: dict[str, Any] = {"client": client, "status": code,
-                              "level": "ERROR" if code >= 500 else "WARN" if code >= 400 else "INFO"}
+    fields: dict[str, Any] = {"status": code, **_access_extensions(rest or "")}
+    if ", " in client:  # logged $http_x_forwarded_for first: the original client, then proxies
+        fields["forwarded_for"] = client
+        client = client.split(", ")[0]
+    fields.update({"client": client,
+                   "level": "ERROR" if code >= 500 else "WARN" if code >= 400 else "INFO"})
     parts = request.split()
     if len(parts) == 3:
         fields.update(method=parts[0], path=parts[1], protocol=parts[2])
@@ -141,6 +178,32 @@ def _access(line: str) -> Parsed | None:
         fields["user_agent"] = agent
     message = f"{request} {status} {size}" + (f" {rest.strip()}" if rest and rest.strip() else "")
     return fields, ts, message
+
+
+def _access_extensions(rest: str) -> dict[str, Any]:
+    """Named fields of what follows the combined format in an access log line.
+
+    A quoted X-Forwarded-For list, ``key=value`` timings (``rt=0.532 urt="0.531"``) or
+    ingress-nginx's positional fields; what has no name stays in the message (and ``extra``).
+    """
+    text = rest.strip()
+    fields: dict[str, Any] = {}
+    quoted = re.match(r'"((?:[^"\\]|\\.)*)"\s*', text)
+    if quoted and _IP_LIST.match(quoted.group(1)):
+        fields["forwarded_for"] = quoted.group(1)
+        text = text[quoted.end():]
+    ingress = _INGRESS.match(text)
+    if ingress:
+        fields.update({k: v for k, v in zip(_INGRESS_FIELDS, ingress.groups(), strict=True)
+                       if v not in (None, "", "-")})
+        return fields
+    pairs = _ACCESS_PAIR.findall(text)
+    for key, value in pairs:
+        fields[key] = value.strip('"')
+    leftover = _ACCESS_PAIR.sub("", text).strip()
+    if leftover and leftover != '"-"':
+        fields["extra"] = leftover
+    return fields
 
 
 def _nginx_error(line: str) -> Parsed | None:
@@ -171,8 +234,8 @@ def _apache_error(line: str) -> Parsed | None:
     return fields, ts, message
 
 
-def _leading_timestamp(line: str) -> Parsed | None:
-    match = LEADING_TS.match(line)
+def _leading_timestamp(line: str, leading: re.Pattern[str] | None) -> Parsed | None:
+    match = (leading or LEADING_TS).match(line)
     if not match:
         return None
     rest = line[match.end():].strip(" \t|-:,;")
