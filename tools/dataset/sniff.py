@@ -191,8 +191,11 @@ def detect_format(lines: list[str], leading: re.Pattern[str] | None = None) -> s
         "logfmt": sum(_is_logfmt(ln) for ln in starts),
         "text": sum(bool((leading or LEADING_TS).match(ln)) for ln in starts),
     }
+    stamped = sum(bool(NGINX_ERROR.match(ln) or LEADING_TS.match(ln)) for ln in starts)
     for fmt in TEXT_FORMATS:  # in order: specific shapes before a bare leading timestamp
-        if scores[fmt] >= need and scores[fmt] * 10 >= len(starts) * 6:
+        # nginx writes a backend's multi-line output inside an event: only stamped lines count
+        among = stamped if fmt == "nginx-error" and NGINX_ERROR.match(starts[0]) else len(starts)
+        if scores[fmt] >= min(need, among) and scores[fmt] * 10 >= among * 6:
             return fmt
     return None
 
