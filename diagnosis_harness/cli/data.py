@@ -60,8 +60,9 @@ def data_import(
                                                        "(.md) or folders of them; .gz is fine.")],
     into: Annotated[Path, typer.Option("--into", help="Dataset folder to write (new or empty).")],
     fmt: Annotated[str | None, typer.Option(
-        "--format", help="Log format instead of detecting it: ecs, loki, otel, json (zap, logrus, "
-                         "bunyan…), native, syslog, nginx, nginx-error, apache-error, logfmt, text.")
+        "--format", help="Log format instead of detecting it: ecs, loki, otel, k8s-events, json "
+                         "(zap, logrus, bunyan…), native, kubectl (logs --timestamps), syslog, "
+                         "nginx, nginx-error, apache-error, logfmt, text.")
     ] = None,
     pattern: Annotated[str | None, typer.Option(
         "--pattern", help="Regex for each log line, with named groups: ts (required), level, "
