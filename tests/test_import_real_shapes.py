@@ -1,16 +1,19 @@
-"""``harness data import`` on the shapes a new SRE reached for (issue 25, items 6 and 7): dates
-with a two-digit year refused unless ``--time-format`` says where the year is, Kubernetes events
-and ``kubectl logs --timestamps``, nginx behind proxies, nginx's multi-line errors and old
-sysklogd tags, each imported directly. The sample lines are hand-written in those shapes."""
+"""Dates whose year could be anywhere (issue 25, item 6): a two-digit year (Spark's
+``17/06/09 20:10:40``, HDFS's ``081109 203615``) is refused naming the file, line and readings
+unless ``--time-format`` says, and read right with it; unambiguous dates are read as before. The
+sample lines are hand-written in those shapes."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
+from diagnosis_harness.tools.dataset.build import load_dataset
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
+from diagnosis_harness.tools.dataset.layout import OPS_DB
 from typer.testing import CliRunner
 
 from diagnosis_harness.cli.main import app
@@ -108,3 +111,16 @@ def test_cli_refuses_a_bad_time_format_and_passes_a_good_one(tmp_path):
                                "--no-load", "--time-format", "%y/%m/%d %H:%M:%S"])
     assert good.exit_code == 0, good.output
     assert "2017-06-09T20:10:40Z .. 2017-06-09T20:10:44Z" in good.output
+
+
+def test_a_table_column_of_two_digit_years_is_kept_as_written_not_guessed(tmp_path):
+    src = tmp_path / "ds"
+    (src / "tables").mkdir(parents=True)
+    (src / "logs.jsonl").write_text(json.dumps({"ts": "2026-03-14T09:00:00Z", "service": "shop",
+                                                "level": "INFO", "message": "ok"}) + "\n")
+    (src / "tables" / "deploys.csv").write_text("deploy_id,deployed_at\nD-1,14/03/26 09:49\n")
+    report = load_dataset(src, tmp_path / "built")
+    with sqlite3.connect(report.dest / OPS_DB) as conn:
+        assert conn.execute("SELECT deployed_at FROM deploys").fetchall() == [("14/03/26 09:49",)]
+    notes = "\n".join(report.info.notes)
+    assert "column 'deployed_at' kept as text" in notes and "two-digit year" in notes
