@@ -22,6 +22,10 @@ from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup
 from diagnosis_harness.tools.query_logs import QueryLogsArgs, query_logs
 from diagnosis_harness.tools.query_mysql import QueryMysqlArgs, query_mysql
 from diagnosis_harness.tools.results import ToolResult, clip
+from diagnosis_harness.tools.stats.changes import ChangeArgs, recent_changes
+from diagnosis_harness.tools.stats.compare import WindowArgs, compare_windows
+from diagnosis_harness.tools.stats.metrics import MetricArgs, metric_shifts
+from diagnosis_harness.tools.stats.onset import OnsetArgs, onset_timeline
 from pydantic import BaseModel
 
 from diagnosis_harness.control.settings import Settings
@@ -61,6 +65,25 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
             "Search the runbooks: the best matching passages (runbook, title, section), best "
             "first. Empty means no runbook covers the query, not that nothing happened.")),
+        # The statistics tools (docs/design.md §15.1): numbers computed from the store.
+        ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
+            "Compare a log window (UTC) with a baseline (default: the same length just before), "
+            "per service or for one: counts by level, message patterns new in the window and "
+            "patterns whose rate rose (>= 5 events, smoothed rate ratio >= 3), each with "
+            "counts, ratio, first/last seen and an example event. Start here when you do not "
+            "know which service failed.")),
+        ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
+            "The first anomalous (new or risen) log pattern per service in a window, earliest "
+            "first: which component failed first. Where the data has a dependency table, each "
+            "row names the anomalous services it calls (upstream) and that call it "
+            "(downstream).")),
+        ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
+            "Which entity/metric of the operational tables (a time column and numbers) left "
+            "its baseline in a window: baseline median and MAD, window median, peak, robust "
+            "z-score, ratio, and the first sample out.")),
+        ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
+            "Change-log rows (deploys, config, flags, jobs, certificates…) in the minutes "
+            "before a time (the onset), optionally for some services; most recent first.")),
     )
 }
 TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS.items()}

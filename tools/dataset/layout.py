@@ -16,7 +16,7 @@ from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
 from diagnosis_harness.control.settings import Settings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"
@@ -33,7 +33,12 @@ CREATE TABLE events (
     level TEXT NOT NULL,
     message TEXT NOT NULL,
     attrs TEXT,
-    source_line INTEGER NOT NULL
+    source_line INTEGER NOT NULL,
+    pattern_id INTEGER NOT NULL  -- patterns.id: the message with its variable parts masked
+);
+CREATE TABLE patterns (          -- computed once at build (tools/dataset/patterns.py)
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL UNIQUE
 );
 CREATE VIRTUAL TABLE events_fts USING fts5(
     message, content='events', content_rowid='id', tokenize='unicode61 remove_diacritics 2'

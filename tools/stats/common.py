@@ -1,0 +1,220 @@
+"""What the statistics tools share: windows, thresholds, and the log store's pattern counts.
+
+Definitions (docs/design.md §15.1): a window is ``[start, end]`` (UTC, both inclusive, as for
+``query_logs``); the baseline is ``[baseline_start, baseline_end]``, by default the window's own
+length just before it (ending a millisecond before ``start``). Rates are events per minute of
+each window. A (service, pattern, level) is
+
+- **new** when it occurs in the window and not once in the baseline;
+- **rose** when it occurs in both, at least :data:`MIN_EVENTS` times in the window, and its
+  rate ratio with add-one smoothing, ``((w + 1) / window minutes) / ((b + 1) / baseline
+  minutes)``, is at least :data:`MIN_RATIO`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.format import LEVELS, normalise_level
+from diagnosis_harness.tools.results import ToolInputError, clip
+from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
+
+from diagnosis_harness.control.settings import Settings
+
+MIN_EVENTS = 5
+"""A pattern that was already there "rose" only with at least this many events in the window."""
+MIN_RATIO = 3.0
+"""… and a smoothed rate ratio (window / baseline) of at least this."""
+MAX_ROWS = 20
+"""Rows shown per call (the overview row counts the rest: "and N more")."""
+MAX_EXAMPLE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Span:
+    """A closed time interval in epoch milliseconds."""
+
+    lo: int
+    hi: int
+
+    @property
+    def minutes(self) -> float:
+        """Its length in minutes (at least a millisecond, so a rate is always defined)."""
+        return max(self.hi - self.lo + 1, 1) / 60_000
+
+
+def canonical(value: str) -> str:
+    """A timestamp argument in the one UTC spelling (validators use it)."""
+    return format_utc(parse_ts(value))
+
+
+def service_name(value: str | None) -> str | None:
+    """A service argument as the log store keys it (trimmed, lower case); blank is none."""
+    if value is None or not value.strip():
+        return None
+    return value.strip().lower()
+
+
+def level_name(value: str | None) -> str | None:
+    """A minimum-level argument as a level name; ValueError naming the levels."""
+    if value is None or not value.strip():
+        return None
+    level = normalise_level(value)
+    if level is None:
+        raise ValueError(f"unknown level {value!r}; use one of {', '.join(LEVELS)}")
+    return level
+
+
+def windows(start: str, end: str, baseline_start: str | None, baseline_end: str | None,
+            settings: Settings) -> tuple[Span, Span]:
+    """The window and its baseline; ToolInputError for an unusable pair."""
+    lo, hi = parse_ts(start), parse_ts(end)
+    if hi <= lo:
+        raise ToolInputError(f"end ({end}) must be after start ({start})")
+    longest = timedelta(minutes=settings.max_log_window_minutes)
+    if hi - lo > longest:
+        raise ToolInputError(f"window {start} .. {end} is longer than the allowed "
+                             f"{settings.max_log_window_minutes} minutes; use a shorter one")
+    if (baseline_start is None) != (baseline_end is None):
+        raise ToolInputError("give both baseline_start and baseline_end, or neither")
+    if baseline_start is None or baseline_end is None:
+        b_lo, b_hi = lo - (hi - lo), lo - timedelta(milliseconds=1)
+    else:
+        b_lo, b_hi = parse_ts(baseline_start), parse_ts(baseline_end)
+        if b_hi <= b_lo:
+            raise ToolInputError("baseline_end must be after baseline_start")
+        if b_hi - b_lo > longest:
+            raise ToolInputError(f"the baseline is longer than the allowed "
+                                 f"{settings.max_log_window_minutes} minutes")
+        if b_lo <= hi and lo <= b_hi:
+            raise ToolInputError("the baseline overlaps the window; give one before or after it")
+    return _span(lo, hi), _span(b_lo, b_hi)
+
+
+def _span(lo: datetime, hi: datetime) -> Span:
+    return Span(to_epoch_ms(lo), to_epoch_ms(hi))
+
+
+def span_text(span: Span) -> tuple[str, str]:
+    """The span's bounds in the canonical spelling."""
+    return format_epoch_ms(span.lo), format_epoch_ms(span.hi)
+
+
+Key = tuple[str, int, str]
+"""(service, pattern id, level)."""
+
+
+@dataclass
+class Counted:
+    """One (service, pattern, level) in one span: count, first and last time, first event id."""
+
+    count: int
+    first_ms: int
+    last_ms: int
+    first_id: int
+
+
+def id_range(backends: Backends, span: Span) -> tuple[int, int] | None:
+    """The event ids of ``span`` (ids ascend with time: two index seeks); None if it is empty."""
+    conn = backends.logs
+    first = conn.execute("SELECT id FROM events WHERE ts_ms >= ? ORDER BY ts_ms, id LIMIT 1",
+                         (span.lo,)).fetchone()
+    last = conn.execute("SELECT id FROM events WHERE ts_ms <= ? ORDER BY ts_ms DESC, id DESC "
+                        "LIMIT 1", (span.hi,)).fetchone()
+    if first is None or last is None or first[0] > last[0]:
+        return None
+    return first[0], last[0]
+
+
+def level_filter(level: str | None) -> tuple[str, tuple[str, ...]]:
+    """SQL (``AND e.level IN …``) and parameters for a minimum level; empty for none."""
+    if level is None:
+        return "", ()
+    allowed = tuple(LEVELS[LEVELS.index(level):])
+    return f" AND e.level IN ({', '.join('?' * len(allowed))})", allowed
+
+
+def pattern_counts(backends: Backends, span: Span, service: str | None,
+                   level: str | None) -> dict[Key, Counted]:
+    """Every (service, pattern, level) of ``span`` with its count: one GROUP BY in SQLite."""
+    extra, params = level_filter(level)
+    if service is not None:
+        where = "e.service = ? AND e.ts_ms BETWEEN ? AND ?"
+        args: tuple[Any, ...] = (service, span.lo, span.hi)
+    else:
+        ids = id_range(backends, span)
+        if ids is None:
+            return {}
+        where, args = "e.id BETWEEN ? AND ?", ids
+    rows = backends.logs.execute(
+        "SELECT e.service, e.pattern_id, e.level, count(*), min(e.ts_ms), max(e.ts_ms), min(e.id) "
+        f"FROM events e WHERE {where}{extra} GROUP BY e.service, e.pattern_id, e.level",
+        (*args, *params)).fetchall()
+    return {(s, p, lv): Counted(n, first, last, first_id)
+            for s, p, lv, n, first, last, first_id in rows}
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One (service, pattern, level) that is new in the window or whose rate rose."""
+
+    key: Key
+    change: str
+    """``new`` or ``rose``."""
+    window: Counted
+    baseline_count: int
+    ratio: float
+
+
+def ratio_of(window_count: int, baseline_count: int, window: Span, baseline: Span) -> float:
+    """The smoothed rate ratio (module docstring), rounded to 2 decimals."""
+    return round(((window_count + 1) / window.minutes) / ((baseline_count + 1) / baseline.minutes), 2)
+
+
+def anomalies(now: dict[Key, Counted], before: dict[Key, Counted], window: Span,
+              baseline: Span) -> list[Anomaly]:
+    """The new and risen patterns, unordered."""
+    out = []
+    for key, counted in now.items():
+        b = before[key].count if key in before else 0
+        ratio = ratio_of(counted.count, b, window, baseline)
+        if b == 0:
+            out.append(Anomaly(key, "new", counted, 0, ratio))
+        elif counted.count >= MIN_EVENTS and ratio >= MIN_RATIO:
+            out.append(Anomaly(key, "rose", counted, b, ratio))
+    return out
+
+
+def severity(level: str) -> int:
+    """Rank of a level (higher is more severe)."""
+    return LEVELS.index(level) if level in LEVELS else 0
+
+
+def pattern_texts(backends: Backends, ids: set[int]) -> dict[int, str]:
+    """The text of the given pattern ids."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    return dict(backends.logs.execute(f"SELECT id, text FROM patterns WHERE id IN ({marks})",
+                                      tuple(sorted(ids))).fetchall())
+
+
+def examples(backends: Backends, ids: set[int]) -> dict[int, str]:
+    """The (clipped) message of the given event ids."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    rows = backends.logs.execute(f"SELECT id, message FROM events WHERE id IN ({marks})",
+                                 tuple(sorted(ids))).fetchall()
+    return {i: clip(m, MAX_EXAMPLE_CHARS)[0] for i, m in rows}
+
+
+def known_service(backends: Backends, service: str | None) -> None:
+    """ToolInputError naming the services when ``service`` is not one of the log store's."""
+    services = getattr(backends.info, "services", ())
+    if service is not None and service not in services:
+        listed = ", ".join(services[:25]) or "(none)"
+        raise ToolInputError(f"no service named {service!r} in the log store; services: {listed}")
