@@ -5,5 +5,5 @@ build's per-event patterns); ``metric_shifts`` and ``recent_changes`` read the o
 database, whose tables they recognise from its schema and a sample of rows (:mod:`.schema`).
 Every number a row shows is computed from the store by the tool, deterministically, so release
 can compute it again and refuse a record whose numbers do not come out the same
-(:mod:`.verify`).
+(``diagnosis_harness.tools.recompute``).
 """
