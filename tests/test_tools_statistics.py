@@ -1,0 +1,174 @@
+"""The statistics tools on a small hand-made world (tests/stats_world.py), through the boundary.
+
+The log tools read the log store (SQLite); the ops tools read the operational database, here
+once as the embedded SQLite file and once as a real PostgreSQL database holding the same
+tables with real column types (``timestamptz`` for times): same rows, same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import stats_world
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
+from diagnosis_harness.tools.dataset.patterns import pattern_of
+from test_ops_postgres import copy_ops_tables
+
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
+from diagnosis_harness.control.settings import Settings
+
+W0, W1 = stats_world.WINDOW
+SETTINGS = Settings(_env_file=None)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("stats-world")
+    return load_dataset(stats_world.write(root / "src"), root / "built").dest
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backends]:
+    if request.param == "sqlite":
+        with Backends.open(built) as opened:
+            yield opened
+        return
+    server = request.getfixturevalue("pg_server")
+    name = server.create_database()
+    url = server.url(name)
+    copy_ops_tables(built / OPS_DB, url)
+    try:
+        with Backends.open(built, ops_db_url=url) as opened:
+            assert opened.ops.dialect == "postgres"
+            yield opened
+    finally:
+        server.drop_database(name)
+
+
+
+
+
+
+def call(backends: Backends, name: str, **args: Any) -> Any:
+    outcome = execute_tool(name, args, tool_call_id=f"t-{name}", backends=backends,
+                           budget=Budget(BudgetLimits.from_settings(SETTINGS)),
+                           settings=SETTINGS, ready_count=0)
+    return outcome.record
+
+
+def rows(record: Any, kind: str) -> list[dict[str, Any]]:
+    return [f.data for f in record.facts if f.kind == kind]
+
+
+def test_patterns_mask_variable_parts_and_keep_words_and_dependency_ports() -> None:
+    assert pattern_of("timeout after 3000ms calling ledger-db:5432 for payment pay_9000") == \
+        "timeout after <dur> calling ledger-db:5432 for payment <id>"
+    assert pattern_of("client 10.0.4.7:40001 id=550e8400-e29b-41d4-a716-446655440000 "
+                      "said 'no such table' at 2026-09-14T10:00:01Z") == \
+        'client <ip>:<n> id=<uuid> said "<str>" at <ts>'
+    assert pattern_of("can't open 0xdeadbeef") == "can't open <hex>"
+    assert pattern_of("x" * 5000 + " 12")[:5] == "xxxxx"  # bounded input, no failure
+
+
+def test_compare_windows_finds_new_patterns_and_the_risen_one_against_the_default_baseline(
+        backends: Backends) -> None:
+    record = call(backends, "compare_windows", start=W0, end=W1)
+    assert record.invocation_status is InvocationStatus.READY
+    overview = rows(record, "window_overview")[0]
+    assert (overview["baseline_start"], overview["baseline_end"]) == \
+        ("2026-09-14T09:45:00Z", "2026-09-14T09:59:59.999Z")
+    patterns = {(r["service"], r["change"]): r for r in rows(record, "window_pattern")}
+    assert set(patterns) == {("ledger-db", "new"), ("payments", "new"), ("web", "new"),
+                             ("web", "rose")}
+    ledger = patterns[("ledger-db", "new")]
+    assert (ledger["level"], ledger["window_count"], ledger["baseline_count"]) == ("ERROR", 40, 0)
+    assert ledger["first_seen"] == "2026-09-14T10:04:10Z"
+    assert ledger["example"].startswith("too many connections (max_connections=100)")
+    rose = patterns[("web", "rose")]
+    # 15 baseline WARNs; 16 (both ends inclusive) + 45 in the window: (62/15) / (16/15) = 3.87
+    assert (rose["window_count"], rose["baseline_count"], rose["ratio"]) == (61, 15, 3.87)
+    levels = {r["service"]: r for r in rows(record, "service_levels")}
+    assert levels["search"]["new_patterns"] == levels["search"]["rose_patterns"] == 0
+    assert levels["ledger-db"]["window_by_level"] == {"ERROR": 40, "INFO": 31}
+    assert overview["new_patterns"] == 3 and overview["rose_patterns"] == 1
+
+
+def test_compare_windows_for_one_service_and_a_given_baseline(backends: Backends) -> None:
+    record = call(backends, "compare_windows", start=W0, end=W1, service="Ledger-DB",
+                  baseline_start="2026-09-14T08:00:00Z", baseline_end="2026-09-14T09:00:00Z")
+    assert {r["service"] for r in rows(record, "window_pattern")} == {"ledger-db"}
+    assert record.scope["baseline_start"] == "2026-09-14T08:00:00Z"
+    quiet = call(backends, "compare_windows", start="2026-09-14T09:00:00Z",
+                 end="2026-09-14T09:15:00Z")
+    assert rows(quiet, "window_pattern") == []  # healthy traffic: nothing new, nothing rose
+    unknown = call(backends, "compare_windows", start=W0, end=W1, service="nope")
+    assert unknown.invocation_status is InvocationStatus.ERROR and "ledger-db" in unknown.error
+
+
+def test_onset_timeline_orders_the_earliest_failure_first_with_dependency_direction(
+        backends: Backends) -> None:
+    record = call(backends, "onset_timeline", start=W0, end=W1)
+    overview = rows(record, "onset_overview")[0]
+    assert [s["service"] for s in overview["services_in_onset_order"]] == \
+        ["ledger-db", "payments", "web"]
+    assert overview["dependency_table"] == {"table": "service_calls", "caller": "caller",
+                                            "callee": "callee"}
+    onsets = rows(record, "onset")
+    assert [r["rank"] for r in onsets] == list(range(1, len(onsets) + 1))
+    assert [r["onset"] for r in onsets] == sorted(r["onset"] for r in onsets)
+    first = onsets[0]
+    assert (first["service"], first["onset"]) == ("ledger-db", "2026-09-14T10:04:10Z")
+    by = {(r["service"], r["change"]): r for r in onsets}
+    # payments calls ledger-db: ledger-db is upstream of payments, payments downstream of it
+    assert first["upstream"] == [] and first["downstream"] == ["payments"]
+    assert by[("payments", "new")]["upstream"] == ["ledger-db"]
+    assert by[("payments", "new")]["downstream"] == ["web"]
+    assert by[("web", "new")]["upstream"] == ["payments"]  # search is not anomalous: not named
+    # the always-there WARN took off with the 502s, not at the window's start
+    assert by[("web", "rose")]["onset"] == "2026-09-14T10:06:00Z"
+
+
+def test_metric_shifts_name_the_entity_metric_and_when_it_left_its_baseline(
+        backends: Backends) -> None:
+    record = call(backends, "metric_shifts", start=W0, end=W1)
+    shifts = rows(record, "metric_shift")
+    assert [(s["table"], s["entity"], s["metric"]) for s in shifts] == \
+        [("host_metrics", "ledger-db", "conn_active")]
+    shift = shifts[0]
+    assert shift["first_out"] == "2026-09-14T10:04:00Z" and shift["direction"] == "up"
+    assert shift["baseline_median"] == 32 and shift["window_median"] == 100
+    assert shift["samples_out"] == 12 and shift["window_samples"] == 16
+    assert shift["z"] > 4
+    one = call(backends, "metric_shifts", start=W0, end=W1, table="HOST_METRICS")
+    assert rows(one, "metric_shift") == shifts
+    wrong = call(backends, "metric_shifts", start=W0, end=W1, table="merchants")
+    assert wrong.invocation_status is InvocationStatus.ERROR and "host_metrics" in wrong.error
+
+
+def test_recent_changes_in_the_lookback_before_the_onset(backends: Backends) -> None:
+    record = call(backends, "recent_changes", before="2026-09-14T10:04:10Z")
+    changes = rows(record, "change")
+    assert [(c["table"], c["service"], c["time"]) for c in changes] == \
+        [("deploys", "ledger-db", "2026-09-14T09:58:00Z")]
+    assert changes[0]["minutes_before"] == 6.17 and changes[0]["row"]["version"] == "14.2"
+    wide = call(backends, "recent_changes", before="2026-09-14T10:04:10Z",
+                lookback_minutes=180, services=["search", "web"])
+    assert [c["service"] for c in rows(wide, "change")] == ["search"]  # web's is after
+    none = call(backends, "recent_changes", before="2026-09-14T09:00:00Z", lookback_minutes=30)
+    assert none.evidence_status is EvidenceStatus.NO_EVIDENCE
+
+
+def test_the_same_arguments_give_the_same_numbers(backends: Backends) -> None:
+    for name, args in (("compare_windows", {"start": W0, "end": W1}),
+                       ("onset_timeline", {"start": W0, "end": W1}),
+                       ("metric_shifts", {"start": W0, "end": W1}),
+                       ("recent_changes", {"before": W1, "lookback_minutes": 600})):
+        first, again = call(backends, name, **args), call(backends, name, **args)
+        assert first.facts and [f.data for f in first.facts] == [f.data for f in again.facts]
