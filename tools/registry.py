@@ -67,23 +67,23 @@ TOOLS: dict[str, ToolSpec] = {
             "first. Empty means no runbook covers the query, not that nothing happened.")),
         # The statistics tools (docs/design.md §15.1): numbers computed from the store.
         ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
-            "Compare a log window (UTC) with a baseline (default: the same length just before), "
-            "per service or for one: counts by level, message patterns new in the window and "
-            "patterns whose rate rose (>= 5 events, smoothed rate ratio >= 3), each with "
-            "counts, ratio, first/last seen and an example event. Start here when you do not "
-            "know which service failed.")),
+            "New and risen log patterns per service vs the time before. Baseline by "
+            "default the same length just before the window; a pattern rose with >= 5 "
+            "events and a smoothed rate ratio >= 3. Rows: counts by level, and per pattern "
+            "counts, ratio, first/last seen, an example event. Use it when the service that "
+            "failed is not known.")),
         ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
-            "The first anomalous (new or risen) log pattern per service in a window, earliest "
-            "first: which component failed first. Where the data has a dependency table, each "
-            "row names the anomalous services it calls (upstream) and that call it "
-            "(downstream).")),
+            "Which service failed first. The earliest new or risen log pattern per service; where "
+            "the data has a dependency table, a row names the anomalous services it calls "
+            "(upstream) and that call it (downstream).")),
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
-            "Which entity/metric of the operational tables (a time column and numbers) left "
-            "its baseline in a window: baseline median and MAD, window median, peak, robust "
-            "z-score, ratio, and the first sample out.")),
+            "Metrics that left their baseline. Per operational table with times and numbers, per "
+            "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
+            "ratio, first sample out.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
-            "Change-log rows (deploys, config, flags, jobs, certificates…) in the minutes "
-            "before a time (the onset), optionally for some services; most recent first.")),
+            "Changes before a time. Rows of any change-log "
+            "table (deploys, config, flags, jobs, certificates…), optionally for some "
+            "services; most recent first.")),
     )
 }
 TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS.items()}

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.format import LEVELS, normalise_level
+from diagnosis_harness.tools.dataset.format import LEVELS
 from diagnosis_harness.tools.results import ToolInputError, clip
 from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 
@@ -56,16 +56,6 @@ def service_name(value: str | None) -> str | None:
     if value is None or not value.strip():
         return None
     return value.strip().lower()
-
-
-def level_name(value: str | None) -> str | None:
-    """A minimum-level argument as a level name; ValueError naming the levels."""
-    if value is None or not value.strip():
-        return None
-    level = normalise_level(value)
-    if level is None:
-        raise ValueError(f"unknown level {value!r}; use one of {', '.join(LEVELS)}")
-    return level
 
 
 def windows(start: str, end: str, baseline_start: str | None, baseline_end: str | None,
@@ -129,18 +119,8 @@ def id_range(backends: Backends, span: Span) -> tuple[int, int] | None:
     return first[0], last[0]
 
 
-def level_filter(level: str | None) -> tuple[str, tuple[str, ...]]:
-    """SQL (``AND e.level IN …``) and parameters for a minimum level; empty for none."""
-    if level is None:
-        return "", ()
-    allowed = tuple(LEVELS[LEVELS.index(level):])
-    return f" AND e.level IN ({', '.join('?' * len(allowed))})", allowed
-
-
-def pattern_counts(backends: Backends, span: Span, service: str | None,
-                   level: str | None) -> dict[Key, Counted]:
+def pattern_counts(backends: Backends, span: Span, service: str | None) -> dict[Key, Counted]:
     """Every (service, pattern, level) of ``span`` with its count: one GROUP BY in SQLite."""
-    extra, params = level_filter(level)
     if service is not None:
         where = "e.service = ? AND e.ts_ms BETWEEN ? AND ?"
         args: tuple[Any, ...] = (service, span.lo, span.hi)
@@ -151,8 +131,8 @@ def pattern_counts(backends: Backends, span: Span, service: str | None,
         where, args = "e.id BETWEEN ? AND ?", ids
     rows = backends.logs.execute(
         "SELECT e.service, e.pattern_id, e.level, count(*), min(e.ts_ms), max(e.ts_ms), min(e.id) "
-        f"FROM events e WHERE {where}{extra} GROUP BY e.service, e.pattern_id, e.level",
-        (*args, *params)).fetchall()
+        f"FROM events e WHERE {where} GROUP BY e.service, e.pattern_id, e.level",
+        args).fetchall()
     return {(s, p, lv): Counted(n, first, last, first_id)
             for s, p, lv, n, first, last, first_id in rows}
 

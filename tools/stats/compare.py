@@ -18,7 +18,6 @@ from diagnosis_harness.tools.stats.common import (
     canonical,
     examples,
     known_service,
-    level_name,
     pattern_counts,
     pattern_texts,
     service_name,
@@ -36,7 +35,7 @@ MAX_SERVICES = 10
 
 
 class WindowArgs(BaseModel):
-    """A window, an optional baseline, an optional service and minimum level (normalised)."""
+    """A window, an optional baseline and an optional service (normalised)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -49,8 +48,6 @@ class WindowArgs(BaseModel):
     service: str | None = Field(
         default=None, max_length=100,
         description="Optional: one service (as it logs); default all services.")
-    level: str | None = Field(
-        default=None, description="Optional minimum severity of the events compared.")
 
     @field_validator("start", "end", "baseline_start", "baseline_end")
     @classmethod
@@ -62,35 +59,30 @@ class WindowArgs(BaseModel):
     def _service(cls, value: str | None) -> str | None:
         return service_name(value)
 
-    @field_validator("level")
-    @classmethod
-    def _level(cls, value: str | None) -> str | None:
-        return level_name(value)
-
     def scope(self, settings: Settings) -> dict[str, Any]:
         """The normalised scope, the default baseline spelled out (the gate compares it)."""
         window, baseline = windows(self.start, self.end, self.baseline_start,
                                    self.baseline_end, settings)
         b_lo, b_hi = span_text(baseline)
         return {"start": self.start, "end": self.end, "baseline_start": b_lo,
-                "baseline_end": b_hi, "service": self.service, "level": self.level}
+                "baseline_end": b_hi, "service": self.service}
 
 
 def compare_windows(
     backends: Backends, settings: Settings, *, start: str, end: str,
     baseline_start: str | None = None, baseline_end: str | None = None,
-    service: str | None = None, level: str | None = None,
+    service: str | None = None,
 ) -> ToolResult:
     """Compare a log window with its baseline, per service (all services, or one)."""
     args = WindowArgs(start=start, end=end, baseline_start=baseline_start,
-                      baseline_end=baseline_end, service=service, level=level)
+                      baseline_end=baseline_end, service=service)
     scope = args.scope(settings)
     window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
                                settings)
     with backends.lock:
         known_service(backends, args.service)
-        now = pattern_counts(backends, window, args.service, args.level)
-        before = pattern_counts(backends, baseline, args.service, args.level)
+        now = pattern_counts(backends, window, args.service)
+        before = pattern_counts(backends, baseline, args.service)
         found = ranked(anomalies(now, before, window, baseline))
         shown = found[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})

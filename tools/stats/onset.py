@@ -25,7 +25,6 @@ from diagnosis_harness.tools.stats.common import (
     examples,
     id_range,
     known_service,
-    level_filter,
     pattern_counts,
     pattern_texts,
     windows,
@@ -41,26 +40,26 @@ MAX_ROSE = 500
 
 
 class OnsetArgs(WindowArgs):
-    """Arguments of ``onset_timeline`` (a window, optional baseline, service and level)."""
+    """Arguments of ``onset_timeline`` (a window, an optional baseline and service)."""
 
 
 def onset_timeline(
     backends: Backends, settings: Settings, *, start: str, end: str,
     baseline_start: str | None = None, baseline_end: str | None = None,
-    service: str | None = None, level: str | None = None,
+    service: str | None = None,
 ) -> ToolResult:
     """The first anomalous event per service/pattern in time order, with dependency direction."""
     args = OnsetArgs(start=start, end=end, baseline_start=baseline_start,
-                     baseline_end=baseline_end, service=service, level=level)
+                     baseline_end=baseline_end, service=service)
     scope = args.scope(settings)
     window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
                                settings)
     with backends.lock:
         known_service(backends, args.service)
-        now = pattern_counts(backends, window, args.service, args.level)
-        before = pattern_counts(backends, baseline, args.service, args.level)
+        now = pattern_counts(backends, window, args.service)
+        before = pattern_counts(backends, baseline, args.service)
         found = anomalies(now, before, window, baseline)
-        onsets = _onsets(backends, found, window, baseline, args.level)
+        onsets = _onsets(backends, found, window, baseline)
         order = sorted(found, key=lambda a: (onsets[a.key][0], a.key))
         shown = order[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})
@@ -89,8 +88,8 @@ def onset_timeline(
     return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown))
 
 
-def _onsets(backends: Backends, found: list[Anomaly], window: Span, baseline: Span,
-            level: str | None) -> dict[tuple[str, int, str], tuple[int, int]]:
+def _onsets(backends: Backends, found: list[Anomaly], window: Span,
+            baseline: Span) -> dict[tuple[str, int, str], tuple[int, int]]:
     """(onset ms, event id) per anomaly (module docstring)."""
     out = {a.key: (a.window.first_ms, a.window.first_id) for a in found}
     rose = sorted((a for a in found if a.change == "rose"), key=lambda a: a.key)[:MAX_ROSE]
@@ -100,13 +99,12 @@ def _onsets(backends: Backends, found: list[Anomaly], window: Span, baseline: Sp
     need = {a.key: max(1, math.ceil(MIN_RATIO * a.baseline_count / baseline.minutes))
             for a in rose}
     pattern_ids = sorted({a.key[1] for a in rose})
-    extra, params = level_filter(level)
     rows = backends.logs.execute(
         "SELECT e.service, e.pattern_id, e.level, e.ts_ms / 60000 AS minute, count(*), "
         "min(e.ts_ms), min(e.id) FROM events e WHERE e.id BETWEEN ? AND ? AND e.pattern_id IN "
-        f"({', '.join('?' * len(pattern_ids))}){extra} "
+        f"({', '.join('?' * len(pattern_ids))}) "
         "GROUP BY e.service, e.pattern_id, e.level, minute ORDER BY minute",
-        (*ids, *pattern_ids, *params)).fetchall()
+        (*ids, *pattern_ids)).fetchall()
     done: set[tuple[str, int, str]] = set()
     for service, pattern_id, lvl, _, count, first_ms, first_id in rows:
         key = (service, pattern_id, lvl)
