@@ -172,3 +172,37 @@ def test_the_same_arguments_give_the_same_numbers(backends: Backends) -> None:
                        ("recent_changes", {"before": W1, "lookback_minutes": 600})):
         first, again = call(backends, name, **args), call(backends, name, **args)
         assert first.facts and [f.data for f in first.facts] == [f.data for f in again.facts]
+
+
+SERVICES = {"web", "payments", "ledger-db"}
+
+
+def test_dependency_tables_are_found_by_their_values_and_directed_by_their_names() -> None:
+    from diagnosis_harness.tools.stats.schema import classify
+
+    # Named the other way round in table order: the names say who depends on whom.
+    named = classify("topology", ["target", "source"], [("payments", "web"),
+                                                        ("ledger-db", "payments")], SERVICES)
+    assert named.edge == ("source", "target")
+    # Names that say nothing: the first column depends on the second.
+    plain = classify("links", ["a", "b", "weight"], [("web", "payments", 1)], SERVICES)
+    assert plain.edge == ("a", "b")
+    # One column of services is an entity, not an edge; values that are not services are not.
+    single = classify("owners", ["service", "team"], [("web", "shop"), ("payments", "money")],
+                      SERVICES)
+    assert single.edge is None and single.entity_column == "service"
+
+
+def test_change_logs_and_series_are_recognised_by_columns_not_only_names() -> None:
+    from datetime import UTC, datetime
+
+    from diagnosis_harness.tools.stats.schema import classify
+
+    audit = classify("audit", ["at", "service", "old_value", "new_value"],
+                     [("2026-09-14T10:00:00Z", "web", "1", "2")], SERVICES)
+    assert audit.is_change_log and audit.time_columns == ("at",)
+    # A real database's datetime values are times; numbers and ids are told apart.
+    samples = classify("samples", ["ts", "host_id", "latency_ms", "host"],
+                       [(datetime(2026, 9, 14, tzinfo=UTC), 7, 12.5, "web")], SERVICES)
+    assert samples.time_columns == ("ts",) and samples.numeric_columns == ("latency_ms",)
+    assert not samples.is_change_log and samples.entity_column == "host"

@@ -19,7 +19,14 @@ from typing import Any
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
 from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, span_text, windows
-from diagnosis_harness.tools.stats.schema import TableKind, layout, literal, quote, run_select
+from diagnosis_harness.tools.stats.schema import (
+    TableKind,
+    is_number,
+    layout,
+    literal,
+    quote,
+    run_select,
+)
 from diagnosis_harness.tools.timeutil import format_utc
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -134,7 +141,7 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
         ts = time_text(row[0])
         entity = row[1] if kind.entity_column else None
         for metric, value in zip(kind.numeric_columns, row[offset:], strict=True):
-            if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+            if value is None or not is_number(value):
                 continue
             base, win = series.setdefault((entity, metric), ([], []))
             if ts <= b_hi:

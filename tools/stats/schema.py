@@ -26,7 +26,8 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from diagnosis_harness.tools.backends import Backends, OpsBackend
@@ -130,8 +131,7 @@ def classify(name: str, columns: list[str], rows: list[tuple[Any, ...]],
     values = {c: [r[i] for r in rows if r[i] is not None] for i, c in enumerate(columns)}
     times = tuple(c for c in columns if values[c] and all(_is_time(v) for v in values[c]))
     numeric = tuple(c for c in columns if c not in times and values[c] and not _ID.search(c)
-                    and all(isinstance(v, int | float) and not isinstance(v, bool)
-                            for v in values[c]))
+                    and all(is_number(v) for v in values[c]))
     texts = [c for c in columns if values[c] and all(isinstance(v, str) for v in values[c])
              and c not in times]
     entity = next((c for c in texts if c.lower() in _ENTITY), None)
@@ -146,8 +146,13 @@ def classify(name: str, columns: list[str], rows: list[tuple[Any, ...]],
                      edge=edge)
 
 
+def is_number(value: Any) -> bool:
+    """An int, float or Decimal (a real database's NUMERIC), not a boolean."""
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
+
+
 def _is_time(value: Any) -> bool:
-    if isinstance(value, datetime | date):
+    if isinstance(value, datetime):  # a date alone is no moment: not a time column
         return True
     return isinstance(value, str) and bool(_CANONICAL_UTC.match(value))
 
