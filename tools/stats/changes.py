@@ -102,8 +102,11 @@ def _changes(backends: Backends, settings: Settings, kind: TableKind,
     if scope["services"] and entity is not None:
         names = ", ".join(literal(s) for s in scope["services"])
         where += f" AND lower({quote(entity, q)}) IN ({names})"
+    # Most recent first, every column breaking ties: the capped rows are the same every time.
+    order = [f"{quote(kind.time_columns[0], q)} DESC",
+             *(quote(c, q) for c in kind.columns if c != kind.time_columns[0])]
     sql = (f"SELECT {', '.join(quote(c, q) for c in kind.columns)} FROM {quote(kind.name, q)} "
-           f"WHERE {where}")
+           f"WHERE {where} ORDER BY {', '.join(order)}")
     columns, found, more = run_select(backends, sql, max_rows=_PER_TABLE,
                                       timeout_s=settings.sql_timeout_s,
                                       max_bytes=settings.max_tool_result_bytes)

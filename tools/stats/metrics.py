@@ -129,7 +129,7 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
     t = quote(time_col, q)
     sql = (f"SELECT {', '.join(quote(c, q) for c in cols)} FROM {quote(kind.name, q)} "
            f"WHERE {t} >= {literal(scope['baseline_start'])} AND {t} <= {literal(scope['end'])} "
-           f"ORDER BY {t}")
+           f"ORDER BY {', '.join(quote(c, q) for c in cols)}")  # ties too: deterministic
     _, rows, more = run_select(backends, sql, max_rows=MAX_SAMPLES,
                                timeout_s=settings.sql_timeout_s,
                                max_bytes=settings.max_tool_result_bytes * 100)
