@@ -32,6 +32,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
 )
@@ -89,6 +90,7 @@ def build(dest: Path, events: int, rng: random.Random) -> Path:
                          [(i, t) for t, i in ids.items()])
         conn.execute("COMMIT")
         conn.executescript(LOGS_INDEXES)
+        conn.executescript(PATTERN_MINUTES)
         conn.execute("ANALYZE")
         log_stats = describe_logs(conn)
     _ops(dest / OPS_DB, rng)

@@ -206,3 +206,22 @@ def test_change_logs_and_series_are_recognised_by_columns_not_only_names() -> No
                        [(datetime(2026, 9, 14, tzinfo=UTC), 7, 12.5, "web")], SERVICES)
     assert samples.time_columns == ("ts",) and samples.numeric_columns == ("latency_ms",)
     assert not samples.is_change_log and samples.entity_column == "host"
+
+
+@pytest.mark.parametrize("window", [("2026-09-14T10:04:20.500Z", "2026-09-14T10:09:40.250Z"),
+                                    ("2026-09-14T10:05:10Z", "2026-09-14T10:05:50Z"),
+                                    ("2026-09-14T10:00:00Z", "2026-09-14T10:59:59.999Z")])
+def test_counts_over_whole_and_partial_minutes_equal_a_count_of_the_events(
+        backends: Backends, window: tuple[str, str]) -> None:
+    from diagnosis_harness.tools.timeutil import parse_ts
+
+    lo, hi = (parse_ts(t) for t in window)
+    expected: dict[tuple[str, str], int] = {}
+    for event in stats_world.logs():
+        if lo <= parse_ts(event["ts"]) <= hi:
+            key = (event["service"], event["level"])
+            expected[key] = expected.get(key, 0) + 1
+    record = call(backends, "compare_windows", start=window[0], end=window[1])
+    got = {(r["service"], level): n for r in rows(record, "service_levels")
+           for level, n in r["window_by_level"].items()}
+    assert got == expected

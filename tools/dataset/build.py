@@ -39,6 +39,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
     dataset_dir,
@@ -256,6 +257,7 @@ def _build_logs(src: Path, out: Path, problems: Problems) -> dict[str, Any]:
         conn.execute("DETACH DATABASE staging")
         staging.unlink()
         conn.executescript(LOGS_INDEXES)
+        conn.executescript(PATTERN_MINUTES)
         conn.execute("INSERT INTO events_fts(rowid, message) SELECT id, message FROM events")
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("ANALYZE")

@@ -48,6 +48,25 @@ LOGS_INDEXES = """
 CREATE INDEX events_service_ts ON events(service, ts_ms);
 CREATE INDEX events_ts ON events(ts_ms);
 """
+PATTERN_MINUTES = """
+CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§15.1)
+    minute INTEGER NOT NULL,     -- floor(ts_ms / 60000)
+    service TEXT NOT NULL,
+    pattern_id INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    first_ms INTEGER NOT NULL,
+    last_ms INTEGER NOT NULL,
+    first_id INTEGER NOT NULL,
+    PRIMARY KEY (minute, service, pattern_id, level)
+) WITHOUT ROWID;
+INSERT INTO pattern_minutes
+SELECT (ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000, service, pattern_id, level,
+       count(*), min(ts_ms), max(ts_ms), min(id)
+FROM events GROUP BY 1, 2, 3, 4;
+CREATE INDEX pattern_minutes_service ON pattern_minutes(service, minute);
+"""
+"""The summary the statistics tools read whole minutes of a window from (built after events)."""
 
 KNOWLEDGE_SCHEMA = """
 CREATE TABLE passages (

@@ -107,32 +107,48 @@ class Counted:
     first_id: int
 
 
-def id_range(backends: Backends, span: Span) -> tuple[int, int] | None:
-    """The event ids of ``span`` (ids ascend with time: two index seeks); None if it is empty."""
-    conn = backends.logs
-    first = conn.execute("SELECT id FROM events WHERE ts_ms >= ? ORDER BY ts_ms, id LIMIT 1",
-                         (span.lo,)).fetchone()
-    last = conn.execute("SELECT id FROM events WHERE ts_ms <= ? ORDER BY ts_ms DESC, id DESC "
-                        "LIMIT 1", (span.hi,)).fetchone()
-    if first is None or last is None or first[0] > last[0]:
-        return None
-    return first[0], last[0]
+MINUTE_MS = 60_000
+
+
+def parts_sql(span: Span, service: str | None,
+              pattern_ids: list[int] | None = None) -> tuple[str, tuple[Any, ...]]:
+    """SQL of the rows that make up ``span``: whole minutes from the summary, edges from events.
+
+    Each row is ``(minute, service, pattern_id, level, n, first_ms, last_ms, first_id)``; the
+    build's ``pattern_minutes`` holds one per minute, service, pattern and level, so a long
+    window reads a row per minute and pattern instead of one per event. The partial minutes at
+    the window's two ends are read from the events themselves (docs/design.md §15.1).
+    """
+    m_lo = -(-span.lo // MINUTE_MS)  # the first minute that starts inside the span
+    m_hi = (span.hi + 1) // MINUTE_MS - 1  # the last minute that ends inside it
+    only: list[str] = []
+    args: list[Any] = []
+    if service is not None:
+        only.append("service = ?")
+        args.append(service)
+    if pattern_ids is not None:
+        only.append(f"pattern_id IN ({', '.join('?' * len(pattern_ids))})")
+        args += pattern_ids
+    extra = "".join(f" AND {c}" for c in only)
+    event_cols = ("(ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000 AS minute, service, "
+                  "pattern_id, level, 1 AS n, ts_ms AS first_ms, ts_ms AS last_ms, id AS first_id")
+    if m_lo > m_hi:  # no whole minute: the events alone
+        return (f"SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}",
+                (span.lo, span.hi, *args))
+    sql = (f"SELECT minute, service, pattern_id, level, n, first_ms, last_ms, first_id FROM "
+           f"pattern_minutes WHERE minute BETWEEN ? AND ?{extra} "
+           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra} "
+           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}")
+    return sql, (m_lo, m_hi, *args, span.lo, m_lo * MINUTE_MS - 1, *args,
+                 (m_hi + 1) * MINUTE_MS, span.hi, *args)
 
 
 def pattern_counts(backends: Backends, span: Span, service: str | None) -> dict[Key, Counted]:
-    """Every (service, pattern, level) of ``span`` with its count: one GROUP BY in SQLite."""
-    if service is not None:
-        where = "e.service = ? AND e.ts_ms BETWEEN ? AND ?"
-        args: tuple[Any, ...] = (service, span.lo, span.hi)
-    else:
-        ids = id_range(backends, span)
-        if ids is None:
-            return {}
-        where, args = "e.id BETWEEN ? AND ?", ids
+    """Every (service, pattern, level) of ``span`` with its count: one aggregation in SQLite."""
+    parts, args = parts_sql(span, service)
     rows = backends.logs.execute(
-        "SELECT e.service, e.pattern_id, e.level, count(*), min(e.ts_ms), max(e.ts_ms), min(e.id) "
-        f"FROM events e WHERE {where} GROUP BY e.service, e.pattern_id, e.level",
-        args).fetchall()
+        "SELECT service, pattern_id, level, sum(n), min(first_ms), max(last_ms), min(first_id) "
+        f"FROM ({parts}) GROUP BY service, pattern_id, level", args).fetchall()
     return {(s, p, lv): Counted(n, first, last, first_id)
             for s, p, lv, n, first, last, first_id in rows}
 

@@ -23,8 +23,8 @@ from diagnosis_harness.tools.stats.common import (
     Span,
     anomalies,
     examples,
-    id_range,
     known_service,
+    parts_sql,
     pattern_counts,
     pattern_texts,
     windows,
@@ -93,18 +93,16 @@ def _onsets(backends: Backends, found: list[Anomaly], window: Span,
     """(onset ms, event id) per anomaly (module docstring)."""
     out = {a.key: (a.window.first_ms, a.window.first_id) for a in found}
     rose = sorted((a for a in found if a.change == "rose"), key=lambda a: a.key)[:MAX_ROSE]
-    ids = id_range(backends, window)
-    if not rose or ids is None:
+    if not rose:
         return out
     need = {a.key: max(1, math.ceil(MIN_RATIO * a.baseline_count / baseline.minutes))
             for a in rose}
     pattern_ids = sorted({a.key[1] for a in rose})
+    parts, params = parts_sql(window, None, pattern_ids)
     rows = backends.logs.execute(
-        "SELECT e.service, e.pattern_id, e.level, e.ts_ms / 60000 AS minute, count(*), "
-        "min(e.ts_ms), min(e.id) FROM events e WHERE e.id BETWEEN ? AND ? AND e.pattern_id IN "
-        f"({', '.join('?' * len(pattern_ids))}) "
-        "GROUP BY e.service, e.pattern_id, e.level, minute ORDER BY minute",
-        (*ids, *pattern_ids)).fetchall()
+        "SELECT service, pattern_id, level, minute, sum(n), min(first_ms), min(first_id) "
+        f"FROM ({parts}) GROUP BY service, pattern_id, level, minute ORDER BY minute",
+        params).fetchall()
     done: set[tuple[str, int, str]] = set()
     for service, pattern_id, lvl, _, count, first_ms, first_id in rows:
         key = (service, pattern_id, lvl)
