@@ -225,3 +225,19 @@ def test_counts_over_whole_and_partial_minutes_equal_a_count_of_the_events(
     got = {(r["service"], level): n for r in rows(record, "service_levels")
            for level, n in r["window_by_level"].items()}
     assert got == expected
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    ({"start": W1, "end": W0}, "must be after"),
+    ({"start": "2026-09-10T00:00:00Z", "end": "2026-09-14T00:00:00Z"}, "longer than"),
+    ({"start": W0, "end": W1, "baseline_start": W0}, "give both"),
+    ({"start": W0, "end": W1, "baseline_start": "2026-09-14T10:10:00Z",
+      "baseline_end": "2026-09-14T10:30:00Z"}, "overlaps"),
+    ({"start": "10:00", "end": W1}, "ISO-8601"),
+])
+def test_unusable_windows_are_refused_in_one_clear_line(backends: Backends, args: dict[str, Any],
+                                                        says: str) -> None:
+    for name in ("compare_windows", "onset_timeline", "metric_shifts"):
+        record = call(backends, name, **args)
+        assert record.invocation_status is InvocationStatus.ERROR
+        assert says in record.error and "\n" not in record.error
