@@ -175,7 +175,7 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
                            f"the run's records could not be read to check them: {exc}"), \
                 [], build_snapshot([])
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
-        if not problems:  # a statistic must also come out the same from the data (§15.1)
+        if not problems:  # a statistic must also come out the same from the data (§16.1)
             problems = await offload(recompute_problems, records, ctx.backends, ctx.settings,
                                      max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
         if problems:

@@ -1,7 +1,7 @@
 """The pytest plugin as a user's project meets it: its own test package, run by pytest in a
 subprocess, with no conftest — the fixtures come from the installed package's entry point.
 
-Also runs the README's "Scripting and testing" example the same way, so it cannot rot.
+Also runs the test module of docs/scripting.md the same way, so it cannot rot.
 """
 
 from __future__ import annotations
@@ -147,10 +147,10 @@ def test_the_fixtures_work_in_a_users_own_test_package(tmp_path: Path) -> None:
 
 
 def _readme_example() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## Scripting and testing\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert len(blocks) == 1, "the section has one example: the test module"
+    """The test module of docs/scripting.md (its ```python pytest block)."""
+    text = (REPO / "docs" / "scripting.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python pytest[^\n]*\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, "the page has one example test module"
     return blocks[0]
 
 

@@ -59,7 +59,7 @@ DRAFT_SCHEMA = {
     "required": ["conclusion", "next_steps"], "additionalProperties": False}
 
 STATISTICS = ["compare_windows", "metric_shifts", "onset_timeline", "recent_changes"]
-"""The statistics tools (docs/design.md §15.1), bound like every other tool."""
+"""The statistics tools (docs/design.md §16.1), bound like every other tool."""
 
 
 STATEMENT = {"type": "string", "pattern": r"^[ !#-;=-\[\]-~][ !#-\[\]-~]{0,299}$"}

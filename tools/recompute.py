@@ -7,7 +7,7 @@ read-only, so the tool can simply be asked again: :func:`recompute_problems` run
 statistics record's tool with the record's arguments and compares what the record shows — each
 fact's kind, text and data, in order — with what the tool returns now. A record whose numbers
 do not come out the same was not computed from this store: release publishes nothing
-(EVIDENCE_TAMPERED, docs/design.md §15.1).
+(EVIDENCE_TAMPERED, docs/design.md §16.1).
 """
 
 from __future__ import annotations

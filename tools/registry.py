@@ -65,7 +65,7 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
             "Search the runbooks: the best matching passages (runbook, title, section), best "
             "first. Empty means no runbook covers the query, not that nothing happened.")),
-        # The statistics tools (docs/design.md §15.1): numbers computed from the store.
+        # The statistics tools (docs/design.md §16.1): numbers computed from the store.
         ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
             "New and risen log patterns per service vs the time before. Baseline by "
             "default the same length just before the window; a pattern rose with >= 5 "

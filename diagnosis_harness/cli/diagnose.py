@@ -1,8 +1,8 @@
 """``harness diagnose``: one turn with a live status line, a readable report or ``--json``.
 
-Kept apart from ``cli.py`` so ``harness --help`` never imports LangGraph. This is the one
-run-control module that reaches up to the graph runner: it is the command's entry point.
-``harness runs resume`` (``diagnosis_harness.cli.runs``) shares its printing and its signal handling.
+Kept apart from ``cli/main.py`` so ``harness --help`` never imports LangGraph: the runner is
+imported inside the command. ``harness runs resume`` (``cli/runs.py``) shares its printing and
+its signal handling.
 
 Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
 and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
@@ -17,13 +17,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
+from diagnosis_harness.cli.exits import Exit, for_outcome
 from diagnosis_harness.control.settings import Settings
 
-EXIT_BY_OUTCOME = {"SUCCESS": 0, "FALLBACK": 0, "FAILED": 2, "CANCELLED": 130}
-EXIT_PAUSED = 3
 """The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
 
-EXIT_TERMINATED = 143
 """A run cancelled by SIGTERM (128 + 15), as a shell reports a process ended by it."""
 
 Problem = Callable[[BaseException], str | None]
@@ -37,11 +35,16 @@ def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) ->
     if (bad_home := check_home(settings)) is not None:
         usage_error(bad_home)
     try:
-        return Services.from_settings(settings)
+        services = Services.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc, settings)) is None:
             raise
         usage_error(line)
+    if services.mcp_tools and settings.model.strip() == "offline":
+        # The offline investigator follows its own fixed steps over the built-in tools only.
+        print(f"harness: note: the offline model never calls the {len(services.mcp_tools)} MCP "
+              "tool(s) of HARNESS_MCP_CONFIG; use --model openai:NAME to use them", file=sys.stderr)
+    return services
 
 
 def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
@@ -81,7 +84,7 @@ def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
         return asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
         on_cancel()
-        return EXIT_TERMINATED if terminated else EXIT_BY_OUTCOME["CANCELLED"]
+        return Exit.TERMINATED if terminated else Exit.CANCELLED
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc)) is None:
             raise
@@ -143,8 +146,8 @@ def print_run(out: dict[str, Any], as_json: bool) -> int:
     else:
         _print_human(out)
     if out.get("paused"):
-        return EXIT_PAUSED
-    return EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2)
+        return Exit.PAUSED
+    return for_outcome(out.get("release_outcome"))
 
 
 def _print_human(out: dict[str, Any]) -> None:

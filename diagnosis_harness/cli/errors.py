@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-EXIT_USAGE = 64
+from diagnosis_harness.cli.exits import Exit
+
 """Exit code of bad usage: options, settings, model spec, replay file, dataset, stores."""
 
 LOG_LEVEL_ENV = "HARNESS_LOG_LEVEL"
@@ -173,7 +174,7 @@ def usage_error(message: str) -> NoReturn:
     import typer
 
     typer.echo(f"harness: {message}", err=True)
-    raise typer.Exit(EXIT_USAGE)
+    raise typer.Exit(Exit.USAGE)
 
 
 def load_cli_settings(**overrides: object) -> Any:

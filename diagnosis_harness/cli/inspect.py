@@ -24,6 +24,7 @@ from typing import Annotated, Any
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.cli.exits import for_outcome
 from diagnosis_harness.cli.runs import runs_app
 
 
@@ -65,10 +66,18 @@ def list_runs(
 def show(
     run_id: Annotated[str, typer.Argument(help="The run id (as `runs list` or --json shows it).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_html: Annotated[bool, typer.Option(
+        "--html", help="Print the run view as one self-contained HTML page (as in `harness eval`).")
+    ] = False,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="The run's dataset, for the incident picture of --html (default: demo).")] = None,
 ) -> None:
     """Show one run: outcome, usage, lineage and its whole timeline."""
     from diagnosis_harness.session.report import render_story, run_story
 
+    if as_html:
+        _show_html(run_id, data)
+        return
     story = run_story(_store(load_cli_settings()), run_id)
     if story is None:
         usage_error(f"no run {run_id} in the run store")
@@ -95,6 +104,18 @@ def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]
     return row, lineage
 
 
+def _show_html(run_id: str, data: Path | None) -> None:
+    from diagnosis_harness.eval.reports.html import run_html
+    from diagnosis_harness.eval.runview import stored_run_view
+
+    settings = load_cli_settings(data_dir=data)
+    found = stored_run_view(settings, _store(settings), run_id)
+    if found is None:
+        usage_error(f"no run {run_id} in the run store")
+    question, view = found
+    sys.stdout.write(run_html(question, view, run_id=run_id, title=f"harness run {run_id}"))
+
+
 @runs_app.command("approve")
 def approve(
     run_id: Annotated[str, typer.Argument(help="The run that awaits approval.")],
@@ -103,7 +124,6 @@ def approve(
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result as JSON.")] = False,
 ) -> None:
     """Approve (or --reject) a verified report that awaits approval, and release the run."""
-    from diagnosis_harness.cli.diagnose import EXIT_BY_OUTCOME
     from diagnosis_harness.graph.continuation import ContinuationRefused
 
     settings = load_cli_settings()
@@ -123,7 +143,7 @@ def approve(
                    f"{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}] run {run_id}")
         if out.get("content"):
             typer.echo(out["content"])
-    raise typer.Exit(EXIT_BY_OUTCOME.get(out.get("release_outcome") or "FAILED", 2))
+    raise typer.Exit(for_outcome(out.get("release_outcome")))
 
 
 @runs_app.command("cancel")

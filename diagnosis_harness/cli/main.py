@@ -1,12 +1,9 @@
 """The ``harness`` command line (docs/design.md §12).
 
 Heavy modules (langgraph, langchain-openai) are imported inside the commands that need them, so
-``harness --help`` stays fast. Exit codes: 0 released SUCCESS/FALLBACK, 2 FAILED, 130 CANCELLED
-(Ctrl-C), 143 CANCELLED (SIGTERM), 64 bad usage (malformed settings, an unknown model spec, a
-broken dataset or replay file, a store or home that cannot be used: one line naming it, see
-``diagnosis_harness.cli.errors``), 1 an internal error (one line; the traceback with ``--debug``).
+``harness --help`` stays fast. Exit codes: :class:`diagnosis_harness.cli.exits.Exit`; a known
+problem is one line naming it (``diagnosis_harness.cli.errors``), never a traceback.
 """
-
 from __future__ import annotations
 
 import json
@@ -19,10 +16,12 @@ import typer
 from diagnosis_harness.cli import inspect as cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
 from diagnosis_harness.cli.data import data_app
 from diagnosis_harness.cli.errors import load_cli_settings, setup_logging, usage_error
+from diagnosis_harness.cli.eval import eval_suite
+from diagnosis_harness.cli.exits import Exit
 from diagnosis_harness.cli.prune import prune
 from diagnosis_harness.cli.runs import runs_app
 
-EXIT_OK, EXIT_CANCELLED, EXIT_USAGE, EXIT_INTERNAL = 0, 130, 64, 1  # FAILED (2): cli.diagnose
+EXIT_USAGE = Exit.USAGE  # what tests and callers compare a usage error with
 
 app = typer.Typer(
     name="harness",
@@ -204,6 +203,7 @@ def _preflight(settings) -> None:  # type: ignore[no-untyped-def]
 
 
 app.command()(prune)
+app.command("eval")(eval_suite)  # `harness eval SUITE` (docs/eval.md)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -217,15 +217,15 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
-        sys.exit(EXIT_CANCELLED)
+        sys.exit(Exit.CANCELLED)
     except Exception as exc:
         # typer vendors click: its usage errors are recognised by shape, not by import path.
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if show is None or code is None:
             _internal_error(exc)
         show()
-        sys.exit(EXIT_OK if type(exc).__name__ == "NoArgsIsHelpError" else EXIT_USAGE)
-    sys.exit(rv if isinstance(rv, int) else EXIT_OK)
+        sys.exit(Exit.OK if type(exc).__name__ == "NoArgsIsHelpError" else Exit.USAGE)
+    sys.exit(rv if isinstance(rv, int) else Exit.OK)
 
 
 def _internal_error(exc: Exception) -> NoReturn:
@@ -240,9 +240,9 @@ def _internal_error(exc: Exception) -> NoReturn:
     if line is not None:  # a known problem that a command did not catch: still bad usage
         typer.echo(f"harness: {line}", err=True)
         logging.getLogger(__name__).debug("details", exc_info=exc)
-        sys.exit(EXIT_USAGE)
+        sys.exit(Exit.USAGE)
     text = " ".join(str(exc).split())
     logging.getLogger(__name__).error("internal error: %s: %s%s", type(exc).__name__, text,
                                       "" if _debug else " (run with --debug for the traceback)",
                                       exc_info=exc)
-    sys.exit(EXIT_INTERNAL)
+    sys.exit(Exit.INTERNAL)

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from diagnosis_harness.cli.exits import Exit
+
 if TYPE_CHECKING:
     from diagnosis_harness.control.settings import Settings
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-EXIT_FAILED, EXIT_USAGE = 2, 64
 
 
 def parse_age(text: str) -> timedelta:
@@ -81,14 +82,14 @@ def prune(
         age = parse_age(older_than)
         settings = load_settings()
     except (ValueError, SettingsError) as exc:
-        _fail(str(exc), EXIT_USAGE)
+        _fail(str(exc), Exit.USAGE)
     if (problem := database_problem(settings)) is not None:
-        _fail(problem, EXIT_USAGE)
+        _fail(problem, Exit.USAGE)
     before = datetime.now(UTC) - age
     try:
         pruned, trace = prune_runs(run_store_location(settings), before)
         threads = asyncio.run(prune_threads(settings, before))
     except RunPersistenceError as exc:
-        _fail(str(exc), EXIT_FAILED)
+        _fail(str(exc), Exit.FAILED)
     typer.echo(f"pruned {pruned} runs finished before {before.isoformat(timespec='seconds')} "
                f"({trace} trace rows) and {threads} threads whose latest checkpoint is older")

@@ -136,7 +136,7 @@ class Database:
             except ImportError as exc:
                 raise RunPersistenceError(
                     "a PostgreSQL run store needs the postgres extra: "
-                    "pip install 'diagnosis-harness[postgres]'"
+                    "pip install -e '.[postgres]' in the harness's repository"
                 ) from exc
             return url.set(drivername="postgresql+psycopg")
         raise RunPersistenceError(

@@ -54,7 +54,7 @@ def check_database(settings: Settings) -> None:
         import psycopg
     except ImportError as exc:
         raise RunPersistenceError("HARNESS_DATABASE_URL needs the postgres extra: "
-                                  "pip install 'diagnosis-harness[postgres]'") from exc
+                                  "pip install -e '.[postgres]' in the harness's repository") from exc
     conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
     try:
         with psycopg.connect(conninfo, connect_timeout=PG_CONNECT_TIMEOUT_S):

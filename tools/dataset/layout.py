@@ -49,7 +49,7 @@ CREATE INDEX events_service_ts ON events(service, ts_ms);
 CREATE INDEX events_ts ON events(ts_ms);
 """
 PATTERN_MINUTES = """
-CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§15.1)
+CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§16.1)
     minute INTEGER NOT NULL,     -- floor(ts_ms / 60000)
     service TEXT NOT NULL,
     pattern_id INTEGER NOT NULL,

@@ -6,7 +6,7 @@ address or a quoted value must give the same pattern. The build computes every e
 pattern once (``events.pattern_id`` → ``patterns.text``), so a window comparison is one SQL
 ``GROUP BY``, not a Python loop over the window's events.
 
-Masks, applied in this order (docs/design.md §15.1):
+Masks, applied in this order (docs/design.md §16.1):
 
 - a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
   → ``"<str>"``;

@@ -1,4 +1,4 @@
-"""Evidence tools that do the statistics (docs/design.md §15.1).
+"""Evidence tools that do the statistics (docs/design.md §16.1).
 
 ``compare_windows`` and ``onset_timeline`` read the log store (one SQL aggregation over the
 build's per-event patterns); ``metric_shifts`` and ``recent_changes`` read the operational

@@ -1,6 +1,6 @@
 """What the statistics tools share: windows, thresholds, and the log store's pattern counts.
 
-Definitions (docs/design.md §15.1): a window is ``[start, end]`` (UTC, both inclusive, as for
+Definitions (docs/design.md §16.1): a window is ``[start, end]`` (UTC, both inclusive, as for
 ``query_logs``); the baseline is ``[baseline_start, baseline_end]``, by default the window's own
 length just before it (ending a millisecond before ``start``). Rates are events per minute of
 each window. A (service, pattern, level) is
@@ -117,7 +117,7 @@ def parts_sql(span: Span, service: str | None,
     Each row is ``(minute, service, pattern_id, level, n, first_ms, last_ms, first_id)``; the
     build's ``pattern_minutes`` holds one per minute, service, pattern and level, so a long
     window reads a row per minute and pattern instead of one per event. The partial minutes at
-    the window's two ends are read from the events themselves (docs/design.md §15.1).
+    the window's two ends are read from the events themselves (docs/design.md §16.1).
     """
     m_lo = -(-span.lo // MINUTE_MS)  # the first minute that starts inside the span
     m_hi = (span.hi + 1) // MINUTE_MS - 1  # the last minute that ends inside it

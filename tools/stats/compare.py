@@ -1,4 +1,4 @@
-"""``compare_windows``: a log window against its baseline, per service (docs/design.md §15.1)."""
+"""``compare_windows``: a log window against its baseline, per service (docs/design.md §16.1)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``metric_shifts``: which entity/metric of an operational table left its baseline, and when.
 
-Robust statistics (docs/design.md §15.1), per (table, entity, metric): the baseline's median
+Robust statistics (docs/design.md §16.1), per (table, entity, metric): the baseline's median
 ``m`` and MAD (median absolute deviation), its spread ``s = 1.4826·MAD`` (the standard
 deviation of normal data), floored at ``5 % of |m|`` and at ``1e-9`` so a flat baseline still
 has one; each window sample's robust z-score ``(x − m) / s``. A metric *shifted* when at

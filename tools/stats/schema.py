@@ -1,7 +1,7 @@
 """What the operational tables are, read from the schema and a sample of rows.
 
 The statistics tools work on datasets they were not written for, so nothing here knows a
-table by name alone (docs/design.md §15.1 lists the rules):
+table by name alone (docs/design.md §16.1 lists the rules):
 
 - a **time column** holds timestamps: on SQLite the build stores every time column in the
   canonical UTC spelling (``tools/dataset/tables.py``), so a column whose sampled values all
