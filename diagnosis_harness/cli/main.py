@@ -57,6 +57,7 @@ def config(
     model: Annotated[str | None, typer.Option(help="Model spec to check.")] = None,
 ) -> None:
     """Print the effective settings (secrets masked) and check the model spec."""
+    from diagnosis_harness.control.secrets import redact
     from diagnosis_harness.providers.seam import ModelSpecError, judge_settings, judge_spec, parse_model_spec
     from diagnosis_harness.providers.structured import (
         describe,  # probes the server under auto (a set-up check)
@@ -80,7 +81,7 @@ def config(
         values["judge_structured_output_detected"] = describe(
             judging, judging_spec.name if judging_spec.provider == "openai" else None,
             probe_now=True)
-    typer.echo(json.dumps(values, indent=2, sort_keys=True))
+    typer.echo(redact(json.dumps(values, indent=2, sort_keys=True)))  # URL passwords too
 
 
 @app.command()
