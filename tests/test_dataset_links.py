@@ -115,10 +115,10 @@ def test_the_api_raises_a_configuration_error(tmp_path: Path) -> None:
 
 def test_a_link_inside_the_folder_stays_allowed(tmp_path: Path) -> None:
     src = _dataset(tmp_path)
-    (src / "shared").mkdir()
-    (src / "shared" / "pool.md").write_text("# Pool sizing\n\nKeep max_size at 50.\n",
+    (src / "common").mkdir()
+    (src / "common" / "pool.md").write_text("# Pool sizing\n\nKeep max_size at 50.\n",
                                             encoding="utf-8")
-    _link(src / "knowledge" / "pool-sizing.md", "../shared/pool.md")
+    _link(src / "knowledge" / "pool-sizing.md", "../common/pool.md")
     _link(src / "tables" / "payments_copy.csv", src / "tables" / "payments.csv")
     report = load_dataset(src, tmp_path / "build")
     assert "payments_copy" in report.info.tables
