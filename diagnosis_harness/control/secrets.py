@@ -27,10 +27,13 @@ _SECRET_NAME = re.compile(r"(^|_)(key|token|secret)$|password|passwd|webhook|cre
                           re.IGNORECASE)
 _URL_NAME = re.compile(r"(^|_)(url|uri|dsn)$", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@\"']*:)([^\s@/\"']+)@")
-_BEARER = re.compile(r"\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
-_MIN_SECRET = 4
-"""Shorter values are not replaced as plain text (``pw`` would mask half the words); their
-URL form is still masked by shape."""
+_BEARER = re.compile(r"\b(Bearer|Basic)(\s+)(?=\S*\d)[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
+"""A credential after ``Bearer``/``Basic``: 8+ token characters with a digit (not a word)."""
+_MIN_SECRET = 8
+"""Shorter values are placeholders (``local``, ``ollama``, ``none`` for a local server) or too
+short to find safely: replacing them as plain text would mask ordinary words in reports and
+model specs (``openai:local``). Their URL and bearer forms are still masked by shape, and
+``harness config`` masks every secret field whatever its length."""
 
 _known: set[str] = set()
 _lock = threading.Lock()
