@@ -1,7 +1,8 @@
 """The offline judge: checks claims word by word against the evidence they cite.
 
 SUPPORTED only if every term and number of each claim appears in the evidence it cites, and
-those of the root cause in the evidence cited at all.
+those of the root cause in the evidence cited at all. Words of a row's computed or renamed
+columns (marked by ``query_mysql``) were written by the query and count for nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ def judge(payload_text: str) -> dict[str, Any]:
     """The verdict on the judge prompt's ``payload`` value (root cause, claims, evidence)."""
     try:
         payload = json.loads(payload_text)
-        evidence = {e["evidence_id"]: f"{e.get('text', '')} {json.dumps(e.get('data', {}))}"
-                    for e in payload["evidence"]}
+        evidence = {e["evidence_id"]: _words_of(e) for e in payload["evidence"]}
         claims = payload["claims"]
         root_cause = str(payload["root_cause"])
     except (ValueError, KeyError, TypeError):
@@ -35,6 +35,22 @@ def judge(payload_text: str) -> dict[str, Any]:
         return {"verdict": "UNSUPPORTED", "reasons": reasons}
     return {"verdict": "SUPPORTED", "reasons": ["every term and number of each claim appears "
                                                 "in the evidence it cites"]}
+
+
+def _words_of(item: dict[str, Any]) -> str:
+    """The text an item's words may come from: all of it, except what a query wrote.
+
+    A row marks the columns its query computed (``computed``: name and value) or renamed
+    (``renamed``: the name); their words are the query's, so they support nothing.
+    """
+    data = item.get("data") or {}
+    row = data.get("row") if isinstance(data, dict) else None
+    computed, renamed = (set(data.get(k) or ()) if isinstance(data, dict) else set()
+                         for k in ("computed", "renamed"))
+    if not isinstance(row, dict) or not (computed or renamed):
+        return f"{item.get('text', '')} {json.dumps(data)}"
+    kept = {k: v for k, v in row.items() if k not in computed}
+    return " ".join(f"{'' if k in renamed else k} {json.dumps(v)}" for k, v in kept.items())
 
 
 def _unsupported(statement: str, evidence_text: str) -> set[str]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.tools.dataset.entries import unsafe_entries
 from diagnosis_harness.tools.dataset.examples import describe_logs
 from diagnosis_harness.tools.dataset.format import (
     DatasetError,
@@ -98,6 +99,8 @@ def load_dataset(src: Path, dest_dir: Path) -> LoadReport:
     src, dest_dir = Path(src), Path(dest_dir)
     if not src.is_dir():
         raise DatasetError(src, [f"{src}: not a directory"])
+    if unsafe := unsafe_entries(src):  # before anything is opened, hashed or stat'ed
+        raise DatasetError(src, unsafe)
     _refuse_foreign_dir(dest_dir)
     dest_dir.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(dest_dir):
