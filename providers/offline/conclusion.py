@@ -1,7 +1,9 @@
 """The offline investigator's draft, in structured values only.
 
-It concludes only when a runbook matches the symptom *and* a change that precedes the symptom
-shares its distinctive terms; otherwise its conclusion is null.
+It concludes only when a runbook matches the symptom *and* a change explains it by the causal
+test of ``causal.change_problem`` — on the affected service (or linked to it by the data),
+before the onset, speaking of the symptom through its own key and values; otherwise its
+conclusion is null. A row of a merchant other than the one asked about is never cited.
 
 What it writes is built from structured values only — ids, names, numbers, times, the error
 pattern the log tool computed, the runbook's id — never from free text found in the data. A
@@ -14,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from diagnosis_harness.providers.offline.causal import Symptom, change_problem
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")
@@ -51,7 +54,7 @@ def _is_change_table(table: str) -> bool:
 
 def _in_window(row: dict[str, Any], columns: list[str], start: str, end: str) -> bool:
     lo, hi = fmt(utc(start)), fmt(utc(end))
-    return any(lo <= str(row.get(c, "")) <= hi for c in columns if TIME_COLUMN.search(c.lower()))
+    return any(lo <= str(row.get(c, "")) <= hi for c in columns if is_time_column(c))
 
 
 def _before(row: dict[str, Any], moment: str) -> bool:
@@ -60,12 +63,40 @@ def _before(row: dict[str, Any], moment: str) -> bool:
         limit = fmt(utc(moment))
     except ValueError:
         return False
-    return any(TIME_COLUMN.search(k.lower()) and str(v)[:19] <= limit[:19]
+    return any(is_time_column(k) and str(v)[:19] <= limit[:19]
                for k, v in row.items() if isinstance(v, str) and v[:4].isdigit())
 
 
+_MERCHANT_COLUMN = re.compile(r"^merchant(_id)?$")
+
+
+def _other_merchant(row: dict[str, Any], merchant: str) -> bool:
+    """Whether the row is of another merchant than the one the question asked about."""
+    return bool(merchant) and any(_MERCHANT_COLUMN.match(str(k).lower()) and str(v) != merchant
+                                  for k, v in row.items())
+
+
+def symptom_of(inv: Investigation, symptom: dict[str, Any]) -> Symptom:
+    """The symptom as the causal test reads it: its service, onset and own log text."""
+    service = str(symptom.get("service") or inv.scope.service or "").lower()
+    return Symptom(services=frozenset({service} if service else set()),
+                   onset=str(symptom.get("first_seen") or "") or None,
+                   text=f"{symptom.get('template', '')} {symptom.get('example', '')}")
+
+
+def _links(inv: Investigation) -> list[str]:
+    """Every observed item's text, prefixed with the service it is of (logs and rows)."""
+    out = []
+    for item in inv.items("query_logs") + inv.items("query_mysql"):
+        service = item.get("service") or (inv.scope.service if "ts" in item else "")
+        out.append(f"{service} {item.get('text', '')} {item.get('message', '')} "
+                   f"{item.get('row', '')}")
+    return out
+
+
 def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
-                   first_seen: str) -> list[tuple[int, bool, dict[str, Any]]]:
+                   symptom: Symptom, references: list[str]
+                   ) -> list[tuple[int, bool, dict[str, Any]]]:
     """Rows that speak of the symptom: (score, is_change, item), best first.
 
     A change (config change, deploy, job, certificate…) near the window that shares the
@@ -73,6 +104,7 @@ def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
     shares them corroborates. Only values count, not column names: the rows must *say* it.
     """
     found = []
+    links = _links(inv)
     for call in inv.calls:
         if call["name"] != "query_mysql":
             continue
@@ -83,10 +115,13 @@ def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
             row = item.get("row")
             if not isinstance(row, dict) or not describe_row(row):
                 continue  # a row with nothing structured to quote cannot be stated
+            if _other_merchant(row, inv.scope.merchant):
+                continue  # a row of M2002 says nothing about M2001's incident
             words = _value_terms(row)
             score = 2 * len(words & focus) + len(words & (context - focus))
             change = _is_change_table(table)
-            if change and score >= 3 and _before(row, str(first_seen)):
+            if change and score >= 3 and _before(row, str(symptom.onset)) \
+                    and change_problem(row, symptom, references, links) is None:
                 found.append((score + 100, True, item))
             elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end):
                 found.append((score, False, item))
@@ -102,7 +137,8 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     focus = terms(str(symptom.get("template", "")))
     context = terms(" ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in runbook))
-    rows = _evidence_rows(inv, focus, context, str(symptom.get("first_seen", "")))
+    references = [f"{p.get('title', '')} {p.get('text', '')}" for p in runbook]
+    rows = _evidence_rows(inv, focus, context, symptom_of(inv, symptom), references)
     if not rows:
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     cause = rows[0][2]
