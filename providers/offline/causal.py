@@ -44,10 +44,20 @@ def row_services(row: Mapping[str, Any]) -> set[str]:
             if _SERVICE_COLUMN.match(str(k).lower()) and isinstance(v, str) and v.strip()}
 
 
+def _unprefixed(key: re.Match[str]) -> str:
+    """A key without its namespace: ``dfs.replication`` → ``replication``.
+
+    Every key of a system shares its namespace (``dfs.``, ``db.``), and so do that system's log
+    lines (``dfs.DataNode$DataXceiver``): a namespace links any change to any symptom.
+    """
+    return re.split(r"[._]", key.group(0), maxsplit=1)[1]
+
+
 def _own_terms(row: Mapping[str, Any], services: Iterable[str]) -> set[str]:
     """The row's words of its own: values of its key/value columns, not its service or times."""
-    values = [str(v) for k, v in row.items() if not _SERVICE_COLUMN.match(str(k).lower())
-              and not is_time_column(str(k)) and not _ID_COLUMN.search(str(k).lower())]
+    values = [_KEY.sub(_unprefixed, str(v)) for k, v in row.items()
+              if not _SERVICE_COLUMN.match(str(k).lower()) and not is_time_column(str(k))
+              and not _ID_COLUMN.search(str(k).lower())]
     own = terms(" ".join(values).replace("_", " ").replace(".", " "))
     named = terms(" ".join(services).replace("-", " ").replace("_", " "))
     return own - named
@@ -87,10 +97,23 @@ def change_problem(row: Mapping[str, Any], symptom: Symptom, references: Iterabl
     if _own_terms(row, services | symptom.services) & terms(
             symptom.text.replace("_", " ").replace(".", " ")):
         return None
-    keys = {m.group(0).lower() for v in row.values() if isinstance(v, str)
-            for m in _KEY.finditer(v)}
-    said = " ".join([symptom.text, *references]).lower()
-    if any(re.search(rf"(?<![\w.]){re.escape(k)}(?![\w.])", said) for k in keys):
+    if any(names_key(row, text) for text in [symptom.text, *references]):
         return None
-    return ("the change shares no word of its own with the symptom, and no runbook names its "
-            "key")
+    return NO_KEY_LINK
+
+
+NO_KEY_LINK = ("the change shares no word of its own with the symptom, and no runbook names its "
+               "key")
+
+
+def row_keys(row: Mapping[str, Any]) -> list[str]:
+    """The dotted or underscored keys among the row's values (``dfs.datanode.du.reserved``)."""
+    return [m.group(0) for k, v in row.items() if isinstance(v, str)
+            and not _ID_COLUMN.search(str(k).lower()) for m in _KEY.finditer(v)]
+
+
+def names_key(row: Mapping[str, Any], text: str) -> bool:
+    """Whether ``text`` names one of the row's keys exactly (as a whole key, any case)."""
+    low = text.lower()
+    return any(re.search(rf"(?<![\w.]){re.escape(k.lower())}(?![\w.])", low)
+               for k in row_keys(row))

@@ -16,7 +16,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from diagnosis_harness.providers.offline.causal import Symptom, change_problem
+from diagnosis_harness.providers.offline.causal import (
+    NO_KEY_LINK,
+    Symptom,
+    change_problem,
+    names_key,
+    row_keys,
+)
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
@@ -94,17 +100,33 @@ def _links(inv: Investigation) -> list[str]:
     return out
 
 
-def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
-                   symptom: Symptom, references: list[str]
-                   ) -> list[tuple[int, bool, dict[str, Any]]]:
-    """Rows that speak of the symptom: (score, is_change, item), best first.
+def passages(inv: Investigation) -> list[dict[str, Any]]:
+    """Every runbook passage the investigation read (any lookup), in call order."""
+    return [i for i in inv.items("lookup_knowledge") if i.get("kind") == "passage"]
 
-    A change (config change, deploy, job, certificate…) near the window that shares the
-    symptom's distinctive terms is a candidate cause; a measurement inside the window that
-    shares them corroborates. Only values count, not column names: the rows must *say* it.
-    """
+
+def _text(passage: dict[str, Any]) -> str:
+    return f"{passage.get('title', '')} {passage.get('text', '')}"
+
+
+def keys_to_look_up(inv: Investigation, symptom: dict[str, Any],
+                    runbook: list[dict[str, Any]]) -> list[str]:
+    """Keys of candidate changes that only a runbook naming them could link to the symptom."""
+    focus = terms(str(symptom.get("template", "")))
+    context = terms(" ".join(_text(p) for p in runbook))
+    read = [_text(p) for p in passages(inv)]
+    keys = []
+    for _, change, item in _candidates(inv, focus, context, symptom_of(inv, symptom)):
+        if change and change_problem(item["row"], symptom_of(inv, symptom), read,
+                                     _links(inv)) == NO_KEY_LINK:
+            keys += [k for k in row_keys(item["row"]) if k not in keys]
+    return keys
+
+
+def _candidates(inv: Investigation, focus: set[str], context: set[str], symptom: Symptom
+                ) -> list[tuple[int, bool, dict[str, Any]]]:
+    """Rows near the symptom by their words: (score, is_change, item), before the causal test."""
     found = []
-    links = _links(inv)
     for call in inv.calls:
         if call["name"] != "query_mysql":
             continue
@@ -120,11 +142,27 @@ def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
             words = _value_terms(row)
             score = 2 * len(words & focus) + len(words & (context - focus))
             change = _is_change_table(table)
-            if change and score >= 3 and _before(row, str(symptom.onset)) \
-                    and change_problem(row, symptom, references, links) is None:
+            if change and score >= 3 and _before(row, str(symptom.onset)):
                 found.append((score + 100, True, item))
             elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end):
                 found.append((score, False, item))
+    return found
+
+
+def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
+                   symptom: Symptom, references: list[str]
+                   ) -> list[tuple[int, bool, dict[str, Any]]]:
+    """Rows that speak of the symptom: (score, is_change, item), best first.
+
+    A change (config change, deploy, job, certificate…) near the window that shares the
+    symptom's distinctive terms and passes the causal test is a candidate cause; a
+    measurement inside the window that shares them corroborates. Only values count, not
+    column names: the rows must *say* it.
+    """
+    links = _links(inv)
+    found = [(score, change, item) for score, change, item
+             in _candidates(inv, focus, context, symptom)
+             if not change or change_problem(item["row"], symptom, references, links) is None]
     found.sort(key=lambda t: -t[0])
     return found
 
@@ -137,11 +175,16 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     focus = terms(str(symptom.get("template", "")))
     context = terms(" ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in runbook))
-    references = [f"{p.get('title', '')} {p.get('text', '')}" for p in runbook]
-    rows = _evidence_rows(inv, focus, context, symptom_of(inv, symptom), references)
+    read = passages(inv)
+    rows = _evidence_rows(inv, focus, context, symptom_of(inv, symptom),
+                          [_text(p) for p in read])
     if not rows:
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     cause = rows[0][2]
+    # The passage that names the change's key, if the runbook's first one does not.
+    naming = next((p for p in read if names_key(cause["row"], _text(p))), None)
+    cited_runbook = [runbook[0]["evidence_id"], *([naming["evidence_id"]] if naming
+                                                  and naming is not runbook[0] else [])]
     corroboration = next((item for _, change, item in rows[1:] if not change), None)
     claims = [
         {"statement": f"{symptom['count']} log events matched '{symptom['template']}' "
@@ -150,7 +193,7 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         *({"statement": f"row {describe_row(r['row'])}", "evidence_ids": [r["evidence_id"]]}
           for r in (cause, corroboration) if r is not None),
         {"statement": f"runbook {doc} describes this symptom",
-         "evidence_ids": [runbook[0]["evidence_id"]]},
+         "evidence_ids": cited_runbook},
     ]
     return {"conclusion": {"root_cause": f"{doc}: {describe_row(cause['row'])}", "claims": claims},
             "next_steps": [f"follow the runbook {doc}", *NEXT_STEPS[:1]]}

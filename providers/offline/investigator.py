@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.conclusion import draft
+from diagnosis_harness.providers.offline.conclusion import draft, keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
@@ -83,6 +83,13 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
             if not inv.called("query_mysql", sql=sql) and len(inv.calls) < inv.scope.max_calls - 1:
                 step = {"tool": "query_mysql", "args": {"sql": sql}}
                 break
+    if step is None and symptom and runbook and len(inv.calls) < inv.scope.max_calls - 1:
+        # A change on the affected service, before the onset, that shares no word of its own
+        # with the symptom: does a runbook name its key? (One lookup per key, bounded.)
+        key = next((k for k in keys_to_look_up(inv, symptom, runbook)[:2]
+                    if not inv.called("lookup_knowledge", query=k)), None)
+        if key is not None:
+            step = {"tool": "lookup_knowledge", "args": {"query": key}}
     if step is None:
         return {"draft": draft(inv, symptom, runbook)}
     if inv.calls:
