@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +35,17 @@ SYSTEM_WIDE = "Something broke in the cluster between 08:00 and 08:20 on 2026-09
 
 
 def _t(day: int, hour: int, minute: int, second: int = 0) -> datetime:
-    return datetime(2026, 9, day, hour, minute, second, tzinfo=timezone.utc)
+    return datetime(2026, 9, day, hour, minute, second, tzinfo=UTC)
 
 
-def _full_disk(day: int, hour: int, minute: int, n: int) -> list[dict[str, Any]]:
+def _full_disk(day: int, hour: int, minute: int, n: int, *, says_disk: bool = False
+               ) -> list[dict[str, Any]]:
+    reason = ("disk full on volume /data/3" if says_disk
+              else "java.io.IOException: No space left on device (volume /data/3 full)")
     return [{"ts": (_t(day, hour, minute, 5) + timedelta(seconds=20 * i)).isoformat(),
              "service": "datanode", "level": "ERROR",
              "message": f"dfs.DataNode$DataXceiver: writeBlock blk_{7000 + i} received exception "
-                        "java.io.IOException: No space left on device (volume /data/3 full)"}
+                        f"{reason}, no space left on device"}
             for i in range(n)]
 
 
@@ -57,7 +60,7 @@ def _logs() -> list[dict[str, Any]]:
                      "message": "dfs.NameNode: safe mode off, live datanodes 3"},
                     {"ts": ts, "service": "billing", "level": "INFO",
                      "message": f"invoice batch {minute} posted"}]
-    out += _full_disk(1, 10, 2, 30) + _full_disk(2, 14, 3, 30) + _full_disk(3, 8, 4, 30)
+    out += _full_disk(1, 10, 2, 30) + _full_disk(2, 14, 3, 30, says_disk=True) + _full_disk(3, 8, 4, 30)
     out.sort(key=lambda e: e["ts"])
     return out
 
@@ -79,11 +82,11 @@ RUNBOOK = """# DataNode volume full
 
 ## Symptoms
 Block writes fail on a DataNode: writeBlock exceptions, IOException No space left on device.
-The disk of one volume is full and the DataNode stops accepting blocks.
+The disk of one volume is full (often a cleanup cron stopped running); no blocks are accepted.
 
 ## How to confirm
 Look for dfs settings changed on the DataNode in the hour before the first error, in
-particular dfs.datanode.du.reserved set too low, or a disk cleanup that stopped running.
+particular dfs.datanode.du.reserved set too low.
 
 ## Mitigation
 Restore the reserved space, free the volume, and restart the DataNode.

@@ -4,7 +4,6 @@ service's change is no cause without a link, and a system-wide question is inves
 from __future__ import annotations
 
 import asyncio
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
