@@ -117,6 +117,8 @@ class DiagnosisResult(_Frozen):
     """The published next steps (SUCCESS only)."""
     fallback: FallbackReport | None = None
     """What the fallback was built from (FALLBACK only)."""
+    suspects: tuple[dict[str, Any], ...] = ()
+    """The triage digest of a fallback: ranked suspects, each with its evidence id (§16.2)."""
     scope: dict[str, Any] | None = None
     """The router's normalised scope: service, merchant, start, end, …"""
     previous_turn: str | None = None

@@ -1,6 +1,6 @@
 """The triage digest of an abstention: ranked suspects, from this run's verified facts only.
 
-What an on-call engineer reads first when no root cause is published (docs/design.md §15.2):
+What an on-call engineer reads first when no root cause is published (docs/design.md §16.2):
 the earliest anomalies with their onset and counts, the changes before them, the metrics that
 moved — each with its evidence id. Built from canonical records (READY, EVIDENCE_FOUND) and
 from their structured values only: a suspect's words are a service name, a computed pattern,

@@ -168,7 +168,7 @@ def _now(ctx: RunContext) -> datetime:
 
 
 def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
-    """Required context the question lacks (docs/design.md §4 row 2, §15.2).
+    """Required context the question lacks (docs/design.md §4 row 2, §16.2).
 
     A window stands in for a service: a question that names no service but gives a window is a
     system-wide investigation of that window. Only a question with neither has nothing to scope

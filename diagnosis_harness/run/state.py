@@ -137,7 +137,7 @@ class OutputState(TypedDict, total=False):
     stop_reason: str | None
     """Why evidence collection stopped, if it stopped early."""
     suspects: list[dict[str, Any]]
-    """The triage digest of a fallback: ranked suspects from verified facts (§15.2)."""
+    """The triage digest of a fallback: ranked suspects from verified facts (§16.2)."""
     content: str | None
     """The published report or fallback text; None for FAILED and CANCELLED."""
     events: list[dict[str, Any]]
