@@ -8,6 +8,8 @@ Three ways in, all the CLI's own machinery (same settings, runner, graph, run st
 - LangGraph-native: :func:`build_graph` (your checkpointer) or :data:`diagnosis_graph`, run with
   ``context=make_context(...)`` through ``ainvoke`` / ``astream``;
   :meth:`DiagnosisResult.from_state` turns a run's final state into the same result.
+- :func:`evaluate`: ``harness eval`` on a suite, returning a typed :class:`Scorecard` (its
+  :class:`CaseResult` rows, each with a :class:`Verdict`); :class:`Gates` checks it.
 - :class:`ReplayScript`: scripted model answers in Python, the JSON replay format of
   ``--model replay:FILE``; :func:`write_dataset`: a dataset folder from rows;
   :func:`assert_outcome` / :func:`assert_event_grammar`: what a test checks of every run.
@@ -27,20 +29,24 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "CheckedScope": "diagnosis_harness._result",
     "Claim": "diagnosis_harness._result",
+    "CaseResult": "diagnosis_harness.eval.scoring",
     "ConfigurationError": "diagnosis_harness._run",
     "DiagnosisResult": "diagnosis_harness._result",
     "Evidence": "diagnosis_harness._result",
     "FailureCode": "diagnosis_harness.control.contracts",
     "FallbackReport": "diagnosis_harness._result",
     "FallbackType": "diagnosis_harness.control.contracts",
+    "Gates": "diagnosis_harness.eval.gates",
     "Intent": "diagnosis_harness.control.contracts",
     "ReleaseOutcome": "diagnosis_harness.control.contracts",
     "ReplayScript": "diagnosis_harness._script",
     "RunContext": "diagnosis_harness.run.context",
     "RunState": "diagnosis_harness.control.contracts",
+    "Scorecard": "diagnosis_harness.eval.scoring",
     "ScriptIncomplete": "diagnosis_harness._script",
     "StopReason": "diagnosis_harness.control.contracts",
     "Usage": "diagnosis_harness._result",
+    "Verdict": "diagnosis_harness.eval.scoring",
     "adiagnose": "diagnosis_harness._run",
     "assert_event_grammar": "diagnosis_harness._checks",
     "assert_outcome": "diagnosis_harness._checks",
@@ -49,11 +55,13 @@ _EXPORTS: dict[str, str] = {
     "diagnose": "diagnosis_harness._run",
     # The compiled graph (`diagnosis_harness.graph` is the package that wires it).
     "diagnosis_graph": "diagnosis_harness.graph.builder:graph",
+    "evaluate": "diagnosis_harness._eval",
     "make_context": "diagnosis_harness._run",
     "write_dataset": "diagnosis_harness._dataset",
 }
 
 __all__ = [
+    "CaseResult",
     "CheckedScope",
     "Claim",
     "ConfigurationError",
@@ -62,14 +70,17 @@ __all__ = [
     "FailureCode",
     "FallbackReport",
     "FallbackType",
+    "Gates",
     "Intent",
     "ReleaseOutcome",
     "ReplayScript",
     "RunContext",
     "RunState",
+    "Scorecard",
     "ScriptIncomplete",
     "StopReason",
     "Usage",
+    "Verdict",
     "adiagnose",
     "assert_event_grammar",
     "assert_outcome",
@@ -77,6 +88,7 @@ __all__ = [
     "check_dataset",
     "diagnose",
     "diagnosis_graph",
+    "evaluate",
     "make_context",
     "write_dataset",
 ]
@@ -84,6 +96,7 @@ __all__ = [
 if TYPE_CHECKING:
     from diagnosis_harness._checks import assert_event_grammar, assert_outcome
     from diagnosis_harness._dataset import check_dataset, write_dataset
+    from diagnosis_harness._eval import evaluate
     from diagnosis_harness._result import (
         CheckedScope,
         Claim,
@@ -102,6 +115,8 @@ if TYPE_CHECKING:
         RunState,
         StopReason,
     )
+    from diagnosis_harness.eval.gates import Gates
+    from diagnosis_harness.eval.scoring import CaseResult, Scorecard, Verdict
     from diagnosis_harness.graph.builder import graph as diagnosis_graph
     from diagnosis_harness.run.context import RunContext
 

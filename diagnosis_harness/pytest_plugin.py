@@ -11,6 +11,9 @@ package is installed:
 - ``harness_assert``: :func:`~diagnosis_harness.assert_outcome` (the event grammar and the
   four outcome views agree, then the outcome you expect).
 
+And one helper, :func:`eval_suite_tests`: an eval suite as one test per case, with the gates
+as a test (``TestIncidents = eval_suite_tests("incidents.yaml")``).
+
 Nothing is imported from the harness until a fixture is used: the plugin costs projects that
 never use it nothing at start-up.
 """
@@ -76,3 +79,49 @@ def harness_assert() -> Callable[..., None]:
     from diagnosis_harness import assert_outcome
 
     return assert_outcome
+
+
+def eval_suite_tests(suite: str | Path, *, model: str | None = None, workers: int = 2,
+                     settings: Mapping[str, Any] | None = None, max_wrong: int = 0,
+                     min_precision: float | None = None, min_coverage: float | None = None,
+                     strict: bool = True) -> type:
+    """A test class for a suite: one test per case, and one for the gates.
+
+    ``TestIncidents = eval_suite_tests("incidents.yaml", model="offline", min_coverage=0.8)``
+    in a test module gives ``test_case[ID]`` per case and ``test_gates``. The suite runs once,
+    on first use, in a fresh harness home (as :func:`~diagnosis_harness.evaluate`). A case
+    fails when its run published a WRONG root cause, and with ``strict`` (default) whenever it
+    is not as expected; ``test_gates`` asserts ``--max-wrong`` / ``--min-precision`` /
+    ``--min-coverage``. The suite is read now, so a broken suite fails collection.
+    """
+    from diagnosis_harness import Gates, Scorecard, Verdict, evaluate
+    from diagnosis_harness.eval.suite import load_suite
+
+    loaded = load_suite(suite)
+    gates = Gates(max_wrong=max_wrong, min_precision=min_precision, min_coverage=min_coverage)
+    ran: dict[str, Scorecard] = {}
+
+    def card(factory: pytest.TempPathFactory) -> Scorecard:
+        if "card" not in ran:
+            ran["card"] = evaluate(loaded, model=model, workers=workers, settings=settings,
+                                   home=factory.mktemp("harness-eval"))
+        return ran["card"]
+
+    ids = [case.id for case in loaded.cases]
+
+    class SuiteTests:
+        @pytest.mark.parametrize("case_id", ids)
+        def test_case(self, case_id: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+            result = next(c for c in card(tmp_path_factory).cases if c.id == case_id)
+            where = f"(harness runs show {result.run_id})" if result.run_id else ""
+            assert result.verdict is not Verdict.WRONG, \
+                f"{case_id}: wrong root cause published: {result.why} {where}"
+            if strict:
+                assert result.verdict in (Verdict.RIGHT, Verdict.HONEST), \
+                    f"{case_id}: {result.verdict}: {result.why} {where}"
+
+        def test_gates(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+            failed = gates.failures(card(tmp_path_factory).summary)
+            assert not failed, "; ".join(failed)
+
+    return SuiteTests

@@ -52,7 +52,8 @@ async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -
     result, late = await ask_with_retry(ctx, Role.REPAIR, prompt, budget, parse)
     update: dict[str, Any] = {"repair_used": True, "usage": budget.usage.model_dump()}
     await offload(ctx.store.record_verdict, ctx.run_id, "repair", {
-        "repaired": result.ok, "failure_class": result.failure_class})
+        "repaired": result.ok,
+        "failure_class": result.failure_class.value if result.failure_class else None})
     if late is not None:
         return {**update, "stop": late}
     if result.value is not None:

@@ -103,8 +103,9 @@ def _tolerate(answer: RouterAnswer, now: datetime
         notes.append(f"The time window read from the question ({start.isoformat()} to "
                      f"{end.isoformat()}) ends before it starts: ignored.")
         start = end = None
+    horizon = now + FAR_FUTURE if now < datetime.max.replace(tzinfo=now.tzinfo) - FAR_FUTURE else None
     for name, bound in (("start", start), ("end", end)):
-        if bound is not None and bound > now + FAR_FUTURE:
+        if bound is not None and horizon is not None and bound > horizon:
             notes.append(f"The window {name} read from the question ({bound.isoformat()}) is "
                          "in the future: ignored.")
             start, end = (None, end) if name == "start" else (start, None)
@@ -164,7 +165,10 @@ def _now(ctx: RunContext) -> datetime:
     """Return "now": a file dataset's latest event (docs/design.md §11), else wall-clock time."""
     latest = getattr(ctx.dataset, "latest_ts", None)
     now = datetime.fromisoformat(latest) if latest else datetime.now(UTC)
-    return now.astimezone(zone_of(ctx.settings.timezone))
+    try:
+        return now.astimezone(zone_of(ctx.settings.timezone))
+    except OverflowError:  # an event at the end of the calendar, read in a zone east of UTC
+        return now
 
 
 def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:

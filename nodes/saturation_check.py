@@ -15,6 +15,7 @@ from diagnosis_harness.guards.progress import index_snapshot
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
+from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import CollectionState, StopReason
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
@@ -27,8 +28,7 @@ def _with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:
         body = {"observation": message.content}
     body = body if isinstance(body, dict) else {"observation": body}
     body.update(stop_required=True, stop_reason=reason,
-                instruction="Stop calling tools. Write the final draft JSON now, citing only "
-                            "evidence ids you have seen.")
+                instruction=prompts.phrase("stop_required"))
     return ToolMessage(content=json.dumps(body, ensure_ascii=False, default=str),
                        tool_call_id=message.tool_call_id, id=message.id)
 

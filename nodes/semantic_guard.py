@@ -51,7 +51,8 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     if late is not None:
         return {**update, "stop": late}
     if result.value is None:
-        verdict = {"verdict": "UNAVAILABLE", "failure_class": result.failure_class,
+        verdict = {"verdict": "UNAVAILABLE",
+                   "failure_class": result.failure_class.value if result.failure_class else None,
                    "attempts": len(result.receipts), "budget_exhausted": result.budget_exhausted}
     else:
         verdict = {**result.value.model_dump(mode="json"), **flags_shown(payload)}

@@ -67,3 +67,8 @@ def render(name: str, **values: Any) -> str:
             parts.append(f"unexpected {sorted(extra)}")
         raise PromptError(f"prompt {name!r} takes exactly {sorted(expected)}: " + ", ".join(parts))
     return _text(name).format(**values)
+
+
+def phrase(name: str, **values: Any) -> str:
+    """A one-part prompt (one sentence of a turn): :func:`render` without the final newline."""
+    return render(name, **values).removesuffix("\n")

@@ -9,7 +9,7 @@ chat-model clients do not send to the server); providers read them back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -62,7 +62,3 @@ def prompt_of(message: BaseMessage) -> PromptData | None:
     values = prompt.get("values")
     return PromptData(prompt["name"], values if isinstance(values, dict) else {})
 
-
-def prompts_in(messages: Iterable[BaseMessage]) -> dict[str, PromptData]:
-    """Every prompt of a conversation by name (the last one wins)."""
-    return {p.name: p for p in map(prompt_of, messages) if p is not None}

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from diagnosis_harness import prompts
+
 _SPACE = re.compile(r"\s+")
 FOLD_LEVELS: tuple[tuple[int, int], ...] = ((8, 220), (5, 140), (3, 90), (2, 60), (0, 0))
 """(items per earlier result, characters per item) from most to least detail; 0 = ids only."""
@@ -151,5 +153,5 @@ class Result:
 def stub(result: Result) -> str:
     """An earlier result's own turn once folded: what happened, and where its facts went."""
     head = result.headline()
-    return (f"Result of tool_call_id {result.call_id}: {head}"
-            + ("; its items are under 'Findings so far'." if result.items else "."))
+    where = prompts.phrase("json_result_folded_items") if result.items else "."
+    return prompts.phrase("json_result_folded", call_id=result.call_id, headline=head, where=where)

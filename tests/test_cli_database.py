@@ -67,6 +67,7 @@ def test_a_diagnosis_and_its_follow_up_keep_rows_and_thread_in_postgres(
                                      ["prune", "--older-than", "7d"]])
 @pytest.mark.parametrize(("url", "says"), [
     ("mysql://harness:s3cret@db/harness", "must be a postgresql://"),
+    ("postgresql://harness:s3cret@127.0.0.1:abc/harness", "port that is not a number"),
     (UNREACHABLE, "is not reachable"),
 ])
 def test_a_bad_or_unreachable_database_is_one_line_and_exit_64(

@@ -209,3 +209,13 @@ def test_demo_dataset_ships_in_the_documented_format():
     assert sorted(p.name for p in (demo / "knowledge").glob("*.md"))
     assert (demo / "tables" / "payments.csv").is_file()
     assert json.loads((demo / "dataset.json").read_text())["name"] == "payments-demo"
+
+
+def test_a_table_too_wide_for_the_database_is_named_not_the_home(tmp_path):
+    src = write_dataset(tmp_path / "src")
+    header = ",".join(f"c{i}" for i in range(2100))
+    (src / "tables" / "wide.csv").write_text(header + "\n" + ",".join("1" * 2100) + "\n")
+    with pytest.raises(DatasetError) as caught:
+        load_dataset(src, tmp_path / "built")
+    [problem] = caught.value.problems
+    assert problem.startswith("tables/wide.csv:1: 2100 columns")

@@ -61,10 +61,10 @@ BAD = {
         {"guards/_bad.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
          "    from diagnosis_harness.tools import registry\n"},
         "diagnosis_harness.guards._bad -> diagnosis_harness.tools.registry"),
-    "sideways: providers import prompts": (
-        {"providers/_bad.py":
-         "def prompt():\n    from diagnosis_harness import prompts\n    return prompts\n"},
-        "diagnosis_harness.providers._bad -> diagnosis_harness.prompts"),
+    "sideways: tools import providers": (
+        {"tools/_bad.py":
+         "def seam():\n    from diagnosis_harness.providers import seam\n    return seam\n"},
+        "diagnosis_harness.tools._bad -> diagnosis_harness.providers.seam"),
     "inside imports the public API": (
         {"nodes/_bad.py": "from diagnosis_harness._run import diagnose\n"},
         "diagnosis_harness.nodes._bad -> diagnosis_harness._run"),

@@ -359,6 +359,19 @@ def test_cli_refuses_a_broken_mcp_configuration_with_exit_64(tmp_path: Path) -> 
     assert "allow_unmarked" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_the_cli_says_the_offline_model_does_not_use_mcp_tools(tmp_path: Path,
+                                                                 opsdb_config: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
+    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MCP_CONFIG=str(opsdb_config))
+    question = ("payment timeouts for merchant M1001 on payment-service between 10:00 and 10:10 "
+                "on 2026-11-02 — why?")
+    proc = subprocess.run([str(BIN / "harness"), "diagnose", "--json", question],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "offline model never calls the 3 MCP tool(s)" in proc.stderr
+    assert json.loads(proc.stdout)["release_outcome"] == "SUCCESS"  # from the built-in tools
+
+
 def test_text_content_becomes_facts_under_fixed_keys() -> None:
     scope = {"q": 1}
     rows = to_result(scope, [{"type": "text", "text": "[{'id': 1, 'evidence_id': 'E9.9'}, {'id': 2}]"},

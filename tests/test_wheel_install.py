@@ -67,3 +67,7 @@ def test_the_wheel_shadows_no_package_of_its_user(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["release_outcome"] == "SUCCESS" and "pool" in result["content"].lower()
+    # `harness eval` from the wheel: the eval package and its price table are shipped.
+    scored = _run([str(venv / "bin" / "harness"), "eval", "demo", "--json"], cwd=work, env=env)
+    assert scored.returncode == 0, scored.stdout + scored.stderr
+    assert json.loads(scored.stdout)["scorecard"]["summary"]["as_expected"] == 7

@@ -70,7 +70,7 @@ def load_mcp_tools(settings: Settings) -> dict[str, ToolSpec]:
         return {}
     if any(importlib.util.find_spec(m) is None for m in ("mcp", "langchain_mcp_adapters")):
         raise McpUnavailable("HARNESS_MCP_CONFIG needs the mcp extra: "
-                             "pip install 'diagnosis-harness[mcp]'")
+                             "pip install -e '.[mcp]' in the harness's repository")
     logs = Path(settings.home) / "mcp"
     logs.mkdir(parents=True, exist_ok=True)
     timeout = settings.mcp_start_timeout_s

@@ -165,7 +165,7 @@ async def postgres_checkpointer(url: str, *, retention: str) -> AsyncIterator[Po
         from psycopg_pool import AsyncConnectionPool
     except ImportError as exc:
         raise RunPersistenceError("a PostgreSQL checkpointer needs the postgres extra: "
-                                  "pip install 'diagnosis-harness[postgres]'") from exc
+                                  "pip install -e '.[postgres]' in the harness's repository") from exc
     where, conninfo = shown(url), libpq_url(url)
     # What the saver requires of its connections (LangGraph's docs): autocommit, no prepared
     # statements (poolers), rows as dicts.

@@ -1,8 +1,8 @@
 """``harness diagnose``: one turn with a live status line, a readable report or ``--json``.
 
-Kept apart from ``cli.py`` so ``harness --help`` never imports LangGraph. This is the one
-run-control module that reaches up to the graph runner: it is the command's entry point.
-``harness runs resume`` (``diagnosis_harness.cli.runs``) shares its printing and its signal handling.
+Kept apart from ``cli/main.py`` so ``harness --help`` never imports LangGraph: the runner is
+imported inside the command. ``harness runs resume`` (``cli/runs.py``) shares its printing and
+its signal handling.
 
 Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
 and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
@@ -35,11 +35,16 @@ def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) ->
     if (bad_home := check_home(settings)) is not None:
         usage_error(bad_home)
     try:
-        return Services.from_settings(settings)
+        services = Services.from_settings(settings)
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc, settings)) is None:
             raise
         usage_error(line)
+    if services.mcp_tools and settings.model.strip() == "offline":
+        # The offline investigator follows its own fixed steps over the built-in tools only.
+        print(f"harness: note: the offline model never calls the {len(services.mcp_tools)} MCP "
+              "tool(s) of HARNESS_MCP_CONFIG; use --model openai:NAME to use them", file=sys.stderr)
+    return services
 
 
 def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
@@ -118,6 +123,7 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     finally:
         if status is not None:
             status.stop()
+        services.close()
     if isinstance(out, int):
         return out
     return print_run(out, as_json)

@@ -66,10 +66,18 @@ def list_runs(
 def show(
     run_id: Annotated[str, typer.Argument(help="The run id (as `runs list` or --json shows it).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_html: Annotated[bool, typer.Option(
+        "--html", help="Print the run view as one self-contained HTML page (as in `harness eval`).")
+    ] = False,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="The run's dataset, for the incident picture of --html (default: demo).")] = None,
 ) -> None:
     """Show one run: outcome, usage, lineage and its whole timeline."""
     from diagnosis_harness.session.report import render_story, run_story
 
+    if as_html:
+        _show_html(run_id, data)
+        return
     story = run_story(_store(load_cli_settings()), run_id)
     if story is None:
         usage_error(f"no run {run_id} in the run store")
@@ -94,6 +102,18 @@ def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]
     if not segments or segments[-1].get("ended") != "paused":
         usage_error(f"run {run_id} is not paused (it is running, or its stream ended without a pause)")
     return row, lineage
+
+
+def _show_html(run_id: str, data: Path | None) -> None:
+    from diagnosis_harness.eval.reports.html import run_html
+    from diagnosis_harness.eval.runview import stored_run_view
+
+    settings = load_cli_settings(data_dir=data)
+    found = stored_run_view(settings, _store(settings), run_id)
+    if found is None:
+        usage_error(f"no run {run_id} in the run store")
+    question, view = found
+    sys.stdout.write(run_html(question, view, run_id=run_id, title=f"harness run {run_id}"))
 
 
 @runs_app.command("approve")

@@ -16,6 +16,7 @@ import typer
 from diagnosis_harness.cli import inspect as cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
 from diagnosis_harness.cli.data import data_app
 from diagnosis_harness.cli.errors import load_cli_settings, setup_logging, usage_error
+from diagnosis_harness.cli.eval import eval_suite
 from diagnosis_harness.cli.exits import Exit
 from diagnosis_harness.cli.prune import prune
 from diagnosis_harness.cli.runs import runs_app
@@ -202,6 +203,7 @@ def _preflight(settings) -> None:  # type: ignore[no-untyped-def]
 
 
 app.command()(prune)
+app.command("eval")(eval_suite)  # `harness eval SUITE` (docs/eval.md)
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -12,6 +12,7 @@ import re
 from datetime import timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -193,6 +194,11 @@ class Settings(BaseSettings):
             named[name.strip()] = folder.strip()
         return named
 
+    # --- harness eval (docs/eval.md) ---------------------------------------------------------
+    price_table: Path | None = None
+    """JSON price table (``{"models": {NAME: {"input_per_million", "output_per_million"}}}``) whose
+    models replace those of the built-in one (``diagnosis_harness/eval/prices.json``) by name."""
+
     # --- MCP servers (README: evidence tools from MCP servers) ------------------------------
     mcp_config: Path | None = None
     """JSON file of MCP servers (``{"mcpServers": {…}}``) whose allow-listed tools become evidence tools."""
@@ -222,6 +228,11 @@ class Settings(BaseSettings):
         if scheme not in POSTGRES_SCHEMES:
             raise ValueError("must be a postgresql:// or postgresql+psycopg:// URL "
                              "(leave it unset for SQLite files under HARNESS_HOME)")
+        try:
+            urlsplit(text).port  # noqa: B018 — parsing it is the check
+        except ValueError:
+            raise ValueError("has a port that is not a number (postgresql://user:password@host:5432/db)"
+                             ) from None  # the URL itself is not shown: it may hold a password
         return SecretStr(text)
 
     @field_validator("timezone")

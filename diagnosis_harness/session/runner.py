@@ -81,7 +81,7 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[HarnessCheckpoi
             from diagnosis_harness.checkpoints.postgres import postgres_checkpointer
         except ImportError as exc:  # the postgres extra is not installed
             raise RunPersistenceError("a PostgreSQL checkpointer needs the postgres extra: "
-                                      "pip install 'diagnosis-harness[postgres]'") from exc
+                                      "pip install -e '.[postgres]' in the harness's repository") from exc
         opened = postgres_checkpointer(url, retention=settings.checkpoint_retention)
     else:
         path = Path(settings.home) / CHECKPOINT_FILE

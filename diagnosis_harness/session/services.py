@@ -54,7 +54,7 @@ def check_database(settings: Settings) -> None:
         import psycopg
     except ImportError as exc:
         raise RunPersistenceError("HARNESS_DATABASE_URL needs the postgres extra: "
-                                  "pip install 'diagnosis-harness[postgres]'") from exc
+                                  "pip install -e '.[postgres]' in the harness's repository") from exc
     conninfo = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
     try:
         with psycopg.connect(conninfo, connect_timeout=PG_CONNECT_TIMEOUT_S):
@@ -83,6 +83,16 @@ class Services:
     store: RunStore
     mcp_tools: dict[str, Any] = field(default_factory=dict)
     """Evidence tools from MCP servers by harness name (``diagnosis_harness.tools.registry.ToolSpec``)."""
+
+    def close(self) -> None:
+        """Write what the run store has queued and close it and the backends (a clean exit).
+
+        A SQLite file is left without its write-ahead log; nothing else changes.
+        """
+        try:
+            self.store.close()
+        finally:
+            self.backends.close()
 
     @classmethod
     def from_settings(cls, settings: Settings, *, seam: ModelSeam | None = None,

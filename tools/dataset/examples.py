@@ -8,6 +8,7 @@ own data is never told to ask about the demo's ``payment-service``.
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import Any
 
 from diagnosis_harness.tools.dataset.layout import DatasetInfo
@@ -15,13 +16,20 @@ from diagnosis_harness.tools.timeutil import format_epoch_ms
 
 _MAX_ATTRIBUTES = 40
 _SEVERE = ("WARN", "ERROR", "FATAL")
+FUTURE_SLACK_S = 86_400.0
+"""How far past the build's clock an event may be dated and still count as the latest one."""
 
 
 def describe_logs(conn: sqlite3.Connection) -> dict[str, Any]:
     """The :class:`~diagnosis_harness.tools.dataset.layout.DatasetInfo` fields a built log store gives."""
-    count, first_ms, last_ms = conn.execute(
-        "SELECT count(*), min(ts_ms), max(ts_ms) FROM events"
-    ).fetchone()
+    # "Now" for a question without a date is the latest event (docs/design.md §11). An event
+    # dated after the build's own clock (a corrupt or skewed stamp, year 9999) cannot be the
+    # latest real one: it is ignored for "now" unless every event is that late (made-up data).
+    horizon_ms = int((time.time() + FUTURE_SLACK_S) * 1000)
+    count, first_ms, last_ms, real_last_ms = conn.execute(
+        "SELECT count(*), min(ts_ms), max(ts_ms), max(CASE WHEN ts_ms <= ? THEN ts_ms END) FROM events",
+        (horizon_ms,)).fetchone()
+    last_ms = real_last_ms if real_last_ms is not None else last_ms
     services = tuple(r[0] for r in conn.execute("SELECT DISTINCT service FROM events ORDER BY service"))
     severe = ", ".join("?" * len(_SEVERE))
     # Examples for hints come from this data: the service with the most warnings and errors.

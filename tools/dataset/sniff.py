@@ -13,7 +13,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -192,9 +191,3 @@ def _document_format(lines: list[str]) -> str | None:
             return fmt
     return "json"
 
-
-def iter_lines(handle: IO[bytes]) -> Iterator[tuple[int, str, bool]]:
-    """``(line number, text, valid UTF-8)`` for every line of an open binary file."""
-    for lineno, raw in enumerate(handle, start=1):
-        text, ok = decode(raw)
-        yield lineno, text, ok

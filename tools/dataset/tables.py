@@ -39,6 +39,8 @@ _TIME_NAME = re.compile(r"(^|_)(ts|time|timestamp|date|datetime|at|on|when)$"
 _NULLS = {"", "null", "none", "n/a", "na", "-", "nan", "nat"}
 _DELIMITERS = (",", ";", "\t", "|")
 _MAX_PROBLEMS_PER_COLUMN = 5
+MAX_COLUMNS = 1000
+"""Columns one table may have: SQLite refuses more than 2,000, and no evidence needs that many."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,10 @@ def _looks_like_data(first_row: list[str]) -> bool:
 
 
 def _columns(header: list[str], path: Path, problems: Problems) -> list[str] | None:
+    if len(header) > MAX_COLUMNS:
+        problems.add(path, 1, f"{len(header)} columns; a table may have at most {MAX_COLUMNS} "
+                     "(split it, or keep the columns an investigation reads)")
+        return None
     columns: list[str] = []
     lowered: dict[str, str] = {}
     ok = True

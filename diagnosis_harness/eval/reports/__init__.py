@@ -1,0 +1,1 @@
+"""The scorecard as people and CI systems read it: terminal, JUnit XML, Markdown, HTML."""
