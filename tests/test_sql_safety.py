@@ -258,12 +258,16 @@ SCHEMA = {"payments": ["payment_id", "merchant_id", "status", "amount", "error_c
     [
         ("SELECT 'pool exhausted by CHG-9999' AS finding", "SELECT without FROM reads no data"),
         ("SELECT 10 AS max_size FROM pool_metrics", "column 1 (10) is a constant"),
-        ("SELECT status, 'x' AS y FROM payments", "column 2 ('x') is a constant"),
+        ("SELECT status, 'x' AS y FROM payments", "column 2 ('x') is not a value read from"),
         ("WITH f AS (SELECT 'x' AS a) SELECT a FROM f", "SELECT without FROM"),
         ("SELECT * FROM (VALUES ('x'))", "VALUES lists are constants"),
         ("SELECT COALESCE(error_code, 'caused by CHG-9') AS c FROM payments",
-         "can return literal text written in the query"),
-        ("SELECT status || ' caused it' AS c FROM payments", "cannot be concatenated"),
+         "'caused by CHG-9' is not allowed; a result column may be a column"),
+        ("SELECT status || ' caused it' AS c FROM payments", "is not a value read from the tables"),
+        # Text built from data alone is refused too: the allow-list, not a list of bad words.
+        ("SELECT COALESCE(error_code, 'none') AS code FROM payments", "'none' is not allowed"),
+        ("SELECT merchant_id || ':' || status AS k FROM payments", "a result column may be"),
+        ("SELECT printf('%.2f', avg(amount)) AS a FROM payments", "a result column may be"),
         ('SELECT "caused by CHG-9" FROM payments', "text values take single quotes"),
         ('SELECT status AS "caused by CHG-9" FROM payments', "must be a plain identifier"),
         ("SELECT status = 'caused by CHG-9' FROM payments", "name column 1 with AS"),
@@ -280,9 +284,9 @@ def test_forged_evidence_is_refused_saying_why(sql, reason):
         # Values read from the tables, with literals only where they decide, not where they say.
         "SELECT CASE WHEN waiting > 0 THEN 'starved' ELSE 'ok' END AS state, max(waiting) "
         "FROM pool_metrics GROUP BY state",
-        "SELECT COALESCE(error_code, 'none') AS code, count(*) AS n FROM payments GROUP BY 1",
-        "SELECT merchant_id || ':' || status AS k FROM payments WHERE status = 'FAILED'",
-        "SELECT printf('%.2f', avg(amount)) AS avg_amount, count(1) FROM payments",
+        "SELECT error_code, count(*) AS n FROM payments GROUP BY 1",
+        "SELECT merchant_id, status AS k FROM payments WHERE merchant_id || status = 'M1FAILED'",
+        "SELECT round(avg(amount), 2) AS avg_amount, count(1) FROM payments",
         "SELECT strftime('%Y-%m-%dT%H', created_at) AS hour FROM payments",
         "SELECT date(created_at, '+1 day') AS next_day, rowid FROM payments",
         "SELECT status FROM payments p WHERE EXISTS (SELECT 1 FROM pool_metrics) "

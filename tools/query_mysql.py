@@ -10,6 +10,7 @@ from typing import Any
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult, clip
 from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
+from diagnosis_harness.tools.sql_values import COMPUTED, RENAMED, result_origins
 from diagnosis_harness.tools.timeutil import format_utc
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -69,6 +70,10 @@ def query_mysql(backends: Backends, settings: Settings, *, sql: str) -> ToolResu
         )
     scope = args.scope(settings)
     columns = _unique(result.columns)
+    # Which columns the query computed or renamed: their words are the query's, not the data's.
+    origins = dict(zip(columns, result_origins(checked.origins, len(columns)), strict=True))
+    written = {kind: [c for c in columns if origins[c] == kind] for kind in (COMPUTED, RENAMED)}
+    marks = {kind: names for kind, names in written.items() if names}
     items, clipped = [], False
     for row in result.rows:
         values = {}
@@ -76,7 +81,7 @@ def query_mysql(backends: Backends, settings: Settings, *, sql: str) -> ToolResu
             values[col], was_clipped = _json_value(value)
             clipped |= was_clipped
         text = ", ".join(f"{c}={json.dumps(v, ensure_ascii=False)}" for c, v in values.items())
-        items.append(Item(kind="row", text=text, data={"row": values}))
+        items.append(Item(kind="row", text=text, data={"row": values, **marks}))
     note = None
     if result.more:
         note = (f"only the first {len(items)} rows are shown; aggregate or add WHERE / LIMIT "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import sqlglot
 from diagnosis_harness.tools.results import SqlRejected
 from diagnosis_harness.tools.sql_provenance import check_provenance, check_table_columns
+from diagnosis_harness.tools.sql_values import column_origins
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
@@ -70,6 +71,8 @@ class SafeSelect:
 
     sql: str
     tables: tuple[str, ...]
+    origins: tuple[str, ...] | None = None
+    """Per output expression: read, renamed or computed (:func:`sql_values.column_origins`)."""
 
 
 def is_denied_function(name: str) -> bool:
@@ -119,7 +122,8 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
             # unknown name anywhere else is refused by provenance below, without the list).
             check_table_columns(root, tables[0], columns[tables[0]])
         check_provenance(root, known)
-        return SafeSelect(sql=root.sql(dialect=dialect), tables=tables)
+        return SafeSelect(sql=root.sql(dialect=dialect), tables=tables,
+                          origins=column_origins(root))
     except RecursionError:
         raise SqlRejected("the query is nested too deeply; write it flatter") from None
 

@@ -58,6 +58,7 @@ def config(
     model: Annotated[str | None, typer.Option(help="Model spec to check.")] = None,
 ) -> None:
     """Print the effective settings (secrets masked) and check the model spec."""
+    from diagnosis_harness.control.secrets import is_secret_name, redact, secret_field_names
     from diagnosis_harness.providers.seam import ModelSpecError, judge_settings, judge_spec, parse_model_spec
     from diagnosis_harness.providers.structured import (
         describe,  # probes the server under auto (a set-up check)
@@ -70,8 +71,8 @@ def config(
     except ModelSpecError as exc:
         _usage_error(str(exc))
     values = settings.model_dump(mode="json")
-    for secret in ("openai_api_key", "judge_api_key"):
-        if values.get(secret):
+    for secret in secret_field_names(type(settings)):  # every key/token/password, by name
+        if values.get(secret) and is_secret_name(secret):
             values[secret] = "***"
     values["model_provider"] = spec.provider
     values["structured_output_detected"] = describe(
@@ -81,7 +82,7 @@ def config(
         values["judge_structured_output_detected"] = describe(
             judging, judging_spec.name if judging_spec.provider == "openai" else None,
             probe_now=True)
-    typer.echo(json.dumps(values, indent=2, sort_keys=True))
+    typer.echo(redact(json.dumps(values, indent=2, sort_keys=True)))  # URL passwords too
 
 
 @app.command()

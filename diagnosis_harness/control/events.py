@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from diagnosis_harness.control.secrets import redact_value
+
 Sink = Callable[[int, dict[str, Any]], object]
 """Receives (seq, event) for every accepted event: the run store's trace."""
 
@@ -64,7 +66,8 @@ class EventEmitter:
                 self._published = True
             if event == "metadata" and self._events:
                 return False
-            payload = {"event": event, **fields}
+            # A provider's error text can echo a key: nothing unredacted leaves in an event.
+            payload = redact_value({"event": event, **fields})
             self._events.append(payload)
             seq = len(self._events)
             if event == "done":

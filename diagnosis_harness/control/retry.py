@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from diagnosis_harness.control.budget import Budget, BudgetExhausted
 from diagnosis_harness.control.contracts import RETRYABLE_BY_DEFAULT, FailureClass
 from diagnosis_harness.control.lifecycle import RunAborted, RunLifecycle
+from diagnosis_harness.control.secrets import redact
 from diagnosis_harness.control.settings import Settings
 
 T = TypeVar("T")
@@ -127,8 +128,9 @@ async def execute_with_retry(
 
     def receipt(attempt: int, outcome: str, cls: FailureClass | None, timeout: float,
                 began: float, detail: str = "") -> AttemptReceipt:
+        # A provider's error text can echo the key it was sent: masked before it goes anywhere.
         r = AttemptReceipt(role, attempt, outcome, cls, timeout, began - start,
-                           clock() - began, detail)
+                           clock() - began, redact(detail))
         receipts.append(r)
         if on_receipt is not None:
             on_receipt(r)

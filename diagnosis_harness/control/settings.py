@@ -18,6 +18,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from diagnosis_harness.control.secrets import remember
+
 KIB = 1024
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 """URL schemes HARNESS_DATABASE_URL accepts (psycopg 3 is the one driver the postgres extra brings)."""
@@ -252,6 +254,10 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
         return value.strip() or None if value is not None else None
+
+    def model_post_init(self, context: object, /) -> None:
+        """Register this object's secrets for redaction (diagnosis_harness.control.secrets)."""
+        remember(self)
 
 
 def zone_of(name: str) -> tzinfo:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 
+from diagnosis_harness.control.secrets import redact
 from diagnosis_harness.runstore.db import RunPersistenceError
 
 MAX_COUNT = 2**63 - 1
@@ -43,7 +44,7 @@ def to_json(value: Any, what: str) -> str:
     """``value`` as JSON text, or RunPersistenceError naming ``what`` if it is not plain JSON."""
     try:
         # No default=str: a value that is not plain JSON is a bug to surface, not to stringify.
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        return redact(json.dumps(value, ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError, RecursionError) as exc:
         raise RunPersistenceError(f"cannot store {what}: not JSON-serialisable ({exc})") from exc
 
@@ -51,11 +52,13 @@ def to_json(value: Any, what: str) -> str:
 def clean_text(value: Any, *, keep_nul: bool) -> Any:
     """Text the database accepts: lone surrogates replaced (UTF-8); NUL too unless ``keep_nul``.
 
-    PostgreSQL text cannot hold NUL; SQLite can, so there it is kept as written. Non-strings
-    pass through unchanged.
+    PostgreSQL text cannot hold NUL; SQLite can, so there it is kept as written. Known secrets
+    are masked (:func:`diagnosis_harness.control.secrets.redact`): every text column of the
+    store passes here. Non-strings pass through unchanged.
     """
     if not isinstance(value, str):
         return value
+    value = redact(value)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

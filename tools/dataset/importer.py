@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.tools.dataset.entries import entry_problem, special_kind
 from diagnosis_harness.tools.dataset.format import (
     KNOWLEDGE_DIR,
     LOGS_FILE,
@@ -54,9 +55,19 @@ def expand(sources: list[Path]) -> list[Path]:
     """Files of the given sources (folders walked, hidden files and dataset.json skipped)."""
     out: list[Path] = []
     for src in sources:
+        if (kind := special_kind(src)) is not None:
+            raise DatasetError(src, [f"{src}: {kind}, not a regular file; only regular files "
+                                     "are read"])
         if src.is_dir():
-            out += sorted(p for p in src.rglob("*") if p.is_file() and p.name != MANIFEST_FILE
-                          and not any(part.startswith(".") for part in p.relative_to(src).parts))
+            found = sorted(p for p in src.rglob("*") if p.name != MANIFEST_FILE and not any(
+                part.startswith(".") for part in p.relative_to(src).parts))
+            root = Path(os.path.realpath(src))
+            # A folder's links may not lead out of it, and a FIFO or device in it is no file.
+            unsafe = [problem for p in found
+                      if (problem := entry_problem(p, root, str(p))) is not None]
+            if unsafe:
+                raise DatasetError(src, unsafe)
+            out += [p for p in found if p.is_file()]
         elif src.is_file():
             out.append(src)
         else:
