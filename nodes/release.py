@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Never
 
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
-from diagnosis_harness.guards.release_check import check_publication
+from diagnosis_harness.guards.release_check import check_publication, check_verdicts
 from diagnosis_harness.nodes._approval import await_approval
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
@@ -174,6 +174,7 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
                            f"the run's records could not be read to check them: {exc}"), \
                 [], build_snapshot([])
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
+        problems += check_verdicts(state, stored["verdicts"])
         if problems:
             return _tampered(problems), [], build_snapshot([])
     snapshot = build_snapshot(records)
