@@ -20,9 +20,9 @@ from typing import Any, TypeVar, cast
 from diagnosis_harness.graph.continuation import (
     StreamStart,
     describe_start,
-    edit_problem,
     stream_labels,
 )
+from diagnosis_harness.graph.edits import awaiting_approval, edit_problem
 from diagnosis_harness.graph.lineage import end_segment, note_segment, record_edit, supersede_paused
 from diagnosis_harness.graph.routing import (
     after_draft_parse,
@@ -54,6 +54,10 @@ from diagnosis_harness.run.state import DiagnosisState, InputState, OutputState
 from diagnosis_harness.runstore.lineage import LineageRecords
 from diagnosis_harness.runstore.settle import is_cancellation, settle_stale_runs, settle_unreleased
 from diagnosis_harness.runstore.worker import Heartbeat
+
+_MISFIT = (TypeError, KeyError, AttributeError, IndexError)
+"""What a routing function raises on an edited state that passed the type checks but that the
+graph cannot go on from: the edit is refused (HTTP 400), never a server error."""
 
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
 
@@ -243,7 +247,14 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
         the node it was made as, and who made it, so the run that goes on from it says so.
         """
         self._check_edits(supersteps)
-        done = await super().abulk_update_state(config, supersteps)
+        if self.checkpointer is not None:
+            snapshot = await self.aget_state(config)
+            self._check_pending(snapshot.interrupts)
+        try:
+            done = await super().abulk_update_state(config, supersteps)
+        except _MISFIT as exc:
+            raise InvalidUpdateError(f"state edit refused: the graph cannot go on from the edited "
+                                     f"state ({type(exc).__name__}: {exc})") from exc
         if self.edit_log is not None:
             await asyncio.to_thread(record_edit, self.edit_log, config, done, supersteps)
         return done
@@ -259,18 +270,31 @@ class DiagnosisGraph(CompiledStateGraph):  # type: ignore[type-arg]
     def bulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
         """The synchronous form of :meth:`abulk_update_state`, with the same checks."""
         self._check_edits(supersteps)
-        done = super().bulk_update_state(config, supersteps)
+        if self.checkpointer is not None:
+            self._check_pending(self.get_state(config).interrupts)
+        try:
+            done = super().bulk_update_state(config, supersteps)
+        except _MISFIT as exc:
+            raise InvalidUpdateError(f"state edit refused: the graph cannot go on from the edited "
+                                     f"state ({type(exc).__name__}: {exc})") from exc
         if self.edit_log is not None:
             record_edit(self.edit_log, config, done, supersteps)
         return done
 
     @staticmethod
     def _check_edits(supersteps: Any) -> None:
-        keys = frozenset(DiagnosisState.__annotations__)  # a TypedDict's, inherited ones included
         for superstep in supersteps:
             for update in superstep:
-                if (problem := edit_problem(update.values, keys)) is not None:
+                if (problem := edit_problem(update.values)) is not None:
                     raise InvalidUpdateError(f"state edit refused: {problem}")
+
+    @staticmethod
+    def _check_pending(interrupts: Any) -> None:
+        """A run that awaits approval can only be decided (docs/design.md §14)."""
+        if awaiting_approval(interrupts):
+            raise InvalidUpdateError("state edit refused: the run awaits approval and can only be "
+                                     "decided: approve or reject it (Command(resume=…), "
+                                     "harness runs approve), or cancel it")
 
     async def _progress(self, config: RunnableConfig, ctx: RunContext) -> dict[str, Any]:
         """The run's intent and usage as last checkpointed (what a node would have passed)."""

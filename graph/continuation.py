@@ -167,29 +167,6 @@ async def _owner(graph: Any, thread_id: str, checkpoint_id: str, metadata: dict[
     return None, tuple(reversed(edits)), None
 
 
-PROTECTED_KEYS = frozenset({"run_id", "thread_id", "question", "usage", "events", "last_success",
-                            "run_state", "release_outcome", "fallback_type", "failure_code",
-                            "content"})
-"""State keys no edit may write: run control (a budget cannot be raised by lowering usage), the
-run's identity, and what only ``release`` publishes."""
-
-
-def edit_problem(values: Any, state_keys: frozenset[str]) -> str | None:
-    """Why one ``update_state`` must be refused, or None (docs/design.md §14)."""
-    if values is None:
-        return None
-    if not isinstance(values, dict):
-        return "a state edit is an object of state keys"
-    unknown = sorted(set(values) - state_keys)
-    if unknown:
-        return f"no such state key: {', '.join(unknown)}"
-    protected = sorted(set(values) & PROTECTED_KEYS)
-    if protected:
-        return (f"{', '.join(protected)} cannot be edited: run control and what release publishes "
-                "are the harness's (a budget cannot be raised by editing usage)")
-    return None
-
-
 def stream_labels(ctx: Any, start: StreamStart) -> RunnableConfig:
     """Run name, tags and metadata of the stream (labelled traces; docs/design.md §14).
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from diagnosis_harness.guards.evidence import check_evidence
@@ -52,6 +52,25 @@ def draft_digest(draft: DiagnosisDraft, records: Sequence[ToolRecord]) -> str:
 def judged(draft: DiagnosisDraft, records: Sequence[ToolRecord], verdict: str) -> dict[str, Any]:
     """The trace row (guard :data:`JUDGED_DRAFT`) that binds ``verdict`` to this draft."""
     return {"verdict": verdict, "draft_sha256": draft_digest(draft, records)}
+
+
+GUARD_VERDICTS = {"evidence": "evidence_verdict", "semantic": "semantic_verdict"}
+"""The guards whose verdicts the state holds: the guard name of their trace rows, and the key."""
+
+
+def check_verdicts(state: Mapping[str, Any], stored: Sequence[dict[str, Any]]) -> list[str]:
+    """One problem per guard verdict in state that its guard never recorded in this run.
+
+    Release decides the fallback from these verdicts (an edited UNSUPPORTED would publish a
+    limitation no judge stated), so each must be one its guard wrote to the store.
+    """
+    problems = []
+    for guard, key in GUARD_VERDICTS.items():
+        held = state.get(key)
+        if held is not None and not any(row.get("guard") == guard and row.get("verdict") == held
+                                        for row in stored):
+            problems.append(f"the {key} in state is not one the {guard} guard recorded in this run")
+    return problems
 
 
 def check_records(state: Sequence[ToolRecord], stored: Sequence[dict[str, Any]]) -> list[str]:

@@ -51,7 +51,10 @@ async def await_approval(ctx: RunContext, state: DiagnosisState, records: list[T
     is not the one the reviewer was asked about.
     """
     digest = report_digest(report)
-    stored = await offload(ctx.store.request_approval, ctx.run_id, {"digest": digest})
+    # The report is kept with the request: ``harness runs show`` shows the approver what
+    # approving publishes (the digest binds the decision to exactly this text).
+    stored = await offload(ctx.store.request_approval, ctx.run_id,
+                           {"digest": digest, "report": report})
     if stored.get("state") == "PENDING":
         answer = interrupt(approval_request(ctx, state, records, report))
         parsed = parse_decision(answer)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Never
 
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
-from diagnosis_harness.guards.release_check import check_publication
+from diagnosis_harness.guards.release_check import check_publication, check_verdicts
 from diagnosis_harness.nodes._approval import await_approval
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
@@ -176,6 +176,7 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
                            f"the run's records could not be read to check them: {exc}"), \
                 [], build_snapshot([])
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
+        problems += check_verdicts(state, stored["verdicts"])
         if not problems:  # a statistic must also come out the same from the data (§16.1)
             problems = await offload(recompute_problems, records, ctx.backends, ctx.settings,
                                      max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from diagnosis_harness.guards.evidence import check_evidence
 from diagnosis_harness.guards.release_check import JUDGED_DRAFT, judged
 from diagnosis_harness.guards.semantic import flags_shown, judge_payload, observes_nothing, parse_judge
 from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
@@ -22,6 +23,18 @@ from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState
 
 
+def _citation_problem(draft: DiagnosisDraft, records: list[Any]) -> str | None:
+    """Why the draft's citations do not hold on this run's records, or None."""
+    try:
+        checked = check_evidence(draft, records)
+    except ValueError as exc:
+        return str(exc)
+    if checked.passed:
+        return None
+    return "the draft cites evidence this run's records do not hold: " + ", ".join(
+        sorted({p.evidence_id for p in checked.problems}))
+
+
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the judge whether the cited evidence supports the conclusion."""
     ctx = run_context(runtime)
@@ -32,8 +45,11 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     ctx.emitter.emit("status", phase="judging")
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
-    payload = judge_payload(draft.conclusion, records)
-    if (why := observes_nothing(payload)) is not None:  # no judge can make this supported
+    # The evidence guard's verdict in state may be for another draft (an edit as
+    # ``evidence_guard``): the citations are checked again before a judge reads them.
+    why = _citation_problem(draft, records)
+    payload = judge_payload(draft.conclusion, records) if why is None else {}
+    if why is not None or (why := observes_nothing(payload)) is not None:  # no judge can make this supported
         refused = {"verdict": "UNSUPPORTED", "reasons": [why], "checked_by": "harness"}
         await offload(ctx.store.record_verdict, ctx.run_id, "semantic", refused)
         return {"semantic_verdict": refused}

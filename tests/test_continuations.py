@@ -118,14 +118,14 @@ def test_an_edit_of_an_earlier_checkpoint_of_a_paused_run_forks_it() -> None:
         paused = (await graph.aget_state(config)).values
         history = [h async for h in graph.aget_state_history(config)]
         earlier = next(h for h in history if h.next == ("tool_gate",))
-        await graph.aupdate_state(earlier.config, {"scope": earlier.values["scope"]}, as_node="model")
+        await graph.aupdate_state(earlier.config, {"previous_turn": "edited"}, as_node="model")
         return paused["run_id"], earlier.values["usage"], await drive(graph, None, "t-back")
 
     paused_id, carried, final = asyncio.run(scenario())
     assert final["run_id"] != paused_id and final["release_outcome"] == "SUCCESS"
     lineage = services.store.lineage(final["run_id"])
     assert lineage["parent_run_id"] == paused_id and lineage["inherited"]["usage"] == carried
-    assert [(e["keys"], e["as_node"]) for e in lineage["edits"]] == [(["scope"], "model")]
+    assert [(e["keys"], e["as_node"]) for e in lineage["edits"]] == [(["previous_turn"], "model")]
     assert services.store.get_run(paused_id)["finished_at"] is None  # the paused run is not reused
 
 
@@ -190,13 +190,16 @@ def test_edits_of_run_control_or_of_unknown_keys_are_refused() -> None:
     for values, words in [({"usage": {"model_calls": 0}}, "usage cannot be edited"),
                           ({"run_id": "other"}, "run_id cannot be edited"),
                           ({"content": "published!"}, "content cannot be edited"),
+                          ({"scope": {"service": "x"}}, "scope cannot be edited"),
+                          ({"elapsed_s": 0.0}, "elapsed_s cannot be edited"),
                           ({"drfat": {}}, "no such state key: drfat")]:
         with pytest.raises(InvalidUpdateError, match=words):
             asyncio.run(graph.aupdate_state(config, values, as_node="semantic_guard"))
-    graph.update_state(config, {"scope": {"service": "payment-service"}}, as_node="semantic_guard")
+    graph.update_state(config, {"previous_turn": "a note"}, as_node="semantic_guard")
     head = graph.get_state(config).config["configurable"]["checkpoint_id"]
     edited = services.store.state_edit("t-edit", head)
-    assert (edited["keys"], edited["as_node"], edited["edited_by"]) == (["scope"], "semantic_guard", "local")
+    assert (edited["keys"], edited["as_node"], edited["edited_by"]) == \
+        (["previous_turn"], "semantic_guard", "local")
 
 
 def test_run_options_are_checked_against_what_the_server_offers() -> None:

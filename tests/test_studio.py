@@ -226,7 +226,7 @@ def test_a_verdict_edited_to_supported_publishes_nothing(studio: Studio) -> None
     assert (final["release_outcome"], final["failure_code"], final["content"]) == \
         ("FAILED", "EVIDENCE_TAMPERED", None)
     failure = next(e for e in final["events"] if e["event"] == "failure")
-    assert "answered UNSUPPORTED for this draft" in failure["message"]
+    assert "the semantic_verdict in state is not one the semantic guard recorded" in failure["message"]
     edits = studio.store.lineage(final["run_id"])["edits"]
     assert [(e["keys"], e["as_node"]) for e in edits] == [(["semantic_verdict"], "semantic_guard")]
 

@@ -189,3 +189,35 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Whether the one evidence repair was spent."""
     semantic_verdict: SemanticVerdictData | None
     """The judge's verdict, or {verdict: UNAVAILABLE, failure_class} after its attempts."""
+
+
+EditRule = Literal["control", "published", "checked", "model_view"]
+"""How a state edit (``update_state``, Studio's editor) may touch a key (docs/design.md §14).
+
+``control``: run control and identity (budget, deadline, loop counters, ids): refused.
+``published``: release publishes it or decides the published text from it, and no recording
+backs it: refused. ``checked``: release checks it against what the run store recorded when
+the tools and guards ran (EVIDENCE_TAMPERED otherwise): editable, with a value of its type.
+``model_view``: only the agent sees it; whatever comes of it passes the guards: editable.
+"""
+
+EDIT_RULES: dict[str, EditRule] = {
+    "question": "control", "run_id": "control", "thread_id": "control", "usage": "control",
+    "events": "control", "elapsed_s": "control", "last_success": "control",
+    "collection_state": "control", "no_gain_streak": "control", "violation_streak": "control",
+    "stop_delivered": "control", "last_evidence_call": "control", "repair_used": "control",
+    "progress": "control",
+    "intent": "published", "scope": "published", "stop": "published", "stop_reason": "published",
+    "draft_error": "published", "run_state": "published", "release_outcome": "published",
+    "fallback_type": "published", "failure_code": "published", "content": "published",
+    "draft": "checked", "records": "checked", "evidence_verdict": "checked",
+    "semantic_verdict": "checked",
+    "messages": "model_view", "previous_turn": "model_view",
+}
+"""The edit rule of every state key. Complete by construction: a key of :class:`DiagnosisState`
+without a rule stops the import (below), and ``tests/test_state_edits.py`` checks that every key
+release reads to build what it publishes is ``control``, ``published`` or ``checked``."""
+
+_unruled = set(DiagnosisState.__annotations__) ^ set(EDIT_RULES)
+if _unruled:  # pragma: no cover — a new state key must say how an edit may touch it
+    raise TypeError(f"state keys without an edit rule (or rules without a key): {sorted(_unruled)}")

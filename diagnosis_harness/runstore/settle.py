@@ -69,11 +69,27 @@ def write_unreleased_row(run: UnreleasedRun, *, cancelled: bool, intent: str | N
             run.run_id, status=StoredRunStatus.from_outcome(outcome),
             run_state=run.lifecycle.state, release_outcome=outcome, fallback_type=None,
             failure_code=None if cancelled else failure_code,
-            stop_reason=None, intent=Intent(intent) if intent else None, content=None,
-            usage=BudgetUsage.model_validate(usage or {}))
+            stop_reason=None, intent=_intent(intent), content=None,
+            usage=_usage(usage))
     except RunPersistenceError as exc:
         log.error("run %s ended unreleased and its row cannot be written: %s", run.run_id, exc)
         return None
+
+
+def _intent(value: Any) -> Intent | None:
+    """The row's intent from a state's: a value no Intent names (a foreign checkpoint) is none.
+
+    Settling must write its row whatever the state holds: a row left unfinished is never
+    finished by anyone (docs/design.md §9).
+    """
+    return Intent(value) if value in {i.value for i in Intent} else None
+
+
+def _usage(value: Any) -> BudgetUsage:
+    try:
+        return BudgetUsage.model_validate(value or {})
+    except ValueError:
+        return BudgetUsage()
 
 
 async def settle_unreleased(run: UnreleasedRun, error: BaseException, *,

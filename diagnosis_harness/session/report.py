@@ -17,8 +17,17 @@ def run_story(store: RunStore, run_id: str) -> dict[str, Any] | None:
     row = store.get_run(run_id)
     if row is None:
         return None
-    return {"run": row, "lineage": store.lineage(run_id), "forks": store.children(run_id),
-            "timeline": store.timeline(run_id)}
+    lineage = store.lineage(run_id)
+    story = {"run": row, "lineage": lineage, "forks": store.children(run_id),
+             "timeline": store.timeline(run_id)}
+    approval = (lineage or {}).get("approval") or {}
+    if approval.get("state") == "PENDING" and row.get("finished_at") is None:
+        # What approving publishes: the report release rendered after every check, bound to
+        # the approval by its digest (nodes/_approval.py). Not published yet.
+        story["awaiting_approval"] = {"report": approval.get("report"),
+                                      "digest": approval.get("digest"),
+                                      "requested_at": approval.get("requested_at")}
+    return story
 
 
 def _clock(stamp: str | None) -> str:
@@ -130,6 +139,12 @@ def render_story(story: dict[str, Any]) -> str:
         lines.append(f"failed: {failure.get('failure_code')} — {failure.get('message')}")
     if row.get("content"):
         lines += ["published:", *(f"  {line}" for line in row["content"].splitlines())]
+    if (waiting := story.get("awaiting_approval")) is not None:
+        report = waiting.get("report")
+        lines.append("AWAITING APPROVAL — not published; approving publishes exactly this verified "
+                     "report (harness runs approve RUN_ID [--reject]):")
+        lines += [f"  {line}" for line in report.splitlines()] if report else \
+            ["  (the run store has no copy of the report: it was requested before reports were kept)"]
     return "\n".join(lines)
 
 

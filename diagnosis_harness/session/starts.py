@@ -32,7 +32,7 @@ from langchain_core.runnables import RunnableConfig
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.graph.continuation import ContinuationRefused, StreamStart
 from diagnosis_harness.graph.lineage import actor_of
-from diagnosis_harness.guards.release_check import JUDGED_DRAFT, parse_decision
+from diagnosis_harness.guards.release_check import GUARD_VERDICTS, JUDGED_DRAFT, parse_decision
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.run.records import resolve
 from diagnosis_harness.session.options import DEFAULT_DATASET, RunOptions, read_options, run_settings
@@ -206,6 +206,11 @@ class RunResolver:
         judgements = [v["verdict"] for v in trace["verdicts"] if v["guard"] == JUDGED_DRAFT]
         for judgement in judgements:  # bound to a draft's digest: valid only for that draft
             self.store.record_verdict(run_id, JUDGED_DRAFT, judgement)
+        for guard in GUARD_VERDICTS:  # the guards' verdicts the state holds, as the parent recorded
+            held = start.values.get(GUARD_VERDICTS[guard])
+            if held is not None and any(v["guard"] == guard and v["verdict"] == held
+                                        for v in trace["verdicts"]):
+                self.store.record_verdict(run_id, guard, held)
         return len(backed), len(judgements)
 
     def _edits(self, start: StreamStart) -> list[dict[str, Any]]:
