@@ -1,0 +1,145 @@
+"""Alert intake on the real ``langgraph dev`` server: the routes, the background run, one post.
+
+One server for the module (``harness serve``, the offline investigator on the demo dataset,
+``HARNESS_ALERTS_TOKEN`` set, the outcome posted to a local receiver). Each test uses its own
+alert group, so runs never mix.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from devserver import DevServer
+from test_alert_intake import Receiver, am_payload
+
+from diagnosis_harness.runstore.store import SqliteRunStore
+
+pytestmark = pytest.mark.slow
+TOKEN = "alert-secret-" + uuid.uuid4().hex[:8]
+
+
+@dataclass
+class Served:
+    server: DevServer
+    receiver: Receiver
+    store: SqliteRunStore
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    work = tmp_path_factory.mktemp("alerts")
+    home = work / "home"
+    receiver = Receiver()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+    env.update(HARNESS_HOME=str(home), HARNESS_MODEL="offline", HARNESS_ALERTS_TOKEN=TOKEN,
+               HARNESS_NOTIFY_URL=f"{receiver.url}/hook", NO_PROXY="127.0.0.1,localhost")
+    try:
+        with DevServer(work / "cwd", env) as server:
+            yield Served(server, receiver, SqliteRunStore(home / "runs.sqlite"))
+    finally:
+        receiver.close()
+
+
+def post(url: str, data: bytes, auth: str | None = f"Bearer {TOKEN}") -> tuple[int, dict[str, Any]]:
+    headers = {"Content-Type": "application/json"}
+    if auth:
+        headers["Authorization"] = auth
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def eventually(check: Any, timeout_s: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if value := check():
+            return value
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_a_notification_sent_ten_times_starts_one_run_and_posts_its_outcome_once(
+        served: Served) -> None:
+    url = f"{served.server.url}/alerts/alertmanager"
+    doc = am_payload(key=f"{{}}:{{alertname=\"PaymentErrors\",t=\"{uuid.uuid4().hex}\"}}",
+                     summary="payment-service 5xx above 5 %")
+    began = time.monotonic()
+    status, first = post(url, json.dumps(doc).encode())
+    assert status == 202 and first["action"] == "started", first
+    assert time.monotonic() - began < 1.0
+    basic = "Basic " + base64.b64encode(f"am:{TOKEN}".encode()).decode()
+    repeats = [post(url, json.dumps(doc).encode(), auth=basic if i % 2 else f"Bearer {TOKEN}")
+               for i in range(9)]
+    assert {(s, a["action"], a["thread_id"]) for s, a in repeats} == \
+        {(202, "duplicate", first["thread_id"])}
+    run = eventually(lambda: (r := served.store.get_run(first["run_id"])) and r["finished_at"] and r)
+    assert run["thread_id"] == first["thread_id"] and "PaymentErrors" in run["question"]
+    hook = eventually(lambda: [p for p in served.receiver.posts
+                               if p["body"]["run_id"] == first["run_id"]])
+    assert hook[0]["body"]["release_outcome"] == run["release_outcome"]
+    for _ in range(3):  # Alertmanager's repeat_interval resend after the run finished
+        assert post(url, json.dumps(doc).encode())[1]["action"] == "duplicate"
+    time.sleep(3)  # several delivery rounds
+    assert len([p for p in served.receiver.posts if p["body"]["run_id"] == first["run_id"]]) == 1
+    assert len(served.store.runs_for_thread(first["thread_id"])) == 1
+
+
+def stored(served: Served) -> tuple[int, int, int]:
+    """Rows of alert groups, outbox and runs: what a notification could have left behind."""
+    from sqlalchemy import func, select
+
+    from diagnosis_harness.runstore.schema import alert_groups, outbox, runs
+
+    def count(conn: Any) -> tuple[int, int, int]:
+        return tuple(int(conn.execute(select(func.count()).select_from(t)).scalar() or 0)
+                     for t in (alert_groups, outbox, runs))  # type: ignore[return-value]
+
+    return served.store._db.run(count, "count rows", write=False)
+
+
+@pytest.mark.parametrize(("data", "auth", "code"), [
+    (b"{}", None, 401),
+    (b"{}", "Bearer wrong-token", 401),
+    (b"x" * (300 * 1024), f"Bearer {TOKEN}", 413),
+    (b"{not json", f"Bearer {TOKEN}", 422),
+    (b'{"version": "3", "groupKey": "k", "status": "firing", "alerts": []}', f"Bearer {TOKEN}", 422),
+])
+def test_bad_input_is_a_4xx_and_starts_or_stores_nothing(served: Served, data: bytes,
+                                                         auth: str | None, code: int) -> None:
+    before = stored(served)
+    status, answer = post(f"{served.server.url}/alerts/alertmanager", data, auth=auth)
+    assert status == code, answer
+    assert "error" in answer
+    time.sleep(0.5)
+    assert stored(served) == before
+
+
+def test_an_unknown_alert_route_is_404(served: Served) -> None:
+    status, _ = post(f"{served.server.url}/alerts/pagerduty", b"{}")
+    assert status == 404
+
+
+def test_without_a_configured_token_the_alert_routes_are_not_there(tmp_path: Any) -> None:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MODEL="offline",
+               NO_PROXY="127.0.0.1,localhost")
+    with DevServer(tmp_path / "cwd", env) as server:
+        status, _ = post(f"{server.url}/alerts/alertmanager", json.dumps(am_payload()).encode())
+        assert status == 404
+        assert not SqliteRunStore(tmp_path / "home" / "runs.sqlite").alert_group(
+            am_payload()["groupKey"])
