@@ -143,3 +143,33 @@ def test_without_a_configured_token_the_alert_routes_are_not_there(tmp_path: Any
         assert status == 404
         assert not SqliteRunStore(tmp_path / "home" / "runs.sqlite").alert_group(
             am_payload()["groupKey"])
+
+
+def test_a_real_prometheus_alert_through_a_real_alertmanager_is_investigated_and_posted_once(
+        served: Served) -> None:
+    import promkit
+
+    promkit.require_binaries("prometheus", "prometheus-alertmanager")
+    rule = {"name": "payments", "rules": [{
+        "alert": "PaymentErrorsHigh", "expr": "payment_errors > 3", "for": "0s",
+        "labels": {"service": "payment-service"},
+        "annotations": {"summary": "payment errors at {{ $value }}"}}]}
+    webhook = f"{served.server.url}/alerts/alertmanager"
+    with promkit.Exporter() as exporter, \
+            promkit.Alertmanager(webhook, bearer_token=TOKEN, group_interval="1s",
+                                 repeat_interval="2s") as am, \
+            promkit.Prometheus(scrape_targets=[exporter], rules=[rule], alertmanager=am) as prom:
+        exporter.set("payment_errors", 0, {"service": "payment-service"})
+        promkit.wait_until(prom.targets_up, 15, "the exporter scraped")
+        exporter.set("payment_errors", 9, {"service": "payment-service"})
+        mine = eventually(lambda: [p for p in served.receiver.posts
+                                   if p["body"]["alert"]["name"] == "PaymentErrorsHigh"], 90)
+        run = served.store.get_run(mine[0]["body"]["run_id"])
+        assert run is not None and "PaymentErrorsHigh" in run["question"]
+        assert "payment errors at 9" in run["question"]  # the annotation, as the alert's words
+        time.sleep(6)  # Alertmanager resends the group (repeat_interval 2 s): nothing new
+        assert len([p for p in served.receiver.posts
+                    if p["body"]["alert"]["name"] == "PaymentErrorsHigh"]) == 1
+        assert len(served.store.runs_for_thread(run["thread_id"])) == 1
+        group = served.store.alert_group(mine[0]["body"]["alert"]["group_key"])
+        assert group is not None and group["notifications"] >= 2
