@@ -172,7 +172,7 @@ def test_resolved_cancels_the_active_run_and_a_later_firing_starts_again(
 def test_two_workers_on_one_postgres_start_one_run_for_a_group(pg_url: str) -> None:
     stores = [open_run_store(pg_url), open_run_store(pg_url)]
     servers = [FakeServer(s) for s in stores]
-    intakes = [Intake(load_settings(), s, f.start, f.cancel) for s, f in zip(stores, servers)]
+    intakes = [Intake(load_settings(), s, f.start, f.cancel) for s, f in zip(stores, servers, strict=True)]
     barrier = threading.Barrier(10)
     answers: list[dict[str, Any]] = []
 
@@ -286,3 +286,46 @@ def _due_now(store: SqlRunStore) -> None:
     from diagnosis_harness.runstore.schema import outbox
 
     store._db.run(lambda conn: conn.execute(update(outbox).values(next_attempt_ms=0)), "test")
+
+
+def test_the_outcome_becomes_a_comment_on_the_issue_the_alert_names(sqlite_store: SqlRunStore) -> None:
+    receiver = Receiver()  # emulates GitHub's REST path for issue comments
+    try:
+        settings = load_settings(github_repo="acme/shop", github_token="ghp-test",
+                                 github_api_url=receiver.url)
+        server = FakeServer(sqlite_store)
+        intake = Intake(settings, sqlite_store, server.start, server.cancel)
+        doc = am_payload(github_issue="#42")
+        run_id = send(intake, doc)["run_id"]
+        finish(sqlite_store, run_id)
+        assert Deliverer(sqlite_store, settings).deliver_due() == 1
+        (comment,) = receiver.posts
+        assert comment["path"] == "/repos/acme/shop/issues/42/comments"
+        assert comment["headers"]["Authorization"] == "Bearer ghp-test"
+        assert comment["body"]["body"].startswith("[SUCCESS] alert PaymentErrors")
+        assert comment["headers"]["Idempotency-Key"] == f"{run_id}:github:acme/shop#42"
+        assert Deliverer(sqlite_store, settings).deliver_due() == 0  # never twice
+    finally:
+        receiver.close()
+
+
+def test_harness_alerts_test_prints_the_question_and_targets_and_refuses_bad_files(
+        tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    good, bad = tmp_path / "am.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(am_payload(summary="5xx above 5 %")))
+    bad.write_text(json.dumps({**am_payload(), "version": "5"}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_NOTIFY_URL="http://127.0.0.1:9/hook")
+    ran = subprocess.run([sys.executable, "-m", "diagnosis_harness", "alerts", "test", str(good)],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout)
+    assert "PaymentErrors" in out["question"] and out["post_to"][0].startswith("json:")
+    refused = subprocess.run([sys.executable, "-m", "diagnosis_harness", "alerts", "test", str(bad)],
+                             capture_output=True, text=True, env=env, timeout=60)
+    assert refused.returncode == 64 and "version" in refused.stderr and not refused.stdout
+    assert "Traceback" not in refused.stderr
