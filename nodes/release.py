@@ -29,6 +29,7 @@ from diagnosis_harness.nodes._release_text import (
     turn_summary,
 )
 from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.tools.recompute import recompute_problems
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.budget import BudgetUsage
@@ -174,6 +175,9 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
                            f"the run's records could not be read to check them: {exc}"), \
                 [], build_snapshot([])
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
+        if not problems:  # a statistic must also come out the same from the data (§16.1)
+            problems = await offload(recompute_problems, records, ctx.backends, ctx.settings,
+                                     max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
         if problems:
             return _tampered(problems), [], build_snapshot([])
     snapshot = build_snapshot(records)

@@ -110,10 +110,25 @@ def first_agent_estimate(tmp_path: Path) -> int:
     return estimate_messages(texts_of(seen(services)[0]))
 
 
-def test_a_call_that_cannot_fit_is_never_sent_and_the_run_falls_back(tmp_path: Path) -> None:
-    # Room for the first call and its answer, not for a second one with a result in it (the
-    # stub calls a tool anyway, though the first call's schema allowed only a final draft).
+def draft_only_estimate(tmp_path: Path) -> int:
+    """The estimated prompt of the agent's first call when no tool round fits (its own prompt).
+
+    That call's system prompt is the draft's (no tool list), so it is much smaller than
+    :func:`first_agent_estimate`; how much smaller depends on the tools listed.
+    """
+    script = {"router": [ROUTER], "agent": [FINAL_NULL], "judge": []}
     context = first_agent_estimate(tmp_path) + 700 + 100
+    services = services_for(tmp_path / "draft-only", script, agent_protocol="json",
+                            model_context_tokens=context, **SMALL)
+    asyncio.run(run_turn(services, INC["question"], checkpointer=InMemorySaver()))
+    return estimate_messages(texts_of(seen(services)[0]))
+
+
+def test_a_call_that_cannot_fit_is_never_sent_and_the_run_falls_back(tmp_path: Path) -> None:
+    # Room for the first call (draft only: no round fits) and its answer, not for a second one
+    # with a result in it (the stub calls a tool anyway, though the first call's schema allowed
+    # only a final draft).
+    context = draft_only_estimate(tmp_path) + 700 + 20
     answers = [ROUTER, env("query_logs", LOGS), FINAL_NULL]
     with StubOpenAI([{"content": a["content"]} for a in answers]) as stub:
         out = asyncio.run(run_turn(stub_services(tmp_path, stub, model_context_tokens=context),

@@ -58,6 +58,9 @@ DRAFT_SCHEMA = {
         "next_steps": {"items": {"type": "string"}, "type": "array"}},
     "required": ["conclusion", "next_steps"], "additionalProperties": False}
 
+STATISTICS = ["compare_windows", "metric_shifts", "onset_timeline", "recent_changes"]
+"""The statistics tools (docs/design.md §16.1), bound like every other tool."""
+
 
 STATEMENT = {"type": "string", "pattern": r"^[ !#-;=-\[\]-~][ !#-\[\]-~]{0,299}$"}
 """A root cause or claim statement under a grammar: ≤ 300 printable ASCII characters, not
@@ -189,7 +192,8 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
                 "agent_envelope", True)
     first, second, third = (agent_variants(sent[k], mode) for k in ("a1", "a2", "a3"))
     # The tool name is an enum, one variant per bound tool, each with that tool's arguments.
-    assert sorted(first) == ["final", "lookup_knowledge", "query_logs", "query_mysql"]
+    assert sorted(first) == sorted(["final", *STATISTICS, "lookup_knowledge", "query_logs",
+                                    "query_mysql"])
     logs_args = first["query_logs"]["properties"]["args"]
     # Strict json_schema needs every key (optional ones nullable); a grammar lets them be left
     # out, and leaves out an optional bounded number it could not bound (limit is 1..200).
@@ -247,9 +251,9 @@ def test_a_tool_repeated_verbatim_is_left_out_of_the_next_turns_schema(tmp_path:
     stub, services, out = served_run(tmp_path, answers, structured_output="json_object_schema")
     assert out["release_outcome"] == "FALLBACK"
     a1, a2, a3, a4 = (agent_variants(b, "json_object_schema") for b in answered(stub)[1:5])
-    everything = ["final", "lookup_knowledge", "query_logs", "query_mysql"]
+    everything = sorted(["final", *STATISTICS, "lookup_knowledge", "query_logs", "query_mysql"])
     assert sorted(a1) == sorted(a2) == sorted(a4) == everything
-    assert sorted(a3) == ["final", "lookup_knowledge", "query_mysql"]  # after the repeat
+    assert sorted(a3) == [t for t in everything if t != "query_logs"]  # after the repeat
     trace = services.store.trace(out["run_id"])
     # The gate still judged the repeat itself: not executed, nothing recorded for it.
     assert [r["tool"] for r in trace["tool_records"]] == ["query_logs", "query_mysql"]

@@ -250,8 +250,9 @@ def test_scope_is_normalised_so_the_gate_can_spot_duplicates(backends):
 
 
 def test_registry_exposes_bindable_schemas_without_infrastructure_args(backends):
-    assert set(TOOL_ARG_MODELS) == set(TOOL_DESCRIPTIONS) == {"query_logs", "query_mysql",
-                                                               "lookup_knowledge"}
+    assert set(TOOL_ARG_MODELS) == set(TOOL_DESCRIPTIONS) == {
+        "query_logs", "query_mysql", "lookup_knowledge", "compare_windows", "onset_timeline",
+        "metric_shifts", "recent_changes"}
     specs = {s["function"]["name"]: s["function"] for s in tool_schemas(backends.ops_schema())}
     logs_params = specs["query_logs"]["parameters"]
     assert set(logs_params["properties"]) == {"service", "start", "end", "pattern", "level",

@@ -22,6 +22,10 @@ from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup
 from diagnosis_harness.tools.query_logs import QueryLogsArgs, query_logs
 from diagnosis_harness.tools.query_mysql import QueryMysqlArgs, query_mysql
 from diagnosis_harness.tools.results import ToolResult, clip
+from diagnosis_harness.tools.stats.changes import ChangeArgs, recent_changes
+from diagnosis_harness.tools.stats.compare import WindowArgs, compare_windows
+from diagnosis_harness.tools.stats.metrics import MetricArgs, metric_shifts
+from diagnosis_harness.tools.stats.onset import OnsetArgs, onset_timeline
 from pydantic import BaseModel
 
 from diagnosis_harness.control.settings import Settings
@@ -61,6 +65,25 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
             "Search the runbooks: the best matching passages (runbook, title, section), best "
             "first. Empty means no runbook covers the query, not that nothing happened.")),
+        # The statistics tools (docs/design.md §16.1): numbers computed from the store.
+        ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
+            "New and risen log patterns per service vs the time before. Baseline by "
+            "default the same length just before the window; a pattern rose with >= 5 "
+            "events and a smoothed rate ratio >= 3. Rows: counts by level, and per pattern "
+            "counts, ratio, first/last seen, an example event. Use it when the service that "
+            "failed is not known.")),
+        ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
+            "Which service failed first. The earliest new or risen log pattern per service; where "
+            "the data has a dependency table, a row names the anomalous services it calls "
+            "(upstream) and that call it (downstream).")),
+        ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
+            "Metrics that left their baseline. Per operational table with times and numbers, per "
+            "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
+            "ratio, first sample out.")),
+        ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
+            "Changes before a time. Rows of any change-log "
+            "table (deploys, config, flags, jobs, certificates…), optionally for some "
+            "services; most recent first.")),
     )
 }
 TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS.items()}

@@ -24,6 +24,7 @@ so a run that cannot save its checkpoint ends FAILED / RUN_PERSISTENCE_FAILED.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
@@ -45,7 +46,7 @@ from langgraph.checkpoint.base.id import UUID as UUID6
 
 from diagnosis_harness.checkpoints.delta import snapshot_head
 from diagnosis_harness.checkpoints.sqlite import OneTripSqliteSaver
-from diagnosis_harness.runstore.db import describe, is_transient
+from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, SHRINK_PRAGMAS, describe, is_transient
 from diagnosis_harness.runstore.store import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,10 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
             await self.conn.executemany("DELETE FROM checkpoints WHERE thread_id = ? AND "
                                         "checkpoint_ns = ? AND checkpoint_id = ?", rows)
         await self.conn.commit()
+        if rows:
+            for pragma in SHRINK_PRAGMAS:  # the pruned checkpoints' pages back to the disk
+                await self.conn.execute(pragma)
+            await self.conn.commit()
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
         if not keep_latest:
@@ -266,5 +271,8 @@ async def sqlite_checkpointer(path: Path, *, retention: str) -> AsyncIterator[Sq
         except _DB_ERRORS as exc:
             raise RunPersistenceError(f"checkpointer at {where}: cannot open: {describe(exc)}") from exc
         yield saver
+        with contextlib.suppress(*_DB_ERRORS):  # a clean exit leaves no write-ahead log
+            for pragma in CLOSE_PRAGMAS:
+                await conn.execute(pragma)
     finally:
         await conn.close()

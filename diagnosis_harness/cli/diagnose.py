@@ -123,6 +123,7 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
     finally:
         if status is not None:
             status.stop()
+        services.close()
     if isinstance(out, int):
         return out
     return print_run(out, as_json)

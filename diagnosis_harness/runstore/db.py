@@ -54,10 +54,25 @@ PG_CONNECT_TIMEOUT_S = 5
 def sqlite_pragmas() -> tuple[str, ...]:
     """The statements that give a SQLite connection the home's durability and lock-wait policy."""
     return (
+        # Freed pages go back to the file system when pruning asks (``incremental_vacuum``);
+        # it takes effect on a file that has no tables yet, a no-op on an older one.
+        "PRAGMA auto_vacuum=INCREMENTAL",
         "PRAGMA journal_mode=WAL",
         "PRAGMA synchronous=NORMAL",
         f"PRAGMA busy_timeout={int(LOCK_WAIT_S * 1000)}",
+        # A WAL reset by a checkpoint is cut back to this size, not left at its largest.
+        f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}",
     )
+
+
+WAL_LIMIT_BYTES = 65_536
+"""The most a SQLite file's ``-wal`` keeps once checkpointed; a clean close empties it."""
+
+CLOSE_PRAGMAS = ("PRAGMA wal_checkpoint(TRUNCATE)",)
+"""Run on a SQLite connection before a clean close: no write-ahead log is left behind."""
+
+SHRINK_PRAGMAS = ("PRAGMA incremental_vacuum",)
+"""Run after deleting rows: the pages they held are given back to the file system."""
 
 
 class RunPersistenceError(Exception):
@@ -201,11 +216,28 @@ class Database:
         return engine
 
     def close(self) -> None:
-        """Close the connection(s); the next operation opens them again."""
+        """Close the connection(s), leaving no write-ahead log; the next operation opens them again."""
         with self._lock:
             if self._engine is not None:
+                if self.is_sqlite:
+                    self.run_pragmas(CLOSE_PRAGMAS)
                 self._engine.dispose()
             self._engine = None
+
+    def run_pragmas(self, pragmas: tuple[str, ...]) -> None:
+        """Run maintenance pragmas on a SQLite store (best effort: a busy file is left as it is)."""
+        if self._engine is None or not self.is_sqlite:
+            return
+        raw = None
+        try:  # the DB-API connection: autocommit (set at connect), so no BEGIN around the pragma
+            raw = self._engine.raw_connection()
+            for pragma in pragmas:
+                raw.cursor().execute(pragma).fetchall()
+        except (sa_exc.SQLAlchemyError, sqlite3.Error):
+            pass  # another process holds the file: it truncates the log when it closes
+        finally:
+            if raw is not None:
+                raw.close()
 
     def insert(self, table: Table) -> Any:
         """The dialect's INSERT (it has ``on_conflict_do_nothing``)."""

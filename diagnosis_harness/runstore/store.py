@@ -158,6 +158,10 @@ class RunStore(LineageRecords, Protocol):
         """The thread's run rows, oldest first."""
         ...
 
+    def close(self) -> None:
+        """Write what is queued and close the connection(s); a later call opens them again."""
+        ...
+
 
 class SqliteRunStore(SqlRunStore):
     """The run store on one SQLite file (WAL): the default, ``runs.sqlite`` under the home."""

@@ -84,6 +84,16 @@ class Services:
     mcp_tools: dict[str, Any] = field(default_factory=dict)
     """Evidence tools from MCP servers by harness name (``diagnosis_harness.tools.registry.ToolSpec``)."""
 
+    def close(self) -> None:
+        """Write what the run store has queued and close it and the backends (a clean exit).
+
+        A SQLite file is left without its write-ahead log; nothing else changes.
+        """
+        try:
+            self.store.close()
+        finally:
+            self.backends.close()
+
     @classmethod
     def from_settings(cls, settings: Settings, *, seam: ModelSeam | None = None,
                       store: RunStore | None = None) -> Services:

@@ -39,6 +39,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
     dataset_dir,
@@ -46,6 +47,7 @@ from diagnosis_harness.tools.dataset.layout import (
     read_build_manifest,
     source_dir,
 )
+from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.dataset.runbooks import Passage, read_knowledge
 from diagnosis_harness.tools.dataset.tables import Table, TableOptions, read_tables
 
@@ -228,13 +230,16 @@ def _build_logs(src: Path, out: Path, problems: Problems) -> dict[str, Any]:
         conn.executescript(LOGS_SCHEMA)
         conn.execute("ATTACH DATABASE ? AS staging", (str(staging),))
         conn.execute("PRAGMA staging.journal_mode=OFF")
-        conn.execute("CREATE TABLE staging.raw(ts_ms, service, level, message, attrs, line)")
+        conn.execute("CREATE TABLE staging.raw(ts_ms, service, level, message, attrs, line, "
+                     "pattern_id)")
         events = iter_log_events(src, problems)
+        ids: dict[str, int] = {}  # pattern text → id, in first-seen order
         while batch := list(itertools.islice(events, _BATCH)):
             conn.execute("BEGIN")
             conn.executemany(
-                "INSERT INTO staging.raw VALUES (?, ?, ?, ?, ?, ?)",
-                [(e.ts_ms, e.service, e.level, e.message, e.attrs, e.line) for e in batch],
+                "INSERT INTO staging.raw VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(e.ts_ms, e.service, e.level, e.message, e.attrs, e.line,
+                  ids.setdefault(pattern_of(e.message), len(ids) + 1)) for e in batch],
             )
             conn.execute("COMMIT")
         if problems.items:
@@ -242,14 +247,17 @@ def _build_logs(src: Path, out: Path, problems: Problems) -> dict[str, Any]:
         conn.execute("BEGIN")
         # Sorted copy: ids ascend with time, so a time window is also a rowid range for FTS.
         conn.execute(
-            "INSERT INTO events(ts_ms, service, level, message, attrs, source_line) "
-            "SELECT ts_ms, service, level, message, attrs, line FROM staging.raw "
+            "INSERT INTO events(ts_ms, service, level, message, attrs, source_line, pattern_id) "
+            "SELECT ts_ms, service, level, message, attrs, line, pattern_id FROM staging.raw "
             "ORDER BY ts_ms, line"
         )
+        conn.executemany("INSERT INTO patterns(id, text) VALUES (?, ?)",
+                         [(i, text) for text, i in ids.items()])
         conn.execute("COMMIT")
         conn.execute("DETACH DATABASE staging")
         staging.unlink()
         conn.executescript(LOGS_INDEXES)
+        conn.executescript(PATTERN_MINUTES)
         conn.execute("INSERT INTO events_fts(rowid, message) SELECT id, message FROM events")
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("ANALYZE")

@@ -16,7 +16,7 @@ from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
 from diagnosis_harness.control.settings import Settings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"
@@ -33,7 +33,12 @@ CREATE TABLE events (
     level TEXT NOT NULL,
     message TEXT NOT NULL,
     attrs TEXT,
-    source_line INTEGER NOT NULL
+    source_line INTEGER NOT NULL,
+    pattern_id INTEGER NOT NULL  -- patterns.id: the message with its variable parts masked
+);
+CREATE TABLE patterns (          -- computed once at build (tools/dataset/patterns.py)
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL UNIQUE
 );
 CREATE VIRTUAL TABLE events_fts USING fts5(
     message, content='events', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
@@ -43,6 +48,25 @@ LOGS_INDEXES = """
 CREATE INDEX events_service_ts ON events(service, ts_ms);
 CREATE INDEX events_ts ON events(ts_ms);
 """
+PATTERN_MINUTES = """
+CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§16.1)
+    minute INTEGER NOT NULL,     -- floor(ts_ms / 60000)
+    service TEXT NOT NULL,
+    pattern_id INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    first_ms INTEGER NOT NULL,
+    last_ms INTEGER NOT NULL,
+    first_id INTEGER NOT NULL,
+    PRIMARY KEY (minute, service, pattern_id, level)
+) WITHOUT ROWID;
+INSERT INTO pattern_minutes
+SELECT (ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000, service, pattern_id, level,
+       count(*), min(ts_ms), max(ts_ms), min(id)
+FROM events GROUP BY 1, 2, 3, 4;
+CREATE INDEX pattern_minutes_service ON pattern_minutes(service, minute);
+"""
+"""The summary the statistics tools read whole minutes of a window from (built after events)."""
 
 KNOWLEDGE_SCHEMA = """
 CREATE TABLE passages (

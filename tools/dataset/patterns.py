@@ -1,0 +1,78 @@
+"""Message patterns: a log message with its variable parts masked and its words kept.
+
+The statistics tools (``diagnosis_harness.tools.stats``) compare how often each *pattern*
+occurs in a window and before it, so two messages that differ only in an id, a number, an
+address or a quoted value must give the same pattern. The build computes every event's
+pattern once (``events.pattern_id`` → ``patterns.text``), so a window comparison is one SQL
+``GROUP BY``, not a Python loop over the window's events.
+
+Masks, applied in this order (docs/design.md §16.1):
+
+- a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
+  → ``"<str>"``;
+- an ISO timestamp → ``<ts>``;
+- every *atom* (a run of letters, digits, ``_ . -``) that holds a digit: a UUID → ``<uuid>``,
+  an IPv4 address → ``<ip>``, a duration (``250ms``, ``1.5s``) → ``<dur>``, a plain number →
+  ``<n>``, a hex run of 6+ characters (``0x…`` or a hash) → ``<hex>``, anything else (``pay_8f3``,
+  ``M2001``, ``pod-7d9f``) → ``<id>``. A port after a host *name* (``redis-cart:6379``) is kept:
+  it names a dependency; a port after an address (``10.0.0.7:53422``) is masked.
+
+Every rule is linear in the message (atoms start only where the previous character is not an
+atom character, and the quantifiers are possessive), and only the first
+:data:`MAX_PATTERN_INPUT` characters are read: hostile lines cannot cost more.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PATTERN_INPUT = 2000
+MAX_PATTERN_CHARS = 400
+"""A pattern is stored and shown up to this length."""
+
+_QUOTED = re.compile(r"(?<![\w'\"])(?:'[^'\n]{1,200}'|\"[^\"\n]{1,200}\")(?![\w'\"])")
+_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
+                        r"(?:Z|[+-]\d{2}:?\d{2})?")
+_ATOM_WITH_DIGIT = re.compile(r"(?<![\w.\-])(?:[^\W\d]|[.\-])*+\d[\w.\-]*+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}\.?")
+_NUMBER = re.compile(r"[-.]?\d+(?:[.,]\d+)*\.?")
+_DURATION = re.compile(r"\d+(?:\.\d+)?(?:ns|us|µs|ms|s|sec|secs|m|min|mins|h|hr|hrs|d)\.?",
+                       re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_HEX = re.compile(r"(?:0x[0-9a-fA-F]+|[0-9a-fA-F]{6,})\.?")
+
+
+def _mask(match: re.Match[str]) -> str:
+    atom = match.group(0)
+    start = match.start()
+    text = match.string
+    if atom.isdigit():
+        if start >= 2 and text[start - 1] == ":" and text[start - 2].isalpha():
+            return atom  # host-name:port — the port names the dependency
+        return "<n>"
+    if _UUID.fullmatch(atom):
+        return "<uuid>"
+    if _IPV4.fullmatch(atom):
+        return "<ip>"
+    if _NUMBER.fullmatch(atom):
+        return "<n>"
+    if _DURATION.fullmatch(atom):
+        return "<dur>"
+    if _HEX.fullmatch(atom):
+        return "<hex>"
+    return "<id>"
+
+
+def pattern_of(message: str) -> str:
+    """The pattern of ``message`` (see the module docstring); deterministic and linear."""
+    text = message[:MAX_PATTERN_INPUT]
+    if "'" in text or '"' in text:
+        text = _QUOTED.sub('"<str>"', text)
+    if "-" in text and ":" in text:
+        text = _TIMESTAMP.sub("<ts>", text)
+    words = text.split()
+    for i, word in enumerate(words):  # most words have no digit: no regex runs on them
+        if not word.isalpha() and _DIGIT.search(word):
+            words[i] = _ATOM_WITH_DIGIT.sub(_mask, word)
+    return " ".join(words)[:MAX_PATTERN_CHARS]

@@ -1,0 +1,216 @@
+"""What the statistics tools share: windows, thresholds, and the log store's pattern counts.
+
+Definitions (docs/design.md §16.1): a window is ``[start, end]`` (UTC, both inclusive, as for
+``query_logs``); the baseline is ``[baseline_start, baseline_end]``, by default the window's own
+length just before it (ending a millisecond before ``start``). Rates are events per minute of
+each window. A (service, pattern, level) is
+
+- **new** when it occurs in the window and not once in the baseline;
+- **rose** when it occurs in both, at least :data:`MIN_EVENTS` times in the window, and its
+  rate ratio with add-one smoothing, ``((w + 1) / window minutes) / ((b + 1) / baseline
+  minutes)``, is at least :data:`MIN_RATIO`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.format import LEVELS
+from diagnosis_harness.tools.results import ToolInputError, clip
+from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
+
+from diagnosis_harness.control.settings import Settings
+
+MIN_EVENTS = 5
+"""A pattern that was already there "rose" only with at least this many events in the window."""
+MIN_RATIO = 3.0
+"""… and a smoothed rate ratio (window / baseline) of at least this."""
+MAX_ROWS = 20
+"""Rows shown per call (the overview row counts the rest: "and N more")."""
+MAX_EXAMPLE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Span:
+    """A closed time interval in epoch milliseconds."""
+
+    lo: int
+    hi: int
+
+    @property
+    def minutes(self) -> float:
+        """Its length in minutes (at least a millisecond, so a rate is always defined)."""
+        return max(self.hi - self.lo + 1, 1) / 60_000
+
+
+def canonical(value: str) -> str:
+    """A timestamp argument in the one UTC spelling (validators use it)."""
+    return format_utc(parse_ts(value))
+
+
+def service_name(value: str | None) -> str | None:
+    """A service argument as the log store keys it (trimmed, lower case); blank is none."""
+    if value is None or not value.strip():
+        return None
+    return value.strip().lower()
+
+
+def windows(start: str, end: str, baseline_start: str | None, baseline_end: str | None,
+            settings: Settings) -> tuple[Span, Span]:
+    """The window and its baseline; ToolInputError for an unusable pair."""
+    lo, hi = parse_ts(start), parse_ts(end)
+    if hi <= lo:
+        raise ToolInputError(f"end ({end}) must be after start ({start})")
+    longest = timedelta(minutes=settings.max_log_window_minutes)
+    if hi - lo > longest:
+        raise ToolInputError(f"window {start} .. {end} is longer than the allowed "
+                             f"{settings.max_log_window_minutes} minutes; use a shorter one")
+    if (baseline_start is None) != (baseline_end is None):
+        raise ToolInputError("give both baseline_start and baseline_end, or neither")
+    if baseline_start is None or baseline_end is None:
+        b_lo, b_hi = lo - (hi - lo), lo - timedelta(milliseconds=1)
+    else:
+        b_lo, b_hi = parse_ts(baseline_start), parse_ts(baseline_end)
+        if b_hi <= b_lo:
+            raise ToolInputError("baseline_end must be after baseline_start")
+        if b_hi - b_lo > longest:
+            raise ToolInputError(f"the baseline is longer than the allowed "
+                                 f"{settings.max_log_window_minutes} minutes")
+        if b_lo <= hi and lo <= b_hi:
+            raise ToolInputError("the baseline overlaps the window; give one before or after it")
+    return _span(lo, hi), _span(b_lo, b_hi)
+
+
+def _span(lo: datetime, hi: datetime) -> Span:
+    return Span(to_epoch_ms(lo), to_epoch_ms(hi))
+
+
+def span_text(span: Span) -> tuple[str, str]:
+    """The span's bounds in the canonical spelling."""
+    return format_epoch_ms(span.lo), format_epoch_ms(span.hi)
+
+
+Key = tuple[str, int, str]
+"""(service, pattern id, level)."""
+
+
+@dataclass
+class Counted:
+    """One (service, pattern, level) in one span: count, first and last time, first event id."""
+
+    count: int
+    first_ms: int
+    last_ms: int
+    first_id: int
+
+
+MINUTE_MS = 60_000
+
+
+def parts_sql(span: Span, service: str | None,
+              pattern_ids: list[int] | None = None) -> tuple[str, tuple[Any, ...]]:
+    """SQL of the rows that make up ``span``: whole minutes from the summary, edges from events.
+
+    Each row is ``(minute, service, pattern_id, level, n, first_ms, last_ms, first_id)``; the
+    build's ``pattern_minutes`` holds one per minute, service, pattern and level, so a long
+    window reads a row per minute and pattern instead of one per event. The partial minutes at
+    the window's two ends are read from the events themselves (docs/design.md §16.1).
+    """
+    m_lo = -(-span.lo // MINUTE_MS)  # the first minute that starts inside the span
+    m_hi = (span.hi + 1) // MINUTE_MS - 1  # the last minute that ends inside it
+    only: list[str] = []
+    args: list[Any] = []
+    if service is not None:
+        only.append("service = ?")
+        args.append(service)
+    if pattern_ids is not None:
+        only.append(f"pattern_id IN ({', '.join('?' * len(pattern_ids))})")
+        args += pattern_ids
+    extra = "".join(f" AND {c}" for c in only)
+    event_cols = ("(ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000 AS minute, service, "
+                  "pattern_id, level, 1 AS n, ts_ms AS first_ms, ts_ms AS last_ms, id AS first_id")
+    if m_lo > m_hi:  # no whole minute: the events alone
+        return (f"SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}",
+                (span.lo, span.hi, *args))
+    sql = (f"SELECT minute, service, pattern_id, level, n, first_ms, last_ms, first_id FROM "
+           f"pattern_minutes WHERE minute BETWEEN ? AND ?{extra} "
+           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra} "
+           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}")
+    return sql, (m_lo, m_hi, *args, span.lo, m_lo * MINUTE_MS - 1, *args,
+                 (m_hi + 1) * MINUTE_MS, span.hi, *args)
+
+
+def pattern_counts(backends: Backends, span: Span, service: str | None) -> dict[Key, Counted]:
+    """Every (service, pattern, level) of ``span`` with its count: one aggregation in SQLite."""
+    parts, args = parts_sql(span, service)
+    rows = backends.logs.execute(
+        "SELECT service, pattern_id, level, sum(n), min(first_ms), max(last_ms), min(first_id) "
+        f"FROM ({parts}) GROUP BY service, pattern_id, level", args).fetchall()
+    return {(s, p, lv): Counted(n, first, last, first_id)
+            for s, p, lv, n, first, last, first_id in rows}
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One (service, pattern, level) that is new in the window or whose rate rose."""
+
+    key: Key
+    change: str
+    """``new`` or ``rose``."""
+    window: Counted
+    baseline_count: int
+    ratio: float
+
+
+def ratio_of(window_count: int, baseline_count: int, window: Span, baseline: Span) -> float:
+    """The smoothed rate ratio (module docstring), rounded to 2 decimals."""
+    return round(((window_count + 1) / window.minutes) / ((baseline_count + 1) / baseline.minutes), 2)
+
+
+def anomalies(now: dict[Key, Counted], before: dict[Key, Counted], window: Span,
+              baseline: Span) -> list[Anomaly]:
+    """The new and risen patterns, unordered."""
+    out = []
+    for key, counted in now.items():
+        b = before[key].count if key in before else 0
+        ratio = ratio_of(counted.count, b, window, baseline)
+        if b == 0:
+            out.append(Anomaly(key, "new", counted, 0, ratio))
+        elif counted.count >= MIN_EVENTS and ratio >= MIN_RATIO:
+            out.append(Anomaly(key, "rose", counted, b, ratio))
+    return out
+
+
+def severity(level: str) -> int:
+    """Rank of a level (higher is more severe)."""
+    return LEVELS.index(level) if level in LEVELS else 0
+
+
+def pattern_texts(backends: Backends, ids: set[int]) -> dict[int, str]:
+    """The text of the given pattern ids."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    return dict(backends.logs.execute(f"SELECT id, text FROM patterns WHERE id IN ({marks})",
+                                      tuple(sorted(ids))).fetchall())
+
+
+def examples(backends: Backends, ids: set[int]) -> dict[int, str]:
+    """The (clipped) message of the given event ids."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    rows = backends.logs.execute(f"SELECT id, message FROM events WHERE id IN ({marks})",
+                                 tuple(sorted(ids))).fetchall()
+    return {i: clip(m, MAX_EXAMPLE_CHARS)[0] for i, m in rows}
+
+
+def known_service(backends: Backends, service: str | None) -> None:
+    """ToolInputError naming the services when ``service`` is not one of the log store's."""
+    services = getattr(backends.info, "services", ())
+    if service is not None and service not in services:
+        listed = ", ".join(services[:25]) or "(none)"
+        raise ToolInputError(f"no service named {service!r} in the log store; services: {listed}")

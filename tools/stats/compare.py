@@ -1,0 +1,177 @@
+"""``compare_windows``: a log window against its baseline, per service (docs/design.md §16.1)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.results import Item, ToolResult
+from diagnosis_harness.tools.stats.common import (
+    MAX_ROWS,
+    MIN_EVENTS,
+    MIN_RATIO,
+    Anomaly,
+    Counted,
+    Key,
+    anomalies,
+    canonical,
+    examples,
+    known_service,
+    pattern_counts,
+    pattern_texts,
+    service_name,
+    severity,
+    span_text,
+    windows,
+)
+from diagnosis_harness.tools.timeutil import format_epoch_ms
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
+
+MAX_SERVICES = 10
+"""Per-service level rows shown (services with anomalies first, then the busiest)."""
+
+
+class WindowArgs(BaseModel):
+    """A window, an optional baseline and an optional service (normalised)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
+    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    baseline_start: str | None = Field(
+        default=None, description="Optional baseline start (default: the window's length "
+        "just before it). Give baseline_end too.")
+    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+    service: str | None = Field(
+        default=None, max_length=100,
+        description="Optional: one service (as it logs); default all services.")
+
+    @field_validator("start", "end", "baseline_start", "baseline_end")
+    @classmethod
+    def _timestamp(cls, value: str | None) -> str | None:
+        return None if value is None else canonical(value)
+
+    @field_validator("service")
+    @classmethod
+    def _service(cls, value: str | None) -> str | None:
+        return service_name(value)
+
+    def scope(self, settings: Settings) -> dict[str, Any]:
+        """The normalised scope, the default baseline spelled out (the gate compares it)."""
+        window, baseline = windows(self.start, self.end, self.baseline_start,
+                                   self.baseline_end, settings)
+        b_lo, b_hi = span_text(baseline)
+        return {"start": self.start, "end": self.end, "baseline_start": b_lo,
+                "baseline_end": b_hi, "service": self.service}
+
+
+def compare_windows(
+    backends: Backends, settings: Settings, *, start: str, end: str,
+    baseline_start: str | None = None, baseline_end: str | None = None,
+    service: str | None = None,
+) -> ToolResult:
+    """Compare a log window with its baseline, per service (all services, or one)."""
+    args = WindowArgs(start=start, end=end, baseline_start=baseline_start,
+                      baseline_end=baseline_end, service=service)
+    scope = args.scope(settings)
+    window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
+                               settings)
+    with backends.lock:
+        known_service(backends, args.service)
+        now = pattern_counts(backends, window, args.service)
+        before = pattern_counts(backends, baseline, args.service)
+        found = ranked(anomalies(now, before, window, baseline))
+        shown = found[:MAX_ROWS]
+        texts = pattern_texts(backends, {a.key[1] for a in shown})
+        sample = examples(backends, {a.window.first_id for a in shown})
+    per_service = _levels(now, before, found)
+    services = sorted(per_service, key=lambda s: (-per_service[s]["anomalies"],
+                                                  -per_service[s]["window_events"], s))
+    items = [_overview(scope, now, before, found, len(shown), services)]
+    items += [_service_item(s, per_service[s]) for s in services[:MAX_SERVICES]]
+    items += [pattern_item(a, texts, sample) for a in shown]
+    if not now and not before:
+        return ToolResult(scope=scope, note="no log events in the window or its baseline")
+    return ToolResult(scope=scope, items=items,
+                      truncated=len(found) > len(shown) or len(services) > MAX_SERVICES)
+
+
+def ranked(found: list[Anomaly]) -> list[Anomaly]:
+    """Most severe level first, then the most events, then the earliest; ties by key."""
+    return sorted(found, key=lambda a: (-severity(a.key[2]), -a.window.count,
+                                        a.window.first_ms, a.key))
+
+
+def _levels(now: dict[Key, Counted], before: dict[Key, Counted],
+            found: list[Anomaly]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+
+    def entry(service: str) -> dict[str, Any]:
+        return out.setdefault(service, {"window": Counter(), "baseline": Counter(),
+                                        "new": 0, "rose": 0, "anomalies": 0,
+                                        "window_events": 0})
+
+    for (service, _, level), c in now.items():
+        entry(service)["window"][level] += c.count
+        entry(service)["window_events"] += c.count
+    for (service, _, level), c in before.items():
+        entry(service)["baseline"][level] += c.count
+    for a in found:
+        e = entry(a.key[0])
+        e[a.change] += 1
+        e["anomalies"] += 1
+    return out
+
+
+def _by_level(counts: Counter[str]) -> dict[str, int]:
+    return {lvl: counts[lvl] for lvl in sorted(counts, key=severity, reverse=True)}
+
+
+def _overview(scope: dict[str, Any], now: dict[Key, Counted], before: dict[Key, Counted],
+              found: list[Anomaly], shown: int, services: list[str]) -> Item:
+    w = sum(c.count for c in now.values())
+    b = sum(c.count for c in before.values())
+    new = sum(a.change == "new" for a in found)
+    data = {"start": scope["start"], "end": scope["end"],
+            "baseline_start": scope["baseline_start"], "baseline_end": scope["baseline_end"],
+            "service": scope["service"], "window_events": w, "baseline_events": b,
+            "services": len(services), "new_patterns": new, "rose_patterns": len(found) - new,
+            "shown_patterns": shown, "more_patterns": len(found) - shown,
+            "more_services": max(len(services) - MAX_SERVICES, 0),
+            "thresholds": {"rose_min_events": MIN_EVENTS, "rose_min_ratio": MIN_RATIO}}
+    more = f" (and {len(found) - shown} more)" if len(found) > shown else ""
+    text = (f"{scope['start']}..{scope['end']} vs {scope['baseline_start']}.."
+            f"{scope['baseline_end']}: {w} events vs {b}; {new} new and {len(found) - new} "
+            f"risen pattern(s){more}")
+    return Item(kind="window_overview", text=text, data=data)
+
+
+def _service_item(service: str, e: dict[str, Any]) -> Item:
+    data = {"service": service, "window_events": e["window_events"],
+            "baseline_events": sum(e["baseline"].values()),
+            "window_by_level": _by_level(e["window"]),
+            "baseline_by_level": _by_level(e["baseline"]),
+            "new_patterns": e["new"], "rose_patterns": e["rose"]}
+    levels = ", ".join(f"{k} {v}" for k, v in data["window_by_level"].items()) or "none"
+    text = (f"{service}: {data['window_events']} events in the window ({levels}) vs "
+            f"{data['baseline_events']} before; {e['new']} new, {e['rose']} risen pattern(s)")
+    return Item(kind="service_levels", text=text, data=data)
+
+
+def pattern_item(a: Anomaly, texts: dict[int, str], sample: dict[int, str],
+                 kind: str = "window_pattern", extra: dict[str, Any] | None = None) -> Item:
+    """The row of one anomaly (also the base of an onset row)."""
+    service, pattern_id, level = a.key
+    pattern = texts.get(pattern_id, "")
+    first, last = format_epoch_ms(a.window.first_ms), format_epoch_ms(a.window.last_ms)
+    data: dict[str, Any] = {
+        "service": service, "pattern": pattern, "level": level, "change": a.change,
+        "window_count": a.window.count, "baseline_count": a.baseline_count, "ratio": a.ratio,
+        "first_seen": first, "last_seen": last, "example_event_id": a.window.first_id,
+        "example": sample.get(a.window.first_id, ""), **(extra or {})}
+    how = "new" if a.change == "new" else f"rose x{a.ratio:g} (from {a.baseline_count})"
+    text = f"{service} {level} {how}: x{a.window.count} {first}..{last}: {pattern}"
+    return Item(kind=kind, text=text, data=data)

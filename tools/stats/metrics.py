@@ -1,0 +1,201 @@
+"""``metric_shifts``: which entity/metric of an operational table left its baseline, and when.
+
+Robust statistics (docs/design.md §16.1), per (table, entity, metric): the baseline's median
+``m`` and MAD (median absolute deviation), its spread ``s = 1.4826·MAD`` (the standard
+deviation of normal data), floored at ``5 % of |m|`` and at ``1e-9`` so a flat baseline still
+has one; each window sample's robust z-score ``(x − m) / s``. A metric *shifted* when at
+least :data:`MIN_OUT` window samples (and at least a tenth of them) have ``|z| ≥``
+:data:`Z_OUT`, all on the same side; ``first_out`` is the first such sample. At least
+:data:`MIN_BASELINE` baseline samples are needed to judge. The rows are read through the
+same validated, read-only path as ``query_mysql``, capped at :data:`MAX_SAMPLES` per table.
+"""
+
+from __future__ import annotations
+
+import statistics
+from datetime import UTC, datetime
+from typing import Any
+
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
+from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, span_text, windows
+from diagnosis_harness.tools.stats.schema import (
+    TableKind,
+    is_number,
+    layout,
+    literal,
+    quote,
+    run_select,
+)
+from diagnosis_harness.tools.timeutil import format_utc
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
+
+Z_OUT = 4.0
+MIN_OUT = 2
+MIN_BASELINE = 3
+MAX_SAMPLES = 50_000
+MAX_TABLES = 10
+
+
+class MetricArgs(BaseModel):
+    """Arguments of ``metric_shifts`` (normalised on validation)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: str = Field(description="Window start, ISO-8601 with offset.")
+    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    table: str | None = Field(default=None, max_length=100, description=(
+        "Optional: one operational table; default every table with a time column and numbers."))
+    baseline_start: str | None = Field(default=None, description=(
+        "Optional baseline start (default: the window's length just before it)."))
+    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+
+    @field_validator("start", "end", "baseline_start", "baseline_end")
+    @classmethod
+    def _timestamp(cls, value: str | None) -> str | None:
+        return None if value is None else canonical(value)
+
+    @field_validator("table")
+    @classmethod
+    def _table(cls, value: str | None) -> str | None:
+        return value.strip() if value and value.strip() else None
+
+    def scope(self, settings: Settings) -> dict[str, Any]:
+        """The normalised scope, the default baseline spelled out."""
+        _, baseline = windows(self.start, self.end, self.baseline_start, self.baseline_end,
+                              settings)
+        b_lo, b_hi = span_text(baseline)
+        return {"start": self.start, "end": self.end, "table": self.table,
+                "baseline_start": b_lo, "baseline_end": b_hi}
+
+
+def metric_shifts(
+    backends: Backends, settings: Settings, *, start: str, end: str, table: str | None = None,
+    baseline_start: str | None = None, baseline_end: str | None = None,
+) -> ToolResult:
+    """Time-series shifts of numeric columns in the operational tables (robust z-scores)."""
+    args = MetricArgs(start=start, end=end, table=table, baseline_start=baseline_start,
+                      baseline_end=baseline_end)
+    scope = args.scope(settings)
+    with backends.lock:
+        kinds = _series_tables(backends, settings, args.table)
+        shifts: list[dict[str, Any]] = []
+        capped = False
+        for kind in kinds[:MAX_TABLES]:
+            found, more = _table_shifts(backends, settings, kind, scope)
+            shifts += found
+            capped |= more
+    if not kinds:
+        return ToolResult(scope=scope, note="no operational table has a time column and "
+                          "numeric columns")
+    shifts.sort(key=lambda r: (r["first_out"], -abs(r["z"]), r["table"], str(r["entity"]),
+                               r["metric"]))
+    shown = shifts[:MAX_ROWS]
+    overview = Item(kind="metric_overview", text=(
+        f"{len(shifts)} metric shift(s) in {', '.join(k.name for k in kinds[:MAX_TABLES])} "
+        f"{scope['start']}..{scope['end']} vs {scope['baseline_start']}..{scope['baseline_end']}"),
+        data={**scope, "tables": [k.name for k in kinds[:MAX_TABLES]], "shifts": len(shifts),
+              "shown": len(shown), "more": len(shifts) - len(shown),
+              "thresholds": {"z": Z_OUT, "min_samples_out": MIN_OUT,
+                             "min_baseline_samples": MIN_BASELINE}})
+    items = [overview] + [_item(r) for r in shown]
+    note = f"a table had more than {MAX_SAMPLES} samples in the window and baseline: " \
+        "only the first were used; narrow the window" if capped else None
+    return ToolResult(scope=scope, items=items, note=note,
+                      truncated=capped or len(shifts) > len(shown) or len(kinds) > MAX_TABLES)
+
+
+def _series_tables(backends: Backends, settings: Settings, table: str | None) -> list[TableKind]:
+    tables = layout(backends, settings.sql_timeout_s).tables
+    series = [k for _, k in sorted(tables.items()) if k.time_columns and k.numeric_columns]
+    if table is None:
+        return series
+    match = next((k for k in series if k.name.lower() == table.lower()), None)
+    if match is None:
+        listed = ", ".join(k.name for k in series) or "(none)"
+        raise ToolInputError(f"table {table!r} has no time column with numeric columns; "
+                             f"tables that do: {listed}")
+    return [match]
+
+
+def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
+                  scope: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    q = backends.ops.dialect
+    time_col = kind.time_columns[0]
+    cols = [time_col, *([kind.entity_column] if kind.entity_column else []),
+            *kind.numeric_columns]
+    t = quote(time_col, q)
+    sql = (f"SELECT {', '.join(quote(c, q) for c in cols)} FROM {quote(kind.name, q)} "
+           f"WHERE {t} >= {literal(scope['baseline_start'])} AND {t} <= {literal(scope['end'])} "
+           f"ORDER BY {', '.join(quote(c, q) for c in cols)}")  # ties too: deterministic
+    _, rows, more = run_select(backends, sql, max_rows=MAX_SAMPLES,
+                               timeout_s=settings.sql_timeout_s,
+                               max_bytes=settings.max_tool_result_bytes * 100)
+    w_lo, w_hi = scope["start"], scope["end"]
+    b_hi = scope["baseline_end"]
+    series: dict[tuple[Any, str], tuple[list[float], list[tuple[str, float]]]] = {}
+    offset = 2 if kind.entity_column else 1
+    for row in rows:
+        ts = time_text(row[0])
+        entity = row[1] if kind.entity_column else None
+        for metric, value in zip(kind.numeric_columns, row[offset:], strict=True):
+            if value is None or not is_number(value):
+                continue
+            base, win = series.setdefault((entity, metric), ([], []))
+            if ts <= b_hi:
+                base.append(float(value))
+            elif w_lo <= ts <= w_hi:
+                win.append((ts, float(value)))
+    out = []
+    for (entity, metric), (base, win) in sorted(series.items(), key=lambda kv: (str(kv[0][0]),
+                                                                                 kv[0][1])):
+        shift = judge(base, win)
+        if shift is not None:
+            out.append({"table": kind.name, "time_column": time_col,
+                        "entity_column": kind.entity_column, "entity": entity,
+                        "metric": metric, **shift})
+    return out, more
+
+
+def time_text(value: Any) -> str:
+    """A stored time in the canonical spelling (a real database's naive time is UTC)."""
+    if isinstance(value, datetime):
+        return format_utc(value if value.tzinfo else value.replace(tzinfo=UTC))
+    return str(value)
+
+
+def judge(base: list[float], win: list[tuple[str, float]]) -> dict[str, Any] | None:
+    """The shift of one series (module docstring), or None if it stayed or cannot be judged."""
+    if len(base) < MIN_BASELINE or not win:
+        return None
+    median = statistics.median(base)
+    mad = statistics.median(abs(x - median) for x in base)
+    spread = max(1.4826 * mad, 0.05 * abs(median), 1e-9)
+    scored = [(ts, x, (x - median) / spread) for ts, x in win]
+    up = [s for s in scored if s[2] >= Z_OUT]
+    down = [s for s in scored if s[2] <= -Z_OUT]
+    out = up if len(up) >= len(down) else down
+    if len(out) < max(MIN_OUT, len(win) / 10) or (up and down and len(up) == len(down)):
+        return None
+    peak = max(out, key=lambda s: abs(s[2]))
+    window_median = statistics.median(x for _, x in win)
+    return {"direction": "up" if out is up else "down",
+            "baseline_median": _r(median), "baseline_mad": _r(mad),
+            "baseline_samples": len(base), "window_median": _r(window_median),
+            "peak": _r(peak[1]), "peak_at": peak[0], "z": _r(peak[2]),
+            "ratio": _r(window_median / median) if median else None,
+            "samples_out": len(out), "window_samples": len(win), "first_out": out[0][0]}
+
+
+def _r(value: float) -> float:
+    return round(value, 4)
+
+
+def _item(r: dict[str, Any]) -> Item:
+    who = f"{r['entity']} " if r["entity"] is not None else ""
+    text = (f"{r['table']} {who}{r['metric']} {r['direction']} from {r['first_out']}: median "
+            f"{r['baseline_median']:g} -> {r['window_median']:g}, peak {r['peak']:g} "
+            f"(z {r['z']:g}), {r['samples_out']}/{r['window_samples']} samples out")
+    return Item(kind="metric_shift", text=text, data=r)

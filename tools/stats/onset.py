@@ -1,0 +1,130 @@
+"""``onset_timeline``: the first anomalous event per service/pattern, earliest first.
+
+For a *new* pattern the onset is its first event in the window. For a pattern that *rose*,
+it is the first event of the first minute of the window whose count reaches ``MIN_RATIO`` times
+the baseline's rate per minute (at least one event), so a pattern that was always there at a
+low rate gets the moment it took off, not the window's start; if no single minute reaches it
+(the rise is spread out), its first event in the window. With a dependency table
+(:mod:`.schema`), each row names the other anomalous services it calls (``upstream``: a
+dependency failing first is a candidate cause) and those that call it (``downstream``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.results import Item, ToolResult
+from diagnosis_harness.tools.stats.common import (
+    MAX_ROWS,
+    MIN_RATIO,
+    Anomaly,
+    Span,
+    anomalies,
+    examples,
+    known_service,
+    parts_sql,
+    pattern_counts,
+    pattern_texts,
+    windows,
+)
+from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
+from diagnosis_harness.tools.stats.schema import dependencies
+from diagnosis_harness.tools.timeutil import format_epoch_ms
+
+from diagnosis_harness.control.settings import Settings
+
+MAX_ROSE = 500
+"""Risen patterns whose minute of take-off is looked up (the rest keep their first event)."""
+
+
+class OnsetArgs(WindowArgs):
+    """Arguments of ``onset_timeline`` (a window, an optional baseline and service)."""
+
+
+def onset_timeline(
+    backends: Backends, settings: Settings, *, start: str, end: str,
+    baseline_start: str | None = None, baseline_end: str | None = None,
+    service: str | None = None,
+) -> ToolResult:
+    """The first anomalous event per service/pattern in time order, with dependency direction."""
+    args = OnsetArgs(start=start, end=end, baseline_start=baseline_start,
+                     baseline_end=baseline_end, service=service)
+    scope = args.scope(settings)
+    window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
+                               settings)
+    with backends.lock:
+        known_service(backends, args.service)
+        now = pattern_counts(backends, window, args.service)
+        before = pattern_counts(backends, baseline, args.service)
+        found = anomalies(now, before, window, baseline)
+        onsets = _onsets(backends, found, window, baseline)
+        order = sorted(found, key=lambda a: (onsets[a.key][0], a.key))
+        shown = order[:MAX_ROWS]
+        texts = pattern_texts(backends, {a.key[1] for a in shown})
+        sample = examples(backends, {onsets[a.key][1] for a in shown})
+        table, edges = dependencies(backends, settings.sql_timeout_s)
+    if not found:
+        note = ("no log events in the window" if not now else
+                "nothing new or risen in the window compared with its baseline")
+        return ToolResult(scope=scope, note=note)
+    anomalous = {a.key[0] for a in found}
+    first_by_service: dict[str, int] = {}
+    for a in order:
+        first_by_service.setdefault(a.key[0], onsets[a.key][0])
+    items = [_overview(scope, order, len(shown), first_by_service, table)]
+    for rank, a in enumerate(shown, start=1):
+        ms, event_id = onsets[a.key]
+        svc = a.key[0]
+        extra: dict[str, Any] = {
+            "rank": rank, "onset": format_epoch_ms(ms), "example_event_id": event_id,
+            "example": sample.get(event_id, ""),
+            "upstream": sorted(b for c, b in edges if c == svc and b in anomalous),
+            "downstream": sorted(c for c, b in edges if b == svc and c in anomalous)}
+        item = pattern_item(a, texts, sample, kind="onset", extra=extra)
+        items.append(Item(kind="onset", text=f"#{rank} {extra['onset']} {item.text}",
+                          data=item.data))
+    return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown))
+
+
+def _onsets(backends: Backends, found: list[Anomaly], window: Span,
+            baseline: Span) -> dict[tuple[str, int, str], tuple[int, int]]:
+    """(onset ms, event id) per anomaly (module docstring)."""
+    out = {a.key: (a.window.first_ms, a.window.first_id) for a in found}
+    rose = sorted((a for a in found if a.change == "rose"), key=lambda a: a.key)[:MAX_ROSE]
+    if not rose:
+        return out
+    need = {a.key: max(1, math.ceil(MIN_RATIO * a.baseline_count / baseline.minutes))
+            for a in rose}
+    pattern_ids = sorted({a.key[1] for a in rose})
+    parts, params = parts_sql(window, None, pattern_ids)
+    rows = backends.logs.execute(
+        "SELECT service, pattern_id, level, minute, sum(n), min(first_ms), min(first_id) "
+        f"FROM ({parts}) GROUP BY service, pattern_id, level, minute ORDER BY minute",
+        params).fetchall()
+    done: set[tuple[str, int, str]] = set()
+    for service, pattern_id, lvl, _, count, first_ms, first_id in rows:
+        key = (service, pattern_id, lvl)
+        if key in need and key not in done and count >= need[key]:
+            out[key] = (first_ms, first_id)
+            done.add(key)
+    return out
+
+
+def _overview(scope: dict[str, Any], order: list[Anomaly], shown: int,
+              first_by_service: dict[str, int], table: Any) -> Item:
+    services = list(first_by_service)
+    data = {"start": scope["start"], "end": scope["end"],
+            "baseline_start": scope["baseline_start"], "baseline_end": scope["baseline_end"],
+            "service": scope["service"], "anomalies": len(order), "shown": shown,
+            "more": len(order) - shown,
+            "services_in_onset_order": [
+                {"service": s, "onset": format_epoch_ms(first_by_service[s])}
+                for s in services[:MAX_ROWS]],
+            "dependency_table": None if table is None else {
+                "table": table.name, "caller": table.edge[0], "callee": table.edge[1]}}
+    listed = ", ".join(f"{s} {format_epoch_ms(first_by_service[s])}" for s in services[:5])
+    text = (f"{len(order)} anomalous pattern(s) in {len(services)} service(s); "
+            f"earliest first: {listed}")
+    return Item(kind="onset_overview", text=text, data=data)
