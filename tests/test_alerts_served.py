@@ -173,3 +173,37 @@ def test_a_real_prometheus_alert_through_a_real_alertmanager_is_investigated_and
         assert len(served.store.runs_for_thread(run["thread_id"])) == 1
         group = served.store.alert_group(mine[0]["body"]["alert"]["group_key"])
         assert group is not None and group["notifications"] >= 2
+
+
+def test_resolved_while_the_run_is_going_cancels_it_and_nothing_is_posted(tmp_path: Any) -> None:
+    from stub_openai import StubOpenAI
+
+    receiver = Receiver()
+    # The model holds every answer: the run is still investigating when the resolution arrives.
+    with StubOpenAI(responder=lambda body: {"delay": 8.0, "content": "{}"}) as stub:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+        env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MODEL="openai:stub-model",
+                   OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="test-key",
+                   HARNESS_ALERTS_TOKEN=TOKEN, HARNESS_NOTIFY_URL=f"{receiver.url}/hook",
+                   NO_PROXY="127.0.0.1,localhost")
+        try:
+            with DevServer(tmp_path / "cwd", env) as server:
+                url = f"{server.url}/alerts/alertmanager"
+                store = SqliteRunStore(tmp_path / "home" / "runs.sqlite")
+                status, started = post(url, json.dumps(am_payload()).encode())
+                assert (status, started["action"]) == (202, "started")
+                eventually(lambda: stub.requests, 30)  # the run is asking the model
+                status, resolved = post(url, json.dumps(am_payload(status="resolved")).encode())
+                assert (status, resolved["action"], resolved["run_id"]) == \
+                    (202, "cancelled", started["run_id"])
+                row = eventually(lambda: (r := store.get_run(started["run_id"]))
+                                 and r["finished_at"] and r, 30)
+                assert (row["status"], row["release_outcome"], row["content"]) == \
+                    ("CANCELLED", "CANCELLED", None)
+                eventually(lambda: [p["state"] for p in store.posts(started["run_id"])]
+                           == ["SKIPPED"], 10)
+                time.sleep(2)
+                assert receiver.posts == []
+        finally:
+            receiver.close()
