@@ -329,3 +329,29 @@ def test_harness_alerts_test_prints_the_question_and_targets_and_refuses_bad_fil
                              capture_output=True, text=True, env=env, timeout=60)
     assert refused.returncode == 64 and "version" in refused.stderr and not refused.stdout
     assert "Traceback" not in refused.stderr
+
+
+def test_runs_show_lists_a_runs_posts_with_their_state(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    store = open_run_store(home / "runs.sqlite")
+    server = FakeServer(store)
+    settings = load_settings(notify_url="http://127.0.0.1:9/hook")  # nothing listens: it fails
+    run_id = send(Intake(settings, store, server.start, server.cancel), am_payload())["run_id"]
+    finish(store, run_id)
+    Deliverer(store, settings).deliver_due()
+    store.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    env.update(HARNESS_HOME=str(home))
+    shown = subprocess.run([sys.executable, "-m", "diagnosis_harness", "runs", "show", run_id,
+                            "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    (row,) = json.loads(shown.stdout)["posts"]
+    assert (row["state"], row["attempts"]) == ("WAITING", 1)
+    assert "ConnectionRefusedError" in row["last_error"]
+    text = subprocess.run([sys.executable, "-m", "diagnosis_harness", "runs", "show", run_id],
+                          capture_output=True, text=True, env=env, timeout=60).stdout
+    assert "WAITING after 1 attempt(s)" in text
