@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -125,18 +126,20 @@ def _group(source: str, key: str, status: str, firing: list[str], labels: dict[s
 
 
 def question_for(group: AlertGroup, service_labels: list[str], lookback_s: float,
-                 now: datetime | None = None) -> str:
+                 now: datetime | None = None, known_services: Sequence[str] = ()) -> str:
     """The question the alert asks: what fired, for which service, in which window.
 
-    The window runs from the first firing alert's ``startsAt`` minus ``lookback_s`` to the
-    alert's end if it has one, else now.
+    The service is the first of ``service_labels`` whose value the dataset knows, else the
+    first of them the alert has. The window runs from the first firing alert's ``startsAt``
+    minus ``lookback_s`` to the alert's end if it has one, else now.
     """
     now = now or datetime.now(UTC)
     start = group.starts_at - timedelta(seconds=lookback_s)
     end = min(group.ends_at or now, now)
     if end <= start:
         end = start + timedelta(seconds=max(lookback_s, 60.0))
-    service = next((group.labels[k] for k in service_labels if group.labels.get(k)), None)
+    named = [group.labels[k] for k in service_labels if group.labels.get(k)]
+    service = next((v for v in named if v in known_services), named[0] if named else None)
     where = f" for {_clip(service)}" if service else ""
     if group.labels.get("namespace"):
         where += f" (namespace {_clip(group.labels['namespace'])})"

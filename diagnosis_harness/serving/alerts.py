@@ -20,7 +20,7 @@ import asyncio
 import base64
 import hmac
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -71,8 +71,9 @@ class Intake:
     """What one notification does: the dedup decision, the start or cancel, the queued posts."""
 
     def __init__(self, settings: Settings, store: SqlRunStore, start_run: StartRun,
-                 cancel_run: CancelRun) -> None:
+                 cancel_run: CancelRun, known_services: Sequence[str] = ()) -> None:
         self.settings = settings
+        self.known_services = known_services
         self.store = store
         self.start_run = start_run
         self.cancel_run = cancel_run
@@ -80,7 +81,7 @@ class Intake:
     def question(self, group: AlertGroup) -> str:
         """The question the group's investigation asks."""
         return question_for(group, self.settings.alerts_service_labels,
-                            self.settings.alerts_lookback_s)
+                            self.settings.alerts_lookback_s, known_services=self.known_services)
 
     async def handle(self, group: AlertGroup) -> dict[str, Any]:
         """Act on one notification; the answer's body (``action`` says what happened)."""
@@ -128,13 +129,13 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-async def _served() -> tuple[Settings, SqlRunStore]:
+async def _served() -> tuple[Settings, SqlRunStore, list[str]]:
     from diagnosis_harness.serving.adapter import adapter
 
     services = (await asyncio.to_thread(adapter)).services
     if not isinstance(services.store, SqlRunStore):
         raise RuntimeError("alert intake needs the SQL run store")
-    return services.settings, services.store
+    return services.settings, services.store, list(services.dataset.services)
 
 
 async def _start_in_server(thread_id: str, question: str) -> str:
@@ -158,7 +159,7 @@ def _error(status: int, message: str) -> JSONResponse:
 
 async def receive(request: Request) -> JSONResponse:
     """``POST /alerts/{source}``."""
-    settings, store = await _served()
+    settings, store, known = await _served()
     if settings.alerts_token is None or not settings.alerts_token.get_secret_value():
         return _error(404, "not found")
     source = request.path_params["source"]
@@ -175,7 +176,8 @@ async def receive(request: Request) -> JSONResponse:
     except AlertPayloadError as exc:
         return _error(422 if body.strip() else 400, str(exc))
     try:
-        answer = await Intake(settings, store, _start_in_server, _cancel_in_server).handle(group)
+        answer = await Intake(settings, store, _start_in_server, _cancel_in_server,
+                              known).handle(group)
     except Exception as exc:  # noqa: BLE001 — the sender retries a 5xx; the claim was dropped
         log.error("alert intake of %s: %s", group.group_key, exc)
         return _error(503, "the investigation could not be started; retry")
@@ -186,7 +188,7 @@ async def receive(request: Request) -> JSONResponse:
 async def _lifespan(_app: Starlette) -> AsyncIterator[None]:
     from diagnosis_harness.notify.deliver import Deliverer
 
-    settings, store = await _served()
+    settings, store, _ = await _served()
     deliverer = Deliverer(store, settings)
     if targets(settings, issue="0"):  # something to post to: deliver (also what a restart left)
         deliverer.start()
