@@ -78,13 +78,19 @@ def show(
     if as_html:
         _show_html(run_id, data)
         return
-    story = run_story(_store(load_cli_settings()), run_id)
+    store = _store(load_cli_settings())
+    story = run_story(store, run_id)
     if story is None:
         usage_error(f"no run {run_id} in the run store")
+    posts = store.posts(run_id) if hasattr(store, "posts") else []  # the outbox (docs/alerts.md)
     if as_json:
-        _print(story)
+        _print({**story, "posts": posts})
     else:
         typer.echo(render_story(story))
+        for post in posts:
+            typer.echo(f"post to {post['target']}: {post['state']} after {post['attempts']} "
+                       f"attempt(s)" + (f" (last error: {post['last_error']})"
+                                        if post["last_error"] else ""))
 
 
 def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:

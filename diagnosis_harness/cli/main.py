@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from diagnosis_harness.cli import inspect as cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
+from diagnosis_harness.cli.alerts import alerts_app
 from diagnosis_harness.cli.data import data_app
 from diagnosis_harness.cli.errors import load_cli_settings, setup_logging, usage_error
 from diagnosis_harness.cli.eval import eval_suite
@@ -31,6 +32,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_app, name="data")
+app.add_typer(alerts_app, name="alerts")  # `harness alerts test FILE` (docs/alerts.md)
 app.add_typer(runs_app, name="runs")  # `harness runs …` (docs/design.md §14)
 
 _debug = False  # --debug or HARNESS_LOG_LEVEL=DEBUG: tracebacks of handled and internal errors

@@ -196,6 +196,37 @@ class Settings(BaseSettings):
             named[name.strip()] = folder.strip()
         return named
 
+    # --- alerts, notifications and live metrics (docs/alerts.md, docs/design.md §17) -------
+    alerts_token: SecretStr | None = None
+    """The secret of ``POST /alerts/*`` (bearer token, or basic auth's password); unset: 404."""
+    alerts_max_body_bytes: int = Field(default=256 * KIB, gt=0)
+    """Largest alert notification accepted (413 above)."""
+    alerts_lookback_s: float = Field(default=900.0, ge=0)
+    """How far before an alert's ``startsAt`` its investigation's window begins."""
+    alerts_service_labels: Annotated[list[str], NoDecode] = ["service", "job", "app"]
+    """Alert labels naming the service, first match wins (comma-separated)."""
+    notify_url: SecretStr | None = None
+    """Generic JSON webhooks (comma-separated) that get each alert run's outcome once."""
+    slack_webhook_url: SecretStr | None = None
+    """A Slack-compatible incoming webhook for each alert run's outcome."""
+    github_repo: str | None = None
+    """``owner/name`` whose issue (the alert's ``github_issue`` label/annotation) gets a comment."""
+    github_token: SecretStr | None = None
+    """The token of those comments."""
+    github_api_url: str = "https://api.github.com"
+    """GitHub's API base URL (a GitHub Enterprise server, or a local emulator in tests)."""
+    notify_timeout_s: float = Field(default=10.0, gt=0)
+    """Timeout of one post; a post that fails or hangs is retried with backoff."""
+    prometheus_url: str | None = None
+    """Base URL of a Prometheus server whose HTTP API ``query_metrics`` reads (GET only)."""
+
+    @field_validator("alerts_service_labels", mode="before")
+    @classmethod
+    def _split_labels(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
     # --- harness eval (docs/eval.md) ---------------------------------------------------------
     price_table: Path | None = None
     """JSON price table (``{"models": {NAME: {"input_per_million", "output_per_million"}}}``) whose
@@ -273,7 +304,8 @@ def zone_of(name: str) -> tzinfo:
                          "an offset (+02:00)") from None
 
 
-_SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY", "judge_api_key"}
+_SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY", "judge_api_key",
+                  "alerts_token", "notify_url", "slack_webhook_url", "github_token"}
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -139,6 +139,40 @@ state_edits = Table(
     Column("edited_at", Text, nullable=False),
 )
 
+# Migration 4 (docs/design.md §17): alert intake and the notification outbox. One row per alert
+# group: the group key is the unique key that makes "one investigation per group" hold across
+# workers (a conditional UPDATE of this row, not a process lock). One outbox row per (run,
+# target): the primary key is the idempotency key, so a run is never queued twice for a target.
+alert_groups = Table(
+    "alert_groups",
+    metadata,
+    Column("group_key", Text, primary_key=True),
+    Column("thread_id", Text, nullable=False),
+    Column("state", Text, nullable=False),  # ACTIVE | DONE | RESOLVED
+    Column("firing", Text),  # the sorted fingerprints of the firing alerts last investigated
+    Column("claim_id", Text),  # who won the last start (a uuid), until its run id is known
+    Column("run_id", Text),
+    Column("notifications", BigInteger, nullable=False),  # how many notifications arrived
+    Column("updated_at", Text, nullable=False),
+)
+
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("run_id", Text, primary_key=True),
+    Column("target", Text, primary_key=True),  # kind:url-or-repo, the idempotency key's half
+    Column("kind", Text, nullable=False),  # json | slack | github
+    Column("context", Text, nullable=False),  # JSON: the alert facts the post is made from
+    Column("state", Text, nullable=False),  # WAITING | SENT | SKIPPED
+    Column("attempts", BigInteger, nullable=False),
+    Column("next_attempt_ms", BigInteger, nullable=False),
+    Column("lease_owner", Text),
+    Column("lease_expires_ms", BigInteger),
+    Column("last_error", Text),
+    Column("sent_at", Text),
+    Column("created_at", Text, nullable=False),
+)
+
 schema_version = Table(
     "schema_version",
     MetaData(),  # not part of `metadata`: it exists before any migration runs
@@ -192,8 +226,13 @@ def _v3_lineage(conn: Connection) -> None:
     metadata.create_all(conn, tables=[run_lineage, state_edits], checkfirst=True)
 
 
+def _v4_alerts_and_outbox(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[alert_groups, outbox], checkfirst=True)
+
+
 MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
-    (1, _v1_initial), (2, _v2_leases_and_observations), (3, _v3_lineage))
+    (1, _v1_initial), (2, _v2_leases_and_observations), (3, _v3_lineage),
+    (4, _v4_alerts_and_outbox))
 """(version, step) in order; a step gets a connection inside the migration transaction."""
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

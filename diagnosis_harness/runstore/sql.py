@@ -38,6 +38,7 @@ from diagnosis_harness.control.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
+from diagnosis_harness.runstore.alerts import AlertRecords
 from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, RunPersistenceError
 from diagnosis_harness.runstore.leases import RunLeases
 from diagnosis_harness.runstore.lineage import LineageStore
@@ -82,7 +83,7 @@ def _append_statement(table: Table) -> Executable:
     return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
-class SqlRunStore(LineageStore, RunLeases):
+class SqlRunStore(LineageStore, RunLeases, AlertRecords):
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:

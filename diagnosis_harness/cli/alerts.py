@@ -1,0 +1,63 @@
+"""``harness alerts test FILE``: what a saved alert notification would start and post.
+
+The payload goes through the routes' own parser, question and target selection
+(:mod:`diagnosis_harness.serving.alerts`), without a server and without touching the run store:
+for setting up Alertmanager's receiver, or checking a saved notification.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+
+alerts_app = typer.Typer(help="Alert intake (docs/alerts.md).", no_args_is_help=True)
+
+
+@alerts_app.command("test")
+def test(
+    file: Annotated[Path, typer.Argument(help="A saved notification (JSON).")],
+    source: Annotated[str, typer.Option(
+        "--source", help="alertmanager or generic (default: alertmanager if it has 'version').")
+    ] = "",
+) -> None:
+    """Print what the notification would investigate and where the outcome would be posted."""
+    from diagnosis_harness.notify.messages import targets
+    from diagnosis_harness.serving.alert_payload import AlertPayloadError
+    from diagnosis_harness.serving.alerts import PARSERS, Intake
+
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        usage_error(f"{file}: {exc.strerror}")
+    settings = load_cli_settings()
+    if len(data) > settings.alerts_max_body_bytes:
+        usage_error(f"{file}: larger than HARNESS_ALERTS_MAX_BODY_BYTES "
+                    f"({settings.alerts_max_body_bytes}); the route would answer 413")
+    if not source:
+        source = "alertmanager" if b'"version"' in data else "generic"
+    if source not in PARSERS:
+        usage_error(f"--source {source}: use alertmanager or generic")
+    try:
+        group = PARSERS[source](data)
+    except AlertPayloadError as exc:
+        usage_error(f"{file}: {exc} (the route would answer 4xx)")
+    firing = group.status == "firing"
+    out = {
+        "route": f"POST /alerts/{source}",
+        "routes_enabled": settings.alerts_token is not None,
+        "group_key": group.group_key, "thread_id": group.thread_id, "status": group.status,
+        "firing_fingerprints": group.firing,
+        "would": "start one investigation (unless the group's run is active or already "
+                 "investigated these alerts)" if firing else "cancel the group's active run, "
+                 "or record the resolution",
+        "question": Intake(settings, None, None, None).question(group)  # type: ignore[arg-type]
+        if firing else None,
+        "flags": group.flags,
+        "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
+    }
+    typer.echo(json.dumps(out, indent=2, ensure_ascii=False))

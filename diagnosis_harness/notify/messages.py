@@ -1,0 +1,89 @@
+"""What is posted for a finished run: the targets configured, and each target's body.
+
+A target is named without its secret (a Slack webhook URL *is* a secret; a generic webhook's may
+hold one): ``json:<hash of the URL>``, ``slack``, ``github:<owner/name>#<issue>``. The name is half
+of the outbox's idempotency key; the URL is looked up in the settings when the post is made, so
+no secret is stored in the run store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from diagnosis_harness.control.settings import Settings
+
+EVIDENCE_SHOWN = 20
+"""Tool records listed with a result (the full trace is in ``harness runs show``)."""
+
+
+def _csv(secret: Any) -> list[str]:
+    text = secret.get_secret_value() if secret is not None else ""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def json_target(url: str) -> str:
+    """The target name of a generic JSON webhook."""
+    return "json:" + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def targets(settings: Settings, issue: str | None) -> list[tuple[str, str]]:
+    """(target, kind) of every configured destination of one run's outcome."""
+    out = [(json_target(url), "json") for url in _csv(settings.notify_url)]
+    if settings.slack_webhook_url is not None and settings.slack_webhook_url.get_secret_value():
+        out.append(("slack", "slack"))
+    if settings.github_repo and settings.github_token is not None and issue:
+        out.append((f"github:{settings.github_repo}#{issue}", "github"))
+    return out
+
+
+def destination(settings: Settings, target: str, kind: str) -> tuple[str, dict[str, str]] | None:
+    """(URL, headers) of a target under the current settings; None if it is no longer configured."""
+    if kind == "json":
+        url = next((u for u in _csv(settings.notify_url) if json_target(u) == target), None)
+        return None if url is None else (url, {})
+    if kind == "slack" and settings.slack_webhook_url is not None:
+        return settings.slack_webhook_url.get_secret_value(), {}
+    if kind == "github" and settings.github_token is not None and "#" in target:
+        repo, issue = target.removeprefix("github:").rsplit("#", 1)
+        url = f"{settings.github_api_url.rstrip('/')}/repos/{repo}/issues/{issue}/comments"
+        return url, {"Authorization": f"Bearer {settings.github_token.get_secret_value()}",
+                     "Accept": "application/vnd.github+json"}
+    return None
+
+
+def outcome(run: dict[str, Any], records: list[dict[str, Any]], alert: dict[str, Any]
+            ) -> dict[str, Any]:
+    """The generic webhook's body: the run's ``--json`` fields, its evidence, and the alert."""
+    evidence = [{key: r.get(key) for key in ("tool_call_id", "tool", "evidence_status")}
+                for r in records[:EVIDENCE_SHOWN]]
+    keys = ("run_id", "thread_id", "status", "release_outcome", "fallback_type", "failure_code",
+            "stop_reason", "content", "finished_at")
+    return {**{key: run.get(key) for key in keys}, "evidence": evidence, "alert": alert}
+
+
+def text(body: dict[str, Any]) -> str:
+    """One readable message (Slack, GitHub) from :func:`outcome`'s body."""
+    alert = body.get("alert", {})
+    head = f"[{body.get('release_outcome')}"
+    head += f" / {body['fallback_type']}]" if body.get("fallback_type") else "]"
+    lines = [f"{head} alert {alert.get('name', '?')} — harness run {body.get('run_id')}"]
+    if body.get("content"):
+        lines.append(str(body["content"]))
+    elif body.get("failure_code"):
+        lines.append(f"failed: {body['failure_code']}")
+    cited = [e["tool_call_id"] for e in body.get("evidence", []) if e.get("tool_call_id")]
+    if cited:
+        lines.append("evidence: " + ", ".join(cited))
+    return "\n".join(lines)
+
+
+def body_for(kind: str, outcome_body: dict[str, Any]) -> dict[str, Any]:
+    """The body a target of ``kind`` is sent."""
+    if kind == "slack":
+        message = text(outcome_body)
+        return {"text": message[:3000],
+                "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": message[:3000]}}]}
+    if kind == "github":
+        return {"body": text(outcome_body)}
+    return outcome_body

@@ -1,0 +1,202 @@
+"""Alert intake on the served app: ``POST /alerts/alertmanager`` and ``POST /alerts/generic``.
+
+``langgraph.json`` mounts :data:`app` as the server's custom HTTP routes (``"http": {"app":
+…}``), so the routes run wherever the graph is served. A notification is authenticated
+(``HARNESS_ALERTS_TOKEN`` as a bearer token or basic auth's password, constant-time compare;
+without the setting the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
+parsed (:mod:`diagnosis_harness.serving.alert_payload`) and handed to :class:`Intake`, which
+answers at once (202) while the run goes on in the server's background.
+
+One investigation per alert group (:mod:`diagnosis_harness.runstore.alerts`): the group's row in
+the run store decides, so several workers on one PostgreSQL start one run. A ``resolved``
+notification cancels the group's active run (CANCELLED, nothing published) or is recorded.
+The run's outcome is queued in the outbox at intake and posted once the run has finished
+(:mod:`diagnosis_harness.notify.deliver`, started with the app).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hmac
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.notify.messages import targets
+from diagnosis_harness.runstore.sql import SqlRunStore
+from diagnosis_harness.serving.alert_payload import (
+    AlertGroup,
+    AlertPayloadError,
+    parse_alertmanager,
+    parse_generic,
+    question_for,
+)
+
+log = logging.getLogger(__name__)
+
+StartRun = Callable[[str, str], Awaitable[str]]
+"""(thread id, question) → the started run's id."""
+CancelRun = Callable[[str, str], Awaitable[None]]
+"""(thread id, run id) → the run is cancelled."""
+
+PARSERS = {"alertmanager": parse_alertmanager, "generic": parse_generic}
+
+
+def authorized(header: str | None, token: str) -> bool:
+    """Whether an ``Authorization`` header carries the token (bearer, or basic auth's password)."""
+    if not header:
+        return False
+    scheme, _, value = header.partition(" ")
+    secret = token.encode()
+    if scheme.lower() == "bearer":
+        return hmac.compare_digest(value.strip().encode(), secret)
+    if scheme.lower() == "basic":
+        try:
+            decoded = base64.b64decode(value.strip(), validate=True)
+        except ValueError:
+            return False
+        return hmac.compare_digest(decoded.partition(b":")[2], secret)
+    return False
+
+
+class Intake:
+    """What one notification does: the dedup decision, the start or cancel, the queued posts."""
+
+    def __init__(self, settings: Settings, store: SqlRunStore, start_run: StartRun,
+                 cancel_run: CancelRun, known_services: Sequence[str] = ()) -> None:
+        self.settings = settings
+        self.known_services = known_services
+        self.store = store
+        self.start_run = start_run
+        self.cancel_run = cancel_run
+
+    def question(self, group: AlertGroup) -> str:
+        """The question the group's investigation asks."""
+        return question_for(group, self.settings.alerts_service_labels,
+                            self.settings.alerts_lookback_s, known_services=self.known_services)
+
+    async def handle(self, group: AlertGroup) -> dict[str, Any]:
+        """Act on one notification; the answer's body (``action`` says what happened)."""
+        thread = group.thread_id
+        base = {"group_key": group.group_key, "thread_id": thread}
+        if group.status == "resolved":
+            before = await asyncio.to_thread(self.store.resolve_alert_group, group.group_key, thread)
+            if before is not None and before["state"] == "ACTIVE" and before["run_id"]:
+                try:
+                    await self.cancel_run(thread, before["run_id"])
+                except Exception as exc:  # noqa: BLE001 — a run that just ended cannot be cancelled
+                    log.info("cancel of run %s: %s", before["run_id"], exc)
+                return {**base, "action": "cancelled", "run_id": before["run_id"]}
+            return {**base, "action": "recorded", "run_id": before and before["run_id"]}
+        claim, row = await asyncio.to_thread(self.store.claim_alert_group, group.group_key,
+                                             thread, group.firing)
+        if claim is None:
+            return {**base, "action": "duplicate", "run_id": row["run_id"]}
+        try:
+            run_id = await self.start_run(thread, self.question(group))
+        except Exception:
+            await asyncio.to_thread(self.store.drop_alert_claim, group.group_key, claim)
+            raise
+        context = {"name": group.name, "group_key": group.group_key, "labels": group.labels,
+                   "source": group.source}
+        posts = [(target, kind, context) for target, kind in targets(self.settings, group.issue)]
+        await asyncio.to_thread(self.store.queue_posts, run_id, posts)
+        if not await asyncio.to_thread(self.store.attach_alert_run, group.group_key, claim, run_id):
+            await self.cancel_run(thread, run_id)  # resolved while it was being started
+            return {**base, "action": "cancelled", "run_id": run_id}
+        return {**base, "action": "started", "run_id": run_id}
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None when it is longer than ``limit`` (checked while reading)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _served() -> tuple[Settings, SqlRunStore, list[str]]:
+    from diagnosis_harness.serving.adapter import adapter
+
+    services = (await asyncio.to_thread(adapter)).services
+    if not isinstance(services.store, SqlRunStore):
+        raise RuntimeError("alert intake needs the SQL run store")
+    return services.settings, services.store, list(services.dataset.services)
+
+
+async def _start_in_server(thread_id: str, question: str) -> str:
+    from langgraph_sdk import get_client
+
+    client = get_client()  # no URL: this server, in-process
+    run = await client.runs.create(thread_id, "diagnosis", input={"question": question},
+                                   if_not_exists="create", multitask_strategy="reject")
+    return str(run["run_id"])
+
+
+async def _cancel_in_server(thread_id: str, run_id: str) -> None:
+    from langgraph_sdk import get_client
+
+    await get_client().runs.cancel(thread_id, run_id)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def receive(request: Request) -> JSONResponse:
+    """``POST /alerts/{source}``."""
+    settings, store, known = await _served()
+    if settings.alerts_token is None or not settings.alerts_token.get_secret_value():
+        return _error(404, "not found")
+    source = request.path_params["source"]
+    if source not in PARSERS:
+        return _error(404, "not found")
+    if not authorized(request.headers.get("authorization"), settings.alerts_token.get_secret_value()):
+        return JSONResponse({"error": "unauthorized"}, status_code=401,
+                            headers={"WWW-Authenticate": 'Bearer realm="harness alerts"'})
+    body = await _read_body(request, settings.alerts_max_body_bytes)
+    if body is None:
+        return _error(413, f"the body is larger than {settings.alerts_max_body_bytes} bytes")
+    try:
+        group = PARSERS[source](body)
+    except AlertPayloadError as exc:
+        return _error(422 if body.strip() else 400, str(exc))
+    try:
+        answer = await Intake(settings, store, _start_in_server, _cancel_in_server,
+                              known).handle(group)
+    except Exception as exc:  # noqa: BLE001 — the sender retries a 5xx; the claim was dropped
+        log.error("alert intake of %s: %s", group.group_key, exc)
+        return _error(503, "the investigation could not be started; retry")
+    return JSONResponse(answer, status_code=202)
+
+
+@asynccontextmanager
+async def _lifespan(_app: Starlette) -> AsyncIterator[None]:
+    from diagnosis_harness.notify.deliver import Deliverer
+
+    settings, store, _ = await _served()
+    deliverer = Deliverer(store, settings)
+    if targets(settings, issue="0"):  # something to post to: deliver (also what a restart left)
+        deliverer.start()
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(deliverer.stop)
+
+
+app = Starlette(routes=[Route("/alerts/{source}", receive, methods=["POST"])], lifespan=_lifespan)
+"""The custom routes ``langgraph.json`` mounts."""
