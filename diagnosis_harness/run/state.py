@@ -210,6 +210,7 @@ EDIT_RULES: dict[str, EditRule] = {
     "intent": "published", "scope": "published", "stop": "published", "stop_reason": "published",
     "draft_error": "published", "run_state": "published", "release_outcome": "published",
     "fallback_type": "published", "failure_code": "published", "content": "published",
+    "suspects": "published",
     "draft": "checked", "records": "checked", "evidence_verdict": "checked",
     "semantic_verdict": "checked",
     "messages": "model_view", "previous_turn": "model_view",
