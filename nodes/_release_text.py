@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from diagnosis_harness.guards.evidence import facts_by_id, shown_text
+from diagnosis_harness.nodes._headline import headline, to_second
+from diagnosis_harness.nodes._triage import digest_lines, suspects
 from diagnosis_harness.tools.dataset.examples import context_hints
 
-from diagnosis_harness.control.contracts import DiagnosisDraft, FallbackType, ToolRecord
+from diagnosis_harness.control.contracts import DiagnosisDraft, Fact, FallbackType, ToolRecord
 from diagnosis_harness.run.state import DiagnosisState
 
 CAPABILITY_REPLY = (
@@ -42,7 +44,21 @@ def scope_line(scope: dict[str, Any]) -> str:
              if scope.get(k)]
     if scope.get("start") or scope.get("end"):
         parts.append(f"window {scope.get('start')} → {scope.get('end')}")
-    return ", ".join(parts) or "(no scope)"
+    return to_second(", ".join(parts)) or "(no scope)"
+
+
+MAX_FACTS = 12
+"""Observed facts listed in a fallback; the rest are counted ("and N more")."""
+MAX_QUOTE = 300
+
+
+def _evidence_line(eid: str, fact: Fact) -> str:
+    """One cited fact; a runbook passage is quoted on one line: it is no evidence bullet."""
+    if fact.kind != "passage":
+        return f"    {eid}: {to_second(shown_text(fact))}"
+    text = " ".join(shown_text(fact).split())
+    text = text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "…"
+    return f"    {eid} (runbook, quoted): \u201c{text}\u201d"
 
 
 def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
@@ -51,22 +67,23 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
     assert draft.conclusion is not None
     index = facts_by_id(records)
     scope = state.get("scope") or {}
-    lines = [f"Root cause: {draft.conclusion.root_cause}", "",
+    lines = [f"Root cause: {headline(draft.conclusion, index)}", "",
              f"Scope: {scope_line(scope)}"]
     if scope.get("window_note"):
         lines.append(f"Note: {scope['window_note']}")
     lines += ["", "Evidence (every id checked against this run's records and by an independent "
                   "judge):"]
     for claim in draft.conclusion.claims:
-        lines.append(f"- {claim.statement} [{', '.join(claim.evidence_ids)}]")
-        lines += [f"    {eid}: {shown_text(index[eid][1])}" for eid in claim.evidence_ids]
+        lines.append(f"- {to_second(claim.statement)} [{', '.join(claim.evidence_ids)}]")
+        lines += [_evidence_line(eid, index[eid][1]) for eid in claim.evidence_ids]
     if draft.next_steps:
         lines += ["", "Next steps:", *[f"- {step}" for step in draft.next_steps]]
     return "\n".join(lines)
 
 
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
-                    snapshot: dict[str, Any], dataset: Any = None) -> str:
+                    snapshot: dict[str, Any], dataset: Any = None,
+                    records: list[ToolRecord] | None = None) -> str:
     """The SafeFallback: only what this run verified, plus its limitations and next checks."""
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
@@ -77,15 +94,19 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
     lines += ["", f"Scope: {scope_line(scope)}"]
     if scope.get("window_note"):
         lines.append(f"Note: {scope['window_note']}")
+    ranked = suspects(records or [])
+    if ranked:
+        lines += ["", "Suspects (ranked, from verified facts of this run):", *digest_lines(ranked)]
     if snapshot["checked"]:
         lines += ["", "What was checked:"]
         lines += [f"- {c['tool']}: {scope_line(c['scope'])} → {c['status']} ({c['returned']} items)"
                   for c in snapshot["checked"]]
     if snapshot["facts"]:
         lines += ["", "Observed facts (verified tool results of this run):"]
-        lines += [f"- [{f['evidence_id']}] {f['text']}" for f in snapshot["facts"][:30]]
-        if len(snapshot["facts"]) > 30:
-            lines.append(f"- … and {len(snapshot['facts']) - 30} more")
+        lines += [f"- [{f['evidence_id']}] {to_second(' '.join(f['text'].split()))}"
+                  for f in snapshot["facts"][:MAX_FACTS]]
+        if len(snapshot["facts"]) > MAX_FACTS:
+            lines.append(f"- … and {len(snapshot['facts']) - MAX_FACTS} more")
     if snapshot["empty_scopes"]:
         lines += ["", "Checked and found nothing:"]
         lines += [f"- {e['tool']}: {scope_line(e['scope'])}" for e in snapshot["empty_scopes"]]

@@ -29,6 +29,7 @@ from diagnosis_harness.nodes._release_text import (
     turn_summary,
 )
 from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.tools.recompute import recompute_problems
 from langgraph.runtime import Runtime
 
@@ -195,7 +196,8 @@ def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord
             else render_report(state, records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
-        return render_fallback(state, decision.fallback, decision.message, snapshot, dataset)
+        return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
+                               records)
     return None
 
 
@@ -255,6 +257,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
         "failure_code": decision.failure.value if decision.failure else None,
         "stop_reason": stop_reason, "content": content, "progress": snapshot,
         "events": ctx.emitter.events, "usage": usage.model_dump(),
+        "suspects": suspects(records) if decision.outcome is ReleaseOutcome.FALLBACK else [],
     }
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") == Intent.DIAGNOSIS.value:
         out["last_success"] = turn_summary(state)

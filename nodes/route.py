@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from diagnosis_harness.guards.incident import SYSTEM_WORDS, is_incident_question
 from diagnosis_harness.guards.parsing import parse_answer
 from diagnosis_harness.nodes._model_call import (
     ask_with_retry,
@@ -139,9 +140,25 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
         start = end - lookback
         notes.append(f"No usable start time: using {minutes} minutes up to the end." if dropped
                      else f"No start time given: using {minutes} minutes.")
-    service = answer.service.strip().lower() if answer.service else None
+    service = _service_of(answer.service, ctx.dataset.services)
+    if service is None and answer.service and answer.service.strip():
+        notes.append("The question names the system, not one of its services: investigating "
+                     "every service in the window.")
     return {"service": service, "merchant": merchant, "start": start.isoformat(),
             "end": end.isoformat(), "window_named": named, "window_note": " ".join(notes)}
+
+
+def _service_of(named: str | None, known: Sequence[str]) -> str | None:
+    """The router's service, or None for the whole system ("the shop", "the platform").
+
+    A name the dataset does not know is kept (a service may log nothing because it is down)
+    unless it is a word for the whole system: that question is a system-wide investigation.
+    """
+    service = (named or "").strip().lower() or None
+    if service is None or service in (s.lower() for s in known):
+        return service
+    words = service.removeprefix("the ").split()
+    return None if words and all(w in SYSTEM_WORDS for w in words) else service
 
 
 def _now(ctx: RunContext) -> datetime:
@@ -155,8 +172,14 @@ def _now(ctx: RunContext) -> datetime:
 
 
 def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
-    have = {"service": scope.get("service"), "merchant": scope.get("merchant"),
-            "window": scope.get("window_named")}
+    """Required context the question lacks (docs/design.md §4 row 2, §15.2).
+
+    A window stands in for a service: a question that names no service but gives a window is a
+    system-wide investigation of that window. Only a question with neither has nothing to scope
+    by and misses "service".
+    """
+    have = {"service": scope.get("service") or scope.get("window_named"),
+            "merchant": scope.get("merchant"), "window": scope.get("window_named")}
     return [name for name in required if not have.get(name)]
 
 
@@ -197,8 +220,10 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         if parsed.value is None:
             raise AttemptError(parsed.failure or _SCHEMA, parsed.detail)
         answer = parsed.value
-        return {"intent": answer.intent,
-                "scope": _scope(answer, ctx) if answer.intent is Intent.DIAGNOSIS else {}}
+        # An incident question is never GENERAL: the capability reply is no diagnosis.
+        intent = Intent.DIAGNOSIS if is_incident_question(question) else answer.intent
+        return {"intent": intent,
+                "scope": _scope(answer, ctx) if intent is Intent.DIAGNOSIS else {}}
 
     result, late = await ask_with_retry(ctx, Role.ROUTER, router_prompt, budget, parse)
     update["usage"] = budget.usage.model_dump()

@@ -1,4 +1,4 @@
-"""``query_logs``: events of one service in a time window, plus aggregated error patterns."""
+"""``query_logs``: events of one service (or of all) in a time window, plus aggregated patterns."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ class QueryLogsArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    service: str = Field(
-        min_length=1, max_length=100,
-        description="Service name exactly as it logs (case-insensitive); the tool description lists them.",
+    service: str | None = Field(
+        default=None, max_length=100,
+        description="Service name exactly as it logs (case-insensitive); the tool description "
+        "lists them. Omit it for every service's events (a system-wide question).",
     )
     start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
     end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
@@ -55,11 +56,9 @@ class QueryLogsArgs(BaseModel):
 
     @field_validator("service")
     @classmethod
-    def _service(cls, value: str) -> str:
-        value = value.strip().lower()
-        if not value:
-            raise ValueError("must name a service")
-        return value
+    def _service(cls, value: str | None) -> str | None:
+        # Blank means every service, as for pattern: a system-wide question names none.
+        return value.strip().lower() or None if value is not None else None
 
     @field_validator("start", "end")
     @classmethod
@@ -122,17 +121,17 @@ class QueryLogsArgs(BaseModel):
 
 
 def query_logs(
-    backends: Backends, settings: Settings, *, service: str, start: str, end: str,
+    backends: Backends, settings: Settings, *, start: str, end: str, service: str | None = None,
     pattern: str | None = None, level: str | None = None, limit: int | None = None,
     attrs: dict[str, str] | None = None,
 ) -> ToolResult:
-    """Search one service's logs in a time window.
+    """Search one service's logs (every service's, without one) in a time window.
 
     Returns a summary (event counts by level), the most frequent warning/error message
     patterns (digits and ids replaced by <n>/<id>, with count, first and last seen, and one
-    example message) and the matching events in time order. Times are UTC. An empty result
-    means nothing matched this exact service, window and filter, not that nothing happened
-    elsewhere.
+    example message, per service) and the matching events in time order. Times are UTC. An
+    empty result means nothing matched this exact service, window and filter, not that nothing
+    happened elsewhere.
     """
     args = QueryLogsArgs(
         service=service, start=start, end=end, pattern=pattern, level=level, limit=limit,
@@ -153,11 +152,11 @@ def query_logs(
         if not counts:
             return ToolResult(scope=scope, note=_empty_note(args, backends))
         events = backends.logs.execute(
-            f"SELECT ts_ms, level, message, attrs FROM events e WHERE {where} "
+            f"SELECT ts_ms, level, message, attrs, service FROM events e WHERE {where} "
             "ORDER BY ts_ms, id LIMIT ?", (*params, scope["limit"]),
         ).fetchall()
         severe = backends.logs.execute(
-            f"SELECT ts_ms, level, message FROM events e WHERE {where} AND level IN "
+            f"SELECT ts_ms, level, message, service FROM events e WHERE {where} AND level IN "
             f"({', '.join('?' * len(_PATTERN_LEVELS))}) ORDER BY ts_ms, id",
             (*params, *_PATTERN_LEVELS),
         ).fetchall()
@@ -166,8 +165,9 @@ def query_logs(
     items = [_summary_item(args, counts, total, len(patterns))]
     items += patterns[:MAX_PATTERNS]
     clipped = False
-    for ts_ms, lvl, message, stored_attrs in events:
-        item, was_clipped = _event_item(ts_ms, lvl, message, stored_attrs)
+    for ts_ms, lvl, message, stored_attrs, event_service in events:
+        item, was_clipped = _event_item(ts_ms, lvl, message, stored_attrs,
+                                        None if args.service else event_service)
         items.append(item)
         clipped |= was_clipped
     return ToolResult(scope=scope, items=items, truncated=clipped or total > len(events)
@@ -175,8 +175,11 @@ def query_logs(
 
 
 def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[str, tuple]:
-    clauses = ["e.service = ?", "e.ts_ms BETWEEN ? AND ?"]
-    params: list[Any] = [args.service, lo, hi]
+    clauses = ["e.ts_ms BETWEEN ? AND ?"]
+    params: list[Any] = [lo, hi]
+    if args.service:
+        clauses.insert(0, "e.service = ?")
+        params.insert(0, args.service)
     if args.level:
         allowed = LEVELS[LEVELS.index(args.level):]
         clauses.append(f"e.level IN ({', '.join('?' * len(allowed))})")
@@ -213,6 +216,8 @@ def _attribute(key: str, backends: Backends) -> str:
 
 
 def _empty_note(args: QueryLogsArgs, backends: Backends) -> str:
+    if args.service is None:
+        return "no log events of any service matched this window and filter"
     if args.service not in backends.info.services:
         known = ", ".join(backends.info.services) or "(none)"
         return f"no service named {args.service!r} in the log store; services present: {known}"
@@ -296,14 +301,15 @@ def _replace_ids(text: str) -> str:
     return "".join(out)
 
 
-def _patterns(rows: list[tuple[int, str, str]]) -> list[Item]:
-    groups: dict[str, dict[str, Any]] = {}
-    for ts_ms, level, message in rows:
-        template = message_template(message)
-        g = groups.get(template)
+def _patterns(rows: list[tuple[int, str, str, str]]) -> list[Item]:
+    """Warning/error patterns, grouped per service and template (a pattern is one service's)."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for ts_ms, level, message, service in rows:
+        key = (service, message_template(message))
+        g = groups.get(key)
         if g is None:
-            groups[template] = {"count": 1, "first": ts_ms, "last": ts_ms, "level": level,
-                                "example": message}
+            groups[key] = {"count": 1, "first": ts_ms, "last": ts_ms, "level": level,
+                           "example": message}
             continue
         g["count"] += 1
         g["last"] = ts_ms
@@ -311,13 +317,14 @@ def _patterns(rows: list[tuple[int, str, str]]) -> list[Item]:
             g["level"] = level
     ordered = sorted(groups.items(), key=lambda kv: (-kv[1]["count"], kv[1]["first"], kv[0]))
     items = []
-    for template, g in ordered:
+    for (service, template), g in ordered:
         first, last = format_epoch_ms(g["first"]), format_epoch_ms(g["last"])
         example, _ = clip(g["example"], MAX_MESSAGE_CHARS)
         items.append(Item(
             kind="error_pattern",
-            text=f"{g['level']} x{g['count']} {first}..{last}: {template}",
-            data={"level": g["level"], "template": clip(template, MAX_MESSAGE_CHARS)[0],
+            text=f"{service} {g['level']} x{g['count']} {first}..{last}: {template}",
+            data={"service": service, "level": g["level"],
+                  "template": clip(template, MAX_MESSAGE_CHARS)[0],
                   "count": g["count"], "first_seen": first, "last_seen": last,
                   "example": example},
         ))
@@ -330,17 +337,22 @@ def _summary_item(args: QueryLogsArgs, counts: dict[str, int], total: int,
     levels = ", ".join(f"{k} {v}" for k, v in by_level.items())
     return Item(
         kind="log_summary",
-        text=f"{args.service} {args.start}..{args.end}: {total} events ({levels}); "
+        text=f"{args.service or 'all services'} {args.start}..{args.end}: {total} events "
+        f"({levels}); "
         f"{n_patterns} warning/error pattern(s)",
         data={"service": args.service, "start": args.start, "end": args.end,
               "matched_events": total, "by_level": by_level, "error_patterns": n_patterns},
     )
 
 
-def _event_item(ts_ms: int, level: str, message: str, attrs: str | None) -> tuple[Item, bool]:
+def _event_item(ts_ms: int, level: str, message: str, attrs: str | None,
+                service: str | None) -> tuple[Item, bool]:
+    """One event; ``service`` is named when the query spanned every service."""
     ts = format_epoch_ms(ts_ms)
     shown, clipped = clip(message, MAX_MESSAGE_CHARS)
     data: dict[str, Any] = {"ts": ts, "level": level, "message": shown}
+    if service is not None:
+        data["service"] = service
     if attrs:
         data["attrs"] = json.loads(attrs)
     return Item(kind="log_event", text=f"{ts} {level} {shown}", data=data), clipped

@@ -53,7 +53,8 @@ TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
         ToolSpec("query_logs", QueryLogsArgs, query_logs, brief=(
-            "Search one service's logs in a time window (UTC): counts by level, the top "
+            "Search one service's logs (omit service: every service's) in a time window (UTC): "
+            "counts by level, the top "
             "warning/error patterns (ids as <id>/<n>, with count, first/last seen, an example) "
             "and the matching events in time order. Empty means nothing matched this exact "
             "service, window and filter.")),

@@ -1,7 +1,9 @@
 """The offline investigator's draft, in structured values only.
 
-It concludes only when a runbook matches the symptom *and* a change that precedes the symptom
-shares its distinctive terms; otherwise its conclusion is null.
+It concludes only when a runbook matches the symptom *and* a change explains it by the causal
+test of ``causal.change_problem`` — on the affected service (or linked to it by the data),
+before the onset, speaking of the symptom through its own key and values; otherwise its
+conclusion is null. A row of a merchant other than the one asked about is never cited.
 
 What it writes is built from structured values only — ids, names, numbers, times, the error
 pattern the log tool computed, the runbook's id — never from free text found in the data. A
@@ -14,8 +16,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from diagnosis_harness.providers.offline.causal import (
+    NO_KEY_LINK,
+    Symptom,
+    change_problem,
+    names_key,
+    row_keys,
+)
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")
@@ -51,7 +60,7 @@ def _is_change_table(table: str) -> bool:
 
 def _in_window(row: dict[str, Any], columns: list[str], start: str, end: str) -> bool:
     lo, hi = fmt(utc(start)), fmt(utc(end))
-    return any(lo <= str(row.get(c, "")) <= hi for c in columns if TIME_COLUMN.search(c.lower()))
+    return any(lo <= str(row.get(c, "")) <= hi for c in columns if is_time_column(c))
 
 
 def _before(row: dict[str, Any], moment: str) -> bool:
@@ -60,18 +69,63 @@ def _before(row: dict[str, Any], moment: str) -> bool:
         limit = fmt(utc(moment))
     except ValueError:
         return False
-    return any(TIME_COLUMN.search(k.lower()) and str(v)[:19] <= limit[:19]
+    return any(is_time_column(k) and str(v)[:19] <= limit[:19]
                for k, v in row.items() if isinstance(v, str) and v[:4].isdigit())
 
 
-def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
-                   first_seen: str) -> list[tuple[int, bool, dict[str, Any]]]:
-    """Rows that speak of the symptom: (score, is_change, item), best first.
+_MERCHANT_COLUMN = re.compile(r"^merchant(_id)?$")
 
-    A change (config change, deploy, job, certificate…) near the window that shares the
-    symptom's distinctive terms is a candidate cause; a measurement inside the window that
-    shares them corroborates. Only values count, not column names: the rows must *say* it.
-    """
+
+def _other_merchant(row: dict[str, Any], merchant: str) -> bool:
+    """Whether the row is of another merchant than the one the question asked about."""
+    return bool(merchant) and any(_MERCHANT_COLUMN.match(str(k).lower()) and str(v) != merchant
+                                  for k, v in row.items())
+
+
+def symptom_of(inv: Investigation, symptom: dict[str, Any]) -> Symptom:
+    """The symptom as the causal test reads it: its service, onset and own log text."""
+    service = str(symptom.get("service") or inv.scope.service or "").lower()
+    return Symptom(services=frozenset({service} if service else set()),
+                   onset=str(symptom.get("first_seen") or "") or None,
+                   text=f"{symptom.get('template', '')} {symptom.get('example', '')}")
+
+
+def _links(inv: Investigation) -> list[str]:
+    """Every observed item's text, prefixed with the service it is of (logs and rows)."""
+    out = []
+    for item in inv.items("query_logs") + inv.items("query_mysql"):
+        service = item.get("service") or (inv.scope.service if "ts" in item else "")
+        out.append(f"{service} {item.get('text', '')} {item.get('message', '')} "
+                   f"{item.get('row', '')}")
+    return out
+
+
+def passages(inv: Investigation) -> list[dict[str, Any]]:
+    """Every runbook passage the investigation read (any lookup), in call order."""
+    return [i for i in inv.items("lookup_knowledge") if i.get("kind") == "passage"]
+
+
+def _text(passage: dict[str, Any]) -> str:
+    return f"{passage.get('title', '')} {passage.get('text', '')}"
+
+
+def keys_to_look_up(inv: Investigation, symptom: dict[str, Any],
+                    runbook: list[dict[str, Any]]) -> list[str]:
+    """Keys of candidate changes that only a runbook naming them could link to the symptom."""
+    focus = terms(str(symptom.get("template", "")))
+    context = terms(" ".join(_text(p) for p in runbook))
+    read = [_text(p) for p in passages(inv)]
+    keys = []
+    for _, change, item in _candidates(inv, focus, context, symptom_of(inv, symptom)):
+        if change and change_problem(item["row"], symptom_of(inv, symptom), read,
+                                     _links(inv)) == NO_KEY_LINK:
+            keys += [k for k in row_keys(item["row"]) if k not in keys]
+    return keys
+
+
+def _candidates(inv: Investigation, focus: set[str], context: set[str], symptom: Symptom
+                ) -> list[tuple[int, bool, dict[str, Any]]]:
+    """Rows near the symptom by their words: (score, is_change, item), before the causal test."""
     found = []
     for call in inv.calls:
         if call["name"] != "query_mysql":
@@ -83,13 +137,32 @@ def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
             row = item.get("row")
             if not isinstance(row, dict) or not describe_row(row):
                 continue  # a row with nothing structured to quote cannot be stated
+            if _other_merchant(row, inv.scope.merchant):
+                continue  # a row of M2002 says nothing about M2001's incident
             words = _value_terms(row)
             score = 2 * len(words & focus) + len(words & (context - focus))
             change = _is_change_table(table)
-            if change and score >= 3 and _before(row, str(first_seen)):
+            if change and score >= 3 and _before(row, str(symptom.onset)):
                 found.append((score + 100, True, item))
             elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end):
                 found.append((score, False, item))
+    return found
+
+
+def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
+                   symptom: Symptom, references: list[str]
+                   ) -> list[tuple[int, bool, dict[str, Any]]]:
+    """Rows that speak of the symptom: (score, is_change, item), best first.
+
+    A change (config change, deploy, job, certificate…) near the window that shares the
+    symptom's distinctive terms and passes the causal test is a candidate cause; a
+    measurement inside the window that shares them corroborates. Only values count, not
+    column names: the rows must *say* it.
+    """
+    links = _links(inv)
+    found = [(score, change, item) for score, change, item
+             in _candidates(inv, focus, context, symptom)
+             if not change or change_problem(item["row"], symptom, references, links) is None]
     found.sort(key=lambda t: -t[0])
     return found
 
@@ -102,10 +175,16 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     focus = terms(str(symptom.get("template", "")))
     context = terms(" ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in runbook))
-    rows = _evidence_rows(inv, focus, context, str(symptom.get("first_seen", "")))
+    read = passages(inv)
+    rows = _evidence_rows(inv, focus, context, symptom_of(inv, symptom),
+                          [_text(p) for p in read])
     if not rows:
         return {"conclusion": None, "next_steps": NEXT_STEPS}
     cause = rows[0][2]
+    # The passage that names the change's key, if the runbook's first one does not.
+    naming = next((p for p in read if names_key(cause["row"], _text(p))), None)
+    cited_runbook = [runbook[0]["evidence_id"], *([naming["evidence_id"]] if naming
+                                                  and naming is not runbook[0] else [])]
     corroboration = next((item for _, change, item in rows[1:] if not change), None)
     claims = [
         {"statement": f"{symptom['count']} log events matched '{symptom['template']}' "
@@ -114,7 +193,7 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         *({"statement": f"row {describe_row(r['row'])}", "evidence_ids": [r["evidence_id"]]}
           for r in (cause, corroboration) if r is not None),
         {"statement": f"runbook {doc} describes this symptom",
-         "evidence_ids": [runbook[0]["evidence_id"]]},
+         "evidence_ids": cited_runbook},
     ]
     return {"conclusion": {"root_cause": f"{doc}: {describe_row(cause['row'])}", "claims": claims},
             "next_steps": [f"follow the runbook {doc}", *NEXT_STEPS[:1]]}

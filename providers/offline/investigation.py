@@ -31,10 +31,20 @@ class Scope:
             max_calls = int(values.get("max_tool_calls") or DEFAULT_MAX_CALLS)
         except (TypeError, ValueError):
             max_calls = DEFAULT_MAX_CALLS
-        return cls(service=str(values.get("service") or ""),
-                   merchant=str(values.get("merchant") or ""),
+        return cls(service=_given(values.get("service")),
+                   merchant=_given(values.get("merchant")),
                    start=str(values.get("start") or ""), end=str(values.get("end") or ""),
                    max_calls=max_calls)
+
+
+NOT_GIVEN = "(not given)"
+"""How the agent prompt renders a scope value the question did not give (nodes/route.py)."""
+
+
+def _given(value: Any) -> str:
+    """The scope value, or "" when the question gave none (a system-wide question)."""
+    text = str(value or "")
+    return "" if text == NOT_GIVEN else text
 
 
 class Investigation:

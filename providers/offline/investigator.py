@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.conclusion import draft
+from diagnosis_harness.providers.offline.conclusion import draft, keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.text import CHANGE_WORDS, TIME_COLUMN, fmt, terms, utc
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
 """How far before the window the investigator looks for changes that could explain it."""
@@ -37,19 +37,26 @@ def _gain(inv: Investigation, call_id: str, focus: set[str]) -> str:
 def _ranked_tables(inv: Investigation, focus: set[str]) -> list[tuple[str, list[str]]]:
     scored = []
     for name, columns in inv.tables.items():
-        time_cols = [c for c in columns if TIME_COLUMN.search(c.lower())]
-        if not time_cols:
+        if not any(is_time_column(c) for c in columns):
             continue
         words = terms(name.replace("_", " ") + " " + " ".join(columns).replace("_", " "))
         score = 2 * len(words & focus) + sum(w in name.lower() for w in CHANGE_WORDS)
-        scored.append((score, name, time_cols))
+        scored.append((score, name, columns))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [(name, cols) for _, name, cols in scored]
 
 
-def _sql(table: str, time_cols: list[str], start: str, end: str) -> str:
+def _sql(table: str, columns: list[str], start: str, end: str, merchant: str) -> str:
+    """Rows of the look-around; only the merchant asked about where the table has merchants.
+
+    The merchant is the router's value, already checked to be one token without quotes
+    (nodes/route.py); the SQL guard checks the statement again.
+    """
     lo, hi = fmt(utc(start) - LOOKAROUND), fmt(utc(end))
-    cond = " OR ".join(f"{c} BETWEEN '{lo}' AND '{hi}'" for c in time_cols)
+    cond = " OR ".join(f"{c} BETWEEN '{lo}' AND '{hi}'" for c in columns if is_time_column(c))
+    merchant_col = next((c for c in columns if c.lower() in ("merchant_id", "merchant")), None)
+    if merchant and merchant_col and re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", merchant):
+        cond = f"({cond}) AND {merchant_col} = '{merchant}'"
     return f"SELECT * FROM {table} WHERE {cond} LIMIT 20"
 
 
@@ -64,17 +71,25 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
         return {"draft": draft(inv, symptom, runbook)}
     step: dict[str, Any] | None = None
     if not inv.called("query_logs"):
-        step = {"tool": "query_logs", "args": {"service": inv.scope.service, "start": inv.start,
-                                               "end": inv.end}}
+        # No service: a system-wide question reads every service's events of the window.
+        service = {"service": inv.scope.service} if inv.scope.service else {}
+        step = {"tool": "query_logs", "args": {**service, "start": inv.start, "end": inv.end}}
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
     else:
         for table, cols in _ranked_tables(inv, focus_all)[:5]:
-            sql = _sql(table, cols, inv.start, inv.end)
+            sql = _sql(table, cols, inv.start, inv.end, inv.scope.merchant)
             if not inv.called("query_mysql", sql=sql) and len(inv.calls) < inv.scope.max_calls - 1:
                 step = {"tool": "query_mysql", "args": {"sql": sql}}
                 break
+    if step is None and symptom and runbook and len(inv.calls) < inv.scope.max_calls - 1:
+        # A change on the affected service, before the onset, that shares no word of its own
+        # with the symptom: does a runbook name its key? (One lookup per key, bounded.)
+        key = next((k for k in keys_to_look_up(inv, symptom, runbook)[:2]
+                    if not inv.called("lookup_knowledge", query=k)), None)
+        if key is not None:
+            step = {"tool": "lookup_knowledge", "args": {"query": key}}
     if step is None:
         return {"draft": draft(inv, symptom, runbook)}
     if inv.calls:

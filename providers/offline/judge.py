@@ -1,15 +1,21 @@
 """The offline judge: checks claims word by word against the evidence they cite.
 
 SUPPORTED only if every term and number of each claim appears in the evidence it cites, and
-those of the root cause in the evidence cited at all.
+those of the root cause in the evidence cited at all — and, beyond the words, if every cited
+change passes the causal test (``causal.change_problem``): on the affected service or linked
+to it by a cited item, before the onset, speaking of the symptom through its own key/values.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from diagnosis_harness.providers.offline.text import FRAMING, WORD, numbers, stem
+from diagnosis_harness.providers.offline.causal import Symptom, change_problem
+from diagnosis_harness.providers.offline.text import CHANGE_WORDS, FRAMING, WORD, numbers, stem
+
+_TABLE = re.compile(r"\bFROM\s+\"?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 
 
 def judge(payload_text: str) -> dict[str, Any]:
@@ -31,6 +37,7 @@ def judge(payload_text: str) -> dict[str, Any]:
     missing = _unsupported(root_cause, " ".join(evidence.values()))
     if missing:
         reasons.append(f"root cause: not in the cited evidence: {', '.join(sorted(missing))}")
+    reasons += _causal_reasons(payload["evidence"])
     if reasons:
         return {"verdict": "UNSUPPORTED", "reasons": reasons}
     return {"verdict": "SUPPORTED", "reasons": ["every term and number of each claim appears "
@@ -46,3 +53,33 @@ def _unsupported(statement: str, evidence_text: str) -> set[str]:
     missing = {w for w in words if w not in have_terms and w.lower() not in FRAMING}
     missing |= {n for n in numbers(statement) if n not in have_numbers}
     return missing
+
+
+def _causal_reasons(items: list[dict[str, Any]]) -> list[str]:
+    """Why a cited change does not explain the cited symptom (none: each does, or none cited)."""
+    logs = [i for i in items if i.get("tool") == "query_logs"]
+    if not logs:
+        return []  # no symptom cited: the words check above is all there is to check
+    services, onsets, texts = set(), [], []
+    for item in logs:
+        data = item.get("data") or {}
+        service = data.get("service") or (item.get("scope") or {}).get("service")
+        if service:
+            services.add(str(service).lower())
+        if (moment := data.get("first_seen") or data.get("ts")) is not None:
+            onsets.append(str(moment))
+        texts.append(f"{item.get('text', '')} {data.get('example', '')}")
+    symptom = Symptom(frozenset(services), min(onsets) if onsets else None, " ".join(texts))
+    references = [str(i.get("text", "")) for i in items if i.get("kind") == "passage"]
+    reasons = []
+    for item in items:
+        row = (item.get("data") or {}).get("row")
+        table = _TABLE.search(str((item.get("scope") or {}).get("sql", "")))
+        if not isinstance(row, dict) or not table \
+                or not any(w in table.group(1).lower() for w in CHANGE_WORDS):
+            continue
+        links = [f"{(i.get('data') or {}).get('service') or (i.get('scope') or {}).get('service') or ''}"
+                 f" {i.get('text', '')}" for i in items if i is not item]
+        if (why := change_problem(row, symptom, references, links)) is not None:
+            reasons.append(f"{item.get('evidence_id')}: {why}")
+    return reasons

@@ -7,10 +7,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from diagnosis_harness.guards.incident import is_incident_question
+
 _TIME = r"(\d{1,2}):(\d{2})"
-_DIAGNOSIS_WORDS = ("why", "error", "fail", "timeout", "timed out", "time out", "slow", "latency",
-                    "incident", "outage", "down", "reject", "declin", "5xx", "500", "502", "503",
-                    "504", "spike", "degrad", "broken", "not working", "exception")
 
 
 def answer(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -27,9 +26,11 @@ def answer(values: Mapping[str, Any]) -> dict[str, Any]:
 def route_question(question: str, known_services: Sequence[str], now: datetime) -> dict[str, Any]:
     """Classify and extract service, merchant and window from a question (router role)."""
     q = question.lower()
-    normalised = re.sub(r"[\s_]+", "-", q)
+    normalised = _dashed(q)
+    # Both sides alike: a service named ``apache_2k`` (from Apache_2k.log) is asked about as
+    # "apache_2k" or "apache 2k", and neither may be lost to the question's spelling only.
     service = next((s for s in sorted(known_services, key=len, reverse=True)
-                    if s.lower() in normalised), None)
+                    if _dashed(s) in normalised), None)
     if service is None:  # a service the logs never mention (it may be down, or quiet)
         named = re.search(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:service|svc|api|gateway|worker))\b",
                           q)
@@ -42,12 +43,16 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
         re.search(r"\b(M\d{3,})\b", question)
     merchant = merchant_match.group(1) if merchant_match else None
     start, end = _window(question, now)
-    diagnosis = service is not None or any(w in q for w in _DIAGNOSIS_WORDS)
+    diagnosis = service is not None or is_incident_question(question)
     if not diagnosis:
         return {"intent": "GENERAL", "service": None, "merchant": None, "start": None, "end": None}
     return {"intent": "DIAGNOSIS", "service": service, "merchant": merchant,
             "start": start.isoformat() if start else None,
             "end": end.isoformat() if end else None}
+
+
+def _dashed(text: str) -> str:
+    return re.sub(r"[\s_]+", "-", text.lower())
 
 
 def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | None]:

@@ -20,9 +20,18 @@ _STOP = FRAMING | frozenset("""
 payment payments merchant merchants failed failure failures request requests
 service services info warn warning debug fatal null none true false
 """.split())
-TIME_COLUMN = re.compile(r"(^ts$|_ts$|_at$|_on$|time|date|^not_before$|^not_after$|^start|^end"
-                         r"|^finish|^began|^created|^updated|^changed|^applied|^flipped)")
-"""Column names that hold a moment (a change applied, a job started, a sample taken…)."""
+TIME_COLUMN = re.compile(r"(^ts$|_ts$|_at$|_on$|(^|_)time(stamp)?($|_)|date|^not_before$"
+                         r"|^not_after$|^start|^end|^finish|^began|^created|^updated|^changed"
+                         r"|^applied|^flipped)")
+_NOT_TIME = re.compile(r"(_by|_id|_ids|_count|_ms|_reason|_type|_kind|_note|_notes|point|outs?)$")
+"""Names the time words above also match that hold no moment: ``changed_by`` (a person),
+``timeouts`` (a count), ``endpoint``: comparing them with a timestamp is no query at all."""
+
+
+def is_time_column(name: str) -> bool:
+    """Whether a column's name says it holds a moment (a change applied, a sample taken…)."""
+    low = name.lower()
+    return bool(TIME_COLUMN.search(low)) and not _NOT_TIME.search(low)
 CHANGE_WORDS = ("change", "config", "deploy", "release", "job", "cert", "migration", "flag",
                 "incident", "rollout", "version")
 """Table-name words of operational changes: the candidates for a cause."""

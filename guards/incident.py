@@ -1,0 +1,37 @@
+"""Is this question about an incident? A check no router answer can override.
+
+An on-call engineer's "Something broke in the shop between 14:00 and 14:20 — what is the root
+cause?" names no service, and a router (the offline one, or a model) called it GENERAL and the
+capability text was published labelled SUCCESS. A question that gives a window, names a symptom
+or asks for a cause is a diagnosis request, whatever the router says (docs/design.md §15.2); a
+GENERAL answer to it is turned into a diagnosis of the window the router read, or — with nothing
+to scope by — a MISSING_REQUIRED_CONTEXT fallback that asks for it. Never the capability reply.
+"""
+
+from __future__ import annotations
+
+import re
+
+_INCIDENT = re.compile(
+    r"\b(why|root[- ]?cause|rca|what (?:broke|happened|went wrong|failed|changed)|"
+    r"broke|broken|break(?:s|ing)?|fail\w*|error\w*|exception\w*|crash\w*|timeout\w*|"
+    r"timed? out|slow\w*|latenc\w*|incident\w*|outage\w*|down(?:time)?|unavailable|"
+    r"reject\w*|declin\w*|5\d\d|spike\w*|degrad\w*|not working|alert\w*|anomal\w*|"
+    r"stuck|hang\w*|oom|panic\w*|disk full|full disk)\b", re.IGNORECASE)
+"""Words of a symptom or of a request for a cause."""
+_WINDOW = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b(?:between|from|since|at|around)\s+\d{1,2}:\d{2}\b|"
+    r"\b\d{1,2}:\d{2}\s*(?:and|to|-|–)\s*\d{1,2}:\d{2}\b|\blast\s+\d+\s*(?:minute|min|hour|h)",
+    re.IGNORECASE)
+"""A time window as questions give one."""
+SYSTEM_WORDS = frozenset("""
+shop system platform site website app application stack cluster store service services
+backend production prod infra infrastructure everything
+""".split())
+"""Names of the whole system, not of one service: a router answer naming one of these (the
+question said "the shop") is a system-wide investigation, not a service's."""
+
+
+def is_incident_question(question: str) -> bool:
+    """Whether the question asks about an incident: a window, a symptom, or a cause."""
+    return bool(_INCIDENT.search(question) or _WINDOW.search(question))

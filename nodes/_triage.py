@@ -1,0 +1,131 @@
+"""The triage digest of an abstention: ranked suspects, from this run's verified facts only.
+
+What an on-call engineer reads first when no root cause is published (docs/design.md §15.2):
+the earliest anomalies with their onset and counts, the changes before them, the metrics that
+moved — each with its evidence id. Built from canonical records (READY, EVIDENCE_FOUND) and
+from their structured values only: a suspect's words are a service name, a computed pattern,
+a key, an id, a number or a time; a flagged fact keeps its warning and lends no words.
+
+Records of the statistics tools (rows with ``service``, ``pattern``, ``first_seen``, ``count``
+…) rank before the plain tools' records: their numbers were computed over the whole window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+
+PLAIN_TOOLS = frozenset({"query_logs", "query_mysql", "lookup_knowledge"})
+"""The precise-follow-up tools; any other evidence tool's rows are computed statistics."""
+SHOWN = 5
+"""Suspects listed in the report; the rest are counted ("and N more")."""
+_CHANGE_TABLE = re.compile(r"change|config|deploy|release|job|cert|migration|flag|rollout",
+                           re.IGNORECASE)
+_TABLE = re.compile(r"\bFROM\s+\"?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")
+_TIME_KEY = re.compile(r"(^ts$|_at$|^changed_at$|^started|time$|^first_seen$)")
+
+
+def _values(fact: Fact) -> Mapping[str, Any]:
+    row = fact.data.get("row")
+    return row if isinstance(row, dict) else fact.data
+
+
+def _token(value: Any) -> str | None:
+    text = "" if value is None or isinstance(value, bool | dict | list) else str(value)
+    return text if _TOKEN.fullmatch(text) else None
+
+
+def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
+    data = _values(fact)
+    if "first_seen" not in data or "count" not in data:
+        return None
+    service = _token(data.get("service") or record.scope.get("service"))
+    pattern = data.get("pattern") or data.get("template")
+    shown = None if fact.flags or not isinstance(pattern, str) else pattern[:160]
+    return {"kind": "anomaly", "evidence_id": fact.evidence_id, "service": service,
+            "onset": _token(data.get("first_seen")), "count": data.get("count"),
+            "pattern": shown, "computed": record.tool not in PLAIN_TOOLS}
+
+
+def _change(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
+    table = _TABLE.search(str(record.scope.get("sql", "")))
+    if not table or not _CHANGE_TABLE.search(table.group(1)) or fact.kind != "row":
+        return None
+    row = _values(fact)
+    when = next((_token(v) for k, v in row.items() if _TIME_KEY.search(str(k).lower())
+                 and _token(v)), None)
+    fields = [f"{k}={t}" for k, v in row.items() if (t := _token(v)) is not None
+              and not _TIME_KEY.search(str(k).lower())][:5]
+    return {"kind": "change", "evidence_id": fact.evidence_id,
+            "service": _token(row.get("service") or row.get("component")), "onset": when,
+            "summary": ", ".join(fields), "computed": record.tool not in PLAIN_TOOLS}
+
+
+def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
+    data = _values(fact)
+    if record.tool in PLAIN_TOOLS or "metric" not in data:
+        return None
+    fields = [f"{k}={t}" for k, v in data.items() if (t := _token(v)) is not None][:6]
+    return {"kind": "metric", "evidence_id": fact.evidence_id,
+            "service": _token(data.get("entity") or data.get("service")),
+            "onset": _token(data.get("from") or data.get("first_seen")),
+            "summary": ", ".join(fields), "computed": True}
+
+
+def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
+    """Every suspect of the run, ranked, each with its evidence id.
+
+    Anomalies (earliest first), changes before the earliest onset (latest first), moved
+    metrics; within each, computed statistics before plain rows.
+    """
+    anomalies, changes, metrics = [], [], []
+    for record in records:
+        if record.invocation_status is not InvocationStatus.READY \
+                or record.evidence_status is not EvidenceStatus.EVIDENCE_FOUND:
+            continue
+        for fact in record.facts:
+            if (a := _anomaly(record, fact)) is not None:
+                anomalies.append(a)
+            elif (c := _change(record, fact)) is not None:
+                changes.append(c)
+            elif (m := _metric(record, fact)) is not None:
+                metrics.append(m)
+    anomalies.sort(key=lambda s: (not s["computed"], s["onset"] or "~", -_int(s["count"])))
+    onset = min((a["onset"] for a in anomalies if a["onset"]), default=None)
+    changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
+    changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
+    ranked = anomalies + changes + metrics
+    return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _desc(moment: str | None) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in (moment or ""))
+
+
+def digest_lines(ranked: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The report's "Suspects" block: the top few, then "and N more"."""
+    lines = []
+    for s in ranked[:SHOWN]:
+        where = s.get("service") or "?"
+        if s["kind"] == "anomaly":
+            what = f"'{s['pattern']}'" if s.get("pattern") else "a flagged pattern"
+            lines.append(f"{s['rank']}. {where}: {s.get('count')} × {what}, onset "
+                         f"{s.get('onset')} [{s['evidence_id']}]")
+        else:
+            label = "change" if s["kind"] == "change" else "metric moved"
+            lines.append(f"{s['rank']}. {label} on {where} at {s.get('onset')}: "
+                         f"{s.get('summary')} [{s['evidence_id']}]")
+    if len(ranked) > SHOWN:
+        lines.append(f"… and {len(ranked) - SHOWN} more")
+    return lines

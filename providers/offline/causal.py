@@ -1,0 +1,119 @@
+"""Does a change explain a symptom? The causal test the offline investigator and judge share.
+
+Words alone are too easily had: with a runbook that speaks of ``dfs`` settings, *any* ``dfs.*``
+change of the hour before was published as the cause (one token shared by runbook and change),
+and a ``billing`` cron ``disk.cleanup.cron`` was published as the cause of a storage node's full
+disk (the word "disk"). A change explains a symptom only when (docs/design.md §15.2):
+
+- it is on the affected service, or the data links the two: one observed item (a dependency
+  edge, a host row, a log line of the affected service) names both;
+- it precedes the onset: some time of the row is at or before the symptom's first event;
+- it speaks of the symptom through its own key and values: a word of its own (not the service's
+  name) found in the symptom's log lines, or its exact key named by the runbook. A word the
+  change shares with the runbook only is no link.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from diagnosis_harness.providers.offline.text import is_time_column, terms, utc
+
+_SERVICE_COLUMN = re.compile(r"^(service|component|app|application|svc|system)(_name)?$")
+_ID_COLUMN = re.compile(r"(^id$|_id$|^ticket$|_by$)")
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+")
+"""A dotted or underscored key (``dfs.datanode.du.reserved``): precise enough to be named."""
+
+
+@dataclass(frozen=True)
+class Symptom:
+    """What the change must explain: where, since when, and in which words."""
+
+    services: frozenset[str]
+    onset: str | None
+    text: str
+    """The symptom's own log text (pattern, example messages)."""
+
+
+def row_services(row: Mapping[str, Any]) -> set[str]:
+    """The services a row is about (its service-like columns), lower-case."""
+    return {str(v).strip().lower() for k, v in row.items()
+            if _SERVICE_COLUMN.match(str(k).lower()) and isinstance(v, str) and v.strip()}
+
+
+def _unprefixed(key: re.Match[str]) -> str:
+    """A key without its namespace: ``dfs.replication`` → ``replication``.
+
+    Every key of a system shares its namespace (``dfs.``, ``db.``), and so do that system's log
+    lines (``dfs.DataNode$DataXceiver``): a namespace links any change to any symptom.
+    """
+    return re.split(r"[._]", key.group(0), maxsplit=1)[1]
+
+
+def _own_terms(row: Mapping[str, Any], services: Iterable[str]) -> set[str]:
+    """The row's words of its own: values of its key/value columns, not its service or times."""
+    values = [_KEY.sub(_unprefixed, str(v)) for k, v in row.items()
+              if not _SERVICE_COLUMN.match(str(k).lower()) and not is_time_column(str(k))
+              and not _ID_COLUMN.search(str(k).lower())]
+    own = terms(" ".join(values).replace("_", " ").replace(".", " "))
+    named = terms(" ".join(services).replace("-", " ").replace("_", " "))
+    return own - named
+
+
+def _precedes(row: Mapping[str, Any], onset: str) -> bool:
+    try:
+        limit = utc(onset)
+    except ValueError:
+        return True  # no readable onset: nothing to contradict
+    moments = []
+    for key, value in row.items():
+        if is_time_column(str(key)) and isinstance(value, str) and value[:4].isdigit():
+            try:
+                moments.append(utc(value))
+            except ValueError:
+                continue
+    return not moments or min(moments) <= limit
+
+
+def change_problem(row: Mapping[str, Any], symptom: Symptom, references: Iterable[str],
+                   links: Iterable[str]) -> str | None:
+    """Why ``row`` (a change) does not explain ``symptom``; None when it does.
+
+    ``references`` are runbook texts (they may name the change's exact key); ``links`` are the
+    texts of the other observed items, each prefixed with the service it is of, if any.
+    """
+    services = row_services(row)
+    if services and symptom.services and not services & symptom.services:
+        other = sorted(services)[0]
+        if not any(other in t.lower() and any(s in t.lower() for s in symptom.services)
+                   for t in links):
+            return (f"the change is on {other}, not on {', '.join(sorted(symptom.services))}, "
+                    "and no observed item links the two")
+    if symptom.onset and not _precedes(row, symptom.onset):
+        return f"the change comes after the symptom's onset ({symptom.onset})"
+    if _own_terms(row, services | symptom.services) & terms(
+            symptom.text.replace("_", " ").replace(".", " ")):
+        return None
+    if any(names_key(row, text) for text in [symptom.text, *references]):
+        return None
+    return NO_KEY_LINK
+
+
+NO_KEY_LINK = ("the change shares no word of its own with the symptom, and no runbook names its "
+               "key")
+
+
+def row_keys(row: Mapping[str, Any]) -> list[str]:
+    """The dotted or underscored keys among the row's values (``dfs.datanode.du.reserved``)."""
+    return [m.group(0) for k, v in row.items() if isinstance(v, str)
+            and not _ID_COLUMN.search(str(k).lower()) for m in _KEY.finditer(v)]
+
+
+def names_key(row: Mapping[str, Any], text: str) -> bool:
+    """Whether ``text`` names one of the row's keys exactly (as a whole key, any case)."""
+    low = text.lower()
+    return any(re.search(rf"(?<![\w.]){re.escape(k.lower())}(?![\w.])", low)
+               for k in row_keys(row))
