@@ -23,6 +23,8 @@ class Scope:
     start: str
     end: str
     max_calls: int
+    window_given: bool = True
+    """Whether the window is the question's own, not a look-back the router chose for it."""
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> Scope:
@@ -34,11 +36,16 @@ class Scope:
         return cls(service=_given(values.get("service")),
                    merchant=_given(values.get("merchant")),
                    start=str(values.get("start") or ""), end=str(values.get("end") or ""),
-                   max_calls=max_calls)
+                   max_calls=max_calls, window_given=_window_given(values.get("window_note")))
 
 
 NOT_GIVEN = "(not given)"
 """How the agent prompt renders a scope value the question did not give (nodes/route.py)."""
+
+
+def _window_given(note: Any) -> bool:
+    """The router notes every window it chose itself ("… using the last 60 minutes …")."""
+    return "minutes" not in str(note or "")
 
 
 def _given(value: Any) -> str:

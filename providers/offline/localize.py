@@ -1,0 +1,188 @@
+"""Localize, then explain: the earliest strong failure pattern of a window, from statistics rows.
+
+When no runbook-and-change conclusion holds, the offline investigator asks ``onset_timeline``
+for the anomalies of the window (and a look-back before it: a cause often starts minutes before
+the question's window) and picks a cause only when the evidence is strong and unambiguous
+(docs/design.md §16.3):
+
+- a *candidate* is an onset row of a failure level (WARN, ERROR, FATAL…) with at least
+  ``MIN_EVENTS`` events — a single odd line, or an INFO line, says nothing; rows whose text reads
+  like instructions to an AI are never candidates;
+- the cause is the one failing service of the earliest failing minute that names no other
+  failing service, and every other failing service names it (its pattern or example says the
+  cause's name, or the dependency table makes it ``upstream``), directly or through others; two
+  such services, or a failure that does not lead to the cause, is a contradiction: abstain.
+
+What it writes is built from the rows' structured values and the computed pattern only:
+service, pattern, level, count, onset, the dependency the pattern names (``host:port`` or
+another service of the timeline) and a change's id/key/version — never other free text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from diagnosis_harness.providers.offline.conclusion import describe_row
+from diagnosis_harness.providers.offline.text import is_time_column, utc
+from diagnosis_harness.tools.untrusted import instruction_flags
+
+FAILURE_LEVELS = frozenset({"WARN", "WARNING", "ERROR", "ERR", "FATAL", "CRITICAL", "CRIT",
+                            "SEVERE", "ALERT", "EMERG", "PANIC"})
+MIN_EVENTS = 3
+"""Events a pattern needs in the window to count as a failure (one odd line is not)."""
+LOOK_BACK = timedelta(minutes=30)
+"""How far before the question's window the onsets are looked for."""
+MAX_QUESTION_WINDOW = timedelta(hours=4)
+"""The longest question window localized on: a day-long one is no window, only a date."""
+MAX_WINDOW = timedelta(minutes=1440)
+"""The longest window the log tools accept by default (``HARNESS_MAX_LOG_WINDOW_MINUTES``)."""
+_HOST_PORT = re.compile(r"\b([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*:\d{2,5})\b")
+_PLACEHOLDER = re.compile(r"<[a-z]+>")
+
+
+@dataclass(frozen=True)
+class Localized:
+    """The cause the timeline points at: one onset row and what it names."""
+
+    row: dict[str, Any]
+    """The onset row (``evidence_id`` and the tool's fields) of the earliest failure."""
+    dependency: str | None
+    """The ``host:port`` or service the failure pattern names, if any."""
+    consistent: list[dict[str, Any]]
+    """Onset rows of other services that the cause explains (they call it or name it)."""
+
+    @property
+    def service(self) -> str:
+        """The failing component."""
+        return str(self.row["service"])
+
+    @property
+    def onset(self) -> str:
+        """The first event of the failure (the tool's own time text)."""
+        return str(self.row["onset"])
+
+
+def is_failure(item: dict[str, Any]) -> bool:
+    """Whether an onset row is a failure worth localizing on (level, count, clean text)."""
+    data = item  # the tool's fields, flat
+    return (item.get("kind") == "onset" and "warning" not in item
+            and str(data.get("level", "")).upper() in FAILURE_LEVELS
+            and int(data.get("window_count") or 0) >= MIN_EVENTS
+            and not instruction_flags(f"{data.get('pattern', '')} {data.get('example', '')}"))
+
+
+def _moment(stamp: Any) -> datetime:
+    """An onset as a moment (the tool writes ``…:41Z`` and ``…:41.005Z``: text does not sort)."""
+    try:
+        return utc(str(stamp))
+    except ValueError:
+        return datetime.max.replace(tzinfo=UTC)
+
+
+def _minute(stamp: Any) -> datetime:
+    return _moment(stamp).replace(second=0, microsecond=0)
+
+
+def _names(item: dict[str, Any], service: str) -> bool:
+    """Whether a row's own words (pattern, example, upstream) name ``service``."""
+    data = item  # the tool's fields, flat
+    if service in (data.get("upstream") or []):
+        return True
+    words = f"{data.get('pattern', '')} {data.get('example', '')}".lower()
+    return re.search(rf"(?<![a-z0-9]){re.escape(service.lower())}(?![a-z0-9])", words) is not None
+
+
+def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
+    """The dependency a failure pattern names: a ``host:port`` first, else another service."""
+    data = item  # the tool's fields, flat
+    words = f"{data.get('pattern', '')} {data.get('example', '')}"
+    if (m := _HOST_PORT.search(_PLACEHOLDER.sub(" ", words))) is not None:
+        return m.group(1)
+    upstream = [s for s in (data.get("upstream") or []) if isinstance(s, str)]
+    if upstream:
+        return upstream[0]
+    own = str(data.get("service", ""))
+    return next((s for s in sorted(services) if s != own and _names(item, s)), None)
+
+
+def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
+    """Whether ``source`` names ``target`` directly or through other failing services."""
+    seen, todo = {source}, [source]
+    while todo:
+        for nxt in graph.get(todo.pop(), set()) - seen:
+            if nxt == target:
+                return True
+            seen.add(nxt)
+            todo.append(nxt)
+    return False
+
+
+def localize(items: list[dict[str, Any]]) -> Localized | None:
+    """The earliest unambiguous failure of an onset timeline, or None (abstain).
+
+    Every failing service is a node; one names another when its failure rows' words (or the
+    dependency table's ``upstream``) name it. The cause is the one failing service, among those
+    failing in the earliest minute, that names no other failing service — and every other
+    failing service must name it, directly or through others: a failure that does not lead to
+    it contradicts it, and two such candidates leave which-came-first unknown.
+    """
+    failures = sorted((i for i in items if is_failure(i)),
+                      key=lambda i: (_moment(i["onset"]), int(i.get("rank") or 0)))
+    if not failures:
+        return None
+    first_of: dict[str, dict[str, Any]] = {}
+    for row in failures:
+        first_of.setdefault(str(row["service"]), row)
+    failing = set(first_of)
+    graph = {s: {t for t in failing - {s} for row in failures
+                 if str(row["service"]) == s and _names(row, t)} for s in failing}
+    earliest = _minute(failures[0]["onset"])
+    roots = [s for s in failing if not graph[s] and _minute(first_of[s]["onset"]) == earliest]
+    if len(roots) != 1:
+        return None
+    root = roots[0]
+    if not all(_reaches(graph, s, root) for s in failing - {root}):
+        return None  # another failure the cause does not explain
+    services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
+    consistent = [first_of[s] for s in sorted(failing - {root},
+                                              key=lambda s: _moment(first_of[s]["onset"]))]
+    return Localized(row=first_of[root], dependency=dependency_of(first_of[root], services),
+                     consistent=consistent)
+
+
+def sentence(found: Localized, change: dict[str, Any] | None) -> str:
+    """The root cause as one sentence of structured values (component, failure, onset, why).
+
+    Its words are the rows' own (the judge finds each in the cited evidence): the service, the
+    computed pattern (which names the dependency when the log line did), level, count and onset.
+    """
+    data = found.row
+    text = (f"{found.service}: {data['window_count']} {data['level']} events "
+            f"'{data['pattern']}' from {found.onset}")
+    if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():
+        text += f", upstream {found.dependency}"
+    if change is not None:
+        text += f", after change {change_label(change)}"
+    return text
+
+
+def change_label(change: dict[str, Any]) -> str:
+    """A change's structured values: its id, key or version — whatever the row holds."""
+    row = change.get("row") or {}
+    return describe_row({k: v for k, v in row.items() if not is_time_column(str(k))})
+
+
+def look_back(start: str, end: str) -> str:
+    """The onset search's start: ``LOOK_BACK`` before the window, within ``MAX_WINDOW``."""
+    return max(utc(start) - LOOK_BACK, utc(end) - MAX_WINDOW).isoformat()
+
+
+def bounded_window(start: str, end: str) -> bool:
+    """Whether the question's window is precise enough to localize in (``MAX_QUESTION_WINDOW``)."""
+    try:
+        return timedelta(0) < utc(end) - utc(start) <= MAX_QUESTION_WINDOW
+    except ValueError:
+        return False
