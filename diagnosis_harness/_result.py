@@ -117,6 +117,8 @@ class DiagnosisResult(_Frozen):
     """The published next steps (SUCCESS only)."""
     fallback: FallbackReport | None = None
     """What the fallback was built from (FALLBACK only)."""
+    suspects: tuple[dict[str, Any], ...] = ()
+    """The triage digest of a fallback: ranked suspects, each with its evidence id (§16.2)."""
     scope: dict[str, Any] | None = None
     """The router's normalised scope: service, merchant, start, end, …"""
     previous_turn: str | None = None
@@ -145,7 +147,12 @@ class DiagnosisResult(_Frozen):
         """Exactly the object ``harness diagnose --json`` prints for this run."""
         dumped = self.model_dump(mode="json")
         keys = [*CLI_KEYS, *(["error"] if self.error is not None else [])]
-        return {key: dumped[key] for key in keys}
+        out = {key: dumped[key] for key in keys}
+        # The verified conclusion, as the draft stated it (the CLI has no records to resolve).
+        out["root_cause"] = dumped["root_cause"]
+        out["claims"] = [{"statement": c["statement"], "evidence_ids": c["evidence_ids"]}
+                         for c in dumped["claims"]]
+        return out
 
     def stored_run(self) -> dict[str, Any] | None:
         """The run's row in the run store (docs/design.md §10), or None if it has none."""

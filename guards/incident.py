@@ -3,7 +3,7 @@
 An on-call engineer's "Something broke in the shop between 14:00 and 14:20 — what is the root
 cause?" names no service, and a router (the offline one, or a model) called it GENERAL and the
 capability text was published labelled SUCCESS. A question that gives a window, names a symptom
-or asks for a cause is a diagnosis request, whatever the router says (docs/design.md §15.2); a
+or asks for a cause is a diagnosis request, whatever the router says (docs/design.md §16.2); a
 GENERAL answer to it is turned into a diagnosis of the window the router read, or — with nothing
 to scope by — a MISSING_REQUIRED_CONTEXT fallback that asks for it. Never the capability reply.
 """

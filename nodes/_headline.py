@@ -3,7 +3,7 @@
 Not ``db-connection-pool-exhaustion: change_id=CHG-2041, service=…`` (a runbook id and a raw
 row), but: the component, its failure mode (the computed log pattern), the onset, and the change
 or dependency behind it — each taken from a fact the draft cites, never from the model's prose
-(docs/design.md §15.2). A flagged fact lends no free text (a row lends its one-token
+(docs/design.md §16.2). A flagged fact lends no free text (a row lends its one-token
 values). A draft that cites no log pattern keeps
 its own root cause line (it passed both guards).
 """

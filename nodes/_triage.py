@@ -1,6 +1,6 @@
 """The triage digest of an abstention: ranked suspects, from this run's verified facts only.
 
-What an on-call engineer reads first when no root cause is published (docs/design.md §15.2):
+What an on-call engineer reads first when no root cause is published (docs/design.md §16.2):
 the earliest anomalies with their onset and counts, the changes before them, the metrics that
 moved — each with its evidence id. Built from canonical records (READY, EVIDENCE_FOUND) and
 from their structured values only: a suspect's words are a service name, a computed pattern,
@@ -41,27 +41,32 @@ def _token(value: Any) -> str | None:
 
 def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     data = _values(fact)
-    if "first_seen" not in data or "count" not in data:
+    count = data.get("count", data.get("window_count"))  # query_logs / compare_windows, onset
+    if "first_seen" not in data or count is None:
         return None
     service = _token(data.get("service") or record.scope.get("service"))
     pattern = data.get("pattern") or data.get("template")
     shown = None if fact.flags or not isinstance(pattern, str) else pattern[:160]
     return {"kind": "anomaly", "evidence_id": fact.evidence_id, "service": service,
-            "onset": _token(data.get("first_seen")), "count": data.get("count"),
+            "onset": _token(data.get("first_seen")), "count": count,
             "pattern": shown, "computed": record.tool not in PLAIN_TOOLS}
 
 
 def _change(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     table = _TABLE.search(str(record.scope.get("sql", "")))
-    if not table or not _CHANGE_TABLE.search(table.group(1)) or fact.kind != "row":
+    computed = fact.kind == "change" and isinstance(fact.data.get("row"), dict)  # recent_changes
+    if not computed and (not table or not _CHANGE_TABLE.search(table.group(1))
+                         or fact.kind != "row"):
         return None
     row = _values(fact)
-    when = next((_token(v) for k, v in row.items() if _TIME_KEY.search(str(k).lower())
-                 and _token(v)), None)
+    when = _token(fact.data.get("time")) if computed else next(
+        (_token(v) for k, v in row.items() if _TIME_KEY.search(str(k).lower()) and _token(v)),
+        None)
     fields = [f"{k}={t}" for k, v in row.items() if (t := _token(v)) is not None
               and not _TIME_KEY.search(str(k).lower())][:5]
     return {"kind": "change", "evidence_id": fact.evidence_id,
-            "service": _token(row.get("service") or row.get("component")), "onset": when,
+            "service": _token(fact.data.get("service") if computed else None)
+            or _token(row.get("service") or row.get("component")), "onset": when,
             "summary": ", ".join(fields), "computed": record.tool not in PLAIN_TOOLS}
 
 
@@ -72,7 +77,7 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     fields = [f"{k}={t}" for k, v in data.items() if (t := _token(v)) is not None][:6]
     return {"kind": "metric", "evidence_id": fact.evidence_id,
             "service": _token(data.get("entity") or data.get("service")),
-            "onset": _token(data.get("from") or data.get("first_seen")),
+            "onset": _token(data.get("first_out") or data.get("first_seen")),
             "summary": ", ".join(fields), "computed": True}
 
 

@@ -48,7 +48,7 @@ _FRESH_RUN: dict[str, Any] = {
     "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,
     "progress": {}, "draft": None, "draft_error": None, "evidence_verdict": None,
     "repair_used": False, "semantic_verdict": None, "run_state": None, "release_outcome": None,
-    "content": None, "fallback_type": None,
+    "content": None, "suspects": [], "fallback_type": None,
     "failure_code": None, "stop_reason": None, "events": [], "usage": {},
 }
 
@@ -172,7 +172,7 @@ def _now(ctx: RunContext) -> datetime:
 
 
 def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
-    """Required context the question lacks (docs/design.md §4 row 2, §15.2).
+    """Required context the question lacks (docs/design.md §4 row 2, §16.2).
 
     A window stands in for a service: a question that names no service but gives a window is a
     system-wide investigation of that window. Only a question with neither has nothing to scope

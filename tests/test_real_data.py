@@ -70,7 +70,7 @@ def test_a_window_without_a_cause_in_the_data_is_not_given_one(imported: Service
 
 def test_hints_come_from_the_loaded_data_never_the_demo(imported: Services) -> None:
     # No service and no window: nothing to scope by (with a window it is a system-wide
-    # investigation of that window, docs/design.md §15.2).
+    # investigation of that window, docs/design.md §16.2).
     out = diagnose(imported, "why were there so many errors?")
     assert out["fallback_type"] == "MISSING_REQUIRED_CONTEXT"
     assert "which service is affected (e.g. checkout-api)" in out["content"]

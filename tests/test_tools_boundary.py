@@ -257,7 +257,7 @@ def test_registry_exposes_bindable_schemas_without_infrastructure_args(backends)
     logs_params = specs["query_logs"]["parameters"]
     assert set(logs_params["properties"]) == {"service", "start", "end", "pattern", "level",
                                               "limit"}
-    # service is optional: a system-wide question reads every service's events (§15.2)
+    # service is optional: a system-wide question reads every service's events (§16.2)
     assert set(logs_params["required"]) == {"start", "end"}
     assert "backends" not in str(specs) and "settings" not in str(logs_params)
     assert "config_changes(change_id" in specs["query_mysql"]["description"]

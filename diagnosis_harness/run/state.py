@@ -136,6 +136,8 @@ class OutputState(TypedDict, total=False):
     """Coarse failure reason, if the run failed."""
     stop_reason: str | None
     """Why evidence collection stopped, if it stopped early."""
+    suspects: list[dict[str, Any]]
+    """The triage digest of a fallback: ranked suspects from verified facts (§16.2)."""
     content: str | None
     """The published report or fallback text; None for FAILED and CANCELLED."""
     events: list[dict[str, Any]]

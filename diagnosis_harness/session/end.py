@@ -24,7 +24,7 @@ from diagnosis_harness.runstore.store import RETRY_WINDOW_S, RunPersistenceError
 from diagnosis_harness.session.services import Services
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
-               "failure_code", "stop_reason", "content", "events", "usage")
+               "failure_code", "stop_reason", "content", "suspects", "events", "usage")
 """The run fields of the CLI's ``--json`` object (docs/design.md §10)."""
 
 FINAL_CHECKPOINT_MIN_S = 2.0
@@ -54,6 +54,11 @@ def output(services: Services, ctx: RunContext, final: dict[str, Any]) -> dict[s
     for extra in ("error", "checkpoint_error"):
         if final.get(extra):
             out[extra] = final[extra]
+    conclusion = (final.get("draft") or {}).get("conclusion") \
+        if final.get("release_outcome") == "SUCCESS" and final.get("intent") == "DIAGNOSIS" else None
+    out["root_cause"] = conclusion.get("root_cause") if conclusion else None
+    out["claims"] = conclusion.get("claims") if conclusion else []
+    out["suspects"] = out.get("suspects") or []
     return out
 
 

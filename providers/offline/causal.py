@@ -3,7 +3,7 @@
 Words alone are too easily had: with a runbook that speaks of ``dfs`` settings, *any* ``dfs.*``
 change of the hour before was published as the cause (one token shared by runbook and change),
 and a ``billing`` cron ``disk.cleanup.cron`` was published as the cause of a storage node's full
-disk (the word "disk"). A change explains a symptom only when (docs/design.md §15.2):
+disk (the word "disk"). A change explains a symptom only when (docs/design.md §16.2):
 
 - it is on the affected service, or the data links the two: one observed item (a dependency
   edge, a host row, a log line of the affected service) names both;
