@@ -8,10 +8,11 @@ the question's window) and picks a cause only when the evidence is strong and un
 - a *candidate* is an onset row of a failure level (WARN, ERROR, FATAL…) with at least
   ``MIN_EVENTS`` events — a single odd line, or an INFO line, says nothing; rows whose text reads
   like instructions to an AI are never candidates;
-- the cause is the one failing service of the earliest failing minute that names no other
-  failing service, and every other failing service names it (its pattern or example says the
-  cause's name, or the dependency table makes it ``upstream``), directly or through others; two
-  such services, or a failure that does not lead to the cause, is a contradiction: abstain.
+- the cause is the one failing service that names no other failing service, and every other
+  failing service names it (its pattern or example says the cause's name, or the dependency
+  table makes it ``upstream``), directly or through others, and it starts within a minute of
+  the first failure; two such services, a failure that does not lead to the cause, or a
+  "cause" that starts minutes after what names it (a consequence) means abstain.
 
 What it writes is built from the rows' structured values and the computed pattern only:
 service, pattern, level, count, onset, the dependency the pattern names (``host:port`` or
@@ -33,6 +34,9 @@ FAILURE_LEVELS = frozenset({"WARN", "WARNING", "ERROR", "ERR", "FATAL", "CRITICA
                             "SEVERE", "ALERT", "EMERG", "PANIC"})
 MIN_EVENTS = 3
 """Events a pattern needs in the window to count as a failure (one odd line is not)."""
+SAME_MOMENT = timedelta(minutes=1)
+"""How close to the first failure the cause's own must start: across services, log lines of
+one minute are not reliably ordered (clocks, buffering, a pattern reaching 3 events later)."""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -82,10 +86,6 @@ def _moment(stamp: Any) -> datetime:
         return datetime.max.replace(tzinfo=UTC)
 
 
-def _minute(stamp: Any) -> datetime:
-    return _moment(stamp).replace(second=0, microsecond=0)
-
-
 def _names(item: dict[str, Any], service: str) -> bool:
     """Whether a row's own words (pattern, example, upstream) name ``service``."""
     data = item  # the tool's fields, flat
@@ -96,14 +96,15 @@ def _names(item: dict[str, Any], service: str) -> bool:
 
 
 def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
-    """The dependency a failure pattern names: a ``host:port`` first, else another service."""
+    """The dependency a failure's own words name: a ``host:port`` first, else another service.
+
+    (Not the dependency table's ``upstream``: a failing upstream would have been the cause, and
+    one that is merely anomalous is no dependency *this* failure names.)
+    """
     data = item  # the tool's fields, flat
     words = f"{data.get('pattern', '')} {data.get('example', '')}"
     if (m := _HOST_PORT.search(_PLACEHOLDER.sub(" ", words))) is not None:
         return m.group(1)
-    upstream = [s for s in (data.get("upstream") or []) if isinstance(s, str)]
-    if upstream:
-        return upstream[0]
     own = str(data.get("service", ""))
     return next((s for s in sorted(services) if s != own and _names(item, s)), None)
 
@@ -121,13 +122,14 @@ def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
 
 
 def localize(items: list[dict[str, Any]]) -> Localized | None:
-    """The earliest unambiguous failure of an onset timeline, or None (abstain).
+    """The unambiguous root of an onset timeline's failures, or None (abstain).
 
     Every failing service is a node; one names another when its failure rows' words (or the
-    dependency table's ``upstream``) name it. The cause is the one failing service, among those
-    failing in the earliest minute, that names no other failing service — and every other
-    failing service must name it, directly or through others: a failure that does not lead to
-    it contradicts it, and two such candidates leave which-came-first unknown.
+    dependency table's ``upstream``) name it. The cause is the one failing service that names
+    no other failing service, starts within ``SAME_MOMENT`` of the first failure, and is named
+    by every other failing service, directly or through others. A failure that does not lead
+    to it contradicts it; a "cause" that starts minutes after what names it is a consequence
+    (a caller that gave up); two such roots leave the cause unknown.
     """
     failures = sorted((i for i in items if is_failure(i)),
                       key=lambda i: (_moment(i["onset"]), int(i.get("rank") or 0)))
@@ -139,8 +141,9 @@ def localize(items: list[dict[str, Any]]) -> Localized | None:
     failing = set(first_of)
     graph = {s: {t for t in failing - {s} for row in failures
                  if str(row["service"]) == s and _names(row, t)} for s in failing}
-    earliest = _minute(failures[0]["onset"])
-    roots = [s for s in failing if not graph[s] and _minute(first_of[s]["onset"]) == earliest]
+    earliest = _moment(failures[0]["onset"])
+    roots = [s for s in failing
+             if not graph[s] and _moment(first_of[s]["onset"]) - earliest <= SAME_MOMENT]
     if len(roots) != 1:
         return None
     root = roots[0]
@@ -163,7 +166,7 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
     text = (f"{found.service}: {data['window_count']} {data['level']} events "
             f"'{data['pattern']}' from {found.onset}")
     if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():
-        text += f", upstream {found.dependency}"
+        text += f" ({found.dependency})"
     if change is not None:
         text += f", after change {change_label(change)}"
     return text
