@@ -6,8 +6,8 @@ the question's window) and picks a cause only when the evidence is strong and un
 (docs/design.md §16.3):
 
 - a *candidate* is an onset row of a failure level (WARN, ERROR, FATAL…) with at least
-  ``MIN_EVENTS`` events — a single odd line, or an INFO line, says nothing; rows whose text reads
-  like instructions to an AI are never candidates;
+  ``MIN_EVENTS`` events — a single odd line, or an INFO line, says nothing; a failure whose
+  text reads like instructions to an AI is never taken at its word: the rule abstains;
 - the cause is the one failing service that names no other failing service, and every other
   failing service names it (its pattern or example says the cause's name, or the dependency
   table makes it ``upstream``), directly or through others, and it starts within a minute of
@@ -70,12 +70,16 @@ class Localized:
 
 
 def is_failure(item: dict[str, Any]) -> bool:
-    """Whether an onset row is a failure worth localizing on (level, count, clean text)."""
-    data = item  # the tool's fields, flat
-    return (item.get("kind") == "onset" and "warning" not in item
-            and str(data.get("level", "")).upper() in FAILURE_LEVELS
-            and int(data.get("window_count") or 0) >= MIN_EVENTS
-            and not instruction_flags(f"{data.get('pattern', '')} {data.get('example', '')}"))
+    """Whether an onset row is a failure: a failure level and at least ``MIN_EVENTS`` events."""
+    return (item.get("kind") == "onset"
+            and str(item.get("level", "")).upper() in FAILURE_LEVELS
+            and int(item.get("window_count") or 0) >= MIN_EVENTS)
+
+
+def _flagged(item: dict[str, Any]) -> bool:
+    """Whether a row's text reads like instructions to an AI (the boundary's flag, or ours)."""
+    return "warning" in item or bool(
+        instruction_flags(f"{item.get('pattern', '')} {item.get('example', '')}"))
 
 
 def _moment(stamp: Any) -> datetime:
@@ -133,8 +137,8 @@ def localize(items: list[dict[str, Any]]) -> Localized | None:
     """
     failures = sorted((i for i in items if is_failure(i)),
                       key=lambda i: (_moment(i["onset"]), int(i.get("rank") or 0)))
-    if not failures:
-        return None
+    if not failures or any(_flagged(i) for i in failures):
+        return None  # nothing failed, or a failure whose text cannot be taken at its word
     first_of: dict[str, dict[str, Any]] = {}
     for row in failures:
         first_of.setdefault(str(row["service"]), row)
