@@ -23,7 +23,7 @@ def onset(n: int, service: str, at: str, pattern: str, *, level: str = "ERROR", 
             "downstream": []}
 
 
-DB_DOWN = onset(2, "orders-db", "02:10", "checkpoint stalled: write to /data failed: no space left "
+DB_DOWN = onset(2, "orders-db", "02:10", "checkpoint stalled: storage.write_path /data: no space left "
                 "on device", level="FATAL", count=4)
 API_ERRORS = onset(3, "orders-api", "02:40", "insert order <id> failed: orders-db:5432 "
                    "connection reset", count=240)
@@ -107,7 +107,9 @@ def test_an_unrelated_change_on_another_service_is_not_the_cause() -> None:
     assert found is not None
     elsewhere = change(7, "search", "disk.cleanup.cron", "0 3 * * *", "09:58:00")
     assert explaining_change(_Inv([elsewhere]), found) is None  # type: ignore[arg-type]
-    own = change(8, "orders-db", "storage.data_volume_gb", "space 20", "09:58:00")
+    own = change(8, "orders-db", "storage.write_path", "/data", "09:58:00")
     assert explaining_change(_Inv([elsewhere, own]), found) == own  # type: ignore[arg-type]
-    late = change(9, "orders-db", "storage.data_volume_gb", "space 20", "10:30:00")
+    vague = change(10, "orders-db", "checkpoint.log_verbosity", "debug", "09:58:00")
+    assert explaining_change(_Inv([vague]), found) is None  # type: ignore[arg-type]
+    late = change(9, "orders-db", "storage.write_path", "/data", "10:30:00")
     assert explaining_change(_Inv([late]), found) is None  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.providers.offline.causal import Symptom, change_problem
+from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import Localized, localize, sentence
@@ -31,7 +31,11 @@ def _symptom(found: Localized) -> Symptom:
 
 
 def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | None:
-    """The most recent change of the look-back that explains the failure by the causal test."""
+    """The most recent change of the look-back that explains the failure by the causal test.
+
+    From logs alone a shared word is too little ("query logging verbosity" is no cause of
+    "query failed: no space left"): the failure's own text must name the change's key.
+    """
     symptom = _symptom(found)
     links = [f"{found.service} {found.row.get('pattern', '')}"]
     for item in inv.items("recent_changes"):
@@ -39,7 +43,8 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
         if item.get("kind") != "change" or not isinstance(row, dict) or "warning" in item:
             continue
         row = {**row, "service": item.get("service") or row.get("service")}
-        if describe_row(row) and change_problem(row, symptom, [], links) is None:
+        if describe_row(row) and names_key(row, symptom.text) \
+                and change_problem(row, symptom, [], links) is None:
             return item
     return None
 
