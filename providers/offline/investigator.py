@@ -1,7 +1,8 @@
 """The offline agent's next move, decided from data only.
 
-Generic SRE practice: logs of the window → the dominant error pattern → runbooks matching it →
-time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
+Generic SRE practice: logs of the window → the onset timeline (localize: which component failed
+first, docs/design.md §16.3) and the changes before it → the dominant error pattern → runbooks
+matching it → time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
 
 Everything it decides on is data: the incident scope (the values its instructions were
 rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of

@@ -28,7 +28,6 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import describe_row
 from diagnosis_harness.providers.offline.text import is_time_column, utc
-from diagnosis_harness.tools.untrusted import instruction_flags
 
 FAILURE_LEVELS = frozenset({"WARN", "WARNING", "ERROR", "ERR", "FATAL", "CRITICAL", "CRIT",
                             "SEVERE", "ALERT", "EMERG", "PANIC"})
@@ -77,9 +76,11 @@ def is_failure(item: dict[str, Any]) -> bool:
 
 
 def _flagged(item: dict[str, Any]) -> bool:
-    """Whether a row's text reads like instructions to an AI (the boundary's flag, or ours)."""
-    return "warning" in item or bool(
-        instruction_flags(f"{item.get('pattern', '')} {item.get('example', '')}"))
+    """Whether the boundary flagged the row's text as addressed to an AI.
+
+    ``tools/untrusted.py`` runs on every fact; the model sees its ``warning`` next to the item.
+    """
+    return "warning" in item
 
 
 def _moment(stamp: Any) -> datetime:
