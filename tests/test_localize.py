@@ -114,3 +114,14 @@ def test_an_unrelated_change_on_another_service_is_not_the_cause() -> None:
     assert explaining_change(_Inv([vague]), found) is None  # type: ignore[arg-type]
     late = change(9, "orders-db", "storage.write_path", "/data", "10:30:00")
     assert explaining_change(_Inv([late]), found) is None  # type: ignore[arg-type]
+
+
+def test_a_dependency_is_an_endpoint_the_pattern_keeps_not_one_lines_path() -> None:
+    schema = {**onset(5, "jobrunner", "05:53", "column `session_id` cannot be resolved (schema "
+                      "from hdfs://<id>:<n>/data/events)", count=3),
+              "example": "column `session_id` cannot be resolved (schema from "
+                         "hdfs://nn-1:8020/data/events)"}
+    found = localize([schema])
+    assert found is not None and found.dependency is None  # the asked service's symptom only
+    found = localize([API_ERRORS])
+    assert found is not None and found.dependency == "orders-db:5432"

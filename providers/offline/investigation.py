@@ -24,7 +24,7 @@ class Scope:
     end: str
     max_calls: int
     window_given: bool = True
-    """Whether the window is the question's own, not a look-back the router chose for it."""
+    """Whether the window is anchored on a time of the question, not the router's look-back."""
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> Scope:
@@ -44,8 +44,13 @@ NOT_GIVEN = "(not given)"
 
 
 def _window_given(note: Any) -> bool:
-    """The router notes every window it chose itself ("… using the last 60 minutes …")."""
-    return "minutes" not in str(note or "")
+    """Whether the question gave a time at all (start, end or both).
+
+    The router notes a window it chose with no time of the question to anchor it ("… the last
+    60 minutes up to the dataset's latest event", nodes/route.py): that is the look-back, not
+    the moment the user saw something, and nothing is localized in it.
+    """
+    return "latest event" not in str(note or "")
 
 
 def _given(value: Any) -> str:

@@ -101,16 +101,17 @@ def _names(item: dict[str, Any], service: str) -> bool:
 
 
 def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
-    """The dependency a failure's own words name: a ``host:port`` first, else another service.
+    """The dependency a failure names: a ``host:port`` of its pattern, else another service.
 
     (Not the dependency table's ``upstream``: a failing upstream would have been the cause, and
     one that is merely anomalous is no dependency *this* failure names.)
     """
-    data = item  # the tool's fields, flat
-    words = f"{data.get('pattern', '')} {data.get('example', '')}"
-    if (m := _HOST_PORT.search(_PLACEHOLDER.sub(" ", words))) is not None:
+    # The computed pattern keeps a port after a host *name* and masks one after an id or an
+    # address (§16.1): an endpoint the lines share, not one line's path (``hdfs://nn-1:8020/…``).
+    pattern = _PLACEHOLDER.sub(" ", str(item.get("pattern", "")))
+    if (m := _HOST_PORT.search(pattern)) is not None:
         return m.group(1)
-    own = str(data.get("service", ""))
+    own = str(item.get("service", ""))
     return next((s for s in sorted(services) if s != own and _names(item, s)), None)
 
 
