@@ -103,8 +103,26 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     onset = min((a["onset"] for a in anomalies if a["onset"]), default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
     changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
-    ranked = anomalies + changes + metrics
+    ranked = _distinct(anomalies, ("service", "pattern")) + _distinct(changes, ("summary",)) \
+        + metrics
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
+
+
+def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The first (best-ranked) suspect of each fact shown twice.
+
+    A pattern that both ``onset_timeline`` and ``query_logs`` showed, a change that both
+    ``recent_changes`` and ``query_mysql`` returned, is one suspect: the computed row (ranked
+    first) is kept.
+    """
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for suspect in ranked:
+        key = tuple(suspect.get(f) for f in fields)
+        if None in key or key not in seen:
+            out.append(suspect)
+            seen.add(key)
+    return out
 
 
 def _int(value: Any) -> int:

@@ -22,6 +22,7 @@ from diagnosis_harness.providers.offline.causal import (
     change_problem,
     names_key,
     row_keys,
+    row_services,
 )
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
@@ -80,6 +81,18 @@ def _other_merchant(row: dict[str, Any], merchant: str) -> bool:
     """Whether the row is of another merchant than the one the question asked about."""
     return bool(merchant) and any(_MERCHANT_COLUMN.match(str(k).lower()) and str(v) != merchant
                                   for k, v in row.items())
+
+
+_ENTITY_COLUMN = re.compile(r"^(host|instance|pod|node|container|entity|target)(_name)?$")
+"""Columns that say which component a measurement is of (besides the service-like ones)."""
+
+
+def _same_service(row: dict[str, Any], symptom: Symptom) -> bool:
+    """A measurement corroborates only on the symptom's service (or when it names none)."""
+    services = row_services(row) | {str(v).lower() for k, v in row.items()
+                                    if _ENTITY_COLUMN.match(str(k).lower())}
+    return not services or not symptom.services or any(
+        s in e or e in s for s in symptom.services for e in services)
 
 
 def symptom_of(inv: Investigation, symptom: dict[str, Any]) -> Symptom:
@@ -144,7 +157,8 @@ def _candidates(inv: Investigation, focus: set[str], context: set[str], symptom:
             change = _is_change_table(table)
             if change and score >= 3 and _before(row, str(symptom.onset)):
                 found.append((score + 100, True, item))
-            elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end):
+            elif not change and words & focus and _in_window(row, list(row), inv.start, inv.end) \
+                    and _same_service(row, symptom):
                 found.append((score, False, item))
     return found
 

@@ -23,6 +23,8 @@ class Scope:
     start: str
     end: str
     max_calls: int
+    window_given: bool = True
+    """Whether the window is anchored on a time of the question, not the router's look-back."""
 
     @classmethod
     def of(cls, values: Mapping[str, Any]) -> Scope:
@@ -34,11 +36,21 @@ class Scope:
         return cls(service=_given(values.get("service")),
                    merchant=_given(values.get("merchant")),
                    start=str(values.get("start") or ""), end=str(values.get("end") or ""),
-                   max_calls=max_calls)
+                   max_calls=max_calls, window_given=_window_given(values.get("window_note")))
 
 
 NOT_GIVEN = "(not given)"
 """How the agent prompt renders a scope value the question did not give (nodes/route.py)."""
+
+
+def _window_given(note: Any) -> bool:
+    """Whether the question gave a time at all (start, end or both).
+
+    The router notes a window it chose with no time of the question to anchor it ("… the last
+    60 minutes up to the dataset's latest event", nodes/route.py): that is the look-back, not
+    the moment the user saw something, and nothing is localized in it.
+    """
+    return "latest event" not in str(note or "")
 
 
 def _given(value: Any) -> str:

@@ -1,7 +1,8 @@
 """The offline agent's next move, decided from data only.
 
-Generic SRE practice: logs of the window → the dominant error pattern → runbooks matching it →
-time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
+Generic SRE practice: logs of the window → the onset timeline (localize: which component failed
+first, docs/design.md §16.3) and the changes before it → the dominant error pattern → runbooks
+matching it → time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
 
 Everything it decides on is data: the incident scope (the values its instructions were
 rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of
@@ -18,7 +19,9 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import draft, keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
+from diagnosis_harness.providers.offline.explain import localized, localized_draft
 from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.localize import bounded_window, look_back
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
@@ -60,6 +63,30 @@ def _sql(table: str, columns: list[str], start: str, end: str, merchant: str) ->
     return f"SELECT * FROM {table} WHERE {cond} LIMIT 20"
 
 
+def _localizing_step(inv: Investigation) -> dict[str, Any] | None:
+    """Localize, then explain (docs/design.md §16.3): the onsets, then changes before the first."""
+    if len(inv.calls) >= inv.scope.max_calls - 2 or not inv.scope.window_given \
+            or not bounded_window(inv.start, inv.end):
+        return None
+    if not inv.called("onset_timeline"):
+        # Not scoped to the asked service: its failure may be another component's symptom.
+        return {"tool": "onset_timeline", "args": {"start": look_back(inv.start, inv.end), "end": inv.end}}
+    found = localized(inv)
+    if found is not None and not inv.called("recent_changes"):
+        return {"tool": "recent_changes", "args": {"before": found.onset,
+                                                   "services": [found.service]}}
+    return None
+
+
+def _final(inv: Investigation, symptom: dict[str, Any] | None,
+           runbook: list[dict[str, Any]]) -> dict[str, Any]:
+    """The draft: the runbook-and-change conclusion if it holds, else the localized one, else null."""
+    concluded = draft(inv, symptom, runbook)
+    if concluded["conclusion"] is None:
+        return localized_draft(inv) or concluded
+    return concluded
+
+
 def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str, Any]:
     """The agent's next move: ``{"tool": name, "args": {...}}`` or ``{"draft": {...}}``."""
     inv = Investigation(conversation, tool_specs)
@@ -68,12 +95,14 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
     runbook = inv.runbook(symptom) if symptom else []
     focus_all = focus | terms(" ".join(str(p.get("text", "")) for p in runbook))
     if inv.stop_required or len(inv.calls) >= inv.scope.max_calls or not inv.start:
-        return {"draft": draft(inv, symptom, runbook)}
+        return {"draft": _final(inv, symptom, runbook)}
     step: dict[str, Any] | None = None
     if not inv.called("query_logs"):
         # No service: a system-wide question reads every service's events of the window.
         service = {"service": inv.scope.service} if inv.scope.service else {}
         step = {"tool": "query_logs", "args": {**service, "start": inv.start, "end": inv.end}}
+    elif (localizing := _localizing_step(inv)) is not None:
+        step = localizing
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
@@ -91,7 +120,7 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
         if key is not None:
             step = {"tool": "lookup_knowledge", "args": {"query": key}}
     if step is None:
-        return {"draft": draft(inv, symptom, runbook)}
+        return {"draft": _final(inv, symptom, runbook)}
     if inv.calls:
         prev = inv.calls[-1].get("id") or ""
         gain = _gain(inv, prev, focus_all)
