@@ -58,6 +58,11 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
     change = explaining_change(inv, found)
     if found.service == inv.scope.service and found.dependency is None and change is None:
         return None  # the asked service's own failure, naming nothing else: the symptom again
+    if change is None and any(item.get("kind") == "change" and item.get("service") == found.service
+                              for item in inv.items("recent_changes")):
+        # Something changed on the failing component just before it failed (a deploy, a job)
+        # and its logs do not say whether that is why: from logs alone the cause is open.
+        return None
     claims = [{"statement": f"{found.service} logged {row['window_count']} {row['level']} "
                             f"events '{row['pattern']}' from {found.onset}",
                "evidence_ids": [row["evidence_id"]]}]

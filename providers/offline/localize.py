@@ -31,6 +31,11 @@ from diagnosis_harness.providers.offline.text import is_time_column, utc
 
 FAILURE_LEVELS = frozenset({"WARN", "WARNING", "ERROR", "ERR", "FATAL", "CRITICAL", "CRIT",
                             "SEVERE", "ALERT", "EMERG", "PANIC"})
+CAUSE_LEVELS = FAILURE_LEVELS - {"WARN", "WARNING"}
+"""Levels a cause's own failure must log at. A warning counts as a failure that must lead to
+the cause, but is no cause itself: measured on the generated worlds with their windows read
+right, every cause published from a WARN pattern was wrong (a symptom, a soft quota, a slow
+flush, a decline) — 5 of 5."""
 MIN_EVENTS = 3
 """Events a pattern needs in the window to count as a failure (one odd line is not)."""
 SAME_MOMENT = timedelta(minutes=1)
@@ -153,6 +158,8 @@ def localize(items: list[dict[str, Any]]) -> Localized | None:
     if len(roots) != 1:
         return None
     root = roots[0]
+    if str(first_of[root].get("level", "")).upper() not in CAUSE_LEVELS:
+        return None  # a warning is a symptom to explain, not a cause to publish
     if not all(_reaches(graph, s, root) for s in failing - {root}):
         return None  # another failure the cause does not explain
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Any
 
 from diagnosis_harness.guards.incident import is_incident_question
@@ -55,10 +55,55 @@ def _dashed(text: str) -> str:
     return re.sub(r"[\s_]+", "-", text.lower())
 
 
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_WORD_DATES = (
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b", re.I), (0, 1, 2)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), (1, 0, 2)),
+)
+"""``16 March 2026``, ``7 Apr 2026``, ``March 16, 2026``: (day, month, year) group positions."""
+_ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
+                   r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
+"""A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
+_PAIR = re.compile(rf"(?:\b(?:between|from)\s+)?\b{_TIME}\s*(?:and|to|until|-|–|—)\s*{_TIME}\b", re.I)
+
+
+def _question_zone(question: str, default: tzinfo) -> tzinfo:
+    """The zone named in the question, or ``default`` (HARNESS_TIMEZONE)."""
+    match = _ZONE.search(question)
+    if match is None:
+        return default
+    sign, hours, minutes = (match.group(1), match.group(2), match.group(3)) if match.group(4) is None \
+        else (match.group(4), match.group(5), match.group(6))
+    if hours is None:
+        return UTC
+    offset = timedelta(hours=int(hours), minutes=int(minutes or 0))
+    if offset > timedelta(hours=14):
+        return default  # not a zone: the window is read in the configured one
+    return timezone(-offset if sign == "-" else offset)
+
+
+def _question_day(question: str, now: datetime) -> tuple[date, bool]:
+    """The day the question names (ISO, or with a month name), and whether it names one."""
+    iso = re.search(r"(\d{4}-\d{2}-\d{2})", question)
+    if iso:
+        return datetime.fromisoformat(iso.group(1)).date(), True
+    for pattern, (d, m, y) in _WORD_DATES:
+        match = pattern.search(question)
+        if match:
+            groups = match.groups()
+            try:
+                return date(int(groups[y]), _MONTHS[groups[m][:3].lower()], int(groups[d])), True
+            except ValueError:
+                continue
+    return now.date(), False
+
+
 def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | None]:
-    tz = now.tzinfo or UTC
     stamps = re.findall(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?",
                         question)
+    tz = _question_zone(question, now.tzinfo or UTC)
     if len(stamps) >= 2:
         a, b = (datetime.fromisoformat(s.replace(" ", "T").replace("Z", "+00:00")) for s in stamps[:2])
         return (a if a.tzinfo else a.replace(tzinfo=tz)), (b if b.tzinfo else b.replace(tzinfo=tz))
@@ -67,19 +112,20 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
         n = int(last.group(1))
         delta = timedelta(hours=n) if last.group(2).lower().startswith("h") else timedelta(minutes=n)
         return now - delta, now
-    date_match = re.search(r"(\d{4}-\d{2}-\d{2})", question)
-    day = datetime.fromisoformat(date_match.group(1)).date() if date_match else now.date()
-    pair = re.search(rf"(?:between|from)\s+{_TIME}\s*(?:and|to|-|–)\s*{_TIME}", question, re.I)
+    day, named_day = _question_day(question, now)
+    pair = _PAIR.search(question)
     if pair:
         h1, m1, h2, m2 = (int(x) for x in pair.groups())
-        start = datetime(day.year, day.month, day.day, h1, m1, tzinfo=tz)
-        end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
-        return start, end if end > start else end + timedelta(days=1)
+        if max(h1, h2) < 24 and max(m1, m2) < 60:
+            start = datetime(day.year, day.month, day.day, h1, m1, tzinfo=tz)
+            end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
+            return start, end if end > start else end + timedelta(days=1)
     single = re.search(rf"\bat\s+{_TIME}", question, re.I)
     if single:
         h, m = (int(x) for x in single.groups())
-        return datetime(day.year, day.month, day.day, h, m, tzinfo=tz), None
-    if date_match:
+        if h < 24 and m < 60:
+            return datetime(day.year, day.month, day.day, h, m, tzinfo=tz), None
+    if named_day:
         start = datetime(day.year, day.month, day.day, tzinfo=tz)
         return start, start + timedelta(days=1)
     return None, None
