@@ -14,6 +14,8 @@ STEPS = 21
 
 
 class FloorState(TypedDict, total=False):
+    """The input a diagnosis takes (so one client call serves both) and the step counter."""
+
     question: str
     count: int
 

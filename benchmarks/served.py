@@ -72,12 +72,11 @@ class Server:
                if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
         env.update(HARNESS_HOME=str(work / "home"), HARNESS_MODEL="offline",
                    NO_PROXY="127.0.0.1,localhost", PYTHONPATH=str(ROOT))
-        if jobs is not None:
-            env["HARNESS_SERVE_JOBS"] = str(jobs)
         self.log = open(work / "server.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "diagnosis_harness", "serve", "--port", str(self.port),
-             "--config", str(work / "langgraph.json")],
+             "--config", str(work / "langgraph.json"),
+             *(["--jobs", str(jobs)] if jobs is not None else [])],
             cwd=work, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -93,9 +92,11 @@ class Server:
         raise RuntimeError("server not ready after 120 s")
 
     def cpu_s(self) -> float:
+        """CPU-seconds the server's processes used so far."""
         return group_cpu_s(self.proc.pid)
 
     def stop(self) -> None:
+        """Stop the process group this object started (by its id), then close the log."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
@@ -108,6 +109,8 @@ class Server:
 
 @dataclass
 class Figures:
+    """One graph's figures for one round: latencies in seconds, server CPU-seconds per run."""
+
     graph: str
     single_s: float
     wall_s: float
@@ -132,6 +135,7 @@ async def _one(client, graph: str) -> float:  # type: ignore[no-untyped-def]
 
 
 async def measure(server: Server, graph: str, n: int) -> Figures:
+    """Warm up, time a single run (median of 3), then N at once through one client."""
     from langgraph_sdk import get_client
 
     client = get_client(url=server.url, timeout=300)
@@ -147,11 +151,12 @@ async def measure(server: Server, graph: str, n: int) -> Figures:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the rounds and print the table and the harness/floor ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="runs at once")
     parser.add_argument("--repeat", type=int, default=2, help="rounds (alternating graphs)")
     parser.add_argument("--jobs", type=int, default=None,
-                        help="runs the server takes at once (HARNESS_SERVE_JOBS; default: serve's)")
+                        help="harness serve --jobs (runs worked on at once; default: serve's)")
     args = parser.parse_args(argv)
     rows: list[Figures] = []
     with tempfile.TemporaryDirectory(prefix="served-bench-") as tmp:
