@@ -19,11 +19,13 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
+from collections.abc import Callable
 
 from benchmarks.workload import QUESTION
 
 
-async def _runs(n: int) -> float:
+async def _runs(n: int, warmed: Callable[[], object] = lambda: None) -> tuple[float, float]:
     from diagnosis_harness.serving import adapter as served
 
     async with served.checkpointer() as saver:
@@ -38,9 +40,10 @@ async def _runs(n: int) -> float:
                 pass
 
         await one()  # warm-up
-        started = time.perf_counter()
+        warmed()  # (the profile of imports and first-use set-up is dropped here)
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(one() for _ in range(n)))
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
 
 def _with_yappi(n: int, top: int, clock: str) -> int:
@@ -49,7 +52,7 @@ def _with_yappi(n: int, top: int, clock: str) -> int:
 
     yappi.set_clock_type(clock)
     yappi.start()
-    wall = asyncio.run(_runs(n))
+    wall, _ = asyncio.run(_runs(n, yappi.clear_stats))
     yappi.stop()
     print(f"{n} runs at once in-process under yappi ({clock} clock): wall {wall:.2f} s")
     for sort in ("tsub", "ttot"):
@@ -59,6 +62,14 @@ def _with_yappi(n: int, top: int, clock: str) -> int:
         for row in list(stats)[:top]:
             where = f"{row.module.split('site-packages/')[-1]}:{row.lineno}"
             print(f"{row.ttot:8.3f} {row.tsub:8.3f} {row.ncall:7d}  {where} {row.name}")
+    by_package: Counter[str] = Counter()
+    for row in yappi.get_func_stats():
+        path = row.module.split("site-packages/")[-1].replace("/work/", "")
+        by_package[path.split("/")[0] if "site-packages" in row.module else "/".join(
+            path.split("/")[:3])] += row.tsub
+    print("--- own time by package (harness: by folder)")
+    for name, seconds in by_package.most_common(top):
+        print(f"{seconds:8.3f}  {name}")
     for thread in yappi.get_thread_stats():
         print(f"thread {thread.name:<24} {thread.ttot:8.3f} s  switches {thread.sched_count}")
     return 0
@@ -76,14 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="served-profile-") as home:
         os.environ.update(HARNESS_HOME=home, HARNESS_MODEL="offline", LANGSMITH_TRACING="false")
         if args.no_profile:
-            wall = asyncio.run(_runs(args.n))
-            print(f"{args.n} runs at once in-process: wall {wall:.2f} s, load {os.getloadavg()[0]:.2f}")
+            wall, cpu = asyncio.run(_runs(args.n))
+            print(f"{args.n} runs at once in-process: wall {wall:.2f} s, CPU {cpu / args.n:.3f} s "
+                  f"per run, load {os.getloadavg()[0]:.2f}")
             return 0
         if args.yappi:
             return _with_yappi(args.n, args.top, args.yappi)
         profile = cProfile.Profile()
         profile.enable()
-        wall = asyncio.run(_runs(args.n))
+        wall, _ = asyncio.run(_runs(args.n))
         profile.disable()
     print(f"{args.n} runs at once in-process under cProfile: wall {wall:.2f} s")
     stats = pstats.Stats(profile, stream=sys.stdout).strip_dirs()
