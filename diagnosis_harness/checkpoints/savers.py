@@ -215,9 +215,13 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
                                         "checkpoint_ns = ? AND checkpoint_id = ?", rows)
         await self.conn.commit()
         if rows:
-            for pragma in SHRINK_PRAGMAS:  # the pruned checkpoints' pages back to the disk
-                await self.conn.execute(pragma)
-            await self.conn.commit()
+            await self._shrink()
+
+    async def _shrink(self) -> None:
+        """Give the pages of deleted checkpoints back to the file system (the file shrinks)."""
+        for pragma in SHRINK_PRAGMAS:
+            await self.conn.execute(pragma)
+        await self.conn.commit()
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
         if not keep_latest:
@@ -254,6 +258,8 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
                 threads = [str(r[0]) for r in await cur.fetchall()]
         for thread_id in threads:
             await self.adelete_thread(thread_id)
+        if threads:
+            await self._shrink()
         return len(threads)
 
 
