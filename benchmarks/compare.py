@@ -101,6 +101,13 @@ def profile(harness: HarnessSide, n: int = 12, top: int = 10) -> list[str]:
     return lines
 
 
+def home_bytes(runs: list[RunResult], n: int) -> int | None:
+    """Median bytes of every file the harness's N-step durable run left in its home."""
+    sizes = [r.detail["home_bytes"] for r in runs
+             if r.side == "harness" and r.n == n and r.detail.get("home_bytes") is not None]
+    return int(statistics.median(sizes)) if sizes else None
+
+
 def figures(runs: list[RunResult], ns: tuple[int, ...], bytes_ns: tuple[int, int],
             stubborn: dict[str, dict[str, RunResult]],
             diagnose_ms: list[float]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -119,6 +126,13 @@ def figures(runs: list[RunResult], ns: tuple[int, ...], bytes_ns: tuple[int, int
                                                *sizes[n])
     growth = [None if not a or b is None else b / a for a, b in zip(sizes[lo], sizes[hi], strict=True)]
     out["checkpoint_growth"] = figure(f"checkpoint growth N={hi}/N={lo}", "x", *growth)
+    homes = [home_bytes(runs, n) for n in bytes_ns]
+    for n, size in zip(bytes_ns, homes, strict=True):
+        out[f"home_bytes_n{n}"] = figure(f"HARNESS_HOME bytes after a clean exit, N={n} "
+                                         "(peer: its checkpoint file)", "bytes", size, sizes[n][1])
+    peer_growth = None if None in (sizes[lo][1], sizes[hi][1]) else sizes[hi][1] - sizes[lo][1]
+    out["home_growth"] = figure(f"home bytes growth N={lo}→{hi} (peer: checkpoint file)", "bytes",
+                                None if None in homes else homes[1] - homes[0], peer_growth)
     schema = [next((r.detail.get("schema_chars") for r in runs if r.side == side), None)
               for side in ("harness", "peer")]
     out["schema_chars"] = figure("tool schema characters sent with each agent call", "chars",
@@ -172,8 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diagnose-runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=Path("bench-out/bench.json"))
     parser.add_argument("--profile", action="store_true", help="also cProfile a 12-step run")
+    parser.add_argument("--bytes-ns", type=int, nargs=2, metavar=("LO", "HI"), default=None,
+                        help="the two N whose bytes (checkpoints, home) are compared")
     args = parser.parse_args(argv)
     ns, bytes_ns = (QUICK_NS, QUICK_BYTES_NS) if args.quick else (FULL_NS, FULL_BYTES_NS)
+    if args.bytes_ns is not None:
+        bytes_ns = (min(args.bytes_ns), max(args.bytes_ns))
+        ns = tuple(sorted({*ns, *bytes_ns}))
     rounds, diagnose_runs = (1, 1) if args.quick else (args.rounds, args.diagnose_runs)
 
     def log(message: str) -> None:

@@ -191,6 +191,10 @@ class HarnessSide:
                 self.opening = (str(system.content), str(task.content))
             result = self._result(out, services, mode, n, ms, home, written)
             result.detail["schema_chars"] = seam.schema_chars
+            if mode == "sqlite":  # what the run leaves in its home after a clean exit
+                services.store.close()
+                result.detail["home_bytes"] = sum(
+                    f.stat().st_size for f in home.rglob("*") if f.is_file() and f != path)
             return result
         finally:
             shutil.rmtree(home, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import timedelta
@@ -237,6 +238,7 @@ MAX_TEMPLATE_CHARS = 2000
 """Only a message's head is templated (and grouped on): hostile lines cannot cost more."""
 
 
+@functools.lru_cache(maxsize=4096)  # pure; concurrent runs template the same log lines again
 def message_template(message: str) -> str:
     """The message with variable parts replaced: numbers by <n>, ids (with digits) by <id>."""
     text = message[:MAX_TEMPLATE_CHARS]

@@ -103,10 +103,22 @@ def validate_select(sql: str, allowed_tables: Iterable[str], dialect: str = "sql
     ``Backends.ops_schema()`` returns) also lets the provenance check refuse unknown column
     names. Safety first (one read-only SELECT), then provenance (every returned value is read
     from a table, see :mod:`diagnosis_harness.tools.sql_provenance`).
+
+    The answer depends on these arguments only, so an accepted query is remembered: concurrent
+    runs of one incident send the same few queries, and parsing them was most of a SQL call.
     """
-    allowed = {t.lower() for t in allowed_tables}
-    columns = ({t.lower(): list(cols) for t, cols in allowed_tables.items()}
+    tables = tuple(allowed_tables)
+    columns = (tuple(tuple(allowed_tables[t]) for t in tables)
                if isinstance(allowed_tables, Mapping) else None)
+    return _validated(sql, tables, columns, dialect)
+
+
+@functools.lru_cache(maxsize=512)  # a rejection raises, and is not remembered
+def _validated(sql: str, tables: tuple[str, ...], table_columns: tuple[tuple[str, ...], ...] | None,
+               dialect: str) -> SafeSelect:
+    allowed = {t.lower() for t in tables}
+    columns = ({t.lower(): list(cols) for t, cols in zip(tables, table_columns, strict=True)}
+               if table_columns is not None else None)
     known = {c.lower() for cols in columns.values() for c in cols} if columns else None
     if not sql.strip():
         raise SqlRejected("empty SQL: send one SELECT statement")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -57,12 +58,16 @@ RETENTIONS = ("latest", "all")
 CONNECTION_WAIT_S = LOCK_WAIT_S
 """How long a Postgres checkpoint operation waits for a pooled connection (the server is down)."""
 
-try:  # the postgres extra
-    import psycopg
 
-    _DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, OSError, psycopg.Error)
-except ImportError:  # pragma: no cover — without it, SQLite is the only checkpointer
-    _DB_ERRORS = (sqlite3.Error, OSError)
+
+def _db_errors() -> tuple[type[BaseException], ...]:
+    """The database failures a saver classifies: psycopg's only once the Postgres saver loaded it.
+
+    No psycopg error can exist before psycopg is imported, so a SQLite-only process (every
+    CLI run without ``HARNESS_DATABASE_URL``) never pays for importing it (~0.1 s).
+    """
+    psycopg = sys.modules.get("psycopg")
+    return (sqlite3.Error, OSError) if psycopg is None else (sqlite3.Error, OSError, psycopg.Error)
 
 
 def run_ended(checkpoint: Checkpoint, metadata: CheckpointMetadata) -> bool:
@@ -101,7 +106,7 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
         """The checkpoint ``config`` names (or the thread's latest); failures classified."""
         try:
             return await super().aget_tuple(config)
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("read a checkpoint", exc) from exc
 
     async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
@@ -111,7 +116,7 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
         try:
             async for item in super().alist(config, filter=filter, before=before, limit=limit):
                 yield item
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("list checkpoints", exc) from exc
 
     async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
@@ -119,7 +124,7 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
         """Save a checkpoint; the last one of a run prunes its thread (retention ``latest``)."""
         try:
             saved = await super().aput(config, checkpoint, metadata, new_versions)
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("save a checkpoint", exc) from exc
         configurable = config.get("configurable") or {}
         if (self.retention == "latest" and not configurable.get("checkpoint_ns")
@@ -137,14 +142,14 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
         """Save a node's pending writes; failures classified."""
         try:
             await super().aput_writes(config, writes, task_id, task_path)
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("save a node's writes", exc) from exc
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of a thread."""
         try:
             await super().adelete_thread(thread_id)
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed(f"delete thread {thread_id}", exc) from exc
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
@@ -159,21 +164,21 @@ class HarnessCheckpointer(BaseCheckpointSaver):  # type: ignore[type-arg]
             raise ValueError(f"unknown prune strategy {strategy!r}")
         try:
             await self._prune([str(t) for t in thread_ids], keep_latest=strategy == "keep_latest")
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("prune checkpoints", exc) from exc
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints the given runs wrote, with their writes (a rolled-back run)."""
         try:
             await self._delete_runs([str(r) for r in run_ids])
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("delete the checkpoints of runs", exc) from exc
 
     async def delete_threads_before(self, moment: datetime) -> int:
         """Delete every thread whose latest checkpoint is older than ``moment``; how many."""
         try:
             return await self._delete_old_threads(checkpoint_id_at(moment))
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise self._failed("delete old threads", exc) from exc
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
@@ -210,9 +215,13 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
                                         "checkpoint_ns = ? AND checkpoint_id = ?", rows)
         await self.conn.commit()
         if rows:
-            for pragma in SHRINK_PRAGMAS:  # the pruned checkpoints' pages back to the disk
-                await self.conn.execute(pragma)
-            await self.conn.commit()
+            await self._shrink()
+
+    async def _shrink(self) -> None:
+        """Give the pages of deleted checkpoints back to the file system (the file shrinks)."""
+        for pragma in SHRINK_PRAGMAS:
+            await self.conn.execute(pragma)
+        await self.conn.commit()
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
         if not keep_latest:
@@ -249,6 +258,8 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
                 threads = [str(r[0]) for r in await cur.fetchall()]
         for thread_id in threads:
             await self.adelete_thread(thread_id)
+        if threads:
+            await self._shrink()
         return len(threads)
 
 
@@ -259,7 +270,7 @@ async def sqlite_checkpointer(path: Path, *, retention: str) -> AsyncIterator[Sq
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(where)
-    except _DB_ERRORS as exc:
+    except _db_errors() as exc:
         raise RunPersistenceError(f"checkpointer at {where}: cannot open: {describe(exc)}") from exc
     try:
         try:
@@ -268,10 +279,10 @@ async def sqlite_checkpointer(path: Path, *, retention: str) -> AsyncIterator[Sq
             saver = SqliteCheckpointer(conn)
             saver.retention, saver.where = retention, where
             await saver.setup()
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise RunPersistenceError(f"checkpointer at {where}: cannot open: {describe(exc)}") from exc
         yield saver
-        with contextlib.suppress(*_DB_ERRORS):  # a clean exit leaves no write-ahead log
+        with contextlib.suppress(*_db_errors()):  # a clean exit leaves no write-ahead log
             for pragma in CLOSE_PRAGMAS:
                 await conn.execute(pragma)
     finally:

@@ -112,6 +112,7 @@ def serve(
     config: Annotated[Path | None, typer.Option("--config", help="langgraph.json to serve.")] = None,
     reload: Annotated[bool, typer.Option("--reload/--no-reload", help="Restart when code changes.")] = False,
     log_level: Annotated[str | None, typer.Option(help="Server log level [default: WARNING].")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Runs the server works on at once.")] = 4,
 ) -> None:
     """Serve the graph for Studio, the SDK and curl (``langgraph dev``: offline, no browser)."""
     import importlib.util
@@ -162,7 +163,7 @@ def serve(
     if data is not None:
         env["HARNESS_DATA_DIR"] = str(data.resolve())
     argv = [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(config.resolve()),
-            "--host", host, "--port", str(port), "--no-browser", "--n-jobs-per-worker", "4",
+            "--host", host, "--port", str(port), "--no-browser", "--n-jobs-per-worker", str(jobs),
             "--server-log-level", level]
     if not reload:
         argv.append("--no-reload")

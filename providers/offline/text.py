@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 
@@ -37,6 +38,7 @@ CHANGE_WORDS = ("change", "config", "deploy", "release", "job", "cert", "migrati
 """Table-name words of operational changes: the candidates for a cause."""
 
 
+@functools.lru_cache(maxsize=8192)  # pure; the same few thousand words recur in every run
 def stem(word: str) -> str:
     """A crude singular: ``timeouts`` → ``timeout`` (not ``class`` → ``clas``)."""
     w = word.lower()
@@ -45,8 +47,8 @@ def stem(word: str) -> str:
 
 def terms(text: str) -> set[str]:
     """Distinctive lower-case word stems of a text (no numbers, no stopwords, ≥ 3 letters)."""
-    return {stem(w) for w in WORD.findall(text) if not w[0].isdigit() and len(w) >= 3
-            and stem(w) not in _STOP and w.lower() not in _STOP}
+    return {s for w in WORD.findall(text) if not w[0].isdigit() and len(w) >= 3
+            and (s := stem(w)) not in _STOP and w.lower() not in _STOP}
 
 
 def numbers(text: str) -> set[str]:

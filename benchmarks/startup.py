@@ -1,0 +1,95 @@
+"""Whole-process CLI figures: CPU-seconds, wall and peak memory of ``harness`` commands.
+
+``python -m benchmarks.startup [--pairs 5] [--pinned DIR]`` runs, alternating so both sides see
+the same machine, ``harness --help`` and ``harness diagnose`` of the demo question (offline, a
+fresh home each time) as separate processes, and reads each one's own resource usage from
+``os.wait4`` (user+system CPU, peak RSS). With ``--pinned DIR`` — a checkout of the pinned
+earlier commit e247dfc (``git worktree add DIR e247dfc``), whose code was the top-level package
+``harness`` — the same commands run from it with ``PYTHONPATH=DIR`` in this interpreter, and the
+medians are printed side by side with the ratios. ``python -c pass`` is the floor.
+
+Both sides' sources are byte-compiled first (``compileall``), as ``pip install`` does: a
+machine with ``PYTHONDONTWRITEBYTECODE=1`` otherwise compiles every project module from
+source in every process (0.2–0.35 CPU-s here), which says nothing about either side.
+``--source`` measures that way instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.workload import QUESTION
+
+
+def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one process, its output discarded."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=tempfile.gettempdir(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 2):  # 2: a diagnosis that abstained is still a full run
+        raise RuntimeError(f"{argv[:4]} exited {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _commands(module: str) -> dict[str, list[str]]:
+    py = sys.executable
+    return {"--help": [py, "-m", module, "--help"],
+            "diagnose": [py, "-m", module, "diagnose", QUESTION, "--model", "offline"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Alternate the sides ``--pairs`` times; print medians and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--pinned", type=Path, default=None,
+                        help="checkout of e247dfc (top-level package 'harness')")
+    parser.add_argument("--source", action="store_true",
+                        help="do not byte-compile first (every process compiles the project)")
+    args = parser.parse_args(argv)
+    if not args.source:
+        root = Path(__file__).resolve().parent.parent
+        for tree in [root, *([args.pinned] if args.pinned else [])]:
+            # in a child: this process stays small (a forked child's peak RSS starts at ours)
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|\.git|tests)/",
+                            str(tree)], check=True, stdout=subprocess.DEVNULL)
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_", "PYTHONPATH"))}
+    sides = {"now": ("diagnosis_harness", {})}
+    if args.pinned is not None:
+        sides["e247dfc"] = ("harness", {"PYTHONPATH": str(args.pinned.resolve())})
+    figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    floor = [measure([sys.executable, "-c", "pass"], base) for _ in range(3)]
+    for _ in range(args.pairs):
+        for side, (module, extra) in sides.items():
+            for command, cmd in _commands(module).items():
+                with tempfile.TemporaryDirectory(prefix="startup-home-") as home:
+                    env = dict(base, HARNESS_HOME=home, **extra)
+                    figures.setdefault((side, command), []).append(measure(cmd, env))
+    print(f"whole-process medians of {args.pairs}, load {os.getloadavg()[0]:.2f}; "
+          f"floor `python -c pass`: CPU {statistics.median(f[1] for f in floor):.2f} s")
+    print(f"{'side':<8} {'command':<9} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}")
+    medians = {}
+    for (side, command), rows in figures.items():
+        medians[side, command] = [statistics.median(r[i] for r in rows) for i in range(3)]
+        wall, cpu, rss = medians[side, command]
+        print(f"{side:<8} {command:<9} {wall:7.2f} {cpu:6.2f} {rss:9.1f}")
+    if args.pinned is not None:
+        for command in ("--help", "diagnose"):
+            now, then = medians["now", command], medians["e247dfc", command]
+            print(f"ratio now/e247dfc {command}: CPU {now[1] / then[1]:.2f}x, "
+                  f"peak memory {now[2] / then[2]:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
