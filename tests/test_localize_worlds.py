@@ -15,8 +15,12 @@ import pytest
 from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
-FLOOR_RIGHT = {"shop": 4, "pipeline": 2}
-"""Causes found by the offline default (docs/design.md §16.3): shop 4 of 12, pipeline 2 of 12."""
+FLOOR_RIGHT = {"shop": 4, "pipeline": 1}
+"""Causes found by the offline default (docs/design.md §16.3): shop 4 of 12, pipeline 1 of 12.
+
+Measured with the windows the questions give read right (the router used to read
+"11:10–11:30 UTC" as the whole day); with those windows a WARN-level or saturation "cause" was
+published wrong 6 times, so such failures no longer conclude (0 wrong is the bar)."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00")])

@@ -36,6 +36,9 @@ CAUSE_LEVELS = FAILURE_LEVELS - {"WARN", "WARNING"}
 the cause, but is no cause itself: measured on the generated worlds with their windows read
 right, every cause published from a WARN pattern was wrong (a symptom, a soft quota, a slow
 flush, a decline) — 5 of 5."""
+OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:is )?full"
+                      r"|rejected_execution|overload", re.I)
+"""A failure saying its dependency is saturated: what saturates it is not in the evidence."""
 MIN_EVENTS = 3
 """Events a pattern needs in the window to count as a failure (one odd line is not)."""
 SAME_MOMENT = timedelta(minutes=1)
@@ -160,6 +163,8 @@ def localize(items: list[dict[str, Any]]) -> Localized | None:
     root = roots[0]
     if str(first_of[root].get("level", "")).upper() not in CAUSE_LEVELS:
         return None  # a warning is a symptom to explain, not a cause to publish
+    if OVERLOAD.search(str(first_of[root].get("pattern", ""))):
+        return None  # a saturated dependency: who saturates it is the cause, and it is not shown
     if not all(_reaches(graph, s, root) for s in failing - {root}):
         return None  # another failure the cause does not explain
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
