@@ -204,7 +204,7 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
         assert logs_args["properties"]["limit"] == {"anyOf": [
             {"maximum": 200, "minimum": 1, "type": "integer"}, {"type": "null"}]}
     else:
-        assert logs_args["required"] == ["service", "start", "end"]
+        assert logs_args["required"] == ["start", "end"]  # service is optional: every service
         assert sorted(set(logs_args["properties"]) - {"attrs"}) == [
             "end", "level", "pattern", "service", "start"]
         # The lean tool spec states no length (the tool checks it): the grammar's bound applies.
