@@ -202,14 +202,14 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     if out.get("additionalProperties") is False:
         del out["additionalProperties"]
     for prop in out.get("properties", {}).values():
-        for noise in ("title", "minLength", "maxLength"):
-            prop.pop(noise, None)
         options = prop.get("anyOf")
         if isinstance(options, list) and {"type": "null"} in options and prop.get("default", 0) is None:
             rest = [o for o in options if o != {"type": "null"}]
             if len(rest) == 1:
                 del prop["anyOf"], prop["default"]
                 prop.update(rest[0])
+        for noise in ("title", "minLength", "maxLength"):  # after unwrapping: X's bounds too
+            prop.pop(noise, None)
     return out
 
 
