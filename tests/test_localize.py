@@ -125,3 +125,77 @@ def test_a_dependency_is_an_endpoint_the_pattern_keeps_not_one_lines_path() -> N
     assert found is not None and found.dependency is None  # the asked service's symptom only
     found = localize([API_ERRORS])
     assert found is not None and found.dependency == "orders-db:5432"
+
+
+# --- the asked service's failures lead to the cause (rule 3) -------------------------------
+
+JOBS = onset(7, "jobrunner", "20:01", "MetaException: could not connect to metastore (thrift "
+             "socket timed out)", count=3, upstream=["dfs-datanode", "metastore"])
+SLOW_DISK = onset(8, "dfs-datanode", "00:45", "Slow BlockReceiver write data to disk cost:<dur>",
+                  level="WARN", count=3)
+GC = onset(9, "metastore", "11:20", "JvmPauseMonitor: Detected pause in JVM or host machine",
+           level="WARN", count=7)
+OOM = onset(10, "metastore", "18:03", "java.lang.OutOfMemoryError: Java heap space", count=1)
+
+
+def test_the_asked_services_own_words_lead_past_an_unrelated_warning() -> None:
+    timeline = [SLOW_DISK, GC, OOM, JOBS]
+    # Asked about: the job's failure says "metastore"; the disk warning is another story.
+    found = localize(timeline, "jobrunner")
+    assert found is not None and found.service == "metastore"
+    assert found.row is OOM and found.first is GC and found.onset == GC["onset"]
+    text = sentence(found, None)
+    assert "OutOfMemoryError" in text and "JvmPauseMonitor" in text
+    # System-wide, the earlier disk warning is a failure that does not lead to the metastore.
+    assert localize(timeline) is None
+
+
+def test_two_failing_services_the_symptom_names_leave_the_cause_open() -> None:
+    other = onset(11, "dfs-namenode", "15:00", "safe mode is ON: name node refuses writes",
+                  count=5)
+    both = onset(12, "jobrunner", "20:01", "could not write to dfs-namenode nor read metastore",
+                 count=3)
+    assert localize([GC, OOM, other, both], "jobrunner") is None
+
+
+def test_branches_that_meet_again_lead_to_one_cause() -> None:
+    cart = onset(13, "cart", "02:00", "redis HGET: connection refused (redis-cart:6379)")
+    checkout = onset(14, "checkout", "02:01", "load cart failed: GET http://cart:8080 503")
+    web = onset(15, "web", "02:02", "POST /checkout 502 upstream=checkout:8080 and cart:8080",
+                count=30)
+    found = localize([web, checkout, cart], "web")
+    assert found is not None and found.service == "cart"
+    assert found.dependency == "redis-cart:6379"
+
+
+def test_a_cause_that_waits_on_something_slow_is_not_published() -> None:
+    # "statement timeout (pg-main:5432)": the database is slow; why (a disk) is not shown.
+    timeout = onset(16, "inventory", "02:00", "reserve <id> failed: pq: canceling statement due "
+                    "to statement timeout (pg-main:5432, <dur>)", count=15)
+    caller = onset(17, "checkout", "02:02", "reserve stock failed: POST http://inventory:8080 "
+                   "context deadline exceeded", count=15)
+    assert localize([timeout, caller], "checkout") is None
+    refused = {**timeout, "pattern": "reserve <id> failed: dial tcp: connect: connection refused "
+               "(pg-main:5432)"}
+    found = localize([refused, caller], "checkout")
+    assert found is not None and found.service == "inventory"
+
+
+def test_a_cause_naming_a_component_with_failures_of_its_own_is_not_published() -> None:
+    killed = onset(18, "warehouse", "01:02", "server process (PID <n>) was terminated by signal "
+                   "<n>: Killed", count=1)
+    loader = onset(19, "warehouse-loader", "01:03", "COPY INTO fact_events failed: server closed "
+                   "the connection unexpectedly", count=3, upstream=["warehouse"])
+    assert localize([killed, loader], "warehouse-loader") is None
+    assert localize([loader], "warehouse-loader") is not None  # nothing else failed: it is the end
+
+
+def test_an_odd_early_warning_of_the_symptom_does_not_make_the_cause_a_consequence() -> None:
+    declined = onset(20, "checkout", "00:05", "payment declined for <id>: expired_card",
+                     level="WARN", count=1)
+    found = localize([declined, API_ERRORS, DB_DOWN, WEB_ERRORS], "web")
+    assert found is not None and found.service == "orders-db"
+    assert localize([declined, onset(21, "checkout", "20:00", "shipping:8080 returned 500",
+                                     count=9),
+                     onset(22, "shipping", "20:00", "carrier TLS verify failed", count=9)],
+                    "checkout") is not None

@@ -22,7 +22,7 @@ MAX_DOWNSTREAM = 3
 
 def localized(inv: Investigation) -> Localized | None:
     """The timeline's localized failure, if the investigation read one."""
-    return localize(inv.items("onset_timeline"))
+    return localize(inv.items("onset_timeline"), inv.scope.service or None)
 
 
 def _symptom(found: Localized) -> Symptom:
@@ -64,8 +64,14 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
         # and its logs do not say whether that is why: from logs alone the cause is open.
         return None
     claims = [{"statement": f"{found.service} logged {row['window_count']} {row['level']} "
-                            f"events '{row['pattern']}' from {found.onset}",
+                            f"events '{row['pattern']}' from {row['onset']}",
                "evidence_ids": [row["evidence_id"]]}]
+    if found.first is not None:
+        first = found.first
+        claims.append({"statement": f"{found.service} logged {first['window_count']} "
+                                    f"{first['level']} events '{first['pattern']}' from "
+                                    f"{first['onset']} before that",
+                       "evidence_ids": [first["evidence_id"]]})
     for other in found.consistent[:MAX_DOWNSTREAM]:
         claims.append({"statement": f"then {other['service']} {other['level']} from "
                                     f"{other['onset']}: '{other['pattern']}'",
