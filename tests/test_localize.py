@@ -199,3 +199,14 @@ def test_an_odd_early_warning_of_the_symptom_does_not_make_the_cause_a_consequen
                                      count=9),
                      onset(22, "shipping", "20:00", "carrier TLS verify failed", count=9)],
                     "checkout") is not None
+
+
+def test_warnings_conclude_only_with_a_change_whose_key_they_name() -> None:
+    rejected = onset(23, "ingest-api", "12:35", "rejected batch: body <n> KB exceeds "
+                     "http.max_request_bytes=<n>", level="WARN", count=38)
+    found = localize([rejected], "ingest-api")
+    assert found is not None and found.warning_only  # a candidate, not yet a cause
+    lowered = change(24, "ingest-api", "http.max_request_bytes", "65536", "10:12:05")
+    unrelated = change(25, "ingest-api", "log.level", "debug", "10:12:05")
+    assert explaining_change(_Inv([unrelated, lowered]), found) == lowered  # type: ignore[arg-type]
+    assert explaining_change(_Inv([unrelated]), found) is None  # type: ignore[arg-type]

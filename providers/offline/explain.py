@@ -56,6 +56,8 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
         return None
     row = found.row
     change = explaining_change(inv, found)
+    if found.warning_only and change is None:
+        return None  # warnings only, and no change that explains them: no cause to publish
     if found.service == inv.scope.service and found.dependency is None and change is None:
         return None  # the asked service's own failure, naming nothing else: the symptom again
     if change is None and any(item.get("kind") == "change" and item.get("service") == found.service

@@ -72,6 +72,8 @@ class Localized:
     """Onset rows of other services that the cause explains (they call it or name it)."""
     first: dict[str, Any] | None = None
     """The cause's first failure row when it is not ``row`` (a warning before the error)."""
+    warning_only: bool = False
+    """The failure logs no ERROR or worse: only a change that explains it may conclude."""
 
     @property
     def service(self) -> str:
@@ -238,9 +240,8 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
         if not all(_reaches(failures.graph, s, root) for s in explained):
             return None  # another failure the cause does not explain
     own = failures.rows[root]
+    # A warning is a symptom to explain, not a cause to publish: a change may explain it.
     cause = next((r for r in own if str(r.get("level", "")).upper() in CAUSE_LEVELS), None)
-    if cause is None:
-        return None  # a warning is a symptom to explain, not a cause to publish
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
         return None  # a saturated or slow dependency: why is the cause, and it is not shown
@@ -248,8 +249,9 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
         return None  # it names a component that fails too: the cause may be there, unshown
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
     consistent = [failures.rows[s][0] for s in sorted(explained, key=failures.first)]
-    return Localized(row=cause, dependency=dependency_of(cause, services), consistent=consistent,
-                     first=own[0] if own[0] is not cause else None)
+    row = cause or own[0]
+    return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
+                     first=own[0] if own[0] is not row else None, warning_only=cause is None)
 
 
 def sentence(found: Localized, change: dict[str, Any] | None) -> str:
