@@ -181,12 +181,18 @@ def test_a_cause_that_waits_on_something_slow_is_not_published() -> None:
     assert found is not None and found.service == "inventory"
 
 
-def test_a_cause_naming_a_component_with_failures_of_its_own_is_not_published() -> None:
+def test_a_dependency_that_crashed_just_before_its_caller_failed_is_the_cause() -> None:
+    # One "Killed" line is no odd line when the failing loader's dependency logs it a second
+    # before the loader fails; the same line 13 minutes earlier is another story, and then
+    # the loader (which names a component with a failure of its own) is not published either.
     killed = onset(18, "warehouse", "01:02", "server process (PID <n>) was terminated by signal "
                    "<n>: Killed", count=1)
     loader = onset(19, "warehouse-loader", "01:03", "COPY INTO fact_events failed: server closed "
                    "the connection unexpectedly", count=3, upstream=["warehouse"])
-    assert localize([killed, loader], "warehouse-loader") is None
+    found = localize([killed, loader], "warehouse-loader")
+    assert found is not None and found.service == "warehouse" and found.row is killed
+    earlier = {**killed, "onset": "2026-05-01T09:50:00Z"}
+    assert localize([earlier, loader], "warehouse-loader") is None
     assert localize([loader], "warehouse-loader") is not None  # nothing else failed: it is the end
 
 

@@ -49,6 +49,9 @@ MIN_EVENTS = 3
 SAME_MOMENT = timedelta(minutes=1)
 """How close to the first failure the cause's own must start: across services, log lines of
 one minute are not reliably ordered (clocks, buffering, a pattern reaching 3 events later)."""
+CRASH_LEAD = timedelta(minutes=5)
+"""How long before its caller's failure a dependency's single ERROR may start to count as its
+crash (a caller fails within seconds of a crash; an error of 13 minutes before is another one)."""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -145,6 +148,34 @@ def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
     return False
 
 
+def _first_strong(own: list[dict[str, Any]]) -> dict[str, Any]:
+    """A service's first strong failure row: ``MIN_EVENTS`` events or more, or a cause level."""
+    return next((r for r in own if int(r.get("window_count") or 0) >= MIN_EVENTS
+                 or str(r.get("level", "")).upper() in CAUSE_LEVELS), own[0])
+
+
+def _crashed_dependencies(rows: dict[str, list[dict[str, Any]]], failing: set[str]) -> set[str]:
+    """Services with fewer than ``MIN_EVENTS`` failure events that fail all the same.
+
+    One "terminated by signal 9: Killed" line of a database a failing loader calls is no odd
+    line: a service whose ERROR (or worse) a failing service names — by its words or the
+    dependency table — and that starts at most ``CRASH_LEAD`` before that service's failure
+    (and no later than ``SAME_MOMENT`` after it) is failing too.
+    """
+    out = set()
+    for weak, own in rows.items():
+        errors = [r for r in own if str(r.get("level", "")).upper() in CAUSE_LEVELS]
+        if weak in failing or not errors:
+            continue
+        at = _moment(errors[0]["onset"])
+        for caller in failing:
+            began = _moment(_first_strong(rows[caller])["onset"])
+            if any(_names(r, weak) for r in rows[caller]) \
+                    and began - CRASH_LEAD <= at <= began + SAME_MOMENT:
+                out.add(weak)
+    return out
+
+
 @dataclass(frozen=True)
 class _Failures:
     """The failure rows of a timeline, by service, and who names whom."""
@@ -167,6 +198,7 @@ class _Failures:
             rows.setdefault(str(row["service"]), []).append(row)
         failing = {s for s, own in rows.items()
                    if sum(int(r.get("window_count") or 0) for r in own) >= MIN_EVENTS}
+        failing |= _crashed_dependencies(rows, failing)
         graph = {s: {t for t in failing - {s} for r in rows[s] if _names(r, t)} for s in failing}
         said = {s: {t for t in failing - {s} for r in rows[s] if _said(r, t)} for s in failing}
         return cls(rows=rows, failing=failing, graph=graph, said=said)
@@ -178,10 +210,7 @@ class _Failures:
         ERROR is an onset); its odd earlier warnings (one declined payment) are none. A service
         failing only by several small warning rows starts at the first of them.
         """
-        own = self.rows[service]
-        strong = next((r for r in own if int(r.get("window_count") or 0) >= MIN_EVENTS
-                       or str(r.get("level", "")).upper() in CAUSE_LEVELS), own[0])
-        return _moment(strong["onset"])
+        return _moment(_first_strong(self.rows[service])["onset"])
 
     def named_by(self, service: str) -> set[str]:
         """Services with any failure row (failing or not) that ``service``'s rows name."""
