@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.providers.offline.explain import explaining_change
+from diagnosis_harness.providers.offline.explain import explaining_change, resource_shift
 from diagnosis_harness.providers.offline.localize import localize, sentence
 
 
@@ -92,7 +92,8 @@ class _Inv:
         self._changes = changes
 
     def items(self, tool: str) -> list[dict[str, Any]]:
-        return self._changes if tool == "recent_changes" else []
+        return [i for i in self._changes if i["kind"] == {"recent_changes": "change",
+                                                           "metric_shifts": "metric_shift"}[tool]]
 
 
 def change(n: int, service: str, key: str, new: str, at: str) -> dict[str, Any]:
@@ -216,3 +217,28 @@ def test_warnings_conclude_only_with_a_change_whose_key_they_name() -> None:
     unrelated = change(25, "ingest-api", "log.level", "debug", "10:12:05")
     assert explaining_change(_Inv([unrelated, lowered]), found) == lowered  # type: ignore[arg-type]
     assert explaining_change(_Inv([unrelated]), found) is None  # type: ignore[arg-type]
+
+
+def shift(n: int, entity: str, metric: str, at: str) -> dict[str, Any]:
+    return {"evidence_id": f"E4.{n}", "kind": "metric_shift", "table": "host_metrics",
+            "entity": entity, "metric": metric, "direction": "up", "first_out": at,
+            "baseline_median": 2.4, "window_median": 100.0}
+
+
+def test_warnings_conclude_with_one_instances_resource_metric_shifting_just_before() -> None:
+    flush = onset(26, "broker", "20:18", "log flush took <n> ms (device <id>, await <n> ms)",
+                  level="WARN", count=41)
+    found = localize([flush])
+    assert found is not None and found.warning_only
+    disk = shift(1, "broker-2", "disk_await_ms", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([disk]), found) == disk  # type: ignore[arg-type]
+    # Two instances shifted: which one is open. Traffic is no resource; another component's
+    # disk is not this one's; a shift half an hour before is another story.
+    other = shift(2, "broker-3", "disk_await_ms", "2026-05-01T10:19:00Z")
+    assert resource_shift(_Inv([disk, other]), found) is None  # type: ignore[arg-type]
+    traffic = shift(3, "broker-2", "bytes_in_mb_s", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([traffic]), found) is None  # type: ignore[arg-type]
+    elsewhere = shift(4, "wh-1", "disk_await_ms", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([elsewhere]), found) is None  # type: ignore[arg-type]
+    early = shift(5, "broker-2", "disk_await_ms", "2026-05-01T09:45:00Z")
+    assert resource_shift(_Inv([early]), found) is None  # type: ignore[arg-type]
