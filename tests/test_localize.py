@@ -242,3 +242,18 @@ def test_warnings_conclude_with_one_instances_resource_metric_shifting_just_befo
     assert resource_shift(_Inv([elsewhere]), found) is None  # type: ignore[arg-type]
     early = shift(5, "broker-2", "disk_await_ms", "2026-05-01T09:45:00Z")
     assert resource_shift(_Inv([early]), found) is None  # type: ignore[arg-type]
+
+
+def test_a_failed_name_lookup_names_the_dns_service() -> None:
+    loop = onset(27, "coredns", "05:38", "[FATAL] plugin/loop: Loop (<ip>:<n> -> :<n>) detected",
+                 level="FATAL", count=18)
+    lookup = onset(28, "checkout", "06:22", "call to inventory:8080 failed: dial tcp: lookup "
+                   "inventory.shop.svc.cluster.local on <ip>:<n>: i/o timeout", count=6)
+    web = onset(29, "frontend", "06:23", "POST /checkout/place <n> upstream=checkout:8080",
+                count=6)
+    found = localize([loop, lookup, web])
+    assert found is not None and found.service == "coredns"
+    # Without the lookup failure's words, nothing names coredns: two roots, abstain.
+    plain = {**lookup, "pattern": "call to inventory:8080 failed: i/o timeout",
+             "example": "call to inventory:8080 failed: i/o timeout"}
+    assert localize([loop, plain, web]) is None

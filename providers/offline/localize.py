@@ -116,9 +116,24 @@ def _said(item: dict[str, Any], service: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(service.lower())}(?![a-z0-9])", words) is not None
 
 
+_LOOKUP_FAILED = re.compile(r"\blookup \S+ on \S+|no such host|name resolution|name or service "
+                           r"not known|unknownhostexception|nxdomain|servfail", re.I)
+"""A failure that says a name lookup failed: it names the DNS service, whatever it is called."""
+_DNS = re.compile(r"(?<![a-z0-9])(?:core|kube-?|cluster-?)?dns(?:masq)?(?![a-z])|\bunbound\b"
+                  r"|\bbind9?\b", re.I)
+"""A service that serves DNS (``coredns``, ``kube-dns``, ``dnsmasq``, ``unbound``, ``bind``)."""
+
+
 def _names(item: dict[str, Any], service: str) -> bool:
-    """Whether a row names ``service``: its own words, or the dependency table's upstream."""
-    return service in (item.get("upstream") or []) or _said(item, service)
+    """Whether a row names ``service``: its own words, or the dependency table's upstream.
+
+    A failed name lookup ("dial tcp: lookup inventory.svc on 10.0.0.10:53: server misbehaving")
+    names the DNS service in so many words, although not by its name.
+    """
+    if service in (item.get("upstream") or []) or _said(item, service):
+        return True
+    text = f"{item.get('pattern', '')} {item.get('example', '')}"
+    return _DNS.search(service) is not None and _LOOKUP_FAILED.search(text) is not None
 
 
 def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
