@@ -1135,7 +1135,8 @@ def f01_gateway_oom(w: Fleet) -> None:
             logs_ev("ocpp-gateway", w.at(1, "07:35"), q1, "OOMKilled", level="ERROR"),
             logs_ev("authz", q0, q1, "shedding load", level="ERROR"),
             sql_ev(
-                "SELECT ts, chargers_connected FROM fleet_metrics WHERE ts BETWEEN "
+                "SELECT ts, chargers_connected FROM fleet_metrics WHERE chargers_connected < 3000 "
+                "AND ts BETWEEN "
                 f"'{zulu(w.at(1, '07:30'))}' AND '{zulu(q1)}' ORDER BY ts",
                 "chargers_connected",
             ),
@@ -1244,7 +1245,8 @@ def f02_replica_lag(w: Fleet) -> None:
         evidence=[
             logs_ev("session-svc", q0, q1, "Occupied", level="WARN"),
             sql_ev(
-                "SELECT ts, instance, replication_lag_s FROM db_metrics WHERE instance = 'pg-replica' "
+                "SELECT ts, instance, replication_lag_s FROM db_metrics WHERE instance = 'pg-replica' AND "
+                "replication_lag_s > 600 "
                 f"AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts",
                 "pg-replica",
             ),
@@ -1570,7 +1572,8 @@ def f05_consumer_gone(w: Fleet) -> None:
             logs_ev("telemetry-ingest", w.at(2, "09:10"), q1, "PRECONDITION_FAILED", level="ERROR"),
             logs_ev("rabbitmq", w.at(2, "09:30"), q1, "memory resource limit alarm set", level="WARN"),
             sql_ev(
-                "SELECT ts, queue, messages_ready, consumers FROM queue_metrics WHERE queue = "
+                "SELECT ts, queue, messages_ready, consumers FROM queue_metrics WHERE consumers = 0 "
+                "AND queue = "
                 f"'meter.values' AND ts BETWEEN '{zulu(w.at(2, '09:00'))}' AND '{zulu(q1)}' ORDER BY ts",
                 "meter.values",
             ),
@@ -1861,7 +1864,9 @@ def f08_roaming_connections(w: Fleet) -> None:
             logs_ev("session-svc", q0, q1, "Connection is not available", level="ERROR"),
             logs_ev("postgres", q0, q1, "too many clients", level="ERROR"),
             sql_ev(
-                "SELECT ts, application, idle_in_transaction FROM db_connections WHERE application = "
+                "SELECT ts, application, idle_in_transaction FROM db_connections "
+                "WHERE idle_in_transaction > 100 "
+                "AND application = "
                 f"'roaming' AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts",
                 "roaming",
             ),
@@ -2142,7 +2147,9 @@ def f11_geocoder(w: Fleet) -> None:
                 "locations", w.at(3, "11:40"), q1, "All threads (200) are currently busy", pattern="threads"
             ),
             sql_ev(
-                "SELECT ts, service, p99_ms FROM service_metrics WHERE service = 'locations' AND ts "
+                "SELECT ts, service, p99_ms FROM service_metrics WHERE service = 'locations' "
+                "AND p99_ms > 5000 "
+                "AND ts "
                 f"BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts",
                 "locations",
             ),
@@ -2345,7 +2352,8 @@ def f14_partner_rejections(w: Fleet) -> None:
         evidence=[
             logs_ev("roaming", q0, q1, "NOT_ALLOWED", pattern="authorization"),
             sql_ev(
-                "SELECT ts, hub, requests, rejected FROM roaming_stats WHERE ts BETWEEN "
+                "SELECT ts, hub, requests, rejected FROM roaming_stats WHERE rejected * 10 > requests "
+                "AND ts BETWEEN "
                 f"'{zulu(w.at(3, '18:30'))}' AND '{zulu(q1)}' ORDER BY ts",
                 "gridhub",
             ),
