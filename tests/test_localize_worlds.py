@@ -15,22 +15,28 @@ import pytest
 from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
-FLOOR_RIGHT = {"shop": 7, "pipeline": 6}
-"""Causes found by the offline default (docs/design.md §16.3): shop 7 of 12, pipeline 6 of 12.
+FLOOR_RIGHT = {"shop": 5, "pipeline": 6, "fleet": 0}
+"""Causes found by the offline default (docs/design.md §16.3): shop 5 of 12, pipeline 6 of 12,
+fleet 0 of 10.
 
-Measured with the windows the questions give read right (the router used to read
-"11:10–11:30 UTC" as the whole day); with those windows a WARN-level or saturation "cause" was
-published wrong 6 times, so such failures no longer conclude (0 wrong is the bar). Following the
-asked service's failures to where they lead (rule 3) found 3 more; it also published a caller's
-statement timeouts as the cause of a slow database once, so a cause saying what it waits on is
-slow no longer concludes either. Warnings explained by a change whose key they name found one
-more (a lowered request-size limit), and a dependency's single "Killed" line a second before
-its caller failed one more, and a broker's slow-flush warnings with broker-2's disk await up
-just before one more. Publishing an ERROR-level cause with an unexplained change on its
-component beside it (not as its cause) found two more (auth's vault denial, coredns' loop)."""
+Shop and pipeline were read while the rules were written. Measured with the windows the
+questions give read right, a WARN-level or saturation "cause" was published wrong 6 times, so
+such failures no longer conclude; following the asked service's failures to where they lead
+(rule 3) found 3 more and once published a caller's statement timeouts as a slow database's
+cause, so a cause that waits on something slow no longer concludes either; warnings explained
+by a change whose key they name, a dependency's single "Killed" line just before its caller
+failed, and a broker's slow flushes with broker-2's disk await up just before found 3 more.
+
+Fleet was built by someone who had not read the rules, and run once before anyone looked at
+it: 0 right, 3 wrong (a release's NullPointerException published without the release; a proxy's
+refusals published as the pushing service's, "explained" by a deploy whose summary named the
+message type; "tariff" read in the column ``tariff_snapshot_id``). The three fixes (an
+unexplained change on the cause's component leaves it open again, an identifier is one word, a
+key is a one-token value) are general rules; fleet now gives 0 wrong, 0 right."""
 
 
-@pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00")])
+@pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),
+                                             ("fleet", "-06:00")])
 def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path, world: str,
                                                                  zone: str) -> None:
     truth = WORLDS / world / "truth.json"
@@ -43,6 +49,7 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
     assert traps and all(o.startswith("FALLBACK") or v is Verdict.RIGHT
                          for o, v in traps.values()), traps
     assert card.summary.right >= FLOOR_RIGHT[world], verdicts
-    # Something was localized from logs alone: a case with no runbook found its cause.
-    assert any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
-               if kind in ("logs_only", "system_wide"))
+    # Something was localized from logs alone: a case with no runbook found its cause (not yet
+    # on fleet, see FLOOR_RIGHT).
+    assert world == "fleet" or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
+                                   if kind in ("logs_only", "system_wide"))

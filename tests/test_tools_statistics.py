@@ -241,3 +241,11 @@ def test_unusable_windows_are_refused_in_one_clear_line(backends: Backends, args
         record = call(backends, name, **args)
         assert record.invocation_status is InvocationStatus.ERROR
         assert says in record.error and "\n" not in record.error
+
+
+def test_a_logfmt_message_keeps_its_words_other_quoted_values_do_not() -> None:
+    # msg="…" is the failure mode (Go and Kubernetes components log so); q="…" is a value.
+    assert pattern_of('level=error msg="shedding load: inflight 512 over limit" path=/v1/a') \
+        == 'level=error msg="shedding load: inflight <n> over limit" path=/<id>/a'
+    assert pattern_of('GET /search?q="rain jacket" 200 err="dial tcp 10.0.0.1:53: i/o timeout"') \
+        == 'GET /search?q="<str>" <n> err="dial tcp <ip>:<n>: i/o timeout"'

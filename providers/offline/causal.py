@@ -107,8 +107,13 @@ NO_KEY_LINK = ("the change shares no word of its own with the symptom, and no ru
 
 
 def row_keys(row: Mapping[str, Any]) -> list[str]:
-    """The dotted or underscored keys among the row's values (``dfs.datanode.du.reserved``)."""
-    return [m.group(0) for k, v in row.items() if isinstance(v, str)
+    """The dotted or underscored keys among the row's values (``dfs.datanode.du.reserved``).
+
+    Only values that are one token (a key column, an image name): a key a summary sentence
+    mentions ("charging_complete push: new template") is what the change is about in prose,
+    not the setting it changed.
+    """
+    return [m.group(0) for k, v in row.items() if isinstance(v, str) and len(v.split()) == 1
             and not _ID_COLUMN.search(str(k).lower()) for m in _KEY.finditer(v)]
 
 

@@ -112,8 +112,10 @@ def _moment(stamp: Any) -> datetime:
 
 def _said(item: dict[str, Any], service: str) -> bool:
     """Whether a row's own words (pattern or example) name ``service``."""
+    # An identifier is one word: ``tariff_snapshot_id`` is a column, not the tariff service.
     words = f"{item.get('pattern', '')} {item.get('example', '')}".lower()
-    return re.search(rf"(?<![a-z0-9]){re.escape(service.lower())}(?![a-z0-9])", words) is not None
+    return re.search(rf"(?<![a-z0-9_]){re.escape(service.lower())}(?![a-z0-9_])",
+                     words) is not None
 
 
 _LOOKUP_FAILED = re.compile(r"\blookup \S+ on \S+|no such host|name resolution|name or service "

@@ -9,7 +9,8 @@ pattern once (``events.pattern_id`` → ``patterns.text``), so a window comparis
 Masks, applied in this order (docs/design.md §16.1):
 
 - a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
-  → ``"<str>"``;
+  → ``"<str>"``, except the value of a message key (``msg=``, ``err=``, ``error=``, ``reason=``…:
+  logfmt's message), whose words stay;
 - an ISO timestamp → ``<ts>``;
 - every *atom* (a run of letters, digits, ``_ . -``) that holds a digit: a UUID → ``<uuid>``,
   an IPv4 address → ``<ip>``, a duration (``250ms``, ``1.5s``) → ``<dur>``, a plain number →
@@ -31,6 +32,16 @@ MAX_PATTERN_CHARS = 400
 """A pattern is stored and shown up to this length."""
 
 _QUOTED = re.compile(r"(?<![\w'\"])(?:'[^'\n]{1,200}'|\"[^\"\n]{1,200}\")(?![\w'\"])")
+_SAYS = re.compile(r"(?:^|[\s,;(])(?:msg|message|err|error|reason|cause|detail)=$", re.I)
+"""A key whose quoted value is the message itself (logfmt ``msg="…"``, ``err="…"``): its words
+are the failure mode, kept (their ids and numbers masked like the rest), not one ``"<str>"``."""
+
+
+def _quoted(match: re.Match[str]) -> str:
+    if _SAYS.search(match.string, 0, match.start()) is not None:
+        return match.group(0)
+    return '"<str>"'
+
 _TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
                         r"(?:Z|[+-]\d{2}:?\d{2})?")
 _ATOM_WITH_DIGIT = re.compile(r"(?<![\w.\-])(?:[^\W\d]|[.\-])*+\d[\w.\-]*+")
@@ -68,7 +79,7 @@ def pattern_of(message: str) -> str:
     """The pattern of ``message`` (see the module docstring); deterministic and linear."""
     text = message[:MAX_PATTERN_INPUT]
     if "'" in text or '"' in text:
-        text = _QUOTED.sub('"<str>"', text)
+        text = _QUOTED.sub(_quoted, text)
     if "-" in text and ":" in text:
         text = _TIMESTAMP.sub("<ts>", text)
     words = text.split()
