@@ -16,13 +16,13 @@ import argparse
 import json
 import random
 import sqlite3
+import sys
 import tempfile
 import time
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from _bench import measure, report  # scripts/_bench.py, beside this script
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.examples import describe_logs
 from diagnosis_harness.tools.dataset.layout import (
@@ -39,6 +39,10 @@ from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.timeutil import format_utc
 
 from diagnosis_harness.control.settings import Settings
+
+# scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench import measure, report  # noqa: E402
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 DAYS = 2

@@ -14,18 +14,22 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
-import _bench  # scripts/_bench.py, beside this script
-from _bench import measure
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import load_dataset
 
 from diagnosis_harness.control.settings import Settings
+
+# scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+from _bench import measure  # noqa: E402
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 TEMPLATES = [
