@@ -62,7 +62,10 @@ def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
     async def main() -> dict[str, Any]:
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
         assert task is not None
-        with signals.cancelling(lambda: loop.call_soon_threadsafe(task.cancel)):
+        def cancel() -> None:  # in the loop, not in the interrupted frame; wakes it up
+            loop.call_soon_threadsafe(task.cancel)
+
+        with signals.cancelling(cancel):
             return await make()
 
     try:
