@@ -16,7 +16,7 @@ import argparse
 import json
 import random
 import sqlite3
-import statistics
+import sys
 import tempfile
 import time
 from contextlib import closing
@@ -24,7 +24,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.examples import describe_logs
 from diagnosis_harness.tools.dataset.layout import (
     BUILD_MANIFEST,
@@ -39,9 +38,11 @@ from diagnosis_harness.tools.dataset.layout import (
 from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.timeutil import format_utc
 
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.contracts import InvocationStatus
 from diagnosis_harness.control.settings import Settings
+
+# scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench import measure, report  # noqa: E402
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 DAYS = 2
@@ -129,27 +130,6 @@ def _ops(path: Path, rng: random.Random) -> None:
                          [(SERVICES[i], SERVICES[(i + 4) % len(SERVICES)])
                           for i in range(len(SERVICES))])
         conn.execute("COMMIT")
-
-
-def measure(backends: Backends, settings: Settings,
-            calls: list[tuple[str, dict[str, object]]]) -> list[float]:
-    """Milliseconds per call through the boundary (each must be READY)."""
-    budget = Budget(BudgetLimits.from_settings(settings))
-    times = []
-    for i, (name, args) in enumerate(calls):
-        began = time.perf_counter()
-        outcome = execute_tool(name, args, tool_call_id=f"b{i}", backends=backends,
-                               budget=budget, settings=settings, ready_count=0)
-        times.append((time.perf_counter() - began) * 1000)
-        if outcome.record.invocation_status is not InvocationStatus.READY:
-            raise SystemExit(f"{name} failed: {outcome.record.error}")
-    return times
-
-
-def report(label: str, times: list[float], target: float | None) -> None:
-    q = statistics.quantiles(times, n=100)
-    verdict = "" if target is None else ("  OK" if q[94] <= target else f"  OVER {target} ms")
-    print(f"{label:46} n={len(times):4}  p50={q[49]:7.2f} ms  p95={q[94]:7.2f} ms{verdict}")
 
 
 def main() -> None:

@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import load_dataset
 
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.contracts import InvocationStatus
 from diagnosis_harness.control.settings import Settings
+
+# scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench  # noqa: E402
+from _bench import measure  # noqa: E402
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 TEMPLATES = [
@@ -82,23 +85,7 @@ def generate(root: Path, events: int, services: int, days: int, passages: int,
                       f"{rng.randrange(50, 3000)}\n")
 
 
-def measure(backends: Backends, settings: Settings, calls: list[tuple[str, dict]]) -> list[float]:
-    budget = Budget(BudgetLimits.from_settings(settings))
-    times = []
-    for i, (name, args) in enumerate(calls):
-        began = time.perf_counter()
-        outcome = execute_tool(name, args, tool_call_id=f"b{i}", backends=backends,
-                               budget=budget, settings=settings, ready_count=0)
-        times.append((time.perf_counter() - began) * 1000)
-        if outcome.record.invocation_status is not InvocationStatus.READY:
-            raise SystemExit(f"{name} failed: {outcome.record.error}")
-    return times
-
-
-def report(label: str, times: list[float], target: float | None) -> None:
-    q = statistics.quantiles(times, n=100)
-    verdict = "" if target is None else ("  OK" if q[94] <= target else f"  OVER {target} ms")
-    print(f"{label:48} n={len(times):4}  p50={q[49]:7.2f} ms  p95={q[94]:7.2f} ms{verdict}")
+report = partial(_bench.report, width=48)  # this script's labels are wider
 
 
 def main() -> None:

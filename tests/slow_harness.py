@@ -1,7 +1,8 @@
 """The real ``harness`` CLI with slow, counted evidence tools, for tests that kill it mid-run.
 
-``python tests/slow_harness.py COUNT_LOG TOOL_DELAY_S AFTER_RECORD_S harness-args…`` runs
-``diagnosis_harness.cli.main.main`` with two test hooks and nothing else changed:
+``python tests/slow_harness.py COUNT_LOG TOOL_DELAY_S AFTER_RECORD_S harness-args…`` runs the
+``harness`` console script (``diagnosis_harness.cli.entry.main``, its signal handling installed
+first, as there) with two test hooks and nothing else changed:
 
 - every execution of an evidence tool at the boundary appends ``start <tool_call_id>`` to
   COUNT_LOG before it runs (then sleeps TOOL_DELAY_S) and ``end <tool_call_id>`` after, each
@@ -24,9 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import diagnosis_harness.nodes.tool_gate  # noqa: E402
-
-from diagnosis_harness.runstore.sql import SqlRunStore  # noqa: E402
+from diagnosis_harness.cli import entry, signals  # noqa: E402 — cheap: nothing heavy yet
 
 
 def _note(path: str, line: str) -> None:
@@ -42,9 +41,11 @@ def _delay(spec: str) -> Callable[[str], float]:
     return lambda tool_call_id: float(seconds) if only in ("", tool_call_id) else 0.0
 
 
-def main() -> None:
-    """Install the hooks and run the CLI with the remaining arguments."""
-    log, delay, after = sys.argv[1], _delay(sys.argv[2]), _delay(sys.argv[3])
+def _hook(log: str, delay: Callable[[str], float], after: Callable[[str], float]) -> None:
+    import diagnosis_harness.nodes.tool_gate
+
+    from diagnosis_harness.runstore.sql import SqlRunStore
+
     execute = diagnosis_harness.nodes.tool_gate.execute_tool
     record = SqlRunStore.record_tool
 
@@ -61,9 +62,17 @@ def main() -> None:
 
     diagnosis_harness.nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
     SqlRunStore.record_tool = record_then_wait  # type: ignore[method-assign]
-    from diagnosis_harness.cli.main import main as cli
 
-    cli(sys.argv[4:])
+
+def main() -> None:
+    """Install the signal handling, then the hooks, then run the CLI with the other arguments."""
+    signals.install()  # first, as the console script does: tests signal this at any moment
+    args = sys.argv[4:]
+    try:
+        _hook(sys.argv[1], _delay(sys.argv[2]), _delay(sys.argv[3]))
+    except KeyboardInterrupt:  # a SIGTERM while the hooks import the graph's modules
+        sys.exit(signals.stop_line(signals.before_start(args)))
+    entry.main(args)
 
 
 if __name__ == "__main__":

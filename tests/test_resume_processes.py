@@ -261,24 +261,116 @@ def test_a_run_left_running_by_a_dead_process_is_continued_by_the_next_turn_on_i
     assert all(r["finished_at"] for r in rows)
 
 
+def catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum`` (Linux: SigCgt)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) >> (signum - 1) & 1)
+
+
+def stored_runs(home: Path) -> list[str]:
+    """The run ids in the home's run store, read without creating it (none: no file, no table)."""
+    path = home / "runs.sqlite"
+    if not path.exists():
+        return []
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        return [run_id for (run_id,) in conn.execute("SELECT run_id FROM runs")]
+    except sqlite3.OperationalError:  # the schema is not written yet
+        return []
+    finally:
+        conn.close()
+
+
+def _ended_by_signal(home: Path, proc: subprocess.Popen[str], signum: int,
+                     code: int) -> dict[str, Any] | None:
+    """Signal ``proc``, let it end; check what every cancel ends with; its row (or None)."""
+    proc.send_signal(signum)
+    got, out, err = finish(proc, timeout=60)
+    assert (got, out) == (code, ""), err
+    run_ids = stored_runs(home)
+    if not run_ids:  # the request is not lost silently: the line says nothing was recorded
+        assert err.splitlines() == ["harness: cancelled before the run started; nothing was recorded"]
+        return None
+    assert len(run_ids) == 1
+    store = Site(home).store()
+    row = store.get_run(run_ids[0])
+    events = [e["event"] for e in store.events(row["run_id"])]
+    store.close()
+    assert (row["status"], row["run_state"], row["release_outcome"], row["content"]) == (
+        "CANCELLED", "CANCELLED", "CANCELLED", None)
+    assert "done" not in events and "content" not in events
+    assert err.splitlines() == [f"harness: cancelled: run {row['run_id']} is CANCELLED, "
+                                "nothing more is published"]
+    return row
+
+
 def test_sigterm_cancels_a_running_diagnosis(home: Path) -> None:
     log = home.parent / "count.log"
     proc = harness(Site(home), log, "diagnose", Q, "--json", delay=1.5)
     wait_for(lambda: executions(log)[0]["offline_1"], what="the first tool call")
-    proc.send_signal(signal.SIGTERM)
-    code, out, err = finish(proc, timeout=60)
-    assert code == 143 and out == ""
-    with sqlite3.connect(home / "runs.sqlite") as conn:
-        run_ids = [run_id for (run_id,) in conn.execute("SELECT run_id FROM runs")]
-    assert len(run_ids) == 1
+    row = _ended_by_signal(home, proc, signal.SIGTERM, 143)
+    assert row is not None
     store = Site(home).store()
-    row = store.get_run(run_ids[0])
-    assert (row["status"], row["run_state"], row["release_outcome"]) == (
-        "CANCELLED", "CANCELLED", "CANCELLED")
-    events = [e["event"] for e in store.events(row["run_id"])]
-    assert events[0] == "metadata" and "done" not in events and "content" not in events
-    assert executions(log)[0]["offline_2"] == 0  # nothing was queried after the cancel
+    assert store.events(row["run_id"])[0]["event"] == "metadata"
     store.close()
+    assert executions(log)[0]["offline_2"] == 0  # nothing was queried after the cancel
+
+
+# Seconds after the process starts; the first tool call then sleeps longer than the last point,
+# so every point lands before release whatever the machine's load (it only delays the run).
+SIGNAL_POINTS = [0.05, 0.3, 1.0, 2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("after", SIGNAL_POINTS)
+def test_sigterm_at_any_moment_ends_143_with_no_row_or_a_cancelled_row(home: Path,
+                                                                        after: float) -> None:
+    """Issue 25: in the first seconds (imports, settings, services, run store) SIGTERM used to
+    kill ``diagnose`` by the default handler: exit -15, no row, nothing said."""
+    log = home.parent / "count.log"
+    start = time.monotonic()
+    proc = harness(Site(home), log, "diagnose", Q, "--json", delay=f"{SIGNAL_POINTS[-1] + 1}@offline_1")
+    # Before its first line runs, no program can catch a signal (the interpreter starting):
+    # the earliest point is the moment the process catches SIGTERM, however late load makes it.
+    wait_for(lambda: catches(proc.pid, signal.SIGTERM), timeout=10, what="the SIGTERM handler")
+    if after == SIGNAL_POINTS[0]:  # caught before the process opened anything of its home
+        assert not [fd for fd in Path(f"/proc/{proc.pid}/fd").iterdir()
+                    if str(home) in os.path.realpath(fd)]
+    time.sleep(max(0.0, start + after - time.monotonic()))
+    row = _ended_by_signal(home, proc, signal.SIGTERM, 143)
+    if after == SIGNAL_POINTS[0]:
+        assert row is None  # LangGraph alone takes longer to import than that
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_once_the_run_row_exists_settles_it_cancelled(home: Path, signum: int,
+                                                               code: int) -> None:
+    log = home.parent / "count.log"
+    proc = harness(Site(home), log, "diagnose", Q, "--json", delay="5@offline_1")
+
+    wait_for(lambda: stored_runs(home), what="the run row")
+    assert _ended_by_signal(home, proc, signum, code) is not None
+
+
+def test_a_signal_before_the_run_is_130_for_ctrl_c(home: Path) -> None:
+    proc = harness(Site(home), home.parent / "count.log", "diagnose", Q, "--json")
+    wait_for(lambda: catches(proc.pid, signal.SIGTERM), timeout=10, what="the SIGTERM handler")
+    assert _ended_by_signal(home, proc, signal.SIGINT, 130) is None
+
+
+def test_the_console_script_catches_sigterm_before_it_imports_the_cli() -> None:
+    """What the entry point imports before its handler is in: nothing of typer or LangGraph."""
+    code = ("import sys; from diagnosis_harness.cli import entry; entry.signals.install(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'typer', 'click', 'rich', 'pydantic', 'langgraph', 'langchain_core'}))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert shown.stdout.strip() == "[]"
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'harness = "diagnosis_harness.cli.entry:main"' in pyproject
 
 
 def test_ten_processes_on_one_home_agree_on_every_run(home: Path) -> None:

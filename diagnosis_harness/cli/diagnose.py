@@ -5,24 +5,23 @@ imported inside the command. ``harness runs resume`` (``cli/runs.py``) shares it
 its signal handling.
 
 Signals: Ctrl-C (SIGINT) and SIGTERM cancel the run where it is — CANCELLED row, no ``content``
-and no ``done`` — and exit 130 and 143. A signal after release has decided changes nothing.
+and no ``done`` — and exit 130 and 143 with one line saying so; one that comes before the run row
+exists says that nothing was recorded. A signal after release has decided changes nothing
+(:mod:`diagnosis_harness.cli.signals`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
+from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.exits import Exit, for_outcome
 from diagnosis_harness.control.settings import Settings
-
-"""The verified report awaits a human's approval (``HARNESS_APPROVAL=before_publish``)."""
-
-"""A run cancelled by SIGTERM (128 + 15), as a shell reports a process ended by it."""
 
 Problem = Callable[[BaseException], str | None]
 
@@ -49,46 +48,46 @@ def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) ->
 
 def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
                      problem: Problem, usage_error: Callable[[str], NoReturn],
-                     on_cancel: Callable[[], None]) -> dict[str, Any] | int:
+                     on_cancel: Callable[[], str]) -> dict[str, Any] | int:
     """Run ``make()`` to its end; the exit code of a cancel (130, 143) or a usage error.
 
-    SIGTERM cancels the run's task as Ctrl-C does (asyncio turns SIGINT into a cancel too).
-    An error before the run could start (a checkpoint store that cannot be opened, a run store
-    that cannot take its row) is a one-line usage error.
+    The first SIGTERM or Ctrl-C cancels the run's task (:func:`signals.cancelling`), and the
+    runner settles its row CANCELLED; one before the task is under way (``asyncio.run``
+    starting) is a KeyboardInterrupt, the same end. ``on_cancel`` says, in one line, what the
+    cancel left (no row, or the row CANCELLED). Once the run has ended, a signal changes
+    nothing. An error before the run could start (a checkpoint store that cannot be opened, a
+    run store that cannot take its row) is a one-line usage error.
     """
-    terminated = False
 
     async def main() -> dict[str, Any]:
-        nonlocal terminated
         loop, task = asyncio.get_running_loop(), asyncio.current_task()
         assert task is not None
+        def cancel() -> None:  # in the loop, not in the interrupted frame; wakes it up
+            loop.call_soon_threadsafe(task.cancel)
 
-        def on_sigterm() -> None:
-            nonlocal terminated
-            terminated = True
-            task.cancel()
-
-        try:
-            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-        except (NotImplementedError, RuntimeError, ValueError):  # no signals here (a thread)
-            pass
-        try:
+        with signals.cancelling(cancel):
             return await make()
-        finally:
-            try:
-                loop.remove_signal_handler(signal.SIGTERM)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
 
     try:
         return asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
-        on_cancel()
-        return Exit.TERMINATED if terminated else Exit.CANCELLED
+        signals.hold()
+        return signals.stop_line(on_cancel())
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc)) is None:
             raise
         usage_error(line)
+
+
+def cancelled_line(store: Any, run_id: str) -> str:
+    """What a cancel left of run ``run_id``, read from the run store: no row, or its state."""
+    try:
+        row = store.get_run(run_id)
+    except Exception as exc:  # noqa: BLE001 — the line must still be printed
+        return f"cancelled: run {run_id} (its row could not be read: {type(exc).__name__})"
+    if row is None:
+        return signals.BEFORE_RUN
+    return f"cancelled: run {run_id} is {row['run_state']}, nothing more is published"
 
 
 def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as_json: bool,
@@ -110,16 +109,18 @@ def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as
             elif not as_json:
                 err.print(f"[dim]… {event['phase']}[/dim]")
 
+    run_id = uuid.uuid4().hex  # known here: a cancel's line says whether its row exists
+
     async def turn() -> dict[str, Any]:
         async with open_checkpointer(settings) as saver:
             return await run_turn(services, question, thread_id=thread_id, checkpointer=saver,
-                                  on_event=on_event)
+                                  on_event=on_event, run_id=run_id)
 
     try:
         if status is not None:
             status.start()
         out = run_with_signals(turn, lambda exc: problem(exc, settings), usage_error,
-                               lambda: err.print("cancelled"))
+                               lambda: cancelled_line(services.store, run_id))
     finally:
         if status is not None:
             status.stop()

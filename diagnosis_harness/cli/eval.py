@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
 
 EXIT_INTERRUPTED = 130
@@ -66,8 +67,9 @@ def eval_suite(
             card = asyncio.run(run_eval(plan, workers=workers, out=out, resume=resume,
                                         on_case=progress.tick))
     except KeyboardInterrupt:
-        err.print("interrupted: finished cases are kept" + (" (--resume continues)" if out else ""))
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        code = signals.stop_line(  # EXIT_INTERRUPTED; 143 for SIGTERM
+            "interrupted: finished cases are kept" + (" (--resume continues)" if out else ""))
+        raise typer.Exit(code) from None
     except Exception as exc:  # noqa: BLE001 — the known ones become one line; others re-raised
         if (line := problem(exc, settings)) is None:
             raise

@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from diagnosis_harness.cli import inspect as cli_inspect  # noqa: F401 — registers `runs list/show/approve/cancel` on runs_app
+from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.alerts import alerts_app
 from diagnosis_harness.cli.data import data_app
 from diagnosis_harness.cli.errors import load_cli_settings, setup_logging, usage_error
@@ -268,14 +269,18 @@ def main(argv: list[str] | None = None) -> NoReturn:
     """Run the CLI; usage errors exit 64 (not click's default 2, which means FAILED here).
 
     An error no command classified is one line too (exit 1); its traceback only at debug level.
+    A SIGTERM or Ctrl-C before a command took it over (the run of ``diagnose``) is exit 143 or
+    130 and one line (:mod:`diagnosis_harness.cli.signals`).
     """
+    signals.start()
     setup_logging()  # until the --debug option is read: HARNESS_LOG_LEVEL
+    args = sys.argv[1:] if argv is None else argv
     try:
-        rv = app(args=argv, standalone_mode=False)
+        rv = app(args=args, standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        sys.exit(Exit.CANCELLED)
+    except (typer.Abort, KeyboardInterrupt):  # a signal outside a command (SIGTERM too)
+        sys.exit(signals.stop_line(signals.before_start(args)))
     except Exception as exc:
         # typer vendors click: its usage errors are recognised by shape, not by import path.
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
@@ -283,6 +288,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
             _internal_error(exc)
         show()
         sys.exit(Exit.OK if type(exc).__name__ == "NoArgsIsHelpError" else Exit.USAGE)
+    if rv == Exit.CANCELLED and not signals.announced():  # typer's 130 for a KeyboardInterrupt
+        sys.exit(signals.stop_line(signals.before_start(args)))
     sys.exit(rv if isinstance(rv, int) else Exit.OK)
 
 

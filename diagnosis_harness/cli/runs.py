@@ -52,7 +52,7 @@ def resume(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Continue an interrupted run from its last checkpoint; exit as diagnose does."""
-    from diagnosis_harness.cli.diagnose import open_services, print_run, run_with_signals
+    from diagnosis_harness.cli.diagnose import cancelled_line, open_services, print_run, run_with_signals
     from diagnosis_harness.cli.errors import problem
     from diagnosis_harness.session.runner import open_checkpointer, resume_run
 
@@ -66,5 +66,5 @@ def resume(
             return await resume_run(services, run_id, checkpointer=saver)
 
     out = run_with_signals(go, lambda exc: problem(exc, settings), usage_error,
-                           lambda: typer.echo("cancelled", err=True))
+                           lambda: cancelled_line(services.store, run_id))
     raise typer.Exit(out if isinstance(out, int) else print_run(out, as_json))

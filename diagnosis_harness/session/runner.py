@@ -149,6 +149,24 @@ def _own_row(ctx: RunContext, question: Any) -> None:
     ctx.store.claim_run(ctx.run_id, worker_id(), ctx.settings.lease_s)
 
 
+async def _own_row_or_settle(ctx: RunContext, question: Any) -> None:
+    """:func:`_own_row` in a thread; a cancel meanwhile still leaves the row settled CANCELLED.
+
+    A cancel does not stop the thread: the row it is writing would be left RUNNING (and later
+    taken over as if its worker had died). So the write is waited for, then settled.
+    """
+    owning = asyncio.ensure_future(asyncio.to_thread(_own_row, ctx, question))
+    try:
+        await asyncio.shield(owning)
+    except asyncio.CancelledError as cancel:
+        try:
+            await owning
+        except Exception:  # noqa: BLE001 — no row was made: nothing to settle
+            raise cancel from None
+        await settle_unreleased(ctx, cancel)
+        raise
+
+
 async def run_turn(services: Services, question: Any, *, thread_id: str | None = None,
                    checkpointer: Any = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -169,7 +187,7 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
     thread_id = thread_id or uuid.uuid4().hex
     ctx = new_context(services, thread_id=thread_id, run_id=run_id, cancel=cancel)
     question = _as_input(question)
-    await asyncio.to_thread(_own_row, ctx, question)
+    await _own_row_or_settle(ctx, question)
     return await _drive(services, ctx, {"question": question}, checkpointer, on_event, on_state)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from diagnosis_harness.tools.backends import Backends
@@ -14,6 +15,7 @@ from diagnosis_harness.tools.stats.common import (
     Anomaly,
     Counted,
     Key,
+    Span,
     anomalies,
     canonical,
     examples,
@@ -67,6 +69,34 @@ class WindowArgs(BaseModel):
         return {"start": self.start, "end": self.end, "baseline_start": b_lo,
                 "baseline_end": b_hi, "service": self.service}
 
+    @classmethod
+    def read(cls, settings: Settings, **fields: str | None) -> Windowed:
+        """The tool's arguments checked, with their scope, the window and its baseline."""
+        args = cls(**fields)  # type: ignore[arg-type]  # the tool's own keyword arguments
+        scope = args.scope(settings)
+        window, baseline = windows(args.start, args.end, args.baseline_start,
+                                   args.baseline_end, settings)
+        return Windowed(args, scope, window, baseline)
+
+
+@dataclass(frozen=True)
+class Windowed:
+    """What a window tool (``compare_windows``, ``onset_timeline``) starts from."""
+
+    args: WindowArgs
+    scope: dict[str, Any]
+    window: Span
+    baseline: Span
+
+    def counts(self, backends: Backends) -> tuple[dict[Key, Counted], dict[Key, Counted]]:
+        """The service checked, then each pattern's counts in the window and in its baseline.
+
+        Call it under ``backends.lock``, with the queries that read on from these counts.
+        """
+        known_service(backends, self.args.service)
+        return (pattern_counts(backends, self.window, self.args.service),
+                pattern_counts(backends, self.baseline, self.args.service))
+
 
 def compare_windows(
     backends: Backends, settings: Settings, *, start: str, end: str,
@@ -74,16 +104,12 @@ def compare_windows(
     service: str | None = None,
 ) -> ToolResult:
     """Compare a log window with its baseline, per service (all services, or one)."""
-    args = WindowArgs(start=start, end=end, baseline_start=baseline_start,
-                      baseline_end=baseline_end, service=service)
-    scope = args.scope(settings)
-    window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
-                               settings)
+    w = WindowArgs.read(settings, start=start, end=end, baseline_start=baseline_start,
+                        baseline_end=baseline_end, service=service)
+    scope = w.scope
     with backends.lock:
-        known_service(backends, args.service)
-        now = pattern_counts(backends, window, args.service)
-        before = pattern_counts(backends, baseline, args.service)
-        found = ranked(anomalies(now, before, window, baseline))
+        now, before = w.counts(backends)
+        found = ranked(anomalies(now, before, w.window, w.baseline))
         shown = found[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})
         sample = examples(backends, {a.window.first_id for a in shown})

@@ -23,11 +23,8 @@ from diagnosis_harness.tools.stats.common import (
     Span,
     anomalies,
     examples,
-    known_service,
     parts_sql,
-    pattern_counts,
     pattern_texts,
-    windows,
 )
 from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
 from diagnosis_harness.tools.stats.schema import dependencies
@@ -49,17 +46,13 @@ def onset_timeline(
     service: str | None = None,
 ) -> ToolResult:
     """The first anomalous event per service/pattern in time order, with dependency direction."""
-    args = OnsetArgs(start=start, end=end, baseline_start=baseline_start,
-                     baseline_end=baseline_end, service=service)
-    scope = args.scope(settings)
-    window, baseline = windows(args.start, args.end, args.baseline_start, args.baseline_end,
-                               settings)
+    w = OnsetArgs.read(settings, start=start, end=end, baseline_start=baseline_start,
+                       baseline_end=baseline_end, service=service)
+    scope = w.scope
     with backends.lock:
-        known_service(backends, args.service)
-        now = pattern_counts(backends, window, args.service)
-        before = pattern_counts(backends, baseline, args.service)
-        found = anomalies(now, before, window, baseline)
-        onsets = _onsets(backends, found, window, baseline)
+        now, before = w.counts(backends)
+        found = anomalies(now, before, w.window, w.baseline)
+        onsets = _onsets(backends, found, w.window, w.baseline)
         order = sorted(found, key=lambda a: (onsets[a.key][0], a.key))
         shown = order[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})
