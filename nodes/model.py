@@ -14,7 +14,12 @@ from typing import Any
 from diagnosis_harness.nodes._model_call import call_model
 from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget
 from diagnosis_harness.providers.seam import classify_exception
-from diagnosis_harness.tools.registry import extra_schemas, specs_key, tool_schemas
+from diagnosis_harness.tools.registry import (
+    extra_schemas,
+    metrics_description,
+    specs_key,
+    tool_schemas,
+)
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.budget import BudgetExhausted
@@ -46,14 +51,17 @@ def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
     """The evidence tools as the agent sees them, each with the progress envelope argument.
 
     Built once per process and data (the schemas are static; building them is pydantic work
-    the agent's every call paid for); each call gets its own copy. The run's MCP tools
-    follow the built-in ones.
+    the agent's every call paid for); each call gets its own copy. ``query_metrics`` is there
+    when the backends have a Prometheus (its metric list is cached by the client, per
+    Backends). The run's MCP tools follow the built-in ones.
     """
     hint = ctx.backends.ops_schema()
-    key = specs_key(hint, ctx.dataset)
+    metrics = metrics_description(ctx.backends)  # None unless Prometheus is configured
+    key = specs_key(hint, ctx.dataset, metrics)
     text = _agent_tools.get(key)
     if text is None:
-        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset)), ensure_ascii=False)
+        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics)),
+                          ensure_ascii=False)
         if len(_agent_tools) >= 64:
             _agent_tools.clear()  # many distinct datasets in one process (tests): start over
         _agent_tools[key] = text
