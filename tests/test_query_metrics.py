@@ -29,7 +29,7 @@ from diagnosis_harness.tools.recompute import recompute_problems
 from diagnosis_harness.tools.registry import enabled_tools, metrics_description, tool_schemas
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
 from diagnosis_harness.control.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -45,8 +45,13 @@ def _series() -> list[tuple[str, dict[str, str], list[tuple[datetime, float]]]]:
     cart = [(t, 2.0 + (i % 2) * 0.1) for i, t in enumerate(times)]
     bulk_times = [T0 + timedelta(minutes=m) for m in range(0, 61, 5)]
     bulk = [("bulk", {"i": str(i)}, [(t, i / BULK) for t in bulk_times]) for i in range(BULK)]
+    # INC-1 of the demo (payment-service, 2026-11-02 10:00-10:10): its errors jump at 10:03.
+    inc = datetime(2026, 11, 2, 9, 50, tzinfo=UTC)
+    payment = [(inc + timedelta(seconds=15 * i),
+                40.0 if i >= 4 * 13 else 1.0 + (i % 4) * 0.1) for i in range(4 * 20 + 1)]
     return [("http_errors", {"job": "checkout", "instance": "a"}, checkout),
-            ("http_errors", {"job": "cart", "instance": "b"}, cart), *bulk]
+            ("http_errors", {"job": "cart", "instance": "b"}, cart),
+            ("payment_pool_waits", {"service": "payment-service"}, payment), *bulk]
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +248,33 @@ def test_a_bad_url_is_a_settings_error(built: Any) -> None:
         _settings(built, "file:///etc/passwd")
     with pytest.raises(ValueError, match="HARNESS_PROMETHEUS_URL"):
         _settings(built, "http://127.0.0.1:9090/?x=1")
+
+
+def test_the_offline_investigator_reads_the_services_metrics_and_release_re_checks_them(
+        prom: promkit.Prometheus, monkeypatch: pytest.MonkeyPatch, tmp_path: Any,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from graphkit import INC
+
+    from diagnosis_harness.cli.main import main
+    from diagnosis_harness.runstore.store import SqliteRunStore
+
+    monkeypatch.setenv("HARNESS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HARNESS_PROMETHEUS_URL", prom.url)
+    with pytest.raises(SystemExit) as exit_:
+        main(["diagnose", INC["question"], "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert (exit_.value.code, out["release_outcome"]) == (0, "SUCCESS")
+    trace = SqliteRunStore(tmp_path / "home" / "runs.sqlite").trace(out["run_id"])
+    metrics = [ToolRecord.model_validate(r) for r in trace["tool_records"]
+               if r["tool"] == "query_metrics"]
+    assert len(metrics) == 1 and metrics[0].evidence_status is EvidenceStatus.EVIDENCE_FOUND
+    assert metrics[0].args["promql"] == '{__name__=~"payment_pool_waits"}'
+    (series,) = metrics[0].facts[1:]
+    assert series.data["labels"]["service"] == "payment-service"
+    assert series.data["first_out"] == "2026-11-02T10:03:00Z"  # the jump, found by its baseline
+    # The conclusion is the one the logs and the config change support (no rule rests on a
+    # metric alone); the metric read did not change it.
+    assert "pool" in out["root_cause"].lower()
 
 
 class _Recorder:

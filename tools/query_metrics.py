@@ -40,7 +40,7 @@ MAX_STEPS = 240
 """Points per series over baseline and window; a smaller step is raised to fit."""
 SHOWN_POINTS = 12
 """Points per series shown as values (evenly spread, first and last included)."""
-SETTLE_S = 15
+SETTLE_S = 5
 """A query ends at least this long before the call: later samples may still be arriving."""
 MAX_PROMQL = 2000
 _STEP = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)?\Z")
