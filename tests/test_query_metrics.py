@@ -236,7 +236,8 @@ def test_the_tool_exists_only_where_prometheus_is_configured(
     names = [s["function"]["name"] for s in tool_schemas()]
     assert "query_metrics" not in names
     hint = metrics_description(backends)
-    assert hint == "\n\nMetrics on this Prometheus: bulk, http_errors."  # backfilled: no types
+    # Backfilled (never scraped): the names, without types.
+    assert hint == "\n\nMetrics on this Prometheus: bulk, http_errors, payment_pool_waits."
     spec = next(s["function"] for s in tool_schemas(metrics=hint)
                 if s["function"]["name"] == "query_metrics")
     assert spec["description"].endswith(hint) and "query_metrics" in enabled_tools(backends)

@@ -161,13 +161,15 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
     else:
         b_lo, b_hi = lo - (hi - lo), lo - timedelta(milliseconds=1)
     window_s = (hi - lo).total_seconds()
-    asked = _step_seconds(args.step) if args.step else max(window_s / 60, 1.0)
+    asked = _step_seconds(args.step) if args.step else float(max(math.ceil(window_s / 60), 1))
     span_s = (hi - b_lo).total_seconds()
     step_s = max(asked, math.ceil(span_s / MAX_STEPS), 0.001)
     scope = {"promql": args.promql, "start": format_utc(lo), "end": format_utc(hi),
              "step": _step_text(step_s), "baseline_start": format_utc(b_lo),
              "baseline_end": format_utc(b_hi)}
-    got = _fetch(client, "query_range", {"query": args.promql, "start": f"{b_lo.timestamp():.3f}",
+    # The evaluation times count back from the end: the latest settled point is always one.
+    first = hi - timedelta(seconds=step_s * math.floor((hi - b_lo).total_seconds() / step_s))
+    got = _fetch(client, "query_range", {"query": args.promql, "start": f"{first.timestamp():.3f}",
                                          "end": f"{hi.timestamp():.3f}", "step": scope["step"]},
                  timeout, settings)
     items = []
@@ -259,7 +261,8 @@ def _step_seconds(text: str) -> float:
 
 
 def _step_text(seconds: float) -> str:
-    return f"{int(seconds)}s" if seconds == int(seconds) else f"{seconds:.3f}s"
+    # Prometheus reads "15s" or "1500ms", not "1.5s".
+    return f"{int(seconds)}s" if seconds == int(seconds) else f"{max(round(seconds * 1000), 1)}ms"
 
 
 def _r(value: float) -> float:
