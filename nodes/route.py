@@ -174,7 +174,7 @@ def _now(ctx: RunContext) -> datetime:
 def _latest_evidence(ctx: RunContext, now: datetime) -> datetime:
     """The latest time any evidence source can speak of: "now", or the wall clock if later.
 
-    The wall clock counts where a live source (Prometheus, docs/design.md §16.4) is configured:
+    The wall clock counts where a live source (Prometheus, docs/design.md §17) is configured:
     an alert's window up to this minute is not in the future there, even when the dataset's
     events end earlier.
     """

@@ -1,6 +1,6 @@
 """``query_metrics``: one PromQL query on the configured Prometheus, as citable series records.
 
-Enabled only when ``HARNESS_PROMETHEUS_URL`` is set (docs/design.md §16.4). The model gives the
+Enabled only when ``HARNESS_PROMETHEUS_URL`` is set (docs/design.md §17). The model gives the
 PromQL and the times, never a URL: the request goes through
 :class:`~diagnosis_harness.tools.backends.prometheus.Prometheus`, which can only read. Bounded
 three ways — at most :data:`MAX_SERIES` series are read (the rest of the answer is never

@@ -8,7 +8,7 @@ statistics record's tool with the record's arguments and compares what the recor
 fact's kind, text and data, in order — with what the tool returns now. A record whose numbers
 do not come out the same was not computed from this store: release publishes nothing
 (EVIDENCE_TAMPERED, docs/design.md §16.1). ``query_metrics`` is asked again the same way, on
-the live Prometheus, with the times its record resolved (docs/design.md §16.4).
+the live Prometheus, with the times its record resolved (docs/design.md §17).
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ TOOLS: dict[str, ToolSpec] = {
     )
 }
 OPTIONAL_TOOLS: dict[str, ToolSpec] = {
-    # Only where its server is configured (HARNESS_PROMETHEUS_URL): docs/design.md §16.4.
+    # Only where its server is configured (HARNESS_PROMETHEUS_URL): docs/design.md §17.
     "query_metrics": ToolSpec("query_metrics", QueryMetricsArgs, query_metrics, brief=(
         "Run one PromQL query on Prometheus (live metrics): a range query with start and end "
         "(its baseline, by default the window's length just before it, is read too: each "

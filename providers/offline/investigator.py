@@ -85,7 +85,7 @@ MAX_METRICS = 3
 
 
 def _metrics_step(inv: Investigation) -> dict[str, Any] | None:
-    """One range query of the metrics that name the asked service (docs/design.md §16.4).
+    """One range query of the metrics that name the asked service (docs/design.md §17).
 
     Only where the run has a Prometheus and the question names a service: the advertised
     metrics whose name has a word of the service's name (``payment_errors`` for
