@@ -7,6 +7,7 @@ a query that could reach it would show): ``http_errors`` of two jobs, one of whi
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import threading
@@ -298,6 +299,7 @@ class _Recorder:
                 parts = urllib.parse.urlsplit(self.path)
                 kit.requests.append({"method": self.command, "path": parts.path,
                                      "host": self.headers.get("Host"),
+                                     "auth": self.headers.get("Authorization"),
                                      "form": urllib.parse.parse_qs(body)})
                 if kit.hang:
                     kit._release.wait(10)
@@ -330,3 +332,31 @@ class _Recorder:
         self._release.set()
         self._server.shutdown()
         self._server.server_close()
+
+
+def test_harness_config_shows_the_url_with_its_password_masked(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from diagnosis_harness.cli.main import main
+
+    monkeypatch.setenv("HARNESS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HARNESS_PROMETHEUS_URL", "http://reader:pr0m-s3cret-pw@127.0.0.1:9090/")
+    monkeypatch.setenv("HARNESS_PROMETHEUS_TIMEOUT_S", "3")
+    with pytest.raises(SystemExit) as exit_:
+        main(["config"])
+    out = capsys.readouterr().out
+    assert exit_.value.code in (0, None)
+    shown = json.loads(out)
+    assert shown["prometheus_url"] == "http://reader:***@127.0.0.1:9090"
+    assert shown["prometheus_timeout_s"] == 3.0 and "pr0m-s3cret-pw" not in out
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_never_in_the_request_line(
+        built: Any) -> None:
+    with _Recorder() as rec:
+        url = rec.url.replace("http://", "http://reader:pw%40x@")
+        with _open(built, url) as b:
+            out = _call(b, _settings(built, url), {"promql": "up", **WINDOW})
+            assert "pw" not in b.prometheus.url  # type: ignore[union-attr]
+    assert out.record.invocation_status is InvocationStatus.READY
+    (request,) = rec.requests
+    assert request["auth"] == "Basic " + base64.b64encode(b"reader:pw@x").decode()
