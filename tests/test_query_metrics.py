@@ -360,3 +360,21 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_never_in_the_request_line
     assert out.record.invocation_status is InvocationStatus.READY
     (request,) = rec.requests
     assert request["auth"] == "Basic " + base64.b64encode(b"reader:pw@x").decode()
+
+
+def test_the_advertised_list_is_bounded_and_says_when_it_cannot_be_read(
+        built: Any, prom: promkit.Prometheus) -> None:
+    from diagnosis_harness.providers.offline.investigation import metric_names
+    from diagnosis_harness.tools.query_metrics import metrics_hint
+
+    hint = metrics_hint(Prometheus(prom.url), limit=1)
+    assert hint == "\n\nMetrics on this Prometheus: bulk (+2 more)."
+    spec = {"function": {"name": "query_metrics", "description": "Run PromQL." + hint}}
+    assert metric_names([spec]) == ["bulk"]  # what the offline investigator reads back
+    assert metric_names([]) is None  # no such tool: no metrics step
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with _open(built, f"http://127.0.0.1:{port}") as b:
+        down = metrics_description(b)
+    assert down is not None and "could not be read" in down and "unreachable" in down

@@ -275,12 +275,10 @@ def metrics_hint(client: Prometheus, limit: int = 40) -> str:
     Names only (with their type): a metric name cannot carry instructions (it is checked
     against Prometheus's name grammar), a HELP text could.
     """
-    names, total = client.metric_names(limit)
-    if names is None:
-        return (f"\n\nThe list of metrics could not be read ({clip(total, 200)[0]}); "
+    found = client.metric_names(limit)
+    if found.error is not None:
+        return (f"\n\nThe list of metrics could not be read ({clip(found.error, 200)[0]}); "
                 "query {__name__=~\"...\"} or up to see what exists.")
-    listed = ", ".join(f"{n} ({k})" if k else n for n, k in names)
-    more = f" (+{int(total) - len(names)} more)" if total.isdigit() and int(total) > len(names) \
-        else ""
+    listed = ", ".join(f"{n} ({k})" if k else n for n, k in found.names)
+    more = f" (+{found.total - len(found.names)} more)" if found.total > len(found.names) else ""
     return f"\n\nMetrics on this Prometheus: {listed or '(none)'}{more}."
-

@@ -105,7 +105,7 @@ class Prometheus:
         self.timeout_s = timeout_s
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
         self._hint_lock = threading.Lock()
-        self._hint: tuple[float, list[tuple[str, str]] | None, str] | None = None
+        self._hint: tuple[float, MetricNames] | None = None
 
     @property
     def url(self) -> str:
@@ -171,8 +171,8 @@ class Prometheus:
         with self._open(key, params, timeout_s) as answer:
             return _stream(answer, max_series, max_bytes, deadline, self.url)
 
-    def metric_names(self, limit: int) -> tuple[list[tuple[str, str]] | None, str]:
-        """Up to ``limit`` metric names with their type, cached; (None, why) if unreadable.
+    def metric_names(self, limit: int) -> MetricNames:
+        """Up to ``limit`` metric names with their type, cached (``error`` if unreadable).
 
         Read from ``/api/v1/label/__name__/values`` and ``/api/v1/metadata``, each with a short
         timeout and a byte cap, at most once per :data:`HINT_TTL_S` (per client, so per
@@ -181,25 +181,36 @@ class Prometheus:
         with self._hint_lock:
             now = time.monotonic()
             if self._hint is not None and now < self._hint[0]:
-                return self._hint[1], self._hint[2]
+                return self._hint[1]
             try:
                 names = self.get_json("names", {}, timeout_s=HINT_TIMEOUT_S,
                                       max_bytes=1024 * 1024)
                 kinds = self.get_json("metadata", {"limit": "2000"}, timeout_s=HINT_TIMEOUT_S,
                                       max_bytes=2 * 1024 * 1024)
             except PrometheusError as exc:
-                self._hint = (now + HINT_TTL_S / 10, None, str(exc))
-                return None, str(exc)
+                failed = MetricNames([], 0, str(exc))
+                self._hint = (now + HINT_TTL_S / 10, failed)
+                return failed
             listed = [n for n in (names or []) if isinstance(n, str) and _METRIC_NAME.match(n)]
             out = []
             for name in listed[:limit]:
-                meta = (kinds or {}).get(name) if isinstance(kinds, dict) else None
+                meta = kinds.get(name) if isinstance(kinds, dict) else None
                 kind = meta[0].get("type", "") if isinstance(meta, list) and meta \
                     and isinstance(meta[0], dict) else ""
                 out.append((name, kind if isinstance(kind, str) and kind.isalpha() else ""))
-            total = f"{len(listed)}"
-            self._hint = (now + HINT_TTL_S, out, total)
-            return out, total
+            found = MetricNames(out, len(listed))
+            self._hint = (now + HINT_TTL_S, found)
+            return found
+
+
+@dataclass(frozen=True)
+class MetricNames:
+    """What :meth:`Prometheus.metric_names` read: (name, type) pairs, of ``total`` names."""
+
+    names: list[tuple[str, str]]
+    total: int
+    error: str | None = None
+    """Why the list could not be read (then ``names`` is empty)."""
 
 
 def _http_error(exc: urllib.error.HTTPError) -> PrometheusError:
