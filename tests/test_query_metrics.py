@@ -158,7 +158,8 @@ def test_a_110k_series_answer_comes_back_bounded_and_marked_truncated(
     tracemalloc.stop()
     record = out.record
     assert record.evidence_status is EvidenceStatus.EVIDENCE_FOUND, out.observation
-    assert record.truncated and record.facts[0].data["truncated"] is True
+    assert record.truncated and record.facts[0].data["complete"] is False
+    assert record.facts[0].data["stopped_at"] == "series"
     assert len(record.facts) <= 51
     assert "more than 50 series" in out.observation["note"]
     print(f"110k: answer {len(whole)} bytes, tool peak {peak} bytes, {took:.2f} s")

@@ -193,7 +193,7 @@ def _result(scope: dict[str, Any], promql: str, got: Any, items: list[Item]) -> 
         f"{len(items)} series for {clip(promql, 200)[0]}"
         + (f" (truncated: {got.truncated} limit)" if truncated else "")),
         data={**scope, "result_type": got.result_type, "series": len(items),
-              "truncated": truncated, "limit": got.truncated,
+              "complete": not truncated, "stopped_at": got.truncated,
               "thresholds": {"max_series": MAX_SERIES, "max_steps": MAX_STEPS}})
     return ToolResult(scope=scope, items=[overview, *items], truncated=truncated, note=why)
 
