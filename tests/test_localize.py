@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.providers.offline.explain import explaining_change
+from diagnosis_harness.providers.offline.explain import explaining_change, resource_shift
 from diagnosis_harness.providers.offline.localize import localize, sentence
 
 
@@ -92,7 +92,8 @@ class _Inv:
         self._changes = changes
 
     def items(self, tool: str) -> list[dict[str, Any]]:
-        return self._changes if tool == "recent_changes" else []
+        return [i for i in self._changes if i["kind"] == {"recent_changes": "change",
+                                                           "metric_shifts": "metric_shift"}[tool]]
 
 
 def change(n: int, service: str, key: str, new: str, at: str) -> dict[str, Any]:
@@ -125,3 +126,134 @@ def test_a_dependency_is_an_endpoint_the_pattern_keeps_not_one_lines_path() -> N
     assert found is not None and found.dependency is None  # the asked service's symptom only
     found = localize([API_ERRORS])
     assert found is not None and found.dependency == "orders-db:5432"
+
+
+# --- the asked service's failures lead to the cause (rule 3) -------------------------------
+
+JOBS = onset(7, "jobrunner", "20:01", "MetaException: could not connect to metastore (thrift "
+             "socket timed out)", count=3, upstream=["dfs-datanode", "metastore"])
+SLOW_DISK = onset(8, "dfs-datanode", "00:45", "Slow BlockReceiver write data to disk cost:<dur>",
+                  level="WARN", count=3)
+GC = onset(9, "metastore", "11:20", "JvmPauseMonitor: Detected pause in JVM or host machine",
+           level="WARN", count=7)
+OOM = onset(10, "metastore", "18:03", "java.lang.OutOfMemoryError: Java heap space", count=1)
+
+
+def test_the_asked_services_own_words_lead_past_an_unrelated_warning() -> None:
+    timeline = [SLOW_DISK, GC, OOM, JOBS]
+    # Asked about: the job's failure says "metastore"; the disk warning is another story.
+    found = localize(timeline, "jobrunner")
+    assert found is not None and found.service == "metastore"
+    assert found.row is OOM and found.first is GC and found.onset == GC["onset"]
+    text = sentence(found, None)
+    assert "OutOfMemoryError" in text and "JvmPauseMonitor" in text
+    # System-wide, the earlier disk warning is a failure that does not lead to the metastore.
+    assert localize(timeline) is None
+
+
+def test_two_failing_services_the_symptom_names_leave_the_cause_open() -> None:
+    other = onset(11, "dfs-namenode", "15:00", "safe mode is ON: name node refuses writes",
+                  count=5)
+    both = onset(12, "jobrunner", "20:01", "could not write to dfs-namenode nor read metastore",
+                 count=3)
+    assert localize([GC, OOM, other, both], "jobrunner") is None
+
+
+def test_branches_that_meet_again_lead_to_one_cause() -> None:
+    cart = onset(13, "cart", "02:00", "redis HGET: connection refused (redis-cart:6379)")
+    checkout = onset(14, "checkout", "02:01", "load cart failed: GET http://cart:8080 503")
+    web = onset(15, "web", "02:02", "POST /checkout 502 upstream=checkout:8080 and cart:8080",
+                count=30)
+    found = localize([web, checkout, cart], "web")
+    assert found is not None and found.service == "cart"
+    assert found.dependency == "redis-cart:6379"
+
+
+def test_a_cause_that_waits_on_something_slow_is_not_published() -> None:
+    # "statement timeout (pg-main:5432)": the database is slow; why (a disk) is not shown.
+    timeout = onset(16, "inventory", "02:00", "reserve <id> failed: pq: canceling statement due "
+                    "to statement timeout (pg-main:5432, <dur>)", count=15)
+    caller = onset(17, "checkout", "02:02", "reserve stock failed: POST http://inventory:8080 "
+                   "context deadline exceeded", count=15)
+    assert localize([timeout, caller], "checkout") is None
+    refused = {**timeout, "pattern": "reserve <id> failed: dial tcp: connect: connection refused "
+               "(pg-main:5432)"}
+    found = localize([refused, caller], "checkout")
+    assert found is not None and found.service == "inventory"
+
+
+def test_a_dependency_that_crashed_just_before_its_caller_failed_is_the_cause() -> None:
+    # One "Killed" line is no odd line when the failing loader's dependency logs it a second
+    # before the loader fails; the same line 13 minutes earlier is another story, and then
+    # the loader (which names a component with a failure of its own) is not published either.
+    killed = onset(18, "warehouse", "01:02", "server process (PID <n>) was terminated by signal "
+                   "<n>: Killed", count=1)
+    loader = onset(19, "warehouse-loader", "01:03", "COPY INTO fact_events failed: server closed "
+                   "the connection unexpectedly", count=3, upstream=["warehouse"])
+    found = localize([killed, loader], "warehouse-loader")
+    assert found is not None and found.service == "warehouse" and found.row is killed
+    earlier = {**killed, "onset": "2026-05-01T09:50:00Z"}
+    assert localize([earlier, loader], "warehouse-loader") is None
+    assert localize([loader], "warehouse-loader") is not None  # nothing else failed: it is the end
+
+
+def test_an_odd_early_warning_of_the_symptom_does_not_make_the_cause_a_consequence() -> None:
+    declined = onset(20, "checkout", "00:05", "payment declined for <id>: expired_card",
+                     level="WARN", count=1)
+    found = localize([declined, API_ERRORS, DB_DOWN, WEB_ERRORS], "web")
+    assert found is not None and found.service == "orders-db"
+    assert localize([declined, onset(21, "checkout", "20:00", "shipping:8080 returned 500",
+                                     count=9),
+                     onset(22, "shipping", "20:00", "carrier TLS verify failed", count=9)],
+                    "checkout") is not None
+
+
+def test_warnings_conclude_only_with_a_change_whose_key_they_name() -> None:
+    rejected = onset(23, "ingest-api", "12:35", "rejected batch: body <n> KB exceeds "
+                     "http.max_request_bytes=<n>", level="WARN", count=38)
+    found = localize([rejected], "ingest-api")
+    assert found is not None and found.warning_only  # a candidate, not yet a cause
+    lowered = change(24, "ingest-api", "http.max_request_bytes", "65536", "10:12:05")
+    unrelated = change(25, "ingest-api", "log.level", "debug", "10:12:05")
+    assert explaining_change(_Inv([unrelated, lowered]), found) == lowered  # type: ignore[arg-type]
+    assert explaining_change(_Inv([unrelated]), found) is None  # type: ignore[arg-type]
+
+
+def shift(n: int, entity: str, metric: str, at: str) -> dict[str, Any]:
+    return {"evidence_id": f"E4.{n}", "kind": "metric_shift", "table": "host_metrics",
+            "entity": entity, "metric": metric, "direction": "up", "first_out": at,
+            "baseline_median": 2.4, "window_median": 100.0}
+
+
+def test_warnings_conclude_with_one_instances_resource_metric_shifting_just_before() -> None:
+    flush = onset(26, "broker", "20:18", "log flush took <n> ms (device <id>, await <n> ms)",
+                  level="WARN", count=41)
+    found = localize([flush])
+    assert found is not None and found.warning_only
+    disk = shift(1, "broker-2", "disk_await_ms", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([disk]), found) == disk  # type: ignore[arg-type]
+    # Two instances shifted: which one is open. Traffic is no resource; another component's
+    # disk is not this one's; a shift half an hour before is another story.
+    other = shift(2, "broker-3", "disk_await_ms", "2026-05-01T10:19:00Z")
+    assert resource_shift(_Inv([disk, other]), found) is None  # type: ignore[arg-type]
+    traffic = shift(3, "broker-2", "bytes_in_mb_s", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([traffic]), found) is None  # type: ignore[arg-type]
+    elsewhere = shift(4, "wh-1", "disk_await_ms", "2026-05-01T10:20:00Z")
+    assert resource_shift(_Inv([elsewhere]), found) is None  # type: ignore[arg-type]
+    early = shift(5, "broker-2", "disk_await_ms", "2026-05-01T09:45:00Z")
+    assert resource_shift(_Inv([early]), found) is None  # type: ignore[arg-type]
+
+
+def test_a_failed_name_lookup_names_the_dns_service() -> None:
+    loop = onset(27, "coredns", "05:38", "[FATAL] plugin/loop: Loop (<ip>:<n> -> :<n>) detected",
+                 level="FATAL", count=18)
+    lookup = onset(28, "checkout", "06:22", "call to inventory:8080 failed: dial tcp: lookup "
+                   "inventory.shop.svc.cluster.local on <ip>:<n>: i/o timeout", count=6)
+    web = onset(29, "frontend", "06:23", "POST /checkout/place <n> upstream=checkout:8080",
+                count=6)
+    found = localize([loop, lookup, web])
+    assert found is not None and found.service == "coredns"
+    # Without the lookup failure's words, nothing names coredns: two roots, abstain.
+    plain = {**lookup, "pattern": "call to inventory:8080 failed: i/o timeout",
+             "example": "call to inventory:8080 failed: i/o timeout"}
+    assert localize([loop, plain, web]) is None

@@ -20,7 +20,11 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import draft, keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
-from diagnosis_harness.providers.offline.explain import localized, localized_draft
+from diagnosis_harness.providers.offline.explain import (
+    explaining_change,
+    localized,
+    localized_draft,
+)
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import bounded_window, look_back
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
@@ -76,6 +80,11 @@ def _localizing_step(inv: Investigation) -> dict[str, Any] | None:
     if found is not None and not inv.called("recent_changes"):
         return {"tool": "recent_changes", "args": {"before": found.onset,
                                                    "services": [found.service]}}
+    if found is not None and found.warning_only and explaining_change(inv, found) is None \
+            and not inv.called("metric_shifts"):
+        # Warnings only, no change behind them: did the component's own resources give out?
+        return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
+                                                  "end": inv.end}}
     return None
 
 

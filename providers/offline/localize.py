@@ -39,11 +39,19 @@ flush, a decline) — 5 of 5."""
 OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:is )?full"
                       r"|rejected_execution|overload", re.I)
 """A failure saying its dependency is saturated: what saturates it is not in the evidence."""
+SLOW = re.compile(r"statement timeout|deadline exceeded|read time[ds]? ?out|request time[ds]? ?out"
+                  r"|\bslow\b", re.I)
+"""A failure saying something it waits on is slow (not down or refusing): why it is slow — a disk,
+a lock, a noisy neighbour — is the cause, and it is not in the failure's words. (A connection
+refused or a dial timeout says the endpoint is unreachable: that one is named.)"""
 MIN_EVENTS = 3
 """Events a pattern needs in the window to count as a failure (one odd line is not)."""
 SAME_MOMENT = timedelta(minutes=1)
 """How close to the first failure the cause's own must start: across services, log lines of
 one minute are not reliably ordered (clocks, buffering, a pattern reaching 3 events later)."""
+CRASH_LEAD = timedelta(minutes=5)
+"""How long before its caller's failure a dependency's single ERROR may start to count as its
+crash (a caller fails within seconds of a crash; an error of 13 minutes before is another one)."""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -56,14 +64,19 @@ _PLACEHOLDER = re.compile(r"<[a-z]+>")
 
 @dataclass(frozen=True)
 class Localized:
-    """The cause the timeline points at: one onset row and what it names."""
+    """The cause the timeline points at: its rows and what it names."""
 
     row: dict[str, Any]
-    """The onset row (``evidence_id`` and the tool's fields) of the earliest failure."""
+    """The onset row (``evidence_id`` and the tool's fields) of the cause's own failure: its
+    first row at a cause level (``CAUSE_LEVELS``)."""
     dependency: str | None
     """The ``host:port`` or service the failure pattern names, if any."""
     consistent: list[dict[str, Any]]
     """Onset rows of other services that the cause explains (they call it or name it)."""
+    first: dict[str, Any] | None = None
+    """The cause's first failure row when it is not ``row`` (a warning before the error)."""
+    warning_only: bool = False
+    """The failure logs no ERROR or worse: only a change that explains it may conclude."""
 
     @property
     def service(self) -> str:
@@ -72,15 +85,13 @@ class Localized:
 
     @property
     def onset(self) -> str:
-        """The first event of the failure (the tool's own time text)."""
-        return str(self.row["onset"])
+        """The first failure event of the cause (the tool's own time text)."""
+        return str((self.first or self.row)["onset"])
 
 
 def is_failure(item: dict[str, Any]) -> bool:
-    """Whether an onset row is a failure: a failure level and at least ``MIN_EVENTS`` events."""
-    return (item.get("kind") == "onset"
-            and str(item.get("level", "")).upper() in FAILURE_LEVELS
-            and int(item.get("window_count") or 0) >= MIN_EVENTS)
+    """Whether an onset row is of a failure level (WARN, ERROR, FATAL…)."""
+    return item.get("kind") == "onset" and str(item.get("level", "")).upper() in FAILURE_LEVELS
 
 
 def _flagged(item: dict[str, Any]) -> bool:
@@ -99,13 +110,30 @@ def _moment(stamp: Any) -> datetime:
         return datetime.max.replace(tzinfo=UTC)
 
 
-def _names(item: dict[str, Any], service: str) -> bool:
-    """Whether a row's own words (pattern, example, upstream) name ``service``."""
-    data = item  # the tool's fields, flat
-    if service in (data.get("upstream") or []):
-        return True
-    words = f"{data.get('pattern', '')} {data.get('example', '')}".lower()
+def _said(item: dict[str, Any], service: str) -> bool:
+    """Whether a row's own words (pattern or example) name ``service``."""
+    words = f"{item.get('pattern', '')} {item.get('example', '')}".lower()
     return re.search(rf"(?<![a-z0-9]){re.escape(service.lower())}(?![a-z0-9])", words) is not None
+
+
+_LOOKUP_FAILED = re.compile(r"\blookup \S+ on \S+|no such host|name resolution|name or service "
+                           r"not known|unknownhostexception|nxdomain|servfail", re.I)
+"""A failure that says a name lookup failed: it names the DNS service, whatever it is called."""
+_DNS = re.compile(r"(?<![a-z0-9])(?:core|kube-?|cluster-?)?dns(?:masq)?(?![a-z])|\bunbound\b"
+                  r"|\bbind9?\b", re.I)
+"""A service that serves DNS (``coredns``, ``kube-dns``, ``dnsmasq``, ``unbound``, ``bind``)."""
+
+
+def _names(item: dict[str, Any], service: str) -> bool:
+    """Whether a row names ``service``: its own words, or the dependency table's upstream.
+
+    A failed name lookup ("dial tcp: lookup inventory.svc on 10.0.0.10:53: server misbehaving")
+    names the DNS service in so many words, although not by its name.
+    """
+    if service in (item.get("upstream") or []) or _said(item, service):
+        return True
+    text = f"{item.get('pattern', '')} {item.get('example', '')}"
+    return _DNS.search(service) is not None and _LOOKUP_FAILED.search(text) is not None
 
 
 def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
@@ -120,7 +148,7 @@ def dependency_of(item: dict[str, Any], services: set[str]) -> str | None:
     if (m := _HOST_PORT.search(pattern)) is not None:
         return m.group(1)
     own = str(item.get("service", ""))
-    return next((s for s in sorted(services) if s != own and _names(item, s)), None)
+    return next((s for s in sorted(services) if s != own and _said(item, s)), None)
 
 
 def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
@@ -135,43 +163,139 @@ def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
     return False
 
 
-def localize(items: list[dict[str, Any]]) -> Localized | None:
+def _first_strong(own: list[dict[str, Any]]) -> dict[str, Any]:
+    """A service's first strong failure row: ``MIN_EVENTS`` events or more, or a cause level."""
+    return next((r for r in own if int(r.get("window_count") or 0) >= MIN_EVENTS
+                 or str(r.get("level", "")).upper() in CAUSE_LEVELS), own[0])
+
+
+def _crashed_dependencies(rows: dict[str, list[dict[str, Any]]], failing: set[str]) -> set[str]:
+    """Services with fewer than ``MIN_EVENTS`` failure events that fail all the same.
+
+    One "terminated by signal 9: Killed" line of a database a failing loader calls is no odd
+    line: a service whose ERROR (or worse) a failing service names — by its words or the
+    dependency table — and that starts at most ``CRASH_LEAD`` before that service's failure
+    (and no later than ``SAME_MOMENT`` after it) is failing too.
+    """
+    out = set()
+    for weak, own in rows.items():
+        errors = [r for r in own if str(r.get("level", "")).upper() in CAUSE_LEVELS]
+        if weak in failing or not errors:
+            continue
+        at = _moment(errors[0]["onset"])
+        for caller in failing:
+            began = _moment(_first_strong(rows[caller])["onset"])
+            if any(_names(r, weak) for r in rows[caller]) \
+                    and began - CRASH_LEAD <= at <= began + SAME_MOMENT:
+                out.add(weak)
+    return out
+
+
+@dataclass(frozen=True)
+class _Failures:
+    """The failure rows of a timeline, by service, and who names whom."""
+
+    rows: dict[str, list[dict[str, Any]]]
+    """Every service with an anomalous failure-level row: its rows, earliest first."""
+    failing: set[str]
+    """Services whose failure rows hold at least ``MIN_EVENTS`` events together."""
+    graph: dict[str, set[str]]
+    """Failing service → the failing services its failure rows name (words or upstream)."""
+    said: dict[str, set[str]]
+    """Failing service → the failing services its failure rows' own words name."""
+
+    @classmethod
+    def of(cls, items: list[dict[str, Any]]) -> _Failures:
+        ordered = sorted((i for i in items if is_failure(i)),
+                         key=lambda i: (_moment(i["onset"]), int(i.get("rank") or 0)))
+        rows: dict[str, list[dict[str, Any]]] = {}
+        for row in ordered:
+            rows.setdefault(str(row["service"]), []).append(row)
+        failing = {s for s, own in rows.items()
+                   if sum(int(r.get("window_count") or 0) for r in own) >= MIN_EVENTS}
+        failing |= _crashed_dependencies(rows, failing)
+        graph = {s: {t for t in failing - {s} for r in rows[s] if _names(r, t)} for s in failing}
+        said = {s: {t for t in failing - {s} for r in rows[s] if _said(r, t)} for s in failing}
+        return cls(rows=rows, failing=failing, graph=graph, said=said)
+
+    def first(self, service: str) -> datetime:
+        """When the service started failing: its first strong row.
+
+        A row of ``MIN_EVENTS`` events or more, or at a cause level (one "entering safe mode"
+        ERROR is an onset); its odd earlier warnings (one declined payment) are none. A service
+        failing only by several small warning rows starts at the first of them.
+        """
+        return _moment(_first_strong(self.rows[service])["onset"])
+
+    def named_by(self, service: str) -> set[str]:
+        """Services with any failure row (failing or not) that ``service``'s rows name."""
+        return {t for t in set(self.rows) - {service} for r in self.rows[service] if _names(r, t)}
+
+    def chain(self, symptom: str) -> str | None:
+        """The one failing service the symptom's failures lead to, or None.
+
+        From the symptom, follow what each failing service names — its rows' own words first
+        ("could not connect to metastore"), the dependency table only where the words name no
+        failing service — to the services that name no other; branches may meet again (the web
+        tier names the cart and the checkout, which names the cart), but two such ends, or a
+        loop with no end, leave the cause open.
+        """
+        seen, todo, ends = {symptom}, [symptom], set()
+        while todo:
+            here = todo.pop()
+            step = self.said[here] or self.graph[here]
+            if not step:
+                ends.add(here)
+            for nxt in step - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return next(iter(ends)) if len(ends) == 1 else None
+
+
+def localize(items: list[dict[str, Any]], service: str | None = None) -> Localized | None:
     """The unambiguous root of an onset timeline's failures, or None (abstain).
 
-    Every failing service is a node; one names another when its failure rows' words (or the
-    dependency table's ``upstream``) name it. The cause is the one failing service that names
-    no other failing service, starts within ``SAME_MOMENT`` of the first failure, and is named
-    by every other failing service, directly or through others. A failure that does not lead
-    to it contradicts it; a "cause" that starts minutes after what names it is a consequence
-    (a caller that gave up); two such roots leave the cause unknown.
+    A service *fails* when its anomalous rows of a failure level hold ``MIN_EVENTS`` events
+    together; one names another when its failure rows' words (or the dependency table's
+    ``upstream``) name it. With the question's ``service`` failing, the cause is where its
+    failures lead, one unambiguous step at a time (:meth:`_Failures.chain`); otherwise (a
+    system-wide question) it is the one failing service that names no other, starts within
+    ``SAME_MOMENT`` of the first failure, and is named by every other failing service, directly
+    or through others. Either way the cause must start before what it explains, log at a cause
+    level (``CAUSE_LEVELS``), not say it is saturated (``OVERLOAD``), and name no other
+    component with failures of its own (then *that* one may be the cause).
     """
-    failures = sorted((i for i in items if is_failure(i)),
-                      key=lambda i: (_moment(i["onset"]), int(i.get("rank") or 0)))
-    if not failures or any(_flagged(i) for i in failures):
+    failures = _Failures.of(items)
+    if not failures.failing or any(_flagged(r) for rows in failures.rows.values() for r in rows):
         return None  # nothing failed, or a failure whose text cannot be taken at its word
-    first_of: dict[str, dict[str, Any]] = {}
-    for row in failures:
-        first_of.setdefault(str(row["service"]), row)
-    failing = set(first_of)
-    graph = {s: {t for t in failing - {s} for row in failures
-                 if str(row["service"]) == s and _names(row, t)} for s in failing}
-    earliest = _moment(failures[0]["onset"])
-    roots = [s for s in failing
-             if not graph[s] and _moment(first_of[s]["onset"]) - earliest <= SAME_MOMENT]
-    if len(roots) != 1:
-        return None
-    root = roots[0]
-    if str(first_of[root].get("level", "")).upper() not in CAUSE_LEVELS:
-        return None  # a warning is a symptom to explain, not a cause to publish
-    if OVERLOAD.search(str(first_of[root].get("pattern", ""))):
-        return None  # a saturated dependency: who saturates it is the cause, and it is not shown
-    if not all(_reaches(graph, s, root) for s in failing - {root}):
-        return None  # another failure the cause does not explain
+    earliest = min(failures.first(s) for s in failures.failing)
+    if service in failures.failing:
+        root = failures.chain(service)
+        if root is None or failures.first(root) - failures.first(service) > SAME_MOMENT:
+            return None  # ambiguous, or a "cause" that starts after the symptom (a consequence)
+        explained = [s for s in failures.failing - {root} if _reaches(failures.graph, s, root)]
+    else:
+        roots = [s for s in failures.failing
+                 if not failures.graph[s] and failures.first(s) - earliest <= SAME_MOMENT]
+        if len(roots) != 1:
+            return None
+        root = roots[0]
+        explained = sorted(failures.failing - {root})
+        if not all(_reaches(failures.graph, s, root) for s in explained):
+            return None  # another failure the cause does not explain
+    own = failures.rows[root]
+    # A warning is a symptom to explain, not a cause to publish: a change may explain it.
+    cause = next((r for r in own if str(r.get("level", "")).upper() in CAUSE_LEVELS), None)
+    if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
+           for r in own):
+        return None  # a saturated or slow dependency: why is the cause, and it is not shown
+    if failures.named_by(root):
+        return None  # it names a component that fails too: the cause may be there, unshown
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
-    consistent = [first_of[s] for s in sorted(failing - {root},
-                                              key=lambda s: _moment(first_of[s]["onset"]))]
-    return Localized(row=first_of[root], dependency=dependency_of(first_of[root], services),
-                     consistent=consistent)
+    consistent = [failures.rows[s][0] for s in sorted(explained, key=failures.first)]
+    row = cause or own[0]
+    return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
+                     first=own[0] if own[0] is not row else None, warning_only=cause is None)
 
 
 def sentence(found: Localized, change: dict[str, Any] | None) -> str:
@@ -182,7 +306,9 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
     """
     data = found.row
     text = (f"{found.service}: {data['window_count']} {data['level']} events "
-            f"'{data['pattern']}' from {found.onset}")
+            f"'{data['pattern']}' from {data['onset']}")
+    if found.first is not None:
+        text += f", after {found.first['level']} '{found.first['pattern']}' from {found.onset}"
     if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():
         text += f" ({found.dependency})"
     if change is not None:
