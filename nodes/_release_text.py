@@ -39,9 +39,11 @@ _LIMITATION = {
 
 
 def scope_line(scope: dict[str, Any]) -> str:
-    """One line naming a scope: service, merchant, pattern/sql/query and the time window."""
-    parts = [f"{k}={scope[k]}" for k in ("service", "merchant", "pattern", "sql", "query")
-             if scope.get(k)]
+    """One line naming a scope: service, merchant, pattern/sql/query/promql and the time window."""
+    parts = [f"{k}={scope[k]}" for k in ("service", "merchant", "pattern", "sql", "query",
+                                         "promql") if scope.get(k)]
+    if scope.get("time"):  # an instant query
+        parts.append(f"at {scope['time']}")
     if scope.get("start") or scope.get("end"):
         parts.append(f"window {scope.get('start')} → {scope.get('end')}")
     return to_second(", ".join(parts)) or "(no scope)"

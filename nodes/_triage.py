@@ -74,6 +74,8 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     data = _values(fact)
     if record.tool in PLAIN_TOOLS or "metric" not in data:
         return None
+    if fact.kind == "metric_series" and not data.get("first_out"):
+        return None  # a query_metrics series that stayed in its baseline moved nothing
     fields = [f"{k}={t}" for k, v in data.items() if (t := _token(v)) is not None][:6]
     return {"kind": "metric", "evidence_id": fact.evidence_id,
             "service": _token(data.get("entity") or data.get("service")),

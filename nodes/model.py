@@ -11,10 +11,15 @@ import asyncio
 import json
 from typing import Any
 
-from diagnosis_harness.nodes._model_call import call_model
+from diagnosis_harness.nodes._model_call import call_model, offload
 from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget
 from diagnosis_harness.providers.seam import classify_exception
-from diagnosis_harness.tools.registry import extra_schemas, specs_key, tool_schemas
+from diagnosis_harness.tools.registry import (
+    extra_schemas,
+    metrics_description,
+    specs_key,
+    tool_schemas,
+)
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.budget import BudgetExhausted
@@ -42,18 +47,20 @@ def _envelope() -> dict[str, Any]:
             "required": schema["required"]}
 
 
-def agent_tools(ctx: RunContext) -> list[dict[str, Any]]:
+def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, Any]]:
     """The evidence tools as the agent sees them, each with the progress envelope argument.
 
     Built once per process and data (the schemas are static; building them is pydantic work
-    the agent's every call paid for); each call gets its own copy. The run's MCP tools
-    follow the built-in ones.
+    the agent's every call paid for); each call gets its own copy. ``query_metrics`` is there
+    when ``metrics`` (:func:`~diagnosis_harness.tools.registry.metrics_description`, read off the
+    event loop: it may ask the server) is given. The run's MCP tools follow the built-in ones.
     """
     hint = ctx.backends.ops_schema()
-    key = specs_key(hint, ctx.dataset)
+    key = specs_key(hint, ctx.dataset, metrics)
     text = _agent_tools.get(key)
     if text is None:
-        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset)), ensure_ascii=False)
+        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics)),
+                          ensure_ascii=False)
         if len(_agent_tools) >= 64:
             _agent_tools.clear()  # many distinct datasets in one process (tests): start over
         _agent_tools[key] = text
@@ -80,11 +87,14 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     except BudgetExhausted as exc:
         return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
     ctx.emitter.emit("status", phase="investigating")
+    # The metrics the server has (None without Prometheus): cached per Backends, and read off
+    # the event loop, as the first read of a process asks the server (a short, bounded call).
+    metrics = await offload(metrics_description, ctx.backends)
     timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
     try:
         reply = await asyncio.wait_for(
             call_model(ctx, Role.AGENT, state.get("messages", []), budget,
-                       attempt=budget.usage.model_calls, tools=agent_tools(ctx)),
+                       attempt=budget.usage.model_calls, tools=agent_tools(ctx, metrics)),
             timeout)
     except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
         usage = budget.usage.model_dump()

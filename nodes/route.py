@@ -120,7 +120,7 @@ def _tolerate(answer: RouterAnswer, now: datetime
 
 def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
     now = _now(ctx)
-    start, end, merchant, notes = _tolerate(answer, now)
+    start, end, merchant, notes = _tolerate(answer, _latest_evidence(ctx, now))
     named = start is not None or end is not None  # a window the question gave and we kept
     minutes = ctx.settings.lookback_minutes
     lookback = timedelta(minutes=minutes)
@@ -169,6 +169,18 @@ def _now(ctx: RunContext) -> datetime:
         return now.astimezone(zone_of(ctx.settings.timezone))
     except OverflowError:  # an event at the end of the calendar, read in a zone east of UTC
         return now
+
+
+def _latest_evidence(ctx: RunContext, now: datetime) -> datetime:
+    """The latest time any evidence source can speak of: "now", or the wall clock if later.
+
+    The wall clock counts where a live source (Prometheus, docs/design.md §17) is configured:
+    an alert's window up to this minute is not in the future there, even when the dataset's
+    events end earlier.
+    """
+    if getattr(ctx.backends, "prometheus", None) is None:
+        return now
+    return max(now, datetime.now(UTC))
 
 
 def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:

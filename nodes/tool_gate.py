@@ -35,7 +35,7 @@ from diagnosis_harness.nodes._model_call import offload
 from diagnosis_harness.nodes._stops import controlled_stop, stop_if_inactive
 from diagnosis_harness.nodes._tool_calls import stored_call
 from diagnosis_harness.tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
-from diagnosis_harness.tools.registry import TOOLS
+from diagnosis_harness.tools.registry import TOOLS, enabled_tools
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
@@ -312,7 +312,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         violations=state.get("violation_streak", 0),
         violation_threshold=ctx.settings.protocol_violation_threshold,
         records=refs(state.get("records")),
-        tools=frozenset(TOOLS) | frozenset(ctx.mcp_tools))
+        tools=enabled_tools(ctx.backends) | frozenset(ctx.mcp_tools))
     new_records: list[dict[str, Any]] = []
     messages: list[ToolMessage] = []
     ctx.emitter.emit("status", phase="collecting evidence")

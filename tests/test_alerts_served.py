@@ -146,33 +146,63 @@ def test_without_a_configured_token_the_alert_routes_are_not_there(tmp_path: Any
 
 
 def test_a_real_prometheus_alert_through_a_real_alertmanager_is_investigated_and_posted_once(
-        served: Served) -> None:
+        tmp_path: Any) -> None:
+    """Prometheus (scraping an exporter, with an alert rule) → Alertmanager → the webhook → a
+    diagnosis that reads the alert's series from the same Prometheus (``query_metrics``,
+    HARNESS_PROMETHEUS_URL) and cites them → exactly one post."""
     import promkit
+
+    from diagnosis_harness.control.contracts import EvidenceStatus, ToolRecord
 
     promkit.require_binaries("prometheus", "prometheus-alertmanager")
     rule = {"name": "payments", "rules": [{
         "alert": "PaymentErrorsHigh", "expr": "payment_errors > 3", "for": "0s",
         "labels": {"service": "payment-service"},
         "annotations": {"summary": "payment errors at {{ $value }}"}}]}
-    webhook = f"{served.server.url}/alerts/alertmanager"
-    with promkit.Exporter() as exporter, \
-            promkit.Alertmanager(webhook, bearer_token=TOKEN, group_interval="1s",
-                                 repeat_interval="2s") as am, \
-            promkit.Prometheus(scrape_targets=[exporter], rules=[rule], alertmanager=am) as prom:
-        exporter.set("payment_errors", 0, {"service": "payment-service"})
-        promkit.wait_until(prom.targets_up, 15, "the exporter scraped")
-        exporter.set("payment_errors", 9, {"service": "payment-service"})
-        mine = eventually(lambda: [p for p in served.receiver.posts
-                                   if p["body"]["alert"]["name"] == "PaymentErrorsHigh"], 90)
-        run = served.store.get_run(mine[0]["body"]["run_id"])
-        assert run is not None and "PaymentErrorsHigh" in run["question"]
-        assert "payment errors at 9" in run["question"]  # the annotation, as the alert's words
-        time.sleep(6)  # Alertmanager resends the group (repeat_interval 2 s): nothing new
-        assert len([p for p in served.receiver.posts
-                    if p["body"]["alert"]["name"] == "PaymentErrorsHigh"]) == 1
-        assert len(served.store.runs_for_thread(run["thread_id"])) == 1
-        group = served.store.alert_group(mine[0]["body"]["alert"]["group_key"])
-        assert group is not None and group["notifications"] >= 2
+    receiver = Receiver()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
+    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MODEL="offline",
+               HARNESS_ALERTS_TOKEN=TOKEN, HARNESS_NOTIFY_URL=f"{receiver.url}/hook",
+               NO_PROXY="127.0.0.1,localhost")
+    server = DevServer(tmp_path / "cwd", env)  # its URL is known before it starts
+    store = SqliteRunStore(tmp_path / "home" / "runs.sqlite")
+    try:
+        with promkit.Exporter() as exporter, \
+                promkit.Alertmanager(f"{server.url}/alerts/alertmanager", bearer_token=TOKEN,
+                                     group_interval="1s", repeat_interval="2s") as am, \
+                promkit.Prometheus(scrape_targets=[exporter], rules=[rule], alertmanager=am) as prom:
+            exporter.set("payment_errors", 0, {"service": "payment-service"})
+            promkit.wait_until(prom.targets_up, 15, "the exporter scraped")
+            server.env["HARNESS_PROMETHEUS_URL"] = prom.url
+            with server:
+                # Some history before the alert, so the query's window (which ends a few
+                # seconds before the call: samples still arriving) has points.
+                promkit.wait_until(lambda: prom.query("count_over_time(payment_errors[1m]) > 8"),
+                                   30, "ten scrapes of payment_errors")
+                exporter.set("payment_errors", 9, {"service": "payment-service"})
+                mine = eventually(lambda: [p for p in receiver.posts
+                                           if p["body"]["alert"]["name"] == "PaymentErrorsHigh"], 90)
+                run = store.get_run(mine[0]["body"]["run_id"])
+                assert run is not None and "PaymentErrorsHigh" in run["question"]
+                assert "payment errors at 9" in run["question"]  # the annotation, as its words
+                # The diagnosis read the alert's own series from Prometheus and cites them.
+                records = [ToolRecord.model_validate(r)
+                           for r in store.trace(run["run_id"])["tool_records"]]
+                metrics = [r for r in records if r.tool == "query_metrics"]
+                assert [r.evidence_status for r in metrics] == [EvidenceStatus.EVIDENCE_FOUND]
+                (series,) = [f for f in metrics[0].facts if f.kind == "metric_series"]
+                assert series.data["labels"]["service"] == "payment-service"
+                assert series.data["labels"]["job"] == "test" and series.data["points"] >= 1
+                assert f"[{series.evidence_id}]" in mine[0]["body"]["content"]
+                time.sleep(6)  # Alertmanager resends the group (repeat_interval 2 s): nothing new
+                assert len([p for p in receiver.posts
+                            if p["body"]["alert"]["name"] == "PaymentErrorsHigh"]) == 1
+                assert len(store.runs_for_thread(run["thread_id"])) == 1
+                group = store.alert_group(mine[0]["body"]["alert"]["group_key"])
+                assert group is not None and group["notifications"] >= 2
+    finally:
+        receiver.close()
 
 
 def test_resolved_while_the_run_is_going_cancels_it_and_nothing_is_posted(tmp_path: Any) -> None:

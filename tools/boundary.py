@@ -17,11 +17,13 @@ from typing import Any
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.bounded import run_bounded
 from diagnosis_harness.tools.registry import (
+    OPTIONAL_TOOLS,
     TOOL_ARG_MODELS,
     TOOL_DESCRIPTIONS,
     TOOLS,
     ToolSpec,
     call_settings,
+    enabled_tools,
     find_tool,
     tool_schemas,
 )
@@ -109,9 +111,10 @@ def execute_tool(
     except BudgetExhausted as exc:
         return call.error("budget_exhausted", f"{exc}; write your answer with the evidence so far")
     spec = find_tool(name, extra_tools)
-    if spec is None:
-        return call.error("unknown_tool", f"unknown tool {clip(name, 100)[0]!r}; "
-                          f"available: {', '.join([*TOOLS, *(extra_tools or {})])}")
+    enabled = enabled_tools(backends)
+    if spec is None or (name in OPTIONAL_TOOLS and name not in enabled):
+        return call.error("unknown_tool", f"unknown tool {clip(name, 100)[0]!r}; available: "
+                          f"{', '.join([*TOOLS, *sorted(enabled - set(TOOLS)), *(extra_tools or {})])}")
     try:
         params: BaseModel = spec.args_model.model_validate(args)
         call.scope = params.scope(settings)  # type: ignore[attr-defined]

@@ -7,7 +7,8 @@ read-only, so the tool can simply be asked again: :func:`recompute_problems` run
 statistics record's tool with the record's arguments and compares what the record shows — each
 fact's kind, text and data, in order — with what the tool returns now. A record whose numbers
 do not come out the same was not computed from this store: release publishes nothing
-(EVIDENCE_TAMPERED, docs/design.md §16.1).
+(EVIDENCE_TAMPERED, docs/design.md §16.1). ``query_metrics`` is asked again the same way, on
+the live Prometheus, with the times its record resolved (docs/design.md §17).
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ from typing import Any
 
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.bounded import run_bounded
-from diagnosis_harness.tools.registry import TOOLS, call_settings
+from diagnosis_harness.tools.registry import call_settings, find_tool
 from diagnosis_harness.tools.results import Item
 
 from diagnosis_harness.control.contracts import Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.control.settings import Settings
 
 STATISTICS_TOOLS = frozenset({"compare_windows", "onset_timeline", "metric_shifts",
-                              "recent_changes"})
+                              "recent_changes", "query_metrics"})
+REPLAYED_FROM_SCOPE = frozenset({"query_metrics"})
+"""Tools asked again with the record's scope, not its arguments: the scope holds the resolved
+times (a live server's "now" moves on; the question asked must not)."""
 
 
 def _plain(value: Any) -> Any:
@@ -53,10 +57,13 @@ def _recompute(record: ToolRecord, backends: Backends | None, settings: Settings
                timeout_s: float | None) -> str | None:
     if backends is None:
         return "no data to re-compute its statistics on"
-    spec = TOOLS[record.tool]
+    spec = find_tool(record.tool)
+    if spec is None:
+        return "no such statistics tool"
     bounded = call_settings(settings, timeout_s)
+    asked = record.scope if record.tool in REPLAYED_FROM_SCOPE else record.args
     try:
-        kwargs = spec.args_model.model_validate(record.args).model_dump()
+        kwargs = spec.args_model.model_validate(asked).model_dump()
         result = spec.run(backends, bounded, **kwargs) if timeout_s is None else run_bounded(
             lambda: spec.run(backends, bounded, **kwargs), backends, timeout_s, record.tool)
     except Exception as exc:  # noqa: BLE001 — whatever fails, the numbers are not confirmed

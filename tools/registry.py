@@ -20,6 +20,8 @@ from typing import Any
 from diagnosis_harness.tools.dataset.layout import DatasetInfo
 from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
 from diagnosis_harness.tools.query_logs import QueryLogsArgs, query_logs
+from diagnosis_harness.tools.query_metrics import MAX_SERIES as MAX_METRIC_SERIES
+from diagnosis_harness.tools.query_metrics import QueryMetricsArgs, metrics_hint, query_metrics
 from diagnosis_harness.tools.query_mysql import QueryMysqlArgs, query_mysql
 from diagnosis_harness.tools.results import ToolResult, clip
 from diagnosis_harness.tools.stats.changes import ChangeArgs, recent_changes
@@ -87,27 +89,54 @@ TOOLS: dict[str, ToolSpec] = {
             "services; most recent first.")),
     )
 }
+OPTIONAL_TOOLS: dict[str, ToolSpec] = {
+    # Only where its server is configured (HARNESS_PROMETHEUS_URL): docs/design.md §17.
+    "query_metrics": ToolSpec("query_metrics", QueryMetricsArgs, query_metrics, brief=(
+        "Run one PromQL query on Prometheus (live metrics): a range query with start and end "
+        "(its baseline, by default the window's length just before it, is read too: each "
+        "series' first point out of it is its first change), or an instant query without "
+        "them. Per series: labels, points, min/max/first/last and some values. At most "
+        f"{MAX_METRIC_SERIES} series: aggregate (sum by, rate, topk) rather than list raw "
+        "series.")),
+}
+"""Built-in tools a run has only when its backends enable them (:func:`enabled_tools`)."""
 TOOL_ARG_MODELS: dict[str, type[BaseModel]] = {n: s.args_model for n, s in TOOLS.items()}
 TOOL_DESCRIPTIONS: dict[str, str] = {n: s.description for n, s in TOOLS.items()}
 
 
 def find_tool(name: str, extra: Mapping[str, ToolSpec] | None = None) -> ToolSpec | None:
-    """The built-in tool ``name``, else the extra one (MCP tools of the run), else None."""
-    return TOOLS.get(name) or (extra or {}).get(name)
+    """The built-in tool ``name`` (optional ones too), else the extra one (MCP), else None.
+
+    Whether an optional tool is enabled for a run is :func:`enabled_tools`' question.
+    """
+    return TOOLS.get(name) or OPTIONAL_TOOLS.get(name) or (extra or {}).get(name)
+
+
+def enabled_tools(backends: Any) -> frozenset[str]:
+    """The built-in tools a run with ``backends`` has: every one, ``query_metrics`` if set up."""
+    optional = {"query_metrics"} if getattr(backends, "prometheus", None) is not None else set()
+    return frozenset(TOOLS) | optional
+
+
+def metrics_description(backends: Any) -> str | None:
+    """The metrics ``query_metrics`` advertises (from the server, cached per client); None: off."""
+    client = getattr(backends, "prometheus", None)
+    return None if client is None else metrics_hint(client)
 
 
 def call_settings(settings: Settings, timeout_s: float | None) -> Settings:
     """``settings`` with every per-call time limit of the tools capped at ``timeout_s``.
 
-    The caller's time (the run's remaining deadline) bounds the SQL statement timeout and an
-    MCP call as much as their own settings do.
+    The caller's time (the run's remaining deadline) bounds the SQL statement timeout, an MCP
+    call and a Prometheus request as much as their own settings do.
     """
     if timeout_s is None:
         return settings
     limit = max(timeout_s, 0.001)
     return settings.model_copy(update={
         "sql_timeout_s": min(settings.sql_timeout_s, limit),
-        "mcp_call_timeout_s": min(settings.mcp_call_timeout_s, limit)})
+        "mcp_call_timeout_s": min(settings.mcp_call_timeout_s, limit),
+        "prometheus_timeout_s": min(settings.prometheus_timeout_s, limit)})
 
 
 _CACHE_SIZE = 64
@@ -116,16 +145,17 @@ _built: dict[str, str] = {}
 
 
 def specs_key(schema_hint: dict[str, list[str]] | None = None,
-              dataset: DatasetInfo | None = None) -> str:
+              dataset: DatasetInfo | None = None, metrics: str | None = None) -> str:
     """Everything :func:`tool_schemas` builds its specs from, as one string (a cache key)."""
     data = None if dataset is None else [dataset.services, dataset.attributes,
                                          dataset.attribute_examples, dataset.column_labels]
-    return json.dumps([schema_hint or {}, data], sort_keys=True, default=list)
+    return json.dumps([schema_hint or {}, data, metrics], sort_keys=True, default=list)
 
 
 def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
                  dataset: DatasetInfo | None = None,
-                 extra: Mapping[str, ToolSpec] | None = None) -> list[dict[str, Any]]:
+                 extra: Mapping[str, ToolSpec] | None = None,
+                 metrics: str | None = None) -> list[dict[str, Any]]:
     """OpenAI-style function specs for binding (``model.bind_tools(tool_schemas())``).
 
     ``schema_hint`` (``Backends.ops_schema()``) appends the allowed tables and their columns
@@ -134,12 +164,14 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
     ``query_logs`` can filter on (its ``attrs`` argument is offered only when there are some),
     and the original headers of renamed columns. The built-in specs are built once per
     distinct data; every call gets its own copy. ``extra`` (the run's MCP tools) follow the
-    built-in ones (:func:`extra_schemas`).
+    built-in ones (:func:`extra_schemas`). ``metrics`` (:func:`metrics_description`, not None
+    only where Prometheus is configured) adds ``query_metrics``, its description ending with the
+    server's metrics.
     """
-    key = specs_key(schema_hint, dataset)
+    key = specs_key(schema_hint, dataset, metrics)
     text = _built.get(key)
     if text is None:
-        text = json.dumps(_build(schema_hint, dataset), ensure_ascii=False)
+        text = json.dumps(_build(schema_hint, dataset, metrics), ensure_ascii=False)
         if len(_built) >= _CACHE_SIZE:
             _built.clear()  # many distinct datasets in one process (tests): start over
         _built[key] = text
@@ -154,7 +186,7 @@ def extra_schemas(extra: Mapping[str, ToolSpec] | None) -> list[dict[str, Any]]:
     """
     out = []
     for name, spec in (extra or {}).items():
-        if name in TOOLS:
+        if name in TOOLS or name in OPTIONAL_TOOLS:
             continue
         params = spec.args_model.model_json_schema()
         params.pop("title", None)
@@ -165,11 +197,15 @@ def extra_schemas(extra: Mapping[str, ToolSpec] | None) -> list[dict[str, Any]]:
     return out
 
 
-def _build(schema_hint: dict[str, list[str]] | None,
-           dataset: DatasetInfo | None) -> list[dict[str, Any]]:
+def _build(schema_hint: dict[str, list[str]] | None, dataset: DatasetInfo | None,
+           metrics: str | None) -> list[dict[str, Any]]:
     out = []
-    for name, spec in TOOLS.items():
+    optional = [OPTIONAL_TOOLS["query_metrics"]] if metrics is not None else []
+    for spec in [*TOOLS.values(), *optional]:
+        name = spec.name
         description = spec.description
+        if name == "query_metrics" and metrics:
+            description += metrics
         if name == "query_logs" and dataset is not None:
             description += _log_hint(dataset)
         if name == "query_mysql" and dataset is not None and dataset.column_labels:

@@ -218,7 +218,23 @@ class Settings(BaseSettings):
     notify_timeout_s: float = Field(default=10.0, gt=0)
     """Timeout of one post; a post that fails or hangs is retried with backoff."""
     prometheus_url: str | None = None
-    """Base URL of a Prometheus server whose HTTP API ``query_metrics`` reads (GET only)."""
+    """Base URL of a Prometheus server whose HTTP API ``query_metrics`` reads (read endpoints only)."""
+    prometheus_timeout_s: float = Field(default=10.0, gt=0)
+    """Wall-clock limit of one ``query_metrics`` request; never past the run's deadline."""
+
+    @field_validator("prometheus_url", mode="before")
+    @classmethod
+    def _prometheus_url(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        if isinstance(value, str):
+            parts = urlsplit(value.strip())
+            if parts.scheme not in ("http", "https") or not parts.hostname \
+                    or parts.query or parts.fragment:
+                raise ValueError("HARNESS_PROMETHEUS_URL must be an http(s) URL with a host and "
+                                 "no query string, e.g. http://127.0.0.1:9090")
+            return value.strip().rstrip("/")
+        return value
 
     @field_validator("alerts_service_labels", mode="before")
     @classmethod

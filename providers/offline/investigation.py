@@ -68,6 +68,8 @@ class Investigation:
         self.calls = conversation.calls
         self.obs = conversation.observations
         self.tables = tables(tool_specs)
+        self.metrics = metric_names(tool_specs)
+        """The metrics ``query_metrics`` advertises; None when the run has no Prometheus."""
 
     def items(self, tool: str) -> list[dict[str, Any]]:
         """Every observed item of ``tool``'s calls, in call order."""
@@ -119,3 +121,18 @@ def tables(tool_specs: Sequence[Any]) -> dict[str, list[str]]:
     return {}
 
 
+
+
+_ADVERTISED = re.compile(r"Metrics on this Prometheus: (.*?)(?: \(\+\d+ more\))?\.\s*\Z", re.S)
+_NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]*\Z")
+
+
+def metric_names(tool_specs: Sequence[Any]) -> list[str] | None:
+    """The metric names the ``query_metrics`` spec advertises; None without that tool."""
+    for spec in tool_specs:
+        fn = spec.get("function", {}) if isinstance(spec, dict) else {}
+        if fn.get("name") == "query_metrics":
+            found = _ADVERTISED.search(str(fn.get("description", "")))
+            listed = found.group(1).split(", ") if found else []
+            return [n for n in (x.split(" (")[0] for x in listed) if _NAME.match(n)]
+    return None

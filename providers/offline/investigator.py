@@ -1,8 +1,9 @@
 """The offline agent's next move, decided from data only.
 
 Generic SRE practice: logs of the window → the onset timeline (localize: which component failed
-first, docs/design.md §16.3) and the changes before it → the dominant error pattern → runbooks
-matching it → time-stamped operational rows (changes, deploys, jobs, metrics…) near the window.
+first, docs/design.md §16.3) and the changes before it → where a Prometheus is configured, the
+service's own live metrics → the dominant error pattern → runbooks matching it → time-stamped
+operational rows (changes, deploys, jobs, metrics…) near the window.
 
 Everything it decides on is data: the incident scope (the values its instructions were
 rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of
@@ -87,6 +88,32 @@ def _localizing_step(inv: Investigation) -> dict[str, Any] | None:
     return None
 
 
+_GENERIC = frozenset({"service", "svc", "api", "app", "server", "backend", "frontend", "prod"})
+MAX_METRICS = 3
+"""Metric names one ``query_metrics`` call of the offline investigator reads, at most."""
+
+
+def _metrics_step(inv: Investigation) -> dict[str, Any] | None:
+    """One range query of the metrics that name the asked service (docs/design.md §17).
+
+    Only where the run has a Prometheus and the question names a service: the advertised
+    metrics whose name has a word of the service's name (``payment_errors`` for
+    ``payment-service``), up to :data:`MAX_METRICS`, over the question's window. Its series
+    are facts of the report and suspects of the digest; no conclusion rests on them alone.
+    """
+    if inv.metrics is None or not inv.scope.service or inv.called("query_metrics") \
+            or len(inv.calls) >= inv.scope.max_calls - 2:
+        return None
+    words = {w for w in re.split(r"[^a-z0-9]+", inv.scope.service.lower())
+             if len(w) >= 3 and w not in _GENERIC}
+    names = [n for n in inv.metrics if words & set(re.split(r"[_:]+", n.lower()))]
+    if not names:
+        return None
+    promql = "{__name__=~\"" + "|".join(sorted(names)[:MAX_METRICS]) + "\"}"
+    return {"tool": "query_metrics", "args": {"promql": promql, "start": inv.start,
+                                              "end": inv.end}}
+
+
 def _final(inv: Investigation, symptom: dict[str, Any] | None,
            runbook: list[dict[str, Any]]) -> dict[str, Any]:
     """The draft: the runbook-and-change conclusion if it holds, else the localized one, else null."""
@@ -112,6 +139,8 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
         step = {"tool": "query_logs", "args": {**service, "start": inv.start, "end": inv.end}}
     elif (localizing := _localizing_step(inv)) is not None:
         step = localizing
+    elif (metrics := _metrics_step(inv)) is not None:
+        step = metrics
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}

@@ -1,5 +1,8 @@
 """Read-only handles on a built dataset: the log store, the runbook index, the ops database.
 
+And, when ``HARNESS_PROMETHEUS_URL`` is set, a read-only client of that Prometheus
+(:mod:`diagnosis_harness.tools.backends.prometheus`; it opens no connection until used).
+
 ``Backends.open(dir)`` is cheap (three SQLite opens) and must be closed. The pieces live in
 :mod:`diagnosis_harness.tools.backends.sqlite` (read-only, hardened SQLite; the embedded ops database) and
 :mod:`diagnosis_harness.tools.backends.sqlalchemy` (the ops database at a URL); this module only assembles
@@ -14,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from diagnosis_harness.tools.backends.prometheus import Prometheus
 from diagnosis_harness.tools.backends.sqlite import (
     BackendUnavailable,
     OpsBackend,
@@ -55,6 +59,8 @@ class Backends:
         self.info = info
         self.lock = threading.RLock()
         """Serialises use of the connections across threads (tool calls are serial anyway)."""
+        self.prometheus: Prometheus | None = None
+        """The Prometheus server ``query_metrics`` reads (``HARNESS_PROMETHEUS_URL``), if any."""
 
     @classmethod
     def open(cls, directory: Path, *, ops_db_url: str | None = None,
@@ -91,7 +97,11 @@ class Backends:
         directory = dataset_dir(settings)
         url = settings.ops_db_url.get_secret_value() if settings.ops_db_url else None
         tables = [t.strip() for t in (settings.ops_tables or "").split(",") if t.strip()]
-        return cls.open(directory, ops_db_url=url, ops_tables=tables or None)
+        backends = cls.open(directory, ops_db_url=url, ops_tables=tables or None)
+        if settings.prometheus_url:
+            backends.prometheus = Prometheus(settings.prometheus_url,
+                                             timeout_s=settings.prometheus_timeout_s)
+        return backends
 
     def ops_schema(self) -> dict[str, list[str]]:
         """Tables ``query_mysql`` may read, with their columns."""
