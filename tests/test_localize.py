@@ -257,3 +257,38 @@ def test_a_failed_name_lookup_names_the_dns_service() -> None:
     plain = {**lookup, "pattern": "call to inventory:8080 failed: i/o timeout",
              "example": "call to inventory:8080 failed: i/o timeout"}
     assert localize([loop, plain, web]) is None
+
+
+def rollout(n: int, service: str, version: str, minutes_before: float) -> dict[str, Any]:
+    return {"evidence_id": f"E3.{n}", "kind": "change", "table": "deploys",
+            "time": "2026-05-01T10:10:00Z", "time_column": "finished_at",
+            "minutes_before": minutes_before, "service": service,
+            "row": {"deploy_id": f"DEP-{n}", "service": service, "version": version,
+                    "finished_at": "2026-05-01T10:10:00Z"}}
+
+
+def test_a_rollout_minutes_before_a_components_own_new_exception_explains_it() -> None:
+    npe = onset(30, "tariff", "11:57", "Servlet.service() threw exception "
+                "java.lang.NullPointerException", count=21)
+    found = localize([npe])
+    assert found is not None
+    release = rollout(31, "tariff", "4.3.0", 2.0)
+    assert explaining_change(_Inv([release]), found) == release  # type: ignore[arg-type]
+    # Too long before, two rollouts, or a job run: open.
+    assert explaining_change(_Inv([rollout(32, "tariff", "4.3.0", 45.0)]), found) is None  # type: ignore[arg-type]
+    assert explaining_change(_Inv([release, rollout(33, "tariff", "4.3.1", 5.0)]), found) is None  # type: ignore[arg-type]
+    job = {**release, "table": "job_runs", "row": {"run_id": "J-1", "service": "tariff"}}
+    assert explaining_change(_Inv([job]), found) is None  # type: ignore[arg-type]
+    # A config change says what it changed: unnamed by the failure, timing is not enough.
+    setting = change(38, "tariff", "pricing.cache_ttl", "5", "10:10:00")
+    assert explaining_change(_Inv([{**setting, "minutes_before": 2.0}]), found) is None  # type: ignore[arg-type]
+    # A failure that names where it failed is that dependency's, not the deploy's.
+    refused = localize([onset(34, "notifier", "11:57", "push failed: connect ECONNREFUSED "
+                              "(fcm.googleapis.com:443)", count=52)])
+    assert refused is not None
+    assert explaining_change(_Inv([rollout(35, "notifier", "2.6.0", 6.0)]), refused) is None  # type: ignore[arg-type]
+    # Warnings only (rejections, start timeouts): a rollout just before is not enough.
+    rejects = localize([onset(36, "risk", "11:57", "payment rejected reason=velocity_limit",
+                              level="WARN", count=30)])
+    assert rejects is not None
+    assert explaining_change(_Inv([rollout(37, "risk", "4.7.1", 1.0)]), rejects) is None  # type: ignore[arg-type]

@@ -16,7 +16,12 @@ from typing import Any
 from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.localize import Localized, localize, sentence
+from diagnosis_harness.providers.offline.localize import (
+    Localized,
+    dependency_of,
+    localize,
+    sentence,
+)
 from diagnosis_harness.providers.offline.text import utc
 
 MAX_DOWNSTREAM = 3
@@ -49,7 +54,47 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
         if describe_row(row) and names_key(row, symptom.text) \
                 and change_problem(row, symptom, [], links) is None:
             return item
-    return None
+    return just_before(inv, found)
+
+
+ROLLOUT_TABLE = re.compile(r"deploy|release|rollout|migration", re.I)
+"""Tables of code rollouts (deploys, releases, migrations) — not job runs, not config changes.
+
+A config change says what it changed, its key: if that is why, the failure's words name it
+(the causal test above). A rollout of code changes what no key says, so timing is its link."""
+_ROLLOUT_COLUMN = re.compile(r"^(version|image|release|commit|revision|build)(_id)?$", re.I)
+JUST_BEFORE = 10.0
+"""Minutes before its component's own failure a rollout explains it by timing alone."""
+
+
+def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
+    """The one code rollout of the failing component minutes before a failure of its own.
+
+    "What changed just before?" is the first question of every on-call engineer, and it holds
+    where the failure is the component's own — a new exception, a crash loop, at ERROR or
+    worse (warnings only were measured: a rollout just before rejections or start timeouts was
+    not their cause, twice) — naming no dependency (no ``host:port``, no other service: a
+    refused connection to a proxy right after a deploy is the proxy's). One code rollout of
+    that component (``ROLLOUT_TABLE``) at most ``JUST_BEFORE`` minutes before the failure
+    began; two leave it open.
+    """
+    if found.warning_only:
+        return None  # a rejection or a timeout warning is a symptom more often than a fault
+    rows = [found.row, *([found.first] if found.first is not None else [])]
+    if any(dependency_of(r, set()) for r in rows) or found.dependency is not None:
+        return None
+    near = [item for item in inv.items("recent_changes")
+            if item.get("kind") == "change" and "warning" not in item
+            and item.get("service") == found.service and isinstance(item.get("row"), dict)
+            and describe_row(item["row"]) and _is_rollout(item)
+            and 0 <= float(item.get("minutes_before") or 0) <= JUST_BEFORE]
+    return near[0] if len(near) == 1 else None
+
+
+def _is_rollout(item: dict[str, Any]) -> bool:
+    """Whether a change row is a code rollout: its table's name, or a version-like column."""
+    return ROLLOUT_TABLE.search(str(item.get("table", ""))) is not None or any(
+        _ROLLOUT_COLUMN.match(str(k)) for k in item.get("row") or {})
 
 
 RESOURCE = re.compile(r"disk|await|iops|io_|cpu|mem|heap|gc_|swap|load|fd|inode", re.I)
