@@ -59,21 +59,33 @@ _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _WORD_DATES = (
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b", re.I), (0, 1, 2)),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+|[-/.]){_MONTH}(?:,?\s+|[-/.])(\d{{4}})\b",
+                re.I), (0, 1, 2)),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), (1, 0, 2)),
 )
-"""``16 March 2026``, ``7 Apr 2026``, ``March 16, 2026``: (day, month, year) group positions."""
+"""``16 March 2026``, ``7 Apr 2026``, ``11-Feb-2026``, ``March 16, 2026``: (day, month, year)
+group positions."""
 _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
                    r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
 """A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
 _PAIR = re.compile(rf"(?:\b(?:between|from)\s+)?\b{_TIME}\s*(?:and|to|until|-|–|—)\s*{_TIME}\b", re.I)
 
 
+_ABBREVIATIONS = {"SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
+                  "NZDT": 13, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "WET": 0, "WEST": 1,
+                  "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CDT": -5, "EDT": -4}
+"""Zone abbreviations that name one offset. Ambiguous ones — CST (US Central or China), IST
+(India, Israel, Ireland), BST, EST (US or Australia), ``CT``/``ET`` (standard or daylight) —
+are not read: the window is then read in HARNESS_TIMEZONE."""
+_ABBREVIATION = re.compile(rf"\b({'|'.join(_ABBREVIATIONS)})\b")
+
+
 def _question_zone(question: str, default: tzinfo) -> tzinfo:
     """The zone named in the question, or ``default`` (HARNESS_TIMEZONE)."""
     match = _ZONE.search(question)
     if match is None:
-        return default
+        named = _ABBREVIATION.search(question)
+        return timezone(timedelta(hours=_ABBREVIATIONS[named.group(1)])) if named else default
     sign, hours, minutes = (match.group(1), match.group(2), match.group(3)) if match.group(4) is None \
         else (match.group(4), match.group(5), match.group(6))
     if hours is None:

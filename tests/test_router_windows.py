@@ -1,0 +1,40 @@
+"""The offline router reads the window a question writes (docs/design.md §16.3, "Windows").
+
+A wrong window is a wrong investigation: the onsets of another hour, or of a whole day. Each row
+is a question as an on-call engineer types it and the window it must give.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from diagnosis_harness.providers.offline.router import route_question
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+CASES = [
+    ("payment errors between 10:00 and 10:10 on 2026-11-05 — why?",
+     "2026-11-05T10:00:00+00:00", "2026-11-05T10:10:00+00:00"),
+    ("ingest-api 503s, 14:30–14:50 (UTC+8) on 7 Apr 2026. Root cause?",
+     "2026-04-07T14:30:00+08:00", "2026-04-07T14:50:00+08:00"),
+    ("authz rejects cards, 13:25–13:50, 11-Feb-2026. What changed?",
+     "2026-02-11T13:25:00+00:00", "2026-02-11T13:50:00+00:00"),
+    ("dfs-sink stopped writing, 11:25 to 11:45 SGT on 2026-04-09",
+     "2026-04-09T11:25:00+08:00", "2026-04-09T11:45:00+08:00"),
+    ("checkout errors 22:50-23:10 CEST on 3 Jun 2026",
+     "2026-06-03T22:50:00+02:00", "2026-06-03T23:10:00+02:00"),
+    ("api latency 09:00–09:20 PDT, March 16, 2026", "2026-03-16T09:00:00-07:00",
+     "2026-03-16T09:20:00-07:00"),
+    # An ambiguous abbreviation (US Central or China Standard Time) is not read: HARNESS_TIMEZONE.
+    ("stops failing 15:10 to 15:30 CST, Feb 12 2026", "2026-02-12T15:10:00+00:00",
+     "2026-02-12T15:30:00+00:00"),
+    ("Everything fails 2026-02-12T14:22Z to 2026-02-12T14:40Z", "2026-02-12T14:22:00+00:00",
+     "2026-02-12T14:40:00+00:00"),
+]
+
+
+@pytest.mark.parametrize(("question", "start", "end"), CASES, ids=[c[0][:30] for c in CASES])
+def test_the_window_a_question_writes_is_the_window_investigated(question: str, start: str,
+                                                                  end: str) -> None:
+    routed = route_question(question, ["authz", "dfs-sink", "ingest-api"], NOW)
+    assert (routed["start"], routed["end"]) == (start, end)
