@@ -26,7 +26,8 @@ the same harness run, and a re-run from an earlier checkpoint a new, forked harn
 run
 options the server offers (:class:`ApiContext`).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
-node or between two nodes, is settled by the graph (:mod:`diagnosis_harness.graph.builder`).
+node or between two nodes, is settled by the graph's run session
+(:mod:`diagnosis_harness.session.hooked`, :mod:`diagnosis_harness.session.run_session`).
 
 The dev server forbids blocking I/O on its event loop, so the events' copy in the run store's
 trace is written by one background thread, in emission order; it lands a few milliseconds after
@@ -49,9 +50,9 @@ from typing_extensions import TypedDict
 
 from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.graph.builder import DiagnosisGraph, build_graph
 from diagnosis_harness.graph.continuation import StreamStart
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import Services
 
@@ -103,7 +104,7 @@ class ServingAdapter:
         self._by_options = ServicesByOptions(services)
         self._resolve = RunResolver(self.services_for, services, record_event=self._record_event,
                                     drain=self._drain, actor="api")
-        self.graph: DiagnosisGraph = build_graph(context_schema=ApiContext,
+        self.graph: SessionGraph = session_graph(context_schema=ApiContext,
                                                  resolve_context=self.open_run,
                                                  edit_log=services.store)
         """The served graph (no checkpointer of its own: the server brings one)."""
@@ -171,7 +172,7 @@ def adapter() -> ServingAdapter:
         return _build()
 
 
-async def make_graph() -> DiagnosisGraph:
+async def make_graph() -> SessionGraph:
     """The graph ``langgraph.json`` serves: the process's, the same compiled graph every call.
 
     The server calls it for every run and read. The first call builds the adapter off the event

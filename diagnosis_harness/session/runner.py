@@ -39,6 +39,7 @@ from diagnosis_harness.runstore.settle import failure_code_of, settle_abandoned,
 from diagnosis_harness.runstore.store import RunPersistenceError
 from diagnosis_harness.runstore.worker import is_stale, worker_id
 from diagnosis_harness.session.end import OUTPUT_KEYS, crashed, describe_error, keep_final_checkpoint, output
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.services import Services, database_url
 
 __all__ = ["CHECKPOINT_FILE", "OUTPUT_KEYS", "CheckpointStoreError", "ResumeRefused",
@@ -182,13 +183,10 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpoi
     final: dict[str, Any] = {}
     released: dict[str, Any] | None = None  # release's own update: the decided result
     try:
-        # durability="sync": each node's checkpoint is written before the next node starts, so
-        # a worker that dies loses at most the node it was in.
-        # (Only with a checkpointer: LangGraph 1.2 fails a "sync" run that has none.)
-        durable = {"durability": "sync"} if checkpointer is not None else {}
-        async for mode, chunk in graph.astream(graph_input, config, context=ctx,
-                                               stream_mode=["custom", "updates", "values"],
-                                               **durable):
+        # The run session saves each node's checkpoint before the next node starts, so a
+        # worker that dies loses at most the node it was in.
+        async for mode, chunk in RunSession(graph).stream(
+                graph_input, config, context=ctx, stream_mode=["custom", "updates", "values"]):
             if mode == "custom" and on_event is not None:
                 on_event(chunk)
             elif mode == "updates" and isinstance(chunk, dict) and "release" in chunk:
@@ -267,11 +265,9 @@ async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
     values = snapshot.values or {}
     ours = values.get("run_id") == run_id
     if snapshot.next and (ours or await _input_pending(services, lease, snapshot)):
+        # Its events go on; if none was recorded (lost with the dead worker), the stream's
+        # first node opens them with the run's metadata event.
         ctx = new_context(services, thread_id=thread_id, run_id=run_id, cancel=cancel)
-        if not any(e.get("event") == "metadata" for e in ctx.emitter.events):
-            # Its metadata event was queued and lost with the dead worker: the stream's first.
-            ctx.emitter.emit("metadata", run_id=run_id, thread_id=thread_id,
-                             model=ctx.seam.label)
         return await _drive(services, ctx, None, checkpointer, on_event)
     usage = values.get("usage") if ours else None
     events = await asyncio.to_thread(
