@@ -24,6 +24,7 @@ The ``metadata`` event that opens a run's events has one owner: the first node t
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
@@ -32,6 +33,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.pregel import Pregel
 
 from diagnosis_harness.graph.continuation import StreamStart, describe_start, stream_labels
 from diagnosis_harness.graph.lineage import end_segment, note_segment, supersede_paused
@@ -60,7 +62,8 @@ class RunSession:
                  raw_stream: RawStream | None = None) -> None:
         self.graph = graph
         self.resolve_context = resolve_context
-        self._raw = raw_stream or graph.astream
+        # Pregel's own stream, not an override's: a SessionGraph's astream is a run session.
+        self._raw = raw_stream or functools.partial(Pregel.astream, graph)
 
     async def open(self, start: StreamStart, config: RunnableConfig, context: Any) -> RunContext:
         """The stream's run context: the caller's RunContext, or the resolver's."""
