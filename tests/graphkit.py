@@ -2,9 +2,9 @@
 
 Where a run keeps its rows and checkpoints is the test's :class:`Backend` (the ``backend``
 fixture of ``conftest.py`` sets :data:`BACKEND`): SQLite files under the home, or one PostgreSQL
-database, each with the real checkpointer :func:`diagnosis_harness.session.runner.open_checkpointer` opens
-for the
-CLI. Without one, a run keeps the SQLite run store under the home and an in-memory checkpointer.
+database, each with the real checkpointer
+:func:`diagnosis_harness.session.checkpointer.open_checkpointer` opens for the CLI. Without one,
+a run keeps the SQLite run store under the home and an in-memory checkpointer.
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ def test_the_grep_finds_what_it_looks_for(tmp_path: Path) -> None:
     samples = {
         "aiosqlite's private connection API": "await self.conn._execute(lambda: f(self.conn._conn))",
         "a private LangGraph module": "from langgraph._internal._constants import CONF",
-        "a private name imported from LangGraph": "from langgraph.checkpoint.serde.types import _DeltaSnapshot",
+        "a private name imported from LangGraph":
+            "from langgraph.checkpoint.serde.types import _DeltaSnapshot",
         "Pregel's internal config keys": 'config["configurable"]["__pregel_checkpointer"]',
         "a graph's attributes as a dict": "attrs = dict(compiled.__dict__)",
     }

@@ -1,6 +1,6 @@
 """The checkpointers of the harness: a thread's state between nodes and turns, SQLite or PostgreSQL.
 
-:func:`diagnosis_harness.session.runner.open_checkpointer` picks one from the settings
+:func:`diagnosis_harness.session.checkpointer.open_checkpointer` picks one from the settings
 (``HARNESS_DATABASE_URL``) for
 the CLI, scripts and the server alike; this module has the two savers and how they are opened:
 

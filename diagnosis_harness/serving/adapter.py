@@ -6,7 +6,7 @@
 - :func:`checkpointer`, which the server enters at start-up (once per event loop). It builds the
   process's :class:`ServingAdapter` (off the event loop: a broken setting or dataset stops the
   server at start, not at its first run) and opens the checkpointer ``HARNESS_DATABASE_URL``
-  selects (:func:`diagnosis_harness.session.runner.open_checkpointer`: SQLite in the home, or the shared
+  selects (:func:`diagnosis_harness.session.checkpointer.open_checkpointer`: SQLite in the home, or the shared
   PostgreSQL).
 
 A server that brings its own checkpointer (``langgraph.server.json``: LangGraph's own server
@@ -203,7 +203,7 @@ def _leave(served: ServingAdapter) -> None:
 
 @asynccontextmanager
 async def checkpointer() -> AsyncIterator[HarnessCheckpointer]:
-    """The server's checkpointer (:func:`diagnosis_harness.session.runner.open_checkpointer`, the CLI's too).
+    """The server's checkpointer: :func:`~diagnosis_harness.session.checkpointer.open_checkpointer`'s.
 
     The server enters it at start-up, once per event loop, before it loads the graph: the
     adapter is built here, off the event loop. Unless ``HARNESS_CHECKPOINT_RETENTION`` is set,
