@@ -1,17 +1,20 @@
 """Benchmark the SQLite checkpointer's writes for a run's worth of steps (not a test).
 
 One step = a node's writes (``aput_writes``, 3 channels) then its checkpoint (``aput``), as a
-run with durability ``sync`` saves them before the next node starts. Two savers on the same
+run with durability ``sync`` saves them before the next node starts. The savers run on the same
 file settings (WAL, synchronous=NORMAL, the home's lock wait), in alternating rounds:
 
 - library: LangGraph's ``AsyncSqliteSaver`` as it ships;
-- harness: the saver of ``diagnosis_harness/checkpoints/sqlite.py`` (or of ``--saver-file``, a
-  copy of that module from another commit, to compare commits side by side).
+- harness: the saver of ``diagnosis_harness/checkpoints/sqlite.py``;
+- other (with ``--saver-file``): the saver of a copy of that module from another commit, so two
+  commits are compared side by side in one run.
 
-Prints, per saver, the time of one step (p50/p95, ms) and the ratio library / harness.
+Prints, per saver, the time of one step (p50/p95, ms) and how many times faster than the
+library saver its median step is.
 
     .venv/bin/python scripts/bench_checkpoints.py [--steps 300] [--rounds 5]
-    .venv/bin/python scripts/bench_checkpoints.py --saver-file OTHER_COMMITS_sqlite.py
+    git show COMMIT:diagnosis_harness/checkpoints/sqlite.py > /tmp/other_sqlite.py
+    .venv/bin/python scripts/bench_checkpoints.py --saver-file /tmp/other_sqlite.py
 """
 
 from __future__ import annotations
@@ -43,11 +46,7 @@ def _saver_class(module: ModuleType) -> type[AsyncSqliteSaver]:
     return found[0]
 
 
-def _load(path: str | None) -> type[AsyncSqliteSaver]:
-    if path is None:
-        from diagnosis_harness.checkpoints import sqlite
-
-        return _saver_class(sqlite)
+def _load(path: str) -> type[AsyncSqliteSaver]:
     spec = importlib.util.spec_from_file_location("bench_saver_module", path)
     if spec is None or spec.loader is None:
         sys.exit(f"{path}: not a Python module")
@@ -93,18 +92,22 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--saver-file", help="the saver module of another commit")
     args = parser.parse_args()
-    savers = {"library": AsyncSqliteSaver, "harness": _load(args.saver_file)}
+    from diagnosis_harness.checkpoints import sqlite
+
+    savers = {"library": AsyncSqliteSaver, "harness": _saver_class(sqlite)}
+    if args.saver_file:
+        savers["other"] = _load(args.saver_file)
     times: dict[str, list[float]] = {name: [] for name in savers}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             for name, cls in savers.items():  # alternating: both see the same machine load
                 times[name] += await _steps(cls, Path(tmp) / f"{name}-{round_}.sqlite", args.steps)
     print(f"{args.rounds} rounds x {args.steps} steps (node writes + checkpoint) each")
+    library = statistics.median(times["library"])
     for name, cls in savers.items():
         print(f"{name:8} {cls.__name__:22} p50 {_ms(times[name], .5):.3f} ms  "
-              f"p95 {_ms(times[name], .95):.3f} ms")
-    ratio = statistics.median(times["library"]) / statistics.median(times["harness"])
-    print(f"library / harness, median step: {ratio:.2f}x")
+              f"p95 {_ms(times[name], .95):.3f} ms  "
+              f"{library / statistics.median(times[name]):.2f}x the library's speed")
 
 
 if __name__ == "__main__":
