@@ -97,7 +97,7 @@ def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
     """The uncompiled graph: nodes, and the conditional edges that keep every path visible.
 
     ``context_schema`` is what a caller may pass as ``context``: a RunContext in-process, the
-    API's JSON schema on the server (whose run contexts the graph resolves itself).
+    API's JSON schema on the server (whose run contexts the run session resolves).
     """
     g: StateGraph[Any, Any, Any, Any] = StateGraph(
         DiagnosisState, context_schema=context_schema, input_schema=InputState,

@@ -17,9 +17,9 @@ context is made from its config and the shared run store, so any replica can ser
 :class:`~diagnosis_harness.session.services.Services` (settings from the environment and ``.env``, model
 seam, tool
 backends, dataset, run store), the trace writer, and the graph compiled on them. The server's
-API sends JSON, so it cannot pass a :class:`~diagnosis_harness.run.context.RunContext`: the graph resolves
-one per server run through :meth:`ServingAdapter.open_run`. A new turn's harness run id is the
-run id the server writes into the run's config (the id ``runs.stream`` returns and
+API sends JSON, so it cannot pass a :class:`~diagnosis_harness.run.context.RunContext`: the run
+session resolves one per server run through :meth:`ServingAdapter.open_run`. A new turn's
+harness run id is the run id the server writes into the run's config (the id ``runs.stream`` returns and
 ``runs.cancel`` takes); a continuation of a paused run is a new server run that goes on with
 the same harness run, and a re-run from an earlier checkpoint a new, forked harness run
 (:mod:`diagnosis_harness.session.starts`, docs/design.md §14). The caller's ``context`` is read only as the
