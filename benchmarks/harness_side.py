@@ -1,9 +1,9 @@
 """The harness side: the ONE module of the benchmark that knows how the harness is driven.
 
 It runs the graph in-process through the entry points the CLI uses
-(``diagnosis_harness.session.runner.run_turn``,
-and ``diagnosis_harness.session.runner.open_checkpointer``, the durable SQLite checkpointer the CLI sets up),
-with the
+(``diagnosis_harness.session.runner.run_turn``, and
+``diagnosis_harness.session.checkpointer.open_checkpointer``, the durable SQLite checkpointer the
+CLI sets up), with the
 harness's replay model (``replay:FILE``) answering from the scripted workload. When the
 runner or the CLI's checkpointer set-up changes, this is the file to adapt; nothing else in
 ``benchmarks/`` imports the harness's packages.

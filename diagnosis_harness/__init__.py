@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "check_dataset": "diagnosis_harness._dataset",
     "diagnose": "diagnosis_harness._run",
     # The compiled graph (`diagnosis_harness.graph` is the package that wires it).
-    "diagnosis_graph": "diagnosis_harness.graph.builder:graph",
+    "diagnosis_graph": "diagnosis_harness._run",
     "evaluate": "diagnosis_harness._eval",
     "make_context": "diagnosis_harness._run",
     "write_dataset": "diagnosis_harness._dataset",
@@ -105,7 +105,14 @@ if TYPE_CHECKING:
         FallbackReport,
         Usage,
     )
-    from diagnosis_harness._run import ConfigurationError, adiagnose, build_graph, diagnose, make_context
+    from diagnosis_harness._run import (
+        ConfigurationError,
+        adiagnose,
+        build_graph,
+        diagnose,
+        diagnosis_graph,
+        make_context,
+    )
     from diagnosis_harness._script import ReplayScript, ScriptIncomplete
     from diagnosis_harness.control.contracts import (
         FailureCode,
@@ -117,7 +124,6 @@ if TYPE_CHECKING:
     )
     from diagnosis_harness.eval.gates import Gates
     from diagnosis_harness.eval.scoring import CaseResult, Scorecard, Verdict
-    from diagnosis_harness.graph.builder import graph as diagnosis_graph
     from diagnosis_harness.run.context import RunContext
 
 

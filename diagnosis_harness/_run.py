@@ -16,11 +16,10 @@ from typing import Any, cast
 from diagnosis_harness._result import DiagnosisResult, build_result
 from diagnosis_harness._script import ReplayScript, ScriptIncomplete, TrackedScript
 from diagnosis_harness.control.settings import SettingsError, load_settings
-from diagnosis_harness.graph.builder import DiagnosisGraph
-from diagnosis_harness.graph.builder import build_graph as _build_graph
 from diagnosis_harness.providers.replay import ReplayFileError
 from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError, parse_model_spec
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import new_context, open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services
 from diagnosis_harness.tools.dataset.format import DatasetError
@@ -136,10 +135,14 @@ def make_context(*, thread: str | None = None, model: Model = None,
     return new_context(services, thread_id=thread or uuid.uuid4().hex)
 
 
-def build_graph(checkpointer: Any = None) -> DiagnosisGraph:
+def build_graph(checkpointer: Any = None) -> SessionGraph:
     """The compiled diagnosis graph with your checkpointer (InMemorySaver, AsyncSqliteSaver, …).
 
     Every run needs ``context=make_context(...)``; the graph is async (``ainvoke``,
     ``astream``). Use a checkpointer to keep threads (follow-up turns) between runs.
     """
-    return _build_graph(checkpointer)
+    return session_graph(checkpointer)
+
+
+diagnosis_graph: SessionGraph = session_graph()
+"""The compiled diagnosis graph without checkpointer: run it with ``context=make_context(...)``."""

@@ -1,4 +1,4 @@
-"""What the graph's stream records of a run's story in the run store (docs/design.md §14).
+"""What a run session records of a run's story in the run store (docs/design.md §14).
 
 Each stream that runs a harness run is one *segment* of it: how it began (a new turn, a
 continuation of a paused run, a fork), who began it, from which checkpoint, with which state

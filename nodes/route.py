@@ -201,8 +201,6 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     thread_id = ctx.thread_id
     update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": thread_id,
                               "previous_turn": state.get("last_success")}
-    ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=thread_id,
-                     model=ctx.seam.label)
     question = state.get("question")
     # The graph (or the server's run options) may have found the input unusable already: an
     # unknown or missing key must never silently re-run the thread's previous question.

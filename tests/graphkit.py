@@ -2,9 +2,9 @@
 
 Where a run keeps its rows and checkpoints is the test's :class:`Backend` (the ``backend``
 fixture of ``conftest.py`` sets :data:`BACKEND`): SQLite files under the home, or one PostgreSQL
-database, each with the real checkpointer :func:`diagnosis_harness.session.runner.open_checkpointer` opens
-for the
-CLI. Without one, a run keeps the SQLite run store under the home and an in-memory checkpointer.
+database, each with the real checkpointer
+:func:`diagnosis_harness.session.checkpointer.open_checkpointer` opens for the CLI. Without one,
+a run keeps the SQLite run store under the home and an in-memory checkpointer.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.providers.replay import ROLES, ReplayChatModel, ReplayScript
 from diagnosis_harness.providers.seam import ModelSeam
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
@@ -36,6 +35,7 @@ from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings, load_settings
 from diagnosis_harness.runstore.store import RunStore, SqliteRunStore, open_run_store
 from diagnosis_harness.session import runner
+from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services
 

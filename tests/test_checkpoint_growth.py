@@ -13,11 +13,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from diagnosis_harness.graph.builder import build_graph
 from graphkit import CLAIMS, INC, INC_ROUTER, ROOT_CAUSE, TRUTH, call, demo_home, draft, judge, services_for
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from diagnosis_harness.run.records import run_records
+from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import new_context, run_turn
 
 EVIDENCE = [(e["tool"], e["args"]) for inc in TRUTH["incidents"] for e in inc["evidence"]]

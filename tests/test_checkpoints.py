@@ -35,6 +35,7 @@ from graphkit import (
 from langgraph.checkpoint.base.id import uuid6
 from sqlalchemy import create_engine, text
 
+import diagnosis_harness.session.hooked
 from diagnosis_harness import prompts
 from diagnosis_harness.checkpoints.savers import checkpoint_id_at
 from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
@@ -97,7 +98,7 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
     async def kept_state() -> dict[str, Any]:
         async with checkpointer_for(services) as saver:
             config: Any = {"configurable": {"thread_id": thread}}
-            return (await diagnosis_harness.graph.builder.build_graph(saver).aget_state(config)).values
+            return (await diagnosis_harness.session.hooked.session_graph(saver).aget_state(config)).values
 
     values = asyncio.run(kept_state())
     assert [r["tool_call_id"] for r in values["records"]] == ["c1", "c2"]
@@ -158,7 +159,7 @@ def test_the_servers_cleanup_methods_prune_delete_runs_and_threads() -> None:
 
     async def served_turn(saver: Any, run_id: str) -> None:
         # As the dev server runs a turn: its run id in the config's metadata.
-        graph_ = diagnosis_harness.graph.builder.build_graph(saver)
+        graph_ = diagnosis_harness.session.hooked.session_graph(saver)
         async for _ in graph_.astream({"question": Q}, {**config, "metadata": {"run_id": run_id}},
                                       context=new_context(services, thread_id=thread, run_id=run_id)):
             pass

@@ -31,7 +31,6 @@ from unittest import mock
 
 import pytest
 import sqlglot
-from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.nodes.release import CAPABILITY_REPLY
 from diagnosis_harness.providers.replay import ReplayScript
 from diagnosis_harness.tools.backends import Backends
@@ -62,6 +61,7 @@ from test_sql_safety import FORGED, HOSTILE
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import SqliteRunStore
 from diagnosis_harness.session import runner
+from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import Services
 
 RUNS = int(os.environ.get("HARNESS_FUZZ_RUNS", "300"))  # read at import: fixtures clear HARNESS_*

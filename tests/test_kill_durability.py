@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.nodes.tool_gate import tool_gate
 from graphkit import EV, INC, demo_home, services_for
 from langchain_core.messages import AIMessage
@@ -33,6 +32,7 @@ from stub_openai import StubOpenAI
 import diagnosis_harness.runstore.writer
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import CHECKPOINT_FILE, new_context
 from diagnosis_harness.session.services import RUN_STORE_FILE
 

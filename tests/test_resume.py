@@ -42,6 +42,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import create_engine, inspect, text
 
 import diagnosis_harness.session.end
+import diagnosis_harness.session.hooked
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.runstore.store import SqliteRunStore, open_run_store
 from diagnosis_harness.runstore.worker import Heartbeat, is_stale, owner_dead, worker_id
@@ -75,7 +76,7 @@ def test_a_resumed_run_keeps_its_remaining_deadline(after_pause_s: float, expect
     """
     services = services_for(demo_home(), SCRIPT, deadline_s=100)
     saver = InMemorySaver()
-    compiled = diagnosis_harness.graph.builder.build_graph(saver)
+    compiled = diagnosis_harness.session.hooked.session_graph(saver)
     paused = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                                interrupt_after=["tool_gate"])
     thread = f"run-time-{after_pause_s}"
@@ -118,7 +119,7 @@ def test_a_new_turn_starts_its_run_time_at_zero() -> None:
     services.seam.on_call = lambda role, n: clock.advance(5)  # type: ignore[attr-defined]
     out = asyncio.run(run_turn(services, Q, thread_id="run-time-turns", checkpointer=saver))
     assert out["release_outcome"] == "SUCCESS"
-    compiled = diagnosis_harness.graph.builder.build_graph(saver)
+    compiled = diagnosis_harness.session.hooked.session_graph(saver)
     config = {"configurable": {"thread_id": "run-time-turns"}}
     first = asyncio.run(compiled.aget_state(config)).values["elapsed_s"]
     services = services_for(demo_home(), {"router": [INC_ROUTER], "agent": [draft(None)]})
@@ -252,7 +253,7 @@ def test_a_served_turn_settles_the_stale_runs_of_its_thread() -> None:
     services.store.start_run("stale-served", "t-served", Q, "replay:inline")
     assert services.store.claim_run("stale-served", "elsewhere:1:1", 0.01)
     time.sleep(0.02)
-    compiled = diagnosis_harness.graph.builder.build_graph(InMemorySaver())
+    compiled = diagnosis_harness.session.hooked.session_graph(InMemorySaver())
     asyncio.run(_stream(compiled, {"question": Q}, "t-served",
                         new_context(services, thread_id="t-served")))
     row = services.store.get_run("stale-served")
@@ -296,7 +297,7 @@ def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_fail
     assert out["content"] and kinds(out) == ["metadata", "status*", "content", "done"]
     assert "error" not in out
     assert services.store.get_run(out["run_id"])["release_outcome"] == "SUCCESS"
-    state = asyncio.run(diagnosis_harness.graph.builder.build_graph(saver).aget_state(
+    state = asyncio.run(diagnosis_harness.session.hooked.session_graph(saver).aget_state(
         {"configurable": {"thread_id": f"flaky-{failures}"}})).values
     if failures == 1:  # written again: the next turn gets its previous_turn
         assert "checkpoint_error" not in out

@@ -385,7 +385,7 @@ def test_twenty_concurrent_diagnoses_keep_their_runs_and_evidence_apart(served: 
 
 
 def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
-    from diagnosis_harness.graph.builder import build_graph
+    from diagnosis_harness.session.hooked import session_graph as build_graph
 
     async def scenario() -> dict[str, Any]:
         client = get_client(url=served.server.url)

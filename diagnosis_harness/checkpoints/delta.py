@@ -6,8 +6,9 @@ checkpoint's ancestors back to the nearest snapshot. Keeping only a thread's lat
 would cut that walk: the kept state would read back with no messages and no records (the
 SQLite saver's rows were simply deleted; the Postgres saver's own ``keep_latest`` refuses such
 threads). So before its ancestors go, the checkpoint that is kept gets a snapshot of every
-delta channel — the value LangGraph rebuilds, written the way LangGraph writes its own periodic
-snapshots — and only checkpoints *older than it* are deleted: one a run saves meanwhile is newer,
+delta channel — the value LangGraph rebuilds, stored as the channel's plain value, a blob form
+``DeltaChannel.from_checkpoint`` restores directly and where the saver's history walk stops — and
+only checkpoints *older than it* are deleted: one a run saves meanwhile is newer,
 and its walk stops at the snapshot.
 """
 
@@ -19,7 +20,6 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from diagnosis_harness.run.state import DiagnosisState
 
@@ -56,7 +56,9 @@ async def snapshot_head(saver: BaseCheckpointSaver, base: type[BaseCheckpointSav
     for name in missing:  # exactly as LangGraph rebuilds a value on read
         channel = _DELTAS[name].from_checkpoint(history[name].get("seed"))
         channel.replay_writes(history[name]["writes"])
-        rebuilt[name] = _DeltaSnapshot(channel.get())
+        # Written as the plain value, which ``DeltaChannel.from_checkpoint`` restores directly
+        # (its documented blob form besides LangGraph's own snapshot type, which is private).
+        rebuilt[name] = channel.get()
     parent = head.parent_config or {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     await base.aput(saver, parent, {**checkpoint, "channel_values": {**values, **rebuilt}},
                     head.metadata, {name: versions[name] for name in missing})

@@ -1,6 +1,6 @@
 """The checkpointers of the harness: a thread's state between nodes and turns, SQLite or PostgreSQL.
 
-:func:`diagnosis_harness.session.runner.open_checkpointer` picks one from the settings
+:func:`diagnosis_harness.session.checkpointer.open_checkpointer` picks one from the settings
 (``HARNESS_DATABASE_URL``) for
 the CLI, scripts and the server alike; this module has the two savers and how they are opened:
 
@@ -46,7 +46,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.base.id import UUID as UUID6
 
 from diagnosis_harness.checkpoints.delta import snapshot_head
-from diagnosis_harness.checkpoints.sqlite import OneTripSqliteSaver
+from diagnosis_harness.checkpoints.sqlite import TwoTripSqliteSaver
 from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, SHRINK_PRAGMAS, describe, is_transient
 from diagnosis_harness.runstore.store import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 
@@ -203,8 +203,8 @@ WHERE thread_id = :thread AND CASE WHEN checkpoint_ns = '' THEN checkpoint_id < 
 snapshots first), and in any other namespace all but the latest."""
 
 
-class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
-    """LangGraph's SQLite saver (one trip a write) with pruning and the harness's failure classes."""
+class SqliteCheckpointer(HarnessCheckpointer, TwoTripSqliteSaver):
+    """LangGraph's SQLite saver (two trips a write) with pruning and the harness's failure classes."""
 
     async def _delete(self, rows: list[tuple[str, str, str]]) -> None:
         """Delete (thread, namespace, id) checkpoints and their writes, in one transaction."""
@@ -232,7 +232,7 @@ class SqliteCheckpointer(HarnessCheckpointer, OneTripSqliteSaver):
         for thread_id in thread_ids:
             # Only checkpoints older than the one kept, as read now: one a run writes meanwhile
             # is newer, and kept (its delta channels' walk stops at the kept one's snapshot).
-            head = await snapshot_head(self, OneTripSqliteSaver, thread_id) or ""
+            head = await snapshot_head(self, TwoTripSqliteSaver, thread_id) or ""
             async with self.lock:
                 async with self.conn.execute(_SQLITE_UNKEPT, {"thread": thread_id, "head": head}) as cur:
                     rows = [(thread_id, ns, cid) for ns, cid in await cur.fetchall()]

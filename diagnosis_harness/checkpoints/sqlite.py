@@ -1,18 +1,19 @@
-"""LangGraph's async SQLite saver, its two writes each done in one trip to the database thread.
+"""LangGraph's async SQLite saver, its two writes each done in two trips to the database thread.
 
 ``aiosqlite`` runs every statement on the connection's own thread; each ``await`` on it is a
 trip there and back through the event loop. The library saver spends four trips on a node's
 writes (cursor, insert, commit, close) and three on a checkpoint (insert, close, commit). The
 harness saves each checkpoint before the next node starts (durability ``sync``, three per
 evidence step), so those trips were on every step's path. Here each write is the library's own
-statement and rows, executed and committed in one trip: same tables, same bytes, same
-transaction boundaries.
+statement and rows through aiosqlite's public API: one ``executemany`` and one ``commit`` (a
+rollback if either fails), so same tables, same bytes, same transaction boundaries.
+``scripts/bench_checkpoints.py`` measures it against the library saver.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,24 +33,19 @@ _WRITES = ("INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_
            "channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
-def _commit_rows(conn: sqlite3.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
-    """Run ``sql`` for each row and commit (on the connection's own thread)."""
-    try:
-        conn.executemany(sql, rows)
-        conn.commit()
-    except BaseException:
-        conn.rollback()
-        raise
+class TwoTripSqliteSaver(AsyncSqliteSaver):
+    """``AsyncSqliteSaver`` whose ``aput`` and ``aput_writes`` each take two database trips."""
 
-
-class OneTripSqliteSaver(AsyncSqliteSaver):
-    """``AsyncSqliteSaver`` whose ``aput`` and ``aput_writes`` each take one database trip."""
-
-    async def _one_trip(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    async def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """Run ``sql`` for each row and commit: one transaction, rolled back if it fails."""
         await self.setup()
         async with self.lock:
-            # aiosqlite's way of running a function on its thread (what every await uses).
-            await self.conn._execute(lambda: _commit_rows(self.conn._conn, sql, rows))
+            try:
+                await self.conn.executemany(sql, rows)
+                await self.conn.commit()
+            except BaseException:
+                await asyncio.shield(self.conn.rollback())
+                raise
 
     async def aput(self, config: RunnableConfig, checkpoint: Checkpoint,
                    metadata: CheckpointMetadata, new_versions: ChannelVersions) -> RunnableConfig:
@@ -59,7 +55,7 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
         type_, serialized = self.serde.dumps_typed(checkpoint)
         meta = json.dumps(get_checkpoint_metadata(config, metadata),
                           ensure_ascii=False).encode("utf-8", "ignore")
-        await self._one_trip(_PUT, [(str(thread_id), checkpoint_ns, checkpoint["id"],
+        await self._write_rows(_PUT, [(str(thread_id), checkpoint_ns, checkpoint["id"],
                                      config["configurable"].get("checkpoint_id"), type_,
                                      serialized, meta)])
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
@@ -74,4 +70,4 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
                  str(configurable["checkpoint_id"]), task_id, task_path,
                  WRITES_IDX_MAP.get(channel, idx), channel, *self.serde.dumps_typed(value))
                 for idx, (channel, value) in enumerate(writes)]
-        await self._one_trip(verb + _WRITES, rows)
+        await self._write_rows(verb + _WRITES, rows)

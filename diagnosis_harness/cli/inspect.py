@@ -190,6 +190,7 @@ async def _resume(settings: Any, thread_id: str, answer: dict[str, Any]) -> dict
     from langgraph.types import Command
 
     from diagnosis_harness.graph.builder import build_graph
+    from diagnosis_harness.session.run_session import RunSession
     from diagnosis_harness.session.runner import OUTPUT_KEYS, open_checkpointer
     from diagnosis_harness.session.services import Services
     from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
@@ -198,10 +199,10 @@ async def _resume(settings: Any, thread_id: str, answer: dict[str, Any]) -> dict
     resolver = RunResolver(ServicesByOptions(services), services, actor=_actor())
     final: dict[str, Any] = {}
     async with open_checkpointer(settings) as saver:
-        graph = build_graph(saver, resolve_context=resolver, edit_log=services.store)
-        async for mode, chunk in graph.astream(Command(resume=answer),
-                                               {"configurable": {"thread_id": thread_id}},
-                                               stream_mode=["custom", "values"]):
+        session = RunSession(build_graph(saver), resolve_context=resolver)
+        async for mode, chunk in session.stream(Command(resume=answer),
+                                                {"configurable": {"thread_id": thread_id}},
+                                                stream_mode=["custom", "values"]):
             if mode == "values":
                 final = chunk
     return {key: final.get(key) for key in OUTPUT_KEYS}

@@ -59,11 +59,11 @@ class RunContext:
 def run_context(runtime: Any) -> RunContext:
     """The run context of a node: ``runtime.context``, set for every run before it starts.
 
-    The CLI runner passes one; for a server run (whose API sends JSON) the graph resolves one
-    through the ``resolve_context`` it was built with, before the run's first node.
+    The CLI runner passes one; for a server run (whose API sends JSON) the run session
+    resolves one through its ``resolve_context``, before the run's first node.
     """
     ctx = getattr(runtime, "context", None)
     if isinstance(ctx, RunContext):
         return ctx
-    raise RuntimeError("no run context: pass context=RunContext(...) or build the graph with "
-                       "resolve_context")
+    raise RuntimeError("no run context: pass context=RunContext(...) or stream the graph "
+                       "through a run session with resolve_context")

@@ -3,7 +3,7 @@
 A run ends without release when it is cancelled (``runs.cancel``, a client that went away,
 Ctrl-C, a cancelled task) or when something unclassified escapes: a crash inside a node, a
 crash between two nodes (a routing function, the checkpointer, the engine's own limits), a
-store that fails. Whoever sees that end — the node wrapper, the graph's stream, the CLI runner —
+store that fails. Whoever sees that end — the node wrapper, the run session, the CLI runner —
 calls :func:`settle_unreleased`; the first call decides, later ones change nothing (the
 lifecycle's first terminal state wins, and so does the store's first finished row).
 

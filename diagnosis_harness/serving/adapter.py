@@ -6,7 +6,7 @@
 - :func:`checkpointer`, which the server enters at start-up (once per event loop). It builds the
   process's :class:`ServingAdapter` (off the event loop: a broken setting or dataset stops the
   server at start, not at its first run) and opens the checkpointer ``HARNESS_DATABASE_URL``
-  selects (:func:`diagnosis_harness.session.runner.open_checkpointer`: SQLite in the home, or the shared
+  selects (:func:`diagnosis_harness.session.checkpointer.open_checkpointer`: SQLite in the home, or the shared
   PostgreSQL).
 
 A server that brings its own checkpointer (``langgraph.server.json``: LangGraph's own server
@@ -17,16 +17,17 @@ context is made from its config and the shared run store, so any replica can ser
 :class:`~diagnosis_harness.session.services.Services` (settings from the environment and ``.env``, model
 seam, tool
 backends, dataset, run store), the trace writer, and the graph compiled on them. The server's
-API sends JSON, so it cannot pass a :class:`~diagnosis_harness.run.context.RunContext`: the graph resolves
-one per server run through :meth:`ServingAdapter.open_run`. A new turn's harness run id is the
-run id the server writes into the run's config (the id ``runs.stream`` returns and
+API sends JSON, so it cannot pass a :class:`~diagnosis_harness.run.context.RunContext`: the run
+session resolves one per server run through :meth:`ServingAdapter.open_run`. A new turn's
+harness run id is the run id the server writes into the run's config (the id ``runs.stream`` returns and
 ``runs.cancel`` takes); a continuation of a paused run is a new server run that goes on with
 the same harness run, and a re-run from an earlier checkpoint a new, forked harness run
 (:mod:`diagnosis_harness.session.starts`, docs/design.md §14). The caller's ``context`` is read only as the
 run
 options the server offers (:class:`ApiContext`).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
-node or between two nodes, is settled by the graph (:mod:`diagnosis_harness.graph.builder`).
+node or between two nodes, is settled by the graph's run session
+(:mod:`diagnosis_harness.session.hooked`, :mod:`diagnosis_harness.session.run_session`).
 
 The dev server forbids blocking I/O on its event loop, so the events' copy in the run store's
 trace is written by one background thread, in emission order; it lands a few milliseconds after
@@ -49,9 +50,9 @@ from typing_extensions import TypedDict
 
 from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.graph.builder import DiagnosisGraph, build_graph
 from diagnosis_harness.graph.continuation import StreamStart
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import Services
 
@@ -103,7 +104,7 @@ class ServingAdapter:
         self._by_options = ServicesByOptions(services)
         self._resolve = RunResolver(self.services_for, services, record_event=self._record_event,
                                     drain=self._drain, actor="api")
-        self.graph: DiagnosisGraph = build_graph(context_schema=ApiContext,
+        self.graph: SessionGraph = session_graph(context_schema=ApiContext,
                                                  resolve_context=self.open_run,
                                                  edit_log=services.store)
         """The served graph (no checkpointer of its own: the server brings one)."""
@@ -171,7 +172,7 @@ def adapter() -> ServingAdapter:
         return _build()
 
 
-async def make_graph() -> DiagnosisGraph:
+async def make_graph() -> SessionGraph:
     """The graph ``langgraph.json`` serves: the process's, the same compiled graph every call.
 
     The server calls it for every run and read. The first call builds the adapter off the event
@@ -202,7 +203,7 @@ def _leave(served: ServingAdapter) -> None:
 
 @asynccontextmanager
 async def checkpointer() -> AsyncIterator[HarnessCheckpointer]:
-    """The server's checkpointer (:func:`diagnosis_harness.session.runner.open_checkpointer`, the CLI's too).
+    """The server's checkpointer: :func:`~diagnosis_harness.session.checkpointer.open_checkpointer`'s.
 
     The server enters it at start-up, once per event loop, before it loads the graph: the
     adapter is built here, off the event loop. Unless ``HARNESS_CHECKPOINT_RETENTION`` is set,

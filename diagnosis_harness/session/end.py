@@ -21,6 +21,7 @@ from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import FailureCode, ReleaseOutcome, RunState
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.store import RETRY_WINDOW_S, RunPersistenceError
+from diagnosis_harness.session.hooked import write_released
 from diagnosis_harness.session.services import Services
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
@@ -101,7 +102,7 @@ async def keep_final_checkpoint(graph: Any, config: RunnableConfig, ctx: RunCont
                 return None
             if written:
                 return "the thread's final checkpoint does not hold the released result"
-            await graph.awrite_released(config, released)
+            await write_released(graph, config, released)
             written = True
             continue  # read it back
         except Exception as exc:  # noqa: BLE001 — retried, then reported in its own field

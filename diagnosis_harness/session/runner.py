@@ -2,7 +2,8 @@
 
 The run context (models, backends, store, lifecycle, event emitter) is made here per run and
 passed to the graph as LangGraph ``context``; the checkpointer keeps the thread's state. Every
-checkpointer of the harness is opened by :func:`open_checkpointer` (the CLI's and the server's).
+checkpointer of the harness is opened by :func:`~diagnosis_harness.session.checkpointer.open_checkpointer`
+(the CLI's and the server's). Each stream is a :class:`~diagnosis_harness.session.run_session.RunSession`.
 A crash outside the nodes' own handling is still recorded (FAILED, INTERNAL_FAILURE) and a
 cancellation (task cancel, Ctrl-C, SIGTERM) still leaves a CANCELLED row, never a
 half-published run; once release has decided, nothing after it changes the result
@@ -19,82 +20,37 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from diagnosis_harness.checkpoints.savers import HarnessCheckpointer, sqlite_checkpointer
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import FailureCode, RunState
 from diagnosis_harness.control.events import EventEmitter
 from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
-from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.settle import failure_code_of, settle_abandoned, settle_unreleased
-from diagnosis_harness.runstore.store import RunPersistenceError
 from diagnosis_harness.runstore.worker import is_stale, worker_id
+from diagnosis_harness.session.checkpointer import CHECKPOINT_FILE, CheckpointStoreError, open_checkpointer
 from diagnosis_harness.session.end import OUTPUT_KEYS, crashed, describe_error, keep_final_checkpoint, output
-from diagnosis_harness.session.services import Services, database_url
+from diagnosis_harness.session.run_session import RunSession
+from diagnosis_harness.session.services import Services
 
 __all__ = ["CHECKPOINT_FILE", "OUTPUT_KEYS", "CheckpointStoreError", "ResumeRefused",
            "continue_stale_runs", "new_context", "open_checkpointer", "resume_run", "run_turn"]
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT_FILE = "checkpoints.sqlite"
-"""The checkpointer's file under the settings' home (the CLI and the server share it)."""
-
 RecordEvent = Callable[[str, int, dict[str, Any]], object]
 """Writes one event of a run to its trace: ``(run_id, seq, event)``."""
 
 
-class CheckpointStoreError(Exception):
-    """The checkpoint store cannot be opened; the message names the file and why."""
-
-
 class ResumeRefused(Exception):
     """A run that cannot be resumed as asked: unknown, already finished, or running elsewhere."""
-
-
-@asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[HarnessCheckpointer]:
-    """The thread checkpointer the settings select, for the CLI, scripts and the server alike.
-
-    ``HARNESS_DATABASE_URL`` unset: SQLite at ``$HARNESS_HOME/checkpoints.sqlite`` (WAL,
-    synchronous=NORMAL, the home's lock wait); a ``postgresql://`` URL: the Postgres saver on a
-    connection pool, in the same database as the run store. Checkpoints are pruned when a run
-    ends as ``HARNESS_CHECKPOINT_RETENTION`` says (:mod:`diagnosis_harness.checkpoints.savers`). A SQLite
-    file that
-    cannot be opened (a directory, not a database, damaged, a home that is a file) is a
-    :class:`CheckpointStoreError` naming it, and the file is never changed to make it open; a
-    database that cannot be reached raises RunPersistenceError with a one-line message.
-    """
-    url = database_url(settings)
-    opened: AbstractAsyncContextManager[HarnessCheckpointer]
-    if url is not None:
-        try:
-            from diagnosis_harness.checkpoints.postgres import postgres_checkpointer
-        except ImportError as exc:  # the postgres extra is not installed
-            raise RunPersistenceError("a PostgreSQL checkpointer needs the postgres extra: "
-                                      "pip install -e '.[postgres]' in the harness's repository") from exc
-        opened = postgres_checkpointer(url, retention=settings.checkpoint_retention)
-    else:
-        path = Path(settings.home) / CHECKPOINT_FILE
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CheckpointStoreError(f"HARNESS_HOME {settings.home}: cannot use it as the home "
-                                       f"folder: {exc.strerror or exc}") from exc
-        if path.is_dir():
-            raise CheckpointStoreError(f"checkpoint store {path}: is a directory, not a SQLite file")
-        opened = sqlite_checkpointer(path, retention=settings.checkpoint_retention)
-    async with opened as saver:
-        yield saver
 
 
 def new_context(services: Services, *, thread_id: str | None, run_id: str | None = None,
@@ -200,13 +156,10 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpoi
     final: dict[str, Any] = {}
     released: dict[str, Any] | None = None  # release's own update: the decided result
     try:
-        # durability="sync": each node's checkpoint is written before the next node starts, so
-        # a worker that dies loses at most the node it was in.
-        # (Only with a checkpointer: LangGraph 1.2 fails a "sync" run that has none.)
-        durable = {"durability": "sync"} if checkpointer is not None else {}
-        async for mode, chunk in graph.astream(graph_input, config, context=ctx,
-                                               stream_mode=["custom", "updates", "values"],
-                                               **durable):
+        # The run session saves each node's checkpoint before the next node starts, so a
+        # worker that dies loses at most the node it was in.
+        async for mode, chunk in RunSession(graph).stream(
+                graph_input, config, context=ctx, stream_mode=["custom", "updates", "values"]):
             if mode == "custom" and on_event is not None:
                 on_event(chunk)
             elif mode == "updates" and isinstance(chunk, dict) and "release" in chunk:
@@ -285,11 +238,9 @@ async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
     values = snapshot.values or {}
     ours = values.get("run_id") == run_id
     if snapshot.next and (ours or await _input_pending(services, lease, snapshot)):
+        # Its events go on; if none was recorded (lost with the dead worker), the stream's
+        # first node opens them with the run's metadata event.
         ctx = new_context(services, thread_id=thread_id, run_id=run_id, cancel=cancel)
-        if not any(e.get("event") == "metadata" for e in ctx.emitter.events):
-            # Its metadata event was queued and lost with the dead worker: the stream's first.
-            ctx.emitter.emit("metadata", run_id=run_id, thread_id=thread_id,
-                             model=ctx.seam.label)
         return await _drive(services, ctx, None, checkpointer, on_event)
     usage = values.get("usage") if ours else None
     events = await asyncio.to_thread(

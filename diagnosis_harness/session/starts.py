@@ -4,7 +4,7 @@ A stream is a server run (or a CLI resume). :class:`RunResolver` maps it onto a 
 what the stream starts from (:class:`diagnosis_harness.graph.continuation.StreamStart`) and the run store:
 
 - a new turn (input ``{"question": …}``) begins a new run whose id is the server's run id (a run
-  of the thread still *paused* at the head is superseded by the graph: it ends CANCELLED);
+  of the thread still *paused* at the head is superseded by the run session: it ends CANCELLED);
 - no input or a ``Command(resume=…)`` at the thread's latest checkpoint, whose run is still
   unfinished, **continues that run**: same run id and row, the events it emitted (numbering and
   grammar go on), the budget in its state, its run time (the deadline counts run time, not the
@@ -17,7 +17,7 @@ what the stream starts from (:class:`diagnosis_harness.graph.continuation.Stream
   answer that is not ``{"approve": bool, "note"?: str}`` is refused before anything runs.
 
 Every start records the state edits made since the run's last checkpoint. Blocking: runs in a
-worker thread (the graph calls it through ``asyncio.to_thread``).
+worker thread (the run session calls it through ``asyncio.to_thread``).
 """
 
 from __future__ import annotations
