@@ -193,8 +193,10 @@ class HarnessSide:
             result.detail["schema_chars"] = seam.schema_chars
             if mode == "sqlite":  # what the run leaves in its home after a clean exit
                 services.store.close()
-                result.detail["home_bytes"] = sum(
-                    f.stat().st_size for f in home.rglob("*") if f.is_file() and f != path)
+                files = {str(f.relative_to(home)): f.stat().st_size
+                         for f in home.rglob("*") if f.is_file() and f != path}
+                result.detail["home_files"] = files
+                result.detail["home_bytes"] = sum(files.values())
             return result
         finally:
             shutil.rmtree(home, ignore_errors=True)

@@ -47,7 +47,7 @@ from langgraph.checkpoint.base.id import UUID as UUID6
 
 from diagnosis_harness.checkpoints.delta import snapshot_head
 from diagnosis_harness.checkpoints.sqlite import TwoTripSqliteSaver
-from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, SHRINK_PRAGMAS, describe, is_transient
+from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, describe, is_transient, shrink_pragmas
 from diagnosis_harness.runstore.store import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 
 log = logging.getLogger(__name__)
@@ -217,10 +217,16 @@ class SqliteCheckpointer(HarnessCheckpointer, TwoTripSqliteSaver):
         if rows:
             await self._shrink()
 
-    async def _shrink(self) -> None:
-        """Give the pages of deleted checkpoints back to the file system (the file shrinks)."""
-        for pragma in SHRINK_PRAGMAS:
-            await self.conn.execute(pragma)
+    async def _shrink(self, *, convert: bool = False) -> None:
+        """Give the pages of deleted checkpoints back to the file system (the file shrinks).
+
+        ``convert``: a file made before the home set ``auto_vacuum`` is rewritten once
+        (``harness prune`` asks for it; a run's end does not).
+        """
+        async with self.conn.execute("PRAGMA auto_vacuum") as cur:
+            mode = await cur.fetchone()
+        for pragma in shrink_pragmas(int(mode[0]) if mode else 0, convert=convert):
+            await self.conn.executescript(pragma)  # to its end: one page per step (SHRINK_PRAGMAS)
         await self.conn.commit()
 
     async def _prune(self, thread_ids: list[str], *, keep_latest: bool) -> None:
@@ -258,8 +264,8 @@ class SqliteCheckpointer(HarnessCheckpointer, TwoTripSqliteSaver):
                 threads = [str(r[0]) for r in await cur.fetchall()]
         for thread_id in threads:
             await self.adelete_thread(thread_id)
-        if threads:
-            await self._shrink()
+        async with self.lock:  # harness prune: even an older file gives its pages back
+            await self._shrink(convert=True)
         return len(threads)
 
 

@@ -43,7 +43,7 @@ def prune_runs(location: str | Path, before: datetime) -> tuple[int, int]:
     """Delete the runs finished before ``before`` and their trace rows: (runs, trace rows)."""
     from sqlalchemy import Connection, delete, select
 
-    from diagnosis_harness.runstore.db import SHRINK_PRAGMAS, Database
+    from diagnosis_harness.runstore.db import Database
     from diagnosis_harness.runstore.schema import events, model_calls, receipts, runs, tool_records, verdicts
 
     cutoff = before.astimezone(UTC).isoformat()  # the store's timestamps: ISO-8601 UTC text
@@ -58,7 +58,7 @@ def prune_runs(location: str | Path, before: datetime) -> tuple[int, int]:
     db = Database(location)
     try:
         done = db.run(prune, f"prune runs finished before {cutoff}")
-        db.run_pragmas(SHRINK_PRAGMAS)  # the file shrinks by what was deleted
+        db.shrink(convert=True)  # the file shrinks by what was deleted (an older one: VACUUM)
         return done
     finally:
         db.close()

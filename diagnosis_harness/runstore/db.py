@@ -72,7 +72,27 @@ CLOSE_PRAGMAS = ("PRAGMA wal_checkpoint(TRUNCATE)",)
 """Run on a SQLite connection before a clean close: no write-ahead log is left behind."""
 
 SHRINK_PRAGMAS = ("PRAGMA incremental_vacuum",)
-"""Run after deleting rows: the pages they held are given back to the file system."""
+"""Run after deleting rows: the pages they held are given back to the file system. It must run
+to its end (``executescript``): it frees one page per step of the statement, and Python's
+``execute`` takes one step of a statement that returns no columns, so it gives back one page
+and leaves the rest free inside the file."""
+
+CONVERT_PRAGMAS = ("PRAGMA auto_vacuum=INCREMENTAL", "VACUUM")
+"""For a file made before the home set ``auto_vacuum`` (its mode NONE, where incremental_vacuum
+does nothing): rewrite it once, compact and in incremental mode. Only ``harness prune`` does this
+(a VACUUM rewrites the whole file and waits for every other writer); after it, pruning is
+incremental."""
+
+
+def shrink_pragmas(auto_vacuum: int, *, convert: bool) -> tuple[str, ...]:
+    """What gives a SQLite file's free pages back, by its ``PRAGMA auto_vacuum`` (0, 1, 2).
+
+    INCREMENTAL (2): ``incremental_vacuum``; NONE (0): the one-time conversion if ``convert``,
+    else nothing; FULL (1) gives pages back at every commit by itself.
+    """
+    if auto_vacuum == 2:
+        return SHRINK_PRAGMAS
+    return CONVERT_PRAGMAS if auto_vacuum == 0 and convert else ()
 
 
 class RunPersistenceError(Exception):
@@ -224,20 +244,36 @@ class Database:
                 self._engine.dispose()
             self._engine = None
 
-    def run_pragmas(self, pragmas: tuple[str, ...]) -> None:
-        """Run maintenance pragmas on a SQLite store (best effort: a busy file is left as it is)."""
+    def shrink(self, *, convert: bool = False) -> None:
+        """Give the file's free pages back (best effort), converting an older file if ``convert``."""
+        mode = self.run_pragmas(("PRAGMA auto_vacuum",), rows=True)
+        if mode:
+            self.run_pragmas(shrink_pragmas(int(mode[0][0]), convert=convert))
+
+    def run_pragmas(self, pragmas: tuple[str, ...], *, rows: bool = False) -> list[Any]:
+        """Run maintenance pragmas on a SQLite store, each to its end (see :data:`SHRINK_PRAGMAS`).
+
+        ``rows``: return the last one's rows instead (a pragma that reads a value). Best effort:
+        a file another process keeps busy is left as it is, and no rows are returned.
+        """
         if self._engine is None or not self.is_sqlite:
-            return
-        raw = None
+            return []
+        out: list[Any] = []
         try:  # the DB-API connection: autocommit (set at connect), so no BEGIN around the pragma
-            raw = self._engine.raw_connection()
-            for pragma in pragmas:
-                raw.cursor().execute(pragma).fetchall()
+            with self._lock:
+                raw = self._engine.raw_connection()
+                try:
+                    for pragma in pragmas:
+                        cursor = raw.cursor()
+                        if rows:
+                            out = cursor.execute(pragma).fetchall()
+                        else:
+                            cursor.executescript(pragma)
+                finally:
+                    raw.close()
         except (sa_exc.SQLAlchemyError, sqlite3.Error):
-            pass  # another process holds the file: it truncates the log when it closes
-        finally:
-            if raw is not None:
-                raw.close()
+            return []  # another process holds the file: it truncates the log when it closes
+        return out
 
     def insert(self, table: Table) -> Any:
         """The dialect's INSERT (it has ``on_conflict_do_nothing``)."""
