@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from diagnosis_harness.providers.replay import ModelCallError
+from diagnosis_harness.providers.errors import ModelCallError
 
 from diagnosis_harness.control.contracts import FailureClass
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.providers.errors import ModelCallError
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
     CallbackManagerForLLMRun,
@@ -35,14 +36,6 @@ _RAISES = {
     "transport": FailureClass.TRANSPORT,
     "invalid_output": FailureClass.INVALID_OUTPUT,
 }
-
-
-class ModelCallError(Exception):
-    """A model call failed in a classified way (timeout, transport, invalid output)."""
-
-    def __init__(self, failure_class: FailureClass, message: str) -> None:
-        super().__init__(message)
-        self.failure_class = failure_class
 
 
 class ReplayFileError(ValueError):

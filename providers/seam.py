@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from diagnosis_harness.providers import structured
 from diagnosis_harness.providers.context_window import completion_room, estimate_messages, texts_of
+from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel, PromptRenderer
-from diagnosis_harness.providers.replay import ModelCallError, ReplayChatModel, ReplayScript
 
 from diagnosis_harness.control.contracts import FailureClass, Role
 from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
+    from diagnosis_harness.providers.replay import ReplayScript
     from langchain_core.language_models import BaseChatModel
 
 Provider = Literal["offline", "openai", "replay"]
@@ -116,6 +117,8 @@ class ModelSeam:
             weakref.WeakKeyDictionary())
         self._replay = replay_script
         if self.spec.provider == "replay" and self._replay is None:
+            from diagnosis_harness.providers.replay import ReplayScript  # replay runs only
+
             self._replay = ReplayScript.from_file(self.spec.name)
         key = settings.openai_api_key
         if self.spec.provider == "openai" and (key is None or not key.get_secret_value().strip()):
@@ -215,6 +218,8 @@ class ModelSeam:
             return self.judge.chat_model(role)
         if self.spec.provider == "replay":
             assert self._replay is not None
+            from diagnosis_harness.providers.replay import ReplayChatModel
+
             return ReplayChatModel(script=self._replay, role=role.value)
         if self.spec.provider == "openai":
             return self._openai(role)

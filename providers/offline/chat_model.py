@@ -14,12 +14,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.offline.conversation import Conversation
 from diagnosis_harness.providers.offline.investigator import next_step
 from diagnosis_harness.providers.offline.judge import judge
 from diagnosis_harness.providers.offline.repair import repair
 from diagnosis_harness.providers.offline.router import answer as route
-from diagnosis_harness.providers.replay import ModelCallError
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
