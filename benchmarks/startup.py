@@ -6,7 +6,8 @@ fresh home each time) as separate processes, and reads each one's own resource u
 ``os.wait4`` (user+system CPU, peak RSS). With ``--pinned DIR`` — a checkout of the pinned
 earlier commit e247dfc (``git worktree add DIR e247dfc``), whose code was the top-level package
 ``harness`` — the same commands run from it with ``PYTHONPATH=DIR`` in this interpreter, and the
-medians are printed side by side with the ratios. ``python -c pass`` is the floor.
+medians are printed side by side with the ratios. ``python -c pass`` is the floor, and so is
+importing, alone, the libraries a diagnose needs (:data:`LIBRARIES`) and ``langgraph.graph``.
 
 Both sides' sources are byte-compiled first (``compileall``), as ``pip install`` does: a
 machine with ``PYTHONDONTWRITEBYTECODE=1`` otherwise compiles every project module from
@@ -26,6 +27,12 @@ import time
 from pathlib import Path
 
 from benchmarks.workload import QUESTION
+
+LIBRARIES = ("langgraph.graph", "langgraph.checkpoint.sqlite.aio", "langchain_core.language_models",
+             "sqlalchemy", "sqlalchemy.dialects.sqlite", "pydantic_settings", "sqlglot", "typer",
+             "rich.console")
+"""The third-party modules a demo ``harness diagnose`` cannot run without (graph, checkpointer,
+chat-model base, run store, settings, SQL validator, CLI): their import alone is a floor."""
 
 
 def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
@@ -69,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         sides["e247dfc"] = ("harness", {"PYTHONPATH": str(args.pinned.resolve())})
     figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     floor = [measure([sys.executable, "-c", "pass"], base) for _ in range(3)]
+    # What no change of the harness can go below: the libraries a diagnose imports, alone.
+    libs = f"import {', '.join(LIBRARIES)}"
+    floors = {label: [measure([sys.executable, "-c", code], base) for _ in range(3)]
+              for label, code in (("import langgraph.graph", "import langgraph.graph"),
+                                  ("the libraries of a diagnose", libs),
+                                  ("the same, collector paused", f"import gc; gc.disable(); {libs}"))}
     for _ in range(args.pairs):
         for side, (module, extra) in sides.items():
             for command, cmd in _commands(module).items():
@@ -77,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
                     figures.setdefault((side, command), []).append(measure(cmd, env))
     print(f"whole-process medians of {args.pairs}, load {os.getloadavg()[0]:.2f}; "
           f"floor `python -c pass`: CPU {statistics.median(f[1] for f in floor):.2f} s")
+    for label, rows in floors.items():
+        print(f"floor {label}: CPU {statistics.median(f[1] for f in rows):.2f} s, "
+              f"peak {statistics.median(f[2] for f in rows):.1f} MiB")
     print(f"{'side':<8} {'command':<9} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}")
     medians = {}
     for (side, command), rows in figures.items():

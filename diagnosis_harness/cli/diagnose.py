@@ -93,13 +93,16 @@ def cancelled_line(store: Any, run_id: str) -> str:
 def run_cli_turn(settings: Settings, question: str, *, thread_id: str | None, as_json: bool,
                  usage_error: Callable[[str], NoReturn]) -> int:
     """Run the turn and print it; return the process exit code."""
-    from rich.console import Console
+    from diagnosis_harness.cli.startup import gc_paused
 
-    from diagnosis_harness.cli.errors import problem
-    from diagnosis_harness.session.runner import open_checkpointer, run_turn
+    with gc_paused():  # imports and services: nothing to collect (cli/startup.py)
+        from rich.console import Console
 
-    err = Console(stderr=True)
-    services = open_services(settings, usage_error)
+        from diagnosis_harness.cli.errors import problem
+        from diagnosis_harness.session.runner import open_checkpointer, run_turn
+
+        err = Console(stderr=True)
+        services = open_services(settings, usage_error)
     status = err.status("starting…") if err.is_terminal and not as_json else None
 
     def on_event(event: dict[str, Any]) -> None:

@@ -97,9 +97,12 @@ def diagnose(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Run one diagnosis turn; exit 0 SUCCESS/FALLBACK, 2 FAILED, 130/143 CANCELLED."""
-    from diagnosis_harness.cli.diagnose import run_cli_turn
+    from diagnosis_harness.cli.startup import gc_paused
 
-    settings = _settings(data_dir=data, model=model)
+    with gc_paused():
+        from diagnosis_harness.cli.diagnose import run_cli_turn
+
+        settings = _settings(data_dir=data, model=model)
     raise typer.Exit(run_cli_turn(settings, question, thread_id=thread, as_json=as_json,
                                   usage_error=_usage_error))
 

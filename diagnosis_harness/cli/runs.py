@@ -52,14 +52,17 @@ def resume(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Continue an interrupted run from its last checkpoint; exit as diagnose does."""
-    from diagnosis_harness.cli.diagnose import cancelled_line, open_services, print_run, run_with_signals
-    from diagnosis_harness.cli.errors import problem
-    from diagnosis_harness.session.runner import open_checkpointer, resume_run
+    from diagnosis_harness.cli.startup import gc_paused
 
-    settings = load_cli_settings(data_dir=data, model=model)
-    if model is None and (started_with := _model_of(settings, run_id)) is not None:
-        settings = load_cli_settings(data_dir=data, model=started_with)
-    services = open_services(settings, usage_error)
+    with gc_paused():  # imports and services: nothing to collect (cli/startup.py)
+        from diagnosis_harness.cli.diagnose import cancelled_line, open_services, print_run, run_with_signals
+        from diagnosis_harness.cli.errors import problem
+        from diagnosis_harness.session.runner import open_checkpointer, resume_run
+
+        settings = load_cli_settings(data_dir=data, model=model)
+        if model is None and (started_with := _model_of(settings, run_id)) is not None:
+            settings = load_cli_settings(data_dir=data, model=started_with)
+        services = open_services(settings, usage_error)
 
     async def go() -> dict[str, Any]:
         async with open_checkpointer(settings) as saver:
