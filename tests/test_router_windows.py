@@ -38,3 +38,15 @@ def test_the_window_a_question_writes_is_the_window_investigated(question: str, 
                                                                   end: str) -> None:
     routed = route_question(question, ["authz", "dfs-sink", "ingest-api"], NOW)
     assert (routed["start"], routed["end"]) == (start, end)
+
+
+@pytest.mark.parametrize(("question", "service"), [
+    ("Everything is failing at once: starts, stops, billing, pushes. 10:00-10:20 on 2026-02-12",
+     None),
+    ("Which component failed? authz alerts all over, 10:00-10:20 on 2026-02-12", None),
+    ("billing errors 10:00-10:10 on 2026-02-12, why?", "billing"),
+])
+def test_a_question_asking_which_component_failed_is_system_wide(question: str,
+                                                                 service: str | None) -> None:
+    routed = route_question(question, ["authz", "billing"], NOW)
+    assert routed["intent"] == "DIAGNOSIS" and routed["service"] == service
