@@ -142,7 +142,8 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
             start = datetime(day.year, day.month, day.day, h1, m1, tzinfo=tz)
             end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
             return start, end if end > start else end + timedelta(days=1)
-    single = re.search(rf"\bat\s+{_TIME}", question, re.I)
+    # "at 10:05", "since ~09:00", "around 14:20": a start (route.py adds the look-back length).
+    single = re.search(rf"\b(?:at|since|around|from)\s+(?:~\s*)?{_TIME}", question, re.I)
     if single:
         h, m = (int(x) for x in single.groups())
         if h < 24 and m < 60:
