@@ -40,6 +40,7 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.runstore.alerts import AlertRecords
 from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, RunPersistenceError
+from diagnosis_harness.runstore.history import RunHistory
 from diagnosis_harness.runstore.leases import RunLeases
 from diagnosis_harness.runstore.lineage import LineageStore
 from diagnosis_harness.runstore.schema import (
@@ -83,7 +84,7 @@ def _append_statement(table: Table) -> Executable:
     return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
-class SqlRunStore(LineageStore, RunLeases, AlertRecords):
+class SqlRunStore(LineageStore, RunHistory, RunLeases, AlertRecords):
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
