@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from diagnosis_harness.continuations.edits import awaiting_approval
 from diagnosis_harness.continuations.starts import ContinuationRefused, StreamStart
 from diagnosis_harness.guards.release_check import GUARD_VERDICTS, JUDGED_DRAFT, parse_decision
 from diagnosis_harness.run.records import resolve
@@ -97,9 +98,7 @@ def _check_answer(start: StreamStart, row: dict[str, Any] | None, lineage: Linea
                                   "(a breakpoint is continued with no input)")
     if row is not None and row["finished_at"] is not None:
         raise ContinuationRefused(decided(row, lineage))
-    waits_for_approval = any(isinstance(v, dict) and v.get("kind") == "approval"
-                             for v in start.interrupts)
-    if waits_for_approval and parse_decision(start.resume) is None:
+    if awaiting_approval(start.interrupts) and parse_decision(start.resume) is None:
         raise ContinuationRefused('answer the approval with {"approve": true|false, "note": "…"}')
 
 
