@@ -10,7 +10,7 @@ here. A run whose deadline passed (or that was cancelled) before release publish
 Before it publishes, it checks the state against what the run store recorded when the tools and
 the judge ran (``diagnosis_harness.guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
 published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
-decision (``diagnosis_harness.nodes._approval``). docs/design.md §14.
+decision (``diagnosis_harness.continuations.approval``). docs/design.md §14.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any, Never
 
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
 from diagnosis_harness.guards.release_check import check_publication, check_verdicts
-from diagnosis_harness.nodes._approval import await_approval
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
     CAPABILITY_REPLY,
@@ -33,6 +32,7 @@ from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.tools.recompute import recompute_problems
 from langgraph.runtime import Runtime
 
+from diagnosis_harness.continuations.approval import await_approval
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import (
     FailureCode,

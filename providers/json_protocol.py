@@ -21,9 +21,12 @@ binds the tools and reads tool calls and drafts exactly as under native tool cal
 - with ``constrain`` set (``HARNESS_STRUCTURED_OUTPUT``), each call asks the server for this
   turn's envelope schema (:func:`diagnosis_harness.providers.structured.envelope_schema`);
 - the reply's envelope becomes a tool call (ids ``call_1``, ``call_2``… in conversation order)
-  or the draft as text. A malformed envelope becomes a pseudo tool call named
-  :data:`diagnosis_harness.guards.envelope.INVALID_ENVELOPE`, which the tool gate counts as a protocol
-  violation.
+  or the draft as text (:mod:`diagnosis_harness.providers.json_envelopes`). A malformed
+  envelope becomes a pseudo tool call named
+  :data:`diagnosis_harness.guards.envelope.INVALID_ENVELOPE`, which the tool gate counts as a
+  protocol violation;
+- the hints each turn gives a small model (the call to cite, tools not tried yet, where to look
+  for what changed) are decided by :mod:`diagnosis_harness.providers.json_hints`.
 """
 
 from __future__ import annotations
@@ -31,18 +34,24 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis_harness.guards.envelope import INVALID_ENVELOPE, parse_envelope
 from diagnosis_harness.providers.context_window import (
     ContextExceeded,
     completion_room,
     estimate_messages,
     texts_of,
 )
+from diagnosis_harness.providers.json_envelopes import from_envelope, own_turn, tool_lines
+from diagnosis_harness.providers.json_hints import (
+    changes_bounds,
+    last_call,
+    next_step,
+    repeated_tools,
+    tool_names,
+)
 from diagnosis_harness.providers.messages import prompt_of, text_of, with_prompt, with_side_data
-from diagnosis_harness.providers.observations import FOLD_LEVELS, Result, clip, is_gate_skip, stub
+from diagnosis_harness.providers.observations import FOLD_LEVELS, Result, stub
 from diagnosis_harness.providers.structured import envelope_schema
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -64,44 +73,6 @@ REPLACED_PROMPT = "agent_system"
 FINAL_PROMPT = "agent_json_final"
 """The system prompt of a turn that may only send the draft: no tools, no investigation order."""
 FINAL_PROMPT_KEYS = ("service", "merchant", "start", "end", "window_note")
-SQL_TOOL = "query_mysql"
-"""The built-in SQL tool, whose next call the "what changed" bound is for."""
-MAX_OWN_TURN_CHARS = 600
-"""A reply of the model's longer than this (rambling, not an envelope) is shown clipped."""
-
-
-def from_envelope(reply: BaseMessage, history: Sequence[BaseMessage]) -> AIMessage:
-    """Turn an envelope reply into the same tool call or draft as native tools would give."""
-    text = text_of(reply)
-    usage = getattr(reply, "usage_metadata", None)
-    n = 1 + sum(len(m.tool_calls) for m in history if isinstance(m, AIMessage))
-    envelope = parse_envelope(text)
-    if isinstance(envelope, str):  # malformed: the tool gate counts it as a protocol violation
-        calls = [{"name": INVALID_ENVELOPE, "args": {"problem": envelope}, "id": f"call_{n}"}]
-        return AIMessage(content=text, tool_calls=calls, usage_metadata=usage)
-    if envelope.kind == "tool_call":
-        calls = [{"name": envelope.tool, "args": envelope.args, "id": f"call_{n}"}]
-        return AIMessage(content=text, tool_calls=calls, usage_metadata=usage)
-    return AIMessage(content=envelope.draft_text, usage_metadata=usage)
-
-
-def tool_lines(specs: Sequence[dict[str, Any]]) -> str:
-    """One line per tool: its name, arguments (``?`` = optional) and first sentence.
-
-    A ``Tables:`` paragraph of a description (the SQL tool's allowed tables) is kept whole.
-    """
-    lines = []
-    for spec in specs:
-        fn = spec.get("function", spec)
-        params = fn.get("parameters") or {}
-        required = set(params.get("required", []))
-        args = [a if a in required else f"{a}?" for a in params.get("properties", {})
-                if a != "previous_observation"]
-        paragraphs = str(fn.get("description", "")).split("\n\n")
-        first = " ".join(paragraphs[0].split()).split(". ")[0].rstrip(".")
-        extra = [" ".join(p.split()) for p in paragraphs[1:] if p.strip().startswith("Tables:")]
-        lines.append(" ".join([f"- {fn['name']}({', '.join(args)}): {first}.", *extra]))
-    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -187,9 +158,9 @@ class JsonProtocolChatModel(BaseChatModel):
             max_tokens = completion_room(estimate, self.context_tokens,
                                          want=self.answer_tokens, need=self.min_answer_tokens,
                                          what="the agent's next turn")
-        schema = envelope_schema(self.tool_specs, last_call=_last_call(results),
+        schema = envelope_schema(self.tool_specs, last_call=last_call(results),
                                  evidence_ids=shown, final_only=final_only,
-                                 rest=_repeated(results, _names(self.tool_specs)))
+                                 rest=repeated_tools(results, tool_names(self.tool_specs)))
         return Turn(turns, schema, estimate, max_tokens, final_only)
 
     def _render(self, messages: Sequence[BaseMessage], results: list[Result], max_items: int,
@@ -212,9 +183,9 @@ class JsonProtocolChatModel(BaseChatModel):
             prompt = prompt_of(m)
             if isinstance(m, SystemMessage) and prompt and prompt.name == REPLACED_PROMPT:
                 out.append(self._system(prompt.values, final=final))
-                since = _changes_bounds(prompt.values)
+                since = changes_bounds(prompt.values)
             elif isinstance(m, AIMessage):
-                turn = AIMessage(content=_own_turn(m, progress=i == last_own and not final))
+                turn = AIMessage(content=own_turn(m, progress=i == last_own and not final))
                 out.append(with_side_data(turn, tool_calls=[dict(c) for c in m.tool_calls])
                            if m.tool_calls else turn)
             elif isinstance(m, ToolMessage):
@@ -235,7 +206,7 @@ class JsonProtocolChatModel(BaseChatModel):
             return (out, shown, room) if room is None or room >= 0 else None
         after = (["", prompts.phrase("json_findings"), *findings] if findings else [])
         after.append(prompts.phrase("json_next_final") if final
-                     else _next_step(results, _names(self.tool_specs), changes=since))
+                     else next_step(results, tool_names(self.tool_specs), changes=since))
         counts = range(len(latest.items), -1, -1) if cut else [len(latest.items)]
         for n in counts:
             body, ids = latest.full(n)
@@ -259,7 +230,7 @@ class JsonProtocolChatModel(BaseChatModel):
             kept = {k: values.get(k, "") for k in FINAL_PROMPT_KEYS}
             return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT, **kept)),
                                FINAL_PROMPT, kept)
-        since, until = _changes_bounds(values) or ("", "")
+        since, until = changes_bounds(values) or ("", "")
         text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs),
                                   changes_from=since, changes_until=until)
         values["tool_schemas"] = json.dumps(self.tool_specs, separators=(",", ":"))
@@ -299,100 +270,5 @@ def _result(reply: BaseMessage, history: Sequence[BaseMessage], turn: Turn) -> C
     return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def _own_turn(message: AIMessage, *, progress: bool) -> str:
-    """One of the model's own turns as it is shown again, clipped.
-
-    A tool call loses its progress envelope unless ``progress`` (the latest call, the pattern
-    of the next one).
-
-    Repeated every turn, the envelopes' notes cost a small context more than a result does.
-    """
-    calls = message.tool_calls
-    if progress or len(calls) != 1 or calls[0]["name"] == INVALID_ENVELOPE:
-        return clip(text_of(message), MAX_OWN_TURN_CHARS)
-    args = {k: v for k, v in calls[0]["args"].items() if k != "previous_observation"}
-    return clip(json.dumps({"type": "tool_call", "tool": calls[0]["name"], "args": args}),
-                MAX_OWN_TURN_CHARS)
-
-
 def _append(message: BaseMessage, line: str) -> BaseMessage:
     return message.model_copy(update={"content": f"{text_of(message)}\n{line}"})
-
-
-def _last_call(results: Sequence[Result]) -> str | None:
-    """The call the next progress envelope must name: the last one the gate did not refuse."""
-    for result in reversed(results):
-        if not is_gate_skip(result.body):
-            return result.call_id
-    return None
-
-
-def _dataset_time(value: Any, shift: timedelta = timedelta(0)) -> str | None:
-    """``value`` (ISO-8601) moved by ``shift``, written as the datasets write times."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(str(value)) + shift
-    except ValueError:
-        return str(value)
-    if moment.utcoffset() == timedelta(0):
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return moment.isoformat()
-
-
-def _hour_before(start: Any) -> str | None:
-    """An hour before the window starts, written as the datasets write times.
-
-    Changes that cause an incident usually land there; a small model cannot do the arithmetic.
-    """
-    return _dataset_time(start, -timedelta(hours=1))
-
-
-def _changes_bounds(values: Any) -> tuple[str, str] | None:
-    """(an hour before the window, its end): where to look for what changed."""
-    since, until = _hour_before(values.get("start")), _dataset_time(values.get("end"))
-    return (since, until) if since and until else None
-
-
-def _names(specs: Sequence[dict[str, Any]]) -> list[str]:
-    return [str(spec.get("function", spec).get("name")) for spec in specs]
-
-
-def _unused(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
-    """The bound tools no result came from yet."""
-    used = {(r.body or {}).get("tool") for r in results}
-    return [t for t in tools if t not in used]
-
-
-def _repeated(results: Sequence[Result], tools: Sequence[str]) -> list[str]:
-    """The tools the turn after a repeated scope leaves out: those used so far, if any is not.
-
-    A small model answered "not executed" repeats the call verbatim until the run saturates;
-    offering only what it has not tried yet (or, if it tried everything, all but the repeated
-    tool) moves it on. The draft is always offered, and the gate's rules are unchanged.
-    """
-    body = results[-1].body if results else None
-    if body is None or body.get("status") != "DUPLICATE_SCOPE" or not body.get("tool"):
-        return []
-    if not _unused(results, tools):
-        return [str(body["tool"])]
-    return sorted({str(r.body.get("tool")) for r in results if r.body and r.body.get("tool")})
-
-
-def _next_step(results: Sequence[Result], tools: Sequence[str] = (), *,
-               changes: tuple[str, str] | None = None) -> str:
-    """What the next envelope needs, and hints a small model needs there.
-
-    The tools not tried yet (it repeats itself) and, while SQL is offered, the bounds for what
-    changed before the window (it asked the change tables for the window itself, or for its
-    last second, and found nothing).
-    """
-    last = _last_call(results)
-    if last is None:
-        return prompts.phrase("json_next_first")
-    open_ = not any(r.stop_required for r in results)
-    unused = _unused(results, tools)
-    hints = [prompts.phrase("json_hint_unused", tools=", ".join(unused))] if unused and open_ else []
-    if open_ and changes and SQL_TOOL in tools:
-        hints.append(prompts.phrase("json_hint_changes", start=changes[0], end=changes[1]))
-    return prompts.phrase("json_next_call", call_id=last, hints="".join(f" {h}" for h in hints))

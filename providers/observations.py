@@ -24,8 +24,11 @@ from typing import Any
 from diagnosis_harness import prompts
 
 _SPACE = re.compile(r"\s+")
-FOLD_LEVELS: tuple[tuple[int, int], ...] = ((8, 220), (5, 140), (3, 90), (2, 60), (0, 0))
-"""(items per earlier result, characters per item) from most to least detail; 0 = ids only."""
+FOLD_LEVELS: tuple[tuple[int, int], ...] = ((8, 220), (5, 140), (3, 90), (2, 60), (1, 60), (0, 0))
+"""(items per earlier result, characters per item) from most to least detail; 0 = ids only.
+
+One item of 60 characters before ids only: a 4,096-token context with the statistics tools in
+the prompt keeps the change row of an earlier result readable by the fifth result."""
 LATEST_ITEM_CHARS = 420
 """The longest line one item of the latest result gets (a runbook passage is cut here)."""
 

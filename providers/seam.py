@@ -5,6 +5,9 @@ retries off and an explicit timeout), ``replay:FILE`` (scripted responses, docs/
 ``offline`` (the rule-based investigator). langchain-openai is imported only when an
 ``openai:`` model is built: it costs seconds of start-up a CLI should not pay for ``--help``.
 
+Specs are parsed by :mod:`diagnosis_harness.providers.specs`, a client's exceptions classified by
+:mod:`diagnosis_harness.providers.failures` (both importable from here).
+
 Under ``HARNESS_AGENT_PROTOCOL=json`` the agent's model is wrapped in
 :class:`~diagnosis_harness.providers.json_protocol.JsonProtocolChatModel`, so every node sees one protocol:
 native tool calls and drafts. Roles that answer JSON objects (router, judge, repair, and the
@@ -20,54 +23,34 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.providers import structured
 from diagnosis_harness.providers.context_window import completion_room, estimate_messages, texts_of
-from diagnosis_harness.providers.errors import ModelCallError
+from diagnosis_harness.providers.failures import classify_exception
 from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel, PromptRenderer
+from diagnosis_harness.providers.specs import (
+    ModelSpec,
+    ModelSpecError,
+    Provider,
+    judge_settings,
+    judge_spec,
+    parse_model_spec,
+)
 
-from diagnosis_harness.control.contracts import FailureClass, Role
+from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
     from diagnosis_harness.providers.replay import ReplayScript
     from langchain_core.language_models import BaseChatModel
 
-Provider = Literal["offline", "openai", "replay"]
-
-
-class ModelSpecError(ValueError):
-    """The model spec or its configuration cannot build a model; the message says what to fix."""
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed ``HARNESS_MODEL`` value."""
-
-    provider: Provider
-    name: str
-
-    def __str__(self) -> str:
-        return self.provider if self.provider == "offline" else f"{self.provider}:{self.name}"
-
-
-def parse_model_spec(spec: str) -> ModelSpec:
-    """Parse ``offline``, ``openai:NAME`` or ``replay:FILE``; anything else is a ModelSpecError."""
-    text = spec.strip()
-    if text == "offline":
-        return ModelSpec("offline", "")
-    provider, sep, name = text.partition(":")
-    if sep and provider in ("openai", "replay") and name.strip():
-        return ModelSpec(provider, name.strip())  # type: ignore[arg-type]
-    raise ModelSpecError(
-        f"unknown model spec {spec!r}: use 'offline', 'openai:MODEL_NAME' or 'replay:FILE'"
-    )
-
+__all__ = [
+    "ANSWER_TOKENS", "ModelSeam", "ModelSpec", "ModelSpecError", "Provider", "classify_exception",
+    "judge_seam", "judge_settings", "judge_spec", "max_tokens_option", "parse_model_spec",
+]
 
 ANSWER_TOKENS: dict[Role, tuple[int, int]] = {
     Role.ROUTER: (256, 120), Role.JUDGE: (400, 150), Role.REPAIR: (900, 300),
@@ -262,31 +245,6 @@ class ModelSeam:
         return build_offline_model(role, self.settings)
 
 
-def judge_settings(settings: Settings) -> Settings | None:
-    """The settings a separate judge is built from (None without ``HARNESS_JUDGE_MODEL``).
-
-    Its own model, server, key and context window; every other setting (timeouts, attempts,
-    structured output) is the run's.
-    """
-    if settings.judge_model is None:
-        return None
-    return settings.model_copy(update={
-        "model": settings.judge_model, "judge_model": None,
-        "openai_base_url": settings.judge_base_url or settings.openai_base_url,
-        "openai_api_key": settings.judge_api_key or settings.openai_api_key,
-        "model_context_tokens": settings.judge_context_tokens})
-
-
-def judge_spec(settings: Settings) -> ModelSpec | None:
-    """The parsed ``HARNESS_JUDGE_MODEL`` (None: unset); a bad one is a ModelSpecError naming it."""
-    if settings.judge_model is None:
-        return None
-    try:
-        return parse_model_spec(settings.judge_model)
-    except ModelSpecError as exc:
-        raise ModelSpecError(f"HARNESS_JUDGE_MODEL: {exc}") from None
-
-
 def judge_seam(settings: Settings, prompt_renderer: PromptRenderer | None) -> ModelSeam | None:
     """The seam of a separate judge; its spec or key problems name the judge's settings."""
     own = judge_settings(settings)
@@ -300,40 +258,3 @@ def judge_seam(settings: Settings, prompt_renderer: PromptRenderer | None) -> Mo
                              else f"HARNESS_JUDGE_MODEL: {exc}") from None
 
 
-def classify_exception(exc: BaseException) -> FailureClass:
-    """Map an exception from a model client to the failure class the retry executor uses."""
-    if isinstance(exc, ModelCallError):
-        return exc.failure_class
-    if isinstance(exc, TimeoutError):
-        return FailureClass.TIMEOUT
-    if "openai" in sys.modules:
-        import openai
-
-        if isinstance(exc, openai.APITimeoutError):
-            return FailureClass.TIMEOUT
-        if isinstance(exc, openai.APIConnectionError):
-            return FailureClass.TRANSPORT
-        if isinstance(exc, openai.BadRequestError) and (
-                getattr(exc, "code", None) == "context_length_exceeded"
-                or "maximum context length" in str(exc).lower()):
-            return FailureClass.BUDGET_EXHAUSTED  # the model's context is spent: never retried
-        if isinstance(exc, openai.APIStatusError):
-            # 429 and 5xx are the server's trouble, worth another attempt; 4xx are ours.
-            status = exc.status_code
-            return FailureClass.TRANSPORT if status == 429 or status >= 500 else FailureClass.UNKNOWN
-        if isinstance(exc, openai.APIResponseValidationError | openai.LengthFinishReasonError |
-                      openai.ContentFilterFinishReasonError):
-            return FailureClass.INVALID_OUTPUT  # the model answered, but not usably
-    if "httpx" in sys.modules:
-        import httpx
-
-        if isinstance(exc, httpx.TimeoutException):
-            return FailureClass.TIMEOUT
-        if isinstance(exc, httpx.TransportError):
-            return FailureClass.TRANSPORT
-    if "langchain_core" in sys.modules:
-        from langchain_core.exceptions import OutputParserException
-
-        if isinstance(exc, OutputParserException):
-            return FailureClass.INVALID_OUTPUT
-    return FailureClass.UNKNOWN

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from diagnosis_harness.providers.context_window import estimate_messages, estimate_text, texts_of
 from diagnosis_harness.providers.seam import ModelSeam
 from graphkit import EV, INC, consumed, router, seen, services_for
@@ -54,10 +53,6 @@ def test_estimates_are_conservative_for_digit_heavy_text() -> None:
     assert estimate_text("é") == 2  # every non-ASCII byte counts
 
 
-@pytest.mark.xfail(strict=True, reason="known regression of this session: with the four "
-                   "statistics tools and the longer rules in the json prompt, a 4,096-token "
-                   "context folds the change row to its id by the fifth result (it was shown "
-                   "as its columns); trim the prompt to fix, and this test then passes")
 def test_the_change_row_is_still_shown_as_its_columns_after_five_results(tmp_path: Path) -> None:
     script = {"router": [ROUTER], "agent": [*CALLS, FINAL_NULL], "judge": []}
     services = services_for(tmp_path / "h", script, agent_protocol="json",
@@ -93,8 +88,8 @@ def test_a_whole_run_of_five_results_fits_4096_tokens_by_folding(tmp_path: Path)
     # Where to look for what changed, computed (a small model asked for the window's last second).
     assert "What changed before the window: change, deploy or configuration tables with their " \
            "time column >= '2026-11-02T09:00:00Z' and <= '2026-11-02T10:10:00Z'." in last[-1].content
-    # A row is never shown as "row: row=…" (shown as its columns: see the xfail above).
-    assert "row: row=" not in text
+    # A row is shown as its columns, never as "row: row=…".
+    assert "E2.1 row: change_id=CHG-2041, " in text and "row: row=" not in text
     # A tighter context folds deeper: less of each earlier item, but every id is still listed.
     # (3,300: the system prompt carries the dataset's attribute filters and the untrusted-data rule.)
     tight = services_for(tmp_path / "tight", script, agent_protocol="json",

@@ -27,7 +27,8 @@ from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.bounded import ToolTimedOut, run_bounded
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.query_logs import _NUMBER, message_template
+from diagnosis_harness.tools.log_templates import _NUMBER
+from diagnosis_harness.tools.query_logs import message_template
 from graphkit import (
     COLLECT,
     INC,

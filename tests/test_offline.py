@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -230,10 +229,8 @@ def test_cli_diagnose_prints_a_report_and_names_the_provider(tmp_path: Path) -> 
     env["HARNESS_HOME"] = str(tmp_path / "home")
     harness = Path(sys.executable).with_name("harness")
     question = TRUTH["incidents"][0]["question"]
-    began = time.monotonic()
     proc = subprocess.run([str(harness), "diagnose", question], capture_output=True, text=True,
                           env=env, timeout=120, cwd=tmp_path)
-    elapsed = time.monotonic() - began
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("[SUCCESS]\nRoot cause: ")
     assert "no LLM was used" in proc.stdout
@@ -242,4 +239,3 @@ def test_cli_diagnose_prints_a_report_and_names_the_provider(tmp_path: Path) -> 
                           text=True, env=env, timeout=120, cwd=tmp_path)
     out = json.loads(proc.stdout)
     assert out["model"] == "offline" and out["release_outcome"] == "SUCCESS"
-    assert elapsed < 60  # a generous ceiling; the real figure is measured by scripts/

@@ -30,11 +30,26 @@ CASES = [
      "2026-02-12T15:30:00+00:00"),
     ("Everything fails 2026-02-12T14:22Z to 2026-02-12T14:40Z", "2026-02-12T14:22:00+00:00",
      "2026-02-12T14:40:00+00:00"),
+    # A start only: the router node adds the look-back's length (nodes/route.py).
+    ("jobs failing since ~09:00 on 2026-04-09 (UTC+8), why?", "2026-04-09T09:00:00+08:00", None),
+    ("checkout failing around 14:20 on 2026-03-18", "2026-03-18T14:20:00+00:00", None),
 ]
 
 
 @pytest.mark.parametrize(("question", "start", "end"), CASES, ids=[c[0][:30] for c in CASES])
 def test_the_window_a_question_writes_is_the_window_investigated(question: str, start: str,
-                                                                  end: str) -> None:
+                                                                  end: str | None) -> None:
     routed = route_question(question, ["authz", "dfs-sink", "ingest-api"], NOW)
     assert (routed["start"], routed["end"]) == (start, end)
+
+
+@pytest.mark.parametrize(("question", "service"), [
+    ("Everything is failing at once: starts, stops, billing, pushes. 10:00-10:20 on 2026-02-12",
+     None),
+    ("Which component failed? authz alerts all over, 10:00-10:20 on 2026-02-12", None),
+    ("billing errors 10:00-10:10 on 2026-02-12, why?", "billing"),
+])
+def test_a_question_asking_which_component_failed_is_system_wide(question: str,
+                                                                 service: str | None) -> None:
+    routed = route_question(question, ["authz", "billing"], NOW)
+    assert routed["intent"] == "DIAGNOSIS" and routed["service"] == service

@@ -5,7 +5,8 @@ A Python thread cannot be killed, so a call that overruns is *abandoned*: the ca
 progress handler on the log and runbook connections returns "interrupt" once the call is
 abandoned or its limit has passed (the operational database has its own per-query limit, which
 the boundary caps the same way). The only Python work left in such a thread is bounded by
-input size (the regexes on data text are linear, see ``diagnosis_harness.tools.query_logs.message_template``).
+input size (the regexes on data text are linear, see
+``diagnosis_harness.tools.log_templates.message_template``).
 """
 
 from __future__ import annotations

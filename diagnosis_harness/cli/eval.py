@@ -16,8 +16,9 @@ import typer
 
 from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.control.exits import Exit
 
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = Exit.CANCELLED
 
 
 def eval_suite(

@@ -1,30 +1,7 @@
-"""The ``harness`` exit codes (docs/design.md §12), in one place."""
+"""The ``harness`` exit codes: :mod:`diagnosis_harness.control.exits`, re-exported here."""
 
 from __future__ import annotations
 
-from enum import IntEnum
+from diagnosis_harness.control.exits import Exit, for_outcome
 
-
-class Exit(IntEnum):
-    """What a ``harness`` process's exit code says."""
-
-    OK = 0
-    """Released SUCCESS or FALLBACK; or a command that did what it was asked."""
-    INTERNAL = 1
-    """A bug: one line; ``--debug`` shows the traceback."""
-    FAILED = 2
-    """The run was released FAILED (a classified failure)."""
-    PAUSED = 3
-    """The verified report awaits a human's approval."""
-    USAGE = 64
-    """Bad usage: settings, model spec, dataset, replay file, store or home that cannot be used."""
-    CANCELLED = 130
-    """Cancelled by Ctrl-C (SIGINT)."""
-    TERMINATED = 143
-    """Cancelled by SIGTERM (``kill PID``)."""
-
-
-def for_outcome(release_outcome: str | None) -> Exit:
-    """The exit code of a run that ended with this release outcome (FAILED when unknown)."""
-    return {"SUCCESS": Exit.OK, "FALLBACK": Exit.OK, "CANCELLED": Exit.CANCELLED}.get(
-        release_outcome or "FAILED", Exit.FAILED)
+__all__ = ["Exit", "for_outcome"]

@@ -94,20 +94,13 @@ def show(
 
 
 def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    row = store.get_run(run_id)
-    if row is None:
-        usage_error(f"no run {run_id} in the run store")
-    lineage = store.lineage(run_id) or {}
-    approval = lineage.get("approval") or {}
-    if row["finished_at"] is not None:
-        how = f" ({approval['state']} by {approval.get('decided_by')})" \
-            if approval.get("state") not in (None, "PENDING") else ""
-        usage_error(f"run {run_id} was already decided: it ended {row['release_outcome']}{how}; "
-              "a decision is final")
-    segments = lineage.get("segments") or []
-    if not segments or segments[-1].get("ended") != "paused":
-        usage_error(f"run {run_id} is not paused (it is running, or its stream ended without a pause)")
-    return row, lineage
+    from diagnosis_harness.continuations.resolve import paused_run
+    from diagnosis_harness.continuations.starts import ContinuationRefused
+
+    try:
+        return paused_run(store, run_id)
+    except ContinuationRefused as exc:
+        usage_error(str(exc))
 
 
 def _show_html(run_id: str, data: Path | None) -> None:
@@ -130,12 +123,13 @@ def approve(
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result as JSON.")] = False,
 ) -> None:
     """Approve (or --reject) a verified report that awaits approval, and release the run."""
-    from diagnosis_harness.graph.continuation import ContinuationRefused
+    from diagnosis_harness.continuations.starts import ContinuationRefused
+    from diagnosis_harness.runstore.lineage import approval_of
 
     settings = load_cli_settings()
     store = _store(settings)
     row, lineage = _paused_run(store, run_id)
-    if (lineage.get("approval") or {}).get("state") != "PENDING":
+    if approval_of(lineage).get("state") != "PENDING":
         usage_error(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
               "from Studio or the SDK")
     try:
@@ -157,7 +151,7 @@ def cancel(
     run_id: Annotated[str, typer.Argument(help="A paused run (a breakpoint or awaiting approval).")],
 ) -> None:
     """End a paused run CANCELLED: nothing is published, a later resume is refused."""
-    from diagnosis_harness.graph.lineage import cancel_paused
+    from diagnosis_harness.continuations.lineage import cancel_paused
 
     settings = load_cli_settings()
     store = _store(settings)

@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
+from diagnosis_harness.control.exits import Exit
+
 BEFORE_RUN = "cancelled before the run started; nothing was recorded"
 """The line of a ``diagnose`` cancelled before its run row existed."""
 
@@ -72,7 +74,7 @@ def start() -> None:
 
 def exit_code() -> int:
     """143 if the process was told to stop by SIGTERM, else 130 (Ctrl-C)."""
-    return 143 if signal.SIGTERM in _received else 130
+    return Exit.TERMINATED if signal.SIGTERM in _received else Exit.CANCELLED
 
 
 def hold() -> None:

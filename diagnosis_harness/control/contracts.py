@@ -1,182 +1,62 @@
-"""The wire contracts of docs/design.md §3 and §10: enums and strict models shared by every layer.
+"""The wire contracts of docs/design.md §3 and §10: the strict models shared by every layer.
 
-Enums are ``StrEnum`` so they serialise by their names (``"release_outcome": "FALLBACK"``).
 Every model forbids unknown keys: a contract that silently accepts extra fields is not a contract.
+The enums they carry live in :mod:`diagnosis_harness.control.vocabulary` and are importable
+from here too.
 """
 
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-
-class RunState(StrEnum):
-    """Core layer: can this run still execute? First terminal wins."""
-
-    RUNNING = "RUNNING"
-    SUCCESS = "SUCCESS"
-    FAILED = "FAILED"
-    CANCELLED = "CANCELLED"
-    TIMED_OUT = "TIMED_OUT"
-    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
-
-    @property
-    def terminal(self) -> bool:
-        """True for every state except RUNNING."""
-        return self is not RunState.RUNNING
-
-
-class CollectionState(StrEnum):
-    """Progress layer: whether evidence collection still pays off."""
-
-    COLLECTING = "COLLECTING"
-    SATURATED = "SATURATED"
-
-
-class StopReason(StrEnum):
-    """Progress layer: why evidence collection stopped."""
-
-    INFORMATION_SATURATED = "INFORMATION_SATURATED"
-    PROGRESS_PROTOCOL_VIOLATED = "PROGRESS_PROTOCOL_VIOLATED"
-    BUDGET_LIMIT_REACHED = "BUDGET_LIMIT_REACHED"
-
-
-class ReleaseOutcome(StrEnum):
-    """Release layer: what the user sees."""
-
-    SUCCESS = "SUCCESS"
-    FALLBACK = "FALLBACK"
-    FAILED = "FAILED"
-    CANCELLED = "CANCELLED"
-
-
-class FallbackType(StrEnum):
-    """Release layer: which honest fallback was published."""
-
-    MISSING_REQUIRED_CONTEXT = "MISSING_REQUIRED_CONTEXT"
-    INSUFFICIENT_EVIDENCE = "INSUFFICIENT_EVIDENCE"
-    EVIDENCE_VALIDATION_FAILED = "EVIDENCE_VALIDATION_FAILED"
-    SEMANTIC_UNSUPPORTED = "SEMANTIC_UNSUPPORTED"
-    SEMANTIC_UNAVAILABLE = "SEMANTIC_UNAVAILABLE"
-    APPROVAL_REJECTED = "APPROVAL_REJECTED"
-    """A reviewer rejected the verified report at the approval gate (docs/design.md §14)."""
-
-
-class FailureCode(StrEnum):
-    """Coarse reason carried by a ``failure`` event."""
-
-    INVALID_INPUT = "INVALID_INPUT"
-    RUN_CANCELLED = "RUN_CANCELLED"
-    RUN_TIMED_OUT = "RUN_TIMED_OUT"
-    ROUTING_UNAVAILABLE = "ROUTING_UNAVAILABLE"
-    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
-    RUN_PERSISTENCE_FAILED = "RUN_PERSISTENCE_FAILED"
-    RUN_ABANDONED = "RUN_ABANDONED"
-    INTERNAL_FAILURE = "INTERNAL_FAILURE"
-    EVIDENCE_TAMPERED = "EVIDENCE_TAMPERED"
-    """The run's state disagrees with what the run store recorded when the tools and guards ran:
-    an edited record, or a verdict the judge never gave for this draft (docs/design.md §14)."""
-
-
-class StoredRunStatus(StrEnum):
-    """Status of the stored run row (docs/design.md §3 mapping from ReleaseOutcome)."""
-
-    SUCCESS = "SUCCESS"
-    FAILED = "FAILED"
-    CANCELLED = "CANCELLED"
-
-    @classmethod
-    def from_outcome(cls, outcome: ReleaseOutcome) -> StoredRunStatus:
-        """SUCCESS and FALLBACK both mean the request was handled safely."""
-        return {
-            ReleaseOutcome.SUCCESS: cls.SUCCESS,
-            ReleaseOutcome.FALLBACK: cls.SUCCESS,
-            ReleaseOutcome.FAILED: cls.FAILED,
-            ReleaseOutcome.CANCELLED: cls.CANCELLED,
-        }[outcome]
-
-
-class InvocationStatus(StrEnum):
-    """Whether the tool invocation itself ran to completion."""
-
-    READY = "READY"
-    ERROR = "ERROR"
-
-
-class EvidenceStatus(StrEnum):
-    """What a READY invocation found (ERROR when the invocation failed)."""
-
-    EVIDENCE_FOUND = "EVIDENCE_FOUND"
-    NO_EVIDENCE = "NO_EVIDENCE"
-    ERROR = "ERROR"
-
-
-class FailureClass(StrEnum):
-    """Classification of one failed attempt; decides whether the retry executor may try again."""
-
-    TIMEOUT = "TIMEOUT"
-    TRANSPORT = "TRANSPORT"
-    INVALID_OUTPUT = "INVALID_OUTPUT"
-    PARSE_ERROR = "PARSE_ERROR"
-    SCHEMA_INVALID = "SCHEMA_INVALID"
-    NO_EVIDENCE = "NO_EVIDENCE"
-    BUSINESS_REJECTION = "BUSINESS_REJECTION"
-    CANCELLED = "CANCELLED"
-    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
-    UNKNOWN = "UNKNOWN"
-
-
-RETRYABLE_BY_DEFAULT: frozenset[FailureClass] = frozenset(
-    {
-        FailureClass.TIMEOUT,
-        FailureClass.TRANSPORT,
-        FailureClass.INVALID_OUTPUT,
-        FailureClass.PARSE_ERROR,
-        FailureClass.SCHEMA_INVALID,
-    }
+from diagnosis_harness.control.vocabulary import (
+    RETRYABLE_BY_DEFAULT,
+    CollectionState,
+    DraftError,
+    EvidenceStatus,
+    FailureClass,
+    FailureCode,
+    FallbackType,
+    Gain,
+    Intent,
+    InvocationStatus,
+    ReleaseOutcome,
+    Role,
+    RunState,
+    StopReason,
+    StoredRunStatus,
+    Verdict,
 )
-"""The only classes docs/design.md §6 allows a policy to retry; the rest are final by construction."""
 
-
-class DraftError(StrEnum):
-    """Why the agent's final message is not a valid draft."""
-
-    EMPTY_DRAFT = "EMPTY_DRAFT"
-    INVALID_JSON = "INVALID_JSON"
-    SCHEMA_INVALID = "SCHEMA_INVALID"
-
-
-class Gain(StrEnum):
-    """The agent's (or the harness's) verdict on what one observation added."""
-
-    GAINED = "GAINED"
-    NO_GAIN = "NO_GAIN"
-
-
-class Intent(StrEnum):
-    """What the router decided the question is."""
-
-    DIAGNOSIS = "DIAGNOSIS"
-    GENERAL = "GENERAL"
-
-
-class Verdict(StrEnum):
-    """The semantic judge's answer."""
-
-    SUPPORTED = "SUPPORTED"
-    UNSUPPORTED = "UNSUPPORTED"
-
-
-class Role(StrEnum):
-    """Which model call a chat model serves; the model seam builds one per role."""
-
-    ROUTER = "router"
-    AGENT = "agent"
-    JUDGE = "judge"
-    REPAIR = "repair"
+__all__ = [
+    "Claim",
+    "CollectionState",
+    "Conclusion",
+    "DiagnosisDraft",
+    "DraftError",
+    "EvidenceStatus",
+    "Fact",
+    "FailureClass",
+    "FailureCode",
+    "FallbackType",
+    "Gain",
+    "Intent",
+    "InvocationStatus",
+    "JudgeAnswer",
+    "PreviousObservation",
+    "RETRYABLE_BY_DEFAULT",
+    "ReleaseOutcome",
+    "Role",
+    "RouterAnswer",
+    "RunState",
+    "StopReason",
+    "StoredRunStatus",
+    "ToolRecord",
+    "Verdict",
+]
 
 
 class _Strict(BaseModel):

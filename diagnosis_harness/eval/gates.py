@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diagnosis_harness.control.exits import Exit
 from diagnosis_harness.eval.scoring import Summary
 
-EXIT_GATE_FAILED = 4
+EXIT_GATE_FAILED = Exit.GATE_FAILED
 """``harness eval``'s exit code when a gate fails (docs/design.md §12)."""
 
 

@@ -1,19 +1,21 @@
-"""The run store's record of what happens to a run between and around its streams (docs/design.md §14).
+"""The run store's lineage table: what happens to a run between and around its streams (docs/design.md §14).
 
 A run is not always one stream. A run paused at a breakpoint or an ``interrupt()`` is continued
 by later streams (on the dev server each one is a new server run); a run re-run from an earlier
 checkpoint is a new run forked from its parent; a thread's state may be edited between streams;
-a verified report may wait for a human's approval. :class:`LineageStore` (a part of
-:class:`~diagnosis_harness.runstore.sql.SqlRunStore`) keeps that story in two tables of migration 3:
+a verified report may wait for a human's approval. This module owns the two tables of migration 3
+that keep that story, and is their only reader and writer:
 
-- ``run_lineage``, one row per run: parent run and fork checkpoint, what it inherited (usage,
+- ``run_lineage``, one row per run: parent run and fork point, what it inherited (usage,
   records, verdicts), its segments (each stream that ran it: how it started, who started it, how
-  it ended), the state edits it ran with, its approval, its run time so far and the options a
-  client chose for it;
+  it ended), the state edits it ran with, its approval, its run time so far and its options;
 - ``state_edits``, one row per ``update_state`` of a thread: which keys, as which node, by whom.
 
-It also reads what ``harness runs list`` and ``harness runs show`` print: runs newest first,
-and one run's trace as a timeline. Writes run on the calling thread, like ``start_run``.
+Its API is small: :class:`LineageRecords` (the store's methods, :class:`LineageStore` on
+:class:`~diagnosis_harness.runstore.sql.SqlRunStore`) and the readers of one decoded lineage
+row (:func:`paused`, :func:`paused_at`, :func:`approval_of`, :func:`options_of`), so no caller
+digs in its JSON. What a continuation *does* with it is :mod:`diagnosis_harness.continuations`.
+Writes run on the calling thread, like ``start_run``.
 """
 
 from __future__ import annotations
@@ -22,18 +24,9 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from sqlalchemy import Connection, Table, desc, select, update
+from sqlalchemy import Connection, select, update
 
-from diagnosis_harness.runstore.schema import (
-    events,
-    model_calls,
-    receipts,
-    run_lineage,
-    runs,
-    state_edits,
-    tool_records,
-    verdicts,
-)
+from diagnosis_harness.runstore.schema import run_lineage, runs, state_edits
 from diagnosis_harness.runstore.values import clamp_count, now_iso, to_json
 
 APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
@@ -41,10 +34,13 @@ APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
 
 _JSON_COLUMNS = ("inherited", "segments", "edits", "approval", "options")
 
+Lineage = dict[str, Any]
+"""One run's lineage row, JSON decoded (:meth:`LineageRecords.lineage`)."""
+
 
 @runtime_checkable
 class LineageRecords(Protocol):
-    """What the graph and the nodes need of the lineage record (every method thread-safe)."""
+    """What the run session, the nodes and the CLI need of the lineage table (thread-safe)."""
 
     def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
                      parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
@@ -65,7 +61,7 @@ class LineageRecords(Protocol):
         """Decide a PENDING approval; True if this call decided it (the first decision wins)."""
         ...
 
-    def lineage(self, run_id: str) -> dict[str, Any] | None:
+    def lineage(self, run_id: str) -> Lineage | None:
         """The run's lineage row, JSON decoded, or None."""
         ...
 
@@ -83,16 +79,36 @@ class LineageRecords(Protocol):
         """Runs forked from ``run_id``, oldest first."""
         ...
 
-    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
-        ...
 
-    def timeline(self, run_id: str) -> list[dict[str, Any]]:
-        """Everything recorded for one run, one entry per row, in recording order."""
-        ...
+# --- reading one lineage row ----------------------------------------------------------------------
+
+def _last_segment(lineage: Lineage | None) -> dict[str, Any]:
+    segments = (lineage or {}).get("segments") or []
+    return dict(segments[-1]) if segments else {}
 
 
-def _decode(row: Any) -> dict[str, Any]:
+def paused(lineage: Lineage | None) -> bool:
+    """Whether the run's latest stream left it paused (a breakpoint or awaiting approval)."""
+    return _last_segment(lineage).get("ended") == "paused"
+
+
+def paused_at(lineage: Lineage | None) -> str | None:
+    """The checkpoint the run's latest stream paused at, or None (not paused, or not recorded)."""
+    found = _last_segment(lineage).get("checkpoint_id")
+    return str(found) if found else None
+
+
+def approval_of(lineage: Lineage | None) -> dict[str, Any]:
+    """The run's approval (``state`` PENDING, APPROVED, REJECTED, CANCELLED), or ``{}``."""
+    return dict((lineage or {}).get("approval") or {})
+
+
+def options_of(lineage: Lineage | None) -> dict[str, Any]:
+    """The run options a client chose for the run (its continuations keep them), or ``{}``."""
+    return dict((lineage or {}).get("options") or {})
+
+
+def _decode(row: Any) -> Lineage:
     out = dict(row)
     for key in _JSON_COLUMNS:
         if key in out:
@@ -101,7 +117,7 @@ def _decode(row: Any) -> dict[str, Any]:
 
 
 class LineageStore:
-    """Lineage, segments, edits and approvals of runs; run listing and timelines (a mixin)."""
+    """Lineage, segments, edits and approvals of runs (a part of SqlRunStore, on its database)."""
 
     # Provided by SqlRunStore.
     _db: Any
@@ -230,7 +246,7 @@ class LineageStore:
 
     # --- readers --------------------------------------------------------------------------------
 
-    def lineage(self, run_id: str) -> dict[str, Any] | None:
+    def lineage(self, run_id: str) -> Lineage | None:
         """The run's lineage row, JSON decoded, or None (a run that never paused or forked)."""
         stmt = select(run_lineage).where(run_lineage.c.run_id == self._text(run_id))
         row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read lineage of {run_id}")
@@ -254,63 +270,3 @@ class LineageStore:
         out = dict(row)
         out["keys"] = json.loads(out.pop("edit_keys"))
         return out
-
-    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
-        columns = [runs.c.run_id, runs.c.thread_id, runs.c.question, runs.c.model_spec,
-                   runs.c.started_at, runs.c.finished_at, runs.c.status, runs.c.release_outcome,
-                   runs.c.fallback_type, runs.c.failure_code, runs.c.intent,
-                   run_lineage.c.parent_run_id, run_lineage.c.approval_state, run_lineage.c.segments]
-        stmt = select(*columns).select_from(
-            runs.outerjoin(run_lineage, run_lineage.c.run_id == runs.c.run_id))
-        if thread_id is not None:
-            stmt = stmt.where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq)
-        else:
-            stmt = stmt.order_by(desc(runs.c.started_at))
-        stmt = stmt.limit(max(1, min(int(limit), 10_000)))
-        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "list runs")
-        out = []
-        for row in rows:
-            item = dict(row)
-            segments = json.loads(item.pop("segments")) if item.get("segments") else []
-            item["segments"] = len(segments)
-            item["paused"] = bool(segments) and item["finished_at"] is None \
-                and segments[-1].get("ended") == "paused"
-            out.append(item)
-        return out
-
-    def timeline(self, run_id: str) -> list[dict[str, Any]]:
-        """Everything the store recorded for one run, one entry per row, in recording order.
-
-        Each entry: ``at`` (ISO-8601 UTC), ``kind`` (event, model_call, receipt, tool_record,
-        verdict), ``seq`` (the row's number within its kind) and the row's content.
-        """
-        key = self._text(run_id)
-        kinds: list[tuple[str, Table, tuple[str, ...]]] = [
-            ("event", events, ("event",)),
-            ("model_call", model_calls, ("role", "attempt", "input_tokens", "output_tokens",
-                                         "duration_ms", "failure_class")),
-            ("receipt", receipts, ("receipt",)),
-            ("tool_record", tool_records, ("record",)),
-            ("verdict", verdicts, ("guard", "verdict")),
-        ]
-
-        def read(conn: Connection) -> list[dict[str, Any]]:
-            out: list[dict[str, Any]] = []
-            for order, (kind, table, cols) in enumerate(kinds):
-                stmt = (select(table.c.seq, table.c.recorded_at, *(table.c[c] for c in cols))
-                        .where(table.c.run_id == key).order_by(table.c.seq))
-                for row in conn.execute(stmt).mappings():
-                    entry: dict[str, Any] = {"at": row["recorded_at"], "kind": kind, "seq": row["seq"]}
-                    for col in cols:
-                        value = row[col]
-                        entry[col] = json.loads(value) if col in ("event", "receipt", "record",
-                                                                  "verdict") else value
-                    entry["_order"] = order
-                    out.append(entry)
-            out.sort(key=lambda e: (e["at"], e["_order"], e["seq"]))
-            for entry in out:
-                del entry["_order"]
-            return out
-
-        return self._read(read, f"read the timeline of run {run_id}")  # type: ignore[no-any-return]

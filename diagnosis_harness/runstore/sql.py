@@ -2,6 +2,9 @@
 
 See :mod:`diagnosis_harness.runstore.store` for what it promises. Run rows are written on the calling thread;
 trace and event rows go through the :class:`~diagnosis_harness.runstore.writer.BatchWriter`.
+Its parts on the same database: the readers of rows and traces (:mod:`~diagnosis_harness.runstore.reads`),
+the lineage table (:mod:`~diagnosis_harness.runstore.lineage`), run listing and timelines
+(:mod:`~diagnosis_harness.runstore.history`), leases and alert records.
 """
 
 from __future__ import annotations
@@ -40,10 +43,11 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.runstore.alerts import AlertRecords
 from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, RunPersistenceError
+from diagnosis_harness.runstore.history import RunHistory
 from diagnosis_harness.runstore.leases import RunLeases
 from diagnosis_harness.runstore.lineage import LineageStore
+from diagnosis_harness.runstore.reads import RunReads
 from diagnosis_harness.runstore.schema import (
-    LEASE_KEYS,
     USAGE_KEYS,
     model_calls,
     receipts,
@@ -56,15 +60,6 @@ from diagnosis_harness.runstore.values import MAX_COUNT, clamp_count, clean_text
 from diagnosis_harness.runstore.writer import BatchWriter, Row
 
 _REMEMBERED_RUNS = 2048  # runs whose event seqs and lost writes are kept in memory (LRU)
-
-
-def _run_row(row: Any) -> dict[str, Any]:
-    out = {key: row[key] for key in _RUN_COLUMNS if key not in USAGE_KEYS}
-    out["usage"] = {key: row[key] for key in USAGE_KEYS} if row["finished_at"] is not None else None
-    return out
-
-
-_RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.name not in LEASE_KEYS]
 
 
 def _append_statement(table: Table) -> Executable:
@@ -83,7 +78,7 @@ def _append_statement(table: Table) -> Executable:
     return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
-class SqlRunStore(LineageStore, RunLeases, AlertRecords):
+class SqlRunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
     """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
@@ -292,31 +287,7 @@ class SqlRunStore(LineageStore, RunLeases, AlertRecords):
             seen.add(seq)
         return True
 
-    # --- readers --------------------------------------------------------------------------------
-
-    def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
-        """The run's stored record of tool call ``tool_call_id`` (its latest), or None.
-
-        ``{"record": <ToolRecord as JSON>, "observation": <what the model was shown> | None}``;
-        the observation is None for a record stored before migration 2.
-        """
-        stmt = (select(tool_records.c.record, tool_records.c.observation)
-                .where(tool_records.c.run_id == self._text(run_id),
-                       tool_records.c.tool_call_id == self._text(tool_call_id))
-                .order_by(tool_records.c.seq.desc()).limit(1))
-        row = self._read(lambda conn: conn.execute(stmt).first(),
-                         f"read tool call {tool_call_id} of run {run_id}")
-        if row is None:
-            return None
-        return {"record": json.loads(row.record),
-                "observation": json.loads(row.observation) if row.observation else None}
-
-
-    def get_run(self, run_id: str) -> dict[str, Any] | None:
-        """The run row; ``usage`` is None until the run is finished."""
-        stmt = select(*(runs.c[key] for key in _RUN_COLUMNS)).where(runs.c.run_id == self._text(run_id))
-        row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read run {run_id}")
-        return None if row is None else _run_row(row)
+    # --- readers (the others are RunReads) ------------------------------------------------------
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         """The run's events in seq order."""
@@ -326,46 +297,3 @@ class SqlRunStore(LineageStore, RunLeases, AlertRecords):
         with self._lock:  # a resumed run's emitter goes on from these: they are known seqs now
             self._remember(self._seen, run_id, set()).update(seq for seq, _ in rows)
         return [json.loads(event) for _, event in rows]
-
-    def trace(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
-        """Everything recorded for the run, per kind, each in recording order.
-
-        Keys: ``tool_records`` (the stored records), ``model_calls``, ``receipts``,
-        ``verdicts`` (``{"guard", "verdict"}``) and ``events``.
-        """
-        key = self._text(run_id)
-
-        def rows(conn: Connection, table: Table, *columns: str) -> list[Any]:
-            stmt = (select(*(table.c[c] for c in columns))
-                    .where(table.c.run_id == key).order_by(table.c.seq))
-            return list(conn.execute(stmt).mappings())
-
-        def read(conn: Connection) -> dict[str, list[dict[str, Any]]]:
-            calls = rows(conn, model_calls, "role", "attempt", "input_tokens", "output_tokens",
-                         "duration_ms", "failure_class")
-            return {
-                "tool_records": [json.loads(r["record"]) for r in rows(conn, tool_records, "record")],
-                "model_calls": [dict(r) for r in calls],
-                "receipts": [json.loads(r["receipt"]) for r in rows(conn, receipts, "receipt")],
-                "verdicts": [{"guard": r["guard"], "verdict": json.loads(r["verdict"])}
-                             for r in rows(conn, verdicts, "guard", "verdict")],
-                "events": [json.loads(r["event"]) for r in rows(conn, events_table, "event")],
-            }
-
-        return self._read(read, f"read the trace of run {run_id}")
-
-    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
-        """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
-        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
-                .order_by(tool_records.c.seq))
-        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
-                          f"read the tool records of run {run_id}")
-        return [json.loads(record) for record in rows]
-
-    def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
-        """The thread's run rows, oldest first."""
-        stmt = (select(*(runs.c[key] for key in _RUN_COLUMNS))
-                .where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq))
-        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()),
-                          f"read runs of thread {thread_id}")
-        return [_run_row(row) for row in rows]

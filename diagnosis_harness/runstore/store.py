@@ -62,7 +62,8 @@ class RunStore(LineageRecords, Protocol):
     """What the harness needs from a run store; every method is thread-safe.
 
     The lineage methods (continuations, forks, edits, approvals: docs/design.md §14) are
-    :class:`~diagnosis_harness.runstore.lineage.LineageRecords`'.
+    :class:`~diagnosis_harness.runstore.lineage.LineageRecords`'; run listing and timelines are
+    :mod:`diagnosis_harness.runstore.history`.
 
     ``start_run``, ``finish_run`` and the readers are synchronous; the ``record_*`` writes may
     be queued, but ``finish_run`` and every reader see them.
@@ -156,6 +157,14 @@ class RunStore(LineageRecords, Protocol):
 
     def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's run rows, oldest first."""
+        ...
+
+    def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """Run rows newest first (a thread's oldest first), each with its lineage summary."""
+        ...
+
+    def timeline(self, run_id: str) -> list[dict[str, Any]]:
+        """Everything recorded for one run, one entry per row, in recording order."""
         ...
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ session resolves one per server run through :meth:`ServingAdapter.open_run`. A n
 harness run id is the run id the server writes into the run's config (the id ``runs.stream`` returns and
 ``runs.cancel`` takes); a continuation of a paused run is a new server run that goes on with
 the same harness run, and a re-run from an earlier checkpoint a new, forked harness run
-(:mod:`diagnosis_harness.session.starts`, docs/design.md §14). The caller's ``context`` is read only as the
+(:mod:`diagnosis_harness.continuations`, docs/design.md §14). The caller's ``context`` is read only as the
 run
 options the server offers (:class:`ApiContext`).
 The context lives exactly as long as the run's stream; a run that ends without release, in a
@@ -49,8 +49,8 @@ from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict
 
 from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
+from diagnosis_harness.continuations.starts import StreamStart
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.graph.continuation import StreamStart
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import open_checkpointer
@@ -133,7 +133,7 @@ class ServingAdapter:
         """The run context of the server run ``config`` belongs to. Blocking: reads the store.
 
         A continuation goes on with its harness run: the events it already emitted (same
-        numbering, same grammar), its budget, its run time (:mod:`diagnosis_harness.session.starts`).
+        numbering, same grammar), its budget, its run time (:mod:`diagnosis_harness.continuations.resolve`).
         """
         return self._resolve(config, start, client)
 

@@ -25,9 +25,9 @@ from langgraph.errors import InvalidUpdateError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateUpdate
 
+from diagnosis_harness.continuations.edits import awaiting_approval, edit_problem
+from diagnosis_harness.continuations.lineage import record_edit
 from diagnosis_harness.graph.builder import compiled_graph
-from diagnosis_harness.graph.edits import awaiting_approval, edit_problem
-from diagnosis_harness.graph.lineage import record_edit
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.lineage import LineageRecords
 from diagnosis_harness.session.run_session import ResolveContext, RunSession

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from diagnosis_harness.runstore.lineage import approval_of, paused
 from diagnosis_harness.runstore.store import RunStore
 
 
@@ -20,10 +21,10 @@ def run_story(store: RunStore, run_id: str) -> dict[str, Any] | None:
     lineage = store.lineage(run_id)
     story = {"run": row, "lineage": lineage, "forks": store.children(run_id),
              "timeline": store.timeline(run_id)}
-    approval = (lineage or {}).get("approval") or {}
+    approval = approval_of(lineage)
     if approval.get("state") == "PENDING" and row.get("finished_at") is None:
         # What approving publishes: the report release rendered after every check, bound to
-        # the approval by its digest (nodes/_approval.py). Not published yet.
+        # the approval by its digest (diagnosis_harness/continuations/approval.py). Not published yet.
         story["awaiting_approval"] = {"report": approval.get("report"),
                                       "digest": approval.get("digest"),
                                       "requested_at": approval.get("requested_at")}
@@ -120,7 +121,7 @@ def _lineage_lines(story: dict[str, Any]) -> list[str]:
 def render_story(story: dict[str, Any]) -> str:
     """The story as text: the row, the lineage, then the timeline."""
     row = story["run"]
-    outcome = row.get("release_outcome") or ("PAUSED" if _is_paused(story) else "UNFINISHED")
+    outcome = row.get("release_outcome") or ("PAUSED" if paused(story["lineage"]) else "UNFINISHED")
     kind = f" / {row['fallback_type'] or row['failure_code']}" \
         if row.get("fallback_type") or row.get("failure_code") else ""
     lines = [f"run {row['run_id']} · thread {row['thread_id']} · {row.get('intent') or '-'}",
@@ -146,11 +147,6 @@ def render_story(story: dict[str, Any]) -> str:
         lines += [f"  {line}" for line in report.splitlines()] if report else \
             ["  (the run store has no copy of the report: it was requested before reports were kept)"]
     return "\n".join(lines)
-
-
-def _is_paused(story: dict[str, Any]) -> bool:
-    segments = (story["lineage"] or {}).get("segments") or []
-    return bool(segments) and segments[-1].get("ended") == "paused"
 
 
 def render_list(rows: list[dict[str, Any]]) -> str:

@@ -5,7 +5,7 @@ stream of it a *harness run* is here, in one place, through the graph's public A
 (``astream``, ``aget_state``, ``abulk_update_state``):
 
 - the run context: the caller's RunContext, or one a resolver makes from what the stream starts
-  from (:func:`~diagnosis_harness.graph.continuation.describe_start`; the served graph and
+  from (:func:`~diagnosis_harness.continuations.starts.describe_start`; the served graph and
   ``harness runs approve``, whose callers cannot pass one); nodes never look anywhere else;
 - durability ``sync`` whenever there is a checkpointer: a store that fails stops the run before
   the next node (FAILED / RUN_PERSISTENCE_FAILED) rather than after a release that published;
@@ -35,8 +35,8 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.pregel import Pregel
 
-from diagnosis_harness.graph.continuation import StreamStart, describe_start, stream_labels
-from diagnosis_harness.graph.lineage import end_segment, note_segment, supersede_paused
+from diagnosis_harness.continuations.lineage import end_segment, note_segment, supersede_paused
+from diagnosis_harness.continuations.starts import StreamStart, describe_start, stream_labels
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.settle import is_cancellation, settle_stale_runs, settle_unreleased
 from diagnosis_harness.runstore.worker import Heartbeat

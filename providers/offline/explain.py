@@ -15,13 +15,9 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
+from diagnosis_harness.providers.offline.failures import dependency_of
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.localize import (
-    Localized,
-    dependency_of,
-    localize,
-    sentence,
-)
+from diagnosis_harness.providers.offline.localize import Localized, localize, sentence
 from diagnosis_harness.providers.offline.text import utc
 
 MAX_DOWNSTREAM = 3

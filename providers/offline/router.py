@@ -31,11 +31,15 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
     # "apache_2k" or "apache 2k", and neither may be lost to the question's spelling only.
     service = next((s for s in sorted(known_services, key=len, reverse=True)
                     if _dashed(s) in normalised), None)
-    if service is None:  # a service the logs never mention (it may be down, or quiet)
+    if _SYSTEM_WIDE.search(q):
+        # "Everything is failing — starts, stops, billing, pushes": a service named among the
+        # symptoms is not the scope; the question asks which component failed.
+        service = None
+    elif service is None:  # a service the logs never mention (it may be down, or quiet)
         named = re.search(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:service|svc|api|gateway|worker))\b",
                           q)
         service = named.group(1) if named else None
-    if service is None:  # "payment service" / "payment" for payment-service
+    if service is None and not _SYSTEM_WIDE.search(q):  # "payment" for payment-service
         service = next((s for s in known_services
                         if s.lower().removesuffix("-service") in re.findall(r"[a-z0-9-]+", q)
                         and s.lower().endswith("-service")), None)
@@ -49,6 +53,12 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
     return {"intent": "DIAGNOSIS", "service": service, "merchant": merchant,
             "start": start.isoformat() if start else None,
             "end": end.isoformat() if end else None}
+
+
+_SYSTEM_WIDE = re.compile(r"\beverything\b|\ball (?:the )?(?:services|components|systems)\b"
+                          r"|\bsystem-?wide\b|\bwhich (?:component|service)s? (?:failed|broke|is "
+                          r"(?:failing|broken|down)|caused)")
+"""Words that ask which component failed, whatever service the question also names."""
 
 
 def _dashed(text: str) -> str:
@@ -132,7 +142,8 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
             start = datetime(day.year, day.month, day.day, h1, m1, tzinfo=tz)
             end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
             return start, end if end > start else end + timedelta(days=1)
-    single = re.search(rf"\bat\s+{_TIME}", question, re.I)
+    # "at 10:05", "since ~09:00", "around 14:20": a start (route.py adds the look-back length).
+    single = re.search(rf"\b(?:at|since|around|from)\s+(?:~\s*)?{_TIME}", question, re.I)
     if single:
         h, m = (int(x) for x in single.groups())
         if h < 24 and m < 60:

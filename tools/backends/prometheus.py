@@ -9,14 +9,13 @@ anywhere), proxies from the environment are not used, and every request has an e
 timeout and no retry.
 
 Bodies are read with a byte cap: a query's result is *streamed* (:meth:`Prometheus.series`),
-series by series, and reading stops at the caller's series or byte limit, so a query matching
-100 000 series costs the first few hundred kilobytes of the answer, never the whole of it.
+series by series, and reading stops at the caller's series or byte limit
+(:mod:`diagnosis_harness.tools.backends.prometheus_answers`).
 """
 
 from __future__ import annotations
 
 import base64
-import codecs
 import json
 import re
 import threading
@@ -25,8 +24,18 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from diagnosis_harness.tools.backends.prometheus_answers import (
+    PrometheusError,
+    Streamed,
+    read_capped,
+    stream_series,
+)
+
+__all__ = ["ENDPOINTS", "HINT_TIMEOUT_S", "HINT_TTL_S", "MetricNames", "Prometheus",
+           "PrometheusError", "Streamed", "base_url"]
 
 ENDPOINTS: Mapping[str, tuple[str, str]] = {
     "query": ("POST", "api/v1/query"),
@@ -37,25 +46,11 @@ ENDPOINTS: Mapping[str, tuple[str, str]] = {
 }
 """Every request this client can make: key → (method, path under the base URL)."""
 
-_CHUNK = 64 * 1024
 _MAX_ERROR_BYTES = 64 * 1024
-_MAX_SERIES_BYTES = 1024 * 1024
-"""One series larger than this (labels and points) ends the reading (truncated)."""
-_RESULT = re.compile(rb'"result"\s*:\s*\[')
-_RESULT_TYPE = re.compile(rb'"resultType"\s*:\s*"([a-z]+)"')
-_SUCCESS = re.compile(rb'"status"\s*:\s*"success"')
 _METRIC_NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]{0,199}\Z")
 HINT_TTL_S = 300.0
 """How long the advertised metric list is reused (a failed read: a tenth of it)."""
 HINT_TIMEOUT_S = 2.0
-
-
-class PrometheusError(RuntimeError):
-    """A request failed; ``code`` classifies it for the tool's error observation."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -72,19 +67,6 @@ def base_url(url: str) -> str:
     if parts.query or parts.fragment:
         raise ValueError("HARNESS_PROMETHEUS_URL must not have a query string or fragment")
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-
-
-@dataclass
-class Streamed:
-    """The series of one query as far as they were read."""
-
-    result_type: str
-    series: list[dict[str, Any]] = field(default_factory=list)
-    scalar: Any = None
-    """The ``[time, "value"]`` of a scalar or string result."""
-    truncated: str | None = None
-    """Why reading stopped before the end: ``"series"`` or ``"bytes"``; None if complete."""
-    warnings: list[str] = field(default_factory=list)
 
 
 class Prometheus:
@@ -148,7 +130,7 @@ class Prometheus:
         """The ``data`` of a small answer (a listing), read up to ``max_bytes``."""
         deadline = time.monotonic() + timeout_s
         with self._open(key, params, timeout_s) as answer:
-            raw = _read(answer, max_bytes + 1, deadline, self.url)
+            raw = read_capped(answer, max_bytes + 1, deadline, self.url)
         if len(raw) > max_bytes:
             raise PrometheusError("result_too_large", f"the answer of {key} exceeds "
                                   f"{max_bytes} bytes")
@@ -169,7 +151,7 @@ class Prometheus:
         """
         deadline = time.monotonic() + timeout_s
         with self._open(key, params, timeout_s) as answer:
-            return _stream(answer, max_series, max_bytes, deadline, self.url)
+            return stream_series(answer, max_series, max_bytes, deadline, self.url)
 
     def metric_names(self, limit: int) -> MetricNames:
         """Up to ``limit`` metric names with their type, cached (``error`` if unreadable).
@@ -235,118 +217,3 @@ def _http_error(exc: urllib.error.HTTPError) -> PrometheusError:
     return PrometheusError("prometheus_error", f"Prometheus answered {exc.code}: {detail[:300]}")
 
 
-def _read(answer: Any, limit: int, deadline: float, url: str) -> bytes:
-    out = bytearray()
-    while len(out) < limit:
-        if time.monotonic() > deadline:
-            raise PrometheusError("timeout", f"Prometheus at {url}: the answer did not arrive "
-                                  "in time")
-        chunk = answer.read(min(_CHUNK, limit - len(out)))
-        if not chunk:
-            break
-        out += chunk
-    return bytes(out)
-
-
-class _Body:
-    """The answer's bytes, read on demand, never more than ``cap`` of them."""
-
-    def __init__(self, answer: Any, cap: int, deadline: float, url: str) -> None:
-        self.answer, self.cap, self.deadline, self.url = answer, cap, deadline, url
-        self.buf = b""
-        self.read_bytes = 0
-        self.eof = False
-
-    @property
-    def capped(self) -> bool:
-        """Reading stopped at the cap, not at the end of the body."""
-        return not self.eof and self.read_bytes >= self.cap
-
-    def chunk(self) -> bytes:
-        """The next chunk (b"" at the end of the body or at the cap)."""
-        if self.eof or self.read_bytes >= self.cap:
-            return b""
-        if time.monotonic() > self.deadline:
-            raise PrometheusError("timeout", f"Prometheus at {self.url}: the answer did not "
-                                  "arrive in time")
-        try:
-            chunk: bytes = self.answer.read(min(_CHUNK, self.cap - self.read_bytes))
-        except TimeoutError:
-            raise PrometheusError("timeout", f"Prometheus at {self.url}: reading the answer "
-                                  "timed out") from None
-        if not chunk:
-            self.eof = True
-        self.read_bytes += len(chunk)
-        return chunk
-
-    def more(self) -> bool:
-        """Append the next chunk to ``buf``; False when there is none."""
-        chunk = self.chunk()
-        self.buf += chunk
-        return bool(chunk)
-
-
-def _stream(answer: Any, max_series: int, max_bytes: int, deadline: float,
-            url: str) -> Streamed:
-    body = _Body(answer, max_bytes, deadline, url)
-    while not (m := _RESULT.search(body.buf)):
-        if not body.more():
-            return _whole(body)
-    head = body.buf[:m.start()]
-    if not _SUCCESS.search(head):
-        raise PrometheusError("bad_response", "the query's answer is not a success")
-    kind = _RESULT_TYPE.search(head)
-    out = Streamed(result_type=kind.group(1).decode() if kind else "")
-    if out.result_type not in ("vector", "matrix"):
-        return _whole(body)
-    utf8 = codecs.getincrementaldecoder("utf-8")()
-    decoder = json.JSONDecoder()
-    text, at = utf8.decode(body.buf[m.end():]), 0
-    body.buf = b""  # from here on the text is the buffer
-    while True:
-        while at < len(text) and text[at] in " \t\r\n,":
-            at += 1
-        if at < len(text) and text[at] == "]":
-            return out
-        if at < len(text) and len(out.series) >= max_series:
-            out.truncated = "series"
-            return out
-        try:
-            if at >= len(text):
-                raise ValueError("need more")
-            obj, end = decoder.raw_decode(text, at)
-        except ValueError:  # incomplete (or broken): read on, within the caps
-            chunk = body.chunk() if len(text) - at <= _MAX_SERIES_BYTES else b""
-            if not chunk:
-                if body.eof:
-                    raise PrometheusError("bad_response", "the query's answer ends early or "
-                                          "is not valid JSON") from None
-                out.truncated = "bytes"
-                return out
-            text, at = text[at:] + utf8.decode(chunk), 0
-            continue
-        if isinstance(obj, dict):
-            out.series.append(obj)
-        at = end
-
-
-def _whole(body: _Body) -> Streamed:
-    while body.more():
-        pass
-    if not body.eof:
-        raise PrometheusError("result_too_large", "the answer exceeds the byte limit")
-    try:
-        data = json.loads(body.buf)
-    except ValueError:
-        raise PrometheusError("bad_response", "the query's answer is not JSON") from None
-    if not isinstance(data, dict) or data.get("status") != "success":
-        raise PrometheusError("bad_response", "the query's answer is not a success")
-    inner = data.get("data") or {}
-    out = Streamed(result_type=str(inner.get("resultType", "")),
-                   warnings=[str(w) for w in data.get("warnings") or []][:5])
-    result = inner.get("result")
-    if out.result_type in ("scalar", "string"):
-        out.scalar = result
-    elif isinstance(result, list):
-        out.series = [s for s in result if isinstance(s, dict)]
-    return out

@@ -15,13 +15,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from diagnosis_harness.graph.continuation import StreamStart
 from langchain_core.runnables import RunnableConfig
 
+from diagnosis_harness.continuations.starts import StreamStart
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
 from diagnosis_harness.run.context import RunContext
-from diagnosis_harness.runstore.lineage import LineageRecords
+from diagnosis_harness.runstore.lineage import LineageRecords, paused
 from diagnosis_harness.runstore.store import RunPersistenceError, RunStore
 
 log = logging.getLogger(__name__)
@@ -90,12 +90,6 @@ def record_edit(store: LineageRecords, config: RunnableConfig, made: RunnableCon
         log.error("an edit of thread %s could not be recorded: %s", thread_id, exc)
 
 
-def is_paused(lineage: dict[str, Any] | None) -> bool:
-    """Whether a run's latest stream left it paused (a breakpoint or awaiting approval)."""
-    segments = (lineage or {}).get("segments") or []
-    return bool(segments) and segments[-1].get("ended") == "paused"
-
-
 def cancel_paused(store: RunStore, run_id: str, *, by: str, why: str,
                   usage: dict[str, Any] | None) -> bool:
     """End a paused run CANCELLED (nothing more is published); True if this call ended it.
@@ -123,7 +117,7 @@ def supersede_paused(ctx: RunContext, start: StreamStart) -> None:
         return
     try:
         row = ctx.store.get_run(owner)
-        if row is None or row["finished_at"] is not None or not is_paused(ctx.store.lineage(owner)):
+        if row is None or row["finished_at"] is not None or not paused(ctx.store.lineage(owner)):
             return
         cancel_paused(ctx.store, owner, by=ctx.actor or "local",
                       why="a new turn was started on its thread",

@@ -13,7 +13,7 @@ run-context resolver what it needs to map the stream onto a *harness* run:
   ``harness_run_id`` in its metadata; an edit's checkpoint carries none and names its parent);
 - the state edits (``update_state``) between that run's last checkpoint and the start.
 
-What the resolver decides from it (same run, new run, refused) is in :mod:`diagnosis_harness.session.starts`.
+What is decided from it (same run, new run, refused) is :mod:`diagnosis_harness.continuations.resolve`.
 Blocking nothing: the checkpointer is read with its async API, on the server's event loop.
 """
 

@@ -12,17 +12,18 @@ that changed while it waited (an edit) is never published on an earlier approval
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
-from diagnosis_harness.guards.evidence import facts_by_id
-from diagnosis_harness.guards.release_check import parse_decision
-from diagnosis_harness.nodes._model_call import offload
 from langgraph.types import interrupt
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
+from diagnosis_harness.guards.evidence import facts_by_id
+from diagnosis_harness.guards.release_check import parse_decision
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.run.state import DiagnosisState
+from diagnosis_harness.runstore.lineage import approval_of
 
 
 def report_digest(report: str) -> str:
@@ -53,7 +54,7 @@ async def await_approval(ctx: RunContext, state: DiagnosisState, records: list[T
     digest = report_digest(report)
     # The report is kept with the request: ``harness runs show`` shows the approver what
     # approving publishes (the digest binds the decision to exactly this text).
-    stored = await offload(ctx.store.request_approval, ctx.run_id,
+    stored = await asyncio.to_thread(ctx.store.request_approval, ctx.run_id,
                            {"digest": digest, "report": report})
     if stored.get("state") == "PENDING":
         answer = interrupt(approval_request(ctx, state, records, report))
@@ -62,11 +63,11 @@ async def await_approval(ctx: RunContext, state: DiagnosisState, records: list[T
                                                            '{"approve": true|false, "note": "…"}')
         decision = {"state": "APPROVED" if approve else "REJECTED", "note": note,
                     "decided_by": ctx.actor or "unknown"}
-        if await offload(ctx.store.decide_approval, ctx.run_id, decision):
+        if await asyncio.to_thread(ctx.store.decide_approval, ctx.run_id, decision):
             stored = {**stored, **decision}
         else:  # decided meanwhile by someone else: the first decision stands
-            lineage = await offload(ctx.store.lineage, ctx.run_id)
-            stored = (lineage or {}).get("approval") or {**stored, "state": "CANCELLED"}
+            lineage = await asyncio.to_thread(ctx.store.lineage, ctx.run_id)
+            stored = approval_of(lineage) or {**stored, "state": "CANCELLED"}
     if stored.get("digest") != digest:
         return {**stored, "state": "CHANGED"}
     return stored

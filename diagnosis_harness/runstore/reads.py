@@ -1,0 +1,111 @@
+"""What the run store reads back: run rows, a run's stored tool records and its whole trace.
+
+A part of :class:`~diagnosis_harness.runstore.sql.SqlRunStore` (on its database, like
+:mod:`~diagnosis_harness.runstore.lineage` and :mod:`~diagnosis_harness.runstore.history`).
+Every reader first writes what is queued (``_read``), so a caller always reads its own writes.
+The events reader stays with the store: it also tells the event writer which seqs exist.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Connection, Table, select
+
+from diagnosis_harness.runstore.schema import (
+    LEASE_KEYS,
+    USAGE_KEYS,
+    model_calls,
+    receipts,
+    runs,
+    tool_records,
+    verdicts,
+)
+from diagnosis_harness.runstore.schema import events as events_table
+
+
+def _run_row(row: Any) -> dict[str, Any]:
+    out = {key: row[key] for key in _RUN_COLUMNS if key not in USAGE_KEYS}
+    out["usage"] = {key: row[key] for key in USAGE_KEYS} if row["finished_at"] is not None else None
+    return out
+
+
+_RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.name not in LEASE_KEYS]
+
+
+class RunReads:
+    """Run rows, tool records and traces (a part of SqlRunStore, on its database)."""
+
+    def _text(self, value: Any) -> Any:  # pragma: no cover — SqlRunStore's
+        raise NotImplementedError
+
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — SqlRunStore's
+        raise NotImplementedError
+
+    def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
+        """The run's stored record of tool call ``tool_call_id`` (its latest), or None.
+
+        ``{"record": <ToolRecord as JSON>, "observation": <what the model was shown> | None}``;
+        the observation is None for a record stored before migration 2.
+        """
+        stmt = (select(tool_records.c.record, tool_records.c.observation)
+                .where(tool_records.c.run_id == self._text(run_id),
+                       tool_records.c.tool_call_id == self._text(tool_call_id))
+                .order_by(tool_records.c.seq.desc()).limit(1))
+        row = self._read(lambda conn: conn.execute(stmt).first(),
+                         f"read tool call {tool_call_id} of run {run_id}")
+        if row is None:
+            return None
+        return {"record": json.loads(row.record),
+                "observation": json.loads(row.observation) if row.observation else None}
+
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        """The run row; ``usage`` is None until the run is finished."""
+        stmt = select(*(runs.c[key] for key in _RUN_COLUMNS)).where(runs.c.run_id == self._text(run_id))
+        row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read run {run_id}")
+        return None if row is None else _run_row(row)
+
+    def trace(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Everything recorded for the run, per kind, each in recording order.
+
+        Keys: ``tool_records`` (the stored records), ``model_calls``, ``receipts``,
+        ``verdicts`` (``{"guard", "verdict"}``) and ``events``.
+        """
+        key = self._text(run_id)
+
+        def rows(conn: Connection, table: Table, *columns: str) -> list[Any]:
+            stmt = (select(*(table.c[c] for c in columns))
+                    .where(table.c.run_id == key).order_by(table.c.seq))
+            return list(conn.execute(stmt).mappings())
+
+        def read(conn: Connection) -> dict[str, list[dict[str, Any]]]:
+            calls = rows(conn, model_calls, "role", "attempt", "input_tokens", "output_tokens",
+                         "duration_ms", "failure_class")
+            return {
+                "tool_records": [json.loads(r["record"]) for r in rows(conn, tool_records, "record")],
+                "model_calls": [dict(r) for r in calls],
+                "receipts": [json.loads(r["receipt"]) for r in rows(conn, receipts, "receipt")],
+                "verdicts": [{"guard": r["guard"], "verdict": json.loads(r["verdict"])}
+                             for r in rows(conn, verdicts, "guard", "verdict")],
+                "events": [json.loads(r["event"]) for r in rows(conn, events_table, "event")],
+            }
+
+        return self._read(read, f"read the trace of run {run_id}")
+
+    def tool_records(self, run_id: str) -> list[dict[str, Any]]:
+        """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
+        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
+                .order_by(tool_records.c.seq))
+        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
+                          f"read the tool records of run {run_id}")
+        return [json.loads(record) for record in rows]
+
+    def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
+        """The thread's run rows, oldest first."""
+        stmt = (select(*(runs.c[key] for key in _RUN_COLUMNS))
+                .where(runs.c.thread_id == self._text(thread_id)).order_by(runs.c.thread_seq))
+        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()),
+                          f"read runs of thread {thread_id}")
+        return [_run_row(row) for row in rows]
