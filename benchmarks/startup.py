@@ -12,7 +12,9 @@ importing, alone, the libraries a diagnose needs (:data:`LIBRARIES`) and ``langg
 Both sides' sources are byte-compiled first (``compileall``), as ``pip install`` does: a
 machine with ``PYTHONDONTWRITEBYTECODE=1`` otherwise compiles every project module from
 source in every process (0.2–0.35 CPU-s here), which says nothing about either side.
-``--source`` measures that way instead.
+``--source`` measures that way instead. ``--before PY`` adds a side run by another checkout's
+own interpreter (``git worktree add --detach DIR COMMIT``, a venv there with ``pip install -e
+DIR``): the same package before a change, side by side with this tree.
 """
 
 from __future__ import annotations
@@ -48,8 +50,7 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def _commands(module: str) -> dict[str, list[str]]:
-    py = sys.executable
+def _commands(module: str, py: str = sys.executable) -> dict[str, list[str]]:
     return {"--help": [py, "-m", module, "--help"],
             "diagnose": [py, "-m", module, "diagnose", QUESTION, "--model", "offline"]}
 
@@ -60,20 +61,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--pinned", type=Path, default=None,
                         help="checkout of e247dfc (top-level package 'harness')")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="the python of another checkout's own venv (an earlier commit of "
+                             "this package, installed -e there): a 'before' side")
     parser.add_argument("--source", action="store_true",
                         help="do not byte-compile first (every process compiles the project)")
     args = parser.parse_args(argv)
     if not args.source:
         root = Path(__file__).resolve().parent.parent
-        for tree in [root, *([args.pinned] if args.pinned else [])]:
+        # DIR/.venv/bin/python: not resolved, a venv's python links to the base interpreter
+        before_root = [args.before.absolute().parent.parent.parent] if args.before else []
+        for tree in [root, *([args.pinned] if args.pinned else []), *before_root]:
             # in a child: this process stays small (a forked child's peak RSS starts at ours)
             subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|\.git|tests)/",
                             str(tree)], check=True, stdout=subprocess.DEVNULL)
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_", "PYTHONPATH"))}
-    sides = {"now": ("diagnosis_harness", {})}
+    sides: dict[str, tuple[str, dict[str, str], str]] = {
+        "now": ("diagnosis_harness", {}, sys.executable)}
+    if args.before is not None:
+        sides["before"] = ("diagnosis_harness", {}, str(args.before))
     if args.pinned is not None:
-        sides["e247dfc"] = ("harness", {"PYTHONPATH": str(args.pinned.resolve())})
+        sides["e247dfc"] = ("harness", {"PYTHONPATH": str(args.pinned.resolve())}, sys.executable)
     figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
     floor = [measure([sys.executable, "-c", "pass"], base) for _ in range(3)]
     # What no change of the harness can go below: the libraries a diagnose imports, alone.
@@ -83,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
                                   ("the libraries of a diagnose", libs),
                                   ("the same, collector paused", f"import gc; gc.disable(); {libs}"))}
     for _ in range(args.pairs):
-        for side, (module, extra) in sides.items():
-            for command, cmd in _commands(module).items():
+        for side, (module, extra, py) in sides.items():
+            for command, cmd in _commands(module, py).items():
                 with tempfile.TemporaryDirectory(prefix="startup-home-") as home:
                     env = dict(base, HARNESS_HOME=home, **extra)
                     figures.setdefault((side, command), []).append(measure(cmd, env))
@@ -99,11 +108,13 @@ def main(argv: list[str] | None = None) -> int:
         medians[side, command] = [statistics.median(r[i] for r in rows) for i in range(3)]
         wall, cpu, rss = medians[side, command]
         print(f"{side:<8} {command:<9} {wall:7.2f} {cpu:6.2f} {rss:9.1f}")
-    if args.pinned is not None:
+    for other in ("before", "e247dfc"):
+        if other not in sides:
+            continue
         for command in ("--help", "diagnose"):
-            now, then = medians["now", command], medians["e247dfc", command]
-            print(f"ratio now/e247dfc {command}: CPU {now[1] / then[1]:.2f}x, "
-                  f"peak memory {now[2] / then[2]:.2f}x")
+            now, then = medians["now", command], medians[other, command]
+            print(f"ratio now/{other} {command}: wall {now[0] / then[0]:.2f}x, CPU "
+                  f"{now[1] / then[1]:.2f}x, peak memory {now[2] / then[2]:.2f}x")
     return 0
 
 
