@@ -292,3 +292,67 @@ def test_a_rollout_minutes_before_a_components_own_new_exception_explains_it() -
                               level="WARN", count=30)])
     assert rejects is not None
     assert explaining_change(_Inv([rollout(37, "risk", "4.7.1", 1.0)]), rejects) is None  # type: ignore[arg-type]
+
+
+def test_a_loop_of_two_services_naming_each_other_is_broken_by_time_only() -> None:
+    # The gateway's pods crash (its own failure, naming nobody); the authorizer then sheds the
+    # reconnect storm and names the gateway as its source; the gateway only later logs the
+    # authorizer's 503s. The gateway failed first on its own: its naming rows are feedback.
+    crash = onset(40, "gateway", "01:12", "container gateway in pod <id> OOMKilled (exit code <n>)",
+                  count=4)
+    shed = onset(41, "authz", "01:34", 'level=error msg="shedding load" path=/<id>/authorize',
+                 count=96)
+    source = onset(42, "authz", "01:43", 'level=warn msg="request rate above limit" '
+                   "source=gateway", level="WARN", count=1)
+    back = onset(43, "gateway", "03:26", "Authorize failed: authz:8080 returned <n> Service "
+                 "Unavailable", level="WARN", count=20)
+    found = localize([crash, shed, source, back], "authz")
+    assert found is not None and found.service == "gateway" and found.row is crash
+    # The row that names the cause is cited with the symptom's first failure: the link.
+    assert [r["evidence_id"] for r in found.consistent] == ["E2.41", "E2.42"]
+    # The gateway complaining about the authorizer *before* the authorizer failed is no
+    # feedback: a real loop, and the cause stays open.
+    early = {**back, "onset": "2026-05-01T10:01:20Z"}
+    assert localize([crash, shed, source, early], "authz") is None
+    # Nor when the gateway's first failure already names the authorizer.
+    naming = {**crash, "pattern": "Authorize failed: authz:8080 unreachable; pod <id> OOMKilled"}
+    assert localize([naming, shed, source, back], "authz") is None
+
+
+def test_the_services_explained_are_cited_by_the_row_they_start_failing_by() -> None:
+    # An odd warning of the caller's minutes before the cause is no "then".
+    odd = onset(44, "orders-api", "00:05", "client aborted GET /orders after <dur>", level="WARN",
+                count=1)
+    found = localize([odd, DB_DOWN, API_ERRORS])
+    assert found is not None and found.service == "orders-db"
+    assert [r["evidence_id"] for r in found.consistent] == ["E2.3"]
+
+
+class _Run:
+    """What ``localized_draft`` reads: the asked service and each tool's observed rows."""
+
+    def __init__(self, service: str, timeline: list[dict[str, Any]],
+                 changes: list[dict[str, Any]]) -> None:
+        self.scope = type("Scope", (), {"service": service})()
+        self._by_tool = {"onset_timeline": timeline, "recent_changes": changes,
+                         "metric_shifts": []}
+
+    def items(self, tool: str) -> list[dict[str, Any]]:
+        return self._by_tool.get(tool, [])
+
+
+def test_an_unnamed_config_change_leaves_nothing_open_but_a_rollout_does() -> None:
+    from diagnosis_harness.providers.offline.explain import localized_draft
+
+    timeline = [DB_DOWN, API_ERRORS]
+    # A config change on the failing database whose key its failure does not name is not why
+    # it failed (a config change says what it changed): the failure concludes without it.
+    setting = change(45, "orders-db", "session.idle_timeout", "45m", "09:55:00")
+    draft = localized_draft(_Run("orders-api", timeline, [setting]))  # type: ignore[arg-type]
+    assert draft is not None
+    cause = draft["conclusion"]["root_cause"]
+    assert cause.startswith("orders-db:") and "CHG-45" not in cause
+    assert all("E3.45" not in c["evidence_ids"] for c in draft["conclusion"]["claims"])
+    # A rollout of the database 40 minutes before changed what no key says: open.
+    release = rollout(46, "orders-db", "16.2", 40.0)
+    assert localized_draft(_Run("orders-api", timeline, [release])) is None  # type: ignore[arg-type]

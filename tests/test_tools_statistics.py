@@ -8,6 +8,7 @@ tables with real column types (``timestamptz`` for times): same rows, same numbe
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,39 @@ def test_a_logfmt_message_keeps_its_words_other_quoted_values_do_not() -> None:
         == 'level=error msg="shedding load: inflight <n> over limit" path=/<id>/a'
     assert pattern_of('GET /search?q="rain jacket" 200 err="dial tcp 10.0.0.1:53: i/o timeout"') \
         == 'GET /search?q="<str>" <n> err="dial tcp <ip>:<n>: i/o timeout"'
+
+
+def test_onset_timeline_shows_a_windows_failures_before_odd_new_info_lines(
+        tmp_path: Path) -> None:
+    # A busy system: 30 INFO lines of the window are "new" (each its own words, never seen in
+    # the baseline), all before the one real failure. Earliest first, they would fill the rows
+    # shown; the failure must be shown, and the rows stay in onset order.
+    from diagnosis_harness import write_dataset
+
+    day = stats_world.DAY
+    logs = [{"ts": stats_world.iso(day.replace(hour=9, minute=30) + timedelta(seconds=20 * i)),
+             "service": "api", "level": "INFO", "message": f"GET /healthz 200 req={i:05x}"}
+            for i in range(135)]
+    words = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heath", "inlet",
+             "juniper", "kelp", "larch", "maple", "nectar", "oak", "pine", "quartz", "reef",
+             "sage", "tundra", "umber", "violet", "willow", "xenon", "yarrow", "zinnia", "aspen",
+             "basalt", "coral", "dune"]
+    logs += [{"ts": stats_world.iso(day.replace(hour=10, minute=1, second=n)), "service": "api",
+              "level": "INFO", "message": f"warmed {word} catalogue"}
+             for n, word in enumerate(words)]
+    logs += [{"ts": stats_world.iso(day.replace(hour=10, minute=8, second=2 * n)),
+              "service": "orders-db", "level": "ERROR",
+              "message": f"could not write block {n}: no space left on device"} for n in range(10)]
+    built = load_dataset(write_dataset(tmp_path / "src", logs=logs, name="busy"),
+                         tmp_path / "built").dest
+    with Backends.open(built) as opened:
+        record = call(opened, "onset_timeline", start="2026-09-14T10:00:00Z",
+                      end="2026-09-14T10:15:00Z")
+    rows = [f.data for f in record.facts if f.kind == "onset"]
+    overview = next(f.data for f in record.facts if f.kind == "onset_overview")
+    assert overview["anomalies"] == 31 and overview["more"] == 11
+    failures = [r for r in rows if r["level"] == "ERROR"]
+    assert [r["service"] for r in failures] == ["orders-db"]
+    assert failures[0]["window_count"] == 10
+    onsets = [r["onset"] for r in rows]
+    assert onsets == sorted(onsets) and [r["rank"] for r in rows] == list(range(1, 21))

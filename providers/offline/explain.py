@@ -87,6 +87,15 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
     return near[0] if len(near) == 1 else None
 
 
+CONFIG_TABLE = re.compile(r"config|setting|flag|param", re.I)
+"""Tables of configuration changes: each row names the key it changed."""
+
+
+def _is_config(item: dict[str, Any]) -> bool:
+    """Whether a change row is a config change (its table's name), not a rollout or a job."""
+    return CONFIG_TABLE.search(str(item.get("table", ""))) is not None and not _is_rollout(item)
+
+
 def _is_rollout(item: dict[str, Any]) -> bool:
     """Whether a change row is a code rollout: its table's name, or a version-like column."""
     return ROLLOUT_TABLE.search(str(item.get("table", ""))) is not None or any(
@@ -153,12 +162,14 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
     if found.service == inv.scope.service and found.dependency is None and change is None:
         return None  # the asked service's own failure, naming nothing else: the symptom again
     if change is None and any(item.get("kind") == "change" and item.get("service") == found.service
-                              for item in inv.items("recent_changes")):
+                              and not _is_config(item) for item in inv.items("recent_changes")):
         # Something changed on the failing component just before it failed (a deploy, a job)
         # and its logs do not say whether that is why: from logs alone the cause is open.
         # (Publishing the failure with the change beside it was measured on a world nobody had
         # tuned to: a release 2 minutes before a new NullPointerException was the cause, and
         # was left out of it; a proxy's refusals were published as the pushing service's.)
+        # A config change says what it changed: one the failure's words do not name is not
+        # why (``explaining_change``), and leaves nothing open.
         return None
     claims = [{"statement": f"{found.service} logged {row['window_count']} {row['level']} "
                             f"events '{row['pattern']}' from {row['onset']}",

@@ -139,6 +139,21 @@ def crashed_dependencies(rows: dict[str, list[dict[str, Any]]], failing: set[str
     return out
 
 
+def _feedback(own: list[dict[str, Any]], other: list[dict[str, Any]], name: str) -> bool:
+    """Whether a service names ``name`` only as feedback, in a loop of the two naming each other.
+
+    Two failing services that name each other (a gateway whose pods crash names the authorizer
+    it then gets 503s from; the authorizer names the gateway as the source of its load) leave
+    the cause open, unless time breaks the loop: the one that failed first, by a row of its
+    own that names neither, and named the other only after the other had failed too, was not
+    failing because of it. Its naming rows are feedback; the other's are not.
+    """
+    mine, theirs = first_strong(own), first_strong(other)
+    began, later = moment(mine["onset"]), moment(theirs["onset"])
+    return began < later and not names(mine, name) \
+        and all(moment(r["onset"]) > later for r in own if names(r, name))
+
+
 @dataclass(frozen=True)
 class Failures:
     """The failure rows of a timeline, by service, and who names whom."""
@@ -165,6 +180,10 @@ class Failures:
         failing |= crashed_dependencies(rows, failing)
         graph = {s: {t for t in failing - {s} for r in rows[s] if names(r, t)} for s in failing}
         said = {s: {t for t in failing - {s} for r in rows[s] if words_name(r, t)} for s in failing}
+        for here, there in [(a, b) for a in failing for b in graph[a]]:
+            if here in graph[there] and _feedback(rows[here], rows[there], there):
+                graph[here].discard(there)
+                said[here].discard(there)
         return cls(rows=rows, failing=failing, graph=graph, said=said)
 
     def first(self, service: str) -> datetime:
@@ -177,8 +196,13 @@ class Failures:
         return moment(first_strong(self.rows[service])["onset"])
 
     def named_by(self, service: str) -> set[str]:
-        """Services with any failure row (failing or not) that ``service``'s rows name."""
-        return {t for t in set(self.rows) - {service} for r in self.rows[service] if names(r, t)}
+        """Services with any failure row (failing or not) that ``service``'s rows name.
+
+        Not one it names only in feedback (``_feedback``): a loop broken by time.
+        """
+        return {t for t in set(self.rows) - {service} for r in self.rows[service] if names(r, t)
+                and not (t in self.graph and service in self.graph[t] | self.said[t]
+                         and _feedback(self.rows[service], self.rows[t], t))}
 
     def chain(self, symptom: str) -> str | None:
         """The one failing service the symptom's failures lead to, or None.

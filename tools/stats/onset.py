@@ -4,9 +4,11 @@ For a *new* pattern the onset is its first event in the window. For a pattern th
 it is the first event of the first minute of the window whose count reaches ``MIN_RATIO`` times
 the baseline's rate per minute (at least one event), so a pattern that was always there at a
 low rate gets the moment it took off, not the window's start; if no single minute reaches it
-(the rise is spread out), its first event in the window. With a dependency table
-(:mod:`.schema`), each row names the other anomalous services it calls (``upstream``: a
-dependency failing first is a candidate cause) and those that call it (``downstream``).
+(the rise is spread out), its first event in the window. The rows shown are the earliest
+failures first (``shown_rows``): a busy system's odd new INFO lines do not crowd them out.
+With a dependency table (:mod:`.schema`), each row names the other anomalous services it
+calls (``upstream``: a dependency failing first is a candidate cause) and those that call it
+(``downstream``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult
 from diagnosis_harness.tools.stats.common import (
     MAX_ROWS,
+    MIN_EVENTS,
     MIN_RATIO,
     Anomaly,
     Span,
@@ -25,6 +28,7 @@ from diagnosis_harness.tools.stats.common import (
     examples,
     parts_sql,
     pattern_texts,
+    severity,
 )
 from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
 from diagnosis_harness.tools.stats.schema import dependencies
@@ -54,7 +58,7 @@ def onset_timeline(
         found = anomalies(now, before, w.window, w.baseline)
         onsets = _onsets(backends, found, w.window, w.baseline)
         order = sorted(found, key=lambda a: (onsets[a.key][0], a.key))
-        shown = order[:MAX_ROWS]
+        shown = shown_rows(order)
         texts = pattern_texts(backends, {a.key[1] for a in shown})
         sample = examples(backends, {onsets[a.key][1] for a in shown})
         table, edges = dependencies(backends, settings.sql_timeout_s)
@@ -79,6 +83,31 @@ def onset_timeline(
         items.append(Item(kind="onset", text=f"#{rank} {extra['onset']} {item.text}",
                           data=item.data))
     return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown))
+
+
+WARN = severity("WARN")
+
+
+def tier(anomaly: Anomaly) -> int:
+    """How much a row says: 0 a warning or worse, 1 a frequent info pattern, 2 an odd line.
+
+    A pattern is new when the baseline lacks it, and on a busy system dozens of INFO lines are
+    (a token, a path, a version in the message): earliest first, they would fill the rows
+    shown before the failures of the window are reached.
+    """
+    if severity(anomaly.key[2]) >= WARN:
+        return 0
+    return 1 if anomaly.window.count >= MIN_EVENTS else 2
+
+
+def shown_rows(order: list[Anomaly]) -> list[Anomaly]:
+    """The ``MAX_ROWS`` rows shown, in onset order.
+
+    Chosen failures first, then frequent patterns, then the rest — each in onset order.
+    """
+    rank = {a.key: n for n, a in enumerate(order)}
+    chosen = sorted(order, key=lambda a: (tier(a), rank[a.key]))[:MAX_ROWS]
+    return sorted(chosen, key=lambda a: rank[a.key])
 
 
 def _onsets(backends: Backends, found: list[Anomaly], window: Span,
