@@ -48,8 +48,23 @@ def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     pattern = data.get("pattern") or data.get("template")
     shown = None if fact.flags or not isinstance(pattern, str) else pattern[:160]
     return {"kind": "anomaly", "evidence_id": fact.evidence_id, "service": service,
-            "onset": _token(data.get("first_seen")), "count": count,
+            "onset": _token(data.get("first_seen")), "count": count, "level": _level(data),
             "pattern": shown, "computed": record.tool not in PLAIN_TOOLS}
+
+
+_QUIET = frozenset({"INFO", "DEBUG", "TRACE", "NOTICE"})
+_SOFT = frozenset({"WARN", "WARNING"})
+
+
+def _level(data: Mapping[str, Any]) -> str | None:
+    level = _token(data.get("level"))
+    return level.upper() if level else None
+
+
+def _tier(suspect: Mapping[str, Any]) -> int:
+    """0 an error or worse, 1 a warning (or a query_logs error pattern, WARN and up), 2 info."""
+    level = suspect.get("level")
+    return 2 if level in _QUIET else 1 if level is None or level in _SOFT else 0
 
 
 def _change(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
@@ -86,8 +101,10 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
 def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     """Every suspect of the run, ranked, each with its evidence id.
 
-    Anomalies (earliest first), changes before the earliest onset (latest first), moved
-    metrics; within each, computed statistics before plain rows.
+    Anomalies (errors, then warnings, then the rest; earliest first in each), changes before
+    the earliest failure's onset (latest first), moved metrics; within each, computed
+    statistics before plain rows. A busy system's new INFO lines start earlier than any
+    failure: they rank after the failures and do not move the onset changes must precede.
     """
     anomalies, changes, metrics = [], [], []
     for record in records:
@@ -101,8 +118,10 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                 changes.append(c)
             elif (m := _metric(record, fact)) is not None:
                 metrics.append(m)
-    anomalies.sort(key=lambda s: (not s["computed"], s["onset"] or "~", -_int(s["count"])))
-    onset = min((a["onset"] for a in anomalies if a["onset"]), default=None)
+    anomalies.sort(key=lambda s: (not s["computed"], _tier(s), s["onset"] or "~",
+                                  -_int(s["count"])))
+    failing = [a["onset"] for a in anomalies if a["onset"] and _tier(a) < 2]
+    onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
     changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
     ranked = _distinct(anomalies, ("service", "pattern")) + _distinct(changes, ("summary",)) \

@@ -62,3 +62,19 @@ def test_a_long_list_shows_the_top_few_and_counts_the_rest() -> None:
     lines = digest_lines(suspects([many]))
     assert len(lines) == SHOWN + 1 and lines[-1] == "… and 4 more"
     assert lines[0].startswith("1. s0: 1 × 'boom 0', onset 2026-01-01T10:00:00Z [E7.1]")
+
+
+def test_failures_rank_before_earlier_info_lines_and_set_the_onset_changes_precede() -> None:
+    # A busy system's new INFO line starts before the failure: it must neither lead the digest
+    # nor hide the change made between it and the failure.
+    timeline = record(5, "onset_timeline", [
+        ("onset", {"service": "roaming", "pattern": "token <hex> ALLOWED", "level": "INFO",
+                   "window_count": 2, "first_seen": "2026-01-01T09:40:00Z"}),
+        ("onset", {"service": "api", "pattern": "slow flush", "level": "WARN",
+                   "window_count": 9, "first_seen": "2026-01-01T09:58:00Z"}),
+        ("onset", {"service": "db", "pattern": "disk full", "level": "ERROR",
+                   "window_count": 30, "first_seen": "2026-01-01T10:05:00Z"}),
+    ], {})
+    ranked = suspects([timeline, CHANGES])
+    assert [s["evidence_id"] for s in ranked] == ["E5.3", "E5.2", "E5.1", "E3.1", "E3.2"]
+    assert ranked[0]["level"] == "ERROR"
