@@ -58,3 +58,21 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
     # on fleet, see FLOOR_RIGHT).
     assert world == "fleet" or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
                                    if kind in ("logs_only", "system_wide"))
+
+
+def test_a_published_cause_s_picture_marks_only_changes_as_changes(tmp_path: Path) -> None:
+    # FLEET-01 publishes from onset_timeline rows and cites no change: its picture (the HTML
+    # report's timeline) marks each service's first error, and no log row as a "change".
+    from diagnosis_harness.eval.suite import load_suite
+
+    suite = load_suite(WORLDS / "fleet" / "truth.json")
+    one = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id == "FLEET-01")})
+    card = evaluate(one, model="offline", home=tmp_path, workers=1,
+                    settings={"timezone": "-06:00"})
+    (case,) = card.cases
+    assert case.verdict is Verdict.RIGHT and case.run is not None
+    picture = case.run.picture
+    assert picture is not None
+    kinds = {m.kind for m in picture.marks}
+    assert kinds == {"onset"}, picture.marks
+    assert {m.label for m in picture.marks} >= {"ocpp-gateway first error", "authz first error"}

@@ -64,6 +64,16 @@ def _ms(text: str | None) -> int | None:
         return None
 
 
+LOG_TOOLS = frozenset({"query_logs", "compare_windows", "onset_timeline"})
+"""Tools whose records are log lines or log statistics: their times are the picture's own
+series and onsets, not changes to mark."""
+
+
+def marked(cited: Iterable[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """``(evidence id, text)`` of the cited ``(tool, evidence id, text)`` that are no log rows."""
+    return [(evidence_id, text) for tool, evidence_id, text in cited if tool not in LOG_TOOLS]
+
+
 def timeline(logs: sqlite3.Connection, scope: Mapping[str, str | None] | None,
              cited: Iterable[tuple[str, str]]) -> Timeline | None:
     """The picture of a run's scope from the dataset's log index (None without a window).

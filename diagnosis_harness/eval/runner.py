@@ -22,7 +22,7 @@ from typing import Any
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.eval import manifest
-from diagnosis_harness.eval.picture import Timeline, timeline
+from diagnosis_harness.eval.picture import Timeline, marked, timeline
 from diagnosis_harness.eval.prices import PriceTable, load_prices
 from diagnosis_harness.eval.scoring import (
     CaseResult,
@@ -227,7 +227,7 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
 def _picture(services: Services, view: RunView) -> Timeline | None:
     with services.backends.lock:
         return timeline(services.backends.logs, view.scope,
-                        [(c.evidence_id, c.text) for c in view.cited if c.tool != "query_logs"])
+                        marked((c.tool, c.evidence_id, c.text) for c in view.cited))
 
 
 def _verdict_line(entry: Mapping[str, Any]) -> str:

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from diagnosis_harness.control.settings import Settings
-from diagnosis_harness.eval.picture import timeline
+from diagnosis_harness.eval.picture import marked, timeline
 from diagnosis_harness.eval.runner import run_view
 from diagnosis_harness.eval.scoring import RunView
 from diagnosis_harness.graph.builder import build_graph
@@ -47,7 +47,7 @@ def stored_run_view(settings: Settings, store: RunStore, run_id: str) -> tuple[s
     try:
         with backends.lock:
             picture = timeline(backends.logs, view.scope,
-                               [(c.evidence_id, c.text) for c in view.cited if c.tool != "query_logs"])
+                               marked((c.tool, c.evidence_id, c.text) for c in view.cited))
     finally:
         backends.close()
     return row["question"], view.model_copy(update={"picture": picture})
