@@ -7,7 +7,7 @@ Nothing here is checkpointed; what the run *has done* lives in :mod:`diagnosis_h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits, BudgetUsage
 from diagnosis_harness.control.events import EventEmitter
@@ -15,6 +15,10 @@ from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
+
+if TYPE_CHECKING:  # the tools' backends open SQLite and more: not imported to start a run
+    from diagnosis_harness.tools.backends import Backends
+    from diagnosis_harness.tools.dataset.layout import DatasetInfo
 
 
 @dataclass
@@ -25,9 +29,9 @@ class RunContext:
     thread_id: str | None
     settings: Settings
     seam: ModelSeam
-    backends: Any
-    """The evidence tools' backends (diagnosis_harness.tools.boundary.Backends)."""
-    dataset: Any
+    backends: Backends
+    """The evidence tools' backends: the log store, the ops database, the knowledge index."""
+    dataset: DatasetInfo
     """What the router needs to know of the dataset (known services, latest event time)."""
     store: RunStore
     lifecycle: RunLifecycle
