@@ -31,6 +31,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_HOURS,
     PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
@@ -92,6 +93,7 @@ def build(dest: Path, events: int, rng: random.Random) -> Path:
         conn.execute("COMMIT")
         conn.executescript(LOGS_INDEXES)
         conn.executescript(PATTERN_MINUTES)
+        conn.executescript(PATTERN_HOURS)
         conn.execute("ANALYZE")
         log_stats = describe_logs(conn)
     _ops(dest / OPS_DB, rng)
