@@ -91,7 +91,7 @@ def _onsets(backends: Backends, found: list[Anomaly], window: Span,
     need = {a.key: max(1, math.ceil(MIN_RATIO * a.baseline_count / baseline.minutes))
             for a in rose}
     pattern_ids = sorted({a.key[1] for a in rose})
-    parts, params = parts_sql(window, None, pattern_ids)
+    parts, params = parts_sql(window, None, pattern_ids, hours=False)  # per minute
     rows = backends.logs.execute(
         "SELECT service, pattern_id, level, minute, sum(n), min(first_ms), min(first_id) "
         f"FROM ({parts}) GROUP BY service, pattern_id, level, minute ORDER BY minute",
