@@ -77,11 +77,12 @@ CREATE TABLE pattern_hours (     -- pattern_minutes rolled up per hour (§16.1)
     first_ms INTEGER NOT NULL,
     last_ms INTEGER NOT NULL,
     first_id INTEGER NOT NULL,
+    peak INTEGER NOT NULL,       -- the most events of one of its minutes (onset's take-off)
     PRIMARY KEY (hour, service, pattern_id, level)
 ) WITHOUT ROWID;
 INSERT INTO pattern_hours
 SELECT (minute - ((minute % 60) + 60) % 60) / 60, service, pattern_id, level,
-       sum(n), min(first_ms), max(last_ms), min(first_id)
+       sum(n), min(first_ms), max(last_ms), min(first_id), max(n)
 FROM pattern_minutes GROUP BY 1, 2, 3, 4;
 CREATE INDEX pattern_hours_service ON pattern_hours(service, hour);
 """

@@ -109,10 +109,16 @@ class Counted:
 
 MINUTE_MS = 60_000
 HOUR_MINUTES = 60
+HOUR_MS = HOUR_MINUTES * MINUTE_MS
 
 _EVENT_COLS = ("(ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000 AS minute, service, "
                "pattern_id, level, 1 AS n, ts_ms AS first_ms, ts_ms AS last_ms, id AS first_id")
 _SUMMARY_COLS = "service, pattern_id, level, n, first_ms, last_ms, first_id"
+
+
+def whole_hours(span: Span) -> tuple[int, int]:
+    """The first and last hour (``floor(ms / 3600000)``) wholly inside ``span``; lo > hi: none."""
+    return -(-span.lo // HOUR_MS), (span.hi + 1) // HOUR_MS - 1
 
 
 def parts_sql(span: Span, service: str | None, pattern_ids: list[int] | None = None, *,
@@ -152,8 +158,7 @@ def parts_sql(span: Span, service: str | None, pattern_ids: list[int] | None = N
     if m_lo > m_hi:  # no whole minute: the events alone
         piece(events, span.lo, span.hi)
     else:
-        h_lo = -(-m_lo // HOUR_MINUTES)  # the first hour that starts inside the whole minutes
-        h_hi = (m_hi + 1) // HOUR_MINUTES - 1  # the last hour that ends inside them
+        h_lo, h_hi = whole_hours(span)
         piece(events, span.lo, m_lo * MINUTE_MS - 1)
         if not hours or h_lo > h_hi:  # no whole hour (or not wanted): minutes between the edges
             piece(minutes, m_lo, m_hi)
