@@ -20,8 +20,14 @@ import pytest
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.dataset.build import load_dataset
 from diagnosis_harness.tools.dataset.layout import BUILD_MANIFEST, LOGS_DB, SCHEMA_VERSION
-from diagnosis_harness.tools.stats.common import Counted, Span, parts_sql, pattern_counts
-from diagnosis_harness.tools.timeutil import parse_ts, to_epoch_ms
+from diagnosis_harness.tools.stats.common import (
+    Counted,
+    Span,
+    parts_sql,
+    pattern_counts,
+    whole_hours,
+)
+from diagnosis_harness.tools.timeutil import format_epoch_ms, parse_ts, to_epoch_ms
 
 from diagnosis_harness import write_dataset
 
@@ -42,7 +48,25 @@ def _logs() -> list[dict[str, str]]:
                     "message": text.format(k=k, n=rng.randrange(10, 5000))})
         t += timedelta(milliseconds=rng.randrange(200, 4000))
         k += 1
+    # "batch": one event every 5 minutes, and bursts placed in each piece of WINDOWS[0]
+    stamps = [START + timedelta(minutes=5 * i, seconds=33) for i in range(HOURS * 12)]
+    for at, count, step_ms in BURSTS:
+        stamps += [datetime.fromisoformat(at) + timedelta(milliseconds=step_ms * i)
+                   for i in range(count)]
+    out += [{"ts": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+             "service": "batch", "level": "INFO", "message": f"batch step {i} done"}
+            for i, moment in enumerate(stamps)]
     return out
+
+
+BURSTS = [  # (first, count, ms apart); the background adds one at :33 of every fifth minute
+    ("2026-09-14T06:17:05+00:00", 3, 1000),  # the minute WINDOWS[0] starts in, before its start
+    ("2026-09-14T06:17:24+00:00", 5, 1000),  # … and inside it: 5 of that minute's 8
+    ("2026-09-14T08:30:10+00:00", 8, 1000),  # a whole hour (9 in the minute)
+    ("2026-09-14T11:30:05+00:00", 12, 1000),  # a whole minute after the last whole hour (13)
+    ("2026-09-14T11:42:00+00:00", 40, 200),  # the minute WINDOWS[0] ends in, inside it
+    ("2026-09-14T11:42:09+00:00", 5, 1000),  # … and after its end (45 in the minute)
+]
 
 
 @pytest.fixture(scope="module")
@@ -130,14 +154,61 @@ def test_the_summaries_agree_with_the_events(backends: Backends) -> None:
     def per(sql: str) -> list[tuple]:
         return backends.logs.execute(sql).fetchall()
 
-    by_hour = ("SELECT {h}, service, pattern_id, level, {n}, {first}, {last}, {id} FROM {t} "
-               "GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4")
-    assert per(by_hour.format(h="ts_ms / 3600000", n="count(*)", first="min(ts_ms)",
-                              last="max(ts_ms)", id="min(id)", t="events")) == \
-        per("SELECT * FROM pattern_hours ORDER BY 1, 2, 3, 4")
-    assert per(by_hour.format(h="minute / 60", n="sum(n)", first="min(first_ms)",
-                              last="max(last_ms)", id="min(first_id)", t="pattern_minutes")) == \
-        per("SELECT * FROM pattern_hours ORDER BY 1, 2, 3, 4")
+    hours = per("SELECT hour, service, pattern_id, level, n, first_ms, last_ms, first_id, peak "
+                "FROM pattern_hours ORDER BY 1, 2, 3, 4")
+    peaks: dict[tuple, int] = {}
+    for h, sv, p, lv, n in per("SELECT ts_ms / 3600000, service, pattern_id, level, count(*) "
+                               "FROM events GROUP BY ts_ms / 60000, 2, 3, 4"):
+        peaks[h, sv, p, lv] = max(peaks.get((h, sv, p, lv), 0), n)
+    assert [(*row, peaks[row[:4]]) for row in per(
+        "SELECT ts_ms / 3600000, service, pattern_id, level, count(*), min(ts_ms), max(ts_ms), "
+        "min(id) FROM events GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4")] == hours
+    assert per("SELECT minute / 60, service, pattern_id, level, sum(n), min(first_ms), "
+               "max(last_ms), min(first_id), max(n) FROM pattern_minutes "
+               "GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") == hours
+
+
+def brute_take_off(backends: Backends, s: Span, need: dict[tuple, int]) -> dict[tuple, tuple]:
+    rows = backends.logs.execute(
+        "SELECT service, pattern_id, level, ts_ms / 60000, count(*), min(ts_ms), min(id) "
+        "FROM events WHERE ts_ms BETWEEN ? AND ? GROUP BY 1, 2, 3, 4 ORDER BY 4",
+        (s.lo, s.hi)).fetchall()
+    out: dict[tuple, tuple] = {}
+    for sv, p, lv, _, n, first, i in rows:
+        if (sv, p, lv) in need and (sv, p, lv) not in out and n >= need[sv, p, lv]:
+            out[sv, p, lv] = (first, i)
+    return out
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_onset_take_off_is_the_first_minute_reaching_the_need(
+        backends: Backends, window: tuple[str, str]) -> None:
+    # onset_timeline's risen patterns: the first minute with at least `need` events, found
+    # through the hours' peaks, is the one a minute-by-minute scan of the events finds.
+    from diagnosis_harness.tools.stats.onset import _take_off
+
+    s = span(*window)
+    keys = sorted(brute_force(backends, s, None))
+    later_hours = 0
+    for needs in ([1], [2, 3, 4, 5, 6, 50], [3, 4, 5], [6, 7, 8, 9]):
+        need = {k: needs[i % len(needs)] for i, k in enumerate(keys)}
+        expected = brute_take_off(backends, s, need)
+        assert _take_off(backends, s, need) == expected
+        assert expected or needs[0] > 1
+        if 50 in needs and len(keys) > 5:
+            assert len(expected) < len(need)  # no minute has 50 events: those keep their first
+        h_lo, h_hi = whole_hours(s)
+        later_hours += sum(h_lo < ms // 3_600_000 <= h_hi for ms, _ in expected.values())
+    if window == WINDOWS[0]:
+        assert later_hours > 0  # some take-off found past the first whole hour's peak check
+        batch = next(k for k in keys if k[0] == "batch")
+        got = {n: format_epoch_ms(_take_off(backends, s, {batch: n})[batch][0])
+               for n in (1, 5, 6, 9, 10, 13, 14, 40)}
+        assert got == {1: "2026-09-14T06:17:24Z", 5: "2026-09-14T06:17:24Z",
+                       6: "2026-09-14T08:30:10Z", 9: "2026-09-14T08:30:10Z",
+                       10: "2026-09-14T11:30:05Z", 13: "2026-09-14T11:30:05Z",
+                       14: "2026-09-14T11:42:00Z", 40: "2026-09-14T11:42:00Z"}
+        assert _take_off(backends, s, {batch: 41}) == {}  # 40 of the last minute inside
 
 
 def test_per_minute_rows_for_the_take_off_never_come_from_hours(backends: Backends) -> None:
