@@ -5,9 +5,10 @@ by the build's ``pattern_of``; FTS left empty, as no call here filters on words)
 (default 1,000,000) over two days from 12 services, one incident (a new ERROR pattern on one
 service, a deploy before it, one host's metric leaving its baseline), a per-minute metrics
 table and a dependency table. Then times each tool through the full boundary
-(``execute_tool``), on 30-minute windows at random places. Target: p95 <= 100 ms per tool.
+(``execute_tool``), on windows of ``--minutes`` (default 30; 1440, a whole day, is the
+longest) at random places. Target: p95 <= 100 ms per tool.
 
-    .venv/bin/python scripts/bench_statistics.py [--events 1000000] [--queries 100]
+    .venv/bin/python scripts/bench_statistics.py [--events 1000000] [--queries 100] [--minutes 30]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_HOURS,
     PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
@@ -92,6 +94,7 @@ def build(dest: Path, events: int, rng: random.Random) -> Path:
         conn.execute("COMMIT")
         conn.executescript(LOGS_INDEXES)
         conn.executescript(PATTERN_MINUTES)
+        conn.executescript(PATTERN_HOURS)
         conn.execute("ANALYZE")
         log_stats = describe_logs(conn)
     _ops(dest / OPS_DB, rng)

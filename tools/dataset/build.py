@@ -40,6 +40,7 @@ from diagnosis_harness.tools.dataset.layout import (
     LOGS_INDEXES,
     LOGS_SCHEMA,
     OPS_DB,
+    PATTERN_HOURS,
     PATTERN_MINUTES,
     SCHEMA_VERSION,
     DatasetInfo,
@@ -261,6 +262,7 @@ def _build_logs(src: Path, out: Path, problems: Problems) -> dict[str, Any]:
         staging.unlink()
         conn.executescript(LOGS_INDEXES)
         conn.executescript(PATTERN_MINUTES)
+        conn.executescript(PATTERN_HOURS)
         conn.execute("INSERT INTO events_fts(rowid, message) SELECT id, message FROM events")
         conn.execute("INSERT INTO events_fts(events_fts) VALUES('optimize')")
         conn.execute("ANALYZE")

@@ -16,7 +16,7 @@ from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
 from diagnosis_harness.control.settings import Settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"
@@ -67,6 +67,28 @@ FROM events GROUP BY 1, 2, 3, 4;
 CREATE INDEX pattern_minutes_service ON pattern_minutes(service, minute);
 """
 """The summary the statistics tools read whole minutes of a window from (built after events)."""
+PATTERN_HOURS = """
+CREATE TABLE pattern_hours (     -- pattern_minutes rolled up per hour (§16.1)
+    hour INTEGER NOT NULL,       -- floor(ts_ms / 3600000) = floor(minute / 60)
+    service TEXT NOT NULL,
+    pattern_id INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    first_ms INTEGER NOT NULL,
+    last_ms INTEGER NOT NULL,
+    first_id INTEGER NOT NULL,
+    peak INTEGER NOT NULL,       -- the most events of one of its minutes (onset's take-off)
+    PRIMARY KEY (hour, service, pattern_id, level)
+) WITHOUT ROWID;
+INSERT INTO pattern_hours
+SELECT (minute - ((minute % 60) + 60) % 60) / 60, service, pattern_id, level,
+       sum(n), min(first_ms), max(last_ms), min(first_id), max(n)
+FROM pattern_minutes GROUP BY 1, 2, 3, 4;
+CREATE INDEX pattern_hours_service ON pattern_hours(service, hour);
+"""
+"""The summary the statistics tools read whole hours of a window from (built after
+:data:`PATTERN_MINUTES`, from it). A layout without it is an older :data:`SCHEMA_VERSION`:
+rebuilt by the load, refused by :func:`dataset_info`."""
 
 KNOWLEDGE_SCHEMA = """
 CREATE TABLE passages (

@@ -108,39 +108,67 @@ class Counted:
 
 
 MINUTE_MS = 60_000
+HOUR_MINUTES = 60
+HOUR_MS = HOUR_MINUTES * MINUTE_MS
+
+_EVENT_COLS = ("(ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000 AS minute, service, "
+               "pattern_id, level, 1 AS n, ts_ms AS first_ms, ts_ms AS last_ms, id AS first_id")
+_SUMMARY_COLS = "service, pattern_id, level, n, first_ms, last_ms, first_id"
 
 
-def parts_sql(span: Span, service: str | None,
-              pattern_ids: list[int] | None = None) -> tuple[str, tuple[Any, ...]]:
-    """SQL of the rows that make up ``span``: whole minutes from the summary, edges from events.
+def whole_hours(span: Span) -> tuple[int, int]:
+    """The first and last hour (``floor(ms / 3600000)``) wholly inside ``span``; lo > hi: none."""
+    return -(-span.lo // HOUR_MS), (span.hi + 1) // HOUR_MS - 1
 
-    Each row is ``(minute, service, pattern_id, level, n, first_ms, last_ms, first_id)``; the
-    build's ``pattern_minutes`` holds one per minute, service, pattern and level, so a long
-    window reads a row per minute and pattern instead of one per event. The partial minutes at
-    the window's two ends are read from the events themselves (docs/design.md §16.1).
+
+def parts_sql(span: Span, service: str | None, pattern_ids: list[int] | None = None, *,
+              hours: bool = True) -> tuple[str, tuple[Any, ...]]:
+    """SQL of the rows that make up ``span``: whole hours and minutes from summaries, edges from events.
+
+    Each row is ``(minute, service, pattern_id, level, n, first_ms, last_ms, first_id)``. The
+    span is cut into disjoint pieces that cover it exactly (docs/design.md §16.1): the whole
+    hours inside it from the build's ``pattern_hours`` (one row per hour, service, pattern and
+    level), the whole minutes before the first and after the last of those hours from
+    ``pattern_minutes``, and the partial minutes at the two ends from the events themselves —
+    so a day reads a row per hour and pattern, not one per minute or event. An hour row's
+    ``minute`` is the hour's first minute: a caller that groups by minute passes
+    ``hours=False`` and gets minute rows only.
     """
     m_lo = -(-span.lo // MINUTE_MS)  # the first minute that starts inside the span
     m_hi = (span.hi + 1) // MINUTE_MS - 1  # the last minute that ends inside it
     only: list[str] = []
-    args: list[Any] = []
+    filters: list[Any] = []
     if service is not None:
         only.append("service = ?")
-        args.append(service)
+        filters.append(service)
     if pattern_ids is not None:
         only.append(f"pattern_id IN ({', '.join('?' * len(pattern_ids))})")
-        args += pattern_ids
+        filters += pattern_ids
     extra = "".join(f" AND {c}" for c in only)
-    event_cols = ("(ts_ms - ((ts_ms % 60000) + 60000) % 60000) / 60000 AS minute, service, "
-                  "pattern_id, level, 1 AS n, ts_ms AS first_ms, ts_ms AS last_ms, id AS first_id")
+    pieces: list[str] = []
+    args: list[Any] = []
+
+    def piece(sql: str, lo: int, hi: int) -> None:
+        if lo <= hi:  # an empty stretch adds nothing
+            pieces.append(sql + extra)
+            args.extend((lo, hi, *filters))
+
+    events = f"SELECT {_EVENT_COLS} FROM events WHERE ts_ms BETWEEN ? AND ?"
+    minutes = f"SELECT minute, {_SUMMARY_COLS} FROM pattern_minutes WHERE minute BETWEEN ? AND ?"
     if m_lo > m_hi:  # no whole minute: the events alone
-        return (f"SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}",
-                (span.lo, span.hi, *args))
-    sql = (f"SELECT minute, service, pattern_id, level, n, first_ms, last_ms, first_id FROM "
-           f"pattern_minutes WHERE minute BETWEEN ? AND ?{extra} "
-           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra} "
-           f"UNION ALL SELECT {event_cols} FROM events WHERE ts_ms BETWEEN ? AND ?{extra}")
-    return sql, (m_lo, m_hi, *args, span.lo, m_lo * MINUTE_MS - 1, *args,
-                 (m_hi + 1) * MINUTE_MS, span.hi, *args)
+        piece(events, span.lo, span.hi)
+    else:
+        h_lo, h_hi = whole_hours(span)
+        piece(events, span.lo, m_lo * MINUTE_MS - 1)
+        if not hours or h_lo > h_hi:  # no whole hour (or not wanted): minutes between the edges
+            piece(minutes, m_lo, m_hi)
+        else:
+            piece(minutes, m_lo, h_lo * HOUR_MINUTES - 1)
+            piece(f"SELECT hour * {HOUR_MINUTES} AS minute, {_SUMMARY_COLS} FROM pattern_hours "
+                  "WHERE hour BETWEEN ? AND ?", h_lo, h_hi)
+            piece(minutes, (h_hi + 1) * HOUR_MINUTES, m_hi)
+        piece(events, (m_hi + 1) * MINUTE_MS, span.hi)
+    return " UNION ALL ".join(pieces), tuple(args)
 
 
 def pattern_counts(backends: Backends, span: Span, service: str | None) -> dict[Key, Counted]:

@@ -19,16 +19,19 @@ from typing import Any
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult
 from diagnosis_harness.tools.stats.common import (
+    HOUR_MS,
     MAX_ROWS,
     MIN_EVENTS,
     MIN_RATIO,
     Anomaly,
+    Key,
     Span,
     anomalies,
     examples,
     parts_sql,
     pattern_texts,
     severity,
+    whole_hours,
 )
 from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
 from diagnosis_harness.tools.stats.schema import dependencies
@@ -111,7 +114,7 @@ def shown_rows(order: list[Anomaly]) -> list[Anomaly]:
 
 
 def _onsets(backends: Backends, found: list[Anomaly], window: Span,
-            baseline: Span) -> dict[tuple[str, int, str], tuple[int, int]]:
+            baseline: Span) -> dict[Key, tuple[int, int]]:
     """(onset ms, event id) per anomaly (module docstring)."""
     out = {a.key: (a.window.first_ms, a.window.first_id) for a in found}
     rose = sorted((a for a in found if a.change == "rose"), key=lambda a: a.key)[:MAX_ROSE]
@@ -119,18 +122,62 @@ def _onsets(backends: Backends, found: list[Anomaly], window: Span,
         return out
     need = {a.key: max(1, math.ceil(MIN_RATIO * a.baseline_count / baseline.minutes))
             for a in rose}
-    pattern_ids = sorted({a.key[1] for a in rose})
-    parts, params = parts_sql(window, None, pattern_ids)
+    out.update(_take_off(backends, window, need))
+    return out
+
+
+def _take_off(backends: Backends, window: Span, need: dict[Key, int]) -> dict[Key, tuple[int, int]]:
+    """Each key's first minute of ``window`` with ``need[key]`` events: (first ms, first id).
+
+    A key with no such minute is left out. Read minute by minute before the window's first
+    whole hour and after its last; in between, only the first hour whose ``peak`` (its busiest
+    minute) reaches ``need`` is read by the minute — an earlier hour has no such minute — so a
+    day costs its hours, not its 1440 minutes.
+    """
+    h_lo, h_hi = whole_hours(window)
+    if h_lo > h_hi:
+        return _first_reaching(backends, window, need)
+    found = {}
+    if window.lo < h_lo * HOUR_MS:
+        found = _first_reaching(backends, Span(window.lo, h_lo * HOUR_MS - 1), need)
+    left = {k: v for k, v in need.items() if k not in found}
+    if left:
+        rows = backends.logs.execute(
+            f"SELECT service, pattern_id, level, hour, peak FROM pattern_hours WHERE hour BETWEEN "
+            f"? AND ? AND pattern_id IN ({', '.join('?' * len(_ids(left)))}) ORDER BY hour",
+            (h_lo, h_hi, *_ids(left))).fetchall()
+        hour_of: dict[Key, int] = {}
+        for service, pattern_id, lvl, hour, peak in rows:
+            key = (service, pattern_id, lvl)
+            if key in left and key not in hour_of and peak >= left[key]:
+                hour_of[key] = hour
+        for hour in sorted(set(hour_of.values())):
+            keys = {k: left[k] for k, h in hour_of.items() if h == hour}
+            found |= _first_reaching(backends, Span(hour * HOUR_MS, (hour + 1) * HOUR_MS - 1),
+                                     keys)
+        left = {k: v for k, v in left.items() if k not in found}
+    if left and (h_hi + 1) * HOUR_MS <= window.hi:
+        found |= _first_reaching(backends, Span((h_hi + 1) * HOUR_MS, window.hi), left)
+    return found
+
+
+def _ids(keys: dict[Key, int]) -> list[int]:
+    return sorted({k[1] for k in keys})
+
+
+def _first_reaching(backends: Backends, span: Span,
+                    need: dict[Key, int]) -> dict[Key, tuple[int, int]]:
+    """:func:`_take_off` read minute by minute (``span`` is short, or one hour)."""
+    parts, params = parts_sql(span, None, _ids(need), hours=False)  # grouped per minute
     rows = backends.logs.execute(
         "SELECT service, pattern_id, level, minute, sum(n), min(first_ms), min(first_id) "
         f"FROM ({parts}) GROUP BY service, pattern_id, level, minute ORDER BY minute",
         params).fetchall()
-    done: set[tuple[str, int, str]] = set()
+    out: dict[Key, tuple[int, int]] = {}
     for service, pattern_id, lvl, _, count, first_ms, first_id in rows:
         key = (service, pattern_id, lvl)
-        if key in need and key not in done and count >= need[key]:
+        if key in need and key not in out and count >= need[key]:
             out[key] = (first_ms, first_id)
-            done.add(key)
     return out
 
 
