@@ -127,16 +127,22 @@ def fetch_capped(
     """Read at most ``max_rows`` rows; raise ResultTooLarge past ``max_bytes``."""
     rows: list[tuple[Any, ...]] = []
     size = 0
-    for row in iter(cursor.fetchone, None):
-        if len(rows) == max_rows:
-            return rows, True
-        size += row_bytes(tuple(row))
-        if size > max_bytes:
-            raise ResultTooLarge(
-                f"result exceeds {max_bytes} bytes; select fewer columns or add a LIMIT"
-            )
-        rows.append(tuple(row))
+    while batch := cursor.fetchmany(min(FETCH_BATCH, max_rows - len(rows) + 1)):
+        for fetched in batch:
+            if len(rows) == max_rows:
+                return rows, True
+            row = tuple(fetched)
+            size += row_bytes(row)
+            if size > max_bytes:
+                raise ResultTooLarge(
+                    f"result exceeds {max_bytes} bytes; select fewer columns or add a LIMIT"
+                )
+            rows.append(row)
     return rows, False
+
+
+FETCH_BATCH = 500
+"""Rows read from the driver at a time (one more than the cap at most: it says "more")."""
 
 
 def _sqlite_schema(conn: sqlite3.Connection) -> dict[str, list[str]]:

@@ -135,19 +135,25 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
                                max_bytes=settings.max_tool_result_bytes * 100)
     w_lo, w_hi = scope["start"], scope["end"]
     b_hi = scope["baseline_end"]
+    # Column by column: the rows of each entity split once into baseline and window, then
+    # each metric read over them (a day's samples are tens of thousands of rows).
+    times = [time_text(row[0]) for row in rows]
+    by_entity: dict[Any, tuple[list[int], list[int]]] = {}
+    for i, ts in enumerate(times):
+        base_rows, win_rows = by_entity.setdefault(rows[i][1] if kind.entity_column else None,
+                                                   ([], []))
+        if ts <= b_hi:
+            base_rows.append(i)
+        elif w_lo <= ts <= w_hi:
+            win_rows.append(i)
     series: dict[tuple[Any, str], tuple[list[float], list[tuple[str, float]]]] = {}
     offset = 2 if kind.entity_column else 1
-    for row in rows:
-        ts = time_text(row[0])
-        entity = row[1] if kind.entity_column else None
-        for metric, value in zip(kind.numeric_columns, row[offset:], strict=True):
-            if value is None or not is_number(value):
-                continue
-            base, win = series.setdefault((entity, metric), ([], []))
-            if ts <= b_hi:
-                base.append(float(value))
-            elif w_lo <= ts <= w_hi:
-                win.append((ts, float(value)))
+    for j, metric in enumerate(kind.numeric_columns, start=offset):
+        for entity, (base_rows, win_rows) in by_entity.items():
+            base = [float(v) for i in base_rows if _number(v := rows[i][j])]
+            win = [(times[i], float(v)) for i in win_rows if _number(v := rows[i][j])]
+            if base or win:
+                series[(entity, metric)] = (base, win)
     out = []
     for (entity, metric), (base, win) in sorted(series.items(), key=lambda kv: (str(kv[0][0]),
                                                                                  kv[0][1])):
@@ -157,6 +163,10 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
                         "entity_column": kind.entity_column, "entity": entity,
                         "metric": metric, **shift})
     return out, more
+
+
+def _number(value: Any) -> bool:
+    return type(value) is float or type(value) is int or (value is not None and is_number(value))
 
 
 def time_text(value: Any) -> str:

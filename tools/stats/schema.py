@@ -103,7 +103,20 @@ def run_select(backends: Backends, sql: str, *, max_rows: int, timeout_s: float,
 
 
 def _row_bytes(row: tuple[Any, ...]) -> int:
-    return sum(len(str(v)) + 4 for v in row)
+    """A row's size for the byte cap, 4 per value plus the value's own.
+
+    A text's length; 24 for a 64-bit int or a float (their longest spelling) — spelling each
+    number out cost most of a day window's time in ``metric_shifts``.
+    """
+    return sum(map(_value_bytes, row)) + 4 * len(row)
+
+
+def _value_bytes(value: Any) -> int:
+    kind = type(value)
+    return len(value) if kind is str else 24 if kind in _FIXED else len(str(value))
+
+
+_FIXED = frozenset({int, float, type(None)})
 
 
 def layout(backends: Backends, timeout_s: float) -> OpsLayout:
