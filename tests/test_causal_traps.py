@@ -69,3 +69,60 @@ def test_a_system_wide_question_without_a_window_still_asks_for_one(root: str,
     assert out["intent"] == "DIAGNOSIS"
     assert out["fallback_type"] == "MISSING_REQUIRED_CONTEXT"
     assert out["usage"]["tool_calls"] == 0
+
+
+NOISE_PAGE = """# Known noise
+
+## What appears every day
+
+These appear every day and do not mean customers are affected.
+
+- kyc "idverify check failed ... context deadline exceeded": the identity vendor times out on
+  a few percent of checks all day; the applicant retries.
+"""
+VENDOR_PAGE = """# Identity vendor timeouts
+
+## Symptoms
+
+- kyc "idverify check failed ... context deadline exceeded": the identity vendor is slow;
+  check the kyc release and its check client settings.
+"""
+
+
+OTHER_PAGES = {
+    "pool": "# Pool exhaustion\n\n## Symptoms\n\nTimeout waiting for connection from pool.\n",
+    "disk": "# Disk full\n\n## Symptoms\n\nNo space left on device on the data volume.\n",
+    "tls": "# Certificate expiry\n\n## Symptoms\n\nTLS handshake failed: certificate expired.\n",
+}
+
+
+def _kyc_world(root: Path, page: str) -> Services:
+    from datetime import UTC, datetime, timedelta
+
+    from diagnosis_harness import write_dataset
+
+    start = datetime(2026, 3, 11, 1, 0, tzinfo=UTC)
+    logs = [{"ts": (start + timedelta(seconds=30 * i)).isoformat(), "service": "kyc",
+             "level": "INFO", "message": f"application APP-{1000 + i} received"} for i in range(120)]
+    logs += [{"ts": (start + timedelta(minutes=31, seconds=40 * i)).isoformat(), "service": "kyc",
+              "level": "ERROR", "message": f'level=error msg="idverify check failed" '
+              f'application=APP-{5000 + i} err="context deadline exceeded"'} for i in range(6)]
+    deploys = [{"deploy_id": "DEP-4417", "service": "kyc", "version": "4.1.0",
+                "finished_at": "2026-03-11T01:24:00Z", "summary": "liveness check v2"}]
+    data = write_dataset(root / "data", logs=logs, tables={"deploys": deploys},
+                         runbooks={"vendor": page, **OTHER_PAGES}, name="kyc")
+    return Services.from_settings(load_settings(model="offline", home=root / "home",
+                                                data_dir=data))
+
+
+def test_a_runbook_page_that_calls_the_symptom_everyday_noise_supports_no_cause(
+        tmp_path: Path) -> None:
+    question = "kyc onboarding failing after our release, 12:30 to 12:50 +11:00 on 11 Mar 2026 — why?"
+    # A page that describes the symptom as a fault lets the release explain it ...
+    fault = diagnose(_kyc_world(tmp_path / "fault", VENDOR_PAGE), question)
+    assert fault["release_outcome"] == "SUCCESS", fault["content"]
+    assert "DEP-4417" in fault["content"]
+    # ... the team's known-noise page saying the same lines are everyday noise does not.
+    noise = diagnose(_kyc_world(tmp_path / "noise", NOISE_PAGE), question)
+    assert noise["release_outcome"] == "FALLBACK", noise["content"]
+    assert "Root cause:" not in noise["content"]

@@ -11,6 +11,13 @@ from diagnosis_harness.providers.offline.conversation import Conversation
 from diagnosis_harness.providers.offline.text import terms
 
 DEFAULT_MAX_CALLS = 10
+KNOWN_NOISE = re.compile(r"\bknown[- ]noise\b|\bknown[- ]errors?\b|(?:can|may) (?:safely )?be "
+                         r"(?:safely )?ignored|do(?:es)? not mean (?:customers|users|anyone) "
+                         r"(?:are|is) affected", re.I)
+"""A runbook page that lists its symptoms as everyday noise (a "known noise" page): matching it
+says the symptom is *not* the incident. Measured on a world built blind to these rules: the
+runbook rule published a release as the cause of a vendor's everyday timeouts, "as runbook
+known-noise describes"."""
 """The tool-call limit assumed when the instructions do not carry one."""
 
 
@@ -106,6 +113,8 @@ class Investigation:
         body = " ".join(f"{p.get('title', '')} {p.get('text', '')}" for p in chosen)
         if len(terms(str(symptom.get("template", ""))) & terms(body)) < 2:
             return []  # the runbook does not speak of this symptom
+        if KNOWN_NOISE.search(body):
+            return []  # the team's own page says this symptom is everyday noise: no cause
         return chosen
 
 
