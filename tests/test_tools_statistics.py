@@ -252,6 +252,31 @@ def test_a_logfmt_message_keeps_its_words_other_quoted_values_do_not() -> None:
         == 'GET /search?q="<str>" <n> err="dial tcp <ip>:<n>: i/o timeout"'
 
 
+def test_a_json_message_keeps_its_keys_and_its_message_words() -> None:
+    # An app logging JSON inside the collector's JSON: every quoted key was one "<str>", so
+    # two different failures of one service had the same pattern and no words.
+    pushed = pattern_of('{"level": 40, "msg": "apns rejected token", "device": "886a6ee7"}')
+    crashed = pattern_of('{"level": 50, "msg": "consumer crashed", "partition": 7, '
+                         '"offset": 88412931, "err": {"code": "E_PARSE"}}')
+    assert pushed == 'level=<n> msg="apns rejected token" device="<str>"'
+    assert crashed == 'level=<n> msg="consumer crashed" partition=<n> offset=<n> err=<obj>'
+    assert pattern_of('{"msg": "apns rejected token", "device": "ffe01b22"}') \
+        == pattern_of('{"msg": "apns rejected token", "device": "0c0ffee9"}')
+    assert pattern_of("{not json: at all}") == "{not json: at all}"
+
+
+def test_an_access_logs_request_line_keeps_its_method_and_path() -> None:
+    line = ('[2026-03-11T01:27:52.028Z] "GET /v1/customers/me/profile HTTP/2" 503 - 702 118 '
+            '"101.2.3.4"')
+    assert pattern_of(line) == '[<ts>] "GET /<id>/customers/me/profile HTTP/<n>" <n> - <n> <n> ' \
+        '"<str>"'
+    # The query string's values vary per request: one pattern per endpoint.
+    assert pattern_of('"POST /v2/sessions?cp=CP-1 HTTP/1.1" 502') \
+        == pattern_of('"POST /v2/sessions?cp=CP-9&x=2 HTTP/1.1" 502') \
+        == '"POST /<id>/sessions?<q> HTTP/<n>" <n>'
+    assert pattern_of('said "GET out of here"') == 'said "<str>"'
+
+
 def test_onset_timeline_shows_a_windows_failures_before_odd_new_info_lines(
         tmp_path: Path) -> None:
     # A busy system: 30 INFO lines of the window are "new" (each its own words, never seen in

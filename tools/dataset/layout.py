@@ -16,7 +16,7 @@ from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
 from diagnosis_harness.control.settings import Settings
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"

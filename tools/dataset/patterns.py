@@ -8,9 +8,14 @@ pattern once (``events.pattern_id`` → ``patterns.text``), so a window comparis
 
 Masks, applied in this order (docs/design.md §16.1):
 
+- a message that is a JSON object (an app logging JSON inside a collector's JSON: ``{"level":
+  40, "msg": "apns rejected token", …}``) is read as its keys and values, ``key=value`` in the
+  object's order, a nested object or list ``<obj>`` — so the rules below keep its keys and its
+  message's words instead of masking every quoted key;
 - a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
   → ``"<str>"``, except the value of a message key (``msg=``, ``err=``, ``error=``, ``reason=``…:
-  logfmt's message), whose words stay;
+  logfmt's message), whose words stay, and an HTTP request line (``"GET /v1/fx/rates HTTP/2"``
+  in an access log), which keeps its method and path (its query string → ``?<q>``);
 - an ISO timestamp → ``<ts>``;
 - every *atom* (a run of letters, digits, ``_ . -``) that holds a digit: a UUID → ``<uuid>``,
   an IPv4 address → ``<ip>``, a duration (``250ms``, ``1.5s``) → ``<dur>``, a plain number →
@@ -25,6 +30,7 @@ atom character, and the quantifiers are possessive), and only the first
 
 from __future__ import annotations
 
+import json
 import re
 
 MAX_PATTERN_INPUT = 2000
@@ -32,15 +38,45 @@ MAX_PATTERN_CHARS = 400
 """A pattern is stored and shown up to this length."""
 
 _QUOTED = re.compile(r"(?<![\w'\"])(?:'[^'\n]{1,200}'|\"[^\"\n]{1,200}\")(?![\w'\"])")
-_SAYS = re.compile(r"(?:^|[\s,;(])(?:msg|message|err|error|reason|cause|detail)=$", re.I)
+_SAYS = re.compile(r"(?:^|[\s,;(])(?:msg|message|event|err|error|reason|cause|detail)=$", re.I)
 """A key whose quoted value is the message itself (logfmt ``msg="…"``, ``err="…"``): its words
 are the failure mode, kept (their ids and numbers masked like the rest), not one ``"<str>"``."""
+
+
+_REQUEST = re.compile(r"([\"'])((?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) "
+                      r"/[^\s?\"']*)(?:\?[^\s\"']*)?( HTTP/[\d.]+)?\1")
+"""An access log's quoted request line: the method and path say which endpoint failed."""
 
 
 def _quoted(match: re.Match[str]) -> str:
     if _SAYS.search(match.string, 0, match.start()) is not None:
         return match.group(0)
+    if (request := _REQUEST.fullmatch(match.group(0))) is not None:
+        query = "?<q>" if "?" in match.group(0) else ""
+        return f'"{request.group(2)}{query}{request.group(3) or ""}"'
     return '"<str>"'
+
+
+def _json_fields(text: str) -> str | None:
+    """A JSON-object message as ``key=value`` pairs (module docstring), or None."""
+    if not (text.startswith("{") and text.rstrip().endswith("}")):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    parts = []
+    for key, item in value.items():
+        if isinstance(item, dict | list):
+            shown = "<obj>"
+        elif isinstance(item, str):
+            shown = json.dumps(item, ensure_ascii=False)
+        else:
+            shown = json.dumps(item)
+        parts.append(f"{key}={shown}")
+    return " ".join(parts)
 
 _TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
                         r"(?:Z|[+-]\d{2}:?\d{2})?")
@@ -78,6 +114,8 @@ def _mask(match: re.Match[str]) -> str:
 def pattern_of(message: str) -> str:
     """The pattern of ``message`` (see the module docstring); deterministic and linear."""
     text = message[:MAX_PATTERN_INPUT]
+    if text.startswith("{") and (fields := _json_fields(text)) is not None:
+        text = fields[:MAX_PATTERN_INPUT]
     if "'" in text or '"' in text:
         text = _QUOTED.sub(_quoted, text)
     if "-" in text and ":" in text:
