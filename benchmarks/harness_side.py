@@ -44,7 +44,7 @@ from benchmarks.workload import (
 )
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, open_checkpointer, run_turn
 
 ROUTER_ANSWER = {"intent": "DIAGNOSIS", "service": "payment-service", "merchant": "M1001",
@@ -177,7 +177,7 @@ class HarnessSide:
                 "max_tool_calls": tool_calls, **limits})
             seam = _EstimatingSeam(settings)
             services = dataclasses.replace(self.services, settings=settings, seam=seam,
-                                           store=SqliteRunStore(home / "runs.sqlite"))
+                                           store=RunStore(home / "runs.sqlite"))
             began = time.perf_counter()
             written = None
             if mode == "sqlite":  # the CLI's own checkpointer set-up, on home/checkpoints.sqlite

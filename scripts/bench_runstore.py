@@ -6,9 +6,8 @@ One run = 1 start, 30 events, 10 tool records, 10 model calls, 4 receipts, 4 ver
 
 - before: a connection opened, written, committed and closed per write (the store until the
   SQLAlchemy rewrite);
-- after: :class:`diagnosis_harness.runstore.store.SqliteRunStore` (one kept connection, events and trace
-queued
-  for one writer thread, ``finish_run`` writes the queue first).
+- after: :class:`diagnosis_harness.runstore.store.RunStore` (one kept connection, events and
+  trace queued for one writer thread, ``finish_run`` writes the queue first).
 
 Prints, per way: the caller's time per write call (p50/p95/max, ms), the time of ``finish_run``
 (which includes the flush), and the whole run's wall time per write (total / writes).
@@ -38,7 +37,7 @@ from diagnosis_harness.control.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 RECORD = ToolRecord(tool_call_id="c1", tool="query_logs", args={"service": "checkout"},
                     scope={"service": "checkout"}, invocation_status=InvocationStatus.READY,
@@ -52,7 +51,7 @@ class PerWriteConnection:
         self.path = path
         with self._tx() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
-        store = SqliteRunStore(path)  # same schema, made by the store
+        store = RunStore(path)  # same schema, made by the store
         store.close()
 
     def _tx(self) -> Any:
@@ -160,7 +159,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         before = PerWriteConnection(Path(tmp) / "before.sqlite")
-        after = SqliteRunStore(Path(tmp) / "after.sqlite")
+        after = RunStore(Path(tmp) / "after.sqlite")
         bench("warm-b", before, 2)
         bench("warm-a", after, 2)
         results = {"before": bench("before", before, args.runs), "after": bench("after", after, args.runs)}

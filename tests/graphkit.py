@@ -33,7 +33,7 @@ from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings, load_settings
-from diagnosis_harness.runstore.store import RunStore, SqliteRunStore, open_run_store
+from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
@@ -155,7 +155,7 @@ _STORES: dict[str, RunStore] = {}
 def _store(settings: Settings) -> RunStore:
     url = settings.database_url.get_secret_value() if settings.database_url else None
     if url is None:
-        return SqliteRunStore(Path(settings.home) / "runs.sqlite")
+        return RunStore(Path(settings.home) / "runs.sqlite")
     if url not in _STORES:  # one engine per database for the whole session, as a process has
         _STORES[url] = open_run_store(url)
     return _STORES[url]

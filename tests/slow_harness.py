@@ -44,10 +44,10 @@ def _delay(spec: str) -> Callable[[str], float]:
 def _hook(log: str, delay: Callable[[str], float], after: Callable[[str], float]) -> None:
     import diagnosis_harness.nodes.tool_gate
 
-    from diagnosis_harness.runstore.sql import SqlRunStore
+    from diagnosis_harness.runstore.store import RunStore
 
     execute = diagnosis_harness.nodes.tool_gate.execute_tool
-    record = SqlRunStore.record_tool
+    record = RunStore.record_tool
 
     def counted(name: str, args: dict[str, Any], **kw: Any) -> Any:
         _note(log, f"start {kw['tool_call_id']}")
@@ -56,12 +56,12 @@ def _hook(log: str, delay: Callable[[str], float], after: Callable[[str], float]
         _note(log, f"end {kw['tool_call_id']}")
         return out
 
-    def record_then_wait(self: SqlRunStore, run_id: str, rec: Any, *args: Any, **kw: Any) -> None:
+    def record_then_wait(self: RunStore, run_id: str, rec: Any, *args: Any, **kw: Any) -> None:
         record(self, run_id, rec, *args, **kw)
         time.sleep(after(rec.tool_call_id))
 
     diagnosis_harness.nodes.tool_gate.execute_tool = counted  # type: ignore[assignment]
-    SqlRunStore.record_tool = record_then_wait  # type: ignore[method-assign]
+    RunStore.record_tool = record_then_wait  # type: ignore[method-assign]
 
 
 def main() -> None:

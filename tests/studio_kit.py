@@ -23,7 +23,7 @@ from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 from test_serving import _text, investigator
 
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 SUPPORTED_CAUSE = "connection pool exhaustion"
 
@@ -54,7 +54,7 @@ def cosmic_cause(cause: str) -> str:
 class Studio:
     server: DevServer
     stub: StubOpenAI
-    store: SqliteRunStore
+    store: RunStore
     env: dict[str, str]
 
     @property
@@ -73,7 +73,7 @@ def studio_server(work: Path, **settings: str) -> Iterator[Studio]:
                    OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="test-key",
                    NO_PROXY="127.0.0.1,localhost", **settings)
         with DevServer(work / "cwd", env) as server:
-            yield Studio(server, stub, SqliteRunStore(home / "runs.sqlite"), env)
+            yield Studio(server, stub, RunStore(home / "runs.sqlite"), env)
 
 
 @dataclass

@@ -21,8 +21,7 @@ from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.notify.deliver import Deliverer
-from diagnosis_harness.runstore.sql import SqlRunStore
-from diagnosis_harness.runstore.store import open_run_store
+from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.serving.alert_payload import (
     AlertPayloadError,
     parse_alertmanager,
@@ -119,7 +118,7 @@ def test_bearer_and_basic_auth_carry_the_token_and_nothing_else_does() -> None:
 class FakeServer:
     """Stands in for the server's run API in :class:`Intake` (the served test uses the real one)."""
 
-    def __init__(self, store: SqlRunStore) -> None:
+    def __init__(self, store: RunStore) -> None:
         self.store, self.started, self.cancelled = store, [], []  # type: ignore[var-annotated]
         self.lock = threading.Lock()
 
@@ -134,7 +133,7 @@ class FakeServer:
         self.cancelled.append(run_id)
 
 
-def finish(store: SqlRunStore, run_id: str, status: StoredRunStatus = StoredRunStatus.SUCCESS) -> None:
+def finish(store: RunStore, run_id: str, status: StoredRunStatus = StoredRunStatus.SUCCESS) -> None:
     outcome = ReleaseOutcome.SUCCESS if status is StoredRunStatus.SUCCESS else ReleaseOutcome.CANCELLED
     store.finish_run(run_id, status=status, run_state=RunState(status.value),
                      release_outcome=outcome, fallback_type=None, failure_code=None,
@@ -147,14 +146,14 @@ def send(intake: Intake, doc: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def sqlite_store(tmp_path: Path) -> Iterator[SqlRunStore]:
+def sqlite_store(tmp_path: Path) -> Iterator[RunStore]:
     store = open_run_store(tmp_path / "runs.sqlite")
     yield store
     store.close()
 
 
 def test_ten_notifications_of_one_group_start_one_run_and_a_changed_set_starts_the_next(
-        sqlite_store: SqlRunStore) -> None:
+        sqlite_store: RunStore) -> None:
     server = FakeServer(sqlite_store)
     intake = Intake(load_settings(), sqlite_store, server.start, server.cancel)
     answers = [send(intake, am_payload()) for _ in range(10)]
@@ -168,7 +167,7 @@ def test_ten_notifications_of_one_group_start_one_run_and_a_changed_set_starts_t
 
 
 def test_resolved_cancels_the_active_run_and_a_later_firing_starts_again(
-        sqlite_store: SqlRunStore) -> None:
+        sqlite_store: RunStore) -> None:
     server = FakeServer(sqlite_store)
     intake = Intake(load_settings(), sqlite_store, server.start, server.cancel)
     started = send(intake, am_payload())
@@ -241,7 +240,7 @@ class Receiver:
 
 
 def test_a_receiver_that_hangs_then_fails_gets_the_outcome_once_it_answers(
-        sqlite_store: SqlRunStore) -> None:
+        sqlite_store: RunStore) -> None:
     receiver = Receiver(fail=1, hang=1, hang_s=2.0)
     try:
         settings = load_settings(notify_url=f"{receiver.url}/hook", notify_timeout_s=0.5,
@@ -273,7 +272,7 @@ def test_a_receiver_that_hangs_then_fails_gets_the_outcome_once_it_answers(
         receiver.close()
 
 
-def test_a_cancelled_run_posts_nothing(sqlite_store: SqlRunStore) -> None:
+def test_a_cancelled_run_posts_nothing(sqlite_store: RunStore) -> None:
     receiver = Receiver()
     try:
         settings = load_settings(notify_url=f"{receiver.url}/hook")
@@ -289,7 +288,7 @@ def test_a_cancelled_run_posts_nothing(sqlite_store: SqlRunStore) -> None:
         receiver.close()
 
 
-def _due_now(store: SqlRunStore) -> None:
+def _due_now(store: RunStore) -> None:
     """Make every waiting post due now (the test's stand-in for waiting out the backoff)."""
     from sqlalchemy import update
 
@@ -298,7 +297,7 @@ def _due_now(store: SqlRunStore) -> None:
     store._db.run(lambda conn: conn.execute(update(outbox).values(next_attempt_ms=0)), "test")
 
 
-def test_the_outcome_becomes_a_comment_on_the_issue_the_alert_names(sqlite_store: SqlRunStore) -> None:
+def test_the_outcome_becomes_a_comment_on_the_issue_the_alert_names(sqlite_store: RunStore) -> None:
     receiver = Receiver()  # emulates GitHub's REST path for issue comments
     try:
         settings = load_settings(github_repo="acme/shop", github_token="ghp-test",

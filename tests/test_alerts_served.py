@@ -22,7 +22,7 @@ import pytest
 from devserver import DevServer
 from test_alert_intake import Receiver, am_payload
 
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 pytestmark = pytest.mark.slow
 TOKEN = "alert-secret-" + uuid.uuid4().hex[:8]
@@ -32,7 +32,7 @@ TOKEN = "alert-secret-" + uuid.uuid4().hex[:8]
 class Served:
     server: DevServer
     receiver: Receiver
-    store: SqliteRunStore
+    store: RunStore
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                HARNESS_NOTIFY_URL=f"{receiver.url}/hook", NO_PROXY="127.0.0.1,localhost")
     try:
         with DevServer(work / "cwd", env) as server:
-            yield Served(server, receiver, SqliteRunStore(home / "runs.sqlite"))
+            yield Served(server, receiver, RunStore(home / "runs.sqlite"))
     finally:
         receiver.close()
 
@@ -141,7 +141,7 @@ def test_without_a_configured_token_the_alert_routes_are_not_there(tmp_path: Any
     with DevServer(tmp_path / "cwd", env) as server:
         status, _ = post(f"{server.url}/alerts/alertmanager", json.dumps(am_payload()).encode())
         assert status == 404
-        assert not SqliteRunStore(tmp_path / "home" / "runs.sqlite").alert_group(
+        assert not RunStore(tmp_path / "home" / "runs.sqlite").alert_group(
             am_payload()["groupKey"])
 
 
@@ -166,7 +166,7 @@ def test_a_real_prometheus_alert_through_a_real_alertmanager_is_investigated_and
                HARNESS_ALERTS_TOKEN=TOKEN, HARNESS_NOTIFY_URL=f"{receiver.url}/hook",
                NO_PROXY="127.0.0.1,localhost")
     server = DevServer(tmp_path / "cwd", env)  # its URL is known before it starts
-    store = SqliteRunStore(tmp_path / "home" / "runs.sqlite")
+    store = RunStore(tmp_path / "home" / "runs.sqlite")
     try:
         with promkit.Exporter() as exporter, \
                 promkit.Alertmanager(f"{server.url}/alerts/alertmanager", bearer_token=TOKEN,
@@ -220,7 +220,7 @@ def test_resolved_while_the_run_is_going_cancels_it_and_nothing_is_posted(tmp_pa
         try:
             with DevServer(tmp_path / "cwd", env) as server:
                 url = f"{server.url}/alerts/alertmanager"
-                store = SqliteRunStore(tmp_path / "home" / "runs.sqlite")
+                store = RunStore(tmp_path / "home" / "runs.sqlite")
                 status, started = post(url, json.dumps(am_payload()).encode())
                 assert (status, started["action"]) == (202, "started")
                 eventually(lambda: stub.requests, 30)  # the run is asking the model

@@ -24,7 +24,7 @@ from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC
 
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 pytestmark = pytest.mark.slow
 
@@ -163,7 +163,7 @@ def test_a_question_that_is_not_utf8_gets_a_failed_run_row(template: Path, tmp_p
     assert (out["release_outcome"], out["failure_code"]) == ("FAILED", "INVALID_INPUT")
     failure = next(e for e in out["events"] if e["event"] == "failure")
     assert "not valid UTF-8" in failure["message"]
-    row = SqliteRunStore(home / "runs.sqlite").get_run(out["run_id"])
+    row = RunStore(home / "runs.sqlite").get_run(out["run_id"])
     assert (row["status"], row["failure_code"]) == ("FAILED", "INVALID_INPUT")
 
 

@@ -22,7 +22,7 @@ from stub_openai import StubOpenAI
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, run_turn
 
 SMALL = {"max_observation_bytes": 3000, "log_events_default_limit": 5}
@@ -108,7 +108,7 @@ def stub_services(tmp_path: Path, stub: StubOpenAI, **overrides: Any) -> Service
                              OPENAI_BASE_URL=stub.base_url, agent_protocol="json",
                              structured_output="json_object_schema", **SMALL, **overrides)
     return Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
-                                  store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                  store=RunStore(tmp_path / "runs.sqlite"))
 
 
 def first_agent_estimate(tmp_path: Path) -> int:

@@ -59,7 +59,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from test_sql_safety import FORGED, HOSTILE
 
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import Services
@@ -247,7 +247,7 @@ def shared() -> Iterator[dict[str, Any]]:
     compiled = build_graph(InMemorySaver())
     with mock.patch.object(runner, "build_graph", lambda checkpointer: compiled):
         yield {"home": home, "backends": backends, "compiled": compiled,
-               "store": SqliteRunStore(home / "fuzz-runs.sqlite"),
+               "store": RunStore(home / "fuzz-runs.sqlite"),
                "settings": {json.dumps(b, sort_keys=True): load_settings(
                    model="replay:inline", home=home, **b) for b in BUDGETS}}
     backends.close()

@@ -50,7 +50,7 @@ from stub_openai import StubOpenAI
 
 from diagnosis_harness.control.budget import MAX_USAGE_COUNT, Budget, BudgetLimits, usage_count
 from diagnosis_harness.control.settings import Settings, SettingsError, load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, new_context, run_turn
 
 HOSTILE_LINE = "a-" * 40_000  # 80 KB: the line that took 107 s
@@ -262,7 +262,7 @@ def test_usage_of_2_to_the_64_from_a_real_http_server_keeps_the_run_row(
         settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
                                  OPENAI_BASE_URL=stub.base_url, home=tmp_path)
         services = Services.from_settings(settings,
-                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                          store=RunStore(tmp_path / "runs.sqlite"))
         out = asyncio.run(run_turn(services, INC["question"], checkpointer=InMemorySaver()))
     if role == "router":  # the next model call finds the token budget spent
         assert (out["run_state"], out["release_outcome"], out["failure_code"]) == \

@@ -18,7 +18,7 @@ from stub_openai import StubOpenAI
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services
 
 INC = json.loads((demo_dataset_dir() / "truth.json").read_text())["incidents"][0]
@@ -105,7 +105,7 @@ def test_json_protocol_over_http_sends_plain_turns_and_asks_for_json(tmp_path: P
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
         services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
-                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                          store=RunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         bodies = [r["body"] for r in stub.requests]
     assert out["release_outcome"] == "SUCCESS"
@@ -127,7 +127,7 @@ def test_agent_context_overflow_ends_as_budget_exhausted_with_an_honest_fallback
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
         services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
-                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                          store=RunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         assert len(stub.requests) == 3  # the overflow is not retried
     assert (out["run_state"], out["release_outcome"], out["fallback_type"]) == (

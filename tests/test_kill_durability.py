@@ -31,7 +31,7 @@ from stub_openai import StubOpenAI
 
 import diagnosis_harness.runstore.writer
 from diagnosis_harness.run.records import run_records
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import CHECKPOINT_FILE, new_context
 from diagnosis_harness.session.services import RUN_STORE_FILE
@@ -113,7 +113,7 @@ def test_a_killed_diagnose_leaves_a_home_the_next_run_opens_and_uses(tmp_path: P
 
     # The home opens: the run store and the checkpoints, as the next process would open them.
     state = asyncio.run(_last_state(home))
-    store = SqliteRunStore(home / RUN_STORE_FILE)
+    store = RunStore(home / RUN_STORE_FILE)
     try:
         row = store.get_run(state["run_id"])
         assert row is not None and row["thread_id"] == THREAD
@@ -147,7 +147,7 @@ def test_the_tool_gate_returns_only_once_its_record_is_stored(monkeypatch: pytes
     runtime = type("Runtime", (), {"context": ctx})()
     update = asyncio.run(tool_gate({"messages": [reply]}, runtime))
     # What the checkpoint of this step will hold is already in the store, for any reader.
-    other = SqliteRunStore(services.store.path)
+    other = RunStore(services.store.path)
     try:
         records = run_records(other, ctx.run_id, update["records"])
     finally:

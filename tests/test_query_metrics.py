@@ -259,7 +259,7 @@ def test_the_offline_investigator_reads_the_services_metrics_and_release_re_chec
     from graphkit import INC
 
     from diagnosis_harness.cli.main import main
-    from diagnosis_harness.runstore.store import SqliteRunStore
+    from diagnosis_harness.runstore.store import RunStore
 
     monkeypatch.setenv("HARNESS_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HARNESS_PROMETHEUS_URL", prom.url)
@@ -267,7 +267,7 @@ def test_the_offline_investigator_reads_the_services_metrics_and_release_re_chec
         main(["diagnose", INC["question"], "--json"])
     out = json.loads(capsys.readouterr().out)
     assert (exit_.value.code, out["release_outcome"]) == (0, "SUCCESS")
-    trace = SqliteRunStore(tmp_path / "home" / "runs.sqlite").trace(out["run_id"])
+    trace = RunStore(tmp_path / "home" / "runs.sqlite").trace(out["run_id"])
     metrics = [ToolRecord.model_validate(r) for r in trace["tool_records"]
                if r["tool"] == "query_metrics"]
     assert len(metrics) == 1 and metrics[0].evidence_status is EvidenceStatus.EVIDENCE_FOUND

@@ -44,7 +44,7 @@ from sqlalchemy import create_engine, inspect, text
 import diagnosis_harness.session.end
 import diagnosis_harness.session.hooked
 from diagnosis_harness.control.lifecycle import RunLifecycle
-from diagnosis_harness.runstore.store import SqliteRunStore, open_run_store
+from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.runstore.worker import Heartbeat, is_stale, owner_dead, worker_id
 from diagnosis_harness.session.runner import ResumeRefused, new_context, resume_run, run_turn
 
@@ -326,7 +326,7 @@ def test_after_a_crash_the_output_reports_the_usage_the_row_recorded(
 
 
 def test_a_heartbeat_keeps_the_lease_and_gives_it_up_when_the_run_pauses(tmp_path: Any) -> None:
-    store = SqliteRunStore(tmp_path / "runs.sqlite")
+    store = RunStore(tmp_path / "runs.sqlite")
     beat = Heartbeat(store, "r1", lease_s=0.3, owner="me:1:1").start()
     time.sleep(0.15)
     assert not beat.held  # no row yet: nothing to own

@@ -36,7 +36,7 @@ from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC, kinds
 
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqlRunStore, open_run_store
+from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import run_store_location
@@ -78,7 +78,7 @@ class Site:
             env["HARNESS_DATABASE_URL"] = self.url
         return env
 
-    def store(self) -> SqlRunStore:
+    def store(self) -> RunStore:
         """The run store the processes use, opened as the CLI opens it for these settings."""
         return open_run_store(run_store_location(load_settings(home=self.home,
                                                                 database_url=self.url)))

@@ -40,7 +40,6 @@ from diagnosis_harness.runstore.store import (
     SCHEMA_VERSION,
     RunPersistenceError,
     RunStore,
-    SqlRunStore,
     open_run_store,
 )
 
@@ -52,7 +51,7 @@ class Backend:
     name: str
     target: str  # what open_run_store takes: a SQLite path or a PostgreSQL URL
 
-    def open(self, **kw: float) -> SqlRunStore:
+    def open(self, **kw: float) -> RunStore:
         return open_run_store(self.target, **kw)
 
     def sql(self, statement: str) -> list[tuple]:
@@ -74,7 +73,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
 
 
 @pytest.fixture
-def store(backend: Backend) -> Iterator[SqlRunStore]:
+def store(backend: Backend) -> Iterator[RunStore]:
     opened = backend.open()
     yield opened
     opened.close()
@@ -99,7 +98,7 @@ def tool_record(n: int) -> ToolRecord:
 # --- rows ------------------------------------------------------------------------------------
 
 
-def test_one_row_per_run(store: SqlRunStore) -> None:
+def test_one_row_per_run(store: RunStore) -> None:
     assert isinstance(store, RunStore)
     assert store.start_run("r1", "t1", "why is checkout slow?", "offline")
     assert not store.start_run("r1", "t2", "another question", "openai:x")
@@ -116,7 +115,7 @@ def test_one_row_per_run(store: SqlRunStore) -> None:
         finish(store, "ghost")
 
 
-def test_first_finish_wins_under_eight_racing_threads(store: SqlRunStore) -> None:
+def test_first_finish_wins_under_eight_racing_threads(store: RunStore) -> None:
     store.start_run("r1", "t1", "q", "offline")
     for seq in range(1, 4):
         store.record_event("r1", seq, {"event": "status", "n": seq})
@@ -139,7 +138,7 @@ def test_first_finish_wins_under_eight_racing_threads(store: SqlRunStore) -> Non
 # --- events and trace ------------------------------------------------------------------------
 
 
-def test_events_in_seq_order_and_a_repeated_seq_is_refused(backend: Backend, store: SqlRunStore) -> None:
+def test_events_in_seq_order_and_a_repeated_seq_is_refused(backend: Backend, store: RunStore) -> None:
     store.start_run("r1", "t1", "q", "offline")
     for seq in (2, 1, 3):
         assert store.record_event("r1", seq, {"event": "status", "seq": seq})
@@ -159,7 +158,7 @@ def test_events_in_seq_order_and_a_repeated_seq_is_refused(backend: Backend, sto
     fresh.close()
 
 
-def test_trace_keeps_every_kind_in_recording_order(store: SqlRunStore) -> None:
+def test_trace_keeps_every_kind_in_recording_order(store: RunStore) -> None:
     store.start_run("r1", "t1", "q", "offline")
     for n in range(1, 11):
         store.record_event("r1", 2 * n - 1, {"event": "status", "n": 2 * n - 1})
@@ -181,7 +180,7 @@ def test_trace_keeps_every_kind_in_recording_order(store: SqlRunStore) -> None:
     assert [r["tool_call_id"] for r in store.trace("r2")["tool_records"]] == ["c99"]
 
 
-def test_reads_see_writes_still_queued(backend: Backend, store: SqlRunStore) -> None:
+def test_reads_see_writes_still_queued(backend: Backend, store: RunStore) -> None:
     store.start_run("r1", "t1", "q", "offline")
     for seq in range(1, 301):
         store.record_event("r1", seq, {"event": "status", "n": seq})
@@ -200,7 +199,7 @@ def test_reads_see_writes_still_queued(backend: Backend, store: SqlRunStore) -> 
 # --- values ----------------------------------------------------------------------------------
 
 
-def test_usage_is_persisted_and_huge_or_odd_values_are_clamped(store: SqlRunStore) -> None:
+def test_usage_is_persisted_and_huge_or_odd_values_are_clamped(store: RunStore) -> None:
     store.start_run("r1", "t1", "q", "offline")
     store.start_run("r2", "t1", "q", "offline")
     assert finish(store, "r1", usage=BudgetUsage(model_calls=3, tool_calls=2, input_tokens=1234,
@@ -220,7 +219,7 @@ def test_usage_is_persisted_and_huge_or_odd_values_are_clamped(store: SqlRunStor
         0, MAX_USAGE_COUNT, 0, MAX_COUNT)
 
 
-def test_odd_text_is_stored_not_an_unclassified_error(store: SqlRunStore) -> None:
+def test_odd_text_is_stored_not_an_unclassified_error(store: RunStore) -> None:
     question = "why\udcff is it slow\x00?"  # a surrogate-escaped byte and a NUL
     assert store.start_run("r1", "t1", question, "offline")
     store.record_event("r1", 1, {"event": "status", "message": "bad \udcff byte"})
@@ -329,10 +328,10 @@ WORKER = textwrap.dedent("""
     from diagnosis_harness.control.budget import MAX_USAGE_COUNT, BudgetUsage
     from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus, ToolRecord
     from diagnosis_harness.control.contracts import InvocationStatus, EvidenceStatus
-    from diagnosis_harness.runstore.store import SqliteRunStore
+    from diagnosis_harness.runstore.store import RunStore
 
     home, worker = sys.argv[1], sys.argv[2]
-    store = SqliteRunStore(home + "/runs.sqlite")
+    store = RunStore(home + "/runs.sqlite")
     for n in range(10):
         rid = f"w{worker}-{n}"
         store.start_run(rid, f"thread-{worker}", "q", "offline")

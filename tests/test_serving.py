@@ -33,7 +33,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_sdk import get_client
 from stub_openai import StubOpenAI
 
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.serving.adapter import ServingAdapter
 
 pytestmark = pytest.mark.slow
@@ -94,7 +94,7 @@ def investigator(body: dict[str, Any]) -> dict[str, Any]:
 class Served:
     server: DevServer
     stub: StubOpenAI
-    store: SqliteRunStore
+    store: RunStore
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                    NO_PROXY="127.0.0.1,localhost")
         server = DevServer(work / "cwd", env)
         with server:
-            yield Served(server, stub, SqliteRunStore(home / "runs.sqlite"))
+            yield Served(server, stub, RunStore(home / "runs.sqlite"))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from langgraph_sdk import get_client
 from pg import PgServer
 
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqlRunStore, open_run_store
+from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.runner import open_checkpointer
 
 pytestmark = pytest.mark.slow
@@ -65,7 +65,7 @@ async def diagnose(url: str) -> tuple[str, str, list[dict[str, Any]], dict[str, 
     return thread, run_id, events, final
 
 
-def stored_events(store: SqlRunStore, run_id: str, count: int) -> list[dict[str, Any]]:
+def stored_events(store: RunStore, run_id: str, count: int) -> list[dict[str, Any]]:
     """The run's trace once every event landed (the server writes it just after streaming)."""
     deadline = time.monotonic() + 10
     while len(events := store.events(run_id)) < count and time.monotonic() < deadline:

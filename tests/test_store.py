@@ -24,12 +24,12 @@ from diagnosis_harness.control.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
-from diagnosis_harness.runstore.store import RunPersistenceError, SqliteRunStore
+from diagnosis_harness.runstore.store import RunPersistenceError, RunStore
 
 
 @pytest.fixture
 def store(tmp_path):
-    return SqliteRunStore(tmp_path / "nested" / "runs.sqlite")
+    return RunStore(tmp_path / "nested" / "runs.sqlite")
 
 
 def finish(store, run_id, outcome=ReleaseOutcome.FALLBACK, *, content="report", calls=1):
@@ -61,14 +61,14 @@ def test_a_run_is_one_row_however_often_it_is_started_or_finished(store):
 def test_what_one_process_wrote_another_reads_back_whole(tmp_path):
     # The CLI, the dev server and a later `harness` run each open the file on their own.
     path = tmp_path / "runs.sqlite"
-    writer = SqliteRunStore(path)
+    writer = RunStore(path)
     writer.start_run("done", "t1", "q1", "openai:m")
     writer.record_event("done", 1, {"event": "metadata", "run_id": "done"})
     writer.record_event("done", 2, {"event": "done", "release_outcome": "FALLBACK"})
     assert finish(writer, "done", calls=7)
     writer.start_run("crashed", "t1", "q2", "openai:m")  # its process died before release
 
-    reader = SqliteRunStore(path)
+    reader = RunStore(path)
     done, crashed = reader.runs_for_thread("t1")
     assert done["usage"] == {"model_calls": 7, "tool_calls": 2, "input_tokens": 30,
                              "output_tokens": 4, "bytes": 99}
@@ -84,10 +84,10 @@ _FINISH_IN_A_PROCESS = """
 import sys, time
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 path, who, start_at = sys.argv[1], sys.argv[2], float(sys.argv[3])
-store = SqliteRunStore(path)
+store = RunStore(path)
 time.sleep(max(0.0, start_at - time.time()))  # all processes finish at the same moment
 print(store.finish_run(
     "r1", status=StoredRunStatus.FAILED, run_state=RunState.FAILED,
@@ -98,7 +98,7 @@ print(store.finish_run(
 
 def test_first_finish_wins_across_processes(tmp_path):
     path = tmp_path / "runs.sqlite"
-    SqliteRunStore(path).start_run("r1", "t1", "q", "offline")
+    RunStore(path).start_run("r1", "t1", "q", "offline")
     start_at = time.time() + 2.0  # about when every interpreter has started and imported
     procs = [subprocess.Popen([sys.executable, "-c", _FINISH_IN_A_PROCESS, str(path), str(i),
                                str(start_at)], stdout=subprocess.PIPE, text=True)
@@ -106,7 +106,7 @@ def test_first_finish_wins_across_processes(tmp_path):
     said = [p.communicate(timeout=60)[0].strip() for p in procs]
     assert all(p.returncode == 0 for p in procs)
     assert sorted(said) == ["False", "False", "False", "True"]
-    row = SqliteRunStore(path).get_run("r1")
+    row = RunStore(path).get_run("r1")
     assert row["content"] == str(said.index("True"))
     assert row["usage"]["model_calls"] == said.index("True")
 
@@ -114,7 +114,7 @@ def test_first_finish_wins_across_processes(tmp_path):
 def test_trace_order_is_the_order_of_recording_across_threads(tmp_path):
     # Nodes write from whichever worker thread runs them (asyncio.to_thread), through the one
     # store of the process; the trace is still one sequence in the order of recording.
-    store = SqliteRunStore(tmp_path / "runs.sqlite")
+    store = RunStore(tmp_path / "runs.sqlite")
     store.start_run("r1", "t1", "q", "offline")
 
     def record(n: int) -> None:
@@ -274,20 +274,20 @@ def test_runs_for_thread_oldest_first(store):
 
 def test_reopening_keeps_data_and_schema_is_idempotent(tmp_path):
     path = tmp_path / "runs.sqlite"
-    SqliteRunStore(path).start_run("r1", "t1", "q", "offline")
-    again = SqliteRunStore(path)
+    RunStore(path).start_run("r1", "t1", "q", "offline")
+    again = RunStore(path)
     assert again.get_run("r1")["question"] == "q"
     assert finish(again, "r1")
 
 
 def test_directory_path_raises_persistence_error(tmp_path):
     with pytest.raises(RunPersistenceError, match="open the run store"):
-        SqliteRunStore(tmp_path)
+        RunStore(tmp_path)
 
 
 def test_write_failure_after_open_raises_persistence_error(tmp_path):
     path = tmp_path / "runs.sqlite"
-    store = SqliteRunStore(path)
+    store = RunStore(path)
     store.start_run("r1", "t1", "q", "offline")
     for leftover in tmp_path.iterdir():
         leftover.unlink()

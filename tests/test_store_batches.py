@@ -14,7 +14,7 @@ import pytest
 
 import diagnosis_harness.runstore.writer
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def _record(call_id: str) -> ToolRecord:
 
 def test_rows_that_come_close_together_share_one_transaction(tmp_path: Path,
                                                              batches: list[int]) -> None:
-    store = SqliteRunStore(tmp_path / "runs.sqlite")
+    store = RunStore(tmp_path / "runs.sqlite")
     store.start_run("r1", "t", "q", "m")
     store.record_event("r1", 0, {"event": "status", "phase": "investigating"})
     threading.Event().wait(0.05)  # the model answers
@@ -55,14 +55,14 @@ def test_rows_that_come_close_together_share_one_transaction(tmp_path: Path,
 
 
 def test_a_flush_does_not_wait_for_the_linger(tmp_path: Path, batches: list[int]) -> None:
-    store = SqliteRunStore(tmp_path / "runs.sqlite")
+    store = RunStore(tmp_path / "runs.sqlite")
     store.start_run("r1", "t", "q", "m")
     store.record_event("r1", 0, {"event": "status", "phase": "collecting evidence"})
     began = time.monotonic()
     store.record_tool("r1", _record("c1"))  # written before it returns: the state may name it
     assert time.monotonic() - began < 0.4
     assert sum(batches) == 2 and len(batches) <= 2
-    other = SqliteRunStore(tmp_path / "runs.sqlite")  # another connection sees it
+    other = RunStore(tmp_path / "runs.sqlite")  # another connection sees it
     try:
         assert [r["tool_call_id"] for r in other.tool_records("r1")] == ["c1"]
     finally:

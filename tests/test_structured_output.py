@@ -22,7 +22,7 @@ from stub_openai import StubOpenAI
 from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import SqliteRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, run_turn
 
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
@@ -132,7 +132,7 @@ def serve(tmp_path: Path, answers: list[dict[str, Any]], *, refuse: dict[str, in
                              **{"agent_protocol": "json", **overrides})
     seam = ModelSeam(settings, prompt_renderer=prompts.render)
     return stub, Services.from_settings(settings, seam=seam,
-                                        store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                        store=RunStore(tmp_path / "runs.sqlite"))
 
 
 def served_run(tmp_path: Path, answers: list[dict[str, Any]], **overrides: Any
@@ -310,7 +310,7 @@ def test_under_native_tools_only_router_judge_and_repair_get_schemas(tmp_path: P
         settings = load_settings(model="openai:local", home=tmp_path / "h", OPENAI_API_KEY="k",
                                  OPENAI_BASE_URL=stub.base_url, structured_output="json_schema")
         services = Services.from_settings(settings, seam=ModelSeam(settings),
-                                          store=SqliteRunStore(tmp_path / "runs.sqlite"))
+                                          store=RunStore(tmp_path / "runs.sqlite"))
         out = diagnose(services)
     assert out["release_outcome"] == "FALLBACK"
     router_body, *agent_bodies = [r["body"] for r in stub.requests]

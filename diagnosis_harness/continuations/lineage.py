@@ -21,7 +21,7 @@ from diagnosis_harness.continuations.starts import StreamStart
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import Intent, ReleaseOutcome, RunState, StoredRunStatus
 from diagnosis_harness.run.context import RunContext
-from diagnosis_harness.runstore.lineage import LineageRecords, paused
+from diagnosis_harness.runstore.lineage import paused
 from diagnosis_harness.runstore.store import RunPersistenceError, RunStore
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def end_segment(ctx: RunContext, waiting: dict[str, Any] | None) -> None:
         log.error("run %s: the end of its segment could not be recorded: %s", ctx.run_id, exc)
 
 
-def record_edit(store: LineageRecords, config: RunnableConfig, made: RunnableConfig,
+def record_edit(store: RunStore, config: RunnableConfig, made: RunnableConfig,
                 supersteps: Any) -> None:
     """Record one ``update_state``: the checkpoint it made, its keys, its node, who made it."""
     configurable, made_conf = config.get("configurable") or {}, made.get("configurable") or {}

@@ -20,7 +20,7 @@ from typing import Any
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.notify.messages import body_for, destination, outcome
-from diagnosis_harness.runstore.sql import SqlRunStore
+from diagnosis_harness.runstore.store import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def backoff_s(attempts: int) -> float:
 class Deliverer:
     """Delivers due posts of one run store, in a background thread or one round at a time."""
 
-    def __init__(self, store: SqlRunStore, settings: Settings) -> None:
+    def __init__(self, store: RunStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self.owner = f"deliverer-{uuid.uuid4().hex[:12]}"

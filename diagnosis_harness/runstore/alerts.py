@@ -11,8 +11,8 @@ needs the group not ACTIVE and a different set of firing fingerprints than the l
 
 The outbox holds one row per (run, target); that primary key is the idempotency key: queued at
 intake, posted once the run has finished, leased by one deliverer at a time, retried with
-backoff (``next_attempt_ms``) across restarts, SENT once. A mixin of
-:class:`~diagnosis_harness.runstore.sql.SqlRunStore`, on its database.
+backoff (``next_attempt_ms``) across restarts, SENT once. A part of the one
+:class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern).
 """
 
 from __future__ import annotations
@@ -32,14 +32,15 @@ STALE_CLAIM_S = 120.0
 
 
 class AlertRecords:
-    """Alert-group claims and outbox rows (``self._db``, ``_text`` and ``_read`` are the store's)."""
+    """Alert-group claims and outbox rows: a part of RunStore, not a store of its own."""
 
+    # Provided by RunStore.
     _db: Any
 
-    def _text(self, value: Any) -> Any:
+    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     # --- alert groups ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """What ``harness runs list`` and ``harness runs show`` read: runs newest first, one run's timeline.
 
-A part of :class:`~diagnosis_harness.runstore.sql.SqlRunStore` (on its database, like
+A part of the one :class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern, like
 :mod:`diagnosis_harness.runstore.lineage`): the run rows joined with their lineage summary, and
 every trace row of one run merged into one timeline in recording order. Readers only.
 """
@@ -25,12 +25,13 @@ from diagnosis_harness.runstore.schema import (
 
 
 class RunHistory:
-    """Run listing and timelines (a part of SqlRunStore, on its database)."""
+    """Run listing and timelines: a part of RunStore, not a store of its own."""
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — SqlRunStore's
+    # Provided by RunStore.
+    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — SqlRunStore's
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -1,11 +1,10 @@
 """Run leases (docs/design.md §9): which worker runs an unfinished run, and until when.
 
 A worker owns a run while its lease holds: it claims the row when the run starts or resumes
-and renews the claim by a heartbeat (:mod:`diagnosis_harness.runstore.worker`). A run whose owner stopped
-renewing
-(its process died) is *stale*; the next worker that touches its thread, or ``harness runs
-resume``, takes it over. A mixin of :class:`~diagnosis_harness.runstore.sql.SqlRunStore`, on its
-database.
+and renews the claim by a heartbeat (:mod:`diagnosis_harness.runstore.worker`). A run whose
+owner stopped renewing (its process died) is *stale*; the next worker that touches its thread,
+or ``harness runs resume``, takes it over. A part of the one
+:class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern).
 """
 
 from __future__ import annotations
@@ -19,14 +18,15 @@ from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
 
 
 class RunLeases:
-    """The lease operations of the run store (``self._db``, ``_text`` and ``_read`` are its)."""
+    """The lease operations: a part of RunStore, not a store of its own."""
 
+    # Provided by RunStore.
     _db: Any
 
-    def _text(self, value: Any) -> Any:
+    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def claim_run(self, run_id: str, owner: str, lease_s: float, *,

@@ -11,8 +11,8 @@ that keep that story, and is their only reader and writer:
   it ended), the state edits it ran with, its approval, its run time so far and its options;
 - ``state_edits``, one row per ``update_state`` of a thread: which keys, as which node, by whom.
 
-Its API is small: :class:`LineageRecords` (the store's methods, :class:`LineageStore` on
-:class:`~diagnosis_harness.runstore.sql.SqlRunStore`) and the readers of one decoded lineage
+Its API is small: the store's lineage methods (:class:`LineageStore`, a part of the one
+:class:`~diagnosis_harness.runstore.sql.RunStore` class) and the readers of one decoded lineage
 row (:func:`paused`, :func:`paused_at`, :func:`approval_of`, :func:`options_of`), so no caller
 digs in its JSON. What a continuation *does* with it is :mod:`diagnosis_harness.continuations`.
 Writes run on the calling thread, like ``start_run``.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from sqlalchemy import Connection, select, update
 
@@ -35,49 +35,7 @@ APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
 _JSON_COLUMNS = ("inherited", "segments", "edits", "approval", "options")
 
 Lineage = dict[str, Any]
-"""One run's lineage row, JSON decoded (:meth:`LineageRecords.lineage`)."""
-
-
-@runtime_checkable
-class LineageRecords(Protocol):
-    """What the run session, the nodes and the CLI need of the lineage table (thread-safe)."""
-
-    def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
-                     parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
-                     inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
-                     edits: Sequence[dict[str, Any]] = ()) -> None:
-        """Record that a stream started running the run (creating its lineage row if needed)."""
-        ...
-
-    def end_segment(self, run_id: str, ended: dict[str, Any], *, run_time_ms: int) -> None:
-        """Record how the run's latest stream ended (paused, released…) and its run time so far."""
-        ...
-
-    def request_approval(self, run_id: str, request: dict[str, Any]) -> dict[str, Any]:
-        """Mark the run PENDING approval unless it already has an approval; return the approval."""
-        ...
-
-    def decide_approval(self, run_id: str, decision: dict[str, Any]) -> bool:
-        """Decide a PENDING approval; True if this call decided it (the first decision wins)."""
-        ...
-
-    def lineage(self, run_id: str) -> Lineage | None:
-        """The run's lineage row, JSON decoded, or None."""
-        ...
-
-    def record_state_edit(self, thread_id: str, checkpoint_id: str, *,
-                          parent_checkpoint_id: str | None, as_node: str | None,
-                          keys: Sequence[str], edited_by: str | None) -> None:
-        """Record one edit of a thread's state: the checkpoint it made and what it changed."""
-        ...
-
-    def state_edit(self, thread_id: str, checkpoint_id: str) -> dict[str, Any] | None:
-        """The edit that made ``checkpoint_id``, or None."""
-        ...
-
-    def children(self, run_id: str) -> list[str]:
-        """Runs forked from ``run_id``, oldest first."""
-        ...
+"""One run's lineage row, JSON decoded (:meth:`~diagnosis_harness.runstore.sql.RunStore.lineage`)."""
 
 
 # --- reading one lineage row ----------------------------------------------------------------------
@@ -117,15 +75,18 @@ def _decode(row: Any) -> Lineage:
 
 
 class LineageStore:
-    """Lineage, segments, edits and approvals of runs (a part of SqlRunStore, on its database)."""
+    """Lineage, segments, edits and approvals of runs: a part of RunStore, not a store of its own.
 
-    # Provided by SqlRunStore.
+    What the run session, the nodes and the CLI need of the lineage table; thread-safe.
+    """
+
+    # Provided by RunStore.
     _db: Any
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — SqlRunStore's
+    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — SqlRunStore's
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     # --- writers --------------------------------------------------------------------------------
@@ -143,7 +104,10 @@ class LineageStore:
                      parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
                      inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
                      edits: Sequence[dict[str, Any]] = ()) -> None:
-        """Record that a stream started running the run; lineage fields are set once, at creation."""
+        """Record that a stream started running the run (creating its lineage row if needed).
+
+        The lineage fields (parent, fork point, inherited, options) are set once, at creation.
+        """
         key = self._text(run_id)
         segment = {**segment, "started_at": now_iso()}
         stamped = [dict(e, run_segment=None) for e in edits]
@@ -169,7 +133,7 @@ class LineageStore:
         self._db.run(write, f"record a segment of run {run_id}")
 
     def end_segment(self, run_id: str, ended: dict[str, Any], *, run_time_ms: int) -> None:
-        """Record how the run's latest stream ended and the run's run time so far."""
+        """Record how the run's latest stream ended (paused, released…) and its run time so far."""
         key = self._text(run_id)
 
         def write(conn: Connection) -> None:

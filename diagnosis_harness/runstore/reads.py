@@ -1,6 +1,6 @@
 """What the run store reads back: run rows, a run's stored tool records and its whole trace.
 
-A part of :class:`~diagnosis_harness.runstore.sql.SqlRunStore` (on its database, like
+A part of the one :class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern, like
 :mod:`~diagnosis_harness.runstore.lineage` and :mod:`~diagnosis_harness.runstore.history`).
 Every reader first writes what is queued (``_read``), so a caller always reads its own writes.
 The events reader stays with the store: it also tells the event writer which seqs exist.
@@ -35,12 +35,13 @@ _RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.nam
 
 
 class RunReads:
-    """Run rows, tool records and traces (a part of SqlRunStore, on its database)."""
+    """Run rows, tool records and traces: a part of RunStore, not a store of its own."""
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — SqlRunStore's
+    # Provided by RunStore.
+    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — SqlRunStore's
+    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:

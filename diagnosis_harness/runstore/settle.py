@@ -33,7 +33,11 @@ CANCELLATIONS = (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)
 
 
 class UnreleasedRun(Protocol):
-    """What settling needs of a run (the run context has all of it)."""
+    """What settling needs of a run (the run context has all of it).
+
+    A run, not a store: :class:`~diagnosis_harness.run.context.RunContext` is in a layer above
+    ``runstore``, which may not import it (docs/design.md §13), so it is named by its shape.
+    """
 
     run_id: str
     store: RunStore

@@ -1,10 +1,15 @@
-"""The run store on SQLAlchemy Core: :class:`SqlRunStore`, for SQLite and PostgreSQL alike.
+"""The run store: :class:`RunStore`, on SQLAlchemy Core, for SQLite and PostgreSQL alike.
 
 See :mod:`diagnosis_harness.runstore.store` for what it promises. Run rows are written on the calling thread;
 trace and event rows go through the :class:`~diagnosis_harness.runstore.writer.BatchWriter`.
-Its parts on the same database: the readers of rows and traces (:mod:`~diagnosis_harness.runstore.reads`),
+
+:class:`RunStore` is the one run-store class. Its methods are split by concern over modules, as
+parts it inherits (one class, not separate stores; none is used alone, and each uses the store's
+``_db``, ``_text`` and ``_read``): the readers of rows and traces (:mod:`~diagnosis_harness.runstore.reads`),
 the lineage table (:mod:`~diagnosis_harness.runstore.lineage`), run listing and timelines
-(:mod:`~diagnosis_harness.runstore.history`), leases and alert records.
+(:mod:`~diagnosis_harness.runstore.history`), leases (:mod:`~diagnosis_harness.runstore.leases`) and
+alert groups and the outbox (:mod:`~diagnosis_harness.runstore.alerts`). This module has the rest:
+opening, the writers, the events reader.
 """
 
 from __future__ import annotations
@@ -16,18 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Executable,
-    Table,
-    Text,
-    bindparam,
-    func,
-    insert,
-    literal,
-    select,
-    update,
-)
+from sqlalchemy import Connection, Table, Text, func, literal, select, update
 
 from diagnosis_harness.control.budget import BudgetUsage, usage_count
 from diagnosis_harness.control.contracts import (
@@ -57,29 +51,18 @@ from diagnosis_harness.runstore.schema import (
 )
 from diagnosis_harness.runstore.schema import events as events_table
 from diagnosis_harness.runstore.values import MAX_COUNT, clamp_count, clean_text, enum_name, now_iso, to_json
-from diagnosis_harness.runstore.writer import BatchWriter, Row
+from diagnosis_harness.runstore.writer import BatchWriter, Row, append_statement
 
 _REMEMBERED_RUNS = 2048  # runs whose event seqs and lost writes are kept in memory (LRU)
 
 
-def _append_statement(table: Table) -> Executable:
-    """INSERT of one child row whose seq is the run's next: ``:run_id``, ``:recorded_at``, columns.
+class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
+    """The run store on SQLite or PostgreSQL; thread-safe, and processes may share one database.
 
-    seq is computed in the INSERT itself so the read and the write are one statement; the
-    (run_id, seq) key turns a race into an error, and the writer retries the row alone.
+    ``start_run``, ``finish_run`` and the readers are synchronous; the ``record_*`` writes may
+    be queued, but ``finish_run`` and every reader see them. Open one with
+    ``RunStore(path_or_url)`` or :func:`~diagnosis_harness.runstore.store.open_run_store`.
     """
-    columns = [c.name for c in table.columns if c.name not in ("run_id", "seq", "recorded_at")]
-    run_id = bindparam("run_id", type_=Text)
-    selected = select(
-        run_id, func.coalesce(func.max(table.c.seq), 0) + 1,
-        *(bindparam(name, type_=table.c[name].type) for name in columns),
-        bindparam("recorded_at", type_=Text),
-    ).where(table.c.run_id == run_id)
-    return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
-
-
-class SqlRunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
-    """The run store on SQLite or PostgreSQL; safe from several threads and processes."""
 
     def __init__(self, url_or_path: str | Path, *, retry_s: float = RETRY_WINDOW_S) -> None:
         """Open (and migrate) the database at a SQLite path or a ``postgresql+psycopg://`` URL."""
@@ -93,7 +76,7 @@ class SqlRunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
         self._seen: OrderedDict[str, set[int]] = OrderedDict()
         self._event_insert = self._db.insert(events_table).on_conflict_do_nothing(
             index_elements=[events_table.c.run_id, events_table.c.seq])
-        self._appends = {table.name: _append_statement(table)
+        self._appends = {table.name: append_statement(table)
                          for table in (tool_records, model_calls, receipts, verdicts)}
 
     @property

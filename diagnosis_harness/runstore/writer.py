@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Executable
+from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, select
 
 from diagnosis_harness.runstore.db import Database, RunPersistenceError
 
@@ -44,6 +44,22 @@ IDLE_EXIT_S = 5.0
 LINGER_S = 0.003
 """How long the writer waits after a first row for more to share its transaction (a commit per
 row cost a run step ~1 ms of CPU); a flush does not wait for it."""
+
+
+def append_statement(table: Table) -> Executable:
+    """INSERT of one child row whose seq is the run's next: ``:run_id``, ``:recorded_at``, columns.
+
+    seq is computed in the INSERT itself so the read and the write are one statement; the
+    (run_id, seq) key turns a race into an error, and the writer retries the row alone.
+    """
+    columns = [c.name for c in table.columns if c.name not in ("run_id", "seq", "recorded_at")]
+    run_id = bindparam("run_id", type_=Text)
+    selected = select(
+        run_id, func.coalesce(func.max(table.c.seq), 0) + 1,
+        *(bindparam(name, type_=table.c[name].type) for name in columns),
+        bindparam("recorded_at", type_=Text),
+    ).where(table.c.run_id == run_id)
+    return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.notify.messages import targets
-from diagnosis_harness.runstore.sql import SqlRunStore
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.serving.alert_payload import (
     AlertGroup,
     AlertPayloadError,
@@ -70,7 +70,7 @@ def authorized(header: str | None, token: str) -> bool:
 class Intake:
     """What one notification does: the dedup decision, the start or cancel, the queued posts."""
 
-    def __init__(self, settings: Settings, store: SqlRunStore, start_run: StartRun,
+    def __init__(self, settings: Settings, store: RunStore, start_run: StartRun,
                  cancel_run: CancelRun, known_services: Sequence[str] = ()) -> None:
         self.settings = settings
         self.known_services = known_services
@@ -129,12 +129,10 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-async def _served() -> tuple[Settings, SqlRunStore, list[str]]:
+async def _served() -> tuple[Settings, RunStore, list[str]]:
     from diagnosis_harness.serving.adapter import adapter
 
     services = (await asyncio.to_thread(adapter)).services
-    if not isinstance(services.store, SqlRunStore):
-        raise RuntimeError("alert intake needs the SQL run store")
     return services.settings, services.store, list(services.dataset.services)
 
 

@@ -29,7 +29,7 @@ from diagnosis_harness.continuations.edits import awaiting_approval, edit_proble
 from diagnosis_harness.continuations.lineage import record_edit
 from diagnosis_harness.graph.builder import compiled_graph
 from diagnosis_harness.run.context import RunContext
-from diagnosis_harness.runstore.lineage import LineageRecords
+from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.run_session import ResolveContext, RunSession
 
 _MISFIT = (TypeError, KeyError, AttributeError, IndexError)
@@ -41,7 +41,7 @@ class SessionGraph(CompiledStateGraph):  # type: ignore[type-arg]
     """The compiled graph whose stream is a run session and whose state edits are checked."""
 
     def __init__(self, *, resolve_context: ResolveContext | None = None,
-                 edit_log: LineageRecords | None = None, **kwargs: Any) -> None:
+                 edit_log: RunStore | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         # Attributes, so that Pregel.copy() passes them back.
         self.resolve_context = resolve_context
@@ -124,7 +124,7 @@ _hooked: dict[int, tuple[Any, SessionGraph]] = {}
 
 def session_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext,
                   resolve_context: ResolveContext | None = None,
-                  edit_log: LineageRecords | None = None) -> SessionGraph:
+                  edit_log: RunStore | None = None) -> SessionGraph:
     """The diagnosis graph as a :class:`SessionGraph`, with a checkpointer, resolver and edit log."""
     plain = compiled_graph(context_schema)
     found = _hooked.get(id(plain))
