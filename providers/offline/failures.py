@@ -201,7 +201,7 @@ class Failures:
         Not one it names only in feedback (``_feedback``): a loop broken by time.
         """
         return {t for t in set(self.rows) - {service} for r in self.rows[service] if names(r, t)
-                and not (t in self.graph and service in self.graph[t] | self.said[t]
+                and not (service in self.graph.get(t, set())
                          and _feedback(self.rows[service], self.rows[t], t))}
 
     def chain(self, symptom: str) -> str | None:
