@@ -356,3 +356,28 @@ def test_an_unnamed_config_change_leaves_nothing_open_but_a_rollout_does() -> No
     # A rollout of the database 40 minutes before changed what no key says: open.
     release = rollout(46, "orders-db", "16.2", 40.0)
     assert localized_draft(_Run("orders-api", timeline, [release])) is None  # type: ignore[arg-type]
+
+
+def test_a_client_naming_the_kind_of_server_names_it_and_unrelated_warnings_do_not_block() -> None:
+    # A broker outage asked about system-wide: the clients say "amqp" or "KafkaJS", not the
+    # service's name; a service with a few warnings of its own that nothing links to is
+    # background. At ERROR it would be a second story (the test above), and without the
+    # protocol's words nothing names the broker: abstain.
+    broker = onset(30, "rabbitmq", "20:05", "Partial partition detected: we saw DOWN from <id>",
+                   count=4)
+    ingest = onset(31, "telemetry-ingest", "20:32", 'msg="amqp dial failed" err="connection '
+                   'refused"', count=9)
+    gateway = onset(32, "ocpp-gateway", "20:51", "StartTransaction amqp publish failed; buffered",
+                    count=35)
+    aside = onset(33, "roaming", "14:00", "realtime authorization token <id> via hub: BLOCKED",
+                  level="WARN", count=4)
+    found = localize([aside, broker, ingest, gateway])
+    assert found is not None and found.service == "rabbitmq"
+    assert [r["service"] for r in found.consistent] == ["telemetry-ingest", "ocpp-gateway"]
+    assert localize([{**aside, "level": "ERROR"}, broker, ingest, gateway]) is None
+    plain = [{**r, "pattern": r["pattern"].replace("amqp ", ""), "example": ""}
+             for r in (ingest, gateway)]
+    assert localize([aside, broker, *plain]) is None
+    # Two servers of the kind the words say: which one is open.
+    other = onset(34, "rabbitmq-events", "20:06", "node down", count=4)
+    assert localize([broker, other, ingest, gateway]) is None

@@ -72,15 +72,44 @@ _DNS = re.compile(r"(?<![a-z0-9])(?:core|kube-?|cluster-?)?dns(?:masq)?(?![a-z])
 """A service that serves DNS (``coredns``, ``kube-dns``, ``dnsmasq``, ``unbound``, ``bind``)."""
 
 
+_PROTOCOLS = {
+    "amqp": "rabbitmq", "rabbit": "rabbitmq", "postgresql": "postgres", "psycopg": "postgres",
+    "libpq": "postgres", "mongodb": "mongo", "kafkajs": "kafka", "ioredis": "redis",
+}
+"""A client's or protocol's word for the server it speaks to: ``amqp dial failed`` is the broker."""
+_SERVERS = frozenset({"rabbitmq", "kafka", "redis", "postgres", "mysql", "mariadb", "mongo",
+                      "memcached", "elasticsearch", "opensearch", "zookeeper", "etcd", "consul",
+                      "nats", "cassandra", "clickhouse", "minio"})
+"""Servers a component is named after (``redis-shared``, ``kafka``): a failure that says the
+server's kind ("ReplyError … redis", "KafkaJSProtocolError") names each component of that kind."""
+_TOKEN = re.compile(r"[a-z][a-z0-9]*")
+
+
+def _kind_of(service: str) -> str | None:
+    """The kind of server a service is named after, if it is one (``redis-shared`` → redis)."""
+    kinds = {_PROTOCOLS.get(t, t) for t in _TOKEN.findall(service.lower())} & _SERVERS
+    return next(iter(kinds)) if len(kinds) == 1 else None
+
+
+def _kinds_said(text: str) -> set[str]:
+    """The kinds of server a failure's words name (``amqp``, ``KafkaJS``, ``redis``)."""
+    return {_PROTOCOLS.get(t, t) for t in _TOKEN.findall(text.lower())} & _SERVERS
+
+
 def names(item: dict[str, Any], service: str) -> bool:
     """Whether a row names ``service``: its own words, or the dependency table's upstream.
 
     A failed name lookup ("dial tcp: lookup inventory.svc on 10.0.0.10:53: server misbehaving")
-    names the DNS service in so many words, although not by its name.
+    names the DNS service in so many words, although not by its name; a failure that says the
+    kind of server it speaks to ("amqp dial failed", "KafkaJSProtocolError") names the service
+    of that kind (``rabbitmq``; ``kafka``) — and all of them where two are of one kind.
     """
     if service in (item.get("upstream") or []) or words_name(item, service):
         return True
     text = f"{item.get('pattern', '')} {item.get('example', '')}"
+    if (kind := _kind_of(service)) is not None and str(item.get("service")) != service \
+            and _kind_of(str(item.get("service", ""))) != kind and kind in _kinds_said(text):
+        return True
     return _DNS.search(service) is not None and _LOOKUP_FAILED.search(text) is not None
 
 

@@ -94,24 +94,32 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     failures = Failures.of(items)
     if not failures.failing or any(flagged(r) for rows in failures.rows.values() for r in rows):
         return None  # nothing failed, or a failure whose text cannot be taken at its word
-    earliest = min(failures.first(s) for s in failures.failing)
     if service in failures.failing:
         root = failures.chain(service)
         if root is None or failures.first(root) - failures.first(service) > SAME_MOMENT:
             return None  # ambiguous, or a "cause" that starts after the symptom (a consequence)
         explained = [s for s in failures.failing - {root} if reaches(failures.graph, s, root)]
     else:
-        roots = [s for s in failures.failing
+        # Beside a failure at a cause level, the warnings of a service that names no failing
+        # service and that none names are no cause (rule 5) and no step to one: background,
+        # not a second story. (Warnings alone are the story: a change or a metric may explain.)
+        named = {t for s in failures.failing for t in failures.graph[s]}
+        stories = {s for s in failures.failing if failures.graph[s] or s in named
+                   or any(_level(r) in CAUSE_LEVELS for r in failures.rows[s])}
+        if not any(_level(r) in CAUSE_LEVELS for s in stories for r in failures.rows[s]):
+            stories = failures.failing
+        earliest = min(failures.first(s) for s in stories)
+        roots = [s for s in stories
                  if not failures.graph[s] and failures.first(s) - earliest <= SAME_MOMENT]
         if len(roots) != 1:
             return None
         root = roots[0]
-        explained = sorted(failures.failing - {root})
+        explained = sorted(stories - {root})
         if not all(reaches(failures.graph, s, root) for s in explained):
             return None  # another failure the cause does not explain
     own = failures.rows[root]
     # A warning is a symptom to explain, not a cause to publish: a change may explain it.
-    cause = next((r for r in own if str(r.get("level", "")).upper() in CAUSE_LEVELS), None)
+    cause = next((r for r in own if _level(r) in CAUSE_LEVELS), None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
         return None  # a saturated or slow dependency: why is the cause, and it is not shown
@@ -128,6 +136,10 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     row = cause or own[0]
     return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
                      first=own[0] if own[0] is not row else None, warning_only=cause is None)
+
+
+def _level(row: dict[str, Any]) -> str:
+    return str(row.get("level", "")).upper()
 
 
 def sentence(found: Localized, change: dict[str, Any] | None) -> str:
