@@ -107,6 +107,17 @@ WORLDS = {
         "2026-03-10",
         ("Mar", "March"),
     ),
+    "grid": World(
+        "grid",
+        timedelta(minutes=45),
+        (8000, 40000),
+        (12, 14),
+        15_000_000,
+        "+05:30",
+        "Asia/Kolkata",
+        "2026-01-20",
+        ("Jan", "January"),
+    ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
 CASE_IDS = [f"{w.name}-{i['id']}" for w, i in CASES]
