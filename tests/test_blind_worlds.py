@@ -1,5 +1,5 @@
-"""The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py) are
-what their truth says.
+"""The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
+scripts/generate_world_grid.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
