@@ -44,8 +44,9 @@ SLOW = re.compile(r"statement timeout|deadline exceeded|read time[ds]? ?out|requ
                   r"|lock not available|deadlock", re.I)
 """A failure saying something it waits on is slow (not down or refusing): why it is slow — a disk,
 a lock, a noisy neighbour — is the cause, and it is not in the failure's words. A lock it
-timed out on (or a deadlock) says another session holds what it waits for: that one is the cause. (A connection
-refused or a dial timeout says the endpoint is unreachable: that one is named.)"""
+timed out on (or a deadlock) says another session holds what it waits for: that one is the
+cause. (A connection refused or a dial timeout says the endpoint is unreachable: that one is
+named.)"""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -149,8 +150,11 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
 
 
 def _linked(failures: Failures, root: str, service: str) -> bool:
-    """Whether the data ties ``root``'s failure to ``service``: a row of one names the other,
-    or the dependency table puts them on one edge (``upstream``/``downstream`` of a row)."""
+    """Whether the data ties ``root``'s failure to ``service``.
+
+    A row of one names the other, or the dependency table puts them on one edge
+    (``upstream``/``downstream`` of a row).
+    """
     for s, rows in failures.rows.items():
         for r in rows:
             edges = set(r.get("upstream") or []) | set(r.get("downstream") or [])
