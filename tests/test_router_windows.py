@@ -30,6 +30,22 @@ CASES = [
      "2026-02-12T15:30:00+00:00"),
     ("Everything fails 2026-02-12T14:22Z to 2026-02-12T14:40Z", "2026-02-12T14:22:00+00:00",
      "2026-02-12T14:40:00+00:00"),
+    # "from about 19:00 — 19:05 to 19:35": a sentence's dash, then the window (not 19:00–19:05,
+    # nor 06:50 → 06:45 the next day, a whole day).
+    ("recharges failing from about 19:00 — 19:05 to 19:35 +05:30, 20 Jan 2026",
+     "2026-01-20T19:05:00+05:30", "2026-01-20T19:35:00+05:30"),
+    ("recharges erroring since ~06:50 — 06:45 to 07:15 +05:30, 21 Jan 2026. What broke?",
+     "2026-01-21T06:45:00+05:30", "2026-01-21T07:15:00+05:30"),
+    # Numeric dates: day first (21.01.2026, 11/03/2026), month first only where the second
+    # number cannot be a month or a slashed date is written in the Americas.
+    ("api-gateway returning 503s, 10:05–10:35 +05:30, 21.01.2026. What changed?",
+     "2026-01-21T10:05:00+05:30", "2026-01-21T10:35:00+05:30"),
+    ("declines shot up — window 10:20 to 10:45 AEDT, Wed 11/03/2026. What changed?",
+     "2026-03-11T10:20:00+11:00", "2026-03-11T10:45:00+11:00"),
+    ("checkout 500s 10:00 to 10:10 UTC, 01/21/2026", "2026-01-21T10:00:00+00:00",
+     "2026-01-21T10:10:00+00:00"),
+    ("checkout 500s 10:00 to 10:10 -05:00, 03/04/2026", "2026-03-04T10:00:00-05:00",
+     "2026-03-04T10:10:00-05:00"),
     # A start only: the router node adds the look-back's length (nodes/route.py).
     ("jobs failing since ~09:00 on 2026-04-09 (UTC+8), why?", "2026-04-09T09:00:00+08:00", None),
     ("checkout failing around 14:20 on 2026-03-18", "2026-03-18T14:20:00+00:00", None),

@@ -78,7 +78,36 @@ group positions."""
 _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
                    r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
 """A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
-_PAIR = re.compile(rf"(?:\b(?:between|from)\s+)?\b{_TIME}\s*(?:and|to|until|-|–|—)\s*{_TIME}\b", re.I)
+_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:and|to|until|till|through|-|–|—)\s*){_TIME}\b)", re.I)
+"""A time followed by a connector and another time (a lookahead: pairs may overlap, as in
+"from about 19:00 — 19:05 to 19:35")."""
+_CONNECTOR_RANK = (("to", 3), ("until", 3), ("till", 3), ("through", 3), ("and", 3))
+
+
+def _pair_rank(connector: str) -> int:
+    """How surely a connector joins a window's two ends.
+
+    A word first, then a tight dash ("10:05–10:35"), then a spaced hyphen or en dash; a spaced
+    em dash is a sentence's dash ("about 19:00 — 19:05 to 19:35": the window is the second pair).
+    """
+    word = connector.strip().lower()
+    rank = dict(_CONNECTOR_RANK).get(word)
+    if rank is not None:
+        return rank
+    if connector == word:
+        return 2
+    return 0 if word == "—" else 1
+
+
+def _best_pair(question: str) -> tuple[int, int, int, int] | None:
+    """The two ends of the question's window, joined by the surest connector (first if tied)."""
+    best: tuple[int, tuple[int, int, int, int]] | None = None
+    for match in _PAIR.finditer(question):
+        h1, m1, connector, h2, m2 = match.groups()
+        rank = _pair_rank(connector)
+        if best is None or rank > best[0]:
+            best = (rank, (int(h1), int(m1), int(h2), int(m2)))
+    return best[1] if best else None
 
 
 _ABBREVIATIONS = {"SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
@@ -119,7 +148,27 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
                 return date(int(groups[y]), _MONTHS[groups[m][:3].lower()], int(groups[d])), True
             except ValueError:
                 continue
+    numeric = _NUMERIC_DAY.search(question)
+    if numeric:
+        first, sep, second, year = numeric.groups()
+        a, b = int(first), int(second)
+        month_first = b > 12 or (sep == "/" and a <= 12 and _month_first(question, now))
+        try:
+            return date(int(year), a if month_first else b, b if month_first else a), True
+        except ValueError:
+            pass
     return now.date(), False
+
+
+_NUMERIC_DAY = re.compile(r"(?<![\d.:/-])(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?![\d.:/-]?\d)")
+"""``21.01.2026``, ``22/01/2026``, ``03-04-2026``: day first, as most of the world writes it;
+month first where the second number cannot be a month (``01/21/2026``), or where a slashed
+date could be either and the question's zone is in the Americas (``03/04/2026`` at -05:00)."""
+
+
+def _month_first(question: str, now: datetime) -> bool:
+    offset = _question_zone(question, now.tzinfo or UTC).utcoffset(now)
+    return offset is not None and offset <= timedelta(hours=-3)
 
 
 def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | None]:
@@ -135,9 +184,9 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
         delta = timedelta(hours=n) if last.group(2).lower().startswith("h") else timedelta(minutes=n)
         return now - delta, now
     day, named_day = _question_day(question, now)
-    pair = _PAIR.search(question)
+    pair = _best_pair(question)
     if pair:
-        h1, m1, h2, m2 = (int(x) for x in pair.groups())
+        h1, m1, h2, m2 = pair
         if max(h1, h2) < 24 and max(m1, m2) < 60:
             start = datetime(day.year, day.month, day.day, h1, m1, tzinfo=tz)
             end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
