@@ -108,7 +108,7 @@ def _kyc_world(root: Path, page: str) -> Services:
               "level": "ERROR", "message": f'level=error msg="idverify check failed" '
               f'application=APP-{5000 + i} err="context deadline exceeded"'} for i in range(6)]
     deploys = [{"deploy_id": "DEP-4417", "service": "kyc", "version": "4.1.0",
-                "finished_at": "2026-03-11T01:24:00Z", "summary": "liveness check v2"}]
+                "finished_at": "2026-03-11T01:24:00Z", "summary": "idverify check client v2"}]
     data = write_dataset(root / "data", logs=logs, tables={"deploys": deploys},
                          runbooks={"vendor": page, **OTHER_PAGES}, name="kyc")
     return Services.from_settings(load_settings(model="offline", home=root / "home",
@@ -126,3 +126,30 @@ def test_a_runbook_page_that_calls_the_symptom_everyday_noise_supports_no_cause(
     noise = diagnose(_kyc_world(tmp_path / "noise", NOISE_PAGE), question)
     assert noise["release_outcome"] == "FALLBACK", noise["content"]
     assert "Root cause:" not in noise["content"]
+
+
+def test_one_word_a_change_shares_with_the_symptom_is_a_coincidence_not_a_link(
+        tmp_path: Path) -> None:
+    # The fault page describes the symptom; the release on kyc just before shares one word of
+    # its own with it ("check"): not enough to publish it as the cause. Two words of its own
+    # (the vendor client it changed) are.
+    from diagnosis_harness.providers.offline.causal import Symptom, change_problem
+
+    symptom = Symptom(services=frozenset({"kyc"}), onset="2026-03-11T01:31:40Z",
+                      text='level=error msg="idverify check failed" err="context deadline exceeded"')
+    row = {"deploy_id": "DEP-4417", "service": "kyc", "finished_at": "2026-03-11T01:24:00Z"}
+    assert change_problem({**row, "summary": "liveness check v2"}, symptom, [], []) is not None
+    assert change_problem({**row, "summary": "crew app: feeder map tiles"},
+                          Symptom(services=frozenset({"outage"}), onset=None,
+                                  text="no heartbeat from meters on feeder"), [], []) is not None
+    assert change_problem({**row, "summary": "idverify check client v2"}, symptom, [],
+                          []) is None
+    # Inflections are one word: "retry policy" and "retrying" share "retry".
+    retrying = Symptom(services=frozenset({"payment-service"}), onset=None,
+                       text="ledger call failed (503), retrying immediately attempt=<n>/10")
+    assert change_problem({**row, "service": "payment-service",
+                           "summary": "ledger client refactor; new retry policy"}, retrying,
+                          [], []) is None
+    question = "kyc onboarding failing after our release, 12:30 to 12:50 +11:00 on 11 Mar 2026 — why?"
+    world = _kyc_world(tmp_path / "fault", VENDOR_PAGE)
+    assert diagnose(world, question)["release_outcome"] == "SUCCESS"

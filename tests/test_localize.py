@@ -381,3 +381,33 @@ def test_a_client_naming_the_kind_of_server_names_it_and_unrelated_warnings_do_n
     # Two servers of the kind the words say: which one is open.
     other = onset(34, "rabbitmq-events", "20:06", "node down", count=4)
     assert localize([broker, other, ingest, gateway]) is None
+
+
+def test_one_odd_error_line_is_no_cause_unless_what_fails_names_it() -> None:
+    # A known-noise delivery report (one line, then three of another template) is the only
+    # failure of a system-wide window: no cause to publish. The database's one crash line that
+    # its callers name is one.
+    dlr = onset(40, "notifier", "28:19", "DLR msgid=<hex> status=UNDELIV template=BILL_DUE", count=1)
+    dlr2 = onset(41, "notifier", "32:08", "DLR msgid=<hex> status=UNDELIV template=LOW_BAL", count=2,
+                 level="WARN")
+    found = localize([dlr, dlr2])
+    assert found is None or found.warning_only  # warnings only: only a change or metric may explain
+    crash = onset(42, "orders-db", "02:09", "terminated by signal 9: Killed", level="FATAL", count=1)
+    found = localize([crash, API_ERRORS, WEB_ERRORS])
+    assert found is not None and found.service == "orders-db" and not found.warning_only
+
+
+def test_a_lock_timeout_waits_on_another_session_and_concludes_nothing() -> None:
+    lock = onset(43, "mdm", "23:29", "daily aggregate upsert failed: CannotAcquireLockException: "
+                 "ERROR: canceling statement due to lock timeout", count=83)
+    assert localize([lock]) is None
+    assert localize([{**lock, "pattern": "deadlock detected", "example": "deadlock detected"}]) is None
+
+
+def test_a_failure_elsewhere_must_be_tied_to_the_service_asked_about() -> None:
+    # The asked service logs nothing failing; the one failure of the window is on a service
+    # that neither names it nor is on a dependency edge with it.
+    assert localize([DB_DOWN], "api-gateway") is None
+    tied = {**DB_DOWN, "downstream": ["api-gateway"]}
+    found = localize([tied], "api-gateway")
+    assert found is not None and found.service == "orders-db"

@@ -151,7 +151,7 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
                 step = {"tool": "query_mysql", "args": {"sql": sql}}
                 break
     if step is None and symptom and runbook and len(inv.calls) < inv.scope.max_calls - 1:
-        # A change on the affected service, before the onset, that shares no word of its own
+        # A change on the affected service, before the onset, that shares fewer than two words of its own
         # with the symptom: does a runbook name its key? (One lookup per key, bounded.)
         key = next((k for k in keys_to_look_up(inv, symptom, runbook)[:2]
                     if not inv.called("lookup_knowledge", query=k)), None)

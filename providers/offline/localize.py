@@ -25,6 +25,7 @@ from typing import Any
 from diagnosis_harness.providers.offline.conclusion import describe_row
 from diagnosis_harness.providers.offline.failures import (
     CAUSE_LEVELS,
+    MIN_EVENTS,
     SAME_MOMENT,
     Failures,
     dependency_of,
@@ -39,10 +40,13 @@ OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:i
                       r"|rejected_execution|overload", re.I)
 """A failure saying its dependency is saturated: what saturates it is not in the evidence."""
 SLOW = re.compile(r"statement timeout|deadline exceeded|read time[ds]? ?out|request time[ds]? ?out"
-                  r"|\bslow\b", re.I)
+                  r"|\bslow\b|lock (?:wait )?time[ds]? ?out|could not obtain lock|acquirelock"
+                  r"|lock not available|deadlock", re.I)
 """A failure saying something it waits on is slow (not down or refusing): why it is slow — a disk,
-a lock, a noisy neighbour — is the cause, and it is not in the failure's words. (A connection
-refused or a dial timeout says the endpoint is unreachable: that one is named.)"""
+a lock, a noisy neighbour — is the cause, and it is not in the failure's words. A lock it
+timed out on (or a deadlock) says another session holds what it waits for: that one is the
+cause. (A connection refused or a dial timeout says the endpoint is unreachable: that one is
+named.)"""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -117,9 +121,16 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
         explained = sorted(stories - {root})
         if not all(reaches(failures.graph, s, root) for s in explained):
             return None  # another failure the cause does not explain
+        if service and not _linked(failures, root, service):
+            return None  # a failure elsewhere that nothing ties to the service asked about
     own = failures.rows[root]
     # A warning is a symptom to explain, not a cause to publish: a change may explain it.
-    cause = next((r for r in own if _level(r) in CAUSE_LEVELS), None)
+    # One odd ERROR line is no cause to publish unless what fails names the component: the
+    # cause row holds MIN_EVENTS events, or a failing service's rows name the cause.
+    corroborated = bool(explained) and any(names(r, root) for s in explained
+                                           for r in failures.rows[s])
+    cause = next((r for r in own if _level(r) in CAUSE_LEVELS
+                  and (corroborated or int(r.get("window_count") or 0) >= MIN_EVENTS)), None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
         return None  # a saturated or slow dependency: why is the cause, and it is not shown
@@ -136,6 +147,21 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     row = cause or own[0]
     return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
                      first=own[0] if own[0] is not row else None, warning_only=cause is None)
+
+
+def _linked(failures: Failures, root: str, service: str) -> bool:
+    """Whether the data ties ``root``'s failure to ``service``.
+
+    A row of one names the other, or the dependency table puts them on one edge
+    (``upstream``/``downstream`` of a row).
+    """
+    for s, rows in failures.rows.items():
+        for r in rows:
+            edges = set(r.get("upstream") or []) | set(r.get("downstream") or [])
+            if (s == root and (names(r, service) or service in edges)) \
+                    or (s == service and (names(r, root) or root in edges)):
+                return True
+    return False
 
 
 def _level(row: dict[str, Any]) -> str:
