@@ -1,5 +1,5 @@
 """The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
-scripts/generate_world_grid.py) are what their truth says.
+scripts/generate_world_grid.py, scripts/generate_world_aero.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -117,6 +117,17 @@ WORLDS = {
         "Asia/Kolkata",
         "2026-01-20",
         ("Jan", "January"),
+    ),
+    "aero": World(
+        "aero",
+        timedelta(minutes=45),
+        (8000, 40000),
+        (12, 14),
+        15_000_000,
+        "+01:00",
+        "Europe/Berlin",
+        "2026-02-17",
+        ("Feb", "February"),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
