@@ -411,3 +411,27 @@ def test_a_failure_elsewhere_must_be_tied_to_the_service_asked_about() -> None:
     tied = {**DB_DOWN, "downstream": ["api-gateway"]}
     found = localize([tied], "api-gateway")
     assert found is not None and found.service == "orders-db"
+
+
+def test_a_client_quoting_a_full_servers_reply_is_not_the_cause() -> None:
+    # "OOM command not allowed" is redis' reply that it is full: what filled it is the cause.
+    # Redis saying it of itself is its own failure.
+    hold = onset(44, "inventory", "33:53", 'msg="seat hold failed" store=seat-holds err="OOM '
+                 "command not allowed when used memory > 'maxmemory'.\"", count=9)
+    checkin = onset(45, "checkin", "34:31", "seat hold failed: inventory returned 503", count=6)
+    assert localize([hold, checkin], "checkin") is None
+    own = {**hold, "service": "redis-seat", "evidence_id": "E2.46"}
+    found = localize([own, {**checkin, "pattern": "seat hold failed: redis-seat OOM"}], "checkin")
+    assert found is not None and found.service == "redis-seat"
+
+
+def test_a_database_a_failure_speaks_of_by_kind_leaves_the_cause_open() -> None:
+    # "database unavailable" names no service, but while postgres fails the payments failure
+    # may be postgres': not published as the cause. (Its user@db address names nothing.)
+    pg = onset(46, "postgres", "49:31", "payments@payments FATAL: the database system is in "
+               "recovery mode", count=58)
+    pay = onset(47, "payments", "50:20", 'msg="authorize failed: database unavailable"', count=16)
+    found = localize([pg, pay], "payments")
+    assert found is None or found.service != "payments"
+    alone = localize([pay], "payments")  # no database fails: the end of its own chain
+    assert alone is not None and alone.service == "payments"

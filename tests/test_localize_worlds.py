@@ -51,7 +51,14 @@ caused, a failure on a service nothing tied to the one asked about, and two chan
 the symptom by one shared word ("feeder", ``intervals``). Each fix is a general rule (a cause
 row of 3 events unless a failing service names it; a lock timeout waits on another session; a
 root elsewhere must be tied to the asked service; a change must share two words of its own):
-grid then gave 0 wrong, 0 right, and the other worlds kept their figures."""
+grid then gave 0 wrong, 0 right, and the other worlds kept their figures.
+
+Aero was built blind after that, and run once before anyone looked at it: 0 right, 2 wrong — a
+client's "OOM command not allowed" (redis' reply that it is full) published as the client's
+failure, and postgres' "No space left on device" behind a dead CDC slot whose onset lies
+beyond the 30-minute look-back. A full server's reply quoted by a client, or a failing server
+spoken of by kind ("database unavailable"), now leaves the cause open: 1 wrong remains
+(the disk-full, an intermediate cause), so aero is measured in the scorecard, not here."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),

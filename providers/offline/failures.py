@@ -58,9 +58,10 @@ def moment(stamp: Any) -> datetime:
 
 def words_name(item: dict[str, Any], service: str) -> bool:
     """Whether a row's own words (pattern or example) name ``service``."""
-    # An identifier is one word: ``tariff_snapshot_id`` is a column, not the tariff service.
+    # An identifier is one word: ``tariff_snapshot_id`` is a column, not the tariff service;
+    # so is an address: ``payments@payments`` (a database's user@db), ``rabbit@mq-3``.
     words = f"{item.get('pattern', '')} {item.get('example', '')}".lower()
-    return re.search(rf"(?<![a-z0-9_]){re.escape(service.lower())}(?![a-z0-9_])",
+    return re.search(rf"(?<![a-z0-9_@]){re.escape(service.lower())}(?![a-z0-9_@])",
                      words) is not None
 
 
@@ -85,7 +86,7 @@ server's kind ("ReplyError … redis", "KafkaJSProtocolError") names each compon
 _TOKEN = re.compile(r"[a-z][a-z0-9]*")
 
 
-def _kind_of(service: str) -> str | None:
+def kind_of(service: str) -> str | None:
     """The kind of server a service is named after, if it is one (``redis-shared`` → redis)."""
     kinds = {_PROTOCOLS.get(t, t) for t in _TOKEN.findall(service.lower())} & _SERVERS
     return next(iter(kinds)) if len(kinds) == 1 else None
@@ -107,8 +108,8 @@ def names(item: dict[str, Any], service: str) -> bool:
     if service in (item.get("upstream") or []) or words_name(item, service):
         return True
     text = f"{item.get('pattern', '')} {item.get('example', '')}"
-    if (kind := _kind_of(service)) is not None and str(item.get("service")) != service \
-            and _kind_of(str(item.get("service", ""))) != kind and kind in _kinds_said(text):
+    if (kind := kind_of(service)) is not None and str(item.get("service")) != service \
+            and kind_of(str(item.get("service", ""))) != kind and kind in _kinds_said(text):
         return True
     return _DNS.search(service) is not None and _LOOKUP_FAILED.search(text) is not None
 
@@ -162,10 +163,38 @@ def crashed_dependencies(rows: dict[str, list[dict[str, Any]]], failing: set[str
         at = moment(errors[0]["onset"])
         for caller in failing:
             began = moment(first_strong(rows[caller])["onset"])
-            if any(names(r, weak) for r in rows[caller]) \
+            # Named by the caller's errors: a warning naming it is no crash's consequence.
+            if any(names(r, weak) and _level(r) in CAUSE_LEVELS for r in rows[caller]) \
                     and began - CRASH_LEAD <= at <= began + SAME_MOMENT:
                 out.add(weak)
     return out
+
+
+def _level(row: dict[str, Any]) -> str:
+    return str(row.get("level", "")).upper()
+
+
+_KIND_WORDS = {
+    "database": {"postgres", "mysql", "mariadb", "mongo", "cassandra", "clickhouse"},
+    "db": {"postgres", "mysql", "mariadb", "mongo", "cassandra", "clickhouse"},
+    "cache": {"redis", "memcached"},
+    "broker": {"rabbitmq", "kafka", "nats"},
+    "queue": {"rabbitmq", "kafka", "nats"},
+    "search": {"elasticsearch", "opensearch"},
+}
+"""Words a failure says of what it waits on without a name ("authorize failed: database
+unavailable"): the kinds of server they may be."""
+
+
+def mentions_kind(item: dict[str, Any], service: str) -> bool:
+    """Whether a row speaks of a server of ``service``'s kind without naming it.
+
+    Not a name (rule 2 does not follow it), but enough to leave a cause open (rule 7): a
+    failure saying "database unavailable" while a database fails is that database's, maybe.
+    """
+    kind = kind_of(service)
+    said = set(_TOKEN.findall(f"{item.get('pattern', '')} {item.get('example', '')}".lower()))
+    return kind is not None and any(kind in _KIND_WORDS[w] for w in said & set(_KIND_WORDS))
 
 
 def _feedback(own: list[dict[str, Any]], other: list[dict[str, Any]], name: str) -> bool:
@@ -227,9 +256,12 @@ class Failures:
     def named_by(self, service: str) -> set[str]:
         """Services with any failure row (failing or not) that ``service``'s rows name.
 
-        Not one it names only in feedback (``_feedback``): a loop broken by time.
+        And failing ones its rows speak of by kind ("database unavailable" while postgres
+        fails, :func:`mentions_kind`); not one it names only in feedback (``_feedback``): a
+        loop broken by time.
         """
-        return {t for t in set(self.rows) - {service} for r in self.rows[service] if names(r, t)
+        return {t for t in set(self.rows) - {service} for r in self.rows[service]
+                if (names(r, t) or (t in self.failing and mentions_kind(r, t)))
                 and not (service in self.graph.get(t, set())
                          and _feedback(self.rows[service], self.rows[t], t))}
 

@@ -31,6 +31,7 @@ from diagnosis_harness.providers.offline.failures import (
     dependency_of,
     first_strong,
     flagged,
+    kind_of,
     names,
     reaches,
 )
@@ -47,6 +48,15 @@ a lock, a noisy neighbour — is the cause, and it is not in the failure's words
 timed out on (or a deadlock) says another session holds what it waits for: that one is the
 cause. (A connection refused or a dial timeout says the endpoint is unreachable: that one is
 named.)"""
+FULL_REPLIES = {
+    "redis": re.compile(r"OOM command not allowed|used memory > 'maxmemory'", re.I),
+    "postgres": re.compile(r"too many clients already|remaining connection slots are reserved",
+                           re.I),
+    "mysql": re.compile(r"too many connections", re.I),
+}
+"""A server's own reply that it is full, as its clients log it: the client is not the cause, and
+the server's why (what filled it) is not in the client's words. Only the server's own rows may
+say it of itself (``redis-cart`` logging that it reached maxmemory is its failure)."""
 LOOK_BACK = timedelta(minutes=30)
 """How far before the question's window the onsets are looked for."""
 MAX_QUESTION_WINDOW = timedelta(hours=4)
@@ -127,13 +137,17 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     # A warning is a symptom to explain, not a cause to publish: a change may explain it.
     # One odd ERROR line is no cause to publish unless what fails names the component: the
     # cause row holds MIN_EVENTS events, or a failing service's rows name the cause.
-    corroborated = bool(explained) and any(names(r, root) for s in explained
-                                           for r in failures.rows[s])
+    corroborated = bool(explained) and any(names(r, root) and _level(r) in CAUSE_LEVELS
+                                           for s in explained for r in failures.rows[s])
     cause = next((r for r in own if _level(r) in CAUSE_LEVELS
                   and (corroborated or int(r.get("window_count") or 0) >= MIN_EVENTS)), None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
         return None  # a saturated or slow dependency: why is the cause, and it is not shown
+    kind = kind_of(root)
+    if any(k != kind and reply.search(f"{r.get('pattern', '')} {r.get('example', '')}")
+           for r in own for k, reply in FULL_REPLIES.items()):
+        return None  # it quotes a full server's reply: what filled the server is the cause
     if failures.named_by(root):
         return None  # it names a component that fails too: the cause may be there, unshown
     services = {str(i["service"]) for i in items if i.get("kind") == "onset"}
