@@ -20,6 +20,9 @@ from diagnosis_harness.control.contracts import EvidenceStatus, Fact, Invocation
 
 PLAIN_TOOLS = frozenset({"query_logs", "query_mysql", "lookup_knowledge"})
 """The precise-follow-up tools; any other evidence tool's rows are computed statistics."""
+ODD = 3
+"""Events below which an anomaly is an odd line: it ranks after the failures of its level (one
+known-noise delivery report before an outage is not the first suspect)."""
 SHOWN = 5
 """Suspects listed in the report; the rest are counted ("and N more")."""
 _CHANGE_TABLE = re.compile(r"change|config|deploy|release|job|cert|migration|flag|rollout",
@@ -101,7 +104,8 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
 def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     """Every suspect of the run, ranked, each with its evidence id.
 
-    Anomalies (errors, then warnings, then the rest; earliest first in each), changes before
+    Anomalies (errors, then warnings, then the rest; in each, odd lines of fewer than ``ODD``
+    events after the others, then earliest first), changes before
     the earliest failure's onset (latest first), moved metrics; within each, computed
     statistics before plain rows. A busy system's new INFO lines start earlier than any
     failure: they rank after the failures and do not move the onset changes must precede.
@@ -118,8 +122,8 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                 changes.append(c)
             elif (m := _metric(record, fact)) is not None:
                 metrics.append(m)
-    anomalies.sort(key=lambda s: (not s["computed"], _tier(s), s["onset"] or "~",
-                                  -_int(s["count"])))
+    anomalies.sort(key=lambda s: (not s["computed"], _tier(s), _int(s["count"]) < ODD,
+                                  s["onset"] or "~", -_int(s["count"])))
     failing = [a["onset"] for a in anomalies if a["onset"] and _tier(a) < 2]
     onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]

@@ -61,7 +61,9 @@ def test_a_long_list_shows_the_top_few_and_counts_the_rest() -> None:
         "first_seen": f"2026-01-01T10:{i:02d}:00Z"}) for i in range(SHOWN + 4)], {})
     lines = digest_lines(suspects([many]))
     assert len(lines) == SHOWN + 1 and lines[-1] == "… and 4 more"
-    assert lines[0].startswith("1. s0: 1 × 'boom 0', onset 2026-01-01T10:00:00Z [E7.1]")
+    # The earliest of those with 3 events or more first; the odd lines (1 and 2 events) after.
+    assert lines[0].startswith("1. s2: 3 × 'boom 2', onset 2026-01-01T10:02:00Z [E7.3]")
+    assert [s["evidence_id"] for s in suspects([many])][-2:] == ["E7.1", "E7.2"]
 
 
 def test_failures_rank_before_earlier_info_lines_and_set_the_onset_changes_precede() -> None:
