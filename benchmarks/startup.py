@@ -55,6 +55,27 @@ def _commands(module: str, py: str = sys.executable) -> dict[str, list[str]]:
             "diagnose": [py, "-m", module, "diagnose", QUESTION, "--model", "offline"]}
 
 
+def _this_tree() -> dict[str, str]:
+    """``PYTHONPATH`` that makes "now" this tree, also from a worktree beside the installed one.
+
+    An editable install maps ``diagnosis_harness`` (and its ``package-dir`` folders) to the tree
+    it was installed from; run from another worktree with that interpreter, "now" would be that
+    other tree. Then this tree is laid out as it installs (``scripts/static_checks.py``'s links,
+    under ``build/bench-tree``) and put first on the path; otherwise nothing is added.
+    """
+    root = Path(__file__).resolve().parent.parent
+    code = "import diagnosis_harness; print(diagnosis_harness.__file__)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as the sides run
+    found = subprocess.run([sys.executable, "-c", code], cwd=tempfile.gettempdir(), env=env,
+                           capture_output=True, text=True, check=False)
+    if found.returncode == 0 and Path(found.stdout.strip()).resolve().is_relative_to(root):
+        return {}
+    sys.path.insert(0, str(root / "scripts"))
+    from static_checks import lay_out
+
+    return {"PYTHONPATH": str(lay_out(root / "build" / "bench-tree"))}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Alternate the sides ``--pairs`` times; print medians and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -67,18 +88,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", action="store_true",
                         help="do not byte-compile first (every process compiles the project)")
     args = parser.parse_args(argv)
+    now = _this_tree()
     if not args.source:
         root = Path(__file__).resolve().parent.parent
         # DIR/.venv/bin/python: not resolved, a venv's python links to the base interpreter
         before_root = [args.before.absolute().parent.parent.parent] if args.before else []
-        for tree in [root, *([args.pinned] if args.pinned else []), *before_root]:
+        laid_out = [Path(now["PYTHONPATH"])] if now else []  # its own top-level modules' caches
+        for tree in [root, *laid_out, *([args.pinned] if args.pinned else []), *before_root]:
             # in a child: this process stays small (a forked child's peak RSS starts at ours)
             subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|\.git|tests)/",
                             str(tree)], check=True, stdout=subprocess.DEVNULL)
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_", "PYTHONPATH"))}
     sides: dict[str, tuple[str, dict[str, str], str]] = {
-        "now": ("diagnosis_harness", {}, sys.executable)}
+        "now": ("diagnosis_harness", now, sys.executable)}
     if args.before is not None:
         sides["before"] = ("diagnosis_harness", {}, str(args.before))
     if args.pinned is not None:

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 from diagnosis_harness.providers import structured
 from diagnosis_harness.providers.context_window import completion_room, estimate_messages, texts_of
 from diagnosis_harness.providers.failures import classify_exception
-from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel, PromptRenderer
 from diagnosis_harness.providers.specs import (
     ModelSpec,
     ModelSpecError,
@@ -44,6 +43,7 @@ from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
+    from diagnosis_harness.providers.json_protocol import PromptRenderer
     from diagnosis_harness.providers.replay import ReplayScript
     from langchain_core.language_models import BaseChatModel
 
@@ -148,6 +148,9 @@ class ModelSeam:
         model = self.chat_model(role)
         if role is Role.AGENT and self.settings.agent_protocol == "json":
             assert self.prompt_renderer is not None
+            # Here, not at the top: a chat-model class (~20 ms to build) only this protocol uses.
+            from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel
+
             return JsonProtocolChatModel(inner=model, render_prompt=self.prompt_renderer,
                                          constrain=self._constrain(),
                                          context_tokens=self.settings.model_context_tokens)

@@ -14,7 +14,6 @@ command runs, so ``harness --help`` stays fast.
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import json
 import sys
@@ -133,6 +132,8 @@ def approve(
         usage_error(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
               "from Studio or the SDK")
     try:
+        import asyncio  # not at the top: `harness --help` imports this module
+
         out = asyncio.run(_resume(settings, row["thread_id"], {"approve": not reject, "note": note}))
     except ContinuationRefused as exc:
         usage_error(str(exc))
@@ -156,6 +157,8 @@ def cancel(
     settings = load_cli_settings()
     store = _store(settings)
     row, _ = _paused_run(store, run_id)
+    import asyncio
+
     usage = asyncio.run(_usage_at_head(settings, row["thread_id"], run_id))
     if not cancel_paused(store, run_id, by=_actor(), why="cancelled from the command line",
                          usage=usage):

@@ -9,7 +9,6 @@ imported inside the command, so ``harness --help`` stays fast.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -90,6 +89,8 @@ def prune(
     before = datetime.now(UTC) - age
     try:
         pruned, trace = prune_runs(run_store_location(settings), before)
+        import asyncio  # not at the top: `harness --help` imports this module
+
         threads = asyncio.run(prune_threads(settings, before))
     except RunPersistenceError as exc:
         _fail(str(exc), Exit.FAILED)
