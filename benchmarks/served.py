@@ -5,7 +5,7 @@
 graphs side by side: ``diagnosis`` (the harness) and ``floor`` (:mod:`benchmarks.floor_graph`,
 21 trivial super-steps: the server's own cost per run). One ``langgraph_sdk`` client sends, per
 graph, a single run (median of 3) and then N runs at once (``runs.wait``, each on its own thread);
-it prints latency p50/p95, wall and the server's CPU-seconds per run (its process group's
+it prints latency p50/p95, wall and the server's CPU-seconds per run (its processes'
 utime+stime from ``/proc``, before/after), and the harness/floor ratios. The machine's load
 average is printed too: on a shared machine the figures move with it, so repeat.
 """
@@ -40,9 +40,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def group_cpu_s(pgid: int) -> float:
-    """User+system CPU-seconds of every live process in the group (children's waited-for too)."""
-    total = 0
+def tree_cpu_s(root: int) -> float:
+    """User+system CPU-seconds of ``root`` and every live descendant (children's waited-for too).
+
+    By parentage, not process group: ``harness serve`` runs ``langgraph dev`` in a session of
+    its own (so that a signal ends all of it), which a group sum would miss.
+    """
+    stats: dict[int, tuple[int, int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -50,8 +54,16 @@ def group_cpu_s(pgid: int) -> float:
             fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
-        if int(fields[2]) == pgid:  # fields after "(comm)": state ppid pgrp ...
-            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+        # fields after "(comm)": state ppid pgrp ...; utime stime cutime cstime at 11..14
+        stats[int(entry)] = (int(fields[1]), sum(int(f) for f in fields[11:15]))
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _ticks) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0))[1]
+        todo += children.get(pid, [])
     return total / TICKS
 
 
@@ -93,7 +105,7 @@ class Server:
 
     def cpu_s(self) -> float:
         """CPU-seconds the server's processes used so far."""
-        return group_cpu_s(self.proc.pid)
+        return tree_cpu_s(self.proc.pid)
 
     def stop(self) -> None:
         """Stop the process group this object started (by its id), then close the log."""
