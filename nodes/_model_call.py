@@ -41,12 +41,12 @@ async def offload(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-def prompt_message(name: str, /, **values: Any) -> HumanMessage:
+def prompt_message(name: str, /, **values: object) -> HumanMessage:
     """Prompt ``name`` rendered with ``values`` as a user turn, its name and values attached."""
     return with_prompt(HumanMessage(prompts.render(name, **values)), name, values)
 
 
-def system_prompt_message(name: str, /, **values: Any) -> SystemMessage:
+def system_prompt_message(name: str, /, **values: object) -> SystemMessage:
     """Prompt ``name`` rendered with ``values`` as the system turn, its name and values attached."""
     return with_prompt(SystemMessage(prompts.render(name, **values)), name, values)
 
