@@ -25,7 +25,7 @@ _RUN_STATES = {"SUCCESS": {"SUCCESS"}, "FALLBACK": {"SUCCESS", "BUDGET_EXHAUSTED
 """RunStates each ReleaseOutcome can come with (the outcome matrix of docs/design.md §4)."""
 _ROW_KEYS = ("thread_id", "run_state", "release_outcome", "fallback_type", "failure_code",
              "stop_reason", "intent", "content")
-_ANY: Any = object()
+_ANY: Any = object()  # the "not asked" default of str | None parameters: Any so it fits them
 
 
 def event_grammar_problems(events: Iterable[Mapping[str, Any]]) -> list[str]:

@@ -10,7 +10,7 @@ observed. Nothing here parses the prose.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -26,6 +26,10 @@ from diagnosis_harness.control.contracts import (
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.session.runner import OUTPUT_KEYS
+
+if TYPE_CHECKING:
+    from diagnosis_harness.providers.replay import ReplayScript
+    from diagnosis_harness.runstore.store import RunStore
 
 CLI_KEYS = (*OUTPUT_KEYS, "model")
 """The keys of ``harness diagnose --json`` (plus ``error`` after a crash outside the nodes)."""
@@ -126,7 +130,7 @@ class DiagnosisResult(_Frozen):
     replay_consumed: dict[str, int] | None = None
     """For a replay model: how many answers each role used (roles that used none omitted)."""
 
-    _store: Any = PrivateAttr(default=None)
+    _store: RunStore | None = PrivateAttr(default=None)
 
     @property
     def event_kinds(self) -> list[str]:
@@ -178,8 +182,8 @@ class DiagnosisResult(_Frozen):
         return build_result(out, values, context.store, context.seam.replay_script)
 
 
-def build_result(out: Mapping[str, Any], state: Mapping[str, Any] | None, store: Any,
-                 script: Any = None) -> DiagnosisResult:
+def build_result(out: Mapping[str, Any], state: Mapping[str, Any] | None, store: RunStore | None,
+                 script: ReplayScript | None = None) -> DiagnosisResult:
     """The result of a run from the runner's output and its last full graph state."""
     fields = dict(out)
     fields["usage"] = fields.get("usage") or BudgetUsage().model_dump()

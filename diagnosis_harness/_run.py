@@ -11,7 +11,7 @@ import asyncio
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from diagnosis_harness._result import DiagnosisResult, build_result
 from diagnosis_harness._script import ReplayScript, ScriptIncomplete, TrackedScript
@@ -23,6 +23,9 @@ from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import new_context, open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services
 from diagnosis_harness.tools.dataset.format import DatasetError
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 Model = str | ReplayScript | Mapping[str, Any] | None
 """A model spec (``offline``, ``openai:NAME``, ``replay:FILE``), a :class:`ReplayScript`, a
@@ -135,7 +138,7 @@ def make_context(*, thread: str | None = None, model: Model = None,
     return new_context(services, thread_id=thread or uuid.uuid4().hex)
 
 
-def build_graph(checkpointer: Any = None) -> SessionGraph:
+def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> SessionGraph:
     """The compiled diagnosis graph with your checkpointer (InMemorySaver, AsyncSqliteSaver, …).
 
     Every run needs ``context=make_context(...)``; the graph is async (``ainvoke``,

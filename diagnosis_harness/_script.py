@@ -13,10 +13,13 @@ import copy
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from diagnosis_harness.providers.replay import ROLES, ReplayExhausted, ReplayFileError
 from diagnosis_harness.providers.replay import ReplayScript as _EngineScript
+
+if TYPE_CHECKING:
+    from diagnosis_harness._result import DiagnosisResult
 
 Role = Literal["router", "agent", "judge", "repair"]
 Failure = Literal["timeout", "transport", "invalid_output", "error"]
@@ -41,7 +44,7 @@ class ScriptIncomplete(ReplayExhausted):
         self.call = call
         self.scripted = scripted
         self.source = source
-        self.result: Any = None
+        self.result: DiagnosisResult | None = None
         """The :class:`DiagnosisResult` of the run, when raised by ``diagnose``."""
         super().__init__(
             f"replay script {source} is incomplete: the run made {role} call #{call}, but the "

@@ -90,7 +90,7 @@ def check_records(state: Sequence[ToolRecord], stored: Sequence[dict[str, Any]])
     return problems
 
 
-def check_publication(draft_data: Any, records: Sequence[ToolRecord],
+def check_publication(draft_data: object, records: Sequence[ToolRecord],
                       stored_verdicts: Sequence[dict[str, Any]]) -> list[str]:
     """Problems that forbid publishing ``draft_data`` as a verified root cause (none: publish).
 
@@ -122,7 +122,7 @@ def check_publication(draft_data: Any, records: Sequence[ToolRecord],
     return []
 
 
-def parse_decision(answer: Any) -> tuple[bool, str] | None:
+def parse_decision(answer: object) -> tuple[bool, str] | None:
     """``(approve, note)`` from an approval answer ``{"approve": bool, "note"?: str}``; else None."""
     if not isinstance(answer, dict) or not set(answer) <= {"approve", "note"}:
         return None

@@ -83,7 +83,7 @@ class GateCall:
     id: str
     name: str
     args: Mapping[str, Any]
-    envelope: Any = None
+    envelope: object = None
     """The call's ``previous_observation`` argument, as the model sent it (None if absent)."""
     scope_of: ScopeOf = field(default=_no_scope, compare=False, repr=False)
 
@@ -164,7 +164,7 @@ def evidence_tool(gs: GateState, call: GateCall) -> Verdict:
     return Pass(gs)
 
 
-def _envelope_problem(raw: Any, expected_id: str) -> str | None:
+def _envelope_problem(raw: object, expected_id: str) -> str | None:
     if raw is None:
         return "previous_observation is missing"
     try:

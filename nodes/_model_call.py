@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
 from diagnosis_harness.providers.messages import text_of, with_prompt
@@ -21,27 +21,32 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
-from diagnosis_harness.control.contracts import FailureClass, Role
+from diagnosis_harness.control.contracts import FailureClass, FailureCode, FallbackType, Role
 from diagnosis_harness.control.retry import RetryPolicy, RetryResult, execute_with_retry
 from diagnosis_harness.run.context import RunContext
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.runnables import Runnable
 
 __all__ = ["ask_with_retry", "call_model", "label_outcome", "offload", "prompt_message",
            "system_prompt_message", "text_of"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
-async def offload(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+async def offload(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run blocking I/O (SQLite) off the event loop: the dev server forbids blocking nodes."""
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-def prompt_message(name: str, /, **values: Any) -> HumanMessage:
+def prompt_message(name: str, /, **values: object) -> HumanMessage:
     """Prompt ``name`` rendered with ``values`` as a user turn, its name and values attached."""
     return with_prompt(HumanMessage(prompts.render(name, **values)), name, values)
 
 
-def system_prompt_message(name: str, /, **values: Any) -> SystemMessage:
+def system_prompt_message(name: str, /, **values: object) -> SystemMessage:
     """Prompt ``name`` rendered with ``values`` as the system turn, its name and values attached."""
     return with_prompt(SystemMessage(prompts.render(name, **values)), name, values)
 
@@ -55,12 +60,13 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     seam's model speaks the agent protocol: what comes back is tool calls or text, always. A
     call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
     """
-    model: Any = ctx.seam.for_role(role)
+    chat = ctx.seam.for_role(role)
+    model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
-        model = model.bind_tools(tools, parallel_tool_calls=False)  # one call per turn
+        model = chat.bind_tools(tools, parallel_tool_calls=False)  # one call per turn
     began = time.monotonic()
     failure: FailureClass | None = None
-    usage: dict[str, Any] = {}
+    usage: Mapping[str, Any] = {}
     try:
         # With a context budget: the answer's room, or ContextExceeded before anything is sent.
         options = ctx.seam.call_options(role, messages, tools)
@@ -71,7 +77,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
         reply.response_metadata = clamp_ints(reply.response_metadata)
         usage = reply.usage_metadata or {}
         budget.record_usage_metadata(usage)
-        return reply  # type: ignore[no-any-return]
+        return reply
     except asyncio.CancelledError:
         failure = FailureClass.CANCELLED
         raise
@@ -108,7 +114,8 @@ def _published(summary: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-async def label_outcome(ctx: RunContext, outcome: str, fallback: Any, failure: Any) -> None:
+async def label_outcome(ctx: RunContext, outcome: str, fallback: FallbackType | None,
+                        failure: FailureCode | None) -> None:
     """Leave the run's outcome on its trace: a ``publish`` invocation labelled with it.
 
     Trace tools index invocations by name, tags and metadata; the outcome is known only here,

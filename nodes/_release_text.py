@@ -6,7 +6,7 @@ Pure rendering from state, records and the ProgressSnapshot: no decision is made
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.guards.evidence import facts_by_id, shown_text
 from diagnosis_harness.nodes._headline import headline, to_second
@@ -15,6 +15,9 @@ from diagnosis_harness.tools.dataset.examples import context_hints
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, Fact, FallbackType, ToolRecord
 from diagnosis_harness.run.state import DiagnosisState
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.dataset.layout import DatasetInfo
 
 CAPABILITY_REPLY = (
     "I diagnose production incidents. Ask about a symptom on a service in a time window, for "
@@ -84,7 +87,7 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
 
 
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
-                    snapshot: dict[str, Any], dataset: Any = None,
+                    snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
                     records: list[ToolRecord] | None = None) -> str:
     """The SafeFallback: only what this run verified, plus its limitations and next checks."""
     scope = state.get("scope") or {}

@@ -37,7 +37,7 @@ def _values(fact: Fact) -> Mapping[str, Any]:
     return row if isinstance(row, dict) else fact.data
 
 
-def _token(value: Any) -> str | None:
+def _token(value: object) -> str | None:
     text = "" if value is None or isinstance(value, bool | dict | list) else str(value)
     return text if _TOKEN.fullmatch(text) else None
 
@@ -150,7 +150,7 @@ def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dic
     return out
 
 
-def _int(value: Any) -> int:
+def _int(value: Any) -> int:  # Any: whatever int() takes; anything else counts 0
     try:
         return int(value)
     except (TypeError, ValueError):

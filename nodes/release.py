@@ -16,7 +16,7 @@ decision (``diagnosis_harness.continuations.approval``). docs/design.md §14.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Never
+from typing import TYPE_CHECKING, Any, Never
 
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
 from diagnosis_harness.guards.release_check import check_publication, check_verdicts
@@ -48,6 +48,9 @@ from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import resolve
 from diagnosis_harness.run.state import DiagnosisState, Stop
 from diagnosis_harness.runstore.store import RunPersistenceError
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.dataset.layout import DatasetInfo
 
 __all__ = ["CAPABILITY_REPLY", "Decision", "decide", "release"]
 
@@ -191,7 +194,7 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
 
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
-             snapshot: dict[str, Any], dataset: Any = None) -> str | None:
+             snapshot: dict[str, Any], dataset: DatasetInfo | None = None) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
             else render_report(state, records)

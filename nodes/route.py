@@ -56,7 +56,7 @@ _FRESH_RUN: dict[str, Any] = {
 _SCHEMA = FailureClass.SCHEMA_INVALID
 
 
-def _question_problem(question: Any, max_bytes: int) -> str | None:
+def _question_problem(question: object, max_bytes: int) -> str | None:
     if isinstance(question, bytes):  # the CLI hands over a question that is not UTF-8 as bytes
         return "the question is not valid UTF-8 text: retype it or fix the terminal's encoding"
     if not isinstance(question, str):

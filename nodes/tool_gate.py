@@ -14,7 +14,7 @@ docs/design.md (tool gate).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.nodes._gates import (
     GATES,
@@ -42,6 +42,9 @@ from diagnosis_harness.control.contracts import (
     InvocationStatus,
 )
 from diagnosis_harness.run.context import RunContext, run_context
+
+if TYPE_CHECKING:
+    from diagnosis_harness.control.budget import Budget
 from diagnosis_harness.run.records import RecordRef, index_entry, refs
 from diagnosis_harness.run.state import DiagnosisState
 
@@ -53,7 +56,7 @@ def _observation(call_id: str, body: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=render_observation(body), tool_call_id=call_id)
 
 
-def _run_and_store(ctx: RunContext, call: GateCall, budget: Any, ready: int) -> ToolOutcome:
+def _run_and_store(ctx: RunContext, call: GateCall, budget: Budget, ready: int) -> ToolOutcome:
     """Run one call at the boundary and store its record (blocking: one worker thread for both).
 
     The record is written before the state's index names it: a checkpoint never points at a
@@ -87,7 +90,7 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
     messages: list[ToolMessage] = []
     ctx.emitter.emit("status", phase="collecting evidence")
 
-    def update(**extra: Any) -> dict[str, Any]:
+    def update(**extra: object) -> dict[str, Any]:
         return {"records": new_records,
                 "messages": messages, "no_gain_streak": gs.no_gain,
                 "violation_streak": gs.violations, "last_evidence_call": gs.last_call,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import string
 from functools import cache
 from importlib import resources
-from typing import Any
 
 _FORMATTER = string.Formatter()
 
@@ -54,7 +53,7 @@ def fields(name: str) -> set[str]:
     return found
 
 
-def render(name: str, **values: Any) -> str:
+def render(name: str, **values: object) -> str:
     """Fill prompt ``name`` with exactly its placeholders; a missing or extra key is an error."""
     expected = fields(name)
     missing = expected - values.keys()
@@ -69,6 +68,6 @@ def render(name: str, **values: Any) -> str:
     return _text(name).format(**values)
 
 
-def phrase(name: str, **values: Any) -> str:
+def phrase(name: str, **values: object) -> str:
     """A one-part prompt (one sentence of a turn): :func:`render` without the final newline."""
     return render(name, **values).removesuffix("\n")

@@ -9,7 +9,7 @@ arithmetic). The words are prompt text (:mod:`diagnosis_harness.prompts`, ``json
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,7 +29,7 @@ def last_call(results: Sequence[Result]) -> str | None:
     return None
 
 
-def dataset_time(value: Any, shift: timedelta = timedelta(0)) -> str | None:
+def dataset_time(value: object, shift: timedelta = timedelta(0)) -> str | None:
     """``value`` (ISO-8601) moved by ``shift``, written as the datasets write times."""
     if value is None:
         return None
@@ -42,7 +42,7 @@ def dataset_time(value: Any, shift: timedelta = timedelta(0)) -> str | None:
     return moment.isoformat()
 
 
-def hour_before(start: Any) -> str | None:
+def hour_before(start: object) -> str | None:
     """An hour before the window starts, written as the datasets write times.
 
     Changes that cause an incident usually land there; a small model cannot do the arithmetic.
@@ -50,7 +50,7 @@ def hour_before(start: Any) -> str | None:
     return dataset_time(start, -timedelta(hours=1))
 
 
-def changes_bounds(values: Any) -> tuple[str, str] | None:
+def changes_bounds(values: Mapping[str, object]) -> tuple[str, str] | None:
     """(an hour before the window, its end): where to look for what changed."""
     since, until = hour_before(values.get("start")), dataset_time(values.get("end"))
     return (since, until) if since and until else None

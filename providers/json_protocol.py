@@ -32,9 +32,9 @@ binds the tools and reads tool calls and drafts exactly as under native tool cal
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.providers.context_window import (
     ContextExceeded,
@@ -61,6 +61,10 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
 
 from diagnosis_harness import prompts
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.runnables import Runnable
 
 PromptRenderer = Callable[..., str]
 """``render(name, **values) -> text``: the prompt package's renderer, handed in by the app."""
@@ -92,7 +96,7 @@ class JsonProtocolChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    inner: Any
+    inner: Any  # Any: a pydantic field, and a Runnable type there would be validated
     """The provider's chat model (a Runnable), asked for JSON answers where the provider can."""
     render_prompt: PromptRenderer
     tool_specs: list[dict[str, Any]] = []
@@ -112,7 +116,7 @@ class JsonProtocolChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "json-protocol"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
         """Record the tools for the prompt; the wrapped model is never asked for tool calls."""
         return self.model_copy(update={"tool_specs": [convert_to_openai_tool(t) for t in tools]})
 
@@ -224,7 +228,7 @@ class JsonProtocolChatModel(BaseChatModel):
             return None
         return self.context_tokens - estimate_messages(texts_of(turns)) - self.answer_tokens
 
-    def _system(self, values: Any, *, final: bool = False) -> SystemMessage:
+    def _system(self, values: Mapping[str, Any], *, final: bool = False) -> SystemMessage:
         values = dict(values)
         if final:
             kept = {k: values.get(k, "") for k in FINAL_PROMPT_KEYS}

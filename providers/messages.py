@@ -43,7 +43,7 @@ def side_data(message: BaseMessage) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def with_side_data(message: M, **data: Any) -> M:
+def with_side_data(message: M, **data: object) -> M:
     """``message`` with ``data`` merged into its structured side (a copy; the input is kept)."""
     merged = {**message.additional_kwargs, KEY: {**side_data(message), **data}}
     return message.model_copy(update={"additional_kwargs": merged})

@@ -50,7 +50,7 @@ def is_gate_skip(body: dict[str, Any] | None) -> bool:
     return body is not None and isinstance(body.get("error"), str) and "tool" not in body
 
 
-def _flat(value: Any) -> str:
+def _flat(value: object) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k}={_flat(v)}" for k, v in value.items() if v is not None)
     if isinstance(value, list):

@@ -16,7 +16,7 @@ import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.providers.errors import ModelCallError
 from langchain_core.callbacks import (
@@ -29,6 +29,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
 from diagnosis_harness.control.contracts import FailureClass
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.runnables import Runnable
 
 ROLES = ("router", "agent", "judge", "repair")
 _RAISES = {
@@ -46,7 +50,7 @@ class ReplayExhausted(RuntimeError):
     """The script has no more entries for a role: the test or script is incomplete."""
 
 
-def _check_entry(role: str, i: int, entry: Any) -> dict[str, Any]:
+def _check_entry(role: str, i: int, entry: object) -> dict[str, Any]:
     where = f"{role}[{i}]"
     if not isinstance(entry, dict):
         raise ReplayFileError(f"{where}: each entry must be a JSON object")
@@ -161,7 +165,7 @@ class ReplayChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "replay"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:  # noqa: D102
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:  # noqa: D102
         return self.bind(**kwargs)
 
     def _answer(self) -> ChatResult:

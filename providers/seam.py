@@ -43,7 +43,8 @@ from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
-    from diagnosis_harness.providers.json_protocol import PromptRenderer
+    import httpx
+    from diagnosis_harness.providers.json_protocol import Constrain, PromptRenderer
     from diagnosis_harness.providers.replay import ReplayScript
     from langchain_core.language_models import BaseChatModel
 
@@ -176,7 +177,7 @@ class ModelSeam:
     def _mode(self) -> structured.Mode:
         return self.structured.mode if self.structured is not None else "json_object"
 
-    def _constrain(self) -> Any:
+    def _constrain(self) -> Constrain | None:
         """How the json protocol asks for its per-turn envelope schema (None: it does not)."""
         mode = self._mode()
         if self.spec.provider != "openai" or mode not in ("json_schema", "json_object_schema"):
@@ -229,7 +230,7 @@ class ModelSeam:
             model_kwargs={"response_format": rf} if (rf := self.response_format(role)) else {},
         )
 
-    def _async_client(self) -> Any:
+    def _async_client(self) -> httpx.AsyncClient | None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:

@@ -47,7 +47,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-def scope_of(name: str, args: Any, settings: Settings,
+def scope_of(name: str, args: object, settings: Settings,
              extra_tools: Mapping[str, ToolSpec] | None = None) -> dict[str, Any] | None:
     """The normalised scope a call would have (for the gate's duplicate check); None if invalid."""
     spec = find_tool(name, extra_tools)

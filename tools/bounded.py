@@ -17,7 +17,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.backends import Backends
 
 T = TypeVar("T")
 
@@ -65,12 +68,12 @@ class _Worker:
                 self._idle.append(self)
 
 
-def _connections(backends: Any) -> list[sqlite3.Connection]:
+def _connections(backends: Backends | None) -> list[sqlite3.Connection]:
     found = [getattr(backends, name, None) for name in ("logs", "knowledge")]
     return [c for c in found if isinstance(c, sqlite3.Connection)]
 
 
-def run_bounded(fn: Callable[[], T], backends: Any, timeout_s: float, what: str) -> T:
+def run_bounded(fn: Callable[[], T], backends: Backends | None, timeout_s: float, what: str) -> T:
     """Return ``fn()``, or raise ToolTimedOut after ``timeout_s`` seconds.
 
     ``fn`` runs in a daemon thread (a kept one: :class:`_Worker`) holding ``backends.lock``

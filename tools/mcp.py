@@ -28,7 +28,7 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from diagnosis_harness.tools.mcp_config import McpServer, McpUnavailable, read_config
 from diagnosis_harness.tools.mcp_results import one_line, run_bounded, to_result
@@ -38,6 +38,10 @@ from langchain_core.tools import ToolException
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from diagnosis_harness.control.settings import Settings
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.backends import Backends
+    from langchain_core.messages import ToolMessage
 
 __all__ = ["McpArgs", "McpCall", "McpToolError", "McpUnavailable", "load_mcp_tools"]
 
@@ -166,7 +170,7 @@ def _offered(server: McpServer, tools: list[Any], logs: Path) -> list[ToolSpec]:
     return specs
 
 
-def _spec(server: McpServer, tool: str, description: str, schema: Any, logs: Path,
+def _spec(server: McpServer, tool: str, description: str, schema: object, logs: Path,
           where: str) -> ToolSpec:
     name = f"mcp_{server.name}_{re.sub(r'[^A-Za-z0-9_-]', '_', tool)}"
     if not _TOOL_NAME.match(name):
@@ -190,7 +194,7 @@ class McpArgs(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _matches_schema(cls, data: Any) -> Any:
+    def _matches_schema(cls, data: object) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise ValueError("arguments must be a JSON object")
         try:
@@ -245,7 +249,7 @@ class McpCall:
         # What the model is told (ToolSpec.description reads the docstring), with its origin.
         self.__doc__ = f"{told}\n\n(Tool {tool!r} of MCP server {server.name!r}.)"
 
-    def __call__(self, _backends: Any, settings: Settings, /, **arguments: Any) -> ToolResult:
+    def __call__(self, _backends: Backends | None, settings: Settings, /, **arguments: object) -> ToolResult:
         """Call the tool once, within ``settings.mcp_call_timeout_s`` (already deadline-capped)."""
         scope = json.loads(json.dumps(arguments, sort_keys=True, ensure_ascii=False))
         what = f"MCP tool {self.tool!r} of server {self.server.name!r}"
@@ -260,12 +264,12 @@ class McpCall:
         return to_result(scope, message.content, getattr(message, "artifact", None),
                          settings.max_tool_result_bytes)
 
-    async def _call(self, arguments: dict[str, Any]) -> Any:
+    async def _call(self, arguments: dict[str, Any]) -> ToolMessage:
         from langchain_mcp_adapters.tools import convert_mcp_tool_to_langchain_tool
         from mcp.types import Tool
 
         definition = Tool(name=self.tool, description=self.description, inputSchema=self.schema)
-        answer: Any = None
+        answer: ToolMessage | None = None
         failure: BaseException | None = None
         async with open_session(self.server, self.logs) as session:
             tool = convert_mcp_tool_to_langchain_tool(session, definition, handle_tool_errors=False,

@@ -28,7 +28,8 @@ _MAX_DEPTH = 32
 _REPORT_GRACE_S = 0.2
 
 
-def to_result(scope: dict[str, Any], content: Any, artifact: Any, max_bytes: int) -> ToolResult:
+def to_result(scope: dict[str, Any], content: str | list[str | dict[str, Any]], artifact: object,
+              max_bytes: int) -> ToolResult:
     """The facts of one successful MCP call (``content``/``artifact`` of its ToolMessage)."""
     blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content)}]
     texts = [b["text"] for b in blocks
@@ -62,7 +63,7 @@ def to_result(scope: dict[str, Any], content: Any, artifact: Any, max_bytes: int
                       note=" ".join(notes) or None)
 
 
-def _record_item(value: Any) -> Item:
+def _record_item(value: object) -> Item:
     text = json.dumps(value, ensure_ascii=False)
     return Item(kind="record", text=clip(text, 300)[0], data={"value": value})
 

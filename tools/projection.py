@@ -44,7 +44,7 @@ def render_observation(observation: dict[str, Any]) -> str:
     return json.dumps(observation, ensure_ascii=False, separators=(",", ":"))
 
 
-def size_of(obj: Any) -> int:
+def size_of(obj: dict[str, Any]) -> int:
     """The UTF-8 size of ``obj`` as :func:`render_observation` writes it."""
     return len(render_observation(obj).encode("utf-8"))
 
@@ -53,7 +53,7 @@ class ProjectionError(Exception):
     """An observation that cannot be made to fit its byte limit."""
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: object) -> Any:  # Any: the JSON value it round-trips to
     try:
         return json.loads(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
@@ -63,7 +63,7 @@ def _json_safe(value: Any) -> Any:
 class CallView:
     """Everything known about one call so far, and the two ways it can end (two views each)."""
 
-    def __init__(self, name: str, args: Any, tool_call_id: str, stop_required: str | None):
+    def __init__(self, name: str, args: object, tool_call_id: str, stop_required: str | None):
         self.name = name
         self.args = _json_safe(args) if isinstance(args, dict) else {"_invalid": _json_safe(args)}
         self.tool_call_id = tool_call_id

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus, PrometheusError
@@ -33,6 +33,9 @@ from diagnosis_harness.tools.timeutil import format_utc, parse_ts
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.backends.prometheus_answers import Streamed
 
 MAX_SERIES = 50
 """Series read per query; a query matching more is cut here and marked truncated."""
@@ -110,7 +113,7 @@ def query_metrics(
 
 
 def _fetch(client: Prometheus, key: str, params: dict[str, str], timeout: float,
-           settings: Settings) -> Any:
+           settings: Settings) -> Streamed:
     # Prometheus stops evaluating at its own timeout too: the work ends with the call.
     params = {**params, "timeout": f"{max(int(timeout * 1000), 1)}ms"}
     try:
@@ -181,7 +184,7 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
     return _result(scope, args.promql, got, items)
 
 
-def _result(scope: dict[str, Any], promql: str, got: Any, items: list[Item]) -> ToolResult:
+def _result(scope: dict[str, Any], promql: str, got: Streamed, items: list[Item]) -> ToolResult:
     truncated = got.truncated is not None
     why = {"series": f"more than {MAX_SERIES} series matched: only the first {MAX_SERIES} were "
                      "read; aggregate (sum by, topk) or add label matchers",
@@ -238,7 +241,7 @@ def _spread(points: list[Any]) -> list[Any]:
     return [points[i] for i in picks]
 
 
-def _point(raw: Any) -> tuple[str, float | None] | None:
+def _point(raw: object) -> tuple[str, float | None] | None:
     if not isinstance(raw, list) or len(raw) != 2:
         return None
     try:

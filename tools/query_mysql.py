@@ -100,7 +100,7 @@ def _unique(columns: list[str]) -> list[str]:
     return out
 
 
-def _json_value(value: Any) -> tuple[Any, bool]:
+def _json_value(value: object) -> tuple[Any, bool]:
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>", False
     if isinstance(value, str):

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.bounded import run_bounded
@@ -32,7 +31,7 @@ REPLAYED_FROM_SCOPE = frozenset({"query_metrics"})
 times (a live server's "now" moves on; the question asked must not)."""
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 

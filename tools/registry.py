@@ -15,7 +15,7 @@ import inspect
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.tools.dataset.layout import DatasetInfo
 from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
@@ -31,6 +31,9 @@ from diagnosis_harness.tools.stats.onset import OnsetArgs, onset_timeline
 from pydantic import BaseModel
 
 from diagnosis_harness.control.settings import Settings
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.backends import Backends
 
 _MAX_LISTED = 25
 
@@ -112,13 +115,13 @@ def find_tool(name: str, extra: Mapping[str, ToolSpec] | None = None) -> ToolSpe
     return TOOLS.get(name) or OPTIONAL_TOOLS.get(name) or (extra or {}).get(name)
 
 
-def enabled_tools(backends: Any) -> frozenset[str]:
+def enabled_tools(backends: Backends | None) -> frozenset[str]:
     """The built-in tools a run with ``backends`` has: every one, ``query_metrics`` if set up."""
     optional = {"query_metrics"} if getattr(backends, "prometheus", None) is not None else set()
     return frozenset(TOOLS) | optional
 
 
-def metrics_description(backends: Any) -> str | None:
+def metrics_description(backends: Backends | None) -> str | None:
     """The metrics ``query_metrics`` advertises (from the server, cached per client); None: off."""
     client = getattr(backends, "prometheus", None)
     return None if client is None else metrics_hint(client)

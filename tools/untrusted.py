@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 MAX_SCAN_CHARS = 20_000
 """Characters of one string that are scanned (a fact's text is far shorter once shown)."""
@@ -50,7 +49,7 @@ _MARKERS = ("<|im_start|>", "<|system|>", "[inst]", "<<sys>>", "<|endoftext|>", 
 """Chat-template tokens: never part of an honest log line or runbook."""
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     stack = [value]
     seen = 0
     while stack and seen < MAX_STRINGS:
@@ -64,7 +63,7 @@ def _strings(value: Any) -> Iterator[str]:
             stack += list(item)
 
 
-def instruction_flags(text: str, data: Any = None) -> list[str]:
+def instruction_flags(text: str, data: object = None) -> list[str]:
     """Why this evidence reads like instructions to an AI; empty when it does not.
 
     Returns at most one reason per distinct phrase found, e.g.

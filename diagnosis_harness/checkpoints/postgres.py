@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from sqlalchemy.engine import make_url
@@ -24,6 +24,11 @@ from diagnosis_harness.checkpoints.delta import snapshot_head
 from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
 from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S, describe
 from diagnosis_harness.runstore.store import RunPersistenceError
+
+if TYPE_CHECKING:  # psycopg is the postgres extra's: imported where a PostgreSQL saver opens
+    from psycopg import AsyncConnection
+    from psycopg.rows import DictRow
+    from psycopg_pool import AsyncConnectionPool
 
 POOL_MAX = 4
 """Connections of one process's checkpointer at most (the saver runs one statement at a time)."""
@@ -128,7 +133,7 @@ class PostgresCheckpointer(HarnessCheckpointer, AsyncPostgresSaver):
         return len(threads)
 
 
-async def _migrated(conn: Any) -> bool:
+async def _migrated(conn: Any) -> bool:  # Any: psycopg's fetchone() is Optional, these rows always come
     """Whether the saver's migrations are all applied (the usual case: nothing to wait for)."""
     cur = await conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL AS made")
     if not (await cur.fetchone())["made"]:
@@ -137,7 +142,7 @@ async def _migrated(conn: Any) -> bool:
     return (await cur.fetchone())["v"] == len(AsyncPostgresSaver.MIGRATIONS) - 1
 
 
-async def _migrate(conn: Any, where: str) -> None:
+async def _migrate(conn: Any, where: str) -> None:  # Any: as _migrated's
     """Apply the saver's migrations, one worker at a time.
 
     The lock is polled, not waited for: a migration builds indexes ``CONCURRENTLY``, which waits
@@ -177,7 +182,7 @@ async def postgres_checkpointer(url: str, *, retention: str) -> AsyncIterator[Po
             await _migrate(conn, where)
     except psycopg.Error as exc:
         raise RunPersistenceError(f"checkpointer at {where}: cannot open: {describe(exc)}") from exc
-    pool: Any = AsyncConnectionPool(
+    pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
         conninfo, min_size=1, max_size=POOL_MAX, timeout=checkpoints.CONNECTION_WAIT_S,
         kwargs=kwargs, check=AsyncConnectionPool.check_connection, open=False,
         name="harness-checkpoints")

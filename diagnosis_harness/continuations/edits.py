@@ -11,8 +11,8 @@ A run that awaits approval can only be decided: every edit of it is refused
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any, get_type_hints
+from collections.abc import Callable, Iterable
+from typing import Any, cast, get_type_hints
 
 from langchain_core.messages import convert_to_messages
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -29,12 +29,12 @@ _WHY = {
 }
 
 
-def _draft(value: Any) -> None:
+def _draft(value: object) -> None:
     if value is not None:
         DiagnosisDraft.model_validate(value)
 
 
-def _records(value: Any) -> None:
+def _records(value: object) -> None:
     if not isinstance(value, list):
         raise TypeError("records is a list of record index entries")
     for entry in value:
@@ -45,38 +45,38 @@ def _records(value: Any) -> None:
             raise TypeError("a record index entry's evidence_ids is a list")
 
 
-def _semantic(value: Any) -> None:
+def _semantic(value: object) -> None:
     _typed("semantic_verdict")(value)
-    if value is not None and "verdict" not in value:
+    if value is not None and "verdict" not in cast("dict[str, object]", value):  # validated above
         raise TypeError("a judge's verdict names its verdict")
 
 
-def _messages(value: Any) -> None:
+def _messages(value: object) -> None:
     if not isinstance(value, list):
         raise TypeError("messages is a list of messages")
     convert_to_messages(value)  # what the messages reducer does with the edit
 
 
 @functools.cache
-def _typed(key: str) -> Callable[[Any], None]:
+def _typed(key: str) -> Callable[[object], None]:
     """The check of a key's value by its type in :class:`DiagnosisState`."""
     # Extra keys forbidden: a verdict or stop with keys no node writes is not one of them.
     adapter: TypeAdapter[Any] = TypeAdapter(get_type_hints(DiagnosisState)[key],
                                             config=ConfigDict(extra="forbid"))
 
-    def check(value: Any) -> None:
+    def check(value: object) -> None:
         adapter.validate_python(value, strict=True)
 
     return check
 
 
-_STRICTER: dict[str, Callable[[Any], None]] = {
+_STRICTER: dict[str, Callable[[object], None]] = {
     "draft": _draft, "records": _records, "messages": _messages,
     "semantic_verdict": _semantic}
 """Keys whose state type is looser than what the graph needs (a draft, a record index)."""
 
 
-def value_problem(key: str, value: Any) -> str | None:
+def value_problem(key: str, value: object) -> str | None:
     """Why ``value`` is not a value of state key ``key``, or None."""
     check = _STRICTER.get(key) or _typed(key)
     try:
@@ -91,7 +91,7 @@ def value_problem(key: str, value: Any) -> str | None:
     return None
 
 
-def edit_problem(values: Any) -> str | None:
+def edit_problem(values: object) -> str | None:
     """Why one ``update_state`` must be refused, or None (docs/design.md §14)."""
     if values is None:
         return None
@@ -110,7 +110,10 @@ def edit_problem(values: Any) -> str | None:
     return None
 
 
-def awaiting_approval(interrupts: Any) -> bool:
-    """Whether a checkpoint's ``interrupt()`` values include a pending approval."""
+def awaiting_approval(interrupts: Iterable[Any] | None) -> bool:
+    """Whether a checkpoint's ``interrupt()`` values include a pending approval.
+
+    ``interrupts``: Interrupt objects (a snapshot's) or their values (a ``StreamStart``'s).
+    """
     return any(isinstance(getattr(i, "value", i), dict)
                and getattr(i, "value", i).get("kind") == "approval" for i in interrupts or ())

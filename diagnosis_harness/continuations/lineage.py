@@ -13,7 +13,8 @@ really gone).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 
@@ -23,6 +24,9 @@ from diagnosis_harness.control.contracts import Intent, ReleaseOutcome, RunState
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.lineage import paused
 from diagnosis_harness.runstore.store import RunPersistenceError, RunStore
+
+if TYPE_CHECKING:
+    from langgraph.types import StateUpdate
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +76,7 @@ def end_segment(ctx: RunContext, waiting: dict[str, Any] | None) -> None:
 
 
 def record_edit(store: RunStore, config: RunnableConfig, made: RunnableConfig,
-                supersteps: Any) -> None:
+                supersteps: Sequence[Sequence[StateUpdate]]) -> None:
     """Record one ``update_state``: the checkpoint it made, its keys, its node, who made it."""
     configurable, made_conf = config.get("configurable") or {}, made.get("configurable") or {}
     thread_id, checkpoint_id = made_conf.get("thread_id"), made_conf.get("checkpoint_id")

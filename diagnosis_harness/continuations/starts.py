@@ -19,11 +19,18 @@ Blocking nothing: the checkpointer is read with its async API, on the server's e
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.pregel import Pregel
+
+    from diagnosis_harness.run.context import RunContext
 
 HARNESS_RUN_KEY = "harness_run_id"
 """The config (and so checkpoint) metadata key that names the harness run of a stream."""
@@ -49,13 +56,13 @@ class ContinuationRefused(ValueError):
 class StreamStart:
     """What one stream starts from, as read from the thread's checkpoints."""
 
-    input: Any
+    input: object
     """The input to run with (a turn with a problem is rewritten so no old question runs)."""
     input_kind: InputKind
     thread_id: str | None
     input_problem: str | None = None
     """Why a turn's input is unusable (INVALID_INPUT), or None."""
-    resume: Any = None
+    resume: object = None
     """The answer a ``Command(resume=…)`` carries."""
     checkpoint_id: str | None = None
     """The checkpoint the stream starts from; None on an empty thread."""
@@ -77,7 +84,7 @@ class StreamStart:
     """The owner's own checkpoint the start is on (under its edits, if any)."""
 
 
-def input_problem(value: Any) -> str | None:
+def input_problem(value: object) -> str | None:
     """Why a turn's input is not ``{"question": …}`` exactly (INVALID_INPUT), or None."""
     if not isinstance(value, dict):
         return 'the input must be an object {"question": "…"}'
@@ -97,7 +104,17 @@ def _checkpoint_config(thread_id: str, checkpoint_id: str | None = None) -> Runn
     return {"configurable": configurable}
 
 
-async def describe_start(graph: Any, input: Any, config: RunnableConfig) -> StreamStart:
+def _saver(graph: Pregel[Any, Any, Any, Any]) -> BaseCheckpointSaver[Any]:
+    """The graph's checkpointer, once it is known not to be None.
+
+    ``True``/``False`` (a subgraph's "inherit the parent's") never reach here: the served graph
+    is compiled with its own saver.
+    """
+    return cast("BaseCheckpointSaver[Any]", graph.checkpointer)
+
+
+async def describe_start(graph: Pregel[Any, Any, Any, Any], input: object,
+                         config: RunnableConfig) -> StreamStart:
     """Describe the stream ``graph.astream(input, config)`` is about to run.
 
     Raises :class:`ContinuationRefused` for a ``Command`` that carries anything but ``resume``.
@@ -134,7 +151,7 @@ async def describe_start(graph: Any, input: Any, config: RunnableConfig) -> Stre
                            input_problem=problem)
     from_head = True
     if asked:
-        head = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id))
+        head = await _saver(graph).aget_tuple(_checkpoint_config(thread_id))
         from_head = head is not None and head.config["configurable"]["checkpoint_id"] == asked
     owner, edits, base = await _owner(graph, thread_id, checkpoint_id, snapshot.metadata or {})
     values = dict(snapshot.values or {})
@@ -146,8 +163,8 @@ async def describe_start(graph: Any, input: Any, config: RunnableConfig) -> Stre
         base_checkpoint_id=base)
 
 
-async def _owner(graph: Any, thread_id: str, checkpoint_id: str, metadata: dict[str, Any]
-                 ) -> tuple[str | None, tuple[str, ...], str | None]:
+async def _owner(graph: Pregel[Any, Any, Any, Any], thread_id: str, checkpoint_id: str,
+                 metadata: Mapping[str, object]) -> tuple[str | None, tuple[str, ...], str | None]:
     """The run that wrote ``checkpoint_id``, the edits on the way, the run's checkpoint under them."""
     edits: list[str] = []
     current = checkpoint_id
@@ -157,17 +174,17 @@ async def _owner(graph: Any, thread_id: str, checkpoint_id: str, metadata: dict[
             return owner, tuple(reversed(edits)), current
         if metadata.get("source") == "update":
             edits.append(current)
-        found = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id, current))
+        found = await _saver(graph).aget_tuple(_checkpoint_config(thread_id, current))
         parent = (found.parent_config or {}).get("configurable", {}) if found else {}
         if not parent.get("checkpoint_id"):
             break
         current = parent["checkpoint_id"]
-        tup = await graph.checkpointer.aget_tuple(_checkpoint_config(thread_id, current))
+        tup = await _saver(graph).aget_tuple(_checkpoint_config(thread_id, current))
         metadata = dict(tup.metadata) if tup is not None else {}
     return None, tuple(reversed(edits)), None
 
 
-def stream_labels(ctx: Any, start: StreamStart) -> RunnableConfig:
+def stream_labels(ctx: RunContext, start: StreamStart) -> RunnableConfig:
     """Run name, tags and metadata of the stream (labelled traces; docs/design.md §14).
 
     ``harness_run_id`` in the metadata is also what every checkpoint of the stream records, so a

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict
 
@@ -72,7 +72,7 @@ _MAX_TOTAL = 2**62
 """Ceiling of any running total (still an SQLite INTEGER, whatever the number of calls)."""
 
 
-def usage_count(value: Any) -> int:
+def usage_count(value: object) -> int:
     """One usage number from a provider, validated: the only way usage enters budget or trace.
 
     Integers (and integral floats) are clamped to ``0..MAX_USAGE_COUNT``; +inf counts as the
@@ -90,7 +90,7 @@ def usage_count(value: Any) -> int:
 
 
 
-def clean_usage_metadata(meta: Any) -> dict[str, Any] | None:
+def clean_usage_metadata(meta: object) -> dict[str, Any] | None:
     """A model reply's LangChain ``usage_metadata``, every count through :func:`usage_count`.
 
     Token details included, so what is checkpointed with the reply is what the budget and the
@@ -109,7 +109,11 @@ def clean_usage_metadata(meta: Any) -> dict[str, Any] | None:
     return clean
 
 
-def clamp_ints(value: Any) -> Any:
+@overload
+def clamp_ints(value: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def clamp_ints(value: object) -> object: ...
+def clamp_ints(value: object) -> object:
     """``value`` (plain JSON types) with integers beyond 64 bits clamped to the int64 range.
 
     Provider metadata kept with a reply (e.g. ``response_metadata["token_usage"]``) is
@@ -143,14 +147,14 @@ class Budget:
             raise BudgetExhausted("tokens", u.tokens, lim.max_tokens)
         self._replace(model_calls=u.model_calls + 1)
 
-    def record_tokens(self, input_tokens: Any, output_tokens: Any) -> None:
+    def record_tokens(self, input_tokens: object, output_tokens: object) -> None:
         """Add a call's usage; missing or negative numbers count 0."""
         self._replace(
             input_tokens=min(self.usage.input_tokens + usage_count(input_tokens), _MAX_TOTAL),
             output_tokens=min(self.usage.output_tokens + usage_count(output_tokens), _MAX_TOTAL),
         )
 
-    def record_usage_metadata(self, usage_metadata: Any) -> None:
+    def record_usage_metadata(self, usage_metadata: object) -> None:
         """Record LangChain ``usage_metadata`` (a dict or None) of one model response."""
         meta = usage_metadata if isinstance(usage_metadata, dict) else {}
         self.record_tokens(meta.get("input_tokens"), meta.get("output_tokens"))

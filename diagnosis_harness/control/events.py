@@ -55,7 +55,7 @@ class EventEmitter:
         with self._lock:
             self._closed = True
 
-    def emit(self, event: str, **fields: Any) -> bool:
+    def emit(self, event: str, **fields: object) -> bool:
         """Emit one event; return False if the grammar or a closed stream dropped it."""
         with self._lock:
             if self._closed:

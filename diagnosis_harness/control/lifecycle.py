@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from diagnosis_harness.control.contracts import FailureClass, FailureCode, RunState
 
@@ -87,7 +86,7 @@ class RunLifecycle:
         """Whether the run time spent earlier was handed over (:meth:`carry`) already."""
         return self._carried
 
-    def carry(self, spent_s: Any) -> None:
+    def carry(self, spent_s: object) -> None:
         """Count ``spent_s`` seconds already spent by this run elsewhere; only the first call counts.
 
         Called before the run's first node in this process with the checkpoint's ``elapsed_s``

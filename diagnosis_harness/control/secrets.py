@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any
+from typing import Any, overload
 from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, SecretStr
@@ -97,7 +97,11 @@ def redact(text: str, extra: set[str] | frozenset[str] = frozenset()) -> str:
     return _BEARER.sub(rf"\1\2{MASK}", text)
 
 
-def redact_value(value: Any) -> Any:
+@overload
+def redact_value(value: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def redact_value(value: object) -> object: ...
+def redact_value(value: object) -> object:
     """A JSON-like value with every string in it redacted (dicts and lists copied)."""
     if isinstance(value, str):
         return redact(value)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.eval import manifest
@@ -39,6 +39,9 @@ from diagnosis_harness.run.records import run_records
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services, check_database, run_store_location
+
+if TYPE_CHECKING:
+    from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
 
 OnCase = Callable[[CaseResult, int, int], None]
 """Called as each case finishes (or is reused): ``(result, done, total)``."""
@@ -129,7 +132,7 @@ async def run_eval(plan: EvalPlan, *, workers: int = 2, out: Path | None = None,
         gate = asyncio.Semaphore(max(1, workers))
         lock = asyncio.Lock()
 
-        async def one(case: Case, saver: Any) -> None:
+        async def one(case: Case, saver: HarnessCheckpointer) -> None:
             nonlocal done
             async with gate:
                 result = await run_case(plan, case, store, saver)
@@ -156,7 +159,7 @@ async def run_eval(plan: EvalPlan, *, workers: int = 2, out: Path | None = None,
                      cases=tuple(ordered))
 
 
-async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: Any) -> CaseResult:
+async def run_case(plan: EvalPlan, case: Case, store: RunStore, saver: HarnessCheckpointer) -> CaseResult:
     """One case: its earlier turns, then its question, on its own thread; judged and priced."""
     settings = plan.case_settings[case.id]
     began = time.monotonic()

@@ -208,7 +208,7 @@ def load_suite(source: str | Path) -> Suite:
     return _validated(data, path)
 
 
-def _validated(data: Any, path: Path) -> Suite:
+def _validated(data: object, path: Path) -> Suite:
     if not isinstance(data, dict):
         raise SuiteError(f"suite {path}: must hold one object with name and cases")
     try:
@@ -232,7 +232,7 @@ def _where(exc: ValidationError, data: dict[str, Any]) -> str:
     return f"{head}{field}: {message}"
 
 
-def _from_truth(data: Any, name: str, root: Path, *, demo: bool, where: Path | None = None) -> Suite:
+def _from_truth(data: object, name: str, root: Path, *, demo: bool, where: Path | None = None) -> Suite:
     """A truth file as a suite: each incident's expected outcome; its key terms, all required."""
     shown = where or root / "truth.json"
     if not isinstance(data, dict) or not isinstance(data.get("incidents"), list):
@@ -262,14 +262,14 @@ def _read_text(path: Path) -> str:
         raise SuiteError(f"suite {path}: cannot be read: {exc}") from None
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> object:
     try:
         return json.loads(_read_text(path))
     except (json.JSONDecodeError, RecursionError) as exc:
         raise SuiteError(f"suite {path}: not valid JSON: {exc}") from None
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_yaml(path: Path) -> object:
     import yaml
 
     try:
@@ -278,7 +278,7 @@ def _read_yaml(path: Path) -> Any:
         raise SuiteError(f"suite {path}: not valid YAML: {' '.join(str(exc).split())}") from None
 
 
-def _json_line(path: Path, number: int, line: str) -> Any:
+def _json_line(path: Path, number: int, line: str) -> object:
     try:
         return json.loads(line)
     except (json.JSONDecodeError, RecursionError) as exc:

@@ -9,15 +9,18 @@ no secret is stored in the run store.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.control.settings import Settings
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 EVIDENCE_SHOWN = 20
 """Tool records listed with a result (the full trace is in ``harness runs show``)."""
 
 
-def _csv(secret: Any) -> list[str]:
+def _csv(secret: SecretStr | None) -> list[str]:
     text = secret.get_secret_value() if secret is not None else ""
     return [part.strip() for part in text.split(",") if part.strip()]
 

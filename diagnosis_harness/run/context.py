@@ -17,6 +17,8 @@ from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
 
 if TYPE_CHECKING:  # the tools' backends open SQLite and more: not imported to start a run
+    from langgraph.runtime import Runtime
+
     from diagnosis_harness.tools.backends import Backends
     from diagnosis_harness.tools.dataset.layout import DatasetInfo
 
@@ -60,7 +62,7 @@ class RunContext:
                       BudgetUsage.model_validate(usage) if usage else BudgetUsage())
 
 
-def run_context(runtime: Any) -> RunContext:
+def run_context(runtime: Runtime[RunContext]) -> RunContext:
     """The run context of a node: ``runtime.context``, set for every run before it starts.
 
     The CLI runner passes one; for a server run (whose API sends JSON) the run session

@@ -77,7 +77,7 @@ def refs(index: Sequence[Mapping[str, Any]] | None) -> tuple[RecordRef, ...]:
     return tuple(RecordRef.of(entry) for entry in index or ())
 
 
-def backs(entry: Any, record: ToolRecord) -> bool:
+def backs(entry: object, record: ToolRecord) -> bool:
     """Whether ``record`` is what the state's ``entry`` names: its index entry, exactly.
 
     A whole canonical record in state (a checkpoint written before the index) backs too if it

@@ -20,12 +20,18 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, and_, or_, select, update
 
 from diagnosis_harness.runstore.schema import alert_groups, outbox, runs
 from diagnosis_harness.runstore.values import now_iso
+
+if TYPE_CHECKING:
+    from diagnosis_harness.runstore.db import Database
+
+T = TypeVar("T")
 
 STALE_CLAIM_S = 120.0
 """A claim whose run never got an id (its worker died while starting it) is given up after this."""
@@ -35,12 +41,12 @@ class AlertRecords:
     """Alert-group claims and outbox rows: a part of RunStore, not a store of its own."""
 
     # Provided by RunStore.
-    _db: Any
+    _db: Database
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
+    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     # --- alert groups ---------------------------------------------------------------------------
@@ -81,7 +87,7 @@ class AlertRecords:
             row = conn.execute(select(alert_groups).where(alert_groups.c.group_key == key)).one()
             return (claim if won else None), dict(row._mapping)
 
-        return self._db.run(step, f"claim alert group {group_key}")  # type: ignore[no-any-return]
+        return self._db.run(step, f"claim alert group {group_key}")
 
     def attach_alert_run(self, group_key: str, claim: str, run_id: str) -> bool:
         """Record the run a claim started; False if the claim is no longer the group's (resolved)."""
@@ -116,7 +122,7 @@ class AlertRecords:
                 updated_at=now_iso()))
             return dict(before._mapping)
 
-        return self._db.run(step, f"resolve alert group {group_key}")  # type: ignore[no-any-return]
+        return self._db.run(step, f"resolve alert group {group_key}")
 
     def alert_group(self, group_key: str) -> dict[str, Any] | None:
         """The group's row, or None."""
@@ -165,7 +171,7 @@ class AlertRecords:
                     leased.append(dict(row._mapping))
             return leased
 
-        return self._db.run(step, "lease due posts")  # type: ignore[no-any-return]
+        return self._db.run(step, "lease due posts")
 
     def settle_post(self, run_id: str, target: str, owner: str, *, state: str,
                     error: str | None = None, retry_in_s: float | None = None) -> None:

@@ -27,15 +27,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from diagnosis_harness.runstore.schema import SchemaTooNew, migrate
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql
 
 T = TypeVar("T")
 
@@ -150,7 +153,7 @@ class Database:
         self.broken: str | None = None
         """The last failure if it was not transient and nothing has worked since, else None."""
 
-    def _parse(self, url_or_path: str | Path) -> Any:
+    def _parse(self, url_or_path: str | Path) -> URL:
         text = str(url_or_path)
         if isinstance(url_or_path, Path) or "://" not in text:
             self.path = Path(text)
@@ -195,7 +198,7 @@ class Database:
         )
 
         @event.listens_for(engine, "connect")
-        def _configure(dbapi_conn: Any, _record: Any) -> None:
+        def _configure(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
             # Transactions are ours (BEGIN below), not pysqlite's implicit ones.
             dbapi_conn.isolation_level = None
             for pragma in sqlite_pragmas():
@@ -274,7 +277,7 @@ class Database:
             return []  # another process holds the file: it truncates the log when it closes
         return out
 
-    def insert(self, table: Table) -> Any:
+    def insert(self, table: Table) -> sqlite_dialect.Insert | postgresql.Insert:
         """The dialect's INSERT (it has ``on_conflict_do_nothing``)."""
         if self.is_sqlite:
             return sqlite_dialect.insert(table)

@@ -8,7 +8,8 @@ every trace row of one run merged into one timeline in recording order. Readers 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Table, desc, select
 
@@ -23,15 +24,17 @@ from diagnosis_harness.runstore.schema import (
     verdicts,
 )
 
+T = TypeVar("T")
+
 
 class RunHistory:
     """Run listing and timelines: a part of RunStore, not a store of its own."""
 
     # Provided by RunStore.
-    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
+    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -91,4 +94,4 @@ class RunHistory:
                 del entry["_order"]
             return out
 
-        return self._read(read, f"read the timeline of run {run_id}")  # type: ignore[no-any-return]
+        return self._read(read, f"read the timeline of run {run_id}")

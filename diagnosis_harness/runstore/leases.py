@@ -10,23 +10,29 @@ or ``harness runs resume``, takes it over. A part of the one
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Connection, or_, select, update
 
 from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
+
+if TYPE_CHECKING:
+    from diagnosis_harness.runstore.db import Database
+
+T = TypeVar("T")
 
 
 class RunLeases:
     """The lease operations: a part of RunStore, not a store of its own."""
 
     # Provided by RunStore.
-    _db: Any
+    _db: Database
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
+    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def claim_run(self, run_id: str, owner: str, lease_s: float, *,

@@ -21,13 +21,18 @@ Writes run on the calling thread, like ``start_run``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, RowMapping, select, update
 
 from diagnosis_harness.runstore.schema import run_lineage, runs, state_edits
 from diagnosis_harness.runstore.values import clamp_count, now_iso, to_json
+
+if TYPE_CHECKING:
+    from diagnosis_harness.runstore.db import Database
+
+T = TypeVar("T")
 
 APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
 """An approval waits (PENDING) until it is decided once: APPROVED, REJECTED or CANCELLED."""
@@ -66,7 +71,7 @@ def options_of(lineage: Lineage | None) -> dict[str, Any]:
     return dict((lineage or {}).get("options") or {})
 
 
-def _decode(row: Any) -> Lineage:
+def _decode(row: RowMapping) -> Lineage:
     out = dict(row)
     for key in _JSON_COLUMNS:
         if key in out:
@@ -81,12 +86,16 @@ class LineageStore:
     """
 
     # Provided by RunStore.
-    _db: Any
+    _db: Database
 
-    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
+    @overload
+    def _text(self, value: str) -> str: ...
+    @overload
+    def _text(self, value: None) -> None: ...
+    def _text(self, value: str | None) -> str | None:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     # --- writers --------------------------------------------------------------------------------
@@ -170,7 +179,7 @@ class LineageStore:
             assert found is not None and found[0] is not None
             return dict(json.loads(found[0]))
 
-        return self._db.run(write, f"request the approval of run {run_id}")  # type: ignore[no-any-return]
+        return self._db.run(write, f"request the approval of run {run_id}")
 
     def decide_approval(self, run_id: str, decision: dict[str, Any]) -> bool:
         """Decide a PENDING approval (``decision["state"]``: APPROVED, REJECTED or CANCELLED).
@@ -194,7 +203,7 @@ class LineageStore:
                 approval_state=state, approval=to_json(decided, "approval"), updated_at=now_iso()))
             return bool(done.rowcount == 1)
 
-        return self._db.run(write, f"decide the approval of run {run_id}")  # type: ignore[no-any-return]
+        return self._db.run(write, f"decide the approval of run {run_id}")
 
     def record_state_edit(self, thread_id: str, checkpoint_id: str, *,
                           parent_checkpoint_id: str | None, as_node: str | None,

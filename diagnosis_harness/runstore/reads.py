@@ -9,9 +9,10 @@ The events reader stays with the store: it also tells the event writer which seq
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import Connection, RowMapping, Table, select
 
 from diagnosis_harness.runstore.schema import (
     LEASE_KEYS,
@@ -24,8 +25,10 @@ from diagnosis_harness.runstore.schema import (
 )
 from diagnosis_harness.runstore.schema import events as events_table
 
+T = TypeVar("T")
 
-def _run_row(row: Any) -> dict[str, Any]:
+
+def _run_row(row: RowMapping) -> dict[str, Any]:
     out = {key: row[key] for key in _RUN_COLUMNS if key not in USAGE_KEYS}
     out["usage"] = {key: row[key] for key in USAGE_KEYS} if row["finished_at"] is not None else None
     return out
@@ -38,10 +41,10 @@ class RunReads:
     """Run rows, tool records and traces: a part of RunStore, not a store of its own."""
 
     # Provided by RunStore.
-    def _text(self, value: Any) -> Any:  # pragma: no cover — RunStore's
+    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
-    def _read(self, fn: Any, what: str) -> Any:  # pragma: no cover — RunStore's
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:

@@ -80,7 +80,7 @@ def write_unreleased_row(run: UnreleasedRun, *, cancelled: bool, intent: str | N
         return None
 
 
-def _intent(value: Any) -> Intent | None:
+def _intent(value: object) -> Intent | None:
     """The row's intent from a state's: a value no Intent names (a foreign checkpoint) is none.
 
     Settling must write its row whatever the state holds: a row left unfinished is never
@@ -89,7 +89,7 @@ def _intent(value: Any) -> Intent | None:
     return Intent(value) if value in {i.value for i in Intent} else None
 
 
-def _usage(value: Any) -> BudgetUsage:
+def _usage(value: object) -> BudgetUsage:
     try:
         return BudgetUsage.model_validate(value or {})
     except ValueError:

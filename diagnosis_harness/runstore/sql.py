@@ -18,8 +18,9 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from sqlalchemy import Connection, Table, Text, func, literal, select, update
 
@@ -52,6 +53,8 @@ from diagnosis_harness.runstore.schema import (
 from diagnosis_harness.runstore.schema import events as events_table
 from diagnosis_harness.runstore.values import MAX_COUNT, clamp_count, clean_text, enum_name, now_iso, to_json
 from diagnosis_harness.runstore.writer import BatchWriter, Row, append_statement
+
+T = TypeVar("T")
 
 _REMEMBERED_RUNS = 2048  # runs whose event seqs and lost writes are kept in memory (LRU)
 
@@ -91,7 +94,11 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
 
     # --- helpers --------------------------------------------------------------------------------
 
-    def _text(self, value: Any) -> Any:
+    @overload
+    def _text(self, value: str) -> str: ...
+    @overload
+    def _text(self, value: T) -> T: ...
+    def _text(self, value: object) -> object:
         return clean_text(value, keep_nul=self._db.is_sqlite)
 
     def _usable(self, what: str) -> None:
@@ -101,7 +108,7 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
             raise RunPersistenceError(f"run store at {self.where}: cannot {what}: {reason}")
 
     @staticmethod
-    def _remember(memo: OrderedDict[str, Any], run_id: str, value: Any) -> Any:
+    def _remember(memo: OrderedDict[str, T], run_id: str, value: T) -> T:
         """``memo[run_id]`` (set to ``value`` if absent), most recent; the oldest runs forgotten."""
         value = memo.setdefault(run_id, value)
         memo.move_to_end(run_id)
@@ -121,7 +128,7 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
         params.update(run_id=self._text(run_id), recorded_at=now_iso())
         self._writer.submit(Row(run_id, what, self._appends[table.name], params))
 
-    def _read(self, fn: Any, what: str) -> Any:
+    def _read(self, fn: Callable[[Connection], T], what: str) -> T:
         deadline = time.monotonic() + self._db.retry_s
         self._writer.flush(deadline, what)  # a reader sees what was queued before it
         return self._db.run(fn, what, write=False, deadline=deadline)

@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any
+from typing import TypeVar, overload
 
 from diagnosis_harness.control.secrets import redact
 from diagnosis_harness.runstore.db import RunPersistenceError
+
+T = TypeVar("T")
 
 MAX_COUNT = 2**63 - 1
 """The largest number a counter column holds (BIGINT); larger usage values are clamped to it."""
@@ -30,7 +32,7 @@ def enum_name(value: Enum | str | None) -> str | None:
     return value.value if isinstance(value, Enum) else str(value)
 
 
-def clamp_count(value: Any) -> int:
+def clamp_count(value: object) -> int:
     """A count as stored: booleans, non-numbers and NaN count 0, negatives 0, huge ones MAX_COUNT.
 
     The store's own clamp until diagnosis_harness.control.budget has the shared one for usage values.
@@ -40,7 +42,7 @@ def clamp_count(value: Any) -> int:
     return MAX_COUNT if value >= MAX_COUNT else max(int(value), 0)
 
 
-def to_json(value: Any, what: str) -> str:
+def to_json(value: object, what: str) -> str:
     """``value`` as JSON text, or RunPersistenceError naming ``what`` if it is not plain JSON."""
     try:
         # No default=str: a value that is not plain JSON is a bug to surface, not to stringify.
@@ -49,7 +51,11 @@ def to_json(value: Any, what: str) -> str:
         raise RunPersistenceError(f"cannot store {what}: not JSON-serialisable ({exc})") from exc
 
 
-def clean_text(value: Any, *, keep_nul: bool) -> Any:
+@overload
+def clean_text(value: str, *, keep_nul: bool) -> str: ...
+@overload
+def clean_text(value: T, *, keep_nul: bool) -> T: ...
+def clean_text(value: object, *, keep_nul: bool) -> object:
     """Text the database accepts: lone surrogates replaced (UTF-8); NUL too unless ``keep_nul``.
 
     PostgreSQL text cannot hold NUL; SQLite can, so there it is kept as written. Known secrets

@@ -43,7 +43,7 @@ import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict
@@ -55,6 +55,9 @@ from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.session.hooked import SessionGraph, session_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import Services
+
+if TYPE_CHECKING:
+    from diagnosis_harness.session.options import RunOptions
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +128,11 @@ class ServingAdapter:
                 adapter.services_for(RunOptions(model=model, dataset=dataset))
         return adapter
 
-    def services_for(self, options: Any) -> Services:
+    def services_for(self, options: RunOptions) -> Services:
         """The services of a run with a model and dataset the server offers (built once). Blocking."""
         return self._by_options(options)
 
-    def open_run(self, config: RunnableConfig, start: StreamStart, client: Any = None) -> RunContext:
+    def open_run(self, config: RunnableConfig, start: StreamStart, client: object = None) -> RunContext:
         """The run context of the server run ``config`` belongs to. Blocking: reads the store.
 
         A continuation goes on with its harness run: the events it already emitted (same

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.offline.conversation import Conversation
@@ -26,6 +26,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from diagnosis_harness.control.contracts import FailureClass, Role
 
+if TYPE_CHECKING:
+    from langchain_core.callbacks import CallbackManagerForLLMRun
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.runnables import Runnable
+
 
 class OfflineChatModel(BaseChatModel):
     """One role of the offline investigator."""
@@ -38,7 +43,7 @@ class OfflineChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "offline"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:  # noqa: D102
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:  # noqa: D102
         return self.model_copy(update={"tool_specs": list(tools)})
 
     def _reply(self, messages: Sequence[BaseMessage]) -> AIMessage:
@@ -75,7 +80,7 @@ class OfflineChatModel(BaseChatModel):
                                           "type": "tool_call"}])
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
         message = self._reply(messages)
         message.usage_metadata = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
         return ChatResult(generations=[ChatGeneration(message=message)])

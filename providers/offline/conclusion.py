@@ -36,7 +36,7 @@ NEXT_STEPS = ["check the service's upstream and downstream dependencies in the w
               "compare with the same window on a healthy day"]
 
 
-def structured(value: Any) -> str | None:
+def structured(value: object) -> str | None:
     """``value`` as text if it is a structured value (see ``_VALUE``), else None."""
     if value is None or isinstance(value, bool | dict | list):
         return None

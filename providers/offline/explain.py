@@ -108,7 +108,7 @@ METRIC_LEAD = timedelta(minutes=10)
 """How long before a warning-only failure its component's resource metric may have shifted."""
 
 
-def _owned_by(entity: Any, service: str) -> bool:
+def _owned_by(entity: object, service: str) -> bool:
     """Whether a metric's entity is the service or one of its instances (``broker-2``)."""
     name, svc = str(entity or "").lower(), service.lower()
     return name == svc or re.fullmatch(rf"{re.escape(svc)}-[a-z0-9]{{1,8}}", name) is not None

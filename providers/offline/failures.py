@@ -48,7 +48,7 @@ def flagged(item: dict[str, Any]) -> bool:
     return "warning" in item
 
 
-def moment(stamp: Any) -> datetime:
+def moment(stamp: object) -> datetime:
     """An onset as a moment (the tool writes ``…:41Z`` and ``…:41.005Z``: text does not sort)."""
     try:
         return utc(str(stamp))

@@ -50,7 +50,7 @@ NOT_GIVEN = "(not given)"
 """How the agent prompt renders a scope value the question did not give (nodes/route.py)."""
 
 
-def _window_given(note: Any) -> bool:
+def _window_given(note: object) -> bool:
     """Whether the question gave a time at all (start, end or both).
 
     The router notes a window it chose with no time of the question to anchor it ("… the last
@@ -60,7 +60,7 @@ def _window_given(note: Any) -> bool:
     return "latest event" not in str(note or "")
 
 
-def _given(value: Any) -> str:
+def _given(value: object) -> str:
     """The scope value, or "" when the question gave none (a system-wide question)."""
     text = str(value or "")
     return "" if text == NOT_GIVEN else text
@@ -86,7 +86,7 @@ class Investigation:
                 out.extend(self.obs.get(c.get("id") or "", {}).get("items", []) or [])
         return out
 
-    def called(self, tool: str, **args: Any) -> bool:
+    def called(self, tool: str, **args: object) -> bool:
         """Whether ``tool`` was called (with these argument values, if given)."""
         return any(c["name"] == tool and all((c.get("args") or {}).get(k) == v
                                              for k, v in args.items()) for c in self.calls)

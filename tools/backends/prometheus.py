@@ -25,7 +25,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.tools.backends.prometheus_answers import (
     PrometheusError,
@@ -33,6 +33,9 @@ from diagnosis_harness.tools.backends.prometheus_answers import (
     read_capped,
     stream_series,
 )
+
+if TYPE_CHECKING:
+    from http.client import HTTPResponse
 
 __all__ = ["ENDPOINTS", "HINT_TIMEOUT_S", "HINT_TTL_S", "MetricNames", "Prometheus",
            "PrometheusError", "Streamed", "base_url"]
@@ -101,7 +104,7 @@ class Prometheus:
         return urllib.parse.urlunsplit((self._scheme, self._netloc, f"{self._path}/{path}",
                                         query, ""))
 
-    def _open(self, key: str, params: Mapping[str, str], timeout_s: float) -> Any:
+    def _open(self, key: str, params: Mapping[str, str], timeout_s: float) -> HTTPResponse:
         method, _ = ENDPOINTS[key]
         body = urllib.parse.urlencode(params).encode() if method == "POST" else None
         request = urllib.request.Request(self.endpoint_url(key, params), data=body, method=method)
@@ -126,7 +129,7 @@ class Prometheus:
                                   f"Prometheus at {self.url} is unreachable: {reason}") from None
 
     def get_json(self, key: str, params: Mapping[str, str], *, timeout_s: float,
-                 max_bytes: int) -> Any:
+                 max_bytes: int) -> Any:  # Any: the answer's JSON data, read by its caller
         """The ``data`` of a small answer (a listing), read up to ``max_bytes``."""
         deadline = time.monotonic() + timeout_s
         with self._open(key, params, timeout_s) as answer:

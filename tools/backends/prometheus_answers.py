@@ -14,7 +14,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 _CHUNK = 64 * 1024
 _MAX_SERIES_BYTES = 1024 * 1024
@@ -38,14 +38,14 @@ class Streamed:
 
     result_type: str
     series: list[dict[str, Any]] = field(default_factory=list)
-    scalar: Any = None
+    scalar: object = None
     """The ``[time, "value"]`` of a scalar or string result."""
     truncated: str | None = None
     """Why reading stopped before the end: ``"series"`` or ``"bytes"``; None if complete."""
     warnings: list[str] = field(default_factory=list)
 
 
-def read_capped(answer: Any, limit: int, deadline: float, url: str) -> bytes:
+def read_capped(answer: BinaryIO, limit: int, deadline: float, url: str) -> bytes:
     """Up to ``limit`` bytes of ``answer``, by chunks, before ``deadline``."""
     out = bytearray()
     while len(out) < limit:
@@ -62,7 +62,7 @@ def read_capped(answer: Any, limit: int, deadline: float, url: str) -> bytes:
 class _Body:
     """The answer's bytes, read on demand, never more than ``cap`` of them."""
 
-    def __init__(self, answer: Any, cap: int, deadline: float, url: str) -> None:
+    def __init__(self, answer: BinaryIO, cap: int, deadline: float, url: str) -> None:
         self.answer, self.cap, self.deadline, self.url = answer, cap, deadline, url
         self.buf = b""
         self.read_bytes = 0
@@ -97,7 +97,7 @@ class _Body:
         return bool(chunk)
 
 
-def stream_series(answer: Any, max_series: int, max_bytes: int, deadline: float,
+def stream_series(answer: BinaryIO, max_series: int, max_bytes: int, deadline: float,
                   url: str) -> Streamed:
     """A query's series as far as ``max_series`` series and ``max_bytes`` bytes allow."""
     body = _Body(answer, max_bytes, deadline, url)

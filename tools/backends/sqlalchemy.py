@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from diagnosis_harness.tools.backends.sqlite import (
     BackendUnavailable,
@@ -28,6 +28,9 @@ from diagnosis_harness.tools.backends.sqlite import (
 from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
+
+if TYPE_CHECKING:
+    from sqlalchemy.pool import ConnectionPoolEntry
 
 SQLGLOT_DIALECT = {"sqlite": "sqlite", "mysql": "mysql", "mariadb": "mysql",
                    "postgresql": "postgres"}
@@ -127,7 +130,7 @@ class SqlAlchemyOps:
         event.listen(engine, "connect", self._on_connect)
         self._engine: Engine = engine
 
-    def _on_connect(self, dbapi_conn: Any, _record: Any) -> None:
+    def _on_connect(self, dbapi_conn: Any, _record: ConnectionPoolEntry) -> None:  # Any: a DB-API driver's
         if self._backend == "sqlite":
             harden_sqlite(dbapi_conn, set(self._schema))
             return

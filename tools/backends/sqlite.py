@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,8 +121,14 @@ def sqlite_deadline(conn: sqlite3.Connection, timeout_s: float) -> Iterator[None
         conn.set_progress_handler(None, 0)
 
 
+class Fetching(Protocol):
+    """A cursor or result read in batches: sqlite3's cursor, SQLAlchemy's result."""
+
+    def fetchmany(self, size: int) -> Sequence[Any]: ...  # noqa: D102
+
+
 def fetch_capped(
-    cursor: Any, max_rows: int, row_bytes: Callable[[tuple[Any, ...]], int], max_bytes: int
+    cursor: Fetching, max_rows: int, row_bytes: Callable[[tuple[Any, ...]], int], max_bytes: int
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Read at most ``max_rows`` rows; raise ResultTooLarge past ``max_bytes``."""
     rows: list[tuple[Any, ...]] = []

@@ -19,7 +19,7 @@ from diagnosis_harness.tools.dataset.sniff import LOGFMT_PAIR
 Record = tuple[dict[str, Any], Any, str | None]
 
 
-def records(obj: Any, fmt: str) -> Iterator[Record]:
+def records(obj: object, fmt: str) -> Iterator[Record]:
     """The records in one JSON value of a source in format ``fmt``."""
     if isinstance(obj, list):
         for item in obj:
@@ -59,7 +59,7 @@ def _generic(obj: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
-def _inner_json(value: Any) -> dict[str, Any] | None:
+def _inner_json(value: object) -> dict[str, Any] | None:
     if not isinstance(value, str) or not value.lstrip().startswith("{"):
         return None
     try:
@@ -96,7 +96,7 @@ def _loki(obj: dict[str, Any]) -> Iterator[Record]:
                 yield _loki_entry(labels, entry[0], entry[1])
 
 
-def _loki_entry(labels: dict[str, Any], ts: Any, line: Any) -> Record:
+def _loki_entry(labels: dict[str, Any], ts: object, line: object) -> Record:
     text = text_value(line)
     flat = dict(labels) if isinstance(labels, dict) else {}
     inner = _inner_json(text)
@@ -124,7 +124,7 @@ def logfmt(line: str) -> dict[str, Any]:
     return {m.group(1): _unquote(m.group(2)) for m in LOGFMT_PAIR.finditer(line)}
 
 
-def any_value(value: Any) -> Any:
+def any_value(value: object) -> object:
     """An OTLP ``AnyValue`` (``{"stringValue": …}``, ``{"kvlistValue": …}``…) as plain JSON."""
     if not isinstance(value, dict):
         return value
@@ -142,7 +142,7 @@ def any_value(value: Any) -> Any:
     return value
 
 
-def attributes(value: Any) -> dict[str, Any]:
+def attributes(value: Any) -> dict[str, Any]:  # Any: OTLP attributes, a map, or junk: read defensively
     """OTLP attributes (``[{"key": …, "value": AnyValue}]``) or a plain map, as a dict."""
     if isinstance(value, dict):
         return dict(value)

@@ -97,5 +97,5 @@ def _service(labels: dict[str, Any], kind: str, name: str) -> str | None:
     return name
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}

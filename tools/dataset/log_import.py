@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from diagnosis_harness.tools.dataset import k8s_events, kubectl_logs
 from diagnosis_harness.tools.dataset.json_logs import records
@@ -33,6 +33,9 @@ from diagnosis_harness.tools.time_format import TimeFormat
 from diagnosis_harness.tools.timeutil import AmbiguousTimeError, TimeReader, format_utc
 
 from diagnosis_harness.control.settings import zone_of
+
+if TYPE_CHECKING:
+    import re
 
 _GENERIC_STEMS = {"access", "error", "access_log", "error_log", "syslog", "messages", "app",
                   "application", "log", "logs", "output", "stdout", "stderr", "current", "server",
@@ -173,8 +176,8 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
     return reader
 
 
-def _items(path: Path, fmt: str, pattern: Any, leading: Any, stats: SourceStats,
-           progress: Callable[[int], Any]) -> Iterator[tuple[int | str, Any]]:
+def _items(path: Path, fmt: str, pattern: re.Pattern[str] | None, leading: re.Pattern[str] | None,
+           stats: SourceStats, progress: Callable[[int], Any]) -> Iterator[tuple[int | str, Any]]:
     with path.open("rb") as raw, open_binary(path) as handle:
         if fmt in JSON_FORMATS and whole_document(sample_lines(path, 5)):
             try:

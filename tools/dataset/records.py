@@ -124,7 +124,7 @@ def flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def level_of(value: Any, key: str) -> tuple[str, str | None]:
+def level_of(value: object, key: str) -> tuple[str, str | None]:
     """``(level, original spelling or None)`` of a level field, numbers read by their scheme."""
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
@@ -159,14 +159,14 @@ def level_in_text(text: str) -> tuple[str, str] | None:
     return level, original or word
 
 
-def text_value(value: Any) -> str:
+def text_value(value: object) -> str:
     """A field as message text (objects and arrays as compact JSON)."""
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _attr_value(value: Any) -> Any:
+def _attr_value(value: object) -> str | bool | int | float | None:
     if isinstance(value, str):
         return value[:_MAX_VALUE_CHARS]
     if value is None or isinstance(value, bool | int | float):
@@ -175,7 +175,7 @@ def _attr_value(value: Any) -> Any:
 
 
 def build_event(flat: dict[str, Any], reader: TimeReader, stats: SourceStats, fallback_service: str,
-                *, ts_value: Any = None, message: str | None = None) -> Event:
+                *, ts_value: object = None, message: str | None = None) -> Event:
     """The event of one flattened record; RecordError if it has no usable time or message.
 
     AmbiguousTimeError if its time has a two-digit year: the caller refuses the whole source.

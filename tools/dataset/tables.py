@@ -16,6 +16,7 @@ import csv
 import io
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,7 +217,7 @@ def _column(path: Path, column: str, label: str, cells: list[tuple[int, str]], p
     return "TEXT", [v if v != "" else None for _, v in cells]
 
 
-def _mostly(values: list[str], test: Any) -> bool:
+def _mostly(values: list[str], test: Callable[[str], bool]) -> bool:
     return bool(values) and sum(map(test, values)) * 2 >= len(values)
 
 

@@ -165,11 +165,11 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
     return out, more
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return type(value) is float or type(value) is int or (value is not None and is_number(value))
 
 
-def time_text(value: Any) -> str:
+def time_text(value: object) -> str:
     """A stored time in the canonical spelling (a real database's naive time is UTC)."""
     if isinstance(value, datetime):
         return format_utc(value if value.tzinfo else value.replace(tzinfo=UTC))

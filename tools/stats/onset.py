@@ -183,6 +183,7 @@ def _first_reaching(backends: Backends, span: Span,
 
 def _overview(scope: dict[str, Any], order: list[Anomaly], shown: int,
               first_by_service: dict[str, int], table: Any) -> Item:
+    # Not TableKind | None: dependencies() returns one whose edge (Optional there) is set.
     services = list(first_by_service)
     data = {"start": scope["start"], "end": scope["end"],
             "baseline_start": scope["baseline_start"], "baseline_end": scope["baseline_end"],
