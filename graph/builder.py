@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from diagnosis_harness.graph.routing import (
     after_draft_parse,
@@ -41,6 +41,10 @@ from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState, InputState, OutputState
 from diagnosis_harness.runstore.settle import settle_unreleased
 
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.runtime import Runtime
+
 Node = TypeVar("Node", bound=Callable[..., Awaitable[dict[str, Any]]])
 
 
@@ -56,7 +60,7 @@ def _run_controlled(fn: Node) -> Node:
     """
 
     @functools.wraps(fn)
-    async def node(state: DiagnosisState, runtime: Any) -> dict[str, Any]:
+    async def node(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
         if not ctx.emitter.events:  # the stream's first node opens the run's events
             ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=ctx.thread_id,
@@ -78,7 +82,7 @@ def _run_controlled(fn: Node) -> Node:
     return cast(Node, node)
 
 
-def _lifecycle(state: DiagnosisState, runtime: Any) -> RunLifecycle | None:
+def _lifecycle(state: DiagnosisState, runtime: Runtime[RunContext]) -> RunLifecycle | None:
     """The run's lifecycle, carrying the run time its checkpoint says was spent already.
 
     The first node of a run in this process hands over the checkpoint's ``elapsed_s`` if the
@@ -131,7 +135,8 @@ _compiled: dict[tuple[Any, ...], Graph] = {}
 """Graphs compiled without checkpointer, by context schema and node functions."""
 
 
-def build_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext) -> Graph:
+def build_graph(checkpointer: BaseCheckpointSaver | None = None, *,
+                context_schema: type[Any] = RunContext) -> Graph:
     """The compiled graph, optionally with a checkpointer.
 
     Compiled once per process (per context schema): each call gets ``Pregel.copy`` of that graph

@@ -17,16 +17,20 @@ import json
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.exits import Exit, for_outcome
 from diagnosis_harness.control.settings import Settings
 
+if TYPE_CHECKING:
+    from diagnosis_harness.runstore.store import RunStore
+    from diagnosis_harness.session.services import Services
+
 Problem = Callable[[BaseException], str | None]
 
 
-def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) -> Any:
+def open_services(settings: Settings, usage_error: Callable[[str], NoReturn]) -> Services:
     """The process's services, or a one-line usage error (exit 64) naming what is wrong."""
     from diagnosis_harness.cli.errors import check_home, problem
     from diagnosis_harness.session.services import Services
@@ -79,7 +83,7 @@ def run_with_signals(make: Callable[[], Awaitable[dict[str, Any]]],
         usage_error(line)
 
 
-def cancelled_line(store: Any, run_id: str) -> str:
+def cancelled_line(store: RunStore, run_id: str) -> str:
     """What a cancel left of run ``run_id``, read from the run store: no row, or its state."""
     try:
         row = store.get_run(run_id)

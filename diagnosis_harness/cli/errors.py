@@ -17,9 +17,12 @@ import shutil
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from diagnosis_harness.cli.exits import Exit
+
+if TYPE_CHECKING:
+    from diagnosis_harness.control.settings import Settings
 
 """Exit code of bad usage: options, settings, model spec, replay file, dataset, stores."""
 
@@ -88,7 +91,7 @@ def _os_problem(exc: OSError, home: Path | None) -> str:
     return f"{where}: {reason}"
 
 
-def problem(exc: BaseException, settings: Any = None) -> str | None:
+def problem(exc: BaseException, settings: Settings | None = None) -> str | None:
     """The one-line message of a known problem, or None if ``exc`` is not one.
 
     SQLite reports a full disk as an I/O error at times; a home on a full device says so too.
@@ -109,7 +112,7 @@ def problem(exc: BaseException, settings: Any = None) -> str | None:
 _NEARLY_FULL = 1 << 20  # bytes free below which a write failure is blamed on space
 
 
-def _problem(exc: BaseException, settings: Any) -> str | None:
+def _problem(exc: BaseException, settings: Settings | None) -> str | None:
     from diagnosis_harness.control.settings import SettingsError
     from diagnosis_harness.providers.replay import ReplayFileError
     from diagnosis_harness.providers.seam import ModelSpecError
@@ -140,7 +143,7 @@ def _problem(exc: BaseException, settings: Any) -> str | None:
     return None
 
 
-def check_home(settings: Any) -> str | None:
+def check_home(settings: Settings) -> str | None:
     """Why ``HARNESS_HOME`` cannot hold the harness's files, or None (creates it if missing)."""
     home = Path(settings.home)
     if home.exists() and not home.is_dir():
@@ -177,7 +180,7 @@ def usage_error(message: str) -> NoReturn:
     raise typer.Exit(Exit.USAGE)
 
 
-def load_cli_settings(**overrides: object) -> Any:
+def load_cli_settings(**overrides: object) -> Settings:
     """Settings from the environment, ``.env`` and the command's options, or a usage error."""
     from diagnosis_harness.control.settings import SettingsError, load_settings
 

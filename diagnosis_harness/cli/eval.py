@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
 from diagnosis_harness.control.exits import Exit
+
+if TYPE_CHECKING:
+    from diagnosis_harness.eval.baseline import Comparison
+    from diagnosis_harness.eval.scoring import Scorecard
 
 EXIT_INTERRUPTED = Exit.CANCELLED
 
@@ -93,14 +97,15 @@ def eval_suite(
     raise typer.Exit(EXIT_GATE_FAILED if failures else 0)
 
 
-def report_json(card: Any, failures: list[str], comparison: Any) -> dict[str, Any]:
+def report_json(card: Scorecard, failures: list[str], comparison: Comparison | None
+                ) -> dict[str, Any]:
     """The ``--json`` object: the scorecard, the gates, the comparison with a baseline."""
     return {"scorecard": card.model_dump(mode="json"),
             "gates": {"passed": not failures, "failures": failures},
             "comparison": comparison.model_dump(mode="json") if comparison is not None else None}
 
 
-def _write_outputs(card: Any, failures: list[str], comparison: Any, *, out: Path | None,
+def _write_outputs(card: Scorecard, failures: list[str], comparison: Comparison | None, *, out: Path | None,
                    junit: Path | None, markdown: Path | None, html: Path | None) -> None:
     from diagnosis_harness.eval.manifest import as_json
     from diagnosis_harness.eval.reports.junit import junit_xml

@@ -18,7 +18,7 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,8 +26,12 @@ from diagnosis_harness.cli.errors import load_cli_settings, usage_error
 from diagnosis_harness.cli.exits import for_outcome
 from diagnosis_harness.cli.runs import runs_app
 
+if TYPE_CHECKING:
+    from diagnosis_harness.control.settings import Settings
+    from diagnosis_harness.runstore.store import RunStore
 
-def _store(settings: Any) -> Any:
+
+def _store(settings: Settings) -> RunStore:
     from diagnosis_harness.runstore.store import RunPersistenceError, open_run_store
     from diagnosis_harness.session.services import check_database, run_store_location
 
@@ -92,7 +96,7 @@ def show(
                                         if post["last_error"] else ""))
 
 
-def _paused_run(store: Any, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _paused_run(store: RunStore, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     from diagnosis_harness.continuations.resolve import paused_run
     from diagnosis_harness.continuations.starts import ContinuationRefused
 
@@ -173,7 +177,7 @@ def _actor() -> str:
         return "cli"
 
 
-async def _usage_at_head(settings: Any, thread_id: str, run_id: str) -> dict[str, Any] | None:
+async def _usage_at_head(settings: Settings, thread_id: str, run_id: str) -> dict[str, Any] | None:
     from diagnosis_harness.graph.builder import build_graph
     from diagnosis_harness.session.runner import open_checkpointer
 
@@ -182,7 +186,7 @@ async def _usage_at_head(settings: Any, thread_id: str, run_id: str) -> dict[str
     return values.get("usage") if values.get("run_id") == run_id else None
 
 
-async def _resume(settings: Any, thread_id: str, answer: dict[str, Any]) -> dict[str, Any]:
+async def _resume(settings: Settings, thread_id: str, answer: dict[str, Any]) -> dict[str, Any]:
     """Continue the thread's paused run with ``answer``; its output fields (as ``diagnose --json``)."""
     from langgraph.types import Command
 

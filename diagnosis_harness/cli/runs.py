@@ -12,18 +12,21 @@ error (exit 64). See docs/design.md §9 and §12.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+
+if TYPE_CHECKING:
+    from diagnosis_harness.control.settings import Settings
 
 runs_app = typer.Typer(help="Runs in the run store: list, show a timeline, resume an interrupted one, "
                        "approve or cancel a paused one.",
                        no_args_is_help=True)
 
 
-def _model_of(settings: Any, run_id: str) -> str | None:
+def _model_of(settings: Settings, run_id: str) -> str | None:
     """The model spec the run was started with, from its row (None if there is no such row)."""
     from diagnosis_harness.cli.errors import check_home, problem
     from diagnosis_harness.runstore.store import open_run_store

@@ -13,7 +13,7 @@ import asyncio
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 
@@ -23,6 +23,9 @@ from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.store import RETRY_WINDOW_S, RunPersistenceError
 from diagnosis_harness.session.hooked import write_released
 from diagnosis_harness.session.services import Services
+
+if TYPE_CHECKING:
+    from langgraph.pregel import Pregel
 
 OUTPUT_KEYS = ("run_id", "thread_id", "intent", "run_state", "release_outcome", "fallback_type",
                "failure_code", "stop_reason", "content", "suspects", "events", "usage")
@@ -81,7 +84,7 @@ async def crashed(ctx: RunContext, final: dict[str, Any], error: str,
             "content": None, "error": error}
 
 
-async def keep_final_checkpoint(graph: Any, config: RunnableConfig, ctx: RunContext,
+async def keep_final_checkpoint(graph: Pregel, config: RunnableConfig, ctx: RunContext,
                                 released: dict[str, Any]) -> str | None:
     """Make the thread's checkpoint hold this run's released state; None once it does.
 

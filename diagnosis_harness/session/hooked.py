@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
@@ -31,6 +31,13 @@ from diagnosis_harness.graph.builder import compiled_graph
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.run_session import ResolveContext, RunSession
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.pregel import Pregel
+    from langgraph.types import Interrupt
 
 _MISFIT = (TypeError, KeyError, AttributeError, IndexError)
 """What a routing function raises on an edited state that passed the type checks but that the
@@ -55,7 +62,8 @@ class SessionGraph(CompiledStateGraph):  # type: ignore[type-arg]
                              raw_stream=super().astream)
         return session.stream(input, config, context=context, **kwargs)
 
-    async def abulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
+    async def abulk_update_state(self, config: RunnableConfig,
+                                 supersteps: Sequence[Sequence[StateUpdate]]) -> RunnableConfig:
         """Edit the thread's state (Studio, ``threads.update_state``): checked, then recorded.
 
         docs/design.md §14: run control cannot be edited; every edit is recorded with its keys,
@@ -72,7 +80,8 @@ class SessionGraph(CompiledStateGraph):  # type: ignore[type-arg]
             await asyncio.to_thread(record_edit, self.edit_log, config, done, supersteps)
         return done
 
-    def bulk_update_state(self, config: RunnableConfig, supersteps: Any) -> RunnableConfig:
+    def bulk_update_state(self, config: RunnableConfig,
+                          supersteps: Sequence[Sequence[StateUpdate]]) -> RunnableConfig:
         """The synchronous form of :meth:`abulk_update_state`, with the same checks."""
         _check_edits(supersteps)
         if self.checkpointer is not None:
@@ -86,7 +95,7 @@ class SessionGraph(CompiledStateGraph):  # type: ignore[type-arg]
         return done
 
 
-async def write_released(graph: Any, config: RunnableConfig, released: dict[str, Any]) -> RunnableConfig:
+async def write_released(graph: Pregel, config: RunnableConfig, released: dict[str, Any]) -> RunnableConfig:
     """The harness's own write of release's update as the thread's final checkpoint.
 
     Not a client's edit: neither checked nor recorded as one (the runner retries the final
@@ -103,14 +112,14 @@ def _misfit(exc: BaseException) -> InvalidUpdateError:
                               f"state ({type(exc).__name__}: {exc})")
 
 
-def _check_edits(supersteps: Any) -> None:
+def _check_edits(supersteps: Sequence[Sequence[StateUpdate]]) -> None:
     for superstep in supersteps:
         for update in superstep:
             if (problem := edit_problem(update.values)) is not None:
                 raise InvalidUpdateError(f"state edit refused: {problem}")
 
 
-def _check_pending(interrupts: Any) -> None:
+def _check_pending(interrupts: Sequence[Interrupt]) -> None:
     """A run that awaits approval can only be decided (docs/design.md §14)."""
     if awaiting_approval(interrupts):
         raise InvalidUpdateError("state edit refused: the run awaits approval and can only be "
@@ -122,7 +131,7 @@ _hooked: dict[int, tuple[Any, SessionGraph]] = {}
 """The SessionGraph of each compiled graph (by identity; the compiled graph is kept with it)."""
 
 
-def session_graph(checkpointer: Any = None, *, context_schema: type[Any] = RunContext,
+def session_graph(checkpointer: BaseCheckpointSaver | None = None, *, context_schema: type[Any] = RunContext,
                   resolve_context: ResolveContext | None = None,
                   edit_log: RunStore | None = None) -> SessionGraph:
     """The diagnosis graph as a :class:`SessionGraph`, with a checkpointer, resolver and edit log."""

@@ -22,7 +22,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -39,6 +39,11 @@ from diagnosis_harness.session.checkpointer import CHECKPOINT_FILE, CheckpointSt
 from diagnosis_harness.session.end import OUTPUT_KEYS, crashed, describe_error, keep_final_checkpoint, output
 from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.services import Services
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.pregel import Pregel
+    from langgraph.types import StateSnapshot
 
 __all__ = ["CHECKPOINT_FILE", "OUTPUT_KEYS", "CheckpointStoreError", "ResumeRefused",
            "continue_stale_runs", "new_context", "open_checkpointer", "resume_run", "run_turn"]
@@ -124,7 +129,7 @@ async def _own_row_or_settle(ctx: RunContext, question: Any) -> None:
 
 
 async def run_turn(services: Services, question: Any, *, thread_id: str | None = None,
-                   checkpointer: Any = None, cancel: CancelSignal | None = None,
+                   checkpointer: BaseCheckpointSaver | None = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
                    run_id: str | None = None,
                    on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -147,7 +152,8 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
     return await _drive(services, ctx, {"question": question}, checkpointer, on_event, on_state)
 
 
-async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpointer: Any,
+async def _drive(services: Services, ctx: RunContext, graph_input: Any,
+                 checkpointer: BaseCheckpointSaver | None,
                  on_event: Callable[[dict[str, Any]], None] | None,
                  on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Stream the run (``graph_input`` None: go on from the checkpoint) and report its end."""
@@ -194,8 +200,9 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any, checkpoi
     return out
 
 
-async def _released(graph: Any, config: RunnableConfig, ctx: RunContext, final: dict[str, Any],
-                    released: dict[str, Any], checkpointer: Any) -> dict[str, Any]:
+async def _released(graph: Pregel, config: RunnableConfig, ctx: RunContext, final: dict[str, Any],
+                    released: dict[str, Any],
+                    checkpointer: BaseCheckpointSaver | None) -> dict[str, Any]:
     """The released result, kept whatever failed after release; the final checkpoint retried."""
     kept = {**final, **released} if final.get("run_id") == ctx.run_id else dict(released)
     kept.setdefault("intent", final.get("intent"))
@@ -207,7 +214,8 @@ async def _released(graph: Any, config: RunnableConfig, ctx: RunContext, final: 
     return kept
 
 
-async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
+async def resume_run(services: Services, run_id: str, *,
+                     checkpointer: BaseCheckpointSaver | None,
                      on_event: Callable[[dict[str, Any]], None] | None = None,
                      cancel: CancelSignal | None = None) -> dict[str, Any]:
     """Continue an unfinished run from its last checkpoint; the ``--json`` fields of its end.
@@ -253,7 +261,8 @@ async def resume_run(services: Services, run_id: str, *, checkpointer: Any,
             "usage": usage or BudgetUsage().model_dump(), "model": services.seam.label}
 
 
-async def _input_pending(services: Services, lease: dict[str, Any], snapshot: Any) -> bool:
+async def _input_pending(services: Services, lease: dict[str, Any],
+                         snapshot: StateSnapshot) -> bool:
     """Whether the thread's checkpoint is this run's input, saved before its first node ended."""
     if tuple(snapshot.next) != ("route",) or snapshot.values.get("question") != lease["question"]:
         return False
@@ -262,7 +271,8 @@ async def _input_pending(services: Services, lease: dict[str, Any], snapshot: An
 
 
 async def continue_stale_runs(services: Services, thread_id: str,
-                              checkpointer: Any) -> list[dict[str, Any]]:
+                              checkpointer: BaseCheckpointSaver | None
+                              ) -> list[dict[str, Any]]:
     """Take over the thread's runs whose worker died (docs/design.md §9); their end fields.
 
     A stale run started with this worker's model is continued; with another model it is

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S, describe
 from diagnosis_harness.runstore.store import RunPersistenceError, RunStore, open_run_store
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.backends import Backends
+    from diagnosis_harness.tools.dataset.layout import DatasetInfo
 
 RUN_STORE_FILE = "runs.sqlite"
 """The run store's file under the settings' home."""
@@ -78,8 +82,8 @@ class Services:
 
     settings: Settings
     seam: ModelSeam
-    backends: Any
-    dataset: Any
+    backends: Backends
+    dataset: DatasetInfo
     store: RunStore
     mcp_tools: dict[str, Any] = field(default_factory=dict)
     """Evidence tools from MCP servers by harness name (``diagnosis_harness.tools.registry.ToolSpec``)."""
