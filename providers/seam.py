@@ -126,14 +126,39 @@ class ModelSeam:
         """The shared script of a ``replay:`` seam (tests read what each role consumed)."""
         return self._replay
 
+    def seam_for(self, role: Role) -> ModelSeam:
+        """The seam that serves ``role``: the judge's own under ``HARNESS_JUDGE_MODEL``, else this.
+
+        The one place a role picks its seam; every method below asks it once and then works on
+        that seam's own spec and settings.
+        """
+        return self.judge if role is Role.JUDGE and self.judge is not None else self
+
     def for_role(self, role: Role) -> BaseChatModel:
         """The chat model that serves ``role``, speaking the configured agent protocol.
 
         Built on first use and kept: models hold no state of a call (a replay script keeps its
         own position), and an openai model is kept per event loop, with that loop's client.
         """
-        if role is Role.JUDGE and self.judge is not None:
-            return self.judge.for_role(role)
+        return self.seam_for(role)._for_role(role)
+
+    def call_options(self, role: Role, messages: Sequence[Any],
+                     tools: Sequence[Any] | None = None) -> dict[str, Any]:
+        """Per-call options: with a context budget, the answer's room (or ContextExceeded).
+
+        The json protocol's wrapper plans its own calls (it folds results to fit).
+        """
+        return self.seam_for(role)._call_options(role, messages, tools)
+
+    def response_format(self, role: Role) -> dict[str, Any] | None:
+        """What an ``openai:`` model of ``role`` is built to send (the json agent's is per turn)."""
+        return self.seam_for(role)._response_format(role)
+
+    def chat_model(self, role: Role) -> BaseChatModel:
+        """The provider's own chat model for ``role``, before the agent protocol wraps it."""
+        return self.seam_for(role)._chat_model(role)
+
+    def _for_role(self, role: Role) -> BaseChatModel:
         models = self._models
         if self.spec.provider == "openai":
             try:
@@ -146,7 +171,7 @@ class ModelSeam:
         return model
 
     def _build(self, role: Role) -> BaseChatModel:
-        model = self.chat_model(role)
+        model = self.chat_model(role)  # public: a test's seam records what each role saw
         if role is Role.AGENT and self.settings.agent_protocol == "json":
             assert self.prompt_renderer is not None
             # Here, not at the top: a chat-model class (~20 ms to build) only this protocol uses.
@@ -157,14 +182,8 @@ class ModelSeam:
                                          context_tokens=self.settings.model_context_tokens)
         return model
 
-    def call_options(self, role: Role, messages: Sequence[Any],
-                     tools: Sequence[Any] | None = None) -> dict[str, Any]:
-        """Per-call options: with a context budget, the answer's room (or ContextExceeded).
-
-        The json protocol's wrapper plans its own calls (it folds results to fit).
-        """
-        if role is Role.JUDGE and self.judge is not None:
-            return self.judge.call_options(role, messages, tools)
+    def _call_options(self, role: Role, messages: Sequence[Any],
+                      tools: Sequence[Any] | None) -> dict[str, Any]:
         limit = self.settings.model_context_tokens
         if limit is None or (role is Role.AGENT and self.settings.agent_protocol == "json"):
             return {}
@@ -184,10 +203,7 @@ class ModelSeam:
             return None
         return lambda name, schema: structured.response_format(mode, name, schema)
 
-    def response_format(self, role: Role) -> dict[str, Any] | None:
-        """What an ``openai:`` model of ``role`` is built to send (the json agent's is per turn)."""
-        if role is Role.JUDGE and self.judge is not None:
-            return self.judge.response_format(role)
+    def _response_format(self, role: Role) -> dict[str, Any] | None:
         if not self._answers_json(role):
             return None  # native tool calls: no JSON mode
         if role is Role.AGENT:  # the wrapper sends each turn's schema; plain JSON mode otherwise
@@ -199,10 +215,7 @@ class ModelSeam:
     def _answers_json(self, role: Role) -> bool:
         return role is not Role.AGENT or self.settings.agent_protocol == "json"
 
-    def chat_model(self, role: Role) -> BaseChatModel:
-        """The provider's own chat model for ``role``, before the agent protocol wraps it."""
-        if role is Role.JUDGE and self.judge is not None:
-            return self.judge.chat_model(role)
+    def _chat_model(self, role: Role) -> BaseChatModel:
         if self.spec.provider == "replay":
             assert self._replay is not None
             from diagnosis_harness.providers.replay import ReplayChatModel

@@ -22,7 +22,8 @@ from sqlalchemy.engine import make_url
 from diagnosis_harness.checkpoints import savers as checkpoints
 from diagnosis_harness.checkpoints.delta import snapshot_head
 from diagnosis_harness.checkpoints.savers import HarnessCheckpointer
-from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S, describe
+from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S
+from diagnosis_harness.runstore.errors import describe
 from diagnosis_harness.runstore.store import RunPersistenceError
 
 if TYPE_CHECKING:  # psycopg is the postgres extra's: imported where a PostgreSQL saver opens

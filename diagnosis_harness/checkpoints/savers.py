@@ -47,7 +47,8 @@ from langgraph.checkpoint.base.id import UUID as UUID6
 
 from diagnosis_harness.checkpoints.delta import snapshot_head
 from diagnosis_harness.checkpoints.sqlite import TwoTripSqliteSaver
-from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, describe, is_transient, shrink_pragmas
+from diagnosis_harness.runstore.db import CLOSE_PRAGMAS, shrink_pragmas
+from diagnosis_harness.runstore.errors import describe, is_transient
 from diagnosis_harness.runstore.store import LOCK_WAIT_S, RunPersistenceError, sqlite_pragmas
 
 log = logging.getLogger(__name__)

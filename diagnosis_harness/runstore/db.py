@@ -35,6 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
+from diagnosis_harness.runstore.errors import RunPersistenceError, describe, is_transient
 from diagnosis_harness.runstore.schema import SchemaTooNew, migrate
 
 if TYPE_CHECKING:
@@ -95,47 +96,6 @@ def shrink_pragmas(auto_vacuum: int, *, convert: bool) -> tuple[str, ...]:
     if auto_vacuum == 2:
         return SHRINK_PRAGMAS
     return CONVERT_PRAGMAS if auto_vacuum == 0 and convert else ()
-
-
-class RunPersistenceError(Exception):
-    """The run store could not read or write; the message says which operation and why."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
-        """True when the cause may pass (lock, lost connection): the write may work later."""
-
-
-_PG_TRANSIENT = {"40001", "40P01", "55P03", "57P01", "57P02", "57P03", "53300"}
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether a database error may pass by itself (lock wait, lost connection, conflict)."""
-    if isinstance(exc, sa_exc.TimeoutError):  # no free pooled connection in time
-        return True
-    orig: BaseException = exc
-    if isinstance(exc, sa_exc.DBAPIError):
-        if exc.connection_invalidated:
-            return True
-        orig = exc.orig if isinstance(exc.orig, BaseException) else exc
-    if isinstance(orig, sqlite3.Error):
-        name = getattr(orig, "sqlite_errorname", "") or ""
-        return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(orig)
-    if type(orig).__module__.startswith("psycopg"):
-        state = getattr(orig, "sqlstate", None)
-        if state is None:  # could not connect, or the connection broke
-            return type(orig).__name__ == "OperationalError"
-        return state.startswith("08") or state in _PG_TRANSIENT
-    return False
-
-
-def describe(exc: BaseException) -> str:
-    """One line for an error: the driver's message without SQLAlchemy's SQL echo."""
-    orig = exc.orig if isinstance(exc, sa_exc.DBAPIError) and exc.orig is not None else exc
-    if isinstance(exc, SchemaTooNew):
-        return str(exc)
-    text = " ".join(str(orig).split()) or type(orig).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 class Database:

@@ -37,7 +37,8 @@ from diagnosis_harness.control.contracts import (
     ToolRecord,
 )
 from diagnosis_harness.runstore.alerts import AlertRecords
-from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, RunPersistenceError
+from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database
+from diagnosis_harness.runstore.errors import RunPersistenceError
 from diagnosis_harness.runstore.history import RunHistory
 from diagnosis_harness.runstore.leases import RunLeases
 from diagnosis_harness.runstore.lineage import LineageStore

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnosis_harness.runstore.db import LOCK_WAIT_S, RETRY_WINDOW_S, RunPersistenceError, sqlite_pragmas
+from diagnosis_harness.runstore.db import LOCK_WAIT_S, RETRY_WINDOW_S, sqlite_pragmas
+from diagnosis_harness.runstore.errors import RunPersistenceError
 from diagnosis_harness.runstore.schema import SCHEMA_VERSION
 from diagnosis_harness.runstore.sql import RunStore
 from diagnosis_harness.runstore.values import MAX_COUNT

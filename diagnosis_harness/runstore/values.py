@@ -12,7 +12,7 @@ from enum import Enum
 from typing import TypeVar, overload
 
 from diagnosis_harness.control.secrets import redact
-from diagnosis_harness.runstore.db import RunPersistenceError
+from diagnosis_harness.runstore.errors import RunPersistenceError
 
 T = TypeVar("T")
 

@@ -28,7 +28,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, select
 
-from diagnosis_harness.runstore.db import Database, RunPersistenceError
+from diagnosis_harness.runstore.db import Database
+from diagnosis_harness.runstore.errors import RunPersistenceError
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.seam import ModelSeam
-from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S, describe
+from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S
+from diagnosis_harness.runstore.errors import describe
 from diagnosis_harness.runstore.store import RunPersistenceError, RunStore, open_run_store
 
 if TYPE_CHECKING:
