@@ -81,7 +81,7 @@ _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w
 _PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:and|to|until|till|through|-|–|—)\s*){_TIME}\b)", re.I)
 """A time followed by a connector and another time (a lookahead: pairs may overlap, as in
 "from about 19:00 — 19:05 to 19:35")."""
-_CONNECTOR_RANK = (("to", 3), ("until", 3), ("till", 3), ("through", 3), ("and", 3))
+_WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and"})
 
 
 def _pair_rank(connector: str) -> int:
@@ -91,9 +91,8 @@ def _pair_rank(connector: str) -> int:
     em dash is a sentence's dash ("about 19:00 — 19:05 to 19:35": the window is the second pair).
     """
     word = connector.strip().lower()
-    rank = dict(_CONNECTOR_RANK).get(word)
-    if rank is not None:
-        return rank
+    if word in _WORD_CONNECTORS:
+        return 3
     if connector == word:
         return 2
     return 0 if word == "—" else 1
