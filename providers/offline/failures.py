@@ -164,13 +164,14 @@ def crashed_dependencies(rows: dict[str, list[dict[str, Any]]], failing: set[str
         for caller in failing:
             began = moment(first_strong(rows[caller])["onset"])
             # Named by the caller's errors: a warning naming it is no crash's consequence.
-            if any(names(r, weak) and _level(r) in CAUSE_LEVELS for r in rows[caller]) \
+            if any(names(r, weak) and level_of(r) in CAUSE_LEVELS for r in rows[caller]) \
                     and began - CRASH_LEAD <= at <= began + SAME_MOMENT:
                 out.add(weak)
     return out
 
 
-def _level(row: dict[str, Any]) -> str:
+def level_of(row: dict[str, Any]) -> str:
+    """A row's level, upper-case (``warn`` and ``WARN`` alike)."""
     return str(row.get("level", "")).upper()
 
 

@@ -32,6 +32,7 @@ from diagnosis_harness.providers.offline.failures import (
     first_strong,
     flagged,
     kind_of,
+    level_of,
     names,
     reaches,
 )
@@ -119,8 +120,8 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
         # not a second story. (Warnings alone are the story: a change or a metric may explain.)
         named = {t for s in failures.failing for t in failures.graph[s]}
         stories = {s for s in failures.failing if failures.graph[s] or s in named
-                   or any(_level(r) in CAUSE_LEVELS for r in failures.rows[s])}
-        if not any(_level(r) in CAUSE_LEVELS for s in stories for r in failures.rows[s]):
+                   or any(level_of(r) in CAUSE_LEVELS for r in failures.rows[s])}
+        if not any(level_of(r) in CAUSE_LEVELS for s in stories for r in failures.rows[s]):
             stories = failures.failing
         earliest = min(failures.first(s) for s in stories)
         roots = [s for s in stories
@@ -137,9 +138,9 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     # A warning is a symptom to explain, not a cause to publish: a change may explain it.
     # One odd ERROR line is no cause to publish unless what fails names the component: the
     # cause row holds MIN_EVENTS events, or a failing service's rows name the cause.
-    corroborated = bool(explained) and any(names(r, root) and _level(r) in CAUSE_LEVELS
+    corroborated = bool(explained) and any(names(r, root) and level_of(r) in CAUSE_LEVELS
                                            for s in explained for r in failures.rows[s])
-    cause = next((r for r in own if _level(r) in CAUSE_LEVELS
+    cause = next((r for r in own if level_of(r) in CAUSE_LEVELS
                   and (corroborated or int(r.get("window_count") or 0) >= MIN_EVENTS)), None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
@@ -176,10 +177,6 @@ def _linked(failures: Failures, root: str, service: str) -> bool:
                     or (s == service and (names(r, root) or root in edges)):
                 return True
     return False
-
-
-def _level(row: dict[str, Any]) -> str:
-    return str(row.get("level", "")).upper()
 
 
 def sentence(found: Localized, change: dict[str, Any] | None) -> str:
