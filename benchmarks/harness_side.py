@@ -26,9 +26,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from diagnosis_harness.providers.replay import ReplayChatModel
-from diagnosis_harness.providers.seam import ModelSeam
-from diagnosis_harness.tools.registry import TOOLS, tool_schemas
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -44,8 +41,11 @@ from benchmarks.workload import (
 )
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.providers.replay import ReplayChatModel
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, open_checkpointer, run_turn
+from diagnosis_harness.tools.registry import TOOLS, tool_schemas
 
 ROUTER_ANSWER = {"intent": "DIAGNOSIS", "service": "payment-service", "merchant": "M1001",
                  "start": "2026-11-02T10:00:00+00:00", "end": "2026-11-02T10:10:00+00:00"}

@@ -15,6 +15,11 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from langgraph.errors import GraphBubbleUp
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.graph.routing import (
     after_draft_parse,
     after_evidence_guard,
@@ -32,11 +37,6 @@ from diagnosis_harness.nodes.route import route
 from diagnosis_harness.nodes.saturation_check import saturation_check
 from diagnosis_harness.nodes.semantic_guard import semantic_guard
 from diagnosis_harness.nodes.tool_gate import tool_gate
-from langgraph.errors import GraphBubbleUp
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
-
-from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState, InputState, OutputState
 from diagnosis_harness.runstore.settle import settle_unreleased

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from diagnosis_harness.guards.evidence import shown_text
-
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.guards.evidence import shown_text
 
 
 def build_snapshot(records: Sequence[ToolRecord]) -> dict[str, Any]:

@@ -24,11 +24,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from diagnosis_harness.guards.evidence import check_evidence
-from diagnosis_harness.guards.semantic import judge_payload
 from pydantic import ValidationError
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
+from diagnosis_harness.guards.evidence import check_evidence
+from diagnosis_harness.guards.semantic import judge_payload
 
 MAX_NOTE_CHARS = 2000
 """A reviewer's note is kept (and quoted in a rejection) up to this length."""

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from diagnosis_harness.control.contracts import Conclusion, JudgeAnswer, ToolRecord
 from diagnosis_harness.guards.evidence import facts_by_id
 from diagnosis_harness.guards.parsing import AnswerParse, parse_answer
-
-from diagnosis_harness.control.contracts import Conclusion, JudgeAnswer, ToolRecord
 
 UNTRUSTED_KEY = "untrusted_instructions"
 """Evidence-item key of the judge payload: why the item's content reads like instructions."""

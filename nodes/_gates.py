@@ -24,9 +24,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
-from diagnosis_harness.nodes._stops import controlled_stop
-from diagnosis_harness.tools.registry import TOOLS
 from langchain_core.messages import ToolCall
 from pydantic import ValidationError
 
@@ -39,8 +36,11 @@ from diagnosis_harness.control.contracts import (
     StopReason,
     ToolRecord,
 )
+from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
+from diagnosis_harness.nodes._stops import controlled_stop
 from diagnosis_harness.run.records import RecordRef, error_code
 from diagnosis_harness.run.state import Stop
+from diagnosis_harness.tools.registry import TOOLS
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from diagnosis_harness.nodes._triage import _CHANGE_TABLE, _TABLE, _TIME_KEY, _token
-
 from diagnosis_harness.control.contracts import Conclusion, Fact, ToolRecord
+from diagnosis_harness.nodes._triage import _CHANGE_TABLE, _TABLE, _TIME_KEY, _token
 
 _FRACTION = re.compile(r"(\d{2}:\d{2}:\d{2})\.\d+")
 

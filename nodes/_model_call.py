@@ -13,9 +13,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
-from diagnosis_harness.providers.messages import text_of, with_prompt
-from diagnosis_harness.providers.seam import classify_exception
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 
@@ -23,6 +20,9 @@ from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
 from diagnosis_harness.control.contracts import FailureClass, FailureCode, FallbackType, Role
 from diagnosis_harness.control.retry import RetryPolicy, RetryResult, execute_with_retry
+from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
+from diagnosis_harness.providers.messages import text_of, with_prompt
+from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext
 
 if TYPE_CHECKING:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from diagnosis_harness.control.contracts import DiagnosisDraft, Fact, FallbackType, ToolRecord
 from diagnosis_harness.guards.evidence import facts_by_id, shown_text
 from diagnosis_harness.nodes._headline import headline, to_second
 from diagnosis_harness.nodes._triage import digest_lines, suspects
-from diagnosis_harness.tools.dataset.examples import context_hints
-
-from diagnosis_harness.control.contracts import DiagnosisDraft, Fact, FallbackType, ToolRecord
 from diagnosis_harness.run.state import DiagnosisState
+from diagnosis_harness.tools.dataset.examples import context_hints
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.dataset.layout import DatasetInfo

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.nodes._model_call import offload
-
 from diagnosis_harness.control.budget import Budget, BudgetExhausted
 from diagnosis_harness.control.contracts import InvocationStatus, ToolRecord
+from diagnosis_harness.nodes._model_call import offload
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.run.records import RecordRef
 

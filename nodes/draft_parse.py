@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.guards.parsing import parse_draft
-from diagnosis_harness.nodes._model_call import text_of
-from diagnosis_harness.nodes._stops import stop_from_budget, stop_if_inactive
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.guards.parsing import parse_draft
+from diagnosis_harness.nodes._model_call import text_of
+from diagnosis_harness.nodes._stops import stop_from_budget, stop_if_inactive
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 

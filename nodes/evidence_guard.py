@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.guards.evidence import check_evidence
-from diagnosis_harness.nodes._model_call import offload
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.contracts import DiagnosisDraft
+from diagnosis_harness.guards.evidence import check_evidence
+from diagnosis_harness.nodes._model_call import offload
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState

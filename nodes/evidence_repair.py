@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from diagnosis_harness.guards.evidence import citable_ids, facts_by_id, repair_allowed
-from diagnosis_harness.guards.parsing import parse_draft
-from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
-from diagnosis_harness.nodes._stops import stop_if_inactive
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, Role
 from diagnosis_harness.control.retry import AttemptError
+from diagnosis_harness.guards.evidence import citable_ids, facts_by_id, repair_allowed
+from diagnosis_harness.guards.parsing import parse_draft
+from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
+from diagnosis_harness.nodes._stops import stop_if_inactive
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState

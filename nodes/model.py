@@ -11,22 +11,22 @@ import asyncio
 import json
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.control.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
+from diagnosis_harness.control.lifecycle import RunAborted
 from diagnosis_harness.nodes._model_call import call_model, offload
 from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget
 from diagnosis_harness.providers.seam import classify_exception
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState
 from diagnosis_harness.tools.registry import (
     extra_schemas,
     metrics_description,
     specs_key,
     tool_schemas,
 )
-from langgraph.runtime import Runtime
-
-from diagnosis_harness.control.budget import BudgetExhausted
-from diagnosis_harness.control.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
-from diagnosis_harness.control.lifecycle import RunAborted
-from diagnosis_harness.run.context import RunContext, run_context
-from diagnosis_harness.run.state import DiagnosisState
 
 _ENVELOPE_DESCRIPTION = "See the progress rule."
 """Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""

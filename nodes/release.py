@@ -18,18 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Never
 
-from diagnosis_harness.guards.progress import build_snapshot, facts_observed
-from diagnosis_harness.guards.release_check import check_publication, check_verdicts
-from diagnosis_harness.nodes._model_call import label_outcome, offload
-from diagnosis_harness.nodes._release_text import (
-    CAPABILITY_REPLY,
-    render_fallback,
-    render_report,
-    turn_summary,
-)
-from diagnosis_harness.nodes._stops import stop_if_inactive
-from diagnosis_harness.nodes._triage import suspects
-from diagnosis_harness.tools.recompute import recompute_problems
 from langgraph.runtime import Runtime
 
 from diagnosis_harness.continuations.approval import await_approval
@@ -44,10 +32,22 @@ from diagnosis_harness.control.contracts import (
     StoredRunStatus,
     ToolRecord,
 )
+from diagnosis_harness.guards.progress import build_snapshot, facts_observed
+from diagnosis_harness.guards.release_check import check_publication, check_verdicts
+from diagnosis_harness.nodes._model_call import label_outcome, offload
+from diagnosis_harness.nodes._release_text import (
+    CAPABILITY_REPLY,
+    render_fallback,
+    render_report,
+    turn_summary,
+)
+from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import resolve
 from diagnosis_harness.run.state import DiagnosisState, Stop
 from diagnosis_harness.runstore.store import RunPersistenceError
+from diagnosis_harness.tools.recompute import recompute_problems
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.dataset.layout import DatasetInfo

@@ -11,16 +11,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from diagnosis_harness.guards.incident import SYSTEM_WORDS, is_incident_question
-from diagnosis_harness.guards.parsing import parse_answer
-from diagnosis_harness.nodes._model_call import (
-    ask_with_retry,
-    offload,
-    prompt_message,
-    system_prompt_message,
-    text_of,
-)
-from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from langchain_core.messages import RemoveMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
@@ -38,6 +28,16 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.control.retry import AttemptError
 from diagnosis_harness.control.settings import zone_of
+from diagnosis_harness.guards.incident import SYSTEM_WORDS, is_incident_question
+from diagnosis_harness.guards.parsing import parse_answer
+from diagnosis_harness.nodes._model_call import (
+    ask_with_retry,
+    offload,
+    prompt_message,
+    system_prompt_message,
+    text_of,
+)
+from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from diagnosis_harness.guards.progress import index_snapshot
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import CollectionState, StopReason
+from diagnosis_harness.guards.progress import index_snapshot
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from langgraph.runtime import Runtime
+
+from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role
+from diagnosis_harness.control.retry import AttemptError
 from diagnosis_harness.guards.evidence import check_evidence
 from diagnosis_harness.guards.release_check import JUDGED_DRAFT, judged
 from diagnosis_harness.guards.semantic import flags_shown, judge_payload, observes_nothing, parse_judge
 from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
-from langgraph.runtime import Runtime
-
-from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, Role
-from diagnosis_harness.control.retry import AttemptError
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState

@@ -16,6 +16,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from diagnosis_harness.control.contracts import (
+    CollectionState,
+    EvidenceStatus,
+    InvocationStatus,
+)
 from diagnosis_harness.nodes._gates import (
     GATES,
     Gate,
@@ -31,17 +39,9 @@ from diagnosis_harness.nodes._gates import (
 from diagnosis_harness.nodes._model_call import offload
 from diagnosis_harness.nodes._stops import stop_if_inactive
 from diagnosis_harness.nodes._tool_calls import stored_call
+from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
 from diagnosis_harness.tools.registry import enabled_tools
-from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.runtime import Runtime
-
-from diagnosis_harness.control.contracts import (
-    CollectionState,
-    EvidenceStatus,
-    InvocationStatus,
-)
-from diagnosis_harness.run.context import RunContext, run_context
 
 if TYPE_CHECKING:
     from diagnosis_harness.control.budget import Budget

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from diagnosis_harness.providers.errors import ModelCallError
-
 from diagnosis_harness.control.contracts import FailureClass
+from diagnosis_harness.providers.errors import ModelCallError
 
 PER_MESSAGE = 8
 """Chat-template tokens around each message (role markers, separators), rounded up."""

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from diagnosis_harness.providers.errors import ModelCallError
-
 from diagnosis_harness.control.contracts import FailureClass
+from diagnosis_harness.providers.errors import ModelCallError
 
 
 def classify_exception(exc: BaseException) -> FailureClass:

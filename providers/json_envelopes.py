@@ -13,10 +13,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage
+
 from diagnosis_harness.guards.envelope import INVALID_ENVELOPE, parse_envelope
 from diagnosis_harness.providers.messages import text_of
 from diagnosis_harness.providers.observations import clip
-from langchain_core.messages import AIMessage, BaseMessage
 
 MAX_OWN_TURN_CHARS = 600
 """A reply of the model's longer than this (rambling, not an envelope) is shown clipped."""

@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from diagnosis_harness.providers.observations import Result, is_gate_skip
-
 from diagnosis_harness import prompts
+from diagnosis_harness.providers.observations import Result, is_gate_skip
 
 SQL_TOOL = "query_mysql"
 """The built-in SQL tool, whose next call the "what changed" bound is for."""

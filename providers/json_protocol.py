@@ -36,6 +36,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict
+
+from diagnosis_harness import prompts
 from diagnosis_harness.providers.context_window import (
     ContextExceeded,
     completion_room,
@@ -53,14 +61,6 @@ from diagnosis_harness.providers.json_hints import (
 from diagnosis_harness.providers.messages import prompt_of, text_of, with_prompt, with_side_data
 from diagnosis_harness.providers.observations import FOLD_LEVELS, Result, stub
 from diagnosis_harness.providers.structured import envelope_schema
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict
-
-from diagnosis_harness import prompts
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput

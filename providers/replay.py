@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from diagnosis_harness.providers.errors import ModelCallError
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
     CallbackManagerForLLMRun,
@@ -29,6 +28,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
 from diagnosis_harness.control.contracts import FailureClass
+from diagnosis_harness.providers.errors import ModelCallError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput

@@ -27,6 +27,8 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from diagnosis_harness.control.contracts import Role
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers import structured
 from diagnosis_harness.providers.context_window import completion_room, estimate_messages, texts_of
 from diagnosis_harness.providers.failures import classify_exception
@@ -39,14 +41,12 @@ from diagnosis_harness.providers.specs import (
     parse_model_spec,
 )
 
-from diagnosis_harness.control.contracts import Role
-from diagnosis_harness.control.settings import Settings
-
 if TYPE_CHECKING:
     import httpx
+    from langchain_core.language_models import BaseChatModel
+
     from diagnosis_harness.providers.json_protocol import Constrain, PromptRenderer
     from diagnosis_harness.providers.replay import ReplayScript
-    from langchain_core.language_models import BaseChatModel
 
 __all__ = [
     "ANSWER_TOKENS", "ModelSeam", "ModelSpec", "ModelSpecError", "Provider", "classify_exception",

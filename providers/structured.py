@@ -29,6 +29,7 @@ import re
 import threading
 from dataclasses import dataclass
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.schemas import (
     ANSWER_MODELS,
     GRAMMAR_MAX_CHARS,
@@ -48,8 +49,6 @@ from diagnosis_harness.providers.schemas import (
     response_format,
     strict_schema,
 )
-
-from diagnosis_harness.control.settings import Settings
 
 __all__ = [
     "ANSWER_MODELS", "GRAMMAR_MAX_CHARS", "GRAMMAR_MAX_ITEMS", "PROBE_ORDER", "REFUSED_STATUSES",

@@ -5,12 +5,11 @@ from __future__ import annotations
 import statistics
 import time
 
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
-
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
 
 
 def measure(backends: Backends, settings: Settings,

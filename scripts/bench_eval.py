@@ -16,10 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from diagnosis_harness.tools.dataset.layout import demo_dataset_dir
-
 from diagnosis_harness import evaluate
 from diagnosis_harness.eval.suite import load_suite
+from diagnosis_harness.tools.dataset.layout import demo_dataset_dir
 
 
 def write_suite(folder: Path, cases: int, copies: int) -> Path:

@@ -24,6 +24,7 @@ from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.examples import describe_logs
 from diagnosis_harness.tools.dataset.layout import (
@@ -39,8 +40,6 @@ from diagnosis_harness.tools.dataset.layout import (
 )
 from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.timeutil import format_utc
-
-from diagnosis_harness.control.settings import Settings
 
 # scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
 sys.path.insert(0, str(Path(__file__).resolve().parent))

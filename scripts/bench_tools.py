@@ -21,10 +21,9 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import load_dataset
-
-from diagnosis_harness.control.settings import Settings
 
 # scripts/_bench.py, beside this file, however it is loaded (a test loads it by its path)
 sys.path.insert(0, str(Path(__file__).resolve().parent))

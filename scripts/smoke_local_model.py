@@ -30,14 +30,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from diagnosis_harness.graph.builder import build_graph  # noqa: E402
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir  # noqa: E402
 from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from test_local_model import LOCAL_SETTINGS  # noqa: E402
 
 from diagnosis_harness.control.settings import load_settings  # noqa: E402
+from diagnosis_harness.graph.builder import build_graph  # noqa: E402
 from diagnosis_harness.session.runner import Services, run_turn  # noqa: E402
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir  # noqa: E402
 
 COLUMNS = ("id", "expected", "outcome", "verdict", "cause", "model", "tools", "violations",
            "tokens", "max_prompt", "est", "wall_s")

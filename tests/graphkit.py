@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from diagnosis_harness.providers.replay import ROLES, ReplayChatModel, ReplayScript
-from diagnosis_harness.providers.seam import ModelSeam
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -33,6 +31,8 @@ from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings, load_settings
+from diagnosis_harness.providers.replay import ROLES, ReplayChatModel, ReplayScript
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph

@@ -43,7 +43,6 @@ def _delay(spec: str) -> Callable[[str], float]:
 
 def _hook(log: str, delay: Callable[[str], float], after: Callable[[str], float]) -> None:
     import diagnosis_harness.nodes.tool_gate
-
     from diagnosis_harness.runstore.store import RunStore
 
     execute = diagnosis_harness.nodes.tool_gate.execute_tool

@@ -5,15 +5,15 @@ from __future__ import annotations
 import time
 
 import pytest
+
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.backends.sqlalchemy import url_dialect
 from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 from diagnosis_harness.tools.dataset.layout import OPS_DB
 from diagnosis_harness.tools.query_mysql import QueryMysqlArgs, query_mysql
-
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.settings import Settings
 
 # A cross join of real rows (a row generator from literals is refused as evidence).
 RUNAWAY = "SELECT count(*) AS n FROM payments a, payments b, payments c, payments d"

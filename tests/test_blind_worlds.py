@@ -20,9 +20,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.tools.dataset.build import load_dataset
 
 from diagnosis_harness.eval.suite import load_suite
+from diagnosis_harness.tools.dataset.build import load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")

@@ -16,10 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import diagnosis_harness.graph.builder
 import graphkit
 import pytest
-from diagnosis_harness.providers.seam import ModelSeam
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -35,10 +33,12 @@ from graphkit import (
 from langgraph.checkpoint.base.id import uuid6
 from sqlalchemy import create_engine, text
 
+import diagnosis_harness.graph.builder
 import diagnosis_harness.session.hooked
 from diagnosis_harness import prompts
 from diagnosis_harness.checkpoints.savers import checkpoint_id_at
 from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.session.runner import new_context, run_turn
 from diagnosis_harness.session.services import Services, run_store_location

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC
 
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import RunStore
+from diagnosis_harness.tools.dataset.build import ensure_dataset
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from diagnosis_harness.providers.context_window import estimate_messages, estimate_text, texts_of
-from diagnosis_harness.providers.seam import ModelSeam
 from graphkit import EV, INC, consumed, router, seen, services_for
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -22,6 +20,8 @@ from stub_openai import StubOpenAI
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.providers.context_window import estimate_messages, estimate_text, texts_of
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, run_turn
 

@@ -15,7 +15,6 @@ from unittest import mock
 from uuid import uuid4
 
 import pytest
-from diagnosis_harness.guards.release_check import check_publication, check_records, draft_digest, judged
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -35,6 +34,7 @@ from langgraph.errors import InvalidUpdateError
 from diagnosis_harness.control.contracts import DiagnosisDraft, ToolRecord
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.guards.release_check import check_publication, check_records, draft_digest, judged
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.options import RunOptions, read_options

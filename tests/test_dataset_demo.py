@@ -10,13 +10,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool, render_observation
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import EvidenceStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool, render_observation
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 
 S = Settings(_env_file=None, max_tool_calls=1000)
 DEMO = demo_dataset_dir()

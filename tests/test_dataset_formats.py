@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from diagnosis_harness.tools.dataset.build import load_dataset
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources

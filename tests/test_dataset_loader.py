@@ -7,12 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, ensure_dataset, load_dataset
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.layout import KNOWLEDGE_DB, LOGS_DB, OPS_DB, dataset_info
-
-from diagnosis_harness.control.settings import Settings
 
 GOOD_LOGS = [
     {"ts": "2026-01-05T10:00:00+00:00", "service": "Shop-API", "level": "info",

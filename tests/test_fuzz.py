@@ -31,11 +31,6 @@ from unittest import mock
 
 import pytest
 import sqlglot
-from diagnosis_harness.nodes.release import CAPABILITY_REPLY
-from diagnosis_harness.providers.replay import ReplayScript
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.build import ensure_dataset
-from diagnosis_harness.tools.sql_provenance import check_provenance
 from graphkit import (
     CLAIMS,
     EMPTY_KB,
@@ -59,10 +54,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from test_sql_safety import FORGED, HOSTILE
 
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.nodes.release import CAPABILITY_REPLY
+from diagnosis_harness.providers.replay import ReplayScript
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import Services
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.build import ensure_dataset
+from diagnosis_harness.tools.sql_provenance import check_provenance
 
 RUNS = int(os.environ.get("HARNESS_FUZZ_RUNS", "300"))  # read at import: fixtures clear HARNESS_*
 SEED = int(os.environ.get("HARNESS_FUZZ_SEED", "20261102"))

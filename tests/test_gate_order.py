@@ -13,8 +13,6 @@ from dataclasses import FrozenInstanceError, replace
 from typing import Any
 
 import pytest
-from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
-from diagnosis_harness.nodes.tool_gate import GATES, GateCall, GateState, Halt, Pass, Skip, run_gates
 from graphkit import (
     EMPTY_LOGS,
     EMPTY_SQL,
@@ -29,6 +27,8 @@ from graphkit import (
 )
 
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.guards.envelope import INVALID_ENVELOPE
+from diagnosis_harness.nodes.tool_gate import GATES, GateCall, GateState, Halt, Pass, Skip, run_gates
 from diagnosis_harness.run.state import Stop
 
 ROUTER = router(service=INC["service"], merchant=INC["merchant"], start=INC["start"],

@@ -13,7 +13,6 @@ import asyncio
 import json
 from typing import Any
 
-import diagnosis_harness.graph.builder
 import pytest
 from graphkit import (
     CLAIMS,
@@ -46,6 +45,7 @@ from graphkit import (
     thread_values,
 )
 
+import diagnosis_harness.graph.builder
 from diagnosis_harness.control.lifecycle import CancelSignal
 from diagnosis_harness.session.runner import Services, new_context
 

@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes.release import CAPABILITY_REPLY
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -45,6 +44,7 @@ from graphkit import (
 )
 
 from diagnosis_harness.control.lifecycle import CancelSignal
+from diagnosis_harness.nodes.release import CAPABILITY_REPLY
 from diagnosis_harness.session.runner import Services
 
 pytestmark = pytest.mark.usefixtures("backend")

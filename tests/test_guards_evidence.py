@@ -1,13 +1,6 @@
 import json
 
 import pytest
-from diagnosis_harness.guards.evidence import (
-    EvidenceProblemKind,
-    check_evidence,
-    citable_ids,
-    facts_by_id,
-    repair_allowed,
-)
 
 from diagnosis_harness.control.contracts import (
     DiagnosisDraft,
@@ -15,6 +8,13 @@ from diagnosis_harness.control.contracts import (
     Fact,
     InvocationStatus,
     ToolRecord,
+)
+from diagnosis_harness.guards.evidence import (
+    EvidenceProblemKind,
+    check_evidence,
+    citable_ids,
+    facts_by_id,
+    repair_allowed,
 )
 
 

@@ -1,7 +1,6 @@
 import json
 
 import pytest
-from diagnosis_harness.guards.parsing import parse_answer, parse_draft, strip_code_fence
 
 from diagnosis_harness.control.contracts import (
     DraftError,
@@ -11,6 +10,7 @@ from diagnosis_harness.control.contracts import (
     RouterAnswer,
     Verdict,
 )
+from diagnosis_harness.guards.parsing import parse_answer, parse_draft, strip_code_fence
 
 MAX = 32 * 1024
 

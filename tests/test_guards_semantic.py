@@ -1,7 +1,6 @@
 import json
 
 import pytest
-from diagnosis_harness.guards.semantic import judge_payload, parse_judge
 
 from diagnosis_harness.control.contracts import (
     Conclusion,
@@ -12,6 +11,7 @@ from diagnosis_harness.control.contracts import (
     ToolRecord,
     Verdict,
 )
+from diagnosis_harness.guards.semantic import judge_payload, parse_judge
 
 LOGS = ToolRecord(
     tool_call_id="c1",

@@ -20,15 +20,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from diagnosis_harness.guards.parsing import parse_draft, strip_code_fence
-from diagnosis_harness.nodes.draft_parse import draft_parse
-from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.bounded import ToolTimedOut, run_bounded
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.log_templates import _NUMBER
-from diagnosis_harness.tools.query_logs import message_template
 from graphkit import (
     COLLECT,
     INC,
@@ -50,8 +41,17 @@ from stub_openai import StubOpenAI
 
 from diagnosis_harness.control.budget import MAX_USAGE_COUNT, Budget, BudgetLimits, usage_count
 from diagnosis_harness.control.settings import Settings, SettingsError, load_settings
+from diagnosis_harness.guards.parsing import parse_draft, strip_code_fence
+from diagnosis_harness.nodes.draft_parse import draft_parse
+from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, new_context, run_turn
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.bounded import ToolTimedOut, run_bounded
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.log_templates import _NUMBER
+from diagnosis_harness.tools.query_logs import message_template
 
 HOSTILE_LINE = "a-" * 40_000  # 80 KB: the line that took 107 s
 ADVERSARIAL = [HOSTILE_LINE, "a." * 40_000, "1.-" * 27_000, "-1" * 40_000, "a1-" * 27_000,

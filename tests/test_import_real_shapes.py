@@ -10,13 +10,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from diagnosis_harness.cli.main import app
 from diagnosis_harness.tools.dataset.build import load_dataset
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
 from diagnosis_harness.tools.dataset.layout import OPS_DB
-from typer.testing import CliRunner
-
-from diagnosis_harness.cli.main import app
 
 SPARK = """\
 17/06/09 20:10:40 INFO executor.CoarseGrainedExecutorBackend: Started daemon with process name: 4121@node-7

@@ -7,19 +7,19 @@ import json
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.guards.envelope import Envelope, parse_envelope
-from diagnosis_harness.providers.messages import prompt_of
-from diagnosis_harness.providers.seam import ModelSeam
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir
-from diagnosis_harness.tools.registry import TOOLS
 from graphkit import judge, router, run, seen, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.guards.envelope import Envelope, parse_envelope
+from diagnosis_harness.providers.messages import prompt_of
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir
+from diagnosis_harness.tools.registry import TOOLS
 
 INC = json.loads((demo_dataset_dir() / "truth.json").read_text())["incidents"][0]
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes.tool_gate import tool_gate
 from graphkit import EV, INC, demo_home, services_for
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from stub_openai import StubOpenAI
 
 import diagnosis_harness.runstore.writer
+from diagnosis_harness.nodes.tool_gate import tool_gate
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.hooked import session_graph as build_graph

@@ -14,11 +14,11 @@ import re
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from graphkit import kinds, run
 
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.session.runner import Services
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 
 URL = os.environ.get("HARNESS_LOCAL_MODEL_URL")
 pytestmark = [pytest.mark.local_model,

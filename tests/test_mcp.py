@@ -22,11 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes.model import agent_tools
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.mcp import load_mcp_tools
-from diagnosis_harness.tools.mcp_config import McpUnavailable
-from diagnosis_harness.tools.mcp_results import MAX_ITEMS, to_result
 from graphkit import (
     INC_ROUTER,
     call,
@@ -44,7 +39,12 @@ from graphkit import (
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.nodes.model import agent_tools
 from diagnosis_harness.session.runner import new_context
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.mcp import load_mcp_tools
+from diagnosis_harness.tools.mcp_config import McpUnavailable
+from diagnosis_harness.tools.mcp_results import MAX_ITEMS, to_result
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.providers.replay import ReplayExhausted, ReplayFileError, ReplayScript
-from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
 from stub_openai import StubOpenAI
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
@@ -16,6 +14,8 @@ from diagnosis_harness.control.contracts import FailureClass, Role
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.retry import RetryPolicy, execute_with_retry
 from diagnosis_harness.control.settings import SettingsError, load_settings
+from diagnosis_harness.providers.replay import ReplayExhausted, ReplayFileError, ReplayScript
+from diagnosis_harness.providers.seam import ModelSeam, ModelSpecError, classify_exception, parse_model_spec
 
 
 def openai_seam(stub: StubOpenAI, **overrides: object) -> ModelSeam:

@@ -13,15 +13,15 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
-import diagnosis_harness.graph.builder
 import pytest
+from graphkit import EMPTY_LOGS, EMPTY_SQL, EV, INC, INC_ROUTER, demo_home, services_for
+from langchain_core.messages import AIMessage, ToolMessage
+
+import diagnosis_harness.graph.builder
 from diagnosis_harness.nodes.draft_parse import draft_parse
 from diagnosis_harness.nodes.route import route
 from diagnosis_harness.nodes.saturation_check import saturation_check
 from diagnosis_harness.nodes.tool_gate import tool_gate
-from graphkit import EMPTY_LOGS, EMPTY_SQL, EV, INC, INC_ROUTER, demo_home, services_for
-from langchain_core.messages import AIMessage, ToolMessage
-
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.session.runner import new_context
 

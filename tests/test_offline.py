@@ -15,10 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes._model_call import prompt_message
-from diagnosis_harness.providers.offline import build_offline_model, judge, route_question
-from diagnosis_harness.providers.replay import ModelCallError
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from shop_dataset import CASES, write_shop_dataset
@@ -26,7 +22,11 @@ from shop_dataset import CASES, write_shop_dataset
 from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import FailureClass, Role
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.nodes._model_call import prompt_message
+from diagnosis_harness.providers.offline import build_offline_model, judge, route_question
+from diagnosis_harness.providers.replay import ModelCallError
 from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 
 TRUTH = json.loads((demo_dataset_dir() / "truth.json").read_text())
 

@@ -12,13 +12,13 @@ from functools import cache
 from typing import Any
 
 import pytest
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from graphkit import demo_home, outcome
 from langgraph.checkpoint.memory import InMemorySaver
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 
 TRUTH = json.loads((demo_dataset_dir() / "truth.json").read_text())
 INCIDENTS = TRUTH["incidents"] + TRUTH["no_evidence"]

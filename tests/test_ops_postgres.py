@@ -17,11 +17,6 @@ from typing import Any
 
 import psycopg
 import pytest
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.backends.sqlalchemy import SqlAlchemyOps
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.dataset.layout import OPS_DB
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy.engine import make_url
 from test_sql_safety import HOSTILE
@@ -31,6 +26,11 @@ from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
 from diagnosis_harness.control.settings import Settings, load_settings
 from diagnosis_harness.session.runner import run_turn
 from diagnosis_harness.session.services import Services
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.backends.sqlalchemy import SqlAlchemyOps
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
 
 pytestmark = pytest.mark.slow
 

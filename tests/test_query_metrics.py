@@ -22,16 +22,16 @@ from typing import Any
 
 import promkit
 import pytest
+
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus
 from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 from diagnosis_harness.tools.recompute import recompute_problems
 from diagnosis_harness.tools.registry import enabled_tools, metrics_description, tool_schemas
-
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus, ToolRecord
-from diagnosis_harness.control.settings import Settings
 
 pytestmark = pytest.mark.slow
 T0 = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)

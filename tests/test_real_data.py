@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from diagnosis_harness.cli.main import main as cli_main
+from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.session.runner import Services, run_turn
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.dataset.format import DatasetError
 from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
 from diagnosis_harness.tools.query_logs import query_logs
 from diagnosis_harness.tools.registry import tool_schemas
 from diagnosis_harness.tools.results import ToolInputError
-from langgraph.checkpoint.memory import InMemorySaver
-
-from diagnosis_harness.cli.main import main as cli_main
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.session.runner import Services, run_turn
 
 DATA = Path(__file__).resolve().parent / "data" / "import"
 QUESTION = "checkout errors on checkout-api between 09:50 and 10:05 on 2026-03-14 — why?"

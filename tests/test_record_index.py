@@ -12,7 +12,6 @@ import asyncio
 import copy
 from typing import Any
 
-import diagnosis_harness.graph.builder
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -26,6 +25,7 @@ from graphkit import (
     services_for,
 )
 
+import diagnosis_harness.graph.builder
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.run.records import backs, index_entry, resolve
 from diagnosis_harness.session.runner import new_context

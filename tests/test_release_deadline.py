@@ -13,8 +13,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes._stops import controlled_stop, stop
-from diagnosis_harness.nodes.release import decide, release
 from graphkit import (
     COLLECT,
     EMPTY_LOGS,
@@ -34,6 +32,8 @@ from graphkit import (
 
 from diagnosis_harness.control.contracts import FailureCode, FallbackType, ReleaseOutcome, RunState
 from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
+from diagnosis_harness.nodes._stops import controlled_stop, stop
+from diagnosis_harness.nodes.release import decide, release
 from diagnosis_harness.session.runner import new_context
 
 AFTER_STOP = call("query_mysql", EMPTY_SQL, "c4", prev="c3", gain="NO_GAIN")

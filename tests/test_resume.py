@@ -16,8 +16,6 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-import diagnosis_harness.graph.builder
-import diagnosis_harness.nodes.tool_gate
 import pytest
 from graphkit import (
     CLAIMS,
@@ -41,6 +39,8 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import create_engine, inspect, text
 
+import diagnosis_harness.graph.builder
+import diagnosis_harness.nodes.tool_gate
 import diagnosis_harness.session.end
 import diagnosis_harness.session.hooked
 from diagnosis_harness.control.lifecycle import RunLifecycle

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.tools.dataset.build import ensure_dataset
 from graphkit import INC, kinds
 
 from diagnosis_harness.control.settings import load_settings
@@ -40,6 +39,7 @@ from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import run_store_location
+from diagnosis_harness.tools.dataset.build import ensure_dataset
 
 pytestmark = pytest.mark.slow
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from diagnosis_harness.providers.offline.router import route_question
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -6,12 +6,12 @@ import json
 from typing import get_args
 
 import pytest
-from diagnosis_harness.graph import routing
-from diagnosis_harness.nodes import _stops
-from diagnosis_harness.nodes.release import decide
 from langchain_core.messages import AIMessage
 
 from diagnosis_harness.control.contracts import FailureCode, FallbackType, ReleaseOutcome, RunState
+from diagnosis_harness.graph import routing
+from diagnosis_harness.nodes import _stops
+from diagnosis_harness.nodes.release import decide
 from diagnosis_harness.run.state import StopKind
 
 DRAFT = {"conclusion": {"root_cause": "pool exhausted",

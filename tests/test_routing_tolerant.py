@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from diagnosis_harness.providers.messages import prompt_of
 from graphkit import consumed, draft, go, outcome, router, seen
 from langchain_core.messages import SystemMessage
+
+from diagnosis_harness.providers.messages import prompt_of
 
 Q = "payment failures on payment-service, why?"
 NULL_DRAFT = draft(None)

@@ -15,7 +15,6 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from diagnosis_harness.graph.builder import build_graph
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -31,6 +30,7 @@ from graphkit import (
 )
 from langgraph.checkpoint.memory import InMemorySaver
 
+from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import SessionGraph, session_graph
 

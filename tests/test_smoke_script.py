@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from graphkit import EV, INC, TRUTH
 from stub_openai import StubOpenAI
+
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 
 pytestmark = pytest.mark.slow
 

@@ -12,11 +12,12 @@ claim before the offline judge.
 from __future__ import annotations
 
 import pytest
+from graphkit import INC_ROUTER, assert_stored, call, draft, go, judge
+
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from diagnosis_harness.tools.dataset.format import TABLES_DIR
 from diagnosis_harness.tools.results import SqlRejected
 from diagnosis_harness.tools.sql_safety import validate_select
-from graphkit import INC_ROUTER, assert_stored, call, draft, go, judge
 
 SCHEMA = {p.stem: p.read_text(encoding="utf-8").splitlines()[0].split(",")
           for p in sorted((demo_dataset_dir() / TABLES_DIR).glob("*.csv"))}

@@ -7,12 +7,6 @@ import re
 import sqlite3
 
 import pytest
-from diagnosis_harness.tools.backends import Backends, SqliteOps
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.dataset.layout import OPS_DB
-from diagnosis_harness.tools.results import SqlRejected
-from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
 from graphkit import (
     INC_ROUTER,
     assert_stored,
@@ -29,6 +23,12 @@ from graphkit import (
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends, SqliteOps
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
+from diagnosis_harness.tools.results import SqlRejected
+from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
 
 S = Settings(_env_file=None)
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import httpx
 import pytest
-from diagnosis_harness.guards import release_check
-from diagnosis_harness.nodes import _release_text, release
 from studio_kit import Studio, harness_cli, new_thread, state, stream, studio_server
 
 from diagnosis_harness.continuations import approval as _approval
 from diagnosis_harness.continuations.edits import edit_problem
+from diagnosis_harness.guards import release_check
+from diagnosis_harness.nodes import _release_text, release
 from diagnosis_harness.run.state import EDIT_RULES, DiagnosisState
 
 MARK = "FORGED-BY-EDIT"

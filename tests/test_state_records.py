@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import diagnosis_harness.graph.builder
 from graphkit import (
     CLAIMS,
     COLLECT,
@@ -24,6 +23,7 @@ from graphkit import (
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Overwrite
 
+import diagnosis_harness.graph.builder
 from diagnosis_harness.session.runner import new_context
 
 SCRIPT = {"router": [INC_ROUTER, INC_ROUTER],

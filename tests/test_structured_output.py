@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.providers import structured
-from diagnosis_harness.providers.seam import ModelSeam
-from diagnosis_harness.tools.sql_safety import SqlRejected, validate_select
 from graphkit import INC, judge, ready_facts, router
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
@@ -22,8 +19,11 @@ from stub_openai import StubOpenAI
 from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import load_settings
+from diagnosis_harness.providers import structured
+from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
 from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.tools.sql_safety import SqlRejected, validate_select
 
 LOGS = {"service": INC["service"], "start": INC["start"], "end": INC["end"]}
 SQL = {"sql": INC["evidence"][1]["args"]["sql"]}

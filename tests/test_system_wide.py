@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.nodes._release_text import CAPABILITY_REPLY
-from diagnosis_harness.providers.offline import route_question
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.query_logs import query_logs
 from graphkit import CLAIMS, ROOT_CAUSE, draft, go, router
 from langgraph.checkpoint.memory import InMemorySaver
 
 from diagnosis_harness.control.settings import Settings, load_settings
+from diagnosis_harness.nodes._release_text import CAPABILITY_REPLY
+from diagnosis_harness.providers.offline import route_question
 from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.query_logs import query_logs
 
 SPARE_AGENT = draft(ROOT_CAUSE, CLAIMS)
 SHOP = "Something broke in the shop between 14:00 and 14:20 — what is the root cause?"

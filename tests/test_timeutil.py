@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta, timezone
 
 import pytest
+
 from diagnosis_harness.tools.timeutil import TimeReader, TimestampError, format_utc, looks_like_time, parse_ts
 
 CET = timezone(timedelta(hours=1))

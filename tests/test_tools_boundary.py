@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import CONTROL_KEYS, execute_tool, render_observation, scope_of
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.registry import TOOL_ARG_MODELS, TOOL_DESCRIPTIONS, tool_schemas
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import CONTROL_KEYS, execute_tool, render_observation, scope_of
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.registry import TOOL_ARG_MODELS, TOOL_DESCRIPTIONS, tool_schemas
 
 INC1 = {"service": "payment-service", "start": "2026-11-02T10:00:00+00:00",
         "end": "2026-11-02T10:10:00+00:00"}

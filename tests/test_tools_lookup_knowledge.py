@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
-from diagnosis_harness.tools.lookup_knowledge import level_for, lookup_knowledge
 from pydantic import ValidationError
 
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
+from diagnosis_harness.tools.lookup_knowledge import level_for, lookup_knowledge
 
 S = Settings(_env_file=None)
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, load_dataset
 from diagnosis_harness.tools.query_logs import message_template, query_logs
 from diagnosis_harness.tools.results import ToolInputError
 from diagnosis_harness.tools.timeutil import parse_ts
-from pydantic import ValidationError
-
-from diagnosis_harness.control.settings import Settings
 
 S = Settings(_env_file=None)
 INC1 = {"service": "payment-service", "start": "2026-11-02T10:00:00+00:00",

@@ -6,15 +6,15 @@ import csv
 import time
 
 import pytest
+
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.contracts import EvidenceStatus
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir, ensure_dataset, load_dataset
 from diagnosis_harness.tools.dataset.layout import OPS_DB
 from diagnosis_harness.tools.query_mysql import query_mysql
-
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.contracts import EvidenceStatus
-from diagnosis_harness.control.settings import Settings
 
 S = Settings(_env_file=None)
 

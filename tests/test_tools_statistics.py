@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 import stats_world
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.dataset.build import load_dataset
-from diagnosis_harness.tools.dataset.layout import OPS_DB
-from diagnosis_harness.tools.dataset.patterns import pattern_of
 from test_ops_postgres import copy_ops_tables
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
+from diagnosis_harness.tools.dataset.patterns import pattern_of
 
 W0, W1 = stats_world.WINDOW
 SETTINGS = Settings(_env_file=None)

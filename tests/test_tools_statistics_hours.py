@@ -17,6 +17,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
+from diagnosis_harness import write_dataset
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.dataset.build import load_dataset
 from diagnosis_harness.tools.dataset.layout import BUILD_MANIFEST, LOGS_DB, SCHEMA_VERSION
@@ -28,8 +30,6 @@ from diagnosis_harness.tools.stats.common import (
     whole_hours,
 )
 from diagnosis_harness.tools.timeutil import format_epoch_ms, parse_ts, to_epoch_ms
-
-from diagnosis_harness import write_dataset
 
 START = datetime(2026, 9, 14, 6, 0, tzinfo=UTC)
 HOURS = 7

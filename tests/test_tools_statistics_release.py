@@ -14,9 +14,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import diagnosis_harness.graph.builder
 from graphkit import INC, INC_ROUTER, call, checkpointer_for, demo_home, draft, judge, services_for
 
+import diagnosis_harness.graph.builder
 from diagnosis_harness.run.records import records_of
 from diagnosis_harness.session.runner import new_context
 

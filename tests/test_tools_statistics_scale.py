@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.nodes._triage import SHOWN, digest_lines, suspects
-
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.nodes._triage import SHOWN, digest_lines, suspects
 
 
 def record(n: int, tool: str, facts: list[tuple[str, dict[str, Any]]], scope: dict[str, Any],

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+
 from diagnosis_harness.tools.dataset.build import load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent

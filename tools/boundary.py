@@ -13,6 +13,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
+from diagnosis_harness.control.budget import Budget, BudgetExhausted
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.bounded import run_bounded
 from diagnosis_harness.tools.projection import (
@@ -35,10 +39,6 @@ from diagnosis_harness.tools.registry import (
     tool_schemas,
 )
 from diagnosis_harness.tools.results import ToolInputError, clip
-from pydantic import BaseModel, ValidationError
-
-from diagnosis_harness.control.budget import Budget, BudgetExhausted
-from diagnosis_harness.control.settings import Settings
 
 __all__ = [
     "CONTROL_KEYS", "TOOL_ARG_MODELS", "TOOL_DESCRIPTIONS", "Backends", "ToolOutcome",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.results import Item, RelevanceLevel, ToolInputError, ToolResult, clip
-from diagnosis_harness.tools.text import fts_or_query, search_terms
 from pydantic import BaseModel, ConfigDict, Field
 
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.results import Item, RelevanceLevel, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.text import fts_or_query, search_terms
 
 MAX_PASSAGE_CHARS = 1200
 # Relevance = IDF-weighted share of the query's indexed words a passage contains. BM25 scores

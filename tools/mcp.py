@@ -30,18 +30,19 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from diagnosis_harness.tools.mcp_config import McpServer, McpUnavailable, read_config
-from diagnosis_harness.tools.mcp_results import one_line, run_bounded, to_result
-from diagnosis_harness.tools.registry import TOOLS, ToolSpec
-from diagnosis_harness.tools.results import ToolInputError, ToolResult, clip
 from langchain_core.tools import ToolException
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.mcp_config import McpServer, McpUnavailable, read_config
+from diagnosis_harness.tools.mcp_results import one_line, run_bounded, to_result
+from diagnosis_harness.tools.registry import TOOLS, ToolSpec
+from diagnosis_harness.tools.results import ToolInputError, ToolResult, clip
 
 if TYPE_CHECKING:
-    from diagnosis_harness.tools.backends import Backends
     from langchain_core.messages import ToolMessage
+
+    from diagnosis_harness.tools.backends import Backends
 
 __all__ = ["McpArgs", "McpCall", "McpToolError", "McpUnavailable", "load_mcp_tools"]
 

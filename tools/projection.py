@@ -13,10 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.tools.results import ToolResult, clip
 from diagnosis_harness.tools.untrusted import instruction_flags
-
-from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 
 CONTROL_KEYS = frozenset(
     {"invocation_status", "evidence_status", "relevance", "returned_count", "truncated",

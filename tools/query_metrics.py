@@ -24,15 +24,15 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus, PrometheusError
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.stats.common import canonical
 from diagnosis_harness.tools.stats.metrics import judge
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.backends.prometheus_answers import Streamed

@@ -7,14 +7,14 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult, clip
 from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
 from diagnosis_harness.tools.sql_values import COMPUTED, RENAMED, result_origins
 from diagnosis_harness.tools.timeutil import format_utc
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from diagnosis_harness.control.settings import Settings
 
 MAX_VALUE_CHARS = 500
 

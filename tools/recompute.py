@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from diagnosis_harness.control.contracts import Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.bounded import run_bounded
 from diagnosis_harness.tools.registry import call_settings, find_tool
 from diagnosis_harness.tools.results import Item
-
-from diagnosis_harness.control.contracts import Fact, InvocationStatus, ToolRecord
-from diagnosis_harness.control.settings import Settings
 
 STATISTICS_TOOLS = frozenset({"compare_windows", "onset_timeline", "metric_shifts",
                               "recent_changes", "query_metrics"})

@@ -17,6 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.dataset.layout import DatasetInfo
 from diagnosis_harness.tools.lookup_knowledge import LookupKnowledgeArgs, lookup_knowledge
 from diagnosis_harness.tools.query_logs import QueryLogsArgs, query_logs
@@ -28,9 +31,6 @@ from diagnosis_harness.tools.stats.changes import ChangeArgs, recent_changes
 from diagnosis_harness.tools.stats.compare import WindowArgs, compare_windows
 from diagnosis_harness.tools.stats.metrics import MetricArgs, metric_shifts
 from diagnosis_harness.tools.stats.onset import OnsetArgs, onset_timeline
-from pydantic import BaseModel
-
-from diagnosis_harness.control.settings import Settings
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.backends import Backends

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import re
 
+from sqlglot import exp
+
 from diagnosis_harness.tools.results import SqlRejected
 from diagnosis_harness.tools.sql_values import check_output
-from sqlglot import exp
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,29}")
 _QUIET_LITERAL = re.compile(r"[A-Za-z]{1,24}|(%[-+ #0-9.]{0,8}[A-Za-z%]|[ T:/.,_+-])*")

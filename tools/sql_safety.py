@@ -14,12 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import sqlglot
-from diagnosis_harness.tools.results import SqlRejected
-from diagnosis_harness.tools.sql_provenance import check_provenance, check_table_columns
-from diagnosis_harness.tools.sql_values import column_origins
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
+
+from diagnosis_harness.tools.results import SqlRejected
+from diagnosis_harness.tools.sql_provenance import check_provenance, check_table_columns
+from diagnosis_harness.tools.sql_values import column_origins
 
 DENIED_FUNCTIONS = frozenset(
     {

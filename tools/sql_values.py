@@ -33,8 +33,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from diagnosis_harness.tools.results import SqlRejected
 from sqlglot import exp
+
+from diagnosis_harness.tools.results import SqlRejected
 
 ALLOWED = ("a result column may be a column; count/min/max/sum/avg of one (count(*) too); "
            "arithmetic or a comparison over columns and numbers; length/instr/abs/round/"

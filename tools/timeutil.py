@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
 
 from dateutil import parser as dateutil_parser
+
 from diagnosis_harness.tools.time_format import TimeFormat, two_digit_year_readings
 
 

@@ -17,15 +17,15 @@ particular incident; its rules are generic SRE practice:
 
 from __future__ import annotations
 
+from langchain_core.language_models import BaseChatModel
+
+from diagnosis_harness.control.contracts import Role
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.offline.chat_model import OfflineChatModel
 from diagnosis_harness.providers.offline.judge import judge
 from diagnosis_harness.providers.offline.repair import repair
 from diagnosis_harness.providers.offline.router import route_question
 from diagnosis_harness.providers.offline.text import terms
-from langchain_core.language_models import BaseChatModel
-
-from diagnosis_harness.control.contracts import Role
-from diagnosis_harness.control.settings import Settings
 
 __all__ = ["OfflineChatModel", "build_offline_model", "judge", "repair", "route_question", "terms"]
 

@@ -14,17 +14,17 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from diagnosis_harness.control.contracts import FailureClass, Role
 from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.offline.conversation import Conversation
 from diagnosis_harness.providers.offline.investigator import next_step
 from diagnosis_harness.providers.offline.judge import judge
 from diagnosis_harness.providers.offline.repair import repair
 from diagnosis_harness.providers.offline.router import answer as route
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-
-from diagnosis_harness.control.contracts import FailureClass, Role
 
 if TYPE_CHECKING:
     from langchain_core.callbacks import CallbackManagerForLLMRun

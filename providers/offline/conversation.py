@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from diagnosis_harness.providers.messages import PromptData, prompt_of, side_data, text_of
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+
+from diagnosis_harness.providers.messages import PromptData, prompt_of, side_data, text_of
 
 
 def _body(text: str) -> dict[str, Any]:

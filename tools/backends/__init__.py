@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends.prometheus import Prometheus
 from diagnosis_harness.tools.backends.sqlite import (
     BackendUnavailable,
@@ -36,8 +37,6 @@ from diagnosis_harness.tools.dataset.layout import (
     dataset_dir,
     dataset_info,
 )
-
-from diagnosis_harness.control.settings import Settings
 
 __all__ = [
     "BackendUnavailable", "Backends", "OpsBackend", "OpsResult", "SqliteOps", "fetch_capped",

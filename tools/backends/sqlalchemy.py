@@ -18,6 +18,10 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from sqlalchemy import create_engine, event, inspect
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
 from diagnosis_harness.tools.backends.sqlite import (
     BackendUnavailable,
     OpsResult,
@@ -25,9 +29,6 @@ from diagnosis_harness.tools.backends.sqlite import (
     harden_sqlite,
     sqlite_deadline,
 )
-from sqlalchemy import create_engine, event, inspect
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError
 
 if TYPE_CHECKING:
     from sqlalchemy.pool import ConnectionPoolEntry

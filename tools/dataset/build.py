@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.dataset.entries import unsafe_entries
 from diagnosis_harness.tools.dataset.examples import describe_logs
 from diagnosis_harness.tools.dataset.format import (
@@ -52,8 +53,6 @@ from diagnosis_harness.tools.dataset.layout import (
 from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.dataset.runbooks import Passage, read_knowledge
 from diagnosis_harness.tools.dataset.tables import Table, TableOptions, read_tables
-
-from diagnosis_harness.control.settings import Settings
 
 _BATCH = 20_000
 _MAX_NOTES = 100

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.control.settings import zone_of
 from diagnosis_harness.tools.dataset.sniff import detect_json_format, open_binary
 from diagnosis_harness.tools.timeutil import TimestampError, parse_ts, to_epoch_ms
-
-from diagnosis_harness.control.settings import zone_of
 
 LOGS_FILE = "logs.jsonl"
 LOGS_FILE_GZ = "logs.jsonl.gz"

@@ -12,9 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from diagnosis_harness.tools.dataset.format import Problems, read_manifest
-
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
 SCHEMA_VERSION = 5
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""

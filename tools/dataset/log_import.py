@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from diagnosis_harness.control.settings import zone_of
 from diagnosis_harness.tools.dataset import k8s_events, kubectl_logs
 from diagnosis_harness.tools.dataset.json_logs import records
 from diagnosis_harness.tools.dataset.records import RecordError, SourceStats, build_event
@@ -31,8 +32,6 @@ from diagnosis_harness.tools.dataset.sniff import (
 from diagnosis_harness.tools.dataset.text_logs import compile_pattern, join_events
 from diagnosis_harness.tools.time_format import TimeFormat
 from diagnosis_harness.tools.timeutil import AmbiguousTimeError, TimeReader, format_utc
-
-from diagnosis_harness.control.settings import zone_of
 
 if TYPE_CHECKING:
     import re

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.control.settings import zone_of
 from diagnosis_harness.tools.dataset.format import TABLE_SUFFIXES, TABLES_DIR, Problems
 from diagnosis_harness.tools.timeutil import (
     AmbiguousTimeError,
@@ -30,8 +31,6 @@ from diagnosis_harness.tools.timeutil import (
     format_utc,
     looks_like_time,
 )
-
-from diagnosis_harness.control.settings import zone_of
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _INT = re.compile(r"-?(0|[1-9][0-9]*)\Z")

@@ -13,6 +13,9 @@ import json
 from datetime import timedelta
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.query_mysql import _json_value
 from diagnosis_harness.tools.results import Item, ToolResult
@@ -20,9 +23,6 @@ from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, service_na
 from diagnosis_harness.tools.stats.metrics import time_text
 from diagnosis_harness.tools.stats.schema import TableKind, layout, literal, quote, run_select
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from diagnosis_harness.control.settings import Settings
 
 MAX_LOOKBACK_MINUTES = 7 * 24 * 60
 MAX_SERVICES = 20

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.format import LEVELS
 from diagnosis_harness.tools.results import ToolInputError, clip
 from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
-
-from diagnosis_harness.control.settings import Settings
 
 MIN_EVENTS = 5
 """A pattern that was already there "rose" only with at least this many events in the window."""

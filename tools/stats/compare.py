@@ -6,6 +6,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult
 from diagnosis_harness.tools.stats.common import (
@@ -28,9 +31,6 @@ from diagnosis_harness.tools.stats.common import (
     windows,
 )
 from diagnosis_harness.tools.timeutil import format_epoch_ms
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from diagnosis_harness.control.settings import Settings
 
 MAX_SERVICES = 10
 """Per-service level rows shown (services with anomalies first, then the busiest)."""

@@ -16,6 +16,9 @@ import statistics
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
 from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, span_text, windows
@@ -28,9 +31,6 @@ from diagnosis_harness.tools.stats.schema import (
     run_select,
 )
 from diagnosis_harness.tools.timeutil import format_utc
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from diagnosis_harness.control.settings import Settings
 
 Z_OUT = 4.0
 MIN_OUT = 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolResult
 from diagnosis_harness.tools.stats.common import (
@@ -36,8 +37,6 @@ from diagnosis_harness.tools.stats.common import (
 from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
 from diagnosis_harness.tools.stats.schema import dependencies
 from diagnosis_harness.tools.timeutil import format_epoch_ms
-
-from diagnosis_harness.control.settings import Settings
 
 MAX_ROSE = 500
 """Risen patterns whose minute of take-off is looked up (the rest keep their first event)."""
