@@ -435,3 +435,24 @@ def test_a_database_a_failure_speaks_of_by_kind_leaves_the_cause_open() -> None:
     assert found is None or found.service != "payments"
     alone = localize([pay], "payments")  # no database fails: the end of its own chain
     assert alone is not None and alone.service == "payments"
+
+
+def test_a_callers_earlier_warnings_that_name_nothing_do_not_start_the_incident() -> None:
+    # A broker outage, system-wide: the push service had logged its everyday "token not
+    # registered" warnings minutes before (new in this window, naming nothing); its part in the
+    # outage starts when it names the broker. The broker is the cause, not an abstention.
+    broker = onset(1, "rabbitmq", "20:05", "partial partition detected: we saw DOWN from "
+                   "rabbit@<id>", count=2)
+    tokens = onset(2, "notifier", "08:13", "push failed user=<id>: registration-token-not-"
+                   "registered; token removed", level="WARN", count=3)
+    lost = onset(3, "notifier", "21:06", "amqp connection lost: connect ECONNREFUSED <ip>:<n>",
+                 count=10)
+    billing = onset(4, "billing", "22:43", "AMQPConnectionError: Connection refused "
+                    "(rabbitmq.fleet.svc:5672)", count=5)
+    found = localize([tokens, broker, lost, billing])
+    assert found is not None and found.service == "rabbitmq"
+    assert {r["service"] for r in found.consistent} == {"notifier", "billing"}
+    # An earlier *error* of the caller is its own failure, not background: it may be the
+    # cause (it loaded the broker), so the rule stays open.
+    crashed = onset(2, "notifier", "08:13", "worker crashed: heap out of memory", count=3)
+    assert localize([crashed, broker, lost, billing]) is None

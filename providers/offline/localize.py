@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import describe_row
@@ -33,6 +33,7 @@ from diagnosis_harness.providers.offline.failures import (
     flagged,
     kind_of,
     level_of,
+    moment,
     names,
     reaches,
 )
@@ -123,7 +124,7 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
                    or any(level_of(r) in CAUSE_LEVELS for r in failures.rows[s])}
         if not any(level_of(r) in CAUSE_LEVELS for s in stories for r in failures.rows[s]):
             stories = failures.failing
-        earliest = min(failures.first(s) for s in stories)
+        earliest = min(_story_start(failures, s) for s in stories)
         roots = [s for s in stories
                  if not failures.graph[s] and failures.first(s) - earliest <= SAME_MOMENT]
         if len(roots) != 1:
@@ -162,6 +163,21 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     row = cause or own[0]
     return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
                      first=own[0] if own[0] is not row else None, warning_only=cause is None)
+
+
+def _story_start(failures: Failures, service: str) -> datetime:
+    """When ``service``'s part in the story begins, for the root's "first failure" test.
+
+    A service that names a failing one is failing because of it from its first row at a cause
+    level or naming it; the warnings it logged before that, naming nothing (a push provider's
+    "token not registered" beside a broker outage), are its own background, not an earlier
+    start of the incident. A service that names none starts at its first strong row.
+    """
+    if not failures.graph[service]:
+        return failures.first(service)
+    lead = next((r for r in failures.rows[service] if level_of(r) in CAUSE_LEVELS
+                 or any(names(r, t) for t in failures.graph[service])), None)
+    return moment(lead["onset"]) if lead is not None else failures.first(service)
 
 
 def _linked(failures: Failures, root: str, service: str) -> bool:
