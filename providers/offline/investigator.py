@@ -27,6 +27,7 @@ from diagnosis_harness.providers.offline.explain import (
 )
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import bounded_window, look_back
+from diagnosis_harness.providers.offline.locks import holder_step, lock_draft
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
@@ -77,10 +78,13 @@ def _localizing_step(inv: Investigation) -> dict[str, Any] | None:
         # Not scoped to the asked service: its failure may be another component's symptom.
         return {"tool": "onset_timeline", "args": {"start": look_back(inv.start, inv.end), "end": inv.end}}
     found = localized(inv)
-    if found is not None and not inv.called("recent_changes"):
+    if found is None:
+        # Lock timeouts, or a pool drained by waiting sessions: who holds the lock?
+        return holder_step(inv, look_back(inv.start, inv.end), inv.end)
+    if not inv.called("recent_changes"):
         return {"tool": "recent_changes", "args": {"before": found.onset,
                                                    "services": [found.service]}}
-    if found is not None and found.warning_only and explaining_change(inv, found) is None \
+    if found.warning_only and explaining_change(inv, found) is None \
             and not inv.called("metric_shifts"):
         # Warnings only, no change behind them: did the component's own resources give out?
         return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
@@ -119,7 +123,7 @@ def _final(inv: Investigation, symptom: dict[str, Any] | None,
     """The draft: the runbook-and-change conclusion if it holds, else the localized one, else null."""
     concluded = draft(inv, symptom, runbook)
     if concluded["conclusion"] is None:
-        return localized_draft(inv) or concluded
+        return localized_draft(inv) or lock_draft(inv) or concluded
     return concluded
 
 

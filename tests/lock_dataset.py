@@ -1,0 +1,93 @@
+"""A small orders world of our own: lock waits in PostgreSQL's own words, one case a day.
+
+``orders`` (the app) writes to ``postgres``, which logs its lock waits as ``log_lock_waits``
+does ("process N still waiting for RowExclusiveLock … after 1000.4 ms", then "DETAIL: Process
+holding the lock: H. Wait queue: …") and its DDL as ``log_statement = 'ddl'`` does; the app
+logs its lock timeouts. ``schema_migrations`` is flyway's history. Days (+00:00):
+
+- INDEX (day 1): the migrator's ``CREATE INDEX orders_customer_idx`` (migration V31, run by
+  ``migrator``) holds the lock from 10:02; every insert waits: SUCCESS, naming the statement
+  and V31 — not V30, an earlier migration of the same table.
+- TWO (day 2): the waits name two holders (a ``VACUUM FULL`` and an ``ALTER TABLE``): FALLBACK.
+- PLAIN (day 3): the one holder ran an ordinary ``UPDATE`` (a long transaction: why it stayed
+  open is not in the logs): FALLBACK.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+CASES = {
+    "INDEX": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-01 — root cause?",
+    "TWO": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-02 — root cause?",
+    "PLAIN": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-03 — root cause?",
+}
+HOLDERS = {1: [("4100", "migrator", "CREATE INDEX orders_customer_idx ON public.orders "
+                                    "USING btree (customer_id);")],
+           2: [("4200", "dba_ana", "VACUUM FULL VERBOSE public.orders;"),
+               ("4300", "migrator", "ALTER TABLE public.orders ADD COLUMN channel text;")],
+           3: [("4400", "orders_app", "UPDATE public.orders SET state = 'archived' WHERE "
+                                      "created < now() - interval '90 days';")]}
+
+
+def _t(day: int, hour: int, minute: int, second: int = 0) -> datetime:
+    return datetime(2026, 10, day, hour, minute, second, tzinfo=UTC)
+
+
+def _line(at: datetime, service: str, level: str, message: str) -> dict[str, Any]:
+    return {"ts": at.isoformat(), "service": service, "level": level, "message": message}
+
+
+def _logs() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for day in (1, 2, 3):
+        for minute in range(8 * 60, 12 * 60, 2):
+            at = _t(day, 0, 0) + timedelta(minutes=minute)
+            out += [_line(at, "orders", "INFO", f"order created in {12 + minute % 7} ms"),
+                    _line(at, "postgres", "INFO", f"[{900 + minute % 5}] LOG:  checkpoint "
+                          f"complete: wrote {30 + minute % 11} buffers")]
+        holders = HOLDERS[day]
+        for n, (pid, user, sql) in enumerate(holders):
+            out.append(_line(_t(day, 10, 2, 10 + n), "postgres", "INFO",
+                             f"[{pid}] {user}@orders LOG:  statement: {sql}"))
+        for i in range(60):
+            at = _t(day, 10, 2, 40) + timedelta(seconds=20 * i)
+            waiter = 7000 + 10 * i
+            pid = holders[i % len(holders)][0]
+            out += [_line(at, "postgres", "INFO", f"[{waiter}] orders_app@orders LOG:  process "
+                          f"{waiter} still waiting for RowExclusiveLock on relation 16400 of "
+                          f"database 16384 after 1000.{i % 9} ms"),
+                    _line(at, "postgres", "INFO", f"[{waiter}] orders_app@orders DETAIL:  "
+                          f"Process holding the lock: {pid}. Wait queue: {waiter}."),
+                    _line(at + timedelta(seconds=1), "orders", "ERROR",
+                          f"insert order ord_{day}{i:03d} failed: ERROR: canceling statement "
+                          "due to lock timeout")]
+    return sorted(out, key=lambda e: e["ts"])
+
+
+MIGRATIONS = [
+    ["installed_rank", "version", "description", "script", "installed_by", "installed_on",
+     "execution_time", "success"],
+    [30, 30, "orders customer column", "V30__orders_customer.sql", "migrator",
+     "2026-09-20T09:00:00+00:00", 420, 1],
+    [31, 31, "orders customer idx", "V31__orders_customer_idx.sql", "migrator",
+     "2026-10-01T10:02:00+00:00", 1500000, 1],
+]
+
+
+def write_lock_dataset(root: Path) -> Path:
+    """Write the dataset folder under ``root`` and return it."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "dataset.json").write_text(json.dumps({"name": "orders-locks",
+                                                   "description": "lock waits"}))
+    with (root / "logs.jsonl").open("w", encoding="utf-8") as fh:
+        for event in _logs():
+            fh.write(json.dumps(event) + "\n")
+    (root / "tables").mkdir(exist_ok=True)
+    with (root / "tables" / "schema_migrations.csv").open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(MIGRATIONS)
+    return root
