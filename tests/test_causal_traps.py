@@ -3,33 +3,25 @@ service's change is no cause without a link, and a system-wide question is inves
 
 from __future__ import annotations
 
-import asyncio
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from offline_runs import diagnose, offline_services
 from storage_dataset import CASES, SYSTEM_WIDE, write_storage_dataset
 
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.session.runner import Services
 
 
 @cache
 def storage(protocol: str, root: str) -> Services:
     data = write_storage_dataset(Path(root) / "data")
-    return Services.from_settings(load_settings(model="offline", home=Path(root) / protocol,
-                                                data_dir=data, agent_protocol=protocol))
+    return offline_services(data, Path(root) / protocol, protocol)
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("storage"))
-
-
-def diagnose(services: Services, question: str) -> dict[str, Any]:
-    return asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
 
 
 def test_changes_sharing_only_the_dfs_namespace_are_not_a_cause(root: str) -> None:
@@ -111,8 +103,7 @@ def _kyc_world(root: Path, page: str) -> Services:
                 "finished_at": "2026-03-11T01:24:00Z", "summary": "idverify check client v2"}]
     data = write_dataset(root / "data", logs=logs, tables={"deploys": deploys},
                          runbooks={"vendor": page, **OTHER_PAGES}, name="kyc")
-    return Services.from_settings(load_settings(model="offline", home=root / "home",
-                                                data_dir=data))
+    return offline_services(data, root / "home")
 
 
 def test_a_runbook_page_that_calls_the_symptom_everyday_noise_supports_no_cause(

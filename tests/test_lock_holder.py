@@ -4,33 +4,25 @@ two holders or an ordinary statement leave it open."""
 
 from __future__ import annotations
 
-import asyncio
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from lock_dataset import CASES, write_lock_dataset
+from offline_runs import diagnose, offline_services
 
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.session.runner import Services
 
 
 @cache
 def orders(protocol: str, root: str) -> Services:
     data = write_lock_dataset(Path(root) / "data")
-    return Services.from_settings(load_settings(model="offline", home=Path(root) / protocol,
-                                                data_dir=data, agent_protocol=protocol))
+    return offline_services(data, Path(root) / protocol, protocol)
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("locks"))
-
-
-def diagnose(services: Services, question: str) -> dict[str, Any]:
-    return asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
 
 
 @pytest.mark.parametrize("protocol", ["tools", "json"])
