@@ -24,6 +24,7 @@ continue-watching cache.
 from __future__ import annotations
 
 import csv
+import heapq
 import io
 import json
 import random
@@ -3559,8 +3560,6 @@ POISON_ERR = {
 def inc_poison(w: World) -> None:
     """A record that always throws, retried in-process: each member that gets watch-events-7 stops
     heartbeating, is removed, and the group rebalances again and again until the offset is skipped."""
-    import heapq
-
     a, _b = POISON
     stop = at(1, 8, 24, 0)
     names = {1: "profiles-1", 2: "profiles-2", 3: "profiles-3"}
