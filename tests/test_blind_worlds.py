@@ -1,5 +1,6 @@
 """The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
-scripts/generate_world_grid.py, scripts/generate_world_aero.py) are what their truth says.
+scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py) are
+what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -53,6 +54,8 @@ class World:
     first_day: str
     month: tuple[str, str]
     """The month's abbreviation and full name, as an on-call engineer there writes a date."""
+    local_dates: tuple[str, ...] = ()
+    """More ways the engineers there write a date: formats over ``y``, ``m`` and ``d`` (``{m}/{d}``)."""
 
     @property
     def dir(self) -> Path:
@@ -81,6 +84,7 @@ class World:
             f"{day:02d}-{abbr}",
             f"{day}.{local.month:02d}.",
             f"{day:02d}/{local.month:02d}/{local.year}",
+            *(f.format(y=local.year, m=local.month, d=day) for f in self.local_dates),
         ]
 
 
@@ -128,6 +132,18 @@ WORLDS = {
         "Europe/Berlin",
         "2026-02-17",
         ("Feb", "February"),
+    ),
+    "vod": World(
+        "vod",
+        timedelta(minutes=45),
+        (8000, 40000),
+        (12, 14),
+        15_000_000,
+        "+09:00",
+        "Asia/Tokyo",
+        "2026-04-14",
+        ("Apr", "April"),
+        ("{y}/{m:02d}/{d:02d}", "{m}/{d}"),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
