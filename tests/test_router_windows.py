@@ -47,6 +47,29 @@ CASES = [
      "2026-01-21T10:10:00+00:00"),
     ("checkout 500s 10:00 to 10:10 -05:00, 03/04/2026", "2026-03-04T10:00:00-05:00",
      "2026-03-04T10:10:00-05:00"),
+    # Year first with slashes (Japan, China): 2026/04/14. Without the year: the latest such day
+    # up to "now" (NOW is 1 Dec 2026: "30 Dec" is last year's); a slashed pair month first
+    # where the second cannot be a month, day first where the first cannot, else month first
+    # in the Americas and at +08:00/+09:00, day first elsewhere.
+    ("playback errors 09:10–09:40 JST, 2026/04/14. Which component failed?",
+     "2026-04-14T09:10:00+09:00", "2026-04-14T09:40:00+09:00"),
+    ("catalog stale — 12:05 to 12:35 JST, Apr 14. What's going on?",
+     "2026-04-14T12:05:00+09:00", "2026-04-14T12:35:00+09:00"),
+    ("playback 404s — 20:10–20:40 JST, 14 Apr. What broke?",
+     "2026-04-14T20:10:00+09:00", "2026-04-14T20:40:00+09:00"),
+    ("logged out when they press play — 20:10 to 20:40 JST on 4/15.",
+     "2026-04-15T20:10:00+09:00", "2026-04-15T20:40:00+09:00"),
+    ("checkout errors 10:00-10:30 CET on 14/4", "2026-04-14T10:00:00+01:00",
+     "2026-04-14T10:30:00+01:00"),
+    ("checkout errors 10:00-10:30 CET on 4/5", "2026-05-04T10:00:00+01:00",
+     "2026-05-04T10:30:00+01:00"),
+    ("checkout errors 10:00-10:30 JST on 4/5", "2026-04-05T10:00:00+09:00",
+     "2026-04-05T10:30:00+09:00"),
+    ("batch failed 23:10 to 23:40 UTC on 30 Dec", "2025-12-30T23:10:00+00:00",
+     "2025-12-30T23:40:00+00:00"),
+    # Not dates: a share, a ratio of attempts.
+    ("1/2 of checkouts failing 10:00-10:10, why?", "2026-12-01T10:00:00+00:00",
+     "2026-12-01T10:10:00+00:00"),
     # A start only: the router node adds the look-back's length (nodes/route.py).
     ("jobs failing since ~09:00 on 2026-04-09 (UTC+8), why?", "2026-04-09T09:00:00+08:00", None),
     ("checkout failing around 14:20 on 2026-03-18", "2026-03-18T14:20:00+00:00", None),

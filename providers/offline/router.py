@@ -139,6 +139,12 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
     iso = re.search(r"(\d{4}-\d{2}-\d{2})", question)
     if iso:
         return datetime.fromisoformat(iso.group(1)).date(), True
+    year_first = _YEAR_FIRST.search(question)  # 2026/04/14, 2026.04.14: East Asia's ISO order
+    if year_first:
+        try:
+            return date(*(int(g) for g in year_first.group(1, 3, 4))), True
+        except ValueError:
+            pass
     for pattern, (d, m, y) in _WORD_DATES:
         match = pattern.search(question)
         if match:
@@ -156,7 +162,55 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
             return date(int(year), a if month_first else b, b if month_first else a), True
         except ValueError:
             pass
+    return _yearless_day(question, now)
+
+
+_YEAR_FIRST = re.compile(r"(?<![\d./:-])(\d{4})([./])(\d{1,2})\2(\d{1,2})(?![\d./:-]?\d)")
+_YEARLESS_WORD = (
+    (re.compile(rf"(?<![\d:.])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?![a-z])(?!,?\s*\d{{4}})",
+                re.I), (0, 1)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)(?!,?\s+\d{{4}})", re.I),
+     (1, 0)),
+)
+"""``14 Apr``, ``Apr 14``, ``April 14th``: a day of the month, the year left out."""
+_YEARLESS_NUMERIC = re.compile(r"(?<![\d./:-])(\d{1,2})/(\d{1,2})(?![\d/:-]|[.,]\d|\s*(?:%|of\b))")
+"""``4/14``, ``14/4``: a slashed day and month with the year left out (not ``1/2 of``)."""
+
+
+def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
+    """A day the question names without its year: the latest such day up to "now" (the data's).
+
+    Read as the year of "now", or the year before when that day would lie after it (a question
+    of 2 January about "30 Dec"). A slashed pair is month first when the second number cannot
+    be a month (``4/14``), day first when the first cannot (``14/4``), and otherwise month first
+    where the question's zone is in the Americas or East Asia (UTC+08:00, +09:00: ``4/5`` is
+    April 5 in New York, Beijing and Tokyo), day first elsewhere.
+    """
+    found: tuple[int, int] | None = None
+    for pattern, (d, m) in _YEARLESS_WORD:
+        match = pattern.search(question)
+        if match:
+            found = (_MONTHS[match.groups()[m][:3].lower()], int(match.groups()[d]))
+            break
+    if found is None and (numeric := _YEARLESS_NUMERIC.search(question)) is not None:
+        a, b = int(numeric.group(1)), int(numeric.group(2))
+        month_first = b > 12 or (a <= 12 and _yearless_month_first(question, now))
+        found = (a, b) if month_first else (b, a)
+    if found is not None:
+        for year in (now.year, now.year - 1):
+            try:
+                day = date(year, *found)
+            except ValueError:
+                break
+            if day <= now.date() + timedelta(days=1):
+                return day, True
     return now.date(), False
+
+
+def _yearless_month_first(question: str, now: datetime) -> bool:
+    offset = _question_zone(question, now.tzinfo or UTC).utcoffset(now)
+    return offset is not None and (offset <= timedelta(hours=-3)
+                                   or timedelta(hours=8) <= offset <= timedelta(hours=9))
 
 
 _NUMERIC_DAY = re.compile(r"(?<![\d.:/-])(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?![\d.:/-]?\d)")
