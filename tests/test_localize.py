@@ -287,6 +287,15 @@ def test_a_rollout_minutes_before_a_components_own_new_exception_explains_it() -
                               "(fcm.googleapis.com:443)", count=52)])
     assert refused is not None
     assert explaining_change(_Inv([rollout(35, "notifier", "2.6.0", 6.0)]), refused) is None  # type: ignore[arg-type]
+    # An object store's error code names where it failed (a missing object the release did
+    # not write), and its throttling reply (503 SlowDown) says the store is saturated.
+    missing = localize([onset(39, "playback", "11:57", 'msg="manifest resolve failed" '
+                              'error="NoSuchKey: The specified key does not exist." status=<n>',
+                              count=220)])
+    assert missing is not None
+    assert explaining_change(_Inv([rollout(40, "playback", "7.4.0", 8.0)]), missing) is None  # type: ignore[arg-type]
+    assert localize([onset(41, "packager", "11:57", "GET vod-cmaf/<id> failed after <n> attempts: "
+                           "<n> SlowDown (Please reduce your request rate.)", count=138)]) is None
     # Warnings only (rejections, start timeouts): a rollout just before is not enough.
     rejects = localize([onset(36, "risk", "11:57", "payment rejected reason=velocity_limit",
                               level="WARN", count=30)])

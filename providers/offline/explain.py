@@ -77,7 +77,8 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
     if found.warning_only:
         return None  # a rejection or a timeout warning is a symptom more often than a fault
     rows = [found.row, *([found.first] if found.first is not None else [])]
-    if any(dependency_of(r, set()) for r in rows) or found.dependency is not None:
+    if any(dependency_of(r, set()) or STORE_REPLY.search(f"{r.get('pattern', '')}") for r in rows) \
+            or found.dependency is not None:
         return None
     near = [item for item in inv.items("recent_changes")
             if item.get("kind") == "change" and "warning" not in item
@@ -85,6 +86,16 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
             and describe_row(item["row"]) and _is_rollout(item)
             and 0 <= float(item.get("minutes_before") or 0) <= JUST_BEFORE]
     return near[0] if len(near) == 1 else None
+
+
+STORE_REPLY = re.compile(r"\b(?:NoSuchKey|NoSuchBucket|NoSuchUpload|AccessDenied|SlowDown"
+                         r"|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken"
+                         r"|RequestTimeTooSkewed|InvalidObjectState)\b")
+"""An object store's error code (the S3 API's, which radosgw, MinIO and GCS's XML API answer
+too), quoted by its client: the failure names where it failed — a missing object, a denied or
+throttled read — if not by the store's name. A rollout just before is not its cause by timing
+alone (measured on a world built blind: a release 10 minutes before "NoSuchKey" for a
+premiere's manifests that a failed packaging job never wrote)."""
 
 
 CONFIG_TABLE = re.compile(r"config|setting|flag|param", re.I)

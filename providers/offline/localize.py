@@ -40,8 +40,9 @@ from diagnosis_harness.providers.offline.failures import (
 from diagnosis_harness.providers.offline.text import is_time_column, utc
 
 OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:is )?full"
-                      r"|rejected_execution|overload", re.I)
-"""A failure saying its dependency is saturated: what saturates it is not in the evidence."""
+                      r"|rejected_execution|overload|\bSlowDown\b|reduce your request rate", re.I)
+"""A failure saying its dependency is saturated: what saturates it is not in the evidence. (An
+object store's ``503 SlowDown``, "Please reduce your request rate", is its throttling.)"""
 SLOW = re.compile(r"statement timeout|deadline exceeded|read time[ds]? ?out|request time[ds]? ?out"
                   r"|\bslow\b|lock (?:wait )?time[ds]? ?out|could not obtain lock|acquirelock"
                   r"|lock not available|deadlock", re.I)
