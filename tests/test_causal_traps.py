@@ -88,7 +88,19 @@ OTHER_PAGES = {
 }
 
 
-def _kyc_world(root: Path, page: str) -> Services:
+NEIGHBOURS = ("profiles", "accounts", "cards", "ledger", "notify", "gateway")
+OVERVIEW_PAGE = """# Platform on-call overview
+
+## Flow
+
+- gateway routes to profiles, accounts and cards; profiles calls kyc; ledger posts, notify
+  sends.
+- kyc "idverify check failed ... context deadline exceeded": the identity vendor is slow;
+  check the kyc release and its check client settings.
+"""
+
+
+def _kyc_world(root: Path, page: str, neighbours: tuple[str, ...] = ()) -> Services:
     from datetime import UTC, datetime, timedelta
 
     from diagnosis_harness import write_dataset
@@ -96,6 +108,8 @@ def _kyc_world(root: Path, page: str) -> Services:
     start = datetime(2026, 3, 11, 1, 0, tzinfo=UTC)
     logs = [{"ts": (start + timedelta(seconds=30 * i)).isoformat(), "service": "kyc",
              "level": "INFO", "message": f"application APP-{1000 + i} received"} for i in range(120)]
+    logs += [{"ts": (start + timedelta(minutes=i)).isoformat(), "service": name, "level": "INFO",
+              "message": f"health ok ({i})"} for name in neighbours for i in range(60)]
     logs += [{"ts": (start + timedelta(minutes=31, seconds=40 * i)).isoformat(), "service": "kyc",
               "level": "ERROR", "message": f'level=error msg="idverify check failed" '
               f'application=APP-{5000 + i} err="context deadline exceeded"'} for i in range(6)]
@@ -117,6 +131,19 @@ def test_a_runbook_page_that_calls_the_symptom_everyday_noise_supports_no_cause(
     noise = diagnose(_kyc_world(tmp_path / "noise", NOISE_PAGE), question)
     assert noise["release_outcome"] == "FALLBACK", noise["content"]
     assert "Root cause:" not in noise["content"]
+
+
+def test_an_overview_page_naming_half_the_system_is_no_runbook(tmp_path: Path) -> None:
+    # Seven services; the team's overview page names them all, and the symptom's words too:
+    # it describes the system, not this failure, so the release is no cause by it.
+    question = "kyc onboarding failing after our release, 12:30 to 12:50 +11:00 on 11 Mar 2026 — why?"
+    overview = diagnose(_kyc_world(tmp_path / "overview", OVERVIEW_PAGE, NEIGHBOURS), question)
+    assert overview["release_outcome"] == "FALLBACK", overview["content"]
+    assert "Root cause:" not in overview["content"]
+    # The page of this failure, in the same seven-service world, still explains it.
+    fault = diagnose(_kyc_world(tmp_path / "fault", VENDOR_PAGE, NEIGHBOURS), question)
+    assert fault["release_outcome"] == "SUCCESS", fault["content"]
+    assert "DEP-4417" in fault["content"]
 
 
 def test_one_word_a_change_shares_with_the_symptom_is_a_coincidence_not_a_link(

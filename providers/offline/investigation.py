@@ -75,6 +75,8 @@ class Investigation:
         self.calls = conversation.calls
         self.obs = conversation.observations
         self.tables = tables(tool_specs)
+        self.services = log_services(tool_specs)
+        """The services ``query_logs`` lists (those of the logs), if it lists them."""
         self.metrics = metric_names(tool_specs)
         """The metrics ``query_metrics`` advertises; None when the run has no Prometheus."""
 
@@ -115,6 +117,9 @@ class Investigation:
             return []  # the runbook does not speak of this symptom
         if KNOWN_NOISE.search(body):
             return []  # the team's own page says this symptom is everyday noise: no cause
+        if self.services and len(self.services) >= OVERVIEW_MIN_SERVICES and \
+                sum(_says(body, s) for s in self.services) * 2 >= len(self.services):
+            return []  # a page naming half the system is its overview, not one failure's runbook
         return chosen
 
 
@@ -130,6 +135,31 @@ def tables(tool_specs: Sequence[Any]) -> dict[str, list[str]]:
     return {}
 
 
+
+
+OVERVIEW_MIN_SERVICES = 6
+"""Services a dataset must have for a page naming half of them to be read as an overview."""
+_LISTED = re.compile(r"Services in these logs: (.*?)(?: \(\+\d+ more\))?\.(?:\s|\Z)", re.S)
+
+
+def _says(text: str, service: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(service)}(?![\w-])", text, re.I) is not None
+
+
+def log_services(tool_specs: Sequence[Any]) -> list[str]:
+    """The services the ``query_logs`` spec lists; [] without that tool or a listing.
+
+    A runbook describes one failure; a page naming half of the system's services (an on-call
+    overview: who calls whom, where the logs are) matches any symptom's words and explains
+    none (measured on a world built blind: its overview page was published as the "runbook" of
+    a replica's lag and of a broker's drained disk credits).
+    """
+    for spec in tool_specs:
+        fn = spec.get("function", {}) if isinstance(spec, dict) else {}
+        if fn.get("name") == "query_logs":
+            found = _LISTED.search(str(fn.get("description", "")))
+            return [n.strip() for n in found.group(1).split(",") if n.strip()] if found else []
+    return []
 
 
 _ADVERTISED = re.compile(r"Metrics on this Prometheus: (.*?)(?: \(\+\d+ more\))?\.\s*\Z", re.S)
