@@ -75,6 +75,12 @@ def test_patterns_mask_variable_parts_and_keep_words_and_dependency_ports() -> N
                       "said 'no such table' at 2026-09-14T10:00:01Z") == \
         'client <ip>:<n> id=<uuid> said "<str>" at <ts>'
     assert pattern_of("can't open 0xdeadbeef") == "can't open <hex>"
+    # A quoted snake_case or dotted name is what failed (a sequence, a topic), not a value.
+    assert pattern_of('nextval: reached maximum value of sequence "billing_events_id_seq" '
+                      '(2147483647)') == \
+        'nextval: reached maximum value of sequence "billing_events_id_seq" (<n>)'
+    assert pattern_of("lag on 'watch.events' for user 'alice'") == \
+        "lag on 'watch.events' for user \"<str>\""
     assert pattern_of("x" * 5000 + " 12")[:5] == "xxxxx"  # bounded input, no failure
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.dataset.format import Problems, read_manifest
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bumped whenever the layout below changes, so existing builds are rebuilt, not misread."""
 
 LOGS_DB = "logs.sqlite"

@@ -13,7 +13,8 @@ Masks, applied in this order (docs/design.md §16.1):
   object's order, a nested object or list ``<obj>`` — so the rules below keep its keys and its
   message's words instead of masking every quoted key;
 - a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
-  → ``"<str>"``, except the value of a message key (``msg=``, ``err=``, ``error=``, ``reason=``…:
+  → ``"<str>"``, except a lower-case ``snake_case`` or dotted name (``"billing_events_id_seq"``,
+  a sequence, table or topic: what the failure is about), the value of a message key (``msg=``, ``err=``, ``error=``, ``reason=``…:
   logfmt's message), whose words stay, and an HTTP request line (``"GET /v1/fx/rates HTTP/2"``
   in an access log), which keeps its method and path (its query string → ``?<q>``);
 - an ISO timestamp → ``<ts>``;
@@ -48,8 +49,15 @@ _REQUEST = re.compile(r"([\"'])((?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNEC
 """An access log's quoted request line: the method and path say which endpoint failed."""
 
 
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+")
+"""A quoted lower-case ``snake_case`` or dotted name (``"billing_events_id_seq"``, ``'watch.events'``):
+the sequence, table, topic or key a failure is about, kept (its digits masked like the rest)."""
+
+
 def _quoted(match: re.Match[str]) -> str:
     if _SAYS.search(match.string, 0, match.start()) is not None:
+        return match.group(0)
+    if _NAME.fullmatch(match.group(0)[1:-1]):
         return match.group(0)
     if (request := _REQUEST.fullmatch(match.group(0))) is not None:
         query = "?<q>" if "?" in match.group(0) else ""
