@@ -465,3 +465,16 @@ def test_a_callers_earlier_warnings_that_name_nothing_do_not_start_the_incident(
     # cause (it loaded the broker), so the rule stays open.
     crashed = onset(2, "notifier", "08:13", "worker crashed: heap out of memory", count=3)
     assert localize([crashed, broker, lost, billing]) is None
+
+
+def test_a_drivers_exception_namespace_names_the_database() -> None:
+    # Ruby's pg driver raises PG::…: the Rails app's failure leads to postgres, whose own
+    # rows say why (a sequence at its maximum), not to the app.
+    app = onset(1, "entitlement", "32:03", "StripeWebhookJob ERROR: fail: "
+                "PG::SequenceGeneratorLimitExceeded: ERROR: nextval: reached maximum value of "
+                'sequence "billing_events_id_seq" (<n>)', count=40)
+    db = onset(2, "postgres", "32:28", 'entitlement@billing ERROR: nextval: reached maximum '
+               'value of sequence "billing_events_id_seq" (<n>)', count=95)
+    found = localize([app, db], "entitlement")
+    assert found is not None and found.service == "postgres"
+    assert "billing_events_id_seq" in sentence(found, None)

@@ -75,7 +75,8 @@ _DNS = re.compile(r"(?<![a-z0-9])(?:core|kube-?|cluster-?)?dns(?:masq)?(?![a-z])
 
 _PROTOCOLS = {
     "amqp": "rabbitmq", "rabbit": "rabbitmq", "postgresql": "postgres", "psycopg": "postgres",
-    "libpq": "postgres", "mongodb": "mongo", "kafkajs": "kafka", "ioredis": "redis",
+    "libpq": "postgres", "pg": "postgres", "pgx": "postgres", "pgbouncer": "postgres",
+    "mongodb": "mongo", "kafkajs": "kafka", "ioredis": "redis",
 }
 """A client's or protocol's word for the server it speaks to: ``amqp dial failed`` is the broker."""
 _SERVERS = frozenset({"rabbitmq", "kafka", "redis", "postgres", "mysql", "mariadb", "mongo",
