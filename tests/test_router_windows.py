@@ -47,6 +47,14 @@ CASES = [
      "2026-01-21T10:10:00+00:00"),
     ("checkout 500s 10:00 to 10:10 -05:00, 03/04/2026", "2026-03-04T10:00:00-05:00",
      "2026-03-04T10:10:00-05:00"),
+    # In the Americas the offset does not say the custom (São Paulo writes day first): the one
+    # reading in the month up to the data's "now" (1 Dec 2026) is the day meant.
+    ("pedidos falhando 10:00 to 10:10 -03:00, 11/12/2026", "2026-11-12T10:00:00-03:00",
+     "2026-11-12T10:10:00-03:00"),
+    ("pedidos falhando 10:00 to 10:10 -03:00, 25/11/2026", "2026-11-25T10:00:00-03:00",
+     "2026-11-25T10:10:00-03:00"),
+    ("pedidos falhando 10:00 to 10:10 -03:00, 01/11/2026", "2026-11-01T10:00:00-03:00",
+     "2026-11-01T10:10:00-03:00"),
     # Year first with slashes (Japan, China): 2026/04/14. Without the year: the latest such day
     # up to "now" (NOW is 1 Dec 2026: "30 Dec" is last year's); a slashed pair month first
     # where the second cannot be a month, day first where the first cannot, else month first

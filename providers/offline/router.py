@@ -158,6 +158,9 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
         first, sep, second, year = numeric.groups()
         a, b = int(first), int(second)
         month_first = b > 12 or (sep == "/" and a <= 12 and _month_first(question, now))
+        if a <= 12 and b <= 12 and a != b and _month_first(question, now):
+            month_first = _recent_reading(now, [(int(year), b, a), (int(year), a, b)],
+                                          month_first)
         try:
             return date(int(year), a if month_first else b, b if month_first else a), True
         except ValueError:
@@ -195,6 +198,9 @@ def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
     if found is None and (numeric := _YEARLESS_NUMERIC.search(question)) is not None:
         a, b = int(numeric.group(1)), int(numeric.group(2))
         month_first = b > 12 or (a <= 12 and _yearless_month_first(question, now))
+        if a <= 12 and b <= 12 and a != b and _month_first(question, now):
+            month_first = _recent_reading(now, [(_year_up_to(now, b, a), b, a),
+                                                (_year_up_to(now, a, b), a, b)], month_first)
         found = (a, b) if month_first else (b, a)
     if found is not None:
         for year in (now.year, now.year - 1):
@@ -205,6 +211,39 @@ def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
             if day <= now.date() + timedelta(days=1):
                 return day, True
     return now.date(), False
+
+
+RECENT = timedelta(days=31)
+"""How far before the data's "now" a date that can be read both ways may lie to be read so."""
+
+
+def _recent_reading(now: datetime, readings: list[tuple[int, int, int]], default: bool) -> bool:
+    """Whether a date both readings allow is month first: ``(day first, month first)`` readings.
+
+    Asked only in a zone of the Americas, where the offset does not say the custom (São Paulo
+    and Mexico City write day first, New York month first, at the same offsets): where exactly
+    one reading lies in the month up to the data's "now" (a day after it, at most), that one —
+    ``03/04/2026`` at -03:00 in data ending 5 April 2026 is 3 April. Otherwise month first
+    (``default``).
+    """
+    recent = []
+    for year, month, day in readings:
+        try:
+            when = date(year, month, day)
+        except ValueError:
+            recent.append(False)
+            continue
+        recent.append(now.date() - RECENT <= when <= now.date() + timedelta(days=1))
+    return recent[1] if recent.count(True) == 1 else default
+
+
+def _year_up_to(now: datetime, month: int, day: int) -> int:
+    """The year of the latest ``month``/``day`` up to a day after "now"."""
+    try:
+        return now.year if date(now.year, month, day) <= now.date() + timedelta(days=1) \
+            else now.year - 1
+    except ValueError:
+        return now.year
 
 
 def _yearless_month_first(question: str, now: datetime) -> bool:
