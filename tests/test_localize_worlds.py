@@ -15,7 +15,7 @@ import pytest
 from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
-FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 2, "grid": 0}
+FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 1}
 """Causes found by the offline default (docs/design.md §16.3): shop 7 of 12, pipeline 6 of 12,
 fleet 3 of 11 (FLEET-10, the broker outage asked system-wide, since a caller's earlier warnings
 that name nothing no longer start the incident before its cause).
@@ -59,12 +59,26 @@ client's "OOM command not allowed" (redis' reply that it is full) published as t
 failure, and postgres' "No space left on device" behind a dead CDC slot whose onset lies
 beyond the 30-minute look-back. A full server's reply quoted by a client, or a failing server
 spoken of by kind ("database unavailable"), now leaves the cause open: 1 wrong remains
-(the disk-full, an intermediate cause), so aero is measured in the scorecard, not here."""
+(the disk-full, an intermediate cause), so aero is measured in the scorecard, not here.
+
+Lock waits then conclude on the holder PostgreSQL names ("Process holding the lock: P") and the
+heavy-lock statement P ran: GRID-08 (a DBA's ``VACUUM FULL``) and LEDGER-09 (a plain ``CREATE
+INDEX`` of migration V212) right; AERO-08 is counted wrong by its truth, which asks for the
+migration's version beside the statement.
+
+Vod (a video-on-demand platform, Tokyo) was built blind after that, and run once before anyone
+looked at it: 0 right, 5 wrong. Two came from dates written ``Apr 14``/``4/14``/``2026/04/14``,
+read as the data's last day; the others from a release "explaining" an object store's
+``NoSuchKey`` by timing, a ``503 SlowDown`` taken for the packager's own failure, and the team's
+on-call overview page matched as a runbook. With those read right (general rules: dates without
+a year or year first, an S3 error code names where it failed, SlowDown is throttling, a page
+naming half the system is an overview) and a quoted ``snake_case`` name kept in patterns: 1
+right, 0 wrong."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),
                                              ("fleet", "-06:00"), ("ledger", "+11:00"),
-                                             ("grid", "+05:30")])
+                                             ("grid", "+05:30"), ("vod", "+09:00")])
 def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path, world: str,
                                                                  zone: str) -> None:
     truth = WORLDS / world / "truth.json"
@@ -78,8 +92,8 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
                          for o, v in traps.values()), traps
     assert card.summary.right >= FLOOR_RIGHT[world], verdicts
     # Something was localized from logs alone: a case with no runbook found its cause (not yet
-    # on fleet or grid, see FLOOR_RIGHT).
-    assert world in ("fleet", "grid") or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
+    # on grid or vod, see FLOOR_RIGHT).
+    assert world in ("grid", "vod") or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
                                    if kind in ("logs_only", "system_wide"))
 
 
