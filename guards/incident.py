@@ -17,11 +17,20 @@ _INCIDENT = re.compile(
     r"broke|broken|break(?:s|ing)?|fail\w*|error\w*|exception\w*|crash\w*|timeout\w*|"
     r"timed? out|slow\w*|latenc\w*|incident\w*|outage\w*|down(?:time)?|unavailable|"
     r"reject\w*|declin\w*|5\d\d|spike\w*|degrad\w*|not working|alert\w*|anomal\w*|"
-    r"stuck|hang\w*|oom|panic\w*|disk full|full disk)\b", re.IGNORECASE)
-"""Words of a symptom or of a request for a cause."""
+    r"stuck|hang\w*|oom|panic\w*|disk full|full disk|"
+    # Portuguese, Spanish, French, German: the languages the router reads dates in.
+    r"causa|por ?qu[eê]|porque|falh\w*|fall\w*|erro\w*|travad\w*|travand\w*|fora do ar|"
+    r"ca[ií]\w*|lent\w*|indispon[ií]ve\w*|inestab\w*|inst[aá]ve\w*|qu[eé] pas[oó]|"
+    r"o que houve|panne\w*|pourquoi|d[ée]faillan\w*|erreur\w*|warum|ausfall\w*|fehler\w*|"
+    r"st[öo]rung\w*|langsam\w*)\b", re.IGNORECASE)
+"""Words of a symptom or of a request for a cause (English first; "causa", "falhando",
+"fora do ar", "caída", "panne", "Ausfall" too)."""
+_CLOCK = r"\d{1,2}(?::|h(?=\d{2}))\d{2}"
 _WINDOW = re.compile(
-    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\b(?:between|from|since|at|around)\s+\d{1,2}:\d{2}\b|"
-    r"\b\d{1,2}:\d{2}\s*(?:and|to|-|–)\s*\d{1,2}:\d{2}\b|\blast\s+\d+\s*(?:minute|min|hour|h)",
+    rf"\d{{4}}-\d{{2}}-\d{{2}}[T ]\d{{2}}:\d{{2}}|\b(?:between|from|since|at|around|entre|desde|"
+    rf"depuis|seit|zwischen)\s+{_CLOCK}\b|"
+    rf"\b{_CLOCK}\s*(?:and|to|e|y|a|até|und|bis|et|-|–|—)\s*{_CLOCK}\b|"
+    r"\blast\s+\d+\s*(?:minute|min|hour|h)",
     re.IGNORECASE)
 """A time window as questions give one."""
 SYSTEM_WORDS = frozenset("""

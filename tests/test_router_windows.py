@@ -78,6 +78,20 @@ CASES = [
     # Not dates: a share, a ratio of attempts.
     ("1/2 of checkouts failing 10:00-10:10, why?", "2026-12-01T10:00:00+00:00",
      "2026-12-01T10:10:00+00:00"),
+    # In the team's own language: month names, "de", "e"/"a"/"und" between the ends, 14h30,
+    # and a question with no English word is still an incident question.
+    ("pedidos travando no checkout entre 19:10 e 19:40 de 14/11 — qual a causa?",
+     "2026-11-14T19:10:00+00:00", "2026-11-14T19:40:00+00:00"),
+    ("tudo fora do ar de 14h30 a 15h00 do dia 14 de novembro de 2026",
+     "2026-11-14T14:30:00+00:00", "2026-11-14T15:00:00+00:00"),
+    ("pagamentos falhando 20:10–20:40 BRT, 14 nov", "2026-11-14T20:10:00-03:00",
+     "2026-11-14T20:40:00-03:00"),
+    ("Fehler zwischen 10:00 und 10:30 am 12. März 2026", "2026-03-12T10:00:00+00:00",
+     "2026-03-12T10:30:00+00:00"),
+    ("panne du paiement de 09:00 à 09:20 le 3 déc. 2025", "2025-12-03T09:00:00+00:00",
+     "2025-12-03T09:20:00+00:00"),
+    ("10 out of 12 checkouts failed 10:00-10:20 on 2026-11-14", "2026-11-14T10:00:00+00:00",
+     "2026-11-14T10:20:00+00:00"),
     # A start only: the router node adds the look-back's length (nodes/route.py).
     ("jobs failing since ~09:00 on 2026-04-09 (UTC+8), why?", "2026-04-09T09:00:00+08:00", None),
     ("checkout failing around 14:20 on 2026-03-18", "2026-03-18T14:20:00+00:00", None),

@@ -9,7 +9,8 @@ from typing import Any
 
 from diagnosis_harness.guards.incident import is_incident_question
 
-_TIME = r"(\d{1,2}):(\d{2})"
+_TIME = r"(\d{1,2})(?::|h(?=\d{2}))(\d{2})"
+"""``14:30``, and ``14h30`` as Brazil and France write it."""
 
 
 def answer(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,12 +66,31 @@ def _dashed(text: str) -> str:
     return re.sub(r"[\s_]+", "-", text.lower())
 
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTH_WORDS = (
+    # English, Portuguese, Spanish, French, German, Italian, Dutch: full names and the
+    # abbreviations on-call teams write ("14 mai", "3 déc.", "12. März"). Not "out" or "set"
+    # (Portuguese October, September): "10 out of 12" is no date.
+    ("january jan janeiro enero ene janvier janv januar jän gennaio gen januari", 1),
+    ("february feb fevereiro fev febrero février févr fevrier fevr februar febbraio febr "
+     "februari", 2),
+    ("march mar março marco marzo mars märz marz maart mrt", 3),
+    ("april apr abril abr avril avr aprile", 4),
+    ("may maio mayo mai maggio mei mag", 5),
+    ("june jun junho junio juin juni giugno giu", 6),
+    ("july jul julho julio juillet juil juli luglio lug", 7),
+    ("august aug agosto ago août aout augustus", 8),
+    ("september sep sept setembro septiembre septembre settembre", 9),
+    ("october oct outubro octubre octobre oktober okt ottobre ott", 10),
+    ("november nov novembro noviembre novembre", 11),
+    ("december dec dezembro dez diciembre dic décembre déc decembre dezember dicembre", 12),
+)
+_MONTHS = {w: n for words, n in _MONTH_WORDS for w in words.split()}
+_MONTH = ("(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")(?![a-zà-ÿ])\.?")
+_DE = r"(?:\s+(?:de|del))?"
+"""Portuguese and Spanish join day, month and year with "de" ("14 de maio de 2026")."""
 _WORD_DATES = (
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+|[-/.]){_MONTH}(?:,?\s+|[-/.])(\d{{4}})\b",
-                re.I), (0, 1, 2)),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th|º|°|\.)?(?:\s+(?:de\s+|del\s+)?|[-/.]){_MONTH}"
+                rf"{_DE}(?:,?\s+|[-/.])(\d{{4}})\b", re.I), (0, 1, 2)),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), (1, 0, 2)),
 )
 """``16 March 2026``, ``7 Apr 2026``, ``11-Feb-2026``, ``March 16, 2026``: (day, month, year)
@@ -78,10 +98,14 @@ group positions."""
 _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
                    r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
 """A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
-_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:and|to|until|till|through|-|–|—)\s*){_TIME}\b)", re.I)
+_CONNECTOR = r"and|to|until|till|through|e|y|a|até|ate|hasta|à|et|und|bis|tot|-|–|—"
+_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}\b)", re.I)
 """A time followed by a connector and another time (a lookahead: pairs may overlap, as in
 "from about 19:00 — 19:05 to 19:35")."""
-_WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and"})
+_WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and", "e", "y", "a", "até",
+                              "ate", "hasta", "à", "et", "und", "bis", "tot"})
+"""A window's ends joined by a word, in the languages the month names are read in ("entre
+19:10 e 19:40", "de 14h30 a 15h")."""
 
 
 def _pair_rank(connector: str) -> int:
@@ -111,7 +135,8 @@ def _best_pair(question: str) -> tuple[int, int, int, int] | None:
 
 _ABBREVIATIONS = {"SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
                   "NZDT": 13, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "WET": 0, "WEST": 1,
-                  "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CDT": -5, "EDT": -4}
+                  "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CDT": -5, "EDT": -4,
+                  "BRT": -3, "ART": -3, "MEZ": 1, "MESZ": 2}
 """Zone abbreviations that name one offset. Ambiguous ones — CST (US Central or China), IST
 (India, Israel, Ireland), BST, EST (US or Australia), ``CT``/``ET`` (standard or daylight) —
 are not read: the window is then read in HARNESS_TIMEZONE."""
@@ -150,7 +175,7 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
         if match:
             groups = match.groups()
             try:
-                return date(int(groups[y]), _MONTHS[groups[m][:3].lower()], int(groups[d])), True
+                return date(int(groups[y]), _MONTHS[groups[m].lower().rstrip('.')], int(groups[d])), True
             except ValueError:
                 continue
     numeric = _NUMERIC_DAY.search(question)
@@ -170,8 +195,8 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
 
 _YEAR_FIRST = re.compile(r"(?<![\d./:-])(\d{4})([./])(\d{1,2})\2(\d{1,2})(?![\d./:-]?\d)")
 _YEARLESS_WORD = (
-    (re.compile(rf"(?<![\d:.])\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?![a-z])(?!,?\s*\d{{4}})",
-                re.I), (0, 1)),
+    (re.compile(rf"(?<![\d:.])\b(\d{{1,2}})(?:st|nd|rd|th|º|°|\.)?{_DE}\s+{_MONTH}"
+                rf"(?!,?{_DE}\s*\d{{4}})", re.I), (0, 1)),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)(?!,?\s+\d{{4}})", re.I),
      (1, 0)),
 )
@@ -193,7 +218,7 @@ def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
     for pattern, (d, m) in _YEARLESS_WORD:
         match = pattern.search(question)
         if match:
-            found = (_MONTHS[match.groups()[m][:3].lower()], int(match.groups()[d]))
+            found = (_MONTHS[match.groups()[m].lower().rstrip('.')], int(match.groups()[d]))
             break
     if found is None and (numeric := _YEARLESS_NUMERIC.search(question)) is not None:
         a, b = int(numeric.group(1)), int(numeric.group(2))
@@ -284,7 +309,8 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
             end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
             return start, end if end > start else end + timedelta(days=1)
     # "at 10:05", "since ~09:00", "around 14:20": a start (route.py adds the look-back length).
-    single = re.search(rf"\b(?:at|since|around|from)\s+(?:~\s*)?{_TIME}", question, re.I)
+    single = re.search(rf"\b(?:at|since|around|from|desde|às|as|depuis|seit)\s+(?:~\s*)?{_TIME}",
+                       question, re.I)
     if single:
         h, m = (int(x) for x in single.groups())
         if h < 24 and m < 60:

@@ -14,9 +14,10 @@ Masks, applied in this order (docs/design.md §16.1):
   message's words instead of masking every quoted key;
 - a quoted value (``'…'`` or ``"…"``, up to 200 characters, not an apostrophe inside a word)
   → ``"<str>"``, except a lower-case ``snake_case`` or dotted name (``"billing_events_id_seq"``,
-  a sequence, table or topic: what the failure is about), the value of a message key (``msg=``, ``err=``, ``error=``, ``reason=``…:
-  logfmt's message), whose words stay, and an HTTP request line (``"GET /v1/fx/rates HTTP/2"``
-  in an access log), which keeps its method and path (its query string → ``?<q>``);
+  a sequence, table or topic: what the failure is about), the value of a message key
+  (``msg=``, ``err=``, ``error=``, ``reason=``…: logfmt's message), whose words stay, and an
+  HTTP request line (``"GET /v1/fx/rates HTTP/2"`` in an access log), which keeps its method
+  and path (its query string → ``?<q>``);
 - an ISO timestamp → ``<ts>``;
 - every *atom* (a run of letters, digits, ``_ . -``) that holds a digit: a UUID → ``<uuid>``,
   an IPv4 address → ``<ip>``, a duration (``250ms``, ``1.5s``) → ``<dur>``, a plain number →
