@@ -1,6 +1,6 @@
 """The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
-scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py) are
-what their truth says.
+scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py,
+scripts/generate_world_mkt.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -144,6 +144,18 @@ WORLDS = {
         "2026-04-14",
         ("Apr", "April"),
         ("{y}/{m:02d}/{d:02d}", "{m}/{d}"),
+    ),
+    "mkt": World(
+        "mkt",
+        timedelta(minutes=45),
+        (8000, 40000),
+        (12, 14),
+        15_000_000,
+        "-03:00",
+        "America/Sao_Paulo",
+        "2026-05-11",
+        ("mai", "maio"),
+        ("{d:02d}/{m:02d}", "{d} de maio", "{d}/{m}"),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
