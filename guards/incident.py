@@ -29,7 +29,7 @@ _CLOCK = r"\d{1,2}(?::|h(?=\d{2}))\d{2}"
 _WINDOW = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}[T ]\d{{2}}:\d{{2}}|\b(?:between|from|since|at|around|entre|desde|"
     rf"depuis|seit|zwischen)\s+{_CLOCK}\b|"
-    rf"\b{_CLOCK}\s*(?:and|to|e|y|a|até|und|bis|et|-|–|—)\s*{_CLOCK}\b|"
+    rf"\b{_CLOCK}\s*(?:and|to|e|y|a|às|as|até|und|bis|et|-|–|—)\s*{_CLOCK}\b|"
     r"\blast\s+\d+\s*(?:minute|min|hour|h)",
     re.IGNORECASE)
 """A time window as questions give one."""

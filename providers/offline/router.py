@@ -98,14 +98,14 @@ group positions."""
 _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
                    r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
 """A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
-_CONNECTOR = r"and|to|until|till|through|e|y|a|até|ate|hasta|à|et|und|bis|tot|-|–|—"
+_CONNECTOR = r"and|to|until|till|through|e|y|a|às|as|até|ate|hasta|à|et|und|bis|tot|-|–|—"
 _PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}\b)", re.I)
 """A time followed by a connector and another time (a lookahead: pairs may overlap, as in
 "from about 19:00 — 19:05 to 19:35")."""
-_WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and", "e", "y", "a", "até",
-                              "ate", "hasta", "à", "et", "und", "bis", "tot"})
+_WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and", "e", "y", "a", "às",
+                              "as", "até", "ate", "hasta", "à", "et", "und", "bis", "tot"})
 """A window's ends joined by a word, in the languages the month names are read in ("entre
-19:10 e 19:40", "de 14h30 a 15h")."""
+19:10 e 19:40", "de 14h30 a 15h", "11:45 às 12:15")."""
 
 
 def _pair_rank(connector: str) -> int:
