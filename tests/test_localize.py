@@ -478,3 +478,17 @@ def test_a_drivers_exception_namespace_names_the_database() -> None:
     found = localize([app, db], "entitlement")
     assert found is not None and found.service == "postgres"
     assert "billing_events_id_seq" in sentence(found, None)
+
+
+def test_the_cause_sentence_quotes_the_error_code_its_pattern_masked() -> None:
+    # The pattern masks numbers; the code is what a DBA searches for (1062: a duplicate key).
+    line = ("[ERROR] [Repl] Replica SQL for channel '': Could not execute Write_rows event on "
+            "table orders.order_status_history; Duplicate entry '8835112-READY', "
+            "Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY")
+    row = {**onset(1, "mysql", "08:41", line.replace("1062", "<n>"), count=4), "example": line}
+    found = localize([row])
+    assert found is not None
+    assert "(Error_code: 1062)" in sentence(found, None)
+    # No code, nothing added; a code the pattern kept is not repeated.
+    plain = localize([onset(2, "mysql", "08:41", "replica SQL thread stopped", count=4)])
+    assert plain is not None and "(" not in sentence(plain, None).split("' from")[-1]
