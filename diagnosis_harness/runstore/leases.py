@@ -13,14 +13,33 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, or_, select, update
+from sqlalchemy import BigInteger, Connection, Text, bindparam, or_, select, update
 
+from diagnosis_harness.runstore.db import Prepared
 from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
 
 if TYPE_CHECKING:
     from diagnosis_harness.runstore.db import Database
 
 T = TypeVar("T")
+
+_KEY, _OWNER = bindparam("key", type_=Text), bindparam("owner", type_=Text)
+
+
+def _claim(take_over: bool) -> Prepared:
+    free = [runs.c.lease_owner.is_(None), runs.c.lease_owner == _OWNER,
+            runs.c.lease_expires_ms < bindparam("now", type_=BigInteger)]
+    if take_over:
+        free.append(runs.c.lease_owner == bindparam("dead", type_=Text))
+    return Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.finished_at.is_(None), or_(*free))
+                    .values(lease_owner=_OWNER,
+                            lease_expires_ms=bindparam("expires", type_=BigInteger)))
+
+
+_CLAIMS = {False: _claim(False), True: _claim(True)}
+_RELEASE = Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.lease_owner == _OWNER,
+                                       runs.c.finished_at.is_(None))  # a finished row keeps its last owner
+                    .values(lease_owner=None, lease_expires_ms=None))
 
 
 class RunLeases:
@@ -45,22 +64,19 @@ class RunLeases:
         several hosts need synchronised clocks.
         """
         now = int(time.time() * 1000)
-        key = self._text(run_id)
-        free = [runs.c.lease_owner.is_(None), runs.c.lease_owner == owner,
-                runs.c.lease_expires_ms < now]
+        params = {"key": self._text(run_id), "owner": owner, "now": now,
+                  "expires": now + max(int(lease_s * 1000), 1)}
         if take_over_from is not None:
-            free.append(runs.c.lease_owner == self._text(take_over_from))
-        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None), or_(*free))
-                .values(lease_owner=owner, lease_expires_ms=now + max(int(lease_s * 1000), 1)))
-        return bool(self._db.run(lambda conn: conn.execute(stmt).rowcount == 1,
-                                 f"claim run {run_id}"))
+            params["dead"] = self._text(take_over_from)
+        stmt = _CLAIMS[take_over_from is not None]
+        return bool(self._db.run_driver(lambda driver: driver.execute(stmt, params).rowcount == 1,
+                                        f"claim run {run_id}"))
 
     def release_lease(self, run_id: str, owner: str) -> None:
         """Give up ``owner``'s lease (the run paused or ended); someone else's is left alone."""
-        stmt = (update(runs).where(runs.c.run_id == self._text(run_id), runs.c.lease_owner == owner,
-                                   runs.c.finished_at.is_(None))  # a finished row keeps its last owner
-                .values(lease_owner=None, lease_expires_ms=None))
-        self._db.run(lambda conn: conn.execute(stmt), f"release the lease of run {run_id}")
+        params = {"key": self._text(run_id), "owner": owner}
+        self._db.run_driver(lambda driver: driver.execute(_RELEASE, params),
+                            f"release the lease of run {run_id}")
 
     def unfinished_runs(self, thread_id: str | None = None,
                         run_id: str | None = None) -> list[dict[str, Any]]:
