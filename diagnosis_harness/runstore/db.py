@@ -167,6 +167,8 @@ class Database:
         self.path: Path | None = None
         self._lock = threading.RLock()
         self._engine: Engine | None = None
+        self._sqlite: sqlite3.Connection | None = None
+        """The SQLite engine's one DB-API connection, for :meth:`run_driver`."""
         self._identity: tuple[int, int] | None = None
         self._url = self._parse(url_or_path)
         self.is_sqlite = self._url.get_backend_name() == "sqlite"
@@ -265,7 +267,7 @@ class Database:
                 if self.is_sqlite:
                     self.run_pragmas(CLOSE_PRAGMAS)
                 self._engine.dispose()
-            self._engine = None
+            self._engine = self._sqlite = None
 
     def shrink(self, *, convert: bool = False) -> None:
         """Give the file's free pages back (best effort), converting an older file if ``convert``."""
@@ -311,31 +313,55 @@ class Database:
     @contextlib.contextmanager
     def _driver(self, write: bool) -> Iterator[Driver]:
         # The same connection, lock and BEGIN as _connection's, without SQLAlchemy's Connection.
-        with self._lock if self.is_sqlite else contextlib.nullcontext():
-            with self._lock:
-                engine = self._ensure_open()
-            raw = engine.raw_connection()  # Postgres: pooled, pinged on checkout
-            broken = False
+        if not self.is_sqlite:
+            with self._pg_driver() as driver:
+                yield driver
+            return
+        with self._lock:
+            engine = self._ensure_open()
+            conn = self._sqlite
+            if conn is None:  # the pool's one connection, kept: a checkout per call cost more
+                pooled = engine.raw_connection()
+                conn = self._sqlite = pooled.dbapi_connection
+                pooled.close()
+            cursor = conn.cursor()
             try:
-                cursor = raw.cursor()
-                try:
-                    if self.is_sqlite:
-                        cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                    yield Driver(cursor, engine.dialect)
-                    raw.commit()
-                except BaseException:
-                    try:
-                        raw.rollback()
-                    except Exception:  # noqa: BLE001 — the connection is gone: not pooled again
-                        broken = True
-                    raise
-                finally:
-                    with contextlib.suppress(Exception):
-                        cursor.close()
+                cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield Driver(cursor, engine.dialect)
+                conn.commit()
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                if isinstance(exc, sqlite3.ProgrammingError):  # closed under us: fetch it again
+                    self._sqlite = None
+                raise
             finally:
-                if broken or getattr(raw.dbapi_connection, "broken", False):  # psycopg: lost
-                    raw.invalidate()
-                raw.close()
+                cursor.close()
+
+    @contextlib.contextmanager
+    def _pg_driver(self) -> Iterator[Driver]:
+        with self._lock:
+            engine = self._ensure_open()
+        raw = engine.raw_connection()  # pooled, pinged on checkout
+        broken = False
+        try:
+            cursor = raw.cursor()
+            try:
+                yield Driver(cursor, engine.dialect)
+                raw.commit()
+            except BaseException:
+                try:
+                    raw.rollback()
+                except Exception:  # noqa: BLE001 — the connection is gone: not pooled again
+                    broken = True
+                raise
+            finally:
+                with contextlib.suppress(Exception):
+                    cursor.close()
+        finally:
+            if broken or getattr(raw.dbapi_connection, "broken", False):  # psycopg: lost
+                raw.invalidate()
+            raw.close()
 
     @contextlib.contextmanager
     def _connection(self, write: bool) -> Iterator[Connection]:
