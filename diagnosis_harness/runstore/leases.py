@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import BigInteger, Connection, Text, bindparam, or_, select, update
 
-from diagnosis_harness.runstore.db import Prepared
+from diagnosis_harness.runstore.db import Driver, Prepared
 from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
 
 if TYPE_CHECKING:
@@ -37,6 +37,19 @@ def _claim(take_over: bool) -> Prepared:
 
 
 _CLAIMS = {False: _claim(False), True: _claim(True)}
+_UNFINISHED_COLUMNS = ("run_id", "thread_id", "question", "started_at", *LEASE_KEYS)
+
+
+def _unfinished(of_thread: bool, of_run: bool) -> Prepared:
+    stmt = select(*(runs.c[c] for c in _UNFINISHED_COLUMNS)).where(runs.c.finished_at.is_(None))
+    if of_thread:
+        stmt = stmt.where(runs.c.thread_id == bindparam("thread", type_=Text))
+    if of_run:
+        stmt = stmt.where(runs.c.run_id == _KEY)
+    return Prepared(stmt.order_by(runs.c.thread_id, runs.c.thread_seq))
+
+
+_UNFINISHED = {(t, r): _unfinished(t, r) for t in (False, True) for r in (False, True)}
 _RELEASE = Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.lease_owner == _OWNER,
                                        runs.c.finished_at.is_(None))  # a finished row keeps its last owner
                     .values(lease_owner=None, lease_expires_ms=None))
@@ -52,6 +65,9 @@ class RunLeases:
         raise NotImplementedError
 
     def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
+        raise NotImplementedError
+
+    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def claim_run(self, run_id: str, owner: str, lease_s: float, *,
@@ -84,12 +100,11 @@ class RunLeases:
 
         Each is ``{run_id, thread_id, question, started_at, lease_owner, lease_expires_ms}``.
         """
-        stmt = select(runs.c.run_id, runs.c.thread_id, runs.c.question, runs.c.started_at,
-                      *(runs.c[key] for key in LEASE_KEYS)).where(runs.c.finished_at.is_(None))
+        params = {}
         if thread_id is not None:
-            stmt = stmt.where(runs.c.thread_id == self._text(thread_id))
+            params["thread"] = self._text(thread_id)
         if run_id is not None:
-            stmt = stmt.where(runs.c.run_id == self._text(run_id))
-        stmt = stmt.order_by(runs.c.thread_id, runs.c.thread_seq)
-        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "read unfinished runs")
-        return [dict(row) for row in rows]
+            params["key"] = self._text(run_id)
+        stmt = _UNFINISHED[thread_id is not None, run_id is not None]
+        rows = self._read_driver(lambda driver: driver.rows(stmt, params), "read unfinished runs")
+        return [dict(zip(_UNFINISHED_COLUMNS, row, strict=True)) for row in rows]
