@@ -122,7 +122,9 @@ class Prepared:
         found = self._compiled.get(dialect.name)
         if found is None:
             compiled: Any = self.statement.compile(dialect=dialect)
-            if compiled._bind_processors or "POSTCOMPILE" in compiled.string:
+            processed = any(bind.type.dialect_impl(dialect).bind_processor(dialect) is not None
+                            for bind in compiled.bind_names)
+            if processed or "POSTCOMPILE" in compiled.string:
                 raise TypeError(f"not a plain statement for the driver: {compiled.string}")
             literals = {name: bind.value for bind, name in compiled.bind_names.items()
                         if not bind.required}
