@@ -56,14 +56,19 @@ def _term(word: str) -> str | None:
     return None if stemmed in _STOP or word.lower() in _STOP else stemmed
 
 
-@functools.lru_cache(maxsize=1024)  # pure; every turn of a run re-reads the same texts
 def _terms(text: str) -> frozenset[str]:
     return frozenset(t for w in _TERM_WORD.findall(text) if (t := _term(w)) is not None)
 
 
+_remembered_terms = functools.lru_cache(maxsize=1024)(_terms)
+"""Every turn of a run re-reads the same texts (symptom, runbook, tables, observations)."""
+MEMO_CHARS = 16_384
+"""Texts up to this long are remembered (an observation is at most 16 KiB by default)."""
+
+
 def terms(text: str) -> set[str]:
     """Distinctive lower-case word stems of a text (no numbers, no stopwords, ≥ 3 letters)."""
-    return set(_terms(text))
+    return set(_remembered_terms(text) if len(text) <= MEMO_CHARS else _terms(text))
 
 
 def numbers(text: str) -> set[str]:
