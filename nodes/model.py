@@ -89,7 +89,9 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     ctx.emitter.emit("status", phase="investigating")
     # The metrics the server has (None without Prometheus): cached per Backends, and read off
     # the event loop, as the first read of a process asks the server (a short, bounded call).
-    metrics = await offload(metrics_description, ctx.backends)
+    # Without a Prometheus there is nothing to read: no trip to a worker thread.
+    metrics = None if getattr(ctx.backends, "prometheus", None) is None \
+        else await offload(metrics_description, ctx.backends)
     timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
     try:
         reply = await asyncio.wait_for(

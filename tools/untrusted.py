@@ -10,6 +10,7 @@ regexes have no nested or unbounded repetition.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -63,6 +64,20 @@ def _strings(value: object) -> Iterator[str]:
             stack += list(item)
 
 
+MEMO_CHARS = 256
+"""Strings up to this long have their findings remembered: the keys and values of rows and
+events (``service``, ``payment-service``, ``ERROR``) recur in every fact of a run."""
+
+
+def _findings(head: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The markers (in :data:`_MARKERS` order) and the phrases (in text order) in ``head``."""
+    return (tuple(marker for marker in _MARKERS if marker in head),
+            tuple(m.group(0) for m in _PATTERN.finditer(_NON_WORD.sub(" ", head))))
+
+
+_short_findings = functools.lru_cache(maxsize=4096)(_findings)
+
+
 def instruction_flags(text: str, data: object = None) -> list[str]:
     """Why this evidence reads like instructions to an AI; empty when it does not.
 
@@ -72,11 +87,11 @@ def instruction_flags(text: str, data: object = None) -> list[str]:
     found: list[str] = []
     for raw in _strings([text, data]):
         head = raw[:MAX_SCAN_CHARS].lower()
-        for marker in _MARKERS:
-            if marker in head and marker not in found:
+        markers, phrases = _short_findings(head) if len(head) <= MEMO_CHARS else _findings(head)
+        for marker in markers:
+            if marker not in found:
                 found.append(marker)
-        for match in _PATTERN.finditer(_NON_WORD.sub(" ", head)):
-            phrase = match.group(0)
+        for phrase in phrases:
             if phrase not in found:
                 found.append(phrase)
             if len(found) >= 5:

@@ -29,6 +29,9 @@ _URL_NAME = re.compile(r"(^|_)(url|uri|dsn)$", re.IGNORECASE)
 _URL_CREDENTIALS = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@\"']*:)([^\s@/\"']+)@")
 _BEARER = re.compile(r"\b(Bearer|Basic)(\s+)(?=\S*\d)[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
 """A credential after ``Bearer``/``Basic``: 8+ token characters with a digit (not a word)."""
+_BEARER_WORD = re.compile(r"bearer|basic", re.IGNORECASE)
+"""What every :data:`_BEARER` match starts with, under the same case rules: a text without it
+is not scanned by the whole pattern (~4x the time, on every text the store writes)."""
 _MIN_SECRET = 8
 """Shorter values are placeholders (``local``, ``ollama``, ``none`` for a local server) or too
 short to find safely: replacing them as plain text would mask ordinary words in reports and
@@ -94,7 +97,14 @@ def redact(text: str, extra: set[str] | frozenset[str] = frozenset()) -> str:
             text = text.replace(escaped, MASK)
     if "://" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
-    return _BEARER.sub(rf"\1\2{MASK}", text)
+    return _BEARER.sub(rf"\1\2{MASK}", text) if _may_name_a_bearer(text) else text
+
+
+def _may_name_a_bearer(text: str) -> bool:
+    if text.isascii():  # ASCII letters fold only to ASCII letters: a lower-case search is exact
+        low = text.lower()
+        return "bearer" in low or "basic" in low
+    return _BEARER_WORD.search(text) is not None
 
 
 @overload

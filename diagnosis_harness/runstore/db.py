@@ -12,6 +12,12 @@ PostgreSQL (``postgresql+psycopg://…``, the ``postgres`` extra): a small conne
 with a ping on checkout, so a restarted server is reconnected; ``lock_timeout`` is the same
 :data:`LOCK_WAIT_S`.
 
+The statements every run makes (its trace rows, its row, its lease, the readers a run uses) are
+:class:`Prepared`: compiled by SQLAlchemy once per dialect and run by :meth:`Database.run_driver`
+on the driver's own cursor, in the same transactions, under the same lock and retries. The
+SQL is SQLAlchemy's, only its per-statement bookkeeping is skipped (a transaction through
+:class:`~sqlalchemy.engine.Connection` cost ~0.1 ms of CPU before any SQL ran; a run makes ~50).
+
 Every failure becomes :class:`RunPersistenceError`. Transient ones (a lock held too long, a lost
 connection, a serialisation failure) are retried with backoff within :data:`RETRY_WINDOW_S`;
 an attempt begun inside the window may still wait :data:`LOCK_WAIT_S` for its lock, so one
@@ -29,10 +35,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event
+from sqlalchemy import Connection, Engine, Executable, Table, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, Dialect, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from diagnosis_harness.runstore.errors import RunPersistenceError, describe, is_transient
@@ -98,6 +104,63 @@ def shrink_pragmas(auto_vacuum: int, *, convert: bool) -> tuple[str, ...]:
     return CONVERT_PRAGMAS if auto_vacuum == 0 and convert else ()
 
 
+class Prepared:
+    """A statement compiled once per dialect, for :meth:`Driver.execute`: its SQL and parameters.
+
+    ``statement`` names its parameters with ``bindparam``; the literals SQLAlchemy binds itself
+    (``coalesce(max(seq), 0) + 1``) are filled in from the compiled statement. A statement whose
+    parameters would need SQLAlchemy's own processing (bind processors, expanding ``IN``) is
+    refused when it is compiled: it belongs on :meth:`Database.run`.
+    """
+
+    def __init__(self, statement: Executable) -> None:
+        self.statement = statement
+        self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
+
+    def compiled(self, dialect: Dialect) -> tuple[str, tuple[str, ...] | None, dict[str, Any]]:
+        """SQL text, parameter names in order (positional styles; None: by name), bound literals."""
+        found = self._compiled.get(dialect.name)
+        if found is None:
+            compiled: Any = self.statement.compile(dialect=dialect)
+            processed = any(bind.type.dialect_impl(dialect).bind_processor(dialect) is not None
+                            for bind in compiled.bind_names)
+            if processed or "POSTCOMPILE" in compiled.string:
+                raise TypeError(f"not a plain statement for the driver: {compiled.string}")
+            literals = {name: bind.value for bind, name in compiled.bind_names.items()
+                        if not bind.required}
+            names = tuple(compiled.positiontup) if compiled.positional else None
+            found = self._compiled[dialect.name] = (compiled.string, names, literals)
+        return found
+
+
+class Driver:
+    """One transaction on the driver's cursor: :class:`Prepared` statements with plain values."""
+
+    def __init__(self, cursor: Any, dialect: Dialect) -> None:
+        self.cursor = cursor
+        self._dialect = dialect
+
+    def _params(self, prepared: Prepared, params: dict[str, Any]) -> tuple[str, Any]:
+        sql, names, literals = prepared.compiled(self._dialect)
+        values = {**literals, **params} if literals else params
+        return sql, values if names is None else tuple(values[name] for name in names)
+
+    def execute(self, prepared: Prepared, params: dict[str, Any] | None = None) -> Any:
+        """Run one statement; the cursor (``rowcount``, ``fetchall``)."""
+        sql, values = self._params(prepared, params or {})
+        self.cursor.execute(sql, values)
+        return self.cursor
+
+    def rows(self, prepared: Prepared, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Every row of a query."""
+        return list(self.execute(prepared, params).fetchall())
+
+    def executemany(self, prepared: Prepared, rows: list[dict[str, Any]]) -> None:
+        """Run one statement once per row, in order."""
+        sql, _names, _literals = prepared.compiled(self._dialect)
+        self.cursor.executemany(sql, [self._params(prepared, row)[1] for row in rows])
+
+
 class Database:
     """One database of a run store: engine, schema migration at open, retried transactions."""
 
@@ -106,6 +169,8 @@ class Database:
         self.path: Path | None = None
         self._lock = threading.RLock()
         self._engine: Engine | None = None
+        self._sqlite: sqlite3.Connection | None = None
+        """The SQLite engine's one DB-API connection, for :meth:`run_driver`."""
         self._identity: tuple[int, int] | None = None
         self._url = self._parse(url_or_path)
         self.is_sqlite = self._url.get_backend_name() == "sqlite"
@@ -204,7 +269,7 @@ class Database:
                 if self.is_sqlite:
                     self.run_pragmas(CLOSE_PRAGMAS)
                 self._engine.dispose()
-            self._engine = None
+            self._engine = self._sqlite = None
 
     def shrink(self, *, convert: bool = False) -> None:
         """Give the file's free pages back (best effort), converting an older file if ``convert``."""
@@ -248,6 +313,59 @@ class Database:
     # --- transactions ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
+    def _driver(self, write: bool) -> Iterator[Driver]:
+        # The same connection, lock and BEGIN as _connection's, without SQLAlchemy's Connection.
+        if not self.is_sqlite:
+            with self._pg_driver() as driver:
+                yield driver
+            return
+        with self._lock:
+            engine = self._ensure_open()
+            conn = self._sqlite
+            if conn is None:  # the pool's one connection, kept: a checkout per call cost more
+                pooled = engine.raw_connection()
+                conn = self._sqlite = pooled.dbapi_connection
+                pooled.close()
+            cursor = conn.cursor()
+            try:
+                cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield Driver(cursor, engine.dialect)
+                conn.commit()
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    conn.rollback()
+                if isinstance(exc, sqlite3.ProgrammingError):  # closed under us: fetch it again
+                    self._sqlite = None
+                raise
+            finally:
+                cursor.close()
+
+    @contextlib.contextmanager
+    def _pg_driver(self) -> Iterator[Driver]:
+        with self._lock:
+            engine = self._ensure_open()
+        raw = engine.raw_connection()  # pooled, pinged on checkout
+        broken = False
+        try:
+            cursor = raw.cursor()
+            try:
+                yield Driver(cursor, engine.dialect)
+                raw.commit()
+            except BaseException:
+                try:
+                    raw.rollback()
+                except Exception:  # noqa: BLE001 — the connection is gone: not pooled again
+                    broken = True
+                raise
+            finally:
+                with contextlib.suppress(Exception):
+                    cursor.close()
+        finally:
+            if broken or getattr(raw.dbapi_connection, "broken", False):  # psycopg: lost
+                raw.invalidate()
+            raw.close()
+
+    @contextlib.contextmanager
     def _connection(self, write: bool) -> Iterator[Connection]:
         # SQLite: one connection, so one user at a time. Postgres: the pool hands out its own.
         with self._lock if self.is_sqlite else contextlib.nullcontext():
@@ -266,12 +384,27 @@ class Database:
         At least one attempt is made even when the deadline has passed. Any failure becomes
         RunPersistenceError naming ``what`` and the database.
         """
+        def attempt() -> T:
+            with self._connection(write) as conn:
+                return fn(conn)
+
+        return self._retried(attempt, what, deadline)
+
+    def run_driver(self, fn: Callable[[Driver], T], what: str, *, write: bool = True,
+                   deadline: float | None = None) -> T:
+        """:meth:`run` for :class:`Prepared` statements: ``fn`` gets the driver's cursor."""
+        def attempt() -> T:
+            with self._driver(write) as driver:
+                return fn(driver)
+
+        return self._retried(attempt, what, deadline)
+
+    def _retried(self, attempt: Callable[[], T], what: str, deadline: float | None) -> T:
         deadline = time.monotonic() + self.retry_s if deadline is None else deadline
         delay = 0.02
         while True:
             try:
-                with self._connection(write) as conn:
-                    result = fn(conn)
+                result = attempt()
             except Exception as exc:  # noqa: BLE001 — every database failure is classified here
                 transient = not isinstance(exc, SchemaTooNew) and is_transient(exc)
                 if transient and time.monotonic() + delay < deadline:

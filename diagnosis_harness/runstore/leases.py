@@ -13,14 +13,46 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, or_, select, update
+from sqlalchemy import BigInteger, Connection, Text, bindparam, or_, select, update
 
+from diagnosis_harness.runstore.db import Driver, Prepared
 from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
 
 if TYPE_CHECKING:
     from diagnosis_harness.runstore.db import Database
 
 T = TypeVar("T")
+
+_KEY, _OWNER = bindparam("key", type_=Text), bindparam("owner", type_=Text)
+
+
+def _claim(take_over: bool) -> Prepared:
+    free = [runs.c.lease_owner.is_(None), runs.c.lease_owner == _OWNER,
+            runs.c.lease_expires_ms < bindparam("now", type_=BigInteger)]
+    if take_over:
+        free.append(runs.c.lease_owner == bindparam("dead", type_=Text))
+    return Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.finished_at.is_(None), or_(*free))
+                    .values(lease_owner=_OWNER,
+                            lease_expires_ms=bindparam("expires", type_=BigInteger)))
+
+
+_CLAIMS = {False: _claim(False), True: _claim(True)}
+_UNFINISHED_COLUMNS = ("run_id", "thread_id", "question", "started_at", *LEASE_KEYS)
+
+
+def _unfinished(of_thread: bool, of_run: bool) -> Prepared:
+    stmt = select(*(runs.c[c] for c in _UNFINISHED_COLUMNS)).where(runs.c.finished_at.is_(None))
+    if of_thread:
+        stmt = stmt.where(runs.c.thread_id == bindparam("thread", type_=Text))
+    if of_run:
+        stmt = stmt.where(runs.c.run_id == _KEY)
+    return Prepared(stmt.order_by(runs.c.thread_id, runs.c.thread_seq))
+
+
+_UNFINISHED = {(t, r): _unfinished(t, r) for t in (False, True) for r in (False, True)}
+_RELEASE = Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.lease_owner == _OWNER,
+                                       runs.c.finished_at.is_(None))  # a finished row keeps its last owner
+                    .values(lease_owner=None, lease_expires_ms=None))
 
 
 class RunLeases:
@@ -35,6 +67,9 @@ class RunLeases:
     def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
+    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:  # pragma: no cover — RunStore's
+        raise NotImplementedError
+
     def claim_run(self, run_id: str, owner: str, lease_s: float, *,
                   take_over_from: str | None = None) -> bool:
         """Own the unfinished run for ``lease_s`` seconds from now; False if it is not ours to own.
@@ -45,22 +80,19 @@ class RunLeases:
         several hosts need synchronised clocks.
         """
         now = int(time.time() * 1000)
-        key = self._text(run_id)
-        free = [runs.c.lease_owner.is_(None), runs.c.lease_owner == owner,
-                runs.c.lease_expires_ms < now]
+        params = {"key": self._text(run_id), "owner": owner, "now": now,
+                  "expires": now + max(int(lease_s * 1000), 1)}
         if take_over_from is not None:
-            free.append(runs.c.lease_owner == self._text(take_over_from))
-        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None), or_(*free))
-                .values(lease_owner=owner, lease_expires_ms=now + max(int(lease_s * 1000), 1)))
-        return bool(self._db.run(lambda conn: conn.execute(stmt).rowcount == 1,
-                                 f"claim run {run_id}"))
+            params["dead"] = self._text(take_over_from)
+        stmt = _CLAIMS[take_over_from is not None]
+        return bool(self._db.run_driver(lambda driver: driver.execute(stmt, params).rowcount == 1,
+                                        f"claim run {run_id}"))
 
     def release_lease(self, run_id: str, owner: str) -> None:
         """Give up ``owner``'s lease (the run paused or ended); someone else's is left alone."""
-        stmt = (update(runs).where(runs.c.run_id == self._text(run_id), runs.c.lease_owner == owner,
-                                   runs.c.finished_at.is_(None))  # a finished row keeps its last owner
-                .values(lease_owner=None, lease_expires_ms=None))
-        self._db.run(lambda conn: conn.execute(stmt), f"release the lease of run {run_id}")
+        params = {"key": self._text(run_id), "owner": owner}
+        self._db.run_driver(lambda driver: driver.execute(_RELEASE, params),
+                            f"release the lease of run {run_id}")
 
     def unfinished_runs(self, thread_id: str | None = None,
                         run_id: str | None = None) -> list[dict[str, Any]]:
@@ -68,12 +100,11 @@ class RunLeases:
 
         Each is ``{run_id, thread_id, question, started_at, lease_owner, lease_expires_ms}``.
         """
-        stmt = select(runs.c.run_id, runs.c.thread_id, runs.c.question, runs.c.started_at,
-                      *(runs.c[key] for key in LEASE_KEYS)).where(runs.c.finished_at.is_(None))
+        params = {}
         if thread_id is not None:
-            stmt = stmt.where(runs.c.thread_id == self._text(thread_id))
+            params["thread"] = self._text(thread_id)
         if run_id is not None:
-            stmt = stmt.where(runs.c.run_id == self._text(run_id))
-        stmt = stmt.order_by(runs.c.thread_id, runs.c.thread_seq)
-        rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "read unfinished runs")
-        return [dict(row) for row in rows]
+            params["key"] = self._text(run_id)
+        stmt = _UNFINISHED[thread_id is not None, run_id is not None]
+        rows = self._read_driver(lambda driver: driver.rows(stmt, params), "read unfinished runs")
+        return [dict(zip(_UNFINISHED_COLUMNS, row, strict=True)) for row in rows]

@@ -20,12 +20,14 @@ Writes run on the calling thread, like ``start_run``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from sqlalchemy import Connection, RowMapping, select, update
+from sqlalchemy import BigInteger, Connection, RowMapping, Text, bindparam, select, update
 
+from diagnosis_harness.runstore.db import Driver, Prepared
 from diagnosis_harness.runstore.schema import run_lineage, runs, state_edits
 from diagnosis_harness.runstore.values import clamp_count, now_iso, to_json
 
@@ -79,6 +81,23 @@ def _decode(row: RowMapping) -> Lineage:
     return out
 
 
+_KEY = bindparam("key", type_=Text)
+_STORY = Prepared(select(run_lineage.c.segments, run_lineage.c.edits).where(run_lineage.c.run_id == _KEY))
+_THREAD_OF = Prepared(select(runs.c.thread_id).where(runs.c.run_id == _KEY))
+_ORIGIN = Prepared(update(run_lineage).where(run_lineage.c.run_id == _KEY).values(
+    parent_run_id=bindparam("v_parent", type_=Text),
+    fork_checkpoint_id=bindparam("v_fork", type_=Text),
+    inherited=bindparam("v_inherited", type_=Text), options=bindparam("v_options", type_=Text)))
+_SEGMENTS = Prepared(update(run_lineage).where(run_lineage.c.run_id == _KEY).values(
+    segments=bindparam("v_segments", type_=Text), edits=bindparam("v_edits", type_=Text),
+    updated_at=bindparam("v_updated_at", type_=Text)))
+_ENDED = Prepared(update(run_lineage).where(run_lineage.c.run_id == _KEY).values(
+    segments=bindparam("v_segments", type_=Text),
+    run_time_ms=bindparam("v_run_time_ms", type_=BigInteger),
+    updated_at=bindparam("v_updated_at", type_=Text)))
+"""The statements of a stream's start and end (every run makes them): driver statements."""
+
+
 class LineageStore:
     """Lineage, segments, edits and approvals of runs: a part of RunStore, not a store of its own.
 
@@ -109,6 +128,15 @@ class LineageStore:
             edits=to_json([], "edits"), run_time_ms=0, updated_at=now_iso(),
         ).on_conflict_do_nothing(index_elements=[run_lineage.c.run_id]))
 
+    @functools.cached_property
+    def _new_lineage(self) -> Prepared:
+        """:meth:`_ensure_lineage`'s INSERT with the thread given, as a driver statement."""
+        return Prepared(self._db.insert(run_lineage).values(
+            run_id=bindparam("v_run_id", type_=Text), thread_id=bindparam("v_thread_id", type_=Text),
+            segments=bindparam("v_segments", type_=Text), edits=bindparam("v_edits", type_=Text),
+            run_time_ms=0, updated_at=bindparam("v_updated_at", type_=Text),
+        ).on_conflict_do_nothing(index_elements=[run_lineage.c.run_id]))
+
     def note_segment(self, run_id: str, thread_id: str, segment: dict[str, Any], *,
                      parent_run_id: str | None = None, fork_checkpoint_id: str | None = None,
                      inherited: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
@@ -121,43 +149,46 @@ class LineageStore:
         segment = {**segment, "started_at": now_iso()}
         stamped = [dict(e, run_segment=None) for e in edits]
 
-        def write(conn: Connection) -> None:
-            found = conn.execute(select(run_lineage.c.segments, run_lineage.c.edits)
-                                 .where(run_lineage.c.run_id == key)).first()
+        def write(driver: Driver) -> None:
+            found = next(iter(driver.rows(_STORY, {"key": key})), None)
             segments: list[dict[str, Any]] = json.loads(found[0]) if found else []
             known: list[dict[str, Any]] = json.loads(found[1]) if found else []
             if found is None:
-                self._ensure_lineage(conn, key, thread_id)
-                conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
-                    parent_run_id=parent_run_id, fork_checkpoint_id=fork_checkpoint_id,
-                    inherited=to_json(inherited, "inherited") if inherited is not None else None,
-                    options=to_json(options, "options") if options else None))
+                thread = thread_id if thread_id is not None else next(
+                    (row[0] for row in driver.rows(_THREAD_OF, {"key": key})), None)
+                driver.execute(self._new_lineage, {
+                    "v_run_id": key, "v_thread_id": self._text(thread or ""),
+                    "v_segments": to_json([], "segments"), "v_edits": to_json([], "edits"),
+                    "v_updated_at": now_iso()})
+                driver.execute(_ORIGIN, {
+                    "key": key, "v_parent": parent_run_id, "v_fork": fork_checkpoint_id,
+                    "v_inherited": to_json(inherited, "inherited") if inherited is not None else None,
+                    "v_options": to_json(options, "options") if options else None})
             segments.append(segment)
             for edit in stamped:
                 edit["run_segment"] = len(segments)
-            conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
-                segments=to_json(segments, "segments"),
-                edits=to_json([*known, *stamped], "edits"), updated_at=now_iso()))
+            driver.execute(_SEGMENTS, {"key": key, "v_segments": to_json(segments, "segments"),
+                                       "v_edits": to_json([*known, *stamped], "edits"),
+                                       "v_updated_at": now_iso()})
 
-        self._db.run(write, f"record a segment of run {run_id}")
+        self._db.run_driver(write, f"record a segment of run {run_id}")
 
     def end_segment(self, run_id: str, ended: dict[str, Any], *, run_time_ms: int) -> None:
         """Record how the run's latest stream ended (paused, released…) and its run time so far."""
         key = self._text(run_id)
 
-        def write(conn: Connection) -> None:
-            found = conn.execute(select(run_lineage.c.segments)
-                                 .where(run_lineage.c.run_id == key)).first()
+        def write(driver: Driver) -> None:
+            found = next(iter(driver.rows(_STORY, {"key": key})), None)
             if found is None:
                 return  # a run that never noted a segment (nothing ran)
             segments = json.loads(found[0])
             if segments:
                 segments[-1] = {**segments[-1], **ended, "ended_at": now_iso()}
-            conn.execute(update(run_lineage).where(run_lineage.c.run_id == key).values(
-                segments=to_json(segments, "segments"), run_time_ms=clamp_count(run_time_ms),
-                updated_at=now_iso()))
+            driver.execute(_ENDED, {"key": key, "v_segments": to_json(segments, "segments"),
+                                    "v_run_time_ms": clamp_count(run_time_ms),
+                                    "v_updated_at": now_iso()})
 
-        self._db.run(write, f"record the end of a segment of run {run_id}")
+        self._db.run_driver(write, f"record the end of a segment of run {run_id}")
 
     def request_approval(self, run_id: str, request: dict[str, Any]) -> dict[str, Any]:
         """Mark the run PENDING approval unless it has one already; return the approval as stored.

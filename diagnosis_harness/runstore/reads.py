@@ -12,8 +12,9 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, RowMapping, Table, select
+from sqlalchemy import Connection, RowMapping, Table, Text, bindparam, select
 
+from diagnosis_harness.runstore.db import Driver, Prepared
 from diagnosis_harness.runstore.schema import (
     LEASE_KEYS,
     USAGE_KEYS,
@@ -37,6 +38,23 @@ def _run_row(row: RowMapping) -> dict[str, Any]:
 _RUN_COLUMNS = [c.name for c in runs.columns if c.name != "thread_seq" and c.name not in LEASE_KEYS]
 
 
+def _in_order(table: Table, *columns: str) -> Prepared:
+    """A run's rows of one trace table, in recording order (``:key`` is the run)."""
+    return Prepared(select(*(table.c[c] for c in columns))
+                    .where(table.c.run_id == bindparam("key", type_=Text)).order_by(table.c.seq))
+
+
+_MODEL_CALL_COLUMNS = ("role", "attempt", "input_tokens", "output_tokens", "duration_ms",
+                       "failure_class")
+_TRACE = {
+    "tool_records": _in_order(tool_records, "record"),
+    "model_calls": _in_order(model_calls, *_MODEL_CALL_COLUMNS),
+    "receipts": _in_order(receipts, "receipt"),
+    "verdicts": _in_order(verdicts, "guard", "verdict"),
+    "events": _in_order(events_table, "event"),
+}
+
+
 class RunReads:
     """Run rows, tool records and traces: a part of RunStore, not a store of its own."""
 
@@ -45,6 +63,9 @@ class RunReads:
         raise NotImplementedError
 
     def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
+        raise NotImplementedError
+
+    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:  # pragma: no cover — RunStore's
         raise NotImplementedError
 
     def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
@@ -79,32 +100,26 @@ class RunReads:
         """
         key = self._text(run_id)
 
-        def rows(conn: Connection, table: Table, *columns: str) -> list[Any]:
-            stmt = (select(*(table.c[c] for c in columns))
-                    .where(table.c.run_id == key).order_by(table.c.seq))
-            return list(conn.execute(stmt).mappings())
-
-        def read(conn: Connection) -> dict[str, list[dict[str, Any]]]:
-            calls = rows(conn, model_calls, "role", "attempt", "input_tokens", "output_tokens",
-                         "duration_ms", "failure_class")
+        def read(driver: Driver) -> dict[str, list[dict[str, Any]]]:
+            rows = {kind: driver.rows(stmt, {"key": key}) for kind, stmt in _TRACE.items()}
             return {
-                "tool_records": [json.loads(r["record"]) for r in rows(conn, tool_records, "record")],
-                "model_calls": [dict(r) for r in calls],
-                "receipts": [json.loads(r["receipt"]) for r in rows(conn, receipts, "receipt")],
-                "verdicts": [{"guard": r["guard"], "verdict": json.loads(r["verdict"])}
-                             for r in rows(conn, verdicts, "guard", "verdict")],
-                "events": [json.loads(r["event"]) for r in rows(conn, events_table, "event")],
+                "tool_records": [json.loads(record) for record, in rows["tool_records"]],
+                "model_calls": [dict(zip(_MODEL_CALL_COLUMNS, row, strict=True))
+                                for row in rows["model_calls"]],
+                "receipts": [json.loads(receipt) for receipt, in rows["receipts"]],
+                "verdicts": [{"guard": guard, "verdict": json.loads(verdict)}
+                             for guard, verdict in rows["verdicts"]],
+                "events": [json.loads(event) for event, in rows["events"]],
             }
 
-        return self._read(read, f"read the trace of run {run_id}")
+        return self._read_driver(read, f"read the trace of run {run_id}")
 
     def tool_records(self, run_id: str) -> list[dict[str, Any]]:
         """The run's stored tool records, in recording order (what ``trace`` has, alone)."""
-        stmt = (select(tool_records.c.record).where(tool_records.c.run_id == self._text(run_id))
-                .order_by(tool_records.c.seq))
-        rows = self._read(lambda conn: conn.execute(stmt).scalars().all(),
-                          f"read the tool records of run {run_id}")
-        return [json.loads(record) for record in rows]
+        key = self._text(run_id)
+        rows = self._read_driver(lambda driver: driver.rows(_TRACE["tool_records"], {"key": key}),
+                                 f"read the tool records of run {run_id}")
+        return [json.loads(record) for record, in rows]
 
     def runs_for_thread(self, thread_id: str) -> list[dict[str, Any]]:
         """The thread's run rows, oldest first."""

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from sqlalchemy import Connection, Table, Text, func, literal, select, update
+from sqlalchemy import Connection, Table, Text, bindparam, func, select, update
 
 from diagnosis_harness.control.budget import BudgetUsage, usage_count
 from diagnosis_harness.control.contracts import (
@@ -37,7 +37,7 @@ from diagnosis_harness.control.contracts import (
     ToolRecord,
 )
 from diagnosis_harness.runstore.alerts import AlertRecords
-from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database
+from diagnosis_harness.runstore.db import RETRY_WINDOW_S, Database, Driver, Prepared
 from diagnosis_harness.runstore.errors import RunPersistenceError
 from diagnosis_harness.runstore.history import RunHistory
 from diagnosis_harness.runstore.leases import RunLeases
@@ -59,6 +59,33 @@ T = TypeVar("T")
 
 _REMEMBERED_RUNS = 2048  # runs whose event seqs and lost writes are kept in memory (LRU)
 
+_FINISHED = ("finished_at", "status", "run_state", "release_outcome", "fallback_type",
+             "failure_code", "stop_reason", "intent", "content", *USAGE_KEYS)
+_FINISH = Prepared(update(runs).where(runs.c.run_id == bindparam("key", type_=Text),
+                                      runs.c.finished_at.is_(None))
+                   .values({name: bindparam(f"v_{name}", type_=runs.c[name].type)
+                            for name in _FINISHED}))
+"""The terminal fields, written once: the guard is in the UPDATE (``finished_at IS NULL``)."""
+_EXISTS = Prepared(select(runs.c.run_id).where(runs.c.run_id == bindparam("key", type_=Text)))
+_EVENTS = Prepared(select(events_table.c.seq, events_table.c.event)
+                   .where(events_table.c.run_id == bindparam("key", type_=Text))
+                   .order_by(events_table.c.seq))
+
+
+def _start_statement(db: Database) -> Prepared:
+    """The run row's INSERT: ``:run_id``, ``:thread_id``, ``:question``, ``:model_spec``, ``:started_at``."""
+    thread_id = bindparam("thread_id", type_=Text)
+    selected = select(
+        bindparam("run_id", type_=Text), thread_id,
+        # thread_seq orders a thread's turns; timestamps can tie, insertion order cannot.
+        func.coalesce(func.max(runs.c.thread_seq), 0) + 1,
+        bindparam("question", type_=Text), bindparam("model_spec", type_=Text),
+        bindparam("started_at", type_=Text),
+    ).where(runs.c.thread_id == thread_id)
+    return Prepared(db.insert(runs).from_select(
+        ["run_id", "thread_id", "thread_seq", "question", "model_spec", "started_at"], selected
+    ).on_conflict_do_nothing(index_elements=[runs.c.run_id]))
+
 
 class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
     """The run store on SQLite or PostgreSQL; thread-safe, and processes may share one database.
@@ -78,10 +105,11 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
         self._lock = threading.Lock()
         self._lost: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._seen: OrderedDict[str, set[int]] = OrderedDict()
-        self._event_insert = self._db.insert(events_table).on_conflict_do_nothing(
-            index_elements=[events_table.c.run_id, events_table.c.seq])
+        self._event_insert = Prepared(self._db.insert(events_table).on_conflict_do_nothing(
+            index_elements=[events_table.c.run_id, events_table.c.seq]))
         self._appends = {table.name: append_statement(table)
                          for table in (tool_records, model_calls, receipts, verdicts)}
+        self._start = _start_statement(self._db)
 
     @property
     def where(self) -> str:
@@ -134,23 +162,21 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
         self._writer.flush(deadline, what)  # a reader sees what was queued before it
         return self._db.run(fn, what, write=False, deadline=deadline)
 
+    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:
+        """:meth:`_read` for :class:`~diagnosis_harness.runstore.db.Prepared` statements."""
+        deadline = time.monotonic() + self._db.retry_s
+        self._writer.flush(deadline, what)
+        return self._db.run_driver(fn, what, write=False, deadline=deadline)
+
     # --- writers --------------------------------------------------------------------------------
 
     def start_run(self, run_id: str, thread_id: str, question: str, model_spec: str) -> bool:
         """Create the run row; a second start of the same run changes nothing (returns False)."""
-        thread_id = self._text(thread_id)
-        selected = select(
-            literal(self._text(run_id), Text), literal(thread_id, Text),
-            # thread_seq orders a thread's turns; timestamps can tie, insertion order cannot.
-            func.coalesce(func.max(runs.c.thread_seq), 0) + 1,
-            literal(self._text(question), Text), literal(self._text(model_spec), Text),
-            literal(now_iso(), Text),
-        ).where(runs.c.thread_id == thread_id)
-        stmt = self._db.insert(runs).from_select(
-            ["run_id", "thread_id", "thread_seq", "question", "model_spec", "started_at"], selected
-        ).on_conflict_do_nothing(index_elements=[runs.c.run_id]).execution_options(
-            preserve_rowcount=True)  # an INSERT's rowcount is kept only when asked for
-        return self._db.run(lambda conn: conn.execute(stmt).rowcount == 1, f"start run {run_id}")
+        params = {"run_id": self._text(run_id), "thread_id": self._text(thread_id),
+                  "question": self._text(question), "model_spec": self._text(model_spec),
+                  "started_at": now_iso()}
+        return self._db.run_driver(
+            lambda driver: driver.execute(self._start, params).rowcount == 1, f"start run {run_id}")
 
     def finish_run(
         self,
@@ -192,16 +218,15 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
             "intent": enum_name(intent), "content": content,
             **{key: clamp_count(getattr(usage, key, 0)) for key in USAGE_KEYS},
         }
-        stmt = (update(runs).where(runs.c.run_id == key, runs.c.finished_at.is_(None))
-                .values({key: self._text(value) for key, value in values.items()}))
+        params = {f"v_{name}": self._text(value) for name, value in values.items()}
+        params["key"] = key
 
-        def finish(conn: Connection) -> bool | None:
-            if conn.execute(stmt).rowcount == 1:
+        def finish(driver: Driver) -> bool | None:
+            if driver.execute(_FINISH, params).rowcount == 1:
                 return True
-            found = conn.execute(select(runs.c.run_id).where(runs.c.run_id == key)).first()
-            return None if found is None else False
+            return None if not driver.rows(_EXISTS, {"key": key}) else False
 
-        wrote = self._db.run(finish, what, deadline=deadline)
+        wrote = self._db.run_driver(finish, what, deadline=deadline)
         if wrote is None:
             raise RunPersistenceError(f"cannot finish run {run_id}: it was never started")
         return wrote
@@ -282,9 +307,9 @@ class RunStore(RunReads, LineageStore, RunHistory, RunLeases, AlertRecords):
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         """The run's events in seq order."""
-        stmt = (select(events_table.c.seq, events_table.c.event)
-                .where(events_table.c.run_id == self._text(run_id)).order_by(events_table.c.seq))
-        rows = self._read(lambda conn: conn.execute(stmt).all(), f"read events of run {run_id}")
+        key = self._text(run_id)
+        rows = self._read_driver(lambda driver: driver.rows(_EVENTS, {"key": key}),
+                                 f"read events of run {run_id}")
         with self._lock:  # a resumed run's emitter goes on from these: they are known seqs now
             self._remember(self._seen, run_id, set()).update(seq for seq, _ in rows)
         return [json.loads(event) for _, event in rows]

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Executable, Table, Text, bindparam, func, insert, select
+from sqlalchemy import Table, Text, bindparam, func, insert, select
 
-from diagnosis_harness.runstore.db import Database
+from diagnosis_harness.runstore.db import Database, Driver, Prepared
 from diagnosis_harness.runstore.errors import RunPersistenceError
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ LINGER_S = 0.003
 row cost a run step ~1 ms of CPU); a flush does not wait for it."""
 
 
-def append_statement(table: Table) -> Executable:
+def append_statement(table: Table) -> Prepared:
     """INSERT of one child row whose seq is the run's next: ``:run_id``, ``:recorded_at``, columns.
 
     seq is computed in the INSERT itself so the read and the write are one statement; the
@@ -60,34 +60,34 @@ def append_statement(table: Table) -> Executable:
         *(bindparam(name, type_=table.c[name].type) for name in columns),
         bindparam("recorded_at", type_=Text),
     ).where(table.c.run_id == run_id)
-    return insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected)
+    return Prepared(insert(table).from_select(["run_id", "seq", *columns, "recorded_at"], selected))
 
 
 @dataclass(frozen=True)
 class Row:
     """One queued write: the run it belongs to, what it is (for messages), statement and values.
 
-    Statements are built once per store and shared by its rows, so consecutive rows of one
-    statement go to the database as one ``executemany``.
+    Statements are built (and compiled) once per store and shared by its rows, so consecutive
+    rows of one statement go to the database as one ``executemany``.
     """
 
     run_id: str
     what: str
-    statement: Executable
+    statement: Prepared
     params: dict[str, Any]
 
-    def apply(self, conn: Connection) -> None:
+    def apply(self, driver: Driver) -> None:
         """Write this row alone."""
-        conn.execute(self.statement, self.params)
+        driver.execute(self.statement, self.params)
 
 
-def _write_in_runs(conn: Connection, batch: list[Row]) -> None:
+def _write_in_runs(driver: Driver, batch: list[Row]) -> None:
     start = 0
     while start < len(batch):
         end = start + 1
         while end < len(batch) and batch[end].statement is batch[start].statement:
             end += 1
-        conn.execute(batch[start].statement, [row.params for row in batch[start:end]])
+        driver.executemany(batch[start].statement, [row.params for row in batch[start:end]])
         start = end
 
 
@@ -173,7 +173,8 @@ class BatchWriter:
 
     def _write(self, batch: list[Row]) -> None:
         try:
-            self._db.run(lambda conn: _write_in_runs(conn, batch), f"write {len(batch)} trace rows")
+            self._db.run_driver(lambda driver: _write_in_runs(driver, batch),
+                                f"write {len(batch)} trace rows")
             return
         except RunPersistenceError as exc:
             if exc.transient or len(batch) == 1:
@@ -181,7 +182,7 @@ class BatchWriter:
                 return
         for row in batch:  # a non-transient failure: keep what can be kept
             try:
-                self._db.run(row.apply, row.what)
+                self._db.run_driver(row.apply, row.what)
             except RunPersistenceError as exc:
                 self._lost([row], exc)
 

@@ -8,6 +8,7 @@ that carry them. Prompts are read through the name and values the node attached.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,8 +19,14 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from diagnosis_harness.providers.messages import PromptData, prompt_of, side_data, text_of
 
 
+@functools.lru_cache(maxsize=512)
 def _body(text: str) -> dict[str, Any]:
-    """An observation's JSON body; anything else counts as an empty observation."""
+    """An observation's JSON body; anything else counts as an empty observation.
+
+    Remembered by text: every agent turn reads the run's observations again (the n-th turn
+    parses n of them). The offline investigator only reads a body, never changes it, so the
+    turns of a run share one parsed copy.
+    """
     try:
         body = json.loads(text)
     except json.JSONDecodeError:

@@ -45,10 +45,30 @@ def stem(word: str) -> str:
     return w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
 
 
+_TERM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+"""The words of :data:`WORD` that :func:`terms` can keep: letter-initial, three characters or
+more (a number never starts or splits one, so the letter-initial words are the same)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _term(word: str) -> str | None:
+    stemmed = stem(word)
+    return None if stemmed in _STOP or word.lower() in _STOP else stemmed
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(t for w in _TERM_WORD.findall(text) if (t := _term(w)) is not None)
+
+
+_remembered_terms = functools.lru_cache(maxsize=1024)(_terms)
+"""Every turn of a run re-reads the same texts (symptom, runbook, tables, observations)."""
+MEMO_CHARS = 16_384
+"""Texts up to this long are remembered (an observation is at most 16 KiB by default)."""
+
+
 def terms(text: str) -> set[str]:
     """Distinctive lower-case word stems of a text (no numbers, no stopwords, ≥ 3 letters)."""
-    return {s for w in WORD.findall(text) if not w[0].isdigit() and len(w) >= 3
-            and (s := stem(w)) not in _STOP and w.lower() not in _STOP}
+    return set(_remembered_terms(text) if len(text) <= MEMO_CHARS else _terms(text))
 
 
 def numbers(text: str) -> set[str]:
