@@ -33,13 +33,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from sqlalchemy import Connection, Engine, Executable, Table, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import URL, Dialect, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
+from sqlalchemy.sql import ClauseElement
 
 from diagnosis_harness.runstore.errors import RunPersistenceError, describe, is_transient
 from diagnosis_harness.runstore.schema import SchemaTooNew, migrate
@@ -113,7 +114,7 @@ class Prepared:
     refused when it is compiled: it belongs on :meth:`Database.run`.
     """
 
-    def __init__(self, statement: Executable) -> None:
+    def __init__(self, statement: ClauseElement) -> None:
         self.statement = statement
         self._compiled: dict[str, tuple[str, tuple[str, ...] | None, dict[str, Any]]] = {}
 
@@ -324,7 +325,7 @@ class Database:
             conn = self._sqlite
             if conn is None:  # the pool's one connection, kept: a checkout per call cost more
                 pooled = engine.raw_connection()
-                conn = self._sqlite = pooled.dbapi_connection
+                conn = self._sqlite = cast("sqlite3.Connection", pooled.dbapi_connection)
                 pooled.close()
             cursor = conn.cursor()
             try:
