@@ -84,6 +84,18 @@ def test_patterns_mask_variable_parts_and_keep_words_and_dependency_ports() -> N
     assert pattern_of("x" * 5000 + " 12")[:5] == "xxxxx"  # bounded input, no failure
 
 
+def test_a_long_example_keeps_its_start_and_its_end() -> None:
+    # A line's reason or error code is often last: the example shows both ends of a long line.
+    from diagnosis_harness.tools.stats.common import MAX_EXAMPLE_CHARS, clip_middle
+
+    line = ("Replica SQL for channel '': Worker 1 failed executing transaction " + "x" * 400
+            + " handler error HA_ERR_FOUND_DUPP_KEY, Error_code: MY-001062")
+    shown = clip_middle(line, MAX_EXAMPLE_CHARS)
+    assert len(shown) <= MAX_EXAMPLE_CHARS
+    assert shown.startswith("Replica SQL for channel") and shown.endswith("Error_code: MY-001062")
+    assert " … " in shown and clip_middle("short", MAX_EXAMPLE_CHARS) == "short"
+
+
 def test_compare_windows_finds_new_patterns_and_the_risen_one_against_the_default_baseline(
         backends: Backends) -> None:
     record = call(backends, "compare_windows", start=W0, end=W1)

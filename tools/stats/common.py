@@ -20,7 +20,7 @@ from typing import Any
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.format import LEVELS
-from diagnosis_harness.tools.results import ToolInputError, clip
+from diagnosis_harness.tools.results import ToolInputError
 from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 
 MIN_EVENTS = 5
@@ -232,7 +232,20 @@ def examples(backends: Backends, ids: set[int]) -> dict[int, str]:
     marks = ", ".join("?" * len(ids))
     rows = backends.logs.execute(f"SELECT id, message FROM events WHERE id IN ({marks})",
                                  tuple(sorted(ids))).fetchall()
-    return {i: clip(m, MAX_EXAMPLE_CHARS)[0] for i, m in rows}
+    return {i: clip_middle(m, MAX_EXAMPLE_CHARS) for i, m in rows}
+
+
+EXAMPLE_TAIL = 90
+"""Characters of a long example's end that are kept: a line's reason or error code is often
+last ("…; Duplicate entry '88-READY', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY")."""
+
+
+def clip_middle(text: str, limit: int, tail: int = EXAMPLE_TAIL) -> str:
+    """``text`` within ``limit`` characters: its start and its last ``tail``, " … " between."""
+    if len(text) <= limit:
+        return text
+    head = max(limit - tail - 3, 1)
+    return f"{text[:head]} … {text[len(text) - tail:]}"
 
 
 def known_service(backends: Backends, service: str | None) -> None:
