@@ -488,7 +488,11 @@ def test_the_cause_sentence_quotes_the_error_code_its_pattern_masked() -> None:
     row = {**onset(1, "mysql", "08:41", line.replace("1062", "<n>"), count=4), "example": line}
     found = localize([row])
     assert found is not None
-    assert "(Error_code: 1062)" in sentence(found, None)
+    assert "HA_ERR_FOUND_DUPP_KEY' (Error_code: 1062) from" in sentence(found, None)
+    # A server's own code form (MySQL's MY-001062, Oracle's ORA-00060) is one code.
+    mysql = {**row, "example": line.replace("Error_code: 1062", "Error_code: MY-001062")}
+    again = localize([mysql])
+    assert again is not None and "(Error_code: MY-001062)" in sentence(again, None)
     # No code, nothing added; a code the pattern kept is not repeated.
     plain = localize([onset(2, "mysql", "08:41", "replica SQL thread stopped", count=4)])
     assert plain is not None and "(" not in sentence(plain, None).split("' from")[-1]

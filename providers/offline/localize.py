@@ -203,23 +203,23 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
     computed pattern (which names the dependency when the log line did), level, count and onset.
     """
     data = found.row
+    codes = error_codes(data)
+    said = f" ({', '.join(codes)})" if codes else ""
     text = (f"{found.service}: {data['window_count']} {data['level']} events "
-            f"'{data['pattern']}' from {data['onset']}")
+            f"'{data['pattern']}'{said} from {data['onset']}")
     if found.first is not None:
         text += f", after {found.first['level']} '{found.first['pattern']}' from {found.onset}"
     if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():
         text += f" ({found.dependency})"
-    codes = error_codes(data)
-    if codes:
-        text += f" ({', '.join(codes)})"
     if change is not None:
         text += f", after change {change_label(change)}"
     return text
 
 
 _CODE = re.compile(r"\b(error[_ ]?code|errno|sqlstate|exit (?:code|status)|status code)"
-                   r"\s*[:=]?\s*([A-Z0-9]{2,6})\b", re.I)
-"""An error code a line states (``Error_code: 1062``, ``errno=111``, ``SQLSTATE 40P01``)."""
+                   r"\s*[:=]?\s*((?:[A-Z]{1,4}-)?[A-Z0-9]{2,6})\b", re.I)
+"""An error code a line states (``Error_code: 1062``, ``MY-001062``, ``errno=111``, ``SQLSTATE
+40P01``)."""
 
 
 def error_codes(row: dict[str, Any]) -> list[str]:
