@@ -67,13 +67,13 @@ INDEX`` of migration V212) right; AERO-08 is counted wrong by its truth, which a
 migration's version beside the statement.
 
 Vod (a video-on-demand platform, Tokyo) was built blind after that, and run once before anyone
-looked at it: 0 right, 5 wrong. Two came from dates written ``Apr 14``/``4/14``/``2026/04/14``,
-read as the data's last day; the others from a release "explaining" an object store's
-``NoSuchKey`` by timing, a ``503 SlowDown`` taken for the packager's own failure, and the team's
-on-call overview page matched as a runbook. With those read right (general rules: dates without
-a year or year first, an S3 error code names where it failed, SlowDown is throttling, a page
-naming half the system is an overview) and a quoted ``snake_case`` name kept in patterns: 1
-right, 0 wrong.
+looked at it: 0 right, 5 wrong. Four came from dates written ``Apr 14``/``4/14``/``2026/04/14``,
+read as the data's last day, one from the team's on-call overview page matched as a runbook;
+with the dates read right, two more: a release "explaining" an object store's ``NoSuchKey`` by
+timing, and a ``503 SlowDown`` taken for the packager's own failure. With those read right
+(general rules: dates without a year or year first, an S3 error code names where it failed,
+SlowDown is throttling, a page naming half the system is an overview) and a quoted
+``snake_case`` name kept in patterns: 1 right, 0 wrong.
 
 Mkt (a food-delivery marketplace, São Paulo, questions in Portuguese) was built blind after
 that: 0 right, 1 wrong on its first run, 3 windows misread ("11:45 às 12:15"). With "às" read,
