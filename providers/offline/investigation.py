@@ -80,11 +80,12 @@ class Investigation:
         self.metrics = metric_names(tool_specs)
         """The metrics ``query_metrics`` advertises; None when the run has no Prometheus."""
 
-    def items(self, tool: str) -> list[dict[str, Any]]:
-        """Every observed item of ``tool``'s calls, in call order."""
+    def items(self, tool: str, **args: object) -> list[dict[str, Any]]:
+        """Every observed item of ``tool``'s calls (with these argument values), in call order."""
         out: list[dict[str, Any]] = []
         for c in self.calls:
-            if c["name"] == tool:
+            if c["name"] == tool and all((c.get("args") or {}).get(k) == v
+                                         for k, v in args.items()):
                 out.extend(self.obs.get(c.get("id") or "", {}).get("items", []) or [])
         return out
 

@@ -117,9 +117,7 @@ def holder_step(inv: Investigation, start: str, end: str) -> dict[str, Any] | No
 
 def holder(inv: Investigation) -> Holder | None:
     """The one process that (nearly) every wait line of one server names, or None."""
-    lines = [e for c in inv.calls if c["name"] == "query_logs"
-             and (c.get("args") or {}).get("pattern") == HOLDER_QUERY
-             for e in inv.obs.get(c.get("id") or "", {}).get("items", []) or []
+    lines = [e for e in inv.items("query_logs", pattern=HOLDER_QUERY)
              if e.get("kind") == "log_event"]
     named = [(str(e.get("service") or ""), m.group(1), e) for e in lines
              if (m := HOLDER.search(str(e.get("message", "")))) is not None]
@@ -135,16 +133,12 @@ def holder(inv: Investigation) -> Holder | None:
 
 def statement(inv: Investigation, found: Holder) -> dict[str, Any] | None:
     """The holder's heavy-lock statement, logged by the same server before the first wait."""
-    words = f"{found.pid} statement"
-    for c in inv.calls:
-        if c["name"] != "query_logs" or (c.get("args") or {}).get("pattern") != words:
-            continue
-        for e in inv.obs.get(c.get("id") or "", {}).get("items", []) or []:
-            text = str(e.get("message", ""))
-            if e.get("kind") == "log_event" and not flagged(e) \
-                    and re.search(rf"[\[\s]{found.pid}[\]\s]", text) and HEAVY.search(text) \
-                    and moment(e.get("ts")) <= moment(found.first_wait):
-                return e
+    for e in inv.items("query_logs", pattern=f"{found.pid} statement"):
+        text = str(e.get("message", ""))
+        if e.get("kind") == "log_event" and not flagged(e) \
+                and re.search(rf"[\[\s]{found.pid}[\]\s]", text) and HEAVY.search(text) \
+                and moment(e.get("ts")) <= moment(found.first_wait):
+            return e
     return None
 
 

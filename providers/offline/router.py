@@ -98,14 +98,14 @@ group positions."""
 _ZONE = re.compile(r"\b(?:UTC|GMT)\s*(?:([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?![\w+-])"
                    r"|(?<![\d:])([+-])(\d{2}):(\d{2})\b")
 """A zone the question writes its times in: ``UTC``, ``UTC+8``, ``GMT-05:00``, ``+01:00``."""
-_CONNECTOR = r"and|to|until|till|through|e|y|a|às|as|até|ate|hasta|à|et|und|bis|tot|-|–|—"
-_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}\b)", re.I)
-"""A time followed by a connector and another time (a lookahead: pairs may overlap, as in
-"from about 19:00 — 19:05 to 19:35")."""
 _WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and", "e", "y", "a", "às",
                               "as", "até", "ate", "hasta", "à", "et", "und", "bis", "tot"})
 """A window's ends joined by a word, in the languages the month names are read in ("entre
 19:10 e 19:40", "de 14h30 a 15h", "11:45 às 12:15")."""
+_CONNECTOR = "|".join([*sorted(_WORD_CONNECTORS, key=lambda w: (-len(w), w)), "-", "–", "—"])
+_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}\b)", re.I)
+"""A time followed by a connector and another time (a lookahead: pairs may overlap, as in
+"from about 19:00 — 19:05 to 19:35")."""
 
 
 def _pair_rank(connector: str) -> int:
@@ -182,10 +182,8 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
     if numeric:
         first, sep, second, year = numeric.groups()
         a, b = int(first), int(second)
-        month_first = b > 12 or (sep == "/" and a <= 12 and _month_first(question, now))
-        if a <= 12 and b <= 12 and a != b and _month_first(question, now):
-            month_first = _recent_reading(now, [(int(year), b, a), (int(year), a, b)],
-                                          month_first)
+        month_first = _pair_month_first(question, now, a, b, int(year),
+                                        sep == "/" and _month_first(question, now))
         try:
             return date(int(year), a if month_first else b, b if month_first else a), True
         except ValueError:
@@ -222,20 +220,31 @@ def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
             break
     if found is None and (numeric := _YEARLESS_NUMERIC.search(question)) is not None:
         a, b = int(numeric.group(1)), int(numeric.group(2))
-        month_first = b > 12 or (a <= 12 and _yearless_month_first(question, now))
-        if a <= 12 and b <= 12 and a != b and _month_first(question, now):
-            month_first = _recent_reading(now, [(_year_up_to(now, b, a), b, a),
-                                                (_year_up_to(now, a, b), a, b)], month_first)
+        month_first = _pair_month_first(question, now, a, b, None,
+                                        _yearless_month_first(question, now))
         found = (a, b) if month_first else (b, a)
     if found is not None:
-        for year in (now.year, now.year - 1):
-            try:
-                day = date(year, *found)
-            except ValueError:
-                break
-            if day <= now.date() + timedelta(days=1):
-                return day, True
+        try:
+            return date(_year_up_to(now, *found), *found), True
+        except ValueError:
+            pass
     return now.date(), False
+
+
+def _pair_month_first(question: str, now: datetime, a: int, b: int, year: int | None,
+                      custom: bool) -> bool:
+    """Whether a numeric pair ``a``/``b`` is month then day.
+
+    Forced where one number cannot be a month; in a zone of the Americas, a pair both ways
+    readable is the reading of the month up to "now" (:func:`_recent_reading`); otherwise the
+    zone's ``custom``. ``year`` is the date's own, or None (each reading's latest year).
+    """
+    if b > 12 or a > 12:
+        return b > 12
+    if a != b and _month_first(question, now):
+        return _recent_reading(now, [(year or _year_up_to(now, b, a), b, a),
+                                     (year or _year_up_to(now, a, b), a, b)], custom)
+    return custom
 
 
 RECENT = timedelta(days=31)
@@ -272,7 +281,7 @@ def _year_up_to(now: datetime, month: int, day: int) -> int:
 
 
 def _yearless_month_first(question: str, now: datetime) -> bool:
-    offset = _question_zone(question, now.tzinfo or UTC).utcoffset(now)
+    offset = _offset(question, now)
     return offset is not None and (offset <= timedelta(hours=-3)
                                    or timedelta(hours=8) <= offset <= timedelta(hours=9))
 
@@ -283,8 +292,13 @@ month first where the second number cannot be a month (``01/21/2026``), or where
 date could be either and the question's zone is in the Americas (``03/04/2026`` at -05:00)."""
 
 
+def _offset(question: str, now: datetime) -> timedelta | None:
+    """The UTC offset the question's times are written in."""
+    return _question_zone(question, now.tzinfo or UTC).utcoffset(now)
+
+
 def _month_first(question: str, now: datetime) -> bool:
-    offset = _question_zone(question, now.tzinfo or UTC).utcoffset(now)
+    offset = _offset(question, now)
     return offset is not None and offset <= timedelta(hours=-3)
 
 
