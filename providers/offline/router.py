@@ -201,6 +201,9 @@ _YEARLESS_WORD = (
 """``14 Apr``, ``Apr 14``, ``April 14th``: a day of the month, the year left out."""
 _YEARLESS_NUMERIC = re.compile(r"(?<![\d./:-])(\d{1,2})/(\d{1,2})(?![\d/:-]|[.,]\d|\s*(?:%|of\b))")
 """``4/14``, ``14/4``: a slashed day and month with the year left out (not ``1/2 of``)."""
+_YEARLESS_DOTTED = re.compile(r"(?<![\w.:/-])(\d{1,2})\.(\d{1,2})\.(?![\w.])")
+"""``am 10.11.``: day and month with their dots, the year left out, as German and much of
+Europe write it (not ``5.2.0``, and not ``10.11`` without its closing dot, a version)."""
 
 
 def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
@@ -218,6 +221,8 @@ def _yearless_day(question: str, now: datetime) -> tuple[date, bool]:
         if match:
             found = (_MONTHS[match.groups()[m].lower().rstrip('.')], int(match.groups()[d]))
             break
+    if found is None and (dotted := _YEARLESS_DOTTED.search(question)) is not None:
+        found = (int(dotted.group(2)), int(dotted.group(1)))  # day first: 10.11. is 10 November
     if found is None and (numeric := _YEARLESS_NUMERIC.search(question)) is not None:
         a, b = int(numeric.group(1)), int(numeric.group(2))
         month_first = _pair_month_first(question, now, a, b, None,
