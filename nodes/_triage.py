@@ -88,17 +88,34 @@ def _change(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
             "summary": ", ".join(fields), "computed": record.tool not in PLAIN_TOOLS}
 
 
+_METRIC_FIELDS = ("metric", "direction", "baseline_median", "window_median", "peak", "z")
+
+
 def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     data = _values(fact)
     if record.tool in PLAIN_TOOLS or "metric" not in data:
         return None
     if fact.kind == "metric_series" and not data.get("first_out"):
         return None  # a query_metrics series that stayed in its baseline moved nothing
-    fields = [f"{k}={t}" for k, v in data.items() if (t := _token(v)) is not None][:6]
+    # What moved and by how much first; the table's bookkeeping columns last.
+    keys = [k for k in _METRIC_FIELDS if k in data] + [k for k in data if k not in _METRIC_FIELDS]
+    fields = [f"{k}={t}" for k in keys if (t := _token(data[k])) is not None][:6]
     return {"kind": "metric", "evidence_id": fact.evidence_id,
             "service": _token(data.get("entity") or data.get("service")),
             "onset": _token(data.get("first_out") or data.get("first_seen")),
-            "summary": ", ".join(fields), "computed": True}
+            "summary": ", ".join(fields), "computed": True, "share_out": _share_out(data)}
+
+
+def _share_out(data: Mapping[str, Any]) -> float:
+    """The share of the window's samples that left the baseline (metric_shifts' counts).
+
+    A replica's lag that stays up explains more than a queue's one-minute spike: both are
+    shifts, the one out for more of the window ranks first.
+    """
+    try:
+        return round(float(data["samples_out"]) / float(data["window_samples"]), 2)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return 0.0
 
 
 def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
@@ -106,9 +123,13 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
 
     Anomalies (errors, then warnings, then the rest; in each, odd lines of fewer than ``ODD``
     events after the others, then earliest first), changes before
-    the earliest failure's onset (latest first), moved metrics; within each, computed
-    statistics before plain rows. A busy system's new INFO lines start earlier than any
-    failure: they rank after the failures and do not move the onset changes must precede.
+    the earliest failure's onset (latest first), moved metrics (out for the largest share of
+    the window first, then the earliest); within each, computed
+    statistics before plain rows. The best change and the best metric (two metrics where there
+    is no change) are moved up into the last places of the ``SHOWN`` when the anomalies would
+    fill them. A busy
+    system's new INFO lines start earlier than any failure: they rank after the failures and
+    do not move the onset changes must precede.
     """
     anomalies, changes, metrics = [], [], []
     for record in records:
@@ -128,8 +149,18 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
     changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
-    ranked = _distinct(anomalies, ("service", "pattern")) + _distinct(changes, ("summary",)) \
-        + metrics
+    metrics.sort(key=lambda s: (-s["share_out"], s["onset"] or "~"))
+    changes = _distinct(changes, ("summary",))
+    ranked = _distinct(anomalies, ("service", "pattern")) + changes + metrics
+    # The shown few hold the latest change before the onset and the earliest metric that moved,
+    # where there are any: a long list of log anomalies would otherwise push both off the page
+    # (a replica's lag, a node's memory, seen only in metrics, is often the story).
+    # (Two metrics where no change is there to show.)
+    kept = changes[:1] + metrics[:1 if changes else 2]
+    for slot, best in enumerate(kept, SHOWN - len(kept)):
+        if best not in ranked[:SHOWN]:
+            ranked.remove(best)
+            ranked.insert(slot, best)
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 

@@ -118,6 +118,22 @@ def _metrics_step(inv: Investigation) -> dict[str, Any] | None:
                                               "end": inv.end}}
 
 
+def _triage_metrics_step(inv: Investigation, final: dict[str, Any]) -> dict[str, Any] | None:
+    """Before abstaining: which metrics moved, for the triage digest (docs/design.md §16.2).
+
+    Only when the draft concludes nothing, the question gives a bounded window, the run has
+    operational tables and one call of the budget is left. Its rows conclude nothing here; they
+    are the suspects an on-call engineer reads first when the logs alone do not say (a
+    replica's lag, a node's memory).
+    """
+    if final.get("conclusion") is not None or inv.called("metric_shifts") or not inv.tables \
+            or not inv.scope.window_given or not bounded_window(inv.start, inv.end) \
+            or len(inv.calls) >= inv.scope.max_calls - 1:
+        return None
+    return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
+                                              "end": inv.end}}
+
+
 def _final(inv: Investigation, symptom: dict[str, Any] | None,
            runbook: list[dict[str, Any]]) -> dict[str, Any]:
     """The draft: the runbook-and-change conclusion if it holds, else the localized one, else null."""
@@ -162,7 +178,10 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
         if key is not None:
             step = {"tool": "lookup_knowledge", "args": {"query": key}}
     if step is None:
-        return {"draft": _final(inv, symptom, runbook)}
+        final = _final(inv, symptom, runbook)
+        step = _triage_metrics_step(inv, final)
+        if step is None:
+            return {"draft": final}
     if inv.calls:
         prev = inv.calls[-1].get("id") or ""
         gain = _gain(inv, prev, focus_all)

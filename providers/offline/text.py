@@ -24,9 +24,12 @@ service services info warn warning debug fatal null none true false
 TIME_COLUMN = re.compile(r"(^ts$|_ts$|_at$|_on$|(^|_)time(stamp)?($|_)|date|^not_before$"
                          r"|^not_after$|^start|^end|^finish|^began|^created|^updated|^changed"
                          r"|^applied|^flipped)")
-_NOT_TIME = re.compile(r"(_by|_id|_ids|_count|_ms|_reason|_type|_kind|_note|_notes|point|outs?)$")
+_NOT_TIME = re.compile(r"(_by|_id|_ids|_count|_ms|_reason|_type|_kind|_note|_notes|point|outs?"
+                       r"|_pct|_percent|_ratio|_rate|_total|_s|_secs?|_seconds|_mins|_minutes"
+                       r"|_[mgk]i?b|_bytes|_\d+[smhd]|_per_[a-z]+)$")
 """Names the time words above also match that hold no moment: ``changed_by`` (a person),
-``timeouts`` (a count), ``endpoint``: comparing them with a timestamp is no query at all."""
+``timeouts`` (a count), ``endpoint``, and measurements (``starts_5m``, ``start_fail_pct``,
+``end_to_end_s``): comparing them with a timestamp is no query at all."""
 
 
 def is_time_column(name: str) -> bool:

@@ -7,7 +7,12 @@ has one; each window sample's robust z-score ``(x − m) / s``. A metric *shifte
 least :data:`MIN_OUT` window samples (and at least a tenth of them) have ``|z| ≥``
 :data:`Z_OUT`, all on the same side; ``first_out`` is the first such sample. At least
 :data:`MIN_BASELINE` baseline samples are needed to judge. The rows are read through the
-same validated, read-only path as ``query_mysql``, capped at :data:`MAX_SAMPLES` per table.
+same validated, read-only path as ``query_mysql``, capped at :data:`MAX_SAMPLES` per table
+(the latest samples: the window whole, then the baseline's end).
+
+A *long* table (one row per time, entity and metric name, ``schema.TableKind.metric_column``)
+has a series per (entity, metric name): its ``metric`` is the name the row gives
+(``cpu_usage``), or ``name.column`` where it has more than one value column.
 """
 
 from __future__ import annotations
@@ -101,8 +106,9 @@ def metric_shifts(
               "thresholds": {"z": Z_OUT, "min_samples_out": MIN_OUT,
                              "min_baseline_samples": MIN_BASELINE}})
     items = [overview] + [_item(r) for r in shown]
-    note = f"a table had more than {MAX_SAMPLES} samples in the window and baseline: " \
-        "only the first were used; narrow the window" if capped else None
+    note = f"a table had more than {MAX_SAMPLES} samples in the window and baseline: only " \
+        "the latest were used (the window, then the baseline's end); narrow the window" \
+        if capped else None
     return ToolResult(scope=scope, items=items, note=note,
                       truncated=capped or len(shifts) > len(shown) or len(kinds) > MAX_TABLES)
 
@@ -124,36 +130,45 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
                   scope: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
     q = backends.ops.dialect
     time_col = kind.time_columns[0]
-    cols = [time_col, *([kind.entity_column] if kind.entity_column else []),
-            *kind.numeric_columns]
+    keys = [c for c in (kind.entity_column, kind.metric_column) if c]
+    cols = [time_col, *keys, *kind.numeric_columns]
     t = quote(time_col, q)
+    # Latest first, so that a capped read keeps the whole window and the baseline's end; read
+    # back in time order (every column descending, reversed: the same order as ascending).
     sql = (f"SELECT {', '.join(quote(c, q) for c in cols)} FROM {quote(kind.name, q)} "
            f"WHERE {t} >= {literal(scope['baseline_start'])} AND {t} <= {literal(scope['end'])} "
-           f"ORDER BY {', '.join(quote(c, q) for c in cols)}")  # ties too: deterministic
+           f"ORDER BY {', '.join(quote(c, q) + ' DESC' for c in cols)}")  # ties: deterministic
     _, rows, more = run_select(backends, sql, max_rows=MAX_SAMPLES,
                                timeout_s=settings.sql_timeout_s,
                                max_bytes=settings.max_tool_result_bytes * 100)
+    rows.reverse()
     w_lo, w_hi = scope["start"], scope["end"]
     b_hi = scope["baseline_end"]
-    # Column by column: the rows of each entity split once into baseline and window, then
-    # each metric read over them (a day's samples are tens of thousands of rows).
+    # Series by series: the rows of each (entity, metric name) split once into baseline and
+    # window, then each value column read over them (a day's samples are tens of thousands).
     times = [time_text(row[0]) for row in rows]
-    by_entity: dict[Any, tuple[list[int], list[int]]] = {}
+    by_series: dict[tuple[Any, Any], tuple[list[int], list[int]]] = {}
+    entity_at = 1 if kind.entity_column else None
+    name_at = len(keys) if kind.metric_column else None
     for i, ts in enumerate(times):
-        base_rows, win_rows = by_entity.setdefault(rows[i][1] if kind.entity_column else None,
-                                                   ([], []))
+        key = (rows[i][entity_at] if entity_at else None,
+               rows[i][name_at] if name_at else None)
+        base_rows, win_rows = by_series.setdefault(key, ([], []))
         if ts <= b_hi:
             base_rows.append(i)
         elif w_lo <= ts <= w_hi:
             win_rows.append(i)
     series: dict[tuple[Any, str], tuple[list[float], list[tuple[str, float]]]] = {}
-    offset = 2 if kind.entity_column else 1
-    for j, metric in enumerate(kind.numeric_columns, start=offset):
-        for entity, (base_rows, win_rows) in by_entity.items():
+    one_value = len(kind.numeric_columns) == 1
+    for j, column in enumerate(kind.numeric_columns, start=1 + len(keys)):
+        for (entity, name), (base_rows, win_rows) in by_series.items():
+            metric = column if name_at is None else str(name) if one_value \
+                else f"{name}.{column}"
             base = [float(v) for i in base_rows if _number(v := rows[i][j])]
             win = [(times[i], float(v)) for i in win_rows if _number(v := rows[i][j])]
             if base or win:
                 series[(entity, metric)] = (base, win)
+    long = {"metric_column": kind.metric_column} if kind.metric_column else {}
     out = []
     for (entity, metric), (base, win) in sorted(series.items(), key=lambda kv: (str(kv[0][0]),
                                                                                  kv[0][1])):
@@ -161,7 +176,7 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
         if shift is not None:
             out.append({"table": kind.name, "time_column": time_col,
                         "entity_column": kind.entity_column, "entity": entity,
-                        "metric": metric, **shift})
+                        "metric": metric, **long, **shift})
     return out, more
 
 

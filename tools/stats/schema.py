@@ -8,7 +8,14 @@ table by name alone (docs/design.md §16.1 lists the rules):
   have that spelling is one; a real database returns its time columns as ``datetime`` values;
 - a **numeric column** holds only numbers (not booleans) and is not an id (``id``, ``*_id``);
 - an **entity column** is a text column named like ``service``/``host``/``pod``/``node``/
-  ``instance``/``container``/``component``/``app``/``entity``/``name``;
+  ``instance``/``container``/``component``/``app``/``entity``/``name``, else a column naming
+  services, else one named like ``cmdb_id``, ``host_name``, ``pod_id`` (such a word with an
+  ``_id``/``_name`` ending), else the one text column of a table of time series (a queue,
+  a topic, a volume);
+- a **metric-name column** makes a table *long*: one row per (time, entity, metric, value),
+  as monitoring exports often come (``timestamp,cmdb_id,kpi_name,value``): a text column named
+  ``metric``, ``metric_name``, ``kpi``, ``kpi_name``, ``__name__``, ``measure``, ``indicator``
+  or ``counter`` in a table with numeric columns; each of its values is a series of its own;
 - a **change table** has a time column and a name or columns of a change log (deploys,
   releases, rollouts, config or flag changes, jobs, crons, certificates, migrations…);
 - a **dependency table** has two text columns whose sampled values are mostly services of the
@@ -38,6 +45,14 @@ _CANONICAL_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z\Z")
 _ID = re.compile(r"(^|_)(id|uuid|key|pk|sha|hash|version|port)$", re.IGNORECASE)
 _ENTITY = ("service", "service_name", "host", "hostname", "pod", "node", "instance",
            "container", "component", "app", "application", "entity", "name", "target", "job")
+_ENTITY_LIKE = re.compile(r"^(service|host|pod|node|instance|container|component|app|cmdb|"
+                          r"device|machine|server|workload|deployment|resource|object)"
+                          r"_?(id|name)$", re.IGNORECASE)
+"""An entity column's name with an id/name ending (``cmdb_id``, ``pod_name``), where no column
+has one of the plain :data:`_ENTITY` names."""
+_METRIC_NAME = re.compile(r"^(metric|metric_?name|kpi|kpi_?name|__name__|measure|measurement|"
+                          r"indicator|indicator_?name|counter|counter_?name)$", re.IGNORECASE)
+"""A column naming the metric of each row in a long table (one row per time, entity, metric)."""
 _CHANGE_NAME = re.compile(r"deploy|release|rollout|change|config|flag|job|cron|cert|migrat|"
                           r"upgrade|patch|restart|rollback|toggle|schedule|maintenance|setting",
                           re.IGNORECASE)
@@ -61,6 +76,8 @@ class TableKind:
     time_columns: tuple[str, ...] = ()
     numeric_columns: tuple[str, ...] = ()
     entity_column: str | None = None
+    metric_column: str | None = None
+    """The column naming each row's metric in a long table (its numeric columns are values)."""
     is_change_log: bool = False
     edge: tuple[str, str] | None = None
     """(caller column, callee column) of a dependency table."""
@@ -147,15 +164,20 @@ def classify(name: str, columns: list[str], rows: list[tuple[Any, ...]],
                     and all(is_number(v) for v in values[c]))
     texts = [c for c in columns if values[c] and all(isinstance(v, str) for v in values[c])
              and c not in times]
+    metric = next((c for c in texts if _METRIC_NAME.match(c)), None) if numeric else None
+    texts = [c for c in texts if c != metric]
     entity = next((c for c in texts if c.lower() in _ENTITY), None)
     naming = [c for c in texts if _names_services(values[c], services)]
     edge = _edge(naming) if len(naming) >= 2 else None
     change = bool(times) and edge is None and (
         bool(_CHANGE_NAME.search(name)) or sum(bool(_CHANGE_COLUMNS.match(c)) for c in columns) >= 2)
-    if entity is None and naming:
-        entity = naming[0]
+    if entity is None:
+        entity = naming[0] if naming else next((c for c in texts if _ENTITY_LIKE.match(c)), None)
+    if entity is None and numeric and times and not change and edge is None and len(texts) == 1:
+        entity = texts[0]  # a series table's one text column: the queue, topic, volume measured
     return TableKind(name=name, columns=tuple(columns), time_columns=times,
-                     numeric_columns=numeric, entity_column=entity, is_change_log=change,
+                     numeric_columns=numeric, entity_column=entity, metric_column=metric,
+                     is_change_log=change,
                      edge=edge)
 
 

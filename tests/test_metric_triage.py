@@ -1,0 +1,118 @@
+"""Metrics as monitoring exports them, and the digest an on-call engineer reads when the logs do
+not say: long tables read one series per (entity, metric name), the series that moved shown in
+the triage digest (tests/long_metrics_world.py; SQLite and real PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import long_metrics_world as world
+import pytest
+from offline_runs import diagnose, offline_services
+from test_ops_postgres import copy_ops_tables
+from test_tools_statistics import call, rows
+
+from diagnosis_harness.providers.offline.text import is_time_column
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.dataset.build import load_dataset
+from diagnosis_harness.tools.dataset.layout import OPS_DB
+from diagnosis_harness.tools.stats.schema import classify, layout
+
+W0, W1 = world.WINDOW
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return world.write(tmp_path_factory.mktemp("long-metrics") / "src")
+
+
+@pytest.fixture(scope="module")
+def built(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return load_dataset(source, tmp_path_factory.mktemp("long-built") / "b").dest
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backends]:
+    if request.param == "sqlite":
+        with Backends.open(built) as opened:
+            yield opened
+        return
+    server = request.getfixturevalue("pg_server")
+    name = server.create_database()
+    url = server.url(name)
+    copy_ops_tables(built / OPS_DB, url)
+    try:
+        with Backends.open(built, ops_db_url=url) as opened:
+            assert opened.ops.dialect == "postgres"
+            yield opened
+    finally:
+        server.drop_database(name)
+
+
+def test_long_tables_are_read_as_entity_and_metric_name(backends: Backends) -> None:
+    kinds = layout(backends, 10.0).tables
+    container = kinds["metric_container"]
+    assert (container.entity_column, container.metric_column) == ("cmdb_id", "kpi_name")
+    assert container.numeric_columns == ("value",) and container.time_columns == ("timestamp",)
+    assert (kinds["pod_metrics"].entity_column, kinds["pod_metrics"].metric_column) == \
+        ("pod", "metric")
+    assert kinds["queue_metrics"].entity_column == "queue"  # a series table's one text column
+
+
+def test_the_one_series_that_moved_is_named_by_container_and_kpi(backends: Backends) -> None:
+    shifts = rows(call(backends, "metric_shifts", start=W0, end=W1), "metric_shift")
+    assert [(s["table"], s["entity"], s["metric"]) for s in shifts] == \
+        [("metric_container", "cart-0", "mem_usage")]
+    shift = shifts[0]
+    assert shift["metric_column"] == "kpi_name" and shift["direction"] == "up"
+    assert shift["first_out"] == "2026-09-20T10:05:00Z"
+    assert shift["baseline_median"] == 42 and shift["window_median"] == 85
+
+
+def test_a_capped_read_keeps_the_window(backends: Backends, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fewer samples than the window and its baseline hold: the latest are read, so the window is
+    # whole and the baseline is its end, and the shift is still found (and the cap is said).
+    from diagnosis_harness.tools.stats import metrics
+    monkeypatch.setattr(metrics, "MAX_SAMPLES", 250)
+    record = call(backends, "metric_shifts", start=W0, end=W1, table="metric_container")
+    assert [(s["entity"], s["metric"]) for s in rows(record, "metric_shift")] == \
+        [("cart-0", "mem_usage")]
+    assert record.truncated
+
+
+def test_a_change_table_keeps_no_entity_column_it_did_not_have() -> None:
+    # Only a table of time series takes its one text column as its entity: a change log's
+    # author column is no service, and filtering changes by it would hide every row.
+    kind = classify("cluster_changes", ["changed_at", "author", "replicas"],
+                    [("2026-09-20T10:00:00Z", "ana", 3)], set())
+    assert kind.is_change_log and kind.entity_column is None
+
+
+def test_measurements_named_like_times_are_not_compared_with_times() -> None:
+    for column in ("starts_5m", "start_fail_pct", "end_to_end_s", "started_per_min", "changed_by"):
+        assert not is_time_column(column), column
+    for column in ("started_at", "ts", "timestamp", "start_time", "changed_at", "not_after"):
+        assert is_time_column(column), column
+
+
+@pytest.mark.parametrize("protocol", ["tools", "json"])
+def test_the_digest_shows_the_metric_that_moved_when_the_logs_do_not_say(
+        source: Path, tmp_path: Path, protocol: str) -> None:
+    services = offline_services(source, tmp_path / "home", protocol)
+    out = diagnose(services, world.QUESTION)
+    # Both services wait on something slow: no cause is published from the logs alone.
+    assert out["release_outcome"] == "FALLBACK", out["content"]
+    assert out["fallback_type"] == "INSUFFICIENT_EVIDENCE"
+    tools = [r["tool"] for r in services.store.trace(out["run_id"])["tool_records"]]
+    assert "metric_shifts" in tools
+    shown = out["content"].split("Suspects")[1].split("What was checked")[0]
+    assert "metric moved on cart-0 at 2026-09-20T10:05:00Z: metric=mem_usage, direction=up" \
+        in shown, shown
+    suspects: list[dict[str, Any]] = out["suspects"]
+    moved = [s for s in suspects if s["kind"] == "metric"]
+    assert [s["service"] for s in moved] == ["cart-0"] and moved[0]["share_out"] == 0.31
+    assert moved[0]["rank"] <= 5
+    json.dumps(out["suspects"])  # the --json object carries it as plain data
