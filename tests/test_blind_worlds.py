@@ -1,7 +1,7 @@
 """The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
 scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py,
 scripts/generate_world_mkt.py,
-scripts/generate_world_hosp.py) are what their truth says.
+scripts/generate_world_hosp.py, scripts/generate_world_game.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -169,6 +169,18 @@ WORLDS = {
         "2026-11-10",
         ("Nov", "November"),
         ("{d:02d}.{m:02d}.{y}", "{d}. Nov"),
+    ),
+    "game": World(
+        "game",
+        timedelta(minutes=45),
+        (8000, 30000),
+        (12, 14),
+        12_000_000,
+        "-08:00",
+        "America/Los_Angeles",
+        "2026-12-01",
+        ("Dec", "December"),
+        ("{m}/{d}", "{m}/{d}/{y}"),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
