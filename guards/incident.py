@@ -28,8 +28,9 @@ _INCIDENT = re.compile(
 _CLOCK = r"\d{1,2}(?::|h(?=\d{2}))\d{2}"
 _WINDOW = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}[T ]\d{{2}}:\d{{2}}|\b(?:between|from|since|at|around|entre|desde|"
-    rf"depuis|seit|zwischen)\s+{_CLOCK}\b|"
-    rf"\b{_CLOCK}\s*(?:and|to|e|y|a|às|as|até|und|bis|et|-|–|—)\s*{_CLOCK}\b|"
+    rf"depuis|seit|zwischen)\s+{_CLOCK}(?!\d)|"
+    rf"\b{_CLOCK}(?:\s*[ap]\.?\s?m\b\.?)?\s*(?:and|to|e|y|a|às|as|até|und|bis|et|-|–|—)\s*"
+    rf"{_CLOCK}(?![\d:])|"
     r"\blast\s+\d+\s*(?:minute|min|hour|h)",
     re.IGNORECASE)
 """A time window as questions give one."""

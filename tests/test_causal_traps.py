@@ -171,3 +171,23 @@ def test_one_word_a_change_shares_with_the_symptom_is_a_coincidence_not_a_link(
     question = "kyc onboarding failing after our release, 12:30 to 12:50 +11:00 on 11 Mar 2026 — why?"
     world = _kyc_world(tmp_path / "fault", VENDOR_PAGE)
     assert diagnose(world, question)["release_outcome"] == "SUCCESS"
+
+
+def test_a_measurement_of_another_component_is_no_cause_unless_the_symptom_names_it() -> None:
+    # A runbook's words fit a cache's memory; the cache's rows (no eviction at all) are not the
+    # cart service's own, and the cart's symptom names no cache: no cause (measured on the shop
+    # world, where a cookie change emptied the carts). Where the symptom quotes the cache's
+    # reply, its rows say why; and an instance of the service itself is the service.
+    from diagnosis_harness.providers.offline.causal import Symptom
+    from diagnosis_harness.providers.offline.conclusion import _same_service
+
+    row = {"ts": "2026-03-18T17:25:00Z", "instance": "redis-cart", "used_memory_mb": 4601}
+    quiet = Symptom(services=frozenset({"cart"}), onset=None,
+                    text="cart not found for session <id>; created empty cart <id>")
+    said = Symptom(services=frozenset({"cart"}), onset=None,
+                   text="cart <id>: redis DEL cart:<id>: OOM command not allowed")
+    assert not _same_service(row, quiet)
+    assert _same_service(row, said)
+    assert _same_service({**row, "instance": "cart-2"}, quiet)
+    assert _same_service({**row, "instance": "payment-service"},
+                         Symptom(services=frozenset({"payment"}), onset=None, text="x"))

@@ -99,6 +99,25 @@ CASES = [
      "2025-12-03T09:20:00+00:00"),
     ("10 out of 12 checkouts failed 10:00-10:20 on 2026-11-14", "2026-11-14T10:00:00+00:00",
      "2026-11-14T10:20:00+00:00"),
+    # A 12-hour clock, as US teams write it: an end's am/pm holds for a start that writes none,
+    # unless that puts the start after the end (measured on the blind game world: 6 of its 14
+    # windows were read at the wrong half of the day, or as the whole day).
+    ("checkout 502s, 3:05pm-3:35pm on 2026-11-14", "2026-11-14T15:05:00+00:00",
+     "2026-11-14T15:35:00+00:00"),
+    ("api errors 4:00-4:30 PM on 2026-11-14", "2026-11-14T16:00:00+00:00",
+     "2026-11-14T16:30:00+00:00"),
+    ("queue stuck 7:10–7:40am, Nov 14 2026", "2026-11-14T07:10:00+00:00",
+     "2026-11-14T07:40:00+00:00"),
+    ("batch late from 11:30 to 1:00 p.m. on 2026-11-14", "2026-11-14T11:30:00+00:00",
+     "2026-11-14T13:00:00+00:00"),
+    ("pagos fallan de 3:30 a 4:00 pm el 2026-11-14", "2026-11-14T15:30:00+00:00",
+     "2026-11-14T16:00:00+00:00"),
+    ("logins down 12:10am to 12:40am on 2026-11-14", "2026-11-14T00:10:00+00:00",
+     "2026-11-14T00:40:00+00:00"),
+    ("jobs failing since 9:40pm on 2026-11-14", "2026-11-14T21:40:00+00:00", None),
+    # Day and month with a dash, the year left out: the latest such day up to "now".
+    ("fares erroring 10:00–10:30, 18-Feb", "2026-02-18T10:00:00+00:00",
+     "2026-02-18T10:30:00+00:00"),
     # A start only: the router node adds the look-back's length (nodes/route.py).
     ("jobs failing since ~09:00 on 2026-04-09 (UTC+8), why?", "2026-04-09T09:00:00+08:00", None),
     ("checkout failing around 14:20 on 2026-03-18", "2026-03-18T14:20:00+00:00", None),
@@ -117,8 +136,35 @@ def test_the_window_a_question_writes_is_the_window_investigated(question: str, 
      None),
     ("Which component failed? authz alerts all over, 10:00-10:20 on 2026-02-12", None),
     ("billing errors 10:00-10:10 on 2026-02-12, why?", "billing"),
+    ("Todo falla: login, billing y authz devuelven 403 de 10:00 a 10:20. ¿Qué componente es la "
+     "causa?", None),
+    ("billing and authz erroring 10:00-10:20 on 2026-02-12 — which component is the root cause?",
+     None),
 ])
 def test_a_question_asking_which_component_failed_is_system_wide(question: str,
                                                                  service: str | None) -> None:
     routed = route_question(question, ["authz", "billing"], NOW)
     assert routed["intent"] == "DIAGNOSIS" and routed["service"] == service
+
+
+@pytest.mark.parametrize(("question", "service"), [
+    # Labelled: the others it names are noise the reporter mentions.
+    ("lobby: invites not arriving, 14:00-14:30 on 2026-11-14. telemetry is throwing errors "
+     "again too — why?", "lobby"),
+    # The one the window follows, not the page the symptom is seen on.
+    ("Card payments failing at checkout since ~15:30. payment-gw, 15:35 to 15:50 — what "
+     "happened?", "payment-gw"),
+    ("carts emptying when customers go to checkout — cart service, 17:25 to 17:45", "cart"),
+    # Else the one named first: a version after a name is no window.
+    ("edge-gw returning 504s 11:45–12:05; ocpp-gateway has been spitting errors all morning",
+     "edge-gw"),
+    ("loader failing right after the scheduler 2.9.0 release, 14:30–14:50", "loader"),
+    # A name inside a longer word is no name ("Card auths" is not card-auth).
+    ("Card auths and transfers both erroring 07:55 to 08:15 — what broke?", None),
+    ("payment timeouts on payment-service between 10:00 and 10:10", "payment-service"),
+])
+def test_the_service_asked_about_is_the_one_the_question_scopes_by(question: str,
+                                                                   service: str | None) -> None:
+    known = ["lobby", "telemetry", "checkout", "payment-gw", "cart", "edge-gw", "ocpp-gateway",
+             "scheduler", "loader", "card-auth", "payment", "payment-service"]
+    assert route_question(question, known, NOW)["service"] == service

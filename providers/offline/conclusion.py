@@ -24,6 +24,7 @@ from diagnosis_harness.providers.offline.causal import (
     row_keys,
     row_services,
 )
+from diagnosis_harness.providers.offline.failures import names
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
@@ -88,11 +89,24 @@ _ENTITY_COLUMN = re.compile(r"^(host|instance|pod|node|container|entity|target)(
 
 
 def _same_service(row: dict[str, Any], symptom: Symptom) -> bool:
-    """A measurement corroborates only on the symptom's service (or when it names none)."""
+    """A measurement corroborates only on the symptom's service (or when it names none).
+
+    The service itself or one of its instances (``payment-service`` of ``payment``, ``cart-2``
+    of ``cart``), or a component the symptom's words name — not another component whose name
+    merely holds the service's: ``redis-cart``'s memory is the cache's, not the cart
+    service's (measured on the shop world: its rows, which showed no eviction at all, were
+    published as the cause of carts emptied by a cookie change, a symptom naming no cache).
+    """
     services = row_services(row) | {str(v).lower() for k, v in row.items()
                                     if _ENTITY_COLUMN.match(str(k).lower())}
-    return not services or not symptom.services or any(
-        s in e or e in s for s in symptom.services for e in services)
+    if not services or not symptom.services:
+        return True
+    own = any(e == s or e.startswith(f"{s}-") or s.startswith(f"{e}-")
+              for s in symptom.services for e in services)
+    # Or a component the symptom's own words name: "redis DEL cart:…: OOM command not allowed"
+    # speaks of redis-cart, whose memory rows then say why (the data links the two).
+    said = {"pattern": symptom.text, "service": next(iter(symptom.services))}
+    return own or any(names(said, e) for e in services)
 
 
 def symptom_of(inv: Investigation, symptom: dict[str, Any]) -> Symptom:

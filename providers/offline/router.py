@@ -11,6 +11,8 @@ from diagnosis_harness.guards.incident import is_incident_question
 
 _TIME = r"(\d{1,2})(?::|h(?=\d{2}))(\d{2})"
 """``14:30``, and ``14h30`` as Brazil and France write it."""
+_MERIDIEM = r"(?:\s*([ap])\.?\s?m\b\.?)?"
+"""``1:10pm``, ``2:30 PM``, ``6:50 a.m.``: a 12-hour clock's half of the day, as US teams write."""
 
 
 def answer(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -30,8 +32,7 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
     normalised = _dashed(q)
     # Both sides alike: a service named ``apache_2k`` (from Apache_2k.log) is asked about as
     # "apache_2k" or "apache 2k", and neither may be lost to the question's spelling only.
-    service = next((s for s in sorted(known_services, key=len, reverse=True)
-                    if _dashed(s) in normalised), None)
+    service = _asked_service(question, known_services)
     if _SYSTEM_WIDE.search(q):
         # "Everything is failing — starts, stops, billing, pushes": a service named among the
         # symptoms is not the scope; the question asks which component failed.
@@ -56,10 +57,44 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
             "end": end.isoformat() if end else None}
 
 
+_SCOPED = re.compile(r"(?:\s+(?:service|svc))?[\s,:;(–—-]*"
+                     r"(?:(?:between|from|entre|zwischen|desde|tra|van)\s+)?"
+                     r"(?:\d{1,2}[:h]\d{2}|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2})")
+"""A window right after a service's name: the question scopes by that service ("payments,
+14:00 to 14:20", "email-worker between 20:10 and 20:30", "payment-gw, 2026-03-16T15:35")."""
+
+
+def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
+    """The service a question asks about, of those it names (``_``, ``-`` and spaces alike).
+
+    The one it is labelled with ("lobby: invites fail … telemetry is throwing errors again
+    too"), else the one its window follows ("… at checkout since ~15:30. payment-gw,
+    15:35 to 15:50"), else the one named first ("edge-gw returns 504s … ocpp-gateway has been
+    spitting errors all morning"): the others are noise, a suspect the reporter guesses, or a
+    page's name. Of two names at one place the longer (``payment-service``, not ``payment``).
+    """
+    q = question.lower()
+    start = len(q) - len(q.lstrip(" \t\"'*-"))
+    found = []
+    for name in known_services:
+        words = [re.escape(w) for w in re.split(r"[\s_-]+", name.lower()) if w]
+        if not words:
+            continue
+        for m in re.finditer(r"(?<![a-z0-9])" + r"[\s_-]+".join(words) + r"(?![a-z0-9])", q):
+            labelled = m.start() == start and q[m.end():m.end() + 1] == ":"
+            scoped = _SCOPED.match(q, m.end()) is not None
+            found.append((not labelled, not scoped, m.start(), -len(name), name))
+    return min(found)[4] if found else None
+
+
 _SYSTEM_WIDE = re.compile(r"\beverything\b|\ball (?:the )?(?:services|components|systems)\b"
                           r"|\bsystem-?wide\b|\bwhich (?:component|service)s? (?:failed|broke|is "
-                          r"(?:failing|broken|down)|caused)")
-"""Words that ask which component failed, whatever service the question also names."""
+                          r"(?:failing|broken|down|the (?:root )?cause)|caused)"
+                          r"|\bwhich component\b"
+                          r"|(?<![\w])(?:qu[eé]|qual|quel|quale|welche[rs]?|welk)\s+(?:componente?|"
+                          r"composant|komponente)\b")
+"""Words that ask which component failed, whatever service the question also names ("¿qué
+componente es la causa?", "qual componente", "welche Komponente")."""
 
 
 def _dashed(text: str) -> str:
@@ -103,7 +138,8 @@ _WORD_CONNECTORS = frozenset({"to", "until", "till", "through", "and", "e", "y",
 """A window's ends joined by a word, in the languages the month names are read in ("entre
 19:10 e 19:40", "de 14h30 a 15h", "11:45 às 12:15")."""
 _CONNECTOR = "|".join([*sorted(_WORD_CONNECTORS, key=lambda w: (-len(w), w)), "-", "–", "—"])
-_PAIR = re.compile(rf"\b{_TIME}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}\b)", re.I)
+_PAIR = re.compile(rf"\b{_TIME}{_MERIDIEM}(?=(\s*(?:{_CONNECTOR})\s*){_TIME}{_MERIDIEM}"
+                   r"(?![\w:]))", re.I)
 """A time followed by a connector and another time (a lookahead: pairs may overlap, as in
 "from about 19:00 — 19:05 to 19:35")."""
 
@@ -126,11 +162,32 @@ def _best_pair(question: str) -> tuple[int, int, int, int] | None:
     """The two ends of the question's window, joined by the surest connector (first if tied)."""
     best: tuple[int, tuple[int, int, int, int]] | None = None
     for match in _PAIR.finditer(question):
-        h1, m1, connector, h2, m2 = match.groups()
+        h1, m1, half1, connector, h2, m2, half2 = match.groups()
         rank = _pair_rank(connector)
         if best is None or rank > best[0]:
-            best = (rank, (int(h1), int(m1), int(h2), int(m2)))
+            start, end = _twelve_hour(int(h1), half1, int(h2), half2)
+            best = (rank, (start, int(m1), end, int(m2)))
     return best[1] if best else None
+
+
+def _hour(hour: int, half: str | None) -> int:
+    """A 12-hour clock's hour on the 24-hour clock (``12am`` is 0, ``12pm`` is 12)."""
+    if half is None or not 1 <= hour <= 12:
+        return hour
+    return hour % 12 + (12 if half.lower() == "p" else 0)
+
+
+def _twelve_hour(h1: int, half1: str | None, h2: int, half2: str | None) -> tuple[int, int]:
+    """A pair's hours; an end's am/pm also holds for a start that writes none.
+
+    "2:00-2:30 PM" is 14:00–14:30, and "11:30-1:00pm" 11:30–13:00: the start takes the end's
+    half of the day unless that would put it after the end.
+    """
+    end = _hour(h2, half2)
+    if half1 is None and half2 is not None and 1 <= h1 <= 12:
+        same = _hour(h1, half2)
+        return (same if same <= end else _hour(h1, "a")), end
+    return _hour(h1, half1), end
 
 
 _ABBREVIATIONS = {"SGT": 8, "HKT": 8, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
@@ -193,12 +250,12 @@ def _question_day(question: str, now: datetime) -> tuple[date, bool]:
 
 _YEAR_FIRST = re.compile(r"(?<![\d./:-])(\d{4})([./])(\d{1,2})\2(\d{1,2})(?![\d./:-]?\d)")
 _YEARLESS_WORD = (
-    (re.compile(rf"(?<![\d:.])\b(\d{{1,2}})(?:st|nd|rd|th|º|°|\.)?{_DE}\s+{_MONTH}"
-                rf"(?!,?{_DE}\s*\d{{4}})", re.I), (0, 1)),
+    (re.compile(rf"(?<![\d:.])\b(\d{{1,2}})(?:st|nd|rd|th|º|°|\.)?(?:{_DE}\s+|-){_MONTH}"
+                rf"(?!,?{_DE}\s*\d{{4}}|-\d)", re.I), (0, 1)),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d)(?!,?\s+\d{{4}})", re.I),
      (1, 0)),
 )
-"""``14 Apr``, ``Apr 14``, ``April 14th``: a day of the month, the year left out."""
+"""``14 Apr``, ``18-Feb``, ``Apr 14``, ``April 14th``: a day of the month, the year left out."""
 _YEARLESS_NUMERIC = re.compile(r"(?<![\d./:-])(\d{1,2})/(\d{1,2})(?![\d/:-]|[.,]\d|\s*(?:%|of\b))")
 """``4/14``, ``14/4``: a slashed day and month with the year left out (not ``1/2 of``)."""
 _YEARLESS_DOTTED = re.compile(r"(?<![\w.:/-])(\d{1,2})\.(\d{1,2})\.(?![\w.])")
@@ -328,10 +385,10 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
             end = datetime(day.year, day.month, day.day, h2, m2, tzinfo=tz)
             return start, end if end > start else end + timedelta(days=1)
     # "at 10:05", "since ~09:00", "around 14:20": a start (route.py adds the look-back length).
-    single = re.search(rf"\b(?:at|since|around|from|desde|às|as|depuis|seit)\s+(?:~\s*)?{_TIME}",
-                       question, re.I)
+    single = re.search(rf"\b(?:at|since|around|from|desde|às|as|depuis|seit)\s+(?:~\s*)?{_TIME}"
+                       rf"{_MERIDIEM}(?![\w:])", question, re.I)
     if single:
-        h, m = (int(x) for x in single.groups())
+        h, m = _hour(int(single.group(1)), single.group(3)), int(single.group(2))
         if h < 24 and m < 60:
             return datetime(day.year, day.month, day.day, h, m, tzinfo=tz), None
     if named_day:
