@@ -29,7 +29,6 @@ def answer(values: Mapping[str, Any]) -> dict[str, Any]:
 def route_question(question: str, known_services: Sequence[str], now: datetime) -> dict[str, Any]:
     """Classify and extract service, merchant and window from a question (router role)."""
     q = question.lower()
-    normalised = _dashed(q)
     # Both sides alike: a service named ``apache_2k`` (from Apache_2k.log) is asked about as
     # "apache_2k" or "apache 2k", and neither may be lost to the question's spelling only.
     service = _asked_service(question, known_services)
@@ -95,10 +94,6 @@ _SYSTEM_WIDE = re.compile(r"\beverything\b|\ball (?:the )?(?:services|components
                           r"composant|komponente)\b")
 """Words that ask which component failed, whatever service the question also names ("¿qué
 componente es la causa?", "qual componente", "welche Komponente")."""
-
-
-def _dashed(text: str) -> str:
-    return re.sub(r"[\s_]+", "-", text.lower())
 
 
 _MONTH_WORDS = (
