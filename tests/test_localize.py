@@ -496,3 +496,45 @@ def test_the_cause_sentence_quotes_the_error_code_its_pattern_masked() -> None:
     # No code, nothing added; a code the pattern kept is not repeated.
     plain = localize([onset(2, "mysql", "08:41", "replica SQL thread stopped", count=4)])
     assert plain is not None and "(" not in sentence(plain, None).split("' from")[-1]
+
+
+EDGE_5XX = onset(20, "edge", "00:10", '<ip> - - [<ts>] "POST /v2/keys/ckc HTTP/<n>" <n> <n> rt=<n>',
+                 count=120)
+LICENSE_DOWN = onset(21, "license", "00:20", "CKC generation failed: signing certificate <id> "
+                     "expired at <ts>", count=60)
+
+
+def test_an_edges_access_lines_beside_a_failing_service_are_where_it_shows() -> None:
+    # Asked system-wide: the edge's 5xx access lines and the license server's own errors start
+    # in the same minute, neither naming the other. The edge reports what its upstream answered.
+    found = localize([EDGE_5XX, LICENSE_DOWN])
+    assert found is not None and found.service == "license"
+    assert "edge" not in [r["service"] for r in found.consistent]
+    # An edge failing in its own words is a second story: open.
+    own = onset(22, "edge", "00:12", "listener config rejected: invalid route table")
+    assert localize([EDGE_5XX, own, LICENSE_DOWN]) is None
+    # Access lines a minute and more before anything else: the edge is the first to fail.
+    early = {**EDGE_5XX, "onset": "2026-05-01T09:57:00Z", "first_seen": "2026-05-01T09:57:00Z"}
+    assert localize([early, LICENSE_DOWN]) is None
+
+
+def _certificate(not_after: str) -> dict[str, Any]:
+    return {"evidence_id": "E3.30", "kind": "change", "table": "certificates",
+            "time": not_after, "time_column": "not_after", "minutes_before": 0.3,
+            "service": "license", "row": {"cert_name": "license-signing-2025",
+                                          "service": "license", "kind": "signing certificate",
+                                          "not_after": not_after}}
+
+
+def test_a_certificate_that_expired_just_before_the_failure_saying_so_explains_it() -> None:
+    found = localize([LICENSE_DOWN])
+    assert found is not None
+    expired = _certificate("2026-05-01T10:00:00Z")
+    assert explaining_change(_Inv([expired]), found) == expired  # type: ignore[arg-type]
+    # Expired hours before: something else changed at the onset; not this row by timing.
+    assert explaining_change(_Inv([_certificate("2026-05-01T07:00:00Z")]), found) is None  # type: ignore[arg-type]
+    # A failure that does not say it expired is not explained by an expiry.
+    refused = localize([onset(23, "license", "00:20", "CKC generation failed: signing service "
+                              "refused the request", count=60)])
+    assert refused is not None
+    assert explaining_change(_Inv([expired]), refused) is None  # type: ignore[arg-type]

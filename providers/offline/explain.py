@@ -50,7 +50,49 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
         if describe_row(row) and names_key(row, symptom.text) \
                 and change_problem(row, symptom, [], links) is None:
             return item
-    return just_before(inv, found)
+    return expired_before(inv, found, symptom, links) or just_before(inv, found)
+
+
+EXPIRY_COLUMN = re.compile(r"^(not_?after|valid_(?:to|until)|expires?(?:_at|_on)?"
+                           r"|expir(?:y|ation)(?:_at|_date|_time)?)$", re.I)
+"""A column holding when a certificate, key or token stops being valid."""
+EXPIRED = re.compile(r"expir|not ?after|no longer valid", re.I)
+EXPIRY_LEAD = timedelta(minutes=60)
+
+
+def expired_before(inv: Investigation, found: Localized, symptom: Symptom,
+                   links: list[str]) -> dict[str, Any] | None:
+    """The one certificate or credential of the failing component that expired just before.
+
+    A failure that says so ("…_CREDENTIAL_EXPIRED", "certificate has expired") minutes after a
+    row of the component's own inventory reached its ``not_after`` is that expiry — when the
+    row passes the causal test (its own words in the failure's: the certificate's name or
+    kind), at most ``EXPIRY_LEAD`` before the failure and no later than a minute after it.
+    (Measured on the blind vod world: a FairPlay certificate's expiry 24 s before every
+    FairPlay license failed was the one change on that component, and left the cause open.)
+    """
+    if found.warning_only or not EXPIRED.search(symptom.text):
+        return None
+    try:
+        onset = utc(found.onset)
+    except ValueError:
+        return None
+    near = []
+    for item in inv.items("recent_changes"):
+        row = item.get("row")
+        if item.get("kind") != "change" or "warning" in item or not isinstance(row, dict) \
+                or item.get("service") != found.service:
+            continue
+        for key, value in row.items():
+            try:
+                moment = utc(str(value)) if EXPIRY_COLUMN.match(str(key)) else None
+            except ValueError:
+                moment = None
+            if moment is not None and onset - EXPIRY_LEAD <= moment <= onset + timedelta(minutes=1) \
+                    and change_problem({**row, "service": found.service}, symptom, [], links) is None:
+                near.append(item)
+                break
+    return near[0] if len(near) == 1 else None
 
 
 ROLLOUT_TABLE = re.compile(r"deploy|release|rollout|migration", re.I)

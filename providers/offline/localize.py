@@ -128,10 +128,18 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
         earliest = min(_story_start(failures, s) for s in stories)
         roots = [s for s in stories
                  if not failures.graph[s] and failures.first(s) - earliest <= SAME_MOMENT]
+        # An edge's access lines report what its upstreams answered: beside a service failing
+        # on its own at the same moment, the edge is where the failure shows, not its root.
+        own = [s for s in roots if not _reports_only(failures.rows[s])]
+        if len(roots) == 2 and len(own) == 1 and any(
+                level_of(r) in CAUSE_LEVELS for r in failures.rows[own[0]]):
+            roots = own
         if len(roots) != 1:
             return None
         root = roots[0]
-        explained = sorted(stories - {root})
+        explained = sorted(s for s in stories - {root}
+                           if not (_reports_only(failures.rows[s])
+                                   and failures.first(s) >= failures.first(root) - SAME_MOMENT))
         if not all(reaches(failures.graph, s, root) for s in explained):
             return None  # another failure the cause does not explain
         if service and not _linked(failures, root, service):
@@ -164,6 +172,20 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     row = cause or own[0]
     return Localized(row=row, dependency=dependency_of(row, services), consistent=consistent,
                      first=own[0] if own[0] is not row else None, warning_only=cause is None)
+
+
+ACCESS_LINE = re.compile(r"\"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
+"""An access log's request line, as the pattern keeps it (method and path, §16.1)."""
+
+
+def _reports_only(rows: list[dict[str, Any]]) -> bool:
+    """Whether a service fails only by access lines: a proxy reporting its upstreams' answers.
+
+    Its failure starting with another's, naming none, is where that failure shows (an edge's
+    5xx for the DRM path while the DRM server fails), not a second root; nor does it need the
+    root to name it.
+    """
+    return bool(rows) and all(ACCESS_LINE.search(str(r.get("pattern", ""))) for r in rows)
 
 
 def _story_start(failures: Failures, service: str) -> datetime:
