@@ -15,8 +15,8 @@ import pytest
 from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
-FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 1,
-               "hosp": 0}
+FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 2,
+               "hosp": 1}
 """Causes found by the offline default (docs/design.md §16.3): shop 7 of 12, pipeline 6 of 12,
 fleet 3 of 11 (FLEET-10, the broker outage asked system-wide, since a caller's earlier warnings
 that name nothing no longer start the incident before its cause).
@@ -84,7 +84,19 @@ INFO start-up line), so mkt, like aero, is measured in the scorecard (docs/eval.
 
 Hosp (a German hospital's clinical systems, CET, questions in German) was built blind after
 that and run once before anyone looked at it: 0 right, 0 wrong, every case a FALLBACK, 8 of
-its 14 windows read on the data's last day ("am 10.11."). With those read: 0 right, 0 wrong."""
+its 14 windows read on the data's last day ("am 10.11."). With those read: 0 right, 0 wrong.
+
+Game (an online game's backend, US Pacific, metrics exported long) was built blind after that
+and run once before anyone looked at it: 0 right, 1 wrong — deploy DEP-7713 published as the
+cause, rightly, but without the label "selector" its truth asks for — and 6 of its 14 windows
+misread (a 12-hour clock, "2:00-2:30 PM"). Read right, and with each question scoped by the
+service it is about rather than the longest name it mentions: one more counted wrong (auth's
+OutOfMemoryError published without the denylist that filled the heap), so game is measured in
+the scorecard. The same routing fix exposed a measurement of ``redis-cart`` published as the
+cart service's cause on shop (now a measurement is the symptom's service's own, or named by
+it). An edge's access lines beside a service failing on its own (hosp's keycloak, vod's DRM
+server) and a certificate that expired just before a failure saying so (vod) found one more
+on hosp and one on vod; 0 wrong on the worlds held here."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),
@@ -104,8 +116,8 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
                          for o, v in traps.values()), traps
     assert card.summary.right >= FLOOR_RIGHT[world], verdicts
     # Something was localized from logs alone: a case with no runbook found its cause (not yet
-    # on grid, vod or hosp, see FLOOR_RIGHT).
-    assert world in ("grid", "vod", "hosp") or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
+    # on grid, see FLOOR_RIGHT).
+    assert world == "grid" or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
                                    if kind in ("logs_only", "system_wide"))
 
 
