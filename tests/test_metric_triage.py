@@ -15,6 +15,7 @@ from offline_runs import diagnose, offline_services
 from test_ops_postgres import copy_ops_tables
 from test_tools_statistics import call, rows
 
+from diagnosis_harness import write_dataset
 from diagnosis_harness.providers.offline.text import is_time_column
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import load_dataset
@@ -116,3 +117,22 @@ def test_the_digest_shows_the_metric_that_moved_when_the_logs_do_not_say(
     assert [s["service"] for s in moved] == ["cart-0"] and moved[0]["share_out"] == 0.31
     assert moved[0]["rank"] <= 5
     json.dumps(out["suspects"])  # the --json object carries it as plain data
+
+
+def test_a_wide_tables_columns_named_after_services_are_their_metrics(tmp_path: Path) -> None:
+    # One time column and a column per service and metric (cart_p99_ms, web_p99_ms), as a
+    # flattened export comes: cart's p99 is cart's, not a metric of no one.
+    logs = [{"ts": world.iso(world.at(h, m)), "service": svc, "level": "INFO", "message": "ok"}
+            for h in (9, 10) for m in range(0, 60, 5) for svc in ("cart", "web")]
+    samples = [{"ts": world.iso(world.at(h, m)),
+                "cart_p99_ms": 900 if (h, m) >= (10, 5) else 40 + m % 3, "web_p99_ms": 55 + m % 4}
+               for h in (9, 10) for m in range(60)]
+    source = write_dataset(tmp_path / "src", logs=logs, tables={"latency": samples}, name="wide")
+    with Backends.open(load_dataset(source, tmp_path / "b").dest) as backends:
+        kind = layout(backends, 10.0).tables["latency"]
+        assert kind.column_entities == (("cart_p99_ms", "cart", "p99_ms"),
+                                        ("web_p99_ms", "web", "p99_ms"))
+        shifts = rows(call(backends, "metric_shifts", start=W0, end=W1), "metric_shift")
+    assert [(s["entity"], s["metric"], s["column"]) for s in shifts] == \
+        [("cart", "p99_ms", "cart_p99_ms")]
+    assert shifts[0]["first_out"] == "2026-09-20T10:05:00Z"

@@ -12,7 +12,9 @@ same validated, read-only path as ``query_mysql``, capped at :data:`MAX_SAMPLES`
 
 A *long* table (one row per time, entity and metric name, ``schema.TableKind.metric_column``)
 has a series per (entity, metric name): its ``metric`` is the name the row gives
-(``cpu_usage``), or ``name.column`` where it has more than one value column.
+(``cpu_usage``), or ``name.column`` where it has more than one value column. A wide table
+without an entity column whose columns are named after services (``cartservice_cpu``) gives
+each such column's service as its entity, the rest of the name as its metric, and the column.
 """
 
 from __future__ import annotations
@@ -169,14 +171,18 @@ def _table_shifts(backends: Backends, settings: Settings, kind: TableKind,
             if base or win:
                 series[(entity, metric)] = (base, win)
     long = {"metric_column": kind.metric_column} if kind.metric_column else {}
+    named = {column: (service, metric) for column, service, metric in kind.column_entities}
     out = []
     for (entity, metric), (base, win) in sorted(series.items(), key=lambda kv: (str(kv[0][0]),
                                                                                  kv[0][1])):
         shift = judge(base, win)
-        if shift is not None:
-            out.append({"table": kind.name, "time_column": time_col,
-                        "entity_column": kind.entity_column, "entity": entity,
-                        "metric": metric, **long, **shift})
+        if shift is None:
+            continue
+        # A column named after a service (``cartservice_cpu``) is that service's metric.
+        split = {"entity": named[metric][0], "metric": named[metric][1], "column": metric} \
+            if metric in named else {"entity": entity, "metric": metric}
+        out.append({"table": kind.name, "time_column": time_col,
+                    "entity_column": kind.entity_column, **split, **long, **shift})
     return out, more
 
 

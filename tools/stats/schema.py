@@ -78,6 +78,9 @@ class TableKind:
     entity_column: str | None = None
     metric_column: str | None = None
     """The column naming each row's metric in a long table (its numeric columns are values)."""
+    column_entities: tuple[tuple[str, str, str], ...] = ()
+    """(column, service, metric) of a wide table without an entity column whose numeric columns
+    are named after services (``cartservice_cpu``: ``cartservice``'s ``cpu``)."""
     is_change_log: bool = False
     edge: tuple[str, str] | None = None
     """(caller column, callee column) of a dependency table."""
@@ -175,10 +178,27 @@ def classify(name: str, columns: list[str], rows: list[tuple[Any, ...]],
         entity = naming[0] if naming else next((c for c in texts if _ENTITY_LIKE.match(c)), None)
     if entity is None and numeric and times and not change and edge is None and len(texts) == 1:
         entity = texts[0]  # a series table's one text column: the queue, topic, volume measured
+    split = () if entity or metric or change else _service_columns(numeric, services)
     return TableKind(name=name, columns=tuple(columns), time_columns=times,
                      numeric_columns=numeric, entity_column=entity, metric_column=metric,
-                     is_change_log=change,
-                     edge=edge)
+                     column_entities=split, is_change_log=change, edge=edge)
+
+
+def _service_columns(numeric: tuple[str, ...],
+                     services: set[str]) -> tuple[tuple[str, str, str], ...]:
+    """Numeric columns named ``<service>_<metric>``: (column, service, metric).
+
+    ``cartservice_cpu`` is ``cartservice``'s ``cpu``: the longest service name of the log store
+    that prefixes the column, followed by ``_``, ``-`` or ``.``.
+    """
+    out = []
+    for column in numeric:
+        low = column.lower()
+        owner = max((s for s in services if low.startswith(s.lower()) and len(low) > len(s) + 1
+                     and low[len(s)] in "_-." and re.sub(r"[_-]", "", s)), key=len, default=None)
+        if owner is not None:
+            out.append((column, owner, column[len(owner) + 1:]))
+    return tuple(out)
 
 
 def is_number(value: object) -> bool:
