@@ -21,6 +21,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from stats_world import iso
+
 from diagnosis_harness import write_dataset
 
 DAY = datetime(2026, 9, 20, tzinfo=UTC)
@@ -32,10 +34,6 @@ QUESTION = "Something is wrong in the shop between 10:00 and 10:20 UTC on 2026-0
 
 def at(hour: int, minute: int, second: int = 0) -> datetime:
     return DAY.replace(hour=hour, minute=minute, second=second)
-
-
-def iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 def logs() -> list[dict[str, Any]]:

@@ -12,14 +12,12 @@ from typing import Any
 import long_metrics_world as world
 import pytest
 from offline_runs import diagnose, offline_services
-from test_ops_postgres import copy_ops_tables
-from test_tools_statistics import call, rows
+from test_tools_statistics import call, open_backends, rows
 
 from diagnosis_harness import write_dataset
 from diagnosis_harness.providers.offline.text import is_time_column
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.build import load_dataset
-from diagnosis_harness.tools.dataset.layout import OPS_DB
 from diagnosis_harness.tools.stats.schema import classify, layout
 
 W0, W1 = world.WINDOW
@@ -37,20 +35,7 @@ def built(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backends]:
-    if request.param == "sqlite":
-        with Backends.open(built) as opened:
-            yield opened
-        return
-    server = request.getfixturevalue("pg_server")
-    name = server.create_database()
-    url = server.url(name)
-    copy_ops_tables(built / OPS_DB, url)
-    try:
-        with Backends.open(built, ops_db_url=url) as opened:
-            assert opened.ops.dialect == "postgres"
-            yield opened
-    finally:
-        server.drop_database(name)
+    yield from open_backends(request, built)
 
 
 def test_long_tables_are_read_as_entity_and_metric_name(backends: Backends) -> None:

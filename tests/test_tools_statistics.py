@@ -37,6 +37,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backends]:
+    yield from open_backends(request, built)
+
+
+def open_backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backends]:
+    """A built dataset's backends: its SQLite ops file, or (``request.param`` "postgres") a real
+    PostgreSQL database holding the same tables with real column types."""
     if request.param == "sqlite":
         with Backends.open(built) as opened:
             yield opened
