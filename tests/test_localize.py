@@ -538,3 +538,18 @@ def test_a_certificate_that_expired_just_before_the_failure_saying_so_explains_i
                               "refused the request", count=60)])
     assert refused is not None
     assert explaining_change(_Inv([expired]), refused) is None  # type: ignore[arg-type]
+
+
+def test_the_dependency_table_corroborates_an_odd_error_only_as_a_crash_just_before() -> None:
+    # Two ERROR lines of a service the failing one calls (by the table; its words name none):
+    # a crash right before the caller fails is the cause, a drop 20 minutes earlier is not.
+    caller = onset(30, "playback", "25:00", "license request failed: HTTP <n>", count=80,
+                   upstream=["entitlement"])
+    crash = onset(31, "entitlement", "24:10", "worker exited: signal <n>", count=2)
+    found = localize([crash, caller])
+    assert found is not None and found.service == "entitlement"
+    earlier = onset(32, "entitlement", "05:00", "notification dropped: unknown transaction",
+                    count=2)
+    noise = onset(33, "entitlement", "04:00", "receipt check retried", level="WARN", count=2)
+    stale = localize([noise, earlier, caller])
+    assert stale is None or stale.warning_only  # no error of its own to publish as the cause

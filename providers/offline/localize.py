@@ -25,6 +25,7 @@ from typing import Any
 from diagnosis_harness.providers.offline.conclusion import describe_row
 from diagnosis_harness.providers.offline.failures import (
     CAUSE_LEVELS,
+    CRASH_LEAD,
     MIN_EVENTS,
     SAME_MOMENT,
     Failures,
@@ -36,6 +37,7 @@ from diagnosis_harness.providers.offline.failures import (
     moment,
     names,
     reaches,
+    words_name,
 )
 from diagnosis_harness.providers.offline.text import is_time_column, utc
 
@@ -148,8 +150,15 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     # A warning is a symptom to explain, not a cause to publish: a change may explain it.
     # One odd ERROR line is no cause to publish unless what fails names the component: the
     # cause row holds MIN_EVENTS events, or a failing service's rows name the cause.
-    corroborated = bool(explained) and any(names(r, root) and level_of(r) in CAUSE_LEVELS
-                                           for s in explained for r in failures.rows[s])
+    # In so many words — or by the dependency table, for a crash right before its caller
+    # failed (CRASH_LEAD): the table says who may call whom, not that a failure 20 minutes
+    # later was about it (measured: a 2-event "notification dropped" ERROR of a service the
+    # failing one calls, by the table, was published as the cause of an unrelated overload).
+    error = next((moment(r["onset"]) for r in own if level_of(r) in CAUSE_LEVELS), None)
+    corroborated = bool(explained) and error is not None and any(
+        level_of(r) in CAUSE_LEVELS and (words_name(r, root) or (
+            names(r, root) and error >= failures.first(s) - CRASH_LEAD))
+        for s in explained for r in failures.rows[s])
     cause = next((r for r in own if level_of(r) in CAUSE_LEVELS
                   and (corroborated or int(r.get("window_count") or 0) >= MIN_EVENTS)), None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
