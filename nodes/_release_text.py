@@ -46,8 +46,12 @@ def scope_line(scope: dict[str, Any]) -> str:
                                          "promql") if scope.get(k)]
     if scope.get("time"):  # an instant query
         parts.append(f"at {scope['time']}")
+    if scope.get("services"):  # recent_changes: the services its look-back was about
+        parts.append(f"services={','.join(map(str, scope['services']))}")
     if scope.get("start") or scope.get("end"):
         parts.append(f"window {scope.get('start')} → {scope.get('end')}")
+    elif scope.get("since") and scope.get("before"):  # recent_changes' look-back
+        parts.append(f"changes {scope['since']} → {scope['before']}")
     return to_second(", ".join(parts)) or "(no scope)"
 
 

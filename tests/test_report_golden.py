@@ -77,4 +77,5 @@ def test_fallback_report_leads_with_ranked_suspects(root: str) -> None:
     text = out["content"]
     assert text.index("Suspects") < text.index("What was checked")
     assert "… and" in text  # the long fact list is summarized
+    assert "(no scope)" not in text  # every check says what it looked at (changes: when, whose)
     assert out["root_cause"] is None and out["claims"] == []
