@@ -1,7 +1,8 @@
 """The held-out worlds (scripts/generate_world_fleet.py, scripts/generate_world_ledger.py,
 scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py,
 scripts/generate_world_mkt.py,
-scripts/generate_world_hosp.py, scripts/generate_world_game.py) are what their truth says.
+scripts/generate_world_hosp.py, scripts/generate_world_game.py,
+scripts/generate_world_docs.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -181,6 +182,18 @@ WORLDS = {
         "2026-12-01",
         ("Dec", "December"),
         ("{m}/{d}", "{m}/{d}/{y}"),
+    ),
+    "docs": World(
+        "docs",
+        timedelta(minutes=45),
+        (8000, 25000),
+        (12, 14),
+        10_000_000,
+        "+00:00",
+        "Europe/London",
+        "2026-11-17",
+        ("Nov", "November"),
+        ("{d}/{m}", "{d}/{m}/{y}", "{d}th"),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
