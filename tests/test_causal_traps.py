@@ -191,3 +191,20 @@ def test_a_measurement_of_another_component_is_no_cause_unless_the_symptom_names
     assert _same_service({**row, "instance": "cart-2"}, quiet)
     assert _same_service({**row, "instance": "payment-service"},
                          Symptom(services=frozenset({"payment"}), onset=None, text="x"))
+
+
+def test_where_a_change_ran_is_no_word_of_what_it_changed() -> None:
+    # A job's namespace carries the product's name, as every logger of the system does
+    # ("quill.search"): with one word of its prose it linked a successful job run to a search
+    # timeout (the blind docs world). Where it ran is not what it changed.
+    from diagnosis_harness.providers.offline.causal import NO_KEY_LINK, Symptom, change_problem
+
+    run = {"run_id": "run-41054", "job": "usage-rollup", "namespace": "quill-prod",
+           "started_at": "2026-11-18T14:15:00Z", "status": "succeeded",
+           "detail": "1816 workspaces"}
+    timeout = Symptom(services=frozenset({"docs-api"}), onset="2026-11-18T15:12:42Z",
+                      text="WARNING quill.search: search backend timeout after <id> q=okr "
+                           "workspace=<id> (es node <id>)")
+    assert change_problem(run, timeout, [], []) == NO_KEY_LINK
+    # Two words of what it did still link it.
+    assert change_problem({**run, "detail": "reindexed search backend"}, timeout, [], []) is None

@@ -287,6 +287,11 @@ def test_a_rollout_minutes_before_a_components_own_new_exception_explains_it() -
                               "(fcm.googleapis.com:443)", count=52)])
     assert refused is not None
     assert explaining_change(_Inv([rollout(35, "notifier", "2.6.0", 6.0)]), refused) is None  # type: ignore[arg-type]
+    # So does one that names it by its URL: an identity provider's 503s are not the release's.
+    idp = localize([onset(42, "auth", "11:57", "token exchange failed: HTTP <n> Service "
+                          "Unavailable from https://acme.okta.com/<id>/token", count=12)])
+    assert idp is not None
+    assert explaining_change(_Inv([rollout(43, "auth", "5.3.0", 9.0)]), idp) is None  # type: ignore[arg-type]
     # An object store's error code names where it failed (a missing object the release did
     # not write), and its throttling reply (503 SlowDown) says the store is saturated.
     missing = localize([onset(39, "playback", "11:57", 'msg="manifest resolve failed" '
@@ -353,7 +358,11 @@ class _Run:
 def test_an_unnamed_config_change_leaves_nothing_open_but_a_rollout_does() -> None:
     from diagnosis_harness.providers.offline.explain import localized_draft
 
-    timeline = [DB_DOWN, API_ERRORS]
+    # (An I/O error, not a full disk: a full disk concludes only with a change that explains
+    # it, see the next test.)
+    io_error = {**DB_DOWN, "pattern": "checkpoint stalled: storage.write_path /data: input/output "
+                "error", "example": "checkpoint stalled: storage.write_path /data: input/output error"}
+    timeline = [io_error, API_ERRORS]
     # A config change on the failing database whose key its failure does not name is not why
     # it failed (a config change says what it changed): the failure concludes without it.
     setting = change(45, "orders-db", "session.idle_timeout", "45m", "09:55:00")
@@ -553,3 +562,29 @@ def test_the_dependency_table_corroborates_an_odd_error_only_as_a_crash_just_bef
     noise = onset(33, "entitlement", "04:00", "receipt check retried", level="WARN", count=2)
     stale = localize([noise, earlier, caller])
     assert stale is None or stale.warning_only  # no error of its own to publish as the cause
+
+
+def test_an_everyday_error_before_a_failure_is_not_the_failure_published() -> None:
+    # postgres' odd "duplicate key" errors two minutes before its write failures: the failure
+    # is the row of MIN_EVENTS events, and that one (a full disk) concludes nothing alone.
+    odd = onset(50, "postgres", "14:38", 'quill@quill ERROR: duplicate key value violates unique '
+                'constraint "workspace_members_pkey"', count=2)
+    fatal = onset(51, "postgres", "17:03", "FATAL: could not write to file \"<str>\": connection "
+                  "slot table corrupted", level="FATAL", count=14)
+    api = onset(52, "docs-api", "16:57", "OperationalError: connection to postgres failed",
+                count=101)
+    found = localize([odd, fatal, api])
+    assert found is not None and found.service == "postgres"
+    assert found.row["evidence_id"] == "E2.51"
+
+
+def test_a_full_disk_concludes_only_with_the_change_that_explains_it() -> None:
+    # "No space left on device": what filled the disk (a replication slot nobody consumes, a
+    # job's output) is the cause; a change whose key the failure names still explains it.
+    from diagnosis_harness.providers.offline.explain import localized_draft
+
+    timeline = [DB_DOWN, API_ERRORS]
+    assert localized_draft(_Run("orders-api", timeline, [])) is None  # type: ignore[arg-type]
+    own = change(8, "orders-db", "storage.write_path", "/data", "09:58:00")
+    draft = localized_draft(_Run("orders-api", timeline, [own]))  # type: ignore[arg-type]
+    assert draft is not None and "CHG-8" in draft["conclusion"]["root_cause"]

@@ -24,6 +24,11 @@ from diagnosis_harness.providers.offline.text import is_time_column, terms, utc
 
 _SERVICE_COLUMN = re.compile(r"^(service|component|app|application|svc|system)(_name)?$")
 _ID_COLUMN = re.compile(r"(^id$|_id$|^ticket$|_by$)")
+_SCOPE_COLUMN = re.compile(r"^(namespace|ns|cluster|env|environment|region|zone|az|project|"
+                           r"account|tenant|team|owner|stage|datacenter|dc)$")
+"""Where a change ran, not what it changed: a namespace ``quill-prod`` shares the product's name
+with every log line of the system (measured on the blind docs world: a job run linked to a
+search timeout by "quill" and one word of its prose, and published as its cause)."""
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+")
 """A dotted or underscored key (``dfs.datanode.du.reserved``): precise enough to be named."""
 
@@ -57,7 +62,7 @@ def _own_terms(row: Mapping[str, Any], services: Iterable[str]) -> set[str]:
     """The row's words of its own: values of its key/value columns, not its service or times."""
     values = [_KEY.sub(_unprefixed, str(v)) for k, v in row.items()
               if not _SERVICE_COLUMN.match(str(k).lower()) and not is_time_column(str(k))
-              and not _ID_COLUMN.search(str(k).lower())]
+              and not _ID_COLUMN.search(str(k).lower()) and not _SCOPE_COLUMN.match(str(k).lower())]
     own = terms(" ".join(values).replace("_", " ").replace(".", " "))
     named = terms(" ".join(services).replace("-", " ").replace("_", " "))
     return own - named

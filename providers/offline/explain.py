@@ -119,7 +119,8 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
     if found.warning_only:
         return None  # a rejection or a timeout warning is a symptom more often than a fault
     rows = [found.row, *([found.first] if found.first is not None else [])]
-    if any(dependency_of(r, set()) or STORE_REPLY.search(f"{r.get('pattern', '')}") for r in rows) \
+    if any(dependency_of(r, set()) or STORE_REPLY.search(f"{r.get('pattern', '')}")
+           or URL_HOST.search(str(r.get("pattern", ""))) for r in rows) \
             or found.dependency is not None:
         return None
     near = [item for item in inv.items("recent_changes")
@@ -130,6 +131,12 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
     return near[0] if len(near) == 1 else None
 
 
+URL_HOST = re.compile(r"\b(?:https?|grpcs?|wss?)://[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.I)
+"""An endpoint a failure names by its URL (``… 503 Service Unavailable from
+https://acme.okta.com/…/token``): where it failed, although no ``host:port`` — a release just
+before is not its cause by timing (measured on the blind docs world: an identity provider's
+503s were published "after" the auth deploy of 9 minutes before, which changed password-reset
+copy)."""
 STORE_REPLY = re.compile(r"\b(?:NoSuchKey|NoSuchBucket|NoSuchUpload|AccessDenied|SlowDown"
                          r"|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken"
                          r"|RequestTimeTooSkewed|InvalidObjectState)\b")
@@ -202,6 +209,14 @@ def metric_words(item: dict[str, Any]) -> str:
             f"(median {item['baseline_median']:g} -> {item['window_median']:g})")
 
 
+FULL_DISK = re.compile(r"no space left on device|\bENOSPC\b|disk (?:is )?full|filesystem (?:is )?full",
+                       re.I)
+"""A component whose disk is full fails because something filled it — a replication slot no one
+consumes, a job's output, logs: measured on two blind worlds (a dead CDC slot behind postgres'
+pg_wal, twice), "No space left on device" was published as the cause, an intermediate one. A
+change that explains it (a reserved-space setting lowered) still concludes."""
+
+
 def localized_draft(inv: Investigation) -> dict[str, Any] | None:
     """The draft concluding on the localized failure, or None when the timeline is ambiguous."""
     found = localized(inv)
@@ -212,6 +227,9 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
     metric = resource_shift(inv, found) if found.warning_only and change is None else None
     if found.warning_only and change is None and metric is None:
         return None  # warnings only, nothing that explains them: no cause to publish
+    if change is None and any(FULL_DISK.search(str(r.get("pattern", "")))
+                              for r in (found.row, found.first) if r is not None):
+        return None  # a full disk: what filled it is the cause, and only a change may say
     if found.service == inv.scope.service and found.dependency is None and change is None:
         return None  # the asked service's own failure, naming nothing else: the symptom again
     if change is None and any(item.get("kind") == "change" and item.get("service") == found.service
