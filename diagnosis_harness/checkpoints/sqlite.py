@@ -37,8 +37,14 @@ class TwoTripSqliteSaver(AsyncSqliteSaver):
     """``AsyncSqliteSaver`` whose ``aput`` and ``aput_writes`` each take two database trips."""
 
     async def _write_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
-        """Run ``sql`` for each row and commit: one transaction, rolled back if it fails."""
-        await self.setup()
+        """Run ``sql`` for each row and commit: one transaction, rolled back if it fails.
+
+        ``setup`` only when the saver is not set up yet: the library's ``setup`` takes the
+        saver's lock just to see ``is_setup`` and return, and with a server's runs sharing the
+        connection that lock is mostly held by another write: every write waited for it twice.
+        """
+        if not self.is_setup:
+            await self.setup()
         async with self.lock:
             try:
                 await self.conn.executemany(sql, rows)
