@@ -24,8 +24,13 @@ from collections.abc import Callable
 
 from benchmarks.workload import QUESTION
 
+SERVER_MODES = ("values", "debug", "updates")
+"""The modes the dev server streams a ``runs.wait`` with: the client's ``values``, and the
+``debug`` (each checkpoint, with its tasks) and ``updates`` the server always adds."""
 
-async def _runs(n: int, warmed: Callable[[], object] = lambda: None) -> tuple[float, float]:
+
+async def _runs(n: int, warmed: Callable[[], object] = lambda: None,
+                modes: tuple[str, ...] = ("custom", "values")) -> tuple[float, float]:
     from diagnosis_harness.serving import adapter as served
 
     async with served.checkpointer() as saver:
@@ -36,7 +41,7 @@ async def _runs(n: int, warmed: Callable[[], object] = lambda: None) -> tuple[fl
             config = {"configurable": {"thread_id": str(uuid.uuid4()), "run_id": run},
                       "metadata": {"run_id": run}}
             async for _ in graph.astream({"question": QUESTION}, config,
-                                         stream_mode=["custom", "values"]):
+                                         stream_mode=list(modes)):
                 pass
 
         await one()  # warm-up
@@ -46,13 +51,13 @@ async def _runs(n: int, warmed: Callable[[], object] = lambda: None) -> tuple[fl
         return time.perf_counter() - started, time.process_time() - cpu
 
 
-def _with_yappi(n: int, top: int, clock: str) -> int:
+def _with_yappi(n: int, top: int, clock: str, modes: tuple[str, ...]) -> int:
     """The tool threads, the trace writer and the executor's workers too (cProfile sees one)."""
     import yappi  # type: ignore[import-not-found]  # optional: pip install yappi
 
     yappi.set_clock_type(clock)
     yappi.start()
-    wall, _ = asyncio.run(_runs(n, yappi.clear_stats))
+    wall, _ = asyncio.run(_runs(n, yappi.clear_stats, modes))
     yappi.stop()
     print(f"{n} runs at once in-process under yappi ({clock} clock): wall {wall:.2f} s")
     for sort in ("tsub", "ttot"):
@@ -83,19 +88,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-profile", action="store_true", help="time only")
     parser.add_argument("--yappi", choices=["cpu", "wall"], default=None,
                         help="profile every thread with yappi (if installed), not only the loop's")
+    parser.add_argument("--server-modes", action="store_true",
+                        help="stream as the server does for runs.wait: " + ", ".join(SERVER_MODES))
     args = parser.parse_args(argv)
+    modes = SERVER_MODES if args.server_modes else ("custom", "values")
     with tempfile.TemporaryDirectory(prefix="served-profile-") as home:
         os.environ.update(HARNESS_HOME=home, HARNESS_MODEL="offline", LANGSMITH_TRACING="false")
         if args.no_profile:
-            wall, cpu = asyncio.run(_runs(args.n))
+            wall, cpu = asyncio.run(_runs(args.n, modes=modes))
             print(f"{args.n} runs at once in-process: wall {wall:.2f} s, CPU {cpu / args.n:.3f} s "
                   f"per run, load {os.getloadavg()[0]:.2f}")
             return 0
         if args.yappi:
-            return _with_yappi(args.n, args.top, args.yappi)
+            return _with_yappi(args.n, args.top, args.yappi, modes)
         profile = cProfile.Profile()
         profile.enable()
-        wall, _ = asyncio.run(_runs(args.n))
+        wall, _ = asyncio.run(_runs(args.n, modes=modes))
         profile.disable()
     print(f"{args.n} runs at once in-process under cProfile: wall {wall:.2f} s")
     stats = pstats.Stats(profile, stream=sys.stdout).strip_dirs()

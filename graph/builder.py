@@ -79,7 +79,7 @@ def _run_controlled(fn: Node) -> Node:
     @functools.wraps(fn)
     async def node(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = run_context(runtime)
-        if not ctx.emitter.events:  # the stream's first node opens the run's events
+        if not ctx.emitter.started:  # the stream's first node opens the run's events
             ctx.emitter.emit("metadata", run_id=ctx.run_id, thread_id=ctx.thread_id,
                              model=ctx.seam.label)
         lifecycle = _lifecycle(state, runtime)

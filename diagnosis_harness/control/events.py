@@ -46,6 +46,11 @@ class EventEmitter:
             return [dict(e) for e in self._events]
 
     @property
+    def started(self) -> bool:
+        """Whether any event was accepted (without copying them, as :attr:`events` does)."""
+        return bool(self._events)
+
+    @property
     def closed(self) -> bool:
         """True after ``done`` or after the client went away."""
         return self._closed

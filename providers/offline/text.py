@@ -32,6 +32,7 @@ _NOT_TIME = re.compile(r"(_by|_id|_ids|_count|_ms|_reason|_type|_kind|_note|_not
 ``end_to_end_s``): comparing them with a timestamp is no query at all."""
 
 
+@functools.lru_cache(maxsize=4096)  # pure; a run asks it of every column of every table each turn
 def is_time_column(name: str) -> bool:
     """Whether a column's name says it holds a moment (a change applied, a sample taken…)."""
     low = name.lower()
