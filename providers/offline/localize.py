@@ -132,10 +132,10 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
                  if not failures.graph[s] and failures.first(s) - earliest <= SAME_MOMENT]
         # An edge's access lines report what its upstreams answered: beside a service failing
         # on its own at the same moment, the edge is where the failure shows, not its root.
-        own = [s for s in roots if not _reports_only(failures.rows[s])]
-        if len(roots) == 2 and len(own) == 1 and any(
-                level_of(r) in CAUSE_LEVELS for r in failures.rows[own[0]]):
-            roots = own
+        speaking = [s for s in roots if not _reports_only(failures.rows[s])]
+        if len(roots) == 2 and len(speaking) == 1 and any(
+                level_of(r) in CAUSE_LEVELS for r in failures.rows[speaking[0]]):
+            roots = speaking
         if len(roots) != 1:
             return None
         root = roots[0]
