@@ -124,12 +124,11 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     Anomalies (errors, then warnings, then the rest; in each, odd lines of fewer than ``ODD``
     events after the others, then earliest first), changes before
     the earliest failure's onset (latest first), moved metrics (out for the largest share of
-    the window first, then the earliest); within each, computed
-    statistics before plain rows. The best change and the best metric (two metrics where there
-    is no change) are moved up into the last places of the ``SHOWN`` when the anomalies would
-    fill them. A busy
-    system's new INFO lines start earlier than any failure: they rank after the failures and
-    do not move the onset changes must precede.
+    the window first, then the earliest); within each, computed statistics before plain rows.
+    The best change and the best metric (two metrics where there is no change) are moved up
+    into the last places of the ``SHOWN`` when the anomalies would fill them. A busy system's
+    new INFO lines start earlier than any failure: they rank after the failures and do not
+    move the onset changes must precede.
     """
     anomalies, changes, metrics = [], [], []
     for record in records:
@@ -152,10 +151,9 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     metrics.sort(key=lambda s: (-s["share_out"], s["onset"] or "~"))
     changes = _distinct(changes, ("summary",))
     ranked = _distinct(anomalies, ("service", "pattern")) + changes + metrics
-    # The shown few hold the latest change before the onset and the earliest metric that moved,
-    # where there are any: a long list of log anomalies would otherwise push both off the page
-    # (a replica's lag, a node's memory, seen only in metrics, is often the story).
-    # (Two metrics where no change is there to show.)
+    # The shown few hold the best change and the best metric (two metrics where there is no
+    # change): a long list of log anomalies would otherwise push both off the page (a replica's
+    # lag, a node's memory, seen only in metrics, is often the story).
     kept = changes[:1] + metrics[:1 if changes else 2]
     for slot, best in enumerate(kept, SHOWN - len(kept)):
         if best not in ranked[:SHOWN]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
-from diagnosis_harness.providers.offline.failures import dependency_of
+from diagnosis_harness.providers.offline.failures import dependency_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import Localized, localize, sentence
 from diagnosis_harness.providers.offline.text import utc
@@ -77,21 +77,12 @@ def expired_before(inv: Investigation, found: Localized, symptom: Symptom,
         onset = utc(found.onset)
     except ValueError:
         return None
-    near = []
-    for item in inv.items("recent_changes"):
-        row = item.get("row")
-        if item.get("kind") != "change" or "warning" in item or not isinstance(row, dict) \
-                or item.get("service") != found.service:
-            continue
-        for key, value in row.items():
-            try:
-                moment = utc(str(value)) if EXPIRY_COLUMN.match(str(key)) else None
-            except ValueError:
-                moment = None
-            if moment is not None and onset - EXPIRY_LEAD <= moment <= onset + timedelta(minutes=1) \
-                    and change_problem({**row, "service": found.service}, symptom, [], links) is None:
-                near.append(item)
-                break
+    near = [item for item in inv.items("recent_changes")
+            if item.get("kind") == "change" and "warning" not in item
+            and isinstance(row := item.get("row"), dict) and item.get("service") == found.service
+            and any(onset - EXPIRY_LEAD <= moment(v) <= onset + timedelta(minutes=1)
+                    for k, v in row.items() if EXPIRY_COLUMN.match(str(k)))
+            and change_problem({**row, "service": found.service}, symptom, [], links) is None]
     return near[0] if len(near) == 1 else None
 
 

@@ -154,15 +154,14 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     # failed (CRASH_LEAD): the table says who may call whom, not that a failure 20 minutes
     # later was about it (measured: a 2-event "notification dropped" ERROR of a service the
     # failing one calls, by the table, was published as the cause of an unrelated overload).
-    error = next((moment(r["onset"]) for r in own if level_of(r) in CAUSE_LEVELS), None)
-    corroborated = bool(explained) and error is not None and any(
+    errors = [r for r in own if level_of(r) in CAUSE_LEVELS]
+    corroborated = bool(explained and errors) and any(
         level_of(r) in CAUSE_LEVELS and (words_name(r, root) or (
-            names(r, root) and error >= failures.first(s) - CRASH_LEAD))
+            names(r, root) and moment(errors[0]["onset"]) >= failures.first(s) - CRASH_LEAD))
         for s in explained for r in failures.rows[s])
     # Its first error of MIN_EVENTS events; an odd one only where none is (a crash line): an
     # everyday "duplicate key" ERROR two minutes before the "No space left on device" FATALs
     # was published as postgres' failure, measured on the blind docs world.
-    errors = [r for r in own if level_of(r) in CAUSE_LEVELS]
     cause = next((r for r in errors if int(r.get("window_count") or 0) >= MIN_EVENTS),
                  errors[0] if corroborated and errors else None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))

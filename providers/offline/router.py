@@ -87,9 +87,9 @@ def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
 
 
 _SYSTEM_WIDE = re.compile(r"\beverything\b|\ball (?:the )?(?:services|components|systems)\b"
-                          r"|\bsystem-?wide\b|\bwhich (?:component|service)s? (?:failed|broke|is "
+                          r"|\bsystem-?wide\b|\bwhich services? (?:failed|broke|is "
                           r"(?:failing|broken|down|the (?:root )?cause)|caused)"
-                          r"|\bwhich component\b"
+                          r"|\bwhich components?\b"
                           r"|(?<![\w])(?:qu[eé]|qual|quel|quale|welche[rs]?|welk)\s+(?:componente?|"
                           r"composant|komponente)\b")
 """Words that ask which component failed, whatever service the question also names ("¿qué
