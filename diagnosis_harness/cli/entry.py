@@ -10,6 +10,11 @@ line; a ``diagnose`` cancelled before its run row existed says that nothing was 
 
 from __future__ import annotations
 
+# Before the handler that raises: a Rust extension imported later (pydantic-core…) takes
+# datetime's C API, and a KeyboardInterrupt raised while that imports ``datetime`` made pyo3
+# panic ("failed to import `datetime` C API") with a Rust traceback instead of the one line.
+# Imported here, the capsule is only looked up then, and runs no Python a signal could stop.
+import datetime  # noqa: F401
 import sys
 from typing import NoReturn
 
