@@ -11,6 +11,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.explain import explaining_change, resource_shift
 from diagnosis_harness.providers.offline.localize import localize, sentence
+from diagnosis_harness.tools.dataset.patterns import pattern_of
 
 
 def onset(n: int, service: str, at: str, pattern: str, *, level: str = "ERROR", count: int = 12,
@@ -504,6 +505,28 @@ def test_the_cause_sentence_quotes_the_error_code_its_pattern_masked() -> None:
     assert again is not None and "(Error_code: MY-001062)" in sentence(again, None)
     # No code, nothing added; a code the pattern kept is not repeated.
     plain = localize([onset(2, "mysql", "08:41", "replica SQL thread stopped", count=4)])
+    assert plain is not None and "(" not in sentence(plain, None).split("' from")[-1]
+
+
+
+def test_the_cause_sentence_quotes_the_name_its_pattern_masked() -> None:
+    # A quoted name with a digit is masked like an id, but it is what failed: the column a
+    # release's query reads and the table lacks, the cloud quota that ran out.
+    for line, name in [
+        ("2026-05-01 10:08:41.120 ERROR 1 --- [nio-8080-exec-3] o.h.e.j.s.SqlExceptionHelper : "
+         "Unknown column 's1_0.customs_code' in 'field list'", "s1_0.customs_code"),
+        ("nodepool gs-c2-usw2: scale-up 166 -> 172 nodes failed: GCE quota exceeded: Quota "
+         "'C2_CPUS' exceeded. Limit: 2800.0 in region us-west2.", "C2_CPUS"),
+    ]:
+        row = {**onset(1, "booking", "08:41", pattern_of(line), count=40), "example": line}
+        assert name not in row["pattern"]
+        found = localize([row])
+        assert found is not None
+        assert f"' ({name}) from" in sentence(found, None)
+    # Quoted words, numbers and plain ids say nothing more: nothing is added for them.
+    line = "order '8812' failed: status 'declined by issuer', user \"u_1\""
+    plain = localize([{**onset(2, "orders", "08:41", pattern_of(line), count=40),
+                       "example": line}])
     assert plain is not None and "(" not in sentence(plain, None).split("' from")[-1]
 
 

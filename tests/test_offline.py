@@ -103,6 +103,21 @@ def test_inc3_cites_a_row_of_the_merchant_asked_about(demo: Services) -> None:
     assert cited and all(row.get("merchant_id") in (None, "M2001") for row in cited), cited
 
 
+def test_the_runbook_rules_root_cause_says_what_failed_how_and_after_what(demo: Services) -> None:
+    # Not "db-connection-pool-exhaustion: change_id=CHG-2041, …" (a runbook id and a row): the
+    # structured root_cause names the component, its failure and onset, the change, the runbook.
+    out = diagnose(demo, _incident("INC-1")["question"])
+    assert out["release_outcome"] == "SUCCESS", out["content"]
+    cause = out["root_cause"]
+    assert cause.startswith("payment-service: 40 ERROR events 'Timeout waiting for connection "
+                            "from pool payment-db"), cause
+    assert "from 2026-11-02T10:00:04.100Z, after change_id=CHG-2041," in cause, cause
+    assert cause.endswith(", as runbook db-connection-pool-exhaustion describes"), cause
+    # A measurement row is not what came before: it is "with", not "after" (INC-3's payment).
+    inc3 = diagnose(demo, _incident("INC-3")["question"])
+    assert ", with payment_id=" in inc3["root_cause"] and "after" not in inc3["root_cause"]
+
+
 @pytest.mark.parametrize("incident", TRUTH["incidents"], ids=lambda i: i["id"])
 def test_no_time_comparison_on_a_column_that_holds_no_time(demo: Services,
                                                            incident: dict) -> None:

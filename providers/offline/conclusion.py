@@ -26,7 +26,14 @@ from diagnosis_harness.providers.offline.causal import (
 )
 from diagnosis_harness.providers.offline.failures import names
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
+from diagnosis_harness.providers.offline.text import (
+    CHANGE_WORDS,
+    fmt,
+    is_time_column,
+    masked_details,
+    terms,
+    utc,
+)
 
 _COLUMN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+@=/-]{0,63}")
@@ -195,6 +202,29 @@ def _evidence_rows(inv: Investigation, focus: set[str], context: set[str],
     return found
 
 
+def _sentence(inv: Investigation, symptom: dict[str, Any], cause: dict[str, Any],
+              change: bool, doc: str) -> str:
+    """The root cause as one sentence of structured values: component, failure, onset, why.
+
+    The symptom's service, level, count, computed pattern (with what it masked that names the
+    failure: an error code, a quoted name) and onset, then the change behind it ("after") or the
+    measurement that shows it ("with"), and the runbook —
+    not ``db-connection-pool-exhaustion: change_id=…`` alone, which said neither what failed
+    nor how (measured on a blind world: a deploy published without the selector its every
+    failing line named).
+    """
+    service = structured(symptom.get("service")) or structured(inv.scope.service)
+    details = masked_details({"pattern": symptom.get("template"),
+                              "example": symptom.get("example")})
+    said = f" ({', '.join(details)})" if details else ""
+    level = structured(symptom.get("level"))
+    failure = (f"{symptom['count']} {level + ' ' if level else ''}events "
+               f"'{symptom['template']}'{said} from {symptom.get('first_seen')}")
+    return (f"{service + ': ' if service else ''}{failure}, "
+            f"{'after' if change else 'with'} {describe_row(cause['row'])}, "
+            f"as runbook {doc} describes")
+
+
 def draft(inv: Investigation, symptom: dict[str, Any] | None,
           runbook: list[dict[str, Any]]) -> dict[str, Any]:
     """The final draft: a conclusion built from structured values, or null with next steps."""
@@ -223,5 +253,5 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         {"statement": f"runbook {doc} describes this symptom",
          "evidence_ids": cited_runbook},
     ]
-    return {"conclusion": {"root_cause": f"{doc}: {describe_row(cause['row'])}", "claims": claims},
+    return {"conclusion": {"root_cause": _sentence(inv, symptom, cause, rows[0][1], doc), "claims": claims},
             "next_steps": [f"follow the runbook {doc}", *NEXT_STEPS[:1]]}

@@ -39,7 +39,7 @@ from diagnosis_harness.providers.offline.failures import (
     reaches,
     words_name,
 )
-from diagnosis_harness.providers.offline.text import is_time_column, utc
+from diagnosis_harness.providers.offline.text import is_time_column, masked_details, utc
 
 OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:is )?full"
                       r"|rejected_execution|overload|\bSlowDown\b|reduce your request rate", re.I)
@@ -237,7 +237,7 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
     computed pattern (which names the dependency when the log line did), level, count and onset.
     """
     data = found.row
-    codes = error_codes(data)
+    codes = masked_details(data)
     said = f" ({', '.join(codes)})" if codes else ""
     text = (f"{found.service}: {data['window_count']} {data['level']} events "
             f"'{data['pattern']}'{said} from {data['onset']}")
@@ -248,30 +248,6 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
     if change is not None:
         text += f", after change {change_label(change)}"
     return text
-
-
-_CODE = re.compile(r"\b(error[_ ]?code|errno|sqlstate|exit (?:code|status)|status code)"
-                   r"\s*[:=]?\s*((?:[A-Z]{1,4}-)?[A-Z0-9]{2,6})\b", re.I)
-"""An error code a line states (``Error_code: 1062``, ``MY-001062``, ``errno=111``, ``SQLSTATE
-40P01``)."""
-
-
-def error_codes(row: dict[str, Any]) -> list[str]:
-    """The error codes the cause row's example states and its pattern masked.
-
-    The pattern masks numbers (``Error_code: <n>``), but the code is what names the failure
-    (1062, a duplicate key; 28, a cURL timeout): quoted with its key, at most two, as the
-    example wrote them (numbers only or a code's letters and digits: nothing to be read as
-    instructions). Measured on the blind mkt world: a replica's stopped SQL thread was
-    published without its "Error_code: 1062".
-    """
-    pattern = str(row.get("pattern", ""))
-    out: list[str] = []
-    for key, code in _CODE.findall(str(row.get("example", ""))):
-        said = f"{key}: {code}" if not key.lower().startswith("exit") else f"{key} {code}"
-        if code not in pattern and said not in out and any(c.isdigit() for c in code):
-            out.append(said)
-    return out[:2]
 
 
 def change_label(change: dict[str, Any]) -> str:
