@@ -104,6 +104,20 @@ def test_the_digest_shows_the_metric_that_moved_when_the_logs_do_not_say(
     json.dumps(out["suspects"])  # the --json object carries it as plain data
 
 
+def test_which_metrics_moved_is_asked_before_raw_rows_use_the_budget_up(tmp_path: Path) -> None:
+    # Six change logs beside the metrics and no runbook: no table row can conclude, and their
+    # raw rows used to take every call left, so the digest never showed cart-0's memory.
+    source = world.write(tmp_path / "src", change_logs=True)
+    services = offline_services(source, tmp_path / "home")
+    out = diagnose(services, "checkout: cart lookups failing between 10:00 and 10:20 UTC on "
+                             "2026-09-20 — why?")
+    assert out["release_outcome"] == "FALLBACK", out["content"]
+    tools = [r["tool"] for r in services.store.trace(out["run_id"])["tool_records"]]
+    assert "metric_shifts" in tools and "lookup_knowledge" in tools, tools
+    moved = [s for s in out["suspects"] if s["kind"] == "metric"]
+    assert moved and moved[0]["service"] == "cart-0" and moved[0]["rank"] <= 5, out["suspects"]
+
+
 def test_a_wide_tables_columns_named_after_services_are_their_metrics(tmp_path: Path) -> None:
     # One time column and a column per service and metric (cart_p99_ms, web_p99_ms), as a
     # flattened export comes: cart's p99 is cart's, not a metric of no one.

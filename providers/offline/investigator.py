@@ -164,6 +164,11 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
+    elif not runbook and (triage := _triage_metrics_step(inv, _final(inv, symptom, runbook))):
+        # No runbook speaks of the symptom, so no row of a table can conclude (§16.2): which
+        # metrics moved comes before raw rows, or five tables' rows use the budget up first
+        # (measured on a blind world: a host's cpu_steal_pct, the answer, was never asked for).
+        step = triage
     else:
         for table, cols in _ranked_tables(inv, focus_all)[:5]:
             sql = _sql(table, cols, inv.start, inv.end, inv.scope.merchant)
