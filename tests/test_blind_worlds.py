@@ -2,7 +2,8 @@
 scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate_world_vod.py,
 scripts/generate_world_mkt.py,
 scripts/generate_world_hosp.py, scripts/generate_world_game.py,
-scripts/generate_world_docs.py, scripts/generate_world_depot.py) are what their truth says.
+scripts/generate_world_docs.py, scripts/generate_world_depot.py,
+scripts/generate_world_iot.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -212,6 +213,20 @@ WORLDS = {
         ("{d:02d}.{m:02d}.{y}", "{d}. Dez", "{d:02d}.{m:02d}."),
         frozenset(KINDS - {"trap_noisy_service", "trap_runbook_words"}),
         (10, 10),
+    ),
+    "iot": World(
+        "iot",
+        timedelta(minutes=45),
+        (12000, 25000),
+        (12, 14),
+        10_000_000,
+        "+10:00",
+        "Australia/Brisbane",
+        "2026-12-14",
+        ("Dec", "December"),
+        ("{d}/{m}", "{d:02d}/{m:02d}", "{d}/{m}/{y}", "{d} déc"),
+        frozenset(KINDS),
+        (12, 12),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]
