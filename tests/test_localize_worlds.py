@@ -1,6 +1,6 @@
 """The offline default on the generated incident worlds, through the eval API.
 
-Precision first (issue 26): no wrong published root cause on either world, every trap a
+Precision first (issue 26): no wrong published root cause on the worlds held here, every trap a
 FALLBACK or the right cause, and at least the causes found today (the floor this branch
 reached; raise it as localization improves, never lower it to make a change pass).
 """
@@ -16,7 +16,7 @@ from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
 FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 2,
-               "hosp": 1, "docs": 0}
+               "hosp": 1, "docs": 0, "depot": 1, "iot": 0}
 """Causes found by the offline default (docs/design.md §16.3): shop 7 of 12, pipeline 6 of 12,
 fleet 3 of 11 (FLEET-10, the broker outage asked system-wide, since a caller's earlier warnings
 that name nothing no longer start the incident before its cause).
@@ -105,13 +105,20 @@ host:port), a successful job run linked to a search timeout by its namespace's p
 and postgres' everyday "duplicate key" error published as its failure two minutes before its
 disk filled. Each fix is a general rule (a URL names where a failure failed; where a change ran
 is no word of what it changed; a row of 3 events is the failure, an odd one only where none
-is; a full disk concludes only with the change that explains it): 0 right, 0 wrong."""
+is; a full disk concludes only with the change that explains it): 0 right, 0 wrong.
+
+Depot (parcel logistics, CET) was built blind after that and scored once: 0 right, 1 wrong — its
+release 4.12.0 published with "Unknown column '<id>'", the column's name masked. A quoted name
+with a digit is now quoted in the cause (and the runbook rule's root cause says what failed,
+which made game's DEP-7713 right): 1 right, 0 wrong. Iot (a smart-home platform, AEST) was built
+blind after that and scored once, left as it was: 0 right, 0 wrong."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),
                                              ("fleet", "-06:00"), ("ledger", "+11:00"),
                                              ("grid", "+05:30"), ("vod", "+09:00"),
-                                             ("hosp", "+01:00"), ("docs", "+00:00")])
+                                             ("hosp", "+01:00"), ("docs", "+00:00"),
+                                             ("depot", "+01:00"), ("iot", "+10:00")])
 def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path, world: str,
                                                                  zone: str) -> None:
     truth = WORLDS / world / "truth.json"
@@ -125,9 +132,10 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
                          for o, v in traps.values()), traps
     assert card.summary.right >= FLOOR_RIGHT[world], verdicts
     # Something was localized from logs alone: a case with no runbook found its cause (not yet
-    # on grid or docs, see FLOOR_RIGHT).
-    assert world in ("grid", "docs") or any(verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
-                                   if kind in ("logs_only", "system_wide"))
+    # on grid, docs, depot or iot, see FLOOR_RIGHT).
+    assert world in ("grid", "docs", "depot", "iot") or any(
+        verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
+        if kind in ("logs_only", "system_wide"))
 
 
 def test_a_published_cause_s_picture_marks_only_changes_as_changes(tmp_path: Path) -> None:
