@@ -117,7 +117,7 @@ def stored(served: Served) -> tuple[int, int, int]:
     (b"x" * (300 * 1024), f"Bearer {TOKEN}", 413),
     (b"{not json", f"Bearer {TOKEN}", 422),
     (b'{"version": "3", "groupKey": "k", "status": "firing", "alerts": []}', f"Bearer {TOKEN}", 422),
-])
+], ids=["no-token", "wrong-token", "too-large", "not-json", "no-alerts"])  # TOKEN is random
 def test_bad_input_is_a_4xx_and_starts_or_stores_nothing(served: Served, data: bytes,
                                                          auth: str | None, code: int) -> None:
     before = stored(served)
