@@ -611,3 +611,31 @@ def test_a_full_disk_concludes_only_with_the_change_that_explains_it() -> None:
     own = change(8, "orders-db", "storage.write_path", "/data", "09:58:00")
     draft = localized_draft(_Run("orders-api", timeline, [own]))  # type: ignore[arg-type]
     assert draft is not None and "CHG-8" in draft["conclusion"]["root_cause"]
+
+
+def test_the_causes_one_new_info_line_just_before_it_failed_is_quoted_as_what_came_before() -> None:
+    # A component fails while doing something its own INFO lines say (loading a denylist ten
+    # times its usual size): that line, new in the window, is what the on-call engineer needs.
+    from diagnosis_harness.providers.offline.explain import localized_draft
+
+    oom = onset(60, "auth", "08:41", "ExtAuthzService : check failed: "
+                "java.lang.OutOfMemoryError: Java heap space", count=41)
+    story = onset(61, "auth", "07:45", "DenylistRefresher : loaded device denylist <id> "
+                  "(<n> entries, <n> MiB)", level="INFO", count=1)
+    draft = localized_draft(_Run("", [oom, story], []))  # type: ignore[arg-type]
+    assert draft is not None
+    cause = draft["conclusion"]["root_cause"]
+    assert cause.startswith("auth: 41 ERROR events") and "Java heap space" in cause
+    assert ", after INFO 'DenylistRefresher : loaded device denylist <id> (<n> entries, <n> " \
+           "MiB)' from 2026-05-01T10:07:45Z" in cause, cause
+    assert any(c["evidence_ids"] == ["E2.61"] for c in draft["conclusion"]["claims"])
+    # Not a story: a line the baseline had too, another service's, one from long before, an
+    # access line, or one of two new lines (which one would be a guess).
+    for other in ({**story, "change": "rose"}, {**story, "service": "edge"},
+                  {**story, "onset": "2026-05-01T10:02:10Z"},
+                  {**story, "pattern": '<ip> - - "GET /healthz HTTP/<n>" <n>'}):
+        plain = localized_draft(_Run("", [oom, other], []))  # type: ignore[arg-type]
+        assert plain is not None and "after INFO" not in plain["conclusion"]["root_cause"]
+    two = localized_draft(_Run("", [oom, story, {**story, "evidence_id": "E2.62",
+                                                 "pattern": "cache warmed"}], []))  # type: ignore[arg-type]
+    assert two is not None and "after INFO" not in two["conclusion"]["root_cause"]

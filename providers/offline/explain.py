@@ -15,9 +15,9 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
-from diagnosis_harness.providers.offline.failures import dependency_of, moment
+from diagnosis_harness.providers.offline.failures import dependency_of, flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.localize import Localized, localize, sentence
+from diagnosis_harness.providers.offline.localize import ACCESS_LINE, Localized, localize, sentence
 from diagnosis_harness.providers.offline.text import utc
 
 MAX_DOWNSTREAM = 3
@@ -194,6 +194,41 @@ def resource_shift(inv: Investigation, found: Localized) -> dict[str, Any] | Non
     return min(near, key=lambda i: str(i.get("first_out")))
 
 
+STORY_LEAD = timedelta(minutes=2)
+"""How long before the cause's first failure its own new INFO line is what it was doing."""
+
+
+def story_line(inv: Investigation, found: Localized) -> dict[str, Any] | None:
+    """The cause's one new INFO line just before it failed: what it was doing, in its words.
+
+    A component fails *while* doing something its INFO lines say — loading a denylist ten times
+    its usual size, starting a repair, applying a migration — and that is what the on-call
+    engineer needs beside the error (measured on a blind world: auth's "OutOfMemoryError: Java
+    heap space" was published without the "loaded device denylist" line 56 s before it). Only a
+    line new in the window (none in the baseline), of the cause's own service, within
+    :data:`STORY_LEAD` before its first failure, not an access line, not flagged; and only when
+    it is the one such line — two are no story, and nothing is added. It is quoted as what came
+    before, not as the cause: its pattern and onset, cited.
+    """
+    try:
+        start = moment(found.onset)
+    except ValueError:
+        return None
+    lines = []
+    for item in inv.items("onset_timeline"):
+        if item.get("kind") != "onset" or str(item.get("service")) != found.service \
+                or str(item.get("level")) != "INFO" or item.get("change") != "new" \
+                or flagged(item) or ACCESS_LINE.search(str(item.get("pattern", ""))):
+            continue
+        try:
+            at = moment(item.get("onset"))
+        except ValueError:
+            continue
+        if start - STORY_LEAD <= at < start:
+            lines.append(item)
+    return lines[0] if len(lines) == 1 else None
+
+
 def metric_words(item: dict[str, Any]) -> str:
     """A metric shift in the tool's own values: entity, metric, direction, onset, medians."""
     return (f"{item['entity']} {item['metric']} {item['direction']} from {item['first_out']} "
@@ -246,10 +281,15 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
         claims.append({"statement": f"then {other['service']} {other['level']} from "
                                     f"{other['onset']}: '{other['pattern']}'",
                        "evidence_ids": [other["evidence_id"]]})
+    story = story_line(inv, found)
+    if story is not None:
+        claims.append({"statement": f"{found.service} logged INFO '{story['pattern']}' from "
+                                    f"{story['onset']} before that",
+                       "evidence_ids": [story["evidence_id"]]})
     if change is not None:
         claims.append({"statement": f"row {describe_row(change['row'])}",
                        "evidence_ids": [change["evidence_id"]]})
-    cause = sentence(found, change)
+    cause = sentence(found, change, story)
     if metric is not None:
         said = metric_words(metric)
         claims.append({"statement": said, "evidence_ids": [metric["evidence_id"]]})

@@ -230,7 +230,8 @@ def _linked(failures: Failures, root: str, service: str) -> bool:
     return False
 
 
-def sentence(found: Localized, change: dict[str, Any] | None) -> str:
+def sentence(found: Localized, change: dict[str, Any] | None,
+             story: dict[str, Any] | None = None) -> str:
     """The root cause as one sentence of structured values (component, failure, onset, why).
 
     Its words are the rows' own (the judge finds each in the cited evidence): the service, the
@@ -245,6 +246,8 @@ def sentence(found: Localized, change: dict[str, Any] | None) -> str:
         text += f", after {found.first['level']} '{found.first['pattern']}' from {found.onset}"
     if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():
         text += f" ({found.dependency})"
+    if story is not None:  # what the cause was doing just before (explain.story_line)
+        text += f", after INFO '{story['pattern']}' from {story['onset']}"
     if change is not None:
         text += f", after change {change_label(change)}"
     return text
