@@ -208,10 +208,9 @@ def _sentence(inv: Investigation, symptom: dict[str, Any], cause: dict[str, Any]
 
     The symptom's service, level, count, computed pattern (with what it masked that names the
     failure: an error code, a quoted name) and onset, then the change behind it ("after") or the
-    measurement that shows it ("with"), and the runbook —
-    not ``db-connection-pool-exhaustion: change_id=…`` alone, which said neither what failed
-    nor how (measured on a blind world: a deploy published without the selector its every
-    failing line named).
+    measurement that shows it ("with"), and the runbook — not ``db-connection-pool-exhaustion:
+    change_id=…`` alone, which said neither what failed nor how (measured on a blind world: a
+    deploy published without the selector its every failing line named).
     """
     service = structured(symptom.get("service")) or structured(inv.scope.service)
     details = masked_details({"pattern": symptom.get("template"),
@@ -253,5 +252,6 @@ def draft(inv: Investigation, symptom: dict[str, Any] | None,
         {"statement": f"runbook {doc} describes this symptom",
          "evidence_ids": cited_runbook},
     ]
-    return {"conclusion": {"root_cause": _sentence(inv, symptom, cause, rows[0][1], doc), "claims": claims},
+    root_cause = _sentence(inv, symptom, cause, rows[0][1], doc)
+    return {"conclusion": {"root_cause": root_cause, "claims": claims},
             "next_steps": [f"follow the runbook {doc}", *NEXT_STEPS[:1]]}
