@@ -28,9 +28,9 @@ from diagnosis_harness.providers.offline.failures import names
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.text import (
     CHANGE_WORDS,
+    failure_phrase,
     fmt,
     is_time_column,
-    masked_details,
     terms,
     utc,
 )
@@ -213,12 +213,9 @@ def _sentence(inv: Investigation, symptom: dict[str, Any], cause: dict[str, Any]
     deploy published without the selector its every failing line named).
     """
     service = structured(symptom.get("service")) or structured(inv.scope.service)
-    details = masked_details({"pattern": symptom.get("template"),
-                              "example": symptom.get("example")})
-    said = f" ({', '.join(details)})" if details else ""
-    level = structured(symptom.get("level"))
-    failure = (f"{symptom['count']} {level + ' ' if level else ''}events "
-               f"'{symptom['template']}'{said} from {symptom.get('first_seen')}")
+    failure = failure_phrase(symptom["count"], structured(symptom.get("level")),
+                             symptom["template"], symptom.get("example"),
+                             symptom.get("first_seen"))
     return (f"{service + ': ' if service else ''}{failure}, "
             f"{'after' if change else 'with'} {describe_row(cause['row'])}, "
             f"as runbook {doc} describes")

@@ -210,22 +210,12 @@ def story_line(inv: Investigation, found: Localized) -> dict[str, Any] | None:
     it is the one such line — two are no story, and nothing is added. It is quoted as what came
     before, not as the cause: its pattern and onset, cited.
     """
-    try:
-        start = moment(found.onset)
-    except ValueError:
-        return None
-    lines = []
-    for item in inv.items("onset_timeline"):
-        if item.get("kind") != "onset" or str(item.get("service")) != found.service \
-                or str(item.get("level")) != "INFO" or item.get("change") != "new" \
-                or flagged(item) or ACCESS_LINE.search(str(item.get("pattern", ""))):
-            continue
-        try:
-            at = moment(item.get("onset"))
-        except ValueError:
-            continue
-        if start - STORY_LEAD <= at < start:
-            lines.append(item)
+    start = moment(found.onset)  # (an unreadable time is the end of time: nothing before it)
+    lines = [item for item in inv.items("onset_timeline")
+             if item.get("kind") == "onset" and str(item.get("service")) == found.service
+             and item.get("level") == "INFO" and item.get("change") == "new" and not flagged(item)
+             and not ACCESS_LINE.search(str(item.get("pattern", "")))
+             and start - STORY_LEAD <= moment(item.get("onset")) < start]
     return lines[0] if len(lines) == 1 else None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -118,7 +118,8 @@ def _metrics_step(inv: Investigation) -> dict[str, Any] | None:
                                               "end": inv.end}}
 
 
-def _triage_metrics_step(inv: Investigation, final: dict[str, Any]) -> dict[str, Any] | None:
+def _triage_metrics_step(inv: Investigation, final: Callable[[], dict[str, Any]]
+                         ) -> dict[str, Any] | None:
     """Before abstaining: which metrics moved, for the triage digest (docs/design.md §16.2).
 
     Only when the draft concludes nothing, the question gives a bounded window, the run has
@@ -126,10 +127,10 @@ def _triage_metrics_step(inv: Investigation, final: dict[str, Any]) -> dict[str,
     are the suspects an on-call engineer reads first when the logs alone do not say (a
     replica's lag, a node's memory).
     """
-    if final.get("conclusion") is not None or inv.called("metric_shifts") or not inv.tables \
-            or not inv.scope.window_given or not bounded_window(inv.start, inv.end) \
-            or len(inv.calls) >= inv.scope.max_calls - 1:
-        return None
+    if inv.called("metric_shifts") or not inv.tables or not inv.scope.window_given \
+            or not bounded_window(inv.start, inv.end) \
+            or len(inv.calls) >= inv.scope.max_calls - 1 or final().get("conclusion") is not None:
+        return None  # (the draft last: it is the one costly check, asked only when due)
     return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
                                               "end": inv.end}}
 
@@ -164,7 +165,8 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
-    elif not runbook and (triage := _triage_metrics_step(inv, _final(inv, symptom, runbook))):
+    elif not runbook and (triage := _triage_metrics_step(
+            inv, lambda: _final(inv, symptom, runbook))):
         # No runbook speaks of the symptom, so no row of a table can conclude (§16.2): which
         # metrics moved comes before raw rows, or five tables' rows use the budget up first
         # (measured on a blind world: a host's cpu_steal_pct, the answer, was never asked for).
@@ -184,7 +186,7 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
             step = {"tool": "lookup_knowledge", "args": {"query": key}}
     if step is None:
         final = _final(inv, symptom, runbook)
-        step = _triage_metrics_step(inv, final)
+        step = _triage_metrics_step(inv, lambda: final)
         if step is None:
             return {"draft": final}
     if inv.calls:

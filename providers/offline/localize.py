@@ -39,7 +39,7 @@ from diagnosis_harness.providers.offline.failures import (
     reaches,
     words_name,
 )
-from diagnosis_harness.providers.offline.text import is_time_column, masked_details, utc
+from diagnosis_harness.providers.offline.text import failure_phrase, is_time_column, utc
 
 OVERLOAD = re.compile(r"too many requests|\b429\b|rate.?limit|throttl|queue (?:is )?full"
                       r"|rejected_execution|overload|\bSlowDown\b|reduce your request rate", re.I)
@@ -163,7 +163,7 @@ def localize(items: list[dict[str, Any]], service: str | None = None) -> Localiz
     # everyday "duplicate key" ERROR two minutes before the "No space left on device" FATALs
     # was published as postgres' failure, measured on the blind docs world.
     cause = next((r for r in errors if int(r.get("window_count") or 0) >= MIN_EVENTS),
-                 errors[0] if corroborated and errors else None)
+                 errors[0] if corroborated else None)
     if any(OVERLOAD.search(str(r.get("pattern", ""))) or SLOW.search(str(r.get("pattern", "")))
            for r in own):
         return None  # a saturated or slow dependency: why is the cause, and it is not shown
@@ -238,10 +238,9 @@ def sentence(found: Localized, change: dict[str, Any] | None,
     computed pattern (which names the dependency when the log line did), level, count and onset.
     """
     data = found.row
-    codes = masked_details(data)
-    said = f" ({', '.join(codes)})" if codes else ""
-    text = (f"{found.service}: {data['window_count']} {data['level']} events "
-            f"'{data['pattern']}'{said} from {data['onset']}")
+    text = f"{found.service}: " + failure_phrase(data["window_count"], data["level"],
+                                                 data["pattern"], data.get("example"),
+                                                 data["onset"])
     if found.first is not None:
         text += f", after {found.first['level']} '{found.first['pattern']}' from {found.onset}"
     if found.dependency and found.dependency.lower() not in str(data["pattern"]).lower():

@@ -138,6 +138,18 @@ def _quoted_names(row: dict[str, Any]) -> list[str]:
     return out[:2]
 
 
-def masked_details(row: dict[str, Any]) -> list[str]:
+def _masked_details(row: dict[str, Any]) -> list[str]:
     """What a failure row's example states and its pattern masked: error codes, quoted names."""
     return _error_codes(row) + _quoted_names(row)
+
+
+def failure_phrase(count: object, level: str | None, pattern: object, example: object,
+                   onset: object) -> str:
+    """A failure as both drafts state it: ``<count> <level> events '<pattern>' (<details>)``.
+
+    Then ``from <onset>``; the details are what its pattern masked (:func:`_masked_details`).
+    The localized draft and the runbook rule's say it alike.
+    """
+    details = _masked_details({"pattern": pattern, "example": example})
+    said = f" ({', '.join(details)})" if details else ""
+    return f"{count} {level + ' ' if level else ''}events '{pattern}'{said} from {onset}"
