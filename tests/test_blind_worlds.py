@@ -3,7 +3,7 @@ scripts/generate_world_grid.py, scripts/generate_world_aero.py, scripts/generate
 scripts/generate_world_mkt.py,
 scripts/generate_world_hosp.py, scripts/generate_world_game.py,
 scripts/generate_world_docs.py, scripts/generate_world_depot.py,
-scripts/generate_world_iot.py) are what their truth says.
+scripts/generate_world_iot.py, scripts/generate_world_rides.py) are what their truth says.
 
 Each regenerates byte for byte, loads through the harness's dataset loader, its truth file is a
 suite ``harness eval`` accepts, every kind of incident is there, each window has events with the
@@ -227,6 +227,20 @@ WORLDS = {
         ("{d}/{m}", "{d:02d}/{m:02d}", "{d}/{m}/{y}", "{d} déc"),
         frozenset(KINDS),
         (12, 12),
+    ),
+    "rides": World(
+        "rides",
+        timedelta(minutes=45),
+        (12000, 22000),
+        (13, 14),
+        8_000_000,
+        "-03:00",
+        "America/Sao_Paulo",
+        "2026-08-18",
+        ("ago", "agosto"),
+        ("{d:02d}/{m:02d}", "{d} de agosto", "{d}/{m}", "Aug {d}", "{d} Aug"),
+        frozenset(KINDS),
+        (10, 10),
     ),
 }
 CASES = [(w, i) for w in WORLDS.values() for i in w.truth["incidents"]]

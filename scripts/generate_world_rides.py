@@ -1,0 +1,2149 @@
+"""Write the held-out "rides" world: a ride-hailing platform in São Paulo.
+
+Three days (2026-08-18..20, Tuesday to Thursday, Brasília time: BRT, UTC-03:00, no daylight saving,
+America/Sao_Paulo) of logs from 14 components, the ops tables the on-call has (dependencies, deploys,
+config changes, a Flyway schema history, feature-flag audit, certificates, job runs, a CloudWatch
+export in long form and a wide per-service export every five minutes) and five runbooks, with 10
+incidents and traps described in truth.json.
+Deterministic: stdlib only, one seeded random generator; run it again and every byte is the same.
+
+    python scripts/generate_world_rides.py [OUT_DIR]   # writes OUT_DIR/rides/ (default tests/data/worlds)
+
+The platform ("Corrida"): the rider and driver apps talk to **envoy** (the API gateway, Envoy's
+default access log, UTC); **dispatch** (Go, zap JSON, epoch seconds) matches ride requests to
+drivers found in the geo index in **redis** (a Redis Cluster, redis-geo-1..3) and asks **fraud**
+(Python on gunicorn) to score every request; **pricing** (Python) quotes fares and surge from a
+tariff table; **trips** (Java/Spring, BRT wall time) keeps trips in **mysql** (trips-db-1, UTC
+error log) and indexes them into **elasticsearch** (es-data-1..3, JSON log, UTC) for trip search;
+**payments** (Node, pino JSON, epoch milliseconds) charges cards at the PSP Pagora over mTLS;
+**location** (Go, logfmt, UTC) ingests driver pings into **kafka** (kafka-1..3, log4j, BRT wall
+time) and from there into the geo index — and warns all day about bad GPS fixes; **eta** (Rust,
+UTC) asks the external maps API RotaMaps for routes; **notify** (Elixir, time of day only) pushes
+through FCM and APNs; **settlement** is the nightly driver payout batch (02:00).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import sys
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+NAME = "rides"
+SEED = 140818
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
+BRT = timezone(timedelta(hours=-3))
+DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
+END = DAY0 + timedelta(days=3)
+LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+SERVICES = (
+    "envoy",
+    "dispatch",
+    "pricing",
+    "trips",
+    "mysql",
+    "payments",
+    "kafka",
+    "location",
+    "redis",
+    "eta",
+    "notify",
+    "fraud",
+    "elasticsearch",
+    "settlement",
+)
+
+
+def at(day: int, h: int, m: int, s: int = 0) -> datetime:
+    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
+
+
+# The stories (BRT): (start of the cause's effects, end of the effects)
+TARIFF = (at(0, 8, 12, 4), at(0, 9, 2))  # RIDES-01 tariff file with a decimal comma (gru-t2)
+BURST = (at(0, 15, 2), at(0, 16, 5))  # RIDES-03 trips-db-1 gp2 volume out of burst credits
+MTLS = (at(0, 18, 21, 30), at(0, 19, 8))  # RIDES-04 payments-psp-mtls rotated to a CA the PSP lacks
+KDISK = (at(1, 7, 31, 12), at(1, 8, 24))  # RIDES-05 kafka-3 disk full, NOT_ENOUGH_REPLICAS
+MAPS = (at(1, 11, 4), at(1, 11, 52))  # RIDES-06 RotaMaps outage (trap: eta config change 10:58)
+FRAUD = (at(1, 14, 1, 10), at(1, 14, 52))  # RIDES-07 fraud model 4x bigger, workers OOM killed
+FCM = (at(1, 17, 36, 12), at(1, 18, 21))  # RIDES-08 FCM key deleted by the rotation job
+ESDISK = (at(2, 6, 32, 40), at(2, 7, 58))  # RIDES-09 es-data-2 flood stage, trips indexer blocks
+ESBLOCK = (at(2, 7, 4, 50), at(2, 7, 58))  # ... trips' indexer queue full from here
+PING = (at(2, 14, 1, 7), at(2, 14, 52))  # RIDES-10 adaptive_ping_interval 100% (trap: dispatch 5.2.0)
+
+
+def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
+    return span[0] <= t < span[1]
+
+
+class World:
+    def __init__(self) -> None:
+        self.rng = random.Random(SEED)
+        self.events: list[tuple[datetime, int, dict]] = []
+        self.seq = 0
+        self.tables: dict[str, tuple[list[str], list[list]]] = {}
+        self.docs: dict[str, str] = {}
+
+    def emit(self, t: datetime, service: str, level: str, message: str) -> None:
+        assert level in LEVELS and service in SERVICES, (level, service)
+        if not (DAY0 <= t < END):
+            return
+        self.seq += 1
+        event = {
+            "ts": t.astimezone(BRT).isoformat(timespec="milliseconds"),
+            "service": service,
+            "level": level,
+            "message": message,
+        }
+        self.events.append((t, self.seq, event))
+
+    def r(self) -> float:
+        return self.rng.random()
+
+    def ri(self, a: int, b: int) -> int:
+        return self.rng.randint(a, b)
+
+    def pick(self, seq):
+        return self.rng.choice(seq)
+
+    def count(self, lam: float) -> int:
+        n = int(lam)
+        return n + (1 if self.r() < lam - n else 0)
+
+    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
+        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
+
+    def hexid(self, n: int) -> str:
+        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+
+    def ride(self) -> str:
+        return f"r_{self.hexid(6)}{self.ri(1000, 9999)}"
+
+    def driver(self) -> str:
+        return f"d_{self.ri(100000, 999999)}"
+
+    def table(self, name: str, header: list[str], rows: list[list]) -> None:
+        self.tables[name] = (header, rows)
+
+    def write(self, out: Path, manifest: dict, truth: dict) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(exist_ok=True)
+        (out / "knowledge").mkdir(exist_ok=True)
+        self.events.sort(key=lambda e: (e[0], e[1]))
+        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
+            for _t, _s, event in self.events:
+                f.write(json.dumps(event, ensure_ascii=False) + "\n")
+        for name, (header, rows) in sorted(self.tables.items()):
+            buf = io.StringIO()
+            wr = csv.writer(buf, lineterminator="\n")
+            wr.writerow(header)
+            wr.writerows(rows)
+            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
+        for name, text in sorted(self.docs.items()):
+            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
+        (out / "dataset.json").write_text(
+            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        (out / "truth.json").write_text(
+            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+
+
+# ---- native line formats -------------------------------------------------------------------
+
+UPSTREAMS = {
+    "dispatch": "10.40.2",
+    "pricing": "10.40.3",
+    "trips": "10.40.4",
+    "payments": "10.40.5",
+    "location": "10.40.6",
+    "eta": "10.40.7",
+}
+AGENTS = (
+    "Corrida/8.4.1 (Android 14; SM-A546E)",
+    "Corrida/8.4.1 (Android 13; moto g54)",
+    "Corrida/8.4.0 (iOS 17.5; iPhone14,7)",
+    "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
+)
+
+
+def envoy(
+    w: World, t: datetime, method: str, path: str, status: int, ms: int, up: str, flags: str = "-"
+) -> None:
+    level = "INFO" if status < 400 else ("WARN" if status < 500 else "ERROR")
+    u = t.astimezone(UTC)
+    stamp = f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z"
+    host = f"{UPSTREAMS[up]}.{w.ri(10, 40)}:8080" if flags not in ("UH", "UF") else "-"
+    ust = str(max(ms - w.ri(1, 3), 0)) if status < 500 or flags == "-" else "-"
+    w.emit(
+        t,
+        "envoy",
+        level,
+        f'[{stamp}] "{method} {path} HTTP/2" {status} {flags} {w.ri(0, 900)} {w.ri(60, 4200)} {ms} '
+        f'{ust} "{w.ri(177, 201)}.{w.ri(1, 254)}.{w.ri(1, 254)}.{w.ri(1, 254)}" "{w.pick(AGENTS)}" '
+        f'"{w.hexid(8)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(12)}" "api.corrida.app" "{host}"',
+    )
+
+
+def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> None:
+    d = {"level": level.lower(), "ts": round(t.timestamp(), 3), "caller": caller, "msg": msg}
+    d.update(fields)
+    w.emit(t, "dispatch", level, json.dumps(d, separators=(",", ":"), ensure_ascii=False))
+
+
+def pylog(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
+    name = {"WARN": "WARNING"}.get(level, level)
+    w.emit(
+        t,
+        "pricing",
+        level,
+        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}",
+    )
+
+
+def spring(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
+    w.emit(
+        t,
+        "trips",
+        level,
+        f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
+        f"{logger} : {msg}",
+    )
+
+
+def mysql(
+    w: World, t: datetime, level: str, code: str, msg: str, thread: int = 0, sub: str = "Server"
+) -> None:
+    u = t.astimezone(UTC)
+    lv = {"WARN": "Warning", "INFO": "Note", "ERROR": "ERROR", "DEBUG": "Note"}[level]
+    w.emit(
+        t,
+        "mysql",
+        level,
+        f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}",
+    )
+
+
+def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
+    d = {
+        "level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
+        "time": int(t.timestamp() * 1000),
+        "pid": 1,
+        "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}",
+    }
+    d.update(fields)
+    d["msg"] = msg
+    w.emit(t, "payments", level, json.dumps(d, separators=(",", ":"), ensure_ascii=False))
+
+
+def kafka(w: World, t: datetime, level: str, msg: str, cls: str) -> None:
+    w.emit(
+        t,
+        "kafka",
+        level,
+        f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})",
+    )
+
+
+def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
+    u = t.astimezone(UTC)
+    stamp = f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z"
+    parts = [f"time={stamp}", f"level={level.lower()}", f'msg="{msg}"']
+    for k, v in fields.items():
+        v = str(v)
+        parts.append(f'{k}="{v}"' if (" " in v or '"' in v) else f"{k}={v}")
+    w.emit(t, "location", level, " ".join(parts))
+
+
+def redis(w: World, t: datetime, level: str, node: str, mark: str, msg: str, role: str = "M") -> None:
+    w.emit(
+        t,
+        "redis",
+        level,
+        f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}",
+    )
+
+
+def tracing(w: World, t: datetime, level: str, target: str, msg: str) -> None:
+    u = t.astimezone(UTC)
+    w.emit(
+        t, "eta", level, f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {level:>5} {target}: {msg}"
+    )
+
+
+def elixir(w: World, t: datetime, level: str, msg: str) -> None:
+    lv = {"WARN": "warning"}.get(level, level.lower())
+    w.emit(t, "notify", level, f"{t.strftime('%H:%M:%S')}.{t.microsecond // 1000:03d} [{lv}] {msg}")
+
+
+def gunicorn(w: World, t: datetime, level: str, pid: int, msg: str) -> None:
+    lv = {"WARN": "WARNING"}.get(level, level)
+    w.emit(t, "fraud", level, f"[{t.strftime('%Y-%m-%d %H:%M:%S')} -0300] [{pid}] [{lv}] {msg}")
+
+
+def es(w: World, t: datetime, level: str, node: str, logger: str, msg: str) -> None:
+    u = t.astimezone(UTC)
+    d = {
+        "@timestamp": f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z",
+        "log.level": level,
+        "message": msg,
+        "ecs.version": "1.2.0",
+        "service.name": "ES_ECS",
+        "event.dataset": "elasticsearch.server",
+        "log.logger": logger,
+        "elasticsearch.node.name": node,
+        "elasticsearch.cluster.name": "trips-search",
+    }
+    w.emit(t, "elasticsearch", level, json.dumps(d, separators=(",", ":")))
+
+
+def batch(w: World, t: datetime, level: str, msg: str) -> None:
+    w.emit(t, "settlement", level, f"{t.strftime('%Y-%m-%d %H:%M:%S')} [settlement-nightly] {level} {msg}")
+
+
+ZONES = ("sp-centro", "sp-pinheiros", "sp-moema", "sp-zona-sul", "sp-zona-leste", "gru-t2", "cgh", "abc")
+CITIES = ("sao-paulo", "campinas", "santos")
+
+
+def load(t: datetime) -> float:
+    """Traffic by hour of BRT day: two rush hours, a busy evening, quiet nights."""
+    h = t.hour
+    if h < 5:
+        return 0.2
+    if h < 7:
+        return 0.55
+    if h < 10:
+        return 1.2
+    if h < 17:
+        return 0.9
+    if h < 20:
+        return 1.25
+    if h < 23:
+        return 0.8
+    return 0.4
+
+
+# ---- an ordinary minute ----------------------------------------------------------------------
+
+
+def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of an ordinary day
+    f = load(t)
+    fcm_down = during(t, FCM)
+    # envoy: sampled access log
+    for _ in range(w.count(0.6 * f)):
+        tt = w.jit(t)
+        x = w.r()
+        if x < 0.22:
+            envoy(w, tt, "POST", "/v1/quotes", 200, w.ri(40, 160), "pricing")
+        elif x < 0.36:
+            envoy(w, tt, "POST", "/v1/rides", 201, w.ri(90, 260), "dispatch")
+        elif x < 0.56:
+            if not during(t, PING) or w.r() < 0.3:
+                envoy(w, tt, "POST", "/v1/driver/locations", 204, w.ri(4, 18), "location")
+        elif x < 0.68:
+            envoy(w, tt, "GET", f"/v1/rides/{w.ride()}", 200, w.ri(10, 40), "dispatch")
+        elif x < 0.78:
+            envoy(w, tt, "GET", "/v1/trips/history?page=1", 200, w.ri(30, 120), "trips")
+        elif x < 0.86:
+            envoy(w, tt, "GET", "/v1/eta?pickup=1", 200, w.ri(50, 180), "eta")
+        elif x < 0.92:
+            envoy(w, tt, "POST", f"/v1/trips/{w.ride()}/complete", 200, w.ri(60, 200), "trips")
+        elif x < 0.97:
+            envoy(w, tt, "POST", "/v1/payments/authorize", 200, w.ri(300, 900), "payments")
+        else:
+            envoy(w, tt, "GET", f"/v1/rides/{w.ride()}", 404, w.ri(3, 9), "dispatch")
+    if w.r() < 0.06 * f:
+        envoy(w, w.jit(t), "POST", "/v1/auth/refresh", 401, w.ri(3, 8), "dispatch")
+    # dispatch
+    for _ in range(w.count(0.25 * f)):
+        zap(
+            w,
+            w.jit(t),
+            "INFO",
+            "match/matcher.go:212",
+            "offer accepted",
+            ride_id=w.ride(),
+            driver_id=w.driver(),
+            city=w.pick(CITIES),
+            candidates=w.ri(3, 14),
+            attempt=1,
+            match_ms=w.ri(40, 400),
+        )
+    if w.r() < 0.05 * f:
+        tt = w.jit(t, 40)
+        rid = w.ride()
+        zap(
+            w,
+            tt,
+            "WARN",
+            "match/offer.go:97",
+            "offer timed out, reoffering",
+            ride_id=rid,
+            driver_id=w.driver(),
+            timeout_s=15,
+        )
+        zap(
+            w,
+            tt + timedelta(seconds=16),
+            "INFO",
+            "match/matcher.go:212",
+            "offer accepted",
+            ride_id=rid,
+            driver_id=w.driver(),
+            city="sao-paulo",
+            candidates=w.ri(3, 9),
+            attempt=2,
+            match_ms=w.ri(15000, 16500),
+        )
+    # pricing
+    for _ in range(w.count(0.25 * f)):
+        pylog(
+            w,
+            w.jit(t),
+            "INFO",
+            "pricing.quote",
+            f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
+            f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms",
+        )
+    if t.minute % 10 == 4:
+        pylog(
+            w,
+            w.jit(t),
+            "WARN",
+            "pricing.surge",
+            f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)",
+        )
+    if t.minute == 10 and t != at(0, 8, 10):
+        day = t.strftime("%Y-%m-%d") if t.hour >= 8 else (t - timedelta(days=1)).strftime("%Y-%m-%d")
+        if TARIFF[1] <= t < at(1, 8, 0):
+            day = "2026-08-18-v2"
+        pylog(
+            w,
+            w.jit(t, 5),
+            "INFO",
+            "pricing.tariffs",
+            f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
+            "5 products",
+        )
+    # trips
+    for _ in range(w.count(0.25 * f)):
+        spring(
+            w,
+            w.jit(t),
+            "INFO",
+            f"nio-8080-exec-{w.ri(1, 40)}",
+            "b.c.corrida.trips.web.TripController",
+            f"Trip {w.ride()} completed: {w.ri(12, 380) / 10:.1f} km, fare BRL {w.ri(900, 9800) / 100:.2f}, "
+            f"in {w.ri(30, 160)} ms",
+        )
+    if t.minute % 5 == 2 and not during(t, ESDISK):
+        depth = w.ri(0, 40)
+        spring(
+            w,
+            w.jit(t),
+            "INFO",
+            "search-indexer-1",
+            "b.c.corrida.trips.search.TripIndexer",
+            f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}",
+        )
+    if t.minute % 30 == 17:
+        spring(
+            w,
+            w.jit(t),
+            "INFO",
+            "HikariPool-1 housekeeper",
+            "com.zaxxer.hikari.pool.HikariPool",
+            f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)",
+        )
+    if w.r() < 0.03 * f:
+        spring(
+            w,
+            w.jit(t),
+            "WARN",
+            f"nio-8080-exec-{w.ri(1, 40)}",
+            "b.c.corrida.trips.receipt.ReceiptService",
+            f"receipt e-mail bounced for trip {w.ride()}, rider notified in app",
+        )
+    # mysql
+    if w.r() < 0.04:
+        mysql(
+            w,
+            w.jit(t),
+            "WARN",
+            "MY-010914",
+            f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
+            "'10.40.9.21' (Got timeout reading communication packets).",
+            w.ri(100, 9999),
+        )
+    # payments
+    for _ in range(w.count(0.15 * f)):
+        pino(
+            w,
+            w.jit(t),
+            "INFO",
+            "psp authorize ok",
+            psp="pagora",
+            rideId=w.ride(),
+            amountCents=w.ri(900, 9800),
+            ms=w.ri(280, 850),
+        )
+    if t.minute % 12 == 5:
+        tt = w.jit(t, 40)
+        pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora", code="51")
+    if t.minute % 20 == 9:
+        tt = w.jit(t, 40)
+        pino(w, tt, "WARN", "psp timeout, retrying (1/2)", psp="pagora", timeoutMs=3000)
+        pino(
+            w,
+            tt + timedelta(seconds=3.4),
+            "INFO",
+            "psp authorize ok",
+            psp="pagora",
+            rideId=w.ride(),
+            amountCents=w.ri(900, 9800),
+            ms=w.ri(400, 900),
+            retry=1,
+        )
+    # kafka
+    if t.minute % 10 == 0:
+        b = w.ri(1, 3)
+        kafka(
+            w,
+            w.jit(t, 20),
+            "INFO",
+            f"[LocalLog partition=driver-locations-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Rolled new log "
+            f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.",
+            "kafka.log.LocalLog",
+        )
+        if t.minute == 30 and b:
+            kafka(
+                w,
+                w.jit(t, 20),
+                "INFO",
+                f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
+                "(__consumer_offsets-17) with 6 members",
+                "kafka.coordinator.group.GroupCoordinator",
+            )
+    # location: the always-noisy ingest (phones with bad GPS all day)
+    for _ in range(w.count(0.45 * f + 0.1)):
+        tt = w.jit(t)
+        x = w.r()
+        if x < 0.5:
+            logfmt(
+                w,
+                tt,
+                "WARN",
+                "fix rejected",
+                driver=w.driver(),
+                reason="accuracy",
+                acc_m=w.ri(51, 400),
+                limit_m=50,
+            )
+        elif x < 0.75:
+            logfmt(w, tt, "WARN", "fix rejected", driver=w.driver(), reason="speed", kmh=w.ri(181, 900))
+        else:
+            logfmt(w, tt, "WARN", "out-of-order fix dropped", driver=w.driver(), behind_ms=w.ri(900, 40000))
+    if t.minute % 5 == 0:
+        ev = w.ri(3, 25)
+        if during(t, PING):
+            ev = w.ri(2600, 4100)
+        logfmt(
+            w,
+            w.jit(t, 10),
+            "INFO",
+            "geo index sweep",
+            evicted=ev,
+            ttl="15s",
+            indexed=int(9000 * f + w.ri(0, 500)),
+        )
+    if t.minute % 4 == 1:
+        logfmt(
+            w,
+            w.jit(t),
+            "INFO",
+            "produced batch",
+            topic="driver-locations",
+            records=int(2400 * f + w.ri(0, 300)),
+            p99_ms=w.ri(4, 20),
+        )
+    # redis cluster
+    if t.minute % 20 == 0:
+        node = w.pick(("redis-geo-1", "redis-geo-2", "redis-geo-3"))
+        tt = w.jit(t, 5)
+        redis(w, tt, "INFO", node, "*", "10000 changes in 60 seconds. Saving...")
+        redis(
+            w,
+            tt + timedelta(seconds=0.2),
+            "INFO",
+            node,
+            "*",
+            f"Background saving started by pid {w.ri(100, 9000)}",
+        )
+        redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*", "Background saving terminated with success")
+    # eta
+    for _ in range(w.count(0.15 * f)):
+        if during(t, MAPS):
+            continue
+        tracing(
+            w,
+            w.jit(t),
+            "INFO",
+            "eta::routes",
+            f"route ok provider=rotamaps legs=1 duration_s={w.ri(120, 2400)} latency_ms={w.ri(60, 240)} "
+            f"cache=miss",
+        )
+    if t.minute % 15 == 8:
+        tracing(
+            w,
+            w.jit(t),
+            "WARN",
+            "eta::maps",
+            "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms",
+        )
+    if t.minute % 30 == 0:
+        tracing(
+            w,
+            w.jit(t),
+            "INFO",
+            "eta::cache",
+            f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}",
+        )
+    # notify
+    for _ in range(w.count(0.22 * f)):
+        if w.r() < 0.55:
+            if fcm_down:
+                continue
+            elixir(
+                w,
+                w.jit(t),
+                "INFO",
+                f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}",
+            )
+        else:
+            elixir(
+                w,
+                w.jit(t),
+                "INFO",
+                f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200",
+            )
+    if t.minute % 15 == 11:
+        elixir(w, w.jit(t), "WARN", f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
+    if t.minute == 45 and not fcm_down:
+        elixir(w, w.jit(t), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
+    # fraud
+    for _ in range(w.count(0.2 * f)):
+        if during(t, FRAUD):
+            continue
+        gunicorn(
+            w,
+            w.jit(t),
+            "INFO",
+            w.pick((41, 42, 43, 44)),
+            f"score ride={w.ride()} model=fraud-gbm-2026-08-12 score=0.{w.ri(1, 60):02d} decision=allow "
+            f"in {w.ri(6, 30)}ms",
+        )
+    if t.minute % 20 == 13:
+        gunicorn(
+            w,
+            w.jit(t),
+            "WARN",
+            w.pick((41, 42, 43, 44)),
+            "feature device_fingerprint missing for rider, using default",
+        )
+    # elasticsearch
+    if t.minute % 30 == 20:
+        es(
+            w,
+            w.jit(t),
+            "INFO",
+            w.pick(("es-data-1", "es-data-2", "es-data-3")),
+            "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
+            f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
+            f"[{w.ri(1, 2)}s]",
+        )
+
+
+def nightly(w: World) -> list[list]:
+    rows = []
+    for d in range(3):
+        day = DAY0 + timedelta(days=d)
+        t0 = at(d, 2, 0, 2)
+        n = 18240 + 611 * d
+        batch(
+            w,
+            t0,
+            "INFO",
+            f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
+            "reading trips from trips-db-2 (replica)",
+        )
+        t = t0 + timedelta(minutes=1)
+        for k in range(1, 7):
+            t += timedelta(minutes=5, seconds=w.ri(0, 50))
+            batch(
+                w,
+                t,
+                "INFO",
+                f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora",
+            )
+        t += timedelta(minutes=1)
+        batch(
+            w, t, "INFO", f"finished run settle-{day:%Y%m%d}: {n} drivers, BRL {w.ri(2100, 2600)}k, 0 errors"
+        )
+        rows.append(
+            [
+                f"settlement-nightly-{29270000 + d * 1440}",
+                "settlement-nightly",
+                "batch",
+                "0 2 * * *",
+                t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                t.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                "Complete",
+                f"{n} drivers settled",
+            ]
+        )
+        for job, ns, cron, h, m, dur, detail in (
+            (
+                "mysql-xtrabackup",
+                "data",
+                "30 1 * * *",
+                1,
+                30,
+                22,
+                "trips-db-2 -> s3://corrida-backups/trips-db",
+            ),
+            ("es-snapshot", "search", "0 4 * * *", 4, 0, 14, "snapshot trips-* -> s3://corrida-es-snapshots"),
+            ("fraud-model-refresh", "risk", "0 14 * * *", 14, 0, 2, None),
+            ("trips-archive", "trips", "30 3 * * *", 3, 30, 9, "archived trips older than 180 days"),
+        ):
+            s = at(d, h, m, w.ri(1, 9))
+            if detail is None:
+                detail = (
+                    "loaded fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) — previous "
+                    "fraud-gbm-2026-08-12 (410 MB)"
+                    if d == 1
+                    else "no new model, kept fraud-gbm-2026-08-12"
+                )
+            rows.append(
+                [
+                    f"{job}-{29270000 + d * 1440 + h * 60 + m}",
+                    job,
+                    ns,
+                    cron,
+                    s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                    (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
+                    .astimezone(UTC)
+                    .isoformat()
+                    .replace("+00:00", "Z"),
+                    "Complete",
+                    detail,
+                ]
+            )
+        kafka(
+            w,
+            at(d, 3, 0, w.ri(1, 30)),
+            "INFO",
+            "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
+            f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
+            f"{w.ri(10**7, 9 * 10**7)}])",
+            "kafka.log.LogCleaner",
+        )
+        es(
+            w,
+            at(d, 4, 14, w.ri(0, 50)),
+            "INFO",
+            "es-master-1",
+            "org.elasticsearch.snapshots.SnapshotsService",
+            f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]",
+        )
+        spring(
+            w,
+            at(d, 3, 39, w.ri(0, 50)),
+            "INFO",
+            "scheduling-1",
+            "b.c.corrida.trips.archive.ArchiveJob",
+            f"archived {w.ri(30000, 42000)} trips older than 180 days",
+        )
+        if d != 1:
+            gunicorn(
+                w,
+                at(d, 14, 0, 40),
+                "INFO",
+                7,
+                "model refresh: no new model in s3://corrida-risk/models, keeping fraud-gbm-2026-08-12",
+            )
+    # the GCP service-account key rotation, once a week
+    s = at(1, 17, 30, 4)
+    rows.append(
+        [
+            "gcp-sa-key-rotate-29271050",
+            "gcp-sa-key-rotate",
+            "platform",
+            "30 17 * * 3",
+            s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "Complete",
+            "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
+            "(older than 90d); secret notify-fcm-key updated",
+        ]
+    )
+    rows.sort(key=lambda r: r[4])
+    return rows
+
+
+# ---- the incidents ---------------------------------------------------------------------------
+
+
+def every(span: tuple[datetime, datetime], step_s: float):
+    t = span[0]
+    while t < span[1]:
+        yield t
+        t += timedelta(seconds=step_s)
+
+
+def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
+    # RIDES-01: the morning's tariff file writes surge_cap for gru-t2 as "1,35" (decimal comma).
+    for t in every(TARIFF, 25):
+        tt = w.jit(t, 20)
+        zone = "gru-t2"
+        pylog(
+            w,
+            tt,
+            "ERROR",
+            "pricing.quote",
+            f"quote failed zone={zone} product={w.pick(('pop', 'comfort'))}: ValueError: could not convert "
+            "string to float: '1,35' (tariff row zone=gru-t2 column=surge_cap)",
+        )
+        envoy(w, tt + timedelta(milliseconds=40), "POST", "/v1/quotes", 500, w.ri(20, 60), "pricing")
+    pylog(
+        w,
+        at(0, 8, 10, 31),
+        "INFO",
+        "pricing.tariffs",
+        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, "
+        "5 products "
+        "(uploaded by ops-pricing 07:58)",
+    )
+    pylog(
+        w,
+        TARIFF[1],
+        "INFO",
+        "pricing.tariffs",
+        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, "
+        "5 products "
+        "(manual reload)",
+    )
+
+    # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
+    for t in every(BURST, 20):
+        tt = w.jit(t, 18)
+        spring(
+            w,
+            tt,
+            "ERROR",
+            f"nio-8080-exec-{w.ri(1, 40)}",
+            "o.h.engine.jdbc.spi.SqlExceptionHelper",
+            "HikariPool-1 - Connection is not available, request timed out after 30000ms "
+            "(total=30, active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")",
+        )
+        envoy(w, tt, "GET", "/v1/trips/history?page=1", 504, 15000, "trips", "UT")
+        if w.r() < 0.4:
+            envoy(
+                w,
+                tt + timedelta(seconds=2),
+                "POST",
+                f"/v1/trips/{w.ride()}/complete",
+                504,
+                15000,
+                "trips",
+                "UT",
+            )
+    for t in every(BURST, 75):
+        mysql(
+            w,
+            w.jit(t, 30),
+            "INFO",
+            "MY-011953",
+            f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
+            "be optimal. (flushed=200 and evicted=0, during the time.)",
+            sub="InnoDB",
+        )
+    for t in every(BURST, 240):
+        spring(
+            w,
+            w.jit(t, 60),
+            "WARN",
+            "http-nio-8080-exec-slow",
+            "b.c.corrida.trips.db.SlowQueryLogger",
+            f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
+            "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20",
+        )
+
+    # RIDES-04: payments' mTLS client certificate rotated to the new intermediate the PSP doesn't trust.
+    pino(
+        w,
+        MTLS[0] - timedelta(seconds=20),
+        "INFO",
+        "mTLS client certificate reloaded",
+        file="/etc/payments/tls/psp-client.crt",
+        cert="payments-psp-mtls",
+        issuer="CN=Corrida Issuing CA 2026",
+        serial="5e:0a:91:c4",
+    )
+    for t in every(MTLS, 15):
+        tt = w.jit(t, 12)
+        pino(
+            w,
+            tt,
+            "ERROR",
+            "psp authorize failed",
+            psp="pagora",
+            rideId=w.ride(),
+            err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
+            "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
+            host="api.pagora.com.br:443",
+        )
+        envoy(w, tt, "POST", "/v1/payments/authorize", 502, w.ri(40, 90), "payments")
+        if w.r() < 0.3:
+            spring(
+                w,
+                tt + timedelta(seconds=1),
+                "WARN",
+                f"nio-8080-exec-{w.ri(1, 40)}",
+                "b.c.corrida.trips.payment.PaymentClient",
+                f"payment for trip {w.ride()} not authorized (payments 502), trip marked PAYMENT_PENDING",
+            )
+    pino(
+        w,
+        MTLS[1],
+        "INFO",
+        "mTLS client certificate reloaded",
+        file="/etc/payments/tls/psp-client.crt",
+        cert="payments-psp-mtls",
+        issuer="CN=Corrida Issuing CA 2024",
+        serial="3b:77:02:1d",
+    )
+
+    # RIDES-05: kafka-3's data volume fills; its only log dir fails and the broker stops.
+    kafka(
+        w,
+        KDISK[0],
+        "ERROR",
+        "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
+        "java.io.IOException: No space left on device",
+        "org.apache.kafka.storage.internals.log.LogDirFailureChannel",
+    )
+    kafka(
+        w,
+        KDISK[0] + timedelta(seconds=0.2),
+        "WARN",
+        "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
+        "kafka.server.ReplicaManager",
+    )
+    kafka(
+        w,
+        KDISK[0] + timedelta(seconds=0.5),
+        "ERROR",
+        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed",
+        "kafka.log.LogManager",
+    )
+    for p in (2, 5, 8, 11):
+        kafka(
+            w,
+            KDISK[0] + timedelta(seconds=3 + p / 10),
+            "INFO",
+            f"[Partition driver-locations-{p} broker=1] Shrinking ISR from 1,3 to 1. Leader: (highWatermark: "
+            f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)",
+            "kafka.cluster.Partition",
+        )
+    for t in every(KDISK, 20):
+        tt = w.jit(t, 18)
+        logfmt(
+            w,
+            tt,
+            "ERROR",
+            "produce failed",
+            topic="driver-locations",
+            partition=w.pick((2, 5, 8, 11)),
+            err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
+            "than required",
+            records=w.ri(180, 260),
+        )
+    for t in every((KDISK[0] + timedelta(minutes=3), KDISK[1]), 120):
+        zap(
+            w,
+            w.jit(t, 30),
+            "WARN",
+            "geo/search.go:64",
+            "stale driver positions in candidate set",
+            city="sao-paulo",
+            stale=w.ri(180, 420),
+            max_age_s=w.ri(300, 3000),
+        )
+    kafka(w, KDISK[1], "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer")
+
+    # RIDES-06: RotaMaps (external) answers 503 and times out; eta falls back to straight-line ETAs.
+    tracing(w, at(1, 10, 58, 40), "INFO", "eta::config", "config reloaded: cache.ttl_s=180 (was 300)")
+    for t in every(MAPS, 12):
+        tt = w.jit(t, 10)
+        if w.r() < 0.6:
+            tracing(
+                w,
+                tt,
+                "WARN",
+                "eta::maps",
+                'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" '
+                "— falling back to haversine estimate",
+            )
+        else:
+            tracing(
+                w,
+                tt,
+                "WARN",
+                "eta::maps",
+                "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
+                "estimate",
+            )
+        if w.r() < 0.3:
+            envoy(w, tt, "GET", "/v1/eta?pickup=1", 200, w.ri(2000, 2100), "eta")
+
+    # RIDES-07: fraud-model-refresh loads a 1.87 GB model; gunicorn workers are OOM killed in a loop.
+    gunicorn(
+        w,
+        at(1, 14, 0, 40),
+        "INFO",
+        7,
+        "model refresh: loading fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) from s3://corrida-risk/models",
+    )
+    pid = 4300
+    for t in every(FRAUD, 40):
+        tt = w.jit(t, 30)
+        pid += w.ri(3, 17)
+        gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
+        gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
+        gunicorn(
+            w,
+            tt + timedelta(seconds=9),
+            "INFO",
+            pid + 1,
+            "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
+        )
+    for t in every(FRAUD, 10):
+        tt = w.jit(t, 9)
+        x = w.r()
+        if x < 0.5:
+            zap(
+                w,
+                tt,
+                "ERROR",
+                "risk/client.go:51",
+                "fraud check failed, rejecting ride request (fail-closed)",
+                ride_id=w.ride(),
+                error=w.pick(
+                    (
+                        'Post "http://fraud.risk.svc:8000/v1/score": context deadline exceeded',
+                        'Post "http://fraud.risk.svc:8000/v1/score": EOF',
+                        'Post "http://fraud.risk.svc:8000/v1/score": dial tcp 10.40.8.15:8000: connect: '
+                        "connection refused",
+                    )
+                ),
+            )
+            envoy(w, tt, "POST", "/v1/rides", 503, w.ri(800, 2100), "dispatch")
+        elif x < 0.8:
+            pino(
+                w,
+                tt,
+                "ERROR",
+                "fraud pre-auth check unavailable, declining authorization",
+                rideId=w.ride(),
+                err="ECONNRESET",
+                fraudUrl="http://fraud.risk.svc:8000/v1/score",
+            )
+            envoy(w, tt, "POST", "/v1/payments/authorize", 503, w.ri(400, 900), "payments")
+        else:
+            spring(
+                w,
+                tt,
+                "WARN",
+                f"nio-8080-exec-{w.ri(1, 40)}",
+                "b.c.corrida.trips.payment.PaymentClient",
+                f"payment for trip {w.ride()} not authorized (payments 503), trip marked PAYMENT_PENDING",
+            )
+    gunicorn(w, FRAUD[1], "INFO", 7, "model pinned: fraud-gbm-2026-08-12 (410 MB), workers stable")
+
+    # RIDES-08: the weekly key rotation deleted the FCM service-account key notify still holds.
+    elixir(w, at(1, 16, 45, 3), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
+    for t in every(FCM, 60):
+        elixir(
+            w,
+            w.jit(t, 10),
+            "ERROR",
+            '[Notify.Fcm] oauth2 token refresh failed: 400 {"error":"invalid_grant","error_description":'
+            '"Invalid JWT Signature."} key_id=4f2a91',
+        )
+    for t in every(FCM, 9):
+        elixir(
+            w,
+            w.jit(t, 8),
+            "ERROR",
+            f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+            'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3',
+        )
+    elixir(w, FCM[1], "INFO", "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
+
+    # RIDES-09: es-data-2 passes the flood-stage watermark; trips' indexer backs up, then blocks.
+    for d, hh, mm in ((1, 19, 40), (1, 23, 10), (2, 3, 5), (2, 5, 50)):
+        es(
+            w,
+            at(d, hh, mm, w.ri(0, 50)),
+            "WARN",
+            "es-master-1",
+            "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+            "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+            f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
+            "shards will be relocated away from this node",
+        )
+    es(
+        w,
+        ESDISK[0],
+        "WARN",
+        "es-master-1",
+        "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+        "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+        "4.8gb[4.9%], all indices on this node will be marked read-only",
+    )
+    depth = 0
+    for t in every(ESDISK, 30):
+        tt = w.jit(t, 25)
+        depth = min(10000, depth + w.ri(150, 190))
+        spring(
+            w,
+            tt,
+            "WARN",
+            "search-indexer-1",
+            "b.c.corrida.trips.search.TripIndexer",
+            "bulk request rejected, will retry: ElasticsearchStatusException[type=cluster_block_exception, "
+            "reason=index [trips-2026.08] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage "
+            f"watermark, index has read-only-allow-delete block]] queue depth={depth}",
+        )
+    for t in every(ESBLOCK, 15):
+        tt = w.jit(t, 12)
+        spring(
+            w,
+            tt,
+            "ERROR",
+            f"nio-8080-exec-{w.ri(1, 40)}",
+            "b.c.corrida.trips.web.TripController",
+            f"POST /v1/trips/{w.ride()}/complete took {w.ri(28000, 31000)} ms: search indexer queue full "
+            "(10000), caller blocked",
+        )
+        envoy(w, tt, "POST", f"/v1/trips/{w.ride()}/complete", 504, 15000, "trips", "UT")
+
+    # RIDES-10: adaptive_ping_interval at 100%: idle drivers ping every 30 s, the geo TTL is 15 s.
+    logfmt(
+        w,
+        PING[0] + timedelta(seconds=2),
+        "INFO",
+        "driver app config updated",
+        flag="adaptive_ping_interval",
+        rollout="100%",
+        idle_ping_interval_s=30,
+        active_ping_interval_s=4,
+    )
+    for t in every(PING, 14):
+        zap(
+            w,
+            w.jit(t, 12),
+            "WARN",
+            "match/matcher.go:188",
+            "no candidates within radius, ride request expired",
+            ride_id=w.ride(),
+            city=w.pick(("sao-paulo", "sao-paulo", "campinas")),
+            radius_m=w.pick((3000, 5000)),
+            geo_hits=w.ri(0, 1),
+        )
+    logfmt(
+        w,
+        PING[1],
+        "INFO",
+        "driver app config updated",
+        flag="adaptive_ping_interval",
+        rollout="5%",
+        idle_ping_interval_s=30,
+        active_ping_interval_s=4,
+    )
+
+
+# ---- tables --------------------------------------------------------------------------------
+
+BASE = {  # req_per_s, p99_ms, http_5xx_per_s, cpu_pct
+    "envoy": (420, 380, 0.4, 31),
+    "dispatch": (60, 420, 0.05, 44),
+    "pricing": (95, 90, 0.05, 38),
+    "trips": (70, 210, 0.05, 41),
+    "payments": (22, 1100, 0.08, 25),
+    "location": (2100, 25, 0.0, 52),
+    "eta": (55, 260, 0.02, 22),
+    "notify": (40, 300, 0.0, 14),
+    "fraud": (80, 45, 0.0, 35),
+}
+
+
+def service_row(w: World, t: datetime, svc: str) -> list:
+    f = load(t)
+    rps, p99, e5, cpu = BASE[svc]
+    rps *= f * (0.9 + 0.2 * w.r())
+    p99 *= 0.9 + 0.25 * w.r()
+    e5 *= (0.5 + w.r()) * f
+    cpu = cpu * (0.5 + 0.5 * f) * (0.9 + 0.2 * w.r())
+    if svc == "pricing" and during(t, TARIFF):
+        e5 = 4 + 2 * w.r()
+    if svc == "trips" and during(t, BURST):
+        e5, p99 = 6 + 4 * w.r(), 30000
+    if svc == "payments" and during(t, MTLS):
+        e5 = 18 + 4 * w.r()
+    if svc == "location" and during(t, KDISK):
+        e5, p99 = 280 + 80 * w.r(), 900 + 300 * w.r()
+    if svc == "eta" and during(t, MAPS):
+        p99 = 2050 + 30 * w.r()
+    if during(t, FRAUD):
+        if svc == "fraud":
+            rps, p99, e5 = rps * 0.3, 5000, 20 + 10 * w.r()
+        if svc == "dispatch":
+            e5 = 15 + 8 * w.r()
+        if svc == "payments":
+            e5 = 6 + 3 * w.r()
+    if svc == "notify" and during(t, FCM):
+        e5 = 20 + 5 * w.r()
+    if svc == "trips" and during(t, ESBLOCK):
+        p99, e5 = 30000, 4 + 2 * w.r()
+    if svc == "location" and during(t, PING):
+        rps *= 0.3
+    if svc == "envoy":
+        for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK):
+            if during(t, span):
+                e5 += 8 + 5 * w.r()
+    return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
+
+
+VOLUMES = {
+    "vol-0c3f9a1e7d2b48a51": "trips-db-1-data",
+    "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
+    "vol-04f7c8b1a2d3e9c50": "kafka-2-data",
+    "vol-0b2e9d4f1c7a6e815": "kafka-3-data",
+}
+INSTANCES = {
+    "i-0a41c7e2d9b35f108": "trips-db-1",
+    "i-06d2b8f3e1c49a727": "trips-db-2",
+    "i-0f93e1a7c2d48b564": "redis-geo-1",
+    "i-0d5a1c8e3f7b24b69": "es-data-2",
+}
+
+
+def burst_balance(t: datetime) -> float:
+    """trips-db-1's gp2 credit balance: full at night, drained by the afternoon's IO, zero at 15:02."""
+    if t < at(0, 10, 30):
+        return 100.0
+    if t < BURST[0]:
+        return round(
+            100 * (1 - (t - at(0, 10, 30)).total_seconds() / (BURST[0] - at(0, 10, 30)).total_seconds()), 2
+        )
+    if t < BURST[1]:
+        return 0.0
+    return 100.0  # modified to gp3 (no burst bucket; CloudWatch keeps reporting 100)
+
+
+def metrics(w: World) -> None:
+    srows, crows = [], []
+    t = DAY0
+    while t < END:
+        for svc in BASE:
+            srows.append(service_row(w, t, svc))
+        stamp = t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        f = load(t)
+        for vol, tag in VOLUMES.items():
+            bb = burst_balance(t) if tag == "trips-db-1-data" else round(min(100.0, 97 + 4 * w.r()), 2)
+            q = 0.4 + 2 * f * w.r()
+            if tag == "trips-db-1-data" and during(t, BURST):
+                q = 48 + 20 * w.r()
+            if tag == "kafka-3-data" and during(t, KDISK):
+                q = 0.0
+            crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb, "Percent"])
+            crows.append(
+                [
+                    stamp,
+                    "AWS/EBS",
+                    "VolumeQueueLength",
+                    f"VolumeId={vol}",
+                    tag,
+                    "Average",
+                    round(q, 2),
+                    "Count",
+                ]
+            )
+        for inst, tag in INSTANCES.items():
+            cpu = 20 + 30 * f * (0.8 + 0.4 * w.r())
+            if tag == "trips-db-1" and during(t, BURST):
+                cpu = 12 + 5 * w.r()  # waiting on IO, not busy
+            crows.append(
+                [
+                    stamp,
+                    "AWS/EC2",
+                    "CPUUtilization",
+                    f"InstanceId={inst}",
+                    tag,
+                    "Average",
+                    round(cpu, 2),
+                    "Percent",
+                ]
+            )
+        hours = (t - DAY0).total_seconds() / 3600
+        used = 71 + hours * 0.25 + 2 * w.r()
+        if t >= ESDISK[0]:
+            used = 95.1 + 0.3 * w.r() if t < ESDISK[1] else 82 + w.r()
+        k3 = min(100.0, 86.4 + 13.6 * max(0.0, (t - at(1, 5, 0)).total_seconds()) / 9072 + 0.2 * w.r())
+        if t < at(1, 5, 0):
+            k3 = 84 + (t - DAY0).total_seconds() / 3600 * 0.09 + 0.2 * w.r()
+        if t >= KDISK[1]:
+            k3 = 71 + 0.3 * w.r()
+        crows.append(
+            [
+                stamp,
+                "CWAgent",
+                "disk_used_percent",
+                "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data",
+                "kafka-3",
+                "Average",
+                round(k3, 2),
+                "Percent",
+            ]
+        )
+        crows.append(
+            [
+                stamp,
+                "CWAgent",
+                "disk_used_percent",
+                "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data",
+                "es-data-2",
+                "Average",
+                round(min(used, 95.4), 2),
+                "Percent",
+            ]
+        )
+        t += timedelta(minutes=5)
+    w.table("service_stats", ["time", "service", "req_per_s", "p99_ms", "http_5xx_per_s", "cpu_pct"], srows)
+    w.table(
+        "cloudwatch_export",
+        ["timestamp", "namespace", "metric_name", "dimensions", "name_tag", "statistic", "value", "unit"],
+        crows,
+    )
+
+
+DEPENDENCIES = [
+    ["envoy", "dispatch", "http", "dispatch.rides.svc:8080", "/v1/rides"],
+    ["envoy", "pricing", "http", "pricing.rides.svc:8080", "/v1/quotes"],
+    ["envoy", "trips", "http", "trips.rides.svc:8080", "/v1/trips (history, complete, receipts)"],
+    ["envoy", "payments", "http", "payments.rides.svc:8080", "/v1/payments"],
+    ["envoy", "location", "http", "location.rides.svc:8080", "/v1/driver/locations, driver app config"],
+    ["envoy", "eta", "http", "eta.rides.svc:8080", "/v1/eta"],
+    ["dispatch", "redis", "redis-cluster", "redis-geo-1..3:6379", "GEOSEARCH drivers:geo:{city}"],
+    ["dispatch", "fraud", "http", "fraud.risk.svc:8000", "/v1/score on every ride request (fail-closed)"],
+    ["dispatch", "pricing", "grpc", "pricing.rides.svc:9090", "final fare on match"],
+    ["dispatch", "eta", "grpc", "eta.rides.svc:9090", "pickup ETA per candidate"],
+    ["dispatch", "notify", "grpc", "notify.rides.svc:9090", "ride offers to drivers"],
+    ["dispatch", "trips", "http", "trips.rides.svc:8080", "creates the trip on accept"],
+    ["pricing", "redis", "redis-cluster", "redis-geo-1..3:6379", "surge counters per zone"],
+    ["trips", "mysql", "mysql", "trips-db-1:3306", "trips, receipts (primary)"],
+    ["trips", "elasticsearch", "http", "es-data-1..3:9200", "async indexer, index trips-YYYY.MM"],
+    ["trips", "payments", "http", "payments.rides.svc:8080", "charge on trip completion"],
+    ["trips", "kafka", "kafka", "kafka-1..3:9092", "produces trip-events"],
+    ["payments", "pagora", "https (mTLS)", "api.pagora.com.br:443", "PSP card authorization (external)"],
+    ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
+    ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
+    [
+        "location",
+        "kafka",
+        "kafka",
+        "kafka-1..3:9092",
+        "produces driver-locations (acks=all, RF 2, min.insync 2)",
+    ],
+    ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
+    ["eta", "rotamaps", "https", "api.rotamaps.com:443", "routes and traffic (external)"],
+    ["notify", "fcm", "https", "fcm.googleapis.com:443", "Android push (external)"],
+    ["notify", "apns", "https", "api.push.apple.com:443", "iOS push (external)"],
+    ["fraud", "redis", "redis-cluster", "redis-geo-1..3:6379", "rider feature cache"],
+    ["settlement", "mysql", "mysql", "trips-db-2:3306", "nightly payouts (replica)"],
+    ["settlement", "pagora", "https (mTLS)", "api.pagora.com.br:443", "driver payouts (external)"],
+    ["mysql", "mysql", "replication", "trips-db-1 -> trips-db-2", "async replica"],
+]
+
+DEPLOYS = [
+    ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
+    ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
+    [
+        "DEP-8814",
+        "envoy",
+        "1.30.4-corrida.2",
+        at(0, 18, 5),
+        10,
+        "tnakamura",
+        "envoy patch release, new access-log sampling",
+    ],
+    ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
+    ["DEP-8818", "location", "4.6.1", at(1, 16, 50), 5, "bferreira", "fix rejection metrics per reason"],
+    ["DEP-8820", "dispatch", "5.1.4", at(2, 6, 40), 6, "gpereira", "offer timeout per city"],
+    ["DEP-8822", "dispatch", "5.2.0", at(2, 13, 50), 7, "gpereira", "batched matching for airport queues"],
+]
+
+CONFIG = [
+    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing", "PRC-512"],
+    ["CFG-3304", "trips", "hikari.maximum-pool-size", "25", "30", at(0, 12, 20), "acosta", "TRP-880"],
+    ["CFG-3307", "redis", "cluster-node-timeout", "15000", "10000", at(1, 6, 55), "tnakamura", "INF-2231"],
+    ["CFG-3309", "eta", "cache.ttl_s", "300", "180", at(1, 10, 58, 40), "rsouza", "ETA-219"],
+    ["CFG-3312", "notify", "apns.pool_size", "8", "12", at(1, 17, 20), "bferreira", "NTF-140"],
+    ["CFG-3315", "trips", "search.indexer.bulk_size", "500", "1000", at(2, 6, 55), "acosta", "TRP-891"],
+]
+
+FLAGS = [
+    [at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
+    [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
+    [at(2, 11, 5), "adaptive_ping_interval", "location", "production", "0%", "5%", "bferreira"],
+    [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
+    [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"],
+]
+
+CERTS = [
+    [
+        "api-corrida-app",
+        "envoy",
+        "api-corrida-app-tls",
+        "letsencrypt-prod",
+        "api.corrida.app",
+        at(-20, 3, 10),
+        at(70, 3, 10),
+        at(-20, 3, 10),
+        "3a:e1:55:0b",
+    ],
+    [
+        "payments-psp-mtls",
+        "payments",
+        "psp-client-tls",
+        "vault-pki-corrida-2026",
+        "payments.corrida.app",
+        MTLS[0] - timedelta(seconds=50),
+        at(90, 18, 20, 40),
+        MTLS[0] - timedelta(seconds=50),
+        "5e:0a:91:c4",
+    ],
+    [
+        "payments-psp-mtls",
+        "payments",
+        "psp-client-tls",
+        "vault-pki-corrida-2024",
+        "payments.corrida.app",
+        MTLS[1] - timedelta(seconds=40),
+        at(30, 19, 7),
+        MTLS[1] - timedelta(seconds=40),
+        "3b:77:02:1d",
+    ],
+    [
+        "settlement-psp-mtls",
+        "settlement",
+        "psp-client-tls",
+        "vault-pki-corrida-2024",
+        "settlement.corrida.app",
+        at(-41, 11, 0),
+        at(49, 11, 0),
+        at(-41, 11, 0),
+        "29:c0:7e:aa",
+    ],
+    [
+        "kafka-brokers",
+        "kafka",
+        "kafka-tls",
+        "vault-pki-corrida-2024",
+        "kafka-1..3.data.corrida.internal",
+        at(1, 5, 0),
+        at(91, 5, 0),
+        at(1, 5, 0),
+        "61:9f:03:de",
+    ],
+]
+
+MIGRATIONS = [
+    ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
+    [
+        "trips",
+        91,
+        "91",
+        "index trips rider created",
+        "V91__index_trips_rider_created.sql",
+        at(-2, 22, 4, 10),
+        48211,
+    ],
+    ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
+]
+
+
+def iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def change_tables(w: World) -> None:
+    w.table("dependencies", ["caller", "callee", "protocol", "address", "purpose"], DEPENDENCIES)
+    w.table(
+        "deploys",
+        [
+            "deploy_id",
+            "service",
+            "version",
+            "started_at",
+            "finished_at",
+            "status",
+            "triggered_by",
+            "description",
+        ],
+        [
+            [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
+            for d, s, v, t, m, a, desc in DEPLOYS
+        ],
+    )
+    w.table(
+        "config_changes",
+        ["change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by", "ticket"],
+        [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
+    )
+    w.table(
+        "feature_flags",
+        ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
+        [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS],
+    )
+    w.table(
+        "certificates",
+        [
+            "name",
+            "namespace",
+            "secret_name",
+            "issuer",
+            "dns_names",
+            "not_before",
+            "not_after",
+            "renewed_at",
+            "serial",
+        ],
+        [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS],
+    )
+    w.table(
+        "schema_migrations",
+        [
+            "service",
+            "installed_rank",
+            "version",
+            "description",
+            "script",
+            "installed_on",
+            "execution_time",
+            "success",
+        ],
+        [
+            [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
+            for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])
+        ],
+    )
+    for _d, s, v, t, m, _a, _desc in DEPLOYS:
+        done = t + timedelta(minutes=m)
+        if s == "dispatch":
+            zap(w, done, "INFO", "cmd/dispatch/main.go:77", "dispatch started", version=v, cities=3)
+        elif s == "trips":
+            spring(
+                w,
+                done,
+                "INFO",
+                "main",
+                "b.c.corrida.trips.TripsApplication",
+                f"Started TripsApplication v{v} in {14 + w.r() * 5:.3f} seconds (process running for 19.2)",
+            )
+        elif s == "eta":
+            tracing(w, done, "INFO", "eta", f"eta {v} listening on 0.0.0.0:8080 (grpc 9090)")
+        elif s == "fraud":
+            gunicorn(w, done, "INFO", 7, f"fraud {v} booted, model fraud-gbm-2026-08-12, workers=4")
+        elif s == "location":
+            logfmt(w, done, "INFO", "location started", version=v, partitions=12)
+        elif s == "envoy":
+            w.emit(
+                done,
+                "envoy",
+                "INFO",
+                f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
+                f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})",
+            )
+    elixir(w, at(1, 17, 20, 30), "INFO", "[Notify.Apns] pool resized to 12 connections")
+    redis(w, at(1, 6, 55, 10), "INFO", "redis-geo-1", "*", "CONFIG SET cluster-node-timeout 10000 applied")
+
+
+DOCS = {
+    "known-noise": """# Known noise on the Corrida platform
+
+What shows up in the logs all day and is not an incident by itself.
+
+## location: rejected and out-of-order fixes
+
+Driver phones send bad GPS all the time (tunnels on the Marginal, cheap phones, mock-location apps).
+location logs `fix rejected` (reason=accuracy or reason=speed) and `out-of-order fix dropped`
+dozens of times an hour, more in the rush hours. This is by design. Only act when `produced batch`
+lines stop or location logs errors.
+
+## Retries that succeed
+
+payments logs `psp timeout, retrying (1/2)` and eta logs `rotamaps answered 429` a few times an
+hour; the retry goes through. dispatch reoffers a ride when a driver does not answer in 15 s.
+
+## Other
+
+- pricing `surge recompute slow` every ten minutes (the 2000 ms budget is aspirational).
+- fraud `feature device_fingerprint missing` for riders on old app versions.
+- notify `410 Unregistered` for uninstalled iOS apps; mysql `Aborted connection ... 'metabase'`.
+""",
+    "kafka-operations": """# Kafka (kafka-1..3) operations
+
+Three brokers, one log dir each (/var/lib/kafka/data on its own EBS volume). driver-locations has
+12 partitions, replication factor 2; trip-events has replication factor 3.
+
+## When producers fail
+
+- Read the producing service's error: `NOT_LEADER_OR_FOLLOWER` during a leader election is
+  normal and retried; anything lasting minutes is not.
+- Check every broker's server.log, not only the one the alert names, and the brokers' volumes in
+  CloudWatch.
+- `kafka-topics.sh --describe --under-min-isr-partitions` lists partitions that refuse acks=all
+  writes.
+
+Do not lower min.insync.replicas in production without the data team.
+""",
+    "maps-provider": """# Maps provider (RotaMaps) problems
+
+eta asks api.rotamaps.com for every pickup and trip ETA, with a 2000 ms timeout and a route
+cache. When RotaMaps fails eta answers with a straight-line (haversine) estimate, so the apps show
+rough ETAs rather than errors.
+
+## What to do
+
+1. Compare eta's failures with its own changes (deploys, config) — rule out our side first.
+2. Check https://status.rotamaps.com and the #vendor-rotamaps channel.
+3. There is no second provider. Tell support that ETAs may be imprecise; nothing to restart.
+""",
+    "fraud-scoring": """# fraud (risk scoring)
+
+dispatch scores every ride request and payments every pre-authorization at fraud
+(fraud.risk.svc:8000, gunicorn, 4 workers, 2Gi memory limit per pod). Both callers are fail-closed:
+if fraud does not answer within 800 ms the ride or the charge is refused.
+
+## When fraud is unhealthy
+
+- Look at fraud's own log first: worker restarts, timeouts, model loading.
+- Check the fraud-model-refresh CronJob's last runs (job_runs) and which model the workers load.
+- To pin a model: `kubectl -n risk set env deploy/fraud FRAUD_MODEL=<name>`.
+
+Never switch the callers to fail-open without the risk team's approval.
+""",
+    "push-provider-outage": """# Push provider outage (FCM / APNs)
+
+notify sends Android pushes through Firebase Cloud Messaging (service account
+notify-fcm@corrida-prod) and iOS pushes through APNs. Both providers have regional incidents a
+few times a year; during one, sends fail with errors from the provider and recover on their own.
+
+## What to do
+
+- Check https://status.firebase.google.com and https://developer.apple.com/system-status/.
+- Post on the status page: "ride notifications may be delayed on Android".
+- Wait it out. Do not restart notify during a provider incident: in-flight sends would be lost.
+""",
+}
+
+
+# ---- truth ---------------------------------------------------------------------------------
+
+
+def lt(t: datetime) -> str:
+    return t.astimezone(BRT).isoformat(timespec="seconds")
+
+
+def logs(
+    service: str,
+    start: datetime,
+    end: datetime,
+    contains: str,
+    level: str | None = None,
+    pattern: str | None = None,
+) -> dict:
+    args = {"service": service, "start": lt(start), "end": lt(end)}
+    if level:
+        args["level"] = level
+    if pattern:
+        args["pattern"] = pattern
+    return {"tool": "query_logs", "args": args, "contains": contains}
+
+
+def sql(query: str, contains: str) -> dict:
+    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+
+
+def incident(
+    iid: str,
+    kind: str,
+    question: str,
+    service: str | None,
+    start: datetime,
+    end: datetime,
+    onset: datetime | None,
+    cause_service: str | None,
+    root_cause: str | None,
+    key_terms: list[str],
+    distractors: list[str],
+    runbook: str | None,
+    evidence: list[dict],
+    outcome: str = "SUCCESS",
+    **more,
+) -> dict:
+    d = {
+        "id": iid,
+        "kind": kind,
+        "question": question,
+        "service": service,
+        "start": lt(start),
+        "end": lt(end),
+        "onset": lt(onset) if onset else None,
+        "cause_service": cause_service,
+        "root_cause": root_cause,
+        "key_terms": key_terms,
+        "distractors": distractors,
+        "has_runbook": runbook is not None,
+        "runbook": runbook,
+        "expected_outcome": outcome,
+        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
+        "evidence": evidence,
+    }
+    d.update(more)
+    return d
+
+
+def truth() -> dict:
+    inc = [
+        incident(
+            "RIDES-01",
+            "logs_only",
+            "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às 8h50. "
+            "O que está acontecendo?",
+            "pricing",
+            at(0, 8, 20),
+            at(0, 8, 50),
+            TARIFF[0],
+            "pricing",
+            "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the surge_cap of "
+            "zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without validating them, so "
+            'every quote touching gru-t2 failed with "ValueError: could not convert string to float: '
+            "'1,35'\" "
+            "and envoy answered 500 on POST /v1/quotes until a corrected file was reloaded by hand at 09:02",
+            ["tariff", "1,35"],
+            [
+                "pricing 'surge recompute slow' warnings (always there)",
+                "eta deploy DEP-8811 2.31.0 at 07:40",
+                "pricing config change CFG-3301 surge.recompute_interval_s at 06:50",
+            ],
+            None,
+            [
+                logs(
+                    "pricing",
+                    at(0, 8, 20),
+                    at(0, 8, 50),
+                    "could not convert string to float: '1,35'",
+                    "ERROR",
+                    "gru-t2",
+                ),
+                logs(
+                    "pricing",
+                    at(0, 8, 0),
+                    at(0, 8, 50),
+                    "tarifas-2026-08-18.csv",
+                    pattern="tariff table reloaded",
+                ),
+            ],
+        ),
+        incident(
+            "RIDES-02",
+            "no_incident",
+            "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
+            "Tem algo quebrado?",
+            "location",
+            at(0, 3, 0),
+            at(0, 3, 40),
+            None,
+            None,
+            None,
+            [],
+            [],
+            None,
+            [],
+            "FALLBACK",
+            note="night; only location's usual rejected GPS fixes (known noise), batches produced as usual",
+        ),
+        incident(
+            "RIDES-03",
+            "metrics_deps",
+            "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
+            "dependency "
+            "is it?",
+            "trips",
+            at(0, 15, 10),
+            at(0, 15, 40),
+            BURST[0],
+            "mysql",
+            "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
+            "BurstBalance "
+            "fell all afternoon and reached 0 at 15:02, the volume was throttled to its baseline IOPS, "
+            "VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and queries took seconds; "
+            "trips' Hikari pool (30) was exhausted ('Connection is not available, request timed out after "
+            "30000ms') and envoy answered 504 until the volume was modified to gp3 at 16:05",
+            ["burstbalance", "trips-db-1"],
+            [
+                "trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
+                "fraud deploy DEP-8812 3.9.2 at 14:30",
+                "location rejected-fix warnings (always there)",
+            ],
+            None,
+            [
+                sql(
+                    "SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
+                    "'BurstBalance' "
+                    "AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND '2026-08-18T18:40:00Z'",
+                    "trips-db-1-data",
+                ),
+                sql(
+                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
+                    "'mysql'",
+                    "trips-db-1:3306",
+                ),
+                logs(
+                    "trips",
+                    at(0, 15, 10),
+                    at(0, 15, 40),
+                    "request timed out after 30000ms",
+                    "ERROR",
+                    "hikaripool",
+                ),
+                logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop"),
+            ],
+        ),
+        incident(
+            "RIDES-04",
+            "change",
+            "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, 6:30pm to "
+            "7:00pm. What changed?",
+            "payments",
+            at(0, 18, 30),
+            at(0, 19, 0),
+            MTLS[0],
+            "payments",
+            "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 to one "
+            "issued by the new intermediate 'Corrida Issuing CA 2026' (issuer vault-pki-corrida-2026), which "
+            "Pagora had not been given; Pagora refused the client certificate in the handshake (tlsv1 alert "
+            "unknown ca, SSL alert number 48), every authorization failed with 502 and trips were marked "
+            "PAYMENT_PENDING, until the previous certificate (vault-pki-corrida-2024) was re-issued at 19:08",
+            ["payments-psp-mtls", "unknown ca"],
+            [
+                "envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
+                "pricing flag surge_smoothing 25% -> 50% at 18:12",
+                "payments 'psp authorize declined' and timeout retries (always there)",
+            ],
+            None,
+            [
+                sql(
+                    "SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
+                    "vault-pki-corrida-2026",
+                ),
+                logs(
+                    "payments",
+                    at(0, 18, 30),
+                    at(0, 19, 0),
+                    "tlsv1 alert unknown ca",
+                    "ERROR",
+                    "psp authorize failed",
+                ),
+                logs(
+                    "payments",
+                    at(0, 18, 0),
+                    at(0, 18, 30),
+                    "Corrida Issuing CA 2026",
+                    pattern="certificate reloaded",
+                ),
+            ],
+        ),
+        incident(
+            "RIDES-05",
+            "trap_noisy_service",
+            "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O location "
+            "vive "
+            "cheio de warning — qual é a causa de verdade?",
+            "location",
+            at(1, 7, 40),
+            at(1, 8, 10),
+            KDISK[0],
+            "kafka",
+            "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
+            "'java.io.IOException: No space left on device', the broker's only log dir failed and it shut "
+            "down; driver-locations has replication factor 2 with min.insync.replicas 2, so the partitions "
+            "kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with NOT_ENOUGH_REPLICAS and a "
+            "third of the drivers' positions stopped updating, until the volume was grown and kafka-3 "
+            "restarted at 08:24",
+            ["kafka-3", "no space left"],
+            [
+                "location 'fix rejected' warnings (always there)",
+                "redis config change CFG-3307 cluster-node-timeout at 06:55",
+                "dispatch stale-position warnings (a symptom)",
+            ],
+            "kafka-operations",
+            [
+                logs(
+                    "location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"
+                ),
+                logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
+                logs(
+                    "kafka",
+                    at(1, 7, 20),
+                    at(1, 8, 10),
+                    "all log dirs in /var/lib/kafka/data have failed",
+                    "ERROR",
+                    "shutdown broker",
+                ),
+            ],
+        ),
+        incident(
+            "RIDES-06",
+            "trap_unrelated_change",
+            "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de config do "
+            "eta "
+            "às 10h58?",
+            "eta",
+            at(1, 11, 10),
+            at(1, 11, 40),
+            MAPS[0],
+            "RotaMaps (external maps API)",
+            "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times out after "
+            "2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 only shortened the "
+            "route cache TTL from 300 to 180 s — a provider outage, not determinable beyond that from this "
+            "data",
+            [],
+            [
+                "CFG-3309 eta cache.ttl_s at 10:58",
+                "trips deploy DEP-8816 7.18.0 at 10:15",
+                "eta's usual rotamaps 429 retries",
+            ],
+            "maps-provider",
+            [],
+            "FALLBACK",
+            note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 is "
+            "wrong",
+        ),
+        incident(
+            "RIDES-07",
+            "system_wide",
+            "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
+            "pagamentos negados, app com erro. Qual componente?",
+            None,
+            at(1, 14, 10),
+            at(1, 14, 40),
+            FRAUD[0],
+            "fraud",
+            "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 (1.87 "
+            "GB, "
+            "2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn worker under a 2Gi "
+            "limit; from 14:01 the workers were killed as they loaded it ('Worker was sent SIGKILL! Perhaps "
+            "out of memory?') and rebooted in a loop, so fraud hardly answered and its fail-closed callers "
+            "refused work: dispatch rejected ride requests (503 on POST /v1/rides) and payments declined "
+            "pre-authorizations — until the previous model was pinned at 14:52",
+            ["fraud-gbm-2026-08-19", "out of memory"],
+            [
+                "dispatch and payments errors (symptoms)",
+                "location rejected-fix warnings (always there)",
+                "location deploy DEP-8818 at 16:50 (after)",
+            ],
+            "fraud-scoring",
+            [
+                logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
+                sql(
+                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'fraud-model-refresh'",
+                    "fraud-gbm-2026-08-19",
+                ),
+                logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR", "fail-closed"),
+            ],
+        ),
+        incident(
+            "RIDES-08",
+            "trap_runbook_words",
+            "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug 17:40–18:10. "
+            "The runbook says it's an FCM outage and to wait — is that it?",
+            "notify",
+            at(1, 17, 40),
+            at(1, 18, 10),
+            FCM[0],
+            "notify",
+            "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for notify-fcm@corrida-prod and "
+            "deleted the old key 4f2a91, which notify still held in memory (it reads the secret only at "
+            "start); at its next oauth2 token refresh (17:36) Google refused the JWT signed with the deleted "
+            "key ('invalid_grant', 'Invalid JWT Signature'), and every FCM send failed with 401 "
+            "UNAUTHENTICATED while APNs (iOS) went on — until notify reloaded the credentials at 18:21; no "
+            "FCM outage",
+            ["gcp-sa-key-rotate", "invalid jwt signature"],
+            [
+                "push-provider-outage runbook (wait for FCM)",
+                "notify config change CFG-3312 apns.pool_size at 17:20",
+                "notify 410 Unregistered warnings (always there)",
+            ],
+            None,
+            [
+                logs(
+                    "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
+                ),
+                sql(
+                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
+                    "deleted key 4f2a91",
+                ),
+                logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed"),
+            ],
+            decoy_runbook="push-provider-outage",
+            runbook_query="push notifications failing FCM outage wait",
+        ),
+        incident(
+            "RIDES-09",
+            "trap_late_symptom",
+            "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 07h10–07h40. "
+            "Qual a causa raiz?",
+            "trips",
+            at(2, 7, 10),
+            at(2, 7, 40),
+            ESDISK[0],
+            "elasticsearch",
+            "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of high-watermark "
+            "warnings, and elasticsearch put a read-only-allow-delete block on the indices with shards "
+            "there, "
+            "trips-2026.08 among them; trips' async search indexer got cluster_block_exception on every bulk "
+            "request and kept the trips in its bounded queue, which reached 10000 at 07:04 — from then "
+            "completing a trip blocked the request thread for ~30 s (504 at envoy) until space was freed and "
+            "the block lifted at 07:58",
+            ["flood-stage", "read-only-allow-delete"],
+            [
+                "trips config change CFG-3315 search.indexer.bulk_size at 06:55",
+                "dispatch deploy DEP-8820 5.1.4 at 06:40",
+                "location rejected-fix warnings (always there)",
+            ],
+            None,
+            [
+                logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
+                logs(
+                    "elasticsearch",
+                    at(2, 6, 25),
+                    at(2, 7, 40),
+                    "flood stage disk watermark [95%] exceeded",
+                    "WARN",
+                    "es-data-2",
+                ),
+                logs(
+                    "trips",
+                    at(2, 6, 30),
+                    at(2, 7, 40),
+                    "read-only-allow-delete",
+                    "WARN",
+                    "cluster_block_exception",
+                ),
+            ],
+        ),
+        incident(
+            "RIDES-10",
+            "trap_unrelated_change",
+            "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch 5.2.0 "
+            "release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?",
+            "dispatch",
+            at(2, 14, 10),
+            at(2, 14, 40),
+            PING[0],
+            "location",
+            "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to 100% at "
+            "14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver for a TTL of "
+            "only "
+            "15 s, so location's geo index sweep evicted thousands of available drivers between pings, "
+            "dispatch's GEOSEARCH found no candidates within radius and ride requests expired — until the "
+            "flag "
+            "went back to 5% at 14:52; dispatch 5.2.0 (batched airport matching) was unrelated",
+            ["adaptive_ping_interval", "ttl"],
+            [
+                "dispatch deploy DEP-8822 5.2.0 at 13:50",
+                "location rejected-fix warnings (always there)",
+                "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)",
+            ],
+            None,
+            [
+                sql(
+                    "SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
+                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'",
+                    "100%",
+                ),
+                logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
+                logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN"),
+            ],
+        ),
+    ]
+    return {
+        "dataset": f"{NAME}-world",
+        "timezone": "-03:00",
+        "description": "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
+        "saving) unless they say otherwise, by an on-call team writing Portuguese and English (18/08, "
+        "19 ago, 20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and "
+        "elasticsearch write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud "
+        "the offset -0300, notify the time of day only, dispatch epoch seconds and payments epoch "
+        "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
+        "carry their offset, feature_flags, schema_migrations and service_stats are wall time.",
+        "incidents": inc,
+    }
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    t = DAY0
+    while t < END:
+        background(w, t)
+        t += timedelta(minutes=1)
+    w.table(
+        "job_runs",
+        ["job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status", "detail"],
+        nightly(w),
+    )
+    incidents(w)
+    metrics(w)
+    w.docs.update(DOCS)
+    manifest = {
+        "name": f"{NAME}-world",
+        "description": (
+            "Corrida, a ride-hailing platform in São Paulo (14 components: envoy, dispatch, pricing, trips, "
+            "mysql, payments, kafka, location, redis, eta, notify, fraud, elasticsearch, settlement) over "
+            "three "
+            "days, 2026-08-18..20 Brasília time (BRT); access logs sampled; 10 incidents and traps (see "
+            "truth.json)."
+        ),
+        "timezone": "America/Sao_Paulo",
+        "dayfirst": True,
+    }
+    return w, manifest, truth()
+
+
+def main(out_dir: Path = DEFAULT_OUT) -> None:
+    """Write the rides world into ``out_dir/rides/``."""
+    w, manifest, truth_doc = world()
+    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
