@@ -16,7 +16,8 @@ from diagnosis_harness import Verdict, evaluate
 
 WORLDS = Path(__file__).parent / "data" / "worlds"
 FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 2,
-               "hosp": 1, "docs": 0, "depot": 1, "iot": 0, "game": 2}
+               "hosp": 1, "docs": 0, "depot": 1, "iot": 0, "game": 2,
+               "rides": 0}
 """Causes found by the offline default (docs/design.md §16.3): shop 7 of 12, pipeline 6 of 12,
 fleet 3 of 11 (FLEET-10, the broker outage asked system-wide, since a caller's earlier warnings
 that name nothing no longer start the incident before its cause).
@@ -113,7 +114,9 @@ with a digit is now quoted in the cause (and the runbook rule's root cause says 
 which made game's DEP-7713 right): 1 right, 0 wrong. Iot (a smart-home platform, AEST) was built
 blind after that and scored once, left as it was: 0 right, 0 wrong. Game's last wrong answer
 (auth's heap exhausted, published without the denylist that filled it) became right when the
-cause quoted its one new INFO line just before it failed: game 2 right, 0 wrong."""
+cause quoted its one new INFO line just before it failed: game 2 right, 0 wrong. Rides (a
+ride-hailing platform, São Paulo time) was built blind after all of that and scored once, left
+as it was: 0 right, 0 wrong."""
 
 
 @pytest.mark.parametrize(("world", "zone"), [("shop", "UTC"), ("pipeline", "+08:00"),
@@ -121,7 +124,7 @@ cause quoted its one new INFO line just before it failed: game 2 right, 0 wrong.
                                              ("grid", "+05:30"), ("vod", "+09:00"),
                                              ("hosp", "+01:00"), ("docs", "+00:00"),
                                              ("depot", "+01:00"), ("iot", "+10:00"),
-                                             ("game", "-08:00")])
+                                             ("game", "-08:00"), ("rides", "-03:00")])
 def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path, world: str,
                                                                  zone: str) -> None:
     truth = WORLDS / world / "truth.json"
@@ -135,8 +138,8 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
                          for o, v in traps.values()), traps
     assert card.summary.right >= FLOOR_RIGHT[world], verdicts
     # Something was localized from logs alone: a case with no runbook found its cause (not yet
-    # on grid, docs, depot or iot, see FLOOR_RIGHT).
-    assert world in ("grid", "docs", "depot", "iot") or any(
+    # on grid, docs, depot, iot or rides, see FLOOR_RIGHT).
+    assert world in ("grid", "docs", "depot", "iot", "rides") or any(
         verdicts[i] is Verdict.RIGHT for i, kind in kinds.items()
         if kind in ("logs_only", "system_wide"))
 
