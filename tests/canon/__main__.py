@@ -1,0 +1,34 @@
+"""``python -m tests.canon build [--out DIR]``: build the canon, print the suite's path."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import all_cases, build
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.canon",
+                                     description="Build the canon of textbook incidents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    cmd = sub.add_parser("build", help="build every case (cached by the specs' hash) and print "
+                         "the path of canon.json, the suite harness eval scores")
+    cmd.add_argument("--out", type=Path, help="build into DIR instead of the cache")
+    sub.add_parser("list", help="list the cases: id, class, expected outcome")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        for case in all_cases():
+            print(f"{case.id}\t{case.klass}\t{case.expect}")
+        return 0
+    try:
+        print(build(args.out))
+    except (ValueError, RuntimeError, OSError) as exc:
+        print(f"canon: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
