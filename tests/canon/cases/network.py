@@ -18,7 +18,7 @@ CASES = (
                   "(10.0.1.15:5432)", every_s=5),
         ),
         tables={"network_changes": (
-            {"changed_at": "2026-04-16T09:35:00Z", "resource": "sg-0a1b2c3d (orders-db)",
+            {"changed_at": "2026-04-16T09:35:00Z", "resource": "security group sg-0a1b2c3d (orders-db)",
              "change": "revoke ingress tcp/5432 from 10.0.64.0/18 (eu-west-1b)",
              "changed_by": "terraform (PR 1432: tidy db security groups)"},
             {"changed_at": "2026-04-15T16:00:00Z", "resource": "rtb-77aa (private-a)",
