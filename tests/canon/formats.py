@@ -12,6 +12,7 @@ import random
 import re
 from datetime import datetime
 
+_PG_TAG = {"DEBUG": "DEBUG1", "INFO": "LOG", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "FATAL"}
 _SYSLOG_PRI = {"DEBUG": 7, "INFO": 6, "WARN": 4, "ERROR": 3, "FATAL": 2}
 _AGENTS = ("okhttp/4.12.0", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)",
            "python-requests/2.31.0", "Go-http-client/1.1")
@@ -39,6 +40,9 @@ def render(fmt: str, service: str, ts: datetime, level: str, message: str,
     if fmt == "syslog":
         stamp = f"{ts.strftime('%b')} {ts.day:>2} {ts.strftime('%H:%M:%S')}"
         return f"<{_SYSLOG_PRI[level]}>{stamp} {service} {message}"
+    if fmt == "postgres":
+        stamp = ts.strftime("%Y-%m-%d %H:%M:%S.") + f"{ts.microsecond // 1000:03d}"
+        return f"{stamp} UTC [{rng.randint(1200, 48000)}] {_PG_TAG[level]}:  {message}"
     raise ValueError(f"unknown log format {fmt!r}")
 
 

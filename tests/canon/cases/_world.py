@@ -64,12 +64,12 @@ def host(name: str) -> Svc:
 
 
 def postgres(name: str) -> Svc:
-    """PostgreSQL's own log (text, its usual prefix)."""
-    return Svc(name, "text", every_s=240,
-               chatter=("LOG:  checkpoint starting: time",
-                        "LOG:  checkpoint complete: wrote {n} buffers (0.4%); write=26.9 s",
-                        "LOG:  automatic vacuum of table \"shop.public.sessions\": index scans: 1"),
-               warns=("WARNING:  there is no transaction in progress",), warn_every_s=3600)
+    """PostgreSQL's own log (``log_line_prefix = '%m [%p] '``)."""
+    return Svc(name, "postgres", every_s=240,
+               chatter=("checkpoint starting: time",
+                        "checkpoint complete: wrote {n} buffers (0.4%); write=26.9 s",
+                        "automatic vacuum of table \"shop.public.sessions\": index scans: 1"),
+               warns=("there is no transaction in progress",), warn_every_s=3600)
 
 
 def noisy(svc: Svc, message: str, every_s: int = 180) -> Svc:

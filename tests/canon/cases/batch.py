@@ -15,9 +15,9 @@ CASES = (
             Burst("14:01:30", "14:50", "orders", "slow request: GET /v1/orders took {n}90 ms",
                   level="WARN", every_s=4),
             Burst("14:03:00", "14:50", "orders-db",
-                  "LOG:  duration: {n}345.1 ms  statement: SELECT date_trunc('day', o.created_at),"
+                  "duration: {n}345.1 ms  statement: SELECT date_trunc('day', o.created_at),"
                   " sum(i.amount) FROM orders o JOIN order_items i ON i.order_id = o.id GROUP BY 1",
-                  level="WARN", every_s=40),
+                  level="INFO", every_s=40),
         ),
         changes=(Job("14:00", "14:48", "monthly-revenue-report", "finance-reports",
                      "orders-db primary", by="c.mendes"),

@@ -15,17 +15,17 @@ CASES = (
         lines=(
             Line("10:11:00", "db-1", "kernel: Out of memory: Killed process 4412 (postgres) "
                  "total-vm:8811224kB, anon-rss:7340032kB", level="ERROR"),
-            Line("10:11:02", "orders-db", "LOG:  server process (PID 4412) was terminated by "
-                 "signal 9: Killed", level="ERROR"),
-            Line("10:11:02", "orders-db", "LOG:  terminating any other active server processes"),
-            Line("10:11:03", "orders-db", "LOG:  database system was interrupted; last known up at "
+            Line("10:11:02", "orders-db", "server process (PID 4412) was terminated by "
+                 "signal 9: Killed"),
+            Line("10:11:02", "orders-db", "terminating any other active server processes"),
+            Line("10:11:03", "orders-db", "database system was interrupted; last known up at "
                  "2026-03-20 10:06:51 UTC"),
-            Burst("10:11:04", "10:52", "orders-db", "FATAL:  the database system is in recovery mode",
-                  every_s=4),
+            Burst("10:11:04", "10:52", "orders-db", "the database system is in recovery mode",
+                  level="FATAL", every_s=4),
             Burst("10:11:05", "10:52", "orders",
                   "org.postgresql.util.PSQLException: FATAL: the database system is in recovery "
                   "mode", every_s=4),
-            Line("10:52:30", "orders-db", "LOG:  database system is ready to accept connections"),
+            Line("10:52:30", "orders-db", "database system is ready to accept connections"),
         ),
         changes=(Deploy("09:58", "orders", "6.0.2", "pagination on order history"),),
         runbooks=("dependency", "oom"),

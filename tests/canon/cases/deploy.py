@@ -71,8 +71,8 @@ CASES = (
         lines=(
             Line("16:22:40", "search", "search starting version=2.9.0 build=2026-03-07.3"),
             Burst("16:24:00", "17:20", "catalog-db",
-                  "LOG:  duration: {n}71.302 ms  statement: SELECT id, title FROM products WHERE "
-                  "lower(title) LIKE lower($1) ORDER BY rank DESC LIMIT 50", level="WARN",
+                  "duration: {n}71.302 ms  statement: SELECT id, title FROM products WHERE "
+                  "lower(title) LIKE lower($1) ORDER BY rank DESC LIMIT 50", level="INFO",
                   every_s=7),
             Burst("16:26:00", "17:20", "search",
                   "query failed: timeout: context deadline exceeded after 5s", level="ERROR",

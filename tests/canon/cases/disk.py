@@ -13,12 +13,12 @@ CASES = (
                   host("db-1")),
         onset="14:56:30", cause_service="orders-db",
         lines=(
-            Line("12:40:02", "orders-db", "LOG:  parameter \"log_statement\" changed to \"all\""),
-            Line("12:40:02", "orders-db", "LOG:  received SIGHUP, reloading configuration files"),
-            Burst("12:41:00", "14:56", "orders-db", "LOG:  statement: SELECT * FROM order_items "
-                  "WHERE order_id = {n}", every_s=20),
+            Line("12:40:02", "orders-db", "parameter \"log_statement\" changed to \"all\""),
+            Line("12:40:02", "orders-db", "received SIGHUP, reloading configuration files"),
+            Burst("12:41:00", "14:56", "orders-db", "statement: SELECT * FROM order_items "
+                  "WHERE order_id = {n}", level="INFO", every_s=20),
             Burst("14:56:30", "15:45", "orders-db",
-                  "ERROR:  could not extend file \"base/16384/24611\": No space left on device",
+                  "could not extend file \"base/16384/24611\": No space left on device",
                   every_s=6),
             Burst("14:56:31", "15:45", "orders",
                   "could not execute statement; SQL [n/a]; nested exception is org.postgresql."

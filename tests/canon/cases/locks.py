@@ -12,16 +12,16 @@ CASES = (
         services=(java("orders", "order"), postgres("orders-db"), edge("edge", "/v1/orders")),
         onset="10:57:03", cause_service="orders-db",
         lines=(
-            Line("10:57:00", "orders-db", "LOG:  statement: ALTER TABLE orders ADD COLUMN "
+            Line("10:57:00", "orders-db", "statement: ALTER TABLE orders ADD COLUMN "
                  "fulfilment_sla interval NOT NULL DEFAULT '2 days'"),
             Burst("10:57:03", "11:42", "orders-db",
-                  "LOG:  process {n}8 still waiting for AccessShareLock on relation 16402 of "
-                  "database 16384 after 1000.{n} ms; blocking process: 22871", level="WARN",
+                  "process {n}8 still waiting for AccessShareLock on relation 16402 of "
+                  "database 16384 after 1000.{n} ms", level="INFO",
                   every_s=5),
             Burst("10:57:05", "11:42", "orders",
                   "org.postgresql.util.PSQLException: ERROR: canceling statement due to lock "
                   "timeout", every_s=4),
-            Line("11:42:10", "orders-db", "LOG:  duration: 2710034.112 ms  statement: ALTER TABLE "
+            Line("11:42:10", "orders-db", "duration: 2710034.112 ms  statement: ALTER TABLE "
                  "orders ADD COLUMN fulfilment_sla interval NOT NULL DEFAULT '2 days'"),
         ),
         changes=(Deploy("10:55", "orders", "6.1.0", "fulfilment SLA field (migration V88)"),),

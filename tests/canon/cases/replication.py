@@ -15,9 +15,6 @@ CASES = (
             Burst("13:22:00", "14:15", "accounts",
                   "read-after-write check failed for profile {id}: not found on replica "
                   "accounts-db-replica-1 (replay lag {n}s)", level="WARN", every_s=6),
-            Burst("13:24:00", "14:15", "accounts-db",
-                  "LOG:  standby accounts-db-replica-1 replay lag {n}2 s exceeds 60 s",
-                  level="WARN", every_s=30),
         ),
         changes=(Job("13:20", "14:30", "backfill-profile-search-vector", "accounts",
                      "accounts-db primary", by="j.alvarez", rows=38000000),),
