@@ -389,4 +389,13 @@ def build(cases: Sequence[Case], out: Path | None = None) -> Path:
         os.rename(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if out is None:
+        _prune(target)
     return target / SUITE_FILE
+
+
+def _prune(keep: Path) -> None:
+    """Remove the cache's earlier canon builds (complete ones only: another build may be running)."""
+    for old in keep.parent.glob("canon-*"):
+        if old != keep and (old / DONE_MARK).is_file():
+            shutil.rmtree(old, ignore_errors=True)

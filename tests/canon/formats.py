@@ -18,6 +18,8 @@ _AGENTS = ("okhttp/4.12.0", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS
            "python-requests/2.31.0", "Go-http-client/1.1")
 _LOGGERS = ("c.acme.api.RequestLogger", "c.acme.core.Service", "c.acme.db.Repository",
             "o.s.web.servlet.DispatcherServlet")
+_EVENT = re.compile(r"^(?P<kind>\w+) (?P<ns>[\w-]+)/(?P<name>[\w.-]+) (?P<reason>\w+): (?P<msg>.*)$",
+                    re.S)
 _ACCESS = re.compile(r"^(?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3})(?: rt=(?P<rt>[\d.]+))?$")
 
 
@@ -40,6 +42,8 @@ def render(fmt: str, service: str, ts: datetime, level: str, message: str,
     if fmt == "syslog":
         stamp = f"{ts.strftime('%b')} {ts.day:>2} {ts.strftime('%H:%M:%S')}"
         return f"<{_SYSLOG_PRI[level]}>{stamp} {service} {message}"
+    if fmt == "k8s":
+        return _event(ts, level, message, rng)
     if fmt == "postgres":
         stamp = ts.strftime("%Y-%m-%d %H:%M:%S.") + f"{ts.microsecond // 1000:03d}"
         return f"{stamp} UTC [{rng.randint(1200, 48000)}] {_PG_TAG[level]}:  {message}"
@@ -57,6 +61,22 @@ def _access(ts: datetime, message: str, rng: random.Random) -> str:
     stamp = ts.strftime("%d/%b/%Y:%H:%M:%S +0000")
     return (f'{client} - - [{stamp}] "{match["method"]} {match["path"]} HTTP/1.1" {status} {size} '
             f'"-" "{rng.choice(_AGENTS)}" rt={rt}')
+
+
+def _event(ts: datetime, level: str, message: str, rng: random.Random) -> str:
+    match = _EVENT.match(message)
+    if match is None:
+        raise ValueError(f"a k8s event is 'Kind namespace/name Reason: message', not {message!r}")
+    stamp = ts.strftime("%Y-%m-%dT%H:%M:%SZ")
+    obj = {"kind": match["kind"], "name": match["name"], "namespace": match["ns"]}
+    return json.dumps({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": f"{match['name']}.{rng.getrandbits(48):012x}", "namespace": match["ns"]},
+        "involvedObject": obj, "reason": match["reason"], "message": match["msg"],
+        "type": "Warning" if level in ("WARN", "ERROR", "FATAL") else "Normal", "count": 1,
+        "firstTimestamp": stamp, "lastTimestamp": stamp,
+        "source": {"component": "replicaset-controller" if match["kind"] == "ReplicaSet"
+                   else "kubelet"}})
 
 
 def _iso(ts: datetime) -> str:

@@ -63,6 +63,15 @@ def host(name: str) -> Svc:
                warn_every_s=2400)
 
 
+def events(name: str = "k8s-events") -> Svc:
+    """The cluster's event stream (``kubectl get events -o json``), rarely more than scheduling."""
+    return Svc(name, "k8s", every_s=600,
+               chatter=("Pod default/cron-cleanup-7d9f8b6c5-x2kqp Scheduled: Successfully assigned "
+                        "default/cron-cleanup-7d9f8b6c5-x2kqp to node-2",
+                        "Pod default/cron-cleanup-7d9f8b6c5-x2kqp Pulled: Container image "
+                        "\"registry.acme.io/cleanup:1.4\" already present on machine"))
+
+
 def postgres(name: str) -> Svc:
     """PostgreSQL's own log (``log_line_prefix = '%m [%p] '``)."""
     return Svc(name, "postgres", every_s=240,

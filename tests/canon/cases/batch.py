@@ -1,6 +1,6 @@
 """A batch job overloading a database."""
 
-from ..spec import Burst, Case, Job, Metric
+from ..spec import Burst, Case, Config, Job, Metric
 from ._world import edge, java, postgres
 
 CASES = (
@@ -31,4 +31,30 @@ CASES = (
                    "(it normally runs at 02:00 on the replica); its full-table joins saturate the "
                    "primary's CPU and the orders API slows down",
         distractors=("the same report's nightly run at 02:00 on the replica",)),
+    Case(
+        id="batch-backup-moved-to-peak", klass="batch-job",
+        title="nightly-backup's cron moved to 09:00 UTC by a timezone change; pg_dump at peak",
+        day="2026-04-16", window=("09:10", "09:30"),
+        question="accounts API slow, {day} 09:10 to 09:30 UTC. What's happening?",
+        services=(java("accounts", "profile"), postgres("accounts-db"),
+                  edge("edge", "/v1/profile")),
+        onset="09:02:00", cause_service="accounts-db",
+        lines=(
+            Burst("09:02:00", "09:55", "accounts", "slow request: GET /v1/profiles/{id} took "
+                  "{n}30 ms", level="WARN", every_s=4),
+        ),
+        changes=(Job("09:00", "10:05", "nightly-backup", "accounts", "accounts-db primary "
+                     "(pg_dump -Fc)", rows=0),
+                 Job("2026-04-15 02:00", "2026-04-15 03:04", "nightly-backup", "accounts",
+                     "accounts-db primary (pg_dump -Fc)", rows=0),
+                 Config("2026-04-15 17:00", "accounts", "cron.timezone", "UTC", "Asia/Singapore",
+                        by="platform", ticket="PLAT-330")),
+        metrics=(Metric("accounts-db", "disk_read_mb_s", 40, 480, at="09:00"),
+                 Metric("accounts-db", "io_wait_pct", 3, 61, at="09:01")),
+        runbooks=("batch-job",),
+        expect="SUCCESS", key_terms=("nightly-backup", "timezone"),
+        root_cause="the nightly-backup pg_dump ran at 09:00 UTC instead of 02:00 after cron's "
+                   "timezone was set to Asia/Singapore (PLAT-330); it saturates accounts-db's "
+                   "disk reads at peak and queries slow down",
+        distractors=()),
 )

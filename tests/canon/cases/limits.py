@@ -1,7 +1,7 @@
 """Process limits: file descriptors."""
 
-from ..spec import Burst, Case, Config, Line, Metric
-from ._world import edge, gokit, host
+from ..spec import Burst, Case, Config, Deploy, Line, Metric
+from ._world import edge, go, gokit, host
 
 CASES = (
     Case(
@@ -26,5 +26,28 @@ CASES = (
         root_cause="gateway's LimitNOFILE was lowered from 65536 to 1024 at 11:55 (HARDEN-9); "
                    "with ~3,000 connections it runs out of descriptors and accept fails with "
                    "'too many open files'",
+        distractors=()),
+    Case(
+        id="fd-leak-after-deploy", klass="resource-limit",
+        title="notifier 3.2.0 leaks a socket per webhook; hours later, too many open files",
+        day="2026-04-21", window=("16:00", "16:20"),
+        question="notifier webhooks failing, {date} 16:00 to 16:20 UTC. What is the root cause?",
+        services=(go("notifier", "webhook"), edge("edge", "/v1/webhooks")),
+        onset="15:47:10", cause_service="notifier",
+        baseline_h=4,
+        lines=(
+            Line("12:02:11", "notifier", "notifier starting version=3.2.0 max_open_files=65536"),
+            Burst("15:47:10", "16:45", "notifier",
+                  "webhook delivery failed: dial tcp {ip}:443: socket: too many open files",
+                  every_s=3),
+        ),
+        changes=(Deploy("12:00", "notifier", "3.2.0", "webhook client: per-tenant transports"),),
+        metrics=(Metric("notifier", "open_fds", 900, 65536, at="12:02", ramp_min=225,
+                        jitter=0.01),),
+        runbooks=("file-descriptors", "deploy-regression"),
+        expect="SUCCESS", key_terms=("3.2.0", "too many open files"),
+        root_cause="notifier 3.2.0 (deployed 12:00) creates a transport per tenant and never "
+                   "closes it; open descriptors grew steadily from 12:02 and hit the 65536 limit "
+                   "at 15:47, after which every webhook fails with 'too many open files'",
         distractors=()),
 )

@@ -1,7 +1,7 @@
 """A network partition between zones."""
 
 from ..spec import Burst, Case
-from ._world import edge, java, postgres
+from ._world import edge, go, java, postgres
 
 CASES = (
     Case(
@@ -28,5 +28,29 @@ CASES = (
         root_cause="a security group change at 09:35 (sg-0a1b2c3d, terraform PR 1432) revoked "
                    "tcp/5432 from eu-west-1b's subnet; orders pods in zone b can no longer reach "
                    "orders-db and time out, zone a and c work",
+        distractors=()),
+    Case(
+        id="network-policy-egress", klass="network-partition",
+        title="a default-deny egress NetworkPolicy in payments' namespace cuts it off from ledger",
+        day="2026-04-17", window=("10:20", "10:40"),
+        question="payments timing out on {date} between 10:20 and 10:40 UTC — why?",
+        services=(go("payments", "payment"), go("ledger", "entry"), edge("edge", "/v1/payments")),
+        onset="10:16:30", cause_service="payments",
+        lines=(
+            Burst("10:16:30", "11:05", "payments",
+                  "ledger post failed: dial tcp 10.0.4.21:8080: i/o timeout", every_s=4),
+        ),
+        tables={"k8s_changes": (
+            {"applied_at": "2026-04-17T10:16:00Z", "namespace": "payments",
+             "kind": "NetworkPolicy", "name": "default-deny-egress",
+             "summary": "deny all egress except kube-dns", "applied_by": "argocd (policy-repo "
+             "PR 88)"},
+            {"applied_at": "2026-04-16T15:02:00Z", "namespace": "ledger", "kind": "ConfigMap",
+             "name": "ledger-config", "summary": "log format json", "applied_by": "argocd"})},
+        runbooks=("network",),
+        expect="SUCCESS", key_terms=("default-deny-egress", "egress"),
+        root_cause="the NetworkPolicy default-deny-egress applied to the payments namespace at "
+                   "10:16 blocks all egress but DNS; payments' connections to ledger "
+                   "(10.0.4.21:8080) time out",
         distractors=()),
 )

@@ -1,7 +1,7 @@
 """Replica lag after a large write on the primary."""
 
 from ..spec import Burst, Case, Job, Metric
-from ._world import edge, java, postgres
+from ._world import edge, gokit, java, postgres
 
 CASES = (
     Case(
@@ -25,5 +25,27 @@ CASES = (
         root_cause="the backfill-profile-search-vector job started at 13:20 rewrites 38M rows on "
                    "accounts-db's primary; the replica cannot replay that WAL fast enough and "
                    "lags up to ~10 minutes, so reads served by the replica are stale",
+        distractors=()),
+    Case(
+        id="replica-lag-purge-job", klass="replica-lag",
+        title="a bulk purge on the MySQL primary; orders reads from the replica go stale",
+        day="2026-04-02", window=("22:10", "22:30"),
+        question="orders created but 'not found' right after, {short} 22:10-22:30 UTC — why?",
+        services=(gokit("orders", "order"), edge("edge", "/v1/orders")),
+        onset="22:04:30", cause_service="orders-db",
+        lines=(
+            Burst("22:04:30", "22:55", "orders",
+                  "get order after create: sql: no rows in result set (reader=orders-db-ro)",
+                  level="WARN", every_s=5),
+        ),
+        changes=(Job("22:00", "23:10", "purge-old-carts", "orders", "orders-db primary",
+                     by="scheduler", rows=52000000),),
+        metrics=(Metric("orders-db-ro", "seconds_behind_source", 0, 420, at="22:03", ramp_min=25),
+                 Metric("orders-db", "rows_deleted_per_s", 0, 14000, at="22:00")),
+        runbooks=("replica-lag", "batch-job"),
+        expect="SUCCESS", key_terms=("purge-old-carts", "replica"),
+        root_cause="the purge-old-carts job deleted ~52M rows on orders-db's primary from 22:00; "
+                   "the replica orders-db-ro fell minutes behind (seconds_behind_source up to "
+                   "~420) and orders read just-created orders from it and found nothing",
         distractors=()),
 )

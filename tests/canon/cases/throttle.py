@@ -1,7 +1,7 @@
 """Rate limits, throttling and quotas."""
 
-from ..spec import Burst, Case, Config, Flag, Job, Line, Metric
-from ._world import edge, go, java, py
+from ..spec import Burst, Case, Config, Deploy, Flag, Job, Line, Metric
+from ._world import edge, events, go, java, py
 
 CASES = (
     Case(
@@ -70,5 +70,32 @@ CASES = (
         root_cause="auto_translate_reviews was turned on at 08:00; it translates every review and "
                    "used up translate.googleapis.com's daily character quota by 15:52 "
                    "(RESOURCE_EXHAUSTED)",
+        distractors=()),
+    Case(
+        id="quota-k8s-resourcequota", klass="quota",
+        title="the team's ResourceQuota is full; the worker cannot scale and the queue backs up",
+        day="2026-03-28", window=("12:30", "12:50"),
+        question="thumbnailer falling behind, uploads without thumbnails, {date} 12:30-12:50 UTC. Why?",
+        services=(py("thumbnailer", "thumbnail"), events(), edge("edge", "/v1/uploads")),
+        onset="12:21:00", cause_service="thumbnailer",
+        lines=(
+            Burst("12:21:00", "13:15", "k8s-events",
+                  "ReplicaSet media/thumbnailer-6b8d9c7f4 FailedCreate: Error creating: pods "
+                  "\"thumbnailer-6b8d9c7f4-{id}\" is forbidden: exceeded quota: team-media-quota, "
+                  "requested: cpu=500m, used: cpu=19800m, limited: cpu=20", level="WARN",
+                  every_s=30),
+            Burst("12:22:00", "13:15", "thumbnailer",
+                  "job waited {n}s in queue thumbnails before start", level="WARN", every_s=15),
+        ),
+        changes=(Deploy("11:40", "video-encoder", "2.0.0", "encoder requests 4 CPUs per pod"),),
+        metrics=(Metric("thumbnailer", "queue_depth", 15, 5200, at="12:21", ramp_min=30),
+                 Metric("thumbnailer", "desired_replicas", 4, 16, at="12:20"),
+                 Metric("thumbnailer", "ready_replicas", 4, 4)),
+        runbooks=("quota", "queue-backlog"),
+        expect="SUCCESS", key_terms=("exceeded quota", "team-media-quota"),
+        root_cause="the media namespace's ResourceQuota team-media-quota (cpu=20) is used up "
+                   "(video-encoder 2.0.0 now requests 4 CPUs a pod); the autoscaler wants 16 "
+                   "thumbnailer pods but new ones are forbidden (exceeded quota), so the queue "
+                   "backs up",
         distractors=()),
 )
