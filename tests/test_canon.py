@@ -180,3 +180,19 @@ def test_the_cached_build_is_reused_and_a_foreign_folder_is_never_overwritten(
     assert done.returncode == 1 and "holds no canon" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not done.stdout
     assert (foreign / "notes.txt").read_text() == "keep me"
+
+
+def test_the_cli_builds_the_named_cases_and_prints_the_suite_it_wrote(tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    done = subprocess.run([sys.executable, "-m", "tests.canon", "build", "--out", str(out),
+                           "--only", "pool-config-reload", "--only", "trap-quiet-window"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(out / "canon.json")
+    suite = load_suite(out / "canon.json")
+    assert [(c.id, c.expect.outcome) for c in suite.cases] == [
+        ("pool-config-reload", "SUCCESS"), ("trap-quiet-window", "FALLBACK/INSUFFICIENT_EVIDENCE")]
+    bad = subprocess.run([sys.executable, "-m", "tests.canon", "build", "--out", str(tmp_path / "x"),
+                          "--only", "no-such-case"], cwd=REPO, capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert bad.returncode == 1 and bad.stderr.startswith("canon: no canon case no-such-case")

@@ -370,10 +370,9 @@ def build(cases: Sequence[Case], out: Path | None = None) -> Path:
         raise ValueError("two canon cases share an id")
     digest = spec_hash(cases)
     target = out if out is not None else cache_root() / f"canon-{digest}"
-    mark = target / DONE_MARK
-    if mark.is_file() and mark.read_text(encoding="utf-8").strip() == digest:
+    if _complete(target, digest):
         return target / SUITE_FILE
-    if target.exists() and any(target.iterdir()) and not mark.is_file():
+    if target.exists() and any(target.iterdir()) and not (target / DONE_MARK).is_file():
         raise FileExistsError(f"{target}: exists, is not empty and holds no canon; choose a new "
                               "folder (a canon build replaces only an earlier canon build)")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -384,14 +383,25 @@ def build(cases: Sequence[Case], out: Path | None = None) -> Path:
         (work / SUITE_FILE).write_text(json.dumps(suite(cases), indent=2, ensure_ascii=False)
                                        + "\n", encoding="utf-8")
         (work / DONE_MARK).write_text(digest + "\n", encoding="utf-8")
+        if _complete(target, digest):  # another process built the same canon meanwhile
+            return target / SUITE_FILE
         if target.exists():
             shutil.rmtree(target)
-        os.rename(work, target)
+        try:
+            os.rename(work, target)
+        except OSError:
+            if not _complete(target, digest):
+                raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if out is None:
         _prune(target)
     return target / SUITE_FILE
+
+
+def _complete(target: Path, digest: str) -> bool:
+    mark = target / DONE_MARK
+    return mark.is_file() and mark.read_text(encoding="utf-8").strip() == digest
 
 
 def _prune(keep: Path) -> None:

@@ -55,7 +55,7 @@ CASES = (
                         by="l.brandt", ticket="CHK-412")),
         metrics=(Metric("payments", "requests_per_s", 90, 520, at="17:55"),),
         runbooks=("retry-storm", "known-noise"),
-        expect="SUCCESS", key_terms=("payments.client", "retr"),
+        expect="SUCCESS", key_terms=("payments.client.retries", "timeout"),
         root_cause="a config change at 17:54 (CHK-412) set checkout-api's payments client to a "
                    "500 ms timeout with 5 retries; payments' normal p99 exceeds 500 ms, so calls "
                    "time out and are retried, ~5x the load on payments, which saturates",
