@@ -49,7 +49,9 @@ _FILL = {
 # --- the clock ------------------------------------------------------------------------------
 
 def at(case: Case, clock: str) -> datetime:
-    """``HH:MM[:SS]`` on the case's day, in UTC."""
+    """``HH:MM[:SS]`` on the case's day, or ``YYYY-MM-DD HH:MM`` on another day; UTC."""
+    if " " in clock:
+        return datetime.fromisoformat(clock).replace(tzinfo=UTC)
     parts = [int(p) for p in clock.split(":")]
     hh, mm, ss = (parts + [0, 0])[:3]
     day = datetime.fromisoformat(case.day).replace(tzinfo=UTC)
@@ -147,26 +149,19 @@ def _routine_changes(case: Case, rng: random.Random) -> list[Deploy | Config]:
     return out
 
 
-def _when(case: Case, clock: str) -> datetime:
-    """A change time: ``HH:MM`` on the case's day, or ``YYYY-MM-DD HH:MM`` on another."""
-    if " " in clock:
-        return datetime.fromisoformat(clock).replace(tzinfo=UTC)
-    return at(case, clock)
-
-
 def change_tables(case: Case, rng: random.Random) -> dict[str, list[dict[str, Any]]]:
     """The change tables in the case's shape (split, single or none)."""
     if case.change_shape == "none":
         return {}
     changes = sorted([*_routine_changes(case, rng), *case.changes],
-                     key=lambda c: _when(case, c.start if isinstance(c, Job) else c.at))
+                     key=lambda c: at(case, c.start if isinstance(c, Job) else c.at))
     split: dict[str, list[dict[str, Any]]] = {"deploys": [], "config_changes": []}
     single: list[dict[str, Any]] = []
     seq = zlib.crc32(case.id.encode()) % 9000 + 1000
     for n, c in enumerate(changes):
         ref = seq + n
         if isinstance(c, Deploy):
-            t = _when(case, c.at)
+            t = at(case, c.at)
             split["deploys"].append({
                 "deploy_id": f"DEP-{ref}", "service": c.service, "version": c.version,
                 "started_at": iso(t), "finished_at": iso(t + timedelta(minutes=c.minutes)),
@@ -175,7 +170,7 @@ def change_tables(case: Case, rng: random.Random) -> dict[str, list[dict[str, An
                            "summary": f"deploy {c.version}: {c.summary}".rstrip(": "),
                            "author": c.by, "ref": f"DEP-{ref}"})
         elif isinstance(c, Config):
-            t = _when(case, c.at)
+            t = at(case, c.at)
             split["config_changes"].append({
                 "change_id": f"CHG-{ref}", "service": c.service, "config_key": c.key,
                 "old_value": c.old, "new_value": c.new, "changed_by": c.by, "changed_at": iso(t),
@@ -184,7 +179,7 @@ def change_tables(case: Case, rng: random.Random) -> dict[str, list[dict[str, An
                            "summary": f"{c.key}: {c.old} -> {c.new}", "author": c.by,
                            "ref": f"CHG-{ref}"})
         elif isinstance(c, Flag):
-            t = _when(case, c.at)
+            t = at(case, c.at)
             split.setdefault("feature_flags", []).append({
                 "flag": c.flag, "service": c.service, "old_state": c.old, "new_state": c.new,
                 "changed_by": c.by, "changed_at": iso(t)})
@@ -192,10 +187,10 @@ def change_tables(case: Case, rng: random.Random) -> dict[str, list[dict[str, An
                            "summary": f"{c.flag}: {c.old} -> {c.new}", "author": c.by,
                            "ref": f"FF-{ref}"})
         else:
-            t = _when(case, c.start)
+            t = at(case, c.start)
             split.setdefault("job_runs", []).append({
                 "run_id": f"RUN-{ref}", "job": c.job, "service": c.service, "target": c.target,
-                "started_at": iso(t), "finished_at": iso(_when(case, c.end)), "status": c.status,
+                "started_at": iso(t), "finished_at": iso(at(case, c.end)), "status": c.status,
                 "triggered_by": c.by, "rows_processed": c.rows})
             single.append({"changed_at": iso(t), "service": c.service, "kind": "job",
                            "summary": f"{c.job} on {c.target} ({c.status})", "author": c.by,

@@ -3,7 +3,8 @@
 A case is a small incident world seen from outside, as an SRE would write it down: which
 services log what (and in which format), what went wrong when, what changed, what the graphs
 showed, which runbooks exist, and what a correct answer must say. It says nothing about how an
-investigator should find it. Times are ``HH:MM`` or ``HH:MM:SS`` on the case's ``day`` (UTC).
+investigator should find it. Times are ``HH:MM`` or ``HH:MM:SS`` on the case's ``day``, or
+``YYYY-MM-DD HH:MM`` on another day (all UTC).
 """
 
 from __future__ import annotations

@@ -66,4 +66,35 @@ CASES = (
                    "filled node-5's disk by 12:57, after which writes fail with 'No space left on "
                    "device'",
         distractors=()),
+    Case(
+        id="disk-wal-archive-failing", klass="disk-full",
+        title="archive_command fails after a bucket rename; pg_wal fills the volume",
+        day="2026-03-14", window=("03:20", "03:40"),
+        question="orders-db refusing writes between 03:20 and 03:40 UTC on {date}. Why?",
+        services=(postgres("orders-db"), java("orders", "order"), edge("edge", "/v1/orders")),
+        onset="03:14:05", cause_service="orders-db",
+        baseline_h=4,
+        lines=(
+            Burst("2026-03-13 23:40", "03:14", "orders-db",
+                  "archive command failed with exit code 1; The failed archive command was: "
+                  "wal-g wal-push pg_wal/00000001000004A2000000{n} "
+                  "(bucket s3://acme-wal-archive-eu: NoSuchBucket)", level="WARN", every_s=60),
+            Burst("03:14:05", "03:55", "orders-db",
+                  "could not write to file \"pg_wal/xlogtemp.{n}\": No space left on device",
+                  level="FATAL", every_s=10),
+            Burst("03:14:06", "03:55", "orders",
+                  "org.postgresql.util.PSQLException: FATAL: could not write to file "
+                  "\"pg_wal/xlogtemp\": No space left on device", every_s=5),
+        ),
+        changes=(Config("2026-03-13 23:38", "orders-db", "archive_bucket",
+                        "s3://acme-wal-archive-eu", "s3://acme-wal-archive-eu-1",
+                        by="terraform", ticket="INFRA-871"),),
+        metrics=(Metric("orders-db", "pg_wal_size_gb", 2, 200, at="2026-03-13 23:40", ramp_min=214),
+                 Metric("orders-db", "disk_used_pct", 41, 100, at="2026-03-13 23:40", ramp_min=214)),
+        runbooks=("disk-full", "replica-lag"),
+        expect="SUCCESS", key_terms=("archive", "No space left"),
+        root_cause="the WAL archive bucket was renamed at 23:38 (INFRA-871) but archive_command "
+                   "still pushes to s3://acme-wal-archive-eu (NoSuchBucket); unarchived WAL piled "
+                   "up in pg_wal until the volume was full at 03:14 and postgres could not write",
+        distractors=()),
 )

@@ -60,4 +60,30 @@ CASES = (
                    "its gunicorn workers need ~600 MB, so the kernel OOM-kills them (exit 137) "
                    "and the pod restarts in a loop",
         distractors=("storefront's read timeouts (a caller)",)),
+    Case(
+        id="oom-leak-after-deploy", klass="oom",
+        title="cart 5.1.0 caches every session's cart without eviction; heap fills over hours",
+        day="2026-03-18", window=("17:00", "17:15"),
+        question="cart service restarting and carts lost, {day}, 17:00 to 17:15 UTC. Why?",
+        services=(java("cart", "cart"), edge("edge", "/v1/cart"), go("catalog", "product")),
+        onset="16:54:20", cause_service="cart",
+        baseline_h=5,
+        lines=(
+            Line("12:03:40", "cart", "Started CartApplication v5.1.0 in 6.7 seconds"),
+            Burst("15:40:00", "16:54", "cart", "G1 Evacuation Pause took {n}0 ms, heap after GC "
+                  "{n}%", level="WARN", every_s=60),
+            Burst("16:54:20", "17:40", "cart",
+                  "Handler dispatch failed; nested exception is java.lang.OutOfMemoryError: Java "
+                  "heap space", every_s=20),
+            Burst("16:54:50", "17:40", "cart", "Started CartApplication v5.1.0 in 6.9 seconds",
+                  level="INFO", every_s=240),
+        ),
+        changes=(Deploy("12:00", "cart", "5.1.0", "in-memory cart cache (CartCache)"),),
+        metrics=(Metric("cart", "heap_used_pct", 35, 99, at="12:04", ramp_min=290, jitter=0.02),),
+        runbooks=("oom", "deploy-regression"),
+        expect="SUCCESS", key_terms=("5.1.0", "OutOfMemoryError"),
+        root_cause="cart 5.1.0 (deployed 12:00) keeps every cart in an in-memory cache that is "
+                   "never evicted; heap use climbed from 12:04 until the JVM threw "
+                   "OutOfMemoryError: Java heap space at 16:54 and restarts since",
+        distractors=()),
 )

@@ -98,4 +98,46 @@ CASES = (
         changes=(Config("15:05", "catalog", "catalog.page_size", "50", "60"),),
         runbooks=("cache",),
         distractors=("catalog.page_size change at 15:05 (nothing failed after it)",)),
+    Case(
+        id="trap-mitigation-after-onset", klass="trap-change-after-onset",
+        title="pool timeouts with no change before them; on-call raised the pool size after",
+        day="2026-05-04", window=("14:00", "14:20"),
+        question="checkout-api timeouts on {date} from 14:00 to 14:20 UTC. Root cause?",
+        services=(java("checkout-api", "order"), edge(), go("payments", "payment")),
+        expect="FALLBACK",
+        lines=(
+            Burst("14:02:10", "14:40", "checkout-api",
+                  "timeout acquiring DB connection from pool (active=20/20, waiting={n}) after "
+                  "30000 ms", every_s=6),
+            Line("14:11:30", "checkout-api", "config reloaded from /etc/checkout/application.yaml: "
+                 "db.pool.max_size=40 (was 20)"),
+        ),
+        changes=(Config("14:11", "checkout-api", "db.pool.max_size", "20", "40", by="oncall",
+                        ticket="INC-5521"),),
+        runbooks=("db-pool",),
+        distractors=("on-call's db.pool.max_size 20 -> 40 at 14:11, nine minutes after the first "
+                     "timeout (a mitigation, not the cause)",)),
+    Case(
+        id="trap-noisy-service-after-deploy", klass="trap-noisy-service",
+        title="fraud logs model-cache misses all day; a deploy an hour before changed nothing",
+        day="2026-05-05", window=("10:30", "10:45"),
+        question="fraud errors {short} between 10:30 and 10:45 UTC — caused by the deploy?",
+        services=(noisy(py("fraud", "score"), "feature fetch failed for merchant {n}: "
+                        "KeyError: 'mcc_risk_v3' (falling back to defaults)", every_s=60),
+                  java("checkout-api", "order"), edge()),
+        expect="FALLBACK",
+        changes=(Deploy("09:30", "fraud", "4.8.1", "dependency bumps"),),
+        runbooks=("known-noise", "deploy-regression"),
+        distractors=("fraud deploy 4.8.1 at 09:30: the same error at the same rate before and "
+                     "after it",)),
+    Case(
+        id="trap-edge-502-nothing-behind", klass="trap-generic-error",
+        title="edge 502s on one path; the upstream's own logs show nothing unusual",
+        day="2026-05-06", window=("16:40", "16:55"),
+        question="edge returning 502 on /v1/cart, {date} 16:40-16:55 UTC. Why?",
+        services=(edge(), java("cart", "cart"), go("catalog", "product")),
+        expect="FALLBACK",
+        lines=(Burst("16:41:00", "16:52", "edge", "GET /v1/cart 502 rt=0.001", every_s=20),),
+        runbooks=("dependency", "known-noise"),
+        distractors=("the 502s restated: nothing in this data says why cart did not answer",)),
 )
