@@ -132,21 +132,45 @@ def write_logs(case: Case, folder: Path, rng: random.Random) -> None:
 
 # --- tables ---------------------------------------------------------------------------------
 
+_ROUTINE_CONFIG = (("log.sampling.ratio", "0.1", "0.05"), ("http.server.idle_timeout", "60s", "75s"),
+                   ("metrics.push_interval", "15s", "10s"), ("feature.banner.text", "v1", "v2"))
+
+
 def _routine_changes(case: Case, rng: random.Random) -> list[Deploy | Config]:
-    """Everyday changes of the days before: what a change table always holds."""
-    names = [s.name for s in case.services if s.fmt != "syslog" and not s.name.endswith("-db")]
+    """Everyday changes of the days before: what a change table always holds.
+
+    A service's routine releases come before (and below) any version the case deploys.
+    """
+    names = [s.name for s in case.services if s.fmt not in ("syslog", "k8s", "postgres")
+             and not s.name.endswith("-db")]
+    later = {c.service: c.version for c in case.changes if isinstance(c, Deploy)}
+    patch: dict[str, int] = {}
     out: list[Deploy | Config] = []
     for back in (3, 2, 1):
         day = (datetime.fromisoformat(case.day) - timedelta(days=back)).date().isoformat()
-        hour = rng.randint(9, 16)
-        out.append(Deploy(at=f"{day} {hour:02d}:{rng.randint(0, 59):02d}", service=rng.choice(names),
-                          version=f"{rng.randint(1, 6)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}",
+        name = rng.choice(names)
+        if name not in patch:
+            patch[name] = rng.randint(0, 4)
+        patch[name] += 1
+        out.append(Deploy(at=f"{day} {rng.randint(9, 16):02d}:{rng.randint(0, 59):02d}",
+                          service=name, version=_before(later.get(name), patch[name], name),
                           summary=rng.choice(("dependency bumps", "copy changes", "new metrics labels",
                                               "refactor, no behaviour change", "logging tweaks"))))
     day = (datetime.fromisoformat(case.day) - timedelta(days=2)).date().isoformat()
-    out.append(Config(at=f"{day} 11:{rng.randint(10, 50)}", service=rng.choice(names),
-                      key="log.sampling.ratio", old="0.1", new="0.05", by="ops", ticket="OPS-1180"))
+    key, old, new = rng.choice(_ROUTINE_CONFIG)
+    out.append(Config(at=f"{day} 11:{rng.randint(10, 50)}", service=rng.choice(names), key=key,
+                      old=old, new=new, by="ops", ticket=f"OPS-{rng.randint(1000, 1999)}"))
     return out
+
+
+def _before(version: str | None, patch: int, service: str) -> str:
+    """A routine version of ``service``: a minor below ``version``, or the service's own line."""
+    parts = (version or "").split(".")
+    if len(parts) == 3 and all(p.isdigit() for p in parts):
+        major, minor = int(parts[0]), int(parts[1])
+        return f"{major}.{minor - 1}.{patch}" if minor > 0 else f"{major - 1}.9.{patch}"
+    seeded = random.Random(f"{service}:line")
+    return f"{seeded.randint(1, 6)}.{seeded.randint(2, 30)}.{patch}"
 
 
 def change_tables(case: Case, rng: random.Random) -> dict[str, list[dict[str, Any]]]:
