@@ -20,6 +20,8 @@ from graphkit import USAGE, assert_stored, call, draft, judge, router, run, serv
 from langgraph.checkpoint.memory import InMemorySaver
 
 from diagnosis_harness.control.contracts import ToolRecord
+from diagnosis_harness.eval.reports.html import run_view_html
+from diagnosis_harness.eval.runner import run_view
 from diagnosis_harness.nodes._release_text import render_report
 
 ROOT_CAUSE = ("a config reload (CC-7) cut the cache TTL from 3600 s to 60 s, so the hit rate "
@@ -91,6 +93,12 @@ def test_a_claim_the_judge_did_not_support_is_never_shown_as_evidence(world: Pat
     assert "1 claim(s) the judge did not support are not shown" in text
     # Without per-claim verdicts (today's judge answer), every claim is shown.
     assert "E1.3" in render_report(out["state"], records)
+    # The run view (`runs show --html`, the eval report) lists the same cited evidence.
+    view = run_view(services.store, out, state)
+    assert [c.evidence_id for c in view.cited] == ["E1.2", "E2.2"]
+    assert "<code>E1.3</code>" not in run_view_html(QUESTION, view)
+    assert [c.evidence_id for c in run_view(services.store, out, out["state"]).cited] == [
+        "E1.2", "E1.3", "E2.2"]
 
 
 def test_a_refused_draft_shows_what_was_proposed_and_why_never_as_a_root_cause(
