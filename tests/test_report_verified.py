@@ -19,10 +19,11 @@ from cache_world import QUESTION, WINDOW, write_cache_world
 from graphkit import USAGE, assert_stored, call, draft, judge, router, run, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 
-from diagnosis_harness.control.contracts import ToolRecord
+from diagnosis_harness.control.contracts import FallbackType, ToolRecord
 from diagnosis_harness.eval.reports.html import run_view_html
 from diagnosis_harness.eval.runner import run_view
-from diagnosis_harness.nodes._release_text import render_report
+from diagnosis_harness.guards.progress import build_snapshot
+from diagnosis_harness.nodes._release_text import render_fallback, render_report
 
 ROOT_CAUSE = ("a config reload (CC-7) cut the cache TTL from 3600 s to 60 s, so the hit rate "
               "fell from 85 % to 12 % and cache-service degraded")
@@ -117,6 +118,29 @@ def test_a_refused_draft_shows_what_was_proposed_and_why_never_as_a_root_cause(
     assert f"Why it is not published:\n- {why}" in block
     # Next to the triage digest: after the ranked suspects, before what was checked.
     assert text.index("Suspects") < text.index("Proposed diagnosis") < text.index("What was checked")
+
+
+def test_a_refusal_with_per_claim_verdicts_says_which_claim_failed_and_why(world: Path) -> None:
+    """With H5's per-claim answer recorded, each claim carries its verdict and reason."""
+    services, out = diagnose(world, {"router": [ROUTER],
+                                     "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
+                                     "judge": [refusal("the cause rests on timing alone")]})
+    records = [ToolRecord.model_validate(r)
+               for r in services.store.trace(out["run_id"])["tool_records"]]
+    state = {**out["state"], "semantic_verdict": {
+        "verdict": "UNSUPPORTED", "reasons": ["the cause rests on timing alone"],
+        "claims": [{"index": 0, "verdict": "SUPPORTED", "reason": "49 warnings"},
+                   {"index": 1, "verdict": "UNSUPPORTED", "reason": "E1.3 is one line"},
+                   {"index": 2, "verdict": "SUPPORTED", "reason": "CC-7 at 10:58"}],
+        "root_cause": {"verdict": "UNSUPPORTED", "reason": "no line ties the TTL to the warnings"}}}
+    text = render_fallback(state, FallbackType.SEMANTIC_UNSUPPORTED, "",
+                           build_snapshot(records), records=records)
+    assert "- claim 2 [E1.3]: \u201cbefore the reload the hit rate was 85 % with ttl 3600\u201d " \
+           "\u2014 judge: UNSUPPORTED: E1.3 is one line" in text
+    assert "\u2014 judge: SUPPORTED: CC-7 at 10:58" in text
+    assert "Why it is not published:\n- the cause rests on timing alone\n- the proposed cause: " \
+           "UNSUPPORTED \u2014 no line ties the TTL to the warnings" in text
+    assert "Root cause" not in text
 
 
 def test_a_draft_the_evidence_guard_refused_shows_its_problems(world: Path) -> None:
