@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from diagnosis_harness.control.contracts import (
@@ -220,8 +220,13 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
 
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
                     snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
-                    records: list[ToolRecord] | None = None) -> str:
-    """The SafeFallback: only what this run verified, plus its limitations and next checks."""
+                    records: list[ToolRecord] | None = None, *,
+                    draft_editors: Sequence[str] | None = ()) -> str:
+    """The SafeFallback: what this run verified, its limitations and next checks.
+
+    A refused proposal, if any, is quoted under NOT VERIFIED (:func:`proposal_lines`);
+    ``draft_editors`` are who edited the draft in the run's state (None: unknown, not shown).
+    """
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
     if fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
@@ -234,7 +239,7 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
     ranked = suspects(records or [])
     if ranked:
         lines += ["", "Suspects (ranked, from verified facts of this run):", *digest_lines(ranked)]
-    lines += proposal_lines(state, fallback, message)
+    lines += proposal_lines(state, fallback, message, draft_editors)
     if snapshot["checked"]:
         lines += ["", "What was checked:"]
         lines += [f"- {c['tool']}: {scope_line(c['scope'])} → {c['status']} ({c['returned']} items)"
@@ -320,21 +325,25 @@ def _claim_notes(verdict: Mapping[str, Any]) -> dict[int, str]:
     return notes
 
 
-def proposal_lines(state: DiagnosisState, fallback: FallbackType, message: str) -> list[str]:
+def proposal_lines(state: DiagnosisState, fallback: FallbackType, message: str,
+                   draft_editors: Sequence[str] | None = ()) -> list[str]:
     """What a refused (or unchecked) draft proposed, and why it is not published.
 
     Labelled NOT VERIFIED and never in a ``Root cause:`` line: the reader sees what the agent
     concluded and what stopped it, as the model's words quoted on one line each — not as a
-    cause. Empty when the run has no proposed conclusion.
+    cause. A draft edited in the run's state says who edited it. Empty when the run has no
+    proposed conclusion, or when who wrote it is unknown (``draft_editors`` None).
     """
     draft = state.get("draft") or {}
     conclusion = draft.get("conclusion") if isinstance(draft, dict) else None
-    if not conclusion:
+    if not conclusion or draft_editors is None:
         return []
     proposed = Conclusion.model_validate(conclusion)
     who, reasons = _refusal(state, fallback, message)
     notes = _claim_notes(state.get("semantic_verdict") or {})
-    lines = ["", f"Proposed diagnosis, NOT VERIFIED \u2014 {who}:",
+    edited = (f" (edited in the run's state by {printable(', '.join(draft_editors))})"
+              if draft_editors else "")
+    lines = ["", f"Proposed diagnosis{edited}, NOT VERIFIED \u2014 {who}:",
              f"- proposed cause: \u201c{_clip(proposed.root_cause)}\u201d"]
     for i, claim in enumerate(proposed.claims[:MAX_PROPOSED]):
         note = f" \u2014 judge: {_clip(notes[i])}" if i in notes else ""

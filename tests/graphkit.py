@@ -270,9 +270,9 @@ def cited(content: str | None) -> set[str]:
 
 
 def without_proposal(content: str) -> str:
-    """A fallback without its "Proposed diagnosis, NOT VERIFIED" block (a blank-line paragraph):
+    """A fallback without its "Proposed diagnosis…, NOT VERIFIED" block (a blank-line paragraph):
     the agent's refused proposal, quoted and labelled, is the only place its prose may appear."""
-    start = content.find("\n\nProposed diagnosis, NOT VERIFIED")
+    start = content.find("\n\nProposed diagnosis")
     if start < 0:
         return content
     end = content.find("\n\n", start + 2)
