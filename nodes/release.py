@@ -15,6 +15,7 @@ decision (``diagnosis_harness.continuations.approval``). docs/design.md §14.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Never
 
@@ -194,15 +195,35 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
 
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
-             snapshot: dict[str, Any], dataset: DatasetInfo | None = None) -> str | None:
+             snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
+             draft_editors: Sequence[str] | None = ()) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
             else render_report(state, records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
         return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
-                               records)
+                               records, draft_editors=draft_editors)
     return None
+
+
+async def _draft_editors(ctx: RunContext, state: DiagnosisState,
+                         decision: Decision) -> list[str] | None:
+    """Who edited the draft a fallback quotes as the refused proposal ([] nobody, None unknown).
+
+    A fallback shows a proposed conclusion as the agent's (docs/design.md §8); a draft edited
+    in the run's state (§14) is labelled with its editors, and one whose origin the store
+    cannot tell is not shown.
+    """
+    if decision.outcome is not ReleaseOutcome.FALLBACK \
+            or not (state.get("draft") or {}).get("conclusion"):
+        return []
+    try:
+        lineage = await offload(ctx.store.lineage, ctx.run_id)
+    except RunPersistenceError:
+        return None
+    return sorted({str(e.get("edited_by") or "someone") for e in (lineage or {}).get("edits") or []
+                   if "draft" in (e.get("keys") or [])})
 
 
 async def _approved(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
@@ -234,7 +255,8 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
                                    render_report(state, records), snapshot)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
-    content = _content(state, decision, records, snapshot, ctx.dataset)
+    content = _content(state, decision, records, snapshot, ctx.dataset,
+                       await _draft_editors(ctx, state, decision))
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:

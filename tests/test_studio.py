@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from graphkit import without_proposal
 from langgraph_sdk import get_client
 from studio_kit import (
     Streamed,
@@ -186,7 +187,11 @@ def test_an_edited_draft_goes_through_the_guards_again_and_is_not_published(stud
     final = resumed.final
     assert (final["run_id"], final["release_outcome"], final["fallback_type"]) == \
         (paused.server_run_id, "FALLBACK", "SEMANTIC_UNSUPPORTED")
-    assert "cosmic" not in final["content"]
+    # The edited draft shows only as the refused proposal, saying who edited it.
+    rest = without_proposal(final["content"])
+    assert "cosmic" not in rest and "cosmic" in final["content"]
+    assert "Proposed diagnosis (edited in the run's state by api), NOT VERIFIED \u2014 refused " \
+           "by the independent judge:" in final["content"]
     verdicts = studio.store.trace(final["run_id"])["verdicts"]
     assert [v["verdict"].get("verdict") for v in verdicts if v["guard"] == "semantic"] == ["UNSUPPORTED"]
     edits = studio.store.lineage(final["run_id"])["edits"]
