@@ -173,3 +173,43 @@ def test_an_approver_on_other_data_is_refused_before_anything_runs(
     proc = harness(home, REPO, "runs", "approve", run_id)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"[SUCCESS] run {run_id}\n")
+
+
+def test_a_run_that_ends_otherwise_while_its_approval_is_pending_settles_it(tmp_path: Path) -> None:
+    """Release that cannot publish (here: the run's records were removed from the store) ends
+    the run FAILED and the approval CANCELLED — never a finished run still PENDING."""
+    import asyncio
+    from uuid import uuid4
+
+    from graphkit import CLAIMS, COLLECT, INC_ROUTER, ROOT_CAUSE, draft, judge, services_for
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from diagnosis_harness.session.hooked import session_graph
+    from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
+
+    script = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
+              "judge": [judge()]}
+    services = services_for(tmp_path / "home", script, approval="before_publish", database_url=None)
+    graph = session_graph(InMemorySaver(), edit_log=services.store,
+                          resolve_context=RunResolver(ServicesByOptions(services), services, actor="t"))
+
+    async def drive(value: object) -> dict[str, object]:
+        final: dict[str, object] = {}
+        async for _mode, chunk in graph.astream(value, {"configurable": {"thread_id": "t-settle"},
+                                                       "metadata": {"run_id": uuid4().hex}},
+                                               stream_mode=["values"]):
+            final = chunk
+        return final
+
+    paused = asyncio.run(drive({"question": INC["question"]}))
+    run_id = str(paused["run_id"])
+    assert services.store.lineage(run_id)["approval"]["state"] == "PENDING"
+    with sqlite3.connect(tmp_path / "home" / "runs.sqlite") as conn:
+        conn.execute("DELETE FROM tool_records WHERE run_id = ?", (run_id,))
+    conn.close()
+    done = asyncio.run(drive(Command(resume={"approve": True, "note": "ok"})))
+    assert (done["release_outcome"], done["failure_code"]) == ("FAILED", "EVIDENCE_TAMPERED")
+    approval = services.store.lineage(run_id)["approval"]
+    assert (approval["state"], approval["decided_by"]) == ("CANCELLED", "release")
+    assert "ended FAILED before a decision" in approval["note"]
