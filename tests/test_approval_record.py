@@ -213,3 +213,55 @@ def test_a_run_that_ends_otherwise_while_its_approval_is_pending_settles_it(tmp_
     approval = services.store.lineage(run_id)["approval"]
     assert (approval["state"], approval["decided_by"]) == ("CANCELLED", "release")
     assert "ended FAILED before a decision" in approval["note"]
+
+
+def test_a_fork_of_a_run_paused_for_approval_is_gated_where_the_setting_is_off(
+        tmp_path: Path) -> None:
+    """Re-running a gated run from an earlier checkpoint on a server without HARNESS_APPROVAL
+    must not publish the fork unreviewed: the parent's record gates it."""
+    import asyncio
+    from uuid import uuid4
+
+    from graphkit import CLAIMS, COLLECT, INC_ROUTER, ROOT_CAUSE, draft, judge, services_for
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from diagnosis_harness.session.hooked import session_graph
+    from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
+
+    script = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
+              "judge": [judge(), judge()]}
+    saver = InMemorySaver()
+
+    def graph_of(**settings: str) -> object:
+        services = services_for(tmp_path / "home", script, database_url=None, **settings)
+        return services, session_graph(saver, edit_log=services.store, resolve_context=RunResolver(
+            ServicesByOptions(services), services, actor="t"))
+
+    gated_services, gated_graph = graph_of(approval="before_publish")
+    _, open_graph = graph_of()
+    config = {"configurable": {"thread_id": "t-fork"}}
+
+    async def drive(graph: object, value: object, **configurable: str) -> dict[str, object]:
+        final: dict[str, object] = {}
+        run_config = {"configurable": {"thread_id": "t-fork", **configurable},
+                      "metadata": {"run_id": uuid4().hex}}
+        async for _mode, chunk in graph.astream(value, run_config,  # type: ignore[attr-defined]
+                                                stream_mode=["values"]):
+            final = chunk
+        return final
+
+    async def scenario() -> tuple[dict[str, object], dict[str, object]]:
+        paused = await drive(gated_graph, {"question": INC["question"]})
+        history = [h async for h in open_graph.aget_state_history(config)]  # type: ignore[attr-defined]
+        earlier = next(h for h in history if h.next == ("semantic_guard",))
+        forked = await drive(open_graph, None,
+                             checkpoint_id=earlier.config["configurable"]["checkpoint_id"])
+        return paused, forked
+
+    paused, forked = asyncio.run(scenario())
+    rows = gated_services.store.runs_for_thread("t-fork")
+    [fork_id] = [r["run_id"] for r in rows if r["run_id"] != paused["run_id"]]
+    assert gated_services.store.lineage(fork_id)["parent_run_id"] == paused["run_id"]
+    assert forked.get("release_outcome") is None and forked.get("content") is None  # paused
+    assert gated_services.store.lineage(fork_id)["approval"]["state"] == "PENDING"
+    assert gated_services.store.get_run(fork_id)["finished_at"] is None

@@ -48,12 +48,20 @@ async def gated(ctx: RunContext) -> bool:
 
     The settings ask for it, or the run's record already holds an approval (requested, or
     decided): a run paused for approval stays gated when an approver whose environment has no
-    ``HARNESS_APPROVAL`` releases it (issue 37).
+    ``HARNESS_APPROVAL`` releases it (issue 37). So is a fork of such a run (its parent's
+    record), which a server without the setting would otherwise publish unreviewed.
     """
     if ctx.settings.approval == "before_publish":
         return True
-    lineage = await asyncio.to_thread(ctx.store.lineage, ctx.run_id)
-    return bool(approval_of(lineage))
+    return await asyncio.to_thread(_recorded, ctx.store, ctx.run_id)
+
+
+def _recorded(store: RunStore, run_id: str) -> bool:
+    lineage = store.lineage(run_id) or {}
+    if approval_of(lineage):
+        return True
+    parent = lineage.get("parent_run_id")
+    return bool(parent) and bool(approval_of(store.lineage(str(parent))))
 
 
 async def settle_undecided(ctx: RunContext, outcome: str) -> None:
