@@ -9,8 +9,9 @@ here. A run whose deadline passed (or that was cancelled) before release publish
 
 Before it publishes, it checks the state against what the run store recorded when the tools and
 the judge ran (``diagnosis_harness.guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
-published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
-decision (``diagnosis_harness.continuations.approval``). docs/design.md §14.
+published. With ``HARNESS_APPROVAL=before_publish`` (or when the run's record already holds an
+approval) a verified report then waits for a human's decision
+(``diagnosis_harness.continuations.approval``). docs/design.md §14.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Never
 
 from langgraph.runtime import Runtime
 
-from diagnosis_harness.continuations.approval import await_approval
+from diagnosis_harness.continuations.approval import await_approval, gated, settle_undecided
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import (
     FailureCode,
@@ -249,10 +250,13 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
     decision, records, snapshot = await _checked(ctx, state, stop_if_inactive(ctx))
-    if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
-            and state.get("intent") == Intent.DIAGNOSIS.value:
-        decision = await _approved(ctx, state, records, decision,
-                                   render_report(state, records), snapshot)
+    # Gated by the settings or by the run's own record (an approver's shell may lack the setting).
+    if state.get("intent") == Intent.DIAGNOSIS.value and await gated(ctx):
+        if decision.outcome is ReleaseOutcome.SUCCESS:
+            decision = await _approved(ctx, state, records, decision,
+                                       render_report(state, records), snapshot)
+        else:  # ended without the gate's decision: a PENDING approval must not outlive the run
+            await settle_undecided(ctx, decision.outcome.value)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
     content = _content(state, decision, records, snapshot, ctx.dataset,

@@ -17,11 +17,14 @@ bounded, marked as the alert's words, and flagged when they read like instructio
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from diagnosis_harness.tools.untrusted import instruction_flags
 
@@ -54,11 +57,51 @@ class AlertGroup:
     ends_at: datetime | None
     issue: str | None = None
     flags: list[str] = field(default_factory=list)
+    thread_secret: str = field(default="", repr=False, compare=False)
+    """The server's secret (:func:`thread_secret`); empty only where no server is involved."""
 
     @property
     def thread_id(self) -> str:
-        """The group's thread: the same for every notification of the group, on every worker."""
-        return str(uuid.uuid5(_THREADS, f"{self.source}:{self.group_key}"))
+        """The group's thread: the same for every notification of the group, on every worker.
+
+        Keyed by the server's secret: whoever knows (or guesses) a group key cannot name its
+        thread, so cannot read the investigation by its id (issue 37).
+        """
+        return str(uuid.uuid5(_THREADS, f"{self.thread_secret}:{self.source}:{self.group_key}"))
+
+
+THREAD_SECRET_FILE = "alert-threads.secret"
+"""The file in the harness home holding the server's secret of alert thread ids (mode 0600)."""
+
+
+def thread_secret(home: Path) -> str:
+    """The server's secret of alert thread ids: read from the home, made once if absent. Blocking.
+
+    Made atomically (written aside, then hard-linked into place): of processes starting at once
+    on one home, every one reads the same secret. It persists, so a group keeps its thread
+    across restarts; replicas that share a run store must share this file.
+    """
+    path = Path(home) / THREAD_SECRET_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        aside = path.with_name(f".{THREAD_SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, secrets.token_hex(32).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(aside, path)
+        except FileExistsError:
+            pass  # another process made it first: its secret is the one
+        finally:
+            aside.unlink()
+    secret = path.read_text(encoding="ascii").strip()
+    if len(secret) < 32:
+        raise RuntimeError(f"{path} holds no usable secret: delete it to make a new one "
+                           "(the alert groups' thread ids change)")
+    return secret
 
 
 def parse_alertmanager(body: bytes) -> AlertGroup:

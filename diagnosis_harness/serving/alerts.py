@@ -2,8 +2,9 @@
 
 ``langgraph.json`` mounts :data:`app` as the server's custom HTTP routes (``"http": {"app":
 …}``), so the routes run wherever the graph is served. A notification is authenticated
-(``HARNESS_ALERTS_TOKEN`` as a bearer token or basic auth's password, constant-time compare;
-without the setting the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
+(``HARNESS_ALERTS_TOKEN``, or the server's one credential ``HARNESS_SERVER_TOKEN``, as a bearer
+token or basic auth's password, constant-time compare: :mod:`diagnosis_harness.serving.auth`;
+without ``HARNESS_ALERTS_TOKEN`` the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
 parsed (:mod:`diagnosis_harness.serving.alert_payload`) and handed to :class:`Intake`, which
 answers at once (202) while the run goes on in the server's background.
 
@@ -17,11 +18,10 @@ The run's outcome is queued in the outbox at intake and posted once the run has 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from starlette.applications import Starlette
@@ -38,7 +38,9 @@ from diagnosis_harness.serving.alert_payload import (
     parse_alertmanager,
     parse_generic,
     question_for,
+    thread_secret,
 )
+from diagnosis_harness.serving.auth import authorized, server_token
 
 log = logging.getLogger(__name__)
 
@@ -48,23 +50,6 @@ CancelRun = Callable[[str, str], Awaitable[None]]
 """(thread id, run id) → the run is cancelled."""
 
 PARSERS = {"alertmanager": parse_alertmanager, "generic": parse_generic}
-
-
-def authorized(header: str | None, token: str) -> bool:
-    """Whether an ``Authorization`` header carries the token (bearer, or basic auth's password)."""
-    if not header:
-        return False
-    scheme, _, value = header.partition(" ")
-    secret = token.encode()
-    if scheme.lower() == "bearer":
-        return hmac.compare_digest(value.strip().encode(), secret)
-    if scheme.lower() == "basic":
-        try:
-            decoded = base64.b64decode(value.strip(), validate=True)
-        except ValueError:
-            return False
-        return hmac.compare_digest(decoded.partition(b":")[2], secret)
-    return False
 
 
 class Intake:
@@ -163,7 +148,9 @@ async def receive(request: Request) -> JSONResponse:
     source = request.path_params["source"]
     if source not in PARSERS:
         return _error(404, "not found")
-    if not authorized(request.headers.get("authorization"), settings.alerts_token.get_secret_value()):
+    header = request.headers.get("authorization")  # the alerts token, or the server's (serving/auth.py)
+    if not authorized(header, settings.alerts_token.get_secret_value()) and \
+            not authorized(header, server_token(settings) or ""):
         return JSONResponse({"error": "unauthorized"}, status_code=401,
                             headers={"WWW-Authenticate": 'Bearer realm="harness alerts"'})
     body = await _read_body(request, settings.alerts_max_body_bytes)
@@ -173,6 +160,8 @@ async def receive(request: Request) -> JSONResponse:
         group = PARSERS[source](body)
     except AlertPayloadError as exc:
         return _error(422 if body.strip() else 400, str(exc))
+    # The group's thread id is keyed by the server's secret: not derivable from the group key.
+    group = replace(group, thread_secret=await asyncio.to_thread(thread_secret, settings.home))
     try:
         answer = await Intake(settings, store, _start_in_server, _cancel_in_server,
                               known).handle(group)
