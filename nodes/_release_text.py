@@ -63,10 +63,24 @@ MAX_QUOTE = 300
 def _evidence_line(eid: str, fact: Fact) -> str:
     """One cited fact; a runbook passage is quoted on one line: it is no evidence bullet."""
     if fact.kind != "passage":
-        return f"    {eid}: {to_second(shown_text(fact))}"
+        return f"    {eid}: {to_second(shown_text(fact))}{computed_mark(fact)}"
     text = " ".join(shown_text(fact).split())
     text = text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "…"
     return f"    {eid} (runbook, quoted): \u201c{text}\u201d"
+
+
+def computed_mark(fact: Fact) -> str:
+    """The note on a fact whose query computed parts of it (``computed``); else empty.
+
+    ``query_mysql`` marks the columns its query computed (a CASE label, an expression) and
+    ``query_metrics`` the data its query made (labels no stored series has, numbers combined
+    with the query's own constants): the reader must not take them for stored data.
+    """
+    computed = fact.data.get("computed")
+    if not isinstance(computed, list) or not computed:
+        return ""
+    names = ", ".join(str(c) for c in computed[:6]) + (", …" if len(computed) > 6 else "")
+    return f" [computed by the query, not stored data: {names}]"
 
 
 def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
