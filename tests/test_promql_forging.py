@@ -286,3 +286,23 @@ def test_a_run_whose_prometheus_is_gone_at_release_publishes_nothing_and_is_not_
         server.stop()
     assert (final["release_outcome"], final["failure_code"], final["content"]) == \
         ("FAILED", "EVIDENCE_RECHECK_UNAVAILABLE", None)
+
+
+def test_the_report_marks_values_the_query_computed_sql_and_metrics(
+        prom: promkit.Prometheus, lenient: StubOpenAI) -> None:
+    sql = ("SELECT service, count(*) AS changes FROM config_changes "
+           "WHERE change_id = 'CHG-2041' GROUP BY service")
+    claim = "payment-service had one config change; checkout http_errors doubled"
+    cited = [(claim, ["E1.1", "E2.2"])]
+    script = {"router": [INC_ROUTER],
+              "agent": [call("query_mysql", {"sql": sql}, "c1"),
+                        call("query_metrics", {"promql": 'http_errors{job="checkout"} * 2',
+                                               **WINDOW}, "c2", prev="c1"),
+                        draft(claim, cited)]}
+    _, out = go(script, settings={"prometheus_url": prom.url, **_judges("lenient", lenient)})
+    assert out["release_outcome"] == "SUCCESS", out["content"]
+    lines = out["content"].splitlines()
+    row = next(line for line in lines if line.strip().startswith("E1.1:"))
+    series = next(line for line in lines if line.strip().startswith("E2.2:"))
+    assert row.endswith("[computed by the query, not stored data: changes]"), row
+    assert "[computed by the query, not stored data: min, max, first, last" in series, series
