@@ -306,3 +306,28 @@ def test_the_report_marks_values_the_query_computed_sql_and_metrics(
     series = next(line for line in lines if line.strip().startswith("E2.2:"))
     assert row.endswith("[computed by the query, not stored data: changes]"), row
     assert "[computed by the query, not stored data: min, max, first, last" in series, series
+
+
+@pytest.mark.parametrize(("promql", "computed"), [
+    ("sum by (job) (rate(http_errors[5m]))", False),
+    ("sum(rate(http_errors[5m])) by (job)", False),
+    ("histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))", False),
+    ("topk(3, x) > 0.5", False),
+    ("x offset -5m", False),
+    ("x @ 1700000000", False),
+    ("rate(x[5m])[30m:1m]", False),
+    ('x{a=~"b|c"} / on(instance) group_left y', False),
+    ('x{path=~"/api/v[12]/.*#frag"}', False),  # a # inside a value is no comment
+    ("rate(x[5m]) * 100", True),
+    ("x > bool 5", True),
+    ("x or vector(0)", True),
+    ("x - time()", True),
+])
+def test_the_reader_accepts_usual_promql_and_marks_numbers_the_query_made(
+        promql: str, computed: bool) -> None:
+    from diagnosis_harness.tools.promql_provenance import read
+
+    found = read(promql)
+    assert found.understood and found.reads_series
+    assert found.computed_values is computed
+    assert "sum" not in found.metrics and "by" not in found.metrics

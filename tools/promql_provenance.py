@@ -94,7 +94,15 @@ class Provenance:
     labels: set[str] = field(default_factory=set)
     matchers: list[Matcher] = field(default_factory=list)
     reads_series: bool = False
+    bare_selector: bool = False
+    """A selector without a metric name in front (``{job="x"}``): its metrics are not known."""
     computed_values: bool = False
+
+    def metric_names(self) -> set[str] | None:
+        """Every metric the query can read, or None when a bare selector leaves it open."""
+        if self.bare_selector:
+            return None
+        return self.metrics
 
 
 def _unquote(raw: str) -> str:
@@ -147,6 +155,8 @@ def read(promql: str) -> Provenance:
             continue
         if text == "{":
             in_braces, found.reads_series = True, True
+            found.bare_selector |= not (i and tokens[i - 1][0] == "ident" and
+                                        prev.lower() not in KEYWORDS)
         elif text == "[":
             in_brackets = 1
         elif in_grouping:
@@ -232,18 +242,35 @@ def regex_words(pattern: str) -> list[str]:
     return _WORD.findall(_REGEX_SKIP.sub(" ", pattern))
 
 
+def matcher_selector(matcher: Matcher) -> str | None:
+    """The selector whose stored values of ``matcher.label`` show what the matcher names.
+
+    ``=`` / ``!=`` name one value, ``=~`` / ``!~`` the values their regex matches (a negative
+    matcher names what it excludes). None: it names no word, so there is nothing to check.
+    """
+    if not matcher.value or (matcher.op in ("=~", "!~") and not regex_words(matcher.value)):
+        return None
+    escaped = matcher.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    op = "=" if matcher.op in ("=", "!=") else "=~"
+    return f'{{{matcher.label}{op}"{escaped}"}}'
+
+
 def unknown_names(found: Provenance, metrics: set[str], labels: set[str],
-                  values: dict[str, set[str]]) -> list[str]:
+                  values: dict[Matcher, set[str]]) -> list[str]:
     """What the query names that Prometheus does not have (empty: every name is its own).
 
-    ``values`` holds the stored values of each label a matcher uses.
+    ``metrics`` and ``labels`` are the stored names (at least those the query uses); ``values``
+    holds, per matcher with words, the stored values of its label that it names
+    (:func:`matcher_selector`).
     """
     problems = [f"metric {m!r}" for m in sorted(found.metrics - metrics)]
     problems += [f"label {n!r}" for n in sorted(found.labels - labels - {"__name__"})]
     for matcher in found.matchers:
-        have = values.get(matcher.label, set())
+        if matcher not in values:
+            continue
+        have = values[matcher]
         if matcher.op in ("=", "!="):
-            if matcher.value and matcher.value not in have:
+            if matcher.value not in have:
                 problems.append(f"{matcher.label} value {matcher.value[:80]!r}")
             continue
         lowered = [v.lower() for v in have]
@@ -251,5 +278,6 @@ def unknown_names(found: Provenance, metrics: set[str], labels: set[str],
                    if not any(w.lower() in v for v in lowered)]
         if missing:
             problems.append(f"{matcher.label}{matcher.op}{matcher.value[:80]!r} (no "
-                            f"{matcher.label} value holds {', '.join(missing[:5])!s})")
+                            f"{matcher.label} value it matches holds "
+                            f"{', '.join(missing[:5])!s})")
     return problems

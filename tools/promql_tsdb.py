@@ -4,7 +4,8 @@ Two questions, each answered by Prometheus's read-only listing endpoints with th
 timeout and the tool's byte cap (:mod:`diagnosis_harness.tools.promql_provenance` says why):
 
 - :func:`refuse_unknown_names` — does every metric, label and matcher value the query names
-  exist? (``/api/v1/label/__name__/values``, ``/api/v1/labels``, ``/api/v1/label/<l>/values``)
+  exist? (``/api/v1/label/__name__/values`` and ``/api/v1/label/<l>/values`` narrowed by
+  ``match[]``, ``/api/v1/labels``)
 - :func:`unbacked_labels` — which returned series carry a label set that no stored series has?
   One ``/api/v1/series`` request with the exact matchers of every returned set: a set is backed
   when a stored series has all of its labels; otherwise its labels were put together by the
@@ -21,11 +22,14 @@ from diagnosis_harness.tools.promql_provenance import (
     PromqlRejected,
     Provenance,
     label_name_ok,
+    matcher_selector,
     unknown_names,
 )
 
-MAX_MATCHED_LABELS = 20
-"""Distinct labels a query's matchers may use (each is one listing request)."""
+MAX_MATCHERS = 20
+"""Label matchers a query may have (each with words is one listing request)."""
+LISTING_BYTES = 1024 * 1024
+"""Byte cap of one listing answer (at least; the tool's own cap when larger)."""
 
 
 def _strings(data: Any) -> set[str]:
@@ -34,18 +38,32 @@ def _strings(data: Any) -> set[str]:
 
 def refuse_unknown_names(client: Prometheus, found: Provenance, timeout_s: float,
                          max_bytes: int) -> None:
-    """PromqlRejected naming what the query names that this Prometheus does not have."""
-    used = sorted({m.label for m in found.matchers})
-    if len(used) > MAX_MATCHED_LABELS:
-        raise PromqlRejected(f"the query's matchers use {len(used)} labels; at most "
-                             f"{MAX_MATCHED_LABELS}")
-    if any(not label_name_ok(n) for n in used):
+    """PromqlRejected naming what the query names that this Prometheus does not have.
+
+    Each listing is narrowed by ``match[]`` to what the query names, so its answer stays small
+    however big the TSDB: the metric names among the query's, the values of a label that a
+    matcher's value or regex selects.
+    """
+    if len(found.matchers) > MAX_MATCHERS:
+        raise PromqlRejected(f"the query has {len(found.matchers)} label matchers; at most "
+                             f"{MAX_MATCHERS}")
+    if any(not label_name_ok(m.label) for m in found.matchers):
         raise PromqlRejected("a matcher's label is not a label name")
-    metrics = _strings(client.get_json("names", {}, timeout_s=timeout_s, max_bytes=max_bytes))
-    labels = _strings(client.get_json("labels", {}, timeout_s=timeout_s, max_bytes=max_bytes))
-    values = {n: _strings(client.get_json("label_values", {}, timeout_s=timeout_s,
-                                          max_bytes=max_bytes, name=n)) for n in used}
-    values.setdefault("__name__", metrics)
+    budget = max(max_bytes, LISTING_BYTES)
+    metrics: set[str] = set()
+    if found.metrics:
+        metrics = _strings(client.get_json(
+            "names", [("match[]", f'{{__name__="{m}"}}') for m in sorted(found.metrics)],
+            timeout_s=timeout_s, max_bytes=budget))
+    labels = _strings(client.get_json("labels", {}, timeout_s=timeout_s, max_bytes=budget)) \
+        if found.labels - {"__name__"} else set()
+    values = {}
+    for matcher in found.matchers:
+        selector = matcher_selector(matcher)
+        if selector is not None and matcher not in values:
+            values[matcher] = _strings(client.get_json(
+                "label_values", [("match[]", selector)], timeout_s=timeout_s,
+                max_bytes=budget, name=matcher.label))
     problems = unknown_names(found, metrics, labels, values)
     if problems:
         raise PromqlRejected(
@@ -54,22 +72,30 @@ def refuse_unknown_names(client: Prometheus, found: Provenance, timeout_s: float
             "select nothing are the query's, not the data's)")
 
 
-def _selector(labels: dict[str, str]) -> str:
+def _selector(labels: dict[str, str], narrow: str | None = None) -> str:
     def quoted(v: str) -> str:
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    return "{" + ",".join(f"{k}={quoted(v)}" for k, v in sorted(labels.items())) + "}"
+    exact = [f"{k}={quoted(v)}" for k, v in sorted(labels.items())]
+    if narrow and "__name__" not in labels:
+        exact.insert(0, f"__name__=~{quoted(narrow)}")
+    return "{" + ",".join(exact) + "}"
 
 
 def unbacked_labels(client: Prometheus, label_sets: Sequence[dict[str, str]], timeout_s: float,
-                    max_bytes: int) -> list[bool]:
-    """Per label set: True when no stored series has all of its labels (an empty set: False)."""
-    distinct = sorted({_selector(s) for s in label_sets if s and all(label_name_ok(k) or
-                                                                      k == "__name__" for k in s)})
+                    max_bytes: int, metrics: set[str] | None = None) -> list[bool]:
+    """Per label set: True when no stored series has all of its labels (an empty set: False).
+
+    ``metrics``, the metrics the query reads (None: not known), narrows each lookup to their
+    series, so an aggregate's ``{job="api"}`` does not list every series of that job.
+    """
+    narrow = "|".join(sorted(metrics)) if metrics else None
+    distinct = sorted({_selector(s, narrow) for s in label_sets
+                       if s and all(label_name_ok(k) for k in s)})
     stored: list[set[tuple[str, str]]] = []
     if distinct:
         try:
             data = client.get_json("series", [("match[]", d) for d in distinct],
-                                   timeout_s=timeout_s, max_bytes=max_bytes)
+                                   timeout_s=timeout_s, max_bytes=max(max_bytes, LISTING_BYTES))
         except PrometheusError as exc:
             if exc.code != "result_too_large":
                 raise

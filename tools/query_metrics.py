@@ -138,7 +138,7 @@ def _vet(client: Prometheus, found: Provenance, series: list[dict[str, Any]], ti
                              settings.max_tool_result_bytes)
         return unbacked_labels(client, [_labels(s) for s in series],
                                max(deadline - clock.monotonic(), 0.001),
-                               settings.max_tool_result_bytes)
+                               settings.max_tool_result_bytes, found.metric_names())
     except PrometheusError as exc:
         raise QueryMetricsError(exc.code, str(exc)) from None
 
