@@ -72,26 +72,26 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
 
 
 def measured_view(text: str, data: dict[str, Any]) -> dict[str, Any]:
-    """A fact's text and data as the judge sees them: what the query computed is left out.
+    """A fact's text and data as the judge sees them: words the query computed are left out.
 
     A tool marks under ``computed`` what its query wrote rather than read: columns of a row
-    (``query_mysql``: a CASE label, an expression) or keys of the data (``query_metrics``: labels
-    no stored series has, numbers made with the query's own constants). Their values are shown
-    as null — the marker stays, so the judge knows they exist and are not evidence — and the
-    text, which repeats them, is rebuilt from what is left.
+    (``query_mysql``: a CASE label, an expression) or keys of the data (``query_metrics``:
+    ``query_labels``, the labels no stored series has, and numbers made with the query's own
+    constants). Computed *text* is shown as null — the marker stays, so the judge knows it
+    exists and is not evidence — and a row's text, which repeats it, is rebuilt from what is
+    left; computed numbers stay visible with their marker (a count is computed, and still the
+    data's).
     """
     computed = data.get("computed")
     if not isinstance(computed, list) or not computed:
         return {"text": text, "data": data}
     row = data.get("row")
     if isinstance(row, dict):
-        kept = {k: (None if k in computed else v) for k, v in row.items()}
-        shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in kept.items()
-                          if k not in computed)
+        kept = {k: (None if k in computed and isinstance(v, str) else v) for k, v in row.items()}
+        shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in kept.items())
         return {"text": shown, "data": {**data, "row": kept}}
-    kept_data = {k: (None if k in computed else v) for k, v in data.items()}
-    numbers_computed = any(k != "query_labels" for k in computed)
-    return {"text": str(data.get("series") or "") if numbers_computed else text, "data": kept_data}
+    return {"text": text, "data": {**data, "query_labels": None} if "query_labels" in data
+            else data}
 
 
 def flags_shown(payload: dict[str, Any]) -> dict[str, Any]:
