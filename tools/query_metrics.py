@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 import time as clock
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -121,26 +122,41 @@ def query_metrics(
     found = read(args.promql)  # refuses what could write its own evidence, before it runs
     latest = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=SETTLE_S)
     timeout = min(settings.prometheus_timeout_s, client.timeout_s)
+    # One deadline for the query and the checks after it: the call's limit is the limit.
+    checks = _Checks(client, found, clock.monotonic() + timeout, settings)
     if args.start is None and args.end is None:
-        return _instant(client, args, latest, timeout, settings, found)
-    return _range(client, args, latest, timeout, settings, found)
+        return _instant(client, args, latest, timeout, settings, checks)
+    return _range(client, args, latest, timeout, settings, checks)
 
 
-def _vet(client: Prometheus, found: Provenance, series: list[dict[str, Any]], timeout: float,
-         settings: Settings) -> list[bool]:
-    """After a query returned something: refuse unknown names; which label sets are unbacked."""
-    if not found.understood:
-        raise PromqlRejected("the query could not be checked for words of its own (it is not "
-                             "plain PromQL as this tool reads it): write it without them")
-    deadline = clock.monotonic() + timeout
-    try:
-        refuse_unknown_names(client, found, max(deadline - clock.monotonic(), 0.001),
-                             settings.max_tool_result_bytes)
-        return unbacked_labels(client, [_labels(s) for s in series],
-                               max(deadline - clock.monotonic(), 0.001),
-                               settings.max_tool_result_bytes, found.metric_names())
-    except PrometheusError as exc:
-        raise QueryMetricsError(exc.code, str(exc)) from None
+@dataclass(frozen=True)
+class _Checks:
+    """The provenance checks a query's answer gets, within the call's deadline."""
+
+    client: Prometheus
+    found: Provenance
+    deadline: float
+    settings: Settings
+
+    def vet(self, series: list[dict[str, Any]]) -> list[bool]:
+        """Refuse names the TSDB does not have; per series, whether its label set is unbacked."""
+        if not self.found.understood:
+            raise PromqlRejected("the query could not be checked for words of its own (it is "
+                                 "not plain PromQL as this tool reads it): write it without them")
+        cap = self.settings.max_tool_result_bytes
+        try:
+            refuse_unknown_names(self.client, self.found, self._left(), cap)
+            return unbacked_labels(self.client, [_labels(s) for s in series], self._left(), cap,
+                                   self.found.metric_names())
+        except PrometheusError as exc:
+            raise QueryMetricsError(exc.code, str(exc)) from None
+
+    def _left(self) -> float:
+        left = self.deadline - clock.monotonic()
+        if left <= 0:
+            raise PrometheusError("timeout", "the query's checks did not finish within the "
+                                  "call's timeout")
+        return left
 
 
 def _labels(series: dict[str, Any]) -> dict[str, str]:
@@ -159,7 +175,7 @@ def _fetch(client: Prometheus, key: str, params: dict[str, str], timeout: float,
 
 
 def _instant(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout: float,
-             settings: Settings, found: Provenance) -> ToolResult:
+             settings: Settings, checks: _Checks) -> ToolResult:
     if args.baseline_start or args.baseline_end or args.step:
         raise ToolInputError("step and a baseline need a range query: give start and end")
     at = min(parse_ts(args.time), latest) if args.time else latest
@@ -170,20 +186,21 @@ def _instant(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeo
     ordered = sorted(got.series, key=_label_key)
     point = _point(got.scalar) if got.result_type == "scalar" and isinstance(got.scalar, list) \
         else None
-    unbacked = _vet(client, found, ordered, timeout, settings) if ordered or point else []
+    unbacked = checks.vet(ordered) if ordered or point else []
     if point is not None:
         items.append(Item(kind="metric_value", text=f"value {point[1]} at {point[0]}",
                           data={"value": point[1], "at": point[0],
-                                **({"computed": ["value"]} if found.computed_values else {})}))
+                                **({"computed": ["value"]} if checks.found.computed_values
+                                   else {})}))
     for series, written in zip(ordered, unbacked, strict=True):
         raw = series.get("values") if "values" in series else [series.get("value")]
         points = [p for p in (_point(v) for v in raw or []) if p is not None]
-        items.append(_series_item(series, points, [], written, found.computed_values))
+        items.append(_series_item(series, points, [], written, checks.found.computed_values))
     return _result(scope, got, items)
 
 
 def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout: float,
-           settings: Settings, found: Provenance) -> ToolResult:
+           settings: Settings, checks: _Checks) -> ToolResult:
     if args.start is None or args.end is None:
         raise ToolInputError("a range query needs both start and end (or neither: instant)")
     lo, hi = parse_ts(args.start), min(parse_ts(args.end), latest)
@@ -215,12 +232,12 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
                  timeout, settings)
     items = []
     ordered = sorted(got.series, key=_label_key)
-    unbacked = _vet(client, found, ordered, timeout, settings) if ordered else []
+    unbacked = checks.vet(ordered) if ordered else []
     for series, written in zip(ordered, unbacked, strict=True):
         points = [p for p in (_point(v) for v in series.get("values") or []) if p is not None]
         base = [v for ts, v in points if ts <= scope["baseline_end"] and v is not None]
         window = [(ts, v) for ts, v in points if ts >= scope["start"]]
-        items.append(_series_item(series, window, base, written, found.computed_values))
+        items.append(_series_item(series, window, base, written, checks.found.computed_values))
     return _result(scope, got, items)
 
 
