@@ -76,8 +76,8 @@ def measured_view(text: str, data: dict[str, Any]) -> dict[str, Any]:
 
     A tool marks under ``computed`` what its query wrote rather than read: columns of a row
     (``query_mysql``: a CASE label, an expression) or keys of the data (``query_metrics``:
-    ``query_labels``, the labels no stored series has, and numbers made with the query's own
-    constants). Computed *text* is shown as null — the marker stays, so the judge knows it
+    ``query_labels``, the labels no stored series has, and the numbers of a query that is more
+    than one selector). Computed *text* is shown as null — the marker stays, so the judge knows it
     exists and is not evidence — and a row's text, which repeats it, is rebuilt from what is
     left; computed numbers stay visible with their marker (a count is computed, and still the
     data's).

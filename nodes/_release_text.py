@@ -73,8 +73,8 @@ def computed_mark(fact: Fact) -> str:
     """The note on a fact whose query computed parts of it (``computed``); else empty.
 
     ``query_mysql`` marks the columns its query computed (a CASE label, an expression) and
-    ``query_metrics`` the data its query made (labels no stored series has, numbers combined
-    with the query's own constants): the reader must not take them for stored data.
+    ``query_metrics`` the data its query made (labels no stored series has, the numbers of a
+    query that is more than one selector): the reader must not take them for stored data.
     """
     computed = fact.data.get("computed")
     if not isinstance(computed, list) or not computed:

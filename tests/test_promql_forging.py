@@ -78,14 +78,15 @@ FORGING = [
 are the issue's payloads."""
 
 HONEST = [
-    "http_errors",
-    'http_errors{job=~"check.*"}',
-    'http_errors{job!="cart"}',
-    "sum by (job) (rate(http_errors[5m]))",
-    '{__name__=~"payment_pool_waits"}',
-    "max_over_time(payment_pool_waits[5m])",
-    'topk(1, http_errors{job=~"checkout|cart"}) > 0',
+    ("http_errors", True),
+    ('http_errors{job=~"check.*"}', True),
+    ('http_errors{job!="cart"} offset 1m', True),
+    ('{__name__=~"payment_pool_waits"}', True),
+    ("sum by (job) (rate(http_errors[5m]))", False),
+    ("max_over_time(payment_pool_waits[5m])", False),
+    ('topk(1, http_errors{job=~"checkout|cart"}) > 0', False),
 ]
+"""Honest queries, and whether each is one selector (its numbers the stored samples)."""
 
 
 def _series() -> list[tuple[str, dict[str, str], list[tuple[datetime, float]]]]:
@@ -150,15 +151,18 @@ def test_a_forging_query_is_refused_with_a_reason_and_holds_no_citable_words(
             or "reads no series" in error["message"], error["message"]
 
 
-@pytest.mark.parametrize("promql", HONEST)
+@pytest.mark.parametrize(("promql", "plain"), HONEST)
 def test_an_honest_query_still_gives_citable_series_with_their_stored_labels(
-        backends: Backends, built: Any, prom: promkit.Prometheus, promql: str) -> None:
+        backends: Backends, built: Any, prom: promkit.Prometheus, promql: str,
+        plain: bool) -> None:
     settings = Settings(data_dir=built, prometheus_url=prom.url)
     record = _call(backends, settings, promql).record
     assert record.evidence_status is EvidenceStatus.EVIDENCE_FOUND, (promql, record.error)
     overview, *series = record.facts
     assert promql not in overview.text and "promql" not in overview.data
-    assert series and all(f.data["labels"] and "computed" not in f.data for f in series)
+    assert series and all(f.data["labels"] and "query_labels" not in f.data for f in series)
+    # A rate or a sum is computed from the samples, as SQL marks count(*): the numbers say so.
+    assert all(("computed" in f.data) is not plain for f in series)
     assert any(f.data["labels"].get("job") == "checkout" or
                f.data["labels"].get("service") == "payment-service" for f in series)
 
@@ -309,21 +313,24 @@ def test_the_report_marks_values_the_query_computed_sql_and_metrics(
 
 
 @pytest.mark.parametrize(("promql", "computed"), [
-    ("sum by (job) (rate(http_errors[5m]))", False),
-    ("sum(rate(http_errors[5m])) by (job)", False),
-    ("histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))", False),
-    ("topk(3, x) > 0.5", False),
     ("x offset -5m", False),
-    ("x @ 1700000000", False),
-    ("rate(x[5m])[30m:1m]", False),
-    ('x{a=~"b|c"} / on(instance) group_left y', False),
+    ("x[5m] @ 1700000000", False),
+    ("x @ start()", False),
     ('x{path=~"/api/v[12]/.*#frag"}', False),  # a # inside a value is no comment
+    ('{__name__="x", job="a"}', False),
+    ("sum by (job) (rate(http_errors[5m]))", True),
+    ("sum(rate(http_errors[5m])) by (job)", True),
+    ("histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))", True),
+    ("topk(3, x) > 0.5", True),
+    ("-x", True),
+    ("rate(x[5m])[30m:1m]", True),
+    ('x{a=~"b|c"} / on(instance) group_left y', True),
     ("rate(x[5m]) * 100", True),
     ("x > bool 5", True),
     ("x or vector(0)", True),
     ("x - time()", True),
 ])
-def test_the_reader_accepts_usual_promql_and_marks_numbers_the_query_made(
+def test_the_reader_accepts_usual_promql_and_marks_numbers_the_query_computed(
         promql: str, computed: bool) -> None:
     from diagnosis_harness.tools.promql_provenance import read
 

@@ -15,9 +15,10 @@ because the overview fact quoted the query. So, on the tokens of the query (:fun
   name or a matcher value that Prometheus does not have — ``=`` and ``!=`` values must be values
   of that label, and every word of a regex must occur in one of them — so the query text holds
   no free words either;
-- the numbers are marked computed (:attr:`Provenance.computed_values`) when the query combines
-  them with a number it wrote (``x * 0 + 6666``) or makes them from the clock or a constant
-  (``vector``, ``scalar``, ``time``…): the offline judge then takes no number from them.
+- the numbers are marked computed (:attr:`Provenance.computed_values`) unless the query is one
+  selector (with a range, ``offset`` or ``@``), as ``query_mysql`` marks any expression: a
+  ``rate`` or a ``sum`` is computed from the samples, and ``x * 0 + 6666`` or ``vector(6666)``
+  from nothing — the offline judge takes no number from them, and the report says so.
 
 A query the tokens do not explain (``understood`` false) is sent as it is: Prometheus rejects it
 (bad_promql), and if it does not, the tool refuses it — fail closed. Labels of each returned
@@ -47,20 +48,12 @@ WRITERS = {
     "info": "copies labels from another series by a name the query chose",
 }
 """Functions whose output labels the query writes; refused, with why."""
-CONSTANTS = frozenset({"vector", "scalar", "time", "timestamp", "pi", "day_of_month",
-                       "day_of_week", "day_of_year", "days_in_month", "hour", "minute", "month",
-                       "year"})
-"""Functions whose numbers come from a constant or the clock rather than stored samples."""
-COUNT_FIRST = frozenset({"topk", "bottomk", "quantile", "quantile_over_time",
-                         "histogram_quantile", "limitk", "limit_ratio"})
-"""Functions whose first argument is a parameter (a count, a quantile), not a value shown."""
 LABEL_ARGUMENTS = frozenset({"count_values", "sort_by_label", "sort_by_label_desc"})
 """Functions whose text arguments are label names (each must be a label Prometheus has)."""
-_COMPARE = frozenset({"==", "!=", "<", ">", "<=", ">="})
 GROUPING = frozenset({"by", "without", "on", "ignoring", "group_left", "group_right"})
 KEYWORDS = GROUPING | {"offset", "bool", "and", "or", "unless", "atan2", "start", "end"}
 _NUMBER_WORDS = frozenset({"inf", "nan"})
-_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "^", "atan2"})
+_SELECTOR_PARTS = frozenset({"offset", "@", "start", "end"})
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
@@ -132,7 +125,7 @@ def read(promql: str) -> Provenance:
         raise PromqlRejected("a PromQL comment (# …) is not allowed: the query is not evidence, "
                              "and text in it could pass for some; remove the comment")
     found = Provenance()
-    frames: list[list[object]] = []  # per open paren: [function or None, argument index]
+    frames: list[str | None] = []  # per open paren: the function it calls, if any
     pending: str | None = None  # an aggregation waiting for its arguments after "by (…)"
     grouping_next = in_grouping = in_braces = False
     in_brackets = 0
@@ -172,14 +165,11 @@ def read(promql: str) -> Provenance:
                 prev.lower() not in KEYWORDS else None
             if prev == ")" and pending:
                 function, pending = pending, None
-            frames.append([function, 0])
+            frames.append(function)
         elif text == ")":
             if frames:
                 frames.pop()
-        elif text == ",":
-            if frames:
-                frames[-1][1] = int(str(frames[-1][1])) + 1
-        elif kind == "string" and frames and frames[-1][0] in LABEL_ARGUMENTS:
+        elif kind == "string" and frames and frames[-1] in LABEL_ARGUMENTS:
             found.labels.add(_unquote(text))
         elif kind == "string":
             raise PromqlRejected("text outside a label matcher is not allowed: a query's own "
@@ -190,9 +180,7 @@ def read(promql: str) -> Provenance:
                 grouping_next = nxt == "("
             elif nxt.lower() in ("by", "without"):
                 pending = text.lower()
-        elif kind in ("number", "duration"):
-            before = tokens[i - 2][1] if i > 1 else ""
-            _number(found, before if prev == "-" else prev, nxt, frames)
+    found.computed_values = not _plain(tokens)
     if not found.reads_series:
         raise PromqlRejected("the query reads no series (a constant such as vector(1), a number "
                              "or time() is not a measurement): select a metric")
@@ -207,25 +195,34 @@ def _identifier(found: Provenance, text: str, prev: str, nxt: str) -> None:
                                  "holds words the query wrote; select and aggregate (sum by (…), "
                                  "topk) the series themselves — an empty answer says a series "
                                  "is absent")
-        if name in CONSTANTS:
-            found.computed_values = True
         return
     if name in KEYWORDS or name in _NUMBER_WORDS or prev == "@" or nxt.lower() in ("by", "without"):
-        if name in _NUMBER_WORDS:
-            found.computed_values = True
         return
     found.metrics.add(text)
     found.reads_series = True
 
 
-def _number(found: Provenance, prev: str, nxt: str, frames: list[list[object]]) -> None:
-    if prev in ("offset", "@"):
-        return
-    if (prev in _COMPARE or nxt in _COMPARE) and prev != "bool":
-        return  # a filter: the values shown are still the series' own
-    if frames and frames[-1][0] in COUNT_FIRST and frames[-1][1] == 0:
-        return
-    found.computed_values = True
+def _plain(tokens: list[tuple[str, str]]) -> bool:
+    """Whether the query is one selector: its numbers are the stored samples, not computed.
+
+    A range (``[5m]``), ``offset`` and ``@`` keep it one selector; anything else computes.
+    """
+    depth, named, prev = 0, False, ""
+    for kind, text in tokens:
+        if text in ("{", "["):
+            depth += 1
+        elif text in ("}", "]"):
+            depth -= 1
+        elif depth == 0:
+            lowered = text.lower()
+            if kind == "ident" and lowered not in KEYWORDS and not named:
+                named = True
+            elif not (lowered in _SELECTOR_PARTS or kind in ("duration", "number")
+                      or (text == "-" and prev == "offset")
+                      or (text in ("(", ")") and prev in ("start", "end", "("))):
+                return False
+            prev = lowered
+    return True
 
 
 def label_name_ok(name: str) -> bool:

@@ -21,8 +21,9 @@ checked before and after it runs (:mod:`diagnosis_harness.tools.promql_provenanc
 :mod:`diagnosis_harness.tools.promql_tsdb`), its text stays in the record's scope and is never
 quoted in a fact, labels no stored series has are moved out of the citable labels into
 ``query_labels``, and ``computed`` names the keys of a fact's data that the query computed
-(``query_labels``; the numbers when it combined them with its own constants) — the same marker
-``query_mysql`` sets on a row, which the judges take no words from.
+(``query_labels``; the numbers when the query is more than one selector: a rate, a sum,
+``x * 0 + 6666``) — the same marker ``query_mysql`` sets on a row, which the judges take no
+words from.
 """
 
 from __future__ import annotations
@@ -283,8 +284,10 @@ def _series_item(series: dict[str, Any], points: list[tuple[str, float | None]],
     }
     computed = (["query_labels"] if query_labels else []) + \
         (list(COMPUTED_VALUES) if computed_values else [])
+    if query_labels:
+        data["query_labels"] = query_labels
     if computed:
-        data.update({"query_labels": query_labels, "computed": computed})
+        data["computed"] = computed
     if not values:
         text = f"{data['series']}: {len(points)} points, none a number"
     else:

@@ -67,8 +67,9 @@ def _words_of(item: dict[str, Any]) -> str:
 def _measured_words(data: dict[str, Any], computed: set[str]) -> str:
     """The words of a fact that is no row (a metric series) and marks computed keys.
 
-    ``computed`` names the keys of its data the query computed (written labels, numbers made with
-    the query's own constants); its text repeats them, so only the other keys are words.
+    ``computed`` names the keys of its data the query computed (labels no stored series has, the
+    numbers of a query that is more than one selector); its text repeats them, so only the other
+    keys are words.
     """
     return json.dumps({k: v for k, v in data.items() if k not in computed and k != "computed"})
 
