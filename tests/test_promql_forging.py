@@ -338,3 +338,23 @@ def test_the_reader_accepts_usual_promql_and_marks_numbers_the_query_computed(
     assert found.understood and found.reads_series
     assert found.computed_values is computed
     assert "sum" not in found.metrics and "by" not in found.metrics
+
+
+def test_an_absurd_sql_timeout_at_release_is_unavailable_not_tampering() -> None:
+    """HARNESS_SQL_TIMEOUT_S=1e308 (the issue's setting): the re-check's limit overflows."""
+    from graphkit import judge
+
+    from diagnosis_harness.control.settings import load_settings
+
+    try:
+        load_settings(model="replay:inline", home=demo_home(), sql_timeout_s=1e308)
+    except Exception as exc:  # noqa: BLE001 — refused at start is the other honest answer
+        pytest.skip(f"the setting is refused at start: {exc}")
+    args = {"start": INC["start"], "end": INC["end"], "service": INC["service"]}
+    claim = "payment-service logged patterns new in the window"
+    script = {"router": [INC_ROUTER],
+              "agent": [call("compare_windows", args, "s1"), draft(claim, [(claim, ["E1.1"])])],
+              "judge": [judge()]}
+    _, out = go(script, settings={"sql_timeout_s": 1e308})
+    assert (out["release_outcome"], out["failure_code"], out["content"]) == \
+        ("FAILED", "EVIDENCE_RECHECK_UNAVAILABLE", None)
