@@ -183,7 +183,21 @@ def evidence_line(eid: str, fact: Fact, statement: str) -> str:
         return f"    {eid} (runbook, quoted): \u201c{_clip(shown_text(fact))}\u201d"
     line = f"    {eid}: {printable(to_second(shown_text(fact)))}"
     fields = relied_fields(fact, statement)
-    return line + (f" | {', '.join(fields)}" if fields else "")
+    return line + (f" | {', '.join(fields)}" if fields else "") + computed_mark(fact)
+
+
+def computed_mark(fact: Fact) -> str:
+    """The note on a fact whose query computed parts of it (``computed``); else empty.
+
+    ``query_mysql`` marks the columns its query computed (a CASE label, an expression) and
+    ``query_metrics`` the data its query made (labels no stored series has, the numbers of a
+    query that is more than one selector): the reader must not take them for stored data.
+    """
+    computed = fact.data.get("computed")
+    if not isinstance(computed, list) or not computed:
+        return ""
+    names = ", ".join(str(c) for c in computed[:6]) + (", …" if len(computed) > 6 else "")
+    return f" [computed by the query, not stored data: {names}]"
 
 
 def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:

@@ -49,7 +49,7 @@ from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import resolve
 from diagnosis_harness.run.state import DiagnosisState, Stop
 from diagnosis_harness.runstore.store import RunPersistenceError
-from diagnosis_harness.tools.recompute import recompute_problems
+from diagnosis_harness.tools.recompute import recheck
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.dataset.layout import DatasetInfo
@@ -161,6 +161,14 @@ def _tampered(problems: list[str]) -> Decision:
                    "recorded when its tools and guards ran — " + "; ".join(problems[:5]))
 
 
+def _unconfirmed(problems: list[str]) -> Decision:
+    """A statistic could not be re-computed now: not confirmed, so not published — not tampered."""
+    return _failed(RunState.FAILED, FailureCode.EVIDENCE_RECHECK_UNAVAILABLE,
+                   "nothing is published: the run's statistics could not be re-checked against "
+                   "the data at release (a backend did not answer in time, or the limit is not "
+                   "usable); ask again when it answers — " + "; ".join(problems[:5]))
+
+
 async def _checked(ctx: RunContext, state: DiagnosisState,
                    ended: Stop | None) -> tuple[Decision, list[ToolRecord], dict[str, Any]]:
     """The decision, the records and the progress snapshot, from what the run store backs.
@@ -183,8 +191,11 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
         problems += check_verdicts(state, stored["verdicts"])
         if not problems:  # a statistic must also come out the same from the data (§16.1)
-            problems = await offload(recompute_problems, records, ctx.backends, ctx.settings,
-                                     max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
+            checked = await offload(recheck, records, ctx.backends, ctx.settings,
+                                    max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
+            problems = checked.tampered
+            if not problems and checked.unavailable:
+                return _unconfirmed(checked.unavailable), [], build_snapshot([])
         if problems:
             return _tampered(problems), [], build_snapshot([])
     snapshot = build_snapshot(records)

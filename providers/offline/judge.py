@@ -4,8 +4,9 @@ SUPPORTED only if every term and number of each claim appears in the evidence it
 those of the root cause in the evidence cited at all — and, beyond the words, if every cited
 change passes the causal test (``causal.change_problem``): on the affected service or linked
 to it by a cited item, before the onset, speaking of the symptom through its own key/values.
-Words of a row's computed or renamed columns (marked by ``query_mysql``) were written by the
-query and count for nothing.
+Words of a row's computed or renamed columns (marked by ``query_mysql``), and of the data keys a
+metric fact marks computed (``query_metrics``: labels the query wrote, numbers it made), were
+written by the query and count for nothing.
 """
 
 from __future__ import annotations
@@ -55,10 +56,22 @@ def _words_of(item: dict[str, Any]) -> str:
     row = data.get("row") if isinstance(data, dict) else None
     computed, renamed = (set(data.get(k) or ()) if isinstance(data, dict) else set()
                          for k in ("computed", "renamed"))
+    if not isinstance(row, dict) and computed and isinstance(data, dict):
+        return _measured_words(data, computed)
     if not isinstance(row, dict) or not (computed or renamed):
         return f"{item.get('text', '')} {json.dumps(data)}"
     kept = {k: v for k, v in row.items() if k not in computed}
     return " ".join(f"{'' if k in renamed else k} {json.dumps(v)}" for k, v in kept.items())
+
+
+def _measured_words(data: dict[str, Any], computed: set[str]) -> str:
+    """The words of a fact that is no row (a metric series) and marks computed keys.
+
+    ``computed`` names the keys of its data the query computed (labels no stored series has, the
+    numbers of a query that is more than one selector); its text repeats them, so only the other
+    keys are words.
+    """
+    return json.dumps({k: v for k, v in data.items() if k not in computed and k != "computed"})
 
 
 def _unsupported(statement: str, evidence_text: str) -> set[str]:
