@@ -31,7 +31,9 @@ from starlette.routing import Route
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.notify.messages import targets
+from diagnosis_harness.runstore import alert_sweep
 from diagnosis_harness.runstore.store import RunStore
+from diagnosis_harness.runstore.worker import worker_id
 from diagnosis_harness.serving.alert_payload import (
     AlertGroup,
     AlertPayloadError,
@@ -83,6 +85,15 @@ class Intake:
         return question_for(group, self.settings.alerts_service_labels,
                             self.settings.alerts_lookback_s, known_services=self.known_services)
 
+    def _claim(self, group: AlertGroup) -> tuple[str | None, dict[str, Any]]:
+        """The store's claim, after releasing the group if its last run was lost with its worker.
+
+        Blocking I/O (and ``/proc``): called off the event loop.
+        """
+        alert_sweep.release_if_lost(self.store, group.group_key)
+        return self.store.claim_alert_group(group.group_key, group.thread_id, group.firing,
+                                            claimant=worker_id())
+
     async def handle(self, group: AlertGroup) -> dict[str, Any]:
         """Act on one notification; the answer's body (``action`` says what happened)."""
         thread = group.thread_id
@@ -96,8 +107,7 @@ class Intake:
                     log.info("cancel of run %s: %s", before["run_id"], exc)
                 return {**base, "action": "cancelled", "run_id": before["run_id"]}
             return {**base, "action": "recorded", "run_id": before and before["run_id"]}
-        claim, row = await asyncio.to_thread(self.store.claim_alert_group, group.group_key,
-                                             thread, group.firing)
+        claim, row = await asyncio.to_thread(self._claim, group)
         if claim is None:
             return {**base, "action": "duplicate", "run_id": row["run_id"]}
         try:
