@@ -71,7 +71,7 @@ SLACK_LIMIT = 3000
 """Characters of a Slack section's text (Slack's own limit for one ``mrkdwn`` block)."""
 
 # Markdown punctuation that can start a link, an image, emphasis, a heading, a table or HTML.
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|~<>])")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 _ZWJ = "\u200d"  # between ``@`` and a name: shown as written, never a mention or a team ping
 
 
@@ -87,11 +87,12 @@ def slack_escape(value: object) -> str:
 def github_escape(value: object) -> str:
     """Text for a GitHub comment: no link, image, HTML, heading, mention or autolink survives.
 
-    Markdown punctuation is backslash-escaped, ``&`` becomes ``&amp;`` (no entity is decoded),
+    Markdown punctuation is backslash-escaped, ``&``, ``<`` and ``>`` become entities (no HTML
+    tag and no entity of the data's own is read),
     a zero-width joiner follows every ``@`` (no ``@team`` mention) and splits ``://`` and
     ``www.`` (GitHub autolinks bare URLs).
     """
-    text = _MARKDOWN.sub(r"\\\1", str(value).replace("&", "&amp;"))
+    text = _MARKDOWN.sub(r"\\\1", slack_escape(value))
     text = text.replace("@", "@" + _ZWJ).replace("://", ":" + _ZWJ + "//")
     return re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:3] + _ZWJ + ".", text)
 

@@ -81,9 +81,13 @@ class Intake:
         self.cancel_run = cancel_run
 
     def question(self, group: AlertGroup) -> str:
-        """The question the group's investigation asks."""
+        """The question the group's investigation asks, within the run's question limit.
+
+        :class:`AlertPayloadError` when it cannot fit (the route answers 422; nothing starts).
+        """
         return question_for(group, self.settings.alerts_service_labels,
-                            self.settings.alerts_lookback_s, known_services=self.known_services)
+                            self.settings.alerts_lookback_s, known_services=self.known_services,
+                            max_bytes=self.settings.max_question_bytes)
 
     def _claim(self, group: AlertGroup) -> tuple[str | None, dict[str, Any]]:
         """The store's claim, after releasing the group if its last run was lost with its worker.
@@ -107,11 +111,12 @@ class Intake:
                     log.info("cancel of run %s: %s", before["run_id"], exc)
                 return {**base, "action": "cancelled", "run_id": before["run_id"]}
             return {**base, "action": "recorded", "run_id": before and before["run_id"]}
+        question = self.question(group)  # a question the run would refuse is a 422, not a claim
         claim, row = await asyncio.to_thread(self._claim, group)
         if claim is None:
             return {**base, "action": "duplicate", "run_id": row["run_id"]}
         try:
-            run_id = await self.start_run(thread, self.question(group))
+            run_id = await self.start_run(thread, question)
         except Exception:
             await asyncio.to_thread(self.store.drop_alert_claim, group.group_key, claim)
             raise
@@ -166,7 +171,15 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 async def receive(request: Request) -> JSONResponse:
-    """``POST /alerts/{source}``."""
+    """Receive one alert notification on ``POST /alerts/{source}``.
+
+    The part after the line of dashes is the route's OpenAPI entry (the server reads it as YAML).
+
+    ---
+    summary: Receive an alert notification (Alertmanager webhook v4, or the generic shape)
+    description: 202 started, duplicate, cancelled or recorded; 4xx for a notification that is
+      refused (nothing stored); 503 when the run could not be started (retry). See docs/alerts.md.
+    """
     settings, store, known = await _served()
     if settings.alerts_token is None or not settings.alerts_token.get_secret_value():
         return _error(404, "not found")
@@ -179,13 +192,17 @@ async def receive(request: Request) -> JSONResponse:
     body = await _read_body(request, settings.alerts_max_body_bytes)
     if body is None:
         return _error(413, f"the body is larger than {settings.alerts_max_body_bytes} bytes")
+    intake = Intake(settings, store, _start_in_server, _cancel_in_server, known)
     try:
         group = PARSERS[source](body)
+        if group.status == "firing":
+            intake.question(group)  # refused here (422), never accepted then failed by the run
     except AlertPayloadError as exc:
         return _error(422 if body.strip() else 400, str(exc))
     try:
-        answer = await Intake(settings, store, _start_in_server, _cancel_in_server,
-                              known).handle(group)
+        answer = await intake.handle(group)
+    except AlertPayloadError as exc:  # the same checks, if the clock moved the window
+        return _error(422, str(exc))
     except Exception as exc:  # noqa: BLE001 — the sender retries a 5xx; the claim was dropped
         log.error("alert intake of %s: %s", group.group_key, exc)
         return _error(503, "the investigation could not be started; retry")
