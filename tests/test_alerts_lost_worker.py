@@ -2,7 +2,8 @@
 
 Two real ``harness serve`` processes share one run store (a SQLite home, or PostgreSQL). The
 victim's model (a local OpenAI-compatible stub) holds every answer, so its investigations are in
-flight when its whole process group is killed with SIGKILL. Alertmanager then re-sends the
+flight when the server process running them (the lease owner of their rows) is killed with
+SIGKILL, with its process group. Alertmanager then re-sends the
 groups' notifications to the survivor: each must start a new run (not be answered ``duplicate``
 for ever), and each group's outcome must be posted exactly once (the lost run's queued posts
 never go out). The figures — posts, duplicates, groups lost — are printed.
@@ -30,7 +31,15 @@ from test_alerts_served import TOKEN, eventually, post
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 
 pytestmark = pytest.mark.slow
-GROUPS = 5
+GROUPS = 6
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rpartition(")")[2].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
 
 
 def _env(store_url: str | None, home: Path, receiver: Receiver) -> dict[str, str]:
@@ -62,11 +71,24 @@ def test_a_killed_workers_alert_groups_are_investigated_again_by_the_survivor_on
                          for d in docs]
                 assert [a["action"] for a in first] == ["started"] * GROUPS, first
                 store = open_run_store(store_url or home / "runs.sqlite")
-                # Every run is investigating (its row is written, its model call hangs) …
-                eventually(lambda: all(store.get_run(a["run_id"]) for a in first), 60)
-                assert victim.proc is not None
-                os.killpg(victim.proc.pid, signal.SIGKILL)  # … when the worker dies
-                victim.proc.wait(10)
+                # Its runs are investigating (rows written, model calls hanging) or queued (the
+                # server runs a few at a time: those never got a row) …
+                def owned() -> list[dict[str, Any]]:
+                    return [lease for a in first for lease in
+                            store.unfinished_runs(run_id=a["run_id"]) if lease["lease_owner"]]
+
+                eventually(lambda: len(owned()) >= 2, 60)
+                time.sleep(1.0)
+                leases = owned()
+                assert not any(store.get_run(a["run_id"]) and store.get_run(a["run_id"])[
+                    "finished_at"] for a in first)  # none ended before the kill
+                owners = {lease["lease_owner"] for lease in leases}
+                assert len(owners) == 1  # host:pid:start-token of the server process running them
+                worker = int(owners.pop().split(":")[1])
+                print(f"\nkilled with {len(leases)} runs investigating and "
+                      f"{sum(1 for a in first if store.get_run(a['run_id']) is None)} queued")
+                os.killpg(os.getpgid(worker), signal.SIGKILL)  # … when the worker dies
+                eventually(lambda: not _alive(worker), 10)
             finally:
                 victim.stop()
             with DevServer(tmp_path / "survivor",
@@ -91,11 +113,13 @@ def test_a_killed_workers_alert_groups_are_investigated_again_by_the_survivor_on
                       f"groups lost {lost}")
                 assert (posts, duplicates, lost) == (GROUPS, 0, 0)
                 assert {p["body"]["run_id"] for p in receiver.posts} == new_runs
-                for a in first:  # the lost runs end FAILED / RUN_ABANDONED and post nothing
-                    row = eventually(lambda a=a: (r := store.get_run(a["run_id"]))
-                                     and r["finished_at"] and r, 30)
-                    assert row["failure_code"] == "RUN_ABANDONED"
+                with_rows = {lease["run_id"] for lease in leases}
+                for a in first:  # the lost runs post nothing; those that had begun end FAILED
                     assert [p["state"] for p in store.posts(a["run_id"])] == ["SKIPPED"]
+                    if a["run_id"] in with_rows:
+                        row = eventually(lambda a=a: (r := store.get_run(a["run_id"]))
+                                         and r["finished_at"] and r, 30)
+                        assert row["failure_code"] == "RUN_ABANDONED"
                 store.close()
     finally:
         receiver.close()
