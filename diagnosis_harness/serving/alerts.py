@@ -4,12 +4,17 @@
 …}``), so the routes run wherever the graph is served. A notification is authenticated
 (``HARNESS_ALERTS_TOKEN`` as a bearer token or basic auth's password, constant-time compare;
 without the setting the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
-parsed (:mod:`diagnosis_harness.serving.alert_payload`) and handed to :class:`Intake`, which
-answers at once (202) while the run goes on in the server's background.
+parsed (:mod:`diagnosis_harness.serving.alert_payload`), turned into its question, and handed
+to :class:`Intake`, which answers at once (202) while the run goes on in the server's background.
+What a run could not use is refused here with a 4xx, never accepted and then failed: a body
+nested too deeply, a time outside the years 1970-8999, a question that does not fit the run's
+limit even with the longest annotations clipped.
 
 One investigation per alert group (:mod:`diagnosis_harness.runstore.alerts`): the group's row in
-the run store decides, so several workers on one PostgreSQL start one run. A ``resolved``
-notification cancels the group's active run (CANCELLED, nothing published) or is recorded.
+the run store decides, so several workers on one PostgreSQL start one run. A group whose run was
+lost with its worker (kill -9) is claimable again (:mod:`diagnosis_harness.runstore.alert_sweep`).
+A ``resolved`` notification cancels the group's active run (CANCELLED, nothing published) or is
+recorded.
 The run's outcome is queued in the outbox at intake and posted once the run has finished
 (:mod:`diagnosis_harness.notify.deliver`, started with the app).
 """
@@ -215,8 +220,8 @@ async def _lifespan(_app: Starlette) -> AsyncIterator[None]:
 
     settings, store, _ = await _served()
     deliverer = Deliverer(store, settings)
-    if targets(settings, issue="0"):  # something to post to: deliver (also what a restart left)
-        deliverer.start()
+    if targets(settings, issue="0") or settings.alerts_token is not None:
+        deliverer.start()  # posts (also what a restart left), and the sweep of lost groups
     try:
         yield
     finally:
