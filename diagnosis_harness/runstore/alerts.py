@@ -5,12 +5,15 @@ conditional UPDATE of the group's row (``alert_groups``, keyed by Alertmanager's
 so of several workers receiving the same notification exactly one wins the start — SQLite's
 write lock or PostgreSQL's row lock decides, with the WHERE re-checked on the row it locked.
 
-A group is ACTIVE from the winning claim until its run is seen finished in ``runs``; DONE after;
-RESOLVED once Alertmanager said so (a later firing starts a new investigation). A new start
-needs the group not ACTIVE and a different set of firing fingerprints than the last one.
+A group is ACTIVE from the winning claim until its run is seen finished in ``runs``, or its run
+is found lost with its worker (:mod:`diagnosis_harness.runstore.alert_sweep` decides, and
+:meth:`AlertRecords.release_lost_alert_group` releases it); DONE after; RESOLVED once
+Alertmanager said so (a later firing starts a new investigation). A new start needs the group
+not ACTIVE and a different set of firing fingerprints than the last one (a released group has
+none, so its next notification starts one).
 
 The outbox holds one row per (run, target); that primary key is the idempotency key: queued at
-intake, posted once the run has finished, leased by one deliverer at a time, retried with
+intake, posted once the run has finished, leased by one deliverer just before each post, retried with
 backoff (``next_attempt_ms``) across restarts, SENT once. A part of the one
 :class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern).
 """
