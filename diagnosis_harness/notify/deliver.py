@@ -110,8 +110,10 @@ class Deliverer:
 
     def _dispatch(self, results: list[int] | None = None) -> list[threading.Thread]:
         """Start a lane for each target with due posts, unless that target's lane is still busy."""
+        with self._lanes_lock:
+            busy = {target for target, lane in self._lanes.items() if lane.is_alive()}
         due: dict[str, list[str]] = {}
-        for run_id, target in self.store.due_posts():
+        for run_id, target in self.store.due_posts(busy=busy):
             due.setdefault(target, []).append(run_id)
         started = []
         with self._lanes_lock:

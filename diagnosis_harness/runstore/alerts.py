@@ -24,7 +24,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, and_, or_, select, update
@@ -188,10 +188,12 @@ class AlertRecords:
 
         self._db.run(step, f"queue the posts of run {run_id}")
 
-    def due_posts(self, limit: int = 100) -> list[tuple[str, str]]:
+    def due_posts(self, limit: int = 100, busy: Collection[str] = ()) -> list[tuple[str, str]]:
         """(run id, target) of due posts, oldest first; nothing is leased (:meth:`lease_post` is).
 
-        Due: WAITING, its run finished, its next attempt due, no deliverer holding it.
+        Due: WAITING, its run finished, its next attempt due, no deliverer holding it. Targets
+        in ``busy`` are left out (a deliverer's lane is still posting to them), so a slow
+        receiver's backlog never fills the ``limit`` and hides the other targets' posts.
         """
         now_ms = int(time.time() * 1000)
         finished = select(runs.c.run_id).where(runs.c.run_id == outbox.c.run_id,
@@ -200,6 +202,8 @@ class AlertRecords:
             outbox.c.state == "WAITING", outbox.c.next_attempt_ms <= now_ms, finished,
             or_(outbox.c.lease_expires_ms.is_(None), outbox.c.lease_expires_ms < now_ms),
         ).order_by(outbox.c.created_at).limit(limit)
+        if busy:
+            due = due.where(outbox.c.target.not_in([self._text(t) for t in busy]))
         rows = self._read(lambda conn: conn.execute(due).all(), "read due posts")
         return [(str(run_id), str(target)) for run_id, target in rows]
 

@@ -197,16 +197,14 @@ async def receive(request: Request) -> JSONResponse:
     body = await _read_body(request, settings.alerts_max_body_bytes)
     if body is None:
         return _error(413, f"the body is larger than {settings.alerts_max_body_bytes} bytes")
-    intake = Intake(settings, store, _start_in_server, _cancel_in_server, known)
     try:
         group = PARSERS[source](body)
-        if group.status == "firing":
-            intake.question(group)  # refused here (422), never accepted then failed by the run
     except AlertPayloadError as exc:
         return _error(422 if body.strip() else 400, str(exc))
     try:
-        answer = await intake.handle(group)
-    except AlertPayloadError as exc:  # the same checks, if the clock moved the window
+        answer = await Intake(settings, store, _start_in_server, _cancel_in_server,
+                              known).handle(group)
+    except AlertPayloadError as exc:  # its question cannot be asked: refused before any claim
         return _error(422, str(exc))
     except Exception as exc:  # noqa: BLE001 — the sender retries a 5xx; the claim was dropped
         log.error("alert intake of %s: %s", group.group_key, exc)
