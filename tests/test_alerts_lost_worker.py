@@ -166,3 +166,49 @@ print(asyncio.run(Intake(load_settings(), store, start, cancel).handle(group))["
         assert store.alert_group(doc["groupKey"])["run_id"] == server.started[0]
     finally:
         store.close()
+
+
+def _dead_worker() -> str:
+    """The worker id (``host:pid:start-token``) of a process that has exited."""
+    ran = subprocess.run([sys.executable, "-c", "from diagnosis_harness.runstore.worker import "
+                          "worker_id; print(worker_id())"], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout.strip()
+
+
+def test_the_sweep_settles_a_lost_group_its_run_and_its_posts_and_leaves_live_ones(
+        tmp_path: Path) -> None:
+    """Without any further notification: the deliverer's sweep releases the group whose run's
+    worker died (claimable, posts SKIPPED, run FAILED / RUN_ABANDONED) and leaves alone a run a
+    live worker holds and a run paused with no holder (awaiting approval)."""
+    from test_alert_intake import FakeServer, send
+
+    from diagnosis_harness.control.settings import load_settings
+    from diagnosis_harness.notify.deliver import Deliverer
+    from diagnosis_harness.runstore.worker import worker_id
+    from diagnosis_harness.serving.alerts import Intake
+
+    store = open_run_store(tmp_path / "runs.sqlite")
+    try:
+        settings = load_settings(notify_url="http://127.0.0.1:9/hook")
+        server = FakeServer(store)
+        intake = Intake(settings, store, server.start, server.cancel)
+        lost, live, paused = (send(intake, am_payload(key=f"{{}}:{{g=\"{name}\"}}"))
+                              for name in ("lost", "live", "paused"))
+        assert store.claim_run(lost["run_id"], _dead_worker(), 60)
+        assert store.claim_run(live["run_id"], worker_id(), 60)
+        assert Deliverer(store, settings).sweep() == [lost["group_key"]]
+        group = store.alert_group(lost["group_key"])
+        assert (group["state"], group["firing"]) == ("DONE", None)
+        assert [p["state"] for p in store.posts(lost["run_id"])] == ["SKIPPED"]
+        row = store.get_run(lost["run_id"])
+        assert (row["release_outcome"], row["failure_code"]) == ("FAILED", "RUN_ABANDONED")
+        for kept in (live, paused):
+            assert store.alert_group(kept["group_key"])["state"] == "ACTIVE"
+            assert store.get_run(kept["run_id"])["finished_at"] is None
+            assert [p["state"] for p in store.posts(kept["run_id"])] == ["WAITING"]
+        assert send(intake, am_payload(key=lost["group_key"]))["action"] == "started"
+        assert send(intake, am_payload(key=live["group_key"]))["action"] == "duplicate"
+    finally:
+        store.close()
