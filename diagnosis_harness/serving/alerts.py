@@ -4,9 +4,9 @@
 …}``), so the routes run wherever the graph is served. A notification is authenticated
 (``HARNESS_ALERTS_TOKEN`` as a bearer token or basic auth's password, constant-time compare;
 without the setting the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
-parsed (:mod:`diagnosis_harness.serving.alert_payload`), turned into its question, and handed
-to :class:`Intake`, which answers at once (202) while the run goes on in the server's background.
-What a run could not use is refused here with a 4xx, never accepted and then failed: a body
+parsed (:mod:`diagnosis_harness.serving.alert_payload`) and handed to :class:`Intake`, which
+turns it into its question and answers at once (202) while the run goes on in the server's
+background. What a run could not use is refused with a 4xx, never accepted and then failed: a body
 nested too deeply, a time outside the years 1970-8999, a question that does not fit the run's
 limit even with the longest annotations clipped.
 
