@@ -47,9 +47,11 @@ def test(
         usage_error(f"--source {source}: use alertmanager or generic")
     try:
         group = PARSERS[source](data)
+        firing = group.status == "firing"
+        intake = Intake(settings, None, None, None)  # type: ignore[arg-type]
+        question = intake.question(group) if firing else None
     except AlertPayloadError as exc:
         usage_error(f"{file}: {exc} (the route would answer 4xx)")
-    firing = group.status == "firing"
     out = {
         "route": f"POST /alerts/{source}",
         "routes_enabled": settings.alerts_token is not None,
@@ -59,8 +61,7 @@ def test(
         "would": "start one investigation (unless the group's run is active or already "
                  "investigated these alerts)" if firing else "cancel the group's active run, "
                  "or record the resolution",
-        "question": Intake(settings, None, None, None).question(group)  # type: ignore[arg-type]
-        if firing else None,
+        "question": question,
         "flags": group.flags,
         "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
     }
