@@ -7,13 +7,13 @@ for setting up Alertmanager's receiver, or checking a saved notification.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.control.terminal_text import printable_json
 
 alerts_app = typer.Typer(help="Alert intake (docs/alerts.md).", no_args_is_help=True)
 
@@ -60,4 +60,4 @@ def test(
         "flags": group.flags,
         "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
     }
-    typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    typer.echo(printable_json(out, indent=2))  # alert labels are data

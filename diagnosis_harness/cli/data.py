@@ -14,6 +14,13 @@ from typing import Annotated, Any
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.control.terminal_text import printable
+
+
+def _echo(text: str) -> None:
+    # File names, notes and attributes come from the user's files: shown, never acted on.
+    typer.echo(printable(text))
+
 
 data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
 
@@ -37,13 +44,13 @@ def _load(directory: Path) -> None:
             raise
         usage_error(line)
     info = dataset_info(dest)
-    typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
+    _echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
                f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
     if info.attributes:
-        typer.echo(f"log attributes query_logs can filter on: {', '.join(info.attributes[:15])}"
+        _echo(f"log attributes query_logs can filter on: {', '.join(info.attributes[:15])}"
                    + (" …" if len(info.attributes) > 15 else ""))
     for note in info.notes:
-        typer.echo(f"  note: {note}")
+        _echo(f"  note: {note}")
 
 
 @data_app.command("load")
@@ -117,13 +124,13 @@ def data_import(
         usage_error(str(exc))
     logs = [s for s in report.sources if s.kind == "logs"]
     other = len(report.sources) - len(logs)
-    typer.echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "
+    _echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "
                f"table/runbook file(s) into {into}")
     for source in report.sources:
-        typer.echo(f"  {source.summary()}".replace("\n", "\n  "))
+        _echo(f"  {source.summary()}".replace("\n", "\n  "))
     if load:
         _load(into)
-        typer.echo(f'next: harness diagnose --data {into} "what went wrong on SERVICE between '
+        _echo(f'next: harness diagnose --data {into} "what went wrong on SERVICE between '
                    'HH:MM and HH:MM on YYYY-MM-DD?"')
 
 
