@@ -21,6 +21,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from diagnosis_harness.control.secrets import remember
 
 KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 """URL schemes HARNESS_DATABASE_URL accepts (psycopg 3 is the one driver the postgres extra brings)."""
 
@@ -164,6 +166,15 @@ class Settings(BaseSettings):
     """SQLAlchemy URL of a real operational database for query_mysql; None uses the dataset's."""
     ops_tables: str | None = None
     """Comma-separated table allow-list for ops_db_url; None allows every table the URL can see."""
+
+    # --- harness data import (docs/data.md) ----------------------------------------------
+    import_max_line_bytes: int = Field(default=1024 * KIB, gt=0, le=1024 * MIB)
+    """Longest line of an imported file (its line break not counted); a longer one is refused
+    with its ``file:line`` after reading that many bytes, never read whole."""
+    import_max_bytes: int = Field(default=4 * GIB, gt=0, le=1024 * GIB)
+    """Decompressed bytes one import reads from all its sources together (gzip bombs)."""
+    import_max_document_bytes: int = Field(default=64 * MIB, gt=0, le=4 * GIB)
+    """Largest JSON document an import reads whole (one array or object, not JSON lines)."""
 
     # --- serving, Studio and approval (docs/design.md §14) -------------------------------
     approval: Literal["off", "before_publish"] = "off"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -29,6 +30,11 @@ FORMAT_ALIASES = {"elasticsearch": "ecs", "elastic": "ecs", "es": "ecs", "opente
 """Names a user may give ``--format`` for the formats above (``nginx``/``apache`` mean their
 access logs; their error logs are ``nginx-error`` / ``apache-error``)."""
 _SAMPLE_LINES = 200
+_SNIFF_CHARS = 4096
+"""Characters of each sampled text line the shape regexes look at: a line of a megabyte of one
+character class would make a scan from every position (``LOGFMT_PAIR.finditer``) quadratic."""
+MIB = 1 << 20
+GIB = 1 << 30
 _OTEL_KEYS = {"severityText", "severity_text", "SeverityText", "severityNumber", "SeverityNumber",
               "timeUnixNano", "TimeUnixNano", "observedTimeUnixNano"}
 _NATIVE_KEYS = {"ts", "service", "level", "message"}
@@ -50,7 +56,9 @@ NGINX_ERROR = re.compile(r"(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \[(\w+)\] (\d+)
 APACHE_ERROR = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:.]+ \d{4})\] "
                           r"\[(?:([\w-]+):)?(\w+)\] (?:\[pid (\d+)(?::tid (\d+))?\] )?"
                           r"(?:\[client ([^\]]+)\] )?(.*)\Z")
-LOGFMT_PAIR = re.compile(r'([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+LOGFMT_PAIR = re.compile(r'(?<![\w.@-])([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+"""A ``key=value`` pair; a key starts where no key character precedes it, so a long run of them
+with no ``=`` is scanned once, not once from each of its positions."""
 LEADING_TS = re.compile(
     r"\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?"
     r"|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
@@ -91,17 +99,40 @@ def decode(raw: bytes) -> tuple[str, bool]:
     return text.removeprefix("\ufeff").rstrip("\r\n"), ok
 
 
-def sample_lines(path: Path, n: int = _SAMPLE_LINES) -> list[str]:
-    """The first ``n`` non-blank lines of a (possibly gzipped) file."""
+def bounded_lines(handle: IO[bytes], limit: int) -> Iterator[tuple[bytes, bool]]:
+    """Each line of ``handle`` and whether it was cut at ``limit`` bytes (then the last one).
+
+    Never holds more than ``limit + 1`` bytes of a line, however long the line is.
+    """
+    while raw := handle.readline(limit + 1):
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            yield raw[:limit], True
+            return
+        yield raw, False
+
+
+def sample(path: Path, n: int = _SAMPLE_LINES, line_bytes: int = MIB) -> tuple[list[str], bool]:
+    """The first ``n`` non-blank lines of a (possibly gzipped) file, and whether the last was cut.
+
+    A line longer than ``line_bytes`` is cut there and ends the sample: enough to tell a format,
+    and the import refuses that line later, with its number.
+    """
     out: list[str] = []
     with open_binary(path) as handle:
-        for raw in handle:
+        for raw, cut in bounded_lines(handle, line_bytes):
             text, _ = decode(raw)
             if text.strip():
                 out.append(text)
-                if len(out) >= n:
-                    break
-    return out
+            if cut:
+                return out, True
+            if len(out) >= n:
+                break
+    return out, False
+
+
+def sample_lines(path: Path, n: int = _SAMPLE_LINES, line_bytes: int = MIB) -> list[str]:
+    """The first ``n`` non-blank lines of a (possibly gzipped) file, each at most ``line_bytes``."""
+    return sample(path, n, line_bytes)[0]
 
 
 def kind_of(path: Path) -> str:
@@ -180,6 +211,7 @@ def detect_format(lines: list[str], leading: re.Pattern[str] | None = None) -> s
         except json.JSONDecodeError:
             return None
         return detect_json_format(obj) if isinstance(obj, dict) else None
+    lines = [ln[:_SNIFF_CHARS] for ln in lines]  # a text line's shape shows in its start
     starts = [ln for ln in lines if not CONTINUATION.match(ln)] or lines
     need = max(1, len(starts) // 2)
     scores = {
