@@ -166,3 +166,17 @@ def test_a_table_or_runbook_with_an_overlong_line_is_refused(tmp_path: Path) -> 
     code, _, _, stderr = _measured(tmp_path, "data", "import", "src", "--into", "out", "--no-load",
                                    HARNESS_IMPORT_MAX_LINE_BYTES="4096")
     assert code == 64 and "notes.md:3: a line longer than 4 KiB" in stderr, stderr
+
+
+@pytest.mark.parametrize(("name", "text", "says"), [
+    ("deep.json", "[" * 100_000 + "]" * 100_000, "deep.json: 1 unreadable line(s): line 1: invalid "
+                                                 "JSON: nested too deeply"),
+    ("deep.jsonl", '{"ts": "2026-11-02T10:00:00Z", "message": "m"}\n{"ts": "2026-11-02T10:00:01Z", '
+                   '"message": "m", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "deep.jsonl: 1 unreadable line(s): line 2: not a json JSON record: nested too deeply"),
+])
+def test_json_nested_deeper_than_the_parser_is_a_file_line_error(tmp_path: Path, name: str,
+                                                                  text: str, says: str) -> None:
+    (tmp_path / name).write_text(text + "\n", encoding="utf-8")
+    proc = _harness(tmp_path, "data", "import", name, "--into", "out", "--no-load")
+    assert proc.returncode == 64 and says in proc.stderr, proc.stderr

@@ -195,6 +195,9 @@ def _items(path: Path, fmt: str, pattern: re.Pattern[str] | None, leading: re.Pa
             except json.JSONDecodeError as exc:
                 yield exc.lineno, RecordError(f"invalid JSON: {exc.msg}")
                 return
+            except RecursionError:  # deeper than any parser goes: no log export
+                yield 1, RecordError("invalid JSON: nested too deeply")
+                return
             for n, item in enumerate(records(document, fmt), start=1):
                 yield f"record {n}", item
             return
@@ -208,6 +211,8 @@ def _items(path: Path, fmt: str, pattern: re.Pattern[str] | None, leading: re.Pa
                         yield lineno, item
                 except (json.JSONDecodeError, ValueError, AttributeError, TypeError) as exc:
                     yield lineno, RecordError(f"not a {fmt} JSON record: {exc}")
+                except RecursionError:
+                    yield lineno, RecordError(f"not a {fmt} JSON record: nested too deeply")
             return
         events = (kubectl_logs.kubectl_events(numbered, kubectl_logs.inner_format(
                       sample_lines(path, line_bytes=meter.limits.line_bytes)))

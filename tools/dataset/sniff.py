@@ -178,6 +178,8 @@ def looks_like_json(line: str) -> bool:
         json.loads(text)
     except json.JSONDecodeError:
         return False
+    except RecursionError:
+        pass  # nested deeper than the parser goes: JSON all the same, refused when read
     return text.startswith(("{", "["))
 
 
@@ -192,6 +194,8 @@ def whole_document(lines: list[str]) -> bool:
         json.loads(first)
     except json.JSONDecodeError:
         return True  # a '{' line that is not a whole object: a pretty-printed document
+    except RecursionError:
+        return False  # a whole line that is one (too deep) object: JSON lines
     return False
 
 
@@ -208,7 +212,7 @@ def detect_format(lines: list[str], leading: re.Pattern[str] | None = None) -> s
             return _document_format(lines)
         try:
             obj = json.loads(lines[0])
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
         return detect_json_format(obj) if isinstance(obj, dict) else None
     lines = [ln[:_SNIFF_CHARS] for ln in lines]  # a text line's shape shows in its start
