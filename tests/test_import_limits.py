@@ -180,3 +180,16 @@ def test_json_nested_deeper_than_the_parser_is_a_file_line_error(tmp_path: Path,
     (tmp_path / name).write_text(text + "\n", encoding="utf-8")
     proc = _harness(tmp_path, "data", "import", name, "--into", "out", "--no-load")
     assert proc.returncode == 64 and says in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_gzip_of_100_mb_of_newlines_is_refused_fast(tmp_path: Path) -> None:
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    with (tmp_path / "blank.log.gz").open("wb") as out:
+        for _ in range(100):
+            out.write(packer.compress(b"\n" * (1 << 20)))
+        out.write(packer.flush())
+    code, took, _, stderr = _measured(tmp_path, "data", "import", "blank.log.gz", "--into", "out",
+                                      "--no-load")
+    assert code == 64 and "blank.log.gz: only blank lines in its first 10,000 lines" in stderr
+    assert took < 10, f"refused after {took:.1f} s"  # sampling every newline took 110 s

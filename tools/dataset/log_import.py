@@ -23,6 +23,7 @@ from diagnosis_harness.tools.dataset.reading import ByteMeter, ReadLimits
 from diagnosis_harness.tools.dataset.records import RecordError, SourceStats, build_event
 from diagnosis_harness.tools.dataset.sniff import (
     JSON_FORMATS,
+    SAMPLE_READ_LINES,
     canonical_format,
     decode,
     detect_format,
@@ -109,7 +110,11 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
     DatasetError at once when the file passes ``options.limits`` (a line too long, too many
     bytes): no limit is a matter of one line to skip.
     """
-    first = sample_lines(path, line_bytes=options.limits.line_bytes)
+    first, _, blank = sample(path, line_bytes=options.limits.line_bytes)
+    if blank:
+        problems.append(f"{path}: only blank lines in its first {SAMPLE_READ_LINES:,} lines: "
+                        "not a log file; leave it out")
+        return
     if not first:
         report.format = "empty"
         report.notes.append("empty file: nothing to import")
@@ -228,7 +233,7 @@ def _one_document(path: Path, limits: ReadLimits) -> bool:
     A first line cut at the line limit that opens an object is taken for a JSON line (refused
     as too long), not a document: a pretty-printed document's first line is short.
     """
-    lines, cut = sample(path, 5, limits.line_bytes)
+    lines, cut, _ = sample(path, 5, limits.line_bytes)
     return whole_document(lines) and not (cut and len(lines) == 1
                                           and lines[0].lstrip().startswith("{"))
 
