@@ -7,6 +7,7 @@ Found from outside (issue 37, item 7): ``"ts": 1e30`` in an import was an intern
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -193,3 +194,20 @@ def test_a_gzip_of_100_mb_of_newlines_is_refused_fast(tmp_path: Path) -> None:
                                       "--no-load")
     assert code == 64 and "blank.log.gz: only blank lines in its first 10,000 lines" in stderr
     assert took < 10, f"refused after {took:.1f} s"  # sampling every newline took 110 s
+
+
+def test_an_event_joins_at_most_a_megabyte_of_continuation_lines_and_says_so(tmp_path: Path
+                                                                              ) -> None:
+    """150 stack-trace lines of 500 KB each were one 75 MB message, which the loader reads whole."""
+    with (tmp_path / "api.log").open("w", encoding="utf-8") as out:
+        out.write("2026-11-02T10:00:00Z ERROR api boom\n")
+        out.writelines("    at " + "y" * 500_000 + "\n" for _ in range(150))
+        out.write("2026-11-02T10:00:01Z INFO api ok\n")
+    proc = _harness(tmp_path, "data", "import", "api.log", "--into", "out", "--no-load")
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in (tmp_path / "out" / "logs.jsonl").open()]
+    assert [e["level"] for e in events] == ["ERROR", "INFO"]
+    message = events[0]["message"]
+    assert len(message) < 1_100_000
+    assert message.endswith("… 148 more line(s) not kept (an event joins at most 200 lines and "
+                            "1,048,576 characters)")
