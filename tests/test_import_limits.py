@@ -7,6 +7,7 @@ Found from outside (issue 37, item 7): ``"ts": 1e30`` in an import was an intern
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import subprocess
@@ -211,3 +212,14 @@ def test_an_event_joins_at_most_a_megabyte_of_continuation_lines_and_says_so(tmp
     assert len(message) < 1_100_000
     assert message.endswith("… 148 more line(s) not kept (an event joins at most 200 lines and "
                             "1,048,576 characters)")
+
+
+@pytest.mark.parametrize(("line", "cut"), [
+    (b"12345\n", False), (b"12345\r\n", False), (b"12345", False),
+    (b"123456\n", True), (b"123456\r\n", True), (b"1234567890", True),
+])
+def test_the_line_limit_counts_bytes_without_the_line_break(line: bytes, cut: bool) -> None:
+    from diagnosis_harness.tools.dataset.sniff import bounded_lines
+
+    first = next(bounded_lines(io.BytesIO(line + b"\nnext\n"), 5))
+    assert first[1] is cut and len(first[0]) <= 7

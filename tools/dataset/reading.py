@@ -27,7 +27,7 @@ class ReadLimits:
     """The bounds of one import (``HARNESS_IMPORT_MAX_*`` settings)."""
 
     line_bytes: int = MIB
-    """Longest line of a source (its line break not counted)."""
+    """Longest line of a source, in bytes, its line break (LF or CRLF) not counted."""
     total_bytes: int = 4 * GIB
     """Decompressed bytes of all sources of one import together."""
     document_bytes: int = 64 * MIB

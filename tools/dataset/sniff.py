@@ -103,12 +103,14 @@ def decode(raw: bytes) -> tuple[str, bool]:
 
 
 def bounded_lines(handle: IO[bytes], limit: int) -> Iterator[tuple[bytes, bool]]:
-    """Each line of ``handle`` and whether it was cut at ``limit`` bytes (then the last one).
+    r"""Each line of ``handle`` and whether it was cut at ``limit`` bytes (then the last one).
 
-    Never holds more than ``limit + 1`` bytes of a line, however long the line is.
+    The limit counts a line's bytes without its line break (``\n`` or ``\r\n``). Never holds
+    more than ``limit + 2`` bytes of a line, however long the line is.
     """
-    while raw := handle.readline(limit + 1):
-        if len(raw) > limit and not raw.endswith(b"\n"):
+    while raw := handle.readline(limit + 2):
+        body = len(raw) - (2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0)
+        if body > limit:
             yield raw[:limit], True
             return
         yield raw, False
