@@ -77,6 +77,8 @@ REPLACED_PROMPT = "agent_system"
 FINAL_PROMPT = "agent_json_final"
 """The system prompt of a turn that may only send the draft: no tools, no investigation order."""
 FINAL_PROMPT_KEYS = ("service", "merchant", "start", "end", "window_note")
+FINAL_TURN_PROMPT = "agent_final"
+"""The harness's own final-turn instruction (nodes/model.py): only the draft is left."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,8 @@ class JsonProtocolChatModel(BaseChatModel):
         calls lose their progress envelopes: the room goes to the findings the draft must cite.
         """
         results = [Result(m.tool_call_id, text_of(m)) for m in messages if isinstance(m, ToolMessage)]
-        stop = any(r.stop_required for r in results)
+        stop = any(r.stop_required for r in results) or any(
+            (p := prompt_of(m)) is not None and p.name == FINAL_TURN_PROMPT for m in messages)
         plans = [(level, False) for level in FOLD_LEVELS] + [(FOLD_LEVELS[-1], True)]
         if not stop:
             for (max_items, chars), cut in plans:

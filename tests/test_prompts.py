@@ -28,8 +28,11 @@ EXPECTED = {
     "json_context_full": set(),
     # What saturation_check tells the agent once collection is saturated.
     "stop_required": set(),
+    # The final draft turn's instruction when no observation can carry it (nodes/model.py).
+    "agent_final": {"reason"},
 }
-PHRASES = {name for name in EXPECTED if name.startswith("json_") or name == "stop_required"}
+PHRASES = {name for name in EXPECTED
+           if name.startswith("json_") or name in ("stop_required", "agent_final")}
 """One-sentence prompts: rendered into a turn, with no JSON example of their own."""
 
 
