@@ -85,9 +85,13 @@ def test_scoped_empty_result_is_ready_no_evidence_not_an_error(backends, name):
     record = outcome.record
     assert record.invocation_status is InvocationStatus.READY
     assert record.evidence_status is EvidenceStatus.NO_EVIDENCE
-    assert record.facts == [] and record.error is None
+    assert record.error is None and record.returned_count == 0
     assert record.ready_index == 2  # still the run's 2nd READY invocation
-    assert outcome.observation["items"] == []
+    # "checked, found nothing" is one citable fact: the scope that matched nothing.
+    [fact] = record.facts
+    assert (fact.evidence_id, fact.kind) == ("E2.1", "empty")
+    assert fact.text.startswith(f"{name} found nothing for ")
+    assert outcome.observation["items"] == [{"evidence_id": "E2.1", "kind": "empty"}]
     assert outcome.observation["scope"] == record.scope
     assert "error" not in outcome.observation
 

@@ -3,8 +3,10 @@
 A :class:`CallView` gathers what the boundary knows of one call and ends it either way: an
 ERROR record with an error observation (no evidence ids), or a READY record whose facts are
 numbered ``E<k>.<i>`` and fitted to the observation limit from the front (with a truncation
-note), untrusted text flagged next to its item. The observation is content only; the control
-view (statuses, counts, bytes, :data:`CONTROL_KEYS`) stays in harness state.
+note), untrusted text flagged next to its item. An empty READY result has one fact, of kind
+``empty``: "checked, found nothing" for its scope, citable as evidence of absence only. The
+observation is content only; the control view (statuses, counts, bytes, :data:`CONTROL_KEYS`)
+stays in harness state.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
-from diagnosis_harness.tools.results import ToolResult, clip
+from diagnosis_harness.tools.results import EMPTY_KIND, ToolResult, clip, empty_text
 from diagnosis_harness.tools.untrusted import instruction_flags
 
 CONTROL_KEYS = frozenset(
@@ -98,6 +100,10 @@ class CallView:
         facts = [Fact(evidence_id=f"E{k}.{i}", kind=item.kind, text=item.text, data=item.data,
                       flags=instruction_flags(item.text, item.data))
                  for i, item in enumerate(result.items, start=1)]
+        if not facts:  # "checked, found nothing" is citable too, as evidence of absence only
+            text = empty_text(self.name, result.scope)
+            facts = [Fact(evidence_id=f"E{k}.1", kind=EMPTY_KIND, text=text, data={},
+                          flags=instruction_flags(text, {}))]
         base = self._with_stop({"tool": self.name, "scope": result.scope, "items": []})
         if result.note:
             base["note"] = result.note
@@ -109,9 +115,9 @@ class CallView:
         record = ToolRecord(
             tool_call_id=self.tool_call_id, tool=self.name, args=self.args, scope=result.scope,
             invocation_status=InvocationStatus.READY,
-            evidence_status=EvidenceStatus.EVIDENCE_FOUND if shown_facts
+            evidence_status=EvidenceStatus.EVIDENCE_FOUND if result.items
             else EvidenceStatus.NO_EVIDENCE,
-            ready_index=k, facts=shown_facts, returned_count=len(shown_facts),
+            ready_index=k, facts=shown_facts, returned_count=len(result.items and shown_facts),
             relevance=result.relevance, raw_bytes=self.raw_bytes, shown_bytes=shown,
             truncated=result.truncated or len(shown_facts) < len(facts),
         )

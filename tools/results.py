@@ -10,6 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnosis_harness.control.contracts import EMPTY_KIND
+
+__all__ = ["EMPTY_KIND", "Item", "RelevanceLevel", "ResultTooLarge", "SqlRejected",
+           "ToolInputError", "ToolResult", "clip", "empty_text"]
+
 
 class ToolInputError(ValueError):
     """The arguments are well-formed but unusable (bad window, rejected SQL…); ``code`` says which."""
@@ -27,6 +32,13 @@ class ResultTooLarge(ToolInputError):
     """The raw result would exceed ``max_tool_result_bytes``."""
 
     code = "result_too_large"
+
+
+def empty_text(tool: str, scope: dict[str, Any]) -> str:
+    """The text of an empty result's fact: the tool and the exact scope that matched nothing."""
+    where = ", ".join(f"{k}={clip(str(v), 200)[0]}" for k, v in scope.items()
+                      if v not in (None, "", [], {}))
+    return f"{tool} found nothing for {where or 'its scope'}"
 
 
 class RelevanceLevel:
