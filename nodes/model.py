@@ -70,10 +70,11 @@ def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, A
     event loop: it may ask the server) is given. The run's MCP tools follow the built-in ones.
     """
     hint = ctx.backends.ops_schema()
-    key = specs_key(hint, ctx.dataset, metrics)
+    key = specs_key(hint, ctx.dataset, metrics, ctx.settings)
     text = _agent_tools.get(key)
     if text is None:
-        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics)),
+        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics,
+                                                      settings=ctx.settings)),
                           ensure_ascii=False)
         if len(_agent_tools) >= 64:
             _agent_tools.clear()  # many distinct datasets in one process (tests): start over

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from langchain_core.messages import RemoveMessage
+from langchain_core.messages import RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.control.contracts import (
     CollectionState,
@@ -34,12 +35,13 @@ from diagnosis_harness.nodes._model_call import (
     ask_with_retry,
     offload,
     prompt_message,
-    system_prompt_message,
     text_of,
 )
 from diagnosis_harness.nodes._stops import stop, stop_from_budget
+from diagnosis_harness.providers.messages import with_prompt
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
+from diagnosis_harness.tools.registry import enabled_tools, tool_list
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),
@@ -267,16 +269,37 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
 
 
 def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]) -> list[Any]:
+    """The agent's system prompt and first user turn.
+
+    The system prompt's text is the same for every run on the same data and settings (the
+    tools offered, the rules): a provider can cache that prefix. The incident itself is in the
+    first user turn; its values also travel with the system prompt as data, for the models that
+    read data rather than wording (the offline investigator, the json protocol's own prompt).
+    """
     previous = (state.get("last_success") or "none")
     limit = ctx.settings.max_previous_turn_bytes
     if len(previous.encode("utf-8")) > limit:
         previous = previous.encode("utf-8")[:limit].decode("utf-8", "ignore") + " …(truncated)"
-    values = {"service": scope["service"] or "(not given)",
-              "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
-              "end": scope["end"], "window_note": scope["window_note"] or "",
-              "max_tool_calls": ctx.settings.max_tool_calls}
-    # One opening for both agent protocols: under json the seam's model renders its own
-    # system prompt from these values and the tools the model node binds.
-    return [system_prompt_message("agent_system", **values),
-            prompt_message("agent_task", question=state["question"], previous_turn=previous)]
+    incident = {"service": scope["service"] or "(not given)",
+                "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
+                "end": scope["end"], "window_note": scope["window_note"] or ""}
+    rules = {"tool_list": tool_list(enabled_tools(ctx.backends) | set(ctx.mcp_tools),
+                                    ctx.mcp_tools),
+             "max_tool_calls": ctx.settings.max_tool_calls}
+    system = with_prompt(SystemMessage(prompts.render("agent_system", **rules)), "agent_system",
+                         {**rules, **incident})
+    return [system, prompt_message("agent_task", question=state["question"],
+                                   previous_turn=previous, data_span=_data_span(ctx, scope),
+                                   **incident)]
 
+
+def _data_span(ctx: RunContext, scope: dict[str, Any]) -> str:
+    """For a question that names no time: where the data is, instead of a blind look-back."""
+    if scope.get("window_named"):
+        return ""
+    first, latest = ctx.dataset.first_ts, ctx.dataset.latest_ts
+    if not first or not latest:
+        return ""
+    return (f"\nThe question names no time, so that window is only a guess. The data spans "
+            f"{first} to {latest}: find where the anomalies start (onset_timeline or "
+            f"compare_windows over longer windows) before you narrow down.")

@@ -232,13 +232,16 @@ class JsonProtocolChatModel(BaseChatModel):
         return self.context_tokens - estimate_messages(texts_of(turns)) - self.answer_tokens
 
     def _system(self, values: Mapping[str, Any], *, final: bool = False) -> SystemMessage:
+        # The incident is in the first user turn (nodes/route.py); its values stay attached
+        # as data. The protocol lists its tools from the bound specs.
         values = dict(values)
         if final:
             kept = {k: values.get(k, "") for k in FINAL_PROMPT_KEYS}
-            return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT, **kept)),
-                               FINAL_PROMPT, kept)
+            return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT)), FINAL_PROMPT, kept)
         since, until = changes_bounds(values) or ("", "")
-        text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs),
+        rendered = {k: v for k, v in values.items() if k not in (*FINAL_PROMPT_KEYS, "tool_list")}
+        text = self.render_prompt(PROTOCOL_PROMPT, **rendered,
+                                  tool_schemas=tool_lines(self.tool_specs),
                                   changes_from=since, changes_until=until)
         values["tool_schemas"] = json.dumps(self.tool_specs, separators=(",", ":"))
         return with_prompt(SystemMessage(text), PROTOCOL_PROMPT, values)

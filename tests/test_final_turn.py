@@ -38,15 +38,16 @@ DRAFT = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
 class Investigator:
     """The stub's responder: router, agent and judge, told apart by what each request is."""
 
-    def __init__(self, step_tokens: int = 10) -> None:
+    def __init__(self, step_tokens: int = 10, route: str = INC_ROUTER["content"]) -> None:
         self.step_tokens = step_tokens
+        self.route = route
         self.agent_requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         first = str(body["messages"][0].get("content") or "")
         if first.startswith("You route questions"):
-            return {"content": INC_ROUTER["content"]}
+            return {"content": self.route}
         if first.startswith("You are an independent reviewer"):
             return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}
         with self._lock:
@@ -64,12 +65,14 @@ class Investigator:
         return {"tool_calls": [{"id": f"call_{n}", "name": name, "args": args}], "usage": usage}
 
 
-def investigate(tmp_path: Path, agent: Investigator, **limits: Any) -> tuple[Services, dict[str, Any]]:
+def investigate(tmp_path: Path, agent: Investigator, question: str = INC["question"],
+                **limits: Any) -> tuple[Services, dict[str, Any]]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     with StubOpenAI(responder=agent) as stub:
         settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
                                  OPENAI_BASE_URL=stub.base_url, home=demo_home(), **limits)
         services = Services.from_settings(settings, store=RunStore(tmp_path / "runs.sqlite"))
-        out = asyncio.run(run_turn(services, INC["question"], checkpointer=InMemorySaver()))
+        out = asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
     return services, out
 
 

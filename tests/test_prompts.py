@@ -8,11 +8,11 @@ from diagnosis_harness import prompts
 # node fails here rather than at the first real model call.
 EXPECTED = {
     "router": {"question", "known_services", "now", "example_start", "example_end"},
-    "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
-    "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas",
-                   "changes_from", "changes_until"},
-    "agent_json_final": {"service", "merchant", "start", "end", "window_note"},
-    "agent_task": {"question", "previous_turn"},
+    "agent_system": {"tool_list", "max_tool_calls"},
+    "agent_json": {"max_tool_calls", "tool_schemas", "changes_from", "changes_until"},
+    "agent_json_final": set(),
+    "agent_task": {"question", "previous_turn", "service", "merchant", "start", "end",
+                   "window_note", "data_span"},
     "judge": {"payload"},
     "repair": {"draft", "problems", "available_evidence"},
     # The json protocol's turns, one sentence each (providers/json_protocol.py, observations.py).
@@ -94,9 +94,6 @@ def test_unknown_prompt_raises():
         (
             "agent_system",
             [
-                "query_logs",
-                "query_mysql",
-                "lookup_knowledge",
                 "previous_observation",
                 "NO_GAIN",
                 "stop_required",
