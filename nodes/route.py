@@ -128,6 +128,14 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
     lookback = timedelta(minutes=minutes)
     dropped = (answer.start is not None and start is None) or (answer.end is not None
                                                               and end is None)
+    latest = _latest_evidence(ctx, now)
+    if end is not None and end > latest:
+        # Read in another zone or past the data: nothing can be logged after "now".
+        notes.append(f"The window's end read from the question ({end.isoformat()}) is after the "
+                     f"latest data ({latest.isoformat()}): ended there.")
+        end = latest
+        if start is not None and start >= end:
+            start = end - lookback
     if start is None and end is None:
         end, start = now, now - lookback
         notes.append(f"Using the last {minutes} minutes up to the dataset's latest event instead."
@@ -222,10 +230,17 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     now = _now(ctx)
     # The example's times share the current offset: small models copy an example's offset.
     example = now.replace(hour=9, minute=0, second=0, microsecond=0)
+    # The example names a service of the list it gives (a name not in it was copied), and a
+    # merchant id of this data where it has one.
+    services = ctx.dataset.services
+    examples = getattr(ctx.dataset, "examples", None) or {}
+    example_service = examples.get("service") if examples.get("service") in services else (
+        services[0] if services else "checkout-service")
     router_prompt = prompt_message(
-        "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
+        "router", question=question, known_services=", ".join(services) or "(none)",
         now=now.isoformat(), example_start=example.isoformat(),
-        example_end=(example + timedelta(minutes=30)).isoformat())
+        example_end=(example + timedelta(minutes=30)).isoformat(),
+        example_service=example_service, example_merchant=examples.get("merchant") or "M1001")
 
     def parse(text: str) -> dict[str, Any]:
         parsed = parse_answer(text, RouterAnswer)

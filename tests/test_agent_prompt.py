@@ -7,6 +7,7 @@ investigator of tests/test_final_turn.py): what the harness tells the model is w
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ def test_each_tool_spec_states_its_real_limits(tmp_path: Path) -> None:
     assert "At most 40 rows" in specs["query_mysql"]
     assert "group_concat" in specs["query_mysql"]  # the result-column rules, before any refusal
     assert specs["query_mysql"].rstrip().split("\n")[-1].startswith("Tables: ")
-    assert "offset" in specs["query_logs"] and "newest" in specs["query_logs"]
+    assert "offset" in specs["query_logs"] and "both ends" in specs["query_logs"]
     # Whether a refused call costs a call is said once, in the system prompt.
     assert "a refused one too" in system_text(agent.agent_requests[0])
 
@@ -59,3 +60,31 @@ def test_the_prompt_prefix_is_the_same_for_every_run_on_the_same_data(tmp_path: 
     assert a["tools"] == b["tools"]
     assert system_text(a) == system_text(b)
     assert a["messages"][1] != b["messages"][1]  # the incident is in the first user turn
+
+
+def test_the_routers_example_names_a_service_of_its_own_list(tmp_path: Path) -> None:
+    agent = Investigator()
+    services, _ = investigate(tmp_path, agent, max_tool_calls=2)
+    router_prompt = str(agent.router_requests[0]["messages"][0]["content"])
+    listed = re.search(r"as written in this list when it matches one: (.*?)\. null", router_prompt)
+    assert listed is not None
+    named = re.search(r'Question: "why did (\S+) return', router_prompt)
+    assert named is not None and named.group(1) in listed.group(1).split(", ")
+    assert "around 13:45" in router_prompt  # a time without a window can be said
+
+
+def test_a_window_read_past_now_ends_at_the_latest_data(tmp_path: Path) -> None:
+    """A window read in another zone (UTC+8) ended hours after "now": nothing is logged there."""
+    # The demo data ends at 2026-11-06T17:58:45Z ("now"); 17:45 to 18:30 read as UTC+8 would be
+    # right, read as UTC it ends half an hour after now.
+    late = router(service="payment-service", start="2026-11-06T17:45:00+00:00",
+                  end="2026-11-06T18:30:00+00:00")
+    agent = Investigator(route=late["content"])
+    services, out = investigate(tmp_path, agent, max_tool_calls=2)
+    latest = services.dataset.latest_ts
+    assert latest is not None
+    task = str(agent.agent_requests[0]["messages"][1]["content"])
+    window = re.search(r"time window: (\S+) to (\S+)", task)
+    assert window is not None
+    assert datetime.fromisoformat(window.group(2)) <= datetime.fromisoformat(latest)
+    assert "after the latest data" in task

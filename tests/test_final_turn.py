@@ -42,11 +42,13 @@ class Investigator:
         self.step_tokens = step_tokens
         self.route = route
         self.agent_requests: list[dict[str, Any]] = []
+        self.router_requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         first = str(body["messages"][0].get("content") or "")
         if first.startswith("You route questions"):
+            self.router_requests.append(body)
             return {"content": self.route}
         if first.startswith("You are an independent reviewer"):
             return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}

@@ -7,7 +7,8 @@ from diagnosis_harness import prompts
 # The keys each node supplies (docs/design.md §10 and the node briefs); a prompt that drifts from its
 # node fails here rather than at the first real model call.
 EXPECTED = {
-    "router": {"question", "known_services", "now", "example_start", "example_end"},
+    "router": {"question", "known_services", "now", "example_start", "example_end",
+               "example_service", "example_merchant"},
     "agent_system": {"tool_list", "max_tool_calls"},
     "agent_json": {"max_tool_calls", "tool_schemas", "changes_from", "changes_until"},
     "agent_json_final": set(),

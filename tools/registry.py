@@ -175,10 +175,11 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
         parts.append(f"A window may be at most {limits['window']} minutes long; a longer one is "
                      "refused (split it).")
     if name == "query_logs":
-        parts.append(f"Events: the newest {limits['events']} of the window by default (limit: "
-                     "at most 200), shown in time order; offset skips that many of the newest "
-                     "to page back in time. A result too large to show keeps the summary, the "
-                     "patterns and the newest events, and its note gives the offset of the rest.")
+        parts.append(f"Events: {limits['events']} by default (limit: at most 200), in time "
+                     "order; when more match, the window's first and last ones (both ends), and "
+                     "offset (skip that many of the oldest) pages through the rest. A result "
+                     "too large to show keeps the summary, the patterns and both ends of the "
+                     "events; its note gives the offset of what was left out.")
     if name == "query_mysql":
         parts.append(f"At most {limits['rows']} rows (page with ORDER BY and LIMIT / OFFSET). A "
                      "result column is a column, an aggregate of one (count, sum, avg, min, "

@@ -70,6 +70,11 @@ class ToolResult:
     """More matched than the tool returned (row cap, event limit, clipped text)."""
     note: str | None = None
     """A short hint for the model (e.g. which services exist); never evidence."""
+    rows_kind: str | None = None
+    """Kind of the trailing items that are rows in time order, oldest first (``query_logs``'
+    events): an observation cut to its byte limit keeps both ends of them, not only the oldest."""
+    row_positions: tuple[int, ...] = ()
+    """Each of those rows' 0-based position among everything that matched (for paging)."""
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
