@@ -5,7 +5,10 @@ real OpenAI-compatible HTTP server on 127.0.0.1 (a few lines below) that makes t
 calls in the same order on the demo data — the evidence each demo incident's truth lists, the
 incident's logs and its runbook — and then writes a null draft. What the harness sends each
 call (messages and tool specs, as JSON on the wire) is counted with one fixed estimate of
-tokens (below), the same for both checkouts: the figures compare, they do not bill.
+tokens (below), the same for both checkouts: the figures compare, they do not bill. Next to
+the input tokens: what a provider's prompt cache would not serve (the tokens past the longest
+prefix a request shares with an earlier one): a stable prefix (system prompt and tool specs the
+same for every run) is what makes it small.
 
     python benchmarks/llm_tokens.py --against /work/wt-h6-base     # a worktree of main
     python benchmarks/llm_tokens.py --json                          # this checkout only
@@ -42,10 +45,32 @@ def tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
+def request_text(body: dict[str, Any]) -> str:
+    """One chat request as a provider reads it: the tool specs first, then every message."""
+    sent = [body.get("tools", []), body.get("messages", [])]
+    return json.dumps(sent, ensure_ascii=False, separators=(",", ":"))
+
+
 def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens of one chat request as sent: every message, and the tool specs."""
-    sent = [body.get("messages", []), body.get("tools", [])]
-    return tokens(json.dumps(sent, ensure_ascii=False, separators=(",", ":")))
+    return tokens(request_text(body))
+
+
+class PrefixCache:
+    """What a provider's prompt cache would not serve.
+
+    The tokens after the longest prefix a request shares with any earlier one (of any
+    investigation, in the order they ran).
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def uncached(self, text: str) -> int:
+        """The tokens of ``text`` past its longest prefix in common with an earlier request."""
+        shared = max((len(os.path.commonprefix([text, old])) for old in self.seen), default=0)
+        self.seen.append(text)
+        return tokens(text) - tokens(text[:shared])
 
 
 def cases() -> list[dict[str, Any]]:
@@ -71,8 +96,10 @@ def cases() -> list[dict[str, Any]]:
 class Agent:
     """Router and agent of one investigation, as the stub server's answers."""
 
-    def __init__(self, case: dict[str, Any]) -> None:
+    def __init__(self, case: dict[str, Any], cache: PrefixCache) -> None:
         self.case = case
+        self.cache = cache
+        self.uncached: list[int] = []
         self.agent: list[int] = []
         self.other: list[int] = []
         self.lock = threading.Lock()
@@ -83,6 +110,8 @@ class Agent:
         usage = {"prompt_tokens": size, "completion_tokens": 30}
         with self.lock:
             (self.agent if body.get("tools") else self.other).append(size)
+            if body.get("tools"):
+                self.uncached.append(self.cache.uncached(request_text(body)))
             n = len(self.agent)
         if not body.get("tools"):  # the router (a null draft is never judged)
             return {"message": {"role": "assistant", "content": json.dumps(self.case["route"])},
@@ -141,9 +170,10 @@ def measure() -> list[dict[str, Any]]:
     from diagnosis_harness.session.runner import Services, run_turn
 
     rows = []
+    cache = PrefixCache()
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases():
-            agent = Agent(case)
+            agent = Agent(case, cache)
             server = serve(agent)
             try:
                 home = Path(tmp) / case["id"]
@@ -158,6 +188,7 @@ def measure() -> list[dict[str, Any]]:
                 server.shutdown()
             rows.append({"case": case["id"], "agent_calls": len(agent.agent),
                          "agent_input_tokens": sum(agent.agent),
+                         "uncached_tokens": sum(agent.uncached),
                          "first_call": agent.agent[0] if agent.agent else 0,
                          "tool_calls": out["usage"]["tool_calls"],
                          "outcome": out["release_outcome"]})
@@ -190,18 +221,26 @@ def main() -> None:
             print(f"{r['case']:8} {r['agent_calls']:3} calls {r['agent_input_tokens']:8} tokens")
         return
     base = {r["case"]: r for r in other(opts.against)}
-    print(f"{'case':8} {'calls base/this':>16} {'input tokens base':>18} {'this':>8} {'ratio':>6}")
-    ratios, totals = [], [0, 0]
+    print(f"{'case':8} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
+          f"{'not prefix-cached base':>22} {'this':>7} {'ratio':>6}")
+    ratios, cached_ratios, totals = [], [], [0, 0, 0, 0]
     for r in rows:
         b = base[r["case"]]
         ratio = r["agent_input_tokens"] / max(b["agent_input_tokens"], 1)
+        c_ratio = r["uncached_tokens"] / max(b["uncached_tokens"], 1)
         ratios.append(ratio)
-        totals[0] += b["agent_input_tokens"]
-        totals[1] += r["agent_input_tokens"]
+        cached_ratios.append(c_ratio)
+        for i, v in enumerate((b["agent_input_tokens"], r["agent_input_tokens"],
+                               b["uncached_tokens"], r["uncached_tokens"])):
+            totals[i] += v
         print(f"{r['case']:8} {b['agent_calls']:>7}/{r['agent_calls']:<8} "
-              f"{b['agent_input_tokens']:>18} {r['agent_input_tokens']:>8} {ratio:>6.2f}")
-    print(f"{'total':8} {'':16} {totals[0]:>18} {totals[1]:>8} {totals[1] / totals[0]:>6.2f}")
-    print(f"median ratio {statistics.median(ratios):.2f} over {len(ratios)} investigations")
+              f"{b['agent_input_tokens']:>11} {r['agent_input_tokens']:>7} {ratio:>6.2f}   "
+              f"{b['uncached_tokens']:>22} {r['uncached_tokens']:>7} {c_ratio:>6.2f}")
+    print(f"{'total':8} {'':16} {totals[0]:>11} {totals[1]:>7} {totals[1] / totals[0]:>6.2f}   "
+          f"{totals[2]:>22} {totals[3]:>7} {totals[3] / max(totals[2], 1):>6.2f}")
+    print(f"median ratio {statistics.median(ratios):.2f} (input), "
+          f"{statistics.median(cached_ratios):.2f} (not prefix-cached) over {len(ratios)} "
+          "investigations")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from diagnosis_harness.tools.registry import (
     tool_schemas,
 )
 
-_ENVELOPE_DESCRIPTION = "See the progress rule."
+_ENVELOPE_DESCRIPTION = "Progress rule."
 """Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
 _agent_tools: dict[str, str] = {}
 """The agent's tool specs as JSON text, per data (:func:`diagnosis_harness.tools.registry.specs_key`)."""

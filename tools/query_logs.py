@@ -36,35 +36,31 @@ class QueryLogsArgs(BaseModel):
 
     service: str | None = Field(
         default=None, max_length=100,
-        description="Service name exactly as it logs (case-insensitive); the tool description "
-        "lists them. Omit it for every service's events (a system-wide question).",
+        description="Service as it logs (listed below); omit it for every service.",
     )
-    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str = Field(description="Window start, ISO-8601 with offset.")
+    end: str = Field(description="Window end (inclusive), ISO-8601 with offset.")
     pattern: str | None = Field(
         default=None, max_length=200,
-        description="Optional full-text filter: words that must all appear in the message "
-        "(case-insensitive, whole words; end a word with * to match a prefix).",
+        description="Words that must all appear in the message (whole words; word* for a "
+        "prefix).",
     )
     level: str | None = Field(
         default=None,
-        description=f"Optional minimum severity: one of {', '.join(LEVELS)}.",
+        description=f"Minimum level: {', '.join(LEVELS)}.",
     )
     limit: int | None = Field(
         default=None, ge=1, le=200,
-        description="Maximum events to return (default 20), in time order. When more match "
-        "and no offset is given: the window's first and last ones (both ends).",
+        description="Maximum events (default 20), in time order.",
     )
     offset: int | None = Field(
         default=None, ge=0, le=1_000_000,
-        description="Page through the matching events: skip this many of the oldest and return "
-        "the next limit, in time order.",
+        description="Skip this many of the oldest matching events: the next page.",
     )
     attrs: dict[str, str] | None = Field(
         default=None, max_length=MAX_ATTR_FILTERS,
-        description="Optional: only events whose attributes have exactly these values, e.g. "
-        '{"pod": "checkout-7d9f-x2kqp"} or {"trace_id": "4bf92f35…"}. The attributes this '
-        "dataset has are listed in the tool description.",
+        description='Only events with exactly these attribute values (listed below), e.g. '
+        '{"pod": "checkout-7d9f-x2kqp"}.',
     )
 
     @field_validator("service")

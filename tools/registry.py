@@ -172,20 +172,15 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
     """The real limits of tool ``name`` under these settings, as its spec states them."""
     parts = []
     if name in _WINDOWED:
-        parts.append(f"A window may be at most {limits['window']} minutes long; a longer one is "
-                     "refused (split it).")
+        parts.append(f"Window: at most {limits['window']} minutes (longer is refused).")
     if name == "query_logs":
-        parts.append(f"Events: {limits['events']} by default (limit: at most 200), in time "
-                     "order; when more match, the window's first and last ones (both ends), and "
-                     "offset (skip that many of the oldest) pages through the rest. A result "
-                     "too large to show keeps the summary, the patterns and both ends of the "
-                     "events; its note gives the offset of what was left out.")
+        parts.append(f"Events: {limits['events']} by default; when more match, both ends of the "
+                     "window; page with offset.")
     if name == "query_mysql":
-        parts.append(f"At most {limits['rows']} rows (page with ORDER BY and LIMIT / OFFSET). A "
-                     "result column is a column, an aggregate of one (count, sum, avg, min, "
-                     "max), arithmetic or a comparison, a date/time function of a column, or a "
-                     "CASE with one-word labels; text built from literals or several values "
-                     "(||, printf, replace, substr, char, json_*, group_concat) is refused.")
+        parts.append(f"At most {limits['rows']} rows. Result columns: columns, aggregates of "
+                     "one, arithmetic, comparisons, date/time functions of a column, CASE with "
+                     "one-word labels; no text built from literals or several values (||, "
+                     "printf, replace, substr, group_concat…).")
     return (" " + " ".join(parts)) if parts else ""
 
 
