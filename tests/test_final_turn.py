@@ -117,3 +117,25 @@ def test_the_final_turn_keeps_the_prompt_prefix_the_other_turns_had(tmp_path: Pa
     for body in rest:
         assert body["tools"] == first["tools"]
         assert body["messages"][:2] == first["messages"][:2]
+
+
+def test_a_final_turn_with_no_result_to_carry_it_says_so_in_its_own_turn() -> None:
+    """Budget for nothing but the draft and its judge: the first agent turn is the final one.
+
+    No observation can carry STOP_REQUIRED, so the instruction is a user turn of its own; under
+    the json protocol that turn is the draft's (its own system prompt, no tools).
+    """
+    from graphkit import draft, go, seen
+
+    from diagnosis_harness.providers.messages import prompt_of
+
+    final = {"content": json.dumps({"type": "final", "draft": json.loads(
+        draft(None)["content"])})}
+    services, out = go({"router": [INC_ROUTER], "agent": [final]},
+                       settings={"max_model_calls": 3, "agent_protocol": "json"})
+    [turns] = seen(services)
+    assert prompt_of(turns[0]).name == "agent_json_final"
+    assert prompt_of(turns[-1]).name == "agent_final"
+    assert "no tools are offered" in str(turns[-1].content).lower()
+    assert out["stop_reason"] == "BUDGET_LIMIT_REACHED"
+    assert out["usage"]["model_calls"] == 2 and out["usage"]["tool_calls"] == 0
