@@ -41,7 +41,9 @@ from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from diagnosis_harness.providers.messages import with_prompt
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
+from diagnosis_harness.tools.bounded import run_bounded
 from diagnosis_harness.tools.registry import enabled_tools, tool_list
+from diagnosis_harness.tools.stats.onset import onset_timeline
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),
@@ -273,7 +275,8 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     missing = _missing(scope, ctx.settings.required_context)
     if missing:
         return {**update, "scope": {**scope, "missing": missing}}
-    opening = _agent_opening(ctx, state, scope)
+    # Off the event loop: a question without a time reads the data's onsets (a short query).
+    opening = await offload(_agent_opening, ctx, state, scope)
     size = sum(len(text_of(m).encode("utf-8")) for m in opening)
     if size > ctx.settings.max_agent_input_bytes:
         return {**update, "stop": stop(
@@ -309,12 +312,40 @@ def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]
 
 
 def _data_span(ctx: RunContext, scope: dict[str, Any]) -> str:
-    """For a question that names no time: where the data is, instead of a blind look-back."""
+    """For a question that names no time: where the data is, instead of a blind look-back.
+
+    The data's span, and where log patterns first went new or risen in the last
+    ``HARNESS_MAX_LOG_WINDOW_MINUTES`` of it (``onset_timeline``'s first rows, a hint the agent
+    can cite only by calling the tool itself). Bounded by a second and the run's deadline; a
+    failure only leaves the onsets out.
+    """
     if scope.get("window_named"):
         return ""
     first, latest = ctx.dataset.first_ts, ctx.dataset.latest_ts
     if not first or not latest:
         return ""
-    return (f"\nThe question names no time, so that window is only a guess. The data spans "
-            f"{first} to {latest}: find where the anomalies start (onset_timeline or "
-            f"compare_windows over longer windows) before you narrow down.")
+    text = (f"\nThe question names no time, so that window is only a guess. The data spans "
+            f"{first} to {latest}: find where the anomalies start before you narrow down.")
+    onsets = _onsets(ctx, datetime.fromisoformat(latest))
+    if onsets:
+        text += (f" Log patterns that first went new or risen in the last "
+                 f"{ctx.settings.max_log_window_minutes} minutes of it (not evidence: call "
+                 f"onset_timeline to cite them): {onsets}.")
+    return text
+
+
+def _onsets(ctx: RunContext, latest: datetime) -> str:
+    window = timedelta(minutes=ctx.settings.max_log_window_minutes)
+    start = max(latest - window, datetime.fromisoformat(str(ctx.dataset.first_ts)) + window / 2)
+    if start >= latest:
+        return ""
+    try:
+        result = run_bounded(lambda: onset_timeline(
+            ctx.backends, ctx.settings, start=start.isoformat(), end=latest.isoformat()),
+            ctx.backends, min(1.0, ctx.lifecycle.remaining()), "onsets")
+    except Exception:  # noqa: BLE001 — a hint only: without it the agent looks for itself
+        return ""
+    rows = [i.data for i in result.items if i.kind == "onset"]
+    severe = [r for r in rows if r.get("level") in ("WARN", "ERROR", "FATAL")]
+    rows = (severe or rows)[:3]  # failures first: a busy system's new INFO lines are noise
+    return "; ".join(f"{r.get('service')} {r.get('level')} from {r.get('onset')}" for r in rows)

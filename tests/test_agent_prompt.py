@@ -88,3 +88,14 @@ def test_a_window_read_past_now_ends_at_the_latest_data(tmp_path: Path) -> None:
     assert window is not None
     assert datetime.fromisoformat(window.group(2)) <= datetime.fromisoformat(latest)
     assert "after the latest data" in task
+
+
+def test_a_question_without_a_time_is_told_the_data_span_and_its_onsets(tmp_path: Path) -> None:
+    untimed = router(service="payment-service")
+    agent = Investigator(route=untimed["content"])
+    services, _ = investigate(tmp_path, agent, max_tool_calls=2,
+                              question="why is payment-service failing?")
+    task = str(agent.agent_requests[0]["messages"][1]["content"])
+    assert f"The data spans {services.dataset.first_ts} to {services.dataset.latest_ts}" in task
+    assert "not evidence: call onset_timeline to cite them" in task
+    assert re.search(r"[\w-]+ (WARN|ERROR|FATAL|INFO) from 2026-", task)
