@@ -180,7 +180,7 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
         parts.append(f"At most {limits['rows']} rows. Result columns: columns, aggregates of "
                      "one, arithmetic, comparisons, date/time functions of a column, CASE with "
                      "one-word labels; no text built from literals or several values (||, "
-                     "printf, replace, substr, group_concat…).")
+                     "printf, replace, substr, group_concat…). A refused query still counts as a call.")
     return (" " + " ".join(parts)) if parts else ""
 
 
