@@ -89,6 +89,11 @@ class Settings(BaseSettings):
     """Time window used when the question names none, ending at the dataset's latest event
     (at most 30 days: a longer one is a typo, and overflowed date arithmetic later)."""
 
+    # --- the final draft turn (docs/design.md §6) ------------------------------------------
+    final_reserve_tokens: int = Field(default=6000, ge=0, le=1_000_000_000)
+    """Tokens an investigation leaves, beyond the final turn's input, for the draft's answer and
+    the judge's call: collection ends early enough for both."""
+
     # --- budgets (docs/design.md §6) --------------------------------------------------------
     max_model_calls: int = Field(default=16, gt=0)
     """Model calls per run, all roles together (router, agent, judge, repair)."""
@@ -96,9 +101,6 @@ class Settings(BaseSettings):
     """Evidence tool invocations per run."""
     max_tokens: int = Field(default=120_000, gt=0)
     """Prompt + completion tokens per run, from the providers' usage metadata."""
-    final_reserve_tokens: int = Field(default=6000, ge=0)
-    """Tokens an investigation leaves, beyond the final turn's input, for the draft's answer and
-    the judge's call: collection ends early enough for both (docs/design.md §6)."""
     max_run_bytes: int = Field(default=1024 * KIB, gt=0)
     """Bytes per run: input, tool results and draft together."""
     deadline_s: float = Field(default=300.0, gt=0)
