@@ -97,6 +97,11 @@ class Settings(BaseSettings):
     """Time window used when the question names none, ending at the dataset's latest event
     (at most 30 days: a longer one is a typo, and overflowed date arithmetic later)."""
 
+    # --- the final draft turn (docs/design.md §6) ------------------------------------------
+    final_reserve_tokens: int = Field(default=6000, ge=0, le=1_000_000_000)
+    """Tokens an investigation leaves, beyond the final turn's input, for the draft's answer and
+    the judge's call: collection ends early enough for both."""
+
     # --- budgets (docs/design.md §6) --------------------------------------------------------
     max_model_calls: int = Field(default=16, gt=0, le=10_000)
     """Model calls per run, all roles together (router, agent, judge, repair)."""
