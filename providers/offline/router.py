@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Any
@@ -42,9 +44,10 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
                           q)
         service = named.group(1) if named else None
     if service is None and not _SYSTEM_WIDE.search(q):  # "payment" for payment-service
+        asked = set(re.findall(r"[a-z0-9-]+", q))  # once, not once per service
         service = next((s for s in known_services
-                        if s.lower().removesuffix("-service") in re.findall(r"[a-z0-9-]+", q)
-                        and s.lower().endswith("-service")), None)
+                        if s.lower().endswith("-service")
+                        and s.lower().removesuffix("-service") in asked), None)
     merchant_match = re.search(r"\bmerchant\s+([A-Za-z0-9_-]+)", question) or \
         re.search(r"\b(M\d{3,})\b", question)
     merchant = merchant_match.group(1) if merchant_match else None
@@ -64,6 +67,35 @@ _SCOPED = re.compile(r"(?:\s+(?:service|svc))?[\s,:;(–—-]*"
 14:00 to 14:20", "email-worker between 20:10 and 20:30", "payment-gw, 2026-03-16T15:35")."""
 
 
+_RUN = re.compile(r"[a-z0-9]+")
+_Index = tuple[dict[str, tuple[tuple[str, list[str]], ...]], tuple[tuple[str, list[str]], ...]]
+
+
+@functools.lru_cache(maxsize=8)  # one dataset's services, asked about again and again
+def _service_index(known_services: tuple[str, ...]) -> _Index:
+    """Each service with its escaped words, keyed by its rarest ``[a-z0-9]`` run.
+
+    A name's regex in :func:`_asked_service` matches only where each of its runs stands as a
+    whole run of the question (the match starts after no letter or digit, ends before none,
+    and its words meet at separators), so the question's runs find every name that can match.
+    Names without such a run are tried always.
+    """
+    index: dict[str, list[tuple[str, list[str]]]] = {}
+    anywhere: list[tuple[str, list[str]]] = []
+    runs_of = {name: set(_RUN.findall(name.lower())) for name in known_services}
+    names_with = Counter(run for runs in runs_of.values() for run in runs)
+    for name, runs in runs_of.items():
+        words = [re.escape(w) for w in re.split(r"[\s_-]+", name.lower()) if w]
+        if not words:
+            continue
+        if not runs:
+            anywhere.append((name, words))
+        else:  # its rarest run: "00042" of pod-00042-svc, not the "pod" every name has
+            index.setdefault(min(runs, key=lambda r: (names_with[r], -len(r), r)), []).append(
+                (name, words))
+    return {k: tuple(v) for k, v in index.items()}, tuple(anywhere)
+
+
 def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
     """The service a question asks about, of those it names (``_``, ``-`` and spaces alike).
 
@@ -76,10 +108,11 @@ def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
     q = question.lower()
     start = len(q) - len(q.lstrip(" \t\"'*-"))
     found = []
-    for name in known_services:
-        words = [re.escape(w) for w in re.split(r"[\s_-]+", name.lower()) if w]
-        if not words:
-            continue
+    index, anywhere = _service_index(tuple(known_services))
+    # Only names whose rarest run is a run of the question can match (an index, not a scan:
+    # 20,000 services, one per pod, are common on Kubernetes).
+    candidates = [*anywhere, *(c for run in dict.fromkeys(_RUN.findall(q)) for c in index.get(run, ()))]
+    for name, words in candidates:
         for m in re.finditer(r"(?<![a-z0-9])" + r"[\s_-]+".join(words) + r"(?![a-z0-9])", q):
             labelled = m.start() == start and q[m.end():m.end() + 1] == ":"
             scoped = _SCOPED.match(q, m.end()) is not None
