@@ -39,6 +39,7 @@ from diagnosis_harness.nodes._model_call import (
 )
 from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from diagnosis_harness.providers.messages import with_prompt
+from diagnosis_harness.providers.offline.router import unwritten_readings
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 from diagnosis_harness.tools.bounded import run_bounded
@@ -122,7 +123,7 @@ def _tolerate(answer: RouterAnswer, now: datetime
     return start, end, merchant, notes
 
 
-def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
+def _scope(answer: RouterAnswer, ctx: RunContext, question: str) -> dict[str, Any]:
     now = _now(ctx)
     start, end, merchant, notes = _tolerate(answer, _latest_evidence(ctx, now))
     named = start is not None or end is not None  # a window the question gave and we kept
@@ -152,6 +153,8 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
         start = end - lookback
         notes.append(f"No usable start time: using {minutes} minutes up to the end." if dropped
                      else f"No start time given: using {minutes} minutes.")
+    if named:  # what the reading assumed that the question did not write (docs/design.md §10)
+        notes += unwritten_readings(question, start, end, now)
     service = _service_of(answer.service, ctx.dataset.services)
     if service is None and answer.service and answer.service.strip():
         notes.append("The question names the system, not one of its services: investigating "
@@ -252,7 +255,7 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         # An incident question is never GENERAL: the capability reply is no diagnosis.
         intent = Intent.DIAGNOSIS if is_incident_question(question) else answer.intent
         return {"intent": intent,
-                "scope": _scope(answer, ctx) if intent is Intent.DIAGNOSIS else {}}
+                "scope": _scope(answer, ctx, question) if intent is Intent.DIAGNOSIS else {}}
 
     result, late = await ask_with_retry(ctx, Role.ROUTER, router_prompt, budget, parse)
     update["usage"] = budget.usage.model_dump()

@@ -161,7 +161,7 @@ def test_unreadable_lines_fail_with_file_and_line_unless_skipped(tmp_path):
     with pytest.raises(DatasetError) as caught:
         imported(tmp_path / "a", src)
     message = str(caught.value)
-    assert "line 2: no time field" in message and "line 4: not a json JSON record" in message
+    assert "zap.log:2: no time field" in message and "zap.log:4: not a json JSON record" in message
     assert "--skip-bad" in message
     assert not (tmp_path / "a" / "dataset").exists()  # nothing half-written
     report, events = imported(tmp_path / "b", src, skip_bad=True)

@@ -2,7 +2,8 @@
 
 ``query_logs`` groups warning and error events per service and template
 (:func:`message_template`): UUIDs, timestamps, IP addresses and hex numbers become tokens, then
-every word with a digit becomes ``<n>`` (a number) or ``<id>``. Only a message's head is
+every word with a digit becomes ``<n>`` (a number) or ``<id>``; an access log's status keeps its
+class (``5xx``: :func:`~diagnosis_harness.tools.dataset.patterns.status_class`). Only a message's head is
 templated, and every rule runs in linear time, so a hostile log line cannot cost more.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
+
+from diagnosis_harness.tools.dataset.patterns import with_status_class
 
 _TEMPLATE_RULES = [
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
@@ -31,7 +34,7 @@ def message_template(message: str) -> str:
     for rule, token in _TEMPLATE_RULES:  # each is linear: fixed-width or unambiguous parts
         text = rule.sub(token, text)
     text = _replace_ids(text)
-    return " ".join(text.split())
+    return " ".join(with_status_class(message, text.split()))
 
 
 def _replace_ids(text: str) -> str:

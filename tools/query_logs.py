@@ -1,6 +1,6 @@
 """``query_logs``: events of one service (or of all) in a time window, plus aggregated patterns.
 
-A pattern groups one service's warning and error events by message template
+A pattern groups one service's warning and error events of one level by message template
 (:mod:`diagnosis_harness.tools.log_templates`).
 """
 
@@ -269,10 +269,14 @@ def _empty_note(args: QueryLogsArgs, backends: Backends) -> str:
 
 
 def _patterns(rows: list[tuple[int, str, str, str]]) -> list[Item]:
-    """Warning/error patterns, grouped per service and template (a pattern is one service's)."""
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for ts_ms, level, message, service in rows:
-        key = (service, message_template(message))
+    """Warning/error patterns, grouped per service, level and template (a pattern is one service's).
+
+    The level is part of the key: a pattern's count and first/last seen are exactly those of
+    the events its line names (a WARN 404 never counts into, or starts, an ERROR pattern).
+    """
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for ts_ms, level, message, service in rows:  # in time order
+        key = (service, level, message_template(message))
         g = groups.get(key)
         if g is None:
             groups[key] = {"count": 1, "first": ts_ms, "last": ts_ms, "level": level,
@@ -280,11 +284,9 @@ def _patterns(rows: list[tuple[int, str, str, str]]) -> list[Item]:
             continue
         g["count"] += 1
         g["last"] = ts_ms
-        if LEVELS.index(level) > LEVELS.index(g["level"]):
-            g["level"] = level
     ordered = sorted(groups.items(), key=lambda kv: (-kv[1]["count"], kv[1]["first"], kv[0]))
     items = []
-    for (service, template), g in ordered:
+    for (service, _level, template), g in ordered:
         first, last = format_epoch_ms(g["first"]), format_epoch_ms(g["last"])
         example, _ = clip(g["example"], MAX_MESSAGE_CHARS)
         items.append(Item(

@@ -100,6 +100,8 @@ _YEAR_FIRST = re.compile(rf"(\d{{4}})([/.])(\d{{1,2}})\2(\d{{1,2}}){_TIME}{_ZONE
 _CLF = re.compile(r"\d{1,2}/[A-Za-z]{3}/\d{4}:\d{2}:\d{2}:\d{2}(\.\d+)?( [+-]\d{4})?\Z")
 _MONTH = re.compile(r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\b")
 _YEAR = re.compile(r"\b\d{4}\b")
+ROLLOVER_JUMP = timedelta(days=31)
+"""A year-less value this far before the previous one starts the next year (``TimeReader``)."""
 _DATEISH = re.compile(
     r"(?i:(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?"
     r"(\d{4}-\d{1,2}-\d{1,2}|\d{1,4}[/.]\d{1,2}[/.]\d{2,4}|\d{1,2}/[A-Za-z]{3}/\d{4}"
@@ -171,6 +173,12 @@ class TimeReader:
         """Values that carried no zone and were read in ``tz``."""
         self.assumed_year = 0
         """Values that carried no year and were given ``year``."""
+        self.rollovers = 0
+        """Times the months of year-less values jumped back: each starts the next year."""
+        self.rolled_at: list[str] = []
+        """The first value of each next year (``Jan  1 00:00:01`` after ``Dec 31 23:59:59``)."""
+        self.last_yearless: datetime | None = None
+        """The latest year-less value read, with the year it was given."""
 
     @property
     def needs_rerun(self) -> bool:
@@ -213,11 +221,33 @@ class TimeReader:
 
     def _formatted(self, text: str) -> datetime:
         assert self.time_format is not None
+        year = None if self.year is None else self.year + self.rollovers
         try:
-            moment = self.time_format.read(text, self.year)
+            moment = self.time_format.read(text, year)
         except ValueError as exc:
             raise TimestampError(str(exc)) from None
-        self.assumed_year += not self.time_format.has_year
+        if self.time_format.has_year:
+            return moment
+        self.assumed_year += 1
+        return self._rolled(moment, text)
+
+    def _rolled(self, moment: datetime, text: str) -> datetime:
+        """A year-less value in the next year when its months jump back (syslog across New Year).
+
+        A file is written in time order, so a value more than :data:`ROLLOVER_JUMP` before the
+        previous year-less one is the next year's (``Dec 31`` then ``Jan 1``, Proxifier's
+        ``10.30`` then ``07.26``); a few lines out of order stay in their year.
+        """
+        last = self.last_yearless
+        if last is not None and moment.replace(tzinfo=None) < last.replace(tzinfo=None) - ROLLOVER_JUMP:
+            try:
+                moment = moment.replace(year=moment.year + 1)
+            except ValueError:  # 29 February of a year without one
+                raise TimestampError(f"{text!r} has no year and February 29 does not exist in "
+                                     f"{moment.year + 1} (pass --year)") from None
+            self.rollovers += 1
+            self.rolled_at.append(text)
+        self.last_yearless = moment
         return moment
 
     def _parse(self, text: str) -> datetime:
@@ -247,15 +277,17 @@ class TimeReader:
             return parsedate_to_datetime(text)  # RFC 2822: Sat, 14 Mar 2026 09:50:00 +0000
         except (TypeError, ValueError, IndexError):
             pass
-        default = datetime(self.year or 2000, 1, 1)
-        if not _YEAR.search(text):
+        yearless = not _YEAR.search(text)
+        if yearless:
             if self.year is None:
                 raise TimestampError(f"{text!r} has no year (pass the year it was written in)")
             self.assumed_year += 1
+        default = datetime((self.year or 2000) + (self.rollovers if yearless else 0), 1, 1)
         try:
-            return dateutil_parser.parse(text, default=default, dayfirst=bool(self.dayfirst))
+            moment = dateutil_parser.parse(text, default=default, dayfirst=bool(self.dayfirst))
         except (ValueError, OverflowError) as exc:
             raise TimestampError(f"cannot read {text!r} as a time: {exc}") from None
+        return self._rolled(moment, text) if yearless else moment
 
     def _numeric(self, text: str, match: re.Match[str]) -> datetime:
         a, sep, b = int(match.group(1)), match.group(2), int(match.group(3))

@@ -95,9 +95,17 @@ def data_import(
                        ] = False,
     load: Annotated[bool, typer.Option("--load/--no-load", help="Load the result right away.")
                     ] = True,
+    file_options: Annotated[Path | None, typer.Option(
+        "--file-options", help="TOML file: per file-name pattern, format, pattern, time_format, "
+                               "year or service for those files (docs/data.md).")] = None,
 ) -> None:
-    """Convert your own exports into a dataset folder (format auto-detected), then load it."""
+    """Convert your own exports into a dataset folder (format auto-detected), then load it.
+
+    A source that cannot be read is left out and named with its file:line problems (exit 64
+    after the good ones are imported and loaded); with no good source, nothing is written.
+    """
     from diagnosis_harness.control.settings import zone_of
+    from diagnosis_harness.tools.dataset.file_options import read_file_options
     from diagnosis_harness.tools.dataset.format import DatasetError
     from diagnosis_harness.tools.dataset.importer import ImportOptions, ReadLimits, import_sources
     from diagnosis_harness.tools.dataset.sniff import canonical_format
@@ -112,6 +120,7 @@ def data_import(
             compile_pattern(pattern)
         if time_format is not None:
             TimeFormat.parse(time_format)
+        rules = read_file_options(file_options) if file_options is not None else ()
     except ValueError as exc:
         usage_error(str(exc))
     settings = load_cli_settings()  # HARNESS_IMPORT_MAX_*: absurd values are refused here
@@ -123,19 +132,25 @@ def data_import(
                             skip_bad=skip_bad, replace=replace, limits=limits)
     try:
         with _progress() as progress:
-            report = import_sources(list(sources), into, options, progress=progress)
+            report = import_sources(list(sources), into, options, progress=progress,
+                                    per_file=rules)
     except DatasetError as exc:
         usage_error(str(exc))
-    logs = [s for s in report.sources if s.kind == "logs"]
-    other = len(report.sources) - len(logs)
+    logs = [s for s in report.sources if s.kind == "logs" and not s.refused]
+    other = sum(1 for s in report.sources if s.kind != "logs" and not s.refused)
     _echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "
           f"table/runbook file(s) into {into}")
     for source in report.sources:
-        _echo(f"  {source.summary()}".replace("\n", "\n  "))
+        if not source.refused:
+            _echo(f"  {source.summary()}".replace("\n", "\n  "))
     if load:
         _load(into)
         _echo(f'next: harness diagnose --data {into} "what went wrong on SERVICE between '
               'HH:MM and HH:MM on YYYY-MM-DD?"')
+    if report.left_out:
+        bad = sum(1 for s in report.sources if s.refused)
+        usage_error(f"left out {bad} file(s) that could not be read; the others are imported:\n  "
+                    + "\n  ".join(report.left_out))
 
 
 class _progress:

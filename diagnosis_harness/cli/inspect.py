@@ -47,6 +47,23 @@ def _store(settings: Settings) -> RunStore:
         usage_error(str(exc))
 
 
+MIN_PREFIX = 4
+"""The shortest run id prefix ``runs show`` resolves (the scorecard shows 8 characters)."""
+
+
+def _run_id(store: RunStore, given: str) -> str:
+    """The run ``given`` names: a whole id, or a prefix that only one run id starts with."""
+    given = given.strip()
+    if store.get_run(given) is not None or len(given) < MIN_PREFIX:
+        return given
+    found = store.run_ids_starting(given, limit=6)
+    if len(found) > 1:
+        usage_error(f"run id {given} is ambiguous: it starts "
+                    + (f"{len(found)}+" if len(found) > 5 else str(len(found)))
+                    + " runs (" + ", ".join(found[:5]) + "); give more of it")
+    return found[0] if found else given
+
+
 def _print(value: Any) -> None:
     sys.stdout.write(printable_json(value, indent=1) + "\n")
 
@@ -74,7 +91,9 @@ def list_runs(
 
 @runs_app.command("show")
 def show(
-    run_id: Annotated[str, typer.Argument(help="The run id (as `runs list` or --json shows it).")],
+    run_id: Annotated[str, typer.Argument(
+        help="The run id (as `runs list` or --json shows it), or a prefix of it that only this "
+             "run's id starts with (the scorecard's 8 characters).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     as_html: Annotated[bool, typer.Option(
         "--html", help="Print the run view as one self-contained HTML page (as in `harness eval`).")
@@ -89,6 +108,7 @@ def show(
         _show_html(run_id, data)
         return
     store = _store(load_cli_settings())
+    run_id = _run_id(store, run_id)
     story = run_story(store, run_id)
     if story is None:
         usage_error(f"no run {run_id} in the run store")
@@ -118,7 +138,9 @@ def _show_html(run_id: str, data: Path | None) -> None:
     from diagnosis_harness.eval.runview import stored_run_view
 
     settings = load_cli_settings(data_dir=data)
-    found = stored_run_view(settings, _store(settings), run_id)
+    store = _store(settings)
+    run_id = _run_id(store, run_id)
+    found = stored_run_view(settings, store, run_id)
     if found is None:
         usage_error(f"no run {run_id} in the run store")
     question, view = found

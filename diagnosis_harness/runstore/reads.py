@@ -92,6 +92,15 @@ class RunReads:
         row = self._read(lambda conn: conn.execute(stmt).mappings().first(), f"read run {run_id}")
         return None if row is None else _run_row(row)
 
+    def run_ids_starting(self, prefix: str, limit: int = 10) -> list[str]:
+        """Up to ``limit`` run ids that start with ``prefix`` (letters, digits and ``-`` only)."""
+        if not prefix or not all(c.isalnum() or c == "-" for c in prefix):
+            return []
+        stmt = (select(runs.c.run_id).where(runs.c.run_id.startswith(self._text(prefix)))
+                .order_by(runs.c.run_id).limit(max(1, limit)))
+        return self._read(lambda conn: [row[0] for row in conn.execute(stmt)],
+                          f"find runs starting {prefix}")
+
     def trace(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
         """Everything recorded for the run, per kind, each in recording order.
 

@@ -33,6 +33,7 @@ from diagnosis_harness.control.events import EventEmitter
 from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
 from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.runstore.lineage import approval_of
 from diagnosis_harness.runstore.settle import failure_code_of, settle_abandoned, settle_unreleased
 from diagnosis_harness.runstore.worker import is_stale, worker_id
 from diagnosis_harness.session.checkpointer import CHECKPOINT_FILE, CheckpointStoreError, open_checkpointer
@@ -197,6 +198,11 @@ async def _drive(services: Services, ctx: RunContext, graph_input: Any,
     if "error" not in out and not ctx.emitter.closed and ctx.lifecycle.state is RunState.RUNNING:
         # Paused (the approval gate, docs/design.md §14): not released yet, nothing decided.
         out.update(paused=True, run_state=RunState.RUNNING.value, release_outcome=None)
+        # What approving would publish, so the approver reads it (content stays unpublished).
+        approval = approval_of(await asyncio.to_thread(services.store.lineage, ctx.run_id))
+        if approval.get("state") == "PENDING":
+            out["awaiting_approval"] = {"report": approval.get("report"),
+                                        "digest": approval.get("digest")}
     return out
 
 

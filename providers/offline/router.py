@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Any
@@ -41,9 +44,10 @@ def route_question(question: str, known_services: Sequence[str], now: datetime) 
                           q)
         service = named.group(1) if named else None
     if service is None and not _SYSTEM_WIDE.search(q):  # "payment" for payment-service
+        asked = set(re.findall(r"[a-z0-9-]+", q))  # once, not once per service
         service = next((s for s in known_services
-                        if s.lower().removesuffix("-service") in re.findall(r"[a-z0-9-]+", q)
-                        and s.lower().endswith("-service")), None)
+                        if s.lower().endswith("-service")
+                        and s.lower().removesuffix("-service") in asked), None)
     merchant_match = re.search(r"\bmerchant\s+([A-Za-z0-9_-]+)", question) or \
         re.search(r"\b(M\d{3,})\b", question)
     merchant = merchant_match.group(1) if merchant_match else None
@@ -63,6 +67,35 @@ _SCOPED = re.compile(r"(?:\s+(?:service|svc))?[\s,:;(–—-]*"
 14:00 to 14:20", "email-worker between 20:10 and 20:30", "payment-gw, 2026-03-16T15:35")."""
 
 
+_RUN = re.compile(r"[a-z0-9]+")
+_Index = tuple[dict[str, tuple[tuple[str, list[str]], ...]], tuple[tuple[str, list[str]], ...]]
+
+
+@functools.lru_cache(maxsize=8)  # one dataset's services, asked about again and again
+def _service_index(known_services: tuple[str, ...]) -> _Index:
+    """Each service with its escaped words, keyed by its rarest ``[a-z0-9]`` run.
+
+    A name's regex in :func:`_asked_service` matches only where each of its runs stands as a
+    whole run of the question (the match starts after no letter or digit, ends before none,
+    and its words meet at separators), so the question's runs find every name that can match.
+    Names without such a run are tried always.
+    """
+    index: dict[str, list[tuple[str, list[str]]]] = {}
+    anywhere: list[tuple[str, list[str]]] = []
+    runs_of = {name: set(_RUN.findall(name.lower())) for name in known_services}
+    names_with = Counter(run for runs in runs_of.values() for run in runs)
+    for name, runs in runs_of.items():
+        words = [re.escape(w) for w in re.split(r"[\s_-]+", name.lower()) if w]
+        if not words:
+            continue
+        if not runs:
+            anywhere.append((name, words))
+        else:  # its rarest run: "00042" of pod-00042-svc, not the "pod" every name has
+            index.setdefault(min(runs, key=lambda r: (names_with[r], -len(r), r)), []).append(
+                (name, words))
+    return {k: tuple(v) for k, v in index.items()}, tuple(anywhere)
+
+
 def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
     """The service a question asks about, of those it names (``_``, ``-`` and spaces alike).
 
@@ -75,10 +108,11 @@ def _asked_service(question: str, known_services: Sequence[str]) -> str | None:
     q = question.lower()
     start = len(q) - len(q.lstrip(" \t\"'*-"))
     found = []
-    for name in known_services:
-        words = [re.escape(w) for w in re.split(r"[\s_-]+", name.lower()) if w]
-        if not words:
-            continue
+    index, anywhere = _service_index(tuple(known_services))
+    # Only names whose rarest run is a run of the question can match (an index, not a scan:
+    # 20,000 services, one per pod, are common on Kubernetes).
+    candidates = [*anywhere, *(c for run in dict.fromkeys(_RUN.findall(q)) for c in index.get(run, ()))]
+    for name, words in candidates:
         for m in re.finditer(r"(?<![a-z0-9])" + r"[\s_-]+".join(words) + r"(?![a-z0-9])", q):
             labelled = m.start() == start and q[m.end():m.end() + 1] == ":"
             scoped = _SCOPED.match(q, m.end()) is not None
@@ -359,6 +393,49 @@ def _month_first(question: str, now: datetime) -> bool:
     return offset is not None and offset <= timedelta(hours=-3)
 
 
+SINCE_REACH = timedelta(days=1)
+"""How far back a "since" may start and still run up to the data's latest event."""
+_SINCE = frozenset({"since", "desde", "depuis", "seit"})
+_MOMENT = re.compile(rf"\b{_TIME}{_MERIDIEM}(?![\w:])", re.I)
+_WIDE_CONNECTOR = re.compile(r"\s(?:to|until|till|through|and|bis|und|et|e|y|a|às|até|hasta)\s"
+                             r"|\s[-–]\s", re.I)
+_NEAR = 32
+"""How far (characters) a day may stand from the time it dates: "from Nov 10 20:00", "02:00 on
+2008-11-11", "02:00 on November 11, 2008"."""
+
+
+def _dated_pair(question: str, now: datetime, day: date, tz: tzinfo
+                ) -> tuple[datetime, datetime] | None:
+    """Two times each with its own day: "between 20:00 on 2008-11-10 and 02:00 on 2008-11-11".
+
+    The two times are joined by a connector with at most a day in between; each end is read on
+    the day written next to it, the start else on the question's day, the end else on the
+    start's (the next day when it would not come after the start: across midnight).
+    """
+    moments = list(_MOMENT.finditer(question))
+    for first, second in itertools.pairwise(moments):
+        between = question[first.end():second.start()]
+        link = _WIDE_CONNECTOR.search(between)
+        if link is None or len(between) > 2 * _NEAR:
+            continue
+        h1, h2 = _hour(int(first.group(1)), first.group(3)), _hour(int(second.group(1)), second.group(3))
+        m1, m2 = int(first.group(2)), int(second.group(2))
+        if max(h1, h2) >= 24 or max(m1, m2) >= 60:
+            continue
+        before = question[max(0, first.start() - _NEAR):first.end() + link.start()]
+        after = question[first.end() + link.end():second.end() + _NEAR]
+        start_day, named = _question_day(before, now)
+        start_day = start_day if named else day
+        end_day, named = _question_day(after, now)
+        end_day = end_day if named else start_day
+        start = datetime(start_day.year, start_day.month, start_day.day, h1, m1, tzinfo=tz)
+        end = datetime(end_day.year, end_day.month, end_day.day, h2, m2, tzinfo=tz)
+        if end <= start and end_day == start_day:
+            end += timedelta(days=1)
+        return (start, end) if end > start else None
+    return None
+
+
 def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | None]:
     stamps = re.findall(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?",
                         question)
@@ -373,6 +450,8 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
         return now - delta, now
     day, named_day = _question_day(question, now)
     pair = _best_pair(question)
+    if pair is None and (dated := _dated_pair(question, now, day, tz)) is not None:
+        return dated
     if pair:
         h1, m1, h2, m2 = pair
         if max(h1, h2) < 24 and max(m1, m2) < 60:
@@ -385,8 +464,52 @@ def _window(question: str, now: datetime) -> tuple[datetime | None, datetime | N
     if single:
         h, m = _hour(int(single.group(1)), single.group(3)), int(single.group(2))
         if h < 24 and m < 60:
-            return datetime(day.year, day.month, day.day, h, m, tzinfo=tz), None
+            start = datetime(day.year, day.month, day.day, h, m, tzinfo=tz)
+            # "since 14:00" runs up to now (the data's latest event), not a look-back's length;
+            # a "since" further back than SINCE_REACH names the incident's start, not a window.
+            since = (single.group(0).split()[0].lower() in _SINCE
+                     and start < now <= start + SINCE_REACH)
+            return start, (now if since else None)
     if named_day:
         start = datetime(day.year, day.month, day.day, tzinfo=tz)
         return start, start + timedelta(days=1)
     return None, None
+
+
+_YEAR = re.compile(r"(?<![\d:.])(?:19|20)\d\d(?![\d:])")
+
+
+def unwritten_readings(question: str, start: datetime | None, end: datetime | None,
+                       now: datetime) -> list[str]:
+    """What a window read from ``question`` assumed that the question did not write.
+
+    Whoever read the window (the offline router or a model), a person checks the scope note:
+    a time without a day put on the data's last day, a day without a year, an end read on the
+    next day, "since" read up to the data's latest event (``now``).
+    """
+    if start is None or not _MOMENT.search(question) and not _question_day(question, now)[1]:
+        return []
+    notes = []
+    stamped = re.search(r"\d{4}-\d{2}-\d{2}", question) is not None
+    named = stamped or _question_day(question, now)[1]
+    if not named and _MOMENT.search(question):
+        last = " the data's last day" if start.date() == now.date() else ""
+        notes.append(f"No date given: read as {start.date().isoformat()},{last}.".replace(",.", "."))
+    elif named and not stamped and not _YEAR.search(question):
+        notes.append(f"No year given: read as {start.year}.")
+    if end is not None and end.date() > start.date() and not _names_day(question, end.date(), now):
+        notes.append(f"The end ({end.strftime('%H:%M')}) is not after the start on one day: read "
+                     f"as the next day, {end.date().isoformat()}.")
+    if end is not None and end == now and re.search(r"\b(?:since|desde|depuis|seit)\b", question, re.I):
+        notes.append(f"\"Since\" read up to the data's latest event ({now.isoformat()}).")
+    return notes
+
+
+def _names_day(question: str, day: date, now: datetime) -> bool:
+    """Whether ``question`` writes ``day`` (ISO, or next to one of its times)."""
+    if day.isoformat() in question:
+        return True
+    moments = list(_MOMENT.finditer(question))
+    return any(_question_day(question[m.start():m.end() + _NEAR], now) == (day, True)
+               or _question_day(question[before.end():m.start()], now) == (day, True)
+               for before, m in itertools.pairwise(moments))

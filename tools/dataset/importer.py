@@ -6,12 +6,16 @@ converted into ``logs.jsonl`` by their detected or given format; tables are copi
 :mod:`diagnosis_harness.tools.dataset.tables`, :mod:`diagnosis_harness.tools.dataset.runbooks`). What had to
 be assumed (a zone, a
 year, a service name, a level spelling) is reported per source. The folder is written aside and
-moved into place only when every source converted cleanly; bad lines fail the import with their
-``file:line`` unless the user chose to skip them.
+moved into place once every source was read. A source with a problem (bad lines, unless the
+user chose to skip them; a format no one can tell) is left out, named with its ``file:line``
+problems in :attr:`ImportReport.left_out`, and every good source is imported all the same; only
+when no source is good does the import fail. Per-file options come from a small mapping file
+(:mod:`diagnosis_harness.tools.dataset.file_options`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from diagnosis_harness.tools.dataset.entries import entry_problem, special_kind
+from diagnosis_harness.tools.dataset.file_options import FileRules, options_for
 from diagnosis_harness.tools.dataset.format import (
     KNOWLEDGE_DIR,
     LOGS_FILE,
@@ -45,16 +50,23 @@ class ImportReport:
 
     into: Path
     sources: list[SourceReport]
+    left_out: list[str] = dataclasses.field(default_factory=list)
+    """``file:line: problem`` of each source left out (its events are not in the dataset)."""
 
     @property
     def events(self) -> int:
         """Log events written."""
-        return sum(s.stats.events for s in self.sources)
+        return sum(s.stats.events for s in self.sources if not s.refused)
 
 
 def expand(sources: list[Path]) -> list[Path]:
     """Files of the given sources (folders walked, hidden files and dataset.json skipped)."""
-    out: list[Path] = []
+    return [path for path, _ in expand_named(sources)]
+
+
+def expand_named(sources: list[Path]) -> list[tuple[Path, str]]:
+    """:func:`expand`, each file with its path relative to the folder it was found in."""
+    out: list[tuple[Path, str]] = []
     for src in sources:
         if (kind := special_kind(src)) is not None:
             raise DatasetError(src, [f"{src}: {kind}, not a regular file; only regular files "
@@ -68,58 +80,69 @@ def expand(sources: list[Path]) -> list[Path]:
                       if (problem := entry_problem(p, root, str(p))) is not None]
             if unsafe:
                 raise DatasetError(src, unsafe)
-            out += [p for p in found if p.is_file()]
+            out += [(p, p.relative_to(src).as_posix()) for p in found if p.is_file()]
         elif src.is_file():
-            out.append(src)
+            out.append((src, src.name))
         else:
             raise DatasetError(src, [f"{src}: no such file or folder"])
     return out
 
 
 def import_sources(sources: list[Path], into: Path, options: ImportOptions,
-                   progress: Progress | None = None) -> ImportReport:
+                   progress: Progress | None = None, per_file: FileRules = ()) -> ImportReport:
     """Convert ``sources`` into the dataset folder ``into`` (see the module docstring)."""
-    files = expand(sources)
+    files = expand_named(sources)
     if not files:
         raise DatasetError(into, ["no source files given"])
     _check_target(into, options.replace)
-    total = sum(f.stat().st_size for f in files) or 1
+    total = sum(f.stat().st_size for f, _ in files) or 1
     done = 0
     meter = ByteMeter(options.limits)
     problems: list[str] = []
     reports: list[SourceReport] = []
+    good = 0
     into.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{into.name}.import-", dir=into.parent))
     try:
         (work / TABLES_DIR).mkdir()
         (work / KNOWLEDGE_DIR).mkdir()
         with (work / LOGS_FILE).open("w", encoding="utf-8", newline="\n") as out:
-            for path in files:
+            for path, relative in files:
                 report = SourceReport(path=path, kind=kind_of(path))
 
                 def step(n: int, base: int = done) -> None:
                     if progress is not None:
                         progress(base + n, total)
 
+                mine: list[str] = []
+                kept = out.tell()
                 if report.kind == "logs":
-                    import_logs(path, out, report, options, problems, step, meter)
+                    import_logs(path, out, report, options_for(relative, options, per_file), mine,
+                                step, meter)
                 else:
-                    _copy(path, work, report, problems, meter)
+                    _copy(path, work, report, mine, meter)
                 meter.finish()
+                if mine:  # this source is left out; the others go on
+                    out.seek(kept)
+                    out.truncate()
+                    report.refused = report.refused or mine[0]
+                    problems += mine
+                else:
+                    good += 1
                 done += path.stat().st_size
                 if progress:
                     progress(done, total)
                 reports.append(report)
-        if problems:
-            shown = problems[:_MAX_PROBLEMS]
-            if len(problems) > _MAX_PROBLEMS:
-                shown.append(f"… and {len(problems) - _MAX_PROBLEMS} more")
+        shown = problems[:_MAX_PROBLEMS]
+        if len(problems) > _MAX_PROBLEMS:
+            shown.append(f"… and {len(problems) - _MAX_PROBLEMS} more")
+        if not good:
             raise DatasetError(", ".join(str(s) for s in sources), shown)
-        _write_manifest(work, into, options, reports)
+        _write_manifest(work, into, options, [r for r in reports if not r.refused])
         _move_into_place(work, into)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return ImportReport(into=into, sources=reports)
+    return ImportReport(into=into, sources=reports, left_out=shown)
 
 
 def _check_target(into: Path, replace: bool) -> None:

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -77,6 +77,10 @@ class SourceReport:
     target: str = ""
     refused: str = ""
     """Why the whole source was refused (a two-digit-year date without --time-format)."""
+    imported_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    future: int = 0
+    """Events dated after :attr:`imported_at` (a wrong year or zone, most often)."""
+    first_future: str | None = None
 
     def summary(self) -> str:
         """One line (plus notes) describing what this source gave."""
@@ -131,16 +135,25 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
         return
     report.format = fmt
     service, origin = fallback_service(path, options)
+    year = options.year if options.year is not None else _file_year(path)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as part:
-        reader = _convert(path, fmt, options, service, report, part, progress, meter)
+
+        def again(year: int, dayfirst: bool | None) -> TimeReader:
+            part.seek(0)
+            part.truncate()
+            report.stats, report.notes[:] = SourceStats(), []
+            report.future, report.first_future = 0, None
+            return _convert(path, fmt, options, service, report, part, progress, meter,
+                            year, dayfirst)
+
+        reader = _convert(path, fmt, options, service, report, part, progress, meter, year)
         if report.refused:
             pass  # nothing is kept: the refusal is the source's one problem
         elif reader.needs_rerun:  # early ambiguous dates were read month-first; the file is day-first
-            part.seek(0)
-            part.truncate()
-            report.stats = SourceStats()
-            reader = _convert(path, fmt, options, service, report, part, progress, meter,
-                              dayfirst=True)
+            reader = again(year, True)
+        if not report.refused and _too_late(reader, options, path):
+            # The file's last year-less time would lie after the file was written: a year earlier.
+            reader = again(year - 1, reader.dayfirst)
         if report.refused:
             pass
         elif reader.unresolved:
@@ -152,14 +165,28 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
     _notes(report, reader, options, service, origin, problems)
 
 
+def _file_time(path: Path) -> datetime:
+    """When the file was last written, or now if that is later (a clock set wrong)."""
+    return min(datetime.fromtimestamp(path.stat().st_mtime, tz=UTC), datetime.now(UTC))
+
+
 def _file_year(path: Path) -> int:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).year
+    return _file_time(path).year
+
+
+def _too_late(reader: TimeReader, options: ImportOptions, path: Path) -> bool:
+    """Whether year-less times read in the file's year end after the file was written."""
+    last = reader.last_yearless
+    if options.year is not None or not reader.assumed_year or last is None:
+        return False
+    if last.tzinfo is None:
+        last = last.replace(tzinfo=reader.tz)
+    return last > _file_time(path) + timedelta(days=1)
 
 
 def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report: SourceReport,
-             out: IO[str], progress: Callable[[int], Any], meter: ByteMeter,
+             out: IO[str], progress: Callable[[int], Any], meter: ByteMeter, year: int,
              dayfirst: bool | None = None) -> TimeReader:
-    year = options.year if options.year is not None else _file_year(path)
     time_format = TimeFormat.parse(options.time_format) if options.time_format else None
     reader = TimeReader(tz=zone_of(options.timezone),
                         dayfirst=options.dayfirst if dayfirst is None else dayfirst, year=year,
@@ -186,6 +213,9 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
                 report.notes.append(f"line {where}: {exc}")
             continue
         stats.count(event)
+        if event.ts > report.imported_at:
+            report.future += 1
+            report.first_future = report.first_future or f"{path}:{where}"
         out.write(event.to_json(format_utc(event.ts)) + "\n")
     return reader
 
@@ -248,6 +278,18 @@ def _numbered(lines: Iterator[tuple[int, bytes]], handle: IO[bytes], raw: IO[byt
         yield lineno, text
 
 
+def _year_note(reader: TimeReader, options: ImportOptions, path: Path) -> str:
+    """The years given to times written without one, and why (docs/data.md)."""
+    first = reader.year or 0
+    years = f"{first}" if not reader.rollovers else f"{first}..{first + reader.rollovers}"
+    why = ("the year given: --year or --file-options" if options.year is not None else
+           f"the latest year that puts them before the file was written, "
+           f"{_file_time(path).date().isoformat()}; pass --year for another")
+    rolled = "".join(f"; {text!r} starts {first + i + 1} (the months jump back)"
+                     for i, text in enumerate(reader.rolled_at[:3]))
+    return f"{reader.assumed_year} time(s) without a year read as {years} ({why}){rolled}"
+
+
 def _notes(report: SourceReport, reader: TimeReader, options: ImportOptions, service: str,
            origin: str, problems: list[str]) -> None:
     s, notes = report.stats, report.notes
@@ -267,8 +309,11 @@ def _notes(report: SourceReport, reader: TimeReader, options: ImportOptions, ser
         notes.append(f"{reader.assumed_zone} time(s) without a zone read as {options.timezone} "
                      "(--tz)")
     if reader.assumed_year:
-        notes.append(f"{reader.assumed_year} time(s) without a year read as {reader.year} "
-                     "(--year)")
+        notes.append(_year_note(reader, options, report.path))
+    if report.future:
+        notes.append(f"WARNING: {report.future} time(s) after the import time "
+                     f"({format_utc(report.imported_at)}), the first at {report.first_future}: "
+                     "check the year (--year) and the zone (--tz)")
     if reader.inferred is not None and options.dayfirst is None:
         notes.append(f"dates read {'day' if reader.inferred else 'month'}-first, as "
                      f"{reader.evidence!r} shows")
@@ -284,10 +329,16 @@ def _notes(report: SourceReport, reader: TimeReader, options: ImportOptions, ser
                      "they follow")
     if s.latin1_lines:
         notes.append(f"{s.latin1_lines} line(s) were not UTF-8 and were read as Latin-1")
-    if reader.unresolved or (s.bad_lines and not options.skip_bad):
-        problems.append(f"{report.path}: {s.bad_lines or 'ambiguous'} "
-                        f"{'unreadable line(s)' if s.bad_lines else 'dates'}: "
-                        + "; ".join(n for n in notes if n.startswith(("line ", "dates like")))
-                        + ("" if reader.unresolved else " (fix them, or pass --skip-bad)"))
+    if reader.unresolved:
+        problems.append(f"{report.path}: ambiguous dates: "
+                        + "; ".join(n for n in notes if n.startswith("dates like")))
+    elif s.bad_lines and not options.skip_bad:
+        # file:line of each (up to 20), so an editor jumps to it
+        problems += [f"{report.path}:{n.removeprefix('line ')}" for n in notes
+                     if n.startswith("line ")]
+        more = s.bad_lines - sum(n.startswith("line ") for n in notes)
+        problems.append(f"{report.path}: {s.bad_lines} unreadable line(s)"
+                        + (f" ({more} more not shown)" if more > 0 else "")
+                        + ": fix them, or pass --skip-bad")
     elif s.bad_lines:
         notes.append(f"{s.bad_lines} unreadable line(s) skipped (--skip-bad)")

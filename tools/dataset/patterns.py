@@ -25,6 +25,10 @@ Masks, applied in this order (docs/design.md §16.1):
   ``M2001``, ``pod-7d9f``) → ``<id>``. A port after a host *name* (``redis-cart:6379``) is kept:
   it names a dependency; a port after an address (``10.0.0.7:53422``) is masked.
 
+An access log's message (``POST /static/app.js HTTP/1.1 502 1234``: request, status, size) keeps
+its status *class* (``5xx``) where the status stood, so a 200, a 404 and a 502 of one endpoint
+are three patterns, never one ``HTTP/<n> <n> <n>`` (whose level would then be a mix).
+
 Every rule is linear in the message (atoms start only where the previous character is not an
 atom character, and the quantifiers are possessive), and only the first
 :data:`MAX_PATTERN_INPUT` characters are read: hostile lines cannot cost more.
@@ -39,6 +43,9 @@ MAX_PATTERN_INPUT = 2000
 MAX_PATTERN_CHARS = 400
 """A pattern is stored and shown up to this length."""
 
+_ACCESS_STATUS = re.compile(r"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE) \S+"
+                            r"( HTTP/[\d.]+)? ([1-5])\d\d (?:\d+|-)(?:\s|\Z)")
+"""An access log's message as the importer writes it: ``method path [protocol] status size …``."""
 _QUOTED = re.compile(r"(?<![\w'\"])(?:'[^'\n]{1,200}'|\"[^\"\n]{1,200}\")(?![\w'\"])")
 _SAYS = re.compile(r"(?:^|[\s,;(])(?:msg|message|event|err|error|reason|cause|detail)=$", re.I)
 """A key whose quoted value is the message itself (logfmt ``msg="…"``, ``err="…"``): its words
@@ -120,6 +127,23 @@ def _mask(match: re.Match[str]) -> str:
     return "<id>"
 
 
+def status_class(message: str) -> tuple[int, str] | None:
+    """``(word index, "5xx")`` of an access log message's status, or None for any other message."""
+    match = _ACCESS_STATUS.match(message)
+    if match is None:
+        return None
+    return (3 if match.group(1) else 2), f"{match.group(2)}xx"
+
+
+def with_status_class(message: str, words: list[str]) -> list[str]:
+    """``words`` (the masked words of ``message``) with an access log's status class in place."""
+    found = status_class(message)
+    if found is None or len(words) <= found[0] or words[found[0]] != "<n>":
+        return words
+    index, shown = found
+    return [*words[:index], shown, *words[index + 1:]]
+
+
 def pattern_of(message: str) -> str:
     """The pattern of ``message`` (see the module docstring); deterministic and linear."""
     text = message[:MAX_PATTERN_INPUT]
@@ -133,4 +157,4 @@ def pattern_of(message: str) -> str:
     for i, word in enumerate(words):  # most words have no digit: no regex runs on them
         if not word.isalpha() and _DIGIT.search(word):
             words[i] = _ATOM_WITH_DIGIT.sub(_mask, word)
-    return " ".join(words)[:MAX_PATTERN_CHARS]
+    return " ".join(with_status_class(message, words))[:MAX_PATTERN_CHARS]
