@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=int, default=30, help="window length")
     args = parser.parse_args()
     rng = random.Random(7)
-    settings = Settings(_env_file=None, max_tool_calls=10**6, max_run_bytes=10**12)
+    settings = Settings(_env_file=None, max_tool_calls=10_000, max_run_bytes=2**30)  # the ceilings
     with tempfile.TemporaryDirectory(prefix="bench-stats-") as tmp:
         began = time.perf_counter()
         dest = build(Path(tmp) / "built", args.events, rng)

@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     args = parser.parse_args()
     rng = random.Random(7)
-    settings = Settings(_env_file=None, max_tool_calls=10**6, max_run_bytes=10**12)
+    settings = Settings(_env_file=None, max_tool_calls=10_000, max_run_bytes=2**30)  # the ceilings
     with tempfile.TemporaryDirectory(prefix="bench-tools-") as tmp:
         src, dest = Path(tmp) / "src", Path(tmp) / "built"
         began = time.perf_counter()
