@@ -34,6 +34,7 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
 from diagnosis_harness.guards.release_check import check_publication, check_verdicts
+from diagnosis_harness.guards.semantic import published_draft, publishes, supported_claims
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
     CAPABILITY_REPLY,
@@ -142,9 +143,9 @@ def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) ->
                         FallbackType.EVIDENCE_VALIDATION_FAILED)
     judged = state.get("semantic_verdict")
     match judged.get("verdict") if judged else None:
-        case "SUPPORTED":
+        case "SUPPORTED" if publishes(judged):  # the root cause holds on the supported claims
             return Decision(RunState.SUCCESS, ReleaseOutcome.SUCCESS)
-        case "UNSUPPORTED":
+        case "SUPPORTED" | "UNSUPPORTED":
             return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK,
                             FallbackType.SEMANTIC_UNSUPPORTED)
     if judged and judged.get("budget_exhausted"):
@@ -188,16 +189,25 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
     snapshot = build_snapshot(records)
     decision = decide(state, facts_observed(snapshot), ended=ended)
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") != Intent.GENERAL.value:
-        if (problems := check_publication(state.get("draft"), records, stored["verdicts"])):
+        if (problems := check_publication(state.get("draft"), records, stored["verdicts"],
+                                          supported_claims(state.get("semantic_verdict")))):
             return _tampered(problems), records, snapshot
     return decision, records, snapshot
+
+
+def _as_published(state: DiagnosisState) -> DiagnosisState:
+    """The state with its draft as published: minus the claims the judge refused (§8)."""
+    draft = state.get("draft")
+    if not draft:
+        return state
+    return {**state, "draft": published_draft(draft, state.get("semantic_verdict"))}
 
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
              snapshot: dict[str, Any], dataset: DatasetInfo | None = None) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
-            else render_report(state, records)
+            else render_report(_as_published(state), records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
         return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
@@ -231,7 +241,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
     if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
             and state.get("intent") == Intent.DIAGNOSIS.value:
         decision = await _approved(ctx, state, records, decision,
-                                   render_report(state, records), snapshot)
+                                   render_report(_as_published(state), records), snapshot)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
     content = _content(state, decision, records, snapshot, ctx.dataset)
@@ -264,7 +274,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
         "suspects": suspects(records) if decision.outcome is ReleaseOutcome.FALLBACK else [],
     }
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") == Intent.DIAGNOSIS.value:
-        out["last_success"] = turn_summary(state)
+        out["last_success"] = turn_summary(_as_published(state))
     return out
 
 

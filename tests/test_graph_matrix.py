@@ -281,15 +281,20 @@ def test_row6_a_repair_that_recites_a_valid_id_passes_both_guards() -> None:
 # --- row 7 ------------------------------------------------------------------------------
 
 
-def test_row7_unsupported_verdict_falls_back_without_a_retry() -> None:
-    services, out = go({"router": [ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                        "judge": [judge("UNSUPPORTED"), judge("SUPPORTED")]})
+def test_row7_unsupported_verdict_is_revised_once_then_falls_back_without_a_retry() -> None:
+    # The refusal goes back to the agent once; its revised draft is refused again: final.
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS),
+                                  SPARE_AGENT],
+                        "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED"), judge("SUPPORTED")]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
     assert_published(out)
     assert_fallback_facts_only(services, out)
-    assert consumed(services)["judge"] == 1
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
+    assert phases(out)[-5:] == ["judging", "revising", "investigating", "checking evidence",
+                                "judging"]
     receipts = [r for r in services.store.trace(out["run_id"])["receipts"] if r["role"] == "judge"]
-    assert [(r["attempt"], r["outcome"]) for r in receipts] == [(1, "ok")]
+    assert [(r["attempt"], r["outcome"]) for r in receipts] == [(1, "ok"), (1, "ok")]
     assert_stored(services, out)
 
 

@@ -14,6 +14,7 @@ EXPECTED = {
     "agent_json_final": {"service", "merchant", "start", "end", "window_note"},
     "agent_task": {"question", "previous_turn"},
     "judge": {"payload"},
+    "revise": {"verdicts"},
     "repair": {"draft", "problems", "available_evidence"},
     # The json protocol's turns, one sentence each (providers/json_protocol.py, observations.py).
     "json_result": {"call_id", "body", "after"},
@@ -29,7 +30,7 @@ EXPECTED = {
     # What saturation_check tells the agent once collection is saturated.
     "stop_required": set(),
 }
-PHRASES = {name for name in EXPECTED if name.startswith("json_") or name == "stop_required"}
+PHRASES = {name for name in EXPECTED if name.startswith("json_") or name in ("stop_required", "revise")}
 """One-sentence prompts: rendered into a turn, with no JSON example of their own."""
 
 
@@ -112,7 +113,9 @@ def test_unknown_prompt_raises():
             ],
         ),
         ("agent_json_final", ['{"type": "final"', '"conclusion": null', '"evidence_ids"']),
-        ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"']),
+        ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"', '"claims"',
+                   '"index"', '"root_cause"']),
+        ("revise", ['"conclusion": null', "once"]),
         ("repair", ['"root_cause"', "UNKNOWN_ID", "NOT_READY", "NO_EVIDENCE"]),
     ],
 )
