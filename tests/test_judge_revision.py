@@ -1,0 +1,186 @@
+"""A verdict per claim and one revision (docs/design.md §8, issue 40), through the compiled graph.
+
+The outcome-matrix rows of these paths (18–20) are in ``test_graph_matrix.py``; here are the
+refusals that must hold: a broken causal link, a revision that invents a fact, a revision asked
+for at most once, a judge answer that does not judge exactly the draft's claims, and the
+publication rule as release applies it from recorded verdicts alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from graphkit import (
+    CLAIMS,
+    COLLECT,
+    INC_ROUTER,
+    ROOT_CAUSE,
+    consumed,
+    draft,
+    go,
+    judge,
+    judge_claims,
+    outcome,
+    seen,
+)
+
+from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, ToolRecord
+from diagnosis_harness.guards.release_check import check_publication, judged
+from diagnosis_harness.guards.semantic import parse_judge, published_draft, publishes
+from diagnosis_harness.nodes.release import decide
+
+SPARE = draft(ROOT_CAUSE, CLAIMS)
+"""An agent entry kept in reserve: still unconsumed when the run ends means nobody asked."""
+
+
+def verdict_rows(services: Any, out: dict[str, Any], guard: str = "semantic") -> list[dict[str, Any]]:
+    return [v["verdict"] for v in services.store.trace(out["run_id"])["verdicts"]
+            if v["guard"] == guard]
+
+
+def test_a_broken_causal_link_is_refused_though_every_claim_holds() -> None:
+    # Each claim is shown by its items, but the root cause does not follow from them; a judge
+    # that still writes SUPPORTED as its verdict is overruled by the harness's rule.
+    broken = judge_claims(["SUPPORTED", "SUPPORTED"], root="UNSUPPORTED", verdict="SUPPORTED")
+    services, out = go({"router": [INC_ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS),
+                                  SPARE],
+                        "judge": [broken, broken, judge("SUPPORTED")]})
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
+    assert ROOT_CAUSE not in out["content"].split("\n", 1)[0]
+    first, second = verdict_rows(services, out)
+    for row in (first, second):
+        assert row["verdict"] == "UNSUPPORTED" and row["root_cause"]["verdict"] == "UNSUPPORTED"
+        assert row["reasons"][-1].startswith("harness: the root cause does not follow")
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
+
+
+def test_a_revision_that_cites_an_unknown_id_is_refused_without_a_repair() -> None:
+    invented = draft(ROOT_CAUSE, [CLAIMS[0], ("payment-db refused 4000 connections", ["E9.9"])])
+    services, out = go({"router": [INC_ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), invented, SPARE],
+                        "judge": [judge("UNSUPPORTED"), judge("SUPPORTED")],
+                        "repair": [draft(ROOT_CAUSE, [CLAIMS[0]])]})
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "EVIDENCE_VALIDATION_FAILED", None)
+    assert "4000" not in out["content"]
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 1}  # no repair, no judge
+
+
+def test_a_revision_that_adds_an_unsupported_claim_is_refused_and_not_revised_again() -> None:
+    added = draft(ROOT_CAUSE, [*CLAIMS, ("payment-db refused 4000 connections", ["E1.1"])])
+    services, out = go({"router": [INC_ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), added, SPARE, SPARE],
+                        "judge": [judge("UNSUPPORTED"),
+                                  judge_claims(["SUPPORTED", "SUPPORTED", "UNSUPPORTED"],
+                                               root="UNSUPPORTED"),
+                                  judge("SUPPORTED")]})
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
+    assert "4000" not in out["content"]
+    # At most once: one revision row, one revision turn, the spare answers never asked for.
+    assert len(verdict_rows(services, out, "revision")) == 1
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
+    assert sum("An independent reviewer refused" in str(m.content)
+               for m in seen(services)[-1]) == 1
+
+
+def test_no_revision_without_a_model_call_left_for_it() -> None:
+    # Router, three agent turns, the judge: five calls. The refusal stands as it is; the run
+    # is not turned into a budget failure by asking for an answer it cannot pay for.
+    services, out = go({"router": [INC_ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), SPARE],
+                        "judge": [judge("UNSUPPORTED")]}, settings={"max_model_calls": 5})
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
+    assert consumed(services) == {"router": 1, "agent": 3, "judge": 1}
+    assert "revising" not in [e.get("phase") for e in out["events"]]
+
+
+@pytest.mark.parametrize("bad", [
+    judge_claims(["SUPPORTED", "SUPPORTED", "SUPPORTED"]),           # a claim that does not exist
+    judge_claims(["SUPPORTED"]),                                      # claim 2 left out
+    judge_claims(["SUPPORTED", "SUPPORTED"], indexes=[1, 1]),         # claim 1 twice
+    judge_claims(["UNSUPPORTED", "UNSUPPORTED"], root="SUPPORTED"),  # a cause on nothing
+])
+def test_a_judge_answer_that_does_not_judge_exactly_the_claims_is_invalid_and_retried(
+        bad: dict[str, Any]) -> None:
+    services, out = go({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
+                        "judge": [bad, judge_claims(["SUPPORTED", "SUPPORTED"])]})
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    receipts = [(r["attempt"], r["outcome"], r["failure_class"])
+                for r in services.store.trace(out["run_id"])["receipts"] if r["role"] == "judge"]
+    assert receipts == [(1, "failed", "SCHEMA_INVALID"), (2, "ok", None)]
+
+
+def test_the_contract_refuses_a_supported_cause_resting_on_no_supported_claim() -> None:
+    parsed = parse_judge('{"verdict": "SUPPORTED", "claims": [{"index": 1, "verdict": '
+                         '"UNSUPPORTED", "reason": "r"}], "root_cause": {"verdict": "SUPPORTED", '
+                         '"reason": "r"}, "reasons": []}')
+    assert parsed.failure is FailureClass.SCHEMA_INVALID
+    assert parse_judge('{"verdict": "SUPPORTED", "claims": [], "reasons": []}').failure \
+        is FailureClass.SCHEMA_INVALID  # claims without a root-cause verdict
+    whole = parse_judge('{"verdict": "SUPPORTED", "reasons": ["ok"]}').value
+    assert isinstance(whole, JudgeAnswer) and whole.claims is None
+
+
+DRAFT = {"conclusion": {"root_cause": "pool exhausted",
+                        "claims": [{"statement": "a", "evidence_ids": ["E1.1"]},
+                                   {"statement": "b", "evidence_ids": ["E1.2"]}]},
+         "next_steps": []}
+DIAG = {"intent": "DIAGNOSIS", "scope": {"service": "payment-service"}, "draft": DRAFT,
+        "evidence_verdict": {"passed": True}}
+
+
+def _claims(*verdicts: str) -> list[dict[str, Any]]:
+    return [{"index": n, "verdict": v, "reason": "r"} for n, v in enumerate(verdicts, 1)]
+
+
+@pytest.mark.parametrize(("verdict", "published"), [
+    ({"verdict": "SUPPORTED", "reasons": []}, True),
+    ({"verdict": "SUPPORTED", "claims": _claims("SUPPORTED", "UNSUPPORTED"),
+      "root_cause": {"verdict": "SUPPORTED", "reason": "r"}, "reasons": []}, True),
+    # A SUPPORTED that no per-claim verdict carries publishes nothing, whatever it says.
+    ({"verdict": "SUPPORTED", "claims": _claims("UNSUPPORTED", "UNSUPPORTED"),
+      "root_cause": {"verdict": "SUPPORTED", "reason": "r"}, "reasons": []}, False),
+    ({"verdict": "SUPPORTED", "claims": _claims("SUPPORTED", "SUPPORTED"),
+      "root_cause": {"verdict": "UNSUPPORTED", "reason": "r"}, "reasons": []}, False),
+])
+def test_release_decides_from_the_recorded_verdicts_alone(verdict: dict[str, Any],
+                                                          published: bool) -> None:
+    decision = decide({**DIAG, "semantic_verdict": verdict}, has_facts=True)  # type: ignore[typeddict-item]
+    assert publishes(verdict) is published
+    assert (decision.outcome.value, decision.fallback) == (
+        ("SUCCESS", None) if published else ("FALLBACK", decision.fallback))
+    if not published:
+        assert decision.fallback is not None and decision.fallback.value == "SEMANTIC_UNSUPPORTED"
+
+
+def test_the_published_draft_is_the_draft_minus_refused_claims_word_for_word() -> None:
+    verdict = {"verdict": "SUPPORTED", "claims": _claims("UNSUPPORTED", "SUPPORTED"),
+               "root_cause": {"verdict": "SUPPORTED", "reason": "r"}}
+    shown = published_draft(DRAFT, verdict)
+    assert shown["conclusion"] == {"root_cause": "pool exhausted",
+                                   "claims": [DRAFT["conclusion"]["claims"][1]]}
+    assert published_draft(DRAFT, {"verdict": "SUPPORTED"}) == DRAFT  # whole-draft form
+    assert DRAFT["conclusion"]["claims"][0]["statement"] == "a"  # the record is not touched
+
+
+def test_release_refuses_to_publish_claims_the_judged_row_did_not_let_through() -> None:
+    # A verdict in state that lets more claims through than the judge did for this draft
+    # (another recorded judgement of the run, edited in) is no publication: the judged row
+    # binds the draft's digest to the claims it lets through.
+    side = ("payment-db refused 4000 connections", ["E1.1"])
+    services, out = go({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, [*CLAIMS, side])],
+                        "judge": [judge_claims(["SUPPORTED", "SUPPORTED", "UNSUPPORTED"])]})
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    trace = services.store.trace(out["run_id"])
+    records = [ToolRecord.model_validate(r) for r in trace["tool_records"]]
+    drafted = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
+        {"statement": s, "evidence_ids": ids} for s, ids in [*CLAIMS, side]]},
+        "next_steps": ["check again"]}
+    assert check_publication(drafted, records, trace["verdicts"], [1, 2]) == []
+    assert check_publication(drafted, records, trace["verdicts"], [1, 2, 3]) == [
+        "the claims to publish are not the ones the independent judge found supported for "
+        "this draft"]
+    assert check_publication(drafted, records, trace["verdicts"], None) != []
+    assert judged(DiagnosisDraft.model_validate(drafted), records, "SUPPORTED", [1, 2]) in [
+        v["verdict"] for v in trace["verdicts"] if v["guard"] == "judged_draft"]
