@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from graphkit import judge
 from stub_openai import StubOpenAI
-from test_structured_output import FULL_RUN, diagnose, serve, served_run
+from test_structured_output import REPAIRED, FULL_RUN, diagnose, envelope, serve, served_run
 
 RUN_WITHOUT_JUDGE = FULL_RUN[:-1]
 """Router, three agent turns, repair: everything but the judge's answer."""
@@ -37,20 +37,25 @@ def test_the_judge_server_alone_answers_the_judge_and_its_verdict_releases(
         tmp_path: Path, verdict: str, outcome: tuple[str, str | None]) -> None:
     # The run's own model would say the opposite, were it asked.
     opposite = "UNSUPPORTED" if verdict == "SUPPORTED" else "SUPPORTED"
-    with StubOpenAI([judge(verdict)]) as judge_stub:
+    # A refusal goes back to the agent once (docs/design.md §8): it sends the draft again and
+    # the judge's server refuses it again.
+    revision = [envelope(None, draft=REPAIRED)] if verdict == "UNSUPPORTED" else []
+    with StubOpenAI([judge(verdict)] * (1 + len(revision))) as judge_stub:
         main, services, out = served_run(
-            tmp_path, [*RUN_WITHOUT_JUDGE, judge(opposite)],
+            tmp_path, [*RUN_WITHOUT_JUDGE, *revision, judge(opposite)],
             structured_output="json_object_schema", judge_model="openai:big-judge",
             judge_base_url=judge_stub.base_url, judge_api_key="judge-key",
             judge_context_tokens=8192)
     assert (out["release_outcome"], out["fallback_type"]) == outcome
-    [asked] = judge_stub.requests
+    asked, *again = judge_stub.requests
+    assert len(again) == len(revision)
     assert asked["body"]["model"] == "big-judge" and asked["auth"] == "Bearer judge-key"
     assert judges(asked["body"]) and asked["body"]["response_format"]["type"] == "json_object"
     # The judge's context window bounds its answer; the run's model has none set.
     assert 150 <= asked["body"]["max_tokens"] <= 400
     bodies = [r["body"] for r in main.requests]
-    assert len(bodies) == len(RUN_WITHOUT_JUDGE) and not any(judges(b) for b in bodies)
+    assert len(bodies) == len(RUN_WITHOUT_JUDGE) + len(revision)
+    assert not any(judges(b) for b in bodies)
     assert {b["model"] for b in bodies} == {"local"} and "max_tokens" not in bodies[0]
     assert {r["auth"] for r in main.requests} == {"Bearer k"}
     # The run's record names both models (a resumed run must find the same pair).
