@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from graphkit import judge
 from stub_openai import StubOpenAI
-from test_structured_output import REPAIRED, FULL_RUN, diagnose, envelope, serve, served_run
+from test_structured_output import FULL_RUN, REPAIRED, diagnose, envelope, serve, served_run
 
 RUN_WITHOUT_JUDGE = FULL_RUN[:-1]
 """Router, three agent turns, repair: everything but the judge's answer."""
@@ -87,17 +87,17 @@ def test_auto_probes_the_judges_server_on_its_own(tmp_path: Path) -> None:
 
 
 def test_an_offline_judge_keeps_the_verdict_off_the_model_server(tmp_path: Path) -> None:
-    # The model's server would approve; the offline judge's word-by-word rule refuses
-    # "lowered" and "exhausted", which the cited evidence does not say.
+    # The model's server would approve; the offline judge checks the claim's facts itself.
     main, services, out = served_run(tmp_path, [*RUN_WITHOUT_JUDGE, judge("SUPPORTED")],
                                      structured_output="json_object_schema",
                                      judge_model="offline")
     assert len(main.requests) == len(RUN_WITHOUT_JUDGE)
     assert not any(judges(r["body"]) for r in main.requests)
-    assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "SEMANTIC_UNSUPPORTED")
     [row] = [v["verdict"] for v in services.store.trace(out["run_id"])["verdicts"]
              if v["guard"] == "semantic"]
-    assert row["reasons"][0].startswith("claim 1: not in its cited evidence")
+    # Its own per-claim verdicts: CHG-2041 is in E2.1, whose values went 50 → 10 ("lowered").
+    assert [(c["index"], c["verdict"]) for c in row["claims"]] == [(1, "SUPPORTED")]
+    assert (out["release_outcome"], row["root_cause"]["verdict"]) == ("SUCCESS", "SUPPORTED")
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

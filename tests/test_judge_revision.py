@@ -184,3 +184,61 @@ def test_release_refuses_to_publish_claims_the_judged_row_did_not_let_through() 
     assert check_publication(drafted, records, trace["verdicts"], None) != []
     assert judged(DiagnosisDraft.model_validate(drafted), records, "SUPPORTED", [1, 2]) in [
         v["verdict"] for v in trace["verdicts"] if v["guard"] == "judged_draft"]
+
+
+PARAPHRASE = [("a config reload cut the pool size from 50 to 10", ["E1.2"]),
+              ("change CHG-2041 reduced db.pool.max_size to 10", ["E2.1"])]
+"""INC-1's claims as a capable model words them: none of E1.2's or E2.1's sentences, the
+same numbers, ids and key (E1.2: ``db.pool.max_size=10 (was 50)``; E2.1: CHG-2041, 50 → 10)."""
+PARAPHRASED_CAUSE = "CHG-2041 cut the payment-service connection pool size to 10"
+
+
+def _changed(*swaps: tuple[str, str]) -> tuple[list[tuple[str, list[str]]], str]:
+    """The paraphrased claims and cause with words swapped everywhere (a consistent story)."""
+    def swap(text: str) -> str:
+        for old, new in swaps:
+            text = text.replace(old, new)
+        return text
+    return [(swap(s), ids) for s, ids in PARAPHRASE], swap(PARAPHRASED_CAUSE)
+
+
+def _offline_judged(claims: list[tuple[str, list[str]]], cause: str = PARAPHRASED_CAUSE
+                    ) -> tuple[Any, dict[str, Any]]:
+    # A revision, if asked for, sends the same draft again.
+    return go({"router": [INC_ROUTER],
+               "agent": [*COLLECT, draft(cause, claims), draft(cause, claims), SPARE]},
+              settings={"judge_model": "offline"})
+
+
+def test_the_offline_judge_passes_a_paraphrase_with_the_right_numbers() -> None:
+    services, out = _offline_judged(PARAPHRASE)
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None), out["content"]
+    [row] = verdict_rows(services, out)
+    assert [c["verdict"] for c in row["claims"]] == ["SUPPORTED", "SUPPORTED"]
+    assert consumed(services) == {"router": 1, "agent": 3}  # no revision was needed
+
+
+@pytest.mark.parametrize(("swaps", "why"), [
+    ([("to 10", "to 25")], "'25'"),                                  # one number changed
+    ([("cut", "raised"), ("reduced", "raised")], "went up"),        # E2.1 went 50 → 10
+    ([("CHG-2041", "CHG-2040")], "CHG-2040"),                        # an id no item holds
+])
+def test_the_offline_judge_refuses_a_paraphrase_whose_facts_its_items_do_not_hold(
+        swaps: list[tuple[str, str]], why: str) -> None:
+    claims, cause = _changed(*swaps)
+    services, out = _offline_judged(claims, cause)
+    # Refused, revised once (the agent sends the same draft), refused again: final.
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
+    first, second = verdict_rows(services, out)
+    assert "UNSUPPORTED" in [c["verdict"] for c in first["claims"]]
+    assert any(why in c["reason"] for c in first["claims"]) or why in first["root_cause"]["reason"]
+    assert first["root_cause"]["verdict"] == "UNSUPPORTED" and second == first
+
+
+def test_the_offline_judge_drops_a_side_claim_with_a_changed_number_and_publishes() -> None:
+    side = ("the config reload happened with 40 connections waiting", ["E1.2"])
+    services, out = _offline_judged([*PARAPHRASE, side])
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    assert side[0] not in out["content"] and "40 connections" not in out["content"]
+    [row] = verdict_rows(services, out)
+    assert [c["verdict"] for c in row["claims"]] == ["SUPPORTED", "SUPPORTED", "UNSUPPORTED"]

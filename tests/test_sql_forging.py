@@ -221,7 +221,9 @@ def test_the_offline_judge_takes_no_words_from_a_computed_column(sql: str, claim
     validate_select(sql, SCHEMA)  # accepted: the data decides the label, or it only names
     cited = [(claim, ["E1.1"])]
     script = {"router": [INC_ROUTER],
-              "agent": [call("query_mysql", {"sql": sql}, "c1"), draft(claim, cited)],
+              # its one revision (docs/design.md §8) sends the same draft again
+              "agent": [call("query_mysql", {"sql": sql}, "c1"), draft(claim, cited),
+                        draft(claim, cited)],
               "repair": [draft(claim, cited)]}
     services, out = go(script, settings={"judge_model": "offline"})
     trace = services.store.trace(out["run_id"])

@@ -8,9 +8,8 @@ A capable model paraphrases ("the pool size was cut from 50 to 10" for ``db.pool
   marked by ``query_mysql``) support nothing, and a claim may not rest on them;
 - a direction word (rose, fell, lowered, raised…) agrees with the cited data wherever that
   data has a before and an after value (:func:`_direction_problem`);
-- a claim shares at least one of those facts or one distinctive term with its items (a claim
-  that nothing cited speaks of is not shown by it);
-- an item flagged as instruction-like text supports no claim.
+- most of a claim's distinctive words are found in its items, inflected or not (a paraphrase
+  keeps most of what it rephrases; a claim the items mostly do not speak of is not shown).
 
 Each claim gets its verdict. The root cause is judged on the supported claims alone: its facts
 must appear in their items, and every cited change must pass the causal test
@@ -65,8 +64,8 @@ def judge(payload_text: str) -> dict[str, Any]:
     try:
         payload = json.loads(payload_text)
         items = {e["evidence_id"]: e for e in payload["evidence"]}
-        claims = [(int(c["index"]), str(c["statement"]), list(c["evidence_ids"]))
-                  for c in payload["claims"]]
+        claims = [(int(c.get("index", n)), str(c["statement"]), list(c["evidence_ids"]))
+                  for n, c in enumerate(payload["claims"], 1)]
         root_cause = str(payload["root_cause"])
     except (ValueError, KeyError, TypeError):
         return {"verdict": "UNSUPPORTED", "reasons": ["the input could not be read"]}
@@ -91,18 +90,16 @@ def _claim_problem(statement: str, cited: list[dict[str, Any]]) -> str | None:
     """Why the cited items do not show this claim (None: they do)."""
     if not cited:
         return "it cites no item the evidence holds"
-    if flagged := [str(i.get("evidence_id")) for i in cited if i.get("untrusted_instructions")]:
-        return f"it rests on text that reads like instructions ({', '.join(flagged)})"
     evidence = " ".join(_words_of(i) for i in cited)
-    if (missing := _missing_facts(statement, evidence)):
-        return f"not in its cited items: {', '.join(missing)}"
     written = _query_words(cited) - terms(evidence)
     if (used := sorted(terms(statement) & written)):
         return f"rests on words its query wrote, not the data: {', '.join(used)}"
+    if (missing := _missing_facts(statement, evidence)):
+        return f"not in its cited items: {', '.join(missing)}"
     if (wrong := _direction_problem(statement, cited)):
         return wrong
-    if not (_facts(statement) or terms(statement) & terms(evidence)):
-        return "nothing it states is found in its cited items"
+    if (unseen := _unseen_words(statement, evidence)):
+        return f"most of its words are not in its cited items: {', '.join(unseen)}"
     return None
 
 
@@ -116,15 +113,36 @@ def _root_problem(root_cause: str, supported: list[dict[str, Any]],
         return f"not in the supported claims' items: {', '.join(missing)}"
     if (wrong := _direction_problem(root_cause, supported)):
         return wrong
-    if not (_facts(root_cause) or terms(root_cause) & terms(evidence)):
-        return "nothing it states is found in the supported claims' items"
+    if (unseen := _unseen_words(root_cause, evidence)):
+        return f"most of its words are not in the supported claims' items: {', '.join(unseen)}"
     if (causal := _causal_reasons(every)):
         return "; ".join(causal)
     return None
 
 
+_PREFIX = 5
+"""Two words of at least this many letters that share them are one word for the majority rule
+(``reload``/``reloaded``, ``exhausted``/``exhaustion``): a paraphrase inflects."""
+
+
+def _unseen_words(statement: str, evidence: str) -> list[str]:
+    """The statement's distinctive words missing from ``evidence`` when they are the majority.
+
+    A paraphrase keeps most of what it rephrases (``the pool size was cut from 50 to 10`` for
+    ``db.pool.max_size=10 (was 50)``); a claim most of whose words the items never use (``the
+    disk filled up on CHG-2041``) says something they do not. Direction words are checked
+    against the data instead. Empty when at least half are found (or there are none).
+    """
+    have = terms(evidence)
+    prefixes = {w[:_PREFIX] for w in have if len(w) >= _PREFIX}
+    words = sorted(w for w in terms(statement) if w not in _UP and w not in _DOWN)
+    unseen = [w for w in words
+              if w not in have and not (len(w) >= _PREFIX and w[:_PREFIX] in prefixes)]
+    return unseen if words and 2 * len(unseen) > len(words) else []
+
+
 def _normal(text: str) -> str:
-    """Lower case, separators (``-_./`` and spaces) as one space: ``db.pool.max_size`` ~ ``db pool max size``."""
+    """Lower case, each run of separators (``-_./``, spaces) as one space: ``db pool max size``."""
     return " " + _SEPARATORS.sub(" ", text.lower()).strip() + " "
 
 
@@ -134,9 +152,11 @@ def _number(text: str) -> str:
 
 
 def _facts(statement: str) -> list[tuple[str, str]]:
-    """What wording cannot fake in a statement: ``(kind, text)`` for each quoted string,
-    ``host:port``, time, name and number, each taken once (a number inside a name or a time is
-    the name's or the time's)."""
+    """What wording cannot fake in a statement, as ``(kind, text)``, each taken once.
+
+    Quoted strings, ``host:port``, times, names and numbers, in that order: a number inside a
+    name or a time is the name's or the time's.
+    """
     rest = _EVIDENCE_ID.sub(" ", statement)
     found: list[tuple[str, str]] = []
     for kind, pattern in (("quoted", _QUOTED), ("host:port", _HOST_PORT), ("time", _MOMENT),
@@ -174,8 +194,11 @@ def _direction(statement: str) -> str | None:
 
 
 def _pairs(items: Iterable[dict[str, Any]]) -> list[tuple[float, float]]:
-    """The (before, after) values the items state: ``10 (was 50)``, ``from 50 to 10``,
-    ``50 -> 10`` in their text, ``old_value``/``new_value``-like keys in their data."""
+    """The (before, after) values the items state.
+
+    ``10 (was 50)``, ``from 50 to 10``, ``50 -> 10`` in their text; ``old_value``/``new_value``
+    -like keys in their data.
+    """
     out: list[tuple[float, float]] = []
     for item in items:
         text = str(item.get("text", ""))
@@ -229,12 +252,24 @@ def _direction_problem(statement: str, items: list[dict[str, Any]]) -> str | Non
     return f"it says the value went {said}, but its cited items show {a:g} → {b:g}"
 
 
+_SCOPE_KEYS = ("service", "merchant", "services")
+"""What a tool's scope says an item is about (a log line of ``payment-service``); the scope's
+query texts (``sql``, ``query``, ``promql``) are the agent's words, not the data's."""
+
+
 def _words_of(item: dict[str, Any]) -> str:
     """The text an item's facts may come from: all of it, except what a query wrote.
 
     A row marks the columns its query computed (``computed``: name and value) or renamed
-    (``renamed``: the name); their words are the query's, so they support nothing.
+    (``renamed``: the name); their words are the query's, so they support nothing. The service
+    (or merchant) the tool was asked about counts: the item is that service's.
     """
+    scope = item.get("scope") if isinstance(item.get("scope"), dict) else {}
+    about = " ".join(json.dumps(scope[k], ensure_ascii=False) for k in _SCOPE_KEYS if scope.get(k))
+    return f"{about} {_content_words(item)}"
+
+
+def _content_words(item: dict[str, Any]) -> str:
     data = item.get("data") or {}
     row = data.get("row") if isinstance(data, dict) else None
     computed, renamed = (set(data.get(k) or ()) if isinstance(data, dict) else set()
