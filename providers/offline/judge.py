@@ -30,8 +30,9 @@ from diagnosis_harness.providers.offline.text import CHANGE_WORDS, terms, utc
 
 _TABLE = re.compile(r"\bFROM\s+\"?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 _EVIDENCE_ID = re.compile(r"\bE\d+\.\d+\b")
-_QUOTED = re.compile(r"'([^']{2,200})'|\"([^\"]{2,200})\"|\u201c([^\u201d]{2,200})\u201d"
-                     r"|\u2018([^\u2019]{2,200})\u2019")
+_QUOTED = re.compile(r"(?<!\w)'([^']{2,2000})'(?!\w)|(?<!\w)\"([^\"]{2,2000})\"(?!\w)"
+                     r"|\u201c([^\u201d]{2,2000})\u201d|\u2018([^\u2019]{2,2000})\u2019")
+"""A quoted string; a quote inside a word (``service's``) opens and closes nothing."""
 _HOST_PORT = re.compile(r"(?<![\w.-])(?:[A-Za-z][\w.-]*|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}\b")
 _MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)?"
                      r"|\b\d{1,2}:\d{2}(?::\d{2})?\b")
