@@ -242,3 +242,57 @@ def test_the_offline_judge_drops_a_side_claim_with_a_changed_number_and_publishe
     assert side[0] not in out["content"] and "40 connections" not in out["content"]
     [row] = verdict_rows(services, out)
     assert [c["verdict"] for c in row["claims"]] == ["SUPPORTED", "SUPPORTED", "UNSUPPORTED"]
+
+
+def _payload(claims: list[tuple[str, list[str]]], cause: str,
+             evidence: list[dict[str, Any]]) -> str:
+    import json
+    return json.dumps({"root_cause": cause, "evidence": evidence, "claims": [
+        {"index": n, "statement": s, "evidence_ids": ids} for n, (s, ids) in enumerate(claims, 1)]})
+
+
+LOG = {"evidence_id": "E1.1", "tool": "query_logs", "kind": "log_pattern",
+       "scope": {"service": "cart-api"},
+       "text": "cart-api: 40 ERROR events 'redis GET timed out after <n> ms' to redis-cart:6379",
+       "data": {"service": "cart-api", "first_seen": "2026-11-02T10:01:00Z", "count": 40}}
+
+
+def _change(at: str) -> dict[str, Any]:
+    return {"evidence_id": "E2.1", "tool": "recent_changes", "kind": "change", "scope": {},
+            "text": f"config_changes {at}: change_id=\"CHG-7\", key=\"redis.timeout_ms\", "
+                    "old_value=\"500\", new_value=\"50\"",
+            "data": {"table": "config_changes", "time": at, "service": "cart-api",
+                     "row": {"change_id": "CHG-7", "key": "redis.timeout_ms",
+                             "old_value": "500", "new_value": "50"}}}
+
+
+def test_the_offline_judge_checks_quotes_host_port_and_that_a_cause_precedes_the_onset() -> None:
+    from diagnosis_harness.providers.offline.judge import judge as offline_judge
+    claims = [("cart-api logged 40 'redis GET timed out' errors against redis-cart:6379", ["E1.1"]),
+              ("CHG-7 lowered redis.timeout_ms from 500 to 50", ["E2.1"])]
+    cause = "CHG-7 cut redis.timeout_ms to 50, so cart-api's redis calls timed out"
+    before = offline_judge(_payload(claims, cause, [LOG, _change("2026-11-02T09:58:00Z")]))
+    assert before["verdict"] == "SUPPORTED", before
+    # The same change dated after the first error explains nothing.
+    after = offline_judge(_payload(claims, cause, [LOG, _change("2026-11-02T10:05:00Z")]))
+    assert after["root_cause"]["verdict"] == "UNSUPPORTED"
+    assert "comes after the symptom's first event" in after["root_cause"]["reason"]
+    # A port, a quoted string the items do not hold: the claim goes, the rest stands.
+    for wrong in ("cart-api logged 40 'redis GET refused' errors against redis-cart:6379",
+                  "cart-api logged 40 'redis GET timed out' errors against redis-cart:6380"):
+        answer = offline_judge(_payload([(wrong, ["E1.1"]), claims[1]], cause,
+                                        [LOG, _change("2026-11-02T09:58:00Z")]))
+        assert [c["verdict"] for c in answer["claims"]] == ["UNSUPPORTED", "SUPPORTED"], answer
+
+
+def test_a_supported_claim_resting_on_runbooks_alone_publishes_nothing() -> None:
+    from diagnosis_harness.guards.semantic import ruling
+    payload = {"claims": [{"index": 1, "evidence_ids": ["E1.1"]}, {"index": 2, "evidence_ids": ["E2.1"]}],
+               "evidence": [{"evidence_id": "E1.1", "kind": "passage"},
+                            {"evidence_id": "E2.1", "kind": "log_event"}]}
+    answer = JudgeAnswer.model_validate({
+        "verdict": "SUPPORTED", "claims": _claims("SUPPORTED", "UNSUPPORTED"),
+        "root_cause": {"verdict": "SUPPORTED", "reason": "r"}, "reasons": []})
+    ruled = ruling(answer, payload)
+    assert ruled["verdict"] == "UNSUPPORTED" and ruled["reasons"][-1].startswith("harness: no supported")
+    assert [c["verdict"] for c in ruled["claims"]] == ["SUPPORTED", "UNSUPPORTED"]  # as the judge said
