@@ -45,20 +45,32 @@ def _verdict_lines(draft: Mapping[str, Any], verdict: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _tools_line(calls_left: int, stopped: bool) -> str:
+    """What the agent may still do besides rewriting: the truth about its tool budget."""
+    if stopped or calls_left <= 0:
+        return ("Evidence collection has ended: do not call a tool, answer with the draft from "
+                "what you have.")
+    return (f"If evidence is missing you may make up to {calls_left} more tool call(s) first; "
+            "then answer with the draft.")
+
+
 async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Hand the judge's refusal back to the agent, once, if a model call is left for it."""
     ctx = run_context(runtime)
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
+    budget = ctx.budget(state.get("usage"))
     try:  # a check on a copy of the usage: the call itself is reserved by ``model``
-        ctx.budget(state.get("usage")).reserve_model_call()
+        budget.reserve_model_call()
     except BudgetExhausted:
         return {"revision_used": True}
+    calls_left = budget.limits.max_tool_calls - budget.usage.tool_calls
     ctx.emitter.emit("status", phase="revising")
     draft = state.get("draft") or {}
     verdict = state.get("semantic_verdict") or {}
     await offload(ctx.store.record_verdict, ctx.run_id, REVISION,
                   {"refused_draft": draft, "verdict": dict(verdict)})
-    message = prompt_message("revise", verdicts=_verdict_lines(draft, verdict))
+    message = prompt_message("revise", verdicts=_verdict_lines(draft, verdict),
+                             tools=_tools_line(calls_left, bool(state.get("stop_delivered"))))
     return {"revision_used": True, "messages": [message], "draft": None,
             "evidence_verdict": None, "semantic_verdict": None}

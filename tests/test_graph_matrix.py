@@ -608,6 +608,7 @@ def test_row19_judge_refuses_and_a_revision_that_narrows_the_claims_publishes() 
     revision = seen(services)[-1][-1]
     assert "claim 1" in revision.content and "UNSUPPORTED" in revision.content
     assert SIDE_CLAIM[0] in revision.content
+    assert "up to 8 more tool call(s)" in revision.content  # the truth about its budget
     assert cited(out["content"]) == {"E1.2", "E2.1"} and SIDE_CLAIM[0] not in out["content"]
     trace = services.store.trace(out["run_id"])
     [kept] = [v["verdict"] for v in trace["verdicts"] if v["guard"] == "revision"]

@@ -14,7 +14,7 @@ EXPECTED = {
     "agent_json_final": {"service", "merchant", "start", "end", "window_note"},
     "agent_task": {"question", "previous_turn"},
     "judge": {"payload"},
-    "revise": {"verdicts"},
+    "revise": {"verdicts", "tools"},
     "repair": {"draft", "problems", "available_evidence"},
     # The json protocol's turns, one sentence each (providers/json_protocol.py, observations.py).
     "json_result": {"call_id", "body", "after"},
