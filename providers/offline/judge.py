@@ -265,7 +265,8 @@ def _words_of(item: dict[str, Any]) -> str:
     (``renamed``: the name); their words are the query's, so they support nothing. The service
     (or merchant) the tool was asked about counts: the item is that service's.
     """
-    scope = item.get("scope") if isinstance(item.get("scope"), dict) else {}
+    raw = item.get("scope")
+    scope: dict[str, Any] = raw if isinstance(raw, dict) else {}
     about = " ".join(json.dumps(scope[k], ensure_ascii=False) for k in _SCOPE_KEYS if scope.get(k))
     return f"{about} {_content_words(item)}"
 
