@@ -296,3 +296,18 @@ def test_a_supported_claim_resting_on_runbooks_alone_publishes_nothing() -> None
     ruled = ruling(answer, payload)
     assert ruled["verdict"] == "UNSUPPORTED" and ruled["reasons"][-1].startswith("harness: no supported")
     assert [c["verdict"] for c in ruled["claims"]] == ["SUPPORTED", "UNSUPPORTED"]  # as the judge said
+
+
+def test_the_routers_send_a_refusal_back_once() -> None:
+    from diagnosis_harness.graph.routing import after_evidence_guard, after_revise, after_semantic_guard
+    refused: dict[str, Any] = {"semantic_verdict": {"verdict": "UNSUPPORTED"}}
+    assert after_semantic_guard(refused) == "revise"  # type: ignore[arg-type]
+    assert after_semantic_guard({**refused, "revision_used": True}) == "release"  # type: ignore[arg-type]
+    assert after_semantic_guard({"semantic_verdict": {"verdict": "SUPPORTED"}}) == "release"  # type: ignore[arg-type]
+    assert after_semantic_guard({"semantic_verdict": {"verdict": "UNAVAILABLE"}}) == "release"  # type: ignore[arg-type]
+    assert after_semantic_guard({**refused, "stop": {"kind": "timed_out"}}) == "release"  # type: ignore[arg-type]
+    assert after_revise({"draft": None, "revision_used": True}) == "model"  # type: ignore[arg-type]
+    assert after_revise({"draft": DRAFT, "revision_used": True}) == "release"  # type: ignore[arg-type]
+    # A revised draft that fails the evidence guard gets no repair: the refusal is final.
+    assert after_evidence_guard({"evidence_verdict": {"passed": False},  # type: ignore[typeddict-item]
+                                 "revision_used": True}) == "release"
