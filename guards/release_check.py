@@ -54,7 +54,7 @@ def judged(draft: DiagnosisDraft, records: Sequence[ToolRecord], verdict: str,
            published: list[int] | None = None) -> dict[str, Any]:
     """The trace row (guard :data:`JUDGED_DRAFT`) that binds ``verdict`` to this draft.
 
-    ``published``: the 1-based claims a per-claim verdict let through (None: all of them).
+    ``published``: the 0-based claims a per-claim verdict let through (None: all of them).
     """
     row: dict[str, Any] = {"verdict": verdict, "draft_sha256": draft_digest(draft, records)}
     if published is not None:

@@ -29,7 +29,7 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
          "claims": [{"index": int, "statement": str, "evidence_ids": [str]}],
          "evidence": [{"evidence_id", "tool", "scope", "kind", "text", "data"}]}
 
-    ``index`` is the claim's 1-based position, the one the judge's per-claim verdicts name.
+    ``index`` is the claim's 0-based position, the one the judge's per-claim verdicts name.
     ``evidence`` lists each cited id once, in order of first citation. An item whose content
     reads like instructions to an AI carries its flags under ``"untrusted_instructions"``, and
     the payload lists those ids under ``"flagged_evidence_ids"`` (both keys appear only then):
@@ -66,7 +66,7 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
                 flagged.append(eid)
             evidence.append(item)
     body = conclusion.model_dump(mode="json")
-    claims = [{"index": n, **claim} for n, claim in enumerate(body["claims"], 1)]
+    claims = [{"index": n, **claim} for n, claim in enumerate(body["claims"])]
     payload = {"root_cause": body["root_cause"], "claims": claims, "evidence": evidence}
     if flagged:
         payload[FLAGGED_KEY] = flagged
@@ -104,20 +104,20 @@ def observes_nothing(payload: dict[str, Any]) -> str | None:
 def claim_verdict_problem(answer: JudgeAnswer, claims: int) -> str | None:
     """Why per-claim verdicts do not match a draft of ``claims`` claims (None: they do).
 
-    Each claim 1..``claims`` must have exactly one verdict and no other index may appear: a
+    Each claim 0..``claims``-1 must have exactly one verdict and no other index may appear: a
     verdict for a claim that does not exist, or a claim left unjudged, makes the answer
     invalid (SCHEMA_INVALID, retried under the judge policy), never a partial publication.
     """
     if answer.claims is None:
         return None
     given = sorted(c.index for c in answer.claims)
-    if given == list(range(1, claims + 1)):
+    if given == list(range(claims)):
         return None
-    unknown = sorted(set(given) - set(range(1, claims + 1)))
-    missing = sorted(set(range(1, claims + 1)) - set(given))
+    unknown = sorted(set(given) - set(range(claims)))
+    missing = sorted(set(range(claims)) - set(given))
     parts = ([f"verdicts for claims that do not exist: {unknown}"] if unknown else []) + \
         ([f"claims without a verdict: {missing}"] if missing else [])
-    return f"the answer must judge claims 1..{claims} once each: " + "; ".join(parts)
+    return f"the answer must judge claims 0..{claims - 1} once each: " + "; ".join(parts)
 
 
 def ruling(answer: JudgeAnswer, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,7 +164,7 @@ def publishes(verdict: Mapping[str, Any] | None) -> bool:
 
 
 def supported_claims(verdict: Mapping[str, Any] | None) -> list[int] | None:
-    """The 1-based indexes of the claims a verdict found SUPPORTED (None: no per-claim verdicts)."""
+    """The 0-based indexes of the claims a verdict found SUPPORTED (None: no per-claim verdicts)."""
     claims = (verdict or {}).get("claims")
     if not isinstance(claims, list):
         return None
@@ -184,5 +184,5 @@ def published_draft(draft: Mapping[str, Any], verdict: Mapping[str, Any] | None)
     conclusion = draft.get("conclusion")
     if keep is None or not isinstance(conclusion, Mapping):
         return dict(draft)
-    claims = [c for n, c in enumerate(conclusion.get("claims") or [], 1) if n in keep]
+    claims = [c for n, c in enumerate(conclusion.get("claims") or []) if n in keep]
     return {**draft, "conclusion": {**conclusion, "claims": claims}}

@@ -33,11 +33,11 @@ def _verdict_lines(draft: Mapping[str, Any], verdict: Mapping[str, Any]) -> str:
     claims = (draft.get("conclusion") or {}).get("claims") or []
     by_index = {c.get("index"): c for c in verdict.get("claims") or [] if isinstance(c, dict)}
     lines = []
-    for n, claim in enumerate(claims, 1):
+    for n, claim in enumerate(claims):
         judged = by_index.get(n)
         said = f"{judged.get('verdict')} — {judged.get('reason')}" if judged \
             else "refused with the whole draft"
-        lines.append(f"- claim {n} ({claim.get('statement')!r}, cites "
+        lines.append(f"- claim {n + 1} ({claim.get('statement')!r}, cites "
                      f"{', '.join(claim.get('evidence_ids') or [])}): {said}")
     if isinstance(root := verdict.get("root_cause"), Mapping):
         lines.append(f"- root cause: {root.get('verdict')} — {root.get('reason')}")

@@ -90,13 +90,13 @@ def judge(verdict: str = "SUPPORTED") -> dict[str, Any]:
 
 def judge_claims(claims: list[str], root: str = "SUPPORTED", verdict: str | None = None,
                  indexes: list[int] | None = None) -> dict[str, Any]:
-    """A per-claim judge answer: ``claims[i]`` is claim i+1's verdict (docs/design.md §10).
+    """A per-claim judge answer: ``claims[i]`` is the verdict of claim index i (docs/design.md §10).
 
     ``verdict`` defaults to the root cause's; ``indexes`` overrides the claim indexes given.
     """
     body = {"verdict": verdict or root,
-            "claims": [{"index": n, "verdict": v, "reason": f"claim {n} {v.lower()}"}
-                       for n, v in zip(indexes or range(1, len(claims) + 1), claims, strict=True)],
+            "claims": [{"index": n, "verdict": v, "reason": f"claim {n + 1} {v.lower()}"}
+                       for n, v in zip(indexes or range(len(claims)), claims, strict=True)],
             "root_cause": {"verdict": root, "reason": f"root cause {root.lower()}"},
             "reasons": ["r"]}
     return {"content": json.dumps(body), "usage": USAGE}

@@ -588,7 +588,7 @@ def test_row18_a_refused_side_claim_is_dropped_and_the_rest_publishes() -> None:
              if v["guard"] == "semantic"]
     assert row["verdict"] == "SUPPORTED"
     assert [(c["index"], c["verdict"]) for c in row["claims"]] == [
-        (1, "SUPPORTED"), (2, "SUPPORTED"), (3, "UNSUPPORTED")]
+        (0, "SUPPORTED"), (1, "SUPPORTED"), (2, "UNSUPPORTED")]
     assert assert_stored(services, out)["status"] == "SUCCESS"
 
 

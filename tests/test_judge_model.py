@@ -96,7 +96,7 @@ def test_an_offline_judge_keeps_the_verdict_off_the_model_server(tmp_path: Path)
     [row] = [v["verdict"] for v in services.store.trace(out["run_id"])["verdicts"]
              if v["guard"] == "semantic"]
     # Its own per-claim verdicts: CHG-2041 is in E2.1, whose values went 50 → 10 ("lowered").
-    assert [(c["index"], c["verdict"]) for c in row["claims"]] == [(1, "SUPPORTED")]
+    assert [(c["index"], c["verdict"]) for c in row["claims"]] == [(0, "SUPPORTED")]
     assert (out["release_outcome"], row["root_cause"]["verdict"]) == ("SUCCESS", "SUPPORTED")
 
 

@@ -98,7 +98,7 @@ def test_no_revision_without_a_model_call_left_for_it() -> None:
 @pytest.mark.parametrize("bad", [
     judge_claims(["SUPPORTED", "SUPPORTED", "SUPPORTED"]),           # a claim that does not exist
     judge_claims(["SUPPORTED"]),                                      # claim 2 left out
-    judge_claims(["SUPPORTED", "SUPPORTED"], indexes=[1, 1]),         # claim 1 twice
+    judge_claims(["SUPPORTED", "SUPPORTED"], indexes=[0, 0]),         # claim 0 twice
     judge_claims(["UNSUPPORTED", "UNSUPPORTED"], root="SUPPORTED"),  # a cause on nothing
 ])
 def test_a_judge_answer_that_does_not_judge_exactly_the_claims_is_invalid_and_retried(
@@ -112,7 +112,7 @@ def test_a_judge_answer_that_does_not_judge_exactly_the_claims_is_invalid_and_re
 
 
 def test_the_contract_refuses_a_supported_cause_resting_on_no_supported_claim() -> None:
-    parsed = parse_judge('{"verdict": "SUPPORTED", "claims": [{"index": 1, "verdict": '
+    parsed = parse_judge('{"verdict": "SUPPORTED", "claims": [{"index": 0, "verdict": '
                          '"UNSUPPORTED", "reason": "r"}], "root_cause": {"verdict": "SUPPORTED", '
                          '"reason": "r"}, "reasons": []}')
     assert parsed.failure is FailureClass.SCHEMA_INVALID
@@ -131,7 +131,7 @@ DIAG = {"intent": "DIAGNOSIS", "scope": {"service": "payment-service"}, "draft":
 
 
 def _claims(*verdicts: str) -> list[dict[str, Any]]:
-    return [{"index": n, "verdict": v, "reason": "r"} for n, v in enumerate(verdicts, 1)]
+    return [{"index": n, "verdict": v, "reason": "r"} for n, v in enumerate(verdicts)]
 
 
 @pytest.mark.parametrize(("verdict", "published"), [
@@ -177,12 +177,12 @@ def test_release_refuses_to_publish_claims_the_judged_row_did_not_let_through() 
     drafted = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
         {"statement": s, "evidence_ids": ids} for s, ids in [*CLAIMS, side]]},
         "next_steps": ["check again"]}
-    assert check_publication(drafted, records, trace["verdicts"], [1, 2]) == []
-    assert check_publication(drafted, records, trace["verdicts"], [1, 2, 3]) == [
+    assert check_publication(drafted, records, trace["verdicts"], [0, 1]) == []
+    assert check_publication(drafted, records, trace["verdicts"], [0, 1, 2]) == [
         "the claims to publish are not the ones the independent judge found supported for "
         "this draft"]
     assert check_publication(drafted, records, trace["verdicts"], None) != []
-    assert judged(DiagnosisDraft.model_validate(drafted), records, "SUPPORTED", [1, 2]) in [
+    assert judged(DiagnosisDraft.model_validate(drafted), records, "SUPPORTED", [0, 1]) in [
         v["verdict"] for v in trace["verdicts"] if v["guard"] == "judged_draft"]
 
 
@@ -248,7 +248,7 @@ def _payload(claims: list[tuple[str, list[str]]], cause: str,
              evidence: list[dict[str, Any]]) -> str:
     import json
     return json.dumps({"root_cause": cause, "evidence": evidence, "claims": [
-        {"index": n, "statement": s, "evidence_ids": ids} for n, (s, ids) in enumerate(claims, 1)]})
+        {"index": n, "statement": s, "evidence_ids": ids} for n, (s, ids) in enumerate(claims)]})
 
 
 LOG = {"evidence_id": "E1.1", "tool": "query_logs", "kind": "log_pattern",
@@ -287,7 +287,7 @@ def test_the_offline_judge_checks_quotes_host_port_and_that_a_cause_precedes_the
 
 def test_a_supported_claim_resting_on_runbooks_alone_publishes_nothing() -> None:
     from diagnosis_harness.guards.semantic import ruling
-    payload = {"claims": [{"index": 1, "evidence_ids": ["E1.1"]}, {"index": 2, "evidence_ids": ["E2.1"]}],
+    payload = {"claims": [{"index": 0, "evidence_ids": ["E1.1"]}, {"index": 1, "evidence_ids": ["E2.1"]}],
                "evidence": [{"evidence_id": "E1.1", "kind": "passage"},
                             {"evidence_id": "E2.1", "kind": "log_event"}]}
     answer = JudgeAnswer.model_validate({

@@ -135,8 +135,8 @@ class RouterAnswer(_Strict):
 class ClaimVerdict(_Strict):
     """The judge's verdict on one claim of the draft: whether the items it cites show it."""
 
-    index: int = Field(ge=1)
-    """The claim's 1-based position in the draft (the payload shows it)."""
+    index: int = Field(ge=0)
+    """The claim's 0-based position in the draft (the payload shows it)."""
     verdict: Verdict
     reason: str
 
@@ -164,7 +164,7 @@ class JudgeAnswer(_Strict):
 
     verdict: Verdict
     claims: list[ClaimVerdict] | None = None
-    """One verdict per claim of the draft, by its 1-based index (None: the whole-draft form)."""
+    """One verdict per claim of the draft, by its 0-based index (None: the whole-draft form)."""
     root_cause: RootCauseVerdict | None = None
     """Whether the root cause follows from the SUPPORTED claims alone (with ``claims`` only)."""
     reasons: list[str]

@@ -94,7 +94,7 @@ class SemanticVerdictData(TypedDict, total=False):
     verdict: JudgeVerdict
     """The harness's ruling on the answer (``guards.semantic.ruling``): SUPPORTED publishes."""
     claims: list[dict[str, Any]]
-    """Per-claim verdicts ``{index, verdict, reason}`` (1-based; absent: a whole-draft answer).
+    """Per-claim verdicts ``{index, verdict, reason}`` (0-based; absent: a whole-draft answer).
     Only SUPPORTED claims are published; the others stay here and in the trace."""
     root_cause: dict[str, Any]
     """``{verdict, reason}``: whether the root cause follows from the supported claims alone."""

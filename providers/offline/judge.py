@@ -66,7 +66,7 @@ def judge(payload_text: str) -> dict[str, Any]:
         payload = json.loads(payload_text)
         items = {e["evidence_id"]: e for e in payload["evidence"]}
         claims = [(int(c.get("index", n)), str(c["statement"]), list(c["evidence_ids"]))
-                  for n, c in enumerate(payload["claims"], 1)]
+                  for n, c in enumerate(payload["claims"])]
         root_cause = str(payload["root_cause"])
     except (ValueError, KeyError, TypeError):
         return {"verdict": "UNSUPPORTED", "reasons": ["the input could not be read"]}
@@ -81,7 +81,7 @@ def judge(payload_text: str) -> dict[str, Any]:
     root_why = _root_problem(root_cause, supported_items, list(items.values()))
     root = {"verdict": "UNSUPPORTED" if root_why else "SUPPORTED",
             "reason": root_why or "it follows from the supported claims' items"}
-    reasons = [f"claim {v['index']}: {v['reason']}" for v in verdicts
+    reasons = [f"claim {v['index'] + 1}: {v['reason']}" for v in verdicts
                if v["verdict"] == "UNSUPPORTED"] + ([f"root cause: {root_why}"] if root_why else [])
     return {"verdict": root["verdict"], "claims": verdicts, "root_cause": root,
             "reasons": reasons or ["every claim and the root cause hold on the cited items"]}
