@@ -7,6 +7,7 @@ id is resolved to the canonical record's fact (text, data, tool, scope).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -58,8 +59,7 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
                 "tool": record.tool,
                 "scope": record.model_dump(mode="json", include={"scope"})["scope"],
                 "kind": stored["kind"],
-                "text": stored["text"],
-                "data": stored["data"],
+                **measured_view(stored["text"], stored["data"]),
             }
             if fact.flags:
                 item[UNTRUSTED_KEY] = stored["flags"]
@@ -71,6 +71,29 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
     if flagged:
         payload[FLAGGED_KEY] = flagged
     return payload
+
+
+def measured_view(text: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A fact's text and data as the judge sees them: words the query computed are left out.
+
+    A tool marks under ``computed`` what its query wrote rather than read: columns of a row
+    (``query_mysql``: a CASE label, an expression) or keys of the data (``query_metrics``:
+    ``query_labels``, the labels no stored series has, and the numbers of a query that is more
+    than one selector). Computed *text* is shown as null — the marker stays, so the judge knows it
+    exists and is not evidence — and a row's text, which repeats it, is rebuilt from what is
+    left; computed numbers stay visible with their marker (a count is computed, and still the
+    data's).
+    """
+    computed = data.get("computed")
+    if not isinstance(computed, list) or not computed:
+        return {"text": text, "data": data}
+    row = data.get("row")
+    if isinstance(row, dict):
+        kept = {k: (None if k in computed and isinstance(v, str) else v) for k, v in row.items()}
+        shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in kept.items())
+        return {"text": shown, "data": {**data, "row": kept}}
+    return {"text": text, "data": {**data, "query_labels": None} if "query_labels" in data
+            else data}
 
 
 def flags_shown(payload: dict[str, Any]) -> dict[str, Any]:

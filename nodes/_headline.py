@@ -1,21 +1,23 @@
-"""The root cause as one sentence a person reads at 3 a.m., from verified structured values.
+"""The failure as the cited evidence computes it: the report's second line.
 
-Not ``db-connection-pool-exhaustion: change_id=CHG-2041, service=…`` (a runbook id and a raw
-row), but: the component, its failure mode (the computed log pattern), the onset, and the change
-or dependency behind it — each taken from a fact the draft cites, never from the model's prose
-(docs/design.md §16.2). A flagged fact lends no free text (a row lends its one-token
-values). A draft that cites no log pattern keeps
-its own root cause line (it passed both guards).
+The report's first line is the root cause the judge accepted, as the draft wrote it. This line
+follows it and is labelled as computed: the component, its failure mode (the computed log
+pattern, count and onset), the change behind it (its id, service, time and key/values — from
+``recent_changes`` or a change-log row of ``query_mysql`` alike) and the runbook that describes
+it, each taken from a fact the shown claims cite, never from the model's prose (docs/design.md
+§16.2). It is the triage digest (``_triage.suspects``) run over the cited facts only, so the
+report and a fallback rank the same way. A flagged fact lends no free text (a row lends its
+one-token values).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from diagnosis_harness.control.contracts import Conclusion, Fact, ToolRecord
-from diagnosis_harness.nodes._triage import _CHANGE_TABLE, _TABLE, _TIME_KEY, _token
+from diagnosis_harness.control.contracts import Claim, Fact, ToolRecord
+from diagnosis_harness.nodes._triage import _TIME_KEY, _tier, _token, _values, suspects
 
 _FRACTION = re.compile(r"(\d{2}:\d{2}:\d{2})\.\d+")
 
@@ -41,23 +43,43 @@ def _change_phrase(row: Mapping[str, Any]) -> str:
     return phrase + (f" ({', '.join(details)})" if details else "")
 
 
-def headline(conclusion: Conclusion, index: Mapping[str, tuple[ToolRecord, Fact]]) -> str:
-    """One sentence: component, failure mode, onset, and the change or runbook behind it."""
-    cited = [index[e] for c in conclusion.claims for e in c.evidence_ids if e in index]
-    pattern = next(((r, f) for r, f in cited if f.kind == "error_pattern" and not f.flags), None)
-    if pattern is None:
-        return conclusion.root_cause
-    record, fact = pattern
-    service = _token(fact.data.get("service") or record.scope.get("service")) or "the service"
-    onset = to_second(str(fact.data.get("first_seen", "")))
-    sentence = (f"{service} failed with '{fact.data.get('template')}' "
-                f"({fact.data.get('count')} events from {onset})")
-    # A flagged row may still name its change: only one-token values are quoted from it.
-    change = next((f for r, f in cited if f.kind == "row"
-                   and (t := _TABLE.search(str(r.scope.get("sql", ""))))
-                   and _CHANGE_TABLE.search(t.group(1))), None)
-    row = change.data.get("row") if change is not None else None
-    if isinstance(row, dict):
-        sentence += f", after {_change_phrase(row)}"
-    doc = next((_token(f.data.get("doc_id")) for _, f in cited if f.kind == "passage"), None)
-    return sentence + (f", as runbook {doc} describes" if doc else "") + "."
+def _cited_records(claims: Sequence[Claim], index: Mapping[str, tuple[ToolRecord, Fact]]
+                   ) -> list[ToolRecord]:
+    """The records the claims cite, each holding only its cited facts (in record order)."""
+    cited = {e for c in claims for e in c.evidence_ids}
+    by_call: dict[str, ToolRecord] = {}
+    for eid, (record, _) in index.items():  # the index's order: deterministic
+        if eid in cited:
+            by_call.setdefault(record.tool_call_id, record)
+    return [r.model_copy(update={"facts": [f for f in r.facts if f.evidence_id in cited]})
+            for r in by_call.values()]
+
+
+def failure_line(claims: Sequence[Claim], index: Mapping[str, tuple[ToolRecord, Fact]]
+                 ) -> str | None:
+    """One sentence: component, failure mode, onset, the change and runbook behind it.
+
+    None when the claims cite no anomaly, metric or change: there is nothing to compute.
+    """
+    records = _cited_records(claims, index)
+    ranked = suspects(records)
+    anomaly = next((s for s in ranked if s["kind"] == "anomaly"), None)
+    metric = next((s for s in ranked if s["kind"] == "metric"), None)
+    change = next((s for s in ranked if s["kind"] == "change"), None)
+    parts = []
+    if anomaly is not None:
+        what = f"'{anomaly['pattern']}'" if anomaly.get("pattern") else "a flagged pattern"
+        verb = "logged" if _tier(anomaly) == 2 else "failed with"
+        parts.append(f"{anomaly.get('service') or 'the service'} {verb} {what} "
+                     f"({anomaly.get('count')} events from {to_second(anomaly.get('onset') or '?')})")
+    elif metric is not None:
+        parts.append(f"{metric.get('service') or 'a metric'} moved from "
+                     f"{to_second(metric.get('onset') or '?')} ({metric.get('summary')})")
+    if change is not None:
+        row = _values(index[change["evidence_id"]][1])
+        parts.append(("after " if parts else "") + _change_phrase(row))
+    doc = next((t for r in records for f in r.facts if f.kind == "passage"
+                and (t := _token(f.data.get("doc_id")))), None)
+    if not parts:
+        return None
+    return ", ".join(parts) + (f", as runbook {doc} describes" if doc else "") + "."

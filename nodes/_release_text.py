@@ -6,12 +6,22 @@ Pure rendering from state, records and the ProgressSnapshot: no decision is made
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from diagnosis_harness.control.contracts import DiagnosisDraft, Fact, FallbackType, ToolRecord
+from diagnosis_harness.control.contracts import (
+    Claim,
+    Conclusion,
+    DiagnosisDraft,
+    Fact,
+    FallbackType,
+    ToolRecord,
+)
 from diagnosis_harness.guards.evidence import facts_by_id, shown_text
-from diagnosis_harness.nodes._headline import headline, to_second
-from diagnosis_harness.nodes._triage import digest_lines, suspects
+from diagnosis_harness.nodes._headline import failure_line, to_second
+from diagnosis_harness.nodes._triage import _token, digest_lines, suspects
 from diagnosis_harness.run.state import DiagnosisState
 from diagnosis_harness.tools.dataset.examples import context_hints
 
@@ -58,41 +68,179 @@ def scope_line(scope: dict[str, Any]) -> str:
 MAX_FACTS = 12
 """Observed facts listed in a fallback; the rest are counted ("and N more")."""
 MAX_QUOTE = 300
+"""Characters of a runbook passage, a refused proposal's sentence or a reason shown."""
+MAX_FIELDS = 6
+"""Data fields shown on one evidence line."""
+MAX_VALUE = 60
+"""Characters of a field value: a longer one is not shown on an evidence line."""
+MAX_PROPOSED = 12
+"""Claims of a refused proposal listed; the rest are counted."""
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
+_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_STOP = frozenset({"the", "and", "for", "from", "with", "was", "were", "are", "its", "this",
+                   "that", "than", "then", "into", "after", "before", "while", "which"})
 
 
-def _evidence_line(eid: str, fact: Fact) -> str:
-    """One cited fact; a runbook passage is quoted on one line: it is no evidence bullet."""
-    if fact.kind != "passage":
-        return f"    {eid}: {to_second(shown_text(fact))}"
-    text = " ".join(shown_text(fact).split())
-    text = text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE] + "…"
-    return f"    {eid} (runbook, quoted): \u201c{text}\u201d"
+def printable(text: str) -> str:
+    """Model or data text on one report line: control and bidi characters shown escaped.
+
+    A newline in a claim must not start a line of its own (it could read ``Root cause: …``),
+    and an escape sequence or a right-to-left override must not reach a terminal.
+    """
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _clip(text: str, limit: int = MAX_QUOTE) -> str:
+    text = printable(" ".join(text.split()))
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def shown_claims(conclusion: Conclusion, verdict: Mapping[str, Any] | None
+                 ) -> tuple[list[Claim], int]:
+    """The claims a report shows with their evidence, and how many it leaves out.
+
+    With per-claim verdicts in the recorded semantic verdict (``claims``: ``{"index": i,
+    "verdict": …}``, ``i`` the 0-based position in ``conclusion.claims``), only the SUPPORTED
+    ones: a claim the judge did not support is never shown as evidence (a claim without a
+    verdict is not supported). Without them (a judge that answers for the whole conclusion),
+    every claim.
+    """
+    per_claim = (verdict or {}).get("claims")
+    if not isinstance(per_claim, list) or not per_claim:
+        return list(conclusion.claims), 0
+    supported = {v.get("index") for v in per_claim
+                 if isinstance(v, dict) and v.get("verdict") == "SUPPORTED"}
+    shown = [c for i, c in enumerate(conclusion.claims) if i in supported]
+    return shown, len(conclusion.claims) - len(shown)
+
+
+def _terms(text: str) -> set[str]:
+    """A statement's words, names and numbers, lower-cased; ``3600.0`` is ``3600``."""
+    out = set()
+    for term in _TERM.findall(text.lower()):
+        for part in {term, *re.split(r"[._:/-]", term)}:
+            part = part[:-2] if re.fullmatch(r"\d+\.0", part) else part
+            if part and part not in _STOP and (len(part) >= 3 or part.isdigit()):
+                out.add(part)
+    return out
+
+
+def _leaves(data: Mapping[str, Any], depth: int = 0) -> list[tuple[str, Any]]:
+    """The scalar fields of a fact's data (nested objects flattened, leaf names kept)."""
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and depth < 2:
+            out += _leaves(value, depth + 1)
+        elif isinstance(value, str | int | float | bool) and not isinstance(value, bool):
+            out.append((str(key), value))
+    return out
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, str) or _token(value):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def relied_fields(fact: Fact, statement: str) -> list[str]:
+    """The fields of a fact a claim relies on that its text does not show (``key=value``).
+
+    Fields whose value the fact's text already shows are left out; of the others, those the
+    claim names by key (``hit rate`` → ``hit_rate``) or by value (``85 %`` → ``85``) — or, when
+    the claim names none of them, every short one: at most ``MAX_FIELDS``, in the data's order.
+    A flagged fact lends only one-token values.
+    """
+    shown = set(_TERM.findall(fact.text.lower())) | set(  # ``x30`` shows 30; a time shows no number
+        _NUMBER.findall(_MOMENT.sub(" ", fact.text)))
+    claim = _terms(statement)
+    fields, named = [], []
+    for key, value in _leaves(fact.data):
+        text = _value_text(value)
+        if len(text) > MAX_VALUE or (fact.flags and not _token(str(value))):
+            continue
+        plain = value.lower() if isinstance(value, str) else text
+        if plain in shown or (len(plain) > 3 and plain in fact.text.lower()):
+            continue  # the fact's text shows it already
+        field = f"{key}={printable(text)}"
+        if field in fields:
+            continue
+        fields.append(field)
+        if claim & (_terms(key) | _terms(text)):
+            named.append(field)
+    return (named or fields)[:MAX_FIELDS]
+
+
+def evidence_line(eid: str, fact: Fact, statement: str) -> str:
+    """One cited fact as the report shows it, with the fields the claim relies on.
+
+    A runbook passage is quoted on one line: it is no evidence bullet.
+    """
+    if fact.kind == "passage":
+        return f"    {eid} (runbook, quoted): \u201c{_clip(shown_text(fact))}\u201d"
+    line = f"    {eid}: {printable(to_second(shown_text(fact)))}"
+    fields = relied_fields(fact, statement)
+    return line + (f" | {', '.join(fields)}" if fields else "") + computed_mark(fact)
+
+
+def computed_mark(fact: Fact) -> str:
+    """The note on a fact whose query computed parts of it (``computed``); else empty.
+
+    ``query_mysql`` marks the columns its query computed (a CASE label, an expression) and
+    ``query_metrics`` the data its query made (labels no stored series has, the numbers of a
+    query that is more than one selector): the reader must not take them for stored data.
+    """
+    computed = fact.data.get("computed")
+    if not isinstance(computed, list) or not computed:
+        return ""
+    names = ", ".join(str(c) for c in computed[:6]) + (", …" if len(computed) > 6 else "")
+    return f" [computed by the query, not stored data: {names}]"
 
 
 def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
-    """The published diagnosis: root cause, each claim with the stored evidence it cites."""
+    """The published diagnosis: the judged root cause, then the computed failure and evidence.
+
+    The root cause is the draft's own sentence, the one the judge accepted (never rewritten);
+    the failure line after it is computed from the cited facts; each supported claim follows
+    with the stored evidence it cites.
+    """
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
     index = facts_by_id(records)
+    claims, left_out = shown_claims(draft.conclusion, state.get("semantic_verdict"))
     scope = state.get("scope") or {}
-    lines = [f"Root cause: {headline(draft.conclusion, index)}", "",
-             f"Scope: {scope_line(scope)}"]
+    lines = [f"Root cause: {printable(draft.conclusion.root_cause)}"]
+    computed = failure_line(claims, index)
+    if computed is not None:
+        lines.append(f"Computed from the evidence: {printable(computed)}")
+    lines += ["", f"Scope: {scope_line(scope)}"]
     if scope.get("window_note"):
         lines.append(f"Note: {scope['window_note']}")
     lines += ["", "Evidence (every id checked against this run's records and by an independent "
                   "judge):"]
-    for claim in draft.conclusion.claims:
-        lines.append(f"- {to_second(claim.statement)} [{', '.join(claim.evidence_ids)}]")
-        lines += [_evidence_line(eid, index[eid][1]) for eid in claim.evidence_ids]
+    for claim in claims:
+        lines.append(f"- {printable(to_second(claim.statement))} [{', '.join(claim.evidence_ids)}]")
+        lines += [evidence_line(eid, index[eid][1], claim.statement) for eid in claim.evidence_ids]
+    if left_out:
+        lines.append(f"({left_out} claim(s) the judge did not support are not shown; the run's "
+                     "record keeps them.)")
     if draft.next_steps:
-        lines += ["", "Next steps:", *[f"- {step}" for step in draft.next_steps]]
+        lines += ["", "Next steps:", *[f"- {printable(step)}" for step in draft.next_steps]]
     return "\n".join(lines)
 
 
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
                     snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
-                    records: list[ToolRecord] | None = None) -> str:
-    """The SafeFallback: only what this run verified, plus its limitations and next checks."""
+                    records: list[ToolRecord] | None = None, *,
+                    draft_editors: Sequence[str] | None = ()) -> str:
+    """The SafeFallback: what this run verified, its limitations and next checks.
+
+    A refused proposal, if any, is quoted under NOT VERIFIED (:func:`proposal_lines`);
+    ``draft_editors`` are who edited the draft in the run's state (None: unknown, not shown).
+    """
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
     if fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
@@ -105,6 +253,7 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
     ranked = suspects(records or [])
     if ranked:
         lines += ["", "Suspects (ranked, from verified facts of this run):", *digest_lines(ranked)]
+    lines += proposal_lines(state, fallback, message, draft_editors)
     if snapshot["checked"]:
         lines += ["", "What was checked:"]
         lines += [f"- {c['tool']}: {scope_line(c['scope'])} → {c['status']} ({c['returned']} items)"
@@ -148,6 +297,74 @@ def turn_summary(state: DiagnosisState) -> str:
     """What the thread's next turn is told of this one: a verified diagnosis, nothing else."""
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
-    claims = "; ".join(c.statement for c in draft.conclusion.claims)
+    shown, _ = shown_claims(draft.conclusion, state.get("semantic_verdict"))
+    claims = "; ".join(c.statement for c in shown)
     return (f"Question: {state.get('question')}\nScope: {scope_line(state.get('scope') or {})}\n"
             f"Verified root cause: {draft.conclusion.root_cause}\nClaims: {claims}")
+
+
+def _refusal(state: DiagnosisState, fallback: FallbackType, message: str) -> tuple[str, list[str]]:
+    """Who refused a proposed conclusion (or why nobody checked it), and their reasons."""
+    judged: Mapping[str, Any] = state.get("semantic_verdict") or {}
+    match fallback:
+        case FallbackType.EVIDENCE_VALIDATION_FAILED:
+            evidence: Mapping[str, Any] = state.get("evidence_verdict") or {}
+            problems = evidence.get("problems") or []
+            return "refused by the evidence guard", [
+                f"claim {p.get('claim_index', -1) + 1} cites {p.get('evidence_id')}: "
+                f"{p.get('problem')}" for p in problems]
+        case FallbackType.SEMANTIC_UNSUPPORTED:
+            by = "the harness" if judged.get("checked_by") == "harness" else "the independent judge"
+            own = judged.get("root_cause")
+            reasons = [*(judged.get("reasons") or [])]
+            if isinstance(own, dict) and own.get("verdict") != "SUPPORTED" and own.get("reason"):
+                reasons.append(f"the proposed cause: {own.get('verdict')} — {own.get('reason')}")
+            return f"refused by {by}", reasons
+        case FallbackType.SEMANTIC_UNAVAILABLE:
+            return "the independent check could not be completed", [
+                f"{judged.get('failure_class') or 'no usable answer'} after "
+                f"{judged.get('attempts', 0)} attempt(s)"]
+        case FallbackType.APPROVAL_REJECTED:
+            return "refused by a reviewer", [message] if message else []
+    return "not checked", [message] if message else []
+
+
+def _claim_notes(verdict: Mapping[str, Any]) -> dict[int, str]:
+    """A per-claim verdict line for each judged claim index (empty without per-claim verdicts)."""
+    notes: dict[int, str] = {}
+    for v in verdict.get("claims") or []:
+        if isinstance(v, dict) and isinstance(v.get("index"), int):
+            reason = f": {v['reason']}" if v.get("reason") else ""
+            notes[v["index"]] = f"{v.get('verdict')}{reason}"
+    return notes
+
+
+def proposal_lines(state: DiagnosisState, fallback: FallbackType, message: str,
+                   draft_editors: Sequence[str] | None = ()) -> list[str]:
+    """What a refused (or unchecked) draft proposed, and why it is not published.
+
+    Labelled NOT VERIFIED and never in a ``Root cause:`` line: the reader sees what the agent
+    concluded and what stopped it, as the model's words quoted on one line each — not as a
+    cause. A draft edited in the run's state says who edited it. Empty when the run has no
+    proposed conclusion, or when who wrote it is unknown (``draft_editors`` None).
+    """
+    draft = state.get("draft") or {}
+    conclusion = draft.get("conclusion") if isinstance(draft, dict) else None
+    if not conclusion or draft_editors is None:
+        return []
+    proposed = Conclusion.model_validate(conclusion)
+    who, reasons = _refusal(state, fallback, message)
+    notes = _claim_notes(state.get("semantic_verdict") or {})
+    edited = (f" (edited in the run's state by {printable(', '.join(draft_editors))})"
+              if draft_editors else "")
+    lines = ["", f"Proposed diagnosis{edited}, NOT VERIFIED \u2014 {who}:",
+             f"- proposed cause: \u201c{_clip(proposed.root_cause)}\u201d"]
+    for i, claim in enumerate(proposed.claims[:MAX_PROPOSED]):
+        note = f" \u2014 judge: {_clip(notes[i])}" if i in notes else ""
+        lines.append(f"- claim {i + 1} [{printable(', '.join(claim.evidence_ids))}]: "
+                     f"\u201c{_clip(claim.statement)}\u201d{note}")
+    if len(proposed.claims) > MAX_PROPOSED:
+        lines.append(f"- \u2026 and {len(proposed.claims) - MAX_PROPOSED} more claim(s)")
+    if reasons:
+        lines += ["Why it is not published:", *[f"- {_clip(str(r))}" for r in reasons[:MAX_FACTS]]]
+    return lines

@@ -9,18 +9,20 @@ here. A run whose deadline passed (or that was cancelled) before release publish
 
 Before it publishes, it checks the state against what the run store recorded when the tools and
 the judge ran (``diagnosis_harness.guards.release_check``): state that disagrees is EVIDENCE_TAMPERED, nothing
-published. With ``HARNESS_APPROVAL=before_publish`` a verified report then waits for a human's
-decision (``diagnosis_harness.continuations.approval``). docs/design.md §14.
+published. With ``HARNESS_APPROVAL=before_publish`` (or when the run's record already holds an
+approval) a verified report then waits for a human's decision
+(``diagnosis_harness.continuations.approval``). docs/design.md §14.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Never
 
 from langgraph.runtime import Runtime
 
-from diagnosis_harness.continuations.approval import await_approval
+from diagnosis_harness.continuations.approval import await_approval, gated, settle_undecided
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import (
     FailureCode,
@@ -34,7 +36,7 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
 from diagnosis_harness.guards.release_check import check_publication, check_verdicts
-from diagnosis_harness.guards.semantic import published_draft, publishes, supported_claims
+from diagnosis_harness.guards.semantic import publishes, supported_claims
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
     CAPABILITY_REPLY,
@@ -48,7 +50,7 @@ from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.records import resolve
 from diagnosis_harness.run.state import DiagnosisState, Stop
 from diagnosis_harness.runstore.store import RunPersistenceError
-from diagnosis_harness.tools.recompute import recompute_problems
+from diagnosis_harness.tools.recompute import recheck
 
 if TYPE_CHECKING:
     from diagnosis_harness.tools.dataset.layout import DatasetInfo
@@ -160,6 +162,14 @@ def _tampered(problems: list[str]) -> Decision:
                    "recorded when its tools and guards ran — " + "; ".join(problems[:5]))
 
 
+def _unconfirmed(problems: list[str]) -> Decision:
+    """A statistic could not be re-computed now: not confirmed, so not published — not tampered."""
+    return _failed(RunState.FAILED, FailureCode.EVIDENCE_RECHECK_UNAVAILABLE,
+                   "nothing is published: the run's statistics could not be re-checked against "
+                   "the data at release (a backend did not answer in time, or the limit is not "
+                   "usable); ask again when it answers — " + "; ".join(problems[:5]))
+
+
 async def _checked(ctx: RunContext, state: DiagnosisState,
                    ended: Stop | None) -> tuple[Decision, list[ToolRecord], dict[str, Any]]:
     """The decision, the records and the progress snapshot, from what the run store backs.
@@ -182,8 +192,11 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
         records, problems = resolve(state.get("records") or [], stored["tool_records"])
         problems += check_verdicts(state, stored["verdicts"])
         if not problems:  # a statistic must also come out the same from the data (§16.1)
-            problems = await offload(recompute_problems, records, ctx.backends, ctx.settings,
-                                     max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
+            checked = await offload(recheck, records, ctx.backends, ctx.settings,
+                                    max(ctx.lifecycle.remaining(), ctx.settings.sql_timeout_s))
+            problems = checked.tampered
+            if not problems and checked.unavailable:
+                return _unconfirmed(checked.unavailable), [], build_snapshot([])
         if problems:
             return _tampered(problems), [], build_snapshot([])
     snapshot = build_snapshot(records)
@@ -195,24 +208,36 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
     return decision, records, snapshot
 
 
-def _as_published(state: DiagnosisState) -> DiagnosisState:
-    """The state with its draft as published: minus the claims the judge refused (§8)."""
-    draft = state.get("draft")
-    if not draft:
-        return state
-    return {**state, "draft": published_draft(draft, state.get("semantic_verdict"))}
-
-
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
-             snapshot: dict[str, Any], dataset: DatasetInfo | None = None) -> str | None:
+             snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
+             draft_editors: Sequence[str] | None = ()) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
-            else render_report(_as_published(state), records)
+            else render_report(state, records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
         return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
-                               records)
+                               records, draft_editors=draft_editors)
     return None
+
+
+async def _draft_editors(ctx: RunContext, state: DiagnosisState,
+                         decision: Decision) -> list[str] | None:
+    """Who edited the draft a fallback quotes as the refused proposal ([] nobody, None unknown).
+
+    A fallback shows a proposed conclusion as the agent's (docs/design.md §8); a draft edited
+    in the run's state (§14) is labelled with its editors, and one whose origin the store
+    cannot tell is not shown.
+    """
+    if decision.outcome is not ReleaseOutcome.FALLBACK \
+            or not (state.get("draft") or {}).get("conclusion"):
+        return []
+    try:
+        lineage = await offload(ctx.store.lineage, ctx.run_id)
+    except RunPersistenceError:
+        return None
+    return sorted({str(e.get("edited_by") or "someone") for e in (lineage or {}).get("edits") or []
+                   if "draft" in (e.get("keys") or [])})
 
 
 async def _approved(ctx: RunContext, state: DiagnosisState, records: list[ToolRecord],
@@ -238,13 +263,17 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
     # Checked once, before deciding: a run cancelled or past its deadline publishes nothing
     # (no late fallback). Once decided, nothing after (the row write, a lock) changes it.
     decision, records, snapshot = await _checked(ctx, state, stop_if_inactive(ctx))
-    if decision.outcome is ReleaseOutcome.SUCCESS and ctx.settings.approval == "before_publish" \
-            and state.get("intent") == Intent.DIAGNOSIS.value:
-        decision = await _approved(ctx, state, records, decision,
-                                   render_report(_as_published(state), records), snapshot)
+    # Gated by the settings or by the run's own record (an approver's shell may lack the setting).
+    if state.get("intent") == Intent.DIAGNOSIS.value and await gated(ctx):
+        if decision.outcome is ReleaseOutcome.SUCCESS:
+            decision = await _approved(ctx, state, records, decision,
+                                       render_report(state, records), snapshot)
+        else:  # ended without the gate's decision: a PENDING approval must not outlive the run
+            await settle_undecided(ctx, decision.outcome.value)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
-    content = _content(state, decision, records, snapshot, ctx.dataset)
+    content = _content(state, decision, records, snapshot, ctx.dataset,
+                       await _draft_editors(ctx, state, decision))
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:
@@ -274,7 +303,7 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
         "suspects": suspects(records) if decision.outcome is ReleaseOutcome.FALLBACK else [],
     }
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") == Intent.DIAGNOSIS.value:
-        out["last_success"] = turn_summary(_as_published(state))
+        out["last_success"] = turn_summary(state)
     return out
 
 

@@ -283,6 +283,16 @@ def cited(content: str | None) -> set[str]:
     return set(EVIDENCE_ID.findall(content or ""))
 
 
+def without_proposal(content: str) -> str:
+    """A fallback without its "Proposed diagnosis…, NOT VERIFIED" block (a blank-line paragraph):
+    the agent's refused proposal, quoted and labelled, is the only place its prose may appear."""
+    start = content.find("\n\nProposed diagnosis")
+    if start < 0:
+        return content
+    end = content.find("\n\n", start + 2)
+    return content[:start] + (content[end:] if end >= 0 else "")
+
+
 def ready_facts(trace: dict[str, Any]) -> dict[str, str]:
     """evidence id → fact text, over the READY + EVIDENCE_FOUND records the store kept."""
     return {f["evidence_id"]: f["text"] for r in trace["tool_records"]

@@ -311,7 +311,8 @@ def test_the_outcome_becomes_a_comment_on_the_issue_the_alert_names(sqlite_store
         (comment,) = receiver.posts
         assert comment["path"] == "/repos/acme/shop/issues/42/comments"
         assert comment["headers"]["Authorization"] == "Bearer ghp-test"
-        assert comment["body"]["body"].startswith("[SUCCESS] alert PaymentErrors")
+        assert comment["body"]["body"].startswith("[SUCCESS] verified root cause")
+        assert "alert (as the alert sent it, unverified): PaymentErrors" in comment["body"]["body"]
         assert comment["headers"]["Idempotency-Key"] == f"{run_id}:github:acme/shop#42"
         assert Deliverer(sqlite_store, settings).deliver_due() == 0  # never twice
     finally:

@@ -237,3 +237,22 @@ def test_resolved_while_the_run_is_going_cancels_it_and_nothing_is_posted(tmp_pa
                 assert receiver.posts == []
         finally:
             receiver.close()
+
+
+def test_poison_notifications_are_refused_422_without_a_traceback(served: Served) -> None:
+    """A deeply nested body (under the size limit), a year-1 ``startsAt`` and annotations too long
+    for any question: each a 422 with the reason (Alertmanager does not retry a 4xx), nothing
+    stored, and no traceback in the server's log."""
+    from test_alert_poison import long_annotations, year_one
+
+    nested = b'{"version": "4", "groupKey": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    too_long = am_payload(key=f"too-long-{uuid.uuid4().hex}", **long_annotations(100))
+    before, logged = stored(served), len(served.server.log())
+    for data, says in ((nested, "nests"), (year_one(), "year 1"),
+                       (json.dumps(too_long).encode(), "question limit")):
+        status, answer = post(f"{served.server.url}/alerts/alertmanager", data)
+        assert (status, says in answer.get("error", "")) == (422, True), (status, answer)
+    time.sleep(0.5)
+    assert stored(served) == before
+    log = served.server.log()[logged:]  # what the server wrote while answering them
+    assert "Traceback" not in log and "RecursionError" not in log, log[-3000:]

@@ -21,6 +21,7 @@ from test_alert_intake import Receiver, am_payload
 from test_alerts_served import TOKEN, eventually, post
 
 from diagnosis_harness.runstore.store import open_run_store
+from diagnosis_harness.serving.alert_payload import THREAD_SECRET_FILE, thread_secret
 
 pytestmark = pytest.mark.slow
 
@@ -33,6 +34,10 @@ def test_two_workers_on_one_postgres_start_one_run_and_post_once(pg_url: str, tm
     env.update(HARNESS_MODEL="offline", HARNESS_ALERTS_TOKEN=TOKEN, HARNESS_DATABASE_URL=pg_url,
                HARNESS_NOTIFY_URL=f"{receiver.url}/hook", NO_PROXY="127.0.0.1,localhost")
     doc = am_payload(key=f"{{}}:{{alertname=\"PaymentErrors\",t=\"{uuid.uuid4().hex}\"}}")
+    # Replicas sharing a run store share the secret of alert thread ids (docs/alerts.md).
+    secret = thread_secret(tmp_path / "home-a")
+    (tmp_path / "home-b").mkdir()
+    (tmp_path / "home-b" / THREAD_SECRET_FILE).write_text(secret)
     try:
         with DevServer(tmp_path / "a", {**env, "HARNESS_HOME": str(tmp_path / "home-a")}) as a, \
                 DevServer(tmp_path / "b", {**env, "HARNESS_HOME": str(tmp_path / "home-b")}) as b:
@@ -58,6 +63,7 @@ def test_two_workers_on_one_postgres_start_one_run_and_post_once(pg_url: str, tm
                 eventually(lambda: receiver.posts, 30)
                 time.sleep(4)  # both deliverers poll every second: neither posts again
                 assert [p["body"]["run_id"] for p in receiver.posts] == [run_id]
+                assert {a["thread_id"] for _, a in answers} == {answers[0][1]["thread_id"]}
                 assert len(store.runs_for_thread(answers[0][1]["thread_id"])) == 1
                 assert [p["state"] for p in store.posts(run_id)] == ["SENT"]
             finally:

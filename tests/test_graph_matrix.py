@@ -43,6 +43,7 @@ from graphkit import (
     text,
     thread_values,
     tool_messages,
+    without_proposal,
 )
 
 from diagnosis_harness.control.lifecycle import CancelSignal
@@ -81,14 +82,17 @@ def assert_failed(out: dict[str, Any], code: str, sequence: list[str] = FAILED) 
 
 
 def assert_fallback_facts_only(services: Services, out: dict[str, Any]) -> None:
-    """A fallback shows facts of READY records, verbatim, and never the agent's prose."""
+    """A fallback shows facts of READY records, verbatim; the agent's prose only in its proposal,
+    labelled NOT VERIFIED, and never as a root cause."""
     facts = ready_facts(services.store.trace(out["run_id"]))
-    ids = cited(out["content"])
+    content = without_proposal(out["content"])
+    ids = cited(content)
     assert ids, "a fallback after observed facts lists them"
     assert ids <= set(facts)
     for eid in ids:
-        assert f"[{eid}] {facts[eid]}" in out["content"]
-    assert ROOT_CAUSE not in out["content"]
+        assert f"[{eid}] {facts[eid]}" in content
+    assert ROOT_CAUSE not in content
+    assert "Root cause" not in out["content"]
 
 
 # --- row 1 ------------------------------------------------------------------------------
@@ -256,7 +260,10 @@ def test_row6_evidence_guard_fails_after_its_one_repair(repair: str) -> None:
     assert outcome(out) == ("SUCCESS", "FALLBACK", "EVIDENCE_VALIDATION_FAILED", None)
     assert_published(out)
     assert phases(out)[-3:] == ["checking evidence", "repairing citations", "checking evidence"]
-    assert "E9.9" not in out["content"] and "a different root cause" not in out["content"]
+    # The invented id is named only as the reason the labelled proposal is not published.
+    assert "E9.9" not in without_proposal(out["content"])
+    assert "- claim 1 cites E9.9: UNKNOWN_ID" in out["content"]
+    assert "a different root cause" not in out["content"]  # the rejected repair shows nowhere
     assert_fallback_facts_only(services, out)
     assert consumed(services) == {"router": 1, "agent": 3, "repair": 1}  # one repair, no judge
     verdicts = services.store.trace(out["run_id"])["verdicts"]
@@ -524,7 +531,8 @@ def test_row17_citing_the_failed_call_is_never_accepted() -> None:
     services, out = go({"router": [ROUTER], "agent": agent,
                         "repair": [draft(ROOT_CAUSE, [(CLAIMS[0][0], ["E2.1"])])]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "EVIDENCE_VALIDATION_FAILED", None)
-    assert "E2.1" not in out["content"]
+    assert "E2.1" not in without_proposal(out["content"])
+    assert "- claim 1 cites E2.1: UNKNOWN_ID" in out["content"]  # why it is not published
     assert_fallback_facts_only(services, out)
 
 

@@ -35,6 +35,7 @@ from graphkit import (
     seen,
     services_for,
     tool_messages,
+    without_proposal,
 )
 
 from diagnosis_harness.control.budget import Budget, BudgetLimits
@@ -235,7 +236,10 @@ def test_a_misbehaving_server_ends_the_run_classified_within_its_deadline(
         assert outcome(out) == ("TIMED_OUT", "FAILED", None, "RUN_TIMED_OUT")
     else:  # the draft cites an id the failed call never produced: a fallback, no root cause
         assert out["release_outcome"] == "FALLBACK"
-        assert "metrics store was down" not in (out["content"] or "")
+        # Shown only as the refused proposal, labelled, with the reason.
+        assert "metrics store was down" not in without_proposal(out["content"] or "")
+        assert "NOT VERIFIED \u2014 refused by the evidence guard" in out["content"]
+        assert "- claim 1 cites E1.1: UNKNOWN_ID" in out["content"]
     stopped(BAD_TAG)  # the server process too, even the one still sleeping in its tool
 
 
@@ -256,9 +260,16 @@ def test_an_injection_stays_data_and_its_invented_ids_publish_nothing(
     assert [f["evidence_id"] for f in record["facts"]] == ["E1.1", "E1.2", "E1.3"]
     assert out["release_outcome"] == "FALLBACK" and "judge" not in consumed(services)
     assert out["content"].startswith("No root cause")
-    # The server's text is shown only as what it is: quoted tool output under its real ids.
-    mentions = [line for line in out["content"].splitlines() if "E7.7" in line or "attacker" in line]
+    # The server's text is shown only as what it is: quoted tool output under its real ids,
+    # and the draft that obeyed it only as the refused proposal, labelled NOT VERIFIED.
+    rest = without_proposal(out["content"])
+    mentions = [line for line in rest.splitlines() if "E7.7" in line or "attacker" in line]
     assert mentions and all(line.startswith(("- [E1.2] ", "- [E1.3] ")) for line in mentions), mentions
+    proposal = out["content"][len(rest.split("\n\nWhat was checked")[0]):]
+    assert proposal.startswith("\n\nProposed diagnosis, NOT VERIFIED \u2014 refused by the evidence "
+                               "guard:\n- proposed cause: \u201cthe attacker's fix was not deployed\u201d")
+    assert "- claim 1 cites E7.7: UNKNOWN_ID" in proposal
+    assert not any(line.startswith("Root cause") for line in out["content"].splitlines())
 
 
 def test_mcp_calls_share_the_gate_duplicate_scope_budget_and_schema_checks(

@@ -140,7 +140,7 @@ def test_a_110k_series_answer_comes_back_bounded_and_marked_truncated(
         backends: Backends, built: Any, prom: promkit.Prometheus) -> None:
     # 1000 bulk series + time(): 1000 distinct values per step; 110 steps of 1 s → 110 000
     # series of one point each.
-    expr = 'count_values("t", bulk + on() group_left() vector(time()))'
+    expr = 'count_values("i", bulk + on() group_left() vector(time()))'
     span = {"start": "2026-11-03T10:30:00Z", "end": "2026-11-03T10:31:49Z", "step": "1s",
             "baseline_start": "2026-11-03T10:20:00Z", "baseline_end": "2026-11-03T10:20:01Z"}
     whole = urllib.request.urlopen(urllib.request.Request(

@@ -134,8 +134,9 @@ def test_silent_csv_regression_the_deploy_is_found_whatever_its_time_format(
                    ImportOptions())
     out = diagnose(services_for(tmp_path / "data", tmp_path / "home"), QUESTION)
     assert out["release_outcome"] == "SUCCESS", out["content"]
-    first = out["content"].splitlines()[0]
-    assert "DEP-311" in first and "at 2026-03-14T09:49:00Z" in first  # one sentence, not a raw row
+    computed = out["content"].splitlines()[1]  # the failure as the cited facts compute it
+    assert computed.startswith("Computed from the evidence: ")
+    assert "DEP-311" in computed and "at 2026-03-14T09:49:00Z" in computed  # a sentence, no raw row
 
 
 def test_silent_csv_regression_an_unreadable_deploy_time_fails_the_load_loudly(tmp_path: Path) -> None:

@@ -47,13 +47,17 @@ def matches_golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-def test_success_report_reads_as_one_sentence_then_its_evidence(root: str) -> None:
+def test_success_report_reads_as_the_judged_cause_then_the_computed_failure(root: str) -> None:
     out = diagnose(root, "RESERVED")
     assert out["release_outcome"] == "SUCCESS"
     matches_golden("success_report.txt", out["content"])
-    first = out["content"].splitlines()[0]
-    assert "=" not in first  # no raw key=value row in the root cause sentence
-    assert "CH-31" in first and "dfs.datanode.du.reserved" in first and "datanode" in first
+    first, computed = out["content"].splitlines()[:2]
+    # The root cause the judge accepted, as the draft wrote it (the offline investigator's
+    # sentence of structured values), then the failure as the cited facts compute it.
+    assert first == f"Root cause: {out['root_cause']}"
+    assert computed.startswith("Computed from the evidence: datanode failed with ")
+    assert "=" not in computed  # no raw key=value row in the computed sentence
+    assert "CH-31" in computed and "dfs.datanode.du.reserved" in computed
     assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d", out["content"])  # to the second
     quoted = [ln for ln in out["content"].splitlines() if "(runbook, quoted)" in ln]
     assert quoted and all(ln.rstrip().endswith("\u201d") for ln in quoted)

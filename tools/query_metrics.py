@@ -15,12 +15,23 @@ for ``metric_shifts``) and judges each series with the same robust z-score rule
 the series' first change. The end of a query is never later than :data:`SETTLE_S` before the
 call, and the resolved times are the record's scope, so the release check asks the same
 question again and gets the same numbers (docs/design.md §16.1).
+
+A fact carries only what Prometheus measured (docs/security.md, forged metrics): the query is
+checked before and after it runs (:mod:`diagnosis_harness.tools.promql_provenance`,
+:mod:`diagnosis_harness.tools.promql_tsdb`), its text stays in the record's scope and is never
+quoted in a fact, labels no stored series has are moved out of the citable labels into
+``query_labels``, and ``computed`` names the keys of a fact's data that the query computed
+(``query_labels``; the numbers when the query is more than one selector: a rate, a sum,
+``x * 0 + 6666``) — the same marker ``query_mysql`` sets on a row, which the judges take no
+words from.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import time as clock
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus, PrometheusError
+from diagnosis_harness.tools.promql_provenance import PromqlRejected, Provenance, read
+from diagnosis_harness.tools.promql_tsdb import refuse_unknown_names, unbacked_labels
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.stats.common import canonical
 from diagnosis_harness.tools.stats.metrics import judge
@@ -48,6 +61,8 @@ SETTLE_S = 5
 MAX_PROMQL = 2000
 _STEP = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)?\Z")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+COMPUTED_VALUES = ("min", "max", "first", "last", "values", "shift", "first_out")
+"""The keys of a series fact that hold its numbers (or what was judged from them)."""
 
 
 class QueryMetricsError(ToolInputError):
@@ -105,11 +120,48 @@ def query_metrics(
         raise QueryMetricsError("not_configured", "query_metrics needs HARNESS_PROMETHEUS_URL")
     args = QueryMetricsArgs(promql=promql, start=start, end=end, step=step, time=time,
                             baseline_start=baseline_start, baseline_end=baseline_end)
+    found = read(args.promql)  # refuses what could write its own evidence, before it runs
     latest = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=SETTLE_S)
     timeout = min(settings.prometheus_timeout_s, client.timeout_s)
+    # One deadline for the query and the checks after it: the call's limit is the limit.
+    checks = _Checks(client, found, clock.monotonic() + timeout, settings)
     if args.start is None and args.end is None:
-        return _instant(client, args, latest, timeout, settings)
-    return _range(client, args, latest, timeout, settings)
+        return _instant(client, args, latest, timeout, settings, checks)
+    return _range(client, args, latest, timeout, settings, checks)
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """The provenance checks a query's answer gets, within the call's deadline."""
+
+    client: Prometheus
+    found: Provenance
+    deadline: float
+    settings: Settings
+
+    def vet(self, series: list[dict[str, Any]]) -> list[bool]:
+        """Refuse names the TSDB does not have; per series, whether its label set is unbacked."""
+        if not self.found.understood:
+            raise PromqlRejected("the query could not be checked for words of its own (it is "
+                                 "not plain PromQL as this tool reads it): write it without them")
+        cap = self.settings.max_tool_result_bytes
+        try:
+            refuse_unknown_names(self.client, self.found, self._left(), cap)
+            return unbacked_labels(self.client, [_labels(s) for s in series], self._left(), cap,
+                                   self.found.metric_names())
+        except PrometheusError as exc:
+            raise QueryMetricsError(exc.code, str(exc)) from None
+
+    def _left(self) -> float:
+        left = self.deadline - clock.monotonic()
+        if left <= 0:
+            raise PrometheusError("timeout", "the query's checks did not finish within the "
+                                  "call's timeout")
+        return left
+
+
+def _labels(series: dict[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (series.get("metric") or {}).items()}
 
 
 def _fetch(client: Prometheus, key: str, params: dict[str, str], timeout: float,
@@ -124,7 +176,7 @@ def _fetch(client: Prometheus, key: str, params: dict[str, str], timeout: float,
 
 
 def _instant(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout: float,
-             settings: Settings) -> ToolResult:
+             settings: Settings, checks: _Checks) -> ToolResult:
     if args.baseline_start or args.baseline_end or args.step:
         raise ToolInputError("step and a baseline need a range query: give start and end")
     at = min(parse_ts(args.time), latest) if args.time else latest
@@ -132,20 +184,24 @@ def _instant(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeo
     got = _fetch(client, "query", {"query": args.promql, "time": f"{at.timestamp():.3f}"},
                  timeout, settings)
     items = []
-    if got.result_type in ("scalar", "string") and isinstance(got.scalar, list):
-        point = _point(got.scalar)
-        if point is not None:
-            items.append(Item(kind="metric_value", text=f"{args.promql} = {point[1]} at "
-                              f"{point[0]}", data={"value": point[1], "at": point[0]}))
-    for series in sorted(got.series, key=_label_key):
+    ordered = sorted(got.series, key=_label_key)
+    point = _point(got.scalar) if got.result_type == "scalar" and isinstance(got.scalar, list) \
+        else None
+    unbacked = checks.vet(ordered) if ordered or point else []
+    if point is not None:
+        items.append(Item(kind="metric_value", text=f"value {point[1]} at {point[0]}",
+                          data={"value": point[1], "at": point[0],
+                                **({"computed": ["value"]} if checks.found.computed_values
+                                   else {})}))
+    for series, written in zip(ordered, unbacked, strict=True):
         raw = series.get("values") if "values" in series else [series.get("value")]
         points = [p for p in (_point(v) for v in raw or []) if p is not None]
-        items.append(_series_item(series, points, []))
-    return _result(scope, args.promql, got, items)
+        items.append(_series_item(series, points, [], written, checks.found.computed_values))
+    return _result(scope, got, items)
 
 
 def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout: float,
-           settings: Settings) -> ToolResult:
+           settings: Settings, checks: _Checks) -> ToolResult:
     if args.start is None or args.end is None:
         raise ToolInputError("a range query needs both start and end (or neither: instant)")
     lo, hi = parse_ts(args.start), min(parse_ts(args.end), latest)
@@ -176,15 +232,17 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
                                          "end": f"{hi.timestamp():.3f}", "step": scope["step"]},
                  timeout, settings)
     items = []
-    for series in sorted(got.series, key=_label_key):
+    ordered = sorted(got.series, key=_label_key)
+    unbacked = checks.vet(ordered) if ordered else []
+    for series, written in zip(ordered, unbacked, strict=True):
         points = [p for p in (_point(v) for v in series.get("values") or []) if p is not None]
         base = [v for ts, v in points if ts <= scope["baseline_end"] and v is not None]
         window = [(ts, v) for ts, v in points if ts >= scope["start"]]
-        items.append(_series_item(series, window, base))
-    return _result(scope, args.promql, got, items)
+        items.append(_series_item(series, window, base, written, checks.found.computed_values))
+    return _result(scope, got, items)
 
 
-def _result(scope: dict[str, Any], promql: str, got: Streamed, items: list[Item]) -> ToolResult:
+def _result(scope: dict[str, Any], got: Streamed, items: list[Item]) -> ToolResult:
     truncated = got.truncated is not None
     why = {"series": f"more than {MAX_SERIES} series matched: only the first {MAX_SERIES} were "
                      "read; aggregate (sum by, topk) or add label matchers",
@@ -192,18 +250,21 @@ def _result(scope: dict[str, Any], promql: str, got: Streamed, items: list[Item]
                     "aggregate or narrow the query"}.get(got.truncated or "")
     if not items:
         return ToolResult(scope=scope, note="no series matched this query and time")
+    # The query is the record's scope, never the fact's words: text in it is not measured.
+    shown = {k: v for k, v in scope.items() if k != "promql"}
     overview = Item(kind="metrics_overview", text=(
-        f"{len(items)} series for {clip(promql, 200)[0]}"
-        + (f" (truncated: {got.truncated} limit)" if truncated else "")),
-        data={**scope, "result_type": got.result_type, "series": len(items),
+        f"{len(items)} series" + (f" (truncated: {got.truncated} limit)" if truncated else "")),
+        data={**shown, "result_type": got.result_type, "series": len(items),
               "complete": not truncated, "stopped_at": got.truncated,
               "thresholds": {"max_series": MAX_SERIES, "max_steps": MAX_STEPS}})
     return ToolResult(scope=scope, items=[overview, *items], truncated=truncated, note=why)
 
 
 def _series_item(series: dict[str, Any], points: list[tuple[str, float | None]],
-                 base: list[float]) -> Item:
-    labels = {str(k): clip(str(v), 200)[0] for k, v in (series.get("metric") or {}).items()}
+                 base: list[float], written: bool, computed_values: bool) -> Item:
+    every = {str(k): clip(str(v), 200)[0] for k, v in (series.get("metric") or {}).items()}
+    # A label set no stored series has was put together by the query: none of it is cited.
+    labels, query_labels = ({}, every) if written else (every, {})
     name = labels.get("__name__", "")
     selector = name + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())
                                       if k != "__name__") + "}"
@@ -221,6 +282,12 @@ def _series_item(series: dict[str, Any], points: list[tuple[str, float | None]],
         "shift": shift, "first_out": shift["first_out"] if shift else None,
         "values": [[ts, None if v is None else _r(v)] for ts, v in _spread(points)],
     }
+    computed = (["query_labels"] if query_labels else []) + \
+        (list(COMPUTED_VALUES) if computed_values else [])
+    if query_labels:
+        data["query_labels"] = query_labels
+    if computed:
+        data["computed"] = computed
     if not values:
         text = f"{data['series']}: {len(points)} points, none a number"
     else:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+
+if TYPE_CHECKING:
+    from diagnosis_harness.serving.alert_payload import AlertGroup
 
 alerts_app = typer.Typer(help="Alert intake (docs/alerts.md).", no_args_is_help=True)
 
@@ -44,20 +47,33 @@ def test(
         usage_error(f"--source {source}: use alertmanager or generic")
     try:
         group = PARSERS[source](data)
+        firing = group.status == "firing"
+        intake = Intake(settings, None, None, None)  # type: ignore[arg-type]
+        question = intake.question(group) if firing else None
     except AlertPayloadError as exc:
         usage_error(f"{file}: {exc} (the route would answer 4xx)")
-    firing = group.status == "firing"
     out = {
         "route": f"POST /alerts/{source}",
         "routes_enabled": settings.alerts_token is not None,
-        "group_key": group.group_key, "thread_id": group.thread_id, "status": group.status,
+        "group_key": group.group_key, "thread_id": _thread_of(group, settings.home),
+        "status": group.status,
         "firing_fingerprints": group.firing,
         "would": "start one investigation (unless the group's run is active or already "
                  "investigated these alerts)" if firing else "cancel the group's active run, "
                  "or record the resolution",
-        "question": Intake(settings, None, None, None).question(group)  # type: ignore[arg-type]
-        if firing else None,
+        "question": question,
         "flags": group.flags,
         "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
     }
     typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+
+
+def _thread_of(group: AlertGroup, home: Path) -> str | None:
+    """The group's thread on this home's server; None before a server made its secret (no write)."""
+    from dataclasses import replace
+
+    from diagnosis_harness.serving.alert_payload import THREAD_SECRET_FILE, thread_secret
+
+    if not (Path(home) / THREAD_SECRET_FILE).exists():
+        return None
+    return replace(group, thread_secret=thread_secret(home)).thread_id

@@ -4,8 +4,9 @@
 - ``runs show RUN_ID [--json]``: one run's timeline — events, model calls and attempt receipts,
   tool calls with their records and evidence ids, guard verdicts, usage, and its lineage
   (parent, fork point, segments, edits, approval);
-- ``runs approve RUN_ID [--reject] [--note TEXT]``: decide a run that awaits approval, and let
-  it go on to its release here (its thread's checkpoints are in the home, whoever started it);
+- ``runs approve RUN_ID [--reject] [--note TEXT] [--data DIR]``: decide a run that awaits
+  approval, and let it go on to its release here (its thread's checkpoints are in the home,
+  whoever started it), as its record says — never as this shell's settings say;
 - ``runs cancel RUN_ID``: end a paused run CANCELLED.
 
 Everything is read from the run store of the settings' home; nothing is imported before a
@@ -29,6 +30,7 @@ from diagnosis_harness.cli.runs import runs_app
 if TYPE_CHECKING:
     from diagnosis_harness.control.settings import Settings
     from diagnosis_harness.runstore.store import RunStore
+    from diagnosis_harness.session.services import Services
 
 
 def _store(settings: Settings) -> RunStore:
@@ -123,22 +125,45 @@ def approve(
     run_id: Annotated[str, typer.Argument(help="The run that awaits approval.")],
     reject: Annotated[bool, typer.Option("--reject", help="Reject: a fallback quoting the note.")] = False,
     note: Annotated[str, typer.Option("--note", help="Why; quoted in the run's record.")] = "",
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="Dataset folder [default: the one the run's report was verified on].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result as JSON.")] = False,
 ) -> None:
-    """Approve (or --reject) a verified report that awaits approval, and release the run."""
-    from diagnosis_harness.continuations.starts import ContinuationRefused
-    from diagnosis_harness.runstore.lineage import approval_of
+    """Approve (or --reject) a verified report that awaits approval, and release the run.
 
-    settings = load_cli_settings()
-    store = _store(settings)
-    row, lineage = _paused_run(store, run_id)
-    if approval_of(lineage).get("state") != "PENDING":
+    Everything about the gate comes from the run's record, not from this shell: the run goes on
+    with the model it started with, on the data its report was verified on (other data is
+    refused before anything runs), and the decision is recorded first, so of two approvers
+    exactly one decides and the other is refused with one line (docs/design.md §14).
+    """
+    import asyncio  # not at the top: `harness --help` imports this module
+
+    from diagnosis_harness.cli.diagnose import open_services
+    from diagnosis_harness.continuations.approval import other_data, record_decision
+    from diagnosis_harness.continuations.starts import ContinuationRefused
+    from diagnosis_harness.runstore.lineage import approval_of, options_of
+
+    row, lineage = _paused_run(_store(load_cli_settings()), run_id)
+    approval = approval_of(lineage)
+    state, asked = approval.get("state"), "REJECTED" if reject else "APPROVED"
+    if not approval:
         usage_error(f"run {run_id} does not await approval (it is paused at a breakpoint): continue it "
               "from Studio or the SDK")
+    if state not in ("PENDING", asked):  # decided, its release cut short: that decision stands
+        usage_error(f"run {run_id} was already decided: {state} by "
+                    f"{approval.get('decided_by') or 'unknown'}; a decision is final")
+    recorded_dir = (approval.get("dataset") or {}).get("data_dir")
+    settings = load_cli_settings(model=str(row["model_spec"]),
+                                 data_dir=data or (Path(recorded_dir) if recorded_dir else None))
+    services = open_services(settings, usage_error)
+    if options_of(lineage).get("dataset") in (None, "default") and \
+            (why := other_data(approval, services.dataset.fingerprint)) is not None:
+        usage_error(f"run {run_id}: {why}")
+    if state == "PENDING" and (refused := record_decision(
+            services.store, run_id, approve=not reject, note=note, by=_actor())) is not None:
+        usage_error(refused)
     try:
-        import asyncio  # not at the top: `harness --help` imports this module
-
-        out = asyncio.run(_resume(settings, row["thread_id"], {"approve": not reject, "note": note}))
+        out = asyncio.run(_resume(services, row["thread_id"], {"approve": not reject, "note": note}))
     except ContinuationRefused as exc:
         usage_error(str(exc))
     if as_json:
@@ -186,20 +211,18 @@ async def _usage_at_head(settings: Settings, thread_id: str, run_id: str) -> dic
     return values.get("usage") if values.get("run_id") == run_id else None
 
 
-async def _resume(settings: Settings, thread_id: str, answer: dict[str, Any]) -> dict[str, Any]:
+async def _resume(services: Services, thread_id: str, answer: dict[str, Any]) -> dict[str, Any]:
     """Continue the thread's paused run with ``answer``; its output fields (as ``diagnose --json``)."""
     from langgraph.types import Command
 
     from diagnosis_harness.graph.builder import build_graph
     from diagnosis_harness.session.run_session import RunSession
     from diagnosis_harness.session.runner import OUTPUT_KEYS, open_checkpointer
-    from diagnosis_harness.session.services import Services
     from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
 
-    services = Services.from_settings(settings)
     resolver = RunResolver(ServicesByOptions(services), services, actor=_actor())
     final: dict[str, Any] = {}
-    async with open_checkpointer(settings) as saver:
+    async with open_checkpointer(services.settings) as saver:
         session = RunSession(build_graph(saver), resolve_context=resolver)
         async for mode, chunk in session.stream(Command(resume=answer),
                                                 {"configurable": {"thread_id": thread_id}},

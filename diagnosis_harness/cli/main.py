@@ -110,7 +110,8 @@ def diagnose(
 @app.command()
 def serve(
     port: Annotated[int, typer.Option(help="Port to serve on; the command fails if it is busy.")] = 2024,
-    host: Annotated[str, typer.Option(help="Interface to bind (keep it loopback).")] = "127.0.0.1",
+    host: Annotated[str, typer.Option(
+        help="Interface to bind; beyond loopback only with HARNESS_SERVER_TOKEN.")] = "127.0.0.1",
     data: Annotated[Path | None, typer.Option("--data", help="Dataset folder (default: demo).")] = None,
     model: Annotated[str | None, typer.Option("--model", help="offline | openai:NAME | replay:FILE")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="langgraph.json to serve.")] = None,
@@ -124,9 +125,12 @@ def serve(
     import socket
 
     from diagnosis_harness.providers.seam import ModelSpecError, judge_spec, parse_model_spec
+    from diagnosis_harness.serving.auth import serve_problem
     from diagnosis_harness.session.services import database_problem
 
     settings = _settings(data_dir=data, model=model)  # malformed settings fail here, not in the server
+    if (exposed := serve_problem(settings, host)) is not None:  # no open API beyond loopback
+        _usage_error(exposed)
     try:
         parse_model_spec(settings.model)
         judge_spec(settings)

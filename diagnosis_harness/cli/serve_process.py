@@ -1,10 +1,18 @@
-"""``harness serve``'s child: ``langgraph dev`` in a process group of its own, ended as a whole."""
+"""``harness serve``'s child: ``langgraph dev`` in a process group of its own, ended as a whole.
+
+Even when ``harness serve`` itself is killed with SIGKILL, which it cannot catch: a watchdog
+process holds the read end of a pipe only ``harness serve`` writes to. The kernel closes that
+pipe however ``harness serve`` ends, the watchdog reads end-of-file and ends the server's
+whole group (SIGTERM, then SIGKILL after :data:`SERVE_GRACE_S`). Portable (no ``prctl``), and
+it covers every process of the group, ``--reload``'s server process included.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import sys
 import time
 
 
@@ -17,6 +25,7 @@ def serve_child(argv: list[str], env: dict[str, str]) -> int:
     ``harness serve`` has exited, the port is free and nothing of it runs (docs/design.md §12).
     """
     child = subprocess.Popen(argv, env=env, start_new_session=True)
+    watchdog = _watch(child.pid)
     stopping: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
@@ -36,6 +45,7 @@ def serve_child(argv: list[str], env: dict[str, str]) -> int:
         time.sleep(0.1)
     if _group_alive(child.pid):
         os.killpg(child.pid, signal.SIGKILL)
+    _release(watchdog)
     if stopping:
         return 128 + stopping[0]
     return code if code >= 0 else 128 - code
@@ -53,3 +63,54 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+_WATCHDOG = """
+import os, signal, sys, time
+pgid, grace = int(sys.argv[1]), float(sys.argv[2])
+if sys.stdin.buffer.read() == b"done":
+    sys.exit(0)  # harness serve ended its group itself
+def alive():
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+if alive():
+    os.killpg(pgid, signal.SIGTERM)
+deadline = time.monotonic() + grace
+while alive() and time.monotonic() < deadline:
+    time.sleep(0.1)
+if alive():
+    os.killpg(pgid, signal.SIGKILL)
+"""
+
+
+def _watch(pgid: int) -> subprocess.Popen[bytes]:
+    """A process that ends group ``pgid`` once this process is gone, however it ended.
+
+    In a session of its own, so the terminal's Ctrl-C does not end it first; it exits by itself
+    when it reads ``done`` (a clean end) or end-of-file (this process died).
+    """
+    return subprocess.Popen([sys.executable, "-c", _WATCHDOG, str(pgid), str(SERVE_KILLED_GRACE_S)],
+                            stdin=subprocess.PIPE, start_new_session=True, close_fds=True)
+
+
+def _release(watchdog: subprocess.Popen[bytes]) -> None:
+    """Tell the watchdog the group has ended here; it exits without touching anything."""
+    try:
+        assert watchdog.stdin is not None
+        watchdog.stdin.write(b"done")
+        watchdog.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    try:
+        watchdog.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        watchdog.kill()
+
+
+SERVE_KILLED_GRACE_S = 3.0
+"""How long the server's processes get to stop after ``harness serve`` was killed (SIGKILL then)."""

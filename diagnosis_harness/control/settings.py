@@ -196,6 +196,10 @@ class Settings(BaseSettings):
             named[name.strip()] = folder.strip()
         return named
 
+    server_token: SecretStr | None = None
+    """The one credential of every route of the served app (bearer token, or basic auth's
+    password); unset: only loopback clients are served (docs/security.md)."""
+
     # --- alerts, notifications and live metrics (docs/alerts.md, docs/design.md §17) -------
     alerts_token: SecretStr | None = None
     """The secret of ``POST /alerts/*`` (bearer token, or basic auth's password); unset: 404."""
@@ -321,7 +325,7 @@ def zone_of(name: str) -> tzinfo:
 
 
 _SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY", "judge_api_key",
-                  "alerts_token", "notify_url", "slack_webhook_url", "github_token"}
+                  "alerts_token", "server_token", "notify_url", "slack_webhook_url", "github_token"}
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -77,6 +77,10 @@ class FailureCode(StrEnum):
     EVIDENCE_TAMPERED = "EVIDENCE_TAMPERED"
     """The run's state disagrees with what the run store recorded when the tools and guards ran:
     an edited record, or a verdict the judge never gave for this draft (docs/design.md §14)."""
+    EVIDENCE_RECHECK_UNAVAILABLE = "EVIDENCE_RECHECK_UNAVAILABLE"
+    """Release could not re-compute a statistic to confirm it (its backend timed out, was
+    unreachable, or the limit overflowed): nothing is published, but nothing was tampered with
+    either (docs/design.md §16.1)."""
 
 
 class StoredRunStatus(StrEnum):

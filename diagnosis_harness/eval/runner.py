@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from diagnosis_harness.control.contracts import Conclusion
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.eval import manifest
 from diagnosis_harness.eval.picture import Timeline, marked, timeline
@@ -35,6 +36,7 @@ from diagnosis_harness.eval.scoring import (
     summarise,
 )
 from diagnosis_harness.eval.suite import Case, Suite, SuiteError
+from diagnosis_harness.nodes._release_text import shown_claims
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
@@ -213,7 +215,9 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
         facts = {f.evidence_id: CitedRecord(evidence_id=f.evidence_id, tool=r.tool, text=f.text)
                  for r in run_records(store, str(out["run_id"]), own.get("records"))
                  for f in r.facts}
-        ids = dict.fromkeys(e for c in conclusion.get("claims") or [] for e in c["evidence_ids"])
+        # As the report shows them: a claim the judge did not support cites no evidence here.
+        shown, _ = shown_claims(Conclusion.model_validate(conclusion), own.get("semantic_verdict"))
+        ids = dict.fromkeys(e for c in shown for e in c.evidence_ids)
         cited = tuple(facts[e] for e in ids if e in facts)
     failure = next((e.get("message") for e in out.get("events") or []
                     if e.get("event") == "failure"), None)

@@ -5,12 +5,15 @@ conditional UPDATE of the group's row (``alert_groups``, keyed by Alertmanager's
 so of several workers receiving the same notification exactly one wins the start — SQLite's
 write lock or PostgreSQL's row lock decides, with the WHERE re-checked on the row it locked.
 
-A group is ACTIVE from the winning claim until its run is seen finished in ``runs``; DONE after;
-RESOLVED once Alertmanager said so (a later firing starts a new investigation). A new start
-needs the group not ACTIVE and a different set of firing fingerprints than the last one.
+A group is ACTIVE from the winning claim until its run is seen finished in ``runs``, or its run
+is found lost with its worker (:mod:`diagnosis_harness.runstore.alert_sweep` decides, and
+:meth:`AlertRecords.release_lost_alert_group` releases it); DONE after; RESOLVED once
+Alertmanager said so (a later firing starts a new investigation). A new start needs the group
+not ACTIVE and a different set of firing fingerprints than the last one (a released group has
+none, so its next notification starts one).
 
 The outbox holds one row per (run, target); that primary key is the idempotency key: queued at
-intake, posted once the run has finished, leased by one deliverer at a time, retried with
+intake, posted once the run has finished, leased by one deliverer just before each post, retried with
 backoff (``next_attempt_ms``) across restarts, SENT once. A part of the one
 :class:`~diagnosis_harness.runstore.sql.RunStore` class (split by concern).
 """
@@ -18,9 +21,10 @@ backoff (``next_attempt_ms``) across restarts, SENT once. A part of the one
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, and_, or_, select, update
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from diagnosis_harness.runstore.db import Database
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 STALE_CLAIM_S = 120.0
 """A claim whose run never got an id (its worker died while starting it) is given up after this."""
@@ -51,15 +56,17 @@ class AlertRecords:
 
     # --- alert groups ---------------------------------------------------------------------------
 
-    def claim_alert_group(self, group_key: str, thread_id: str, firing: list[str]
-                          ) -> tuple[str | None, dict[str, Any]]:
+    def claim_alert_group(self, group_key: str, thread_id: str, firing: list[str],
+                          claimant: str = "") -> tuple[str | None, dict[str, Any]]:
         """Claim the start of the group's investigation; (claim id or None, the group's row).
 
         None means: a duplicate (the group's run is active, or it already investigated exactly
-        these firing alerts). Every notification is counted on the row.
+        these firing alerts). Every notification is counted on the row. The claim id starts
+        with ``claimant`` (the worker, ``host:pid:token``), so a claim whose worker died before
+        its run had a row can be told lost (``runstore.alert_sweep``).
         """
         key, fired = self._text(group_key), json.dumps(sorted(firing))
-        claim = uuid.uuid4().hex
+        claim = f"{claimant}/{uuid.uuid4().hex}"
         stale_before = _iso_ago(STALE_CLAIM_S)
 
         def step(conn: Connection) -> tuple[str | None, dict[str, Any]]:
@@ -124,6 +131,41 @@ class AlertRecords:
 
         return self._db.run(step, f"resolve alert group {group_key}")
 
+    def release_lost_alert_group(self, group: dict[str, Any], why: str) -> bool:
+        """Give up an ACTIVE group's lost investigation; False if the group changed meanwhile.
+
+        ACTIVE → DONE with no firing set (the next notification starts a new run), and the lost
+        run's queued posts SKIPPED (its row will end FAILED, which is not the group's answer),
+        in one transaction, on the condition that the group still has the claim ``group`` shows.
+        """
+        key, run_id = group["group_key"], group["run_id"]
+        same_claim = (alert_groups.c.claim_id.is_(None) if group["claim_id"] is None
+                      else alert_groups.c.claim_id == group["claim_id"])
+
+        def step(conn: Connection) -> bool:
+            released = conn.execute(update(alert_groups).where(
+                alert_groups.c.group_key == key, alert_groups.c.state == "ACTIVE", same_claim,
+            ).values(state="DONE", firing=None, updated_at=now_iso())).rowcount == 1
+            if released and run_id is not None:
+                conn.execute(update(outbox).where(
+                    outbox.c.run_id == run_id, outbox.c.state == "WAITING",
+                ).values(state="SKIPPED", lease_owner=None, lease_expires_ms=None,
+                         last_error=f"not posted: {why}; the alert group is investigated again "
+                                    "at its next notification", sent_at=now_iso()))
+            return released
+
+        released = bool(self._db.run(step, f"release the lost run of alert group {key}"))
+        if released:
+            log.warning("alert group %s: %s; claimable again", key, why)
+        return released
+
+    def active_alert_groups(self, limit: int = 500) -> list[dict[str, Any]]:
+        """ACTIVE alert groups' rows, the longest unchanged first."""
+        stmt = (select(alert_groups).where(alert_groups.c.state == "ACTIVE")
+                .order_by(alert_groups.c.updated_at).limit(limit))
+        return self._read(lambda conn: [dict(r._mapping) for r in conn.execute(stmt)],
+                          "read active alert groups")
+
     def alert_group(self, group_key: str) -> dict[str, Any] | None:
         """The group's row, or None."""
         stmt = select(alert_groups).where(alert_groups.c.group_key == self._text(group_key))
@@ -146,8 +188,13 @@ class AlertRecords:
 
         self._db.run(step, f"queue the posts of run {run_id}")
 
-    def lease_due_posts(self, owner: str, lease_s: float, limit: int = 20) -> list[dict[str, Any]]:
-        """Lease WAITING posts whose run has finished and whose next attempt is due."""
+    def due_posts(self, limit: int = 100, busy: Collection[str] = ()) -> list[tuple[str, str]]:
+        """(run id, target) of due posts, oldest first; nothing is leased (:meth:`lease_post` is).
+
+        Due: WAITING, its run finished, its next attempt due, no deliverer holding it. Targets
+        in ``busy`` are left out (a deliverer's lane is still posting to them), so a slow
+        receiver's backlog never fills the ``limit`` and hides the other targets' posts.
+        """
         now_ms = int(time.time() * 1000)
         finished = select(runs.c.run_id).where(runs.c.run_id == outbox.c.run_id,
                                                runs.c.finished_at.is_not(None)).exists()
@@ -155,23 +202,35 @@ class AlertRecords:
             outbox.c.state == "WAITING", outbox.c.next_attempt_ms <= now_ms, finished,
             or_(outbox.c.lease_expires_ms.is_(None), outbox.c.lease_expires_ms < now_ms),
         ).order_by(outbox.c.created_at).limit(limit)
+        if busy:
+            due = due.where(outbox.c.target.not_in([self._text(t) for t in busy]))
+        rows = self._read(lambda conn: conn.execute(due).all(), "read due posts")
+        return [(str(run_id), str(target)) for run_id, target in rows]
 
-        def step(conn: Connection) -> list[dict[str, Any]]:
-            leased = []
-            for run_id, target in conn.execute(due).all():
-                # One UPDATE per row with the lease re-checked: of two deliverers one gets it.
-                got = conn.execute(update(outbox).where(
-                    outbox.c.run_id == run_id, outbox.c.target == target,
-                    outbox.c.state == "WAITING",
-                    or_(outbox.c.lease_expires_ms.is_(None), outbox.c.lease_expires_ms < now_ms),
-                ).values(lease_owner=owner, lease_expires_ms=now_ms + int(lease_s * 1000))).rowcount
-                if got == 1:
-                    row = conn.execute(select(outbox).where(outbox.c.run_id == run_id,
-                                                            outbox.c.target == target)).one()
-                    leased.append(dict(row._mapping))
-            return leased
+    def lease_post(self, run_id: str, target: str, owner: str, lease_s: float
+                   ) -> dict[str, Any] | None:
+        """Lease one due post for ``lease_s`` seconds; its row, or None if it is not ours to make.
 
-        return self._db.run(step, "lease due posts")
+        None: another deliverer has it, or it is no longer due. One UPDATE with the lease
+        re-checked: of two deliverers, one gets it.
+
+        A post is leased just before it is made, one at a time, for longer than the post's own
+        deadline: the lease cannot run out while the post is in flight, so no second deliverer
+        makes it again.
+        """
+        now_ms = int(time.time() * 1000)
+        key = (outbox.c.run_id == self._text(run_id), outbox.c.target == self._text(target))
+
+        def step(conn: Connection) -> dict[str, Any] | None:
+            got = conn.execute(update(outbox).where(
+                *key, outbox.c.state == "WAITING", outbox.c.next_attempt_ms <= now_ms,
+                or_(outbox.c.lease_expires_ms.is_(None), outbox.c.lease_expires_ms < now_ms),
+            ).values(lease_owner=owner, lease_expires_ms=now_ms + int(lease_s * 1000))).rowcount
+            if got != 1:
+                return None
+            return dict(conn.execute(select(outbox).where(*key)).one()._mapping)
+
+        return self._db.run(step, f"lease a post of run {run_id}")
 
     def settle_post(self, run_id: str, target: str, owner: str, *, state: str,
                     error: str | None = None, retry_in_s: float | None = None) -> None:
@@ -195,6 +254,18 @@ class AlertRecords:
                 .where(outbox.c.run_id == self._text(run_id)).order_by(outbox.c.created_at))
         rows = self._read(lambda conn: list(conn.execute(stmt).mappings()), "read a run's posts")
         return [dict(row) for row in rows]
+
+
+def age_s(iso: str) -> float:
+    """Seconds since an ISO-8601 time the store wrote (0 if it cannot be read)."""
+    from datetime import UTC, datetime
+
+    try:
+        stamp = datetime.fromisoformat(iso)
+    except ValueError:
+        return 0.0
+    return (datetime.now(UTC) - (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC))
+            ).total_seconds()
 
 
 def _iso_ago(seconds: float) -> str:

@@ -4,8 +4,9 @@ A capable model paraphrases ("the pool size was cut from 50 to 10" for ``db.pool
 (was 50)``), so words are not asked for one by one. What a paraphrase cannot change is checked:
 
 - every number, id, name, quoted string, time and ``host:port`` of a claim appears in the items
-  it cites (:func:`facts_of`); words a query wrote (a ``computed`` value, a ``renamed`` column,
-  marked by ``query_mysql``) support nothing, and a claim may not rest on them;
+  it cites (:func:`_facts`); words a query wrote (a ``computed`` value, a ``renamed`` column,
+  marked by ``query_mysql``; the data keys a metric fact marks computed, ``query_metrics``:
+  labels the query wrote, numbers it made) support nothing, and a claim may not rest on them;
 - a direction word (rose, fell, lowered, raised…) agrees with the cited data wherever that
   data has a before and an after value (:func:`_direction_problem`);
 - most of a claim's distinctive words are found in its items, inflected or not (a paraphrase
@@ -276,6 +277,8 @@ def _content_words(item: dict[str, Any]) -> str:
     row = data.get("row") if isinstance(data, dict) else None
     computed, renamed = (set(data.get(k) or ()) if isinstance(data, dict) else set()
                          for k in ("computed", "renamed"))
+    if not isinstance(row, dict) and computed and isinstance(data, dict):
+        return _measured_words(data, computed)
     if not isinstance(row, dict) or not (computed or renamed):
         return f"{item.get('text', '')} {json.dumps(data, ensure_ascii=False)}"
     kept = {k: v for k, v in row.items() if k not in computed}
@@ -283,13 +286,27 @@ def _content_words(item: dict[str, Any]) -> str:
                     for k, v in kept.items())
 
 
+def _measured_words(data: dict[str, Any], computed: set[str]) -> str:
+    """The words of a fact that is no row (a metric series) and marks computed keys.
+
+    ``computed`` names the keys of its data the query computed (labels no stored series has, the
+    numbers of a query that is more than one selector); its text repeats them, so only the other
+    keys are words.
+    """
+    return json.dumps({k: v for k, v in data.items() if k not in computed and k != "computed"})
+
+
 def _query_words(items: list[dict[str, Any]]) -> set[str]:
     """The distinctive terms a query wrote into the items: computed values, chosen names."""
     out: set[str] = set()
     for item in items:
         data = item.get("data") or {}
-        row = data.get("row") if isinstance(data, dict) else None
-        if not isinstance(row, dict):
+        if not isinstance(data, dict):
+            continue
+        row = data.get("row")
+        if not isinstance(row, dict):  # a metric fact: the data keys its query computed
+            out |= terms(" ".join(json.dumps(data.get(k), ensure_ascii=False)
+                                  for k in data.get("computed") or ()))
             continue
         for key in data.get("computed") or ():
             out |= terms(f"{key} {json.dumps(row.get(key), ensure_ascii=False)}")

@@ -23,7 +23,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,11 +46,17 @@ ENDPOINTS: Mapping[str, tuple[str, str]] = {
     "metadata": ("GET", "api/v1/metadata"),
     "names": ("GET", "api/v1/label/__name__/values"),
     "series": ("GET", "api/v1/series"),
+    "labels": ("GET", "api/v1/labels"),
+    "label_values": ("GET", "api/v1/label/{name}/values"),
 }
-"""Every request this client can make: key → (method, path under the base URL)."""
+"""Every request this client can make: key → (method, path under the base URL). The one
+``{name}`` is a label name, checked against the label-name grammar before it is put in."""
 
 _MAX_ERROR_BYTES = 64 * 1024
 _METRIC_NAME = re.compile(r"[A-Za-z_:][A-Za-z0-9_:]{0,199}\Z")
+_LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
+Params = Mapping[str, str] | Sequence[tuple[str, str]]
+"""Request parameters; pairs let a key repeat (``match[]``)."""
 HINT_TTL_S = 300.0
 """How long the advertised metric list is reused (a failed read: a tenth of it)."""
 HINT_TIMEOUT_S = 2.0
@@ -97,17 +103,22 @@ class Prometheus:
         """The base URL without credentials (for messages and docs)."""
         return urllib.parse.urlunsplit((self._scheme, self._netloc, self._path, "", ""))
 
-    def endpoint_url(self, key: str, params: Mapping[str, str] | None = None) -> str:
+    def endpoint_url(self, key: str, params: Params | None = None, name: str = "") -> str:
         """The full URL of endpoint ``key``; only a GET carries ``params`` (encoded)."""
         method, path = ENDPOINTS[key]
+        if "{name}" in path:
+            if not _LABEL_NAME.match(name):
+                raise PrometheusError("bad_promql", f"{name[:60]!r} is not a label name")
+            path = path.replace("{name}", name)
         query = urllib.parse.urlencode(params or {}) if method == "GET" else ""
         return urllib.parse.urlunsplit((self._scheme, self._netloc, f"{self._path}/{path}",
                                         query, ""))
 
-    def _open(self, key: str, params: Mapping[str, str], timeout_s: float) -> HTTPResponse:
+    def _open(self, key: str, params: Params, timeout_s: float, name: str = "") -> HTTPResponse:
         method, _ = ENDPOINTS[key]
         body = urllib.parse.urlencode(params).encode() if method == "POST" else None
-        request = urllib.request.Request(self.endpoint_url(key, params), data=body, method=method)
+        request = urllib.request.Request(self.endpoint_url(key, params, name), data=body,
+                                         method=method)
         request.add_header("Accept", "application/json")
         if body is not None:
             request.add_header("Content-Type", "application/x-www-form-urlencoded")
@@ -128,11 +139,11 @@ class Prometheus:
             raise PrometheusError("prometheus_unreachable",
                                   f"Prometheus at {self.url} is unreachable: {reason}") from None
 
-    def get_json(self, key: str, params: Mapping[str, str], *, timeout_s: float,
-                 max_bytes: int) -> Any:  # Any: the answer's JSON data, read by its caller
+    def get_json(self, key: str, params: Params, *, timeout_s: float, max_bytes: int,
+                 name: str = "") -> Any:  # Any: the answer's JSON data, read by its caller
         """The ``data`` of a small answer (a listing), read up to ``max_bytes``."""
         deadline = time.monotonic() + timeout_s
-        with self._open(key, params, timeout_s) as answer:
+        with self._open(key, params, timeout_s, name) as answer:
             raw = read_capped(answer, max_bytes + 1, deadline, self.url)
         if len(raw) > max_bytes:
             raise PrometheusError("result_too_large", f"the answer of {key} exceeds "
