@@ -23,6 +23,7 @@ from graphkit import (
     judge_claims,
     outcome,
     seen,
+    without_proposal,
 )
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, ToolRecord
@@ -63,7 +64,8 @@ def test_a_revision_that_cites_an_unknown_id_is_refused_without_a_repair() -> No
                         "judge": [judge("UNSUPPORTED"), judge("SUPPORTED")],
                         "repair": [draft(ROOT_CAUSE, [CLAIMS[0]])]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "EVIDENCE_VALIDATION_FAILED", None)
-    assert "4000" not in out["content"]
+    # The invented fact shows only in the refused proposal, labelled NOT VERIFIED.
+    assert "4000" not in without_proposal(out["content"]) and "NOT VERIFIED" in out["content"]
     assert consumed(services) == {"router": 1, "agent": 4, "judge": 1}  # no repair, no judge
 
 
@@ -76,7 +78,8 @@ def test_a_revision_that_adds_an_unsupported_claim_is_refused_and_not_revised_ag
                                                root="UNSUPPORTED"),
                                   judge("SUPPORTED")]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
-    assert "4000" not in out["content"]
+    # The invented fact shows only in the refused proposal, labelled NOT VERIFIED.
+    assert "4000" not in without_proposal(out["content"]) and "NOT VERIFIED" in out["content"]
     # At most once: one revision row, one revision turn, the spare answers never asked for.
     assert len(verdict_rows(services, out, "revision")) == 1
     assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
