@@ -100,8 +100,8 @@ def _claim_problem(statement: str, cited: list[dict[str, Any]]) -> str | None:
         return f"not in its cited items: {', '.join(missing)}"
     if (wrong := _direction_problem(statement, cited)):
         return wrong
-    if (unseen := _unseen_words(statement, evidence)):
-        return f"most of its words are not in its cited items: {', '.join(unseen)}"
+    if (unseen := _unseen_words(statement, evidence, strict=_withheld(cited))):
+        return f"its words are not in its cited items: {', '.join(unseen)}"
     return None
 
 
@@ -115,8 +115,8 @@ def _root_problem(root_cause: str, supported: list[dict[str, Any]],
         return f"not in the supported claims' items: {', '.join(missing)}"
     if (wrong := _direction_problem(root_cause, supported)):
         return wrong
-    if (unseen := _unseen_words(root_cause, evidence)):
-        return f"most of its words are not in the supported claims' items: {', '.join(unseen)}"
+    if (unseen := _unseen_words(root_cause, evidence, strict=_withheld(supported))):
+        return f"its words are not in the supported claims' items: {', '.join(unseen)}"
     if (causal := _causal_reasons(every)):
         return "; ".join(causal)
     return None
@@ -127,8 +127,24 @@ _PREFIX = 5
 (``reload``/``reloaded``, ``exhausted``/``exhaustion``): a paraphrase inflects."""
 
 
-def _unseen_words(statement: str, evidence: str) -> list[str]:
+def _withheld(items: list[dict[str, Any]]) -> bool:
+    """Whether a cited row holds text its query computed, which the judge is not shown.
+
+    The payload shows a computed text value as null (``guards.semantic.measured_view``): a word
+    the items do not hold may be that value's, so no word of a claim may go unfound.
+    """
+    for item in items:
+        data = item.get("data")
+        row = data.get("row") if isinstance(data, dict) else None
+        if isinstance(row, dict) and any(row.get(k) is None for k in data.get("computed") or ()):
+            return True
+    return False
+
+
+def _unseen_words(statement: str, evidence: str, *, strict: bool = False) -> list[str]:
     """The statement's distinctive words missing from ``evidence`` when they are the majority.
+
+    ``strict``: missing at all (the items hold query-written text the judge cannot see).
 
     A paraphrase keeps most of what it rephrases (``the pool size was cut from 50 to 10`` for
     ``db.pool.max_size=10 (was 50)``); a claim most of whose words the items never use (``the
@@ -140,7 +156,7 @@ def _unseen_words(statement: str, evidence: str) -> list[str]:
     words = sorted(w for w in terms(statement) if w not in _UP and w not in _DOWN)
     unseen = [w for w in words
               if w not in have and not (len(w) >= _PREFIX and w[:_PREFIX] in prefixes)]
-    return unseen if words and 2 * len(unseen) > len(words) else []
+    return unseen if unseen and (strict or 2 * len(unseen) > len(words)) else []
 
 
 def _normal(text: str) -> str:
