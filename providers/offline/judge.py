@@ -71,7 +71,8 @@ def judge(payload_text: str) -> dict[str, Any]:
         root_cause = str(payload["root_cause"])
     except (ValueError, KeyError, TypeError):
         return {"verdict": "UNSUPPORTED", "reasons": ["the input could not be read"]}
-    verdicts, supported_items = [], []
+    verdicts: list[dict[str, Any]] = []
+    supported_items: list[dict[str, Any]] = []
     for index, statement, cited in claims:
         cited_items = [items[e] for e in cited if e in items]
         why = _claim_problem(statement, cited_items)
@@ -82,7 +83,7 @@ def judge(payload_text: str) -> dict[str, Any]:
     root_why = _root_problem(root_cause, supported_items, list(items.values()))
     root = {"verdict": "UNSUPPORTED" if root_why else "SUPPORTED",
             "reason": root_why or "it follows from the supported claims' items"}
-    reasons = [f"claim {v['index'] + 1}: {v['reason']}" for v in verdicts
+    reasons = [f"claim {int(v['index']) + 1}: {v['reason']}" for v in verdicts
                if v["verdict"] == "UNSUPPORTED"] + ([f"root cause: {root_why}"] if root_why else [])
     return {"verdict": root["verdict"], "claims": verdicts, "root_cause": root,
             "reasons": reasons or ["every claim and the root cause hold on the cited items"]}
@@ -135,7 +136,9 @@ def _withheld(items: list[dict[str, Any]]) -> bool:
     """
     for item in items:
         data = item.get("data")
-        row = data.get("row") if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            continue
+        row = data.get("row")
         if isinstance(row, dict) and any(row.get(k) is None for k in data.get("computed") or ()):
             return True
     return False
