@@ -194,18 +194,3 @@ def supported_claims(verdict: Mapping[str, Any] | None) -> list[int] | None:
     return sorted(c["index"] for c in claims
                   if isinstance(c, dict) and c.get("verdict") == Verdict.SUPPORTED.value
                   and isinstance(c.get("index"), int))
-
-
-def published_draft(draft: Mapping[str, Any], verdict: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The draft as published: its claims minus those the judge refused, text never rewritten.
-
-    A verdict without per-claim verdicts (the whole-draft form, the harness's own refusal)
-    keeps every claim. The refused claims stay in the recorded draft and verdict, never in
-    what is published as evidence.
-    """
-    keep = supported_claims(verdict)
-    conclusion = draft.get("conclusion")
-    if keep is None or not isinstance(conclusion, Mapping):
-        return dict(draft)
-    claims = [c for n, c in enumerate(conclusion.get("claims") or []) if n in keep]
-    return {**draft, "conclusion": {**conclusion, "claims": claims}}

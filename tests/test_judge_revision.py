@@ -28,7 +28,7 @@ from graphkit import (
 
 from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, JudgeAnswer, ToolRecord
 from diagnosis_harness.guards.release_check import check_publication, judged
-from diagnosis_harness.guards.semantic import parse_judge, published_draft, publishes
+from diagnosis_harness.guards.semantic import parse_judge, publishes, supported_claims
 from diagnosis_harness.nodes.release import decide
 
 SPARE = draft(ROOT_CAUSE, CLAIMS)
@@ -157,14 +157,15 @@ def test_release_decides_from_the_recorded_verdicts_alone(verdict: dict[str, Any
         assert decision.fallback is not None and decision.fallback.value == "SEMANTIC_UNSUPPORTED"
 
 
-def test_the_published_draft_is_the_draft_minus_refused_claims_word_for_word() -> None:
+def test_the_published_claims_are_the_draft_minus_refused_claims_word_for_word() -> None:
+    from diagnosis_harness.control.contracts import Conclusion
+    from diagnosis_harness.nodes._release_text import shown_claims
+    conclusion = Conclusion.model_validate(DRAFT["conclusion"])
     verdict = {"verdict": "SUPPORTED", "claims": _claims("UNSUPPORTED", "SUPPORTED"),
                "root_cause": {"verdict": "SUPPORTED", "reason": "r"}}
-    shown = published_draft(DRAFT, verdict)
-    assert shown["conclusion"] == {"root_cause": "pool exhausted",
-                                   "claims": [DRAFT["conclusion"]["claims"][1]]}
-    assert published_draft(DRAFT, {"verdict": "SUPPORTED"}) == DRAFT  # whole-draft form
-    assert DRAFT["conclusion"]["claims"][0]["statement"] == "a"  # the record is not touched
+    assert shown_claims(conclusion, verdict) == ([conclusion.claims[1]], 1)
+    assert shown_claims(conclusion, {"verdict": "SUPPORTED"}) == (list(conclusion.claims), 0)
+    assert supported_claims(verdict) == [1] and supported_claims({"verdict": "SUPPORTED"}) is None
 
 
 def test_release_refuses_to_publish_claims_the_judged_row_did_not_let_through() -> None:
