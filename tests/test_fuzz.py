@@ -334,7 +334,7 @@ def _check_success(shared: dict[str, Any], services: Services, out: dict[str, An
               for m in services.seam.seen["judge"]]  # type: ignore[attr-defined]
     # The payload numbers each claim; calls before a revision saw the draft it replaced.
     this = (conclusion["root_cause"],
-            [{"index": n, **claim} for n, claim in enumerate(conclusion["claims"], 1)])
+            [{"index": n, **claim} for n, claim in enumerate(conclusion["claims"])])
     seen_drafts = [(p["root_cause"], p["claims"]) for p in judged]
     assert this in seen_drafts and all(d == this for d in seen_drafts[seen_drafts.index(this):])
     flagged = sorted(eid for eid in cited if any(

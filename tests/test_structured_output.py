@@ -44,7 +44,7 @@ JUDGE_SCHEMA = {
     "properties": {"verdict": VERDICT,
                    "claims": {"anyOf": [{"items": {
                        "type": "object",
-                       "properties": {"index": {"minimum": 1, "type": "integer"},
+                       "properties": {"index": {"minimum": 0, "type": "integer"},
                                       "verdict": VERDICT, "reason": {"type": "string"}},
                        "required": ["index", "verdict", "reason"],
                        "additionalProperties": False}, "type": "array"}, {"type": "null"}]},
