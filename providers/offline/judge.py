@@ -97,11 +97,12 @@ def _claim_problem(statement: str, cited: list[dict[str, Any]]) -> str | None:
     written = _query_words(cited) - terms(evidence)
     if (used := sorted(terms(statement) & written)):
         return f"rests on words its query wrote, not the data: {', '.join(used)}"
-    if (missing := _missing_facts(statement, evidence)):
-        return f"not in its cited items: {', '.join(missing)}"
+    unseen = _unseen_words(statement, evidence, strict=_withheld(cited))
+    if (missing := _missing_facts(statement, evidence)):  # with the words, when they fail too
+        return f"not in its cited items: {', '.join([*missing, *unseen])}"
     if (wrong := _direction_problem(statement, cited)):
         return wrong
-    if (unseen := _unseen_words(statement, evidence, strict=_withheld(cited))):
+    if unseen:
         return f"its words are not in its cited items: {', '.join(unseen)}"
     return None
 
