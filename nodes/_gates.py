@@ -29,7 +29,6 @@ from pydantic import ValidationError
 
 from diagnosis_harness.control.contracts import (
     CollectionState,
-    EvidenceStatus,
     Gain,
     InvocationStatus,
     PreviousObservation,
@@ -187,9 +186,9 @@ def progress_envelope(gs: GateState, call: GateCall) -> Verdict:
                               "GAINED|NO_GAIN, note}; the call was not executed.")
     no_gain = gs.no_gain
     previous = next((r for r in gs.records if r.tool_call_id == gs.last_call), None)
-    if previous and previous.evidence_status is EvidenceStatus.EVIDENCE_FOUND:
-        # Only a found result's gain is the agent's to judge; empty/error/duplicate results
-        # were already counted NO_GAIN when they happened.
+    if previous and previous.invocation_status is InvocationStatus.READY:
+        # A READY result's gain (found or empty: "nothing there" can be news) is the agent's
+        # to judge; error and duplicate answers were already counted NO_GAIN when they happened.
         gain = call.envelope["gain"] if isinstance(call.envelope, dict) else Gain.NO_GAIN
         no_gain = 0 if gain == Gain.GAINED.value else no_gain + 1
     return Pass(replace(gs, violations=0, no_gain=no_gain))

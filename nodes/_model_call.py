@@ -54,17 +54,20 @@ def system_prompt_message(name: str, /, **values: object) -> SystemMessage:
 
 async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage],
                      budget: Budget, *, attempt: int = 1,
-                     tools: Sequence[Any] | None = None) -> AIMessage:
+                     tools: Sequence[Any] | None = None,
+                     tool_choice: str | None = None) -> AIMessage:
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout. The
     seam's model speaks the agent protocol: what comes back is tool calls or text, always. A
     call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
+    ``tool_choice`` ``"none"`` binds ``tools`` (the prompt prefix stays the same) but lets the
+    model call none of them: the agent's final draft turn.
     """
     chat = ctx.seam.for_role(role)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
-        model = _bound(chat, tools)
+        model = _bound(chat, tools, tool_choice)
     began = time.monotonic()
     failure: FailureClass | None = None
     usage: Mapping[str, Any] = {}
@@ -100,7 +103,8 @@ _bound_models: dict[tuple[int, str], tuple[BaseChatModel, Runnable[LanguageModel
 """Chat models with tools bound, by model (identity) and tool specs (as JSON text)."""
 
 
-def _bound(chat: BaseChatModel, tools: Sequence[Any]) -> Runnable[LanguageModelInput, AIMessage]:
+def _bound(chat: BaseChatModel, tools: Sequence[Any],
+           tool_choice: str | None = None) -> Runnable[LanguageModelInput, AIMessage]:
     """``chat`` with ``tools`` bound (one call per turn), the same object for the same two.
 
     The agent asks with the same specs every turn; binding them anew made a new model each
@@ -108,15 +112,18 @@ def _bound(chat: BaseChatModel, tools: Sequence[Any]) -> Runnable[LanguageModelI
     with its tool specs, a signature read): ~0.15-0.3 ms of a served run's every agent turn. A
     bound model holds no state of a call (the seam's models are kept for the same reason).
     """
+    options: dict[str, Any] = {"parallel_tool_calls": False}
+    if tool_choice is not None:
+        options = {"tool_choice": tool_choice}  # no parallel calls when none may be made
     try:
-        key = (id(chat), json.dumps(tools, sort_keys=True, ensure_ascii=False))
+        key = (id(chat), json.dumps([tools, tool_choice], sort_keys=True, ensure_ascii=False))
     except (TypeError, ValueError):  # specs that are not plain JSON (tool objects): bind anew
-        return chat.bind_tools(tools, parallel_tool_calls=False)
+        return chat.bind_tools(tools, **options)
     found = _bound_models.get(key)
     if found is None or found[0] is not chat:
         if len(_bound_models) >= _BOUND_SIZE:
             _bound_models.clear()  # many models in one process (tests, event loops): start over
-        found = _bound_models[key] = (chat, chat.bind_tools(tools, parallel_tool_calls=False))
+        found = _bound_models[key] = (chat, chat.bind_tools(tools, **options))
     return found[1]
 
 

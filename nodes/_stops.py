@@ -8,6 +8,11 @@ INTERNAL_FAILURE. A stop is a plain dict of JSON values, so checkpoints hold it 
 
 from __future__ import annotations
 
+import json
+
+from langchain_core.messages import ToolMessage
+
+from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.control.contracts import FailureCode, RunState
 from diagnosis_harness.control.lifecycle import RunAborted
@@ -15,7 +20,7 @@ from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.run.state import Stop, StopKind
 
 __all__ = ["Stop", "controlled_stop", "stop", "stop_from_abort", "stop_from_budget",
-           "stop_if_inactive"]
+           "stop_if_inactive", "with_stop_required"]
 
 
 def stop(kind: StopKind, run_state: RunState, failure_code: FailureCode | None, message: str,
@@ -61,3 +66,20 @@ def stop_if_inactive(ctx: RunContext) -> Stop | None:
 def stop_from_budget(exc: BudgetExhausted) -> Stop:
     """The stop of a run whose budget is spent."""
     return stop("budget", RunState.BUDGET_EXHAUSTED, FailureCode.BUDGET_EXHAUSTED, str(exc))
+
+
+def with_stop_required(message: ToolMessage, reason: str) -> ToolMessage:
+    """``message`` (same id: it replaces the original) carrying STOP_REQUIRED and its reason.
+
+    How the agent is told that collection is over (docs/design.md §7): inside the newest
+    observation, once, with the instruction to write the draft now.
+    """
+    try:
+        body = json.loads(message.content) if isinstance(message.content, str) else {}
+    except json.JSONDecodeError:
+        body = {"observation": message.content}
+    body = body if isinstance(body, dict) else {"observation": body}
+    body.update(stop_required=True, stop_reason=reason,
+                instruction=prompts.phrase("stop_required"))
+    return ToolMessage(content=json.dumps(body, ensure_ascii=False, default=str),
+                       tool_call_id=message.tool_call_id, id=message.id)

@@ -1,5 +1,10 @@
 """model: the agent's model call gate (docs/design.md §6) — check, reserve, call once, record, check.
 
+Every investigation ends with a final draft turn: when collection is over (saturation, a
+budget, STOP_REQUIRED) or another investigating turn would leave no room for the draft and its
+judge, the agent is asked once more, tools bound but none offered, to write its draft from what
+it has.
+
 The agent's call is never retried by the harness. Budget, deadline and cancel become stop data;
 a failed call records zero tokens and stops the run with its failure class. One path for both
 agent protocols: under ``json`` the seam's model turns envelopes into tool calls and drafts.
@@ -11,13 +16,22 @@ import asyncio
 import json
 from typing import Any
 
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from diagnosis_harness.control.budget import BudgetExhausted
-from diagnosis_harness.control.contracts import FailureClass, FailureCode, PreviousObservation, Role, RunState
+from diagnosis_harness.control.budget import Budget, BudgetExhausted
+from diagnosis_harness.control.contracts import (
+    CollectionState,
+    FailureClass,
+    FailureCode,
+    PreviousObservation,
+    Role,
+    RunState,
+    StopReason,
+)
 from diagnosis_harness.control.lifecycle import RunAborted
-from diagnosis_harness.nodes._model_call import call_model, offload
-from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget
+from diagnosis_harness.nodes._model_call import call_model, offload, prompt_message
+from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget, with_stop_required
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
@@ -28,7 +42,7 @@ from diagnosis_harness.tools.registry import (
     tool_schemas,
 )
 
-_ENVELOPE_DESCRIPTION = "See the progress rule."
+_ENVELOPE_DESCRIPTION = "Progress rule."
 """Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
 _agent_tools: dict[str, str] = {}
 """The agent's tool specs as JSON text, per data (:func:`diagnosis_harness.tools.registry.specs_key`)."""
@@ -56,10 +70,11 @@ def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, A
     event loop: it may ask the server) is given. The run's MCP tools follow the built-in ones.
     """
     hint = ctx.backends.ops_schema()
-    key = specs_key(hint, ctx.dataset, metrics)
+    key = specs_key(hint, ctx.dataset, metrics, ctx.settings)
     text = _agent_tools.get(key)
     if text is None:
-        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics)),
+        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics,
+                                                      settings=ctx.settings)),
                           ensure_ascii=False)
         if len(_agent_tools) >= 64:
             _agent_tools.clear()  # many distinct datasets in one process (tests): start over
@@ -75,10 +90,53 @@ def _with_envelope(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return specs
 
 
+def _inputs(messages: list[Any]) -> tuple[int, int]:
+    """The input tokens of the agent's last call, and how much they grew over the call before."""
+    sizes = [int((m.usage_metadata or {}).get("input_tokens") or 0)
+             for m in messages if isinstance(m, AIMessage) and m.usage_metadata]
+    last = sizes[-1] if sizes else 0
+    growth = max(last - sizes[-2], 0) if len(sizes) > 1 else last
+    return last, growth
+
+
+def final_turn(state: DiagnosisState, ctx: RunContext, budget: Budget) -> tuple[str, str] | None:
+    """Whether the agent's next turn is its final draft turn: (stop reason, why), else None.
+
+    It is when collection is over (saturated, protocol violations, the tool or byte budget, a
+    delivered STOP_REQUIRED), or when another investigating turn would leave no room for the
+    final turn and the judge (:meth:`~diagnosis_harness.control.budget.Budget.collection_closed`:
+    the next input is estimated as the last one plus its growth). docs/design.md §6.
+    """
+    if state.get("collection_state") == CollectionState.SATURATED.value:
+        reason = state.get("stop_reason") or StopReason.INFORMATION_SATURATED.value
+        return reason, f"evidence collection stopped: {reason}"
+    last, growth = _inputs(state.get("messages", []))
+    closed = budget.collection_closed(last + growth, last + 2 * growth,
+                                      ctx.settings.final_reserve_tokens)
+    return None if closed is None else (StopReason.BUDGET_LIMIT_REACHED.value, closed)
+
+
+def _final_messages(messages: list[Any], reason: str, why: str,
+                    delivered: bool) -> tuple[list[Any], list[Any]]:
+    """The conversation of the final turn, and the messages to write into state for it.
+
+    STOP_REQUIRED goes inside the newest observation (as saturation delivers it), once; a run
+    whose last message is no observation gets the final-turn instruction as a user turn.
+    """
+    if delivered:
+        return messages, []
+    last = messages[-1] if messages else None
+    told = with_stop_required(last, reason) if isinstance(last, ToolMessage) \
+        else prompt_message("agent_final", reason=why)
+    sent = [*messages[:-1], told] if isinstance(last, ToolMessage) else [*messages, told]
+    return sent, [told]
+
+
 async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Ask the agent for its next step: tool calls, or the final draft."""
+    """Ask the agent for its next step: tool calls, or the draft (its final turn: no tools)."""
     ctx = run_context(runtime)
     budget = ctx.budget(state.get("usage"))
+    final = final_turn(state, ctx, budget)
     try:
         ctx.lifecycle.check_active()
         budget.reserve_model_call()
@@ -86,7 +144,17 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         return {"stop": stop_from_abort(abort)}
     except BudgetExhausted as exc:
         return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
-    ctx.emitter.emit("status", phase="investigating")
+    ctx.emitter.emit("status", phase="writing the draft" if final else "investigating")
+    messages = list(state.get("messages", []))
+    written: list[Any] = []
+    ended: dict[str, Any] = {}
+    if final is not None:
+        reason, why = final
+        messages, written = _final_messages(messages, reason, why,
+                                            bool(state.get("stop_delivered")))
+        # Tool calls of this turn meet the controlled stop at the gate (rows 4 and 5).
+        ended = {"collection_state": CollectionState.SATURATED.value, "stop_reason": reason,
+                 "stop_delivered": True}
     # The metrics the server has (None without Prometheus): cached per Backends, and read off
     # the event loop, as the first read of a process asks the server (a short, bounded call).
     # Without a Prometheus there is nothing to read: no trip to a worker thread.
@@ -94,9 +162,12 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         else await offload(metrics_description, ctx.backends)
     timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
     try:
+        # The final turn binds the same specs (a stable, cacheable prompt prefix) but offers
+        # none of them: tool_choice "none".
         reply = await asyncio.wait_for(
-            call_model(ctx, Role.AGENT, state.get("messages", []), budget,
-                       attempt=budget.usage.model_calls, tools=agent_tools(ctx, metrics)),
+            call_model(ctx, Role.AGENT, messages, budget, attempt=budget.usage.model_calls,
+                       tools=agent_tools(ctx, metrics),
+                       tool_choice="none" if final is not None else None),
             timeout)
     except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
         usage = budget.usage.model_dump()
@@ -119,4 +190,4 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         ctx.lifecycle.check_active()  # a reply that arrives after cancel or deadline is dropped
     except RunAborted as abort:
         return {"stop": stop_from_abort(abort), "usage": usage}
-    return {"messages": [reply], "usage": usage}
+    return {"messages": [*written, reply], "usage": usage, **ended}

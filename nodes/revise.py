@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.nodes._model_call import offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes.model import final_turn
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 
@@ -70,7 +71,10 @@ async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[st
     verdict = state.get("semantic_verdict") or {}
     await offload(ctx.store.record_verdict, ctx.run_id, REVISION,
                   {"refused_draft": draft, "verdict": dict(verdict)})
+    # Collection over (or only the final turn's budget left): the answer is the final draft
+    # turn (nodes/model.py), with no tool callable — say so rather than offer calls.
+    closed = bool(state.get("stop_delivered")) or final_turn(state, ctx, budget) is not None
     message = prompt_message("revise", verdicts=_verdict_lines(draft, verdict),
-                             tools=_tools_line(calls_left, bool(state.get("stop_delivered"))))
+                             tools=_tools_line(calls_left, closed))
     return {"revision_used": True, "messages": [message], "draft": None,
             "evidence_verdict": None, "semantic_verdict": None}

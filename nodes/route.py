@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from langchain_core.messages import RemoveMessage
+from langchain_core.messages import RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.control.contracts import (
     CollectionState,
@@ -34,12 +35,15 @@ from diagnosis_harness.nodes._model_call import (
     ask_with_retry,
     offload,
     prompt_message,
-    system_prompt_message,
     text_of,
 )
 from diagnosis_harness.nodes._stops import stop, stop_from_budget
+from diagnosis_harness.providers.messages import with_prompt
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
+from diagnosis_harness.tools.bounded import run_bounded
+from diagnosis_harness.tools.registry import enabled_tools, tool_list
+from diagnosis_harness.tools.stats.onset import onset_timeline
 
 _FRESH_RUN: dict[str, Any] = {
     "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),
@@ -127,6 +131,14 @@ def _scope(answer: RouterAnswer, ctx: RunContext) -> dict[str, Any]:
     lookback = timedelta(minutes=minutes)
     dropped = (answer.start is not None and start is None) or (answer.end is not None
                                                               and end is None)
+    latest = _latest_evidence(ctx, now)
+    if end is not None and end > latest:
+        # Read in another zone or past the data: nothing can be logged after "now".
+        notes.append(f"The window's end read from the question ({end.isoformat()}) is after the "
+                     f"latest data ({latest.isoformat()}): ended there.")
+        end = latest
+        if start is not None and start >= end:
+            start = end - lookback
     if start is None and end is None:
         end, start = now, now - lookback
         notes.append(f"Using the last {minutes} minutes up to the dataset's latest event instead."
@@ -221,10 +233,17 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     now = _now(ctx)
     # The example's times share the current offset: small models copy an example's offset.
     example = now.replace(hour=9, minute=0, second=0, microsecond=0)
+    # The example names a service of the list it gives (a name not in it was copied), and a
+    # merchant id of this data where it has one.
+    services = ctx.dataset.services
+    examples = getattr(ctx.dataset, "examples", None) or {}
+    example_service = examples.get("service") if examples.get("service") in services else (
+        services[0] if services else "checkout-service")
     router_prompt = prompt_message(
-        "router", question=question, known_services=", ".join(ctx.dataset.services) or "(none)",
+        "router", question=question, known_services=", ".join(services) or "(none)",
         now=now.isoformat(), example_start=example.isoformat(),
-        example_end=(example + timedelta(minutes=30)).isoformat())
+        example_end=(example + timedelta(minutes=30)).isoformat(),
+        example_service=example_service, example_merchant=examples.get("merchant") or "M1001")
 
     def parse(text: str) -> dict[str, Any]:
         parsed = parse_answer(text, RouterAnswer)
@@ -257,7 +276,8 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     missing = _missing(scope, ctx.settings.required_context)
     if missing:
         return {**update, "scope": {**scope, "missing": missing}}
-    opening = _agent_opening(ctx, state, scope)
+    # Off the event loop: a question without a time reads the data's onsets (a short query).
+    opening = await offload(_agent_opening, ctx, state, scope)
     size = sum(len(text_of(m).encode("utf-8")) for m in opening)
     if size > ctx.settings.max_agent_input_bytes:
         return {**update, "stop": stop(
@@ -268,16 +288,65 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
 
 
 def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]) -> list[Any]:
+    """The agent's system prompt and first user turn.
+
+    The system prompt's text is the same for every run on the same data and settings (the
+    tools offered, the rules): a provider can cache that prefix. The incident itself is in the
+    first user turn; its values also travel with the system prompt as data, for the models that
+    read data rather than wording (the offline investigator, the json protocol's own prompt).
+    """
     previous = (state.get("last_success") or "none")
     limit = ctx.settings.max_previous_turn_bytes
     if len(previous.encode("utf-8")) > limit:
         previous = previous.encode("utf-8")[:limit].decode("utf-8", "ignore") + " …(truncated)"
-    values = {"service": scope["service"] or "(not given)",
-              "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
-              "end": scope["end"], "window_note": scope["window_note"] or "",
-              "max_tool_calls": ctx.settings.max_tool_calls}
-    # One opening for both agent protocols: under json the seam's model renders its own
-    # system prompt from these values and the tools the model node binds.
-    return [system_prompt_message("agent_system", **values),
-            prompt_message("agent_task", question=state["question"], previous_turn=previous)]
+    incident = {"service": scope["service"] or "(not given)",
+                "merchant": scope.get("merchant") or "(not given)", "start": scope["start"],
+                "end": scope["end"], "window_note": scope["window_note"] or ""}
+    rules = {"tool_list": tool_list(enabled_tools(ctx.backends) | set(ctx.mcp_tools),
+                                    ctx.mcp_tools),
+             "max_tool_calls": ctx.settings.max_tool_calls}
+    system = with_prompt(SystemMessage(prompts.render("agent_system", **rules)), "agent_system",
+                         {**rules, **incident})
+    return [system, prompt_message("agent_task", question=state["question"],
+                                   previous_turn=previous, data_span=_data_span(ctx, scope),
+                                   **incident)]
 
+
+def _data_span(ctx: RunContext, scope: dict[str, Any]) -> str:
+    """For a question that names no time: where the data is, instead of a blind look-back.
+
+    The data's span, and where log patterns first went new or risen in the last
+    ``HARNESS_MAX_LOG_WINDOW_MINUTES`` of it (``onset_timeline``'s first rows, a hint the agent
+    can cite only by calling the tool itself). Bounded by a second and the run's deadline; a
+    failure only leaves the onsets out.
+    """
+    if scope.get("window_named"):
+        return ""
+    first, latest = ctx.dataset.first_ts, ctx.dataset.latest_ts
+    if not first or not latest:
+        return ""
+    text = (f"\nThe question names no time, so that window is only a guess. The data spans "
+            f"{first} to {latest}: find where the anomalies start before you narrow down.")
+    onsets = _onsets(ctx, datetime.fromisoformat(latest))
+    if onsets:
+        text += (f" Log patterns that first went new or risen in the last "
+                 f"{ctx.settings.max_log_window_minutes} minutes of it (not evidence: call "
+                 f"onset_timeline to cite them): {onsets}.")
+    return text
+
+
+def _onsets(ctx: RunContext, latest: datetime) -> str:
+    window = timedelta(minutes=ctx.settings.max_log_window_minutes)
+    start = max(latest - window, datetime.fromisoformat(str(ctx.dataset.first_ts)) + window / 2)
+    if start >= latest:
+        return ""
+    try:
+        result = run_bounded(lambda: onset_timeline(
+            ctx.backends, ctx.settings, start=start.isoformat(), end=latest.isoformat()),
+            ctx.backends, min(1.0, ctx.lifecycle.remaining()), "onsets")
+    except Exception:  # noqa: BLE001 — a hint only: without it the agent looks for itself
+        return ""
+    rows = [i.data for i in result.items if i.kind == "onset"]
+    severe = [r for r in rows if r.get("level") in ("WARN", "ERROR", "FATAL")]
+    rows = (severe or rows)[:3]  # failures first: a busy system's new INFO lines are noise
+    return "; ".join(f"{r.get('service')} {r.get('level')} from {r.get('onset')}" for r in rows)

@@ -19,11 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from diagnosis_harness.control.contracts import (
-    CollectionState,
-    EvidenceStatus,
-    InvocationStatus,
-)
+from diagnosis_harness.control.contracts import CollectionState, InvocationStatus
 from diagnosis_harness.nodes._gates import (
     GATES,
     Gate,
@@ -119,7 +115,9 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         entry = index_entry(record)
         new_records.append(entry)
         messages.append(_observation(call.id, observation))
-        found = record.evidence_status is EvidenceStatus.EVIDENCE_FOUND
+        # An error gains nothing; a READY result, found or empty ("checked, nothing there"), is
+        # the agent's to judge with its next call's gain. An empty result alone never saturates.
+        ready = record.invocation_status is InvocationStatus.READY
         gs = replace(gs, records=(*gs.records, RecordRef.of(entry)), last_call=call.id,
-                     no_gain=gs.no_gain if found else gs.no_gain + 1)
+                     no_gain=gs.no_gain if ready else gs.no_gain + 1)
     return update()

@@ -77,6 +77,8 @@ REPLACED_PROMPT = "agent_system"
 FINAL_PROMPT = "agent_json_final"
 """The system prompt of a turn that may only send the draft: no tools, no investigation order."""
 FINAL_PROMPT_KEYS = ("service", "merchant", "start", "end", "window_note")
+FINAL_TURN_PROMPT = "agent_final"
+"""The harness's own final-turn instruction (nodes/model.py): only the draft is left."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,8 @@ class JsonProtocolChatModel(BaseChatModel):
         calls lose their progress envelopes: the room goes to the findings the draft must cite.
         """
         results = [Result(m.tool_call_id, text_of(m)) for m in messages if isinstance(m, ToolMessage)]
-        stop = any(r.stop_required for r in results)
+        stop = any(r.stop_required for r in results) or any(
+            (p := prompt_of(m)) is not None and p.name == FINAL_TURN_PROMPT for m in messages)
         plans = [(level, False) for level in FOLD_LEVELS] + [(FOLD_LEVELS[-1], True)]
         if not stop:
             for (max_items, chars), cut in plans:
@@ -229,13 +232,16 @@ class JsonProtocolChatModel(BaseChatModel):
         return self.context_tokens - estimate_messages(texts_of(turns)) - self.answer_tokens
 
     def _system(self, values: Mapping[str, Any], *, final: bool = False) -> SystemMessage:
+        # The incident is in the first user turn (nodes/route.py); its values stay attached
+        # as data. The protocol lists its tools from the bound specs.
         values = dict(values)
         if final:
             kept = {k: values.get(k, "") for k in FINAL_PROMPT_KEYS}
-            return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT, **kept)),
-                               FINAL_PROMPT, kept)
+            return with_prompt(SystemMessage(self.render_prompt(FINAL_PROMPT)), FINAL_PROMPT, kept)
         since, until = changes_bounds(values) or ("", "")
-        text = self.render_prompt(PROTOCOL_PROMPT, **values, tool_schemas=tool_lines(self.tool_specs),
+        rendered = {k: v for k, v in values.items() if k not in (*FINAL_PROMPT_KEYS, "tool_list")}
+        text = self.render_prompt(PROTOCOL_PROMPT, **rendered,
+                                  tool_schemas=tool_lines(self.tool_specs),
                                   changes_from=since, changes_until=until)
         values["tool_schemas"] = json.dumps(self.tool_specs, separators=(",", ":"))
         return with_prompt(SystemMessage(text), PROTOCOL_PROMPT, values)

@@ -112,9 +112,11 @@ class Result:
         if isinstance(body.get("error"), dict):
             err = body["error"]
             return f"{tool} failed ({err.get('code')}): {clip(str(err.get('message', '')), 400)}"
-        n = len(self.items)
+        n = len([i for i in self.items if i.get("kind") != "empty"])
         if n == 0:
-            return f"{tool} found nothing (no evidence) for {_flat(body.get('scope') or {})}"
+            cite = [i["evidence_id"] for i in self.items if i.get("kind") == "empty"]
+            return (f"{tool} found nothing (no evidence) for {_flat(body.get('scope') or {})}"
+                    + (f"; cite {cite[0]} for that absence" if cite else ""))
         return f"{tool} found {n} item(s)"
 
     def tail(self) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from graphkit import (
+    EMPTY_KB,
     EMPTY_LOGS,
     EMPTY_SQL,
     INC,
@@ -52,17 +53,18 @@ MALFORMED = [{"content": "I will now stop and summarise."}, {"content": '{"type"
 
 INFORMATION = [env_call("query_logs", LOGS),  # c1 found evidence the agent judges NO_GAIN,
                env_call("query_logs", EMPTY_LOGS, prev="call_1", gain="NO_GAIN"),  # then two
-               env_call("query_mysql", EMPTY_SQL, prev="call_2", gain="NO_GAIN")]  # empty scopes
-UNKNOWN_TOOL = [env_call("delete_everything", {}, prev="call_3")] * 20
+               env_call("query_mysql", EMPTY_SQL, prev="call_2", gain="NO_GAIN"),  # empty
+               env_call("lookup_knowledge", EMPTY_KB, prev="call_3", gain="NO_GAIN")]  # scopes
+UNKNOWN_TOOL = [env_call("delete_everything", {}, prev="call_4")] * 20
 
 CASES = {
     # (the run up to STOP_REQUIRED, what follows it, the stop reason, evidence calls executed)
-    "information-then-malformed": (INFORMATION, MALFORMED * 5, "INFORMATION_SATURATED", 3),
+    "information-then-malformed": (INFORMATION, MALFORMED * 5, "INFORMATION_SATURATED", 4),
     # three replies that are no envelope: the protocol stop is delivered in the third answer
     "protocol-then-malformed": ([env_call("query_logs", LOGS), *MALFORMED[:THRESHOLD]],
                                 MALFORMED * 5, "PROGRESS_PROTOCOL_VIOLATED", 1),
     # a tool name that does not exist is a tool call after STOP_REQUIRED too
-    "information-then-unknown-tool": (INFORMATION, UNKNOWN_TOOL, "INFORMATION_SATURATED", 3),
+    "information-then-unknown-tool": (INFORMATION, UNKNOWN_TOOL, "INFORMATION_SATURATED", 4),
 }
 
 

@@ -17,6 +17,7 @@ import pytest
 from graphkit import (
     CLAIMS,
     COLLECT,
+    EMPTY_KB,
     EMPTY_LOGS,
     EMPTY_SQL,
     EV,
@@ -95,8 +96,12 @@ TERMINAL = {
                     {"router": 1, "agent": 1}, "FAILED"),
     "budget": ({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, {"max_model_calls": 2}, {},
                {"router": 1, "agent": 1}, "FALLBACK"),
-    "judge-budget": ({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)]},
-                     {"max_model_calls": 4}, {}, {"router": 1, "agent": 3}, "FALLBACK"),
+    # The final draft turn keeps the judge's call; a repair can still spend it.
+    "judge-budget": ({"router": [INC_ROUTER],
+                      "agent": [COLLECT[0], draft(ROOT_CAUSE, [(CLAIMS[0][0], ["E1.2", "E9.9"])])],
+                      "repair": [draft(ROOT_CAUSE, [(CLAIMS[0][0], ["E1.2"])])]},
+                     {"max_model_calls": 4}, {}, {"router": 1, "agent": 2, "repair": 1},
+                     "FALLBACK"),
     "deadline": ({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, {}, _deadline_at,
                  {"router": 1, "agent": 1}, "FAILED"),
     "cancel": ({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, {}, _cancel_at,
@@ -109,8 +114,10 @@ TERMINAL = {
                          "agent": [COLLECT[0],
                                    call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
                                    call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
-                                   call("query_mysql", EV[1]["args"], "c4", prev="c3")]},
-                        {}, {}, {"router": 1, "agent": 4}, "FALLBACK"),
+                                   call("lookup_knowledge", EMPTY_KB, "c4", prev="c3",
+                                        gain="NO_GAIN"),
+                                   call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
+                        {}, {}, {"router": 1, "agent": 5}, "FALLBACK"),
     # refused, revised once (the same draft), refused again: final
     "unsupported": ({"router": [INC_ROUTER],
                      "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
@@ -362,8 +369,10 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
     row = services.store.get_run(first.run_id)
     assert (row["release_outcome"], row["usage"]) == (reference["release_outcome"],
                                                       reference["usage"])
-    if max_model_calls == 5:  # router + 4 agent turns: the judge no longer fits the budget
-        assert outcome(final) == ("BUDGET_EXHAUSTED", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
+    if max_model_calls == 5:  # router + 2 investigating turns; the third is the final draft
+        # turn (two calls kept: it and the judge), and its tool call is the controlled stop
+        assert outcome(final) == ("SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
+        assert final["stop_reason"] == "BUDGET_LIMIT_REACHED"
     else:
         assert outcome(final) == ("SUCCESS", "SUCCESS", None, None)
 

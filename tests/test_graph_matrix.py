@@ -160,10 +160,12 @@ def test_row3_null_conclusion_after_facts_is_an_insufficient_evidence_fallback()
 
 # Three ways to reach 3 consecutive NO_GAIN after a first found result (c1):
 SATURATING = {
-    # empty scoped results (the first NO_GAIN is the agent's verdict on c1)
+    # empty scoped results the agent judges NO_GAIN (an empty result alone is no NO_GAIN:
+    # "nothing found" can be news; the first NO_GAIN is the agent's verdict on c1)
     "empty-results": ([call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
-                       call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN")],
-                      ["c1", "c2", "c3"]),
+                       call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
+                       call("lookup_knowledge", EMPTY_KB, "c4", prev="c3", gain="NO_GAIN")],
+                      ["c1", "c2", "c3", "c4"]),
     # the same scope again: DUPLICATE_SCOPE, not executed
     "duplicates": ([call("query_logs", EV[0]["args"], "c2", prev="c1", gain="NO_GAIN"),
                     call("query_logs", EV[0]["args"], "c3", prev="c2", gain="NO_GAIN")],
@@ -329,16 +331,36 @@ def test_row8_judge_unavailable_after_its_two_attempts() -> None:
 # --- rows 9 and 10 ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("limit", "resource"), [({"max_model_calls": 2}, "model_calls"),
-                                                 ({"max_tokens": 240}, "tokens")])
-def test_row9_budget_exhausted_after_a_fact_falls_back_with_it(
-        limit: dict[str, int], resource: str) -> None:
-    services, out = go({"router": [ROUTER], "agent": [COLLECT[0], SPARE_AGENT]}, settings=limit)
+# A budget that ends collection still leaves the final draft turn (its model call, its tokens
+# and the judge's): the draft goes through the guards like any other. Rows 9 and 10 are the runs
+# where even that turn finds its budget spent: one call used more tokens than the reserve
+# allowed for (here: no reserve at all), or the router, judge or repair spent it.
+OVERRUN = {"max_tokens": 240, "final_reserve_tokens": 0}
+
+
+@pytest.mark.parametrize("limit", [{"max_model_calls": 4}, {"max_tokens": 800,
+                                                             "final_reserve_tokens": 100}])
+def test_a_budget_that_ends_collection_leaves_the_final_draft_turn(limit: dict[str, int]) -> None:
+    services, out = go({"router": [ROUTER], "agent": [COLLECT[0], draft(ROOT_CAUSE, CLAIMS[:1])],
+                        "judge": [judge()]}, settings=limit)
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    assert out["stop_reason"] == "BUDGET_LIMIT_REACHED"
+    assert_published(out)
+    assert cited(out["content"]) == {"E1.2"}
+    # The final turn was told, inside the newest observation, that collection is over.
+    [observation] = tool_messages(seen(services)[-1])
+    assert json.loads(observation.content)["stop_reason"] == "BUDGET_LIMIT_REACHED"
+    assert consumed(services) == {"router": 1, "agent": 2, "judge": 1}
+    assert_stored(services, out)
+
+
+def test_row9_budget_exhausted_after_a_fact_falls_back_with_it() -> None:
+    services, out = go({"router": [ROUTER], "agent": [COLLECT[0], SPARE_AGENT]}, settings=OVERRUN)
     assert outcome(out) == ("BUDGET_EXHAUSTED", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
     assert_published(out)
     assert_fallback_facts_only(services, out)
     assert cited(out["content"]) == {"E1.1", "E1.2"}
-    assert f"{resource} budget exhausted" in out["content"]
+    assert "tokens budget exhausted" in out["content"]
     assert consumed(services) == {"router": 1, "agent": 1}
     assert out["usage"]["model_calls"] == 2
     assert assert_stored(services, out)["status"] == "SUCCESS"
@@ -347,7 +369,7 @@ def test_row9_budget_exhausted_after_a_fact_falls_back_with_it(
 def test_row10_budget_exhausted_before_any_fact_fails() -> None:
     services, out = go({"router": [ROUTER],
                         "agent": [call("query_logs", EMPTY_LOGS, "c1"), SPARE_AGENT]},
-                       settings={"max_model_calls": 2})
+                       settings=OVERRUN)
     assert outcome(out) == ("BUDGET_EXHAUSTED", "FAILED", None, "BUDGET_EXHAUSTED")
     assert_failed(out, "BUDGET_EXHAUSTED")
     assert consumed(services) == {"router": 1, "agent": 1}

@@ -146,7 +146,9 @@ def test_the_protocol_renders_its_own_prompt_from_the_bound_tools(home: Path) ->
     # The node wrote its one agent prompt; the model got the protocol's, with the same values
     # and the tools the model node bound (their progress argument included), and plain turns.
     assert prompt_of(system) is not None and prompt_of(system).name == "agent_json"
-    assert '{"type": "tool_call"' in system.content and INC["start"] in system.content
+    assert '{"type": "tool_call"' in system.content
+    # The incident is in the first user turn, not the system prompt (a cacheable prefix).
+    assert INC["start"] in first[1].content and INC["start"] not in system.content
     specs = json.loads(prompt_of(system).values["tool_schemas"])
     assert sorted(s["function"]["name"] for s in specs) == sorted(TOOLS)
     assert all("previous_observation" in s["function"]["parameters"]["properties"] for s in specs)
@@ -180,7 +182,7 @@ def test_the_drafts_turn_trades_the_tools_instructions_for_the_findings(home: Pa
     assert all(prompt_of(t[0]).name == "agent_json" for t in tool_turns)
     assert prompt_of(last[0]).name == "agent_json_final"
     assert "query_mysql(sql)" not in last[0].content and "How to investigate" not in last[0].content
-    assert '{"type": "final"' in last[0].content and INC["start"] in last[0].content
+    assert '{"type": "final"' in last[0].content and INC["start"] in last[1].content
     own = [m.content for m in last if type(m).__name__ == "AIMessage"]
     assert own and not any("previous_observation" in c for c in own)
     assert '"sql": ' in own[1]  # the calls themselves are still shown

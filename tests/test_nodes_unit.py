@@ -177,7 +177,7 @@ def test_tool_gate_does_not_resend_a_scope_the_tool_refused() -> None:
     assert body["status"] == "DUPLICATE_SCOPE" and body["same_as"] == "c1"
 
 
-def test_tool_gate_counts_the_agents_gain_verdict_only_for_found_results() -> None:
+def test_tool_gate_counts_the_agents_gain_verdict_for_every_ready_result() -> None:
     rt = runtime()
     state = gate(rt, {}, turn(("query_logs", EV[0]["args"], "c1")))
     state = gate(rt, state, turn(("query_mysql", {**EV[1]["args"], **envelope("c1", "NO_GAIN")},
@@ -188,11 +188,15 @@ def test_tool_gate_counts_the_agents_gain_verdict_only_for_found_results() -> No
     assert state["no_gain_streak"] == 0  # GAINED on c2's evidence resets the streak
     state = gate(rt, state, turn(("query_logs", {**EMPTY_LOGS, **envelope("c3", "GAINED")},
                                   "c4")))
-    assert state["no_gain_streak"] == 1  # c4 found nothing: NO_GAIN whatever the agent says
-    state = gate(rt, state, turn(("query_mysql", {**EMPTY_SQL, **envelope("c4", "GAINED")},
+    # c4 found nothing: "nothing there" is an answer, not saturation by itself (issue 40: an
+    # empty result ended a run's collection after 4 of 10 calls).
+    assert state["no_gain_streak"] == 0
+    state = gate(rt, state, turn(("query_mysql", {**EMPTY_SQL, **envelope("c4", "NO_GAIN")},
                                   "c5")))
-    # c4 was already counted; the agent's "GAINED" on an empty result cannot undo it.
-    assert state["no_gain_streak"] == 2
+    assert state["no_gain_streak"] == 1  # the agent's own verdict on the empty c4 counts
+    state = gate(rt, state, turn(("query_mysql", {"sql": "DELETE FROM deploys",
+                                                  **envelope("c5", "GAINED")}, "c6")))
+    assert state["no_gain_streak"] == 1  # GAINED on the empty c5 resets, the refused c6 counts
 
 
 def test_tool_gate_answers_an_unknown_tool_without_running_anything() -> None:

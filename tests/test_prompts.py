@@ -7,12 +7,13 @@ from diagnosis_harness import prompts
 # The keys each node supplies (docs/design.md §10 and the node briefs); a prompt that drifts from its
 # node fails here rather than at the first real model call.
 EXPECTED = {
-    "router": {"question", "known_services", "now", "example_start", "example_end"},
-    "agent_system": {"service", "merchant", "start", "end", "window_note", "max_tool_calls"},
-    "agent_json": {"service", "merchant", "start", "end", "window_note", "max_tool_calls", "tool_schemas",
-                   "changes_from", "changes_until"},
-    "agent_json_final": {"service", "merchant", "start", "end", "window_note"},
-    "agent_task": {"question", "previous_turn"},
+    "router": {"question", "known_services", "now", "example_start", "example_end",
+               "example_service", "example_merchant"},
+    "agent_system": {"tool_list", "max_tool_calls"},
+    "agent_json": {"max_tool_calls", "tool_schemas", "changes_from", "changes_until"},
+    "agent_json_final": set(),
+    "agent_task": {"question", "previous_turn", "service", "merchant", "start", "end",
+                   "window_note", "data_span"},
     "judge": {"payload"},
     "revise": {"verdicts", "tools"},
     "repair": {"draft", "problems", "available_evidence"},
@@ -29,8 +30,11 @@ EXPECTED = {
     "json_context_full": set(),
     # What saturation_check tells the agent once collection is saturated.
     "stop_required": set(),
+    # The final draft turn's instruction when no observation can carry it (nodes/model.py).
+    "agent_final": {"reason"},
 }
-PHRASES = {name for name in EXPECTED if name.startswith("json_") or name in ("stop_required", "revise")}
+PHRASES = {name for name in EXPECTED
+           if name.startswith("json_") or name in ("stop_required", "agent_final", "revise")}
 """One-sentence prompts: rendered into a turn, with no JSON example of their own."""
 
 
@@ -92,9 +96,6 @@ def test_unknown_prompt_raises():
         (
             "agent_system",
             [
-                "query_logs",
-                "query_mysql",
-                "lookup_knowledge",
                 "previous_observation",
                 "NO_GAIN",
                 "stop_required",

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from graphkit import (
     COLLECT,
+    EMPTY_KB,
     EMPTY_LOGS,
     EMPTY_SQL,
     INC_ROUTER,
@@ -36,15 +37,18 @@ from diagnosis_harness.nodes._stops import controlled_stop, stop
 from diagnosis_harness.nodes.release import decide, release
 from diagnosis_harness.session.runner import new_context
 
-AFTER_STOP = call("query_mysql", EMPTY_SQL, "c4", prev="c3", gain="NO_GAIN")
+AFTER_STOP = call("query_mysql", EMPTY_SQL, "c5", prev="c4", gain="NO_GAIN")
 PATHS = {
     # (script, the status phase after which release comes with no model call between, its count)
+    # (empty results the agent judges NO_GAIN saturate; the final draft turn calls a tool)
     "controlled-stop": ({"router": [INC_ROUTER],
                          "agent": [COLLECT[0],
                                    call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
                                    call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
+                                   call("lookup_knowledge", EMPTY_KB, "c4", prev="c3",
+                                        gain="NO_GAIN"),
                                    AFTER_STOP]},
-                        "collecting evidence", 4),
+                        "collecting evidence", 5),
     "evidence-failed-after-repair": ({"router": [INC_ROUTER],
                                       "agent": [*COLLECT, draft(ROOT_CAUSE, [("x", ["E9.9"])])],
                                       "repair": [draft(ROOT_CAUSE, [("x", ["E9.8"])])]},

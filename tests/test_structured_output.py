@@ -215,7 +215,7 @@ def test_each_role_sends_its_schema_in_the_configured_mode(tmp_path: Path, mode:
     if mode == "json_schema":
         # (``attrs``: the dataset's attribute filters, offered when its logs carry attributes)
         assert logs_args["required"] == ["service", "start", "end", "pattern", "level", "limit",
-                                         "attrs"]
+                                         "offset", "attrs"]
         assert logs_args["properties"]["limit"] == {"anyOf": [
             {"maximum": 200, "minimum": 1, "type": "integer"}, {"type": "null"}]}
     else:

@@ -312,8 +312,10 @@ def test_run_options_can_lower_a_budget_but_never_raise_it_or_leave_the_allow_li
     schemas, lowered, raised, model, dataset = run(scenario())
     offered = set(schemas["context_schema"]["properties"])
     assert {"model", "dataset", "max_model_calls", "deadline_s"} <= offered
-    # Two model calls: the router and the agent's first; the third is refused by the budget.
-    assert (lowered.final["run_state"], usage(lowered.final)["model_calls"]) == ("BUDGET_EXHAUSTED", 2)
+    # Two model calls: the router and the agent's one turn, which is its final draft turn (the
+    # budget leaves nothing to investigate with); the option lowered the budget.
+    assert (lowered.final["stop_reason"], usage(lowered.final)["model_calls"]) == \
+        ("BUDGET_LIMIT_REACHED", 2)
     assert studio.store.lineage(lowered.final["run_id"])["options"] == {"max_model_calls": 2}
     for refused, words in [(raised, "max_tool_calls=1000 would raise the server's budget (10)"),
                            (model, "model 'openai:gpt-5' is not offered"),

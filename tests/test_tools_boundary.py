@@ -85,10 +85,15 @@ def test_scoped_empty_result_is_ready_no_evidence_not_an_error(backends, name):
     record = outcome.record
     assert record.invocation_status is InvocationStatus.READY
     assert record.evidence_status is EvidenceStatus.NO_EVIDENCE
-    assert record.facts == [] and record.error is None
+    assert record.error is None and record.returned_count == 0
     assert record.ready_index == 2  # still the run's 2nd READY invocation
-    assert outcome.observation["items"] == []
-    assert outcome.observation["scope"] == record.scope
+    # "checked, found nothing" is one citable fact: the scope that matched nothing.
+    [fact] = record.facts
+    assert (fact.evidence_id, fact.kind) == ("E2.1", "empty")
+    assert fact.text.startswith(f"{name} found nothing for ")
+    assert outcome.observation["items"] == [{"evidence_id": "E2.1", "kind": "empty"}]
+    # The scope as the model sees it: without null filters (they cost every later turn).
+    assert outcome.observation["scope"] == {k: v for k, v in record.scope.items() if v is not None}
     assert "error" not in outcome.observation
 
 
@@ -167,7 +172,7 @@ def test_backend_failure_is_an_error_observation(built):
     assert "closed" in outcome.observation["error"]["message"]
 
 
-def test_observation_is_capped_by_dropping_items_from_the_end(backends):
+def test_observation_is_capped_keeping_both_ends_of_the_events(backends):
     s = settings(max_observation_bytes=3000)
     outcome = run(backends, "query_logs", {**INC1, "limit": 200}, s=s)
     text = render_observation(outcome.observation)
@@ -175,11 +180,40 @@ def test_observation_is_capped_by_dropping_items_from_the_end(backends):
     assert outcome.record.shown_bytes == len(text.encode()) == outcome.control["shown_bytes"]
     assert outcome.record.truncated and outcome.control["truncated"]
     assert outcome.record.raw_bytes > 3000
-    # What the record holds is exactly what the model saw: ids 1..n with no gaps.
+    # What the record holds is exactly what the model saw, under the same ids.
     shown = [item["evidence_id"] for item in outcome.observation["items"]]
     assert shown == [f.evidence_id for f in outcome.record.facts]
-    assert shown == [f"E1.{i}" for i in range(1, len(shown) + 1)]
-    assert "truncated" in outcome.observation["note"]
+    kinds = [item["kind"] for item in outcome.observation["items"]]
+    assert kinds[0] == "log_summary" and kinds[-1] == "log_event"
+    # Issue 40: a cut kept only the oldest events and dropped the latest (those just before an
+    # alert). Now both ends of the window are kept, and the note says how to page to the rest.
+    full = run(backends, "query_logs", {**INC1, "limit": 200},
+               s=settings(max_observation_bytes=1_000_000))
+    events = [f.evidence_id for f in full.record.facts if f.kind == "log_event"]
+    kept = [f.evidence_id for f in outcome.record.facts if f.kind == "log_event"]
+    head = (len(kept) + 1) // 2
+    assert kept == events[:head] + events[len(events) - (len(kept) - head):]
+    assert 2 < len(kept) < len(events)
+    note = outcome.observation["note"]
+    assert "truncated" in note and f"offset={head}" in note
+
+
+def test_offset_pages_through_the_events_left_out(backends):
+    full = run(backends, "query_logs", {**INC1, "limit": 200},
+               s=settings(max_observation_bytes=1_000_000))
+    events = [f.data["ts"] + f.data["message"] for f in full.record.facts if f.kind == "log_event"]
+    assert len(events) > 20
+    # Without offset, more events than limit: the window's first 10 and last 10.
+    ends = run(backends, "query_logs", INC1, s=settings())
+    shown = [f.data["ts"] + f.data["message"] for f in ends.record.facts if f.kind == "log_event"]
+    assert shown == events[:10] + events[-10:]
+    assert f"of {len(events)} matching" in ends.observation["note"]
+    assert "offset=10" in ends.observation["note"]
+    page = run(backends, "query_logs", {**INC1, "offset": 10}, s=settings(), ready_count=1)
+    paged = [f.data["ts"] + f.data["message"] for f in page.record.facts if f.kind == "log_event"]
+    assert paged == events[10:30]  # the next 20 in time order
+    assert page.record.scope["offset"] == 10  # another scope: not a duplicate of the first
+    assert "events 11-30 of" in page.observation["note"]
 
 
 def test_observation_that_cannot_fit_is_a_projection_error(backends):
@@ -256,6 +290,7 @@ def test_registry_exposes_bindable_schemas_without_infrastructure_args(backends)
     specs = {s["function"]["name"]: s["function"] for s in tool_schemas(backends.ops_schema())}
     logs_params = specs["query_logs"]["parameters"]
     assert set(logs_params["properties"]) == {"service", "start", "end", "pattern", "level",
+                                              "offset",
                                               "limit"}
     # service is optional: a system-wide question reads every service's events (§16.2)
     assert set(logs_params["required"]) == {"start", "end"}

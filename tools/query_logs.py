@@ -36,28 +36,31 @@ class QueryLogsArgs(BaseModel):
 
     service: str | None = Field(
         default=None, max_length=100,
-        description="Service name exactly as it logs (case-insensitive); the tool description "
-        "lists them. Omit it for every service's events (a system-wide question).",
+        description="Service as it logs (listed below); omit it for every service.",
     )
-    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str = Field(description="Window start, ISO-8601 with offset.")
+    end: str = Field(description="Window end (inclusive), ISO-8601 with offset.")
     pattern: str | None = Field(
         default=None, max_length=200,
-        description="Optional full-text filter: words that must all appear in the message "
-        "(case-insensitive, whole words; end a word with * to match a prefix).",
+        description="Words that must all appear in the message (whole words; word* for a "
+        "prefix).",
     )
     level: str | None = Field(
         default=None,
-        description=f"Optional minimum severity: one of {', '.join(LEVELS)}.",
+        description=f"Minimum level: {', '.join(LEVELS)}.",
     )
     limit: int | None = Field(
-        default=None, ge=1, le=200, description="Maximum events to return (default 20)."
+        default=None, ge=1, le=200,
+        description="Maximum events (default 20), in time order.",
+    )
+    offset: int | None = Field(
+        default=None, ge=0, le=1_000_000,
+        description="Skip this many of the oldest matching events: the next page.",
     )
     attrs: dict[str, str] | None = Field(
         default=None, max_length=MAX_ATTR_FILTERS,
-        description="Optional: only events whose attributes have exactly these values, e.g. "
-        '{"pod": "checkout-7d9f-x2kqp"} or {"trace_id": "4bf92f35…"}. The attributes this '
-        "dataset has are listed in the tool description.",
+        description='Only events with exactly these attribute values (listed below), e.g. '
+        '{"pod": "checkout-7d9f-x2kqp"}.',
     )
 
     @field_validator("service")
@@ -123,25 +126,28 @@ class QueryLogsArgs(BaseModel):
         }
         if self.attrs:
             scope["attrs"] = dict(sorted(self.attrs.items()))
+        if self.offset:
+            scope["offset"] = self.offset
         return scope
 
 
 def query_logs(
     backends: Backends, settings: Settings, *, start: str, end: str, service: str | None = None,
     pattern: str | None = None, level: str | None = None, limit: int | None = None,
-    attrs: dict[str, str] | None = None,
+    attrs: dict[str, str] | None = None, offset: int | None = None,
 ) -> ToolResult:
     """Search one service's logs (every service's, without one) in a time window.
 
     Returns a summary (event counts by level), the most frequent warning/error message
     patterns (digits and ids replaced by <n>/<id>, with count, first and last seen, and one
-    example message, per service) and the matching events in time order. Times are UTC. An
-    empty result means nothing matched this exact service, window and filter, not that nothing
-    happened elsewhere.
+    example message, per service) and the matching events in time order: when more match than
+    ``limit``, the window's first and last ones (its onset and its latest: neither end is cut),
+    or with ``offset`` the page that starts there. Times are UTC. An empty result means nothing
+    matched this exact service, window and filter, not that nothing happened elsewhere.
     """
     args = QueryLogsArgs(
         service=service, start=start, end=end, pattern=pattern, level=level, limit=limit,
-        attrs=attrs,
+        attrs=attrs, offset=offset,
     )
     scope = args.scope(settings)
     lo, hi = parse_ts(args.start), parse_ts(args.end)
@@ -157,16 +163,26 @@ def query_logs(
         ).fetchall())
         if not counts:
             return ToolResult(scope=scope, note=_empty_note(args, backends))
-        events = backends.logs.execute(
-            f"SELECT ts_ms, level, message, attrs, service FROM events e WHERE {where} "
-            "ORDER BY ts_ms, id LIMIT ?", (*params, scope["limit"]),
-        ).fetchall()
+        total = sum(counts.values())
+        limit = scope["limit"]
+        select = f"SELECT ts_ms, level, message, attrs, service FROM events e WHERE {where} "
+        if args.offset is not None or total <= limit:
+            skip = args.offset or 0
+            events = backends.logs.execute(select + "ORDER BY ts_ms, id LIMIT ? OFFSET ?",
+                                           (*params, limit, skip)).fetchall()
+            positions = list(range(skip, skip + len(events)))
+        else:  # both ends of the window: its onset and its latest events
+            first, last = (limit + 1) // 2, limit // 2
+            events = backends.logs.execute(select + "ORDER BY ts_ms, id LIMIT ?",
+                                           (*params, first)).fetchall()
+            events += backends.logs.execute(select + "ORDER BY ts_ms DESC, id DESC LIMIT ?",
+                                            (*params, last)).fetchall()[::-1] if last else []
+            positions = [*range(first), *range(total - last, total)]
         severe = backends.logs.execute(
             f"SELECT ts_ms, level, message, service FROM events e WHERE {where} AND level IN "
             f"({', '.join('?' * len(_PATTERN_LEVELS))}) ORDER BY ts_ms, id",
             (*params, *_PATTERN_LEVELS),
         ).fetchall()
-    total = sum(counts.values())
     patterns = _patterns(severe)
     items = [_summary_item(args, counts, total, len(patterns))]
     items += patterns[:MAX_PATTERNS]
@@ -176,8 +192,30 @@ def query_logs(
                                         None if args.service else event_service)
         items.append(item)
         clipped |= was_clipped
-    return ToolResult(scope=scope, items=items, truncated=clipped or total > len(events)
-                      or len(patterns) > MAX_PATTERNS)
+    partial = len(events) < total
+    return ToolResult(scope=scope, items=items, truncated=clipped or partial
+                      or len(patterns) > MAX_PATTERNS, note=page_note(positions, total) if partial
+                      else None, rows_kind="log_event", row_positions=tuple(positions))
+
+
+def page_note(positions: list[int], total: int) -> str:
+    """What part of ``total`` matching events ``positions`` shows, and how to page to the rest.
+
+    ``positions`` are 0-based, in time order; the offset named is the first one left out.
+    """
+    seen = set(positions)
+    missing = next((p for p in range(total) if p not in seen), None)
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    shown = ", ".join(f"{a + 1}-{b + 1}" if b > a else f"{a + 1}" for a, b in runs) or "none"
+    note = f"events {shown} of {total} matching (in time order) shown"
+    if missing is not None:
+        note += f"; call again with offset={missing} to page through the rest"
+    return note
 
 
 def _where(args: QueryLogsArgs, lo: int, hi: int, backends: Backends) -> tuple[str, tuple]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.exc import DBAPIError
 
-from diagnosis_harness.control.contracts import Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.control.contracts import EMPTY_KIND, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends, BackendUnavailable
 from diagnosis_harness.tools.backends.prometheus import PrometheusError
@@ -118,8 +118,11 @@ def _recompute(record: ToolRecord, backends: Backends | None, settings: Settings
         return f"its statistics could not be re-computed ({type(exc).__name__}: {str(exc)[:200]})"
     except Exception as exc:  # noqa: BLE001 — whatever fails, the numbers are not confirmed
         return f"its statistics could not be re-computed ({type(exc).__name__}: {str(exc)[:200]})"
-    if len(result.items) < len(record.facts) or not all(
-            _same(f, i) for f, i in zip(record.facts, result.items, strict=False)):
+    facts = [f for f in record.facts if f.kind != EMPTY_KIND]  # "found nothing" has no numbers
+    if record.facts and not facts and result.items:
+        return "it found nothing when it ran, but the data now gives rows for its scope"
+    if len(result.items) < len(facts) or not all(
+            _same(f, i) for f, i in zip(facts, result.items, strict=False)):
         return "its statistics do not re-compute from the data (a number in the record is not " \
             "what the tool computes)"
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -148,17 +148,71 @@ _built: dict[str, str] = {}
 
 
 def specs_key(schema_hint: dict[str, list[str]] | None = None,
-              dataset: DatasetInfo | None = None, metrics: str | None = None) -> str:
+              dataset: DatasetInfo | None = None, metrics: str | None = None,
+              settings: Settings | None = None) -> str:
     """Everything :func:`tool_schemas` builds its specs from, as one string (a cache key)."""
     data = None if dataset is None else [dataset.services, dataset.attributes,
                                          dataset.attribute_examples, dataset.column_labels]
-    return json.dumps([schema_hint or {}, data, metrics], sort_keys=True, default=list)
+    return json.dumps([schema_hint or {}, data, metrics, _limits(settings)], sort_keys=True,
+                      default=list)
+
+
+def _limits(settings: Settings | None) -> dict[str, int] | None:
+    if settings is None:
+        return None
+    return {"window": settings.max_log_window_minutes, "rows": settings.max_sql_rows,
+            "events": settings.log_events_default_limit}
+
+
+_WINDOWED = ("query_logs", "compare_windows", "onset_timeline", "metric_shifts", "query_metrics")
+"""The tools whose window is at most ``HARNESS_MAX_LOG_WINDOW_MINUTES`` long."""
+
+
+def limits_text(name: str, limits: Mapping[str, int]) -> str:
+    """The real limits of tool ``name`` under these settings, as its spec states them."""
+    parts = []
+    if name in _WINDOWED:
+        parts.append(f"Window: at most {limits['window']} minutes (longer is refused).")
+    if name == "query_logs":
+        parts.append(f"Events: {limits['events']} by default; when more match, both ends of the "
+                     "window; page with offset.")
+    if name == "query_mysql":
+        parts.append(f"At most {limits['rows']} rows. Result columns: columns, aggregates of "
+                     "one, arithmetic, comparisons, date/time functions of a column, CASE with "
+                     "one-word labels; no text built from literals or several values (||, "
+                     "printf, replace, substr, group_concat…). A refused query still counts as a call.")
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def tool_list(names: Iterable[str], extra: Mapping[str, ToolSpec] | None = None) -> str:
+    """One line per offered tool, for the agent's system prompt: its name and first sentence.
+
+    Rendered from the registry (never written by hand), in the order the specs are bound, so
+    the prompt names exactly the tools the model is offered; their full specs travel with the
+    call.
+    """
+    offered = set(names)
+    order = [*TOOLS, *OPTIONAL_TOOLS, *(extra or {})]
+    lines = []
+    for name in dict.fromkeys(n for n in order if n in offered):
+        spec = find_tool(name, extra)
+        if spec is None:
+            continue
+        lines.append(f"- {name}: {_first_sentence(spec.description)}")
+    return "\n".join(lines)
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    head, dot, _ = flat.partition(". ")
+    return clip(head + ("." if dot or not head.endswith(".") else ""), 200)[0]
 
 
 def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
                  dataset: DatasetInfo | None = None,
                  extra: Mapping[str, ToolSpec] | None = None,
-                 metrics: str | None = None) -> list[dict[str, Any]]:
+                 metrics: str | None = None,
+                 settings: Settings | None = None) -> list[dict[str, Any]]:
     """OpenAI-style function specs for binding (``model.bind_tools(tool_schemas())``).
 
     ``schema_hint`` (``Backends.ops_schema()``) appends the allowed tables and their columns
@@ -169,12 +223,14 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
     distinct data; every call gets its own copy. ``extra`` (the run's MCP tools) follow the
     built-in ones (:func:`extra_schemas`). ``metrics`` (:func:`metrics_description`, not None
     only where Prometheus is configured) adds ``query_metrics``, its description ending with the
-    server's metrics.
+    server's metrics. ``settings`` adds each tool's real limits under them (window length, rows,
+    events, result columns: :func:`limits_text`).
     """
-    key = specs_key(schema_hint, dataset, metrics)
+    key = specs_key(schema_hint, dataset, metrics, settings)
     text = _built.get(key)
     if text is None:
-        text = json.dumps(_build(schema_hint, dataset, metrics), ensure_ascii=False)
+        text = json.dumps(_build(schema_hint, dataset, metrics, _limits(settings)),
+                          ensure_ascii=False)
         if len(_built) >= _CACHE_SIZE:
             _built.clear()  # many distinct datasets in one process (tests): start over
         _built[key] = text
@@ -201,12 +257,14 @@ def extra_schemas(extra: Mapping[str, ToolSpec] | None) -> list[dict[str, Any]]:
 
 
 def _build(schema_hint: dict[str, list[str]] | None, dataset: DatasetInfo | None,
-           metrics: str | None) -> list[dict[str, Any]]:
+           metrics: str | None, limits: Mapping[str, int] | None) -> list[dict[str, Any]]:
     out = []
     optional = [OPTIONAL_TOOLS["query_metrics"]] if metrics is not None else []
     for spec in [*TOOLS.values(), *optional]:
         name = spec.name
         description = spec.description
+        if limits is not None:
+            description += limits_text(name, limits)
         if name == "query_metrics" and metrics:
             description += metrics
         if name == "query_logs" and dataset is not None:

@@ -10,6 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnosis_harness.control.contracts import EMPTY_KIND
+
+__all__ = ["EMPTY_KIND", "Item", "RelevanceLevel", "ResultTooLarge", "SqlRejected",
+           "ToolInputError", "ToolResult", "clip", "empty_text"]
+
 
 class ToolInputError(ValueError):
     """The arguments are well-formed but unusable (bad window, rejected SQL…); ``code`` says which."""
@@ -27,6 +32,13 @@ class ResultTooLarge(ToolInputError):
     """The raw result would exceed ``max_tool_result_bytes``."""
 
     code = "result_too_large"
+
+
+def empty_text(tool: str, scope: dict[str, Any]) -> str:
+    """The text of an empty result's fact: the tool and the exact scope that matched nothing."""
+    where = ", ".join(f"{k}={clip(str(v), 200)[0]}" for k, v in scope.items()
+                      if v not in (None, "", [], {}))
+    return f"{tool} found nothing for {where or 'its scope'}"
 
 
 class RelevanceLevel:
@@ -58,6 +70,11 @@ class ToolResult:
     """More matched than the tool returned (row cap, event limit, clipped text)."""
     note: str | None = None
     """A short hint for the model (e.g. which services exist); never evidence."""
+    rows_kind: str | None = None
+    """Kind of the trailing items that are rows in time order, oldest first (``query_logs``'
+    events): an observation cut to its byte limit keeps both ends of them, not only the oldest."""
+    row_positions: tuple[int, ...] = ()
+    """Each of those rows' 0-based position among everything that matched (for paging)."""
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:

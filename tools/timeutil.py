@@ -11,6 +11,7 @@ unless it is given the format (:class:`~diagnosis_harness.tools.time_format.Time
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
@@ -86,8 +87,9 @@ def format_epoch_ms(ms: int) -> str:
 
 # --- lenient reading of data ------------------------------------------------------------------
 
-_EPOCH_UNITS = ((1e11, 1), (1e14, 1_000), (1e17, 1_000_000), (float("inf"), 1_000_000_000))
-"""Magnitude → divisor to seconds: below 1e11 seconds (until year 5138), then ms, µs, ns."""
+_EPOCH_UNITS = ((1e11, 1), (1e14, 1_000), (1e17, 1_000_000), (1e20, 1_000_000_000))
+"""Magnitude → divisor to seconds: below 1e11 seconds (until year 5138), then ms, µs, ns; from
+1e20 on (ns past year 5138) a number is no epoch time in any unit."""
 _PLAUSIBLE_YEARS = (1990, 2100)
 _NUMBER = re.compile(r"-?\d+(\.\d+)?\Z")
 _TIME = r"(?:[ T,]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([AaPp][Mm])?)?"
@@ -121,8 +123,16 @@ def looks_like_time(text: str) -> bool:
 
 def epoch_to_datetime(value: float | int | str) -> datetime:
     """An epoch number in seconds, ms, µs or ns (told apart by magnitude) as UTC."""
+    try:
+        magnitude = abs(float(value))
+    except (OverflowError, ValueError):  # an int past float's range; text that is no number
+        magnitude = math.inf
+    if not magnitude < _EPOCH_UNITS[-1][0]:  # NaN and ±inf too: data, not an internal error
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+        raise TimestampError(f"{shown} is not a plausible epoch time (not a finite number of "
+                             "seconds, ms, µs or ns since 1970 before year 5138)")
     number = float(value) if isinstance(value, str) else value
-    divisor = next(d for limit, d in _EPOCH_UNITS if abs(number) < limit)
+    divisor = next(d for limit, d in _EPOCH_UNITS if magnitude < limit)
     if isinstance(value, str) and "." not in value or isinstance(value, int):
         whole = int(value)  # integer arithmetic keeps nanosecond inputs exact to the µs
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(

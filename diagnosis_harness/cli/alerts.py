@@ -7,13 +7,13 @@ for setting up Alertmanager's receiver, or checking a saved notification.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.control.terminal_text import printable_json
 
 if TYPE_CHECKING:
     from diagnosis_harness.serving.alert_payload import AlertGroup
@@ -65,7 +65,7 @@ def test(
         "flags": group.flags,
         "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
     }
-    typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+    typer.echo(printable_json(out, indent=2))  # alert labels are data
 
 
 def _thread_of(group: AlertGroup, home: Path) -> str | None:

@@ -14,6 +14,13 @@ from typing import Annotated, Any
 import typer
 
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
+from diagnosis_harness.control.terminal_text import printable
+
+
+def _echo(text: str) -> None:
+    # File names, notes and attributes come from the user's files: shown, never acted on.
+    typer.echo(printable(text))
+
 
 data_app = typer.Typer(help="Incident datasets the evidence tools read.", no_args_is_help=True)
 
@@ -37,13 +44,13 @@ def _load(directory: Path) -> None:
             raise
         usage_error(line)
     info = dataset_info(dest)
-    typer.echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
-               f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
+    _echo(f"loaded {info.name}: {info.events} log events from {len(info.services)} services, "
+          f"{len(info.tables)} tables, {info.passages} runbook passages → {dest}")
     if info.attributes:
-        typer.echo(f"log attributes query_logs can filter on: {', '.join(info.attributes[:15])}"
-                   + (" …" if len(info.attributes) > 15 else ""))
+        _echo(f"log attributes query_logs can filter on: {', '.join(info.attributes[:15])}"
+              + (" …" if len(info.attributes) > 15 else ""))
     for note in info.notes:
-        typer.echo(f"  note: {note}")
+        _echo(f"  note: {note}")
 
 
 @data_app.command("load")
@@ -92,7 +99,7 @@ def data_import(
     """Convert your own exports into a dataset folder (format auto-detected), then load it."""
     from diagnosis_harness.control.settings import zone_of
     from diagnosis_harness.tools.dataset.format import DatasetError
-    from diagnosis_harness.tools.dataset.importer import ImportOptions, import_sources
+    from diagnosis_harness.tools.dataset.importer import ImportOptions, ReadLimits, import_sources
     from diagnosis_harness.tools.dataset.sniff import canonical_format
     from diagnosis_harness.tools.dataset.text_logs import compile_pattern
     from diagnosis_harness.tools.time_format import TimeFormat
@@ -107,9 +114,13 @@ def data_import(
             TimeFormat.parse(time_format)
     except ValueError as exc:
         usage_error(str(exc))
+    settings = load_cli_settings()  # HARNESS_IMPORT_MAX_*: absurd values are refused here
+    limits = ReadLimits(line_bytes=settings.import_max_line_bytes,
+                        total_bytes=settings.import_max_bytes,
+                        document_bytes=settings.import_max_document_bytes)
     options = ImportOptions(format=fmt, pattern=pattern, timezone=tz, dayfirst=dayfirst,
                             time_format=time_format, year=year, service=service, name=name,
-                            skip_bad=skip_bad, replace=replace)
+                            skip_bad=skip_bad, replace=replace, limits=limits)
     try:
         with _progress() as progress:
             report = import_sources(list(sources), into, options, progress=progress)
@@ -117,14 +128,14 @@ def data_import(
         usage_error(str(exc))
     logs = [s for s in report.sources if s.kind == "logs"]
     other = len(report.sources) - len(logs)
-    typer.echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "
-               f"table/runbook file(s) into {into}")
+    _echo(f"imported {report.events} log events from {len(logs)} log file(s) and {other} "
+          f"table/runbook file(s) into {into}")
     for source in report.sources:
-        typer.echo(f"  {source.summary()}".replace("\n", "\n  "))
+        _echo(f"  {source.summary()}".replace("\n", "\n  "))
     if load:
         _load(into)
-        typer.echo(f'next: harness diagnose --data {into} "what went wrong on SERVICE between '
-                   'HH:MM and HH:MM on YYYY-MM-DD?"')
+        _echo(f'next: harness diagnose --data {into} "what went wrong on SERVICE between '
+              'HH:MM and HH:MM on YYYY-MM-DD?"')
 
 
 class _progress:

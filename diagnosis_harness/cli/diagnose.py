@@ -13,7 +13,6 @@ exists says that nothing was recorded. A signal after release has decided change
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from diagnosis_harness.cli import signals
 from diagnosis_harness.cli.exits import Exit, for_outcome
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.control.terminal_text import printable, printable_json
 
 if TYPE_CHECKING:
     from diagnosis_harness.runstore.store import RunStore
@@ -141,13 +141,14 @@ def print_run(out: dict[str, Any], as_json: bool) -> int:
     """Print a run's end (report or ``--json``) and return its exit code.
 
     What went wrong outside the run's own events (a crash, a final checkpoint that could not
-    be written) is one line on stderr as well.
+    be written) is one line on stderr as well. Control characters from data are shown escaped
+    (:mod:`diagnosis_harness.control.terminal_text`), in ``--json`` too.
     """
     for key in ("error", "checkpoint_error"):
         if out.get(key):
-            sys.stderr.write(f"harness: {out[key]}\n")
+            sys.stderr.write(printable(f"harness: {out[key]}") + "\n")
     if as_json:
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        sys.stdout.write(printable_json(out) + "\n")
     elif out.get("paused"):
         sys.stdout.write(f"[PAUSED] the verified report awaits approval: harness runs show "
                          f"{out['run_id']}, then harness runs approve {out['run_id']} "
@@ -178,4 +179,4 @@ def _print_human(out: dict[str, Any]) -> None:
                  f"{out.get('thread_id')} · {usage.get('model_calls', 0)} model calls, "
                  f"{usage.get('tool_calls', 0)} tool calls, "
                  f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens")
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(printable("\n".join(lines)) + "\n")  # the report quotes data

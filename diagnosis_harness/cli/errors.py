@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from diagnosis_harness.cli.exits import Exit
+from diagnosis_harness.control.terminal_text import printable
 
 if TYPE_CHECKING:
     from diagnosis_harness.control.settings import Settings
@@ -43,7 +44,7 @@ class _OneLine(logging.Formatter):
         saved = record.exc_info, record.exc_text, record.stack_info
         record.exc_info = record.exc_text = record.stack_info = None
         try:
-            return " ".join(super().format(record).split())
+            return printable(" ".join(super().format(record).split()))
         finally:
             record.exc_info, record.exc_text, record.stack_info = saved
 
@@ -176,7 +177,7 @@ def usage_error(message: str) -> NoReturn:
     """Print ``harness: message`` on stderr and exit 64 (bad usage)."""
     import typer
 
-    typer.echo(f"harness: {message}", err=True)
+    typer.echo(printable(f"harness: {message}"), err=True)  # it may quote a file's line
     raise typer.Exit(Exit.USAGE)
 
 

@@ -83,17 +83,21 @@ def eval_suite(
     comparison = compare(card, before, str(baseline)) if before is not None else None
     _write_outputs(card, failures, comparison, out=out, junit=junit, markdown=markdown, html=html)
     if as_json:
-        from diagnosis_harness.eval.manifest import as_json as dumps
+        from diagnosis_harness.control.terminal_text import printable_json
 
-        sys.stdout.write(dumps(report_json(card, failures, comparison)))
+        # as the scorecard file (manifest.as_json), with nothing a terminal would act on
+        sys.stdout.write(printable_json(report_json(card, failures, comparison), indent=1,
+                                        sort_keys=True) + "\n")
     else:
         console = Console()
         render(console if console.is_terminal else Console(width=140), card, failures)
         if comparison is not None and (comparison.regressions or comparison.fixes):
+            from diagnosis_harness.control.terminal_text import printable
+
             for c in comparison.regressions:
-                typer.echo(f"regression {c.id}: {c.before} → {c.now}")
+                typer.echo(printable(f"regression {c.id}: {c.before} → {c.now}"))
             for c in comparison.fixes:
-                typer.echo(f"fix {c.id}: {c.before} → {c.now}")
+                typer.echo(printable(f"fix {c.id}: {c.before} → {c.now}"))
     raise typer.Exit(EXIT_GATE_FAILED if failures else 0)
 
 

@@ -16,7 +16,6 @@ command runs, so ``harness --help`` stays fast.
 from __future__ import annotations
 
 import getpass
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,6 +25,7 @@ import typer
 from diagnosis_harness.cli.errors import load_cli_settings, usage_error
 from diagnosis_harness.cli.exits import for_outcome
 from diagnosis_harness.cli.runs import runs_app
+from diagnosis_harness.control.terminal_text import printable, printable_json
 
 if TYPE_CHECKING:
     from diagnosis_harness.control.settings import Settings
@@ -48,7 +48,12 @@ def _store(settings: Settings) -> RunStore:
 
 
 def _print(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=1) + "\n")
+    sys.stdout.write(printable_json(value, indent=1) + "\n")
+
+
+def _echo(text: str) -> None:
+    """One piece of human output: it quotes data, so its control characters are shown escaped."""
+    typer.echo(printable(text))
 
 
 @runs_app.command("list")
@@ -64,7 +69,7 @@ def list_runs(
     if as_json:
         _print(rows)
     else:
-        typer.echo(render_list(rows))
+        _echo(render_list(rows))
 
 
 @runs_app.command("show")
@@ -91,11 +96,11 @@ def show(
     if as_json:
         _print({**story, "posts": posts})
     else:
-        typer.echo(render_story(story))
+        _echo(render_story(story))
         for post in posts:
-            typer.echo(f"post to {post['target']}: {post['state']} after {post['attempts']} "
-                       f"attempt(s)" + (f" (last error: {post['last_error']})"
-                                        if post["last_error"] else ""))
+            _echo(f"post to {post['target']}: {post['state']} after {post['attempts']} "
+                  f"attempt(s)" + (f" (last error: {post['last_error']})"
+                                   if post["last_error"] else ""))
 
 
 def _paused_run(store: RunStore, run_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -117,7 +122,7 @@ def _show_html(run_id: str, data: Path | None) -> None:
     if found is None:
         usage_error(f"no run {run_id} in the run store")
     question, view = found
-    sys.stdout.write(run_html(question, view, run_id=run_id, title=f"harness run {run_id}"))
+    sys.stdout.write(printable(run_html(question, view, run_id=run_id, title=f"harness run {run_id}")))
 
 
 @runs_app.command("approve")
@@ -169,10 +174,10 @@ def approve(
     if as_json:
         _print(out)
     else:
-        typer.echo(f"[{out.get('release_outcome')}"
-                   f"{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}] run {run_id}")
+        _echo(f"[{out.get('release_outcome')}"
+              f"{' / ' + out['fallback_type'] if out.get('fallback_type') else ''}] run {run_id}")
         if out.get("content"):
-            typer.echo(out["content"])
+            _echo(out["content"])
     raise typer.Exit(for_outcome(out.get("release_outcome")))
 
 

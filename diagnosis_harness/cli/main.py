@@ -252,13 +252,14 @@ def _internal_error(exc: Exception) -> NoReturn:
     import logging
 
     from diagnosis_harness.cli.errors import problem
+    from diagnosis_harness.control.terminal_text import printable
 
     try:
         line = problem(exc)
     except Exception:  # noqa: BLE001 — mapping must never hide the error it maps
         line = None
     if line is not None:  # a known problem that a command did not catch: still bad usage
-        typer.echo(f"harness: {line}", err=True)
+        typer.echo(printable(f"harness: {line}"), err=True)
         logging.getLogger(__name__).debug("details", exc_info=exc)
         sys.exit(Exit.USAGE)
     text = " ".join(str(exc).split())

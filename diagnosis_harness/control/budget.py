@@ -70,6 +70,12 @@ so clamping changes no real run, and it still exhausts every realistic token bud
 """
 _MAX_TOTAL = 2**62
 """Ceiling of any running total (still an SQLite INTEGER, whatever the number of calls)."""
+FINAL_CALLS = 2
+"""Model calls an investigation keeps for its end: the final draft turn and the judge's call.
+
+Collection ends while they are still there (docs/design.md §6, *The final draft turn*): a run
+whose budget ends its investigation is still asked for its draft, and the draft can be judged.
+"""
 
 
 def usage_count(value: object) -> int:
@@ -146,6 +152,25 @@ class Budget:
         if u.tokens >= lim.max_tokens:
             raise BudgetExhausted("tokens", u.tokens, lim.max_tokens)
         self._replace(model_calls=u.model_calls + 1)
+
+    def collection_closed(self, this_turn: int, final_turn: int, reserve: int) -> str | None:
+        """Why another investigating agent turn would leave no room for the final one, or None.
+
+        ``this_turn`` and ``final_turn`` are the estimated input tokens of the next agent call
+        and of the final draft turn after it; ``reserve`` is what the draft's answer and the
+        judge's call need beyond that. Another investigating turn is allowed only if it, the
+        final turn and the judge all fit: :data:`FINAL_CALLS` model calls stay free, and the
+        tokens for both turns and the reserve.
+        """
+        u, lim = self.usage, self.limits
+        if u.model_calls + 1 + FINAL_CALLS > lim.max_model_calls:
+            return (f"model_calls budget reached ({u.model_calls} of {lim.max_model_calls} used, "
+                    f"{FINAL_CALLS} kept for the draft and its judge)")
+        need = u.tokens + this_turn + final_turn + reserve
+        if need > lim.max_tokens:
+            return (f"tokens budget reached ({u.tokens} of {lim.max_tokens} used; another turn "
+                    f"would leave too few for the draft and its judge: ~{need} needed)")
+        return None
 
     def record_tokens(self, input_tokens: object, output_tokens: object) -> None:
         """Add a call's usage; missing or negative numbers count 0."""

@@ -32,6 +32,7 @@ from diagnosis_harness.control.vocabulary import (
 )
 
 __all__ = [
+    "EMPTY_KIND",
     "Claim",
     "ClaimVerdict",
     "CollectionState",
@@ -197,6 +198,14 @@ class PreviousObservation(_Strict):
     tool_call_id: str
     gain: Gain
     note: str = ""
+
+
+EMPTY_KIND = "empty"
+"""The kind of the one fact of an empty READY result: "checked, found nothing" for its scope.
+
+Citable as evidence of absence only (docs/design.md §8): a claim may say that nothing matched
+this scope, and a conclusion needs at least one fact that observed something.
+"""
 
 
 class Fact(_Strict):

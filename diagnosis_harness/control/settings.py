@@ -21,6 +21,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from diagnosis_harness.control.secrets import remember
 
 KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+HOUR_S = 3600.0
+DAY_S = 24 * HOUR_S
+"""Every number has an upper bound as well as a lower one: a value past it is a typo or an
+attack, never a setting (``HARNESS_SQL_TIMEOUT_S=1e308`` overflowed the first deadline sum).
+Timeouts are at most an hour, a run's deadline a day, byte limits 1 GiB, counts generous but
+finite; floats must be finite (no NaN, no inf). docs/configuration.md lists them."""
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 """URL schemes HARNESS_DATABASE_URL accepts (psycopg 3 is the one driver the postgres extra brings)."""
 
@@ -57,9 +65,9 @@ class Settings(BaseSettings):
     """Schema-constrained answers from ``openai:`` servers: ``json_schema`` (strict, OpenAI,
     vLLM, Ollama), ``json_object_schema`` (llama.cpp), ``off`` (plain JSON mode), or ``auto``
     (probe the server once per process, when the model seam is built, before any run)."""
-    structured_probe_timeout_s: float = Field(default=30.0, gt=0)
+    structured_probe_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Timeout of one request of the ``auto`` probe (a one-token answer per candidate format)."""
-    model_context_tokens: int | None = Field(default=None, gt=0)
+    model_context_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
     """The model's context window in tokens; when set, every call's prompt is estimated
     (conservatively) and a call that would not fit stops the run as BUDGET_EXHAUSTED first."""
     judge_model: str | None = None
@@ -70,7 +78,7 @@ class Settings(BaseSettings):
     """OpenAI-compatible server of an ``openai:`` judge; None: ``OPENAI_BASE_URL``."""
     judge_api_key: SecretStr | None = None
     """API key of that server; None: ``OPENAI_API_KEY``."""
-    judge_context_tokens: int | None = Field(default=None, gt=0)
+    judge_context_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
     """The judge model's context window (as ``model_context_tokens``); only with ``judge_model``."""
 
     # --- data and persistence ---------------------------------------------------------------
@@ -89,38 +97,43 @@ class Settings(BaseSettings):
     """Time window used when the question names none, ending at the dataset's latest event
     (at most 30 days: a longer one is a typo, and overflowed date arithmetic later)."""
 
+    # --- the final draft turn (docs/design.md §6) ------------------------------------------
+    final_reserve_tokens: int = Field(default=6000, ge=0, le=1_000_000_000)
+    """Tokens an investigation leaves, beyond the final turn's input, for the draft's answer and
+    the judge's call: collection ends early enough for both."""
+
     # --- budgets (docs/design.md §6) --------------------------------------------------------
-    max_model_calls: int = Field(default=16, gt=0)
+    max_model_calls: int = Field(default=16, gt=0, le=10_000)
     """Model calls per run, all roles together (router, agent, judge, repair)."""
-    max_tool_calls: int = Field(default=10, gt=0)
+    max_tool_calls: int = Field(default=10, gt=0, le=10_000)
     """Evidence tool invocations per run."""
-    max_tokens: int = Field(default=120_000, gt=0)
+    max_tokens: int = Field(default=120_000, gt=0, le=1_000_000_000)
     """Prompt + completion tokens per run, from the providers' usage metadata."""
-    max_run_bytes: int = Field(default=1024 * KIB, gt=0)
+    max_run_bytes: int = Field(default=1024 * KIB, gt=0, le=GIB)
     """Bytes per run: input, tool results and draft together."""
-    deadline_s: float = Field(default=300.0, gt=0)
+    deadline_s: float = Field(default=300.0, gt=0, le=DAY_S, allow_inf_nan=False)
     """Deadline of one run's run time (monotonic; a resumed run keeps what it already spent)."""
-    lease_s: float = Field(default=30.0, gt=0)
+    lease_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """How long a worker owns a running run without a heartbeat (renewed every third of it)."""
 
     # --- byte limits (docs/design.md §6) ----------------------------------------------------
-    max_question_bytes: int = Field(default=4 * KIB, gt=0)
+    max_question_bytes: int = Field(default=4 * KIB, gt=0, le=GIB)
     """Largest question accepted (UTF-8 bytes)."""
-    max_previous_turn_bytes: int = Field(default=8 * KIB, gt=0)
+    max_previous_turn_bytes: int = Field(default=8 * KIB, gt=0, le=GIB)
     """Largest previous-turn summary carried into the next turn."""
-    max_agent_input_bytes: int = Field(default=16 * KIB, gt=0)
+    max_agent_input_bytes: int = Field(default=16 * KIB, gt=0, le=GIB)
     """Largest first agent message (question + previous turn + instructions)."""
-    max_draft_bytes: int = Field(default=32 * KIB, gt=0)
+    max_draft_bytes: int = Field(default=32 * KIB, gt=0, le=GIB)
     """Largest final draft accepted from the agent."""
-    max_observation_bytes: int = Field(default=16 * KIB, gt=0)
+    max_observation_bytes: int = Field(default=16 * KIB, gt=0, le=GIB)
     """Largest observation shown to the model; larger ones are truncated and flagged."""
-    max_tool_result_bytes: int = Field(default=256 * KIB, gt=0)
+    max_tool_result_bytes: int = Field(default=256 * KIB, gt=0, le=GIB)
     """Largest raw tool result; larger ones become an ERROR record."""
 
     # --- progress (docs/design.md §7) -------------------------------------------------------
-    saturation_threshold: int = Field(default=3, gt=0)
+    saturation_threshold: int = Field(default=3, gt=0, le=1000)
     """Consecutive NO_GAIN observations that saturate evidence collection."""
-    protocol_violation_threshold: int = Field(default=3, gt=0)
+    protocol_violation_threshold: int = Field(default=3, gt=0, le=1000)
     """Consecutive progress-protocol violations that stop collection."""
     required_context: Annotated[list[Literal["service", "merchant", "window"]], NoDecode] = [
         "service"
@@ -128,35 +141,35 @@ class Settings(BaseSettings):
     """Context a diagnosis needs before any evidence call (comma-separated in the environment)."""
 
     # --- timeouts and retry (docs/design.md §6) ---------------------------------------------
-    agent_call_timeout_s: float = Field(default=60.0, gt=0)
+    agent_call_timeout_s: float = Field(default=60.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Timeout of one agent model call (never retried)."""
-    router_attempts: int = Field(default=2, ge=1)
+    router_attempts: int = Field(default=2, ge=1, le=10)
     """Router attempts."""
-    router_attempt_timeout_s: float = Field(default=10.0, gt=0)
+    router_attempt_timeout_s: float = Field(default=10.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Router per-attempt timeout."""
-    router_total_timeout_s: float = Field(default=25.0, gt=0)
+    router_total_timeout_s: float = Field(default=25.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Router total time over all attempts."""
-    judge_attempts: int = Field(default=2, ge=1)
+    judge_attempts: int = Field(default=2, ge=1, le=10)
     """Semantic judge attempts."""
-    judge_attempt_timeout_s: float = Field(default=20.0, gt=0)
+    judge_attempt_timeout_s: float = Field(default=20.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Semantic judge per-attempt timeout."""
-    judge_total_timeout_s: float = Field(default=45.0, gt=0)
+    judge_total_timeout_s: float = Field(default=45.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Semantic judge total time over all attempts."""
-    repair_attempts: int = Field(default=1, ge=1)
+    repair_attempts: int = Field(default=1, ge=1, le=10)
     """Evidence-repair attempts."""
-    repair_attempt_timeout_s: float = Field(default=30.0, gt=0)
+    repair_attempt_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Evidence-repair per-attempt timeout."""
-    repair_total_timeout_s: float = Field(default=30.0, gt=0)
+    repair_total_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Evidence-repair total time."""
 
     # --- tools ------------------------------------------------------------------------------
-    max_log_window_minutes: int = Field(default=1440, gt=0)
+    max_log_window_minutes: int = Field(default=1440, gt=0, le=366 * 24 * 60)
     """Longest time window one query_logs call may cover; longer ones are an input error."""
     log_events_default_limit: int = Field(default=20, gt=0, le=200)
     """Events query_logs returns when the model gives no limit."""
-    max_sql_rows: int = Field(default=100, gt=0)
+    max_sql_rows: int = Field(default=100, gt=0, le=100_000)
     """Rows query_mysql returns at most; further rows are cut and the record flagged truncated."""
-    sql_timeout_s: float = Field(default=2.0, gt=0)
+    sql_timeout_s: float = Field(default=2.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Wall-clock limit of one query_mysql statement."""
     knowledge_top_k: int = Field(default=3, gt=0, le=10)
     """Passages lookup_knowledge returns when the model gives no top_k."""
@@ -164,6 +177,15 @@ class Settings(BaseSettings):
     """SQLAlchemy URL of a real operational database for query_mysql; None uses the dataset's."""
     ops_tables: str | None = None
     """Comma-separated table allow-list for ops_db_url; None allows every table the URL can see."""
+
+    # --- harness data import (docs/data.md) ----------------------------------------------
+    import_max_line_bytes: int = Field(default=1024 * KIB, gt=0, le=1024 * MIB)
+    """Longest line of an imported file (its line break not counted); a longer one is refused
+    with its ``file:line`` after reading that many bytes, never read whole."""
+    import_max_bytes: int = Field(default=4 * GIB, gt=0, le=1024 * GIB)
+    """Decompressed bytes one import reads from all its sources together (gzip bombs)."""
+    import_max_document_bytes: int = Field(default=64 * MIB, gt=0, le=4 * GIB)
+    """Largest JSON document an import reads whole (one array or object, not JSON lines)."""
 
     # --- serving, Studio and approval (docs/design.md §14) -------------------------------
     approval: Literal["off", "before_publish"] = "off"
@@ -203,9 +225,9 @@ class Settings(BaseSettings):
     # --- alerts, notifications and live metrics (docs/alerts.md, docs/design.md §17) -------
     alerts_token: SecretStr | None = None
     """The secret of ``POST /alerts/*`` (bearer token, or basic auth's password); unset: 404."""
-    alerts_max_body_bytes: int = Field(default=256 * KIB, gt=0)
+    alerts_max_body_bytes: int = Field(default=256 * KIB, gt=0, le=GIB)
     """Largest alert notification accepted (413 above)."""
-    alerts_lookback_s: float = Field(default=900.0, ge=0)
+    alerts_lookback_s: float = Field(default=900.0, ge=0, le=30 * DAY_S, allow_inf_nan=False)
     """How far before an alert's ``startsAt`` its investigation's window begins."""
     alerts_service_labels: Annotated[list[str], NoDecode] = ["service", "job", "app"]
     """Alert labels naming the service, first match wins (comma-separated)."""
@@ -219,11 +241,11 @@ class Settings(BaseSettings):
     """The token of those comments."""
     github_api_url: str = "https://api.github.com"
     """GitHub's API base URL (a GitHub Enterprise server, or a local emulator in tests)."""
-    notify_timeout_s: float = Field(default=10.0, gt=0)
+    notify_timeout_s: float = Field(default=10.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Timeout of one post; a post that fails or hangs is retried with backoff."""
     prometheus_url: str | None = None
     """Base URL of a Prometheus server whose HTTP API ``query_metrics`` reads (read endpoints only)."""
-    prometheus_timeout_s: float = Field(default=10.0, gt=0)
+    prometheus_timeout_s: float = Field(default=10.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Wall-clock limit of one ``query_metrics`` request; never past the run's deadline."""
 
     @field_validator("prometheus_url", mode="before")
@@ -259,9 +281,9 @@ class Settings(BaseSettings):
     """Comma-separated ``server.tool`` names added to the config's ``allow`` lists."""
     mcp_allow_unmarked: str | None = None
     """Comma-separated ``server.tool`` names added to the config's ``allow_unmarked`` lists."""
-    mcp_call_timeout_s: float = Field(default=30.0, gt=0)
+    mcp_call_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Wall-clock limit of one MCP tool call (server start included); never past the run's deadline."""
-    mcp_start_timeout_s: float = Field(default=30.0, gt=0)
+    mcp_start_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Time to start the MCP servers and list their tools when the harness starts."""
 
     @field_validator("required_context", mode="before")

@@ -31,7 +31,15 @@ def _body(text: str) -> dict[str, Any]:
         body = json.loads(text)
     except json.JSONDecodeError:
         return {}
-    return body if isinstance(body, dict) else {}
+    if not isinstance(body, dict):
+        return {}
+    items = body.get("items")
+    if isinstance(items, list) and any(isinstance(i, dict) and i.get("kind") == "empty"
+                                       for i in items):
+        # "checked, found nothing" (a citable fact of an empty result) is no found item
+        body = {**body, "items": [i for i in items
+                                  if not (isinstance(i, dict) and i.get("kind") == "empty")]}
+    return body
 
 
 @dataclass

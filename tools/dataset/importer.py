@@ -30,6 +30,7 @@ from diagnosis_harness.tools.dataset.format import (
     DatasetError,
 )
 from diagnosis_harness.tools.dataset.log_import import ImportOptions, SourceReport, import_logs
+from diagnosis_harness.tools.dataset.reading import ByteMeter, ReadLimits
 from diagnosis_harness.tools.dataset.sniff import kind_of, open_binary
 from diagnosis_harness.tools.dataset.tables import safe_name
 
@@ -84,6 +85,7 @@ def import_sources(sources: list[Path], into: Path, options: ImportOptions,
     _check_target(into, options.replace)
     total = sum(f.stat().st_size for f in files) or 1
     done = 0
+    meter = ByteMeter(options.limits)
     problems: list[str] = []
     reports: list[SourceReport] = []
     into.parent.mkdir(parents=True, exist_ok=True)
@@ -100,9 +102,10 @@ def import_sources(sources: list[Path], into: Path, options: ImportOptions,
                         progress(base + n, total)
 
                 if report.kind == "logs":
-                    import_logs(path, out, report, options, problems, step)
+                    import_logs(path, out, report, options, problems, step, meter)
                 else:
-                    _copy(path, work, report, problems)
+                    _copy(path, work, report, problems, meter)
+                meter.finish()
                 done += path.stat().st_size
                 if progress:
                     progress(done, total)
@@ -149,7 +152,8 @@ def _write_manifest(work: Path, into: Path, options: ImportOptions,
     (work / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
-def _copy(path: Path, work: Path, report: SourceReport, problems: list[str]) -> None:
+def _copy(path: Path, work: Path, report: SourceReport, problems: list[str],
+          meter: ByteMeter) -> None:
     stem = path.name.split(".")[0]
     if report.kind == "table":
         suffix = ".tsv" if ".tsv" in [s.lower() for s in path.suffixes] else ".csv"
@@ -161,8 +165,8 @@ def _copy(path: Path, work: Path, report: SourceReport, problems: list[str]) -> 
         problems.append(f"{path}: {report.kind} {target.stem!r} comes from two sources; rename one")
         return
     with open_binary(path) as src, target.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
+        meter.copy(src, dst, path)
     report.target = target.relative_to(work).as_posix()
 
 
-__all__ = ["ImportOptions", "ImportReport", "SourceReport", "expand", "import_sources"]
+__all__ = ["ImportOptions", "ImportReport", "ReadLimits", "SourceReport", "expand", "import_sources"]

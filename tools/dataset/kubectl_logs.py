@@ -52,6 +52,9 @@ def kubectl_events(lines: Iterator[tuple[int, str]], inner: str
                     yield lineno, (fields, times[lineno], message), 0
             except (json.JSONDecodeError, ValueError, AttributeError, TypeError) as exc:
                 yield lineno, RecordError(f"not a {inner} JSON record after the time: {exc}"), 0
+            except RecursionError:
+                yield lineno, RecordError(f"not a {inner} JSON record after the time: nested "
+                                          "too deeply"), 0
         return
     for first, parsed, joined in join_events(rests(), inner):
         if isinstance(parsed, RecordError):

@@ -19,13 +19,16 @@ from typing import IO, TYPE_CHECKING, Any
 from diagnosis_harness.control.settings import zone_of
 from diagnosis_harness.tools.dataset import k8s_events, kubectl_logs
 from diagnosis_harness.tools.dataset.json_logs import records
+from diagnosis_harness.tools.dataset.reading import ByteMeter, ReadLimits
 from diagnosis_harness.tools.dataset.records import RecordError, SourceStats, build_event
 from diagnosis_harness.tools.dataset.sniff import (
     JSON_FORMATS,
+    SAMPLE_READ_LINES,
     canonical_format,
     decode,
     detect_format,
     open_binary,
+    sample,
     sample_lines,
     whole_document,
 )
@@ -58,6 +61,8 @@ class ImportOptions:
     name: str | None = None
     skip_bad: bool = False
     replace: bool = False
+    limits: ReadLimits = ReadLimits()
+    """Longest line, decompressed bytes, largest JSON document (``HARNESS_IMPORT_MAX_*``)."""
 
 
 @dataclass
@@ -99,17 +104,25 @@ def fallback_service(path: Path, options: ImportOptions) -> tuple[str, str]:
 
 
 def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportOptions,
-                problems: list[str], progress: Callable[[int], Any]) -> None:
-    """Convert one log file into ``out`` (its ``logs.jsonl`` lines); problems name the file."""
-    sample = sample_lines(path)
-    if not sample:
+                problems: list[str], progress: Callable[[int], Any], meter: ByteMeter) -> None:
+    """Convert one log file into ``out`` (its ``logs.jsonl`` lines); problems name the file.
+
+    DatasetError at once when the file passes ``options.limits`` (a line too long, too many
+    bytes): no limit is a matter of one line to skip.
+    """
+    first, _, blank = sample(path, line_bytes=options.limits.line_bytes)
+    if blank:
+        problems.append(f"{path}: only blank lines in its first {SAMPLE_READ_LINES:,} lines: "
+                        "not a log file; leave it out")
+        return
+    if not first:
         report.format = "empty"
         report.notes.append("empty file: nothing to import")
         return
     time_format = TimeFormat.parse(options.time_format) if options.time_format else None
     fmt = "pattern" if options.pattern else (
         canonical_format(options.format) if options.format
-        else detect_format(sample, time_format.regex if time_format else None))
+        else detect_format(first, time_format.regex if time_format else None))
     if fmt is None:
         problems.append(f"{path}: cannot tell the log format from its first lines; pass --format "
                         "(ecs, loki, otel, k8s-events, json, kubectl, syslog, nginx, nginx-error, "
@@ -119,14 +132,15 @@ def import_logs(path: Path, out: IO[str], report: SourceReport, options: ImportO
     report.format = fmt
     service, origin = fallback_service(path, options)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as part:
-        reader = _convert(path, fmt, options, service, report, part, progress)
+        reader = _convert(path, fmt, options, service, report, part, progress, meter)
         if report.refused:
             pass  # nothing is kept: the refusal is the source's one problem
         elif reader.needs_rerun:  # early ambiguous dates were read month-first; the file is day-first
             part.seek(0)
             part.truncate()
             report.stats = SourceStats()
-            reader = _convert(path, fmt, options, service, report, part, progress, dayfirst=True)
+            reader = _convert(path, fmt, options, service, report, part, progress, meter,
+                              dayfirst=True)
         if report.refused:
             pass
         elif reader.unresolved:
@@ -143,8 +157,8 @@ def _file_year(path: Path) -> int:
 
 
 def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report: SourceReport,
-             out: IO[str], progress: Callable[[int], Any], dayfirst: bool | None = None
-             ) -> TimeReader:
+             out: IO[str], progress: Callable[[int], Any], meter: ByteMeter,
+             dayfirst: bool | None = None) -> TimeReader:
     year = options.year if options.year is not None else _file_year(path)
     time_format = TimeFormat.parse(options.time_format) if options.time_format else None
     reader = TimeReader(tz=zone_of(options.timezone),
@@ -153,7 +167,8 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
     pattern = compile_pattern(options.pattern) if options.pattern else None
     stats = report.stats
     leading = time_format.regex if time_format else None
-    for where, item in _items(path, fmt, pattern, leading, stats, progress):
+    meter.start()  # a second pass over the file counts once
+    for where, item in _items(path, fmt, pattern, leading, stats, progress, meter):
         try:
             if isinstance(item, RecordError):
                 raise item
@@ -176,18 +191,22 @@ def _convert(path: Path, fmt: str, options: ImportOptions, service: str, report:
 
 
 def _items(path: Path, fmt: str, pattern: re.Pattern[str] | None, leading: re.Pattern[str] | None,
-           stats: SourceStats, progress: Callable[[int], Any]) -> Iterator[tuple[int | str, Any]]:
+           stats: SourceStats, progress: Callable[[int], Any], meter: ByteMeter
+           ) -> Iterator[tuple[int | str, Any]]:
     with path.open("rb") as raw, open_binary(path) as handle:
-        if fmt in JSON_FORMATS and whole_document(sample_lines(path, 5)):
+        if fmt in JSON_FORMATS and _one_document(path, meter.limits):
             try:
-                document = json.loads(decode(handle.read())[0])
+                document = json.loads(decode(meter.document(handle, path))[0])
             except json.JSONDecodeError as exc:
                 yield exc.lineno, RecordError(f"invalid JSON: {exc.msg}")
+                return
+            except RecursionError:  # deeper than any parser goes: no log export
+                yield 1, RecordError("invalid JSON: nested too deeply")
                 return
             for n, item in enumerate(records(document, fmt), start=1):
                 yield f"record {n}", item
             return
-        numbered = _numbered(handle, raw, stats, progress)
+        numbered = _numbered(meter.lines(handle, path), handle, raw, stats, progress)
         if fmt in JSON_FORMATS:
             for lineno, text in numbered:
                 if not text.strip():
@@ -197,17 +216,31 @@ def _items(path: Path, fmt: str, pattern: re.Pattern[str] | None, leading: re.Pa
                         yield lineno, item
                 except (json.JSONDecodeError, ValueError, AttributeError, TypeError) as exc:
                     yield lineno, RecordError(f"not a {fmt} JSON record: {exc}")
+                except RecursionError:
+                    yield lineno, RecordError(f"not a {fmt} JSON record: nested too deeply")
             return
-        events = (kubectl_logs.kubectl_events(numbered, kubectl_logs.inner_format(sample_lines(path)))
+        events = (kubectl_logs.kubectl_events(numbered, kubectl_logs.inner_format(
+                      sample_lines(path, line_bytes=meter.limits.line_bytes)))
                   if fmt == "kubectl" else join_events(numbered, fmt, pattern, leading))
         for first, event, joined in events:
             stats.joined_lines += joined
             yield first, event
 
 
-def _numbered(handle: IO[bytes], raw: IO[bytes], stats: SourceStats,
-              progress: Callable[[int], Any]) -> Iterator[tuple[int, str]]:
-    for lineno, line in enumerate(handle, start=1):
+def _one_document(path: Path, limits: ReadLimits) -> bool:
+    """The file is one JSON document (read whole), not JSON lines.
+
+    A first line cut at the line limit that opens an object is taken for a JSON line (refused
+    as too long), not a document: a pretty-printed document's first line is short.
+    """
+    lines, cut, _ = sample(path, 5, limits.line_bytes)
+    return whole_document(lines) and not (cut and len(lines) == 1
+                                          and lines[0].lstrip().startswith("{"))
+
+
+def _numbered(lines: Iterator[tuple[int, bytes]], handle: IO[bytes], raw: IO[bytes],
+              stats: SourceStats, progress: Callable[[int], Any]) -> Iterator[tuple[int, str]]:
+    for lineno, line in lines:
         text, ok = decode(line)
         stats.latin1_lines += not ok
         if lineno % 20_000 == 0:
@@ -224,7 +257,8 @@ def _notes(report: SourceReport, reader: TimeReader, options: ImportOptions, ser
     if report.format in _FORMAT_NOTES:
         notes.append(_FORMAT_NOTES[report.format])
     if report.format == "kubectl":
-        inner = kubectl_logs.inner_format(sample_lines(report.path))
+        inner = kubectl_logs.inner_format(sample_lines(report.path,
+                                                       line_bytes=options.limits.line_bytes))
         notes.append(kubectl_logs.NOTE.format(inner=f"{inner} lines" if inner != "plain"
                                               else "plain text (level from the text)"))
     if options.time_format:

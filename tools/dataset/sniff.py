@@ -14,8 +14,9 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, NamedTuple, cast
 
 from diagnosis_harness.tools.dataset.k8s_events import is_event
 
@@ -29,6 +30,14 @@ FORMAT_ALIASES = {"elasticsearch": "ecs", "elastic": "ecs", "es": "ecs", "opente
 """Names a user may give ``--format`` for the formats above (``nginx``/``apache`` mean their
 access logs; their error logs are ``nginx-error`` / ``apache-error``)."""
 _SAMPLE_LINES = 200
+_SNIFF_CHARS = 4096
+"""Characters of each sampled text line the shape regexes look at: a line of a megabyte of one
+character class would make a scan from every position (``LOGFMT_PAIR.finditer``) quadratic."""
+MIB = 1 << 20
+GIB = 1 << 30
+SAMPLE_READ_LINES = 10_000
+"""Most lines a format sample reads, blank ones included (each costs microseconds: a gzip of
+100 MB of newlines took 110 s to sample when only non-blank lines counted)."""
 _OTEL_KEYS = {"severityText", "severity_text", "SeverityText", "severityNumber", "SeverityNumber",
               "timeUnixNano", "TimeUnixNano", "observedTimeUnixNano"}
 _NATIVE_KEYS = {"ts", "service", "level", "message"}
@@ -50,7 +59,9 @@ NGINX_ERROR = re.compile(r"(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \[(\w+)\] (\d+)
 APACHE_ERROR = re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d [\d:.]+ \d{4})\] "
                           r"\[(?:([\w-]+):)?(\w+)\] (?:\[pid (\d+)(?::tid (\d+))?\] )?"
                           r"(?:\[client ([^\]]+)\] )?(.*)\Z")
-LOGFMT_PAIR = re.compile(r'([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+LOGFMT_PAIR = re.compile(r'(?<![\w.@-])([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+"""A ``key=value`` pair; a key starts where no key character precedes it, so a long run of them
+with no ``=`` is scanned once, not once from each of its positions."""
 LEADING_TS = re.compile(
     r"\[?(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}| ?UTC)?"
     r"|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
@@ -91,17 +102,55 @@ def decode(raw: bytes) -> tuple[str, bool]:
     return text.removeprefix("\ufeff").rstrip("\r\n"), ok
 
 
-def sample_lines(path: Path, n: int = _SAMPLE_LINES) -> list[str]:
-    """The first ``n`` non-blank lines of a (possibly gzipped) file."""
+def bounded_lines(handle: IO[bytes], limit: int) -> Iterator[tuple[bytes, bool]]:
+    r"""Each line of ``handle`` and whether it was cut at ``limit`` bytes (then the last one).
+
+    The limit counts a line's bytes without its line break (``\n`` or ``\r\n``). Never holds
+    more than ``limit + 2`` bytes of a line, however long the line is.
+    """
+    while raw := handle.readline(limit + 2):
+        body = len(raw) - (2 if raw.endswith(b"\r\n") else 1 if raw.endswith(b"\n") else 0)
+        if body > limit:
+            yield raw[:limit], True
+            return
+        yield raw, False
+
+
+class Sample(NamedTuple):
+    """The first non-blank lines of a file, as :func:`sample` read them."""
+
+    lines: list[str]
+    cut: bool
+    """The last line was longer than the line limit and is cut there."""
+    blank: bool
+    """Only blank lines in the first :data:`SAMPLE_READ_LINES` lines (and the file goes on)."""
+
+
+def sample(path: Path, n: int = _SAMPLE_LINES, line_bytes: int = MIB) -> Sample:
+    """The first ``n`` non-blank lines of a (possibly gzipped) file.
+
+    A line longer than ``line_bytes`` is cut there and ends the sample: enough to tell a format,
+    and the import refuses that line later, with its number. At most :data:`SAMPLE_READ_LINES`
+    lines are read, blank ones included (a gzip of gigabytes of newlines is no log to sniff).
+    """
     out: list[str] = []
     with open_binary(path) as handle:
-        for raw in handle:
+        for read, (raw, cut) in enumerate(bounded_lines(handle, line_bytes), start=1):
             text, _ = decode(raw)
             if text.strip():
                 out.append(text)
-                if len(out) >= n:
-                    break
-    return out
+            if cut:
+                return Sample(out, True, False)
+            if len(out) >= n or read >= SAMPLE_READ_LINES:
+                break
+        else:
+            return Sample(out, False, False)
+    return Sample(out, False, not out)
+
+
+def sample_lines(path: Path, n: int = _SAMPLE_LINES, line_bytes: int = MIB) -> list[str]:
+    """The first ``n`` non-blank lines of a (possibly gzipped) file, each at most ``line_bytes``."""
+    return sample(path, n, line_bytes).lines
 
 
 def kind_of(path: Path) -> str:
@@ -147,6 +196,8 @@ def looks_like_json(line: str) -> bool:
         json.loads(text)
     except json.JSONDecodeError:
         return False
+    except RecursionError:
+        pass  # nested deeper than the parser goes: JSON all the same, refused when read
     return text.startswith(("{", "["))
 
 
@@ -161,6 +212,8 @@ def whole_document(lines: list[str]) -> bool:
         json.loads(first)
     except json.JSONDecodeError:
         return True  # a '{' line that is not a whole object: a pretty-printed document
+    except RecursionError:
+        return False  # a whole line that is one (too deep) object: JSON lines
     return False
 
 
@@ -177,9 +230,10 @@ def detect_format(lines: list[str], leading: re.Pattern[str] | None = None) -> s
             return _document_format(lines)
         try:
             obj = json.loads(lines[0])
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
         return detect_json_format(obj) if isinstance(obj, dict) else None
+    lines = [ln[:_SNIFF_CHARS] for ln in lines]  # a text line's shape shows in its start
     starts = [ln for ln in lines if not CONTINUATION.match(ln)] or lines
     need = max(1, len(starts) // 2)
     scores = {

@@ -27,6 +27,9 @@ from diagnosis_harness.tools.dataset.sniff import (
 Parsed = tuple[dict[str, Any], Any, str | None]
 """A record as :func:`diagnosis_harness.tools.dataset.records.build_event` takes it: fields, time, message."""
 MAX_JOINED_LINES = 200
+MAX_JOINED_CHARS = 1 << 20
+"""Continuation lines joined to one event stop at 200 lines or a million characters: 200 lines
+of the import's longest line would make one 200 MB message, and the loader reads lines whole."""
 _NGINX_FIELDS = re.compile(r', (client|server|request|upstream|host|referrer): ("[^"]*"|[^,]*)')
 _LOGGER_PREFIX = re.compile(r"(?:\d+ )?(?:--- )?\[([^\]]*)\]\s+([\w.$]+)\s+[:-]\s+(.*)", re.S)
 FREE_FORM = ("text", "pattern", "nginx-error")
@@ -87,6 +90,7 @@ def join_events(lines: Iterator[tuple[int, str]], fmt: str,
     """``(first line number, record or error, lines joined)`` for every event of a text source."""
     current: tuple[int, Parsed] | None = None
     extra: list[str] = []
+    joined = dropped = 0  # characters of extra; continuation lines past the limits
     for lineno, line in lines:
         if not line.strip():
             continue
@@ -94,12 +98,15 @@ def join_events(lines: Iterator[tuple[int, str]], fmt: str,
         if parsed is None and current is None and fmt == "plain":
             parsed = ({}, None, line)
         if parsed is None and current is not None and (fmt in FREE_FORM or CONTINUATION.match(line)):
-            if len(extra) < MAX_JOINED_LINES:
+            if len(extra) < MAX_JOINED_LINES and joined + len(line) <= MAX_JOINED_CHARS:
                 extra.append(line.rstrip())
+                joined += len(line)
+            else:
+                dropped += 1
             continue
         if current is not None:
-            yield current[0], _with_lines(current[1], extra, fmt), len(extra)
-            current, extra = None, []
+            yield current[0], _with_lines(current[1], _said(extra, dropped), fmt), len(extra)
+            current, extra, joined, dropped = None, [], 0, 0
         if parsed is None:
             what = ("does not start with a time in the --time-format" if leading is not None
                     and fmt == "text" else f"not a {fmt} line")
@@ -107,7 +114,15 @@ def join_events(lines: Iterator[tuple[int, str]], fmt: str,
         else:
             current = (lineno, parsed)
     if current is not None:
-        yield current[0], _with_lines(current[1], extra, fmt), len(extra)
+        yield current[0], _with_lines(current[1], _said(extra, dropped), fmt), len(extra)
+
+
+def _said(extra: list[str], dropped: int) -> list[str]:
+    """The joined lines, and a last one saying how many were not kept (never a silent cut)."""
+    if not dropped:
+        return extra
+    return [*extra, f"… {dropped} more line(s) not kept (an event joins at most "
+                    f"{MAX_JOINED_LINES} lines and {MAX_JOINED_CHARS:,} characters)"]
 
 
 def _with_lines(parsed: Parsed, extra: list[str], fmt: str) -> Parsed:

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from diagnosis_harness.control.terminal_text import inert_markup
 from diagnosis_harness.eval.scoring import AS_EXPECTED, CaseResult, Scorecard, Verdict
 
 _STYLE = {Verdict.RIGHT: "green", Verdict.HONEST: "green", Verdict.WRONG: "bold red",
@@ -36,7 +37,8 @@ class LiveProgress:
 
     def tick(self, result: CaseResult, done: int, total: int) -> None:
         """Show one more finished case."""
-        self._progress.update(self._task, completed=done, last=f"{result.id} {result.verdict}")
+        self._progress.update(self._task, completed=done,
+                              last=inert_markup(f"{result.id} {result.verdict}"))
 
 
 def ratio(value: float | None) -> str:
@@ -46,13 +48,13 @@ def ratio(value: float | None) -> str:
 
 def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
     """Print the per-case table, the summary and the gates."""
-    table = Table(title=f"harness eval {card.suite} · {card.model}", box=box.SIMPLE_HEAD,
+    table = Table(title=inert_markup(f"harness eval {card.suite} · {card.model}"), box=box.SIMPLE_HEAD,
                   pad_edge=False)
     for col in ("case", "outcome", "verdict", "calls", "tokens", "wall s", "run"):
         table.add_column(col, justify="right" if col in ("calls", "tokens", "wall s") else "left",
                          overflow="fold", no_wrap=col != "outcome")
     for c in card.cases:
-        table.add_row(c.id, c.outcome, f"[{_STYLE[c.verdict]}]{c.verdict}[/]",
+        table.add_row(inert_markup(c.id), inert_markup(c.outcome), f"[{_STYLE[c.verdict]}]{c.verdict}[/]",
                       f"{c.usage.model_calls}/{c.usage.tool_calls}", str(c.usage.tokens),
                       f"{c.wall_s:.2f}", (c.run_id or "-")[:8])
     console.print(table)
@@ -65,6 +67,7 @@ def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
                   f"({s.tokens_per_case:g}/case) · cost {cost}", highlight=False)
     for c in card.cases:
         if c.verdict not in AS_EXPECTED:
-            console.print(f"[{_STYLE[c.verdict]}]{c.verdict}[/] {c.id}: {c.why}", markup=True)
+            console.print(f"[{_STYLE[c.verdict]}]{c.verdict}[/] {inert_markup(f'{c.id}: {c.why}')}",
+                          markup=True)
     for line in gate_failures:
-        console.print(f"[bold red]gate failed:[/] {line}")
+        console.print(f"[bold red]gate failed:[/] {inert_markup(line)}")

@@ -1,0 +1,247 @@
+"""Input tokens per investigation, this checkout against another, side by side (issue 40).
+
+The same scripted investigations run through the harness in both checkouts: the agent is a
+real OpenAI-compatible HTTP server on 127.0.0.1 (a few lines below) that makes the same tool
+calls in the same order on the demo data — the evidence each demo incident's truth lists, the
+incident's logs and its runbook — and then writes a null draft. What the harness sends each
+call (messages and tool specs, as JSON on the wire) is counted with one fixed estimate of
+tokens (below), the same for both checkouts: the figures compare, they do not bill. Next to
+the input tokens: what a provider's prompt cache would not serve (the tokens past the longest
+prefix a request shares with an earlier one): a stable prefix (system prompt and tool specs the
+same for every run) is what makes it small.
+
+    python benchmarks/llm_tokens.py --against /work/wt-h6-base     # a worktree of main
+    python benchmarks/llm_tokens.py --json                          # this checkout only
+
+``--against DIR`` runs this very file again with ``PYTHONPATH=DIR`` (the other checkout's
+harness), so the older code needs no copy of it. Each checkout's own ``diagnosis_harness`` is
+the one imported: run it with ``PYTHONPATH`` set to this checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+_TOKEN = re.compile(r"[A-Za-z]{1,4}|\d|[^\sA-Za-z\d]")
+"""One token per up-to-4 letters, per digit and per symbol: close to what Qwen/Llama-3
+tokenizers give ISO timestamps and JSON, and the same for both checkouts."""
+
+
+def tokens(text: str) -> int:
+    """The fixed token estimate of ``text``."""
+    return len(_TOKEN.findall(text))
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """One chat request as a provider reads it: the tool specs first, then every message."""
+    sent = [body.get("tools", []), body.get("messages", [])]
+    return json.dumps(sent, ensure_ascii=False, separators=(",", ":"))
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """Input tokens of one chat request as sent: every message, and the tool specs."""
+    return tokens(request_text(body))
+
+
+class PrefixCache:
+    """What a provider's prompt cache would not serve.
+
+    The tokens after the longest prefix a request shares with any earlier one (of any
+    investigation, in the order they ran).
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def uncached(self, text: str) -> int:
+        """The tokens of ``text`` past its longest prefix in common with an earlier request."""
+        shared = max((len(os.path.commonprefix([text, old])) for old in self.seen), default=0)
+        self.seen.append(text)
+        return tokens(text) - tokens(text[:shared])
+
+
+def cases() -> list[dict[str, Any]]:
+    """The demo incidents that have evidence to fetch, each as one scripted investigation."""
+    truth = json.loads(resources.files("diagnosis_harness.tools").joinpath(
+        "demo_data/truth.json").read_text(encoding="utf-8"))
+    out = []
+    for inc in truth["incidents"]:
+        if not inc.get("evidence") or not inc.get("service"):
+            continue
+        plan = [("query_logs", {"service": inc["service"], "start": inc["start"],
+                                "end": inc["end"]}),
+                *((e["tool"], e["args"]) for e in inc["evidence"])]
+        if inc.get("runbook_query"):
+            plan.append(("lookup_knowledge", {"query": inc["runbook_query"]}))
+        out.append({"id": inc["id"], "question": inc["question"], "plan": plan,
+                    "route": {"intent": "DIAGNOSIS", "service": inc["service"],
+                              "merchant": inc.get("merchant"), "start": inc["start"],
+                              "end": inc["end"]}})
+    return out
+
+
+class Agent:
+    """Router and agent of one investigation, as the stub server's answers."""
+
+    def __init__(self, case: dict[str, Any], cache: PrefixCache) -> None:
+        self.case = case
+        self.cache = cache
+        self.uncached: list[int] = []
+        self.agent: list[int] = []
+        self.other: list[int] = []
+        self.lock = threading.Lock()
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The reply to one request: the router's scope, the next planned call, or the draft."""
+        size = request_tokens(body)
+        usage = {"prompt_tokens": size, "completion_tokens": 30}
+        with self.lock:
+            (self.agent if body.get("tools") else self.other).append(size)
+            if body.get("tools"):
+                self.uncached.append(self.cache.uncached(request_text(body)))
+            n = len(self.agent)
+        if not body.get("tools"):  # the router (a null draft is never judged)
+            return {"message": {"role": "assistant", "content": json.dumps(self.case["route"])},
+                    "usage": usage}
+        plan = self.case["plan"]
+        results = [m for m in body["messages"] if m.get("role") == "tool"]
+        if body.get("tool_choice") == "none" or n > len(plan):
+            draft = {"conclusion": None, "next_steps": ["compare the numbers"]}
+            return {"message": {"role": "assistant", "content": json.dumps(draft)},
+                    "usage": usage}
+        name, args = plan[n - 1]
+        if results:
+            args = {**args, "previous_observation": {
+                "tool_call_id": results[-1]["tool_call_id"], "gain": "GAINED", "note": "n"}}
+        call = {"id": f"call_{n}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)}}
+        return {"message": {"role": "assistant", "content": "", "tool_calls": [call]},
+                "usage": usage}
+
+
+def serve(agent: Agent) -> ThreadingHTTPServer:
+    """A chat-completions server on 127.0.0.1 answering from ``agent``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            got = agent.answer(body)
+            u = got["usage"]
+            data = json.dumps({
+                "id": "x", "object": "chat.completion", "created": 0, "model": "stub",
+                "choices": [{"index": 0, "message": got["message"], "finish_reason": "stop"}],
+                "usage": {**u, "total_tokens": u["prompt_tokens"] + u["completion_tokens"]},
+            }).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def measure() -> list[dict[str, Any]]:
+    """Run every case through this checkout's harness; agent input tokens per investigation."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from diagnosis_harness.control.settings import load_settings
+    from diagnosis_harness.runstore.store import RunStore
+    from diagnosis_harness.session.runner import Services, run_turn
+
+    rows = []
+    cache = PrefixCache()
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases():
+            agent = Agent(case, cache)
+            server = serve(agent)
+            try:
+                home = Path(tmp) / case["id"]
+                settings = load_settings(
+                    model="openai:stub", OPENAI_API_KEY="k",
+                    OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
+                    home=home)
+                services = Services.from_settings(settings, store=RunStore(home / "runs.sqlite"))
+                out = asyncio.run(run_turn(services, case["question"],
+                                           checkpointer=InMemorySaver()))
+            finally:
+                server.shutdown()
+            rows.append({"case": case["id"], "agent_calls": len(agent.agent),
+                         "agent_input_tokens": sum(agent.agent),
+                         "uncached_tokens": sum(agent.uncached),
+                         "first_call": agent.agent[0] if agent.agent else 0,
+                         "tool_calls": out["usage"]["tool_calls"],
+                         "outcome": out["release_outcome"]})
+    return rows
+
+
+def other(checkout: str) -> list[dict[str, Any]]:
+    """The same measurement in another checkout (this file run with its PYTHONPATH)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(checkout).resolve())}
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--json"], env=env,
+                          cwd=checkout, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the run in {checkout} failed:\n{done.stderr[-2000:]}")
+    rows: list[dict[str, Any]] = json.loads(done.stdout)
+    return rows
+
+
+def main() -> None:
+    """Print this checkout's figures, or both side by side with their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--against", help="another checkout (e.g. a worktree of main)")
+    parser.add_argument("--json", action="store_true", help="this checkout's rows as JSON")
+    opts = parser.parse_args()
+    rows = measure()
+    if opts.json:
+        print(json.dumps(rows))
+        return
+    if not opts.against:
+        for r in rows:
+            print(f"{r['case']:8} {r['agent_calls']:3} calls {r['agent_input_tokens']:8} tokens")
+        return
+    base = {r["case"]: r for r in other(opts.against)}
+    print(f"{'case':8} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
+          f"{'not prefix-cached base':>22} {'this':>7} {'ratio':>6}")
+    ratios, cached_ratios, totals = [], [], [0, 0, 0, 0]
+    for r in rows:
+        b = base[r["case"]]
+        ratio = r["agent_input_tokens"] / max(b["agent_input_tokens"], 1)
+        c_ratio = r["uncached_tokens"] / max(b["uncached_tokens"], 1)
+        ratios.append(ratio)
+        cached_ratios.append(c_ratio)
+        for i, v in enumerate((b["agent_input_tokens"], r["agent_input_tokens"],
+                               b["uncached_tokens"], r["uncached_tokens"])):
+            totals[i] += v
+        print(f"{r['case']:8} {b['agent_calls']:>7}/{r['agent_calls']:<8} "
+              f"{b['agent_input_tokens']:>11} {r['agent_input_tokens']:>7} {ratio:>6.2f}   "
+              f"{b['uncached_tokens']:>22} {r['uncached_tokens']:>7} {c_ratio:>6.2f}")
+    print(f"{'total':8} {'':16} {totals[0]:>11} {totals[1]:>7} {totals[1] / totals[0]:>6.2f}   "
+          f"{totals[2]:>22} {totals[3]:>7} {totals[3] / max(totals[2], 1):>6.2f}")
+    print(f"median ratio {statistics.median(ratios):.2f} (input), "
+          f"{statistics.median(cached_ratios):.2f} (not prefix-cached) over {len(ratios)} "
+          "investigations")
+
+
+if __name__ == "__main__":
+    main()
