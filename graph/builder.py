@@ -15,6 +15,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -25,7 +26,9 @@ from diagnosis_harness.graph.routing import (
     after_evidence_guard,
     after_model,
     after_repair,
+    after_revise,
     after_route,
+    after_semantic_guard,
     after_tool_gate,
 )
 from diagnosis_harness.nodes.draft_parse import draft_parse
@@ -33,6 +36,7 @@ from diagnosis_harness.nodes.evidence_guard import evidence_guard
 from diagnosis_harness.nodes.evidence_repair import evidence_repair
 from diagnosis_harness.nodes.model import model
 from diagnosis_harness.nodes.release import release
+from diagnosis_harness.nodes.revise import revise
 from diagnosis_harness.nodes.route import route
 from diagnosis_harness.nodes.saturation_check import saturation_check
 from diagnosis_harness.nodes.semantic_guard import semantic_guard
@@ -56,13 +60,17 @@ def _on_loop(route: Route) -> Route:
     (``run_in_executor``) when the graph is streamed: a future, a thread hand-off and a loop
     wake-up, ~0.1 ms of CPU, for a pure function of the state that takes microseconds, ~23 times
     a run. The coroutine calls it directly; its return annotation (the drawn edges) and input
-    type are the function's, through ``functools.wraps``.
+    type are the function's, through ``functools.wraps``. The function itself stays the sync
+    form: a synchronous ``update_state(…, as_node=…)`` routes through it (a coroutine alone
+    cannot be called there).
     """
     @functools.wraps(route)
     async def on_loop(state: DiagnosisState) -> str:
         return route(state)
 
-    return cast(Route, on_loop)
+    # What LangGraph itself builds for a coroutine, with the sync form added (a RunnableLambda
+    # costs ~4 times as much per call: its callback manager).
+    return cast(Route, RunnableCallable(route, on_loop, name=route.__name__, trace=True))
 
 
 def _run_controlled(fn: Node) -> Node:
@@ -131,6 +139,7 @@ def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
     g.add_node("evidence_guard", _run_controlled(evidence_guard))
     g.add_node("evidence_repair", _run_controlled(evidence_repair))
     g.add_node("semantic_guard", _run_controlled(semantic_guard))
+    g.add_node("revise", _run_controlled(revise))
     g.add_node("release", _run_controlled(release))
     g.add_edge(START, "route")
     g.add_conditional_edges("route", _on_loop(after_route))
@@ -140,7 +149,8 @@ def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
     g.add_conditional_edges("draft_parse", _on_loop(after_draft_parse))
     g.add_conditional_edges("evidence_guard", _on_loop(after_evidence_guard))
     g.add_conditional_edges("evidence_repair", _on_loop(after_repair))
-    g.add_edge("semantic_guard", "release")
+    g.add_conditional_edges("semantic_guard", _on_loop(after_semantic_guard))
+    g.add_conditional_edges("revise", _on_loop(after_revise))
     g.add_edge("release", END)
     return g
 
@@ -173,8 +183,9 @@ def compiled_graph(context_schema: type[Any] = RunContext) -> Graph:
 
 
 _NODE_NAMES = ("route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
-               "evidence_repair", "semantic_guard", "release", "after_route", "after_model",
-               "after_tool_gate", "after_draft_parse", "after_evidence_guard", "after_repair")
+               "evidence_repair", "semantic_guard", "revise", "release", "after_route",
+               "after_model", "after_tool_gate", "after_draft_parse", "after_evidence_guard",
+               "after_repair", "after_semantic_guard", "after_revise")
 
 
 graph = build_graph()

@@ -47,13 +47,34 @@ def after_draft_parse(state: DiagnosisState) -> Literal["evidence_guard", "relea
 
 def after_evidence_guard(state: DiagnosisState) -> Literal["semantic_guard", "evidence_repair",
                                                            "release"]:
-    """Pass → judge; fail with the repair unused → repair; fail after it → release."""
+    """Pass → judge; fail with the repair unused → repair; fail after it (or a revision) → release."""
     verdict = state.get("evidence_verdict")
     if verdict is not None and verdict["passed"]:
         return "semantic_guard"
-    return "release" if state.get("repair_used") else "evidence_repair"
+    # A revised draft gets no repair: the revision was the agent's one answer to a refusal.
+    if state.get("repair_used") or state.get("revision_used"):
+        return "release"
+    return "evidence_repair"
 
 
 def after_repair(state: DiagnosisState) -> Literal["evidence_guard", "release"]:
     """A repaired (or unrepaired) draft is checked again, unless the run stopped."""
     return "release" if state.get("stop") else "evidence_guard"
+
+
+def after_semantic_guard(state: DiagnosisState) -> Literal["revise", "release"]:
+    """A refusal goes back to the agent once (``revise``); anything else is released."""
+    if state.get("stop") or state.get("revision_used"):
+        return "release"
+    verdict = state.get("semantic_verdict") or {}
+    return "revise" if verdict.get("verdict") == "UNSUPPORTED" else "release"
+
+
+def after_revise(state: DiagnosisState) -> Literal["model", "release"]:
+    """The agent answers the refusal, unless ``revise`` kept the draft (no budget) or a stop.
+
+    ``revise`` clears the draft exactly when it hands the refusal to the agent.
+    """
+    if state.get("stop") or state.get("draft") is not None:
+        return "release"
+    return "model"

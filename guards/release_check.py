@@ -11,7 +11,8 @@ recordings back:
   checked the same way by :func:`diagnosis_harness.run.records.resolve`, entry against stored record;
 - a SUCCESS needs its cited ids to hold on those records *now* (the evidence guard recomputed,
   its verdict in state is not trusted) and a SUPPORTED judgement recorded for exactly this draft
-  and exactly this evidence — :func:`check_publication`, through :func:`draft_digest`.
+  and exactly this evidence, letting through exactly the claims the state's verdict publishes —
+  :func:`check_publication`, through :func:`draft_digest`.
 
 Pure functions over plain data; the node reads the store and decides what a problem means
 (EVIDENCE_TAMPERED, nothing published).
@@ -49,9 +50,16 @@ def draft_digest(draft: DiagnosisDraft, records: Sequence[ToolRecord]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judged(draft: DiagnosisDraft, records: Sequence[ToolRecord], verdict: str) -> dict[str, Any]:
-    """The trace row (guard :data:`JUDGED_DRAFT`) that binds ``verdict`` to this draft."""
-    return {"verdict": verdict, "draft_sha256": draft_digest(draft, records)}
+def judged(draft: DiagnosisDraft, records: Sequence[ToolRecord], verdict: str,
+           published: list[int] | None = None) -> dict[str, Any]:
+    """The trace row (guard :data:`JUDGED_DRAFT`) that binds ``verdict`` to this draft.
+
+    ``published``: the 0-based claims a per-claim verdict let through (None: all of them).
+    """
+    row: dict[str, Any] = {"verdict": verdict, "draft_sha256": draft_digest(draft, records)}
+    if published is not None:
+        row["published_claims"] = published
+    return row
 
 
 GUARD_VERDICTS = {"evidence": "evidence_verdict", "semantic": "semantic_verdict"}
@@ -91,7 +99,8 @@ def check_records(state: Sequence[ToolRecord], stored: Sequence[dict[str, Any]])
 
 
 def check_publication(draft_data: object, records: Sequence[ToolRecord],
-                      stored_verdicts: Sequence[dict[str, Any]]) -> list[str]:
+                      stored_verdicts: Sequence[dict[str, Any]],
+                      published: list[int] | None = None) -> list[str]:
     """Problems that forbid publishing ``draft_data`` as a verified root cause (none: publish).
 
     ``records`` must already have passed :func:`check_records`. The latest judgement the store
@@ -112,13 +121,16 @@ def check_publication(draft_data: object, records: Sequence[ToolRecord],
         cited = ", ".join(sorted({p.evidence_id for p in evidence.problems}))
         return [f"the draft cites evidence that this run's records do not hold ({cited})"]
     digest = draft_digest(draft, records)
-    answers = [row["verdict"].get("verdict") for row in stored_verdicts
+    answers = [row["verdict"] for row in stored_verdicts
                if row.get("guard") == JUDGED_DRAFT and isinstance(row.get("verdict"), dict)
                and row["verdict"].get("draft_sha256") == digest]
     if not answers:
         return ["the independent judge never judged this draft with this evidence"]
-    if answers[-1] != "SUPPORTED":
-        return [f"the independent judge answered {answers[-1]} for this draft"]
+    if answers[-1].get("verdict") != "SUPPORTED":
+        return [f"the independent judge answered {answers[-1].get('verdict')} for this draft"]
+    if answers[-1].get("published_claims") != published:
+        return ["the claims to publish are not the ones the independent judge found supported "
+                "for this draft"]
     return []
 
 

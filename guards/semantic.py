@@ -8,10 +8,10 @@ id is resolved to the canonical record's fact (text, data, tool, scope).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from diagnosis_harness.control.contracts import Conclusion, JudgeAnswer, ToolRecord
+from diagnosis_harness.control.contracts import Conclusion, JudgeAnswer, ToolRecord, Verdict
 from diagnosis_harness.guards.evidence import facts_by_id
 from diagnosis_harness.guards.parsing import AnswerParse, parse_answer
 
@@ -27,9 +27,10 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
     Shape (plain JSON types)::
 
         {"root_cause": str,
-         "claims": [{"statement": str, "evidence_ids": [str]}],
+         "claims": [{"index": int, "statement": str, "evidence_ids": [str]}],
          "evidence": [{"evidence_id", "tool", "scope", "kind", "text", "data"}]}
 
+    ``index`` is the claim's 0-based position, the one the judge's per-claim verdicts name.
     ``evidence`` lists each cited id once, in order of first citation. An item whose content
     reads like instructions to an AI carries its flags under ``"untrusted_instructions"``, and
     the payload lists those ids under ``"flagged_evidence_ids"`` (both keys appear only then):
@@ -65,7 +66,8 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
                 flagged.append(eid)
             evidence.append(item)
     body = conclusion.model_dump(mode="json")
-    payload = {"root_cause": body["root_cause"], "claims": body["claims"], "evidence": evidence}
+    claims = [{"index": n, **claim} for n, claim in enumerate(body["claims"])]
+    payload = {"root_cause": body["root_cause"], "claims": claims, "evidence": evidence}
     if flagged:
         payload[FLAGGED_KEY] = flagged
     return payload
@@ -120,3 +122,75 @@ def observes_nothing(payload: dict[str, Any]) -> str | None:
         return ("the conclusion cites only runbook passages: they say what can happen, not what "
                 "happened; cite a log, a row or a metric of this incident")
     return None
+
+
+def claim_verdict_problem(answer: JudgeAnswer, claims: int) -> str | None:
+    """Why per-claim verdicts do not match a draft of ``claims`` claims (None: they do).
+
+    Each claim 0..``claims``-1 must have exactly one verdict and no other index may appear: a
+    verdict for a claim that does not exist, or a claim left unjudged, makes the answer
+    invalid (SCHEMA_INVALID, retried under the judge policy), never a partial publication.
+    """
+    if answer.claims is None:
+        return None
+    given = sorted(c.index for c in answer.claims)
+    if given == list(range(claims)):
+        return None
+    unknown = sorted(set(given) - set(range(claims)))
+    missing = sorted(set(range(claims)) - set(given))
+    parts = ([f"verdicts for claims that do not exist: {unknown}"] if unknown else []) + \
+        ([f"claims without a verdict: {missing}"] if missing else [])
+    return f"the answer must judge claims 0..{claims - 1} once each: " + "; ".join(parts)
+
+
+def ruling(answer: JudgeAnswer, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The semantic verdict the harness records from a valid judge answer (docs/design.md §8).
+
+    The judge says what holds; the harness decides what that allows. With per-claim verdicts
+    the verdict is SUPPORTED only if the judge's own verdict and its root-cause verdict are
+    SUPPORTED and at least one SUPPORTED claim cites an item that observes this incident (not
+    only runbook passages). Anything else is UNSUPPORTED, and the reasons say why when the
+    harness overruled a SUPPORTED. The judge's per-claim verdicts are kept as given.
+    """
+    recorded = answer.model_dump(mode="json", exclude_none=True)
+    if answer.claims is None or answer.root_cause is None:
+        return recorded
+    kinds = {item.get("evidence_id"): item.get("kind") for item in payload.get("evidence", [])}
+    cited = {c.get("index"): c.get("evidence_ids", []) for c in payload.get("claims", [])}
+    supported = [c.index for c in answer.claims if c.verdict is Verdict.SUPPORTED]
+    why = None
+    if answer.root_cause.verdict is not Verdict.SUPPORTED:
+        why = "the root cause does not follow from the supported claims"
+    elif not any(kinds.get(eid) != RUNBOOK_KIND for n in supported for eid in cited.get(n, [])):
+        why = ("no supported claim cites a log, a row or a metric of this incident: runbook "
+               "passages say what can happen, not what happened")
+    if why is not None:
+        if answer.verdict is Verdict.SUPPORTED:
+            recorded["reasons"] = [*recorded["reasons"], f"harness: {why}"]
+        recorded["verdict"] = Verdict.UNSUPPORTED.value
+    return recorded
+
+
+def publishes(verdict: Mapping[str, Any] | None) -> bool:
+    """Whether a recorded semantic verdict lets the draft be published (pure; release's rule).
+
+    SUPPORTED, and with per-claim verdicts also a SUPPORTED root cause and a SUPPORTED claim:
+    a verdict that says SUPPORTED over claims that all failed publishes nothing.
+    """
+    if not verdict or verdict.get("verdict") != Verdict.SUPPORTED.value:
+        return False
+    claims = verdict.get("claims")
+    if claims is None:
+        return True
+    root = verdict.get("root_cause") or {}
+    return root.get("verdict") == Verdict.SUPPORTED.value and bool(supported_claims(verdict))
+
+
+def supported_claims(verdict: Mapping[str, Any] | None) -> list[int] | None:
+    """The 0-based indexes of the claims a verdict found SUPPORTED (None: no per-claim verdicts)."""
+    claims = (verdict or {}).get("claims")
+    if not isinstance(claims, list):
+        return None
+    return sorted(c["index"] for c in claims
+                  if isinstance(c, dict) and c.get("verdict") == Verdict.SUPPORTED.value
+                  and isinstance(c.get("index"), int))

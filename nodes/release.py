@@ -36,6 +36,7 @@ from diagnosis_harness.control.contracts import (
 )
 from diagnosis_harness.guards.progress import build_snapshot, facts_observed
 from diagnosis_harness.guards.release_check import check_publication, check_verdicts
+from diagnosis_harness.guards.semantic import publishes, supported_claims
 from diagnosis_harness.nodes._model_call import label_outcome, offload
 from diagnosis_harness.nodes._release_text import (
     CAPABILITY_REPLY,
@@ -144,9 +145,9 @@ def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) ->
                         FallbackType.EVIDENCE_VALIDATION_FAILED)
     judged = state.get("semantic_verdict")
     match judged.get("verdict") if judged else None:
-        case "SUPPORTED":
+        case "SUPPORTED" if publishes(judged):  # the root cause holds on the supported claims
             return Decision(RunState.SUCCESS, ReleaseOutcome.SUCCESS)
-        case "UNSUPPORTED":
+        case "SUPPORTED" | "UNSUPPORTED":
             return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK,
                             FallbackType.SEMANTIC_UNSUPPORTED)
     if judged and judged.get("budget_exhausted"):
@@ -201,7 +202,8 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
     snapshot = build_snapshot(records)
     decision = decide(state, facts_observed(snapshot), ended=ended)
     if decision.outcome is ReleaseOutcome.SUCCESS and state.get("intent") != Intent.GENERAL.value:
-        if (problems := check_publication(state.get("draft"), records, stored["verdicts"])):
+        if (problems := check_publication(state.get("draft"), records, stored["verdicts"],
+                                          supported_claims(state.get("semantic_verdict")))):
             return _tampered(problems), records, snapshot
     return decision, records, snapshot
 

@@ -52,7 +52,8 @@ _FRESH_RUN: dict[str, Any] = {
     "collection_state": CollectionState.COLLECTING.value, "no_gain_streak": 0,
     "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,
     "progress": {}, "draft": None, "draft_error": None, "evidence_verdict": None,
-    "repair_used": False, "semantic_verdict": None, "run_state": None, "release_outcome": None,
+    "repair_used": False, "revision_used": False, "semantic_verdict": None, "run_state": None,
+    "release_outcome": None,
     "content": None, "suspects": [], "fallback_type": None,
     "failure_code": None, "stop_reason": None, "events": [], "usage": {},
 }

@@ -2,6 +2,8 @@
 
 Through the retry executor: bad output and transport trouble are retried; a clear UNSUPPORTED
 is an answer, not a failure, and is never retried. Unavailable after its attempts is recorded.
+Per-claim verdicts must judge exactly the draft's claims (else the answer is invalid and
+retried); the recorded verdict is the harness's ruling on them (``guards.semantic.ruling``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, Ju
 from diagnosis_harness.control.retry import AttemptError
 from diagnosis_harness.guards.evidence import check_evidence
 from diagnosis_harness.guards.release_check import JUDGED_DRAFT, judged
-from diagnosis_harness.guards.semantic import flags_shown, judge_payload, observes_nothing, parse_judge
+from diagnosis_harness.guards.semantic import (
+    claim_verdict_problem,
+    flags_shown,
+    judge_payload,
+    observes_nothing,
+    parse_judge,
+    ruling,
+    supported_claims,
+)
 from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
 from diagnosis_harness.run.context import RunContext, run_context
@@ -45,6 +55,7 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
     ctx.emitter.emit("status", phase="judging")
     draft = DiagnosisDraft.model_validate(state["draft"])
     assert draft.conclusion is not None
+    claims = len(draft.conclusion.claims)
     # The evidence guard's verdict in state may be for another draft (an edit as
     # ``evidence_guard``): the citations are checked again before a judge reads them.
     why = _citation_problem(draft, records)
@@ -60,6 +71,8 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
         parsed = parse_judge(text)
         if parsed.value is None:
             raise AttemptError(parsed.failure or FailureClass.INVALID_OUTPUT, parsed.detail)
+        if (wrong := claim_verdict_problem(parsed.value, claims)):
+            raise AttemptError(FailureClass.SCHEMA_INVALID, wrong)
         return parsed.value
 
     result, late = await ask_with_retry(ctx, Role.JUDGE, prompt, budget, parse)
@@ -70,10 +83,10 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
         verdict = {"verdict": "UNAVAILABLE",
                    "failure_class": result.failure_class.value if result.failure_class else None,
                    "attempts": len(result.receipts), "budget_exhausted": result.budget_exhausted}
-    else:
-        verdict = {**result.value.model_dump(mode="json"), **flags_shown(payload)}
+    else:  # the judge's answer, with the harness's rule applied (docs/design.md §8)
+        verdict = {**ruling(result.value, payload), **flags_shown(payload)}
     await offload(ctx.store.record_verdict, ctx.run_id, "semantic", verdict)
     if result.value is not None:  # what release checks: this answer was for exactly this draft
         await offload(ctx.store.record_verdict, ctx.run_id, JUDGED_DRAFT,
-                      judged(draft, records, result.value.verdict.value))
+                      judged(draft, records, str(verdict["verdict"]), supported_claims(verdict)))
     return {**update, "semantic_verdict": verdict}

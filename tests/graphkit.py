@@ -88,6 +88,20 @@ def judge(verdict: str = "SUPPORTED") -> dict[str, Any]:
     return {"content": json.dumps({"verdict": verdict, "reasons": ["r"]}), "usage": USAGE}
 
 
+def judge_claims(claims: list[str], root: str = "SUPPORTED", verdict: str | None = None,
+                 indexes: list[int] | None = None) -> dict[str, Any]:
+    """A per-claim judge answer: ``claims[i]`` is the verdict of claim index i (docs/design.md §10).
+
+    ``verdict`` defaults to the root cause's; ``indexes`` overrides the claim indexes given.
+    """
+    body = {"verdict": verdict or root,
+            "claims": [{"index": n, "verdict": v, "reason": f"claim {n + 1} {v.lower()}"}
+                       for n, v in zip(indexes or range(len(claims)), claims, strict=True)],
+            "root_cause": {"verdict": root, "reason": f"root cause {root.lower()}"},
+            "reasons": ["r"]}
+    return {"content": json.dumps(body), "usage": USAGE}
+
+
 class _RecordingReplay(ReplayChatModel):
     """A replay model that also keeps every message list it was called with."""
 

@@ -332,9 +332,11 @@ def _check_success(shared: dict[str, Any], services: Services, out: dict[str, An
     assert evidence[-1]["verdict"]["passed"] and semantic[-1]["verdict"] == "SUPPORTED", verdicts
     judged = [json.loads(str(m[-1].content).split("Input:\n", 1)[1].split("\n\nAnswer with")[0])
               for m in services.seam.seen["judge"]]  # type: ignore[attr-defined]
-    assert judged and all((p["root_cause"], p["claims"]) == (conclusion["root_cause"],
-                                                              conclusion["claims"])
-                          for p in judged)
+    # The payload numbers each claim; calls before a revision saw the draft it replaced.
+    this = (conclusion["root_cause"],
+            [{"index": n, **claim} for n, claim in enumerate(conclusion["claims"])])
+    seen_drafts = [(p["root_cause"], p["claims"]) for p in judged]
+    assert this in seen_drafts and all(d == this for d in seen_drafts[seen_drafts.index(this):])
     flagged = sorted(eid for eid in cited if any(
         f["evidence_id"] == eid and f.get("flags") for f in records[eid]["facts"]))
     if flagged:

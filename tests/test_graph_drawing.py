@@ -18,7 +18,7 @@ README = ROOT / "README.md"
 SECTION = "## The graph"
 
 NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
-         "evidence_repair", "semantic_guard", "release"}
+         "evidence_repair", "semantic_guard", "revise", "release"}
 """The boxes of docs/design.md §2, one file each in nodes/."""
 
 EDGES = {
@@ -46,7 +46,12 @@ EDGES = {
     # during the repair call: "a stop written into state sends the run to release".
     ("evidence_repair", "evidence_guard", True),
     ("evidence_repair", "release", True),
-    ("semantic_guard", "release", False),
+    # semantic_guard: a refusal goes back to the agent once (revise); anything else → release
+    ("semantic_guard", "revise", True),
+    ("semantic_guard", "release", True),
+    # revise → model with the judge's reasons; release when no model call is left or a stop
+    ("revise", "model", True),
+    ("revise", "release", True),
     ("release", "__end__", False),
 }
 

@@ -118,9 +118,11 @@ TERMINAL = {
                                         gain="NO_GAIN"),
                                    call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
                         {}, {}, {"router": 1, "agent": 5}, "FALLBACK"),
-    "unsupported": ({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                     "judge": [judge("UNSUPPORTED")]}, {}, {},
-                    {"router": 1, "agent": 3, "judge": 1}, "FALLBACK"),
+    # refused, revised once (the same draft), refused again: final
+    "unsupported": ({"router": [INC_ROUTER],
+                     "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
+                     "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED")]}, {}, {},
+                    {"router": 1, "agent": 4, "judge": 2}, "FALLBACK"),
     "repair-failed": ({"router": [INC_ROUTER],
                        "agent": [*COLLECT, draft(ROOT_CAUSE, [("x", ["E9.9"])])],
                        "repair": [draft(ROOT_CAUSE, [("x", ["E9.8"])])]}, {}, {},
@@ -188,8 +190,8 @@ FALLBACKS = {
                                        draft(None)]},
     "row6-validation": {"agent": [*COLLECT, draft(ROOT_CAUSE, [("x", ["E3.1"])])],
                         "repair": [draft(ROOT_CAUSE, [("x", ["E3.1"])])]},
-    "row7-unsupported": {"agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                         "judge": [judge("UNSUPPORTED")]},
+    "row7-unsupported": {"agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
+                         "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED")]},
     "row9-budget": {"agent": [*COLLECT]},
     "row11-invalid-draft": {"agent": [*COLLECT, text(f"Root cause: {ROOT_CAUSE} [E1.2] [E5.5]")]},
 }
@@ -412,8 +414,9 @@ SUCCESS_TURN = SUCCESSES["row1"]
 FOLLOW_UP = {"router": [INC_ROUTER], "agent": [draft(None)]}
 NOT_SUCCESS_TURNS = {
     "unsupported-conclusion": {"router": [INC_ROUTER],
-                               "agent": [*COLLECT, draft("a judged-unsupported cause", CLAIMS)],
-                               "judge": [judge("UNSUPPORTED")]},
+                               "agent": [*COLLECT, draft("a judged-unsupported cause", CLAIMS),
+                                         draft("a judged-unsupported cause", CLAIMS)],
+                               "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED")]},
     "validation-failed": {"router": [INC_ROUTER],
                           "agent": [*COLLECT, draft("a judged-unsupported cause",
                                                     [("x", ["E8.8"])])],

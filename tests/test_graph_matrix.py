@@ -31,6 +31,7 @@ from graphkit import (
     draft,
     go,
     judge,
+    judge_claims,
     kinds,
     outcome,
     phases,
@@ -40,6 +41,7 @@ from graphkit import (
     seen,
     services_for,
     text,
+    thread_values,
     tool_messages,
     without_proposal,
 )
@@ -290,15 +292,20 @@ def test_row6_a_repair_that_recites_a_valid_id_passes_both_guards() -> None:
 # --- row 7 ------------------------------------------------------------------------------
 
 
-def test_row7_unsupported_verdict_falls_back_without_a_retry() -> None:
-    services, out = go({"router": [ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                        "judge": [judge("UNSUPPORTED"), judge("SUPPORTED")]})
+def test_row7_unsupported_verdict_is_revised_once_then_falls_back_without_a_retry() -> None:
+    # The refusal goes back to the agent once; its revised draft is refused again: final.
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS),
+                                  SPARE_AGENT],
+                        "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED"), judge("SUPPORTED")]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "SEMANTIC_UNSUPPORTED", None)
     assert_published(out)
     assert_fallback_facts_only(services, out)
-    assert consumed(services)["judge"] == 1
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
+    assert phases(out)[-5:] == ["judging", "revising", "investigating", "checking evidence",
+                                "judging"]
     receipts = [r for r in services.store.trace(out["run_id"])["receipts"] if r["role"] == "judge"]
-    assert [(r["attempt"], r["outcome"]) for r in receipts] == [(1, "ok")]
+    assert [(r["attempt"], r["outcome"]) for r in receipts] == [(1, "ok"), (1, "ok")]
     assert_stored(services, out)
 
 
@@ -583,3 +590,70 @@ def test_question_of_exactly_the_limit_is_accepted() -> None:
     services, out = go({"router": [router(intent="GENERAL", service=None)]}, "x" * 4096)
     assert out["release_outcome"] == "SUCCESS"
     assert consumed(services) == {"router": 1}
+
+
+# --- rows 18 to 20: a verdict per claim, one revision (docs/design.md §8) -------------------
+
+SIDE_CLAIM = ("every checkout request calls payment-db through this pool", ["E1.1"])
+"""An overreaching side claim (nothing cited shows every request): the judge refuses it."""
+
+
+def test_row18_a_refused_side_claim_is_dropped_and_the_rest_publishes() -> None:
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, [*CLAIMS, SIDE_CLAIM]), SPARE_AGENT],
+                        "judge": [judge_claims(["SUPPORTED", "SUPPORTED", "UNSUPPORTED"])]},
+                       thread_id="row18")
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    assert_published(out)
+    assert consumed(services) == {"router": 1, "agent": 3, "judge": 1}  # no revision asked
+    # The report shows the supported claims with their evidence, and no trace of the refused
+    # one: neither its words nor E1.1, which only it cited.
+    assert out["content"].startswith(f"Root cause: {ROOT_CAUSE}")
+    assert cited(out["content"]) == {"E1.2", "E2.1"}
+    assert SIDE_CLAIM[0] not in out["content"] and "every checkout" not in out["content"]
+    # The record keeps it: the draft in state and the verdict row, with the judge's reason.
+    kept = thread_values(services, "row18")["draft"]["conclusion"]["claims"]
+    assert [c["statement"] for c in kept][-1] == SIDE_CLAIM[0]
+    [row] = [v["verdict"] for v in services.store.trace(out["run_id"])["verdicts"]
+             if v["guard"] == "semantic"]
+    assert row["verdict"] == "SUPPORTED"
+    assert [(c["index"], c["verdict"]) for c in row["claims"]] == [
+        (0, "SUPPORTED"), (1, "SUPPORTED"), (2, "UNSUPPORTED")]
+    assert assert_stored(services, out)["status"] == "SUCCESS"
+
+
+def test_row19_judge_refuses_and_a_revision_that_narrows_the_claims_publishes() -> None:
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, [SIDE_CLAIM, *CLAIMS]),
+                                  draft(ROOT_CAUSE, CLAIMS), SPARE_AGENT],
+                        "judge": [judge_claims(["UNSUPPORTED", "SUPPORTED", "SUPPORTED"],
+                                               root="UNSUPPORTED"),
+                                  judge_claims(["SUPPORTED", "SUPPORTED"])]})
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    assert_published(out)
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 2}
+    assert phases(out)[-5:] == ["judging", "revising", "investigating", "checking evidence",
+                                "judging"]
+    # The agent's revision turn was given the judge's verdict on each claim, once.
+    revision = seen(services)[-1][-1]
+    assert "claim 1" in revision.content and "UNSUPPORTED" in revision.content
+    assert SIDE_CLAIM[0] in revision.content
+    assert "up to 8 more tool call(s)" in revision.content  # the truth about its budget
+    assert cited(out["content"]) == {"E1.2", "E2.1"} and SIDE_CLAIM[0] not in out["content"]
+    trace = services.store.trace(out["run_id"])
+    [kept] = [v["verdict"] for v in trace["verdicts"] if v["guard"] == "revision"]
+    assert kept["refused_draft"]["conclusion"]["claims"][0]["statement"] == SIDE_CLAIM[0]
+    assert [c["role"] for c in trace["model_calls"]].count("agent") == 4
+    assert out["usage"]["model_calls"] == 7  # router, 4 agent turns, 2 judgements
+    assert_stored(services, out)
+
+
+def test_row20_judge_refuses_and_the_revision_withdraws() -> None:
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(None), SPARE_AGENT],
+                        "judge": [judge("UNSUPPORTED"), judge("SUPPORTED")]})
+    assert outcome(out) == ("SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
+    assert_published(out)
+    assert_fallback_facts_only(services, out)
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 1}
+    assert_stored(services, out)

@@ -110,6 +110,9 @@ def test_a_conclusion_resting_only_on_runbook_passages_is_refused_before_any_jud
                         call("query_logs", {"service": "payment-service", **window}, "c2",
                              prev="c1"),
                         draft("the connection pool was exhausted",
+                              [("the runbook names pool exhaustion", ["E1.1"])]),
+                        # its one revision (docs/design.md §8) answers with the same draft
+                        draft("the connection pool was exhausted",
                               [("the runbook names pool exhaustion", ["E1.1"])])],
               "judge": [judge("SUPPORTED")]}
     services = services_for(tmp_path / "h", script)
@@ -118,7 +121,7 @@ def test_a_conclusion_resting_only_on_runbook_passages_is_refused_before_any_jud
     trace = services.store.trace(out["run_id"])
     assert not any(c["role"] == "judge" for c in trace["model_calls"])  # never asked
     semantic = [v["verdict"] for v in trace["verdicts"] if v["guard"] == "semantic"]
-    assert semantic and "only runbook passages" in semantic[0]["reasons"][0]
+    assert len(semantic) == 2 and all("only runbook passages" in v["reasons"][0] for v in semantic)
     # The same draft citing a log fact as well goes to the judge as before.
     script["agent"][2] = draft("the connection pool was exhausted",
                                [("the runbook names pool exhaustion", ["E1.1"]),

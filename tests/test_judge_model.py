@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from graphkit import judge
 from stub_openai import StubOpenAI
-from test_structured_output import FULL_RUN, diagnose, serve, served_run
+from test_structured_output import FULL_RUN, REPAIRED, diagnose, envelope, serve, served_run
 
 RUN_WITHOUT_JUDGE = FULL_RUN[:-1]
 """Router, three agent turns, repair: everything but the judge's answer."""
@@ -37,20 +37,25 @@ def test_the_judge_server_alone_answers_the_judge_and_its_verdict_releases(
         tmp_path: Path, verdict: str, outcome: tuple[str, str | None]) -> None:
     # The run's own model would say the opposite, were it asked.
     opposite = "UNSUPPORTED" if verdict == "SUPPORTED" else "SUPPORTED"
-    with StubOpenAI([judge(verdict)]) as judge_stub:
+    # A refusal goes back to the agent once (docs/design.md §8): it sends the draft again and
+    # the judge's server refuses it again.
+    revision = [envelope(None, draft=REPAIRED)] if verdict == "UNSUPPORTED" else []
+    with StubOpenAI([judge(verdict)] * (1 + len(revision))) as judge_stub:
         main, services, out = served_run(
-            tmp_path, [*RUN_WITHOUT_JUDGE, judge(opposite)],
+            tmp_path, [*RUN_WITHOUT_JUDGE, *revision, judge(opposite)],
             structured_output="json_object_schema", judge_model="openai:big-judge",
             judge_base_url=judge_stub.base_url, judge_api_key="judge-key",
             judge_context_tokens=8192)
     assert (out["release_outcome"], out["fallback_type"]) == outcome
-    [asked] = judge_stub.requests
+    asked, *again = judge_stub.requests
+    assert len(again) == len(revision)
     assert asked["body"]["model"] == "big-judge" and asked["auth"] == "Bearer judge-key"
     assert judges(asked["body"]) and asked["body"]["response_format"]["type"] == "json_object"
     # The judge's context window bounds its answer; the run's model has none set.
     assert 150 <= asked["body"]["max_tokens"] <= 400
     bodies = [r["body"] for r in main.requests]
-    assert len(bodies) == len(RUN_WITHOUT_JUDGE) and not any(judges(b) for b in bodies)
+    assert len(bodies) == len(RUN_WITHOUT_JUDGE) + len(revision)
+    assert not any(judges(b) for b in bodies)
     assert {b["model"] for b in bodies} == {"local"} and "max_tokens" not in bodies[0]
     assert {r["auth"] for r in main.requests} == {"Bearer k"}
     # The run's record names both models (a resumed run must find the same pair).
@@ -82,17 +87,17 @@ def test_auto_probes_the_judges_server_on_its_own(tmp_path: Path) -> None:
 
 
 def test_an_offline_judge_keeps_the_verdict_off_the_model_server(tmp_path: Path) -> None:
-    # The model's server would approve; the offline judge's word-by-word rule refuses
-    # "lowered" and "exhausted", which the cited evidence does not say.
+    # The model's server would approve; the offline judge checks the claim's facts itself.
     main, services, out = served_run(tmp_path, [*RUN_WITHOUT_JUDGE, judge("SUPPORTED")],
                                      structured_output="json_object_schema",
                                      judge_model="offline")
     assert len(main.requests) == len(RUN_WITHOUT_JUDGE)
     assert not any(judges(r["body"]) for r in main.requests)
-    assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "SEMANTIC_UNSUPPORTED")
     [row] = [v["verdict"] for v in services.store.trace(out["run_id"])["verdicts"]
              if v["guard"] == "semantic"]
-    assert row["reasons"][0].startswith("claim 1: not in its cited evidence")
+    # Its own per-claim verdicts: CHG-2041 is in E2.1, whose values went 50 → 10 ("lowered").
+    assert [(c["index"], c["verdict"]) for c in row["claims"]] == [(0, "SUPPORTED")]
+    assert (out["release_outcome"], row["root_cause"]["verdict"]) == ("SUCCESS", "SUPPORTED")
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

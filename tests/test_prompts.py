@@ -15,6 +15,7 @@ EXPECTED = {
     "agent_task": {"question", "previous_turn", "service", "merchant", "start", "end",
                    "window_note", "data_span"},
     "judge": {"payload"},
+    "revise": {"verdicts", "tools"},
     "repair": {"draft", "problems", "available_evidence"},
     # The json protocol's turns, one sentence each (providers/json_protocol.py, observations.py).
     "json_result": {"call_id", "body", "after"},
@@ -33,7 +34,7 @@ EXPECTED = {
     "agent_final": {"reason"},
 }
 PHRASES = {name for name in EXPECTED
-           if name.startswith("json_") or name in ("stop_required", "agent_final")}
+           if name.startswith("json_") or name in ("stop_required", "agent_final", "revise")}
 """One-sentence prompts: rendered into a turn, with no JSON example of their own."""
 
 
@@ -113,7 +114,9 @@ def test_unknown_prompt_raises():
             ],
         ),
         ("agent_json_final", ['{"type": "final"', '"conclusion": null', '"evidence_ids"']),
-        ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"']),
+        ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"', '"claims"',
+                   '"index"', '"root_cause"']),
+        ("revise", ['"conclusion": null', "once"]),
         ("repair", ['"root_cause"', "UNKNOWN_ID", "NOT_READY", "NO_EVIDENCE"]),
     ],
 )

@@ -179,7 +179,8 @@ def test_numbers_the_query_made_are_marked_computed_and_support_no_claim(
     cited = [(claim, ["E1.2"])]
     script = {"router": [INC_ROUTER],
               "agent": [call("query_metrics", {"promql": 'http_errors{job="checkout"} * 0 + 6666',
-                                               **WINDOW}, "c1"), draft(claim, cited)],
+                                               **WINDOW}, "c1"), draft(claim, cited),
+                        draft(claim, cited)],  # its one revision sends the same draft again
               "repair": [draft(claim, cited)]}
     _, out = go(script, settings={"judge_model": "offline", "prometheus_url": prom.url})
     assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "SEMANTIC_UNSUPPORTED")

@@ -105,8 +105,10 @@ def test_a_claim_the_judge_did_not_support_is_never_shown_as_evidence(world: Pat
 def test_a_refused_draft_shows_what_was_proposed_and_why_never_as_a_root_cause(
         world: Path) -> None:
     why = "the warnings start 4 minutes after the change; timing alone is no causal link"
-    _, out = diagnose(world, {"router": [ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                              "judge": [refusal(why)]})
+    # Refused, revised once (the agent sends the same draft), refused again: final.
+    _, out = diagnose(world, {"router": [ROUTER],
+                              "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
+                              "judge": [refusal(why), refusal(why)]})
     assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK", "SEMANTIC_UNSUPPORTED")
     text = out["content"]
     assert "Root cause" not in text and out["root_cause"] is None
@@ -123,8 +125,9 @@ def test_a_refused_draft_shows_what_was_proposed_and_why_never_as_a_root_cause(
 def test_a_refusal_with_per_claim_verdicts_says_which_claim_failed_and_why(world: Path) -> None:
     """With H5's per-claim answer recorded, each claim carries its verdict and reason."""
     services, out = diagnose(world, {"router": [ROUTER],
-                                     "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                                     "judge": [refusal("the cause rests on timing alone")]})
+                                     "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS),
+                                               draft(ROOT_CAUSE, CLAIMS)],
+                                     "judge": [refusal("the cause rests on timing alone")] * 2})
     records = [ToolRecord.model_validate(r)
                for r in services.store.trace(out["run_id"])["tool_records"]]
     state = {**out["state"], "semantic_verdict": {
@@ -161,8 +164,9 @@ def test_model_text_cannot_forge_a_line_of_the_report(world: Path) -> None:
     claims = [(f"{CLAIMS[0][0]}\n- fine", CLAIMS[0][1]), *CLAIMS[1:]]
     _, ok = diagnose(world, {"router": [ROUTER], "agent": [*COLLECT, draft(forged, claims)],
                              "judge": [judge("SUPPORTED")]})
-    _, refused = diagnose(world, {"router": [ROUTER], "agent": [*COLLECT, draft(forged, claims)],
-                                  "judge": [refusal("no")]})
+    _, refused = diagnose(world, {"router": [ROUTER],  # refused, and again after its revision
+                                  "agent": [*COLLECT, draft(forged, claims), draft(forged, claims)],
+                                  "judge": [refusal("no"), refusal("no")]})
     assert ok["release_outcome"] == "SUCCESS" and refused["release_outcome"] == "FALLBACK"
     for text in (ok["content"], refused["content"]):
         assert "\x1b" not in text and "\u202e" not in text and "\\x1b[2J" in text

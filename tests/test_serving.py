@@ -41,7 +41,7 @@ pytestmark = pytest.mark.slow
 SLOW_AGENT_DELAY_S = 6.0
 """How long the stub holds the agent's draft for a "slow" incident (the cancel test)."""
 NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
-         "evidence_repair", "semantic_guard", "release"}
+         "evidence_repair", "semantic_guard", "revise", "release"}
 
 T = TypeVar("T")
 
@@ -403,10 +403,12 @@ def test_studio_draws_every_node_and_conditional_edge(served: Served) -> None:
                            ("draft_parse", "evidence_guard"), ("draft_parse", "release"),
                            ("evidence_guard", "semantic_guard"),
                            ("evidence_guard", "evidence_repair"), ("evidence_guard", "release"),
-                           ("evidence_repair", "evidence_guard")]:
+                           ("evidence_repair", "evidence_guard"), ("semantic_guard", "revise"),
+                           ("semantic_guard", "release"), ("revise", "model"),
+                           ("revise", "release")]:
         assert (source, target, True) in edges
     for source, target in [("__start__", "route"), ("saturation_check", "model"),
-                           ("semantic_guard", "release"), ("release", "__end__")]:
+                           ("release", "__end__")]:
         assert (source, target, False) in edges
 
 

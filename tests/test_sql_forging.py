@@ -12,7 +12,7 @@ claim before the offline judge.
 from __future__ import annotations
 
 import pytest
-from graphkit import INC_ROUTER, assert_stored, call, draft, go, judge
+from graphkit import INC_ROUTER, assert_stored, call, draft, go, judge, without_proposal
 
 from diagnosis_harness.tools.dataset.build import demo_dataset_dir
 from diagnosis_harness.tools.dataset.format import TABLES_DIR
@@ -196,7 +196,8 @@ def test_no_forgery_is_ever_published_as_success(judged_by: str) -> None:
         services, out = go(_cite(sql, [judge("SUPPORTED")]), settings=settings)
         (record,) = services.store.trace(out["run_id"])["tool_records"]
         if (out["release_outcome"] == "SUCCESS" or record["facts"]
-                or "attacker" in (out["content"] or "")):
+                # the agent's own words may show only as its refused, NOT VERIFIED proposal
+                or "attacker" in without_proposal(out["content"] or "")):
             published.append(sql)
         assert_stored(services, out)
     assert published == []
@@ -221,7 +222,9 @@ def test_the_offline_judge_takes_no_words_from_a_computed_column(sql: str, claim
     validate_select(sql, SCHEMA)  # accepted: the data decides the label, or it only names
     cited = [(claim, ["E1.1"])]
     script = {"router": [INC_ROUTER],
-              "agent": [call("query_mysql", {"sql": sql}, "c1"), draft(claim, cited)],
+              # its one revision (docs/design.md §8) sends the same draft again
+              "agent": [call("query_mysql", {"sql": sql}, "c1"), draft(claim, cited),
+                        draft(claim, cited)],
               "repair": [draft(claim, cited)]}
     services, out = go(script, settings={"judge_model": "offline"})
     trace = services.store.trace(out["run_id"])

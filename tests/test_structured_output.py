@@ -34,13 +34,27 @@ ROUTER_SCHEMA = {
                    "service": NULLABLE, "merchant": NULLABLE, "start": NULLABLE, "end": NULLABLE},
     "required": ["intent", "service", "merchant", "start", "end"],
     "additionalProperties": False}
+VERDICT = {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"}
 JUDGE_SCHEMA = {
     "type": "object",
     # The verdict first (a grammar writes keys in this order): asked for reasons first, the
     # 1.5B judge rationalised its way to SUPPORTED for wrong drafts.
-    "properties": {"verdict": {"enum": ["SUPPORTED", "UNSUPPORTED"], "type": "string"},
+    # Then a verdict per claim and on the root cause (docs/design.md §10), nullable: an answer
+    # without them is the whole-draft form.
+    "properties": {"verdict": VERDICT,
+                   "claims": {"anyOf": [{"items": {
+                       "type": "object",
+                       "properties": {"index": {"minimum": 0, "type": "integer"},
+                                      "verdict": VERDICT, "reason": {"type": "string"}},
+                       "required": ["index", "verdict", "reason"],
+                       "additionalProperties": False}, "type": "array"}, {"type": "null"}]},
+                   "root_cause": {"anyOf": [{
+                       "type": "object",
+                       "properties": {"verdict": VERDICT, "reason": {"type": "string"}},
+                       "required": ["verdict", "reason"], "additionalProperties": False},
+                       {"type": "null"}]},
                    "reasons": {"items": {"type": "string"}, "type": "array"}},
-    "required": ["verdict", "reasons"], "additionalProperties": False}
+    "required": ["verdict", "claims", "root_cause", "reasons"], "additionalProperties": False}
 CLAIM = {"type": "object",
          "properties": {"statement": {"type": "string"},
                         "evidence_ids": {"items": {"type": "string"}, "minItems": 1,
@@ -73,7 +87,8 @@ def grammar_bounds(schema: dict[str, Any]) -> dict[str, Any]:
         return {"anyOf": [grammar_bounds(s) for s in schema["anyOf"]]}
     if schema.get("type") == "object":
         return {**schema, "properties": {
-            k: STATEMENT if k in ("statement", "root_cause") else grammar_bounds(v)
+            k: STATEMENT if k in ("statement", "root_cause") and v.get("type") == "string"
+            else grammar_bounds(v)
             for k, v in schema["properties"].items()}}
     if schema.get("type") == "array":
         return {**schema, "items": grammar_bounds(schema["items"]), "maxItems": 5}

@@ -112,8 +112,9 @@ def injected_run(tmp_path: Path, verdict: str) -> tuple[object, dict]:
     services = services_for(
         tmp_path / "home",
         {"router": [router(start=WINDOW["start"], end=WINDOW["end"])],
-         "agent": [call("query_mysql", SQL, "c1"), draft(CAUSE, CLAIM)],
-         "judge": [judge(verdict)]},
+         # a refusal goes back to the agent once (docs/design.md §8): it sends the draft again
+         "agent": [call("query_mysql", SQL, "c1"), draft(CAUSE, CLAIM), draft(CAUSE, CLAIM)],
+         "judge": [judge(verdict), judge(verdict)]},
         data_dir=injected_dataset(tmp_path / "data"))
     return services, run(services, QUESTION)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from diagnosis_harness.control.vocabulary import (
     RETRYABLE_BY_DEFAULT,
@@ -34,6 +34,7 @@ from diagnosis_harness.control.vocabulary import (
 __all__ = [
     "EMPTY_KIND",
     "Claim",
+    "ClaimVerdict",
     "CollectionState",
     "Conclusion",
     "DiagnosisDraft",
@@ -51,6 +52,7 @@ __all__ = [
     "RETRYABLE_BY_DEFAULT",
     "ReleaseOutcome",
     "Role",
+    "RootCauseVerdict",
     "RouterAnswer",
     "RunState",
     "StopReason",
@@ -131,6 +133,22 @@ class RouterAnswer(_Strict):
     end: str | None
 
 
+class ClaimVerdict(_Strict):
+    """The judge's verdict on one claim of the draft: whether the items it cites show it."""
+
+    index: int = Field(ge=0)
+    """The claim's 0-based position in the draft (the payload shows it)."""
+    verdict: Verdict
+    reason: str
+
+
+class RootCauseVerdict(_Strict):
+    """The judge's verdict on the root cause: whether it follows from the supported claims alone."""
+
+    verdict: Verdict
+    reason: str
+
+
 class JudgeAnswer(_Strict):
     """The semantic judge's strict answer (docs/design.md §10).
 
@@ -138,10 +156,40 @@ class JudgeAnswer(_Strict):
     1.5B local judge asked for its reasons first wrote a plausible reason and then SUPPORTED
     for every draft, wrong ones included (three wrong publications in four runs); asked for
     the verdict first it refuses them. A judge that cannot tell must fail closed.
+
+    Per claim (docs/design.md §8): a capable judge refused right drafts for one overreaching
+    side claim among 6–12, so it says which claims hold and whether the root cause follows
+    from those alone; the harness publishes the draft minus the refused claims. Without
+    ``claims`` the verdict is for the whole draft, all or nothing.
     """
 
     verdict: Verdict
+    claims: list[ClaimVerdict] | None = None
+    """One verdict per claim of the draft, by its 0-based index (None: the whole-draft form)."""
+    root_cause: RootCauseVerdict | None = None
+    """Whether the root cause follows from the SUPPORTED claims alone (with ``claims`` only)."""
     reasons: list[str]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JudgeAnswer:
+        """Per-claim verdicts come whole and never contradict themselves (fail closed).
+
+        ``claims`` and ``root_cause`` come together or not at all; a claim is judged once; a
+        root cause that follows from no supported claim cannot be SUPPORTED. Whether every
+        claim of the judged draft has its verdict is checked against the draft
+        (``guards.semantic.claim_verdict_problem``): the contract does not know the draft.
+        """
+        if (self.claims is None) != (self.root_cause is None):
+            raise ValueError("claims and root_cause are given together or not at all")
+        if self.claims is None or self.root_cause is None:
+            return self
+        indexes = [c.index for c in self.claims]
+        if len(set(indexes)) != len(indexes):
+            raise ValueError(f"a claim is judged twice: indexes {indexes}")
+        if self.root_cause.verdict is Verdict.SUPPORTED and not any(
+                c.verdict is Verdict.SUPPORTED for c in self.claims):
+            raise ValueError("the root cause cannot be SUPPORTED when no claim is")
+        return self
 
 
 class PreviousObservation(_Strict):

@@ -92,6 +92,12 @@ class SemanticVerdictData(TypedDict, total=False):
     """The judge's verdict as stored in state: its answer, or why it is unavailable."""
 
     verdict: JudgeVerdict
+    """The harness's ruling on the answer (``guards.semantic.ruling``): SUPPORTED publishes."""
+    claims: list[dict[str, Any]]
+    """Per-claim verdicts ``{index, verdict, reason}`` (0-based; absent: a whole-draft answer).
+    Only SUPPORTED claims are published; the others stay here and in the trace."""
+    root_cause: dict[str, Any]
+    """``{verdict, reason}``: whether the root cause follows from the supported claims alone."""
     reasons: list[str]
     """The judge's reasons (an answer only)."""
     failure_class: str | None
@@ -189,6 +195,9 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Whether the one evidence repair was spent."""
     semantic_verdict: SemanticVerdictData | None
     """The judge's verdict, or {verdict: UNAVAILABLE, failure_class} after its attempts."""
+    revision_used: bool
+    """Whether the one revision was spent: a refused draft went back to the agent (or could
+    not, its budget spent); a second refusal is final."""
 
 
 EditRule = Literal["control", "published", "checked", "model_view"]
@@ -206,6 +215,7 @@ EDIT_RULES: dict[str, EditRule] = {
     "events": "control", "elapsed_s": "control", "last_success": "control",
     "collection_state": "control", "no_gain_streak": "control", "violation_streak": "control",
     "stop_delivered": "control", "last_evidence_call": "control", "repair_used": "control",
+    "revision_used": "control",
     "progress": "control",
     "intent": "published", "scope": "published", "stop": "published", "stop_reason": "published",
     "draft_error": "published", "run_state": "published", "release_outcome": "published",

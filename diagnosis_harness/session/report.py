@@ -74,6 +74,9 @@ def _entry(e: dict[str, Any]) -> str:
             "failed: " + ", ".join(f"{p['evidence_id']} {p['problem']}" for p in v.get("problems", []))
     elif e["guard"] == "semantic":
         text = f"{v.get('verdict')} {'; '.join(v.get('reasons') or []) or v.get('failure_class') or ''}"
+    elif e["guard"] == "revision":  # nodes/revise.py: the refused draft went back to the agent
+        refusal = v.get("verdict") or {}
+        text = f"sent back to the agent: {'; '.join(refusal.get('reasons') or []) or 'refused'}"
     elif e["guard"] == "judged_draft":
         text = f"{v.get('verdict')} for draft {str(v.get('draft_sha256'))[:12]}…"
     else:

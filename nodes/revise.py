@@ -1,0 +1,80 @@
+"""revise: a refused draft goes back to the agent once, with the judge's reasons (docs/design.md §8).
+
+One user turn is appended to the agent's conversation: the judge's verdict on each claim and on
+the root cause, and its reasons. The run then goes back to ``model``; the agent may drop or
+narrow claims, make more tool calls with the budget that remains, or withdraw (a null
+conclusion). Its new draft passes draft_parse, the evidence guard and the judge again, and a
+second refusal is final (``revision_used``). No model is called here: the agent's answer is the
+``model`` node's call, budgeted and recorded like every other.
+
+When the budget has no model call (or no tokens) left for that answer, the refusal stands and
+the run is released as it is: the draft and its verdict are kept, nothing is appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.nodes._model_call import offload, prompt_message
+from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes.model import final_turn
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState
+
+REVISION = "revision"
+"""The guard name of the trace row that keeps the refused draft and the verdict sent back."""
+
+
+def _verdict_lines(draft: Mapping[str, Any], verdict: Mapping[str, Any]) -> str:
+    """The refusal as the agent reads it: each claim's verdict, the root cause's, the reasons."""
+    claims = (draft.get("conclusion") or {}).get("claims") or []
+    by_index = {c.get("index"): c for c in verdict.get("claims") or [] if isinstance(c, dict)}
+    lines = []
+    for n, claim in enumerate(claims):
+        judged = by_index.get(n)
+        said = f"{judged.get('verdict')} — {judged.get('reason')}" if judged \
+            else "refused with the whole draft"
+        lines.append(f"- claim {n + 1} ({claim.get('statement')!r}, cites "
+                     f"{', '.join(claim.get('evidence_ids') or [])}): {said}")
+    if isinstance(root := verdict.get("root_cause"), Mapping):
+        lines.append(f"- root cause: {root.get('verdict')} — {root.get('reason')}")
+    lines += [f"- {reason}" for reason in verdict.get("reasons") or []]
+    return "\n".join(lines)
+
+
+def _tools_line(calls_left: int, stopped: bool) -> str:
+    """What the agent may still do besides rewriting: the truth about its tool budget."""
+    if stopped or calls_left <= 0:
+        return ("Evidence collection has ended: do not call a tool, answer with the draft from "
+                "what you have.")
+    return (f"If evidence is missing you may make up to {calls_left} more tool call(s) first; "
+            "then answer with the draft.")
+
+
+async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Hand the judge's refusal back to the agent, once, if a model call is left for it."""
+    ctx = run_context(runtime)
+    if (late := stop_if_inactive(ctx)) is not None:
+        return {"stop": late}
+    budget = ctx.budget(state.get("usage"))
+    try:  # a check on a copy of the usage: the call itself is reserved by ``model``
+        budget.reserve_model_call()
+    except BudgetExhausted:
+        return {"revision_used": True}
+    calls_left = budget.limits.max_tool_calls - budget.usage.tool_calls
+    ctx.emitter.emit("status", phase="revising")
+    draft = state.get("draft") or {}
+    verdict = state.get("semantic_verdict") or {}
+    await offload(ctx.store.record_verdict, ctx.run_id, REVISION,
+                  {"refused_draft": draft, "verdict": dict(verdict)})
+    # Collection over (or only the final turn's budget left): the answer is the final draft
+    # turn (nodes/model.py), with no tool callable — say so rather than offer calls.
+    closed = bool(state.get("stop_delivered")) or final_turn(state, ctx, budget) is not None
+    message = prompt_message("revise", verdicts=_verdict_lines(draft, verdict),
+                             tools=_tools_line(calls_left, closed))
+    return {"revision_used": True, "messages": [message], "draft": None,
+            "evidence_verdict": None, "semantic_verdict": None}
