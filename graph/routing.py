@@ -37,10 +37,16 @@ def after_tool_gate(state: DiagnosisState) -> Literal["saturation_check", "relea
     return "release" if state.get("stop") else "saturation_check"
 
 
-def after_draft_parse(state: DiagnosisState) -> Literal["evidence_guard", "release"]:
-    """Only a valid draft with a conclusion is checked; invalid or null drafts are released."""
-    if state.get("stop") or state.get("draft_error"):
+def after_draft_parse(state: DiagnosisState) -> Literal["evidence_guard", "revise", "release"]:
+    """A valid draft with a conclusion is checked; a null one is released.
+
+    An invalid draft goes back to the agent once with its parse error (``revise``); a second
+    invalid draft is released.
+    """
+    if state.get("stop"):
         return "release"
+    if state.get("draft_error"):
+        return "release" if state.get("draft_retry_used") else "revise"
     draft = state.get("draft") or {}
     return "evidence_guard" if draft.get("conclusion") is not None else "release"
 
@@ -73,8 +79,9 @@ def after_semantic_guard(state: DiagnosisState) -> Literal["revise", "release"]:
 def after_revise(state: DiagnosisState) -> Literal["model", "release"]:
     """The agent answers the refusal, unless ``revise`` kept the draft (no budget) or a stop.
 
-    ``revise`` clears the draft exactly when it hands the refusal to the agent.
+    ``revise`` clears the draft (or the draft error) exactly when it hands the refusal (or the
+    parse error) to the agent.
     """
-    if state.get("stop") or state.get("draft") is not None:
+    if state.get("stop") or state.get("draft") is not None or state.get("draft_error"):
         return "release"
     return "model"

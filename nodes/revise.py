@@ -56,10 +56,15 @@ def _tools_line(calls_left: int, stopped: bool) -> str:
 
 
 async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Hand the judge's refusal back to the agent, once, if a model call is left for it."""
+    """Hand a refusal or an invalid draft's parse error back to the agent, once each.
+
+    Only if a model call is left for the answer.
+    """
     ctx = run_context(runtime)
     if (late := stop_if_inactive(ctx)) is not None:
         return {"stop": late}
+    if state.get("draft_error"):
+        return await _retry_draft(state, ctx)
     budget = ctx.budget(state.get("usage"))
     try:  # a check on a copy of the usage: the call itself is reserved by ``model``
         budget.reserve_model_call()
@@ -78,3 +83,31 @@ async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[st
                              tools=_tools_line(calls_left, closed))
     return {"revision_used": True, "messages": [message], "draft": None,
             "evidence_verdict": None, "semantic_verdict": None}
+
+
+async def _retry_draft(state: DiagnosisState, ctx: RunContext) -> dict[str, Any]:
+    """An answer that is no valid draft goes back once with its parse error.
+
+    Not straight to a fallback: a capable model that wrote one brace too few had its answer.
+
+    Only the format is asked again: the new answer is parsed, and a valid draft then passes
+    the evidence guard and the judge like any other. Without a model call left, the invalid
+    draft stands (``draft_error`` kept, the run is released as before).
+    """
+    budget = ctx.budget(state.get("usage"))
+    try:
+        budget.reserve_model_call()
+    except BudgetExhausted:
+        return {"draft_retry_used": True}
+    error = state.get("draft_error") or {}
+    ctx.emitter.emit("status", phase="revising")
+    await offload(ctx.store.record_verdict, ctx.run_id, DRAFT_RETRY,
+                  {"verdict": "SENT_BACK", "reasons": [f"{error.get('error')}: "
+                                                       f"{error.get('detail') or ''}"[:300]]})
+    message = prompt_message("revise_draft", error=str(error.get("error")),
+                             detail=str(error.get("detail") or "")[:300])
+    return {"draft_retry_used": True, "draft_error": None, "messages": [message]}
+
+
+DRAFT_RETRY = "draft_retry"
+"""The guard name of the trace row that keeps the parse error sent back to the agent."""

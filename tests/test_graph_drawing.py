@@ -35,8 +35,10 @@ EDGES = {
     ("tool_gate", "saturation_check", True),
     ("tool_gate", "release", True),
     ("saturation_check", "model", False),
-    # draft_parse: conclusion → evidence guard; null conclusion or invalid draft → release
+    # draft_parse: conclusion → evidence guard; an invalid draft → revise once (its parse
+    # error); null conclusion, or invalid again → release
     ("draft_parse", "evidence_guard", True),
+    ("draft_parse", "revise", True),
     ("draft_parse", "release", True),
     # evidence_guard: pass → judge; fail with the repair unused → repair; fail after it → release
     ("evidence_guard", "semantic_guard", True),

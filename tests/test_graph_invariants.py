@@ -193,7 +193,8 @@ FALLBACKS = {
     "row7-unsupported": {"agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
                          "judge": [judge("UNSUPPORTED"), judge("UNSUPPORTED")]},
     "row9-budget": {"agent": [*COLLECT]},
-    "row11-invalid-draft": {"agent": [*COLLECT, text(f"Root cause: {ROOT_CAUSE} [E1.2] [E5.5]")]},
+    "row11-invalid-draft": {"agent": [*COLLECT, text(f"Root cause: {ROOT_CAUSE} [E1.2] [E5.5]"),
+                                      text(f"Root cause: {ROOT_CAUSE} [E1.2] [E5.5]")]},
 }
 
 

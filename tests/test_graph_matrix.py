@@ -387,20 +387,36 @@ INVALID_DRAFTS = {
 
 @pytest.mark.parametrize("error", list(INVALID_DRAFTS))
 def test_row11_invalid_draft_after_facts_falls_back(error: str) -> None:
-    services, out = go({"router": [ROUTER], "agent": [*COLLECT, INVALID_DRAFTS[error]],
+    # invalid, sent back once with its parse error, invalid again: final
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, INVALID_DRAFTS[error], INVALID_DRAFTS[error]],
                         "judge": [judge()]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
     assert_published(out)
     assert f"not a valid draft ({error})" in out["content"]
     assert "The pool was exhausted" not in out["content"]
     assert_fallback_facts_only(services, out)
-    assert consumed(services) == {"router": 1, "agent": 3}
+    assert consumed(services) == {"router": 1, "agent": 4}
     assert_stored(services, out)
+
+
+def test_an_invalid_draft_goes_back_once_and_its_retry_publishes() -> None:
+    # A capable model wrote one brace too few: asked once more, its draft passes both guards.
+    good = draft(ROOT_CAUSE, CLAIMS)
+    services, out = go({"router": [ROUTER],
+                        "agent": [*COLLECT, text(good["content"][:-1]), good],
+                        "judge": [judge()]})
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    assert consumed(services) == {"router": 1, "agent": 4, "judge": 1}
+    retry = [v for v in services.store.trace(out["run_id"])["verdicts"]
+             if v["guard"] == "draft_retry"]
+    assert [r["verdict"]["verdict"] for r in retry] == ["SENT_BACK"]
+    assert "INVALID_JSON" in retry[0]["verdict"]["reasons"][0]
 
 
 def test_row11_unknown_draft_key_is_schema_invalid() -> None:
     bad = text(json.dumps({"conclusion": None, "next_steps": [], "confidence": 0.9}))
-    _, out = go({"router": [ROUTER], "agent": [*COLLECT, bad]})
+    _, out = go({"router": [ROUTER], "agent": [*COLLECT, bad, bad]})
     assert outcome(out) == ("SUCCESS", "FALLBACK", "INSUFFICIENT_EVIDENCE", None)
     assert "not a valid draft (SCHEMA_INVALID)" in out["content"]
 
@@ -408,7 +424,8 @@ def test_row11_unknown_draft_key_is_schema_invalid() -> None:
 @pytest.mark.parametrize("error", list(INVALID_DRAFTS))
 def test_row12_invalid_draft_without_facts_fails(error: str) -> None:
     services, out = go({"router": [ROUTER],
-                        "agent": [call("query_logs", EMPTY_LOGS, "c1"), INVALID_DRAFTS[error]]})
+                        "agent": [call("query_logs", EMPTY_LOGS, "c1"), INVALID_DRAFTS[error],
+                                  INVALID_DRAFTS[error]]})
     assert outcome(out) == ("FAILED", "FAILED", None, "INTERNAL_FAILURE")
     failure = assert_failed(out, "INTERNAL_FAILURE")
     assert f"not a valid draft ({error})" in failure["message"]

@@ -16,6 +16,8 @@ EXPECTED = {
                    "window_note", "data_span"},
     "judge": {"payload"},
     "revise": {"verdicts", "tools"},
+    # An invalid draft sent back once with its parse error (nodes/revise.py).
+    "revise_draft": {"error", "detail"},
     "repair": {"draft", "problems", "available_evidence"},
     # The json protocol's turns, one sentence each (providers/json_protocol.py, observations.py).
     "json_result": {"call_id", "body", "after"},
@@ -117,6 +119,7 @@ def test_unknown_prompt_raises():
         ("judge", ['"verdict"', '"SUPPORTED"', '"UNSUPPORTED"', '"reasons"', '"claims"',
                    '"index"', '"root_cause"']),
         ("revise", ['"conclusion": null', "once"]),
+        ("revise_draft", ['"conclusion"', '"evidence_ids"', "once"]),
         ("repair", ['"root_cause"', "UNKNOWN_ID", "NOT_READY", "NO_EVIDENCE"]),
     ],
 )

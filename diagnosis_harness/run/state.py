@@ -198,6 +198,9 @@ class DiagnosisState(InputState, OutputState, total=False):
     revision_used: bool
     """Whether the one revision was spent: a refused draft went back to the agent (or could
     not, its budget spent); a second refusal is final."""
+    draft_retry_used: bool
+    """Whether the one draft retry was spent: a final answer that was no valid draft went back
+    to the agent with the parse error (or could not, its budget spent)."""
 
 
 EditRule = Literal["control", "published", "checked", "model_view"]
@@ -215,7 +218,7 @@ EDIT_RULES: dict[str, EditRule] = {
     "events": "control", "elapsed_s": "control", "last_success": "control",
     "collection_state": "control", "no_gain_streak": "control", "violation_streak": "control",
     "stop_delivered": "control", "last_evidence_call": "control", "repair_used": "control",
-    "revision_used": "control",
+    "revision_used": "control", "draft_retry_used": "control",
     "progress": "control",
     "intent": "published", "scope": "published", "stop": "published", "stop_reason": "published",
     "draft_error": "published", "run_state": "published", "release_outcome": "published",
