@@ -105,6 +105,9 @@ def change_problem(row: Mapping[str, Any], symptom: Symptom, references: Iterabl
         return None
     if any(names_key(row, text) for text in [symptom.text, *references]):
         return None
+    if saturated_at_set_value(row, symptom.text) or any(names_key_in_words(row, text)
+                                                        for text in references):
+        return None
     return NO_KEY_LINK
 
 
@@ -143,3 +146,51 @@ def names_key(row: Mapping[str, Any], text: str) -> bool:
     low = text.lower()
     return any(re.search(rf"(?<![\w.]){re.escape(k.lower())}(?![\w.])", low)
                for k in row_keys(row))
+
+
+_NEW_VALUE = re.compile(r"^(new|new_value|to|to_value|value|after)$", re.I)
+_OLD_VALUE = re.compile(r"^(old|old_value|from|from_value|previous|before)$", re.I)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _lowered_to(row: Mapping[str, Any]) -> str | None:
+    """The value a change lowered a number to (``old_value=50, new_value=5`` → ``5``), or None."""
+    new = next((str(v).strip() for k, v in row.items() if _NEW_VALUE.match(str(k))), "")
+    old = next((str(v).strip() for k, v in row.items() if _OLD_VALUE.match(str(k))), "")
+    if not (_NUMBER.fullmatch(new) and _NUMBER.fullmatch(old)) or float(new) >= float(old):
+        return None
+    return new
+
+
+def saturated_at_set_value(row: Mapping[str, Any], text: str) -> bool:
+    """Whether ``text`` shows a limit used up at the very value the change lowered it to.
+
+    The failure class "a limit saturated at the value a change set": a pool, a connection cap,
+    a worker count lowered from 50 to 5, then failures saying ``active=5/5`` or ``max_conns=5``.
+    The number alone is too common a word to link anything; at the value the change set, used
+    up (``N/N``) or named as a maximum or limit, it is the change's own number in the failure.
+    """
+    value = _lowered_to(row)
+    if value is None or not row_keys(row):
+        return False
+    n = re.escape(value)
+    return re.search(rf"(?<![\d.]){n}\s*/\s*{n}(?![\d.])"
+                     rf"|\b(?:max|limit|size|cap)\w*\s*[=:]\s*{n}(?![\d.])", text, re.I) is not None
+
+
+MIN_KEY_WORDS = 3
+"""Words of a key a runbook must say in a row, in its order, to name it in words."""
+
+
+def names_key_in_words(row: Mapping[str, Any], text: str) -> bool:
+    """Whether a runbook names one of the row's keys in words (``pool max size``).
+
+    For ``db.pool.max_size``: its words after the namespace, in order, at least
+    ``MIN_KEY_WORDS`` of them (fewer, "max size", would name half the keys of a system).
+    """
+    low = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    for key in row_keys(row):
+        words = re.findall(r"[a-z0-9]+", key.lower())[1:]
+        if len(words) >= MIN_KEY_WORDS and f" {' '.join(words)} " in f" {low} ":
+            return True
+    return False
