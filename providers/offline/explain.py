@@ -18,6 +18,7 @@ from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_
 from diagnosis_harness.providers.offline.failures import dependency_of, flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import ACCESS_LINE, Localized, localize, sentence
+from diagnosis_harness.providers.offline.mechanism import names_mechanism
 from diagnosis_harness.providers.offline.text import utc
 
 MAX_DOWNSTREAM = 3
@@ -258,6 +259,8 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
         # A config change says what it changed: one the failure's words do not name is not
         # why (``explaining_change``), and leaves nothing open.
         return None
+    if change is None and metric is None and not names_mechanism([found.row, found.first]):
+        return None  # a generic failure line restated is a suspect, not a root cause
     claims = [{"statement": f"{found.service} logged {row['window_count']} {row['level']} "
                             f"events '{row['pattern']}' from {row['onset']}",
                "evidence_ids": [row["evidence_id"]]}]
