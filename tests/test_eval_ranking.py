@@ -48,3 +48,17 @@ def test_a_fallback_s_suspects_place_the_true_component_where_the_digest_lists_i
     digest = [line for line in (case.run.content or "").splitlines() if line[:2] in ("1.", "2.")]
     assert digest[0].startswith("1. ledger:") and case.run.components[:2] == ("ledger", "payments")
     assert (card.summary.ac_at_1, card.summary.ac_at_3) == (0.0, 1.0)
+
+
+def test_the_digest_ranks_the_failing_service_before_the_edge_and_shows_where(
+        tmp_path: Path) -> None:
+    # A heap lowered on pricing: pricing's OutOfMemoryErrors and the edge's 5xx access lines
+    # for the same requests. The edge reports what pricing answered: pricing ranks first, and
+    # the edge's line shows the status its pattern masks.
+    data = build_case(CASES["oom-heap-lowered"], tmp_path / "oom")
+    card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
+    (case,) = card.cases
+    assert case.run is not None and case.run.components[0] == "pricing", case.run.components
+    edge = next(line for line in (case.run.content or "").splitlines()
+                if line[:1].isdigit() and " edge: " in line)
+    assert "HTTP/<n> <n>" in edge and "' at 5" in edge, edge

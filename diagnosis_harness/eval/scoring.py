@@ -248,8 +248,12 @@ def _percentile(sorted_values: list[float], q: float) -> float:
 
 
 def cause_component(tags: tuple[str, ...] | list[str]) -> str | None:
-    """The component at fault a case's tags name (``cause:<component>``), if any."""
-    return next((t.removeprefix("cause:") for t in tags if t.startswith("cause:")), None)
+    """The component at fault a case's tags name (``cause:<component>``), if any.
+
+    Its first word: a truth may say more ("paylane (external PSP)").
+    """
+    said = next((t.removeprefix("cause:").split() for t in tags if t.startswith("cause:")), None)
+    return said[0] if said else None
 
 
 def rank_of_cause(result: CaseResult) -> int | None:
