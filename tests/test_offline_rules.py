@@ -48,3 +48,15 @@ def test_a_generic_failure_line_alone_is_a_suspect_not_a_root_cause(tmp_path: Pa
     outcome, report = _run(tmp_path, case_id)
     assert outcome == "FALLBACK", report
     assert not report.splitlines()[0] and "Suspects" in report, report
+
+
+def test_a_new_exception_right_after_its_own_deploy_is_published_with_that_deploy(
+        tmp_path: Path) -> None:
+    # A NullPointerException 21 s after release 4.2.0 of the same service. Its stack frame
+    # "PricingService.java:88" was read as an endpoint host:port, a dependency the failure
+    # named, so the rollout-by-timing rule never applied and the deploy stayed a suspect.
+    outcome, report = _run(tmp_path, "deploy-npe")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "NullPointerException" in cause and "version=4.2.0" in cause, cause
+    assert "java:88)" not in cause.split("' from")[-1], cause  # no "(java:88)" dependency

@@ -12,7 +12,7 @@ Concludes: "<service>: <failure> from <onset>, after <change>" citing the onset 
 consistent downstream failures, the change or metric, and its one new INFO line just before.
 Failure classes: a bad deploy, an expired certificate or credential, DNS failure, connection
 refused after a host or port change, a schema change the code runs ahead of.
-Canon cases: deploy-go-panic, cert-client-expired, dns-record-deleted, dns-typo-config,
+Canon cases: deploy-npe, deploy-go-panic, cert-client-expired, dns-record-deleted, dns-typo-config,
 refused-caller-port, schema-code-before-migration; traps it must leave open:
 trap-generic-error, trap-edge-502-nothing-behind, trap-noisy-service,
 trap-noisy-service-after-deploy.
