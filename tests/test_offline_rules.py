@@ -60,3 +60,13 @@ def test_a_new_exception_right_after_its_own_deploy_is_published_with_that_deplo
     assert outcome == "SUCCESS", report
     assert "NullPointerException" in cause and "version=4.2.0" in cause, cause
     assert "java:88)" not in cause.split("' from")[-1], cause  # no "(java:88)" dependency
+
+
+def test_a_heap_lowered_then_out_of_memory_is_published_with_the_change(tmp_path: Path) -> None:
+    # jvm.heap.max 2g -> 512m on pricing, then "OutOfMemoryError: Java heap space" seven
+    # minutes later. The change shares one word with the failure ("heap") and the failure does
+    # not name its key: the failure class "a limit lowered, then that resource ran out".
+    outcome, report = _run(tmp_path, "oom-heap-lowered")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "OutOfMemoryError" in cause and "jvm.heap.max" in cause and "512m" in cause, cause

@@ -105,8 +105,8 @@ def change_problem(row: Mapping[str, Any], symptom: Symptom, references: Iterabl
         return None
     if any(names_key(row, text) for text in [symptom.text, *references]):
         return None
-    if saturated_at_set_value(row, symptom.text) or any(names_key_in_words(row, text)
-                                                        for text in references):
+    if saturated_at_set_value(row, symptom.text) or lowered_limit_ran_out(row, symptom.text) \
+            or any(names_key_in_words(row, text) for text in references):
         return None
     return NO_KEY_LINK
 
@@ -150,16 +150,44 @@ def names_key(row: Mapping[str, Any], text: str) -> bool:
 
 _NEW_VALUE = re.compile(r"^(new|new_value|to|to_value|value|after)$", re.I)
 _OLD_VALUE = re.compile(r"^(old|old_value|from|from_value|previous|before)$", re.I)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)([kmgt]i?b?)?", re.I)
+_UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def _amount(text: str) -> float | None:
+    """``512m`` → bytes, ``50`` → 50; None for anything else."""
+    m = _NUMBER.fullmatch(text.strip())
+    return float(m.group(1)) * _UNIT[(m.group(2) or "")[:1].lower()] if m else None
 
 
 def _lowered_to(row: Mapping[str, Any]) -> str | None:
     """The value a change lowered a number to (``old_value=50, new_value=5`` → ``5``), or None."""
     new = next((str(v).strip() for k, v in row.items() if _NEW_VALUE.match(str(k))), "")
     old = next((str(v).strip() for k, v in row.items() if _OLD_VALUE.match(str(k))), "")
-    if not (_NUMBER.fullmatch(new) and _NUMBER.fullmatch(old)) or float(new) >= float(old):
-        return None
-    return new
+    low, high = _amount(new), _amount(old)
+    return new if low is not None and high is not None and low < high else None
+
+
+EXHAUSTED = re.compile(r"out ?of ?memory|OutOfMemoryError|heap space|too many open files|EMFILE"
+                       r"|no space left|ENOSPC|exhausted|limit (?:reached|exceeded)", re.I)
+"""A failure saying a resource ran out (memory, file descriptors, disk, a pool)."""
+
+
+def lowered_limit_ran_out(row: Mapping[str, Any], text: str) -> bool:
+    """Whether the change lowered a limit on the very resource ``text`` says ran out.
+
+    The failure class "a limit lowered, then the resource exhausted": ``jvm.heap.max`` 2g →
+    512m, then "OutOfMemoryError: Java heap space". The key's own words (after its namespace)
+    must name the resource in the failure ("heap"), and the failure must say it ran out.
+    """
+    if _lowered_to(row) is None or not EXHAUSTED.search(text):
+        return False
+    said = {_root(t) for t in terms(text.replace("_", " ").replace(".", " "))}
+    for key in row_keys(row):
+        words = re.findall(r"[a-z]{3,}", key.lower())[1:]
+        if {_root(w) for w in words if w not in ("max", "min", "limit", "size")} & said:
+            return True
+    return False
 
 
 def saturated_at_set_value(row: Mapping[str, Any], text: str) -> bool:

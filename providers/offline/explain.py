@@ -13,7 +13,12 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
+from diagnosis_harness.providers.offline.causal import (
+    Symptom,
+    change_problem,
+    lowered_limit_ran_out,
+    names_key,
+)
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
 from diagnosis_harness.providers.offline.failures import dependency_of, flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
@@ -48,7 +53,8 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
         if item.get("kind") != "change" or not isinstance(row, dict) or "warning" in item:
             continue
         row = {**row, "service": item.get("service") or row.get("service")}
-        if describe_row(row) and names_key(row, symptom.text) \
+        if describe_row(row) and (names_key(row, symptom.text)
+                                  or lowered_limit_ran_out(row, symptom.text)) \
                 and change_problem(row, symptom, [], links) is None:
             return item
     return expired_before(inv, found, symptom, links) or just_before(inv, found)
