@@ -70,3 +70,14 @@ def test_a_heap_lowered_then_out_of_memory_is_published_with_the_change(tmp_path
     cause = report.splitlines()[0]
     assert outcome == "SUCCESS", report
     assert "OutOfMemoryError" in cause and "jvm.heap.max" in cause and "512m" in cause, cause
+
+
+def test_a_file_descriptor_limit_lowered_then_exhausted_is_published_with_the_change(
+        tmp_path: Path) -> None:
+    # systemd.LimitNOFILE 65536 -> 1024 on the gateway, then "too many open files": the key
+    # names the resource as NOFILE, the failure as open files — one resource, one class.
+    outcome, report = _run(tmp_path, "fd-limit-lowered")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "too many open files" in cause and "systemd.LimitNOFILE" in cause, cause
+    assert "new_value=1024" in cause, cause

@@ -184,10 +184,16 @@ def lowered_limit_ran_out(row: Mapping[str, Any], text: str) -> bool:
         return False
     said = {_root(t) for t in terms(text.replace("_", " ").replace(".", " "))}
     for key in row_keys(row):
-        words = re.findall(r"[a-z]{3,}", key.lower())[1:]
+        words = set(re.findall(r"[a-z]{3,}", key.lower())[1:])
+        if _FILES_KEY.search(key):
+            words.add("file")  # LimitNOFILE, ulimit -n: the open files a process may hold
         if {_root(w) for w in words if w not in ("max", "min", "limit", "size")} & said:
             return True
     return False
+
+
+_FILES_KEY = re.compile(r"nofile|(?<![a-z])fds?(?![a-z])|file_?desc|open_?files", re.I)
+"""A key limiting open file descriptors, whatever its spelling."""
 
 
 def saturated_at_set_value(row: Mapping[str, Any], text: str) -> bool:

@@ -10,13 +10,13 @@ failure line that names its own mechanism (``mechanism.MECHANISM``: expired, no 
 out of memory, NXDOMAIN, connection refused to a named endpoint, a crash of its own code).
 Concludes: "<service>: <failure> from <onset>, after <change>" citing the onset rows, the
 consistent downstream failures, the change or metric, and its one new INFO line just before.
-Failure classes: a bad deploy, OOM after a lowered limit, an expired certificate or
-credential, DNS failure, connection refused after a host or port change, a schema change the
-code runs ahead of.
-Canon cases: deploy-npe, deploy-go-panic, oom-heap-lowered, cert-client-expired,
-dns-record-deleted, dns-typo-config, refused-caller-port, schema-code-before-migration;
-traps it must leave open: trap-generic-error, trap-edge-502-nothing-behind, trap-noisy-service,
-trap-noisy-service-after-deploy.
+Failure classes: a bad deploy, OOM or file descriptors after a lowered limit, an expired
+certificate or credential, DNS failure, connection refused after a host or port change, a
+schema change the code runs ahead of.
+Canon cases: deploy-npe, deploy-go-panic, oom-heap-lowered, fd-limit-lowered,
+cert-client-expired, dns-record-deleted, dns-typo-config, refused-caller-port,
+schema-code-before-migration; traps it must leave open: trap-generic-error,
+trap-edge-502-nothing-behind, trap-noisy-service, trap-noisy-service-after-deploy.
 """
 
 from __future__ import annotations
