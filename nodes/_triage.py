@@ -56,20 +56,23 @@ def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
             "where": None if fact.flags or shown is None else _where(shown, data.get("example"))}
 
 
-_LOCATING = re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z0-9][\w.:-]{0,62})"
-                       r"|\b((?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?)\b"
-                       r"|HTTP/\d(?:\.\d)?\"?\s+([1-5]\d\d)\b|\bstatus[=: ]+([1-5]\d\d)\b")
-"""The values that locate a failure — a host, node, pod, an IP, an HTTP status — as an example
-line states them and its pattern masks them."""
+_LOCATING = (re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z0-9][\w.:-]{0,62})"),
+             re.compile(r"HTTP/\d(?:\.\d)?\"?\s+([1-5]\d\d)\b|\bstatus[=: ]+([1-5]\d\d)\b"),
+             re.compile(r"\b((?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?)\b"))
+"""The values that locate a failure, in order of preference — a host, node or pod, an HTTP
+status, an IP — as an example line states them and its pattern masks them."""
 
 
 def _where(pattern: str, example: object) -> str | None:
     """The first locating value the example states where the pattern masked one (one token)."""
     if not isinstance(example, str) or not re.search(r"<(?:ip|n|id|hex|str)>", pattern):
         return None
-    found = _LOCATING.search(example)
-    value = next((g for g in found.groups() if g), None) if found else None
-    return _token(value) if value and value not in pattern else None
+    for locating in _LOCATING:
+        found = locating.search(example)
+        value = next((g for g in found.groups() if g), None) if found else None
+        if value and value not in pattern:
+            return _token(value)
+    return None
 
 
 _QUIET = frozenset({"INFO", "DEBUG", "TRACE", "NOTICE"})

@@ -183,8 +183,10 @@ def lowered_limit_ran_out(row: Mapping[str, Any], text: str) -> bool:
     if _lowered_to(row) is None or not EXHAUSTED.search(text):
         return False
     said = {_root(t) for t in terms(text.replace("_", " ").replace(".", " "))}
+    # The component's own name is no resource: "datanode" of ``dfs.datanode.du.reserved``.
+    named = set(re.findall(r"[a-z]{3,}", " ".join(row_services(row))))
     for key in row_keys(row):
-        words = set(re.findall(r"[a-z]{3,}", key.lower())[1:])
+        words = set(re.findall(r"[a-z]{3,}", key.lower())[1:]) - named
         if _FILES_KEY.search(key):
             words.add("file")  # LimitNOFILE, ulimit -n: the open files a process may hold
         if {_root(w) for w in words if w not in ("max", "min", "limit", "size")} & said:
