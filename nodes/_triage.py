@@ -52,7 +52,27 @@ def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     shown = None if fact.flags or not isinstance(pattern, str) else pattern[:160]
     return {"kind": "anomaly", "evidence_id": fact.evidence_id, "service": service,
             "onset": _token(data.get("first_seen")), "count": count, "level": _level(data),
-            "pattern": shown, "computed": record.tool not in PLAIN_TOOLS}
+            "pattern": shown, "computed": record.tool not in PLAIN_TOOLS,
+            "where": None if fact.flags or shown is None else _where(shown, data.get("example"))}
+
+
+_LOCATING = (re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z0-9][\w.:-]{0,62})"),
+             re.compile(r"HTTP/\d(?:\.\d)?\"?\s+([1-5]\d\d)\b|\bstatus[=: ]+([1-5]\d\d)\b"),
+             re.compile(r"\b((?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?)\b"))
+"""The values that locate a failure, in order of preference — a host, node or pod, an HTTP
+status, an IP — as an example line states them and its pattern masks them."""
+
+
+def _where(pattern: str, example: object) -> str | None:
+    """The first locating value the example states where the pattern masked one (one token)."""
+    if not isinstance(example, str) or not re.search(r"<(?:ip|n|id|hex|str)>", pattern):
+        return None
+    for locating in _LOCATING:
+        found = locating.search(example)
+        value = next((g for g in found.groups() if g), None) if found else None
+        if value and value not in pattern:
+            return _token(value)
+    return None
 
 
 _QUIET = frozenset({"INFO", "DEBUG", "TRACE", "NOTICE"})
@@ -142,8 +162,11 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                 changes.append(c)
             elif (m := _metric(record, fact)) is not None:
                 metrics.append(m)
+    named = _named(anomalies)
     anomalies.sort(key=lambda s: (not s["computed"], _tier(s), _int(s["count"]) < ODD,
-                                  s["onset"] or "~", -_int(s["count"])))
+                                  _ACCESS.search(s["pattern"] or "") is not None,
+                                  s["service"] not in named, s["onset"] or "~",
+                                  -_int(s["count"])))
     failing = [a["onset"] for a in anomalies if a["onset"] and _tier(a) < 2]
     onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
@@ -160,6 +183,26 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
             ranked.remove(best)
             ranked.insert(slot, best)
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
+
+
+_ACCESS = re.compile(r"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
+"""An access line: a proxy reporting what its upstreams answered, after the upstreams."""
+
+
+def _named(anomalies: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The anomalies' services that another service's failure pattern names in so many words.
+
+    The direction of a dependency: a caller's "ledger post failed: …" points at ``ledger``,
+    the component it waits on, which ranks before the caller at the same tier.
+    """
+    out = set()
+    for a in anomalies:
+        for b in anomalies:
+            sb = b["service"]
+            if sb and sb != a["service"] and _tier(a) < 2 and re.search(
+                    rf"(?<![\w-]){re.escape(sb)}(?![\w-])", a["pattern"] or "", re.I):
+                out.add(sb)
+    return out
 
 
 def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -197,6 +240,7 @@ def digest_lines(ranked: Sequence[Mapping[str, Any]]) -> list[str]:
         where = s.get("service") or "?"
         if s["kind"] == "anomaly":
             what = f"'{s['pattern']}'" if s.get("pattern") else "a flagged pattern"
+            what += f" at {s['where']}" if s.get("where") else ""
             lines.append(f"{s['rank']}. {where}: {s.get('count')} × {what}, onset "
                          f"{s.get('onset')} [{s['evidence_id']}]")
         else:

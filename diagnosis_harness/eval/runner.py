@@ -14,13 +14,14 @@ result, never the end of the eval.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from diagnosis_harness.control.contracts import Conclusion
+from diagnosis_harness.control.contracts import Conclusion, ToolRecord
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.eval import manifest
 from diagnosis_harness.eval.picture import Timeline, marked, timeline
@@ -37,6 +38,7 @@ from diagnosis_harness.eval.scoring import (
 )
 from diagnosis_harness.eval.suite import Case, Suite, SuiteError
 from diagnosis_harness.nodes._release_text import shown_claims
+from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.run.records import run_records
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
@@ -210,11 +212,11 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
     conclusion = (own.get("draft") or {}).get("conclusion") or {}
     root_cause: str | None = None
     cited: tuple[CitedRecord, ...] = ()
+    records = run_records(store, str(out["run_id"]), own.get("records")) if out.get("run_id") else []
     if release == "SUCCESS" and out.get("intent") == "DIAGNOSIS" and conclusion:
         root_cause = conclusion.get("root_cause")
         facts = {f.evidence_id: CitedRecord(evidence_id=f.evidence_id, tool=r.tool, text=f.text)
-                 for r in run_records(store, str(out["run_id"]), own.get("records"))
-                 for f in r.facts}
+                 for r in records for f in r.facts}
         # As the report shows them: a claim the judge did not support cites no evidence here.
         shown, _ = shown_claims(Conclusion.model_validate(conclusion), own.get("semantic_verdict"))
         ids = dict.fromkeys(e for c in shown for e in c.evidence_ids)
@@ -227,8 +229,25 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
                    verdicts=tuple(_verdict_line(v) for v in store.trace(str(out["run_id"]))["verdicts"]
                                   if v.get("guard") != "judged_draft"),
                    failure=out.get("error") or failure,
+                   components=components(root_cause, records),
                    scope={k: scope.get(k) for k in ("service", "merchant", "start", "end")}
                    if isinstance(scope, Mapping) else None)
+
+
+_LEAD = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]{0,63}):\s")
+"""A published cause's component, as both offline drafts and most models lead with it."""
+
+
+def components(root_cause: str | None, records: Sequence[ToolRecord]) -> tuple[str, ...]:
+    """The components a run points at, best first: the published cause's, then the suspects'.
+
+    The suspects are ranked as the report's digest ranks them (nodes/_triage.py); each
+    component is listed once, at its best rank.
+    """
+    lead = _LEAD.match(root_cause or "")
+    named = [lead.group(1)] if lead else []
+    named += [str(s["service"]) for s in suspects(list(records)) if s.get("service")]
+    return tuple(dict.fromkeys(named))
 
 
 def _picture(services: Services, view: RunView) -> Timeline | None:

@@ -85,6 +85,9 @@ class RunView(_Frozen):
     """The router's scope (service, merchant, start, end)."""
     picture: Timeline | None = None
     """Events per service over the scope's window and baseline (the report's incident picture)."""
+    components: tuple[str, ...] = ()
+    """The components the run points at, best first: the published cause's, then the ranked
+    suspects' (nodes/_triage.py), each once — what AC@k is measured on."""
 
 
 class CaseResult(_Frozen):
@@ -134,6 +137,12 @@ class Summary(_Frozen):
     tokens_per_case: float
     cost_total: float | None
     cost_per_case: float | None
+    ranked_cases: int = 0
+    """Cases whose truth names the component at fault (a ``cause:<component>`` tag)."""
+    ac_at_1: float | None = None
+    """Share of ``ranked_cases`` whose true component the run points at first (None: none)."""
+    ac_at_3: float | None = None
+    """Share of ``ranked_cases`` whose true component is among the first three it points at."""
 
 
 class Scorecard(_Frozen):
@@ -209,7 +218,12 @@ def summarise(results: list[CaseResult]) -> Summary:
     costs = [r.cost for r in results]
     cost_total = None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6)
     n = len(results)
+    ranks = [rank_of_cause(r) for r in results if cause_component(r.tags) is not None]
     return Summary(
+        ranked_cases=len(ranks),
+        ac_at_1=round(sum(1 for k in ranks if k == 1) / len(ranks), 4) if ranks else None,
+        ac_at_3=round(sum(1 for k in ranks if k is not None and k <= 3) / len(ranks), 4)
+        if ranks else None,
         cases=n, as_expected=count[Verdict.RIGHT] + count[Verdict.HONEST],
         right=count[Verdict.RIGHT], wrong=count[Verdict.WRONG], honest=count[Verdict.HONEST],
         missed=count[Verdict.MISSED], unexpected=count[Verdict.UNEXPECTED], published=published,
@@ -231,3 +245,34 @@ def _percentile(sorted_values: list[float], q: float) -> float:
         return 0.0
     rank = max(1, -(-int(q * 100) * len(sorted_values) // 100))
     return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+def cause_component(tags: tuple[str, ...] | list[str]) -> str | None:
+    """The component at fault a case's tags name (``cause:<component>``), if any.
+
+    Its first word: a truth may say more ("paylane (external PSP)").
+    """
+    said = next((t.removeprefix("cause:").split() for t in tags if t.startswith("cause:")), None)
+    return said[0] if said else None
+
+
+def rank_of_cause(result: CaseResult) -> int | None:
+    """Where the case's true component stands among those its run points at (1 = first).
+
+    A component matches its instances and the service it is one of, either way
+    (``orders-db`` and ``orders-db-1``; ``broker`` and ``broker-2``), case-insensitively.
+    None: the run does not point at it (or did not run).
+    """
+    truth = (cause_component(result.tags) or "").lower()
+    if not truth or result.run is None:
+        return None
+    for n, component in enumerate(result.run.components, 1):
+        c = component.lower()
+        if c == truth or _instance(c, truth) or _instance(truth, c):
+            return n
+    return None
+
+
+def _instance(name: str, of: str) -> bool:
+    """Whether ``name`` is an instance of ``of``: ``of`` and a numbered suffix (``-2``, ``-b1``)."""
+    return re.fullmatch(rf"{re.escape(of)}-[a-z]?\d+[a-z0-9]*", name) is not None

@@ -250,7 +250,9 @@ def _from_truth(data: object, name: str, root: Path, *, demo: bool, where: Path 
         cases.append({"id": item.get("id"), "question": item.get("question"), "expect": expect,
                       "dataset": None if demo else ".",
                       "tags": [t for t in ("runbook" if item.get("has_runbook") else "no-runbook",
-                                           item.get("service")) if t]})
+                                           item.get("service"),
+                                           item.get("cause_service")
+                                           and f"cause:{item['cause_service']}") if t]})
     return _validated({"name": name, "description": f"the incidents of {shown.name}",
                        "cases": cases}, shown)
 

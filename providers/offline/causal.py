@@ -105,6 +105,9 @@ def change_problem(row: Mapping[str, Any], symptom: Symptom, references: Iterabl
         return None
     if any(names_key(row, text) for text in [symptom.text, *references]):
         return None
+    if saturated_at_set_value(row, symptom.text) or lowered_limit_ran_out(row, symptom.text) \
+            or any(names_key_in_words(row, text) for text in references):
+        return None
     return NO_KEY_LINK
 
 
@@ -143,3 +146,87 @@ def names_key(row: Mapping[str, Any], text: str) -> bool:
     low = text.lower()
     return any(re.search(rf"(?<![\w.]){re.escape(k.lower())}(?![\w.])", low)
                for k in row_keys(row))
+
+
+_NEW_VALUE = re.compile(r"^(new|new_value|to|to_value|value|after)$", re.I)
+_OLD_VALUE = re.compile(r"^(old|old_value|from|from_value|previous|before)$", re.I)
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)([kmgt]i?b?)?", re.I)
+_UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def _amount(text: str) -> float | None:
+    """``512m`` → bytes, ``50`` → 50; None for anything else."""
+    m = _NUMBER.fullmatch(text.strip())
+    return float(m.group(1)) * _UNIT[(m.group(2) or "")[:1].lower()] if m else None
+
+
+def _lowered_to(row: Mapping[str, Any]) -> str | None:
+    """The value a change lowered a number to (``old_value=50, new_value=5`` → ``5``), or None."""
+    new = next((str(v).strip() for k, v in row.items() if _NEW_VALUE.match(str(k))), "")
+    old = next((str(v).strip() for k, v in row.items() if _OLD_VALUE.match(str(k))), "")
+    low, high = _amount(new), _amount(old)
+    return new if low is not None and high is not None and low < high else None
+
+
+EXHAUSTED = re.compile(r"out ?of ?memory|OutOfMemoryError|heap space|too many open files|EMFILE"
+                       r"|no space left|ENOSPC|exhausted|limit (?:reached|exceeded)", re.I)
+"""A failure saying a resource ran out (memory, file descriptors, disk, a pool)."""
+
+
+def lowered_limit_ran_out(row: Mapping[str, Any], text: str) -> bool:
+    """Whether the change lowered a limit on the very resource ``text`` says ran out.
+
+    The failure class "a limit lowered, then the resource exhausted": ``jvm.heap.max`` 2g →
+    512m, then "OutOfMemoryError: Java heap space". The key's own words (after its namespace)
+    must name the resource in the failure ("heap"), and the failure must say it ran out.
+    """
+    if _lowered_to(row) is None or not EXHAUSTED.search(text):
+        return False
+    said = {_root(t) for t in terms(text.replace("_", " ").replace(".", " "))}
+    # The component's own name is no resource: "datanode" of ``dfs.datanode.du.reserved``.
+    named = set(re.findall(r"[a-z]{3,}", " ".join(row_services(row))))
+    for key in row_keys(row):
+        words = set(re.findall(r"[a-z]{3,}", key.lower())[1:]) - named
+        if _FILES_KEY.search(key):
+            words.add("file")  # LimitNOFILE, ulimit -n: the open files a process may hold
+        if {_root(w) for w in words if w not in ("max", "min", "limit", "size")} & said:
+            return True
+    return False
+
+
+_FILES_KEY = re.compile(r"nofile|(?<![a-z])fds?(?![a-z])|file_?desc|open_?files", re.I)
+"""A key limiting open file descriptors, whatever its spelling."""
+
+
+def saturated_at_set_value(row: Mapping[str, Any], text: str) -> bool:
+    """Whether ``text`` shows a limit used up at the very value the change lowered it to.
+
+    The failure class "a limit saturated at the value a change set": a pool, a connection cap,
+    a worker count lowered from 50 to 5, then failures saying ``active=5/5`` or ``max_conns=5``.
+    The number alone is too common a word to link anything; at the value the change set, used
+    up (``N/N``) or named as a maximum or limit, it is the change's own number in the failure.
+    """
+    value = _lowered_to(row)
+    if value is None or not row_keys(row):
+        return False
+    n = re.escape(value)
+    return re.search(rf"(?<![\d.]){n}\s*/\s*{n}(?![\d.])"
+                     rf"|\b(?:max|limit|size|cap)\w*\s*[=:]\s*{n}(?![\d.])", text, re.I) is not None
+
+
+MIN_KEY_WORDS = 3
+"""Words of a key a runbook must say in a row, in its order, to name it in words."""
+
+
+def names_key_in_words(row: Mapping[str, Any], text: str) -> bool:
+    """Whether a runbook names one of the row's keys in words (``pool max size``).
+
+    For ``db.pool.max_size``: its words after the namespace, in order, at least
+    ``MIN_KEY_WORDS`` of them (fewer, "max size", would name half the keys of a system).
+    """
+    low = " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+    for key in row_keys(row):
+        words = re.findall(r"[a-z0-9]+", key.lower())[1:]
+        if len(words) >= MIN_KEY_WORDS and f" {' '.join(words)} " in f" {low} ":
+            return True
+    return False

@@ -13,11 +13,17 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.causal import Symptom, change_problem, names_key
+from diagnosis_harness.providers.offline.causal import (
+    Symptom,
+    change_problem,
+    lowered_limit_ran_out,
+    names_key,
+)
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS, describe_row
 from diagnosis_harness.providers.offline.failures import dependency_of, flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import ACCESS_LINE, Localized, localize, sentence
+from diagnosis_harness.providers.offline.mechanism import names_mechanism
 from diagnosis_harness.providers.offline.text import utc
 
 MAX_DOWNSTREAM = 3
@@ -47,7 +53,8 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
         if item.get("kind") != "change" or not isinstance(row, dict) or "warning" in item:
             continue
         row = {**row, "service": item.get("service") or row.get("service")}
-        if describe_row(row) and names_key(row, symptom.text) \
+        if describe_row(row) and (names_key(row, symptom.text)
+                                  or lowered_limit_ran_out(row, symptom.text)) \
                 and change_problem(row, symptom, [], links) is None:
             return item
     return expired_before(inv, found, symptom, links) or just_before(inv, found)
@@ -258,6 +265,8 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
         # A config change says what it changed: one the failure's words do not name is not
         # why (``explaining_change``), and leaves nothing open.
         return None
+    if change is None and metric is None and not names_mechanism([found.row, found.first]):
+        return None  # a generic failure line restated is a suspect, not a root cause
     claims = [{"statement": f"{found.service} logged {row['window_count']} {row['level']} "
                             f"events '{row['pattern']}' from {row['onset']}",
                "evidence_ids": [row["evidence_id"]]}]

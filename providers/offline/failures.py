@@ -30,7 +30,9 @@ one minute are not reliably ordered (clocks, buffering, a pattern reaching 3 eve
 CRASH_LEAD = timedelta(minutes=5)
 """How long before its caller's failure a dependency's single ERROR may start to count as its
 crash (a caller fails within seconds of a crash; an error of 13 minutes before is another one)."""
-_HOST_PORT = re.compile(r"\b([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*:\d{2,5})\b")
+_HOST_PORT = re.compile(r"(?<![\w.$])([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*:\d{2,5})\b")
+"""An endpoint ``host:port`` — not a stack frame's ``PricingService.java:88`` (a source file and
+line: the component's own code, not a dependency it names)."""
 _PLACEHOLDER = re.compile(r"<[a-z]+>")
 
 

@@ -18,16 +18,13 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.conclusion import draft, keys_to_look_up
+from diagnosis_harness.providers.offline.conclusion import keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
-from diagnosis_harness.providers.offline.explain import (
-    explaining_change,
-    localized,
-    localized_draft,
-)
+from diagnosis_harness.providers.offline.explain import explaining_change, localized
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import bounded_window, look_back
-from diagnosis_harness.providers.offline.locks import holder_step, lock_draft
+from diagnosis_harness.providers.offline.locks import holder_step
+from diagnosis_harness.providers.offline.rules import run_rules
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
@@ -137,11 +134,8 @@ def _triage_metrics_step(inv: Investigation, final: Callable[[], dict[str, Any]]
 
 def _final(inv: Investigation, symptom: dict[str, Any] | None,
            runbook: list[dict[str, Any]]) -> dict[str, Any]:
-    """The draft: the runbook-and-change conclusion if it holds, else the localized one, else null."""
-    concluded = draft(inv, symptom, runbook)
-    if concluded["conclusion"] is None:
-        return localized_draft(inv) or lock_draft(inv) or concluded
-    return concluded
+    """The draft of the first rule of the registry that concludes, else one concluding nothing."""
+    return run_rules(inv, symptom, runbook)
 
 
 def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str, Any]:

@@ -138,9 +138,27 @@ def _quoted_names(row: dict[str, Any]) -> list[str]:
     return out[:2]
 
 
+_STATUS = re.compile(r"\b([45]\d\d)\s+(?=[A-Z][a-z]+(?: [A-Z][a-z]+)*\b)"
+                     r"|HTTP/\d(?:\.\d)?\"?\s+([45]\d\d)\b|\bstatus[=: ]+([45]\d\d)\b")
+"""An HTTP status a line states: ``429 Too Many Requests``, ``HTTP/1.1" 502``, ``status=503``."""
+
+
+def _statuses(row: dict[str, Any]) -> list[str]:
+    """The HTTP status the cause row's example states and its pattern masked (``<n>``).
+
+    The status is what locates the failure (a 429 is a throttle, a 502 the edge's view of a
+    dead upstream), and the pattern masks it like any number: quoted alone, the first one.
+    """
+    found = _STATUS.search(str(row.get("example", "")))
+    if found is None or "<n>" not in str(row.get("pattern", "")):
+        return []
+    return [next(g for g in found.groups() if g)]
+
+
 def _masked_details(row: dict[str, Any]) -> list[str]:
-    """What a failure row's example states and its pattern masked: error codes, quoted names."""
-    return _error_codes(row) + _quoted_names(row)
+    """What a failure row's example states and its pattern masked: codes, statuses, names."""
+    return _error_codes(row) + [s for s in _statuses(row) if s not in str(_error_codes(row))] \
+        + _quoted_names(row)
 
 
 def failure_phrase(count: object, level: str | None, pattern: object, example: object,

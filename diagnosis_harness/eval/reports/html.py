@@ -79,6 +79,7 @@ def eval_html(card: Scorecard, *, gate_failures: list[str] | None = None) -> str
              ("precision", _ratio(s.precision), "good" if s.wrong == 0 else "bad"),
              ("coverage", _ratio(s.coverage), ""), ("wrong", str(s.wrong), "bad" if s.wrong else "good"),
              ("missed", str(s.missed), ""), ("abstention", _ratio(s.abstention_rate), ""),
+             ("AC@1 / AC@3", f"{_ratio(s.ac_at_1)} / {_ratio(s.ac_at_3)}", ""),
              ("wall p50 / p95", f"{s.wall_p50_s:.2f}s / {s.wall_p95_s:.2f}s", ""),
              ("tokens", str(s.tokens_total), ""), ("cost", cost, "")]
     body = [f"<h1>harness eval · {escape(card.suite)}</h1>",

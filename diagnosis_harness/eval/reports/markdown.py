@@ -29,10 +29,11 @@ def markdown(card: Scorecard, *, gate_failures: list[str] | None = None,
     head = "❌" if gate_failures else "✅"
     lines = [f"### {head} harness eval `{card.suite}` — {s.as_expected}/{s.cases} as expected",
              "", f"model `{card.model}` · code `{card.code_version}`", "",
-             "| precision | coverage | wrong | missed | abstention | tokens | cost |",
-             "|---|---|---|---|---|---|---|",
+             "| precision | coverage | wrong | missed | abstention | AC@1 | AC@3 | tokens | cost |",
+             "|---|---|---|---|---|---|---|---|---|",
              f"| {_ratio(s.precision)} | {_ratio(s.coverage)} | {s.wrong} | {s.missed} | "
-             f"{_ratio(s.abstention_rate)} | {s.tokens_total} | {_money(s.cost_total)} |", ""]
+             f"{_ratio(s.abstention_rate)} | {_ratio(s.ac_at_1)} | {_ratio(s.ac_at_3)} | "
+             f"{s.tokens_total} | {_money(s.cost_total)} |", ""]
     if gate_failures:
         lines += ["**Gates failed:**", *[f"- {line}" for line in gate_failures], ""]
     if comparison is not None:

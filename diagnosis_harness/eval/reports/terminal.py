@@ -64,7 +64,8 @@ def render(console: Console, card: Scorecard, gate_failures: list[str]) -> None:
                   f"coverage {ratio(s.coverage)} · wrong {s.wrong} · missed {s.missed} · "
                   f"abstention {ratio(s.abstention_rate)} · wall p50 {s.wall_p50_s:.2f}s "
                   f"p95 {s.wall_p95_s:.2f}s · tokens {s.tokens_total} "
-                  f"({s.tokens_per_case:g}/case) · cost {cost}", highlight=False)
+                  f"({s.tokens_per_case:g}/case) · cost {cost} · AC@1 {ratio(s.ac_at_1)} "
+                  f"AC@3 {ratio(s.ac_at_3)} (of {s.ranked_cases})", highlight=False)
     for c in card.cases:
         if c.verdict not in AS_EXPECTED:
             console.print(f"[{_STYLE[c.verdict]}]{c.verdict}[/] {inert_markup(f'{c.id}: {c.why}')}",

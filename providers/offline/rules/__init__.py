@@ -1,0 +1,39 @@
+"""The offline investigator's conclusion rules, run in order (docs/design.md §16, the index).
+
+One rule a module, each a pure function of the investigation so far (the observations, the
+symptom the logs show, the runbook passages that match it) returning a draft that concludes,
+or None. The first rule that concludes decides, so the order of :data:`RULES` is the order of
+precedence; when none does, the draft concludes nothing and says what to check next. Each
+module's docstring says what evidence its rule needs, what it concludes, its failure class and
+the canon cases (tests/canon) that serve it.
+
+Every conclusion is held to the same bar, whatever rule wrote it: a mechanism and its trigger
+or origin. A restated generic error is a suspect, not a root cause (:mod:`..mechanism`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.rules import localized_failure, lock_holder, runbook_change
+
+Rule = Callable[[Investigation, dict[str, Any] | None, list[dict[str, Any]]],
+                dict[str, Any] | None]
+"""A rule: (investigation, symptom, matching runbook passages) → a concluding draft or None."""
+
+RULES: tuple[Rule, ...] = (runbook_change.conclude, localized_failure.conclude,
+                           lock_holder.conclude)
+"""The rules in order of precedence: the first that concludes decides (module docstring)."""
+
+
+def run_rules(inv: Investigation, symptom: dict[str, Any] | None,
+              runbook: list[dict[str, Any]], rules: tuple[Rule, ...] = RULES) -> dict[str, Any]:
+    """The draft of the first rule in ``rules`` that concludes, else one that concludes nothing."""
+    for rule in rules:
+        found = rule(inv, symptom, runbook)
+        if found is not None and found.get("conclusion") is not None:
+            return found
+    return {"conclusion": None, "next_steps": NEXT_STEPS}

@@ -1,0 +1,83 @@
+"""The offline investigator's rules on textbook cases of the canon (issue 41, docs/design.md §16).
+
+Each case is built on demand from its spec (tests/canon) into a real dataset folder — logs,
+SQLite tables, runbooks — and diagnosed by the offline default through the whole graph, judge
+included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.canon import all_cases
+from tests.canon.engine import build_case, question
+from tests.offline_runs import diagnose, offline_services
+
+CASES = {c.id: c for c in all_cases()}
+
+
+def _run(tmp_path: Path, case_id: str) -> tuple[str, str]:
+    """The case's outcome and the report's ``Root cause:`` line (empty when there is none)."""
+    data = build_case(CASES[case_id], tmp_path / "data")
+    out = diagnose(offline_services(data, tmp_path / "home"), question(CASES[case_id]))
+    line = next((x for x in out["content"].splitlines() if x.startswith("Root cause:")), "")
+    return str(out["release_outcome"]), line + "\n" + out["content"]
+
+
+def test_a_pool_exhausted_at_the_size_a_config_change_set_is_published_with_that_change(
+        tmp_path: Path) -> None:
+    # The textbook case: "active=5/5" two minutes after db.pool.max_size went 50 -> 5, and a
+    # runbook saying "pool max size lowered by a config change". It was a FALLBACK: the change
+    # shares one word ("pool") with the failure and the runbook names its key in words only.
+    outcome, report = _run(tmp_path, "pool-config-reload")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "db.pool.max_size" in cause and "new_value=5" in cause, cause
+    assert "inventory" not in cause, cause  # the deploy of another service is no part of it
+
+
+@pytest.mark.parametrize("case_id", ["trap-edge-502-nothing-behind", "retry-storm-no-backoff"])
+def test_a_generic_failure_line_alone_is_a_suspect_not_a_root_cause(tmp_path: Path,
+                                                                   case_id: str) -> None:
+    # An edge's 502s with nothing behind them, a callee's "too many concurrent requests" while
+    # a caller retries without backoff: a failure line that names no mechanism of its own
+    # (expired, no space, out of memory, NXDOMAIN…) and no change or metric explaining it was
+    # published as the verified root cause. It is the first suspect, and the answer is honest.
+    outcome, report = _run(tmp_path, case_id)
+    assert outcome == "FALLBACK", report
+    assert not report.splitlines()[0] and "Suspects" in report, report
+
+
+def test_a_new_exception_right_after_its_own_deploy_is_published_with_that_deploy(
+        tmp_path: Path) -> None:
+    # A NullPointerException 21 s after release 4.2.0 of the same service. Its stack frame
+    # "PricingService.java:88" was read as an endpoint host:port, a dependency the failure
+    # named, so the rollout-by-timing rule never applied and the deploy stayed a suspect.
+    outcome, report = _run(tmp_path, "deploy-npe")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "NullPointerException" in cause and "version=4.2.0" in cause, cause
+    assert "java:88)" not in cause.split("' from")[-1], cause  # no "(java:88)" dependency
+
+
+def test_a_heap_lowered_then_out_of_memory_is_published_with_the_change(tmp_path: Path) -> None:
+    # jvm.heap.max 2g -> 512m on pricing, then "OutOfMemoryError: Java heap space" seven
+    # minutes later. The change shares one word with the failure ("heap") and the failure does
+    # not name its key: the failure class "a limit lowered, then that resource ran out".
+    outcome, report = _run(tmp_path, "oom-heap-lowered")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "OutOfMemoryError" in cause and "jvm.heap.max" in cause and "512m" in cause, cause
+
+
+def test_a_file_descriptor_limit_lowered_then_exhausted_is_published_with_the_change(
+        tmp_path: Path) -> None:
+    # systemd.LimitNOFILE 65536 -> 1024 on the gateway, then "too many open files": the key
+    # names the resource as NOFILE, the failure as open files — one resource, one class.
+    outcome, report = _run(tmp_path, "fd-limit-lowered")
+    cause = report.splitlines()[0]
+    assert outcome == "SUCCESS", report
+    assert "too many open files" in cause and "systemd.LimitNOFILE" in cause, cause
+    assert "new_value=1024" in cause, cause
