@@ -99,7 +99,7 @@ async def _retry_draft(state: DiagnosisState, ctx: RunContext) -> dict[str, Any]
         budget.reserve_model_call()
     except BudgetExhausted:
         return {"draft_retry_used": True}
-    error = state.get("draft_error") or {}
+    error: Mapping[str, Any] = state.get("draft_error") or {}
     ctx.emitter.emit("status", phase="revising")
     await offload(ctx.store.record_verdict, ctx.run_id, DRAFT_RETRY,
                   {"verdict": "SENT_BACK", "reasons": [f"{error.get('error')}: "
