@@ -15,7 +15,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import RunnableLambda
 from langgraph.errors import GraphBubbleUp
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -68,9 +68,9 @@ def _on_loop(route: Route) -> Route:
     async def on_loop(state: DiagnosisState) -> str:
         return route(state)
 
-    # What LangGraph itself builds for a coroutine, with the sync form added (a RunnableLambda
-    # costs ~4 times as much per call: its callback manager).
-    return cast(Route, RunnableCallable(route, on_loop, name=route.__name__, trace=True))
+    # Public API only (tests/test_public_langgraph.py): LangGraph's own RunnableCallable would
+    # cost ~4 times less per call, but it is a private module that may change in any release.
+    return cast(Route, RunnableLambda(route, afunc=on_loop, name=route.__name__))
 
 
 def _run_controlled(fn: Node) -> Node:

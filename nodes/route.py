@@ -341,7 +341,10 @@ def _data_span(ctx: RunContext, scope: dict[str, Any]) -> str:
 
 def _onsets(ctx: RunContext, latest: datetime) -> str:
     window = timedelta(minutes=ctx.settings.max_log_window_minutes)
-    start = max(latest - window, datetime.fromisoformat(str(ctx.dataset.first_ts)) + window / 2)
+    try:
+        start = max(latest - window, datetime.fromisoformat(str(ctx.dataset.first_ts)) + window / 2)
+    except (OverflowError, ValueError):  # data at the calendar's ends: no hint, not a crash
+        return ""
     if start >= latest:
         return ""
     try:

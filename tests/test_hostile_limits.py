@@ -168,7 +168,8 @@ def test_an_80kb_log_line_stays_within_the_deadline(tmp_path: Path) -> None:
 
 def test_a_fence_and_60000_newlines_stay_within_the_deadline(tmp_path: Path) -> None:
     services, out, took = timed(
-        {"router": [INC_ROUTER], "agent": [COLLECT[0], text("```" + "\n" * 60_000)]},
+        {"router": [INC_ROUTER], "agent": [COLLECT[0], text("```" + "\n" * 60_000),
+                                           text("```" + "\n" * 60_000)]},  # and its one retry
         home=tmp_path / "home", deadline_s=3)
     assert took < 3 + 1
     assert out["release_outcome"] == "FALLBACK"  # EMPTY_DRAFT with facts: an honest fallback

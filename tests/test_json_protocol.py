@@ -89,6 +89,8 @@ def test_malformed_envelopes_are_protocol_violations_not_crashes(home: Path) -> 
 def test_final_envelope_with_an_invalid_draft_is_an_invalid_draft(home: Path) -> None:
     script = {"router": [router(merchant="M1001", start=INC["start"], end=INC["end"])],
               "agent": [env_call("query_logs", LOGS),
+                        # invalid, sent back once with its parse error, invalid again: final
+                        {"content": json.dumps({"type": "final", "draft": {"conclusion": None}})},
                         {"content": json.dumps({"type": "final", "draft": {"conclusion": None}})}],
               "judge": []}
     out = run(services_for(home, script, agent_protocol="json"), INC["question"])

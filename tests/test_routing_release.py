@@ -40,7 +40,10 @@ def test_after_model() -> None:
 def test_after_draft_parse_and_guards() -> None:
     assert routing.after_draft_parse({"draft": DRAFT}) == "evidence_guard"
     assert routing.after_draft_parse({"draft": {**DRAFT, "conclusion": None}}) == "release"
-    assert routing.after_draft_parse({"draft_error": {"error": "INVALID_JSON"}}) == "release"
+    # an invalid draft goes back to the agent once with its parse error, then is final
+    assert routing.after_draft_parse({"draft_error": {"error": "INVALID_JSON"}}) == "revise"
+    assert routing.after_draft_parse({"draft_error": {"error": "INVALID_JSON"},
+                                      "draft_retry_used": True}) == "release"
     assert routing.after_evidence_guard({"evidence_verdict": {"passed": True}}) == "semantic_guard"
     assert routing.after_evidence_guard({"evidence_verdict": {"passed": False}}) == "evidence_repair"
     assert routing.after_evidence_guard({"evidence_verdict": {"passed": False},

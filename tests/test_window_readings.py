@@ -55,8 +55,10 @@ def _nginx_data(root: Path) -> Path:
     ("nginx 502s between 14:00 and 14:30, why?",
      ["No date given: read as 2026-11-20, the data's last day."]),
     ("nginx 502s between 22:00 and 01:00, why?",
+     # the end is read on the next day, then ended at the latest data, and the note says both
      ["No date given: read as 2026-11-20, the data's last day.",
-      "The end (01:00) is not after the start on one day: read as the next day, 2026-11-21."]),
+      "The window's end read from the question (2026-11-21T01:00:00+00:00) is after the "
+      "latest data (2026-11-20T23:59:00+00:00): ended there."]),
     ("nginx 502s on Nov 19 between 14:00 and 14:30, why?", ["No year given: read as 2026."]),
     ("nginx 502s since 14:00 on 2026-11-20, why?",
      ["\"Since\" read up to the data's latest event (2026-11-20T23:59:00+00:00)."]),
