@@ -73,6 +73,42 @@ def judge_payload(conclusion: Conclusion, records: Sequence[ToolRecord]) -> dict
     return payload
 
 
+def wire_payload(payload: Mapping[str, Any]) -> str:
+    """The judge payload as the judge model reads it: compact JSON, each tool call's scope once.
+
+    Items of one tool call share its tool and scope, which an indented payload repeated for every
+    item (a third of a judge request). Here ``"calls"`` maps a short key to each distinct
+    ``{"tool", "scope"}`` and an item names its call under ``"call"``; :func:`read_wire` gives back
+    the payload :func:`judge_payload` built. The recorded verdict keeps the full payload.
+    """
+    calls: dict[str, dict[str, Any]] = {}
+    keys: dict[str, str] = {}
+    evidence: list[dict[str, Any]] = []
+    for item in payload.get("evidence", []):
+        shown = {k: v for k, v in item.items() if k not in ("tool", "scope")}
+        call = {"tool": item.get("tool"), "scope": item.get("scope")}
+        digest = json.dumps(call, sort_keys=True)
+        if digest not in keys:
+            keys[digest] = str(len(keys) + 1)
+            calls[keys[digest]] = call
+        evidence.append({"evidence_id": shown.pop("evidence_id"), "call": keys[digest], **shown})
+    wire = {**{k: v for k, v in payload.items() if k != "evidence"}, "calls": calls,
+            "evidence": evidence}
+    return json.dumps(wire, ensure_ascii=False, separators=(",", ":"))
+
+
+def read_wire(text: str) -> dict[str, Any]:
+    """The payload :func:`wire_payload` wrote (ValueError, KeyError or TypeError if it is not one)."""
+    wire = json.loads(text)
+    calls = wire.pop("calls")
+    evidence = []
+    for item in wire["evidence"]:
+        call = calls[item.pop("call")]
+        evidence.append({"evidence_id": item.pop("evidence_id"), "tool": call["tool"],
+                         "scope": call["scope"], **item})
+    return {**wire, "evidence": evidence}
+
+
 def measured_view(text: str, data: dict[str, Any]) -> dict[str, Any]:
     """A fact's text and data as the judge sees them: words the query computed are left out.
 

@@ -8,7 +8,6 @@ retried); the recorded verdict is the harness's ruling on them (``guards.semanti
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -25,6 +24,7 @@ from diagnosis_harness.guards.semantic import (
     parse_judge,
     ruling,
     supported_claims,
+    wire_payload,
 )
 from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
@@ -64,7 +64,7 @@ async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) ->
         refused = {"verdict": "UNSUPPORTED", "reasons": [why], "checked_by": "harness"}
         await offload(ctx.store.record_verdict, ctx.run_id, "semantic", refused)
         return {"semantic_verdict": refused}
-    prompt = prompt_message("judge", payload=json.dumps(payload, ensure_ascii=False, indent=1))
+    prompt = prompt_message("judge", payload=wire_payload(payload))
     budget = ctx.budget(state.get("usage"))
 
     def parse(text: str) -> JudgeAnswer:

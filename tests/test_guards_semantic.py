@@ -11,7 +11,7 @@ from diagnosis_harness.control.contracts import (
     ToolRecord,
     Verdict,
 )
-from diagnosis_harness.guards.semantic import judge_payload, parse_judge
+from diagnosis_harness.guards.semantic import judge_payload, parse_judge, read_wire, wire_payload
 
 LOGS = ToolRecord(
     tool_call_id="c1",
@@ -72,6 +72,29 @@ def test_payload_carries_stored_evidence_not_the_agents_paraphrase():
         },
     ]
     json.dumps(payload)  # goes into the judge prompt as JSON
+
+
+def test_the_judge_reads_each_calls_scope_once_and_loses_nothing():
+    """Items of one call share its tool and scope: the judge request names them once per call.
+
+    A capable judge was sent 48k-character requests, a third of them the same scope repeated
+    per item; the wire form keeps every item's tool and scope and is much shorter.
+    """
+    many = LOGS.model_copy(update={"facts": [
+        Fact(evidence_id=f"E1.{n}", kind="log", text=f"10:0{n % 10} ERROR upstream timeout",
+             data={"n": n}) for n in range(1, 13)]})
+    conclusion = Conclusion(root_cause="upstream timeouts", claims=[
+        {"statement": "timeouts", "evidence_ids": [f"E1.{n}" for n in range(1, 13)]},
+        {"statement": "pool saturated", "evidence_ids": ["E2.1"]}])
+    payload = judge_payload(conclusion, [many, SQL])
+    wire = wire_payload(payload)
+    assert read_wire(wire) == payload
+    sent = json.loads(wire)
+    assert sent["calls"] == {"1": {"tool": "query_logs", "scope": LOGS.scope},
+                             "2": {"tool": "query_mysql", "scope": SQL.scope}}
+    assert [e["call"] for e in sent["evidence"]] == ["1"] * 12 + ["2"]
+    assert wire.count("payment-service") == 1
+    assert len(wire) < 0.6 * len(json.dumps(payload, ensure_ascii=False, indent=1))
 
 
 def test_payload_does_not_alias_the_canonical_record():

@@ -250,8 +250,8 @@ def test_the_offline_judge_drops_a_side_claim_with_a_changed_number_and_publishe
 
 def _payload(claims: list[tuple[str, list[str]]], cause: str,
              evidence: list[dict[str, Any]]) -> str:
-    import json
-    return json.dumps({"root_cause": cause, "evidence": evidence, "claims": [
+    from diagnosis_harness.guards.semantic import wire_payload
+    return wire_payload({"root_cause": cause, "evidence": evidence, "claims": [
         {"index": n, "statement": s, "evidence_ids": ids} for n, (s, ids) in enumerate(claims)]})
 
 

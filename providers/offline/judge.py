@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from diagnosis_harness.guards.semantic import read_wire
 from diagnosis_harness.providers.offline.causal import Symptom, change_problem
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, terms, utc
 
@@ -64,7 +65,7 @@ _AFTER_PREFIXES = ("new", "after", "current", "to")
 def judge(payload_text: str) -> dict[str, Any]:
     """The verdict on the judge prompt's ``payload`` value: per claim, on the root cause, overall."""
     try:
-        payload = json.loads(payload_text)
+        payload = read_wire(payload_text)
         items = {e["evidence_id"]: e for e in payload["evidence"]}
         claims = [(int(c.get("index", n)), str(c["statement"]), list(c["evidence_ids"]))
                   for n, c in enumerate(payload["claims"])]
