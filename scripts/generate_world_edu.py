@@ -789,36 +789,28 @@ def iso(t: datetime) -> str:
 DEPENDENCIES = [  # service, depends_on, protocol, purpose, criticality
     ("ingress", "lms-web", "http", "all LMS pages and /api/* (exam player, answers)", "critical"),
     ("ingress", "sso", "http", "/Shibboleth.sso/* (SAML ACS, logout)", "critical"),
-    ("ingress", "proctor-ingest", "http", "/proctor/v1/* webcam and screen chunks from the browser extension",
-     "critical"),
-    ("lms-web", "postgres", "postgresql", "writes, exam start/submit: pg-primary-1 (DATABASE_URL)",
-     "critical"),
-    ("lms-web", "postgres", "postgresql", "read-only queries on pg-replica-1 (DATABASE_REPLICA_URL): "
-     "gradebook, course pages, attempt review", "high"),
+    ("ingress", "proctor-ingest", "http", "/proctor/v1/* webcam and screen chunks", "critical"),
+    ("lms-web", "postgres", "postgresql", "writes, exam start/submit on pg-primary-1", "critical"),
+    ("lms-web", "postgres", "postgresql", "read-only queries on pg-replica-1: gradebook, course pages, "
+     "attempt review (DATABASE_REPLICA_URL)", "high"),
     ("lms-web", "redis", "redis", "sessions and cache", "critical"),
-    ("lms-web", "autosave", "https", "exam player answer saves proxied to autosave :8443 (internal CA TLS)",
-     "critical"),
+    ("lms-web", "autosave", "https", "exam player answer saves, proxied to :8443 (internal CA)", "critical"),
     ("lms-web", "elasticsearch", "http", "course search", "low"),
     ("lms-web", "minio", "s3", "presigned URLs for course files", "medium"),
-    ("sso", "university-idps", "saml", "Northfield, Easton State, Riverside, Bayview IdPs (external)",
-     "critical"),
+    ("sso", "university-idps", "saml", "Northfield, Easton State, Riverside, Bayview (external)", "critical"),
     ("celery-worker", "redis", "redis", "celery broker (queues celery, plagiarism, email)", "critical"),
     ("celery-worker", "postgres", "postgresql", "task state and results on pg-primary-1", "high"),
-    ("celery-worker", "plagiarism-api", "https", "SimCheck similarity checks api.simcheck.example (external "
-     "vendor)", "medium"),
+    ("celery-worker", "plagiarism-api", "https", "SimCheck api.simcheck.example (external)", "medium"),
     ("celery-worker", "notify", "http", "receipts and grade-release mails", "medium"),
     ("celery-worker", "elasticsearch", "http", "course reindexing", "low"),
     ("autosave", "redis", "redis", "draft buffer (drafts:* keys, flushed every 5 s)", "critical"),
     ("autosave", "postgres", "postgresql", "draft flush into exam_answer on pg-primary-1", "high"),
-    ("grader", "redis", "redis", "grading queue (list grading, dead letters grading.dead)", "critical"),
+    ("grader", "redis", "redis", "grading queue (list grading, DLQ grading.dead)", "critical"),
     ("grader", "postgres", "postgresql", "scores on pg-primary-1", "high"),
-    ("proctor-ingest", "minio", "s3", "PutObject into bucket proctoring (4 nodes x 4 drives, erasure coded)",
-     "critical"),
+    ("proctor-ingest", "minio", "s3", "PutObject, bucket proctoring (4 nodes x 4 drives, EC)", "critical"),
     ("proctor-ingest", "postgres", "postgresql", "proctoring session metadata on pg-primary-1", "medium"),
-    ("postgres", "postgres", "replication", "pg-primary-1 streams WAL to pg-replica-1 (slot replica_1)",
-     "high"),
-    ("postgres", "analytics-cdc", "replication", "logical slot cdc_analytics for the analytics team's "
-     "Debezium connector", "low"),
+    ("postgres", "postgres", "replication", "pg-primary-1 streams WAL to pg-replica-1", "high"),
+    ("postgres", "analytics-cdc", "replication", "logical slot cdc_analytics (analytics' Debezium)", "low"),
     ("notify", "smtp-relay", "smtp", "campus relay smtp-relay.it.northeast-exams.edu (external)", "medium"),
 ]
 DEPLOYS = [  # id, service, version, start (Eastern), minutes, by, summary
@@ -869,11 +861,8 @@ CERTS = [  # id, secret, service, issuer, serial, not_before, not_after, status,
      "2027-04-26T14:26:40Z", "active", "issued manually (OPS-7725)"),
     ("CRT-2209", "grader-tls", "grader", "vault-pki-internal", "71:b2:0c:9d", "2026-12-20T10:00:00Z",
      "2027-03-20T10:00:00Z", "active", "renewed by cert-manager"),
-    ("CRT-2212", "minio-tls", "minio", "vault-pki-internal", "2d:44:81:e6", "2026-11-15T12:00:00Z",
-     "2027-02-13T12:00:00Z", "active", "renewed by cert-manager"),
     ("CRT-2215", "northfield-idp-signing", "sso", "https://idp.northfield.edu/idp/shibboleth", "0b:7e:55:a2",
-     "2024-02-06T17:00:00Z", "2027-02-06T17:00:00Z", "active", "IdP's metadata signing key; "
-     "Northfield rolls it on 2027-02-01"),
+     "2024-02-06T17:00:00Z", "2027-02-06T17:00:00Z", "active", "IdP metadata signing key, rolled on Feb 1"),
 ]
 JOBS = [  # job, service, host, start hour:minute (Eastern, both days), minutes
     ("nightly-basebackup", "postgres", PG_REPLICA, (2, 0), 48),
@@ -1017,46 +1006,41 @@ def tables() -> dict[str, tuple[list[str], list[list]]]:
 KNOWLEDGE = {
     "exam-week-triage.md": """# Exam week on-call triage
 
-Owner: platform on-call. Exam week = Jan 25-29, exams start on the hour from 08:00 to 17:00 ET.
+Exam week is Jan 25-29; exams start on the hour from 08:00 to 17:00 ET.
 
 ## First five minutes
 
-1. `ingress_upstreams` (1-min) says which upstream is failing: lms-web, sso or proctor-ingest.
-2. `service_metrics` (5-min) for the error rate and p95 of each service behind it.
-3. `dependencies` lists what each service calls; most lms-web pages read from pg-replica-1,
-   writes and exam start/submit go to pg-primary-1.
+1. `ingress_upstreams` (1-min): which upstream fails, lms-web, sso or proctor-ingest.
+2. `service_metrics` (5-min): error rate and p95 of each service behind it.
+3. `dependencies`: what each service calls. Most lms-web pages read from pg-replica-1; writes and
+   exam start/submit go to pg-primary-1.
 4. Recent `deploys` and `config_changes` (the change calendar is exported in ET).
 
 ## Where the time goes
 
-- A spike at :00 is students starting exams; it is expected and the platform is sized for it.
+- A spike at :00 is students starting exams; the platform is sized for it.
 - Answer saves: browser -> ingress -> lms-web -> autosave (:8443, internal CA) -> redis, flushed
-  to postgres every 5 s. If autosave cannot reach postgres it keeps drafts in redis; students
-  only notice when lms-web cannot reach autosave.
+  to postgres every 5 s. Without postgres autosave keeps drafts in redis; students only notice
+  when lms-web cannot reach autosave.
 - Grading: lms-web pushes jobs on the redis list `grading`; grader pods consume it. A growing
-  `grading` depth in `queue_metrics` means the grader is not keeping up or failing jobs.
+  `grading` depth in `queue_metrics` means the grader is slow or failing jobs.
 
-## Escalation
-
-Database: #dba (p.nair). Storage (MinIO): #storage. SSO/IdP federation: #iam (r.alvarez).
+Escalation: #dba (p.nair), #storage (MinIO), #iam (r.alvarez) for SSO and IdP federation.
 """,
     "postgres-disk-and-wal.md": """# Postgres primary: disk full and WAL growth
 
 ## Symptoms
 
-- postgres logs `PANIC: could not write to file "pg_wal/xlogtemp.NNN": No space left on device`,
-  then restarts ("all server processes terminated; reinitializing"), and clients get
-  `FATAL: the database system is in recovery mode` (SQLSTATE 57P03) in a loop.
-- Every service that writes fails at once: lms-web 500s, autosave flush errors, grader cannot
-  persist scores, celery tasks fail.
+postgres logs `PANIC: could not write to file "pg_wal/xlogtemp.NNN": No space left on device`
+and restarts; clients get `the database system is in recovery mode` (SQLSTATE 57P03) in a loop.
+Everything that writes fails at once: lms-web 500s, autosave flushes, grader scores, celery tasks.
 
 ## Check
 
-- `db_host_metrics`: `disk_used_pct` and `pg_wal_size_gb` of pg-primary-1. WAL should stay
-  under 10 GB; a steady climb means something is holding WAL.
+- `db_host_metrics`: `disk_used_pct` and `pg_wal_size_gb` of pg-primary-1. WAL stays under
+  10 GB; a steady climb means something holds it.
 - `SELECT slot_name, active, restart_lsn FROM pg_replication_slots;` an inactive slot keeps every
-  WAL segment since its restart_lsn. The logical slot `cdc_analytics` belongs to the analytics
-  team's Debezium connector.
+  WAL segment since its restart_lsn. `cdc_analytics` is the analytics team's Debezium connector.
 
 ## Fix
 
@@ -1065,77 +1049,69 @@ Drop the inactive slot (`SELECT pg_drop_replication_slot('...')`) after telling 
 """,
     "proctoring-upload-failures.md": """# Proctoring: chunk uploads failing
 
-The proctoring extension uploads 2-5 MB webm chunks every 15 s per student to
-`/proctor/v1/sessions/<id>/chunks/<n>`; proctor-ingest stores them in the MinIO bucket
-`proctoring`. When uploads fail, proctor-ingest spools to local disk (10 GB per pod) and retries.
+The proctoring extension uploads a 2-5 MB webm chunk every 15 s per student; proctor-ingest
+stores it in the MinIO bucket `proctoring`. When uploads fail it spools to local disk (10 GB per
+pod) and retries.
 
 ## 413 Request Entity Too Large at the ingress
 
-The chunk is bigger than `proxy-body-size` on the proctor ingress. Raise it (the extension can
-produce up to 8 MB chunks on 4K screens).
+The chunk is bigger than `proxy-body-size` on the proctor ingress (4K screens make 8 MB chunks).
 
 ## 503 "Please reduce your request rate" (SlowDown)
 
-MinIO is throttling us: too many concurrent PUTs for `MINIO_API_REQUESTS_MAX`. This happened in
-the fall midterms when the pods' `UPLOAD_CONCURRENCY` was raised. Check recent
-`config_changes` for proctor-ingest and lower the concurrency back; the spool drains by itself.
+MinIO is throttling us: too many concurrent PUTs for `MINIO_API_REQUESTS_MAX`. It happened in
+the fall midterms when the pods' `UPLOAD_CONCURRENCY` was raised. Check recent `config_changes`
+for proctor-ingest and lower the concurrency back; the spool drains by itself.
 
 ## Spool full
 
-"local spool above threshold" means new sessions are refused: students see "proctoring
-unavailable" and cannot start. Tell the exam office.
+"local spool above threshold": new sessions are refused and students cannot start a proctored
+exam. Tell the exam office.
 """,
     "saml-sso-login-failures.md": """# SSO (SAML) login failures
 
-The SP is shibd (`sso`), federated with four university IdPs (Northfield, Easton State,
-Riverside via Entra ID, Bayview). Config: `/etc/shibboleth/shibboleth2.xml`, reloaded on change.
+The SP is shibd (`sso`), federated with four university IdPs (Northfield, Easton State, Riverside
+via Entra ID, Bayview). Config: `/etc/shibboleth/shibboleth2.xml`, reloaded on change.
 
 ## "assertion is not yet valid" / "assertion is no longer valid"
 
 The assertion's NotBefore/NotOnOrAfter does not fit our clock within `clockSkew` (seconds,
-default 180 in the SecurityPolicy). Either a clock is off (check chrony on sso-sp-0 and ask the
-IdP about theirs) or the allowed skew is too small for an IdP whose clock runs ahead. Northfield's
-IdP has run 30-40 s ahead for years.
+default 180 in the SecurityPolicy). Either a clock is off (chrony on sso-sp-0, or the IdP's) or
+the allowed skew is too small for an IdP whose clock runs ahead; Northfield's has run 30-40 s
+ahead for years.
 
 ## "Unable to establish security of incoming assertion"
 
-A summary line that follows any rejected assertion. On its own (without a validity error before
-it) it usually means the IdP signed with a key not in its metadata: a signing key rollover.
-Check the metadata refresh lines and the `certificates` table.
+Follows any rejected assertion. On its own (no validity error before it) it usually means the
+IdP signed with a key not in its metadata: a signing key rollover. Check the metadata refresh
+lines and the `certificates` table.
 
 ## One IdP or all?
 
-Count failures per IdP in the `sso` log (the IdP's entityID is in the line). All IdPs failing
-points at our side (SP key, clock, config); one IdP at theirs or at a per-IdP setting.
+The IdP's entityID is in the line. All IdPs failing points at our side (SP key, clock, config);
+one IdP at theirs or at a setting that only bites that IdP.
 """,
     "known-noise.md": """# Known noise
 
-Expected messages that do not mean an outage.
-
-- notify logs `ERROR delivery failed ... 550 5.1.1 ... User unknown` (and 552 mailbox full) all
-  day: students' forwarding addresses bounce. 15-25 % error rate on notify is normal (NTF-40).
-- lms-web logs `django.security.DisallowedHost` "Invalid HTTP_HOST header" ERRORs: internet
-  scanners hitting the load balancer by IP. Ignore.
-- autosave logs `http: TLS handshake error from 10.42.0.1:NNNNN: EOF`: the node's TCP health
-  check on :8443 does not speak TLS. Ignore.
-- sso warns every hour that Northfield's metadata signing certificate expires on 2027-02-06.
-  Northfield rolls it on Feb 1 (IAM-233); nothing to do before then.
-- elasticsearch warns about the low disk watermark on es-3 every 30 minutes (OPS-7650, new disks
-  ordered). Replicas stay on es-1/es-2; search is unaffected.
-- celery "Substantial drift from celery@lms-worker-N" warnings: the workers' clocks are fine, the
-  heartbeat timestamps are not. Ignore.
+- notify: `ERROR delivery failed ... 550 5.1.1 ... User unknown` (and 552 mailbox full) all day;
+  students' forwarding addresses bounce. A 15-25 % error rate on notify is normal (NTF-40).
+- lms-web: `django.security.DisallowedHost` "Invalid HTTP_HOST header" ERRORs from scanners.
+- autosave: `http: TLS handshake error from 10.42.0.1:NNNNN: EOF`, the node's TCP health check.
+- sso warns hourly that Northfield's metadata signing certificate expires on 2027-02-06; they
+  roll it on Feb 1 (IAM-233).
+- elasticsearch: low disk watermark on es-3 every 30 minutes (OPS-7650, disks ordered).
+- celery: "Substantial drift from celery@lms-worker-N": heartbeat timestamps, not clocks.
 """,
     "plagiarism-simcheck.md": """# Plagiarism checks (SimCheck)
 
-Essay submissions are sent to SimCheck (`api.simcheck.example`, an external vendor) by the celery
-tasks `plagiarism.submit_for_check` and `plagiarism.fetch_report` (queue `plagiarism`). The
-similarity report shows up in the instructor's view when fetch_report succeeds.
+Essays go to SimCheck (`api.simcheck.example`, an external vendor) through the celery tasks
+`plagiarism.submit_for_check` and `plagiarism.fetch_report` (queue `plagiarism`); the similarity
+report shows in the instructor's view once fetch_report succeeds.
 
-- Tasks retry with exponential backoff (60 s up to 960 s, 8 attempts), so a vendor outage of
-  under an hour needs nothing from us; the `plagiarism` queue drains afterwards.
-- 5xx and read timeouts from the vendor are theirs: check https://status.simcheck.example and
-  open a ticket with their support (contract #SC-1182). We have no telemetry on their side.
-- A 401 means our API key was rotated (vault `simcheck/api-key`).
+- Tasks retry with backoff (60 s up to 960 s, 8 attempts): a vendor outage under an hour needs
+  nothing from us, the `plagiarism` queue drains afterwards.
+- 5xx and read timeouts are theirs: https://status.simcheck.example, support contract SC-1182.
+  We have no telemetry on their side. A 401 means our API key was rotated (vault).
 """,
 }
 
