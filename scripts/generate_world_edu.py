@@ -51,15 +51,10 @@ def sec(s: float) -> timedelta:
     return timedelta(seconds=s)
 
 
-def inw(t: datetime, key: str) -> bool:
+def inw(t: datetime, key: str, step_min: int = 0) -> bool:
+    """Whether t (or the metric bucket [t, t + step)) falls in the incident window."""
     a, b = W[key]
-    return a <= t < b
-
-
-def hit(t: datetime, key: str, step_min: int) -> bool:
-    """Whether the metric bucket [t, t + step) overlaps the incident window."""
-    a, b = W[key]
-    return t < b and t + timedelta(minutes=step_min) > a
+    return t < b and (t + timedelta(minutes=step_min) > a if step_min else t >= a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,7 +329,7 @@ def bg_ingress(t, kind=None):
             st, rt = 502, ru(0.01, 0.05)
     else:
         path = rc([f"/courses/{c}/", f"/courses/{c}/gradebook/", f"/exam/{e}/question/{ri(1, 40)}",
-                         "/dashboard/", f"/courses/{c}/search/?q=lecture+{ri(1, 24)}", f"/exam/{e}/review/"])
+                   "/dashboard/", f"/courses/{c}/search/?q=lecture+{ri(1, 24)}", f"/exam/{e}/review/"])
         meth, st, rt = "GET", 200, ru(0.04, 0.6)
         if inw(t, "burst") and ("gradebook" in path or path.endswith(f"/{c}/") or "review" in path):
             rt = ru(4.5, 14.0)
@@ -374,6 +369,7 @@ def bg_lms(t, kind=None):
                f"(db_time={took * 0.93:.2f}s queries={ri(18, 64)})")
     elif kind in ("gradebook", "course", "review"):
         what = f"gradebook rendered course={c} rows={ri(40, 900)}" if kind == "gradebook" else "course page"
+        what += "" if kind == "gradebook" else f" course={c}"
         django(t, "INFO", "lms.courses.views", f"{what} took={ru(0.12, 0.9):.3f}s queries={ri(8, 40)}")
     elif kind == "search" and inw(t, "esclose"):
         django(t, "ERROR", "lms.search", f"course search failed course={c}: TransportError(400, "
@@ -538,7 +534,7 @@ def bg_notify(t):
     to, mid, relay = f"{rc('abcdefghjkmnprstw')}***@{dom}", hexid(12), "smtp-relay.it.northeast-exams.edu:587"
     if rr() < 0.22:
         code = rc([f"550 5.1.1 <{to}>: Recipient address rejected: User unknown",
-                         "550 5.7.1 Message rejected as spam by Content Filtering", "552 5.2.2 Mailbox full"])
+                   "550 5.7.1 Message rejected as spam by Content Filtering", "552 5.2.2 Mailbox full"])
         syslog(t, 11, f'ERROR delivery failed msg_id={mid} to={to} relay={relay} smtp="{code}"')
     elif rr() < 0.05:
         syslog(t, 12, f'WARNING deferred msg_id={mid} to={to} smtp="451 4.7.1 Greylisted, try again later"')
@@ -606,10 +602,10 @@ def scheduled() -> None:
             redis(t + sec(0.01), "*", f"Background saving started by pid {ri(9000, 60000)}")
             redis(t + sec(ru(2, 9)), "*", "Background saving terminated with success")
         if i % 30 == 11:
+            free = f"free: {ru(13.1, 14.9):.1f}gb[{ru(13.5, 14.9):.1f}%]"
             eslog(t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-1", "low disk watermark [85%] exceeded on "
-                  f"[Xq3r9sT2Qk-4Xc0bNs7lVg][es-3][/usr/share/elasticsearch/data] free: {ru(13.1, 14.9):.1f}"
-                  "gb"
-                  f"[{ru(13.5, 14.9):.1f}%], replicas will not be assigned to this node")
+                  f"[Xq3r9sT2Qk-4Xc0bNs7lVg][es-3][/usr/share/elasticsearch/data] {free}, replicas will not "
+                  "be assigned to this node")
         if i % 60 == 23:
             for ent, _, _ in IDPS:
                 shib(t, "INFO", "OpenSAML.MetadataProvider.XML", f"resolved metadata for {ent} (refresh in "
@@ -917,15 +913,15 @@ def ingress_rows():
             req = int(noise(base * load(t) + 5, 0.12))
             s5, s4, lat = int(req * ru(0, 0.002)), int(req * ru(0.005, 0.02)), noise(p95, 0.15)
             s3 = int(req * (0.7 if ups == "sso" else 0.05))
-            if ups == "sso" and hit(t, "skew", 1):
+            if ups == "sso" and inw(t, "skew", 1):
                 s5 = int(req * ru(0.22, 0.32))
-            if ups == "lms-web" and hit(t, "burst", 1):
+            if ups == "lms-web" and inw(t, "burst", 1):
                 lat, s5 = ru(5200, 11800), s5 + int(req * ru(0.002, 0.01))
-            if ups == "lms-web" and hit(t, "wal", 1):
+            if ups == "lms-web" and inw(t, "wal", 1):
                 s5 = int(req * ru(0.55, 0.85))
-            if ups == "lms-web" and hit(t, "cert", 1):
+            if ups == "lms-web" and inw(t, "cert", 1):
                 s5 = int(req * ru(0.2, 0.3))
-            if ups == "proctor-ingest" and hit(t, "minio", 1) and t >= at(1, 10, 24):
+            if ups == "proctor-ingest" and inw(t, "minio", 1) and t >= at(1, 10, 24):
                 s5, lat = int(req * ru(0.4, 0.7)), ru(6000, 9800)
             rows.append([iso(t), ups, req, req - s5 - s4 - s3, s3, s4, s5, int(lat)])
     head = ["ts", "upstream", "requests", "status_2xx", "status_3xx", "status_4xx", "status_5xx", "p95_ms"]
@@ -949,11 +945,11 @@ def service_rows():
             err = ru(14, 26) if svc == "notify" else ru(0.05, 0.4)  # notify: bounces, all day
             lat = noise(p95, 0.15)
             for svcs, key, (lo, hi) in SERVICE_ERRORS:
-                if svc in svcs and hit(t, key, 5):
+                if svc in svcs and inw(t, key, 5):
                     err = ru(lo, hi)
-            if svc == "lms-web" and hit(t, "burst", 5):
+            if svc == "lms-web" and inw(t, "burst", 5):
                 lat = ru(6000, 12000)
-            if svc == "proctor-ingest" and hit(t, "minio", 5):
+            if svc == "proctor-ingest" and inw(t, "minio", 5):
                 lat = ru(5000, 9000)
             rows.append([iso(t), svc, round(noise(rps * ld + 0.3, 0.1), 1), round(err, 2), int(lat),
                          round(noise(18 + 50 * ld, 0.1), 1)])
@@ -963,15 +959,15 @@ def service_rows():
 def queue_rows():
     rows, grading, plag = [], 0.0, 0.0
     for t in series(5):
-        grading = grading + ru(140, 210) if hit(t, "grader", 5) else max(0.0, grading * 0.35 - 20)
-        plag = plag + ru(35, 60) if hit(t, "vendor", 5) else max(0.0, plag * 0.5 - 10)
+        grading = grading + ru(140, 210) if inw(t, "grader", 5) else max(0.0, grading * 0.35 - 20)
+        plag = plag + ru(35, 60) if inw(t, "vendor", 5) else max(0.0, plag * 0.5 - 10)
         for q, base, cons in (("celery", 25, 16), ("plagiarism", 8, 4), ("email", 12, 4), ("grading", 20, 8)):
             depth, age = noise(base * load(t) + 1, 0.4), ru(0.5, 6)
             if q == "grading":
                 depth, age = depth + grading, age + grading / 6
             if q == "plagiarism":
                 depth, age = depth + plag, age + plag * 2
-            if hit(t, "wal", 5) and q in ("celery", "grading"):
+            if inw(t, "wal", 5) and q in ("celery", "grading"):
                 depth, age = depth * 4, age + 300
             rows.append([iso(t), "redis-0", q, int(depth), cons, round(age, 1)])
     return (["ts", "broker", "queue", "depth", "consumers", "oldest_msg_age_s"], rows)
