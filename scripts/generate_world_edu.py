@@ -19,6 +19,7 @@ import math
 import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 
 NAME = "edu"
@@ -118,12 +119,7 @@ def uuid4() -> str:
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
 
 
-def course() -> str:
-    return rc(COURSES)
-
-
-def attempt() -> int:
-    return ri(410000, 499999)
+course, attempt, port = partial(rc, COURSES), partial(ri, 410000, 499999), partial(ri, 32768, 60999)
 
 
 def ip_pod() -> str:
@@ -133,10 +129,6 @@ def ip_pod() -> str:
 def ip_client() -> str:
     net = rc(["129.21", "140.247", "24.61", "73.152", "98.116"])
     return f"{net}.{ri(1, 254)}.{ri(1, 254)}"
-
-
-def port() -> int:
-    return ri(32768, 60999)
 
 
 def ms(t: datetime, sep: str = ".") -> str:
