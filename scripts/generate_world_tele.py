@@ -1286,10 +1286,13 @@ def build(out: Path) -> Path:
 
 
 def check(root: Path) -> list[str]:
-    """Every evidence item's text must be in the generated data, where its query would look."""
+    """Each cause's key terms are in its root cause; each evidence item's text is where its query looks."""
     logs = [json.loads(x) for x in (root / "logs.jsonl").read_text(encoding="utf-8").splitlines()]
     problems = []
     for inc in json.loads((root / "truth.json").read_text(encoding="utf-8"))["incidents"]:
+        missing = [k for k in inc["key_terms"] if k.lower() not in (inc["root_cause"] or "").lower()]
+        if missing or (inc["expected_outcome"] == "SUCCESS") != bool(inc["key_terms"]):
+            problems.append(f"{inc['id']}: key terms {inc['key_terms']} do not fit the root cause")
         for ev in inc["evidence"]:
             args, want = ev["args"], ev["contains"]
             if ev["tool"] == "query_logs":
