@@ -181,6 +181,8 @@ def render(svc: str, t: dt.datetime, level: str, msg: str, kv: dict) -> str:
 
 
 def emit(svc: str, t: dt.datetime, level: str, msg: str, **kv) -> None:
+    if not t.microsecond:  # lines placed on a whole second still carry their milliseconds
+        t = sec(t, RNG.randrange(1, 1000) / 1000)
     attrs = {k: str(kv[k]) for k in ATTR_KEYS if k in kv}
     host = kv.get("host") or kv.get("hostname") or HOSTS.get(svc)
     if svc == "momo-topup" and "host" not in kv:  # the pods the 3.8.0 deploy and its rollback started
@@ -495,7 +497,7 @@ def daily_lines() -> None:
              cert="CN=hssprov.tele.internal", not_after="2027-01-19T09:15:00Z", days_left=f"{left:.1f}",
              target="provgw")
         emit("smsc-gateway", L(day, "06:00", 30), "WARN", "tls certificate for smpp-over-tls listener "
-             f"expires in {75 - day} days (CN=smpp.tele.co.ke)", logger="smppgw.tls")
+             f"expires in {75 - day} days (CN=smpp.tele.example)", logger="smppgw.tls")
         emit("selfcare-api", L(day, "03:00", 12), "INFO", f"Nightly token-signing key rotation complete "
              f"kid=2027-01-{day}", logger=SC + "security.KeyRotation", thread="scheduling-1")
     for hour in range(48):
@@ -582,7 +584,7 @@ def inc_kilima() -> None:
     emit("smsc-gateway", t, "ERROR", "enquire_link timeout after 30s, unbinding", **kb)
     while t < sec(b, -120):
         t = sec(t, RNG.randrange(50, 80))
-        emit("smsc-gateway", t, "ERROR", "bind_transceiver to 196.201.214.90:2775 failed: "
+        emit("smsc-gateway", t, "ERROR", "bind_transceiver to 198.51.100.27:2775 failed: "
              "bind_transceiver_resp status=0x0000000D (ESME_RBINDFAIL)", **kb)
         burst("smsc-gateway", t, sec(t, 45), RNG.randrange(3, 7), "ERROR", lambda: "no bound session for "
               f"route {pick(['256', '256', '255'])}* via kilima, submit failed msg_id={hexid(12)} "
@@ -793,9 +795,9 @@ CERT-301|hss-provisioning|CN=hssprov.tele.internal|Tele HSS Vendor CA|2026-01-19
 mTLS client cert to hss-provgw (hssprov-2026)
 CERT-302|hss-provisioning|CN=hssprov.tele.internal|Tele HSS Vendor CA|2027-01-19T09:45Z|2028-01-19T09:15Z|\
 mTLS client cert to hss-provgw (hssprov-2027)
-CERT-310|smsc-gateway|CN=smpp.tele.co.ke|Let's Encrypt R11|2026-12-16T00:00Z|2027-03-16T00:00Z|\
+CERT-310|smsc-gateway|CN=smpp.tele.example|Let's Encrypt R11|2026-12-16T00:00Z|2027-03-16T00:00Z|\
 SMPP over TLS listener
-CERT-320|api-gateway|CN=api.tele.co.ke|DigiCert TLS RSA SHA256 2020 CA1|2026-06-01T00:00Z|2027-06-30T23:59Z|\
+CERT-320|api-gateway|CN=api.tele.example|DigiCert TLS RSA SHA256 CA1|2026-06-01T00:00Z|2027-06-30T23:59Z|\
 public API edge
 CERT-330|momo-topup|CN=momo-topup.tele.internal|Tele Internal CA|2026-09-01T00:00Z|2027-09-01T00:00Z|\
 mTLS client to mobile-money-core
