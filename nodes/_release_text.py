@@ -47,6 +47,9 @@ _LIMITATION = {
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
     FallbackType.APPROVAL_REJECTED: "a reviewer did not approve the verified conclusion",
+    FallbackType.MODEL_UNREACHABLE:
+        "the model endpoint was unreachable, so this is the offline investigator's triage of "
+        "this run's verified facts, not a diagnosis",
 }
 
 
