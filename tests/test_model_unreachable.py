@@ -21,8 +21,8 @@ from devserver import free_port
 from stub_openai import StubOpenAI
 
 from diagnosis_harness.control.contracts import FallbackType, ReleaseOutcome, RunState
-from diagnosis_harness.nodes.release import decide
 from diagnosis_harness.nodes._stops import stop
+from diagnosis_harness.nodes.release import decide
 
 QUESTION = ("payment timeouts for merchant M1001 on payment-service between 10:00 and 10:10 on "
             "2026-11-02 — why?")
