@@ -115,6 +115,9 @@ def _decide_stop(stop: Stop, has_facts: bool) -> Decision:
             return _failed(RunState.FAILED, FailureCode.ROUTING_UNAVAILABLE, message)
         case "model_unreachable":
             return _degraded(message)
+        case "follow_up":
+            return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK,
+                            FallbackType.FOLLOW_UP_UNSUPPORTED, message=message)
     return _unknown_stop(kind, message)
 
 

@@ -283,6 +283,11 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     scope = result.value["scope"]
     ctx.labels["intent"] = intent.value  # every later model call's trace carries it
     update.update(intent=intent.value, scope=scope)
+    if intent is Intent.GENERAL and _offline_follow_up(ctx, state, update):
+        # Never the capability reply as a SUCCESS answer to a follow-up (issue 41).
+        return {**update, "stop": stop(
+            "follow_up", RunState.SUCCESS, None,
+            "the offline investigator does not answer follow-up questions")}
     if intent is Intent.GENERAL:
         return update
     missing = _missing(scope, ctx.settings.required_context)
@@ -297,6 +302,17 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
             f"the agent's input would be {size} bytes; the limit is "
             f"{ctx.settings.max_agent_input_bytes}: shorten the question or start a new thread")}
     return {**update, "messages": [*update["messages"], *opening]}
+
+
+def _offline_follow_up(ctx: RunContext, state: DiagnosisState, update: dict[str, Any]) -> bool:
+    """Whether a GENERAL reading is the offline router's, of a question on a thread with a past turn.
+
+    The offline router reads services, ids and times, not a conversation: a follow-up
+    ("who made that change?") comes out GENERAL, and the capability reply is no answer to it.
+    """
+    offline = ctx.seam.seam_for(Role.ROUTER).spec.provider == "offline" \
+        or bool(update.get("model_unreachable"))
+    return offline and bool(state.get("last_success") or state.get("run_id"))
 
 
 async def _offline_route(ctx: RunContext, prompt: Any,

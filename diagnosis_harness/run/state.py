@@ -51,7 +51,7 @@ def messages_delta(state: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMe
 
 
 StopKind = Literal["controlled", "budget", "model_failure", "crash", "cancelled", "timed_out",
-                   "invalid_input", "routing_unavailable", "model_unreachable"]
+                   "invalid_input", "routing_unavailable", "model_unreachable", "follow_up"]
 """Why a node ended the loop; ``release.decide`` maps each kind to a row of the outcome matrix.
 
 ``controlled``: an evidence tool was called after STOP_REQUIRED; ``budget``: a run budget is
@@ -60,7 +60,8 @@ unclassified failure; ``cancelled`` / ``timed_out``: the lifecycle ended the run
 ``invalid_input``: the question (or the agent's opening) is unusable; ``routing_unavailable``:
 the router gave no usable answer within its attempts; ``model_unreachable``: the model endpoint
 was unreachable and the offline investigator, standing in, wrote its draft (its triage ends the
-run, never a root cause).
+run, never a root cause); ``follow_up``: a follow-up on a thread that the offline router read as
+no incident (the offline investigator answers no follow-up).
 """
 
 
