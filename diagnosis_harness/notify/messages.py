@@ -173,7 +173,9 @@ def text(body: dict[str, Any], escape: Callable[[object], str]) -> str:
     run's data passes through ``escape`` for the target's markup. The last line opens the run.
     """
     alert = body.get("alert") or {}
-    lines = [f"{_head(body, escape)} — harness run {escape(body.get('run_id'))}"]
+    what = "verified root cause" if body.get("release_outcome") == "SUCCESS" \
+        else "no verified root cause"
+    lines = [f"{_head(body, escape)} {what} — harness run {escape(body.get('run_id'))}"]
     if body.get("content"):
         lines.append(escape(body["content"]))
     elif body.get("failure_code"):
@@ -252,16 +254,11 @@ def slack_text(body: dict[str, Any]) -> str:
 
 
 def _head(body: dict[str, Any], escape: Callable[[object], str]) -> str:
-    """``[OUTCOME / FALLBACK_OR_FAILURE]`` (and, for a SUCCESS of :func:`text`, its words)."""
+    """``[OUTCOME / FALLBACK_TYPE]`` (``[FAILED / FAILURE_CODE]`` for a failed run)."""
     name = escape(body.get("release_outcome") or "UNKNOWN")
     kind = body.get("fallback_type") or (body.get("failure_code")
                                          if body.get("release_outcome") == "FAILED" else None)
-    head = f"[{name} / {escape(kind)}]" if kind else f"[{name}]"
-    if escape is slack_escape:
-        return head
-    what = "verified root cause" if body.get("release_outcome") == "SUCCESS" else "no verified " \
-        "root cause"
-    return f"{head} {what}"
+    return f"[{name} / {escape(kind)}]" if kind else f"[{name}]"
 
 
 def _run_line(body: dict[str, Any], escape: Callable[[object], str],
