@@ -77,15 +77,14 @@ def test_a_server_answering_503_gets_only_the_harness_own_attempts(tmp_path: Pat
     assert len(stub.requests) == 2  # the router's two budgeted attempts; no SDK retry, no agent
 
 
-def test_an_agent_call_answered_503_after_routing_degrades_mid_run(tmp_path: Path) -> None:
-    def answer(body: dict[str, Any]) -> dict[str, Any]:
-        return {"status": 503} if body.get("tools") else {"content": ROUTED}
-
-    with StubOpenAI(responder=answer) as stub:
-        out = diagnose(tmp_path, **openai_at(stub.base_url))
+@pytest.mark.parametrize("protocol", ["tools", "json"])
+def test_an_agent_call_answered_503_after_routing_degrades_mid_run(tmp_path: Path,
+                                                                   protocol: str) -> None:
+    with StubOpenAI([{"content": ROUTED}, {"status": 503}]) as stub:  # routes, then 503s
+        out = diagnose(tmp_path, **openai_at(stub.base_url), HARNESS_AGENT_PROTOCOL=protocol)
     assert_triage(out)
     assert "the agent's call failed" in out["content"]
-    assert [bool(r["body"].get("tools")) for r in stub.requests] == [False, True]  # one agent call
+    assert len(stub.requests) == 2  # the router's answer and one agent call: never retried
 
 
 def test_a_judge_that_cannot_be_reached_publishes_no_root_cause(tmp_path: Path) -> None:
