@@ -97,7 +97,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
                      budget: Budget, *, attempt: int = 1,
                      tools: Sequence[Any] | None = None,
                      tool_choice: str | None = None,
-                     chat: BaseChatModel | None = None) -> AIMessage:
+                     chat: BaseChatModel | None = None,
+                     stand_in: str | None = None) -> AIMessage:
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout. The
@@ -105,8 +106,8 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
     ``tool_choice`` ``"none"`` binds ``tools`` (the prompt prefix stays the same) but lets the
     model call none of them: the agent's final draft turn. ``chat`` replaces the seam's model
-    (the offline investigator standing in for an unreachable one). An endpoint that cannot be
-    reached raises :class:`ModelUnreachable`.
+    (the offline investigator standing in for an unreachable one), named ``stand_in`` in the
+    trace row's role. An endpoint that cannot be reached raises :class:`ModelUnreachable`.
     """
     chat = chat if chat is not None else ctx.seam.for_role(role)
     model: Runnable[LanguageModelInput, AIMessage] = chat
@@ -138,7 +139,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
         # A queued trace write (never waits for the database): made here, not through a
         # worker thread, so no model call waits for a thread hop to be recorded.
         ctx.store.record_model_call(
-            ctx.run_id, role.value, attempt=attempt,
+            ctx.run_id, f"{role.value} ({stand_in})" if stand_in else role.value, attempt=attempt,
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)

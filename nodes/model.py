@@ -229,7 +229,8 @@ async def _offline_turn(ctx: RunContext, why: str, messages: list[Any],
                                  attempt=budget.usage.model_calls,
                                  tools=agent_tools(ctx, metrics),
                                  tool_choice="none" if final is not None else None,
-                                 chat=build_offline_model(Role.AGENT, ctx.settings))
+                                 chat=build_offline_model(Role.AGENT, ctx.settings),
+                                 stand_in="offline stand-in")
     except BudgetExhausted as exc:
         return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
     except Exception as exc:  # noqa: BLE001 — the stand-in failed too: the digest of what is known

@@ -68,6 +68,7 @@ def test_a_closed_port_ends_fallback_with_the_offline_triage_and_runs_show_names
     assert shown.returncode == 0, shown.stderr
     assert "outcome: FALLBACK / MODEL_UNREACHABLE" in shown.stdout
     assert "router attempt 2: failed (TRANSPORT)" in shown.stdout
+    assert "agent (offline stand-in) call" in shown.stdout  # the trace says who answered
 
 
 def test_a_server_answering_503_gets_only_the_harness_own_attempts(tmp_path: Path) -> None:
