@@ -14,13 +14,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from diagnosis_harness.control.contracts import ToolRecord
 from diagnosis_harness.control.settings import Settings
-from diagnosis_harness.nodes._release_text import printable
-from diagnosis_harness.nodes._triage import suspects
 
 if TYPE_CHECKING:
     from pydantic import SecretStr
+
+    from diagnosis_harness.control.contracts import ToolRecord
 
 EVIDENCE_SHOWN = 20
 """Tool records listed with a result (the full trace is in ``harness runs show``)."""
@@ -92,6 +91,10 @@ def headline(run: Mapping[str, Any], records: list[dict[str, Any]]) -> dict[str,
     with nothing. The onset is the earliest failure (warning or worse) of the run's verified
     records.
     """
+    # Here, not at the top: the digest's ranking loads the graph's state types (LangGraph), which
+    # `harness alerts test` and the intake's import do not need.
+    from diagnosis_harness.nodes._triage import suspects
+
     ranked = suspects(_records(records))
     failing = [s["onset"] for s in ranked if s["kind"] == "anomaly" and s.get("onset")
                and s.get("level") not in _QUIET]
@@ -111,6 +114,8 @@ _QUIET = frozenset({"INFO", "DEBUG", "TRACE", "NOTICE"})
 
 
 def _records(rows: list[dict[str, Any]]) -> list[ToolRecord]:
+    from diagnosis_harness.control.contracts import ToolRecord
+
     out = []
     for row in rows:
         try:
@@ -212,6 +217,8 @@ def readable(value: object, limit: int = LINE_LIMIT) -> str:
     (``<n>``, ``<id>``, ``<ip>`` …) becomes "…", and a line longer than ``limit`` is cut at the
     last word boundary and ends with "…" — never inside a word, an id or a number.
     """
+    from diagnosis_harness.nodes._release_text import printable
+
     line = _PLACEHOLDER.sub("…", printable(" ".join(str(value).split())))
     if len(line) <= limit:
         return line
