@@ -9,6 +9,7 @@ token.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import urllib.error
@@ -84,8 +85,10 @@ def test_an_alert_with_the_model_down_posts_the_triage_and_links_its_page(tmp_pa
             link = f"{server.url}/runs/{run_id}"
             assert lines[-1] == f"Run: {link}" and 3 <= len(lines) <= 6
 
-            refused, _, headers = get(link)
-            assert refused == 401 and "Bearer" in headers.get("www-authenticate", "")
+            refused, _, headers = get(link)  # a browser asks for the token as a password
+            assert refused == 401 and headers.get("www-authenticate", "").startswith("Basic ")
+            basic = "Basic " + base64.b64encode(f"oncall:{TOKEN}".encode()).decode()
+            assert get(link, auth=basic)[0] == 200
             assert get(link, auth="Bearer wrong")[0] == 401
             code, page, headers = get(link, auth=f"Bearer {TOKEN}")
             assert code == 200 and headers["content-type"].startswith("text/html"), page[:300]

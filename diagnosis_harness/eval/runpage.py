@@ -81,8 +81,11 @@ async def run_page(request: Request) -> Response:
     client = request.client.host if request.client else None
     refused = admits(settings, request.headers.get("authorization"), client)
     if refused == 401:
+        # Basic: a browser opening the link from a post asks for it (any user, the token as the
+        # password); a bearer token is accepted as well.
         return JSONResponse({"error": "unauthorized: send the server's token (HARNESS_SERVER_TOKEN)"},
-                            status_code=401, headers={"WWW-Authenticate": 'Bearer realm="harness"'})
+                            status_code=401,
+                            headers={"WWW-Authenticate": 'Basic realm="harness", charset="UTF-8"'})
     if refused is not None:
         return JSONResponse({"error": "forbidden: this server has no HARNESS_SERVER_TOKEN and "
                                       "serves loopback clients only"}, status_code=403)
