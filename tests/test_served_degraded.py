@@ -27,6 +27,7 @@ from diagnosis_harness.runstore.store import RunStore
 
 pytestmark = pytest.mark.slow
 TOKEN = "server-" + uuid.uuid4().hex[:12]
+ALERTS = "alerts-" + uuid.uuid4().hex[:12]
 
 
 def get(url: str, auth: str | None = None) -> tuple[int, str, dict[str, str]]:
@@ -59,7 +60,7 @@ def test_an_alert_with_the_model_down_posts_the_triage_and_links_its_page(tmp_pa
            if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
     env.update(HARNESS_HOME=str(home), HARNESS_MODEL="openai:stub-model",
                OPENAI_BASE_URL=f"http://127.0.0.1:{free_port()}/v1", OPENAI_API_KEY="x",
-               HARNESS_SERVER_TOKEN=TOKEN, HARNESS_ALERTS_TOKEN=TOKEN,
+               HARNESS_SERVER_TOKEN=TOKEN, HARNESS_ALERTS_TOKEN=ALERTS,
                HARNESS_SLACK_WEBHOOK_URL=f"{slack.url}/slack", NO_PROXY="127.0.0.1,localhost")
     server = DevServer(tmp_path / "cwd", env)
     server.env["HARNESS_PUBLIC_URL"] = server.url + "/"
@@ -67,7 +68,7 @@ def test_an_alert_with_the_model_down_posts_the_triage_and_links_its_page(tmp_pa
         with server:
             doc = am_payload(key=f'{{}}:{{alertname="PaymentErrors",t="{uuid.uuid4().hex}"}}')
             status, answer = post(f"{server.url}/alerts/alertmanager", json.dumps(doc).encode(),
-                                  auth=f"Bearer {TOKEN}")
+                                  auth=f"Bearer {ALERTS}")
             assert status == 202 and answer["action"] == "started", answer
             run_id = answer["run_id"]
             store = RunStore(home / "runs.sqlite")
@@ -90,6 +91,7 @@ def test_an_alert_with_the_model_down_posts_the_triage_and_links_its_page(tmp_pa
             basic = "Basic " + base64.b64encode(f"oncall:{TOKEN}".encode()).decode()
             assert get(link, auth=basic)[0] == 200
             assert get(link, auth="Bearer wrong")[0] == 401
+            assert get(link, auth=f"Bearer {ALERTS}")[0] == 401  # the alerts token opens no page
             code, page, headers = get(link, auth=f"Bearer {TOKEN}")
             assert code == 200 and headers["content-type"].startswith("text/html"), page[:300]
             assert run_id in page and "MODEL_UNREACHABLE" in page
