@@ -121,9 +121,12 @@ def _decide_stop(stop: Stop, has_facts: bool) -> Decision:
     return _unknown_stop(kind, message)
 
 
-_DEGRADED_ENDS = frozenset({"model_unreachable", "controlled", "budget", "model_failure"})
-"""Stops that end a run the offline investigator stood in for as its triage (MODEL_UNREACHABLE);
-a cancel, a deadline, bad input, a router that could not route and a crash keep their rows."""
+_DEGRADED_ENDS = frozenset({"model_unreachable", "controlled", "budget", "model_failure",
+                            "follow_up"})
+"""Stops that end a run the offline investigator stood in for as its triage (MODEL_UNREACHABLE:
+the unreachable endpoint is the first thing said, also of a follow-up the offline router could
+not read); a cancel, a deadline, bad input, a router that could not route and a crash keep
+their rows."""
 
 
 def _degraded(message: str) -> Decision:

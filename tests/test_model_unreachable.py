@@ -97,7 +97,8 @@ def test_a_judge_that_cannot_be_reached_publishes_no_root_cause(tmp_path: Path) 
     assert "NOT VERIFIED" in out["content"]  # the unjudged proposal is shown as such, not published
 
 
-@pytest.mark.parametrize("kind", ["model_unreachable", "controlled", "budget", "model_failure"])
+@pytest.mark.parametrize("kind", ["model_unreachable", "controlled", "budget", "model_failure",
+                                  "follow_up"])
 def test_every_end_of_a_degraded_run_is_the_triage(kind: Any) -> None:
     state: Any = {"intent": "DIAGNOSIS", "model_unreachable": "the model endpoint was unreachable",
                   "stop": stop(kind, RunState.FAILED, None, "m")}
