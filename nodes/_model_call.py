@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -22,6 +23,7 @@ from diagnosis_harness.control.budget import Budget, clamp_ints, clean_usage_met
 from diagnosis_harness.control.contracts import FailureClass, FailureCode, FallbackType, Role
 from diagnosis_harness.control.retry import RetryPolicy, RetryResult, execute_with_retry
 from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
+from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.messages import text_of, with_prompt
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext
@@ -30,8 +32,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
     from langchain_core.runnables import Runnable
 
-__all__ = ["ask_with_retry", "call_model", "label_outcome", "offload", "prompt_message",
-           "system_prompt_message", "text_of"]
+__all__ = ["ModelUnreachable", "ask_with_retry", "call_model", "label_outcome", "offload",
+           "prompt_message", "system_prompt_message", "text_of", "unreachable_after"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -52,19 +54,62 @@ def system_prompt_message(name: str, /, **values: object) -> SystemMessage:
     return with_prompt(SystemMessage(prompts.render(name, **values)), name, values)
 
 
+class ModelUnreachable(ModelCallError):
+    """The model endpoint could not be reached: refused, broken, or a 5xx answer.
+
+    A TRANSPORT failure (retried by a role's policy like any), which a run that still cannot
+    reach the endpoint degrades on (docs/design.md §4).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(FailureClass.TRANSPORT, message)
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether a provider's exception says the endpoint is down, not that the call was wrong.
+
+    Connection refused or broken (not a timeout: a slow model is no dead one) and 5xx are; a
+    429, a 4xx, a timeout or an answer that does not parse are not.
+    """
+    if "openai" in sys.modules:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return False
+        if isinstance(exc, openai.APIConnectionError):
+            return True
+        if isinstance(exc, openai.APIStatusError):
+            return exc.status_code >= 500
+    if "httpx" in sys.modules:
+        import httpx
+
+        return isinstance(exc, httpx.ConnectError | httpx.RemoteProtocolError)
+    return False
+
+
+def unreachable_after(receipts: Sequence[Any]) -> bool:
+    """Whether a role's attempts (``RetryResult.receipts``) ended on an unreachable endpoint."""
+    failed = [r for r in receipts if r.outcome == "failed"]
+    return bool(failed) and failed[-1].detail.startswith(f"{ModelUnreachable.__name__}:")
+
+
 async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage],
                      budget: Budget, *, attempt: int = 1,
                      tools: Sequence[Any] | None = None,
-                     tool_choice: str | None = None) -> AIMessage:
+                     tool_choice: str | None = None,
+                     chat: BaseChatModel | None = None,
+                     stand_in: str | None = None) -> AIMessage:
     """One model call: usage into the budget, a row into the trace; errors record 0 tokens.
 
     The caller has already reserved the call in the budget and bounds it with a timeout. The
     seam's model speaks the agent protocol: what comes back is tool calls or text, always. A
     call that would not fit the model's context fails as BUDGET_EXHAUSTED, unsent.
     ``tool_choice`` ``"none"`` binds ``tools`` (the prompt prefix stays the same) but lets the
-    model call none of them: the agent's final draft turn.
+    model call none of them: the agent's final draft turn. ``chat`` replaces the seam's model
+    (the offline investigator standing in for an unreachable one), named ``stand_in`` in the
+    trace row's role. An endpoint that cannot be reached raises :class:`ModelUnreachable`.
     """
-    chat = ctx.seam.for_role(role)
+    chat = chat if chat is not None else ctx.seam.for_role(role)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
         model = _bound(chat, tools, tool_choice)
@@ -87,12 +132,14 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
         raise
     except BaseException as exc:
         failure = classify_exception(exc)
+        if _unreachable(exc):
+            raise ModelUnreachable(f"{type(exc).__name__}: {exc}"[:300]) from exc
         raise
     finally:
         # A queued trace write (never waits for the database): made here, not through a
         # worker thread, so no model call waits for a thread hop to be recorded.
         ctx.store.record_model_call(
-            ctx.run_id, role.value, attempt=attempt,
+            ctx.run_id, f"{role.value} ({stand_in})" if stand_in else role.value, attempt=attempt,
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)

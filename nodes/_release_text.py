@@ -47,6 +47,11 @@ _LIMITATION = {
     FallbackType.SEMANTIC_UNAVAILABLE:
         "the independent check of the proposed conclusion could not be completed",
     FallbackType.APPROVAL_REJECTED: "a reviewer did not approve the verified conclusion",
+    FallbackType.FOLLOW_UP_UNSUPPORTED:
+        "the offline investigator does not answer follow-up questions",
+    FallbackType.MODEL_UNREACHABLE:
+        "the model endpoint was unreachable, so this is the offline investigator's triage of "
+        "this run's verified facts, not a diagnosis",
 }
 
 
@@ -247,6 +252,8 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
         lines += ["", "Please ask again and include:",
                   *[f"- {context_hints(dataset).get(m, m)}" for m in scope.get("missing", [])]]
         return "\n".join(lines)
+    if fallback is FallbackType.FOLLOW_UP_UNSUPPORTED:
+        return "\n".join(lines + _follow_up_lines(state))
     lines += ["", f"Scope: {scope_line(scope)}"]
     if scope.get("window_note"):
         lines.append(f"Note: {scope['window_note']}")
@@ -276,6 +283,18 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
         lines += ["", "Limitations:", *[f"- {x}" for x in limitations]]
     lines += ["", "Suggested next checks:", *[f"- {x}" for x in _next_checks(snapshot)]]
     return "\n".join(lines)
+
+
+def _follow_up_lines(state: DiagnosisState) -> list[str]:
+    """What the thread verified (its last SUCCESS, as the next turn is told), and what to ask."""
+    previous = state.get("previous_turn")
+    lines = []
+    if previous:
+        lines += ["", "What this thread verified (its last diagnosis released as SUCCESS):",
+                  *[f"  {printable(line)}" for line in str(previous).splitlines()]]
+    return lines + ["", "Ask a complete question instead, naming the service, the time window "
+                        "and the symptom as a first question does, or use a model that reads the "
+                        "thread (--model openai:NAME)."]
 
 
 def _next_checks(snapshot: dict[str, Any]) -> list[str]:

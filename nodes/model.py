@@ -30,7 +30,12 @@ from diagnosis_harness.control.contracts import (
     StopReason,
 )
 from diagnosis_harness.control.lifecycle import RunAborted
-from diagnosis_harness.nodes._model_call import call_model, offload, prompt_message
+from diagnosis_harness.nodes._model_call import (
+    ModelUnreachable,
+    call_model,
+    offload,
+    prompt_message,
+)
 from diagnosis_harness.nodes._stops import stop, stop_from_abort, stop_from_budget, with_stop_required
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext, run_context
@@ -161,6 +166,9 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     metrics = None if getattr(ctx.backends, "prometheus", None) is None \
         else await offload(metrics_description, ctx.backends)
     timeout = min(ctx.settings.agent_call_timeout_s, ctx.lifecycle.remaining())
+    if state.get("model_unreachable"):  # the router could not reach it either: offline from here
+        return await _offline_turn(ctx, str(state["model_unreachable"]), messages, budget, written,
+                                   ended, metrics, final)
     try:
         # The final turn binds the same specs (a stable, cacheable prompt prefix) but offers
         # none of them: tool_choice "none".
@@ -169,6 +177,15 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
                        tools=agent_tools(ctx, metrics),
                        tool_choice="none" if final is not None else None),
             timeout)
+    except ModelUnreachable as exc:
+        try:
+            ctx.lifecycle.check_active()
+        except RunAborted as abort:
+            return {"stop": stop_from_abort(abort), "usage": budget.usage.model_dump()}
+        why = f"the model endpoint was unreachable: the agent's call failed ({exc})"[:300]
+        return {"model_unreachable": why,
+                **await _offline_turn(ctx, why, messages, budget, written, ended, metrics,
+                                      final, reserve=True)}
     except Exception as exc:  # noqa: BLE001 — every failure becomes a classified stop
         usage = budget.usage.model_dump()
         try:
@@ -190,4 +207,37 @@ async def model(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
         ctx.lifecycle.check_active()  # a reply that arrives after cancel or deadline is dropped
     except RunAborted as abort:
         return {"stop": stop_from_abort(abort), "usage": usage}
+    return {"messages": [*written, reply], "usage": usage, **ended}
+
+
+async def _offline_turn(ctx: RunContext, why: str, messages: list[Any],
+                        budget: Budget, written: list[Any], ended: dict[str, Any],
+                        metrics: str | None, final: tuple[str, str] | None, *,
+                        reserve: bool = False) -> dict[str, Any]:
+    """The offline investigator's turn in place of an unreachable model (docs/design.md §4).
+
+    Its tool calls go through the gate like any; its draft is not judged or published: the run
+    stops, and release publishes FALLBACK / MODEL_UNREACHABLE with the triage digest of the
+    facts gathered. A reserved model call is spent on each turn (its tokens are 0).
+    """
+    from diagnosis_harness.providers.offline import build_offline_model
+
+    try:
+        if reserve:  # the failed call spent this turn's reservation: the stand-in's is its own
+            budget.reserve_model_call()
+        reply = await call_model(ctx, Role.AGENT, messages, budget,
+                                 attempt=budget.usage.model_calls,
+                                 tools=agent_tools(ctx, metrics),
+                                 tool_choice="none" if final is not None else None,
+                                 chat=build_offline_model(Role.AGENT, ctx.settings),
+                                 stand_in="offline stand-in")
+    except BudgetExhausted as exc:
+        return {"stop": stop_from_budget(exc), "usage": budget.usage.model_dump()}
+    except Exception as exc:  # noqa: BLE001 — the stand-in failed too: the digest of what is known
+        return {"stop": stop("model_unreachable", RunState.SUCCESS, None,
+                             f"{why}; the offline investigator failed too: {exc}"[:300]),
+                "usage": budget.usage.model_dump()}
+    usage = budget.usage.model_dump()
+    if not reply.tool_calls:  # its draft: unjudged, never published; the digest is the report
+        return {"stop": stop("model_unreachable", RunState.SUCCESS, None, why), "usage": usage}
     return {"messages": [*written, reply], "usage": usage, **ended}

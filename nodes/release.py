@@ -113,7 +113,26 @@ def _decide_stop(stop: Stop, has_facts: bool) -> Decision:
             return _failed(RunState.FAILED, FailureCode.INVALID_INPUT, message)
         case "routing_unavailable":
             return _failed(RunState.FAILED, FailureCode.ROUTING_UNAVAILABLE, message)
+        case "model_unreachable":
+            return _degraded(message)
+        case "follow_up":
+            return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK,
+                            FallbackType.FOLLOW_UP_UNSUPPORTED, message=message)
     return _unknown_stop(kind, message)
+
+
+_DEGRADED_ENDS = frozenset({"model_unreachable", "controlled", "budget", "model_failure",
+                            "follow_up"})
+"""Stops that end a run the offline investigator stood in for as its triage (MODEL_UNREACHABLE:
+the unreachable endpoint is the first thing said, also of a follow-up the offline router could
+not read); a cancel, a deadline, bad input, a router that could not route and a crash keep
+their rows."""
+
+
+def _degraded(message: str) -> Decision:
+    """The model endpoint was unreachable: the offline triage digest, never a root cause."""
+    return Decision(RunState.SUCCESS, ReleaseOutcome.FALLBACK, FallbackType.MODEL_UNREACHABLE,
+                    message=message)
 
 
 def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) -> Decision:
@@ -123,6 +142,9 @@ def decide(state: DiagnosisState, has_facts: bool, ended: Stop | None = None) ->
     release: it outranks whatever the loop ended with, so nothing is published late.
     """
     stop = ended or state.get("stop")
+    unreachable = state.get("model_unreachable")
+    if unreachable and (not stop or stop["kind"] in _DEGRADED_ENDS):
+        return _degraded(unreachable)  # whatever the stand-in did, it is never published
     if stop:
         return _decide_stop(stop, has_facts)
     if state.get("intent") == Intent.GENERAL.value:

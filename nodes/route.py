@@ -27,7 +27,7 @@ from diagnosis_harness.control.contracts import (
     RouterAnswer,
     RunState,
 )
-from diagnosis_harness.control.retry import AttemptError
+from diagnosis_harness.control.retry import AttemptError, RetryResult
 from diagnosis_harness.control.settings import zone_of
 from diagnosis_harness.guards.incident import SYSTEM_WORDS, is_incident_question
 from diagnosis_harness.guards.parsing import parse_answer
@@ -36,6 +36,7 @@ from diagnosis_harness.nodes._model_call import (
     offload,
     prompt_message,
     text_of,
+    unreachable_after,
 )
 from diagnosis_harness.nodes._stops import stop, stop_from_budget
 from diagnosis_harness.providers.messages import with_prompt
@@ -47,7 +48,7 @@ from diagnosis_harness.tools.registry import enabled_tools, tool_list
 from diagnosis_harness.tools.stats.onset import onset_timeline
 
 _FRESH_RUN: dict[str, Any] = {
-    "stop": None, "intent": None, "scope": {}, "records": Overwrite([]),
+    "stop": None, "model_unreachable": None, "intent": None, "scope": {}, "records": Overwrite([]),
     "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)],
     "collection_state": CollectionState.COLLECTING.value, "no_gain_streak": 0,
     "violation_streak": 0, "stop_delivered": False, "last_evidence_call": None,
@@ -266,6 +267,13 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     if result.budget_exhausted:
         return {**update, "stop": stop("budget", RunState.BUDGET_EXHAUSTED,
                                        FailureCode.BUDGET_EXHAUSTED, "budget spent while routing")}
+    if result.value is None and unreachable_after(result.receipts):
+        # Degrade, don't fail: the offline router reads the question, the offline investigator
+        # gathers the facts, and the run ends FALLBACK / MODEL_UNREACHABLE with their digest.
+        update["model_unreachable"] = (
+            f"the model endpoint was unreachable: the router's {len(result.receipts)} attempt(s) "
+            f"failed ({result.receipts[-1].detail[:200]}); the offline router read the question")
+        result = await _offline_route(ctx, router_prompt, parse)
     if result.value is None:
         return {**update, "stop": stop(
             "routing_unavailable", RunState.FAILED, FailureCode.ROUTING_UNAVAILABLE,
@@ -275,6 +283,11 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     scope = result.value["scope"]
     ctx.labels["intent"] = intent.value  # every later model call's trace carries it
     update.update(intent=intent.value, scope=scope)
+    if intent is Intent.GENERAL and _offline_follow_up(ctx, state, update):
+        # Never the capability reply as a SUCCESS answer to a follow-up (issue 41).
+        return {**update, "stop": stop(
+            "follow_up", RunState.SUCCESS, None,
+            "the offline investigator does not answer follow-up questions")}
     if intent is Intent.GENERAL:
         return update
     missing = _missing(scope, ctx.settings.required_context)
@@ -289,6 +302,29 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
             f"the agent's input would be {size} bytes; the limit is "
             f"{ctx.settings.max_agent_input_bytes}: shorten the question or start a new thread")}
     return {**update, "messages": [*update["messages"], *opening]}
+
+
+def _offline_follow_up(ctx: RunContext, state: DiagnosisState, update: dict[str, Any]) -> bool:
+    """Whether a GENERAL reading is the offline router's, of a question on a thread with a past turn.
+
+    The offline router reads services, ids and times, not a conversation: a follow-up
+    ("who made that change?") comes out GENERAL, and the capability reply is no answer to it.
+    """
+    offline = ctx.seam.seam_for(Role.ROUTER).spec.provider == "offline" \
+        or bool(update.get("model_unreachable"))
+    return offline and bool(state.get("last_success") or state.get("run_id"))
+
+
+async def _offline_route(ctx: RunContext, prompt: Any,
+                         parse: Any) -> RetryResult[dict[str, Any]]:
+    """The offline router's reading of the question (no network, no tokens), as a result."""
+    from diagnosis_harness.providers.offline import build_offline_model
+
+    reply = await build_offline_model(Role.ROUTER, ctx.settings).ainvoke([prompt])
+    try:
+        return RetryResult(parse(text_of(reply)), None, ())
+    except AttemptError as exc:
+        return RetryResult(None, exc.failure_class, ())
 
 
 def _agent_opening(ctx: RunContext, state: DiagnosisState, scope: dict[str, Any]) -> list[Any]:

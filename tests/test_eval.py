@@ -136,10 +136,10 @@ def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path)
         {"id": "follow-up", "thread": [Q1], "question": "what should we do about it?",
          "expect": {"outcome": "SUCCESS", "root_cause": {"all": ["pool"]}}}]}), encoding="utf-8")
     proc = harness("eval", str(suite), "--json", home=tmp_path)
-    assert proc.returncode == 0, proc.stderr  # a general answer is not a wrong published cause
+    assert proc.returncode == 0, proc.stderr  # an unanswered follow-up is no wrong published cause
     [case] = scorecard(proc)["cases"]
-    assert (case["outcome"], case["verdict"]) == ("SUCCESS", "MISSED")
-    assert case["why"] == "answered as GENERAL intent, published no root cause"
+    # the offline model answers no follow-up, and says so (never the help text as a SUCCESS)
+    assert (case["outcome"], case["verdict"]) == ("FALLBACK/FOLLOW_UP_UNSUPPORTED", "MISSED")
     runs = json.loads(harness("runs", "list", "--thread", case["thread_id"], "--json", home=tmp_path).stdout)
     assert [(r["question"], r["intent"]) for r in runs] == [
         (Q1, "DIAGNOSIS"), ("what should we do about it?", "GENERAL")]

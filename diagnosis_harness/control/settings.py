@@ -243,6 +243,9 @@ class Settings(BaseSettings):
     """GitHub's API base URL (a GitHub Enterprise server, or a local emulator in tests)."""
     notify_timeout_s: float = Field(default=10.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Timeout of one post; a post that fails or hangs is retried with backoff."""
+    public_url: str | None = None
+    """Where people reach the served harness (``https://harness.example.com``): each post links
+    the run at ``PUBLIC_URL/runs/RUN_ID``. Unset: the post says ``harness runs show RUN_ID``."""
     prometheus_url: str | None = None
     """Base URL of a Prometheus server whose HTTP API ``query_metrics`` reads (read endpoints only)."""
     prometheus_timeout_s: float = Field(default=10.0, gt=0, le=HOUR_S, allow_inf_nan=False)
@@ -261,6 +264,25 @@ class Settings(BaseSettings):
                                  "no query string, e.g. http://127.0.0.1:9090")
             return value.strip().rstrip("/")
         return value
+
+    @field_validator("public_url", mode="before")
+    @classmethod
+    def _public_url(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+                or parts.fragment or _UNSAFE_IN_LINK.search(text):
+            raise ValueError("HARNESS_PUBLIC_URL must be an http(s) URL with a host, no query "
+                             "string and no spaces, e.g. https://harness.example.com")
+        if parts.username is not None or parts.password is not None:
+            # The link is posted to Slack and GitHub for people to read: no secret in it.
+            raise ValueError("HARNESS_PUBLIC_URL must not carry credentials (user:password@): "
+                             "it is posted in every message")
+        return text.rstrip("/")
 
     @field_validator("alerts_service_labels", mode="before")
     @classmethod
@@ -333,6 +355,10 @@ class Settings(BaseSettings):
         remember(self)
 
 
+_UNSAFE_IN_LINK = re.compile(r"[\s<>|\"'`\\\x00-\x1f\x7f]")
+"""Characters that would end or reshape a link in Slack or GitHub markup."""
+
+
 def zone_of(name: str) -> tzinfo:
     """The tzinfo of an IANA zone name or a fixed ``±HH:MM`` offset; ValueError otherwise."""
     match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", name.strip())
@@ -347,7 +373,8 @@ def zone_of(name: str) -> tzinfo:
 
 
 _SECRET_FIELDS = {"database_url", "ops_db_url", "openai_api_key", "OPENAI_API_KEY", "judge_api_key",
-                  "alerts_token", "server_token", "notify_url", "slack_webhook_url", "github_token"}
+                  "alerts_token", "server_token", "notify_url", "slack_webhook_url", "github_token",
+                  "public_url"}  # a refused public URL may carry a password: never echoed
 
 
 def load_settings(**overrides: object) -> Settings:

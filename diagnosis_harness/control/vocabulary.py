@@ -61,6 +61,13 @@ class FallbackType(StrEnum):
     SEMANTIC_UNAVAILABLE = "SEMANTIC_UNAVAILABLE"
     APPROVAL_REJECTED = "APPROVAL_REJECTED"
     """A reviewer rejected the verified report at the approval gate (docs/design.md §14)."""
+    FOLLOW_UP_UNSUPPORTED = "FOLLOW_UP_UNSUPPORTED"
+    """A follow-up question on a thread that the offline router cannot read as an incident: the
+    offline investigator answers none, and says so with what the thread verified (§4)."""
+    MODEL_UNREACHABLE = "MODEL_UNREACHABLE"
+    """The model endpoint could not be reached (connection refused, or a 5xx after the
+    harness's own attempts): the offline investigator gathered this run's facts and the report
+    is their triage digest, never a root cause (docs/design.md §4)."""
 
 
 class FailureCode(StrEnum):

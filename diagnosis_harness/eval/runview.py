@@ -37,12 +37,18 @@ async def _state_of(settings: Settings, thread_id: str, run_id: str) -> dict[str
     return {}
 
 
-def stored_run_view(settings: Settings, store: RunStore, run_id: str) -> tuple[str, RunView] | None:
-    """``(question, view)`` of a stored run, or None when the store has no such run."""
+def stored_run_view(settings: Settings, store: RunStore, run_id: str,
+                    state: dict[str, Any] | None = None) -> tuple[str, RunView] | None:
+    """``(question, view)`` of a stored run, or None when the store has no such run.
+
+    ``state`` is the run's graph state where the caller has it (the served run page asks its
+    server); without it, the thread's checkpoints are read here.
+    """
     row = store.get_run(run_id)
     if row is None:
         return None
-    state = asyncio.run(_state_of(settings, row["thread_id"], run_id))
+    if state is None:
+        state = asyncio.run(_state_of(settings, row["thread_id"], run_id))
     out = {**row, "events": store.events(run_id), "intent": row.get("intent") or state.get("intent")}
     view = run_view(store, out, state)
     records = store.tool_records(run_id)

@@ -155,7 +155,7 @@ class Deliverer:
                                    error="the target is no longer configured")
             return 0
         body = body_for(row["kind"], outcome(run, self.store.tool_records(run_id),
-                                             json.loads(row["context"])))
+                                             json.loads(row["context"]), self.settings))
         error = post_once(where[0], {"Idempotency-Key": f"{run_id}:{target}", **where[1]},
                           json.dumps(body, ensure_ascii=False).encode(), self.deadline_s)
         if error is None:

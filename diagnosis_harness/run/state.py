@@ -51,14 +51,17 @@ def messages_delta(state: list[AnyMessage], writes: Sequence[Any]) -> list[AnyMe
 
 
 StopKind = Literal["controlled", "budget", "model_failure", "crash", "cancelled", "timed_out",
-                   "invalid_input", "routing_unavailable"]
+                   "invalid_input", "routing_unavailable", "model_unreachable", "follow_up"]
 """Why a node ended the loop; ``release.decide`` maps each kind to a row of the outcome matrix.
 
 ``controlled``: an evidence tool was called after STOP_REQUIRED; ``budget``: a run budget is
 spent; ``model_failure``: the agent's one model call failed (classified); ``crash``: an
 unclassified failure; ``cancelled`` / ``timed_out``: the lifecycle ended the run;
 ``invalid_input``: the question (or the agent's opening) is unusable; ``routing_unavailable``:
-the router gave no usable answer within its attempts.
+the router gave no usable answer within its attempts; ``model_unreachable``: the model endpoint
+was unreachable and the offline investigator, standing in, wrote its draft (its triage ends the
+run, never a root cause); ``follow_up``: a follow-up on a thread that the offline router read as
+no incident (the offline investigator answers no follow-up).
 """
 
 
@@ -166,6 +169,9 @@ class DiagnosisState(InputState, OutputState, total=False):
     """Normalised investigation scope from the router: service, merchant, start, end, note."""
     stop: Stop | None
     """Stop signal for release: kind, run_state, failure_code, message. None while running."""
+    model_unreachable: str | None
+    """Why the model endpoint could not be reached (the router's or the agent's call): from then
+    on the offline investigator stands in, and the run ends FALLBACK / MODEL_UNREACHABLE."""
     messages: Annotated[list[AnyMessage], DeltaChannel(messages_delta)]
     """The agent's conversation: prompts, model turns, observations (model view only)."""
     records: Annotated[list[dict[str, Any]], DeltaChannel(records_delta)]
@@ -223,7 +229,7 @@ EDIT_RULES: dict[str, EditRule] = {
     "intent": "published", "scope": "published", "stop": "published", "stop_reason": "published",
     "draft_error": "published", "run_state": "published", "release_outcome": "published",
     "fallback_type": "published", "failure_code": "published", "content": "published",
-    "suspects": "published",
+    "suspects": "published", "model_unreachable": "published",
     "draft": "checked", "records": "checked", "evidence_verdict": "checked",
     "semantic_verdict": "checked",
     "messages": "model_view", "previous_turn": "model_view",

@@ -1,7 +1,8 @@
 """Alert intake on the served app: ``POST /alerts/alertmanager`` and ``POST /alerts/generic``.
 
-``langgraph.json`` mounts :data:`app` as the server's custom HTTP routes (``"http": {"app":
-…}``), so the routes run wherever the graph is served. A notification is authenticated
+``langgraph.json`` mounts these routes as the server's custom HTTP routes (``"http": {"app":
+…}``: :mod:`diagnosis_harness.eval.runpage`, which adds the run page), so the routes run
+wherever the graph is served. A notification is authenticated
 (``HARNESS_ALERTS_TOKEN``, or the server's one credential ``HARNESS_SERVER_TOKEN``, as a bearer
 token or basic auth's password, constant-time compare: :mod:`diagnosis_harness.serving.auth`;
 without ``HARNESS_ALERTS_TOKEN`` the routes answer 404), read up to ``HARNESS_ALERTS_MAX_BODY_BYTES``,
@@ -134,7 +135,8 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-async def _served() -> tuple[Settings, RunStore, list[str]]:
+async def served() -> tuple[Settings, RunStore, list[str]]:
+    """The served settings, run store and dataset services (the adapter's, off the loop)."""
     from diagnosis_harness.serving.adapter import adapter
 
     services = (await asyncio.to_thread(adapter)).services
@@ -170,7 +172,7 @@ async def receive(request: Request) -> JSONResponse:
     description: 202 started, duplicate, cancelled or recorded; 4xx for a notification that is
       refused (nothing stored); 503 when the run could not be started (retry). See docs/alerts.md.
     """
-    settings, store, known = await _served()
+    settings, store, known = await served()
     if settings.alerts_token is None or not settings.alerts_token.get_secret_value():
         return _error(404, "not found")
     source = request.path_params["source"]
@@ -205,7 +207,7 @@ async def receive(request: Request) -> JSONResponse:
 async def _lifespan(_app: Starlette) -> AsyncIterator[None]:
     from diagnosis_harness.notify.deliver import Deliverer
 
-    settings, store, _ = await _served()
+    settings, store, _ = await served()
     deliverer = Deliverer(store, settings)
     if targets(settings, issue="0") or settings.alerts_token is not None:
         deliverer.start()  # posts (also what a restart left), and the sweep of lost groups

@@ -4,8 +4,9 @@
 the server runs :func:`authenticate` on every request of its API — assistants, threads (list,
 search, state, history, edits), runs (start, stream, join, approve/resume, cancel), crons, the
 store, MCP and A2A — before any handler reads or writes anything. The alert routes
-(``/alerts/*``, :mod:`diagnosis_harness.serving.alerts`) check the same credential themselves
-(:func:`admits`), so one token opens every route:
+(``/alerts/*``, :mod:`diagnosis_harness.serving.alerts`) and the run page (``GET /runs/{run_id}``,
+:mod:`diagnosis_harness.eval.runpage`) check the same credential themselves (:func:`admits`), so
+one token opens every route:
 
 - ``HARNESS_SERVER_TOKEN`` set: every request must carry it, as a bearer token or as basic
   auth's password (compared in constant time), from loopback too; anything else is 401.
