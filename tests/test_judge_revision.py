@@ -315,3 +315,31 @@ def test_the_routers_send_a_refusal_back_once() -> None:
     # A revised draft that fails the evidence guard gets no repair: the refusal is final.
     assert after_evidence_guard({"evidence_verdict": {"passed": False},  # type: ignore[typeddict-item]
                                  "revision_used": True}) == "release"
+
+
+def test_the_offline_judge_refuses_a_root_cause_that_explains_a_standing_condition() -> None:
+    """A service that logs the same error all day: restating it is not this window's cause.
+
+    A hasty model's draft of the canon's noisy-service trap got through the offline judge (every
+    number and name was in its items); its cited comparison shows as many errors before.
+    """
+    from diagnosis_harness.providers.offline.judge import judge as offline_judge
+
+    def levels(before: int, new: int) -> dict[str, Any]:
+        return {"evidence_id": "E1.3", "tool": "compare_windows", "kind": "service_levels",
+                "scope": {"service": "reporting"},
+                "text": f"reporting: 51 events in the window (ERROR 13, INFO 38) vs 50 before; "
+                        f"{new} new, 0 risen pattern(s)",
+                "data": {"service": "reporting", "window_events": 51, "baseline_events": 50,
+                         "window_by_level": {"ERROR": 13, "INFO": 38},
+                         "baseline_by_level": {"ERROR": before, "INFO": 35},
+                         "new_patterns": new, "rose_patterns": 0}}
+    claims = [("reporting logged 13 ERROR events in the window", ["E1.3"])]
+    cause = "reporting logged 13 ERROR events in the window"
+    standing = offline_judge(_payload(claims, cause, [levels(before=15, new=0)]))
+    assert standing["verdict"] == "UNSUPPORTED"
+    assert "standing condition" in standing["root_cause"]["reason"]
+    assert [c["verdict"] for c in standing["claims"]] == ["SUPPORTED"]
+    # The same errors, new in the window: the standing rule has nothing to say.
+    fresh = offline_judge(_payload(claims, cause, [levels(before=0, new=1)]))
+    assert "standing condition" not in fresh["root_cause"]["reason"]

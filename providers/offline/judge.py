@@ -122,6 +122,31 @@ def _root_problem(root_cause: str, supported: list[dict[str, Any]],
         return f"its words are not in the supported claims' items: {', '.join(unseen)}"
     if (causal := _causal_reasons(every)):
         return "; ".join(causal)
+    return _standing(root_cause, every)
+
+
+_ERRORS = ("FATAL", "CRITICAL", "ERROR")
+
+
+def _standing(root_cause: str, items: list[dict[str, Any]]) -> str | None:
+    """Why a root cause explains a standing condition, not this window (None: it does not).
+
+    A cited per-service comparison (``compare_windows``' ``service_levels``) that shows the
+    service's errors at about the same rate before the window, and nothing new or risen, says the
+    errors the root cause names were there already: a service that logs them all day.
+    """
+    named = terms(root_cause)
+    for item in items:
+        data = item.get("data") or {}
+        if item.get("kind") != "service_levels" or data.get("new_patterns") or data.get(
+                "rose_patterns") or not terms(str(data.get("service", ""))) <= named:
+            continue
+        now = sum(int((data.get("window_by_level") or {}).get(k, 0)) for k in _ERRORS)
+        before = sum(int((data.get("baseline_by_level") or {}).get(k, 0)) for k in _ERRORS)
+        if now and before * 2 >= now:
+            return (f"{item.get('evidence_id')} shows {data.get('service')}'s errors before the "
+                    f"window too ({before} before, {now} in it; nothing new or risen): a standing "
+                    "condition, not what went wrong in this window")
     return None
 
 
