@@ -1,11 +1,16 @@
 """A capable model's real investigations, replayed: what it drafted publishes only as judged.
 
-tests/data/llm_transcripts holds the answers of 16 investigations of canon cases (tests/canon)
-played through the OpenAI-compatible bridge by a capable model, and judged by a second one
-(docs/eval.md, "Measured with a capable model"). Each file is a replay script (docs/design.md
+tests/data/llm_transcripts holds the answers of 24 investigations of canon cases (tests/canon)
+played through the OpenAI-compatible bridge, each judged by a second capable model (docs/eval.md,
+"Measured with a capable model"): 16 by a capable model investigating as well as it could, 8 by
+one told to draft a realistic WRONG cause after 2-3 calls (blame the nearest change, a change
+after the onset, the caller, a noisy service's standing error; invert a direction) and to defend
+it when sent back — so that the real judge's verdicts on wrong drafts are replayed too.
+Each file is a replay script (docs/design.md
 §10): the router's answer, every agent turn (tool calls, the draft, the retried or revised
 draft) and the judge's answers. ``manifest.json`` says how each run ended and what its draft
-was worth, read by hand: ``right`` (the case's cause), ``external origin`` / ``not the deploy``
+was worth, read by hand: ``right`` (the case's cause), ``wrong`` (played wrong on purpose),
+``external origin`` / ``not the deploy``
 (a trap answered with what the data shows — an outside endpoint failing, errors older than the
 change — rather than the decoy), ``withdrawn``.
 
@@ -30,7 +35,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.session.runner import Services, run_turn
 
-pytestmark = pytest.mark.slow  # the canon's build (cached), then 16 replays twice
+pytestmark = pytest.mark.slow  # the canon's build (cached), then 24 replays twice
 
 HERE = Path(__file__).resolve().parent / "data" / "llm_transcripts"
 MANIFEST = json.loads((HERE / "manifest.json").read_text())["cases"]
@@ -64,6 +69,17 @@ def test_a_replayed_run_ends_as_it_did_with_its_judge(canon: Path, case: str,
         first = out["content"].splitlines()[0]
         assert first.startswith("Root cause: ")
         assert draft["conclusion"]["root_cause"][:60] in first
+
+
+WRONG_DRAFTS = sorted(c for c, m in MANIFEST.items() if m["draft"] == "wrong")
+
+
+@pytest.mark.parametrize("case", WRONG_DRAFTS)
+def test_a_wrong_draft_is_never_published_with_its_real_judges_verdicts(
+        canon: Path, case: str, tmp_path: Path) -> None:
+    out = _replay(canon, case, HERE / f"{case}.json", tmp_path)
+    assert out["release_outcome"] != "SUCCESS", out["content"]
+    assert not any(line.startswith("Root cause:") for line in (out["content"] or "").splitlines())
 
 
 def _mutated(case: str, old: str, new: str, into: Path) -> Path:
