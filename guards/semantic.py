@@ -77,8 +77,9 @@ def wire_payload(payload: Mapping[str, Any]) -> str:
     """The judge payload as the judge model reads it: compact JSON, each tool call's scope once.
 
     Items of one tool call share its tool and scope, which an indented payload repeated for every
-    item (a third of a judge request). Here ``"calls"`` maps a short key to each distinct
-    ``{"tool", "scope"}`` and an item names its call under ``"call"``; :func:`read_wire` gives back
+    item (a third of a judge request). Here ``"calls"`` maps a short key (the evidence ids'
+    prefix, ``E2`` for ``E2.1``) to each distinct ``{"tool", "scope"}`` and an item names its
+    call under ``"call"``; :func:`read_wire` gives back
     the payload :func:`judge_payload` built. The recorded verdict keeps the full payload.
     """
     calls: dict[str, dict[str, Any]] = {}
@@ -88,8 +89,9 @@ def wire_payload(payload: Mapping[str, Any]) -> str:
         shown = {k: v for k, v in item.items() if k not in ("tool", "scope")}
         call = {"tool": item.get("tool"), "scope": item.get("scope")}
         digest = json.dumps(call, sort_keys=True)
-        if digest not in keys:
-            keys[digest] = str(len(keys) + 1)
+        if digest not in keys:  # "E2" for E2.1, E2.2 …: the call's key is its ids' prefix
+            prefix = str(item.get("evidence_id", "")).split(".", 1)[0]
+            keys[digest] = prefix if prefix and prefix not in calls else f"C{len(keys) + 1}"
             calls[keys[digest]] = call
         evidence.append({"evidence_id": shown.pop("evidence_id"), "call": keys[digest], **shown})
     wire = {**{k: v for k, v in payload.items() if k != "evidence"}, "calls": calls,

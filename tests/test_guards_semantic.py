@@ -90,9 +90,10 @@ def test_the_judge_reads_each_calls_scope_once_and_loses_nothing():
     wire = wire_payload(payload)
     assert read_wire(wire) == payload
     sent = json.loads(wire)
-    assert sent["calls"] == {"1": {"tool": "query_logs", "scope": LOGS.scope},
-                             "2": {"tool": "query_mysql", "scope": SQL.scope}}
-    assert [e["call"] for e in sent["evidence"]] == ["1"] * 12 + ["2"]
+    # A call's key is its items' id prefix, so that E2.1 reads as an item of call E2.
+    assert sent["calls"] == {"E1": {"tool": "query_logs", "scope": LOGS.scope},
+                             "E2": {"tool": "query_mysql", "scope": SQL.scope}}
+    assert [e["call"] for e in sent["evidence"]] == ["E1"] * 12 + ["E2"]
     assert wire.count("payment-service") == 1
     assert len(wire) < 0.6 * len(json.dumps(payload, ensure_ascii=False, indent=1))
 
