@@ -19,13 +19,14 @@ redis-session. notify (Go) sends push, SMS and e-mail from kafka events. A debez
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "aero"
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,29 +38,23 @@ SEED = 20260217
 MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (CET) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(CET, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(CET)
+loc = LOCAL.loc
 
 
-def iso(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+iso = LOCAL.iso
 
 
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+zulu = engine.zulu
 
 
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
+ms3 = engine.ms3
 
 
 def load(t: datetime) -> float:
@@ -99,8 +94,7 @@ HIGH_WM = at(2, 14, 40, 5)
 DECLINES = (at(2, 18, 56, 0), at(2, 19, 41, 0))  # AERO-14 issuer declines (external, unknown)
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+inside = engine.inside
 
 
 AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE", "MAD", "ARN", "WAW", "CPH"]
@@ -123,13 +117,9 @@ ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
         self.pid = 51000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
@@ -146,24 +136,10 @@ class World:
         }
         self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
     def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
         return t + timedelta(milliseconds=int(self.r() * span_s * 1000))
 
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def pnr(self) -> str:
         chars = [self.pick("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(6)]
@@ -187,33 +163,6 @@ class World:
     def newpid(self) -> int:
         self.pid += self.ri(2, 70)
         return self.pid
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argo-rollouts), config changes (CET with offset), flyway history
@@ -3383,67 +3332,20 @@ every index with a shard on that node; writes fail with `cluster_block_exception
 # ---------------------------------------------------------------------------------------------
 
 
-def q(service: str, s: datetime, e: datetime, lvl: str | None = None, pattern: str | None = None) -> dict:
-    args = {"service": service, "start": iso(s), "end": iso(e)}
-    if lvl:
-        args["level"] = lvl
-    if pattern:
-        args["pattern"] = pattern
-    return args
+def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
+              pattern: str | None = None) -> dict:
+    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-def step_logs(contains: str, *a, **k) -> dict:
-    return {"tool": "query_logs", "args": q(*a, **k), "contains": contains}
+step_sql = engine.sql_step
 
 
-def step_sql(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
-
-
-def incident(
-    i: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    s: datetime,
-    e: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root: str | None,
-    terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    outcome: str,
-    evidence: list[dict],
-    decoy: str | None = None,
-    runbook_query: str | None = None,
-    note: str | None = None,
-) -> dict:
-    d = {
-        "id": i,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(s),
-        "end": iso(e),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root,
-        "key_terms": terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy:
-        d["decoy_runbook"] = decoy
-    if runbook_query:
-        d["runbook_query"] = runbook_query
-    if note:
-        d["note"] = note
-    return d
+def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+             note: str | None = None) -> dict:
+    """A truth entry; this world's specs give the outcome before the evidence."""
+    *head, outcome, evidence = fields
+    return engine.incident(iso, *head, evidence, outcome, **engine.given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
 
 
 def truth() -> dict:

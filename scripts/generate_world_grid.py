@@ -18,14 +18,17 @@ sends SMS through an aggregator, api-gateway (nginx) fronts the consumer app.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "grid"
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,21 +40,17 @@ SEED = 20260120
 MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
-def at(day: int, hh: int, mm: int, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (IST) time on day 0, 1 or 2 of the world."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(IST, DAY0)
+at = LOCAL.at
 
 
-def iso(t: datetime) -> str:
-    return t.astimezone(IST).isoformat(timespec="seconds")
+iso = LOCAL.iso
 
 
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+zulu = engine.zulu
 
 
-def wall(t: datetime) -> str:
-    return t.astimezone(IST).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def inside(t: datetime, a: datetime, b: datetime) -> bool:
@@ -104,13 +103,9 @@ DCUS_PER_ZONE = {"PNE-E": 160, "PNE-W": 140, "NSK": 120, "MUM-N": 170, "MUM-S": 
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
         self.pid = 40000
 
     # helpers -------------------------------------------------------------------------------
@@ -128,21 +123,7 @@ class World:
         }
         self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def meter(self, zone: str | None = None) -> str:
         zone = zone or self.pick(ZONES)
@@ -159,33 +140,7 @@ class World:
         self.pid += self.ri(3, 90)
         return self.pid
 
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
     # output --------------------------------------------------------------------------------
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argocd), config changes (IST with offset), migrations (DB local)
@@ -3552,63 +3507,16 @@ def q(step_tool: str, contains: str, **args) -> dict:
     return {"tool": step_tool, "args": args, "contains": contains}
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args: dict = {"service": service, "start": iso(start), "end": iso(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, iso)
 
 
-def sql(text: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": text}, "contains": contains}
+sql = engine.sql_step
 
 
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    runbook: str | None = None,
-    **extra,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(start),
-        "end": iso(end),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(extra)
-    return d
+def incident(*fields: Any, outcome: str = "SUCCESS", runbook: str | None = None, **extra: Any) -> dict:
+    """A truth entry; this world's specs name the runbook last."""
+    *head, evidence = fields
+    return engine.incident(iso, *head, runbook, evidence, outcome, **extra)
 
 
 def truth() -> dict:

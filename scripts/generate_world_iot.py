@@ -32,13 +32,14 @@ flag audit in epoch milliseconds, the Prometheus export in epoch seconds.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "iot"
 SEED = 20261214
@@ -64,13 +65,11 @@ SERVICES = (
 )
 
 
-def at(day: int, h: int, m: int, s: int = 0) -> datetime:
-    """Brisbane time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
+LOCAL = engine.Clock(AEST, DAY0)
+at = LOCAL.at
 
 
-def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+during = engine.inside
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -91,13 +90,9 @@ OLD_KID, NEW_KID = "brolga-2026-12-08", "brolga-2026-12-15"
 BAD_THERMO = "thm-4c19e2"
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
         assert level in LEVELS and service in SERVICES, (level, service)
@@ -114,28 +109,6 @@ class World:
             event["attrs"] = attrs
         self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        """Hex with at least one digit, so a log pattern masks it like any other id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
-
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"
 
@@ -148,33 +121,6 @@ class World:
     def ip(self) -> str:
         first = self.pick((49, 101, 110, 121, 124, 203))
         return f"{first}.{self.ri(1, 254)}.{self.ri(0, 255)}.{self.ri(1, 254)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 MODELS = ("plg", "plg", "blb", "blb", "blb", "thm", "lck", "sns", "sns")
 HUBS = [
@@ -1007,11 +953,7 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
 # ---- the incidents ---------------------------------------------------------------------------
 
 
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
+every = engine.every
 
 
 def story_signing(w: World) -> None:
@@ -2590,67 +2532,16 @@ signing.retired_key_ttl so that tokens signed before the rotation stay valid unt
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return t.astimezone(AEST).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+sql = engine.sql_step
 
 
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:  # noqa: C901 — the twelve cases

@@ -23,13 +23,15 @@ geocoding/maps adapter in front of the GeoPonto maps API). **notifications** (no
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "mkt"
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,33 +44,26 @@ MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "No
 NS = "mkt-prod"
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (BRT) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(BRT, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(BRT)
+loc = LOCAL.loc
 
 
-def utc(t: datetime) -> datetime:
-    return t.astimezone(UTC)
+utc = engine.utc
 
 
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
+ms3 = engine.ms3
 
 
-def zulu(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+zulu = engine.zulu
 
 
-def zulu_ms(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
+zulu_ms = engine.zulu_ms
 
 
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
@@ -80,8 +75,7 @@ def brdate(t: datetime) -> str:
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
 
 
-def epoch_ms(t: datetime) -> int:
-    return int(t.timestamp() * 1000)
+epoch_ms = engine.epoch_ms
 
 
 def clf(t: datetime) -> str:
@@ -118,8 +112,7 @@ def load(t: datetime) -> float:
     return 0.3
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+inside = engine.inside
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,13 +149,9 @@ def frac(t: datetime, span: tuple[datetime, datetime], ramp_s: float = 240.0) ->
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
         self.order_no = 8_812_000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
@@ -178,27 +167,6 @@ class World:
             "attrs": attrs,
         }
         self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -230,33 +198,6 @@ class World:
 
     def phone(self) -> str:
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
@@ -3645,67 +3586,16 @@ poller confirms the payments. Tell support to wait before cancelling.
 # ---------------------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+sql = engine.sql_step
 
 
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:

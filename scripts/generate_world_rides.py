@@ -24,13 +24,14 @@ through FCM and APNs; **settlement** is the nightly driver payout batch (02:00).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "rides"
 SEED = 140818
@@ -57,8 +58,8 @@ SERVICES = (
 )
 
 
-def at(day: int, h: int, m: int, s: int = 0) -> datetime:
-    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
+LOCAL = engine.Clock(BRT, DAY0)
+at = LOCAL.at
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -74,17 +75,12 @@ ESBLOCK = (at(2, 7, 4, 50), at(2, 7, 58))  # ... trips' indexer queue full from 
 PING = (at(2, 14, 1, 7), at(2, 14, 52))  # RIDES-10 adaptive_ping_interval 100% (trap: dispatch 5.2.0)
 
 
-def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+during = engine.inside
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
 
     def emit(self, t: datetime, service: str, level: str, message: str) -> None:
         assert level in LEVELS and service in SERVICES, (level, service)
@@ -99,57 +95,13 @@ class World:
         }
         self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def ride(self) -> str:
         return f"r_{self.hexid(6)}{self.ri(1000, 9999)}"
 
     def driver(self) -> str:
         return f"d_{self.ri(100000, 999999)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---- native line formats -------------------------------------------------------------------
 
@@ -797,11 +749,7 @@ def nightly(w: World) -> list[list]:
 # ---- the incidents ---------------------------------------------------------------------------
 
 
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
+every = engine.every
 
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
@@ -1488,8 +1436,7 @@ MIGRATIONS = [
 ]
 
 
-def iso(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+iso = engine.zulu
 
 
 def change_tables(w: World) -> None:
@@ -1667,67 +1614,16 @@ few times a year; during one, sends fail with errors from the provider and recov
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return t.astimezone(BRT).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+sql = engine.sql_step
 
 
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:

@@ -23,14 +23,15 @@ continue-watching cache.
 
 from __future__ import annotations
 
-import csv
 import heapq
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "vod"
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,21 +43,17 @@ SEED = 20260414
 MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (JST) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(JST, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(JST)
+loc = LOCAL.loc
 
 
-def iso(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+iso = LOCAL.iso
 
 
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+zulu = engine.zulu
 
 
 def zulu_ms(t: datetime) -> str:
@@ -64,16 +61,14 @@ def zulu_ms(t: datetime) -> str:
     return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
 
 
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
     return loc(t).strftime("%Y-%m-%d %H:%M")
 
 
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
+ms3 = engine.ms3
 
 
 def clf(t: datetime, utc: bool = False, millis: bool = False) -> str:
@@ -138,8 +133,7 @@ POOL_DRY = (at(2, 21, 3, 20), at(2, 21, 53, 0))  # VOD-13 catalog-primary pool e
 SEQ_MAX = (at(2, 22, 31, 4), at(2, 23, 22, 40))  # VOD-14 billing_events_id_seq at 2147483647
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+inside = engine.inside
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,13 +141,9 @@ def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED)
         self.pid = 30500
         self.vxid = 88_400_000
         self.groups = dict(GROUPS)
@@ -171,28 +161,6 @@ class World:
             "attrs": attrs,
         }
         self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        """Hex with at least one digit, so an id is always an id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -215,33 +183,6 @@ class World:
     def newpid(self) -> int:
         self.pid += self.ri(2, 60)
         return self.pid
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Titles, devices, instances
@@ -4473,67 +4414,20 @@ Symptoms: CloudFront and players get `503 Backend fetch failed` (varnish's synth
 # ---------------------------------------------------------------------------------------------
 
 
-def q(service: str, s: datetime, e: datetime, lvl: str | None = None, pattern: str | None = None) -> dict:
-    args = {"service": service, "start": iso(s), "end": iso(e)}
-    if lvl:
-        args["level"] = lvl
-    if pattern:
-        args["pattern"] = pattern
-    return args
+def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
+              pattern: str | None = None) -> dict:
+    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-def step_logs(contains: str, *a, **k) -> dict:
-    return {"tool": "query_logs", "args": q(*a, **k), "contains": contains}
+step_sql = engine.sql_step
 
 
-def step_sql(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
-
-
-def incident(
-    i: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    s: datetime,
-    e: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root: str | None,
-    terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    outcome: str,
-    evidence: list[dict],
-    decoy: str | None = None,
-    runbook_query: str | None = None,
-    note: str | None = None,
-) -> dict:
-    d = {
-        "id": i,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(s),
-        "end": iso(e),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root,
-        "key_terms": terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy:
-        d["decoy_runbook"] = decoy
-    if runbook_query:
-        d["runbook_query"] = runbook_query
-    if note:
-        d["note"] = note
-    return d
+def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+             note: str | None = None) -> dict:
+    """A truth entry; this world's specs give the outcome before the evidence."""
+    *head, outcome, evidence = fields
+    return engine.incident(iso, *head, evidence, outcome, **engine.given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
 
 
 def truth() -> dict:
