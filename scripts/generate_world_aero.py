@@ -35,7 +35,7 @@ CET = timezone(timedelta(hours=1))
 DAY0 = datetime(2026, 2, 17, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
 SEED = 20260217
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
 LOCAL = engine.Clock(CET, DAY0)
@@ -123,7 +123,7 @@ class World(engine.Dataset):
         self.pid = 51000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
+        assert level in engine.LEVELS, level
         if not (DAY0 <= t < END):
             return
         self.seq += 1
@@ -419,17 +419,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         rows,
     )
     w.table(
@@ -439,22 +429,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        [*engine.FLYWAY_SCHEMA],
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        ["caller", "callee", "via", "address"],
+        [*engine.DEPENDENCIES_VIA],
         [
             ["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
             ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
@@ -3169,7 +3149,7 @@ def metrics(w: World) -> None:
         ],
         store_rows,
     )
-    w.table("consumer_lag", ["bucket_start", "consumer_group", "topic", "partitions", "lag_msgs"], lag_rows)
+    w.table("consumer_lag", [*engine.CONSUMER_LAG], lag_rows)
 
 
 def batch_runs(w: World) -> None:

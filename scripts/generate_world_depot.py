@@ -42,7 +42,7 @@ CET = timezone(timedelta(hours=1))
 UTC = UTC
 DAY0 = datetime(2026, 12, 8, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "gateway",
     "booking",
@@ -1060,10 +1060,10 @@ MIGRATIONS = [
 
 
 def change_tables(w: World) -> None:
-    w.table("dependencies", ["caller", "callee", "protocol", "address", "purpose"], DEPENDENCIES)
+    w.table("dependencies", [*engine.DEPENDENCIES_PURPOSE], DEPENDENCIES)
     w.table(
         "deploys",
-        ["deploy_id", "service", "version", "started_at", "finished_at", "status", "author", "description"],
+        [*engine.DEPLOYS_AUTHORED],
         [
             [d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1071,12 +1071,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"],
+        [*engine.CONFIG_APPLIED],
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        ["service", "version", "description", "applied_at", "duration_s", "status"],
+        [*engine.MIGRATIONS_APPLIED],
         [[s, v, d, t.isoformat(), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     for _d, s, v, t, m, _a, _desc in DEPLOYS:

@@ -32,6 +32,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate_worlds import (  # noqa: E402  (the engine lives next to this script)
@@ -2621,45 +2624,17 @@ def tables(w: Fleet) -> None:
             roam_rows.append([local_text(t), hub, req, round(req * ratio), w.between(280, 520)])
     w.tables["roaming_stats"] = (["ts", "hub", "requests", "rejected", "p95_ms"], roam_rows)
 
-    w.tables["dependencies"] = (["caller", "callee", "protocol", "address"], [list(r) for r in DEPENDENCIES])
+    w.tables["dependencies"] = ([*engine.DEPENDENCIES], [list(r) for r in DEPENDENCIES])
     w.tables["deploys"] = (
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         w.deploys,
     )
     w.tables["config_changes"] = (
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        [*engine.CONFIG_AUDIT],
         sorted(w.changes, key=lambda r: r[6]),
     )
     w.tables["schema_migrations"] = (
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        [*engine.FLYWAY],
         w.migrations,
     )
     d1 = w.at(1, "10:00")

@@ -45,7 +45,7 @@ PST = timezone(timedelta(hours=-8))
 DAY0 = datetime(2026, 12, 1, tzinfo=PST)
 END = DAY0 + timedelta(days=3)
 SEED = 20261201
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 
 
 LOCAL = engine.Clock(PST, DAY0)
@@ -503,7 +503,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        ["deploy_id", "service", "version", "started_at", "finished_at", "status", "author", "description"],
+        [*engine.DEPLOYS_AUTHORED],
         [
             [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
             for d, s, v, st, dur, status, a, desc in DEPLOYS
@@ -511,17 +511,17 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"],
+        [*engine.CONFIG_APPLIED],
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        ["service", "version", "description", "applied_at", "duration_s", "status"],
+        [*engine.MIGRATIONS_APPLIED],
         [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        ["caller", "callee", "protocol", "address", "purpose"],
+        [*engine.DEPENDENCIES_PURPOSE],
         [list(d) for d in DEPENDENCIES],
     )
 

@@ -37,7 +37,7 @@ IST = timezone(timedelta(hours=5, minutes=30))
 DAY0 = datetime(2026, 1, 20, tzinfo=IST)
 END = DAY0 + timedelta(days=3)
 SEED = 20260120
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
 LOCAL = engine.Clock(IST, DAY0)
@@ -110,7 +110,7 @@ class World(engine.Dataset):
 
     # helpers -------------------------------------------------------------------------------
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
+        assert level in engine.LEVELS, level
         if not (DAY0 <= t < END):
             return
         self.seq += 1
@@ -461,46 +461,18 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         rows,
     )
     crow = sorted(CONFIG, key=lambda c: c[6])
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        [*engine.CONFIG_AUDIT],
         [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        [*engine.FLYWAY],
         [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
     )
     deps = [

@@ -41,7 +41,7 @@ DAY0 = datetime(2026, 11, 10, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
 SEED = 20261110
 NS = "klinik-prod"
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 
 
 LOCAL = engine.Clock(CET, DAY0)
@@ -436,17 +436,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         [
             [
                 d,
@@ -464,17 +454,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "key",
-            "old_value",
-            "new_value",
-            "author",
-            "applied_at",
-            "ticket",
-            "summary",
-        ],
+        [*engine.CONFIG_SUMMARY],
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -482,20 +462,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        [*engine.FLYWAY_SCHEMA],
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", ["caller", "callee", "via", "address"], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", [*engine.DEPENDENCIES_VIA], [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1704,7 +1674,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: r[2])
-    w.table("batch_runs", ["job_name", "runs_on", "started", "finished", "status", "items", "detail"], rows)
+    w.table("batch_runs", [*engine.BATCH_RUNS], rows)
 
 
 # ---------------------------------------------------------------------------------------------

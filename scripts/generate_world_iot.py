@@ -47,7 +47,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "world
 AEST = timezone(timedelta(hours=10))
 DAY0 = datetime(2026, 12, 14, tzinfo=AEST)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "edge",
     "api",
@@ -945,7 +945,7 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     rows.sort(key=lambda r: r[4])
     w.table(
         "job_runs",
-        ["job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status", "detail"],
+        [*engine.CRON_RUNS],
         rows,
     )
 
@@ -2108,21 +2108,12 @@ def change_tables(w: World) -> None:
             deploy_line(w, s, v, t + timedelta(minutes=m))
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "description",
-        ],
+        [*engine.DEPLOYS_TRIGGERED],
         rows,
     )
     w.table(
         "config_changes",
-        ["change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by", "ticket"],
+        [*engine.CONFIG_COMPONENT],
         [
             [c, s, k, o, n, t.isoformat(), a, tk]
             for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])

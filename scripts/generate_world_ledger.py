@@ -33,6 +33,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 NAME = "ledger"
@@ -2088,17 +2091,7 @@ def tables(w: World) -> None:
 
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         [
             [
                 d,
@@ -2990,33 +2983,15 @@ def build() -> World:
     w.table("batch_runs", ["run_id", "job_name", "started_at", "ended_at", "status", "items"], batch_rows)
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        [*engine.CONFIG_AUDIT],
         [[c, s, k, o, n, by, iso(t), tk] for c, s, k, o, n, by, t, tk in CHANGES],
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        [*engine.FLYWAY],
         MIGRATIONS,
     )
-    w.table("dependencies", ["caller", "callee", "protocol", "address"], DEPENDENCIES)
+    w.table("dependencies", [*engine.DEPENDENCIES], DEPENDENCIES)
     w.runbooks.update(RUNBOOKS)
     truth(w)
     return w

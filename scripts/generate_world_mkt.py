@@ -40,7 +40,7 @@ BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 5, 11, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
 SEED = 20260511
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 NS = "mkt-prod"
 
 
@@ -155,7 +155,7 @@ class World(engine.Dataset):
         self.order_no = 8_812_000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
+        assert level in engine.LEVELS, level
         if not (DAY0 <= t < END):
             return
         self.seq += 1
@@ -906,17 +906,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         [
             [
                 d,
@@ -934,17 +924,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "key",
-            "old_value",
-            "new_value",
-            "author",
-            "applied_at",
-            "ticket",
-            "summary",
-        ],
+        [*engine.CONFIG_SUMMARY],
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -975,20 +955,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        [*engine.FLYWAY_SCHEMA],
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", ["caller", "callee", "via", "address"], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", [*engine.DEPENDENCIES_VIA], [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3360,7 +3330,7 @@ def metrics(w: World) -> None:
             q_rows.append([wall(t), q, ready, g.randint(0, 40), pub, round(rate * L + g.uniform(0, 2), 1)])
         t += timedelta(minutes=5)
     w.table(
-        "svc_metrics", ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct"], svc_rows
+        "svc_metrics", [*engine.SERVICE_BUCKETS], svc_rows
     )
     w.table(
         "queue_metrics",
@@ -3436,7 +3406,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: (datetime.strptime(r[2], "%d/%m/%Y %H:%M:%S"), r[0]))
-    w.table("batch_runs", ["job_name", "runs_on", "started", "finished", "status", "items", "detail"], rows)
+    w.table("batch_runs", [*engine.BATCH_RUNS], rows)
 
 
 # ---------------------------------------------------------------------------------------------

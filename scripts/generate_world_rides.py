@@ -39,7 +39,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "world
 BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "envoy",
     "dispatch",
@@ -1440,19 +1440,10 @@ iso = engine.zulu
 
 
 def change_tables(w: World) -> None:
-    w.table("dependencies", ["caller", "callee", "protocol", "address", "purpose"], DEPENDENCIES)
+    w.table("dependencies", [*engine.DEPENDENCIES_PURPOSE], DEPENDENCIES)
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "description",
-        ],
+        [*engine.DEPLOYS_TRIGGERED],
         [
             [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1460,7 +1451,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by", "ticket"],
+        [*engine.CONFIG_COMPONENT],
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
@@ -2014,7 +2005,7 @@ def world() -> tuple[World, dict, dict]:
         t += timedelta(minutes=1)
     w.table(
         "job_runs",
-        ["job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status", "detail"],
+        [*engine.CRON_RUNS],
         nightly(w),
     )
     incidents(w)

@@ -40,7 +40,7 @@ JST = timezone(timedelta(hours=9))
 DAY0 = datetime(2026, 4, 14, tzinfo=JST)
 END = DAY0 + timedelta(days=3)
 SEED = 20260414
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
 LOCAL = engine.Clock(JST, DAY0)
@@ -149,7 +149,7 @@ class World(engine.Dataset):
         self.groups = dict(GROUPS)
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
+        assert level in engine.LEVELS, level
         if not (DAY0 <= t < END):
             return
         self.seq += 1
@@ -859,17 +859,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        [*engine.DEPLOYS_ROLLOUT],
         rows,
     )
     w.table(
@@ -922,23 +912,13 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        [*engine.FLYWAY_SCHEMA],
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     dc = "service.apne1.kumo.internal"
     w.table(
         "dependencies",
-        ["caller", "callee", "via", "address"],
+        [*engine.DEPENDENCIES_VIA],
         [
             [
                 "cdn",
@@ -4144,7 +4124,7 @@ def metrics(w: World) -> None:
             )
         t += timedelta(minutes=1)
     w.table(
-        "svc_metrics", ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct"], svc_rows
+        "svc_metrics", [*engine.SERVICE_BUCKETS], svc_rows
     )
     w.table(
         "shield_metrics",
@@ -4205,7 +4185,7 @@ def metrics(w: World) -> None:
         db_rows,
     )
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
-    w.table("consumer_lag", ["bucket_start", "consumer_group", "topic", "partitions", "lag_msgs"], lag_rows)
+    w.table("consumer_lag", [*engine.CONSUMER_LAG], lag_rows)
 
 
 def batch_runs(w: World, publish_rows: list[list]) -> None:

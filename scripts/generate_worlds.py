@@ -37,6 +37,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 
@@ -1582,7 +1585,7 @@ def shop_tables(w: Shop) -> None:
                          w.between(420, 560)])
     w.tables["psp_metrics"] = (["ts", "psp", "charges", "declines", "errors", "p95_ms"], psp_rows)
 
-    w.tables["dependencies"] = (["caller", "callee", "protocol", "address"],
+    w.tables["dependencies"] = ([*engine.DEPENDENCIES],
                                 [list(r) for r in SHOP_DEPENDENCIES])
     placement = [["postgres", "pg-main-0", "db-node-1"], ["redis", "redis-cart-0", "redis-node-1"],
                  ["coredns", "coredns (2 replicas)", "infra-node-1"]]
@@ -1590,11 +1593,8 @@ def shop_tables(w: Shop) -> None:
         if svc != "coredns":
             placement.append([svc, f"{svc} ({replicas} replicas)", " ".join(sorted(set(nodes)))])
     w.tables["placement"] = (["service", "instance", "nodes"], placement)
-    w.tables["deploys"] = (["deploy_id", "service", "version", "image", "started_at", "finished_at", "status",
-                            "triggered_by", "summary"], w.deploys)
-    w.tables["config_changes"] = (["change_id", "service", "config_key", "old_value", "new_value",
-                                   "changed_by", "changed_at",
-                                   "ticket"], sorted(w.changes, key=lambda r: r[6]))
+    w.tables["deploys"] = ([*engine.DEPLOYS_ROLLOUT], w.deploys)
+    w.tables["config_changes"] = ([*engine.CONFIG_AUDIT], sorted(w.changes, key=lambda r: r[6]))
 
 
 SHOP_RUNBOOKS = {

@@ -21,6 +21,10 @@ from typing import Any
 
 Stamp = Callable[[datetime], str]
 """How a world writes a moment in its truth file (its zone, seconds)."""
+LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+"""The log levels every world writes."""
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+"""Month abbreviations as programs write them, whatever the locale."""
 
 
 # --- clocks -----------------------------------------------------------------------------------
@@ -203,3 +207,86 @@ def log_step(stamp: Stamp, service: str, start: datetime, end: datetime, contain
 def sql_step(query: str, contains: str) -> dict:
     """An evidence step: ``query_mysql`` (the tables) finds ``contains``."""
     return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+
+
+# --- table shapes: the columns of the exports the worlds' tools write --------------------------
+
+DEPLOYS_ROLLOUT = (
+    "deploy_id", "service", "version", "image", "started_at", "finished_at", "status",
+    "triggered_by", "summary"
+)
+"""A deploy tool's export with the image it rolled out."""
+
+FLYWAY = (
+    "installed_rank", "version", "description", "script", "installed_by", "installed_on",
+    "execution_time", "success"
+)
+"""Flyway's ``flyway_schema_history``."""
+
+FLYWAY_SCHEMA = (
+    "installed_rank", "version", "description", "script", "installed_by", "installed_on",
+    "execution_time", "success", "schema"
+)
+"""Flyway's history with the schema each migration ran in."""
+
+DEPENDENCIES = ("caller", "callee", "protocol", "address")
+"""Who calls whom, over what, where."""
+
+DEPENDENCIES_VIA = ("caller", "callee", "via", "address")
+"""Who calls whom, through what, where."""
+
+DEPENDENCIES_PURPOSE = ("caller", "callee", "protocol", "address", "purpose")
+"""Who calls whom, over what, where, why."""
+
+CONFIG_AUDIT = (
+    "change_id", "service", "config_key", "old_value", "new_value", "changed_by", "changed_at",
+    "ticket"
+)
+"""A config store's audit log."""
+
+DEPLOYS_AUTHORED = (
+    "deploy_id", "service", "version", "started_at", "finished_at", "status", "author",
+    "description"
+)
+"""A CI's deploy log with who shipped it."""
+
+CONFIG_APPLIED = (
+    "change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"
+)
+"""Config changes as applied, with their author and ticket."""
+
+MIGRATIONS_APPLIED = ("service", "version", "description", "applied_at", "duration_s", "status")
+"""Schema migrations as a migration tool logs them."""
+
+CONSUMER_LAG = ("bucket_start", "consumer_group", "topic", "partitions", "lag_msgs")
+"""Kafka consumer lag per group and topic, per bucket."""
+
+CONFIG_SUMMARY = (
+    "change_id", "service", "key", "old_value", "new_value", "author", "applied_at", "ticket",
+    "summary"
+)
+"""Config changes with a summary line."""
+
+BATCH_RUNS = ("job_name", "runs_on", "started", "finished", "status", "items", "detail")
+"""A batch scheduler's runs."""
+
+CRON_RUNS = (
+    "job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status",
+    "detail"
+)
+"""Kubernetes CronJob runs."""
+
+DEPLOYS_TRIGGERED = (
+    "deploy_id", "service", "version", "started_at", "finished_at", "status", "triggered_by",
+    "description"
+)
+"""A CI's deploy log with what triggered it."""
+
+CONFIG_COMPONENT = (
+    "change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by",
+    "ticket"
+)
+"""Config changes per component."""
+
+SERVICE_BUCKETS = ("bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct")
+"""Per-service request rate, latency, errors and CPU, per bucket."""
