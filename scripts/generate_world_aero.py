@@ -119,22 +119,11 @@ ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.pid = 51000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in engine.LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs)
 
     def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
         return t + timedelta(milliseconds=int(self.r() * span_s * 1000))

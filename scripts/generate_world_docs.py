@@ -122,18 +122,10 @@ SKEW = (at(2, 15, 52, 0), at(2, 16, 44, 0))  # DOCS-13 chrony stopped on ip-10-2
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {"ts": loc(t).isoformat(timespec="milliseconds"), "service": service, "level": level}
-        event["message"] = message
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs or None)
 
     def doc(self) -> str:
         return "d_" + "".join(

@@ -121,19 +121,11 @@ RESYNC = (at(2, 20, 24, 0), at(2, 20, 58, 0))  # GAME-14 game-redis-2 full resyn
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {"ts": loc(t).isoformat(timespec="milliseconds"), "service": service, "level": level}
-        event["message"] = message
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs or None)
 
     def player(self) -> str:
         return f"p_{self.hexid(10)}"

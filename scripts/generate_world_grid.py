@@ -105,23 +105,12 @@ DCUS_PER_ZONE = {"PNE-E": 160, "PNE-W": 140, "NSK": 120, "MUM-N": 170, "MUM-S": 
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.pid = 40000
 
     # helpers -------------------------------------------------------------------------------
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in engine.LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(IST).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs)
 
     hexid = engine.Dataset.plain_hex
 

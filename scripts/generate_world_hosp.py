@@ -112,22 +112,11 @@ CLOCK = (at(2, 18, 58, 0), at(2, 19, 50, 0))  # HOSP-14 kc-node-2 clock 94 s ahe
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.no = 4_410_000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs)
 
     def pid(self) -> str:
         return f"PID{self.ri(1000000, 9899999)}"

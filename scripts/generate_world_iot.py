@@ -92,22 +92,10 @@ BAD_THERMO = "thm-4c19e2"
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END, SERVICES)
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS and service in SERVICES, (level, service)
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(AEST).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-        }
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs or None)
 
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"

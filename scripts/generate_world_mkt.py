@@ -151,22 +151,11 @@ def frac(t: datetime, span: tuple[datetime, datetime], ramp_s: float = 240.0) ->
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in engine.LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]

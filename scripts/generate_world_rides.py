@@ -80,20 +80,9 @@ during = engine.inside
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END, SERVICES)
 
-    def emit(self, t: datetime, service: str, level: str, message: str) -> None:
-        assert level in LEVELS and service in SERVICES, (level, service)
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(BRT).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-        }
-        self.events.append((t, self.seq, event))
+    emit = engine.Dataset.event
 
     hexid = engine.Dataset.plain_hex
 

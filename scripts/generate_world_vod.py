@@ -143,24 +143,13 @@ inside = engine.inside
 
 class World(engine.Dataset):
     def __init__(self) -> None:
-        super().__init__(SEED)
+        super().__init__(SEED, LOCAL, END)
         self.pid = 30500
         self.vxid = 88_400_000
         self.groups = dict(GROUPS)
 
     def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in engine.LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
+        self.event(t, service, level, message, attrs)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]

@@ -96,12 +96,29 @@ def every(span: tuple[datetime, datetime], step_s: float) -> Iterator[datetime]:
 class Dataset:
     """One seeded random stream and what a world writes: log events, tables, runbooks."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, clock: Clock, end: datetime, services: Sequence[str] = ()) -> None:
         self.rng = random.Random(seed)
+        self.clock = clock
+        self.end = end
+        self.services = services
+        """The services a world's log may name (any, when empty)."""
         self.events: list[tuple[datetime, int, dict]] = []
         self.seq = 0
         self.tables: dict[str, tuple[list[str], list[list]]] = {}
         self.docs: dict[str, str] = {}
+
+    def event(self, t: datetime, service: str, level: str, message: str,
+              attrs: dict[str, Any] | None = None) -> None:
+        """One log event, its time in the world's zone; one outside the world's days is dropped."""
+        assert level in LEVELS and (not self.services or service in self.services), (level, service)
+        if not (self.clock.day0 <= t < self.end):
+            return
+        self.seq += 1
+        event: dict[str, Any] = {"ts": t.astimezone(self.clock.zone).isoformat(timespec="milliseconds"),
+                                 "service": service, "level": level, "message": message}
+        if attrs is not None:
+            event["attrs"] = attrs
+        self.events.append((t, self.seq, event))
 
     def r(self) -> float:
         """A uniform draw in [0, 1)."""
