@@ -24,12 +24,12 @@ Built from how such systems fail, not from what any investigator's rules catch: 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -280,26 +280,7 @@ class World:
         self.tables[name] = (header, rows)
 
     def write(self, out: Path, manifest: dict[str, Any], truth: dict[str, Any]) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, line in sorted(self.logs, key=lambda e: (e[0], e[1])):
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        (out / "tables").mkdir(exist_ok=True)
-        for name in sorted(self.tables):
-            header, rows = self.tables[name]
-            with (out / "tables" / f"{name}.csv").open("w", encoding="utf-8", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(header)
-                writer.writerows(rows)
-        (out / "knowledge").mkdir(exist_ok=True)
-        for doc in sorted(self.runbooks):
-            (out / "knowledge" / f"{doc}.md").write_text(self.runbooks[doc], encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2) + "\n", encoding="utf-8", newline="\n"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", newline="\n"
-        )
+        engine.write_dataset(out, self.logs, self.tables, self.runbooks, manifest, truth, ascii_manifest=True)
 
 
 def curve(t: datetime) -> float:
@@ -2468,49 +2449,18 @@ list (mq.connection_name_list) to follow it.
 
 
 def incident(w: World, **kw: Any) -> None:
-    entry: dict[str, Any] = {
-        "id": kw["id"],
-        "kind": kw["kind"],
-        "question": kw["question"],
-        "service": kw["service"],
-        "start": iso(kw["start"]),
-        "end": iso(kw["end"]),
-        "onset": iso(kw["onset"]) if kw.get("onset") else None,
-        "cause_service": kw.get("cause_service"),
-        "root_cause": kw.get("root_cause"),
-        "key_terms": kw.get("key_terms", []),
-        "distractors": kw.get("distractors", []),
-        "has_runbook": kw.get("runbook") is not None,
-        "runbook": kw.get("runbook"),
-        "expected_outcome": kw.get("expected", "SUCCESS"),
-        "fallback_type": None if kw.get("expected", "SUCCESS") == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": kw.get("evidence", []),
-    }
-    for extra in ("decoy_runbook", "runbook_query", "note"):
-        if kw.get(extra):
-            entry[extra] = kw[extra]
-    w.incidents.append(entry)
+    """Record one truth entry, its fields by name (``expected`` is the outcome)."""
+    w.incidents.append(engine.incident(
+        iso, kw["id"], kw["kind"], kw["question"], kw["service"], kw["start"], kw["end"], kw.get("onset"),
+        kw.get("cause_service"), kw.get("root_cause"), kw.get("key_terms", []), kw.get("distractors", []),
+        kw.get("runbook"), kw.get("evidence", []), kw.get("expected", "SUCCESS"),
+        **engine.given(**{k: kw.get(k) for k in ("decoy_runbook", "runbook_query", "note")})))
 
 
-def logs_ev(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    *,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict[str, Any]:
-    args: dict[str, Any] = {"service": service, "start": iso(start), "end": iso(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs_ev = partial(engine.log_step, iso)
 
 
-def sql_ev(sql: str, contains: str) -> dict[str, Any]:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
+sql_ev = engine.sql_step
 
 
 def truth(w: World) -> None:

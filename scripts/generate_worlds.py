@@ -27,13 +27,12 @@ libm or on PYTHONHASHSEED.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 import random
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -229,25 +228,7 @@ class World:
 
     # output --------------------------------------------------------------------------------
     def write(self, out: Path, manifest: dict[str, Any], truth: dict[str, Any]) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _seq, line in sorted(self.logs, key=lambda e: (e[0], e[1])):
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        (out / "tables").mkdir(exist_ok=True)
-        for name in sorted(self.tables):
-            header, rows = self.tables[name]
-            with (out / "tables" / f"{name}.csv").open("w", encoding="utf-8", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(header)
-                writer.writerows(rows)
-        (out / "knowledge").mkdir(exist_ok=True)
-        for doc_id in sorted(self.runbooks):
-            (out / "knowledge" / f"{doc_id}.md").write_text(self.runbooks[doc_id], encoding="utf-8",
-                                                           newline="\n")
-        (out / "dataset.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8",
-                                          newline="\n")
-        (out / "truth.json").write_text(json.dumps(truth, indent=2, ensure_ascii=False) + "\n",
-                                        encoding="utf-8", newline="\n")
+        engine.write_dataset(out, self.logs, self.tables, self.runbooks, manifest, truth, ascii_manifest=True)
 
 
 def iso(t: datetime) -> str:
@@ -255,9 +236,7 @@ def iso(t: datetime) -> str:
     return t.isoformat(timespec="seconds")
 
 
-def zulu(t: datetime) -> str:
-    """Canonical UTC text, as the loader stores table times (for evidence SQL)."""
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+zulu = engine.zulu
 
 
 def incident(w: World, *, id: str, kind: str, question: str, service: str | None,
@@ -268,39 +247,16 @@ def incident(w: World, *, id: str, kind: str, question: str, service: str | None
              expected: str = "SUCCESS", note: str | None = None) -> None:
     """Record one truth entry (the simulation is done by the caller)."""
     assert kind in KINDS, kind
-    entry: dict[str, Any] = {
-        "id": id, "kind": kind, "question": question, "service": service,
-        "start": iso(start), "end": iso(end),
-        "onset": iso(onset) if onset else None, "cause_service": cause_service,
-        "root_cause": root_cause, "key_terms": key_terms, "distractors": distractors,
-        "has_runbook": runbook is not None, "runbook": runbook,
-        "expected_outcome": expected,
-        "fallback_type": None if expected == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy_runbook:
-        entry["decoy_runbook"] = decoy_runbook
-    if runbook_query:
-        entry["runbook_query"] = runbook_query
-    if note:
-        entry["note"] = note
-    w.incidents.append(entry)
+    w.incidents.append(engine.incident(
+        iso, id, kind, question, service, start, end, onset, cause_service, root_cause, key_terms,
+        distractors, runbook, evidence, expected,
+        **engine.given(decoy_runbook=decoy_runbook, runbook_query=runbook_query, note=note)))
 
 
-def logs_ev(service: str, start: datetime, end: datetime, contains: str, *,
-            pattern: str | None = None, level: str | None = None) -> dict[str, Any]:
-    """An evidence step: query_logs finds ``contains`` in the service's lines of that window."""
-    args: dict[str, Any] = {"service": service, "start": iso(start), "end": iso(end)}
-    if pattern:
-        args["pattern"] = pattern
-    if level:
-        args["level"] = level
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs_ev = partial(engine.log_step, iso)
 
 
-def sql_ev(sql: str, contains: str) -> dict[str, Any]:
-    """An evidence step: query_mysql's rows contain ``contains``."""
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
+sql_ev = engine.sql_step
 
 
 # --- shop -----------------------------------------------------------------------------------
