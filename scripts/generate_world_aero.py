@@ -27,6 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import sql_step as step_sql
 
 NAME = "aero"
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,13 +50,7 @@ loc = LOCAL.loc
 iso = LOCAL.iso
 
 
-zulu = engine.zulu
-
-
 wall = LOCAL.wall
-
-
-ms3 = engine.ms3
 
 
 def load(t: datetime) -> float:
@@ -94,9 +90,6 @@ HIGH_WM = at(2, 14, 40, 5)
 DECLINES = (at(2, 18, 56, 0), at(2, 19, 41, 0))  # AERO-14 issuer declines (external, unknown)
 
 
-inside = engine.inside
-
-
 AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE", "MAD", "ARN", "WAW", "CPH"]
 FOREIGN_POS = ["GB", "CH", "SE", "PL", "DK", "NO"]
 EUR_POS = ["DE", "DE", "DE", "AT", "FR", "ES", "NL", "IT"]
@@ -118,12 +111,11 @@ ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 
 
 class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.pid = 51000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs)
 
     def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
         return t + timedelta(milliseconds=int(self.r() * span_s * 1000))
@@ -3306,9 +3298,6 @@ def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | 
     return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-step_sql = engine.sql_step
-
-
 def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
              note: str | None = None) -> dict:
     """A truth entry; this world's specs give the outcome before the evidence."""
@@ -3794,16 +3783,14 @@ def truth() -> dict:
             note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong",
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": (
-            "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
-            "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
-            "and envoy access-log start times UTC, config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "+01:00",
+        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
+        "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
+        "and envoy access-log start times UTC, config changes carry their offset.",
+        inc,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

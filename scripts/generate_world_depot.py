@@ -34,6 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
 
 NAME = "depot"
 SEED = 120812
@@ -74,14 +77,9 @@ REDIS = (at(2, 9, 41), at(2, 11, 2))  # DEPOT-07 redis maxmemory with noeviction
 RATE = (at(2, 14, 32), at(2, 15, 18))  # DEPOT-08 gateway rate-limiting 6000 -> 600 on /v1/scans
 
 
-during = engine.inside
-
-
 class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END, SERVICES)
-
-    emit = engine.Dataset.event
 
     def parcel(self) -> str:
         return f"DP{self.ri(10**9, 10**10 - 1)}DE"
@@ -537,9 +535,6 @@ def nightly(w: World) -> list[list]:
 
 
 # ---- the incidents ---------------------------------------------------------------------------
-
-
-every = engine.every
 
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
@@ -1168,13 +1163,7 @@ yet; failed SMS are not re-sent automatically, so after the outage run
 lt = LOCAL.iso
 
 
-zt = engine.zulu
-
-
 logs = partial(engine.log_step, lt)
-
-
-sql = engine.sql_step
 
 
 incident = partial(engine.incident, lt)
@@ -1448,16 +1437,16 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
+    return engine.truth_file(
+        NAME,
+        "+01:00",
+        "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
         "German- and Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 "
         "Uhr). labels and mysql "
         "write UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO "
         "times with their offset.",
-        "incidents": inc,
-    }
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

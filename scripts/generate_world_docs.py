@@ -40,6 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import epoch_ms, every, inside, ms3, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "docs"
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,23 +60,11 @@ at = LOCAL.at
 loc = LOCAL.loc
 
 
-ms3 = engine.ms3
-
-
-zulu = engine.zulu
-
-
-zulu_ms = engine.zulu_ms
-
-
 wall = LOCAL.wall
 
 
 def epoch(t: datetime) -> int:
     return int(t.timestamp())
-
-
-epoch_ms = engine.epoch_ms
 
 
 def load(t: datetime) -> float:
@@ -101,9 +91,6 @@ def load(t: datetime) -> float:
     return 0.08
 
 
-inside = engine.inside
-
-
 # What goes wrong (UK time, GMT)
 SHM = (at(0, 10, 7, 20), at(0, 11, 2, 0))  # DOCS-01 export: chromium /dev/shm full, zombie renderers
 OKTA = (at(0, 12, 58, 0), at(0, 13, 47, 0))  # DOCS-05 Okta's token endpoint answers 503 (external)
@@ -123,9 +110,6 @@ SKEW = (at(2, 15, 52, 0), at(2, 16, 44, 0))  # DOCS-13 chrony stopped on ip-10-2
 class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs or None)
 
     def doc(self) -> str:
         return "d_" + "".join(
@@ -1176,9 +1160,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
             zap(
                 w, ts + timedelta(seconds=3), "INFO", "cmd/indexer/main.go:52", "indexer started", version=ver
             )
-
-
-every = engine.every
 
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
@@ -2497,9 +2478,6 @@ lt = LOCAL.iso
 logs = partial(engine.log_step, lt)
 
 
-sql = engine.sql_step
-
-
 incident = partial(engine.incident, lt)
 
 
@@ -2999,21 +2977,19 @@ def truth() -> dict:
             "baseline",
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+00:00",
-        "description": (
-            "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
-            "unless "
-            "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
-            "17/11/2026, "
-            "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
-            "their "
-            "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
-            "redis_slowlog have epoch seconds."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "+00:00",
+        "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
+        "unless "
+        "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
+        "17/11/2026, "
+        "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
+        "their "
+        "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
+        "redis_slowlog have epoch seconds.",
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

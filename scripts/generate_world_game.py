@@ -37,6 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "game"
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,18 +55,6 @@ at = LOCAL.at
 
 
 loc = LOCAL.loc
-
-
-utc = engine.utc
-
-
-ms3 = engine.ms3
-
-
-zulu = engine.zulu
-
-
-zulu_ms = engine.zulu_ms
 
 
 def zulu_us(t: datetime) -> str:
@@ -100,9 +90,6 @@ def load(t: datetime) -> float:
     return 0.6
 
 
-inside = engine.inside
-
-
 # What goes wrong (local PST times)
 MAXMEM = (at(0, 8, 33, 40), at(0, 9, 21, 30))  # GAME-01 game-redis-0 at maxmemory, noeviction
 IDLE = (at(0, 11, 12, 0), at(0, 12, 4, 30))  # GAME-02 edge CFG-4471 idle_timeout 60s on chat-ws
@@ -123,9 +110,6 @@ class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs or None)
 
     def player(self) -> str:
         return f"p_{self.hexid(10)}"
@@ -1234,9 +1218,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
                 "INFO",
                 f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}",
             )
-
-
-every = engine.every
 
 
 def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in order
@@ -2593,9 +2574,6 @@ lt = LOCAL.iso
 logs = partial(engine.log_step, lt)
 
 
-sql = engine.sql_step
-
-
 incident = partial(engine.incident, lt)
 
 
@@ -3123,21 +3101,19 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-08:00",
-        "description": (
-            "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
-            "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
-            "writes "
-            "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
-            "pod "
-            "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
-            "svc_metrics "
-            "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "-08:00",
+        "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
+        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
+        "writes "
+        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
+        "pod "
+        "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
+        "svc_metrics "
+        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds.",
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

@@ -29,6 +29,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql  # noqa: E402
+from worlds.engine import zulu
 
 NAME = "grid"
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,9 +47,6 @@ at = LOCAL.at
 
 
 iso = LOCAL.iso
-
-
-zulu = engine.zulu
 
 
 wall = LOCAL.wall
@@ -104,13 +103,13 @@ DCUS_PER_ZONE = {"PNE-E": 160, "PNE-W": 140, "NSK": 120, "MUM-N": 170, "MUM-S": 
 
 
 class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.pid = 40000
 
     # helpers -------------------------------------------------------------------------------
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs)
 
     hexid = engine.Dataset.plain_hex
 
@@ -3471,9 +3470,6 @@ def q(step_tool: str, contains: str, **args) -> dict:
 logs = partial(engine.log_step, iso)
 
 
-sql = engine.sql_step
-
-
 def incident(*fields: Any, outcome: str = "SUCCESS", runbook: str | None = None, **extra: Any) -> dict:
     """A truth entry; this world's specs name the runbook last."""
     *head, evidence = fields
@@ -3924,15 +3920,15 @@ def truth() -> dict:
             ],
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+05:30",
-        "description": "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
+    return engine.truth_file(
+        NAME,
+        "+05:30",
+        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
         "otherwise; "
         "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
         "offset.",
-        "incidents": inc,
-    }
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

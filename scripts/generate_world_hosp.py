@@ -32,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "hosp"
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,18 +51,6 @@ at = LOCAL.at
 
 
 loc = LOCAL.loc
-
-
-utc = engine.utc
-
-
-ms3 = engine.ms3
-
-
-zulu = engine.zulu
-
-
-zulu_ms = engine.zulu_ms
 
 
 wall = LOCAL.wall
@@ -92,9 +82,6 @@ def load(t: datetime) -> float:
     return 0.15
 
 
-inside = engine.inside
-
-
 # What goes wrong (local CET times)
 CERT = (at(0, 7, 31, 12), at(0, 8, 22, 40))  # HOSP-01 lis cert renewed without the intermediate
 KEYROT = (at(0, 10, 20, 0), at(0, 11, 12, 0))  # HOSP-02 keycloak key rotation, fhir-facade JWKS cache
@@ -111,12 +98,11 @@ CLOCK = (at(2, 18, 58, 0), at(2, 19, 50, 0))  # HOSP-14 kc-node-2 clock 94 s ahe
 
 
 class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.no = 4_410_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs)
 
     def pid(self) -> str:
         return f"PID{self.ri(1000000, 9899999)}"
@@ -1042,9 +1028,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-every = engine.every
-
-
 def incidents(w: World) -> None:
     # HOSP-01 lis certificate renewed without its intermediate: Java clients (cpoe) fail PKIX
     lis(
@@ -1786,9 +1769,6 @@ lt = LOCAL.iso
 logs = partial(engine.log_step, lt)
 
 
-sql = engine.sql_step
-
-
 incident = partial(engine.incident, lt)
 
 
@@ -2316,20 +2296,18 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": (
-            "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
-            "November) unless "
-            "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
-            "(12.11.2026, "
-            "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
-            "runs and schema "
-            "migrations are local wall time; deploys are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "+01:00",
+        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
+        "November) unless "
+        "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
+        "(12.11.2026, "
+        "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
+        "runs and schema "
+        "migrations are local wall time; deploys are UTC; config changes carry their offset.",
+        inc,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,6 +40,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
 
 NAME = "iot"
 SEED = 20261214
@@ -69,9 +72,6 @@ LOCAL = engine.Clock(AEST, DAY0)
 at = LOCAL.at
 
 
-during = engine.inside
-
-
 # The stories (AEST): (start of the cause, end of the effects)
 SIGN = (at(0, 8, 2), at(0, 8, 53))  # IOT-01 OTA campaign C-2291 image signed with the staging key
 PACKET = (at(0, 11, 12, 5), at(0, 12, 4, 10))  # IOT-02 emqx mqtt.max_packet_size 1MB -> 64KB
@@ -93,9 +93,6 @@ BAD_THERMO = "thm-4c19e2"
 class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END, SERVICES)
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs or None)
 
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"
@@ -939,9 +936,6 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
 
 
 # ---- the incidents ---------------------------------------------------------------------------
-
-
-every = engine.every
 
 
 def story_signing(w: World) -> None:
@@ -2517,9 +2511,6 @@ lt = LOCAL.iso
 logs = partial(engine.log_step, lt)
 
 
-sql = engine.sql_step
-
-
 incident = partial(engine.incident, lt)
 
 
@@ -2943,18 +2934,18 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+10:00",
-        "description": "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
+    return engine.truth_file(
+        NAME,
+        "+10:00",
+        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
         "daylight saving) unless they say otherwise, by an on-call team writing English and French "
         "(14/12, 16/12/2026, 14 Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, "
         "postgres and redis write UTC, emqx and shadow AEST with the offset, rules, ota and kafka "
         "Brisbane wall time, push the time of day only, api epoch milliseconds. Deploys and job runs "
         "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
         "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds.",
-        "incidents": inc,
-    }
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql_ev  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
@@ -2458,9 +2459,6 @@ def incident(w: World, **kw: Any) -> None:
 
 
 logs_ev = partial(engine.log_step, iso)
-
-
-sql_ev = engine.sql_step
 
 
 def truth(w: World) -> None:

@@ -32,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "mkt"
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,18 +53,6 @@ at = LOCAL.at
 loc = LOCAL.loc
 
 
-utc = engine.utc
-
-
-ms3 = engine.ms3
-
-
-zulu = engine.zulu
-
-
-zulu_ms = engine.zulu_ms
-
-
 wall = LOCAL.wall
 
 
@@ -73,9 +63,6 @@ def wmin(t: datetime) -> str:
 def brdate(t: datetime) -> str:
     """The way the Brazilian back office exports a time: 11/05/2026 19:05:00 (day first)."""
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
-
-
-epoch_ms = engine.epoch_ms
 
 
 def clf(t: datetime) -> str:
@@ -110,9 +97,6 @@ def load(t: datetime) -> float:
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
     return 0.3
-
-
-inside = engine.inside
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,12 +134,11 @@ def frac(t: datetime, span: tuple[datetime, datetime], ramp_s: float = 240.0) ->
 
 
 class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -3551,9 +3534,6 @@ lt = LOCAL.iso
 logs = partial(engine.log_step, lt)
 
 
-sql = engine.sql_step
-
-
 incident = partial(engine.incident, lt)
 
 
@@ -4138,20 +4118,18 @@ def truth() -> dict:
             runbook_query="payments card timeout PSP",
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-03:00",
-        "description": (
-            "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
-            "say otherwise; dates are "
-            "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
-            "maio, sometimes 2026-05-11), in "
-            "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
-            "wall time; deploys, feature "
-            "flags and DNS records are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "-03:00",
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
+        "say otherwise; dates are "
+        "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
+        "maio, sometimes 2026-05-11), in "
+        "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
+        "wall time; deploys, feature "
+        "flags and DNS records are UTC; config changes carry their offset.",
+        inc,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,6 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
+from worlds.engine import zulu as iso
 
 NAME = "rides"
 SEED = 140818
@@ -75,14 +79,10 @@ ESBLOCK = (at(2, 7, 4, 50), at(2, 7, 58))  # ... trips' indexer queue full from 
 PING = (at(2, 14, 1, 7), at(2, 14, 52))  # RIDES-10 adaptive_ping_interval 100% (trap: dispatch 5.2.0)
 
 
-during = engine.inside
-
-
 class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END, SERVICES)
 
-    emit = engine.Dataset.event
 
     hexid = engine.Dataset.plain_hex
 
@@ -736,9 +736,6 @@ def nightly(w: World) -> list[list]:
 
 
 # ---- the incidents ---------------------------------------------------------------------------
-
-
-every = engine.every
 
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
@@ -1425,9 +1422,6 @@ MIGRATIONS = [
 ]
 
 
-iso = engine.zulu
-
-
 def change_tables(w: World) -> None:
     w.table("dependencies", [*engine.DEPENDENCIES_PURPOSE], DEPENDENCIES)
     w.table(
@@ -1598,9 +1592,6 @@ lt = LOCAL.iso
 
 
 logs = partial(engine.log_step, lt)
-
-
-sql = engine.sql_step
 
 
 incident = partial(engine.incident, lt)
@@ -1971,18 +1962,18 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-03:00",
-        "description": "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
+    return engine.truth_file(
+        NAME,
+        "-03:00",
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
         "saving) unless they say otherwise, by an on-call team writing Portuguese and English (18/08, "
         "19 ago, 20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and "
         "elasticsearch write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud "
         "the offset -0300, notify the time of day only, dispatch epoch seconds and payments epoch "
         "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
         "carry their offset, feature_flags, schema_migrations and service_stats are wall time.",
-        "incidents": inc,
-    }
+        inc,
+    )
 
 
 def world() -> tuple[World, dict, dict]:

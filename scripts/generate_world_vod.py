@@ -32,6 +32,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import sql_step as step_sql
 
 NAME = "vod"
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,9 +55,6 @@ loc = LOCAL.loc
 iso = LOCAL.iso
 
 
-zulu = engine.zulu
-
-
 def zulu_ms(t: datetime) -> str:
     u = t.astimezone(UTC)
     return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
@@ -66,9 +65,6 @@ wall = LOCAL.wall
 
 def wmin(t: datetime) -> str:
     return loc(t).strftime("%Y-%m-%d %H:%M")
-
-
-ms3 = engine.ms3
 
 
 def clf(t: datetime, utc: bool = False, millis: bool = False) -> str:
@@ -133,23 +129,19 @@ POOL_DRY = (at(2, 21, 3, 20), at(2, 21, 53, 0))  # VOD-13 catalog-primary pool e
 SEQ_MAX = (at(2, 22, 31, 4), at(2, 23, 22, 40))  # VOD-14 billing_events_id_seq at 2147483647
 
 
-inside = engine.inside
-
-
 # ---------------------------------------------------------------------------------------------
 # The world
 # ---------------------------------------------------------------------------------------------
 
 
 class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END)
         self.pid = 30500
         self.vxid = 88_400_000
         self.groups = dict(GROUPS)
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        self.event(t, service, level, message, attrs)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -4388,9 +4380,6 @@ def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | 
     return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-step_sql = engine.sql_step
-
-
 def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
              note: str | None = None) -> dict:
     """A truth entry; this world's specs give the outcome before the evidence."""
@@ -5052,19 +5041,17 @@ def truth() -> dict:
             ],
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+09:00",
-        "description": (
-            "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
-            "are "
-            "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
-            "Metric "
-            "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
-            "certificates are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(
+        NAME,
+        "+09:00",
+        "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
+        "are "
+        "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
+        "Metric "
+        "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
+        "certificates are UTC; config changes carry their offset.",
+        inc,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -38,6 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql_ev  # noqa: E402
+from worlds.engine import zulu
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
@@ -236,9 +238,6 @@ def iso(t: datetime) -> str:
     return t.isoformat(timespec="seconds")
 
 
-zulu = engine.zulu
-
-
 def incident(w: World, *, id: str, kind: str, question: str, service: str | None,
              start: datetime, end: datetime, onset: datetime | None, cause_service: str | None,
              root_cause: str | None, key_terms: list[str], distractors: list[str],
@@ -254,9 +253,6 @@ def incident(w: World, *, id: str, kind: str, question: str, service: str | None
 
 
 logs_ev = partial(engine.log_step, iso)
-
-
-sql_ev = engine.sql_step
 
 
 # --- shop -----------------------------------------------------------------------------------

@@ -107,6 +107,13 @@ class Dataset:
         self.tables: dict[str, tuple[list[str], list[list]]] = {}
         self.docs: dict[str, str] = {}
 
+    always_attrs = False
+    """Whether an event writes ``attrs`` even when it has none (``{}``), as some worlds' logs do."""
+
+    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: Any) -> None:
+        """One log event with its attributes (see :meth:`event`)."""
+        self.event(t, service, level, message, attrs if attrs or self.always_attrs else None)
+
     def event(self, t: datetime, service: str, level: str, message: str,
               attrs: dict[str, Any] | None = None) -> None:
         """One log event, its time in the world's zone; one outside the world's days is dropped."""
@@ -307,3 +314,9 @@ CONFIG_COMPONENT = (
 
 SERVICE_BUCKETS = ("bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct")
 """Per-service request rate, latency, errors and CPU, per bucket."""
+
+
+def truth_file(name: str, offset: str, description: str, incidents: list[dict]) -> dict:
+    """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
+    return {"dataset": f"{name}-world", "timezone": offset, "description": description,
+            "incidents": incidents}
