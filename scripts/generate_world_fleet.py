@@ -2400,43 +2400,43 @@ BASE = {  # rps, p50_ms, p99_ms, error_pct, cpu_pct at peak, mem_mb
     "roaming": (1.5, 240, 1900, 0.6, 6, 330),
 }
 
-DEPENDENCIES = [  # caller, callee, protocol, address
-    ("edge-gw", "session-svc", "http", "session-svc:8080"),
-    ("edge-gw", "locations", "http", "locations:8080"),
-    ("edge-gw", "authz", "http", "authz:8080"),
-    ("ocpp-gateway", "authz", "http", "authz:8080"),
-    ("ocpp-gateway", "rabbitmq", "amqp", "mq-1..3:5672"),
-    ("session-svc", "ocpp-gateway", "grpc", "ocpp-gateway:9090"),
-    ("session-svc", "authz", "http", "authz:8080"),
-    ("session-svc", "tariff", "http", "tariff:8080"),
-    ("session-svc", "pg-core", "postgres", "pg-core:5432"),
-    ("session-svc", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("authz", "pg-core", "postgres", "pg-core:5432"),
-    ("authz", "roaming", "http", "roaming:8080"),
-    ("tariff", "pg-core", "postgres", "pg-core:5432"),
-    ("tariff", "tariff-cache", "redis", "tariff-cache:6379"),
-    ("billing", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("billing", "pg-core", "postgres", "pg-core:5432"),
-    ("billing", "tariff", "http", "tariff:8080"),
-    ("billing", "egress-proxy", "http-connect", "10.30.0.8:3128"),
-    ("billing", "paycore", "https", "api.paycore.example:443 (via egress-proxy)"),
-    ("billing", "objstore", "s3", "objstore.fleet.internal:9000"),
-    ("notifier", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("notifier", "egress-proxy", "http-connect", "10.30.0.8:3128"),
-    ("notifier", "fcm", "https", "fcm.googleapis.com:443 (via egress-proxy)"),
-    ("locations", "pg-replica", "postgres", "pg-replica:5432"),
-    ("locations", "geocoder", "https", "maps.geoapi.example:443"),
-    ("telemetry-ingest", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("telemetry-ingest", "tsdb", "postgres", "tsdb-0:5432"),
-    ("firmware-svc", "objstore", "s3", "objstore.fleet.internal:9000"),
-    ("firmware-svc", "pg-core", "postgres", "pg-core:5432"),
-    ("firmware-svc", "ocpp-gateway", "grpc", "ocpp-gateway:9090"),
-    ("roaming", "pg-core", "postgres", "pg-core:5432"),
-    ("roaming", "e-roam", "https", "ocpi.e-roam.example:443"),
-    ("roaming", "gridhub", "https", "api.gridhub.example:443"),
-    ("pg-replica", "pg-core", "postgres-replication", "pg-core:5432"),
-    ("dashboards", "pg-replica", "postgres", "pg-replica:5432"),
-]
+DEPENDENCIES = engine.rows("""
+    edge-gw          | session-svc  | http                 | session-svc:8080
+    edge-gw          | locations    | http                 | locations:8080
+    edge-gw          | authz        | http                 | authz:8080
+    ocpp-gateway     | authz        | http                 | authz:8080
+    ocpp-gateway     | rabbitmq     | amqp                 | mq-1..3:5672
+    session-svc      | ocpp-gateway | grpc                 | ocpp-gateway:9090
+    session-svc      | authz        | http                 | authz:8080
+    session-svc      | tariff       | http                 | tariff:8080
+    session-svc      | pg-core      | postgres             | pg-core:5432
+    session-svc      | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    authz            | pg-core      | postgres             | pg-core:5432
+    authz            | roaming      | http                 | roaming:8080
+    tariff           | pg-core      | postgres             | pg-core:5432
+    tariff           | tariff-cache | redis                | tariff-cache:6379
+    billing          | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    billing          | pg-core      | postgres             | pg-core:5432
+    billing          | tariff       | http                 | tariff:8080
+    billing          | egress-proxy | http-connect         | 10.30.0.8:3128
+    billing          | paycore      | https                | api.paycore.example:443 (via egress-proxy)
+    billing          | objstore     | s3                   | objstore.fleet.internal:9000
+    notifier         | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    notifier         | egress-proxy | http-connect         | 10.30.0.8:3128
+    notifier         | fcm          | https                | fcm.googleapis.com:443 (via egress-proxy)
+    locations        | pg-replica   | postgres             | pg-replica:5432
+    locations        | geocoder     | https                | maps.geoapi.example:443
+    telemetry-ingest | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    telemetry-ingest | tsdb         | postgres             | tsdb-0:5432
+    firmware-svc     | objstore     | s3                   | objstore.fleet.internal:9000
+    firmware-svc     | pg-core      | postgres             | pg-core:5432
+    firmware-svc     | ocpp-gateway | grpc                 | ocpp-gateway:9090
+    roaming          | pg-core      | postgres             | pg-core:5432
+    roaming          | e-roam       | https                | ocpi.e-roam.example:443
+    roaming          | gridhub      | https                | api.gridhub.example:443
+    pg-replica       | pg-core      | postgres-replication | pg-core:5432
+    dashboards       | pg-replica   | postgres             | pg-replica:5432
+""")
 
 POOLS = {  # pg-core application -> (active at peak, idle)
     "session-svc": (14, 104),

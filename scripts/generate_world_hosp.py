@@ -372,40 +372,40 @@ MIGRATIONS = [
     ),
 ]
 
-DEPENDENCIES = [
-    ("ward browsers", "edge", "https", "klinik.nordhafen.example:443 (fe_clinical)"),
-    ("patients", "edge", "https", "portal.nordhafen.example:443 (fe_portal, maxconn 2000)"),
-    ("radiology viewers", "edge", "https", "pacs.nordhafen.example:443 (fe_pacs -> be_pacs)"),
-    ("edge", "ehr-api", "http", "be_ehr ehr-api.klinik-prod.svc:8080"),
-    ("edge", "cpoe", "http", "be_cpoe cpoe.klinik-prod.svc:8080"),
-    ("edge", "patient-portal", "http", "be_portal patient-portal.klinik-prod.svc:3000"),
-    ("edge", "pacs-gateway", "http", "be_pacs pacs-gateway.klinik-prod.svc:8080 (WADO-RS, QIDO-RS)"),
-    ("edge", "keycloak", "http", "be_sso keycloak.klinik-prod.svc:8080 (sso.nordhafen.example)"),
-    ("ehr-api", "postgres", "postgresql", "pg-klinik-01:5432 db ehr (via pgbouncer)"),
-    ("ehr-api", "keycloak", "https", "realm klinik JWKS (token validation)"),
-    ("ehr-api", "redis", "redis", "redis-sessions-0:6379"),
-    ("hl7-engine", "ehr-api", "mllp", "ehr-hl7.klinik-prod.svc:6661 (ORU^R01, ADT inbound listener)"),
-    ("lis", "hl7-engine", "mllp", "hl7-engine:6670 (ORU^R01 results)"),
-    ("hl7-engine", "lis", "mllp", "lis-app-01:2575 (ADT^A01/A08 to LIS)"),
-    ("lis", "rabbitmq", "amqp", "rabbitmq:5672 (queue lis.results, audit.events)"),
-    ("cpoe", "lis", "https", "lis.nordhafen.example:8443 /api/orders (lab orders, Java truststore)"),
-    ("cpoe", "pharmacy", "http", "pharmacy.klinik-prod.svc:8080 (medication orders RDE^O11)"),
-    ("cpoe", "postgres", "postgresql", "pg-klinik-01:5432 db cpoe (table cpoe.orders)"),
-    ("cpoe", "keycloak", "https", "realm klinik JWKS"),
-    ("pharmacy", "AMTS-Dienst (external drug safety check)", "https", "amts.arzneicheck.example:443"),
-    ("pharmacy", "postgres", "postgresql", "pg-klinik-01:5432 db pharmacy"),
-    ("pacs-gateway", "PACS archive", "dicom", "ARCHIVE_T1 10.30.4.10:11112, ARCHIVE_T2 10.30.4.11:11112"),
-    ("pacs-gateway", "postgres", "postgresql", "pg-klinik-01:5432 db pacs_index"),
-    ("patient-portal", "fhir-facade", "http", "fhir-facade.klinik-prod.svc:8080 (/fhir/R4)"),
-    ("patient-portal", "scheduling", "http", "scheduling.klinik-prod.svc:8080"),
-    ("patient-portal", "keycloak", "https", "realm patienten (login)"),
-    ("fhir-facade", "ehr-api", "http", "ehr-api.klinik-prod.svc:8080"),
-    ("fhir-facade", "keycloak", "https", "realm klinik JWKS (cached, refresh every 6 h)"),
-    ("scheduling", "postgres", "postgresql", "pg-klinik-01:5432 db scheduling"),
-    ("scheduling", "redis", "redis", "redis-slots-0:6379 (slot cache)"),
-    ("keycloak", "Active Directory", "ldaps", "ldaps://ad.nordhafen.example:636 (bind svc-keycloak-ldap)"),
-    ("keycloak", "postgres", "postgresql", "pg-klinik-01:5432 db keycloak"),
-]
+DEPENDENCIES = engine.rows("""
+    ward browsers | edge | https | klinik.nordhafen.example:443 (fe_clinical)
+    patients | edge | https | portal.nordhafen.example:443 (fe_portal, maxconn 2000)
+    radiology viewers | edge | https | pacs.nordhafen.example:443 (fe_pacs -> be_pacs)
+    edge | ehr-api | http | be_ehr ehr-api.klinik-prod.svc:8080
+    edge | cpoe | http | be_cpoe cpoe.klinik-prod.svc:8080
+    edge | patient-portal | http | be_portal patient-portal.klinik-prod.svc:3000
+    edge | pacs-gateway | http | be_pacs pacs-gateway.klinik-prod.svc:8080 (WADO-RS, QIDO-RS)
+    edge | keycloak | http | be_sso keycloak.klinik-prod.svc:8080 (sso.nordhafen.example)
+    ehr-api | postgres | postgresql | pg-klinik-01:5432 db ehr (via pgbouncer)
+    ehr-api | keycloak | https | realm klinik JWKS (token validation)
+    ehr-api | redis | redis | redis-sessions-0:6379
+    hl7-engine | ehr-api | mllp | ehr-hl7.klinik-prod.svc:6661 (ORU^R01, ADT inbound listener)
+    lis | hl7-engine | mllp | hl7-engine:6670 (ORU^R01 results)
+    hl7-engine | lis | mllp | lis-app-01:2575 (ADT^A01/A08 to LIS)
+    lis | rabbitmq | amqp | rabbitmq:5672 (queue lis.results, audit.events)
+    cpoe | lis | https | lis.nordhafen.example:8443 /api/orders (lab orders, Java truststore)
+    cpoe | pharmacy | http | pharmacy.klinik-prod.svc:8080 (medication orders RDE^O11)
+    cpoe | postgres | postgresql | pg-klinik-01:5432 db cpoe (table cpoe.orders)
+    cpoe | keycloak | https | realm klinik JWKS
+    pharmacy | AMTS-Dienst (external drug safety check) | https | amts.arzneicheck.example:443
+    pharmacy | postgres | postgresql | pg-klinik-01:5432 db pharmacy
+    pacs-gateway | PACS archive | dicom | ARCHIVE_T1 10.30.4.10:11112, ARCHIVE_T2 10.30.4.11:11112
+    pacs-gateway | postgres | postgresql | pg-klinik-01:5432 db pacs_index
+    patient-portal | fhir-facade | http | fhir-facade.klinik-prod.svc:8080 (/fhir/R4)
+    patient-portal | scheduling | http | scheduling.klinik-prod.svc:8080
+    patient-portal | keycloak | https | realm patienten (login)
+    fhir-facade | ehr-api | http | ehr-api.klinik-prod.svc:8080
+    fhir-facade | keycloak | https | realm klinik JWKS (cached, refresh every 6 h)
+    scheduling | postgres | postgresql | pg-klinik-01:5432 db scheduling
+    scheduling | redis | redis | redis-slots-0:6379 (slot cache)
+    keycloak | Active Directory | ldaps | ldaps://ad.nordhafen.example:636 (bind svc-keycloak-ldap)
+    keycloak | postgres | postgresql | pg-klinik-01:5432 db keycloak
+""")
 
 
 def change_tables(w: World) -> None:

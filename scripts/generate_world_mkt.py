@@ -835,44 +835,44 @@ V212 = (
     "`delivery_window_end` DATETIME NULL, ALGORITHM=INPLACE, LOCK=NONE"
 )
 
-DEPENDENCIES = [
-    ("app", "ingress", "https", "api.rango.com.br:443 (ingress-nginx, NLB k8s-ingress-nlb-7731a2)"),
-    ("merchant tablets", "ingress", "https", "parceiro.rango.com.br:443"),
-    ("CobraPay (PSP)", "ingress", "https", "webhooks.rango.com.br:443 (PIX and card webhooks)"),
-    ("ingress", "consumer-api", "http", "consumer-api.mkt-prod.svc:3000"),
-    ("ingress", "merchant-portal", "http", "merchant-portal.mkt-prod.svc:8080 (php-fpm behind nginx)"),
-    ("ingress", "payments", "http", "payments.mkt-prod.svc:8080 (/webhooks/psp/*)"),
-    ("consumer-api", "catalog", "http", "catalog.mkt-prod.svc:8080"),
-    ("consumer-api", "pricing", "http", "pricing.mkt-prod.svc:8080 (cart quote, coupons)"),
-    ("consumer-api", "orders", "http", "orders.mkt-prod.svc:8080"),
-    ("consumer-api", "geo", "http", "geo.mkt-prod.svc:8000 (address autocomplete)"),
-    ("consumer-api", "redis", "redis", "redis-sessions.mkt-prod.svc:6379"),
-    ("merchant-portal", "orders", "http", "orders.mkt-prod.svc:8080 (/internal/orders/*)"),
-    ("merchant-portal", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (portal_ro, reports)"),
-    ("merchant-portal", "catalog", "http", "catalog.mkt-prod.svc:8080 (menu sync)"),
-    ("orders", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (primary)"),
-    ("orders", "payments", "http", "payments.mkt-prod.svc:8080"),
-    ("orders", "pricing", "http", "pricing.mkt-prod.svc:8080 (re-quote)"),
-    ("orders", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (exchange orders.events)"),
-    ("orders", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (idempotency keys)"),
-    ("payments", "CobraPay (PSP)", "https", "api.cobrapay.example:443 (PIX, cards, 3DS)"),
-    ("payments", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (payments schema)"),
-    ("pricing", "geo", "http", "geo.mkt-prod.svc:8000 (distance matrix)"),
-    ("pricing", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (coupon counters)"),
-    ("dispatch", "mysql", "mysql", "mysql-orders-ro.db.rango.internal:3306 (replica, order details)"),
-    ("dispatch", "redis", "redis", "redis-geo.mkt-prod.svc:6379 (courier positions, courier:alive:*)"),
-    ("dispatch", "geo", "http", "geo.mkt-prod.svc:8000 (geocode drop-off, routes)"),
-    ("dispatch", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (queue dispatch.order-ready)"),
-    ("courier-location", "redis", "redis", "redis-geo.mkt-prod.svc:6379 (GEOADD couriers:geo:*)"),
-    ("courier-location", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (exchange courier.events)"),
-    ("notifications", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (queues notifications.*)"),
-    ("notifications", "TorpedoSMS (SMS provider)", "https", "api.torpedosms.example:443"),
-    ("notifications", "Meta WhatsApp Cloud API", "https", "graph.facebook.com:443"),
-    ("notifications", "FCM / APNs", "https", "fcm.googleapis.com:443, api.push.apple.com:443"),
-    ("geo", "GeoPonto (maps API)", "https", "api.geoponto.example:443 (geocode, distance matrix)"),
-    ("geo", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (geocode:* cache, ttl 86400)"),
-    ("catalog", "opensearch", "https", "search-rango-menus.sa-east-1.es.amazonaws.com:443 (menus, menus-v2)"),
-]
+DEPENDENCIES = engine.rows("""
+    app | ingress | https | api.rango.com.br:443 (ingress-nginx, NLB k8s-ingress-nlb-7731a2)
+    merchant tablets | ingress | https | parceiro.rango.com.br:443
+    CobraPay (PSP) | ingress | https | webhooks.rango.com.br:443 (PIX and card webhooks)
+    ingress | consumer-api | http | consumer-api.mkt-prod.svc:3000
+    ingress | merchant-portal | http | merchant-portal.mkt-prod.svc:8080 (php-fpm behind nginx)
+    ingress | payments | http | payments.mkt-prod.svc:8080 (/webhooks/psp/*)
+    consumer-api | catalog | http | catalog.mkt-prod.svc:8080
+    consumer-api | pricing | http | pricing.mkt-prod.svc:8080 (cart quote, coupons)
+    consumer-api | orders | http | orders.mkt-prod.svc:8080
+    consumer-api | geo | http | geo.mkt-prod.svc:8000 (address autocomplete)
+    consumer-api | redis | redis | redis-sessions.mkt-prod.svc:6379
+    merchant-portal | orders | http | orders.mkt-prod.svc:8080 (/internal/orders/*)
+    merchant-portal | mysql | mysql | mysql-orders.db.rango.internal:3306 (portal_ro, reports)
+    merchant-portal | catalog | http | catalog.mkt-prod.svc:8080 (menu sync)
+    orders | mysql | mysql | mysql-orders.db.rango.internal:3306 (primary)
+    orders | payments | http | payments.mkt-prod.svc:8080
+    orders | pricing | http | pricing.mkt-prod.svc:8080 (re-quote)
+    orders | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (exchange orders.events)
+    orders | redis | redis | redis-orders.mkt-prod.svc:6379 (idempotency keys)
+    payments | CobraPay (PSP) | https | api.cobrapay.example:443 (PIX, cards, 3DS)
+    payments | mysql | mysql | mysql-orders.db.rango.internal:3306 (payments schema)
+    pricing | geo | http | geo.mkt-prod.svc:8000 (distance matrix)
+    pricing | redis | redis | redis-orders.mkt-prod.svc:6379 (coupon counters)
+    dispatch | mysql | mysql | mysql-orders-ro.db.rango.internal:3306 (replica, order details)
+    dispatch | redis | redis | redis-geo.mkt-prod.svc:6379 (courier positions, courier:alive:*)
+    dispatch | geo | http | geo.mkt-prod.svc:8000 (geocode drop-off, routes)
+    dispatch | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (queue dispatch.order-ready)
+    courier-location | redis | redis | redis-geo.mkt-prod.svc:6379 (GEOADD couriers:geo:*)
+    courier-location | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (exchange courier.events)
+    notifications | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (queues notifications.*)
+    notifications | TorpedoSMS (SMS provider) | https | api.torpedosms.example:443
+    notifications | Meta WhatsApp Cloud API | https | graph.facebook.com:443
+    notifications | FCM / APNs | https | fcm.googleapis.com:443, api.push.apple.com:443
+    geo | GeoPonto (maps API) | https | api.geoponto.example:443 (geocode, distance matrix)
+    geo | redis | redis | redis-orders.mkt-prod.svc:6379 (geocode:* cache, ttl 86400)
+    catalog | opensearch | https | search-rango-menus.sa-east-1.es.amazonaws.com:443 (menus, menus-v2)
+""")
 
 
 def change_tables(w: World) -> None:

@@ -1443,26 +1443,31 @@ SHOP_NODES = {  # cpu, mem, disk used, disk await
     "infra-node-1": (14, 38, 28.0, 1.2), "db-node-1": (26, 79, 61.0, 3.4), "redis-node-1": (11, 0, 22.0, 0.9),
 }
 
-SHOP_DEPENDENCIES = [
-    ("frontend", "auth", "http", "auth:8080"), ("frontend", "catalog", "http", "catalog:8080"),
-    ("frontend", "cart", "http", "cart:8080"), ("frontend", "checkout", "http", "checkout:8080"),
-    ("frontend", "recommendations", "http", "recommendations:8080"),
-    ("auth", "postgres", "postgres", "pg-main:5432"), ("auth", "vault", "https", "vault.security.svc:8200"),
-    ("catalog", "postgres", "postgres", "pg-main:5432"),
-    ("catalog", "opensearch-catalog", "http", "opensearch-catalog:9200"),
-    ("cart", "redis", "redis", "redis-cart:6379"),
-    ("checkout", "cart", "http", "cart:8080"), ("checkout", "inventory", "http", "inventory:8080"),
-    ("checkout", "payment-gw", "grpc", "payment-gw:9090"), ("checkout", "shipping", "http", "shipping:8080"),
-    ("checkout", "postgres", "postgres", "pg-main:5432"),
-    ("email-worker", "postgres", "postgres", "pg-main:5432"),
-    ("email-worker", "smtp-relay", "smtp", "smtp-relay.mail.svc:587"),
-    ("inventory", "postgres", "postgres", "pg-main:5432"),
-    ("inventory", "wms", "https", "wms.warehouse.svc:7443"),
-    ("payment-gw", "paylane", "https", "psp-api.paylane.example:443"),
-    ("payment-gw", "vault", "https", "vault.security.svc:8200"),
-    ("shipping", "shipco", "https", "rates.shipco.example:443"),
-    ("recommendations", "featurestore", "grpc", "featurestore.ml.svc:9090"),
-]
+SHOP_DEPENDENCIES = engine.rows("""
+    frontend        | auth               | http     | auth:8080
+    frontend        | catalog            | http     | catalog:8080
+    frontend        | cart               | http     | cart:8080
+    frontend        | checkout           | http     | checkout:8080
+    frontend        | recommendations    | http     | recommendations:8080
+    auth            | postgres           | postgres | pg-main:5432
+    auth            | vault              | https    | vault.security.svc:8200
+    catalog         | postgres           | postgres | pg-main:5432
+    catalog         | opensearch-catalog | http     | opensearch-catalog:9200
+    cart            | redis              | redis    | redis-cart:6379
+    checkout        | cart               | http     | cart:8080
+    checkout        | inventory          | http     | inventory:8080
+    checkout        | payment-gw         | grpc     | payment-gw:9090
+    checkout        | shipping           | http     | shipping:8080
+    checkout        | postgres           | postgres | pg-main:5432
+    email-worker    | postgres           | postgres | pg-main:5432
+    email-worker    | smtp-relay         | smtp     | smtp-relay.mail.svc:587
+    inventory       | postgres           | postgres | pg-main:5432
+    inventory       | wms                | https    | wms.warehouse.svc:7443
+    payment-gw      | paylane            | https    | psp-api.paylane.example:443
+    payment-gw      | vault              | https    | vault.security.svc:8200
+    shipping        | shipco             | https    | rates.shipco.example:443
+    recommendations | featurestore       | grpc     | featurestore.ml.svc:9090
+""")
 
 
 def shop_tables(w: Shop) -> None:
@@ -2859,18 +2864,27 @@ PIPE_HOST_BASE = {  # cpu, mem, disk used, disk await
     "meta-1": (17, 81, 30.0, 0.8), "wh-1": (44, 61, 58.0, 3.1), "wh-2": (42, 60, 57.0, 3.0),
 }
 
-PIPE_DEPENDENCIES = [
-    ("ingest-api", "broker", "broker-1..3:9092"), ("ingest-api", "schema-registry", "sr-1:8081"),
-    ("schema-registry", "broker", "broker-1..3:9092"), ("broker", "coordinator", "coord-1..3:2181"),
-    ("stream-enricher", "broker", "broker-1..3:9092"), ("stream-enricher", "profile-kv", "profile-kv:7000"),
-    ("stream-enricher", "schema-registry", "sr-1:8081"), ("dfs-sink", "broker", "broker-1..3:9092"),
-    ("dfs-sink", "dfs-namenode", "nn-1:8020"), ("dfs-sink", "dfs-datanode", "dn-1..4:9866"),
-    ("jobrunner", "dfs-namenode", "nn-1:8020"), ("jobrunner", "dfs-datanode", "dn-1..4:9866"),
-    ("jobrunner", "metastore", "metastore:9083"), ("scheduler", "jobrunner", "etl-1..2"),
-    ("scheduler", "warehouse-loader", "etl-1"), ("warehouse-loader", "warehouse", "wh-1:5439"),
-    ("warehouse-loader", "metastore", "metastore:9083"), ("warehouse-loader", "dfs-namenode", "nn-1:8020"),
-    ("dashboards", "warehouse", "wh-1:5439"),
-]
+PIPE_DEPENDENCIES = engine.rows("""
+    ingest-api       | broker           | broker-1..3:9092
+    ingest-api       | schema-registry  | sr-1:8081
+    schema-registry  | broker           | broker-1..3:9092
+    broker           | coordinator      | coord-1..3:2181
+    stream-enricher  | broker           | broker-1..3:9092
+    stream-enricher  | profile-kv       | profile-kv:7000
+    stream-enricher  | schema-registry  | sr-1:8081
+    dfs-sink         | broker           | broker-1..3:9092
+    dfs-sink         | dfs-namenode     | nn-1:8020
+    dfs-sink         | dfs-datanode     | dn-1..4:9866
+    jobrunner        | dfs-namenode     | nn-1:8020
+    jobrunner        | dfs-datanode     | dn-1..4:9866
+    jobrunner        | metastore        | metastore:9083
+    scheduler        | jobrunner        | etl-1..2
+    scheduler        | warehouse-loader | etl-1
+    warehouse-loader | warehouse        | wh-1:5439
+    warehouse-loader | metastore        | metastore:9083
+    warehouse-loader | dfs-namenode     | nn-1:8020
+    dashboards       | warehouse        | wh-1:5439
+""")
 
 
 def local_text(t: datetime) -> str:

@@ -320,3 +320,8 @@ def truth_file(name: str, offset: str, description: str, incidents: list[dict]) 
     """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
     return {"dataset": f"{name}-world", "timezone": offset, "description": description,
             "incidents": incidents}
+
+
+def rows(table: str) -> list[tuple[str, ...]]:
+    """The rows of a table written as text, one a line, cells between ``|`` (blank lines skipped)."""
+    return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
