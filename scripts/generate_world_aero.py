@@ -400,7 +400,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     w.table(
@@ -410,12 +410,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY_SCHEMA],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        [*engine.DEPENDENCIES_VIA],
+        engine.columns("DEPENDENCIES_VIA"),
         [
             ["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
             ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
@@ -3130,7 +3130,7 @@ def metrics(w: World) -> None:
         ],
         store_rows,
     )
-    w.table("consumer_lag", [*engine.CONSUMER_LAG], lag_rows)
+    w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
 def batch_runs(w: World) -> None:

@@ -1044,10 +1044,10 @@ MIGRATIONS = [
 
 
 def change_tables(w: World) -> None:
-    w.table("dependencies", [*engine.DEPENDENCIES_PURPOSE], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table(
         "deploys",
-        [*engine.DEPLOYS_AUTHORED],
+        engine.columns("DEPLOYS_AUTHORED"),
         [
             [d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1055,12 +1055,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_APPLIED],
+        engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        [*engine.MIGRATIONS_APPLIED],
+        engine.columns("MIGRATIONS_APPLIED"),
         [[s, v, d, t.isoformat(), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     for _d, s, v, t, m, _a, _desc in DEPLOYS:

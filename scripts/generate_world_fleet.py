@@ -2624,17 +2624,17 @@ def tables(w: Fleet) -> None:
             roam_rows.append([local_text(t), hub, req, round(req * ratio), w.between(280, 520)])
     w.tables["roaming_stats"] = (["ts", "hub", "requests", "rejected", "p95_ms"], roam_rows)
 
-    w.tables["dependencies"] = ([*engine.DEPENDENCIES], [list(r) for r in DEPENDENCIES])
+    w.tables["dependencies"] = (engine.columns("DEPENDENCIES"), [list(r) for r in DEPENDENCIES])
     w.tables["deploys"] = (
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         w.deploys,
     )
     w.tables["config_changes"] = (
-        [*engine.CONFIG_AUDIT],
+        engine.columns("CONFIG_AUDIT"),
         sorted(w.changes, key=lambda r: r[6]),
     )
     w.tables["schema_migrations"] = (
-        [*engine.FLYWAY],
+        engine.columns("FLYWAY"),
         w.migrations,
     )
     d1 = w.at(1, "10:00")

@@ -479,7 +479,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [*engine.DEPLOYS_AUTHORED],
+        engine.columns("DEPLOYS_AUTHORED"),
         [
             [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
             for d, s, v, st, dur, status, a, desc in DEPLOYS
@@ -487,17 +487,17 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_APPLIED],
+        engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        [*engine.MIGRATIONS_APPLIED],
+        engine.columns("MIGRATIONS_APPLIED"),
         [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        [*engine.DEPENDENCIES_PURPOSE],
+        engine.columns("DEPENDENCIES_PURPOSE"),
         [list(d) for d in DEPENDENCIES],
     )
 

@@ -449,18 +449,18 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     crow = sorted(CONFIG, key=lambda c: c[6])
     w.table(
         "config_changes",
-        [*engine.CONFIG_AUDIT],
+        engine.columns("CONFIG_AUDIT"),
         [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY],
+        engine.columns("FLYWAY"),
         [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
     )
     deps = [

@@ -411,7 +411,7 @@ DEPENDENCIES = engine.rows("""
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -429,7 +429,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_SUMMARY],
+        engine.columns("CONFIG_SUMMARY"),
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -437,10 +437,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY_SCHEMA],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", [*engine.DEPENDENCIES_VIA], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1646,7 +1646,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: r[2])
-    w.table("batch_runs", [*engine.BATCH_RUNS], rows)
+    w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
 
 # ---------------------------------------------------------------------------------------------

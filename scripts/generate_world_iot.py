@@ -930,7 +930,7 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     rows.sort(key=lambda r: r[4])
     w.table(
         "job_runs",
-        [*engine.CRON_RUNS],
+        engine.columns("CRON_RUNS"),
         rows,
     )
 
@@ -2090,12 +2090,12 @@ def change_tables(w: World) -> None:
             deploy_line(w, s, v, t + timedelta(minutes=m))
     w.table(
         "deploys",
-        [*engine.DEPLOYS_TRIGGERED],
+        engine.columns("DEPLOYS_TRIGGERED"),
         rows,
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_COMPONENT],
+        engine.columns("CONFIG_COMPONENT"),
         [
             [c, s, k, o, n, t.isoformat(), a, tk]
             for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])

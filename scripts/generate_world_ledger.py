@@ -2073,7 +2073,7 @@ def tables(w: World) -> None:
 
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -2931,15 +2931,15 @@ def build() -> World:
     w.table("batch_runs", ["run_id", "job_name", "started_at", "ended_at", "status", "items"], batch_rows)
     w.table(
         "config_changes",
-        [*engine.CONFIG_AUDIT],
+        engine.columns("CONFIG_AUDIT"),
         [[c, s, k, o, n, by, iso(t), tk] for c, s, k, o, n, by, t, tk in CHANGES],
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY],
+        engine.columns("FLYWAY"),
         MIGRATIONS,
     )
-    w.table("dependencies", [*engine.DEPENDENCIES], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES"), DEPENDENCIES)
     w.runbooks.update(RUNBOOKS)
     truth(w)
     return w

@@ -878,7 +878,7 @@ DEPENDENCIES = engine.rows("""
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -896,7 +896,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_SUMMARY],
+        engine.columns("CONFIG_SUMMARY"),
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -927,10 +927,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY_SCHEMA],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", [*engine.DEPENDENCIES_VIA], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3302,7 +3302,7 @@ def metrics(w: World) -> None:
             q_rows.append([wall(t), q, ready, g.randint(0, 40), pub, round(rate * L + g.uniform(0, 2), 1)])
         t += timedelta(minutes=5)
     w.table(
-        "svc_metrics", [*engine.SERVICE_BUCKETS], svc_rows
+        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
     )
     w.table(
         "queue_metrics",
@@ -3378,7 +3378,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: (datetime.strptime(r[2], "%d/%m/%Y %H:%M:%S"), r[0]))
-    w.table("batch_runs", [*engine.BATCH_RUNS], rows)
+    w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
 
 # ---------------------------------------------------------------------------------------------

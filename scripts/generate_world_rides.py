@@ -1423,10 +1423,10 @@ MIGRATIONS = [
 
 
 def change_tables(w: World) -> None:
-    w.table("dependencies", [*engine.DEPENDENCIES_PURPOSE], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table(
         "deploys",
-        [*engine.DEPLOYS_TRIGGERED],
+        engine.columns("DEPLOYS_TRIGGERED"),
         [
             [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1434,7 +1434,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [*engine.CONFIG_COMPONENT],
+        engine.columns("CONFIG_COMPONENT"),
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
@@ -1985,7 +1985,7 @@ def world() -> tuple[World, dict, dict]:
         t += timedelta(minutes=1)
     w.table(
         "job_runs",
-        [*engine.CRON_RUNS],
+        engine.columns("CRON_RUNS"),
         nightly(w),
     )
     incidents(w)

@@ -840,7 +840,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [*engine.DEPLOYS_ROLLOUT],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     w.table(
@@ -893,13 +893,13 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [*engine.FLYWAY_SCHEMA],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     dc = "service.apne1.kumo.internal"
     w.table(
         "dependencies",
-        [*engine.DEPENDENCIES_VIA],
+        engine.columns("DEPENDENCIES_VIA"),
         [
             [
                 "cdn",
@@ -4105,7 +4105,7 @@ def metrics(w: World) -> None:
             )
         t += timedelta(minutes=1)
     w.table(
-        "svc_metrics", [*engine.SERVICE_BUCKETS], svc_rows
+        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
     )
     w.table(
         "shield_metrics",
@@ -4166,7 +4166,7 @@ def metrics(w: World) -> None:
         db_rows,
     )
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
-    w.table("consumer_lag", [*engine.CONSUMER_LAG], lag_rows)
+    w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
 def batch_runs(w: World, publish_rows: list[list]) -> None:

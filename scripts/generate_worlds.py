@@ -1542,7 +1542,7 @@ def shop_tables(w: Shop) -> None:
                          w.between(420, 560)])
     w.tables["psp_metrics"] = (["ts", "psp", "charges", "declines", "errors", "p95_ms"], psp_rows)
 
-    w.tables["dependencies"] = ([*engine.DEPENDENCIES],
+    w.tables["dependencies"] = (engine.columns("DEPENDENCIES"),
                                 [list(r) for r in SHOP_DEPENDENCIES])
     placement = [["postgres", "pg-main-0", "db-node-1"], ["redis", "redis-cart-0", "redis-node-1"],
                  ["coredns", "coredns (2 replicas)", "infra-node-1"]]
@@ -1550,8 +1550,8 @@ def shop_tables(w: Shop) -> None:
         if svc != "coredns":
             placement.append([svc, f"{svc} ({replicas} replicas)", " ".join(sorted(set(nodes)))])
     w.tables["placement"] = (["service", "instance", "nodes"], placement)
-    w.tables["deploys"] = ([*engine.DEPLOYS_ROLLOUT], w.deploys)
-    w.tables["config_changes"] = ([*engine.CONFIG_AUDIT], sorted(w.changes, key=lambda r: r[6]))
+    w.tables["deploys"] = (engine.columns("DEPLOYS_ROLLOUT"), w.deploys)
+    w.tables["config_changes"] = (engine.columns("CONFIG_AUDIT"), sorted(w.changes, key=lambda r: r[6]))
 
 
 SHOP_RUNBOOKS = {

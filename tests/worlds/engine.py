@@ -233,89 +233,6 @@ def sql_step(query: str, contains: str) -> dict:
     return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
 
 
-# --- table shapes: the columns of the exports the worlds' tools write --------------------------
-
-DEPLOYS_ROLLOUT = (
-    "deploy_id", "service", "version", "image", "started_at", "finished_at", "status",
-    "triggered_by", "summary"
-)
-"""A deploy tool's export with the image it rolled out."""
-
-FLYWAY = (
-    "installed_rank", "version", "description", "script", "installed_by", "installed_on",
-    "execution_time", "success"
-)
-"""Flyway's ``flyway_schema_history``."""
-
-FLYWAY_SCHEMA = (
-    "installed_rank", "version", "description", "script", "installed_by", "installed_on",
-    "execution_time", "success", "schema"
-)
-"""Flyway's history with the schema each migration ran in."""
-
-DEPENDENCIES = ("caller", "callee", "protocol", "address")
-"""Who calls whom, over what, where."""
-
-DEPENDENCIES_VIA = ("caller", "callee", "via", "address")
-"""Who calls whom, through what, where."""
-
-DEPENDENCIES_PURPOSE = ("caller", "callee", "protocol", "address", "purpose")
-"""Who calls whom, over what, where, why."""
-
-CONFIG_AUDIT = (
-    "change_id", "service", "config_key", "old_value", "new_value", "changed_by", "changed_at",
-    "ticket"
-)
-"""A config store's audit log."""
-
-DEPLOYS_AUTHORED = (
-    "deploy_id", "service", "version", "started_at", "finished_at", "status", "author",
-    "description"
-)
-"""A CI's deploy log with who shipped it."""
-
-CONFIG_APPLIED = (
-    "change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"
-)
-"""Config changes as applied, with their author and ticket."""
-
-MIGRATIONS_APPLIED = ("service", "version", "description", "applied_at", "duration_s", "status")
-"""Schema migrations as a migration tool logs them."""
-
-CONSUMER_LAG = ("bucket_start", "consumer_group", "topic", "partitions", "lag_msgs")
-"""Kafka consumer lag per group and topic, per bucket."""
-
-CONFIG_SUMMARY = (
-    "change_id", "service", "key", "old_value", "new_value", "author", "applied_at", "ticket",
-    "summary"
-)
-"""Config changes with a summary line."""
-
-BATCH_RUNS = ("job_name", "runs_on", "started", "finished", "status", "items", "detail")
-"""A batch scheduler's runs."""
-
-CRON_RUNS = (
-    "job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status",
-    "detail"
-)
-"""Kubernetes CronJob runs."""
-
-DEPLOYS_TRIGGERED = (
-    "deploy_id", "service", "version", "started_at", "finished_at", "status", "triggered_by",
-    "description"
-)
-"""A CI's deploy log with what triggered it."""
-
-CONFIG_COMPONENT = (
-    "change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by",
-    "ticket"
-)
-"""Config changes per component."""
-
-SERVICE_BUCKETS = ("bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct")
-"""Per-service request rate, latency, errors and CPU, per bucket."""
-
-
 def truth_file(name: str, offset: str, description: str, incidents: list[dict]) -> dict:
     """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
     return {"dataset": f"{name}-world", "timezone": offset, "description": description,
@@ -325,3 +242,33 @@ def truth_file(name: str, offset: str, description: str, incidents: list[dict]) 
 def rows(table: str) -> list[tuple[str, ...]]:
     """The rows of a table written as text, one a line, cells between ``|`` (blank lines skipped)."""
     return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
+
+
+# --- table shapes: the columns of the exports the worlds' tools write ------------------------
+
+SHAPES = {name: tuple(cols.split()) for name, cols in rows("""
+DEPLOYS_ROLLOUT   | deploy_id service version image started_at finished_at status triggered_by summary
+FLYWAY            | installed_rank version description script installed_by installed_on execution_time success
+DEPENDENCIES      | caller callee protocol address
+DEPENDENCIES_VIA  | caller callee via address
+DEPENDENCIES_PURPOSE | caller callee protocol address purpose
+CONFIG_AUDIT      | change_id service config_key old_value new_value changed_by changed_at ticket
+DEPLOYS_AUTHORED  | deploy_id service version started_at finished_at status author description
+CONFIG_APPLIED    | change_id service key old_value new_value applied_at author ticket
+MIGRATIONS_APPLIED | service version description applied_at duration_s status
+CONSUMER_LAG      | bucket_start consumer_group topic partitions lag_msgs
+CONFIG_SUMMARY    | change_id service key old_value new_value author applied_at ticket summary
+BATCH_RUNS        | job_name runs_on started finished status items detail
+CRON_RUNS         | job_name cronjob namespace schedule started_at completed_at status detail
+DEPLOYS_TRIGGERED | deploy_id service version started_at finished_at status triggered_by description
+CONFIG_COMPONENT  | change_id component key old_value new_value applied_at applied_by ticket
+SERVICE_BUCKETS   | bucket_start service req_per_min p95_ms error_pct cpu_pct
+""")}
+"""Export shapes a spec names instead of spelling out (a deploy tool's, Flyway's, a config
+store's audit log, …): ``columns("FLYWAY")``."""
+SHAPES["FLYWAY_SCHEMA"] = (*SHAPES["FLYWAY"], "schema")
+
+
+def columns(shape: str) -> list[str]:
+    """The columns of a named export shape (a new list: a spec may extend it)."""
+    return list(SHAPES[shape])
