@@ -3802,8 +3802,7 @@ def world() -> tuple[World, dict, dict]:
     for _did, svc, ver, start, _dur, *_ in DEPLOYS:
         if DAY0 <= start < END:
             rollout(w, start, svc, ver)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         edge_bg(w, t)
         edge_noise(w, t)
         booking_bg(w, t)
@@ -3818,7 +3817,6 @@ def world() -> tuple[World, dict, dict]:
         kafka_bg(w, t)
         es_bg(w, t)
         k8s_bg(w, t)
-        t += timedelta(minutes=1)
     inc_seat(w)
     inc_es(w)
     inc_edge(w)

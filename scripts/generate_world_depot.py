@@ -1452,10 +1452,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
     incidents(w)
     metrics(w)

@@ -2320,8 +2320,7 @@ def job_runs(w: World) -> None:
 
     slow = []
     sid = 71000
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         if w.r() < 0.03:
             sid += 1
             cmd = w.pick(
@@ -2355,7 +2354,6 @@ def job_runs(w: World) -> None:
                         "presence-cleanup",
                     ]
                 )
-        t += timedelta(minutes=1)
     w.table("redis_slowlog", ["id", "ts", "duration_us", "command", "client_addr", "client_name"], slow)
 
 
@@ -2998,10 +2996,8 @@ def world() -> tuple[World, dict, dict]:
     for _d, svc, ver, start, dur, *_ in DEPLOYS:
         if DAY0 <= start < END:
             rollout(w, start, svc, ver, dur)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     incidents(w)
     metrics(w)
     job_runs(w)

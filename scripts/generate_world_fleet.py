@@ -510,13 +510,7 @@ def gw_heap(w: Fleet, t: datetime, i: int) -> float:
 
 def background(w: Fleet) -> None:
     """Traffic and the periodic, harmless lines of every service over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(FLOWS):
         # The always-noisy one: chargers on flaky cellular links drop their websockets all day.
         for t in w.spread(minute, 0.11 + 0.05 * d):
             c = w.ctx()
@@ -939,10 +933,7 @@ STARTUP = {  # how each service announces a new version
 def changes(w: Fleet) -> None:
     """The deploys and config changes tables, the versions they install and their log lines."""
     for dep, svc, ver, (day, hm), dur, by, summary in DEPLOYS:
-        started = w.at(day, hm)
-        finished = started + timedelta(minutes=dur, seconds=w.between(5, 50))
-        switch = started + (finished - started) / 2
-        w.versions.setdefault(svc, []).append((switch, ver))
+        started, finished, switch = w.install(svc, ver, day, hm, dur)
         w.switch[dep] = switch
         w.deploys.append(
             [

@@ -3122,10 +3122,8 @@ def world() -> tuple[World, dict, dict]:
     for _d, svc, ver, start, dur, *_ in DEPLOYS:
         if DAY0 <= start < END:
             rollout(w, start, svc, ver, dur)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     incidents(w)
     metrics(w)
     job_runs(w)

@@ -2951,10 +2951,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     cron(w)
     for story in (
         story_signing,

@@ -3314,8 +3314,7 @@ def metrics(w: World) -> None:
 def batch_runs(w: World, extra: list[list]) -> None:
     rows = list(extra)
     g = random.Random(SEED + 2)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         if t.minute % 15 == 0:
             t1 = t + timedelta(seconds=g.randint(20, 90))
             rows.append(
@@ -3353,7 +3352,6 @@ def batch_runs(w: World, extra: list[list]) -> None:
                     "top CEPs re-geocoded",
                 ]
             )
-        t += timedelta(minutes=1)
     rows.append(
         [
             "merchant-finance-export",
@@ -4156,8 +4154,7 @@ def world() -> tuple[World, dict, dict]:
                 p=next(x for x in PODS["payments"] if x[0] == p),
             )
     restart = at(2, 20, 22, 30)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
         ingress_bg(w, t)
         consumer_api_bg(w, t)
@@ -4183,7 +4180,6 @@ def world() -> tuple[World, dict, dict]:
         redis_bg(w, t)
         rabbit_bg(w, t)
         k8s_bg(w, t)
-        t += timedelta(minutes=1)
     inc_mdl(w)
     inc_repl(w)
     inc_rabbit(w)

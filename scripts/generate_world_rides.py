@@ -1979,10 +1979,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     w.table(
         "job_runs",
         engine.columns("CRON_RUNS"),

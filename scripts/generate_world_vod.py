@@ -3911,8 +3911,7 @@ def metrics(w: World) -> None:
     svc_rows, db_rows, host_rows, lag_rows = [], [], [], []
     shield_rows, broker_rows, jvm_rows = [], [], []
     lag = {"watch-history": 0, "reco-events": 0, "search-catalog": 0}
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         ld = load(t)
         # per minute: shield
         for name, *_ in INST["origin-shield"]:
@@ -4103,7 +4102,6 @@ def metrics(w: World) -> None:
                     else w.ri(4000, 9000),
                 ]
             )
-        t += timedelta(minutes=1)
     w.table(
         "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
     )
@@ -5063,8 +5061,7 @@ def world() -> tuple[World, dict, dict]:
     for _did, svc, ver, start, _dur, *_ in DEPLOYS:
         if DAY0 <= start < END:
             rollout(w, start, svc, ver)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         gateway_bg(w, t)
         shield_bg(w, t)
         packager_bg(w, t)
@@ -5079,7 +5076,6 @@ def world() -> tuple[World, dict, dict]:
         kafka_bg(w, t)
         postgres_bg(w, t)
         redis_bg(w, t)
-        t += timedelta(minutes=1)
     shield_vcl(w)
     prepackage(w)
     playback_flags(w)

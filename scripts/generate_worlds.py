@@ -169,7 +169,30 @@ class World:
         """Moments within the minute starting at ``minute`` for an average ``rate``."""
         return sorted(minute + ms(self.rng.randrange(60000)) for _ in range(self.count(rate)))
 
+    def traffic(self, flows: list[tuple[Callable[..., None], float, float]]
+                ) -> Iterator[tuple[datetime, float]]:
+        """Each minute of the span: the request flows run (INFO kept at each flow's share), then the
+        minute and its diurnal load are handed to the caller for the world's own periodic lines."""
+        for minute in minutes(self.start, self.end, 1):
+            d = self.diurnal(minute)
+            for flow, rate, keep in flows:
+                self.info_keep = keep
+                for t in self.spread(minute, rate * d):
+                    flow(self, t)
+            self.info_keep = 1.0
+            yield minute, d
+
+    def install(self, service: str, version: str, day: int, hhmm: str,
+                minutes: int) -> tuple[datetime, datetime, datetime]:
+        """A deploy: its start, its end and the moment (halfway) the new version starts serving."""
+        started = self.at(day, hhmm)
+        finished = started + timedelta(minutes=minutes, seconds=self.between(5, 50))
+        switch = started + (finished - started) / 2
+        self.versions.setdefault(service, []).append((switch, version))
+        return started, finished, switch
+
     # logs ----------------------------------------------------------------------------------
+
     def log(self, t: datetime, service: str, level: str, message: str, **attrs: Any) -> None:
         """Add one log line (lines outside the world's span are dropped)."""
         if not self.start <= t < self.end:
@@ -577,13 +600,7 @@ SHOP_FLOWS: list[tuple[Callable[[Shop, datetime], None], float, float]] = [
 
 def shop_background(w: Shop) -> None:
     """Traffic and the periodic, harmless lines of every service over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in SHOP_FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(SHOP_FLOWS):
         # The always-noisy one: recommendations' feature-store lookups time out all day.
         for t in w.spread(minute, 0.14 + 0.28 * d):
             w.emit(t, "recommendations", "ERROR", f"featurestore lookup failed for "
@@ -730,10 +747,7 @@ SHOP_CHANGES = [  # change_id, service, key, old, new, by, when (day, hh:mm, sec
 def shop_changes(w: Shop) -> None:
     """The deploys and config changes tables, the versions they install and their log lines."""
     for dep, svc, ver, (day, hhmm), dur, by, summary in SHOP_DEPLOYS:
-        started = w.at(day, hhmm)
-        finished = started + timedelta(minutes=dur, seconds=w.between(5, 50))
-        switch = started + (finished - started) / 2
-        w.versions.setdefault(svc, []).append((switch, ver))
+        started, finished, switch = w.install(svc, ver, day, hhmm, dur)
         image = f"registry.shop.example/{svc}:{ver}"
         w.deploys.append([dep, svc, ver, image, zulu(started), zulu(finished), "SUCCEEDED", by, summary])
         w.switch[dep] = switch
@@ -1759,13 +1773,7 @@ PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [
 
 def pipe_background(w: Pipeline) -> None:
     """Streaming traffic, periodic lines and the noisy enricher over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in PIPE_FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(PIPE_FLOWS):
         # Always noisy: the enricher's geoip database misses many mobile carrier ranges.
         for t in w.spread(minute, 0.13 + 0.3 * d):
             ip = f"{w.between(1, 223)}.{w.between(0, 255)}.{w.between(0, 255)}.{w.between(1, 254)}"

@@ -127,6 +127,10 @@ class Dataset:
             event["attrs"] = attrs
         self.events.append((t, self.seq, event))
 
+    def minutes(self) -> Iterator[datetime]:
+        """Every minute of the world's days, from its first."""
+        return every((self.clock.day0, self.end), 60)
+
     def r(self) -> float:
         """A uniform draw in [0, 1)."""
         return self.rng.random()
