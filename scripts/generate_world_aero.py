@@ -3783,14 +3783,11 @@ def truth() -> dict:
             note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong",
         )
     )
-    return engine.truth_file(
-        NAME,
-        "+01:00",
+    return engine.truth_file(NAME, "+01:00", inc, (
         "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
         "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
-        "and envoy access-log start times UTC, config changes carry their offset.",
-        inc,
-    )
+        "and envoy access-log start times UTC, config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3799,9 +3796,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
     for t in w.minutes():
         edge_bg(w, t)
         edge_noise(w, t)
@@ -3845,8 +3841,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the aero world into ``out_dir/aero/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -1437,16 +1437,13 @@ def truth() -> dict:
             ],
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "+01:00",
+    return engine.truth_file(NAME, "+01:00", inc, (
         "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
         "German- and Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 "
         "Uhr). labels and mysql "
         "write UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO "
-        "times with their offset.",
-        inc,
-    )
+        "times with their offset."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
@@ -1475,8 +1472,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the depot world into ``out_dir/depot/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

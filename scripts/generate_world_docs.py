@@ -2975,9 +2975,7 @@ def truth() -> dict:
             "baseline",
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "+00:00",
+    return engine.truth_file(NAME, "+00:00", inc, (
         "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
         "unless "
         "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
@@ -2985,17 +2983,15 @@ def truth() -> dict:
         "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
         "their "
         "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
-        "redis_slowlog have epoch seconds.",
-        inc,
-    )
+        "redis_slowlog have epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
     for t in w.minutes():
         background(w, t)
     incidents(w)
@@ -3017,8 +3013,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the docs world into ``out_dir/docs/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

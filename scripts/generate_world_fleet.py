@@ -2844,8 +2844,7 @@ def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the fleet world into ``out_dir/fleet/``."""
-    w, manifest, truth = world()
-    w.write(Path(out_dir) / NAME, manifest, truth)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

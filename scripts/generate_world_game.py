@@ -3101,9 +3101,7 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "-08:00",
+    return engine.truth_file(NAME, "-08:00", inc, (
         "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
         "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
         "writes "
@@ -3111,17 +3109,15 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         "pod "
         "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
         "svc_metrics "
-        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds.",
-        inc,
-    )
+        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
     for t in w.minutes():
         background(w, t)
     incidents(w)
@@ -3146,8 +3142,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the game world into ``out_dir/game/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -463,51 +463,36 @@ def change_tables(w: World) -> None:
         engine.columns("FLYWAY"),
         [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
     )
-    deps = [
-        ("api-gateway", "prepaid", "http", "prepaid.prepaid.svc.cluster.local:8080"),
-        ("api-gateway", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("api-gateway", "billing", "http", "billing.billing.svc.cluster.local:8000"),
-        ("api-gateway", "outage", "http", "outage.oms.svc.cluster.local:3000"),
-        ("prepaid", "postgres", "postgresql", "pg-billing.db.svc.cluster.local:5432"),
-        (
-            "prepaid",
-            "rabbitmq",
-            "amqp",
-            "rabbitmq.msg.svc.cluster.local:5672 (exchange hes.commands, notify.sms)",
-        ),
-        ("prepaid", "redis", "redis", "redis.cache.svc.cluster.local:6379"),
-        ("prepaid", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("prepaid", "upi-aggregator", "https", "api.upi-psp.example:443"),
-        ("billing", "postgres", "postgresql", "pg-billing.db.svc.cluster.local:5432"),
-        ("billing", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("billing", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (notify.sms)"),
-        ("billing", "blob-storage", "https", "gridcometerphotos.blob.core.windows.net:443"),
-        ("head-end", "emqx", "mqtt", "emqx.mqtt.svc.cluster.local:1883 (dcu/+/status, cmd/#)"),
-        ("head-end", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (queue hes.commands)"),
-        ("head-end", "redis", "redis", "redis.cache.svc.cluster.local:6379"),
-        ("ingest", "emqx", "mqtt", "emqx.mqtt.svc.cluster.local:1883 ($share/ingest/dcu/+/reads)"),
-        (
-            "ingest",
-            "kafka",
-            "kafka",
-            "kafka-headless.streaming.svc.cluster.local:9092 (meter.readings, meter.events)",
-        ),
-        ("mdm", "kafka", "kafka", "kafka-headless.streaming.svc.cluster.local:9092 (group mdm-vee)"),
-        ("mdm", "postgres", "postgresql", "pg-mdm.db.svc.cluster.local:5432"),
-        ("mdm", "postgres", "postgresql", "pg-mdm-ro.db.svc.cluster.local:5432 (usage API reads)"),
-        ("outage", "kafka", "kafka", "kafka-headless.streaming.svc.cluster.local:9092 (group oms-events)"),
-        ("outage", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (notify.sms)"),
-        ("notifier", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (queue notify.sms)"),
-        ("notifier", "sms-aggregator", "https", "api.smsgateway.example:443"),
-        ("meters/DCUs", "emqx", "mqtts", "emqx-lb.ami.gridco.example:8883 (emqx-1, emqx-2)"),
-        (
-            "reporting",
-            "postgres",
-            "postgresql",
-            "pg-mdm-ro.db.svc.cluster.local:5432 (cronjob regulatory-export)",
-        ),
-        ("all pods", "kubernetes", "dns", "kube-dns.kube-system.svc.cluster.local 10.0.0.10:53 (coredns)"),
-    ]
+    deps = engine.rows("""
+    api-gateway | prepaid | http | prepaid.prepaid.svc.cluster.local:8080
+    api-gateway | mdm | http | mdm.mdm.svc.cluster.local:8080
+    api-gateway | billing | http | billing.billing.svc.cluster.local:8000
+    api-gateway | outage | http | outage.oms.svc.cluster.local:3000
+    prepaid | postgres | postgresql | pg-billing.db.svc.cluster.local:5432
+    prepaid | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (exchange hes.commands, notify.sms)
+    prepaid | redis | redis | redis.cache.svc.cluster.local:6379
+    prepaid | mdm | http | mdm.mdm.svc.cluster.local:8080
+    prepaid | upi-aggregator | https | api.upi-psp.example:443
+    billing | postgres | postgresql | pg-billing.db.svc.cluster.local:5432
+    billing | mdm | http | mdm.mdm.svc.cluster.local:8080
+    billing | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (notify.sms)
+    billing | blob-storage | https | gridcometerphotos.blob.core.windows.net:443
+    head-end | emqx | mqtt | emqx.mqtt.svc.cluster.local:1883 (dcu/+/status, cmd/#)
+    head-end | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (queue hes.commands)
+    head-end | redis | redis | redis.cache.svc.cluster.local:6379
+    ingest | emqx | mqtt | emqx.mqtt.svc.cluster.local:1883 ($share/ingest/dcu/+/reads)
+    ingest | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (meter.readings, meter.events)
+    mdm | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (group mdm-vee)
+    mdm | postgres | postgresql | pg-mdm.db.svc.cluster.local:5432
+    mdm | postgres | postgresql | pg-mdm-ro.db.svc.cluster.local:5432 (usage API reads)
+    outage | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (group oms-events)
+    outage | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (notify.sms)
+    notifier | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (queue notify.sms)
+    notifier | sms-aggregator | https | api.smsgateway.example:443
+    meters/DCUs | emqx | mqtts | emqx-lb.ami.gridco.example:8883 (emqx-1, emqx-2)
+    reporting | postgres | postgresql | pg-mdm-ro.db.svc.cluster.local:5432 (cronjob regulatory-export)
+    all pods | kubernetes | dns | kube-dns.kube-system.svc.cluster.local 10.0.0.10:53 (coredns)
+""")
     w.table("dependencies", ["source", "target", "protocol", "endpoint"], [list(d) for d in deps])
     jobs = []
     n = 5501
@@ -3920,15 +3905,12 @@ def truth() -> dict:
             ],
         )
     )
-    return engine.truth_file(
-        NAME,
-        "+05:30",
+    return engine.truth_file(NAME, "+05:30", inc, (
         "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
         "otherwise; "
         "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
-        "offset.",
-        inc,
-    )
+        "offset."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
@@ -3965,8 +3947,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the grid world into ``out_dir/grid/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

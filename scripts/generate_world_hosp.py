@@ -2296,18 +2296,15 @@ def truth() -> dict:
             ],
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "+01:00",
+    return engine.truth_file(NAME, "+01:00", inc, (
         "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
         "November) unless "
         "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
         "(12.11.2026, "
         "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
         "runs and schema "
-        "migrations are local wall time; deploys are UTC; config changes carry their offset.",
-        inc,
-    )
+        "migrations are local wall time; deploys are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2318,9 +2315,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
     for t in w.minutes():
         background(w, t)
     incidents(w)
@@ -2346,8 +2342,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the hosp world into ``out_dir/hosp/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

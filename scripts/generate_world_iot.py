@@ -2934,18 +2934,15 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "+10:00",
+    return engine.truth_file(NAME, "+10:00", inc, (
         "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
         "daylight saving) unless they say otherwise, by an on-call team writing English and French "
         "(14/12, 16/12/2026, 14 Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, "
         "postgres and redis write UTC, emqx and shadow AEST with the offset, rules, ota and kafka "
         "Brisbane wall time, push the time of day only, api epoch milliseconds. Deploys and job runs "
         "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
-        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds.",
-        inc,
-    )
+        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
@@ -2986,8 +2983,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the iot world into ``out_dir/iot/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -2966,8 +2966,7 @@ def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the ledger world into ``out_dir/ledger/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -4116,18 +4116,15 @@ def truth() -> dict:
             runbook_query="payments card timeout PSP",
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "-03:00",
+    return engine.truth_file(NAME, "-03:00", inc, (
         "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
         "say otherwise; dates are "
         "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
         "maio, sometimes 2026-05-11), in "
         "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
         "wall time; deploys, feature "
-        "flags and DNS records are UTC; config changes carry their offset.",
-        inc,
-    )
+        "flags and DNS records are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -4138,9 +4135,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
     leaks = leak_times(w)
     for p, times in leaks.items():
         for t in times:
@@ -4205,8 +4201,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the mkt world into ``out_dir/mkt/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

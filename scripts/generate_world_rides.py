@@ -1962,18 +1962,15 @@ def truth() -> dict:
             ],
         ),
     ]
-    return engine.truth_file(
-        NAME,
-        "-03:00",
+    return engine.truth_file(NAME, "-03:00", inc, (
         "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
         "saving) unless they say otherwise, by an on-call team writing Portuguese and English (18/08, "
         "19 ago, 20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and "
         "elasticsearch write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud "
         "the offset -0300, notify the time of day only, dispatch epoch seconds and payments epoch "
         "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
-        "carry their offset, feature_flags, schema_migrations and service_stats are wall time.",
-        inc,
-    )
+        "carry their offset, feature_flags, schema_migrations and service_stats are wall time."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
@@ -2006,8 +2003,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the rides world into ``out_dir/rides/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -5039,17 +5039,14 @@ def truth() -> dict:
             ],
         )
     )
-    return engine.truth_file(
-        NAME,
-        "+09:00",
+    return engine.truth_file(NAME, "+09:00", inc, (
         "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
         "are "
         "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
         "Metric "
         "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
-        "certificates are UTC; config changes carry their offset.",
-        inc,
-    )
+        "certificates are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -5058,9 +5055,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
     for t in w.minutes():
         gateway_bg(w, t)
         shield_bg(w, t)
@@ -5103,8 +5099,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the vod world into ``out_dir/vod/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,10 @@ class Dataset:
             event["attrs"] = attrs
         self.events.append((t, self.seq, event))
 
+    def within(self, rows: Sequence[Sequence[Any]], at: int) -> list[Sequence[Any]]:
+        """The rows whose moment (column ``at``) falls in the world's days."""
+        return [row for row in rows if self.clock.day0 <= row[at] < self.end]
+
     def minutes(self) -> Iterator[datetime]:
         """Every minute of the world's days, from its first."""
         return every((self.clock.day0, self.end), 60)
@@ -237,7 +241,7 @@ def sql_step(query: str, contains: str) -> dict:
     return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
 
 
-def truth_file(name: str, offset: str, description: str, incidents: list[dict]) -> dict:
+def truth_file(name: str, offset: str, incidents: list[dict], description: str) -> dict:
     """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
     return {"dataset": f"{name}-world", "timezone": offset, "description": description,
             "incidents": incidents}
@@ -276,3 +280,9 @@ SHAPES["FLYWAY_SCHEMA"] = (*SHAPES["FLYWAY"], "schema")
 def columns(shape: str) -> list[str]:
     """The columns of a named export shape (a new list: a spec may extend it)."""
     return list(SHAPES[shape])
+
+
+def write_world(out_dir: Path, name: str, world: Callable[[], tuple[Any, dict, dict]]) -> None:
+    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``."""
+    data, about, truth = world()
+    data.write(Path(out_dir) / name, about, truth)
