@@ -546,8 +546,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "labels.carrier",
         "connection pool api.parcelnet.eu:443 recycled (keepalive expired)",
     )
-    for t in every(CERT, 22):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(CERT, 22, 20):
         pylog_utc(
             w,
             tt,
@@ -600,8 +599,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "o.f.core.internal.command.DbValidate",
         "Flyway validate skipped (spring.flyway.enabled=false); schema version 86",
     )
-    for t in every(COLUMN, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(COLUMN, 15, 14):
         if w.r() < 0.55:
             spring(
                 w,
@@ -651,8 +649,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     rabbit(
         w, RABBIT[1] - timedelta(minutes=2), "INFO", "disk resource limit alarm cleared on node rabbit@mq-1"
     )
-    for t in every(RABBIT, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(RABBIT, 20, 18):
         x = w.r()
         if x < 0.35:
             spring(
@@ -694,8 +691,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             )
 
     # DEPOT-06: smsbird outage; notify config change at 11:05 only touched the e-mail sender name.
-    for t in every(SMS, 25):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(SMS, 25, 20):
         n = w.ri(1, 5)
         celery(
             w,
@@ -716,8 +712,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         )
 
     # DEPOT-04: osrm-1 starved by CPU steal on its hypervisor; routeplan read timeouts.
-    for t in every(STEAL, 40):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(STEAL, 40, 30):
         osrm(
             w,
             tt,
@@ -754,8 +749,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "routeplan.imports",
         "imported stop list nordlicht-versand-20261210.csv for depot=HAM-3: 412 stops (columns lat,lon)",
     )
-    for t in every(NOSEG, 45):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(NOSEG, 45, 30):
         osrm(w, tt, 0.9, 400, "/table/v1/driving/53.5511,9.9937;53.5633,10.0012;...")
         pylog(
             w,
@@ -775,8 +769,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "#",
         "WARNING: used_memory 3.91G of maxmemory 4.00G (97%), maxmemory-policy noeviction",
     )
-    for t in every(REDIS, 30):
-        tt = w.jit(t, 25)
+    for tt in w.jittered(REDIS, 30, 25):
         zap(
             w,
             tt,
@@ -810,8 +803,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     )
 
     # DEPOT-08: gateway rate limit on /v1/scans set to 600 a minute; scanner bridge gets 429.
-    for t in every(RATE, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(RATE, 15, 14):
         kong(w, tt, "POST", "/v1/scans", 429, 0.001, "scans", "scangw-bridge/1.4")
         if w.r() < 0.4:
             mosq(

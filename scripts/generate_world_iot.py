@@ -961,8 +961,7 @@ def story_signing(w: World) -> None:
         "topic=d/+/ota/job",
     )
     failed = 0
-    for t in every(SIGN, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(SIGN, 15, 14):
         dev = w.device("plg")
         golog(
             w,
@@ -1025,8 +1024,7 @@ def story_packet(w: World) -> None:
         "emqx@emqx-1",
     )
     last: dict[str, datetime] = {}
-    for t in every((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16):
-        tt = w.jit(t, 14)
+    for tt in w.jittered((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16, 14):
         hub = w.pick(HUBS)
         size = w.ri(66_000, 240_000)
         node = w.pick(EMQX_NODES)
@@ -1046,8 +1044,7 @@ def story_packet(w: World) -> None:
             node,
         )
         last.setdefault(hub, tt)
-    for t in every((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20, 18):
         hub = w.pick(HUBS)
         age = int((tt - last.get(hub, PACKET[0])).total_seconds()) + 300
         slog(
@@ -1100,8 +1097,7 @@ def story_packet(w: World) -> None:
 
 def story_swap(w: World) -> None:
     """IOT-03: redis-shadow-1's host ran out of memory and swapped; shadow's redis calls crawl."""
-    for t in every(SWAP, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(SWAP, 20, 18):
         dev = w.device()
         slog(
             w,
@@ -1267,12 +1263,10 @@ def story_leak(w: World) -> None:  # noqa: C901 — cause and symptoms
                 home_id=w.home(),
             )
     who = (("auth@auth", 5), ("shadow@shadow", 3), ("ota@ota", 1), ("registry@registry", 1))
-    for t in every(FULL, 13):
-        tt = w.jit(t, 5)
+    for tt in w.jittered(FULL, 13, 5):
         user = w.pick([u for u, n in who for _ in range(n)])
         pg(w, tt, "FATAL", "FATAL", "sorry, too many clients already", "pg-main-1", user)
-    for t in every(FULL, 20):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(FULL, 20, 10):
         pyauth(
             w,
             tt,
@@ -1351,8 +1345,7 @@ def story_scram(w: World) -> None:
         "kafka-2.kafka.brolga.internal:9094",
         "kafka-3.kafka.brolga.internal:9094",
     )
-    for t in every(SCRAM, 24):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(SCRAM, 24, 20):
         b = w.ri(1, 3)
         emqx(
             w,
@@ -1420,8 +1413,7 @@ def story_fcm(w: World) -> None:
     """IOT-08 (external): FCM answers 503 for every send; the 12:58 push change only touched APNs."""
     elixir(w, at(1, 12, 58, 12), "INFO", "Push.Config", "reloaded: apns.pool_size=8 (was 4)")
     elixir(w, at(1, 12, 58, 13), "INFO", "Push.Apns", "connection pool resized to 8 (api.push.apple.com:443)")
-    for t in every(FCM, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(FCM, 20, 18):
         tok = w.hexid(4)
         cat = w.pick(("door_unlocked", "motion", "automation_ran", "device_offline"))
         elixir(
@@ -1459,8 +1451,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
         f"signing key rotated: active kid={NEW_KID}; retired kid={OLD_KID} dropped (retired_key_ttl=0h); "
         "jwks keys=1",
     )
-    for t in every((at(1, 16, 1, 15), KID[1]), 9):
-        tt = w.jit(t, 8)
+    for tt in w.jittered((at(1, 16, 1, 15), KID[1]), 9, 8):
         route = w.pick(
             (
                 "/v1/homes/:homeId/devices",
@@ -1480,8 +1471,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
         )
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=2), "GET", f"/v1/homes/{w.home()}/devices", 401, 0.002)
-    for t in every((at(1, 16, 1, 30), KID[1]), 18):
-        tt = w.jit(t, 16)
+    for tt in w.jittered((at(1, 16, 1, 30), KID[1]), 18, 16):
         pyauth(
             w,
             tt,
@@ -1491,8 +1481,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
             f" sub={w.user()}",
         )
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 400)
-    for t in every((at(1, 16, 4), KID[1]), 17):
-        tt = w.jit(t, 15)
+    for tt in w.jittered((at(1, 16, 4), KID[1]), 17, 15):
         if w.r() < 0.6:
             pyauth(
                 w,
@@ -1521,8 +1510,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
             f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})",
         )
-    for t in every((at(1, 16, 3), KID[1]), 25):
-        tt = w.jit(t, 22)
+    for tt in w.jittered((at(1, 16, 3), KID[1]), 25, 22):
         log4j(
             w,
             tt,
@@ -1554,8 +1542,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
 def story_poison(w: World) -> None:
     """IOT-10: one thermostat sends microsecond timestamps; ingest retries its batch forever."""
     t0 = POISON[0]
-    for t in every(POISON, 60):
-        tt = w.jit(t, 3)
+    for tt in w.jittered(POISON, 60, 3):
         us = int(tt.timestamp() * 1_000_000)
         tracing(
             w,
@@ -1627,8 +1614,7 @@ def story_poison(w: World) -> None:
 
 def story_fanout(w: World) -> None:
     """IOT-11: flag home_summary_v2 at 100%: api fans out one registry call per device."""
-    for t in every(FANOUT, 12):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(FANOUT, 12, 10):
         calls = w.ri(18, 64)
         x = w.r()
         if x < 0.35:
@@ -1754,8 +1740,7 @@ def story_failover(w: World) -> None:
         "Push.RateLimit",
         "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected",
     )
-    for t in every((s + timedelta(seconds=12), FAILOVER[1]), 16):
-        tt = w.jit(t, 14)
+    for tt in w.jittered((s + timedelta(seconds=12), FAILOVER[1]), 16, 14):
         if w.r() < 0.65:
             pyauth(
                 w,

@@ -740,8 +740,7 @@ def nightly(w: World) -> list[list]:
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-01: the morning's tariff file writes surge_cap for gru-t2 as "1,35" (decimal comma).
-    for t in every(TARIFF, 25):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(TARIFF, 25, 20):
         zone = "gru-t2"
         pylog(
             w,
@@ -772,8 +771,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     )
 
     # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
-    for t in every(BURST, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(BURST, 20, 18):
         spring(
             w,
             tt,
@@ -827,8 +825,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         issuer="CN=Corrida Issuing CA 2026",
         serial="5e:0a:91:c4",
     )
-    for t in every(MTLS, 15):
-        tt = w.jit(t, 12)
+    for tt in w.jittered(MTLS, 15, 12):
         pino(
             w,
             tt,
@@ -893,8 +890,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)",
             "kafka.cluster.Partition",
         )
-    for t in every(KDISK, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(KDISK, 20, 18):
         logfmt(
             w,
             tt,
@@ -921,8 +917,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 
     # RIDES-06: RotaMaps (external) answers 503 and times out; eta falls back to straight-line ETAs.
     tracing(w, at(1, 10, 58, 40), "INFO", "eta::config", "config reloaded: cache.ttl_s=180 (was 300)")
-    for t in every(MAPS, 12):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(MAPS, 12, 10):
         if w.r() < 0.6:
             tracing(
                 w,
@@ -953,8 +948,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "model refresh: loading fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) from s3://corrida-risk/models",
     )
     pid = 4300
-    for t in every(FRAUD, 40):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(FRAUD, 40, 30):
         pid += w.ri(3, 17)
         gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
         gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
@@ -965,8 +959,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             pid + 1,
             "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
         )
-    for t in every(FRAUD, 10):
-        tt = w.jit(t, 9)
+    for tt in w.jittered(FRAUD, 10, 9):
         x = w.r()
         if x < 0.5:
             zap(
@@ -1050,8 +1043,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "4.8gb[4.9%], all indices on this node will be marked read-only",
     )
     depth = 0
-    for t in every(ESDISK, 30):
-        tt = w.jit(t, 25)
+    for tt in w.jittered(ESDISK, 30, 25):
         depth = min(10000, depth + w.ri(150, 190))
         spring(
             w,
@@ -1063,8 +1055,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             "reason=index [trips-2026.08] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage "
             f"watermark, index has read-only-allow-delete block]] queue depth={depth}",
         )
-    for t in every(ESBLOCK, 15):
-        tt = w.jit(t, 12)
+    for tt in w.jittered(ESBLOCK, 15, 12):
         spring(
             w,
             tt,

@@ -131,6 +131,12 @@ class Dataset:
         """The rows whose moment (column ``at``) falls in the world's days."""
         return [row for row in rows if self.clock.day0 <= row[at] < self.end]
 
+    def jittered(self, span: tuple[datetime, datetime], step_s: float,
+                 jit_s: float = 60.0) -> Iterator[datetime]:
+        """Moments ``step_s`` apart over a span, each up to ``jit_s`` later: a line that repeats."""
+        for t in every(span, step_s):
+            yield self.jit(t, jit_s)
+
     def minutes(self) -> Iterator[datetime]:
         """Every minute of the world's days, from its first."""
         return every((self.clock.day0, self.end), 60)
