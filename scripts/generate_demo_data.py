@@ -166,6 +166,18 @@ def burst(w: World, start: datetime, end: datetime, every: tuple[int, int]) -> I
         t += timedelta(seconds=w.rng.randint(*every))
 
 
+def failing_payments(w: World, start: datetime, end: datetime, every: tuple[int, int],
+                     acquirer: str) -> Iterator[tuple[datetime, str, str, Any]]:
+    """A burst of payments: those of the acquirer's merchants come back to fail, the others succeed."""
+    hit = {m for m, name in w.acquirer.items() if name == acquirer}
+    for t in burst(w, start, end, every):
+        m = w.merchant()
+        if m not in hit:
+            ok_payment(w, t, m)
+            continue
+        yield t, m, w.pid(), w.amount()
+
+
 def inc1_pool(w: World) -> None:
     """2026-11-02 ~09:57-10:12: CHG-2041 cut payment-db pool max to 10; peak traffic starves it."""
     w.log(at(2, "09:52", 4), "payment-service", "INFO",
@@ -230,13 +242,7 @@ def inc3_acquirer(w: World) -> None:
     """2026-11-04 09:28-09:47: acquirer NorthBank times out; other acquirers are fine."""
     w.log(at(4, "09:22", 40), "ledger-service", "INFO", "starting ledger-service version=5.2.0",
           version="5.2.0")
-    north = {m for m, acquirer in w.acquirer.items() if acquirer == "NorthBank"}
-    for t in burst(w, at(4, "09:28"), at(4, "09:47"), (8, 20)):
-        m = w.merchant()
-        if m not in north:
-            ok_payment(w, t, m)
-            continue
-        pid, amt = w.pid(), w.amount()
+    for t, m, pid, amt in failing_payments(w, at(4, "09:28"), at(4, "09:47"), (8, 20), "NorthBank"):
         w.log(t + timedelta(seconds=10), "acquirer-adapter", "ERROR",
               f"NorthBank authorize timed out after 10000 ms payment_id={pid} merchant={m}",
               acquirer="NorthBank", payment_id=pid)
@@ -253,13 +259,7 @@ def inc3_acquirer(w: World) -> None:
 
 def inc4_tls(w: World) -> None:
     """2026-11-05 11:00-11:24: the EastBank mTLS client certificate expired at 11:00:00."""
-    east = {m for m, acquirer in w.acquirer.items() if acquirer == "EastBank"}
-    for t in burst(w, at(5, "11:00", 1), at(5, "11:24"), (10, 25)):
-        m = w.merchant()
-        if m not in east:
-            ok_payment(w, t, m)
-            continue
-        pid, amt = w.pid(), w.amount()
+    for t, m, pid, amt in failing_payments(w, at(5, "11:00", 1), at(5, "11:24"), (10, 25), "EastBank"):
         w.log(t + timedelta(milliseconds=80), "acquirer-adapter", "ERROR",
               "TLS handshake with EastBank failed: client certificate has expired "
               "(subject=CN=psp-client.eastbank.example, not_after=2026-11-05T11:00:00Z)",

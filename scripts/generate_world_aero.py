@@ -19,13 +19,16 @@ redis-session. notify (Go) sends push, SMS and e-mail from kafka events. A debez
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import sql_step as step_sql
 
 NAME = "aero"
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,32 +37,20 @@ CET = timezone(timedelta(hours=1))
 DAY0 = datetime(2026, 2, 17, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
 SEED = 20260217
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (CET) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(CET, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(CET)
+loc = LOCAL.loc
 
 
-def iso(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+iso = LOCAL.iso
 
 
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
+wall = LOCAL.wall
 
 
 def load(t: datetime) -> float:
@@ -99,10 +90,6 @@ HIGH_WM = at(2, 14, 40, 5)
 DECLINES = (at(2, 18, 56, 0), at(2, 19, 41, 0))  # AERO-14 issuer declines (external, unknown)
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE", "MAD", "ARN", "WAW", "CPH"]
 FOREIGN_POS = ["GB", "CH", "SE", "PL", "DK", "NO"]
 EUR_POS = ["DE", "DE", "DE", "AT", "FR", "ES", "NL", "IT"]
@@ -123,47 +110,17 @@ ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.pid = 51000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
 
     def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
         return t + timedelta(milliseconds=int(self.r() * span_s * 1000))
 
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def pnr(self) -> str:
         chars = [self.pick("ABCDEFGHJKLMNPQRSTUVWXYZ") for _ in range(6)]
@@ -187,33 +144,6 @@ class World:
     def newpid(self) -> int:
         self.pid += self.ri(2, 70)
         return self.pid
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argo-rollouts), config changes (CET with offset), flyway history
@@ -470,17 +400,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     w.table(
@@ -490,22 +410,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        ["caller", "callee", "via", "address"],
+        engine.columns("DEPENDENCIES_VIA"),
         [
             ["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
             ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
@@ -3220,7 +3130,7 @@ def metrics(w: World) -> None:
         ],
         store_rows,
     )
-    w.table("consumer_lag", ["bucket_start", "consumer_group", "topic", "partitions", "lag_msgs"], lag_rows)
+    w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
 def batch_runs(w: World) -> None:
@@ -3383,67 +3293,17 @@ every index with a shard on that node; writes fail with `cluster_block_exception
 # ---------------------------------------------------------------------------------------------
 
 
-def q(service: str, s: datetime, e: datetime, lvl: str | None = None, pattern: str | None = None) -> dict:
-    args = {"service": service, "start": iso(s), "end": iso(e)}
-    if lvl:
-        args["level"] = lvl
-    if pattern:
-        args["pattern"] = pattern
-    return args
+def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
+              pattern: str | None = None) -> dict:
+    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-def step_logs(contains: str, *a, **k) -> dict:
-    return {"tool": "query_logs", "args": q(*a, **k), "contains": contains}
-
-
-def step_sql(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
-
-
-def incident(
-    i: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    s: datetime,
-    e: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root: str | None,
-    terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    outcome: str,
-    evidence: list[dict],
-    decoy: str | None = None,
-    runbook_query: str | None = None,
-    note: str | None = None,
-) -> dict:
-    d = {
-        "id": i,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(s),
-        "end": iso(e),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root,
-        "key_terms": terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy:
-        d["decoy_runbook"] = decoy
-    if runbook_query:
-        d["runbook_query"] = runbook_query
-    if note:
-        d["note"] = note
-    return d
+def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+             note: str | None = None) -> dict:
+    """A truth entry; this world's specs give the outcome before the evidence."""
+    *head, outcome, evidence = fields
+    return engine.incident(iso, *head, evidence, outcome, **engine.given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
 
 
 def truth() -> dict:
@@ -3923,16 +3783,11 @@ def truth() -> dict:
             note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong",
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": (
-            "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
-            "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
-            "and envoy access-log start times UTC, config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "+01:00", inc, (
+        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
+        "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
+        "and envoy access-log start times UTC, config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3941,11 +3796,9 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver)
-    t = DAY0
-    while t < END:
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    for t in w.minutes():
         edge_bg(w, t)
         edge_noise(w, t)
         booking_bg(w, t)
@@ -3960,7 +3813,6 @@ def world() -> tuple[World, dict, dict]:
         kafka_bg(w, t)
         es_bg(w, t)
         k8s_bg(w, t)
-        t += timedelta(minutes=1)
     inc_seat(w)
     inc_es(w)
     inc_edge(w)
@@ -3989,8 +3841,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the aero world into ``out_dir/aero/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -26,13 +26,17 @@ scanner broker write epoch seconds. Tables carry ISO times with their offset.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
 
 NAME = "depot"
 SEED = 120812
@@ -41,7 +45,7 @@ CET = timezone(timedelta(hours=1))
 UTC = UTC
 DAY0 = datetime(2026, 12, 8, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "gateway",
     "booking",
@@ -58,8 +62,8 @@ SERVICES = (
 )
 
 
-def at(day: int, h: int, m: int, s: int = 0) -> datetime:
-    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
+LOCAL = engine.Clock(CET, DAY0)
+at = LOCAL.at
 
 
 # The stories (CET): (start of the cause, end of the effects)
@@ -73,79 +77,14 @@ REDIS = (at(2, 9, 41), at(2, 11, 2))  # DEPOT-07 redis maxmemory with noeviction
 RATE = (at(2, 14, 32), at(2, 15, 18))  # DEPOT-08 gateway rate-limiting 6000 -> 600 on /v1/scans
 
 
-def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
-
-    def emit(self, t: datetime, service: str, level: str, message: str) -> None:
-        assert level in LEVELS and service in SERVICES, (level, service)
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(CET).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-        }
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
+        super().__init__(SEED, LOCAL, END, SERVICES)
 
     def parcel(self) -> str:
         return f"DP{self.ri(10**9, 10**10 - 1)}DE"
 
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
+    hexid = engine.Dataset.plain_hex
 
 # ---- native line formats -------------------------------------------------------------------
 
@@ -598,13 +537,6 @@ def nightly(w: World) -> list[list]:
 # ---- the incidents ---------------------------------------------------------------------------
 
 
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
-
-
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # DEPOT-01: ParcelNet rotated to a new intermediate CA; labels' pinned CA bundle lacks it.
     pylog_utc(
@@ -614,8 +546,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "labels.carrier",
         "connection pool api.parcelnet.eu:443 recycled (keepalive expired)",
     )
-    for t in every(CERT, 22):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(CERT, 22, 20):
         pylog_utc(
             w,
             tt,
@@ -668,8 +599,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "o.f.core.internal.command.DbValidate",
         "Flyway validate skipped (spring.flyway.enabled=false); schema version 86",
     )
-    for t in every(COLUMN, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(COLUMN, 15, 14):
         if w.r() < 0.55:
             spring(
                 w,
@@ -719,8 +649,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     rabbit(
         w, RABBIT[1] - timedelta(minutes=2), "INFO", "disk resource limit alarm cleared on node rabbit@mq-1"
     )
-    for t in every(RABBIT, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(RABBIT, 20, 18):
         x = w.r()
         if x < 0.35:
             spring(
@@ -762,8 +691,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             )
 
     # DEPOT-06: smsbird outage; notify config change at 11:05 only touched the e-mail sender name.
-    for t in every(SMS, 25):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(SMS, 25, 20):
         n = w.ri(1, 5)
         celery(
             w,
@@ -784,8 +712,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         )
 
     # DEPOT-04: osrm-1 starved by CPU steal on its hypervisor; routeplan read timeouts.
-    for t in every(STEAL, 40):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(STEAL, 40, 30):
         osrm(
             w,
             tt,
@@ -822,8 +749,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "routeplan.imports",
         "imported stop list nordlicht-versand-20261210.csv for depot=HAM-3: 412 stops (columns lat,lon)",
     )
-    for t in every(NOSEG, 45):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(NOSEG, 45, 30):
         osrm(w, tt, 0.9, 400, "/table/v1/driving/53.5511,9.9937;53.5633,10.0012;...")
         pylog(
             w,
@@ -843,8 +769,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "#",
         "WARNING: used_memory 3.91G of maxmemory 4.00G (97%), maxmemory-policy noeviction",
     )
-    for t in every(REDIS, 30):
-        tt = w.jit(t, 25)
+    for tt in w.jittered(REDIS, 30, 25):
         zap(
             w,
             tt,
@@ -878,8 +803,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     )
 
     # DEPOT-08: gateway rate limit on /v1/scans set to 600 a minute; scanner bridge gets 429.
-    for t in every(RATE, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(RATE, 15, 14):
         kong(w, tt, "POST", "/v1/scans", 429, 0.001, "scans", "scangw-bridge/1.4")
         if w.r() < 0.4:
             mosq(
@@ -1112,10 +1036,10 @@ MIGRATIONS = [
 
 
 def change_tables(w: World) -> None:
-    w.table("dependencies", ["caller", "callee", "protocol", "address", "purpose"], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table(
         "deploys",
-        ["deploy_id", "service", "version", "started_at", "finished_at", "status", "author", "description"],
+        engine.columns("DEPLOYS_AUTHORED"),
         [
             [d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1123,12 +1047,12 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"],
+        engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        ["service", "version", "description", "applied_at", "duration_s", "status"],
+        engine.columns("MIGRATIONS_APPLIED"),
         [[s, v, d, t.isoformat(), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     for _d, s, v, t, m, _a, _desc in DEPLOYS:
@@ -1228,71 +1152,13 @@ yet; failed SMS are not re-sent automatically, so after the outage run
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return t.astimezone(CET).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def zt(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+logs = partial(engine.log_step, lt)
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
-
-
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:
@@ -1563,25 +1429,20 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
+    return engine.truth_file(NAME, "+01:00", inc, (
+        "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
         "German- and Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 "
         "Uhr). labels and mysql "
         "write UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO "
-        "times with their offset.",
-        "incidents": inc,
-    }
+        "times with their offset."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
     incidents(w)
     metrics(w)
@@ -1603,8 +1464,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the depot world into ``out_dir/depot/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

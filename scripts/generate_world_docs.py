@@ -32,13 +32,16 @@ microseconds, redis writes its own day-month-year form, k8s events carry an epoc
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import epoch_ms, every, inside, ms3, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "docs"
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,40 +50,21 @@ GMT = timezone(timedelta(0))
 DAY0 = datetime(2026, 11, 17, tzinfo=GMT)
 END = DAY0 + timedelta(days=3)
 SEED = 20261117
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0) -> datetime:
-    """UK time (GMT) on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss)
+LOCAL = engine.Clock(GMT, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(GMT)
+loc = LOCAL.loc
 
 
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
-
-
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def zulu_ms(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
-
-
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def epoch(t: datetime) -> int:
     return int(t.timestamp())
-
-
-def epoch_ms(t: datetime) -> int:
-    return int(t.timestamp() * 1000)
 
 
 def load(t: datetime) -> float:
@@ -107,10 +91,6 @@ def load(t: datetime) -> float:
     return 0.08
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 # What goes wrong (UK time, GMT)
 SHM = (at(0, 10, 7, 20), at(0, 11, 2, 0))  # DOCS-01 export: chromium /dev/shm full, zombie renderers
 OKTA = (at(0, 12, 58, 0), at(0, 13, 47, 0))  # DOCS-05 Okta's token endpoint answers 503 (external)
@@ -127,77 +107,14 @@ KEYS = (at(2, 14, 12, 0), at(2, 14, 58, 0))  # DOCS-12 presence-cleanup CronJob 
 SKEW = (at(2, 15, 52, 0), at(2, 16, 44, 0))  # DOCS-13 chrony stopped on ip-10-20-3-17: SAML NotBefore
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {"ts": loc(t).isoformat(timespec="milliseconds"), "service": service, "level": level}
-        event["message"] = message
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
+        super().__init__(SEED, LOCAL, END)
 
     def doc(self) -> str:
         return "d_" + "".join(
             self.pick("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789") for _ in range(11)
         )
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 PODS = {
     "collab": ["collab-6c9f7d8b5-2kxqv", "collab-6c9f7d8b5-8mzt4", "collab-6c9f7d8b5-wq7nr"],
@@ -456,7 +373,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        ["deploy_id", "service", "version", "started_at", "finished_at", "status", "author", "description"],
+        engine.columns("DEPLOYS_AUTHORED"),
         [
             [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
             for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])
@@ -464,17 +381,17 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"],
+        engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        ["service", "version", "description", "applied_at", "duration_s", "status"],
+        engine.columns("MIGRATIONS_APPLIED"),
         [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        ["caller", "callee", "protocol", "address", "purpose"],
+        engine.columns("DEPENDENCIES_PURPOSE"),
         [list(d) for d in DEPENDENCIES],
     )
     w.table(
@@ -1243,13 +1160,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
             zap(
                 w, ts + timedelta(seconds=3), "INFO", "cmd/indexer/main.go:52", "indexer started", version=ver
             )
-
-
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
 
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
@@ -2410,8 +2320,7 @@ def job_runs(w: World) -> None:
 
     slow = []
     sid = 71000
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         if w.r() < 0.03:
             sid += 1
             cmd = w.pick(
@@ -2445,7 +2354,6 @@ def job_runs(w: World) -> None:
                         "presence-cleanup",
                     ]
                 )
-        t += timedelta(minutes=1)
     w.table("redis_slowlog", ["id", "ts", "duration_us", "command", "client_addr", "client_name"], slow)
 
 
@@ -2562,67 +2470,13 @@ job; longer term: gp3 with provisioned IOPS.
 # ---------------------------------------------------------------- truth
 
 
-def lt(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:
@@ -3121,33 +2975,25 @@ def truth() -> dict:
             "baseline",
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+00:00",
-        "description": (
-            "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
-            "unless "
-            "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
-            "17/11/2026, "
-            "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
-            "their "
-            "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
-            "redis_slowlog have epoch seconds."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "+00:00", inc, (
+        "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
+        "unless "
+        "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
+        "17/11/2026, "
+        "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
+        "their "
+        "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
+        "redis_slowlog have epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
-    t = DAY0
-    while t < END:
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     incidents(w)
     metrics(w)
     job_runs(w)
@@ -3167,8 +3013,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the docs world into ``out_dir/docs/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

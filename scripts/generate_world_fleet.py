@@ -32,6 +32,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate_worlds import (  # noqa: E402  (the engine lives next to this script)
@@ -507,13 +510,7 @@ def gw_heap(w: Fleet, t: datetime, i: int) -> float:
 
 def background(w: Fleet) -> None:
     """Traffic and the periodic, harmless lines of every service over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(FLOWS):
         # The always-noisy one: chargers on flaky cellular links drop their websockets all day.
         for t in w.spread(minute, 0.11 + 0.05 * d):
             c = w.ctx()
@@ -936,10 +933,7 @@ STARTUP = {  # how each service announces a new version
 def changes(w: Fleet) -> None:
     """The deploys and config changes tables, the versions they install and their log lines."""
     for dep, svc, ver, (day, hm), dur, by, summary in DEPLOYS:
-        started = w.at(day, hm)
-        finished = started + timedelta(minutes=dur, seconds=w.between(5, 50))
-        switch = started + (finished - started) / 2
-        w.versions.setdefault(svc, []).append((switch, ver))
+        started, finished, switch = w.install(svc, ver, day, hm, dur)
         w.switch[dep] = switch
         w.deploys.append(
             [
@@ -2397,43 +2391,43 @@ BASE = {  # rps, p50_ms, p99_ms, error_pct, cpu_pct at peak, mem_mb
     "roaming": (1.5, 240, 1900, 0.6, 6, 330),
 }
 
-DEPENDENCIES = [  # caller, callee, protocol, address
-    ("edge-gw", "session-svc", "http", "session-svc:8080"),
-    ("edge-gw", "locations", "http", "locations:8080"),
-    ("edge-gw", "authz", "http", "authz:8080"),
-    ("ocpp-gateway", "authz", "http", "authz:8080"),
-    ("ocpp-gateway", "rabbitmq", "amqp", "mq-1..3:5672"),
-    ("session-svc", "ocpp-gateway", "grpc", "ocpp-gateway:9090"),
-    ("session-svc", "authz", "http", "authz:8080"),
-    ("session-svc", "tariff", "http", "tariff:8080"),
-    ("session-svc", "pg-core", "postgres", "pg-core:5432"),
-    ("session-svc", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("authz", "pg-core", "postgres", "pg-core:5432"),
-    ("authz", "roaming", "http", "roaming:8080"),
-    ("tariff", "pg-core", "postgres", "pg-core:5432"),
-    ("tariff", "tariff-cache", "redis", "tariff-cache:6379"),
-    ("billing", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("billing", "pg-core", "postgres", "pg-core:5432"),
-    ("billing", "tariff", "http", "tariff:8080"),
-    ("billing", "egress-proxy", "http-connect", "10.30.0.8:3128"),
-    ("billing", "paycore", "https", "api.paycore.example:443 (via egress-proxy)"),
-    ("billing", "objstore", "s3", "objstore.fleet.internal:9000"),
-    ("notifier", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("notifier", "egress-proxy", "http-connect", "10.30.0.8:3128"),
-    ("notifier", "fcm", "https", "fcm.googleapis.com:443 (via egress-proxy)"),
-    ("locations", "pg-replica", "postgres", "pg-replica:5432"),
-    ("locations", "geocoder", "https", "maps.geoapi.example:443"),
-    ("telemetry-ingest", "rabbitmq", "amqp", "rabbitmq.fleet.svc:5672"),
-    ("telemetry-ingest", "tsdb", "postgres", "tsdb-0:5432"),
-    ("firmware-svc", "objstore", "s3", "objstore.fleet.internal:9000"),
-    ("firmware-svc", "pg-core", "postgres", "pg-core:5432"),
-    ("firmware-svc", "ocpp-gateway", "grpc", "ocpp-gateway:9090"),
-    ("roaming", "pg-core", "postgres", "pg-core:5432"),
-    ("roaming", "e-roam", "https", "ocpi.e-roam.example:443"),
-    ("roaming", "gridhub", "https", "api.gridhub.example:443"),
-    ("pg-replica", "pg-core", "postgres-replication", "pg-core:5432"),
-    ("dashboards", "pg-replica", "postgres", "pg-replica:5432"),
-]
+DEPENDENCIES = engine.rows("""
+    edge-gw          | session-svc  | http                 | session-svc:8080
+    edge-gw          | locations    | http                 | locations:8080
+    edge-gw          | authz        | http                 | authz:8080
+    ocpp-gateway     | authz        | http                 | authz:8080
+    ocpp-gateway     | rabbitmq     | amqp                 | mq-1..3:5672
+    session-svc      | ocpp-gateway | grpc                 | ocpp-gateway:9090
+    session-svc      | authz        | http                 | authz:8080
+    session-svc      | tariff       | http                 | tariff:8080
+    session-svc      | pg-core      | postgres             | pg-core:5432
+    session-svc      | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    authz            | pg-core      | postgres             | pg-core:5432
+    authz            | roaming      | http                 | roaming:8080
+    tariff           | pg-core      | postgres             | pg-core:5432
+    tariff           | tariff-cache | redis                | tariff-cache:6379
+    billing          | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    billing          | pg-core      | postgres             | pg-core:5432
+    billing          | tariff       | http                 | tariff:8080
+    billing          | egress-proxy | http-connect         | 10.30.0.8:3128
+    billing          | paycore      | https                | api.paycore.example:443 (via egress-proxy)
+    billing          | objstore     | s3                   | objstore.fleet.internal:9000
+    notifier         | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    notifier         | egress-proxy | http-connect         | 10.30.0.8:3128
+    notifier         | fcm          | https                | fcm.googleapis.com:443 (via egress-proxy)
+    locations        | pg-replica   | postgres             | pg-replica:5432
+    locations        | geocoder     | https                | maps.geoapi.example:443
+    telemetry-ingest | rabbitmq     | amqp                 | rabbitmq.fleet.svc:5672
+    telemetry-ingest | tsdb         | postgres             | tsdb-0:5432
+    firmware-svc     | objstore     | s3                   | objstore.fleet.internal:9000
+    firmware-svc     | pg-core      | postgres             | pg-core:5432
+    firmware-svc     | ocpp-gateway | grpc                 | ocpp-gateway:9090
+    roaming          | pg-core      | postgres             | pg-core:5432
+    roaming          | e-roam       | https                | ocpi.e-roam.example:443
+    roaming          | gridhub      | https                | api.gridhub.example:443
+    pg-replica       | pg-core      | postgres-replication | pg-core:5432
+    dashboards       | pg-replica   | postgres             | pg-replica:5432
+""")
 
 POOLS = {  # pg-core application -> (active at peak, idle)
     "session-svc": (14, 104),
@@ -2621,45 +2615,17 @@ def tables(w: Fleet) -> None:
             roam_rows.append([local_text(t), hub, req, round(req * ratio), w.between(280, 520)])
     w.tables["roaming_stats"] = (["ts", "hub", "requests", "rejected", "p95_ms"], roam_rows)
 
-    w.tables["dependencies"] = (["caller", "callee", "protocol", "address"], [list(r) for r in DEPENDENCIES])
+    w.tables["dependencies"] = (engine.columns("DEPENDENCIES"), [list(r) for r in DEPENDENCIES])
     w.tables["deploys"] = (
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         w.deploys,
     )
     w.tables["config_changes"] = (
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        engine.columns("CONFIG_AUDIT"),
         sorted(w.changes, key=lambda r: r[6]),
     )
     w.tables["schema_migrations"] = (
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        engine.columns("FLYWAY"),
         w.migrations,
     )
     d1 = w.at(1, "10:00")
@@ -2878,8 +2844,7 @@ def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the fleet world into ``out_dir/fleet/``."""
-    w, manifest, truth = world()
-    w.write(Path(out_dir) / NAME, manifest, truth)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -28,13 +28,17 @@ local wall time without a zone, postgres says PST, matchmaker and lobby write ep
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "game"
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,40 +47,21 @@ PST = timezone(timedelta(hours=-8))
 DAY0 = datetime(2026, 12, 1, tzinfo=PST)
 END = DAY0 + timedelta(days=3)
 SEED = 20261201
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0) -> datetime:
-    """Local (PST) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss)
+LOCAL = engine.Clock(PST, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(PST)
-
-
-def utc(t: datetime) -> datetime:
-    return t.astimezone(UTC)
-
-
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
-
-
-def zulu(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def zulu_ms(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
+loc = LOCAL.loc
 
 
 def zulu_us(t: datetime) -> str:
     return utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
@@ -105,10 +90,6 @@ def load(t: datetime) -> float:
     return 0.6
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 # What goes wrong (local PST times)
 MAXMEM = (at(0, 8, 33, 40), at(0, 9, 21, 30))  # GAME-01 game-redis-0 at maxmemory, noeviction
 IDLE = (at(0, 11, 12, 0), at(0, 12, 4, 30))  # GAME-02 edge CFG-4471 idle_timeout 60s on chat-ws
@@ -125,46 +106,10 @@ HEAP = (at(2, 18, 2, 0), at(2, 18, 51, 0))  # GAME-13 denylist 9.6M entries: aut
 RESYNC = (at(2, 20, 24, 0), at(2, 20, 58, 0))  # GAME-14 game-redis-2 full resync loop
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {"ts": loc(t).isoformat(timespec="milliseconds"), "service": service, "level": level}
-        event["message"] = message
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def player(self) -> str:
         return f"p_{self.hexid(10)}"
@@ -172,33 +117,6 @@ class World:
     def order(self) -> str:
         self.order_no += self.ri(1, 9)
         return f"ord_{self.order_no}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 PODS = {
     "edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
@@ -561,7 +479,7 @@ DEPENDENCIES = [
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        ["deploy_id", "service", "version", "started_at", "finished_at", "status", "author", "description"],
+        engine.columns("DEPLOYS_AUTHORED"),
         [
             [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
             for d, s, v, st, dur, status, a, desc in DEPLOYS
@@ -569,17 +487,17 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "service", "key", "old_value", "new_value", "applied_at", "author", "ticket"],
+        engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
         "schema_migrations",
-        ["service", "version", "description", "applied_at", "duration_s", "status"],
+        engine.columns("MIGRATIONS_APPLIED"),
         [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
     )
     w.table(
         "dependencies",
-        ["caller", "callee", "protocol", "address", "purpose"],
+        engine.columns("DEPENDENCIES_PURPOSE"),
         [list(d) for d in DEPENDENCIES],
     )
 
@@ -1300,13 +1218,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
                 "INFO",
                 f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}",
             )
-
-
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
 
 
 def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in order
@@ -2657,67 +2568,13 @@ no available GameServer to allocate".
 # ---------------------------------------------------------------- truth
 
 
-def lt(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def z(t: datetime) -> str:
@@ -3244,33 +3101,25 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-08:00",
-        "description": (
-            "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
-            "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
-            "writes "
-            "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
-            "pod "
-            "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
-            "svc_metrics "
-            "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "-08:00", inc, (
+        "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
+        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
+        "writes "
+        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
+        "pod "
+        "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
+        "svc_metrics "
+        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
-    t = DAY0
-    while t < END:
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     incidents(w)
     metrics(w)
     job_runs(w)
@@ -3293,8 +3142,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the game world into ``out_dir/game/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -18,14 +18,19 @@ sends SMS through an aggregator, api-gateway (nginx) fronts the consumer app.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql  # noqa: E402
+from worlds.engine import zulu
 
 NAME = "grid"
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,24 +39,17 @@ IST = timezone(timedelta(hours=5, minutes=30))
 DAY0 = datetime(2026, 1, 20, tzinfo=IST)
 END = DAY0 + timedelta(days=3)
 SEED = 20260120
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
-def at(day: int, hh: int, mm: int, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (IST) time on day 0, 1 or 2 of the world."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(IST, DAY0)
+at = LOCAL.at
 
 
-def iso(t: datetime) -> str:
-    return t.astimezone(IST).isoformat(timespec="seconds")
+iso = LOCAL.iso
 
 
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def wall(t: datetime) -> str:
-    return t.astimezone(IST).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def inside(t: datetime, a: datetime, b: datetime) -> bool:
@@ -104,45 +102,16 @@ DCUS_PER_ZONE = {"PNE-E": 160, "PNE-W": 140, "NSK": 120, "MUM-N": 170, "MUM-S": 
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.pid = 40000
 
     # helpers -------------------------------------------------------------------------------
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(IST).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def meter(self, zone: str | None = None) -> str:
         zone = zone or self.pick(ZONES)
@@ -159,33 +128,7 @@ class World:
         self.pid += self.ri(3, 90)
         return self.pid
 
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
     # output --------------------------------------------------------------------------------
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argocd), config changes (IST with offset), migrations (DB local)
@@ -193,112 +136,32 @@ class World:
 
 DEPLOYS = [
     # id, service, version, start, duration_s, status, by, summary
-    (
-        "DEP-7301",
-        "mdm",
-        "4.7.3",
-        at(-1, 16, 20),
-        240,
-        "SUCCEEDED",
-        "argocd",
-        "VEE: spike check per tariff category",
-    ),
-    (
-        "DEP-7302",
-        "head-end",
-        "6.1.4",
-        at(-1, 18, 5),
-        310,
-        "SUCCEEDED",
-        "argocd",
-        "DLMS HLS key rotation support",
-    ),
+    ("DEP-7301", "mdm", "4.7.3", at(-1, 16, 20), 240, "SUCCEEDED", "argocd",
+     "VEE: spike check per tariff category"),
+    ("DEP-7302", "head-end", "6.1.4", at(-1, 18, 5), 310, "SUCCEEDED", "argocd",
+     "DLMS HLS key rotation support"),
     ("DEP-7303", "outage", "2.8.0", at(0, 8, 15), 150, "SUCCEEDED", "argocd", "crew app: feeder map tiles"),
-    (
-        "DEP-7304",
-        "prepaid",
-        "5.3.2",
-        at(0, 13, 40),
-        260,
-        "SUCCEEDED",
-        "argocd",
-        "recharge receipts in Marathi",
-    ),
-    (
-        "DEP-7305",
-        "ingest",
-        "2.14.0",
-        at(0, 14, 12),
-        120,
-        "SUCCEEDED",
-        "argocd",
-        "decode scaler_unit from the meter's capture objects; drop the static register map",
-    ),
+    ("DEP-7304", "prepaid", "5.3.2", at(0, 13, 40), 260, "SUCCEEDED", "argocd",
+     "recharge receipts in Marathi"),
+    ("DEP-7305", "ingest", "2.14.0", at(0, 14, 12), 120, "SUCCEEDED", "argocd",
+     "decode scaler_unit from the meter's capture objects; drop the static register map"),
     ("DEP-7306", "ingest", "2.13.6", at(0, 15, 8), 110, "SUCCEEDED", "r.deshpande", "rollback of 2.14.0"),
-    (
-        "DEP-7307",
-        "notifier",
-        "1.22.0",
-        at(0, 18, 20),
-        90,
-        "SUCCEEDED",
-        "argocd",
-        "DLT template ids per template",
-    ),
-    (
-        "DEP-7308",
-        "billing",
-        "3.9.1",
-        at(1, 6, 8),
-        140,
-        "SUCCEEDED",
-        "argocd",
-        "e-bill PDF: embed last meter photo",
-    ),
+    ("DEP-7307", "notifier", "1.22.0", at(0, 18, 20), 90, "SUCCEEDED", "argocd",
+     "DLT template ids per template"),
+    ("DEP-7308", "billing", "3.9.1", at(1, 6, 8), 140, "SUCCEEDED", "argocd",
+     "e-bill PDF: embed last meter photo"),
     ("DEP-7309", "billing", "3.9.0", at(1, 7, 20), 130, "SUCCEEDED", "s.kulkarni", "rollback of 3.9.1"),
     ("DEP-7310", "outage", "2.8.1", at(1, 9, 50), 150, "SUCCEEDED", "argocd", "ticket export CSV"),
-    (
-        "DEP-7311",
-        "mdm",
-        "4.8.0",
-        at(1, 12, 40),
-        270,
-        "SUCCEEDED",
-        "argocd",
-        "daily aggregates: source column (actual/estimated); estimation rules screen",
-    ),
-    (
-        "DEP-7312",
-        "head-end",
-        "6.2.0",
-        at(1, 16, 52),
-        95,
-        "SUCCEEDED",
-        "argocd",
-        "canary (1 pod): DLMS push-mode listener",
-    ),
+    ("DEP-7311", "mdm", "4.8.0", at(1, 12, 40), 270, "SUCCEEDED", "argocd",
+     "daily aggregates: source column (actual/estimated); estimation rules screen"),
+    ("DEP-7312", "head-end", "6.2.0", at(1, 16, 52), 95, "SUCCEEDED", "argocd",
+     "canary (1 pod): DLMS push-mode listener"),
     ("DEP-7313", "head-end", "6.2.0", at(1, 17, 44), 20, "ABORTED", "a.iyer", "canary aborted, scaled to 0"),
     ("DEP-7314", "notifier", "1.22.1", at(1, 19, 40), 90, "SUCCEEDED", "argocd", "retry DLR webhooks on 5xx"),
-    (
-        "DEP-7315",
-        "prepaid",
-        "5.4.0",
-        at(2, 9, 36),
-        280,
-        "SUCCEEDED",
-        "argocd",
-        "emergency credit for BPL accounts",
-    ),
-    (
-        "DEP-7316",
-        "ingest",
-        "2.14.1",
-        at(2, 13, 55),
-        120,
-        "SUCCEEDED",
-        "argocd",
-        "capture-object scaler with register-map fallback (2.14.0 fixed)",
-    ),
+    ("DEP-7315", "prepaid", "5.4.0", at(2, 9, 36), 280, "SUCCEEDED", "argocd",
+     "emergency credit for BPL accounts"),
+    ("DEP-7316", "ingest", "2.14.1", at(2, 13, 55), 120, "SUCCEEDED", "argocd",
+     "capture-object scaler with register-map fallback (2.14.0 fixed)"),
     ("DEP-7317", "outage", "2.9.0", at(2, 18, 40), 160, "SUCCEEDED", "argocd", "ETR estimates from crew GPS"),
 ]
 
@@ -506,93 +369,50 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     crow = sorted(CONFIG, key=lambda c: c[6])
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        engine.columns("CONFIG_AUDIT"),
         [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        engine.columns("FLYWAY"),
         [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
     )
-    deps = [
-        ("api-gateway", "prepaid", "http", "prepaid.prepaid.svc.cluster.local:8080"),
-        ("api-gateway", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("api-gateway", "billing", "http", "billing.billing.svc.cluster.local:8000"),
-        ("api-gateway", "outage", "http", "outage.oms.svc.cluster.local:3000"),
-        ("prepaid", "postgres", "postgresql", "pg-billing.db.svc.cluster.local:5432"),
-        (
-            "prepaid",
-            "rabbitmq",
-            "amqp",
-            "rabbitmq.msg.svc.cluster.local:5672 (exchange hes.commands, notify.sms)",
-        ),
-        ("prepaid", "redis", "redis", "redis.cache.svc.cluster.local:6379"),
-        ("prepaid", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("prepaid", "upi-aggregator", "https", "api.upi-psp.example:443"),
-        ("billing", "postgres", "postgresql", "pg-billing.db.svc.cluster.local:5432"),
-        ("billing", "mdm", "http", "mdm.mdm.svc.cluster.local:8080"),
-        ("billing", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (notify.sms)"),
-        ("billing", "blob-storage", "https", "gridcometerphotos.blob.core.windows.net:443"),
-        ("head-end", "emqx", "mqtt", "emqx.mqtt.svc.cluster.local:1883 (dcu/+/status, cmd/#)"),
-        ("head-end", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (queue hes.commands)"),
-        ("head-end", "redis", "redis", "redis.cache.svc.cluster.local:6379"),
-        ("ingest", "emqx", "mqtt", "emqx.mqtt.svc.cluster.local:1883 ($share/ingest/dcu/+/reads)"),
-        (
-            "ingest",
-            "kafka",
-            "kafka",
-            "kafka-headless.streaming.svc.cluster.local:9092 (meter.readings, meter.events)",
-        ),
-        ("mdm", "kafka", "kafka", "kafka-headless.streaming.svc.cluster.local:9092 (group mdm-vee)"),
-        ("mdm", "postgres", "postgresql", "pg-mdm.db.svc.cluster.local:5432"),
-        ("mdm", "postgres", "postgresql", "pg-mdm-ro.db.svc.cluster.local:5432 (usage API reads)"),
-        ("outage", "kafka", "kafka", "kafka-headless.streaming.svc.cluster.local:9092 (group oms-events)"),
-        ("outage", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (notify.sms)"),
-        ("notifier", "rabbitmq", "amqp", "rabbitmq.msg.svc.cluster.local:5672 (queue notify.sms)"),
-        ("notifier", "sms-aggregator", "https", "api.smsgateway.example:443"),
-        ("meters/DCUs", "emqx", "mqtts", "emqx-lb.ami.gridco.example:8883 (emqx-1, emqx-2)"),
-        (
-            "reporting",
-            "postgres",
-            "postgresql",
-            "pg-mdm-ro.db.svc.cluster.local:5432 (cronjob regulatory-export)",
-        ),
-        ("all pods", "kubernetes", "dns", "kube-dns.kube-system.svc.cluster.local 10.0.0.10:53 (coredns)"),
-    ]
+    deps = engine.rows("""
+    api-gateway | prepaid | http | prepaid.prepaid.svc.cluster.local:8080
+    api-gateway | mdm | http | mdm.mdm.svc.cluster.local:8080
+    api-gateway | billing | http | billing.billing.svc.cluster.local:8000
+    api-gateway | outage | http | outage.oms.svc.cluster.local:3000
+    prepaid | postgres | postgresql | pg-billing.db.svc.cluster.local:5432
+    prepaid | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (exchange hes.commands, notify.sms)
+    prepaid | redis | redis | redis.cache.svc.cluster.local:6379
+    prepaid | mdm | http | mdm.mdm.svc.cluster.local:8080
+    prepaid | upi-aggregator | https | api.upi-psp.example:443
+    billing | postgres | postgresql | pg-billing.db.svc.cluster.local:5432
+    billing | mdm | http | mdm.mdm.svc.cluster.local:8080
+    billing | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (notify.sms)
+    billing | blob-storage | https | gridcometerphotos.blob.core.windows.net:443
+    head-end | emqx | mqtt | emqx.mqtt.svc.cluster.local:1883 (dcu/+/status, cmd/#)
+    head-end | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (queue hes.commands)
+    head-end | redis | redis | redis.cache.svc.cluster.local:6379
+    ingest | emqx | mqtt | emqx.mqtt.svc.cluster.local:1883 ($share/ingest/dcu/+/reads)
+    ingest | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (meter.readings, meter.events)
+    mdm | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (group mdm-vee)
+    mdm | postgres | postgresql | pg-mdm.db.svc.cluster.local:5432
+    mdm | postgres | postgresql | pg-mdm-ro.db.svc.cluster.local:5432 (usage API reads)
+    outage | kafka | kafka | kafka-headless.streaming.svc.cluster.local:9092 (group oms-events)
+    outage | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (notify.sms)
+    notifier | rabbitmq | amqp | rabbitmq.msg.svc.cluster.local:5672 (queue notify.sms)
+    notifier | sms-aggregator | https | api.smsgateway.example:443
+    meters/DCUs | emqx | mqtts | emqx-lb.ami.gridco.example:8883 (emqx-1, emqx-2)
+    reporting | postgres | postgresql | pg-mdm-ro.db.svc.cluster.local:5432 (cronjob regulatory-export)
+    all pods | kubernetes | dns | kube-dns.kube-system.svc.cluster.local 10.0.0.10:53 (coredns)
+""")
     w.table("dependencies", ["source", "target", "protocol", "endpoint"], [list(d) for d in deps])
     jobs = []
     n = 5501
@@ -3552,63 +3372,13 @@ def q(step_tool: str, contains: str, **args) -> dict:
     return {"tool": step_tool, "args": args, "contains": contains}
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args: dict = {"service": service, "start": iso(start), "end": iso(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, iso)
 
 
-def sql(text: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": text}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    runbook: str | None = None,
-    **extra,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(start),
-        "end": iso(end),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(extra)
-    return d
+def incident(*fields: Any, outcome: str = "SUCCESS", runbook: str | None = None, **extra: Any) -> dict:
+    """A truth entry; this world's specs name the runbook last."""
+    *head, evidence = fields
+    return engine.incident(iso, *head, runbook, evidence, outcome, **extra)
 
 
 def truth() -> dict:
@@ -4055,15 +3825,12 @@ def truth() -> dict:
             ],
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+05:30",
-        "description": "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
+    return engine.truth_file(NAME, "+05:30", inc, (
+        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
         "otherwise; "
         "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
-        "offset.",
-        "incidents": inc,
-    }
+        "offset."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
@@ -4100,8 +3867,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the grid world into ``out_dir/grid/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

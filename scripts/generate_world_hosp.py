@@ -23,13 +23,17 @@ audit.events).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "hosp"
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,36 +43,17 @@ DAY0 = datetime(2026, 11, 10, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
 SEED = 20261110
 NS = "klinik-prod"
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0) -> datetime:
-    """Local (CET) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss)
+LOCAL = engine.Clock(CET, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(CET)
+loc = LOCAL.loc
 
 
-def utc(t: datetime) -> datetime:
-    return t.astimezone(UTC)
-
-
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
-
-
-def zulu(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def zulu_ms(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
-
-
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
@@ -97,10 +82,6 @@ def load(t: datetime) -> float:
     return 0.15
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 # What goes wrong (local CET times)
 CERT = (at(0, 7, 31, 12), at(0, 8, 22, 40))  # HOSP-01 lis cert renewed without the intermediate
 KEYROT = (at(0, 10, 20, 0), at(0, 11, 12, 0))  # HOSP-02 keycloak key rotation, fhir-facade JWKS cache
@@ -116,49 +97,12 @@ BACKUP = (at(2, 15, 52, 0), at(2, 16, 58, 0))  # HOSP-13 pg basebackup saturates
 CLOCK = (at(2, 18, 58, 0), at(2, 19, 50, 0))  # HOSP-14 kc-node-2 clock 94 s ahead, NTP unreachable
 
 
-class World:
+class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.no = 4_410_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS, level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def pid(self) -> str:
         return f"PID{self.ri(1000000, 9899999)}"
@@ -172,33 +116,6 @@ class World:
 
     def uid(self) -> str:
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 PODS = {
     "edge": [("haproxy-01", "lb-vm-01"), ("haproxy-02", "lb-vm-02")],
@@ -455,56 +372,46 @@ MIGRATIONS = [
     ),
 ]
 
-DEPENDENCIES = [
-    ("ward browsers", "edge", "https", "klinik.nordhafen.example:443 (fe_clinical)"),
-    ("patients", "edge", "https", "portal.nordhafen.example:443 (fe_portal, maxconn 2000)"),
-    ("radiology viewers", "edge", "https", "pacs.nordhafen.example:443 (fe_pacs -> be_pacs)"),
-    ("edge", "ehr-api", "http", "be_ehr ehr-api.klinik-prod.svc:8080"),
-    ("edge", "cpoe", "http", "be_cpoe cpoe.klinik-prod.svc:8080"),
-    ("edge", "patient-portal", "http", "be_portal patient-portal.klinik-prod.svc:3000"),
-    ("edge", "pacs-gateway", "http", "be_pacs pacs-gateway.klinik-prod.svc:8080 (WADO-RS, QIDO-RS)"),
-    ("edge", "keycloak", "http", "be_sso keycloak.klinik-prod.svc:8080 (sso.nordhafen.example)"),
-    ("ehr-api", "postgres", "postgresql", "pg-klinik-01:5432 db ehr (via pgbouncer)"),
-    ("ehr-api", "keycloak", "https", "realm klinik JWKS (token validation)"),
-    ("ehr-api", "redis", "redis", "redis-sessions-0:6379"),
-    ("hl7-engine", "ehr-api", "mllp", "ehr-hl7.klinik-prod.svc:6661 (ORU^R01, ADT inbound listener)"),
-    ("lis", "hl7-engine", "mllp", "hl7-engine:6670 (ORU^R01 results)"),
-    ("hl7-engine", "lis", "mllp", "lis-app-01:2575 (ADT^A01/A08 to LIS)"),
-    ("lis", "rabbitmq", "amqp", "rabbitmq:5672 (queue lis.results, audit.events)"),
-    ("cpoe", "lis", "https", "lis.nordhafen.example:8443 /api/orders (lab orders, Java truststore)"),
-    ("cpoe", "pharmacy", "http", "pharmacy.klinik-prod.svc:8080 (medication orders RDE^O11)"),
-    ("cpoe", "postgres", "postgresql", "pg-klinik-01:5432 db cpoe (table cpoe.orders)"),
-    ("cpoe", "keycloak", "https", "realm klinik JWKS"),
-    ("pharmacy", "AMTS-Dienst (external drug safety check)", "https", "amts.arzneicheck.example:443"),
-    ("pharmacy", "postgres", "postgresql", "pg-klinik-01:5432 db pharmacy"),
-    ("pacs-gateway", "PACS archive", "dicom", "ARCHIVE_T1 10.30.4.10:11112, ARCHIVE_T2 10.30.4.11:11112"),
-    ("pacs-gateway", "postgres", "postgresql", "pg-klinik-01:5432 db pacs_index"),
-    ("patient-portal", "fhir-facade", "http", "fhir-facade.klinik-prod.svc:8080 (/fhir/R4)"),
-    ("patient-portal", "scheduling", "http", "scheduling.klinik-prod.svc:8080"),
-    ("patient-portal", "keycloak", "https", "realm patienten (login)"),
-    ("fhir-facade", "ehr-api", "http", "ehr-api.klinik-prod.svc:8080"),
-    ("fhir-facade", "keycloak", "https", "realm klinik JWKS (cached, refresh every 6 h)"),
-    ("scheduling", "postgres", "postgresql", "pg-klinik-01:5432 db scheduling"),
-    ("scheduling", "redis", "redis", "redis-slots-0:6379 (slot cache)"),
-    ("keycloak", "Active Directory", "ldaps", "ldaps://ad.nordhafen.example:636 (bind svc-keycloak-ldap)"),
-    ("keycloak", "postgres", "postgresql", "pg-klinik-01:5432 db keycloak"),
-]
+DEPENDENCIES = engine.rows("""
+    ward browsers | edge | https | klinik.nordhafen.example:443 (fe_clinical)
+    patients | edge | https | portal.nordhafen.example:443 (fe_portal, maxconn 2000)
+    radiology viewers | edge | https | pacs.nordhafen.example:443 (fe_pacs -> be_pacs)
+    edge | ehr-api | http | be_ehr ehr-api.klinik-prod.svc:8080
+    edge | cpoe | http | be_cpoe cpoe.klinik-prod.svc:8080
+    edge | patient-portal | http | be_portal patient-portal.klinik-prod.svc:3000
+    edge | pacs-gateway | http | be_pacs pacs-gateway.klinik-prod.svc:8080 (WADO-RS, QIDO-RS)
+    edge | keycloak | http | be_sso keycloak.klinik-prod.svc:8080 (sso.nordhafen.example)
+    ehr-api | postgres | postgresql | pg-klinik-01:5432 db ehr (via pgbouncer)
+    ehr-api | keycloak | https | realm klinik JWKS (token validation)
+    ehr-api | redis | redis | redis-sessions-0:6379
+    hl7-engine | ehr-api | mllp | ehr-hl7.klinik-prod.svc:6661 (ORU^R01, ADT inbound listener)
+    lis | hl7-engine | mllp | hl7-engine:6670 (ORU^R01 results)
+    hl7-engine | lis | mllp | lis-app-01:2575 (ADT^A01/A08 to LIS)
+    lis | rabbitmq | amqp | rabbitmq:5672 (queue lis.results, audit.events)
+    cpoe | lis | https | lis.nordhafen.example:8443 /api/orders (lab orders, Java truststore)
+    cpoe | pharmacy | http | pharmacy.klinik-prod.svc:8080 (medication orders RDE^O11)
+    cpoe | postgres | postgresql | pg-klinik-01:5432 db cpoe (table cpoe.orders)
+    cpoe | keycloak | https | realm klinik JWKS
+    pharmacy | AMTS-Dienst (external drug safety check) | https | amts.arzneicheck.example:443
+    pharmacy | postgres | postgresql | pg-klinik-01:5432 db pharmacy
+    pacs-gateway | PACS archive | dicom | ARCHIVE_T1 10.30.4.10:11112, ARCHIVE_T2 10.30.4.11:11112
+    pacs-gateway | postgres | postgresql | pg-klinik-01:5432 db pacs_index
+    patient-portal | fhir-facade | http | fhir-facade.klinik-prod.svc:8080 (/fhir/R4)
+    patient-portal | scheduling | http | scheduling.klinik-prod.svc:8080
+    patient-portal | keycloak | https | realm patienten (login)
+    fhir-facade | ehr-api | http | ehr-api.klinik-prod.svc:8080
+    fhir-facade | keycloak | https | realm klinik JWKS (cached, refresh every 6 h)
+    scheduling | postgres | postgresql | pg-klinik-01:5432 db scheduling
+    scheduling | redis | redis | redis-slots-0:6379 (slot cache)
+    keycloak | Active Directory | ldaps | ldaps://ad.nordhafen.example:636 (bind svc-keycloak-ldap)
+    keycloak | postgres | postgresql | pg-klinik-01:5432 db keycloak
+""")
 
 
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -522,17 +429,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "key",
-            "old_value",
-            "new_value",
-            "author",
-            "applied_at",
-            "ticket",
-            "summary",
-        ],
+        engine.columns("CONFIG_SUMMARY"),
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -540,20 +437,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", ["caller", "callee", "via", "address"], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1139,13 +1026,6 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # Incidents
 # ---------------------------------------------------------------------------------------------
-
-
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
 
 
 def incidents(w: World) -> None:
@@ -1766,7 +1646,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: r[2])
-    w.table("batch_runs", ["job_name", "runs_on", "started", "finished", "status", "items", "detail"], rows)
+    w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1883,67 +1763,13 @@ rows in small batches without the table lock.
 # ---------------------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def z(t: datetime) -> str:
@@ -2470,20 +2296,15 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+01:00",
-        "description": (
-            "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
-            "November) unless "
-            "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
-            "(12.11.2026, "
-            "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
-            "runs and schema "
-            "migrations are local wall time; deploys are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "+01:00", inc, (
+        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
+        "November) unless "
+        "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
+        "(12.11.2026, "
+        "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
+        "runs and schema "
+        "migrations are local wall time; deploys are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2494,13 +2315,10 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
-    t = DAY0
-    while t < END:
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     incidents(w)
     extra = quiet_nights(w)
     metrics(w)
@@ -2524,8 +2342,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the hosp world into ``out_dir/hosp/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

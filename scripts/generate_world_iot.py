@@ -32,13 +32,17 @@ flag audit in epoch milliseconds, the Prometheus export in epoch seconds.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
 
 NAME = "iot"
 SEED = 20261214
@@ -46,7 +50,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "world
 AEST = timezone(timedelta(hours=10))
 DAY0 = datetime(2026, 12, 14, tzinfo=AEST)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "edge",
     "api",
@@ -64,13 +68,8 @@ SERVICES = (
 )
 
 
-def at(day: int, h: int, m: int, s: int = 0) -> datetime:
-    """Brisbane time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
-
-
-def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
+LOCAL = engine.Clock(AEST, DAY0)
+at = LOCAL.at
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -91,50 +90,9 @@ OLD_KID, NEW_KID = "brolga-2026-12-08", "brolga-2026-12-15"
 BAD_THERMO = "thm-4c19e2"
 
 
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in LEVELS and service in SERVICES, (level, service)
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(AEST).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-        }
-        if attrs:
-            event["attrs"] = attrs
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        """Hex with at least one digit, so a log pattern masks it like any other id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
+        super().__init__(SEED, LOCAL, END, SERVICES)
 
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"
@@ -148,33 +106,6 @@ class World:
     def ip(self) -> str:
         first = self.pick((49, 101, 110, 121, 124, 203))
         return f"{first}.{self.ri(1, 254)}.{self.ri(0, 255)}.{self.ri(1, 254)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 MODELS = ("plg", "plg", "blb", "blb", "blb", "thm", "lck", "sns", "sns")
 HUBS = [
@@ -999,19 +930,12 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     rows.sort(key=lambda r: r[4])
     w.table(
         "job_runs",
-        ["job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status", "detail"],
+        engine.columns("CRON_RUNS"),
         rows,
     )
 
 
 # ---- the incidents ---------------------------------------------------------------------------
-
-
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
 
 
 def story_signing(w: World) -> None:
@@ -1037,8 +961,7 @@ def story_signing(w: World) -> None:
         "topic=d/+/ota/job",
     )
     failed = 0
-    for t in every(SIGN, 15):
-        tt = w.jit(t, 14)
+    for tt in w.jittered(SIGN, 15, 14):
         dev = w.device("plg")
         golog(
             w,
@@ -1101,8 +1024,7 @@ def story_packet(w: World) -> None:
         "emqx@emqx-1",
     )
     last: dict[str, datetime] = {}
-    for t in every((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16):
-        tt = w.jit(t, 14)
+    for tt in w.jittered((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16, 14):
         hub = w.pick(HUBS)
         size = w.ri(66_000, 240_000)
         node = w.pick(EMQX_NODES)
@@ -1122,8 +1044,7 @@ def story_packet(w: World) -> None:
             node,
         )
         last.setdefault(hub, tt)
-    for t in every((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20, 18):
         hub = w.pick(HUBS)
         age = int((tt - last.get(hub, PACKET[0])).total_seconds()) + 300
         slog(
@@ -1176,8 +1097,7 @@ def story_packet(w: World) -> None:
 
 def story_swap(w: World) -> None:
     """IOT-03: redis-shadow-1's host ran out of memory and swapped; shadow's redis calls crawl."""
-    for t in every(SWAP, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(SWAP, 20, 18):
         dev = w.device()
         slog(
             w,
@@ -1343,12 +1263,10 @@ def story_leak(w: World) -> None:  # noqa: C901 — cause and symptoms
                 home_id=w.home(),
             )
     who = (("auth@auth", 5), ("shadow@shadow", 3), ("ota@ota", 1), ("registry@registry", 1))
-    for t in every(FULL, 13):
-        tt = w.jit(t, 5)
+    for tt in w.jittered(FULL, 13, 5):
         user = w.pick([u for u, n in who for _ in range(n)])
         pg(w, tt, "FATAL", "FATAL", "sorry, too many clients already", "pg-main-1", user)
-    for t in every(FULL, 20):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(FULL, 20, 10):
         pyauth(
             w,
             tt,
@@ -1427,8 +1345,7 @@ def story_scram(w: World) -> None:
         "kafka-2.kafka.brolga.internal:9094",
         "kafka-3.kafka.brolga.internal:9094",
     )
-    for t in every(SCRAM, 24):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(SCRAM, 24, 20):
         b = w.ri(1, 3)
         emqx(
             w,
@@ -1496,8 +1413,7 @@ def story_fcm(w: World) -> None:
     """IOT-08 (external): FCM answers 503 for every send; the 12:58 push change only touched APNs."""
     elixir(w, at(1, 12, 58, 12), "INFO", "Push.Config", "reloaded: apns.pool_size=8 (was 4)")
     elixir(w, at(1, 12, 58, 13), "INFO", "Push.Apns", "connection pool resized to 8 (api.push.apple.com:443)")
-    for t in every(FCM, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(FCM, 20, 18):
         tok = w.hexid(4)
         cat = w.pick(("door_unlocked", "motion", "automation_ran", "device_offline"))
         elixir(
@@ -1535,8 +1451,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
         f"signing key rotated: active kid={NEW_KID}; retired kid={OLD_KID} dropped (retired_key_ttl=0h); "
         "jwks keys=1",
     )
-    for t in every((at(1, 16, 1, 15), KID[1]), 9):
-        tt = w.jit(t, 8)
+    for tt in w.jittered((at(1, 16, 1, 15), KID[1]), 9, 8):
         route = w.pick(
             (
                 "/v1/homes/:homeId/devices",
@@ -1556,8 +1471,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
         )
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=2), "GET", f"/v1/homes/{w.home()}/devices", 401, 0.002)
-    for t in every((at(1, 16, 1, 30), KID[1]), 18):
-        tt = w.jit(t, 16)
+    for tt in w.jittered((at(1, 16, 1, 30), KID[1]), 18, 16):
         pyauth(
             w,
             tt,
@@ -1567,8 +1481,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
             f" sub={w.user()}",
         )
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 400)
-    for t in every((at(1, 16, 4), KID[1]), 17):
-        tt = w.jit(t, 15)
+    for tt in w.jittered((at(1, 16, 4), KID[1]), 17, 15):
         if w.r() < 0.6:
             pyauth(
                 w,
@@ -1597,8 +1510,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
             f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})",
         )
-    for t in every((at(1, 16, 3), KID[1]), 25):
-        tt = w.jit(t, 22)
+    for tt in w.jittered((at(1, 16, 3), KID[1]), 25, 22):
         log4j(
             w,
             tt,
@@ -1630,8 +1542,7 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
 def story_poison(w: World) -> None:
     """IOT-10: one thermostat sends microsecond timestamps; ingest retries its batch forever."""
     t0 = POISON[0]
-    for t in every(POISON, 60):
-        tt = w.jit(t, 3)
+    for tt in w.jittered(POISON, 60, 3):
         us = int(tt.timestamp() * 1_000_000)
         tracing(
             w,
@@ -1703,8 +1614,7 @@ def story_poison(w: World) -> None:
 
 def story_fanout(w: World) -> None:
     """IOT-11: flag home_summary_v2 at 100%: api fans out one registry call per device."""
-    for t in every(FANOUT, 12):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(FANOUT, 12, 10):
         calls = w.ri(18, 64)
         x = w.r()
         if x < 0.35:
@@ -1830,8 +1740,7 @@ def story_failover(w: World) -> None:
         "Push.RateLimit",
         "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected",
     )
-    for t in every((s + timedelta(seconds=12), FAILOVER[1]), 16):
-        tt = w.jit(t, 14)
+    for tt in w.jittered((s + timedelta(seconds=12), FAILOVER[1]), 16, 14):
         if w.r() < 0.65:
             pyauth(
                 w,
@@ -2166,21 +2075,12 @@ def change_tables(w: World) -> None:
             deploy_line(w, s, v, t + timedelta(minutes=m))
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "description",
-        ],
+        engine.columns("DEPLOYS_TRIGGERED"),
         rows,
     )
     w.table(
         "config_changes",
-        ["change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by", "ticket"],
+        engine.columns("CONFIG_COMPONENT"),
         [
             [c, s, k, o, n, t.isoformat(), a, tk]
             for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])
@@ -2590,67 +2490,13 @@ signing.retired_key_ttl so that tokens signed before the rotation stay valid unt
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return t.astimezone(AEST).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:  # noqa: C901 — the twelve cases
@@ -3073,27 +2919,22 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+10:00",
-        "description": "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
+    return engine.truth_file(NAME, "+10:00", inc, (
+        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
         "daylight saving) unless they say otherwise, by an on-call team writing English and French "
         "(14/12, 16/12/2026, 14 Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, "
         "postgres and redis write UTC, emqx and shadow AEST with the offset, rules, ota and kafka "
         "Brisbane wall time, push the time of day only, api epoch milliseconds. Deploys and job runs "
         "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
-        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds.",
-        "incidents": inc,
-    }
+        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     cron(w)
     for story in (
         story_signing,
@@ -3127,8 +2968,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the iot world into ``out_dir/iot/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -24,14 +24,18 @@ Built from how such systems fail, not from what any investigator's rules catch: 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql_ev  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
@@ -277,26 +281,7 @@ class World:
         self.tables[name] = (header, rows)
 
     def write(self, out: Path, manifest: dict[str, Any], truth: dict[str, Any]) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, line in sorted(self.logs, key=lambda e: (e[0], e[1])):
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        (out / "tables").mkdir(exist_ok=True)
-        for name in sorted(self.tables):
-            header, rows = self.tables[name]
-            with (out / "tables" / f"{name}.csv").open("w", encoding="utf-8", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(header)
-                writer.writerows(rows)
-        (out / "knowledge").mkdir(exist_ok=True)
-        for doc in sorted(self.runbooks):
-            (out / "knowledge" / f"{doc}.md").write_text(self.runbooks[doc], encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2) + "\n", encoding="utf-8", newline="\n"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", newline="\n"
-        )
+        engine.write_dataset(out, self.logs, self.tables, self.runbooks, manifest, truth, ascii_manifest=True)
 
 
 def curve(t: datetime) -> float:
@@ -2088,17 +2073,7 @@ def tables(w: World) -> None:
 
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -2475,49 +2450,15 @@ list (mq.connection_name_list) to follow it.
 
 
 def incident(w: World, **kw: Any) -> None:
-    entry: dict[str, Any] = {
-        "id": kw["id"],
-        "kind": kw["kind"],
-        "question": kw["question"],
-        "service": kw["service"],
-        "start": iso(kw["start"]),
-        "end": iso(kw["end"]),
-        "onset": iso(kw["onset"]) if kw.get("onset") else None,
-        "cause_service": kw.get("cause_service"),
-        "root_cause": kw.get("root_cause"),
-        "key_terms": kw.get("key_terms", []),
-        "distractors": kw.get("distractors", []),
-        "has_runbook": kw.get("runbook") is not None,
-        "runbook": kw.get("runbook"),
-        "expected_outcome": kw.get("expected", "SUCCESS"),
-        "fallback_type": None if kw.get("expected", "SUCCESS") == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": kw.get("evidence", []),
-    }
-    for extra in ("decoy_runbook", "runbook_query", "note"):
-        if kw.get(extra):
-            entry[extra] = kw[extra]
-    w.incidents.append(entry)
+    """Record one truth entry, its fields by name (``expected`` is the outcome)."""
+    w.incidents.append(engine.incident(
+        iso, kw["id"], kw["kind"], kw["question"], kw["service"], kw["start"], kw["end"], kw.get("onset"),
+        kw.get("cause_service"), kw.get("root_cause"), kw.get("key_terms", []), kw.get("distractors", []),
+        kw.get("runbook"), kw.get("evidence", []), kw.get("expected", "SUCCESS"),
+        **engine.given(**{k: kw.get(k) for k in ("decoy_runbook", "runbook_query", "note")})))
 
 
-def logs_ev(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    *,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict[str, Any]:
-    args: dict[str, Any] = {"service": service, "start": iso(start), "end": iso(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
-
-
-def sql_ev(sql: str, contains: str) -> dict[str, Any]:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
+logs_ev = partial(engine.log_step, iso)
 
 
 def truth(w: World) -> None:
@@ -2990,33 +2931,15 @@ def build() -> World:
     w.table("batch_runs", ["run_id", "job_name", "started_at", "ended_at", "status", "items"], batch_rows)
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "config_key",
-            "old_value",
-            "new_value",
-            "changed_by",
-            "changed_at",
-            "ticket",
-        ],
+        engine.columns("CONFIG_AUDIT"),
         [[c, s, k, o, n, by, iso(t), tk] for c, s, k, o, n, by, t, tk in CHANGES],
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
+        engine.columns("FLYWAY"),
         MIGRATIONS,
     )
-    w.table("dependencies", ["caller", "callee", "protocol", "address"], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES"), DEPENDENCIES)
     w.runbooks.update(RUNBOOKS)
     truth(w)
     return w
@@ -3043,8 +2966,7 @@ def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the ledger world into ``out_dir/ledger/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

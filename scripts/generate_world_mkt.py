@@ -23,13 +23,17 @@ geocoding/maps adapter in front of the GeoPonto maps API). **notifications** (no
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import sys
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
+from worlds.engine import sql_step as sql
 
 NAME = "mkt"
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,37 +42,18 @@ BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 5, 11, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
 SEED = 20260511
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 NS = "mkt-prod"
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (BRT) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(BRT, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(BRT)
+loc = LOCAL.loc
 
 
-def utc(t: datetime) -> datetime:
-    return t.astimezone(UTC)
-
-
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
-
-
-def zulu(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def zulu_ms(t: datetime) -> str:
-    return utc(t).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
-
-
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
@@ -78,10 +63,6 @@ def wmin(t: datetime) -> str:
 def brdate(t: datetime) -> str:
     """The way the Brazilian back office exports a time: 11/05/2026 19:05:00 (day first)."""
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
-
-
-def epoch_ms(t: datetime) -> int:
-    return int(t.timestamp() * 1000)
 
 
 def clf(t: datetime) -> str:
@@ -118,10 +99,6 @@ def load(t: datetime) -> float:
     return 0.3
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 # ---------------------------------------------------------------------------------------------
 # What goes wrong (local BRT times)
 # ---------------------------------------------------------------------------------------------
@@ -156,49 +133,12 @@ def frac(t: datetime, span: tuple[datetime, datetime], ramp_s: float = 240.0) ->
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -230,33 +170,6 @@ class World:
 
     def phone(self) -> str:
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
@@ -374,177 +287,41 @@ def attrs_of(w: World, service: str, t: datetime, p: tuple[str, str] | None = No
 
 # (id, service, version, started (BRT), seconds, status, by, summary)
 DEPLOYS = [
-    (
-        "DEP-7288",
-        "courier-location",
-        "3.4.0",
-        at(-1, 15, 2),
-        240,
-        "Succeeded",
-        "argocd",
-        "keep the last 50 positions per courier as a trail (support tooling)",
-    ),
-    (
-        "DEP-7289",
-        "payments",
-        "6.3.1",
-        at(-1, 17, 30),
-        300,
-        "Succeeded",
-        "argocd",
-        "PIX QR copy-and-paste payload v2",
-    ),
-    (
-        "DEP-7290",
-        "catalog",
-        "3.9.0",
-        at(0, 9, 31),
-        260,
-        "Succeeded",
-        "argocd",
-        "menus-v2 index writer (behind catalog.menu_index_v2)",
-    ),
-    (
-        "DEP-7291",
-        "orders",
-        "9.3.0",
-        at(0, 11, 40, 20),
-        2400,
-        "Succeeded",
-        "argocd",
-        "delivery window fields for scheduled orders (flyway V212)",
-    ),
-    (
-        "DEP-7292",
-        "pricing",
-        "7.8.0",
-        at(0, 18, 50, 10),
-        210,
-        "Succeeded",
-        "argocd",
-        "free-delivery banner rules",
-    ),
-    (
-        "DEP-7293",
-        "pricing",
-        "7.8.1",
-        at(0, 23, 2, 30),
-        200,
-        "Succeeded",
-        "l.figueiredo",
-        "hotfix: coupon validity evaluated in America/Sao_Paulo",
-    ),
-    (
-        "DEP-7294",
-        "dispatch",
-        "2.17.0",
-        at(1, 10, 20),
-        220,
-        "Succeeded",
-        "argocd",
-        "offer ranking: prefer couriers heading back",
-    ),
-    (
-        "DEP-7295",
-        "merchant-portal",
-        "2026.05.12-1",
-        at(1, 10, 41),
-        300,
-        "Succeeded",
-        "argocd",
-        "opening-hours editor; Laravel 10.48.10",
-    ),
-    (
-        "DEP-7296",
-        "notifications",
-        "4.21.0",
-        at(1, 14, 5),
-        240,
-        "Succeeded",
-        "argocd",
-        "new WhatsApp order-status templates; OTP SMS copy in pt-BR",
-    ),
-    (
-        "DEP-7297",
-        "orders",
-        "9.4.0",
-        at(1, 16, 5),
-        360,
-        "Succeeded",
-        "argocd",
-        "merchant menu snapshot for order validation",
-    ),
-    (
-        "DEP-7298",
-        "geo",
-        "1.21.1",
-        at(1, 23, 14),
-        180,
-        "Succeeded",
-        "r.nakamura",
-        "hotfix: do not cache provider answers at (0,0); cache flushed",
-    ),
-    (
-        "DEP-7299",
-        "geo",
-        "1.22.0",
-        at(2, 8, 15),
-        200,
-        "Succeeded",
-        "argocd",
-        "validate GeoPonto answers (inside Brazil bounding box)",
-    ),
-    (
-        "DEP-7300",
-        "payments",
-        "6.3.2",
-        at(2, 9, 41),
-        300,
-        "Succeeded",
-        "argocd",
-        "PSP client: log acquirer return codes",
-    ),
-    (
-        "DEP-7301",
-        "consumer-api",
-        "5.12.0",
-        at(2, 10, 55, 30),
-        240,
-        "Succeeded",
-        "argocd",
-        "undici 6 http client for internal calls; new pricing client",
-    ),
-    (
-        "DEP-7302",
-        "consumer-api",
-        "5.11.3",
-        at(2, 11, 56),
-        180,
-        "Succeeded",
-        "b.moreira",
-        "rollback of 5.12.0",
-    ),
+    ("DEP-7288", "courier-location", "3.4.0", at(-1, 15, 2), 240, "Succeeded", "argocd",
+     "keep the last 50 positions per courier as a trail (support tooling)"),
+    ("DEP-7289", "payments", "6.3.1", at(-1, 17, 30), 300, "Succeeded", "argocd",
+     "PIX QR copy-and-paste payload v2"),
+    ("DEP-7290", "catalog", "3.9.0", at(0, 9, 31), 260, "Succeeded", "argocd",
+     "menus-v2 index writer (behind catalog.menu_index_v2)"),
+    ("DEP-7291", "orders", "9.3.0", at(0, 11, 40, 20), 2400, "Succeeded", "argocd",
+     "delivery window fields for scheduled orders (flyway V212)"),
+    ("DEP-7292", "pricing", "7.8.0", at(0, 18, 50, 10), 210, "Succeeded", "argocd",
+     "free-delivery banner rules"),
+    ("DEP-7293", "pricing", "7.8.1", at(0, 23, 2, 30), 200, "Succeeded", "l.figueiredo",
+     "hotfix: coupon validity evaluated in America/Sao_Paulo"),
+    ("DEP-7294", "dispatch", "2.17.0", at(1, 10, 20), 220, "Succeeded", "argocd",
+     "offer ranking: prefer couriers heading back"),
+    ("DEP-7295", "merchant-portal", "2026.05.12-1", at(1, 10, 41), 300, "Succeeded", "argocd",
+     "opening-hours editor; Laravel 10.48.10"),
+    ("DEP-7296", "notifications", "4.21.0", at(1, 14, 5), 240, "Succeeded", "argocd",
+     "new WhatsApp order-status templates; OTP SMS copy in pt-BR"),
+    ("DEP-7297", "orders", "9.4.0", at(1, 16, 5), 360, "Succeeded", "argocd",
+     "merchant menu snapshot for order validation"),
+    ("DEP-7298", "geo", "1.21.1", at(1, 23, 14), 180, "Succeeded", "r.nakamura",
+     "hotfix: do not cache provider answers at (0,0); cache flushed"),
+    ("DEP-7299", "geo", "1.22.0", at(2, 8, 15), 200, "Succeeded", "argocd",
+     "validate GeoPonto answers (inside Brazil bounding box)"),
+    ("DEP-7300", "payments", "6.3.2", at(2, 9, 41), 300, "Succeeded", "argocd",
+     "PSP client: log acquirer return codes"),
+    ("DEP-7301", "consumer-api", "5.12.0", at(2, 10, 55, 30), 240, "Succeeded", "argocd",
+     "undici 6 http client for internal calls; new pricing client"),
+    ("DEP-7302", "consumer-api", "5.11.3", at(2, 11, 56), 180, "Succeeded", "b.moreira",
+     "rollback of 5.12.0"),
     ("DEP-7303", "orders", "9.4.0", at(2, 15, 31), 200, "Succeeded", "m.alves", "rollout restart (heap)"),
-    (
-        "DEP-7304",
-        "orders",
-        "9.4.1",
-        at(2, 17, 40),
-        360,
-        "Succeeded",
-        "argocd",
-        "bound the menu snapshot cache (max 5k merchants)",
-    ),
-    (
-        "DEP-7305",
-        "payments",
-        "6.3.3",
-        at(2, 20, 18, 30),
-        260,
-        "Succeeded",
-        "c.souza",
-        "hotfix: release PSP connection on 3DS callback error path",
-    ),
+    ("DEP-7304", "orders", "9.4.1", at(2, 17, 40), 360, "Succeeded", "argocd",
+     "bound the menu snapshot cache (max 5k merchants)"),
+    ("DEP-7305", "payments", "6.3.3", at(2, 20, 18, 30), 260, "Succeeded", "c.souza",
+     "hotfix: release PSP connection on 3DS callback error path"),
 ]
 BASE_VERSION = {
     "consumer-api": "5.11.3",
@@ -922,60 +699,50 @@ V212 = (
     "`delivery_window_end` DATETIME NULL, ALGORITHM=INPLACE, LOCK=NONE"
 )
 
-DEPENDENCIES = [
-    ("app", "ingress", "https", "api.rango.com.br:443 (ingress-nginx, NLB k8s-ingress-nlb-7731a2)"),
-    ("merchant tablets", "ingress", "https", "parceiro.rango.com.br:443"),
-    ("CobraPay (PSP)", "ingress", "https", "webhooks.rango.com.br:443 (PIX and card webhooks)"),
-    ("ingress", "consumer-api", "http", "consumer-api.mkt-prod.svc:3000"),
-    ("ingress", "merchant-portal", "http", "merchant-portal.mkt-prod.svc:8080 (php-fpm behind nginx)"),
-    ("ingress", "payments", "http", "payments.mkt-prod.svc:8080 (/webhooks/psp/*)"),
-    ("consumer-api", "catalog", "http", "catalog.mkt-prod.svc:8080"),
-    ("consumer-api", "pricing", "http", "pricing.mkt-prod.svc:8080 (cart quote, coupons)"),
-    ("consumer-api", "orders", "http", "orders.mkt-prod.svc:8080"),
-    ("consumer-api", "geo", "http", "geo.mkt-prod.svc:8000 (address autocomplete)"),
-    ("consumer-api", "redis", "redis", "redis-sessions.mkt-prod.svc:6379"),
-    ("merchant-portal", "orders", "http", "orders.mkt-prod.svc:8080 (/internal/orders/*)"),
-    ("merchant-portal", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (portal_ro, reports)"),
-    ("merchant-portal", "catalog", "http", "catalog.mkt-prod.svc:8080 (menu sync)"),
-    ("orders", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (primary)"),
-    ("orders", "payments", "http", "payments.mkt-prod.svc:8080"),
-    ("orders", "pricing", "http", "pricing.mkt-prod.svc:8080 (re-quote)"),
-    ("orders", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (exchange orders.events)"),
-    ("orders", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (idempotency keys)"),
-    ("payments", "CobraPay (PSP)", "https", "api.cobrapay.example:443 (PIX, cards, 3DS)"),
-    ("payments", "mysql", "mysql", "mysql-orders.db.rango.internal:3306 (payments schema)"),
-    ("pricing", "geo", "http", "geo.mkt-prod.svc:8000 (distance matrix)"),
-    ("pricing", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (coupon counters)"),
-    ("dispatch", "mysql", "mysql", "mysql-orders-ro.db.rango.internal:3306 (replica, order details)"),
-    ("dispatch", "redis", "redis", "redis-geo.mkt-prod.svc:6379 (courier positions, courier:alive:*)"),
-    ("dispatch", "geo", "http", "geo.mkt-prod.svc:8000 (geocode drop-off, routes)"),
-    ("dispatch", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (queue dispatch.order-ready)"),
-    ("courier-location", "redis", "redis", "redis-geo.mkt-prod.svc:6379 (GEOADD couriers:geo:*)"),
-    ("courier-location", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (exchange courier.events)"),
-    ("notifications", "rabbitmq", "amqp", "rabbitmq.mkt-prod.svc:5672 (queues notifications.*)"),
-    ("notifications", "TorpedoSMS (SMS provider)", "https", "api.torpedosms.example:443"),
-    ("notifications", "Meta WhatsApp Cloud API", "https", "graph.facebook.com:443"),
-    ("notifications", "FCM / APNs", "https", "fcm.googleapis.com:443, api.push.apple.com:443"),
-    ("geo", "GeoPonto (maps API)", "https", "api.geoponto.example:443 (geocode, distance matrix)"),
-    ("geo", "redis", "redis", "redis-orders.mkt-prod.svc:6379 (geocode:* cache, ttl 86400)"),
-    ("catalog", "opensearch", "https", "search-rango-menus.sa-east-1.es.amazonaws.com:443 (menus, menus-v2)"),
-]
+DEPENDENCIES = engine.rows("""
+    app | ingress | https | api.rango.com.br:443 (ingress-nginx, NLB k8s-ingress-nlb-7731a2)
+    merchant tablets | ingress | https | parceiro.rango.com.br:443
+    CobraPay (PSP) | ingress | https | webhooks.rango.com.br:443 (PIX and card webhooks)
+    ingress | consumer-api | http | consumer-api.mkt-prod.svc:3000
+    ingress | merchant-portal | http | merchant-portal.mkt-prod.svc:8080 (php-fpm behind nginx)
+    ingress | payments | http | payments.mkt-prod.svc:8080 (/webhooks/psp/*)
+    consumer-api | catalog | http | catalog.mkt-prod.svc:8080
+    consumer-api | pricing | http | pricing.mkt-prod.svc:8080 (cart quote, coupons)
+    consumer-api | orders | http | orders.mkt-prod.svc:8080
+    consumer-api | geo | http | geo.mkt-prod.svc:8000 (address autocomplete)
+    consumer-api | redis | redis | redis-sessions.mkt-prod.svc:6379
+    merchant-portal | orders | http | orders.mkt-prod.svc:8080 (/internal/orders/*)
+    merchant-portal | mysql | mysql | mysql-orders.db.rango.internal:3306 (portal_ro, reports)
+    merchant-portal | catalog | http | catalog.mkt-prod.svc:8080 (menu sync)
+    orders | mysql | mysql | mysql-orders.db.rango.internal:3306 (primary)
+    orders | payments | http | payments.mkt-prod.svc:8080
+    orders | pricing | http | pricing.mkt-prod.svc:8080 (re-quote)
+    orders | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (exchange orders.events)
+    orders | redis | redis | redis-orders.mkt-prod.svc:6379 (idempotency keys)
+    payments | CobraPay (PSP) | https | api.cobrapay.example:443 (PIX, cards, 3DS)
+    payments | mysql | mysql | mysql-orders.db.rango.internal:3306 (payments schema)
+    pricing | geo | http | geo.mkt-prod.svc:8000 (distance matrix)
+    pricing | redis | redis | redis-orders.mkt-prod.svc:6379 (coupon counters)
+    dispatch | mysql | mysql | mysql-orders-ro.db.rango.internal:3306 (replica, order details)
+    dispatch | redis | redis | redis-geo.mkt-prod.svc:6379 (courier positions, courier:alive:*)
+    dispatch | geo | http | geo.mkt-prod.svc:8000 (geocode drop-off, routes)
+    dispatch | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (queue dispatch.order-ready)
+    courier-location | redis | redis | redis-geo.mkt-prod.svc:6379 (GEOADD couriers:geo:*)
+    courier-location | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (exchange courier.events)
+    notifications | rabbitmq | amqp | rabbitmq.mkt-prod.svc:5672 (queues notifications.*)
+    notifications | TorpedoSMS (SMS provider) | https | api.torpedosms.example:443
+    notifications | Meta WhatsApp Cloud API | https | graph.facebook.com:443
+    notifications | FCM / APNs | https | fcm.googleapis.com:443, api.push.apple.com:443
+    geo | GeoPonto (maps API) | https | api.geoponto.example:443 (geocode, distance matrix)
+    geo | redis | redis | redis-orders.mkt-prod.svc:6379 (geocode:* cache, ttl 86400)
+    catalog | opensearch | https | search-rango-menus.sa-east-1.es.amazonaws.com:443 (menus, menus-v2)
+""")
 
 
 def change_tables(w: World) -> None:
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         [
             [
                 d,
@@ -993,17 +760,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        [
-            "change_id",
-            "service",
-            "key",
-            "old_value",
-            "new_value",
-            "author",
-            "applied_at",
-            "ticket",
-            "summary",
-        ],
+        engine.columns("CONFIG_SUMMARY"),
         [
             [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
             for c, s, k, a, b, who, t, tk, summ in CONFIG
@@ -1034,20 +791,10 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
     )
-    w.table("dependencies", ["caller", "callee", "via", "address"], [list(d) for d in DEPENDENCIES])
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3419,7 +3166,7 @@ def metrics(w: World) -> None:
             q_rows.append([wall(t), q, ready, g.randint(0, 40), pub, round(rate * L + g.uniform(0, 2), 1)])
         t += timedelta(minutes=5)
     w.table(
-        "svc_metrics", ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct"], svc_rows
+        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
     )
     w.table(
         "queue_metrics",
@@ -3431,8 +3178,7 @@ def metrics(w: World) -> None:
 def batch_runs(w: World, extra: list[list]) -> None:
     rows = list(extra)
     g = random.Random(SEED + 2)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         if t.minute % 15 == 0:
             t1 = t + timedelta(seconds=g.randint(20, 90))
             rows.append(
@@ -3470,7 +3216,6 @@ def batch_runs(w: World, extra: list[list]) -> None:
                     "top CEPs re-geocoded",
                 ]
             )
-        t += timedelta(minutes=1)
     rows.append(
         [
             "merchant-finance-export",
@@ -3495,7 +3240,7 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ]
     )
     rows.sort(key=lambda r: (datetime.strptime(r[2], "%d/%m/%Y %H:%M:%S"), r[0]))
-    w.table("batch_runs", ["job_name", "runs_on", "started", "finished", "status", "items", "detail"], rows)
+    w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3645,67 +3390,13 @@ poller confirms the payments. Tell support to wait before cancelling.
 # ---------------------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:
@@ -4289,20 +3980,15 @@ def truth() -> dict:
             runbook_query="payments card timeout PSP",
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-03:00",
-        "description": (
-            "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
-            "say otherwise; dates are "
-            "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
-            "maio, sometimes 2026-05-11), in "
-            "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
-            "wall time; deploys, feature "
-            "flags and DNS records are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "-03:00", inc, (
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
+        "say otherwise; dates are "
+        "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
+        "maio, sometimes 2026-05-11), in "
+        "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
+        "wall time; deploys, feature "
+        "flags and DNS records are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -4313,9 +3999,8 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver, dur)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
     leaks = leak_times(w)
     for p, times in leaks.items():
         for t in times:
@@ -4329,8 +4014,7 @@ def world() -> tuple[World, dict, dict]:
                 p=next(x for x in PODS["payments"] if x[0] == p),
             )
     restart = at(2, 20, 22, 30)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
         ingress_bg(w, t)
         consumer_api_bg(w, t)
@@ -4356,7 +4040,6 @@ def world() -> tuple[World, dict, dict]:
         redis_bg(w, t)
         rabbit_bg(w, t)
         k8s_bg(w, t)
-        t += timedelta(minutes=1)
     inc_mdl(w)
     inc_repl(w)
     inc_rabbit(w)
@@ -4382,8 +4065,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the mkt world into ``out_dir/mkt/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

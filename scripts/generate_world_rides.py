@@ -24,13 +24,18 @@ through FCM and APNs; **settlement** is the nightly driver payout batch (02:00).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import every  # noqa: E402
+from worlds.engine import inside as during
+from worlds.engine import sql_step as sql
+from worlds.engine import zulu as iso
 
 NAME = "rides"
 SEED = 140818
@@ -38,7 +43,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "world
 BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+LEVELS = engine.LEVELS
 SERVICES = (
     "envoy",
     "dispatch",
@@ -57,8 +62,8 @@ SERVICES = (
 )
 
 
-def at(day: int, h: int, m: int, s: int = 0) -> datetime:
-    return DAY0 + timedelta(days=day, hours=h, minutes=m, seconds=s)
+LOCAL = engine.Clock(BRT, DAY0)
+at = LOCAL.at
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -74,82 +79,18 @@ ESBLOCK = (at(2, 7, 4, 50), at(2, 7, 58))  # ... trips' indexer queue full from 
 PING = (at(2, 14, 1, 7), at(2, 14, 52))  # RIDES-10 adaptive_ping_interval 100% (trap: dispatch 5.2.0)
 
 
-def during(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
-class World:
+class World(engine.Dataset):
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END, SERVICES)
 
-    def emit(self, t: datetime, service: str, level: str, message: str) -> None:
-        assert level in LEVELS and service in SERVICES, (level, service)
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": t.astimezone(BRT).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-        }
-        self.events.append((t, self.seq, event))
 
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+    hexid = engine.Dataset.plain_hex
 
     def ride(self) -> str:
         return f"r_{self.hexid(6)}{self.ri(1000, 9999)}"
 
     def driver(self) -> str:
         return f"d_{self.ri(100000, 999999)}"
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            wr = csv.writer(buf, lineterminator="\n")
-            wr.writerow(header)
-            wr.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---- native line formats -------------------------------------------------------------------
 
@@ -797,17 +738,9 @@ def nightly(w: World) -> list[list]:
 # ---- the incidents ---------------------------------------------------------------------------
 
 
-def every(span: tuple[datetime, datetime], step_s: float):
-    t = span[0]
-    while t < span[1]:
-        yield t
-        t += timedelta(seconds=step_s)
-
-
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-01: the morning's tariff file writes surge_cap for gru-t2 as "1,35" (decimal comma).
-    for t in every(TARIFF, 25):
-        tt = w.jit(t, 20)
+    for tt in w.jittered(TARIFF, 25, 20):
         zone = "gru-t2"
         pylog(
             w,
@@ -838,8 +771,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     )
 
     # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
-    for t in every(BURST, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(BURST, 20, 18):
         spring(
             w,
             tt,
@@ -893,8 +825,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         issuer="CN=Corrida Issuing CA 2026",
         serial="5e:0a:91:c4",
     )
-    for t in every(MTLS, 15):
-        tt = w.jit(t, 12)
+    for tt in w.jittered(MTLS, 15, 12):
         pino(
             w,
             tt,
@@ -959,8 +890,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)",
             "kafka.cluster.Partition",
         )
-    for t in every(KDISK, 20):
-        tt = w.jit(t, 18)
+    for tt in w.jittered(KDISK, 20, 18):
         logfmt(
             w,
             tt,
@@ -987,8 +917,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 
     # RIDES-06: RotaMaps (external) answers 503 and times out; eta falls back to straight-line ETAs.
     tracing(w, at(1, 10, 58, 40), "INFO", "eta::config", "config reloaded: cache.ttl_s=180 (was 300)")
-    for t in every(MAPS, 12):
-        tt = w.jit(t, 10)
+    for tt in w.jittered(MAPS, 12, 10):
         if w.r() < 0.6:
             tracing(
                 w,
@@ -1019,8 +948,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "model refresh: loading fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) from s3://corrida-risk/models",
     )
     pid = 4300
-    for t in every(FRAUD, 40):
-        tt = w.jit(t, 30)
+    for tt in w.jittered(FRAUD, 40, 30):
         pid += w.ri(3, 17)
         gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
         gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
@@ -1031,8 +959,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             pid + 1,
             "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
         )
-    for t in every(FRAUD, 10):
-        tt = w.jit(t, 9)
+    for tt in w.jittered(FRAUD, 10, 9):
         x = w.r()
         if x < 0.5:
             zap(
@@ -1116,8 +1043,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         "4.8gb[4.9%], all indices on this node will be marked read-only",
     )
     depth = 0
-    for t in every(ESDISK, 30):
-        tt = w.jit(t, 25)
+    for tt in w.jittered(ESDISK, 30, 25):
         depth = min(10000, depth + w.ri(150, 190))
         spring(
             w,
@@ -1129,8 +1055,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             "reason=index [trips-2026.08] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage "
             f"watermark, index has read-only-allow-delete block]] queue depth={depth}",
         )
-    for t in every(ESBLOCK, 15):
-        tt = w.jit(t, 12)
+    for tt in w.jittered(ESBLOCK, 15, 12):
         spring(
             w,
             tt,
@@ -1488,24 +1413,11 @@ MIGRATIONS = [
 ]
 
 
-def iso(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def change_tables(w: World) -> None:
-    w.table("dependencies", ["caller", "callee", "protocol", "address", "purpose"], DEPENDENCIES)
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "description",
-        ],
+        engine.columns("DEPLOYS_TRIGGERED"),
         [
             [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
@@ -1513,7 +1425,7 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "config_changes",
-        ["change_id", "component", "key", "old_value", "new_value", "applied_at", "applied_by", "ticket"],
+        engine.columns("CONFIG_COMPONENT"),
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
@@ -1667,67 +1579,13 @@ few times a year; during one, sends fail with errors from the provider and recov
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def lt(t: datetime) -> str:
-    return t.astimezone(BRT).isoformat(timespec="seconds")
+lt = LOCAL.iso
 
 
-def logs(
-    service: str,
-    start: datetime,
-    end: datetime,
-    contains: str,
-    level: str | None = None,
-    pattern: str | None = None,
-) -> dict:
-    args = {"service": service, "start": lt(start), "end": lt(end)}
-    if level:
-        args["level"] = level
-    if pattern:
-        args["pattern"] = pattern
-    return {"tool": "query_logs", "args": args, "contains": contains}
+logs = partial(engine.log_step, lt)
 
 
-def sql(query: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def incident(
-    iid: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    start: datetime,
-    end: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root_cause: str | None,
-    key_terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    evidence: list[dict],
-    outcome: str = "SUCCESS",
-    **more,
-) -> dict:
-    d = {
-        "id": iid,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": lt(start),
-        "end": lt(end),
-        "onset": lt(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root_cause,
-        "key_terms": key_terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    d.update(more)
-    return d
+incident = partial(engine.incident, lt)
 
 
 def truth() -> dict:
@@ -2095,30 +1953,25 @@ def truth() -> dict:
             ],
         ),
     ]
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "-03:00",
-        "description": "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
+    return engine.truth_file(NAME, "-03:00", inc, (
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
         "saving) unless they say otherwise, by an on-call team writing Portuguese and English (18/08, "
         "19 ago, 20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and "
         "elasticsearch write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud "
         "the offset -0300, notify the time of day only, dispatch epoch seconds and payments epoch "
         "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
-        "carry their offset, feature_flags, schema_migrations and service_stats are wall time.",
-        "incidents": inc,
-    }
+        "carry their offset, feature_flags, schema_migrations and service_stats are wall time."
+    ))
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         background(w, t)
-        t += timedelta(minutes=1)
     w.table(
         "job_runs",
-        ["job_name", "cronjob", "namespace", "schedule", "started_at", "completed_at", "status", "detail"],
+        engine.columns("CRON_RUNS"),
         nightly(w),
     )
     incidents(w)
@@ -2141,8 +1994,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the rides world into ``out_dir/rides/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

@@ -23,14 +23,17 @@ continue-watching cache.
 
 from __future__ import annotations
 
-import csv
 import heapq
-import io
 import json
-import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import sql_step as step_sql
 
 NAME = "vod"
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,24 +42,17 @@ JST = timezone(timedelta(hours=9))
 DAY0 = datetime(2026, 4, 14, tzinfo=JST)
 END = DAY0 + timedelta(days=3)
 SEED = 20260414
-MON = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+MON = [*engine.MONTHS]
 
 
-def at(day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
-    """Local (JST) time on day 0, 1 or 2 of the world (negative days are before it)."""
-    return DAY0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+LOCAL = engine.Clock(JST, DAY0)
+at = LOCAL.at
 
 
-def loc(t: datetime) -> datetime:
-    return t.astimezone(JST)
+loc = LOCAL.loc
 
 
-def iso(t: datetime) -> str:
-    return loc(t).isoformat(timespec="seconds")
-
-
-def zulu(t: datetime) -> str:
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+iso = LOCAL.iso
 
 
 def zulu_ms(t: datetime) -> str:
@@ -64,16 +60,11 @@ def zulu_ms(t: datetime) -> str:
     return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
 
 
-def wall(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M:%S")
+wall = LOCAL.wall
 
 
 def wmin(t: datetime) -> str:
     return loc(t).strftime("%Y-%m-%d %H:%M")
-
-
-def ms3(t: datetime) -> str:
-    return f"{t.microsecond // 1000:03d}"
 
 
 def clf(t: datetime, utc: bool = False, millis: bool = False) -> str:
@@ -138,61 +129,19 @@ POOL_DRY = (at(2, 21, 3, 20), at(2, 21, 53, 0))  # VOD-13 catalog-primary pool e
 SEQ_MAX = (at(2, 22, 31, 4), at(2, 23, 22, 40))  # VOD-14 billing_events_id_seq at 2147483647
 
 
-def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
-    return span[0] <= t < span[1]
-
-
 # ---------------------------------------------------------------------------------------------
 # The world
 # ---------------------------------------------------------------------------------------------
 
 
-class World:
+class World(engine.Dataset):
+    always_attrs = True
+
     def __init__(self) -> None:
-        self.rng = random.Random(SEED)
-        self.events: list[tuple[datetime, int, dict]] = []
-        self.seq = 0
-        self.tables: dict[str, tuple[list[str], list[list]]] = {}
-        self.docs: dict[str, str] = {}
+        super().__init__(SEED, LOCAL, END)
         self.pid = 30500
         self.vxid = 88_400_000
         self.groups = dict(GROUPS)
-
-    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: str) -> None:
-        assert level in ("DEBUG", "INFO", "WARN", "ERROR", "FATAL"), level
-        if not (DAY0 <= t < END):
-            return
-        self.seq += 1
-        event = {
-            "ts": loc(t).isoformat(timespec="milliseconds"),
-            "service": service,
-            "level": level,
-            "message": message,
-            "attrs": attrs,
-        }
-        self.events.append((t, self.seq, event))
-
-    def r(self) -> float:
-        return self.rng.random()
-
-    def ri(self, a: int, b: int) -> int:
-        return self.rng.randint(a, b)
-
-    def pick(self, seq):
-        return self.rng.choice(seq)
-
-    def count(self, lam: float) -> int:
-        n = int(lam)
-        return n + (1 if self.r() < lam - n else 0)
-
-    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
-        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
-
-    def hexid(self, n: int) -> str:
-        """Hex with at least one digit, so an id is always an id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
-        return "".join(s)
 
     def b36(self, n: int) -> str:
         s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]
@@ -215,33 +164,6 @@ class World:
     def newpid(self) -> int:
         self.pid += self.ri(2, 60)
         return self.pid
-
-    def table(self, name: str, header: list[str], rows: list[list]) -> None:
-        self.tables[name] = (header, rows)
-
-    def write(self, out: Path, manifest: dict, truth: dict) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(exist_ok=True)
-        (out / "knowledge").mkdir(exist_ok=True)
-        self.events.sort(key=lambda e: (e[0], e[1]))
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _s, event in self.events:
-                f.write(json.dumps(event, ensure_ascii=False) + "\n")
-        for name, (header, rows) in sorted(self.tables.items()):
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
-            (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
-        for name, text in sorted(self.docs.items()):
-            (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
-        (out / "dataset.json").write_text(
-            json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        (out / "truth.json").write_text(
-            json.dumps(truth, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-
 
 # ---------------------------------------------------------------------------------------------
 # Titles, devices, instances
@@ -918,17 +840,7 @@ def change_tables(w: World) -> None:
         )
     w.table(
         "deploys",
-        [
-            "deploy_id",
-            "service",
-            "version",
-            "image",
-            "started_at",
-            "finished_at",
-            "status",
-            "triggered_by",
-            "summary",
-        ],
+        engine.columns("DEPLOYS_ROLLOUT"),
         rows,
     )
     w.table(
@@ -981,23 +893,13 @@ def change_tables(w: World) -> None:
     )
     w.table(
         "schema_migrations",
-        [
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-            "schema",
-        ],
+        engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     dc = "service.apne1.kumo.internal"
     w.table(
         "dependencies",
-        ["caller", "callee", "via", "address"],
+        engine.columns("DEPENDENCIES_VIA"),
         [
             [
                 "cdn",
@@ -4009,8 +3911,7 @@ def metrics(w: World) -> None:
     svc_rows, db_rows, host_rows, lag_rows = [], [], [], []
     shield_rows, broker_rows, jvm_rows = [], [], []
     lag = {"watch-history": 0, "reco-events": 0, "search-catalog": 0}
-    t = DAY0
-    while t < END:
+    for t in w.minutes():
         ld = load(t)
         # per minute: shield
         for name, *_ in INST["origin-shield"]:
@@ -4201,9 +4102,8 @@ def metrics(w: World) -> None:
                     else w.ri(4000, 9000),
                 ]
             )
-        t += timedelta(minutes=1)
     w.table(
-        "svc_metrics", ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_pct"], svc_rows
+        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
     )
     w.table(
         "shield_metrics",
@@ -4264,7 +4164,7 @@ def metrics(w: World) -> None:
         db_rows,
     )
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
-    w.table("consumer_lag", ["bucket_start", "consumer_group", "topic", "partitions", "lag_msgs"], lag_rows)
+    w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
 def batch_runs(w: World, publish_rows: list[list]) -> None:
@@ -4473,67 +4373,17 @@ Symptoms: CloudFront and players get `503 Backend fetch failed` (varnish's synth
 # ---------------------------------------------------------------------------------------------
 
 
-def q(service: str, s: datetime, e: datetime, lvl: str | None = None, pattern: str | None = None) -> dict:
-    args = {"service": service, "start": iso(s), "end": iso(e)}
-    if lvl:
-        args["level"] = lvl
-    if pattern:
-        args["pattern"] = pattern
-    return args
+def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
+              pattern: str | None = None) -> dict:
+    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
 
 
-def step_logs(contains: str, *a, **k) -> dict:
-    return {"tool": "query_logs", "args": q(*a, **k), "contains": contains}
-
-
-def step_sql(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
-
-
-def incident(
-    i: str,
-    kind: str,
-    question: str,
-    service: str | None,
-    s: datetime,
-    e: datetime,
-    onset: datetime | None,
-    cause_service: str | None,
-    root: str | None,
-    terms: list[str],
-    distractors: list[str],
-    runbook: str | None,
-    outcome: str,
-    evidence: list[dict],
-    decoy: str | None = None,
-    runbook_query: str | None = None,
-    note: str | None = None,
-) -> dict:
-    d = {
-        "id": i,
-        "kind": kind,
-        "question": question,
-        "service": service,
-        "start": iso(s),
-        "end": iso(e),
-        "onset": iso(onset) if onset else None,
-        "cause_service": cause_service,
-        "root_cause": root,
-        "key_terms": terms,
-        "distractors": distractors,
-        "has_runbook": runbook is not None,
-        "runbook": runbook,
-        "expected_outcome": outcome,
-        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy:
-        d["decoy_runbook"] = decoy
-    if runbook_query:
-        d["runbook_query"] = runbook_query
-    if note:
-        d["note"] = note
-    return d
+def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+             note: str | None = None) -> dict:
+    """A truth entry; this world's specs give the outcome before the evidence."""
+    *head, outcome, evidence = fields
+    return engine.incident(iso, *head, evidence, outcome, **engine.given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
 
 
 def truth() -> dict:
@@ -5189,19 +5039,14 @@ def truth() -> dict:
             ],
         )
     )
-    return {
-        "dataset": f"{NAME}-world",
-        "timezone": "+09:00",
-        "description": (
-            "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
-            "are "
-            "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
-            "Metric "
-            "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
-            "certificates are UTC; config changes carry their offset."
-        ),
-        "incidents": inc,
-    }
+    return engine.truth_file(NAME, "+09:00", inc, (
+        "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
+        "are "
+        "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
+        "Metric "
+        "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
+        "certificates are UTC; config changes carry their offset."
+    ))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -5210,11 +5055,9 @@ def truth() -> dict:
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in DEPLOYS:
-        if DAY0 <= start < END:
-            rollout(w, start, svc, ver)
-    t = DAY0
-    while t < END:
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    for t in w.minutes():
         gateway_bg(w, t)
         shield_bg(w, t)
         packager_bg(w, t)
@@ -5229,7 +5072,6 @@ def world() -> tuple[World, dict, dict]:
         kafka_bg(w, t)
         postgres_bg(w, t)
         redis_bg(w, t)
-        t += timedelta(minutes=1)
     shield_vcl(w)
     prepackage(w)
     playback_flags(w)
@@ -5257,8 +5099,7 @@ def world() -> tuple[World, dict, dict]:
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     """Write the vod world into ``out_dir/vod/``."""
-    w, manifest, truth_doc = world()
-    w.write(Path(out_dir) / NAME, manifest, truth_doc)
+    engine.write_world(out_dir, NAME, world)
 
 
 if __name__ == "__main__":

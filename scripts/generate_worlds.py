@@ -27,15 +27,19 @@ libm or on PYTHONHASHSEED.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import json
 import random
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
+from worlds.engine import sql_step as sql_ev  # noqa: E402
+from worlds.engine import zulu
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
@@ -165,7 +169,30 @@ class World:
         """Moments within the minute starting at ``minute`` for an average ``rate``."""
         return sorted(minute + ms(self.rng.randrange(60000)) for _ in range(self.count(rate)))
 
+    def traffic(self, flows: list[tuple[Callable[..., None], float, float]]
+                ) -> Iterator[tuple[datetime, float]]:
+        """Each minute of the span: the request flows run (INFO kept at each flow's share), then the
+        minute and its diurnal load are handed to the caller for the world's own periodic lines."""
+        for minute in minutes(self.start, self.end, 1):
+            d = self.diurnal(minute)
+            for flow, rate, keep in flows:
+                self.info_keep = keep
+                for t in self.spread(minute, rate * d):
+                    flow(self, t)
+            self.info_keep = 1.0
+            yield minute, d
+
+    def install(self, service: str, version: str, day: int, hhmm: str,
+                minutes: int) -> tuple[datetime, datetime, datetime]:
+        """A deploy: its start, its end and the moment (halfway) the new version starts serving."""
+        started = self.at(day, hhmm)
+        finished = started + timedelta(minutes=minutes, seconds=self.between(5, 50))
+        switch = started + (finished - started) / 2
+        self.versions.setdefault(service, []).append((switch, version))
+        return started, finished, switch
+
     # logs ----------------------------------------------------------------------------------
+
     def log(self, t: datetime, service: str, level: str, message: str, **attrs: Any) -> None:
         """Add one log line (lines outside the world's span are dropped)."""
         if not self.start <= t < self.end:
@@ -226,35 +253,12 @@ class World:
 
     # output --------------------------------------------------------------------------------
     def write(self, out: Path, manifest: dict[str, Any], truth: dict[str, Any]) -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
-            for _t, _seq, line in sorted(self.logs, key=lambda e: (e[0], e[1])):
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-        (out / "tables").mkdir(exist_ok=True)
-        for name in sorted(self.tables):
-            header, rows = self.tables[name]
-            with (out / "tables" / f"{name}.csv").open("w", encoding="utf-8", newline="") as f:
-                writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(header)
-                writer.writerows(rows)
-        (out / "knowledge").mkdir(exist_ok=True)
-        for doc_id in sorted(self.runbooks):
-            (out / "knowledge" / f"{doc_id}.md").write_text(self.runbooks[doc_id], encoding="utf-8",
-                                                           newline="\n")
-        (out / "dataset.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8",
-                                          newline="\n")
-        (out / "truth.json").write_text(json.dumps(truth, indent=2, ensure_ascii=False) + "\n",
-                                        encoding="utf-8", newline="\n")
+        engine.write_dataset(out, self.logs, self.tables, self.runbooks, manifest, truth, ascii_manifest=True)
 
 
 def iso(t: datetime) -> str:
     """A truth-file time: ISO-8601 with the offset of the moment as given."""
     return t.isoformat(timespec="seconds")
-
-
-def zulu(t: datetime) -> str:
-    """Canonical UTC text, as the loader stores table times (for evidence SQL)."""
-    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def incident(w: World, *, id: str, kind: str, question: str, service: str | None,
@@ -265,39 +269,13 @@ def incident(w: World, *, id: str, kind: str, question: str, service: str | None
              expected: str = "SUCCESS", note: str | None = None) -> None:
     """Record one truth entry (the simulation is done by the caller)."""
     assert kind in KINDS, kind
-    entry: dict[str, Any] = {
-        "id": id, "kind": kind, "question": question, "service": service,
-        "start": iso(start), "end": iso(end),
-        "onset": iso(onset) if onset else None, "cause_service": cause_service,
-        "root_cause": root_cause, "key_terms": key_terms, "distractors": distractors,
-        "has_runbook": runbook is not None, "runbook": runbook,
-        "expected_outcome": expected,
-        "fallback_type": None if expected == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
-        "evidence": evidence,
-    }
-    if decoy_runbook:
-        entry["decoy_runbook"] = decoy_runbook
-    if runbook_query:
-        entry["runbook_query"] = runbook_query
-    if note:
-        entry["note"] = note
-    w.incidents.append(entry)
+    w.incidents.append(engine.incident(
+        iso, id, kind, question, service, start, end, onset, cause_service, root_cause, key_terms,
+        distractors, runbook, evidence, expected,
+        **engine.given(decoy_runbook=decoy_runbook, runbook_query=runbook_query, note=note)))
 
 
-def logs_ev(service: str, start: datetime, end: datetime, contains: str, *,
-            pattern: str | None = None, level: str | None = None) -> dict[str, Any]:
-    """An evidence step: query_logs finds ``contains`` in the service's lines of that window."""
-    args: dict[str, Any] = {"service": service, "start": iso(start), "end": iso(end)}
-    if pattern:
-        args["pattern"] = pattern
-    if level:
-        args["level"] = level
-    return {"tool": "query_logs", "args": args, "contains": contains}
-
-
-def sql_ev(sql: str, contains: str) -> dict[str, Any]:
-    """An evidence step: query_mysql's rows contain ``contains``."""
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
+logs_ev = partial(engine.log_step, iso)
 
 
 # --- shop -----------------------------------------------------------------------------------
@@ -622,13 +600,7 @@ SHOP_FLOWS: list[tuple[Callable[[Shop, datetime], None], float, float]] = [
 
 def shop_background(w: Shop) -> None:
     """Traffic and the periodic, harmless lines of every service over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in SHOP_FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(SHOP_FLOWS):
         # The always-noisy one: recommendations' feature-store lookups time out all day.
         for t in w.spread(minute, 0.14 + 0.28 * d):
             w.emit(t, "recommendations", "ERROR", f"featurestore lookup failed for "
@@ -775,10 +747,7 @@ SHOP_CHANGES = [  # change_id, service, key, old, new, by, when (day, hh:mm, sec
 def shop_changes(w: Shop) -> None:
     """The deploys and config changes tables, the versions they install and their log lines."""
     for dep, svc, ver, (day, hhmm), dur, by, summary in SHOP_DEPLOYS:
-        started = w.at(day, hhmm)
-        finished = started + timedelta(minutes=dur, seconds=w.between(5, 50))
-        switch = started + (finished - started) / 2
-        w.versions.setdefault(svc, []).append((switch, ver))
+        started, finished, switch = w.install(svc, ver, day, hhmm, dur)
         image = f"registry.shop.example/{svc}:{ver}"
         w.deploys.append([dep, svc, ver, image, zulu(started), zulu(finished), "SUCCEEDED", by, summary])
         w.switch[dep] = switch
@@ -1488,26 +1457,31 @@ SHOP_NODES = {  # cpu, mem, disk used, disk await
     "infra-node-1": (14, 38, 28.0, 1.2), "db-node-1": (26, 79, 61.0, 3.4), "redis-node-1": (11, 0, 22.0, 0.9),
 }
 
-SHOP_DEPENDENCIES = [
-    ("frontend", "auth", "http", "auth:8080"), ("frontend", "catalog", "http", "catalog:8080"),
-    ("frontend", "cart", "http", "cart:8080"), ("frontend", "checkout", "http", "checkout:8080"),
-    ("frontend", "recommendations", "http", "recommendations:8080"),
-    ("auth", "postgres", "postgres", "pg-main:5432"), ("auth", "vault", "https", "vault.security.svc:8200"),
-    ("catalog", "postgres", "postgres", "pg-main:5432"),
-    ("catalog", "opensearch-catalog", "http", "opensearch-catalog:9200"),
-    ("cart", "redis", "redis", "redis-cart:6379"),
-    ("checkout", "cart", "http", "cart:8080"), ("checkout", "inventory", "http", "inventory:8080"),
-    ("checkout", "payment-gw", "grpc", "payment-gw:9090"), ("checkout", "shipping", "http", "shipping:8080"),
-    ("checkout", "postgres", "postgres", "pg-main:5432"),
-    ("email-worker", "postgres", "postgres", "pg-main:5432"),
-    ("email-worker", "smtp-relay", "smtp", "smtp-relay.mail.svc:587"),
-    ("inventory", "postgres", "postgres", "pg-main:5432"),
-    ("inventory", "wms", "https", "wms.warehouse.svc:7443"),
-    ("payment-gw", "paylane", "https", "psp-api.paylane.example:443"),
-    ("payment-gw", "vault", "https", "vault.security.svc:8200"),
-    ("shipping", "shipco", "https", "rates.shipco.example:443"),
-    ("recommendations", "featurestore", "grpc", "featurestore.ml.svc:9090"),
-]
+SHOP_DEPENDENCIES = engine.rows("""
+    frontend        | auth               | http     | auth:8080
+    frontend        | catalog            | http     | catalog:8080
+    frontend        | cart               | http     | cart:8080
+    frontend        | checkout           | http     | checkout:8080
+    frontend        | recommendations    | http     | recommendations:8080
+    auth            | postgres           | postgres | pg-main:5432
+    auth            | vault              | https    | vault.security.svc:8200
+    catalog         | postgres           | postgres | pg-main:5432
+    catalog         | opensearch-catalog | http     | opensearch-catalog:9200
+    cart            | redis              | redis    | redis-cart:6379
+    checkout        | cart               | http     | cart:8080
+    checkout        | inventory          | http     | inventory:8080
+    checkout        | payment-gw         | grpc     | payment-gw:9090
+    checkout        | shipping           | http     | shipping:8080
+    checkout        | postgres           | postgres | pg-main:5432
+    email-worker    | postgres           | postgres | pg-main:5432
+    email-worker    | smtp-relay         | smtp     | smtp-relay.mail.svc:587
+    inventory       | postgres           | postgres | pg-main:5432
+    inventory       | wms                | https    | wms.warehouse.svc:7443
+    payment-gw      | paylane            | https    | psp-api.paylane.example:443
+    payment-gw      | vault              | https    | vault.security.svc:8200
+    shipping        | shipco             | https    | rates.shipco.example:443
+    recommendations | featurestore       | grpc     | featurestore.ml.svc:9090
+""")
 
 
 def shop_tables(w: Shop) -> None:
@@ -1582,7 +1556,7 @@ def shop_tables(w: Shop) -> None:
                          w.between(420, 560)])
     w.tables["psp_metrics"] = (["ts", "psp", "charges", "declines", "errors", "p95_ms"], psp_rows)
 
-    w.tables["dependencies"] = (["caller", "callee", "protocol", "address"],
+    w.tables["dependencies"] = (engine.columns("DEPENDENCIES"),
                                 [list(r) for r in SHOP_DEPENDENCIES])
     placement = [["postgres", "pg-main-0", "db-node-1"], ["redis", "redis-cart-0", "redis-node-1"],
                  ["coredns", "coredns (2 replicas)", "infra-node-1"]]
@@ -1590,11 +1564,8 @@ def shop_tables(w: Shop) -> None:
         if svc != "coredns":
             placement.append([svc, f"{svc} ({replicas} replicas)", " ".join(sorted(set(nodes)))])
     w.tables["placement"] = (["service", "instance", "nodes"], placement)
-    w.tables["deploys"] = (["deploy_id", "service", "version", "image", "started_at", "finished_at", "status",
-                            "triggered_by", "summary"], w.deploys)
-    w.tables["config_changes"] = (["change_id", "service", "config_key", "old_value", "new_value",
-                                   "changed_by", "changed_at",
-                                   "ticket"], sorted(w.changes, key=lambda r: r[6]))
+    w.tables["deploys"] = (engine.columns("DEPLOYS_ROLLOUT"), w.deploys)
+    w.tables["config_changes"] = (engine.columns("CONFIG_AUDIT"), sorted(w.changes, key=lambda r: r[6]))
 
 
 SHOP_RUNBOOKS = {
@@ -1802,13 +1773,7 @@ PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [
 
 def pipe_background(w: Pipeline) -> None:
     """Streaming traffic, periodic lines and the noisy enricher over the whole span."""
-    for minute in minutes(w.start, w.end, 1):
-        d = w.diurnal(minute)
-        for flow, rate, keep in PIPE_FLOWS:
-            w.info_keep = keep
-            for t in w.spread(minute, rate * d):
-                flow(w, t)
-        w.info_keep = 1.0
+    for minute, d in w.traffic(PIPE_FLOWS):
         # Always noisy: the enricher's geoip database misses many mobile carrier ranges.
         for t in w.spread(minute, 0.13 + 0.3 * d):
             ip = f"{w.between(1, 223)}.{w.between(0, 255)}.{w.between(0, 255)}.{w.between(1, 254)}"
@@ -2907,18 +2872,27 @@ PIPE_HOST_BASE = {  # cpu, mem, disk used, disk await
     "meta-1": (17, 81, 30.0, 0.8), "wh-1": (44, 61, 58.0, 3.1), "wh-2": (42, 60, 57.0, 3.0),
 }
 
-PIPE_DEPENDENCIES = [
-    ("ingest-api", "broker", "broker-1..3:9092"), ("ingest-api", "schema-registry", "sr-1:8081"),
-    ("schema-registry", "broker", "broker-1..3:9092"), ("broker", "coordinator", "coord-1..3:2181"),
-    ("stream-enricher", "broker", "broker-1..3:9092"), ("stream-enricher", "profile-kv", "profile-kv:7000"),
-    ("stream-enricher", "schema-registry", "sr-1:8081"), ("dfs-sink", "broker", "broker-1..3:9092"),
-    ("dfs-sink", "dfs-namenode", "nn-1:8020"), ("dfs-sink", "dfs-datanode", "dn-1..4:9866"),
-    ("jobrunner", "dfs-namenode", "nn-1:8020"), ("jobrunner", "dfs-datanode", "dn-1..4:9866"),
-    ("jobrunner", "metastore", "metastore:9083"), ("scheduler", "jobrunner", "etl-1..2"),
-    ("scheduler", "warehouse-loader", "etl-1"), ("warehouse-loader", "warehouse", "wh-1:5439"),
-    ("warehouse-loader", "metastore", "metastore:9083"), ("warehouse-loader", "dfs-namenode", "nn-1:8020"),
-    ("dashboards", "warehouse", "wh-1:5439"),
-]
+PIPE_DEPENDENCIES = engine.rows("""
+    ingest-api       | broker           | broker-1..3:9092
+    ingest-api       | schema-registry  | sr-1:8081
+    schema-registry  | broker           | broker-1..3:9092
+    broker           | coordinator      | coord-1..3:2181
+    stream-enricher  | broker           | broker-1..3:9092
+    stream-enricher  | profile-kv       | profile-kv:7000
+    stream-enricher  | schema-registry  | sr-1:8081
+    dfs-sink         | broker           | broker-1..3:9092
+    dfs-sink         | dfs-namenode     | nn-1:8020
+    dfs-sink         | dfs-datanode     | dn-1..4:9866
+    jobrunner        | dfs-namenode     | nn-1:8020
+    jobrunner        | dfs-datanode     | dn-1..4:9866
+    jobrunner        | metastore        | metastore:9083
+    scheduler        | jobrunner        | etl-1..2
+    scheduler        | warehouse-loader | etl-1
+    warehouse-loader | warehouse        | wh-1:5439
+    warehouse-loader | metastore        | metastore:9083
+    warehouse-loader | dfs-namenode     | nn-1:8020
+    dashboards       | warehouse        | wh-1:5439
+""")
 
 
 def local_text(t: datetime) -> str:

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+import worlds
 
 from diagnosis_harness.eval.suite import load_suite
 from diagnosis_harness.tools.dataset.build import load_dataset
@@ -66,7 +67,7 @@ class World:
 
     @property
     def dir(self) -> Path:
-        return ROOT / "tests" / "data" / "worlds" / self.name
+        return worlds.folder(self.name)
 
     @property
     def truth(self) -> dict:

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
+import worlds
 
 from diagnosis_harness import Verdict, evaluate
 
-WORLDS = Path(__file__).parent / "data" / "worlds"
 FLOOR_RIGHT = {"shop": 7, "pipeline": 6, "fleet": 3, "ledger": 3, "grid": 1, "vod": 2,
                "hosp": 1, "docs": 0, "depot": 1, "iot": 0, "game": 2,
                "rides": 0}
@@ -127,7 +127,7 @@ as it was: 0 right, 0 wrong."""
                                              ("game", "-08:00"), ("rides", "-03:00")])
 def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path, world: str,
                                                                  zone: str) -> None:
-    truth = WORLDS / world / "truth.json"
+    truth = worlds.folder(world) / "truth.json"
     kinds = {i["id"]: i["kind"] for i in json.loads(truth.read_text("utf-8"))["incidents"]}
     card = evaluate(truth, model="offline", home=tmp_path, workers=2,
                     settings={"timezone": zone})
@@ -149,7 +149,7 @@ def test_a_published_cause_s_picture_marks_only_changes_as_changes(tmp_path: Pat
     # report's timeline) marks each service's first error, and no log row as a "change".
     from diagnosis_harness.eval.suite import load_suite
 
-    suite = load_suite(WORLDS / "fleet" / "truth.json")
+    suite = load_suite(worlds.folder("fleet") / "truth.json")
     one = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id == "FLEET-01")})
     card = evaluate(one, model="offline", home=tmp_path, workers=1,
                     settings={"timezone": "-06:00"})

@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import worlds
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
@@ -28,8 +29,8 @@ from diagnosis_harness.tools.stats.common import Span, pattern_counts
 from diagnosis_harness.tools.timeutil import format_epoch_ms, parse_ts, to_epoch_ms
 
 ROOT = Path(__file__).resolve().parent.parent
-WORLDS = sorted(p.name for p in (ROOT / "tests" / "data" / "worlds").iterdir() if p.is_dir())
-SOURCES = {**{w: ROOT / "tests" / "data" / "worlds" / w for w in WORLDS},
+WORLDS = worlds.names()
+SOURCES = {**{w: worlds.folder(w) for w in WORLDS},
            "demo": ROOT / "diagnosis_harness" / "tools" / "demo_data"}
 SETTINGS = Settings(_env_file=None)
 

@@ -16,11 +16,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+import worlds
 
 from diagnosis_harness.tools.dataset.build import load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
-WORLDS_DIR = ROOT / "tests" / "data" / "worlds"
 GENERATOR = ROOT / "scripts" / "generate_worlds.py"
 NAMES = ("shop", "pipeline")
 ONSET_LEAD = timedelta(minutes=30)
@@ -36,7 +36,7 @@ def _generator():
 
 
 GEN = _generator()
-TRUTH = {name: json.loads((WORLDS_DIR / name / "truth.json").read_text(encoding="utf-8")) for name in NAMES}
+TRUTH = {name: json.loads((worlds.folder(name) / "truth.json").read_text(encoding="utf-8")) for name in NAMES}
 CASES = [(name, i) for name in NAMES for i in TRUTH[name]["incidents"]]
 
 
@@ -53,7 +53,7 @@ def _ts(text: str) -> datetime:
 def events():
     out = {}
     for name in NAMES:
-        with (WORLDS_DIR / name / "logs.jsonl").open(encoding="utf-8") as f:
+        with (worlds.folder(name) / "logs.jsonl").open(encoding="utf-8") as f:
             out[name] = [(_ts(e["ts"]), e) for e in map(json.loads, f)]
     return out
 
@@ -61,7 +61,7 @@ def events():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("worlds")
-    return {name: load_dataset(WORLDS_DIR / name, root / name) for name in NAMES}
+    return {name: load_dataset(worlds.folder(name), root / name) for name in NAMES}
 
 
 def test_regenerating_gives_the_committed_files(tmp_path):
@@ -69,11 +69,12 @@ def test_regenerating_gives_the_committed_files(tmp_path):
     GEN.main(tmp_path)
     for name in NAMES:
         produced = sorted(p.relative_to(tmp_path / name) for p in (tmp_path / name).rglob("*") if p.is_file())
-        committed = sorted(p.relative_to(WORLDS_DIR / name) for p in (WORLDS_DIR / name).rglob("*")
+        committed = sorted(p.relative_to(worlds.folder(name)) for p in worlds.folder(name).rglob("*")
                            if p.is_file())
         assert produced == committed, name
         for rel in produced:
-            assert (tmp_path / name / rel).read_bytes() == (WORLDS_DIR / name / rel).read_bytes(), (name, rel)
+            assert (tmp_path / name / rel).read_bytes() == (worlds.folder(name) / rel).read_bytes(), \
+                (name, rel)
 
 
 def test_each_world_loads_through_the_harness_loader(built, events):
@@ -102,7 +103,7 @@ def test_every_kind_appears_and_there_are_enough_incidents():
 
 @pytest.mark.parametrize(("world", "incident"), CASES, ids=[i["id"] for _n, i in CASES])
 def test_truth_entry_is_well_formed(world, incident):
-    docs = {p.stem for p in (WORLDS_DIR / world / "knowledge").glob("*.md")}
+    docs = {p.stem for p in (worlds.folder(world) / "knowledge").glob("*.md")}
     start, end = _ts(incident["start"]), _ts(incident["end"])
     assert start < end <= start + timedelta(hours=1)
     assert incident["start"][:10] in incident["question"] or "UTC" in incident["question"]
@@ -137,7 +138,7 @@ def test_window_has_events_and_the_onset_leads_it(world, incident, events):
         assert start - ONSET_LEAD <= onset < end
     if incident["expected_outcome"] == "SUCCESS":  # the words of the cause are in the data
         text = "\n".join(e["message"] for _t, e in events[world]).lower()
-        folder = WORLDS_DIR / world / "tables"
+        folder = worlds.folder(world) / "tables"
         tables = "\n".join(p.read_text(encoding="utf-8") for p in folder.glob("*.csv"))
         for term in incident["key_terms"]:
             assert term in text or term in tables.lower(), term

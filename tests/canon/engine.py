@@ -250,14 +250,12 @@ def _value(case: Case, m: Metric, t: datetime) -> float:
 
 
 def _csv(rows: Sequence[dict[str, Any]]) -> str:
-    columns: dict[str, None] = {}
-    for row in rows:
-        columns.update(dict.fromkeys(row))
+    """Rows as CSV: every column any row has, in first-seen order; a missing or None cell is empty."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if row.get(c) is None else row[c] for c in columns])
+    writer = csv.DictWriter(buffer, list(dict.fromkeys(c for row in rows for c in row)),
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
     return buffer.getvalue()
 
 

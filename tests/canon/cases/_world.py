@@ -84,3 +84,8 @@ def postgres(name: str) -> Svc:
 def noisy(svc: Svc, message: str, every_s: int = 180) -> Svc:
     """The same service, with an error it logs all day long."""
     return replace(svc, noise=message, noise_every_s=every_s)
+
+
+ARCHETYPES = {"edge": edge, "java": java, "go": go, "gokit": gokit, "py": py, "host": host,
+              "events": events, "postgres": postgres}
+"""The services a case file names by archetype (``noisy`` wraps one of them)."""

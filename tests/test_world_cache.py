@@ -1,0 +1,123 @@
+"""The incident worlds are built on demand, never committed (issue 39; tests/worlds).
+
+A clean clone holds no generated world: the first test that asks for one runs its generator into
+the cache, once even when two pytest workers ask at the same moment, and a generator that fails
+leaves nothing behind that could be mistaken for a world.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import worlds
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GENERATOR = """
+import os, sys, time
+from pathlib import Path
+with open(os.environ["RUNS_FILE"], "a") as f:
+    f.write("run\\n")
+out = Path(sys.argv[1]) / "tiny"
+(out / "tables").mkdir(parents=True)
+(out / "truth.json").write_text("{}\\n")
+time.sleep(float(os.environ.get("GEN_SLEEP", "0")))
+if os.environ.get("GEN_FAIL"):
+    sys.exit("boom: the spec is broken")
+(out / "tables" / "deploys.csv").write_text("deploy_id\\nD-1\\n")
+"""
+
+
+@pytest.fixture
+def scripts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "generate_world_tiny.py").write_text(GENERATOR, encoding="utf-8")
+    monkeypatch.setenv("HARNESS_WORLD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RUNS_FILE", str(tmp_path / "runs"))
+    (tmp_path / "runs").write_text("", encoding="utf-8")
+    return folder
+
+
+def _runs(scripts: Path) -> int:
+    return len((scripts.parent / "runs").read_text(encoding="utf-8").splitlines())
+
+
+def _leftovers(scripts: Path) -> list[str]:
+    return sorted(p.name for p in (scripts.parent / "cache").iterdir() if p.name.startswith(".build"))
+
+
+def test_no_generated_world_is_committed() -> None:
+    tracked = subprocess.run(["git", "ls-files", "tests/data/worlds"], cwd=ROOT, capture_output=True,
+                             text=True, check=True, timeout=60).stdout
+    assert tracked == ""
+    ignored = subprocess.run(["git", "check-ignore", "-q", "tests/data/worlds/shop/truth.json"],
+                             cwd=ROOT, timeout=60, check=False)
+    assert ignored.returncode == 0, "a world written to the generators' default folder must stay untracked"
+
+
+def test_every_generator_script_is_a_world() -> None:
+    scripts = {p.stem.removeprefix("generate_world_") for p in (ROOT / "scripts").glob("generate_world_*.py")}
+    assert set(worlds.names()) == scripts | {"shop", "pipeline"}
+
+
+def test_a_world_is_built_once_and_then_reused(scripts: Path) -> None:
+    first = worlds.folder("tiny", scripts)
+    assert (first / "tables" / "deploys.csv").read_text(encoding="utf-8") == "deploy_id\nD-1\n"
+    assert worlds.folder("tiny", scripts) == first
+    assert _runs(scripts) == 1
+    assert first.name.startswith("tiny-") and _leftovers(scripts) == []
+
+
+def test_two_workers_asking_at_once_build_it_once_and_both_see_it_whole(scripts: Path) -> None:
+    code = textwrap.dedent(f"""
+        import sys; sys.path.insert(0, {str(ROOT / "tests")!r})
+        from pathlib import Path
+        import worlds
+        print(worlds.folder("tiny", Path({str(scripts)!r})))
+    """)
+    env = {**os.environ, "GEN_SLEEP": "1.5"}
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    (a, _), (b, _) = outs
+    assert a == b and Path(a.strip()).is_dir()
+    assert (Path(a.strip()) / "tables" / "deploys.csv").is_file()
+    assert _runs(scripts) == 1
+    assert _leftovers(scripts) == []
+
+
+def test_an_edited_generator_is_rebuilt_and_its_old_build_removed(scripts: Path) -> None:
+    old = worlds.folder("tiny", scripts)
+    script = scripts / "generate_world_tiny.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("D-1", "D-2"), encoding="utf-8")
+    new = worlds.folder("tiny", scripts)
+    assert new != old and not old.exists()
+    assert (new / "tables" / "deploys.csv").read_text(encoding="utf-8") == "deploy_id\nD-2\n"
+    assert _runs(scripts) == 2
+
+
+def test_a_failing_generator_leaves_no_world_and_says_why(scripts: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GEN_FAIL", "1")
+    with pytest.raises(worlds.WorldError, match="generate_world_tiny.py failed .*boom: the spec is broken"):
+        worlds.folder("tiny", scripts)
+    cache = scripts.parent / "cache"
+    assert [p.name for p in cache.iterdir() if not p.name.startswith(".lock")] == []
+    monkeypatch.delenv("GEN_FAIL")
+    assert (worlds.folder("tiny", scripts) / "tables" / "deploys.csv").is_file()
+
+
+def test_an_unknown_world_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "tests.worlds", "path", "atlantis"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "HARNESS_WORLD_CACHE": str(tmp_path)})
+    assert done.returncode == 1
+    assert "no world 'atlantis'" in done.stderr and "fleet" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,137 @@
+"""The incident worlds, built on demand: ``folder("fleet")`` is fleet's dataset folder.
+
+A world is specified, never committed. ``scripts/generate_world_<name>.py OUT_DIR`` writes
+``OUT_DIR/<name>/`` (``scripts/generate_worlds.py`` writes shop and pipeline), byte for byte the
+same on every run. ``folder`` runs the generator the first time a world is asked for and keeps
+what it wrote in ``$HARNESS_WORLD_CACHE``, else ``.cache/worlds/`` in the repository
+(git-ignored), as ``<name>-<hash of the generator's sources>``: an unchanged world is reused,
+an edited one rebuilt. A build is written aside and renamed into place whole, under a lock per
+generator, so two pytest workers asking at once build it once and never see half a world.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+SCRIPTS = REPO / "scripts"
+SHARED_GENERATOR = "generate_worlds.py"
+"""The one generator that writes more than one world, and that some others import."""
+SHARED_WORLDS = ("shop", "pipeline")
+TIMEOUT_S = 600
+"""How long one generator may run before its build is abandoned (all of them take ~40 s)."""
+
+
+class WorldError(RuntimeError):
+    """A world could not be built: unknown name, a generator that failed or wrote no such world."""
+
+
+def cache_root() -> Path:
+    """``$HARNESS_WORLD_CACHE``, else ``.cache/worlds`` in the repository (git-ignored)."""
+    return Path(os.environ.get("HARNESS_WORLD_CACHE") or REPO / ".cache" / "worlds")
+
+
+def names(scripts: Path = SCRIPTS) -> tuple[str, ...]:
+    """Every world a generator in ``scripts`` writes, sorted."""
+    single = {p.stem.removeprefix("generate_world_") for p in scripts.glob("generate_world_*.py")}
+    shared = set(SHARED_WORLDS) if (scripts / SHARED_GENERATOR).is_file() else set()
+    return tuple(sorted(single | shared))
+
+
+def generator(name: str, scripts: Path = SCRIPTS) -> Path:
+    """The script that writes world ``name``."""
+    script = scripts / (SHARED_GENERATOR if name in SHARED_WORLDS else f"generate_world_{name}.py")
+    if not name.isidentifier() or not script.is_file():
+        raise WorldError(f"no world {name!r}: known worlds are {', '.join(names(scripts))} "
+                         "(a world is written by scripts/generate_world_<name>.py)")
+    return script
+
+
+def sources(script: Path) -> list[Path]:
+    """What a generator's output depends on: itself, the shared generator it may import, the engine."""
+    out = [script]
+    shared = script.parent / SHARED_GENERATOR
+    if script != shared and SHARED_GENERATOR.removesuffix(".py") in script.read_text(encoding="utf-8"):
+        out.append(shared)
+    out += sorted(p for p in HERE.rglob("*.py")
+                  if p.parent != HERE or p.name not in ("__init__.py", "__main__.py"))
+    return out
+
+
+def digest(script: Path) -> str:
+    """A hash of a generator's sources (names and bytes)."""
+    h = hashlib.sha256()
+    for path in sources(script):
+        h.update(path.name.encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def folder(name: str, scripts: Path = SCRIPTS) -> Path:
+    """World ``name``'s dataset folder, generated into the cache the first time it is asked for.
+
+    ``scripts`` is where the generators are (the repository's ``scripts/``).
+    """
+    script = generator(name, scripts)
+    target = cache_root() / f"{name}-{digest(script)}"
+    if target.is_dir():
+        return target
+    with _locked(script):
+        if not target.is_dir():  # another process may have built it while this one waited
+            _build(script, target.name.rsplit("-", 1)[1])
+    if not target.is_dir():
+        raise WorldError(f"{script.name} wrote no folder {name!r}")
+    return target
+
+
+def build(wanted: tuple[str, ...] | None = None) -> dict[str, Path]:
+    """Every world (or those named), built where missing: name → folder."""
+    return {name: folder(name) for name in (wanted or names())}
+
+
+@contextmanager
+def _locked(script: Path) -> Iterator[None]:
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".lock-{script.stem}", "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build(script: Path, key: str) -> None:
+    """Run the generator into a folder aside; rename each world it wrote into place, whole."""
+    root = cache_root()
+    for stale in root.glob(f".build-{script.stem}-*"):  # a build cut short (we hold the lock)
+        shutil.rmtree(stale, ignore_errors=True)
+    work = Path(tempfile.mkdtemp(prefix=f".build-{script.stem}-", dir=root))
+    try:
+        try:
+            done = subprocess.run([sys.executable, str(script), str(work)], capture_output=True,
+                                  text=True, timeout=TIMEOUT_S, check=False, cwd=REPO)
+        except subprocess.TimeoutExpired as exc:
+            raise WorldError(f"{script.name} ran longer than {TIMEOUT_S} s; nothing was kept") from exc
+        if done.returncode != 0:
+            tail = (done.stderr.strip() or done.stdout.strip())[-2000:]
+            raise WorldError(f"{script.name} failed ({done.returncode}); nothing was kept: {tail}")
+        for made in sorted(p for p in work.iterdir() if p.is_dir()):
+            target = root / f"{made.name}-{key}"
+            if not target.exists():
+                os.rename(made, target)
+            for old in root.glob(f"{made.name}-*"):  # earlier builds of this world
+                if old != target and old.is_dir() and old.name.rsplit("-", 1)[0] == made.name:
+                    shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

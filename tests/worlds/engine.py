@@ -1,0 +1,294 @@
+"""The engine every incident world is written with: clocks, a seeded dataset, truth entries.
+
+A world's generator (``scripts/generate_world_<name>.py``) is its spec: its services, their log
+formats and chatter, its incidents. What every world does the same way lives here: writing a
+time in a zone, drawing from one seeded random stream, laying out a dataset folder (``logs.jsonl``,
+``tables/*.csv``, ``knowledge/*.md``, ``dataset.json``, ``truth.json``) and shaping a truth
+entry and its evidence steps. The engine knows formats, nothing of how the harness investigates:
+a world built with it is as blind to the investigator's rules as its spec.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+Stamp = Callable[[datetime], str]
+"""How a world writes a moment in its truth file (its zone, seconds)."""
+LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+"""The log levels every world writes."""
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+"""Month abbreviations as programs write them, whatever the locale."""
+
+
+# --- clocks -----------------------------------------------------------------------------------
+
+class Clock:
+    """A world's zone and first day: ``at(day, hh, mm)`` is a moment, ``iso``/``wall`` write one."""
+
+    def __init__(self, zone: tzinfo, day0: datetime) -> None:
+        self.zone = zone
+        self.day0 = day0
+
+    def at(self, day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
+        """Local time on day ``day`` of the world (negative days are before it)."""
+        return self.day0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
+
+    def loc(self, t: datetime) -> datetime:
+        """The moment in the world's zone."""
+        return t.astimezone(self.zone)
+
+    def iso(self, t: datetime) -> str:
+        """ISO 8601 in the world's zone, to the second, with its offset."""
+        return t.astimezone(self.zone).isoformat(timespec="seconds")
+
+    def wall(self, t: datetime) -> str:
+        """``YYYY-MM-DD HH:MM:SS`` on the world's wall clock, no zone."""
+        return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def utc(t: datetime) -> datetime:
+    """The moment in UTC."""
+    return t.astimezone(UTC)
+
+
+def ms3(t: datetime) -> str:
+    """The milliseconds of a moment, three digits."""
+    return f"{t.microsecond // 1000:03d}"
+
+
+def zulu(t: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SSZ``: UTC to the second, as the loader stores table times."""
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def zulu_ms(t: datetime) -> str:
+    """UTC to the millisecond, ``Z``."""
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + ms3(t) + "Z"
+
+
+def epoch_ms(t: datetime) -> int:
+    """Milliseconds since the epoch."""
+    return int(t.timestamp() * 1000)
+
+
+def inside(t: datetime, span: tuple[datetime, datetime]) -> bool:
+    """Whether ``t`` is in the half-open span."""
+    return span[0] <= t < span[1]
+
+
+def every(span: tuple[datetime, datetime], step_s: float) -> Iterator[datetime]:
+    """The moments of a span, ``step_s`` apart, from its start."""
+    t = span[0]
+    while t < span[1]:
+        yield t
+        t += timedelta(seconds=step_s)
+
+
+# --- a dataset --------------------------------------------------------------------------------
+
+class Dataset:
+    """One seeded random stream and what a world writes: log events, tables, runbooks."""
+
+    def __init__(self, seed: int, clock: Clock, end: datetime, services: Sequence[str] = ()) -> None:
+        self.rng = random.Random(seed)
+        self.clock = clock
+        self.end = end
+        self.services = services
+        """The services a world's log may name (any, when empty)."""
+        self.events: list[tuple[datetime, int, dict]] = []
+        self.seq = 0
+        self.tables: dict[str, tuple[list[str], list[list]]] = {}
+        self.docs: dict[str, str] = {}
+
+    always_attrs = False
+    """Whether an event writes ``attrs`` even when it has none (``{}``), as some worlds' logs do."""
+
+    def emit(self, t: datetime, service: str, level: str, message: str, **attrs: Any) -> None:
+        """One log event with its attributes (see :meth:`event`)."""
+        self.event(t, service, level, message, attrs if attrs or self.always_attrs else None)
+
+    def event(self, t: datetime, service: str, level: str, message: str,
+              attrs: dict[str, Any] | None = None) -> None:
+        """One log event, its time in the world's zone; one outside the world's days is dropped."""
+        assert level in LEVELS and (not self.services or service in self.services), (level, service)
+        if not (self.clock.day0 <= t < self.end):
+            return
+        self.seq += 1
+        event: dict[str, Any] = {"ts": t.astimezone(self.clock.zone).isoformat(timespec="milliseconds"),
+                                 "service": service, "level": level, "message": message}
+        if attrs is not None:
+            event["attrs"] = attrs
+        self.events.append((t, self.seq, event))
+
+    def within(self, rows: Sequence[Sequence[Any]], at: int) -> list[Sequence[Any]]:
+        """The rows whose moment (column ``at``) falls in the world's days."""
+        return [row for row in rows if self.clock.day0 <= row[at] < self.end]
+
+    def jittered(self, span: tuple[datetime, datetime], step_s: float,
+                 jit_s: float = 60.0) -> Iterator[datetime]:
+        """Moments ``step_s`` apart over a span, each up to ``jit_s`` later: a line that repeats."""
+        for t in every(span, step_s):
+            yield self.jit(t, jit_s)
+
+    def minutes(self) -> Iterator[datetime]:
+        """Every minute of the world's days, from its first."""
+        return every((self.clock.day0, self.end), 60)
+
+    def r(self) -> float:
+        """A uniform draw in [0, 1)."""
+        return self.rng.random()
+
+    def ri(self, a: int, b: int) -> int:
+        """An integer in [a, b]."""
+        return self.rng.randint(a, b)
+
+    def pick(self, seq: Sequence[Any]) -> Any:
+        """One of ``seq``."""
+        return self.rng.choice(seq)
+
+    def count(self, lam: float) -> int:
+        """How many of something with mean ``lam``: its whole part, plus one by its fraction."""
+        n = int(lam)
+        return n + (1 if self.r() < lam - n else 0)
+
+    def jit(self, t: datetime, span_s: float = 60.0) -> datetime:
+        """A moment up to ``span_s`` after ``t``, to the microsecond."""
+        return t + timedelta(microseconds=int(self.r() * span_s * 1_000_000))
+
+    def hexid(self, n: int) -> str:
+        """Hex with at least one digit, so a log pattern masks it like any other id."""
+        s = [self.pick("0123456789abcdef") for _ in range(n)]
+        s[self.ri(0, n - 1)] = self.pick("0123456789")
+        return "".join(s)
+
+    def plain_hex(self, n: int) -> str:
+        """Hex digits, any of them."""
+        return "".join(self.pick("0123456789abcdef") for _ in range(n))
+
+    def table(self, name: str, header: list[str], rows: list[list]) -> None:
+        """A CSV table of the dataset (written under ``tables/``)."""
+        self.tables[name] = (header, rows)
+
+    def write(self, out: Path, manifest: dict, truth: dict) -> None:
+        """The dataset folder: events in time order (ties in emission order), tables, runbooks."""
+        write_dataset(out, self.events, self.tables, self.docs, manifest, truth)
+
+
+def write_dataset(out: Path, events: list[tuple[datetime, int, dict]],
+                  tables: dict[str, tuple[list[str], list[list]]], docs: dict[str, str],
+                  manifest: dict, truth: dict, *, ascii_manifest: bool = False) -> None:
+    """Write a dataset folder (docs/data.md) as bytes that do not depend on the platform."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
+    (out / "knowledge").mkdir(exist_ok=True)
+    events.sort(key=lambda e: (e[0], e[1]))
+    with (out / "logs.jsonl").open("w", encoding="utf-8", newline="\n") as f:
+        for _t, _s, event in events:
+            f.write(json.dumps(event, ensure_ascii=False) + "\n")
+    for name, (header, rows) in sorted(tables.items()):
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        (out / "tables" / f"{name}.csv").write_text(buf.getvalue(), encoding="utf-8", newline="\n")
+    for name, text in sorted(docs.items()):
+        (out / "knowledge" / f"{name}.md").write_text(text, encoding="utf-8", newline="\n")
+    for name, doc, ascii_only in (("dataset", manifest, ascii_manifest), ("truth", truth, False)):
+        (out / f"{name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=ascii_only) + "\n",
+                                          encoding="utf-8", newline="\n")
+
+
+# --- the truth file ---------------------------------------------------------------------------
+
+def incident(stamp: Stamp, iid: str, kind: str, question: str, service: str | None,
+             start: datetime, end: datetime, onset: datetime | None, cause_service: str | None,
+             root_cause: str | None, key_terms: list[str], distractors: list[str],
+             runbook: str | None, evidence: list[dict], outcome: str = "SUCCESS",
+             **extra: Any) -> dict:
+    """One truth entry (a suite case ``harness eval`` scores); ``extra`` fields follow, as given."""
+    d = {
+        "id": iid, "kind": kind, "question": question, "service": service,
+        "start": stamp(start), "end": stamp(end), "onset": stamp(onset) if onset else None,
+        "cause_service": cause_service, "root_cause": root_cause, "key_terms": key_terms,
+        "distractors": distractors, "has_runbook": runbook is not None, "runbook": runbook,
+        "expected_outcome": outcome,
+        "fallback_type": None if outcome == "SUCCESS" else "INSUFFICIENT_EVIDENCE",
+        "evidence": evidence,
+    }
+    d.update(extra)
+    return d
+
+
+def given(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value (a truth entry leaves the others out)."""
+    return {k: v for k, v in fields.items() if v}
+
+
+def log_step(stamp: Stamp, service: str, start: datetime, end: datetime, contains: str,
+             level: str | None = None, pattern: str | None = None) -> dict:
+    """An evidence step: ``query_logs`` over a span finds ``contains``."""
+    args = {"service": service, "start": stamp(start), "end": stamp(end)}
+    if level:
+        args["level"] = level
+    if pattern:
+        args["pattern"] = pattern
+    return {"tool": "query_logs", "args": args, "contains": contains}
+
+
+def sql_step(query: str, contains: str) -> dict:
+    """An evidence step: ``query_mysql`` (the tables) finds ``contains``."""
+    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
+
+
+def truth_file(name: str, offset: str, incidents: list[dict], description: str) -> dict:
+    """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
+    return {"dataset": f"{name}-world", "timezone": offset, "description": description,
+            "incidents": incidents}
+
+
+def rows(table: str) -> list[tuple[str, ...]]:
+    """The rows of a table written as text, one a line, cells between ``|`` (blank lines skipped)."""
+    return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
+
+
+# --- table shapes: the columns of the exports the worlds' tools write ------------------------
+
+SHAPES = {name: tuple(cols.split()) for name, cols in rows("""
+DEPLOYS_ROLLOUT   | deploy_id service version image started_at finished_at status triggered_by summary
+FLYWAY            | installed_rank version description script installed_by installed_on execution_time success
+DEPENDENCIES      | caller callee protocol address
+DEPENDENCIES_VIA  | caller callee via address
+DEPENDENCIES_PURPOSE | caller callee protocol address purpose
+CONFIG_AUDIT      | change_id service config_key old_value new_value changed_by changed_at ticket
+DEPLOYS_AUTHORED  | deploy_id service version started_at finished_at status author description
+CONFIG_APPLIED    | change_id service key old_value new_value applied_at author ticket
+MIGRATIONS_APPLIED | service version description applied_at duration_s status
+CONSUMER_LAG      | bucket_start consumer_group topic partitions lag_msgs
+CONFIG_SUMMARY    | change_id service key old_value new_value author applied_at ticket summary
+BATCH_RUNS        | job_name runs_on started finished status items detail
+CRON_RUNS         | job_name cronjob namespace schedule started_at completed_at status detail
+DEPLOYS_TRIGGERED | deploy_id service version started_at finished_at status triggered_by description
+CONFIG_COMPONENT  | change_id component key old_value new_value applied_at applied_by ticket
+SERVICE_BUCKETS   | bucket_start service req_per_min p95_ms error_pct cpu_pct
+""")}
+"""Export shapes a spec names instead of spelling out (a deploy tool's, Flyway's, a config
+store's audit log, …): ``columns("FLYWAY")``."""
+SHAPES["FLYWAY_SCHEMA"] = (*SHAPES["FLYWAY"], "schema")
+
+
+def columns(shape: str) -> list[str]:
+    """The columns of a named export shape (a new list: a spec may extend it)."""
+    return list(SHAPES[shape])
+
+
+def write_world(out_dir: Path, name: str, world: Callable[[], tuple[Any, dict, dict]]) -> None:
+    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``."""
+    data, about, truth = world()
+    data.write(Path(out_dir) / name, about, truth)
