@@ -40,6 +40,7 @@ from diagnosis_harness.checkpoints.savers import checkpoint_id_at
 from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.run.records import run_records
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context, run_turn
 from diagnosis_harness.session.services import Services, run_store_location
 
@@ -136,7 +137,7 @@ def test_a_paused_run_keeps_its_history_until_it_ends() -> None:
             payload: Any = {"question": Q}
             ctx = first
             while True:
-                async for _ in compiled.astream(payload, config, context=ctx):
+                async for _ in RunSession(compiled).stream(payload, config, context=ctx):
                     pass
                 snapshot = await compiled.aget_state(config)
                 if not snapshot.next:

@@ -49,6 +49,7 @@ from graphkit import (
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.lifecycle import CancelSignal
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import Services, new_context
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -323,7 +324,7 @@ RESUMABLE = {"router": [INC_ROUTER],
 
 async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, config, context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
         final = chunk
     return final
 
