@@ -35,7 +35,6 @@ from sqlalchemy import create_engine, text
 
 import diagnosis_harness.graph.builder
 import diagnosis_harness.session.hooked
-from diagnosis_harness import prompts
 from diagnosis_harness.checkpoints.savers import checkpoint_id_at
 from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
 from diagnosis_harness.providers.seam import ModelSeam
@@ -70,8 +69,7 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path, script: dict[str, list
 def plain(services: Services) -> Services:
     """The same services with a replay seam that records nothing (a long test's calls add up)."""
     assert services.seam.replay_script is not None
-    seam = ModelSeam(services.settings, replay_script=services.seam.replay_script,
-                     prompt_renderer=prompts.render)
+    seam = ModelSeam(services.settings, replay_script=services.seam.replay_script)
     return Services(settings=services.settings, seam=seam, backends=services.backends,
                     dataset=services.dataset, store=services.store)
 

@@ -315,14 +315,13 @@ def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_fail
         assert "database is locked" in out["checkpoint_error"]
 
 
-def test_after_a_crash_the_output_reports_the_usage_the_row_recorded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_after_a_crash_the_output_reports_the_usage_the_row_recorded() -> None:
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    monkeypatch.setattr(diagnosis_harness.graph.builder, "saturation_check", crashes)
     services = services_for(demo_home(), SCRIPT)
-    out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver()))
+    out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver(),
+                               nodes={"saturation_check": crashes}))
     row = services.store.get_run(out["run_id"])
     assert (out["release_outcome"], out["failure_code"]) == ("FAILED", "INTERNAL_FAILURE")
     assert out["usage"] == row["usage"] and out["usage"]["model_calls"] == 2

@@ -31,7 +31,7 @@ from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import FailureCode, RunState
 from diagnosis_harness.control.events import EventEmitter
 from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
-from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.graph.builder import NodeFunctions, build_graph
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.lineage import approval_of
 from diagnosis_harness.runstore.settle import failure_code_of, settle_abandoned, settle_unreleased
@@ -104,8 +104,12 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
                    checkpointer: BaseCheckpointSaver | None = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
                    run_id: str | None = None,
-                   on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                   on_state: Callable[[dict[str, Any]], None] | None = None,
+                   nodes: NodeFunctions | None = None) -> dict[str, Any]:
     """Run one turn and return the CLI's ``--json`` fields of the run.
+
+    ``nodes`` replaces node functions of the graph by name
+    (:func:`~diagnosis_harness.graph.builder.build_graph`): a test's crashing node.
 
     ``on_state`` gets every full graph state the run streams (``values``), the last one after
     release: the draft and the records behind the published text, for scripted callers that
@@ -125,16 +129,17 @@ async def run_turn(services: Services, question: Any, *, thread_id: str | None =
 
     sweep = continue_stale if checkpointer is not None else settle_stale
     return await _drive(services, ctx, {"question": _as_input(question)}, checkpointer, on_event,
-                        on_state, sweep=sweep)
+                        on_state, sweep=sweep, nodes=nodes)
 
 
 async def _drive(services: Services, ctx: RunContext, graph_input: Any,
                  checkpointer: BaseCheckpointSaver | None,
                  on_event: Callable[[dict[str, Any]], None] | None,
                  on_state: Callable[[dict[str, Any]], None] | None = None, *,
-                 sweep: Sweep = settle_stale) -> dict[str, Any]:
+                 sweep: Sweep = settle_stale,
+                 nodes: NodeFunctions | None = None) -> dict[str, Any]:
     """Stream the run (``graph_input`` None: go on from the checkpoint) and report its end."""
-    graph = build_graph(checkpointer)
+    graph = build_graph(checkpointer, nodes=nodes)
     config: RunnableConfig = {"configurable": {"thread_id": ctx.thread_id}}
     final: dict[str, Any] = {}
     released: dict[str, Any] | None = None  # release's own update: the decided result
