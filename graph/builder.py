@@ -12,7 +12,8 @@ opens the run's events with its ``metadata`` event (its one owner).
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableLambda
@@ -122,25 +123,35 @@ def _lifecycle(state: DiagnosisState, runtime: Runtime[RunContext]) -> RunLifecy
     return lifecycle
 
 
-def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
+NODES: Mapping[str, Callable[..., Awaitable[dict[str, Any]]]] = MappingProxyType({
+    "route": route, "model": model, "tool_gate": tool_gate, "saturation_check": saturation_check,
+    "draft_parse": draft_parse, "evidence_guard": evidence_guard,
+    "evidence_repair": evidence_repair, "semantic_guard": semantic_guard, "revise": revise,
+    "release": release})
+"""The graph's nodes by name: what :func:`build_graph`'s ``nodes`` may replace."""
+
+NodeFunctions = Mapping[str, Callable[..., Awaitable[dict[str, Any]]]]
+"""Node functions by node name (a subset of :data:`NODES`' names)."""
+
+
+def builder(*, context_schema: type[Any] = RunContext,
+            nodes: NodeFunctions | None = None) -> StateGraph:
     """The uncompiled graph: nodes, and the conditional edges that keep every path visible.
 
     ``context_schema`` is what a caller may pass as ``context``: a RunContext in-process, the
-    API's JSON schema on the server (whose run contexts the run session resolves).
+    API's JSON schema on the server (whose run contexts the run session resolves). ``nodes``
+    replaces node functions by name (a test's crashing node); the wiring stays the same.
     """
+    unknown = sorted(set(nodes or {}) - set(NODES))
+    if unknown:
+        raise ValueError(f"no node named {', '.join(unknown)}: the graph's nodes are "
+                         f"{', '.join(NODES)}")
+    fn = {**NODES, **(nodes or {})}
     g: StateGraph[Any, Any, Any, Any] = StateGraph(
         DiagnosisState, context_schema=context_schema, input_schema=InputState,
         output_schema=OutputState)
-    g.add_node("route", _run_controlled(route))
-    g.add_node("model", _run_controlled(model))
-    g.add_node("tool_gate", _run_controlled(tool_gate))
-    g.add_node("saturation_check", _run_controlled(saturation_check))
-    g.add_node("draft_parse", _run_controlled(draft_parse))
-    g.add_node("evidence_guard", _run_controlled(evidence_guard))
-    g.add_node("evidence_repair", _run_controlled(evidence_repair))
-    g.add_node("semantic_guard", _run_controlled(semantic_guard))
-    g.add_node("revise", _run_controlled(revise))
-    g.add_node("release", _run_controlled(release))
+    for name in NODES:
+        g.add_node(name, _run_controlled(fn[name]))
     g.add_edge(START, "route")
     g.add_conditional_edges("route", _on_loop(after_route))
     g.add_conditional_edges("model", _on_loop(after_model))
@@ -158,34 +169,31 @@ def builder(*, context_schema: type[Any] = RunContext) -> StateGraph:
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 """The compiled diagnosis graph (a plain LangGraph compiled graph)."""
 
-_compiled: dict[tuple[Any, ...], Graph] = {}
-"""Graphs compiled without checkpointer, by context schema and node functions."""
-
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None, *,
-                context_schema: type[Any] = RunContext) -> Graph:
-    """The compiled graph, optionally with a checkpointer.
+                context_schema: type[Any] = RunContext,
+                nodes: NodeFunctions | None = None) -> Graph:
+    """The compiled graph, optionally with a checkpointer and with some node functions replaced.
 
-    Compiled once per process (per context schema): each call gets ``Pregel.copy`` of that graph
-    with its own checkpointer (a compile costs every run 15–30 ms). The node functions are part
-    of the key, so a test that replaces one in this module gets a graph with its replacement.
+    With the graph's own nodes it is compiled once per process (per context schema) and each
+    call gets ``Pregel.copy`` of that graph with its own checkpointer (a compile costs every run
+    15–30 ms). ``nodes`` (by name, :data:`NODES`) compiles a graph of its own with those
+    functions: the seam a test uses to make a node crash, with the same wiring.
     """
+    if nodes:
+        return builder(context_schema=context_schema, nodes=nodes).compile(
+            checkpointer=checkpointer, name="diagnosis")
     return compiled_graph(context_schema).copy(update={"checkpointer": checkpointer})
 
 
 def compiled_graph(context_schema: type[Any] = RunContext) -> Graph:
     """The process's compiled graph for ``context_schema`` (no checkpointer): copy it to use it."""
-    key = (context_schema, *(globals()[name] for name in _NODE_NAMES))
-    base = _compiled.get(key)
-    if base is None:
-        base = _compiled[key] = builder(context_schema=context_schema).compile(name="diagnosis")
-    return base
+    return _compiled(cast("Hashable", context_schema))  # mypy does not hold a class Hashable
 
 
-_NODE_NAMES = ("route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
-               "evidence_repair", "semantic_guard", "revise", "release", "after_route",
-               "after_model", "after_tool_gate", "after_draft_parse", "after_evidence_guard",
-               "after_repair", "after_semantic_guard", "after_revise")
+@functools.cache
+def _compiled(context_schema: Any) -> Graph:
+    return builder(context_schema=context_schema).compile(name="diagnosis")
 
 
 graph = build_graph()

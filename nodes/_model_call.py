@@ -9,7 +9,6 @@ dev server forbids blocking calls in async nodes.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -112,7 +111,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     chat = chat if chat is not None else ctx.seam.for_role(role)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
-        model = _bound(chat, tools, tool_choice)
+        model = ctx.seam.bound(chat, tools, tool_choice)
     began = time.monotonic()
     failure: FailureClass | None = None
     usage: Mapping[str, Any] = {}
@@ -143,35 +142,6 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
-
-
-_BOUND_SIZE = 64
-_bound_models: dict[tuple[int, str], tuple[BaseChatModel, Runnable[LanguageModelInput, AIMessage]]] = {}
-"""Chat models with tools bound, by model (identity) and tool specs (as JSON text)."""
-
-
-def _bound(chat: BaseChatModel, tools: Sequence[Any],
-           tool_choice: str | None = None) -> Runnable[LanguageModelInput, AIMessage]:
-    """``chat`` with ``tools`` bound (one call per turn), the same object for the same two.
-
-    The agent asks with the same specs every turn; binding them anew made a new model each
-    call, and LangChain describes a new model to the callbacks afresh (``dumpd`` of the model
-    with its tool specs, a signature read): ~0.15-0.3 ms of a served run's every agent turn. A
-    bound model holds no state of a call (the seam's models are kept for the same reason).
-    """
-    options: dict[str, Any] = {"parallel_tool_calls": False}
-    if tool_choice is not None:
-        options = {"tool_choice": tool_choice}  # no parallel calls when none may be made
-    try:
-        key = (id(chat), json.dumps([tools, tool_choice], sort_keys=True, ensure_ascii=False))
-    except (TypeError, ValueError):  # specs that are not plain JSON (tool objects): bind anew
-        return chat.bind_tools(tools, **options)
-    found = _bound_models.get(key)
-    if found is None or found[0] is not chat:
-        if len(_bound_models) >= _BOUND_SIZE:
-            _bound_models.clear()  # many models in one process (tests, event loops): start over
-        found = _bound_models[key] = (chat, chat.bind_tools(tools, **options))
-    return found[1]
 
 
 def _labelled(ctx: RunContext, name: str, attempt: int | None = None,

@@ -13,7 +13,6 @@ agent protocols: under ``json`` the seam's model turns envelopes into tool calls
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -41,6 +40,7 @@ from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 from diagnosis_harness.tools.registry import (
+    cached_specs,
     extra_schemas,
     metrics_description,
     specs_key,
@@ -49,8 +49,6 @@ from diagnosis_harness.tools.registry import (
 
 _ENVELOPE_DESCRIPTION = "Progress rule."
 """Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
-_agent_tools: dict[str, str] = {}
-"""The agent's tool specs as JSON text, per data (:func:`diagnosis_harness.tools.registry.specs_key`)."""
 
 
 def _envelope() -> dict[str, Any]:
@@ -69,22 +67,16 @@ def _envelope() -> dict[str, Any]:
 def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, Any]]:
     """The evidence tools as the agent sees them, each with the progress envelope argument.
 
-    Built once per process and data (the schemas are static; building them is pydantic work
-    the agent's every call paid for); each call gets its own copy. ``query_metrics`` is there
+    Built once per process and data, in the registry's one spec cache (:func:`cached_specs`;
+    the schemas are static, and building them is pydantic work the agent's every call paid
+    for); each call gets its own copy. ``query_metrics`` is there
     when ``metrics`` (:func:`~diagnosis_harness.tools.registry.metrics_description`, read off the
     event loop: it may ask the server) is given. The run's MCP tools follow the built-in ones.
     """
     hint = ctx.backends.ops_schema()
-    key = specs_key(hint, ctx.dataset, metrics, ctx.settings)
-    text = _agent_tools.get(key)
-    if text is None:
-        text = json.dumps(_with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics,
-                                                      settings=ctx.settings)),
-                          ensure_ascii=False)
-        if len(_agent_tools) >= 64:
-            _agent_tools.clear()  # many distinct datasets in one process (tests): start over
-        _agent_tools[key] = text
-    specs: list[dict[str, Any]] = json.loads(text)
+    specs = cached_specs("agent", specs_key(hint, ctx.dataset, metrics, ctx.settings),
+                         lambda: _with_envelope(tool_schemas(hint, ctx.dataset, metrics=metrics,
+                                                             settings=ctx.settings)))
     return [*specs, *_with_envelope(extra_schemas(ctx.mcp_tools))] if ctx.mcp_tools else specs
 
 

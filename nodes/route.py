@@ -1,7 +1,9 @@
-"""route: validate the question, start the run, ask the router, and set the investigation scope.
+"""route: ask the router, and set the investigation scope — or send a refused input to release.
 
-The router goes through the retry executor (its attempts, timeouts and budget are the design's);
-an empty, over-long or non-text question is refused before any model call.
+A run's input is validated, and its row created, once, at the run's door
+(:meth:`diagnosis_harness.session.run_session.RunSession.begin`); route only reads the verdict
+(``ctx.input_problem``). The router goes through the retry executor (its attempts, timeouts and
+budget are the design's).
 """
 
 from __future__ import annotations
@@ -62,20 +64,6 @@ _FRESH_RUN: dict[str, Any] = {
 
 
 _SCHEMA = FailureClass.SCHEMA_INVALID
-
-
-def _question_problem(question: object, max_bytes: int) -> str | None:
-    if isinstance(question, bytes):  # the CLI hands over a question that is not UTF-8 as bytes
-        return "the question is not valid UTF-8 text: retype it or fix the terminal's encoding"
-    if not isinstance(question, str):
-        return "the question must be text"
-    if not question.strip():
-        return "the question is empty: describe the incident (service, time window, symptom)"
-    size = len(question.encode("utf-8"))
-    if size > max_bytes:
-        return (f"the question is {size} bytes; the limit is {max_bytes}: shorten it to the "
-                "symptom, the service and the time window")
-    return None
 
 
 def _parse_time(value: str | None) -> datetime | None:
@@ -214,21 +202,15 @@ def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
 
 
 async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Start the run and decide: investigate, fall back for missing context, or reply."""
+    """Decide: investigate, fall back for missing context, reply, or refuse the input."""
     ctx = run_context(runtime)
-    thread_id = ctx.thread_id
-    update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": thread_id,
+    update: dict[str, Any] = {**_FRESH_RUN, "run_id": ctx.run_id, "thread_id": ctx.thread_id,
                               "previous_turn": state.get("last_success")}
     question = state.get("question")
-    # The graph (or the server's run options) may have found the input unusable already: an
-    # unknown or missing key must never silently re-run the thread's previous question.
-    problem = ctx.input_problem or _question_problem(question, ctx.settings.max_question_bytes)
-    await offload(ctx.store.start_run, ctx.run_id, thread_id or "",
-                  question if isinstance(question, str) else repr(question)[:200],
-                  ctx.seam.label)
-    if problem:
+    if ctx.input_problem:  # found at the run's door: the input never reaches a model
         return {**update, "stop": stop("invalid_input", RunState.FAILED,
-                                       FailureCode.INVALID_INPUT, problem)}
+                                       FailureCode.INVALID_INPUT, ctx.input_problem)}
+    assert isinstance(question, str)  # the door refuses anything else
     ctx.emitter.emit("status", phase="routing")
     budget = ctx.budget(None)
     try:

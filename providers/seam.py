@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers import structured
@@ -44,8 +45,10 @@ from diagnosis_harness.providers.specs import (
 if TYPE_CHECKING:
     import httpx
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import Runnable
 
-    from diagnosis_harness.providers.json_protocol import Constrain, PromptRenderer
+    from diagnosis_harness.providers.json_protocol import Constrain
     from diagnosis_harness.providers.replay import ReplayScript
 
 __all__ = [
@@ -77,19 +80,17 @@ def _role_timeout(role: Role, settings: Settings) -> float:
     }[role]
 
 
+_BOUND_SIZE = 64
+"""At most this many bound models per seam (a few: one per role, loop and tool set)."""
+
+
 class ModelSeam:
     """Builds the chat model of each role from one spec; tests and offline mode swap it here."""
 
     def __init__(self, settings: Settings, *, spec: str | None = None,
-                 replay_script: ReplayScript | None = None,
-                 prompt_renderer: PromptRenderer | None = None) -> None:
+                 replay_script: ReplayScript | None = None) -> None:
         self.settings = settings
         self.spec = parse_model_spec(spec or settings.model)
-        if settings.agent_protocol == "json" and prompt_renderer is None:
-            # Providers sit below the prompts: whoever builds the seam hands the renderer in.
-            raise ValueError("the json agent protocol renders the agent's prompt itself: build "
-                             "the seam with prompt_renderer=prompts.render")
-        self.prompt_renderer = prompt_renderer
         # One async HTTP client per event loop: langchain-openai's shared default client is
         # bound to the first loop that used it, so a second asyncio.run() in the same process
         # (scripts, tests) failed with "Event loop is closed".
@@ -99,6 +100,8 @@ class ModelSeam:
         self._models: dict[Role, BaseChatModel] = {}
         self._loop_models: weakref.WeakKeyDictionary[Any, dict[Role, BaseChatModel]] = (
             weakref.WeakKeyDictionary())
+        # Each chat model with the tool specs bound to it (:meth:`bound`), by model and specs.
+        self._bound: dict[tuple[int, str], tuple[BaseChatModel, Runnable[Any, AIMessage]]] = {}
         self._replay = replay_script
         if self.spec.provider == "replay" and self._replay is None:
             from diagnosis_harness.providers.replay import ReplayScript  # replay runs only
@@ -113,7 +116,7 @@ class ModelSeam:
         # Outside any run: under ``auto`` this probes the server once per process.
         self.structured = (structured.resolve(settings, self.spec.name)
                            if self.spec.provider == "openai" else None)
-        self.judge = judge_seam(settings, prompt_renderer)
+        self.judge = judge_seam(settings)
         """The judge's own seam under ``HARNESS_JUDGE_MODEL`` (None: this seam's model judges)."""
 
     @property
@@ -173,14 +176,37 @@ class ModelSeam:
     def _build(self, role: Role) -> BaseChatModel:
         model = self.chat_model(role)  # public: a test's seam records what each role saw
         if role is Role.AGENT and self.settings.agent_protocol == "json":
-            assert self.prompt_renderer is not None
             # Here, not at the top: a chat-model class (~20 ms to build) only this protocol uses.
             from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel
 
-            return JsonProtocolChatModel(inner=model, render_prompt=self.prompt_renderer,
+            return JsonProtocolChatModel(inner=model, render_prompt=prompts.render,
                                          constrain=self._constrain(),
                                          context_tokens=self.settings.model_context_tokens)
         return model
+
+    def bound(self, chat: BaseChatModel, tools: Sequence[Any],
+              tool_choice: str | None = None) -> Runnable[Any, AIMessage]:
+        """``chat`` (one of this seam's models) with ``tools`` bound: the same object for the same two.
+
+        The agent asks with the same specs every turn; binding them anew made a new model each
+        call, and LangChain describes a new model to the callbacks afresh (``dumpd`` of the model
+        with its tool specs, a signature read): ~0.15-0.3 ms of a served run's every agent turn.
+        Kept here, with the models themselves: a bound model holds no state of a call, and it
+        lives as long as the seam that built its model (no process-wide cache).
+        """
+        options: dict[str, Any] = {"parallel_tool_calls": False}
+        if tool_choice is not None:
+            options = {"tool_choice": tool_choice}  # no parallel calls when none may be made
+        try:
+            key = (id(chat), json.dumps([tools, tool_choice], sort_keys=True, ensure_ascii=False))
+        except (TypeError, ValueError):  # specs that are not plain JSON (tool objects): bind anew
+            return chat.bind_tools(tools, **options)
+        found = self._bound.get(key)
+        if found is None or found[0] is not chat:
+            if len(self._bound) >= _BOUND_SIZE:
+                self._bound.clear()  # models of many event loops (scripts, tests): start over
+            found = self._bound[key] = (chat, chat.bind_tools(tools, **options))
+        return found[1]
 
     def _call_options(self, role: Role, messages: Sequence[Any],
                       tools: Sequence[Any] | None) -> dict[str, Any]:
@@ -262,13 +288,13 @@ class ModelSeam:
         return build_offline_model(role, self.settings)
 
 
-def judge_seam(settings: Settings, prompt_renderer: PromptRenderer | None) -> ModelSeam | None:
+def judge_seam(settings: Settings) -> ModelSeam | None:
     """The seam of a separate judge; its spec or key problems name the judge's settings."""
     own = judge_settings(settings)
     if own is None:
         return None
     try:
-        return ModelSeam(own, prompt_renderer=prompt_renderer)
+        return ModelSeam(own)
     except ModelSpecError as exc:
         raise ModelSpecError(f"HARNESS_JUDGE_MODEL: {exc} (or HARNESS_JUDGE_API_KEY for the "
                              "judge's server alone)" if "API key" in str(exc)

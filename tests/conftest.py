@@ -1,4 +1,13 @@
-"""Shared fixtures: hermetic settings, a guard that forbids real network model calls, backends."""
+"""Shared fixtures: hermetic settings, a guard that forbids real network model calls, backends.
+
+And the suite's tiers, assigned here in one table (:data:`TIERS`) by test file, so no test file
+carries its own: ``unit`` (functions on hand-built values, seconds), ``graph`` (the compiled
+graph on in-memory or SQLite stores, scripted models), ``integration`` (real servers and
+processes: ``langgraph dev``, PostgreSQL, Prometheus, a browser, HTTP stubs, subprocesses) and
+``worlds`` (the generated incident worlds, the README's fresh install: the slowest). A test of a
+lower tier that asks for PostgreSQL is lifted to ``integration``. ``.ci/run`` runs ``-m unit``
+first and stops on its failure, then the rest on two workers.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +19,71 @@ from typing import Any
 
 import pytest
 from pg import pg_server, pg_session_url, pg_url  # noqa: F401 — registers the PostgreSQL fixtures
+
+TIERS: dict[str, frozenset[str]] = {
+    "unit": frozenset({
+        "backends", "causal_traps", "checkpoint_group_commit", "cli_startup", "dataset_demo",
+        "dataset_extremes", "dataset_formats", "dataset_import", "dataset_loader", "docs",
+        "graph_drawing", "guards_evidence", "guards_parsing", "import_dates",
+        "import_k8s_nginx_syslog", "import_real_shapes", "lifecycle_budget", "localize", "lock_holder",
+        "metric_triage", "prompts", "retry", "router_windows", "routing_release", "serving_loops",
+        "store_batches", "tiers", "timeutil", "tools_boundary", "tools_lookup_knowledge", "tools_query_logs",
+        "tools_query_mysql", "tools_statistics", "tools_statistics_hours", "triage_digest",
+        "window_readings",
+    }),
+    "graph": frozenset({
+        "checkpoint_growth", "checkpoint_types", "computed_views", "continuations", "empty_evidence",
+        "fuzz", "gate_order", "graph_seams", "guards_semantic", "input_limits", "judge_revision",
+        "local_model", "nodes_unit", "offline_protocols", "offline_rules", "one_door",
+        "public_langgraph", "record_index", "release_deadline", "report_golden", "report_verified",
+        "resume", "routing_tolerant", "run_session", "sql_forging", "sql_safety", "state_records",
+        "stubborn", "system_wide", "tools_statistics_release", "untrusted_text",
+    }),
+    "integration": frozenset({
+        "agent_prompt", "alert_intake", "alert_poison", "alert_posts", "alerts_lost_worker",
+        "alerts_served", "alerts_workers", "approval_record", "benchmark", "checkpoints",
+        "cli_database", "cli_errors", "context_budget", "dataset_links", "doc_examples", "eval",
+        "eval_api", "eval_browser", "eval_docs", "eval_models", "eval_ranking", "eval_reports",
+        "eval_resume", "final_turn", "graph_invariants", "graph_matrix", "home_disk", "hostile_limits",
+        "import_limits", "json_protocol", "judge_model", "kill_durability", "layers",
+        "llm_transcripts", "many_workers", "mcp", "models", "offline", "ops_postgres", "promkit",
+        "promql_forging", "public_api", "pytest_plugin", "query_metrics", "real_data",
+        "resume_processes", "routing_scale", "run_views", "runstore_backends", "secrets",
+        "serve_clean_start", "serve_kill", "serve_signals", "server_auth", "serving", "serving_import",
+        "serving_postgres", "settings_bounds", "smoke_script", "state_edits", "store", "store_outage",
+        "structured_output", "studio", "studio_approval", "terminal_output", "tools_statistics_scale",
+        "wheel_install",
+    }),
+    "worlds": frozenset({
+        "blind_worlds", "canon", "canon_scores", "localize_worlds", "pattern_facts",
+        "readme_quickstart", "world_cache", "worlds",
+    }),
+}
+"""Each test file's tier, by its name without ``test_`` and ``.py``. A file not listed is
+``integration`` (run, but not in the fast tier) until it is given a tier here. Timing assertions
+stay out of ``unit``: the fast tier must not fail because the machine is busy."""
+
+_LIFTED_BY = frozenset({"pg_url", "pg_session_url", "pg_server"})
+"""Fixtures of a real PostgreSQL: a test that uses one is an integration test."""
+
+
+def tier_of(item: pytest.Item) -> str:
+    """The tier of one collected test: its file's, lifted to ``integration`` by PostgreSQL."""
+    name = item.path.name.removeprefix("test_").removesuffix(".py")
+    tier = next((t for t, files in TIERS.items() if name in files), "integration")
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    fixtures = set(getattr(item, "fixturenames", ()))
+    # A fixture parametrized "sqlite"/"postgres" (the ``backend`` fixture, a module's own).
+    if tier in ("unit", "graph") and (fixtures & _LIFTED_BY or "postgres" in params.values()):
+        return "integration"
+    return tier
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by the markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(tier_of(item))
+
 
 _real_connect = socket.socket.connect
 

@@ -27,7 +27,6 @@ from unittest import mock
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings, load_settings
@@ -128,7 +127,7 @@ class RecordingSeam(ModelSeam):
     """The replay seam, recording what each role saw: ``seen[role][i]`` is the i-th call's input."""
 
     def __init__(self, settings: Settings, script: ReplayScript) -> None:
-        super().__init__(settings, replay_script=script, prompt_renderer=prompts.render)
+        super().__init__(settings, replay_script=script)
         self.seen: dict[str, list[list[BaseMessage]]] = {role: [] for role in ROLES}
         self.on_call: Callable[[str, int], None] | None = None
         """Called as ``on_call(role, n)`` when the n-th call of ``role`` starts (tests hook in)."""

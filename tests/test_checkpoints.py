@@ -35,11 +35,11 @@ from sqlalchemy import create_engine, text
 
 import diagnosis_harness.graph.builder
 import diagnosis_harness.session.hooked
-from diagnosis_harness import prompts
 from diagnosis_harness.checkpoints.savers import checkpoint_id_at
 from diagnosis_harness.cli.prune import parse_age, prune_runs, prune_threads
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.run.records import run_records
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context, run_turn
 from diagnosis_harness.session.services import Services, run_store_location
 
@@ -69,8 +69,7 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path, script: dict[str, list
 def plain(services: Services) -> Services:
     """The same services with a replay seam that records nothing (a long test's calls add up)."""
     assert services.seam.replay_script is not None
-    seam = ModelSeam(services.settings, replay_script=services.seam.replay_script,
-                     prompt_renderer=prompts.render)
+    seam = ModelSeam(services.settings, replay_script=services.seam.replay_script)
     return Services(settings=services.settings, seam=seam, backends=services.backends,
                     dataset=services.dataset, store=services.store)
 
@@ -136,7 +135,7 @@ def test_a_paused_run_keeps_its_history_until_it_ends() -> None:
             payload: Any = {"question": Q}
             ctx = first
             while True:
-                async for _ in compiled.astream(payload, config, context=ctx):
+                async for _ in RunSession(compiled).stream(payload, config, context=ctx):
                     pass
                 snapshot = await compiled.aget_state(config)
                 if not snapshot.next:

@@ -18,7 +18,6 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.providers.context_window import estimate_messages, estimate_text, texts_of
 from diagnosis_harness.providers.seam import ModelSeam
@@ -107,7 +106,7 @@ def stub_services(tmp_path: Path, stub: StubOpenAI, **overrides: Any) -> Service
     settings = load_settings(model="openai:local", home=tmp_path / "h", OPENAI_API_KEY="k",
                              OPENAI_BASE_URL=stub.base_url, agent_protocol="json",
                              structured_output="json_object_schema", **SMALL, **overrides)
-    return Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
+    return Services.from_settings(settings, seam=ModelSeam(settings),
                                   store=RunStore(tmp_path / "runs.sqlite"))
 
 

@@ -9,6 +9,8 @@ A fenced block's info string is its language and, after it, how it runs:
   (``127.0.0.1:2024`` is rewritten to the test server's address);
 - ``postgres``: the same, with ``HARNESS_DATABASE_URL`` exported for a real PostgreSQL;
 - ``pytest``: a user's test module, run by tests/test_pytest_plugin.py;
+- ``quickstart``: README's install-and-first-run blocks, pasted in order into a fresh clone by
+  tests/test_readme_quickstart.py (the venv is created and activated there, not borrowed);
 - ``no-run (why)``: not executed — installs, your own files, a model server; the reason is
   required.
 
@@ -32,7 +34,7 @@ from devserver import DevServer
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PROGRAMS = {"bash", "sh", "python"}
-MODES = {"", "server", "postgres", "pytest", "no-run"}
+MODES = {"", "server", "postgres", "pytest", "quickstart", "no-run"}
 
 
 @dataclass(frozen=True)

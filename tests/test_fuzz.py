@@ -245,7 +245,7 @@ def shared() -> Iterator[dict[str, Any]]:
     ensure_dataset(base)
     backends = Backends.from_settings(base)
     compiled = build_graph(InMemorySaver())
-    with mock.patch.object(runner, "build_graph", lambda checkpointer: compiled):
+    with mock.patch.object(runner, "build_graph", lambda checkpointer, nodes=None: compiled):
         yield {"home": home, "backends": backends, "compiled": compiled,
                "store": RunStore(home / "fuzz-runs.sqlite"),
                "settings": {json.dumps(b, sort_keys=True): load_settings(

@@ -49,6 +49,7 @@ from graphkit import (
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.lifecycle import CancelSignal
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import Services, new_context
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -323,7 +324,7 @@ RESUMABLE = {"router": [INC_ROUTER],
 
 async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, config, context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
         final = chunk
     return final
 
@@ -468,8 +469,7 @@ def test_a_fallback_after_a_success_does_not_replace_it() -> None:
 # --- one run row per run ------------------------------------------------------------------
 
 
-def test_every_run_leaves_exactly_one_run_row_with_the_design_status(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_run_leaves_exactly_one_run_row_with_the_design_status() -> None:
     saver = thread_saver()
     thread = "rows"
     outs = [
@@ -484,8 +484,8 @@ def test_every_run_leaves_exactly_one_run_row_with_the_design_status(
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    monkeypatch.setattr(diagnosis_harness.graph.builder, "saturation_check", crashes)
-    services, crashed = _turn({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, thread, saver)
+    services, crashed = go({"router": [INC_ROUTER], "agent": [COLLECT[0]]}, thread_id=thread,
+                           checkpointer=saver, nodes={"saturation_check": crashes})
     outs.append(crashed)
     assert outcome(crashed) == ("FAILED", "FAILED", None, "INTERNAL_FAILURE")
     assert kinds(crashed) == ["metadata", "status*", "failure", "done"]

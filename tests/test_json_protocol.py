@@ -12,8 +12,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
 from diagnosis_harness import prompts
+from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.guards.envelope import Envelope, parse_envelope
+from diagnosis_harness.providers.json_protocol import JsonProtocolChatModel
 from diagnosis_harness.providers.messages import prompt_of
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore
@@ -106,7 +108,7 @@ def test_json_protocol_over_http_sends_plain_turns_and_asks_for_json(tmp_path: P
     with StubOpenAI([{"content": a["content"]} for a in answers]) as stub:
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
-        services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
+        services = Services.from_settings(settings, seam=ModelSeam(settings),
                                           store=RunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         bodies = [r["body"] for r in stub.requests]
@@ -128,7 +130,7 @@ def test_agent_context_overflow_ends_as_budget_exhausted_with_an_honest_fallback
     with StubOpenAI(answers) as stub:
         settings = load_settings(model="openai:local", agent_protocol="json", home=tmp_path / "h",
                                  OPENAI_API_KEY="k", OPENAI_BASE_URL=stub.base_url)
-        services = Services.from_settings(settings, seam=ModelSeam(settings, prompt_renderer=prompts.render),
+        services = Services.from_settings(settings, seam=ModelSeam(settings),
                                           store=RunStore(tmp_path / "runs.sqlite"))
         out = run(services, INC["question"], checkpointer=InMemorySaver())
         assert len(stub.requests) == 3  # the overflow is not retried
@@ -159,10 +161,13 @@ def test_the_protocol_renders_its_own_prompt_from_the_bound_tools(home: Path) ->
     assert second[-1].content.startswith("Result of tool_call_id call_1 (untrusted data")
 
 
-def test_the_json_protocol_needs_the_prompts_handed_to_the_seam(tmp_path: Path) -> None:
+def test_a_plain_seam_speaks_the_json_protocol_with_the_strict_prompts(tmp_path: Path) -> None:
+    # Providers sit above the prompts (import-linter's layers): the seam renders them itself,
+    # nobody hands it a renderer.
     settings = load_settings(model="offline", agent_protocol="json", home=tmp_path / "h")
-    with pytest.raises(ValueError, match="prompt_renderer=prompts.render"):
-        ModelSeam(settings)
+    agent = ModelSeam(settings).for_role(Role.AGENT)
+    assert isinstance(agent, JsonProtocolChatModel)
+    assert agent.render_prompt is prompts.render
 
 
 def test_the_drafts_turn_trades_the_tools_instructions_for_the_findings(home: Path) -> None:

@@ -28,6 +28,7 @@ import diagnosis_harness.graph.builder
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.contracts import EvidenceStatus, InvocationStatus
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus
@@ -273,12 +274,12 @@ def test_a_run_whose_prometheus_is_gone_at_release_publishes_nothing_and_is_not_
         async with checkpointer_for(services) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(
                 checkpointer=saver, interrupt_before=["release"])
-            async for _ in compiled.astream({"question": INC["question"]}, config,
-                                            context=first, stream_mode="values"):
+            async for _ in RunSession(compiled).stream({"question": INC["question"]}, config,
+                                                        context=first, stream_mode="values"):
                 pass
             server.stop()  # Prometheus goes away before release re-checks the numbers
             final: dict[str, Any] = {}
-            async for chunk in compiled.astream(
+            async for chunk in RunSession(compiled).stream(
                     None, config, context=new_context(services, thread_id="prom-gone",
                                                       run_id=first.run_id),
                     stream_mode="values"):

@@ -28,6 +28,7 @@ from graphkit import (
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.run.records import backs, index_entry, resolve
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context
 
 ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
@@ -35,7 +36,7 @@ ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], 
 
 async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, config, context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
         final = chunk
     return final
 

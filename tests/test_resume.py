@@ -46,6 +46,7 @@ import diagnosis_harness.session.hooked
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.runstore.worker import Heartbeat, is_stale, owner_dead, worker_id
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import ResumeRefused, new_context, resume_run, run_turn
 
 Q = INC["question"]
@@ -58,8 +59,8 @@ SCRIPT = {"router": [INC_ROUTER],
 
 async def _stream(compiled: Any, payload: Any, thread: str, ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, {"configurable": {"thread_id": thread}},
-                                        context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, {"configurable": {"thread_id": thread}},
+                                            context=ctx, stream_mode="values"):
         final = chunk
     return final
 
@@ -175,7 +176,13 @@ def _interrupted(services: Any, saver: Any, thread: str, after: str) -> str:
     ctx = new_context(services, thread_id=thread)
     services.store.start_run(ctx.run_id, thread, Q, services.seam.label)
     assert services.store.claim_run(ctx.run_id, "elsewhere:1:1", 0.01)  # a lease that expired
-    asyncio.run(_stream(compiled, {"question": Q}, thread, ctx))
+
+    async def killed_worker() -> None:  # the graph alone: no run session gives the lease up
+        config: Any = {"configurable": {"thread_id": thread}}
+        async for _ in compiled.astream({"question": Q}, config, context=ctx):
+            pass
+
+    asyncio.run(killed_worker())
     return ctx.run_id
 
 
@@ -308,14 +315,13 @@ def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_fail
         assert "database is locked" in out["checkpoint_error"]
 
 
-def test_after_a_crash_the_output_reports_the_usage_the_row_recorded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_after_a_crash_the_output_reports_the_usage_the_row_recorded() -> None:
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    monkeypatch.setattr(diagnosis_harness.graph.builder, "saturation_check", crashes)
     services = services_for(demo_home(), SCRIPT)
-    out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver()))
+    out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver(),
+                               nodes={"saturation_check": crashes}))
     row = services.store.get_run(out["run_id"])
     assert (out["release_outcome"], out["failure_code"]) == ("FAILED", "INTERNAL_FAILURE")
     assert out["usage"] == row["usage"] and out["usage"]["model_calls"] == 2

@@ -43,7 +43,7 @@ SCRIPT = {"router": [INC_ROUTER],
 def _turn(make_graph: Any, thread: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
     services = services_for(demo_home(), SCRIPT)
     saver = InMemorySaver()
-    with mock.patch.object(runner, "build_graph", lambda checkpointer: make_graph(saver)):
+    with mock.patch.object(runner, "build_graph", lambda checkpointer, nodes=None: make_graph(saver)):
         out = asyncio.run(runner.run_turn(services, INC["question"], thread_id=thread,
                                           checkpointer=saver))
     events = [e["event"] for e in services.store.events(out["run_id"])]

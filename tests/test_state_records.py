@@ -24,6 +24,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Overwrite
 
 import diagnosis_harness.graph.builder
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context
 
 SCRIPT = {"router": [INC_ROUTER, INC_ROUTER],
@@ -34,7 +35,7 @@ SCRIPT = {"router": [INC_ROUTER, INC_ROUTER],
 
 async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, config, context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
         final = chunk
     return final
 

@@ -16,7 +16,6 @@ from graphkit import INC, judge, ready_facts, router
 from langgraph.checkpoint.memory import InMemorySaver
 from stub_openai import StubOpenAI
 
-from diagnosis_harness import prompts
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.providers import structured
@@ -145,7 +144,7 @@ def serve(tmp_path: Path, answers: list[dict[str, Any]], *, refuse: dict[str, in
     settings = load_settings(model="openai:local", home=tmp_path / "h", OPENAI_API_KEY="k",
                              OPENAI_BASE_URL=stub.base_url,
                              **{"agent_protocol": "json", **overrides})
-    seam = ModelSeam(settings, prompt_renderer=prompts.render)
+    seam = ModelSeam(settings)
     return stub, Services.from_settings(settings, seam=seam,
                                         store=RunStore(tmp_path / "runs.sqlite"))
 
@@ -364,7 +363,7 @@ def test_auto_detects_once_what_the_server_accepts(tmp_path: Path, refuse: dict[
             expected_format(m, "probe", PROBE) for m in tried]
         assert all(b["max_tokens"] == 1 for b in probes)
         # Once per process: another seam (another CLI turn, a test) asks nothing more.
-        ModelSeam(services.settings, prompt_renderer=prompts.render)
+        ModelSeam(services.settings)
         assert len(stub.requests) == len(tried)
         assert structured.describe(services.settings, "local").startswith(mode)
         # The run then sends what was detected (the router's request comes next).

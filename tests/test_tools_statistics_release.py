@@ -18,6 +18,7 @@ from graphkit import INC, INC_ROUTER, call, checkpointer_for, demo_home, draft, 
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.run.records import records_of
+from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context
 
 ARGS = {"start": INC["start"], "end": INC["end"], "service": INC["service"]}
@@ -33,7 +34,7 @@ def script() -> dict[str, list[Any]]:
 
 async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
     final: dict[str, Any] = {}
-    async for chunk in compiled.astream(payload, config, context=ctx, stream_mode="values"):
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
         final = chunk
     return final
 

@@ -5,7 +5,9 @@ infrastructure arguments (backends, settings) are never part of a schema the mod
 The specs are lean, because they are sent with every agent call: a short description per
 tool, parameters without pydantic's titles, ``null`` alternatives and ``default: null`` (an
 optional argument is simply not required), and the data's own hints (services, attributes,
-tables) appended; :func:`tool_schemas` is cached, as the specs are built from static data.
+tables) appended. The specs are built from static data, so they are built once per data: in
+:func:`cached_specs`, the process's one cache of tool specs (the agent's, with their progress
+envelope, are kept there too).
 """
 
 from __future__ import annotations
@@ -143,8 +145,24 @@ def call_settings(settings: Settings, timeout_s: float | None) -> Settings:
 
 
 _CACHE_SIZE = 64
-_built: dict[str, str] = {}
-"""Specs already built, as JSON text, by :func:`specs_key` (a few per process: one per data)."""
+_built: dict[tuple[str, str], str] = {}
+"""The one cache of tool specs: JSON text by kind and :func:`specs_key` (a few per process)."""
+
+
+def cached_specs(kind: str, key: str, build: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The specs ``build`` makes for ``key`` (:func:`specs_key`), built once; a fresh copy each call.
+
+    ``kind`` tells apart specs built differently from the same data: ``"tools"``
+    (:func:`tool_schemas`), ``"agent"`` (the agent's, each with its progress envelope).
+    """
+    text = _built.get((kind, key))
+    if text is None:
+        text = json.dumps(build(), ensure_ascii=False)
+        if len(_built) >= _CACHE_SIZE:
+            _built.clear()  # many distinct datasets in one process (tests): start over
+        _built[(kind, key)] = text
+    specs: list[dict[str, Any]] = json.loads(text)
+    return specs
 
 
 def specs_key(schema_hint: dict[str, list[str]] | None = None,
@@ -226,15 +244,9 @@ def tool_schemas(schema_hint: dict[str, list[str]] | None = None,
     server's metrics. ``settings`` adds each tool's real limits under them (window length, rows,
     events, result columns: :func:`limits_text`).
     """
-    key = specs_key(schema_hint, dataset, metrics, settings)
-    text = _built.get(key)
-    if text is None:
-        text = json.dumps(_build(schema_hint, dataset, metrics, _limits(settings)),
-                          ensure_ascii=False)
-        if len(_built) >= _CACHE_SIZE:
-            _built.clear()  # many distinct datasets in one process (tests): start over
-        _built[key] = text
-    return [*json.loads(text), *extra_schemas(extra)]
+    built = cached_specs("tools", specs_key(schema_hint, dataset, metrics, settings),
+                         lambda: _build(schema_hint, dataset, metrics, _limits(settings)))
+    return [*built, *extra_schemas(extra)]
 
 
 def extra_schemas(extra: Mapping[str, ToolSpec] | None) -> list[dict[str, Any]]:

@@ -5,8 +5,9 @@ breakpoint or an ``interrupt()``, a re-run from an earlier checkpoint (time trav
 resume after a state edit. :func:`describe_start` reads the thread's checkpoints and tells the
 run-context resolver what it needs to map the stream onto a *harness* run:
 
-- the input: a new turn (validated: exactly ``{"question": …}``), ``None`` (continue), or a
-  ``Command`` carrying only ``resume``;
+- the input: a new turn, ``None`` (continue), or a ``Command`` carrying only ``resume`` (a
+  turn's input is validated once, at the run's door: :func:`turn_problem`, called by
+  :meth:`~diagnosis_harness.session.run_session.RunSession.begin`);
 - the checkpoint it starts from, whether that is the thread's latest, what state it holds, what
   would run next and which ``interrupt()`` waits for an answer;
 - the harness run that wrote that checkpoint (every checkpoint a stream writes carries its
@@ -57,11 +58,9 @@ class StreamStart:
     """What one stream starts from, as read from the thread's checkpoints."""
 
     input: object
-    """The input to run with (a turn with a problem is rewritten so no old question runs)."""
+    """The input the stream was given (a turn's, as the caller sent it: not yet validated)."""
     input_kind: InputKind
     thread_id: str | None
-    input_problem: str | None = None
-    """Why a turn's input is unusable (INVALID_INPUT), or None."""
     resume: object = None
     """The answer a ``Command(resume=…)`` carries."""
     checkpoint_id: str | None = None
@@ -84,8 +83,12 @@ class StreamStart:
     """The owner's own checkpoint the start is on (under its edits, if any)."""
 
 
-def input_problem(value: object) -> str | None:
-    """Why a turn's input is not ``{"question": …}`` exactly (INVALID_INPUT), or None."""
+def turn_problem(value: object, max_bytes: int) -> str | None:
+    """Why a turn's input is unusable (INVALID_INPUT), or None: the one check of a run's input.
+
+    The input must be ``{"question": …}`` exactly, and the question non-empty UTF-8 text of at
+    most ``max_bytes`` bytes (docs/design.md §4, §10).
+    """
     if not isinstance(value, dict):
         return 'the input must be an object {"question": "…"}'
     unknown = sorted(set(value) - INPUT_KEYS)
@@ -94,6 +97,17 @@ def input_problem(value: object) -> str | None:
                 f"{', '.join(repr(k) for k in unknown)}: send exactly {{\"question\": \"…\"}}")
     if "question" not in value:
         return 'the input has no "question": send exactly {"question": "…"}'
+    question = value["question"]
+    if isinstance(question, bytes):  # the CLI hands over a question that is not UTF-8 as bytes
+        return "the question is not valid UTF-8 text: retype it or fix the terminal's encoding"
+    if not isinstance(question, str):
+        return "the question must be text"
+    if not question.strip():
+        return "the question is empty: describe the incident (service, time window, symptom)"
+    size = len(question.encode("utf-8"))
+    if size > max_bytes:
+        return (f"the question is {size} bytes; the limit is {max_bytes}: shorten it to the "
+                "symptom, the service and the time window")
     return None
 
 
@@ -122,7 +136,6 @@ async def describe_start(graph: Pregel[Any, Any, Any, Any], input: object,
     configurable = config.get("configurable") or {}
     thread_id = configurable.get("thread_id")
     thread_id = str(thread_id) if thread_id is not None else None
-    problem: str | None = None
     kind: InputKind
     if input is None:
         kind = "continue"
@@ -133,22 +146,15 @@ async def describe_start(graph: Pregel[Any, Any, Any, Any], input: object,
         kind = "resume"
     else:
         kind = "turn"
-        problem = input_problem(input)
-        # A turn with a problem still runs (route refuses it, INVALID_INPUT, with a row and
-        # events); its input replaces the question so the thread's last one never runs again.
-        input = {"question": input} if problem else input
     resume = input.resume if isinstance(input, Command) else None
-    problem = problem if kind == "turn" else None
     if graph.checkpointer is None or thread_id is None:
-        return StreamStart(input=input, input_kind=kind, thread_id=thread_id, resume=resume,
-                           input_problem=problem)
+        return StreamStart(input=input, input_kind=kind, thread_id=thread_id, resume=resume)
     # A turn starts from the head too: the resolver supersedes a run paused there.
     asked = None if kind == "turn" else configurable.get("checkpoint_id")
     snapshot = await graph.aget_state(_checkpoint_config(thread_id, asked))
     checkpoint_id = (snapshot.config.get("configurable") or {}).get("checkpoint_id")
     if checkpoint_id is None:  # an empty thread: nothing to continue
-        return StreamStart(input=input, input_kind=kind, thread_id=thread_id, resume=resume,
-                           input_problem=problem)
+        return StreamStart(input=input, input_kind=kind, thread_id=thread_id, resume=resume)
     from_head = True
     if asked:
         head = await _saver(graph).aget_tuple(_checkpoint_config(thread_id))
@@ -156,7 +162,7 @@ async def describe_start(graph: Pregel[Any, Any, Any, Any], input: object,
     owner, edits, base = await _owner(graph, thread_id, checkpoint_id, snapshot.metadata or {})
     values = dict(snapshot.values or {})
     return StreamStart(
-        input=input, input_kind=kind, thread_id=thread_id, resume=resume, input_problem=problem,
+        input=input, input_kind=kind, thread_id=thread_id, resume=resume,
         checkpoint_id=checkpoint_id, from_head=from_head, owner_run_id=owner, values=values,
         owns_state=owner is not None and values.get("run_id") == owner, next=tuple(snapshot.next),
         interrupts=tuple(getattr(i, "value", i) for i in snapshot.interrupts), edits=edits,

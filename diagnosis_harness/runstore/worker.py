@@ -92,7 +92,7 @@ class Heartbeat:
     """Keeps one run's lease while it executes: a daemon thread that renews the claim.
 
     The first claim is tried every :data:`FIRST_CLAIM_POLL_S` until the run row exists (the
-    run's first node creates it), then renewed every third of ``lease_s``. A renewal that
+    run's door, RunSession.begin, creates it), then renewed every third of ``lease_s``. A renewal that
     fails because another worker took the run over ends the heartbeat (logged); one that fails
     because the store does not answer is retried at the next beat. :meth:`stop` ends it and
     gives the lease up when the run stopped without a terminal row (a pause).

@@ -31,14 +31,14 @@ from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import FailureCode, RunState
 from diagnosis_harness.control.events import EventEmitter
 from diagnosis_harness.control.lifecycle import CancelSignal, RunLifecycle
-from diagnosis_harness.graph.builder import build_graph
+from diagnosis_harness.graph.builder import NodeFunctions, build_graph
 from diagnosis_harness.run.context import RunContext
 from diagnosis_harness.runstore.lineage import approval_of
 from diagnosis_harness.runstore.settle import failure_code_of, settle_abandoned, settle_unreleased
 from diagnosis_harness.runstore.worker import is_stale, worker_id
 from diagnosis_harness.session.checkpointer import CHECKPOINT_FILE, CheckpointStoreError, open_checkpointer
 from diagnosis_harness.session.end import OUTPUT_KEYS, crashed, describe_error, keep_final_checkpoint, output
-from diagnosis_harness.session.run_session import RunSession
+from diagnosis_harness.session.run_session import RunSession, Sweep, settle_stale
 from diagnosis_harness.session.services import Services
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def _as_input(question: Any) -> Any:
     """The question as the graph takes it: text that is not UTF-8 goes in as bytes.
 
     A shell passes a byte that is not UTF-8 through as a lone surrogate, which no checkpoint
-    can store; as bytes it reaches ``route``, which refuses it (INVALID_INPUT) with a row.
+    can store; as bytes it reaches the run's door, which refuses it (INVALID_INPUT) with a row.
     """
     if not isinstance(question, str):
         return question
@@ -100,72 +100,53 @@ def _as_input(question: Any) -> Any:
     return question
 
 
-def _own_row(ctx: RunContext, question: Any) -> None:
-    """Create the run row, owned by this worker, before the graph runs.
-
-    Route's start is then a no-op; a process killed at any point after this leaves a row whose
-    lease expires, so the run is found and taken over.
-    """
-    text = question if isinstance(question, str) else repr(question)[:200]
-    ctx.store.start_run(ctx.run_id, ctx.thread_id or "", text, ctx.seam.label)
-    ctx.store.claim_run(ctx.run_id, worker_id(), ctx.settings.lease_s)
-
-
-async def _own_row_or_settle(ctx: RunContext, question: Any) -> None:
-    """:func:`_own_row` in a thread; a cancel meanwhile still leaves the row settled CANCELLED.
-
-    A cancel does not stop the thread: the row it is writing would be left RUNNING (and later
-    taken over as if its worker had died). So the write is waited for, then settled.
-    """
-    owning = asyncio.ensure_future(asyncio.to_thread(_own_row, ctx, question))
-    try:
-        await asyncio.shield(owning)
-    except asyncio.CancelledError as cancel:
-        try:
-            await owning
-        except Exception:  # noqa: BLE001 — no row was made: nothing to settle
-            raise cancel from None
-        await settle_unreleased(ctx, cancel)
-        raise
-
-
 async def run_turn(services: Services, question: Any, *, thread_id: str | None = None,
                    checkpointer: BaseCheckpointSaver | None = None, cancel: CancelSignal | None = None,
                    on_event: Callable[[dict[str, Any]], None] | None = None,
                    run_id: str | None = None,
-                   on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                   on_state: Callable[[dict[str, Any]], None] | None = None,
+                   nodes: NodeFunctions | None = None) -> dict[str, Any]:
     """Run one turn and return the CLI's ``--json`` fields of the run.
+
+    ``nodes`` replaces node functions of the graph by name
+    (:func:`~diagnosis_harness.graph.builder.build_graph`): a test's crashing node.
 
     ``on_state`` gets every full graph state the run streams (``values``), the last one after
     release: the draft and the records behind the published text, for scripted callers that
     assert on them (the returned fields stay exactly the CLI's).
 
-    A run of the thread left running by a dead worker is continued first (or settled). The
-    graph settles a run that ends without release (its nodes and its stream); the settle here
-    is the last net for an end outside both, and a no-op after theirs.
+    A run of the thread left running by a dead worker is continued first (or settled, without
+    a checkpointer): the run session's sweep, at the run's one door, where its input is
+    validated and its row claimed (:meth:`RunSession.begin`). The graph settles a run that
+    ends without release (its nodes and its stream); the settle here is the last net for an
+    end outside both, and a no-op after theirs.
     """
-    if thread_id is not None and checkpointer is not None:
-        await continue_stale_runs(services, thread_id, checkpointer)
     thread_id = thread_id or uuid.uuid4().hex
     ctx = new_context(services, thread_id=thread_id, run_id=run_id, cancel=cancel)
-    question = _as_input(question)
-    await _own_row_or_settle(ctx, question)
-    return await _drive(services, ctx, {"question": question}, checkpointer, on_event, on_state)
+
+    async def continue_stale(_: RunContext, thread: str) -> list[dict[str, Any]]:
+        return await continue_stale_runs(services, thread, checkpointer)
+
+    sweep = continue_stale if checkpointer is not None else settle_stale
+    return await _drive(services, ctx, {"question": _as_input(question)}, checkpointer, on_event,
+                        on_state, sweep=sweep, nodes=nodes)
 
 
 async def _drive(services: Services, ctx: RunContext, graph_input: Any,
                  checkpointer: BaseCheckpointSaver | None,
                  on_event: Callable[[dict[str, Any]], None] | None,
-                 on_state: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                 on_state: Callable[[dict[str, Any]], None] | None = None, *,
+                 sweep: Sweep = settle_stale,
+                 nodes: NodeFunctions | None = None) -> dict[str, Any]:
     """Stream the run (``graph_input`` None: go on from the checkpoint) and report its end."""
-    graph = build_graph(checkpointer)
+    graph = build_graph(checkpointer, nodes=nodes)
     config: RunnableConfig = {"configurable": {"thread_id": ctx.thread_id}}
     final: dict[str, Any] = {}
     released: dict[str, Any] | None = None  # release's own update: the decided result
     try:
         # The run session saves each node's checkpoint before the next node starts, so a
         # worker that dies loses at most the node it was in.
-        async for mode, chunk in RunSession(graph).stream(
+        async for mode, chunk in RunSession(graph, sweep=sweep).stream(
                 graph_input, config, context=ctx, stream_mode=["custom", "updates", "values"]):
             if mode == "custom" and on_event is not None:
                 on_event(chunk)

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from diagnosis_harness import prompts
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.db import PG_CONNECT_TIMEOUT_S
@@ -111,7 +110,7 @@ class Services:
         from diagnosis_harness.tools.dataset.build import ensure_dataset
         from diagnosis_harness.tools.mcp import load_mcp_tools
 
-        seam = seam or ModelSeam(settings, prompt_renderer=prompts.render)
+        seam = seam or ModelSeam(settings)
         ensure_dataset(settings)  # build (or reuse) first: opening backends never builds
         backends = Backends.from_settings(settings)  # honours ops_db_url / ops_tables
         Path(settings.home).mkdir(parents=True, exist_ok=True)

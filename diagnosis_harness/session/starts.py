@@ -4,7 +4,7 @@ A stream is a server run (or a CLI resume). :class:`RunResolver` asks the contin
 (:func:`diagnosis_harness.continuations.resolve.plan_start`) what the stream does — begin a run,
 nothing, continue a paused run, fork one — and builds the run context for it: the services and
 options of the run (a continuation keeps the options it started with; a fork may choose
-others), its id (a new turn's is the server's run id), the row a fork gets, and the ``start``
+others), its id (a new turn's is the server's run id), what a fork inherits, and the ``start``
 record its lineage keeps (the state edits made since the run's last checkpoint included).
 Blocking: runs in a worker thread (the run session calls it through ``asyncio.to_thread``).
 """
@@ -81,7 +81,7 @@ class RunResolver:
                 raise RuntimeError("no run id in the run's config: serve the graph through langgraph dev")
             ctx = self._context(options if problem is None else RunOptions(), start,
                                 run_id=str(server_run), actor=actor)
-            ctx.input_problem = start.input_problem or problem
+            ctx.input_problem = problem  # the input itself is checked at the run's door
             ctx.start = {"kind": "start", "server_run_id": server_run, "options": options.chosen()}
             return ctx
         plan = plan_start(self.store, start)
@@ -137,10 +137,7 @@ class RunResolver:
             options = RunOptions.model_validate(options_of(lineage))
         run_id = str(server_run) if server_run else uuid.uuid4().hex
         ctx = self._context(options, start, run_id=run_id, actor=actor)
-        question = start.values.get("question")
-        self.store.start_run(run_id, start.thread_id or "",
-                             question if isinstance(question, str) else repr(question)[:200],
-                             ctx.seam.label)
+        # Its row is claimed at the run's door (RunSession.begin), as every run's is.
         usage = (start.values.get("usage") or {}) if start.owns_state else {}
         records, verdicts = inherit(self.store, run_id, parent, start) if parent else (0, 0)
         ctx.start = {"kind": "fork", "server_run_id": server_run, "parent_run_id": parent,
