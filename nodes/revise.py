@@ -18,10 +18,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from diagnosis_harness.control.budget import BudgetExhausted
+from diagnosis_harness.control.budget import Budget, BudgetExhausted
+from diagnosis_harness.control.contracts import CollectionState
 from diagnosis_harness.nodes._model_call import offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
-from diagnosis_harness.nodes.model import final_turn
+from diagnosis_harness.nodes.model import _inputs
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 
@@ -46,13 +47,42 @@ def _verdict_lines(draft: Mapping[str, Any], verdict: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _tools_line(calls_left: int, stopped: bool) -> str:
+def _room(state: DiagnosisState, ctx: RunContext) -> tuple[int, int]:
+    """(tool calls left, turns with tool calls left) for the revised answer.
+
+    The tool budget alone overstated it: ``model`` ends collection when another investigating
+    turn would leave no model call or tokens for the final draft turn and the judge
+    (:meth:`~diagnosis_harness.control.budget.Budget.collection_closed`, which ``final_turn``
+    applies). The turns are counted by that same rule, each turn's input estimated as the last
+    one plus its growth, as ``final_turn`` estimates it.
+    """
+    budget = ctx.budget(state.get("usage"))
+    calls = max(budget.limits.max_tool_calls - budget.usage.tool_calls, 0)
+    last, growth = _inputs(list(state.get("messages", [])))
+    turns = 0
+    while turns < calls:
+        this = last + growth * (turns + 1)
+        if budget.collection_closed(this, this + growth,
+                                    ctx.settings.final_reserve_tokens) is not None:
+            break
+        u = budget.usage
+        budget = Budget(budget.limits, u.model_copy(update={
+            "model_calls": u.model_calls + 1, "input_tokens": u.input_tokens + this}))
+        turns += 1
+    return calls, turns
+
+
+def _tools_line(calls_left: int, turns_left: int, stopped: bool) -> str:
     """What the agent may still do besides rewriting: the truth about its tool budget."""
-    if stopped or calls_left <= 0:
+    if stopped or calls_left <= 0 or turns_left <= 0:
         return ("Evidence collection has ended: do not call a tool, answer with the draft from "
                 "what you have.")
-    return (f"If evidence is missing you may make up to {calls_left} more tool call(s) first; "
-            "then answer with the draft.")
+    if turns_left >= calls_left:
+        return (f"If evidence is missing you may make up to {calls_left} more tool call(s) first; "
+                "then answer with the draft.")
+    return (f"If evidence is missing you may make tool calls in {turns_left} more turn(s) first "
+            f"(at most {calls_left} call(s) in all; the rest of the budget is kept for your draft "
+            "and its review); then answer with the draft.")
 
 
 async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -70,7 +100,6 @@ async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[st
         budget.reserve_model_call()
     except BudgetExhausted:
         return {"revision_used": True}
-    calls_left = budget.limits.max_tool_calls - budget.usage.tool_calls
     ctx.emitter.emit("status", phase="revising")
     draft = state.get("draft") or {}
     verdict = state.get("semantic_verdict") or {}
@@ -78,9 +107,12 @@ async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[st
                   {"refused_draft": draft, "verdict": dict(verdict)})
     # Collection over (or only the final turn's budget left): the answer is the final draft
     # turn (nodes/model.py), with no tool callable — say so rather than offer calls.
-    closed = bool(state.get("stop_delivered")) or final_turn(state, ctx, budget) is not None
+    # The turns are counted on the usage before this answer's call, as ``model`` counts them.
+    closed = bool(state.get("stop_delivered")) or state.get("collection_state") == \
+        CollectionState.SATURATED.value
+    calls_left, turns_left = _room(state, ctx)
     message = prompt_message("revise", verdicts=_verdict_lines(draft, verdict),
-                             tools=_tools_line(calls_left, closed))
+                             tools=_tools_line(calls_left, turns_left, closed))
     return {"revision_used": True, "messages": [message], "draft": None,
             "evidence_verdict": None, "semantic_verdict": None}
 
