@@ -13,6 +13,7 @@ the run is released as it is: the draft and its verdict are kept, nothing is app
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,20 +31,62 @@ REVISION = "revision"
 """The guard name of the trace row that keeps the refused draft and the verdict sent back."""
 
 
+_MENTION = re.compile(r"\b(claim|index)\s+(\d+)\b", re.IGNORECASE)
+"""How the judge names a claim in its free text: by its 0-based index ("claim 0" is the first)."""
+_QUOTED = 80
+"""Characters of a claim's statement quoted in its line."""
+
+
+def _numbered(text: str, count: int) -> tuple[str, set[int]]:
+    """``text`` with each "claim N" / "index N" the judge wrote marked with the draft's #N+1.
+
+    The judge reads claims by their 0-based ``index`` and names them so; the agent wrote them
+    first to last. Players read "claim 3" as their third claim: each mention is shown both ways.
+    Returns the marked text and the indexes it mentions (only those the draft has).
+    """
+    named: set[int] = set()
+
+    def mark(m: re.Match[str]) -> str:
+        n = int(m.group(2))
+        if n >= count:
+            return m.group(0)
+        named.add(n)
+        return f"{m.group(0)} (#{n + 1})"
+
+    return _MENTION.sub(mark, text), named
+
+
 def _verdict_lines(draft: Mapping[str, Any], verdict: Mapping[str, Any]) -> str:
-    """The refusal as the agent reads it: each claim's verdict, the root cause's, the reasons."""
+    """The refusal as the agent reads it: each claim's verdict, the root cause's, the reasons.
+
+    Claims are named "claim #1 (index 0)": #N counts the draft's claims from 1, the index is the
+    judge's own (from 0), and the judge's words are marked the same way. A free-text reason that
+    names exactly one claim is shown under that claim.
+    """
     claims = (draft.get("conclusion") or {}).get("claims") or []
     by_index = {c.get("index"): c for c in verdict.get("claims") or [] if isinstance(c, dict)}
-    lines = []
+    attached: dict[int, list[str]] = {}
+    general: list[str] = []
+    for reason in verdict.get("reasons") or []:
+        marked, named = _numbered(str(reason), len(claims))
+        if len(named) == 1:
+            attached.setdefault(next(iter(named)), []).append(marked)
+        else:
+            general.append(marked)
+    lines: list[str] = []
     for n, claim in enumerate(claims):
         judged = by_index.get(n)
-        said = f"{judged.get('verdict')} — {judged.get('reason')}" if judged \
-            else "refused with the whole draft"
-        lines.append(f"- claim {n + 1} ({claim.get('statement')!r}, cites "
+        said = f"{judged.get('verdict')} — {_numbered(str(judged.get('reason')), len(claims))[0]}" \
+            if judged else "refused with the whole draft"
+        statement = str(claim.get("statement") or "")
+        quoted = statement if len(statement) <= _QUOTED else statement[:_QUOTED] + "…"
+        lines.append(f"- claim #{n + 1} (index {n}) \"{quoted}\" (cites "
                      f"{', '.join(claim.get('evidence_ids') or [])}): {said}")
+        lines += [f"  reviewer on claim #{n + 1}: {reason}" for reason in attached.get(n, [])]
     if isinstance(root := verdict.get("root_cause"), Mapping):
-        lines.append(f"- root cause: {root.get('verdict')} — {root.get('reason')}")
-    lines += [f"- {reason}" for reason in verdict.get("reasons") or []]
+        lines.append(f"- root cause: {root.get('verdict')} — "
+                     f"{_numbered(str(root.get('reason')), len(claims))[0]}")
+    lines += [f"- {reason}" for reason in general]
     return "\n".join(lines)
 
 

@@ -63,3 +63,34 @@ def test_the_revision_offers_every_tool_call_when_turns_are_not_short() -> None:
                        settings={"max_model_calls": 30, "max_tool_calls": 4})
     assert "up to 2 more tool call(s)" in _revision_text(services)
     assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+
+
+def _judge_body(body: dict) -> dict:
+    import json
+    return {"content": json.dumps(body), "usage": {"input_tokens": 100, "output_tokens": 20}}
+
+
+def test_the_revision_names_each_claim_both_ways_and_puts_the_reasons_next_to_it() -> None:
+    # The judge counts claims by index from 0; the agent wrote them first to last. Players read
+    # "rests only on unsupported claim 0" and "claim 3 asserts …" against their own numbering.
+    refusal = _judge_body({
+        "verdict": "UNSUPPORTED",
+        "claims": [{"index": 0, "verdict": "UNSUPPORTED", "reason": "E1.2 shows no max_size"},
+                   {"index": 1, "verdict": "SUPPORTED", "reason": "E2.1 shows the change"}],
+        "root_cause": {"verdict": "UNSUPPORTED", "reason": "rests only on unsupported claim 0"},
+        "reasons": ["claim 1 is fine but alone it is not the cause", "timing alone"]})
+    services, out = go({"router": [INC_ROUTER],
+                        "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS), draft(ROOT_CAUSE, CLAIMS)],
+                        "judge": [refusal, judge("SUPPORTED")]})
+    assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
+    lines = _revision_text(services).splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("- claim #1 (index 0)"))
+    assert '"config reloaded with db.pool.max_size=10' in lines[first]
+    assert lines[first].endswith("UNSUPPORTED — E1.2 shows no max_size")
+    second = lines[first + 1]
+    assert second.startswith("- claim #2 (index 1) \"CHG-2041 changed") and "SUPPORTED" in second
+    # The free-text reason about index 1 sits under claim #2, marked with the agent's number.
+    assert lines[first + 2].strip() == \
+        "reviewer on claim #2: claim 1 (#2) is fine but alone it is not the cause"
+    assert "- root cause: UNSUPPORTED — rests only on unsupported claim 0 (#1)" in lines
+    assert "- timing alone" in lines
