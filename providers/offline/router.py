@@ -492,10 +492,12 @@ def unwritten_readings(question: str, start: datetime | None, end: datetime | No
     notes = []
     stamped = re.search(r"\d{4}-\d{2}-\d{2}", question) is not None
     named = stamped or _question_day(question, now)[1]
+    # dd.mm.yyyy writes its year too, though _YEAR skips a number after a dot (a version's).
+    dotted_year = re.search(r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d\d(?![\d:]|\.\d)", question)
     if not named and _MOMENT.search(question):
         last = " the data's last day" if start.date() == now.date() else ""
         notes.append(f"No date given: read as {start.date().isoformat()},{last}.".replace(",.", "."))
-    elif named and not stamped and not _YEAR.search(question):
+    elif named and not stamped and not _YEAR.search(question) and not dotted_year:
         notes.append(f"No year given: read as {start.year}.")
     if end is not None and end.date() > start.date() and not _names_day(question, end.date(), now):
         notes.append(f"The end ({end.strftime('%H:%M')}) is not after the start on one day: read "
