@@ -215,6 +215,8 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
         raise ToolInputError("give both baseline_start and baseline_end, or neither")
     if args.baseline_start and args.baseline_end:
         b_lo, b_hi = parse_ts(args.baseline_start), parse_ts(args.baseline_end)
+        if b_hi == lo > b_lo:  # ends where the window starts: touches it, the instant is the window's
+            b_hi = lo - timedelta(milliseconds=1)
         if b_hi <= b_lo or b_hi >= lo:
             raise ToolInputError("the baseline must be a window that ends before start")
     else:
