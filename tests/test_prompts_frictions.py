@@ -24,3 +24,11 @@ def test_the_agent_is_told_a_null_conclusion_is_the_answer_when_nothing_is_wrong
     assert "cannot be shown" in line  # a cause that cannot be shown, not only "nothing wrong"
     assert re.search(r'"next_steps"[^.]*what you checked', line)  # where the findings go
 
+
+def test_the_judge_may_use_general_operational_knowledge_only_for_plausibility() -> None:
+    text = _render("judge")
+    [line] = [line for line in text.splitlines() if "operational knowledge" in line]
+    assert "plausib" in line  # for whether a mechanism is plausible …
+    assert "never" in line and all(word in line for word in ("values", "times", "names"))
+    # … and the rule that the facts of this incident come from the items alone stays.
+    assert "Judge only against \"evidence\"" in text
