@@ -15,7 +15,7 @@ from pathlib import Path
 from graphkit import router
 from test_final_turn import Investigator, investigate
 
-from diagnosis_harness.providers.offline.router import route_question
+from diagnosis_harness.providers.offline.router import route_question, unwritten_readings
 
 QUESTION = "payment-service timeouts since ~17:30 — why?"
 
@@ -47,3 +47,24 @@ def test_a_since_answered_up_to_now_is_a_window_to_now_with_its_note(tmp_path: P
     assert re.search(r"time window: 2026-11-06T17:30:00\+00:00 to 2026-11-06T17:58:45\+00:00", task)
     assert "\"Since\" read up to the data's latest event" in task
     assert "No end time given" not in task
+
+
+def test_a_since_ended_at_the_prompts_now_on_a_live_source_is_still_said() -> None:
+    # On a live source "now" is the wall clock: read again after the router's call, it has
+    # moved on by the call's length, and the note went missing.
+    now = datetime(2026, 11, 6, 17, 58, 45, tzinfo=UTC)
+    prompt_now = now.replace(second=20)
+    start = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
+    said = f"\"Since\" read up to the data's latest event ({prompt_now.isoformat()})."
+    assert said in unwritten_readings(QUESTION, start, prompt_now, now)
+    # An end an hour back is a window the router chose, not "up to now".
+    assert not any(note.startswith("\"Since\"") for note in unwritten_readings(
+        QUESTION, start, now.replace(hour=16, minute=58), now))
+
+
+def test_a_since_with_its_own_end_near_now_is_not_said_to_run_to_now() -> None:
+    now = datetime(2026, 11, 6, 17, 58, 45, tzinfo=UTC)
+    start, end = datetime(2026, 11, 6, 17, 30, tzinfo=UTC), datetime(2026, 11, 6, 17, 55, tzinfo=UTC)
+    notes = unwritten_readings("payment-service timeouts since 17:30 until 17:55 — why?",
+                               start, end, now)
+    assert not any(note.startswith("\"Since\"") for note in notes)
