@@ -379,3 +379,16 @@ def test_the_advertised_list_is_bounded_and_says_when_it_cannot_be_read(
     with _open(built, f"http://127.0.0.1:{port}") as b:
         down = metrics_description(b)
     assert down is not None and "could not be read" in down and "unreachable" in down
+
+
+def test_a_baseline_ending_at_the_window_start_is_accepted_as_the_default_one(
+        backends: Backends, built: Any, prom: promkit.Prometheus) -> None:
+    # Issue 40: it was refused ("must be a window that ends before start"), the call still spent.
+    settings = _settings(built, prom.url)
+    touching = _call(backends, settings, {"promql": "http_errors", **WINDOW,
+                                          "baseline_start": "2026-11-03T10:00:00Z",
+                                          "baseline_end": WINDOW["start"]}).record
+    assert touching.invocation_status is InvocationStatus.READY, touching.error
+    assert touching.scope["baseline_end"] == "2026-11-03T10:29:59.999Z"
+    default = _call(backends, settings, {"promql": "http_errors", **WINDOW}).record
+    assert [f.data for f in touching.facts] == [f.data for f in default.facts]

@@ -44,7 +44,7 @@ from diagnosis_harness.tools.promql_provenance import PromqlRejected, Provenance
 from diagnosis_harness.tools.promql_tsdb import refuse_unknown_names, unbacked_labels
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.stats.common import canonical
-from diagnosis_harness.tools.stats.metrics import judge
+from diagnosis_harness.tools.stats.metrics import judge, z_text
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
 
 if TYPE_CHECKING:
@@ -215,6 +215,8 @@ def _range(client: Prometheus, args: QueryMetricsArgs, latest: datetime, timeout
         raise ToolInputError("give both baseline_start and baseline_end, or neither")
     if args.baseline_start and args.baseline_end:
         b_lo, b_hi = parse_ts(args.baseline_start), parse_ts(args.baseline_end)
+        if b_hi == lo > b_lo:  # ends where the window starts: touches it, the instant is the window's
+            b_hi = lo - timedelta(milliseconds=1)
         if b_hi <= b_lo or b_hi >= lo:
             raise ToolInputError("the baseline must be a window that ends before start")
     else:
@@ -296,7 +298,7 @@ def _series_item(series: dict[str, Any], points: list[tuple[str, float | None]],
                 f"{data['last']:g}")
         if shift:
             text += (f"; {shift['direction']} from {shift['first_out']} (baseline median "
-                     f"{shift['baseline_median']:g}, z {shift['z']:g})")
+                     f"{shift['baseline_median']:g}, {z_text(shift)})")
     return Item(kind="metric_series", text=text, data=data)
 
 

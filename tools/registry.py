@@ -87,7 +87,8 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
             "Metrics that left their baseline. Per operational table with times and numbers, per "
             "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
-            "ratio, first sample out.")),
+            "ratio, first sample out. A baseline with MAD 0 gives z null and "
+            "baseline_constant true.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
             "Changes before a time. Rows of any change-log "
             "table (deploys, config, flags, jobs, certificates…), optionally for some "

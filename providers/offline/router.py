@@ -492,16 +492,23 @@ def unwritten_readings(question: str, start: datetime | None, end: datetime | No
     notes = []
     stamped = re.search(r"\d{4}-\d{2}-\d{2}", question) is not None
     named = stamped or _question_day(question, now)[1]
+    # dd.mm.yyyy writes its year too, though _YEAR skips a number after a dot (a version's).
+    dotted_year = re.search(r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d\d(?![\d:]|\.\d)", question)
     if not named and _MOMENT.search(question):
         last = " the data's last day" if start.date() == now.date() else ""
         notes.append(f"No date given: read as {start.date().isoformat()},{last}.".replace(",.", "."))
-    elif named and not stamped and not _YEAR.search(question):
+    elif named and not stamped and not _YEAR.search(question) and not dotted_year:
         notes.append(f"No year given: read as {start.year}.")
     if end is not None and end.date() > start.date() and not _names_day(question, end.date(), now):
         notes.append(f"The end ({end.strftime('%H:%M')}) is not after the start on one day: read "
                      f"as the next day, {end.date().isoformat()}.")
-    if end is not None and end == now and re.search(r"\b(?:since|desde|depuis|seit)\b", question, re.I):
-        notes.append(f"\"Since\" read up to the data's latest event ({now.isoformat()}).")
+    # A model's router writes the "now" its prompt gave: on a live source the wall clock has
+    # moved on by the time the scope is read, by the call's length at most (5 minutes here).
+    # A question that writes its own end ("since 17:30 until 17:55") was not read up to now.
+    upto_now = end is not None and (end == now or timedelta(0) <= now - end <= timedelta(
+        minutes=5) and len(_MOMENT.findall(question)) == 1)
+    if upto_now and end is not None and re.search(r"\b(?:since|desde|depuis|seit)\b", question, re.I):
+        notes.append(f"\"Since\" read up to the data's latest event ({end.isoformat()}).")
     return notes
 
 

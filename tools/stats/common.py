@@ -78,9 +78,16 @@ def windows(start: str, end: str, baseline_start: str | None, baseline_end: str 
         if b_hi - b_lo > longest:
             raise ToolInputError(f"the baseline is longer than the allowed "
                                  f"{settings.max_log_window_minutes} minutes")
+        # Half-open reading: a baseline that ends where the window starts (or starts where it
+        # ends) only touches it; the shared instant is the window's, not an overlap.
+        b_hi = b_hi - _MS if b_hi == lo else b_hi
+        b_lo = b_lo + _MS if b_lo == hi else b_lo
         if b_lo <= hi and lo <= b_hi:
             raise ToolInputError("the baseline overlaps the window; give one before or after it")
     return _span(lo, hi), _span(b_lo, b_hi)
+
+
+_MS = timedelta(milliseconds=1)
 
 
 def _span(lo: datetime, hi: datetime) -> Span:

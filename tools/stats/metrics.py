@@ -3,7 +3,9 @@
 Robust statistics (docs/design.md §16.1), per (table, entity, metric): the baseline's median
 ``m`` and MAD (median absolute deviation), its spread ``s = 1.4826·MAD`` (the standard
 deviation of normal data), floored at ``5 % of |m|`` and at ``1e-9`` so a flat baseline still
-has one; each window sample's robust z-score ``(x − m) / s``. A metric *shifted* when at
+has one; each window sample's robust z-score ``(x − m) / s``. Where the MAD is 0 the z of a
+shift is a quotient by that floor, not a score: it is reported as null, with
+``baseline_constant: true``. A metric *shifted* when at
 least :data:`MIN_OUT` window samples (and at least a tenth of them) have ``|z| ≥``
 :data:`Z_OUT`, all on the same side; ``first_out`` is the first such sample. At least
 :data:`MIN_BASELINE` baseline samples are needed to judge. The rows are read through the
@@ -19,6 +21,7 @@ each such column's service as its entity, the rest of the name as its metric, an
 
 from __future__ import annotations
 
+import math
 import statistics
 from datetime import UTC, datetime
 from typing import Any
@@ -97,7 +100,8 @@ def metric_shifts(
     if not kinds:
         return ToolResult(scope=scope, note="no operational table has a time column and "
                           "numeric columns")
-    shifts.sort(key=lambda r: (r["first_out"], -abs(r["z"]), r["table"], str(r["entity"]),
+    shifts.sort(key=lambda r: (r["first_out"], -abs(r["z"] if r["z"] is not None else math.inf),
+                               r["table"], str(r["entity"]),
                                r["metric"]))
     shown = shifts[:MAX_ROWS]
     overview = Item(kind="metric_overview", text=(
@@ -215,9 +219,17 @@ def judge(base: list[float], win: list[tuple[str, float]]) -> dict[str, Any] | N
     return {"direction": "up" if out is up else "down",
             "baseline_median": _r(median), "baseline_mad": _r(mad),
             "baseline_samples": len(base), "window_median": _r(window_median),
-            "peak": _r(peak[1]), "peak_at": peak[0], "z": _r(peak[2]),
+            # A baseline whose MAD is 0 has no spread: its z would be a quotient by the floor
+            # (858000000000.0 from a constant 0); the shift stands, its z is null.
+            "peak": _r(peak[1]), "peak_at": peak[0], "z": None if mad == 0 else _r(peak[2]),
+            **({"baseline_constant": True} if mad == 0 else {}),
             "ratio": _r(window_median / median) if median else None,
             "samples_out": len(out), "window_samples": len(win), "first_out": out[0][0]}
+
+
+def z_text(shift: dict[str, Any]) -> str:
+    """A shift's z as its text says it: "z 6.2", or "baseline constant" when it has none."""
+    return "baseline constant" if shift.get("z") is None else f"z {shift['z']:g}"
 
 
 def _r(value: float) -> float:
@@ -228,5 +240,5 @@ def _item(r: dict[str, Any]) -> Item:
     who = f"{r['entity']} " if r["entity"] is not None else ""
     text = (f"{r['table']} {who}{r['metric']} {r['direction']} from {r['first_out']}: median "
             f"{r['baseline_median']:g} -> {r['window_median']:g}, peak {r['peak']:g} "
-            f"(z {r['z']:g}), {r['samples_out']}/{r['window_samples']} samples out")
+            f"({z_text(r)}), {r['samples_out']}/{r['window_samples']} samples out")
     return Item(kind="metric_shift", text=text, data=r)
