@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 from diagnosis_harness import prompts
@@ -25,6 +25,7 @@ from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inacti
 from diagnosis_harness.providers.messages import text_of, with_prompt
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.tools.model_view import model_text
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -65,6 +66,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     model call none of them: the agent's final draft turn.
     """
     chat = ctx.seam.for_role(role)
+    messages = _as_read(ctx, role, messages)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
         model = _bound(chat, tools, tool_choice)
@@ -96,6 +98,23 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
+
+
+def _as_read(ctx: RunContext, role: Role,
+             messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
+    """The agent's messages as a model that reads text gets them: tool results compacted.
+
+    State keeps each observation as structured JSON (the offline investigator and the json
+    protocol read that); an ``openai:`` agent under native tool calls reads
+    :func:`~diagnosis_harness.tools.model_view.model_text`'s lines, a fraction of the tokens.
+    """
+    if role is not Role.AGENT or ctx.seam.spec.provider != "openai" \
+            or ctx.settings.agent_protocol == "json":
+        return messages
+    args = {c["id"]: c["args"] for m in messages if isinstance(m, AIMessage)
+            for c in m.tool_calls if c.get("id")}
+    return [m.model_copy(update={"content": model_text(m.content, args.get(m.tool_call_id))})
+            if isinstance(m, ToolMessage) and isinstance(m.content, str) else m for m in messages]
 
 
 _BOUND_SIZE = 64

@@ -58,38 +58,34 @@ TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
         ToolSpec("query_logs", QueryLogsArgs, query_logs, brief=(
-            "Search one service's logs (omit service: every service's) in a time window (UTC): "
-            "counts by level, the top "
-            "warning/error patterns (ids as <id>/<n>, with count, first/last seen, an example) "
-            "and the matching events in time order. Empty means nothing matched this exact "
-            "service, window and filter.")),
+            "One service's logs in a window (omit service: every service's). Counts by level, "
+            "the top warning/error patterns (count, first/last seen, an example) and the "
+            "matching events in time order. Empty: nothing matched this service, window and "
+            "filter.")),
         ToolSpec("query_mysql", QueryMysqlArgs, query_mysql, brief=(
-            "Run one read-only SELECT (WITH and UNION allowed; no comments, writes, PRAGMA, "
-            "ATTACH or schema tables) on the operational database. Timestamps are UTC text like "
-            "'2026-11-03T10:00:00Z': compare them as strings. Rows are capped: aggregate or "
-            "use WHERE / LIMIT.")),
+            "One read-only SELECT on the operational database. WITH and UNION allowed; no "
+            "comments, writes, PRAGMA, ATTACH or schema tables. Timestamps are UTC text like "
+            "'2026-11-03T10:00:00Z': compare them as strings. Aggregate or use WHERE / LIMIT.")),
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
-            "Search the runbooks: the best matching passages (runbook, title, section), best "
-            "first. Empty means no runbook covers the query, not that nothing happened.")),
+            "Search the runbooks. The best matching passages first; empty: no runbook covers "
+            "the query, not that nothing happened.")),
         # The statistics tools (docs/design.md §16.1): numbers computed from the store.
         ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
-            "New and risen log patterns per service vs the time before. Baseline by "
-            "default the same length just before the window; a pattern rose with >= 5 "
-            "events and a smoothed rate ratio >= 3. Rows: counts by level, and per pattern "
-            "counts, ratio, first/last seen, an example event. Use it when the service that "
-            "failed is not known.")),
+            "New and risen log patterns per service vs the time before. A pattern rose with "
+            ">= 5 events and a smoothed rate ratio >= 3. Rows: counts by level; per pattern "
+            "counts, ratio, first/last seen, an example. For when the failing service is not "
+            "known.")),
         ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
-            "Which service failed first. The earliest new or risen log pattern per service; where "
-            "the data has a dependency table, a row names the anomalous services it calls "
-            "(upstream) and that call it (downstream).")),
+            "Which service failed first. The earliest new or risen log pattern per service; "
+            "with a dependency table, the anomalous services it calls (upstream) and that call "
+            "it (downstream).")),
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
-            "Metrics that left their baseline. Per operational table with times and numbers, per "
+            "Metrics that left their baseline. Per table with times and numbers, per "
             "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
             "ratio, first sample out.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
-            "Changes before a time. Rows of any change-log "
-            "table (deploys, config, flags, jobs, certificates…), optionally for some "
-            "services; most recent first.")),
+            "Changes before a time. Rows of any change-log table (deploys, config, flags, "
+            "jobs, certificates…), most recent first.")),
     )
 }
 OPTIONAL_TOOLS: dict[str, ToolSpec] = {
@@ -172,7 +168,7 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
     """The real limits of tool ``name`` under these settings, as its spec states them."""
     parts = []
     if name in _WINDOWED:
-        parts.append(f"Window: at most {limits['window']} minutes (longer is refused).")
+        parts.append(f"Window: at most {limits['window']} minutes.")
     if name == "query_logs":
         parts.append(f"Events: {limits['events']} by default; when more match, both ends of the "
                      "window; page with offset.")
@@ -180,7 +176,7 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
         parts.append(f"At most {limits['rows']} rows. Result columns: columns, aggregates of "
                      "one, arithmetic, comparisons, date/time functions of a column, CASE with "
                      "one-word labels; no text built from literals or several values (||, "
-                     "printf, replace, substr, group_concat…). A refused query still counts as a call.")
+                     "printf, replace, substr, group_concat…).")
     return (" " + " ".join(parts)) if parts else ""
 
 
@@ -289,8 +285,9 @@ def _build(schema_hint: dict[str, list[str]] | None, dataset: DatasetInfo | None
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A pydantic JSON schema as a model needs it, without what tells it nothing.
 
-    No titles, no ``additionalProperties: false`` and no string length bounds (the arguments are
-    validated anyway: a value out of bounds is an error observation the model can react to),
+    No titles, no ``additionalProperties: false``, no string length bounds, no lower bound of 0
+    or 1 and no upper bound past any real use (the arguments are validated anyway: a value out
+    of bounds is an error observation the model can react to),
     and an optional field as its plain type (``anyOf [X, null]`` with ``default: null`` says no
     more than "not required").
     """
@@ -307,6 +304,10 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 prop.update(rest[0])
         for noise in ("title", "minLength", "maxLength"):  # after unwrapping: X's bounds too
             prop.pop(noise, None)
+        if prop.get("minimum") in (0, 1):  # a count or an offset: its lower bound goes unsaid
+            del prop["minimum"]
+        if prop.get("maximum", 0) >= 100_000:  # no bound a model could reach
+            del prop["maximum"]
     return out
 
 

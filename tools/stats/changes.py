@@ -34,11 +34,11 @@ class ChangeArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    before: str = Field(description="The time to look back from (the onset), ISO-8601 with offset.")
+    before: str = Field(description="The time to look back from (the onset).")
     lookback_minutes: int = Field(default=60, ge=1, le=MAX_LOOKBACK_MINUTES,
-                                  description="How far back to look (minutes, default 60).")
+                                  description="Minutes.")
     services: list[str] | None = Field(default=None, max_length=MAX_SERVICES, description=(
-        "Optional: only changes of these services (and changes that name no service)."))
+        "Only changes of these services (and those that name none)."))
 
     @field_validator("before")
     @classmethod

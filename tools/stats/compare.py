@@ -41,15 +41,14 @@ class WindowArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str
+    end: str
     baseline_start: str | None = Field(
-        default=None, description="Optional baseline start (default: the window's length "
-        "just before it). Give baseline_end too.")
-    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+        default=None, description="Default: the window's length just before it.")
+    baseline_end: str | None = None
     service: str | None = Field(
         default=None, max_length=100,
-        description="Optional: one service (as it logs); default all services.")
+        description="One service (as it logs); default all.")
 
     @field_validator("start", "end", "baseline_start", "baseline_end")
     @classmethod

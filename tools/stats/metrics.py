@@ -51,13 +51,13 @@ class MetricArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str = Field(description="Window start, ISO-8601 with offset.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str
+    end: str
     table: str | None = Field(default=None, max_length=100, description=(
-        "Optional: one operational table; default every table with a time column and numbers."))
-    baseline_start: str | None = Field(default=None, description=(
-        "Optional baseline start (default: the window's length just before it)."))
-    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+        "One operational table; default every table with a time column and numbers."))
+    baseline_start: str | None = Field(
+        default=None, description="Default: the window's length just before it.")
+    baseline_end: str | None = None
 
     @field_validator("start", "end", "baseline_start", "baseline_end")
     @classmethod
