@@ -66,7 +66,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     model call none of them: the agent's final draft turn.
     """
     chat = ctx.seam.for_role(role)
-    messages = _as_read(ctx, role, messages)
+    messages = _as_read(ctx, role, chat, messages)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
         model = _bound(chat, tools, tool_choice)
@@ -100,16 +100,17 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
 
 
-def _as_read(ctx: RunContext, role: Role,
+def _as_read(ctx: RunContext, role: Role, chat: BaseChatModel,
              messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
-    """The agent's messages as a model that reads text gets them: tool results compacted.
+    """The agent's messages as ``chat`` reads them: tool results compacted for a text model.
 
     State keeps each observation as structured JSON (the offline investigator and the json
-    protocol read that); an ``openai:`` agent under native tool calls reads
+    protocol read that); the seam's own ``openai:`` agent under native tool calls reads
     :func:`~diagnosis_harness.tools.model_view.model_text`'s lines, a fraction of the tokens.
+    Any other model in its place reads the structure, as before.
     """
     if role is not Role.AGENT or ctx.seam.spec.provider != "openai" \
-            or ctx.settings.agent_protocol == "json":
+            or ctx.settings.agent_protocol == "json" or chat is not ctx.seam.for_role(role):
         return messages
     args = {c["id"]: c["args"] for m in messages if isinstance(m, AIMessage)
             for c in m.tool_calls if c.get("id")}

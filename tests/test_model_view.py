@@ -96,9 +96,9 @@ def test_paging_and_an_empty_result_stay_citable(backends: Any) -> None:
     assert text.splitlines()[-1] == f"note: {observation['note']}"  # how to page on
     assert text.startswith("query_logs on 2026-11-02 (UTC): service=payment-service, "
                            "start=10:00:00, end=10:10:00, limit=20")
-    # A log line reads as one: id, kind, time, level, then the message.
-    assert re.search(r"^E1\.\d+ log_event 10:00:04\.100 ERROR: (attrs=\{[^}]*\}: )?Timeout waiting",
-                     text, re.M)
+    # A log line reads as one: id, time, level, its attributes, then the message.
+    assert re.search(r"^E1\.\d+ 10:00:04\.100 ERROR: payment_id=pay_\d+: Timeout waiting", text,
+                     re.M)
     _, empty = observe(backends, "query_mysql",
                        {"sql": "SELECT * FROM deploys WHERE service = 'no-such-service'"})
     assert empty.splitlines()[1:] == ["E1.1 empty"]  # "checked, found nothing" keeps its id
@@ -143,3 +143,11 @@ def test_stop_required_is_delivered_in_the_compact_result() -> None:
     last = model_text(json.dumps(body)).splitlines()[-1]
     assert json.loads(last) == {"stop_required": True, "stop_reason": "INFORMATION_SATURATED",
                                 "instruction": "write the draft now"}
+
+
+def test_a_level_filter_never_hides_an_items_level(backends: Any) -> None:
+    # The scope's level is a minimum, not the item's level: equal or not, each line says it.
+    _, text = observe(backends, "query_logs", {**INC1, "level": "ERROR"})
+    events = [line for line in text.splitlines() if re.match(r"E1\.\d+ \d", line)]
+    assert len(events) == 20 and all(re.match(r"E1\.\d+ [\d:.]+ ERROR: ", e) for e in events)
+    assert all(" ERROR: " in p for p in text.splitlines() if " error_pattern " in p)

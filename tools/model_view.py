@@ -8,17 +8,19 @@ model that reads text is sent this rendering of it instead (``nodes/_model_call.
 - a header line: the tool, the one UTC day all its times fall on (each time then shows only
   the time of day), and its scope — without long text the call sent verbatim (its SQL);
 - one line per item: ``E2.3 kind: key=value, …: free text`` — the evidence id first, a log
-  event's time and level bare after its kind, a row's columns inline, the item's message /
-  example / passage last and unquoted (its whitespace runs made one space, so no text can
-  start a line of its own);
+  event as a log line (``E1.5 10:00:04.100 ERROR: pool=db: message``), a row's columns and an
+  event's attributes inline, the item's message / example / passage last and unquoted (its
+  whitespace runs made one space, so no text can start a line of its own);
 - the note (truncation and paging with its ``offset``) and STOP_REQUIRED, as they were.
 
 Left out, as a model can use none of it: what the scope already says (a summary's window, a
 pattern's service), fields only the harness reads (a store's row id, thresholds the tool's spec
-states), the masked template next to its example, a last-seen equal to the first-seen, a change
-row's time also in the row, log attributes the message already holds, a runbook's id and title
-repeated on each of its passages. Evidence ids, values, times, the ``empty`` item and notes are
-never left out. The verification reads the recorded facts, never this text.
+states), the masked template next to its example, a pattern's example when it is an event the
+result shows (``example=E1.5``), a last-seen equal to the first-seen (or to an onset row's
+onset), a change row's time also in the row, log attributes the message already holds, and
+headers repeated on each item of a run: a runbook's id and title, a table and its time,
+entity and metric columns, the columns a query computed. Evidence ids, values, times, the
+``empty`` item and notes are never left out. The verification reads the recorded facts, never this text.
 """
 
 from __future__ import annotations
@@ -35,14 +37,26 @@ _ISO = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)Z")
 _BARE = re.compile(r"[\w.:/@+<>%-]+")
 """A value shown without quotes: one token of plain characters (no space, comma, quote, =)."""
 _SPACE = re.compile(r"\s+")
+_ID = re.compile(r"E\d+\.\d+")
 INTERNAL_KEYS = frozenset({"example_event_id", "thresholds"})
 """Item fields no model can use: a store's row id; thresholds the tool's spec states."""
 LEADING_KEYS = ("ts", "level")
-"""Shown bare after the kind, as a log line starts: ``E1.5 log_event 10:00:04.100 ERROR``."""
+"""Shown bare after the kind, as a log line starts: ``E1.5 10:00:04.100 ERROR``."""
+SELF_EVIDENT_KINDS = frozenset({"log_event"})
+"""Kinds a line shows without naming: a log event's line reads as one (id, time, level)."""
+INLINE_KEYS = ("row", "attrs")
+"""Nested fields shown as the item's own ``key=value`` pairs (a row's columns, an event's
+attributes), unless a name would clash."""
 TEXT_KEYS = ("message", "example", "text")
 """The item's free text, shown last on its line (the first of these it has)."""
-REPEATED_HEADERS = ("doc_id", "title", "table")
-"""Fields that head a run of items: shown on the first item of each run of equal values."""
+REPEATED_HEADERS = ("doc_id", "title", "table", "time_column", "entity_column", "metric_column",
+                    "computed", "renamed")
+"""Fields that head a run of items (a runbook, a table and its columns, the columns a query
+computed): shown on the first item of each run of equal values."""
+SCOPE_KEYS = frozenset({"service", "start", "end", "baseline_start", "baseline_end", "since",
+                        "before", "table"})
+"""Item fields that mean what the same scope field means (not ``level``: the scope's is a
+minimum), left out of an item when equal to it."""
 _LONG_ARG = 40
 """A scope value the call sent verbatim and longer than this (its SQL) is not echoed back."""
 _STOP_KEYS = ("stop_required", "stop_reason", "instruction")
@@ -98,17 +112,33 @@ def _says(message: str, value: str) -> bool:
                                      message) is not None
 
 
-def _content(item: Mapping[str, Any], scope: Mapping[str, Any],
-             previous: Mapping[str, Any]) -> dict[str, Any]:
+def _events(items: list[Mapping[str, Any]], scope: Mapping[str, Any]) -> dict[tuple, str]:
+    """The id of the first event item with each (service, level, message)."""
+    found: dict[tuple, str] = {}
+    for item in items:
+        if item.get("kind") == "log_event" and isinstance(item.get("message"), str):
+            key = (item.get("service") or scope.get("service"), item.get("level"), item["message"])
+            found.setdefault(key, str(item.get("evidence_id")))
+    return found
+
+
+def _content(item: Mapping[str, Any], scope: Mapping[str, Any], previous: Mapping[str, Any],
+             events: Mapping[tuple, str]) -> dict[str, Any]:
     """One item's fields a model can use (see the module docstring)."""
     content = {k: v for k, v in item.items()
                if k not in ("evidence_id", "kind") and v is not None and k not in INTERNAL_KEYS
-               and not (k in scope and scope[k] == v)}
+               and not (k in SCOPE_KEYS and scope.get(k) == v)}
     if content.get("example"):
         content.pop("template", None)
         content.pop("pattern", None)
+        shown = events.get((item.get("service") or scope.get("service"), item.get("level"),
+                            content["example"]))
+        if shown is not None:  # the example is an event shown below: name it, once
+            content["example"] = shown
     if "last_seen" in content and content.get("last_seen") == content.get("first_seen"):
         del content["last_seen"]
+    if "onset" in content and content.get("first_seen") == content.get("onset"):
+        del content["first_seen"]  # an onset row: its onset is its first event
     row = content.get("row")
     if isinstance(row, Mapping):
         if content.get("time") is not None and content.get("time") == row.get(
@@ -131,14 +161,17 @@ def _content(item: Mapping[str, Any], scope: Mapping[str, Any],
 
 def _line(item: Mapping[str, Any], content: dict[str, Any]) -> str:
     warning = content.pop("warning", None)
-    text = next((content.pop(k) for k in TEXT_KEYS if isinstance(content.get(k), str)), None)
-    row = content.get("row")
-    if isinstance(row, Mapping) and not set(row) & (set(content) - {"row"}):
-        content = {**{k: v for k, v in content.items() if k != "row"}, **row}
+    text = next((content.pop(k) for k in TEXT_KEYS if isinstance(content.get(k), str)
+                 and not _ID.fullmatch(content[k])), None)
+    for key in INLINE_KEYS:
+        nested = content.get(key)
+        if isinstance(nested, Mapping) and not set(nested) & (set(content) - {key} | {"warning"}):
+            content = {**{k: v for k, v in content.items() if k != key}, **nested}
     lead = [content.pop(k) for k in LEADING_KEYS
             if isinstance(content.get(k), str) and _BARE.fullmatch(content[k])]
     fields = {"warning": warning, **content} if warning else content
-    line = " ".join([str(item.get("evidence_id")), str(item.get("kind", "item")), *lead])
+    kind = [] if item.get("kind") in SELF_EVIDENT_KINDS and lead else [str(item.get("kind"))]
+    line = " ".join([str(item.get("evidence_id")), *kind, *lead])
     if fields:
         line += ": " + _pairs(fields)
     if text is not None:
@@ -156,8 +189,9 @@ def _render(body: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     head = str(body.get("tool", "result")) + (f" on {day} (UTC)" if day else "")
     lines = [head + (": " + _pairs(_on_day(shown_scope, day)) if shown_scope else "")]
     previous: Mapping[str, Any] = {}
+    events = _events(items, scope)
     for item in items:
-        lines.append(_line(item, _on_day(_content(item, scope, previous), day)))
+        lines.append(_line(item, _on_day(_content(item, scope, previous, events), day)))
         previous = item
     if body.get("note"):
         lines.append(f"note: {_SPACE.sub(' ', str(body['note'])).strip()}")

@@ -58,7 +58,7 @@ class QueryLogsArgs(BaseModel):
     )
     attrs: dict[str, str] | None = Field(
         default=None, max_length=MAX_ATTR_FILTERS,
-        description='Exact attribute values (listed below), e.g. {"pod": "checkout-7d9f-x2kqp"}.',
+        description="Exact attribute values (attributes listed below).",
     )
 
     @field_validator("service")

@@ -58,10 +58,9 @@ TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
         ToolSpec("query_logs", QueryLogsArgs, query_logs, brief=(
-            "One service's logs in a window (omit service: every service's). Counts by level, "
-            "the top warning/error patterns (count, first/last seen, an example) and the "
-            "matching events in time order. Empty: nothing matched this service, window and "
-            "filter.")),
+            "One service's logs in a window. Counts by level, the top warning/error patterns, "
+            "then the matching events in time order. Empty: nothing matched this service, "
+            "window and filter.")),
         ToolSpec("query_mysql", QueryMysqlArgs, query_mysql, brief=(
             "One read-only SELECT on the operational database. WITH and UNION allowed; no "
             "comments, writes, PRAGMA, ATTACH or schema tables. Timestamps are UTC text like "
@@ -72,8 +71,7 @@ TOOLS: dict[str, ToolSpec] = {
         # The statistics tools (docs/design.md §16.1): numbers computed from the store.
         ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
             "New and risen log patterns per service vs the time before. A pattern rose with "
-            ">= 5 events and a smoothed rate ratio >= 3. Rows: counts by level; per pattern "
-            "counts, ratio, first/last seen, an example. For when the failing service is not "
+            ">= 5 events and a smoothed rate ratio >= 3. For when the failing service is not "
             "known.")),
         ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
             "Which service failed first. The earliest new or risen log pattern per service; "
@@ -81,8 +79,7 @@ TOOLS: dict[str, ToolSpec] = {
             "it (downstream).")),
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
             "Metrics that left their baseline. Per table with times and numbers, per "
-            "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
-            "ratio, first sample out.")),
+            "entity/metric: medians, peak, robust z-score, first sample out.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
             "Changes before a time. Rows of any change-log table (deploys, config, flags, "
             "jobs, certificates…), most recent first.")),
@@ -285,9 +282,8 @@ def _build(schema_hint: dict[str, list[str]] | None, dataset: DatasetInfo | None
 def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A pydantic JSON schema as a model needs it, without what tells it nothing.
 
-    No titles, no ``additionalProperties: false``, no string length bounds, no lower bound of 0
-    or 1 and no upper bound past any real use (the arguments are validated anyway: a value out
-    of bounds is an error observation the model can react to),
+    No titles, no ``additionalProperties: false`` and no string length bounds (the arguments are
+    validated anyway: a value out of bounds is an error observation the model can react to),
     and an optional field as its plain type (``anyOf [X, null]`` with ``default: null`` says no
     more than "not required").
     """
@@ -304,10 +300,6 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
                 prop.update(rest[0])
         for noise in ("title", "minLength", "maxLength"):  # after unwrapping: X's bounds too
             prop.pop(noise, None)
-        if prop.get("minimum") in (0, 1):  # a count or an offset: its lower bound goes unsaid
-            del prop["minimum"]
-        if prop.get("maximum", 0) >= 100_000:  # no bound a model could reach
-            del prop["maximum"]
     return out
 
 
