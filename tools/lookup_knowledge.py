@@ -27,7 +27,7 @@ class LookupKnowledgeArgs(BaseModel):
 
     query: str = Field(
         min_length=1, max_length=500,
-        description="Plain words, e.g. 'connection pool exhausted timeouts'.",
+        description="Plain words.",
     )
     top_k: int | None = Field(
         default=None, ge=1, le=10, description="Maximum passages (default 3)."

@@ -54,11 +54,11 @@ class QueryLogsArgs(BaseModel):
     )
     offset: int | None = Field(
         default=None, ge=0, le=1_000_000,
-        description="Skip this many of the oldest matches: the next page.",
+        description="Skip this many oldest matches (the next page).",
     )
     attrs: dict[str, str] | None = Field(
         default=None, max_length=MAX_ATTR_FILTERS,
-        description="Exact attribute values (attributes listed below).",
+        description="Exact attribute values.",
     )
 
     @field_validator("service")

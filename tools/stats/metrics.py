@@ -54,7 +54,7 @@ class MetricArgs(BaseModel):
     start: str
     end: str
     table: str | None = Field(default=None, max_length=100, description=(
-        "One operational table; default every table with a time column and numbers."))
+        "One table; default all with a time column and numbers."))
     baseline_start: str | None = Field(
         default=None, description="Default: the window's length just before it.")
     baseline_end: str | None = None
