@@ -82,7 +82,8 @@ TOOLS: dict[str, ToolSpec] = {
             "entity/metric: medians, peak, robust z-score, first sample out.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
             "Changes before a time. Rows of any change-log table (deploys, config, flags, "
-            "jobs, certificates…), most recent first.")),
+            "jobs, migrations…), most recent first; one still running then (not ended), "
+            "however early it began.")),
     )
 }
 OPTIONAL_TOOLS: dict[str, ToolSpec] = {
