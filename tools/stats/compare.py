@@ -27,6 +27,7 @@ from diagnosis_harness.tools.stats.common import (
     pattern_texts,
     service_name,
     severity,
+    silent_note,
     span_text,
     windows,
 )
@@ -121,7 +122,8 @@ def compare_windows(
     if not now and not before:
         return ToolResult(scope=scope, note="no log events in the window or its baseline")
     return ToolResult(scope=scope, items=items,
-                      truncated=len(found) > len(shown) or len(services) > MAX_SERVICES)
+                      truncated=len(found) > len(shown) or len(services) > MAX_SERVICES,
+                      note=silent_note(backends, found, before, w.baseline))
 
 
 def ranked(found: list[Anomaly]) -> list[Anomaly]:

@@ -32,6 +32,7 @@ from diagnosis_harness.tools.stats.common import (
     parts_sql,
     pattern_texts,
     severity,
+    silent_note,
     whole_hours,
 )
 from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
@@ -84,7 +85,8 @@ def onset_timeline(
         item = pattern_item(a, texts, sample, kind="onset", extra=extra)
         items.append(Item(kind="onset", text=f"#{rank} {extra['onset']} {item.text}",
                           data=item.data))
-    return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown))
+    return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown),
+                      note=silent_note(backends, found, before, w.baseline))
 
 
 WARN = severity("WARN")
