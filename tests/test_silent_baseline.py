@@ -56,7 +56,7 @@ def test_new_for_want_of_baseline_data_is_said(backends: Any, tool: str) -> None
     # Baseline 10:00-10:30 (the default: the window's length before it) holds api only.
     seen = observe(backends, tool, start="2026-10-01T10:30:00Z", end="2026-10-01T10:59:59Z")
     note = seen.get("note", "")
-    assert "no events of worker in the baseline" in note and "api" not in note
+    assert "no events of worker in the baseline" in note and "no events of api" not in note
     assert "not necessarily because they began in the window" in note
 
 
