@@ -92,9 +92,15 @@ def _on_day(value: Any, day: str | None) -> Any:  # Any: the JSON value, its tim
     return value
 
 
+def _key(key: object) -> str:
+    """A field's name as shown: quoted unless plain (a name from data may hold anything)."""
+    return key if isinstance(key, str) and _BARE.fullmatch(key) else json.dumps(
+        str(key), ensure_ascii=False)
+
+
 def _value(value: object) -> str:
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_key(k)}: {_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
     if isinstance(value, str) and _BARE.fullmatch(value):
@@ -103,7 +109,7 @@ def _value(value: object) -> str:
 
 
 def _pairs(fields: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={_value(v)}" for k, v in fields.items())
+    return ", ".join(f"{_key(k)}={_value(v)}" for k, v in fields.items())
 
 
 def _says(message: str, value: str) -> bool:
@@ -186,7 +192,7 @@ def _render(body: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     day = _one_day(scope, *items)
     shown_scope = {k: v for k, v in scope.items() if v is not None and not (
         isinstance(v, str) and len(v) > _LONG_ARG and args.get(k) == v)}
-    head = str(body.get("tool", "result")) + (f" on {day} (UTC)" if day else "")
+    head = _key(body.get("tool", "result")) + (f" on {day} (UTC)" if day else "")
     lines = [head + (": " + _pairs(_on_day(shown_scope, day)) if shown_scope else "")]
     previous: Mapping[str, Any] = {}
     events = _events(items, scope)
