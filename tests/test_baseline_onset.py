@@ -38,6 +38,12 @@ def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
         logs, key=lambda e: e["ts"])))
     (src / "tables" / "deploys.csv").write_text(
         "deploy_id,service,version,started_at\nD1,api,1.2,2026-10-01T08:00:00Z\n")
+    # api's latency a minute: ~100 ms, ~900 ms from 10:05 (with the errors).
+    samples = [(h, m, 900 + m % 7 if (h, m) >= (10, 5) else 100 + m % 7)
+               for h in (9, 10) for m in range(60)]
+    (src / "tables" / "service_metrics.csv").write_text(
+        "ts,service,metric,value\n" + "".join(
+            f"2026-10-01T{h:02d}:{m:02d}:00Z,api,latency_ms,{v}\n" for h, m, v in samples))
     (src / "knowledge" / "x.md").write_text("# X\n\n## Symptoms\nErrors.\n")
     (src / "dataset.json").write_text(json.dumps({"name": "early", "description": "x"}))
     with Backends.open(load_dataset(src, root / "built").dest) as opened:
@@ -74,3 +80,18 @@ def test_a_quiet_default_baseline_gets_no_such_note(backends: Any) -> None:
                    end="2026-10-01T10:20:00Z")
     assert any(i.get("level") == "ERROR" and i["change"] == "new" for i in seen["items"])
     assert "already holds" not in seen.get("note", "")
+
+
+def test_metric_shifts_says_when_its_default_baseline_already_shifted(backends: Any) -> None:
+    seen = observe(backends, "metric_shifts", start="2026-10-01T10:30:00Z",
+                   end="2026-10-01T10:59:59Z")
+    assert [i for i in seen["items"] if i["kind"] == "metric_shift"] == []  # looks unchanged
+    note = seen.get("note", "")
+    assert "already left the span before it (api latency_ms; the first from " \
+           "2026-10-01T10:05:00Z)" in note
+    earlier = observe(backends, "metric_shifts", start="2026-10-01T10:30:00Z",
+                      end="2026-10-01T10:59:59Z", baseline_start="2026-10-01T09:00:00Z",
+                      baseline_end="2026-10-01T09:59:59Z")
+    assert [(i["entity"], i["metric"], i["direction"]) for i in earlier["items"]
+            if i["kind"] == "metric_shift"] == [("api", "latency_ms", "up")]
+    assert "already left" not in earlier.get("note", "")
