@@ -153,3 +153,12 @@ def test_a_level_filter_never_hides_an_items_level(backends: Any) -> None:
     events = [line for line in text.splitlines() if re.match(r"E1\.\d+ \d", line)]
     assert len(events) == 20 and all(re.match(r"E1\.\d+ [\d:.]+ ERROR: ", e) for e in events)
     assert all(" ERROR: " in p for p in text.splitlines() if " error_pattern " in p)
+
+
+def test_a_rows_columns_keep_their_names() -> None:
+    # Only a log event's time and level go bare; a row's ts and level columns keep their names.
+    body = {"tool": "query_mysql", "scope": {}, "items": [
+        {"evidence_id": "E4.1", "kind": "row",
+         "row": {"ts": "2026-11-02T10:00:00Z", "level": "high", "active": 10}}]}
+    assert model_text(json.dumps(body)).splitlines()[1] == \
+        "E4.1 row: ts=10:00:00, level=high, active=10"

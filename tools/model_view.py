@@ -20,7 +20,8 @@ result shows (``example=E1.5``), a last-seen equal to the first-seen (or to an o
 onset), a change row's time also in the row, log attributes the message already holds, and
 headers repeated on each item of a run: a runbook's id and title, a table and its time,
 entity and metric columns, the columns a query computed. Evidence ids, values, times, the
-``empty`` item and notes are never left out. The verification reads the recorded facts, never this text.
+``empty`` item and notes are never left out. The verification reads the recorded facts, never
+this text.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ _ID = re.compile(r"E\d+\.\d+")
 INTERNAL_KEYS = frozenset({"example_event_id", "thresholds"})
 """Item fields no model can use: a store's row id; thresholds the tool's spec states."""
 LEADING_KEYS = ("ts", "level")
-"""Shown bare after the kind, as a log line starts: ``E1.5 10:00:04.100 ERROR``."""
+"""A log event's fields shown bare, as a log line starts: ``E1.5 10:00:04.100 ERROR``."""
 SELF_EVIDENT_KINDS = frozenset({"log_event"})
-"""Kinds a line shows without naming: a log event's line reads as one (id, time, level)."""
+"""Kinds a line shows without naming: a log event's line reads as one (id, time, level);
+anything else names every field (a row's ``ts`` column stays ``ts=…``)."""
 INLINE_KEYS = ("row", "attrs")
 """Nested fields shown as the item's own ``key=value`` pairs (a row's columns, an event's
 attributes), unless a name would clash."""
@@ -173,8 +175,8 @@ def _line(item: Mapping[str, Any], content: dict[str, Any]) -> str:
         nested = content.get(key)
         if isinstance(nested, Mapping) and not set(nested) & (set(content) - {key} | {"warning"}):
             content = {**{k: v for k, v in content.items() if k != key}, **nested}
-    lead = [content.pop(k) for k in LEADING_KEYS
-            if isinstance(content.get(k), str) and _BARE.fullmatch(content[k])]
+    lead = [content.pop(k) for k in LEADING_KEYS if item.get("kind") in SELF_EVIDENT_KINDS
+            and isinstance(content.get(k), str) and _BARE.fullmatch(content[k])]
     fields = {"warning": warning, **content} if warning else content
     kind = [] if item.get("kind") in SELF_EVIDENT_KINDS and lead else [str(item.get("kind"))]
     line = " ".join([str(item.get("evidence_id")), *kind, *lead])
