@@ -10,8 +10,15 @@ the input tokens: what a provider's prompt cache would not serve (the tokens pas
 prefix a request shares with an earlier one): a stable prefix (system prompt and tool specs the
 same for every run) is what makes it small.
 
-    python benchmarks/llm_tokens.py --against /work/wt-h6-base     # a worktree of main
-    python benchmarks/llm_tokens.py --json                          # this checkout only
+    python benchmarks/llm_tokens.py --against ../a-worktree-of-main   # both, side by side
+    python benchmarks/llm_tokens.py --json                            # this checkout only
+    python benchmarks/llm_tokens.py --transcripts --against …         # a capable model's calls
+
+``--transcripts`` plays instead the tool calls a capable model made in the 16 canon
+investigations of tests/data/llm_transcripts (in its turns, under its call ids, with its own
+limits and progress notes) on the canon's data, then the same null draft: what that model's
+investigations cost in input tokens, before its draft (run from the repository root: the
+canon's build comes from tests/).
 
 ``--against DIR`` runs this very file again with ``PYTHONPATH=DIR`` (the other checkout's
 harness), so the older code needs no copy of it. Each checkout's own ``diagnosis_harness`` is
@@ -73,6 +80,42 @@ class PrefixCache:
         return tokens(text) - tokens(text[:shared])
 
 
+def _turns(plan: list[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """One call a turn, each naming the call before it (the progress rule)."""
+    turns = []
+    for n, (name, args) in enumerate(plan, start=1):
+        if n > 1:
+            args = {**args, "previous_observation": {
+                "tool_call_id": f"call_{n - 1}", "gain": "GAINED", "note": "n"}}
+        turns.append([{"id": f"call_{n}", "name": name, "args": args}])
+    return turns
+
+
+def transcript_cases() -> list[dict[str, Any]]:
+    """The capable model's canon investigations: its router answer and its tool-call turns."""
+    sys.path.insert(0, str(Path("tests").resolve()))
+    from canon import build  # the tests' own kit: the canon's data, built (and cached) on demand
+
+    suite = build()
+    questions = {c["id"]: c["question"] for c in json.loads(suite.read_text())["cases"]}
+    folder = Path("tests/data/llm_transcripts")
+    out = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name == "manifest.json":
+            continue
+        script = json.loads(path.read_text(encoding="utf-8"))
+        turns = []
+        for entry in script["agent"]:
+            if not entry.get("tool_calls"):
+                break  # its draft: from here on the run is the draft's, not the investigation's
+            turns.append([{"id": c["id"], "name": c["name"], "args": c["args"]}
+                          for c in entry["tool_calls"]])
+        out.append({"id": path.stem, "question": questions[path.stem], "turns": turns,
+                    "route": json.loads(script["router"][0]["content"]),
+                    "data_dir": str(suite.parent / path.stem)})
+    return out
+
+
 def cases() -> list[dict[str, Any]]:
     """The demo incidents that have evidence to fetch, each as one scripted investigation."""
     truth = json.loads(resources.files("diagnosis_harness.tools").joinpath(
@@ -86,7 +129,7 @@ def cases() -> list[dict[str, Any]]:
                 *((e["tool"], e["args"]) for e in inc["evidence"])]
         if inc.get("runbook_query"):
             plan.append(("lookup_knowledge", {"query": inc["runbook_query"]}))
-        out.append({"id": inc["id"], "question": inc["question"], "plan": plan,
+        out.append({"id": inc["id"], "question": inc["question"], "turns": _turns(plan),
                     "route": {"intent": "DIAGNOSIS", "service": inc["service"],
                               "merchant": inc.get("merchant"), "start": inc["start"],
                               "end": inc["end"]}})
@@ -105,7 +148,7 @@ class Agent:
         self.lock = threading.Lock()
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The reply to one request: the router's scope, the next planned call, or the draft."""
+        """The reply to one request: the router's scope, the next planned turn, or the draft."""
         size = request_tokens(body)
         usage = {"prompt_tokens": size, "completion_tokens": 30}
         with self.lock:
@@ -116,19 +159,15 @@ class Agent:
         if not body.get("tools"):  # the router (a null draft is never judged)
             return {"message": {"role": "assistant", "content": json.dumps(self.case["route"])},
                     "usage": usage}
-        plan = self.case["plan"]
-        results = [m for m in body["messages"] if m.get("role") == "tool"]
-        if body.get("tool_choice") == "none" or n > len(plan):
+        turns = self.case["turns"]
+        if body.get("tool_choice") == "none" or n > len(turns):
             draft = {"conclusion": None, "next_steps": ["compare the numbers"]}
             return {"message": {"role": "assistant", "content": json.dumps(draft)},
                     "usage": usage}
-        name, args = plan[n - 1]
-        if results:
-            args = {**args, "previous_observation": {
-                "tool_call_id": results[-1]["tool_call_id"], "gain": "GAINED", "note": "n"}}
-        call = {"id": f"call_{n}", "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)}}
-        return {"message": {"role": "assistant", "content": "", "tool_calls": [call]},
+        calls = [{"id": c["id"], "type": "function",
+                  "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
+                 for c in turns[n - 1]]
+        return {"message": {"role": "assistant", "content": "", "tool_calls": calls},
                 "usage": usage}
 
 
@@ -161,7 +200,7 @@ def serve(agent: Agent) -> ThreadingHTTPServer:
     return server
 
 
-def measure() -> list[dict[str, Any]]:
+def measure(transcripts: bool = False) -> list[dict[str, Any]]:
     """Run every case through this checkout's harness; agent input tokens per investigation."""
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -172,7 +211,7 @@ def measure() -> list[dict[str, Any]]:
     rows = []
     cache = PrefixCache()
     with tempfile.TemporaryDirectory() as tmp:
-        for case in cases():
+        for case in transcript_cases() if transcripts else cases():
             agent = Agent(case, cache)
             server = serve(agent)
             try:
@@ -180,7 +219,7 @@ def measure() -> list[dict[str, Any]]:
                 settings = load_settings(
                     model="openai:stub", OPENAI_API_KEY="k",
                     OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
-                    home=home)
+                    home=home, **({"data_dir": case["data_dir"]} if "data_dir" in case else {}))
                 services = Services.from_settings(settings, store=RunStore(home / "runs.sqlite"))
                 out = asyncio.run(run_turn(services, case["question"],
                                            checkpointer=InMemorySaver()))
@@ -195,10 +234,11 @@ def measure() -> list[dict[str, Any]]:
     return rows
 
 
-def other(checkout: str) -> list[dict[str, Any]]:
+def other(checkout: str, transcripts: bool = False) -> list[dict[str, Any]]:
     """The same measurement in another checkout (this file run with its PYTHONPATH)."""
     env = {**os.environ, "PYTHONPATH": str(Path(checkout).resolve())}
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--json"], env=env,
+    flags = ["--json", *(["--transcripts"] if transcripts else [])]
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *flags], env=env,
                           cwd=checkout, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the run in {checkout} failed:\n{done.stderr[-2000:]}")
@@ -211,8 +251,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--against", help="another checkout (e.g. a worktree of main)")
     parser.add_argument("--json", action="store_true", help="this checkout's rows as JSON")
+    parser.add_argument("--transcripts", action="store_true",
+                        help="the capable model's canon investigations instead of the demo's")
     opts = parser.parse_args()
-    rows = measure()
+    rows = measure(opts.transcripts)
     if opts.json:
         print(json.dumps(rows))
         return
@@ -220,8 +262,9 @@ def main() -> None:
         for r in rows:
             print(f"{r['case']:8} {r['agent_calls']:3} calls {r['agent_input_tokens']:8} tokens")
         return
-    base = {r["case"]: r for r in other(opts.against)}
-    print(f"{'case':8} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
+    base = {r["case"]: r for r in other(opts.against, opts.transcripts)}
+    w = max(8, *(len(r["case"]) for r in rows))
+    print(f"{'case':{w}} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
           f"{'not prefix-cached base':>22} {'this':>7} {'ratio':>6}")
     ratios, cached_ratios, totals = [], [], [0, 0, 0, 0]
     for r in rows:
@@ -233,10 +276,10 @@ def main() -> None:
         for i, v in enumerate((b["agent_input_tokens"], r["agent_input_tokens"],
                                b["uncached_tokens"], r["uncached_tokens"])):
             totals[i] += v
-        print(f"{r['case']:8} {b['agent_calls']:>7}/{r['agent_calls']:<8} "
+        print(f"{r['case']:{w}} {b['agent_calls']:>7}/{r['agent_calls']:<8} "
               f"{b['agent_input_tokens']:>11} {r['agent_input_tokens']:>7} {ratio:>6.2f}   "
               f"{b['uncached_tokens']:>22} {r['uncached_tokens']:>7} {c_ratio:>6.2f}")
-    print(f"{'total':8} {'':16} {totals[0]:>11} {totals[1]:>7} {totals[1] / totals[0]:>6.2f}   "
+    print(f"{'total':{w}} {'':16} {totals[0]:>11} {totals[1]:>7} {totals[1] / totals[0]:>6.2f}   "
           f"{totals[2]:>22} {totals[3]:>7} {totals[3] / max(totals[2], 1):>6.2f}")
     print(f"median ratio {statistics.median(ratios):.2f} (input), "
           f"{statistics.median(cached_ratios):.2f} (not prefix-cached) over {len(ratios)} "

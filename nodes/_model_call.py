@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 from diagnosis_harness import prompts
@@ -26,6 +26,7 @@ from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.messages import text_of, with_prompt
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.tools.model_view import model_text
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -109,6 +110,7 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
     trace row's role. An endpoint that cannot be reached raises :class:`ModelUnreachable`.
     """
     chat = chat if chat is not None else ctx.seam.for_role(role)
+    messages = _as_read(ctx, role, chat, messages)
     model: Runnable[LanguageModelInput, AIMessage] = chat
     if tools is not None:
         model = ctx.seam.bound(chat, tools, tool_choice)
@@ -142,6 +144,24 @@ async def call_model(ctx: RunContext, role: Role, messages: Sequence[BaseMessage
             input_tokens=usage_count(usage.get("input_tokens")) if failure is None else 0,
             output_tokens=usage_count(usage.get("output_tokens")) if failure is None else 0,
             duration_ms=int((time.monotonic() - began) * 1000), failure_class=failure)
+
+
+def _as_read(ctx: RunContext, role: Role, chat: BaseChatModel,
+             messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
+    """The agent's messages as ``chat`` reads them: tool results compacted for a text model.
+
+    State keeps each observation as structured JSON (the offline investigator and the json
+    protocol read that); the seam's own ``openai:`` agent under native tool calls reads
+    :func:`~diagnosis_harness.tools.model_view.model_text`'s lines, a fraction of the tokens.
+    Any other model in its place reads the structure, as before.
+    """
+    if role is not Role.AGENT or ctx.seam.spec.provider != "openai" \
+            or ctx.settings.agent_protocol == "json" or chat is not ctx.seam.for_role(role):
+        return messages
+    args = {c["id"]: c["args"] for m in messages if isinstance(m, AIMessage)
+            for c in m.tool_calls if c.get("id")}
+    return [m.model_copy(update={"content": model_text(m.content, args.get(m.tool_call_id))})
+            if isinstance(m, ToolMessage) and isinstance(m.content, str) else m for m in messages]
 
 
 def _labelled(ctx: RunContext, name: str, attempt: int | None = None,

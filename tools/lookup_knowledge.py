@@ -27,10 +27,10 @@ class LookupKnowledgeArgs(BaseModel):
 
     query: str = Field(
         min_length=1, max_length=500,
-        description="What to look up, in plain words, e.g. 'connection pool exhausted timeouts'.",
+        description="Plain words.",
     )
     top_k: int | None = Field(
-        default=None, ge=1, le=10, description="Maximum passages to return (default 3)."
+        default=None, ge=1, le=10, description="Maximum passages (default 3)."
     )
 
     def scope(self, settings: Settings) -> dict[str, Any]:

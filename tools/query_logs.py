@@ -36,14 +36,13 @@ class QueryLogsArgs(BaseModel):
 
     service: str | None = Field(
         default=None, max_length=100,
-        description="Service as it logs (listed below); omit it for every service.",
+        description="As it logs (listed below); omit for every service.",
     )
-    start: str = Field(description="Window start, ISO-8601 with offset.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset.")
+    start: str = Field(description="Window start.")
+    end: str = Field(description="Window end (inclusive).")
     pattern: str | None = Field(
         default=None, max_length=200,
-        description="Words that must all appear in the message (whole words; word* for a "
-        "prefix).",
+        description="Words all in the message (word* for a prefix).",
     )
     level: str | None = Field(
         default=None,
@@ -51,16 +50,15 @@ class QueryLogsArgs(BaseModel):
     )
     limit: int | None = Field(
         default=None, ge=1, le=200,
-        description="Maximum events (default 20), in time order.",
+        description="Maximum events.",
     )
     offset: int | None = Field(
         default=None, ge=0, le=1_000_000,
-        description="Skip this many of the oldest matching events: the next page.",
+        description="Skip this many oldest matches (the next page).",
     )
     attrs: dict[str, str] | None = Field(
         default=None, max_length=MAX_ATTR_FILTERS,
-        description='Only events with exactly these attribute values (listed below), e.g. '
-        '{"pod": "checkout-7d9f-x2kqp"}.',
+        description="Exact attribute values.",
     )
 
     @field_validator("service")

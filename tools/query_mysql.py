@@ -26,8 +26,7 @@ class QueryMysqlArgs(BaseModel):
 
     sql: str = Field(
         min_length=1, max_length=8000,
-        description="One read-only SELECT (WITH … SELECT and UNION allowed) over the "
-        "operational tables. No comments, no other statements.",
+        description="One read-only SELECT.",
     )
 
     @field_validator("sql")

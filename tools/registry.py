@@ -60,39 +60,33 @@ TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
         ToolSpec("query_logs", QueryLogsArgs, query_logs, brief=(
-            "Search one service's logs (omit service: every service's) in a time window (UTC): "
-            "counts by level, the top "
-            "warning/error patterns (ids as <id>/<n>, with count, first/last seen, an example) "
-            "and the matching events in time order. Empty means nothing matched this exact "
-            "service, window and filter.")),
+            "One service's logs in a window. Counts by level, the top warning/error patterns, "
+            "then the matching events in time order. Empty: nothing matched this service, "
+            "window and filter.")),
         ToolSpec("query_mysql", QueryMysqlArgs, query_mysql, brief=(
-            "Run one read-only SELECT (WITH and UNION allowed; no comments, writes, PRAGMA, "
-            "ATTACH or schema tables) on the operational database. Timestamps are UTC text like "
-            "'2026-11-03T10:00:00Z': compare them as strings. Rows are capped: aggregate or "
-            "use WHERE / LIMIT.")),
+            "One read-only SELECT on the operational database. WITH and UNION allowed; no "
+            "comments, writes, PRAGMA, ATTACH or schema tables. Timestamps are UTC text like "
+            "'2026-11-03T10:00:00Z': compare them as strings. Aggregate or use WHERE / LIMIT.")),
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
-            "Search the runbooks: the best matching passages (runbook, title, section), best "
-            "first. Empty means no runbook covers the query, not that nothing happened.")),
+            "Search the runbooks. The best matching passages first; empty: no runbook covers "
+            "the query, not that nothing happened.")),
         # The statistics tools (docs/design.md §16.1): numbers computed from the store.
         ToolSpec("compare_windows", WindowArgs, compare_windows, brief=(
-            "New and risen log patterns per service vs the time before. Baseline by "
-            "default the same length just before the window; a pattern rose with >= 5 "
-            "events and a smoothed rate ratio >= 3. Rows: counts by level, and per pattern "
-            "counts, ratio, first/last seen, an example event. Use it when the service that "
-            "failed is not known.")),
+            "New and risen log patterns per service vs the time before. A pattern rose with "
+            ">= 5 events and a smoothed rate ratio >= 3. For when the failing service is not "
+            "known.")),
         ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
-            "Which service failed first. The earliest new or risen log pattern per service; where "
-            "the data has a dependency table, a row names the anomalous services it calls "
-            "(upstream) and that call it (downstream).")),
+            "Which service failed first. The earliest new or risen log pattern per service; "
+            "with a dependency table, the anomalous services it calls (upstream) and that call "
+            "it (downstream).")),
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
-            "Metrics that left their baseline. Per operational table with times and numbers, per "
-            "entity/metric: baseline median and MAD, window median, peak, robust z-score, "
-            "ratio, first sample out. A baseline with MAD 0 gives z null and "
-            "baseline_constant true.")),
+            "Metrics that left their baseline. Per table with times and numbers, per "
+            "entity/metric: medians, peak, robust z-score, first sample out; a constant "
+            "baseline gives z null and baseline_constant true.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
-            "Changes before a time. Rows of any change-log "
-            "table (deploys, config, flags, jobs, certificates…), optionally for some "
-            "services; most recent first.")),
+            "Changes before a time. Rows of any change-log table (deploys, config, flags, "
+            "jobs, migrations…), most recent first; one still running then (not ended), "
+            "however early it began.")),
     )
 }
 OPTIONAL_TOOLS: dict[str, ToolSpec] = {
@@ -191,7 +185,7 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
     """The real limits of tool ``name`` under these settings, as its spec states them."""
     parts = []
     if name in _WINDOWED:
-        parts.append(f"Window: at most {limits['window']} minutes (longer is refused).")
+        parts.append(f"Window: at most {limits['window']} minutes.")
     if name == "query_logs":
         parts.append(f"Events: {limits['events']} by default; when more match, both ends of the "
                      "window; page with offset.")
@@ -199,7 +193,7 @@ def limits_text(name: str, limits: Mapping[str, int]) -> str:
         parts.append(f"At most {limits['rows']} rows. Result columns: columns, aggregates of "
                      "one, arithmetic, comparisons, date/time functions of a column, CASE with "
                      "one-word labels; no text built from literals or several values (||, "
-                     "printf, replace, substr, group_concat…). A refused query still counts as a call.")
+                     "printf, replace, substr, group_concat…).")
     return (" " + " ".join(parts)) if parts else ""
 
 

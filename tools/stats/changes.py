@@ -2,7 +2,10 @@
 
 A change table is recognised by :mod:`.schema` (a time column, and a change-log name or
 columns). A row is in the look-back when any of its time columns lies in
-``[before − lookback_minutes, before]``; with ``services`` given, only rows whose service-like
+``[before − lookback_minutes, before]``, or when it was still running at ``before``: a change
+that lasts (a migration, a job, a deploy: a start column and an end column such as
+``finished_at``) started before it and had not ended by then (no end yet, or a later one),
+however long ago it started — marked ``still_running``; with ``services`` given, only rows whose service-like
 column (the table's entity column) names one of them, plus the rows of tables that have no
 such column (a change that names no service may concern any). Most recent first.
 """
@@ -10,6 +13,7 @@ such column (a change that names no service may concern any). Most recent first.
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -25,6 +29,8 @@ from diagnosis_harness.tools.stats.schema import TableKind, layout, literal, quo
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
 
 MAX_LOOKBACK_MINUTES = 7 * 24 * 60
+_END = re.compile(r"(?:^|_)(?:finish|end|complet|done|stop)", re.IGNORECASE)
+"""A time column that says when a lasting change ended (``finished_at``, ``ended_at``…)."""
 MAX_SERVICES = 20
 _PER_TABLE = 200
 
@@ -34,11 +40,11 @@ class ChangeArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    before: str = Field(description="The time to look back from (the onset), ISO-8601 with offset.")
+    before: str = Field(description="The time to look back from (the onset).")
     lookback_minutes: int = Field(default=60, ge=1, le=MAX_LOOKBACK_MINUTES,
-                                  description="How far back to look (minutes, default 60).")
+                                  description="Minutes.")
     services: list[str] | None = Field(default=None, max_length=MAX_SERVICES, description=(
-        "Optional: only changes of these services (and changes that name no service)."))
+        "Only changes of these services (and those that name none)."))
 
     @field_validator("before")
     @classmethod
@@ -97,6 +103,10 @@ def _changes(backends: Backends, settings: Settings, kind: TableKind,
     lo, hi = literal(scope["since"]), literal(scope["before"])
     times = " OR ".join(f"({quote(c, q)} >= {lo} AND {quote(c, q)} <= {hi})"
                         for c in kind.time_columns)
+    span = _span(kind)
+    if span is not None:  # still running at `before`, however long ago it started
+        start, end = (quote(c, q) for c in span)
+        times += f" OR ({start} <= {hi} AND ({end} IS NULL OR {end} > {hi}))"
     where = f"({times})"
     entity = kind.entity_column
     if scope["services"] and entity is not None:
@@ -116,17 +126,30 @@ def _changes(backends: Backends, settings: Settings, kind: TableKind,
         values = dict(zip(columns, raw, strict=True))
         stamps = [(c, time_text(values[c])) for c in kind.time_columns if values[c] is not None]
         inside = [(c, t) for c, t in stamps if scope["since"] <= t <= scope["before"]]
+        running = span is not None and values[span[0]] is not None and (
+            values[span[1]] is None or time_text(values[span[1]]) > scope["before"])
+        if span is not None and running and not inside:  # begun before the look-back
+            inside = [(span[0], time_text(values[span[0]]))]  # dated by its start
         column, when = max(inside or stamps, key=lambda ct: ct[1])
         minutes = round((before - parse_ts(when)).total_seconds() / 60, 2)
         row = {c: _json_value(time_text(v) if c in kind.time_columns and v is not None
                               else v)[0] for c, v in values.items()}
         out.append({"table": kind.name, "time": when, "time_column": column,
                     "minutes_before": minutes,
-                    "service": row.get(entity) if entity else None, "row": row})
+                    "service": row.get(entity) if entity else None, "row": row,
+                    **({"still_running": True} if running else {})})
     return out, more
+
+
+def _span(kind: TableKind) -> tuple[str, str] | None:
+    """(start column, end column) of a table of lasting changes, or None."""
+    ends = [c for c in kind.time_columns[1:] if _END.search(c)]
+    starts = [c for c in kind.time_columns if c not in ends]
+    return (starts[0], ends[0]) if ends and starts else None
 
 
 def _item(r: dict[str, Any]) -> Item:
     values = ", ".join(f"{c}={json.dumps(v, ensure_ascii=False)}" for c, v in r["row"].items())
-    text = f"{r['table']} {r['time']} ({r['minutes_before']:g} min before): {values}"
+    running = " still running" if r.get("still_running") else ""
+    text = f"{r['table']} {r['time']} ({r['minutes_before']:g} min before{running}): {values}"
     return Item(kind="change", text=text, data=r)

@@ -218,6 +218,27 @@ def anomalies(now: dict[Key, Counted], before: dict[Key, Counted], window: Span,
     return out
 
 
+def silent_note(backends: Backends, found: list[Anomaly], before: dict[Key, Counted],
+                baseline: Span) -> str | None:
+    """What "new" means for services that logged nothing in the baseline, if any had a new row.
+
+    Every pattern of a service silent in the baseline counts as new, whether the service began
+    failing in the window or the data simply holds nothing of it then (logs that start later).
+    """
+    logged = {key[0] for key in before}
+    silent = sorted({a.key[0] for a in found if a.change == "new" and a.key[0] not in logged})
+    if not silent:
+        return None
+    lo, hi = span_text(baseline)
+    first = getattr(backends.info, "first_ts", None)
+    starts = (f"; the data begins at {format_utc(parse_ts(first))}"
+              if first and to_epoch_ms(parse_ts(first)) > baseline.lo else "")
+    named = ", ".join(silent[:10]) + (f" (+{len(silent) - 10} more)" if len(silent) > 10 else "")
+    return (f"no events of {named} in the baseline {lo}..{hi}{starts}: their patterns count as "
+            "new because nothing of them was logged then, not necessarily because they began in "
+            "the window")
+
+
 def severity(level: str) -> int:
     """Rank of a level (higher is more severe)."""
     return LEVELS.index(level) if level in LEVELS else 0

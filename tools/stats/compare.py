@@ -27,6 +27,7 @@ from diagnosis_harness.tools.stats.common import (
     pattern_texts,
     service_name,
     severity,
+    silent_note,
     span_text,
     windows,
 )
@@ -41,15 +42,14 @@ class WindowArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str = Field(description="Window start, ISO-8601 with offset, e.g. 2026-11-03T10:00:00Z.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str
+    end: str
     baseline_start: str | None = Field(
-        default=None, description="Optional baseline start (default: the window's length "
-        "just before it). Give baseline_end too.")
-    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+        default=None, description="Default: the window's length just before it.")
+    baseline_end: str | None = None
     service: str | None = Field(
         default=None, max_length=100,
-        description="Optional: one service (as it logs); default all services.")
+        description="One service (as it logs); default all.")
 
     @field_validator("start", "end", "baseline_start", "baseline_end")
     @classmethod
@@ -97,6 +97,34 @@ class Windowed:
         return (pattern_counts(backends, self.window, self.args.service),
                 pattern_counts(backends, self.baseline, self.args.service))
 
+    def baseline_onset(self, backends: Backends, before: dict[Key, Counted]) -> str | None:
+        """Whether the default baseline itself holds the start of the trouble, as a note.
+
+        The default baseline is the window's length just before it: when the failure began
+        earlier, it is in the baseline, and the window shows it neither new nor risen. Its
+        warnings and errors that are new or risen against the same length before it (of
+        services that logged then) say so. None for a given baseline, or a quiet one. Call it
+        under ``backends.lock``, after :meth:`counts`.
+        """
+        if self.args.baseline_start is not None:
+            return None
+        span = self.baseline
+        earlier = Span(span.lo - (span.hi - span.lo + 1), span.lo - 1)
+        prior = pattern_counts(backends, earlier, self.args.service)
+        logged = {key[0] for key in prior}
+        rising = [a for a in anomalies(before, prior, span, earlier)
+                  if severity(a.key[2]) >= WARN_SEVERITY and a.key[0] in logged
+                  and a.window.count >= MIN_EVENTS]
+        if not rising:
+            return None
+        first = min(rising, key=lambda a: (a.window.first_ms, a.key))
+        lo, hi = span_text(span)
+        services = ", ".join(sorted({a.key[0] for a in rising})[:5])
+        return (f"the default baseline {lo}..{hi} already holds new or risen warnings or errors "
+                f"({services}; the first at {format_epoch_ms(first.window.first_ms)}): the "
+                "trouble may have begun before the window, so those patterns can look unchanged "
+                "here; give a baseline_start and baseline_end before that time")
+
 
 def compare_windows(
     backends: Backends, settings: Settings, *, start: str, end: str,
@@ -109,6 +137,7 @@ def compare_windows(
     scope = w.scope
     with backends.lock:
         now, before = w.counts(backends)
+        early = w.baseline_onset(backends, before)
         found = ranked(anomalies(now, before, w.window, w.baseline))
         shown = found[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})
@@ -122,7 +151,16 @@ def compare_windows(
     if not now and not before:
         return ToolResult(scope=scope, note="no log events in the window or its baseline")
     return ToolResult(scope=scope, items=items,
-                      truncated=len(found) > len(shown) or len(services) > MAX_SERVICES)
+                      truncated=len(found) > len(shown) or len(services) > MAX_SERVICES,
+                      note=join_notes(silent_note(backends, found, before, w.baseline), early))
+
+
+WARN_SEVERITY = severity("WARN")
+
+
+def join_notes(*notes: str | None) -> str | None:
+    """The notes that apply, as one."""
+    return "; ".join(n for n in notes if n) or None
 
 
 def ranked(found: list[Anomaly]) -> list[Anomaly]:

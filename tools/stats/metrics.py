@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
-from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, span_text, windows
+from diagnosis_harness.tools.stats.common import MAX_ROWS, Span, canonical, span_text, windows
 from diagnosis_harness.tools.stats.schema import (
     TableKind,
     is_number,
@@ -40,7 +40,7 @@ from diagnosis_harness.tools.stats.schema import (
     quote,
     run_select,
 )
-from diagnosis_harness.tools.timeutil import format_utc
+from diagnosis_harness.tools.timeutil import format_utc, parse_ts, to_epoch_ms
 
 Z_OUT = 4.0
 MIN_OUT = 2
@@ -54,13 +54,13 @@ class MetricArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str = Field(description="Window start, ISO-8601 with offset.")
-    end: str = Field(description="Window end (inclusive), ISO-8601 with offset; after start.")
+    start: str
+    end: str
     table: str | None = Field(default=None, max_length=100, description=(
-        "Optional: one operational table; default every table with a time column and numbers."))
-    baseline_start: str | None = Field(default=None, description=(
-        "Optional baseline start (default: the window's length just before it)."))
-    baseline_end: str | None = Field(default=None, description="Optional baseline end.")
+        "One table; default all with a time column and numbers."))
+    baseline_start: str | None = Field(
+        default=None, description="Default: the window's length just before it.")
+    baseline_end: str | None = None
 
     @field_validator("start", "end", "baseline_start", "baseline_end")
     @classmethod
@@ -97,6 +97,8 @@ def metric_shifts(
             found, more = _table_shifts(backends, settings, kind, scope)
             shifts += found
             capped |= more
+        early = None if args.baseline_start is not None \
+            else _baseline_shifted(backends, settings, kinds[:MAX_TABLES], scope)
     if not kinds:
         return ToolResult(scope=scope, note="no operational table has a time column and "
                           "numeric columns")
@@ -115,8 +117,34 @@ def metric_shifts(
     note = f"a table had more than {MAX_SAMPLES} samples in the window and baseline: only " \
         "the latest were used (the window, then the baseline's end); narrow the window" \
         if capped else None
+    note = "; ".join(n for n in (note, early) if n) or None
     return ToolResult(scope=scope, items=items, note=note,
                       truncated=capped or len(shifts) > len(shown) or len(kinds) > MAX_TABLES)
+
+
+def _baseline_shifted(backends: Backends, settings: Settings, kinds: list[TableKind],
+                      scope: dict[str, Any]) -> str | None:
+    """Whether the default baseline itself left the same length before it, as a note.
+
+    The default baseline is the window's length just before it: a shift that began earlier is
+    in it, and the window then looks unchanged. Its own shifts against the span before it say
+    so (the same robust z-scores). Call it under ``backends.lock``.
+    """
+    lo, hi = parse_ts(scope["baseline_start"]), parse_ts(scope["baseline_end"])
+    earlier = Span(to_epoch_ms(lo) - (to_epoch_ms(hi) - to_epoch_ms(lo) + 1), to_epoch_ms(lo) - 1)
+    e_lo, e_hi = span_text(earlier)
+    inner = {**scope, "start": scope["baseline_start"], "end": scope["baseline_end"],
+             "baseline_start": e_lo, "baseline_end": e_hi}
+    found = [r for kind in kinds for r in _table_shifts(backends, settings, kind, inner)[0]]
+    if not found:
+        return None
+    first = min(found, key=lambda r: (r["first_out"], str(r["entity"]), r["metric"]))
+    named = ", ".join(dict.fromkeys(f"{r['entity']} {r['metric']}" if r["entity"] is not None
+                                    else str(r["metric"]) for r in found[:5]))
+    return (f"the default baseline {scope['baseline_start']}..{scope['baseline_end']} already "
+            f"left the span before it ({named}; the first from {first['first_out']}): the shift "
+            "may have begun before the window, where it can look unchanged; give a "
+            "baseline_start and baseline_end before that time")
 
 
 def _series_tables(backends: Backends, settings: Settings, table: str | None) -> list[TableKind]:

@@ -32,9 +32,10 @@ from diagnosis_harness.tools.stats.common import (
     parts_sql,
     pattern_texts,
     severity,
+    silent_note,
     whole_hours,
 )
-from diagnosis_harness.tools.stats.compare import WindowArgs, pattern_item
+from diagnosis_harness.tools.stats.compare import WindowArgs, join_notes, pattern_item
 from diagnosis_harness.tools.stats.schema import dependencies
 from diagnosis_harness.tools.timeutil import format_epoch_ms
 
@@ -57,6 +58,7 @@ def onset_timeline(
     scope = w.scope
     with backends.lock:
         now, before = w.counts(backends)
+        early = w.baseline_onset(backends, before)
         found = anomalies(now, before, w.window, w.baseline)
         onsets = _onsets(backends, found, w.window, w.baseline)
         order = sorted(found, key=lambda a: (onsets[a.key][0], a.key))
@@ -67,7 +69,7 @@ def onset_timeline(
     if not found:
         note = ("no log events in the window" if not now else
                 "nothing new or risen in the window compared with its baseline")
-        return ToolResult(scope=scope, note=note)
+        return ToolResult(scope=scope, note=join_notes(note, early))
     anomalous = {a.key[0] for a in found}
     first_by_service: dict[str, int] = {}
     for a in order:
@@ -84,7 +86,8 @@ def onset_timeline(
         item = pattern_item(a, texts, sample, kind="onset", extra=extra)
         items.append(Item(kind="onset", text=f"#{rank} {extra['onset']} {item.text}",
                           data=item.data))
-    return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown))
+    return ToolResult(scope=scope, items=items, truncated=len(order) > len(shown),
+                      note=join_notes(silent_note(backends, found, before, w.baseline), early))
 
 
 WARN = severity("WARN")
