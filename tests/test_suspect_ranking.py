@@ -1,0 +1,50 @@
+"""The suspects of a FALLBACK as a ranking (issue 41): anomaly strength against the baseline,
+dependency direction and the value that locates the failure, on real datasets built here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diagnosis_harness import evaluate
+from tests.canon.cases._world import edge, java, noisy, postgres
+from tests.canon.engine import build_case
+from tests.canon.spec import Burst, Case
+
+NOISY_DEPENDENCY = Case(
+    id="rank-dependency-first", klass="ranking",
+    title="orders-db starts rejecting statements; checkout fails after it; search is noisy",
+    day="2026-05-04", window=("10:00", "10:30"),
+    question="checkout failing between 10:00 and 10:30 UTC on {date}, what is going on?",
+    services=(java("checkout", "order"), postgres("orders-db"), edge("edge", "/v1/checkout"),
+              noisy(java("search", "query"), "index shard 3 slow, serving partial results",
+                    every_s=4)),
+    onset="10:02:00", cause_service="orders-db",
+    lines=(
+        # The dependency's own, new failure: a warning, from 10:02, at one host and port.
+        Burst("10:02", "10:40", "orders-db", "could not accept connection from 10.4.0.17:5432: "
+              "too many waiting backends", level="WARN", every_s=6),
+        # Its caller's errors start later and are louder (more events, ERROR level).
+        Burst("10:03", "10:40", "checkout", "order {id} could not be saved, giving up",
+              level="ERROR", every_s=2),
+    ),
+    tables={"dependencies": ({"caller": "checkout", "callee": "orders-db"},
+                             {"caller": "edge", "callee": "checkout"},
+                             {"caller": "edge", "callee": "search"})},
+    expect="FALLBACK", distractors=("search",))
+
+
+def test_a_dependency_that_fails_first_outranks_its_louder_caller_and_noise_is_no_suspect(
+        tmp_path: Path) -> None:
+    data = build_case(NOISY_DEPENDENCY, tmp_path / "data")
+    card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
+    (case,) = card.cases
+    assert case.outcome.startswith("FALLBACK") and case.run is not None, case.outcome
+    # One line per component: orders-db (the callee, first to fail) before checkout.
+    assert case.run.components[:2] == ("orders-db", "checkout"), case.run.components
+    # search logs its everyday error at the same rate as before: not a suspect at all.
+    assert "search" not in case.run.components
+    digest = [line for line in (case.run.content or "").splitlines() if line[:2] in ("1.", "2.")]
+    assert digest[0].startswith("1. orders-db:"), digest
+    # The value that locates it, the same in every event, stands next to its masked pattern.
+    assert "at 10.4.0.17:5432" in digest[0], digest
+    assert (card.summary.ac_at_1, card.summary.ac_at_3) == (1.0, 1.0)
