@@ -203,23 +203,27 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
 
 _ACCESS = re.compile(r"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
 """An access line: a proxy reporting what its upstreams answered, after the upstreams."""
-LEVEL_WEIGHT = {0: 3.0, 1: 2.0, 2: 1.0}
-"""An error or worse weighs three times an INFO line, a warning twice (``_tier``)."""
+LEVEL_WEIGHT = {0: 3.0, 1: 2.0, 2: 1.5}
+"""An error weighs twice an INFO line, a warning in between (``_tier``); a fatal ``FATAL``."""
+FATAL = 4.0
+_FATAL = frozenset({"FATAL", "CRITICAL", "CRIT", "PANIC", "ALERT", "EMERG", "EMERGENCY"})
 CHANGE_STRENGTH = 6.0
 """A change before the onset on a component nothing else points at: after any clear failure."""
 STRONG = 12.0
-"""The strength from which an anomaly can lead by its onset or its callers (``_ordered``)."""
+"""A clear failure (a new error pattern of a few events, a new warning of twenty): from this
+strength a component its callers name ranks before them (``_ordered``)."""
 
 
 def _strength(s: Mapping[str, Any]) -> float:
     """How far a suspect's fact stands from its baseline: 0 is no suspect at all.
 
-    An anomaly: its level's weight × (1 + novelty) × log2(1 + events), novelty 2 for a
+    An anomaly: its level's weight × (1 + novelty) × √log2(1 + events), novelty 2 for a
     pattern new in the window, log2(rate ratio)/2.5 (at most 2) for one that rose, 1 for a
     plain error pattern (no baseline asked). One INFO or WARN line, or an INFO pattern of fewer
     than ``ODD`` events, is no suspect; a proxy's access line counts half (it reports what its
-    upstreams answered). A moved metric: 3 × the share of the window out × log2(1 + |z|)
-    (at most 10). A change: ``CHANGE_STRENGTH``.
+    upstreams answered). The count weighs least: a caller logs more than the dependency it
+    waits on, so ten times the events is not ten times the suspicion. A moved metric: 3 × the
+    share of the window out × log2(1 + |z|) (at most 10). A change: ``CHANGE_STRENGTH``.
     """
     if s["kind"] == "change":
         return CHANGE_STRENGTH
@@ -233,7 +237,8 @@ def _strength(s: Mapping[str, Any]) -> float:
     novelty = 2.0 if s.get("change") == "new" else min(math.log2(ratio) / 2.5, 2.0) \
         if s.get("change") == "rose" and ratio and ratio > 1 else 1.0
     access = 0.5 if _ACCESS.search(s["pattern"] or "") else 1.0
-    return LEVEL_WEIGHT[tier] * (1 + novelty) * math.log2(1 + count) * access
+    weight = FATAL if s.get("level") in _FATAL else LEVEL_WEIGHT[tier]
+    return weight * (1 + novelty) * math.sqrt(math.log2(1 + count)) * access
 
 
 def _ordered(best: list[dict[str, Any]],
@@ -256,7 +261,7 @@ def _ordered(best: list[dict[str, Any]],
         for other in set(by) - {caller}:
             if other in calls:
                 table.setdefault(caller, set()).add(other)
-            if re.search(rf"(?<![\w-]){re.escape(other)}(?![\w-])", a["pattern"] or "", re.I):
+            if _named_in(a["pattern"] or "", other):
                 named.setdefault(caller, set()).add(other)
     score = {k: s["strength"] for k, s in by.items()}
 
@@ -276,6 +281,16 @@ def _ordered(best: list[dict[str, Any]],
         if not moved:
             break
     return sorted(best, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
+
+
+def _named_in(pattern: str, component: str) -> bool:
+    """Whether a failure pattern names the component: as a word, or a class's first word.
+
+    ``ledger post failed`` and ``c.b.pay.ledger.LedgerClient`` both name ``ledger``.
+    """
+    return re.search(rf"(?<![\w-]){re.escape(component)}(?![\w-])", pattern, re.I) is not None \
+        or (component.isalpha()
+            and re.search(rf"(?<![A-Za-z]){component.capitalize()}(?=[A-Z])", pattern) is not None)
 
 
 def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -126,21 +126,25 @@ def logged_by(backends: Backends, entities: set[str], scope: dict[str, Any]) -> 
     A metric table names a database by its host (``pg-ledger``) where the logs name it by its
     service (``postgres``, ``"pod": "pg-ledger-0"``): an entity is the service's whose window
     and baseline events carry it as an attribute value, exactly or with an ordinal suffix
-    (``-0``), when one service holds at least nine in ten of those events. An entity that is
-    itself a log service is left alone.
+    (``-0``), when one service holds at least nine in ten of those events; failing that, the
+    same for the entity without its last word (a replica ``pg-mdm-ro`` is its primary's
+    ``pg-mdm``). An entity that is itself a log service is left alone.
     """
     lo, hi = to_epoch_ms(parse_ts(scope["baseline_start"])), to_epoch_ms(parse_ts(scope["end"]))
     services = {s for (s,) in backends.logs.execute("SELECT DISTINCT service FROM events "
                                                     "WHERE ts_ms BETWEEN ? AND ?", (lo, hi))}
     out = {}
     for entity in sorted(entities - services)[:MAX_ROWS]:
-        rows = backends.logs.execute(
-            "SELECT service, count(*) FROM events WHERE ts_ms BETWEEN ? AND ? AND "
-            "(instr(attrs, ?) > 0 OR attrs GLOB ?) GROUP BY service ORDER BY 2 DESC",
-            (lo, hi, f'"{entity}"', f'*"{_glob(entity)}-[0-9]*')).fetchall()
-        total = sum(n for _, n in rows)
-        if rows and rows[0][1] >= 0.9 * total:
-            out[entity] = str(rows[0][0])
+        # pg-mdm-ro, a replica no log names, is the service of its primary pg-mdm.
+        for name in (entity, entity.rsplit("-", 1)[0]) if "-" in entity else (entity,):
+            rows = backends.logs.execute(
+                "SELECT service, count(*) FROM events WHERE ts_ms BETWEEN ? AND ? AND "
+                "(instr(attrs, ?) > 0 OR attrs GLOB ?) GROUP BY service ORDER BY 2 DESC",
+                (lo, hi, f'"{name}"', f'*"{_glob(name)}-[0-9]*')).fetchall()
+            total = sum(n for _, n in rows)
+            if rows and rows[0][1] >= 0.9 * total:
+                out[entity] = str(rows[0][0])
+                break
     return out
 
 
