@@ -183,6 +183,7 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     for s in anomalies + metrics + changes:
         s["strength"] = round(_strength(s), 2)
     best: dict[str, dict[str, Any]] = {}
+    quiet: dict[str, dict[str, Any]] = {}  # components with no suspect fact of their own
     loose = []
     for s in sorted(anomalies + metrics + changes, key=lambda s: (-s["strength"], not s["computed"],
                                                                  s["onset"] or "~")):
@@ -191,13 +192,16 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
             loose.append(s)
         elif s["strength"] > 0 and key not in best:
             best[key] = s
+        elif key not in best:
+            quiet.setdefault(key, s)
     for key, s in best.items():  # the change a failing component went through, on its line
         own = [c for c in changes if (c["service"] or "").lower() == key and c is not s]
         if own and s["kind"] != "change":
             best[key] = {**s, "after_change": {**{k: own[0][k] for k in ("evidence_id", "onset",
                                                                           "summary")},
                                                "earlier": len(own) - 1}}
-    ranked = _ordered(list(best.values()), anomalies) + loose
+    quiet = {k: s for k, s in quiet.items() if k not in best}
+    ranked = _ordered(list(best.values()), anomalies, quiet) + loose
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 
@@ -241,16 +245,25 @@ def _strength(s: Mapping[str, Any]) -> float:
     return weight * (1 + novelty) * math.sqrt(math.log2(1 + count)) * access
 
 
-def _ordered(best: list[dict[str, Any]],
-             anomalies: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
+             quiet: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The components strongest first, a dependency before the callers whose failures it explains.
 
     A caller depends on a component when the dependency table says so (an onset row's
     ``upstream``) or when its failure pattern names the component ("ledger post failed"). A
     component named by a failing caller and at least ``STRONG`` itself, or a table dependency
     at least ``STRONG / 2`` that failed no later than its caller, moves just before that caller.
+    A ``quiet`` component (no suspect fact of its own: one INFO line, "payments listening on
+    :9090") that a clear failure names ("Connect to payments:8080 … refused") follows its caller.
     """
     by = {s["service"].lower(): s for s in best}
+    heard = {}
+    for a in anomalies:
+        caller = (a.get("service") or "").lower()
+        if caller in by and a.get("strength", 0) >= STRONG:
+            for k in quiet:
+                if k != caller and _named_in(a["pattern"] or "", k):
+                    heard[k] = max(heard.get(k, 0.0), by[caller]["strength"] - 0.01)
     named: dict[str, set[str]] = {}
     table: dict[str, set[str]] = {}
     for a in anomalies:
@@ -280,7 +293,9 @@ def _ordered(best: list[dict[str, Any]],
                     moved = True
         if not moved:
             break
-    return sorted(best, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
+    score.update(heard)
+    ranked = list(best) + [quiet[k] for k in heard]
+    return sorted(ranked, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
 
 
 def _named_in(pattern: str, component: str) -> bool:

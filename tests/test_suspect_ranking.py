@@ -6,6 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagnosis_harness import evaluate
+from diagnosis_harness.control.budget import Budget, BudgetLimits
+from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.tools.backends import Backends
+from diagnosis_harness.tools.boundary import execute_tool
+from diagnosis_harness.tools.dataset.build import load_dataset
 from tests.canon.cases._world import edge, java, noisy, postgres
 from tests.canon.engine import build_case
 from tests.canon.spec import Burst, Case
@@ -26,6 +31,9 @@ NOISY_DEPENDENCY = Case(
         # Its caller's errors start later and are louder (more events, ERROR level).
         Burst("10:03", "10:40", "checkout", "order {id} could not be saved, giving up",
               level="ERROR", every_s=2),
+        # A warning whose masked address differs from line to line: nothing it masks locates.
+        Burst("10:05", "10:40", "checkout", "client {ip} dropped the connection", level="WARN",
+              every_s=20),
     ),
     tables={"dependencies": ({"caller": "checkout", "callee": "orders-db"},
                              {"caller": "edge", "callee": "checkout"},
@@ -48,3 +56,22 @@ def test_a_dependency_that_fails_first_outranks_its_louder_caller_and_noise_is_n
     # The value that locates it, the same in every event, stands next to its masked pattern.
     assert "at 10.4.0.17:5432" in digest[0], digest
     assert (card.summary.ac_at_1, card.summary.ac_at_3) == (1.0, 1.0)
+
+
+def test_a_pattern_shows_the_values_all_its_events_share_and_none_that_vary(
+        tmp_path: Path) -> None:
+    data = build_case(NOISY_DEPENDENCY, tmp_path / "data")
+    settings = Settings(_env_file=None)
+    with Backends.open(load_dataset(data, tmp_path / "built").dest) as backends:
+        record = execute_tool("onset_timeline", {"start": "2026-05-04T10:00:00Z",
+                                                 "end": "2026-05-04T10:30:00Z"},
+                              tool_call_id="t1", backends=backends, settings=settings,
+                              budget=Budget(BudgetLimits.from_settings(settings)),
+                              ready_count=0).record
+    rows = {f.data["service"] + " " + f.data["level"]: f.data for f in record.facts
+            if f.kind == "onset"}
+    db = rows["orders-db WARN"]
+    assert "<ip>" in db["pattern"] and db["located"] == ["10.4.0.17:5432"]
+    varying = rows["checkout WARN"]
+    assert "<ip>" in varying["pattern"] and varying["located"] == []
+    assert rows["checkout ERROR"]["located"] == []  # the order ids differ: nothing to show
