@@ -257,7 +257,7 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     :9090") that a clear failure names ("Connect to payments:8080 … refused") follows its caller.
     """
     by = {s["service"].lower(): s for s in best}
-    heard = {}
+    heard: dict[str, float] = {}
     for a in anomalies:
         caller = (a.get("service") or "").lower()
         if caller in by and a.get("strength", 0) >= STRONG:
