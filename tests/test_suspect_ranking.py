@@ -3,11 +3,13 @@ dependency direction and the value that locates the failure, on real datasets bu
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from diagnosis_harness import evaluate
+from diagnosis_harness import evaluate, write_dataset
 from diagnosis_harness.control.budget import Budget, BudgetLimits
 from diagnosis_harness.control.settings import Settings
+from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import load_dataset
@@ -75,3 +77,36 @@ def test_a_pattern_shows_the_values_all_its_events_share_and_none_that_vary(
     varying = rows["checkout WARN"]
     assert "<ip>" in varying["pattern"] and varying["located"] == []
     assert rows["checkout ERROR"]["located"] == []  # the order ids differ: nothing to show
+
+
+def test_a_database_s_metric_counts_for_the_service_that_logs_its_host(tmp_path: Path) -> None:
+    # The metrics table names the database by its host (pg-orders) and a read replica that logs
+    # nothing (pg-orders-ro); the logs name it postgres, on pod pg-orders-0.
+    day = datetime(2026, 5, 4, 8, 0, tzinfo=UTC)
+    logs, rows = [], []
+    for minute in range(180):
+        moment = day + timedelta(minutes=minute)
+        logs.append({"ts": moment.isoformat(), "service": "postgres", "level": "INFO",
+                     "message": f"checkpoint complete: wrote {minute} buffers",
+                     "attrs": {"pod": "pg-orders-0"}})
+        logs.append({"ts": moment.isoformat(), "service": "checkout", "level": "INFO",
+                     "message": f"order o-{minute} created", "attrs": {"pod": "checkout-7c9d-x"}})
+        busy = 124 <= minute < 150
+        for entity, normal in (("pg-orders", 30), ("pg-orders-ro", 2), ("checkout", 5)):
+            value = {"pg-orders": 100, "pg-orders-ro": 40, "checkout": 5}[entity] if busy \
+                else normal + minute % 3
+            rows.append({"ts": moment.isoformat(), "instance": entity, "active": value})
+    data = write_dataset(tmp_path / "src", logs=logs, tables={"db_metrics": rows}, name="db-host")
+    settings = Settings(_env_file=None)
+    with Backends.open(load_dataset(data, tmp_path / "built").dest) as backends:
+        record = execute_tool("metric_shifts", {"start": "2026-05-04T10:00:00Z",
+                                                "end": "2026-05-04T10:30:00Z"},
+                              tool_call_id="t1", backends=backends, settings=settings,
+                              budget=Budget(BudgetLimits.from_settings(settings)),
+                              ready_count=0).record
+    shifts = {f.data["entity"]: f.data for f in record.facts if f.kind == "metric_shift"}
+    assert shifts["pg-orders"]["logged_by"] == "postgres"
+    assert shifts["pg-orders-ro"]["logged_by"] == "postgres"  # its primary's service
+    assert "checkout" not in shifts or "logged_by" not in shifts["checkout"]
+    (line,) = [s for s in suspects([record]) if s["service"] == "postgres"]
+    assert line["kind"] == "metric" and line["where"] in ("pg-orders", "pg-orders-ro")
