@@ -139,8 +139,13 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
             "service": _token(data.get("logged_by") or data.get("entity") or data.get("service")),
             "where": _token(data.get("entity")) if data.get("logged_by") else None,
             "onset": _token(data.get("first_out") or data.get("first_seen")),
-            "summary": ", ".join(fields), "computed": True, "share_out": _share_out(data),
-            "z": _float(data.get("z"))}
+            "summary": ", ".join(fields), "computed": True, **_shift(data)}
+
+
+def _shift(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A moved metric's share out and z: metric_shifts' own, or a query_metrics series' shift."""
+    shift = data.get("shift") if isinstance(data.get("shift"), dict) else data
+    return {"share_out": _share_out(shift), "z": _float(shift.get("z"))}
 
 
 def _share_out(data: Mapping[str, Any]) -> float:

@@ -84,3 +84,16 @@ def test_failures_rank_before_earlier_info_lines_and_set_the_onset_changes_prece
     # Two INFO lines are no suspect; api's change (before its warnings) stays on its line.
     assert [s["evidence_id"] for s in ranked] == ["E5.3", "E5.2"]
     assert ranked[0]["level"] == "ERROR" and ranked[1]["after_change"]["evidence_id"] == "E3.1"
+
+
+def test_a_prometheus_series_that_left_its_baseline_is_a_suspect_by_its_shift() -> None:
+    # query_metrics keeps the shift of a series under "shift"; a series that stayed is none.
+    moved = {"metric": "http_errors_total", "entity": "payments",
+             "first_out": "2026-01-01T10:03:00Z",
+             "shift": {"z": 40.0, "samples_out": 9, "window_samples": 10,
+                       "first_out": "2026-01-01T10:03:00Z"}}
+    stayed = {"metric": "http_errors_total", "entity": "search", "first_out": None, "shift": None}
+    series = record(8, "query_metrics", [("metric_series", moved), ("metric_series", stayed)], {})
+    ranked = suspects([series])
+    assert [(s["service"], s["kind"]) for s in ranked] == [("payments", "metric")]
+    assert ranked[0]["share_out"] == 0.9 and ranked[0]["strength"] > 0
