@@ -144,7 +144,8 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
 
 def _shift(data: Mapping[str, Any]) -> dict[str, Any]:
     """A moved metric's share out and z: metric_shifts' own, or a query_metrics series' shift."""
-    shift = data.get("shift") if isinstance(data.get("shift"), dict) else data
+    given = data.get("shift")
+    shift: Mapping[str, Any] = given if isinstance(given, dict) else data
     return {"share_out": _share_out(shift), "z": _float(shift.get("z"))}
 
 
