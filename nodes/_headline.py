@@ -65,7 +65,9 @@ def failure_line(claims: Sequence[Claim], index: Mapping[str, tuple[ToolRecord, 
     ranked = suspects(records)
     anomaly = next((s for s in ranked if s["kind"] == "anomaly"), None)
     metric = next((s for s in ranked if s["kind"] == "metric"), None)
-    change = next((s for s in ranked if s["kind"] == "change"), None)
+    # A change is its component's line, or rides on the line of the component it changed.
+    change = next((s for s in ranked if s["kind"] == "change"), None) \
+        or next((s["after_change"] for s in ranked if s.get("after_change")), None)
     parts = []
     if anomaly is not None:
         what = f"'{anomaly['pattern']}'" if anomaly.get("pattern") else "a flagged pattern"

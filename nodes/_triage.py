@@ -12,6 +12,7 @@ Records of the statistics tools (rows with ``service``, ``pattern``, ``first_see
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -53,7 +54,10 @@ def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     return {"kind": "anomaly", "evidence_id": fact.evidence_id, "service": service,
             "onset": _token(data.get("first_seen")), "count": count, "level": _level(data),
             "pattern": shown, "computed": record.tool not in PLAIN_TOOLS,
-            "where": None if fact.flags or shown is None else _where(shown, data.get("example"))}
+            "where": None if fact.flags or shown is None else _located(data.get("located"))
+            or _where(shown, data.get("example")),
+            "change": _token(data.get("change")), "ratio": _float(data.get("ratio")),
+            "calls": _names(data.get("upstream"))}
 
 
 _LOCATING = (re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z0-9][\w.:-]{0,62})"),
@@ -61,6 +65,17 @@ _LOCATING = (re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z
              re.compile(r"\b((?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?)\b"))
 """The values that locate a failure, in order of preference — a host, node or pod, an HTTP
 status, an IP — as an example line states them and its pattern masks them."""
+
+
+_WORD = re.compile(r"[\w./:@=+-]{1,64}")
+"""A located value: one word of a log line (a path, a host=, an address with its port)."""
+
+
+def _located(values: object) -> str | None:
+    """The values a statistics row found the same in (nearly) all the pattern's events."""
+    shown = [v for v in values if isinstance(v, str) and _WORD.fullmatch(v)] \
+        if isinstance(values, list) else []
+    return ", ".join(shown[:3]) or None
 
 
 def _where(pattern: str, example: object) -> str | None:
@@ -121,9 +136,17 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
     keys = [k for k in _METRIC_FIELDS if k in data] + [k for k in data if k not in _METRIC_FIELDS]
     fields = [f"{k}={t}" for k in keys if (t := _token(data[k])) is not None][:6]
     return {"kind": "metric", "evidence_id": fact.evidence_id,
-            "service": _token(data.get("entity") or data.get("service")),
+            "service": _token(data.get("logged_by") or data.get("entity") or data.get("service")),
+            "where": _token(data.get("entity")) if data.get("logged_by") else None,
             "onset": _token(data.get("first_out") or data.get("first_seen")),
-            "summary": ", ".join(fields), "computed": True, "share_out": _share_out(data)}
+            "summary": ", ".join(fields), "computed": True, **_shift(data)}
+
+
+def _shift(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A moved metric's share out and z: metric_shifts' own, or a query_metrics series' shift."""
+    given = data.get("shift")
+    shift: Mapping[str, Any] = given if isinstance(given, dict) else data
+    return {"share_out": _share_out(shift), "z": _float(shift.get("z"))}
 
 
 def _share_out(data: Mapping[str, Any]) -> float:
@@ -139,16 +162,12 @@ def _share_out(data: Mapping[str, Any]) -> float:
 
 
 def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
-    """Every suspect of the run, ranked, each with its evidence id.
+    """Every suspect component of the run, strongest first, each with its evidence id.
 
-    Anomalies (errors, then warnings, then the rest; in each, odd lines of fewer than ``ODD``
-    events after the others, then earliest first), changes before
-    the earliest failure's onset (latest first), moved metrics (out for the largest share of
-    the window first, then the earliest); within each, computed statistics before plain rows.
-    The best change and the best metric (two metrics where there is no change) are moved up
-    into the last places of the ``SHOWN`` when the anomalies would fill them. A busy system's
-    new INFO lines start earlier than any failure: they rank after the failures and do not
-    move the onset changes must precede.
+    One line per component: its strongest fact (anomaly, moved metric or change), scored by
+    ``_strength``; then the dependency direction and the onset order reorder them
+    (``_ordered``). Changes count only before the earliest failure's onset. Rows without a
+    component (a change without a service) follow the components.
     """
     anomalies, changes, metrics = [], [], []
     for record in records:
@@ -162,47 +181,137 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                 changes.append(c)
             elif (m := _metric(record, fact)) is not None:
                 metrics.append(m)
-    named = _named(anomalies)
-    anomalies.sort(key=lambda s: (not s["computed"], _tier(s), _int(s["count"]) < ODD,
-                                  _ACCESS.search(s["pattern"] or "") is not None,
-                                  s["service"] not in named, s["onset"] or "~",
-                                  -_int(s["count"])))
     failing = [a["onset"] for a in anomalies if a["onset"] and _tier(a) < 2]
     onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
     changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
-    metrics.sort(key=lambda s: (-s["share_out"], s["onset"] or "~"))
     changes = _distinct(changes, ("summary",))
-    ranked = _distinct(anomalies, ("service", "pattern")) + changes + metrics
-    # The shown few hold the best change and the best metric (two metrics where there is no
-    # change): a long list of log anomalies would otherwise push both off the page (a replica's
-    # lag, a node's memory, seen only in metrics, is often the story).
-    kept = changes[:1] + metrics[:1 if changes else 2]
-    for slot, best in enumerate(kept, SHOWN - len(kept)):
-        if best not in ranked[:SHOWN]:
-            ranked.remove(best)
-            ranked.insert(slot, best)
+    for s in anomalies + metrics + changes:
+        s["strength"] = round(_strength(s), 2)
+    best: dict[str, dict[str, Any]] = {}
+    quiet: dict[str, dict[str, Any]] = {}  # components with no suspect fact of their own
+    loose = []
+    for s in sorted(anomalies + metrics + changes, key=lambda s: (-s["strength"], not s["computed"],
+                                                                 s["onset"] or "~")):
+        key = (s.get("service") or "").lower()
+        if not key:
+            loose.append(s)
+        elif s["strength"] > 0 and key not in best:
+            best[key] = s
+        elif key not in best:
+            quiet.setdefault(key, s)
+    for key, s in best.items():  # the change a failing component went through, on its line
+        own = [c for c in changes if (c["service"] or "").lower() == key and c is not s]
+        if own and s["kind"] != "change":
+            best[key] = {**s, "after_change": {**{k: own[0][k] for k in ("evidence_id", "onset",
+                                                                          "summary")},
+                                               "earlier": len(own) - 1}}
+    quiet = {k: s for k, s in quiet.items() if k not in best}
+    ranked = _ordered(list(best.values()), anomalies, quiet) + loose
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 
 _ACCESS = re.compile(r"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
 """An access line: a proxy reporting what its upstreams answered, after the upstreams."""
+LEVEL_WEIGHT = {0: 3.0, 1: 2.0, 2: 1.5}
+"""An error weighs twice an INFO line, a warning in between (``_tier``); a fatal ``FATAL``."""
+FATAL = 4.0
+_FATAL = frozenset({"FATAL", "CRITICAL", "CRIT", "PANIC", "ALERT", "EMERG", "EMERGENCY"})
+CHANGE_STRENGTH = 6.0
+"""A change before the onset on a component nothing else points at: after any clear failure."""
+STRONG = 12.0
+"""A clear failure (a new error pattern of a few events, a new warning of twenty): from this
+strength a component its callers name ranks before them (``_ordered``)."""
 
 
-def _named(anomalies: Sequence[Mapping[str, Any]]) -> set[str]:
-    """The anomalies' services that another service's failure pattern names in so many words.
+def _strength(s: Mapping[str, Any]) -> float:
+    """How far a suspect's fact stands from its baseline: 0 is no suspect at all.
 
-    The direction of a dependency: a caller's "ledger post failed: …" points at ``ledger``,
-    the component it waits on, which ranks before the caller at the same tier.
+    An anomaly: its level's weight × (1 + novelty) × √log2(1 + events), novelty 2 for a
+    pattern new in the window, log2(rate ratio)/2.5 (at most 2) for one that rose, 1 for a
+    plain error pattern (no baseline asked). One INFO or WARN line, or an INFO pattern of fewer
+    than ``ODD`` events, is no suspect; a proxy's access line counts half (it reports what its
+    upstreams answered). The count weighs least: a caller logs more than the dependency it
+    waits on, so ten times the events is not ten times the suspicion. A moved metric: 3 × the
+    share of the window out × log2(1 + |z|) (at most 10). A change: ``CHANGE_STRENGTH``.
     """
-    out = set()
+    if s["kind"] == "change":
+        return CHANGE_STRENGTH
+    if s["kind"] == "metric":
+        z = min(math.log2(1 + abs(s.get("z") or 0.0)), 10.0)
+        return 3.0 * max(s.get("share_out") or 0.0, 0.25) * z
+    count, tier = _int(s["count"]), _tier(s)
+    if count < 1 or (count == 1 and tier > 0) or (tier == 2 and count < ODD):
+        return 0.0
+    ratio = s.get("ratio")
+    novelty = 2.0 if s.get("change") == "new" else min(math.log2(ratio) / 2.5, 2.0) \
+        if s.get("change") == "rose" and ratio and ratio > 1 else 1.0
+    access = 0.5 if _ACCESS.search(s["pattern"] or "") else 1.0
+    weight = FATAL if s.get("level") in _FATAL else LEVEL_WEIGHT[tier]
+    return weight * (1 + novelty) * math.sqrt(math.log2(1 + count)) * access
+
+
+def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
+             quiet: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The components strongest first, a dependency before the callers whose failures it explains.
+
+    A caller depends on a component when the dependency table says so (an onset row's
+    ``upstream``) or when its failure pattern names the component ("ledger post failed"). A
+    component named by a failing caller and at least ``STRONG`` itself, or a table dependency
+    at least ``STRONG / 2`` that failed no later than its caller, moves just before that caller.
+    A ``quiet`` component (no suspect fact of its own: one INFO line, "payments listening on
+    :9090") that a clear failure names ("Connect to payments:8080 … refused") follows its caller.
+    """
+    by = {s["service"].lower(): s for s in best}
+    heard: dict[str, float] = {}
     for a in anomalies:
-        for b in anomalies:
-            sb = b["service"]
-            if sb and sb != a["service"] and _tier(a) < 2 and re.search(
-                    rf"(?<![\w-]){re.escape(sb)}(?![\w-])", a["pattern"] or "", re.I):
-                out.add(sb)
-    return out
+        caller = (a.get("service") or "").lower()
+        if caller in by and a.get("strength", 0) >= STRONG:
+            for k in quiet:
+                if k != caller and _named_in(a["pattern"] or "", k):
+                    heard[k] = max(heard.get(k, 0.0), by[caller]["strength"] - 0.01)
+    named: dict[str, set[str]] = {}
+    table: dict[str, set[str]] = {}
+    for a in anomalies:
+        caller = (a.get("service") or "").lower()
+        if _tier(a) == 2 or caller not in by:
+            continue
+        calls = {c.lower() for c in a.get("calls") or []}
+        for other in set(by) - {caller}:
+            if other in calls:
+                table.setdefault(caller, set()).add(other)
+            if _named_in(a["pattern"] or "", other):
+                named.setdefault(caller, set()).add(other)
+    score = {k: s["strength"] for k, s in by.items()}
+
+    def explains(callee: str, caller: str) -> bool:
+        if callee in named.get(caller, ()) and score[callee] >= STRONG:
+            return True
+        return callee in table.get(caller, ()) and score[callee] >= STRONG / 2 \
+            and (by[callee]["onset"] or "~") <= (by[caller]["onset"] or "")
+
+    for _ in range(len(by)):  # a chain of dependencies settles in at most this many passes
+        moved = False
+        for caller in by:
+            for callee in named.get(caller, set()) | table.get(caller, set()):
+                if score[callee] <= score[caller] and explains(callee, caller):
+                    score[callee] = score[caller] + 0.01
+                    moved = True
+        if not moved:
+            break
+    score.update(heard)
+    ranked = list(best) + [quiet[k] for k in heard]
+    return sorted(ranked, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
+
+
+def _named_in(pattern: str, component: str) -> bool:
+    """Whether a failure pattern names the component: as a word, or a class's first word.
+
+    ``ledger post failed`` and ``c.b.pay.ledger.LedgerClient`` both name ``ledger``.
+    """
+    return re.search(rf"(?<![\w-]){re.escape(component)}(?![\w-])", pattern, re.I) is not None \
+        or (component.isalpha()
+            and re.search(rf"(?<![A-Za-z]){component.capitalize()}(?=[A-Z])", pattern) is not None)
 
 
 def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -220,6 +329,17 @@ def _distinct(ranked: list[dict[str, Any]], fields: tuple[str, ...]) -> list[dic
             out.append(suspect)
             seen.add(key)
     return out
+
+
+def _float(value: Any) -> float | None:  # Any: whatever float() takes
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _names(value: object) -> list[str]:
+    return [t for v in value if (t := _token(v))] if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int:  # Any: whatever int() takes; anything else counts 0
@@ -242,11 +362,21 @@ def digest_lines(ranked: Sequence[Mapping[str, Any]]) -> list[str]:
             what = f"'{s['pattern']}'" if s.get("pattern") else "a flagged pattern"
             what += f" at {s['where']}" if s.get("where") else ""
             lines.append(f"{s['rank']}. {where}: {s.get('count')} × {what}, onset "
-                         f"{s.get('onset')} [{s['evidence_id']}]")
+                         f"{s.get('onset')} [{s['evidence_id']}]" + _after(s.get("after_change")))
         else:
             label = "change" if s["kind"] == "change" else "metric moved"
+            where += f" ({s['where']})" if s.get("where") else ""
             lines.append(f"{s['rank']}. {label} on {where} at {s.get('onset')}: "
-                         f"{s.get('summary')} [{s['evidence_id']}]")
+                         f"{s.get('summary')} [{s['evidence_id']}]" + _after(s.get("after_change")))
     if len(ranked) > SHOWN:
         lines.append(f"… and {len(ranked) - SHOWN} more")
     return lines
+
+
+def _after(change: Mapping[str, Any] | None) -> str:
+    """A component's change before the onset, on the component's line."""
+    if not change:
+        return ""
+    more = f" (and {change['earlier']} earlier)" if change.get("earlier") else ""
+    return (f"; after the change at {change['onset']}: {change['summary']} "
+            f"[{change['evidence_id']}]{more}")

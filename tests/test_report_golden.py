@@ -69,15 +69,16 @@ def test_fallback_report_leads_with_ranked_suspects(root: str) -> None:
     assert out["release_outcome"] == "FALLBACK"
     matches_golden("fallback_report.txt", out["content"])
     suspects = out["suspects"]
-    assert [s["kind"] for s in suspects] == ["anomaly", "change", "change", "change"]
+    # One line per component: datanode's failure, the volume it names, and its latest change
+    # before the onset (two earlier ones counted), each with the evidence id it stands on.
+    assert [s["kind"] for s in suspects] == ["anomaly"]
     assert suspects[0]["service"] == "datanode" and suspects[0]["count"] == 30
-    assert suspects[0]["onset"] == "2026-09-01T10:02:05Z"
-    # Changes before the onset, latest first, each with the evidence id it stands on.
-    assert [s["onset"] for s in suspects[1:]] == ["2026-09-01T09:50:00Z", "2026-09-01T09:35:00Z",
-                                                  "2026-09-01T09:20:00Z"]
+    assert suspects[0]["onset"] == "2026-09-01T10:02:05Z" and suspects[0]["where"] == "/data/3"
+    change = suspects[0]["after_change"]
+    assert (change["onset"], change["earlier"]) == ("2026-09-01T09:50:00Z", 2)
     facts = {f["evidence_id"] for r in storage(root).store.trace(out["run_id"])["tool_records"]
              for f in r["facts"]}
-    assert all(s["evidence_id"] in facts for s in suspects)
+    assert all(s["evidence_id"] in facts for s in suspects) and change["evidence_id"] in facts
     text = out["content"]
     assert text.index("Suspects") < text.index("What was checked")
     assert "… and" in text  # the long fact list is summarized

@@ -1,5 +1,6 @@
-"""The triage digest ranks what the run verified: statistics first, earliest onset first, only
-changes before the onset, every suspect with its evidence id, flagged text never quoted."""
+"""The triage digest ranks what the run verified: one line per component, the strongest anomaly
+first, only changes before the onset (on their component's line), every suspect with its
+evidence id, flagged text never quoted."""
 
 from __future__ import annotations
 
@@ -36,12 +37,15 @@ METRIC = record(4, "metric_shifts", [("metric_shift", {"metric": "p95_ms", "enti
                                                         "first_out": "2026-01-01T10:04:00Z"})], {})
 
 
-def test_statistics_rank_first_then_the_earliest_then_changes_before_the_onset() -> None:
+def test_one_line_per_component_strongest_first_with_its_change_before_the_onset() -> None:
     ranked = suspects([LOGS, CHANGES, STATS, METRIC])
-    assert [s["evidence_id"] for s in ranked] == ["E2.1", "E1.1", "E3.1", "E3.2", "E4.1"]
-    assert [s["rank"] for s in ranked] == [1, 2, 3, 4, 5]
-    assert ranked[0]["count"] == 12 and ranked[0]["service"] == "db"
-    assert "C-3" not in str(ranked)  # after the onset: no suspect
+    # api: 40 errors, its metric and its changes on one line; db: 12. C-3 came after the onset.
+    assert [(s["service"], s["evidence_id"]) for s in ranked] == [("api", "E1.1"), ("db", "E2.1")]
+    assert [s["rank"] for s in ranked] == [1, 2]
+    assert ranked[0]["after_change"]["evidence_id"] == "E3.1"  # the latest before the onset
+    assert "C-3" not in str(ranked)
+    assert digest_lines(ranked)[0].endswith("; after the change at 2026-01-01T09:50:00Z: "
+                                            "change_id=C-1, service=api [E3.1] (and 1 earlier)")
 
 
 def test_records_without_evidence_and_flagged_text_lend_nothing() -> None:
@@ -59,10 +63,10 @@ def test_a_long_list_shows_the_top_few_and_counts_the_rest() -> None:
         "service": f"s{i}", "template": f"boom {i}", "count": i + 1,
         "first_seen": f"2026-01-01T10:{i:02d}:00Z"}) for i in range(SHOWN + 4)], {})
     lines = digest_lines(suspects([many]))
-    assert len(lines) == SHOWN + 1 and lines[-1] == "… and 4 more"
-    # The earliest of those with 3 events or more first; the odd lines (1 and 2 events) after.
-    assert lines[0].startswith("1. s2: 3 × 'boom 2', onset 2026-01-01T10:02:00Z [E7.3]")
-    assert [s["evidence_id"] for s in suspects([many])][-2:] == ["E7.1", "E7.2"]
+    # One warning-level line is no suspect (s0); the most events first, the fewest last.
+    assert len(lines) == SHOWN + 1 and lines[-1] == "… and 3 more"
+    assert lines[0].startswith("1. s8: 9 × 'boom 8', onset 2026-01-01T10:08:00Z [E7.9]")
+    assert [s["evidence_id"] for s in suspects([many])][-1] == "E7.2"
 
 
 def test_failures_rank_before_earlier_info_lines_and_set_the_onset_changes_precede() -> None:
@@ -77,5 +81,19 @@ def test_failures_rank_before_earlier_info_lines_and_set_the_onset_changes_prece
                    "window_count": 30, "first_seen": "2026-01-01T10:05:00Z"}),
     ], {})
     ranked = suspects([timeline, CHANGES])
-    assert [s["evidence_id"] for s in ranked] == ["E5.3", "E5.2", "E5.1", "E3.1", "E3.2"]
-    assert ranked[0]["level"] == "ERROR"
+    # Two INFO lines are no suspect; api's change (before its warnings) stays on its line.
+    assert [s["evidence_id"] for s in ranked] == ["E5.3", "E5.2"]
+    assert ranked[0]["level"] == "ERROR" and ranked[1]["after_change"]["evidence_id"] == "E3.1"
+
+
+def test_a_prometheus_series_that_left_its_baseline_is_a_suspect_by_its_shift() -> None:
+    # query_metrics keeps the shift of a series under "shift"; a series that stayed is none.
+    moved = {"metric": "http_errors_total", "entity": "payments",
+             "first_out": "2026-01-01T10:03:00Z",
+             "shift": {"z": 40.0, "samples_out": 9, "window_samples": 10,
+                       "first_out": "2026-01-01T10:03:00Z"}}
+    stayed = {"metric": "http_errors_total", "entity": "search", "first_out": None, "shift": None}
+    series = record(8, "query_metrics", [("metric_series", moved), ("metric_series", stayed)], {})
+    ranked = suspects([series])
+    assert [(s["service"], s["kind"]) for s in ranked] == [("payments", "metric")]
+    assert ranked[0]["share_out"] == 0.9 and ranked[0]["strength"] > 0

@@ -13,6 +13,8 @@ each window. A (service, pattern, level) is
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -282,3 +284,58 @@ def known_service(backends: Backends, service: str | None) -> None:
     if service is not None and service not in services:
         listed = ", ".join(services[:25]) or "(none)"
         raise ToolInputError(f"no service named {service!r} in the log store; services: {listed}")
+
+
+SLOT = re.compile(r"<ip>:<n>|<(?:ip|n|id|str|hex|uuid|dur|ts|q|obj)>|\b[1-5]xx\b")
+LOCATING_SLOTS = frozenset({"<ip>:<n>", "<ip>", "<n>", "<id>", "<str>", "1xx", "2xx", "3xx", "4xx", "5xx"})
+"""The masked slots whose value can locate a failure (a host, pod, IP, port, status, name); a
+time, a duration, a hash or a UUID never stays the same across a failure's events."""
+LOCATED_EVENTS = 50
+"""Events of a pattern read to find the values it masks that every one of them shares."""
+
+
+def _slot_rx(slot: str) -> str:
+    return r"([1-5]\d\d)" if slot.endswith("xx") else "(.+?)"
+
+
+def _word(message: str, span: tuple[int, int]) -> str:
+    """The whitespace-delimited word holding a slot's value (``/data/3``, ``host=db-1``)."""
+    lo, hi = span
+    while lo > 0 and not message[lo - 1].isspace():
+        lo -= 1
+    while hi < len(message) and not message[hi].isspace():
+        hi += 1
+    return message[lo:hi].strip("\"'()[]{}<>,;:.")
+
+
+def located(backends: Backends, key: Key, span: Span, pattern: str) -> list[str]:
+    """The values the pattern masks that (nearly) all its window events share, in order.
+
+    A pattern is ``upstream <ip>:<n> refused``; its events may all say ``10.0.3.7:5432``: the
+    value that locates the failure. The first :data:`LOCATED_EVENTS` events of ``key`` in
+    ``span`` are aligned with the pattern (its words literal, each slot any text); a slot's
+    value — the whole word that holds it, so ``/data/3`` rather than ``3`` — counts when at
+    least nine in ten of the aligned events (and at least two) hold it.
+    """
+    slots = SLOT.findall(pattern)
+    if not slots or len(slots) > 12:
+        return []
+    parts = SLOT.split(pattern)
+    body = "".join(re.sub(r"\\ ", r"\\s+", re.escape(p)) + (_slot_rx(slots[i]) if i < len(slots) else "")
+                   for i, p in enumerate(parts))
+    shape = re.compile(body + r"\s*")
+    service, pattern_id, level = key
+    rows = backends.logs.execute(
+        "SELECT message FROM events WHERE service = ? AND pattern_id = ? AND level = ? "
+        "AND ts_ms BETWEEN ? AND ? ORDER BY id LIMIT ?",
+        (service, pattern_id, level, span.lo, span.hi, LOCATED_EVENTS)).fetchall()
+    seen = [[_word(message, m.span(n + 1)) for n in range(len(slots))]
+            for (message,) in rows if (m := shape.fullmatch(message[:2000]))]
+    if len(seen) < 2:
+        return []
+    out: list[str] = []
+    for n, slot in enumerate(slots):
+        value, count = Counter(g[n] for g in seen).most_common(1)[0]
+        if slot in LOCATING_SLOTS and count >= 0.9 * len(seen) and value and value not in out:
+            out.append(value)
+    return out[:3]

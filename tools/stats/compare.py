@@ -23,6 +23,7 @@ from diagnosis_harness.tools.stats.common import (
     canonical,
     examples,
     known_service,
+    located,
     pattern_counts,
     pattern_texts,
     service_name,
@@ -142,12 +143,13 @@ def compare_windows(
         shown = found[:MAX_ROWS]
         texts = pattern_texts(backends, {a.key[1] for a in shown})
         sample = examples(backends, {a.window.first_id for a in shown})
+        where = {a.key: located(backends, a.key, w.window, texts.get(a.key[1], "")) for a in shown}
     per_service = _levels(now, before, found)
     services = sorted(per_service, key=lambda s: (-per_service[s]["anomalies"],
                                                   -per_service[s]["window_events"], s))
     items = [_overview(scope, now, before, found, len(shown), services)]
     items += [_service_item(s, per_service[s]) for s in services[:MAX_SERVICES]]
-    items += [pattern_item(a, texts, sample) for a in shown]
+    items += [pattern_item(a, texts, sample, extra={"located": where[a.key]}) for a in shown]
     if not now and not before:
         return ToolResult(scope=scope, note="no log events in the window or its baseline")
     return ToolResult(scope=scope, items=items,

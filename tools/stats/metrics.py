@@ -106,6 +106,11 @@ def metric_shifts(
                                r["table"], str(r["entity"]),
                                r["metric"]))
     shown = shifts[:MAX_ROWS]
+    with backends.lock:
+        owners = logged_by(backends, {str(r["entity"]) for r in shown if r["entity"] is not None},
+                           scope)
+    shown = [{**r, "logged_by": owners[str(r["entity"])]} if str(r["entity"]) in owners else r
+             for r in shown]
     overview = Item(kind="metric_overview", text=(
         f"{len(shifts)} metric shift(s) in {', '.join(k.name for k in kinds[:MAX_TABLES])} "
         f"{scope['start']}..{scope['end']} vs {scope['baseline_start']}..{scope['baseline_end']}"),
@@ -145,6 +150,38 @@ def _baseline_shifted(backends: Backends, settings: Settings, kinds: list[TableK
             f"left the span before it ({named}; the first from {first['first_out']}): the shift "
             "may have begun before the window, where it can look unchanged; give a "
             "baseline_start and baseline_end before that time")
+
+
+def logged_by(backends: Backends, entities: set[str], scope: dict[str, Any]) -> dict[str, str]:
+    """The log service each entity is a host, pod, node or instance of, where the logs say so.
+
+    A metric table names a database by its host (``pg-ledger``) where the logs name it by its
+    service (``postgres``, ``"pod": "pg-ledger-0"``): an entity is the service's whose window
+    and baseline events carry it as an attribute value, exactly or with an ordinal suffix
+    (``-0``), when one service holds at least nine in ten of those events; failing that, the
+    same for the entity without its last word (a replica ``pg-mdm-ro`` is its primary's
+    ``pg-mdm``). An entity that is itself a log service is left alone.
+    """
+    lo, hi = to_epoch_ms(parse_ts(scope["baseline_start"])), to_epoch_ms(parse_ts(scope["end"]))
+    services = {s for (s,) in backends.logs.execute("SELECT DISTINCT service FROM events "
+                                                    "WHERE ts_ms BETWEEN ? AND ?", (lo, hi))}
+    out = {}
+    for entity in sorted(entities - services)[:MAX_ROWS]:
+        # pg-mdm-ro, a replica no log names, is the service of its primary pg-mdm.
+        for name in (entity, entity.rsplit("-", 1)[0]) if "-" in entity else (entity,):
+            rows = backends.logs.execute(
+                "SELECT service, count(*) FROM events WHERE ts_ms BETWEEN ? AND ? AND "
+                "(instr(attrs, ?) > 0 OR attrs GLOB ?) GROUP BY service ORDER BY 2 DESC",
+                (lo, hi, f'"{name}"', f'*"{_glob(name)}-[0-9]*')).fetchall()
+            total = sum(n for _, n in rows)
+            if rows and rows[0][1] >= 0.9 * total:
+                out[entity] = str(rows[0][0])
+                break
+    return out
+
+
+def _glob(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
 
 
 def _series_tables(backends: Backends, settings: Settings, table: str | None) -> list[TableKind]:

@@ -29,6 +29,7 @@ from diagnosis_harness.tools.stats.common import (
     Span,
     anomalies,
     examples,
+    located,
     parts_sql,
     pattern_texts,
     severity,
@@ -65,6 +66,7 @@ def onset_timeline(
         shown = shown_rows(order)
         texts = pattern_texts(backends, {a.key[1] for a in shown})
         sample = examples(backends, {onsets[a.key][1] for a in shown})
+        where = {a.key: located(backends, a.key, w.window, texts.get(a.key[1], "")) for a in shown}
         table, edges = dependencies(backends, settings.sql_timeout_s)
     if not found:
         note = ("no log events in the window" if not now else
@@ -80,7 +82,7 @@ def onset_timeline(
         svc = a.key[0]
         extra: dict[str, Any] = {
             "rank": rank, "onset": format_epoch_ms(ms), "example_event_id": event_id,
-            "example": sample.get(event_id, ""),
+            "example": sample.get(event_id, ""), "located": where[a.key],
             "upstream": sorted(b for c, b in edges if c == svc and b in anomalous),
             "downstream": sorted(c for c, b in edges if b == svc and c in anomalous)}
         item = pattern_item(a, texts, sample, kind="onset", extra=extra)
