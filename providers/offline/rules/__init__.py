@@ -18,14 +18,26 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import localized_failure, lock_holder, runbook_change
+from diagnosis_harness.providers.offline.rules import (
+    disk_filled,
+    expired_credential,
+    flag_flip,
+    job_overload,
+    localized_failure,
+    lock_holder,
+    lowered_limit,
+    quota_exhausted,
+    runbook_change,
+)
 
 Rule = Callable[[Investigation, dict[str, Any] | None, list[dict[str, Any]]],
                 dict[str, Any] | None]
 """A rule: (investigation, symptom, matching runbook passages) → a concluding draft or None."""
 
 RULES: tuple[Rule, ...] = (runbook_change.conclude, localized_failure.conclude,
-                           lock_holder.conclude)
+                           lock_holder.conclude, lowered_limit.conclude, job_overload.conclude,
+                           expired_credential.conclude, flag_flip.conclude,
+                           quota_exhausted.conclude, disk_filled.conclude)
 """The rules in order of precedence: the first that concludes decides (module docstring)."""
 
 

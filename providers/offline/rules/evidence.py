@@ -1,0 +1,125 @@
+"""What the failure-class rules read: failures, changes and metric shifts, as plain rows.
+
+Not a rule: the helpers the class rules share (docs/design.md §16, "The registry"). The
+changes are those of the class look-back (:data:`LOOKBACK_MINUTES` before the window's end, of
+every service: a cache's limit, a job on a database, a certificate of a callee), asked once
+(:func:`step`); the failures are the onset timeline's rows at a failure level and the asked
+service's own error patterns; the shifts are ``metric_shifts``' rows.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from diagnosis_harness.providers.offline.conclusion import describe_row
+from diagnosis_harness.providers.offline.failures import FAILURE_LEVELS, MIN_EVENTS, flagged, moment
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.rules.limits import setting
+from diagnosis_harness.providers.offline.text import failure_phrase
+
+LOOKBACK_MINUTES = 2880
+"""How far before the window's end the class rules look for changes: a disk fills for hours,
+a job's schedule moves the day before."""
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | None:
+    """The class look-back's ``recent_changes``, then ``metric_shifts`` from ``start``, once.
+
+    Only while ``reserve`` calls of the budget are left after it.
+    """
+    if not inv.end or len(inv.calls) >= inv.scope.max_calls - reserve:
+        return None
+    if not inv.called("recent_changes", lookback_minutes=LOOKBACK_MINUTES):
+        return {"tool": "recent_changes", "args": {"before": inv.end,
+                                                   "lookback_minutes": LOOKBACK_MINUTES}}
+    if not inv.called("metric_shifts") and inv.tables:
+        return {"tool": "metric_shifts", "args": {"start": start, "end": inv.end}}
+    return None
+
+
+def changes(inv: Investigation) -> list[dict[str, Any]]:
+    """The change rows of the class look-back (each with its table, service, time and row)."""
+    return [i for i in inv.items("recent_changes", lookback_minutes=LOOKBACK_MINUTES)
+            if i.get("kind") == "change" and "warning" not in i and isinstance(i.get("row"), dict)
+            and describe_row(i["row"])]
+
+
+def failures(inv: Investigation) -> list[dict[str, Any]]:
+    """Failure rows, earliest first: the timeline's, then the asked service's own patterns."""
+    rows = [i for i in inv.items("onset_timeline") if i.get("kind") == "onset"
+            and str(i.get("level", "")).upper() in FAILURE_LEVELS and not flagged(i)
+            and int(i.get("window_count") or 0) >= MIN_EVENTS and i.get("change") != "gone"]
+    for p in inv.items("query_logs"):
+        if p.get("kind") == "error_pattern" and int(p.get("count") or 0) >= MIN_EVENTS \
+                and inv.scope.service:
+            rows.append({"evidence_id": p["evidence_id"], "service": inv.scope.service,
+                         "pattern": p.get("template"), "example": p.get("example"),
+                         "level": p.get("level"), "window_count": p.get("count"),
+                         "onset": p.get("first_seen")})
+    return sorted(rows, key=lambda r: moment(r.get("onset")))
+
+
+def shifts(inv: Investigation) -> list[dict[str, Any]]:
+    """The metric shifts observed (``metric_shifts``), each a row of its entity and metric."""
+    return [i for i in inv.items("metric_shifts") if i.get("kind") == "metric_shift"
+            and "warning" not in i]
+
+
+def text(row: dict[str, Any]) -> str:
+    """A failure row's words: its pattern and its example line."""
+    return f"{row.get('pattern', '')} {row.get('example', '')}"
+
+
+def says(text_: str, name: str) -> bool:
+    """Whether ``text_`` names the component ``name`` as a whole word."""
+    return bool(name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text_, re.I) is not None
+
+
+def between(stamp: object, lo: datetime, hi: datetime) -> bool:
+    """Whether ``stamp`` lies in ``[lo, hi]`` (an unreadable stamp never does)."""
+    when = moment(stamp)
+    return when != datetime.max.replace(tzinfo=when.tzinfo) and lo <= when <= hi
+
+
+def shifted(inv: Investigation, entity: str, metric: re.Pattern[str], lo: datetime,
+            hi: datetime) -> dict[str, Any] | None:
+    """The first shift of a ``metric`` of ``entity`` (or its instances) between lo and hi."""
+    found = [s for s in shifts(inv) if metric.search(str(s.get("metric", "")))
+             and (str(s.get("entity", "")).lower() == entity.lower()
+                  or str(s.get("entity", "")).lower().startswith(f"{entity.lower()}-"))
+             and between(s.get("first_out"), lo, hi + timedelta(minutes=2))]
+    return min(found, key=lambda s: str(s.get("first_out"))) if found else None
+
+
+def _row(change: dict[str, Any]) -> str:
+    """A change row in its structured values, and the setting it changed when a summary says it."""
+    found = setting(change["row"])
+    said = f" ({found[0]}: {found[1]} -> {found[2]})" if found else ""
+    target = str(change["row"].get("target") or "")
+    if not found and 1 < len(target.split()) <= 3 and all(_PLAIN.fullmatch(t) for t in target.split()):
+        said = f" (target {target})"  # a few plain words: where a job ran ("orders-db primary")
+    return f"{change['table']} row {describe_row(change['row'])}{said}"
+
+
+def conclusion(failure: dict[str, Any], causes: list[dict[str, Any]],
+               metric: dict[str, Any] | None, why: str) -> dict[str, Any]:
+    """The concluding draft: the failure, after the change rows, with the metric that moved."""
+    said = ", ".join(_row(c) for c in causes)
+    cause = (f"{failure['service']}: " + failure_phrase(
+        failure["window_count"], failure.get("level"), failure["pattern"],
+        failure.get("example"), failure["onset"]) + (f", after {said}" if said else ""))
+    claims = [{"statement": f"{failure['service']} logged {failure['window_count']} "
+                            f"{failure.get('level')} events '{failure['pattern']}' from "
+                            f"{failure['onset']}", "evidence_ids": [failure["evidence_id"]]},
+              *({"statement": _row(c), "evidence_ids": [c["evidence_id"]]} for c in causes)]
+    if metric is not None:
+        words = (f"{metric['entity']} {metric['metric']} {metric['direction']} from "
+                 f"{metric['first_out']} (median {metric['baseline_median']:g} -> "
+                 f"{metric['window_median']:g})")
+        cause += f", with {words}"
+        claims.append({"statement": words, "evidence_ids": [metric["evidence_id"]]})
+    return {"conclusion": {"root_cause": cause, "claims": claims},
+            "next_steps": [why, "compare with the same window on a healthy day"]}
