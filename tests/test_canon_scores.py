@@ -17,7 +17,7 @@ from tests.canon import build
 
 pytestmark = pytest.mark.slow  # builds 59 small datasets (a few minutes cold), then ~1 min
 
-FLOOR_RIGHT = 11
+FLOOR_RIGHT = 42
 """Causes found (docs/design.md §16): the pool limit a config change set, a Java NPE and a Go
 panic right after their deploys, a heap and a file-descriptor limit lowered then exhausted, two
 DNS failures, a refused port after a config refresh, an expired client certificate, code ahead

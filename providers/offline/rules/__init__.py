@@ -19,15 +19,21 @@ from typing import Any
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import (
+    ddl_lock,
     disk_filled,
     expired_credential,
     flag_flip,
     job_overload,
+    leak_after_rollout,
     localized_failure,
     lock_holder,
     lowered_limit,
+    network_change,
     quota_exhausted,
+    retry_storm,
+    rollout_behaviour,
     runbook_change,
+    schema_drift,
 )
 
 Rule = Callable[[Investigation, dict[str, Any] | None, list[dict[str, Any]]],
@@ -37,7 +43,9 @@ Rule = Callable[[Investigation, dict[str, Any] | None, list[dict[str, Any]]],
 RULES: tuple[Rule, ...] = (runbook_change.conclude, localized_failure.conclude,
                            lock_holder.conclude, lowered_limit.conclude, job_overload.conclude,
                            expired_credential.conclude, flag_flip.conclude,
-                           quota_exhausted.conclude, disk_filled.conclude)
+                           quota_exhausted.conclude, disk_filled.conclude, schema_drift.conclude,
+                           leak_after_rollout.conclude, network_change.conclude,
+                           retry_storm.conclude, ddl_lock.conclude, rollout_behaviour.conclude)
 """The rules in order of precedence: the first that concludes decides (module docstring)."""
 
 

@@ -10,6 +10,7 @@ service's own error patterns; the shifts are ``metric_shifts``' rows.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,10 +42,41 @@ def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | N
 
 
 def changes(inv: Investigation) -> list[dict[str, Any]]:
-    """The change rows of the class look-back (each with its table, service, time and row)."""
-    return [i for i in inv.items("recent_changes", lookback_minutes=LOOKBACK_MINUTES)
+    """The changes the class rules weigh: the look-back's rows, then settings logs say changed.
+
+    Each with its table, service, time and row; a service's own new INFO line stating a
+    setting it reloaded is one too (:func:`logged`).
+    """
+    rows = [i for i in inv.items("recent_changes", lookback_minutes=LOOKBACK_MINUTES)
             if i.get("kind") == "change" and "warning" not in i and isinstance(i.get("row"), dict)
             and describe_row(i["row"])]
+    return rows + logged(inv)
+
+
+_RELOADED = re.compile(r"\bkey=([A-Za-z][\w.-]*) old=(\S+) new=(\S+)"
+                       r"|\b([A-Za-z][\w-]*\.[\w.-]+)=(\S+) \(was (\S+)\)")
+"""A log line stating a setting it changed: ``key=db.max_conns old=20 new=2``, ``x.y=5 (was 50)``."""
+
+
+def logged(inv: Investigation) -> list[dict[str, Any]]:
+    """Settings changed as a service's own new INFO lines say (a reload no change table holds)."""
+    out = []
+    for item in inv.items("onset_timeline"):
+        found = _RELOADED.search(str(item.get("example", "")))
+        if item.get("kind") != "onset" or item.get("level") != "INFO" or flagged(item) \
+                or item.get("change") != "new" or found is None:
+            continue
+        key, old, new = found.group(1, 2, 3) if found.group(1) else found.group(4, 6, 5)
+        out.append({"evidence_id": item["evidence_id"], "table": "log", "time": item.get("onset"),
+                    "service": item.get("service"), "pattern": item.get("pattern"),
+                    "row": {"key": key, "old": old.rstrip(",;"), "new": new.rstrip(",;)")}})
+    return out
+
+
+def began(change: dict[str, Any]) -> datetime:
+    """When a change began: a rollout's start (``started_at``), not the time it finished."""
+    starts = [moment(v) for k, v in change["row"].items() if str(k).lower().startswith("start")]
+    return min([*starts, moment(change.get("time"))])
 
 
 def failures(inv: Investigation) -> list[dict[str, Any]]:
@@ -60,6 +92,12 @@ def failures(inv: Investigation) -> list[dict[str, Any]]:
                          "level": p.get("level"), "window_count": p.get("count"),
                          "onset": p.get("first_seen")})
     return sorted(rows, key=lambda r: moment(r.get("onset")))
+
+
+def services(inv: Investigation) -> set[str]:
+    """The services of the logs: those ``query_logs`` lists and those the timeline shows."""
+    return set(inv.services) | {str(i.get("service")) for i in inv.items("onset_timeline")
+                                if i.get("kind") == "onset"}
 
 
 def shifts(inv: Investigation) -> list[dict[str, Any]]:
@@ -94,27 +132,57 @@ def shifted(inv: Investigation, entity: str, metric: re.Pattern[str], lo: dateti
     return min(found, key=lambda s: str(s.get("first_out"))) if found else None
 
 
-def _row(change: dict[str, Any]) -> str:
+_WHAT = re.compile(r"^(resource|change|action|kind|name|rule|summary)$", re.I)
+_WORD = re.compile(r"\(?[\w./:=-]+\)?")
+MAX_QUOTED = 8
+"""Words of a row's value quoted at most, each plain (letters, digits, ``./:=-``)."""
+
+
+def _plain(row: dict[str, Any]) -> list[str]:
+    """The short plain values of a row's what-columns: what a network change changed, in words.
+
+    Free text is never copied wholesale: a value is quoted only when it is at most
+    :data:`MAX_QUOTED` plain words (no quotes, no sentence punctuation) of a row the boundary
+    did not flag; ``security group sg-0a1b2c3d (orders-db)`` is, a paragraph is not.
+    """
+    return [str(v) for k, v in row.items() if _WHAT.match(str(k)) and isinstance(v, str)
+            and 1 < len(v.split()) <= MAX_QUOTED and all(_WORD.fullmatch(w) for w in v.split())]
+
+
+def _row(change: dict[str, Any], quote: bool = False) -> str:
     """A change row in its structured values, and the setting it changed when a summary says it."""
     found = setting(change["row"])
     said = f" ({found[0]}: {found[1]} -> {found[2]})" if found else ""
+    if change["table"] == "log":  # a line's detail: a value its pattern masked (":9090")
+        said += f" ({change['detail']})" if change.get("detail") else ""
+        return f"{change['service']} INFO '{change['pattern']}' from {change['time']}{said}"
     target = str(change["row"].get("target") or "")
     if not found and 1 < len(target.split()) <= 3 and all(_PLAIN.fullmatch(t) for t in target.split()):
         said = f" (target {target})"  # a few plain words: where a job ran ("orders-db primary")
+    if quote and not found and _plain(change["row"]):
+        said = f" ({'; '.join(_plain(change['row']))})"
     return f"{change['table']} row {describe_row(change['row'])}{said}"
 
 
 def conclusion(failure: dict[str, Any], causes: list[dict[str, Any]],
-               metric: dict[str, Any] | None, why: str) -> dict[str, Any]:
-    """The concluding draft: the failure, after the change rows, with the metric that moved."""
-    said = ", ".join(_row(c) for c in causes)
+               metric: dict[str, Any] | None, why: str,
+               services: Iterable[str] = (), quote: bool = False) -> dict[str, Any]:
+    """The concluding draft: the failure, after the change rows, with the metric that moved.
+
+    The failure's words may name the dependency it failed on among ``services`` (a masked
+    ``upstream="registry"``): the sentence names it, where the failure happened.
+    """
+    said = ", ".join(_row(c, quote) for c in causes)
+    on = sorted({s for s in services if s != failure["service"]
+                 and says(str(failure.get("example", "")), s)})
     cause = (f"{failure['service']}: " + failure_phrase(
         failure["window_count"], failure.get("level"), failure["pattern"],
-        failure.get("example"), failure["onset"]) + (f", after {said}" if said else ""))
+        failure.get("example"), failure["onset"]) + (f" (on {', '.join(on)})" if on else "")
+        + (f", after {said}" if said else ""))
     claims = [{"statement": f"{failure['service']} logged {failure['window_count']} "
                             f"{failure.get('level')} events '{failure['pattern']}' from "
                             f"{failure['onset']}", "evidence_ids": [failure["evidence_id"]]},
-              *({"statement": _row(c), "evidence_ids": [c["evidence_id"]]} for c in causes)]
+              *({"statement": _row(c, quote), "evidence_ids": [c["evidence_id"]]} for c in causes)]
     if metric is not None:
         words = (f"{metric['entity']} {metric['metric']} {metric['direction']} from "
                  f"{metric['first_out']} (median {metric['baseline_median']:g} -> "

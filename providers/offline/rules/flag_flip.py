@@ -4,8 +4,9 @@ Needs: a flag change (class look-back, ``evidence.changes``: a feature-flag tabl
 change log's row of a flag kind, ``lexicon.FLAG``) of a service, at most :data:`LEAD` before a
 new failure of that same service at ERROR or worse, and no other flag of it in that time. A
 flag switches a code path and its key says which: that is its link, as timing is a rollout's.
-Concludes: "<service>: <failure> from <onset>, after <table> row <flag> (key: old -> new)",
-citing the failure and the flag's row.
+Concludes: "<service>: <failure> from <onset> (on <dependency its words name>), after <table>
+row <flag> (key: old -> new)", citing the failure and the flag's row: a flag sends traffic
+somewhere, and where it failed is half the answer.
 Failure class: a feature flag turned on (or raised) that sends traffic down a broken path or
 onto an overloaded dependency.
 Canon cases: flag-tax-engine, flag-semantic-ranking; traps it must leave open:
@@ -46,4 +47,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len(found) != 1:
         return None  # none, or two flags of the failing services: which one is not shown
     failure, flag = found[0]
-    return evidence.conclusion(failure, [flag], None, f"turn the flag back on {flag['service']}")
+    return evidence.conclusion(failure, [flag], None, f"turn the flag back on {flag['service']}",
+                               evidence.services(inv))

@@ -50,8 +50,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     for job in evidence.changes(inv):
         if not _JOB_TABLE.search(str(job.get("table", ""))):
             continue
-        row, started = job["row"], moment(job.get("time"))
-        started = min([moment(v) for k, v in row.items() if str(k).startswith("start")] or [started])
+        row, started = job["row"], evidence.began(job)
         ended = next((moment(v) for k, v in row.items() if _END.match(str(k)) and v), None)
         for failure in evidence.failures(inv):
             onset, text, service = moment(failure["onset"]), evidence.text(failure), failure["service"]

@@ -50,3 +50,35 @@ FULL_DISK = re.compile(r"no space left on device|\bENOSPC\b|disk (?:is )?full|fi
 FILLS = re.compile(r"log|debug|verbose|trace|archive|retention|wal|rotat|dump|backup|audit", _I)
 """A change of what a component writes to its disk, or of what frees it: log levels and
 statement logging, archiving, retention, rotation, dumps."""
+MISSING_OBJECT = re.compile(r"column \"?(?:\w+\.)?(\w+)\"? does not exist|Unknown column '(?:\w+\.)?(\w+)'"
+                            r"|no such column: (?:\w+\.)?(\w+)|relation \"?(\w+)\"? does not exist"
+                            r"|no such table: (\w+)|Table '(?:\w+\.)?(\w+)' doesn't exist", _I)
+"""A failure saying a column or table its code uses does not exist (the name captured)."""
+EXHAUSTED = re.compile(r"out ?of ?memory|OutOfMemoryError|too many open files|\bEMFILE\b", _I)
+"""A failure saying a process ran out of memory or file descriptors: what it holds grew."""
+UNREACHABLE = re.compile(r"time[ds]? ?out|i/o timeout|unreachable|no route to host|connection refused"
+                         r"|ECONNREFUSED|EHOSTUNREACH|network is unreachable", _I)
+"""A failure to reach an endpoint: a connect timing out or refused, no route."""
+NETWORK = re.compile(r"network|firewall|security|polic|\bacl|route|k8s|kube", _I)
+"""A table of changes of what may talk to what (``network_changes``, ``k8s_changes``)."""
+CUTS = re.compile(r"security group|NetworkPolicy|firewall|iptables|\bingress\b|\begress\b"
+                  r"|\bacl\b|route table|\bdeny\b|\brevoke", _I)
+"""A change's own words for closing a path: a security group, an egress policy, a deny rule."""
+RETRIES = re.compile(r"\bretry|\bretrying|\battempt \S+/\S+", _I)
+"""A failure its client retries."""
+SHEDS = re.compile(r"too many|rejecting|shedding|saturated|queue (?:is )?full|overload", _I)
+"""A callee turning requests away: saturated by what it is sent."""
+RATE = re.compile(r"request|rps|qps|calls|throughput", _I)
+"""A metric of the requests a component receives."""
+LOCK_TIMEOUT = re.compile(r"lock (?:wait )?time[ds]? ?out|could not obtain lock|lock not available",
+                          _I)
+"""A statement that gave up waiting for a lock."""
+DDL = re.compile(r"\b(?:ALTER TABLE|CREATE (?:UNIQUE )?INDEX|DROP (?:TABLE|INDEX)|VACUUM FULL"
+                 r"|REINDEX|LOCK TABLE|TRUNCATE)\b", _I)
+"""A statement that takes a table's strongest lock while it runs."""
+CRASHED = re.compile(r"in recovery mode|crash recovery|terminated by signal|starting up", _I)
+"""A server's reply that it crashed and is restarting: what its clients then quote."""
+LISTENS = re.compile(r"listening on (?:\S*?):(\d{2,5})\b", _I)
+"""A server's startup line saying the port it listens on."""
+SLOW_STATEMENT = re.compile(r"duration: \S+ ms\s+statement:|slow query|Query_time", _I)
+"""A database's slow-statement log line."""

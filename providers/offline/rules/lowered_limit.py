@@ -66,7 +66,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len({id(c) for _, c, _ in found}) != 1:
         return None  # none, or two limits lowered: which one ran out is not shown
     failure, change, metric = found[0]
-    siblings = [c for c in evidence.changes(inv) if c is not change
+    siblings = [c for c in evidence.changes(inv) if c["evidence_id"] != change["evidence_id"]
                 and c.get("service") == change.get("service") and c.get("time") == change.get("time")]
     key = (limits.setting(change["row"]) or ("the setting",))[0]
     return evidence.conclusion(failure, [change, *siblings], metric,
