@@ -121,6 +121,18 @@ def test_a_limit_lowered_then_used_up_is_published_with_the_change_wherever_it_s
     ("network-policy-egress", ("name=default-deny-egress", "i/o timeout")),
     # the API key's own failure says it expired: a mechanism and its origin in one line
     ("credential-api-key-expired", ("api_key_expired",)),
+    # one message, at one offset, failing to decode every time
+    ("queue-poison-message", ("cannot unmarshal", "offset=884213 every time")),
+    # the database's own reply, quoted by its client: the database is where it began
+    ("dependency-postgres-recovery", ("orders-db:", "recovery mode")),
+    # tokens "issued in the future" on the host whose clock chronyd says is wrong
+    ("clock-skew-ntp", ("host=api-7", "System clock wrong")),
+    # an ALTER TABLE logged by the database just before every query timed out on its lock
+    ("lock-migration-alter", ("lock timeout", "ALTER TABLE orders")),
+    # the callee's new version listens on another port than the one its callers dial
+    ("refused-callee-port", ("version=5.0.0", "listening on :9090")),
+    # a deploy, then the database's new slow statement and its CPU, then the caller's timeouts
+    ("deploy-slow-query", ("version=2.9.0", "lower(title)")),
 ])
 def test_each_failure_class_rule_publishes_its_mechanism_and_trigger(
         tmp_path: Path, case_id: str, says: tuple[str, ...]) -> None:

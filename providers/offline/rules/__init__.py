@@ -19,7 +19,9 @@ from typing import Any
 from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import (
+    clock_skew,
     ddl_lock,
+    dependency_down,
     disk_filled,
     expired_credential,
     flag_flip,
@@ -29,6 +31,7 @@ from diagnosis_harness.providers.offline.rules import (
     lock_holder,
     lowered_limit,
     network_change,
+    poison_message,
     quota_exhausted,
     retry_storm,
     rollout_behaviour,
@@ -45,7 +48,8 @@ RULES: tuple[Rule, ...] = (runbook_change.conclude, localized_failure.conclude,
                            expired_credential.conclude, flag_flip.conclude,
                            quota_exhausted.conclude, disk_filled.conclude, schema_drift.conclude,
                            leak_after_rollout.conclude, network_change.conclude,
-                           retry_storm.conclude, ddl_lock.conclude, rollout_behaviour.conclude)
+                           retry_storm.conclude, ddl_lock.conclude, rollout_behaviour.conclude,
+                           poison_message.conclude, dependency_down.conclude, clock_skew.conclude)
 """The rules in order of precedence: the first that concludes decides (module docstring)."""
 
 

@@ -155,7 +155,8 @@ def _row(change: dict[str, Any], quote: bool = False) -> str:
     said = f" ({found[0]}: {found[1]} -> {found[2]})" if found else ""
     if change["table"] == "log":  # a line's detail: a value its pattern masked (":9090")
         said += f" ({change['detail']})" if change.get("detail") else ""
-        return f"{change['service']} INFO '{change['pattern']}' from {change['time']}{said}"
+        level = change.get("level") or "INFO"
+        return f"{change['service']} {level} '{change['pattern']}' from {change['time']}{said}"
     target = str(change["row"].get("target") or "")
     if not found and 1 < len(target.split()) <= 3 and all(_PLAIN.fullmatch(t) for t in target.split()):
         said = f" (target {target})"  # a few plain words: where a job ran ("orders-db primary")
@@ -166,7 +167,8 @@ def _row(change: dict[str, Any], quote: bool = False) -> str:
 
 def conclusion(failure: dict[str, Any], causes: list[dict[str, Any]],
                metric: dict[str, Any] | None, why: str,
-               services: Iterable[str] = (), quote: bool = False) -> dict[str, Any]:
+               services: Iterable[str] = (), quote: bool = False, detail: str = "",
+               cited: Iterable[str] = ()) -> dict[str, Any]:
     """The concluding draft: the failure, after the change rows, with the metric that moved.
 
     The failure's words may name the dependency it failed on among ``services`` (a masked
@@ -178,10 +180,12 @@ def conclusion(failure: dict[str, Any], causes: list[dict[str, Any]],
     cause = (f"{failure['service']}: " + failure_phrase(
         failure["window_count"], failure.get("level"), failure["pattern"],
         failure.get("example"), failure["onset"]) + (f" (on {', '.join(on)})" if on else "")
+        + (f" ({detail})" if detail else "")
         + (f", after {said}" if said else ""))
     claims = [{"statement": f"{failure['service']} logged {failure['window_count']} "
                             f"{failure.get('level')} events '{failure['pattern']}' from "
-                            f"{failure['onset']}", "evidence_ids": [failure["evidence_id"]]},
+                            f"{failure['onset']}{f' ({detail})' if detail else ''}",
+               "evidence_ids": [failure["evidence_id"], *cited]},
               *({"statement": _row(c, quote), "evidence_ids": [c["evidence_id"]]} for c in causes)]
     if metric is not None:
         words = (f"{metric['entity']} {metric['metric']} {metric['direction']} from "

@@ -82,3 +82,16 @@ LISTENS = re.compile(r"listening on (?:\S*?):(\d{2,5})\b", _I)
 """A server's startup line saying the port it listens on."""
 SLOW_STATEMENT = re.compile(r"duration: \S+ ms\s+statement:|slow query|Query_time", _I)
 """A database's slow-statement log line."""
+UNDECODABLE = re.compile(r"cannot unmarshal|failed to (?:decode|deserializ|parse)|malformed"
+                         r"|invalid (?:json|payload|message)|SerializationException"
+                         r"|JsonParseException|unexpected token", _I)
+"""A consumer that cannot read a message's payload."""
+POSITION = re.compile(r"\b(offset|message_id|msg_id|delivery_tag|sequence|seq)[=: ](\w+)", _I)
+"""Where a message sits in its queue or partition, as its consumer logs it."""
+SKEWED = re.compile(r"in the future|clock skew|TooSkewed|not yet valid|time difference|skew", _I)
+"""A failure saying two clocks disagree (a token issued "in the future", a signed request)."""
+CLOCK = re.compile(r"clock (?:wrong|skew|drift|unsynchroni[sz]ed|step)|no selectable sources"
+                   r"|\bNTP\b|chronyd|ntpd|timesyncd", _I)
+"""A host's line about its clock or its time synchronisation."""
+HOST = re.compile(r"\b(?:host|node|server|instance)[=:]\s*([A-Za-z][\w.-]*\d[\w.-]*)", _I)
+"""The host a failure names (``host=api-7``)."""
