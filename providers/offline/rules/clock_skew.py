@@ -19,7 +19,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import CLOCK, HOST, SKEWED
 
 LEAD = timedelta(minutes=60)
@@ -44,6 +44,6 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         said = {"evidence_id": line["evidence_id"], "table": "log", "service": line["service"],
                 "pattern": line["pattern"], "time": line["onset"], "row": {},
                 "level": line.get("level")}
-        return evidence.conclusion(failure, [said], None, f"resync the clock of {host.group(1)}",
+        return draft.conclusion(failure, [said], None, f"resync the clock of {host.group(1)}",
                                    detail=f"host={host.group(1)}")
     return None

@@ -19,7 +19,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import DDL, LOCK_TIMEOUT
 
 LEAD = timedelta(minutes=10)
@@ -43,5 +43,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     line = ddl[0]
     held = {"evidence_id": line["evidence_id"], "table": "log", "service": line["service"],
             "pattern": line["pattern"], "time": line["onset"], "row": {}}
-    return evidence.conclusion(failure, [held], None,
+    return draft.conclusion(failure, [held], None,
                                f"end or reschedule the DDL on {line['service']}")

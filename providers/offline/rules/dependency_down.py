@@ -21,7 +21,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import CRASHED
 
 SAME_MOMENT = timedelta(minutes=1)
@@ -42,6 +42,6 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
                    and said.lower() in str(f.get("example", "")).lower()
                    and moment(server["onset"]) <= moment(f["onset"]) + SAME_MOMENT]
         if clients:
-            return evidence.conclusion(server, [], None, f"check {server['service']}'s crash",
+            return draft.conclusion(server, [], None, f"check {server['service']}'s crash",
                                        cited=[c["evidence_id"] for c in clients[:2]])
     return None

@@ -18,7 +18,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence, limits
+from diagnosis_harness.providers.offline.rules import draft, evidence, limits
 from diagnosis_harness.providers.offline.rules.lexicon import FILLS, FULL_DISK
 
 
@@ -40,5 +40,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              and moment(c.get("time")) <= onset and FILLS.search(_what(c))]
     if len(fills) != 1:
         return None  # nothing says why the disk filled, or two changes might
-    return evidence.conclusion(failure, fills, None,
+    return draft.conclusion(failure, fills, None,
                                f"free space on {failure['service']} and undo {_what(fills[0])}")

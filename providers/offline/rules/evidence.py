@@ -10,20 +10,16 @@ service's own error patterns; the shifts are ``metric_shifts``' rows.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import describe_row
 from diagnosis_harness.providers.offline.failures import FAILURE_LEVELS, MIN_EVENTS, flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules.limits import setting
-from diagnosis_harness.providers.offline.text import failure_phrase
 
 LOOKBACK_MINUTES = 2880
 """How far before the window's end the class rules look for changes: a disk fills for hours,
 a job's schedule moves the day before."""
-_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | None:
@@ -130,68 +126,3 @@ def shifted(inv: Investigation, entity: str, metric: re.Pattern[str], lo: dateti
                   or str(s.get("entity", "")).lower().startswith(f"{entity.lower()}-"))
              and between(s.get("first_out"), lo, hi + timedelta(minutes=2))]
     return min(found, key=lambda s: str(s.get("first_out"))) if found else None
-
-
-_WHAT = re.compile(r"^(resource|change|action|kind|name|rule|summary)$", re.I)
-_WORD = re.compile(r"\(?[\w./:=-]+\)?")
-MAX_QUOTED = 8
-"""Words of a row's value quoted at most, each plain (letters, digits, ``./:=-``)."""
-
-
-def _plain(row: dict[str, Any]) -> list[str]:
-    """The short plain values of a row's what-columns: what a network change changed, in words.
-
-    Free text is never copied wholesale: a value is quoted only when it is at most
-    :data:`MAX_QUOTED` plain words (no quotes, no sentence punctuation) of a row the boundary
-    did not flag; ``security group sg-0a1b2c3d (orders-db)`` is, a paragraph is not.
-    """
-    return [str(v) for k, v in row.items() if _WHAT.match(str(k)) and isinstance(v, str)
-            and 1 < len(v.split()) <= MAX_QUOTED and all(_WORD.fullmatch(w) for w in v.split())]
-
-
-def _row(change: dict[str, Any], quote: bool = False) -> str:
-    """A change row in its structured values, and the setting it changed when a summary says it."""
-    found = setting(change["row"])
-    said = f" ({found[0]}: {found[1]} -> {found[2]})" if found else ""
-    if change["table"] == "log":  # a line's detail: a value its pattern masked (":9090")
-        said += f" ({change['detail']})" if change.get("detail") else ""
-        level = change.get("level") or "INFO"
-        return f"{change['service']} {level} '{change['pattern']}' from {change['time']}{said}"
-    target = str(change["row"].get("target") or "")
-    if not found and 1 < len(target.split()) <= 3 and all(_PLAIN.fullmatch(t) for t in target.split()):
-        said = f" (target {target})"  # a few plain words: where a job ran ("orders-db primary")
-    if quote and not found and _plain(change["row"]):
-        said = f" ({'; '.join(_plain(change['row']))})"
-    return f"{change['table']} row {describe_row(change['row'])}{said}"
-
-
-def conclusion(failure: dict[str, Any], causes: list[dict[str, Any]],
-               metric: dict[str, Any] | None, why: str,
-               services: Iterable[str] = (), quote: bool = False, detail: str = "",
-               cited: Iterable[str] = ()) -> dict[str, Any]:
-    """The concluding draft: the failure, after the change rows, with the metric that moved.
-
-    The failure's words may name the dependency it failed on among ``services`` (a masked
-    ``upstream="registry"``): the sentence names it, where the failure happened.
-    """
-    said = ", ".join(_row(c, quote) for c in causes)
-    on = sorted({s for s in services if s != failure["service"]
-                 and says(str(failure.get("example", "")), s)})
-    cause = (f"{failure['service']}: " + failure_phrase(
-        failure["window_count"], failure.get("level"), failure["pattern"],
-        failure.get("example"), failure["onset"]) + (f" (on {', '.join(on)})" if on else "")
-        + (f" ({detail})" if detail else "")
-        + (f", after {said}" if said else ""))
-    claims = [{"statement": f"{failure['service']} logged {failure['window_count']} "
-                            f"{failure.get('level')} events '{failure['pattern']}' from "
-                            f"{failure['onset']}{f' ({detail})' if detail else ''}",
-               "evidence_ids": [failure["evidence_id"], *cited]},
-              *({"statement": _row(c, quote), "evidence_ids": [c["evidence_id"]]} for c in causes)]
-    if metric is not None:
-        words = (f"{metric['entity']} {metric['metric']} {metric['direction']} from "
-                 f"{metric['first_out']} (median {metric['baseline_median']:g} -> "
-                 f"{metric['window_median']:g})")
-        cause += f", with {words}"
-        claims.append({"statement": words, "evidence_ids": [metric["evidence_id"]]})
-    return {"conclusion": {"root_cause": cause, "claims": claims},
-            "next_steps": [why, "compare with the same window on a healthy day"]}

@@ -22,7 +22,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import SAYS_EXPIRED, TLS
 
 LEAD = timedelta(minutes=60)
@@ -57,11 +57,11 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
                 break
     if len({id(i) for _, i in found}) == 1:
         failure, item = found[0]
-        return evidence.conclusion(failure, [item], None, f"renew {item.get('table')} "
+        return draft.conclusion(failure, [item], None, f"renew {item.get('table')} "
                                                           f"{item.get('service')}")
     first = evidence.failures(inv)
     earliest = next((f for f in first if level_of(f) in CAUSE_LEVELS), None)
     if found or earliest is None or earliest not in failures \
             or not SAYS_EXPIRED.search(evidence.text(earliest)):
         return None
-    return evidence.conclusion(earliest, [], None, f"renew the credential of {earliest['service']}")
+    return draft.conclusion(earliest, [], None, f"renew the credential of {earliest['service']}")

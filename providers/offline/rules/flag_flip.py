@@ -20,7 +20,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import FLAG
 
 LEAD = timedelta(minutes=10)
@@ -47,5 +47,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len(found) != 1:
         return None  # none, or two flags of the failing services: which one is not shown
     failure, flag = found[0]
-    return evidence.conclusion(failure, [flag], None, f"turn the flag back on {flag['service']}",
+    return draft.conclusion(failure, [flag], None, f"turn the flag back on {flag['service']}",
                                evidence.services(inv))

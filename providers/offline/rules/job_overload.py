@@ -25,7 +25,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import LOAD, WAITS
 
 LEAD = timedelta(minutes=15)
@@ -72,5 +72,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     moved = [c for c in evidence.changes(inv) if _SCHEDULE.search(" ".join(map(str, c["row"].values())))
              and str(c.get("service") or "").lower() in owner
              and moment(c.get("time")) <= moment(failure["onset"])]
-    return evidence.conclusion(failure, [job, *moved[:1]], metric,
+    return draft.conclusion(failure, [job, *moved[:1]], metric,
                                f"stop or reschedule {job.get('service') or 'the job'}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence, limits
+from diagnosis_harness.providers.offline.rules import draft, evidence, limits
 from diagnosis_harness.providers.offline.rules.lexicon import EXHAUSTED
 
 SINCE = timedelta(hours=12)
@@ -45,5 +45,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len(rollouts) != 1 or any(moment(c.get("time")) > moment(rollouts[0].get("time"))
                                  for c in own):
         return None  # none, two, or something changed on it since
-    return evidence.conclusion(failure, rollouts, None,
+    return draft.conclusion(failure, rollouts, None,
                                f"roll {failure['service']} back and take a heap or fd dump")

@@ -26,7 +26,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence, limits
+from diagnosis_harness.providers.offline.rules import draft, evidence, limits
 from diagnosis_harness.providers.offline.rules.lexicon import LIMITED, TIMEOUT_KEY
 
 LEAD = timedelta(minutes=30)
@@ -69,5 +69,5 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     siblings = [c for c in evidence.changes(inv) if c["evidence_id"] != change["evidence_id"]
                 and c.get("service") == change.get("service") and c.get("time") == change.get("time")]
     key = (limits.setting(change["row"]) or ("the setting",))[0]
-    return evidence.conclusion(failure, [change, *siblings], metric,
+    return draft.conclusion(failure, [change, *siblings], metric,
                                f"restore {key} on {change.get('service')}")

@@ -23,7 +23,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import CUTS, NETWORK, UNREACHABLE
 
 LEAD = timedelta(minutes=15)
@@ -55,7 +55,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
                 and CUTS.search(" ".join(str(v) for v in c["row"].values()))
                 and _links(c["row"], failure["service"], ports)]
         if len(cuts) == 1:
-            return evidence.conclusion(failure, cuts, None, "revert the network change",
+            return draft.conclusion(failure, cuts, None, "revert the network change",
                                        quote=True)
         return None  # the first failure to reach something decides
     return None

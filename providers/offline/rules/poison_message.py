@@ -17,7 +17,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import POSITION, UNDECODABLE
 
 MIN_SAME = 5
@@ -39,7 +39,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         said = {m.group(0) if (m := POSITION.search(str(e.get("message", "")))) else None
                 for e in events}
         if len(events) >= MIN_SAME and said == {where.group(0)}:
-            return evidence.conclusion(
+            return draft.conclusion(
                 failure, [], None, f"park the message at {where.group(0)} and fix its producer",
                 detail=f"{where.group(1)}={where.group(2)} every time",
                 cited=[e["evidence_id"] for e in events[:3]])

@@ -18,7 +18,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import NAMED_QUOTA, QUOTA
 
 
@@ -33,8 +33,8 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     began = [c for c in evidence.changes(inv) if c.get("service") == failure["service"]
              and day <= moment(c.get("time")) <= onset]
     if len(began) == 1:
-        return evidence.conclusion(failure, began, None,
+        return draft.conclusion(failure, began, None,
                                    f"raise the quota or undo the change on {failure['service']}")
     if began or not NAMED_QUOTA.search(str(failure.get("pattern", ""))):
         return None  # two changes that day, or a quota the failure does not name
-    return evidence.conclusion(failure, [], None, f"raise the quota of {failure['service']}")
+    return draft.conclusion(failure, [], None, f"raise the quota of {failure['service']}")

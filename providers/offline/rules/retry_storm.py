@@ -21,7 +21,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import RATE, RETRIES, SHEDS
 
 LEAD = timedelta(minutes=15)
@@ -47,6 +47,6 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         surge = evidence.shifted(inv, callee, RATE, evidence.began(changes[0]),
                                  onset)
         if surge is not None:
-            return evidence.conclusion(failure, changes, surge,
+            return draft.conclusion(failure, changes, surge,
                                        f"roll back {client}'s retry change; add backoff")
     return None

@@ -22,7 +22,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import LISTENS, SLOW_STATEMENT, UNREACHABLE
 
 LEAD = timedelta(minutes=10)
@@ -53,11 +53,11 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
                 if refused and UNREACHABLE.search(text) and line["service"] == s and listens \
                         and listens.group(1) not in refused:
                     port = f"listening on :{listens.group(1)}"
-                    return evidence.conclusion(failure, [rollout, _line(line, port)], None,
+                    return draft.conclusion(failure, [rollout, _line(line, port)], None,
                                                f"point callers at {s}:{listens.group(1)} "
                                                "or roll back")
                 if failure["service"] == s and SLOW_STATEMENT.search(str(line["pattern"])) \
                         and evidence.shifted(inv, line["service"], _CPU, at, onset):
-                    return evidence.conclusion(failure, [rollout, _line(line)], None,
+                    return draft.conclusion(failure, [rollout, _line(line)], None,
                                                f"roll {s} back; its new query is slow")
     return None

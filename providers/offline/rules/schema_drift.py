@@ -19,7 +19,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.rules import evidence
+from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import MISSING_OBJECT
 
 LEAD = timedelta(minutes=60)
@@ -44,7 +44,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         rows = [c for c in evidence.changes(inv) if c["table"] != "log"
                 and onset - LEAD <= moment(c.get("time")) <= onset and _names(c["row"], name)]
         if len(rows) == 1:
-            return evidence.conclusion(failure, rows, None,
+            return draft.conclusion(failure, rows, None,
                                        f"roll the code forward or restore {name}")
         return None  # the first such failure decides: none or two changes name it
     return None
