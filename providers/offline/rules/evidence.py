@@ -29,10 +29,14 @@ def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | N
     """
     if not inv.end or len(inv.calls) >= inv.scope.max_calls - reserve:
         return None
-    if not inv.called("recent_changes", lookback_minutes=LOOKBACK_MINUTES):
+    def bound(tool: str) -> bool:  # a tool the run does not bind is never asked for
+        return not inv.tools or tool in inv.tools
+
+    if bound("recent_changes") and not inv.called("recent_changes",
+                                                  lookback_minutes=LOOKBACK_MINUTES):
         return {"tool": "recent_changes", "args": {"before": inv.end,
                                                    "lookback_minutes": LOOKBACK_MINUTES}}
-    if not inv.called("metric_shifts") and inv.tables:
+    if bound("metric_shifts") and not inv.called("metric_shifts") and inv.tables:
         return {"tool": "metric_shifts", "args": {"start": start, "end": inv.end}}
     return None
 
