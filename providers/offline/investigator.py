@@ -2,8 +2,10 @@
 
 Generic SRE practice: logs of the window → the onset timeline (localize: which component failed
 first, docs/design.md §16.3) and the changes before it → where a Prometheus is configured, the
-service's own live metrics → the dominant error pattern → runbooks matching it → time-stamped
-operational rows (changes, deploys, jobs, metrics…) near the window.
+service's own live metrics → the dominant error pattern → runbooks matching it → when none
+does, the class look-back (every change of the two days before, which metrics moved: what the
+failure-class rules read) → time-stamped operational rows (changes, deploys, jobs, metrics…)
+near the window.
 
 Everything it decides on is data: the incident scope (the values its instructions were
 rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of

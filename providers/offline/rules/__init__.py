@@ -9,6 +9,10 @@ the canon cases (tests/canon) that serve it.
 
 Every conclusion is held to the same bar, whatever rule wrote it: a mechanism and its trigger
 or origin. A restated generic error is a suspect, not a root cause (:mod:`..mechanism`).
+
+Four modules here are no rules: :mod:`.evidence` (what the failure-class rules read: the
+class look-back's changes, failures, metric shifts), :mod:`.draft` (the draft they write),
+:mod:`.lexicon` (each failure class's words) and :mod:`.limits` (a change row's numbers).
 """
 
 from __future__ import annotations
