@@ -42,15 +42,16 @@ def test_a_truth_file_s_cause_component_is_ranked_and_ac_at_k_is_printed(tmp_pat
 
 def test_a_fallback_s_suspects_place_the_true_component_where_the_digest_lists_it(
         tmp_path: Path) -> None:
-    # No cause published on the retry storm: ledger (the callee rejecting requests) fails
-    # first and payments (the caller retrying without backoff, the truth) comes second — in the
-    # top 3 but not first, as the report's digest lists them.
-    data = build_case(CASES["retry-storm-no-backoff"], tmp_path / "retry")
+    # No cause published on redis down after an upgrade: sessions (the client refused) fails
+    # first, the edge's 502s second, and redis (its one "Permission denied" line, the truth)
+    # comes third — in the top 3 but not first, as the report's digest lists them.
+    data = build_case(CASES["dependency-redis-upgrade"], tmp_path / "redis")
     card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
     (case,) = card.cases
     assert case.outcome.startswith("FALLBACK") and case.run is not None
     digest = [line for line in (case.run.content or "").splitlines() if line[:2] in ("1.", "2.")]
-    assert digest[0].startswith("1. ledger:") and case.run.components[:2] == ("ledger", "payments")
+    assert digest[0].startswith("1. sessions:")
+    assert case.run.components[:3] == ("sessions", "edge", "redis"), case.run.components
     assert (card.summary.ac_at_1, card.summary.ac_at_3) == (0.0, 1.0)
 
 

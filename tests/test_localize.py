@@ -92,7 +92,7 @@ class _Inv:
     def __init__(self, changes: list[dict[str, Any]]) -> None:
         self._changes = changes
 
-    def items(self, tool: str) -> list[dict[str, Any]]:
+    def items(self, tool: str, **_: object) -> list[dict[str, Any]]:
         return [i for i in self._changes if i["kind"] == {"recent_changes": "change",
                                                            "metric_shifts": "metric_shift"}[tool]]
 
@@ -352,7 +352,7 @@ class _Run:
         self._by_tool = {"onset_timeline": timeline, "recent_changes": changes,
                          "metric_shifts": []}
 
-    def items(self, tool: str) -> list[dict[str, Any]]:
+    def items(self, tool: str, **_: object) -> list[dict[str, Any]]:
         return self._by_tool.get(tool, [])
 
 

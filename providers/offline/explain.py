@@ -48,7 +48,7 @@ def explaining_change(inv: Investigation, found: Localized) -> dict[str, Any] | 
     """
     symptom = _symptom(found)
     links = [f"{found.service} {found.row.get('pattern', '')}"]
-    for item in inv.items("recent_changes"):
+    for item in inv.items("recent_changes", lookback_minutes=None):
         row = item.get("row")
         if item.get("kind") != "change" or not isinstance(row, dict) or "warning" in item:
             continue
@@ -84,7 +84,7 @@ def expired_before(inv: Investigation, found: Localized, symptom: Symptom,
         onset = utc(found.onset)
     except ValueError:
         return None
-    near = [item for item in inv.items("recent_changes")
+    near = [item for item in inv.items("recent_changes", lookback_minutes=None)
             if item.get("kind") == "change" and "warning" not in item
             and isinstance(row := item.get("row"), dict) and item.get("service") == found.service
             and any(onset - EXPIRY_LEAD <= moment(v) <= onset + timedelta(minutes=1)
@@ -121,7 +121,7 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
            or URL_HOST.search(str(r.get("pattern", ""))) for r in rows) \
             or found.dependency is not None:
         return None
-    near = [item for item in inv.items("recent_changes")
+    near = [item for item in inv.items("recent_changes", lookback_minutes=None)
             if item.get("kind") == "change" and "warning" not in item
             and item.get("service") == found.service and isinstance(item.get("row"), dict)
             and describe_row(item["row"]) and _is_rollout(item)
@@ -256,7 +256,8 @@ def localized_draft(inv: Investigation) -> dict[str, Any] | None:
     if found.service == inv.scope.service and found.dependency is None and change is None:
         return None  # the asked service's own failure, naming nothing else: the symptom again
     if change is None and any(item.get("kind") == "change" and item.get("service") == found.service
-                              and not _is_config(item) for item in inv.items("recent_changes")):
+                              and not _is_config(item)
+                              for item in inv.items("recent_changes", lookback_minutes=None)):
         # Something changed on the failing component just before it failed (a deploy, a job)
         # and its logs do not say whether that is why: from logs alone the cause is open.
         # (Publishing the failure with the change beside it was measured on a world nobody had

@@ -79,6 +79,9 @@ class Investigation:
         """The services ``query_logs`` lists (those of the logs), if it lists them."""
         self.metrics = metric_names(tool_specs)
         """The metrics ``query_metrics`` advertises; None when the run has no Prometheus."""
+        self.tools = {str((spec.get("function") or {}).get("name")) for spec in tool_specs
+                      if isinstance(spec, dict)}
+        """The tools the run binds (empty when the specs are not known)."""
 
     def items(self, tool: str, **args: object) -> list[dict[str, Any]]:
         """Every observed item of ``tool``'s calls (with these argument values), in call order."""

@@ -2,8 +2,10 @@
 
 Generic SRE practice: logs of the window → the onset timeline (localize: which component failed
 first, docs/design.md §16.3) and the changes before it → where a Prometheus is configured, the
-service's own live metrics → the dominant error pattern → runbooks matching it → time-stamped
-operational rows (changes, deploys, jobs, metrics…) near the window.
+service's own live metrics → the dominant error pattern → runbooks matching it → when none
+does, the class look-back (every change of the two days before, which metrics moved: what the
+failure-class rules read) → time-stamped operational rows (changes, deploys, jobs, metrics…)
+near the window.
 
 Everything it decides on is data: the incident scope (the values its instructions were
 rendered with), the tables listed in the bound ``query_mysql`` spec, and the JSON bodies of
@@ -24,7 +26,7 @@ from diagnosis_harness.providers.offline.explain import explaining_change, local
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import bounded_window, look_back
 from diagnosis_harness.providers.offline.locks import holder_step
-from diagnosis_harness.providers.offline.rules import run_rules
+from diagnosis_harness.providers.offline.rules import evidence, run_rules
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
@@ -78,7 +80,7 @@ def _localizing_step(inv: Investigation) -> dict[str, Any] | None:
     if found is None:
         # Lock timeouts, or a pool drained by waiting sessions: who holds the lock?
         return holder_step(inv, look_back(inv.start, inv.end), inv.end)
-    if not inv.called("recent_changes"):
+    if not inv.called("recent_changes", lookback_minutes=None):
         return {"tool": "recent_changes", "args": {"before": found.onset,
                                                    "services": [found.service]}}
     if found.warning_only and explaining_change(inv, found) is None \
@@ -132,6 +134,11 @@ def _triage_metrics_step(inv: Investigation, final: Callable[[], dict[str, Any]]
                                               "end": inv.end}}
 
 
+def _localizable(inv: Investigation) -> bool:
+    """Whether the question gives a window precise enough to look for what changed before it."""
+    return inv.scope.window_given and bounded_window(inv.start, inv.end)
+
+
 def _final(inv: Investigation, symptom: dict[str, Any] | None,
            runbook: list[dict[str, Any]]) -> dict[str, Any]:
     """The draft of the first rule of the registry that concludes, else one concluding nothing."""
@@ -159,6 +166,11 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
     elif symptom and not inv.called("lookup_knowledge"):
         query = re.sub(r"<[a-z]+>|[^A-Za-z0-9_ .-]", " ", str(symptom.get("template", "")))
         step = {"tool": "lookup_knowledge", "args": {"query": " ".join(query.split())}}
+    elif not runbook and _localizable(inv) and (
+            classes := evidence.step(inv, look_back(inv.start, inv.end), reserve=2)) is not None:
+        # No runbook speaks of the symptom: the failure-class rules are what may conclude, and
+        # they read the changes of hours before and which metrics moved (docs/design.md §16).
+        step = classes
     elif not runbook and (triage := _triage_metrics_step(
             inv, lambda: _final(inv, symptom, runbook))):
         # No runbook speaks of the symptom, so no row of a table can conclude (§16.2): which
@@ -181,6 +193,9 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
     if step is None:
         final = _final(inv, symptom, runbook)
         step = _triage_metrics_step(inv, lambda: final)
+        if step is None and final.get("conclusion") is None and _localizable(inv):
+            # Nothing concludes yet: what the failure-class rules read, with what is left.
+            step = evidence.step(inv, look_back(inv.start, inv.end))
         if step is None:
             return {"draft": final}
     if inv.calls:

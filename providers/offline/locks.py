@@ -103,7 +103,7 @@ def holder_step(inv: Investigation, start: str, end: str) -> dict[str, Any] | No
     words = f"{found.pid} statement"
     if inv.called("query_logs", pattern=words):
         ran = statement(inv, found)
-        if ran is None or inv.called("recent_changes"):
+        if ran is None or inv.called("recent_changes", lookback_minutes=None):
             return None
         # The change that ran it, if a change log has one (a migration, a job).
         services = [s for s in (inv.scope.service, found.service) if s]
@@ -175,7 +175,7 @@ def _change(inv: Investigation, found: Holder, ran: dict[str, Any]) -> dict[str,
         return None  # who ran it is not said: any change of the table's name would do
     symptom = Symptom(services=frozenset({found.service.lower(), inv.scope.service.lower()}),
                       onset=str(ran["ts"]), text=str(ran["message"]))
-    for item in inv.items("recent_changes"):
+    for item in inv.items("recent_changes", lookback_minutes=None):
         row = item.get("row")
         if item.get("kind") != "change" or not isinstance(row, dict) or "warning" in item:
             continue

@@ -7,7 +7,8 @@ names the mechanism of the failing component itself: a certificate or credential
 space left (or below its threshold), an I/O error of its storage, out of memory or killed, a
 name that does not resolve, a refused, broken or timed-out connection to a named endpoint, a
 lost quorum or a partition, a routing loop, a crash of its own code, a missing column or
-table, exhausted file descriptors, a sequence at its maximum value. "Giving up", "internal
+table, exhausted file descriptors, a sequence at its maximum value, a database restarting in
+crash recovery. "Giving up", "internal
 error", a 5xx status or "too many requests" name none: they say that it failed, not how.
 """
 
@@ -27,7 +28,7 @@ MECHANISM = re.compile(
     r"panic:|segmentation|SIGSEGV|NullPointerException|nil pointer|Traceback|"
     r"unknown column|no such (?:column|table)|does not exist|undefined column|"
     r"too many open files|EMFILE|permission denied|"
-    r"Process holding the lock|deadlock detected",
+    r"Process holding the lock|deadlock detected|in recovery mode|crash recovery",
     re.I)
 
 

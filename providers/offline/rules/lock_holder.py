@@ -8,8 +8,9 @@ Concludes: "<holder's statement> held the lock <service> waited on", citing the 
 holder line and the statement.
 Failure class: lock contention (a migration's ``ALTER``/``CREATE INDEX``, a manual job, a
 ``VACUUM FULL``).
-Canon cases: lock-migration-alter, lock-manual-job (not yet concluded: their databases do not
-name the holder by process id).
+Canon cases: none (the canon's databases do not name the holder by process id: its
+lock-migration-alter is the DDL rule's, lock-manual-job the job rule's); it serves the worlds
+whose PostgreSQL logs ``log_lock_waits`` lines.
 """
 
 from __future__ import annotations
