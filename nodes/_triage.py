@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
@@ -187,7 +188,7 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
     changes.sort(key=lambda s: (not s["computed"], _desc(s["onset"])))
     changes = _distinct(changes, ("summary",))
     for s in anomalies + metrics + changes:
-        s["strength"] = round(_strength(s), 2)
+        s["strength"] = round(_strength(s) * _recency(s, onset), 2)
     best: dict[str, dict[str, Any]] = {}
     quiet: dict[str, dict[str, Any]] = {}  # components with no suspect fact of their own
     loose = []
@@ -222,6 +223,27 @@ CHANGE_STRENGTH = 6.0
 STRONG = 12.0
 """A clear failure (a new error pattern of a few events, a new warning of twenty): from this
 strength a component its callers name ranks before them (``_ordered``)."""
+
+
+CHANGE_NEAR_S = 3600
+"""A change within this many seconds before the onset keeps its whole strength; one hours
+before weighs less the older it is (3 hours: a third), so that the old changes of a busy change
+log (the class look-back reads two days of them) do not outrank the failing components."""
+CHANGE_FAR_S = 6 * 3600
+"""A change this long before the onset is no suspect of its own: it still shows on the line of
+a component that fails (``after the change …``)."""
+
+
+def _recency(s: Mapping[str, Any], onset: str | None) -> float:
+    """1 for anything but a change; for a change, less the longer it came before the onset."""
+    if s["kind"] != "change" or not onset or not s.get("onset"):
+        return 1.0
+    try:
+        gap = (datetime.fromisoformat(str(onset).replace("Z", "+00:00"))
+               - datetime.fromisoformat(str(s["onset"]).replace("Z", "+00:00"))).total_seconds()
+    except (TypeError, ValueError):
+        return 1.0
+    return 1.0 if gap <= CHANGE_NEAR_S else 0.0 if gap > CHANGE_FAR_S else CHANGE_NEAR_S / gap
 
 
 def _strength(s: Mapping[str, Any]) -> float:

@@ -236,6 +236,9 @@ def run_view(store: RunStore, out: Mapping[str, Any], state: Mapping[str, Any]) 
 
 _LEAD = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]{0,63}):\s")
 """A published cause's component, as both offline drafts and most models lead with it."""
+_ORIGIN = re.compile(r"\b(?:service|host)=\"?([A-Za-z0-9][A-Za-z0-9._-]{0,63})")
+"""The components a published cause names as its trigger's or origin's (``service=…`` of a
+change row, ``host=…`` of a located failure), after the failing component it leads with."""
 
 
 def components(root_cause: str | None, records: Sequence[ToolRecord]) -> tuple[str, ...]:
@@ -246,6 +249,7 @@ def components(root_cause: str | None, records: Sequence[ToolRecord]) -> tuple[s
     """
     lead = _LEAD.match(root_cause or "")
     named = [lead.group(1)] if lead else []
+    named += _ORIGIN.findall(root_cause or "")  # the trigger's: "after … service=recommender"
     named += [str(s["service"]) for s in suspects(list(records)) if s.get("service")]
     return tuple(dict.fromkeys(named))
 

@@ -274,5 +274,10 @@ def rank_of_cause(result: CaseResult) -> int | None:
 
 
 def _instance(name: str, of: str) -> bool:
-    """Whether ``name`` is an instance of ``of``: ``of`` and a numbered suffix (``-2``, ``-b1``)."""
-    return re.fullmatch(rf"{re.escape(of)}-[a-z]?\d+[a-z0-9]*", name) is not None
+    """Whether ``name`` is an instance of ``of``: a numbered one, or one of its roles.
+
+    ``of`` and a numbered suffix (``-2``, ``-b1``), or a role suffix (``orders-db-ro``, its
+    read replica).
+    """
+    return re.fullmatch(rf"{re.escape(of)}-(?:[a-z]?\d+[a-z0-9]*|ro|rw|replica|primary)", name) \
+        is not None
