@@ -100,3 +100,21 @@ def test_the_canon_s_true_components_stand_among_the_first_three_suspects(
     assert card.summary.ac_at_3 is not None and card.summary.ac_at_3 >= FLOOR_AC_AT_3, \
         {c.id: c.run.components[:3] for c in card.cases if c.run is not None}
     assert card.summary.ac_at_1 is not None and card.summary.ac_at_1 >= FLOOR_AC_AT_1
+
+
+def test_a_published_cause_points_at_its_trigger_and_a_replica_is_its_database() -> None:
+    """A class rule's cause leads with the failing component, then names what set it off.
+
+    ``kubelet: … OOMKilled …, after config_changes row …, service=recommender, …`` points at
+    recommender too, right after kubelet; ``orders-db-ro`` is an instance of ``orders-db``.
+    """
+    from diagnosis_harness.eval.runner import components
+    from diagnosis_harness.eval.scoring import _instance
+
+    cause = ("kubelet: 40 WARN events 'container recommender OOMKilled' from 17:52:45Z, after "
+             "config_changes row change_id=CHG-7186, service=recommender, old_value=1Gi")
+    assert components(cause, [])[:2] == ("kubelet", "recommender")
+    assert components("auth: 369 ERROR events 'token rejected' (host=api-7)", [])[:2] == (
+        "auth", "api-7")
+    assert _instance("orders-db-ro", "orders-db") and _instance("orders-db-2", "orders-db")
+    assert not _instance("orders-dbx", "orders-db")
