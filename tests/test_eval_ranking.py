@@ -88,8 +88,9 @@ def test_the_digest_ranks_the_failing_service_before_the_edge_and_shows_where() 
 FLOOR_AC_AT_1 = 0.73
 """The canon's true component first among the suspects (AC@1, measured 0.735; 0.673 when the
 suspects were ranked by count)."""
-FLOOR_AC_AT_3 = 0.93
-"""… or among the first three (AC@3, measured 0.939): raise it, never lower it."""
+FLOOR_AC_AT_3 = 0.95
+"""… or among the first three (AC@3, measured 0.959 with the failure-class rules, whose
+published causes name their trigger's component): raise it, never lower it."""
 
 
 @pytest.mark.slow  # the canon's datasets (built once, cached), then ~1 min of runs
