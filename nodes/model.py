@@ -96,6 +96,18 @@ def _inputs(messages: list[Any]) -> tuple[int, int]:
     return last, growth
 
 
+def judge_reserve(ctx: RunContext, final_input: int) -> int:
+    """Tokens kept past the final turn's input for the draft's answer and the judge's call.
+
+    The judge reads the cited items of what the agent read: a share of the final turn's input,
+    which grows with the investigation. A fixed reserve (``HARNESS_FINAL_RESERVE_TOKENS``) alone
+    let a capable model's long investigation spend the tokens its revised draft's judge needed
+    (118k of 120k used: the draft was never judged). The reserve is that setting plus half the
+    final turn's input.
+    """
+    return ctx.settings.final_reserve_tokens + max(final_input, 0) // 2
+
+
 def final_turn(state: DiagnosisState, ctx: RunContext, budget: Budget) -> tuple[str, str] | None:
     """Whether the agent's next turn is its final draft turn: (stop reason, why), else None.
 
@@ -109,7 +121,7 @@ def final_turn(state: DiagnosisState, ctx: RunContext, budget: Budget) -> tuple[
         return reason, f"evidence collection stopped: {reason}"
     last, growth = _inputs(state.get("messages", []))
     closed = budget.collection_closed(last + growth, last + 2 * growth,
-                                      ctx.settings.final_reserve_tokens)
+                                      judge_reserve(ctx, last + 2 * growth))
     return None if closed is None else (StopReason.BUDGET_LIMIT_REACHED.value, closed)
 
 

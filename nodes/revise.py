@@ -23,7 +23,7 @@ from diagnosis_harness.control.budget import Budget, BudgetExhausted
 from diagnosis_harness.control.contracts import CollectionState
 from diagnosis_harness.nodes._model_call import offload, prompt_message
 from diagnosis_harness.nodes._stops import stop_if_inactive
-from diagnosis_harness.nodes.model import _inputs
+from diagnosis_harness.nodes.model import _inputs, judge_reserve
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 
@@ -106,7 +106,7 @@ def _room(state: DiagnosisState, ctx: RunContext) -> tuple[int, int]:
     while turns < calls:
         this = last + growth * (turns + 1)
         if budget.collection_closed(this, this + growth,
-                                    ctx.settings.final_reserve_tokens) is not None:
+                                    judge_reserve(ctx, this + growth)) is not None:
             break
         u = budget.usage
         budget = Budget(budget.limits, u.model_copy(update={
