@@ -344,3 +344,14 @@ def go(script: dict[str, list[Any]], question: Any = INC["question"], *,
 def outcome(out: dict[str, Any]) -> tuple[Any, ...]:
     """(run_state, release_outcome, fallback_type, failure_code)."""
     return out["run_state"], out["release_outcome"], out["fallback_type"], out["failure_code"]
+
+
+def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
+    """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
+    from diagnosis_harness.control.budget import Budget, BudgetLimits
+    from diagnosis_harness.tools.boundary import execute_tool
+
+    s = Settings(_env_file=None)
+    return execute_tool(name, args, tool_call_id="c1", backends=backends,
+                        budget=Budget(BudgetLimits.from_settings(s)), settings=s,
+                        ready_count=0).observation

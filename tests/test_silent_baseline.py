@@ -12,11 +12,9 @@ import json
 from typing import Any
 
 import pytest
+from graphkit import tool_observation
 
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import load_dataset
 
 
@@ -44,11 +42,7 @@ def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield opened
 
 
-def observe(backends: Any, name: str, **args: Any) -> dict[str, Any]:
-    s = Settings(_env_file=None)
-    return execute_tool(name, args, tool_call_id="c1", backends=backends,
-                        budget=Budget(BudgetLimits.from_settings(s)), settings=s,
-                        ready_count=0).observation
+observe = tool_observation
 
 
 @pytest.mark.parametrize("tool", ["compare_windows", "onset_timeline"])
