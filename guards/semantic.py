@@ -100,8 +100,13 @@ def wire_payload(payload: Mapping[str, Any]) -> str:
 
 
 def read_wire(text: str) -> dict[str, Any]:
-    """The payload :func:`wire_payload` wrote (ValueError, KeyError or TypeError if it is not one)."""
+    """The payload :func:`wire_payload` wrote, or a payload as built (each item its own scope).
+
+    ValueError, KeyError or TypeError if it is neither.
+    """
     wire = json.loads(text)
+    if isinstance(wire, dict) and "calls" not in wire:
+        return wire  # every item with its own tool and scope: the payload as judge_payload built it
     calls = wire.pop("calls")
     evidence = []
     for item in wire["evidence"]:
