@@ -287,7 +287,7 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
 
 def _follow_up_lines(state: DiagnosisState) -> list[str]:
     """What the thread verified (its last SUCCESS, as the next turn is told), and what to ask."""
-    previous = state.get("previous_turn")
+    previous = state.get("last_success")  # "control": no state edit reaches this text
     lines = []
     if previous:
         lines += ["", "What this thread verified (its last diagnosis released as SUCCESS):",
