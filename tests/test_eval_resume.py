@@ -15,6 +15,7 @@ from evalkit import harness, scorecard
 from graphkit import INC
 from stub_openai import StubOpenAI
 from test_eval_models import _env, respond
+from test_resume_processes import at_a_terminal
 
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import open_run_store
@@ -82,7 +83,7 @@ def test_ctrl_c_mid_eval_exits_130_keeping_finished_cases(tmp_path: Path) -> Non
         proc = subprocess.Popen([sys.executable, "-m", "diagnosis_harness", "eval", str(suite),
                                  "--model", "openai:stub-model", "--workers", "1", "--out", str(out)],
                                 env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, preexec_fn=at_a_terminal)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (out / "cases.jsonl").is_file():
             time.sleep(0.05)

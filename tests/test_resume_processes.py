@@ -95,7 +95,16 @@ def harness(site: Site, log: Path, *args: str, delay: float | str = 0.0,
     """Start the CLI (with slow, counted tools) on ``site``; delays as ``slow_harness`` takes them."""
     return subprocess.Popen([sys.executable, str(SLOW), str(log), str(delay), str(after), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=site.env(), cwd=site.home.parent)
+                            env=site.env(), cwd=site.home.parent, preexec_fn=at_a_terminal)
+
+
+def at_a_terminal() -> None:
+    """In the child: SIGINT delivered as at a terminal's Ctrl-C.
+
+    A suite started as a background job (``cmd &`` in a script) inherits SIGINT ignored, and so
+    would every process it starts: the Ctrl-C tests would then test nothing but that.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str, str]:
