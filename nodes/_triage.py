@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.tools.timeutil import TimestampError, parse_ts
 
 PLAIN_TOOLS = frozenset({"query_logs", "query_mysql", "lookup_knowledge"})
 """The precise-follow-up tools; any other evidence tool's rows are computed statistics."""
@@ -239,9 +239,8 @@ def _recency(s: Mapping[str, Any], onset: str | None) -> float:
     if s["kind"] != "change" or not onset or not s.get("onset"):
         return 1.0
     try:
-        gap = (datetime.fromisoformat(str(onset).replace("Z", "+00:00"))
-               - datetime.fromisoformat(str(s["onset"]).replace("Z", "+00:00"))).total_seconds()
-    except (TypeError, ValueError):
+        gap = (parse_ts(onset) - parse_ts(s["onset"])).total_seconds()
+    except TimestampError:
         return 1.0
     return 1.0 if gap <= CHANGE_NEAR_S else 0.0 if gap > CHANGE_FAR_S else CHANGE_NEAR_S / gap
 
