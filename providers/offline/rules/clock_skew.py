@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
+from diagnosis_harness.providers.offline.failures import flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import CLOCK, HOST, SKEWED
@@ -29,7 +29,7 @@ LEAD = timedelta(minutes=60)
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The clock line before a failure that says clocks disagree on the host it names."""
-    for failure in (f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS):
+    for failure in evidence.causes(inv):
         host = HOST.search(str(failure.get("example", "")))
         if host is None or not SKEWED.search(evidence.text(failure)):
             continue

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
+from diagnosis_harness.providers.offline.failures import flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import DDL, LOCK_TIMEOUT
@@ -29,8 +29,7 @@ LEAD = timedelta(minutes=10)
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The one DDL statement logged just before a service's lock timeouts began."""
-    failure = next((f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS
-                    and LOCK_TIMEOUT.search(evidence.text(f))), None)
+    failure = next(iter(evidence.causes(inv, LOCK_TIMEOUT)), None)
     if failure is None:
         return None
     onset = moment(failure["onset"])

@@ -19,7 +19,7 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
+from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import CRASHED
@@ -33,7 +33,7 @@ _PREFIX = re.compile(r"^\s*(?:\[\d+\]\s*:?\s*)?(?:LOG|ERROR|FATAL|PANIC)?:?\s*")
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The crashed server whose own reply its clients' failures quote."""
-    failures = [f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS]
+    failures = evidence.causes(inv)
     for server in failures:
         said = _PREFIX.sub("", str(server.get("example", ""))).strip()
         if len(said) < MIN_QUOTED or not CRASHED.search(said):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
+from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence, limits
 from diagnosis_harness.providers.offline.rules.lexicon import FILLS, FULL_DISK
@@ -31,8 +31,7 @@ def _what(change: dict[str, Any]) -> str:
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The one change of the full disk's component that speaks of what fills it."""
-    failure = next((f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS
-                    and FULL_DISK.search(evidence.text(f))), None)
+    failure = next(iter(evidence.causes(inv, FULL_DISK)), None)
     if failure is None:
         return None
     onset = moment(failure["onset"])

@@ -14,7 +14,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import describe_row
-from diagnosis_harness.providers.offline.failures import FAILURE_LEVELS, MIN_EVENTS, flagged, moment
+from diagnosis_harness.providers.offline.failures import (
+    CAUSE_LEVELS,
+    FAILURE_LEVELS,
+    MIN_EVENTS,
+    flagged,
+    level_of,
+    moment,
+)
 from diagnosis_harness.providers.offline.investigation import Investigation
 
 LOOKBACK_MINUTES = 2880
@@ -92,6 +99,16 @@ def failures(inv: Investigation) -> list[dict[str, Any]]:
                          "level": p.get("level"), "window_count": p.get("count"),
                          "onset": p.get("first_seen")})
     return sorted(rows, key=lambda r: moment(r.get("onset")))
+
+
+def causes(inv: Investigation, says_: re.Pattern[str] | None = None) -> list[dict[str, Any]]:
+    """The failures at a level that can be a cause, earliest first.
+
+    With ``says_``, only those whose text matches it (a class's mechanism: a full disk, a lock
+    timeout).
+    """
+    return [f for f in failures(inv) if level_of(f) in CAUSE_LEVELS
+            and (says_ is None or says_.search(text(f)))]
 
 
 def services(inv: Investigation) -> set[str]:

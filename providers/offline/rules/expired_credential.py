@@ -41,8 +41,7 @@ def _names(failure: dict[str, Any], row: dict[str, Any], owner: str) -> bool:
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The credential that expired just before the failure, or the failure that says it."""
-    failures = [f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS
-                and TLS.search(evidence.text(f))]
+    failures = evidence.causes(inv, TLS)
     if not failures:
         return None
     found = []

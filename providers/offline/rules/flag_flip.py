@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
+from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import FLAG
@@ -35,8 +35,7 @@ def _is_flag(change: dict[str, Any]) -> bool:
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The one flag flip of a service minutes before its new errors, if there is one."""
-    failures = [f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS
-                and f.get("change", "new") == "new"]
+    failures = [f for f in evidence.causes(inv) if f.get("change", "new") == "new"]
     found = []
     for flag in filter(_is_flag, evidence.changes(inv)):
         at = moment(flag.get("time"))

@@ -18,7 +18,7 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of, moment
+from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence, limits
 from diagnosis_harness.providers.offline.rules.lexicon import EXHAUSTED
@@ -31,8 +31,7 @@ _ROLLOUT = re.compile(r"deploy|release|rollout", re.I)
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The one rollout of an exhausted component in the hours before, if nothing changed since."""
-    failure = next((f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS
-                    and EXHAUSTED.search(evidence.text(f))), None)
+    failure = next(iter(evidence.causes(inv, EXHAUSTED)), None)
     if failure is None:
         return None
     onset = moment(failure["onset"])

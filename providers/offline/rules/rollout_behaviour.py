@@ -20,7 +20,7 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, flagged, level_of, moment
+from diagnosis_harness.providers.offline.failures import flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import LISTENS, SLOW_STATEMENT, UNREACHABLE
@@ -41,7 +41,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     """The rollout whose own new line explains the failure that follows it."""
     new = [i for i in inv.items("onset_timeline") if i.get("kind") == "onset"
            and i.get("level") == "INFO" and i.get("change") == "new" and not flagged(i)]
-    for failure in (f for f in evidence.failures(inv) if level_of(f) in CAUSE_LEVELS):
+    for failure in evidence.causes(inv):
         onset, text = moment(failure["onset"]), evidence.text(failure)
         for rollout in evidence.changes(inv):
             s, at = str(rollout.get("service") or ""), evidence.began(rollout)
