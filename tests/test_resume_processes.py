@@ -370,6 +370,23 @@ def test_a_signal_before_the_run_is_130_for_ctrl_c(home: Path) -> None:
     assert _ended_by_signal(home, proc, signal.SIGINT, 130) is None
 
 
+@pytest.mark.parametrize("error, printed", [("RuntimeError('Event loop is closed')", False),
+                                             ("ValueError('a real bug')", True)])
+def test_a_worker_thread_answering_the_loop_a_signal_closed_prints_no_traceback(
+        error: str, printed: bool) -> None:
+    """CI caught it once: SIGTERM while the run store opened closed ``asyncio.run``'s loop, and
+    aiosqlite's thread, answering late, died with a traceback under the one stop line."""
+    code = ("import os, signal, threading, time; from diagnosis_harness.cli import signals; "
+            "signals.install()\n"
+            "try:\n    os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)\n"
+            "except KeyboardInterrupt:\n    pass\n"
+            f"def late():\n    raise {error}\n"
+            "t = threading.Thread(target=late); t.start(); t.join()")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert ("Traceback" in shown.stderr) is printed, shown.stderr
+
+
 def test_the_console_script_catches_sigterm_before_it_imports_the_cli() -> None:
     """What the entry point imports before its handler is in: nothing of typer or LangGraph."""
     code = ("import sys; from diagnosis_harness.cli import entry; entry.signals.install(); "

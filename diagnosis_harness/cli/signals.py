@@ -56,6 +56,23 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _late_worker_error(args: threading.ExceptHookArgs) -> None:
+    """A worker thread's late answer to an event loop the signal already closed stays quiet.
+
+    A signal while the run store opens ends ``asyncio.run`` with its loop closed; aiosqlite's
+    connection thread then hands its result to that loop and dies of ``RuntimeError: Event
+    loop is closed``, which Python printed as a thread traceback after the one stop line.
+    Only that error, and only once this process was signalled; anything else is printed.
+    """
+    if ((_received or _Phase.announced) and isinstance(args.exc_value, RuntimeError)
+            and str(args.exc_value) == "Event loop is closed"):
+        return
+    _default_excepthook(args)
+
+
+_default_excepthook = threading.excepthook
+
+
 def install() -> None:
     """Make SIGTERM end the process as Ctrl-C does (:class:`KeyboardInterrupt`), exit 143.
 
@@ -63,6 +80,7 @@ def install() -> None:
     ``asyncio.run`` in the other commands still turns a Ctrl-C into a cancel of its task.
     """
     signal.signal(signal.SIGTERM, _on_signal)
+    threading.excepthook = _late_worker_error
     _Phase.installed = True
 
 
