@@ -24,35 +24,23 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Collection
+from typing import Any
 
 from sqlalchemy import Connection, and_, or_, select, update
 
+from diagnosis_harness.runstore.part import StorePart
 from diagnosis_harness.runstore.schema import alert_groups, outbox, runs
 from diagnosis_harness.runstore.values import now_iso
 
-if TYPE_CHECKING:
-    from diagnosis_harness.runstore.db import Database
-
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 STALE_CLAIM_S = 120.0
 """A claim whose run never got an id (its worker died while starting it) is given up after this."""
 
 
-class AlertRecords:
+class AlertRecords(StorePart):
     """Alert-group claims and outbox rows: a part of RunStore, not a store of its own."""
-
-    # Provided by RunStore.
-    _db: Database
-
-    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
 
     # --- alert groups ---------------------------------------------------------------------------
 

@@ -8,12 +8,12 @@ every trace row of one run merged into one timeline in recording order. Readers 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import Connection, Table, desc, select
 
 from diagnosis_harness.runstore.lineage import paused
+from diagnosis_harness.runstore.part import StorePart
 from diagnosis_harness.runstore.schema import (
     events,
     model_calls,
@@ -24,18 +24,9 @@ from diagnosis_harness.runstore.schema import (
     verdicts,
 )
 
-T = TypeVar("T")
 
-
-class RunHistory:
+class RunHistory(StorePart):
     """Run listing and timelines: a part of RunStore, not a store of its own."""
-
-    # Provided by RunStore.
-    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
 
     def list_runs(self, *, thread_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """Run rows newest first (a thread's oldest first), each with its lineage summary."""

@@ -10,18 +10,13 @@ or ``harness runs resume``, takes it over. A part of the one
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Text, bindparam, or_, select, update
+from sqlalchemy import BigInteger, Text, bindparam, or_, select, update
 
-from diagnosis_harness.runstore.db import Driver, Prepared
+from diagnosis_harness.runstore.db import Prepared
+from diagnosis_harness.runstore.part import StorePart
 from diagnosis_harness.runstore.schema import LEASE_KEYS, runs
-
-if TYPE_CHECKING:
-    from diagnosis_harness.runstore.db import Database
-
-T = TypeVar("T")
 
 _KEY, _OWNER = bindparam("key", type_=Text), bindparam("owner", type_=Text)
 
@@ -55,20 +50,8 @@ _RELEASE = Prepared(update(runs).where(runs.c.run_id == _KEY, runs.c.lease_owner
                     .values(lease_owner=None, lease_expires_ms=None))
 
 
-class RunLeases:
+class RunLeases(StorePart):
     """The lease operations: a part of RunStore, not a store of its own."""
-
-    # Provided by RunStore.
-    _db: Database
-
-    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
 
     def claim_run(self, run_id: str, owner: str, lease_s: float, *,
                   take_over_from: str | None = None) -> bool:

@@ -22,19 +22,15 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import BigInteger, Connection, RowMapping, Text, bindparam, select, update
 
 from diagnosis_harness.runstore.db import Driver, Prepared
+from diagnosis_harness.runstore.part import StorePart
 from diagnosis_harness.runstore.schema import run_lineage, runs, state_edits
 from diagnosis_harness.runstore.values import clamp_count, now_iso, to_json
-
-if TYPE_CHECKING:
-    from diagnosis_harness.runstore.db import Database
-
-T = TypeVar("T")
 
 APPROVAL_STATES = ("PENDING", "APPROVED", "REJECTED", "CANCELLED")
 """An approval waits (PENDING) until it is decided once: APPROVED, REJECTED or CANCELLED."""
@@ -98,24 +94,11 @@ _ENDED = Prepared(update(run_lineage).where(run_lineage.c.run_id == _KEY).values
 """The statements of a stream's start and end (every run makes them): driver statements."""
 
 
-class LineageStore:
+class LineageStore(StorePart):
     """Lineage, segments, edits and approvals of runs: a part of RunStore, not a store of its own.
 
     What the run session, the nodes and the CLI need of the lineage table; thread-safe.
     """
-
-    # Provided by RunStore.
-    _db: Database
-
-    @overload
-    def _text(self, value: str) -> str: ...
-    @overload
-    def _text(self, value: None) -> None: ...
-    def _text(self, value: str | None) -> str | None:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
 
     # --- writers --------------------------------------------------------------------------------
 

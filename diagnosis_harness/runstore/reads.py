@@ -9,12 +9,12 @@ The events reader stays with the store: it also tells the event writer which seq
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy import Connection, RowMapping, Table, Text, bindparam, select
+from sqlalchemy import RowMapping, Table, Text, bindparam, select
 
 from diagnosis_harness.runstore.db import Driver, Prepared
+from diagnosis_harness.runstore.part import StorePart
 from diagnosis_harness.runstore.schema import (
     LEASE_KEYS,
     USAGE_KEYS,
@@ -25,8 +25,6 @@ from diagnosis_harness.runstore.schema import (
     verdicts,
 )
 from diagnosis_harness.runstore.schema import events as events_table
-
-T = TypeVar("T")
 
 
 def _run_row(row: RowMapping) -> dict[str, Any]:
@@ -55,18 +53,8 @@ _TRACE = {
 }
 
 
-class RunReads:
+class RunReads(StorePart):
     """Run rows, tool records and traces: a part of RunStore, not a store of its own."""
-
-    # Provided by RunStore.
-    def _text(self, value: str) -> str:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read(self, fn: Callable[[Connection], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
-
-    def _read_driver(self, fn: Callable[[Driver], T], what: str) -> T:  # pragma: no cover — RunStore's
-        raise NotImplementedError
 
     def tool_record(self, run_id: str, tool_call_id: str) -> dict[str, Any] | None:
         """The run's stored record of tool call ``tool_call_id`` (its latest), or None.
