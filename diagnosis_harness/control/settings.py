@@ -196,20 +196,13 @@ class Settings(BaseSettings):
     """Datasets a server client may pick per run, ``name=DIR`` comma-separated; the configured
     one is always available as ``default``."""
 
-    @field_validator("serve_models", mode="before")
-    @classmethod
-    def _split_models(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
     @field_validator("serve_datasets", mode="before")
     @classmethod
     def _split_datasets(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
         named: dict[str, str] = {}
-        for part in (p.strip() for p in value.split(",") if p.strip()):
+        for part in _csv(value):
             name, sep, folder = part.partition("=")
             if not sep or not re.fullmatch(r"[A-Za-z0-9_.-]+", name.strip()) or not folder.strip():
                 raise ValueError(f"{part!r} is not NAME=DIR (NAME: letters, digits, _ . -)")
@@ -284,13 +277,6 @@ class Settings(BaseSettings):
                              "it is posted in every message")
         return text.rstrip("/")
 
-    @field_validator("alerts_service_labels", mode="before")
-    @classmethod
-    def _split_labels(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
     # --- harness eval (docs/eval.md) ---------------------------------------------------------
     price_table: Path | None = None
     """JSON price table (``{"models": {NAME: {"input_per_million", "output_per_million"}}}``) whose
@@ -308,12 +294,11 @@ class Settings(BaseSettings):
     mcp_start_timeout_s: float = Field(default=30.0, gt=0, le=HOUR_S, allow_inf_nan=False)
     """Time to start the MCP servers and list their tools when the harness starts."""
 
-    @field_validator("required_context", mode="before")
+    @field_validator("serve_models", "alerts_service_labels", "required_context", mode="before")
     @classmethod
     def _split_csv(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [part.strip() for part in value.split(",") if part.strip()]
-        return value
+        # The list settings are comma-separated in the environment (NoDecode: not JSON).
+        return _csv(value) if isinstance(value, str) else value
 
     @field_validator("database_url")
     @classmethod
@@ -353,6 +338,11 @@ class Settings(BaseSettings):
     def model_post_init(self, context: object, /) -> None:
         """Register this object's secrets for redaction (diagnosis_harness.control.secrets)."""
         remember(self)
+
+
+def _csv(text: str) -> list[str]:
+    """The non-blank parts of a comma-separated setting, stripped."""
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 _UNSAFE_IN_LINK = re.compile(r"[\s<>|\"'`\\\x00-\x1f\x7f]")
