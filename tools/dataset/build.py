@@ -15,7 +15,6 @@ import os
 import shutil
 import sqlite3
 import tempfile
-import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from diagnosis_harness.tools.dataset.layout import (
 )
 from diagnosis_harness.tools.dataset.patterns import pattern_of
 from diagnosis_harness.tools.dataset.runbooks import Passage, read_knowledge
+from diagnosis_harness.tools.dataset.swap import swap_into_place
 from diagnosis_harness.tools.dataset.tables import Table, TableOptions, read_tables
 
 _BATCH = 20_000
@@ -117,7 +117,7 @@ def load_dataset(src: Path, dest_dir: Path) -> LoadReport:
             manifest = {**info.to_json(), "schema_version": SCHEMA_VERSION,
                         "source": str(src.resolve()), "stat_signature": stat_sig}
             (build / BUILD_MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-            _swap(build, dest_dir)
+            swap_into_place(build, dest_dir)
         finally:
             shutil.rmtree(build, ignore_errors=True)  # still there only if the build failed
     return LoadReport(dest_dir, True, info)
@@ -177,18 +177,6 @@ def _fingerprint(src: Path) -> str:
                 h.update(chunk)
         h.update(b"\0")
     return h.hexdigest()
-
-
-def _swap(build: Path, dest: Path) -> None:
-    # Two renames: a reader opening files in between gets "not built" and retries, never a
-    # mix of old and new files. A crash in between leaves dest absent, so the next load rebuilds.
-    if dest.exists():
-        old = dest.with_name(f".{dest.name}.old-{uuid.uuid4().hex[:8]}")
-        os.rename(dest, old)
-        os.rename(build, dest)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(build, dest)
 
 
 def _build(src: Path, out: Path, fingerprint: str) -> DatasetInfo:

@@ -37,6 +37,7 @@ from diagnosis_harness.tools.dataset.format import (
 from diagnosis_harness.tools.dataset.log_import import ImportOptions, SourceReport, import_logs
 from diagnosis_harness.tools.dataset.reading import ByteMeter, ReadLimits
 from diagnosis_harness.tools.dataset.sniff import kind_of, open_binary
+from diagnosis_harness.tools.dataset.swap import swap_into_place
 from diagnosis_harness.tools.dataset.tables import safe_name
 
 Progress = Callable[[int, int], None]
@@ -139,7 +140,7 @@ def import_sources(sources: list[Path], into: Path, options: ImportOptions,
         if not good:
             raise DatasetError(", ".join(str(s) for s in sources), shown)
         _write_manifest(work, into, options, [r for r in reports if not r.refused])
-        _move_into_place(work, into)
+        swap_into_place(work, into)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ImportReport(into=into, sources=reports, left_out=shown)
@@ -152,16 +153,6 @@ def _check_target(into: Path, replace: bool) -> None:
         return
     raise DatasetError(into, [f"{into}: exists and is not empty; choose a new folder, or pass "
                               "--replace to overwrite a dataset folder"])
-
-
-def _move_into_place(work: Path, into: Path) -> None:
-    if into.exists():
-        old = into.with_name(f".{into.name}.old-{os.getpid()}")
-        os.rename(into, old)
-        os.rename(work, into)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(work, into)
 
 
 def _write_manifest(work: Path, into: Path, options: ImportOptions,
