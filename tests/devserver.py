@@ -18,22 +18,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from diagnosis_harness.cli.group_watchdog import group_alive
+
 
 def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class DevServer:
@@ -87,9 +79,9 @@ class DevServer:
                 os.killpg(pgid, signal.SIGKILL)
                 proc.wait(timeout=5)
         deadline = time.monotonic() + timeout_s
-        while _group_alive(pgid) and time.monotonic() < deadline:
+        while group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if _group_alive(pgid):
+        if group_alive(pgid):
             os.killpg(pgid, signal.SIGKILL)
             raise AssertionError(f"processes of the server's group {pgid} were left behind")
 

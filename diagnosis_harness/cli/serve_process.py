@@ -15,6 +15,9 @@ import subprocess
 import sys
 import time
 
+from diagnosis_harness.cli import group_watchdog
+from diagnosis_harness.cli.group_watchdog import group_alive
+
 
 def serve_child(argv: list[str], env: dict[str, str]) -> int:
     """Run ``langgraph dev`` in a process group of its own; SIGTERM/SIGINT end all of it.
@@ -39,11 +42,11 @@ def serve_child(argv: list[str], env: dict[str, str]) -> int:
         signal.signal(signum, forward)
     code = child.wait()
     deadline = time.monotonic() + SERVE_GRACE_S
-    while _group_alive(child.pid) and time.monotonic() < deadline:
+    while group_alive(child.pid) and time.monotonic() < deadline:
         if stopping:
             os.killpg(child.pid, signal.SIGTERM)
         time.sleep(0.1)
-    if _group_alive(child.pid):
+    if group_alive(child.pid):
         os.killpg(child.pid, signal.SIGKILL)
     _release(watchdog)
     if stopping:
@@ -55,46 +58,15 @@ SERVE_GRACE_S = 10.0
 """How long the server's processes get to stop after ``harness serve`` is signalled."""
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-_WATCHDOG = """
-import os, signal, sys, time
-pgid, grace = int(sys.argv[1]), float(sys.argv[2])
-if sys.stdin.buffer.read() == b"done":
-    sys.exit(0)  # harness serve ended its group itself
-def alive():
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-if alive():
-    os.killpg(pgid, signal.SIGTERM)
-deadline = time.monotonic() + grace
-while alive() and time.monotonic() < deadline:
-    time.sleep(0.1)
-if alive():
-    os.killpg(pgid, signal.SIGKILL)
-"""
-
-
 def _watch(pgid: int) -> subprocess.Popen[bytes]:
     """A process that ends group ``pgid`` once this process is gone, however it ended.
 
     In a session of its own, so the terminal's Ctrl-C does not end it first; it exits by itself
     when it reads ``done`` (a clean end) or end-of-file (this process died).
     """
-    return subprocess.Popen([sys.executable, "-c", _WATCHDOG, str(pgid), str(SERVE_KILLED_GRACE_S)],
+    # -I: by path, without the environment's PYTHON* variables or this folder on sys.path.
+    return subprocess.Popen([sys.executable, "-I", group_watchdog.__file__, str(pgid),
+                             str(SERVE_KILLED_GRACE_S)],
                             stdin=subprocess.PIPE, start_new_session=True, close_fds=True)
 
 
