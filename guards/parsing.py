@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, Literal, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -98,6 +98,18 @@ def _schema_detail(exc: ValidationError) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
+def _decode_model(text: str, model_cls: type[M]) -> tuple[M | None, Literal["json", "schema"] | None, str]:
+    """``model_cls`` from exactly one JSON object, or which step refused it and why."""
+    try:
+        obj = _decode_object(text)
+    except _NotJson as exc:
+        return None, "json", str(exc)
+    try:
+        return model_cls.model_validate(obj), None, "ok"
+    except ValidationError as exc:
+        return None, "schema", _schema_detail(exc)
+
+
 @dataclass(frozen=True)
 class DraftParse:
     """Result of :func:`parse_draft`: exactly one of ``draft`` and ``error`` is set."""
@@ -135,15 +147,9 @@ def parse_draft(text: str | None, *, max_bytes: int) -> DraftParse:
             DraftError.SCHEMA_INVALID,
             f"draft is too large: {size} bytes, over the {max_bytes}-byte limit",
         )
-    try:
-        obj = _decode_object(text)
-    except _NotJson as exc:
-        return DraftParse(None, DraftError.INVALID_JSON, str(exc))
-    try:
-        draft = DiagnosisDraft.model_validate(obj)
-    except ValidationError as exc:
-        return DraftParse(None, DraftError.SCHEMA_INVALID, _schema_detail(exc))
-    return DraftParse(draft, None, "ok")
+    draft, failed, detail = _decode_model(text, DiagnosisDraft)
+    error = {None: None, "json": DraftError.INVALID_JSON, "schema": DraftError.SCHEMA_INVALID}[failed]
+    return DraftParse(draft, error, detail)
 
 
 @dataclass(frozen=True)
@@ -172,15 +178,9 @@ def parse_answer(text: str | None, model_cls: type[M], *, max_bytes: int | None 
         return AnswerParse(None, FailureClass.INVALID_OUTPUT, "the answer is empty or not text")
     if max_bytes is not None and len(text.encode("utf-8", errors="replace")) > max_bytes:
         return AnswerParse(None, FailureClass.INVALID_OUTPUT, f"answer is over the {max_bytes}-byte limit")
-    try:
-        obj = _decode_object(text)
-    except _NotJson as exc:
-        return AnswerParse(None, FailureClass.PARSE_ERROR, str(exc))
-    try:
-        value = model_cls.model_validate(obj)
-    except ValidationError as exc:
-        return AnswerParse(None, FailureClass.SCHEMA_INVALID, _schema_detail(exc))
-    return AnswerParse(value, None, "ok")
+    value, failed, detail = _decode_model(text, model_cls)
+    failure = {None: None, "json": FailureClass.PARSE_ERROR, "schema": FailureClass.SCHEMA_INVALID}[failed]
+    return AnswerParse(value, failure, detail)
 
 
 NotJsonError = _NotJson
