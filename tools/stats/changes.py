@@ -23,7 +23,7 @@ from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.query_mysql import _json_value
 from diagnosis_harness.tools.results import Item, ToolResult
-from diagnosis_harness.tools.stats.common import MAX_ROWS, canonical, service_name
+from diagnosis_harness.tools.stats.common import MAX_ROWS, Timestamp, service_name
 from diagnosis_harness.tools.stats.metrics import time_text
 from diagnosis_harness.tools.stats.schema import TableKind, layout, literal, quote, run_select
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
@@ -40,16 +40,11 @@ class ChangeArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    before: str = Field(description="The time to look back from (the onset).")
+    before: Timestamp = Field(description="The time to look back from (the onset).")
     lookback_minutes: int = Field(default=60, ge=1, le=MAX_LOOKBACK_MINUTES,
                                   description="Minutes.")
     services: list[str] | None = Field(default=None, max_length=MAX_SERVICES, description=(
         "Only changes of these services (and those that name none)."))
-
-    @field_validator("before")
-    @classmethod
-    def _timestamp(cls, value: str) -> str:
-        return canonical(value)
 
     @field_validator("services")
     @classmethod

@@ -17,7 +17,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
@@ -50,6 +52,10 @@ class Span:
 def canonical(value: str) -> str:
     """A timestamp argument in the one UTC spelling (validators use it)."""
     return format_utc(parse_ts(value))
+
+
+Timestamp = Annotated[str, AfterValidator(canonical)]
+"""A tool argument that is a time: parsed, and kept in the one UTC spelling."""
 
 
 def service_name(value: str | None) -> str | None:

@@ -19,8 +19,8 @@ from diagnosis_harness.tools.stats.common import (
     Counted,
     Key,
     Span,
+    Timestamp,
     anomalies,
-    canonical,
     examples,
     known_service,
     located,
@@ -43,19 +43,14 @@ class WindowArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str
-    end: str
-    baseline_start: str | None = Field(
+    start: Timestamp
+    end: Timestamp
+    baseline_start: Timestamp | None = Field(
         default=None, description="Default: the window's length just before it.")
-    baseline_end: str | None = None
+    baseline_end: Timestamp | None = None
     service: str | None = Field(
         default=None, max_length=100,
         description="One service (as it logs); default all.")
-
-    @field_validator("start", "end", "baseline_start", "baseline_end")
-    @classmethod
-    def _timestamp(cls, value: str | None) -> str | None:
-        return None if value is None else canonical(value)
 
     @field_validator("service")
     @classmethod

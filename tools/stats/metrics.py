@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
-from diagnosis_harness.tools.stats.common import MAX_ROWS, Span, canonical, span_text, windows
+from diagnosis_harness.tools.stats.common import MAX_ROWS, Span, Timestamp, span_text, windows
 from diagnosis_harness.tools.stats.schema import (
     TableKind,
     is_number,
@@ -54,18 +54,13 @@ class MetricArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    start: str
-    end: str
+    start: Timestamp
+    end: Timestamp
     table: str | None = Field(default=None, max_length=100, description=(
         "One table; default all with a time column and numbers."))
-    baseline_start: str | None = Field(
+    baseline_start: Timestamp | None = Field(
         default=None, description="Default: the window's length just before it.")
-    baseline_end: str | None = None
-
-    @field_validator("start", "end", "baseline_start", "baseline_end")
-    @classmethod
-    def _timestamp(cls, value: str | None) -> str | None:
-        return None if value is None else canonical(value)
+    baseline_end: Timestamp | None = None
 
     @field_validator("table")
     @classmethod
