@@ -24,8 +24,8 @@ class BudgetExhausted(Exception):
         self.resource = resource
 
 
-class BudgetUsage(BaseModel):
-    """What a run has spent so far (checkpointed; never reset on resume)."""
+class CallUsage(BaseModel):
+    """The model and tool calls a run made and the tokens they took (an eval case's usage too)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -33,12 +33,17 @@ class BudgetUsage(BaseModel):
     tool_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    bytes: int = 0
 
     @property
     def tokens(self) -> int:
         """Prompt plus completion tokens."""
         return self.input_tokens + self.output_tokens
+
+
+class BudgetUsage(CallUsage):
+    """What a run has spent so far (checkpointed; never reset on resume)."""
+
+    bytes: int = 0
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from statistics import median
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from diagnosis_harness.control.budget import CallUsage
 from diagnosis_harness.eval.picture import Timeline
 from diagnosis_harness.eval.suite import Case, Expectation
 
@@ -53,18 +54,8 @@ class CitedRecord(_Frozen):
     text: str
 
 
-class Usage(_Frozen):
+class Usage(CallUsage):
     """What one case's run spent (from its run row)."""
-
-    model_calls: int = 0
-    tool_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    @property
-    def tokens(self) -> int:
-        """Input plus output tokens."""
-        return self.input_tokens + self.output_tokens
 
 
 class RunView(_Frozen):
