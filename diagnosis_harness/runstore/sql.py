@@ -5,8 +5,9 @@ trace and event rows go through the :class:`~diagnosis_harness.runstore.writer.B
 
 :class:`RunStore` is the one run-store class. Its methods are split by concern over modules, as
 parts it inherits (one class, not separate stores; none is used alone, and each uses the store's
-``_db``, ``_text`` and readers, declared once in :mod:`~diagnosis_harness.runstore.part`): the readers of rows and traces (:mod:`~diagnosis_harness.runstore.reads`),
-the lineage table (:mod:`~diagnosis_harness.runstore.lineage`), run listing and timelines
+``_db``, ``_text`` and readers, declared once in :mod:`~diagnosis_harness.runstore.part`): the
+readers of rows and traces (:mod:`~diagnosis_harness.runstore.reads`), the lineage table
+(:mod:`~diagnosis_harness.runstore.lineage`), run listing and timelines
 (:mod:`~diagnosis_harness.runstore.history`), leases (:mod:`~diagnosis_harness.runstore.leases`) and
 alert groups and the outbox (:mod:`~diagnosis_harness.runstore.alerts`). This module has the rest:
 opening, the writers, the events reader.
