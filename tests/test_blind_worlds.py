@@ -27,7 +27,6 @@ import pytest
 import worlds
 
 from diagnosis_harness.eval.suite import load_suite
-from diagnosis_harness.tools.dataset.build import load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
@@ -268,12 +267,12 @@ def _events(world: World) -> list[tuple[datetime, dict]]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built():
     made: dict[str, object] = {}
 
     def build(world: World):
         if world.name not in made:
-            made[world.name] = load_dataset(world.dir, tmp_path_factory.mktemp(world.name) / world.name)
+            made[world.name] = worlds.loaded(world.dir)
         return made[world.name]
 
     return build

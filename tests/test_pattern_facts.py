@@ -80,9 +80,8 @@ def test_200_404_and_502_lines_are_three_patterns_with_their_own_facts(nginx: Ba
 
 
 @pytest.fixture(scope="module", params=sorted(SOURCES))
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-          ) -> Iterator[Backends]:
-    built = load_dataset(SOURCES[request.param], tmp_path_factory.mktemp(request.param) / "b").dest
+def world(request: pytest.FixtureRequest) -> Iterator[Backends]:
+    built = worlds.loaded(SOURCES[request.param]).dest
     with Backends.open(built) as backends:
         yield backends
 

@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 import worlds
 
-from diagnosis_harness.tools.dataset.build import load_dataset
-
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "scripts" / "generate_worlds.py"
 NAMES = ("shop", "pipeline")
@@ -59,9 +57,8 @@ def events():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("worlds")
-    return {name: load_dataset(worlds.folder(name), root / name) for name in NAMES}
+def built():
+    return {name: worlds.loaded(worlds.folder(name)) for name in NAMES}
 
 
 def test_regenerating_gives_the_committed_files(tmp_path):

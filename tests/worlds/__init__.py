@@ -21,6 +21,10 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from diagnosis_harness.tools.dataset.build import LoadReport
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -92,6 +96,33 @@ def folder(name: str, scripts: Path = SCRIPTS) -> Path:
     if not target.is_dir():
         raise WorldError(f"{script.name} wrote no folder {name!r}")
     return target
+
+
+def loaded(world: Path) -> LoadReport:
+    """World folder ``world`` indexed by the harness loader, once for every test that reads it.
+
+    Three test modules read the same worlds' stores (loader facts, pattern counts, evidence
+    steps); each indexed them again into a folder of its own, about 100 s of a CI run. The store
+    is kept in the cache as ``loaded/<world folder>-<hash of the loader's sources>``: a world or
+    a loader that changed gets a store of its own, and ``load_dataset`` itself (its lock, its
+    manifest) makes the second asker reuse the first one's build. Tests only read it.
+    """
+    from diagnosis_harness.tools.dataset.build import load_dataset
+
+    key = _loader_digest()
+    root = cache_root() / "loaded"
+    for old in root.glob(f"{world.name}-*"):  # this world indexed by an earlier loader
+        if old.is_dir() and old.name.rsplit("-", 1)[1] != key:
+            shutil.rmtree(old, ignore_errors=True)
+    return load_dataset(world, root / f"{world.name}-{key}")
+
+
+def _loader_digest() -> str:
+    """A hash of the product's tool sources (the loader, its patterns and its schema)."""
+    h = hashlib.sha256()
+    for path in sorted((REPO / "tools").rglob("*.py")):
+        h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
 
 
 def build(wanted: tuple[str, ...] | None = None) -> dict[str, Path]:
