@@ -17,13 +17,12 @@ import pytest
 from graphkit import (
     CLAIMS,
     COLLECT,
-    EMPTY_KB,
     EMPTY_LOGS,
-    EMPTY_SQL,
     EV,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
+    SATURATING,
     ManualClock,
     assert_stored,
     call,
@@ -40,6 +39,7 @@ from graphkit import (
     router,
     seen,
     services_for,
+    stream_values,
     task_message,
     text,
     thread_saver,
@@ -49,7 +49,6 @@ from graphkit import (
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.lifecycle import CancelSignal
-from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import Services, new_context
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -112,12 +111,7 @@ TERMINAL = {
                               "judge": [judge()]}, {}, _cancel_at,
                              {"router": 1, "agent": 3, "judge": 1}, "CANCELLED"),
     "controlled-stop": ({"router": [INC_ROUTER],
-                         "agent": [COLLECT[0],
-                                   call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
-                                   call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
-                                   call("lookup_knowledge", EMPTY_KB, "c4", prev="c3",
-                                        gain="NO_GAIN"),
-                                   call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
+                         "agent": [*SATURATING, call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
                         {}, {}, {"router": 1, "agent": 5}, "FALLBACK"),
     # refused, revised once (the same draft), refused again: final
     "unsupported": ({"router": [INC_ROUTER],
@@ -322,13 +316,6 @@ RESUMABLE = {"router": [INC_ROUTER],
              "judge": [judge()]}
 
 
-async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    final: dict[str, Any] = {}
-    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
-        final = chunk
-    return final
-
-
 @pytest.mark.parametrize("stop_after", [["tool_gate"], ["model"],
                                         ["saturation_check", "evidence_guard"]])
 @pytest.mark.parametrize("max_model_calls", [16, 5])
@@ -348,10 +335,10 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
         async with checkpointer_for(services) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=stop_after)
-            final = await _stream(compiled, {"question": Q}, config, first)
+            final = await stream_values(compiled, {"question": Q}, config, first)
             while (snapshot := await compiled.aget_state(config)).next:
                 spent.append(snapshot.values["usage"])
-                final = await _stream(compiled, None, config,
+                final = await stream_values(compiled, None, config,
                                       new_context(services, thread_id=thread, run_id=first.run_id))
             return final
 
@@ -388,9 +375,9 @@ def test_a_resumed_run_records_one_complete_event_stream() -> None:
         async with checkpointer_for(services) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["tool_gate"])
-            await _stream(compiled, {"question": Q}, config, first)
+            await stream_values(compiled, {"question": Q}, config, first)
             while (await compiled.aget_state(config)).next:
-                await _stream(compiled, None, config,
+                await stream_values(compiled, None, config,
                               new_context(services, thread_id="resume-events", run_id=first.run_id))
 
     asyncio.run(scenario())
