@@ -18,6 +18,18 @@ def offline_services(data: Path, home: Path, protocol: str = "tools") -> Service
                                                 agent_protocol=protocol))
 
 
+def nginx_502s(root: Path) -> Path:
+    """A dataset folder under ``root``: nginx on 19 and 20 Nov 2026, 502s at 14:05 and 14:11."""
+    from diagnosis_harness import write_dataset
+
+    logs = [{"ts": f"2026-11-{day}T{clock}:00Z", "service": "nginx", "level": level,
+             "message": f"POST /static/app.js HTTP/1.1 {status} 157"}
+            for day in ("19", "20") for clock, level, status in (
+                ("13:50", "INFO", 200), ("14:05", "ERROR", 502), ("14:11", "ERROR", 502),
+                ("23:59", "INFO", 200))]
+    return write_dataset(root / "data", logs=logs)
+
+
 def diagnose(services: Services, question: str) -> dict[str, Any]:
     """One turn of a new thread: the result a caller of ``run_turn`` gets."""
     return asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
