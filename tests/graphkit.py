@@ -386,12 +386,17 @@ def outcome(out: dict[str, Any]) -> tuple[Any, ...]:
     return out["run_state"], out["release_outcome"], out["fallback_type"], out["failure_code"]
 
 
-def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
-    """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
+def tool_outcome(backends: Any, name: str, **args: Any) -> Any:
+    """One evidence tool's call ``c1`` on ``backends`` with default settings and a fresh budget,
+    as the tool boundary answers it (``.record`` and ``.observation``)."""
     from diagnosis_harness.control.budget import Budget, BudgetLimits
     from diagnosis_harness.tools.boundary import execute_tool
 
     s = Settings(_env_file=None)
     return execute_tool(name, args, tool_call_id="c1", backends=backends,
-                        budget=Budget(BudgetLimits.from_settings(s)), settings=s,
-                        ready_count=0).observation
+                        budget=Budget(BudgetLimits.from_settings(s)), settings=s, ready_count=0)
+
+
+def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
+    """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
+    return dict(tool_outcome(backends, name, **args).observation)

@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 from datasetkit import built_backends
-
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.settings import Settings
-from diagnosis_harness.tools.boundary import execute_tool
+from graphkit import tool_outcome
 
 MIGRATIONS = """version,service,description,started_at,finished_at,status
 V30,orders,add customer column,2026-10-01T04:00:00Z,2026-10-01T04:00:09Z,success
@@ -39,10 +36,7 @@ def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def changes(backends: Any, **args: Any) -> list[dict[str, Any]]:
-    s = Settings(_env_file=None)
-    record = execute_tool("recent_changes", args, tool_call_id="c1", backends=backends,
-                          budget=Budget(BudgetLimits.from_settings(s)), settings=s,
-                          ready_count=0).record
+    record = tool_outcome(backends, "recent_changes", **args).record
     return [f.data for f in record.facts if f.kind == "change"]
 
 
