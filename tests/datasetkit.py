@@ -41,6 +41,16 @@ def write_dataset(root: Path, name: str, description: str, logs: Iterable[dict[s
     return root
 
 
+def demo_indexed_home(folder: Path) -> Path:
+    """A new harness home ``folder/home`` with the demo dataset indexed (each test copies it)."""
+    from diagnosis_harness.control.settings import load_settings
+    from diagnosis_harness.tools.dataset.build import ensure_dataset
+
+    home = folder / "home"
+    ensure_dataset(load_settings(home=home))
+    return home
+
+
 RUNBOOK = "# X\n\n## Symptoms\nErrors.\n"
 """A runbook that matches nothing in particular, for a dataset whose test reads no knowledge."""
 

@@ -17,10 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from datasetkit import demo_indexed_home
 from graphkit import INC
-
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.tools.dataset.build import ensure_dataset
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "tools" / "demo_data"
@@ -40,9 +38,7 @@ def harness(home: Path, cwd: Path, *args: str, **extra: str) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with the demo dataset indexed once (copied per test)."""
-    home = tmp_path_factory.mktemp("indexed") / "home"
-    ensure_dataset(load_settings(home=home))
-    return home
+    return demo_indexed_home(tmp_path_factory.mktemp("indexed"))
 
 
 def paused_run(indexed: Path, tmp_path: Path, *, data: Path | None = None) -> tuple[Path, str]:
