@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,23 @@ def offline_services(data: Path, home: Path, protocol: str = "tools") -> Service
     """The offline default over ``data`` (a dataset folder), its state under ``home``."""
     return Services.from_settings(load_settings(model="offline", home=home, data_dir=data,
                                                 agent_protocol=protocol))
+
+
+ByProtocol = Callable[[str], Services]
+"""An agent protocol's offline services over one dataset (see :func:`per_protocol`)."""
+
+
+def per_protocol(write: Callable[[Path], Path], root: Path) -> ByProtocol:
+    """Offline services by agent protocol over one dataset that ``write`` puts under
+    ``root/data``: written on first use, each protocol's services (home ``root/PROTOCOL``) made once."""
+    @cache
+    def data() -> Path:
+        return write(root / "data")
+
+    @cache
+    def services(protocol: str) -> Services:
+        return offline_services(data(), root / protocol, protocol)
+    return services
 
 
 def nginx_502s(root: Path) -> Path:
