@@ -366,6 +366,11 @@ COLLECT = [call("query_logs", EV[0]["args"], "c1"),
 """The agent's usual investigation: E1.1 (log summary), E1.2 (config reload), E2.1 (CHG-2041)."""
 FULL_RUN = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 """One full diagnosis: router, two tool calls, a draft, the judge (13 checkpoints when kept)."""
+THREE_CALL_RUN = {"router": [INC_ROUTER],
+                  "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
+                            draft(ROOT_CAUSE, CLAIMS)],
+                  "judge": [judge()]}
+"""Router, three tool calls (c1, c2, c3), a draft and the judge: a SUCCESS."""
 SATURATING = [COLLECT[0],
               call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
               call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),

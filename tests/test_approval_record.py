@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from datasetkit import demo_indexed_home
-from graphkit import INC
+from graphkit import FULL_RUN, INC
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "tools" / "demo_data"
@@ -177,15 +177,14 @@ def test_a_run_that_ends_otherwise_while_its_approval_is_pending_settles_it(tmp_
     import asyncio
     from uuid import uuid4
 
-    from graphkit import CLAIMS, COLLECT, INC_ROUTER, ROOT_CAUSE, draft, judge, services_for
+    from graphkit import services_for
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
     from diagnosis_harness.session.hooked import session_graph
     from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
 
-    script = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-              "judge": [judge()]}
+    script = FULL_RUN
     services = services_for(tmp_path / "home", script, approval="before_publish", database_url=None)
     graph = session_graph(InMemorySaver(), edit_log=services.store,
                           resolve_context=RunResolver(ServicesByOptions(services), services, actor="t"))

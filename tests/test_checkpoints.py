@@ -106,8 +106,7 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
              for f in r.facts}
     assert {"E1.1", "E1.2", "E2.1"} <= facts  # the facts the report cites, read back
     # The next turn of the thread starts from it, and is pruned the same way.
-    services, again = go({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                          "judge": [judge()]}, thread_id=thread)
+    services, again = go(FULL_RUN, thread_id=thread)
     assert again["release_outcome"] == "SUCCESS"
     values = asyncio.run(kept_state())
     assert values["run_id"] == again["run_id"] and len(values["records"]) == 2

@@ -19,10 +19,12 @@ from graphkit import (
     COLLECT,
     EMPTY_LOGS,
     EV,
+    FULL_RUN,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
     SATURATING,
+    THREE_CALL_RUN,
     ManualClock,
     assert_stored,
     call,
@@ -142,8 +144,7 @@ def test_no_model_call_after_a_terminal_state(name: str) -> None:
 # --- what SUCCESS and fallbacks may publish ---------------------------------------------
 
 SUCCESSES = {
-    "row1": {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-             "judge": [judge()]},
+    "row1": FULL_RUN,
     "after-repair": {"router": [INC_ROUTER],
                      "agent": [*COLLECT, draft(ROOT_CAUSE, [(CLAIMS[1][0], ["E2.1", "E7.1"])])],
                      "repair": [draft(ROOT_CAUSE, [(CLAIMS[1][0], ["E2.1"])])],
@@ -310,10 +311,6 @@ def test_missing_or_negative_usage_counts_zero_and_failed_calls_count_no_tokens(
 
 # --- resume after the process stopped between nodes ---------------------------------------
 
-RESUMABLE = {"router": [INC_ROUTER],
-             "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
-                       draft(ROOT_CAUSE, CLAIMS)],
-             "judge": [judge()]}
 
 
 @pytest.mark.parametrize("stop_after", [["tool_gate"], ["model"],
@@ -323,9 +320,9 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
         stop_after: list[str], max_model_calls: int) -> None:
     """The process stops after each ``stop_after`` node (its checkpoint saved) and a new one
     resumes the run with a fresh run context; the result must equal an uninterrupted run."""
-    reference_services, reference = go(RESUMABLE, settings={"max_model_calls": max_model_calls})
+    reference_services, reference = go(THREE_CALL_RUN, settings={"max_model_calls": max_model_calls})
 
-    services = services_for(demo_home(), RESUMABLE, max_model_calls=max_model_calls)
+    services = services_for(demo_home(), THREE_CALL_RUN, max_model_calls=max_model_calls)
     thread = f"resume-{'-'.join(stop_after)}-{max_model_calls}"
     config = {"configurable": {"thread_id": thread}}
     first = new_context(services, thread_id=thread)
