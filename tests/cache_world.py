@@ -8,11 +8,11 @@ The report tests cite these through ``query_logs`` and ``recent_changes``.
 
 from __future__ import annotations
 
-import csv
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from datasetkit import write_dataset
 
 QUESTION = "cache-service slow between 11:00 and 11:30 on 2026-10-05 — why?"
 WINDOW = {"service": "cache-service", "start": "2026-10-05T10:30:00Z",
@@ -40,15 +40,7 @@ def _logs() -> list[dict[str, Any]]:
 
 def write_cache_world(root: Path) -> Path:
     """Write the dataset folder under ``root`` and return it."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "dataset.json").write_text(json.dumps({"name": "cache-test",
-                                                   "description": "a cache TTL cut"}))
-    with (root / "logs.jsonl").open("w", encoding="utf-8") as fh:
-        fh.writelines(json.dumps(e) + "\n" for e in _logs())
-    (root / "tables").mkdir(exist_ok=True)
-    with (root / "tables" / "config_changes.csv").open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(CHANGES)
-    (root / "knowledge").mkdir(exist_ok=True)
-    (root / "knowledge" / "cache-ttl.md").write_text(
-        "# Cache TTL\n\n## Symptoms\nHit rate falls when the TTL is cut.\n", encoding="utf-8")
-    return root
+    return write_dataset(root, "cache-test", "a cache TTL cut", _logs(),
+                         tables={"config_changes": CHANGES},
+                         knowledge={"cache-ttl.md": "# Cache TTL\n\n## Symptoms\n"
+                                                    "Hit rate falls when the TTL is cut.\n"})

@@ -27,6 +27,7 @@ from unittest import mock
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+import diagnosis_harness.graph.builder
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.control.lifecycle import RunLifecycle
 from diagnosis_harness.control.settings import Settings, load_settings
@@ -35,7 +36,8 @@ from diagnosis_harness.providers.seam import ModelSeam
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import session_graph as build_graph
-from diagnosis_harness.session.runner import open_checkpointer, run_turn
+from diagnosis_harness.session.run_session import RunSession
+from diagnosis_harness.session.runner import new_context, open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services
 
 USAGE = {"input_tokens": 100, "output_tokens": 20}
@@ -211,6 +213,36 @@ def thread_values(services: Services, thread_id: str, checkpointer: Any = None) 
     return asyncio.run(read())
 
 
+async def stream_values(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
+    """Stream one segment of a run through a RunSession, as the runner does; its last state."""
+    final: dict[str, Any] = {}
+    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
+        final = chunk
+    return final
+
+
+def edited_run(services: Services, thread: str, *, before: str, as_node: str,
+               edit: Callable[[Any, dict[str, Any]], dict[str, Any] | None]) -> tuple[Any, dict[str, Any]]:
+    """Run INC-1's question until just before node ``before``, apply ``edit(first_context,
+    values)`` to the checkpoint as ``as_node`` (None: no update), and resume the run in a new
+    context, as Studio's edit-and-continue does. Returns (the first context, the final state)."""
+    config: Any = {"configurable": {"thread_id": thread}}
+    first = new_context(services, thread_id=thread)
+
+    async def scenario() -> dict[str, Any]:
+        async with checkpointer_for(services) as saver:
+            compiled = diagnosis_harness.graph.builder.builder().compile(
+                checkpointer=saver, interrupt_before=[before])
+            await stream_values(compiled, {"question": INC["question"]}, config, first)
+            update = edit(first, (await compiled.aget_state(config)).values)
+            if update:
+                await compiled.aupdate_state(config, update, as_node=as_node)
+            return await stream_values(compiled, None, config,
+                                       new_context(services, thread_id=thread, run_id=first.run_id))
+
+    return first, asyncio.run(scenario())
+
+
 class ManualClock:
     """A monotonic clock that moves only when a test says so."""
 
@@ -332,6 +364,19 @@ CLAIMS = [("config reloaded with db.pool.max_size=10 (was 50)", ["E1.2"]),
 COLLECT = [call("query_logs", EV[0]["args"], "c1"),
            call("query_mysql", EV[1]["args"], "c2", prev="c1")]
 """The agent's usual investigation: E1.1 (log summary), E1.2 (config reload), E2.1 (CHG-2041)."""
+FULL_RUN = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
+"""One full diagnosis: router, two tool calls, a draft, the judge (13 checkpoints when kept)."""
+THREE_CALL_RUN = {"router": [INC_ROUTER],
+                  "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
+                            draft(ROOT_CAUSE, CLAIMS)],
+                  "judge": [judge()]}
+"""Router, three tool calls (c1, c2, c3), a draft and the judge: a SUCCESS."""
+SATURATING = [COLLECT[0],
+              call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
+              call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
+              call("lookup_knowledge", EMPTY_KB, "c4", prev="c3", gain="NO_GAIN")]
+"""Agent turns that saturate: one finding, then three empty results the agent judges NO_GAIN;
+the agent's next call (c5) is the controlled stop."""
 
 
 def go(script: dict[str, list[Any]], question: Any = INC["question"], *,
@@ -346,12 +391,17 @@ def outcome(out: dict[str, Any]) -> tuple[Any, ...]:
     return out["run_state"], out["release_outcome"], out["fallback_type"], out["failure_code"]
 
 
-def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
-    """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
+def tool_outcome(backends: Any, name: str, **args: Any) -> Any:
+    """One evidence tool's call ``c1`` on ``backends`` with default settings and a fresh budget,
+    as the tool boundary answers it (``.record`` and ``.observation``)."""
     from diagnosis_harness.control.budget import Budget, BudgetLimits
     from diagnosis_harness.tools.boundary import execute_tool
 
     s = Settings(_env_file=None)
     return execute_tool(name, args, tool_call_id="c1", backends=backends,
-                        budget=Budget(BudgetLimits.from_settings(s)), settings=s,
-                        ready_count=0).observation
+                        budget=Budget(BudgetLimits.from_settings(s)), settings=s, ready_count=0)
+
+
+def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
+    """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
+    return dict(tool_outcome(backends, name, **args).observation)

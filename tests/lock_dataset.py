@@ -15,11 +15,11 @@ logs its lock timeouts. ``schema_migrations`` is flyway's history. Days (+00:00)
 
 from __future__ import annotations
 
-import csv
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from datasetkit import write_dataset
 
 CASES = {
     "INDEX": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-01 — root cause?",
@@ -81,13 +81,5 @@ MIGRATIONS = [
 
 def write_lock_dataset(root: Path) -> Path:
     """Write the dataset folder under ``root`` and return it."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "dataset.json").write_text(json.dumps({"name": "orders-locks",
-                                                   "description": "lock waits"}))
-    with (root / "logs.jsonl").open("w", encoding="utf-8") as fh:
-        for event in _logs():
-            fh.write(json.dumps(event) + "\n")
-    (root / "tables").mkdir(exist_ok=True)
-    with (root / "tables" / "schema_migrations.csv").open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(MIGRATIONS)
-    return root
+    return write_dataset(root, "orders-locks", "lock waits", _logs(),
+                         tables={"schema_migrations": MIGRATIONS})

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,15 @@ class PgServer:
         name = f"t_{uuid.uuid4().hex[:16]}"
         self._admin(f'CREATE DATABASE "{name}"')
         return name
+
+    @contextmanager
+    def database(self) -> Iterator[str]:
+        """A new empty database's URL for the block, dropped when it ends."""
+        name = self.create_database()
+        try:
+            yield self.url(name)
+        finally:
+            self.drop_database(name)
 
     def drop_database(self, name: str) -> None:
         """Drop a database, closing what is still connected to it."""
@@ -93,18 +103,12 @@ def pg_server() -> Iterator[PgServer]:
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> Iterator[str]:
     """A fresh, empty database for one test, dropped afterwards."""
-    name = pg_server.create_database()
-    try:
-        yield pg_server.url(name)
-    finally:
-        pg_server.drop_database(name)
+    with pg_server.database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def pg_session_url(pg_server: PgServer) -> Iterator[str]:
     """One database for the whole session, dropped at its end."""
-    name = pg_server.create_database()
-    try:
-        yield pg_server.url(name)
-    finally:
-        pg_server.drop_database(name)
+    with pg_server.database() as url:
+        yield url

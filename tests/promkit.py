@@ -190,7 +190,24 @@ def backfill(openmetrics_text: str, tsdb_dir: str | Path) -> Path:
 # processes
 
 
-class _Server:
+class _Started:
+    """``with kit:`` starts it, and stops it on the way out, whatever happened inside."""
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _Server(_Started):
     """A server process on 127.0.0.1:port, started with a temporary folder, stopped by PID."""
 
     name = "server"
@@ -274,13 +291,6 @@ class _Server:
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp = None
-
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def _write_json(path: Path, data: Any) -> Path:
@@ -496,7 +506,7 @@ class Alertmanager(_Server):
 # in-process HTTP servers
 
 
-class _Http:
+class _Http(_Started):
     """A ThreadingHTTPServer on 127.0.0.1 in a daemon thread; a context manager."""
 
     def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
@@ -532,13 +542,6 @@ class _Http:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
-
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 class _Quiet(BaseHTTPRequestHandler):

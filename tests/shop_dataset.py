@@ -13,11 +13,11 @@ its own table and column names (``flag_flips.flipped_at``, ``rollouts.started``,
 
 from __future__ import annotations
 
-import csv
-import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+
+from datasetkit import write_dataset
 
 TZ = timezone(timedelta(hours=2))
 
@@ -120,17 +120,4 @@ Check recent rollouts of checkout-api and the error rate per endpoint before pag
 
 def write_shop_dataset(root: Path) -> Path:
     """Write the dataset folder under ``root`` and return it."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "dataset.json").write_text(json.dumps({"name": "shop-test",
-                                                   "description": "test shop"}))
-    with (root / "logs.jsonl").open("w", encoding="utf-8") as fh:
-        for event in _logs():
-            fh.write(json.dumps(event) + "\n")
-    (root / "tables").mkdir(exist_ok=True)
-    for name, rows in TABLES.items():
-        with (root / "tables" / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh).writerows(rows)
-    (root / "knowledge").mkdir(exist_ok=True)
-    for name, text in KNOWLEDGE.items():
-        (root / "knowledge" / name).write_text(text, encoding="utf-8")
-    return root
+    return write_dataset(root, "shop-test", "test shop", _logs(), tables=TABLES, knowledge=KNOWLEDGE)

@@ -16,11 +16,11 @@ holds the changes. Three days, one case each (+00:00):
 
 from __future__ import annotations
 
-import csv
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from datasetkit import write_dataset
 
 CASES: dict[str, dict[str, Any]] = {
     "DFS": {"question": "datanode block writes failing between 10:00 and 10:20 on 2026-09-01 "
@@ -95,15 +95,6 @@ Restore the reserved space, free the volume, and restart the DataNode.
 
 def write_storage_dataset(root: Path) -> Path:
     """Write the dataset folder under ``root`` and return it."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "dataset.json").write_text(json.dumps({"name": "storage-test",
-                                                   "description": "storage traps"}))
-    with (root / "logs.jsonl").open("w", encoding="utf-8") as fh:
-        for event in _logs():
-            fh.write(json.dumps(event) + "\n")
-    (root / "tables").mkdir(exist_ok=True)
-    with (root / "tables" / "config_changes.csv").open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(CHANGES)
-    (root / "knowledge").mkdir(exist_ok=True)
-    (root / "knowledge" / "datanode-volume-full.md").write_text(RUNBOOK, encoding="utf-8")
-    return root
+    return write_dataset(root, "storage-test", "storage traps", _logs(),
+                         tables={"config_changes": CHANGES},
+                         knowledge={"datanode-volume-full.md": RUNBOOK})

@@ -1,6 +1,6 @@
 """What the Studio workflow tests share: a stub investigator with a real judge, SDK streaming, the CLI.
 
-The investigator is the one of ``test_serving`` (every run investigates its own "incident #N"),
+The investigator is the one of ``servekit`` (every run investigates its own "incident #N"),
 with two changes: a question that says "(cosmic)" gets a draft blaming a cosmic ray, and the
 judge supports a conclusion only if it names connection pool exhaustion — which the evidence
 (error logs) is about. So an edited or cosmic draft is UNSUPPORTED by a judge that reads it.
@@ -13,15 +13,15 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from devserver import DevServer
 from langgraph_sdk import get_client
+from servekit import investigator, message_text, stub_env
 from stub_openai import StubOpenAI
-from test_serving import _text, investigator
 
 from diagnosis_harness.runstore.store import RunStore
 
@@ -29,8 +29,8 @@ SUPPORTED_CAUSE = "connection pool exhaustion"
 
 
 def studio_investigator(body: dict[str, Any]) -> dict[str, Any]:
-    """``test_serving.investigator`` with a judge that reads, and cosmic drafts on request."""
-    texts = [_text(m) for m in body.get("messages", [])]
+    """``servekit.investigator`` with a judge that reads, and cosmic drafts on request."""
+    texts = [message_text(m) for m in body.get("messages", [])]
     if texts and texts[0].startswith("You are an independent reviewer"):
         supported = SUPPORTED_CAUSE in "\n".join(texts)
         return {"content": json.dumps({"verdict": "SUPPORTED" if supported else "UNSUPPORTED",
@@ -67,44 +67,18 @@ def studio_server(work: Path, **settings: str) -> Iterator[Studio]:
     """A dev server (``harness serve``) on the stub, with extra ``HARNESS_…`` settings."""
     home = work / "home"
     with StubOpenAI(responder=studio_investigator) as stub:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
-        env.update(HARNESS_HOME=str(home), HARNESS_MODEL="openai:stub-model",
-                   OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="test-key",
-                   NO_PROXY="127.0.0.1,localhost", **settings)
+        env = stub_env(home, stub.base_url, **settings)
         with DevServer(work / "cwd", env) as server:
             yield Studio(server, stub, RunStore(home / "runs.sqlite"), env)
 
 
-@dataclass
-class Streamed:
-    server_run_id: str = ""
-    events: list[dict[str, Any]] = field(default_factory=list)
-    final: dict[str, Any] = field(default_factory=dict)
-    errors: list[Any] = field(default_factory=list)
-    interrupts: list[Any] = field(default_factory=list)
-
-
-async def stream(url: str, thread_id: str, input: Any, **kw: Any) -> Streamed:
-    """One server run through ``runs.stream``: custom events, values, interrupts, errors."""
-    out = Streamed()
-    async for part in get_client(url=url).runs.stream(
-            thread_id, "diagnosis", input=input, stream_mode=["custom", "values", "updates"], **kw):
-        if part.event == "metadata":
-            out.server_run_id = part.data["run_id"]
-        elif part.event == "custom":
-            out.events.append(part.data)
-        elif part.event == "values":
-            out.final = part.data
-        elif part.event == "updates" and "__interrupt__" in (part.data or {}):
-            out.interrupts.extend(i.get("value") for i in part.data["__interrupt__"])
-        elif part.event == "error":
-            out.errors.append(part.data)
-    return out
-
-
-async def new_thread(url: str) -> str:
-    return str((await get_client(url=url).threads.create())["thread_id"])
+def studio_fixture(name: str, **settings: str) -> Any:
+    """A module-scoped ``studio`` fixture: one :func:`studio_server` in a folder named ``name``."""
+    @pytest.fixture(scope="module")
+    def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
+        with studio_server(tmp_path_factory.mktemp(name), **settings) as served:
+            yield served
+    return studio
 
 
 async def state(url: str, thread_id: str) -> dict[str, Any]:
@@ -113,16 +87,6 @@ async def state(url: str, thread_id: str) -> dict[str, Any]:
 
 def usage(values: dict[str, Any]) -> dict[str, int]:
     return dict(values["usage"])
-
-
-def assert_grammar(events: list[dict[str, Any]]) -> None:
-    """docs/design.md §5: metadata → status* → (content | failure) → done."""
-    kinds = [e["event"] for e in events]
-    assert kinds[:1] == ["metadata"], kinds
-    rest = kinds[1:]
-    while rest and rest[0] == "status":
-        rest = rest[1:]
-    assert rest in (["content", "done"], ["failure", "done"]), kinds
 
 
 def harness_cli(studio: Studio, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -11,11 +11,11 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from httpkit import LocalServer, QuietHandler
 
 from diagnosis_harness.control.budget import BudgetUsage
 from diagnosis_harness.control.contracts import ReleaseOutcome, RunState, StoredRunStatus
@@ -203,7 +203,7 @@ def test_two_workers_on_one_postgres_start_one_run_for_a_group(pg_url: str) -> N
 # --- the outbox ---------------------------------------------------------------------------------
 
 
-class Receiver:
+class Receiver(LocalServer):
     """A local HTTP server that records POSTs; the first ``fail`` answer 500, ``hang`` sleep."""
 
     def __init__(self, fail: int = 0, hang: int = 0, hang_s: float = 3.0) -> None:
@@ -211,7 +211,7 @@ class Receiver:
         self.fail, self.hang, self.hang_s, self.seen = fail, hang, hang_s, 0
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802 — the stdlib's name
                 data = self.rfile.read(int(self.headers.get("content-length", 0)))
                 outer.seen += 1
@@ -227,16 +227,7 @@ class Receiver:
                 self.send_response(200)
                 self.end_headers()
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def test_a_receiver_that_hangs_then_fails_gets_the_outcome_once_it_answers(

@@ -10,11 +10,11 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from httpkit import LocalServer, QuietHandler
 from test_alert_intake import FakeServer, _due_now, am_payload, finish, send
 
 from diagnosis_harness.control.settings import load_settings
@@ -27,7 +27,7 @@ HOSTILE_CAUSE = ("root cause: pool exhausted [ev1] <!here> see ![x](https://trac
                  "and [login](https://evil.example/login) cc @acme/sre <img src=x> https://evil.example")
 
 
-class Recorder:
+class Recorder(LocalServer):
     """A local HTTP server that records every request; per path: a delay, a status, a Location."""
 
     def __init__(self, delay_s: float = 0.0, status: int = 200, location: str | None = None
@@ -36,7 +36,7 @@ class Recorder:
         self.lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _any(self) -> None:
                 data = self.rfile.read(int(self.headers.get("content-length") or 0))
                 time.sleep(delay_s)
@@ -52,16 +52,7 @@ class Recorder:
 
             do_POST = do_GET = _any  # noqa: N815 — the stdlib's names
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 @pytest.fixture

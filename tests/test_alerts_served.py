@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from devserver import DevServer
+from servekit import server_env
 from test_alert_intake import Receiver, am_payload
 
 from diagnosis_harness.runstore.store import RunStore
@@ -40,10 +41,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     work = tmp_path_factory.mktemp("alerts")
     home = work / "home"
     receiver = Receiver()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
-    env.update(HARNESS_HOME=str(home), HARNESS_MODEL="offline", HARNESS_ALERTS_TOKEN=TOKEN,
-               HARNESS_NOTIFY_URL=f"{receiver.url}/hook", NO_PROXY="127.0.0.1,localhost")
+    env = server_env(home, HARNESS_MODEL="offline", HARNESS_ALERTS_TOKEN=TOKEN,
+                     HARNESS_NOTIFY_URL=f"{receiver.url}/hook")
     try:
         with DevServer(work / "cwd", env) as server:
             yield Served(server, receiver, RunStore(home / "runs.sqlite"))

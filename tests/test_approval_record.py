@@ -17,10 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from graphkit import INC
-
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.tools.dataset.build import ensure_dataset
+from datasetkit import demo_indexed_home
+from graphkit import FULL_RUN, INC
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "tools" / "demo_data"
@@ -40,9 +38,7 @@ def harness(home: Path, cwd: Path, *args: str, **extra: str) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with the demo dataset indexed once (copied per test)."""
-    home = tmp_path_factory.mktemp("indexed") / "home"
-    ensure_dataset(load_settings(home=home))
-    return home
+    return demo_indexed_home(tmp_path_factory.mktemp("indexed"))
 
 
 def paused_run(indexed: Path, tmp_path: Path, *, data: Path | None = None) -> tuple[Path, str]:
@@ -181,15 +177,14 @@ def test_a_run_that_ends_otherwise_while_its_approval_is_pending_settles_it(tmp_
     import asyncio
     from uuid import uuid4
 
-    from graphkit import CLAIMS, COLLECT, INC_ROUTER, ROOT_CAUSE, draft, judge, services_for
+    from graphkit import services_for
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
     from diagnosis_harness.session.hooked import session_graph
     from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
 
-    script = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-              "judge": [judge()]}
+    script = FULL_RUN
     services = services_for(tmp_path / "home", script, approval="before_publish", database_url=None)
     graph = session_graph(InMemorySaver(), edit_log=services.store,
                           resolve_context=RunResolver(ServicesByOptions(services), services, actor="t"))

@@ -9,42 +9,30 @@ and to give an earlier baseline; with that baseline the failure shows.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
+from datasetkit import built_backends
 from graphkit import tool_observation
-
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.build import load_dataset
 
 
 @pytest.fixture(scope="module")
 def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("early")
-    src = root / "src"
-    (src / "tables").mkdir(parents=True)
-    (src / "knowledge").mkdir()
     # From 09:00 api logs a request a minute; from 10:05 it also fails on every request.
     logs = [{"ts": f"2026-10-01T{h:02d}:{m:02d}:00Z", "service": "api", "level": "INFO",
              "message": "request served"} for h in (9, 10) for m in range(60)]
     logs += [{"ts": f"2026-10-01T10:{m:02d}:30Z", "service": "api", "level": "ERROR",
               "message": f"upstream ledger refused connection (attempt {m})"}
              for m in range(5, 60)]
-    (src / "logs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in sorted(
-        logs, key=lambda e: e["ts"])))
-    (src / "tables" / "deploys.csv").write_text(
-        "deploy_id,service,version,started_at\nD1,api,1.2,2026-10-01T08:00:00Z\n")
     # api's latency a minute: ~100 ms, ~900 ms from 10:05 (with the errors).
     samples = [(h, m, 900 + m % 7 if (h, m) >= (10, 5) else 100 + m % 7)
                for h in (9, 10) for m in range(60)]
-    (src / "tables" / "service_metrics.csv").write_text(
-        "ts,service,metric,value\n" + "".join(
-            f"2026-10-01T{h:02d}:{m:02d}:00Z,api,latency_ms,{v}\n" for h, m, v in samples))
-    (src / "knowledge" / "x.md").write_text("# X\n\n## Symptoms\nErrors.\n")
-    (src / "dataset.json").write_text(json.dumps({"name": "early", "description": "x"}))
-    with Backends.open(load_dataset(src, root / "built").dest) as opened:
+    tables = {"deploys": "deploy_id,service,version,started_at\nD1,api,1.2,2026-10-01T08:00:00Z\n",
+              "service_metrics": "ts,service,metric,value\n" + "".join(
+                  f"2026-10-01T{h:02d}:{m:02d}:00Z,api,latency_ms,{v}\n" for h, m, v in samples)}
+    with built_backends(tmp_path_factory.mktemp("early"), "early",
+                        sorted(logs, key=lambda e: e["ts"]), tables=tables) as opened:
         yield opened
 
 

@@ -3,49 +3,43 @@ service's change is no cause without a link, and a system-wide question is inves
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
-from offline_runs import diagnose, offline_services
+from offline_runs import ByProtocol, diagnose, offline_services, per_protocol
 from storage_dataset import CASES, SYSTEM_WIDE, write_storage_dataset
 
 from diagnosis_harness.session.runner import Services
 
 
-@cache
-def storage(protocol: str, root: str) -> Services:
-    data = write_storage_dataset(Path(root) / "data")
-    return offline_services(data, Path(root) / protocol, protocol)
-
-
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return str(tmp_path_factory.mktemp("storage"))
+def storage(tmp_path_factory: pytest.TempPathFactory) -> ByProtocol:
+    """The offline services on the storage dataset, by agent protocol."""
+    return per_protocol(write_storage_dataset, tmp_path_factory.mktemp("storage"))
 
 
-def test_changes_sharing_only_the_dfs_namespace_are_not_a_cause(root: str) -> None:
-    out = diagnose(storage("tools", root), CASES["DFS"]["question"])
+def test_changes_sharing_only_the_dfs_namespace_are_not_a_cause(storage: ByProtocol) -> None:
+    out = diagnose(storage("tools"), CASES["DFS"]["question"])
     assert (out["release_outcome"], out["fallback_type"]) == ("FALLBACK",
                                                               "INSUFFICIENT_EVIDENCE"), out["content"]
     assert not any(line.startswith("Root cause:") for line in out["content"].splitlines())
 
 
-def test_another_services_cron_sharing_the_word_disk_is_not_a_cause(root: str) -> None:
-    out = diagnose(storage("tools", root), CASES["CRON"]["question"])
+def test_another_services_cron_sharing_the_word_disk_is_not_a_cause(storage: ByProtocol) -> None:
+    out = diagnose(storage("tools"), CASES["CRON"]["question"])
     assert out["release_outcome"] == "FALLBACK", out["content"]
     assert not any(line.startswith("Root cause:") for line in out["content"].splitlines())
 
 
-def test_the_change_the_runbook_names_on_the_affected_service_is_the_cause(root: str) -> None:
-    out = diagnose(storage("tools", root), CASES["RESERVED"]["question"])
+def test_the_change_the_runbook_names_on_the_affected_service_is_the_cause(storage: ByProtocol) -> None:
+    out = diagnose(storage("tools"), CASES["RESERVED"]["question"])
     assert out["release_outcome"] == "SUCCESS", out["content"]
     assert "CH-31" in out["content"] and CASES["RESERVED"]["key"] in out["content"]
 
 
 @pytest.mark.parametrize("protocol", ["tools", "json"])
-def test_a_system_wide_question_with_a_window_is_investigated(root: str, protocol: str) -> None:
-    out = diagnose(storage(protocol, root), SYSTEM_WIDE)
+def test_a_system_wide_question_with_a_window_is_investigated(storage: ByProtocol, protocol: str) -> None:
+    out = diagnose(storage(protocol), SYSTEM_WIDE)
     assert out["intent"] == "DIAGNOSIS"
     assert out["fallback_type"] != "MISSING_REQUIRED_CONTEXT", out["content"]
     assert out["usage"]["tool_calls"] > 0
@@ -55,9 +49,9 @@ def test_a_system_wide_question_with_a_window_is_investigated(root: str, protoco
 
 
 @pytest.mark.parametrize("protocol", ["tools", "json"])
-def test_a_system_wide_question_without_a_window_still_asks_for_one(root: str,
+def test_a_system_wide_question_without_a_window_still_asks_for_one(storage: ByProtocol,
                                                                     protocol: str) -> None:
-    out = diagnose(storage(protocol, root), "something is broken in the cluster, what happened?")
+    out = diagnose(storage(protocol), "something is broken in the cluster, what happened?")
     assert out["intent"] == "DIAGNOSIS"
     assert out["fallback_type"] == "MISSING_REQUIRED_CONTEXT"
     assert out["usage"]["tool_calls"] == 0

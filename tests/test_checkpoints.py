@@ -21,6 +21,7 @@ import pytest
 from graphkit import (
     CLAIMS,
     COLLECT,
+    FULL_RUN,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
@@ -46,8 +47,6 @@ from diagnosis_harness.session.services import Services, run_store_location
 pytestmark = pytest.mark.usefixtures("backend")
 
 Q = INC["question"]
-ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
-"""One full diagnosis: router, two tool calls, a draft, the judge (13 checkpoints when kept)."""
 
 
 def checkpoints(services: Services, thread_id: str) -> list[Any]:
@@ -76,7 +75,7 @@ def plain(services: Services) -> Services:
 
 def test_a_finished_run_leaves_only_the_latest_checkpoint_of_its_thread() -> None:
     thread = f"bounded-{time.monotonic_ns()}"
-    services, first = go(ROW1, thread_id=thread)
+    services, first = go(FULL_RUN, thread_id=thread)
     assert first["release_outcome"] == "SUCCESS"
     [kept] = checkpoints(services, thread)
     assert kept.checkpoint["channel_values"]["run_id"] == first["run_id"]  # the run's last state
@@ -90,7 +89,7 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
     # messages and records are DeltaChannels: their values live in the writes of the pruned
     # ancestors unless the kept checkpoint got a snapshot of them first.
     thread = f"kept-state-{time.monotonic_ns()}"
-    services, out = go(ROW1, thread_id=thread)
+    services, out = go(FULL_RUN, thread_id=thread)
     assert out["release_outcome"] == "SUCCESS"
     assert len(checkpoints(services, thread)) == 1
 
@@ -107,8 +106,7 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
              for f in r.facts}
     assert {"E1.1", "E1.2", "E2.1"} <= facts  # the facts the report cites, read back
     # The next turn of the thread starts from it, and is pruned the same way.
-    services, again = go({"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                          "judge": [judge()]}, thread_id=thread)
+    services, again = go(FULL_RUN, thread_id=thread)
     assert again["release_outcome"] == "SUCCESS"
     values = asyncio.run(kept_state())
     assert values["run_id"] == again["run_id"] and len(values["records"]) == 2
@@ -116,13 +114,13 @@ def test_the_kept_checkpoint_still_holds_the_runs_messages_and_records() -> None
 
 def test_retention_all_keeps_every_checkpoint() -> None:
     thread = f"keep-all-{time.monotonic_ns()}"
-    services, out = go(ROW1, thread_id=thread, settings={"checkpoint_retention": "all"})
+    services, out = go(FULL_RUN, thread_id=thread, settings={"checkpoint_retention": "all"})
     assert out["release_outcome"] == "SUCCESS"
     assert len(checkpoints(services, thread)) >= 10
 
 
 def test_a_paused_run_keeps_its_history_until_it_ends() -> None:
-    services = services_for(graphkit.demo_home(), ROW1)
+    services = services_for(graphkit.demo_home(), FULL_RUN)
     thread = f"paused-{time.monotonic_ns()}"
     config: Any = {"configurable": {"thread_id": thread}}
     first = new_context(services, thread_id=thread)

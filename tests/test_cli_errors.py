@@ -20,11 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from datasetkit import demo_indexed_home
 from graphkit import INC
 
-from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import RunStore
-from diagnosis_harness.tools.dataset.build import ensure_dataset
 
 pytestmark = pytest.mark.slow
 
@@ -36,8 +35,7 @@ Q = INC["question"]
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with the demo dataset indexed, and a run store and checkpoints with one run."""
-    home = tmp_path_factory.mktemp("template") / "home"
-    ensure_dataset(load_settings(home=home))
+    home = demo_indexed_home(tmp_path_factory.mktemp("template"))
     proc = _cli(home, home.parent, "diagnose", Q, "--json")
     assert proc.returncode == 0, proc.stderr
     for name in ("runs.sqlite", "checkpoints.sqlite"):  # everything in the main file, no WAL

@@ -15,18 +15,7 @@ from unittest import mock
 from uuid import uuid4
 
 import pytest
-from graphkit import (
-    CLAIMS,
-    COLLECT,
-    INC,
-    INC_ROUTER,
-    ROOT_CAUSE,
-    ManualClock,
-    demo_home,
-    draft,
-    judge,
-    services_for,
-)
+from graphkit import FULL_RUN, INC, ManualClock, demo_home, services_for
 from langchain_core.callbacks import AsyncCallbackHandler
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import InvalidUpdateError
@@ -40,8 +29,6 @@ from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.options import RunOptions, read_options
 from diagnosis_harness.session.runner import new_context
 from diagnosis_harness.session.starts import RunResolver, ServicesByOptions
-
-SCRIPT = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 
 
 def served_graph(services: Any, saver: Any) -> Any:
@@ -64,7 +51,7 @@ async def drive(graph: Any, input: Any, thread: str, **kw: Any) -> dict[str, Any
 
 def test_time_spent_paused_does_not_count_toward_the_deadline_and_run_time_adds_up() -> None:
     clock = ManualClock()
-    twice = {role: entries * 2 for role, entries in SCRIPT.items()}
+    twice = {role: entries * 2 for role, entries in FULL_RUN.items()}
     services = services_for(demo_home(), twice, deadline_s=60)
     graph = served_graph(services, InMemorySaver())
     seam: Any = services.seam
@@ -92,7 +79,7 @@ def test_time_spent_paused_does_not_count_toward_the_deadline_and_run_time_adds_
 
 
 def test_a_run_paused_before_its_first_node_is_continued_not_forked() -> None:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), FULL_RUN)
     graph = served_graph(services, InMemorySaver())
 
     async def scenario() -> dict[str, Any]:
@@ -109,7 +96,7 @@ def test_a_run_paused_before_its_first_node_is_continued_not_forked() -> None:
 
 def test_an_edit_of_an_earlier_checkpoint_of_a_paused_run_forks_it() -> None:
     """Going on from an edited *earlier* checkpoint must not hand the paused run back its budget."""
-    services = services_for(demo_home(), {role: entries * 2 for role, entries in SCRIPT.items()})
+    services = services_for(demo_home(), {role: entries * 2 for role, entries in FULL_RUN.items()})
     graph = served_graph(services, InMemorySaver())
     config = {"configurable": {"thread_id": "t-back"}}
 
@@ -166,7 +153,7 @@ def test_the_cli_pauses_for_approval_and_runs_approve_releases_the_same_run(
 def test_a_new_cli_turn_supersedes_the_threads_run_paused_for_approval() -> None:
     from graphkit import run as cli_turn
 
-    twice = {role: entries * 2 for role, entries in SCRIPT.items()}
+    twice = {role: entries * 2 for role, entries in FULL_RUN.items()}
     services = services_for(demo_home(), twice, approval="before_publish")
     saver = InMemorySaver()
     first = cli_turn(services, INC["question"], checkpointer=saver, thread_id="t-cli-pause")
@@ -183,7 +170,7 @@ def test_a_new_cli_turn_supersedes_the_threads_run_paused_for_approval() -> None
 
 
 def test_edits_of_run_control_or_of_unknown_keys_are_refused() -> None:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), FULL_RUN)
     graph = served_graph(services, InMemorySaver())
     asyncio.run(drive(graph, {"question": INC["question"]}, "t-edit", interrupt_before=["release"]))
     config = {"configurable": {"thread_id": "t-edit"}}
@@ -267,7 +254,7 @@ class Labels(AsyncCallbackHandler):
 
 
 def test_every_invocation_carries_the_runs_labels_and_release_labels_the_outcome() -> None:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), FULL_RUN)
     ctx = new_context(services, thread_id="t-labels")
     labels = Labels()
     graph = build_graph(InMemorySaver())

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.slow
 CASES = 5
 
 
-def test_resume_after_kill_9_runs_only_the_unfinished_cases(tmp_path: Path) -> None:
+def _suite(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A suite of CASES copies of INC-1, an empty home and where the eval writes: (suite, home, out)."""
     suite = tmp_path / "suite.jsonl"
     suite.write_text("".join(json.dumps({
         "id": f"inc-{n}", "question": INC["question"],
@@ -32,6 +33,11 @@ def test_resume_after_kill_9_runs_only_the_unfinished_cases(tmp_path: Path) -> N
         for n in range(CASES)), encoding="utf-8")
     home, out = tmp_path / "home", tmp_path / "out"
     home.mkdir()
+    return suite, home, out
+
+
+def test_resume_after_kill_9_runs_only_the_unfinished_cases(tmp_path: Path) -> None:
+    suite, home, out = _suite(tmp_path)
     manifest = out / "cases.jsonl"
     args = ["eval", str(suite), "--model", "openai:stub-model", "--workers", "1", "--out", str(out)]
     with StubOpenAI(responder=lambda body: {**respond(body), "delay": 0.15}) as stub:
@@ -71,13 +77,7 @@ def test_resume_after_kill_9_runs_only_the_unfinished_cases(tmp_path: Path) -> N
 
 
 def test_ctrl_c_mid_eval_exits_130_keeping_finished_cases(tmp_path: Path) -> None:
-    suite = tmp_path / "suite.jsonl"
-    suite.write_text("".join(json.dumps({
-        "id": f"inc-{n}", "question": INC["question"],
-        "expect": {"outcome": "SUCCESS", "root_cause": {"all": ["pool"]}}}) + "\n"
-        for n in range(CASES)), encoding="utf-8")
-    home, out = tmp_path / "home", tmp_path / "out"
-    home.mkdir()
+    suite, home, out = _suite(tmp_path)
     with StubOpenAI(responder=lambda body: {**respond(body), "delay": 0.15}) as stub:
         env = {**os.environ, "HARNESS_HOME": str(home), **_env(stub, tmp_path)}
         proc = subprocess.Popen([sys.executable, "-m", "diagnosis_harness", "eval", str(suite),

@@ -17,13 +17,14 @@ import pytest
 from graphkit import (
     CLAIMS,
     COLLECT,
-    EMPTY_KB,
     EMPTY_LOGS,
-    EMPTY_SQL,
     EV,
+    FULL_RUN,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
+    SATURATING,
+    THREE_CALL_RUN,
     ManualClock,
     assert_stored,
     call,
@@ -40,6 +41,7 @@ from graphkit import (
     router,
     seen,
     services_for,
+    stream_values,
     task_message,
     text,
     thread_saver,
@@ -49,7 +51,6 @@ from graphkit import (
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.lifecycle import CancelSignal
-from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import Services, new_context
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -112,12 +113,7 @@ TERMINAL = {
                               "judge": [judge()]}, {}, _cancel_at,
                              {"router": 1, "agent": 3, "judge": 1}, "CANCELLED"),
     "controlled-stop": ({"router": [INC_ROUTER],
-                         "agent": [COLLECT[0],
-                                   call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
-                                   call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
-                                   call("lookup_knowledge", EMPTY_KB, "c4", prev="c3",
-                                        gain="NO_GAIN"),
-                                   call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
+                         "agent": [*SATURATING, call("query_mysql", EV[1]["args"], "c5", prev="c4")]},
                         {}, {}, {"router": 1, "agent": 5}, "FALLBACK"),
     # refused, revised once (the same draft), refused again: final
     "unsupported": ({"router": [INC_ROUTER],
@@ -148,8 +144,7 @@ def test_no_model_call_after_a_terminal_state(name: str) -> None:
 # --- what SUCCESS and fallbacks may publish ---------------------------------------------
 
 SUCCESSES = {
-    "row1": {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-             "judge": [judge()]},
+    "row1": FULL_RUN,
     "after-repair": {"router": [INC_ROUTER],
                      "agent": [*COLLECT, draft(ROOT_CAUSE, [(CLAIMS[1][0], ["E2.1", "E7.1"])])],
                      "repair": [draft(ROOT_CAUSE, [(CLAIMS[1][0], ["E2.1"])])],
@@ -316,17 +311,6 @@ def test_missing_or_negative_usage_counts_zero_and_failed_calls_count_no_tokens(
 
 # --- resume after the process stopped between nodes ---------------------------------------
 
-RESUMABLE = {"router": [INC_ROUTER],
-             "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
-                       draft(ROOT_CAUSE, CLAIMS)],
-             "judge": [judge()]}
-
-
-async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    final: dict[str, Any] = {}
-    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
-        final = chunk
-    return final
 
 
 @pytest.mark.parametrize("stop_after", [["tool_gate"], ["model"],
@@ -336,9 +320,9 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
         stop_after: list[str], max_model_calls: int) -> None:
     """The process stops after each ``stop_after`` node (its checkpoint saved) and a new one
     resumes the run with a fresh run context; the result must equal an uninterrupted run."""
-    reference_services, reference = go(RESUMABLE, settings={"max_model_calls": max_model_calls})
+    reference_services, reference = go(THREE_CALL_RUN, settings={"max_model_calls": max_model_calls})
 
-    services = services_for(demo_home(), RESUMABLE, max_model_calls=max_model_calls)
+    services = services_for(demo_home(), THREE_CALL_RUN, max_model_calls=max_model_calls)
     thread = f"resume-{'-'.join(stop_after)}-{max_model_calls}"
     config = {"configurable": {"thread_id": thread}}
     first = new_context(services, thread_id=thread)
@@ -348,10 +332,10 @@ def test_a_resumed_run_keeps_its_tool_calls_and_its_budget(
         async with checkpointer_for(services) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=stop_after)
-            final = await _stream(compiled, {"question": Q}, config, first)
+            final = await stream_values(compiled, {"question": Q}, config, first)
             while (snapshot := await compiled.aget_state(config)).next:
                 spent.append(snapshot.values["usage"])
-                final = await _stream(compiled, None, config,
+                final = await stream_values(compiled, None, config,
                                       new_context(services, thread_id=thread, run_id=first.run_id))
             return final
 
@@ -388,9 +372,9 @@ def test_a_resumed_run_records_one_complete_event_stream() -> None:
         async with checkpointer_for(services) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["tool_gate"])
-            await _stream(compiled, {"question": Q}, config, first)
+            await stream_values(compiled, {"question": Q}, config, first)
             while (await compiled.aget_state(config)).next:
-                await _stream(compiled, None, config,
+                await stream_values(compiled, None, config,
                               new_context(services, thread_id="resume-events", run_id=first.run_id))
 
     asyncio.run(scenario())

@@ -19,6 +19,7 @@ from graphkit import (
     EMPTY_LOGS,
     EMPTY_SQL,
     EV,
+    FULL_RUN,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
@@ -99,8 +100,7 @@ def assert_fallback_facts_only(services: Services, out: dict[str, Any]) -> None:
 
 
 def test_row1_both_guards_pass_publishes_the_report() -> None:
-    services, out = go({"router": [ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
-                        "judge": [judge("SUPPORTED")]})
+    services, out = go(FULL_RUN)
     assert outcome(out) == ("SUCCESS", "SUCCESS", None, None)
     assert_published(out)
     assert phases(out) == ["routing", "investigating", "collecting evidence", "investigating",

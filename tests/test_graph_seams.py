@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from graphkit import CLAIMS, COLLECT, INC_ROUTER, ROOT_CAUSE, demo_home, draft, go, judge, services_for
+from graphkit import FULL_RUN, demo_home, go, services_for
 
 from diagnosis_harness.control.contracts import Role
 from diagnosis_harness.graph.builder import NODES, build_graph
 from diagnosis_harness.providers.seam import ModelSeam
 
 ROOT = Path(__file__).resolve().parents[1]
-TURN = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
 
 
 async def _crashes(state: Any, runtime: Any) -> Any:
@@ -29,9 +28,9 @@ async def _crashes(state: Any, runtime: Any) -> Any:
 
 
 def test_a_replaced_node_runs_only_in_the_graph_built_with_it() -> None:
-    _, crashed = go(TURN, nodes={"saturation_check": _crashes})
+    _, crashed = go(FULL_RUN, nodes={"saturation_check": _crashes})
     assert (crashed["release_outcome"], crashed["failure_code"]) == ("FAILED", "INTERNAL_FAILURE")
-    _, fine = go(TURN)  # the process's own graph was never touched
+    _, fine = go(FULL_RUN)  # the process's own graph was never touched
     assert fine["release_outcome"] == "SUCCESS"
 
 
@@ -60,7 +59,7 @@ def test_the_nodes_and_the_wiring_keep_no_module_caches() -> None:
 
 
 def test_bound_models_belong_to_their_seam(tmp_path: Path) -> None:
-    services = services_for(demo_home(), TURN)
+    services = services_for(demo_home(), FULL_RUN)
     seam = services.seam
     chat = seam.for_role(Role.AGENT)
     specs = [{"type": "function", "function": {"name": "query_logs", "description": "logs",

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from test_dataset_import import imported, notes_of
 from typer.testing import CliRunner
 
 from diagnosis_harness.cli.main import app
@@ -47,56 +48,45 @@ def _write(path: Path, text: str, written: datetime | None = None) -> Path:
     return path
 
 
-def _imported(tmp_path: Path, *sources: Path, **options):
-    into = tmp_path / "dataset"
-    report = import_sources(list(sources), into, ImportOptions(**options))
-    events = [json.loads(line) for line in (into / "logs.jsonl").open(encoding="utf-8")]
-    return report, events
-
-
-def _notes(report) -> str:
-    return "\n".join(n for s in report.sources for n in s.notes)
-
-
 def test_a_syslog_across_new_year_keeps_its_two_seconds(tmp_path: Path) -> None:
     source = _write(tmp_path / "src" / "syslog", NEW_YEAR, datetime(2026, 1, 2, 8, tzinfo=UTC))
-    report, events = _imported(tmp_path, source)
+    report, events = imported(tmp_path, source)
     stamps = [datetime.fromisoformat(e["ts"].replace("Z", "+00:00")) for e in events]
     assert [e["ts"] for e in events] == ["2025-12-31T23:59:58Z", "2025-12-31T23:59:59Z",
                                          "2026-01-01T00:00:01Z"]
     assert stamps[-1] - stamps[0] == timedelta(seconds=3)
-    notes = _notes(report)
+    notes = notes_of(report)
     assert "3 time(s) without a year read as 2025..2026" in notes
     assert "'Jan  1 00:00:01' starts 2026 (the months jump back)" in notes
 
 
 def test_proxifier_october_then_july_keeps_its_file_order(tmp_path: Path) -> None:
     source = _write(tmp_path / "src" / "Proxifier_2k.log", PROXIFIER)
-    report, events = _imported(tmp_path, source, pattern=PROXIFIER_PATTERN,
+    report, events = imported(tmp_path, source, pattern=PROXIFIER_PATTERN,
                                time_format="%m.%d %H:%M:%S", year=2025)
     assert [e["ts"] for e in events] == ["2025-10-30T16:49:06Z", "2025-10-30T16:49:07Z",
                                          "2026-07-26T09:12:33Z"]
-    assert "read as 2025..2026 (the year given" in _notes(report)
+    assert "read as 2025..2026 (the year given" in notes_of(report)
 
 
 def test_an_openssh_december_file_is_not_dated_in_the_future(tmp_path: Path) -> None:
     now = datetime.now(UTC)
     source = _write(tmp_path / "src" / "OpenSSH_2k.log",
                     OPENSSH.replace("Dec 10", (now + timedelta(days=4)).strftime("%b %d")))
-    report, events = _imported(tmp_path, source)
+    report, events = imported(tmp_path, source)
     written = datetime.fromisoformat(events[-1]["ts"].replace("Z", "+00:00"))
     assert written <= now  # four days ahead this year is last year's
     assert written.year == (now + timedelta(days=4)).year - 1
     assert f"read as {written.year} (the latest year that puts them before the file was written" \
-        in _notes(report)
-    assert "WARNING" not in _notes(report)
+        in notes_of(report)
+    assert "WARNING" not in notes_of(report)
 
 
 def test_a_time_after_the_import_is_warned_about_with_its_line(tmp_path: Path) -> None:
     source = _write(tmp_path / "src" / "auth.log", OPENSSH)
     future = datetime.now(UTC).year + 1
-    report, _ = _imported(tmp_path, source, year=future)
-    notes = _notes(report)
+    report, _ = imported(tmp_path, source, year=future)
+    notes = notes_of(report)
     assert "WARNING: 2 time(s) after the import time" in notes
     assert f"the first at {source}:1: check the year (--year) and the zone (--tz)" in notes
 

@@ -129,13 +129,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def ops_url(pg_server, built: Path) -> Iterator[str]:
     """A module-wide database holding the demo's ops tables."""
-    name = pg_server.create_database()
-    url = pg_server.url(name)
-    copy_ops_tables(built / OPS_DB, url)
-    try:
+    with pg_server.database() as url:
+        copy_ops_tables(built / OPS_DB, url)
         yield url
-    finally:
-        pg_server.drop_database(name)
 
 
 def _services(home: Path, **overrides: Any) -> Services:

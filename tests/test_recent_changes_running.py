@@ -9,16 +9,11 @@ look-back is not. On a real built dataset (SQLite ops file), through the tool bo
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.settings import Settings
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
-from diagnosis_harness.tools.dataset.build import load_dataset
+from datasetkit import built_backends
+from graphkit import tool_outcome
 
 MIGRATIONS = """version,service,description,started_at,finished_at,status
 V30,orders,add customer column,2026-10-01T04:00:00Z,2026-10-01T04:00:09Z,success
@@ -31,27 +26,17 @@ ONSET = "2026-10-01T10:05:00Z"
 
 @pytest.fixture(scope="module")
 def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("migrations")
-    src = root / "src"
-    (src / "tables").mkdir(parents=True)
-    (src / "knowledge").mkdir()
     logs = [{"ts": f"2026-10-01T10:{m:02d}:00Z", "service": "orders", "level": "ERROR",
              "message": f"insert into orders timed out waiting for a lock ({m})"}
             for m in range(5, 25)]
-    (src / "logs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in logs))
-    (src / "tables" / "schema_migrations.csv").write_text(MIGRATIONS)
-    (src / "knowledge" / "locks.md").write_text("# Locks\n\n## Symptoms\nInserts wait.\n")
-    (src / "dataset.json").write_text(json.dumps({"name": "migrations", "description": "x"}))
-    built = load_dataset(src, root / "built").dest
-    with Backends.open(built) as opened:
+    with built_backends(tmp_path_factory.mktemp("migrations"), "migrations", logs,
+                        tables={"schema_migrations": MIGRATIONS},
+                        knowledge={"locks.md": "# Locks\n\n## Symptoms\nInserts wait.\n"}) as opened:
         yield opened
 
 
 def changes(backends: Any, **args: Any) -> list[dict[str, Any]]:
-    s = Settings(_env_file=None)
-    record = execute_tool("recent_changes", args, tool_call_id="c1", backends=backends,
-                          budget=Budget(BudgetLimits.from_settings(s)), settings=s,
-                          ready_count=0).record
+    record = tool_outcome(backends, "recent_changes", **args).record
     return [f.data for f in record.facts if f.kind == "change"]
 
 

@@ -8,58 +8,25 @@ the run the edit was made. A model that repeats a tool-call id gets each of its 
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from typing import Any
 
-from graphkit import (
-    CLAIMS,
-    COLLECT,
-    INC,
-    INC_ROUTER,
-    ROOT_CAUSE,
-    checkpointer_for,
-    demo_home,
-    draft,
-    judge,
-    services_for,
-)
+from graphkit import FULL_RUN, demo_home, edited_run, services_for
 
-import diagnosis_harness.graph.builder
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.run.records import backs, index_entry, resolve
-from diagnosis_harness.session.run_session import RunSession
-from diagnosis_harness.session.runner import new_context
-
-ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
-
-
-async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    final: dict[str, Any] = {}
-    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
-        final = chunk
-    return final
 
 
 def test_an_index_entry_edited_before_the_guards_publishes_nothing() -> None:
-    services = services_for(demo_home(), ROW1)
-    thread = "edited-index"
-    config: Any = {"configurable": {"thread_id": thread}}
-    first = new_context(services, thread_id=thread)
+    services = services_for(demo_home(), FULL_RUN)
 
-    async def scenario() -> dict[str, Any]:
-        async with checkpointer_for(services) as saver:
-            compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
-                                                       interrupt_before=["evidence_guard"])
-            await _stream(compiled, {"question": INC["question"]}, config, first)
-            values = (await compiled.aget_state(config)).values
-            edited = copy.deepcopy(values["records"][1])
-            edited["evidence_ids"] = [*edited["evidence_ids"], "E2.9"]  # a fact never returned
-            await compiled.aupdate_state(config, {"records": [edited]}, as_node="draft_parse")
-            return await _stream(compiled, None, config,
-                                 new_context(services, thread_id=thread, run_id=first.run_id))
+    def add_a_fact_never_returned(_: Any, values: dict[str, Any]) -> dict[str, Any]:
+        edited = copy.deepcopy(values["records"][1])
+        edited["evidence_ids"] = [*edited["evidence_ids"], "E2.9"]
+        return {"records": [edited]}
 
-    final = asyncio.run(scenario())
+    first, final = edited_run(services, "edited-index", before="evidence_guard", as_node="draft_parse",
+                              edit=add_a_fact_never_returned)
     assert (final["release_outcome"], final["failure_code"], final["content"]) == \
         ("FAILED", "EVIDENCE_TAMPERED", None)
     failure = next(e for e in final["events"] if e["event"] == "failure")

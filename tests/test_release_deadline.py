@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 from graphkit import (
     COLLECT,
-    EMPTY_KB,
-    EMPTY_LOGS,
     EMPTY_SQL,
     INC_ROUTER,
     ROOT_CAUSE,
+    SATURATING,
     ManualClock,
     assert_stored,
     call,
@@ -41,13 +40,7 @@ AFTER_STOP = call("query_mysql", EMPTY_SQL, "c5", prev="c4", gain="NO_GAIN")
 PATHS = {
     # (script, the status phase after which release comes with no model call between, its count)
     # (empty results the agent judges NO_GAIN saturate; the final draft turn calls a tool)
-    "controlled-stop": ({"router": [INC_ROUTER],
-                         "agent": [COLLECT[0],
-                                   call("query_logs", EMPTY_LOGS, "c2", prev="c1", gain="NO_GAIN"),
-                                   call("query_mysql", EMPTY_SQL, "c3", prev="c2", gain="NO_GAIN"),
-                                   call("lookup_knowledge", EMPTY_KB, "c4", prev="c3",
-                                        gain="NO_GAIN"),
-                                   AFTER_STOP]},
+    "controlled-stop": ({"router": [INC_ROUTER], "agent": [*SATURATING, AFTER_STOP]},
                         "collecting evidence", 5),
     "evidence-failed-after-repair": ({"router": [INC_ROUTER],
                                       "agent": [*COLLECT, draft(ROOT_CAUSE, [("x", ["E9.9"])])],

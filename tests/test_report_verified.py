@@ -75,19 +75,30 @@ def test_the_root_cause_line_is_the_judged_cause_and_the_computed_failure_follow
     assert out["root_cause"] == ROOT_CAUSE
 
 
+def _stored_records(services: Any, out: dict[str, Any]) -> list[ToolRecord]:
+    return [ToolRecord.model_validate(r) for r in services.store.trace(out["run_id"])["tool_records"]]
+
+
+def _claim_2_refused(out: dict[str, Any], verdict: str, reason: str, claim_3: str,
+                     root_reason: str) -> dict[str, Any]:
+    """The run's state with a per-claim judge answer recorded: claims 1 and 3 SUPPORTED, claim 2
+    (E1.3, one log line) UNSUPPORTED; the root cause and the whole answer take ``verdict``."""
+    return {**out["state"], "semantic_verdict": {
+        "verdict": verdict, "reasons": [reason],
+        "claims": [{"index": 0, "verdict": "SUPPORTED", "reason": "49 warnings"},
+                   {"index": 1, "verdict": "UNSUPPORTED", "reason": "E1.3 is one line"},
+                   {"index": 2, "verdict": "SUPPORTED", "reason": claim_3}],
+        "root_cause": {"verdict": verdict, "reason": root_reason}}}
+
+
 def test_a_claim_the_judge_did_not_support_is_never_shown_as_evidence(world: Path) -> None:
     """With per-claim verdicts recorded, the report shows only the SUPPORTED claims."""
     services, out = diagnose(world, {"router": [ROUTER],
                                      "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)],
                                      "judge": [judge("SUPPORTED")]})
-    records = [ToolRecord.model_validate(r)
-               for r in services.store.trace(out["run_id"])["tool_records"]]
-    state = {**out["state"], "semantic_verdict": {
-        "verdict": "SUPPORTED", "reasons": ["the change precedes the onset"],
-        "claims": [{"index": 0, "verdict": "SUPPORTED", "reason": "49 warnings"},
-                   {"index": 1, "verdict": "UNSUPPORTED", "reason": "E1.3 is one line"},
-                   {"index": 2, "verdict": "SUPPORTED", "reason": "CC-7"}],
-        "root_cause": {"verdict": "SUPPORTED", "reason": "follows from claims 1 and 3"}}}
+    records = _stored_records(services, out)
+    state = _claim_2_refused(out, "SUPPORTED", "the change precedes the onset", "CC-7",
+                             "follows from claims 1 and 3")
     text = render_report(state, records)
     assert "hit rate was 85" not in text and "E1.3" not in text
     assert "cache.ttl from 3600 to 60" in text and "E2.2" in text
@@ -128,14 +139,9 @@ def test_a_refusal_with_per_claim_verdicts_says_which_claim_failed_and_why(world
                                      "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS),
                                                draft(ROOT_CAUSE, CLAIMS)],
                                      "judge": [refusal("the cause rests on timing alone")] * 2})
-    records = [ToolRecord.model_validate(r)
-               for r in services.store.trace(out["run_id"])["tool_records"]]
-    state = {**out["state"], "semantic_verdict": {
-        "verdict": "UNSUPPORTED", "reasons": ["the cause rests on timing alone"],
-        "claims": [{"index": 0, "verdict": "SUPPORTED", "reason": "49 warnings"},
-                   {"index": 1, "verdict": "UNSUPPORTED", "reason": "E1.3 is one line"},
-                   {"index": 2, "verdict": "SUPPORTED", "reason": "CC-7 at 10:58"}],
-        "root_cause": {"verdict": "UNSUPPORTED", "reason": "no line ties the TTL to the warnings"}}}
+    records = _stored_records(services, out)
+    state = _claim_2_refused(out, "UNSUPPORTED", "the cause rests on timing alone", "CC-7 at 10:58",
+                             "no line ties the TTL to the warnings")
     text = render_fallback(state, FallbackType.SEMANTIC_UNSUPPORTED, "",
                            build_snapshot(records), records=records)
     assert "- claim 2 [E1.3]: \u201cbefore the reload the hit rate was 85 % with ttl 3600\u201d " \

@@ -18,18 +18,15 @@ from typing import Any
 
 import pytest
 from graphkit import (
-    CLAIMS,
-    COLLECT,
     EV,
     INC,
     INC_ROUTER,
     ROOT_CAUSE,
+    THREE_CALL_RUN,
     ManualClock,
-    call,
     consumed,
     demo_home,
     draft,
-    judge,
     kinds,
     seen,
     services_for,
@@ -50,11 +47,6 @@ from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import ResumeRefused, new_context, resume_run, run_turn
 
 Q = INC["question"]
-SCRIPT = {"router": [INC_ROUTER],
-          "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
-                    draft(ROOT_CAUSE, CLAIMS)],
-          "judge": [judge()]}
-"""Router, three tool calls (c1, c2, c3), a draft and the judge: a SUCCESS."""
 
 
 async def _stream(compiled: Any, payload: Any, thread: str, ctx: Any) -> dict[str, Any]:
@@ -75,7 +67,7 @@ def test_a_resumed_run_keeps_its_remaining_deadline(after_pause_s: float, expect
     The deadline is 100 s: 60 + 30 fits, 60 + 50 does not. A deadline reset by the new process
     would let both pass; one counting wall time would fail both.
     """
-    services = services_for(demo_home(), SCRIPT, deadline_s=100)
+    services = services_for(demo_home(), THREE_CALL_RUN, deadline_s=100)
     saver = InMemorySaver()
     compiled = diagnosis_harness.session.hooked.session_graph(saver)
     paused = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
@@ -114,7 +106,7 @@ def test_a_resumed_run_keeps_its_remaining_deadline(after_pause_s: float, expect
 
 
 def test_a_new_turn_starts_its_run_time_at_zero() -> None:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = InMemorySaver()
     clock = ManualClock()
     services.seam.on_call = lambda role, n: clock.advance(5)  # type: ignore[attr-defined]
@@ -187,9 +179,9 @@ def _interrupted(services: Any, saver: Any, thread: str, after: str) -> str:
 
 
 def test_resume_run_continues_from_the_checkpoint_with_one_event_stream() -> None:
-    reference_services = services_for(demo_home(), SCRIPT)
+    reference_services = services_for(demo_home(), THREE_CALL_RUN)
     reference = asyncio.run(run_turn(reference_services, Q, checkpointer=InMemorySaver()))
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = InMemorySaver()
     run_id = _interrupted(services, saver, "resume-run", "tool_gate")
     before = services.store.events(run_id)
@@ -207,7 +199,7 @@ def test_resume_run_continues_from_the_checkpoint_with_one_event_stream() -> Non
 
 
 def test_resume_run_refuses_unknown_finished_and_live_runs() -> None:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = InMemorySaver()
     with pytest.raises(ResumeRefused, match="no run nope"):
         asyncio.run(resume_run(services, "nope", checkpointer=saver))
@@ -238,8 +230,8 @@ def test_a_run_with_nothing_to_continue_from_is_settled_abandoned() -> None:
 
 
 def test_a_stale_run_is_continued_by_the_next_turn_on_its_thread() -> None:
-    services = services_for(demo_home(), {**SCRIPT, "router": [INC_ROUTER, INC_ROUTER],
-                                          "agent": [*SCRIPT["agent"], draft(None)]})
+    services = services_for(demo_home(), {**THREE_CALL_RUN, "router": [INC_ROUTER, INC_ROUTER],
+                                          "agent": [*THREE_CALL_RUN["agent"], draft(None)]})
     saver = InMemorySaver()
     stale = _interrupted(services, saver, "stale-thread", "model")
     time.sleep(0.02)
@@ -297,7 +289,7 @@ class FlakySaver(InMemorySaver):
 def test_a_final_checkpoint_that_fails_never_turns_a_published_success_into_failed(
         failures: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(diagnosis_harness.session.end, "FINAL_CHECKPOINT_MAX_S", 0.5)  # retried this long
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = FlakySaver(failures)
     out = asyncio.run(run_turn(services, Q, thread_id=f"flaky-{failures}", checkpointer=saver))
     assert (out["release_outcome"], out["run_state"]) == ("SUCCESS", "SUCCESS")
@@ -319,7 +311,7 @@ def test_after_a_crash_the_output_reports_the_usage_the_row_recorded() -> None:
     async def crashes(state: Any, runtime: Any) -> Any:
         raise RuntimeError("unexpected bug in a node")
 
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     out = asyncio.run(run_turn(services, Q, checkpointer=InMemorySaver(),
                                nodes={"saturation_check": crashes}))
     row = services.store.get_run(out["run_id"])
@@ -394,7 +386,7 @@ def test_migration_2_adds_leases_and_observations_to_a_version_1_store(tmp_path:
 
 def test_a_run_killed_in_its_first_node_is_continued_from_its_input() -> None:
     """Only the input was checkpointed (the worker died while routing): resume starts there."""
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = InMemorySaver()
     compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                                  interrupt_before=["route"])

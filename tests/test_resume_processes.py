@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from datasetkit import demo_indexed_home
 from graphkit import INC, kinds
 
 from diagnosis_harness.control.settings import load_settings
@@ -39,7 +40,6 @@ from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.hooked import session_graph as build_graph
 from diagnosis_harness.session.runner import open_checkpointer
 from diagnosis_harness.session.services import run_store_location
-from diagnosis_harness.tools.dataset.build import ensure_dataset
 
 pytestmark = pytest.mark.slow
 
@@ -51,9 +51,7 @@ Q = INC["question"]
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home with the demo dataset indexed once; each test runs on its own copy."""
-    home = tmp_path_factory.mktemp("template") / "home"
-    ensure_dataset(load_settings(home=home))
-    return home
+    return demo_indexed_home(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture()

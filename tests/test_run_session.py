@@ -15,33 +15,16 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from graphkit import (
-    CLAIMS,
-    COLLECT,
-    EV,
-    INC,
-    INC_ROUTER,
-    ROOT_CAUSE,
-    call,
-    demo_home,
-    draft,
-    judge,
-    services_for,
-)
+from graphkit import INC, THREE_CALL_RUN, demo_home, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 
 from diagnosis_harness.graph.builder import build_graph
 from diagnosis_harness.session import runner
 from diagnosis_harness.session.hooked import SessionGraph, session_graph
 
-SCRIPT = {"router": [INC_ROUTER],
-          "agent": [*COLLECT, call("query_mysql", EV[2]["args"], "c3", prev="c2"),
-                    draft(ROOT_CAUSE, CLAIMS)],
-          "judge": [judge()]}
-
 
 def _turn(make_graph: Any, thread: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-    services = services_for(demo_home(), SCRIPT)
+    services = services_for(demo_home(), THREE_CALL_RUN)
     saver = InMemorySaver()
     with mock.patch.object(runner, "build_graph", lambda checkpointer, nodes=None: make_graph(saver)):
         out = asyncio.run(runner.run_turn(services, INC["question"], thread_id=thread,

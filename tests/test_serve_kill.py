@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from devserver import free_port
+from devserver import DevServer
+from servekit import server_env
 from test_serve_signals import alive, descendants, port_free
 
 pytestmark = pytest.mark.slow
@@ -30,25 +27,12 @@ FEW_SECONDS = 8.0
 @pytest.mark.parametrize("reload", [False, True])
 def test_kill_9_of_harness_serve_frees_the_port_and_leaves_nothing(
         tmp_path: Path, reload: bool) -> None:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
-    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MODEL="offline")
-    log = open(tmp_path / "serve.log", "wb")
-    argv = [sys.executable, "-m", "diagnosis_harness", "serve", "--port", str(port),
-            *(["--reload"] if reload else [])]
-    proc = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    server = DevServer(tmp_path, server_env(tmp_path / "home", HARNESS_MODEL="offline"),
+                       args=("--reload",) if reload else ())
+    proc, port = server.start().proc, server.port  # its own session; up once GET /ok answers
+    assert proc is not None
     children: set[int] = set()
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "the server did not come up"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/ok", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.2)
         children = descendants(proc.pid)
         assert children  # the server (and, with the fix, its watchdog)
         os.kill(proc.pid, signal.SIGKILL)  # `kill -9 PID`: this process only, uncatchable
@@ -63,7 +47,6 @@ def test_kill_9_of_harness_serve_frees_the_port_and_leaves_nothing(
         assert port_free(port)
         assert took < FEW_SECONDS, f"the port was free {took:.1f} s after kill -9"
     finally:
-        log.close()
         for pid in [proc.pid, *children]:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)

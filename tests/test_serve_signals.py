@@ -10,15 +10,11 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from devserver import free_port
+from devserver import DevServer
+from servekit import server_env
 
 pytestmark = pytest.mark.slow
 
@@ -64,23 +60,11 @@ def port_free(port: int) -> bool:
 @pytest.mark.parametrize("attempt", [1, 2, 3])
 def test_sigterm_of_harness_serve_frees_the_port_and_leaves_no_child(
         tmp_path: Path, attempt: int) -> None:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "OPENAI_"))}
-    env.update(HARNESS_HOME=str(tmp_path / "home"), HARNESS_MODEL="offline")
-    log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "diagnosis_harness", "serve", "--port", str(port)],
-                            cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # so the test can clean up whatever is left
+    server = DevServer(tmp_path, server_env(tmp_path / "home", HARNESS_MODEL="offline"))
+    proc, port = server.start().proc, server.port  # its own session, so the test can clean up
+    assert proc is not None
     children: set[int] = set()
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/ok", timeout=2):
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.2)
         children = descendants(proc.pid)
         os.kill(proc.pid, signal.SIGTERM)  # the user's `kill PID`: this process only
         code = proc.wait(timeout=30)
@@ -88,7 +72,6 @@ def test_sigterm_of_harness_serve_frees_the_port_and_leaves_no_child(
         assert port_free(port)
         assert code == 143  # CANCELLED by SIGTERM's code, as for diagnose (§12)
     finally:
-        log.close()
         for pid in [proc.pid, *children]:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)

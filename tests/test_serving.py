@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import os
 import re
 import socket
 import subprocess
@@ -22,8 +21,7 @@ import urllib.error
 import urllib.request
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import pytest
@@ -31,6 +29,17 @@ from devserver import DevServer, free_port
 from graphkit import call, demo_home, draft, judge, router, services_for
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_sdk import get_client
+from servekit import (
+    SLOW_AGENT_DELAY_S,
+    Streamed,
+    assert_grammar,
+    investigator,
+    message_text,
+    new_thread,
+    stream,
+    stub_env,
+    window,
+)
 from stub_openai import StubOpenAI
 
 from diagnosis_harness.runstore.store import RunStore
@@ -38,53 +47,10 @@ from diagnosis_harness.serving.adapter import ServingAdapter
 
 pytestmark = pytest.mark.slow
 
-SLOW_AGENT_DELAY_S = 6.0
-"""How long the stub holds the agent's draft for a "slow" incident (the cancel test)."""
 NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
          "evidence_repair", "semantic_guard", "revise", "release"}
 
 T = TypeVar("T")
-
-
-# --- the stub investigator -------------------------------------------------------------------
-
-
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content") or ""
-    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
-
-
-def window(incident: int) -> tuple[str, str]:
-    """The incident's own ten-minute window on the demo data's busiest day."""
-    start = datetime(2026, 11, 2, 10, 0, tzinfo=UTC) + timedelta(minutes=incident % 50)
-    return start.isoformat(), (start + timedelta(minutes=10)).isoformat()
-
-
-def investigator(body: dict[str, Any]) -> dict[str, Any]:
-    """Answer one chat-completion request the way a competent model would, deterministically."""
-    messages = body.get("messages", [])
-    texts = [_text(m) for m in messages]
-    found = re.search(r"incident #(\d+)", "\n".join(texts))
-    if not found:
-        return {"status": 400}
-    incident = int(found.group(1))
-    start, end = window(incident)
-    if texts[0].startswith("You route questions"):
-        return {"content": json.dumps({"intent": "DIAGNOSIS", "service": "payment-service",
-                                       "merchant": None, "start": start, "end": end})}
-    if texts[0].startswith("You are an independent reviewer"):
-        return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["counts match"]})}
-    if body.get("tools"):
-        if not any(m.get("role") == "tool" for m in messages):
-            return {"tool_calls": [{"name": "query_logs", "id": f"call_{incident}", "args": {
-                "service": "payment-service", "start": start, "end": end, "limit": 3}}]}
-        draft = {"conclusion": {"root_cause": f"connection pool exhaustion (incident #{incident})",
-                                "claims": [{"statement": "the service logged errors in the window",
-                                            "evidence_ids": ["E1.1"]}]},
-                 "next_steps": ["raise the pool size"]}
-        slow = re.search(r"incident #\d+ \(slow\)", "\n".join(texts)) is not None
-        return {"content": json.dumps(draft), "delay": SLOW_AGENT_DELAY_S if slow else 0}
-    return {"status": 400}
 
 
 # --- fixtures and helpers --------------------------------------------------------------------
@@ -101,45 +67,16 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     work = tmp_path_factory.mktemp("serving")
     home = work / "home"
-    with StubOpenAI(responder=investigator) as stub:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
-        env.update(HARNESS_HOME=str(home), HARNESS_MODEL="openai:stub-model",
-                   OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="test-key",
-                   NO_PROXY="127.0.0.1,localhost")
-        server = DevServer(work / "cwd", env)
-        with server:
-            yield Served(server, stub, RunStore(home / "runs.sqlite"))
-
-
-@dataclass
-class Streamed:
-    run_id: str = ""
-    events: list[dict[str, Any]] = field(default_factory=list)
-    final: dict[str, Any] = field(default_factory=dict)
-    errors: list[Any] = field(default_factory=list)
+    with StubOpenAI(responder=investigator) as stub, \
+            DevServer(work / "cwd", stub_env(home, stub.base_url)) as server:
+        yield Served(server, stub, RunStore(home / "runs.sqlite"))
 
 
 async def diagnose(url: str, thread_id: str, question: str, into: Streamed | None = None,
                    **stream_kw: Any) -> Streamed:
     """One turn through ``runs.stream`` with custom and values modes, as a client sees it."""
-    out = into or Streamed()
-    client = get_client(url=url)
-    async for part in client.runs.stream(thread_id, "diagnosis", input={"question": question},
-                                         stream_mode=["custom", "values"], **stream_kw):
-        if part.event == "metadata":
-            out.run_id = part.data["run_id"]
-        elif part.event == "custom":
-            out.events.append(part.data)
-        elif part.event == "values":
-            out.final = part.data
-        elif part.event == "error":
-            out.errors.append(part.data)
-    return out
-
-
-async def new_thread(url: str) -> str:
-    return str((await get_client(url=url).threads.create())["thread_id"])
+    return await stream(url, thread_id, {"question": question}, into=into,
+                        stream_mode=("custom", "values"), **stream_kw)
 
 
 def eventually(probe: Callable[[], T | None], timeout_s: float = 10.0) -> T:
@@ -151,16 +88,6 @@ def eventually(probe: Callable[[], T | None], timeout_s: float = 10.0) -> T:
             assert value, "condition not reached in time"
             return value
         time.sleep(0.05)
-
-
-def assert_grammar(events: list[dict[str, Any]]) -> None:
-    """docs/design.md §5: metadata → status* → (content | failure) → done."""
-    kinds = [e["event"] for e in events]
-    assert kinds[:1] == ["metadata"], kinds
-    rest = kinds[1:]
-    while rest and rest[0] == "status":
-        rest = rest[1:]
-    assert rest in (["content", "done"], ["failure", "done"]), kinds
 
 
 def cited_lines(content: str) -> dict[str, str]:
@@ -181,7 +108,7 @@ def test_a_streamed_diagnosis_follows_the_event_grammar(served: Served) -> None:
     thread, run = asyncio.run(scenario())
     assert run.errors == []
     assert_grammar(run.events)
-    assert run.events[0] == {"event": "metadata", "run_id": run.run_id, "thread_id": thread,
+    assert run.events[0] == {"event": "metadata", "run_id": run.server_run_id, "thread_id": thread,
                              "model": "openai:stub-model"}
     content = run.events[-2]
     assert content["event"] == "content" and content["release_outcome"] == "SUCCESS"
@@ -189,14 +116,14 @@ def test_a_streamed_diagnosis_follows_the_event_grammar(served: Served) -> None:
     final = run.final
     assert (final["run_state"], final["release_outcome"], final["fallback_type"]) == \
         ("SUCCESS", "SUCCESS", None)
-    assert final["run_id"] == run.run_id  # the harness run is the server's run
+    assert final["run_id"] == run.server_run_id  # the harness run is the server's run
     assert final["content"] == content["text"]
     assert final["events"] == run.events
-    row = served.store.get_run(run.run_id)
+    row = served.store.get_run(run.server_run_id)
     assert row is not None
     assert (row["thread_id"], row["status"], row["release_outcome"]) == (thread, "SUCCESS", "SUCCESS")
     # The trace holds exactly what the client received, in the same order.
-    assert eventually(lambda: (e := served.store.events(run.run_id)) and e[-1]["event"] == "done"
+    assert eventually(lambda: (e := served.store.events(run.server_run_id)) and e[-1]["event"] == "done"
                       and e) == run.events
 
 
@@ -219,12 +146,12 @@ def test_a_second_turn_sees_the_first_turns_verified_diagnosis(served: Served) -
     assert after_first["previous_turn"] is None
     assert after_second["previous_turn"] == summary
     # ... and the agent of the second turn was shown it.
-    agent_prompts = ["\n".join(_text(m) for m in r["body"]["messages"])
+    agent_prompts = ["\n".join(message_text(m) for m in r["body"]["messages"])
                      for r in served.stub.requests if r["body"].get("tools")]
     assert any("incident #3" in p and summary in p for p in agent_prompts)
     rows = served.store.runs_for_thread(thread)
-    assert [(r["run_id"], r["status"]) for r in rows] == [(first.run_id, "SUCCESS"),
-                                                          (second.run_id, "SUCCESS")]
+    assert [(r["run_id"], r["status"]) for r in rows] == [(first.server_run_id, "SUCCESS"),
+                                                          (second.server_run_id, "SUCCESS")]
 
 
 async def slow_run_in_flight(served: Served, incident: int, **stream_kw: Any
@@ -243,7 +170,7 @@ async def slow_run_in_flight(served: Served, incident: int, **stream_kw: Any
         diagnose(url, thread, f"payment timeouts, incident #{incident} (slow): why?", into=run,
                  **stream_kw))
     deadline = time.monotonic() + 30
-    while not (run.run_id and agent_is_drafting()):
+    while not (run.server_run_id and agent_is_drafting()):
         assert time.monotonic() < deadline and not stream.done(), "the run never got going"
         await asyncio.sleep(0.05)
     return thread, run, stream
@@ -261,7 +188,7 @@ def assert_cancelled_quietly(served: Served, run: Streamed, row: dict[str, Any])
     received = [e["event"] for e in run.events]
     assert received[:1] == ["metadata"] and not {"content", "failure", "done"} & set(received)
     time.sleep(0.5)  # give a late event every chance to reach the trace
-    traced = [e["event"] for e in served.store.events(run.run_id)]
+    traced = [e["event"] for e in served.store.events(run.server_run_id)]
     assert traced[:len(received)] == received
     assert not {"content", "failure", "done"} & set(traced)
 
@@ -274,11 +201,11 @@ def test_cancelling_a_run_mid_investigation_publishes_nothing_and_records_cancel
         client = get_client(url=url)
         thread, run, stream = await slow_run_in_flight(served, 4)
         began = time.monotonic()
-        await client.runs.cancel(thread, run.run_id)
+        await client.runs.cancel(thread, run.server_run_id)
         await asyncio.wait_for(stream, 30)
-        row = await asyncio.to_thread(finished_row, served, run.run_id)
+        row = await asyncio.to_thread(finished_row, served, run.server_run_id)
         elapsed = time.monotonic() - began
-        server_run = await client.runs.get(thread, run.run_id)
+        server_run = await client.runs.get(thread, run.server_run_id)
         # The thread goes on: a cancelled turn is nobody's previous turn.
         after = await diagnose(url, thread, "payment timeouts, incident #6: why?")
         state = (await client.threads.get_state(thread))["values"]
@@ -302,7 +229,7 @@ def test_a_client_that_disconnects_cancels_its_run(served: Served) -> None:
 
     run = asyncio.run(scenario())
     began = time.monotonic()
-    row = finished_row(served, run.run_id)
+    row = finished_row(served, run.server_run_id)
     assert time.monotonic() - began < SLOW_AGENT_DELAY_S
     assert_cancelled_quietly(served, run, row)
 
@@ -334,8 +261,8 @@ def test_a_crash_between_two_nodes_fails_the_run_as_the_cli_does(served: Served,
                        "message": "internal failure: GraphRecursionError"}
     assert done == {"event": "done", "release_outcome": "FAILED", "run_state": "FAILED"}
     assert "GraphRecursionError" in json.dumps(run.errors)  # the server saw the run fail
-    served_row = finished_row(served, run.run_id)
-    assert eventually(lambda: (e := served.store.events(run.run_id)) and e[-1]["event"] == "done"
+    served_row = finished_row(served, run.server_run_id)
+    assert eventually(lambda: (e := served.store.events(run.server_run_id)) and e[-1]["event"] == "done"
                       and e) == run.events
 
     env = dict(served.server.env, LANGGRAPH_DEFAULT_RECURSION_LIMIT="2")
@@ -366,21 +293,21 @@ def test_twenty_concurrent_diagnoses_keep_their_runs_and_evidence_apart(served: 
         return list(await asyncio.gather(*(one(i) for i in incidents)))
 
     results = asyncio.run(scenario())
-    assert len({run.run_id for _, _, run in results}) == len(incidents)
+    assert len({run.server_run_id for _, _, run in results}) == len(incidents)
     for incident, thread, run in results:
         assert run.errors == []
         assert_grammar(run.events)
         assert run.final["release_outcome"] == "SUCCESS", run.final
         rows = served.store.runs_for_thread(thread)
-        assert [(r["run_id"], r["status"]) for r in rows] == [(run.run_id, "SUCCESS")]
-        records = served.store.trace(run.run_id)["tool_records"]
+        assert [(r["run_id"], r["status"]) for r in rows] == [(run.server_run_id, "SUCCESS")]
+        records = served.store.trace(run.server_run_id)["tool_records"]
         own_facts = {f["evidence_id"]: f["text"] for r in records for f in r["facts"]}
         cited = cited_lines(run.final["content"])
         assert cited and set(cited) <= set(own_facts)
         start = window(incident)[0].replace("+00:00", "Z")
         for eid, text in cited.items():
             assert text == own_facts[eid] and start in text  # this run's evidence, nobody else's
-        assert eventually(lambda rid=run.run_id: (e := served.store.events(rid))
+        assert eventually(lambda rid=run.server_run_id: (e := served.store.events(rid))
                           and e[-1]["event"] == "done" and e) == run.events
 
 

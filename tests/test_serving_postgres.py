@@ -11,13 +11,13 @@ and blocks nothing on the server's event loop.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import servekit
 from devserver import DevServer
 from graphkit import INC
 from langgraph_sdk import get_client
@@ -35,18 +35,12 @@ CLEANUP_WARNINGS = ("missing adelete_thread", "missing adelete_for_runs", "missi
 
 @pytest.fixture(scope="module")
 def database(pg_server: PgServer) -> Iterator[str]:
-    name = pg_server.create_database()
-    try:
-        yield pg_server.url(name)
-    finally:
-        pg_server.drop_database(name)
+    with pg_server.database() as url:
+        yield url
 
 
 def server_env(home: Path, url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HARNESS_", "OPENAI_", "LANGSMITH_", "LANGCHAIN_"))}
-    env.update(HARNESS_HOME=str(home), HARNESS_DATABASE_URL=url)
-    return env
+    return servekit.server_env(home, HARNESS_DATABASE_URL=url)
 
 
 async def diagnose(url: str) -> tuple[str, str, list[dict[str, Any]], dict[str, Any]]:

@@ -8,14 +8,11 @@ baseline reaches before it. On a real built dataset, through the tool boundary.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
+from datasetkit import built_backends
 from graphkit import tool_observation
-
-from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.dataset.build import load_dataset
 
 
 def _events(service: str, minutes: range, message: str) -> list[dict[str, Any]]:
@@ -25,20 +22,12 @@ def _events(service: str, minutes: range, message: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def backends(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    root = tmp_path_factory.mktemp("silent")
-    src = root / "src"
-    (src / "tables").mkdir(parents=True)
-    (src / "knowledge").mkdir()
     # api logs from 10:00 on; worker's logs begin only at 10:30 (its shipper started then).
     logs = _events("api", range(0, 60), "upstream call failed after ms") \
         + _events("worker", range(30, 60), "job retried after ms")
-    (src / "logs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in sorted(
-        logs, key=lambda e: e["ts"])))
-    (src / "tables" / "deploys.csv").write_text(
-        "deploy_id,service,version,started_at\nD1,api,1.2,2026-10-01T09:00:00Z\n")
-    (src / "knowledge" / "x.md").write_text("# X\n\n## Symptoms\nErrors.\n")
-    (src / "dataset.json").write_text(json.dumps({"name": "silent", "description": "x"}))
-    with Backends.open(load_dataset(src, root / "built").dest) as opened:
+    deploys = "deploy_id,service,version,started_at\nD1,api,1.2,2026-10-01T09:00:00Z\n"
+    with built_backends(tmp_path_factory.mktemp("silent"), "silent",
+                        sorted(logs, key=lambda e: e["ts"]), tables={"deploys": deploys}) as opened:
         yield opened
 
 

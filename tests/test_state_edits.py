@@ -16,12 +16,12 @@ import asyncio
 import copy
 import inspect
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from studio_kit import Studio, harness_cli, new_thread, state, stream, studio_server
+from servekit import new_thread, stream
+from studio_kit import Studio, harness_cli, state, studio_fixture
 
 from diagnosis_harness.continuations import approval as _approval
 from diagnosis_harness.continuations.edits import edit_problem
@@ -74,10 +74,7 @@ def test_garbage_for_every_key_is_refused_before_it_reaches_a_run(key: str) -> N
 # --- on the real dev server ------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    with studio_server(tmp_path_factory.mktemp("edits"), HARNESS_APPROVAL="before_publish") as served:
-        yield served
+studio = studio_fixture("edits", HARNESS_APPROVAL="before_publish")
 
 
 _incident = iter(range(600, 10_000))

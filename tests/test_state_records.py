@@ -19,25 +19,18 @@ from graphkit import (
     draft,
     judge,
     services_for,
+    stream_values,
 )
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Overwrite
 
 import diagnosis_harness.graph.builder
-from diagnosis_harness.session.run_session import RunSession
 from diagnosis_harness.session.runner import new_context
 
 SCRIPT = {"router": [INC_ROUTER, INC_ROUTER],
           "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS),  # turn 1: c1, c2 and a verified cause
                     call("query_mysql", EV[2]["args"], "t2"), draft(None)],  # turn 2: t2 only
           "judge": [judge()]}
-
-
-async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    final: dict[str, Any] = {}
-    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
-        final = chunk
-    return final
 
 
 def test_each_turn_starts_with_no_records_across_sqlite_checkpoints_and_a_resume(
@@ -49,20 +42,20 @@ def test_each_turn_starts_with_no_records_across_sqlite_checkpoints_and_a_resume
     async def scenario() -> tuple[dict[str, Any], list[Any], list[Any], dict[str, Any]]:
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver)
-            first = await _stream(compiled, {"question": INC["question"]}, config,
+            first = await stream_values(compiled, {"question": INC["question"]}, config,
                                   new_context(services, thread_id="records"))
             # Turn 2 stops right after route: its checkpoint is written to the file.
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver,
                                                        interrupt_after=["route"])
             ctx = new_context(services, thread_id="records")
-            await _stream(compiled, {"question": INC["question"]}, config, ctx)
+            await stream_values(compiled, {"question": INC["question"]}, config, ctx)
             after_route = (await compiled.aget_state(config)).values["records"]
             writes = [w for t in [t async for t in saver.alist(config)]
                       for w in t.pending_writes or [] if w[1] == "records"]
         # A new process: a new saver on the same file resumes turn 2.
         async with AsyncSqliteSaver.from_conn_string(path) as saver:
             compiled = diagnosis_harness.graph.builder.builder().compile(checkpointer=saver)
-            final = await _stream(compiled, None, config,
+            final = await stream_values(compiled, None, config,
                                   new_context(services, thread_id="records", run_id=ctx.run_id))
         return first, after_route, writes, final
 

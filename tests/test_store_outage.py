@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from graphkit import CLAIMS, COLLECT, INC, INC_ROUTER, ROOT_CAUSE, draft, judge, kinds, services_for
+from graphkit import FULL_RUN, INC, kinds, services_for
 from pg import PgServer
 
 import diagnosis_harness.checkpoints.savers
@@ -23,13 +23,11 @@ from diagnosis_harness.runstore.store import open_run_store
 from diagnosis_harness.session.runner import open_checkpointer, run_turn
 from diagnosis_harness.session.services import Services
 
-ROW1 = {"router": [INC_ROUTER], "agent": [*COLLECT, draft(ROOT_CAUSE, CLAIMS)], "judge": [judge()]}
-
 
 def again(services: Services) -> Services:
     """The same settings and run store, with a fresh replay script for the next run."""
     return Services(settings=services.settings,
-                    seam=services_for(Path(services.settings.home), ROW1).seam,
+                    seam=services_for(Path(services.settings.home), FULL_RUN).seam,
                     backends=services.backends, dataset=services.dataset, store=services.store)
 
 
@@ -68,7 +66,7 @@ def test_postgres_stopped_mid_run_fails_it_classified_and_the_next_run_works(
     # Bounded waits, so the test does not sit out the production ones (15 s each).
     monkeypatch.setattr(diagnosis_harness.checkpoints.savers, "CONNECTION_WAIT_S", 1.0)
     store = open_run_store(pg_url, retry_s=1.0)
-    services = services_for(tmp_path / "home", ROW1, database_url=pg_url)
+    services = services_for(tmp_path / "home", FULL_RUN, database_url=pg_url)
     services = Services(settings=services.settings, seam=services.seam, backends=services.backends,
                         dataset=services.dataset, store=store)
     stopped: list[bool] = []
@@ -96,7 +94,7 @@ def test_postgres_stopped_mid_run_fails_it_classified_and_the_next_run_works(
 def test_a_full_sqlite_checkpointer_fails_the_run_classified_and_the_next_run_works(
         tmp_path: Path, caplog: pytest.LogCaptureFixture,
         capfd: pytest.CaptureFixture[str]) -> None:
-    services = services_for(tmp_path / "home", ROW1)
+    services = services_for(tmp_path / "home", FULL_RUN)
     tasks: list[asyncio.Task[Any]] = []
 
     def fill_up(saver: Any) -> Any:

@@ -11,31 +11,24 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
+from servekit import Streamed, assert_grammar, new_thread, stream
 from studio_kit import (
-    Streamed,
     Studio,
-    assert_grammar,
     cosmic_cause,
     harness_cli,
-    new_thread,
     state,
-    stream,
-    studio_server,
+    studio_fixture,
     usage,
 )
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    with studio_server(tmp_path_factory.mktemp("studio")) as served:
-        yield served
+studio = studio_fixture("studio")
 
 
 def run(coro: Any) -> Any:

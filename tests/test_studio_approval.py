@@ -10,28 +10,21 @@ One server for the module.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from servekit import Streamed, assert_grammar, new_thread, stream
 from studio_kit import (
-    Streamed,
     Studio,
-    assert_grammar,
     harness_cli,
-    new_thread,
     state,
-    stream,
-    studio_server,
+    studio_fixture,
 )
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Studio]:
-    with studio_server(tmp_path_factory.mktemp("approval"), HARNESS_APPROVAL="before_publish") as served:
-        yield served
+studio = studio_fixture("approval", HARNESS_APPROVAL="before_publish")
 
 
 def run(coro: Any) -> Any:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+
+from graphkit import tool_outcome
 
 from diagnosis_harness import evaluate, write_dataset
-from diagnosis_harness.control.budget import Budget, BudgetLimits
-from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.nodes._triage import suspects
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.boundary import execute_tool
 from diagnosis_harness.tools.dataset.build import load_dataset
 from tests.canon.cases._world import edge, java, noisy, postgres
 from tests.canon.engine import build_case
@@ -60,16 +60,17 @@ def test_a_dependency_that_fails_first_outranks_its_louder_caller_and_noise_is_n
     assert (card.summary.ac_at_1, card.summary.ac_at_3) == (1.0, 1.0)
 
 
+def _half_hour_record(data: Path, tmp_path: Path, tool: str) -> Any:
+    """``tool``'s record over 10:00-10:30 on the dataset folder ``data``, built under tmp_path."""
+    with Backends.open(load_dataset(data, tmp_path / "built").dest) as backends:
+        return tool_outcome(backends, tool, start="2026-05-04T10:00:00Z",
+                            end="2026-05-04T10:30:00Z").record
+
+
 def test_a_pattern_shows_the_values_all_its_events_share_and_none_that_vary(
         tmp_path: Path) -> None:
     data = build_case(NOISY_DEPENDENCY, tmp_path / "data")
-    settings = Settings(_env_file=None)
-    with Backends.open(load_dataset(data, tmp_path / "built").dest) as backends:
-        record = execute_tool("onset_timeline", {"start": "2026-05-04T10:00:00Z",
-                                                 "end": "2026-05-04T10:30:00Z"},
-                              tool_call_id="t1", backends=backends, settings=settings,
-                              budget=Budget(BudgetLimits.from_settings(settings)),
-                              ready_count=0).record
+    record = _half_hour_record(data, tmp_path, "onset_timeline")
     rows = {f.data["service"] + " " + f.data["level"]: f.data for f in record.facts
             if f.kind == "onset"}
     db = rows["orders-db WARN"]
@@ -97,13 +98,7 @@ def test_a_database_s_metric_counts_for_the_service_that_logs_its_host(tmp_path:
                 else normal + minute % 3
             rows.append({"ts": moment.isoformat(), "instance": entity, "active": value})
     data = write_dataset(tmp_path / "src", logs=logs, tables={"db_metrics": rows}, name="db-host")
-    settings = Settings(_env_file=None)
-    with Backends.open(load_dataset(data, tmp_path / "built").dest) as backends:
-        record = execute_tool("metric_shifts", {"start": "2026-05-04T10:00:00Z",
-                                                "end": "2026-05-04T10:30:00Z"},
-                              tool_call_id="t1", backends=backends, settings=settings,
-                              budget=Budget(BudgetLimits.from_settings(settings)),
-                              ready_count=0).record
+    record = _half_hour_record(data, tmp_path, "metric_shifts")
     shifts = {f.data["entity"]: f.data for f in record.facts if f.kind == "metric_shift"}
     assert shifts["pg-orders"]["logged_by"] == "postgres"
     assert shifts["pg-orders-ro"]["logged_by"] == "postgres"  # its primary's service

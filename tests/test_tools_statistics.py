@@ -48,15 +48,11 @@ def open_backends(request: pytest.FixtureRequest, built: Path) -> Iterator[Backe
             yield opened
         return
     server = request.getfixturevalue("pg_server")
-    name = server.create_database()
-    url = server.url(name)
-    copy_ops_tables(built / OPS_DB, url)
-    try:
+    with server.database() as url:
+        copy_ops_tables(built / OPS_DB, url)
         with Backends.open(built, ops_db_url=url) as opened:
             assert opened.ops.dialect == "postgres"
             yield opened
-    finally:
-        server.drop_database(name)
 
 
 

@@ -7,19 +7,15 @@ cites its rows; the run is paused before ``release``, one number is changed, and
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from graphkit import INC, INC_ROUTER, call, checkpointer_for, demo_home, draft, judge, services_for
+from graphkit import INC, INC_ROUTER, call, demo_home, draft, edited_run, judge, services_for
 
-import diagnosis_harness.graph.builder
 from diagnosis_harness.run.records import records_of
-from diagnosis_harness.session.run_session import RunSession
-from diagnosis_harness.session.runner import new_context
 
 ARGS = {"start": INC["start"], "end": INC["end"], "service": INC["service"]}
 
@@ -32,31 +28,11 @@ def script() -> dict[str, list[Any]]:
             "judge": [judge()]}
 
 
-async def _stream(compiled: Any, payload: Any, config: dict[str, Any], ctx: Any) -> dict[str, Any]:
-    final: dict[str, Any] = {}
-    async for chunk in RunSession(compiled).stream(payload, config, context=ctx, stream_mode="values"):
-        final = chunk
-    return final
-
-
 def _run(thread: str, tamper: Any) -> dict[str, Any]:
     services = services_for(demo_home(), script())
-    config: Any = {"configurable": {"thread_id": thread}}
-    first = new_context(services, thread_id=thread)
-
-    async def scenario() -> dict[str, Any]:
-        async with checkpointer_for(services) as saver:
-            compiled = diagnosis_harness.graph.builder.builder().compile(
-                checkpointer=saver, interrupt_before=["release"])
-            await _stream(compiled, {"question": INC["question"]}, config, first)
-            values = (await compiled.aget_state(config)).values
-            update = tamper(services, first, values)
-            if update:
-                await compiled.aupdate_state(config, update, as_node="semantic_guard")
-            return await _stream(compiled, None, config,
-                                 new_context(services, thread_id=thread, run_id=first.run_id))
-
-    return asyncio.run(scenario())
+    _, final = edited_run(services, thread, before="release", as_node="semantic_guard",
+                          edit=lambda first, values: tamper(services, first, values))
+    return final
 
 
 def _forged(record: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from offline_runs import diagnose, offline_services
+from offline_runs import diagnose, nginx_502s, offline_services
 
-from diagnosis_harness import write_dataset
 from diagnosis_harness.providers.offline.router import route_question
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,15 +41,6 @@ def test_a_window_is_read_as_written(question: str, start: str, end: str) -> Non
     assert (answer["start"], answer["end"]) == (start, end)
 
 
-def _nginx_data(root: Path) -> Path:
-    logs = [{"ts": f"2026-11-{day}T{clock}:00Z", "service": "nginx", "level": level,
-             "message": f"POST /static/app.js HTTP/1.1 {status} 157"}
-            for day in ("19", "20") for clock, level, status in (
-                ("13:50", "INFO", 200), ("14:05", "ERROR", 502), ("14:11", "ERROR", 502),
-                ("23:59", "INFO", 200))]
-    return write_dataset(root / "data", logs=logs)
-
-
 @pytest.mark.parametrize(("question", "notes"), [
     ("nginx 502s between 14:00 and 14:30, why?",
      ["No date given: read as 2026-11-20, the data's last day."]),
@@ -66,7 +56,7 @@ def _nginx_data(root: Path) -> Path:
 ])
 def test_the_report_says_each_reading_the_question_did_not_write(
         tmp_path: Path, question: str, notes: list[str]) -> None:
-    out = diagnose(offline_services(_nginx_data(tmp_path), tmp_path / "home"), question)
+    out = diagnose(offline_services(nginx_502s(tmp_path), tmp_path / "home"), question)
     for note in notes:
         assert note in out["content"]
     if not notes:

@@ -10,20 +10,19 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import worlds
+from world_checks import assert_evidence_step, ts
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATOR = ROOT / "scripts" / "generate_worlds.py"
 NAMES = ("shop", "pipeline")
 ONSET_LEAD = timedelta(minutes=30)
 """How long before a window's start its cause may begin ("just before")."""
-LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 
 
 def _generator():
@@ -43,16 +42,12 @@ def _shape(event: dict) -> tuple[str, str]:
     return event["service"], re.sub(r"[0-9a-f]{6,}|\d+", "#", event["message"])[:48]
 
 
-def _ts(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 @pytest.fixture(scope="module")
 def events():
     out = {}
     for name in NAMES:
         with (worlds.folder(name) / "logs.jsonl").open(encoding="utf-8") as f:
-            out[name] = [(_ts(e["ts"]), e) for e in map(json.loads, f)]
+            out[name] = [(ts(e["ts"]), e) for e in map(json.loads, f)]
     return out
 
 
@@ -101,7 +96,7 @@ def test_every_kind_appears_and_there_are_enough_incidents():
 @pytest.mark.parametrize(("world", "incident"), CASES, ids=[i["id"] for _n, i in CASES])
 def test_truth_entry_is_well_formed(world, incident):
     docs = {p.stem for p in (worlds.folder(world) / "knowledge").glob("*.md")}
-    start, end = _ts(incident["start"]), _ts(incident["end"])
+    start, end = ts(incident["start"]), ts(incident["end"])
     assert start < end <= start + timedelta(hours=1)
     assert incident["start"][:10] in incident["question"] or "UTC" in incident["question"]
     if incident["service"]:
@@ -127,11 +122,11 @@ def test_truth_entry_is_well_formed(world, incident):
 
 @pytest.mark.parametrize(("world", "incident"), CASES, ids=[i["id"] for _n, i in CASES])
 def test_window_has_events_and_the_onset_leads_it(world, incident, events):
-    start, end = _ts(incident["start"]), _ts(incident["end"])
+    start, end = ts(incident["start"]), ts(incident["end"])
     inside = [e for t, e in events[world] if start <= t < end]
     assert inside, "the window must contain events"
     if incident["kind"] != "no_incident":
-        onset = _ts(incident["onset"])
+        onset = ts(incident["onset"])
         assert start - ONSET_LEAD <= onset < end
     if incident["expected_outcome"] == "SUCCESS":  # the words of the cause are in the data
         text = "\n".join(e["message"] for _t, e in events[world]).lower()
@@ -150,7 +145,7 @@ def test_quiet_windows_show_only_the_usual_noise(events):
         for incident in TRUTH[name]["incidents"]:
             if incident["kind"] != "no_incident":
                 continue
-            start, end = _ts(incident["start"]), _ts(incident["end"])
+            start, end = ts(incident["start"]), ts(incident["end"])
             for t, e in events[name]:
                 if start <= t < end and e["level"] in ("WARN", "ERROR", "FATAL"):
                     assert day_patterns[_shape(e)] >= 20, e  # a pattern seen all along
@@ -159,20 +154,4 @@ def test_quiet_windows_show_only_the_usual_noise(events):
 @pytest.mark.parametrize(("world", "incident"), CASES, ids=[i["id"] for _n, i in CASES])
 def test_evidence_steps_find_what_they_claim(world, incident, events, built):
     for step in incident["evidence"]:
-        args = step["args"]
-        if step["tool"] == "query_logs":
-            lo, hi = _ts(args["start"]), _ts(args["end"])
-            floor = LEVELS.index(args.get("level", "DEBUG"))
-            words = (args.get("pattern") or "").lower().split()
-            hits = [e for t, e in events[world]
-                    if lo <= t <= hi and e["service"].lower() == args["service"].lower()
-                    and LEVELS.index(e["level"]) >= floor
-                    and all(w in e["message"].lower() for w in words)]
-            assert any(step["contains"] in e["message"] for e in hits), step
-        else:
-            assert step["tool"] == "query_mysql"
-            with sqlite3.connect(f"file:{built[world].dest / 'ops.sqlite'}?mode=ro", uri=True) as db:
-                db.row_factory = sqlite3.Row
-                rows = [dict(r) for r in db.execute(args["sql"]).fetchall()]
-            assert rows, step
-            assert step["contains"] in json.dumps(rows), step
+        assert_evidence_step(step, events[world], built[world].dest / "ops.sqlite")

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from graphkit import COLLECT, INC, INC_ROUTER, draft, go, judge
-from offline_runs import diagnose, offline_services
+from offline_runs import diagnose, nginx_502s, offline_services
 
-from diagnosis_harness import write_dataset
 from diagnosis_harness.providers.offline.router import route_question, unwritten_readings
 
 NOW = datetime(2026, 11, 20, 23, 59, tzinfo=UTC)
@@ -38,13 +37,7 @@ def test_a_dotted_day_without_its_year_is_still_said() -> None:
 
 
 def test_the_offline_report_does_not_claim_the_year_was_missing(tmp_path: Path) -> None:
-    logs = [{"ts": f"2026-11-{day}T{clock}:00Z", "service": "nginx", "level": level,
-             "message": f"POST /static/app.js HTTP/1.1 {status} 157"}
-            for day in ("19", "20") for clock, level, status in (
-                ("13:50", "INFO", 200), ("14:05", "ERROR", 502), ("14:11", "ERROR", 502),
-                ("23:59", "INFO", 200))]
-    data = write_dataset(tmp_path / "data", logs=logs)
-    out = diagnose(offline_services(data, tmp_path / "home"),
+    out = diagnose(offline_services(nginx_502s(tmp_path), tmp_path / "home"),
                    "nginx 502s on 19.11.2026 between 14:00 and 14:30, why?")
     assert "2026-11-19T14:00" in out["content"]
     assert "No year given" not in out["content"], out["content"]
