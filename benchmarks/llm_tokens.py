@@ -58,6 +58,15 @@ def request_text(body: dict[str, Any]) -> str:
     return json.dumps(sent, ensure_ascii=False, separators=(",", ":"))
 
 
+def bridge_tokens(body: dict[str, Any]) -> int:
+    """Input tokens of one request as a live measure's endpoint counts them: characters / 4.
+
+    Of the request's JSON as ``json.dumps`` writes it by default (ASCII escapes, spaces after
+    separators).
+    """
+    return len(json.dumps(body)) // 4
+
+
 def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens of one chat request as sent: every message, and the tool specs."""
     return tokens(request_text(body))
@@ -144,6 +153,7 @@ class Agent:
         self.cache = cache
         self.uncached: list[int] = []
         self.agent: list[int] = []
+        self.bridge: list[int] = []
         self.other: list[int] = []
         self.lock = threading.Lock()
 
@@ -155,6 +165,7 @@ class Agent:
             (self.agent if body.get("tools") else self.other).append(size)
             if body.get("tools"):
                 self.uncached.append(self.cache.uncached(request_text(body)))
+                self.bridge.append(bridge_tokens(body))
             n = len(self.agent)
         if not body.get("tools"):  # the router (a null draft is never judged)
             return {"message": {"role": "assistant", "content": json.dumps(self.case["route"])},
@@ -228,6 +239,7 @@ def measure(transcripts: bool = False) -> list[dict[str, Any]]:
             rows.append({"case": case["id"], "agent_calls": len(agent.agent),
                          "agent_input_tokens": sum(agent.agent),
                          "uncached_tokens": sum(agent.uncached),
+                         "bridge_tokens": sum(agent.bridge),
                          "first_call": agent.agent[0] if agent.agent else 0,
                          "tool_calls": out["usage"]["tool_calls"],
                          "outcome": out["release_outcome"]})
@@ -284,6 +296,11 @@ def main() -> None:
     print(f"median ratio {statistics.median(ratios):.2f} (input), "
           f"{statistics.median(cached_ratios):.2f} (not prefix-cached) over {len(ratios)} "
           "investigations")
+    chars = [r["bridge_tokens"] / max(base[r["case"]].get("bridge_tokens", 0), 1) for r in rows]
+    if all(base[r["case"]].get("bridge_tokens") for r in rows):
+        print(f"as characters / 4: median ratio {statistics.median(chars):.2f}, total "
+              f"{sum(r['bridge_tokens'] for r in rows)} against "
+              f"{sum(base[r['case']]['bridge_tokens'] for r in rows)}")
 
 
 if __name__ == "__main__":
