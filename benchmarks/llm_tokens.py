@@ -314,6 +314,7 @@ def main() -> None:
     flags = [*(["--transcripts"] if opts.transcripts else []),
              *(["--world", world, "--scripts", scripts] if scripts and world else [])]
     base = {r["case"]: r for r in other(opts.against, flags)}
+    rows = [r for r in rows if r["case"] in base]  # an older checkout may have fewer cases
     w = max(8, *(len(r["case"]) for r in rows))
     print(f"{'case':{w}} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
           f"{'not prefix-cached base':>22} {'this':>7} {'ratio':>6}")
