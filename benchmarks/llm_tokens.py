@@ -58,6 +58,15 @@ def request_text(body: dict[str, Any]) -> str:
     return json.dumps(sent, ensure_ascii=False, separators=(",", ":"))
 
 
+def bridge_tokens(body: dict[str, Any]) -> int:
+    """Input tokens of one request as a live measure's endpoint counts them: characters / 4.
+
+    Of the request's JSON as ``json.dumps`` writes it by default (ASCII escapes, spaces after
+    separators).
+    """
+    return len(json.dumps(body)) // 4
+
+
 def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens of one chat request as sent: every message, and the tool specs."""
     return tokens(request_text(body))
@@ -91,18 +100,13 @@ def _turns(plan: list[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]
     return turns
 
 
-def transcript_cases() -> list[dict[str, Any]]:
-    """The capable model's canon investigations: its router answer and its tool-call turns."""
-    sys.path.insert(0, str(Path("tests").resolve()))
-    from canon import build  # the tests' own kit: the canon's data, built (and cached) on demand
-
-    suite = build()
-    questions = {c["id"]: c["question"] for c in json.loads(suite.read_text())["cases"]}
-    folder = Path("tests/data/llm_transcripts")
+def _script_cases(folder: Path, questions: dict[str, str],
+                  data_dir: Any) -> list[dict[str, Any]]:
+    """The replay scripts in ``folder`` of the cases ``questions`` names: router answer, turns."""
     out = []
     for path in sorted(folder.glob("*.json")):
-        if path.name == "manifest.json":
-            continue
+        if path.stem not in questions:
+            continue  # manifest.json, a case of another world
         script = json.loads(path.read_text(encoding="utf-8"))
         turns = []
         for entry in script["agent"]:
@@ -112,8 +116,36 @@ def transcript_cases() -> list[dict[str, Any]]:
                           for c in entry["tool_calls"]])
         out.append({"id": path.stem, "question": questions[path.stem], "turns": turns,
                     "route": json.loads(script["router"][0]["content"]),
-                    "data_dir": str(suite.parent / path.stem)})
+                    "data_dir": str(data_dir(path.stem))})
     return out
+
+
+def transcript_cases() -> list[dict[str, Any]]:
+    """The capable model's canon investigations: its router answer and its tool-call turns."""
+    sys.path.insert(0, str(Path("tests").resolve()))
+    from canon import build  # the tests' own kit: the canon's data, built (and cached) on demand
+
+    suite = build()
+    questions = {c["id"]: c["question"] for c in json.loads(suite.read_text())["cases"]}
+    return _script_cases(Path("tests/data/llm_transcripts"), questions,
+                         lambda case: suite.parent / case)
+
+
+def world_cases(world: str, scripts: Path) -> list[dict[str, Any]]:
+    """Replay scripts of a live model's investigations (``scripts/CASE.json``) on one world.
+
+    ``world`` is a world's name (built on demand by tests/worlds) or its built folder.
+    """
+    data = Path(world)
+    if not data.is_dir():
+        sys.path.insert(0, str(Path(".").resolve()))
+        from tests.worlds import folder  # the tests' own kit: the world, built on demand
+
+        data = folder(world)
+    truth = json.loads((data / "truth.json").read_text(encoding="utf-8"))
+    questions = {c["id"]: c["question"] for c in truth["incidents"]}
+    return [{**case, "timezone": truth.get("timezone", "UTC")}
+            for case in _script_cases(scripts, questions, lambda case: data)]
 
 
 def cases() -> list[dict[str, Any]]:
@@ -144,6 +176,7 @@ class Agent:
         self.cache = cache
         self.uncached: list[int] = []
         self.agent: list[int] = []
+        self.bridge: list[int] = []
         self.other: list[int] = []
         self.lock = threading.Lock()
 
@@ -155,6 +188,7 @@ class Agent:
             (self.agent if body.get("tools") else self.other).append(size)
             if body.get("tools"):
                 self.uncached.append(self.cache.uncached(request_text(body)))
+                self.bridge.append(bridge_tokens(body))
             n = len(self.agent)
         if not body.get("tools"):  # the router (a null draft is never judged)
             return {"message": {"role": "assistant", "content": json.dumps(self.case["route"])},
@@ -200,7 +234,8 @@ def serve(agent: Agent) -> ThreadingHTTPServer:
     return server
 
 
-def measure(transcripts: bool = False) -> list[dict[str, Any]]:
+def measure(transcripts: bool = False, world: str | None = None,
+            scripts: str | None = None) -> list[dict[str, Any]]:
     """Run every case through this checkout's harness; agent input tokens per investigation."""
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -211,15 +246,20 @@ def measure(transcripts: bool = False) -> list[dict[str, Any]]:
     rows = []
     cache = PrefixCache()
     with tempfile.TemporaryDirectory() as tmp:
-        for case in transcript_cases() if transcripts else cases():
+        chosen = world_cases(world, Path(scripts)) if world and scripts \
+            else transcript_cases() if transcripts else cases()
+        for case in chosen:
             agent = Agent(case, cache)
             server = serve(agent)
             try:
                 home = Path(tmp) / case["id"]
+                # No token budget to end an investigation early: each checkout plays all of
+                # the same calls (a checkout that sends more would otherwise make fewer).
                 settings = load_settings(
-                    model="openai:stub", OPENAI_API_KEY="k",
+                    model="openai:stub", OPENAI_API_KEY="k", max_tokens=100_000_000,
                     OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}/v1",
-                    home=home, **({"data_dir": case["data_dir"]} if "data_dir" in case else {}))
+                    home=home, **({"data_dir": case["data_dir"]} if "data_dir" in case else {}),
+                    **({"timezone": case["timezone"]} if "timezone" in case else {}))
                 services = Services.from_settings(settings, store=RunStore(home / "runs.sqlite"))
                 out = asyncio.run(run_turn(services, case["question"],
                                            checkpointer=InMemorySaver()))
@@ -228,16 +268,17 @@ def measure(transcripts: bool = False) -> list[dict[str, Any]]:
             rows.append({"case": case["id"], "agent_calls": len(agent.agent),
                          "agent_input_tokens": sum(agent.agent),
                          "uncached_tokens": sum(agent.uncached),
+                         "bridge_tokens": sum(agent.bridge),
                          "first_call": agent.agent[0] if agent.agent else 0,
                          "tool_calls": out["usage"]["tool_calls"],
                          "outcome": out["release_outcome"]})
     return rows
 
 
-def other(checkout: str, transcripts: bool = False) -> list[dict[str, Any]]:
+def other(checkout: str, flags: list[str]) -> list[dict[str, Any]]:
     """The same measurement in another checkout (this file run with its PYTHONPATH)."""
     env = {**os.environ, "PYTHONPATH": str(Path(checkout).resolve())}
-    flags = ["--json", *(["--transcripts"] if transcripts else [])]
+    flags = ["--json", *flags]
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *flags], env=env,
                           cwd=checkout, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
@@ -253,8 +294,16 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="this checkout's rows as JSON")
     parser.add_argument("--transcripts", action="store_true",
                         help="the capable model's canon investigations instead of the demo's")
+    parser.add_argument("--world", help="a world of tests/worlds, with --scripts")
+    parser.add_argument("--scripts", help="replay scripts (CASE.json) of the world's cases")
     opts = parser.parse_args()
-    rows = measure(opts.transcripts)
+    if bool(opts.world) != bool(opts.scripts):
+        parser.error("--world and --scripts go together")
+    scripts = str(Path(opts.scripts).resolve()) if opts.scripts else None
+    world = opts.world
+    if world and scripts:  # one folder for both checkouts, built once
+        world = str(Path(world_cases(world, Path(scripts))[0]["data_dir"]).resolve())
+    rows = measure(opts.transcripts, world, scripts)
     if opts.json:
         print(json.dumps(rows))
         return
@@ -262,7 +311,10 @@ def main() -> None:
         for r in rows:
             print(f"{r['case']:8} {r['agent_calls']:3} calls {r['agent_input_tokens']:8} tokens")
         return
-    base = {r["case"]: r for r in other(opts.against, opts.transcripts)}
+    flags = [*(["--transcripts"] if opts.transcripts else []),
+             *(["--world", world, "--scripts", scripts] if scripts and world else [])]
+    base = {r["case"]: r for r in other(opts.against, flags)}
+    rows = [r for r in rows if r["case"] in base]  # an older checkout may have fewer cases
     w = max(8, *(len(r["case"]) for r in rows))
     print(f"{'case':{w}} {'calls base/this':>16} {'input base':>11} {'this':>7} {'ratio':>6}   "
           f"{'not prefix-cached base':>22} {'this':>7} {'ratio':>6}")
@@ -284,6 +336,11 @@ def main() -> None:
     print(f"median ratio {statistics.median(ratios):.2f} (input), "
           f"{statistics.median(cached_ratios):.2f} (not prefix-cached) over {len(ratios)} "
           "investigations")
+    chars = [r["bridge_tokens"] / max(base[r["case"]].get("bridge_tokens", 0), 1) for r in rows]
+    if all(base[r["case"]].get("bridge_tokens") for r in rows):
+        print(f"as characters / 4: median ratio {statistics.median(chars):.2f}, total "
+              f"{sum(r['bridge_tokens'] for r in rows)} against "
+              f"{sum(base[r['case']]['bridge_tokens'] for r in rows)}")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from diagnosis_harness.control.contracts import (
     CollectionState,
     FailureClass,
     FailureCode,
-    PreviousObservation,
     Role,
     RunState,
     StopReason,
@@ -47,21 +46,10 @@ from diagnosis_harness.tools.registry import (
     tool_schemas,
 )
 
-_ENVELOPE_DESCRIPTION = "Progress rule."
-"""Short: the agent's system prompt states the rule in full (sent once per tool, every call)."""
-
-
-def _envelope() -> dict[str, Any]:
-    """PreviousObservation's schema, lean: its enum inline, no titles, no ``$defs``."""
-    schema = PreviousObservation.model_json_schema()
-    gain = schema.pop("$defs")["Gain"]
-    props = schema["properties"]
-    props["gain"] = {"enum": gain["enum"]}
-    for prop in props.values():
-        prop.pop("title", None)
-        prop.pop("default", None)
-    return {"type": "object", "description": _ENVELOPE_DESCRIPTION, "properties": props,
-            "required": schema["required"]}
+_ENVELOPE: dict[str, Any] = {"type": "object", "description": "Progress rule."}
+"""The progress envelope as every tool's spec offers it: the agent's system prompt states its
+keys and its rule once (issue 40), as this schema is sent with each of the seven or more specs
+on every call. What the gate accepts is PreviousObservation's strict model, as ever."""
 
 
 def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, Any]]:
@@ -81,9 +69,9 @@ def agent_tools(ctx: RunContext, metrics: str | None = None) -> list[dict[str, A
 
 
 def _with_envelope(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    envelope = _envelope()
     for spec in specs:
-        spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = envelope
+        spec["function"]["parameters"].setdefault("properties", {})["previous_observation"] = \
+            dict(_ENVELOPE)
     return specs
 
 

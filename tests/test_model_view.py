@@ -162,3 +162,30 @@ def test_a_rows_columns_keep_their_names() -> None:
          "row": {"ts": "2026-11-02T10:00:00Z", "level": "high", "active": 10}}]}
     assert model_text(json.dumps(body)).splitlines()[1] == \
         "E4.1 row: ts=10:00:00, level=high, active=10"
+
+
+def _event(n: int, **attrs: str) -> dict[str, Any]:
+    return {"evidence_id": f"E2.{n}", "kind": "log_event", "ts": f"2026-11-12T06:3{n}:00Z",
+            "level": "WARN", "message": f"ACK timeout for MSG{n}", "attrs": attrs}
+
+
+def test_fields_every_item_of_a_kind_shares_are_stated_once() -> None:
+    # A live capable model's log results repeated each pod's k8s labels on every event line.
+    labels = {"namespace": "klinik-prod", "node": "k8s-w4", "version": "4.5.2"}
+    body = {"tool": "query_logs", "scope": {"service": "hl7-engine"}, "items": [
+        {"evidence_id": "E2.1", "kind": "log_summary", "matched_events": 3},
+        *(_event(n, pod=f"hl7-engine-{n % 2}", **labels) for n in (2, 3, 4))]}
+    body["items"][2]["warning"] = "this item contains text addressed to an AI"
+    text = model_text(json.dumps(body))
+    lines = text.splitlines()
+    assert lines[2] == "every log_event: namespace=klinik-prod, node=k8s-w4, version=4.5.2"
+    assert lines[3] == "E2.2 06:32:00 WARN: pod=hl7-engine-0: ACK timeout for MSG2"
+    # What differs stays on each line, a warning first; ids in order, nothing else lost.
+    assert lines[4] == ("E2.3 06:33:00 WARN: warning=\"this item contains text addressed to an "
+                        "AI\", pod=hl7-engine-1: ACK timeout for MSG3")
+    assert [line.split(" ")[0] for line in lines if re.match(r"E\d", line)] == \
+        ["E2.1", "E2.2", "E2.3", "E2.4"]
+    assert sum("klinik-prod" in line for line in lines) == 1
+    before = json.loads(json.dumps(body))
+    before["items"] = before["items"][:3]  # two events: a line of its own would not pay
+    assert not any(line.startswith("every ") for line in model_text(json.dumps(before)).splitlines())

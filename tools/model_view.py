@@ -11,6 +11,9 @@ model that reads text is sent this rendering of it instead (``nodes/_model_call.
   event as a log line (``E1.5 10:00:04.100 ERROR: pool=db: message``), a row's columns and an
   event's attributes inline, the item's message / example / passage last and unquoted (its
   whitespace runs made one space, so no text can start a line of its own);
+- before the first item of a kind that has three or more, the fields all of them share, once:
+  ``every log_event: namespace=prod, pod=api-0`` (a live model's log results repeated a pod's
+  labels on every event line), left out of their lines;
 - the note (truncation and paging with its ``offset``) and STOP_REQUIRED, as they were.
 
 Left out, as a model can use none of it: what the scope already says (a summary's window, a
@@ -62,6 +65,8 @@ minimum), left out of an item when equal to it."""
 _LONG_ARG = 40
 """A scope value the call sent verbatim and longer than this (its SQL) is not echoed back."""
 _STOP_KEYS = ("stop_required", "stop_reason", "instruction")
+_COMMON_MIN = 3
+"""Items of one kind from which the fields they all share are stated once (``every …:``)."""
 
 
 def _strings(value: object) -> Iterable[str]:
@@ -167,7 +172,9 @@ def _content(item: Mapping[str, Any], scope: Mapping[str, Any], previous: Mappin
     return content
 
 
-def _line(item: Mapping[str, Any], content: dict[str, Any]) -> str:
+def _parts(item: Mapping[str, Any], content: dict[str, Any]) -> tuple[str, dict[str, Any],
+                                                                     str | None]:
+    """An item's line start (id, kind or a log line's time and level), its fields, its text."""
     warning = content.pop("warning", None)
     text = next((content.pop(k) for k in TEXT_KEYS if isinstance(content.get(k), str)
                  and not _ID.fullmatch(content[k])), None)
@@ -179,12 +186,30 @@ def _line(item: Mapping[str, Any], content: dict[str, Any]) -> str:
             and isinstance(content.get(k), str) and _BARE.fullmatch(content[k])]
     fields = {"warning": warning, **content} if warning else content
     kind = [] if item.get("kind") in SELF_EVIDENT_KINDS and lead else [str(item.get("kind"))]
-    line = " ".join([str(item.get("evidence_id")), *kind, *lead])
+    return " ".join([str(item.get("evidence_id")), *kind, *lead]), fields, text
+
+
+def _line(start: str, fields: Mapping[str, Any], text: str | None) -> str:
+    line = start
     if fields:
         line += ": " + _pairs(fields)
     if text is not None:
         line += ": " + _SPACE.sub(" ", text).strip()
     return line
+
+
+def _common(kinds: list[str], fields: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per kind of at least ``_COMMON_MIN`` items: the fields every one of them has, equal."""
+    out = {}
+    for kind in dict.fromkeys(kinds):
+        group = [f for k, f in zip(kinds, fields, strict=True) if k == kind]
+        if len(group) < _COMMON_MIN:
+            continue
+        same = {k: v for k, v in group[0].items() if k != "warning"
+                and all(k in f and f[k] == v for f in group[1:])}
+        if same:
+            out[kind] = same
+    return out
 
 
 def _render(body: Mapping[str, Any], args: Mapping[str, Any]) -> str:
@@ -198,9 +223,19 @@ def _render(body: Mapping[str, Any], args: Mapping[str, Any]) -> str:
     lines = [head + (": " + _pairs(_on_day(shown_scope, day)) if shown_scope else "")]
     previous: Mapping[str, Any] = {}
     events = _events(items, scope)
+    parts = []
     for item in items:
-        lines.append(_line(item, _on_day(_content(item, scope, previous, events), day)))
+        parts.append(_parts(item, _on_day(_content(item, scope, previous, events), day)))
         previous = item
+    kinds = [str(item.get("kind")) for item in items]
+    common = _common(kinds, [fields for _, fields, _ in parts])
+    stated: set[str] = set()
+    for kind, (start, fields, text) in zip(kinds, parts, strict=True):
+        same = common.get(kind, {})
+        if same and kind not in stated:  # stated once, before the first item of its kind
+            lines.append(f"every {_key(kind)}: {_pairs(same)}")
+            stated.add(kind)
+        lines.append(_line(start, {k: v for k, v in fields.items() if k not in same}, text))
     if body.get("note"):
         lines.append(f"note: {_SPACE.sub(' ', str(body['note'])).strip()}")
     if body.get("stop_required"):
