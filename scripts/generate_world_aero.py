@@ -31,8 +31,6 @@ from worlds.engine import inside, ms3, zulu  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
 NAME = "aero"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 CET = timezone(timedelta(hours=1))
 DAY0 = datetime(2026, 2, 17, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
@@ -3826,23 +3824,9 @@ def world() -> tuple[World, dict, dict]:
     inc_flood(w)
     metrics(w)
     batch_runs(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "An airline's booking, check-in and departure-control platform (13 components) over "
-            "three days, 2026-02-17..19 Central European Time; access logs sampled; 14 incidents "
-            "and traps (see truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(
+        NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
+        "2026-02-17..19 Central European Time", 14, 13), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the aero world into ``out_dir/aero/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -40,7 +40,6 @@ from worlds.engine import sql_step as sql
 
 NAME = "depot"
 SEED = 120812
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
 CET = timezone(timedelta(hours=1))
 UTC = UTC
 DAY0 = datetime(2026, 12, 8, tzinfo=CET)
@@ -1446,26 +1445,8 @@ def world() -> tuple[World, dict, dict]:
     w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
     incidents(w)
     metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Depot Paketdienst, a parcel logistics platform (12 components: gateway, "
-            "booking, labels, routeplan, "
-            "osrm, tracking, rabbitmq, mysql, redis, scangw, notify, billing) over three "
-            "days, 2026-12-08..10 "
-            "CET; access logs sampled; 10 incidents and traps (see truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "Europe/Berlin", "Depot Paketdienst, a parcel logistics platform",
+                              "2026-12-08..10 CET", 10, SERVICES, dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the depot world into ``out_dir/depot/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -44,8 +44,6 @@ from worlds.engine import epoch_ms, every, inside, ms3, zulu, zulu_ms  # noqa: E
 from worlds.engine import sql_step as sql
 
 NAME = "docs"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 GMT = timezone(timedelta(0))
 DAY0 = datetime(2026, 11, 17, tzinfo=GMT)
 END = DAY0 + timedelta(days=3)
@@ -2997,24 +2995,11 @@ def world() -> tuple[World, dict, dict]:
     incidents(w)
     metrics(w)
     job_runs(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Quillpad, a B2B collaborative document editor (14 components: edge, ingress, collab, docs-api, "
-            "mongo, search, indexer, export, redis, auth, billing, notify, k8s, postgres) over three days, "
-            "2026-11-17..19 UK time (GMT); access logs sampled; 14 incidents and traps (see truth.json)."
-        ),
-        "timezone": "Europe/London",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(
+        NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
+        "2026-11-17..19 UK time (GMT)", 14,
+        "edge ingress collab docs-api mongo search indexer export redis auth billing notify k8s "
+        "postgres".split(), dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the docs world into ``out_dir/docs/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

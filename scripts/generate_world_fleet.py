@@ -50,8 +50,6 @@ from generate_worlds import (  # noqa: E402  (the engine lives next to this scri
     zulu,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 NAME = "fleet"
 
 CST = timezone(timedelta(hours=-6))
@@ -2825,27 +2823,12 @@ def build() -> Fleet:
 
 def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
     w = build()
-    manifest = {
-        "name": "fleet-world",
-        "description": "An EV-charging network backend (14 services, ~4100 chargers) over three days, "
-        "2026-02-10..12 US Central time; request and charger logs sampled; 14 incidents and "
-        "traps (see truth.json).",
-        "timezone": "America/Chicago",
-    }
-    truth = truth_of(
-        w,
-        "fleet-world",
-        "-06:00",
-        "Questions are asked in US Central time (CST, UTC-6) unless they say otherwise; metric "
-        "tables are exported in Central wall time, deploys in UTC.",
-    )
-    return w, manifest, truth
+    about = engine.manifest(NAME, "America/Chicago", "An EV-charging network backend",
+                            "2026-02-10..12 US Central time", 14, "14 services, ~4100 chargers",
+                            "request and charger")
+    return w, about, truth_of(w, "fleet-world", "-06:00", (
+        "Questions are asked in US Central time (CST, UTC-6) unless they say otherwise; metric tables are "
+        "exported in Central wall time, deploys in UTC."))
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the fleet world into ``out_dir/fleet/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__)

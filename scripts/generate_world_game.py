@@ -41,8 +41,6 @@ from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
 NAME = "game"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 PST = timezone(timedelta(hours=-8))
 DAY0 = datetime(2026, 12, 1, tzinfo=PST)
 END = DAY0 + timedelta(days=3)
@@ -3123,27 +3121,11 @@ def world() -> tuple[World, dict, dict]:
     incidents(w)
     metrics(w)
     job_runs(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "The backend of Riftline, an online multiplayer shooter (14 components: edge, auth, matchmaker, "
-            "allocator, lobby, leaderboard, redis, inventory, scylla, store, postgres, chat, kafka, "
-            "telemetry) "
-            "over three days, 2026-12-01..03 US Pacific time; access logs sampled; 14 incidents and traps "
-            "(see "
-            "truth.json)."
-        ),
-        "timezone": "America/Los_Angeles",
-        "dayfirst": False,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(
+        NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
+        "2026-12-01..03 US Pacific time", 14,
+        "edge auth matchmaker allocator lobby leaderboard redis inventory scylla store postgres chat kafka "
+        "telemetry".split(), dayfirst=False), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the game world into ``out_dir/game/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -33,8 +33,6 @@ from worlds.engine import sql_step as sql  # noqa: E402
 from worlds.engine import zulu
 
 NAME = "grid"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 IST = timezone(timedelta(hours=5, minutes=30))
 DAY0 = datetime(2026, 1, 20, tzinfo=IST)
 END = DAY0 + timedelta(days=3)
@@ -3853,22 +3851,9 @@ def world() -> tuple[World, dict, dict]:
     inc_panic(w)
     change_tables(w)
     metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": "A state power distribution utility's smart-meter (AMI) platform (14 components) "
-        "over three "
-        "days, 2026-01-20..22 India Standard Time; access and read logs sampled; 14 incidents and traps (see "
-        "truth.json).",
-        "timezone": "Asia/Kolkata",
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(
+        NAME, "Asia/Kolkata", "A state power distribution utility's smart-meter (AMI) platform",
+        "2026-01-20..22 India Standard Time", 14, 14, "access and read"), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the grid world into ``out_dir/grid/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -36,8 +36,6 @@ from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
 NAME = "hosp"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 CET = timezone(timedelta(hours=1))
 DAY0 = datetime(2026, 11, 10, tzinfo=CET)
 END = DAY0 + timedelta(days=3)
@@ -2312,6 +2310,10 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
+HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
+                   "scheduling fhir-facade postgres redis rabbitmq").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -2323,27 +2325,8 @@ def world() -> tuple[World, dict, dict]:
     extra = quiet_nights(w)
     metrics(w)
     batch_runs(w, extra)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A German hospital's clinical systems platform (14 components: edge, ehr-api, cpoe, lis, "
-            "hl7-engine, "
-            "pacs-gateway, pharmacy, patient-portal, keycloak, scheduling, fhir-facade, postgres, "
-            "redis, rabbitmq) "
-            "over three days, 2026-11-10..12 German time; access logs sampled; 14 incidents and traps (see "
-            "truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "Europe/Berlin", "A German hospital's clinical systems platform",
+                              "2026-11-10..12 German time", 14, HOSP_COMPONENTS, dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the hosp world into ``out_dir/hosp/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -46,7 +46,6 @@ from worlds.engine import sql_step as sql
 
 NAME = "iot"
 SEED = 20261214
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
 AEST = timezone(timedelta(hours=10))
 DAY0 = datetime(2026, 12, 14, tzinfo=AEST)
 END = DAY0 + timedelta(days=3)
@@ -2951,25 +2950,8 @@ def world() -> tuple[World, dict, dict]:
     ):
         story(w)
     metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Brolga Home, a smart-home device platform (13 components: edge, api, auth, registry, "
-            "shadow, rules, ota, push, ingest, emqx, kafka, postgres, redis) over three days, "
-            "2026-12-14..16 Brisbane time (AEST); access logs sampled; 12 incidents and traps "
-            "(see truth.json)."
-        ),
-        "timezone": "Australia/Brisbane",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
+                              "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the iot world into ``out_dir/iot/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -37,8 +37,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import sql_step as sql_ev  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 NAME = "ledger"
 SEED = 20260310
 
@@ -2947,27 +2945,12 @@ def build() -> World:
 
 def world() -> tuple[World, dict[str, Any], dict[str, Any]]:
     w = build()
-    manifest = {
-        "name": "ledger-world",
-        "description": "A retail bank's card and payments platform (15 services) over three days, "
-        "2026-03-10..12 Sydney time (AEDT); request and authorisation logs sampled; "
-        "14 incidents and traps (see truth.json).",
-        "timezone": "Australia/Sydney",
-    }
-    truth_doc = {
-        "dataset": "ledger-world",
-        "timezone": "+11:00",
-        "description": "Questions are asked in Sydney time (AEDT, UTC+11) unless they say otherwise; "
-        "metric tables are exported in Sydney wall time, deploys in UTC.",
-        "incidents": sorted(w.incidents, key=lambda i: i["id"]),
-    }
-    return w, manifest, truth_doc
+    about = engine.manifest(NAME, "Australia/Sydney", "A retail bank's card and payments platform",
+                            "2026-03-10..12 Sydney time (AEDT)", 14, "15 services",
+                            "request and authorisation")
+    return w, about, engine.truth_file(NAME, "+11:00", sorted(w.incidents, key=lambda i: i["id"]), (
+        "Questions are asked in Sydney time (AEDT, UTC+11) unless they say otherwise; metric tables are "
+        "exported in Sydney wall time, deploys in UTC."))
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the ledger world into ``out_dir/ledger/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__)

@@ -36,8 +36,6 @@ from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E40
 from worlds.engine import sql_step as sql
 
 NAME = "mkt"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 5, 11, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
@@ -3996,6 +3994,10 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
+MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
+                  "notifications catalog geo mysql redis rabbitmq").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -4047,26 +4049,8 @@ def world() -> tuple[World, dict, dict]:
     extra = campaigns(w) + payout(w)
     metrics(w)
     batch_runs(w, extra)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A Brazilian food-delivery marketplace (14 components: ingress, consumer-api, "
-            "merchant-portal, orders, payments, dispatch, "
-            "courier-location, pricing, notifications, catalog, geo, mysql, redis, rabbitmq) over three "
-            "days, 2026-05-11..13 Brasília "
-            "time; access logs sampled; 14 incidents and traps (see truth.json)."
-        ),
-        "timezone": "America/Sao_Paulo",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "A Brazilian food-delivery marketplace",
+                              "2026-05-11..13 Brasília time", 14, MKT_COMPONENTS, dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the mkt world into ``out_dir/mkt/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

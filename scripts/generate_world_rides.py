@@ -39,7 +39,6 @@ from worlds.engine import zulu as iso
 
 NAME = "rides"
 SEED = 140818
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
 BRT = timezone(timedelta(hours=-3))
 DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
@@ -1976,26 +1975,8 @@ def world() -> tuple[World, dict, dict]:
     )
     incidents(w)
     metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Corrida, a ride-hailing platform in São Paulo (14 components: envoy, dispatch, pricing, trips, "
-            "mysql, payments, kafka, location, redis, eta, notify, fraud, elasticsearch, settlement) over "
-            "three "
-            "days, 2026-08-18..20 Brasília time (BRT); access logs sampled; 10 incidents and traps (see "
-            "truth.json)."
-        ),
-        "timezone": "America/Sao_Paulo",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "Corrida, a ride-hailing platform in São Paulo",
+                              "2026-08-18..20 Brasília time (BRT)", 10, SERVICES, dayfirst=True), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the rides world into ``out_dir/rides/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -36,8 +36,6 @@ from worlds.engine import inside, ms3, zulu  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
 NAME = "vod"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
 JST = timezone(timedelta(hours=9))
 DAY0 = datetime(2026, 4, 14, tzinfo=JST)
 END = DAY0 + timedelta(days=3)
@@ -5052,6 +5050,10 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
+VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
+                  "recommend search profiles kafka postgres redis").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -5083,24 +5085,8 @@ def world() -> tuple[World, dict, dict]:
     publish_rows = catalog_publish(w)
     metrics(w)
     batch_runs(w, publish_rows)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A Tokyo video-on-demand streaming platform (14 components: gateway, origin-shield, playback, "
-            "drm-license, packager, objstore-gw, catalog, entitlement, recommend, search, profiles, kafka, "
-            "postgres, redis) over three days, 2026-04-14..16 Japan Standard Time; access logs sampled; 14 "
-            "incidents and traps (see truth.json)."
-        ),
-        "timezone": "Asia/Tokyo",
-    }
-    return w, manifest, truth()
+    return w, engine.manifest(NAME, "Asia/Tokyo", "A Tokyo video-on-demand streaming platform",
+                              "2026-04-14..16 Japan Standard Time", 14, VOD_COMPONENTS), truth()
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the vod world into ``out_dir/vod/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

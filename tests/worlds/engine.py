@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import random
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -23,6 +24,8 @@ Stamp = Callable[[datetime], str]
 """How a world writes a moment in its truth file (its zone, seconds)."""
 LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 """The log levels every world writes."""
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "worlds"
+"""Where a generator run without an ``OUT_DIR`` writes its world (``tests/data/worlds``)."""
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 """Month abbreviations as programs write them, whatever the locale."""
 
@@ -288,7 +291,48 @@ def columns(shape: str) -> list[str]:
     return list(SHAPES[shape])
 
 
-def write_world(out_dir: Path, name: str, world: Callable[[], tuple[Any, dict, dict]]) -> None:
-    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``."""
+def manifest(name: str, zone: str, what: str, days: str, incidents: int,
+             components: int | str | Sequence[str], logs: str = "access", **extra: Any) -> dict:
+    """A world's ``dataset.json``: its name, a line on what it holds, the zone it is read in.
+
+    ``components`` is how many there are (``13`` writes "13 components"), their names (listed),
+    or the words to write; ``extra`` fields (``dayfirst``) follow, as given.
+    """
+    if isinstance(components, int):
+        parts = f"{components} components"
+    elif isinstance(components, str):
+        parts = components
+    else:
+        parts = f"{len(components)} components: {', '.join(components)}"
+    about = (f"{what} ({parts}) over three days, {days}; {logs} logs sampled; {incidents} incidents and "
+             "traps (see truth.json).")
+    return {"name": f"{name}-world", "description": about, "timezone": zone, **extra}
+
+
+World = Callable[[], tuple[Any, dict, dict]]
+"""A world's spec, run: its dataset, ``dataset.json`` and ``truth.json``."""
+
+
+def write_world(out_dir: Path, name: str, world: World, docs: dict[str, str] | None = None) -> None:
+    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``.
+
+    ``docs`` are the world's runbooks (``knowledge/<name>.md``), added to any its spec wrote.
+    """
     data, about, truth = world()
+    if docs:
+        data.docs.update(docs)
     data.write(Path(out_dir) / name, about, truth)
+
+
+def main(name: str, world: World, module: str, docs: dict[str, str] | None = None) -> Callable[..., None]:
+    """A generator's ``main(out_dir)``; when ``module`` is ``"__main__"`` it also runs it at once.
+
+    On the command line (``python scripts/generate_world_<name>.py [OUT_DIR]``) the world is written
+    into ``OUT_DIR/<name>/``, by default into :data:`DEFAULT_OUT`.
+    """
+    def write(out_dir: Path = DEFAULT_OUT) -> None:
+        write_world(out_dir, name, world, docs)
+
+    if module == "__main__":
+        write(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    return write
