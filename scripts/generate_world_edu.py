@@ -982,10 +982,8 @@ def tables() -> dict[str, tuple[list[str], list[list]]]:
         "certificates": (["cert_id", "secret", "service", "issuer", "serial", "not_before", "not_after",
                           "status", "note"], CERTS),
         "job_runs": (["run_id", "job", "service", "host", "started_at", "finished_at", "status"], runs),
-        "db_host_metrics": db_rows(),
-        "ingress_upstreams": ingress_rows(),
-        "service_metrics": service_rows(),
-        "queue_metrics": queue_rows(),
+        "db_host_metrics": db_rows(), "ingress_upstreams": ingress_rows(),
+        "service_metrics": service_rows(), "queue_metrics": queue_rows(),
     }
 
 

@@ -164,20 +164,9 @@ DEPLOYS = [
 ]
 
 BASE_VERSIONS = {
-    "api-gateway": "1.25.4",
-    "prepaid": "5.3.1",
-    "head-end": "6.1.3",
-    "emqx": "5.3.2",
-    "ingest": "2.13.6",
-    "kafka": "3.6.1",
-    "mdm": "4.7.2",
-    "postgres": "15.5",
-    "redis": "7.2.4",
-    "rabbitmq": "3.12.10",
-    "billing": "3.9.0",
-    "outage": "2.7.4",
-    "notifier": "1.21.3",
-    "kubernetes": "1.28.5",
+    "api-gateway": "1.25.4", "prepaid": "5.3.1", "head-end": "6.1.3", "emqx": "5.3.2", "ingest": "2.13.6",
+    "kafka": "3.6.1", "mdm": "4.7.2", "postgres": "15.5", "redis": "7.2.4", "rabbitmq": "3.12.10",
+    "billing": "3.9.0", "outage": "2.7.4", "notifier": "1.21.3", "kubernetes": "1.28.5",
 }
 
 
@@ -208,90 +197,42 @@ CONFIG = [
     # id, service, key, old, new, by, at, ticket
     ("CHG-8801", "head-end", "dlms.read.retries", "2", "3", "m.patil", at(0, 8, 45), "AMI-2207"),
     (
-        "CHG-8802",
-        "prepaid",
-        "resources.limits.memory",
-        "1536Mi",
-        "1024Mi",
-        "finops-bot",
-        at(0, 10, 2),
+        "CHG-8802", "prepaid", "resources.limits.memory", "1536Mi", "1024Mi", "finops-bot", at(0, 10, 2),
         "FINOPS-311",
     ),
     ("CHG-8816", "emqx", "emqx-2.ulimit.nofile", "65536", "262144", "n.rao", at(0, 9, 50), "INC-4471"),
     ("CHG-8803", "mdm", "vee.estimation.max_gap_intervals", "4", "6", "p.joshi", at(0, 14, 5), "MDM-918"),
     (
-        "CHG-8804",
-        "api-gateway",
-        "location./api/v1/bills.proxy_read_timeout",
-        "30s",
-        "60s",
-        "k.menon",
-        at(0, 17, 10),
-        "NET-340",
+        "CHG-8804", "api-gateway", "location./api/v1/bills.proxy_read_timeout", "30s", "60s", "k.menon",
+        at(0, 17, 10), "NET-340",
     ),
     (
-        "CHG-8805",
-        "prepaid",
-        "resources.limits.memory",
-        "1024Mi",
-        "1536Mi",
-        "n.rao",
-        at(0, 19, 46),
+        "CHG-8805", "prepaid", "resources.limits.memory", "1024Mi", "1536Mi", "n.rao", at(0, 19, 46),
         "INC-4475",
     ),
     ("CHG-8806", "prepaid", "recharge.upi.callback_timeout_s", "60", "90", "v.shah", at(1, 6, 35), "PAY-552"),
     (
-        "CHG-8807",
-        "api-gateway",
-        "limit_req_zone.portal_api.rate",
-        "50r/s",
-        "5r/s",
-        "k.menon",
-        at(1, 10, 1),
-        "SEC-77",
+        "CHG-8807", "api-gateway", "limit_req_zone.portal_api.rate", "50r/s", "5r/s", "k.menon",
+        at(1, 10, 1), "SEC-77",
     ),
     (
-        "CHG-8808",
-        "api-gateway",
-        "limit_req_zone.portal_api.rate",
-        "5r/s",
-        "50r/s",
-        "k.menon",
-        at(1, 10, 40),
-        "INC-4482",
+        "CHG-8808", "api-gateway", "limit_req_zone.portal_api.rate", "5r/s", "50r/s", "k.menon",
+        at(1, 10, 40), "INC-4482",
     ),
     (
-        "CHG-8809",
-        "mdm",
-        "kafka.consumer.max_poll_records",
-        "500",
-        "1000",
-        "p.joshi",
-        at(1, 12, 45),
+        "CHG-8809", "mdm", "kafka.consumer.max_poll_records", "500", "1000", "p.joshi", at(1, 12, 45),
         "MDM-925",
     ),
     ("CHG-8810", "emqx", "mqtt.max_inflight", "32", "64", "n.rao", at(1, 16, 30), "AMI-2219"),
     ("CHG-8811", "billing", "ebill.batch_size", "200", "500", "s.kulkarni", at(1, 19, 55), "BIL-1204"),
     (
-        "CHG-8812",
-        "kubernetes",
-        "kube-system/coredns.replicas",
-        "2",
-        "3 (+ podAntiAffinity by node)",
-        "platform-oncall",
-        at(1, 20, 52),
-        "INC-4490",
+        "CHG-8812", "kubernetes", "kube-system/coredns.replicas", "2", "3 (+ podAntiAffinity by node)",
+        "platform-oncall", at(1, 20, 52), "INC-4490",
     ),
     ("CHG-8813", "billing", "tariff.cache.ttl_s", "600", "1800", "s.kulkarni", at(2, 10, 58), "BIL-1207"),
     (
-        "CHG-8814",
-        "notifier",
-        "templates.RECHARGE_OK_HI.text",
-        "रिचार्ज सफल: ₹{amount}, शेष ₹{balance}",
-        "रिचार्ज सफल: ₹{amount}। शेष राशि ₹{balance}",
-        "v.shah",
-        at(2, 14, 2),
-        "CX-388",
+        "CHG-8814", "notifier", "templates.RECHARGE_OK_HI.text", "रिचार्ज सफल: ₹{amount}, शेष ₹{balance}",
+        "रिचार्ज सफल: ₹{amount}। शेष राशि ₹{balance}", "v.shah", at(2, 14, 2), "CX-388",
     ),
     ("CHG-8815", "mdm", "vee.spike_limit_kwh", "250", "300", "p.joshi", at(2, 18, 55), "MDM-931"),
 ]
@@ -299,52 +240,27 @@ CONFIG = [
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (DB local time), ms, success
     (
-        84,
-        "84",
-        "reading interval brin index",
-        "V84__reading_interval_brin.sql",
-        "mdm_migrator",
-        at(-9, 11, 2, 41),
-        4120,
+        84, "84", "reading interval brin index", "V84__reading_interval_brin.sql", "mdm_migrator",
+        at(-9, 11, 2, 41), 4120,
     ),
     (85, "85", "estimation rule table", "V85__estimation_rule.sql", "mdm_migrator", at(-6, 15, 40, 12), 211),
     (86, "86", "vee flags jsonb", "V86__vee_flags_jsonb.sql", "mdm_migrator", at(-1, 16, 21, 5), 388),
     (
-        87,
-        "87",
-        "reading daily source column",
-        "V87__reading_daily_source.sql",
-        "mdm_migrator",
-        at(1, 12, 41, 18),
-        164,
+        87, "87", "reading daily source column", "V87__reading_daily_source.sql", "mdm_migrator",
+        at(1, 12, 41, 18), 164,
     ),
     (39, "39", "upi refund ledger", "V39__upi_refund.sql", "billing_migrator", at(-14, 10, 5, 0), 302),
     (
-        40,
-        "40",
-        "emergency credit flag",
-        "V40__emergency_credit.sql",
-        "billing_migrator",
-        at(-3, 9, 12, 30),
-        97,
+        40, "40", "emergency credit flag", "V40__emergency_credit.sql", "billing_migrator",
+        at(-3, 9, 12, 30), 97,
     ),
     (
-        41,
-        "41",
-        "bill meter photo url",
-        "V41__bill_meter_photo_url.sql",
-        "billing_migrator",
-        at(1, 6, 9, 2),
-        141,
+        41, "41", "bill meter photo url", "V41__bill_meter_photo_url.sql", "billing_migrator",
+        at(1, 6, 9, 2), 141,
     ),
     (
-        42,
-        "42",
-        "bpl emergency credit limit",
-        "V42__bpl_emergency_credit.sql",
-        "billing_migrator",
-        at(2, 9, 37, 11),
-        122,
+        42, "42", "bpl emergency credit limit", "V42__bpl_emergency_credit.sql", "billing_migrator",
+        at(2, 9, 37, 11), 122,
     ),
 ]
 
@@ -354,31 +270,20 @@ def change_tables(w: World) -> None:
     for did, svc, ver, start, dur, status, by, summary in DEPLOYS:
         rows.append(
             [
-                did,
-                svc,
-                ver,
-                f"acr-gridco.azurecr.io/{svc}:{ver}",
-                zulu(start),
-                zulu(start + timedelta(seconds=dur)),
-                status,
-                by,
-                summary,
+                did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
+                zulu(start + timedelta(seconds=dur)), status, by, summary,
             ]
         )
     w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        rows,
+        "deploys", engine.columns("DEPLOYS_ROLLOUT"), rows,
     )
     crow = sorted(CONFIG, key=lambda c: c[6])
     w.table(
-        "config_changes",
-        engine.columns("CONFIG_AUDIT"),
+        "config_changes", engine.columns("CONFIG_AUDIT"),
         [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
     )
     w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY"),
+        "schema_migrations", engine.columns("FLYWAY"),
         [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
     )
     deps = engine.rows("""
@@ -421,39 +326,24 @@ def change_tables(w: World) -> None:
         n += 1
         jobs.append(
             [
-                f"JR-{n}",
-                "bill-run",
-                "pg-billing",
-                wall(at(d, 1, 30)),
-                wall(at(d, 3, 4 + d * 3, 11)),
-                "COMPLETED",
-                41820 + d * 3117,
+                f"JR-{n}", "bill-run", "pg-billing", wall(at(d, 1, 30)), wall(at(d, 3, 4 + d * 3, 11)),
+                "COMPLETED", 41820 + d * 3117,
             ]
         )
         n += 1
         end = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
         jobs.append(
             [
-                f"JR-{n}",
-                "ebill-dispatch",
-                "pg-billing",
-                wall(at(d, 6, 0)),
-                wall(end),
-                "FAILED" if d == 1 else "COMPLETED",
-                [38122, 21407, 40218][d],
+                f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
+                "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d],
             ]
         )
         n += 1
         if d == 2:
             jobs.append(
                 [
-                    f"JR-{n}",
-                    "regulatory-export (MERC SoP Q3 interval data)",
-                    "pg-mdm-ro",
-                    wall(EXPORT[0]),
-                    wall(EXPORT[1]),
-                    "CANCELLED",
-                    0,
+                    f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
+                    wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0,
                 ]
             )
             n += 1
@@ -548,15 +438,13 @@ ROUTES = [
 ]
 UPSTREAM_IPS = {
     "mdm": ["10.244.6.21", "10.244.6.37", "10.244.3.18"],
-    "prepaid": ["10.244.5.33", "10.244.5.41", "10.244.2.27"],
-    "billing": ["10.244.7.21", "10.244.7.29"],
+    "prepaid": ["10.244.5.33", "10.244.5.41", "10.244.2.27"], "billing": ["10.244.7.21", "10.244.7.29"],
     "outage": ["10.244.8.14", "10.244.8.19"],
 }
 NAMESPACES = {"mdm": "mdm", "prepaid": "prepaid", "billing": "billing", "outage": "oms"}
 LB_IPS = ["10.224.0.4", "10.224.0.5", "10.224.0.6", "10.224.0.7"]
 UAS = [
-    "BijliMitra/5.2.1 (Android 13; SM-A146B)",
-    "BijliMitra/5.2.1 (Android 12; RMX3511)",
+    "BijliMitra/5.2.1 (Android 13; SM-A146B)", "BijliMitra/5.2.1 (Android 12; RMX3511)",
     "BijliMitra/5.1.9 (iOS 17.2; iPhone14,7)",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
     "okhttp/4.12.0",
@@ -587,9 +475,7 @@ def gateway(w: World, t: datetime) -> None:
     route = w.rng.choices(ROUTES, weights=wgt)[0]
     _wt, method, tmpl, svc, port, base = route
     path = tmpl.format(
-        m=w.meter(),
-        a=w.account(),
-        d=t.astimezone(IST).strftime("%Y-%m-%d"),
+        m=w.meter(), a=w.account(), d=t.astimezone(IST).strftime("%Y-%m-%d"),
         b=f"B{w.ri(10000000, 99999999)}",
         p=w.pick(["411014", "411001", "422005", "400053", "400012", "440010"]),
     )
@@ -613,34 +499,24 @@ def gateway(w: World, t: datetime) -> None:
         if y < 0.45:
             status, size, rt = 502, 157, 0.002
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     f"connect() failed (111: Connection refused) while connecting to upstream, client: "
                     f'{w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
         elif y < 0.65:
             status, size, rt = 502, 157, 3.2 + w.r() * 4
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     f"upstream prematurely closed connection while reading response header from upstream, "
                     f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
     if inside(t, *TOO_MANY) and svc == "prepaid":
         if w.r() < (0.7 if method == "POST" else 0.35):
@@ -649,64 +525,45 @@ def gateway(w: World, t: datetime) -> None:
         status, size, rt, up = 503, 197, 0.0, "-"
         if w.r() < 0.5:
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     f'limiting requests, excess: {5 + w.r() * 40:.3f} by zone "portal_api", client: '
                     f'{w.pick(LB_IPS)}, {host}, host: "api.gridco.example"',
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
     if inside(t, *DNS) and w.r() < 0.6:
         status, size, rt, up = 502, 157, 30.0, "-"
         if w.r() < 0.5:
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     f"{svc}.{NAMESPACES[svc]}.svc.cluster.local could not be resolved (110: Operation "
                     f"timed out), client: {w.pick(LB_IPS)}, {host}",
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
     if inside(t, *EXPORT) and svc == "mdm" and t >= EXPORT[0] + timedelta(minutes=4):
         if w.r() < 0.55:
             status, size, rt = 504, 167, 10.0
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     "upstream timed out (110: Connection timed out) while reading response header from "
                     "upstream, "
                     f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
         else:
             rt = 2.5 + w.r() * 6
     if status >= 500:
         level = "ERROR"
     w.emit(
-        t,
-        "api-gateway",
-        level,
-        nginx_access(w, t, method, path, status, size, rt, up),
-        pod=pod,
+        t, "api-gateway", level, nginx_access(w, t, method, path, status, size, rt, up), pod=pod,
         stream="access",
     )
 
@@ -715,20 +572,15 @@ def gateway_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("api-gateway", t, 3))
     b = f"B{w.ri(10000000, 99999999)}"
     w.emit(
-        t,
-        "api-gateway",
-        "WARN",
+        t, "api-gateway", "WARN",
         nginx_err(
-            t,
-            "warn",
-            w.ri(100000, 999999),
+            t, "warn", w.ri(100000, 999999),
             f"an upstream response is buffered to a temporary file /var/cache/nginx/proxy_temp/{w.ri(1, 9)}/"
             f"{w.ri(10, 99)}/00000{w.ri(10000, 99999)} while reading upstream, client: {w.pick(LB_IPS)}, "
             f'server: api.gridco.example, request: "GET /api/v1/bills/{b}/pdf HTTP/1.1", '
             f'upstream: "http://{w.pick(UPSTREAM_IPS["billing"])}:8000/bills/{b}/pdf"',
         ),
-        pod=pod,
-        stream="error",
+        pod=pod, stream="error",
     )
 
 
@@ -742,55 +594,35 @@ def prepaid_bg(w: World, t: datetime) -> None:
         y = w.r()
         if y < 0.45:
             w.emit(
-                t,
-                "prepaid",
-                "ERROR",
+                t, "prepaid", "ERROR",
                 spring(
-                    t,
-                    "ERROR",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                    t, "ERROR", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
                     "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
                 ),
                 pod=pod,
             )
         elif y < 0.7:
             w.emit(
-                t,
-                "prepaid",
-                "WARN",
+                t, "prepaid", "WARN",
                 spring(
-                    t,
-                    "WARN",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                    t, "WARN", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
                     "SQL Error: 0, SQLState: 53300",
                 ),
                 pod=pod,
             )
             w.emit(
-                t + timedelta(milliseconds=1),
-                "prepaid",
-                "ERROR",
+                t + timedelta(milliseconds=1), "prepaid", "ERROR",
                 spring(
-                    t + timedelta(milliseconds=1),
-                    "ERROR",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "FATAL: sorry, too many clients already",
+                    t + timedelta(milliseconds=1), "ERROR", thread,
+                    "o.h.engine.jdbc.spi.SqlExceptionHelper", "FATAL: sorry, too many clients already",
                 ),
                 pod=pod,
             )
         else:
             w.emit(
-                t,
-                "prepaid",
-                "ERROR",
+                t, "prepaid", "ERROR",
                 spring(
-                    t,
-                    "ERROR",
-                    thread,
-                    "c.g.prepaid.recharge.RechargeController",
+                    t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
                     f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
                     "org.springframework.transaction.CannotCreateTransactionException: Could not open JPA "
                     "EntityManager for transaction",
@@ -800,14 +632,9 @@ def prepaid_bg(w: World, t: datetime) -> None:
         return
     if inside(t, *DNS) and w.r() < 0.6:
         w.emit(
-            t,
-            "prepaid",
-            "ERROR",
+            t, "prepaid", "ERROR",
             spring(
-                t,
-                "ERROR",
-                thread,
-                "c.g.prepaid.recharge.RechargeController",
+                t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
                 f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
                 "org.postgresql.util.PSQLException: "
                 "The connection attempt failed. Caused by: java.net.UnknownHostException: "
@@ -819,14 +646,9 @@ def prepaid_bg(w: World, t: datetime) -> None:
     amount = w.pick([100, 200, 200, 300, 500, 500, 1000, 1500, 2000])
     bal = amount + w.r() * 400
     w.emit(
-        t,
-        "prepaid",
-        "INFO",
+        t, "prepaid", "INFO",
         spring(
-            t,
-            "INFO",
-            thread,
-            "c.g.prepaid.recharge.RechargeService",
+            t, "INFO", thread, "c.g.prepaid.recharge.RechargeService",
             f"Recharge RCH-{t.astimezone(IST):%Y%m%d}-{w.ri(100000, 999999)} credited: account={acct} "
             f"meter={w.meter()} amount={amount}.00 INR upi_ref={w.ri(400000000000, 699999999999)} "
             f"balance={bal:.2f}",
@@ -839,14 +661,9 @@ def prepaid_bg(w: World, t: datetime) -> None:
         if inside(t, *RMQ_ALARM):
             t3 = t2 + timedelta(seconds=5)
             w.emit(
-                t3,
-                "prepaid",
-                "ERROR",
+                t3, "prepaid", "ERROR",
                 spring(
-                    t3,
-                    "ERROR",
-                    thread,
-                    "c.g.prepaid.command.RelayCommandPublisher",
+                    t3, "ERROR", thread, "c.g.prepaid.command.RelayCommandPublisher",
                     f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
                     f"(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s",
                 ),
@@ -854,14 +671,9 @@ def prepaid_bg(w: World, t: datetime) -> None:
             )
         else:
             w.emit(
-                t2,
-                "prepaid",
-                "INFO",
+                t2, "prepaid", "INFO",
                 spring(
-                    t2,
-                    "INFO",
-                    thread,
-                    "c.g.prepaid.command.RelayCommandPublisher",
+                    t2, "INFO", thread, "c.g.prepaid.command.RelayCommandPublisher",
                     f"RECONNECT queued meter={m} account={acct} exchange=hes.commands confirm=2ms",
                 ),
                 pod=pod,
@@ -871,14 +683,9 @@ def prepaid_bg(w: World, t: datetime) -> None:
 def prepaid_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("prepaid", t, 3))
     w.emit(
-        t,
-        "prepaid",
-        "WARN",
+        t, "prepaid", "WARN",
         spring(
-            t,
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "c.g.prepaid.upi.CallbackController",
+            t, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "c.g.prepaid.upi.CallbackController",
             f"UPI callback for order ord_{w.hexid(14)} arrived {w.ri(61, 240)} s after timeout; payment "
             "already reconciled by status poll, ignoring",
         ),
@@ -890,14 +697,9 @@ def prepaid_jobs(w: World, t: datetime) -> None:
     pod = pods("prepaid", t, 3)[0]
     below = w.ri(3900, 4500)
     w.emit(
-        t,
-        "prepaid",
-        "INFO",
+        t, "prepaid", "INFO",
         spring(
-            t,
-            "INFO",
-            "scheduling-1",
-            "c.g.prepaid.jobs.LowBalanceJob",
+            t, "INFO", "scheduling-1", "c.g.prepaid.jobs.LowBalanceJob",
             f"low-balance scan done: {below} accounts < 50.00 INR, {w.ri(80, 160)} alerts queued, "
             f"{w.ri(4, 30)} disconnects scheduled (grace expired)",
         ),
@@ -906,14 +708,9 @@ def prepaid_jobs(w: World, t: datetime) -> None:
     if t.astimezone(IST).minute == 0:
         t2 = t + timedelta(seconds=w.ri(1, 20))
         w.emit(
-            t2,
-            "prepaid",
-            "WARN",
+            t2, "prepaid", "WARN",
             spring(
-                t2,
-                "WARN",
-                "scheduling-1",
-                "c.g.prepaid.tariff.TariffCache",
+                t2, "WARN", "scheduling-1", "c.g.prepaid.tariff.TariffCache",
                 f"tariff slab cache refresh took {w.ri(2050, 3400)} ms (threshold 2000 ms)",
             ),
             pod=pod,
@@ -923,29 +720,21 @@ def prepaid_jobs(w: World, t: datetime) -> None:
 def spring_start(w: World, t: datetime, service: str, app: str, cls: str, pod: str, ver: str) -> None:
     lines = [
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             f"Starting {cls} v{ver} using Java 17.0.9 with PID 1",
         ),
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             'The following 1 profile is active: "prod"',
         ),
         (
-            "INFO",
-            "main",
-            "o.s.b.w.embedded.tomcat.TomcatWebServer",
+            "INFO", "main", "o.s.b.w.embedded.tomcat.TomcatWebServer",
             "Tomcat initialized with port(s): 8080 (http)",
         ),
         ("INFO", "main", "com.zaxxer.hikari.HikariDataSource", "HikariPool-1 - Start completed."),
         ("INFO", "main", "o.s.b.w.embedded.tomcat.TomcatWebServer", "Tomcat started on port(s): 8080 (http)"),
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             f"Started {cls} in {w.ri(18, 34)}.{w.ri(100, 999)} seconds (process running for "
             f"{w.ri(20, 38)}.{w.ri(1, 9)})",
         ),
@@ -971,18 +760,12 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
             offline_m = w.ri(3000, 8000)
         ts = t + timedelta(seconds=2)
         w.emit(
-            ts,
-            "head-end",
-            "INFO",
+            ts, "head-end", "INFO",
             log4j(
-                ts,
-                "INFO",
-                "hb-sweep",
-                "c.g.hes.dcu.HeartbeatMonitor",
+                ts, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
                 f"heartbeat sweep: dcus online={online_d}/818 meters offline={offline_m}/122300",
             ),
-            pod=pod,
-            version=version("head-end", t),
+            pod=pod, version=version("head-end", t),
         )
     if lt.minute % 15 == 3:
         ok = w.ri(118500, 120500)
@@ -991,18 +774,12 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
         ts = t + timedelta(seconds=w.ri(10, 50))
         slot = (lt - timedelta(minutes=3)).strftime("%H:%M")
         w.emit(
-            ts,
-            "head-end",
-            "INFO",
+            ts, "head-end", "INFO",
             log4j(
-                ts,
-                "INFO",
-                "read-scheduler-1",
-                "c.g.hes.read.ReadCycle",
+                ts, "INFO", "read-scheduler-1", "c.g.hes.read.ReadCycle",
                 f"interval read cycle {slot} done: ok={ok} noresp={122300 - ok} took={w.ri(280, 460)}s",
             ),
-            pod=pod,
-            version=version("head-end", t),
+            pod=pod, version=version("head-end", t),
         )
 
 
@@ -1015,11 +792,8 @@ def headend_noise(w: World, t: datetime) -> None:
             f"(result-source-diagnostic=7), will retry in 900s"
         )
         w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg),
-            pod=pod,
+            t, "head-end", "WARN",
+            log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg), pod=pod,
         )
     elif x < 0.8:
         msg = f"DCU {w.dcu()} clock drift {w.ri(3, 9)}s, sending time sync"
@@ -1046,11 +820,8 @@ def headend_cmd(w: World, t: datetime) -> None:
         f"relay={'closed' if kind == 'RECONNECT' else 'open'} ack={w.ri(8, 60) / 10:.1f}s"
     )
     w.emit(
-        t,
-        "head-end",
-        "INFO",
-        log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg),
-        pod=pod,
+        t, "head-end", "INFO",
+        log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg), pod=pod,
     )
 
 
@@ -1073,11 +844,7 @@ def emqx_bg(w: World, t: datetime) -> None:
         msg = f"clientid: {cid}, peername: {peer}, msg: keepalive_timeout, keepalive: 300"
         lvl = "warning"
     w.emit(
-        t,
-        "emqx",
-        "WARN" if lvl == "warning" else "INFO",
-        erl(t, lvl, msg),
-        pod=node,
+        t, "emqx", "WARN" if lvl == "warning" else "INFO", erl(t, lvl, msg), pod=node,
         node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
     )
 
@@ -1089,38 +856,23 @@ def ingest_bg(w: World, t: datetime) -> None:
     if inside(t, *DNS) and w.r() < 0.7:
         b = w.ri(0, 2)
         w.emit(
-            t,
-            "ingest",
-            "ERROR",
+            t, "ingest", "ERROR",
             logfmt(
-                t,
-                "ERROR",
-                "kafka produce failed, batch kept in memory",
-                topic="meter.readings",
+                t, "ERROR", "kafka produce failed, batch kept in memory", topic="meter.readings",
                 err=f"dial tcp: lookup kafka-{b}.kafka-headless.streaming.svc.cluster.local on 10.0.0.10:53: "
                 f"read udp 10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}->10.0.0.10:53: i/o "
                 "timeout",
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
         return
     w.emit(
-        t,
-        "ingest",
-        "INFO",
+        t, "ingest", "INFO",
         logfmt(
-            t,
-            "INFO",
-            "flushed batch",
-            topic="meter.readings",
-            partition=w.ri(0, 23),
-            records=w.ri(1500, 2048),
-            bytes=w.ri(300000, 420000),
-            took=f"{w.ri(18, 70)}ms",
+            t, "INFO", "flushed batch", topic="meter.readings", partition=w.ri(0, 23),
+            records=w.ri(1500, 2048), bytes=w.ri(300000, 420000), took=f"{w.ri(18, 70)}ms",
         ),
-        pod=pod,
-        version=version("ingest", t),
+        pod=pod, version=version("ingest", t),
     )
 
 
@@ -1131,31 +883,21 @@ def ingest_noise(w: World, t: datetime) -> None:
     if w.r() < 0.75:
         zone = w.pick(ZONES)
         w.emit(
-            t,
-            "ingest",
-            "WARN",
+            t, "ingest", "WARN",
             logfmt(
-                t,
-                "WARN",
-                "duplicate reading dropped",
-                dcu=w.dcu(zone),
-                meter=w.meter(zone),
+                t, "WARN", "duplicate reading dropped", dcu=w.dcu(zone), meter=w.meter(zone),
                 interval=(t - timedelta(minutes=w.ri(15, 240))).astimezone(IST).strftime("%Y-%m-%dT%H:%M"),
                 source="retransmit",
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
     else:
         w.emit(
-            t,
-            "ingest",
-            "WARN",
+            t, "ingest", "WARN",
             logfmt(
                 t, "WARN", "reading timestamp in future, clamped", meter=w.meter(), skew=f"{w.ri(31, 190)}s"
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
 
 
@@ -1195,19 +937,12 @@ def mdm_bg(w: World, t: datetime) -> None:
     thread = f"ntainer#0-{w.ri(0, 5)}-C-1"
     if inside(t, *PANIC) and t > PANIC[0] + timedelta(seconds=40):
         w.emit(
-            t,
-            "mdm",
-            "INFO",
+            t, "mdm", "INFO",
             spring(
-                t,
-                "INFO",
-                thread,
-                "c.g.mdm.vee.VeeBatchProcessor",
-                "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0",
-                "mdm",
+                t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
+                "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0", "mdm",
             ),
-            pod=pod,
-            version=version("mdm", t),
+            pod=pod, version=version("mdm", t),
         )
         return
     n = w.ri(1500, 2048)
@@ -1216,39 +951,25 @@ def mdm_bg(w: World, t: datetime) -> None:
         flagged = int(n * (0.31 + w.r() * 0.06))
     est = w.ri(2, 14)
     w.emit(
-        t,
-        "mdm",
-        "INFO",
+        t, "mdm", "INFO",
         spring(
-            t,
-            "INFO",
-            thread,
-            "c.g.mdm.vee.VeeBatchProcessor",
+            t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
             f"VEE batch done partition={w.ri(0, 23)} readings={n} passed={n - flagged - est} estimated={est} "
-            f"flagged={flagged} took={w.ri(140, 320)}ms",
-            "mdm",
+            f"flagged={flagged} took={w.ri(140, 320)}ms", "mdm",
         ),
-        pod=pod,
-        version=version("mdm", t),
+        pod=pod, version=version("mdm", t),
     )
 
 
 def mdm_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("mdm", t, 3))
     w.emit(
-        t,
-        "mdm",
-        "WARN",
+        t, "mdm", "WARN",
         spring(
-            t,
-            "WARN",
-            f"ntainer#0-{w.ri(0, 5)}-C-1",
-            "c.g.mdm.vee.EstimationService",
-            f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)",
-            "mdm",
+            t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.EstimationService",
+            f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)", "mdm",
         ),
-        pod=pod,
-        version=version("mdm", t),
+        pod=pod, version=version("mdm", t),
     )
 
 
@@ -1257,20 +978,13 @@ def mdm_hourly(w: World, t: datetime) -> None:
         return
     pod = pods("mdm", t, 3)[0]
     w.emit(
-        t,
-        "mdm",
-        "INFO",
+        t, "mdm", "INFO",
         spring(
-            t,
-            "INFO",
-            "agg-scheduler-1",
-            "c.g.mdm.agg.DailyAggregator",
+            t, "INFO", "agg-scheduler-1", "c.g.mdm.agg.DailyAggregator",
             f"daily aggregates upserted rows={w.ri(118000, 121000)} table=mdm.reading_daily "
-            f"took={w.ri(2400, 4100) / 1000:.1f}s",
-            "mdm",
+            f"took={w.ri(2400, 4100) / 1000:.1f}s", "mdm",
         ),
-        pod=pod,
-        version=version("mdm", t),
+        pod=pod, version=version("mdm", t),
     )
 
 
@@ -1279,31 +993,21 @@ def postgres_bg(w: World, t: datetime) -> None:
     for inst, pid in (("pg-mdm", 62), ("pg-billing", 58)):
         t0 = t + timedelta(seconds=w.ri(0, 3), milliseconds=w.ri(0, 999))
         w.emit(
-            t0,
-            "postgres",
-            "INFO",
-            pgline(t0, pid, "", "LOG", "checkpoint starting: time"),
-            instance=inst,
+            t0, "postgres", "INFO", pgline(t0, pid, "", "LOG", "checkpoint starting: time"), instance=inst,
             pod=f"{inst}-0",
         )
         bufs = w.ri(2000, 30000) if inst == "pg-mdm" else w.ri(300, 4000)
         wt = w.ri(120, 270)
         t1 = t0 + timedelta(seconds=wt)
         w.emit(
-            t1,
-            "postgres",
-            "INFO",
+            t1, "postgres", "INFO",
             pgline(
-                t1,
-                pid,
-                "",
-                "LOG",
+                t1, pid, "", "LOG",
                 f"checkpoint complete: wrote {bufs} buffers ({bufs / 1310.72:.1f}%); 0 WAL file(s) added, "
                 f"{w.ri(0, 6)} removed, {w.ri(2, 15)} recycled; write={wt - 1}.{w.ri(100, 999)} s, "
                 f"sync=0.{w.ri(10, 99)} s, total={wt}.{w.ri(100, 999)} s",
             ),
-            instance=inst,
-            pod=f"{inst}-0",
+            instance=inst, pod=f"{inst}-0",
         )
 
 
@@ -1313,100 +1017,68 @@ def postgres_noise(w: World, t: datetime) -> None:
     if x < 0.45:
         t1 = t
         w.emit(
-            t1,
-            "postgres",
-            "ERROR",
+            t1, "postgres", "ERROR",
             pgline(
-                t1,
-                pid,
-                "prepaid@billing",
-                "ERROR",
+                t1, pid, "prepaid@billing", "ERROR",
                 'duplicate key value violates unique constraint "recharge_upi_ref_key"',
             ),
-            instance="pg-billing",
-            pod="pg-billing-0",
+            instance="pg-billing", pod="pg-billing-0",
         )
         t2 = t1 + timedelta(microseconds=300)
         w.emit(
-            t2,
-            "postgres",
-            "INFO",
+            t2, "postgres", "INFO",
             pgline(
-                t2,
-                pid,
-                "prepaid@billing",
-                "DETAIL",
+                t2, pid, "prepaid@billing", "DETAIL",
                 f"Key (upi_ref)=({w.ri(400000000000, 699999999999)}) already exists.",
             ),
-            instance="pg-billing",
-            pod="pg-billing-0",
+            instance="pg-billing", pod="pg-billing-0",
         )
     elif x < 0.7:
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(
                 t, pid, "bi_reader@mdm", "LOG", "could not receive data from client: Connection reset by peer"
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
     else:
         tbl = w.pick(
             [
-                "mdm.mdm.reading_interval",
-                "mdm.mdm.vee_flag",
-                "billing.billing.recharge",
+                "mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
                 "mdm.mdm.reading_daily",
             ]
         )
         inst = "pg-billing" if "billing" in tbl.split(".")[0] else "pg-mdm"
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(
-                t,
-                pid,
-                "",
-                "LOG",
+                t, pid, "", "LOG",
                 "automatic vacuum of table "
                 f'"{tbl}": '
                 f"index scans: 1, pages: 0 removed, {w.ri(10000, 900000)} remain, "
                 f"tuples: {w.ri(1000, 90000)} removed, {w.ri(100000, 9000000)} remain",
             ),
-            instance=inst,
-            pod=f"{inst}-0",
+            instance=inst, pod=f"{inst}-0",
         )
 
 
 def redis_bg(w: World, t: datetime) -> None:
     changes = w.ri(10000, 60000)
     w.emit(
-        t,
-        "redis",
-        "INFO",
-        redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
+        t, "redis", "INFO", redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
         pod="redis-0",
     )
     cpid = w.newpid()
     t1 = t + timedelta(milliseconds=w.ri(5, 30))
     w.emit(
-        t1,
-        "redis",
-        "INFO",
-        redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
+        t1, "redis", "INFO", redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
         pod="redis-0",
     )
     t2 = t1 + timedelta(seconds=w.ri(2, 6), milliseconds=w.ri(0, 999))
     w.emit(t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", cpid), pod="redis-0")
     t3 = t2 + timedelta(milliseconds=w.ri(50, 120))
     w.emit(
-        t3,
-        "redis",
-        "INFO",
-        redisline(t3, "M", "*", "Background saving terminated with success"),
+        t3, "redis", "INFO", redisline(t3, "M", "*", "Background saving terminated with success"),
         pod="redis-0",
     )
 
@@ -1417,21 +1089,16 @@ def rabbit_bg(w: World, t: datetime) -> None:
     x = w.r()
     if x < 0.45:
         w.emit(
-            t,
-            "rabbitmq",
-            "INFO",
+            t, "rabbitmq", "INFO",
             erl(t, "info", f"{pid} accepting AMQP connection {pid} ({src} -> 10.244.9.5:5672)"),
             pod="rabbitmq-0",
         )
         t1 = t + timedelta(milliseconds=w.ri(2, 12))
         user = w.pick(["prepaid", "head-end", "notifier", "billing", "outage"])
         w.emit(
-            t1,
-            "rabbitmq",
-            "INFO",
+            t1, "rabbitmq", "INFO",
             erl(
-                t1,
-                "info",
+                t1, "info",
                 f"{pid} connection {pid} ({src} -> 10.244.9.5:5672): user '{user}' authenticated and "
                 "granted access to vhost 'grid'",
             ),
@@ -1439,12 +1106,9 @@ def rabbit_bg(w: World, t: datetime) -> None:
         )
     else:
         w.emit(
-            t,
-            "rabbitmq",
-            "WARN",
+            t, "rabbitmq", "WARN",
             erl(
-                t,
-                "warning",
+                t, "warning",
                 f"{pid} closing AMQP connection {pid} ({src} -> 10.244.9.5:5672, vhost: 'grid', user: "
                 f"'outage'):\n{pid} client unexpectedly closed TCP connection",
             ),
@@ -1457,27 +1121,19 @@ def billing_bg(w: World, t: datetime) -> None:
     acct = w.account()
     if inside(t, *DNS) and w.r() < 0.6:
         w.emit(
-            t,
-            "billing",
-            "ERROR",
+            t, "billing", "ERROR",
             pyjson(
-                t,
-                "ERROR",
-                "billing.api",
+                t, "ERROR", "billing.api",
                 f"GET /bills/latest account={acct} failed: (psycopg2.OperationalError) could not translate "
                 "host "
                 'name "pg-billing.db.svc.cluster.local" to address: Temporary failure in name resolution',
             ),
-            pod=pod,
-            version=version("billing", t),
+            pod=pod, version=version("billing", t),
         )
         return
     w.emit(
-        t,
-        "billing",
-        "INFO",
-        pyjson(t, "INFO", "billing.api", f"GET /bills/latest account={acct} 200 {w.ri(20, 90)}ms"),
-        pod=pod,
+        t, "billing", "INFO",
+        pyjson(t, "INFO", "billing.api", f"GET /bills/latest account={acct} 200 {w.ri(20, 90)}ms"), pod=pod,
         version=version("billing", t),
     )
 
@@ -1485,18 +1141,13 @@ def billing_bg(w: World, t: datetime) -> None:
 def billing_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("billing", t, 2))
     w.emit(
-        t,
-        "billing",
-        "WARN",
+        t, "billing", "WARN",
         pyjson(
-            t,
-            "WARNING",
-            "billing.determinants",
+            t, "WARNING", "billing.determinants",
             f"bill estimate used for account {w.account()}: no actual register read for cycle "
             f"{t.astimezone(IST):%Y-%m}, last actual {w.ri(34, 70)} days ago",
         ),
-        pod=pod,
-        version=version("billing", t),
+        pod=pod, version=version("billing", t),
     )
 
 
@@ -1507,17 +1158,12 @@ def billing_batch(w: World, d: int) -> None:
     pod = pods("billing", start, 2)[1]
     total = 41820 + d * 3117
     w.emit(
-        start,
-        "billing",
-        "INFO",
+        start, "billing", "INFO",
         pyjson(
-            start,
-            "INFO",
-            "billing.billrun",
+            start, "INFO", "billing.billrun",
             f"bill-run started cycle={start:%Y-%m} accounts={total} run=JR-{5502 + d * 3}",
         ),
-        pod=pod,
-        version=version("billing", start),
+        pod=pod, version=version("billing", start),
     )
     t = start
     done = 0
@@ -1525,58 +1171,39 @@ def billing_batch(w: World, d: int) -> None:
         t += timedelta(minutes=5, seconds=w.ri(0, 20))
         done = min(total, done + total // 18)
         w.emit(
-            t,
-            "billing",
-            "INFO",
-            pyjson(t, "INFO", "billing.billrun", f"bill-run progress {done}/{total}"),
-            pod=pod,
-            version=version("billing", t),
+            t, "billing", "INFO", pyjson(t, "INFO", "billing.billrun", f"bill-run progress {done}/{total}"),
+            pod=pod, version=version("billing", t),
         )
         for _ in range(w.ri(0, 3)):
             tt = t + timedelta(seconds=w.ri(1, 280))
             w.emit(
-                tt,
-                "billing",
-                "WARN",
+                tt, "billing", "WARN",
                 pyjson(
-                    tt,
-                    "WARNING",
-                    "billing.tariff",
+                    tt, "WARNING", "billing.tariff",
                     f"no tariff mapping for category LT-IX (temporary supply) on account {w.account()}, "
                     "using LT-II",
                 ),
-                pod=pod,
-                version=version("billing", tt),
+                pod=pod, version=version("billing", tt),
             )
     w.emit(
-        end,
-        "billing",
-        "INFO",
+        end, "billing", "INFO",
         pyjson(
-            end,
-            "INFO",
-            "billing.billrun",
+            end, "INFO", "billing.billrun",
             f"bill-run finished cycle={start:%Y-%m} billed={total} took={(end - start).seconds // 60}m",
         ),
-        pod=pod,
-        version=version("billing", end),
+        pod=pod, version=version("billing", end),
     )
     # e-bill dispatch
     s2 = at(d, 6, 0, 2)
     e2 = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
     total2 = [38122, 21407, 40218][d]
     w.emit(
-        s2,
-        "billing",
-        "INFO",
+        s2, "billing", "INFO",
         pyjson(
-            s2,
-            "INFO",
-            "billing.ebill",
+            s2, "INFO", "billing.ebill",
             f"ebill-dispatch started bills={total2 if d != 1 else 38040} batch_size=200",
         ),
-        pod=pod,
-        version=version("billing", s2),
+        pod=pod, version=version("billing", s2),
     )
     t = s2
     k = 0
@@ -1585,39 +1212,26 @@ def billing_batch(w: World, d: int) -> None:
         k += 1
         bp = pods("billing", t, 2)[1]
         w.emit(
-            t,
-            "billing",
-            "INFO",
+            t, "billing", "INFO",
             pyjson(
-                t,
-                "INFO",
-                "billing.ebill",
+                t, "INFO", "billing.ebill",
                 f"ebill batch {k} rendered 200 PDFs, queued SMS links to notify.sms",
             ),
-            pod=bp,
-            version=version("billing", t),
+            pod=bp, version=version("billing", t),
         )
     if d == 1:
         w.emit(
-            e2,
-            "billing",
-            "ERROR",
+            e2, "billing", "ERROR",
             pyjson(
-                e2,
-                "ERROR",
-                "billing.ebill",
+                e2, "ERROR", "billing.ebill",
                 f"ebill-dispatch aborted after batch {k}: worker terminated (SIGTERM)",
             ),
-            pod=pods("billing", e2 - timedelta(minutes=2), 2)[1],
-            version="3.9.1",
+            pod=pods("billing", e2 - timedelta(minutes=2), 2)[1], version="3.9.1",
         )
     else:
         w.emit(
-            e2,
-            "billing",
-            "INFO",
-            pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"),
-            pod=pod,
+            e2, "billing", "INFO",
+            pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"), pod=pod,
             version=version("billing", e2),
         )
 
@@ -1628,11 +1242,8 @@ def outage_bg(w: World, t: datetime) -> None:
     if inside(t, EMFILE[0] + timedelta(minutes=5), EMFILE[1] + timedelta(minutes=20)):
         open_t = w.ri(180, 260)
     w.emit(
-        t,
-        "outage",
-        "INFO",
-        pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t),
-        pod=host,
+        t, "outage", "INFO",
+        pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t), pod=host,
     )
 
 
@@ -1641,34 +1252,20 @@ def outage_noise(w: World, t: datetime) -> None:
     zone = w.pick(ZONES)
     if w.r() < 0.8:
         w.emit(
-            t,
-            "outage",
-            "WARN",
+            t, "outage", "WARN",
             pino(
-                t,
-                "WARN",
-                host,
-                "last-gasp from single meter, not an outage (threshold 5)",
-                meter=w.meter(zone),
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
+                t, "WARN", host, "last-gasp from single meter, not an outage (threshold 5)",
+                meter=w.meter(zone), feeder=f"{zone}-F{w.ri(1, 40):02d}",
             ),
             pod=host,
         )
     else:
         tid = f"OUT-{w.ri(200000, 299999)}"
         w.emit(
-            t,
-            "outage",
-            "INFO",
+            t, "outage", "INFO",
             pino(
-                t,
-                "INFO",
-                host,
-                "outage ticket opened",
-                ticket=tid,
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
-                meters=w.ri(6, 180),
-                source="last-gasp",
+                t, "INFO", host, "outage ticket opened", ticket=tid, feeder=f"{zone}-F{w.ri(1, 40):02d}",
+                meters=w.ri(6, 180), source="last-gasp",
             ),
             pod=host,
         )
@@ -1678,13 +1275,9 @@ def notifier_bg(w: World, t: datetime) -> None:
     pod = w.pick(pods("notifier", t, 2))
     if inside(t, *DNS) and w.r() < 0.7:
         w.emit(
-            t,
-            "notifier",
-            "ERROR",
+            t, "notifier", "ERROR",
             pylog(
-                t,
-                "ERROR",
-                "notifier.sender",
+                t, "ERROR", "notifier.sender",
                 "submit to api.smsgateway.example failed: "
                 "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
                 "(Caused by NameResolutionError: Failed to resolve "
@@ -1709,10 +1302,7 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
         op = w.pick(["OP-1", "OP-2", "OP-2", "OP-3", "OP-4"])
         err, st = w.pick(
             [
-                ("001", "UNDELIV"),
-                ("001", "UNDELIV"),
-                ("027", "UNDELIV"),
-                ("EXP", "EXPIRED"),
+                ("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
                 ("006", "REJECTD"),
             ]
         )
@@ -1741,11 +1331,7 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
 def k8s_noise(w: World, t: datetime) -> None:
     svc = w.pick(["outage", "billing", "mdm", "notifier", "prepaid", "head-end"])
     ns = {
-        "outage": "oms",
-        "billing": "billing",
-        "mdm": "mdm",
-        "notifier": "notify",
-        "prepaid": "prepaid",
+        "outage": "oms", "billing": "billing", "mdm": "mdm", "notifier": "notify", "prepaid": "prepaid",
         "head-end": "ami",
     }[svc]
     pod = w.pick(pods(svc, t, 2))
@@ -1753,9 +1339,7 @@ def k8s_noise(w: World, t: datetime) -> None:
     path = "/healthz" if svc in ("outage", "billing", "notifier") else "/actuator/health/readiness"
     if w.r() < 0.75:
         msg = k8s(
-            "Warning",
-            "Unhealthy",
-            f"pod/{pod}",
+            "Warning", "Unhealthy", f"pod/{pod}",
             "Readiness probe failed: Get "
             f'"http://10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{port}{path}": '
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
@@ -1764,9 +1348,7 @@ def k8s_noise(w: World, t: datetime) -> None:
     else:
         n = w.ri(3, 6)
         msg = k8s(
-            "Normal",
-            "SuccessfulRescale",
-            f"horizontalpodautoscaler/{svc}",
+            "Normal", "SuccessfulRescale", f"horizontalpodautoscaler/{svc}",
             f"New size: {n}; reason: cpu resource utilization (percentage of request) above target",
         )
         w.emit(t, "kubernetes", "INFO", msg, namespace=ns, object=f"horizontalpodautoscaler/{svc}")
@@ -1775,20 +1357,13 @@ def k8s_noise(w: World, t: datetime) -> None:
 def k8s_cron(w: World, t: datetime, job: str, ns: str) -> None:
     jid = f"{job}-{int(t.timestamp() // 60)}"
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "SuccessfulCreate", f"cronjob/{job}", f"Created job {jid}"),
-        namespace=ns,
-        object=f"cronjob/{job}",
+        t, "kubernetes", "INFO", k8s("Normal", "SuccessfulCreate", f"cronjob/{job}", f"Created job {jid}"),
+        namespace=ns, object=f"cronjob/{job}",
     )
     t1 = t + timedelta(seconds=1)
     w.emit(
-        t1,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "SuccessfulCreate", f"job/{jid}", f"Created pod: {jid}-{w.hexid(4)}7"),
-        namespace=ns,
+        t1, "kubernetes", "INFO",
+        k8s("Normal", "SuccessfulCreate", f"job/{jid}", f"Created pod: {jid}-{w.hexid(4)}7"), namespace=ns,
         object=f"job/{jid}",
     )
 
@@ -1799,37 +1374,26 @@ def rollout(w: World, t: datetime, service: str, ns: str, old_n: int = 2) -> Non
     after = pods(service, t + timedelta(seconds=1), old_n)
     rs = after[0].rsplit("-", 1)[0]
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
+        t, "kubernetes", "INFO",
         k8s("Normal", "ScalingReplicaSet", f"deployment/{service}", f"Scaled up replica set {rs} to 1"),
-        namespace=ns,
-        object=f"deployment/{service}",
+        namespace=ns, object=f"deployment/{service}",
     )
     for i, (old, new) in enumerate(zip(before, after, strict=True)):
         ti = t + timedelta(seconds=2 + i * 40)
         w.emit(
-            ti,
-            "kubernetes",
-            "INFO",
+            ti, "kubernetes", "INFO",
             k8s(
-                "Normal",
-                "Pulled",
-                f"pod/{new}",
+                "Normal", "Pulled", f"pod/{new}",
                 "Container image "
                 f'"acr-gridco.azurecr.io/{service}:{version(service, t + timedelta(seconds=1))}" '
                 "already present on machine",
             ),
-            namespace=ns,
-            object=f"pod/{new}",
+            namespace=ns, object=f"pod/{new}",
         )
         ti2 = ti + timedelta(seconds=30)
         w.emit(
-            ti2,
-            "kubernetes",
-            "INFO",
-            k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"),
-            namespace=ns,
+            ti2, "kubernetes", "INFO",
+            k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"), namespace=ns,
             object=f"pod/{old}",
         )
 
@@ -1847,26 +1411,19 @@ def inc_emfile(w: World) -> None:
         node = w.pick(["emqx-1", "emqx-2"])
         peer = f"100.{w.ri(64, 127)}.{w.ri(0, 255)}.{w.ri(1, 254)}:{w.ri(30000, 65000)}"
         w.emit(
-            t,
-            "emqx",
-            "INFO",
+            t, "emqx", "INFO",
             erl(
-                t,
-                "info",
+                t, "info",
                 f"clientid: {cid}, username: ami, peername: {peer}, proto_ver: 4, msg: client_connected",
             ),
-            pod=node,
-            node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
+            pod=node, node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
         )
         t += timedelta(seconds=w.ri(1, 4), milliseconds=w.ri(0, 999))
     t = EMFILE[0]
     while t < EMFILE[1]:
         w.emit(
-            t,
-            "emqx",
-            "ERROR",
-            erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"),
-            pod="emqx-2",
+            t, "emqx", "ERROR",
+            erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"), pod="emqx-2",
             node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
         )
         t += timedelta(seconds=w.ri(3, 14), milliseconds=w.ri(0, 999))
@@ -1876,10 +1433,7 @@ def inc_emfile(w: World) -> None:
         zone = w.pick(["PNE-E", "NSK"])
         msg = f"DCU {w.dcu(zone)} OFFLINE: no heartbeat for {w.ri(601, 640)}s"
         w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
             pod=pods("head-end", t, 2)[0],
         )
         t += timedelta(seconds=w.ri(8, 30))
@@ -1889,17 +1443,10 @@ def inc_emfile(w: World) -> None:
     while t < EMFILE[1] + timedelta(minutes=2):
         zone = w.pick(["PNE-E", "NSK"])
         w.emit(
-            t,
-            "outage",
-            "WARN",
+            t, "outage", "WARN",
             pino(
-                t,
-                "WARN",
-                host,
-                "no heartbeat from meters on feeder, opening suspected outage",
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
-                silent_meters=w.ri(60, 420),
-                window_s=300,
+                t, "WARN", host, "no heartbeat from meters on feeder, opening suspected outage",
+                feeder=f"{zone}-F{w.ri(1, 40):02d}", silent_meters=w.ri(60, 420), window_s=300,
                 ticket=f"OUT-{w.ri(300000, 399999)}",
             ),
             pod=host,
@@ -1908,30 +1455,19 @@ def inc_emfile(w: World) -> None:
     # the fix: emqx-2 restarted with a higher limit
     t = EMFILE[1]
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
-        namespace="mqtt",
-        object="pod/emqx-2",
+        t, "kubernetes", "INFO", k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
+        namespace="mqtt", object="pod/emqx-2",
     )
     t1 = t + timedelta(seconds=25)
     w.emit(
-        t1,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
-        namespace="mqtt",
-        object="pod/emqx-2",
+        t1, "kubernetes", "INFO", k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
+        namespace="mqtt", object="pod/emqx-2",
     )
     t2 = t1 + timedelta(seconds=6)
     w.emit(
-        t2,
-        "emqx",
-        "INFO",
+        t2, "emqx", "INFO",
         erl(
-            t2,
-            "notice",
+            t2, "notice",
             "msg: emqx_started, listeners: "
             '["ssl:default '
             '0.0.0.0:8883", '
@@ -1939,8 +1475,7 @@ def inc_emfile(w: World) -> None:
             '0.0.0.0:1883"], '
             "max_fds: 262144",
         ),
-        pod="emqx-2",
-        node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
+        pod="emqx-2", node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
     )
 
 
@@ -1974,12 +1509,9 @@ def inc_rabbit(w: World) -> None:
     while t < RMQ_ALARM[1]:  # blocked connections are listed by the management plugin poller
         who = w.pick(["prepaid", "billing", "outage"])
         w.emit(
-            t,
-            "rabbitmq",
-            "INFO",
+            t, "rabbitmq", "INFO",
             erl(
-                t,
-                "info",
+                t, "info",
                 f"<0.{w.ri(10000, 60000)}.0> connection <0.{w.ri(10000, 60000)}.0> "
                 f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672 - {who}) is "
                 "blocked: resource alarm (memory)",
@@ -1989,21 +1521,16 @@ def inc_rabbit(w: World) -> None:
         t += timedelta(seconds=w.ri(60, 200))
     t = RMQ_ALARM[1]
     w.emit(
-        t,
-        "rabbitmq",
-        "INFO",
+        t, "rabbitmq", "INFO",
         erl(
-            t,
-            "info",
+            t, "info",
             "<0.31882.4> Purged 1812233 messages from queue 'notify.sms' in vhost 'grid' (user 'ops-admin')",
         ),
         pod="rabbitmq-0",
     )
     t1 = t + timedelta(seconds=4)
     w.emit(
-        t1,
-        "rabbitmq",
-        "WARN",
+        t1, "rabbitmq", "WARN",
         erl(t1, "warning", f"<0.498.0> memory resource limit alarm cleared on node {node}"),
         pod="rabbitmq-0",
     )
@@ -2013,14 +1540,9 @@ def inc_rabbit(w: World) -> None:
         ppod = w.pick(pods("prepaid", t, 3))
         m = w.meter()
         w.emit(
-            t,
-            "prepaid",
-            "ERROR",
+            t, "prepaid", "ERROR",
             spring(
-                t,
-                "ERROR",
-                "outbox-relay-1",
-                "c.g.prepaid.command.RelayCommandPublisher",
+                t, "ERROR", "outbox-relay-1", "c.g.prepaid.command.RelayCommandPublisher",
                 f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
                 "(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s",
             ),
@@ -2030,14 +1552,9 @@ def inc_rabbit(w: World) -> None:
     # outbox retries drain after the alarm
     t2 = t1 + timedelta(seconds=30)
     w.emit(
-        t2,
-        "prepaid",
-        "INFO",
+        t2, "prepaid", "INFO",
         spring(
-            t2,
-            "INFO",
-            "outbox-relay-1",
-            "c.g.prepaid.command.OutboxRelay",
+            t2, "INFO", "outbox-relay-1", "c.g.prepaid.command.OutboxRelay",
             "outbox drained: 214 relay commands published to hes.commands",
         ),
         pod=pods("prepaid", t2, 3)[0],
@@ -2046,14 +1563,9 @@ def inc_rabbit(w: World) -> None:
     t = RMQ_ALARM[0] + timedelta(minutes=2)
     while t < RMQ_ALARM[1]:
         w.emit(
-            t,
-            "head-end",
-            "INFO",
+            t, "head-end", "INFO",
             log4j(
-                t,
-                "INFO",
-                "cmd-consumer-1",
-                "c.g.hes.cmd.CommandConsumer",
+                t, "INFO", "cmd-consumer-1", "c.g.hes.cmd.CommandConsumer",
                 "no commands received from hes.commands in 300s",
             ),
             pod=pods("head-end", t, 2)[0],
@@ -2068,20 +1580,14 @@ def inc_scaler(w: World) -> None:
     for i, pod in enumerate(pods("ingest", start + timedelta(minutes=5), 4)):
         ti = start + timedelta(seconds=35 + i * 20)
         w.emit(
-            ti,
-            "ingest",
-            "INFO",
+            ti, "ingest", "INFO",
             logfmt(ti, "INFO", "starting ingest", version="2.14.0", commit="9f3e1ab", go="go1.21.6"),
-            pod=pod,
-            version="2.14.0",
+            pod=pod, version="2.14.0",
         )
         ti2 = ti + timedelta(seconds=1)
         w.emit(
-            ti2,
-            "ingest",
-            "INFO",
-            logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"),
-            pod=pod,
+            ti2, "ingest", "INFO",
+            logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"), pod=pod,
             version="2.14.0",
         )
     t = SCALER[0]
@@ -2090,40 +1596,23 @@ def inc_scaler(w: World) -> None:
         m = w.meter()
         val = w.ri(40000, 260000) / 10
         w.emit(
-            t,
-            "mdm",
-            "WARN",
+            t, "mdm", "WARN",
             spring(
-                t,
-                "WARN",
-                f"ntainer#0-{w.ri(0, 5)}-C-1",
-                "c.g.mdm.vee.SpikeCheck",
+                t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.SpikeCheck",
                 f"VEE spike check failed meter={m} register=1.0.1.8.0.255 delta={val:.1f} kWh limit=250.0 "
                 f"kWh interval={(t - timedelta(minutes=15)).astimezone(IST):%H:%M}; reading held for review",
                 "mdm",
             ),
-            pod=w.pick(mpods),
-            version=version("mdm", t),
+            pod=w.pick(mpods), version=version("mdm", t),
         )
         if w.r() < 0.15:
             w.emit(
-                t,
-                "ingest",
-                "DEBUG",
+                t, "ingest", "DEBUG",
                 logfmt(
-                    t,
-                    "DEBUG",
-                    "decoded profile",
-                    meter=m,
-                    model="LTCT-3P-v3",
-                    obis="1.0.1.8.0.255",
-                    scaler=0,
-                    unit="Wh",
-                    value=int(val),
-                    sent_unit="kWh",
+                    t, "DEBUG", "decoded profile", meter=m, model="LTCT-3P-v3", obis="1.0.1.8.0.255",
+                    scaler=0, unit="Wh", value=int(val), sent_unit="kWh",
                 ),
-                pod=w.pick(pods("ingest", t, 4)),
-                version="2.14.0",
+                pod=w.pick(pods("ingest", t, 4)), version="2.14.0",
             )
         t += timedelta(seconds=w.ri(2, 9), milliseconds=w.ri(0, 999))
     t = at(0, 15, 8, 30)
@@ -2131,12 +1620,9 @@ def inc_scaler(w: World) -> None:
     for i, pod in enumerate(pods("ingest", t + timedelta(minutes=3), 4)):
         ti = t + timedelta(seconds=35 + i * 20)
         w.emit(
-            ti,
-            "ingest",
-            "INFO",
+            ti, "ingest", "INFO",
             logfmt(ti, "INFO", "starting ingest", version="2.13.6", commit="41c07d2", go="go1.21.6"),
-            pod=pod,
-            version="2.13.6",
+            pod=pod, version="2.13.6",
         )
 
 
@@ -2151,49 +1637,34 @@ def inc_oom(w: World) -> None:
         pod = ps[i]
         pid = w.ri(20000, 30000)
         w.emit(
-            t,
-            "kubernetes",
-            "WARN",
+            t, "kubernetes", "WARN",
             k8s(
-                "Warning",
-                "OOMKilling",
-                f"node/{node[i]}",
+                "Warning", "OOMKilling", f"node/{node[i]}",
                 f"Memory cgroup out of memory: Killed process {pid} (java) "
                 f"total-vm:{w.ri(3900000, 4200000)}kB, anon-rss:{w.ri(1040000, 1048000)}kB, "
                 f"file-rss:{w.ri(20000, 30000)}kB, shmem-rss:0kB, UID:1000 pgtables:{w.ri(2800, 3300)}kB "
                 f"oom_score_adj:{w.ri(900, 999)}",
             ),
-            namespace="",
-            object=f"node/{node[i]}",
+            namespace="", object=f"node/{node[i]}",
         )
         t1 = t + timedelta(seconds=w.ri(2, 8))
         w.emit(
-            t1,
-            "kubernetes",
-            "WARN",
+            t1, "kubernetes", "WARN",
             k8s(
-                "Warning",
-                "BackOff",
-                f"pod/{pod}",
+                "Warning", "BackOff", f"pod/{pod}",
                 "Back-off restarting failed container prepaid in pod "
                 f"{pod}_prepaid(7c1f{w.hexid(4)}-{w.hexid(4)})",
             ),
-            namespace="prepaid",
-            object=f"pod/{pod}",
+            namespace="prepaid", object=f"pod/{pod}",
         )
         t2 = t1 + timedelta(seconds=w.ri(10, 40))
         w.emit(
-            t2,
-            "kubernetes",
-            "INFO",
+            t2, "kubernetes", "INFO",
             k8s(
-                "Normal",
-                "Pulled",
-                f"pod/{pod}",
+                "Normal", "Pulled", f"pod/{pod}",
                 'Container image "acr-gridco.azurecr.io/prepaid:5.3.2" already present on machine',
             ),
-            namespace="prepaid",
-            object=f"pod/{pod}",
+            namespace="prepaid", object=f"pod/{pod}",
         )
         spring_start(w, t2 + timedelta(seconds=2), "prepaid", "", "PrepaidApplication", pod, "5.3.2")
         kills += 1
@@ -2210,19 +1681,14 @@ def inc_leak(w: World) -> None:
     pod = pods("billing", t, 2)[1]
     while t < LEAK[1]:
         w.emit(
-            t,
-            "billing",
-            "WARN",
+            t, "billing", "WARN",
             pyjson(
-                t,
-                "WARNING",
-                "billing.ebill.photo",
+                t, "WARNING", "billing.ebill.photo",
                 f"meter photo not found for {w.account()} "
                 "(https://gridcometerphotos.blob.core.windows.net/photos/"
                 f"{t.astimezone(IST):%Y/%m}/{w.hexid(12)}.jpg): BlobNotFound; rendering without photo",
             ),
-            pod=pod,
-            version="3.9.1",
+            pod=pod, version="3.9.1",
         )
         t += timedelta(seconds=w.ri(6, 16), milliseconds=w.ri(0, 999))
     # pg-billing: first refusals when the leaked sessions reach max_connections
@@ -2230,19 +1696,14 @@ def inc_leak(w: World) -> None:
     while t < TOO_MANY[1]:
         user, app = w.pick(
             [
-                ("prepaid", "PostgreSQL JDBC Driver"),
-                ("prepaid", "PostgreSQL JDBC Driver"),
-                ("billing", "billing-api"),
-                ("outage", "oms"),
+                ("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
+                ("billing", "billing-api"), ("outage", "oms"),
             ]
         )
         w.emit(
-            t,
-            "postgres",
-            "FATAL",
+            t, "postgres", "FATAL",
             pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
-            instance="pg-billing",
-            pod="pg-billing-0",
+            instance="pg-billing", pod="pg-billing-0",
         )
         t += timedelta(seconds=w.ri(2, 12), milliseconds=w.ri(0, 999))
     # prepaid: every request that needs a new connection waits 30 s for the pool and fails
@@ -2250,14 +1711,9 @@ def inc_leak(w: World) -> None:
     while t < TOO_MANY[1]:
         ppod = w.pick(pods("prepaid", t, 3))
         w.emit(
-            t,
-            "prepaid",
-            "ERROR",
+            t, "prepaid", "ERROR",
             spring(
-                t,
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                t, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
                 "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
             ),
             pod=ppod,
@@ -2267,34 +1723,22 @@ def inc_leak(w: World) -> None:
     t = at(1, 7, 22, 50)
     for _ in range(24):
         w.emit(
-            t,
-            "postgres",
-            "FATAL",
+            t, "postgres", "FATAL",
             pgline(
-                t,
-                w.newpid(),
-                "billing@billing",
-                "FATAL",
+                t, w.newpid(), "billing@billing", "FATAL",
                 "terminating connection due to administrator command",
             ),
-            instance="pg-billing",
-            pod="pg-billing-0",
+            instance="pg-billing", pod="pg-billing-0",
         )
         t += timedelta(milliseconds=w.ri(5, 40))
     w.emit(
-        t,
-        "postgres",
-        "INFO",
+        t, "postgres", "INFO",
         pgline(
-            t,
-            31002,
-            "dba_kiran@billing",
-            "LOG",
+            t, 31002, "dba_kiran@billing", "LOG",
             "statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
             "'ebill-worker' AND state = 'idle in transaction';",
         ),
-        instance="pg-billing",
-        pod="pg-billing-0",
+        instance="pg-billing", pod="pg-billing-0",
     )
 
 
@@ -2303,32 +1747,21 @@ def inc_limit(w: World) -> None:
     t = at(1, 10, 1, 31)
     for pod in pods("api-gateway", t, 3):
         w.emit(
-            t,
-            "api-gateway",
-            "INFO",
-            nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "),
-            pod=pod,
+            t, "api-gateway", "INFO",
+            nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "), pod=pod,
             stream="error",
         )
         t1 = t + timedelta(milliseconds=w.ri(100, 600))
         w.emit(
-            t1,
-            "api-gateway",
-            "INFO",
-            nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod,
-            stream="error",
+            t1, "api-gateway", "INFO", nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+            pod=pod, stream="error",
         )
         t += timedelta(seconds=3)
     t = at(1, 10, 41, 12)
     for pod in pods("api-gateway", t, 3):
         w.emit(
-            t,
-            "api-gateway",
-            "INFO",
-            nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod,
-            stream="error",
+            t, "api-gateway", "INFO", nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+            pod=pod, stream="error",
         )
         t += timedelta(seconds=3)
 
@@ -2338,126 +1771,79 @@ def inc_vacuum(w: World) -> None:
     t = VACUUM[0]
     vpid = 30417
     w.emit(
-        t,
-        "postgres",
-        "INFO",
+        t, "postgres", "INFO",
         pgline(t, vpid, "dba_kiran@mdm", "LOG", "statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t1 = t + timedelta(milliseconds=40)
     w.emit(
-        t1,
-        "postgres",
-        "INFO",
-        pgline(t1, vpid, "dba_kiran@mdm", "INFO", 'vacuuming "mdm.reading_daily"'),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        t1, "postgres", "INFO", pgline(t1, vpid, "dba_kiran@mdm", "INFO", 'vacuuming "mdm.reading_daily"'),
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t = VACUUM[0] + timedelta(seconds=70)
     mpods = pods("mdm", t, 3)
     while t < VACUUM[1]:
         p = w.newpid()
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(
-                t,
-                p,
-                "mdm@mdm",
-                "LOG",
+                t, p, "mdm@mdm", "LOG",
                 f"process {p} still waiting for RowExclusiveLock on relation 16812 of database 16401 after "
                 f"1000.{w.ri(100, 999)} ms",
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(t, p, "mdm@mdm", "DETAIL", f"Process holding the lock: {vpid}. Wait queue: {p}."),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
         t2 = t + timedelta(seconds=9)
         w.emit(
-            t2,
-            "postgres",
-            "ERROR",
-            pgline(t2, p, "mdm@mdm", "ERROR", "canceling statement due to lock timeout"),
-            instance="pg-mdm",
+            t2, "postgres", "ERROR",
+            pgline(t2, p, "mdm@mdm", "ERROR", "canceling statement due to lock timeout"), instance="pg-mdm",
             pod="pg-mdm-0",
         )
         w.emit(
-            t2,
-            "postgres",
-            "INFO",
+            t2, "postgres", "INFO",
             pgline(
-                t2,
-                p,
-                "mdm@mdm",
-                "STATEMENT",
+                t2, p, "mdm@mdm", "STATEMENT",
                 "INSERT INTO mdm.reading_daily (meter_id, day, kwh_import, kwh_export, source) VALUES ($1, "
                 "$2, $3, $4, $5) ON CONFLICT (meter_id, day) DO UPDATE SET kwh_import = "
                 "EXCLUDED.kwh_import, kwh_export = EXCLUDED.kwh_export, source = EXCLUDED.source",
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
         t3 = t2 + timedelta(milliseconds=w.ri(3, 20))
         w.emit(
-            t3,
-            "mdm",
-            "ERROR",
+            t3, "mdm", "ERROR",
             spring(
-                t3,
-                "ERROR",
-                f"ntainer#0-{w.ri(0, 5)}-C-1",
-                "c.g.mdm.agg.DailyUpsertListener",
+                t3, "ERROR", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.agg.DailyUpsertListener",
                 "daily aggregate upsert failed, batch will be retried: "
                 "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; "
                 "SQL [INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
                 "mdm",
             ),
-            pod=w.pick(mpods),
-            version=version("mdm", t3),
+            pod=w.pick(mpods), version=version("mdm", t3),
         )
         t += timedelta(seconds=w.ri(12, 40), milliseconds=w.ri(0, 999))
     t = VACUUM[1]
     w.emit(
-        t,
-        "postgres",
-        "INFO",
+        t, "postgres", "INFO",
         pgline(
-            t,
-            vpid,
-            "dba_kiran@mdm",
-            "INFO",
+            t, vpid, "dba_kiran@mdm", "INFO",
             '"mdm.reading_daily": found 0 removable, 41273410 nonremovable row versions in 2291722 pages',
         ),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t1 = t + timedelta(milliseconds=200)
     w.emit(
-        t1,
-        "postgres",
-        "INFO",
+        t1, "postgres", "INFO",
         pgline(
-            t1,
-            vpid,
-            "dba_kiran@mdm",
-            "LOG",
+            t1, vpid, "dba_kiran@mdm", "LOG",
             "duration: 2960114.228 ms  statement: VACUUM FULL VERBOSE mdm.reading_daily;",
         ),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
 
 
@@ -2467,12 +1853,8 @@ def inc_takeover(w: World) -> None:
     canary = "head-end-canary-0"
     t = d + timedelta(seconds=60)
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
-        namespace="ami",
-        object=f"pod/{canary}",
+        t, "kubernetes", "INFO", k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
+        namespace="ami", object=f"pod/{canary}",
     )
     spring_start(w, t + timedelta(seconds=3), "head-end", "", "HesApplication", canary, "6.2.0")
     stable = pods("head-end", t, 2)[0]
@@ -2483,47 +1865,33 @@ def inc_takeover(w: World) -> None:
         old = stable if cur == canary else canary
         port = w.ri(33000, 60000)
         w.emit(
-            t,
-            "emqx",
-            "INFO",
+            t, "emqx", "INFO",
             erl(
-                t,
-                "info",
+                t, "info",
                 f"clientid: hes-primary, username: hes, peername: {peers[cur]}:{port}, proto_ver: 5, msg: "
                 "client_connected, clean_start: false",
             ),
-            pod="emqx-1",
-            node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+            pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
         )
         t1 = t + timedelta(milliseconds=w.ri(2, 9))
         w.emit(
-            t1,
-            "emqx",
-            "WARN",
+            t1, "emqx", "WARN",
             erl(
-                t1,
-                "warning",
+                t1, "warning",
                 f"clientid: hes-primary, peername: {peers[old]}:{w.ri(33000, 60000)}, msg: "
                 f"session_takenover, new_peer: {peers[cur]}:{port}",
             ),
-            pod="emqx-1",
-            node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+            pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
         )
         t2 = t1 + timedelta(milliseconds=w.ri(30, 200))
         w.emit(
-            t2,
-            "head-end",
-            "WARN",
+            t2, "head-end", "WARN",
             log4j(
-                t2,
-                "WARN",
-                "MQTT Call: hes-primary",
-                "c.g.hes.mqtt.MqttSession",
+                t2, "WARN", "MQTT Call: hes-primary", "c.g.hes.mqtt.MqttSession",
                 "MQTT connection lost (hes-primary@tcp://emqx.mqtt.svc.cluster.local:1883): Connection "
                 "lost (32109) - java.io.EOFException; reconnecting in 1s",
             ),
-            pod=old,
-            version="6.2.0" if old == canary else "6.1.4",
+            pod=old, version="6.2.0" if old == canary else "6.1.4",
         )
         cur = old
         t += timedelta(seconds=w.ri(2, 9), milliseconds=w.ri(0, 999))
@@ -2531,32 +1899,20 @@ def inc_takeover(w: World) -> None:
     while t < TAKEOVER[1] + timedelta(minutes=3):
         msg = f"DCU {w.dcu()} OFFLINE: no heartbeat for {w.ri(601, 700)}s"
         w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
             pod=stable,
         )
         t += timedelta(seconds=w.ri(1, 6), milliseconds=w.ri(0, 999))
     t = TAKEOVER[1]
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Killing", f"pod/{canary}", "Stopping container head-end"),
-        namespace="ami",
-        object=f"pod/{canary}",
+        t, "kubernetes", "INFO", k8s("Normal", "Killing", f"pod/{canary}", "Stopping container head-end"),
+        namespace="ami", object=f"pod/{canary}",
     )
     t1 = t + timedelta(minutes=2)
     w.emit(
-        t1,
-        "head-end",
-        "INFO",
+        t1, "head-end", "INFO",
         log4j(
-            t1,
-            "INFO",
-            "hb-sweep",
-            "c.g.hes.dcu.HeartbeatMonitor",
+            t1, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
             "heartbeats resumed: 604 DCUs back ONLINE in the last 120s",
         ),
         pod=stable,
@@ -2569,89 +1925,61 @@ def inc_dns(w: World) -> None:
     cd = ["coredns-6d9c7b5f84-2kq7x", "coredns-6d9c7b5f84-x4p9m"]
     t = at(1, 20, 5, 50)
     w.emit(
-        t,
-        "kubernetes",
-        "WARN",
+        t, "kubernetes", "WARN",
         k8s("Warning", "NodeNotReady", f"node/{node}", f"Node {node} status is now: NodeNotReady"),
-        namespace="",
-        object=f"node/{node}",
+        namespace="", object=f"node/{node}",
     )
     for i, p in enumerate(cd):
         ti = t + timedelta(seconds=1 + i)
         w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
-            k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
-            namespace="kube-system",
-            object=f"pod/{p}",
+            ti, "kubernetes", "WARN", k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
+            namespace="kube-system", object=f"pod/{p}",
         )
     t1 = at(1, 20, 6, 20)
     w.emit(
-        t1,
-        "kubernetes",
-        "WARN",
+        t1, "kubernetes", "WARN",
         k8s(
-            "Warning",
-            "FailedToUpdateEndpoint",
-            "endpoints/kube-dns",
+            "Warning", "FailedToUpdateEndpoint", "endpoints/kube-dns",
             "Failed to update endpoint kube-system/kube-dns: endpoints has no ready addresses",
         ),
-        namespace="kube-system",
-        object="endpoints/kube-dns",
+        namespace="kube-system", object="endpoints/kube-dns",
     )
     t2 = at(1, 20, 11, 0)
     for i, p in enumerate(cd):
         ti = t2 + timedelta(seconds=i)
         w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
+            ti, "kubernetes", "WARN",
             k8s("Warning", "TaintManagerEviction", f"pod/{p}", "Marking for deletion Pod kube-system/" + p),
-            namespace="kube-system",
-            object=f"pod/{p}",
+            namespace="kube-system", object=f"pod/{p}",
         )
     t3 = at(1, 20, 11, 5)
     for i in range(2):
         np = f"coredns-6d9c7b5f84-{w.hexid(4)}{i}"
         ti = t3 + timedelta(seconds=i)
         w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
+            ti, "kubernetes", "WARN",
             k8s(
-                "Warning",
-                "FailedScheduling",
-                f"pod/{np}",
+                "Warning", "FailedScheduling", f"pod/{np}",
                 "0/9 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: "
                 "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 "
                 "nodes are available: 9 Preemption is not helpful for scheduling.",
             ),
-            namespace="kube-system",
-            object=f"pod/{np}",
+            namespace="kube-system", object=f"pod/{np}",
         )
     t4 = at(1, 20, 37, 40)
     w.emit(
-        t4,
-        "kubernetes",
-        "INFO",
+        t4, "kubernetes", "INFO",
         k8s(
-            "Normal",
-            "Scheduled",
-            "pod/coredns-6d9c7b5f84-q8t2w",
+            "Normal", "Scheduled", "pod/coredns-6d9c7b5f84-q8t2w",
             "Successfully assigned kube-system/coredns-6d9c7b5f84-q8t2w to aks-system-38145-vmss000000",
         ),
-        namespace="kube-system",
-        object="pod/coredns-6d9c7b5f84-q8t2w",
+        namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w",
     )
     t5 = t4 + timedelta(seconds=30)
     w.emit(
-        t5,
-        "kubernetes",
-        "INFO",
+        t5, "kubernetes", "INFO",
         k8s("Normal", "Started", "pod/coredns-6d9c7b5f84-q8t2w", "Started container coredns"),
-        namespace="kube-system",
-        object="pod/coredns-6d9c7b5f84-q8t2w",
+        namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w",
     )
     # other components, each in its own words
     t = DNS[0] + timedelta(seconds=20)
@@ -2659,14 +1987,9 @@ def inc_dns(w: World) -> None:
         x = w.r()
         if x < 0.25:
             w.emit(
-                t,
-                "head-end",
-                "ERROR",
+                t, "head-end", "ERROR",
                 log4j(
-                    t,
-                    "ERROR",
-                    "MQTT Rec: hes-primary",
-                    "c.g.hes.mqtt.MqttSession",
+                    t, "ERROR", "MQTT Rec: hes-primary", "c.g.hes.mqtt.MqttSession",
                     "reconnect failed: MqttException (0) - java.net.UnknownHostException: "
                     "emqx.mqtt.svc.cluster.local",
                 ),
@@ -2675,32 +1998,21 @@ def inc_dns(w: World) -> None:
         elif x < 0.5:
             b = w.ri(0, 2)
             w.emit(
-                t,
-                "mdm",
-                "WARN",
+                t, "mdm", "WARN",
                 spring(
-                    t,
-                    "WARN",
-                    "ntainer#0-0-C-1",
-                    "o.apache.kafka.clients.NetworkClient",
+                    t, "WARN", "ntainer#0-0-C-1", "o.apache.kafka.clients.NetworkClient",
                     "[Consumer clientId=mdm-vee-0, groupId=mdm-vee] Error connecting to node "
                     f"kafka-{b}.kafka-headless.streaming.svc.cluster.local:9092 (id: {b + 1} rack: "
-                    f"centralindia-{b + 1})",
-                    "mdm",
+                    f"centralindia-{b + 1})", "mdm",
                 ),
                 pod=w.pick(pods("mdm", t, 3)),
             )
         elif x < 0.75:
             host = w.pick(pods("outage", t, 2))
             w.emit(
-                t,
-                "outage",
-                "ERROR",
+                t, "outage", "ERROR",
                 pino(
-                    t,
-                    "ERROR",
-                    host,
-                    "kafka connection error",
+                    t, "ERROR", host, "kafka connection error",
                     err=(
                         f"getaddrinfo EAI_AGAIN kafka-{w.ri(0, 2)}.kafka-headless.streaming.svc.cluster.local"
                     ),
@@ -2711,12 +2023,9 @@ def inc_dns(w: World) -> None:
         else:
             ti = t
             w.emit(
-                ti,
-                "rabbitmq",
-                "WARN",
+                ti, "rabbitmq", "WARN",
                 erl(
-                    ti,
-                    "warning",
+                    ti, "warning",
                     f"<0.{w.ri(10000, 60000)}.0> closing AMQP connection <0.{w.ri(10000, 60000)}.0> "
                     f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672, "
                     "vhost: 'grid', user: 'head-end'):\nmissed heartbeats from client, timeout: 60s",
@@ -2734,37 +2043,25 @@ def inc_export(w: World) -> None:
     while t < EXPORT[1]:
         m = w.meter()
         w.emit(
-            t,
-            "mdm",
-            "ERROR",
+            t, "mdm", "ERROR",
             spring(
-                t,
-                "ERROR",
-                f"http-nio-8080-exec-{w.ri(1, 60)}",
-                "c.g.mdm.api.UsageController",
+                t, "ERROR", f"http-nio-8080-exec-{w.ri(1, 60)}", "c.g.mdm.api.UsageController",
                 f"GET /api/v1/usage/daily meter={m} failed after 5003 ms: "
                 "org.springframework.dao.QueryTimeoutException: PreparedStatementCallback; SQL [SELECT "
                 "day, kwh_import, kwh_export, source "
                 "FROM mdm.reading_daily WHERE meter_id = ? AND day >= ? ORDER BY day]; "
-                "ERROR: canceling statement due to statement timeout",
-                "mdm",
+                "ERROR: canceling statement due to statement timeout", "mdm",
             ),
-            pod=w.pick(mpods),
-            version=version("mdm", t),
+            pod=w.pick(mpods), version=version("mdm", t),
         )
         t += timedelta(seconds=w.ri(4, 14), milliseconds=w.ri(0, 999))
     w.emit(
-        EXPORT[1],
-        "kubernetes",
-        "INFO",
+        EXPORT[1], "kubernetes", "INFO",
         k8s(
-            "Normal",
-            "Killing",
-            f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
+            "Normal", "Killing", f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
             "Stopping container export",
         ),
-        namespace="reporting",
-        object="job/regulatory-export",
+        namespace="reporting", object="job/regulatory-export",
     )
 
 
@@ -2775,12 +2072,7 @@ def inc_dlr(w: World) -> None:
         pod = w.pick(pods("notifier", t, 2))
         tmpl = w.pick(
             [
-                "BILL_DUE_HI",
-                "BILL_DUE_MR",
-                "RECHARGE_OK_HI",
-                "LOW_BAL_MR",
-                "OUTAGE_ETR_EN",
-                "OTP_EN",
+                "BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN",
                 "RECHARGE_OK_MR",
             ]
         )
@@ -2801,22 +2093,12 @@ def inc_panic(w: World) -> None:
         pod = ps[k % 4]
         t0 = t - timedelta(milliseconds=w.ri(3, 20))
         w.emit(
-            t0,
-            "ingest",
-            "INFO",
+            t0, "ingest", "INFO",
             logfmt(
-                t0,
-                "INFO",
-                "decoding load profile",
-                dcu="DCU-MUM-N-0117",
-                meter="MTR-MUM-N-1408812",
-                model="LTCT-3P-v4",
-                channels=13,
-                mqtt_topic="dcu/DCU-MUM-N-0117/reads",
-                qos=1,
+                t0, "INFO", "decoding load profile", dcu="DCU-MUM-N-0117", meter="MTR-MUM-N-1408812",
+                model="LTCT-3P-v4", channels=13, mqtt_topic="dcu/DCU-MUM-N-0117/reads", qos=1,
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
         trace = (
             "panic: runtime error: index out of range [12] with length 12\n\ngoroutine "
@@ -2829,64 +2111,48 @@ def inc_panic(w: World) -> None:
         w.emit(t, "ingest", "ERROR", trace, pod=pod, version=version("ingest", t), stream="stderr")
         t1 = t + timedelta(seconds=w.ri(1, 3))
         w.emit(
-            t1,
-            "kubernetes",
-            "WARN",
+            t1, "kubernetes", "WARN",
             k8s(
-                "Warning",
-                "BackOff",
-                f"pod/{pod}",
+                "Warning", "BackOff", f"pod/{pod}",
                 f"Back-off restarting failed container ingest in pod {pod}_ami({w.hexid(8)}-{w.hexid(4)})",
             ),
-            namespace="ami",
-            object=f"pod/{pod}",
+            namespace="ami", object=f"pod/{pod}",
         )
         if w.r() < 0.5:
             t2 = t1 + timedelta(milliseconds=w.ri(100, 900))
             w.emit(
-                t2,
-                "emqx",
-                "INFO",
+                t2, "emqx", "INFO",
                 erl(
-                    t2,
-                    "info",
+                    t2, "info",
                     f"clientid: ingest-{pod.rsplit('-', 1)[1]}, peername: "
                     f"10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}, msg: client_disconnected, "
                     "reason: tcp_closed, shared_sub: $share/ingest/dcu/+/reads, redispatch: 1",
                 ),
-                pod="emqx-1",
-                node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+                pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
             )
         k += 1
         t += timedelta(seconds=w.ri(15, 70))
     t = PANIC[1]
     w.emit(
-        t,
-        "emqx",
-        "INFO",
+        t, "emqx", "INFO",
         erl(
-            t,
-            "info",
+            t, "info",
             "msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "
             '"ingest '
             "crash loop "
             'INC-4503", until: '
             "2026-01-23T19:52:40+05:30",
         ),
-        pod="emqx-1",
-        node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+        pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
     )
     for i, pod in enumerate(pods("ingest", t, 4)):
         ti = t + timedelta(seconds=20 + i * 5)
         w.emit(
-            ti,
-            "ingest",
-            "INFO",
+            ti, "ingest", "INFO",
             logfmt(
                 ti, "INFO", "starting ingest", version=version("ingest", t), commit="c28d0e9", go="go1.21.6"
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
 
 
@@ -2896,11 +2162,7 @@ def clean_deploys(w: World) -> None:
         if start < DAY0 or did in ("DEP-7305", "DEP-7306", "DEP-7308", "DEP-7312", "DEP-7313"):
             continue
         ns = {
-            "outage": "oms",
-            "prepaid": "prepaid",
-            "notifier": "notify",
-            "mdm": "mdm",
-            "billing": "billing",
+            "outage": "oms", "prepaid": "prepaid", "notifier": "notify", "mdm": "mdm", "billing": "billing",
             "ingest": "ami",
         }[svc]
         n = {"prepaid": 3, "mdm": 3, "ingest": 4}.get(svc, 2)
@@ -2910,45 +2172,29 @@ def clean_deploys(w: World) -> None:
             ti = t + timedelta(seconds=5 + i * 40)
             if svc in ("prepaid", "mdm"):
                 spring_start(
-                    w,
-                    ti,
-                    svc,
-                    "mdm" if svc == "mdm" else "",
-                    {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc],
-                    pod,
-                    ver,
+                    w, ti, svc, "mdm" if svc == "mdm" else "",
+                    {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc], pod, ver,
                 )
             elif svc == "outage":
                 w.emit(
-                    ti,
-                    "outage",
-                    "INFO",
-                    pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
+                    ti, "outage", "INFO", pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
                     pod=pod,
                 )
             elif svc == "ingest":
                 w.emit(
-                    ti,
-                    "ingest",
-                    "INFO",
+                    ti, "ingest", "INFO",
                     logfmt(ti, "INFO", "starting ingest", version=ver, commit="e51a9b0", go="go1.21.6"),
-                    pod=pod,
-                    version=ver,
+                    pod=pod, version=ver,
                 )
             elif svc == "billing":
                 w.emit(
-                    ti,
-                    "billing",
-                    "INFO",
+                    ti, "billing", "INFO",
                     pyjson(ti, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(7, 20)}"),
-                    pod=pod,
-                    version=ver,
+                    pod=pod, version=ver,
                 )
             else:
                 w.emit(
-                    ti,
-                    svc,
-                    "INFO",
+                    ti, svc, "INFO",
                     pylog(
                         ti, "INFO", f"{svc}.main", f"{svc} {ver} started, consuming notify.sms prefetch=50"
                     ),
@@ -3038,14 +2284,10 @@ def metrics(w: World) -> None:
 
     svc_base = {
         # rps at load 1, p50, p99, error_pct, cpu, mem
-        "api-gateway": (210, 38, 420, 0.35, 22, 180),
-        "prepaid": (31, 24, 310, 0.2, 35, 760),
-        "head-end": (48, 90, 1800, 0.9, 41, 2300),
-        "ingest": (1340, 6, 40, 0.05, 38, 410),
-        "mdm": (120, 35, 380, 0.15, 46, 2900),
-        "billing": (22, 55, 900, 0.3, 28, 620),
-        "outage": (15, 12, 140, 0.1, 14, 240),
-        "notifier": (19, 80, 1400, 7.5, 11, 190),
+        "api-gateway": (210, 38, 420, 0.35, 22, 180), "prepaid": (31, 24, 310, 0.2, 35, 760),
+        "head-end": (48, 90, 1800, 0.9, 41, 2300), "ingest": (1340, 6, 40, 0.05, 38, 410),
+        "mdm": (120, 35, 380, 0.15, 46, 2900), "billing": (22, 55, 900, 0.3, 28, 620),
+        "outage": (15, 12, 140, 0.1, 14, 240), "notifier": (19, 80, 1400, 7.5, 11, 190),
     }
     rows = []
     for t in ticks:
@@ -3054,12 +2296,7 @@ def metrics(w: World) -> None:
             k = f if svc not in ("ingest",) else 1.0
             r = jit(rps * k)
             a50, a99, e, c, m, restarts = (
-                jit(p50),
-                jit(p99, 0.2),
-                jit(err, 0.4),
-                jit(cpu * (0.5 + k * 0.5)),
-                jit(mem, 0.03),
-                0,
+                jit(p50), jit(p99, 0.2), jit(err, 0.4), jit(cpu * (0.5 + k * 0.5)), jit(mem, 0.03), 0,
             )
             if svc == "prepaid":
                 if t >= at(0, 10, 5) and t < OOM[1]:
@@ -3097,38 +2334,25 @@ def metrics(w: World) -> None:
                 e = jit(40, 0.3)
             rows.append(
                 [
-                    wall(t),
-                    svc,
-                    f"{r:.1f}",
-                    int(a50),
-                    int(a99),
-                    f"{min(e, 100):.2f}",
-                    f"{min(c, 100):.1f}",
-                    int(m),
-                    restarts,
+                    wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
+                    f"{min(c, 100):.1f}", int(m), restarts,
                 ]
             )
     w.table(
         "service_metrics",
-        ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"],
-        rows,
+        ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"], rows,
     )
 
     rows = []
     for t in ticks:
         f = load(t)
         for inst, conns, maxc, cpu, iops in (
-            ("pg-mdm", 140, 500, 42, 5200),
-            ("pg-mdm-ro", 60, 500, 24, 1900),
+            ("pg-mdm", 140, 500, 42, 5200), ("pg-mdm-ro", 60, 500, 24, 1900),
             ("pg-billing", 58, 300, 18, 900),
         ):
             c, cp, io_, lw, idle_tx, lag = (
-                jit(conns * (0.7 + 0.3 * f)),
-                jit(cpu * (0.6 + 0.4 * f)),
-                jit(iops * (0.6 + 0.4 * f)),
-                0,
-                rng.randint(0, 2),
-                0.0,
+                jit(conns * (0.7 + 0.3 * f)), jit(cpu * (0.6 + 0.4 * f)), jit(iops * (0.6 + 0.4 * f)), 0,
+                rng.randint(0, 2), 0.0,
             )
             if inst == "pg-mdm-ro":
                 lag = jit(0.4, 0.5)
@@ -3144,31 +2368,15 @@ def metrics(w: World) -> None:
                 cp, io_, c, lag = jit(97, 0.02), jit(7490, 0.005), jit(128, 0.1), jit(3.1, 0.5)
             rows.append(
                 [
-                    wall(t),
-                    inst,
-                    int(c),
-                    maxc,
-                    f"{min(cp, 100):.1f}",
-                    int(io_),
-                    7500,
-                    lw,
-                    idle_tx,
+                    wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
                     f"{lag:.1f}",
                 ]
             )
     w.table(
         "db_metrics",
         [
-            "ts",
-            "instance",
-            "connections",
-            "max_connections",
-            "cpu_pct",
-            "iops",
-            "iops_limit",
-            "lock_waits",
-            "idle_in_tx",
-            "replica_lag_s",
+            "ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
+            "lock_waits", "idle_in_tx", "replica_lag_s",
         ],
         rows,
     )
@@ -3230,8 +2438,7 @@ def metrics(w: World) -> None:
                 recv = int(recv * 0.02)
             rows.append([wall(t), z, online, dcus, recv, flagged])
     w.table(
-        "meter_reads",
-        ["ts", "zone", "dcus_online", "dcus_total", "readings_written", "readings_flagged"],
+        "meter_reads", ["ts", "zone", "dcus_online", "dcus_total", "readings_written", "readings_flagged"],
         rows,
     )
 
@@ -3239,8 +2446,7 @@ def metrics(w: World) -> None:
     for t in ticks:
         f = load(t)
         for group, topic, base in (
-            ("mdm-vee", "meter.readings", 1800),
-            ("mdm-daily", "meter.readings.daily", 40),
+            ("mdm-vee", "meter.readings", 1800), ("mdm-daily", "meter.readings.daily", 40),
             ("oms-events", "meter.events", 25),
         ):
             lag = int(jit(base, 0.5))
@@ -3384,15 +2590,10 @@ def truth() -> dict:
     s, e = at(0, 9, 10), at(0, 9, 40)
     inc.append(
         incident(
-            "GRID-01",
-            "logs_only",
+            "GRID-01", "logs_only",
             "outage is opening suspected-outage tickets for whole feeders in Pune East and Nashik, but "
             "field crews say the power is on. 09:10–09:40 IST, 20 Jan 2026. What's the root cause?",
-            "outage",
-            s,
-            e,
-            EMFILE[0],
-            "emqx",
+            "outage", s, e, EMFILE[0], "emqx",
             "emqx-2 ran out of file descriptors at 09:04 (EMFILE, too many open files, nofile 65536): a "
             "cellular blip at 08:58 made the PNE-E and NSK meters reconnect at once while their old "
             "half-open TLS sockets were still held, so emqx-2 refused every new connection on 8883; the "
@@ -3410,29 +2611,21 @@ def truth() -> dict:
                 logs("outage", s, e, "opening suspected outage", level="WARN"),
                 logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN"),
             ],
-            runbook="dcu-offline",
-            runbook_query="many meters DCUs offline suspected outage",
+            runbook="dcu-offline", runbook_query="many meters DCUs offline suspected outage",
         )
     )
     s, e = at(0, 11, 30), at(0, 12, 0)
     inc.append(
         incident(
-            "GRID-02",
-            "metrics_deps",
+            "GRID-02", "metrics_deps",
             "prepaid: customers recharge successfully but their supply is not reconnected — 11:30 to 12:00 "
-            "IST on 20 January 2026. What's the cause?",
-            "prepaid",
-            s,
-            e,
-            RMQ_ALARM[0],
-            "rabbitmq",
+            "IST on 20 January 2026. What's the cause?", "prepaid", s, e, RMQ_ALARM[0], "rabbitmq",
             "rabbitmq-0 reached its memory high watermark at 11:21 (vm_memory_high_watermark, about 3.1 "
             "GB): the notify.sms queue had grown to 1.8 million messages since 10:40 because the SMS "
             "aggregator throttled "
             "notifier's submits, and the memory alarm blocked every publisher on the broker, so prepaid's "
             "RECONNECT commands to the hes.commands exchange got no publisher confirms and head-end "
-            "received no commands, until notify.sms was purged at 12:08",
-            ["rabbitmq", "watermark"],
+            "received no commands, until notify.sms was purged at 12:08", ["rabbitmq", "watermark"],
             [
                 "prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
                 "notifier HTTP 429 throttling warnings (always there, more since 10:40)",
@@ -3442,36 +2635,27 @@ def truth() -> dict:
                 sql(
                     "SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
                     f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
-                    f"'{zulu(e)}' ORDER BY ts",
-                    "rabbitmq-0",
+                    f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0",
                 ),
                 sql(
                     "SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
                     "hes.commands",
                 ),
             ],
-            runbook="rabbitmq-alarms",
-            runbook_query="prepaid reconnect commands not reaching meters",
+            runbook="rabbitmq-alarms", runbook_query="prepaid reconnect commands not reaching meters",
         )
     )
     s, e = at(0, 14, 30), at(0, 15, 0)
     inc.append(
         incident(
-            "GRID-03",
-            "change",
+            "GRID-03", "change",
             "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to 15:00 "
-            "IST on 20-Jan-2026. What changed?",
-            "mdm",
-            s,
-            e,
-            SCALER[0],
-            "ingest",
+            "IST on 20-Jan-2026. What changed?", "mdm", s, e, SCALER[0], "ingest",
             "ingest 2.14.0 (deploy DEP-7305, 14:12) took the register scaler from the meters' capture "
             "objects instead of the static register map; the LTCT-3P meters do not report it, so their "
             "energy registers "
             "were decoded with scaler 0 (Wh read as kWh, 1000x too large) and mdm's spike check held about a "
-            "third of all readings, until the rollback to 2.13.6 (DEP-7306) at 15:08",
-            ["ingest", "2.14.0"],
+            "third of all readings, until the rollback to 2.13.6 (DEP-7306) at 15:08", ["ingest", "2.14.0"],
             [
                 "mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
                 "prepaid deploy DEP-7304 (5.3.2) at 13:40",
@@ -3480,8 +2664,7 @@ def truth() -> dict:
                 logs("mdm", s, e, "VEE spike check failed", level="WARN"),
                 sql(
                     "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'",
-                    "DEP-7305",
+                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305",
                 ),
                 logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest"),
             ],
@@ -3490,14 +2673,9 @@ def truth() -> dict:
     s, e = at(0, 19, 5), at(0, 19, 35)
     inc.append(
         incident(
-            "GRID-04",
-            "trap_noisy_service",
+            "GRID-04", "trap_noisy_service",
             "api-gateway: recharges failing with 502s from about 19:00 — 19:05 to 19:35 IST, 20 Jan 2026. "
-            "notifier has been spewing errors all evening; is it notifier?",
-            "api-gateway",
-            s,
-            e,
-            OOM[0],
+            "notifier has been spewing errors all evening; is it notifier?", "api-gateway", s, e, OOM[0],
             "prepaid",
             "the prepaid pods were OOMKilled one after another from 18:58 under the evening recharge peak: "
             "their memory limit had been cut from 1536Mi to 1024Mi that morning (CHG-8802, FinOps "
@@ -3512,8 +2690,7 @@ def truth() -> dict:
                 logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
                 sql(
                     "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                    "config_changes WHERE service = 'prepaid'",
-                    "resources.limits.memory",
+                    "config_changes WHERE service = 'prepaid'", "resources.limits.memory",
                 ),
             ],
         )
@@ -3521,20 +2698,11 @@ def truth() -> dict:
     s, e = at(1, 2, 0), at(1, 2, 40)
     inc.append(
         incident(
-            "GRID-05",
-            "no_incident",
+            "GRID-05", "no_incident",
             "Got paged for billing warnings around 02:10 IST on 21 Jan 2026. Can you look at 02:00–02:40 "
-            "and tell me whether anything is actually broken?",
-            "billing",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
+            "and tell me whether anything is actually broken?", "billing", s, e, None, None, None, [],
             ["billing bill-run LT-IX tariff fallbacks (every night)", "notifier DLR errors (always there)"],
-            [],
-            outcome="FALLBACK",
+            [], outcome="FALLBACK",
             note=(
                 "the nightly bill-run with its usual tariff fallback warnings; metrics at baseline, no "
                 "changes"
@@ -3544,14 +2712,9 @@ def truth() -> dict:
     s, e = at(1, 6, 45), at(1, 7, 15)
     inc.append(
         incident(
-            "GRID-06",
-            "trap_late_symptom",
+            "GRID-06", "trap_late_symptom",
             "prepaid: recharges erroring since ~06:50 — 06:45 to 07:15 IST, 21 Jan 2026. What broke?",
-            "prepaid",
-            s,
-            e,
-            LEAK[0],
-            "billing",
+            "prepaid", s, e, LEAK[0], "billing",
             "billing 3.9.1 (DEP-7308, 06:08) left a pg-billing connection idle in transaction for every "
             "e-bill "
             "without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: from 06:12 the idle "
@@ -3571,27 +2734,20 @@ def truth() -> dict:
                 sql(
                     "SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
                     f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
-                    f"'{zulu(e)}' ORDER BY ts",
-                    "pg-billing",
+                    f"'{zulu(e)}' ORDER BY ts", "pg-billing",
                 ),
                 logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN"),
             ],
-            runbook="postgres-connections",
-            runbook_query="postgres too many clients connections",
+            runbook="postgres-connections", runbook_query="postgres too many clients connections",
         )
     )
     s, e = at(1, 10, 5), at(1, 10, 35)
     inc.append(
         incident(
-            "GRID-07",
-            "change",
+            "GRID-07", "change",
             "Customers in the app get 'Service unavailable' on usage and bill pages — api-gateway "
-            "returning 503s, 10:05–10:35 IST, 21.01.2026. What changed?",
-            "api-gateway",
-            s,
-            e,
-            at(1, 10, 1, 40),
-            "api-gateway",
+            "returning 503s, 10:05–10:35 IST, 21.01.2026. What changed?", "api-gateway", s, e,
+            at(1, 10, 1, 40), "api-gateway",
             "config change CHG-8807 (10:01) set api-gateway's limit_req_zone portal_api rate from 50r/s to "
             "5r/s (meant for OTP abuse); the zone is keyed on the client address, which nginx sees as the "
             "four Azure load balancer addresses, so every /api/v1 request beyond 5 per second per LB "
@@ -3602,8 +2758,7 @@ def truth() -> dict:
                 logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
                 sql(
                     "SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
-                    "WHERE service = 'api-gateway'",
-                    "CHG-8807",
+                    "WHERE service = 'api-gateway'", "CHG-8807",
                 ),
             ],
         )
@@ -3611,15 +2766,10 @@ def truth() -> dict:
     s, e = at(1, 13, 0), at(1, 13, 30)
     inc.append(
         incident(
-            "GRID-08",
-            "trap_unrelated_change",
+            "GRID-08", "trap_unrelated_change",
             "mdm: daily consumption aggregates stopped updating and the mdm-daily lag keeps climbing since "
             "our mdm 4.8.0 release at 12:40 IST on 21 Jan 2026. 13:00 to 13:30 — is the release to blame?",
-            "mdm",
-            s,
-            e,
-            VACUUM[0],
-            "postgres",
+            "mdm", s, e, VACUUM[0], "postgres",
             "a DBA ran VACUUM FULL on mdm.reading_daily in pg-mdm at 12:52 (psql, dba_kiran): it held an "
             "ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate upsert "
             "from mdm waited and was cancelled by the lock timeout and the mdm-daily consumer fell behind, "
@@ -3639,15 +2789,9 @@ def truth() -> dict:
     s, e = at(1, 17, 5), at(1, 17, 35)
     inc.append(
         incident(
-            "GRID-09",
-            "trap_runbook_words",
+            "GRID-09", "trap_runbook_words",
             "head-end: hundreds of DCUs went OFFLINE and meters not reporting — 17:05 to 17:35 IST, 21 "
-            "January 2026. What's the cause?",
-            "head-end",
-            s,
-            e,
-            TAKEOVER[0],
-            "head-end",
+            "January 2026. What's the cause?", "head-end", s, e, TAKEOVER[0], "head-end",
             "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client id "
             "as the active instance, hes-primary: emqx took the session over from one to the other "
             "every few seconds (session_takenover), both reconnected in a loop and lost the QoS 0 "
@@ -3663,26 +2807,19 @@ def truth() -> dict:
                 logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
                 sql(
                     "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'head-end'",
-                    "canary",
+                    "'head-end'", "canary",
                 ),
             ],
-            decoy_runbook="dcu-offline",
-            runbook_query="many meters DCUs offline not reporting",
+            decoy_runbook="dcu-offline", runbook_query="many meters DCUs offline not reporting",
         )
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
         incident(
-            "GRID-10",
-            "system_wide",
+            "GRID-10", "system_wide",
             "Everything on the metering platform is failing from about 20:05 — app pages, recharges, meter "
-            "reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?",
-            None,
-            s,
-            e,
-            at(1, 20, 5, 50),
-            "kubernetes",
+            "reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?", None, s, e,
+            at(1, 20, 5, 50), "kubernetes",
             "the system node aks-system-38145-vmss000001 went NotReady at 20:05 and both coredns replicas "
             "were on it (no anti-affinity), so kube-dns had no ready endpoints: every new DNS lookup "
             "in the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, head-end to "
@@ -3703,23 +2840,14 @@ def truth() -> dict:
     s, e = at(2, 9, 30), at(2, 10, 0)
     inc.append(
         incident(
-            "GRID-11",
-            "no_incident",
+            "GRID-11", "no_incident",
             "We rolled out prepaid 5.4.0 at 09:36 IST on 22 Jan 2026 and I see warnings around it. Is "
-            "anything actually wrong between 09:30 and 10:00?",
-            "prepaid",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
+            "anything actually wrong between 09:30 and 10:00?", "prepaid", s, e, None, None, None, [],
             [
                 "prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
                 "prepaid late UPI callback warnings (always there)",
             ],
-            [],
-            outcome="FALLBACK",
+            [], outcome="FALLBACK",
             note=(
                 "a clean rolling update: pods restarted without errors, recharges as usual, only the "
                 "usual noise"
@@ -3729,20 +2857,13 @@ def truth() -> dict:
     s, e = at(2, 11, 5), at(2, 11, 35)
     inc.append(
         incident(
-            "GRID-12",
-            "metrics_deps",
+            "GRID-12", "metrics_deps",
             "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 2026. "
-            "What's going on?",
-            "mdm",
-            s,
-            e,
-            EXPORT[0],
-            "postgres",
+            "What's going on?", "mdm", s, e, EXPORT[0], "postgres",
             "the regulatory-export cronjob (MERC SoP interval data) started at 10:52 against pg-mdm-ro, "
             "the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at the 7500 limit) "
             "with sequential scans, so usage queries ran past mdm's 5 s statement timeout and api-gateway "
-            "answered 504, until the export was cancelled at 11:49",
-            ["pg-mdm-ro", "export"],
+            "answered 504, until the export was cancelled at 11:49", ["pg-mdm-ro", "export"],
             [
                 "billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
                 "prepaid deploy DEP-7315 (5.4.0) at 09:36",
@@ -3756,8 +2877,7 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
-                    "'pg-mdm-ro'",
-                    "regulatory-export",
+                    "'pg-mdm-ro'", "regulatory-export",
                 ),
             ],
         )
@@ -3765,25 +2885,18 @@ def truth() -> dict:
     s, e = at(2, 14, 10), at(2, 14, 40)
     inc.append(
         incident(
-            "GRID-13",
-            "trap_unrelated_change",
+            "GRID-13", "trap_unrelated_change",
             "notifier: customers say they are not getting recharge and bill SMS — 14:10 to 14:40 IST, 22 "
             "Jan 2026. We changed the RECHARGE_OK_HI template (CHG-8814) at 14:02 and shipped ingest "
-            "2.14.1 at 13:55; is one of those it?",
-            "notifier",
-            s,
-            e,
-            DLR[0],
+            "2.14.1 at 13:55; is one of those it?", "notifier", s, e, DLR[0],
             "mobile operator OP-3 (external)",
             "not determinable from this data: from 14:06 the delivery reports for operator OP-3 came back "
             "EXPIRED for every template (bills, OTPs, recharges), while submits to the aggregator were "
             "accepted as usual and the other operators delivered; the template change touches one Hindi "
-            "template only and ingest is not on the SMS path",
-            [],
+            "template only and ingest is not on the SMS path", [],
             [
                 "notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
-                "ingest deploy DEP-7316 (2.14.1) at 13:55",
-                "notifier DLR errors (always there)",
+                "ingest deploy DEP-7316 (2.14.1) at 13:55", "notifier DLR errors (always there)",
             ],
             [logs("notifier", s, e, "status=EXPIRED err=EXP operator=OP-3", level="ERROR")],
             outcome="FALLBACK",
@@ -3796,15 +2909,9 @@ def truth() -> dict:
     s, e = at(2, 19, 10), at(2, 19, 40)
     inc.append(
         incident(
-            "GRID-14",
-            "logs_only",
+            "GRID-14", "logs_only",
             "mdm: no new interval readings from most feeders since about 19:05 — 19:10 to 19:40 IST, "
-            "22/01/2026. Root cause?",
-            "mdm",
-            s,
-            e,
-            PANIC[0],
-            "ingest",
+            "22/01/2026. Root cause?", "mdm", s, e, PANIC[0], "ingest",
             "ingest panicked (index out of range [12] with length 12) decoding a 13-channel load profile "
             "from DCU-MUM-N-0117 (an LTCT-3P-v4 meter); the QoS 1 message was never acknowledged, so emqx "
             "redelivered it through the $share/ingest subscription to the next ingest pod, which panicked "
@@ -3813,8 +2920,7 @@ def truth() -> dict:
             ["ingest", "index out of range"],
             [
                 "mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
-                "outage deploy DEP-7317 (2.9.0) at 18:40",
-                "notifier DLR errors (always there)",
+                "outage deploy DEP-7317 (2.9.0) at 18:40", "notifier DLR errors (always there)",
             ],
             [
                 logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),

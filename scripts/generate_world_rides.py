@@ -44,20 +44,8 @@ DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
 END = DAY0 + timedelta(days=3)
 LEVELS = engine.LEVELS
 SERVICES = (
-    "envoy",
-    "dispatch",
-    "pricing",
-    "trips",
-    "mysql",
-    "payments",
-    "kafka",
-    "location",
-    "redis",
-    "eta",
-    "notify",
-    "fraud",
-    "elasticsearch",
-    "settlement",
+    "envoy", "dispatch", "pricing", "trips", "mysql", "payments", "kafka", "location", "redis", "eta",
+    "notify", "fraud", "elasticsearch", "settlement",
 )
 
 
@@ -94,18 +82,12 @@ class World(engine.Dataset):
 # ---- native line formats -------------------------------------------------------------------
 
 UPSTREAMS = {
-    "dispatch": "10.40.2",
-    "pricing": "10.40.3",
-    "trips": "10.40.4",
-    "payments": "10.40.5",
-    "location": "10.40.6",
-    "eta": "10.40.7",
+    "dispatch": "10.40.2", "pricing": "10.40.3", "trips": "10.40.4", "payments": "10.40.5",
+    "location": "10.40.6", "eta": "10.40.7",
 }
 AGENTS = (
-    "Corrida/8.4.1 (Android 14; SM-A546E)",
-    "Corrida/8.4.1 (Android 13; moto g54)",
-    "Corrida/8.4.0 (iOS 17.5; iPhone14,7)",
-    "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
+    "Corrida/8.4.1 (Android 14; SM-A546E)", "Corrida/8.4.1 (Android 13; moto g54)",
+    "Corrida/8.4.0 (iOS 17.5; iPhone14,7)", "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
 )
 
 
@@ -118,9 +100,7 @@ def envoy(
     host = f"{UPSTREAMS[up]}.{w.ri(10, 40)}:8080" if flags not in ("UH", "UF") else "-"
     ust = str(max(ms - w.ri(1, 3), 0)) if status < 500 or flags == "-" else "-"
     w.emit(
-        t,
-        "envoy",
-        level,
+        t, "envoy", level,
         f'[{stamp}] "{method} {path} HTTP/2" {status} {flags} {w.ri(0, 900)} {w.ri(60, 4200)} {ms} '
         f'{ust} "{w.ri(177, 201)}.{w.ri(1, 254)}.{w.ri(1, 254)}.{w.ri(1, 254)}" "{w.pick(AGENTS)}" '
         f'"{w.hexid(8)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(12)}" "api.corrida.app" "{host}"',
@@ -136,18 +116,14 @@ def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> N
 def pylog(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     name = {"WARN": "WARNING"}.get(level, level)
     w.emit(
-        t,
-        "pricing",
-        level,
+        t, "pricing", level,
         f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}",
     )
 
 
 def spring(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
     w.emit(
-        t,
-        "trips",
-        level,
+        t, "trips", level,
         f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
         f"{logger} : {msg}",
     )
@@ -159,9 +135,7 @@ def mysql(
     u = t.astimezone(UTC)
     lv = {"WARN": "Warning", "INFO": "Note", "ERROR": "ERROR", "DEBUG": "Note"}[level]
     w.emit(
-        t,
-        "mysql",
-        level,
+        t, "mysql", level,
         f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}",
     )
 
@@ -169,8 +143,7 @@ def mysql(
 def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
     d = {
         "level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
-        "time": int(t.timestamp() * 1000),
-        "pid": 1,
+        "time": int(t.timestamp() * 1000), "pid": 1,
         "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}",
     }
     d.update(fields)
@@ -180,9 +153,7 @@ def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
 
 def kafka(w: World, t: datetime, level: str, msg: str, cls: str) -> None:
     w.emit(
-        t,
-        "kafka",
-        level,
+        t, "kafka", level,
         f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})",
     )
 
@@ -199,9 +170,7 @@ def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
 
 def redis(w: World, t: datetime, level: str, node: str, mark: str, msg: str, role: str = "M") -> None:
     w.emit(
-        t,
-        "redis",
-        level,
+        t, "redis", level,
         f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}",
     )
 
@@ -226,14 +195,9 @@ def gunicorn(w: World, t: datetime, level: str, pid: int, msg: str) -> None:
 def es(w: World, t: datetime, level: str, node: str, logger: str, msg: str) -> None:
     u = t.astimezone(UTC)
     d = {
-        "@timestamp": f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z",
-        "log.level": level,
-        "message": msg,
-        "ecs.version": "1.2.0",
-        "service.name": "ES_ECS",
-        "event.dataset": "elasticsearch.server",
-        "log.logger": logger,
-        "elasticsearch.node.name": node,
+        "@timestamp": f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z", "log.level": level,
+        "message": msg, "ecs.version": "1.2.0", "service.name": "ES_ECS",
+        "event.dataset": "elasticsearch.server", "log.logger": logger, "elasticsearch.node.name": node,
         "elasticsearch.cluster.name": "trips-search",
     }
     w.emit(t, "elasticsearch", level, json.dumps(d, separators=(",", ":")))
@@ -299,60 +263,32 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     # dispatch
     for _ in range(w.count(0.25 * f)):
         zap(
-            w,
-            w.jit(t),
-            "INFO",
-            "match/matcher.go:212",
-            "offer accepted",
-            ride_id=w.ride(),
-            driver_id=w.driver(),
-            city=w.pick(CITIES),
-            candidates=w.ri(3, 14),
-            attempt=1,
+            w, w.jit(t), "INFO", "match/matcher.go:212", "offer accepted", ride_id=w.ride(),
+            driver_id=w.driver(), city=w.pick(CITIES), candidates=w.ri(3, 14), attempt=1,
             match_ms=w.ri(40, 400),
         )
     if w.r() < 0.05 * f:
         tt = w.jit(t, 40)
         rid = w.ride()
         zap(
-            w,
-            tt,
-            "WARN",
-            "match/offer.go:97",
-            "offer timed out, reoffering",
-            ride_id=rid,
-            driver_id=w.driver(),
-            timeout_s=15,
+            w, tt, "WARN", "match/offer.go:97", "offer timed out, reoffering", ride_id=rid,
+            driver_id=w.driver(), timeout_s=15,
         )
         zap(
-            w,
-            tt + timedelta(seconds=16),
-            "INFO",
-            "match/matcher.go:212",
-            "offer accepted",
-            ride_id=rid,
-            driver_id=w.driver(),
-            city="sao-paulo",
-            candidates=w.ri(3, 9),
-            attempt=2,
+            w, tt + timedelta(seconds=16), "INFO", "match/matcher.go:212", "offer accepted", ride_id=rid,
+            driver_id=w.driver(), city="sao-paulo", candidates=w.ri(3, 9), attempt=2,
             match_ms=w.ri(15000, 16500),
         )
     # pricing
     for _ in range(w.count(0.25 * f)):
         pylog(
-            w,
-            w.jit(t),
-            "INFO",
-            "pricing.quote",
+            w, w.jit(t), "INFO", "pricing.quote",
             f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
             f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms",
         )
     if t.minute % 10 == 4:
         pylog(
-            w,
-            w.jit(t),
-            "WARN",
-            "pricing.surge",
+            w, w.jit(t), "WARN", "pricing.surge",
             f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)",
         )
     if t.minute == 10 and t != at(0, 8, 10):
@@ -360,74 +296,45 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if TARIFF[1] <= t < at(1, 8, 0):
             day = "2026-08-18-v2"
         pylog(
-            w,
-            w.jit(t, 5),
-            "INFO",
-            "pricing.tariffs",
+            w, w.jit(t, 5), "INFO", "pricing.tariffs",
             f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
             "5 products",
         )
     # trips
     for _ in range(w.count(0.25 * f)):
         spring(
-            w,
-            w.jit(t),
-            "INFO",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.web.TripController",
+            w, w.jit(t), "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.web.TripController",
             f"Trip {w.ride()} completed: {w.ri(12, 380) / 10:.1f} km, fare BRL {w.ri(900, 9800) / 100:.2f}, "
             f"in {w.ri(30, 160)} ms",
         )
     if t.minute % 5 == 2 and not during(t, ESDISK):
         depth = w.ri(0, 40)
         spring(
-            w,
-            w.jit(t),
-            "INFO",
-            "search-indexer-1",
-            "b.c.corrida.trips.search.TripIndexer",
+            w, w.jit(t), "INFO", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
             f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}",
         )
     if t.minute % 30 == 17:
         spring(
-            w,
-            w.jit(t),
-            "INFO",
-            "HikariPool-1 housekeeper",
-            "com.zaxxer.hikari.pool.HikariPool",
+            w, w.jit(t), "INFO", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
             f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)",
         )
     if w.r() < 0.03 * f:
         spring(
-            w,
-            w.jit(t),
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.receipt.ReceiptService",
+            w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.receipt.ReceiptService",
             f"receipt e-mail bounced for trip {w.ride()}, rider notified in app",
         )
     # mysql
     if w.r() < 0.04:
         mysql(
-            w,
-            w.jit(t),
-            "WARN",
-            "MY-010914",
+            w, w.jit(t), "WARN", "MY-010914",
             f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
-            "'10.40.9.21' (Got timeout reading communication packets).",
-            w.ri(100, 9999),
+            "'10.40.9.21' (Got timeout reading communication packets).", w.ri(100, 9999),
         )
     # payments
     for _ in range(w.count(0.15 * f)):
         pino(
-            w,
-            w.jit(t),
-            "INFO",
-            "psp authorize ok",
-            psp="pagora",
-            rideId=w.ride(),
-            amountCents=w.ri(900, 9800),
-            ms=w.ri(280, 850),
+            w, w.jit(t), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+            amountCents=w.ri(900, 9800), ms=w.ri(280, 850),
         )
     if t.minute % 12 == 5:
         tt = w.jit(t, 40)
@@ -436,35 +343,22 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t, 40)
         pino(w, tt, "WARN", "psp timeout, retrying (1/2)", psp="pagora", timeoutMs=3000)
         pino(
-            w,
-            tt + timedelta(seconds=3.4),
-            "INFO",
-            "psp authorize ok",
-            psp="pagora",
-            rideId=w.ride(),
-            amountCents=w.ri(900, 9800),
-            ms=w.ri(400, 900),
-            retry=1,
+            w, tt + timedelta(seconds=3.4), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+            amountCents=w.ri(900, 9800), ms=w.ri(400, 900), retry=1,
         )
     # kafka
     if t.minute % 10 == 0:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t, 20),
-            "INFO",
+            w, w.jit(t, 20), "INFO",
             f"[LocalLog partition=driver-locations-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Rolled new log "
-            f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.",
-            "kafka.log.LocalLog",
+            f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.", "kafka.log.LocalLog",
         )
         if t.minute == 30 and b:
             kafka(
-                w,
-                w.jit(t, 20),
-                "INFO",
+                w, w.jit(t, 20), "INFO",
                 f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
-                "(__consumer_offsets-17) with 6 members",
-                "kafka.coordinator.group.GroupCoordinator",
+                "(__consumer_offsets-17) with 6 members", "kafka.coordinator.group.GroupCoordinator",
             )
     # location: the always-noisy ingest (phones with bad GPS all day)
     for _ in range(w.count(0.45 * f + 0.1)):
@@ -472,13 +366,7 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         x = w.r()
         if x < 0.5:
             logfmt(
-                w,
-                tt,
-                "WARN",
-                "fix rejected",
-                driver=w.driver(),
-                reason="accuracy",
-                acc_m=w.ri(51, 400),
+                w, tt, "WARN", "fix rejected", driver=w.driver(), reason="accuracy", acc_m=w.ri(51, 400),
                 limit_m=50,
             )
         elif x < 0.75:
@@ -490,23 +378,13 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if during(t, PING):
             ev = w.ri(2600, 4100)
         logfmt(
-            w,
-            w.jit(t, 10),
-            "INFO",
-            "geo index sweep",
-            evicted=ev,
-            ttl="15s",
+            w, w.jit(t, 10), "INFO", "geo index sweep", evicted=ev, ttl="15s",
             indexed=int(9000 * f + w.ri(0, 500)),
         )
     if t.minute % 4 == 1:
         logfmt(
-            w,
-            w.jit(t),
-            "INFO",
-            "produced batch",
-            topic="driver-locations",
-            records=int(2400 * f + w.ri(0, 300)),
-            p99_ms=w.ri(4, 20),
+            w, w.jit(t), "INFO", "produced batch", topic="driver-locations",
+            records=int(2400 * f + w.ri(0, 300)), p99_ms=w.ri(4, 20),
         )
     # redis cluster
     if t.minute % 20 == 0:
@@ -514,11 +392,7 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t, 5)
         redis(w, tt, "INFO", node, "*", "10000 changes in 60 seconds. Saving...")
         redis(
-            w,
-            tt + timedelta(seconds=0.2),
-            "INFO",
-            node,
-            "*",
+            w, tt + timedelta(seconds=0.2), "INFO", node, "*",
             f"Background saving started by pid {w.ri(100, 9000)}",
         )
         redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*", "Background saving terminated with success")
@@ -527,27 +401,18 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if during(t, MAPS):
             continue
         tracing(
-            w,
-            w.jit(t),
-            "INFO",
-            "eta::routes",
+            w, w.jit(t), "INFO", "eta::routes",
             f"route ok provider=rotamaps legs=1 duration_s={w.ri(120, 2400)} latency_ms={w.ri(60, 240)} "
             f"cache=miss",
         )
     if t.minute % 15 == 8:
         tracing(
-            w,
-            w.jit(t),
-            "WARN",
-            "eta::maps",
+            w, w.jit(t), "WARN", "eta::maps",
             "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms",
         )
     if t.minute % 30 == 0:
         tracing(
-            w,
-            w.jit(t),
-            "INFO",
-            "eta::cache",
+            w, w.jit(t), "INFO", "eta::cache",
             f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}",
         )
     # notify
@@ -556,17 +421,13 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             if fcm_down:
                 continue
             elixir(
-                w,
-                w.jit(t),
-                "INFO",
+                w, w.jit(t), "INFO",
                 f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
                 f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}",
             )
         else:
             elixir(
-                w,
-                w.jit(t),
-                "INFO",
+                w, w.jit(t), "INFO",
                 f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
                 f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200",
             )
@@ -579,28 +440,19 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if during(t, FRAUD):
             continue
         gunicorn(
-            w,
-            w.jit(t),
-            "INFO",
-            w.pick((41, 42, 43, 44)),
+            w, w.jit(t), "INFO", w.pick((41, 42, 43, 44)),
             f"score ride={w.ride()} model=fraud-gbm-2026-08-12 score=0.{w.ri(1, 60):02d} decision=allow "
             f"in {w.ri(6, 30)}ms",
         )
     if t.minute % 20 == 13:
         gunicorn(
-            w,
-            w.jit(t),
-            "WARN",
-            w.pick((41, 42, 43, 44)),
+            w, w.jit(t), "WARN", w.pick((41, 42, 43, 44)),
             "feature device_fingerprint missing for rider, using default",
         )
     # elasticsearch
     if t.minute % 30 == 20:
         es(
-            w,
-            w.jit(t),
-            "INFO",
-            w.pick(("es-data-1", "es-data-2", "es-data-3")),
+            w, w.jit(t), "INFO", w.pick(("es-data-1", "es-data-2", "es-data-3")),
             "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
             f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
             f"[{w.ri(1, 2)}s]",
@@ -614,9 +466,7 @@ def nightly(w: World) -> list[list]:
         t0 = at(d, 2, 0, 2)
         n = 18240 + 611 * d
         batch(
-            w,
-            t0,
-            "INFO",
+            w, t0, "INFO",
             f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
             "reading trips from trips-db-2 (replica)",
         )
@@ -624,9 +474,7 @@ def nightly(w: World) -> list[list]:
         for k in range(1, 7):
             t += timedelta(minutes=5, seconds=w.ri(0, 50))
             batch(
-                w,
-                t,
-                "INFO",
+                w, t, "INFO",
                 f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora",
             )
         t += timedelta(minutes=1)
@@ -635,24 +483,14 @@ def nightly(w: World) -> list[list]:
         )
         rows.append(
             [
-                f"settlement-nightly-{29270000 + d * 1440}",
-                "settlement-nightly",
-                "batch",
-                "0 2 * * *",
+                f"settlement-nightly-{29270000 + d * 1440}", "settlement-nightly", "batch", "0 2 * * *",
                 t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                t.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                "Complete",
-                f"{n} drivers settled",
+                t.astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete", f"{n} drivers settled",
             ]
         )
         for job, ns, cron, h, m, dur, detail in (
             (
-                "mysql-xtrabackup",
-                "data",
-                "30 1 * * *",
-                1,
-                30,
-                22,
+                "mysql-xtrabackup", "data", "30 1 * * *", 1, 30, 22,
                 "trips-db-2 -> s3://corrida-backups/trips-db",
             ),
             ("es-snapshot", "search", "0 4 * * *", 4, 0, 14, "snapshot trips-* -> s3://corrida-es-snapshots"),
@@ -669,63 +507,41 @@ def nightly(w: World) -> list[list]:
                 )
             rows.append(
                 [
-                    f"{job}-{29270000 + d * 1440 + h * 60 + m}",
-                    job,
-                    ns,
-                    cron,
+                    f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
                     s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
                     (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
                     .astimezone(UTC)
                     .isoformat()
-                    .replace("+00:00", "Z"),
-                    "Complete",
-                    detail,
+                    .replace("+00:00", "Z"), "Complete", detail,
                 ]
             )
         kafka(
-            w,
-            at(d, 3, 0, w.ri(1, 30)),
-            "INFO",
+            w, at(d, 3, 0, w.ri(1, 30)), "INFO",
             "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
             f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
-            f"{w.ri(10**7, 9 * 10**7)}])",
-            "kafka.log.LogCleaner",
+            f"{w.ri(10**7, 9 * 10**7)}])", "kafka.log.LogCleaner",
         )
         es(
-            w,
-            at(d, 4, 14, w.ri(0, 50)),
-            "INFO",
-            "es-master-1",
+            w, at(d, 4, 14, w.ri(0, 50)), "INFO", "es-master-1",
             "org.elasticsearch.snapshots.SnapshotsService",
             f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]",
         )
         spring(
-            w,
-            at(d, 3, 39, w.ri(0, 50)),
-            "INFO",
-            "scheduling-1",
-            "b.c.corrida.trips.archive.ArchiveJob",
+            w, at(d, 3, 39, w.ri(0, 50)), "INFO", "scheduling-1", "b.c.corrida.trips.archive.ArchiveJob",
             f"archived {w.ri(30000, 42000)} trips older than 180 days",
         )
         if d != 1:
             gunicorn(
-                w,
-                at(d, 14, 0, 40),
-                "INFO",
-                7,
+                w, at(d, 14, 0, 40), "INFO", 7,
                 "model refresh: no new model in s3://corrida-risk/models, keeping fraud-gbm-2026-08-12",
             )
     # the GCP service-account key rotation, once a week
     s = at(1, 17, 30, 4)
     rows.append(
         [
-            "gcp-sa-key-rotate-29271050",
-            "gcp-sa-key-rotate",
-            "platform",
-            "30 17 * * 3",
+            "gcp-sa-key-rotate-29271050", "gcp-sa-key-rotate", "platform", "30 17 * * 3",
             s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            "Complete",
+            (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete",
             "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
             "(older than 90d); secret notify-fcm-key updated",
         ]
@@ -742,28 +558,19 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     for tt in w.jittered(TARIFF, 25, 20):
         zone = "gru-t2"
         pylog(
-            w,
-            tt,
-            "ERROR",
-            "pricing.quote",
+            w, tt, "ERROR", "pricing.quote",
             f"quote failed zone={zone} product={w.pick(('pop', 'comfort'))}: ValueError: could not convert "
             "string to float: '1,35' (tariff row zone=gru-t2 column=surge_cap)",
         )
         envoy(w, tt + timedelta(milliseconds=40), "POST", "/v1/quotes", 500, w.ri(20, 60), "pricing")
     pylog(
-        w,
-        at(0, 8, 10, 31),
-        "INFO",
-        "pricing.tariffs",
+        w, at(0, 8, 10, 31), "INFO", "pricing.tariffs",
         "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, "
         "5 products "
         "(uploaded by ops-pricing 07:58)",
     )
     pylog(
-        w,
-        TARIFF[1],
-        "INFO",
-        "pricing.tariffs",
+        w, TARIFF[1], "INFO", "pricing.tariffs",
         "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, "
         "5 products "
         "(manual reload)",
@@ -772,66 +579,38 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
     for tt in w.jittered(BURST, 20, 18):
         spring(
-            w,
-            tt,
-            "ERROR",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "o.h.engine.jdbc.spi.SqlExceptionHelper",
+            w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
             "HikariPool-1 - Connection is not available, request timed out after 30000ms "
             "(total=30, active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")",
         )
         envoy(w, tt, "GET", "/v1/trips/history?page=1", 504, 15000, "trips", "UT")
         if w.r() < 0.4:
             envoy(
-                w,
-                tt + timedelta(seconds=2),
-                "POST",
-                f"/v1/trips/{w.ride()}/complete",
-                504,
-                15000,
-                "trips",
+                w, tt + timedelta(seconds=2), "POST", f"/v1/trips/{w.ride()}/complete", 504, 15000, "trips",
                 "UT",
             )
     for t in every(BURST, 75):
         mysql(
-            w,
-            w.jit(t, 30),
-            "INFO",
-            "MY-011953",
+            w, w.jit(t, 30), "INFO", "MY-011953",
             f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
-            "be optimal. (flushed=200 and evicted=0, during the time.)",
-            sub="InnoDB",
+            "be optimal. (flushed=200 and evicted=0, during the time.)", sub="InnoDB",
         )
     for t in every(BURST, 240):
         spring(
-            w,
-            w.jit(t, 60),
-            "WARN",
-            "http-nio-8080-exec-slow",
-            "b.c.corrida.trips.db.SlowQueryLogger",
+            w, w.jit(t, 60), "WARN", "http-nio-8080-exec-slow", "b.c.corrida.trips.db.SlowQueryLogger",
             f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
             "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20",
         )
 
     # RIDES-04: payments' mTLS client certificate rotated to the new intermediate the PSP doesn't trust.
     pino(
-        w,
-        MTLS[0] - timedelta(seconds=20),
-        "INFO",
-        "mTLS client certificate reloaded",
-        file="/etc/payments/tls/psp-client.crt",
-        cert="payments-psp-mtls",
-        issuer="CN=Corrida Issuing CA 2026",
-        serial="5e:0a:91:c4",
+        w, MTLS[0] - timedelta(seconds=20), "INFO", "mTLS client certificate reloaded",
+        file="/etc/payments/tls/psp-client.crt", cert="payments-psp-mtls",
+        issuer="CN=Corrida Issuing CA 2026", serial="5e:0a:91:c4",
     )
     for tt in w.jittered(MTLS, 15, 12):
         pino(
-            w,
-            tt,
-            "ERROR",
-            "psp authorize failed",
-            psp="pagora",
-            rideId=w.ride(),
+            w, tt, "ERROR", "psp authorize failed", psp="pagora", rideId=w.ride(),
             err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
             "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
             host="api.pagora.com.br:443",
@@ -839,78 +618,47 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         envoy(w, tt, "POST", "/v1/payments/authorize", 502, w.ri(40, 90), "payments")
         if w.r() < 0.3:
             spring(
-                w,
-                tt + timedelta(seconds=1),
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
+                w, tt + timedelta(seconds=1), "WARN", f"nio-8080-exec-{w.ri(1, 40)}",
                 "b.c.corrida.trips.payment.PaymentClient",
                 f"payment for trip {w.ride()} not authorized (payments 502), trip marked PAYMENT_PENDING",
             )
     pino(
-        w,
-        MTLS[1],
-        "INFO",
-        "mTLS client certificate reloaded",
-        file="/etc/payments/tls/psp-client.crt",
-        cert="payments-psp-mtls",
-        issuer="CN=Corrida Issuing CA 2024",
-        serial="3b:77:02:1d",
+        w, MTLS[1], "INFO", "mTLS client certificate reloaded", file="/etc/payments/tls/psp-client.crt",
+        cert="payments-psp-mtls", issuer="CN=Corrida Issuing CA 2024", serial="3b:77:02:1d",
     )
 
     # RIDES-05: kafka-3's data volume fills; its only log dir fails and the broker stops.
     kafka(
-        w,
-        KDISK[0],
-        "ERROR",
+        w, KDISK[0], "ERROR",
         "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
         "java.io.IOException: No space left on device",
         "org.apache.kafka.storage.internals.log.LogDirFailureChannel",
     )
     kafka(
-        w,
-        KDISK[0] + timedelta(seconds=0.2),
-        "WARN",
+        w, KDISK[0] + timedelta(seconds=0.2), "WARN",
         "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
         "kafka.server.ReplicaManager",
     )
     kafka(
-        w,
-        KDISK[0] + timedelta(seconds=0.5),
-        "ERROR",
-        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed",
-        "kafka.log.LogManager",
+        w, KDISK[0] + timedelta(seconds=0.5), "ERROR",
+        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager",
     )
     for p in (2, 5, 8, 11):
         kafka(
-            w,
-            KDISK[0] + timedelta(seconds=3 + p / 10),
-            "INFO",
+            w, KDISK[0] + timedelta(seconds=3 + p / 10), "INFO",
             f"[Partition driver-locations-{p} broker=1] Shrinking ISR from 1,3 to 1. Leader: (highWatermark: "
-            f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)",
-            "kafka.cluster.Partition",
+            f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)", "kafka.cluster.Partition",
         )
     for tt in w.jittered(KDISK, 20, 18):
         logfmt(
-            w,
-            tt,
-            "ERROR",
-            "produce failed",
-            topic="driver-locations",
-            partition=w.pick((2, 5, 8, 11)),
+            w, tt, "ERROR", "produce failed", topic="driver-locations", partition=w.pick((2, 5, 8, 11)),
             err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
-            "than required",
-            records=w.ri(180, 260),
+            "than required", records=w.ri(180, 260),
         )
     for t in every((KDISK[0] + timedelta(minutes=3), KDISK[1]), 120):
         zap(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "geo/search.go:64",
-            "stale driver positions in candidate set",
-            city="sao-paulo",
-            stale=w.ri(180, 420),
-            max_age_s=w.ri(300, 3000),
+            w, w.jit(t, 30), "WARN", "geo/search.go:64", "stale driver positions in candidate set",
+            city="sao-paulo", stale=w.ri(180, 420), max_age_s=w.ri(300, 3000),
         )
     kafka(w, KDISK[1], "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer")
 
@@ -919,19 +667,13 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     for tt in w.jittered(MAPS, 12, 10):
         if w.r() < 0.6:
             tracing(
-                w,
-                tt,
-                "WARN",
-                "eta::maps",
+                w, tt, "WARN", "eta::maps",
                 'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" '
                 "— falling back to haversine estimate",
             )
         else:
             tracing(
-                w,
-                tt,
-                "WARN",
-                "eta::maps",
+                w, tt, "WARN", "eta::maps",
                 "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
                 "estimate",
             )
@@ -940,10 +682,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 
     # RIDES-07: fraud-model-refresh loads a 1.87 GB model; gunicorn workers are OOM killed in a loop.
     gunicorn(
-        w,
-        at(1, 14, 0, 40),
-        "INFO",
-        7,
+        w, at(1, 14, 0, 40), "INFO", 7,
         "model refresh: loading fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) from s3://corrida-risk/models",
     )
     pid = 4300
@@ -952,22 +691,15 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
         gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
         gunicorn(
-            w,
-            tt + timedelta(seconds=9),
-            "INFO",
-            pid + 1,
+            w, tt + timedelta(seconds=9), "INFO", pid + 1,
             "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
         )
     for tt in w.jittered(FRAUD, 10, 9):
         x = w.r()
         if x < 0.5:
             zap(
-                w,
-                tt,
-                "ERROR",
-                "risk/client.go:51",
-                "fraud check failed, rejecting ride request (fail-closed)",
-                ride_id=w.ride(),
+                w, tt, "ERROR", "risk/client.go:51",
+                "fraud check failed, rejecting ride request (fail-closed)", ride_id=w.ride(),
                 error=w.pick(
                     (
                         'Post "http://fraud.risk.svc:8000/v1/score": context deadline exceeded',
@@ -980,22 +712,13 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             envoy(w, tt, "POST", "/v1/rides", 503, w.ri(800, 2100), "dispatch")
         elif x < 0.8:
             pino(
-                w,
-                tt,
-                "ERROR",
-                "fraud pre-auth check unavailable, declining authorization",
-                rideId=w.ride(),
-                err="ECONNRESET",
-                fraudUrl="http://fraud.risk.svc:8000/v1/score",
+                w, tt, "ERROR", "fraud pre-auth check unavailable, declining authorization",
+                rideId=w.ride(), err="ECONNRESET", fraudUrl="http://fraud.risk.svc:8000/v1/score",
             )
             envoy(w, tt, "POST", "/v1/payments/authorize", 503, w.ri(400, 900), "payments")
         else:
             spring(
-                w,
-                tt,
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "b.c.corrida.trips.payment.PaymentClient",
+                w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.payment.PaymentClient",
                 f"payment for trip {w.ride()} not authorized (payments 503), trip marked PAYMENT_PENDING",
             )
     gunicorn(w, FRAUD[1], "INFO", 7, "model pinned: fraud-gbm-2026-08-12 (410 MB), workers stable")
@@ -1004,17 +727,13 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     elixir(w, at(1, 16, 45, 3), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
     for t in every(FCM, 60):
         elixir(
-            w,
-            w.jit(t, 10),
-            "ERROR",
+            w, w.jit(t, 10), "ERROR",
             '[Notify.Fcm] oauth2 token refresh failed: 400 {"error":"invalid_grant","error_description":'
             '"Invalid JWT Signature."} key_id=4f2a91',
         )
     for t in every(FCM, 9):
         elixir(
-            w,
-            w.jit(t, 8),
-            "ERROR",
+            w, w.jit(t, 8), "ERROR",
             f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
             'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3',
         )
@@ -1023,20 +742,14 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-09: es-data-2 passes the flood-stage watermark; trips' indexer backs up, then blocks.
     for d, hh, mm in ((1, 19, 40), (1, 23, 10), (2, 3, 5), (2, 5, 50)):
         es(
-            w,
-            at(d, hh, mm, w.ri(0, 50)),
-            "WARN",
-            "es-master-1",
+            w, at(d, hh, mm, w.ri(0, 50)), "WARN", "es-master-1",
             "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
             "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
             f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
             "shards will be relocated away from this node",
         )
     es(
-        w,
-        ESDISK[0],
-        "WARN",
-        "es-master-1",
+        w, ESDISK[0], "WARN", "es-master-1",
         "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
         "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
         "4.8gb[4.9%], all indices on this node will be marked read-only",
@@ -1045,22 +758,14 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     for tt in w.jittered(ESDISK, 30, 25):
         depth = min(10000, depth + w.ri(150, 190))
         spring(
-            w,
-            tt,
-            "WARN",
-            "search-indexer-1",
-            "b.c.corrida.trips.search.TripIndexer",
+            w, tt, "WARN", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
             "bulk request rejected, will retry: ElasticsearchStatusException[type=cluster_block_exception, "
             "reason=index [trips-2026.08] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage "
             f"watermark, index has read-only-allow-delete block]] queue depth={depth}",
         )
     for tt in w.jittered(ESBLOCK, 15, 12):
         spring(
-            w,
-            tt,
-            "ERROR",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.web.TripController",
+            w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.web.TripController",
             f"POST /v1/trips/{w.ride()}/complete took {w.ri(28000, 31000)} ms: search indexer queue full "
             "(10000), caller blocked",
         )
@@ -1068,51 +773,28 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 
     # RIDES-10: adaptive_ping_interval at 100%: idle drivers ping every 30 s, the geo TTL is 15 s.
     logfmt(
-        w,
-        PING[0] + timedelta(seconds=2),
-        "INFO",
-        "driver app config updated",
-        flag="adaptive_ping_interval",
-        rollout="100%",
-        idle_ping_interval_s=30,
-        active_ping_interval_s=4,
+        w, PING[0] + timedelta(seconds=2), "INFO", "driver app config updated",
+        flag="adaptive_ping_interval", rollout="100%", idle_ping_interval_s=30, active_ping_interval_s=4,
     )
     for t in every(PING, 14):
         zap(
-            w,
-            w.jit(t, 12),
-            "WARN",
-            "match/matcher.go:188",
-            "no candidates within radius, ride request expired",
-            ride_id=w.ride(),
-            city=w.pick(("sao-paulo", "sao-paulo", "campinas")),
-            radius_m=w.pick((3000, 5000)),
+            w, w.jit(t, 12), "WARN", "match/matcher.go:188",
+            "no candidates within radius, ride request expired", ride_id=w.ride(),
+            city=w.pick(("sao-paulo", "sao-paulo", "campinas")), radius_m=w.pick((3000, 5000)),
             geo_hits=w.ri(0, 1),
         )
     logfmt(
-        w,
-        PING[1],
-        "INFO",
-        "driver app config updated",
-        flag="adaptive_ping_interval",
-        rollout="5%",
-        idle_ping_interval_s=30,
-        active_ping_interval_s=4,
+        w, PING[1], "INFO", "driver app config updated", flag="adaptive_ping_interval", rollout="5%",
+        idle_ping_interval_s=30, active_ping_interval_s=4,
     )
 
 
 # ---- tables --------------------------------------------------------------------------------
 
 BASE = {  # req_per_s, p99_ms, http_5xx_per_s, cpu_pct
-    "envoy": (420, 380, 0.4, 31),
-    "dispatch": (60, 420, 0.05, 44),
-    "pricing": (95, 90, 0.05, 38),
-    "trips": (70, 210, 0.05, 41),
-    "payments": (22, 1100, 0.08, 25),
-    "location": (2100, 25, 0.0, 52),
-    "eta": (55, 260, 0.02, 22),
-    "notify": (40, 300, 0.0, 14),
-    "fraud": (80, 45, 0.0, 35),
+    "envoy": (420, 380, 0.4, 31), "dispatch": (60, 420, 0.05, 44), "pricing": (95, 90, 0.05, 38),
+    "trips": (70, 210, 0.05, 41), "payments": (22, 1100, 0.08, 25), "location": (2100, 25, 0.0, 52),
+    "eta": (55, 260, 0.02, 22), "notify": (40, 300, 0.0, 14), "fraud": (80, 45, 0.0, 35),
 }
 
 
@@ -1154,16 +836,12 @@ def service_row(w: World, t: datetime, svc: str) -> list:
 
 
 VOLUMES = {
-    "vol-0c3f9a1e7d2b48a51": "trips-db-1-data",
-    "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
-    "vol-04f7c8b1a2d3e9c50": "kafka-2-data",
-    "vol-0b2e9d4f1c7a6e815": "kafka-3-data",
+    "vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
+    "vol-04f7c8b1a2d3e9c50": "kafka-2-data", "vol-0b2e9d4f1c7a6e815": "kafka-3-data",
 }
 INSTANCES = {
-    "i-0a41c7e2d9b35f108": "trips-db-1",
-    "i-06d2b8f3e1c49a727": "trips-db-2",
-    "i-0f93e1a7c2d48b564": "redis-geo-1",
-    "i-0d5a1c8e3f7b24b69": "es-data-2",
+    "i-0a41c7e2d9b35f108": "trips-db-1", "i-06d2b8f3e1c49a727": "trips-db-2",
+    "i-0f93e1a7c2d48b564": "redis-geo-1", "i-0d5a1c8e3f7b24b69": "es-data-2",
 }
 
 
@@ -1198,13 +876,7 @@ def metrics(w: World) -> None:
             crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb, "Percent"])
             crows.append(
                 [
-                    stamp,
-                    "AWS/EBS",
-                    "VolumeQueueLength",
-                    f"VolumeId={vol}",
-                    tag,
-                    "Average",
-                    round(q, 2),
+                    stamp, "AWS/EBS", "VolumeQueueLength", f"VolumeId={vol}", tag, "Average", round(q, 2),
                     "Count",
                 ]
             )
@@ -1214,13 +886,7 @@ def metrics(w: World) -> None:
                 cpu = 12 + 5 * w.r()  # waiting on IO, not busy
             crows.append(
                 [
-                    stamp,
-                    "AWS/EC2",
-                    "CPUUtilization",
-                    f"InstanceId={inst}",
-                    tag,
-                    "Average",
-                    round(cpu, 2),
+                    stamp, "AWS/EC2", "CPUUtilization", f"InstanceId={inst}", tag, "Average", round(cpu, 2),
                     "Percent",
                 ]
             )
@@ -1235,26 +901,16 @@ def metrics(w: World) -> None:
             k3 = 71 + 0.3 * w.r()
         crows.append(
             [
-                stamp,
-                "CWAgent",
-                "disk_used_percent",
-                "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data",
-                "kafka-3",
-                "Average",
-                round(k3, 2),
-                "Percent",
+                stamp, "CWAgent", "disk_used_percent",
+                "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
+                round(k3, 2), "Percent",
             ]
         )
         crows.append(
             [
-                stamp,
-                "CWAgent",
-                "disk_used_percent",
-                "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data",
-                "es-data-2",
-                "Average",
-                round(min(used, 95.4), 2),
-                "Percent",
+                stamp, "CWAgent", "disk_used_percent",
+                "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data", "es-data-2", "Average",
+                round(min(used, 95.4), 2), "Percent",
             ]
         )
         t += timedelta(minutes=5)
@@ -1288,10 +944,7 @@ DEPENDENCIES = [
     ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
     ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
     [
-        "location",
-        "kafka",
-        "kafka",
-        "kafka-1..3:9092",
+        "location", "kafka", "kafka", "kafka-1..3:9092",
         "produces driver-locations (acks=all, RF 2, min.insync 2)",
     ],
     ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
@@ -1308,12 +961,7 @@ DEPLOYS = [
     ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
     ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
     [
-        "DEP-8814",
-        "envoy",
-        "1.30.4-corrida.2",
-        at(0, 18, 5),
-        10,
-        "tnakamura",
+        "DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
         "envoy patch release, new access-log sampling",
     ],
     ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
@@ -1341,72 +989,32 @@ FLAGS = [
 
 CERTS = [
     [
-        "api-corrida-app",
-        "envoy",
-        "api-corrida-app-tls",
-        "letsencrypt-prod",
-        "api.corrida.app",
-        at(-20, 3, 10),
-        at(70, 3, 10),
-        at(-20, 3, 10),
-        "3a:e1:55:0b",
+        "api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
+        at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b",
     ],
     [
-        "payments-psp-mtls",
-        "payments",
-        "psp-client-tls",
-        "vault-pki-corrida-2026",
-        "payments.corrida.app",
-        MTLS[0] - timedelta(seconds=50),
-        at(90, 18, 20, 40),
-        MTLS[0] - timedelta(seconds=50),
-        "5e:0a:91:c4",
+        "payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
+        MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4",
     ],
     [
-        "payments-psp-mtls",
-        "payments",
-        "psp-client-tls",
-        "vault-pki-corrida-2024",
-        "payments.corrida.app",
-        MTLS[1] - timedelta(seconds=40),
-        at(30, 19, 7),
-        MTLS[1] - timedelta(seconds=40),
-        "3b:77:02:1d",
+        "payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
+        MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d",
     ],
     [
-        "settlement-psp-mtls",
-        "settlement",
-        "psp-client-tls",
-        "vault-pki-corrida-2024",
-        "settlement.corrida.app",
-        at(-41, 11, 0),
-        at(49, 11, 0),
-        at(-41, 11, 0),
-        "29:c0:7e:aa",
+        "settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
+        "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa",
     ],
     [
-        "kafka-brokers",
-        "kafka",
-        "kafka-tls",
-        "vault-pki-corrida-2024",
-        "kafka-1..3.data.corrida.internal",
-        at(1, 5, 0),
-        at(91, 5, 0),
-        at(1, 5, 0),
-        "61:9f:03:de",
+        "kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
+        at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de",
     ],
 ]
 
 MIGRATIONS = [
     ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
     [
-        "trips",
-        91,
-        "91",
-        "index trips rider created",
-        "V91__index_trips_rider_created.sql",
-        at(-2, 22, 4, 10),
-        48211,
+        "trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
+        at(-2, 22, 4, 10), 48211,
     ],
     ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
 ]
@@ -1415,16 +1023,14 @@ MIGRATIONS = [
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table(
-        "deploys",
-        engine.columns("DEPLOYS_TRIGGERED"),
+        "deploys", engine.columns("DEPLOYS_TRIGGERED"),
         [
             [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
             for d, s, v, t, m, a, desc in DEPLOYS
         ],
     )
     w.table(
-        "config_changes",
-        engine.columns("CONFIG_COMPONENT"),
+        "config_changes", engine.columns("CONFIG_COMPONENT"),
         [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
     w.table(
@@ -1435,29 +1041,16 @@ def change_tables(w: World) -> None:
     w.table(
         "certificates",
         [
-            "name",
-            "namespace",
-            "secret_name",
-            "issuer",
-            "dns_names",
-            "not_before",
-            "not_after",
-            "renewed_at",
-            "serial",
+            "name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
+            "renewed_at", "serial",
         ],
         [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS],
     )
     w.table(
         "schema_migrations",
         [
-            "service",
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_on",
-            "execution_time",
-            "success",
+            "service", "installed_rank", "version", "description", "script", "installed_on",
+            "execution_time", "success",
         ],
         [
             [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
@@ -1470,11 +1063,7 @@ def change_tables(w: World) -> None:
             zap(w, done, "INFO", "cmd/dispatch/main.go:77", "dispatch started", version=v, cities=3)
         elif s == "trips":
             spring(
-                w,
-                done,
-                "INFO",
-                "main",
-                "b.c.corrida.trips.TripsApplication",
+                w, done, "INFO", "main", "b.c.corrida.trips.TripsApplication",
                 f"Started TripsApplication v{v} in {14 + w.r() * 5:.3f} seconds (process running for 19.2)",
             )
         elif s == "eta":
@@ -1485,9 +1074,7 @@ def change_tables(w: World) -> None:
             logfmt(w, done, "INFO", "location started", version=v, partitions=12)
         elif s == "envoy":
             w.emit(
-                done,
-                "envoy",
-                "INFO",
+                done, "envoy", "INFO",
                 f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
                 f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})",
             )
@@ -1590,15 +1177,9 @@ incident = partial(engine.incident, lt)
 def truth() -> dict:
     inc = [
         incident(
-            "RIDES-01",
-            "logs_only",
+            "RIDES-01", "logs_only",
             "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às 8h50. "
-            "O que está acontecendo?",
-            "pricing",
-            at(0, 8, 20),
-            at(0, 8, 50),
-            TARIFF[0],
-            "pricing",
+            "O que está acontecendo?", "pricing", at(0, 8, 20), at(0, 8, 50), TARIFF[0], "pricing",
             "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the surge_cap of "
             "zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without validating them, so "
             'every quote touching gru-t2 failed with "ValueError: could not convert string to float: '
@@ -1613,51 +1194,27 @@ def truth() -> dict:
             None,
             [
                 logs(
-                    "pricing",
-                    at(0, 8, 20),
-                    at(0, 8, 50),
-                    "could not convert string to float: '1,35'",
-                    "ERROR",
-                    "gru-t2",
+                    "pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
+                    "ERROR", "gru-t2",
                 ),
                 logs(
-                    "pricing",
-                    at(0, 8, 0),
-                    at(0, 8, 50),
-                    "tarifas-2026-08-18.csv",
+                    "pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
                     pattern="tariff table reloaded",
                 ),
             ],
         ),
         incident(
-            "RIDES-02",
-            "no_incident",
+            "RIDES-02", "no_incident",
             "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
-            "Tem algo quebrado?",
-            "location",
-            at(0, 3, 0),
-            at(0, 3, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
+            "Tem algo quebrado?", "location", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
             "FALLBACK",
             note="night; only location's usual rejected GPS fixes (known noise), batches produced as usual",
         ),
         incident(
-            "RIDES-03",
-            "metrics_deps",
+            "RIDES-03", "metrics_deps",
             "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
             "dependency "
-            "is it?",
-            "trips",
-            at(0, 15, 10),
-            at(0, 15, 40),
-            BURST[0],
-            "mysql",
+            "is it?", "trips", at(0, 15, 10), at(0, 15, 40), BURST[0], "mysql",
             "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
             "BurstBalance "
             "fell all afternoon and reached 0 at 15:02, the volume was throttled to its baseline IOPS, "
@@ -1667,8 +1224,7 @@ def truth() -> dict:
             ["burstbalance", "trips-db-1"],
             [
                 "trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
-                "fraud deploy DEP-8812 3.9.2 at 14:30",
-                "location rejected-fix warnings (always there)",
+                "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)",
             ],
             None,
             [
@@ -1680,30 +1236,19 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
-                    "'mysql'",
-                    "trips-db-1:3306",
+                    "'mysql'", "trips-db-1:3306",
                 ),
                 logs(
-                    "trips",
-                    at(0, 15, 10),
-                    at(0, 15, 40),
-                    "request timed out after 30000ms",
-                    "ERROR",
+                    "trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
                     "hikaripool",
                 ),
                 logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop"),
             ],
         ),
         incident(
-            "RIDES-04",
-            "change",
+            "RIDES-04", "change",
             "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, 6:30pm to "
-            "7:00pm. What changed?",
-            "payments",
-            at(0, 18, 30),
-            at(0, 19, 0),
-            MTLS[0],
-            "payments",
+            "7:00pm. What changed?", "payments", at(0, 18, 30), at(0, 19, 0), MTLS[0], "payments",
             "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 to one "
             "issued by the new intermediate 'Corrida Issuing CA 2026' (issuer vault-pki-corrida-2026), which "
             "Pagora had not been given; Pagora refused the client certificate in the handshake (tlsv1 alert "
@@ -1722,40 +1267,27 @@ def truth() -> dict:
                     "vault-pki-corrida-2026",
                 ),
                 logs(
-                    "payments",
-                    at(0, 18, 30),
-                    at(0, 19, 0),
-                    "tlsv1 alert unknown ca",
-                    "ERROR",
+                    "payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
                     "psp authorize failed",
                 ),
                 logs(
-                    "payments",
-                    at(0, 18, 0),
-                    at(0, 18, 30),
-                    "Corrida Issuing CA 2026",
+                    "payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
                     pattern="certificate reloaded",
                 ),
             ],
         ),
         incident(
-            "RIDES-05",
-            "trap_noisy_service",
+            "RIDES-05", "trap_noisy_service",
             "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O location "
             "vive "
-            "cheio de warning — qual é a causa de verdade?",
-            "location",
-            at(1, 7, 40),
-            at(1, 8, 10),
-            KDISK[0],
-            "kafka",
+            "cheio de warning — qual é a causa de verdade?", "location", at(1, 7, 40), at(1, 8, 10),
+            KDISK[0], "kafka",
             "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
             "'java.io.IOException: No space left on device', the broker's only log dir failed and it shut "
             "down; driver-locations has replication factor 2 with min.insync.replicas 2, so the partitions "
             "kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with NOT_ENOUGH_REPLICAS and a "
             "third of the drivers' positions stopped updating, until the volume was grown and kafka-3 "
-            "restarted at 08:24",
-            ["kafka-3", "no space left"],
+            "restarted at 08:24", ["kafka-3", "no space left"],
             [
                 "location 'fix rejected' warnings (always there)",
                 "redis config change CFG-3307 cluster-node-timeout at 06:55",
@@ -1768,52 +1300,33 @@ def truth() -> dict:
                 ),
                 logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
                 logs(
-                    "kafka",
-                    at(1, 7, 20),
-                    at(1, 8, 10),
-                    "all log dirs in /var/lib/kafka/data have failed",
-                    "ERROR",
-                    "shutdown broker",
+                    "kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
+                    "ERROR", "shutdown broker",
                 ),
             ],
         ),
         incident(
-            "RIDES-06",
-            "trap_unrelated_change",
+            "RIDES-06", "trap_unrelated_change",
             "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de config do "
             "eta "
-            "às 10h58?",
-            "eta",
-            at(1, 11, 10),
-            at(1, 11, 40),
-            MAPS[0],
-            "RotaMaps (external maps API)",
+            "às 10h58?", "eta", at(1, 11, 10), at(1, 11, 40), MAPS[0], "RotaMaps (external maps API)",
             "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times out after "
             "2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 only shortened the "
             "route cache TTL from 300 to 180 s — a provider outage, not determinable beyond that from this "
-            "data",
-            [],
+            "data", [],
             [
-                "CFG-3309 eta cache.ttl_s at 10:58",
-                "trips deploy DEP-8816 7.18.0 at 10:15",
+                "CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
                 "eta's usual rotamaps 429 retries",
             ],
-            "maps-provider",
-            [],
-            "FALLBACK",
+            "maps-provider", [], "FALLBACK",
             note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 is "
             "wrong",
         ),
         incident(
-            "RIDES-07",
-            "system_wide",
+            "RIDES-07", "system_wide",
             "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
-            "pagamentos negados, app com erro. Qual componente?",
-            None,
-            at(1, 14, 10),
-            at(1, 14, 40),
-            FRAUD[0],
-            "fraud",
+            "pagamentos negados, app com erro. Qual componente?", None, at(1, 14, 10), at(1, 14, 40),
+            FRAUD[0], "fraud",
             "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 (1.87 "
             "GB, "
             "2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn worker under a 2Gi "
@@ -1823,8 +1336,7 @@ def truth() -> dict:
             "pre-authorizations — until the previous model was pinned at 14:52",
             ["fraud-gbm-2026-08-19", "out of memory"],
             [
-                "dispatch and payments errors (symptoms)",
-                "location rejected-fix warnings (always there)",
+                "dispatch and payments errors (symptoms)", "location rejected-fix warnings (always there)",
                 "location deploy DEP-8818 at 16:50 (after)",
             ],
             "fraud-scoring",
@@ -1838,22 +1350,16 @@ def truth() -> dict:
             ],
         ),
         incident(
-            "RIDES-08",
-            "trap_runbook_words",
+            "RIDES-08", "trap_runbook_words",
             "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug 17:40–18:10. "
-            "The runbook says it's an FCM outage and to wait — is that it?",
-            "notify",
-            at(1, 17, 40),
-            at(1, 18, 10),
-            FCM[0],
-            "notify",
+            "The runbook says it's an FCM outage and to wait — is that it?", "notify", at(1, 17, 40),
+            at(1, 18, 10), FCM[0], "notify",
             "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for notify-fcm@corrida-prod and "
             "deleted the old key 4f2a91, which notify still held in memory (it reads the secret only at "
             "start); at its next oauth2 token refresh (17:36) Google refused the JWT signed with the deleted "
             "key ('invalid_grant', 'Invalid JWT Signature'), and every FCM send failed with 401 "
             "UNAUTHENTICATED while APNs (iOS) went on — until notify reloaded the credentials at 18:21; no "
-            "FCM outage",
-            ["gcp-sa-key-rotate", "invalid jwt signature"],
+            "FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
             [
                 "push-provider-outage runbook (wait for FCM)",
                 "notify config change CFG-3312 apns.pool_size at 17:20",
@@ -1874,59 +1380,38 @@ def truth() -> dict:
             runbook_query="push notifications failing FCM outage wait",
         ),
         incident(
-            "RIDES-09",
-            "trap_late_symptom",
+            "RIDES-09", "trap_late_symptom",
             "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 07h10–07h40. "
-            "Qual a causa raiz?",
-            "trips",
-            at(2, 7, 10),
-            at(2, 7, 40),
-            ESDISK[0],
-            "elasticsearch",
+            "Qual a causa raiz?", "trips", at(2, 7, 10), at(2, 7, 40), ESDISK[0], "elasticsearch",
             "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of high-watermark "
             "warnings, and elasticsearch put a read-only-allow-delete block on the indices with shards "
             "there, "
             "trips-2026.08 among them; trips' async search indexer got cluster_block_exception on every bulk "
             "request and kept the trips in its bounded queue, which reached 10000 at 07:04 — from then "
             "completing a trip blocked the request thread for ~30 s (504 at envoy) until space was freed and "
-            "the block lifted at 07:58",
-            ["flood-stage", "read-only-allow-delete"],
+            "the block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
             [
                 "trips config change CFG-3315 search.indexer.bulk_size at 06:55",
-                "dispatch deploy DEP-8820 5.1.4 at 06:40",
-                "location rejected-fix warnings (always there)",
+                "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)",
             ],
             None,
             [
                 logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
                 logs(
-                    "elasticsearch",
-                    at(2, 6, 25),
-                    at(2, 7, 40),
-                    "flood stage disk watermark [95%] exceeded",
-                    "WARN",
-                    "es-data-2",
+                    "elasticsearch", at(2, 6, 25), at(2, 7, 40),
+                    "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2",
                 ),
                 logs(
-                    "trips",
-                    at(2, 6, 30),
-                    at(2, 7, 40),
-                    "read-only-allow-delete",
-                    "WARN",
+                    "trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
                     "cluster_block_exception",
                 ),
             ],
         ),
         incident(
-            "RIDES-10",
-            "trap_unrelated_change",
+            "RIDES-10", "trap_unrelated_change",
             "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch 5.2.0 "
-            "release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?",
-            "dispatch",
-            at(2, 14, 10),
-            at(2, 14, 40),
-            PING[0],
-            "location",
+            "release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?", "dispatch",
+            at(2, 14, 10), at(2, 14, 40), PING[0], "location",
             "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to 100% at "
             "14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver for a TTL of "
             "only "
@@ -1936,16 +1421,14 @@ def truth() -> dict:
             "went back to 5% at 14:52; dispatch 5.2.0 (batched airport matching) was unrelated",
             ["adaptive_ping_interval", "ttl"],
             [
-                "dispatch deploy DEP-8822 5.2.0 at 13:50",
-                "location rejected-fix warnings (always there)",
+                "dispatch deploy DEP-8822 5.2.0 at 13:50", "location rejected-fix warnings (always there)",
                 "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)",
             ],
             None,
             [
                 sql(
                     "SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'",
-                    "100%",
+                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%",
                 ),
                 logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
                 logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN"),
@@ -1969,9 +1452,7 @@ def world() -> tuple[World, dict, dict]:
     for t in w.minutes():
         background(w, t)
     w.table(
-        "job_runs",
-        engine.columns("CRON_RUNS"),
-        nightly(w),
+        "job_runs", engine.columns("CRON_RUNS"), nightly(w),
     )
     incidents(w)
     metrics(w)

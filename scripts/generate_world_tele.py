@@ -1108,8 +1108,7 @@ def truth() -> dict:
              "Quiet window: only the everyday Access-Rejects at their usual rate, no change nearby."),
         case("TELE-3", "cause", "config-throttle-limit",
              "login OTP SMS arriving late or never via smsc-gateway between 16:00 and 16:40 EAT on 18 Jan "
-             "— why?",
-             "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
+             "— why?", "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
              "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo bind "
              "was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 at 16:41",
              ["smsc-gateway", "tps_limit"],
@@ -1148,8 +1147,7 @@ def truth() -> dict:
              "kafka broker kafka-2's log directory /data/kafka failed (Input/output error) and the broker "
              "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the CDR "
              "producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool filled "
-             "and it rejected CCR-Is with 5012",
-             ["kafka-2", "replica"],
+             "and it rejected CCR-Is with 5012", ["kafka-2", "replica"],
              ["the daily reconciliation REC-1901 at 02:00 (failed as a consequence)",
               "hss-provisioning deploy DEP-9115 at 01:30", "cdr-mediation config change CHG-4484 at 01:45"],
              None,
@@ -1183,8 +1181,7 @@ def truth() -> dict:
              "hss-provisioning's mTLS client certificate to the HSS provisioning gateway (CERT-301, "
              "CN=hssprov.tele.internal) expired at 12:15 EAT: ProvGW refused the handshake (tls: expired "
              "certificate), selfcare-api's bundle activations got 502 and ussd-gateway showed the error; "
-             "renewed by CHG-4502 at 12:51",
-             ["hss-provisioning", "certificate"],
+             "renewed by CHG-4502 at 12:51", ["hss-provisioning", "certificate"],
              ["ussd-gateway config change CHG-4498 menu.544.cache_ttl_s at 12:08",
               "selfcare-api deploy DEP-9118 (4.22.1) at 11:35",
               "hss-provisioning's all-day SUBSCRIBER_NOT_FOUND churn-sync errors (known noise)"], None,
@@ -1201,8 +1198,7 @@ def truth() -> dict:
              "root cause?", "momo-topup", (L(19, "14:10"), L(19, "14:55")), W["momo_380"][0], "momo-topup",
              "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): PINs "
              "with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back to 3.7.4 "
-             "by DEP-9124 at 14:51",
-             ["3.8.0", "PIN"],
+             "by DEP-9124 at 14:51", ["3.8.0", "PIN"],
              ["expired voucher batch VB-2026-11 (VOUCHER_EXPIRED all day on the 19th)",
               "momo-topup config change CHG-4490 wallet.callback_timeout_ms at 13:40",
               "ussd-gateway deploy DEP-9122 (2.15.0) at 14:30, which touches *141# PIN entry",

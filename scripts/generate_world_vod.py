@@ -172,28 +172,12 @@ HOT = [f"c-{n}" for n in (58102, 58117, 58226, 57930, 57988, 58001, 56410, 58155
 PREMIERE_ID = "c-58213"
 UHD_IDS = [f"c-{n}" for n in (61001, 61004, 61013, 61022, 61037, 61040, 61058, 61066)]
 TITLE_NAMES = [
-    "Shinkai Line",
-    "Kitchen of Night",
-    "Akane Detective Files",
-    "Orbit Boys",
-    "Snow Country Express",
-    "The Last Ramen",
-    "Harbour Lights",
-    "Salaryman Zero",
+    "Shinkai Line", "Kitchen of Night", "Akane Detective Files", "Orbit Boys", "Snow Country Express",
+    "The Last Ramen", "Harbour Lights", "Salaryman Zero",
 ]
 QUERIES = [
-    "進撃",
-    "ドラマ 2026",
-    "アニメ 新作",
-    "shinkai line",
-    "kitchen of night",
-    "ジブリ",
-    "韓国ドラマ",
-    "刑事",
-    "orbit boys",
-    "料理",
-    "ホラー 映画",
-    "サッカー ハイライト",
+    "進撃", "ドラマ 2026", "アニメ 新作", "shinkai line", "kitchen of night", "ジブリ", "韓国ドラマ",
+    "刑事", "orbit boys", "料理", "ホラー 映画", "サッカー ハイライト",
 ]
 
 PLATFORMS = [
@@ -202,36 +186,24 @@ PLATFORMS = [
     (6, "ipados", "fairplay", "hls", "KumoVideo/8.3.1 (iPad; iPadOS 17.4.1; Scale/2.00)"),
     (7, "tvos", "fairplay", "hls", "KumoVideo-tvOS/8.3.0 (AppleTV14,1; tvOS 17.4)"),
     (
-        4,
-        "safari",
-        "fairplay",
-        "hls",
+        4, "safari", "fairplay", "hls",
         "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 "
         "Safari/605.1.15",
     ),  # noqa: E501
     (20, "android", "widevine", "dash", "KumoVideo-Android/8.2.7 (SM-S918B; Android 14)"),
     (
-        12,
-        "chrome",
-        "widevine",
-        "dash",
+        12, "chrome", "widevine", "dash",
         "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/123.0.0.0 "
         "Safari/537.36",
     ),  # noqa: E501
     (11, "androidtv", "widevine", "dash", "KumoVideo-AndroidTV/6.2.0 (BRAVIA 4K VH2; Android 12)"),
     (6, "firetv", "widevine", "dash", "KumoVideo-FireTV/6.1.4 (AFTKA; Fire OS 7.6)"),
     (
-        7,
-        "tizen",
-        "playready",
-        "dash",
+        7, "tizen", "playready", "dash",
         "Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36 KumoVideo-Tizen/5.9.2",
     ),  # noqa: E501
     (
-        5,
-        "webos",
-        "playready",
-        "dash",
+        5, "webos", "playready", "dash",
         "Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 KumoVideo-webOS/5.8.0",
     ),
 ]
@@ -241,8 +213,7 @@ APPLE = ("ios", "ipados", "tvos", "safari")
 INST = {
     # service: [(instance, host, ip, az)]
     "gateway": [
-        ("gw-1", "gw-1", "10.20.1.11", "apne1-az1"),
-        ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
+        ("gw-1", "gw-1", "10.20.1.11", "apne1-az1"), ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
         ("gw-3", "gw-3", "10.20.4.11", "apne1-az4"),
     ],
     "origin-shield": [
@@ -262,10 +233,8 @@ INST = {
         ("drm-3", "app-az4-02", "10.20.4.55", "apne1-az4"),
     ],
     "packager": [
-        ("pkg-1", "pkg-1", "10.20.1.61", "apne1-az1"),
-        ("pkg-2", "pkg-2", "10.20.2.61", "apne1-az2"),
-        ("pkg-3", "pkg-3", "10.20.4.61", "apne1-az4"),
-        ("pkg-4", "pkg-4", "10.20.1.62", "apne1-az1"),
+        ("pkg-1", "pkg-1", "10.20.1.61", "apne1-az1"), ("pkg-2", "pkg-2", "10.20.2.61", "apne1-az2"),
+        ("pkg-3", "pkg-3", "10.20.4.61", "apne1-az4"), ("pkg-4", "pkg-4", "10.20.1.62", "apne1-az1"),
     ],
     "catalog": [
         ("catalog-1", "app-az1-03", "10.20.1.43", "apne1-az1"),
@@ -273,10 +242,8 @@ INST = {
         ("catalog-3", "app-az4-03", "10.20.4.46", "apne1-az4"),
     ],
     "entitlement": [
-        ("ent-a1", "ent-a1", "10.20.1.71", "apne1-az1"),
-        ("ent-a2", "ent-a2", "10.20.2.71", "apne1-az2"),
-        ("ent-b1", "ent-b1", "10.20.4.71", "apne1-az4"),
-        ("ent-b2", "ent-b2", "10.20.4.72", "apne1-az4"),
+        ("ent-a1", "ent-a1", "10.20.1.71", "apne1-az1"), ("ent-a2", "ent-a2", "10.20.2.71", "apne1-az2"),
+        ("ent-b1", "ent-b1", "10.20.4.71", "apne1-az4"), ("ent-b2", "ent-b2", "10.20.4.72", "apne1-az4"),
     ],
     "recommend": [
         ("reco-1", "app-az1-05", "10.20.1.81", "apne1-az1"),
@@ -327,115 +294,49 @@ def seg_path(w: World, cid: str, rung: str | None = None) -> str:
 DEPLOYS = [
     # id, service, version, start, seconds, status, by, summary
     (
-        "DEP-4410",
-        "catalog",
-        "3.7.4",
-        at(-1, 15, 20),
-        260,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4410", "catalog", "3.7.4", at(-1, 15, 20), 260, "Succeeded", "nomad-deploy",
         "editorial rails: pinning",
     ),
     (
-        "DEP-4411",
-        "drm-license",
-        "9.1.1",
-        at(0, 9, 48, 5),
-        300,
-        "Succeeded",
-        "m.sato",
+        "DEP-4411", "drm-license", "9.1.1", at(0, 9, 48, 5), 300, "Succeeded", "m.sato",
         "rolling restart (no code change): load staged FPS credential",
     ),
     (
-        "DEP-4412",
-        "profiles",
-        "4.11.0",
-        at(0, 10, 15),
-        180,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4412", "profiles", "4.11.0", at(0, 10, 15), 180, "Succeeded", "nomad-deploy",
         "kids profile avatars",
     ),
     (
-        "DEP-4413",
-        "search",
-        "2.14.0",
-        at(0, 16, 20),
-        150,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4413", "search", "2.14.0", at(0, 16, 20), 150, "Succeeded", "nomad-deploy",
         "ja tokenizer: long vowels",
     ),
     (
-        "DEP-4414",
-        "playback",
-        "7.4.0",
-        at(0, 19, 50),
-        240,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4414", "playback", "7.4.0", at(0, 19, 50), 240, "Succeeded", "nomad-deploy",
         "heartbeat batching (5s -> 10s)",
     ),
     (
-        "DEP-4415",
-        "recommend",
-        "3.2.0",
-        at(1, 9, 30),
-        200,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4415", "recommend", "3.2.0", at(1, 9, 30), 200, "Succeeded", "nomad-deploy",
         "rail diversity re-ranker",
     ),
     (
-        "DEP-4416",
-        "packager",
-        "5.2.0",
-        at(1, 12, 50),
-        330,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4416", "packager", "5.2.0", at(1, 12, 50), 330, "Succeeded", "nomad-deploy",
         "LL-HLS part hold-back tuning",
     ),
     (
-        "DEP-4417",
-        "entitlement",
-        "12.3.0",
-        at(1, 16, 10),
-        280,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4417", "entitlement", "12.3.0", at(1, 16, 10), 280, "Succeeded", "nomad-deploy",
         "annual plan upgrade proration",
     ),
     ("DEP-4418", "search", "2.14.1", at(2, 10, 12), 150, "Succeeded", "nomad-deploy", "synonyms refresh"),
     (
-        "DEP-4419",
-        "drm-license",
-        "9.1.2",
-        at(2, 14, 10),
-        300,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4419", "drm-license", "9.1.2", at(2, 14, 10), 300, "Succeeded", "nomad-deploy",
         "PlayReady SL3000 policy mapping",
     ),
     (
-        "DEP-4420",
-        "catalog",
-        "3.8.0",
-        at(2, 17, 30),
-        270,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4420", "catalog", "3.8.0", at(2, 17, 30), 270, "Succeeded", "nomad-deploy",
         "trending rail: per-region trending",
     ),
     ("DEP-4421", "catalog", "3.7.4", at(2, 21, 52), 240, "Succeeded", "r.kobayashi", "rollback of 3.8.0"),
     (
-        "DEP-4422",
-        "recommend",
-        "3.2.1",
-        at(2, 22, 20),
-        200,
-        "Succeeded",
-        "nomad-deploy",
+        "DEP-4422", "recommend", "3.2.1", at(2, 22, 20), 200, "Succeeded", "nomad-deploy",
         "cold-start rail order",
     ),
 ]
@@ -443,201 +344,81 @@ DEPLOYS = [
 CONFIG = [
     # id, service, key, from, to, author, applied, ticket, summary
     (
-        "CHG-8801",
-        "gateway",
-        "limit_req.zone.api.rate",
-        "800r/s",
-        "1000r/s",
-        "h.ito",
-        at(0, 8, 40),
-        "OPS-2210",
-        "api rate limit per gateway node",
+        "CHG-8801", "gateway", "limit_req.zone.api.rate", "800r/s", "1000r/s", "h.ito", at(0, 8, 40),
+        "OPS-2210", "api rate limit per gateway node",
     ),
     (
-        "CHG-8802",
-        "recommend",
-        "reco.candidates.max",
-        "200",
-        "300",
-        "a.yamada",
-        at(0, 13, 50),
-        "RECO-311",
+        "CHG-8802", "recommend", "reco.candidates.max", "200", "300", "a.yamada", at(0, 13, 50), "RECO-311",
         "more candidates for the re-ranker",
     ),
     (
-        "CHG-8803",
-        "origin-shield",
-        "vcl.vod_hash",
-        'querystring.filter(req.url, "tok")',
-        "querystring.sort(req.url)",
-        "gitops (shield-vcl#311)",
-        at(0, 14, 4, 10),
-        "CDN-877",
+        "CHG-8803", "origin-shield", "vcl.vod_hash", 'querystring.filter(req.url, "tok")',
+        "querystring.sort(req.url)", "gitops (shield-vcl#311)", at(0, 14, 4, 10), "CDN-877",
         "cache key: sort the query string instead of dropping tok (dedupe ?a&b vs ?b&a)",
     ),
     (
-        "CHG-8804",
-        "origin-shield",
-        "vcl.vod_hash",
-        "querystring.sort(req.url)",
-        'querystring.filter(req.url, "tok")',
-        "gitops (shield-vcl#313)",
-        at(0, 14, 58, 30),
-        "INC-5120",
+        "CHG-8804", "origin-shield", "vcl.vod_hash", "querystring.sort(req.url)",
+        'querystring.filter(req.url, "tok")', "gitops (shield-vcl#313)", at(0, 14, 58, 30), "INC-5120",
         "revert shield-vcl#311",
     ),
     (
-        "CHG-8805",
-        "gateway",
-        "limit_req.zone.sessions.rate",
-        "2000r/s",
-        "4000r/s",
-        "h.ito",
-        at(0, 19, 40),
-        "OPS-2216",
-        "premiere prep: session start rate limit",
+        "CHG-8805", "gateway", "limit_req.zone.sessions.rate", "2000r/s", "4000r/s", "h.ito", at(0, 19, 40),
+        "OPS-2216", "premiere prep: session start rate limit",
     ),
     (
-        "CHG-8806",
-        "search",
-        "index.shards",
-        "3",
-        "4",
-        "y.nakamura",
-        at(1, 2, 30),
-        "SRCH-140",
+        "CHG-8806", "search", "index.shards", "3", "4", "y.nakamura", at(1, 2, 30), "SRCH-140",
         "nightly reindex with 4 shards",
     ),
     (
-        "CHG-8807",
-        "profiles",
-        "avatar.cdn_host",
-        "img1.kumo-video.example",
-        "img.kumo-video.example",
-        "t.mori",
-        at(1, 7, 5),
-        "PRF-77",
-        "avatar host consolidation",
+        "CHG-8807", "profiles", "avatar.cdn_host", "img1.kumo-video.example", "img.kumo-video.example",
+        "t.mori", at(1, 7, 5), "PRF-77", "avatar host consolidation",
     ),
     (
-        "CHG-8808",
-        "profiles",
-        "kafka.watch-history.offset[watch-events:7]",
-        "48812331",
-        "48812332",
-        "t.mori (kafka-consumer-groups --reset-offsets)",
-        at(1, 8, 26, 15),
-        "INC-5131",
+        "CHG-8808", "profiles", "kafka.watch-history.offset[watch-events:7]", "48812331", "48812332",
+        "t.mori (kafka-consumer-groups --reset-offsets)", at(1, 8, 26, 15), "INC-5131",
         "skip record at watch-events:7@48812331",
     ),
     (
-        "CHG-8809",
-        "catalog",
-        "cache.title.ttl_s",
-        "60",
-        "120",
-        "r.kobayashi",
-        at(1, 10, 45),
-        "CAT-902",
+        "CHG-8809", "catalog", "cache.title.ttl_s", "60", "120", "r.kobayashi", at(1, 10, 45), "CAT-902",
         "title cache ttl",
     ),
     (
-        "CHG-8810",
-        "objstore-gw",
-        "transcode-batch.sprite-backfill.workers",
-        "64",
-        "8",
-        "k.fujii",
-        at(1, 13, 46, 40),
-        "INC-5139",
-        "throttle sprite backfill",
+        "CHG-8810", "objstore-gw", "transcode-batch.sprite-backfill.workers", "64", "8", "k.fujii",
+        at(1, 13, 46, 40), "INC-5139", "throttle sprite backfill",
     ),
     (
-        "CHG-8811",
-        "entitlement",
-        "chrony.server (ent hosts apne1-az4)",
-        "169.254.169.123 (Amazon Time Sync)",
-        "ntp-pci-2.kumo.internal",
-        "ansible (net-infra#412)",
-        at(1, 19, 58),
-        "NET-412",
-        "PCI segment: internal stratum-2 time source",
+        "CHG-8811", "entitlement", "chrony.server (ent hosts apne1-az4)",
+        "169.254.169.123 (Amazon Time Sync)", "ntp-pci-2.kumo.internal", "ansible (net-infra#412)",
+        at(1, 19, 58), "NET-412", "PCI segment: internal stratum-2 time source",
     ),
     (
-        "CHG-8812",
-        "entitlement",
-        "chrony.server (ent hosts apne1-az4)",
-        "ntp-pci-2.kumo.internal",
-        "169.254.169.123 (Amazon Time Sync)",
-        "ansible (net-infra#415)",
-        at(1, 20, 47, 30),
-        "INC-5144",
+        "CHG-8812", "entitlement", "chrony.server (ent hosts apne1-az4)", "ntp-pci-2.kumo.internal",
+        "169.254.169.123 (Amazon Time Sync)", "ansible (net-infra#415)", at(1, 20, 47, 30), "INC-5144",
         "revert net-infra#412",
     ),
     (
-        "CHG-8813",
-        "kafka",
-        "leader.replication.throttled.rate",
-        "50MB/s",
-        "200MB/s",
-        "s.hayashi",
-        at(2, 9, 25),
-        "KAF-58",
-        "faster reassignment onto kafka-2 (replaced broker)",
+        "CHG-8813", "kafka", "leader.replication.throttled.rate", "50MB/s", "200MB/s", "s.hayashi",
+        at(2, 9, 25), "KAF-58", "faster reassignment onto kafka-2 (replaced broker)",
     ),
     (
-        "CHG-8814",
-        "kafka",
-        "kafka-2.ebs.volume_type",
-        "gp2",
-        "gp3 (6000 iops, 500MB/s)",
-        "s.hayashi",
-        at(2, 13, 2),
-        "INC-5152",
-        "kafka-2 data volume to gp3",
+        "CHG-8814", "kafka", "kafka-2.ebs.volume_type", "gp2", "gp3 (6000 iops, 500MB/s)", "s.hayashi",
+        at(2, 13, 2), "INC-5152", "kafka-2 data volume to gp3",
     ),
     (
-        "CHG-8815",
-        "origin-shield",
-        "beresp.grace (/v2160/)",
-        "10s",
-        "30s",
-        "gitops (shield-vcl#318)",
-        at(2, 14, 40),
-        "CDN-889",
-        "longer grace for 4K renditions",
+        "CHG-8815", "origin-shield", "beresp.grace (/v2160/)", "10s", "30s", "gitops (shield-vcl#318)",
+        at(2, 14, 40), "CDN-889", "longer grace for 4K renditions",
     ),
     (
-        "CHG-8816",
-        "origin-shield",
-        "varnishd.param.nuke_limit",
-        "50",
-        "1000",
-        "d.kimura (varnishadm param.set)",
-        at(2, 15, 41, 30),
-        "INC-5155",
-        "let big objects evict enough",
+        "CHG-8816", "origin-shield", "varnishd.param.nuke_limit", "50", "1000",
+        "d.kimura (varnishadm param.set)", at(2, 15, 41, 30), "INC-5155", "let big objects evict enough",
     ),
     (
-        "CHG-8817",
-        "entitlement",
-        "stripe.api_key",
-        "rk_live_…7Qx",
-        "rk_live_…m2K",
-        "finance-ops",
-        at(2, 22, 25),
-        "FIN-330",
-        "quarterly restricted key rotation",
+        "CHG-8817", "entitlement", "stripe.api_key", "rk_live_…7Qx", "rk_live_…m2K", "finance-ops",
+        at(2, 22, 25), "FIN-330", "quarterly restricted key rotation",
     ),
     (
-        "CHG-8818",
-        "postgres",
-        "pg-billing: ALTER SEQUENCE billing_events_id_seq",
-        "AS integer",
-        "AS bigint MAXVALUE 9223372036854775807",
-        "dba (s.ueda)",
-        at(2, 23, 22, 40),
-        "INC-5160",
+        "CHG-8818", "postgres", "pg-billing: ALTER SEQUENCE billing_events_id_seq", "AS integer",
+        "AS bigint MAXVALUE 9223372036854775807", "dba (s.ueda)", at(2, 23, 22, 40), "INC-5160",
         "sequence type follows the bigint column",
     ),
 ]
@@ -647,12 +428,7 @@ FLAGS = [
     ("recommend.rail.diversity_boost", "off", "on", 10, "a.yamada", at(0, 10, 30), "RECO-305 experiment"),
     ("catalog.home.hero_autoplay", "on", "on", 100, "n.abe", at(0, 16, 0), "50% -> 100%"),
     (
-        "playback.license_prefetch",
-        "false",
-        "true",
-        100,
-        "k.tanaka",
-        at(1, 10, 52),
+        "playback.license_prefetch", "false", "true", 100, "k.tanaka", at(1, 10, 52),
         "PLAY-1188 faster next-episode start: prefetch licenses for the next 3 episodes",
     ),
     ("playback.license_prefetch", "true", "false", 0, "k.tanaka", at(1, 11, 37, 20), "INC-5136 rollback"),
@@ -665,166 +441,74 @@ FLAGS = [
 CERTS = [
     # name, service, kind, subject, serial, not_before, not_after, rotated_at, status, ticket
     (
-        "fps-prod-2025",
-        "drm-license",
-        "FairPlay Streaming certificate",
-        "CN=Kumo Video FPS, O=Kumo Video KK",
-        "5e:1c:93:0a:77",
-        datetime(2025, 4, 14, tzinfo=UTC),
-        datetime(2026, 4, 14, tzinfo=UTC),
-        datetime(2025, 4, 14, 2, 10, tzinfo=UTC),
-        "active",
-        "DRM-201",
+        "fps-prod-2025", "drm-license", "FairPlay Streaming certificate",
+        "CN=Kumo Video FPS, O=Kumo Video KK", "5e:1c:93:0a:77", datetime(2025, 4, 14, tzinfo=UTC),
+        datetime(2026, 4, 14, tzinfo=UTC), datetime(2025, 4, 14, 2, 10, tzinfo=UTC), "active", "DRM-201",
     ),
     (
-        "fps-prod-2026",
-        "drm-license",
-        "FairPlay Streaming certificate",
-        "CN=Kumo Video FPS, O=Kumo Video KK",
-        "6a:02:4d:f1:38",
-        datetime(2026, 4, 1, tzinfo=UTC),
-        datetime(2027, 4, 13, tzinfo=UTC),
-        datetime(2026, 4, 10, 6, 12, tzinfo=UTC),
-        "staged (vault secret/drm/fps, loaded at startup)",
-        "DRM-244",
+        "fps-prod-2026", "drm-license", "FairPlay Streaming certificate",
+        "CN=Kumo Video FPS, O=Kumo Video KK", "6a:02:4d:f1:38", datetime(2026, 4, 1, tzinfo=UTC),
+        datetime(2027, 4, 13, tzinfo=UTC), datetime(2026, 4, 10, 6, 12, tzinfo=UTC),
+        "staged (vault secret/drm/fps, loaded at startup)", "DRM-244",
     ),
     (
-        "playready-server-2026",
-        "drm-license",
-        "PlayReady server certificate",
-        "CN=Kumo Video PlayReady",
-        "33:90:c2:5b:0e",
-        datetime(2026, 1, 5, tzinfo=UTC),
-        datetime(2028, 1, 5, tzinfo=UTC),
-        datetime(2026, 1, 6, 3, 0, tzinfo=UTC),
-        "active",
-        "DRM-230",
+        "playready-server-2026", "drm-license", "PlayReady server certificate", "CN=Kumo Video PlayReady",
+        "33:90:c2:5b:0e", datetime(2026, 1, 5, tzinfo=UTC), datetime(2028, 1, 5, tzinfo=UTC),
+        datetime(2026, 1, 6, 3, 0, tzinfo=UTC), "active", "DRM-230",
     ),
     (
-        "widevine-service-2025",
-        "drm-license",
-        "Widevine service certificate",
-        "CN=widevine.kumo-video.example",
-        "71:aa:09:d2:6c",
-        datetime(2025, 9, 1, tzinfo=UTC),
-        datetime(2027, 9, 1, tzinfo=UTC),
-        datetime(2025, 9, 2, 1, 30, tzinfo=UTC),
-        "active",
-        "DRM-215",
+        "widevine-service-2025", "drm-license", "Widevine service certificate",
+        "CN=widevine.kumo-video.example", "71:aa:09:d2:6c", datetime(2025, 9, 1, tzinfo=UTC),
+        datetime(2027, 9, 1, tzinfo=UTC), datetime(2025, 9, 2, 1, 30, tzinfo=UTC), "active", "DRM-215",
     ),
     (
-        "api-kumo-video-example",
-        "gateway",
-        "TLS server (ACM)",
-        "CN=*.kumo-video.example",
-        "0b:7e:51:c4:90",
-        datetime(2026, 3, 30, tzinfo=UTC),
-        datetime(2026, 10, 27, tzinfo=UTC),
-        datetime(2026, 4, 1, 1, 0, tzinfo=UTC),
-        "active",
-        "OPS-2190",
+        "api-kumo-video-example", "gateway", "TLS server (ACM)", "CN=*.kumo-video.example",
+        "0b:7e:51:c4:90", datetime(2026, 3, 30, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC),
+        datetime(2026, 4, 1, 1, 0, tzinfo=UTC), "active", "OPS-2190",
     ),
     (
-        "origin-kumo-video-example",
-        "origin-shield",
-        "TLS server (CDN to shield)",
-        "CN=origin.kumo-video.example",
-        "4d:e8:13:72:af",
-        datetime(2026, 4, 14, tzinfo=UTC),
-        datetime(2026, 7, 13, tzinfo=UTC),
-        at(1, 10, 40).astimezone(UTC),
-        "active",
-        "CDN-880",
+        "origin-kumo-video-example", "origin-shield", "TLS server (CDN to shield)",
+        "CN=origin.kumo-video.example", "4d:e8:13:72:af", datetime(2026, 4, 14, tzinfo=UTC),
+        datetime(2026, 7, 13, tzinfo=UTC), at(1, 10, 40).astimezone(UTC), "active", "CDN-880",
     ),
     (
-        "kafka-client-2026q2",
-        "kafka",
-        "mTLS client (internal CA)",
-        "CN=kafka-clients.kumo.internal",
-        "19:c0:5f:3e:d7",
-        datetime(2026, 4, 15, 18, 0, tzinfo=UTC),
-        datetime(2026, 7, 15, 18, 0, tzinfo=UTC),
-        at(2, 3, 0).astimezone(UTC),
-        "active",
-        "KAF-55",
+        "kafka-client-2026q2", "kafka", "mTLS client (internal CA)", "CN=kafka-clients.kumo.internal",
+        "19:c0:5f:3e:d7", datetime(2026, 4, 15, 18, 0, tzinfo=UTC),
+        datetime(2026, 7, 15, 18, 0, tzinfo=UTC), at(2, 3, 0).astimezone(UTC), "active", "KAF-55",
     ),
     (
-        "pg-billing-server",
-        "postgres",
-        "TLS server (internal CA)",
-        "CN=pg-billing.kumo.internal",
-        "2f:61:b8:04:9e",
-        datetime(2026, 2, 1, tzinfo=UTC),
-        datetime(2027, 2, 1, tzinfo=UTC),
-        datetime(2026, 2, 1, 4, 0, tzinfo=UTC),
-        "active",
-        "DBA-71",
+        "pg-billing-server", "postgres", "TLS server (internal CA)", "CN=pg-billing.kumo.internal",
+        "2f:61:b8:04:9e", datetime(2026, 2, 1, tzinfo=UTC), datetime(2027, 2, 1, tzinfo=UTC),
+        datetime(2026, 2, 1, 4, 0, tzinfo=UTC), "active", "DBA-71",
     ),
     (
-        "appstore-server-api-key",
-        "entitlement",
-        "App Store Server API signing key",
-        "key id 7QK2M9XA41",
-        "-",
-        datetime(2025, 11, 20, tzinfo=UTC),
-        datetime(2026, 11, 20, tzinfo=UTC),
-        datetime(2025, 11, 20, 5, 0, tzinfo=UTC),
-        "active",
-        "ENT-640",
+        "appstore-server-api-key", "entitlement", "App Store Server API signing key", "key id 7QK2M9XA41",
+        "-", datetime(2025, 11, 20, tzinfo=UTC), datetime(2026, 11, 20, tzinfo=UTC),
+        datetime(2025, 11, 20, 5, 0, tzinfo=UTC), "active", "ENT-640",
     ),
 ]
 
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (JST wall), ms, schema
     (
-        57,
-        "57",
-        "title availability region idx",
-        "V57__title_availability_region_idx.sql",
-        "flyway_catalog",
-        at(-9, 10, 2, 11),
-        4210,
-        "catalog",
+        57, "57", "title availability region idx", "V57__title_availability_region_idx.sql",
+        "flyway_catalog", at(-9, 10, 2, 11), 4210, "catalog",
     ),
     (
-        58,
-        "58",
-        "trending counters",
-        "V58__trending_counters.sql",
-        "flyway_catalog",
-        at(2, 17, 31, 40),
-        912,
-        "catalog",
+        58, "58", "trending counters", "V58__trending_counters.sql", "flyway_catalog", at(2, 17, 31, 40),
+        912, "catalog",
     ),
     (
-        1,
-        "20260402031500",
-        "add trial flag to plans",
-        "20260402031500_add_trial_flag_to_plans.rb",
-        "rails (entitlement)",
-        at(-12, 12, 15, 30),
-        188,
-        "billing",
+        1, "20260402031500", "add trial flag to plans", "20260402031500_add_trial_flag_to_plans.rb",
+        "rails (entitlement)", at(-12, 12, 15, 30), 188, "billing",
     ),
     (
-        2,
-        "20260409101500",
-        "billing events id to bigint",
-        "20260409101500_billing_events_id_to_bigint.rb",
-        "rails (entitlement)",
-        at(-5, 2, 10, 4),
-        1834211,
-        "billing",
+        2, "20260409101500", "billing events id to bigint", "20260409101500_billing_events_id_to_bigint.rb",
+        "rails (entitlement)", at(-5, 2, 10, 4), 1834211, "billing",
     ),
     (
-        3,
-        "20260415073000",
-        "annual proration credits",
-        "20260415073000_annual_proration_credits.rb",
-        "rails (entitlement)",
-        at(1, 16, 12, 20),
-        341,
-        "billing",
+        3, "20260415073000", "annual proration credits", "20260415073000_annual_proration_credits.rb",
+        "rails (entitlement)", at(1, 16, 12, 20), 341, "billing",
     ),
 ]
 
@@ -837,21 +521,12 @@ def change_tables(w: World) -> None:
             [did, svc, ver, img, zulu(start), zulu(start + timedelta(seconds=dur)), status, by, summary]
         )
     w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        rows,
+        "deploys", engine.columns("DEPLOYS_ROLLOUT"), rows,
     )
     w.table(
         "config_changes",
         [
-            "change_id",
-            "service",
-            "key",
-            "from_value",
-            "to_value",
-            "author",
-            "applied_at",
-            "ticket",
+            "change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
             "summary",
         ],
         [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG],
@@ -859,13 +534,7 @@ def change_tables(w: World) -> None:
     w.table(
         "feature_flags",
         [
-            "flag_key",
-            "environment",
-            "from_state",
-            "to_state",
-            "rollout_pct",
-            "changed_by",
-            "changed_at",
+            "flag_key", "environment", "from_state", "to_state", "rollout_pct", "changed_by", "changed_at",
             "comment",
         ],
         [[f, "production", a, b, pct, who, zulu(t), cm] for f, a, b, pct, who, t, cm in FLAGS],
@@ -873,16 +542,8 @@ def change_tables(w: World) -> None:
     w.table(
         "certificates",
         [
-            "cert_name",
-            "service",
-            "kind",
-            "subject",
-            "serial",
-            "not_before",
-            "not_after",
-            "rotated_at",
-            "status",
-            "ticket",
+            "cert_name", "service", "kind", "subject", "serial", "not_before", "not_after", "rotated_at",
+            "status", "ticket",
         ],
         [
             [n, s, k, sub, ser, zulu(nb), zulu(na), zulu(rot), st, tk]
@@ -890,34 +551,26 @@ def change_tables(w: World) -> None:
         ],
     )
     w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY_SCHEMA"),
+        "schema_migrations", engine.columns("FLYWAY_SCHEMA"),
         [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
     )
     dc = "service.apne1.kumo.internal"
     w.table(
-        "dependencies",
-        engine.columns("DEPENDENCIES_VIA"),
+        "dependencies", engine.columns("DEPENDENCIES_VIA"),
         [
             [
-                "cdn",
-                "origin-shield",
-                "https",
+                "cdn", "origin-shield", "https",
                 "origin.kumo-video.example:443 (CloudFront origin, shield-1..3)",
             ],
             ["origin-shield", "packager", "http", f"packager.{dc}:8080 (varnish backends pkg-1..4)"],
             ["packager", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-cmaf (user svc-media)"],
             ["packager", "drm-license", "http", f"drm-license.{dc}:8443/cpix (content keys, cached)"],
             [
-                "packager (prepackage job)",
-                "objstore-gw",
-                "s3",
+                "packager (prepackage job)", "objstore-gw", "s3",
                 f"rgw.{dc}:7480 buckets vod-mezzanine (read), vod-packaged (write), user svc-media",
             ],
             [
-                "transcode-batch (sprite-backfill)",
-                "objstore-gw",
-                "s3",
+                "transcode-batch (sprite-backfill)", "objstore-gw", "s3",
                 f"rgw.{dc}:7480 buckets vod-mezzanine, vod-sprites (user svc-media)",
             ],
             ["gateway", "playback", "http", f"playback.{dc}:8080"],
@@ -930,30 +583,22 @@ def change_tables(w: World) -> None:
             ["playback", "entitlement", "http", f"entitlement.{dc}:3000 (JWKS, entitlement check)"],
             ["playback", "catalog", "http", f"catalog.{dc}:8080/internal/v1/playable"],
             [
-                "playback",
-                "drm-license",
-                "http",
+                "playback", "drm-license", "http",
                 f"drm-license.{dc}:8443/internal/v1 (license tokens, prefetch)",
             ],
             ["playback", "redis", "redis", "redis-session.kumo.internal:6379 (concurrent streams)"],
             [
-                "playback",
-                "kafka",
-                "kafka",
+                "playback", "kafka", "kafka",
                 "kafka-1..3.kumo.internal:9093 topics playback.sessions (acks=all, sync), watch-events",
             ],
             ["playback", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-packaged (premiere manifests)"],
             ["drm-license", "entitlement", "http", f"entitlement.{dc}:3000 (plan policy)"],
             [
-                "catalog",
-                "pg-catalog",
-                "postgresql",
+                "catalog", "pg-catalog", "postgresql",
                 "pg-catalog.kumo.internal:5432/catalog (pool catalog-primary)",
             ],
             [
-                "catalog",
-                "pg-catalog-ro",
-                "postgresql",
+                "catalog", "pg-catalog-ro", "postgresql",
                 "pg-catalog-ro.kumo.internal:5432/catalog (hot standby, pool catalog-replica: titles, "
                 "playable)",
             ],
@@ -962,21 +607,15 @@ def change_tables(w: World) -> None:
             ["catalog", "kafka", "kafka", "kafka-1..3.kumo.internal:9093 topic catalog.changes"],
             ["recommend", "catalog", "http", f"catalog.{dc}:8080/internal/v1/titles:batchGet"],
             [
-                "recommend",
-                "kafka",
-                "kafka",
+                "recommend", "kafka", "kafka",
                 "kafka-1..3.kumo.internal:9093 topic watch-events group reco-events",
             ],
             [
-                "search",
-                "kafka",
-                "kafka",
+                "search", "kafka", "kafka",
                 "kafka-1..3.kumo.internal:9093 topic catalog.changes group search-catalog",
             ],
             [
-                "profiles",
-                "kafka",
-                "kafka",
+                "profiles", "kafka", "kafka",
                 "kafka-1..3.kumo.internal:9093 topic watch-events group watch-history",
             ],
             ["profiles", "redis", "redis", "redis-profiles.kumo.internal:6379 (continue-watching cache)"],
@@ -985,9 +624,7 @@ def change_tables(w: World) -> None:
             ["entitlement", "redis", "redis", "redis-session.kumo.internal:6379 (sessions, sidekiq)"],
             ["entitlement", "stripe", "https", "api.stripe.com:443 (external)"],
             [
-                "entitlement",
-                "app stores",
-                "https",
+                "entitlement", "app stores", "https",
                 "api.storekit.itunes.apple.com, androidpublisher.googleapis.com (external)",
             ],
         ],
@@ -995,14 +632,8 @@ def change_tables(w: World) -> None:
 
 
 BASE_VERSION = {
-    "playback": "7.3.2",
-    "drm-license": "9.1.0",
-    "packager": "5.1.3",
-    "catalog": "3.7.4",
-    "entitlement": "12.2.1",
-    "recommend": "3.1.4",
-    "search": "2.13.2",
-    "profiles": "4.10.2",
+    "playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3", "catalog": "3.7.4",
+    "entitlement": "12.2.1", "recommend": "3.1.4", "search": "2.13.2", "profiles": "4.10.2",
 }
 
 
@@ -1154,18 +785,12 @@ def pool_dry(t: datetime) -> bool:
 ISP_PREFIX = ["126", "60", "153", "106", "49", "114", "219", "180", "133", "111"]
 GW_ROUTES = [
     # weight, method, kind, upstream service, port
-    (14, "GET", "home", "catalog", 8080),
-    (10, "GET", "title", "catalog", 8080),
-    (6, "GET", "search", "search", 8090),
-    (6, "GET", "reco", "recommend", 8000),
-    (7, "GET", "cw", "profiles", 3000),
-    (9, "POST", "session", "playback", 8080),
-    (20, "POST", "heartbeat", "playback", 8080),
-    (2, "POST", "errors", "playback", 8080),
-    (9, "POST", "license", "drm-license", 8443),
-    (5, "POST", "token", "entitlement", 3000),
-    (5, "GET", "ent", "entitlement", 3000),
-    (0.7, "POST", "checkout", "entitlement", 3000),
+    (14, "GET", "home", "catalog", 8080), (10, "GET", "title", "catalog", 8080),
+    (6, "GET", "search", "search", 8090), (6, "GET", "reco", "recommend", 8000),
+    (7, "GET", "cw", "profiles", 3000), (9, "POST", "session", "playback", 8080),
+    (20, "POST", "heartbeat", "playback", 8080), (2, "POST", "errors", "playback", 8080),
+    (9, "POST", "license", "drm-license", 8443), (5, "POST", "token", "entitlement", 3000),
+    (5, "GET", "ent", "entitlement", 3000), (0.7, "POST", "checkout", "entitlement", 3000),
     (0.7, "POST", "stripe", "entitlement", 3000),
 ]
 GW_W = [r[0] for r in GW_ROUTES]
@@ -1175,22 +800,16 @@ TOKEN_KINDS = ("session", "cw", "reco", "ent", "token", "home")
 def gw_path(w: World, kind: str, plat) -> str:
     drm = plat[2]
     paths = {
-        "home": f"/v1/home?profile={w.profile()}&locale=ja-JP",
-        "title": f"/v1/titles/{content(w, 0.5)}",
+        "home": f"/v1/home?profile={w.profile()}&locale=ja-JP", "title": f"/v1/titles/{content(w, 0.5)}",
         "search": f"/v1/search?q=%E3%81%{w.hexid(2)}%E3%{w.hexid(2)}&limit=30",
         "reco": f"/v1/recommendations?profile={w.profile()}&rail=for-you",
-        "cw": f"/v1/profiles/{w.profile()}/continue-watching",
-        "session": "/v1/playback/sessions",
-        "heartbeat": "/v1/playback/heartbeat",
-        "errors": "/v1/playback/errors",
+        "cw": f"/v1/profiles/{w.profile()}/continue-watching", "session": "/v1/playback/sessions",
+        "heartbeat": "/v1/playback/heartbeat", "errors": "/v1/playback/errors",
         "license": {
-            "fairplay": "/drm/fairplay/ckc",
-            "widevine": "/drm/widevine/license",
+            "fairplay": "/drm/fairplay/ckc", "widevine": "/drm/widevine/license",
             "playready": "/drm/playready/rightsmanager.asmx",
         }[drm],
-        "token": "/v1/auth/token",
-        "ent": "/v1/entitlements/me",
-        "checkout": "/v1/subscriptions",
+        "token": "/v1/auth/token", "ent": "/v1/entitlements/me", "checkout": "/v1/subscriptions",
         "stripe": "/webhooks/stripe",
     }
     return paths[kind]
@@ -1224,18 +843,9 @@ def gw_fault(w: World, t: datetime, kind: str, plat) -> tuple[int, float] | None
 
 def gw_ok_time(w: World, t: datetime, kind: str) -> float:
     base = {
-        "home": w.ri(40, 220),
-        "title": w.ri(8, 60),
-        "search": w.ri(20, 180),
-        "reco": w.ri(30, 160),
-        "cw": w.ri(6, 40),
-        "session": w.ri(90, 320),
-        "heartbeat": w.ri(3, 15),
-        "errors": w.ri(2, 9),
-        "license": w.ri(15, 70),
-        "token": w.ri(20, 90),
-        "ent": w.ri(8, 40),
-        "checkout": w.ri(600, 2400),
+        "home": w.ri(40, 220), "title": w.ri(8, 60), "search": w.ri(20, 180), "reco": w.ri(30, 160),
+        "cw": w.ri(6, 40), "session": w.ri(90, 320), "heartbeat": w.ri(3, 15), "errors": w.ri(2, 9),
+        "license": w.ri(15, 70), "token": w.ri(20, 90), "ent": w.ri(8, 40), "checkout": w.ri(600, 2400),
         "stripe": w.ri(30, 160),
     }[kind]
     if inside(t, BURST) and kind == "session":
@@ -1249,14 +859,9 @@ def gw_ok_time(w: World, t: datetime, kind: str) -> float:
 
 # the requests of an affected route during an incident (only their failures are logged)
 FAULT_BOOST = [
-    (FPS_EXPIRED, ("license",), 14),
-    ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
-    (PREMIERE, ("session",), 12),
-    (DRM_SAT, ("license",), 12),
-    (SKEW, TOKEN_KINDS, 10),
-    (BURST, ("session",), 22),
-    (POOL_DRY, ("home",), 12),
-    (SEQ_MAX, ("checkout", "stripe"), 4),
+    (FPS_EXPIRED, ("license",), 14), ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
+    (PREMIERE, ("session",), 12), (DRM_SAT, ("license",), 12), (SKEW, TOKEN_KINDS, 10),
+    (BURST, ("session",), 22), (POOL_DRY, ("home",), 12), (SEQ_MAX, ("checkout", "stripe"), 4),
 ]
 GW_BY_KIND = {r[2]: r for r in GW_ROUTES}
 
@@ -1332,10 +937,7 @@ def gateway_errlog(w: World, t: datetime) -> None:
         ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
         ui = w.pick(INST["catalog"])
         gw_err(
-            w,
-            tt,
-            "WARN",
-            "warn",
+            w, tt, "WARN", "warn",
             f"an upstream response is buffered to a temporary file /var/cache/nginx/proxy_temp/{w.ri(1, 9)}/"
             f"{w.ri(10, 99)}/00000{w.ri(10000, 99999)} while reading upstream, client: {ip}, server: "
             f'api.kumo-video.example, request: "GET /v1/home?profile={w.profile()}&locale=ja-JP HTTP/1.1", '
@@ -1347,10 +949,7 @@ def gateway_errlog(w: World, t: datetime) -> None:
         ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
         ui = w.pick(INST["recommend"])
         gw_err(
-            w,
-            tt,
-            "ERROR",
-            "error",
+            w, tt, "ERROR", "error",
             f"upstream prematurely closed connection while reading response header from upstream, client: "
             f"{ip}, "
             f'server: api.kumo-video.example, request: "GET '
@@ -1365,17 +964,12 @@ def gateway_errlog(w: World, t: datetime) -> None:
             ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
             if pool_dry(t):
                 ui, req, port = (
-                    w.pick(INST["catalog"]),
-                    f"GET /v1/home?profile={w.profile()}&locale=ja-JP",
-                    8080,
+                    w.pick(INST["catalog"]), f"GET /v1/home?profile={w.profile()}&locale=ja-JP", 8080,
                 )
             else:
                 ui, req, port = w.pick(INST["playback"]), "POST /v1/playback/sessions", 8080
             gw_err(
-                w,
-                tt,
-                "ERROR",
-                "error",
+                w, tt, "ERROR", "error",
                 f"upstream timed out (110: Connection timed out) while reading response header from "
                 f"upstream, "
                 f'client: {ip}, server: api.kumo-video.example, request: "{req} HTTP/1.1", upstream: '
@@ -1449,34 +1043,23 @@ def shield_bg(w: World, t: datetime) -> None:
     if lt.minute % 20 == 3:  # backend probes: only state changes are logged; a heartbeat line from one shield
         si = w.pick(INST["origin-shield"])
         w.emit(
-            w.jit(t, 5),
-            "origin-shield",
-            "INFO",
+            w.jit(t, 5), "origin-shield", "INFO",
             f"Backend_health - boot.pkg_{w.ri(1, 4)} Still healthy 4---X-RH 5 3 5 "
             f"{w.ri(2000, 6000) / 1e6:.6f} "
-            f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
+            f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK", host=si[1], stream="vsl",
         )
     if w.r() < 0.006:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
         w.emit(
-            tt,
-            "origin-shield",
-            "WARN",
+            tt, "origin-shield", "WARN",
             f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 0.004{w.ri(100, 999)} ",
-            host=si[1],
-            stream="vsl",
+            host=si[1], stream="vsl",
         )
         w.emit(
-            tt + timedelta(seconds=w.ri(8, 20)),
-            "origin-shield",
-            "INFO",
+            tt + timedelta(seconds=w.ri(8, 20)), "origin-shield", "INFO",
             f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 0.004{w.ri(100, 999)} "
-            f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
+            f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK", host=si[1], stream="vsl",
         )
     if inside(t, NUKE):
         for _ in range(w.count(5.5)):
@@ -1484,34 +1067,23 @@ def shield_bg(w: World, t: datetime) -> None:
             cid = w.pick(UHD_IDS)
             w.vxid += w.ri(3000, 90000)
             w.emit(
-                tt,
-                "origin-shield",
-                "ERROR",
+                tt, "origin-shield", "ERROR",
                 f"vxid={w.vxid} BereqURL={seg_path(w, cid, 'v2160')} BerespStatus=200 "
                 f'Length={w.ri(14_000_000, 21_000_000)} ExpKill="LRU_Exhausted" FetchError="Could not get '
-                'storage" Timestamp=Error',
-                host=w.pick(INST["origin-shield"])[1],
-                stream="vsl",
+                'storage" Timestamp=Error', host=w.pick(INST["origin-shield"])[1], stream="vsl",
             )
     if inside(t, VCL_HASH) and lt.minute % 4 == 0:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
         w.emit(
-            tt,
-            "origin-shield",
-            "WARN",
+            tt, "origin-shield", "WARN",
             f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 2.5{w.ri(10000, 99999)} ",
-            host=si[1],
-            stream="vsl",
+            host=si[1], stream="vsl",
         )
         w.emit(
-            tt + timedelta(seconds=w.ri(20, 50)),
-            "origin-shield",
-            "INFO",
+            tt + timedelta(seconds=w.ri(20, 50)), "origin-shield", "INFO",
             f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 1.9{w.ri(10000, 99999)} "
-            f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
+            f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK", host=si[1], stream="vsl",
         )
 
 
@@ -1520,33 +1092,21 @@ def shield_vcl(w: World) -> None:
         for i, si in enumerate(INST["origin-shield"]):
             tt = t + timedelta(milliseconds=300 + 420 * i)
             w.emit(
-                tt,
-                "origin-shield",
-                "INFO",
+                tt, "origin-shield", "INFO",
                 f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd vcl.load "
-                f"{name} /etc/varnish/vod.vcl",
-                host=si[1],
-                stream="varnishd",
+                f"{name} /etc/varnish/vod.vcl", host=si[1], stream="varnishd",
             )
             w.emit(
-                tt + timedelta(milliseconds=900),
-                "origin-shield",
-                "INFO",
+                tt + timedelta(milliseconds=900), "origin-shield", "INFO",
                 f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd vcl.use "
-                f"{name}",
-                host=si[1],
-                stream="varnishd",
+                f"{name}", host=si[1], stream="varnishd",
             )
     t = at(2, 15, 41, 30)
     for i, si in enumerate(INST["origin-shield"]):
         w.emit(
-            t + timedelta(milliseconds=200 + 300 * i),
-            "origin-shield",
-            "INFO",
+            t + timedelta(milliseconds=200 + 300 * i), "origin-shield", "INFO",
             f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd param.set "
-            "nuke_limit 1000",
-            host=si[1],
-            stream="varnishd",
+            "nuke_limit 1000", host=si[1], stream="varnishd",
         )
 
 
@@ -1558,27 +1118,14 @@ def shield_vcl(w: World) -> None:
 def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None, **attrs: str) -> None:
     pi = w.pick(INST["packager"]) if node is None else next(p for p in INST["packager"] if p[0] == node)
     w.emit(
-        t,
-        "packager",
-        {"WARNING": "WARN"}.get(level, level),
-        glog(t, level, w.ri(3100, 3164), src, msg),
-        host=pi[1],
-        version=version("packager", t),
-        **attrs,
+        t, "packager", {"WARNING": "WARN"}.get(level, level), glog(t, level, w.ri(3100, 3164), src, msg),
+        host=pi[1], version=version("packager", t), **attrs,
     )
 
 
 def rgw(
-    w: World,
-    t: datetime,
-    status: int,
-    user: str,
-    method: str,
-    key: str,
-    size: int,
-    agent: str,
-    latency: float,
-    level: str | None = None,
+    w: World, t: datetime, status: int, user: str, method: str, key: str, size: int, agent: str,
+    latency: float, level: str | None = None,
 ) -> None:
     ri = w.pick(INST["objstore-gw"])
     thread = f"7f{w.hexid(10)}"
@@ -1591,11 +1138,7 @@ def rgw(
         f'{size} - "{agent}" - latency={latency:.9f}s'
     )
     w.emit(
-        t,
-        "objstore-gw",
-        level or level_of(status),
-        rgwline(t, thread, 1, msg),
-        host=ri[1],
+        t, "objstore-gw", level or level_of(status), rgwline(t, thread, 1, msg), host=ri[1],
         cluster="ceph-media",
     )
 
@@ -1626,41 +1169,25 @@ def packager_bg(w: World, t: datetime) -> None:
         fmt = w.pick(["dash", "hls", "hls"])
         size = w.ri(14_000_000, 21_000_000) if uhd else w.ri(240_000, 4_800_000)
         pk(
-            w,
-            tt,
-            "INFO",
-            "http_handler.cc:212",
+            w, tt, "INFO", "http_handler.cc:212",
             f"GET {path} -> {fmt} {size}B {took}ms (origin read {origin}ms)",
         )
         if w.r() < 0.4:
             rgw(
-                w,
-                tt - timedelta(milliseconds=origin + 2),
-                200,
-                "svc-media",
-                "GET",
-                s3key(path),
-                size,
-                pkg_agent(tt),
-                origin / 1000 + w.ri(0, 999) / 1e6,
+                w, tt - timedelta(milliseconds=origin + 2), 200, "svc-media", "GET", s3key(path), size,
+                pkg_agent(tt), origin / 1000 + w.ri(0, 999) / 1e6,
             )
     if w.r() < 0.1 * (0.4 + ld):
         tt = w.jit(t)
         cid = content(w, 0.3)
         pk(
-            w,
-            tt,
-            "WARNING",
-            "rendition_map.cc:77",
+            w, tt, "WARNING", "rendition_map.cc:77",
             f"request for unknown rendition 'v4320' of {cid} (client probe), answering 404",
         )
     if w.r() < 0.08 * (0.4 + ld):
         tt = w.jit(t)
         pk(
-            w,
-            tt,
-            "ERROR",
-            "http_handler.cc:388",
+            w, tt, "ERROR", "http_handler.cc:388",
             f"write to client failed: Broken pipe (peer 10.20.{w.pick(['1', '2', '4'])}.21 closed) after "
             f"{w.ri(10_000, 900_000)} of {w.ri(1_000_000, 4_800_000)} bytes",
         )
@@ -1668,23 +1195,13 @@ def packager_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         cid = content(w, 0.3)
         rgw(
-            w,
-            tt,
-            404,
-            "svc-media",
-            "HEAD",
-            f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
-            0,
-            pkg_agent(tt),
-            w.ri(300, 1900) / 1e6,
+            w, tt, 404, "svc-media", "HEAD", f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
+            0, pkg_agent(tt), w.ri(300, 1900) / 1e6,
         )
     if loc(t).minute % 30 == 11:
         tt = w.jit(t, 10)
         pk(
-            w,
-            tt,
-            "INFO",
-            "key_cache.cc:140",
+            w, tt, "INFO", "key_cache.cc:140",
             f"cpix key cache: {w.ri(4100, 4600)} entries, {w.ri(90, 260)} refreshed from drm-license in "
             f"{w.ri(40, 300)}ms",
         )
@@ -1693,24 +1210,16 @@ def packager_bg(w: World, t: datetime) -> None:
             for _ in range(w.count(1.2)):
                 tt = w.jit(t)
                 pk(
-                    w,
-                    tt,
-                    "WARNING",
-                    "work_queue.cc:96",
+                    w, tt, "WARNING", "work_queue.cc:96",
                     f"work queue depth {w.ri(300, 512)} over high-water mark 256, shedding request "
-                    f"{seg_path(w, content(w, 0.7))}",
-                    node=p[0],
+                    f"{seg_path(w, content(w, 0.7))}", node=p[0],
                 )
             for _ in range(w.count(0.9)):
                 tt = w.jit(t)
                 pk(
-                    w,
-                    tt,
-                    "ERROR",
-                    "segment_builder.cc:241",
+                    w, tt, "ERROR", "segment_builder.cc:241",
                     f"segment deadline exceeded (2500ms) building {seg_path(w, content(w, 0.7))}, answering "
-                    f"503",
-                    node=p[0],
+                    f"503", node=p[0],
                 )
     if inside(t, SLOWDOWN):
         for _ in range(w.count(4 * ld + 1.5)):
@@ -1719,32 +1228,19 @@ def packager_bg(w: World, t: datetime) -> None:
             path = seg_path(w, cid)
             key = s3key(path)
             pk(
-                w,
-                tt,
-                "WARNING",
-                "object_reader.cc:171",
+                w, tt, "WARNING", "object_reader.cc:171",
                 f"GET {key} returned 503 SlowDown, retry 1/3 in 200ms",
             )
             if w.r() < 0.6:
                 pk(
-                    w,
-                    tt + timedelta(milliseconds=700),
-                    "ERROR",
-                    "object_reader.cc:188",
+                    w, tt + timedelta(milliseconds=700), "ERROR", "object_reader.cc:188",
                     f"GET {key} failed after 3 attempts: 503 SlowDown (Please reduce your request rate.); "
                     f"answering 503 for {path}",
                 )
             for k in range(1):
                 rgw(
-                    w,
-                    tt + timedelta(milliseconds=k * 240),
-                    503,
-                    "svc-media",
-                    "GET",
-                    key,
-                    222,
-                    pkg_agent(tt),
-                    0.0,
+                    w, tt + timedelta(milliseconds=k * 240), 503, "svc-media", "GET", key, 222,
+                    pkg_agent(tt), 0.0,
                 )
 
 
@@ -1762,92 +1258,51 @@ def prepackage(w: World) -> None:
     for start, cid, title, ok in PREPACK_RUNS:
         job = {"job": "prepackage"}
         pk(
-            w,
-            start,
-            "INFO",
-            "prepackage_main.cc:58",
+            w, start, "INFO", "prepackage_main.cc:58",
             f"prepackage {cid} ({title}): renditions v360..v1080 + audio ja-2.0, ja-5.1; formats hls, dash",
-            node=node,
-            **job,
+            node=node, **job,
         )
         t = start + timedelta(seconds=2)
         mezz = f"vod-mezzanine/{cid}/{cid}_mezz_v2.mxf"
         pk(w, t, "INFO", "mezzanine.cc:102", f"fetching s3://{mezz} (61.4 GiB, 64 parts)", node=node, **job)
         rgw(
-            w,
-            t + timedelta(milliseconds=300),
-            200,
-            "svc-media",
-            "GET",
-            mezz + "?partNumber=1",
-            1_030_792_151,
-            pkg_agent(t),
-            4.118233,
+            w, t + timedelta(milliseconds=300), 200, "svc-media", "GET", mezz + "?partNumber=1",
+            1_030_792_151, pkg_agent(t), 4.118233,
         )
         t += timedelta(seconds=w.ri(40, 60))
         if not ok:
             t = PREPACK_FAIL - timedelta(seconds=26)
             pk(
-                w,
-                t,
-                "INFO",
-                "mezzanine.cc:131",
-                f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]",
-                node=node,
-                **job,
+                w, t, "INFO", "mezzanine.cc:131",
+                f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]", node=node, **job,
             )
             pk(
-                w,
-                t + timedelta(seconds=26),
-                "ERROR",
-                "validate.cc:64",
+                w, t + timedelta(seconds=26), "ERROR", "validate.cc:64",
                 f"prepackage {cid}: validation failed: audio rendition 'ja-5.1' missing from mezzanine "
-                f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/",
-                node=node,
+                f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/", node=node,
                 **job,
             )
             pk(
-                w,
-                t + timedelta(seconds=26, milliseconds=4),
-                "ERROR",
-                "prepackage_main.cc:141",
-                f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})",
-                node=node,
-                **job,
+                w, t + timedelta(seconds=26, milliseconds=4), "ERROR", "prepackage_main.cc:141",
+                f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})", node=node, **job,
             )
             continue
         pk(
-            w,
-            t,
-            "INFO",
-            "mezzanine.cc:131",
-            f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]",
-            node=node,
+            w, t, "INFO", "mezzanine.cc:131",
+            f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]", node=node,
             **job,
         )
         t += timedelta(seconds=w.ri(300, 420))
         for fmt in ("hls", "dash"):
             name = "master.m3u8" if fmt == "hls" else "manifest.mpd"
             rgw(
-                w,
-                t,
-                200,
-                "svc-media",
-                "PUT",
-                f"vod-packaged/{cid}/{fmt}/{name}",
-                w.ri(3000, 9000),
-                pkg_agent(t),
-                0.021,
+                w, t, 200, "svc-media", "PUT", f"vod-packaged/{cid}/{fmt}/{name}", w.ri(3000, 9000),
+                pkg_agent(t), 0.021,
             )
         pk(
-            w,
-            t + timedelta(milliseconds=40),
-            "INFO",
-            "prepackage_main.cc:141",
+            w, t + timedelta(milliseconds=40), "INFO", "prepackage_main.cc:141",
             f"prepackage job finished: 1/1 titles packaged ({cid}: {w.ri(2900, 3400)} segments, manifests in "
-            f"s3://vod-packaged/{cid}/)",
-            node=node,
-            **job,
+            f"s3://vod-packaged/{cid}/)", node=node, **job,
         )
 
 
@@ -1857,90 +1312,56 @@ def objstore_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         cid = f"c-{w.ri(10200, 55999)}"
         rgw(
-            w,
-            tt,
-            200,
-            "svc-media",
-            "PUT",
-            f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
-            w.ri(90_000, 400_000),
-            SPRITE_AGENT,
-            w.ri(8000, 40000) / 1e6,
+            w, tt, 200, "svc-media", "PUT", f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
+            w.ri(90_000, 400_000), SPRITE_AGENT, w.ri(8000, 40000) / 1e6,
         )
     if lt.minute == 30 and lt.hour == 2:
         ri = INST["objstore-gw"][0]
         w.emit(
-            w.jit(t, 5),
-            "objstore-gw",
-            "INFO",
+            w.jit(t, 5), "objstore-gw", "INFO",
             rgwline(
-                t,
-                f"7f{w.hexid(10)}",
-                0,
+                t, f"7f{w.hexid(10)}", 0,
                 f"lifecycle: RGWLC::process(): ENTER: index: {w.ri(0, 31)} worker ix: 0",
             ),
-            host=ri[1],
-            cluster="ceph-media",
+            host=ri[1], cluster="ceph-media",
         )
         w.emit(
-            t + timedelta(seconds=w.ri(400, 900)),
-            "objstore-gw",
-            "INFO",
+            t + timedelta(seconds=w.ri(400, 900)), "objstore-gw", "INFO",
             rgwline(
-                t,
-                f"7f{w.hexid(10)}",
-                0,
+                t, f"7f{w.hexid(10)}", 0,
                 f"lifecycle: RGWLC::process(): expired {w.ri(2000, 9000)} objects in bucket vod-sprites-tmp",
             ),
-            host=ri[1],
-            cluster="ceph-media",
+            host=ri[1], cluster="ceph-media",
         )
     if inside(t, SLOWDOWN):  # the backfill's own reads, refused the same way
         for _ in range(w.count(2)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
             rgw(
-                w,
-                tt,
-                503,
-                "svc-media",
-                "GET",
-                f"vod-mezzanine/{cid}/{cid}_mezz_v{w.ri(1, 2)}.mxf?partNumber={w.ri(1, 64)}",
-                222,
-                SPRITE_AGENT,
-                0.0,
+                w, tt, 503, "svc-media", "GET",
+                f"vod-mezzanine/{cid}/{cid}_mezz_v{w.ri(1, 2)}.mxf?partNumber={w.ri(1, 64)}", 222,
+                SPRITE_AGENT, 0.0,
             )
         if w.r() < 0.7:
             ri = w.pick(INST["objstore-gw"])
             w.emit(
-                w.jit(t),
-                "objstore-gw",
-                "WARN",
+                w.jit(t), "objstore-gw", "WARN",
                 rgwline(
-                    t,
-                    f"7f{w.hexid(10)}",
-                    2,
+                    t, f"7f{w.hexid(10)}", 2,
                     f"req {w.ri(10**6, 9 * 10**6)} 0.000000000s s3:get_obj ratelimit: user svc-media read "
                     f"ops "
                     f"over max-read-ops 12000/min on this gateway, returning 503 SlowDown",
                 ),
-                host=ri[1],
-                cluster="ceph-media",
+                host=ri[1], cluster="ceph-media",
             )
     if inside(t, SPRITE) and not inside(t, SLOWDOWN):
         for _ in range(w.count(3)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
             rgw(
-                w,
-                tt,
-                200,
-                "svc-media",
-                "GET",
+                w, tt, 200, "svc-media", "GET",
                 f"vod-mezzanine/{cid}/{cid}_mezz_v1.mxf?partNumber={w.ri(1, 64)}",
-                w.ri(900_000_000, 1_030_000_000),
-                SPRITE_AGENT,
-                w.ri(3_000_000, 6_000_000) / 1e6,
+                w.ri(900_000_000, 1_030_000_000), SPRITE_AGENT, w.ri(3_000_000, 6_000_000) / 1e6,
             )
 
 
@@ -1955,30 +1376,16 @@ ZAP_LEVEL = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}
 def pb(w: World, t: datetime, level: str, caller: str, msg: str, node: str | None = None, **extra) -> None:
     pi = w.pick(INST["playback"]) if node is None else next(p for p in INST["playback"] if p[0] == node)
     w.emit(
-        t,
-        "playback",
-        ZAP_LEVEL[level],
-        zap(t, level, caller, msg, **extra),
-        host=pi[1],
-        alloc=alloc("playback", pi[0], t),
-        version=version("playback", t),
+        t, "playback", ZAP_LEVEL[level], zap(t, level, caller, msg, **extra), host=pi[1],
+        alloc=alloc("playback", pi[0], t), version=version("playback", t),
     )
 
 
 def client_error(w: World, t: datetime, code: str, detail: str, plat=None, cid: str | None = None) -> None:
     plat = plat or platform(w)
     pb(
-        w,
-        t,
-        "warn",
-        "beacon/errors.go:58",
-        "client error report",
-        code=code,
-        detail=detail,
-        platform=plat[1],
-        app=plat[4].split(" ")[0],
-        content=cid or content(w),
-        session=w.session(),
+        w, t, "warn", "beacon/errors.go:58", "client error report", code=code, detail=detail,
+        platform=plat[1], app=plat[4].split(" ")[0], content=cid or content(w), session=w.session(),
     )
 
 
@@ -1996,30 +1403,14 @@ def playback_bg(w: World, t: datetime) -> None:
         elif inside(tt, PREFETCH):
             took += w.ri(150, 900)
         pb(
-            w,
-            tt,
-            "info",
-            "session/start.go:141",
-            "session started",
-            session=w.session(),
-            account=w.account(),
-            content=cid,
-            platform=plat[1],
-            drm=plat[2],
-            manifest=plat[3],
-            took_ms=took,
+            w, tt, "info", "session/start.go:141", "session started", session=w.session(),
+            account=w.account(), content=cid, platform=plat[1], drm=plat[2], manifest=plat[3], took_ms=took,
         )
     if w.r() < 0.12 * ld:
         tt = w.jit(t)
         pb(
-            w,
-            tt,
-            "debug",
-            "events/producer.go:92",
-            "watch-events batch produced",
-            records=w.ri(200, 2400),
-            bytes=w.ri(60_000, 700_000),
-            took_ms=w.ri(3, 30),
+            w, tt, "debug", "events/producer.go:92", "watch-events batch produced", records=w.ri(200, 2400),
+            bytes=w.ri(60_000, 700_000), took_ms=w.ri(3, 30),
         )
     # noise: client beacons, stream limits, stale tokens, a slow entitlement check now and then
     for _ in range(w.count(0.09 * (0.4 + ld))):
@@ -2028,8 +1419,7 @@ def playback_bg(w: World, t: datetime) -> None:
             [
                 ("NET-1002", "segment download failed: timeout"),
                 ("NET-1002", "segment download failed: timeout"),
-                ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"),
-                ("DRM-3011", "offline license expired"),
+                ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"), ("DRM-3011", "offline license expired"),
                 ("PLAYER-9001", "app backgrounded during startup"),
             ]
         )
@@ -2038,35 +1428,20 @@ def playback_bg(w: World, t: datetime) -> None:
         client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 403")
     if w.r() < 0.06 * ld:
         pb(
-            w,
-            w.jit(t),
-            "warn",
-            "session/limits.go:77",
-            "concurrent stream limit reached",
-            account=w.account(),
-            active=w.pick([2, 4]),
-            limit=w.pick([2, 4]),
+            w, w.jit(t), "warn", "session/limits.go:77", "concurrent stream limit reached",
+            account=w.account(), active=w.pick([2, 4]), limit=w.pick([2, 4]),
             plan=w.pick(["standard", "premium"]),
         )
     if w.r() < 0.05 * (0.4 + ld):
         plat = platform(w)
         pb(
-            w,
-            w.jit(t),
-            "warn",
-            "auth/jwt.go:64",
-            "access token rejected",
-            error="token has invalid claims: token is expired",
-            kid="ent-2026-03",
-            iss="https://auth.kumo-video.example",
-            platform=plat[1],
+            w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+            error="token has invalid claims: token is expired", kid="ent-2026-03",
+            iss="https://auth.kumo-video.example", platform=plat[1],
         )
     if w.r() < 0.012:
         pb(
-            w,
-            w.jit(t),
-            "error",
-            "entitlement/client.go:118",
+            w, w.jit(t), "error", "entitlement/client.go:118",
             "entitlement check failed, serving cached decision",
             error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
             timeout_ms=800,
@@ -2080,42 +1455,22 @@ def playback_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(1.5)):
             cid = w.pick(NOON_IDS)
             pb(
-                w,
-                w.jit(t),
-                "warn",
-                "session/start.go:212",
-                "title not playable",
-                content=cid,
-                reason="NOT_YET_AVAILABLE",
-                catalog_status="SCHEDULED",
-                account=w.account(),
+                w, w.jit(t), "warn", "session/start.go:212", "title not playable", content=cid,
+                reason="NOT_YET_AVAILABLE", catalog_status="SCHEDULED", account=w.account(),
             )
     if inside(t, PREMIERE):
         lam = 5 * ld if t < at(0, 20, 15) else 2.5 * ld
         for _ in range(w.count(lam)):
             tt = w.jit(t)
             pb(
-                w,
-                tt,
-                "error",
-                "manifest/resolve.go:88",
-                "manifest resolve failed",
-                content=PREMIERE_ID,
+                w, tt, "error", "manifest/resolve.go:88", "manifest resolve failed", content=PREMIERE_ID,
                 key=f"vod-packaged/{PREMIERE_ID}/hls/master.m3u8",
-                error="NoSuchKey: The specified key does not exist.",
-                status=404,
-                session=w.session(),
+                error="NoSuchKey: The specified key does not exist.", status=404, session=w.session(),
             )
             rgw(
-                w,
-                tt - timedelta(milliseconds=4),
-                404,
-                "svc-playback",
-                "GET",
-                f"vod-packaged/{PREMIERE_ID}/{w.pick(['hls/master.m3u8', 'dash/manifest.mpd'])}",
-                219,
-                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3",
-                w.ri(400, 2000) / 1e6,
+                w, tt - timedelta(milliseconds=4), 404, "svc-playback", "GET",
+                f"vod-packaged/{PREMIERE_ID}/{w.pick(['hls/master.m3u8', 'dash/manifest.mpd'])}", 219,
+                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3", w.ri(400, 2000) / 1e6,
             )
             if w.r() < 0.3:
                 client_error(
@@ -2124,27 +1479,15 @@ def playback_bg(w: World, t: datetime) -> None:
     if inside(t, PREFETCH):
         for _ in range(w.count(0.9 * ld)):
             pb(
-                w,
-                w.jit(t),
-                "info",
-                "license/prefetch.go:51",
-                "license prefetch issued",
-                content=content(w),
-                next_episodes=3,
-                took_ms=w.ri(40, 300),
+                w, w.jit(t), "info", "license/prefetch.go:51", "license prefetch issued",
+                content=content(w), next_episodes=3, took_ms=w.ri(40, 300),
             )
         frac = drm_sat_frac(t)
         for _ in range(w.count(9 * ld * frac)):
             pb(
-                w,
-                w.jit(t),
-                "error",
-                "license/prefetch.go:77",
-                "license prefetch failed",
-                content=content(w),
-                status=503,
-                error="drm-license: 503 Service Unavailable (license-worker pool)",
-                session=w.session(),
+                w, w.jit(t), "error", "license/prefetch.go:77", "license prefetch failed",
+                content=content(w), status=503,
+                error="drm-license: 503 Service Unavailable (license-worker pool)", session=w.session(),
             )
         for _ in range(w.count(4 * ld * frac)):
             client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 503")
@@ -2153,48 +1496,26 @@ def playback_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(8 * ld * frac)):
             plat = platform(w)
             pb(
-                w,
-                w.jit(t),
-                "warn",
-                "auth/jwt.go:64",
-                "access token rejected",
-                error="token has invalid claims: token is expired",
-                kid="ent-2026-03",
-                iss="https://auth.kumo-video.example",
-                platform=plat[1],
+                w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+                error="token has invalid claims: token is expired", kid="ent-2026-03",
+                iss="https://auth.kumo-video.example", platform=plat[1],
             )
     if inside(t, BURST):
         for _ in range(w.count(4 * ld)):
             pb(
-                w,
-                w.jit(t),
-                "warn",
-                "session/events.go:133",
-                "session event publish slow",
-                topic="playback.sessions",
-                partition=w.pick([1, 4, 7, 10]),
-                took_ms=w.ri(1200, 4900),
+                w, w.jit(t), "warn", "session/events.go:133", "session event publish slow",
+                topic="playback.sessions", partition=w.pick([1, 4, 7, 10]), took_ms=w.ri(1200, 4900),
                 acks="all",
             )
         for _ in range(w.count(1.6 * ld)):
             pb(
-                w,
-                w.jit(t),
-                "error",
-                "session/start.go:167",
-                "session start failed",
-                error="kafka: publish to playback.sessions timed out after 5000ms",
-                session=w.session(),
+                w, w.jit(t), "error", "session/start.go:167", "session start failed",
+                error="kafka: publish to playback.sessions timed out after 5000ms", session=w.session(),
             )
     if inside(t, (POOL_DRY[0] + timedelta(minutes=2), POOL_DRY[1])) and w.r() < 0.3:
         pb(
-            w,
-            w.jit(t),
-            "warn",
-            "catalog/client.go:71",
-            "catalog playable check slow",
-            took_ms=w.ri(300, 900),
-            content=content(w),
+            w, w.jit(t), "warn", "catalog/client.go:71", "catalog playable check slow",
+            took_ms=w.ri(300, 900), content=content(w),
         )
 
 
@@ -2202,13 +1523,8 @@ def playback_flags(w: World) -> None:
     for t, val, rev in ((PREFETCH[0], "true", 2231), (PREFETCH[1], "false", 2232)):
         for i, p in enumerate(INST["playback"]):
             pb(
-                w,
-                t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)),
-                "info",
-                "flags/watch.go:40",
-                "feature flags updated",
-                node=p[0],
-                changed=f"playback.license_prefetch={val}",
+                w, t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)), "info", "flags/watch.go:40",
+                "feature flags updated", node=p[0], changed=f"playback.license_prefetch={val}",
                 revision=rev,
             )
 
@@ -2234,13 +1550,8 @@ def dl(
 ) -> None:
     di = w.pick(INST["drm-license"]) if node is None else next(p for p in INST["drm-license"] if p[0] == node)
     w.emit(
-        t,
-        "drm-license",
-        level,
-        log4j(t, level, thread, logger, msg),
-        host=di[1],
-        alloc=alloc("drm-license", di[0], t),
-        version=version("drm-license", t),
+        t, "drm-license", level, log4j(t, level, thread, logger, msg), host=di[1],
+        alloc=alloc("drm-license", di[0], t), version=version("drm-license", t),
     )
 
 
@@ -2256,53 +1567,33 @@ def drm_bg(w: World, t: datetime) -> None:
             if inside(tt, FPS_EXPIRED):
                 continue
             dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.fairplay.CkcService",
+                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.fairplay.CkcService",
                 f"CKC issued content={cid} asset_id={w.hexid(16)} lease=86400 hdcp=TYPE_1 source={src} "
                 f"took={w.ri(9, 60)}ms",
             )
         elif plat[2] == "widevine":
             dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.widevine.LicenseService",
+                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.widevine.LicenseService",
                 f"Widevine license issued content={cid} device={w.hexid(12)} security_level=L1 policy="
                 f"{w.pick(['hd', 'uhd', 'sd'])} source={src} took={w.ri(12, 70)}ms",
             )
         else:
             dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.playready.LicenseService",
+                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.playready.LicenseService",
                 f"PlayReady license issued content={cid} client_sl=2000 policy={w.pick(['hd', 'sd'])} "
                 f"source={src} "
                 f"took={w.ri(15, 80)}ms",
             )
     for _ in range(w.count(0.08 * (0.4 + ld))):
         dl(
-            w,
-            w.jit(t),
-            "WARN",
-            worker,
-            f"{DRM_PKG}.widevine.PolicyResolver",
+            w, w.jit(t), "WARN", worker, f"{DRM_PKG}.widevine.PolicyResolver",
             f"Widevine license downgraded content={content(w)}: policy hd requires L1, device "
             f"security_level=L3; "
             "sd policy issued",
         )
     if w.r() < 0.012:
         dl(
-            w,
-            w.jit(t),
-            "ERROR",
-            worker,
-            f"{DRM_PKG}.playready.LicenseService",
+            w, w.jit(t), "ERROR", worker, f"{DRM_PKG}.playready.LicenseService",
             f"PlayReady license refused: client certificate revoked (RevInfo v{w.ri(40, 44)}), model="
             f"{w.pick(['SMART-TV 2017', 'BDP-S3700', 'Hisense-H55'])} content={content(w)}",
         )
@@ -2318,20 +1609,13 @@ def drm_bg(w: World, t: datetime) -> None:
         if level == "WARN":
             left = int((FPS_EXPIRED[0] - tt).total_seconds())
             dl(
-                w,
-                tt,
-                "WARN",
-                "credential-check",
-                f"{DRM_PKG}.credentials.ExpiryCheck",
+                w, tt, "WARN", "credential-check", f"{DRM_PKG}.credentials.ExpiryCheck",
                 f"credential fps-prod-2025 expires at 2026-04-14T00:00:00Z (in "
                 f"{left // 3600}h{left % 3600 // 60:02d}m); "
                 "staged fps-prod-2026 is picked up at the next restart",
             )
         dl(
-            w,
-            tt + timedelta(milliseconds=3),
-            "INFO",
-            "credential-check",
+            w, tt + timedelta(milliseconds=3), "INFO", "credential-check",
             f"{DRM_PKG}.credentials.ExpiryCheck",
             f"credential check: {fps}; playready-server-2026 valid until 2028-01-05T00:00:00Z; "
             "widevine-service-2025 valid until 2027-09-01T00:00:00Z",
@@ -2341,11 +1625,7 @@ def drm_bg(w: World, t: datetime) -> None:
             tt = w.jit(t)
             now = tt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             dl(
-                w,
-                tt,
-                "ERROR",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.http.FairPlayHandler",
+                w, tt, "ERROR", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.http.FairPlayHandler",
                 f"CKC generation failed content={content(w)} spc_len={w.ri(2800, 3400)} (now {now}): 500 "
                 f"FPS_CREDENTIAL_EXPIRED\n{FPS_TRACE}",
             )
@@ -2353,10 +1633,7 @@ def drm_bg(w: World, t: datetime) -> None:
         frac = drm_sat_frac(t)
         for sec in range(0, 60, 20):
             dl(
-                w,
-                t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)),
-                "WARN",
-                "pool-monitor",
+                w, t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)), "WARN", "pool-monitor",
                 f"{DRM_PKG}.http.WorkerPoolMonitor",
                 f"license-worker thread pool saturated: active=200/200, queued={w.ri(960, 1000)}/1000, "
                 f"rejected last 20s={w.ri(300, 1400)}",
@@ -2364,11 +1641,7 @@ def drm_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(6 * ld * frac)):
             tt = w.jit(t)
             dl(
-                w,
-                tt,
-                "ERROR",
-                f"http-nio-8443-exec-{w.ri(1, 64)}",
-                f"{DRM_PKG}.http.LicenseEndpoint",
+                w, tt, "ERROR", f"http-nio-8443-exec-{w.ri(1, 64)}", f"{DRM_PKG}.http.LicenseEndpoint",
                 "license request rejected, answering 503\njava.util.concurrent.RejectedExecutionException: "
                 f"Task com.kumo.drm.http.LicenseTask@{w.hexid(7)} rejected from "
                 "java.util.concurrent.ThreadPoolExecutor@6d3af739[Running, pool size = 200, active threads = "
@@ -2385,40 +1658,20 @@ def drm_bg(w: World, t: datetime) -> None:
 def drm_start(w: World, t: datetime, ver: str, node: str) -> None:
     fps = ("fps-prod-2026", "2026-04-01T00:00:00Z", "2027-04-13T00:00:00Z")
     dl(
-        w,
-        t,
-        "INFO",
-        "main",
-        f"{DRM_PKG}.DrmLicenseServer",
-        f"Starting drm-license {ver} on Java 21.0.2",
+        w, t, "INFO", "main", f"{DRM_PKG}.DrmLicenseServer", f"Starting drm-license {ver} on Java 21.0.2",
         node=node,
     )
     dl(
-        w,
-        t + timedelta(seconds=3),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.credentials.CredentialLoader",
-        f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps",
-        node=node,
+        w, t + timedelta(seconds=3), "INFO", "main", f"{DRM_PKG}.credentials.CredentialLoader",
+        f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps", node=node,
     )
     dl(
-        w,
-        t + timedelta(seconds=4),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.http.WorkerPool",
-        "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)",
-        node=node,
+        w, t + timedelta(seconds=4), "INFO", "main", f"{DRM_PKG}.http.WorkerPool",
+        "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)", node=node,
     )
     dl(
-        w,
-        t + timedelta(seconds=6),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.DrmLicenseServer",
-        "Started DrmLicenseServer in 7.9 seconds, listening on :8443",
-        node=node,
+        w, t + timedelta(seconds=6), "INFO", "main", f"{DRM_PKG}.DrmLicenseServer",
+        "Started DrmLicenseServer in 7.9 seconds, listening on :8443", node=node,
     )
 
 
@@ -2448,24 +1701,14 @@ POOL_TRACE = (
 
 
 def ct(
-    w: World,
-    t: datetime,
-    level: str,
-    logger: str,
-    msg: str,
-    thread: str | None = None,
+    w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None,
     node: str | None = None,
 ) -> None:
     ci = w.pick(INST["catalog"]) if node is None else next(p for p in INST["catalog"] if p[0] == node)
     thread = thread or f"nio-8080-exec-{w.ri(1, 200)}"
     w.emit(
-        t,
-        "catalog",
-        level,
-        boot(t, level, thread, logger, msg),
-        host=ci[1],
-        alloc=alloc("catalog", ci[0], t),
-        version=version("catalog", t),
+        t, "catalog", level, boot(t, level, thread, logger, msg), host=ci[1],
+        alloc=alloc("catalog", ci[0], t), version=version("catalog", t),
     )
 
 
@@ -2477,10 +1720,7 @@ def catalog_bg(w: World, t: datetime) -> None:
         if dry and w.r() < 0.7:
             continue
         ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.home.HomeController",
+            w, tt, "INFO", f"{CAT}.home.HomeController",
             f"GET /v1/home profile={w.profile()} rails={w.ri(9, 14)} "
             f"took={w.ri(30, 240) if not dry else w.ri(900, 4900)}ms",
         )
@@ -2490,10 +1730,7 @@ def catalog_bg(w: World, t: datetime) -> None:
             continue
         n = w.ri(20, 50)
         ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.api.TitleBatchController",
+            w, tt, "INFO", f"{CAT}.api.TitleBatchController",
             f"POST /internal/v1/titles:batchGet ids={n} found={n - w.pick([0, 0, 0, 1, 2])} "
             f"took={w.ri(6, 40)}ms",
         )
@@ -2504,38 +1741,25 @@ def catalog_bg(w: World, t: datetime) -> None:
         if inside(tt, (PUBLISH_NOON, REPLAY_WAIT[1])) and w.r() < 0.5:
             cid, status = w.pick(NOON_IDS), "COMING_SOON"
         ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.api.TitleController",
+            w, tt, "INFO", f"{CAT}.api.TitleController",
             f"GET /v1/titles/{cid} 200 status={status} source=replica took={w.ri(3, 30)}ms",
         )
     for _ in range(w.count(0.08 * (0.4 + ld))):
         ct(
-            w,
-            w.jit(t),
-            "WARN",
-            f"{CAT}.artwork.ArtworkResolver",
+            w, w.jit(t), "WARN", f"{CAT}.artwork.ArtworkResolver",
             f"No artwork for title {content(w, 0.3)} locale=en-US, falling back to ja-JP",
         )
     lt = loc(t)
     if lt.minute % 15 == 2:
         ct(
-            w,
-            w.jit(t, 10),
-            "INFO",
-            f"{CAT}.events.ChangePublisher",
-            f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms",
-            thread="change-pub-1",
+            w, w.jit(t, 10), "INFO", f"{CAT}.events.ChangePublisher",
+            f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms", thread="change-pub-1",
         )
     if inside(t, LEAK) and version("catalog", t) == "3.8.0":
         for _ in range(w.count(0.45 * ld)):
             tt = w.jit(t)
             ct(
-                w,
-                tt,
-                "WARN",
-                "com.zaxxer.hikari.pool.ProxyLeakTask",
+                w, tt, "WARN", "com.zaxxer.hikari.pool.ProxyLeakTask",
                 f"Connection leak detection triggered for org.postgresql.jdbc.PgConnection@{w.hexid(7)} on "
                 f"thread "
                 f"http-nio-8080-exec-{w.ri(1, 200)}, stack trace follows\n{LEAK_TRACE}",
@@ -2545,10 +1769,7 @@ def catalog_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
             ct(
-                w,
-                tt,
-                "WARN",
-                "com.zaxxer.hikari.pool.HikariPool",
+                w, tt, "WARN", "com.zaxxer.hikari.pool.HikariPool",
                 f"catalog-primary - Connection is not available, request timed out after 5000ms (total=30, "
                 f"active=30, "
                 f"idle=0, waiting={w.ri(40, 140)})",
@@ -2556,10 +1777,7 @@ def catalog_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
             ct(
-                w,
-                tt,
-                "ERROR",
-                "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
+                w, tt, "ERROR", "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
                 "Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception "
                 "[Request "
                 "processing failed: " + POOL_TRACE.format(waiting=w.ri(40, 140)) + "]",
@@ -2568,12 +1786,9 @@ def catalog_bg(w: World, t: datetime) -> None:
 
 PUBLISHES = [
     # at, titles, note
-    (PUBLISH_NOON, 38, "daily noon drop"),
-    (PREMIERE[0], 4, f"premiere {PREMIERE_ID} Shinkai Line #7"),
-    (at(1, 12, 0, 3), 29, "daily noon drop"),
-    (at(1, 21, 0, 2), 3, "premiere c-60121 Kitchen of Night #3"),
-    (at(2, 12, 0, 5), 31, "daily noon drop"),
-    (UHD_PUBLISH, 120, "collection 4k-hdr-spring (UHD)"),
+    (PUBLISH_NOON, 38, "daily noon drop"), (PREMIERE[0], 4, f"premiere {PREMIERE_ID} Shinkai Line #7"),
+    (at(1, 12, 0, 3), 29, "daily noon drop"), (at(1, 21, 0, 2), 3, "premiere c-60121 Kitchen of Night #3"),
+    (at(2, 12, 0, 5), 31, "daily noon drop"), (UHD_PUBLISH, 120, "collection 4k-hdr-spring (UHD)"),
     (at(2, 20, 0, 1), 5, "premiere c-61190 Orbit Boys #11"),
 ]
 
@@ -2592,25 +1807,14 @@ def catalog_publish(w: World) -> list[list]:
         titles = sp[1] if sp else w.pick([0, 0, 0, 1, 1, 2, 3])
         took = 2 + titles // 4 + w.ri(0, 2)
         ct(
-            w,
-            start + timedelta(seconds=took),
-            "INFO",
-            f"{CAT}.publish.PublishJob",
+            w, start + timedelta(seconds=took), "INFO", f"{CAT}.publish.PublishJob",
             f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
-            + (f", {sp[2]}" if sp else ""),
-            thread="scheduling-1",
-            node="catalog-1",
+            + (f", {sp[2]}" if sp else ""), thread="scheduling-1", node="catalog-1",
         )
         rows.append(
             [
-                f"BR-{30000 + n}",
-                "catalog-publish",
-                "catalog",
-                wall(start),
-                wall(start + timedelta(seconds=took)),
-                "COMPLETED",
-                titles,
-                sp[2] if sp else "",
+                f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
+                wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else "",
             ]
         )
         t += timedelta(minutes=30)
@@ -2641,13 +1845,8 @@ def host_clock(instance: str, t: datetime) -> datetime:
 def en(w: World, t: datetime, level: str, msg: str, node: str | None = None, rid: str | None = None) -> str:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
     w.emit(
-        t,
-        "entitlement",
-        level,
-        rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
-        host=ei[1],
-        process="web",
-        version=version("entitlement", t),
+        t, "entitlement", level, rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
+        host=ei[1], process="web", version=version("entitlement", t),
     )
     return ei[0]
 
@@ -2655,13 +1854,9 @@ def en(w: World, t: datetime, level: str, msg: str, node: str | None = None, rid
 def sk(w: World, t: datetime, level: str, cls: str, msg: str, node: str | None = None, **kv) -> None:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
     w.emit(
-        t,
-        "entitlement",
-        level,
+        t, "entitlement", level,
         sidekiq(host_clock(ei[0], t), level, w.ri(60, 63), w.b36(4), cls, w.hexid(24), msg, **kv),
-        host=ei[1],
-        process="sidekiq",
-        version=version("entitlement", t),
+        host=ei[1], process="sidekiq", version=version("entitlement", t),
     )
 
 
@@ -2684,24 +1879,17 @@ def entitlement_bg(w: World, t: datetime) -> None:
             ]
         )
         node = en(
-            w,
-            tt,
-            "INFO",
+            w, tt, "INFO",
             f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
-            f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900",
-            rid=rid,
+            f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid,
         )
         en(w, tt + timedelta(milliseconds=2), "INFO", f"Processing by {ctrl}", node=node, rid=rid)
         took = w.ri(6, 60)
         en(
-            w,
-            tt + timedelta(milliseconds=took),
-            "INFO",
+            w, tt + timedelta(milliseconds=took), "INFO",
             f"Completed 200 OK in {took}ms (Views: {w.ri(1, 9) / 10}ms | ActiveRecord: {w.ri(10, 90) / 10}ms "
             f"| "
-            f"Allocations: {w.ri(900, 6000)})",
-            node=node,
-            rid=rid,
+            f"Allocations: {w.ri(900, 6000)})", node=node, rid=rid,
         )
     for _ in range(w.count(0.07 * ld)):
         tt = w.jit(t)
@@ -2709,18 +1897,12 @@ def entitlement_bg(w: World, t: datetime) -> None:
         if inside(tt, SEQ_MAX) and cls != "AppStoreNotificationJob":
             continue
         sk(
-            w,
-            tt,
-            "INFO",
-            cls,
-            f"done: billing event recorded id={billing_id(tt)}",
+            w, tt, "INFO", cls, f"done: billing event recorded id={billing_id(tt)}",
             elapsed=f"{w.ri(40, 900) / 1000}",
         )
     if w.r() < 0.06 * (0.4 + ld):
         en(
-            w,
-            w.jit(t),
-            "WARN",
+            w, w.jit(t), "WARN",
             f"Stripe::CardError: Your card was declined. (request req_{w.b36(14)}; code: card_declined; "
             f"decline_code: {w.pick(['insufficient_funds', 'do_not_honor', 'expired_card'])}) "
             f"customer=cus_{w.b36(14)}",
@@ -2728,31 +1910,19 @@ def entitlement_bg(w: World, t: datetime) -> None:
     if w.r() < 0.02:
         tt = w.jit(t)
         sk(
-            w,
-            tt,
-            "WARN",
-            "StripeWebhookJob",
+            w, tt, "WARN", "StripeWebhookJob",
             f"duplicate Stripe event evt_{w.b36(24)} ignored (index_billing_events_on_stripe_event_id)",
         )
         pg(
-            w,
-            tt - timedelta(milliseconds=5),
-            "pg-billing",
-            w.newpid(),
-            "entitlement@billing",
-            "ERROR",
+            w, tt - timedelta(milliseconds=5), "pg-billing", w.newpid(), "entitlement@billing", "ERROR",
             'duplicate key value violates unique constraint "index_billing_events_on_stripe_event_id"',
         )
     if w.r() < 0.014:
         sk(
-            w,
-            w.jit(t),
-            "ERROR",
-            "AppStoreNotificationJob",
+            w, w.jit(t), "ERROR", "AppStoreNotificationJob",
             f"fail: App Store notification for unknown originalTransactionId "
             f"2000000{w.ri(100000000, 999999999)} "
-            "(environment=Sandbox) - dropped",
-            elapsed=f"{w.ri(10, 90) / 1000}",
+            "(environment=Sandbox) - dropped", elapsed=f"{w.ri(10, 90) / 1000}",
         )
     lt = loc(t)
     if lt.minute == 15:
@@ -2760,10 +1930,7 @@ def entitlement_bg(w: World, t: datetime) -> None:
         failed = max(1, int(due * w.ri(3, 7) / 100))
         if not inside(t, SEQ_MAX):
             sk(
-                w,
-                w.jit(t, 30),
-                "INFO",
-                "RenewalSweepJob",
+                w, w.jit(t, 30), "INFO", "RenewalSweepJob",
                 f"renewals due: {due}, charged: {due - failed}, failed: {failed} (card_declined)",
                 node="ent-a1",
             )
@@ -2781,59 +1948,41 @@ def entitlement_bg(w: World, t: datetime) -> None:
             )
             en(w, tt, "WARN", f"refresh token rejected: {err} (kid=ent-2026-03)", node=node, rid=rid)
             en(
-                w,
-                tt + timedelta(milliseconds=3),
-                "INFO",
+                w, tt + timedelta(milliseconds=3), "INFO",
                 f"Completed 401 Unauthorized in {w.ri(3, 12)}ms "
                 f"(Views: 0.2ms | ActiveRecord: {w.ri(5, 30) / 10}ms | Allocations: {w.ri(600, 1400)})",
-                node=node,
-                rid=rid,
+                node=node, rid=rid,
             )
     if inside(t, SEQ_MAX):
         for _ in range(w.count(1.6 * ld)):
             tt = w.jit(t)
             rid = w.uuid()
             node = en(
-                w,
-                tt,
-                "INFO",
+                w, tt, "INFO",
                 f'Started POST "/v1/subscriptions" for 10.20.{w.pick(["1", "2", "4"])}.11 '
-                f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900",
-                rid=rid,
+                f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid,
             )
             en(w, tt + timedelta(milliseconds=w.ri(700, 2300)), "ERROR", SEQ_TRACE, node=node, rid=rid)
             en(
-                w,
-                tt + timedelta(milliseconds=2400),
-                "INFO",
+                w, tt + timedelta(milliseconds=2400), "INFO",
                 f"Completed 500 Internal Server Error in {w.ri(700, 2400)}ms (ActiveRecord: "
                 f"{w.ri(20, 90) / 10}ms | "
-                f"Allocations: {w.ri(9000, 20000)})",
-                node=node,
-                rid=rid,
+                f"Allocations: {w.ri(9000, 20000)})", node=node, rid=rid,
             )
             pg(
-                w,
-                tt + timedelta(milliseconds=w.ri(600, 2200)),
-                "pg-billing",
-                w.newpid(),
-                "entitlement@billing",
-                "ERROR",
+                w, tt + timedelta(milliseconds=w.ri(600, 2200)), "pg-billing", w.newpid(),
+                "entitlement@billing", "ERROR",
                 'nextval: reached maximum value of sequence "billing_events_id_seq" (2147483647)',
             )
         for _ in range(w.count(2.2 * ld)):
             tt = w.jit(t)
             sk(
-                w,
-                tt,
-                "ERROR",
-                "StripeWebhookJob",
+                w, tt, "ERROR", "StripeWebhookJob",
                 "fail: PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum value of "
                 "sequence "
                 f'"billing_events_id_seq" (2147483647) (event evt_{w.b36(24)}, '
                 f"type {w.pick(['invoice.paid', 'customer.subscription.updated', 'invoice.paid'])})",
-                elapsed=f"{w.ri(20, 90) / 1000}",
-                retry_count=w.ri(0, 4),
+                elapsed=f"{w.ri(20, 90) / 1000}", retry_count=w.ri(0, 4),
             )
 
 
@@ -2846,13 +1995,8 @@ def rc(w: World, t: datetime, level: str, logger: str, event: str, **kv) -> None
     ri = w.pick(INST["recommend"])
     lvl = {"debug": "DEBUG", "info": "INFO", "warning": "WARN", "error": "ERROR"}[level]
     w.emit(
-        t,
-        "recommend",
-        lvl,
-        structlog(t, level, logger, event, **kv),
-        host=ri[1],
-        alloc=alloc("recommend", ri[0], t),
-        version=version("recommend", t),
+        t, "recommend", lvl, structlog(t, level, logger, event, **kv), host=ri[1],
+        alloc=alloc("recommend", ri[0], t), version=version("recommend", t),
     )
 
 
@@ -2864,88 +2008,45 @@ def recommend_bg(w: World, t: datetime) -> None:
         if dry and w.r() < 0.6:
             continue
         rc(
-            w,
-            tt,
-            "info",
-            "reco.api",
-            "recommendations served",
-            profile=w.profile(),
-            rail="for-you",
-            items=w.ri(20, 40),
-            took_ms=w.ri(30, 160),
+            w, tt, "info", "reco.api", "recommendations served", profile=w.profile(), rail="for-you",
+            items=w.ri(20, 40), took_ms=w.ri(30, 160),
         )
     for _ in range(w.count(0.13 * (0.4 + ld))):
         rc(
-            w,
-            w.jit(t),
-            "warning",
-            "reco.features",
-            "feature store miss, using popular fallback",
-            profile=w.profile(),
-            missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]),
+            w, w.jit(t), "warning", "reco.features", "feature store miss, using popular fallback",
+            profile=w.profile(), missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]),
         )
     for _ in range(w.count(0.07 * (0.4 + ld))):
         rc(
-            w,
-            w.jit(t),
-            "error",
-            "reco.catalog",
-            "catalog batchGet partial result",
-            requested=w.ri(30, 50),
-            missing=w.ri(1, 4),
-            reason="titles expired or not in region",
+            w, w.jit(t), "error", "reco.catalog", "catalog batchGet partial result", requested=w.ri(30, 50),
+            missing=w.ri(1, 4), reason="titles expired or not in region",
         )
     lt = loc(t)
     if lt.minute == 7:
         rc(
-            w,
-            w.jit(t, 20),
-            "error",
-            "reco.index",
-            "candidate index stale, keeping previous snapshot",
-            age_s=w.ri(3601, 3690),
-            snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}",
+            w, w.jit(t, 20), "error", "reco.index", "candidate index stale, keeping previous snapshot",
+            age_s=w.ri(3601, 3690), snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}",
         )
     if lt.minute == 9:
         rc(
-            w,
-            w.jit(t, 30),
-            "info",
-            "reco.index",
-            "candidate index refreshed",
-            items=w.ri(180_000, 190_000),
-            took_s=round(w.ri(20, 90) / 1.0, 1),
+            w, w.jit(t, 30), "info", "reco.index", "candidate index refreshed",
+            items=w.ri(180_000, 190_000), took_s=round(w.ri(20, 90) / 1.0, 1),
         )
     if w.r() < 0.03 * ld:
         rc(
-            w,
-            w.jit(t),
-            "warning",
-            "reco.rank",
-            "ranking over budget",
-            took_ms=w.ri(200, 600),
-            budget_ms=150,
-            candidates=w.ri(200, 300),
+            w, w.jit(t), "warning", "reco.rank", "ranking over budget", took_ms=w.ri(200, 600),
+            budget_ms=150, candidates=w.ri(200, 300),
         )
     if dry:
         for _ in range(w.count(3.5 * ld)):
             rc(
-                w,
-                w.jit(t),
-                "error",
-                "reco.catalog",
-                "catalog batchGet failed",
+                w, w.jit(t), "error", "reco.catalog", "catalog batchGet failed",
                 status=w.pick([503, 503, 504]),
-                error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]),
-                requested=w.ri(30, 50),
+                error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]), requested=w.ri(30, 50),
             )
         for _ in range(w.count(1.5 * ld)):
             rc(
-                w,
-                w.jit(t),
-                "warning",
-                "reco.api",
-                "serving popular fallback rail: catalog unavailable",
+                w, w.jit(t), "warning", "reco.api", "serving popular fallback rail: catalog unavailable",
                 profile=w.profile(),
             )
 
@@ -2959,12 +2060,7 @@ def sr(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
     si = w.pick(INST["search"])
     lvl = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}[level]
     w.emit(
-        t,
-        "search",
-        lvl,
-        logfmt(t, level, caller, msg, **kv),
-        host=si[1],
-        alloc=alloc("search", si[0], t),
+        t, "search", lvl, logfmt(t, level, caller, msg, **kv), host=si[1], alloc=alloc("search", si[0], t),
         version=version("search", t),
     )
 
@@ -2973,78 +2069,40 @@ def search_bg(w: World, t: datetime) -> None:
     ld = load(t)
     for _ in range(w.count(0.2 * ld)):
         sr(
-            w,
-            w.jit(t),
-            "info",
-            "query.go:88",
-            "query",
-            q=w.pick(QUERIES),
-            hits=w.ri(0, 400),
+            w, w.jit(t), "info", "query.go:88", "query", q=w.pick(QUERIES), hits=w.ri(0, 400),
             took=f"{w.ri(8, 120)}ms",
         )
     lt = loc(t)
     nightly = lt.hour == 3 and lt.minute < 40
     for _ in range(w.count(0.05 * (0.4 + ld) * (3 if nightly else 1))):
         sr(
-            w,
-            w.jit(t),
-            "warn",
-            "query.go:97",
-            "slow query",
-            took=f"{w.ri(800, 2400)}ms",
-            threshold="800ms",
-            q_sha1=w.hexid(10),
-            terms=w.ri(1, 4),
+            w, w.jit(t), "warn", "query.go:97", "slow query", took=f"{w.ri(800, 2400)}ms",
+            threshold="800ms", q_sha1=w.hexid(10), terms=w.ri(1, 4),
         )
     if lt.minute % 15 == 4:
         sr(
-            w,
-            w.jit(t, 20),
-            "info",
-            "indexer/consumer.go:61",
-            "catalog.changes applied",
-            records=w.ri(3, 90),
-            lag=w.ri(0, 40),
-            group="search-catalog",
+            w, w.jit(t, 20), "info", "indexer/consumer.go:61", "catalog.changes applied",
+            records=w.ri(3, 90), lag=w.ri(0, 40), group="search-catalog",
         )
     if lt.minute == 0:
         tt = w.jit(t, 15)
         gen = int((t - DAY0).total_seconds() // 3600) + 9100
         if lt.hour == 3:
             sr(
-                w,
-                tt - timedelta(seconds=8),
-                "info",
-                "indexer/full.go:33",
-                "full reindex started",
-                target=f"titles_v{gen}",
-                shards=4 if t > at(1, 2, 30) else 3,
+                w, tt - timedelta(seconds=8), "info", "indexer/full.go:33", "full reindex started",
+                target=f"titles_v{gen}", shards=4 if t > at(1, 2, 30) else 3,
             )
             sr(
-                w,
-                tt - timedelta(seconds=2),
-                "info",
-                "indexer/full.go:71",
-                "full reindex built",
-                docs=w.ri(212_000, 214_000),
-                took="1m48s",
+                w, tt - timedelta(seconds=2), "info", "indexer/full.go:71", "full reindex built",
+                docs=w.ri(212_000, 214_000), took="1m48s",
             )
         sr(
-            w,
-            tt,
-            "info",
-            "indexer/alias.go:40",
-            "alias swap",
-            alias="titles",
+            w, tt, "info", "indexer/alias.go:40", "alias swap", alias="titles",
             **{"from": f"titles_v{gen - 1}", "to": f"titles_v{gen}"},
         )
         sr(
-            w,
-            tt + timedelta(milliseconds=40),
-            "error",
-            "indexer/alias.go:58",
-            "alias swap cancelled in-flight queries",
-            cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
+            w, tt + timedelta(milliseconds=40), "error", "indexer/alias.go:58",
+            "alias swap cancelled in-flight queries", cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
             err="context canceled",
         )
 
@@ -3058,13 +2116,8 @@ def pr(w: World, t: datetime, level: int, msg: str, node: str | None = None, **e
     pi = w.pick(INST["profiles"]) if node is None else next(p for p in INST["profiles"] if p[0] == node)
     lvl = {20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR"}[level]
     w.emit(
-        t,
-        "profiles",
-        lvl,
-        pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
-        host=pi[1],
-        alloc=alloc("profiles", pi[0], t),
-        version=version("profiles", t),
+        t, "profiles", lvl, pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
+        host=pi[1], alloc=alloc("profiles", pi[0], t), version=version("profiles", t),
     )
 
 
@@ -3073,25 +2126,14 @@ def profiles_bg(w: World, t: datetime) -> None:
     stale = inside(t, (POISON[0] + timedelta(minutes=2), at(1, 8, 27, 30)))
     for _ in range(w.count(0.1 * ld)):
         pr(
-            w,
-            w.jit(t),
-            30,
-            "continue-watching served",
-            profile=w.profile(),
-            items=w.ri(0, 20),
-            source="redis" if w.r() < 0.9 else "postgres",
-            took_ms=w.ri(2, 30),
+            w, w.jit(t), 30, "continue-watching served", profile=w.profile(), items=w.ri(0, 20),
+            source="redis" if w.r() < 0.9 else "postgres", took_ms=w.ri(2, 30),
         )
     if not stale:
         for _ in range(w.count(0.08 * ld)):
             part = w.ri(0, 11)
             pr(
-                w,
-                w.jit(t),
-                30,
-                "resume points applied",
-                topic="watch-events",
-                partition=part,
+                w, w.jit(t), 30, "resume points applied", topic="watch-events", partition=part,
                 records=w.ri(50, 900),
                 lastOffset=str(48_800_000 + int((t - DAY0).total_seconds() // 20) + part),
             )
@@ -3103,26 +2145,18 @@ def profiles_bg(w: World, t: datetime) -> None:
     if frac:
         for _ in range(w.count(4 * ld * frac)):
             pr(
-                w,
-                w.jit(t),
-                40,
-                "access token rejected",
+                w, w.jit(t), 40, "access token rejected",
                 err={
-                    "type": "TokenExpiredError",
-                    "message": "jwt expired",
+                    "type": "TokenExpiredError", "message": "jwt expired",
                     "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400))),
                 },
                 route="/v1/profiles/:id/continue-watching",
             )
     elif w.r() < 0.04 * (0.4 + ld):
         pr(
-            w,
-            w.jit(t),
-            40,
-            "access token rejected",
+            w, w.jit(t), 40, "access token rejected",
             err={
-                "type": "TokenExpiredError",
-                "message": "jwt expired",
+                "type": "TokenExpiredError", "message": "jwt expired",
                 "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000))),
             },
             route="/v1/profiles/:id/continue-watching",
@@ -3135,9 +2169,7 @@ def profiles_bg(w: World, t: datetime) -> None:
 
 TOPICS = {"watch-events": 12, "playback.sessions": 12, "catalog.changes": 6, "entitlement.changes": 6}
 GROUPS = {  # group: (coordinator broker, __consumer_offsets partition, members, generation at DAY0)
-    "watch-history": (2, 17, 3, 4398),
-    "reco-events": (1, 28, 2, 311),
-    "search-catalog": (3, 5, 2, 902),
+    "watch-history": (2, 17, 3, 4398), "reco-events": (1, 28, 2, 311), "search-catalog": (3, 5, 2, 902),
 }
 
 
@@ -3153,34 +2185,23 @@ def group_rebalance(
     w.groups[group] = (coord, part, n, gen + 1)
     gc = "kafka.coordinator.group.GroupCoordinator"
     kf(
-        w,
-        t,
-        "INFO",
+        w, t, "INFO",
         f"[GroupCoordinator {coord}]: Preparing to rebalance group {group} in state "
-        f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})",
-        gc,
+        f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})", gc,
         coord,
     )
     t2 = t + timedelta(milliseconds=w.ri(2500, 3200))
     kf(
-        w,
-        t2,
-        "INFO",
+        w, t2, "INFO",
         f"[GroupCoordinator {coord}]: Stabilized group {group} generation {gen + 1} "
-        f"(__consumer_offsets-{part}) with {members} members",
-        gc,
-        coord,
+        f"(__consumer_offsets-{part}) with {members} members", gc, coord,
     )
     leader = member or f"{'kafkajs-profiles-1' if group == 'watch-history' else 'rdkafka'}-{w.uuid()}"
     kf(
-        w,
-        t2 + timedelta(milliseconds=w.ri(5, 40)),
-        "INFO",
+        w, t2 + timedelta(milliseconds=w.ri(5, 40)), "INFO",
         f"[GroupCoordinator {coord}]: Assignment received from leader {leader} for group {group} for "
         f"generation "
-        f"{gen + 1}. The group has {members} members, 0 of which are static.",
-        gc,
-        coord,
+        f"{gen + 1}. The group has {members} members, 0 of which are static.", gc, coord,
     )
 
 
@@ -3191,65 +2212,45 @@ def kafka_bg(w: World, t: datetime) -> None:
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
         kf(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[LocalLog partition={topic}-{p}, dir=/var/lib/kafka/data] Rolled new log segment "
-            f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.",
-            "kafka.log.LocalLog",
-            b,
+            f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.", "kafka.log.LocalLog", b,
         )
     if lt.minute % 30 == 1:
         b = w.ri(1, 3)
         kf(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[GroupMetadataManager brokerId={b}] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
-            "kafka.coordinator.group.GroupMetadataManager",
-            b,
+            "kafka.coordinator.group.GroupMetadataManager", b,
         )
     if lt.minute == 44:
         b = w.ri(1, 3)
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
         kf(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[UnifiedLog partition={topic}-{p}, dir=/var/lib/kafka/data] Deleting segment "
             f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, size={w.ri(900_000_000, 1_073_000_000)}, "
             f"lastModifiedTime={int((t - timedelta(days=3)).timestamp() * 1000)}, "
             f"largestRecordTimestamp=Some("
             f"{int((t - timedelta(days=3)).timestamp() * 1000)})) due to retention time 259200000ms breach "
             f"based on "
-            "the largest record timestamp in the segment",
-            "kafka.log.UnifiedLog",
-            b,
+            "the largest record timestamp in the segment", "kafka.log.UnifiedLog", b,
         )
     if w.r() < 0.0016:  # a recommend consumer now and then misses its session timeout during a long GC
         group_rebalance(
-            w,
-            w.jit(t),
-            "reco-events",
-            f"removing member rdkafka-{w.uuid()} on heartbeat expiration",
+            w, w.jit(t), "reco-events", f"removing member rdkafka-{w.uuid()} on heartbeat expiration",
             members=1,
         )
         group_rebalance(
-            w,
-            w.jit(t + timedelta(seconds=40), 10),
-            "reco-events",
+            w, w.jit(t + timedelta(seconds=40), 10), "reco-events",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
 
 
 def pg(w: World, t: datetime, inst_: str, pid: int, who: str, sev: str, msg: str) -> None:
     level = {
-        "LOG": "INFO",
-        "DETAIL": "INFO",
-        "STATEMENT": "INFO",
-        "WARNING": "WARN",
-        "ERROR": "ERROR",
+        "LOG": "INFO", "DETAIL": "INFO", "STATEMENT": "INFO", "WARNING": "WARN", "ERROR": "ERROR",
         "FATAL": "FATAL",
     }[sev]
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst_, host=inst_)
@@ -3268,12 +2269,7 @@ def postgres_bg(w: World, t: datetime) -> None:
             bufs = w.ri(2000, 26000)
             write, sync = w.ri(120000, 269000) / 1000, w.ri(10, 990) / 1000
             pg(
-                w,
-                tt + timedelta(seconds=write + sync),
-                inst_,
-                58,
-                "",
-                "LOG",
+                w, tt + timedelta(seconds=write + sync), inst_, 58, "", "LOG",
                 f"{kind} complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
                 f"removed, "
                 f"{w.ri(2, 14)} recycled; write={write:.3f} s, sync={sync:.3f} s, "
@@ -3283,12 +2279,7 @@ def postgres_bg(w: World, t: datetime) -> None:
         inst_ = w.pick(["pg-catalog", "pg-billing", "pg-profiles"])
         db = inst_.split("-")[1]
         pg(
-            w,
-            w.jit(t),
-            inst_,
-            w.newpid(),
-            f"metabase@{db}",
-            "LOG",
+            w, w.jit(t), inst_, w.newpid(), f"metabase@{db}", "LOG",
             "could not receive data from client: Connection reset by peer",
         )
     if w.r() < 0.012:
@@ -3300,12 +2291,7 @@ def postgres_bg(w: World, t: datetime) -> None:
             ]
         )
         pg(
-            w,
-            w.jit(t),
-            inst_,
-            w.newpid(),
-            "",
-            "LOG",
+            w, w.jit(t), inst_, w.newpid(), "", "LOG",
             f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
             f"remain, "
             f"tuples: {w.ri(1000, 40000)} removed, {w.ri(10**6, 9 * 10**6)} remain, elapsed: "
@@ -3314,12 +2300,7 @@ def postgres_bg(w: World, t: datetime) -> None:
     if lt.hour == 2 and lt.minute == 0:
         for inst_ in ("pg-catalog", "pg-billing"):
             pg(
-                w,
-                t + timedelta(seconds=w.ri(1, 9)),
-                inst_,
-                w.newpid(),
-                "replicator@[unknown]",
-                "LOG",
+                w, t + timedelta(seconds=w.ri(1, 9)), inst_, w.newpid(), "replicator@[unknown]", "LOG",
                 "received replication command: BASE_BACKUP ( LABEL 'nightly', CHECKPOINT 'fast', WAIT 0, "
                 "MANIFEST "
                 "'yes')",
@@ -3334,18 +2315,13 @@ def redis_bg(w: World, t: datetime) -> None:
             pid = w.ri(1000, 30000)
             for msg, role, dt in (
                 (f"{w.ri(100, 9000)} changes in 300 seconds. Saving...", "M", 0),
-                (f"Background saving started by pid {pid}", "M", 0),
-                ("DB saved on disk", "C", w.ri(4, 30)),
+                (f"Background saving started by pid {pid}", "M", 0), ("DB saved on disk", "C", w.ri(4, 30)),
                 ("Background saving terminated with success", "M", w.ri(31, 40)),
             ):
                 t2 = tt + timedelta(seconds=dt)
                 w.emit(
-                    t2,
-                    "redis",
-                    "INFO",
-                    redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
-                    instance=inst_,
-                    host=f"{inst_}-0",
+                    t2, "redis", "INFO", redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
+                    instance=inst_, host=f"{inst_}-0",
                 )
 
 
@@ -3359,53 +2335,33 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
         st = t + timedelta(seconds=20 + i * 55 + w.ri(0, 9))
         if service == "playback":
             pb(
-                w,
-                st,
-                "info",
-                "cmd/playback/main.go:61",
-                "playback starting",
-                node=name,
-                version=ver,
+                w, st, "info", "cmd/playback/main.go:61", "playback starting", node=name, version=ver,
                 addr=":8080",
             )
         elif service == "drm-license":
             drm_start(w, st, ver, name)
         elif service == "packager":
             pk(
-                w,
-                st,
-                "INFO",
-                "main.cc:44",
+                w, st, "INFO", "main.cc:44",
                 f"kumo-packager {ver} starting: 48 worker threads, work queue 512, high-water 256",
                 node=name,
             )
         elif service == "catalog":
             ct(
-                w,
-                st,
-                "INFO",
-                f"{CAT}.CatalogApplication",
+                w, st, "INFO", f"{CAT}.CatalogApplication",
                 f"Started CatalogApplication v{ver} in "
                 f"{w.ri(14, 22)}.{w.ri(100, 999)} seconds (process running for {w.ri(15, 24)}.2)",
-                thread="main",
-                node=name,
+                thread="main", node=name,
             )
             ct(
-                w,
-                st + timedelta(milliseconds=40),
-                "INFO",
-                "com.zaxxer.hikari.HikariDataSource",
+                w, st + timedelta(milliseconds=40), "INFO", "com.zaxxer.hikari.HikariDataSource",
                 "catalog-primary - Start completed. (maximumPoolSize=30, leakDetectionThreshold=60000)",
-                thread="main",
-                node=name,
+                thread="main", node=name,
             )
         elif service == "entitlement":
             en(
-                w,
-                st,
-                "INFO",
-                f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4",
-                node=name,
+                w, st, "INFO",
+                f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4", node=name,
                 rid="boot",
             )
         elif service == "recommend":
@@ -3416,24 +2372,18 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
             pr(w, st, 30, "profiles listening", node=name, version=ver, port=3000)
     if service == "recommend":
         group_rebalance(
-            w,
-            t + timedelta(seconds=22),
-            "reco-events",
+            w, t + timedelta(seconds=22), "reco-events",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
     if service == "search":
         group_rebalance(
-            w,
-            t + timedelta(seconds=23),
-            "search-catalog",
+            w, t + timedelta(seconds=23), "search-catalog",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
     if service == "profiles":
         for i in range(3):
             group_rebalance(
-                w,
-                t + timedelta(seconds=21 + i * 55),
-                "watch-history",
+                w, t + timedelta(seconds=21 + i * 55), "watch-history",
                 f"Adding new member kafkajs-profiles-{i + 1}-{w.uuid()} with group instance id None; "
                 "client reason: not provided",
             )
@@ -3444,14 +2394,10 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 POISON_VALUE = {
-    "profile": "p_7hq3tz2k",
-    "content": "c-57930",
-    "positionMs": "NaN",
-    "app": "KumoVideo-AndroidTV/6.2.0",
+    "profile": "p_7hq3tz2k", "content": "c-57930", "positionMs": "NaN", "app": "KumoVideo-AndroidTV/6.2.0",
 }
 POISON_ERR = {
-    "type": "RangeError",
-    "message": "Invalid time value",
+    "type": "RangeError", "message": "Invalid time value",
     "stack": "RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at toResumePoint "
     "(/app/dist/history/resume.js:41:38)\n    at handleWatchEvent (/app/dist/history/consumer.js:77:21)",
 }
@@ -3478,19 +2424,11 @@ def inc_poison(w: World) -> None:
         for i, m in enumerate(members):
             parts = [p for p in range(12) if p % len(members) == i]
             pr(
-                w,
-                t + timedelta(milliseconds=w.ri(50, 900)),
-                30,
-                "[ConsumerGroup] Consumer has joined the group",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
-                memberId=mids[m],
-                leaderId=mids[members[0]],
-                isLeader=m == members[0],
-                memberAssignment={"watch-events": parts},
-                groupProtocol="RoundRobinAssigner",
-                duration=w.ri(2400, 3400),
+                w, t + timedelta(milliseconds=w.ri(50, 900)), 30,
+                "[ConsumerGroup] Consumer has joined the group", node=names[m], logger="kafkajs",
+                groupId="watch-history", memberId=mids[m], leaderId=mids[members[0]],
+                isLeader=m == members[0], memberAssignment={"watch-events": parts},
+                groupProtocol="RoundRobinAssigner", duration=w.ri(2400, 3400),
             )
 
     def holder_after(t: datetime) -> None:
@@ -3505,18 +2443,9 @@ def inc_poison(w: World) -> None:
     def stuck(t: datetime, m: int) -> None:
         for k in range(5):
             pr(
-                w,
-                t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)),
-                50,
-                "watch event handler failed, retrying",
-                node=names[m],
-                topic="watch-events",
-                partition=7,
-                offset="48812331",
-                attempt=k + 1,
-                maxAttempts=5,
-                err=POISON_ERR,
-                value=POISON_VALUE,
+                w, t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)), 50,
+                "watch event handler failed, retrying", node=names[m], topic="watch-events", partition=7,
+                offset="48812331", attempt=k + 1, maxAttempts=5, err=POISON_ERR, value=POISON_VALUE,
             )
         push(t + timedelta(seconds=30, milliseconds=w.ri(0, 400)), "evict", m)
         push(t + timedelta(seconds=205, milliseconds=w.ri(0, 400)), "rejoin", m)
@@ -3533,92 +2462,56 @@ def inc_poison(w: World) -> None:
             active.discard(m)
             coord, part, _members, gen = w.groups["watch-history"]
             kf(
-                w,
-                t,
-                "INFO",
+                w, t, "INFO",
                 f"[GroupCoordinator {coord}]: Member {mids[m]} in group watch-history has failed, "
-                "removing it from the group",
-                "kafka.coordinator.group.GroupCoordinator",
-                coord,
+                "removing it from the group", "kafka.coordinator.group.GroupCoordinator", coord,
             )
             if active:
                 for o in sorted(active):
                     pr(
-                        w,
-                        t + timedelta(milliseconds=w.ri(300, 2500)),
-                        40,
-                        "[Runner] The group is rebalancing, re-joining",
-                        node=names[o],
-                        logger="kafkajs",
-                        groupId="watch-history",
-                        memberId=mids[o],
-                        error="The group is rebalancing, so a rejoin is needed",
-                        retryCount=0,
+                        w, t + timedelta(milliseconds=w.ri(300, 2500)), 40,
+                        "[Runner] The group is rebalancing, re-joining", node=names[o], logger="kafkajs",
+                        groupId="watch-history", memberId=mids[o],
+                        error="The group is rebalancing, so a rejoin is needed", retryCount=0,
                     )
                 group_rebalance(
-                    w,
-                    t + timedelta(milliseconds=5),
-                    "watch-history",
-                    f"removing member {mids[m]} on heartbeat expiration",
-                    members=len(active),
+                    w, t + timedelta(milliseconds=5), "watch-history",
+                    f"removing member {mids[m]} on heartbeat expiration", members=len(active),
                     member=mids[min(active)],
                 )
                 joined(t + timedelta(seconds=3))
             else:
                 kf(
-                    w,
-                    t + timedelta(milliseconds=5),
-                    "INFO",
+                    w, t + timedelta(milliseconds=5), "INFO",
                     f"[GroupCoordinator {coord}]: Group watch-history with "
                     f"generation {gen + 1} is now empty (__consumer_offsets-{part})",
-                    "kafka.coordinator.group.GroupCoordinator",
-                    coord,
+                    "kafka.coordinator.group.GroupCoordinator", coord,
                 )
                 w.groups["watch-history"] = (coord, part, 3, gen + 1)
             holder_after(t + timedelta(seconds=3))
         elif kind == "rejoin":
             pr(
-                w,
-                t,
-                50,
-                "[Connection] Response Heartbeat(key: 12, version: 3)",
-                node=names[m],
-                logger="kafkajs",
-                broker="kafka-2.kumo.internal:9093",
-                clientId=f"profiles-{m}",
-                error="The coordinator is not aware of this member",
-                correlationId=w.ri(10000, 99999),
+                w, t, 50, "[Connection] Response Heartbeat(key: 12, version: 3)", node=names[m],
+                logger="kafkajs", broker="kafka-2.kumo.internal:9093", clientId=f"profiles-{m}",
+                error="The coordinator is not aware of this member", correlationId=w.ri(10000, 99999),
                 size=10,
             )
             pr(
-                w,
-                t + timedelta(milliseconds=40),
-                50,
-                "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
-                retryCount=5,
+                w, t + timedelta(milliseconds=40), 50,
+                "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value", node=names[m],
+                logger="kafkajs", groupId="watch-history", retryCount=5,
             )
             pr(
-                w,
-                t + timedelta(milliseconds=60),
-                30,
-                "[Consumer] Restarting the consumer in 5000ms",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
+                w, t + timedelta(milliseconds=60), 30, "[Consumer] Restarting the consumer in 5000ms",
+                node=names[m], logger="kafkajs", groupId="watch-history",
             )
             t2 = t + timedelta(seconds=5, milliseconds=w.ri(0, 600))
             mids[m] = f"kafkajs-profiles-{m}-{w.uuid()}"
             active.add(m)
             group_rebalance(
-                w,
-                t2,
-                "watch-history",
+                w, t2, "watch-history",
                 f"Adding new member {mids[m]} with group instance id None; client reason: not provided",
-                members=len(active),
-                member=mids[min(active)],
+                members=len(active), member=mids[min(active)],
             )
             joined(t2 + timedelta(seconds=3))
             if state["holder"] is None:
@@ -3626,21 +2519,13 @@ def inc_poison(w: World) -> None:
     coord, part, _m, gen = w.groups["watch-history"]
     for m in sorted(names):
         pr(
-            w,
-            stop + timedelta(seconds=m * 4),
-            30,
-            "[Consumer] Stopped",
-            node=names[m],
-            logger="kafkajs",
+            w, stop + timedelta(seconds=m * 4), 30, "[Consumer] Stopped", node=names[m], logger="kafkajs",
             groupId="watch-history",
         )
     kf(
-        w,
-        stop + timedelta(seconds=14),
-        "INFO",
+        w, stop + timedelta(seconds=14), "INFO",
         f"[GroupCoordinator {coord}]: Group watch-history with generation "
-        f"{gen + 1} is now empty (__consumer_offsets-{part})",
-        "kafka.coordinator.group.GroupCoordinator",
+        f"{gen + 1} is now empty (__consumer_offsets-{part})", "kafka.coordinator.group.GroupCoordinator",
         coord,
     )
     w.groups["watch-history"] = (coord, part, 3, gen + 1)
@@ -3650,27 +2535,18 @@ def inc_poison(w: World) -> None:
         mids[m] = f"kafkajs-profiles-{m}-{w.uuid()}"
         active.add(m)
         group_rebalance(
-            w,
-            start + timedelta(seconds=m * 6),
-            "watch-history",
+            w, start + timedelta(seconds=m * 6), "watch-history",
             f"Adding new member {mids[m]} with group instance id None; client reason: not provided",
-            members=len(active),
-            member=mids[1],
+            members=len(active), member=mids[1],
         )
     joined(start + timedelta(seconds=22))
     for k in range(12):
         pr(
-            w,
-            start + timedelta(seconds=30 + k * 7),
-            30,
-            "resume points applied",
-            topic="watch-events",
-            partition=k,
-            records=w.ri(80_000, 140_000),
+            w, start + timedelta(seconds=30 + k * 7), 30, "resume points applied", topic="watch-events",
+            partition=k, records=w.ri(80_000, 140_000),
             lastOffset=str(48_812_332 + w.ri(100_000, 200_000))
             if k == 7
-            else str(48_800_000 + w.ri(100_000, 300_000)),
-            catchUp=True,
+            else str(48_800_000 + w.ri(100_000, 300_000)), catchUp=True,
         )
 
 
@@ -3694,18 +2570,14 @@ def inc_skew(w: World) -> None:
         cl(t - timedelta(seconds=2), "INFO", "Selected source 10.20.9.40 (ntp-pci-2.kumo.internal)", t)
         cl(t, "WARN", f"System clock wrong by {SKEW_S}.214561 seconds", t)
         cl(
-            t + timedelta(milliseconds=2),
-            "WARN",
-            f"System clock was stepped by {SKEW_S}.214561 seconds",
+            t + timedelta(milliseconds=2), "WARN", f"System clock was stepped by {SKEW_S}.214561 seconds",
             t + timedelta(seconds=SKEW_S),
         )
         t = SKEW[1] + timedelta(milliseconds=w.ri(0, 4000))
         cl(t - timedelta(seconds=1), "INFO", "Source 10.20.9.40 removed", t + timedelta(seconds=SKEW_S))
         cl(t, "INFO", "Selected source 169.254.169.123", t + timedelta(seconds=SKEW_S))
         cl(
-            t + timedelta(milliseconds=2),
-            "WARN",
-            f"System clock wrong by {-SKEW_S}.206118 seconds",
+            t + timedelta(milliseconds=2), "WARN", f"System clock wrong by {-SKEW_S}.206118 seconds",
             t + timedelta(seconds=SKEW_S),
         )
         cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds", t)
@@ -3713,23 +2585,13 @@ def inc_skew(w: World) -> None:
 
 def inc_replica(w: World) -> None:
     pg(
-        w,
-        REPLAY_WAIT[0] - timedelta(seconds=32),
-        "pg-catalog",
-        w.newpid(),
-        "",
-        "LOG",
+        w, REPLAY_WAIT[0] - timedelta(seconds=32), "pg-catalog", w.newpid(), "", "LOG",
         'automatic vacuum of table "catalog.public.title_availability": index scans: 1, pages: 0 removed, '
         "48811 "
         "remain, tuples: 18234 removed, 2240190 remain, elapsed: 11.48 s",
     )
     pg(
-        w,
-        REPLAY_WAIT[1],
-        "pg-catalog-ro",
-        41877,
-        "metabase@catalog",
-        "LOG",
+        w, REPLAY_WAIT[1], "pg-catalog-ro", 41877, "metabase@catalog", "LOG",
         "duration: 4099312.448 ms  statement: COPY (SELECT t.id, t.title, a.region, a.available_from, "
         "s.plays_7d "
         "FROM titles t JOIN title_availability a ON a.title_id = t.id JOIN play_stats s ON s.title_id = "
@@ -3740,84 +2602,51 @@ def inc_replica(w: World) -> None:
 
 def inc_reassign(w: World) -> None:
     kf(
-        w,
-        at(2, 9, 25, 2),
-        "INFO",
+        w, at(2, 9, 25, 2), "INFO",
         "[Admin Manager on Broker 1]: Updating broker 2 with new configuration : "
         "leader.replication.throttled.rate -> 209715200,follower.replication.throttled.rate -> 209715200",
-        "kafka.server.ZkAdminManager",
-        1,
+        "kafka.server.ZkAdminManager", 1,
     )
     for i, p in enumerate((1, 4, 7, 10)):
         for topic in ("watch-events", "playback.sessions"):
             t = REASSIGN[0] + timedelta(seconds=5 + i * 3, milliseconds=w.ri(0, 900))
             kf(
-                w,
-                t,
-                "INFO",
+                w, t, "INFO",
                 f"[Partition {topic}-{p} broker=2] Log loaded for partition {topic}-{p} with initial "
-                "high watermark 0",
-                "kafka.cluster.Partition",
-                2,
+                "high watermark 0", "kafka.cluster.Partition", 2,
             )
             t = REASSIGN[1] - timedelta(minutes=30 - i * 9, seconds=w.ri(0, 60))
             kf(
-                w,
-                t,
-                "INFO",
+                w, t, "INFO",
                 f"[Partition {topic}-{p} broker=1] ISR updated to 1,3,2 and version updated to "
-                f"{w.ri(40, 90)}",
-                "kafka.cluster.Partition",
-                1,
+                f"{w.ri(40, 90)}", "kafka.cluster.Partition", 1,
             )
     kf(
-        w,
-        REASSIGN[1],
-        "INFO",
+        w, REASSIGN[1], "INFO",
         "[Controller id=1] Removed throttle configs for broker 2 after reassignment of 96 partitions",
-        "kafka.controller.KafkaController",
-        1,
+        "kafka.controller.KafkaController", 1,
     )
 
 
 def inc_misc(w: World) -> None:
     # flyway V58 with catalog 3.8.0, and the sequence fix on pg-billing
     pg(
-        w,
-        at(2, 17, 31, 40),
-        "pg-catalog",
-        w.newpid(),
-        "flyway_catalog@catalog",
-        "LOG",
+        w, at(2, 17, 31, 40), "pg-catalog", w.newpid(), "flyway_catalog@catalog", "LOG",
         "statement: CREATE TABLE trending_counters_region (title_id bigint NOT NULL, region text NOT NULL, "
         "plays_1h integer NOT NULL, PRIMARY KEY (title_id, region))",
     )
     pg(
-        w,
-        SEQ_MAX[1] - timedelta(seconds=1),
-        "pg-billing",
-        w.newpid(),
-        "dba@billing",
-        "LOG",
+        w, SEQ_MAX[1] - timedelta(seconds=1), "pg-billing", w.newpid(), "dba@billing", "LOG",
         "statement: ALTER SEQUENCE billing_events_id_seq AS bigint MAXVALUE 9223372036854775807;",
     )
     sk(
-        w,
-        SEQ_MAX[1] + timedelta(seconds=40),
-        "INFO",
-        "StripeWebhookJob",
-        "done: billing event recorded id=2147483648",
-        elapsed="0.212",
+        w, SEQ_MAX[1] + timedelta(seconds=40), "INFO", "StripeWebhookJob",
+        "done: billing event recorded id=2147483648", elapsed="0.212",
     )
     # the DRM restart that loads the staged credential, and the premiere fix
     ct(
-        w,
-        PREMIERE[1] - timedelta(seconds=5),
-        "INFO",
-        f"{CAT}.cache.PlayableCache",
-        f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)",
-        thread="admin-3",
-        node="catalog-1",
+        w, PREMIERE[1] - timedelta(seconds=5), "INFO", f"{CAT}.cache.PlayableCache",
+        f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)", thread="admin-3", node="catalog-1",
     )
 
 
@@ -3827,15 +2656,9 @@ def inc_misc(w: World) -> None:
 # ---------------------------------------------------------------------------------------------
 
 BASE = {  # req/min at load 1, p95 ms, error %, cpu %
-    "gateway": (52000, 240, 0.9, 38),
-    "playback": (9000, 260, 0.6, 41),
-    "drm-license": (4800, 60, 0.5, 35),
-    "packager": (21000, 60, 0.2, 44),
-    "catalog": (11000, 180, 0.3, 39),
-    "entitlement": (3800, 60, 0.8, 30),
-    "recommend": (4100, 160, 2.8, 52),
-    "search": (2600, 110, 0.4, 26),
-    "profiles": (5200, 25, 0.3, 22),
+    "gateway": (52000, 240, 0.9, 38), "playback": (9000, 260, 0.6, 41), "drm-license": (4800, 60, 0.5, 35),
+    "packager": (21000, 60, 0.2, 44), "catalog": (11000, 180, 0.3, 39), "entitlement": (3800, 60, 0.8, 30),
+    "recommend": (4100, 160, 2.8, 52), "search": (2600, 110, 0.4, 26), "profiles": (5200, 25, 0.3, 22),
     "objstore-gw": (26000, 20, 0.6, 31),
 }
 
@@ -3933,15 +2756,8 @@ def metrics(w: World) -> None:
             fetch = rps * (1 - hit)
             shield_rows.append(
                 [
-                    wmin(t),
-                    name,
-                    round(rps),
-                    round(hit, 3),
-                    round(fetch),
-                    round(b503),
-                    round(nuked),
-                    limited,
-                    round(used, 1),
+                    wmin(t), name, round(rps), round(hit, 3), round(fetch), round(b503), round(nuked),
+                    limited, round(used, 1),
                 ]
             )
         # per minute: kafka brokers
@@ -3968,13 +2784,8 @@ def metrics(w: World) -> None:
                 urp = 8
             broker_rows.append(
                 [
-                    wmin(t),
-                    f"kafka-{b}",
-                    round(p99, 1),
-                    round(mbs, 1),
-                    round(await_, 1),
-                    burst if burst == "" else round(burst, 1),
-                    urp,
+                    wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
+                    burst if burst == "" else round(burst, 1), urp,
                 ]
             )
         # per minute: JVMs
@@ -3985,13 +2796,7 @@ def metrics(w: World) -> None:
             busy = 420
         jvm_rows.append(
             [
-                wmin(t),
-                "drm-license",
-                round(busy),
-                600,
-                "",
-                "",
-                round(2900 + 400 * w.r()),
+                wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
                 round(8 + 10 * w.r()),
             ]
         )
@@ -3999,24 +2804,16 @@ def metrics(w: World) -> None:
         pool = min(90, pool + leaked(t))
         jvm_rows.append(
             [
-                wmin(t),
-                "catalog",
-                round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)),
-                600,
-                round(pool),
-                90,
-                round(1800 + 500 * w.r()),
-                round(6 + 8 * w.r()),
+                wmin(t), "catalog", round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)), 600,
+                round(pool), 90, round(1800 + 500 * w.r()), round(6 + 8 * w.r()),
             ]
         )
         if loc(t).minute % 5 == 0:
             for svc in BASE:
                 svc_rows.append(svc_metric(w, t, svc))
             for inst_, role, mx, tps in (
-                ("pg-catalog", "primary", 300, 1900),
-                ("pg-catalog-ro", "replica", 300, 3100),
-                ("pg-billing", "primary", 200, 420),
-                ("pg-profiles", "primary", 200, 2600),
+                ("pg-catalog", "primary", 300, 1900), ("pg-catalog-ro", "replica", 300, 3100),
+                ("pg-billing", "primary", 200, 420), ("pg-profiles", "primary", 200, 2600),
             ):
                 conns = round(mx * 0.3 * (0.6 + 0.4 * ld) * (0.9 + 0.2 * w.r()))
                 lag_s: float | str = ""
@@ -4032,24 +2829,14 @@ def metrics(w: World) -> None:
                     conns = max(conns, 96 + idle_tx)
                 db_rows.append(
                     [
-                        wall(t),
-                        inst_,
-                        role,
-                        conns,
-                        mx,
-                        round(tps * ld * (0.9 + 0.2 * w.r())),
-                        round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1),
-                        lag_s,
-                        idle_tx,
+                        wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
+                        round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
                         round(
                             {
-                                "pg-catalog": 61.2,
-                                "pg-catalog-ro": 61.3,
-                                "pg-billing": 72.8,
+                                "pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
                                 "pg-profiles": 48.1,
                             }[inst_]
-                            + 0.2 * w.r(),
-                            1,
+                            + 0.2 * w.r(), 1,
                         ),
                     ]
                 )
@@ -4069,12 +2856,8 @@ def metrics(w: World) -> None:
                     iowait = round(38 + 12 * w.r(), 1)
                 host_rows.append(
                     [
-                        wall(t),
-                        f"kafka-{b}",
-                        "kafka",
-                        ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
-                        round(cpu + iowait, 1),
-                        round((w.r() - 0.5) * 0.8, 2),
+                        wall(t), f"kafka-{b}", "kafka", ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
+                        round(cpu + iowait, 1), round((w.r() - 0.5) * 0.8, 2),
                     ]
                 )
             # consumer lag
@@ -4091,10 +2874,7 @@ def metrics(w: World) -> None:
             lag_rows.append([wall(t), "reco-events", "watch-events", 12, reco])
             lag_rows.append(
                 [
-                    wall(t),
-                    "search-catalog",
-                    "catalog.changes",
-                    6,
+                    wall(t), "search-catalog", "catalog.changes", 6,
                     w.ri(0, 300)
                     if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
                     else w.ri(4000, 9000),
@@ -4106,27 +2886,15 @@ def metrics(w: World) -> None:
     w.table(
         "shield_metrics",
         [
-            "minute",
-            "node",
-            "req_per_s",
-            "hit_ratio",
-            "backend_fetch_per_s",
-            "backend_503_per_s",
-            "n_lru_nuked",
-            "n_lru_limited",
-            "storage_used_gb",
+            "minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
+            "n_lru_nuked", "n_lru_limited", "storage_used_gb",
         ],
         shield_rows,
     )
     w.table(
         "broker_metrics",
         [
-            "minute",
-            "broker",
-            "produce_p99_ms",
-            "bytes_in_mb_s",
-            "disk_await_ms",
-            "ebs_burst_balance_pct",
+            "minute", "broker", "produce_p99_ms", "bytes_in_mb_s", "disk_await_ms", "ebs_burst_balance_pct",
             "under_replicated_partitions",
         ],
         broker_rows,
@@ -4134,30 +2902,16 @@ def metrics(w: World) -> None:
     w.table(
         "jvm_metrics",
         [
-            "minute",
-            "service",
-            "threads_busy",
-            "threads_max",
-            "db_pool_active",
-            "db_pool_max",
-            "heap_used_mb",
-            "gc_pause_ms",
+            "minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
+            "heap_used_mb", "gc_pause_ms",
         ],
         jvm_rows,
     )
     w.table(
         "db_metrics",
         [
-            "bucket_start",
-            "instance",
-            "role",
-            "conns",
-            "max_conns",
-            "tps",
-            "cpu_pct",
-            "replay_lag_s",
-            "idle_in_tx",
-            "disk_used_pct",
+            "bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
+            "idle_in_tx", "disk_used_pct",
         ],
         db_rows,
     )
@@ -4181,20 +2935,13 @@ def batch_runs(w: World, publish_rows: list[list]) -> None:
             start = at(d, hh, mm)
             d_ = dur + w.ri(0, 120)
             it = items or {
-                "sprite-backfill": w.ri(5200, 6100),
-                "search-reindex": w.ri(212_000, 214_000),
+                "sprite-backfill": w.ri(5200, 6100), "search-reindex": w.ri(212_000, 214_000),
                 "stripe-payout-reconcile": w.ri(1800, 2600),
             }.get(job, 0)
             rows.append(
                 [
-                    f"BR-{n}",
-                    job,
-                    runs_on,
-                    wall(start),
-                    wall(start + timedelta(seconds=d_)),
-                    "COMPLETED",
-                    it,
-                    detail,
+                    f"BR-{n}", job, runs_on, wall(start), wall(start + timedelta(seconds=d_)), "COMPLETED",
+                    it, detail,
                 ]
             )
     for start, cid, title, ok in PREPACK_RUNS:
@@ -4202,25 +2949,15 @@ def batch_runs(w: World, publish_rows: list[list]) -> None:
         dur = 90 if not ok else w.ri(380, 500)
         rows.append(
             [
-                f"BR-{n}",
-                "prepackage",
-                "packager (pkg-4)",
-                wall(start),
-                wall(start + timedelta(seconds=dur)),
-                "COMPLETED" if ok else "FAILED",
-                1 if ok else 0,
+                f"BR-{n}", "prepackage", "packager (pkg-4)", wall(start),
+                wall(start + timedelta(seconds=dur)), "COMPLETED" if ok else "FAILED", 1 if ok else 0,
                 f"{cid} {title}" + ("" if ok else ": audio rendition ja-5.1 missing from mezzanine"),
             ]
         )
     n += 1
     rows.append(
         [
-            f"BR-{n}",
-            "sprite-backfill",
-            "transcode-batch",
-            wall(SPRITE[0]),
-            wall(SPRITE[1]),
-            "ABORTED",
+            f"BR-{n}", "sprite-backfill", "transcode-batch", wall(SPRITE[0]), wall(SPRITE[1]), "ABORTED",
             18412,
             "workers=64 s3_user=svc-media (manual run: catch up 48210 library titles before the UI launch)",
         ]
@@ -4228,20 +2965,13 @@ def batch_runs(w: World, publish_rows: list[list]) -> None:
     n += 1
     rows.append(
         [
-            f"BR-{n}",
-            "partition-reassign",
-            "kafka",
-            wall(REASSIGN[0]),
-            wall(REASSIGN[1]),
-            "COMPLETED",
-            96,
+            f"BR-{n}", "partition-reassign", "kafka", wall(REASSIGN[0]), wall(REASSIGN[1]), "COMPLETED", 96,
             "move 96 partitions of watch-events, playback.sessions onto kafka-2 (replaced broker), 1.8 TB",
         ]
     )
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table(
-        "batch_runs",
-        ["run_id", "job_name", "runs_on", "began", "finished", "result", "items", "detail"],
+        "batch_runs", ["run_id", "job_name", "runs_on", "began", "finished", "result", "items", "detail"],
         rows,
     )
 
@@ -4389,16 +3119,11 @@ def truth() -> dict:
     s, e = at(0, 9, 10), at(0, 9, 40)
     inc.append(
         incident(
-            "VOD-01",
-            "system_wide",
+            "VOD-01", "system_wide",
             "Lots of viewers can't start anything since about 9am — the app shows error DRM-3016; support "
             "says it's "
             "mostly iPhone, iPad, Apple TV and Safari. 09:10–09:40 JST, 2026/04/14. Which component failed?",
-            None,
-            s,
-            e,
-            FPS_EXPIRED[0],
-            "drm-license",
+            None, s, e, FPS_EXPIRED[0], "drm-license",
             "drm-license's FairPlay Streaming certificate fps-prod-2025 expired at 09:00 JST (notAfter "
             "2026-04-14T00:00:00Z); the renewed fps-prod-2026 had been staged in vault on 4/10, but "
             "drm-license "
@@ -4413,8 +3138,7 @@ def truth() -> dict:
                 "Widevine license downgraded warnings in drm-license (always there)",
                 "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)",
             ],
-            "drm-credentials",
-            "SUCCESS",
+            "drm-credentials", "SUCCESS",
             [
                 step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
                 step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
@@ -4422,8 +3146,7 @@ def truth() -> dict:
                 step_sql(
                     "SELECT cert_name, service, not_after, rotated_at, status FROM certificates WHERE "
                     "service = "
-                    "'drm-license' AND not_after <= '2026-04-14T00:30:00Z'",
-                    "fps-prod-2025",
+                    "'drm-license' AND not_after <= '2026-04-14T00:30:00Z'", "fps-prod-2025",
                 ),
             ],
             runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate",
@@ -4432,15 +3155,10 @@ def truth() -> dict:
     s, e = at(0, 12, 5), at(0, 12, 35)
     inc.append(
         incident(
-            "VOD-02",
-            "metrics_deps",
+            "VOD-02", "metrics_deps",
             "catalog: the titles that were supposed to go live at 12:00 still show 'coming soon' and "
             "playback refuses "
-            "them — 12:05 to 12:35 JST, Apr 14. What's going on?",
-            "catalog",
-            s,
-            e,
-            REPLAY_WAIT[0],
+            "them — 12:05 to 12:35 JST, Apr 14. What's going on?", "catalog", s, e, REPLAY_WAIT[0],
             "postgres",
             "WAL replay on the catalog hot standby pg-catalog-ro was held up from 11:38 by a long metabase "
             "COPY export "
@@ -4459,8 +3177,7 @@ def truth() -> dict:
                 "playback NOT_YET_AVAILABLE warnings (the symptom)",
                 "recommend feature-store warnings and catalog artwork warnings (always there)",
             ],
-            "catalog-replica",
-            "SUCCESS",
+            "catalog-replica", "SUCCESS",
             [
                 step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
                 step_sql(
@@ -4468,8 +3185,7 @@ def truth() -> dict:
                     "'pg-catalog-ro' AND "
                     "replay_lag_s > 600 AND bucket_start BETWEEN '2026-04-14T03:05:00Z' AND "
                     "'2026-04-14T03:35:00Z' "
-                    "ORDER BY bucket_start",
-                    "pg-catalog-ro",
+                    "ORDER BY bucket_start", "pg-catalog-ro",
                 ),
                 step_sql(
                     "SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
@@ -4483,16 +3199,11 @@ def truth() -> dict:
     s, e = at(0, 14, 20), at(0, 14, 50)
     inc.append(
         incident(
-            "VOD-03",
-            "change",
+            "VOD-03", "change",
             "packager: CPU pegged on every packager node and segment requests timing out since ~14:05. "
             "Nothing was "
-            "deployed to packager. Window 14:20–14:50 JST on 4/14 — what changed?",
-            "packager",
-            s,
-            e,
-            VCL_HASH[0],
-            "origin-shield",
+            "deployed to packager. Window 14:20–14:50 JST on 4/14 — what changed?", "packager", s, e,
+            VCL_HASH[0], "origin-shield",
             "config change CHG-8803 (shield-vcl#311) at 14:04 changed origin-shield's cache key (vcl_hash) "
             "from "
             "dropping the tok query parameter to sorting the whole query string; every segment URL carries "
@@ -4501,15 +3212,13 @@ def truth() -> dict:
             "fell "
             "from ~95% to ~4% and nearly all CDN traffic went to the packager, whose work queues overflowed "
             "(shedding, 2.5 s segment deadlines, 503) at 100% CPU, until the change was reverted (CHG-8804) "
-            "at 14:58",
-            ["cache key", "tok"],
+            "at 14:58", ["cache key", "tok"],
             [
                 "recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
                 "packager itself (no deploy; overloaded, not broken)",
                 "packager Broken pipe errors and unknown-rendition probes (always there)",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_sql(
                     "SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
@@ -4522,8 +3231,7 @@ def truth() -> dict:
                     "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE hit_ratio "
                     "< 0.1 AND "
                     "minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' ORDER BY minute LIMIT "
-                    "6",
-                    "shield-",
+                    "6", "shield-",
                 ),
                 step_sql(
                     "SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
@@ -4536,17 +3244,11 @@ def truth() -> dict:
     s, e = at(0, 20, 10), at(0, 20, 40)
     inc.append(
         incident(
-            "VOD-04",
-            "trap_late_symptom",
+            "VOD-04", "trap_late_symptom",
             "playback: the new episode of Shinkai Line that premiered at 20:00 won't play for anyone ('this "
             "title "
             "can't be played right now') — 20:10–20:40 JST, 14 Apr. We shipped playback 7.4.0 at 19:50; what "
-            "broke?",
-            "playback",
-            s,
-            e,
-            PREPACK_FAIL,
-            "packager",
+            "broke?", "playback", s, e, PREPACK_FAIL, "packager",
             "the prepackage job for the 20:00 premiere c-58213 (Shinkai Line #7) failed at 19:31: the "
             "delivered "
             "mezzanine had only the ja-2.0 audio track and validation requires ja-5.1, so no HLS/DASH "
@@ -4562,23 +3264,17 @@ def truth() -> dict:
                 "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
                 "prime-time load and recommend's usual errors",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
                 step_logs(
-                    "audio rendition 'ja-5.1' missing",
-                    "packager",
-                    at(0, 19, 25),
-                    e,
-                    "ERROR",
+                    "audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
                     pattern="prepackage",
                 ),
                 step_sql(
                     "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
                     "AND result = "
-                    "'FAILED'",
-                    "c-58213",
+                    "'FAILED'", "c-58213",
                 ),
                 step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN"),
             ],
@@ -4587,22 +3283,10 @@ def truth() -> dict:
     s, e = at(1, 3, 0), at(1, 3, 40)
     inc.append(
         incident(
-            "VOD-05",
-            "no_incident",
+            "VOD-05", "no_incident",
             "search: got paged for search ERRORs around 03:10 JST on 4/15. Can you check 03:00–03:40 — is "
             "anything "
-            "actually broken?",
-            "search",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
+            "actually broken?", "search", s, e, None, None, None, [], [], None, "FALLBACK", [],
             note=(
                 "the nightly full reindex and alias swap at 03:00 with its usual 'alias swap cancelled "
                 "in-flight "
@@ -4615,16 +3299,10 @@ def truth() -> dict:
     s, e = at(1, 7, 40), at(1, 8, 10)
     inc.append(
         incident(
-            "VOD-06",
-            "logs_only",
+            "VOD-06", "logs_only",
             "profiles: 'Continue watching' stopped updating and resume positions are stale — 07:40 to 08:10 "
             "JST, "
-            "2026-04-15. Root cause?",
-            "profiles",
-            s,
-            e,
-            POISON[0],
-            "profiles",
+            "2026-04-15. Root cause?", "profiles", s, e, POISON[0], "profiles",
             'a poison record on watch-events partition 7 (offset 48812331, positionMs "NaN" from the Android '
             "TV app "
             "6.2.0) made profiles' watch-history consumer throw RangeError: Invalid time value and retry it "
@@ -4634,15 +3312,13 @@ def truth() -> dict:
             "members "
             "left), so no partition was consumed and continue-watching and resume points went stale, until "
             "the "
-            "offset was skipped (CHG-8808) at 08:26",
-            ["watch-history", "rebalance"],
+            "offset was skipped (CHG-8808) at 08:26", ["watch-history", "rebalance"],
             [
                 "profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
                 "profiles 'avatar not found' warnings (always there)",
                 "reco-events rebalancing now and then (normal)",
             ],
-            "kafka-consumer-groups",
-            "SUCCESS",
+            "kafka-consumer-groups", "SUCCESS",
             [
                 step_logs(
                     "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
@@ -4653,8 +3329,7 @@ def truth() -> dict:
                     "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group = "
                     "'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' AND "
                     "'2026-04-14T23:10:00Z' "
-                    "ORDER BY bucket_start",
-                    "watch-history",
+                    "ORDER BY bucket_start", "watch-history",
                 ),
             ],
             runbook_query="kafka consumer group keeps rebalancing continue watching stale",
@@ -4663,16 +3338,10 @@ def truth() -> dict:
     s, e = at(1, 11, 0), at(1, 11, 30)
     inc.append(
         incident(
-            "VOD-07",
-            "change",
+            "VOD-07", "change",
             "playback: lots of start failures with 'license request failed' since about 10:55 — 11:00–11:30 "
             "JST "
-            "2026/04/15. What changed?",
-            "playback",
-            s,
-            e,
-            PREFETCH[0],
-            "playback",
+            "2026/04/15. What changed?", "playback", s, e, PREFETCH[0], "playback",
             "feature flag playback.license_prefetch was switched on for 100% at 10:52 (PLAY-1188): playback "
             "prefetched licenses for the next 3 episodes at every session start, drm-license's request rate "
             "nearly "
@@ -4687,8 +3356,7 @@ def truth() -> dict:
                 "origin-shield TLS certificate rotation at 10:40",
                 "recommend deploy DEP-4415 (3.2.0) at 09:30",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_sql(
                     "SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM feature_flags WHERE "
@@ -4702,8 +3370,7 @@ def truth() -> dict:
                     "SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE service = "
                     "'drm-license' "
                     "AND threads_busy >= threads_max AND minute BETWEEN '2026-04-15T02:00:00Z' AND "
-                    "'2026-04-15T02:30:00Z' LIMIT 5",
-                    "drm-license",
+                    "'2026-04-15T02:30:00Z' LIMIT 5", "drm-license",
                 ),
             ],
         )
@@ -4711,15 +3378,10 @@ def truth() -> dict:
     s, e = at(1, 13, 0), at(1, 13, 40)
     inc.append(
         incident(
-            "VOD-08",
-            "trap_unrelated_change",
+            "VOD-08", "trap_unrelated_change",
             "packager: 503s on segments for catalogue titles (new releases seem fine) 13:00–13:40 JST, Apr "
             "15. We "
-            "deployed packager 5.2.0 at 12:50 — is it the deploy?",
-            "packager",
-            s,
-            e,
-            SLOWDOWN[0],
+            "deployed packager 5.2.0 at 12:50 — is it the deploy?", "packager", s, e, SLOWDOWN[0],
             "objstore-gw",
             "the thumbnail sprite-backfill batch was started by hand at 12:38 with 64 workers (it normally "
             "runs at "
@@ -4736,8 +3398,7 @@ def truth() -> dict:
                 "packager Broken pipe errors (always there)",
                 "objstore-gw 404s on subtitle probes (always there)",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("503 SlowDown", "packager", s, e, "ERROR"),
                 step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
@@ -4754,16 +3415,10 @@ def truth() -> dict:
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
         incident(
-            "VOD-09",
-            "system_wide",
+            "VOD-09", "system_wide",
             "Viewers on web, TV and mobile are being logged out or told their session expired when they "
             "press play — "
-            "20:10 to 20:40 JST on 4/15. Which component failed?",
-            None,
-            s,
-            e,
-            SKEW[0],
-            "entitlement",
+            "20:10 to 20:40 JST on 4/15. Which component failed?", None, s, e, SKEW[0], "entitlement",
             "clock skew on the entitlement hosts in apne1-az4: config change CHG-8811 at 19:58 pointed "
             "chrony on "
             "ent-b1 and ent-b2 at ntp-pci-2, whose clock was 16m43s behind, and at 20:03 chrony stepped "
@@ -4773,16 +3428,13 @@ def truth() -> dict:
             "valid to "
             "them (JWT::ImmatureSignature), so about half of token checks and refreshes failed and viewers "
             "were "
-            "logged out, until the change was reverted at 20:47 (CHG-8812)",
-            ["clock", "entitlement"],
+            "logged out, until the change was reverted at 20:47 (CHG-8812)", ["clock", "entitlement"],
             [
                 "entitlement deploy DEP-4417 (12.3.0) at 16:10",
                 "'token is expired' warnings in playback and profiles (always there at a low rate; here the "
-                "symptom)",
-                "feature flag profiles.kids_pin_v2 at 18:30",
+                "symptom)", "feature flag profiles.kids_pin_v2 at 18:30",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
                 step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
@@ -4792,14 +3444,12 @@ def truth() -> dict:
                     "-60000 AND "
                     "bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' ORDER BY "
                     "bucket_start "
-                    "LIMIT 6",
-                    "ent-b",
+                    "LIMIT 6", "ent-b",
                 ),
                 step_sql(
                     "SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
                     "applied_at BETWEEN "
-                    "'2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'",
-                    "CHG-8811",
+                    "'2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'", "CHG-8811",
                 ),
             ],
         )
@@ -4807,22 +3457,11 @@ def truth() -> dict:
     s, e = at(2, 10, 0), at(2, 10, 30)
     inc.append(
         incident(
-            "VOD-10",
-            "no_incident",
+            "VOD-10", "no_incident",
             "gateway: alerts for 499s and a few 5xx around 10:10 JST, 16 Apr, and recommend is erroring too. "
             "Anything "
-            "actually broken between 10:00 and 10:30?",
-            "gateway",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
+            "actually broken between 10:00 and 10:30?", "gateway", s, e, None, None, None, [], [], None,
+            "FALLBACK", [],
             note=(
                 "the usual 499s and 4xx, one of recommend's 'upstream prematurely closed' and its usual "
                 "errors; the "
@@ -4835,16 +3474,10 @@ def truth() -> dict:
     s, e = at(2, 12, 20), at(2, 12, 50)
     inc.append(
         incident(
-            "VOD-11",
-            "metrics_deps",
+            "VOD-11", "metrics_deps",
             "gateway: POST /v1/playback/sessions is slow (p95 several seconds) with some 504s, 12:20–12:50 "
             "JST "
-            "2026-04-16. What's going on?",
-            "gateway",
-            s,
-            e,
-            BURST[0],
-            "kafka",
+            "2026-04-16. What's going on?", "gateway", s, e, BURST[0], "kafka",
             "kafka-2's gp2 EBS data volume ran out of burst credits at 12:08: the partition reassignment "
             "that began at "
             "09:30 (1.8 TB onto the replaced broker, throttle raised by CHG-8813) drained "
@@ -4855,29 +3488,25 @@ def truth() -> dict:
             "1.5-5 s, "
             "timed out after 5 s (503) or hit the gateway's 6 s timeout (504), until the volume was moved to "
             "gp3 at "
-            "13:02 (CHG-8814, recovered by ~13:09)",
-            ["kafka-2", "burst"],
+            "13:02 (CHG-8814, recovered by ~13:09)", ["kafka-2", "burst"],
             [
                 "playback itself (its publish timeouts are the symptom)",
                 "search deploy DEP-4418 (2.14.1) at 10:12",
                 "feature flag search.query_rewrite_ja 25% -> 50% at 09:15",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("upstream timed out", "gateway", s, e, "ERROR", pattern="/v1/playback/sessions"),
                 step_logs("session event publish slow", "playback", s, e, "WARN"),
                 step_sql(
                     "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND callee = "
-                    "'kafka'",
-                    "playback.sessions",
+                    "'kafka'", "playback.sessions",
                 ),
                 step_sql(
                     "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics WHERE "
                     "broker = "
                     "'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN '2026-04-16T03:20:00Z' AND "
-                    "'2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5",
-                    "kafka-2",
+                    "'2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
                 ),
             ],
         )
@@ -4885,16 +3514,10 @@ def truth() -> dict:
     s, e = at(2, 15, 0), at(2, 15, 30)
     inc.append(
         incident(
-            "VOD-12",
-            "trap_runbook_words",
+            "VOD-12", "trap_runbook_words",
             "origin-shield: 503 'backend fetch failed' on video segments — mostly 4K titles — since just "
             "after 15:00, "
-            "15:00–15:30 JST Apr 16. What's the cause?",
-            "origin-shield",
-            s,
-            e,
-            NUKE[0],
-            "origin-shield",
+            "15:00–15:30 JST Apr 16. What's the cause?", "origin-shield", s, e, NUKE[0], "origin-shield",
             "origin-shield could not get storage for big objects: when the 4k-hdr-spring collection (120 UHD "
             "titles) "
             "was published at 15:00, 2160p segments of 14-21 MB had to go into the full malloc cache and "
@@ -4904,56 +3527,44 @@ def truth() -> dict:
             "'Could not get storage' (ExpKill LRU_Exhausted) and the shield answered 503 Backend fetch "
             "failed for "
             "most 4K segments while the packager was healthy, until nuke_limit was raised to 1000 at 15:41 "
-            "(CHG-8816)",
-            ["nuke_limit", "storage"],
+            "(CHG-8816)", ["nuke_limit", "storage"],
             [
                 "the shield-503 runbook (packager overloaded: scale the packager)",
                 "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
                 "drm-license deploy DEP-4419 (9.1.2) at 14:10",
                 "feature flag playback.hevc_ladder.tvos at 14:30",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
                 step_sql(
                     "SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
                     "n_lru_limited > 0 "
                     "AND minute BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' ORDER BY minute "
-                    "LIMIT 6",
-                    "n_lru_limited",
+                    "LIMIT 6", "n_lru_limited",
                 ),
                 step_sql(
                     "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
                     "'packager' AND "
                     "bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' ORDER BY "
-                    "bucket_start",
-                    "packager",
+                    "bucket_start", "packager",
                 ),
                 step_sql(
                     "SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
                     "'catalog-publish' AND items "
-                    ">= 100",
-                    "4k-hdr-spring",
+                    ">= 100", "4k-hdr-spring",
                 ),
             ],
-            decoy="shield-503",
-            runbook_query="origin-shield 503 backend fetch failed",
+            decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed",
         )
     )
     s, e = at(2, 21, 10), at(2, 21, 40)
     inc.append(
         incident(
-            "VOD-13",
-            "trap_noisy_service",
+            "VOD-13", "trap_noisy_service",
             "recommend: the home screen takes 10+ s and the rails come back empty, 21:10–21:40 JST 4/16. "
             "recommend is "
-            "throwing errors as usual — is it recommend?",
-            "recommend",
-            s,
-            e,
-            POOL_DRY[0],
-            "catalog",
+            "throwing errors as usual — is it recommend?", "recommend", s, e, POOL_DRY[0], "catalog",
             "catalog 3.8.0 (deploy DEP-4420 at 17:30, per-region trending rail) has a connection leak in "
             "TrendingRailRepository.fetch: connections taken from its catalog-primary HikariCP pool were not "
             "returned "
@@ -4963,16 +3574,13 @@ def truth() -> dict:
             "available') and answered 503 — recommend's batchGet calls failed and it fell back to popular "
             "rails, "
             "and the home screen came back slow and empty — until catalog was rolled back to 3.7.4 at 21:52 "
-            "(DEP-4421)",
-            ["catalog", "connection leak"],
+            "(DEP-4421)", ["catalog", "connection leak"],
             [
                 "recommend's own errors (feature store misses, partial batchGet results, stale index: always "
-                "there)",
-                "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
+                "there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
                 "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
                 step_logs("Connection is not available", "catalog", s, e, "WARN", pattern="catalog-primary"),
@@ -4980,15 +3588,13 @@ def truth() -> dict:
                 step_sql(
                     "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
                     "'catalog' "
-                    "AND started_at BETWEEN '2026-04-16T08:00:00Z' AND '2026-04-16T09:00:00Z'",
-                    "DEP-4420",
+                    "AND started_at BETWEEN '2026-04-16T08:00:00Z' AND '2026-04-16T09:00:00Z'", "DEP-4420",
                 ),
                 step_sql(
                     "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service = "
                     "'catalog' "
                     "AND db_pool_active >= db_pool_max AND minute BETWEEN '2026-04-16T12:05:00Z' AND "
-                    "'2026-04-16T12:40:00Z' LIMIT 5",
-                    "catalog",
+                    "'2026-04-16T12:40:00Z' LIMIT 5", "catalog",
                 ),
             ],
         )
@@ -4996,15 +3602,10 @@ def truth() -> dict:
     s, e = at(2, 22, 40), at(2, 23, 10)
     inc.append(
         incident(
-            "VOD-14",
-            "trap_unrelated_change",
+            "VOD-14", "trap_unrelated_change",
             "entitlement: new sign-ups and plan upgrades failing at checkout since ~22:30 — 22:40–23:10 JST, "
-            "2026/04/16. We rotated the Stripe restricted key at 22:25; is that the cause?",
-            "entitlement",
-            s,
-            e,
-            SEQ_MAX[0],
-            "postgres",
+            "2026/04/16. We rotated the Stripe restricted key at 22:25; is that the cause?", "entitlement",
+            s, e, SEQ_MAX[0], "postgres",
             "the billing_events_id_seq sequence on pg-billing reached its maximum value 2147483647 at 22:31: "
             "migration 20260409101500 (billing events id to bigint) changed the column to bigint but left "
             "the "
@@ -5014,22 +3615,18 @@ def truth() -> dict:
             "DBA "
             "altered the sequence to bigint at 23:22 (CHG-8818); the Stripe key rotation (CHG-8817) at 22:25 "
             "is "
-            "unrelated, the Stripe calls themselves succeeded",
-            ["billing_events_id_seq", "maximum"],
+            "unrelated, the Stripe calls themselves succeeded", ["billing_events_id_seq", "maximum"],
             [
                 "entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
-                "recommend deploy DEP-4422 (3.2.1) at 22:20",
-                "Stripe card declines (always there)",
+                "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)",
             ],
-            None,
-            "SUCCESS",
+            None, "SUCCESS",
             [
                 step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
                 step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
                 step_sql(
                     "SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
-                    "'billing'",
-                    "billing events id to bigint",
+                    "'billing'", "billing events id to bigint",
                 ),
                 step_logs(
                     "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"

@@ -284,16 +284,11 @@ SHOP_CURVE = [0.30, 0.22, 0.17, 0.14, 0.14, 0.17, 0.27, 0.43, 0.60, 0.72, 0.80, 
               0.90, 0.88, 0.86, 0.88, 0.94, 1.00, 1.00, 0.96, 0.86, 0.70, 0.52, 0.40]
 
 SHOP_PODS = {  # service -> (replicas, nodes)
-    "frontend": (3, ("node-a1", "node-a2", "node-a3")),
-    "auth": (2, ("node-a2", "node-a3")),
-    "catalog": (3, ("node-a1", "node-a2", "node-a3")),
-    "cart": (3, ("node-a3", "node-a1", "node-a2")),
-    "checkout": (2, ("node-a1", "node-a2")),
-    "payment-gw": (2, ("node-a2", "node-a3")),
-    "inventory": (2, ("node-a3", "node-a1")),
-    "shipping": (2, ("node-a1", "node-a3")),
-    "email-worker": (1, ("node-a2",)),
-    "recommendations": (3, ("node-a2", "node-a3", "node-a1")),
+    "frontend": (3, ("node-a1", "node-a2", "node-a3")), "auth": (2, ("node-a2", "node-a3")),
+    "catalog": (3, ("node-a1", "node-a2", "node-a3")), "cart": (3, ("node-a3", "node-a1", "node-a2")),
+    "checkout": (2, ("node-a1", "node-a2")), "payment-gw": (2, ("node-a2", "node-a3")),
+    "inventory": (2, ("node-a3", "node-a1")), "shipping": (2, ("node-a1", "node-a3")),
+    "email-worker": (1, ("node-a2",)), "recommendations": (3, ("node-a2", "node-a3", "node-a1")),
     "coredns": (2, ("infra-node-1", "infra-node-1")),
 }
 
@@ -593,8 +588,7 @@ def shop_decline(w: Shop, t: datetime, c: dict[str, Any], psp: int, reason: str)
 SHOP_FLOWS: list[tuple[Callable[[Shop, datetime], None], float, float]] = [
     # flow, requests per minute at the daily peak, share of its INFO lines the logs keep
     (flow_home, 2.0, 0.03), (flow_product, 3.0, 0.04), (flow_search, 1.2, 0.06),
-    (flow_cart_view, 1.0, 0.07), (flow_add, 1.0, 0.07), (flow_order, 1.2, 0.09),
-    (flow_login, 0.4, 0.07),
+    (flow_cart_view, 1.0, 0.07), (flow_add, 1.0, 0.07), (flow_order, 1.2, 0.09), (flow_login, 0.4, 0.07),
 ]
 
 
@@ -1813,8 +1807,7 @@ def pipe_background(w: Pipeline) -> None:
                    f"{w.lat(180, 700)}ms")
         for t in w.spread(minute, 0.05):
             w.emit(t, "schema-registry", "INFO", w.pick([
-                "GET /subjects/app-events-value/versions/latest 200 2ms",
-                "GET /schemas/ids/1187 200 1ms",
+                "GET /subjects/app-events-value/versions/latest 200 2ms", "GET /schemas/ids/1187 200 1ms",
                 "GET /subjects/events-enriched-value/versions/latest 200 2ms"]))
         for t in w.spread(minute, 0.15 * d):
             took = w.lat(300, 4000)
@@ -2847,8 +2840,7 @@ def p13_backfill(w: Pipeline) -> None:
                    "throughput, it simply could not keep up — not a rebalance",
         key_terms=["backfill", "ingest-api"],
         distractors=["runbook enricher-consumer-lag (rebalance storms after deploys) matches the alert's "
-                     "words",
-                     "stream-enricher config change AUD-7750 (max.poll.records) at 18:50",
+                     "words", "stream-enricher config change AUD-7750 (max.poll.records) at 18:50",
                      "ingest-api release REL-420 (3.14.1) at 18:40"],
         decoy_runbook="enricher-consumer-lag", runbook_query="stream-enricher consumer lag growing",
         evidence=[logs_ev("ingest-api", q0, q1, "backfill-replay-q1", level="WARN"),
