@@ -141,6 +141,44 @@ class World(engine.Dataset):
         self.pid += self.ri(2, 70)
         return self.pid
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    for t in w.minutes():
+        edge_bg(w, t)
+        edge_noise(w, t)
+        booking_bg(w, t)
+        checkin_bg(w, t)
+        inventory_bg(w, t)
+        search_bg(w, t)
+        payments_bg(w, t)
+        notify_bg(w, t)
+        gds_bg(w, t)
+        postgres_bg(w, t)
+        redis_bg(w, t)
+        kafka_bg(w, t)
+        es_bg(w, t)
+        k8s_bg(w, t)
+    inc_seat(w)
+    inc_es(w)
+    inc_edge(w)
+    inc_kafka(w)
+    inc_wal(w)
+    inc_fx(w)
+    inc_v214(w)
+    inc_gds(w)
+    inc_zone(w)
+    inc_wrap(w)
+    inc_flood(w)
+    metrics(w)
+    batch_runs(w)
+    return w, engine.manifest(
+        NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
+        "2026-02-17..19 Central European Time", 14, 13), truth()
+
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argo-rollouts), config changes (CET with offset), flyway history
 # ---------------------------------------------------------------------------------------------
@@ -2689,44 +2727,6 @@ def truth() -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    for t in w.minutes():
-        edge_bg(w, t)
-        edge_noise(w, t)
-        booking_bg(w, t)
-        checkin_bg(w, t)
-        inventory_bg(w, t)
-        search_bg(w, t)
-        payments_bg(w, t)
-        notify_bg(w, t)
-        gds_bg(w, t)
-        postgres_bg(w, t)
-        redis_bg(w, t)
-        kafka_bg(w, t)
-        es_bg(w, t)
-        k8s_bg(w, t)
-    inc_seat(w)
-    inc_es(w)
-    inc_edge(w)
-    inc_kafka(w)
-    inc_wal(w)
-    inc_fx(w)
-    inc_v214(w)
-    inc_gds(w)
-    inc_zone(w)
-    inc_wrap(w)
-    inc_flood(w)
-    metrics(w)
-    batch_runs(w)
-    return w, engine.manifest(
-        NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
-        "2026-02-17..19 Central European Time", 14, 13), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -53,6 +53,8 @@ SERVICES = (
 
 LOCAL = engine.Clock(CET, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (CET): (start of the cause, end of the effects)
@@ -74,6 +76,18 @@ class World(engine.Dataset):
         return f"DP{self.ri(10**9, 10**10 - 1)}DE"
 
     hexid = engine.Dataset.plain_hex
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for t in w.minutes():
+        background(w, t)
+    w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
+    incidents(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "Europe/Berlin", "Depot Paketdienst, a parcel logistics platform",
+                              "2026-12-08..10 CET", 10, SERVICES, dayfirst=True), truth()
 
 # ---- native line formats -------------------------------------------------------------------
 
@@ -885,15 +899,6 @@ yet; failed SMS are not re-sent automatically, so after the outage run
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
         incident(
@@ -1083,18 +1088,6 @@ def truth() -> dict:
         "write UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO "
         "times with their offset."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
-    incidents(w)
-    metrics(w)
-    return w, engine.manifest(NAME, "Europe/Berlin", "Depot Paketdienst, a parcel logistics platform",
-                              "2026-12-08..10 CET", 10, SERVICES, dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

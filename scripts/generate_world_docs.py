@@ -53,6 +53,8 @@ LEVELS = engine.LEVELS
 
 LOCAL = engine.Clock(GMT, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 loc = LOCAL.loc
@@ -102,6 +104,23 @@ class World(engine.Dataset):
         return "d_" + "".join(
             self.pick("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789") for _ in range(11)
         )
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
+        background(w, t)
+    incidents(w)
+    metrics(w)
+    job_runs(w)
+    return w, engine.manifest(
+        NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
+        "2026-11-17..19 UK time (GMT)", 14,
+        "edge ingress collab docs-api mongo search indexer export redis auth billing notify k8s "
+        "postgres".split(), dayfirst=True), truth()
 
 PODS = {
     "collab": ["collab-6c9f7d8b5-2kxqv", "collab-6c9f7d8b5-8mzt4", "collab-6c9f7d8b5-wq7nr"],
@@ -1735,15 +1754,6 @@ job; longer term: gp3 with provisioned IOPS.
 # ---------------------------------------------------------------- truth
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
         incident(
@@ -2117,23 +2127,6 @@ def truth() -> dict:
         "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
         "redis_slowlog have epoch seconds."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
-    return w, engine.manifest(
-        NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
-        "2026-11-17..19 UK time (GMT)", 14,
-        "edge ingress collab docs-api mongo search indexer export redis auth billing notify k8s "
-        "postgres".split(), dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -50,6 +50,8 @@ LEVELS = engine.LEVELS
 
 LOCAL = engine.Clock(PST, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 loc = LOCAL.loc
@@ -106,6 +108,23 @@ class World(engine.Dataset):
     def order(self) -> str:
         self.order_no += self.ri(1, 9)
         return f"ord_{self.order_no}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
+        background(w, t)
+    incidents(w)
+    metrics(w)
+    job_runs(w)
+    return w, engine.manifest(
+        NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
+        "2026-12-01..03 US Pacific time", 14,
+        "edge auth matchmaker allocator lobby leaderboard redis inventory scylla store postgres chat kafka "
+        "telemetry".split(), dayfirst=False), truth()
 
 PODS = {
     "edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
@@ -1793,15 +1812,6 @@ no available GameServer to allocate".
 # ---------------------------------------------------------------- truth
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def z(t: datetime) -> str:
     return zulu(t)
 
@@ -2199,23 +2209,6 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         "svc_metrics "
         "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
-    return w, engine.manifest(
-        NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
-        "2026-12-01..03 US Pacific time", 14,
-        "edge auth matchmaker allocator lobby leaderboard redis inventory scylla store postgres chat kafka "
-        "telemetry".split(), dayfirst=False), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -126,6 +126,31 @@ class World(engine.Dataset):
         self.pid += self.ri(3, 90)
         return self.pid
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    background(w)
+    for d in range(3):
+        billing_batch(w, d)
+    clean_deploys(w)
+    inc_emfile(w)
+    inc_rabbit(w)
+    inc_scaler(w)
+    inc_oom(w)
+    inc_leak(w)
+    inc_limit(w)
+    inc_vacuum(w)
+    inc_takeover(w)
+    inc_dns(w)
+    inc_export(w)
+    inc_dlr(w)
+    inc_panic(w)
+    change_tables(w)
+    metrics(w)
+    return w, engine.manifest(
+        NAME, "Asia/Kolkata", "A state power distribution utility's smart-meter (AMI) platform",
+        "2026-01-20..22 India Standard Time", 14, 14, "access and read"), truth()
+
     # output --------------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------------------------
@@ -2935,31 +2960,6 @@ def truth() -> dict:
         "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
         "offset."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    background(w)
-    for d in range(3):
-        billing_batch(w, d)
-    clean_deploys(w)
-    inc_emfile(w)
-    inc_rabbit(w)
-    inc_scaler(w)
-    inc_oom(w)
-    inc_leak(w)
-    inc_limit(w)
-    inc_vacuum(w)
-    inc_takeover(w)
-    inc_dns(w)
-    inc_export(w)
-    inc_dlr(w)
-    inc_panic(w)
-    change_tables(w)
-    metrics(w)
-    return w, engine.manifest(
-        NAME, "Asia/Kolkata", "A state power distribution utility's smart-meter (AMI) platform",
-        "2026-01-20..22 India Standard Time", 14, 14, "access and read"), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

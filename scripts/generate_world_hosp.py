@@ -46,6 +46,8 @@ LEVELS = engine.LEVELS
 
 LOCAL = engine.Clock(CET, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 loc = LOCAL.loc
@@ -105,6 +107,21 @@ class World(engine.Dataset):
 
     def uid(self) -> str:
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    for t in w.minutes():
+        background(w, t)
+    incidents(w)
+    extra = quiet_nights(w)
+    metrics(w)
+    batch_runs(w, extra)
+    return w, engine.manifest(NAME, "Europe/Berlin", "A German hospital's clinical systems platform",
+                              "2026-11-10..12 German time", 14, HOSP_COMPONENTS, dayfirst=True), truth()
 
 PODS = {
     "edge": [("haproxy-01", "lb-vm-01"), ("haproxy-02", "lb-vm-02")],
@@ -1275,15 +1292,6 @@ rows in small batches without the table lock.
 # ---------------------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def z(t: datetime) -> str:
     return zulu(t)
 
@@ -1681,21 +1689,6 @@ def truth() -> dict:
 
 HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
                    "scheduling fhir-facade postgres redis rabbitmq").split()
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
-    incidents(w)
-    extra = quiet_nights(w)
-    metrics(w)
-    batch_runs(w, extra)
-    return w, engine.manifest(NAME, "Europe/Berlin", "A German hospital's clinical systems platform",
-                              "2026-11-10..12 German time", 14, HOSP_COMPONENTS, dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -58,6 +58,8 @@ SERVICES = (
 
 LOCAL = engine.Clock(AEST, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -94,6 +96,22 @@ class World(engine.Dataset):
     def ip(self) -> str:
         first = self.pick((49, 101, 110, 121, 124, 203))
         return f"{first}.{self.ri(1, 254)}.{self.ri(0, 255)}.{self.ri(1, 254)}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for t in w.minutes():
+        background(w, t)
+    cron(w)
+    for story in (
+        story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,
+        story_poison, story_fanout, story_failover,
+    ):
+        story(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
+                              "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
 
 MODELS = ("plg", "plg", "blb", "blb", "blb", "thm", "lck", "sns", "sns")
 HUBS = [
@@ -1781,15 +1799,6 @@ signing.retired_key_ttl so that tokens signed before the rotation stay valid unt
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:  # noqa: C901 — the twelve cases
     inc = [
         incident(
@@ -2110,22 +2119,6 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
         "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
         "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    cron(w)
-    for story in (
-        story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,
-        story_poison, story_fanout, story_failover,
-    ):
-        story(w)
-    metrics(w)
-    return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
-                              "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -46,6 +46,8 @@ NS = "mkt-prod"
 
 LOCAL = engine.Clock(BRT, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 loc = LOCAL.loc
@@ -153,6 +155,53 @@ class World(engine.Dataset):
 
     def phone(self) -> str:
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    leaks = leak_times(w)
+    for p, times in leaks.items():
+        for t in times:
+            pay(
+                w, t, "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
+                p=next(x for x in PODS["payments"] if x[0] == p),
+            )
+    restart = at(2, 20, 22, 30)
+    for t in w.minutes():
+        leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
+        ingress_bg(w, t)
+        consumer_api_bg(w, t)
+        portal_bg(w, t)
+        orders_bg(w, t)
+        payments_bg(w, t, leased)
+        if (t < at(2, 9, 41) or t >= restart) and w.r() < 0.03 * load(t) + 0.005:
+            pay(
+                w, w.jit(t), "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
+            )
+        dispatch_bg(w, t)
+        courier_bg(w, t)
+        pricing_bg(w, t)
+        notifications_bg(w, t)
+        catalog_bg(w, t)
+        geo_bg(w, t)
+        mysql_bg(w, t)
+        redis_bg(w, t)
+        rabbit_bg(w, t)
+        k8s_bg(w, t)
+    inc_mdl(w)
+    inc_repl(w)
+    inc_rabbit(w)
+    inc_misc(w)
+    extra = campaigns(w) + payout(w)
+    metrics(w)
+    batch_runs(w, extra)
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "A Brazilian food-delivery marketplace",
+                              "2026-05-11..13 Brasília time", 14, MKT_COMPONENTS, dayfirst=True), truth()
 
 ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
@@ -2354,15 +2403,6 @@ poller confirms the payments. Tell support to wait before cancelling.
 # ---------------------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
         incident(
@@ -2816,53 +2856,6 @@ def truth() -> dict:
 
 MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
                   "notifications catalog geo mysql redis rabbitmq").split()
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    leaks = leak_times(w)
-    for p, times in leaks.items():
-        for t in times:
-            pay(
-                w, t, "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
-                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-                p=next(x for x in PODS["payments"] if x[0] == p),
-            )
-    restart = at(2, 20, 22, 30)
-    for t in w.minutes():
-        leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
-        ingress_bg(w, t)
-        consumer_api_bg(w, t)
-        portal_bg(w, t)
-        orders_bg(w, t)
-        payments_bg(w, t, leased)
-        if (t < at(2, 9, 41) or t >= restart) and w.r() < 0.03 * load(t) + 0.005:
-            pay(
-                w, w.jit(t), "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
-                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-            )
-        dispatch_bg(w, t)
-        courier_bg(w, t)
-        pricing_bg(w, t)
-        notifications_bg(w, t)
-        catalog_bg(w, t)
-        geo_bg(w, t)
-        mysql_bg(w, t)
-        redis_bg(w, t)
-        rabbit_bg(w, t)
-        k8s_bg(w, t)
-    inc_mdl(w)
-    inc_repl(w)
-    inc_rabbit(w)
-    inc_misc(w)
-    extra = campaigns(w) + payout(w)
-    metrics(w)
-    batch_runs(w, extra)
-    return w, engine.manifest(NAME, "America/Sao_Paulo", "A Brazilian food-delivery marketplace",
-                              "2026-05-11..13 Brasília time", 14, MKT_COMPONENTS, dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -51,6 +51,8 @@ SERVICES = (
 
 LOCAL = engine.Clock(BRT, DAY0)
 at = LOCAL.at
+lt = LOCAL.iso
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -78,6 +80,20 @@ class World(engine.Dataset):
 
     def driver(self) -> str:
         return f"d_{self.ri(100000, 999999)}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for t in w.minutes():
+        background(w, t)
+    w.table(
+        "job_runs", engine.columns("CRON_RUNS"), nightly(w),
+    )
+    incidents(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "Corrida, a ride-hailing platform in São Paulo",
+                              "2026-08-18..20 Brasília time (BRT)", 10, SERVICES, dayfirst=True), truth()
 
 # ---- native line formats -------------------------------------------------------------------
 
@@ -1165,15 +1181,6 @@ few times a year; during one, sends fail with errors from the provider and recov
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
         incident(
@@ -1444,20 +1451,6 @@ def truth() -> dict:
         "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
         "carry their offset, feature_flags, schema_migrations and service_stats are wall time."
     ))
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    w.table(
-        "job_runs", engine.columns("CRON_RUNS"), nightly(w),
-    )
-    incidents(w)
-    metrics(w)
-    return w, engine.manifest(NAME, "America/Sao_Paulo", "Corrida, a ride-hailing platform in São Paulo",
-                              "2026-08-18..20 Brasília time (BRT)", 10, SERVICES, dayfirst=True), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -163,6 +163,41 @@ class World(engine.Dataset):
         self.pid += self.ri(2, 60)
         return self.pid
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    for t in w.minutes():
+        gateway_bg(w, t)
+        shield_bg(w, t)
+        packager_bg(w, t)
+        objstore_bg(w, t)
+        playback_bg(w, t)
+        drm_bg(w, t)
+        catalog_bg(w, t)
+        entitlement_bg(w, t)
+        recommend_bg(w, t)
+        search_bg(w, t)
+        profiles_bg(w, t)
+        kafka_bg(w, t)
+        postgres_bg(w, t)
+        redis_bg(w, t)
+    shield_vcl(w)
+    prepackage(w)
+    playback_flags(w)
+    inc_poison(w)
+    inc_skew(w)
+    inc_replica(w)
+    inc_reassign(w)
+    inc_misc(w)
+    publish_rows = catalog_publish(w)
+    metrics(w)
+    batch_runs(w, publish_rows)
+    return w, engine.manifest(NAME, "Asia/Tokyo", "A Tokyo video-on-demand streaming platform",
+                              "2026-04-14..16 Japan Standard Time", 14, VOD_COMPONENTS), truth()
+
 # ---------------------------------------------------------------------------------------------
 # Titles, devices, instances
 # ---------------------------------------------------------------------------------------------
@@ -3649,41 +3684,6 @@ def truth() -> dict:
 
 VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
                   "recommend search profiles kafka postgres redis").split()
-
-
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    for t in w.minutes():
-        gateway_bg(w, t)
-        shield_bg(w, t)
-        packager_bg(w, t)
-        objstore_bg(w, t)
-        playback_bg(w, t)
-        drm_bg(w, t)
-        catalog_bg(w, t)
-        entitlement_bg(w, t)
-        recommend_bg(w, t)
-        search_bg(w, t)
-        profiles_bg(w, t)
-        kafka_bg(w, t)
-        postgres_bg(w, t)
-        redis_bg(w, t)
-    shield_vcl(w)
-    prepackage(w)
-    playback_flags(w)
-    inc_poison(w)
-    inc_skew(w)
-    inc_replica(w)
-    inc_reassign(w)
-    inc_misc(w)
-    publish_rows = catalog_publish(w)
-    metrics(w)
-    batch_runs(w, publish_rows)
-    return w, engine.manifest(NAME, "Asia/Tokyo", "A Tokyo video-on-demand streaming platform",
-                              "2026-04-14..16 Japan Standard Time", 14, VOD_COMPONENTS), truth()
 
 
 main = engine.main(NAME, world, __name__, DOCS)
