@@ -15,12 +15,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "edu"
 R = random.Random(20270125)
@@ -92,22 +94,9 @@ def load(t: datetime) -> float:
     return LOAD[t.astimezone(EST).hour]
 
 
-def pick(pairs):
-    x = rr() * sum(w for _, w in pairs)
-    for v, w in pairs:
-        x -= w
-        if x <= 0:
-            return v
-    return pairs[-1][0]
-
-
-def poisson(lam: float) -> int:
-    n, p, lim = 0, 1.0, math.exp(-lam)
-    while True:
-        p *= rr()
-        if p <= lim:
-            return n
-        n += 1
+pick = partial(engine.weighted, rr)
+"""One value of (value, weight) pairs, by weight."""
+poisson = partial(engine.poisson, rr)
 
 
 def hexid(n: int) -> str:
@@ -714,12 +703,12 @@ def inc_minio():
 def inc_grader():
     a, b = W["grader"]
     for pod in PODS["grader"]:
-        for t, ver, commit, engine in ((at(1, 13, 4, 50), "2.8.0", "9e41c07", "v3"),
+        for t, ver, commit, rubric in ((at(1, 13, 4, 50), "2.8.0", "9e41c07", "v3"),
                                        (at(1, 13, 51, 10), "2.7.4", "3b8a1d2", "v2")):
             t += sec(ru(0, 30))
             grader(t, "INFO", "shutting down, draining jobs", pod=pod, signal="SIGTERM")
             grader(t + sec(8), "INFO", "grader starting", pod=pod, version=ver, commit=commit,
-                   rubric_engine=engine, queues="grading")
+                   rubric_engine=rubric, queues="grading")
     for t in spread(a, b, 110):
         bg_grader(t, "matrix")
     for t in spread(a + timedelta(minutes=4), b, 30):

@@ -25,7 +25,11 @@ import math
 import random
 import re
 import sys
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "tele"
 RNG = random.Random(20270118)
@@ -79,21 +83,10 @@ def pick(seq):
 
 def wpick(pairs):
     """Pick from [(weight, value), …]."""
-    x = RNG.random() * sum(w for w, _ in pairs)
-    for w, v in pairs:
-        x -= w
-        if x <= 0:
-            return v
-    return pairs[-1][1]
+    return engine.weighted(RNG.random, [(v, w) for w, v in pairs])
 
 
-def poisson(lam: float) -> int:
-    limit, k, p = math.exp(-lam), 0, 1.0
-    while True:
-        p *= RNG.random()
-        if p <= limit:
-            return k
-        k += 1
+poisson = partial(engine.poisson, RNG.random)
 
 
 def msisdn() -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -92,6 +93,28 @@ def every(span: tuple[datetime, datetime], step_s: float) -> Iterator[datetime]:
     while t < span[1]:
         yield t
         t += timedelta(seconds=step_s)
+
+
+# --- draws ----------------------------------------------------------------------------------
+
+def weighted(r: Callable[[], float], pairs: Sequence[tuple[Any, float]]) -> Any:
+    """One value of ``(value, weight)`` pairs, drawn in proportion to its weight with one ``r()``."""
+    x = r() * sum(w for _, w in pairs)
+    for v, w in pairs:
+        x -= w
+        if x <= 0:
+            return v
+    return pairs[-1][0]
+
+
+def poisson(r: Callable[[], float], lam: float) -> int:
+    """A Poisson count with mean ``lam`` (Knuth: multiply ``r()`` draws until below e^-lam)."""
+    n, p, lim = 0, 1.0, math.exp(-lam)
+    while True:
+        p *= r()
+        if p <= lim:
+            return n
+        n += 1
 
 
 # --- a dataset --------------------------------------------------------------------------------
