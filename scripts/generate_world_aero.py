@@ -30,25 +30,12 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import inside, ms3, zulu  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
-NAME = "aero"
-CET = timezone(timedelta(hours=1))
-DAY0 = datetime(2026, 2, 17, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
-SEED = 20260217
+NAME, SEED = "aero", 20260217
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-iso = LOCAL.iso
-
-
-wall = LOCAL.wall
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 2, 17, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 
 def load(t: datetime) -> float:

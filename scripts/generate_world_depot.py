@@ -38,22 +38,19 @@ from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
-NAME = "depot"
-SEED = 120812
-CET = timezone(timedelta(hours=1))
+NAME, SEED = "depot", 120812
 UTC = UTC
-DAY0 = datetime(2026, 12, 8, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
 LEVELS = engine.LEVELS
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "gateway", "booking", "labels", "routeplan", "osrm", "tracking", "rabbitmq", "mysql", "redis", "scangw",
     "notify", "billing",
 )
 
 
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 

@@ -43,24 +43,15 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import epoch_ms, every, inside, ms3, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "docs"
-GMT = timezone(timedelta(0))
-DAY0 = datetime(2026, 11, 17, tzinfo=GMT)
-END = DAY0 + timedelta(days=3)
-SEED = 20261117
+NAME, SEED = "docs", 20261117
 LEVELS = engine.LEVELS
+GMT = timezone(timedelta(0))
+LOCAL = engine.Clock(GMT, datetime(2026, 11, 17, tzinfo=GMT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 
 
-LOCAL = engine.Clock(GMT, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
-
-
-loc = LOCAL.loc
-
-
-wall = LOCAL.wall
 
 
 def epoch(t: datetime) -> int:

@@ -40,32 +40,20 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "game"
-PST = timezone(timedelta(hours=-8))
-DAY0 = datetime(2026, 12, 1, tzinfo=PST)
-END = DAY0 + timedelta(days=3)
-SEED = 20261201
+NAME, SEED = "game", 20261201
 LEVELS = engine.LEVELS
+PST = timezone(timedelta(hours=-8))
+LOCAL = engine.Clock(PST, datetime(2026, 12, 1, tzinfo=PST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin = LOCAL.minute
 
 
-LOCAL = engine.Clock(PST, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
-
-
-loc = LOCAL.loc
 
 
 def zulu_us(t: datetime) -> str:
     return utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
 
 
 def load(t: datetime) -> float:

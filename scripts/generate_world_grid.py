@@ -32,22 +32,12 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import sql_step as sql  # noqa: E402
 from worlds.engine import zulu
 
-NAME = "grid"
-IST = timezone(timedelta(hours=5, minutes=30))
-DAY0 = datetime(2026, 1, 20, tzinfo=IST)
-END = DAY0 + timedelta(days=3)
-SEED = 20260120
+NAME, SEED = "grid", 20260120
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(IST, DAY0)
-at = LOCAL.at
-
-
-iso = LOCAL.iso
-
-
-wall = LOCAL.wall
+IST = timezone(timedelta(hours=5, minutes=30))
+LOCAL = engine.Clock(IST, datetime(2026, 1, 20, tzinfo=IST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, iso, wall = LOCAL.at, LOCAL.iso, LOCAL.wall
 
 
 def inside(t: datetime, a: datetime, b: datetime) -> bool:

@@ -35,29 +35,17 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "hosp"
-CET = timezone(timedelta(hours=1))
-DAY0 = datetime(2026, 11, 10, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
-SEED = 20261110
+NAME, SEED = "hosp", 20261110
 NS = "klinik-prod"
 LEVELS = engine.LEVELS
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 11, 10, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin = LOCAL.minute
 
 
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
-
-
-loc = LOCAL.loc
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
 
 
 def load(t: datetime) -> float:

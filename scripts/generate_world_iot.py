@@ -44,21 +44,18 @@ from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
-NAME = "iot"
-SEED = 20261214
-AEST = timezone(timedelta(hours=10))
-DAY0 = datetime(2026, 12, 14, tzinfo=AEST)
-END = DAY0 + timedelta(days=3)
+NAME, SEED = "iot", 20261214
 LEVELS = engine.LEVELS
+AEST = timezone(timedelta(hours=10))
+LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "edge", "api", "auth", "registry", "shadow", "rules", "ota", "push", "ingest", "emqx", "kafka",
     "postgres", "redis",
 )
 
 
-LOCAL = engine.Clock(AEST, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 

@@ -35,39 +35,22 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "mkt"
-BRT = timezone(timedelta(hours=-3))
-DAY0 = datetime(2026, 5, 11, tzinfo=BRT)
-END = DAY0 + timedelta(days=3)
-SEED = 20260511
+NAME, SEED = "mkt", 20260511
 MON = [*engine.MONTHS]
 NS = "mkt-prod"
+BRT = timezone(timedelta(hours=-3))
+LOCAL = engine.Clock(BRT, datetime(2026, 5, 11, tzinfo=BRT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin, clf = LOCAL.minute, LOCAL.clf
 
 
-LOCAL = engine.Clock(BRT, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
-
-
-loc = LOCAL.loc
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
 
 
 def brdate(t: datetime) -> str:
     """The way the Brazilian back office exports a time: 11/05/2026 19:05:00 (day first)."""
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
-
-
-def clf(t: datetime) -> str:
-    lt = loc(t)
-    return f"{lt.day:02d}/{MON[lt.month - 1]}/{lt.year}:{lt.strftime('%H:%M:%S')} -0300"
 
 
 def load(t: datetime) -> float:

@@ -37,21 +37,18 @@ from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 from worlds.engine import zulu as iso
 
-NAME = "rides"
-SEED = 140818
-BRT = timezone(timedelta(hours=-3))
-DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
-END = DAY0 + timedelta(days=3)
+NAME, SEED = "rides", 140818
 LEVELS = engine.LEVELS
+BRT = timezone(timedelta(hours=-3))
+LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "envoy", "dispatch", "pricing", "trips", "mysql", "payments", "kafka", "location", "redis", "eta",
     "notify", "fraud", "elasticsearch", "settlement",
 )
 
 
-LOCAL = engine.Clock(BRT, DAY0)
-at = LOCAL.at
-lt = LOCAL.iso
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 

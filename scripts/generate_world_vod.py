@@ -32,45 +32,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
-from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import inside, ms3, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
-NAME = "vod"
-JST = timezone(timedelta(hours=9))
-DAY0 = datetime(2026, 4, 14, tzinfo=JST)
-END = DAY0 + timedelta(days=3)
-SEED = 20260414
+NAME, SEED = "vod", 20260414
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(JST, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-iso = LOCAL.iso
-
-
-def zulu_ms(t: datetime) -> str:
-    u = t.astimezone(UTC)
-    return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
-
-
-def clf(t: datetime, utc: bool = False, millis: bool = False) -> str:
-    """Common log format time: 14/Apr/2026:20:11:03 +0900 (or the UTC one)."""
-    lt = t.astimezone(UTC) if utc else loc(t)
-    frac = f".{ms3(lt)}" if millis else ""
-    zone = "+0000" if utc else "+0900"
-    return f"{lt.day:02d}/{MON[lt.month - 1]}/{lt.year}:{lt.strftime('%H:%M:%S')}{frac} {zone}"
+JST = timezone(timedelta(hours=9))
+LOCAL = engine.Clock(JST, datetime(2026, 4, 14, tzinfo=JST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
+wmin, clf = LOCAL.minute, LOCAL.clf
 
 
 def load(t: datetime) -> float:

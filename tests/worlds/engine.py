@@ -56,6 +56,17 @@ class Clock:
         """``YYYY-MM-DD HH:MM:SS`` on the world's wall clock, no zone."""
         return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M:%S")
 
+    def minute(self, t: datetime) -> str:
+        """``YYYY-MM-DD HH:MM`` on the world's wall clock: a metric export's bucket."""
+        return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
+
+    def clf(self, t: datetime, utc: bool = False, millis: bool = False) -> str:
+        """Common log format time, ``14/Apr/2026:20:11:03 +0900``, in the world's zone (or UTC)."""
+        lt = t.astimezone(UTC if utc else self.zone)
+        frac = f".{ms3(lt)}" if millis else ""
+        day = f"{lt.day:02d}/{MONTHS[lt.month - 1]}/{lt.year}"
+        return f"{day}:{lt.strftime('%H:%M:%S')}{frac} {lt.strftime('%z')}"
+
 
 def utc(t: datetime) -> datetime:
     """The moment in UTC."""
