@@ -170,51 +170,22 @@ def world() -> tuple[World, dict, dict]:
 # Changes: deploys (UTC, from argo-rollouts), config changes (CET with offset), flyway history
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    (
-        "DEP-6201", "booking", "7.12.4", at(-1, 15, 10), 290, "Succeeded", "argo-rollouts",
-        "ancillaries: bag bundles",
-    ),
-    ("DEP-6202", "checkin", "6.3.2", at(0, 7, 5), 240, "Succeeded", "argo-rollouts", "wallet pass colours"),
-    ("DEP-6203", "notify", "2.8.3", at(0, 11, 30), 150, "Succeeded", "argo-rollouts", "gate change SMS text"),
-    (
-        "DEP-6204", "payments", "3.14.0", at(0, 16, 40), 200, "Succeeded", "argo-rollouts",
-        "PSP client keep-alive",
-    ),
-    (
-        "DEP-6205", "inventory", "5.4.0", at(0, 21, 15), 180, "Succeeded", "argo-rollouts",
-        "hold release batching",
-    ),
-    (
-        "DEP-6206", "checkin", "6.3.3", at(1, 6, 38), 230, "Succeeded", "argo-rollouts",
-        "APIS form: visa fields",
-    ),
-    (
-        "DEP-6207", "search", "4.2.0", at(1, 9, 51), 140, "Succeeded", "argo-rollouts",
-        "fares: FX rates v2, per-market rounding",
-    ),
-    ("DEP-6208", "search", "4.1.7", at(1, 10, 36), 110, "Succeeded", "j.hoffmann", "rollback of 4.2.0"),
-    (
-        "DEP-6209", "notify", "2.9.0", at(1, 12, 48), 160, "Succeeded", "argo-rollouts",
-        "e-mail templates in Polish",
-    ),
-    (
-        "DEP-6210", "booking", "7.13.0", at(2, 8, 20), 300, "Succeeded", "argo-rollouts",
-        "seat upsell in manage-booking",
-    ),
-    (
-        "DEP-6211", "checkin", "6.4.0", at(2, 13, 30), 240, "Succeeded", "argo-rollouts",
-        "kiosk: bag tag reprint",
-    ),
-    (
-        "DEP-6212", "search", "4.2.1", at(2, 16, 30), 130, "Succeeded", "argo-rollouts",
-        "FX rates v2 with v1 fallback",
-    ),
-    (
-        "DEP-6213", "payments", "3.14.1", at(2, 21, 5), 190, "Succeeded", "argo-rollouts",
-        "decline reason mapping",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-6201 | booking | 7.12.4 | -1 15:10 | 290 | Succeeded | argo-rollouts | ancillaries: bag bundles
+DEP-6202 | checkin | 6.3.2 | 0 07:05 | 240 | Succeeded | argo-rollouts | wallet pass colours
+DEP-6203 | notify | 2.8.3 | 0 11:30 | 150 | Succeeded | argo-rollouts | gate change SMS text
+DEP-6204 | payments | 3.14.0 | 0 16:40 | 200 | Succeeded | argo-rollouts | PSP client keep-alive
+DEP-6205 | inventory | 5.4.0 | 0 21:15 | 180 | Succeeded | argo-rollouts | hold release batching
+DEP-6206 | checkin | 6.3.3 | 1 06:38 | 230 | Succeeded | argo-rollouts | APIS form: visa fields
+DEP-6207 | search | 4.2.0 | 1 09:51 | 140 | Succeeded | argo-rollouts | fares: FX rates v2, per-market
+    rounding
+DEP-6208 | search | 4.1.7 | 1 10:36 | 110 | Succeeded | j.hoffmann | rollback of 4.2.0
+DEP-6209 | notify | 2.9.0 | 1 12:48 | 160 | Succeeded | argo-rollouts | e-mail templates in Polish
+DEP-6210 | booking | 7.13.0 | 2 08:20 | 300 | Succeeded | argo-rollouts | seat upsell in manage-booking
+DEP-6211 | checkin | 6.4.0 | 2 13:30 | 240 | Succeeded | argo-rollouts | kiosk: bag tag reprint
+DEP-6212 | search | 4.2.1 | 2 16:30 | 130 | Succeeded | argo-rollouts | FX rates v2 with v1 fallback
+DEP-6213 | payments | 3.14.1 | 2 21:05 | 190 | Succeeded | argo-rollouts | decline reason mapping
+""")
 
 CONFIG = [
     ("CHG-5101", "inventory", "redis-seat.maxmemory", "4gb", "8gb", "s.krause", at(0, 8, 21, 40), "INC-3310"),
@@ -463,13 +434,20 @@ UA = [
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 Version/17.2 Safari/605.1.15",
 ]
 
-ROUTES = [
-    # weight, method, path kind, upstream
-    (18, "GET", "flights", "search"), (10, "GET", "quote", "search"), (9, "GET", "seatmap", "checkin"),
-    (5, "PUT", "seat", "checkin"), (7, "POST", "passengers", "checkin"), (5, "POST", "finalize", "checkin"),
-    (6, "GET", "boardingpass", "checkin"), (5, "POST", "orders", "booking"),
-    (4, "POST", "confirm", "booking"), (8, "GET", "pnr", "booking"), (3, "POST", "authorize", "payments"),
-]
+ROUTES = engine.table(None, "isss", """
+# weight, method, path kind, upstream
+18 | GET | flights | search
+10 | GET | quote | search
+9 | GET | seatmap | checkin
+5 | PUT | seat | checkin
+7 | POST | passengers | checkin
+5 | POST | finalize | checkin
+6 | GET | boardingpass | checkin
+5 | POST | orders | booking
+4 | POST | confirm | booking
+8 | GET | pnr | booking
+3 | POST | authorize | payments
+""")
 ROUTE_W = [r[0] for r in ROUTES]
 
 

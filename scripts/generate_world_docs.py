@@ -124,39 +124,24 @@ PODS = {
 AUTH_NODES = {"auth-6d7f8c9b4-5vq8s": "ip-10-20-3-17", "auth-6d7f8c9b4-mk3tz": "ip-10-20-5-41"}
 
 # deploy_id, service, version, start (UK), duration min, status, author, description
-DEPLOYS = [
-    ("DEP-5109", "docs-api", "3.41.0", at(-1, 14, 20), 7, "succeeded", "hpatel", "comment threads API v2"),
-    ("DEP-5112", "indexer", "1.18.2", at(-1, 16, 5), 3, "succeeded", "okeane", "bulk batch size from config"),
-    ("DEP-5114", "export", "2.9.1", at(0, 8, 40), 5, "succeeded", "lmorgan", "docx export: table borders"),
-    ("DEP-5117", "notify", "1.27.0", at(0, 11, 30), 4, "succeeded", "swright", "mention digest template"),
-    (
-        "DEP-5120", "collab", "4.8.0", at(0, 16, 2, 30), 6, "rolled_back", "jbrennan",
-        "broadcast document updates with Y update encoding v2 (smaller frames); rolled back 16:51",
-    ),
-    ("DEP-5121", "collab", "4.7.3", at(0, 16, 49), 3, "succeeded", "jbrennan", "rollback of DEP-5120"),
-    (
-        "DEP-5124", "auth", "5.3.0", at(0, 12, 50), 5, "succeeded", "achowdhury",
-        "password reset email copy; SCIM group sync paging",
-    ),
-    (
-        "DEP-5126", "search", "es-8.15.3", at(1, 7, 10), 35, "succeeded", "okeane",
-        "rolling restart for JVM flags",
-    ),
-    ("DEP-5128", "billing", "7.12.0", at(1, 12, 40), 6, "succeeded", "rkaur", "annual plan proration fix"),
-    (
-        "DEP-5129", "docs-api", "3.42.0", at(1, 14, 48), 7, "succeeded", "hpatel",
-        "documents list: sort by last opened",
-    ),
-    (
-        "DEP-5131", "docs-api", "3.42.1", at(2, 10, 2), 6, "succeeded", "hpatel",
-        "comment notifications batching",
-    ),
-    (
-        "DEP-5133", "k8s", "presence-cleanup-1.0.0", at(2, 14, 10), 1, "succeeded", "dmurphy",
-        "new CronJob presence-cleanup (every 5 min): remove stale presence:* keys",
-    ),
-    ("DEP-5135", "export", "2.9.2", at(2, 15, 30), 5, "succeeded", "lmorgan", "font fallback for CJK"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-5109 | docs-api | 3.41.0 | -1 14:20 | 7 | succeeded | hpatel | comment threads API v2
+DEP-5112 | indexer | 1.18.2 | -1 16:05 | 3 | succeeded | okeane | bulk batch size from config
+DEP-5114 | export | 2.9.1 | 0 08:40 | 5 | succeeded | lmorgan | docx export: table borders
+DEP-5117 | notify | 1.27.0 | 0 11:30 | 4 | succeeded | swright | mention digest template
+DEP-5120 | collab | 4.8.0 | 0 16:02:30 | 6 | rolled_back | jbrennan | broadcast document updates with Y
+    update encoding v2 (smaller frames); rolled back 16:51
+DEP-5121 | collab | 4.7.3 | 0 16:49 | 3 | succeeded | jbrennan | rollback of DEP-5120
+DEP-5124 | auth | 5.3.0 | 0 12:50 | 5 | succeeded | achowdhury | password reset email copy; SCIM group sync
+    paging
+DEP-5126 | search | es-8.15.3 | 1 07:10 | 35 | succeeded | okeane | rolling restart for JVM flags
+DEP-5128 | billing | 7.12.0 | 1 12:40 | 6 | succeeded | rkaur | annual plan proration fix
+DEP-5129 | docs-api | 3.42.0 | 1 14:48 | 7 | succeeded | hpatel | documents list: sort by last opened
+DEP-5131 | docs-api | 3.42.1 | 2 10:02 | 6 | succeeded | hpatel | comment notifications batching
+DEP-5133 | k8s | presence-cleanup-1.0.0 | 2 14:10 | 1 | succeeded | dmurphy | new CronJob presence-cleanup
+    (every 5 min): remove stale presence:* keys
+DEP-5135 | export | 2.9.2 | 2 15:30 | 5 | succeeded | lmorgan | font fallback for CJK
+""")
 
 BASE_VERSION = {
     "collab": "4.7.3", "docs-api": "3.41.0", "export": "2.9.0", "indexer": "1.18.2", "auth": "5.2.4",
@@ -225,50 +210,46 @@ MIGRATIONS = [
     ),
 ]
 
-DEPENDENCIES = [
-    (
-        "edge", "ingress", "https", "origin.quillpad.app:443 (NLB, TLS passthrough to the ingress)",
-        "every request; TLS to the origin with certificate quill-prod/origin-tls",
-    ),
-    ("ingress", "collab", "websocket", "collab.quill-prod.svc:1234", "location /collab (y-websocket)"),
-    ("ingress", "docs-api", "http", "docs-api.quill-prod.svc:8000", "location /api"),
-    ("ingress", "export", "http", "export.quill-prod.svc:3000", "location /export and /attachments"),
-    ("ingress", "auth", "http", "auth.quill-prod.svc:8080", "location /sso, /oauth2, /saml"),
-    ("ingress", "billing", "http", "billing.quill-prod.svc:3000", "location /billing and /webhooks/payflow"),
-    (
-        "collab", "mongo", "mongodb", "rs-docs/mongo-docs-0,mongo-docs-1,mongo-docs-2:27017",
-        "load document state, append updates (collection doc_updates)",
-    ),
-    ("collab", "redis", "resp", "redis-sess-0:6379", "session check on connect; presence:* keys"),
-    ("collab", "docs-api", "http", "docs-api.quill-prod.svc:8000", "permission check on connect"),
-    ("collab", "sqs", "https", "sqs.eu-west-2 docs-index-events", "document changed events"),
-    ("docs-api", "mongo", "mongodb", "rs-docs:27017", "documents, comments, revisions"),
-    ("docs-api", "postgres", "postgresql", "pg-main-0:5432/quill", "accounts, workspaces, members, sharing"),
-    ("docs-api", "redis", "resp", "redis-sess-0:6379", "sessions (django cache sessions)"),
-    ("docs-api", "search", "https", "es-data-0..2:9200 index docs-v7", "search panel queries"),
-    ("docs-api", "sqs", "https", "sqs.eu-west-2 notify-events", "comment and share notifications"),
-    ("indexer", "sqs", "https", "sqs.eu-west-2 docs-index-events", "consumes document changed events"),
-    ("indexer", "mongo", "mongodb", "rs-docs (secondaryPreferred)", "reads the document text"),
-    ("indexer", "search", "https", "es-data-0..2:9200", "_bulk into docs-v7"),
-    ("export", "mongo", "mongodb", "rs-docs:27017", "document snapshot for rendering"),
-    ("export", "s3", "https", "s3 quill-prod-exports, quill-prod-attachments", "exports and attachments"),
-    ("export", "redis", "resp", "redis-sess-0:6379", "session check"),
-    ("auth", "okta", "https", "customer Okta orgs (*.okta.com)", "OIDC / SAML SSO (external)"),
-    ("auth", "entra", "https", "login.microsoftonline.com", "OIDC SSO (external)"),
-    ("auth", "google", "https", "accounts.google.com", "OIDC SSO (external)"),
-    ("auth", "postgres", "postgresql", "pg-main-0:5432/quill", "users, sso_connections"),
-    ("auth", "redis", "resp", "redis-sess-0:6379", "creates sessions"),
-    ("billing", "postgres", "postgresql", "pg-main-0:5432/billing", "subscriptions, invoices"),
-    ("billing", "payflow", "https", "api.payflow.com", "payment provider (external); webhooks in"),
-    ("notify", "sqs", "https", "sqs.eu-west-2 notify-events", "consumes notifications"),
-    ("notify", "mailwave", "https", "api.mailwave.io/v1/email", "email API (external)"),
-    ("notify", "postgres", "postgresql", "pg-main-0:5432/quill", "email preferences, suppressions"),
-    ("k8s", "postgres", "postgresql", "pg-main-0:5432", "billing-cdc (logical replication slot billing_cdc)"),
-    ("k8s", "redis", "resp", "redis-sess-0:6379", "session-gc, presence-cleanup"),
-    ("k8s", "notify", "sqs", "notify-events", "weekly-digest enqueues digests"),
-    ("k8s", "search", "https", "es-data-0..2:9200", "es-snapshot to s3"),
-    ("mongo", "mongo", "mongodb", "mongo-docs-1, mongo-docs-2", "replication"),
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+edge | ingress | https | origin.quillpad.app:443 (NLB, TLS passthrough to the ingress) | every request; TLS
+    to the origin with certificate quill-prod/origin-tls
+ingress | collab | websocket | collab.quill-prod.svc:1234 | location /collab (y-websocket)
+ingress | docs-api | http | docs-api.quill-prod.svc:8000 | location /api
+ingress | export | http | export.quill-prod.svc:3000 | location /export and /attachments
+ingress | auth | http | auth.quill-prod.svc:8080 | location /sso, /oauth2, /saml
+ingress | billing | http | billing.quill-prod.svc:3000 | location /billing and /webhooks/payflow
+collab | mongo | mongodb | rs-docs/mongo-docs-0,mongo-docs-1,mongo-docs-2:27017 | load document state,
+    append updates (collection doc_updates)
+collab | redis | resp | redis-sess-0:6379 | session check on connect; presence:* keys
+collab | docs-api | http | docs-api.quill-prod.svc:8000 | permission check on connect
+collab | sqs | https | sqs.eu-west-2 docs-index-events | document changed events
+docs-api | mongo | mongodb | rs-docs:27017 | documents, comments, revisions
+docs-api | postgres | postgresql | pg-main-0:5432/quill | accounts, workspaces, members, sharing
+docs-api | redis | resp | redis-sess-0:6379 | sessions (django cache sessions)
+docs-api | search | https | es-data-0..2:9200 index docs-v7 | search panel queries
+docs-api | sqs | https | sqs.eu-west-2 notify-events | comment and share notifications
+indexer | sqs | https | sqs.eu-west-2 docs-index-events | consumes document changed events
+indexer | mongo | mongodb | rs-docs (secondaryPreferred) | reads the document text
+indexer | search | https | es-data-0..2:9200 | _bulk into docs-v7
+export | mongo | mongodb | rs-docs:27017 | document snapshot for rendering
+export | s3 | https | s3 quill-prod-exports, quill-prod-attachments | exports and attachments
+export | redis | resp | redis-sess-0:6379 | session check
+auth | okta | https | customer Okta orgs (*.okta.com) | OIDC / SAML SSO (external)
+auth | entra | https | login.microsoftonline.com | OIDC SSO (external)
+auth | google | https | accounts.google.com | OIDC SSO (external)
+auth | postgres | postgresql | pg-main-0:5432/quill | users, sso_connections
+auth | redis | resp | redis-sess-0:6379 | creates sessions
+billing | postgres | postgresql | pg-main-0:5432/billing | subscriptions, invoices
+billing | payflow | https | api.payflow.com | payment provider (external); webhooks in
+notify | sqs | https | sqs.eu-west-2 notify-events | consumes notifications
+notify | mailwave | https | api.mailwave.io/v1/email | email API (external)
+notify | postgres | postgresql | pg-main-0:5432/quill | email preferences, suppressions
+k8s | postgres | postgresql | pg-main-0:5432 | billing-cdc (logical replication slot billing_cdc)
+k8s | redis | resp | redis-sess-0:6379 | session-gc, presence-cleanup
+k8s | notify | sqs | notify-events | weekly-digest enqueues digests
+k8s | search | https | es-data-0..2:9200 | es-snapshot to s3
+mongo | mongo | mongodb | mongo-docs-1, mongo-docs-2 | replication
+""")
 
 
 def change_tables(w: World) -> None:
@@ -457,13 +438,16 @@ def pg(
 
 # ---------------------------------------------------------------- an ordinary minute
 
-API_PATHS = [
-    ("GET", "/api/v1/documents/{d}", 0.3), ("GET", "/api/v1/documents/{d}/comments", 0.16),
-    ("POST", "/api/v1/documents/{d}/comments", 0.05),
-    ("GET", "/api/v1/workspaces/ws_{n}/documents?sort=updated", 0.14), ("GET", "/api/v1/search?q=...", 0.1),
-    ("PATCH", "/api/v1/documents/{d}/sharing", 0.03), ("GET", "/api/v1/me", 0.12),
-    ("POST", "/api/v1/client-errors", 0.02),
-]
+API_PATHS = engine.table(None, "ssf", """
+GET | /api/v1/documents/{d} | 0.3
+GET | /api/v1/documents/{d}/comments | 0.16
+POST | /api/v1/documents/{d}/comments | 0.05
+GET | /api/v1/workspaces/ws_{n}/documents?sort=updated | 0.14
+GET | /api/v1/search?q=... | 0.1
+PATCH | /api/v1/documents/{d}/sharing | 0.03
+GET | /api/v1/me | 0.12
+POST | /api/v1/client-errors | 0.02
+""")
 CF_POPS = ["LHR62-C2", "LHR50-P3", "MAN51-C1", "DUB56-P1", "AMS58-P4"]
 WORKSPACES = [
     "harbour-legal", "northwind-analytics", "brightside-health", "kestrel-media", "oakridge-uni",

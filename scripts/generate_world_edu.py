@@ -64,13 +64,18 @@ def inw(t: datetime, key: str, step_min: int = 0) -> bool:
 # vocabulary
 COURSES = ["CHEM-101", "BIO-110", "CS-201", "MATH-221", "PHYS-150", "ECON-101", "HIST-240", "PSY-100"]
 EXAMS = {c: 8800 + i * 3 for i, c in enumerate(COURSES)}
-IDPS = [
-    ("https://idp.northfield.edu/idp/shibboleth", "northfield.edu", 0.28),
-    ("https://login.eastonstate.edu/idp", "eastonstate.edu", 0.34),
-    ("https://sts.windows.net/5c1e0a2b-7d3f-4e8a-9b61-2f0c4d8e7a19/", "riverside.edu", 0.24),
-    ("https://shib.bayview.edu/idp/shibboleth", "bayview.edu", 0.14),
-]
-Q_TYPES = [("mcq", 0.38), ("numeric", 0.2), ("matrix", 0.27), ("short_text", 0.15)]
+IDPS = engine.table(None, "ssf", """
+https://idp.northfield.edu/idp/shibboleth | northfield.edu | 0.28
+https://login.eastonstate.edu/idp | eastonstate.edu | 0.34
+https://sts.windows.net/5c1e0a2b-7d3f-4e8a-9b61-2f0c4d8e7a19/ | riverside.edu | 0.24
+https://shib.bayview.edu/idp/shibboleth | bayview.edu | 0.14
+""")
+Q_TYPES = engine.table(None, "sf", """
+mcq | 0.38
+numeric | 0.2
+matrix | 0.27
+short_text | 0.15
+""")
 UAS = [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2",
@@ -376,9 +381,15 @@ def bg_lms(t, kind=None):
         django(t, "WARN", "django.request", f"Not Found: {rc(['/favicon.ico', '/wp-login.php', '/.env'])}")
 
 
-TASKS = [("lms.tasks.send_submission_receipt", 30), ("plagiarism.submit_for_check", 14),
-         ("plagiarism.fetch_report", 14), ("search.tasks.reindex_course", 6), ("lms.tasks.sync_roster", 4),
-         ("proctoring.tasks.finalize_session", 16), ("lms.tasks.release_scores", 10)]
+TASKS = engine.table(None, "si", """
+lms.tasks.send_submission_receipt | 30
+plagiarism.submit_for_check | 14
+plagiarism.fetch_report | 14
+search.tasks.reindex_course | 6
+lms.tasks.sync_roster | 4
+proctoring.tasks.finalize_session | 16
+lms.tasks.release_scores | 10
+""")
 
 
 def bg_celery(t, name=None):

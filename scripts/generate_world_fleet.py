@@ -75,16 +75,26 @@ EGRESS = "10.30.0.8:3128"
 
 STATES = ["TX", "TX", "TX", "OK", "LA", "AR", "MO", "KS", "IL", "TN", "MN", "WI"]
 SITES = [f"site-{STATES[i % len(STATES)]}-{1000 + 7 * i}" for i in range(380)]
-MODELS = [("Alpine AC22", 5), ("Voltra DC150", 2), ("Kestrel AC11", 3)]
+MODELS = engine.table(None, "si", """
+Alpine AC22 | 5
+Voltra DC150 | 2
+Kestrel AC11 | 3
+""")
 FW = {"Alpine AC22": "3.2.0", "Voltra DC150": "5.0.7", "Kestrel AC11": "2.9.3"}
-APPS = [
-    ("ChargeNet/6.3.1 (iOS 17.2)", 4), ("ChargeNet/6.3.0 (Android 14)", 4),
-    ("ChargeNet/6.2.4 (Android 13)", 1), ("fleet-portal/2.1", 1),
-]
-EMSPS = [
-    ("e-roam", "US-EVX"), ("e-roam", "US-PLG"), ("e-roam", "CA-FLO"), ("gridhub", "US-CHP"),
-    ("gridhub", "US-ELA"), ("gridhub", "US-SHL"),
-]
+APPS = engine.table(None, "si", """
+ChargeNet/6.3.1 (iOS 17.2) | 4
+ChargeNet/6.3.0 (Android 14) | 4
+ChargeNet/6.2.4 (Android 13) | 1
+fleet-portal/2.1 | 1
+""")
+EMSPS = engine.table(None, "ss", """
+e-roam | US-EVX
+e-roam | US-PLG
+e-roam | CA-FLO
+gridhub | US-CHP
+gridhub | US-ELA
+gridhub | US-SHL
+""")
 CITIES = [
     "Austin TX", "Dallas TX", "Houston TX", "Tulsa OK", "Little Rock AR", "St. Louis MO", "Wichita KS",
     "Springfield IL", "Nashville TN", "Minneapolis MN", "Madison WI", "San Antonio TX", "Baton Rouge LA",

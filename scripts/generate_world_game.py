@@ -133,35 +133,23 @@ BASE_VERSION = {
 }
 
 # deploy_id, service, version, start (local), duration min, status, author, description
-DEPLOYS = [
-    ("DEP-7698", "chat", "5.6.0", at(-1, 15, 10), 6, "succeeded", "mfischer", "presence batching"),
-    ("DEP-7701", "inventory", "2.43.1", at(-1, 17, 40), 5, "succeeded", "jokafor", "loadout presets fix"),
-    (
-        "DEP-7703", "leaderboard", "1.9.3", at(0, 7, 30), 4, "succeeded", "spatel",
-        "season 12 boards; season 11 snapshot job reads archive prefix lb:s11:archive",
-    ),
-    ("DEP-7705", "chat", "5.6.1", at(0, 16, 20), 6, "succeeded", "mfischer", "emoji picker payloads"),
-    ("DEP-7706", "store", "2.30.5", at(0, 17, 5), 5, "succeeded", "lnguyen", "holiday bundles catalog"),
-    (
-        "DEP-7709", "auth", "4.12.0", at(1, 9, 55), 5, "succeeded", "dkim",
-        "PSN trophy sync endpoint; Spring Boot 3.3.6",
-    ),
-    ("DEP-7711", "inventory", "2.44.0", at(1, 11, 40), 5, "succeeded", "jokafor", "cosmetics bundle grants"),
-    (
-        "DEP-7713", "matchmaker", "3.8.0", at(1, 16, 12, 30), 3, "succeeded", "rbianchi",
-        "winter patch prep: allocation requests pin the client build label riftline.gg/build=2026.12.2",
-    ),
-    (
-        "DEP-7714", "matchmaker", "3.7.4", at(1, 16, 58, 30), 3, "succeeded", "rbianchi",
-        "rollback of DEP-7713",
-    ),
-    (
-        "DEP-7716", "store", "2.31.0", at(2, 5, 46, 0), 4, "succeeded", "lnguyen",
-        "purchase history page; alembic migration 2031",
-    ),
-    ("DEP-7718", "lobby", "2.19.0", at(2, 11, 0), 5, "succeeded", "aserrano", "party size 5 behind flag"),
-    ("DEP-7720", "leaderboard", "1.9.4", at(2, 15, 35), 4, "succeeded", "spatel", "friends board paging"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-7698 | chat | 5.6.0 | -1 15:10 | 6 | succeeded | mfischer | presence batching
+DEP-7701 | inventory | 2.43.1 | -1 17:40 | 5 | succeeded | jokafor | loadout presets fix
+DEP-7703 | leaderboard | 1.9.3 | 0 07:30 | 4 | succeeded | spatel | season 12 boards; season 11 snapshot job
+    reads archive prefix lb:s11:archive
+DEP-7705 | chat | 5.6.1 | 0 16:20 | 6 | succeeded | mfischer | emoji picker payloads
+DEP-7706 | store | 2.30.5 | 0 17:05 | 5 | succeeded | lnguyen | holiday bundles catalog
+DEP-7709 | auth | 4.12.0 | 1 09:55 | 5 | succeeded | dkim | PSN trophy sync endpoint; Spring Boot 3.3.6
+DEP-7711 | inventory | 2.44.0 | 1 11:40 | 5 | succeeded | jokafor | cosmetics bundle grants
+DEP-7713 | matchmaker | 3.8.0 | 1 16:12:30 | 3 | succeeded | rbianchi | winter patch prep: allocation
+    requests pin the client build label riftline.gg/build=2026.12.2
+DEP-7714 | matchmaker | 3.7.4 | 1 16:58:30 | 3 | succeeded | rbianchi | rollback of DEP-7713
+DEP-7716 | store | 2.31.0 | 2 05:46:00 | 4 | succeeded | lnguyen | purchase history page; alembic migration
+    2031
+DEP-7718 | lobby | 2.19.0 | 2 11:00 | 5 | succeeded | aserrano | party size 5 behind flag
+DEP-7720 | leaderboard | 1.9.4 | 2 15:35 | 4 | succeeded | spatel | friends board paging
+""")
 
 
 def version(service: str, t: datetime) -> str:
@@ -248,69 +236,46 @@ MIGRATIONS = [
     ),
 ]
 
-DEPENDENCIES = [
-    (
-        "edge", "auth", "grpc ext_authz", "auth-authz.riftline-prod.svc:9001",
-        "every /v1 request is checked (timeout 1s, failure_mode_allow=false)",
-    ),
-    ("edge", "auth", "http", "auth.riftline-prod.svc:8080", "route /v1/auth (sign-in)"),
-    ("edge", "matchmaker", "http", "matchmaker.riftline-prod.svc:8080", "route /v1/matchmaking"),
-    ("edge", "lobby", "http", "lobby.riftline-prod.svc:3000", "route /v1/lobby"),
-    ("edge", "leaderboard", "http", "leaderboard.riftline-prod.svc:8080", "route /v1/leaderboard"),
-    ("edge", "inventory", "http", "inventory.riftline-prod.svc:8080", "route /v1/inventory"),
-    ("edge", "store", "http", "store.riftline-prod.svc:8000", "route /v1/store"),
-    ("edge", "chat", "websocket", "chat.riftline-prod.svc:4000", "route chat-ws (/ws/chat)"),
-    ("auth", "steam", "https", "api.steampowered.com:443", "external: ISteamUserAuth/AuthenticateUserTicket"),
-    ("auth", "psn", "https", "auth.api.playstation.example:443", "external: OAuth token exchange"),
-    ("auth", "xbox-live", "https", "user.auth.xboxlive.example:443", "external: XSTS tokens"),
-    (
-        "auth", "scylla", "cql", "10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042",
-        "keyspace profiles (account links)",
-    ),
-    (
-        "matchmaker", "allocator", "grpc mTLS", "agones-allocator.agones-system.svc:443",
-        "GameServerAllocation for fleet ranked-usw2",
-    ),
-    ("lobby", "matchmaker", "http", "matchmaker.riftline-prod.svc:8080", "tickets"),
-    ("lobby", "redis", "resp", "10.40.9.12:6379", "db 2: party state (timeout 500 ms)"),
-    (
-        "lobby", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "produces lobby.events (replication.factor=2, min.insync.replicas=2, acks=all)",
-    ),
-    ("leaderboard", "redis", "resp", "10.40.9.12:6379", "db 0: ranked boards as sorted sets"),
-    (
-        "inventory", "scylla", "cql", "10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042",
-        "keyspace inventory, LOCAL_QUORUM, request timeout 800 ms",
-    ),
-    (
-        "inventory", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "produces inventory.events (RF 3)",
-    ),
-    ("store", "postgres", "postgres", "pg-store-01:5432/storedb", "SQLAlchemy pool size 20, overflow 10"),
-    ("store", "paycore", "https", "api.paycore.example:443", "external: payments and webhooks"),
-    (
-        "store", "receipts", "https", "buy.itunes.example:443,androidpublisher.example:443",
-        "external: receipt validation",
-    ),
-    ("store", "inventory", "http", "inventory.riftline-prod.svc:8080", "grant purchased items"),
-    ("store", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092", "produces purchase.events (RF 3)"),
-    ("chat", "redis", "resp", "10.40.9.12:6379", "db 3: presence"),
-    (
-        "chat", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "consumes lobby.events (party invites), chat.fanout",
-    ),
-    (
-        "telemetry", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "consumes telemetry.raw (RF 3)",
-    ),
-    ("telemetry", "s3", "https", "s3://riftline-telemetry-raw", "parquet sink (web identity credentials)"),
-    ("allocator", "kubernetes", "https", "gke-usw2 control plane", "GameServer pods, fleet ranked-usw2"),
-    (
-        "allocator", "gcp-compute", "https", "node pool gs-c2-usw2 (c2-standard-16)",
-        "node pool autoscaling for game servers (shares the C2_CPUS region quota with pool gs-c2-casual)",
-    ),
-    ("redis", "redis", "resp", "10.40.9.31:6379,10.40.9.33:6379", "replicas game-redis-1, game-redis-2"),
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+edge | auth | grpc ext_authz | auth-authz.riftline-prod.svc:9001 | every /v1 request is checked (timeout 1s,
+    failure_mode_allow=false)
+edge | auth | http | auth.riftline-prod.svc:8080 | route /v1/auth (sign-in)
+edge | matchmaker | http | matchmaker.riftline-prod.svc:8080 | route /v1/matchmaking
+edge | lobby | http | lobby.riftline-prod.svc:3000 | route /v1/lobby
+edge | leaderboard | http | leaderboard.riftline-prod.svc:8080 | route /v1/leaderboard
+edge | inventory | http | inventory.riftline-prod.svc:8080 | route /v1/inventory
+edge | store | http | store.riftline-prod.svc:8000 | route /v1/store
+edge | chat | websocket | chat.riftline-prod.svc:4000 | route chat-ws (/ws/chat)
+auth | steam | https | api.steampowered.com:443 | external: ISteamUserAuth/AuthenticateUserTicket
+auth | psn | https | auth.api.playstation.example:443 | external: OAuth token exchange
+auth | xbox-live | https | user.auth.xboxlive.example:443 | external: XSTS tokens
+auth | scylla | cql | 10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042 | keyspace profiles (account links)
+matchmaker | allocator | grpc mTLS | agones-allocator.agones-system.svc:443 | GameServerAllocation for fleet
+    ranked-usw2
+lobby | matchmaker | http | matchmaker.riftline-prod.svc:8080 | tickets
+lobby | redis | resp | 10.40.9.12:6379 | db 2: party state (timeout 500 ms)
+lobby | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces lobby.events
+    (replication.factor=2, min.insync.replicas=2, acks=all)
+leaderboard | redis | resp | 10.40.9.12:6379 | db 0: ranked boards as sorted sets
+inventory | scylla | cql | 10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042 | keyspace inventory,
+    LOCAL_QUORUM, request timeout 800 ms
+inventory | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces inventory.events (RF 3)
+store | postgres | postgres | pg-store-01:5432/storedb | SQLAlchemy pool size 20, overflow 10
+store | paycore | https | api.paycore.example:443 | external: payments and webhooks
+store | receipts | https | buy.itunes.example:443,androidpublisher.example:443 | external: receipt
+    validation
+store | inventory | http | inventory.riftline-prod.svc:8080 | grant purchased items
+store | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces purchase.events (RF 3)
+chat | redis | resp | 10.40.9.12:6379 | db 3: presence
+chat | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | consumes lobby.events (party invites),
+    chat.fanout
+telemetry | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | consumes telemetry.raw (RF 3)
+telemetry | s3 | https | s3://riftline-telemetry-raw | parquet sink (web identity credentials)
+allocator | kubernetes | https | gke-usw2 control plane | GameServer pods, fleet ranked-usw2
+allocator | gcp-compute | https | node pool gs-c2-usw2 (c2-standard-16) | node pool autoscaling for game
+    servers (shares the C2_CPUS region quota with pool gs-c2-casual)
+redis | redis | resp | 10.40.9.31:6379,10.40.9.33:6379 | replicas game-redis-1, game-redis-2
+""")
 
 
 def change_tables(w: World) -> None:
@@ -464,13 +429,16 @@ PRICES = {
     "coins_500": "4.99", "coins_1200": "9.99", "coins_2500": "19.99", "coins_6500": "49.99",
     "bundle_frostbite": "14.99", "battlepass_s12": "9.99",
 }
-EDGE_PATHS = [
-    ("POST", "/v1/auth/session/refresh", "10.40.3.21:8080"),
-    ("GET", "/v1/inventory/loadout", "10.40.5.14:8080"), ("GET", "/v1/store/catalog", "10.40.6.18:8000"),
-    ("GET", "/v1/leaderboard/ranked-5v5-s12/around-me", "10.40.4.9:8080"),
-    ("POST", "/v1/matchmaking/tickets", "10.40.3.40:8080"), ("GET", "/v1/lobby/party", "10.40.7.22:3000"),
-    ("POST", "/v1/leaderboard/scores", "10.40.4.9:8080"), ("GET", "/v1/profile/me", "10.40.5.14:8080"),
-]
+EDGE_PATHS = engine.table(None, "sss", """
+POST | /v1/auth/session/refresh | 10.40.3.21:8080
+GET | /v1/inventory/loadout | 10.40.5.14:8080
+GET | /v1/store/catalog | 10.40.6.18:8000
+GET | /v1/leaderboard/ranked-5v5-s12/around-me | 10.40.4.9:8080
+POST | /v1/matchmaking/tickets | 10.40.3.40:8080
+GET | /v1/lobby/party | 10.40.7.22:3000
+POST | /v1/leaderboard/scores | 10.40.4.9:8080
+GET | /v1/profile/me | 10.40.5.14:8080
+""")
 
 
 def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of an ordinary day

@@ -147,36 +147,29 @@ def world() -> tuple[World, dict, dict]:
 # Changes: deploys (UTC, from argocd), config changes (IST with offset), migrations (DB local)
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    # id, service, version, start, duration_s, status, by, summary
-    ("DEP-7301", "mdm", "4.7.3", at(-1, 16, 20), 240, "SUCCEEDED", "argocd",
-     "VEE: spike check per tariff category"),
-    ("DEP-7302", "head-end", "6.1.4", at(-1, 18, 5), 310, "SUCCEEDED", "argocd",
-     "DLMS HLS key rotation support"),
-    ("DEP-7303", "outage", "2.8.0", at(0, 8, 15), 150, "SUCCEEDED", "argocd", "crew app: feeder map tiles"),
-    ("DEP-7304", "prepaid", "5.3.2", at(0, 13, 40), 260, "SUCCEEDED", "argocd",
-     "recharge receipts in Marathi"),
-    ("DEP-7305", "ingest", "2.14.0", at(0, 14, 12), 120, "SUCCEEDED", "argocd",
-     "decode scaler_unit from the meter's capture objects; drop the static register map"),
-    ("DEP-7306", "ingest", "2.13.6", at(0, 15, 8), 110, "SUCCEEDED", "r.deshpande", "rollback of 2.14.0"),
-    ("DEP-7307", "notifier", "1.22.0", at(0, 18, 20), 90, "SUCCEEDED", "argocd",
-     "DLT template ids per template"),
-    ("DEP-7308", "billing", "3.9.1", at(1, 6, 8), 140, "SUCCEEDED", "argocd",
-     "e-bill PDF: embed last meter photo"),
-    ("DEP-7309", "billing", "3.9.0", at(1, 7, 20), 130, "SUCCEEDED", "s.kulkarni", "rollback of 3.9.1"),
-    ("DEP-7310", "outage", "2.8.1", at(1, 9, 50), 150, "SUCCEEDED", "argocd", "ticket export CSV"),
-    ("DEP-7311", "mdm", "4.8.0", at(1, 12, 40), 270, "SUCCEEDED", "argocd",
-     "daily aggregates: source column (actual/estimated); estimation rules screen"),
-    ("DEP-7312", "head-end", "6.2.0", at(1, 16, 52), 95, "SUCCEEDED", "argocd",
-     "canary (1 pod): DLMS push-mode listener"),
-    ("DEP-7313", "head-end", "6.2.0", at(1, 17, 44), 20, "ABORTED", "a.iyer", "canary aborted, scaled to 0"),
-    ("DEP-7314", "notifier", "1.22.1", at(1, 19, 40), 90, "SUCCEEDED", "argocd", "retry DLR webhooks on 5xx"),
-    ("DEP-7315", "prepaid", "5.4.0", at(2, 9, 36), 280, "SUCCEEDED", "argocd",
-     "emergency credit for BPL accounts"),
-    ("DEP-7316", "ingest", "2.14.1", at(2, 13, 55), 120, "SUCCEEDED", "argocd",
-     "capture-object scaler with register-map fallback (2.14.0 fixed)"),
-    ("DEP-7317", "outage", "2.9.0", at(2, 18, 40), 160, "SUCCEEDED", "argocd", "ETR estimates from crew GPS"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+# id, service, version, start, duration_s, status, by, summary
+DEP-7301 | mdm | 4.7.3 | -1 16:20 | 240 | SUCCEEDED | argocd | VEE: spike check per tariff category
+DEP-7302 | head-end | 6.1.4 | -1 18:05 | 310 | SUCCEEDED | argocd | DLMS HLS key rotation support
+DEP-7303 | outage | 2.8.0 | 0 08:15 | 150 | SUCCEEDED | argocd | crew app: feeder map tiles
+DEP-7304 | prepaid | 5.3.2 | 0 13:40 | 260 | SUCCEEDED | argocd | recharge receipts in Marathi
+DEP-7305 | ingest | 2.14.0 | 0 14:12 | 120 | SUCCEEDED | argocd | decode scaler_unit from the meter's
+    capture objects; drop the static register map
+DEP-7306 | ingest | 2.13.6 | 0 15:08 | 110 | SUCCEEDED | r.deshpande | rollback of 2.14.0
+DEP-7307 | notifier | 1.22.0 | 0 18:20 | 90 | SUCCEEDED | argocd | DLT template ids per template
+DEP-7308 | billing | 3.9.1 | 1 06:08 | 140 | SUCCEEDED | argocd | e-bill PDF: embed last meter photo
+DEP-7309 | billing | 3.9.0 | 1 07:20 | 130 | SUCCEEDED | s.kulkarni | rollback of 3.9.1
+DEP-7310 | outage | 2.8.1 | 1 09:50 | 150 | SUCCEEDED | argocd | ticket export CSV
+DEP-7311 | mdm | 4.8.0 | 1 12:40 | 270 | SUCCEEDED | argocd | daily aggregates: source column
+    (actual/estimated); estimation rules screen
+DEP-7312 | head-end | 6.2.0 | 1 16:52 | 95 | SUCCEEDED | argocd | canary (1 pod): DLMS push-mode listener
+DEP-7313 | head-end | 6.2.0 | 1 17:44 | 20 | ABORTED | a.iyer | canary aborted, scaled to 0
+DEP-7314 | notifier | 1.22.1 | 1 19:40 | 90 | SUCCEEDED | argocd | retry DLR webhooks on 5xx
+DEP-7315 | prepaid | 5.4.0 | 2 09:36 | 280 | SUCCEEDED | argocd | emergency credit for BPL accounts
+DEP-7316 | ingest | 2.14.1 | 2 13:55 | 120 | SUCCEEDED | argocd | capture-object scaler with register-map
+    fallback (2.14.0 fixed)
+DEP-7317 | outage | 2.9.0 | 2 18:40 | 160 | SUCCEEDED | argocd | ETR estimates from crew GPS
+""")
 
 BASE_VERSIONS = {
     "api-gateway": "1.25.4", "prepaid": "5.3.1", "head-end": "6.1.3", "emqx": "5.3.2", "ingest": "2.13.6",
@@ -252,32 +245,17 @@ CONFIG = [
     ("CHG-8815", "mdm", "vee.spike_limit_kwh", "250", "300", "p.joshi", at(2, 18, 55), "MDM-931"),
 ]
 
-MIGRATIONS = [
-    # rank, version, description, script, by, installed_on (DB local time), ms, success
-    (
-        84, "84", "reading interval brin index", "V84__reading_interval_brin.sql", "mdm_migrator",
-        at(-9, 11, 2, 41), 4120,
-    ),
-    (85, "85", "estimation rule table", "V85__estimation_rule.sql", "mdm_migrator", at(-6, 15, 40, 12), 211),
-    (86, "86", "vee flags jsonb", "V86__vee_flags_jsonb.sql", "mdm_migrator", at(-1, 16, 21, 5), 388),
-    (
-        87, "87", "reading daily source column", "V87__reading_daily_source.sql", "mdm_migrator",
-        at(1, 12, 41, 18), 164,
-    ),
-    (39, "39", "upi refund ledger", "V39__upi_refund.sql", "billing_migrator", at(-14, 10, 5, 0), 302),
-    (
-        40, "40", "emergency credit flag", "V40__emergency_credit.sql", "billing_migrator",
-        at(-3, 9, 12, 30), 97,
-    ),
-    (
-        41, "41", "bill meter photo url", "V41__bill_meter_photo_url.sql", "billing_migrator",
-        at(1, 6, 9, 2), 141,
-    ),
-    (
-        42, "42", "bpl emergency credit limit", "V42__bpl_emergency_credit.sql", "billing_migrator",
-        at(2, 9, 37, 11), 122,
-    ),
-]
+MIGRATIONS = engine.table(at, "issssti", """
+# rank, version, description, script, by, installed_on (DB local time), ms, success
+84 | 84 | reading interval brin index | V84__reading_interval_brin.sql | mdm_migrator | -9 11:02:41 | 4120
+85 | 85 | estimation rule table | V85__estimation_rule.sql | mdm_migrator | -6 15:40:12 | 211
+86 | 86 | vee flags jsonb | V86__vee_flags_jsonb.sql | mdm_migrator | -1 16:21:05 | 388
+87 | 87 | reading daily source column | V87__reading_daily_source.sql | mdm_migrator | 1 12:41:18 | 164
+39 | 39 | upi refund ledger | V39__upi_refund.sql | billing_migrator | -14 10:05:00 | 302
+40 | 40 | emergency credit flag | V40__emergency_credit.sql | billing_migrator | -3 09:12:30 | 97
+41 | 41 | bill meter photo url | V41__bill_meter_photo_url.sql | billing_migrator | 1 06:09:02 | 141
+42 | 42 | bpl emergency credit limit | V42__bpl_emergency_credit.sql | billing_migrator | 2 09:37:11 | 122
+""")
 
 
 def change_tables(w: World) -> None:
@@ -441,16 +419,16 @@ def redisline(t: datetime, role: str, mark: str, msg: str, pid: int = 1) -> str:
 # Background: every component's ordinary day, bent by the incidents above
 # ---------------------------------------------------------------------------------------------
 
-ROUTES = [
-    # weight, method, path template, upstream service, port, base latency ms
-    (34, "GET", "/api/v1/usage/daily?meter={m}&days=30", "mdm", 8080, 45),
-    (10, "GET", "/api/v1/usage/interval?meter={m}&date={d}", "mdm", 8080, 70),
-    (20, "GET", "/api/v1/prepaid/balance?account={a}", "prepaid", 8080, 25),
-    (8, "POST", "/api/v1/prepaid/recharge", "prepaid", 8080, 180),
-    (10, "GET", "/api/v1/bills/latest?account={a}", "billing", 8000, 60),
-    (3, "GET", "/api/v1/bills/{b}/pdf", "billing", 8000, 400),
-    (5, "GET", "/api/v1/outages?pincode={p}", "outage", 3000, 30),
-]
+ROUTES = engine.table(at, "isssii", """
+# weight, method, path template, upstream service, port, base latency ms
+34 | GET | /api/v1/usage/daily?meter={m}&days=30 | mdm | 8080 | 45
+10 | GET | /api/v1/usage/interval?meter={m}&date={d} | mdm | 8080 | 70
+20 | GET | /api/v1/prepaid/balance?account={a} | prepaid | 8080 | 25
+8 | POST | /api/v1/prepaid/recharge | prepaid | 8080 | 180
+10 | GET | /api/v1/bills/latest?account={a} | billing | 8000 | 60
+3 | GET | /api/v1/bills/{b}/pdf | billing | 8000 | 400
+5 | GET | /api/v1/outages?pincode={p} | outage | 3000 | 30
+""")
 UPSTREAM_IPS = {
     "mdm": ["10.244.6.21", "10.244.6.37", "10.244.3.18"],
     "prepaid": ["10.244.5.33", "10.244.5.41", "10.244.2.27"], "billing": ["10.244.7.21", "10.244.7.29"],

@@ -138,40 +138,22 @@ BASE_VERSION = {
 }
 
 # (id, service, version, started (CET), seconds, status, by, summary)
-DEPLOYS = [
-    (
-        "DEP-3310", "fhir-facade", "1.14.0", at(-1, 15, 10), 240, "Succeeded", "argocd",
-        "Appointment resource: include serviceType",
-    ),
-    (
-        "DEP-3311", "cpoe", "5.9.2", at(0, 7, 20), 300, "Succeeded", "argocd",
-        "order set 'Sepsis-Bundle' v3, print layout fix",
-    ),
-    (
-        "DEP-3312", "patient-portal", "2.18.1", at(0, 12, 5), 240, "Succeeded", "argocd",
-        "Befund-Download: PDF filename with date",
-    ),
-    (
-        "DEP-3313", "scheduling", "4.2.0", at(1, 9, 10), 300, "Succeeded", "argocd",
-        "Grippeimpfung slots: new appointment type IMPF-GRIPPE",
-    ),
-    (
-        "DEP-3314", "pharmacy", "7.3.0", at(1, 14, 2), 360, "Succeeded", "argocd",
-        "Stationsanforderung: batch quantities, BTM-Buch export",
-    ),
-    (
-        "DEP-3315", "ehr-api", "12.5.0", at(2, 7, 38), 420, "Succeeded", "argocd",
-        "Pflegedokumentation: new vital signs chart",
-    ),
-    (
-        "DEP-3316", "patient-portal", "2.19.0", at(2, 15, 30), 240, "Succeeded", "argocd",
-        "Terminerinnerung per E-Mail opt-in",
-    ),
-    (
-        "DEP-3317", "lis", "3.8.1", at(2, 12, 40), 600, "Succeeded", "ansible",
-        "reference ranges update Klinische Chemie",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-3310 | fhir-facade | 1.14.0 | -1 15:10 | 240 | Succeeded | argocd | Appointment resource: include
+    serviceType
+DEP-3311 | cpoe | 5.9.2 | 0 07:20 | 300 | Succeeded | argocd | order set 'Sepsis-Bundle' v3, print layout
+    fix
+DEP-3312 | patient-portal | 2.18.1 | 0 12:05 | 240 | Succeeded | argocd | Befund-Download: PDF filename with
+    date
+DEP-3313 | scheduling | 4.2.0 | 1 09:10 | 300 | Succeeded | argocd | Grippeimpfung slots: new appointment
+    type IMPF-GRIPPE
+DEP-3314 | pharmacy | 7.3.0 | 1 14:02 | 360 | Succeeded | argocd | Stationsanforderung: batch quantities,
+    BTM-Buch export
+DEP-3315 | ehr-api | 12.5.0 | 2 07:38 | 420 | Succeeded | argocd | Pflegedokumentation: new vital signs
+    chart
+DEP-3316 | patient-portal | 2.19.0 | 2 15:30 | 240 | Succeeded | argocd | Terminerinnerung per E-Mail opt-in
+DEP-3317 | lis | 3.8.1 | 2 12:40 | 600 | Succeeded | ansible | reference ranges update Klinische Chemie
+""")
 
 
 def version(service: str, t: datetime) -> str:

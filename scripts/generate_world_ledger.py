@@ -1565,27 +1565,24 @@ def tables(w: World) -> None:
     )
 
 
-DEPLOYS = [
-    ("DEP-4410", "card-auth", "3.18.2", at(10, 8, 31, 0), "merchant category overrides for MCC 4829"),
-    ("DEP-4411", "payments", "5.2.0", at(10, 13, 31, 0), "PayTo mandate list endpoint"),
-    (
-        "DEP-4412", "fx-rates", "2.9.0", at(10, 13, 58, 0),
-        "quote API v3: pairs as BASE/QUOTE, drop legacy pair codes",
-    ),
-    ("DEP-4413", "fx-rates", "2.8.4", at(10, 14, 41, 0), "rollback of 2.9.0"),
-    ("DEP-4414", "notification", "2.12.0", at(10, 19, 5, 0), "new push templates for card controls"),
-    ("DEP-4415", "ledger", "7.3.1", at(11, 7, 32, 0), "postings: channel column (V211)"),
-    ("DEP-4416", "card-auth", "3.18.3", at(11, 9, 52, 0), "log masking for track2 equivalent data"),
-    ("DEP-4424", "fx-rates", "2.9.1", at(11, 11, 0, 0), "quote API v3 accepts legacy six-letter pairs"),
-    ("DEP-4417", "kyc", "4.1.0", at(11, 12, 20, 0), "liveness check v2 (selfie video)"),
-    ("DEP-4418", "ledger", "7.3.2", at(11, 14, 55, 0), "holds by merchant report (V212)"),
-    ("DEP-4419", "notification", "2.12.1", at(11, 17, 40, 0), "push template copy fixes"),
-    ("DEP-4425", "hsm-proxy", "1.6.0", at(12, 8, 5, 0), "validate pooled connections on borrow"),
-    ("DEP-4420", "payments", "5.3.0", at(12, 9, 40, 0), "PayTo mandate amendments"),
-    ("DEP-4421", "fx-rates", "2.9.2", at(12, 13, 45, 0), "spread tables per segment"),
-    ("DEP-4422", "kyc", "4.1.1", at(12, 16, 10, 0), "liveness retries"),
-    ("DEP-4423", "card-auth", "3.19.0", at(12, 19, 55, 0), "token lifecycle events for wallets"),
-]
+DEPLOYS = engine.table(at, "sssts", """
+DEP-4410 | card-auth | 3.18.2 | 10 08:31:00 | merchant category overrides for MCC 4829
+DEP-4411 | payments | 5.2.0 | 10 13:31:00 | PayTo mandate list endpoint
+DEP-4412 | fx-rates | 2.9.0 | 10 13:58:00 | quote API v3: pairs as BASE/QUOTE, drop legacy pair codes
+DEP-4413 | fx-rates | 2.8.4 | 10 14:41:00 | rollback of 2.9.0
+DEP-4414 | notification | 2.12.0 | 10 19:05:00 | new push templates for card controls
+DEP-4415 | ledger | 7.3.1 | 11 07:32:00 | postings: channel column (V211)
+DEP-4416 | card-auth | 3.18.3 | 11 09:52:00 | log masking for track2 equivalent data
+DEP-4424 | fx-rates | 2.9.1 | 11 11:00:00 | quote API v3 accepts legacy six-letter pairs
+DEP-4417 | kyc | 4.1.0 | 11 12:20:00 | liveness check v2 (selfie video)
+DEP-4418 | ledger | 7.3.2 | 11 14:55:00 | holds by merchant report (V212)
+DEP-4419 | notification | 2.12.1 | 11 17:40:00 | push template copy fixes
+DEP-4425 | hsm-proxy | 1.6.0 | 12 08:05:00 | validate pooled connections on borrow
+DEP-4420 | payments | 5.3.0 | 12 09:40:00 | PayTo mandate amendments
+DEP-4421 | fx-rates | 2.9.2 | 12 13:45:00 | spread tables per segment
+DEP-4422 | kyc | 4.1.1 | 12 16:10:00 | liveness retries
+DEP-4423 | card-auth | 3.19.0 | 12 19:55:00 | token lifecycle events for wallets
+""")
 
 CHANGES = [
     ("CHG-5510", "payments", "npp.timeout_ms", "8000", "5000", "a.kowalczyk", at(10, 10, 58, 0), "PAY-1192"),

@@ -282,43 +282,38 @@ def attrs_of(w: World, service: str, t: datetime, p: tuple[str, str] | None = No
 # ---------------------------------------------------------------------------------------------
 
 # (id, service, version, started (BRT), seconds, status, by, summary)
-DEPLOYS = [
-    ("DEP-7288", "courier-location", "3.4.0", at(-1, 15, 2), 240, "Succeeded", "argocd",
-     "keep the last 50 positions per courier as a trail (support tooling)"),
-    ("DEP-7289", "payments", "6.3.1", at(-1, 17, 30), 300, "Succeeded", "argocd",
-     "PIX QR copy-and-paste payload v2"),
-    ("DEP-7290", "catalog", "3.9.0", at(0, 9, 31), 260, "Succeeded", "argocd",
-     "menus-v2 index writer (behind catalog.menu_index_v2)"),
-    ("DEP-7291", "orders", "9.3.0", at(0, 11, 40, 20), 2400, "Succeeded", "argocd",
-     "delivery window fields for scheduled orders (flyway V212)"),
-    ("DEP-7292", "pricing", "7.8.0", at(0, 18, 50, 10), 210, "Succeeded", "argocd",
-     "free-delivery banner rules"),
-    ("DEP-7293", "pricing", "7.8.1", at(0, 23, 2, 30), 200, "Succeeded", "l.figueiredo",
-     "hotfix: coupon validity evaluated in America/Sao_Paulo"),
-    ("DEP-7294", "dispatch", "2.17.0", at(1, 10, 20), 220, "Succeeded", "argocd",
-     "offer ranking: prefer couriers heading back"),
-    ("DEP-7295", "merchant-portal", "2026.05.12-1", at(1, 10, 41), 300, "Succeeded", "argocd",
-     "opening-hours editor; Laravel 10.48.10"),
-    ("DEP-7296", "notifications", "4.21.0", at(1, 14, 5), 240, "Succeeded", "argocd",
-     "new WhatsApp order-status templates; OTP SMS copy in pt-BR"),
-    ("DEP-7297", "orders", "9.4.0", at(1, 16, 5), 360, "Succeeded", "argocd",
-     "merchant menu snapshot for order validation"),
-    ("DEP-7298", "geo", "1.21.1", at(1, 23, 14), 180, "Succeeded", "r.nakamura",
-     "hotfix: do not cache provider answers at (0,0); cache flushed"),
-    ("DEP-7299", "geo", "1.22.0", at(2, 8, 15), 200, "Succeeded", "argocd",
-     "validate GeoPonto answers (inside Brazil bounding box)"),
-    ("DEP-7300", "payments", "6.3.2", at(2, 9, 41), 300, "Succeeded", "argocd",
-     "PSP client: log acquirer return codes"),
-    ("DEP-7301", "consumer-api", "5.12.0", at(2, 10, 55, 30), 240, "Succeeded", "argocd",
-     "undici 6 http client for internal calls; new pricing client"),
-    ("DEP-7302", "consumer-api", "5.11.3", at(2, 11, 56), 180, "Succeeded", "b.moreira",
-     "rollback of 5.12.0"),
-    ("DEP-7303", "orders", "9.4.0", at(2, 15, 31), 200, "Succeeded", "m.alves", "rollout restart (heap)"),
-    ("DEP-7304", "orders", "9.4.1", at(2, 17, 40), 360, "Succeeded", "argocd",
-     "bound the menu snapshot cache (max 5k merchants)"),
-    ("DEP-7305", "payments", "6.3.3", at(2, 20, 18, 30), 260, "Succeeded", "c.souza",
-     "hotfix: release PSP connection on 3DS callback error path"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-7288 | courier-location | 3.4.0 | -1 15:02 | 240 | Succeeded | argocd | keep the last 50 positions per
+    courier as a trail (support tooling)
+DEP-7289 | payments | 6.3.1 | -1 17:30 | 300 | Succeeded | argocd | PIX QR copy-and-paste payload v2
+DEP-7290 | catalog | 3.9.0 | 0 09:31 | 260 | Succeeded | argocd | menus-v2 index writer (behind
+    catalog.menu_index_v2)
+DEP-7291 | orders | 9.3.0 | 0 11:40:20 | 2400 | Succeeded | argocd | delivery window fields for scheduled
+    orders (flyway V212)
+DEP-7292 | pricing | 7.8.0 | 0 18:50:10 | 210 | Succeeded | argocd | free-delivery banner rules
+DEP-7293 | pricing | 7.8.1 | 0 23:02:30 | 200 | Succeeded | l.figueiredo | hotfix: coupon validity evaluated
+    in America/Sao_Paulo
+DEP-7294 | dispatch | 2.17.0 | 1 10:20 | 220 | Succeeded | argocd | offer ranking: prefer couriers heading
+    back
+DEP-7295 | merchant-portal | 2026.05.12-1 | 1 10:41 | 300 | Succeeded | argocd | opening-hours editor;
+    Laravel 10.48.10
+DEP-7296 | notifications | 4.21.0 | 1 14:05 | 240 | Succeeded | argocd | new WhatsApp order-status
+    templates; OTP SMS copy in pt-BR
+DEP-7297 | orders | 9.4.0 | 1 16:05 | 360 | Succeeded | argocd | merchant menu snapshot for order validation
+DEP-7298 | geo | 1.21.1 | 1 23:14 | 180 | Succeeded | r.nakamura | hotfix: do not cache provider answers at
+    (0,0); cache flushed
+DEP-7299 | geo | 1.22.0 | 2 08:15 | 200 | Succeeded | argocd | validate GeoPonto answers (inside Brazil
+    bounding box)
+DEP-7300 | payments | 6.3.2 | 2 09:41 | 300 | Succeeded | argocd | PSP client: log acquirer return codes
+DEP-7301 | consumer-api | 5.12.0 | 2 10:55:30 | 240 | Succeeded | argocd | undici 6 http client for internal
+    calls; new pricing client
+DEP-7302 | consumer-api | 5.11.3 | 2 11:56 | 180 | Succeeded | b.moreira | rollback of 5.12.0
+DEP-7303 | orders | 9.4.0 | 2 15:31 | 200 | Succeeded | m.alves | rollout restart (heap)
+DEP-7304 | orders | 9.4.1 | 2 17:40 | 360 | Succeeded | argocd | bound the menu snapshot cache (max 5k
+    merchants)
+DEP-7305 | payments | 6.3.3 | 2 20:18:30 | 260 | Succeeded | c.souza | hotfix: release PSP connection on 3DS
+    callback error path
+""")
 BASE_VERSION = {
     "consumer-api": "5.11.3", "merchant-portal": "2026.05.06-2", "orders": "9.2.4", "payments": "6.3.0",
     "dispatch": "2.16.3", "courier-location": "3.3.2", "pricing": "7.7.4", "notifications": "4.20.1",
@@ -402,27 +397,16 @@ CONFIG = [
 ]
 
 # (flag, from, to, rule, pct, by, at (BRT), comment)
-FLAGS = [
-    (
-        "consumer-api.checkout.new_tip_screen", "off", "on", "all", 10, "a.costa", at(0, 10, 0),
-        "APP-760 experiment",
-    ),
-    (
-        "catalog.menu_index_v2", "off", "on", "region in [RJ]", 100, "t.carvalho", at(0, 19, 2),
-        "CAT-882 piloto BH 100%",
-    ),
-    (
-        "catalog.menu_index_v2", "on", "off", "region in [RJ]", 0, "t.carvalho", at(0, 19, 51, 30),
-        "revert: rule targeted RJ, pilot is BH (menus-v2 only has BH merchants)",
-    ),
-    ("dispatch.batching_v2", "off", "on", "region in [BH]", 50, "p.ribeiro", at(1, 16, 0), "DSP-322"),
-    (
-        "catalog.menu_index_v2", "off", "on", "region in [BH]", 100, "t.carvalho", at(1, 10, 30),
-        "CAT-882 piloto BH (retry)",
-    ),
-    ("pricing.dynamic_fee_v3", "off", "on", "region in [SP]", 20, "l.figueiredo", at(2, 8, 0), "PRC-500"),
-    ("payments.pix_automatico", "off", "on", "all", 5, "c.souza", at(2, 13, 0), "PAY-630"),
-]
+FLAGS = engine.table(at, "ssssists", """
+consumer-api.checkout.new_tip_screen | off | on | all | 10 | a.costa | 0 10:00 | APP-760 experiment
+catalog.menu_index_v2 | off | on | region in [RJ] | 100 | t.carvalho | 0 19:02 | CAT-882 piloto BH 100%
+catalog.menu_index_v2 | on | off | region in [RJ] | 0 | t.carvalho | 0 19:51:30 | revert: rule targeted RJ,
+    pilot is BH (menus-v2 only has BH merchants)
+dispatch.batching_v2 | off | on | region in [BH] | 50 | p.ribeiro | 1 16:00 | DSP-322
+catalog.menu_index_v2 | off | on | region in [BH] | 100 | t.carvalho | 1 10:30 | CAT-882 piloto BH (retry)
+pricing.dynamic_fee_v3 | off | on | region in [SP] | 20 | l.figueiredo | 2 08:00 | PRC-500
+payments.pix_automatico | off | on | all | 5 | c.souza | 2 13:00 | PAY-630
+""")
 
 DNS_RECORDS = [
     (

@@ -211,15 +211,26 @@ def times(peak_per_hour: float):
             yield t0 + dt.timedelta(seconds=RNG.randrange(60000) / 1000)
 
 
-ROUTES = [(30, "GET /selfcare/v2/balance"), (14, "GET /selfcare/v2/bundles"),
-          (8, "POST /selfcare/v2/bundles/purchase"), (9, "POST /selfcare/v2/otp/request"),
-          (9, "POST /selfcare/v2/otp/verify"), (8, "GET /selfcare/v2/profile"),
-          (3, "POST /selfcare/v2/kyc/register"), (7, "POST /momo/v1/topup"),
-          (6, "POST /momo/v1/voucher/redeem")]
+ROUTES = engine.table(None, "is", """
+30 | GET /selfcare/v2/balance
+14 | GET /selfcare/v2/bundles
+8 | POST /selfcare/v2/bundles/purchase
+9 | POST /selfcare/v2/otp/request
+9 | POST /selfcare/v2/otp/verify
+8 | GET /selfcare/v2/profile
+3 | POST /selfcare/v2/kyc/register
+7 | POST /momo/v1/topup
+6 | POST /momo/v1/voucher/redeem
+""")
 # During an incident a share of one route's requests fail with its status.
-GW_EFFECTS = [("otp_late", "otp/verify", 0.55, 401), ("pg_full", "kyc/register", 0.8, 500),
-              ("hss_cert", "bundles/purchase", 0.9, 502), ("kafka2", "balance", 0.6, 503),
-              ("kafka2", "topup", 0.6, 503), ("momo_380", "redeem", 0.12, 422)]
+GW_EFFECTS = engine.table(None, "ssfi", """
+otp_late | otp/verify | 0.55 | 401
+pg_full | kyc/register | 0.8 | 500
+hss_cert | bundles/purchase | 0.9 | 502
+kafka2 | balance | 0.6 | 503
+kafka2 | topup | 0.6 | 503
+momo_380 | redeem | 0.12 | 422
+""")
 
 
 def routine_gateway(t: dt.datetime) -> None:
@@ -818,20 +829,30 @@ SVC_BASE = {  # requests per minute at the daily peak, error %, p95 ms
     "ussd-gateway": (800, 1.0, 1400), "momo-topup": (300, 3.5, 900),
 }
 # (window, service, error % added, p95 multiplier, request multiplier)
-SVC_EFFECTS = [
-    ("ocs_slow", "ocs", 7.5, 60.0, 1.0), ("ocs_slow", "ussd-gateway", 2.0, 3.5, 1.0),
-    ("ocs_slow", "api-gateway", 0.5, 2.0, 1.0), ("ocs_slow", "radius-aaa", 1.5, 1.2, 1.0),
-    ("otp_late", "smsc-gateway", 6.0, 1.3, 0.7), ("otp_late", "selfcare-api", 1.5, 1.0, 1.1),
-    ("otp_late", "api-gateway", 1.0, 1.0, 1.1), ("kilima", "smsc-gateway", 9.0, 1.1, 1.0),
-    ("kafka2", "ocs", 35.0, 1.5, 0.8), ("kafka2", "radius-aaa", 30.0, 1.2, 1.0),
-    ("kafka2", "ussd-gateway", 25.0, 1.3, 1.0), ("kafka2", "momo-topup", 40.0, 1.2, 1.0),
-    ("kafka2", "smsc-gateway", 10.0, 1.0, 1.0), ("kafka2", "api-gateway", 18.0, 1.0, 1.0),
-    ("kafka2", "selfcare-api", 12.0, 1.0, 1.0),
-    ("pg_full", "selfcare-api", 4.0, 1.2, 1.0), ("pg_full", "api-gateway", 0.8, 1.0, 1.0),
-    ("hss_cert", "hss-provisioning", 55.0, 0.9, 1.0), ("hss_cert", "selfcare-api", 6.0, 1.0, 1.0),
-    ("hss_cert", "ussd-gateway", 7.0, 1.0, 1.0), ("hss_cert", "api-gateway", 2.0, 1.0, 1.0),
-    ("momo_380", "momo-topup", 8.0, 1.0, 1.05),
-]
+SVC_EFFECTS = engine.table(None, "ssfff", """
+ocs_slow | ocs | 7.5 | 60.0 | 1.0
+ocs_slow | ussd-gateway | 2.0 | 3.5 | 1.0
+ocs_slow | api-gateway | 0.5 | 2.0 | 1.0
+ocs_slow | radius-aaa | 1.5 | 1.2 | 1.0
+otp_late | smsc-gateway | 6.0 | 1.3 | 0.7
+otp_late | selfcare-api | 1.5 | 1.0 | 1.1
+otp_late | api-gateway | 1.0 | 1.0 | 1.1
+kilima | smsc-gateway | 9.0 | 1.1 | 1.0
+kafka2 | ocs | 35.0 | 1.5 | 0.8
+kafka2 | radius-aaa | 30.0 | 1.2 | 1.0
+kafka2 | ussd-gateway | 25.0 | 1.3 | 1.0
+kafka2 | momo-topup | 40.0 | 1.2 | 1.0
+kafka2 | smsc-gateway | 10.0 | 1.0 | 1.0
+kafka2 | api-gateway | 18.0 | 1.0 | 1.0
+kafka2 | selfcare-api | 12.0 | 1.0 | 1.0
+pg_full | selfcare-api | 4.0 | 1.2 | 1.0
+pg_full | api-gateway | 0.8 | 1.0 | 1.0
+hss_cert | hss-provisioning | 55.0 | 0.9 | 1.0
+hss_cert | selfcare-api | 6.0 | 1.0 | 1.0
+hss_cert | ussd-gateway | 7.0 | 1.0 | 1.0
+hss_cert | api-gateway | 2.0 | 1.0 | 1.0
+momo_380 | momo-topup | 8.0 | 1.0 | 1.05
+""")
 
 
 def noisy(x: float, rel: float = 0.08) -> float:

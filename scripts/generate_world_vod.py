@@ -186,33 +186,22 @@ QUERIES = [
     "刑事", "orbit boys", "料理", "ホラー 映画", "サッカー ハイライト",
 ]
 
-PLATFORMS = [
-    # weight, platform, drm, manifest, user agent
-    (22, "ios", "fairplay", "hls", "KumoVideo/8.3.1 (iPhone; iOS 17.4.1; Scale/3.00)"),
-    (6, "ipados", "fairplay", "hls", "KumoVideo/8.3.1 (iPad; iPadOS 17.4.1; Scale/2.00)"),
-    (7, "tvos", "fairplay", "hls", "KumoVideo-tvOS/8.3.0 (AppleTV14,1; tvOS 17.4)"),
-    (
-        4, "safari", "fairplay", "hls",
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 "
-        "Safari/605.1.15",
-    ),  # noqa: E501
-    (20, "android", "widevine", "dash", "KumoVideo-Android/8.2.7 (SM-S918B; Android 14)"),
-    (
-        12, "chrome", "widevine", "dash",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/123.0.0.0 "
-        "Safari/537.36",
-    ),  # noqa: E501
-    (11, "androidtv", "widevine", "dash", "KumoVideo-AndroidTV/6.2.0 (BRAVIA 4K VH2; Android 12)"),
-    (6, "firetv", "widevine", "dash", "KumoVideo-FireTV/6.1.4 (AFTKA; Fire OS 7.6)"),
-    (
-        7, "tizen", "playready", "dash",
-        "Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36 KumoVideo-Tizen/5.9.2",
-    ),  # noqa: E501
-    (
-        5, "webos", "playready", "dash",
-        "Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 KumoVideo-webOS/5.8.0",
-    ),
-]
+PLATFORMS = engine.table(None, "issss", """
+# weight, platform, drm, manifest, user agent
+22 | ios | fairplay | hls | KumoVideo/8.3.1 (iPhone; iOS 17.4.1; Scale/3.00)
+6 | ipados | fairplay | hls | KumoVideo/8.3.1 (iPad; iPadOS 17.4.1; Scale/2.00)
+7 | tvos | fairplay | hls | KumoVideo-tvOS/8.3.0 (AppleTV14,1; tvOS 17.4)
+4 | safari | fairplay | hls | Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like
+    Gecko) Version/17.4 Safari/605.1.15
+20 | android | widevine | dash | KumoVideo-Android/8.2.7 (SM-S918B; Android 14)
+12 | chrome | widevine | dash | Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like
+    Gecko) Chrome/123.0.0.0 Safari/537.36
+11 | androidtv | widevine | dash | KumoVideo-AndroidTV/6.2.0 (BRAVIA 4K VH2; Android 12)
+6 | firetv | widevine | dash | KumoVideo-FireTV/6.1.4 (AFTKA; Fire OS 7.6)
+7 | tizen | playready | dash | Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36
+    KumoVideo-Tizen/5.9.2
+5 | webos | playready | dash | Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 KumoVideo-webOS/5.8.0
+""")
 PLAT_W = [p[0] for p in PLATFORMS]
 APPLE = ("ios", "ipados", "tvos", "safari")
 
@@ -297,55 +286,23 @@ def seg_path(w: World, cid: str, rung: str | None = None) -> str:
 # (UTC audit export), certificates (UTC), schema migrations (JST wall time)
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    # id, service, version, start, seconds, status, by, summary
-    (
-        "DEP-4410", "catalog", "3.7.4", at(-1, 15, 20), 260, "Succeeded", "nomad-deploy",
-        "editorial rails: pinning",
-    ),
-    (
-        "DEP-4411", "drm-license", "9.1.1", at(0, 9, 48, 5), 300, "Succeeded", "m.sato",
-        "rolling restart (no code change): load staged FPS credential",
-    ),
-    (
-        "DEP-4412", "profiles", "4.11.0", at(0, 10, 15), 180, "Succeeded", "nomad-deploy",
-        "kids profile avatars",
-    ),
-    (
-        "DEP-4413", "search", "2.14.0", at(0, 16, 20), 150, "Succeeded", "nomad-deploy",
-        "ja tokenizer: long vowels",
-    ),
-    (
-        "DEP-4414", "playback", "7.4.0", at(0, 19, 50), 240, "Succeeded", "nomad-deploy",
-        "heartbeat batching (5s -> 10s)",
-    ),
-    (
-        "DEP-4415", "recommend", "3.2.0", at(1, 9, 30), 200, "Succeeded", "nomad-deploy",
-        "rail diversity re-ranker",
-    ),
-    (
-        "DEP-4416", "packager", "5.2.0", at(1, 12, 50), 330, "Succeeded", "nomad-deploy",
-        "LL-HLS part hold-back tuning",
-    ),
-    (
-        "DEP-4417", "entitlement", "12.3.0", at(1, 16, 10), 280, "Succeeded", "nomad-deploy",
-        "annual plan upgrade proration",
-    ),
-    ("DEP-4418", "search", "2.14.1", at(2, 10, 12), 150, "Succeeded", "nomad-deploy", "synonyms refresh"),
-    (
-        "DEP-4419", "drm-license", "9.1.2", at(2, 14, 10), 300, "Succeeded", "nomad-deploy",
-        "PlayReady SL3000 policy mapping",
-    ),
-    (
-        "DEP-4420", "catalog", "3.8.0", at(2, 17, 30), 270, "Succeeded", "nomad-deploy",
-        "trending rail: per-region trending",
-    ),
-    ("DEP-4421", "catalog", "3.7.4", at(2, 21, 52), 240, "Succeeded", "r.kobayashi", "rollback of 3.8.0"),
-    (
-        "DEP-4422", "recommend", "3.2.1", at(2, 22, 20), 200, "Succeeded", "nomad-deploy",
-        "cold-start rail order",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+# id, service, version, start, seconds, status, by, summary
+DEP-4410 | catalog | 3.7.4 | -1 15:20 | 260 | Succeeded | nomad-deploy | editorial rails: pinning
+DEP-4411 | drm-license | 9.1.1 | 0 09:48:05 | 300 | Succeeded | m.sato | rolling restart (no code change):
+    load staged FPS credential
+DEP-4412 | profiles | 4.11.0 | 0 10:15 | 180 | Succeeded | nomad-deploy | kids profile avatars
+DEP-4413 | search | 2.14.0 | 0 16:20 | 150 | Succeeded | nomad-deploy | ja tokenizer: long vowels
+DEP-4414 | playback | 7.4.0 | 0 19:50 | 240 | Succeeded | nomad-deploy | heartbeat batching (5s -> 10s)
+DEP-4415 | recommend | 3.2.0 | 1 09:30 | 200 | Succeeded | nomad-deploy | rail diversity re-ranker
+DEP-4416 | packager | 5.2.0 | 1 12:50 | 330 | Succeeded | nomad-deploy | LL-HLS part hold-back tuning
+DEP-4417 | entitlement | 12.3.0 | 1 16:10 | 280 | Succeeded | nomad-deploy | annual plan upgrade proration
+DEP-4418 | search | 2.14.1 | 2 10:12 | 150 | Succeeded | nomad-deploy | synonyms refresh
+DEP-4419 | drm-license | 9.1.2 | 2 14:10 | 300 | Succeeded | nomad-deploy | PlayReady SL3000 policy mapping
+DEP-4420 | catalog | 3.8.0 | 2 17:30 | 270 | Succeeded | nomad-deploy | trending rail: per-region trending
+DEP-4421 | catalog | 3.7.4 | 2 21:52 | 240 | Succeeded | r.kobayashi | rollback of 3.8.0
+DEP-4422 | recommend | 3.2.1 | 2 22:20 | 200 | Succeeded | nomad-deploy | cold-start rail order
+""")
 
 CONFIG = [
     # id, service, key, from, to, author, applied, ticket, summary
@@ -429,20 +386,18 @@ CONFIG = [
     ),
 ]
 
-FLAGS = [
-    # flag, from, to, rollout %, by, at, comment
-    ("recommend.rail.diversity_boost", "off", "on", 10, "a.yamada", at(0, 10, 30), "RECO-305 experiment"),
-    ("catalog.home.hero_autoplay", "on", "on", 100, "n.abe", at(0, 16, 0), "50% -> 100%"),
-    (
-        "playback.license_prefetch", "false", "true", 100, "k.tanaka", at(1, 10, 52),
-        "PLAY-1188 faster next-episode start: prefetch licenses for the next 3 episodes",
-    ),
-    ("playback.license_prefetch", "true", "false", 0, "k.tanaka", at(1, 11, 37, 20), "INC-5136 rollback"),
-    ("profiles.kids_pin_v2", "off", "on", 5, "t.mori", at(1, 18, 30), "PRF-80 canary"),
-    ("search.query_rewrite_ja", "on", "on", 50, "y.nakamura", at(2, 9, 15), "25% -> 50%"),
-    ("playback.hevc_ladder.tvos", "off", "on", 20, "k.tanaka", at(2, 14, 30), "PLAY-1201 HEVC for Apple TV"),
-    ("recommend.rail.diversity_boost", "on", "on", 50, "a.yamada", at(2, 21, 0), "10% -> 50%"),
-]
+FLAGS = engine.table(at, "sssists", """
+# flag, from, to, rollout %, by, at, comment
+recommend.rail.diversity_boost | off | on | 10 | a.yamada | 0 10:30 | RECO-305 experiment
+catalog.home.hero_autoplay | on | on | 100 | n.abe | 0 16:00 | 50% -> 100%
+playback.license_prefetch | false | true | 100 | k.tanaka | 1 10:52 | PLAY-1188 faster next-episode start:
+    prefetch licenses for the next 3 episodes
+playback.license_prefetch | true | false | 0 | k.tanaka | 1 11:37:20 | INC-5136 rollback
+profiles.kids_pin_v2 | off | on | 5 | t.mori | 1 18:30 | PRF-80 canary
+search.query_rewrite_ja | on | on | 50 | y.nakamura | 2 09:15 | 25% -> 50%
+playback.hevc_ladder.tvos | off | on | 20 | k.tanaka | 2 14:30 | PLAY-1201 HEVC for Apple TV
+recommend.rail.diversity_boost | on | on | 50 | a.yamada | 2 21:00 | 10% -> 50%
+""")
 
 CERTS = [
     # name, service, kind, subject, serial, not_before, not_after, rotated_at, status, ticket
@@ -2262,7 +2217,12 @@ def pg(w: World, t: datetime, inst_: str, pid: int, who: str, sev: str, msg: str
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst_, host=inst_)
 
 
-PG = [("pg-catalog", 4), ("pg-catalog-ro", 11), ("pg-billing", 19), ("pg-profiles", 26)]
+PG = engine.table(None, "si", """
+pg-catalog | 4
+pg-catalog-ro | 11
+pg-billing | 19
+pg-profiles | 26
+""")
 
 
 def postgres_bg(w: World, t: datetime) -> None:

@@ -303,7 +303,12 @@ SEARCH_TERMS = ["running shoes", "rain jacket", "yoga mat", "usb-c cable", "espr
                 "kids rain boots", "phone case", "air fryer", "notebook a5"]
 CATEGORIES = ["shoes", "outdoor", "kitchen", "electronics", "home", "kids", "sport", "office"]
 MAIL_DOMAINS = ["gmail.com", "outlook.com", "web.de", "icloud.com", "yahoo.com", "gmx.net"]
-CARD_BRANDS = [("visa", 5), ("mastercard", 4), ("amex", 1), ("maestro", 1)]
+CARD_BRANDS = engine.table(None, "si", """
+visa | 5
+mastercard | 4
+amex | 1
+maestro | 1
+""")
 
 
 class Shop(World):

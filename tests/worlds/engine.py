@@ -295,6 +295,39 @@ def rows(table: str) -> list[tuple[str, ...]]:
     return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
 
 
+def table(at: Callable[..., datetime] | None, kinds: str, text: str) -> list[tuple[Any, ...]]:
+    """A spec's table written as text: one row a line, cells between ``|``; a line that starts
+    with a space continues the row above (joined with one space); blank and ``#`` lines skipped.
+
+    ``kinds`` has a letter a column: ``s`` text, ``-`` text or ``None`` when empty, ``i`` an int,
+    ``f`` a float, ``t`` a moment ``"DAY HH:MM[:SS]"`` made with ``at`` (the world's clock).
+    """
+    lines: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] == " " and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    out = []
+    for line in lines:
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != len(kinds):
+            raise ValueError(f"{len(cells)} cells where {len(kinds)} ({kinds}) are due: {line!r}")
+        out.append(tuple(_cell(cell, kind, at) for cell, kind in zip(cells, kinds, strict=True)))
+    return out
+
+
+def _cell(cell: str, kind: str, at: Callable[..., datetime] | None) -> Any:
+    if kind == "t" and at:
+        day, hhmm = cell.split()
+        return at(int(day), *map(int, hhmm.split(":")))
+    if kind == "-":
+        return cell or None
+    return {"s": str, "i": int, "f": float}[kind](cell)
+
+
 # --- table shapes: the columns of the exports the worlds' tools write ------------------------
 
 SHAPES = {name: tuple(cols.split()) for name, cols in rows("""
