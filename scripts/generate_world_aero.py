@@ -1439,8 +1439,7 @@ def inc_es(w: World) -> None:
     a, b = ES_HEAP
     t = at(0, 10, 1, 50)
     agg = (
-        'source[{"size":0,"aggs":{"route_day":{"terms":{"field":"route_key","size":100000},'
-        '"aggs":{"by_day":{"date_histogram":{"field":"dep_date","calendar_interval":"day"},"aggs":{"min_fare":{"min":{"field":"fare_eur"}}}}}}}}]'
+        'source[{"size":0,"aggs":{"route_day":{"terms":{"field":"route_key","size":100000},"aggs":{"by_day":{"date_histogram":{"field":"dep_date","calendar_interval":"day"},"aggs":{"min_fare":{"min":{"field":"fare_eur"}}}}}}}}]'
     )
     while t < b - timedelta(minutes=2):
         took = w.ri(38000, 61000)
@@ -1536,9 +1535,8 @@ def inc_kafka(w: World) -> None:
         t += timedelta(seconds=w.ri(240, 330))
     k8s_ev(
         w, at(0, 19, 7, 40), "Normal", "TriggeredScaleUp", "pod/kafka-3",
-        "pod triggered scale-up: "
-        "[{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/europe-west3-c/instanceGroups/"
-        "gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]", ns="aero-data",
+        "pod triggered scale-up: [{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/"
+        "europe-west3-c/instanceGroups/gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]", ns="aero-data",
     )
     k8s_ev(
         w, at(0, 19, 9, 5), "Normal", "Scheduled", "pod/kafka-3",
@@ -1585,8 +1583,8 @@ def inc_wal(w: World) -> None:
     a, b = WAL_FULL
     kf(
         w, CDC_DEAD - timedelta(milliseconds=400), "ERROR",
-        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: \n"
-        "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
+        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: "
+        "\norg.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
         "serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
         "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask", component="connect",
     )
@@ -1664,8 +1662,8 @@ def inc_wal(w: World) -> None:
     pg(w, at(1, 7, 44, 10), "pg-res", 1, "", "LOG", 'parameter "max_slot_wal_keep_size" changed to "20GB"')
     kf(
         w, at(1, 7, 40, 12), "INFO",
-        '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  LOGICAL '
-        "pgoutput", "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
+        '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  '
+        "LOGICAL pgoutput", "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
         component="connect",
     )
     # booking while pg-res is gone
@@ -1959,12 +1957,10 @@ def inc_wrap(w: World) -> None:
     pg(
         w, b, "pg-dcs", 73311, "", "LOG",
         'automatic aggressive vacuum to prevent wraparound of table "dcs.public.boarding_pass": index '
-        "scans: 1\n"
-        "\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n"
-        "\ttuples: 412 removed, 211480232 remain, 0 are dead but not yet removable\n"
-        "\tI/O timings: read: 2410331.207 ms, write: 388120.441 ms\n"
-        "\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n"
-        "\tsystem usage: CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s",
+        "scans: 1\n\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n\ttuples: 412 "
+        "removed, 211480232 remain, 0 are dead but not yet removable\n\tI/O timings: read: 2410331.207 ms, "
+        "write: 388120.441 ms\n\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n\tsystem usage: "
+        "CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s",
     )
 
 
@@ -2338,9 +2334,10 @@ def truth() -> dict:
             "07:40–08:10 CET, 17 Feb 2026. What's the root cause?", "checkin", s, e, SEAT_OOM[0], "redis",
             "redis-seat filled up to maxmemory (4gb, maxmemory-policy noeviction) at 07:33: the 05:00 "
             "seatmap-warm run loaded seat maps for the whole summer schedule (412880 keys instead of about "
-            "138k), so from 07:33 every seat-hold write was refused with 'OOM command not allowed when used "
-            "memory > maxmemory'; inventory answered 503 to seat holds and checkin's seat selection went "
-            "read-only, until maxmemory was raised to 8gb (CHG-5101) at 08:21", ["redis-seat", "maxmemory"],
+            "138k), so from 07:33 every seat-hold write was refused with 'OOM command not allowed when "
+            "used memory > maxmemory'; inventory answered 503 to seat holds and checkin's seat selection "
+            "went read-only, until maxmemory was raised to 8gb (CHG-5101) "
+            "at 08:21", ["redis-seat", "maxmemory"],
             [
                 "checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
                 "checkin wallet push 410 errors (always there)",
@@ -2368,11 +2365,11 @@ def truth() -> dict:
             "AERO-02", "metrics_deps",
             "search: flight search timing out on web and app, 10:15 to 10:45 CET on 2026-02-17. What is "
             "going on?", "search", s, e, ES_HEAP[0], "elasticsearch",
-            "es-data-2 ran out of heap from 10:02: the new fare-insights dashboard sent a terms aggregation "
-            "over route_key (size 100000) with a daily histogram, repeated every two minutes, so es-data-2 "
-            "sat in back-to-back old-generation GCs (heap ~97-99%, parent circuit breaker tripping, dropped "
-            "from the cluster for three minutes at 10:24) and search's queries to es-search timed out after "
-            "10 s, until the task was cancelled at 10:51", ["es-data-2", "heap"],
+            "es-data-2 ran out of heap from 10:02: the new fare-insights dashboard sent a terms "
+            "aggregation over route_key (size 100000) with a daily histogram, repeated every two minutes, "
+            "so es-data-2 sat in back-to-back old-generation GCs (heap ~97-99%, parent circuit breaker "
+            "tripping, dropped from the cluster for three minutes at 10:24) and search's queries to "
+            "es-search timed out after 10 s, until the task was cancelled at 10:51", ["es-data-2", "heap"],
             [
                 "search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
                 "elasticsearch low disk watermark warnings on es-data-1 (always there)",
@@ -2423,14 +2420,15 @@ def truth() -> dict:
     inc.append(
         incident(
             "AERO-04", "trap_noisy_service",
-            "checkin: online check-in completes but lots of passengers get no boarding pass, finalize fails "
-            "from ~18:25. 18:30–19:00 CET, Feb 17. notify has been spewing errors all evening — is it "
-            "notify?", "checkin", s, e, KAFKA3[0], "kafka",
+            "checkin: online check-in completes but lots of passengers get no boarding pass, finalize "
+            "fails from ~18:25. 18:30–19:00 CET, Feb 17. notify has been spewing errors all evening — is "
+            "it notify?", "checkin", s, e, KAFKA3[0], "kafka",
             "kafka-3 was evicted at 18:21 (node out of memory) and could not be rescheduled (volume node "
             "affinity, no memory on the other nodes) until the autoscaler added a node at 19:09; "
-            "checkin.events has replication factor 2 and min.insync.replicas 2, so the four partitions with "
-            "a replica on kafka-3 shrank to one in-sync replica and rejected checkin's acks=all writes with "
-            "NotEnoughReplicas, and checkin failed finalisation for about two thirds of passengers",
+            "checkin.events has replication factor 2 and min.insync.replicas 2, so the four partitions "
+            "with a replica on kafka-3 shrank to one in-sync replica and rejected checkin's acks=all "
+            "writes with NotEnoughReplicas, and checkin failed finalisation for about two thirds of "
+            "passengers",
             ["kafka-3", "replicas"],
             [
                 "notify APNs/FCM errors (always there, a bit more in the evening)",
@@ -2449,8 +2447,8 @@ def truth() -> dict:
     inc.append(
         incident(
             "AERO-05", "no_incident",
-            "Got paged for booking warnings around 02:20 CET on 18.02. — can you check 02:10–02:50 and tell "
-            "me whether anything is actually broken?", "booking", s, e, None, None, None, [], [], None,
+            "Got paged for booking warnings around 02:20 CET on 18.02. — can you check 02:10–02:50 and "
+            "tell me whether anything is actually broken?", "booking", s, e, None, None, None, [], [], None,
             "FALLBACK", [],
             note="the nightly PNR purge with its usual skipped-PNR warnings; metrics at baseline, no changes",
         )
@@ -2464,8 +2462,8 @@ def truth() -> dict:
             "the pnr-cdc debezium task died at 06:04 (RecordTooLargeException on a 1.3 MB group PNR) and "
             "left the logical replication slot pnr_cdc on pg-res inactive; pg-res kept all WAL for it and "
             "its data volume filled from 82% to 100% in 45 minutes, at 06:49 postgres PANICked with 'No "
-            "space left on device' and crash-looped in recovery mode, so booking and payments could not get "
-            "connections, until the volume was grown (CHG-5106) at 07:19 and the slot dropped at 07:24",
+            "space left on device' and crash-looped in recovery mode, so booking and payments could not "
+            "get connections, until the volume was grown (CHG-5106) at 07:19 and the slot dropped at 07:24",
             ["pnr_cdc", "no space left on device"],
             [
                 "checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses pg-dcs)",
@@ -2489,12 +2487,12 @@ def truth() -> dict:
     inc.append(
         incident(
             "AERO-07", "change",
-            "search: fare quotes erroring for UK, Swiss and Scandinavian point of sale since ~09:55. Window "
-            "10:00–10:30 CET, 18-Feb. What changed?", "search", s, e, FX_V2[0], "search",
-            "search 4.2.0 (deploy DEP-6207, 09:51) reads FX rates from the new redis key fx:rates:v2, which "
-            "the fx-refresh job does not write yet; the rate table stayed empty and every quote needing a "
-            "currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with TypeError 'NoneType' "
-            "object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) at 10:37",
+            "search: fare quotes erroring for UK, Swiss and Scandinavian point of sale since ~09:55. "
+            "Window 10:00–10:30 CET, 18-Feb. What changed?", "search", s, e, FX_V2[0], "search",
+            "search 4.2.0 (deploy DEP-6207, 09:51) reads FX rates from the new redis key fx:rates:v2, "
+            "which the fx-refresh job does not write yet; the rate table stayed empty and every quote "
+            "needing a currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with TypeError "
+            "'NoneType' object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) at 10:37",
             ["search", "4.2.0"],
             [
                 "inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
@@ -2519,10 +2517,10 @@ def truth() -> dict:
             "shipped notify 2.9.0 at 12:48 and flipped loyalty.earn.async at 12:52 — is one of those to "
             "blame?", "booking", s, e, V214[0], "postgres",
             "flyway migration V214 (passenger_email_idx), run by the booking-db-migrate-v214 job at 12:56, "
-            "built the index with a plain CREATE INDEX (not CONCURRENTLY) on the 60M-row passenger table of "
-            "pg-res; it held a SHARE lock for 44 minutes, every booking insert into passenger waited on it "
-            "(lock waits, pool at 40/40 and 400 connections), and confirmations timed out after 30 s until "
-            "the index finished at 13:41", ["v214", "passenger_email_idx"],
+            "built the index with a plain CREATE INDEX (not CONCURRENTLY) on the 60M-row passenger table "
+            "of pg-res; it held a SHARE lock for 44 minutes, every booking insert into passenger waited on "
+            "it (lock waits, pool at 40/40 and 400 connections), and confirmations timed out after 30 s "
+            "until the index finished at 13:41", ["v214", "passenger_email_idx"],
             [
                 "notify deploy DEP-6209 (2.9.0) at 12:48",
                 "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52",
@@ -2549,9 +2547,9 @@ def truth() -> dict:
             "CET, 18 Feb 2026. What's the cause?", "gds-adapter", s, e, GDS_CERT[0], "gds-adapter",
             "gds-adapter's client certificate 'aero-prod-ws' for the GDS mutual-TLS endpoint expired at "
             "16:20 (notAfter 2026-02-18T15:20:00Z); every new session sign-in failed with 'Received fatal "
-            "alert: certificate_expired', the live sessions aged out one by one and the pool was empty from "
-            "16:33, so PNR sync and PNR retrieve failed, until the renewed certificate was loaded by a "
-            "rollout restart at 17:07 (raising session.pool.max, CHG-5110, did nothing)",
+            "alert: certificate_expired', the live sessions aged out one by one and the pool was empty "
+            "from 16:33, so PNR sync and PNR retrieve failed, until the renewed certificate was loaded by "
+            "a rollout restart at 17:07 (raising session.pool.max, CHG-5110, did nothing)",
             ["certificate", "expired"],
             [
                 "gds-sessions runbook (GDS slowness, raise the pool)",
@@ -2625,8 +2623,8 @@ def truth() -> dict:
             [
                 step_logs("slow request", "checkin", s, e, "WARN"),
                 step_sql(
-                    "SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = 'pg-dcs' AND "
-                    "iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' AND "
+                    "SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = 'pg-dcs' "
+                    "AND iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' AND "
                     "'2026-02-19T10:40:00Z' ORDER BY bucket_start", "pg-dcs",
                 ),
                 step_sql(
@@ -2658,8 +2656,8 @@ def truth() -> dict:
                 step_logs("cluster_block_exception", "search", s, e, "ERROR"),
                 step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
                 step_sql(
-                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group = "
-                    "'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
+                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
+                    "= 'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
                     "'2026-02-19T14:40:00Z' ORDER BY bucket_start", "search-fares",
                 ),
             ],
@@ -2673,9 +2671,9 @@ def truth() -> dict:
             "payments: card payments being declined much more than usual since ~19:00 — 19:00–19:30 CET, "
             "19/02/2026. We raised the 3DS challenge timeout (CHG-5113) at 18:50; is that it?", "payments",
             s, e, DECLINES[0], "card issuers (external)",
-            "issuer-side: from about 18:56 more authorisations came back declined by the issuers (mostly 05 "
-            "Do not honour, across many BINs); nothing in the platform changed in a way that explains it "
-            "and the PSP calls themselves succeed — not determinable from this data", [],
+            "issuer-side: from about 18:56 more authorisations came back declined by the issuers (mostly "
+            "05 Do not honour, across many BINs); nothing in the platform changed in a way that explains "
+            "it and the PSP calls themselves succeed — not determinable from this data", [],
             [
                 "payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
                 "PSP retry warnings (always there)",
@@ -2685,9 +2683,9 @@ def truth() -> dict:
         )
     )
     return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
-        "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
-        "and envoy access-log start times UTC, config changes carry their offset."
+        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say otherwise; metric "
+        "exports, batch runs and flyway history are CET wall time, deploys and envoy access-log start "
+        "times UTC, config changes carry their offset."
     ))
 
 

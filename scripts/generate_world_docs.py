@@ -110,8 +110,8 @@ def world() -> tuple[World, dict, dict]:
     return w, engine.manifest(
         NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
         "2026-11-17..19 UK time (GMT)", 14,
-        "edge ingress collab docs-api mongo search indexer export redis auth billing notify k8s "
-        "postgres".split(), dayfirst=True), truth()
+        "edge ingress collab docs-api mongo search indexer export redis "
+        "auth billing notify k8s postgres".split(), dayfirst=True), truth()
 
 PODS = {
     "collab": ["collab-6c9f7d8b5-2kxqv", "collab-6c9f7d8b5-8mzt4", "collab-6c9f7d8b5-wq7nr"],
@@ -826,8 +826,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             logfmt(
                 w, ts, "ERROR",
                 "browser launch failed: Failed to launch the browser process! "
-                "[0100/101234.5:ERROR:platform_shared_memory_region_posix.cc(217)] Creating shared memory in "
-                "/dev/shm/.org.chromium.Chromium.XXXXXX failed: No space left on device (28)", doc=w.doc(),
+                "[0100/101234.5:ERROR:platform_shared_memory_region_posix.cc(217)] Creating shared memory "
+                "in /dev/shm/.org.chromium.Chromium.XXXXXX failed: No space left on device (28)", doc=w.doc(),
                 attempt=w.ri(1, 3),
             )
         elif x < 0.85:
@@ -1000,8 +1000,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     )
     nginx_err(
         w, at(1, 9, 41, 20), "INFO", "notice",
-        "signal process started (reload: new certificate "
-        "quill-prod/origin-tls notAfter=2027-02-16 08:38:12 GMT)",
+        "signal process started (reload: new certificate quill-prod/origin-tls notAfter=2027-02-16 "
+        "08:38:12 GMT)",
     )
     pino(w, at(1, 9, 30, 0), "WARN", "no clients connected for 25 minutes", pod=0)
 
@@ -1017,16 +1017,14 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     es(
         w, at(1, 10, 44, 50), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
         "high disk watermark [90%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
-        "free: "
-        "49.6gb[9.7%], shards will be relocated away from this node; currently relocating away shards "
-        "totalling "
-        "[0] bytes",
+        "free: 49.6gb[9.7%], shards will be relocated away from this node; currently relocating away "
+        "shards totalling [0] bytes",
     )
     es(
         w, at(1, 10, 58, 10), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
         "flood stage disk watermark [95%] exceeded on "
-        "[es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
-        "free: 24.8gb[4.9%], all indices on this node will be marked read-only",
+        "[es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] free: 24.8gb[4.9%], all indices on this "
+        "node will be marked read-only",
     )
     for ts in every((at(1, 10, 58, 20), at(1, 11, 52)), 11):
         ts = w.jit(ts, 10)
@@ -1214,8 +1212,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         )
     celery(
         w, at(2, 11, 31, 0), "ERROR",
-        'Mailwave API 429: {"ErrorCode": 4060, "Message": "Monthly '
-        'sending quota of 2500000 messages reached for account quillpad-prod; resets 2026-12-01"}',
+        'Mailwave API 429: {"ErrorCode": 4060, "Message": "Monthly sending quota of 2500000 messages '
+        'reached for account quillpad-prod; resets 2026-12-01"}',
     )
     for ts in every((at(2, 11, 31, 5), QUOTA[1]), 15):
         ts = w.jit(ts, 14)
@@ -1252,8 +1250,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             )
     rds(
         w, at(2, 14, 13, 30), "WARN",
-        "Client id=881244 addr=10.20.5.88:51422 laddr=10.20.7.30:6379 "
-        "name=presence-cleanup cmd=keys: blocked the event loop for 4412 ms (latency-monitor: command)",
+        "Client id=881244 addr=10.20.5.88:51422 laddr=10.20.7.30:6379 name=presence-cleanup cmd=keys: "
+        "blocked the event loop for 4412 ms (latency-monitor: command)",
         mark="#",
     )
     for ts in every((at(2, 14, 14), KEYS[1]), 50):
@@ -1268,8 +1266,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         if x < 0.25:
             django(
                 w, ts, "ERROR", "django.request",
-                "Internal Server Error: /api/v1/me\nredis.exceptions."
-                "TimeoutError: Timeout reading from redis-sess-0:6379",
+                "Internal Server Error: /api/v1/me\nredis.exceptions.TimeoutError: Timeout reading from "
+                "redis-sess-0:6379",
             )
             nginx(w, ts, "GET", "/api/v1/me", 500, 5.0, "10.20.6.21:8000")
         elif x < 0.45:
@@ -1568,8 +1566,7 @@ def job_runs(w: World) -> None:
     add(
         "weekly-digest", "quill-prod", at(2, 6, 0), at(2, 11, 31), "succeeded",
         "enqueued 1912400 digest emails to notify-events (batch_size 20000 since CFG-2301; was 5000) for "
-        "1912 "
-        "workspaces via Mailwave",
+        "1912 workspaces via Mailwave",
     )
     add(
         "reindex docs-v7->docs-v8 (manual)", "search", at(1, 10, 21), at(1, 11, 49), "cancelled",
@@ -1737,12 +1734,10 @@ def truth() -> dict:
             "What's wrong?", "export", at(0, 10, 20), at(0, 10, 50), SHM[0], "export",
             "the headless Chromium in the export pods ran with the container default 64 MB /dev/shm (no "
             "memory-backed emptyDir); from 10:07 Harbour Legal's 380- and 412-page bundle exports filled "
-            "it, the "
-            "renderer crashed (Target closed, SIGBUS) and every relaunch failed with 'Creating shared "
-            "memory in "
-            "/dev/shm ... No space left on device', so all PDF exports failed until the pods were "
-            "restarted at "
-            "10:58 with a 1 GiB emptyDir medium=Memory for /dev/shm", ["/dev/shm", "no space left"],
+            "it, the renderer crashed (Target closed, SIGBUS) and every relaunch failed with 'Creating "
+            "shared memory in /dev/shm ... No space left on device', so all PDF exports failed until the "
+            "pods were restarted at 10:58 with a 1 GiB emptyDir "
+            "medium=Memory for /dev/shm", ["/dev/shm", "no space left"],
             [
                 "export deploy DEP-5114 (2.9.1, docx table borders) at 08:40",
                 "edge 504 OriginReadTimeout on /export/pdf (always there)", "indexer errors (always there)",
@@ -1772,14 +1767,14 @@ def truth() -> dict:
         ),
         incident(
             "DOCS-03", "change",
-            "collab: people's edits not showing up for others and the editor keeps reconnecting — 17/11/2026 "
-            "16:10 to 16:40. What changed?", "collab", at(0, 16, 10), at(0, 16, 40), YV2[0], "collab",
+            "collab: people's edits not showing up for others and the editor keeps reconnecting — "
+            "17/11/2026 16:10 to 16:40. What "
+            "changed?", "collab", at(0, 16, 10), at(0, 16, 40), YV2[0], "collab",
             "collab deploy DEP-5120 (4.8.0, 16:02-16:08) started broadcasting document updates with the Y "
-            "update "
-            "encoding v2 while the web app (2026.11.2) decodes only v1; clients failed Y.applyUpdate with "
-            "'Unexpected end of array', closed the socket (4400) and reconnected with full resyncs (CPU "
-            "~90%) "
-            "until the rollback DEP-5121 (4.7.3) at 16:49-16:52", ["dep-5120", "encoding"],
+            "update encoding v2 while the web app (2026.11.2) decodes only v1; clients failed "
+            "Y.applyUpdate with 'Unexpected end of array', closed the socket (4400) and reconnected with "
+            "full resyncs (CPU ~90%) until the rollback DEP-5121 (4.7.3) at "
+            "16:49-16:52", ["dep-5120", "encoding"],
             [
                 "collab config change CFG-2293 (ws.max_payload_bytes 1 MB -> 2 MB) at 15:40",
                 "collab ping timeouts (always there)",
@@ -1788,8 +1783,7 @@ def truth() -> dict:
             [
                 sql(
                     "SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
-                    "'collab' AND "
-                    "started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2",
+                    "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2",
                 ),
                 logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN", "sync error"),
                 logs(
@@ -1804,11 +1798,10 @@ def truth() -> dict:
             "dependency is it?", "collab", at(0, 14, 5), at(0, 14, 35), BURST[0], "mongo",
             "the EBS gp2 volume of mongo-docs-0 (rs-docs primary) spent its burst balance — the manual "
             "revisions-compaction re-run (06:00-13:40) rewrote 41.2M revisions on the primary — and at "
-            "13:52 the "
-            "burst balance reached 0 and the volume fell to baseline IOPS; disk await went from ~2 ms to "
-            "30-60 "
-            "ms, mongo slow queries took 1-4 s and collab's document loads and persists (and docs-api reads) "
-            "stalled until mongo-docs-0 was stepped down and mongo-docs-1 became primary at 14:51",
+            "13:52 the burst balance reached 0 and the volume fell to baseline IOPS; disk await went from "
+            "~2 ms to 30-60 ms, mongo slow queries took 1-4 s and collab's document loads and persists "
+            "(and docs-api reads) stalled until mongo-docs-0 was stepped down and mongo-docs-1 became "
+            "primary at 14:51",
             ["burst", "mongo-docs-0"],
             [
                 "auth deploy DEP-5124 at 12:50", "collab config change CFG-2293 at 15:40 (after)",
@@ -1824,21 +1817,23 @@ def truth() -> dict:
                 logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
                 logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
                 sql(
-                    "SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= '2026-11-17T14:05:00Z' "
-                    "AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > 25",
+                    "SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
+                    "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > "
+                    "25",
                     '"slow_minutes": 30',
                 ),
             ],
         ),
         incident(
             "DOCS-05", "trap_unrelated_change",
-            "auth: SSO logins failing for a lot of customers 1:05pm–1:35pm on 17 Nov. Was it the auth deploy "
+            "auth: SSO logins failing for a lot of customers 1:05pm–1:35pm on 17 Nov. Was it the auth "
+            "deploy "
             "at 12:50?", "auth", at(0, 13, 5), at(0, 13, 35), OKTA[0], "Okta (external identity provider)",
-            "external side: from about 12:58 Okta's token endpoint (https://<org>.okta.com/oauth2/v1/token) "
-            "answers 503 E0000009 for every Okta customer org, so Okta SSO logins fail after their retries; "
-            "Entra ID and Google logins are fine and nothing in the platform explains it (DEP-5124 changed "
-            "password reset copy and SCIM paging, CFG-2290 the SCIM page size) — a provider outage, not "
-            "determinable beyond that from this data", [],
+            "external side: from about 12:58 Okta's token endpoint "
+            "(https://<org>.okta.com/oauth2/v1/token) answers 503 E0000009 for every Okta customer org, so "
+            "Okta SSO logins fail after their retries; Entra ID and Google logins are fine and nothing in "
+            "the platform explains it (DEP-5124 changed password reset copy and SCIM paging, CFG-2290 the "
+            "SCIM page size) — a provider outage, not determinable beyond that from this data", [],
             [
                 "auth deploy DEP-5124 (5.3.0) at 12:50",
                 "auth config change CFG-2290 (scim.sync.page_size) at 12:52",
@@ -1851,16 +1846,14 @@ def truth() -> dict:
         incident(
             "DOCS-06", "system_wide",
             "Whole app down?? Customers getting 502s on app.quillpad.app since 9am, 18/11/2026 09:05–09:35 "
-            "GMT. "
-            "Which component is the cause?", None, at(1, 9, 5), at(1, 9, 35), CERT[0], "ingress",
+            "GMT. Which component is the cause?", None, at(1, 9, 5), at(1, 9, 35), CERT[0], "ingress",
             "the origin certificate quill-prod/origin-tls served by the nginx ingress for "
-            "origin.quillpad.app "
-            "expired at 09:00:00 on 18/11: cert-manager had been failing to renew it for a month (DNS-01 "
-            "challenge: AccessDenied route53:ChangeResourceRecordSets for its IAM role), so CloudFront "
-            "refused "
-            "the origin's TLS handshake (certificate expired, alert 45) and answered 502 OriginCommError for "
-            "every request; nothing reached collab, docs-api or auth until the IAM policy was fixed, the "
-            "certificate reissued at 09:38 and the ingress reloaded at 09:41",
+            "origin.quillpad.app expired at 09:00:00 on 18/11: cert-manager had been failing to renew it "
+            "for a month (DNS-01 challenge: AccessDenied route53:ChangeResourceRecordSets for its IAM "
+            "role), so CloudFront refused the origin's TLS handshake (certificate expired, alert 45) and "
+            "answered 502 OriginCommError for every request; nothing reached collab, docs-api or auth "
+            "until the IAM policy was fixed, the certificate reissued at 09:38 and the ingress reloaded at "
+            "09:41",
             ["certificate expired", "cert-manager"],
             [
                 "search rolling restart DEP-5126 at 07:10-07:45", "collab 'no clients connected' warning",
@@ -1882,15 +1875,15 @@ def truth() -> dict:
         incident(
             "DOCS-07", "trap_noisy_service",
             "search: newly created docs not showing up in search results since ~11:00 on 18/11 "
-            "(11:10–11:40). "
-            "The indexer is throwing errors like it always does — what's the actual cause?", "search",
+            "(11:10–11:40). The indexer is throwing errors like it always does — what's the "
+            "actual cause?", "search",
             at(1, 11, 10), at(1, 11, 40), FLOOD[0], "search",
             "es-data-1 crossed the flood stage disk watermark (95%) at 10:58 while the manual docs-v7 -> "
-            "docs-v8 "
-            "reindex (started 10:21, 4 of 6 new primaries on es-data-1) filled its disk; Elasticsearch set "
-            "index.blocks.read_only_allow_delete on docs-v7, so every indexer _bulk got 429 "
-            "cluster_block_exception and new or edited documents stopped reaching search (docs-index-events "
-            "backlog ~48k) until the reindex was cancelled, docs-v8 deleted and the block cleared at 11:52",
+            "docs-v8 reindex (started 10:21, 4 of 6 new primaries on es-data-1) filled its disk; "
+            "Elasticsearch set index.blocks.read_only_allow_delete on docs-v7, so every indexer _bulk got "
+            "429 cluster_block_exception and new or edited documents stopped reaching search "
+            "(docs-index-events backlog ~48k) until the reindex was cancelled, docs-v8 deleted and the "
+            "block cleared at 11:52",
             ["flood stage", "es-data-1"],
             [
                 "indexer mapper_parsing_exception rejections (always there)",
@@ -1919,11 +1912,9 @@ def truth() -> dict:
             "billing: customers paying for upgrades but their workspaces stay on the Free plan — 18 Nov, "
             "13:15–13:45. What changed?", "billing", at(1, 13, 15), at(1, 13, 45), WHSEC[0], "billing",
             "config change CFG-2307 at 13:02 set billing's PAYFLOW_WEBHOOK_SECRET to the test-mode signing "
-            "secret "
-            "(whsec_test_...), so every live PayFlow webhook failed signature verification "
+            "secret (whsec_test_...), so every live PayFlow webhook failed signature verification "
             "(SignatureVerificationError, 400) and paid checkouts were never applied to workspaces until "
-            "CFG-2309 "
-            "restored the live secret at 13:57 and PayFlow redelivered the failed events",
+            "CFG-2309 restored the live secret at 13:57 and PayFlow redelivered the failed events",
             ["cfg-2307", "signature"],
             [
                 "billing deploy DEP-5128 (7.12.0) at 12:40",
@@ -1937,8 +1928,7 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = "
-                    "'billing' ORDER BY applied_at", "CFG-2307",
+                    "service = 'billing' ORDER BY applied_at", "CFG-2307",
                 ),
             ],
         ),
@@ -1948,11 +1938,9 @@ def truth() -> dict:
             "Which dependency is it?", "docs-api", at(1, 15, 10), at(1, 15, 40), HEAP[0], "search",
             "Elasticsearch node es-data-2 ran out of heap: from 15:01 the API token tok_nw_7f31 "
             "(northwind-analytics) sent deep-paging searches (from 9000, size 1000) with a 50,000-bucket "
-            "terms "
-            "aggregation on body.keyword every few seconds; es-data-2's heap sat at 95-98% with multi-second "
-            "old-generation GCs and parent circuit breaker trips, and docs-api's search calls timed out "
-            "after "
-            "10 s until the token was rate-limited at 15:47", ["es-data-2", "heap"],
+            "terms aggregation on body.keyword every few seconds; es-data-2's heap sat at 95-98% with "
+            "multi-second old-generation GCs and parent circuit breaker trips, and docs-api's search calls "
+            "timed out after 10 s until the token was rate-limited at 15:47", ["es-data-2", "heap"],
             [
                 "docs-api deploy DEP-5129 (3.42.0) at 14:48",
                 "docs-api migration workspaces.0019_sso_domain_idx at 14:50",
@@ -1970,14 +1958,14 @@ def truth() -> dict:
         ),
         incident(
             "DOCS-10", "trap_late_symptom",
-            "docs-api: loads of 500s opening documents and comments, 19/11 10:20–10:50 GMT. What's the root "
-            "cause?", "docs-api", at(2, 10, 20), at(2, 10, 50), SLOT[0], "postgres",
+            "docs-api: loads of 500s opening documents and comments, 19/11 10:20–10:50 GMT. What's the "
+            "root cause?", "docs-api", at(2, 10, 20), at(2, 10, 50), SLOT[0], "postgres",
             "the billing-cdc connector was OOMKilled at 09:38 and stayed in CrashLoopBackOff, leaving "
-            "logical "
-            "replication slot billing_cdc on pg-main-0 inactive; postgres kept every WAL segment for it "
-            "(wal_retained 1.3 -> 20 GB), the 20 GB pg_wal volume filled at 10:16 (PANIC: could not write to "
-            "pg_wal: No space left on device) and postgres could not finish recovery, so docs-api (and auth, "
-            "notify) failed every query until the volume was grown at 10:58 and the slot dropped at 11:01",
+            "logical replication slot billing_cdc on pg-main-0 inactive; postgres kept every WAL segment "
+            "for it (wal_retained 1.3 -> 20 GB), the 20 GB pg_wal volume filled at 10:16 (PANIC: could not "
+            "write to pg_wal: No space left on device) and postgres could not finish recovery, so docs-api "
+            "(and auth, notify) failed every query until the volume was grown at 10:58 and the slot "
+            "dropped at 11:01",
             ["replication slot", "pg_wal"],
             [
                 "docs-api deploy DEP-5131 (3.42.1) at 10:02",
@@ -2000,12 +1988,10 @@ def truth() -> dict:
             "DOCS-11", "logs_only",
             "notify: no share invites or @mention emails going out since around 11:30 on Thursday 19th "
             "(11:40–12:10). Why?", "notify", at(2, 11, 40), at(2, 12, 10), QUOTA[0], "notify",
-            "the weekly-digest job (06:00-11:31, batch size 20000 since CFG-2301) pushed 1.9M digest emails "
-            "through Mailwave and at 11:31 the account quillpad-prod hit its monthly sending quota of "
-            "2,500,000; "
-            "Mailwave answered 429 to every send, so share invites, mentions and password resets were "
-            "dropped "
-            "until support raised the quota at 12:26", ["quota", "weekly-digest"],
+            "the weekly-digest job (06:00-11:31, batch size 20000 since CFG-2301) pushed 1.9M digest "
+            "emails through Mailwave and at 11:31 the account quillpad-prod hit its monthly sending quota "
+            "of 2,500,000; Mailwave answered 429 to every send, so share invites, mentions and password "
+            "resets were dropped until support raised the quota at 12:26", ["quota", "weekly-digest"],
             [
                 "docs-api deploy DEP-5131 at 10:02",
                 "notify errors during the postgres outage (10:16-10:58)",
@@ -2024,16 +2010,14 @@ def truth() -> dict:
         incident(
             "DOCS-12", "system_wide",
             "Everything is slow and people keep getting logged out — docs, comments and exports all "
-            "erroring. "
-            "Thursday 19th, 2:20pm–2:50pm UK time. What's the cause?", None, at(2, 14, 20), at(2, 14, 50),
+            "erroring. Thursday 19th, 2:20pm–2:50pm UK time. What's "
+            "the cause?", None, at(2, 14, 20), at(2, 14, 50),
             KEYS[0], "redis",
-            "the new CronJob presence-cleanup (DEP-5133 at 14:10, every 5 min, concurrencyPolicy Allow) runs "
-            "KEYS presence:<workspace>:* for each of 1912 workspaces on redis-sess-0; every KEYS blocked the "
-            "single-threaded redis for 3-7 s (slowlog, latency monitor) and overlapping runs kept it "
-            "blocked, so "
-            "session lookups from docs-api, collab, export and auth timed out (500s, forced logouts) until "
-            "the "
-            "CronJob was deleted at 14:57", ["presence-cleanup", "keys"],
+            "the new CronJob presence-cleanup (DEP-5133 at 14:10, every 5 min, concurrencyPolicy Allow) "
+            "runs KEYS presence:<workspace>:* for each of 1912 workspaces on redis-sess-0; every KEYS "
+            "blocked the single-threaded redis for 3-7 s (slowlog, latency monitor) and overlapping runs "
+            "kept it blocked, so session lookups from docs-api, collab, export and auth timed out (500s, "
+            "forced logouts) until the CronJob was deleted at 14:57", ["presence-cleanup", "keys"],
             [
                 "collab config change CFG-2320 (presence.ttl_seconds) at 13:40",
                 "docs-api deploy DEP-5131 at 10:02", "export deploy DEP-5135 at 15:30 (after)",
@@ -2057,14 +2041,10 @@ def truth() -> dict:
             "auth: Okta SSO logins failing for several customers, Thursday 19th 16:05–16:35. Is Okta down "
             "again? The runbook says wait it out.", "auth", at(2, 16, 5), at(2, 16, 35), SKEW[0], "auth",
             "chronyd on node ip-10-20-3-17 was left stopped by unattended-upgrades at 06:10 and its clock "
-            "drifted "
-            "~19 s/hour; from 15:52 the auth pod on that node (auth-6d7f8c9b4-5vq8s) ran more than the "
-            "allowed "
-            "180 s clock skew behind, so it rejected valid Okta SAML assertions as not yet valid "
-            "(NotBefore in "
-            "its future) — about half the SAML logins, the ones landing on that pod — until the node was "
-            "drained "
-            "at 16:43; Okta was up", ["clock skew", "notbefore"],
+            "drifted ~19 s/hour; from 15:52 the auth pod on that node (auth-6d7f8c9b4-5vq8s) ran more than "
+            "the allowed 180 s clock skew behind, so it rejected valid Okta SAML assertions as not yet "
+            "valid (NotBefore in its future) — about half the SAML logins, the ones landing on that pod — "
+            "until the node was drained at 16:43; Okta was up", ["clock skew", "notbefore"],
             [
                 "sso-idp-outage runbook (wait for the provider)",
                 "auth config change CFG-2323 (saml.allowed_clock_skew_seconds, unchanged value) at 15:20",
@@ -2093,12 +2073,9 @@ def truth() -> dict:
         ),
     ]
     return engine.truth_file(NAME, "+00:00", inc, (
-        "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) "
-        "unless "
-        "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, "
-        "17/11/2026, "
-        "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry "
-        "their "
+        "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) unless "
+        "they say otherwise; dates are written the way Quillpad's on-call writes them (17/11, 17/11/2026, "
+        "17 Nov, Thursday 19th). Deploys, certificates and the edge write UTC; config changes carry their "
         "offset; job runs, schema migrations and app_metrics are UK wall time; host_metrics and "
         "redis_slowlog have epoch seconds."
     ))

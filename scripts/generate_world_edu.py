@@ -271,10 +271,10 @@ def syslog(t, pri, text):
 # everyday traffic, one function per component, called per event with its time; the incidents
 # call the same functions with the kind of event forced
 PG_DOWN = [
-    'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: FATAL:  the database system '
-    "is in recovery mode",
-    "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\t"
-    "before or while processing the request.",
+    'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: FATAL:  the database '
+    "system is in recovery mode",
+    "server closed the connection unexpectedly\n\tThis probably means the server terminated "
+    "abnormally\n\tbefore or while processing the request.",
     'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: Connection refused',
 ]
 RECOVERY = "FATAL: the database system is in recovery mode (SQLSTATE 57P03)"
@@ -1132,8 +1132,8 @@ def metrics_sql(cols, host, a, b):
 
 CASES = [
     case("EDU-1", "cause", "config-change",
-         "Northfield students can't sign in — SSO login errors on sso between 8:15 and 8:45am ET on Jan 25, "
-         "2027. Root cause?", "sso", (at(0, 8, 15), at(0, 8, 45)), W["skew"][0], "sso",
+         "Northfield students can't sign in — SSO login errors on sso between 8:15 and 8:45am ET on Jan "
+         "25, 2027. Root cause?", "sso", (at(0, 8, 15), at(0, 8, 45)), W["skew"][0], "sso",
          "config change CHG-5120 set the SP's clockSkew from 180 to 0 s at 08:04; Northfield's IdP clock "
          "runs ~35 s ahead, so its assertions were rejected as 'not yet valid' until the revert (CHG-5124) "
          "at 08:52", ["sso", "skew"],
@@ -1161,8 +1161,8 @@ CASES = [
          "Postgres' own log shows nothing unusual; the mechanism is only in db_host_metrics and the "
          "dependencies table (writes on the primary stay fast)."),
     case("EDU-3", "cause", "disk-full",
-         "Students got errors on basically everything (starting exams, saving answers, grades) between 14:00 "
-         "and 14:20 EST on 1/25/2027. What happened?", None, (at(0, 14, 0), at(0, 14, 20)), W["wal"][0],
+         "Students got errors on basically everything (starting exams, saving answers, grades) between "
+         "14:00 and 14:20 EST on 1/25/2027. What happened?", None, (at(0, 14, 0), at(0, 14, 20)), W["wal"][0],
          "postgres",
          "pg-primary-1's disk filled with WAL retained by the inactive logical replication slot "
          "cdc_analytics: 'PANIC: could not write to file pg_wal/...: No space left on device' at 14:02, "
@@ -1192,11 +1192,11 @@ CASES = [
          "The symptom is on lms-web; the failing component is autosave (upstream), which logs the rejected "
          "handshakes at INFO."),
     case("EDU-5", "cause", "storage-quorum",
-         "proctoring video chunk uploads failing on proctor-ingest between 10:15 and 10:40 ET on 2027-01-26 "
-         "— why?", "proctor-ingest", (at(1, 10, 15), at(1, 10, 40)), W["minio"][0], "minio",
+         "proctoring video chunk uploads failing on proctor-ingest between 10:15 and 10:40 ET on "
+         "2027-01-26 — why?", "proctor-ingest", (at(1, 10, 15), at(1, 10, 40)), W["minio"][0], "minio",
          "four drives of minio-3 went offline at 10:12; erasure set 2 lost write quorum (4/8 drives, 5 "
-         "needed) and MinIO failed PutObject with 'Write quorum could not be met', which proctor-ingest saw "
-         "as 503 SlowDown; the drives came back at 10:41", ["minio", "quorum"],
+         "needed) and MinIO failed PutObject with 'Write quorum could not be met', which proctor-ingest "
+         "saw as 503 SlowDown; the drives came back at 10:41", ["minio", "quorum"],
          ["proctor-ingest config change CHG-5133 UPLOAD_CONCURRENCY 8 -> 16 at 09:50",
           "the proctoring runbook's 'SlowDown means throttling' advice"], None,
          [logs("minio", at(1, 10, 10), at(1, 10, 40), "Write quorum could not be met", level="ERROR"),
@@ -1207,9 +1207,9 @@ CASES = [
     case("EDU-6", "cause", "bad-deploy",
          "grader has been failing grading jobs since ~13:10 ET, matrix questions stuck in 'grading' — what "
          "broke?", "grader", (at(1, 13, 10), at(1, 13, 50)), W["grader"][0], "grader",
-         "deploy DEP-3322 of grader 2.8.0 (rubric engine v3) at 13:04: the matrix scorer panics with 'index "
-         "out of range [4] with length 4', so every matrix job fails and goes to the dead-letter queue; "
-         "rolled back to 2.7.4 (DEP-3324) at 13:50", ["grader", "2.8.0"],
+         "deploy DEP-3322 of grader 2.8.0 (rubric engine v3) at 13:04: the matrix scorer panics with "
+         "'index out of range [4] with length 4', so every matrix job fails and goes to the dead-letter "
+         "queue; rolled back to 2.7.4 (DEP-3324) at 13:50", ["grader", "2.8.0"],
          ["autosave deploy DEP-3321 (1.9.4) at 12:55", "redis 'AOF fsync is taking too long' at 13:12"], None,
          [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = 'grader'",
               "2.8.0"),
@@ -1223,9 +1223,9 @@ CASES = [
          ["elasticsearch config change CHG-5140 index.similarity.default.type BM25 -> LMDirichlet at 14:48",
           "the course-search index closed for ~90 s at 14:48"], "plagiarism-simcheck",
          [logs("celery-worker", at(1, 15, 0), at(1, 15, 40), "api.simcheck.example")],
-         "The external vendor SimCheck answered 503s and timeouts from ~14:56 to 15:47; nothing on our side "
-         "changed it. The elasticsearch 'similarity' change shares the word but touches course search only. "
-         "Expected: an honest fallback."),
+         "The external vendor SimCheck answered 503s and timeouts from ~14:56 to 15:47; nothing on our "
+         "side changed it. The elasticsearch 'similarity' change shares the word but touches course search "
+         "only. Expected: an honest fallback."),
     case("EDU-8", "quiet", "none",
          "a student says her quiz answers didn't save around 9pm — anything wrong with autosave between "
          "21:00 and 21:20 ET on 2027-01-25?", "autosave", (at(0, 21, 0), at(0, 21, 20)), None, None, None, [],

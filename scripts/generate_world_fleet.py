@@ -568,37 +568,36 @@ def periodic(w: Fleet, minute: datetime, d: float) -> None:
 ONE_OFFS = [  # (day, hh:mm, sec), service, level, message — the rare, harmless one-off errors
     (
         (1, "03:17", 12.4), "session-svc", "ERROR",
-        "[http-nio-8080-exec-41] o.a.c.c.C.[.[.[/].[dispatcherServlet] : "
-        'Servlet.service() threw exception java.lang.NullPointerException: Cannot invoke "String.length()" '
-        'because "vehicleLabel" is null',
+        "[http-nio-8080-exec-41] o.a.c.c.C.[.[.[/].[dispatcherServlet] : Servlet.service() threw exception "
+        'java.lang.NullPointerException: Cannot invoke "String.length()" because "vehicleLabel" is null',
     ),
     ((1, "10:52", 40.1), "postgres", "ERROR", "ERROR:  canceling autovacuum task"),
     (
         (1, "22:31", 5.0), "edge-gw", "ERROR",
-        "upstream timed out (110: Connection timed out) while reading "
-        'response header from upstream, client: 98.97.14.201, server: api.chargenet.example, request: "GET '
-        '/v2/sessions/S-7KQ2MNR4XD/receipt HTTP/1.1", upstream: "http://10.244.2.57:8080/v2/sessions/'
-        'S-7KQ2MNR4XD/receipt"',
+        "upstream timed out (110: Connection timed out) while reading response header from upstream, "
+        'client: 98.97.14.201, server: api.chargenet.example, request: "GET '
+        '/v2/sessions/S-7KQ2MNR4XD/receipt HTTP/1.1", upstream: '
+        '"http://10.244.2.57:8080/v2/sessions/S-7KQ2MNR4XD/receipt"',
     ),
     (
         (2, "04:08", 33.9), "firmware-svc", "ERROR",
         'level=error msg="vendor catalog sync failed" err="Get '
-        '\\"https://updates.voltra.example/catalog.json\\": context deadline exceeded" retry_in=1h',
+        "\\\"https://updates.voltra.example/catalog.json\\\": context deadline exceeded\" retry_in=1h",
     ),
     (
         (2, "16:44", 2.2), "tariff", "WARN",
-        "[http-nio-8080-exec-17] c.c.tariff.QuoteController : quote for "
-        "site-MN-2266 used default tariff: no tariff assigned to connector 2",
+        "[http-nio-8080-exec-17] c.c.tariff.QuoteController : quote for site-MN-2266 used default tariff: "
+        "no tariff assigned to connector 2",
     ),
     (
         (2, "19:27", 48.0), "billing", "ERROR",
-        "billing.charge ERROR charge session=S-UV3D8KP2QA failed: "
-        "paycore 500 internal_error (request id pc_req_93fd1); queued for retry",
+        "billing.charge ERROR charge session=S-UV3D8KP2QA failed: paycore 500 internal_error (request id "
+        "pc_req_93fd1); queued for retry",
     ),
     (
         (3, "05:51", 19.6), "locations", "ERROR",
-        "[http-nio-8080-exec-3] c.c.locations.SearchController : "
-        "java.lang.IllegalArgumentException: radius_km must be between 1 and 100, was 400",
+        "[http-nio-8080-exec-3] c.c.locations.SearchController : java.lang.IllegalArgumentException: "
+        "radius_km must be between 1 and 100, was 400",
     ),
     (
         (3, "13:36", 7.0), "rabbitmq", "WARN",
@@ -606,8 +605,8 @@ ONE_OFFS = [  # (day, hh:mm, sec), service, level, message — the rare, harmles
     ),
     (
         (3, "21:14", 51.5), "ocpp-gateway", "ERROR",
-        "cp=CP-US-13077 msg=DataTransfer vendorId=com.voltra "
-        'error="json: cannot unmarshal number into Go struct field .data of type string"',
+        'cp=CP-US-13077 msg=DataTransfer vendorId=com.voltra error="json: cannot unmarshal number into Go '
+        'struct field .data of type string"',
     ),
 ]
 
@@ -858,8 +857,8 @@ def f02_replica_lag(w: Fleet) -> None:
     caught = t1 + timedelta(seconds=95)
     w.emit(
         w.at(1, "11:58", 2.0), "postgres", "INFO",
-        "LOG:  connection authorized: user=metabase "
-        'database=fleet application_name="Metabase v0.48.6 [session-energy-by-site]"',
+        'LOG:  connection authorized: user=metabase database=fleet application_name="Metabase v0.48.6 '
+        '[session-energy-by-site]"',
         instance="pg-replica-0",
     )
     w.emit(
@@ -869,10 +868,9 @@ def f02_replica_lag(w: Fleet) -> None:
     )
     w.emit(
         t1, "postgres", "INFO",
-        "LOG:  duration: 3187412.077 ms  statement: SELECT s.site_id, "
-        "date_trunc('hour', s.started_at), sum(c.energy_wh) FROM sessions s JOIN cdr c ON c.session_id = "
-        "s.id "
-        "WHERE s.started_at > now() - interval '400 days' GROUP BY 1, 2 (user=metabase)",
+        "LOG:  duration: 3187412.077 ms  statement: SELECT s.site_id, date_trunc('hour', s.started_at), "
+        "sum(c.energy_wh) FROM sessions s JOIN cdr c ON c.session_id = s.id WHERE s.started_at > now() - "
+        "interval '400 days' GROUP BY 1, 2 (user=metabase)",
         instance="pg-replica-0",
     )
     w.emit(
@@ -1023,8 +1021,8 @@ def f04_egress_proxy(w: Fleet) -> None:
     def health(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
         w.emit(
             t, "billing", "WARN",
-            "billing.health WARN psp paycore unreachable: ProxyError (egress-proxy."
-            "infra.svc:3128 Connection refused)",
+            "billing.health WARN psp paycore unreachable: ProxyError (egress-proxy.infra.svc:3128 "
+            "Connection refused)",
         )
         return True
 
@@ -1208,8 +1206,8 @@ def f06_firmware_key(w: Fleet) -> None:
     )
     w.emit(
         c0, "firmware-svc", "INFO",
-        'level=info msg="campaign started" campaign=FW-0211 model="Alpine AC22" '
-        "from=3.2.0 to=3.2.1 targets=250 batch=15 every=2m",
+        'level=info msg="campaign started" campaign=FW-0211 model="Alpine AC22" from=3.2.0 to=3.2.1 '
+        "targets=250 batch=15 every=2m",
     )
     batch = 0
     t = c0
@@ -1327,8 +1325,8 @@ def f08_roaming_connections(w: Fleet) -> None:
     too_many = "FATAL:  sorry, too many clients already"
     w.emit(
         t0, "roaming", "INFO",
-        "roaming.recon INFO cdr reconciliation started: period=2026-02-11 partners=6 "
-        "workers=64 (pg-core:5432)",
+        "roaming.recon INFO cdr reconciliation started: period=2026-02-11 partners=6 workers=64 "
+        "(pg-core:5432)",
     )
     done = 0
     for t in w.every(t0 + timedelta(minutes=5), t1, 300, 302):
@@ -1376,13 +1374,13 @@ def f08_roaming_connections(w: Fleet) -> None:
         )
     w.emit(
         t1 - ms(900), "postgres", "INFO",
-        "LOG:  statement: SELECT pg_terminate_backend(pid) FROM "
-        "pg_stat_activity WHERE usename = 'roaming' AND state = 'idle in transaction'", user="oncall_dba",
+        "LOG:  statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'roaming' "
+        "AND state = 'idle in transaction'", user="oncall_dba",
     )
     w.emit(
         t1 + ms(300), "roaming", "ERROR",
-        "roaming.recon ERROR cdr reconciliation aborted: "
-        "psycopg.errors.AdminShutdown: terminating connection due to administrator command",
+        "roaming.recon ERROR cdr reconciliation aborted: psycopg.errors.AdminShutdown: terminating "
+        "connection due to administrator command",
     )
     w.bend(
         "db_metrics", "pg-core", "connections", t0, t1,
@@ -1443,15 +1441,15 @@ def f10_mq_partition(w: Fleet) -> None:
         (0.0, "mq-1", "INFO", "[info] <0.207.0> node 'rabbit@mq-3' down: net_tick_timeout"),
         (
             0.4, "mq-3", "ERROR",
-            "[error] <0.12411.0> Partial partition detected: * We saw DOWN from rabbit@mq-1 "
-            "* We can still see rabbit@mq-2 which can see rabbit@mq-1 * pause_minority mode enabled We will "
-            "therefore pause until the *entire* cluster recovers",
+            "[error] <0.12411.0> Partial partition detected: * We saw DOWN from rabbit@mq-1 * We can still "
+            "see rabbit@mq-2 which can see rabbit@mq-1 * pause_minority mode enabled We will therefore "
+            "pause until the *entire* cluster recovers",
         ),
         (
             1.1, "mq-2", "ERROR",
-            "[error] <0.11872.0> Partial partition detected: * We saw DOWN from rabbit@mq-3 "
-            "* We can still see rabbit@mq-1 which can see rabbit@mq-3 * pause_minority mode enabled We will "
-            "therefore pause until the *entire* cluster recovers",
+            "[error] <0.11872.0> Partial partition detected: * We saw DOWN from rabbit@mq-3 * We can still "
+            "see rabbit@mq-1 which can see rabbit@mq-3 * pause_minority mode enabled We will therefore "
+            "pause until the *entire* cluster recovers",
         ),
         (
             2.0, "mq-3", "WARN",
@@ -1472,8 +1470,8 @@ def f10_mq_partition(w: Fleet) -> None:
     for i, node in enumerate(MQ_NODES):
         w.log(
             t_all - ms(900 - 200 * i), "rabbitmq", "INFO",
-            "[info] <0.501.0> Stopping RabbitMQ applications and "
-            "their dependencies in the following order: rabbitmq_management, rabbitmq_prometheus, rabbit",
+            "[info] <0.501.0> Stopping RabbitMQ applications and their dependencies in the following "
+            "order: rabbitmq_management, rabbitmq_prometheus, rabbit",
             node=node,
         )
         w.log(
@@ -1603,8 +1601,8 @@ def f11_geocoder(w: Fleet) -> None:
     w.on("locations-threads", full, fix, threads)
     w.emit(
         full, "locations", "WARN",
-        "[http-nio-8080-Acceptor] o.a.tomcat.util.net.NioEndpoint : All threads "
-        "(200) are currently busy, waiting. Increase maxThreads (200) or check the servlet status",
+        "[http-nio-8080-Acceptor] o.a.tomcat.util.net.NioEndpoint : All threads (200) are currently busy, "
+        "waiting. Increase maxThreads (200) or check the servlet status",
     )
     w.bend("service_metrics", "locations", "p99_ms", g0, fix, lambda t, v: 10000 + v)
     w.bend("service_metrics", "locations", "error_pct", full, fix, lambda t, v: v + 72)
@@ -1652,8 +1650,8 @@ def f12_migration(w: Fleet) -> None:
     )
     w.log(
         t_mig + ms(412), "billing", "INFO",
-        "billing.migrate INFO Successfully applied 1 migration to schema "
-        '"public", now at version v87 (execution time 00:00.412s)', pod=pod, version="3.1.0",
+        'billing.migrate INFO Successfully applied 1 migration to schema "public", now at version v87 '
+        "(execution time 00:00.412s)", pod=pod, version="3.1.0",
     )
     w.migrations.append(
         [
@@ -1717,8 +1715,8 @@ def f12_migration(w: Fleet) -> None:
         "dead-lettered and the session stayed Charging, until V88 made the column nullable at 15:43",
         key_terms=["migration", "tariff_snapshot_id"],
         distractors=[
-            "runbook stuck-sessions (charger connectivity, StopTransaction queued on the charger) "
-            "matches the symptom's words", "ocpp-gateway websocket 1006 errors (always there)",
+            "runbook stuck-sessions (charger connectivity, StopTransaction queued on the charger) matches "
+            "the symptom's words", "ocpp-gateway websocket 1006 errors (always there)",
             "tariff config change CHG-7718 (cache.ttl_s) at 14:40",
         ],
         decoy_runbook="stuck-sessions",
@@ -2030,8 +2028,8 @@ def fw_0210(w: Fleet) -> None:
     t = w.at(1, "10:00")
     w.emit(
         t, "firmware-svc", "INFO",
-        'level=info msg="campaign started" campaign=FW-0210 model="Kestrel AC11" '
-        "from=2.9.2 to=2.9.3 targets=150 batch=25 every=10m",
+        'level=info msg="campaign started" campaign=FW-0210 model="Kestrel AC11" from=2.9.2 to=2.9.3 '
+        "targets=150 batch=25 every=10m",
     )
     w.on("fw-active", t, t + timedelta(minutes=60), lambda w, t, c: True)
     for b in range(6):

@@ -843,8 +843,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     t0 = at(0, 8, 0, 2)
     rust(
         w, t0, "INFO", "leaderboard::season",
-        "season snapshot started season=11 boards=48 "
-        "target=lb:s11:archive:* (cron leaderboard-season-snapshot)",
+        "season snapshot started season=11 boards=48 target=lb:s11:archive:* (cron "
+        "leaderboard-season-snapshot)",
     )
     for i, tt in enumerate(every((at(0, 8, 5), at(0, 8, 31)), 300)):
         rust(
@@ -939,8 +939,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     # ---- GAME-03 kafka-3 loses its log dir; lobby.events (RF 2, min ISR 2) refuses writes
     kafka(
         w, KAFKA3[0], "ERROR",
-        "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data "
-        "java.io.IOException: Input/output error", "kafka.server.LogDirFailureChannel", 3,
+        "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data java.io.IOException: "
+        "Input/output error", "kafka.server.LogDirFailureChannel", 3,
     )
     kafka(
         w, KAFKA3[0] + timedelta(milliseconds=40), "WARN",
@@ -1173,8 +1173,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         )
         pg(
             w, tt, "INFO",
-            "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) "
-            "VALUES ($1, $2, $3, $4, $5, now())", pid=pid, who="store@storedb", tag="STATEMENT",
+            "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) VALUES "
+            "($1, $2, $3, $4, $5, now())", pid=pid, who="store@storedb", tag="STATEMENT",
         )
     for tt in every((MIGR[0] + timedelta(minutes=2), POOL[0]), 40):
         if w.r() < 0.5:
@@ -1200,8 +1200,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     py(w, at(2, 6, 17, 20), "INFO", "store.flags", "flag holiday_bundle_banner=true (CFG-4479)")
     pg(
         w, MIGR[1], "INFO",
-        "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON "
-        "purchases (player_id, created_at)", pid=21840, who="store_migrator@storedb",
+        "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON purchases "
+        "(player_id, created_at)", pid=21840, who="store_migrator@storedb",
     )
     py(
         w, MIGR[1] + timedelta(seconds=2), "INFO", "alembic.runtime.migration",
@@ -1652,8 +1652,7 @@ def job_runs(w: World) -> None:
     run(
         "scylla-repair-inventory", "scylla", at(1, 12, 50), 6060, "success",
         "scylla-manager repair keyspace inventory, intensity 0 (max), parallel 0 (max); weekly task moved "
-        "from "
-        "Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1",
+        "from Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1",
     )
     run(
         "vault-rotate-psn-client-secret", "auth", at(2, 13, 20, 5), 125, "success",
@@ -1777,16 +1776,14 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-01", "logs_only",
             "leaderboard: ranked score submissions failing since around 8:40am 12/1, players say their "
-            "scores "
-            "aren't saved (8:40–9:10 PST). Root cause?", "leaderboard", at(0, 8, 40), at(0, 9, 10),
+            "scores aren't saved (8:40–9:10 PST). Root cause?", "leaderboard", at(0, 8, 40), at(0, 9, 10),
             MAXMEM[0], "redis",
             "game-redis-0 reached its maxmemory (12 GB) at 08:33 because the season 11 snapshot job "
             "(leaderboard-season-snapshot, 08:00-08:31) wrote 48 archive sorted sets lb:s11:archive:* with "
-            "9.4M "
-            "members and no TTL; with maxmemory-policy noeviction redis refuses every write (OOM command not "
-            "allowed), so leaderboard score submits (ZADD) and lobby party writes failed until the archive "
-            "keys "
-            "were exported and deleted at 09:18 and maxmemory raised to 16 GB (CFG-4468) at 09:21",
+            "9.4M members and no TTL; with maxmemory-policy noeviction redis refuses every write (OOM "
+            "command not allowed), so leaderboard score submits (ZADD) and lobby party writes failed until "
+            "the archive keys were exported and deleted at 09:18 and maxmemory raised to 16 GB (CFG-4468) "
+            "at 09:21",
             ["maxmemory", "noeviction"],
             [
                 "leaderboard deploy DEP-7703 (1.9.3) at 07:30",
@@ -1814,12 +1811,10 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "chat keeps disconnecting players every minute or so — Dec 1, 11:20 to 11:50 PST. What changed?",
             "chat", at(0, 11, 20), at(0, 11, 50), IDLE[0], "edge",
             "edge config change CFG-4471 at 11:12 (OPS-2291, meant to tighten idle timeouts on REST "
-            "routes) set "
-            "idle_timeout 60s on the chat-ws websocket route as well; Envoy closed every chat websocket "
-            "after 60 s "
-            "without traffic (access log 101 with flag SI, duration 60000 ms), chat saw code=1006 abnormal "
-            "closes "
-            "and a reconnect and presence storm until CFG-4472 restored 3600s at 12:04",
+            "routes) set idle_timeout 60s on the chat-ws websocket route as well; Envoy closed every chat "
+            "websocket after 60 s without traffic (access log 101 with flag SI, duration 60000 ms), chat "
+            "saw code=1006 abnormal closes and a reconnect and presence storm until CFG-4472 restored "
+            "3600s at 12:04",
             ["idle_timeout", "cfg-4471"],
             [
                 "chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
@@ -1838,18 +1833,14 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-03", "trap_noisy_service",
             "lobby: party invites not arriving and lobby events erroring, 2:00-2:30 PM PST on 12/1. "
-            "telemetry is "
-            "throwing errors again too — what is the cause?", "lobby", at(0, 14, 0), at(0, 14, 30),
+            "telemetry is throwing errors again too — what is the "
+            "cause?", "lobby", at(0, 14, 0), at(0, 14, 30),
             KAFKA3[0], "kafka",
             "broker kafka-3's log dir /var/lib/kafka/data failed (disk I/O error) at 13:52 and the broker "
-            "shut "
-            "down; topic lobby.events had been created with replication factor 2 and min.insync.replicas "
-            "2, so "
-            "its partitions with a replica on kafka-3 shrank to one in-sync replica and lobby's acks=all "
-            "producer "
-            "got NOT_ENOUGH_REPLICAS (party invites never reached chat) until min.insync.replicas was "
-            "lowered "
-            "(CFG-4473) at 14:41", ["kafka-3", "log dir"],
+            "shut down; topic lobby.events had been created with replication factor 2 and "
+            "min.insync.replicas 2, so its partitions with a replica on kafka-3 shrank to one in-sync "
+            "replica and lobby's acks=all producer got NOT_ENOUGH_REPLICAS (party invites never reached "
+            "chat) until min.insync.replicas was lowered (CFG-4473) at 14:41", ["kafka-3", "log dir"],
             [
                 "telemetry checkpoint/late-event/deserialize errors (always there)",
                 "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)",
@@ -1872,24 +1863,20 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-04", "no_incident",
             "telemetry: got paged for errors around 3:10am on Dec 1 — is anything actually broken between "
-            "3:00 "
-            "and 3:40 PST?", "telemetry", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
+            "3:00 and 3:40 PST?", "telemetry", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
             outcome="FALLBACK",
             note="night traffic; telemetry's usual expired checkpoints, late events and undecodable "
             "old-client records; metrics at baseline",
         ),
         incident(
             "GAME-05", "trap_unrelated_change",
-            "auth: Steam logins failing for a lot of players 10:10–10:40 PST on 2026-12-02. Was it the auth "
-            "deploy at 9:55?", "auth", at(1, 10, 10), at(1, 10, 40), STEAM[0],
+            "auth: Steam logins failing for a lot of players 10:10–10:40 PST on 2026-12-02. Was it the "
+            "auth deploy at 9:55?", "auth", at(1, 10, 10), at(1, 10, 40), STEAM[0],
             "Steam Web API (external identity provider)",
             "external side: from about 10:04 Steam's Web API (ISteamUserAuth/AuthenticateUserTicket) "
-            "answers 503 "
-            "or times out, so Steam ticket validation fails after its retries; PSN and Xbox sign-ins are "
-            "fine and "
-            "nothing in the platform explains it (DEP-7709 touched PSN trophy sync only) — not "
-            "determinable from "
-            "this data", [],
+            "answers 503 or times out, so Steam ticket validation fails after its retries; PSN and Xbox "
+            "sign-ins are fine and nothing in the platform explains it (DEP-7709 touched PSN trophy sync "
+            "only) — not determinable from this data", [],
             [
                 "auth deploy DEP-7709 (4.12.0) at 09:55",
                 "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58",
@@ -1903,13 +1890,13 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         ),
         incident(
             "GAME-06", "metrics_deps",
-            "inventory: loadout saves timing out and the inventory screen loads slowly, 12/2 1:10pm-1:40pm. "
-            "Which dependency is it?", "inventory", at(1, 13, 10), at(1, 13, 40), REPAIR[0], "scylla",
+            "inventory: loadout saves timing out and the inventory screen loads slowly, 12/2 "
+            "1:10pm-1:40pm. Which "
+            "dependency is it?", "inventory", at(1, 13, 10), at(1, 13, 40), REPAIR[0], "scylla",
             "the weekly Scylla Manager repair of keyspace inventory (scylla-repair-inventory) was moved to "
             "Wednesday 12:50 and ran at full intensity; scylla-3's disk went to 97-100% utilisation and "
-            "its read "
-            "p99 to about a second from 12:58, so inventory's LOCAL_QUORUM reads and writes that touched "
-            "10.40.12.23 exceeded the 800 ms driver timeout until the repair was paused at 13:52",
+            "its read p99 to about a second from 12:58, so inventory's LOCAL_QUORUM reads and writes that "
+            "touched 10.40.12.23 exceeded the 800 ms driver timeout until the repair was paused at 13:52",
             ["scylla-3", "repair"],
             [
                 "inventory deploy DEP-7711 (2.44.0) at 11:40",
@@ -1941,14 +1928,13 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-07", "change",
             "matchmaker: matches are formed but never get a server, queue keeps spinning — Dec 2 "
-            "16:20–16:50. "
-            "what changed?", "matchmaker", at(1, 16, 20), at(1, 16, 50), SELECTOR[0], "matchmaker",
+            "16:20–16:50. what "
+            "changed?", "matchmaker", at(1, 16, 20), at(1, 16, 50), SELECTOR[0], "matchmaker",
             "matchmaker deploy DEP-7713 (3.8.0) at 16:12 made every GameServerAllocation pin the label "
-            "selector "
-            "riftline.gg/build=2026.12.2 for the winter patch, but fleet ranked-usw2 still runs build "
-            "2026.11.4; "
-            "the allocator found no Ready GameServer matching the selector (while about 200 were ready), so "
-            "every match was dissolved and requeued until the rollback DEP-7714 at 16:58",
+            "selector riftline.gg/build=2026.12.2 for the winter patch, but fleet ranked-usw2 still runs "
+            "build 2026.11.4; the allocator found no Ready GameServer matching the selector (while about "
+            "200 were ready), so every match was dissolved and requeued until the rollback DEP-7714 at "
+            "16:58",
             ["dep-7713", "selector"],
             [
                 "matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
@@ -1966,8 +1952,7 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
                 ),
                 sql(
                     "SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
-                    "service = "
-                    "'matchmaker'", "DEP-7713",
+                    "service = 'matchmaker'", "DEP-7713",
                 ),
             ],
         ),
@@ -1977,11 +1962,9 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "server', matches not starting. Which component?", None, at(1, 19, 0), at(1, 19, 30), QUOTA[0],
             "allocator",
             "at the evening peak the allocator could not grow fleet ranked-usw2: node pool gs-c2-usw2's "
-            "scale-up "
-            "failed because the region's GCE quota C2_CPUS (2800) was exhausted, new GameServer pods stayed "
-            "Pending (Insufficient cpu), Ready GameServers ran out at 18:48 and every allocation failed "
-            "until the "
-            "quota increase (CFG-4478) at 19:42", ["quota", "c2_cpus"],
+            "scale-up failed because the region's GCE quota C2_CPUS (2800) was exhausted, new GameServer "
+            "pods stayed Pending (Insufficient cpu), Ready GameServers ran out at 18:48 and every "
+            "allocation failed until the quota increase (CFG-4478) at 19:42", ["quota", "c2_cpus"],
             [
                 "matchmaker allocation errors (a symptom)",
                 "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
@@ -2012,13 +1995,10 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "store: purchases failing with 500s, 6:20–6:50am PST 12/3. What is the root cause?", "store",
             at(2, 6, 20), at(2, 6, 50), MIGR[0], "postgres",
             "store deploy DEP-7716 ran migration V2031 at 05:48, a plain CREATE INDEX "
-            "purchases_player_created_idx "
-            "on the 210M-row purchases table (not CONCURRENTLY); it held a SHARE lock for 70 minutes, so "
-            "every "
-            "INSERT into purchases waited on the lock (RowExclusiveLock) holding a pooled connection, and "
-            "from "
-            "06:14 store's SQLAlchemy pool (20 + 10) was exhausted and all store endpoints returned 500 "
-            "until the "
+            "purchases_player_created_idx on the 210M-row purchases table (not CONCURRENTLY); it held a "
+            "SHARE lock for 70 minutes, so every INSERT into purchases waited on the lock "
+            "(RowExclusiveLock) holding a pooled connection, and from 06:14 store's SQLAlchemy pool (20 + "
+            "10) was exhausted and all store endpoints returned 500 until the "
             "index finished at 06:58", ["v2031", "create index"],
             [
                 "store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
@@ -2037,8 +2017,7 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
                 ),
                 sql(
                     "SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
-                    "WHERE "
-                    "service = 'store'", "V2031",
+                    "WHERE service = 'store'", "V2031",
                 ),
             ],
         ),
@@ -2047,10 +2026,9 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "telemetry: no new match telemetry landing in the lake since ~9:30 on Dec 3 (9:30–10:00 PST). "
             "Why?", "telemetry", at(2, 9, 30), at(2, 10, 0), TOKEN[0], "telemetry",
             "the telemetry-enrich taskmanagers' AWS session credentials expired at 09:27 because their "
-            "credentials refresh thread had died at 03:27 (NoClassDefFoundError); every S3 PutObject of the "
-            "parquet sink failed with ExpiredToken, checkpoints failed and the job restarted in a loop "
-            "while the "
-            "consumer lag grew, until the taskmanagers were restarted at 10:08",
+            "credentials refresh thread had died at 03:27 (NoClassDefFoundError); every S3 PutObject of "
+            "the parquet sink failed with ExpiredToken, checkpoints failed and the job restarted in a loop "
+            "while the consumer lag grew, until the taskmanagers were restarted at 10:08",
             ["expiredtoken", "credentials"],
             [
                 "telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
@@ -2067,15 +2045,11 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-12", "trap_runbook_words",
             "auth: los logins de PSN fallan, 12/3 de 1:30 a 2:00 pm PST. ¿Se cayó PSN otra vez? El runbook "
-            "dice "
-            "esperar.", "auth", at(2, 13, 30), at(2, 14, 0), PSN[0], "auth",
+            "dice esperar.", "auth", at(2, 13, 30), at(2, 14, 0), PSN[0], "auth",
             "the job vault-rotate-psn-client-secret rotated the PSN OAuth client secret to version 14 at "
-            "13:22 "
-            "and PSN revoked the old one, but auth reads the secret only at startup and kept using version "
-            "13; "
-            "every PSN token exchange failed with 401 invalid_client until auth was restarted at 14:08 — "
-            "PSN was "
-            "up", ["invalid_client", "secret"],
+            "13:22 and PSN revoked the old one, but auth reads the secret only at startup and kept using "
+            "version 13; every PSN token exchange failed with 401 invalid_client until auth was restarted "
+            "at 14:08 — PSN was up", ["invalid_client", "secret"],
             [
                 "auth-idp-outage runbook (wait for the provider)",
                 "auth config change CFG-4481 (xbl.scopes) at 13:05", "telemetry warnings (always there)",
@@ -2094,16 +2068,12 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
         incident(
             "GAME-13", "system_wide",
             "Todo el juego falla: login, tienda, inventario y lobby devuelven 403 — 12/3/2026 entre 18:10 "
-            "y 18:40 "
-            "PST. ¿Qué componente es la causa?", None, at(2, 18, 10), at(2, 18, 40), HEAP[0], "auth",
+            "y 18:40 PST. ¿Qué componente es la causa?", None, at(2, 18, 10), at(2, 18, 40), HEAP[0], "auth",
             "anti-cheat's ban wave BW-1203 made the device denylist export 9.6M entries; auth's denylist "
-            "refresh "
-            "loaded it at 18:02 (1.9 GB into a 2 GB heap), auth went into full GC and "
-            "java.lang.OutOfMemoryError: "
-            "Java heap space and crash-looped, the edge's ext_authz checks timed out and, with "
-            "failure_mode_allow=false, the edge denied every /v1 request with 403 UAEX until the denylist "
-            "was "
-            "pinned to v8811 (CFG-4484) at 18:46", ["denylist", "heap"],
+            "refresh loaded it at 18:02 (1.9 GB into a 2 GB heap), auth went into full GC and "
+            "java.lang.OutOfMemoryError: Java heap space and crash-looped, the edge's ext_authz checks "
+            "timed out and, with failure_mode_allow=false, the edge denied every /v1 request with 403 UAEX "
+            "until the denylist was pinned to v8811 (CFG-4484) at 18:46", ["denylist", "heap"],
             [
                 "edge 403s (a symptom)", "telemetry warnings (always there)",
             ],
@@ -2125,12 +2095,10 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "dependency?", "lobby", at(2, 20, 30), at(2, 21, 0), RESYNC[0], "redis",
             "replica game-redis-2 came back after its node was drained (gke-nodepool-upgrade) and asked "
             "game-redis-0 for a full resync; the 11 GB transfer overran the replica output buffer limit "
-            "(256mb), "
-            "the primary dropped the replica and the full resync started over every few minutes, each time "
-            "forking "
-            "a BGSAVE and saturating its network (about 950 Mbit/s out), so lobby's redis commands at "
-            "10.40.9.12 "
-            "timed out (500 ms) until the limit was raised (CFG-4486) at 20:55", ["full resync", "replica"],
+            "(256mb), the primary dropped the replica and the full resync started over every few minutes, "
+            "each time forking a BGSAVE and saturating its network (about 950 Mbit/s out), so lobby's "
+            "redis commands at 10.40.9.12 timed out (500 ms) until the limit "
+            "was raised (CFG-4486) at 20:55", ["full resync", "replica"],
             [
                 "lobby feature flag party_max_size (CFG-4485) at 20:15",
                 "lobby deploy DEP-7718 (2.19.0) at 11:00", "telemetry warnings (always there)",
@@ -2157,13 +2125,10 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
     ]
     return engine.truth_file(NAME, "-08:00", inc, (
         "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
-        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
-        "writes "
-        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
-        "pod "
+        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call writes "
+        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the pod "
         "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
-        "svc_metrics "
-        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
+        "svc_metrics and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
     ))
 
 

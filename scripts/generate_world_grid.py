@@ -1273,8 +1273,8 @@ def notifier_bg(w: World, t: datetime) -> None:
                 t, "ERROR", "notifier.sender",
                 "submit to api.smsgateway.example failed: "
                 "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
-                "(Caused by NameResolutionError: Failed to resolve "
-                "'api.smsgateway.example' ([Errno -3] Temporary failure in name resolution))",
+                "(Caused by NameResolutionError: Failed to resolve 'api.smsgateway.example' ([Errno -3] "
+                "Temporary failure in name resolution))",
             ),
             pod=pod,
         )
@@ -1461,11 +1461,7 @@ def inc_emfile(w: World) -> None:
         t2, "emqx", "INFO",
         erl(
             t2, "notice",
-            "msg: emqx_started, listeners: "
-            '["ssl:default '
-            '0.0.0.0:8883", '
-            '"tcp:internal '
-            '0.0.0.0:1883"], '
+            'msg: emqx_started, listeners: ["ssl:default 0.0.0.0:8883", "tcp:internal 0.0.0.0:1883"], '
             "max_fds: 262144",
         ),
         pod="emqx-2", node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
@@ -1813,8 +1809,8 @@ def inc_vacuum(w: World) -> None:
             spring(
                 t3, "ERROR", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.agg.DailyUpsertListener",
                 "daily aggregate upsert failed, batch will be retried: "
-                "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; "
-                "SQL [INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
+                "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; SQL "
+                "[INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
                 "mdm",
             ),
             pod=w.pick(mpods), version=version("mdm", t3),
@@ -1954,8 +1950,8 @@ def inc_dns(w: World) -> None:
             k8s(
                 "Warning", "FailedScheduling", f"pod/{np}",
                 "0/9 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: "
-                "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 "
-                "nodes are available: 9 Preemption is not helpful for scheduling.",
+                "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are "
+                "available: 9 Preemption is not helpful for scheduling.",
             ),
             namespace="kube-system", object=f"pod/{np}",
         )
@@ -2130,11 +2126,8 @@ def inc_panic(w: World) -> None:
         t, "emqx", "INFO",
         erl(
             t, "info",
-            "msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "
-            '"ingest '
-            "crash loop "
-            'INC-4503", until: '
-            "2026-01-23T19:52:40+05:30",
+            'msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "ingest crash loop '
+            'INC-4503", until: 2026-01-23T19:52:40+05:30',
         ),
         pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
     )
@@ -2591,8 +2584,8 @@ def truth() -> dict:
             "cellular blip at 08:58 made the PNE-E and NSK meters reconnect at once while their old "
             "half-open TLS sockets were still held, so emqx-2 refused every new connection on 8883; the "
             "meters the load balancer sent to emqx-2 stayed silent, head-end marked their DCUs offline and "
-            "outage opened suspected outages for "
-            "their feeders, until emqx-2 was restarted with nofile 262144 (CHG-8816) at 09:52",
+            "outage opened suspected outages for their feeders, until emqx-2 was restarted with nofile "
+            "262144 (CHG-8816) at 09:52",
             ["emqx-2", "open files"],
             [
                 "head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
@@ -2615,10 +2608,10 @@ def truth() -> dict:
             "IST on 20 January 2026. What's the cause?", "prepaid", s, e, RMQ_ALARM[0], "rabbitmq",
             "rabbitmq-0 reached its memory high watermark at 11:21 (vm_memory_high_watermark, about 3.1 "
             "GB): the notify.sms queue had grown to 1.8 million messages since 10:40 because the SMS "
-            "aggregator throttled "
-            "notifier's submits, and the memory alarm blocked every publisher on the broker, so prepaid's "
-            "RECONNECT commands to the hes.commands exchange got no publisher confirms and head-end "
-            "received no commands, until notify.sms was purged at 12:08", ["rabbitmq", "watermark"],
+            "aggregator throttled notifier's submits, and the memory alarm blocked every publisher on the "
+            "broker, so prepaid's RECONNECT commands to the hes.commands exchange got no publisher "
+            "confirms and head-end received no commands, until notify.sms was "
+            "purged at 12:08", ["rabbitmq", "watermark"],
             [
                 "prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
                 "notifier HTTP 429 throttling warnings (always there, more since 10:40)",
@@ -2642,13 +2635,13 @@ def truth() -> dict:
     inc.append(
         incident(
             "GRID-03", "change",
-            "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to 15:00 "
-            "IST on 20-Jan-2026. What changed?", "mdm", s, e, SCALER[0], "ingest",
+            "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to 15:00 IST "
+            "on 20-Jan-2026. What changed?", "mdm", s, e, SCALER[0], "ingest",
             "ingest 2.14.0 (deploy DEP-7305, 14:12) took the register scaler from the meters' capture "
             "objects instead of the static register map; the LTCT-3P meters do not report it, so their "
-            "energy registers "
-            "were decoded with scaler 0 (Wh read as kWh, 1000x too large) and mdm's spike check held about a "
-            "third of all readings, until the rollback to 2.13.6 (DEP-7306) at 15:08", ["ingest", "2.14.0"],
+            "energy registers were decoded with scaler 0 (Wh read as kWh, 1000x too large) and mdm's spike "
+            "check held about a third of all readings, until the rollback to "
+            "2.13.6 (DEP-7306) at 15:08", ["ingest", "2.14.0"],
             [
                 "mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
                 "prepaid deploy DEP-7304 (5.3.2) at 13:40",
@@ -2672,10 +2665,10 @@ def truth() -> dict:
             "prepaid",
             "the prepaid pods were OOMKilled one after another from 18:58 under the evening recharge peak: "
             "their memory limit had been cut from 1536Mi to 1024Mi that morning (CHG-8802, FinOps "
-            "rightsizing) while "
-            "the JVM still sized itself for more, so the kernel killed java in each container and the pods "
-            "crash-looped, api-gateway got connection refused / premature close from them and answered 502, "
-            "until the limit was restored (CHG-8805) at 19:46; notifier's DLR errors are the usual noise",
+            "rightsizing) while the JVM still sized itself for more, so the kernel killed java in each "
+            "container and the pods crash-looped, api-gateway got connection refused / premature close "
+            "from them and answered 502, until the limit was restored (CHG-8805) at 19:46; notifier's DLR "
+            "errors are the usual noise",
             ["prepaid", "oomkill"],
             ["notifier DLR and 429 errors (always there)", "notifier deploy DEP-7307 (1.22.0) at 18:20"],
             [
@@ -2709,12 +2702,11 @@ def truth() -> dict:
             "prepaid: recharges erroring since ~06:50 — 06:45 to 07:15 IST, 21 Jan 2026. What broke?",
             "prepaid", s, e, LEAK[0], "billing",
             "billing 3.9.1 (DEP-7308, 06:08) left a pg-billing connection idle in transaction for every "
-            "e-bill "
-            "without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: from 06:12 the idle "
-            "sessions grew by ~6 a minute until pg-billing hit max_connections (300) at 06:47 and refused "
-            "everyone with 'too many clients', so prepaid's Hikari pool could not get connections and "
-            "recharges "
-            "failed, until the rollback (DEP-7309) at 07:20 and the DBA terminated the sessions at 07:22",
+            "e-bill without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: from 06:12 "
+            "the idle sessions grew by ~6 a minute until pg-billing hit max_connections (300) at 06:47 and "
+            "refused everyone with 'too many clients', so prepaid's Hikari pool could not get connections "
+            "and recharges failed, until the rollback (DEP-7309) at 07:20 and the DBA terminated the "
+            "sessions at 07:22",
             ["billing", "3.9.1"],
             [
                 "prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
@@ -2764,8 +2756,8 @@ def truth() -> dict:
             "our mdm 4.8.0 release at 12:40 IST on 21 Jan 2026. 13:00 to 13:30 — is the release to blame?",
             "mdm", s, e, VACUUM[0], "postgres",
             "a DBA ran VACUUM FULL on mdm.reading_daily in pg-mdm at 12:52 (psql, dba_kiran): it held an "
-            "ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate upsert "
-            "from mdm waited and was cancelled by the lock timeout and the mdm-daily consumer fell behind, "
+            "ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate upsert from "
+            "mdm waited and was cancelled by the lock timeout and the mdm-daily consumer fell behind, "
             "until the vacuum finished at 13:41; mdm 4.8.0 (DEP-7311) and its migration V87 were unrelated",
             ["vacuum full", "reading_daily"],
             [
@@ -2785,11 +2777,11 @@ def truth() -> dict:
             "GRID-09", "trap_runbook_words",
             "head-end: hundreds of DCUs went OFFLINE and meters not reporting — 17:05 to 17:35 IST, 21 "
             "January 2026. What's the cause?", "head-end", s, e, TAKEOVER[0], "head-end",
-            "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client id "
-            "as the active instance, hes-primary: emqx took the session over from one to the other "
-            "every few seconds (session_takenover), both reconnected in a loop and lost the QoS 0 "
-            "heartbeats, so head-end declared most DCUs offline although the meters kept sending readings, "
-            "until the canary was scaled to 0 at 17:44; emqx itself accepted connections normally",
+            "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client id as "
+            "the active instance, hes-primary: emqx took the session over from one to the other every few "
+            "seconds (session_takenover), both reconnected in a loop and lost the QoS 0 heartbeats, so "
+            "head-end declared most DCUs offline although the meters kept sending readings, until the "
+            "canary was scaled to 0 at 17:44; emqx itself accepted connections normally",
             ["hes-primary", "canary"],
             [
                 "runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
@@ -2814,10 +2806,10 @@ def truth() -> dict:
             "reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?", None, s, e,
             at(1, 20, 5, 50), "kubernetes",
             "the system node aks-system-38145-vmss000001 went NotReady at 20:05 and both coredns replicas "
-            "were on it (no anti-affinity), so kube-dns had no ready endpoints: every new DNS lookup "
-            "in the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, head-end to "
-            "emqx, api-gateway to its "
-            "upstreams, notifier to the SMS aggregator) until a coredns pod started on vmss000000 at 20:38",
+            "were on it (no anti-affinity), so kube-dns had no ready endpoints: every new DNS lookup in "
+            "the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, head-end to emqx, "
+            "api-gateway to its upstreams, notifier to the SMS aggregator) until a coredns pod started on "
+            "vmss000000 at 20:38",
             ["coredns", "notready"],
             [
                 "notifier deploy DEP-7314 (1.22.1) at 19:40",
@@ -2842,8 +2834,8 @@ def truth() -> dict:
             ],
             [], outcome="FALLBACK",
             note=(
-                "a clean rolling update: pods restarted without errors, recharges as usual, only the "
-                "usual noise"
+                "a clean rolling update: pods restarted without errors, recharges as usual, only the usual "
+                "noise"
             ),
         )
     )
@@ -2851,8 +2843,8 @@ def truth() -> dict:
     inc.append(
         incident(
             "GRID-12", "metrics_deps",
-            "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 2026. "
-            "What's going on?", "mdm", s, e, EXPORT[0], "postgres",
+            "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 "
+            "2026. What's going on?", "mdm", s, e, EXPORT[0], "postgres",
             "the regulatory-export cronjob (MERC SoP interval data) started at 10:52 against pg-mdm-ro, "
             "the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at the 7500 limit) "
             "with sequential scans, so usage queries ran past mdm's 5 s statement timeout and api-gateway "
@@ -2908,8 +2900,8 @@ def truth() -> dict:
             "ingest panicked (index out of range [12] with length 12) decoding a 13-channel load profile "
             "from DCU-MUM-N-0117 (an LTCT-3P-v4 meter); the QoS 1 message was never acknowledged, so emqx "
             "redelivered it through the $share/ingest subscription to the next ingest pod, which panicked "
-            "too, and all ingest "
-            "pods crash-looped with nothing reaching kafka, until the DCU was banned on emqx at 19:52",
+            "too, and all ingest pods crash-looped with nothing reaching kafka, until the DCU was banned "
+            "on emqx at 19:52",
             ["ingest", "index out of range"],
             [
                 "mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
@@ -2923,9 +2915,8 @@ def truth() -> dict:
         )
     )
     return engine.truth_file(NAME, "+05:30", inc, (
-        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
-        "otherwise; "
-        "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
+        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say otherwise; metric "
+        "tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
         "offset."
     ))
 

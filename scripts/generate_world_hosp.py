@@ -725,8 +725,8 @@ def incidents(w: World) -> None:
     # HOSP-01 lis certificate renewed without its intermediate: Java clients (cpoe) fail PKIX
     lis(
         w, CERT[0], "INFO", "lis.tls",
-        "TLS certificate reloaded for lis.nordhafen.example:8443: serial "
-        "4f:a2:91:0c, notAfter 2027-11-09, chain length 1 (leaf only)",
+        "TLS certificate reloaded for lis.nordhafen.example:8443: serial 4f:a2:91:0c, notAfter 2027-11-09, "
+        "chain length 1 (leaf only)",
     )
     for t in every(CERT, 20):
         if w.r() < 0.55 * load(t) + 0.2:
@@ -745,8 +745,8 @@ def incidents(w: World) -> None:
             )
     lis(
         w, CERT[1], "INFO", "lis.tls",
-        "TLS certificate reloaded for lis.nordhafen.example:8443: serial "
-        "4f:a2:91:0c, notAfter 2027-11-09, chain length 2 (leaf + intermediate GEANT OV RSA CA 4)",
+        "TLS certificate reloaded for lis.nordhafen.example:8443: serial 4f:a2:91:0c, notAfter 2027-11-09, "
+        "chain length 2 (leaf + intermediate GEANT OV RSA CA 4)",
     )
     cpoe(
         w, CERT[1] + timedelta(seconds=50), "INFO", "lab-sender-1", "d.k.cpoe.lab.LisOrderOutbox",
@@ -756,9 +756,8 @@ def incidents(w: World) -> None:
     # HOSP-02 keycloak realm key rotation: fhir-facade validates with a cached JWKS
     kc(
         w, KEYROT[0], "INFO", "org.keycloak.services", "executor-thread-2",
-        "KC-SERVICES0021: realm klinik: key provider rsa-generated-2026-11 (kid k-2026-11) added, "
-        "priority 200, "
-        "active",
+        "KC-SERVICES0021: realm klinik: key provider rsa-generated-2026-11 (kid k-2026-11) added, priority "
+        "200, active",
     )
     kc(
         w, KEYROT[0] + timedelta(seconds=14), "INFO", "org.keycloak.services", "executor-thread-2",
@@ -827,8 +826,8 @@ def incidents(w: World) -> None:
         )
     pg(
         w, LOCK[1], "INFO",
-        "duration: 3257104.229 ms  statement: COMMIT (cpoe-order-archive moved 184233 rows "
-        "to cpoe.orders_archive)", who="cpoe_batch@cpoe", pgpid=23790,
+        "duration: 3257104.229 ms  statement: COMMIT (cpoe-order-archive moved 184233 rows to "
+        "cpoe.orders_archive)", who="cpoe_batch@cpoe", pgpid=23790,
     )
 
     # HOSP-06 maxconn: only in metrics (and fewer requests)
@@ -839,9 +838,9 @@ def incidents(w: World) -> None:
             kc(
                 w, w.jit(t, 10), "ERROR", "org.keycloak.storage.ldap.LDAPStorageProviderFactory",
                 f"executor-thread-{w.ri(1, 24)}",
-                "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,"
-                "dc=nordhafen,dc=example: [LDAP: error code 49 - 80090308: LdapErr: DSID-0C09044E, comment: "
-                "AcceptSecurityContext error, data 532, v4563] (data 532: password expired)",
+                "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,dc=nordhafen,dc=example: [LDAP: "
+                "error code 49 - 80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, "
+                "data 532, v4563] (data 532: password expired)",
             )
             kc(
                 w, w.jit(t, 10), "WARN", "org.keycloak.events", f"executor-thread-{w.ri(1, 24)}",
@@ -868,16 +867,14 @@ def incidents(w: World) -> None:
             pharm(
                 w, w.jit(t, 20), "WARN", "Apotheke.Amts.AmtsClient",
                 "AMTS check for {OrderId} timed out after {Elapsed} ms (amts.arzneicheck.example), "
-                "released with "
-                "manual check flag", OrderId=w.order(), Elapsed=3000,
+                "released with manual check flag", OrderId=w.order(), Elapsed=3000,
             )
 
     # HOSP-10 hl7-engine MLLP half-open connection to ehr-api: ACK timeouts, backlog
     hl7(
         w, MLLP[0], "WARN", "ORU_LIS_TO_EHR Destination 1", "c.m.c.c.mllp.MllpDispatcher",
-        "no ACK within 30000 ms on MLLP connection to ehr-hl7.klinik-prod.svc:6661 (local port "
-        "41822), keeping "
-        "connection (reconnect_on_timeout=false)",
+        "no ACK within 30000 ms on MLLP connection to ehr-hl7.klinik-prod.svc:6661 (local port 41822), "
+        "keeping connection (reconnect_on_timeout=false)",
     )
     depth = 40
     for t in every((MLLP[0] + timedelta(seconds=30), MLLP[1]), 30):
@@ -919,8 +916,8 @@ def incidents(w: World) -> None:
     )
     rmq(
         w, DISK[0] + timedelta(seconds=1), "WARN",
-        "disk resource limit alarm set on node rabbit@rabbitmq-1. "
-        "Publishers will be blocked until this alarm clears", node="rabbitmq-1",
+        "disk resource limit alarm set on node rabbit@rabbitmq-1. Publishers will be blocked until this "
+        "alarm clears", node="rabbitmq-1",
     )
     for t in every((DISK[0] + timedelta(seconds=30), DISK[1]), 30):
         n = int((t - DISK[0]).total_seconds() // 30) * w.ri(6, 12)
@@ -948,8 +945,8 @@ def incidents(w: World) -> None:
     # HOSP-14 kc-node-2 clock 94 s ahead: tokens not yet valid at the resource servers
     kc(
         w, CLOCK[0], "WARN", "chronyd", "kc-node-2",
-        "chronyd[611]: System clock wrong by -94.213 s, NTP source "
-        "10.20.0.5 unreachable, no selectable sources; clock not corrected", p=PODS["keycloak"][1],
+        "chronyd[611]: System clock wrong by -94.213 s, NTP source 10.20.0.5 unreachable, no selectable "
+        "sources; clock not corrected", p=PODS["keycloak"][1],
     )
     for t in every((CLOCK[0] + timedelta(seconds=60), CLOCK[1]), 120):
         kc(
@@ -1272,14 +1269,11 @@ def truth() -> dict:
             "HOSP-01", "logs_only",
             "cpoe: Laboranforderungen gehen nicht ans Labor raus, Stationen melden Fehler beim Absenden — "
             "07:40–08:10 Uhr am 10.11.2026. Ursache?", "cpoe", at(0, 7, 40), at(0, 8, 10), CERT[0], "lis",
-            "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded "
-            "with chain "
-            "length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java client "
-            "cannot build a "
-            "path to its truststore root (PKIX path building failed, SSLHandshakeException), so "
-            "every lab order "
-            "send failed and piled up in the outbox until the chain with the intermediate was "
-            "reloaded at 08:22", ["pkix", "intermediate"],
+            "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded with "
+            "chain length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java client "
+            "cannot build a path to its truststore root (PKIX path building failed, "
+            "SSLHandshakeException), so every lab order send failed and piled up in the outbox until the "
+            "chain with the intermediate was reloaded at 08:22", ["pkix", "intermediate"],
             [
                 "cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
                 "hl7-engine warnings (always there)",
@@ -1297,16 +1291,13 @@ def truth() -> dict:
         ),
         incident(
             "HOSP-02", "change",
-            "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. "
-            "What changed?", "fhir-facade", at(0, 10, 30), at(0, 11, 0), KEYROT[0], "keycloak",
-            "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made "
-            "the new key "
-            "k-2026-11 active and disabled the old k-2026-05 at once instead of leaving it passive; "
-            "fhir-facade "
-            "validates tokens against a JWKS cached for 6 h (fetched 05:12Z) and rejected every "
-            "token with the new "
-            "kid (kid k-2026-11 not found in cached JWKS) until it was restarted and refreshed the "
-            "JWKS at 11:12", ["jwks", "kid"],
+            "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. What "
+            "changed?", "fhir-facade", at(0, 10, 30), at(0, 11, 0), KEYROT[0], "keycloak",
+            "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made the "
+            "new key k-2026-11 active and disabled the old k-2026-05 at once instead of leaving it "
+            "passive; fhir-facade validates tokens against a JWKS cached for 6 h (fetched 05:12Z) and "
+            "rejected every token with the new kid (kid k-2026-11 not found in cached JWKS) until it was "
+            "restarted and refreshed the JWKS at 11:12", ["jwks", "kid"],
             [
                 "patient-portal deploy DEP-3312 at 12:05 (after the window)",
                 "edge config change CHG-2201 (HSTS) at 09:05",
@@ -1316,8 +1307,8 @@ def truth() -> dict:
                 logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS", level="ERROR"),
                 logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
                 sql(
-                    "SELECT change_id, service, key, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'keycloak'", "CHG-2202",
+                    "SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
+                    "service = 'keycloak'", "CHG-2202",
                 ),
                 sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'", "JWKS"),
             ],
@@ -1327,12 +1318,11 @@ def truth() -> dict:
             "pacs-gateway: Storage Commitment schlägt fehl, CT-Bilder bleiben auf den Modalitäten liegen, "
             "14:10–14:40 am 10.11. — das hl7-engine ist voller Warnungen, liegt's daran?", "pacs-gateway",
             at(0, 14, 10), at(0, 14, 40), TIER2[0], "pacs-gateway",
-            "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on device on "
-            "/archive/tier2) because the nightly pacs-ilm-tape job that moves old studies from tier2 "
-            "to tape failed "
-            "on 10.11. (tape library TL-2 offline); the archive answered every storage commitment "
-            "with Failure "
-            "Reason 0110H, so studies were not committed and stayed on the modalities",
+            "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on device "
+            "on /archive/tier2) because the nightly pacs-ilm-tape job that moves old studies from tier2 to "
+            "tape failed on 10.11. (tape library TL-2 offline); the archive answered every storage "
+            "commitment with Failure Reason 0110H, so studies were not committed and stayed on the "
+            "modalities",
             ["storage commitment", "tier2"],
             [
                 "hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
@@ -1351,15 +1341,14 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
-                    "'pacs-ilm-tape' "
-                    "AND status = 'FAILED'", "TL-2",
+                    "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2",
                 ),
             ],
         ),
         incident(
             "HOSP-04", "no_incident",
-            "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 "
-            "etwas kaputt?", "cpoe", at(0, 2, 0), at(0, 2, 40), None, None, None, [], [], None, [],
+            "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 etwas "
+            "kaputt?", "cpoe", at(0, 2, 0), at(0, 2, 40), None, None, None, [], [], None, [],
             outcome="FALLBACK",
             note="the nightly cpoe-nightly-reconcile with its usual skipped closed encounters, "
             "the Rowa heartbeat "
@@ -1370,13 +1359,10 @@ def truth() -> dict:
             "pharmacy: seit der Übergabe kommen keine Medikationsaufträge an, 06:20–06:50 am 11.11. — "
             "liegt's an der Apotheke?", "pharmacy", at(1, 6, 20), at(1, 6, 50), LOCK[0], "postgres",
             "at 05:58, right at the morning shift change, the cpoe-order-archive cron ran LOCK TABLE "
-            "cpoe.orders "
-            "IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 minutes on its "
-            "first run "
-            "after a pause (184233 rows); every order insert waited for the lock, cpoe's Hikari pool "
-            "timed out "
-            "saving orders, and pharmacy — two hops away — noticed only later that no medication "
-            "orders arrived", ["lock table", "cpoe-order-archive"],
+            "cpoe.orders IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 minutes "
+            "on its first run after a pause (184233 rows); every order insert waited for the lock, cpoe's "
+            "Hikari pool timed out saving orders, and pharmacy — two hops away — noticed only later that "
+            "no medication orders arrived", ["lock table", "cpoe-order-archive"],
             [
                 "pharmacy itself (only the symptom: no medication orders received)",
                 "pharmacy's hourly Rowa heartbeat ERROR (always there)",
@@ -1392,23 +1378,20 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
-                    "'cpoe-order-archive' "
-                    "AND items > 100000", "184233",
+                    "'cpoe-order-archive' AND items > 100000", "184233",
                 ),
             ],
             runbook_query="cpoe orders hang lock waits postgres",
         ),
         incident(
             "HOSP-06", "metrics_deps",
-            "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 "
-            "Uhr am 11.11. "
-            "Logs sehen normal aus — why?", "patient-portal", at(1, 9, 30), at(1, 10, 0), MAXCONN[0],
+            "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 Uhr am "
+            "11.11. Logs sehen normal aus — why?", "patient-portal", at(1, 9, 30), at(1, 10, 0), MAXCONN[0],
             "edge",
-            "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, accepts "
-            "queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients at "
-            "09:15-09:21; new "
-            "connections waited or timed out before reaching patient-portal, which saw fewer "
-            "requests and no errors", ["maxconn", "fe_portal"],
+            "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, "
+            "accepts queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients at "
+            "09:15-09:21; new connections waited or timed out before reaching patient-portal, which saw "
+            "fewer requests and no errors", ["maxconn", "fe_portal"],
             [
                 "scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
                 "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40",
@@ -1438,13 +1421,10 @@ def truth() -> dict:
             "Niemand kann sich anmelden — EHR, CPOE und Apotheke zeigen 'Anmeldung fehlgeschlagen', "
             "11:05–11:35 am 11.11. Was ist die Ursache?", None, at(1, 11, 5), at(1, 11, 35), LDAP[0],
             "keycloak",
-            "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at "
-            "10:58; every "
-            "LDAP bind to the Active Directory failed with error code 49 data 532 (password "
-            "expired), so realm "
-            "klinik could not authenticate any clinician (identity_provider_error) until the "
-            "password was reset "
-            "at 11:46 (CHG-2204)", ["ldap", "password expired"],
+            "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at 10:58; "
+            "every LDAP bind to the Active Directory failed with error code 49 data 532 (password "
+            "expired), so realm klinik could not authenticate any clinician (identity_provider_error) "
+            "until the password was reset at 11:46 (CHG-2204)", ["ldap", "password expired"],
             ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
             "keycloak-ldap-federation",
             [
@@ -1466,16 +1446,13 @@ def truth() -> dict:
         ),
         incident(
             "HOSP-08", "trap_unrelated_change",
-            "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller "
-            "Prüfung raus — "
-            "14:20–14:50 am 11.11. War's das pharmacy-Deployment um 14:02?", "pharmacy", at(1, 14, 20),
+            "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller Prüfung "
+            "raus — 14:20–14:50 am 11.11. War's das pharmacy-Deployment um 14:02?", "pharmacy", at(1, 14, 20),
             at(1, 14, 50), AMTS[0], "AMTS-Dienst (external drug safety check)",
-            "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example "
-            "answers too "
-            "slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed in a way "
-            "that explains it "
-            "(the timeout was unchanged, DEP-3314 does not touch the AMTS client) — not determinable "
-            "from this data", [],
+            "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example answers "
+            "too slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed in a way "
+            "that explains it (the timeout was unchanged, DEP-3314 does not touch the AMTS client) — not "
+            "determinable from this data", [],
             [
                 "pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
                 "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)",
@@ -1501,12 +1478,11 @@ def truth() -> dict:
             "HOSP-10", "logs_only",
             "ehr-api: Laborbefunde kommen nicht an, 08:10–08:40 am 12.11. — was ist die Ursache?",
             "ehr-api", at(2, 8, 10), at(2, 8, 40), MLLP[0], "hl7-engine",
-            "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to ehr-api's HL7 "
-            "listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran into an ACK "
-            "timeout after "
-            "30000 ms and was requeued while the channel kept the dead connection "
-            "(reconnect_on_timeout=false), so "
-            "the queue grew and no lab result reached the EHR until the channel was restarted at 08:52",
+            "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to ehr-api's "
+            "HL7 listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran into an ACK "
+            "timeout after 30000 ms and was requeued while the channel kept the dead connection "
+            "(reconnect_on_timeout=false), so the queue grew and no lab result reached the EHR until the "
+            "channel was restarted at 08:52",
             ["ack timeout", "mllp"],
             [
                 "ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
@@ -1525,16 +1501,13 @@ def truth() -> dict:
         ),
         incident(
             "HOSP-11", "change",
-            "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), "
-            "10:30–11:00 Uhr am "
-            "12. Nov — was hat sich geändert?", "pacs-gateway", at(2, 10, 30), at(2, 11, 0), TSRV[0],
+            "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), 10:30–11:00 "
+            "Uhr am 12. Nov — was hat sich geändert?", "pacs-gateway", at(2, 10, 30), at(2, 11, 0), TSRV[0],
             "edge",
-            "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server "
-            "from 300s to "
-            "30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy cut them "
-            "with 504 (sH) "
-            "and pacs-gateway saw the clients abort (Broken pipe) until the change was reverted at "
-            "11:14 (CHG-2207)", ["timeout server", "504"],
+            "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server from "
+            "300s to 30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy cut them "
+            "with 504 (sH) and pacs-gateway saw the clients abort (Broken pipe) until the change was "
+            "reverted at 11:14 (CHG-2207)", ["timeout server", "504"],
             [
                 "lis deploy DEP-3317 at 12:40 (after the window)",
                 "pacs-gateway's usual US_GE association warnings",
@@ -1547,8 +1520,8 @@ def truth() -> dict:
                     pattern="client aborted",
                 ),
                 sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'edge'", "CHG-2206",
+                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                    "service = 'edge'", "CHG-2206",
                 ),
             ],
         ),
@@ -1556,12 +1529,11 @@ def truth() -> dict:
             "HOSP-12", "trap_runbook_words",
             "lis: Befund-Queue staut sich, Ergebnisse bleiben hängen, 13:30–14:00 am 12.11.2026 — "
             "HL7-Kanal neu starten?", "lis", at(2, 13, 30), at(2, 14, 0), DISK[0], "rabbitmq",
-            "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) because "
-            "audit.events had been filling since its consumer stopped at 22:40 the night before; the "
-            "broker blocked "
-            "all publishers, so lis could not publish to lis.results and its outbound queue grew — "
-            "the HL7 channel "
-            "was fine; it cleared at 14:15 after the queue was capped (CHG-2208)", ["disk", "alarm"],
+            "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) "
+            "because audit.events had been filling since its consumer stopped at 22:40 the night before; "
+            "the broker blocked all publishers, so lis could not publish to lis.results and its outbound "
+            "queue grew — the HL7 channel was fine; it cleared at 14:15 after the queue was capped "
+            "(CHG-2208)", ["disk", "alarm"],
             [
                 "hl7-channel-backlog runbook (restart the HL7 channel)",
                 "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)",
@@ -1590,11 +1562,9 @@ def truth() -> dict:
             "HOSP-13", "metrics_deps",
             "ehr-api sehr langsam, Patientenakte lädt 5–10 s, 16:10–16:40 am 12.11. Which dependency?",
             "ehr-api", at(2, 16, 10), at(2, 16, 40), BACKUP[0], "postgres",
-            "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a "
-            "rate limit "
-            "(after the NAS migration) and saturated the database's disks (io_wait_pct 70-90, disk "
-            "reads around "
-            "200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and charts took 4-10 s",
+            "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a rate "
+            "limit (after the NAS migration) and saturated the database's disks (io_wait_pct 70-90, disk "
+            "reads around 200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and charts took 4-10 s",
             ["basebackup", "io_wait"],
             ["patient-portal deploy DEP-3316 at 15:30", "ehr-api's usual slow encounter_notes queries"],
             None,
@@ -1610,9 +1580,8 @@ def truth() -> dict:
                     "pg-klinik-01",
                 ),
                 sql(
-                    "SELECT job_name, started, detail FROM batch_runs WHERE job_name = "
-                    "'pg-basebackup-nas' AND "
-                    "detail LIKE '%manual%'", "max-rate unlimited",
+                    "SELECT job_name, started, detail FROM batch_runs WHERE job_name = 'pg-basebackup-nas' "
+                    "AND detail LIKE '%manual%'", "max-rate unlimited",
                 ),
             ],
         ),
@@ -1620,13 +1589,11 @@ def truth() -> dict:
             "HOSP-14", "system_wide",
             "Stationen werden ständig abgemeldet, 401 in EHR, CPOE, Apotheke und FHIR — 19:05–19:35 Uhr am "
             "12.11. Where is the fault?", None, at(2, 19, 5), at(2, 19, 35), CLOCK[0], "keycloak",
-            "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it "
-            "because its NTP "
-            "source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an iat 94 s in the "
-            "future, beyond "
-            "the 30 s clock skew the resource servers allow, so ehr-api, cpoe, pharmacy and "
-            "fhir-facade rejected "
-            "about half of all tokens until the clock was stepped at 19:50", ["clock", "ntp"],
+            "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it because "
+            "its NTP source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an iat 94 s in the "
+            "future, beyond the 30 s clock skew the resource servers allow, so ehr-api, cpoe, pharmacy and "
+            "fhir-facade rejected about half of all tokens until the clock was stepped "
+            "at 19:50", ["clock", "ntp"],
             ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"], None,
             [
                 logs(
@@ -1642,13 +1609,11 @@ def truth() -> dict:
         ),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
-        "November) unless "
-        "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
-        "(12.11.2026, "
-        "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
-        "runs and schema "
-        "migrations are local wall time; deploys are UTC; config changes carry their offset."
+        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in November) "
+        "unless they say otherwise; dates are written the way the Klinikum's on-call team writes them "
+        "(12.11.2026, 12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
+        "runs and schema migrations are local wall time; deploys are UTC; config changes carry their "
+        "offset."
     ))
 
 

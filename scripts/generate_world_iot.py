@@ -669,8 +669,8 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     s = at(1, 9, 55, 0)
     e = run(
         "kafka-scram-rotate", "platform", "55 23 14 * *", s, 108,
-        "rotated SCRAM-SHA-512 credentials for users emqx-bridge, ingest, rules; new passwords written "
-        "to vault kv/platform/kafka/<user>",
+        "rotated SCRAM-SHA-512 credentials for users emqx-bridge, ingest, rules; new passwords written to "
+        "vault kv/platform/kafka/<user>",
     )
     # the weekly signing key rotation (IOT-09)
     s = at(1, 16, 0, 3)
@@ -748,8 +748,8 @@ def story_packet(w: World) -> None:
     """IOT-02: emqx max_packet_size lowered to 64KB; hubs' full state reports are rejected."""
     emqx(
         w, PACKET[0], "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", '
-        'by: "dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
+        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", by: '
+        '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
     )
     last: dict[str, datetime] = {}
     for tt in w.jittered((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16, 14):
@@ -787,8 +787,8 @@ def story_packet(w: World) -> None:
             )
     emqx(
         w, PACKET[1], "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", '
-        'by: "dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
+        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", by: '
+        '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
     )
     for k, hub in enumerate(HUBS):
         slog(
@@ -866,8 +866,8 @@ def story_cert(w: World) -> None:
     emqx(w, CERT[1], "INFO", "EMQX 5.8.1 is running now!", "emqx@emqx-3")
     emqx(
         w, CERT[1] + timedelta(milliseconds=300), "INFO",
-        "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, "
-        "certfile: /etc/emqx/certs/tls.crt", "emqx@emqx-3",
+        "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, certfile: "
+        "/etc/emqx/certs/tls.crt", "emqx@emqx-3",
     )
 
 
@@ -982,8 +982,8 @@ def story_scram(w: World) -> None:
         )
     emqx(
         w, SCRAM[1], "INFO",
-        '!msg: bridge_updated, bridge: "kafka_producer:device_events",'
-        ' by: "sbrooks", changed: [authentication]', "emqx@emqx-2",
+        '!msg: bridge_updated, bridge: "kafka_producer:device_events", by: "sbrooks", changed: '
+        "[authentication]", "emqx@emqx-2",
     )
     emqx(
         w, SCRAM[1] + timedelta(seconds=2), "INFO",
@@ -1186,8 +1186,8 @@ def story_failover(w: World) -> None:
         rds(w, s + timedelta(seconds=dt), "WARN" if mark == "#" else "INFO", mark, msg, "sentinel-1", "X")
     rds(
         w, s + timedelta(seconds=1.0), "INFO", "*",
-        "MASTER MODE enabled (user request from 'id=4117 addr=10.20.4.51:40022 laddr=10.20.4.32:6379 "
-        "fd=12 name=sentinel-6b1c0e8d-cmd cmd=slaveof')", "redis-main-2",
+        "MASTER MODE enabled (user request from 'id=4117 addr=10.20.4.51:40022 laddr=10.20.4.32:6379 fd=12 "
+        "name=sentinel-6b1c0e8d-cmd cmd=slaveof')", "redis-main-2",
     )
     rds(
         w, s + timedelta(seconds=9.6), "INFO", "*",
@@ -1800,13 +1800,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
     inc = [
         incident(
             "IOT-01", "logs_only",
-            "ota: BP-200 smart plugs keep failing their firmware update and rolling back — 14/12 "
-            "8:10am to 8:40am. What's going on?", "ota", at(0, 8, 10), at(0, 8, 40), SIGN[0], "ota",
+            "ota: BP-200 smart plugs keep failing their firmware update and rolling back — 14/12 8:10am to "
+            "8:40am. What's going on?", "ota", at(0, 8, 10), at(0, 8, 40), SIGN[0], "ota",
             "firmware campaign C-2291 (BP-200 3.7.9 -> 3.8.2, started 08:00) published an image signed "
             "with the staging key stg-2025 instead of a production key; every plug downloaded it, failed "
-            "signature verification (SIG_VERIFY_FAILED, key not in the device trust store "
-            "[prod-2024 prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the "
-            "campaign even advanced to stage 2 at 08:30, until it was paused at 08:53",
+            "signature verification (SIG_VERIFY_FAILED, key not in the device trust store [prod-2024 "
+            "prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the campaign even "
+            "advanced to stage 2 at 08:30, until it was paused at 08:53",
             ["stg-2025", "signature"],
             [
                 "ota 'download stalled' warnings of campaign C-2284 (always there)",
@@ -1820,14 +1820,14 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
         ),
         incident(
             "IOT-02", "change",
-            "shadow : les hubs HB-3 apparaissent hors ligne dans l'appli et leurs appareils ne se "
-            "mettent plus à jour depuis ~11h15 — 14 déc., 11h20–11h50. Qu'est-ce qui a changé ?", "shadow",
+            "shadow : les hubs HB-3 apparaissent hors ligne dans l'appli et leurs appareils ne se mettent "
+            "plus à jour depuis ~11h15 — 14 déc., 11h20–11h50. Qu'est-ce qui a changé ?", "shadow",
             at(0, 11, 20), at(0, 11, 50), PACKET[0], "emqx",
-            "config change CFG-5512 at 11:12 lowered emqx's mqtt.max_packet_size from 1MB to 64KB (SEC-214); "
-            "HB-3 hubs publish their full state with up to 60 child devices in one message (66–240 KB), "
-            "so emqx rejected those frames (frame_parse_error, frame_too_large, limit 65536) and closed the "
-            "hubs' connections; shadow got no reported state and marked the hubs and their children "
-            "stale until CFG-5513 restored 1MB at 12:04", ["max_packet_size", "frame_too_large"],
+            "config change CFG-5512 at 11:12 lowered emqx's mqtt.max_packet_size from 1MB to 64KB "
+            "(SEC-214); HB-3 hubs publish their full state with up to 60 child devices in one message "
+            "(66–240 KB), so emqx rejected those frames (frame_parse_error, frame_too_large, limit 65536) "
+            "and closed the hubs' connections; shadow got no reported state and marked the hubs and their "
+            "children stale until CFG-5513 restored 1MB at 12:04", ["max_packet_size", "frame_too_large"],
             [
                 "api deploy DEP-4407 12.3.0 at 11:02", "rules DEVICE_OFFLINE errors (always there)",
                 "emqx keepalive timeouts (always there)",
@@ -1835,8 +1835,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             None,
             [
                 sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size",
+                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                    "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size",
                 ),
                 logs(
                     "emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
@@ -1868,8 +1868,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                     "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100",
                 ),
                 sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow'"
-                    " AND callee = 'redis'", "redis-shadow-1:6379",
+                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND callee "
+                    "= 'redis'", "redis-shadow-1:6379",
                 ),
                 logs(
                     "shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
@@ -1887,10 +1887,10 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "started weeks earlier: cert-manager renewed the secret on 14 Nov and emqx-1 and emqx-2 picked "
             "it up when they restarted, but emqx-3's listener never reloaded, and the old certificate "
             "expired at 18:00 (its probe_ssl_earliest_cert_expiry said so; from 18:00 the blackbox probe "
-            "failed). Every device reconnecting through emqx-3 "
-            "(the NLB keeps a home on one node) failed the TLS handshake with 'certificate expired', so "
-            "emqx-3's connections drained while emqx-1 and emqx-2 were fine, until emqx-3 was restarted "
-            "at 18:52; no ISP outage", ["certificate expired", "emqx-3"],
+            "failed). Every device reconnecting through emqx-3 (the NLB keeps a home on one node) failed "
+            "the TLS handshake with 'certificate expired', so emqx-3's connections drained while emqx-1 "
+            "and emqx-2 were fine, until emqx-3 was restarted at "
+            "18:52; no ISP outage", ["certificate expired", "emqx-3"],
             [
                 "devices-offline-isp runbook (an NBN/ISP outage, wait)",
                 "ota deploy DEP-4411 1.18.0 at 17:30",
@@ -1903,34 +1903,34 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                 ),
                 sql(
                     "SELECT instance, value FROM prometheus_export WHERE __name__ = "
-                    "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' "
-                    "ORDER BY value LIMIT 1", "emqx-3:8883",
+                    "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
+                    "value LIMIT 1", "emqx-3:8883",
                 ),
                 sql(
-                    "SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' "
-                    "AND value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3",
+                    "SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
+                    "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3",
                 ),
             ],
             decoy_runbook="devices-offline-isp", runbook_query="many devices offline NBN outage wait",
         ),
         incident(
             "IOT-05", "no_incident",
-            "rules : on s'est fait pager pour le taux d'erreurs du moteur de règles vers 3h10 le 15/12. "
-            "Y a-t-il un vrai problème entre 03h00 et 03h40 ?", "rules", at(1, 3, 0), at(1, 3, 40), None,
+            "rules : on s'est fait pager pour le taux d'erreurs du moteur de règles vers 3h10 le 15/12. Y "
+            "a-t-il un vrai problème entre 03h00 et 03h40 ?", "rules", at(1, 3, 0), at(1, 3, 40), None,
             None, None, [], [], None, [], "FALLBACK",
             note="night; only the usual DEVICE_OFFLINE errors (known noise) and the nightly jobs "
             "(timescale-compress, registry-stale-device-sweep) running normally",
         ),
         incident(
             "IOT-06", "trap_late_symptom",
-            "Lots of users can't log in to the app ('Something went wrong') — 15/12, 7:20 to 7:50am "
-            "AEST. What's the root cause?", None, at(1, 7, 20), at(1, 7, 50), LEAK[0], "registry",
-            "registry 4.9.0 (DEP-4417, rolled out 06:31–06:38) holds on to a pooled postgres connection "
-            "on every failed claim (e.g. 'claim code expired'); each pod's pool grew to its 100 "
-            "connections and pg-main-1 reached max_connections (300) at 07:14. From then every client "
-            "that needed a new connection got 'FATAL: sorry, too many clients already' — auth's token "
-            "endpoint first, so app logins failed — until registry was rolled back to 4.8.4 (DEP-4419) at "
-            "07:56–08:01", ["registry", "4.9.0"],
+            "Lots of users can't log in to the app ('Something went wrong') — 15/12, 7:20 to 7:50am AEST. "
+            "What's the root cause?", None, at(1, 7, 20), at(1, 7, 50), LEAK[0], "registry",
+            "registry 4.9.0 (DEP-4417, rolled out 06:31–06:38) holds on to a pooled postgres connection on "
+            "every failed claim (e.g. 'claim code expired'); each pod's pool grew to its 100 connections "
+            "and pg-main-1 reached max_connections (300) at 07:14. From then every client that needed a "
+            "new connection got 'FATAL: sorry, too many clients already' — auth's token endpoint first, so "
+            "app logins failed — until registry was rolled back to 4.8.4 "
+            "(DEP-4419) at 07:56–08:01", ["registry", "4.9.0"],
             [
                 "postgres 'too many clients' and auth errors (symptoms)",
                 "registry 'claim code expired' warnings (always there)",
@@ -1941,8 +1941,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                 logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
                 sql(
                     "SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
-                    "'registry' AND started_at >= '2026-12-14T20:00:00Z'"
-                    " AND started_at < '2026-12-14T21:20:00Z'", "4.9.0",
+                    "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
+                    "'2026-12-14T21:20:00Z'", "4.9.0",
                 ),
                 logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
                 sql(
@@ -1959,8 +1959,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "the monthly CronJob kafka-scram-rotate (09:55) rotated the SCRAM-SHA-512 passwords of the "
             "kafka users emqx-bridge, ingest and rules; ingest and rules reload theirs from vault, but "
             "emqx's kafka_producer:device_events bridge keeps the emqx-bridge password in its own config, "
-            "so from 09:58 every connection to the brokers failed SASL authentication, the bridge "
-            "buffered then discarded device events, and rules saw no records on device.events — only "
+            "so from 09:58 every connection to the brokers failed SASL authentication, the bridge buffered "
+            "then discarded device events, and rules saw no records on device.events — only "
             "schedule-triggered automations ran — until the bridge's credentials were updated at 10:52",
             ["scram", "emqx-bridge"],
             [
@@ -1977,8 +1977,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                 ),
                 logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
                 sql(
-                    "SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx'"
-                    " AND callee = 'kafka'", "user emqx-bridge",
+                    "SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
+                    "'kafka'", "user emqx-bridge",
                 ),
             ],
         ),
@@ -1988,9 +1988,9 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "15/12 entre 13h10 et 13h40. C'est le changement de config de push à 12h58 ?", "push",
             at(1, 13, 10), at(1, 13, 40), FCM[0], "FCM (Google's external push service)",
             "external side: from 13:04 fcm.googleapis.com answers 503 UNAVAILABLE to every send, so "
-            "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; "
-            "CFG-5526 only resized the APNs connection pool — a provider outage, not determinable beyond "
-            "that from this data", [],
+            "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; CFG-5526 "
+            "only resized the APNs connection pool — a provider outage, not determinable beyond that from "
+            "this data", [],
             [
                 "CFG-5526 push apns.pool_size at 12:58", "push flag push_rich_notifications at 12:40",
                 "push 'Unregistered' token warnings (always there)",
@@ -2007,10 +2007,10 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "the weekly CronJob auth-signing-key-rotate (16:00) made kid brolga-2026-12-15 the active "
             "signing key and, because CFG-5509 had set signing.retired_key_ttl from 168h to 0h the day "
             "before, removed the previous key kid brolga-2026-12-08 from the JWKS at once; every token "
-            "signed before 16:00 became unverifiable: api rejected access tokens (no key in JWKS for "
-            "kid), auth rejected refresh tokens so the apps fell back to password logins and auth's "
-            "bcrypt workers saturated (503), emqx refused reconnecting devices (kid_not_found) and rules' "
-            "service token was refused by shadow — until the retired key was re-published at 16:47",
+            "signed before 16:00 became unverifiable: api rejected access tokens (no key in JWKS for kid), "
+            "auth rejected refresh tokens so the apps fell back to password logins and auth's bcrypt "
+            "workers saturated (503), emqx refused reconnecting devices (kid_not_found) and rules' service "
+            "token was refused by shadow — until the retired key was re-published at 16:47",
             ["signing key", "kid"],
             [
                 "emqx authentication failures and rules errors (symptoms)",
@@ -2019,13 +2019,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "auth-signing-keys",
             [
                 sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs"
-                    " WHERE cronjob = 'auth-signing-key-rotate'", f"retired kid={OLD_KID}",
+                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                    "'auth-signing-key-rotate'", f"retired kid={OLD_KID}",
                 ),
                 logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
                 sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key = "
-                    "'signing.retired_key_ttl'", '"new_value": "0h"',
+                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key "
+                    "= 'signing.retired_key_ttl'", '"new_value": "0h"',
                 ),
                 logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN", "kid_not_found"),
             ],
@@ -2063,8 +2063,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "the feature flag home_summary_v2 went from 10% to 100% at 12:31; its home summary calls "
             "registry once per device (18–64 calls per home) instead of one batch call, registry's "
             "requests jumped about eightfold, it shed load at its 256 in-flight limit (503) and api's "
-            "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back to "
-            "0% at 13:22", ["home_summary_v2", "registry"],
+            "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back to 0% "
+            "at 13:22", ["home_summary_v2", "registry"],
             [
                 "registry deploy DEP-4427 4.9.1 at 11:50", "push deploy DEP-4429 3.1.2 at 12:20",
                 "ota config change CFG-5531 at 12:35",
@@ -2085,12 +2085,12 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "release at 15:50 — 16 Dec, 4:05pm to 4:35pm. Did the release break it?", "auth", at(2, 16, 5),
             at(2, 16, 35), FAILOVER[0], "redis",
             "at 15:57 redis-main-1 stopped answering for a few seconds and Sentinel ran a failover of "
-            "brolga-main to redis-main-2 (+switch-master), turning redis-main-1 into a replica;"
-            " auth connects "
-            "straight to redis-main-1:6379 instead of through Sentinel, so every session and refresh "
-            "token write failed with ReadOnlyError ('You can't write against a read only replica'), "
-            "users were logged out and could not sign in again, until auth was pointed at Sentinel "
-            "(CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was unrelated",
+            "brolga-main to redis-main-2 (+switch-master), turning redis-main-1 into a replica; auth "
+            "connects straight to redis-main-1:6379 instead of through Sentinel, so every session and "
+            "refresh token write failed with ReadOnlyError ('You can't write against a read only "
+            "replica'), users were logged out and could not sign in again, until auth was pointed at "
+            "Sentinel (CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was "
+            "unrelated",
             ["readonly", "failover"],
             [
                 "auth deploy DEP-4431 6.3.0 at 15:48", "auth schema migration 33 (passkeys table) at 15:47",
@@ -2101,20 +2101,20 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                 logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
                 logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
                 sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth'"
-                    " AND callee = 'redis'", "redis-main-1:6379",
+                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee = "
+                    "'redis'", "redis-main-1:6379",
                 ),
             ],
         ),
     ]
     return engine.truth_file(NAME, "+10:00", inc, (
-        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
-        "daylight saving) unless they say otherwise, by an on-call team writing English and French "
-        "(14/12, 16/12/2026, 14 Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, "
-        "postgres and redis write UTC, emqx and shadow AEST with the offset, rules, ota and kafka "
-        "Brisbane wall time, push the time of day only, api epoch milliseconds. Deploys and job runs "
-        "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
-        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds."
+        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no daylight saving) "
+        "unless they say otherwise, by an on-call team writing English and French (14/12, 16/12/2026, 14 "
+        "Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, postgres and redis write UTC, "
+        "emqx and shadow AEST with the offset, rules, ota and kafka Brisbane wall time, push the time of "
+        "day only, api epoch milliseconds. Deploys and job runs are UTC, config changes carry their "
+        "offset, schema_migrations and service_stats are wall time, feature_flags has epoch milliseconds "
+        "and prometheus_export epoch seconds."
     ))
 
 

@@ -326,8 +326,8 @@ def flow_auth(w: World, t: datetime) -> None:
                 t + timedelta(milliseconds=2002), "ledger", "ERROR",
                 jline(
                     "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "holds.HoldRepository",
-                    "could not place hold: org.postgresql.util.PSQLException: ERROR: canceling "
-                    "statement due to statement timeout",
+                    "could not place hold: org.postgresql.util.PSQLException: ERROR: canceling statement "
+                    "due to statement timeout",
                 ),
             )
             w.emit(
@@ -616,10 +616,9 @@ def flow_browse(w: World, t: datetime) -> None:
                 t, "core-adapter", "ERROR",
                 jline(
                     "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-                    "CUSTINQ failed: com.ibm.msg.client.jms.DetailedIllegalStateException: "
-                    "JMSWMQ0018: Failed to connect to queue manager 'CBSQM01' with connection mode "
-                    "'Client' and host name 'cbsqm01a.dc1(1414)'. reason 2538 "
-                    "(MQRC_HOST_NOT_AVAILABLE)",
+                    "CUSTINQ failed: com.ibm.msg.client.jms.DetailedIllegalStateException: JMSWMQ0018: "
+                    "Failed to connect to queue manager 'CBSQM01' with connection mode 'Client' and host "
+                    "name 'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)",
                 ),
             )
     elif svc == "core-adapter" and w.r() < 0.3:
@@ -660,9 +659,9 @@ def flow_onboarding(w: World, t: datetime) -> None:
             t + timedelta(seconds=3.1), "core-adapter", "ERROR",
             jline(
                 "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-                "CUSTADD failed: com.ibm.msg.client.jms.DetailedIllegalStateException: JMSWMQ0018: "
-                "Failed to connect to queue manager 'CBSQM01' with connection mode 'Client' and host "
-                "name 'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)",
+                "CUSTADD failed: com.ibm.msg.client.jms.DetailedIllegalStateException: JMSWMQ0018: Failed "
+                "to connect to queue manager 'CBSQM01' with connection mode 'Client' and host name "
+                "'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)",
             ),
         )
         w.emit(
@@ -1030,8 +1029,8 @@ def incident_lines(w: World) -> None:
         t += timedelta(seconds=60)
     w.emit(
         DISK_FULL, "postgres", "FATAL",
-        "[48890] ledger_app@ledger PANIC:  could not write to "
-        'file "pg_wal/xlogtemp.48890": No space left on device',
+        '[48890] ledger_app@ledger PANIC:  could not write to file "pg_wal/xlogtemp.48890": No space left '
+        "on device",
     )
     w.emit(
         DISK_FULL + timedelta(seconds=0.2), "postgres", "INFO",
@@ -1063,10 +1062,8 @@ def incident_lines(w: World) -> None:
             t, "ledger", "ERROR",
             jline(
                 "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "db.DataSourceHealth",
-                "HikariPool-1 - Connection is not available, request "
-                "timed out after 2000ms. org.postgresql.util."
-                "PSQLException: Connection to pg-ledger.db.svc:5432 "
-                "refused.",
+                "HikariPool-1 - Connection is not available, request timed out after 2000ms. "
+                "org.postgresql.util.PSQLException: Connection to pg-ledger.db.svc:5432 refused.",
             ),
         )
         t += timedelta(seconds=w.n(20, 50))
@@ -1077,9 +1074,8 @@ def incident_lines(w: World) -> None:
             s, "core-adapter", "ERROR",
             jline(
                 "core-adapter", "mq-listener-1", "cbs.MqSession",
-                "JMSWMQ1107: A problem with this connection has occurred. An error has occurred with "
-                "the IBM MQ JMS connection to queue manager 'CBSQM01'. reason 2009 "
-                "(MQRC_CONNECTION_BROKEN)",
+                "JMSWMQ1107: A problem with this connection has occurred. An error has occurred with the "
+                "IBM MQ JMS connection to queue manager 'CBSQM01'. reason 2009 (MQRC_CONNECTION_BROKEN)",
             ),
             pod=w.pod("core-adapter", s, i),
         )
@@ -1111,8 +1107,8 @@ def incident_lines(w: World) -> None:
     )
     w.emit(
         IDX_ON, "postgres", "INFO",
-        "[51277] ledger_migrator@ledger LOG:  statement: CREATE "
-        "INDEX idx_holds_merchant_created ON holds (merchant_id, created_at)",
+        "[51277] ledger_migrator@ledger LOG:  statement: CREATE INDEX idx_holds_merchant_created ON holds "
+        "(merchant_id, created_at)",
     )
     t = IDX_ON + timedelta(seconds=14)
     while t < IDX_DONE:
@@ -1141,16 +1137,15 @@ def incident_lines(w: World) -> None:
         t += timedelta(seconds=w.n(15, 40))
     w.emit(
         IDX_DONE, "postgres", "INFO",
-        "[51277] ledger_migrator@ledger LOG:  duration: "
-        "2132417.552 ms  statement: CREATE INDEX idx_holds_merchant_created ON holds "
-        "(merchant_id, created_at)",
+        "[51277] ledger_migrator@ledger LOG:  duration: 2132417.552 ms  statement: CREATE INDEX "
+        "idx_holds_merchant_created ON holds (merchant_id, created_at)",
     )
     w.emit(
         IDX_DONE + timedelta(seconds=1), "ledger", "INFO",
         jline(
             "ledger", "main", "o.f.core.internal.command.DbMigrate",
-            'Successfully applied 1 migration to schema "public", now at version v212 '
-            "(execution time 35:32.417s)",
+            'Successfully applied 1 migration to schema "public", now at version v212 (execution time '
+            "35:32.417s)",
         ),
     )
     # 10: kafka-2 drained for patching; kafka-3's log dir fails; partitions lose their ISR.
@@ -1169,14 +1164,13 @@ def incident_lines(w: World) -> None:
             )
     w.emit(
         K3_FAIL, "kafka", "ERROR",
-        "Error while writing to checkpoint file "
-        "/data/kafka/replication-offset-checkpoint (kafka.server.LogDirFailureChannel) "
-        "java.io.IOException: Input/output error", pod="kafka-3",
+        "Error while writing to checkpoint file /data/kafka/replication-offset-checkpoint "
+        "(kafka.server.LogDirFailureChannel) java.io.IOException: Input/output error", pod="kafka-3",
     )
     w.emit(
         K3_FAIL + timedelta(seconds=0.1), "kafka", "ERROR",
-        "[ReplicaManager broker=3] "
-        "Stopping serving replicas in dir /data/kafka (kafka.server.ReplicaManager)", pod="kafka-3",
+        "[ReplicaManager broker=3] Stopping serving replicas in dir /data/kafka "
+        "(kafka.server.ReplicaManager)", pod="kafka-3",
     )
     w.emit(
         K3_FAIL + timedelta(seconds=0.3), "kafka", "ERROR",
@@ -1208,9 +1202,9 @@ def incident_lines(w: World) -> None:
                 t + timedelta(seconds=2), "ledger", "ERROR",
                 jline(
                     "ledger", "outbox-relay-1", "outbox.OutboxRelay",
-                    "relay failed topic=ledger.postings: org.apache.kafka.common.errors."
-                    "NotEnoughReplicasException: Messages are rejected since there are fewer in-sync "
-                    "replicas than required.",
+                    "relay failed topic=ledger.postings: "
+                    "org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
+                    "since there are fewer in-sync replicas than required.",
                 ),
             )
         t += timedelta(seconds=w.n(6, 18))
@@ -2034,8 +2028,8 @@ def truth(w: World) -> None:
             logs_ev("postgres", s, e, "still waiting for RowExclusiveLock", pattern="waiting"),
             logs_ev("card-auth", s, e, "https://ledger.core.svc:8443/v2/holds", level="ERROR"),
             sql_ev(
-                "SELECT version, description, installed_on, execution_time FROM "
-                "schema_migrations WHERE version = '212'", "holds merchant index",
+                "SELECT version, description, installed_on, execution_time FROM schema_migrations WHERE "
+                "version = '212'", "holds merchant index",
             ),
         ],
     )

@@ -967,8 +967,7 @@ def portal_bg(w: World, t: datetime) -> None:
             portal(
                 w, tt, "WARN",
                 "Deprecated: Creation of dynamic property App\\Support\\Legacy\\Cardapio::$itens is "
-                "deprecated "
-                "in /var/www/app/Support/Legacy/Cardapio.php on line 88",
+                "deprecated in /var/www/app/Support/Legacy/Cardapio.php on line 88",
             )
         else:
             portal(
@@ -1506,8 +1505,7 @@ def mysql_bg(w: World, t: datetime) -> None:
         mysql(
             w, w.jit(t), "WARN", w.ri(88000, 99000), "MY-013360", "Server",
             "Plugin mysql_native_password reported: ''mysql_native_password' is deprecated and will be "
-            "removed in a future release. "
-            "Please use caching_sha2_password instead'",
+            "removed in a future release. Please use caching_sha2_password instead'",
         )
     if w.r() < 0.05:
         mysql(
@@ -1706,8 +1704,8 @@ def inc_mdl(w: World) -> None:
         n += 1
         k8s(
             w, ts, "orders", "WARN", "Unhealthy",
-            'Startup probe failed: Get "http://10.42.1.181:8080/actuator/health/readiness": '
-            "dial tcp 10.42.1.181:8080: connect: connection refused", "Pod", newpod[0], count=n,
+            'Startup probe failed: Get "http://10.42.1.181:8080/actuator/health/readiness": dial tcp '
+            "10.42.1.181:8080: connect: connection refused", "Pod", newpod[0], count=n,
         )
         ts += timedelta(seconds=60)
     ts = MDL[0] + timedelta(seconds=50)
@@ -1738,8 +1736,8 @@ def inc_mdl(w: World) -> None:
     )
     portal(
         w, FIN_EXPORT[1], "ERROR",
-        "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL "
-        "server during query",
+        "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL server "
+        "during query",
         {
             "job": "App\\Jobs\\MerchantFinanceExport",
             "exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))",
@@ -1767,34 +1765,29 @@ def inc_repl(w: World) -> None:
     mysql(
         w, t, "ERROR", 14, "MY-010584", "Repl",
         "Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
-        "mysql-bin.004213, end_log_pos "
-        "88310231; Could not execute Write_rows event on table orders.order_status_history; Duplicate "
-        "entry '8835112-READY' for key "
+        "mysql-bin.004213, end_log_pos 88310231; Could not execute Write_rows event on table "
+        "orders.order_status_history; Duplicate entry '8835112-READY' for key "
         "'order_status_history.uq_order_status', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; "
-        "the event's source log "
-        "mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062", host=h,
+        "the event's source log mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062", host=h,
     )
     mysql(
         w, t + timedelta(milliseconds=2), "WARN", 13, "MY-010584", "Repl",
         "Replica SQL for channel '': ... The replica coordinator and worker threads are stopped, possibly "
-        "leaving data in inconsistent "
-        "state. A restart should restore consistency automatically, although using non-transactional "
-        "storage for data or info tables "
-        "or DDL queries could lead to problems. In such cases you have to examine your data (see "
-        "documentation for details). Error_code: MY-001756", host=h,
+        "leaving data in inconsistent state. A restart should restore consistency automatically, although "
+        "using non-transactional storage for data or info tables or DDL queries could lead to problems. In "
+        "such cases you have to examine your data (see documentation for details). Error_code: "
+        "MY-001756", host=h,
     )
     mysql(
         w, t + timedelta(milliseconds=3), "ERROR", 13, "MY-010586", "Repl",
         "Error running query, replica SQL thread aborted. Fix the problem, and restart the replica SQL "
-        'thread with "START REPLICA". '
-        "We stopped at log 'mysql-bin.004213' position 88309877", host=h,
+        "thread with \"START REPLICA\". We stopped at log 'mysql-bin.004213' position 88309877", host=h,
     )
     r = at(1, 12, 10, 58)
     mysql(
         w, r, "INFO", 19, "MY-010597", "!Repl",
         "Replica SQL thread for channel '' initialized, starting replication in log 'mysql-bin.004213' at "
-        "position 88310231, relay log "
-        "'./mysql-orders-ro-0-relay-bin.000512' position: 41220331", host=h,
+        "position 88310231, relay log './mysql-orders-ro-0-relay-bin.000512' position: 41220331", host=h,
     )
 
 
@@ -1822,8 +1815,8 @@ def inc_rabbit(w: World) -> None:
     )
     rabbit(
         w, a + timedelta(milliseconds=1), "WARN",
-        "\n**********************************************************\n"
-        "*** Publishers will be blocked until this alarm clears "
+        "\n**********************************************************\n*** Publishers will be blocked "
+        "until this alarm clears "
         "***\n**********************************************************", proc="<0.487.0>",
     )
     for p in PODS["orders"]:
@@ -2375,18 +2368,15 @@ def truth() -> dict:
         incident(
             "MKT-01", "system_wide",
             "tudo travando: checkout dando timeout no app, painel dos restaurantes com erro 500 e o "
-            "dispatch parado — 11:45 às 12:15 "
-            "de 11/05. Which component failed?", None, at(0, 11, 45), at(0, 12, 15), MDL[0], "mysql",
-            "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` "
-            "(add delivery_window_start/end), "
-            "at 11:41 on mysql-orders; the ALTER had to wait for the table's metadata lock held by an "
-            "open transaction of "
-            "merchant-portal's finance export (thread 88121, portal_ro, START TRANSACTION WITH CONSISTENT "
-            "SNAPSHOT since 11:19), and every "
-            "query on orders queued behind it in 'Waiting for table metadata lock', so orders' Hikari "
-            "pool ran dry (Connection is not "
-            "available), checkout, tracking and the merchant panel timed out, until the DBA killed 88121 "
-            "at 12:19 and the ALTER finished", ["metadata lock", "alter table"],
+            "dispatch parado — 11:45 às 12:15 de "
+            "11/05. Which component failed?", None, at(0, 11, 45), at(0, 12, 15), MDL[0], "mysql",
+            "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` (add "
+            "delivery_window_start/end), at 11:41 on mysql-orders; the ALTER had to wait for the table's "
+            "metadata lock held by an open transaction of merchant-portal's finance export (thread 88121, "
+            "portal_ro, START TRANSACTION WITH CONSISTENT SNAPSHOT since 11:19), and every query on orders "
+            "queued behind it in 'Waiting for table metadata lock', so orders' Hikari pool ran dry "
+            "(Connection is not available), checkout, tracking and the merchant panel timed out, until the "
+            "DBA killed 88121 at 12:19 and the ALTER finished", ["metadata lock", "alter table"],
             [
                 "merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
                 "orders HikariPool errors (the symptom, not the pool size)",
@@ -2402,13 +2392,12 @@ def truth() -> dict:
                 logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
                 sql(
                     "SELECT version, description, installed_on, execution_time FROM schema_migrations "
-                    "WHERE installed_on >= '2026-05-11T14:00:00Z' "
-                    "AND installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window",
+                    "WHERE installed_on >= '2026-05-11T14:00:00Z' AND "
+                    "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window",
                 ),
                 sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                    "started_at BETWEEN '2026-05-11T14:30:00Z' "
-                    "AND '2026-05-11T14:50:00Z'", "DEP-7291",
+                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                    "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291",
                 ),
                 logs(
                     "orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
@@ -2420,17 +2409,15 @@ def truth() -> dict:
         incident(
             "MKT-02", "trap_noisy_service",
             "dispatch: pedidos sem entregador atribuído (unassigned, escalando pra ops) entre 15:10 e "
-            "15:40 de 11/05 — o "
-            "courier-location tá cheio de warning de ping, é ele?", "dispatch", at(0, 15, 10),
+            "15:40 de 11/05 — o courier-location tá cheio de warning de ping, "
+            "é ele?", "dispatch", at(0, 15, 10),
             at(0, 15, 40), EVICT[0], "redis",
             "redis-geo reached its maxmemory (2048 MB) at 14:58 — its memory had been growing since "
-            "courier-location 3.4.0 started keeping "
-            "a 50-position trail per courier — and its allkeys-lru policy began to evict keys "
-            "(evicted_keys in the thousands per minute), "
-            "among them the courier:alive:* keys dispatch uses to tell online couriers, so dispatch found "
-            "candidates but alive=0 couriers, "
-            "widened the radius and escalated unassigned orders, until maxmemory was raised to 4gb "
-            "(CHG-4401) at 15:46", ["maxmemory", "evict"],
+            "courier-location 3.4.0 started keeping a 50-position trail per courier — and its allkeys-lru "
+            "policy began to evict keys (evicted_keys in the thousands per minute), among them the "
+            "courier:alive:* keys dispatch uses to tell online couriers, so dispatch found candidates but "
+            "alive=0 couriers, widened the radius and escalated unassigned orders, until maxmemory was "
+            "raised to 4gb (CHG-4401) at 15:46", ["maxmemory", "evict"],
             [
                 "courier-location warnings (dropping out-of-order ping, gps accuracy too low — always there)",
                 "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
@@ -2445,9 +2432,8 @@ def truth() -> dict:
                 logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
                 sql(
                     "SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
-                    "redis_metrics WHERE instance = 'redis-geo' "
-                    "AND evicted_keys > 0 AND minute BETWEEN '2026-05-11T18:10:00Z' AND "
-                    "'2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo",
+                    "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
+                    "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo",
                 ),
                 sql(
                     "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
@@ -2462,15 +2448,15 @@ def truth() -> dict:
         incident(
             "MKT-03", "change",
             "catalog: cardápio vazio / MENU_NOT_FOUND pra restaurantes do Rio desde umas 19h — "
-            "19:10–19:40, 11 mai. Nada foi deployado "
-            "no catalog hoje à noite; o que mudou?", "catalog", at(0, 19, 10), at(0, 19, 40), FLAG_RJ[0],
+            "19:10–19:40, 11 mai. Nada foi "
+            "deployado no catalog hoje à noite; o "
+            "que mudou?", "catalog", at(0, 19, 10), at(0, 19, 40), FLAG_RJ[0],
             "catalog",
             "at 19:02 the feature flag catalog.menu_index_v2 was switched on with the targeting rule "
-            "region in [RJ] while the pilot was "
-            "meant for BH (comment CAT-882 piloto BH); with it catalog read RJ menus from the new "
-            "OpenSearch index menus-v2, which only "
-            "had BH merchants, so every RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag "
-            "was turned off at 19:51", ["menus-v2", "rj"],
+            "region in [RJ] while the pilot was meant for BH (comment CAT-882 piloto BH); with it catalog "
+            "read RJ menus from the new OpenSearch index menus-v2, which only had BH merchants, so every "
+            "RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag was "
+            "turned off at 19:51", ["menus-v2", "rj"],
             [
                 "pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
                 "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
@@ -2480,8 +2466,8 @@ def truth() -> dict:
             [
                 sql(
                     "SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
-                    "feature_flags WHERE changed_at "
-                    "BETWEEN '2026-05-11T21:30:00Z' AND '2026-05-11T22:40:00Z'", "region in [RJ]",
+                    "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
+                    "'2026-05-11T22:40:00Z'", "region in [RJ]",
                 ),
                 logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
                 logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
@@ -2494,10 +2480,9 @@ def truth() -> dict:
             "até hoje (11/05)! Janela "
             "21:05–21:35 — por quê?", "pricing", at(0, 21, 5), at(0, 21, 35), COUPON[0], "pricing",
             "pricing checks a coupon's valid_until against the date in UTC instead of Brasília time: at "
-            "21:00 BRT (00:00 UTC) its promo "
-            "calendar rolled over to 2026-05-12, so JANTAR20 (valid_until=2026-05-11) was rejected as "
-            "COUPON_EXPIRED (today=2026-05-12 "
-            "tz=UTC) for the last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
+            "21:00 BRT (00:00 UTC) its promo calendar rolled over to 2026-05-12, so JANTAR20 "
+            "(valid_until=2026-05-11) was rejected as COUPON_EXPIRED (today=2026-05-12 tz=UTC) for the "
+            "last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
             ["coupon", "utc"],
             [
                 "pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
@@ -2521,8 +2506,11 @@ def truth() -> dict:
         ),
         incident(
             "MKT-05", "no_incident",
-            "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de 12/05. "
-            "Tem algo quebrado entre 02:00 e "
+            "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de 12/05. Tem "
+            "algo "
+            "quebrado "
+            "entre "
+            "02:00 e "
             "02:40?", "merchant-portal", at(1, 2, 0), at(1, 2, 40), None, None, None, [], [], None, [],
             outcome="FALLBACK",
             note="the nightly repasse-diario batch at 02:00 with its usual skipped merchants and AC04 "
@@ -2532,18 +2520,16 @@ def truth() -> dict:
         incident(
             "MKT-06", "trap_runbook_words",
             "payments: PIX não confirma — cliente paga e o pedido fica 'aguardando pagamento', parece "
-            "webhook do PSP atrasado. "
-            "08:40–09:10, 12/05. O que está acontecendo?", "payments", at(1, 8, 40), at(1, 9, 10), DNS[0],
+            "webhook do PSP atrasado. 08:40–09:10, "
+            "12/05. O que está acontecendo?", "payments", at(1, 8, 40), at(1, 9, 10), DNS[0],
             "ingress",
-            "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at "
-            "07:55 (CHG-4403) from the legacy ELB "
-            "lb-legacy-webhooks-1927 to the ingress NLB without lowering the record's TTL of 86400 s "
-            "first, and at 08:30 the legacy ELB was "
-            "deleted (CHG-4404); CobraPay's resolvers still had the old record cached, so every webhook "
-            "went to a dead address, no POST "
-            "/webhooks/psp/pix arrived at the ingress, PIX charges stayed ATIVA with no webhook until the "
-            "status poller found them paid, "
-            "and some orders were cancelled, until the legacy ELB was recreated at 09:23 (CHG-4405)",
+            "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at 07:55 "
+            "(CHG-4403) from the legacy ELB lb-legacy-webhooks-1927 to the ingress NLB without lowering "
+            "the record's TTL of 86400 s first, and at 08:30 the legacy ELB was deleted (CHG-4404); "
+            "CobraPay's resolvers still had the old record cached, so every webhook went to a dead "
+            "address, no POST /webhooks/psp/pix arrived at the ingress, PIX charges stayed ATIVA with no "
+            "webhook until the status poller found them paid, and some orders were cancelled, until the "
+            "legacy ELB was recreated at 09:23 (CHG-4405)",
             ["ttl", "webhook"],
             [
                 "pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
@@ -2561,8 +2547,8 @@ def truth() -> dict:
                 ),
                 sql(
                     "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "applied_at BETWEEN "
-                    "'2026-05-12T10:30:00Z' AND '2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927",
+                    "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
+                    "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927",
                 ),
             ],
             decoy_runbook="pix-confirmacao-atrasada",
@@ -2570,15 +2556,13 @@ def truth() -> dict:
         ),
         incident(
             "MKT-07", "metrics_deps",
-            "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — "
-            "11:30 às 12:00, 12/05. What's the cause?", "dispatch", at(1, 11, 30), at(1, 12, 0), REPL[0],
+            "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — 11:30 "
+            "às 12:00, 12/05. What's the cause?", "dispatch", at(1, 11, 30), at(1, 12, 0), REPL[0],
             "mysql",
-            "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread aborted "
-            "on error 1062 (Duplicate entry on "
-            "order_status_history.uq_order_status) and replica_sql_running stayed No, so the replica "
-            "froze at 11:08; dispatch reads order "
-            "details from the replica, so every order created after that was 'not found after 3 retries' "
-            "and left unassigned, until the "
+            "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread aborted on "
+            "error 1062 (Duplicate entry on order_status_history.uq_order_status) and replica_sql_running "
+            "stayed No, so the replica froze at 11:08; dispatch reads order details from the replica, so "
+            "every order created after that was 'not found after 3 retries' and left unassigned, until the "
             "DBA restarted the replica SQL thread at 12:10 and it caught up", ["replica", "1062"],
             [
                 "dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
@@ -2589,13 +2573,12 @@ def truth() -> dict:
                 logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
                 sql(
                     "SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
-                    "WHERE instance = 'mysql-orders-ro' "
-                    "AND replica_sql_running = 'No' AND minute BETWEEN '2026-05-12T14:30:00Z' AND "
-                    "'2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro",
+                    "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute BETWEEN "
+                    "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro",
                 ),
                 sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
-                    "callee = 'mysql'", "mysql-orders-ro",
+                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                    "= 'mysql'", "mysql-orders-ro",
                 ),
                 logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062"),
             ],
@@ -2604,14 +2587,13 @@ def truth() -> dict:
         incident(
             "MKT-08", "trap_unrelated_change",
             "notifications: SMS com código de login (OTP) não está chegando pros clientes desde ~14h15 — "
-            "14:20–14:50 de 12/05. Foi o "
-            "deploy do notifications das 14:05?", "notifications", at(1, 14, 20), at(1, 14, 50), SMS[0],
+            "14:20–14:50 de 12/05. Foi o deploy "
+            "do notifications das 14:05?", "notifications", at(1, 14, 20), at(1, 14, 50), SMS[0],
             "TorpedoSMS (external SMS provider)",
             "provider side: from about 14:12 TorpedoSMS accepts the OTP messages but most delivery "
-            "receipts come back UNDELIVERED or "
-            "EXPIRED across all carriers; nothing in the platform changed in a way that explains it and "
-            "the provider API calls succeed — "
-            "not determinable from this data", [],
+            "receipts come back UNDELIVERED or EXPIRED across all carriers; nothing in the platform "
+            "changed in a way that explains it and the provider API calls succeed — not determinable from "
+            "this data", [],
             [
                 "notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
                 "WhatsApp rate-limit and APNs warnings (always there)",
@@ -2629,18 +2611,17 @@ def truth() -> dict:
         incident(
             "MKT-09", "system_wide",
             "Tudo parado: checkout falhando com 503, restaurantes não recebem pedido novo e nenhum "
-            "entregador sendo chamado — 19:20–19:50, "
-            "12/05. Which component failed?", None, at(1, 19, 20), at(1, 19, 50), CAMPAIGN[0], "rabbitmq",
+            "entregador sendo chamado — "
+            "19:20–19:50, 12/05. Which "
+            "component failed?", None, at(1, 19, 20), at(1, 19, 50), CAMPAIGN[0], "rabbitmq",
             "the Tuesday dinner push campaign campanha-jantar-terca (push-campaign batch from "
-            "notifications, started 19:05 with "
-            "campaign.enqueue_rate_per_s set to unlimited by CHG-4406) flooded the notifications.push "
-            "queue with about 1.5 million messages; "
-            "rabbitmq-0 crossed its memory high watermark at 19:14 and raised the memory resource limit "
-            "alarm, which blocks every publisher "
-            "in the cluster: orders could not publish OrderCreated (connection blocked, checkout 503), "
-            "dispatch got no order-ready messages "
-            "and courier events were dropped, until the campaign was aborted and the queue purged at "
-            "19:55 and the alarm cleared at 19:58", ["memory", "campaign"],
+            "notifications, started 19:05 with campaign.enqueue_rate_per_s set to unlimited by CHG-4406) "
+            "flooded the notifications.push queue with about 1.5 million messages; rabbitmq-0 crossed its "
+            "memory high watermark at 19:14 and raised the memory resource limit alarm, which blocks every "
+            "publisher in the cluster: orders could not publish OrderCreated (connection blocked, checkout "
+            "503), dispatch got no order-ready messages and courier events were dropped, until the "
+            "campaign was aborted and the queue purged at 19:55 and the alarm "
+            "cleared at 19:58", ["memory", "campaign"],
             [
                 "notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
                 "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)",
@@ -2653,14 +2634,14 @@ def truth() -> dict:
                 logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
                 sql(
                     "SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
-                    "WHERE job_name = 'push-campaign' AND "
-                    "started BETWEEN '2026-05-12T21:30:00Z' AND '2026-05-12T22:30:00Z'",
+                    "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
+                    "'2026-05-12T22:30:00Z'",
                     "campanha-jantar-terca",
                 ),
                 sql(
                     "SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
-                    "'notifications.push' AND messages_ready > 100000 "
-                    "AND bucket_start BETWEEN '2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
+                    "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
+                    "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
                     "notifications.push",
                 ),
                 sql(
@@ -2672,15 +2653,13 @@ def truth() -> dict:
         ),
         incident(
             "MKT-10", "trap_late_symptom",
-            "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, "
-            "22:40–23:10, 12/05. Por quê?", "dispatch", at(1, 22, 40), at(1, 23, 10), GEO0[0], "geo",
+            "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, 22:40–23:10, "
+            "12/05. Por quê?", "dispatch", at(1, 22, 40), at(1, 23, 10), GEO0[0], "geo",
             "from 22:03 the GeoPonto maps API answered CEP geocodes with (0.000000,0.000000) and geo "
-            "cached those answers for 24 h "
-            "(geocode ... -> (0.000000,0.000000) source=geoponto cached ttl=86400s); orders placed from "
-            "then on got a drop-off in the "
-            "Atlantic, and about 25-35 minutes later, when they came ready, dispatch's route plan gave "
-            "~8,000 km and refused them (route "
-            "distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
+            "cached those answers for 24 h (geocode ... -> (0.000000,0.000000) source=geoponto cached "
+            "ttl=86400s); orders placed from then on got a drop-off in the Atlantic, and about 25-35 "
+            "minutes later, when they came ready, dispatch's route plan gave ~8,000 km and refused them "
+            "(route distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
             ["geocode", "cached"],
             [
                 "dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
@@ -2696,16 +2675,18 @@ def truth() -> dict:
                 ),
                 logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
                 sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
-                    "callee = 'geo'", "routes",
+                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                    "= 'geo'", "routes",
                 ),
             ],
         ),
         incident(
             "MKT-11", "no_incident",
-            "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve "
-            "deploy do payments. Tem incidente entre "
-            "09:30 e 10:00?", "payments", at(2, 9, 30), at(2, 10, 0), None, None, None, [], [], None, [],
+            "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve deploy "
+            "do payments. "
+            "Tem incidente "
+            "entre 09:30 e "
+            "10:00?", "payments", at(2, 9, 30), at(2, 10, 0), None, None, None, [], [], None, [],
             outcome="FALLBACK",
             note="the usual card declines, PSP retries that succeed, a refund already requested; the "
             "payments 6.3.2 deploy at 09:41 rolls "
@@ -2713,16 +2694,14 @@ def truth() -> dict:
         ),
         incident(
             "MKT-12", "change",
-            "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de "
-            "13/05. O que mudou?", "consumer-api", at(2, 11, 10), at(2, 11, 40), DEPLOYS[13][3],
+            "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de 13/05. "
+            "O que mudou?", "consumer-api", at(2, 11, 10), at(2, 11, 40), DEPLOYS[13][3],
             "consumer-api",
             "the consumer-api 5.12.0 deploy (DEP-7301, 10:55) replaced the internal http client and "
-            "created the pricing client with "
-            "keepAlive=false and unlimited connections, so every cart quote opened a new TCP connection "
-            "to pricing; the pods' ephemeral "
-            "ports (32768-60999) filled up with TIME_WAIT sockets and new connects failed with "
-            "EADDRNOTAVAIL, so cart quotes answered 503, "
-            "until the rollback to 5.11.3 (DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
+            "created the pricing client with keepAlive=false and unlimited connections, so every cart "
+            "quote opened a new TCP connection to pricing; the pods' ephemeral ports (32768-60999) filled "
+            "up with TIME_WAIT sockets and new connects failed with EADDRNOTAVAIL, so cart quotes answered "
+            "503, until the rollback to 5.11.3 (DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
             [
                 "pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
                 "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15",
@@ -2730,9 +2709,8 @@ def truth() -> dict:
             None,
             [
                 sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                    "started_at BETWEEN '2026-05-13T13:30:00Z' AND "
-                    "'2026-05-13T14:40:00Z'", "DEP-7301",
+                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                    "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301",
                 ),
                 logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
                 logs(
@@ -2750,12 +2728,11 @@ def truth() -> dict:
             "15:00–15:30 de 13/05. Qual a causa?", "merchant-portal", at(2, 15, 0), at(2, 15, 30), HEAP[0],
             "orders",
             "orders' JVM heap was exhausted: since orders 9.4.0 (DEP-7297, the day before at 16:05) its "
-            "merchant menu snapshot cache grew "
-            "without bound, the old generation filled up and from 14:44 the heap sat at ~99% of 4096 MB "
-            "with back-to-back GC pauses of "
-            "20-47 s per minute (jvm_metrics), so orders answered merchant-portal's accept calls after "
-            "5-14 s and the portal's 5 s curl "
-            "timeout (cURL error 28) failed them, until orders was restarted at 15:31", ["orders", "heap"],
+            "merchant menu snapshot cache grew without bound, the old generation filled up and from 14:44 "
+            "the heap sat at ~99% of 4096 MB with back-to-back GC pauses of 20-47 s per minute "
+            "(jvm_metrics), so orders answered merchant-portal's accept calls after 5-14 s and the "
+            "portal's 5 s curl timeout (cURL error 28) failed them, until orders was "
+            "restarted at 15:31", ["orders", "heap"],
             [
                 "merchant-portal itself (its cURL error 28 is the symptom)",
                 "catalog config change CHG-4411 (search.synonyms) at 13:20",
@@ -2766,12 +2743,12 @@ def truth() -> dict:
                 logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
                 sql(
                     "SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
-                    "'orders' AND heap_used_pct > 97 AND "
-                    "minute BETWEEN '2026-05-13T18:00:00Z' AND '2026-05-13T18:30:00Z' LIMIT 5", "orders",
+                    "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
+                    "'2026-05-13T18:30:00Z' LIMIT 5", "orders",
                 ),
                 sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' "
-                    "AND callee = 'orders'", "/internal/orders",
+                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
+                    "callee = 'orders'", "/internal/orders",
                 ),
                 logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN"),
             ],
@@ -2780,12 +2757,10 @@ def truth() -> dict:
             "MKT-14", "logs_only",
             "payments: cartão de crédito falhando no checkout com timeout, PIX também — 19:40 às 20:10, "
             "13/05. Why?", "payments", at(2, 19, 40), at(2, 20, 10), at(2, 19, 25, 40), "payments",
-            "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS "
-            "callback fails (ACS_TIMEOUT); the "
-            "leased count of the PSP connection pool grew all day with each 3DS error until the pool (max "
-            "20) was exhausted on the first "
-            "pod at 19:25 and the second at 19:30, and every card and PIX call to CobraPay failed with "
-            "ConnectionRequestTimeoutException "
+            "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS callback "
+            "fails (ACS_TIMEOUT); the leased count of the PSP connection pool grew all day with each 3DS "
+            "error until the pool (max 20) was exhausted on the first pod at 19:25 and the second at "
+            "19:30, and every card and PIX call to CobraPay failed with ConnectionRequestTimeoutException "
             "(connection pool exhausted, leased 20, available 0), until the 6.3.3 hotfix at 20:18",
             ["connection pool", "3ds"],
             [
@@ -2806,13 +2781,11 @@ def truth() -> dict:
         ),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (
-        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
-        "say otherwise; dates are "
-        "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
-        "maio, sometimes 2026-05-11), in "
-        "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
-        "wall time; deploys, feature "
-        "flags and DNS records are UTC; config changes carry their offset."
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they say "
+        "otherwise; dates are written the way the São Paulo team writes them, day first (11/05, "
+        "11/05/2026, 11 mai, 11 de maio, sometimes 2026-05-11), in Portuguese and English. Metric exports, "
+        "batch runs (day first) and schema migrations are BRT wall time; deploys, feature flags and DNS "
+        "records are UTC; config changes carry their offset."
     ))
 
 

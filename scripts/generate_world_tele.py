@@ -679,8 +679,9 @@ def inc_postgres_disk() -> None:
     burst("postgres-crm", full, b, 70, "ERROR", lambda: "could not extend file "
           f"\"base/16385/{pick(['50312', '50318', '41877'])}\": No space left on device",
           HINT="Check free disk space.", STATEMENT=lambda: pick([
-              "INSERT INTO kyc_case (msisdn, id_type, id_number, photo_ref, created_at) VALUES ($1, $2, $3, "
-              "$4, now())", "INSERT INTO customer_event (customer_id, kind, payload) VALUES ($1, $2, $3)"]))
+              "INSERT INTO kyc_case (msisdn, id_type, id_number, photo_ref, created_at) VALUES ($1, $2, "
+              "$3, $4, "
+              "now())", "INSERT INTO customer_event (customer_id, kind, payload) VALUES ($1, $2, $3)"]))
     emit("postgres-crm", sec(full, 50), "WARN", "could not write to file \"pg_wal/xlogtemp.1187\": No space "
          "left on device", **bg)
     emit("postgres-crm", b, "FATAL", "terminating connection due to administrator command", **bi)
@@ -1092,8 +1093,8 @@ def case(id_, kind, cls, question, service, window, onset, cause, root_cause, ke
 def truth() -> dict:
     cases = [
         case("TELE-1", "cause", "storage-compaction-backlog",
-             "ocs answering CCRs with 5012 and customers' data sessions dropping between 10:35 and 11:05 EAT "
-             "on 18 Jan 2027 — root cause?", "ocs", (L(18, "10:35"), L(18, "11:05")), W["ocs_slow"][0],
+             "ocs answering CCRs with 5012 and customers' data sessions dropping between 10:35 and 11:05 "
+             "EAT on 18 Jan 2027 — root cause?", "ocs", (L(18, "10:35"), L(18, "11:05")), W["ocs_slow"][0],
              "cassandra",
              "cassandra node cass-03 fell behind on compaction (pending compactions ~1,400, read p99 ~2.4 "
              "s): the ocs's balance reservations missed its 2 s Tx timer and CCRs were answered 5012",
@@ -1123,8 +1124,9 @@ def truth() -> dict:
         case("TELE-3", "cause", "config-throttle-limit",
              "login OTP SMS arriving late or never via smsc-gateway between 16:00 and 16:40 EAT on 18 Jan "
              "— why?", "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
-             "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo bind "
-             "was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 at 16:41",
+             "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo "
+             "bind was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 "
+             "at 16:41",
              ["smsc-gateway", "tps_limit"],
              ["hss-provisioning config change CHG-4470 (provgw.max_inflight) at 15:45",
               "partner ESME_RTHROTTLED responses, a few every day",
@@ -1139,8 +1141,8 @@ def truth() -> dict:
               sql_ev("SELECT ts, bind, submit_per_min, queue_depth FROM smpp_binds_1m WHERE bind = 'jambo' "
                      "AND ts BETWEEN '2027-01-18T13:00:00Z' AND '2027-01-18T13:40:00Z' ORDER BY queue_depth "
                      "DESC LIMIT 3", "jambo")],
-             "A config change of the service asked about; smpp_binds_1m shows the jambo bind capped at 1,500 "
-             "a minute and its queue growing."),
+             "A config change of the service asked about; smpp_binds_1m shows the jambo bind capped at "
+             "1,500 a minute and its queue growing."),
         case("TELE-4", "trap", "external-partner-outage",
              "SMS to Ugandan numbers failing on smsc-gateway between 19:05 and 19:40 EAT on 18/01/2027, "
              "what's the cause?", "smsc-gateway", (L(18, "19:05"), L(18, "19:40")), W["kilima"][0], None,
@@ -1159,9 +1161,9 @@ def truth() -> dict:
              "data sessions all failing. what broke?", None, (L(19, "02:10"), L(19, "02:45")), W["kafka2"][0],
              "kafka",
              "kafka broker kafka-2's log directory /data/kafka failed (Input/output error) and the broker "
-             "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the CDR "
-             "producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool filled "
-             "and it rejected CCR-Is with 5012", ["kafka-2", "replica"],
+             "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the "
+             "CDR producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool "
+             "filled and it rejected CCR-Is with 5012", ["kafka-2", "replica"],
              ["the daily reconciliation REC-1901 at 02:00 (failed as a consequence)",
               "hss-provisioning deploy DEP-9115 at 01:30", "cdr-mediation config change CHG-4484 at 01:45"],
              None,
@@ -1176,9 +1178,9 @@ def truth() -> dict:
         case("TELE-6", "cause", "disk-full",
              "KYC registrations failing on selfcare-api between 08:15 and 08:45 EAT on 19 Jan — why?",
              "selfcare-api", (L(19, "08:15"), L(19, "08:45")), W["pg_full"][0], "postgres-crm",
-             "postgres-crm ran out of disk space: a bi_reports (metabase) query spilled ~40 GB of temporary "
-             "files from 07:58 until it was terminated at 08:44, inserts failed with 'could not extend file: "
-             "No space left on device' and selfcare-api's KYC inserts failed (SQLState 53100)",
+             "postgres-crm ran out of disk space: a bi_reports (metabase) query spilled ~40 GB of "
+             "temporary files from 07:58 until it was terminated at 08:44, inserts failed with 'could not "
+             "extend file: No space left on device' and selfcare-api's KYC inserts failed (SQLState 53100)",
              ["postgres", "space"],
              ["selfcare-api config change CHG-4487 kyc.id_photo.max_kb 512 -> 1024 at 08:02",
               "postgres-crm's everyday deadlocks on contact_log (known noise)"], None,
@@ -1186,8 +1188,8 @@ def truth() -> dict:
                       level="ERROR"),
               logs_ev("postgres-crm", L(19, "07:55"), L(19, "08:15"), "pgsql_tmp31337", pattern="temporary"),
               logs_ev("selfcare-api", L(19, "08:15"), L(19, "08:45"), "SQLState: 53100", pattern="SQLState")],
-             "In the logs alone, no database metrics: the client logs only SQLState 53100 and a generic JDBC "
-             "exception, the mechanism is in postgres' own log."),
+             "In the logs alone, no database metrics: the client logs only SQLState 53100 and a generic "
+             "JDBC exception, the mechanism is in postgres' own log."),
         case("TELE-7", "cause", "certificate-expiry",
              "*544# bundle purchases failing on ussd-gateway between 12:20 and 12:50 EAT on 2027-01-19 — "
              "customers see 'Request cannot be processed'. root cause?", "ussd-gateway",
@@ -1210,9 +1212,9 @@ def truth() -> dict:
         case("TELE-8", "cause", "bad-deploy",
              "voucher top-ups on momo-topup failing since ~14:10 EAT, customers told 'Invalid voucher' — "
              "root cause?", "momo-topup", (L(19, "14:10"), L(19, "14:55")), W["momo_380"][0], "momo-topup",
-             "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): PINs "
-             "with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back to 3.7.4 "
-             "by DEP-9124 at 14:51", ["3.8.0", "PIN"],
+             "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): "
+             "PINs with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back "
+             "to 3.7.4 by DEP-9124 at 14:51", ["3.8.0", "PIN"],
              ["expired voucher batch VB-2026-11 (VOUCHER_EXPIRED all day on the 19th)",
               "momo-topup config change CHG-4490 wallet.callback_timeout_ms at 13:40",
               "ussd-gateway deploy DEP-9122 (2.15.0) at 14:30, which touches *141# PIN entry",
