@@ -258,18 +258,12 @@ def change_tables(w: World) -> None:
         rows.append(
             [did, svc, ver, img, zulu(start), zulu(start + timedelta(seconds=dur)), status, by, summary]
         )
-    w.table(
-        "deploys", engine.columns("DEPLOYS_ROLLOUT"), rows,
-    )
-    w.table(
-        "config_changes",
-        ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket"],
-        [[c, s, k, a, b, who, iso(t), tk] for c, s, k, a, b, who, t, tk in CONFIG],
-    )
-    w.table(
-        "schema_migrations", engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
+    w.table("config_changes",
+            ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket"],
+            [[c, s, k, a, b, who, iso(t), tk] for c, s, k, a, b, who, t, tk in CONFIG])
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     w.table(
         "dependencies", engine.columns("DEPENDENCIES_VIA"),
         [
@@ -551,10 +545,8 @@ def edge_bg(w: World, t: datetime) -> None:
             f'[{ts}] "{method} {path} HTTP/2" {code} {flags} {bin_} {bout} {dur} {ut} "{xff}" '
             f'"{w.pick(UA)}" "{rid}" "{host}" "{upstream}"'
         )
-        w.emit(
-            tt, "edge", "INFO", msg, pod=f"edge-{w.pick(['5c7f9-h2kqd', '5c7f9-r8wmn', '5c7f9-t4bzx'])}",
-            stream="access",
-        )
+        w.emit(tt, "edge", "INFO", msg, pod=f"edge-{w.pick(['5c7f9-h2kqd', '5c7f9-r8wmn', '5c7f9-t4bzx'])}",
+               stream="access")
 
 
 def edge_noise(w: World, t: datetime) -> None:
@@ -591,10 +583,8 @@ BK = "com.aeroair.booking"
 
 def bk(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None, **extra) -> None:
     thread = thread or f"http-nio-8080-exec-{w.ri(1, 40)}"
-    w.emit(
-        t, "booking", level, logstash(t, level, f"{BK}.{logger}", thread, msg, **extra),
-        pod=pod(w, "booking", t), version=version("booking", t),
-    )
+    w.emit(t, "booking", level, logstash(t, level, f"{BK}.{logger}", thread, msg, **extra),
+           pod=pod(w, "booking", t), version=version("booking", t))
 
 
 def booking_bg(w: World, t: datetime) -> None:
@@ -608,90 +598,64 @@ def booking_bg(w: World, t: datetime) -> None:
         if inside(tt, V214) and x < 0.5:
             continue
         if x < 0.3:
-            bk(
-                w, tt, "INFO", "pnr.PnrQueryController", f"GET /v3/pnr/{w.pnr()} 200 in {w.ri(12, 140)} ms",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "pnr.PnrQueryController", f"GET /v3/pnr/{w.pnr()} 200 in {w.ri(12, 140)} ms",
+               trace_id=tid)
         elif x < 0.55:
-            bk(
-                w, tt, "INFO", "order.OrderService",
-                f"Order {w.order()} created for {w.route()} pax={w.ri(1, 4)} total={w.ri(89, 1890)}.00 EUR",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "order.OrderService",
+               f"Order {w.order()} created for {w.route()} pax={w.ri(1, 4)} total={w.ri(89, 1890)}.00 EUR",
+               trace_id=tid)
         elif x < 0.8:
             took = w.ri(2600, 6200)
-            bk(
-                w, tt, "INFO", "order.ConfirmService",
-                f"Order {w.order()} confirmed, PNR {w.pnr()} ticketed, payment captured in {took} ms",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "order.ConfirmService",
+               f"Order {w.order()} confirmed, PNR {w.pnr()} ticketed, payment captured in {took} ms",
+               trace_id=tid)
             if inside(tt, EDGE_TO) and took > 3000:
-                bk(
-                    w, tt + timedelta(milliseconds=5), "WARN", "web.ResponseErrorHandler",
-                    f"Client aborted response for POST /v3/orders/{w.order()}/confirm after {took} ms "
-                    "(org.apache.catalina.connector.ClientAbortException: java.io.IOException: Broken pipe)",
-                    trace_id=tid,
-                )
+                bk(w, tt + timedelta(milliseconds=5), "WARN", "web.ResponseErrorHandler",
+                   f"Client aborted response for POST /v3/orders/{w.order()}/confirm after {took} ms "
+                   "(org.apache.catalina.connector.ClientAbortException: java.io.IOException: Broken pipe)",
+                   trace_id=tid)
                 if w.r() < 0.5:
-                    bk(
-                        w, tt + timedelta(seconds=w.ri(5, 40)), "WARN", "order.ConfirmService",
-                        f"Duplicate confirm for {w.order()} ignored: order already CONFIRMED (idempotency "
-                        "key replay)",
-                    )
+                    bk(w, tt + timedelta(seconds=w.ri(5, 40)), "WARN", "order.ConfirmService",
+                       f"Duplicate confirm for {w.order()} ignored: order already CONFIRMED (idempotency "
+                       "key replay)")
         else:
-            bk(
-                w, tt, "INFO", "gds.PnrSyncService",
-                f"PNR {w.pnr()} synced to GDS (segments={w.ri(1, 4)}) in {w.ri(300, 900)} ms",
-                thread=f"pnr-sync-{w.ri(1, 8)}",
-            )
+            bk(w, tt, "INFO", "gds.PnrSyncService",
+               f"PNR {w.pnr()} synced to GDS (segments={w.ri(1, 4)}) in {w.ri(300, 900)} ms",
+               thread=f"pnr-sync-{w.ri(1, 8)}")
     # noise: fare re-validation, loyalty accrual retries
     lam = 0.09 * load(t) * (8 if inside(t, FLOOD) else 1)
     for _ in range(w.count(lam)):
         tt = w.jit(t)
-        bk(
-            w, tt, "WARN", "pricing.FareRevalidation",
-            f"Fare re-validation changed price for order {w.order()}: {w.ri(120, 900)}.00 -> "
-            f"{w.ri(120, 990)}.00 EUR, asking customer to accept",
-        )
+        bk(w, tt, "WARN", "pricing.FareRevalidation",
+           f"Fare re-validation changed price for order {w.order()}: {w.ri(120, 900)}.00 -> "
+           f"{w.ri(120, 990)}.00 EUR, asking customer to accept")
     if w.r() < 0.03 and not down:
         tt = w.jit(t)
-        bk(
-            w, tt, "ERROR", "loyalty.AccrualClient",
-            f"Loyalty accrual for PNR {w.pnr()} failed: 503 from loyalty-partner (attempt 1/5), will retry "
-            "in 60 s", thread="loyalty-retry-1",
-        )
-        bk(
-            w, tt + timedelta(seconds=61), "INFO", "loyalty.AccrualClient",
-            "Loyalty accrual retry succeeded (attempt 2/5)", thread="loyalty-retry-1",
-        )
+        bk(w, tt, "ERROR", "loyalty.AccrualClient",
+           f"Loyalty accrual for PNR {w.pnr()} failed: 503 from loyalty-partner (attempt 1/5), will retry "
+           "in 60 s", thread="loyalty-retry-1")
+        bk(w, tt + timedelta(seconds=61), "INFO", "loyalty.AccrualClient",
+           "Loyalty accrual retry succeeded (attempt 2/5)", thread="loyalty-retry-1")
     lt = loc(t)
     if lt.hour == 2 and lt.minute == 0:  # nightly purge of flown PNRs
         run_purge(w, t)
 
 
 def run_purge(w: World, t: datetime) -> None:
-    bk(
-        w, t + timedelta(seconds=1), "INFO", "housekeeping.PnrPurgeJob",
-        "PNR purge started: flown before 2025-11-19, batch size 500", thread="scheduling-1",
-    )
+    bk(w, t + timedelta(seconds=1), "INFO", "housekeeping.PnrPurgeJob",
+       "PNR purge started: flown before 2025-11-19, batch size 500", thread="scheduling-1")
     n = 0
     for i in range(34):
         tt = t + timedelta(seconds=20 + i * 70 + w.ri(0, 20))
         n += w.ri(440, 500)
-        bk(
-            w, tt, "INFO", "housekeeping.PnrPurgeJob",
-            f"PNR purge batch {i + 1}: deleted {w.ri(440, 500)}, total {n}", thread="scheduling-1",
-        )
+        bk(w, tt, "INFO", "housekeeping.PnrPurgeJob",
+           f"PNR purge batch {i + 1}: deleted {w.ri(440, 500)}, total {n}", thread="scheduling-1")
         if w.r() < 0.35:
-            bk(
-                w, tt + timedelta(milliseconds=300), "WARN", "housekeeping.PnrPurgeJob",
-                f"PNR {w.pnr()} skipped: ticket coupon {w.ri(100, 999)}-{w.ri(1000000000, 9999999999)} "
-                "still OPEN (refund pending)", thread="scheduling-1",
-            )
-    bk(
-        w, t + timedelta(seconds=2450), "INFO", "housekeeping.PnrPurgeJob",
-        f"PNR purge finished: {n} deleted", thread="scheduling-1",
-    )
+            bk(w, tt + timedelta(milliseconds=300), "WARN", "housekeeping.PnrPurgeJob",
+               f"PNR {w.pnr()} skipped: ticket coupon {w.ri(100, 999)}-{w.ri(1000000000, 9999999999)} "
+               "still OPEN (refund pending)", thread="scheduling-1")
+    bk(w, t + timedelta(seconds=2450), "INFO", "housekeeping.PnrPurgeJob",
+       f"PNR purge finished: {n} deleted", thread="scheduling-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -701,10 +665,8 @@ def run_purge(w: World, t: datetime) -> None:
 
 def ck(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None) -> None:
     thread = thread or f"nio-8080-exec-{w.ri(1, 60)}"
-    w.emit(
-        t, "checkin", level, boot(t, level, thread, logger, msg), pod=pod(w, "checkin", t),
-        version=version("checkin", t),
-    )
+    w.emit(t, "checkin", level, boot(t, level, thread, logger, msg), pod=pod(w, "checkin", t),
+           version=version("checkin", t))
 
 
 def checkin_bg(w: World, t: datetime) -> None:
@@ -714,87 +676,61 @@ def checkin_bg(w: World, t: datetime) -> None:
         p, fl = w.pnr(), w.flight()
         slow = inside(tt, WRAP)
         if x < 0.25:
-            ck(
-                w, tt, "INFO", "d.a.checkin.seat.SeatMapController",
-                f"seat map {fl}/2026-02-{loc(tt).day} served ({w.ri(140, 186)} free) in {w.ri(20, 90)} ms",
-            )
+            ck(w, tt, "INFO", "d.a.checkin.seat.SeatMapController",
+               f"seat map {fl}/2026-02-{loc(tt).day} served ({w.ri(140, 186)} free) in {w.ri(20, 90)} ms")
         elif x < 0.45:
             if inside(tt, SEAT_OOM) and w.r() < 0.8:
-                ck(
-                    w, tt, "WARN", "d.a.checkin.seat.SeatSelectionService",
-                    f"Seat hold {fl} {w.seat()} for PNR {p} rejected by inventory: 503 Service Unavailable; "
-                    "seat map switched to read-only",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.seat.SeatSelectionService",
+                   f"Seat hold {fl} {w.seat()} for PNR {p} rejected by inventory: 503 Service Unavailable; "
+                   "seat map switched to read-only")
             else:
-                ck(
-                    w, tt, "INFO", "d.a.checkin.seat.SeatSelectionService",
-                    f"Seat {w.seat()} on {fl} held for PNR {p} (hold 900 s)",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.seat.SeatSelectionService",
+                   f"Seat {w.seat()} on {fl} held for PNR {p} (hold 900 s)")
         elif x < 0.7:
             if slow:
-                ck(
-                    w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
-                    f"slow request POST /v1/pnr/{p}/passengers took {w.ri(3400, 9800)} ms (db "
-                    f"{w.ri(3000, 9000)} ms)",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
+                   f"slow request POST /v1/pnr/{p}/passengers took {w.ri(3400, 9800)} ms (db "
+                   f"{w.ri(3000, 9000)} ms)")
                 if w.r() < 0.3:
-                    ck(
-                        w, tt + timedelta(seconds=5), "ERROR", "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                        "dcs-pool - Connection is not available, request timed out after 5000ms (total=60, "
-                        "active=60, idle=0, waiting=37)",
-                    )
+                    ck(w, tt + timedelta(seconds=5), "ERROR", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                       "dcs-pool - Connection is not available, request timed out after 5000ms (total=60, "
+                       "active=60, idle=0, waiting=37)")
             else:
-                ck(
-                    w, tt, "INFO", "d.a.checkin.pax.PassengerService",
-                    f"Passenger {w.ri(1, 4)} of PNR {p} checked in on {fl} in {w.ri(40, 210)} ms",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.pax.PassengerService",
+                   f"Passenger {w.ri(1, 4)} of PNR {p} checked in on {fl} in {w.ri(40, 210)} ms")
         elif x < 0.88:
             if inside(tt, KAFKA3) and w.r() < 0.62:
                 part = w.pick([1, 2, 4, 5])
                 if w.r() < 0.4:
-                    ck(
-                        w, tt - timedelta(seconds=2), "WARN", "o.a.k.clients.producer.internals.Sender",
-                        "[Producer clientId=checkin-producer-1] Got error produce response with "
-                        f"correlation id {w.ri(100000, 999999)} on topic-partition checkin.events-{part}, "
-                        "retrying (2 attempts left). Error: NOT_ENOUGH_REPLICAS",
-                    )
-                ck(
-                    w, tt, "ERROR", "d.a.checkin.finalize.FinalizeService",
-                    f"Check-in finalisation failed for PNR {p}: CheckinCompleted not acknowledged by "
-                    f"checkin.events-{part} "
-                    "(org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
-                    "since there are fewer in-sync replicas than required.)",
-                )
+                    ck(w, tt - timedelta(seconds=2), "WARN", "o.a.k.clients.producer.internals.Sender",
+                       "[Producer clientId=checkin-producer-1] Got error produce response with "
+                       f"correlation id {w.ri(100000, 999999)} on topic-partition checkin.events-{part}, "
+                       "retrying (2 attempts left). Error: NOT_ENOUGH_REPLICAS")
+                ck(w, tt, "ERROR", "d.a.checkin.finalize.FinalizeService",
+                   f"Check-in finalisation failed for PNR {p}: CheckinCompleted not acknowledged by "
+                   f"checkin.events-{part} "
+                   "(org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
+                   "since there are fewer in-sync replicas than required.)")
             elif slow and w.r() < 0.5:
-                ck(
-                    w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
-                    f"slow request POST /v1/pnr/{p}/finalize took {w.ri(4000, 12000)} ms (db "
-                    f"{w.ri(3800, 11000)} ms)",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
+                   f"slow request POST /v1/pnr/{p}/finalize took {w.ri(4000, 12000)} ms (db "
+                   f"{w.ri(3800, 11000)} ms)")
             else:
-                ck(
-                    w, tt, "INFO", "d.a.checkin.finalize.FinalizeService",
-                    f"PNR {p} finalised, {w.ri(1, 4)} boarding pass(es) issued, CheckinCompleted published",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.finalize.FinalizeService",
+                   f"PNR {p} finalised, {w.ri(1, 4)} boarding pass(es) issued, CheckinCompleted published")
         else:
-            ck(
-                w, tt, "INFO", "d.a.checkin.bp.BoardingPassController",
-                f"boarding pass {p}/{w.ri(1, 3)} rendered (pkpass) in {w.ri(30, 120)} ms",
-            )
+            ck(w, tt, "INFO", "d.a.checkin.bp.BoardingPassController",
+               f"boarding pass {p}/{w.ri(1, 3)} rendered (pkpass) in {w.ri(30, 120)} ms")
     # noise
     if w.r() < 0.07 * max(load(t), 0.4):
         tt = w.jit(t)
-        ck(
-            w, tt, "WARN", "d.a.checkin.apis.ApisValidator",
-            f"APIS data incomplete for PNR {w.pnr()} pax 1: document expiry missing, prompting passenger",
-        )
+        ck(w, tt, "WARN", "d.a.checkin.apis.ApisValidator",
+           f"APIS data incomplete for PNR {w.pnr()} pax 1: document expiry missing, prompting passenger")
     if w.r() < 0.04:
         tt = w.jit(t)
-        ck(
-            w, tt, "ERROR", "d.a.checkin.wallet.WalletPushClient",
-            f"Wallet pass update push failed for serial {w.ri(10**11, 10**12 - 1)}: 410 Gone (device "
-            "unregistered), dropping registration", thread="wallet-push-2",
-        )
+        ck(w, tt, "ERROR", "d.a.checkin.wallet.WalletPushClient",
+           f"Wallet pass update push failed for serial {w.ri(10**11, 10**12 - 1)}: 410 Gone (device "
+           "unregistered), dropping registration", thread="wallet-push-2")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -803,10 +739,8 @@ def checkin_bg(w: World, t: datetime) -> None:
 
 
 def inv(w: World, t: datetime, level: str, msg: str, **kv) -> None:
-    w.emit(
-        t, "inventory", level.upper() if level != "warn" else "WARN", logfmt(t, level, msg, **kv),
-        pod=pod(w, "inventory", t), version=version("inventory", t),
-    )
+    w.emit(t, "inventory", level.upper() if level != "warn" else "WARN", logfmt(t, level, msg, **kv),
+           pod=pod(w, "inventory", t), version=version("inventory", t))
 
 
 def inventory_bg(w: World, t: datetime) -> None:
@@ -814,37 +748,25 @@ def inventory_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if inside(tt, SEAT_OOM) and w.r() < 0.8:
             if w.r() < 0.7:
-                inv(
-                    w, tt, "error", "seat hold failed", flight=w.flight(), seat=w.seat(), pnr=w.pnr(),
-                    store="seat-holds", err="OOM command not allowed when used memory > 'maxmemory'.",
-                )
-                inv(
-                    w, tt + timedelta(milliseconds=2), "info", "request", method="POST", path="/v1/holds",
-                    status=503, dur_ms=w.ri(1, 6),
-                )
+                inv(w, tt, "error", "seat hold failed", flight=w.flight(), seat=w.seat(), pnr=w.pnr(),
+                    store="seat-holds", err="OOM command not allowed when used memory > 'maxmemory'.")
+                inv(w, tt + timedelta(milliseconds=2), "info", "request", method="POST", path="/v1/holds",
+                    status=503, dur_ms=w.ri(1, 6))
             else:
-                inv(
-                    w, tt, "warn", "seatmap cache write failed, serving from GDS snapshot",
+                inv(w, tt, "warn", "seatmap cache write failed, serving from GDS snapshot",
                     flight=w.flight(), store="seatmap",
-                    err="OOM command not allowed when used memory > 'maxmemory'.",
-                )
+                    err="OOM command not allowed when used memory > 'maxmemory'.")
             continue
         x = w.r()
         if x < 0.4:
-            inv(
-                w, tt, "info", "request", method="GET", path="/v1/availability", status=200,
-                dur_ms=w.ri(3, 40),
-            )
+            inv(w, tt, "info", "request", method="GET", path="/v1/availability", status=200,
+                dur_ms=w.ri(3, 40))
         elif x < 0.75:
-            inv(
-                w, tt, "info", "seat hold placed", flight=w.flight(), seat=w.seat(),
-                ttl_s=900 if tt < at(1, 9, 40) else 600,
-            )
+            inv(w, tt, "info", "seat hold placed", flight=w.flight(), seat=w.seat(),
+                ttl_s=900 if tt < at(1, 9, 40) else 600)
         else:
-            inv(
-                w, tt, "info", "hold released", flight=w.flight(),
-                reason=w.pick(["confirmed", "confirmed", "cancelled"]),
-            )
+            inv(w, tt, "info", "hold released", flight=w.flight(),
+                reason=w.pick(["confirmed", "confirmed", "cancelled"]))
     if w.r() < 0.05:
         inv(w, w.jit(t), "warn", "hold expired before confirm", flight=w.flight(), seat=w.seat(), held_s=900)
     if loc(t).minute % 10 == 3:
@@ -852,10 +774,8 @@ def inventory_bg(w: World, t: datetime) -> None:
         n = w.ri(2, 31)
         inv(w, tt, "info", "schedule sync from gds done", changes=n, dur_ms=w.ri(800, 3000))
         if w.r() < 0.1:
-            inv(
-                w, tt + timedelta(milliseconds=40), "error", "schedule change rejected", flight=w.flight(),
-                err="duplicate message id (already applied), ignoring",
-            )
+            inv(w, tt + timedelta(milliseconds=40), "error", "schedule change rejected", flight=w.flight(),
+                err="duplicate message id (already applied), ignoring")
     lt = loc(t)
     if lt.hour == 5 and lt.minute == 0:
         day = (t - DAY0).days
@@ -874,11 +794,9 @@ def inventory_bg(w: World, t: datetime) -> None:
 
 
 def se(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
-    w.emit(
-        t, "search", level if level != "WARNING" else "WARN",
-        pylog(t, level, logger, msg, pid=w.ri(11, 18)), pod=pod(w, "search", t),
-        version=version("search", t),
-    )
+    w.emit(t, "search", level if level != "WARNING" else "WARN",
+           pylog(t, level, logger, msg, pid=w.ri(11, 18)), pod=pod(w, "search", t),
+           version=version("search", t))
 
 
 ES_TIMEOUT = (
@@ -894,79 +812,57 @@ def search_bg(w: World, t: datetime) -> None:
         if x < 0.55:
             if inside(tt, ES_HEAP) and w.r() < 0.75:
                 if w.r() < 0.6:
-                    se(
-                        w, tt, "ERROR", "search.api.flights",
-                        f"flight search failed after 10.0s: {ES_TIMEOUT}",
-                    )
+                    se(w, tt, "ERROR", "search.api.flights",
+                       f"flight search failed after 10.0s: {ES_TIMEOUT}")
                 else:
-                    se(
-                        w, tt, "WARNING", "search.es",
-                        "TransportError(429, 'circuit_breaking_exception', '[parent] Data too large, data "
-                        "for "
-                        f"[<http_request>] would be [{w.ri(316, 319) / 10}gb/{w.ri(316, 319) / 10}gb], "
-                        "which is larger than the limit of [31.1gb/31.1gb]') on es-search",
-                    )
-                    se(
-                        w, tt + timedelta(milliseconds=3), "INFO", "search.api.flights",
-                        "serving cached availability (elasticsearch unavailable), age 14m",
-                    )
+                    se(w, tt, "WARNING", "search.es",
+                       "TransportError(429, 'circuit_breaking_exception', '[parent] Data too large, data "
+                       "for "
+                       f"[<http_request>] would be [{w.ri(316, 319) / 10}gb/{w.ri(316, 319) / 10}gb], "
+                       "which is larger than the limit of [31.1gb/31.1gb]') on es-search")
+                    se(w, tt + timedelta(milliseconds=3), "INFO", "search.api.flights",
+                       "serving cached availability (elasticsearch unavailable), age 14m")
             else:
-                se(
-                    w, tt, "INFO", "search.api.flights",
-                    f"GET /v2/flights {w.route()} 200 in {w.ri(40, 380)}ms (es {w.ri(8, 90)}ms, hits "
-                    f"{w.ri(3, 48)})",
-                )
+                se(w, tt, "INFO", "search.api.flights",
+                   f"GET /v2/flights {w.route()} 200 in {w.ri(40, 380)}ms (es {w.ri(8, 90)}ms, hits "
+                   f"{w.ri(3, 48)})")
         else:
             pos = w.pick(FOREIGN_POS) if w.r() < 0.3 else w.pick(EUR_POS)
             if inside(tt, FX_V2) and pos in FOREIGN_POS:
-                se(
-                    w, tt, "ERROR", "search.api.fares",
-                    f"quote failed pos={pos} route={w.route()}\nTraceback (most recent call last):\n"
-                    '  File "/app/search/api/fares.py", line 141, in quote\n'
-                    "    price = fx.convert(fare.amount, fare.currency, pos.currency)\n"
-                    '  File "/app/search/fares/fx.py", line 88, in convert\n'
-                    "    return round(amount * rates[src][dst], ndigits)\n"
-                    "TypeError: 'NoneType' object is not subscriptable",
-                )
+                se(w, tt, "ERROR", "search.api.fares",
+                   f"quote failed pos={pos} route={w.route()}\nTraceback (most recent call last):\n"
+                   '  File "/app/search/api/fares.py", line 141, in quote\n'
+                   "    price = fx.convert(fare.amount, fare.currency, pos.currency)\n"
+                   '  File "/app/search/fares/fx.py", line 88, in convert\n'
+                   "    return round(amount * rates[src][dst], ndigits)\n"
+                   "TypeError: 'NoneType' object is not subscriptable")
             else:
-                se(
-                    w, tt, "INFO", "search.api.fares",
-                    f"quote pos={pos} fares={w.ri(2, 14)} in {w.ri(20, 190)}ms",
-                )
+                se(w, tt, "INFO", "search.api.fares",
+                   f"quote pos={pos} fares={w.ri(2, 14)} in {w.ri(20, 190)}ms")
     m = loc(t).minute
     if m % 5 == 1:  # fare updater, consuming fare.updates into elasticsearch
         tt = w.jit(t, 30)
         if inside(tt, FLOOD):
-            se(
-                w, tt, "ERROR", "search.updater",
-                f"bulk update of {w.ri(300, 900)} fares to fares-2026.02 failed: 429 "
-                "cluster_block_exception index [fares-2026.02] blocked by: "
-                "[TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has "
-                "read-only-allow-delete block]; not committing offsets",
-            )
+            se(w, tt, "ERROR", "search.updater",
+               f"bulk update of {w.ri(300, 900)} fares to fares-2026.02 failed: 429 "
+               "cluster_block_exception index [fares-2026.02] blocked by: "
+               "[TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has "
+               "read-only-allow-delete block]; not committing offsets")
         elif inside(tt, ES_HEAP):
-            se(
-                w, tt, "WARNING", "search.updater",
-                f"bulk update slow: {w.ri(18, 40)}.{w.ri(0, 9)}s for {w.ri(300, 900)} fares",
-            )
+            se(w, tt, "WARNING", "search.updater",
+               f"bulk update slow: {w.ri(18, 40)}.{w.ri(0, 9)}s for {w.ri(300, 900)} fares")
         else:
-            se(
-                w, tt, "INFO", "search.updater",
-                f"applied {w.ri(150, 900)} fare updates from fare.updates[{w.ri(0, 5)}] in "
-                f"{w.ri(200, 900)}ms",
-            )
+            se(w, tt, "INFO", "search.updater",
+               f"applied {w.ri(150, 900)} fare updates from fare.updates[{w.ri(0, 5)}] in "
+               f"{w.ri(200, 900)}ms")
     if m % 5 == 2 and inside(t, FX_V2):
-        se(
-            w, w.jit(t, 20), "WARNING", "search.fares.fx",
-            "fx rates refresh: key fx:rates:v2 not found in redis (aero-session), keeping empty table",
-        )
+        se(w, w.jit(t, 20), "WARNING", "search.fares.fx",
+           "fx rates refresh: key fx:rates:v2 not found in redis (aero-session), keeping empty table")
     if m % 5 == 2 and not inside(t, FX_V2):
         se(w, w.jit(t, 20), "DEBUG", "search.fares.fx", "fx rates refresh: 34 currencies loaded")
     if w.r() < 0.03:
-        se(
-            w, w.jit(t), "WARNING", "search.es",
-            f"slow elasticsearch query: {w.ri(11, 29) / 10}s for flights index (threshold 1.0s)",
-        )
+        se(w, w.jit(t), "WARNING", "search.es",
+           f"slow elasticsearch query: {w.ri(11, 29) / 10}s for flights index (threshold 1.0s)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -991,18 +887,14 @@ def payments_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         rid = f"req-{w.hexid(10)}"
         if inside(tt, WAL_FULL):
-            pay(
-                w, tt, 50, "authorize failed: database unavailable", reqId=rid,
+            pay(w, tt, 50, "authorize failed: database unavailable", reqId=rid,
                 err={
                     "type": "Error", "message": f"connect ECONNREFUSED 10.42.5.{w.pick([11, 11, 12])}:5432",
                     "code": "ECONNREFUSED",
-                },
-            )
+                })
             continue
-        pay(
-            w, tt, 30, "authorization approved", reqId=rid, pspRef=f"PSP{w.ri(10**9, 10**10 - 1)}",
-            ms=w.ri(800, 3600), threeDs=w.pick(["frictionless", "challenge", "frictionless"]),
-        )
+        pay(w, tt, 30, "authorization approved", reqId=rid, pspRef=f"PSP{w.ri(10**9, 10**10 - 1)}",
+            ms=w.ri(800, 3600), threeDs=w.pick(["frictionless", "challenge", "frictionless"]))
     # approvals are sampled (info), every decline is logged (warn)
     rate = 0.115 if inside(t, DECLINES) else 0.042
     for _ in range(w.count(3.2 * load(t) * rate)):
@@ -1010,23 +902,17 @@ def payments_bg(w: World, t: datetime) -> None:
         if inside(tt, WAL_FULL):
             continue
         code = w.pick(DECLINE if not inside(tt, DECLINES) else DECLINE[:1] * 3 + DECLINE)
-        pay(
-            w, tt, 40, "authorization declined by issuer", reqId=f"req-{w.hexid(10)}",
+        pay(w, tt, 40, "authorization declined by issuer", reqId=f"req-{w.hexid(10)}",
             bin=f"{w.ri(400000, 559999)}", amountMinor=w.ri(8900, 189000), currency="EUR",
-            issuerCode=code[:2], issuerText=code[3:].lower().replace(" ", "_"),
-        )
+            issuerCode=code[:2], issuerText=code[3:].lower().replace(" ", "_"))
     for _ in range(w.count(retry_lam)):
         tt = w.jit(t)
-        pay(
-            w, tt, 40, "PSP timeout after 8000ms, retrying (attempt 1/3)",
-            endpoint="https://api.psp-gateway.example/v71/payments",
-        )
+        pay(w, tt, 40, "PSP timeout after 8000ms, retrying (attempt 1/3)",
+            endpoint="https://api.psp-gateway.example/v71/payments")
         pay(w, tt + timedelta(milliseconds=w.ri(900, 2500)), 30, "PSP call succeeded on retry (attempt 2/3)")
     if w.r() < 0.03:
-        pay(
-            w, w.jit(t), 30, "3DS challenge abandoned by cardholder, authorization cancelled",
-            reqId=f"req-{w.hexid(10)}",
-        )
+        pay(w, w.jit(t), 30, "3DS challenge abandoned by cardholder, authorization cancelled",
+            reqId=f"req-{w.hexid(10)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1036,45 +922,33 @@ def payments_bg(w: World, t: datetime) -> None:
 
 def nt(w: World, t: datetime, level: str, caller: str, msg: str, **extra) -> None:
     lv = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}[level]
-    w.emit(
-        t, "notify", lv, zap(t, level, caller, msg, **extra), pod=pod(w, "notify", t),
-        version=version("notify", t),
-    )
+    w.emit(t, "notify", lv, zap(t, level, caller, msg, **extra), pod=pod(w, "notify", t),
+           version=version("notify", t))
 
 
 def notify_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.3 * load(t))):
         tt = w.jit(t)
         ch = w.pick(["push", "push", "sms", "email"])
-        nt(
-            w, tt, "info", f"{ch}/sender.go:{w.pick([88, 91, 140])}", f"{ch} sent",
-            template=w.pick(["checkin_open", "boarding_pass", "gate_change", "booking_confirmation"]),
-            latency_ms=w.ri(40, 900),
-        )
+        nt(w, tt, "info", f"{ch}/sender.go:{w.pick([88, 91, 140])}", f"{ch} sent",
+           template=w.pick(["checkin_open", "boarding_pass", "gate_change", "booking_confirmation"]),
+           latency_ms=w.ri(40, 900))
     lam = 0.22 * max(load(t), 0.5) * (1.6 if at(0, 16) <= t < at(0, 22) else 1.0)
     for _ in range(w.count(lam)):
         tt = w.jit(t)
         x = w.r()
         if x < 0.5:
-            nt(
-                w, tt, "error", "push/apns.go:212", "apns push rejected", reason="BadDeviceToken",
-                status=400, token=w.hexid(12) + "…",
-            )
+            nt(w, tt, "error", "push/apns.go:212", "apns push rejected", reason="BadDeviceToken",
+               status=400, token=w.hexid(12) + "…")
         elif x < 0.8:
-            nt(
-                w, tt, "warn", "push/fcm.go:97", "fcm send failed, token removed", error="UNREGISTERED",
-                status=404,
-            )
+            nt(w, tt, "warn", "push/fcm.go:97", "fcm send failed, token removed", error="UNREGISTERED",
+               status=404)
         else:
-            nt(
-                w, tt, "warn", "email/smtp.go:154", "smtp deferred, will retry", code=451,
-                reply="4.7.1 Try again later", relay="smtp-relay.aero-air.example:587",
-            )
+            nt(w, tt, "warn", "email/smtp.go:154", "smtp deferred, will retry", code=451,
+               reply="4.7.1 Try again later", relay="smtp-relay.aero-air.example:587")
     if loc(t).minute % 15 == 0:
-        nt(
-            w, w.jit(t, 10), "info", "consumer/group.go:77", "consumer lag", group="notify-push",
-            topic="checkin.events", lag=w.ri(0, 40),
-        )
+        nt(w, w.jit(t, 10), "info", "consumer/group.go:77", "consumer lag", group="notify-push",
+           topic="checkin.events", lag=w.ri(0, 40))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1084,10 +958,8 @@ def notify_bg(w: World, t: datetime) -> None:
 
 def gd(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None) -> None:
     thread = thread or f"gds-worker-{w.ri(1, 24)}"
-    w.emit(
-        t, "gds-adapter", level, log4j(t, level, thread, f"com.aeroair.gds.{logger}", msg),
-        pod=pod(w, "gds-adapter", t), version=version("gds-adapter", t),
-    )
+    w.emit(t, "gds-adapter", level, log4j(t, level, thread, f"com.aeroair.gds.{logger}", msg),
+           pod=pod(w, "gds-adapter", t), version=version("gds-adapter", t))
 
 
 def gds_bg(w: World, t: datetime) -> None:
@@ -1096,10 +968,8 @@ def gds_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.26 * load(t))):
         tt = w.jit(t)
         if dry:
-            gd(
-                w, tt, "ERROR", "session.SessionPool",
-                f"Timed out waiting for a GDS session after 20000 ms ({w.ri(30, 140)} requests waiting)",
-            )
+            gd(w, tt, "ERROR", "session.SessionPool",
+               f"Timed out waiting for a GDS session after 20000 ms ({w.ri(30, 140)} requests waiting)")
             continue
         if broken and w.r() < (tt - GDS_CERT[0]).total_seconds() / 900:
             gd(w, tt, "WARN", "session.SessionPool", f"No idle GDS session, waited {w.ri(2000, 19000)} ms")
@@ -1108,49 +978,37 @@ def gds_bg(w: World, t: datetime) -> None:
     m = loc(t).minute
     if broken and (m % 2 == 0 or w.r() < 0.5):
         tt = w.jit(t, 30)
-        gd(
-            w, tt, "ERROR", "session.SessionFactory",
-            "Session sign-in to webservices.gds-partner.example:443 failed: "
-            "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
-            thread="session-signin-1",
-        )
+        gd(w, tt, "ERROR", "session.SessionFactory",
+           "Session sign-in to webservices.gds-partner.example:443 failed: "
+           "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
+           thread="session-signin-1")
     if m % 10 == 4 and not dry:
         tt = w.jit(t, 20)
         avail = w.ri(31, 40)
         if broken:
             avail = max(0, int(40 * (1 - (tt - GDS_CERT[0]).total_seconds() / 820)))
-        gd(
-            w, tt, "INFO", "session.SessionPool", f"pool stats: {avail}/40 sessions available, 0 waiting",
-            thread="pool-monitor",
-        )
+        gd(w, tt, "INFO", "session.SessionPool", f"pool stats: {avail}/40 sessions available, 0 waiting",
+           thread="pool-monitor")
     if dry and m % 3 == 0:
-        gd(
-            w, w.jit(t, 30), "WARN", "session.SessionPool",
-            f"Session pool exhausted: 0/{40 if t < at(1, 16, 45) else 60} sessions available, "
-            f"{w.ri(40, 220)} requests waiting", thread="pool-monitor",
-        )
+        gd(w, w.jit(t, 30), "WARN", "session.SessionPool",
+           f"Session pool exhausted: 0/{40 if t < at(1, 16, 45) else 60} sessions available, "
+           f"{w.ri(40, 220)} requests waiting", thread="pool-monitor")
     if w.r() < 0.025 and not broken:
         tt = w.jit(t)
         s = w.ri(1, 40)
-        gd(
-            w, tt, "WARN", "session.SessionPool",
-            f"Session {s:02d} expired on GDS side (Security_SignOut 1.1), signing in again",
-            thread="pool-monitor",
-        )
+        gd(w, tt, "WARN", "session.SessionPool",
+           f"Session {s:02d} expired on GDS side (Security_SignOut 1.1), signing in again",
+           thread="pool-monitor")
     if w.r() < 0.012 and not broken:
-        gd(
-            w, w.jit(t), "ERROR", "edifact.Transport",
-            f"Transaction timed out after 20000 ms (session {w.ri(1, 40):02d}), retrying once on a new "
-            "session",
-        )
+        gd(w, w.jit(t), "ERROR", "edifact.Transport",
+           f"Transaction timed out after 20000 ms (session {w.ri(1, 40):02d}), retrying once on a new "
+           "session")
     lt = loc(t)
     if lt.hour == 8 and lt.minute == 0 and (t - DAY0).days < 2:
         left = int((datetime(2026, 2, 18, 15, 20, tzinfo=UTC) - t).total_seconds() // 3600)
-        gd(
-            w, t + timedelta(seconds=2), "WARN", "security.KeystoreWatcher",
-            "Client certificate 'aero-prod-ws' (/etc/gds/client.p12) expires at 2026-02-18T15:20:00Z, "
-            f"{left} hours left", thread="keystore-watch",
-        )
+        gd(w, t + timedelta(seconds=2), "WARN", "security.KeystoreWatcher",
+           "Client certificate 'aero-prod-ws' (/etc/gds/client.p12) expires at 2026-02-18T15:20:00Z, "
+           f"{left} hours left", thread="keystore-watch")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1178,46 +1036,34 @@ def postgres_bg(w: World, t: datetime) -> None:
             pg(w, tt, inst, 61, "", "LOG", "checkpoint starting: time")
             bufs = w.ri(4000, 31000) * (3 if inside(t, WRAP) and inst == "pg-dcs" else 1)
             write, sync = w.ri(120000, 269000) / 1000, w.ri(10, 990) / 1000
-            pg(
-                w, tt + timedelta(seconds=write + sync + 0.01), inst, 61, "", "LOG",
-                f"checkpoint complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
-                f"removed, {w.ri(3, 19)} recycled; "
-                f"write={write:.3f} s, sync={sync:.3f} s, total={write + sync + 0.004:.3f} s",
-            )
+            pg(w, tt + timedelta(seconds=write + sync + 0.01), inst, 61, "", "LOG",
+               f"checkpoint complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
+               f"removed, {w.ri(3, 19)} recycled; "
+               f"write={write:.3f} s, sync={sync:.3f} s, total={write + sync + 0.004:.3f} s")
     if w.r() < 0.03:  # idempotent payment retries from payments' PSP retry path
         tt = w.jit(t)
         pid = w.newpid()
-        pg(
-            w, tt, "pg-res", pid, "payments@payments", "ERROR",
-            'duplicate key value violates unique constraint "payment_idem_key"',
-        )
-        pg(
-            w, tt, "pg-res", pid, "payments@payments", "DETAIL",
-            f"Key (idempotency_key)=(pay-{w.hexid(12)}) already exists.",
-        )
+        pg(w, tt, "pg-res", pid, "payments@payments", "ERROR",
+           'duplicate key value violates unique constraint "payment_idem_key"')
+        pg(w, tt, "pg-res", pid, "payments@payments", "DETAIL",
+           f"Key (idempotency_key)=(pay-{w.hexid(12)}) already exists.")
     if w.r() < 0.02:
         tt = w.jit(t)
         inst = w.pick(["pg-res", "pg-dcs"])
         if not (inst == "pg-res" and inside(tt, WAL_FULL)):
-            pg(
-                w, tt, inst, w.newpid(), "metabase@" + ("reservations" if inst == "pg-res" else "dcs"),
-                "LOG", "could not receive data from client: Connection reset by peer",
-            )
+            pg(w, tt, inst, w.newpid(), "metabase@" + ("reservations" if inst == "pg-res" else "dcs"),
+               "LOG", "could not receive data from client: Connection reset by peer")
     if w.r() < 0.01:
         tt = w.jit(t)
         if not inside(tt, WAL_FULL):
-            pg(
-                w, tt, "pg-res", w.newpid(), "", "LOG",
-                'automatic vacuum of table "reservations.public.pnr_segment": index scans: 1, elapsed: '
-                f"{w.ri(3, 40)}.{w.ri(10, 99)} s",
-            )
+            pg(w, tt, "pg-res", w.newpid(), "", "LOG",
+               'automatic vacuum of table "reservations.public.pnr_segment": index scans: 1, elapsed: '
+               f"{w.ri(3, 40)}.{w.ri(10, 99)} s")
     if lt.hour == 1 and lt.minute == 0:
         for inst in ("pg-res", "pg-dcs"):
-            pg(
-                w, t + timedelta(seconds=w.ri(1, 9)), inst, w.newpid(), "replicator@[unknown]", "LOG",
-                "received replication command: BASE_BACKUP ( LABEL 'pg-basebackup-nightly', CHECKPOINT "
-                "'fast', WAIT 0, MANIFEST 'yes')",
-            )
+            pg(w, t + timedelta(seconds=w.ri(1, 9)), inst, w.newpid(), "replicator@[unknown]", "LOG",
+               "received replication command: BASE_BACKUP ( LABEL 'pg-basebackup-nightly', CHECKPOINT "
+               "'fast', WAIT 0, MANIFEST 'yes')")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1234,20 +1080,14 @@ def redis_bg(w: World, t: datetime) -> None:
             tt = w.jit(t, 10)
             pid = w.ri(1000, 30000)
             role = "M"
-            w.emit(
-                tt, "redis", "INFO",
-                redisline(tt, role, "*", f"{w.ri(100, 9000)} changes in 300 seconds. Saving..."),
-                instance=inst, pod=f"{inst}-0",
-            )
-            w.emit(
-                tt, "redis", "INFO", redisline(tt, role, "*", f"Background saving started by pid {pid}"),
-                instance=inst, pod=f"{inst}-0",
-            )
+            w.emit(tt, "redis", "INFO",
+                   redisline(tt, role, "*", f"{w.ri(100, 9000)} changes in 300 seconds. Saving..."),
+                   instance=inst, pod=f"{inst}-0")
+            w.emit(tt, "redis", "INFO", redisline(tt, role, "*", f"Background saving started by pid {pid}"),
+                   instance=inst, pod=f"{inst}-0")
             t2 = tt + timedelta(seconds=w.ri(3, 40) if inst == "redis-session" else w.ri(20, 95))
-            w.emit(
-                t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", pid=pid), instance=inst,
-                pod=f"{inst}-0",
-            )
+            w.emit(t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", pid=pid), instance=inst,
+                   pod=f"{inst}-0")
             w.emit(
                 t2, "redis", "INFO", redisline(t2, role, "*", "Background saving terminated with success"),
                 instance=inst, pod=f"{inst}-0",
@@ -1274,10 +1114,8 @@ def redis_bg(w: World, t: datetime) -> None:
 def kf(
     w: World, t: datetime, level: str, msg: str, logger: str, broker: int = 1, component: str = "broker"
 ) -> None:
-    w.emit(
-        t, "kafka", level, kafkaline(t, level, msg, logger), broker=str(broker), component=component,
-        pod=f"kafka-{broker}" if component == "broker" else "connect-0",
-    )
+    w.emit(t, "kafka", level, kafkaline(t, level, msg, logger), broker=str(broker), component=component,
+           pod=f"kafka-{broker}" if component == "broker" else "connect-0")
 
 
 def kafka_bg(w: World, t: datetime) -> None:
@@ -1286,32 +1124,24 @@ def kafka_bg(w: World, t: datetime) -> None:
         b = w.ri(1, 3)
         if not (b == 3 and inside(t, KAFKA3)) and not (b == 2 and inside(t, ZONE_B)):
             topic = w.pick(["booking.events", "checkin.events", "fare.updates", "cdc.reservations.pnr"])
-            kf(
-                w, w.jit(t), "INFO",
-                f"[ProducerStateManager partition={topic}-{w.ri(0, 5)}] Wrote producer snapshot at offset "
-                f"{w.ri(10**6, 10**7)} with 0 producer ids in 1 ms.", "kafka.log.ProducerStateManager", b,
-            )
+            kf(w, w.jit(t), "INFO",
+               f"[ProducerStateManager partition={topic}-{w.ri(0, 5)}] Wrote producer snapshot at offset "
+               f"{w.ri(10**6, 10**7)} with 0 producer ids in 1 ms.", "kafka.log.ProducerStateManager", b)
     if lt.minute % 30 == 21:
-        kf(
-            w, w.jit(t), "INFO",
-            f"[GroupMetadataManager brokerId=1] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
-            "kafka.coordinator.group.GroupMetadataManager", 1,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[GroupMetadataManager brokerId=1] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
+           "kafka.coordinator.group.GroupMetadataManager", 1)
     if w.r() < 0.01:
-        kf(
-            w, w.jit(t), "INFO",
-            "[GroupCoordinator 2]: Preparing to rebalance group notify-push in state PreparingRebalance "
-            f"with old generation {w.ri(100, 900)} (__consumer_offsets-{w.ri(0, 49)}) (reason: Leader "
-            "consumer-notify-push-1 re-joining group during Stable)",
-            "kafka.coordinator.group.GroupCoordinator", 2,
-        )
+        kf(w, w.jit(t), "INFO",
+           "[GroupCoordinator 2]: Preparing to rebalance group notify-push in state PreparingRebalance "
+           f"with old generation {w.ri(100, 900)} (__consumer_offsets-{w.ri(0, 49)}) (reason: Leader "
+           "consumer-notify-push-1 re-joining group during Stable)",
+           "kafka.coordinator.group.GroupCoordinator", 2)
     if lt.minute % 30 == 5 and not (CDC_DEAD <= t < at(1, 7, 40)):
-        kf(
-            w, w.jit(t), "INFO",
-            f"[pnr-cdc|task-0] WorkerSourceTask{{id=pnr-cdc-0}} Committing offsets for {w.ri(2000, 90000)} "
-            "acknowledged messages", "org.apache.kafka.connect.runtime.WorkerSourceTask",
-            component="connect",
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[pnr-cdc|task-0] WorkerSourceTask{{id=pnr-cdc-0}} Committing offsets for {w.ri(2000, 90000)} "
+           "acknowledged messages", "org.apache.kafka.connect.runtime.WorkerSourceTask",
+           component="connect")
 
 
 def es(w: World, t: datetime, level: str, logger: str, node: str, msg: str) -> None:
@@ -1322,33 +1152,25 @@ def es_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute % 30 == 17 and not inside(t, (HIGH_WM, FLOOD[1])):
         free = w.ri(50, 60)
-        es(
-            w, w.jit(t), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
-            "low disk watermark [85%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{free}.{w.ri(0, 9)}gb[{free / 4:.1f}%], replicas will not be assigned to this node",
-        )
+        es(w, w.jit(t), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "low disk watermark [85%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{free}.{w.ri(0, 9)}gb[{free / 4:.1f}%], replicas will not be assigned to this node")
     if w.r() < 0.02:
         node = w.pick(["es-data-1", "es-data-2", "es-data-3"])
-        es(
-            w, w.jit(t), "WARN", "i.s.s.query", node,
-            f"[fares-2026.02][{w.ri(0, 5)}] took[{w.ri(11, 29) / 10}s], took_millis[{w.ri(1100, 2900)}], "
-            f"total_hits[{w.ri(10, 900)} hits], search_type[QUERY_THEN_FETCH], total_shards[6], "
-            f'source[{{"size":50,"query":{{"bool":{{"filter":[...]}}}}}}], id[search-api]',
-        )
+        es(w, w.jit(t), "WARN", "i.s.s.query", node,
+           f"[fares-2026.02][{w.ri(0, 5)}] took[{w.ri(11, 29) / 10}s], took_millis[{w.ri(1100, 2900)}], "
+           f"total_hits[{w.ri(10, 900)} hits], search_type[QUERY_THEN_FETCH], total_shards[6], "
+           f'source[{{"size":50,"query":{{"bool":{{"filter":[...]}}}}}}], id[search-api]')
     if w.r() < 0.02:
         node = w.pick(["es-data-1", "es-data-2", "es-data-3"])
-        es(
-            w, w.jit(t), "INFO", "o.e.m.j.JvmGcMonitorService", node,
-            f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last [1s]",
-        )
+        es(w, w.jit(t), "INFO", "o.e.m.j.JvmGcMonitorService", node,
+           f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last [1s]")
     if lt.hour == 0 and lt.minute == 0:
         day = loc(t).day
-        es(
-            w, t + timedelta(seconds=1), "INFO", "o.e.c.m.MetadataCreateIndexService", "es-master-0",
-            f"[fare-history-2026.02.{day:02d}] creating index, cause [auto(bulk api)], templates "
-            "[fare-history], shards [3]/[1]",
-        )
+        es(w, t + timedelta(seconds=1), "INFO", "o.e.c.m.MetadataCreateIndexService", "es-master-0",
+           f"[fare-history-2026.02.{day:02d}] creating index, cause [auto(bulk api)], templates "
+           "[fare-history], shards [3]/[1]")
 
 
 def k8s_ev(
@@ -1369,13 +1191,11 @@ def k8s_bg(w: World, t: datetime) -> None:
         )
     if w.r() < 0.02:
         svc = w.pick(["booking", "checkin", "search", "payments", "notify"])
-        k8s_ev(
-            w, w.jit(t), "Warning", "Unhealthy", f"pod/{pod(w, svc, t)}",
-            'Readiness probe failed: Get "http://'
-            + w.pick(IPS.get(svc, ["10.42.2.90"]))
-            + ':8081/actuator/health/readiness": context deadline exceeded '
-            "(Client.Timeout exceeded while awaiting headers)",
-        )
+        k8s_ev(w, w.jit(t), "Warning", "Unhealthy", f"pod/{pod(w, svc, t)}",
+               'Readiness probe failed: Get "http://'
+               + w.pick(IPS.get(svc, ["10.42.2.90"]))
+               + ':8081/actuator/health/readiness": context deadline exceeded '
+               "(Client.Timeout exceeded while awaiting headers)")
 
 
 def rollout(w: World, t: datetime, service: str, ver: str) -> None:
@@ -1391,17 +1211,13 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
         k8s_ev(w, tt + timedelta(seconds=1), "Normal", "Started", f"pod/{p}", f"Started container {service}")
         st = tt + timedelta(seconds=w.ri(8, 25))
         if service == "booking":
-            bk(
-                w, st, "INFO", "BookingApplication",
-                f"Started BookingApplication v{ver} in {w.ri(18, 30)}.{w.ri(100, 999)} seconds (process "
-                f"running for {w.ri(20, 32)}.1)", thread="main",
-            )
+            bk(w, st, "INFO", "BookingApplication",
+               f"Started BookingApplication v{ver} in {w.ri(18, 30)}.{w.ri(100, 999)} seconds (process "
+               f"running for {w.ri(20, 32)}.1)", thread="main")
         elif service == "checkin":
-            ck(
-                w, st, "INFO", "d.a.checkin.CheckinApplication",
-                f"Started CheckinApplication v{ver} in {w.ri(14, 25)}.{w.ri(100, 999)} seconds",
-                thread="main",
-            )
+            ck(w, st, "INFO", "d.a.checkin.CheckinApplication",
+               f"Started CheckinApplication v{ver} in {w.ri(14, 25)}.{w.ri(100, 999)} seconds",
+               thread="main")
         elif service == "search":
             se(w, st, "INFO", "search.main", f"Starting search {ver} (uvicorn, 8 workers) on 0.0.0.0:8000")
         elif service == "payments":
@@ -1412,10 +1228,8 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
             inv(w, st, "info", "inventory starting", version=ver, grpc=":9090")
         elif service == "gds-adapter":
             gd(w, st, "INFO", "GdsAdapterApplication", f"Started GdsAdapterApplication v{ver}", thread="main")
-        k8s_ev(
-            w, tt + timedelta(seconds=40), "Normal", "Killing",
-            f"pod/{pod(w, service, t - timedelta(seconds=1))}", f"Stopping container {service}",
-        )
+        k8s_ev(w, tt + timedelta(seconds=40), "Normal", "Killing",
+               f"pod/{pod(w, service, t - timedelta(seconds=1))}", f"Stopping container {service}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1425,14 +1239,10 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
 
 def inc_seat(w: World) -> None:
     a, b = SEAT_OOM
-    inv(
-        w, b + timedelta(seconds=3), "info", "seat hold writes recovered", store="seat-holds",
-        failed_since=loc(a).strftime("%H:%M:%S"),
-    )
-    k8s_ev(
-        w, b - timedelta(seconds=20), "Normal", "ConfigMapUpdated", "configmap/redis-seat-config",
-        "maxmemory 8gb (was 4gb) applied with CONFIG SET by redis-operator", ns="aero-data",
-    )
+    inv(w, b + timedelta(seconds=3), "info", "seat hold writes recovered", store="seat-holds",
+        failed_since=loc(a).strftime("%H:%M:%S"))
+    k8s_ev(w, b - timedelta(seconds=20), "Normal", "ConfigMapUpdated", "configmap/redis-seat-config",
+           "maxmemory 8gb (was 4gb) applied with CONFIG SET by redis-operator", ns="aero-data")
 
 
 def inc_es(w: World) -> None:
@@ -1443,84 +1253,58 @@ def inc_es(w: World) -> None:
     )
     while t < b - timedelta(minutes=2):
         took = w.ri(38000, 61000)
-        es(
-            w, t, "WARN", "i.s.s.query", "es-data-2",
-            f"[fares-2026.02][3] took[{took / 1000:.1f}s], took_millis[{took}], total_hits[10000+ hits], "
-            f"search_type[QUERY_THEN_FETCH], total_shards[6], {agg}, id[fare-insights-grafana]",
-        )
+        es(w, t, "WARN", "i.s.s.query", "es-data-2",
+           f"[fares-2026.02][3] took[{took / 1000:.1f}s], took_millis[{took}], total_hits[10000+ hits], "
+           f"search_type[QUERY_THEN_FETCH], total_shards[6], {agg}, id[fare-insights-grafana]")
         t += timedelta(seconds=w.ri(90, 150))
     t, n, tot = a, 88, 60.0
     while t < b:
         d = w.ri(48, 95) / 10
         tot += d
         n += 1
-        es(
-            w, t, "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
-            f"[gc][old][{412233 + n * 9}][{n}] duration [{d}s], collections [1]/[{d + 0.4:.1f}s], total "
-            f"[{d}s]/[{tot / 60:.1f}m], memory [{w.ri(302, 309) / 10}gb]->[{w.ri(295, 301) / 10}gb]/[31gb], "
-            f"all_pools {{[young] [0b]->[0b]/[0b]}}{{[old] [30.1gb]->[29.7gb]/[31gb]}}",
-        )
-        es(
-            w, t + timedelta(milliseconds=2), "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
-            f"[gc][{412233 + n * 9}] overhead, spent [{d}s] collecting in the last [{d + 0.4:.1f}s]",
-        )
+        es(w, t, "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
+           f"[gc][old][{412233 + n * 9}][{n}] duration [{d}s], collections [1]/[{d + 0.4:.1f}s], total "
+           f"[{d}s]/[{tot / 60:.1f}m], memory [{w.ri(302, 309) / 10}gb]->[{w.ri(295, 301) / 10}gb]/[31gb], "
+           f"all_pools {{[young] [0b]->[0b]/[0b]}}{{[old] [30.1gb]->[29.7gb]/[31gb]}}")
+        es(w, t + timedelta(milliseconds=2), "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
+           f"[gc][{412233 + n * 9}] overhead, spent [{d}s] collecting in the last [{d + 0.4:.1f}s]")
         t += timedelta(seconds=w.ri(25, 55))
-    es(
-        w, at(0, 10, 24, 11), "INFO", "o.e.c.s.MasterService", "es-master-0",
-        "node-left[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} reason: followers "
-        "check retry count exceeded], term: 31, version: 88412, delta: removed {{es-data-2}}",
-    )
-    es(
-        w, at(0, 10, 24, 12), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
-        "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-2} reason: followers "
-        "check retry count exceeded]).",
-    )
-    es(
-        w, at(0, 10, 27, 40), "INFO", "o.e.c.s.MasterService", "es-master-0",
-        "node-join[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} join existing "
-        "leader], term: 31, version: 88419",
-    )
-    es(
-        w, at(0, 10, 51, 30), "INFO", "o.e.t.TaskManager", "es-data-2",
-        "cancelled task [pX0aR4YhQ2C7wq8b9vVt1g:91827731] (indices:data/read/search) on request of "
-        "[es-master-0]: by user request [l.meyer]",
-    )
-    es(
-        w, at(0, 10, 58, 2), "INFO", "o.e.c.r.a.AllocationService", "es-master-0",
-        "Cluster health status changed from [YELLOW] to [GREEN] (reason: [shards started "
-        "[[fares-2026.02][3]]]).",
-    )
+    es(w, at(0, 10, 24, 11), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-left[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} reason: followers "
+       "check retry count exceeded], term: 31, version: 88412, delta: removed {{es-data-2}}")
+    es(w, at(0, 10, 24, 12), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-2} reason: followers "
+       "check retry count exceeded]).")
+    es(w, at(0, 10, 27, 40), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-join[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} join existing "
+       "leader], term: 31, version: 88419")
+    es(w, at(0, 10, 51, 30), "INFO", "o.e.t.TaskManager", "es-data-2",
+       "cancelled task [pX0aR4YhQ2C7wq8b9vVt1g:91827731] (indices:data/read/search) on request of "
+       "[es-master-0]: by user request [l.meyer]")
+    es(w, at(0, 10, 58, 2), "INFO", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [YELLOW] to [GREEN] (reason: [shards started "
+       "[[fares-2026.02][3]]]).")
 
 
 def inc_edge(w: World) -> None:
     for t, ver in ((EDGE_TO[0], "2026-02-17T13:05:58Z-pr882"), (EDGE_TO[1], "2026-02-17T13:58:16Z-pr885")):
         for i, p in enumerate(["h2kqd", "r8wmn", "t4bzx"]):
             tt = t + timedelta(milliseconds=200 + i * 350)
-            w.emit(
-                tt, "edge", "INFO",
-                envoy_app(
-                    tt, "info", "upstream", "source/common/upstream/cds_api_helper.cc:32",
-                    "cds: add 0 cluster(s), remove 0 cluster(s)",
-                ),
-                pod=f"edge-5c7f9-{p}", stream="envoy",
-            )
-            w.emit(
-                tt + timedelta(milliseconds=4), "edge", "INFO",
-                envoy_app(
-                    tt, "info", "config", "source/common/router/rds_impl.cc:191",
-                    f"rds: loaded new route configuration 'ingress_https' version {ver}",
-                ),
-                pod=f"edge-5c7f9-{p}", stream="envoy",
-            )
+            w.emit(tt, "edge", "INFO",
+                   envoy_app(tt, "info", "upstream", "source/common/upstream/cds_api_helper.cc:32",
+                             "cds: add 0 cluster(s), remove 0 cluster(s)"),
+                   pod=f"edge-5c7f9-{p}", stream="envoy")
+            w.emit(tt + timedelta(milliseconds=4), "edge", "INFO",
+                   envoy_app(tt, "info", "config", "source/common/router/rds_impl.cc:191",
+                             f"rds: loaded new route configuration 'ingress_https' version {ver}"),
+                   pod=f"edge-5c7f9-{p}", stream="envoy")
 
 
 def inc_kafka(w: World) -> None:
     a, b = KAFKA3
-    k8s_ev(
-        w, at(0, 18, 21, 38), "Warning", "Evicted", "pod/kafka-3",
-        "The node was low on resource: memory. Threshold quantity: 100Mi, available: 81200Ki. Container "
-        "kafka was using 11874412Ki, request is 8Gi, has larger consumption of memory.", ns="aero-data",
-    )
+    k8s_ev(w, at(0, 18, 21, 38), "Warning", "Evicted", "pod/kafka-3",
+           "The node was low on resource: memory. Threshold quantity: 100Mi, available: 81200Ki. Container "
+           "kafka was using 11874412Ki, request is 8Gi, has larger consumption of memory.", ns="aero-data")
     k8s_ev(
         w, at(0, 18, 21, 40), "Normal", "Killing", "pod/kafka-3", "Stopping container kafka", ns="aero-data"
     )
@@ -1533,102 +1317,72 @@ def inc_kafka(w: World) -> None:
             "preemption victims found for incoming pod.", ns="aero-data",
         )
         t += timedelta(seconds=w.ri(240, 330))
-    k8s_ev(
-        w, at(0, 19, 7, 40), "Normal", "TriggeredScaleUp", "pod/kafka-3",
-        "pod triggered scale-up: [{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/"
-        "europe-west3-c/instanceGroups/gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]", ns="aero-data",
-    )
-    k8s_ev(
-        w, at(0, 19, 9, 5), "Normal", "Scheduled", "pod/kafka-3",
-        "Successfully assigned aero-data/kafka-3 to gke-aero-prod-np-data-c-7b2e", ns="aero-data",
-    )
-    kf(
-        w, a, "INFO",
-        "[Controller id=1] Newly removed brokers: 3, deleted brokers: , bounced brokers: , all live "
-        "brokers: 1,2", "kafka.controller.KafkaController",
-    )
+    k8s_ev(w, at(0, 19, 7, 40), "Normal", "TriggeredScaleUp", "pod/kafka-3",
+           "pod triggered scale-up: [{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/"
+           "europe-west3-c/instanceGroups/gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]", ns="aero-data")
+    k8s_ev(w, at(0, 19, 9, 5), "Normal", "Scheduled", "pod/kafka-3",
+           "Successfully assigned aero-data/kafka-3 to gke-aero-prod-np-data-c-7b2e", ns="aero-data")
+    kf(w, a, "INFO",
+       "[Controller id=1] Newly removed brokers: 3, deleted brokers: , bounced brokers: , all live "
+       "brokers: 1,2", "kafka.controller.KafkaController")
     for part in (1, 2, 4, 5):
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w, a + timedelta(milliseconds=300 + part * 40), "INFO",
-            f"[Partition checkin.events-{part} broker={leader}] Shrinking ISR from {leader},3 to {leader}. "
-            f"Leader: (highWatermark: {w.ri(880000, 990000)}, endOffset: {w.ri(990001, 990100)}). Out of "
-            f"sync replicas: (brokerId: 3, endOffset: {w.ri(880000, 880100)}).", "kafka.cluster.Partition",
-            leader,
-        )
+        kf(w, a + timedelta(milliseconds=300 + part * 40), "INFO",
+           f"[Partition checkin.events-{part} broker={leader}] Shrinking ISR from {leader},3 to {leader}. "
+           f"Leader: (highWatermark: {w.ri(880000, 990000)}, endOffset: {w.ri(990001, 990100)}). Out of "
+           f"sync replicas: (brokerId: 3, endOffset: {w.ri(880000, 880100)}).", "kafka.cluster.Partition",
+           leader)
     t = a + timedelta(seconds=20)
     while t < b:
         part = w.pick([1, 2, 4, 5])
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w, t, "ERROR",
-            f"[ReplicaManager broker={leader}] Error processing append operation on partition "
-            f"checkin.events-{part}\n"
-            "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR "
-            f"Set({leader}) is insufficient to satisfy the min.isr requirement of 2 for partition "
-            f"checkin.events-{part}", "kafka.server.ReplicaManager", leader,
-        )
+        kf(w, t, "ERROR",
+           f"[ReplicaManager broker={leader}] Error processing append operation on partition "
+           f"checkin.events-{part}\n"
+           "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR "
+           f"Set({leader}) is insufficient to satisfy the min.isr requirement of 2 for partition "
+           f"checkin.events-{part}", "kafka.server.ReplicaManager", leader)
         t += timedelta(seconds=w.ri(20, 80))
     for part in (1, 2, 4, 5):
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w, b + timedelta(milliseconds=part * 300), "INFO",
-            f"[Partition checkin.events-{part} broker={leader}] ISR updated to {leader},3 and version "
-            f"updated to {w.ri(40, 60)}", "kafka.cluster.Partition", leader,
-        )
+        kf(w, b + timedelta(milliseconds=part * 300), "INFO",
+           f"[Partition checkin.events-{part} broker={leader}] ISR updated to {leader},3 and version "
+           f"updated to {w.ri(40, 60)}", "kafka.cluster.Partition", leader)
     kf(w, b - timedelta(seconds=20), "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer", 3)
 
 
 def inc_wal(w: World) -> None:
     a, b = WAL_FULL
-    kf(
-        w, CDC_DEAD - timedelta(milliseconds=400), "ERROR",
-        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: "
-        "\norg.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
-        "serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
-        "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask", component="connect",
-    )
-    kf(
-        w, CDC_DEAD, "ERROR",
-        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} Task threw an uncaught and unrecoverable "
-        "exception. Task is being killed and will not recover until manually restarted",
-        "org.apache.kafka.connect.runtime.WorkerTask", component="connect",
-    )
+    kf(w, CDC_DEAD - timedelta(milliseconds=400), "ERROR",
+       "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: "
+       "\norg.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
+       "serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
+       "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask", component="connect")
+    kf(w, CDC_DEAD, "ERROR",
+       "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} Task threw an uncaught and unrecoverable "
+       "exception. Task is being killed and will not recover until manually restarted",
+       "org.apache.kafka.connect.runtime.WorkerTask", component="connect")
     pid = 40112
-    pg(
-        w, CDC_DEAD + timedelta(milliseconds=900), "pg-res", pid, "debezium@reservations", "LOG",
-        "could not receive data from client: Connection reset by peer",
-    )
-    pg(
-        w, CDC_DEAD + timedelta(milliseconds=901), "pg-res", pid, "debezium@reservations", "CONTEXT",
-        'slot "pnr_cdc", output plugin "pgoutput", in the change callback, associated LSN 3A/9F0012C8',
-    )
-    pg(
-        w, CDC_DEAD + timedelta(milliseconds=903), "pg-res", pid, "debezium@reservations", "LOG",
-        "unexpected EOF on standby connection",
-    )
+    pg(w, CDC_DEAD + timedelta(milliseconds=900), "pg-res", pid, "debezium@reservations", "LOG",
+       "could not receive data from client: Connection reset by peer")
+    pg(w, CDC_DEAD + timedelta(milliseconds=901), "pg-res", pid, "debezium@reservations", "CONTEXT",
+       'slot "pnr_cdc", output plugin "pgoutput", in the change callback, associated LSN 3A/9F0012C8')
+    pg(w, CDC_DEAD + timedelta(milliseconds=903), "pg-res", pid, "debezium@reservations", "LOG",
+       "unexpected EOF on standby connection")
     # the volume fills silently; then postgres cannot write WAL
-    pg(
-        w, a, "pg-res", 71, "", "PANIC",
-        'could not write to file "pg_wal/xlogtemp.71": No space left on device',
-    )
-    pg(
-        w, a + timedelta(milliseconds=90), "pg-res", 1, "", "LOG",
-        "WAL writer process (PID 71) was terminated by signal 6: Aborted",
-    )
-    pg(
-        w, a + timedelta(milliseconds=92), "pg-res", 1, "", "LOG",
-        "terminating any other active server processes",
-    )
+    pg(w, a, "pg-res", 71, "", "PANIC",
+       'could not write to file "pg_wal/xlogtemp.71": No space left on device')
+    pg(w, a + timedelta(milliseconds=90), "pg-res", 1, "", "LOG",
+       "WAL writer process (PID 71) was terminated by signal 6: Aborted")
+    pg(w, a + timedelta(milliseconds=92), "pg-res", 1, "", "LOG",
+       "terminating any other active server processes")
     t = a + timedelta(seconds=3)
     n = 0
     while t < b:
         n += 1
         spid = 45000 + n * 17
-        pg(
-            w, t, "pg-res", spid, "", "LOG",
-            "database system was interrupted; last known up at 2026-02-18 06:44:12 CET",
-        )
+        pg(w, t, "pg-res", spid, "", "LOG",
+           "database system was interrupted; last known up at 2026-02-18 06:44:12 CET")
         pg(w, t + timedelta(seconds=1), "pg-res", spid, "", "LOG", f"redo starts at 3B/{w.ri(10, 99)}0A2E8")
         cycle = w.ri(70, 110)
         for _ in range(w.ri(8, 22)):
@@ -1640,47 +1394,35 @@ def inc_wal(w: World) -> None:
         pt = t + timedelta(seconds=cycle - 2)
         if pt >= b:
             break
-        pg(
-            w, pt, "pg-res", spid, "", "PANIC",
-            f'could not write to file "pg_wal/xlogtemp.{spid}": No space left on device',
-        )
-        pg(
-            w, pt + timedelta(milliseconds=50), "pg-res", 1, "", "LOG",
-            f"startup process (PID {spid}) was terminated by signal 6: Aborted",
-        )
+        pg(w, pt, "pg-res", spid, "", "PANIC",
+           f'could not write to file "pg_wal/xlogtemp.{spid}": No space left on device')
+        pg(w, pt + timedelta(milliseconds=50), "pg-res", 1, "", "LOG",
+           f"startup process (PID {spid}) was terminated by signal 6: Aborted")
         t = pt + timedelta(seconds=3)
-    k8s_ev(
-        w, at(1, 7, 19, 2), "Normal", "FileSystemResizeSuccessful", "pod/pg-res-0",
-        'MountVolume.NodeExpandVolume succeeded for volume "pvc-6a1f0c2e-res-data" pg-res-0',
-        ns="aero-data",
-    )
+    k8s_ev(w, at(1, 7, 19, 2), "Normal", "FileSystemResizeSuccessful", "pod/pg-res-0",
+           'MountVolume.NodeExpandVolume succeeded for volume "pvc-6a1f0c2e-res-data" pg-res-0',
+           ns="aero-data")
     pg(w, b, "pg-res", 1, "", "LOG", "database system is ready to accept connections")
-    pg(
-        w, at(1, 7, 24, 5), "pg-res", w.newpid(), "dba@reservations", "LOG",
-        "statement: SELECT pg_drop_replication_slot('pnr_cdc');",
-    )
+    pg(w, at(1, 7, 24, 5), "pg-res", w.newpid(), "dba@reservations", "LOG",
+       "statement: SELECT pg_drop_replication_slot('pnr_cdc');")
     pg(w, at(1, 7, 44, 10), "pg-res", 1, "", "LOG", 'parameter "max_slot_wal_keep_size" changed to "20GB"')
-    kf(
-        w, at(1, 7, 40, 12), "INFO",
-        '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  '
-        "LOGICAL pgoutput", "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
-        component="connect",
-    )
+    kf(w, at(1, 7, 40, 12), "INFO",
+       '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  '
+       "LOGICAL pgoutput", "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
+       component="connect")
     # booking while pg-res is gone
     t = a + timedelta(seconds=1)
     while t < b + timedelta(seconds=20):
         tid = w.hexid(16)
         if w.r() < 0.5:
-            bk(
-                w, t, "ERROR", "web.GlobalExceptionHandler",
-                f"POST /v3/orders failed: Could not open JPA EntityManager for transaction (trace {tid})",
-                stack_trace="org.springframework.transaction.CannotCreateTransactionException: Could not "
-                "open JPA EntityManager for transaction\n"
-                "Caused by: org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC "
-                "Connection\n"
-                "Caused by: org.postgresql.util.PSQLException: FATAL: the database system is in recovery "
-                "mode",
-            )
+            bk(w, t, "ERROR", "web.GlobalExceptionHandler",
+               f"POST /v3/orders failed: Could not open JPA EntityManager for transaction (trace {tid})",
+               stack_trace="org.springframework.transaction.CannotCreateTransactionException: Could not "
+               "open JPA EntityManager for transaction\n"
+               "Caused by: org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC "
+               "Connection\n"
+               "Caused by: org.postgresql.util.PSQLException: FATAL: the database system is in recovery "
+               "mode")
         else:
             bk(
                 w, t, "WARN", "db.PoolHealth",
@@ -1693,46 +1435,32 @@ def inc_wal(w: World) -> None:
 
 def inc_fx(w: World) -> None:
     b = FX_V2[1]
-    se(
-        w, b + timedelta(seconds=10), "INFO", "search.fares.fx",
-        "fx rates refresh: 34 currencies loaded (key fx:rates:v1)",
-    )
+    se(w, b + timedelta(seconds=10), "INFO", "search.fares.fx",
+       "fx rates refresh: 34 currencies loaded (key fx:rates:v1)")
 
 
 def inc_v214(w: World) -> None:
     a, b = V214
-    k8s_ev(
-        w, a - timedelta(seconds=14), "Normal", "SuccessfulCreate", "job/booking-db-migrate-v214",
-        "Created pod: booking-db-migrate-v214-q8x2c", ns="aero-batch",
-    )
-    pg(
-        w, a, "pg-res", 47002, "flyway_booking@reservations", "LOG",
-        "statement: CREATE INDEX passenger_email_idx ON public.passenger USING btree (lower(email::text));",
-    )
+    k8s_ev(w, a - timedelta(seconds=14), "Normal", "SuccessfulCreate", "job/booking-db-migrate-v214",
+           "Created pod: booking-db-migrate-v214-q8x2c", ns="aero-batch")
+    pg(w, a, "pg-res", 47002, "flyway_booking@reservations", "LOG",
+       "statement: CREATE INDEX passenger_email_idx ON public.passenger USING btree (lower(email::text));")
     t = a + timedelta(seconds=2)
     while t < b:
         pid = w.newpid()
         waiting = w.ri(12, 140)
-        pg(
-            w, t, "pg-res", pid, "booking@reservations", "LOG",
-            f"process {pid} still waiting for RowExclusiveLock on relation 16502 of database 16401 after "
-            f"1000.{w.ri(100, 999)} ms",
-        )
-        pg(
-            w, t, "pg-res", pid, "booking@reservations", "DETAIL",
-            f"Process holding the lock: 47002. Wait queue: {pid}, {pid + 3}, {pid + 9} and {waiting} more.",
-        )
-        pg(
-            w, t, "pg-res", pid, "booking@reservations", "STATEMENT",
-            "insert into passenger (created_at, dob, email, first_name, last_name, pnr_id, id) values ($1, "
-            "$2, $3, $4, $5, $6, $7)",
-        )
+        pg(w, t, "pg-res", pid, "booking@reservations", "LOG",
+           f"process {pid} still waiting for RowExclusiveLock on relation 16502 of database 16401 after "
+           f"1000.{w.ri(100, 999)} ms")
+        pg(w, t, "pg-res", pid, "booking@reservations", "DETAIL",
+           f"Process holding the lock: 47002. Wait queue: {pid}, {pid + 3}, {pid + 9} and {waiting} more.")
+        pg(w, t, "pg-res", pid, "booking@reservations", "STATEMENT",
+           "insert into passenger (created_at, dob, email, first_name, last_name, pnr_id, id) values ($1, "
+           "$2, $3, $4, $5, $6, $7)")
         t += timedelta(seconds=w.ri(10, 35))
-    pg(
-        w, b - timedelta(milliseconds=50), "pg-res", 47002, "flyway_booking@reservations", "LOG",
-        "duration: 2661869.702 ms  statement: CREATE INDEX passenger_email_idx ON public.passenger USING "
-        "btree (lower(email::text));",
-    )
+    pg(w, b - timedelta(milliseconds=50), "pg-res", 47002, "flyway_booking@reservations", "LOG",
+       "duration: 2661869.702 ms  statement: CREATE INDEX passenger_email_idx ON public.passenger USING "
+       "btree (lower(email::text));")
     k8s_ev(
         w, b + timedelta(seconds=3), "Normal", "Completed", "job/booking-db-migrate-v214", "Job completed",
         ns="aero-batch",
@@ -1740,60 +1468,42 @@ def inc_v214(w: World) -> None:
     t = a + timedelta(seconds=31)
     while t < b:
         if w.r() < 0.6:
-            bk(
-                w, t, "ERROR", "order.ConfirmService",
-                f"Order {w.order()} confirm failed: HikariPool-1 - Connection is not available, request "
-                "timed out after 30000ms.",
-            )
+            bk(w, t, "ERROR", "order.ConfirmService",
+               f"Order {w.order()} confirm failed: HikariPool-1 - Connection is not available, request "
+               "timed out after 30000ms.")
         else:
-            bk(
-                w, t, "WARN", "db.PoolHealth",
-                f"HikariPool-1 - Pool stats (total=40, active=40, idle=0, waiting={w.ri(20, 95)})",
-                thread="HikariPool-1 housekeeper",
-            )
+            bk(w, t, "WARN", "db.PoolHealth",
+               f"HikariPool-1 - Pool stats (total=40, active=40, idle=0, waiting={w.ri(20, 95)})",
+               thread="HikariPool-1 housekeeper")
         t += timedelta(seconds=w.ri(4, 18))
 
 
 def inc_gds(w: World) -> None:
     a, b = GDS_CERT
-    k8s_ev(
-        w, at(1, 17, 5, 40), "Normal", "SecretUpdated", "secret/gds-client-cert",
-        "updated by external-secrets (vault path aero/gds/client-2027)",
-    )
+    k8s_ev(w, at(1, 17, 5, 40), "Normal", "SecretUpdated", "secret/gds-client-cert",
+           "updated by external-secrets (vault path aero/gds/client-2027)")
     for i in range(2):
         p = f"gds-adapter-6c9d8f{'kq' if i else 'zt'}-{w.pick(['b7x2p', 'm4n8c'])}"
-        k8s_ev(
-            w, at(1, 17, 6, 0) + timedelta(seconds=i * 40), "Normal", "Killing", f"pod/{p}",
-            "Stopping container gds-adapter (kubectl rollout restart)",
-        )
-    gd(
-        w, at(1, 17, 6, 50), "INFO", "security.KeystoreWatcher",
-        "Loaded client certificate 'aero-prod-ws' (/etc/gds/client.p12), notAfter=2027-02-18T15:20:00Z",
-        thread="main",
-    )
-    gd(
-        w, b, "INFO", "session.SessionPool", "pool stats: 12/60 sessions available, 0 waiting (warming)",
-        thread="pool-monitor",
-    )
+        k8s_ev(w, at(1, 17, 6, 0) + timedelta(seconds=i * 40), "Normal", "Killing", f"pod/{p}",
+               "Stopping container gds-adapter (kubectl rollout restart)")
+    gd(w, at(1, 17, 6, 50), "INFO", "security.KeystoreWatcher",
+       "Loaded client certificate 'aero-prod-ws' (/etc/gds/client.p12), notAfter=2027-02-18T15:20:00Z",
+       thread="main")
+    gd(w, b, "INFO", "session.SessionPool", "pool stats: 12/60 sessions available, 0 waiting (warming)",
+       thread="pool-monitor")
     t = a + timedelta(minutes=9)
     while t < b:
         x = w.r()
         if x < 0.5:
-            bk(
-                w, t, "ERROR", "gds.PnrSyncService",
-                f"PNR {w.pnr()} sync to GDS failed: 503 from gds-adapter (no session available), will retry",
-                thread=f"pnr-sync-{w.ri(1, 8)}",
-            )
+            bk(w, t, "ERROR", "gds.PnrSyncService",
+               f"PNR {w.pnr()} sync to GDS failed: 503 from gds-adapter (no session available), will retry",
+               thread=f"pnr-sync-{w.ri(1, 8)}")
         elif x < 0.75:
-            bk(
-                w, t, "WARN", "gds.AvailabilityClient",
-                "GDS availability call timed out after 20 s, falling back to cached inventory",
-            )
+            bk(w, t, "WARN", "gds.AvailabilityClient",
+               "GDS availability call timed out after 20 s, falling back to cached inventory")
         else:
-            ck(
-                w, t, "ERROR", "d.a.checkin.pnr.PnrRetrieveService",
-                f"Cannot retrieve PNR {w.pnr()} from GDS: 503 Service Unavailable (gds-adapter)",
-            )
+            ck(w, t, "ERROR", "d.a.checkin.pnr.PnrRetrieveService",
+               f"Cannot retrieve PNR {w.pnr()} from GDS: 503 Service Unavailable (gds-adapter)")
         t += timedelta(seconds=w.ri(8, 30))
 
 
@@ -1806,33 +1516,23 @@ NODES_B = [
 def inc_zone(w: World) -> None:
     a, b = ZONE_B
     for i, n in enumerate(NODES_B):
-        k8s_ev(
-            w, a + timedelta(seconds=i * 2), "Normal", "NodeNotReady", f"node/{n}",
-            f"Node {n} status is now: NodeNotReady", ns="default",
-        )
+        k8s_ev(w, a + timedelta(seconds=i * 2), "Normal", "NodeNotReady", f"node/{n}",
+               f"Node {n} status is now: NodeNotReady", ns="default")
     k8s_ev(
         w, a + timedelta(seconds=9), "Normal", "ZoneStateChanged", "node-lifecycle-controller",
         "Controller detected that zone europe-west3-b is now in state PartialDisruption.", ns="kube-system",
     )
     for svc in ("booking", "checkin", "search", "payments"):
-        k8s_ev(
-            w, a + timedelta(seconds=w.ri(40, 60)), "Warning", "NodeNotReady", f"pod/{pod(w, svc, a)}",
-            "Node is not ready",
-        )
-    k8s_ev(
-        w, a + timedelta(seconds=55), "Warning", "NodeNotReady", "pod/es-data-3", "Node is not ready",
-        ns="aero-data",
-    )
-    k8s_ev(
-        w, a + timedelta(seconds=56), "Warning", "NodeNotReady", "pod/kafka-2", "Node is not ready",
-        ns="aero-data",
-    )
+        k8s_ev(w, a + timedelta(seconds=w.ri(40, 60)), "Warning", "NodeNotReady", f"pod/{pod(w, svc, a)}",
+               "Node is not ready")
+    k8s_ev(w, a + timedelta(seconds=55), "Warning", "NodeNotReady", "pod/es-data-3", "Node is not ready",
+           ns="aero-data")
+    k8s_ev(w, a + timedelta(seconds=56), "Warning", "NodeNotReady", "pod/kafka-2", "Node is not ready",
+           ns="aero-data")
     t = a + timedelta(minutes=5, seconds=10)
     for svc in ("booking", "checkin", "search", "payments", "inventory", "notify"):
-        k8s_ev(
-            w, t + timedelta(seconds=w.ri(0, 20)), "Warning", "TaintManagerEviction",
-            f"pod/{pod(w, svc, a)}", "Marking for deletion Pod aero-app/" + pod(w, svc, a),
-        )
+        k8s_ev(w, t + timedelta(seconds=w.ri(0, 20)), "Warning", "TaintManagerEviction",
+               f"pod/{pod(w, svc, a)}", "Marking for deletion Pod aero-app/" + pod(w, svc, a))
     t = a + timedelta(minutes=6)
     while t < b:
         svc = w.pick(["booking", "checkin", "search", "payments", "inventory"])
@@ -1844,27 +1544,19 @@ def inc_zone(w: World) -> None:
         )
         t += timedelta(seconds=w.ri(30, 90))
     for i, n in enumerate(NODES_B):
-        k8s_ev(
-            w, b + timedelta(seconds=i * 3), "Normal", "NodeReady", f"node/{n}",
-            f"Node {n} status is now: NodeReady", ns="default",
-        )
-    k8s_ev(
-        w, b + timedelta(seconds=15), "Normal", "ZoneStateChanged", "node-lifecycle-controller",
-        "Controller detected that zone europe-west3-b is now in state Normal.", ns="kube-system",
-    )
+        k8s_ev(w, b + timedelta(seconds=i * 3), "Normal", "NodeReady", f"node/{n}",
+               f"Node {n} status is now: NodeReady", ns="default")
+    k8s_ev(w, b + timedelta(seconds=15), "Normal", "ZoneStateChanged", "node-lifecycle-controller",
+           "Controller detected that zone europe-west3-b is now in state Normal.", ns="kube-system")
     # the data plane
-    w.emit(
-        a + timedelta(seconds=4), "redis", "WARN",
-        redisline(a + timedelta(seconds=4), "X", "#", "+sdown master aero-session 10.42.7.61 6379"),
-        instance="redis-session-sentinel", pod="redis-session-sentinel-0",
-    )
-    w.emit(
-        a + timedelta(seconds=6), "redis", "WARN",
-        redisline(
-            a + timedelta(seconds=6), "X", "#", "+odown master aero-session 10.42.7.61 6379 #quorum 2/2"
-        ),
-        instance="redis-session-sentinel", pod="redis-session-sentinel-0",
-    )
+    w.emit(a + timedelta(seconds=4), "redis", "WARN",
+           redisline(a + timedelta(seconds=4), "X", "#", "+sdown master aero-session 10.42.7.61 6379"),
+           instance="redis-session-sentinel", pod="redis-session-sentinel-0")
+    w.emit(a + timedelta(seconds=6), "redis", "WARN",
+           redisline(
+               a + timedelta(seconds=6), "X", "#", "+odown master aero-session 10.42.7.61 6379 #quorum 2/2"
+           ),
+           instance="redis-session-sentinel", pod="redis-session-sentinel-0")
     w.emit(
         a + timedelta(seconds=12), "redis", "INFO",
         redisline(
@@ -1872,75 +1564,51 @@ def inc_zone(w: World) -> None:
         ),
         instance="redis-session-sentinel", pod="redis-session-sentinel-0",
     )
-    kf(
-        w, a + timedelta(seconds=31), "INFO",
-        "[Controller id=1] Newly removed brokers: 2, deleted brokers: , bounced brokers: , all live "
-        "brokers: 1,3", "kafka.controller.KafkaController",
-    )
-    es(
-        w, a + timedelta(seconds=33), "INFO", "o.e.c.s.MasterService", "es-master-0",
-        "node-left[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} reason: "
-        "disconnected], term: 31, version: 90117, delta: removed {{es-data-3}}",
-    )
-    es(
-        w, a + timedelta(seconds=34), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
-        "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-3} reason: "
-        "disconnected]).",
-    )
+    kf(w, a + timedelta(seconds=31), "INFO",
+       "[Controller id=1] Newly removed brokers: 2, deleted brokers: , bounced brokers: , all live "
+       "brokers: 1,3", "kafka.controller.KafkaController")
+    es(w, a + timedelta(seconds=33), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-left[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} reason: "
+       "disconnected], term: 31, version: 90117, delta: removed {{es-data-3}}")
+    es(w, a + timedelta(seconds=34), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-3} reason: "
+       "disconnected]).")
     kf(w, b + timedelta(seconds=50), "INFO", "[KafkaServer id=2] started", "kafka.server.KafkaServer", 2)
-    es(
-        w, b + timedelta(seconds=70), "INFO", "o.e.c.s.MasterService", "es-master-0",
-        "node-join[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} join existing "
-        "leader], term: 31, version: 90144",
-    )
+    es(w, b + timedelta(seconds=70), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-join[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} join existing "
+       "leader], term: 31, version: 90144")
     t = a + timedelta(seconds=2)
     while t < b:
         x = w.r()
         ip = w.pick(sorted(ZONE_B_IPS))
         if x < 0.2:
-            w.emit(
-                t, "edge", "WARN",
-                envoy_app(
-                    t, "warning", "hc", "source/common/upstream/health_checker_impl.cc:389",
-                    f"health check failed for host {ip}:8080 (timeout), ejecting",
-                ),
-                pod="edge-5c7f9-h2kqd", stream="envoy",
-            )
+            w.emit(t, "edge", "WARN",
+                   envoy_app(t, "warning", "hc", "source/common/upstream/health_checker_impl.cc:389",
+                             f"health check failed for host {ip}:8080 (timeout), ejecting"),
+                   pod="edge-5c7f9-h2kqd", stream="envoy")
         elif x < 0.4:
-            bk(
-                w, t, "ERROR", "inventory.InventoryGrpcClient",
-                "UNAVAILABLE: io exception calling inventory.aero-app.svc.cluster.local:9090 (Connection "
-                "timed out: /10.42.6.21:9090)",
-            )
+            bk(w, t, "ERROR", "inventory.InventoryGrpcClient",
+               "UNAVAILABLE: io exception calling inventory.aero-app.svc.cluster.local:9090 (Connection "
+               "timed out: /10.42.6.21:9090)")
         elif x < 0.55:
-            ck(
-                w, t, "ERROR", "d.a.checkin.finalize.FinalizeService",
-                f"Check-in finalisation failed for PNR {w.pnr()}: Timeout expired after 5000ms while "
-                "awaiting InitProducerId",
-            )
+            ck(w, t, "ERROR", "d.a.checkin.finalize.FinalizeService",
+               f"Check-in finalisation failed for PNR {w.pnr()}: Timeout expired after 5000ms while "
+               "awaiting InitProducerId")
         elif x < 0.7:
-            se(
-                w, t, "ERROR", "search.api.flights",
-                "flight search failed: ConnectionError(<urllib3.connection.HTTPConnection object>: Failed "
-                "to establish a new connection: [Errno 113] No route to host) caused by: "
-                "NewConnectionError(10.42.7.80:9200)",
-            )
+            se(w, t, "ERROR", "search.api.flights",
+               "flight search failed: ConnectionError(<urllib3.connection.HTTPConnection object>: Failed "
+               "to establish a new connection: [Errno 113] No route to host) caused by: "
+               "NewConnectionError(10.42.7.80:9200)")
         elif x < 0.8:
-            pay(
-                w, t, 50, "authorize failed: upstream timeout",
+            pay(w, t, 50, "authorize failed: upstream timeout",
                 err={"type": "TimeoutError", "message": "timeout of 10000ms exceeded"},
-                reqId=f"req-{w.hexid(10)}",
-            )
+                reqId=f"req-{w.hexid(10)}")
         elif x < 0.9:
-            inv(
-                w, t, "error", "gds call failed", err="context deadline exceeded",
-                target="gds-adapter.aero-app.svc.cluster.local:8081",
-            )
+            inv(w, t, "error", "gds call failed", err="context deadline exceeded",
+                target="gds-adapter.aero-app.svc.cluster.local:8081")
         else:
-            nt(
-                w, t, "error", "consumer/group.go:131", "kafka fetch failed",
-                error="dial tcp 10.42.7.90:9092: i/o timeout", group="notify-push",
-            )
+            nt(w, t, "error", "consumer/group.go:131", "kafka fetch failed",
+               error="dial tcp 10.42.7.90:9092: i/o timeout", group="notify-push")
         t += timedelta(seconds=w.ri(2, 9))
 
 
@@ -1948,68 +1616,52 @@ def inc_wrap(w: World) -> None:
     a, b = WRAP
     t = a + timedelta(minutes=3)
     while t < b:
-        pg(
-            w, t, "pg-dcs", 61, "", "LOG",
-            f"checkpoints are occurring too frequently ({w.ri(18, 29)} seconds apart)",
-        )
+        pg(w, t, "pg-dcs", 61, "", "LOG",
+           f"checkpoints are occurring too frequently ({w.ri(18, 29)} seconds apart)")
         pg(w, t, "pg-dcs", 61, "", "HINT", 'Consider increasing the configuration parameter "max_wal_size".')
         t += timedelta(seconds=w.ri(100, 200))
-    pg(
-        w, b, "pg-dcs", 73311, "", "LOG",
-        'automatic aggressive vacuum to prevent wraparound of table "dcs.public.boarding_pass": index '
-        "scans: 1\n\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n\ttuples: 412 "
-        "removed, 211480232 remain, 0 are dead but not yet removable\n\tI/O timings: read: 2410331.207 ms, "
-        "write: 388120.441 ms\n\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n\tsystem usage: "
-        "CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s",
-    )
+    pg(w, b, "pg-dcs", 73311, "", "LOG",
+       'automatic aggressive vacuum to prevent wraparound of table "dcs.public.boarding_pass": index '
+       "scans: 1\n\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n\ttuples: 412 "
+       "removed, 211480232 remain, 0 are dead but not yet removable\n\tI/O timings: read: 2410331.207 ms, "
+       "write: 388120.441 ms\n\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n\tsystem usage: "
+       "CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s")
 
 
 def inc_flood(w: World) -> None:
     a, b = FLOOD
     t = HIGH_WM
     while t < a:
-        es(
-            w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
-            "high disk watermark [90%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{w.ri(24, 38)}.{w.ri(0, 9)}gb[{w.ri(60, 95) / 10}%], shards will be relocated away from this "
-            "node; currently relocating away shards totalling [0] bytes; the node is expected to continue "
-            "to exceed the high disk watermark when these relocations are complete",
-        )
+        es(w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "high disk watermark [90%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{w.ri(24, 38)}.{w.ri(0, 9)}gb[{w.ri(60, 95) / 10}%], shards will be relocated away from this "
+           "node; currently relocating away shards totalling [0] bytes; the node is expected to continue "
+           "to exceed the high disk watermark when these relocations are complete")
         t += timedelta(seconds=w.ri(60, 130))
     t = a
     first = True
     while t < b:
-        es(
-            w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
-            "flood stage disk watermark [95%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{w.ri(9, 19)}.{w.ri(0, 9)}gb[{w.ri(23, 48) / 10}%], all indices on this node will be marked "
-            "read-only",
-        )
+        es(w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "flood stage disk watermark [95%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{w.ri(9, 19)}.{w.ri(0, 9)}gb[{w.ri(23, 48) / 10}%], all indices on this node will be marked "
+           "read-only")
         if first:
-            es(
-                w, t + timedelta(milliseconds=40), "INFO", "o.e.c.m.MetadataUpdateSettingsService",
-                "es-master-0",
-                "updating index.blocks.read_only_allow_delete from [null] to [true] on indices "
-                "[fares-2026.02, fare-history-2026.02.19, fare-history-2026.02.18]",
-            )
+            es(w, t + timedelta(milliseconds=40), "INFO", "o.e.c.m.MetadataUpdateSettingsService",
+               "es-master-0",
+               "updating index.blocks.read_only_allow_delete from [null] to [true] on indices "
+               "[fares-2026.02, fare-history-2026.02.19, fare-history-2026.02.18]")
             first = False
         t += timedelta(seconds=w.ri(60, 130))
-    es(
-        w, at(2, 15, 53, 40), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
-        "[fare-history-2026.02.19/Zt3kq1XvS8aY0bWm2QpL6g] deleting index",
-    )
-    es(
-        w, at(2, 15, 53, 42), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
-        "[fare-history-2026.02.18/r7Yc0mNnT1ue4aPz9KjB2w] deleting index",
-    )
-    es(
-        w, b, "INFO", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
-        "releasing read-only block on indices [[fares-2026.02/J1s9qXa0Qk2m7VbY3cWd8e], "
-        "[fare-history-2026.02.17/Lq2Rt8vXS0eB1nY4mZc7kA]] since they are now allocated to nodes with "
-        "sufficient disk space",
-    )
+    es(w, at(2, 15, 53, 40), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
+       "[fare-history-2026.02.19/Zt3kq1XvS8aY0bWm2QpL6g] deleting index")
+    es(w, at(2, 15, 53, 42), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
+       "[fare-history-2026.02.18/r7Yc0mNnT1ue4aPz9KjB2w] deleting index")
+    es(w, b, "INFO", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+       "releasing read-only block on indices [[fares-2026.02/J1s9qXa0Qk2m7VbY3cWd8e], "
+       "[fare-history-2026.02.17/Lq2Rt8vXS0eB1nY4mZc7kA]] since they are now allocated to nodes with "
+       "sufficient disk space")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2066,12 +1718,10 @@ def metrics(w: World) -> None:
                 p, e = 7000 + 2500 * w.r(), 2 + 2 * w.r()
             if svc == "search" and inside(t, FLOOD):
                 e = 1.5 + w.r()
-            svc_rows.append(
-                [
-                    wall(t), svc, round(r), round(p), round(e, 2), round(c),
-                    round(mem * (0.95 + 0.1 * w.r())), restarts,
-                ]
-            )
+            svc_rows.append([
+                                wall(t), svc, round(r), round(p), round(e, 2), round(c),
+                                round(mem * (0.95 + 0.1 * w.r())), restarts,
+                            ])
         # datastores
         for node in ("pg-res", "pg-dcs", "es-data-1", "es-data-2", "es-data-3"):
             if node == "es-data-3" and inside(t, ZONE_B):
@@ -2152,14 +1802,12 @@ def metrics(w: World) -> None:
         ],
         svc_rows,
     )
-    w.table(
-        "store_metrics",
-        [
-            "bucket_start", "node", "engine", "conns", "conns_max", "cpu_pct", "iops", "iops_max",
-            "disk_used_pct", "heap_used_pct", "lock_waits",
-        ],
-        store_rows,
-    )
+    w.table("store_metrics",
+            [
+                "bucket_start", "node", "engine", "conns", "conns_max", "cpu_pct", "iops", "iops_max",
+                "disk_used_pct", "heap_used_pct", "lock_waits",
+            ],
+            store_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
@@ -2191,12 +1839,10 @@ def batch_runs(w: World) -> None:
         for h in range(24):
             n += 1
             start = at(d, h, 5)
-            rows.append(
-                [
-                    f"BR-{n}", "fx-refresh", "redis-session", wall(start),
-                    wall(start + timedelta(seconds=w.ri(4, 9))), "COMPLETED", 34,
-                ]
-            )
+            rows.append([
+                            f"BR-{n}", "fx-refresh", "redis-session", wall(start),
+                            wall(start + timedelta(seconds=w.ri(4, 9))), "COMPLETED", 34,
+                        ])
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("batch_runs", ["run_id", "job_name", "runs_on", "began", "finished", "result", "items"], rows)
 
@@ -2346,10 +1992,8 @@ def truth() -> dict:
             [
                 step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
                 step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
-                    "redis-seat",
-                ),
+                step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
+                         "redis-seat"),
                 step_sql(
                     "SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
                     "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND '2026-02-17T05:00:00Z'",

@@ -253,24 +253,18 @@ mongo | mongo | mongodb | mongo-docs-1, mongo-docs-2 | replication
 
 
 def change_tables(w: World) -> None:
-    w.table(
-        "deploys", engine.columns("DEPLOYS_AUTHORED"),
-        [
-            [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
-            for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])
-        ],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
+            [
+                [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
+                for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])
+            ])
     w.table(
         "config_changes", engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
-    w.table(
-        "schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
-        [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
-    )
-    w.table(
-        "dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES],
-    )
+    w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
+            [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES])
     w.table(
         "certificates",
         [
@@ -311,10 +305,8 @@ def change_tables(w: World) -> None:
 # ---------------------------------------------------------------- native log formats
 
 
-def nginx(
-    w: World, t: datetime, method: str, path: str, status: int, rt: float, upstream: str,
-    level: str | None = None,
-) -> None:
+def nginx(w: World, t: datetime, method: str, path: str, status: int, rt: float, upstream: str,
+          level: str | None = None) -> None:
     if level is None:
         level = "ERROR" if status >= 500 else "INFO"
     ip = f"10.20.{w.pick([1, 2, 4])}.{w.ri(10, 60)}"
@@ -389,10 +381,8 @@ def rds(w: World, t: datetime, level: str, msg: str, mark: str = "*") -> None:
     w.emit(t, "redis", level, f"1:M {stamp} {mark} {msg}")
 
 
-def spring(
-    w: World, t: datetime, level: str, logger: str, msg: str, pod: str | None = None,
-    thread: str | None = None,
-) -> None:
+def spring(w: World, t: datetime, level: str, logger: str, msg: str, pod: str | None = None,
+           thread: str | None = None) -> None:
     pod = pod or PODS["auth"][w.ri(0, 1)]
     thread = thread or f"nio-8080-exec-{w.ri(1, 24)}"
     lv = {"FATAL": "ERROR"}.get(level, level)
@@ -467,10 +457,8 @@ def api_path(w: World) -> tuple[str, str]:
     return "GET", "/api/v1/me"
 
 
-def cf(
-    w: World, t: datetime, method: str, path: str, status: int, dur: float, result: str = "Miss",
-    detail: str | None = None,
-) -> None:
+def cf(w: World, t: datetime, method: str, path: str, status: int, dur: float, result: str = "Miss",
+       detail: str | None = None) -> None:
     level = "ERROR" if status >= 500 else "INFO"
     ip = f"{w.pick(['81.2.69', '86.14.212', '51.148.9', '62.30.118', '90.221.37'])}.{w.ri(2, 250)}"
     rtype = "Error" if status >= 500 else result
@@ -494,12 +482,10 @@ def checkpoint_done(
     write = spread_s * (0.9 + 0.1 * w.r())
     sync = 0.01 + w.r() * 0.8
     total = write + sync + 0.002
-    pg(
-        w, t0 + timedelta(seconds=total), "INFO",
-        f"checkpoint complete: wrote {buffers} buffers ({buffers / 163.84:.1f}%); {added} WAL file(s) "
-        f"added, {removed} removed, {recycled} recycled; write={write:.3f} s, sync={sync:.3f} s, "
-        f"total={total:.3f} s", pid=412,
-    )
+    pg(w, t0 + timedelta(seconds=total), "INFO",
+       f"checkpoint complete: wrote {buffers} buffers ({buffers / 163.84:.1f}%); {added} WAL file(s) "
+       f"added, {removed} removed, {recycled} recycled; write={write:.3f} s, sync={sync:.3f} s, "
+       f"total={total:.3f} s", pid=412)
 
 
 def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of an ordinary day
@@ -528,12 +514,10 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.25 * L + 0.02:
         nginx(w, w.jit(t), "GET", "/collab/" + w.doc(), 101, 300 + w.r() * 3000, "10.20.6.40:1234")
     if w.r() < 0.02:
-        nginx_err(
-            w, w.jit(t), "WARN", "warn",
-            "an upstream response is buffered to a temporary file "
-            "/var/cache/nginx/proxy_temp/4/21/0000081214 while reading upstream, client: 10.20.1.33, "
-            'server: origin.quillpad.app, request: "GET /attachments/a_91f2 HTTP/1.1"',
-        )
+        nginx_err(w, w.jit(t), "WARN", "warn",
+                  "an upstream response is buffered to a temporary file "
+                  "/var/cache/nginx/proxy_temp/4/21/0000081214 while reading upstream, client: 10.20.1.33, "
+                  'server: origin.quillpad.app, request: "GET /attachments/a_91f2 HTTP/1.1"')
     # collab
     for _ in range(w.count(0.5 * L + 0.04)):
         x = w.r()
@@ -547,10 +531,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.045:
         pino(w, w.jit(t), "WARN", "ping timeout, terminating socket", doc=w.doc(), idleMs=30000)
     if w.r() < 0.03:
-        pino(
-            w, w.jit(t), "WARN", "awareness update for unknown client dropped", doc=w.doc(),
-            clientID=w.ri(10**8, 10**9),
-        )
+        pino(w, w.jit(t), "WARN", "awareness update for unknown client dropped", doc=w.doc(),
+             clientID=w.ri(10**8, 10**9))
     # docs-api (django)
     for _ in range(w.count(0.7 * L + 0.06)):
         m, p = api_path(w)
@@ -558,43 +540,33 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.08 * L + 0.01:
         django(w, w.jit(t), "WARN", "django.request", f"Not Found: /api/v1/documents/{w.doc()}")
     if w.r() < 0.012:
-        django(
-            w, w.jit(t), "WARN", "django.security.csrf",
-            "Forbidden (CSRF token from the 'X-Csrftoken' HTTP header incorrect.): /api/v1/me",
-        )
+        django(w, w.jit(t), "WARN", "django.security.csrf",
+               "Forbidden (CSRF token from the 'X-Csrftoken' HTTP header incorrect.): /api/v1/me")
     # mongo
     if w.r() < 0.08 * L + 0.015:
-        mongo(
-            w, w.jit(t), "INFO", "COMMAND", 51803, "Slow query",
-            {
-                "type": "command", "ns": "quill.doc_updates", "command": {"find": "doc_updates"},
-                "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
-                "durationMillis": w.ri(101, 380),
-            },
-        )
+        mongo(w, w.jit(t), "INFO", "COMMAND", 51803, "Slow query",
+              {
+                  "type": "command", "ns": "quill.doc_updates", "command": {"find": "doc_updates"},
+                  "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
+                  "durationMillis": w.ri(101, 380),
+              })
     if mm % 20 == 3:
-        mongo(
-            w, w.jit(t, 5), "INFO", "WTCHKPT", 22430, "WiredTiger message",
-            {
-                "_ctx": "Checkpointer",
-                "message": {
-                    "ts_sec": epoch(t), "category": "WT_VERB_CHECKPOINT_PROGRESS",
-                    "msg": f"saving checkpoint snapshot min: {w.ri(10**5, 10**6)}",
-                },
-            },
-        )
+        mongo(w, w.jit(t, 5), "INFO", "WTCHKPT", 22430, "WiredTiger message",
+              {
+                  "_ctx": "Checkpointer",
+                  "message": {
+                      "ts_sec": epoch(t), "category": "WT_VERB_CHECKPOINT_PROGRESS",
+                      "msg": f"saving checkpoint snapshot min: {w.ri(10**5, 10**6)}",
+                  },
+              })
     if w.r() < 0.05:
-        mongo(
-            w, w.jit(t), "INFO", "NETWORK", 22943, "Connection accepted",
-            {"remote": f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}", "connectionCount": w.ri(380, 460)},
-        )
+        mongo(w, w.jit(t), "INFO", "NETWORK", 22943, "Connection accepted",
+              {"remote": f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}", "connectionCount": w.ri(380, 460)})
     # search
     if mm % 6 == 0 and not inside(t, HEAP):
         node = w.pick(["es-data-0", "es-data-1", "es-data-2"])
-        es(
-            w, w.jit(t), "INFO", "o.e.m.j.JvmGcMonitorService", node,
-            f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(260, 420)}ms] collecting in the last [1s]",
-        )
+        es(w, w.jit(t), "INFO", "o.e.m.j.JvmGcMonitorService", node,
+           f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(260, 420)}ms] collecting in the last [1s]")
     if w.r() < 0.025 * L + 0.006:
         node = w.pick(["es-data-0", "es-data-1", "es-data-2"])
         es(
@@ -603,53 +575,37 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             f"[{w.ri(10, 900)} hits], search_type[QUERY_THEN_FETCH], total_shards[6]",
         )
     if mm == 17 and hh % 2 == 0 and t < FLOOD[0] - timedelta(minutes=40):
-        es(
-            w, w.jit(t), "INFO", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
-            "low disk watermark [85%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
-            f"free: {w.ri(70, 74)}.{w.ri(0, 9)}gb[14.{w.ri(0, 9)}%], replicas will not be assigned to this "
-            "node",
-        )
+        es(w, w.jit(t), "INFO", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
+           "low disk watermark [85%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
+           f"free: {w.ri(70, 74)}.{w.ri(0, 9)}gb[14.{w.ri(0, 9)}%], replicas will not be assigned to this "
+           "node")
     # indexer: always noisy
     if not inside(t, FLOOD):
         for _ in range(w.count(0.4 * L + 0.1)):
-            zap(
-                w, w.jit(t), "INFO", "bulk/worker.go:141", "bulk request completed", index="docs-v7",
-                docs=w.ri(1, 400), took_ms=w.ri(12, 180),
-            )
+            zap(w, w.jit(t), "INFO", "bulk/worker.go:141", "bulk request completed", index="docs-v7",
+                docs=w.ri(1, 400), took_ms=w.ri(12, 180))
     if w.r() < 0.11:
-        zap(
-            w, w.jit(t), "ERROR", "bulk/worker.go:198", "document rejected by elasticsearch",
+        zap(w, w.jit(t), "ERROR", "bulk/worker.go:198", "document rejected by elasticsearch",
             index="docs-v7", doc_id=w.doc(),
-            error="mapper_parsing_exception: failed to parse field [meta.due] of type [date]",
-        )
+            error="mapper_parsing_exception: failed to parse field [meta.due] of type [date]")
     if w.r() < 0.06:
-        zap(
-            w, w.jit(t), "WARN", "extract/text.go:77",
-            "document text exceeds 10485760 bytes; indexing title and metadata only", doc_id=w.doc(),
-        )
+        zap(w, w.jit(t), "WARN", "extract/text.go:77",
+            "document text exceeds 10485760 bytes; indexing title and metadata only", doc_id=w.doc())
     if w.r() < 0.025:
-        zap(
-            w, w.jit(t), "WARN", "queue/sqs.go:64", "sqs receive failed, retrying",
-            queue="docs-index-events", error="read: connection reset by peer", attempt=1,
-        )
+        zap(w, w.jit(t), "WARN", "queue/sqs.go:64", "sqs receive failed, retrying",
+            queue="docs-index-events", error="read: connection reset by peer", attempt=1)
     # export
     for _ in range(w.count(0.3 * L + 0.02)):
         x = w.r()
         if x < 0.45:
-            logfmt(
-                w, w.jit(t), "INFO", "pdf export complete", doc=w.doc(), pages=w.ri(1, 60),
-                render_ms=w.ri(900, 9000), s3_key=f"exports/{w.hexid(12)}.pdf",
-            )
+            logfmt(w, w.jit(t), "INFO", "pdf export complete", doc=w.doc(), pages=w.ri(1, 60),
+                   render_ms=w.ri(900, 9000), s3_key=f"exports/{w.hexid(12)}.pdf")
         else:
-            logfmt(
-                w, w.jit(t), "INFO", "attachment stored", bucket="quill-prod-attachments",
-                bytes=w.ri(20000, 9000000),
-            )
+            logfmt(w, w.jit(t), "INFO", "attachment stored", bucket="quill-prod-attachments",
+                   bytes=w.ri(20000, 9000000))
     if w.r() < 0.03 * L + 0.004:
-        logfmt(
-            w, w.jit(t), "WARN", "external image timed out, rendering without it", doc=w.doc(),
-            url="https://i.imgur.com/...", timeout_ms=8000,
-        )
+        logfmt(w, w.jit(t), "WARN", "external image timed out, rendering without it", doc=w.doc(),
+               url="https://i.imgur.com/...", timeout_ms=8000)
     # redis
     if mm % 30 == 6:
         rds(w, w.jit(t, 2), "INFO", "100 changes in 300 seconds. Saving...")
@@ -664,17 +620,13 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         ts = w.jit(t)
         if idp == "okta" and (inside(ts, OKTA) or inside(ts, SKEW)):
             continue
-        spring(
-            w, ts, "INFO", "c.q.auth.sso.SsoLoginHandler",
-            f"SSO login succeeded connection={org}-{idp} user=u_{w.hexid(8)} protocol="
-            f"{'saml' if idp == 'okta' else 'oidc'}",
-        )
+        spring(w, ts, "INFO", "c.q.auth.sso.SsoLoginHandler",
+               f"SSO login succeeded connection={org}-{idp} user=u_{w.hexid(8)} protocol="
+               f"{'saml' if idp == 'okta' else 'oidc'}")
     if w.r() < 0.03 * L + 0.003:
-        spring(
-            w, w.jit(t), "WARN", "c.q.auth.saml.SamlResponseValidator",
-            f"SAML response rejected for connection={w.pick(OKTA_ORGS)}-okta: user not assigned to "
-            "the application (StatusCode Responder/RequestDenied)",
-        )
+        spring(w, w.jit(t), "WARN", "c.q.auth.saml.SamlResponseValidator",
+               f"SAML response rejected for connection={w.pick(OKTA_ORGS)}-okta: user not assigned to "
+               "the application (StatusCode Responder/RequestDenied)")
     if w.r() < 0.03 * L + 0.004:
         spring(w, w.jit(t), "WARN", "c.q.auth.local.PasswordLogin", "login failed reason=bad_credentials")
     # billing
@@ -687,64 +639,46 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             w, ts + timedelta(milliseconds=40), "INFO", f"Processing PayFlow event {ev} evt_{w.hexid(14)}",
             req,
         )
-        rails(
-            w, ts + timedelta(milliseconds=w.ri(60, 200)), "INFO",
-            "Completed 200 OK in 83ms (Views: 0.2ms | ActiveRecord: 11.4ms)", req,
-        )
+        rails(w, ts + timedelta(milliseconds=w.ri(60, 200)), "INFO",
+              "Completed 200 OK in 83ms (Views: 0.2ms | ActiveRecord: 11.4ms)", req)
     if w.r() < 0.01:
         rails(w, w.jit(t), "WARN", "PayFlow API request retried after Net::ReadTimeout (attempt 2 succeeded)")
     # notify
     if not inside(t, QUOTA):
         for _ in range(w.count(0.3 * L + 0.02)):
-            celery(
-                w, w.jit(t), "INFO",
-                f"Task notify.tasks.send_email[{w.hexid(8)}-{w.hexid(4)}] succeeded in "
-                f"0.{w.ri(12, 90)}s: {{'provider': 'mailwave', 'status': 202}}",
-            )
+            celery(w, w.jit(t), "INFO",
+                   f"Task notify.tasks.send_email[{w.hexid(8)}-{w.hexid(4)}] succeeded in "
+                   f"0.{w.ri(12, 90)}s: {{'provider': 'mailwave', 'status': 202}}")
     if w.r() < 0.035 * L + 0.005:
-        celery(
-            w, w.jit(t), "WARN",
-            "recipient suppressed (hard bounce), skipping: r***@"
-            + w.pick(["gmail.com", "outlook.com", "harbourlegal.co.uk"]),
-        )
+        celery(w, w.jit(t), "WARN",
+               "recipient suppressed (hard bounce), skipping: r***@"
+               + w.pick(["gmail.com", "outlook.com", "harbourlegal.co.uk"]))
     # k8s events: cronjobs
     if mm % 10 == 0:
         n = epoch(t) // 60
-        kev(
-            w, w.jit(t, 3), "INFO", "Normal", "SuccessfulCreate", "cronjob/session-gc",
-            f"Created job session-gc-{n}",
-        )
-        kev(
-            w, w.jit(t + timedelta(seconds=30), 10), "INFO", "Normal", "Completed", f"job/session-gc-{n}",
-            "Job completed",
-        )
+        kev(w, w.jit(t, 3), "INFO", "Normal", "SuccessfulCreate", "cronjob/session-gc",
+            f"Created job session-gc-{n}")
+        kev(w, w.jit(t + timedelta(seconds=30), 10), "INFO", "Normal", "Completed", f"job/session-gc-{n}",
+            "Job completed")
     if w.r() < 0.015:
-        kev(
-            w, w.jit(t), "WARN", "Warning", "Unhealthy", f"pod/{w.pick(PODS['export'])}",
-            "Readiness probe failed: HTTP probe failed with statuscode: 503",
-        )
+        kev(w, w.jit(t), "WARN", "Warning", "Unhealthy", f"pod/{w.pick(PODS['export'])}",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503")
     # postgres
     if mm % 15 == 2 and not inside(t, (SLOT[0], at(2, 11, 0))):
         t0 = w.jit(t, 2)
         pg(w, t0, "INFO", "checkpoint starting: time", pid=412)
         checkpoint_done(w, t0, w.ri(200, 4000), 0, w.ri(0, 3), w.ri(8, 20), 780.0)
     if w.r() < 0.04:
-        pg(
-            w, w.jit(t), "INFO",
-            f'automatic vacuum of table "quill.public.{w.pick(VACUUMED)}": index scans: 1',
-            pid=w.ri(20000, 40000),
-        )
+        pg(w, w.jit(t), "INFO",
+           f'automatic vacuum of table "quill.public.{w.pick(VACUUMED)}": index scans: 1',
+           pid=w.ri(20000, 40000))
     if w.r() < 0.02 * L + 0.002:
-        pg(
-            w, w.jit(t), "INFO",
-            f"duration: {w.ri(1000, 2600)}.{w.ri(100, 999)} ms  statement: SELECT "
-            "d.id FROM documents_acl d JOIN workspace_members m ON ...", who="quill@quill ",
-        )
+        pg(w, w.jit(t), "INFO",
+           f"duration: {w.ri(1000, 2600)}.{w.ri(100, 999)} ms  statement: SELECT "
+           "d.id FROM documents_acl d JOIN workspace_members m ON ...", who="quill@quill ")
     if w.r() < 0.01:
-        pg(
-            w, w.jit(t), "ERROR", 'duplicate key value violates unique constraint "workspace_members_pkey"',
-            who="quill@quill ",
-        )
+        pg(w, w.jit(t), "ERROR", 'duplicate key value violates unique constraint "workspace_members_pkey"',
+           who="quill@quill ")
 
 
 # ---------------------------------------------------------------- deploys and incidents
@@ -753,50 +687,38 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
 def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
     pods = PODS.get(service)
     if service == "k8s":
-        kev(
-            w, t0, "INFO", "Normal", "Created", "cronjob/presence-cleanup",
-            "CronJob created (schedule */5 * * * *)",
-        )
+        kev(w, t0, "INFO", "Normal", "Created", "cronjob/presence-cleanup",
+            "CronJob created (schedule */5 * * * *)")
         return
     if service == "search":
         for i, node in enumerate(["es-data-0", "es-data-1", "es-data-2"]):
             ts = t0 + timedelta(minutes=10 * i + 1)
             es(w, ts, "INFO", "o.e.n.Node", node, "stopping ...")
             es(w, ts + timedelta(minutes=2), "INFO", "o.e.n.Node", node, "started {" + node + "}")
-            es(
-                w, ts + timedelta(minutes=6), "INFO", "o.e.c.r.a.AllocationService", "es-master-1",
-                'current.health="GREEN" message="Cluster health status changed from [YELLOW] to [GREEN]"',
-            )
+            es(w, ts + timedelta(minutes=6), "INFO", "o.e.c.r.a.AllocationService", "es-master-1",
+               'current.health="GREEN" message="Cluster health status changed from [YELLOW] to [GREEN]"')
         return
-    kev(
-        w, t0, "INFO", "Normal", "ScalingReplicaSet", f"deployment/{service.split('-web')[0]}",
-        f"Scaled up replica set {service}-{w.hexid(9)} to 1 (image quill/{service}:{ver})",
-    )
+    kev(w, t0, "INFO", "Normal", "ScalingReplicaSet", f"deployment/{service.split('-web')[0]}",
+        f"Scaled up replica set {service}-{w.hexid(9)} to 1 (image quill/{service}:{ver})")
     for i, pod in enumerate(pods or []):
         ts = t0 + timedelta(seconds=int(dur * 60 * (i + 1) / (len(pods) + 1)))
         kev(w, ts, "INFO", "Normal", "Started", f"pod/{pod}", f"Started container {service.split('-')[0]}")
         if service == "collab":
             pino(w, ts + timedelta(seconds=4), "INFO", f"collab {ver} listening on :1234", pod=i)
         elif service == "docs-api":
-            django(
-                w, ts + timedelta(seconds=5), "INFO", "gunicorn.error",
-                f"Booting worker with pid: {w.ri(8, 40)}",
-            )
+            django(w, ts + timedelta(seconds=5), "INFO", "gunicorn.error",
+                   f"Booting worker with pid: {w.ri(8, 40)}")
         elif service == "auth":
-            spring(
-                w, ts + timedelta(seconds=20), "INFO", "c.q.auth.AuthApplication",
-                f"Started AuthApplication {ver} in 18.4 seconds (process running for 19.9)", pod=pod,
-                thread="main",
-            )
+            spring(w, ts + timedelta(seconds=20), "INFO", "c.q.auth.AuthApplication",
+                   f"Started AuthApplication {ver} in 18.4 seconds (process running for 19.9)", pod=pod,
+                   thread="main")
         elif service == "billing" or service == "billing-web":
             rails(w, ts + timedelta(seconds=8), "INFO", f"Puma starting in cluster mode... version {ver}")
         elif service == "export":
             logfmt(w, ts + timedelta(seconds=6), "INFO", "browser pool ready", version=ver, pages=8)
         elif service == "notify":
-            celery(
-                w, ts + timedelta(seconds=6), "INFO", f"celery@{pod} ready. (notify {ver})",
-                worker="MainProcess",
-            )
+            celery(w, ts + timedelta(seconds=6), "INFO", f"celery@{pod} ready. (notify {ver})",
+                   worker="MainProcess")
         elif service == "indexer":
             zap(
                 w, ts + timedelta(seconds=3), "INFO", "cmd/indexer/main.go:52", "indexer started", version=ver
@@ -805,18 +727,12 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # ---- DOCS-01 export: Chromium's /dev/shm (64 MB default) fills; renderers crash, relaunch fails
-    logfmt(
-        w, at(0, 10, 3, 12), "INFO", "pdf export started", doc="d_HbrBundle380", pages=380,
-        workspace="harbour-legal", job="exp_7e21c0",
-    )
-    logfmt(
-        w, at(0, 10, 4, 40), "INFO", "pdf export started", doc="d_HbrBundle381", pages=412,
-        workspace="harbour-legal", job="exp_7e21c4",
-    )
-    logfmt(
-        w, at(0, 10, 7, 20), "ERROR", "page crashed: Protocol error (Page.printToPDF): Target closed",
-        doc="d_HbrBundle380", job="exp_7e21c0",
-    )
+    logfmt(w, at(0, 10, 3, 12), "INFO", "pdf export started", doc="d_HbrBundle380", pages=380,
+           workspace="harbour-legal", job="exp_7e21c0")
+    logfmt(w, at(0, 10, 4, 40), "INFO", "pdf export started", doc="d_HbrBundle381", pages=412,
+           workspace="harbour-legal", job="exp_7e21c4")
+    logfmt(w, at(0, 10, 7, 20), "ERROR", "page crashed: Protocol error (Page.printToPDF): Target closed",
+           doc="d_HbrBundle380", job="exp_7e21c0")
     for ts in every(SHM, 23):
         ts = w.jit(ts, 20)
         if ts >= SHM[1] - timedelta(minutes=2):
@@ -831,32 +747,24 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 attempt=w.ri(1, 3),
             )
         elif x < 0.85:
-            logfmt(
-                w, ts, "ERROR", "pdf export failed", doc=w.doc(), job=f"exp_{w.hexid(6)}",
-                error="Protocol error (Target.createTarget): Target closed", pool_free=0,
-            )
+            logfmt(w, ts, "ERROR", "pdf export failed", doc=w.doc(), job=f"exp_{w.hexid(6)}",
+                   error="Protocol error (Target.createTarget): Target closed", pool_free=0)
         else:
-            logfmt(
-                w, ts, "WARN", "renderer process exited unexpectedly, pruning from pool",
-                pid=w.ri(300, 2000), signal="SIGBUS",
-            )
+            logfmt(w, ts, "WARN", "renderer process exited unexpectedly, pruning from pool",
+                   pid=w.ri(300, 2000), signal="SIGBUS")
         if w.r() < 0.5:
             cf(w, ts + timedelta(milliseconds=300), "POST", "/export/pdf", 500, 2.1 + w.r())
-            nginx(
-                w, ts + timedelta(milliseconds=200), "POST", "/export/pdf", 500, 2.0 + w.r(),
-                "10.20.6.77:3000",
-            )
+            nginx(w, ts + timedelta(milliseconds=200), "POST", "/export/pdf", 500, 2.0 + w.r(),
+                  "10.20.6.77:3000")
     logfmt(
         w, at(0, 10, 31, 5), "WARN", "df /dev/shm: 64M size, 64M used, 0 avail (100%)", pod=PODS["export"][0]
     )
     for i, pod in enumerate(PODS["export"]):
         ts = at(0, 10, 58, 30) + timedelta(seconds=50 * i)
         kev(w, ts, "INFO", "Normal", "Killing", f"pod/{pod}", "Stopping container export (rollout restart)")
-        kev(
-            w, ts + timedelta(seconds=25), "INFO", "Normal", "Started",
+        kev(w, ts + timedelta(seconds=25), "INFO", "Normal", "Started",
             f"pod/{pod.replace('j2wxn', 'p8dkc').replace('t7kqz', 'z5hwr')}",
-            "Started container export (volume dshm: emptyDir medium=Memory sizeLimit=1Gi)",
-        )
+            "Started container export (volume dshm: emptyDir medium=Memory sizeLimit=1Gi)")
     logfmt(w, at(0, 11, 2, 10), "INFO", "browser pool ready", version="2.9.1", pages=8, shm="1.0G")
 
     # ---- DOCS-05 Okta's token endpoint answers 503 (external); Entra and Google fine
@@ -881,10 +789,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         w, at(0, 13, 12, 40), "WARN", "c.q.auth.oidc.OidcDiscovery",
         "metadata refresh for https://acme-consulting.okta.com/.well-known/openid-configuration took 8123 ms",
     )
-    spring(
-        w, at(0, 12, 55, 20), "INFO", "c.q.auth.scim.ScimGroupSync",
-        "SCIM group sync page_size=200 for connection=tessellate-google (3 pages)",
-    )
+    spring(w, at(0, 12, 55, 20), "INFO", "c.q.auth.scim.ScimGroupSync",
+           "SCIM group sync page_size=200 for connection=tessellate-google (3 pages)")
 
     # ---- DOCS-04 mongo-docs-0's EBS burst balance empty: disk await, slow finds and persists
     for ts in every(BURST, 19):
@@ -906,80 +812,58 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 },
             )
         if w.r() < 0.5:
-            pino(
-                w, ts + timedelta(milliseconds=400), "WARN", "slow document load", doc=w.doc(),
-                ms=w.ri(2500, 9000), source="mongo",
-            )
+            pino(w, ts + timedelta(milliseconds=400), "WARN", "slow document load", doc=w.doc(),
+                 ms=w.ri(2500, 9000), source="mongo")
         if w.r() < 0.3:
-            pino(
-                w, ts + timedelta(milliseconds=700), "WARN", "persist queue backing up",
-                pending=w.ri(200, 3000), oldestMs=w.ri(3000, 20000),
-            )
+            pino(w, ts + timedelta(milliseconds=700), "WARN", "persist queue backing up",
+                 pending=w.ri(200, 3000), oldestMs=w.ri(3000, 20000))
         if w.r() < 0.25:
-            django(
-                w, ts + timedelta(milliseconds=300), "WARN", "quill.db.mongo",
-                f"slow mongo read documents.find took {w.ri(1500, 5000)}ms (rs-docs primary)",
-            )
-    mongo(
-        w, at(0, 14, 6, 2), "WARN", "STORAGE", 22430, "WiredTiger message",
-        {
-            "_ctx": "Checkpointer",
-            "message": {
-                "ts_sec": epoch(at(0, 14, 6, 2)), "msg": "Checkpoint has been running for 64 seconds",
-            },
-        },
-    )
-    mongo(
-        w, at(0, 14, 51, 0), "INFO", "REPL", 21358, "Replica set state transition",
-        {"_ctx": "ReplCoord-4", "newState": "SECONDARY", "oldState": "PRIMARY"},
-    )
-    mongo(
-        w, at(0, 14, 51, 2), "INFO", "REPL", 21358, "Replica set state transition",
-        {"_ctx": "ReplCoord-1", "newState": "PRIMARY", "oldState": "SECONDARY"}, host="mongo-docs-1",
-    )
+            django(w, ts + timedelta(milliseconds=300), "WARN", "quill.db.mongo",
+                   f"slow mongo read documents.find took {w.ri(1500, 5000)}ms (rs-docs primary)")
+    mongo(w, at(0, 14, 6, 2), "WARN", "STORAGE", 22430, "WiredTiger message",
+          {
+              "_ctx": "Checkpointer",
+              "message": {
+                  "ts_sec": epoch(at(0, 14, 6, 2)), "msg": "Checkpoint has been running for 64 seconds",
+              },
+          })
+    mongo(w, at(0, 14, 51, 0), "INFO", "REPL", 21358, "Replica set state transition",
+          {"_ctx": "ReplCoord-4", "newState": "SECONDARY", "oldState": "PRIMARY"})
+    mongo(w, at(0, 14, 51, 2), "INFO", "REPL", 21358, "Replica set state transition",
+          {"_ctx": "ReplCoord-1", "newState": "PRIMARY", "oldState": "SECONDARY"}, host="mongo-docs-1")
 
     # ---- DOCS-03 collab DEP-5120: updates broadcast with Y update encoding v2; web clients decode v1
     for i in range(3):
-        pino(
-            w, at(0, 16, 3, 30) + timedelta(seconds=110 * i), "INFO",
-            "sync protocol: broadcasting document updates with encoding v2 (Y_UPDATE_ENCODING=v2)", pod=i,
-        )
+        pino(w, at(0, 16, 3, 30) + timedelta(seconds=110 * i), "INFO",
+             "sync protocol: broadcasting document updates with encoding v2 (Y_UPDATE_ENCODING=v2)", pod=i)
     for ts in every((at(0, 16, 4, 0), at(0, 16, 50, 30)), 9):
         ts = w.jit(ts, 8)
         x = w.r()
         if x < 0.4:
-            pino(
-                w, ts, "WARN", "client closed socket after sync error", doc=w.doc(), code=4400,
-                reason="Y.applyUpdate failed: Unexpected end of array",
-            )
+            pino(w, ts, "WARN", "client closed socket after sync error", doc=w.doc(), code=4400,
+                 reason="Y.applyUpdate failed: Unexpected end of array")
         elif x < 0.7:
             pino(w, ts, "INFO", "client connected", doc=w.doc(), clients=w.ri(1, 9), resync=True)
         elif x < 0.85:
-            django(
-                w, ts, "WARN", "quill.client_errors",
-                f'client error report: collab sync failed doc={w.doc()} err="Unexpected end of array" '
-                "app=web-2026.11.2 (expects update encoding v1)",
-            )
+            django(w, ts, "WARN", "quill.client_errors",
+                   f'client error report: collab sync failed doc={w.doc()} err="Unexpected end of array" '
+                   "app=web-2026.11.2 (expects update encoding v1)")
         else:
             pino(
                 w, ts, "WARN", "resync storm: full state requested", doc=w.doc(), requestsPerMin=w.ri(30, 200)
             )
     for i in range(3):
-        pino(
-            w, at(0, 16, 50, 0) + timedelta(seconds=20 * i), "INFO",
-            "collab 4.7.3 listening on :1234 (update encoding v1)", pod=i,
-        )
+        pino(w, at(0, 16, 50, 0) + timedelta(seconds=20 * i), "INFO",
+             "collab 4.7.3 listening on :1234 (update encoding v1)", pod=i)
 
     # ---- DOCS-06 origin certificate expired at 09:00; cert-manager renewals failing since the 16th
     t = DAY0 + timedelta(minutes=30)
     while t < at(1, 9, 40):
-        kev(
-            w, w.jit(t, 40), "WARN", "Warning", "Failed",
+        kev(w, w.jit(t, 40), "WARN", "Warning", "Failed",
             "certificaterequest/origin-tls-" + str(epoch(t) % 99991),
             "cert-manager: DNS-01 challenge for origin.quillpad.app failed: AccessDenied: user "
             "arn:aws:sts::4120:assumed-role/cert-manager is not authorized to perform "
-            "route53:ChangeResourceRecordSets (renewal was due 2026-10-19)",
-        )
+            "route53:ChangeResourceRecordSets (renewal was due 2026-10-19)")
         t += timedelta(hours=1)
     for ts in every(CERT, 5):
         ts = w.jit(ts, 4.8)
@@ -994,74 +878,48 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 f"130.176.{w.ri(1, 220)}.{w.ri(2, 250)}"
                 ", server: 0.0.0.0:443",
             )
-    kev(
-        w, at(1, 9, 38, 12), "INFO", "Normal", "Issuing", "certificate/origin-tls",
-        "The certificate has been successfully issued (DNS-01 after IAM policy fix OPS-3333)",
-    )
-    nginx_err(
-        w, at(1, 9, 41, 20), "INFO", "notice",
-        "signal process started (reload: new certificate quill-prod/origin-tls notAfter=2027-02-16 "
-        "08:38:12 GMT)",
-    )
+    kev(w, at(1, 9, 38, 12), "INFO", "Normal", "Issuing", "certificate/origin-tls",
+        "The certificate has been successfully issued (DNS-01 after IAM policy fix OPS-3333)")
+    nginx_err(w, at(1, 9, 41, 20), "INFO", "notice",
+              "signal process started (reload: new certificate quill-prod/origin-tls notAfter=2027-02-16 "
+              "08:38:12 GMT)")
     pino(w, at(1, 9, 30, 0), "WARN", "no clients connected for 25 minutes", pod=0)
 
     # ---- DOCS-07 es-data-1 at the flood stage watermark: docs-v7 read-only, indexer bulk 429
-    es(
-        w, at(1, 10, 21, 4), "INFO", "o.e.c.m.MetadataCreateIndexService", "es-master-1",
-        "[docs-v8] creating index, cause [api], templates [docs-template], shards [6]/[1]",
-    )
-    es(
-        w, at(1, 10, 21, 30), "INFO", "o.e.i.r.TransportReindexAction", "es-master-1",
-        "reindex task [Qx8WcN3kR0e2:8812044] started: source [docs-v7] dest [docs-v8] slices [auto]",
-    )
-    es(
-        w, at(1, 10, 44, 50), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
-        "high disk watermark [90%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
-        "free: 49.6gb[9.7%], shards will be relocated away from this node; currently relocating away "
-        "shards totalling [0] bytes",
-    )
-    es(
-        w, at(1, 10, 58, 10), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
-        "flood stage disk watermark [95%] exceeded on "
-        "[es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] free: 24.8gb[4.9%], all indices on this "
-        "node will be marked read-only",
-    )
+    es(w, at(1, 10, 21, 4), "INFO", "o.e.c.m.MetadataCreateIndexService", "es-master-1",
+       "[docs-v8] creating index, cause [api], templates [docs-template], shards [6]/[1]")
+    es(w, at(1, 10, 21, 30), "INFO", "o.e.i.r.TransportReindexAction", "es-master-1",
+       "reindex task [Qx8WcN3kR0e2:8812044] started: source [docs-v7] dest [docs-v8] slices [auto]")
+    es(w, at(1, 10, 44, 50), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
+       "high disk watermark [90%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
+       "free: 49.6gb[9.7%], shards will be relocated away from this node; currently relocating away "
+       "shards totalling [0] bytes")
+    es(w, at(1, 10, 58, 10), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
+       "flood stage disk watermark [95%] exceeded on "
+       "[es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] free: 24.8gb[4.9%], all indices on this "
+       "node will be marked read-only")
     for ts in every((at(1, 10, 58, 20), at(1, 11, 52)), 11):
         ts = w.jit(ts, 10)
-        zap(
-            w, ts, "ERROR", "bulk/worker.go:176", "bulk request failed, will retry", index="docs-v7",
+        zap(w, ts, "ERROR", "bulk/worker.go:176", "bulk request failed, will retry", index="docs-v7",
             status=429, docs=w.ri(20, 400),
             error="cluster_block_exception: index [docs-v7] blocked by: [TOO_MANY_REQUESTS/12/disk usage "
-            "exceeded flood-stage watermark, index has read-only-allow-delete block]",
-        )
+            "exceeded flood-stage watermark, index has read-only-allow-delete block]")
         if w.r() < 0.2:
-            zap(
-                w, ts + timedelta(seconds=2), "WARN", "queue/sqs.go:90",
-                "in-flight messages at limit, pausing receive", queue="docs-index-events", in_flight=12000,
-            )
-    es(
-        w, at(1, 11, 49, 0), "INFO", "o.e.t.TaskManager", "es-master-1",
-        "task [Qx8WcN3kR0e2:8812044] cancelled (reason: by user request) [reindex from [docs-v7] to "
-        "[docs-v8]]",
-    )
-    es(
-        w, at(1, 11, 50, 20), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-1",
-        "[docs-v8/8kXj2aL0Q3yP7wVf] deleting index",
-    )
-    es(
-        w, at(1, 11, 52, 0), "INFO", "o.e.c.s.IndexScopedSettings", "es-master-1",
-        "updating [index.blocks.read_only_allow_delete] from [true] to [null] on [docs-v7]",
-    )
-    zap(
-        w, at(1, 11, 53, 0), "INFO", "bulk/worker.go:141", "backlog draining", queue="docs-index-events",
-        visible=48211,
-    )
+            zap(w, ts + timedelta(seconds=2), "WARN", "queue/sqs.go:90",
+                "in-flight messages at limit, pausing receive", queue="docs-index-events", in_flight=12000)
+    es(w, at(1, 11, 49, 0), "INFO", "o.e.t.TaskManager", "es-master-1",
+       "task [Qx8WcN3kR0e2:8812044] cancelled (reason: by user request) [reindex from [docs-v7] to "
+       "[docs-v8]]")
+    es(w, at(1, 11, 50, 20), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-1",
+       "[docs-v8/8kXj2aL0Q3yP7wVf] deleting index")
+    es(w, at(1, 11, 52, 0), "INFO", "o.e.c.s.IndexScopedSettings", "es-master-1",
+       "updating [index.blocks.read_only_allow_delete] from [true] to [null] on [docs-v7]")
+    zap(w, at(1, 11, 53, 0), "INFO", "bulk/worker.go:141", "backlog draining", queue="docs-index-events",
+        visible=48211)
 
     # ---- DOCS-08 billing CFG-2307: test-mode webhook secret; every PayFlow webhook 400
-    rails(
-        w, at(1, 13, 2, 40), "INFO",
-        "Configuration reloaded (PAYFLOW_WEBHOOK_SECRET from secrets/billing-payflow, source CFG-2307)",
-    )
+    rails(w, at(1, 13, 2, 40), "INFO",
+          "Configuration reloaded (PAYFLOW_WEBHOOK_SECRET from secrets/billing-payflow, source CFG-2307)")
     for ts in every((at(1, 13, 3), WHSEC[1]), 25):
         ts = w.jit(ts, 20)
         req = w.hexid(8) + "-" + w.hexid(4)
@@ -1074,15 +932,11 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         )
         rails(w, ts + timedelta(milliseconds=15), "INFO", "Completed 400 Bad Request in 4ms", req)
         if w.r() < 0.15:
-            django(
-                w, ts + timedelta(seconds=5), "WARN", "quill.billing",
-                f"workspace ws_{w.ri(1000, 9999)} checkout returned but plan still free (waiting for "
-                "webhook)",
-            )
-    rails(
-        w, at(1, 13, 57, 30), "INFO",
-        "Configuration reloaded (PAYFLOW_WEBHOOK_SECRET from secrets/billing-payflow, source CFG-2309)",
-    )
+            django(w, ts + timedelta(seconds=5), "WARN", "quill.billing",
+                   f"workspace ws_{w.ri(1000, 9999)} checkout returned but plan still free (waiting for "
+                   "webhook)")
+    rails(w, at(1, 13, 57, 30), "INFO",
+          "Configuration reloaded (PAYFLOW_WEBHOOK_SECRET from secrets/billing-payflow, source CFG-2309)")
     rails(w, at(1, 13, 59, 0), "INFO", "PayFlow redelivered 214 failed events (webhook endpoint we_1Qp)")
 
     # ---- DOCS-09 es-data-2 heap: deep-paging aggregations from one API token; old GC, breaker trips
@@ -1099,19 +953,15 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 f"{w.ri(95, 98)}%}}",
             )
         elif x < 0.5:
-            es(
-                w, ts, "WARN", "o.e.i.b.HierarchyCircuitBreakerService", "es-data-2",
-                "[parent] Data too large, data for [<transport_request>] would be "
-                f"[{w.ri(16400, 16900)}000000/15.{w.ri(3, 7)}gb], which is larger than the limit of "
-                "[16320875724/15.1gb], real usage: heap used 97%",
-            )
+            es(w, ts, "WARN", "o.e.i.b.HierarchyCircuitBreakerService", "es-data-2",
+               "[parent] Data too large, data for [<transport_request>] would be "
+               f"[{w.ri(16400, 16900)}000000/15.{w.ri(3, 7)}gb], which is larger than the limit of "
+               "[16320875724/15.1gb], real usage: heap used 97%")
         elif x < 0.75:
-            es(
-                w, ts, "WARN", "i.s.s.query", "es-data-2",
-                f"[docs-v7][{w.ri(3, 4)}] took[{w.ri(8, 29)}s], search_type[QUERY_THEN_FETCH], "
-                'source[{"from":9000,"size":1000,"aggregations":{"by_term":{"terms":{"field":'
-                '"body.keyword","size":50000}}}}], id[api-token:tok_nw_7f31]',
-            )
+            es(w, ts, "WARN", "i.s.s.query", "es-data-2",
+               f"[docs-v7][{w.ri(3, 4)}] took[{w.ri(8, 29)}s], search_type[QUERY_THEN_FETCH], "
+               'source[{"from":9000,"size":1000,"aggregations":{"by_term":{"terms":{"field":'
+               '"body.keyword","size":50000}}}}], id[api-token:tok_nw_7f31]')
         else:
             django(
                 w, ts, "WARN", "quill.search",
@@ -1120,30 +970,20 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             )
         if w.r() < 0.25:
             nginx(w, ts, "GET", "/api/v1/search?q=...", 504, 10.0, "10.20.6.21:8000")
-    django(
-        w, at(1, 15, 47, 10), "INFO", "quill.api.ratelimit",
-        "rate limit applied to api token tok_nw_7f31 (northwind-analytics): 1 req/10s on /api/v1/search",
-    )
+    django(w, at(1, 15, 47, 10), "INFO", "quill.api.ratelimit",
+           "rate limit applied to api token tok_nw_7f31 (northwind-analytics): 1 req/10s on /api/v1/search")
 
     # ---- DOCS-10 billing-cdc OOMKilled at 09:38: slot billing_cdc inactive, WAL kept, pg_wal full at 10:16
-    kev(
-        w, at(2, 9, 38, 0), "WARN", "Warning", "OOMKilling", "pod/billing-cdc-5c6d7f8b9-w2lqx",
-        "Memory cgroup out of memory: Killed process 1 (java) total-vm:4812344kB (limit 2Gi)",
-    )
-    pg(
-        w, at(2, 9, 38, 1), "INFO", "could not receive data from client: Connection reset by peer",
-        who="cdc@billing [billing_cdc] ", pid=30112,
-    )
-    pg(
-        w, at(2, 9, 38, 1), "INFO", "unexpected EOF on standby connection",
-        who="cdc@billing [billing_cdc] ", pid=30112,
-    )
+    kev(w, at(2, 9, 38, 0), "WARN", "Warning", "OOMKilling", "pod/billing-cdc-5c6d7f8b9-w2lqx",
+        "Memory cgroup out of memory: Killed process 1 (java) total-vm:4812344kB (limit 2Gi)")
+    pg(w, at(2, 9, 38, 1), "INFO", "could not receive data from client: Connection reset by peer",
+       who="cdc@billing [billing_cdc] ", pid=30112)
+    pg(w, at(2, 9, 38, 1), "INFO", "unexpected EOF on standby connection",
+       who="cdc@billing [billing_cdc] ", pid=30112)
     t = at(2, 9, 40)
     while t < at(2, 10, 16):
-        kev(
-            w, w.jit(t, 30), "WARN", "Warning", "BackOff", "pod/billing-cdc-5c6d7f8b9-w2lqx",
-            "Back-off restarting failed container connector (CrashLoopBackOff)",
-        )
+        kev(w, w.jit(t, 30), "WARN", "Warning", "BackOff", "pod/billing-cdc-5c6d7f8b9-w2lqx",
+            "Back-off restarting failed container connector (CrashLoopBackOff)")
         t += timedelta(minutes=5)
     t = at(2, 9, 42, 0)
     while t < at(2, 10, 16):
@@ -1151,33 +991,21 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         pg(w, t, "INFO", "checkpoint starting: wal", pid=412)
         checkpoint_done(w, t, w.ri(9000, 30000), added, 0, 0, 150.0)
         t += timedelta(minutes=5)
-    pg(
-        w, at(2, 10, 16, 40), "FATAL",
-        'could not write to file "pg_wal/xlogtemp.412": No space left on device', pid=412, lv="PANIC",
-    )
-    pg(
-        w, at(2, 10, 16, 41), "INFO", "checkpointer process (PID 412) was terminated by signal 6: Aborted",
-        pid=1,
-    )
+    pg(w, at(2, 10, 16, 40), "FATAL",
+       'could not write to file "pg_wal/xlogtemp.412": No space left on device', pid=412, lv="PANIC")
+    pg(w, at(2, 10, 16, 41), "INFO", "checkpointer process (PID 412) was terminated by signal 6: Aborted",
+       pid=1)
     pg(w, at(2, 10, 16, 41), "INFO", "terminating any other active server processes", pid=1)
     for i, ts in enumerate(every((at(2, 10, 17), at(2, 10, 58)), 150)):
-        pg(
-            w, ts, "INFO", "database system was interrupted; last known up at 2026-11-19 10:12:03 GMT",
-            pid=5000 + i,
-        )
-        pg(
-            w, ts + timedelta(seconds=3), "FATAL",
-            f'could not write to file "pg_wal/xlogtemp.{5000 + i}": No space left on device', pid=5000 + i,
-        )
-        pg(
-            w, ts + timedelta(seconds=4), "INFO",
-            f"startup process (PID {5000 + i}) exited with exit code 1", pid=1,
-        )
+        pg(w, ts, "INFO", "database system was interrupted; last known up at 2026-11-19 10:12:03 GMT",
+           pid=5000 + i)
+        pg(w, ts + timedelta(seconds=3), "FATAL",
+           f'could not write to file "pg_wal/xlogtemp.{5000 + i}": No space left on device', pid=5000 + i)
+        pg(w, ts + timedelta(seconds=4), "INFO",
+           f"startup process (PID {5000 + i}) exited with exit code 1", pid=1)
     pg(w, at(2, 10, 58, 30), "INFO", "database system is ready to accept connections", pid=1)
-    pg(
-        w, at(2, 11, 1, 10), "INFO", "statement: SELECT pg_drop_replication_slot('billing_cdc');",
-        who="postgres@postgres [psql] ",
-    )
+    pg(w, at(2, 11, 1, 10), "INFO", "statement: SELECT pg_drop_replication_slot('billing_cdc');",
+       who="postgres@postgres [psql] ")
     for ts in every((at(2, 10, 16, 45), at(2, 10, 58, 30)), 9):
         ts = w.jit(ts, 8)
         x = w.r()
@@ -1190,10 +1018,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             )
             nginx(w, ts, "GET", "/api/v1/documents/" + w.doc(), 500, 0.05, "10.20.6.21:8000")
         elif x < 0.65:
-            spring(
-                w, ts, "ERROR", "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                "Connection to pg-main-0:5432 refused. Check that the hostname and port are correct",
-            )
+            spring(w, ts, "ERROR", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                   "Connection to pg-main-0:5432 refused. Check that the hostname and port are correct")
         elif x < 0.8:
             pino(w, ts, "ERROR", "permission check failed", doc=w.doc(), status=500, upstream="docs-api")
         else:
@@ -1205,31 +1031,23 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 
     # ---- DOCS-11 weekly-digest spends Mailwave's monthly quota; transactional mail refused from 11:31
     for ts in every((at(2, 6, 0), QUOTA[0]), 60):
-        celery(
-            w, w.jit(ts, 50), "INFO",
-            f"Task notify.tasks.send_digest_batch[{w.hexid(8)}] succeeded in "
-            f"{w.ri(40, 58)}.{w.ri(1, 9)}s: {{'sent': 20000, 'provider': 'mailwave'}}",
-        )
-    celery(
-        w, at(2, 11, 31, 0), "ERROR",
-        'Mailwave API 429: {"ErrorCode": 4060, "Message": "Monthly sending quota of 2500000 messages '
-        'reached for account quillpad-prod; resets 2026-12-01"}',
-    )
+        celery(w, w.jit(ts, 50), "INFO",
+               f"Task notify.tasks.send_digest_batch[{w.hexid(8)}] succeeded in "
+               f"{w.ri(40, 58)}.{w.ri(1, 9)}s: {{'sent': 20000, 'provider': 'mailwave'}}")
+    celery(w, at(2, 11, 31, 0), "ERROR",
+           'Mailwave API 429: {"ErrorCode": 4060, "Message": "Monthly sending quota of 2500000 messages '
+           'reached for account quillpad-prod; resets 2026-12-01"}')
     for ts in every((at(2, 11, 31, 5), QUOTA[1]), 15):
         ts = w.jit(ts, 14)
         kind = w.pick(["share_invite", "mention", "comment_reply", "password_reset", "digest"])
-        celery(
-            w, ts, "ERROR",
-            f"Task notify.tasks.send_email[{w.hexid(8)}-{w.hexid(4)}] failed: "
-            f"MailwaveError(429, 'monthly sending quota reached') template={kind}; will not retry",
-        )
+        celery(w, ts, "ERROR",
+               f"Task notify.tasks.send_email[{w.hexid(8)}-{w.hexid(4)}] failed: "
+               f"MailwaveError(429, 'monthly sending quota reached') template={kind}; will not retry")
         if w.r() < 0.2:
-            celery(
-                w, ts + timedelta(seconds=1), "WARN",
-                f"notify-events backlog {w.ri(2000, 90000)} messages, oldest 0:{{:02d}}:00".format(
-                    w.ri(1, 50)
-                ),
-            )
+            celery(w, ts + timedelta(seconds=1), "WARN",
+                   f"notify-events backlog {w.ri(2000, 90000)} messages, oldest 0:{{:02d}}:00".format(
+                       w.ri(1, 50)
+                   ))
     celery(
         w, at(2, 12, 26, 0), "INFO",
         "Mailwave account quillpad-prod: quota raised to 5000000 (support ticket MW-88123); resuming sends",
@@ -1238,76 +1056,56 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # ---- DOCS-12 presence-cleanup CronJob runs KEYS presence:<ws>:* for every workspace: redis blocked
     for ts in every((at(2, 14, 12), KEYS[1]), 300):
         n = epoch(ts) // 60
-        kev(
-            w, ts, "INFO", "Normal", "SuccessfulCreate", "cronjob/presence-cleanup",
-            f"Created job presence-cleanup-{n}",
-        )
+        kev(w, ts, "INFO", "Normal", "SuccessfulCreate", "cronjob/presence-cleanup",
+            f"Created job presence-cleanup-{n}")
         if ts > at(2, 14, 16):
-            kev(
-                w, ts + timedelta(seconds=2), "WARN", "Warning", "TooManyMissedTimes",
+            kev(w, ts + timedelta(seconds=2), "WARN", "Warning", "TooManyMissedTimes",
                 "cronjob/presence-cleanup",
-                "previous job presence-cleanup still running (concurrencyPolicy Allow); 2 active jobs",
-            )
-    rds(
-        w, at(2, 14, 13, 30), "WARN",
+                "previous job presence-cleanup still running (concurrencyPolicy Allow); 2 active jobs")
+    rds(w, at(2, 14, 13, 30), "WARN",
         "Client id=881244 addr=10.20.5.88:51422 laddr=10.20.7.30:6379 name=presence-cleanup cmd=keys: "
         "blocked the event loop for 4412 ms (latency-monitor: command)",
-        mark="#",
-    )
+        mark="#")
     for ts in every((at(2, 14, 14), KEYS[1]), 50):
-        rds(
-            w, w.jit(ts, 40), "WARN",
+        rds(w, w.jit(ts, 40), "WARN",
             f"Client id={w.ri(881000, 889999)} name=presence-cleanup cmd=keys: blocked "
-            f"the event loop for {w.ri(3100, 6800)} ms (latency-monitor: command)", mark="#",
-        )
+            f"the event loop for {w.ri(3100, 6800)} ms (latency-monitor: command)", mark="#")
     for ts in every(KEYS, 7):
         ts = w.jit(ts, 6)
         x = w.r()
         if x < 0.25:
-            django(
-                w, ts, "ERROR", "django.request",
-                "Internal Server Error: /api/v1/me\nredis.exceptions.TimeoutError: Timeout reading from "
-                "redis-sess-0:6379",
-            )
+            django(w, ts, "ERROR", "django.request",
+                   "Internal Server Error: /api/v1/me\nredis.exceptions.TimeoutError: Timeout reading from "
+                   "redis-sess-0:6379")
             nginx(w, ts, "GET", "/api/v1/me", 500, 5.0, "10.20.6.21:8000")
         elif x < 0.45:
-            pino(
-                w, ts, "ERROR", "session lookup failed, closing socket", doc=w.doc(),
-                err="Command timed out after 3000ms (ioredis)",
-            )
+            pino(w, ts, "ERROR", "session lookup failed, closing socket", doc=w.doc(),
+                 err="Command timed out after 3000ms (ioredis)")
         elif x < 0.6:
             logfmt(w, ts, "ERROR", "session check failed", err="redis: connection pool timeout", status=401)
         elif x < 0.75:
-            spring(
-                w, ts, "ERROR", "c.q.auth.session.RedisSessionStore",
-                "QueryTimeoutException: Redis command timed out; nested exception is "
-                "io.lettuce.core.RedisCommandTimeoutException: Command timed out after 3 second(s)",
-            )
+            spring(w, ts, "ERROR", "c.q.auth.session.RedisSessionStore",
+                   "QueryTimeoutException: Redis command timed out; nested exception is "
+                   "io.lettuce.core.RedisCommandTimeoutException: Command timed out after 3 second(s)")
         elif x < 0.9:
             cf(w, ts, "GET", "/api/v1/me", 502, 5.2, detail="OriginReadTimeout")
         else:
             django(
                 w, ts, "WARN", "quill.session", "session cache miss fallback: user logged out (redis timeout)"
             )
-    kev(
-        w, at(2, 14, 57, 30), "INFO", "Normal", "Deleted", "cronjob/presence-cleanup",
-        "CronJob deleted by oncall:tgreen (INC-1191)",
-    )
+    kev(w, at(2, 14, 57, 30), "INFO", "Normal", "Deleted", "cronjob/presence-cleanup",
+        "CronJob deleted by oncall:tgreen (INC-1191)")
 
     # ---- DOCS-13 chrony stopped on ip-10-20-3-17 since 06:10: auth pod there rejects SAML (NotBefore)
-    kev(
-        w, at(2, 6, 10, 4), "INFO", "Normal", "NodeUpdated", "node/ip-10-20-3-17",
+    kev(w, at(2, 6, 10, 4), "INFO", "Normal", "NodeUpdated", "node/ip-10-20-3-17",
         "unattended-upgrades: restarted services: containerd.service (chronyd.service left inactive)",
-        ns="kube-system",
-    )
+        ns="kube-system")
     t = at(2, 6, 40)
     while t < SKEW[1]:
         off = (t - at(2, 6, 10)).total_seconds() / 3600 * 19.0
-        kev(
-            w, w.jit(t, 20), "WARN", "Warning", "NTPProblem", "node/ip-10-20-3-17",
+        kev(w, w.jit(t, 20), "WARN", "Warning", "NTPProblem", "node/ip-10-20-3-17",
             f"node-problem-detector: NTP service is not running; estimated clock offset -{off:.0f}s",
-            ns="kube-system",
-        )
+            ns="kube-system")
         t += timedelta(minutes=30)
     pod = PODS["auth"][0]
     for ts in every(SKEW, 20):
@@ -1321,26 +1119,18 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             f"(NotBefore {nb}, now {zulu(skewed)}, allowed clock skew 180s)"
         )
         stamp = zulu_ms(skewed)
-        w.emit(
-            ts, "auth", "ERROR",
-            f"{stamp} ERROR 1 --- [auth] [nio-8080-exec-{w.ri(1, 24):>2}] "
-            f"{'c.q.auth.saml.SamlResponseValidator':<40} : {msg}", pod=pod,
-        )
+        w.emit(ts, "auth", "ERROR",
+               f"{stamp} ERROR 1 --- [auth] [nio-8080-exec-{w.ri(1, 24):>2}] "
+               f"{'c.q.auth.saml.SamlResponseValidator':<40} : {msg}", pod=pod)
         if w.r() < 0.5:
-            spring(
-                w, ts + timedelta(seconds=2), "INFO", "c.q.auth.sso.SsoLoginHandler",
-                f"SSO login succeeded connection={org}-okta user=u_{w.hexid(8)} protocol=saml",
-                pod=PODS["auth"][1],
-            )
-    kev(
-        w, at(2, 16, 43, 0), "INFO", "Normal", "Killing", f"pod/{pod}",
-        "Stopping container auth (drained node ip-10-20-3-17, INC-1193)",
-    )
-    spring(
-        w, at(2, 16, 44, 0), "INFO", "c.q.auth.AuthApplication",
-        "Started AuthApplication 5.3.0 in 18.1 seconds (process running for 19.6)",
-        pod="auth-6d7f8c9b4-r7hnd", thread="main",
-    )
+            spring(w, ts + timedelta(seconds=2), "INFO", "c.q.auth.sso.SsoLoginHandler",
+                   f"SSO login succeeded connection={org}-okta user=u_{w.hexid(8)} protocol=saml",
+                   pod=PODS["auth"][1])
+    kev(w, at(2, 16, 43, 0), "INFO", "Normal", "Killing", f"pod/{pod}",
+        "Stopping container auth (drained node ip-10-20-3-17, INC-1193)")
+    spring(w, at(2, 16, 44, 0), "INFO", "c.q.auth.AuthApplication",
+           "Started AuthApplication 5.3.0 in 18.1 seconds (process running for 19.6)",
+           pod="auth-6d7f8c9b4-r7hnd", thread="main")
 
 
 # ---------------------------------------------------------------- metric exports, job runs
@@ -1530,55 +1320,35 @@ def job_runs(w: World) -> None:
         rows.append([f"run-{n}", job, ns, wall(start), wall(end) if end else "", status, detail])
 
     for d in range(3):
-        add(
-            "pg-basebackup", "data", at(d, 2, 0), at(d, 2, 41 + d), "succeeded",
-            "pg-main-0 base backup to s3://quill-prod-pgbackup (38.2 GB)",
-        )
+        add("pg-basebackup", "data", at(d, 2, 0), at(d, 2, 41 + d), "succeeded",
+            "pg-main-0 base backup to s3://quill-prod-pgbackup (38.2 GB)")
         if d == 0:
-            add(
-                "revisions-compaction", "quill-prod", at(0, 3, 0), at(0, 3, 12), "failed",
-                "mongo cursor killed (CursorNotFound) after 12 min",
-            )
-            add(
-                "revisions-compaction", "quill-prod", at(0, 6, 0), at(0, 13, 40), "succeeded",
-                "manual re-run by okeane: rewrote 41.2M doc_revisions on rs-docs primary mongo-docs-0",
-            )
+            add("revisions-compaction", "quill-prod", at(0, 3, 0), at(0, 3, 12), "failed",
+                "mongo cursor killed (CursorNotFound) after 12 min")
+            add("revisions-compaction", "quill-prod", at(0, 6, 0), at(0, 13, 40), "succeeded",
+                "manual re-run by okeane: rewrote 41.2M doc_revisions on rs-docs primary mongo-docs-0")
         else:
-            add(
-                "revisions-compaction", "quill-prod", at(d, 3, 0), at(d, 3, 48), "succeeded",
-                "rewrote 0.6M doc_revisions on rs-docs primary",
-            )
-        add(
-            "billing-dunning", "quill-prod", at(d, 8, 0), at(d, 8, 3), "succeeded",
-            f"{w.ri(20, 60)} reminders",
-        )
+            add("revisions-compaction", "quill-prod", at(d, 3, 0), at(d, 3, 48), "succeeded",
+                "rewrote 0.6M doc_revisions on rs-docs primary")
+        add("billing-dunning", "quill-prod", at(d, 8, 0), at(d, 8, 3), "succeeded",
+            f"{w.ri(20, 60)} reminders")
         for h in range(0, 24, 6):
-            add(
-                "es-snapshot", "search", at(d, h, 30), at(d, h, 30 + w.ri(6, 14)), "succeeded",
-                "snapshot of docs-v7 to s3 repository quill-es-snapshots",
-            )
+            add("es-snapshot", "search", at(d, h, 30), at(d, h, 30 + w.ri(6, 14)), "succeeded",
+                "snapshot of docs-v7 to s3 repository quill-es-snapshots")
         for h in range(24):
             st = at(d, h, 15)
-            add(
-                "usage-rollup", "quill-prod", st, st + timedelta(seconds=w.ri(30, 90)), "succeeded",
-                f"{w.ri(1800, 1950)} workspaces",
-            )
-    add(
-        "weekly-digest", "quill-prod", at(2, 6, 0), at(2, 11, 31), "succeeded",
+            add("usage-rollup", "quill-prod", st, st + timedelta(seconds=w.ri(30, 90)), "succeeded",
+                f"{w.ri(1800, 1950)} workspaces")
+    add("weekly-digest", "quill-prod", at(2, 6, 0), at(2, 11, 31), "succeeded",
         "enqueued 1912400 digest emails to notify-events (batch_size 20000 since CFG-2301; was 5000) for "
-        "1912 workspaces via Mailwave",
-    )
-    add(
-        "reindex docs-v7->docs-v8 (manual)", "search", at(1, 10, 21), at(1, 11, 49), "cancelled",
-        "reindex task Qx8WcN3kR0e2:8812044 by okeane; docs-v8 allocated 4 of 6 primaries on es-data-1",
-    )
+        "1912 workspaces via Mailwave")
+    add("reindex docs-v7->docs-v8 (manual)", "search", at(1, 10, 21), at(1, 11, 49), "cancelled",
+        "reindex task Qx8WcN3kR0e2:8812044 by okeane; docs-v8 allocated 4 of 6 primaries on es-data-1")
     for i, ts in enumerate(every((at(2, 14, 12), KEYS[1]), 300)):
         end = ts + timedelta(minutes=9 + i % 3)
-        add(
-            "presence-cleanup", "quill-prod", ts, min(end, at(2, 14, 57)),
+        add("presence-cleanup", "quill-prod", ts, min(end, at(2, 14, 57)),
             "failed" if end > at(2, 14, 57) else "succeeded",
-            "KEYS presence:<workspace>:* then DEL for 1912 workspaces on redis-sess-0",
-        )
+            "KEYS presence:<workspace>:* then DEL for 1912 workspaces on redis-sess-0")
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("job_runs", ["run_id", "job", "namespace", "started_at", "finished_at", "status", "detail"], rows)
 
@@ -1593,13 +1363,11 @@ def job_runs(w: World) -> None:
                     f"DEL presence:ws_{w.ri(1000, 9999)}:{w.doc()}",
                 ]
             )
-            slow.append(
-                [
-                    sid, epoch(w.jit(t)), w.ri(10100, 24000), cmd,
-                    f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}",
-                    w.pick(["docs-api", "collab", "auth", "session-gc"]),
-                ]
-            )
+            slow.append([
+                            sid, epoch(w.jit(t)), w.ri(10100, 24000), cmd,
+                            f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}",
+                            w.pick(["docs-api", "collab", "auth", "session-gc"]),
+                        ])
         if inside(t, KEYS):
             for _ in range(w.ri(1, 2)):
                 sid += 1
@@ -1744,15 +1512,11 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
-                    "browser launch failed",
-                ),
+                logs("export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
+                     "browser launch failed"),
                 logs("export", at(0, 10, 0), at(0, 10, 50), "64M used, 0 avail", pattern="df /dev/shm"),
-                sql(
-                    "SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
-                    f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64',
-                ),
+                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
+                    f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64'),
             ],
         ),
         incident(
@@ -1781,15 +1545,11 @@ def truth() -> dict:
             ],
             None,
             [
-                sql(
-                    "SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
-                    "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2",
-                ),
+                sql("SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
+                    "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2"),
                 logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN", "sync error"),
-                logs(
-                    "docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
-                    "client error report",
-                ),
+                logs("docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
+                     "client error report"),
             ],
         ),
         incident(
@@ -1809,19 +1569,15 @@ def truth() -> dict:
             ],
             "mongo-storage",
             [
-                sql(
-                    "SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
+                sql("SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
                     f"AND metric_name = 'ebs_burst_balance_pct' AND ts = '{zulu(at(0, 14, 10))}'",
-                    '"value": 0.0',
-                ),
+                    '"value": 0.0'),
                 logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
                 logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
-                sql(
-                    "SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
+                sql("SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
                     "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > "
                     "25",
-                    '"slow_minutes": 30',
-                ),
+                    '"slow_minutes": 30'),
             ],
         ),
         incident(
@@ -1865,10 +1621,8 @@ def truth() -> dict:
                 logs(
                     "ingress", at(1, 9, 5), at(1, 9, 35), "certificate expired", "ERROR", "ssl_do_handshake"
                 ),
-                sql(
-                    "SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
-                    "'origin-tls'", "2026-11-18T09:00:00Z",
-                ),
+                sql("SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
+                    "'origin-tls'", "2026-11-18T09:00:00Z"),
                 logs("k8s", at(1, 8, 0), at(1, 9, 35), "AccessDenied", "WARN", "dns-01 origin.quillpad.app"),
             ],
         ),
@@ -1893,18 +1647,12 @@ def truth() -> dict:
             "search-cluster",
             [
                 logs("search", at(1, 10, 50), at(1, 11, 40), "es-data-1", "WARN", "flood stage"),
-                logs(
-                    "indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
-                    "cluster_block_exception",
-                ),
-                sql(
-                    "SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
-                    f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1",
-                ),
-                sql(
-                    "SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
-                    "es-data-1",
-                ),
+                logs("indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
+                     "cluster_block_exception"),
+                sql("SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
+                    f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1"),
+                sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
+                    "es-data-1"),
             ],
         ),
         incident(
@@ -1922,14 +1670,10 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
-                    "signatureverificationerror",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'billing' ORDER BY applied_at", "CFG-2307",
-                ),
+                logs("billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
+                     "signatureverificationerror"),
+                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                    "service = 'billing' ORDER BY applied_at", "CFG-2307"),
             ],
         ),
         incident(
@@ -1950,10 +1694,8 @@ def truth() -> dict:
                 logs("search", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "gc old"),
                 logs("search", at(1, 15, 10), at(1, 15, 40), "heap used 97%", "WARN", "data too large"),
                 logs("docs-api", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "search backend timeout"),
-                sql(
-                    "SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
-                    f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2",
-                ),
+                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
+                    f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2"),
             ],
         ),
         incident(
@@ -2001,10 +1743,8 @@ def truth() -> dict:
             [
                 logs("notify", at(2, 11, 40), at(2, 12, 10), "monthly sending quota", "ERROR", "mailwave"),
                 logs("notify", at(2, 11, 20), at(2, 11, 40), "2500000", "ERROR", "quota"),
-                sql(
-                    "SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = 'weekly-digest'",
-                    "1912400",
-                ),
+                sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = 'weekly-digest'",
+                    "1912400"),
             ],
         ),
         incident(
@@ -2025,15 +1765,11 @@ def truth() -> dict:
             None,
             [
                 logs("redis", at(2, 14, 20), at(2, 14, 50), "cmd=keys", "WARN", "presence-cleanup"),
-                sql(
-                    "SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
-                    f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence",
-                ),
+                sql("SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
+                    f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence"),
                 logs("docs-api", at(2, 14, 20), at(2, 14, 50), "redis-sess-0", "ERROR", "timeouterror"),
-                sql(
-                    "SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
-                    "'DEP-5133'", "presence-cleanup",
-                ),
+                sql("SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
+                    "'DEP-5133'", "presence-cleanup"),
             ],
         ),
         incident(
@@ -2052,15 +1788,11 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
-                    "saml response validation failed",
-                ),
+                logs("auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
+                     "saml response validation failed"),
                 logs("k8s", at(2, 15, 0), at(2, 16, 35), "ip-10-20-3-17", "WARN", "ntpproblem"),
-                sql(
-                    "SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
-                    f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'", '"value": -190.0',
-                ),
+                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
+                    f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'", '"value": -190.0'),
             ],
             decoy_runbook="sso-idp-outage", runbook_query="Okta SSO logins failing provider outage wait",
         ),

@@ -180,12 +180,10 @@ def access(
     level = "ERROR" if status >= 500 else ("WARN" if status >= 400 else "INFO")
     body = size if size is not None else (w.between(180, 2400) if status < 400 else w.between(90, 220))
     tail = f" {extra}" if extra else ""
-    w.emit(
-        t + ms(took), "edge-gw", level,
-        f'{c["ip"]} - - [{nginx_time(t + ms(took))}] "{method} {path} '
-        f'HTTP/1.1" {status} {body} "-" "{c["ua"]}" rt={took / 1000:.3f} upstream={upstream} '
-        f"req_id={c['rid']}{tail}",
-    )
+    w.emit(t + ms(took), "edge-gw", level,
+           f'{c["ip"]} - - [{nginx_time(t + ms(took))}] "{method} {path} '
+           f'HTTP/1.1" {status} {body} "-" "{c["ua"]}" rt={took / 1000:.3f} upstream={upstream} '
+           f"req_id={c['rid']}{tail}")
 
 
 def flow_app_start(w: Fleet, t: datetime) -> None:
@@ -198,20 +196,16 @@ def flow_app_start(w: Fleet, t: datetime) -> None:
         return
     took = w.lat(4, 20)
     if w.chance(0.3):
-        w.emit(
-            t + ms(took), "authz", "INFO",
-            f'level=info msg="account ok" user={c["user"]} plan='
-            f"{w.pick(['payg', 'payg', 'member', 'fleet'])} took={w.lat(1, 6)}ms",
-        )
+        w.emit(t + ms(took), "authz", "INFO",
+               f'level=info msg="account ok" user={c["user"]} plan='
+               f"{w.pick(['payg', 'payg', 'member', 'fleet'])} took={w.lat(1, 6)}ms")
     if w.fails("session->tariff", t + ms(took), c):
         return
     q = w.lat(6, 40)
     if w.chance(0.35):
-        w.emit(
-            t + ms(took + q), "tariff", "INFO",
-            f"quote site={c['site']} connector={c['connector']} "
-            f"energy=0.{w.between(29, 59)} USD/kWh idle=0.{w.between(10, 40)} USD/min ({q}ms)",
-        )
+        w.emit(t + ms(took + q), "tariff", "INFO",
+               f"quote site={c['site']} connector={c['connector']} "
+               f"energy=0.{w.between(29, 59)} USD/kWh idle=0.{w.between(10, 40)} USD/min ({q}ms)")
     took += q
     if w.fails("remote-start", t + ms(took), c):
         return
@@ -225,12 +219,10 @@ def flow_app_start(w: Fleet, t: datetime) -> None:
     if w.fails("ocpp->mq", t + ms(took), c, kind="start"):
         return
     took += w.lat(2000, 9000)
-    w.emit(
-        t + ms(took), "session-svc", "INFO",
-        f"[amqp-listener-{w.between(1, 8)}] c.c.session.StartHandler : "
-        f"session {c['session']} started cp={c['cp']} connector={c['connector']} user={c['user']} "
-        f"site={c['site']}",
-    )
+    w.emit(t + ms(took), "session-svc", "INFO",
+           f"[amqp-listener-{w.between(1, 8)}] c.c.session.StartHandler : "
+           f"session {c['session']} started cp={c['cp']} connector={c['connector']} user={c['user']} "
+           f"site={c['site']}")
     access(w, t, c, "POST", "/v2/sessions", 201, took + w.lat(5, 30), "session-svc:8080")
 
 
@@ -241,19 +233,15 @@ def flow_rfid(w: Fleet, t: datetime) -> None:
         return
     took = w.lat(2, 12)
     if w.chance(0.15):
-        w.emit(
-            t + ms(took + 3), "ocpp-gateway", "INFO",
-            f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Accepted",
-        )
+        w.emit(t + ms(took + 3), "ocpp-gateway", "INFO",
+               f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Accepted")
     if w.fails("ocpp->mq", t + ms(took), c, kind="start"):
         return
     c["session"] = "S-" + w.token(10)
-    w.emit(
-        t + ms(took + w.lat(1500, 6000)), "session-svc", "INFO",
-        f"[amqp-listener-{w.between(1, 8)}] "
-        f"c.c.session.StartHandler : session {c['session']} started cp={c['cp']} connector="
-        f"{c['connector']} idTag={c['tag'][:4]}**** site={c['site']}",
-    )
+    w.emit(t + ms(took + w.lat(1500, 6000)), "session-svc", "INFO",
+           f"[amqp-listener-{w.between(1, 8)}] "
+           f"c.c.session.StartHandler : session {c['session']} started cp={c['cp']} connector="
+           f"{c['connector']} idTag={c['tag'][:4]}**** site={c['site']}")
 
 
 def flow_roaming(w: Fleet, t: datetime) -> None:
@@ -271,22 +259,16 @@ def flow_roaming(w: Fleet, t: datetime) -> None:
         t + ms(took), "roaming", "INFO",
         f"roaming.ocpi INFO realtime authorization token={emsp}*{c['tag'][:8]} via {hub}: ALLOWED ({took}ms)",
     )
-    w.emit(
-        t + ms(took + 4), "ocpp-gateway", "INFO",
-        f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Accepted source=roaming",
-    )
+    w.emit(t + ms(took + 4), "ocpp-gateway", "INFO",
+           f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Accepted source=roaming")
 
 
 def roam_reject(w: Fleet, t: datetime, c: dict[str, Any], took: int, answer: str) -> None:
-    w.emit(
-        t + ms(took), "roaming", "WARN",
-        f"roaming.ocpi WARN realtime authorization token={c['emsp']}*"
-        f"{c['tag'][:8]} via {c['hub']}: {answer} ({took}ms)",
-    )
-    w.emit(
-        t + ms(took + 4), "ocpp-gateway", "INFO",
-        f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Invalid source=roaming",
-    )
+    w.emit(t + ms(took), "roaming", "WARN",
+           f"roaming.ocpi WARN realtime authorization token={c['emsp']}*"
+           f"{c['tag'][:8]} via {c['hub']}: {answer} ({took}ms)")
+    w.emit(t + ms(took + 4), "ocpp-gateway", "INFO",
+           f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Invalid source=roaming")
 
 
 def flow_stop(w: Fleet, t: datetime) -> None:
@@ -295,24 +277,20 @@ def flow_stop(w: Fleet, t: datetime) -> None:
     c["session"] = "S-" + w.token(10)
     c["kwh"] = round(3 + 55 * w.r() ** 1.6, 2)
     if w.chance(0.25):
-        w.emit(
-            t, "ocpp-gateway", "INFO",
-            f"cp={c['cp']} msg=StopTransaction transactionId="
-            f"{w.between(1000000, 9999999)} meterStop={int(c['kwh'] * 1000)} reason="
-            f"{w.weighted([('EVDisconnected', 6), ('Local', 3), ('Remote', 2)])}",
-        )
+        w.emit(t, "ocpp-gateway", "INFO",
+               f"cp={c['cp']} msg=StopTransaction transactionId="
+               f"{w.between(1000000, 9999999)} meterStop={int(c['kwh'] * 1000)} reason="
+               f"{w.weighted([('EVDisconnected', 6), ('Local', 3), ('Remote', 2)])}")
     if w.fails("ocpp->mq", t, c, kind="stop"):
         return
     t1 = t + ms(w.lat(20, 400))
     if w.fails("session->cdr", t1, c):
         return
     if w.chance(0.4):
-        w.emit(
-            t1, "session-svc", "INFO",
-            f"[amqp-listener-{w.between(1, 8)}] c.c.session.StopHandler : "
-            f"session {c['session']} completed cp={c['cp']} energy={c['kwh']}kWh duration="
-            f"{w.between(9, 240)}m cdr=CDR-{w.token(8)}",
-        )
+        w.emit(t1, "session-svc", "INFO",
+               f"[amqp-listener-{w.between(1, 8)}] c.c.session.StopHandler : "
+               f"session {c['session']} completed cp={c['cp']} energy={c['kwh']}kWh duration="
+               f"{w.between(9, 240)}m cdr=CDR-{w.token(8)}")
     t2 = t1 + ms(w.lat(200, 2500))
     price = round(c["kwh"] * (0.29 + 0.3 * w.r()), 2)
     c["price"] = price
@@ -328,20 +306,16 @@ def flow_stop(w: Fleet, t: datetime) -> None:
         return
     if w.chance(0.3):
         psp = w.lat(250, 900)
-        w.emit(
-            t2 + ms(psp), "billing", "INFO",
-            f"billing.charge INFO charged session={c['session']} "
-            f"amount={price} USD psp=paycore ref=pc_{w.hexid(14)} ({psp}ms via {EGRESS})",
-        )
+        w.emit(t2 + ms(psp), "billing", "INFO",
+               f"billing.charge INFO charged session={c['session']} "
+               f"amount={price} USD psp=paycore ref=pc_{w.hexid(14)} ({psp}ms via {EGRESS})")
     t3 = t2 + ms(w.lat(400, 1500))
     if w.fails("notifier->fcm", t3, c):
         return
     if w.chance(0.25):
-        w.emit(
-            t3, "notifier", "INFO",
-            f"[notifier] push charging_complete user={c['user']} session="
-            f"{c['session']} -> fcm ok message_id=0:{w.between(10**15, 10**16 - 1)}",
-        )
+        w.emit(t3, "notifier", "INFO",
+               f"[notifier] push charging_complete user={c['user']} session="
+               f"{c['session']} -> fcm ok message_id=0:{w.between(10**15, 10**16 - 1)}")
 
 
 def flow_availability(w: Fleet, t: datetime) -> None:
@@ -352,12 +326,10 @@ def flow_availability(w: Fleet, t: datetime) -> None:
         return
     took = w.lat(3, 25)
     if w.chance(0.2):
-        w.emit(
-            t + ms(took), "locations", "INFO",
-            f"[http-nio-8080-exec-{w.between(1, 200)}] "
-            f"c.c.locations.AvailabilityController : site={c['site']} connectors={w.between(2, 12)} "
-            f"available={w.between(0, 6)} (pg-replica:5432 {w.lat(1, 9)}ms)",
-        )
+        w.emit(t + ms(took), "locations", "INFO",
+               f"[http-nio-8080-exec-{w.between(1, 200)}] "
+               f"c.c.locations.AvailabilityController : site={c['site']} connectors={w.between(2, 12)} "
+               f"available={w.between(0, 6)} (pg-replica:5432 {w.lat(1, 9)}ms)")
     access(w, t, c, "GET", path, 200, took + w.lat(2, 9), "locations:8080")
 
 
@@ -373,12 +345,10 @@ def flow_search(w: Fleet, t: datetime) -> None:
     geo = w.lat(40, 220)
     took = geo + w.lat(5, 40)
     if w.chance(0.25):
-        w.emit(
-            t + ms(took), "locations", "INFO",
-            f"[http-nio-8080-exec-{w.between(1, 200)}] "
-            f'c.c.locations.SearchController : near="{city}" sites={w.between(3, 40)} geocoder='
-            f"{geo}ms (maps.geoapi.example:443)",
-        )
+        w.emit(t + ms(took), "locations", "INFO",
+               f"[http-nio-8080-exec-{w.between(1, 200)}] "
+               f'c.c.locations.SearchController : near="{city}" sites={w.between(3, 40)} geocoder='
+               f"{geo}ms (maps.geoapi.example:443)")
     access(w, t, c, "GET", path, 200, took + w.lat(2, 9), "locations:8080")
 
 
@@ -413,51 +383,39 @@ def background(w: Fleet) -> None:
         # The always-noisy one: chargers on flaky cellular links drop their websockets all day.
         for t in w.spread(minute, 0.11 + 0.05 * d):
             c = w.ctx()
-            w.emit(
-                t, "ocpp-gateway", "ERROR",
-                f"ws read failed cp={c['cp']}: websocket: close 1006 (abnormal closure): unexpected EOF",
-            )
+            w.emit(t, "ocpp-gateway", "ERROR",
+                   f"ws read failed cp={c['cp']}: websocket: close 1006 (abnormal closure): unexpected EOF")
             if w.chance(0.15):
-                w.emit(
-                    t + timedelta(seconds=w.between(8, 90)), "ocpp-gateway", "INFO",
-                    f"cp={c['cp']} connected from 100.64.{w.between(0, 255)}.{w.between(1, 254)} "
-                    f'subprotocol=ocpp1.6 model="{c["model"]}"',
-                )
+                w.emit(t + timedelta(seconds=w.between(8, 90)), "ocpp-gateway", "INFO",
+                       f"cp={c['cp']} connected from 100.64.{w.between(0, 255)}.{w.between(1, 254)} "
+                       f'subprotocol=ocpp1.6 model="{c["model"]}"')
         for t in w.spread(minute, 0.05 * d):
             c = w.ctx()
             w.emit(
                 t, "authz", "WARN", f'level=warn msg="unknown idTag" idTag={c["tag"].upper()} cp={c["cp"]}'
             )
         for t in w.spread(minute, 0.04 * d):
-            w.emit(
-                t, "notifier", "WARN",
-                f"[notifier] push failed user=d-{w.between(100000, 999999)}: "
-                "messaging/registration-token-not-registered; token removed",
-            )
+            w.emit(t, "notifier", "WARN",
+                   f"[notifier] push failed user=d-{w.between(100000, 999999)}: "
+                   "messaging/registration-token-not-registered; token removed")
         for t in w.spread(minute, 0.03 * d):
             c = w.ctx()
             access(w, t, c, "GET", "/v2/me", 401, w.lat(2, 9), "authz:8080")
         for t in w.spread(minute, 0.012):
-            w.emit(
-                t, "telemetry-ingest", "WARN",
-                f'level=warn msg="dropped duplicate meter value" '
-                f"cp=CP-US-{w.between(10000, 14099)} seq={w.between(1000, 99999)}",
-            )
+            w.emit(t, "telemetry-ingest", "WARN",
+                   f'level=warn msg="dropped duplicate meter value" '
+                   f"cp=CP-US-{w.between(10000, 14099)} seq={w.between(1000, 99999)}")
         for t in w.spread(minute, 0.008):
-            w.emit(
-                t, "rabbitmq", "WARN",
-                f"[warning] <0.{w.between(9000, 30000)}.0> closing AMQP connection "
-                f"<0.{w.between(9000, 30000)}.0> (10.244.{w.between(0, 5)}.{w.between(2, 250)}:"
-                f"{w.between(32768, 60999)} -> 10.40.6.1{w.between(1, 3)}:5672, vhost: '/fleet', user: "
-                "'reports'): client unexpectedly closed TCP connection",
-            )
+            w.emit(t, "rabbitmq", "WARN",
+                   f"[warning] <0.{w.between(9000, 30000)}.0> closing AMQP connection "
+                   f"<0.{w.between(9000, 30000)}.0> (10.244.{w.between(0, 5)}.{w.between(2, 250)}:"
+                   f"{w.between(32768, 60999)} -> 10.40.6.1{w.between(1, 3)}:5672, vhost: '/fleet', user: "
+                   "'reports'): client unexpectedly closed TCP connection")
         for t in w.spread(minute, 0.006):
-            w.emit(
-                t, "postgres", "INFO",
-                f"LOG:  duration: {w.between(1200, 9000)}.{w.between(100, 999)} ms  "
-                "statement: SELECT date_trunc('day', started_at), site_id, sum(energy_wh) FROM sessions "
-                "GROUP BY 1, 2 (user=metabase)", instance="pg-replica-0",
-            )
+            w.emit(t, "postgres", "INFO",
+                   f"LOG:  duration: {w.between(1200, 9000)}.{w.between(100, 999)} ms  "
+                   "statement: SELECT date_trunc('day', started_at), site_id, sum(energy_wh) FROM sessions "
+                   "GROUP BY 1, 2 (user=metabase)", instance="pg-replica-0")
         periodic(w, minute, d)
     w.info_keep = 1.0
 
@@ -467,24 +425,20 @@ def periodic(w: Fleet, minute: datetime, d: float) -> None:
     if m % 20 == 0:
         t = minute + ms(w.between(0, 4000))
         if not w.fails("telemetry-flush", t, {}):
-            w.emit(
-                t, "telemetry-ingest", "INFO",
-                f'level=info msg="flushed meter values" '
-                f"rows={int(41000 * d * (0.9 + 0.2 * w.r()))} tsdb=tsdb-0:5432 took={w.lat(180, 900)}ms",
-            )
+            w.emit(t, "telemetry-ingest", "INFO",
+                   f'level=info msg="flushed meter values" '
+                   f"rows={int(41000 * d * (0.9 + 0.2 * w.r()))} tsdb=tsdb-0:5432 took={w.lat(180, 900)}ms")
     if m == 13 and minute.hour % 2 == 0:
         for i in range(PODS["ocpp-gateway"]):
             t = minute + ms(w.between(0, 20000))
             ver = w.version("ocpp-gateway", t, INITIAL["ocpp-gateway"])
             if w.fails("gw-stats", t, {"i": i}):
                 continue
-            w.log(
-                t, "ocpp-gateway", "INFO",
-                f"stats connected={w.between(1010, 1030)} msgs_in_30m="
-                f"{int(26000 * d * (0.9 + 0.2 * w.r()))} goroutines={w.between(2080, 2140)} "
-                f"heap_mb={int(gw_heap(w, t, i) * 0.82)}", pod=pod_name("ocpp-gateway", ver, i),
-                version=ver,
-            )
+            w.log(t, "ocpp-gateway", "INFO",
+                  f"stats connected={w.between(1010, 1030)} msgs_in_30m="
+                  f"{int(26000 * d * (0.9 + 0.2 * w.r()))} goroutines={w.between(2080, 2140)} "
+                  f"heap_mb={int(gw_heap(w, t, i) * 0.82)}", pod=pod_name("ocpp-gateway", ver, i),
+                  version=ver)
     if m % 30 == 7:
         t = minute + ms(w.between(0, 20000))
         dur = w.between(2600, 2700) / 10
@@ -495,62 +449,48 @@ def periodic(w: Fleet, minute: datetime, d: float) -> None:
             f"write={dur - 0.1:.3f} s, sync=0.0{w.between(10, 99)} s, total={dur:.3f} s",
         )
     if m == 22:
-        w.emit(
-            minute + ms(w.between(0, 20000)), "postgres", "INFO",
-            f"LOG:  restartpoint complete: wrote "
-            f"{w.between(800, 5000)} buffers; write={w.between(2500, 2700) / 10:.3f} s",
-            instance="pg-replica-0",
-        )
+        w.emit(minute + ms(w.between(0, 20000)), "postgres", "INFO",
+               f"LOG:  restartpoint complete: wrote "
+               f"{w.between(800, 5000)} buffers; write={w.between(2500, 2700) / 10:.3f} s",
+               instance="pg-replica-0")
     if m % 30 == 4:
-        w.emit(
-            minute + ms(w.between(0, 9000)), "tariff", "INFO",
-            f"[scheduling-1] c.c.tariff.CacheWarmer : "
-            f"tariff cache warm: {w.between(1138, 1146)} tariffs, {w.between(375, 380)} sites "
-            "(tariff-cache:6379)",
-        )
+        w.emit(minute + ms(w.between(0, 9000)), "tariff", "INFO",
+               f"[scheduling-1] c.c.tariff.CacheWarmer : "
+               f"tariff cache warm: {w.between(1138, 1146)} tariffs, {w.between(375, 380)} sites "
+               "(tariff-cache:6379)")
     if m == 2:
         t = minute + ms(w.between(0, 8000))
         if not w.fails("billing-health", t, {}):
-            w.emit(
-                t, "billing", "INFO",
-                f"billing.health INFO psp paycore ok p95={w.between(380, 610)}ms "
-                "(api.paycore.example:443 via egress-proxy.infra.svc:3128)",
-            )
+            w.emit(t, "billing", "INFO",
+                   f"billing.health INFO psp paycore ok p95={w.between(380, 610)}ms "
+                   "(api.paycore.example:443 via egress-proxy.infra.svc:3128)")
     if m == 6:
-        w.emit(
-            minute + ms(w.between(0, 8000)), "session-svc", "INFO",
-            f"[scheduling-1] c.c.session.Reaper : "
-            f"expired {w.between(0, int(3 + 12 * d))} unconfirmed reservations",
-        )
+        w.emit(minute + ms(w.between(0, 8000)), "session-svc", "INFO",
+               f"[scheduling-1] c.c.session.Reaper : "
+               f"expired {w.between(0, int(3 + 12 * d))} unconfirmed reservations")
     if m == 9:
-        w.emit(
-            minute + ms(w.between(0, 8000)), "locations", "INFO",
-            "[scheduling-1] c.c.locations.SiteCache "
-            f": site registry refreshed: 380 sites, {w.between(4096, 4100)} connectors (pg-replica:5432 "
-            f"{w.lat(40, 160)}ms)",
-        )
+        w.emit(minute + ms(w.between(0, 8000)), "locations", "INFO",
+               "[scheduling-1] c.c.locations.SiteCache "
+               f": site registry refreshed: 380 sites, {w.between(4096, 4100)} connectors (pg-replica:5432 "
+               f"{w.lat(40, 160)}ms)")
     if m % 15 == 11:
         t = minute + ms(w.between(0, 20000))
         if not w.fails("roaming-cdr", t, {}):
-            w.emit(
-                t, "roaming", "INFO",
-                f"roaming.cdr INFO pushed {w.between(int(4 + 30 * d), int(8 + 44 * d))} CDRs "
-                f"to e-roam (ocpi.e-roam.example:443) and {w.between(int(2 + 20 * d), int(6 + 30 * d))} "
-                "to gridhub "
-                "(api.gridhub.example:443): all accepted",
-            )
+            w.emit(t, "roaming", "INFO",
+                   f"roaming.cdr INFO pushed {w.between(int(4 + 30 * d), int(8 + 44 * d))} CDRs "
+                   f"to e-roam (ocpi.e-roam.example:443) and {w.between(int(2 + 20 * d), int(6 + 30 * d))} "
+                   "to gridhub "
+                   "(api.gridhub.example:443): all accepted")
     if m == 47:
         w.emit(
             minute + ms(w.between(0, 9000)), "authz", "INFO",
             f'level=info msg="idTag cache reloaded" '
             f"entries={182100 + (minute - w.start).days * 140 + w.between(0, 60)} took={w.lat(800, 2400)}ms",
         )
-        w.emit(
-            minute + ms(w.between(9000, 20000)), "objstore", "INFO",
-            f"PUT /cdr-exports/"
-            f"{minute.astimezone(CST):%Y-%m-%d/h%H}.parquet 200 {w.between(200, 900)}KiB "
-            f"accessKey=billing-export {w.lat(30, 200)}ms",
-        )
+        w.emit(minute + ms(w.between(9000, 20000)), "objstore", "INFO",
+               f"PUT /cdr-exports/"
+               f"{minute.astimezone(CST):%Y-%m-%d/h%H}.parquet 200 {w.between(200, 900)}KiB "
+               f"accessKey=billing-export {w.lat(30, 200)}ms")
     if m == 0 and minute.hour % 4 == 0:
         w.emit(
             minute + ms(w.between(0, 4000)), "firmware-svc", "INFO",
@@ -559,10 +499,8 @@ def periodic(w: Fleet, minute: datetime, d: float) -> None:
     if m == 30 and minute.hour % 2 == 0:
         t = minute + ms(w.between(0, 9000))
         if not w.fails("notifier-token", t, {}):
-            w.emit(
-                t, "notifier", "INFO",
-                "[notifier] fcm access token refreshed project=chargenet-prod expires_in=3599s",
-            )
+            w.emit(t, "notifier", "INFO",
+                   "[notifier] fcm access token refreshed project=chargenet-prod expires_in=3599s")
 
 
 ONE_OFFS = [  # (day, hh:mm, sec), service, level, message — the rare, harmless one-off errors
@@ -725,10 +663,8 @@ def changes(w: Fleet) -> None:
     for cid, svc, key, old, new, by, when, ticket in CHANGES:
         t = w.at(*when)
         w.changes.append([cid, svc, key, old, new, by, iso(t), ticket])
-        w.emit(
-            t + ms(w.between(1500, 4000)), svc, "INFO",
-            f"config reloaded: {key}={new} (was {old}) change={cid}",
-        )
+        w.emit(t + ms(w.between(1500, 4000)), svc, "INFO",
+               f"config reloaded: {key}={new} (was {old}) change={cid}")
     w.migrations.extend(
         [
             [
@@ -758,15 +694,11 @@ def f01_gateway_oom(w: Fleet) -> None:
     ver = "1.27.3"
     for i, t in enumerate(kills):
         pod = pod_name("ocpp-gateway", ver, i)
-        w.log(
-            t, "ocpp-gateway", "ERROR",
-            f"container ocpp-gateway in pod {pod} OOMKilled (exit code 137, "
-            f"memory limit 2Gi); restarting, restart count=1", pod=pod, version=ver,
-        )
-        w.log(
-            t + timedelta(seconds=w.between(9, 14)), "ocpp-gateway", "INFO",
-            STARTUP["ocpp-gateway"].format(v=ver, c="5e0c1a9"), pod=pod, version=ver,
-        )
+        w.log(t, "ocpp-gateway", "ERROR",
+              f"container ocpp-gateway in pod {pod} OOMKilled (exit code 137, "
+              f"memory limit 2Gi); restarting, restart count=1", pod=pod, version=ver)
+        w.log(t + timedelta(seconds=w.between(9, 14)), "ocpp-gateway", "INFO",
+              STARTUP["ocpp-gateway"].format(v=ver, c="5e0c1a9"), pod=pod, version=ver)
 
     def down(t: datetime) -> float:  # share of chargers without a websocket at t
         lost = sum(1 for k in kills if k <= t) / 4
@@ -776,25 +708,19 @@ def f01_gateway_oom(w: Fleet) -> None:
     def authorize(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
         if t < storm0 or not w.chance(min(0.85, 0.2 + down(t))):
             return False
-        w.emit(
-            t + ms(w.between(1, 30)), "authz", "ERROR",
-            f'level=error msg="shedding load" path=/v1/authorize inflight=512 limit=512 cp={c["cp"]}',
-        )
-        w.emit(
-            t + ms(w.between(40, 80)), "ocpp-gateway", "WARN",
-            f"cp={c['cp']} msg=Authorize idTag={c['tag']} "
-            "failed: authz:8080 returned 503 Service Unavailable; answering Invalid",
-        )
+        w.emit(t + ms(w.between(1, 30)), "authz", "ERROR",
+               f'level=error msg="shedding load" path=/v1/authorize inflight=512 limit=512 cp={c["cp"]}')
+        w.emit(t + ms(w.between(40, 80)), "ocpp-gateway", "WARN",
+               f"cp={c['cp']} msg=Authorize idTag={c['tag']} "
+               "failed: authz:8080 returned 503 Service Unavailable; answering Invalid")
         return True
 
     def remote(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
         if not w.chance(down(t)):
             return False
-        w.emit(
-            t + ms(w.between(2, 9)), "session-svc", "WARN",
-            f"[http-nio-8080-exec-{w.between(1, 200)}] "
-            f"c.c.session.StartService : remote start for {c['cp']} not possible: charger not connected",
-        )
+        w.emit(t + ms(w.between(2, 9)), "session-svc", "WARN",
+               f"[http-nio-8080-exec-{w.between(1, 200)}] "
+               f"c.c.session.StartService : remote start for {c['cp']} not possible: charger not connected")
         access(w, t, c, "POST", "/v2/sessions", 409, w.between(15, 60), "session-svc:8080")
         return True
 
@@ -802,30 +728,22 @@ def f01_gateway_oom(w: Fleet) -> None:
     w.on("remote-start", kills[0], storm1, remote)
     for t in w.every(storm0, storm1, 3.0, 8.0):  # the storm itself, as the gateway samples it
         c = w.ctx()
-        w.emit(
-            t, "ocpp-gateway", "INFO",
-            f'cp={c["cp"]} msg=BootNotification model="{c["model"]}" '
-            f"firmware={FW[c['model']]} status=Accepted interval=300",
-        )
+        w.emit(t, "ocpp-gateway", "INFO",
+               f'cp={c["cp"]} msg=BootNotification model="{c["model"]}" '
+               f"firmware={FW[c['model']]} status=Accepted interval=300")
         if w.chance(0.35):
             w.emit(
                 t + ms(w.between(20, 200)), "authz", "ERROR",
                 f'level=error msg="shedding load" path=/v1/authorize inflight=512 limit=512 cp={c["cp"]}',
             )
-    w.emit(
-        kills[0] + timedelta(seconds=31), "authz", "WARN",
-        'level=warn msg="request rate above limit" rps=2140 limit=600 source=ocpp-gateway',
-    )
+    w.emit(kills[0] + timedelta(seconds=31), "authz", "WARN",
+           'level=warn msg="request rate above limit" rps=2140 limit=600 source=ocpp-gateway')
     for svc, val in (("authz", 46.0), ("ocpp-gateway", 9.0), ("session-svc", 12.0)):
-        w.bend(
-            "service_metrics", svc, "error_pct", kills[0] - timedelta(minutes=1), storm1,
-            lambda t, v, val=val: val + v,
-        )
+        w.bend("service_metrics", svc, "error_pct", kills[0] - timedelta(minutes=1), storm1,
+               lambda t, v, val=val: val + v)
     w.bend("service_metrics", "authz", "rps", kills[0] - timedelta(minutes=1), storm1, lambda t, v: v * 7)
-    w.bend(
-        "fleet_metrics", "fleet", "chargers_connected", kills[0] - timedelta(minutes=1), storm1,
-        lambda t, v: v * (1 - down(t + timedelta(minutes=2.5))),
-    )
+    w.bend("fleet_metrics", "fleet", "chargers_connected", kills[0] - timedelta(minutes=1), storm1,
+           lambda t, v: v * (1 - down(t + timedelta(minutes=2.5))))
     q0, q1 = w.at(1, "07:45"), w.at(1, "08:00")
     incident(
         w, id="FLEET-01", kind="logs_only", service="authz", start=q0, end=q1, onset=kills[0],
@@ -842,11 +760,9 @@ def f01_gateway_oom(w: Fleet) -> None:
         evidence=[
             logs_ev("ocpp-gateway", w.at(1, "07:35"), q1, "OOMKilled", level="ERROR"),
             logs_ev("authz", q0, q1, "shedding load", level="ERROR"),
-            sql_ev(
-                "SELECT ts, chargers_connected FROM fleet_metrics WHERE chargers_connected < 3000 "
-                "AND ts BETWEEN "
-                f"'{zulu(w.at(1, '07:30'))}' AND '{zulu(q1)}' ORDER BY ts", "chargers_connected",
-            ),
+            sql_ev("SELECT ts, chargers_connected FROM fleet_metrics WHERE chargers_connected < 3000 "
+                   "AND ts BETWEEN "
+                   f"'{zulu(w.at(1, '07:30'))}' AND '{zulu(q1)}' ORDER BY ts", "chargers_connected"),
         ],
     )
 
@@ -855,12 +771,10 @@ def f02_replica_lag(w: Fleet) -> None:
     """A BI query on the replica blocks WAL replay; the app shows stale availability for half an hour."""
     t0, t1 = w.at(1, "12:03", 40.6), w.at(1, "12:51", 9.3)
     caught = t1 + timedelta(seconds=95)
-    w.emit(
-        w.at(1, "11:58", 2.0), "postgres", "INFO",
-        'LOG:  connection authorized: user=metabase database=fleet application_name="Metabase v0.48.6 '
-        '[session-energy-by-site]"',
-        instance="pg-replica-0",
-    )
+    w.emit(w.at(1, "11:58", 2.0), "postgres", "INFO",
+           'LOG:  connection authorized: user=metabase database=fleet application_name="Metabase v0.48.6 '
+           '[session-energy-by-site]"',
+           instance="pg-replica-0")
     w.emit(
         t0, "postgres", "INFO", "LOG:  recovery still waiting after 1000.211 ms: recovery conflict on lock",
         instance="pg-replica-0", detail="Conflicting process: 48211.",
@@ -873,11 +787,9 @@ def f02_replica_lag(w: Fleet) -> None:
         "interval '400 days' GROUP BY 1, 2 (user=metabase)",
         instance="pg-replica-0",
     )
-    w.emit(
-        t1 + ms(4), "postgres", "INFO",
-        "LOG:  recovery finished waiting after 2848695.412 ms: recovery conflict on lock",
-        instance="pg-replica-0",
-    )
+    w.emit(t1 + ms(4), "postgres", "INFO",
+           "LOG:  recovery finished waiting after 2848695.412 ms: recovery conflict on lock",
+           instance="pg-replica-0")
 
     def lag(t: datetime) -> float:
         if t < t0:
@@ -894,20 +806,16 @@ def f02_replica_lag(w: Fleet) -> None:
             t + ms(rs), "ocpp-gateway", "INFO",
             f"cp={c['cp']} msg=RemoteStartTransaction connector={c['connector']} status=Rejected rtt={rs}ms",
         )
-        w.emit(
-            t + ms(rs + 5), "session-svc", "WARN",
-            f"[http-nio-8080-exec-{w.between(1, 200)}] "
-            f"c.c.session.StartService : remote start rejected by {c['cp']} connector {c['connector']}: "
-            "connector status Occupied",
-        )
+        w.emit(t + ms(rs + 5), "session-svc", "WARN",
+               f"[http-nio-8080-exec-{w.between(1, 200)}] "
+               f"c.c.session.StartService : remote start rejected by {c['cp']} connector {c['connector']}: "
+               "connector status Occupied")
         access(w, t, c, "POST", "/v2/sessions", 409, rs + 20, "session-svc:8080")
         return True
 
     w.on("remote-start", t0, caught, remote)
-    w.bend(
-        "db_metrics", "pg-replica", "replication_lag_s", t0 - timedelta(minutes=5),
-        caught + timedelta(minutes=5), lambda t, v: v + lag(t),
-    )
+    w.bend("db_metrics", "pg-replica", "replication_lag_s", t0 - timedelta(minutes=5),
+           caught + timedelta(minutes=5), lambda t, v: v + lag(t))
     w.bend("service_metrics", "session-svc", "error_pct", t0 + timedelta(minutes=5), t1, lambda t, v: v + 9)
     q0, q1 = w.at(1, "12:15"), w.at(1, "12:45")
     incident(
@@ -931,10 +839,8 @@ def f02_replica_lag(w: Fleet) -> None:
                 "replication_lag_s > 600 "
                 f"AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "pg-replica",
             ),
-            sql_ev(
-                "SELECT caller, callee, address FROM dependencies WHERE caller = 'locations'",
-                "pg-replica:5432",
-            ),
+            sql_ev("SELECT caller, callee, address FROM dependencies WHERE caller = 'locations'",
+                   "pg-replica:5432"),
         ],
     )
 
@@ -984,10 +890,8 @@ def f03_tariff_release(w: Fleet) -> None:
         evidence=[
             logs_ev("tariff", q0, q1, "NullPointerException", level="ERROR"),
             logs_ev("session-svc", q0, q1, "http://tariff:8080/v1/quotes", level="ERROR"),
-            sql_ev(
-                "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                f"started_at BETWEEN '{zulu(w.at(1, '14:30'))}' AND '{zulu(q1)}'", "DEP-3304",
-            ),
+            sql_ev("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                   f"started_at BETWEEN '{zulu(w.at(1, '14:30'))}' AND '{zulu(q1)}'", "DEP-3304"),
         ],
     )
 
@@ -1019,11 +923,9 @@ def f04_egress_proxy(w: Fleet) -> None:
         return push(w, t + ms(w.lat(400, 1500)), c) if w.chance(0.5) else True
 
     def health(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
-        w.emit(
-            t, "billing", "WARN",
-            "billing.health WARN psp paycore unreachable: ProxyError (egress-proxy.infra.svc:3128 "
-            "Connection refused)",
-        )
+        w.emit(t, "billing", "WARN",
+               "billing.health WARN psp paycore unreachable: ProxyError (egress-proxy.infra.svc:3128 "
+               "Connection refused)")
         return True
 
     w.on("notifier->fcm", t0, t1, push)
@@ -1031,21 +933,13 @@ def f04_egress_proxy(w: Fleet) -> None:
     w.on("billing-health", t0, t1, health)
     w.on("notifier-token", t0, t1, lambda w, t, c: True)
     for t in w.every(t0 + timedelta(seconds=50), t1, 60, 62):
-        w.emit(
-            t, "notifier", "WARN",
-            f"[notifier] outbox backlog={backlog['push']} oldest={int((t - t0).total_seconds())}s",
-        )
+        w.emit(t, "notifier", "WARN",
+               f"[notifier] outbox backlog={backlog['push']} oldest={int((t - t0).total_seconds())}s")
+    w.after.append(lambda: w.emit(t1 + timedelta(seconds=20), "notifier", "INFO",
+                                  f"[notifier] outbox drained: {backlog['push']} pushes sent"))
     w.after.append(
-        lambda: w.emit(
-            t1 + timedelta(seconds=20), "notifier", "INFO",
-            f"[notifier] outbox drained: {backlog['push']} pushes sent",
-        )
-    )
-    w.after.append(
-        lambda: w.emit(
-            t1 + timedelta(seconds=64), "billing", "INFO",
-            f"billing.retry INFO retry queue drained: {backlog['charge']} charges succeeded",
-        )
+        lambda: w.emit(t1 + timedelta(seconds=64), "billing", "INFO",
+                       f"billing.retry INFO retry queue drained: {backlog['charge']} charges succeeded")
     )
     w.bend("service_metrics", "notifier", "error_pct", t0 - timedelta(minutes=1), t1, lambda t, v: 96.0)
     w.bend("service_metrics", "billing", "error_pct", t0 - timedelta(minutes=1), t1, lambda t, v: 88 + v)
@@ -1086,37 +980,27 @@ def f05_consumer_gone(w: Fleet) -> None:
         t = t_close + timedelta(seconds=off)
         pod = pod_name("telemetry-ingest", "2.7.5", i)
         port = 51812 + 97 * i
-        w.log(
-            t, "rabbitmq", "ERROR",
-            f"[error] <0.{8812 + i}.0> Channel error on connection <0.{8790 + i}.0> "
-            f"(10.244.3.{41 + i}:{port} -> 10.40.6.12:5672, vhost: '/fleet', user: 'telemetry-ingest'), "
-            f"channel 1: operation none caused a channel exception precondition_failed: {prec[22:]}",
-            node="mq-2",
-        )
-        w.log(
-            t + ms(3), "telemetry-ingest", "ERROR",
-            f'level=error msg="amqp channel closed" queue=meter.values '
-            f'err="Exception (406) Reason: \\"{prec}\\""', pod=pod, version="2.7.5",
-        )
-        w.log(
-            t + ms(5), "telemetry-ingest", "WARN",
-            'level=warn msg="consumer loop exited" queue=meter.values', pod=pod, version="2.7.5",
-        )
+        w.log(t, "rabbitmq", "ERROR",
+              f"[error] <0.{8812 + i}.0> Channel error on connection <0.{8790 + i}.0> "
+              f"(10.244.3.{41 + i}:{port} -> 10.40.6.12:5672, vhost: '/fleet', user: 'telemetry-ingest'), "
+              f"channel 1: operation none caused a channel exception precondition_failed: {prec[22:]}",
+              node="mq-2")
+        w.log(t + ms(3), "telemetry-ingest", "ERROR",
+              f'level=error msg="amqp channel closed" queue=meter.values '
+              f'err="Exception (406) Reason: \\"{prec}\\""', pod=pod, version="2.7.5")
+        w.log(t + ms(5), "telemetry-ingest", "WARN",
+              'level=warn msg="consumer loop exited" queue=meter.values', pod=pod, version="2.7.5")
 
     def flush(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
-        w.emit(
-            t, "telemetry-ingest", "INFO",
-            f'level=info msg="flushed meter values" rows=0 tsdb=tsdb-0:5432 took={w.between(1, 4)}ms',
-        )
+        w.emit(t, "telemetry-ingest", "INFO",
+               f'level=info msg="flushed meter values" rows=0 tsdb=tsdb-0:5432 took={w.between(1, 4)}ms')
         return True
 
     def blocked(w: Fleet, t: datetime, c: dict[str, Any], kind: str) -> bool:
         msg = "StartTransaction" if kind == "start" else "StopTransaction"
-        w.emit(
-            t + ms(w.between(1, 20)), "ocpp-gateway", "WARN",
-            f"cp={c['cp']} msg={msg} publish to exchange "
-            "ocpp.events blocked: connection.blocked (low on memory); holding message",
-        )
+        w.emit(t + ms(w.between(1, 20)), "ocpp-gateway", "WARN",
+               f"cp={c['cp']} msg={msg} publish to exchange "
+               "ocpp.events blocked: connection.blocked (low on memory); holding message")
         if kind == "start" and "session" in c:  # an app start: session-svc waits for the charger
             w.emit(
                 t + timedelta(seconds=60), "session-svc", "WARN",
@@ -1138,26 +1022,18 @@ def f05_consumer_gone(w: Fleet) -> None:
     ):
         w.log(t_alarm, "rabbitmq", "WARN", line, node="mq-1")
     for t in w.every(t_alarm + timedelta(seconds=40), t_clear, 60, 62):
-        w.emit(
-            t, "ocpp-gateway", "WARN",
-            f"amqp connection blocked by broker for "
-            f"{int((t - t_alarm).total_seconds())}s (mq-1:5672); {w.between(2000, 9000)} messages held",
-        )
+        w.emit(t, "ocpp-gateway", "WARN",
+               f"amqp connection blocked by broker for "
+               f"{int((t - t_alarm).total_seconds())}s (mq-1:5672); {w.between(2000, 9000)} messages held")
     for i in range(2):
         ver = "2.7.5"
-        w.log(
-            t_fix + timedelta(seconds=12 * i), "telemetry-ingest", "INFO",
-            STARTUP["telemetry-ingest"].format(v=ver, c="a41c07e"),
-            pod=pod_name("telemetry-ingest", ver, i), version=ver,
-        )
-    w.log(
-        t_clear, "rabbitmq", "INFO",
-        "[info] <0.501.0> memory resource limit alarm cleared on node 'rabbit@mq-1'", node="mq-1",
-    )
-    w.log(
-        t_clear + ms(2), "rabbitmq", "INFO",
-        "[info] <0.501.0> memory resource limit alarm cleared across the cluster", node="mq-1",
-    )
+        w.log(t_fix + timedelta(seconds=12 * i), "telemetry-ingest", "INFO",
+              STARTUP["telemetry-ingest"].format(v=ver, c="a41c07e"),
+              pod=pod_name("telemetry-ingest", ver, i), version=ver)
+    w.log(t_clear, "rabbitmq", "INFO",
+          "[info] <0.501.0> memory resource limit alarm cleared on node 'rabbit@mq-1'", node="mq-1")
+    w.log(t_clear + ms(2), "rabbitmq", "INFO",
+          "[info] <0.501.0> memory resource limit alarm cleared across the cluster", node="mq-1")
     w.switch["f05"] = t_close
     w.bend("service_metrics", "session-svc", "error_pct", t_alarm, t_clear, lambda t, v: v + 41)
     w.bend("service_metrics", "edge-gw", "error_pct", t_alarm, t_clear, lambda t, v: v + 6)
@@ -1180,12 +1056,10 @@ def f05_consumer_gone(w: Fleet) -> None:
         evidence=[
             logs_ev("telemetry-ingest", w.at(2, "09:10"), q1, "PRECONDITION_FAILED", level="ERROR"),
             logs_ev("rabbitmq", w.at(2, "09:30"), q1, "memory resource limit alarm set", level="WARN"),
-            sql_ev(
-                "SELECT ts, queue, messages_ready, consumers FROM queue_metrics WHERE consumers = 0 "
-                "AND queue = "
-                f"'meter.values' AND ts BETWEEN '{zulu(w.at(2, '09:00'))}' AND '{zulu(q1)}' ORDER BY ts",
-                "meter.values",
-            ),
+            sql_ev("SELECT ts, queue, messages_ready, consumers FROM queue_metrics WHERE consumers = 0 "
+                   "AND queue = "
+                   f"'meter.values' AND ts BETWEEN '{zulu(w.at(2, '09:00'))}' AND '{zulu(q1)}' ORDER BY ts",
+                   "meter.values"),
         ],
     )
 
@@ -1204,11 +1078,9 @@ def f06_firmware_key(w: Fleet) -> None:
         "audit: admin=ops-k.lindqvist action=svcacct-remove accessKey=fw-signer-2025 policy=fw-read-presign",
         node="objstore-0",
     )
-    w.emit(
-        c0, "firmware-svc", "INFO",
-        'level=info msg="campaign started" campaign=FW-0211 model="Alpine AC22" from=3.2.0 to=3.2.1 '
-        "targets=250 batch=15 every=2m",
-    )
+    w.emit(c0, "firmware-svc", "INFO",
+           'level=info msg="campaign started" campaign=FW-0211 model="Alpine AC22" from=3.2.0 to=3.2.1 '
+           "targets=250 batch=15 every=2m")
     batch = 0
     t = c0
     while t < c_pause:
@@ -1219,37 +1091,27 @@ def f06_firmware_key(w: Fleet) -> None:
             cp = f"CP-US-{10000 + w.between(0, 409) * 10 + w.between(0, 4):05d}"  # an Alpine AC22
             tt = t + ms(w.between(500, 60000))
             date = tt.astimezone(UTC).strftime("%Y%m%d")
-            w.emit(
-                tt, "ocpp-gateway", "INFO",
-                f"cp={cp} msg=UpdateFirmware location=https://objstore.fleet."
-                f"internal:9000/fw-images/alpine-ac22/3.2.1.bin?X-Amz-Credential=fw-signer-2025%2F{date}"
-                "%2Fus-central%2Fs3%2Faws4_request status=Accepted",
-            )
+            w.emit(tt, "ocpp-gateway", "INFO",
+                   f"cp={cp} msg=UpdateFirmware location=https://objstore.fleet."
+                   f"internal:9000/fw-images/alpine-ac22/3.2.1.bin?X-Amz-Credential=fw-signer-2025%2F{date}"
+                   "%2Fus-central%2Fs3%2Faws4_request status=Accepted")
             td = tt + timedelta(seconds=w.between(20, 90))
-            w.emit(
-                td, "objstore", "WARN",
-                f'GET /fw-images/alpine-ac22/3.2.1.bin 403 InvalidAccessKeyId "The '
-                f'Access Key Id you provided does not exist in our records." accessKey=fw-signer-2025 '
-                f"remote={c['ip']} {w.lat(1, 4)}ms",
-            )
-            w.emit(
-                td + timedelta(seconds=w.between(2, 6)), "ocpp-gateway", "WARN",
-                f"cp={cp} msg=FirmwareStatusNotification status=DownloadFailed",
-            )
+            w.emit(td, "objstore", "WARN",
+                   f'GET /fw-images/alpine-ac22/3.2.1.bin 403 InvalidAccessKeyId "The '
+                   f'Access Key Id you provided does not exist in our records." accessKey=fw-signer-2025 '
+                   f"remote={c['ip']} {w.lat(1, 4)}ms")
+            w.emit(td + timedelta(seconds=w.between(2, 6)), "ocpp-gateway", "WARN",
+                   f"cp={cp} msg=FirmwareStatusNotification status=DownloadFailed")
             failed += 1
-        w.emit(
-            t + timedelta(seconds=100), "firmware-svc", "WARN",
-            f'level=warn msg="campaign batch done" '
-            f"campaign=FW-0211 batch={batch} installed=0 download_failed={failed}",
-        )
+        w.emit(t + timedelta(seconds=100), "firmware-svc", "WARN",
+               f'level=warn msg="campaign batch done" '
+               f"campaign=FW-0211 batch={batch} installed=0 download_failed={failed}")
         t += timedelta(minutes=2)
     w.campaigns.append(
         ["FW-0211", "Alpine AC22", "3.2.0", "3.2.1", local_text(c0), 250, "PAUSED", 0, batch * 15]
     )
-    w.emit(
-        c_pause, "firmware-svc", "WARN",
-        'level=warn msg="campaign paused" campaign=FW-0211 reason="failure ratio 1.00 above 0.20"',
-    )
+    w.emit(c_pause, "firmware-svc", "WARN",
+           'level=warn msg="campaign paused" campaign=FW-0211 reason="failure ratio 1.00 above 0.20"')
     w.on("fw-active", c0, c_pause, lambda w, t, c: True)
     w.bend("service_metrics", "firmware-svc", "error_pct", c0, c_pause, lambda t, v: 100.0)
     q0, q1 = w.at(2, "11:35"), w.at(2, "11:55")
@@ -1282,14 +1144,10 @@ def f07_idtag_normalize(w: Fleet) -> None:
     def authorize(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
         if c["model"] != "Voltra DC150" or w.chance(0.1):  # a few Voltra cards were enrolled uppercase
             return False
-        w.emit(
-            t + ms(w.between(2, 9)), "authz", "WARN",
-            f'level=warn msg="unknown idTag" idTag={c["tag"].upper()} cp={c["cp"]}',
-        )
-        w.emit(
-            t + ms(w.between(12, 30)), "ocpp-gateway", "INFO",
-            f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Invalid",
-        )
+        w.emit(t + ms(w.between(2, 9)), "authz", "WARN",
+               f'level=warn msg="unknown idTag" idTag={c["tag"].upper()} cp={c["cp"]}')
+        w.emit(t + ms(w.between(12, 30)), "ocpp-gateway", "INFO",
+               f"cp={c['cp']} msg=Authorize idTag={c['tag']} status=Invalid")
         return True
 
     w.on("rfid-authorize", t0, t1, authorize)
@@ -1310,11 +1168,9 @@ def f07_idtag_normalize(w: Fleet) -> None:
         ],
         evidence=[
             logs_ev("authz", q0, q1, "unknown idTag", level="WARN"),
-            sql_ev(
-                "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                f"config_changes WHERE changed_at BETWEEN '{zulu(w.at(2, '12:30'))}' AND '{zulu(q1)}'",
-                "CHG-7712",
-            ),
+            sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                   f"config_changes WHERE changed_at BETWEEN '{zulu(w.at(2, '12:30'))}' AND '{zulu(q1)}'",
+                   "CHG-7712"),
         ],
     )
 
@@ -1323,19 +1179,15 @@ def f08_roaming_connections(w: Fleet) -> None:
     """roaming's new reconciliation job holds pg-core connections idle in transaction: max_connections hit."""
     t0, t_full, t1 = w.at(2, "22:10", 0.4), w.at(2, "22:13", 21.0), w.at(2, "22:44", 31.0)
     too_many = "FATAL:  sorry, too many clients already"
-    w.emit(
-        t0, "roaming", "INFO",
-        "roaming.recon INFO cdr reconciliation started: period=2026-02-11 partners=6 workers=64 "
-        "(pg-core:5432)",
-    )
+    w.emit(t0, "roaming", "INFO",
+           "roaming.recon INFO cdr reconciliation started: period=2026-02-11 partners=6 workers=64 "
+           "(pg-core:5432)")
     done = 0
     for t in w.every(t0 + timedelta(minutes=5), t1, 300, 302):
         done += w.between(700, 1100)
-        w.emit(
-            t, "roaming", "INFO",
-            f"roaming.recon INFO reconciliation progress: {done}/9120 CDRs compared "
-            f"(hub responses p95={w.between(38, 52) / 10:.1f}s)",
-        )
+        w.emit(t, "roaming", "INFO",
+               f"roaming.recon INFO reconciliation progress: {done}/9120 CDRs compared "
+               f"(hub responses p95={w.between(38, 52) / 10:.1f}s)")
 
     def db(w: Fleet, t: datetime, c: dict[str, Any], path: str = "") -> bool:
         if w.chance(0.5):
@@ -1361,31 +1213,23 @@ def f08_roaming_connections(w: Fleet) -> None:
     w.on("session->pg", t_full, t1, db, share=0.45)
     w.on("session->cdr", t_full, t1, cdr, share=0.45)
     for t in w.every(t_full + timedelta(seconds=30), t1, 90, 150):
-        w.emit(
-            t, "billing", "ERROR",
-            f"billing.db ERROR psycopg.OperationalError: connection failed: {too_many} (pg-core:5432)",
-        )
+        w.emit(t, "billing", "ERROR",
+               f"billing.db ERROR psycopg.OperationalError: connection failed: {too_many} (pg-core:5432)")
         w.emit(t - ms(3), "postgres", "ERROR", too_many, user="billing")
     for i in range(3):
-        w.emit(
-            t1 + ms(40 * i), "postgres", "FATAL",
-            "FATAL:  terminating connection due to administrator command", user="roaming",
-            application_name="roaming-recon",
-        )
+        w.emit(t1 + ms(40 * i), "postgres", "FATAL",
+               "FATAL:  terminating connection due to administrator command", user="roaming",
+               application_name="roaming-recon")
     w.emit(
         t1 - ms(900), "postgres", "INFO",
         "LOG:  statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'roaming' "
         "AND state = 'idle in transaction'", user="oncall_dba",
     )
-    w.emit(
-        t1 + ms(300), "roaming", "ERROR",
-        "roaming.recon ERROR cdr reconciliation aborted: psycopg.errors.AdminShutdown: terminating "
-        "connection due to administrator command",
-    )
-    w.bend(
-        "db_metrics", "pg-core", "connections", t0, t1,
-        lambda t, v: min(300.0, v + min(128.0, (t - t0).total_seconds() / 1.5)) if t < t_full else 300.0,
-    )
+    w.emit(t1 + ms(300), "roaming", "ERROR",
+           "roaming.recon ERROR cdr reconciliation aborted: psycopg.errors.AdminShutdown: terminating "
+           "connection due to administrator command")
+    w.bend("db_metrics", "pg-core", "connections", t0, t1,
+           lambda t, v: min(300.0, v + min(128.0, (t - t0).total_seconds() / 1.5)) if t < t_full else 300.0)
     w.bend("db_connections", "roaming", "idle_in_transaction", t0, t1, lambda t, v: 128.0)
     w.bend("service_metrics", "session-svc", "error_pct", t_full, t1, lambda t, v: v + 37)
     w.bend("service_metrics", "session-svc", "p99_ms", t_full, t1, lambda t, v: 30000 + v)
@@ -1407,12 +1251,10 @@ def f08_roaming_connections(w: Fleet) -> None:
         evidence=[
             logs_ev("session-svc", q0, q1, "Connection is not available", level="ERROR"),
             logs_ev("postgres", q0, q1, "too many clients", level="ERROR"),
-            sql_ev(
-                "SELECT ts, application, idle_in_transaction FROM db_connections "
-                "WHERE idle_in_transaction > 100 "
-                "AND application = "
-                f"'roaming' AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "roaming",
-            ),
+            sql_ev("SELECT ts, application, idle_in_transaction FROM db_connections "
+                   "WHERE idle_in_transaction > 100 "
+                   "AND application = "
+                   f"'roaming' AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "roaming"),
         ],
     )
 
@@ -1468,47 +1310,35 @@ def f10_mq_partition(w: Fleet) -> None:
     for off, node, level, text in lines:
         w.log(t0 + timedelta(seconds=off), "rabbitmq", level, text, node=node)
     for i, node in enumerate(MQ_NODES):
-        w.log(
-            t_all - ms(900 - 200 * i), "rabbitmq", "INFO",
-            "[info] <0.501.0> Stopping RabbitMQ applications and their dependencies in the following "
-            "order: rabbitmq_management, rabbitmq_prometheus, rabbit",
-            node=node,
-        )
-        w.log(
-            t1 + ms(700 * i), "rabbitmq", "INFO",
-            "[info] <0.501.0> Starting RabbitMQ 3.12.12 on Erlang 26.2.1", node=node,
-        )
-        w.log(
-            t1 + ms(700 * i + 4100), "rabbitmq", "INFO",
-            "[info] <0.501.0> Server startup complete; 5 plugins started.", node=node,
-        )
+        w.log(t_all - ms(900 - 200 * i), "rabbitmq", "INFO",
+              "[info] <0.501.0> Stopping RabbitMQ applications and their dependencies in the following "
+              "order: rabbitmq_management, rabbitmq_prometheus, rabbit",
+              node=node)
+        w.log(t1 + ms(700 * i), "rabbitmq", "INFO",
+              "[info] <0.501.0> Starting RabbitMQ 3.12.12 on Erlang 26.2.1", node=node)
+        w.log(t1 + ms(700 * i + 4100), "rabbitmq", "INFO",
+              "[info] <0.501.0> Server startup complete; 5 plugins started.", node=node)
     w.log(t1 + ms(1500), "rabbitmq", "INFO", "[info] <0.207.0> node 'rabbit@mq-3' up", node="mq-1")
     refused = "Connection refused (rabbitmq.fleet.svc:5672)"
 
     def publish(w: Fleet, t: datetime, c: dict[str, Any], kind: str) -> bool:
         msg = "StartTransaction" if kind == "start" else "StopTransaction"
-        w.emit(
-            t + ms(w.between(1, 20)), "ocpp-gateway", "ERROR",
-            f"cp={c['cp']} msg={msg} amqp publish failed: "
-            'Exception (504) Reason: "channel/connection is not open"; buffered',
-        )
+        w.emit(t + ms(w.between(1, 20)), "ocpp-gateway", "ERROR",
+               f"cp={c['cp']} msg={msg} amqp publish failed: "
+               'Exception (504) Reason: "channel/connection is not open"; buffered')
         return True
 
     def session(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
-        w.emit(
-            t + ms(w.between(2, 12)), "session-svc", "ERROR",
-            f"[http-nio-8080-exec-{w.between(1, 200)}] "
-            f"c.c.session.StartService : org.springframework.amqp.AmqpConnectException: "
-            f"java.net.ConnectException: {refused}",
-        )
+        w.emit(t + ms(w.between(2, 12)), "session-svc", "ERROR",
+               f"[http-nio-8080-exec-{w.between(1, 200)}] "
+               f"c.c.session.StartService : org.springframework.amqp.AmqpConnectException: "
+               f"java.net.ConnectException: {refused}")
         access(w, t, c, "POST", "/v2/sessions", 503, w.between(15, 40), "session-svc:8080")
         return True
 
     def flush(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
-        w.emit(
-            t, "telemetry-ingest", "INFO",
-            f'level=info msg="flushed meter values" rows=0 tsdb=tsdb-0:5432 took={w.between(1, 4)}ms',
-        )
+        w.emit(t, "telemetry-ingest", "INFO",
+               f'level=info msg="flushed meter values" rows=0 tsdb=tsdb-0:5432 took={w.between(1, 4)}ms')
         return True
 
     w.on("ocpp->mq", t_all, t1, publish)
@@ -1561,10 +1391,8 @@ def f10_mq_partition(w: Fleet) -> None:
         evidence=[
             logs_ev("rabbitmq", w.at(3, "08:15"), q1, "Partial partition detected", level="ERROR"),
             logs_ev("session-svc", q0, q1, "AmqpConnectException", level="ERROR"),
-            sql_ev(
-                "SELECT ts, node, running FROM mq_nodes WHERE running = 0 AND ts BETWEEN "
-                f"'{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "mq-3",
-            ),
+            sql_ev("SELECT ts, node, running FROM mq_nodes WHERE running = 0 AND ts BETWEEN "
+                   f"'{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "mq-3"),
         ],
     )
 
@@ -1578,11 +1406,9 @@ def f11_geocoder(w: Fleet) -> None:
     def geocode(w: Fleet, t: datetime, c: dict[str, Any], path: str, city: str) -> bool:
         thread = f"[http-nio-8080-exec-{w.between(1, 200)}] c.c.locations.geo.GeocoderClient"
         if t >= fix:
-            w.emit(
-                t + ms(1500), "locations", "WARN",
-                f'{thread} : geocoder request for "{city}" timed out after '
-                "1500ms (maps.geoapi.example:443); falling back to site-name match",
-            )
+            w.emit(t + ms(1500), "locations", "WARN",
+                   f'{thread} : geocoder request for "{city}" timed out after '
+                   "1500ms (maps.geoapi.example:443); falling back to site-name match")
             return False
         w.emit(
             t + ms(10000), "locations", "WARN",
@@ -1628,12 +1454,10 @@ def f11_geocoder(w: Fleet) -> None:
             logs_ev(
                 "locations", w.at(3, "11:40"), q1, "All threads (200) are currently busy", pattern="threads"
             ),
-            sql_ev(
-                "SELECT ts, service, p99_ms FROM service_metrics WHERE service = 'locations' "
-                "AND p99_ms > 5000 "
-                "AND ts "
-                f"BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "locations",
-            ),
+            sql_ev("SELECT ts, service, p99_ms FROM service_metrics WHERE service = 'locations' "
+                   "AND p99_ms > 5000 "
+                   "AND ts "
+                   f"BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "locations"),
         ],
     )
 
@@ -1643,22 +1467,16 @@ def f12_migration(w: Fleet) -> None:
     sw = w.switch["DEP-3314"]
     t_mig, t_fix, t_replay = sw - ms(4200), w.at(3, "15:43", 20.0), w.at(3, "15:49", 5.0)
     pod = pod_name("billing", "3.1.0", 0)
-    w.log(
-        t_mig, "billing", "INFO",
-        'billing.migrate INFO Migrating schema "public" to version "87 - cdr tariff snapshot"', pod=pod,
-        version="3.1.0",
-    )
-    w.log(
-        t_mig + ms(412), "billing", "INFO",
-        'billing.migrate INFO Successfully applied 1 migration to schema "public", now at version v87 '
-        "(execution time 00:00.412s)", pod=pod, version="3.1.0",
-    )
-    w.migrations.append(
-        [
-            87, "87", "cdr tariff snapshot", "V87__cdr_tariff_snapshot.sql", "billing",
-            local_text(t_mig) + ".120", 412, 1,
-        ]
-    )
+    w.log(t_mig, "billing", "INFO",
+          'billing.migrate INFO Migrating schema "public" to version "87 - cdr tariff snapshot"', pod=pod,
+          version="3.1.0")
+    w.log(t_mig + ms(412), "billing", "INFO",
+          'billing.migrate INFO Successfully applied 1 migration to schema "public", now at version v87 '
+          "(execution time 00:00.412s)", pod=pod, version="3.1.0")
+    w.migrations.append([
+                            87, "87", "cdr tariff snapshot", "V87__cdr_tariff_snapshot.sql", "billing",
+                            local_text(t_mig) + ".120", 412, 1,
+                        ])
     w.migrations.append(
         [
             88, "88", "cdr tariff snapshot nullable", "V88__cdr_tariff_snapshot_nullable.sql", "oncall_dba",
@@ -1670,25 +1488,19 @@ def f12_migration(w: Fleet) -> None:
 
     def insert(w: Fleet, t: datetime, c: dict[str, Any]) -> bool:
         parked["n"] += 1
-        w.emit(
-            t + ms(w.between(2, 9)), "postgres", "ERROR", f"ERROR:  {notnull}", user="session_svc",
-            detail=f"Failing row contains (CDR-{w.token(8)}, {c['session']}, {int(c['kwh'] * 1000)}, "
-            "null, ...).",
-        )
-        w.emit(
-            t + ms(w.between(12, 30)), "session-svc", "ERROR",
-            f"[amqp-listener-{w.between(1, 8)}] "
-            "o.s.a.r.l.ConditionalRejectingErrorHandler : Execution of Rabbit message listener failed. "
-            "org.springframework.dao.DataIntegrityViolationException: could not execute statement "
-            f"[ERROR: {notnull}]",
-        )
-        w.emit(
-            t + timedelta(seconds=w.between(20, 40)), "session-svc", "WARN",
-            f"[amqp-listener-{w.between(1, 8)}] "
-            f"c.c.session.StopHandler : StopTransaction for session {c['session']} ({c['cp']}) "
-            "dead-lettered to "
-            "ocpp.events.dlq after 3 attempts",
-        )
+        w.emit(t + ms(w.between(2, 9)), "postgres", "ERROR", f"ERROR:  {notnull}", user="session_svc",
+               detail=f"Failing row contains (CDR-{w.token(8)}, {c['session']}, {int(c['kwh'] * 1000)}, "
+               "null, ...).")
+        w.emit(t + ms(w.between(12, 30)), "session-svc", "ERROR",
+               f"[amqp-listener-{w.between(1, 8)}] "
+               "o.s.a.r.l.ConditionalRejectingErrorHandler : Execution of Rabbit message listener failed. "
+               "org.springframework.dao.DataIntegrityViolationException: could not execute statement "
+               f"[ERROR: {notnull}]")
+        w.emit(t + timedelta(seconds=w.between(20, 40)), "session-svc", "WARN",
+               f"[amqp-listener-{w.between(1, 8)}] "
+               f"c.c.session.StopHandler : StopTransaction for session {c['session']} ({c['cp']}) "
+               "dead-lettered to "
+               "ocpp.events.dlq after 3 attempts")
         return True
 
     w.on("session->cdr", t_mig + ms(500), t_fix, insert)
@@ -1724,10 +1536,8 @@ def f12_migration(w: Fleet) -> None:
         evidence=[
             logs_ev("session-svc", q0, q1, "tariff_snapshot_id", level="ERROR"),
             logs_ev("postgres", q0, q1, "violates not-null constraint", level="ERROR"),
-            sql_ev(
-                "SELECT version, description, installed_by, installed_on FROM schema_migrations WHERE "
-                "version = '87'", "cdr tariff snapshot",
-            ),
+            sql_ev("SELECT version, description, installed_by, installed_on FROM schema_migrations WHERE "
+                   "version = '87'", "cdr tariff snapshot"),
         ],
     )
 
@@ -1776,11 +1586,9 @@ def f14_partner_rejections(w: Fleet) -> None:
         ],
         evidence=[
             logs_ev("roaming", q0, q1, "NOT_ALLOWED", pattern="authorization"),
-            sql_ev(
-                "SELECT ts, hub, requests, rejected FROM roaming_stats WHERE rejected * 10 > requests "
-                "AND ts BETWEEN "
-                f"'{zulu(w.at(3, '18:30'))}' AND '{zulu(q1)}' ORDER BY ts", "gridhub",
-            ),
+            sql_ev("SELECT ts, hub, requests, rejected FROM roaming_stats WHERE rejected * 10 > requests "
+                   "AND ts BETWEEN "
+                   f"'{zulu(w.at(3, '18:30'))}' AND '{zulu(q1)}' ORDER BY ts", "gridhub"),
         ],
         expected="FALLBACK",
         note="the right answer is a FALLBACK (or the partners' side); blaming DEP-3316 or CHG-7719 is wrong",
@@ -1867,11 +1675,9 @@ def tables(w: Fleet) -> None:
             row: list[Any] = [local_text(t), svc]
             for col in ("rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb"):
                 v = w.bent("service_metrics", svc, col, t, vals[col])
-                row.append(
-                    round(min(100.0, v), 2)
-                    if col == "error_pct"
-                    else (round(v) if col.endswith(("_ms", "_mb")) else round(v, 1))
-                )
+                row.append(round(min(100.0, v), 2)
+                           if col == "error_pct"
+                           else (round(v) if col.endswith(("_ms", "_mb")) else round(v, 1)))
             svc_rows.append(row)
     w.tables["service_metrics"] = (
         ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb"], svc_rows,
@@ -1882,12 +1688,10 @@ def tables(w: Fleet) -> None:
         d = w.diurnal(t)
         connected = w.bent("fleet_metrics", "fleet", "chargers_connected", t, 4100 - w.between(8, 40))
         fail = w.bent("fleet_metrics", "fleet", "start_fail_pct", t, 1.2 + 1.2 * w.r())
-        fleet_rows.append(
-            [
-                local_text(t), 4100, round(connected), round(1450 * d * (0.95 + 0.1 * w.r())),
-                round(5 * 52 * d * (0.9 + 0.2 * w.r())), round(min(100.0, fail), 1),
-            ]
-        )
+        fleet_rows.append([
+                              local_text(t), 4100, round(connected), round(1450 * d * (0.95 + 0.1 * w.r())),
+                              round(5 * 52 * d * (0.9 + 0.2 * w.r())), round(min(100.0, fail), 1),
+                          ])
     w.tables["fleet_metrics"] = (
         ["ts", "chargers_total", "chargers_connected", "sessions_active", "starts_5m", "start_fail_pct"],
         fleet_rows,
@@ -1927,12 +1731,10 @@ def tables(w: Fleet) -> None:
                 rate_in = rate_out = 0.0
             if outage:
                 ready, rate_in, rate_out, cons = 0, 0.0, 0.0, 0
-            q_rows.append(
-                [
-                    local_text(t), queue, ready, 0 if cons == 0 else w.between(0, 60), cons,
-                    round(rate_in, 1), round(rate_out, 1),
-                ]
-            )
+            q_rows.append([
+                              local_text(t), queue, ready, 0 if cons == 0 else w.between(0, 60), cons,
+                              round(rate_in, 1), round(rate_out, 1),
+                          ])
         used_by_queue = 0.0034 * backlog(t, meter_rate)
         for i, node in enumerate(MQ_NODES):
             mem = (
@@ -2026,37 +1828,27 @@ def tables(w: Fleet) -> None:
 def fw_0210(w: Fleet) -> None:
     """Day 1's firmware campaign, which went fine (the world's normal OTA traffic)."""
     t = w.at(1, "10:00")
-    w.emit(
-        t, "firmware-svc", "INFO",
-        'level=info msg="campaign started" campaign=FW-0210 model="Kestrel AC11" from=2.9.2 to=2.9.3 '
-        "targets=150 batch=25 every=10m",
-    )
+    w.emit(t, "firmware-svc", "INFO",
+           'level=info msg="campaign started" campaign=FW-0210 model="Kestrel AC11" from=2.9.2 to=2.9.3 '
+           "targets=150 batch=25 every=10m")
     w.on("fw-active", t, t + timedelta(minutes=60), lambda w, t, c: True)
     for b in range(6):
         tb = t + timedelta(minutes=10 * b)
         for _ in range(25):
             cp = f"CP-US-{10000 + w.between(0, 409) * 10 + w.between(7, 9):05d}"
             td = tb + timedelta(seconds=w.between(30, 240))
-            w.emit(
-                td, "objstore", "INFO",
-                f"GET /fw-images/kestrel-ac11/2.9.3.bin 200 14.2MiB "
-                f"accessKey=fw-signer-2025 remote=100.64.{w.between(0, 255)}.{w.between(1, 254)} "
-                f"{w.between(9000, 60000)}ms",
-            )
+            w.emit(td, "objstore", "INFO",
+                   f"GET /fw-images/kestrel-ac11/2.9.3.bin 200 14.2MiB "
+                   f"accessKey=fw-signer-2025 remote=100.64.{w.between(0, 255)}.{w.between(1, 254)} "
+                   f"{w.between(9000, 60000)}ms")
             if w.chance(0.3):
-                w.emit(
-                    td + timedelta(seconds=w.between(200, 400)), "ocpp-gateway", "INFO",
-                    f"cp={cp} msg=FirmwareStatusNotification status=Installed",
-                )
-        w.emit(
-            tb + timedelta(minutes=9), "firmware-svc", "INFO",
-            f'level=info msg="campaign batch done" '
-            f"campaign=FW-0210 batch={b + 1} installed={25 if b != 3 else 22} download_failed=0",
-        )
-    w.emit(
-        t + timedelta(minutes=61), "firmware-svc", "INFO",
-        'level=info msg="campaign completed" campaign=FW-0210 installed=147 failed=3 (offline)',
-    )
+                w.emit(td + timedelta(seconds=w.between(200, 400)), "ocpp-gateway", "INFO",
+                       f"cp={cp} msg=FirmwareStatusNotification status=Installed")
+        w.emit(tb + timedelta(minutes=9), "firmware-svc", "INFO",
+               f'level=info msg="campaign batch done" '
+               f"campaign=FW-0210 batch={b + 1} installed={25 if b != 3 else 22} download_failed=0")
+    w.emit(t + timedelta(minutes=61), "firmware-svc", "INFO",
+           'level=info msg="campaign completed" campaign=FW-0210 installed=147 failed=3 (offline)')
 
 
 RUNBOOKS = {

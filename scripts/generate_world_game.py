@@ -279,24 +279,18 @@ redis | redis | resp | 10.40.9.31:6379,10.40.9.33:6379 | replicas game-redis-1, 
 
 
 def change_tables(w: World) -> None:
-    w.table(
-        "deploys", engine.columns("DEPLOYS_AUTHORED"),
-        [
-            [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
-            for d, s, v, st, dur, status, a, desc in DEPLOYS
-        ],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
+            [
+                [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
+                for d, s, v, st, dur, status, a, desc in DEPLOYS
+            ])
     w.table(
         "config_changes", engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
     )
-    w.table(
-        "schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
-        [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
-    )
-    w.table(
-        "dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES],
-    )
+    w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
+            [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------- native log formats
@@ -488,67 +482,49 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             continue
         if inside(tt, HEAP):
             continue
-        spring(
-            w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
-            f"login ok provider={prov} player={w.player()} session_ttl=3600s",
-        )
+        spring(w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
+               f"login ok provider={prov} player={w.player()} session_ttl=3600s")
     if w.r() < 0.14 * ld + 0.02:
-        spring(
-            w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.PasswordLoginHandler",
-            f"login rejected provider=riftline reason=bad_credentials player={w.player()} "
-            f"attempts={w.ri(1, 4)}",
-        )
+        spring(w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.PasswordLoginHandler",
+               f"login rejected provider=riftline reason=bad_credentials player={w.player()} "
+               f"attempts={w.ri(1, 4)}")
     if w.r() < 0.07 * ld + 0.015:
-        spring(
-            w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
-            f"Steam ticket rejected: k_EResultExpired (ticket age {w.ri(61, 900)}s) player={w.player()}",
-        )
+        spring(w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
+               f"Steam ticket rejected: k_EResultExpired (ticket age {w.ri(61, 900)}s) player={w.player()}")
     if m in (2, 32) and not (HEAP[0] <= t < HEAP[1] + timedelta(minutes=30)):
         v, n = denylist_at(t)
         if t >= CFG_TIME["CFG-4484"]:  # pinned to the export before the ban wave
             v, n = denylist_at(at(2, 17, 50))
-        spring(
-            w, w.jit(t, 10), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
-            f"loaded device denylist v{v} ({n} entries, {n * 204 // 1048576} MiB)",
-        )
+        spring(w, w.jit(t, 10), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
+               f"loaded device denylist v{v} ({n} entries, {n * 204 // 1048576} MiB)")
 
     # matchmaker: matches formed, tickets that expire at night
     for _ in range(w.count(0.55 * ld)):
         tt = w.jit(t)
         if inside(tt, SELECTOR) or inside(tt, QUOTA):
             continue
-        zap(
-            w, tt, "INFO", "pool/matcher.go:311", "match formed",
+        zap(w, tt, "INFO", "pool/matcher.go:311", "match formed",
             queue=w.pick(["ranked-5v5", "casual", "ranked-duo"]), match=f"m-{w.hexid(12)}", players=10,
-            wait_s=round(5 + w.r() * 70, 1), spread=w.ri(40, 260),
-        )
+            wait_s=round(5 + w.r() * 70, 1), spread=w.ri(40, 260))
     if w.r() < 0.09:
-        zap(
-            w, w.jit(t), "WARN", "pool/expiry.go:88", "ticket expired without match",
-            queue=w.pick(["ranked-duo", "tournament"]), ticket=f"t-{w.hexid(12)}", waited_s=180,
-        )
+        zap(w, w.jit(t), "WARN", "pool/expiry.go:88", "ticket expired without match",
+            queue=w.pick(["ranked-duo", "tournament"]), ticket=f"t-{w.hexid(12)}", waited_s=180)
 
     # allocator: allocations and fleet autoscaler status
     for _ in range(w.count(0.3 * ld)):
         tt = w.jit(t)
         if inside(tt, SELECTOR) or inside(tt, QUOTA):
             continue
-        agones(
-            w, tt, "INFO", "*allocation.Allocator", "GameServerAllocation fulfilled",
-            gs=f"ranked-usw2-{w.hexid(5)}-{w.hexid(5)}", fleet="ranked-usw2", latencyMs=w.ri(6, 40),
-        )
+        agones(w, tt, "INFO", "*allocation.Allocator", "GameServerAllocation fulfilled",
+               gs=f"ranked-usw2-{w.hexid(5)}-{w.hexid(5)}", fleet="ranked-usw2", latencyMs=w.ri(6, 40))
     if w.r() < 0.15 * ld:
-        agones(
-            w, w.jit(t), "INFO", "*gameservers.Controller", "GameServer shutdown (match ended)", pod=1,
-            gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}",
-        )
+        agones(w, w.jit(t), "INFO", "*gameservers.Controller", "GameServer shutdown (match ended)", pod=1,
+               gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}")
     if m % 10 == 0:
         cap = fleet_state(t)
-        agones(
-            w, w.jit(t, 5), "INFO", "*fleetautoscalers.Controller", "fleetautoscaler sync", pod=1,
-            fleet="ranked-usw2", desired=cap["desired"], current=cap["current"], ready=cap["ready"],
-            allocated=cap["allocated"], pending=cap["pending"],
-        )
+        agones(w, w.jit(t, 5), "INFO", "*fleetautoscalers.Controller", "fleetautoscaler sync", pod=1,
+               fleet="ranked-usw2", desired=cap["desired"], current=cap["current"], ready=cap["ready"],
+               allocated=cap["allocated"], pending=cap["pending"])
 
     # lobby: parties
     for _ in range(w.count(0.38 * ld)):
@@ -556,15 +532,11 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, KAFKA3) or inside(tt, RESYNC) or inside(tt, MAXMEM):
             continue
         if w.r() < 0.5:
-            pino(
-                w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
-                size=w.ri(1, 4),
-            )
+            pino(w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=w.ri(1, 4))
         else:
-            pino(
-                w, tt, "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}", match=f"m-{w.hexid(12)}",
-                addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}",
-            )
+            pino(w, tt, "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}", match=f"m-{w.hexid(12)}",
+                 addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}")
     if w.r() < 0.06:
         pino(w, w.jit(t), "WARN", "invite expired", partyId=f"pty_{w.hexid(10)}", ttlSec=120)
 
@@ -573,21 +545,15 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t)
         if inside(tt, MAXMEM):
             continue
-        rust(
-            w, tt, "INFO", "leaderboard::submit",
-            f"score accepted board={w.pick(BOARDS)} player={w.player()} score={w.ri(800, 4200)} "
-            f"rank={w.ri(1, 90000)}",
-        )
+        rust(w, tt, "INFO", "leaderboard::submit",
+             f"score accepted board={w.pick(BOARDS)} player={w.player()} score={w.ri(800, 4200)} "
+             f"rank={w.ri(1, 90000)}")
     if w.r() < 0.035:
-        rust(
-            w, w.jit(t), "WARN", "leaderboard::redis",
-            f"slow command ZREVRANGE board=ranked-5v5-s12 took {w.ri(110, 240)}ms (threshold 100ms)",
-        )
+        rust(w, w.jit(t), "WARN", "leaderboard::redis",
+             f"slow command ZREVRANGE board=ranked-5v5-s12 took {w.ri(110, 240)}ms (threshold 100ms)")
     if m == 5:
-        rust(
-            w, w.jit(t, 20), "INFO", "leaderboard::rollup",
-            f"hourly rollup done boards=4 members={w.ri(410_000, 440_000)} took={w.ri(900, 2400)}ms",
-        )
+        rust(w, w.jit(t, 20), "INFO", "leaderboard::rollup",
+             f"hourly rollup done boards=4 members={w.ri(410_000, 440_000)} took={w.ri(900, 2400)}ms")
 
     # redis: periodic RDB saves on the primary
     if m in (11, 41) and not inside(t, MAXMEM):
@@ -597,11 +563,9 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         rds(w, tt + timedelta(milliseconds=40), "INFO", f"Background saving started by pid {pidn}")
         t2 = tt + timedelta(seconds=w.ri(50, 80))
         rds(w, t2, "INFO", "DB saved on disk", role="C")
-        rds(
-            w, t2, "INFO",
+        rds(w, t2, "INFO",
             f"Fork CoW for RDB: current {w.ri(40, 90)} MB, peak {w.ri(90, 140)} MB, "
-            f"average {w.ri(30, 70)} MB", role="C",
-        )
+            f"average {w.ri(30, 70)} MB", role="C")
         rds(w, t2 + timedelta(milliseconds=120), "INFO", "Background saving terminated with success")
 
     # inventory
@@ -610,10 +574,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, REPAIR) and w.r() < 0.6:
             continue
         if w.r() < 0.55:
-            kotlin(
-                w, tt, "INFO", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.LoadoutRoutes",
-                f"loadout saved player={w.player()} slots={w.ri(3, 8)} took={w.ri(4, 30)}ms",
-            )
+            kotlin(w, tt, "INFO", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.LoadoutRoutes",
+                   f"loadout saved player={w.player()} slots={w.ri(3, 8)} took={w.ri(4, 30)}ms")
         else:
             kotlin(
                 w, tt, "INFO", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.GrantService",
@@ -631,11 +593,9 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             f"{w.ri(20, 400)}MB to {w.ri(15, 380)}MB (~{w.ri(70, 99)}% of original)",
         )
     if w.r() < 0.02:
-        scylla(
-            w, w.jit(t), "WARN", w.ri(1, 3), w.ri(0, 7), "comp", "large_data",
-            "Writing large partition inventory/items: (p_b0tfarm01) "
-            f"({w.ri(180, 260)}MB) to me-{w.ri(3000, 9999)}-big-Data.db",
-        )
+        scylla(w, w.jit(t), "WARN", w.ri(1, 3), w.ri(0, 7), "comp", "large_data",
+               "Writing large partition inventory/items: (p_b0tfarm01) "
+               f"({w.ri(180, 260)}MB) to me-{w.ri(3000, 9999)}-big-Data.db")
 
     # store: purchases, declines, webhook retries that succeed
     for _ in range(w.count(0.3 * ld)):
@@ -643,52 +603,38 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, MIGR) or inside(tt, POOL):
             continue
         sku = w.pick(SKUS)
-        py(
-            w, tt, "INFO", "store.purchases",
-            f"purchase completed order={w.order()} sku={sku} amount_usd={PRICES[sku]} provider=paycore "
-            f"player={w.player()}",
-        )
+        py(w, tt, "INFO", "store.purchases",
+           f"purchase completed order={w.order()} sku={sku} amount_usd={PRICES[sku]} provider=paycore "
+           f"player={w.player()}")
     if w.r() < 0.04 * ld + 0.01:
-        py(
-            w, w.jit(t), "WARN", "store.payments",
-            f"payment declined order={w.order()} provider=paycore code=card_declined "
-            "decline_code=insufficient_funds",
-        )
+        py(w, w.jit(t), "WARN", "store.payments",
+           f"payment declined order={w.order()} provider=paycore code=card_declined "
+           "decline_code=insufficient_funds")
     if w.r() < 0.025:
         tt = w.jit(t)
-        py(
-            w, tt, "WARN", "store.webhooks",
-            f"paycore webhook evt_{w.hexid(14)} delivery retry {w.ri(1, 2)}/5 after timeout; will retry",
-        )
-        py(
-            w, tt + timedelta(seconds=w.ri(30, 90)), "INFO", "store.webhooks",
-            "paycore webhook processed type=charge.succeeded",
-        )
+        py(w, tt, "WARN", "store.webhooks",
+           f"paycore webhook evt_{w.hexid(14)} delivery retry {w.ri(1, 2)}/5 after timeout; will retry")
+        py(w, tt + timedelta(seconds=w.ri(30, 90)), "INFO", "store.webhooks",
+           "paycore webhook processed type=charge.succeeded")
 
     # postgres: checkpoints, the usual slow history query, autovacuum
     if m % 15 == 3:
         tt = w.jit(t, 3)
         pg(w, tt, "INFO", "checkpoint starting: time", pid=412)
-        pg(
-            w, tt + timedelta(seconds=w.ri(20, 50)), "INFO",
-            f"checkpoint complete: wrote {w.ri(300, 4000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
-            f"{w.ri(0, 3)} removed, {w.ri(1, 4)} recycled; write={w.ri(20, 50)}.{w.ri(100, 999)} s, "
-            f"sync=0.{w.ri(10, 99)}1 s, total={w.ri(20, 50)}.{w.ri(100, 999)} s", pid=412,
-        )
+        pg(w, tt + timedelta(seconds=w.ri(20, 50)), "INFO",
+           f"checkpoint complete: wrote {w.ri(300, 4000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
+           f"{w.ri(0, 3)} removed, {w.ri(1, 4)} recycled; write={w.ri(20, 50)}.{w.ri(100, 999)} s, "
+           f"sync=0.{w.ri(10, 99)}1 s, total={w.ri(20, 50)}.{w.ri(100, 999)} s", pid=412)
     if w.r() < 0.03:
-        pg(
-            w, w.jit(t), "INFO",
-            f"duration: {w.ri(1000, 2400)}.{w.ri(100, 999)} ms  statement: SELECT p.order_id, p.sku, "
-            "p.amount_cents, "
-            f"p.created_at FROM purchases p WHERE p.player_id = $1 ORDER BY p.created_at DESC LIMIT 50",
-            who="store@storedb",
-        )
+        pg(w, w.jit(t), "INFO",
+           f"duration: {w.ri(1000, 2400)}.{w.ri(100, 999)} ms  statement: SELECT p.order_id, p.sku, "
+           "p.amount_cents, "
+           f"p.created_at FROM purchases p WHERE p.player_id = $1 ORDER BY p.created_at DESC LIMIT 50",
+           who="store@storedb")
     if w.r() < 0.006:
-        pg(
-            w, w.jit(t), "INFO",
-            f'automatic vacuum of table "storedb.public.wallets": index scans: 1 pages: 0 removed, '
-            f"{w.ri(20000, 40000)} remain",
-        )
+        pg(w, w.jit(t), "INFO",
+           f'automatic vacuum of table "storedb.public.wallets": index scans: 1 pages: 0 removed, '
+           f"{w.ri(20000, 40000)} remain")
 
     # chat: connects, disconnects, rate limits
     for _ in range(w.count(0.35 * ld)):
@@ -696,24 +642,18 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, IDLE):
             continue
         if w.r() < 0.5:
-            ex(
-                w, tt, "INFO",
-                f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs "
-                "Transport: :websocket Serializer: Phoenix.Socket.V2.JSONSerializer",
-                meta=f"player_id={w.player()}",
-            )
+            ex(w, tt, "INFO",
+               f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs "
+               "Transport: :websocket Serializer: Phoenix.Socket.V2.JSONSerializer",
+               meta=f"player_id={w.player()}")
         else:
-            ex(
-                w, tt, "INFO",
-                f"socket closed code=1001 (going away) duration={w.ri(300, 9000)}.{w.ri(0, 9)}s",
-                meta=f"player_id={w.player()}",
-            )
+            ex(w, tt, "INFO",
+               f"socket closed code=1001 (going away) duration={w.ri(300, 9000)}.{w.ri(0, 9)}s",
+               meta=f"player_id={w.player()}")
     if w.r() < 0.05:
-        ex(
-            w, w.jit(t), "WARN",
-            f"rate limited: {w.ri(11, 40)} messages in 10s (limit 10) channel=party:pty_{w.hexid(10)}",
-            meta=f"player_id={w.player()}",
-        )
+        ex(w, w.jit(t), "WARN",
+           f"rate limited: {w.ri(11, 40)} messages in 10s (limit 10) channel=party:pty_{w.hexid(10)}",
+           meta=f"player_id={w.player()}")
 
     # kafka: group rebalances and segment deletion
     if m == 17 and h % 2 == 0:
@@ -737,22 +677,16 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
 
     # telemetry (always noisy): checkpoints, expired checkpoints, late events, poisoned records
     if m % 6 == 0 and not inside(t, TOKEN):
-        flink(
-            w, w.jit(t, 30), "INFO", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
-            f"Completed checkpoint {checkpoint_no(t)} for job {JOB_ID} ({w.ri(80, 400)}MB in "
-            f"{w.ri(900, 9000)} ms).",
-        )
+        flink(w, w.jit(t, 30), "INFO", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
+              f"Completed checkpoint {checkpoint_no(t)} for job {JOB_ID} ({w.ri(80, 400)}MB in "
+              f"{w.ri(900, 9000)} ms).")
     if w.r() < 0.022:
-        flink(
-            w, w.jit(t), "WARN", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
-            f"Checkpoint {checkpoint_no(t)} of job {JOB_ID} expired before completing.",
-        )
+        flink(w, w.jit(t), "WARN", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
+              f"Checkpoint {checkpoint_no(t)} of job {JOB_ID} expired before completing.")
     if w.r() < 0.06:
-        flink(
-            w, w.jit(t), "WARN", "gg.riftline.telemetry.enrich.LateEventFilter",
-            f"Dropping {w.ri(3, 400)} late events older than watermark - 300s (client clock skew) "
-            f"partition={w.ri(0, 11)}", tm=w.ri(1, 4),
-        )
+        flink(w, w.jit(t), "WARN", "gg.riftline.telemetry.enrich.LateEventFilter",
+              f"Dropping {w.ri(3, 400)} late events older than watermark - 300s (client clock skew) "
+              f"partition={w.ri(0, 11)}", tm=w.ri(1, 4))
     if w.r() < 0.03:
         flink(
             w, w.jit(t), "ERROR", "gg.riftline.telemetry.enrich.DecodeFunction",
@@ -809,49 +743,37 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
     for i in range(3):
         tt = t0 + timedelta(seconds=step * i + w.ri(5, 30))
         if service == "auth":
-            spring(
-                w, tt, "INFO", "main", "g.r.auth.AuthApplication",
-                f"Started AuthApplication v{ver} in {w.ri(11, 17)}.{w.ri(100, 999)} seconds (process "
-                "running for "
-                f"{w.ri(12, 19)}.{w.ri(100, 999)})", pod=PODS["auth"][i],
-            )
+            spring(w, tt, "INFO", "main", "g.r.auth.AuthApplication",
+                   f"Started AuthApplication v{ver} in {w.ri(11, 17)}.{w.ri(100, 999)} seconds (process "
+                   "running for "
+                   f"{w.ri(12, 19)}.{w.ri(100, 999)})", pod=PODS["auth"][i])
         elif service == "matchmaker":
-            zap(
-                w, tt, "INFO", "cmd/matchmaker/main.go:64", "starting matchmaker", version=ver,
-                pools=["ranked-5v5", "ranked-duo", "casual", "tournament"],
-            )
+            zap(w, tt, "INFO", "cmd/matchmaker/main.go:64", "starting matchmaker", version=ver,
+                pools=["ranked-5v5", "ranked-duo", "casual", "tournament"])
         elif service == "lobby":
             pino(w, tt, "INFO", "lobby listening", port=3000, version=ver)
         elif service == "leaderboard":
             rust(w, tt, "INFO", "leaderboard", f"starting leaderboard v{ver} listen=0.0.0.0:8080")
         elif service == "inventory":
-            kotlin(
-                w, tt, "INFO", "main", "io.ktor.server.Application",
-                f"Application started in {w.ri(3, 9)}.{w.ri(100, 999)} seconds. version={ver}",
-            )
+            kotlin(w, tt, "INFO", "main", "io.ktor.server.Application",
+                   f"Application started in {w.ri(3, 9)}.{w.ri(100, 999)} seconds. version={ver}")
         elif service == "store":
             py(w, tt, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(100, 999)} (store {ver})")
         elif service == "chat":
-            ex(
-                w, tt, "INFO",
-                f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}",
-            )
+            ex(w, tt, "INFO",
+               f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}")
 
 
 def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in order
     # ---- GAME-01 season 11 snapshot fills game-redis-0 to maxmemory (noeviction): writes refused
     t0 = at(0, 8, 0, 2)
-    rust(
-        w, t0, "INFO", "leaderboard::season",
-        "season snapshot started season=11 boards=48 target=lb:s11:archive:* (cron "
-        "leaderboard-season-snapshot)",
-    )
+    rust(w, t0, "INFO", "leaderboard::season",
+         "season snapshot started season=11 boards=48 target=lb:s11:archive:* (cron "
+         "leaderboard-season-snapshot)")
     for i, tt in enumerate(every((at(0, 8, 5), at(0, 8, 31)), 300)):
-        rust(
-            w, w.jit(tt, 20), "INFO", "leaderboard::season",
-            f"season snapshot progress season=11 boards_done={(i + 1) * 8}/48 "
-            f"members_copied={(i + 1) * 1_570_000}",
-        )
+        rust(w, w.jit(tt, 20), "INFO", "leaderboard::season",
+             f"season snapshot progress season=11 boards_done={(i + 1) * 8}/48 "
+             f"members_copied={(i + 1) * 1_570_000}")
     rust(
         w, at(0, 8, 31, 41), "INFO", "leaderboard::season",
         "season snapshot finished season=11: wrote 48 archive keys lb:s11:archive:* (9,412,880 members, no "
@@ -866,33 +788,23 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
                 "allowed when used memory > 'maxmemory'. (maxmemory-policy noeviction, used_memory=12.00G)",
             )
         if w.r() < 0.3:
-            envoy_access(
-                w, w.jit(tt, 20), "POST", "/v1/leaderboard/scores", 500, "-", dur=w.ri(3, 9),
-                upstream="10.40.4.9:8080",
-            )
+            envoy_access(w, w.jit(tt, 20), "POST", "/v1/leaderboard/scores", 500, "-", dur=w.ri(3, 9),
+                         upstream="10.40.4.9:8080")
         if w.r() < 0.25:
-            pino(
-                w, w.jit(tt, 20), "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
-                err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
-            )
+            pino(w, w.jit(tt, 20), "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
+                 err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.")
         if w.r() < 0.3:
-            pino(
-                w, w.jit(tt, 20), "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}",
-                match=f"m-{w.hexid(12)}", addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}",
-            )
+            pino(w, w.jit(tt, 20), "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}",
+                 match=f"m-{w.hexid(12)}", addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}")
     rust(
         w, at(0, 9, 4, 12), "WARN", "leaderboard::rollup",
         "hourly rollup failed: OOM command not allowed when used memory > 'maxmemory'.; will retry next hour",
     )
-    rust(
-        w, at(0, 9, 18, 30), "INFO", "leaderboard::season",
-        "season archive exported to gs://riftline-lb-archive/s11/ and 48 keys lb:s11:archive:* deleted "
-        "(oncall)",
-    )
-    rds(
-        w, at(0, 9, 21, 10), "INFO",
-        "CONFIG SET maxmemory 17179869184 by client id=88121 addr=10.40.2.5:50122",
-    )
+    rust(w, at(0, 9, 18, 30), "INFO", "leaderboard::season",
+         "season archive exported to gs://riftline-lb-archive/s11/ and 48 keys lb:s11:archive:* deleted "
+         "(oncall)")
+    rds(w, at(0, 9, 21, 10), "INFO",
+        "CONFIG SET maxmemory 17179869184 by client id=88121 addr=10.40.2.5:50122")
 
     # ---- GAME-02 edge CFG-4471: idle_timeout 60s also lands on the chat websocket route
     envoy_log(
@@ -900,35 +812,27 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         "source/extensions/config_subscription/grpc/grpc_subscription_impl.cc:138",
         "rds: loading new configuration: config_name=edge_routes version_info=cfg-4471 hash=7c1f0e2a9d41b3c6",
     )
-    envoy_log(
-        w, at(0, 11, 12, 1), "INFO", "router", "source/common/router/rds_impl.cc:201",
-        "rds: route chat-ws updated: idle_timeout 3600s -> 60s (version_info=cfg-4471)",
-    )
+    envoy_log(w, at(0, 11, 12, 1), "INFO", "router", "source/common/router/rds_impl.cc:201",
+              "rds: route chat-ws updated: idle_timeout 3600s -> 60s (version_info=cfg-4471)")
     for tt in every((IDLE[0] + timedelta(seconds=60), IDLE[1] + timedelta(seconds=60)), 8):
         tt = w.jit(tt, 8)
         p = w.player()
-        ex(
-            w, tt, "WARN",
-            f"socket closed abnormally code=1006 duration=60.{w.ri(0, 9)}s transport=websocket",
-            meta=f"player_id={p}",
-        )
+        ex(w, tt, "WARN",
+           f"socket closed abnormally code=1006 duration=60.{w.ri(0, 9)}s transport=websocket",
+           meta=f"player_id={p}")
         if w.r() < 0.6:
-            ex(
-                w, tt + timedelta(seconds=w.ri(1, 4)), "INFO",
-                f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs Transport: :websocket "
-                "Serializer: Phoenix.Socket.V2.JSONSerializer", meta=f"player_id={p}",
-            )
+            ex(w, tt + timedelta(seconds=w.ri(1, 4)), "INFO",
+               f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs Transport: :websocket "
+               "Serializer: Phoenix.Socket.V2.JSONSerializer", meta=f"player_id={p}")
         if w.r() < 0.35:
             envoy_access(
                 w, tt, "GET", "/ws/chat", 101, "SI", dur=60000 + w.ri(0, 9), upstream="10.40.8.31:4000",
                 proto="HTTP/1.1",
             )
     for tt in every((IDLE[0] + timedelta(minutes=3), IDLE[1]), 120):
-        ex(
-            w, w.jit(tt, 30), "WARN",
-            f"presence diff storm channel=presence:global leaves={w.ri(1400, 2600)} "
-            f"joins={w.ri(1300, 2500)} in 10s",
-        )
+        ex(w, w.jit(tt, 30), "WARN",
+           f"presence diff storm channel=presence:global leaves={w.ri(1400, 2600)} "
+           f"joins={w.ri(1300, 2500)} in 10s")
     envoy_log(
         w, at(0, 12, 4, 2), "INFO", "config",
         "source/extensions/config_subscription/grpc/grpc_subscription_impl.cc:138",
@@ -937,26 +841,18 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     ex(w, at(0, 10, 50, 30), "INFO", "feature flag profanity_filter_v2 enabled (CFG-4461)")
 
     # ---- GAME-03 kafka-3 loses its log dir; lobby.events (RF 2, min ISR 2) refuses writes
-    kafka(
-        w, KAFKA3[0], "ERROR",
-        "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data java.io.IOException: "
-        "Input/output error", "kafka.server.LogDirFailureChannel", 3,
-    )
-    kafka(
-        w, KAFKA3[0] + timedelta(milliseconds=40), "WARN",
-        "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
-        "kafka.server.ReplicaManager", 3,
-    )
-    kafka(
-        w, KAFKA3[0] + timedelta(milliseconds=310), "ERROR",
-        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager",
-        3,
-    )
-    kafka(
-        w, KAFKA3[0] + timedelta(seconds=6), "INFO",
-        "[Controller id=2] Broker 3 is offline; electing new leaders for 58 partitions",
-        "kafka.controller.KafkaController", 2,
-    )
+    kafka(w, KAFKA3[0], "ERROR",
+          "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data java.io.IOException: "
+          "Input/output error", "kafka.server.LogDirFailureChannel", 3)
+    kafka(w, KAFKA3[0] + timedelta(milliseconds=40), "WARN",
+          "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
+          "kafka.server.ReplicaManager", 3)
+    kafka(w, KAFKA3[0] + timedelta(milliseconds=310), "ERROR",
+          "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager",
+          3)
+    kafka(w, KAFKA3[0] + timedelta(seconds=6), "INFO",
+          "[Controller id=2] Broker 3 is offline; electing new leaders for 58 partitions",
+          "kafka.controller.KafkaController", 2)
     for part, leader in ((2, 1), (5, 2), (8, 1)):
         kafka(
             w, KAFKA3[0] + timedelta(seconds=9 + part), "INFO",
@@ -981,69 +877,51 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
                 "required", type="NOT_ENOUGH_REPLICAS", retriable=True,
             )
         if w.r() < 0.35:
-            pino(
-                w, w.jit(tt, 15), "WARN", "party invite not delivered", partyId=f"pty_{w.hexid(10)}",
-                reason="publish failed after 5 retries",
-            )
+            pino(w, w.jit(tt, 15), "WARN", "party invite not delivered", partyId=f"pty_{w.hexid(10)}",
+                 reason="publish failed after 5 retries")
         if w.r() < 0.4:
-            pino(
-                w, w.jit(tt, 15), "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
-                size=1,
-            )
+            pino(w, w.jit(tt, 15), "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=1)
     for tt in every((KAFKA3[0] + timedelta(seconds=30), KAFKA3[1]), 240):
-        flink(
-            w, w.jit(tt, 60), "WARN", "org.apache.kafka.clients.NetworkClient",
-            "[Consumer clientId=telemetry-enrich-0, groupId=telemetry-enrich] Connection to node 3 "
-            "(kafka-3.kafka-headless/10.40.14.13:9092) could not be established. Broker may not be "
-            "available.", tm=w.ri(1, 4),
-        )
+        flink(w, w.jit(tt, 60), "WARN", "org.apache.kafka.clients.NetworkClient",
+              "[Consumer clientId=telemetry-enrich-0, groupId=telemetry-enrich] Connection to node 3 "
+              "(kafka-3.kafka-headless/10.40.14.13:9092) could not be established. Broker may not be "
+              "available.", tm=w.ri(1, 4))
     kafka(
         w, at(0, 14, 41, 20), "INFO", "[Admin] Altered config min.insync.replicas=1 for topic lobby.events",
         "kafka.server.ConfigAdminManager", 2,
     )
-    kafka(
-        w, at(0, 15, 31, 0), "INFO",
-        "[KafkaServer id=3] started (replacement volume, log dir /var/lib/kafka/data)",
-        "kafka.server.KafkaServer", 3,
-    )
+    kafka(w, at(0, 15, 31, 0), "INFO",
+          "[KafkaServer id=3] started (replacement volume, log dir /var/lib/kafka/data)",
+          "kafka.server.KafkaServer", 3)
 
     # ---- GAME-05 Steam Web API 503s (external); the auth deploy DEP-7709 at 09:55 is unrelated
     for tt in every(STEAM, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.7:
-            code = w.pick(
-                [
-                    "HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable",
-                    "Read timed out after 5000 ms",
-                ]
-            )
-            spring(
-                w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
-                f"Steam ticket validation failed: {code} from api.steampowered.com "
-                "(ISteamUserAuth/AuthenticateUserTicket/v1), attempt 3/3",
-            )
-            spring(
-                w, tt + timedelta(milliseconds=5), "ERROR", f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.login.LoginController",
-                "login failed provider=steam player=- reason=idp_unavailable",
-            )
+            code = w.pick([
+                              "HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable",
+                              "Read timed out after 5000 ms",
+                          ])
+            spring(w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
+                   f"Steam ticket validation failed: {code} from api.steampowered.com "
+                   "(ISteamUserAuth/AuthenticateUserTicket/v1), attempt 3/3")
+            spring(w, tt + timedelta(milliseconds=5), "ERROR", f"nio-8080-exec-{w.ri(1, 40)}",
+                   "g.r.auth.login.LoginController",
+                   "login failed provider=steam player=- reason=idp_unavailable")
         if w.r() < 0.3:
             envoy_access(
                 w, tt, "POST", "/v1/auth/steam", 503, "-", dur=w.ri(5000, 15100), upstream="10.40.3.21:8080"
             )
         if w.r() < 0.5:
-            spring(
-                w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
-                f"login ok provider=steam player={w.player()} session_ttl=3600s",
-            )
+            spring(w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
+                   f"login ok provider=steam player={w.player()} session_ttl=3600s")
 
     # ---- GAME-06 weekly scylla repair at full intensity saturates scylla-3's disk; inventory times out
     for node in (1, 2, 3):
-        scylla(
-            w, at(1, 12, 50, 4) + timedelta(milliseconds=node * 70), "INFO", node, 0, "main", "repair",
-            "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: starting user-requested repair for keyspace "
-            "inventory, repair id 412, options {intensity: 0 (max), parallel: 0 (max), ranges: 768}",
-        )
+        scylla(w, at(1, 12, 50, 4) + timedelta(milliseconds=node * 70), "INFO", node, 0, "main", "repair",
+               "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: starting user-requested repair for keyspace "
+               "inventory, repair id 412, options {intensity: 0 (max), parallel: 0 (max), ranges: 768}")
     for tt in every(REPAIR, 60):
         if w.r() < 0.5:
             scylla(
@@ -1061,16 +939,12 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
                 "Query timed out after PT0.8S",
             )
         if w.r() < 0.5:
-            kotlin(
-                w, tt, "WARN", "s0-io-3", "c.d.o.d.internal.core.pool.ChannelPool",
-                f"[s0|/10.40.12.23:9042] slow response for inventory.items read {w.ri(820, 1500)} ms "
-                "(LOCAL_QUORUM)",
-            )
+            kotlin(w, tt, "WARN", "s0-io-3", "c.d.o.d.internal.core.pool.ChannelPool",
+                   f"[s0|/10.40.12.23:9042] slow response for inventory.items read {w.ri(820, 1500)} ms "
+                   "(LOCAL_QUORUM)")
         if w.r() < 0.3:
-            envoy_access(
-                w, tt, "PUT", "/v1/inventory/loadout", 504, "UT", dur=w.ri(1500, 2500),
-                upstream="10.40.5.14:8080",
-            )
+            envoy_access(w, tt, "PUT", "/v1/inventory/loadout", 504, "UT", dur=w.ri(1500, 2500),
+                         upstream="10.40.5.14:8080")
     scylla(
         w, at(1, 13, 52, 10), "INFO", 1, 0, "main", "repair",
         "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: paused by scylla-manager (intensity lowered to 1)",
@@ -1086,16 +960,12 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     for tt in every(SELECTOR, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.75:
-            zap(
-                w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
+            zap(w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
                 selector=sel,
                 error="rpc error: code = ResourceExhausted desc = there is no available GameServer "
-                "to allocate",
-            )
-            zap(
-                w, tt + timedelta(milliseconds=4), "WARN", "pool/matcher.go:402",
-                "match dissolved, tickets requeued", tickets=10, reason="no_server",
-            )
+                "to allocate")
+            zap(w, tt + timedelta(milliseconds=4), "WARN", "pool/matcher.go:402",
+                "match dissolved, tickets requeued", tickets=10, reason="no_server")
         if w.r() < 0.4:
             agones(
                 w, tt, "WARN", "*allocation.Allocator",
@@ -1107,27 +977,21 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
 
     # ---- GAME-08 evening peak: node pool gs-c2-usw2 cannot grow (C2_CPUS quota), no Ready GameServers
     for tt in every((QUOTA[0], QUOTA[1]), 150):
-        agones(
-            w, w.jit(tt, 30), "WARN", "*nodepools.Watcher",
-            f"nodepool gs-c2-usw2: scale-up 166 -> {w.ri(172, 181)} nodes failed: GCE quota "
-            "exceeded: "
-            "Quota 'C2_CPUS' exceeded. Limit: 2800.0 in region us-west2.", pod=1,
-        )
+        agones(w, w.jit(tt, 30), "WARN", "*nodepools.Watcher",
+               f"nodepool gs-c2-usw2: scale-up 166 -> {w.ri(172, 181)} nodes failed: GCE quota "
+               "exceeded: "
+               "Quota 'C2_CPUS' exceeded. Limit: 2800.0 in region us-west2.", pod=1)
     for tt in every((QUOTA[0] + timedelta(minutes=2), QUOTA[1]), 45):
-        agones(
-            w, w.jit(tt, 45), "WARN", "*gameservers.Controller",
-            f"GameServer pod Pending {w.ri(60, 900)}s: 0/166 nodes are available: 166 Insufficient cpu.",
-            pod=1, gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}",
-        )
+        agones(w, w.jit(tt, 45), "WARN", "*gameservers.Controller",
+               f"GameServer pod Pending {w.ri(60, 900)}s: 0/166 nodes are available: 166 Insufficient cpu.",
+               pod=1, gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}")
     for tt in every((QUOTA[0] + timedelta(minutes=4), QUOTA[1]), 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.8:
-            zap(
-                w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
+            zap(w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
                 selector="agones.dev/fleet=ranked-usw2",
                 error="rpc error: code = ResourceExhausted desc = there is "
-                "no available GameServer to allocate",
-            )
+                "no available GameServer to allocate")
         if w.r() < 0.45:
             agones(
                 w, tt, "ERROR", "*allocation.Allocator", "allocation failed: no Ready GameServer in fleet",
@@ -1136,128 +1000,90 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         if w.r() < 0.35:
             pino(w, tt, "WARN", "match found but no server assigned after 60s", partyId=f"pty_{w.hexid(10)}")
         if w.r() < 0.2:
-            zap(
-                w, tt, "INFO", "pool/matcher.go:311", "match formed", queue="ranked-5v5",
+            zap(w, tt, "INFO", "pool/matcher.go:311", "match formed", queue="ranked-5v5",
                 match=f"m-{w.hexid(12)}", players=10, wait_s=round(60 + w.r() * 200, 1),
-                spread=w.ri(40, 260),
-            )
-    agones(
-        w, at(1, 19, 43, 30), "INFO", "*nodepools.Watcher",
-        "nodepool gs-c2-usw2: scale-up 166 -> 200 nodes succeeded", pod=1,
-    )
+                spread=w.ri(40, 260))
+    agones(w, at(1, 19, 43, 30), "INFO", "*nodepools.Watcher",
+           "nodepool gs-c2-usw2: scale-up 166 -> 200 nodes succeeded", pod=1)
 
     # ---- GAME-10 store 2.31.0's migration V2031 builds an index without CONCURRENTLY: purchases locked
-    py(
-        w, at(2, 5, 48, 9), "INFO", "alembic.runtime.migration",
-        "Running upgrade 2030 -> 2031, add purchases (player_id, created_at) index (V2031)",
-    )
-    pg(
-        w, MIGR[0], "INFO",
-        "statement: CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
-        pid=21840, who="store_migrator@storedb",
-    )
+    py(w, at(2, 5, 48, 9), "INFO", "alembic.runtime.migration",
+       "Running upgrade 2030 -> 2031, add purchases (player_id, created_at) index (V2031)")
+    pg(w, MIGR[0], "INFO",
+       "statement: CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
+       pid=21840, who="store_migrator@storedb")
     waiters = []
     for tt in every((MIGR[0] + timedelta(seconds=40), MIGR[1]), 75):
         tt = w.jit(tt, 60)
         pid = w.ri(22000, 29999)
         waiters.append(pid)
-        pg(
-            w, tt, "INFO",
-            f"process {pid} still waiting for RowExclusiveLock on relation 16544 of database 16402 "
-            f"after 1000.{w.ri(10, 99)}1 ms", pid=pid, who="store@storedb",
-        )
-        pg(
-            w, tt, "INFO",
-            f"Process holding the lock: 21840. Wait queue: {', '.join(map(str, waiters[-6:]))}.", pid=pid,
-            who="store@storedb", tag="DETAIL",
-        )
-        pg(
-            w, tt, "INFO",
-            "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) VALUES "
-            "($1, $2, $3, $4, $5, now())", pid=pid, who="store@storedb", tag="STATEMENT",
-        )
+        pg(w, tt, "INFO",
+           f"process {pid} still waiting for RowExclusiveLock on relation 16544 of database 16402 "
+           f"after 1000.{w.ri(10, 99)}1 ms", pid=pid, who="store@storedb")
+        pg(w, tt, "INFO",
+           f"Process holding the lock: 21840. Wait queue: {', '.join(map(str, waiters[-6:]))}.", pid=pid,
+           who="store@storedb", tag="DETAIL")
+        pg(w, tt, "INFO",
+           "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) VALUES "
+           "($1, $2, $3, $4, $5, now())", pid=pid, who="store@storedb", tag="STATEMENT")
     for tt in every((MIGR[0] + timedelta(minutes=2), POOL[0]), 40):
         if w.r() < 0.5:
-            envoy_access(
-                w, w.jit(tt, 40), "POST", "/v1/store/purchase", 504, "UT", dur=15000,
-                upstream="10.40.6.18:8000",
-            )
+            envoy_access(w, w.jit(tt, 40), "POST", "/v1/store/purchase", 504, "UT", dur=15000,
+                         upstream="10.40.6.18:8000")
     for tt in every(POOL, 6):
         tt = w.jit(tt, 6)
         if w.r() < 0.7:
             path = w.pick(["POST /v1/store/purchase", "GET /v1/store/catalog", "GET /v1/store/wallet"])
-            py(
-                w, tt, "ERROR", "store.api",
-                f"500 {path}: sqlalchemy.exc.TimeoutError: QueuePool limit of size 20 overflow 10 reached, "
-                "connection "
-                "timed out, timeout 30.00",
-            )
+            py(w, tt, "ERROR", "store.api",
+               f"500 {path}: sqlalchemy.exc.TimeoutError: QueuePool limit of size 20 overflow 10 reached, "
+               "connection "
+               "timed out, timeout 30.00")
         if w.r() < 0.3:
-            envoy_access(
-                w, tt, "GET", "/v1/store/catalog", 500, "-", dur=30000 + w.ri(1, 40),
-                upstream="10.40.6.18:8000",
-            )
+            envoy_access(w, tt, "GET", "/v1/store/catalog", 500, "-", dur=30000 + w.ri(1, 40),
+                         upstream="10.40.6.18:8000")
     py(w, at(2, 6, 17, 20), "INFO", "store.flags", "flag holiday_bundle_banner=true (CFG-4479)")
-    pg(
-        w, MIGR[1], "INFO",
-        "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON purchases "
-        "(player_id, created_at)", pid=21840, who="store_migrator@storedb",
-    )
-    py(
-        w, MIGR[1] + timedelta(seconds=2), "INFO", "alembic.runtime.migration",
-        "upgrade 2030 -> 2031 done in 4230.5s",
-    )
+    pg(w, MIGR[1], "INFO",
+       "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON purchases "
+       "(player_id, created_at)", pid=21840, who="store_migrator@storedb")
+    py(w, MIGR[1] + timedelta(seconds=2), "INFO", "alembic.runtime.migration",
+       "upgrade 2030 -> 2031 done in 4230.5s")
 
     # ---- GAME-11 telemetry: the credential refresher died at 03:27; the session token expires at 09:27
-    flink(
-        w, at(2, 3, 27, 4), "WARN", "gg.riftline.telemetry.aws.RefreshingCredentials",
-        "credentials refresh thread aws-creds-refresh exited: java.lang.NoClassDefFoundError: "
-        "org/apache/http/conn/ssl/SSLConnectionSocketFactory; current session credentials valid until "
-        "2026-12-03T17:27:00Z", tm=2,
-    )
+    flink(w, at(2, 3, 27, 4), "WARN", "gg.riftline.telemetry.aws.RefreshingCredentials",
+          "credentials refresh thread aws-creds-refresh exited: java.lang.NoClassDefFoundError: "
+          "org/apache/http/conn/ssl/SSLConnectionSocketFactory; current session credentials valid until "
+          "2026-12-03T17:27:00Z", tm=2)
     for tt in every(TOKEN, 20):
         tt = w.jit(tt, 20)
         if w.r() < 0.8:
-            flink(
-                w, tt, "ERROR", "gg.riftline.telemetry.sink.S3ParquetSink",
-                "PutObject failed for "
-                f"s3://riftline-telemetry-raw/raw/dt=2026-12-03/hr=17/part-{w.ri(0, 11)}-"
-                f"{checkpoint_no(tt)}.parquet: com.amazonaws.services.s3.model.AmazonS3Exception: The "
-                "provided "
-                "token has expired. (Service: Amazon S3; Status Code: 400; Error Code: ExpiredToken; "
-                "Request ID: "
-                f"{w.hexid(16).upper()})", tm=w.ri(1, 4),
-            )
+            flink(w, tt, "ERROR", "gg.riftline.telemetry.sink.S3ParquetSink",
+                  "PutObject failed for "
+                  f"s3://riftline-telemetry-raw/raw/dt=2026-12-03/hr=17/part-{w.ri(0, 11)}-"
+                  f"{checkpoint_no(tt)}.parquet: com.amazonaws.services.s3.model.AmazonS3Exception: The "
+                  "provided "
+                  "token has expired. (Service: Amazon S3; Status Code: 400; Error Code: ExpiredToken; "
+                  "Request ID: "
+                  f"{w.hexid(16).upper()})", tm=w.ri(1, 4))
         if w.r() < 0.12:
-            flink(
-                w, tt, "INFO", "org.apache.flink.runtime.executiongraph.ExecutionGraph",
-                f"Job telemetry-enrich ({JOB_ID}) switched from state RUNNING to RESTARTING.",
-            )
+            flink(w, tt, "INFO", "org.apache.flink.runtime.executiongraph.ExecutionGraph",
+                  f"Job telemetry-enrich ({JOB_ID}) switched from state RUNNING to RESTARTING.")
         if w.r() < 0.1:
-            flink(
-                w, tt, "WARN", "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
-                f"Failed to trigger or complete checkpoint {checkpoint_no(tt)} for job {JOB_ID}. "
-                "(0 consecutive failed attempts so far)",
-            )
-    flink(
-        w, at(2, 10, 8, 5), "INFO", "gg.riftline.telemetry.aws.RefreshingCredentials",
-        "assumed role riftline-telemetry-writer via web identity, session credentials valid until "
-        "2026-12-03T19:08:05Z (taskmanagers restarted)",
-    )
+            flink(w, tt, "WARN", "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
+                  f"Failed to trigger or complete checkpoint {checkpoint_no(tt)} for job {JOB_ID}. "
+                  "(0 consecutive failed attempts so far)")
+    flink(w, at(2, 10, 8, 5), "INFO", "gg.riftline.telemetry.aws.RefreshingCredentials",
+          "assumed role riftline-telemetry-writer via web identity, session credentials valid until "
+          "2026-12-03T19:08:05Z (taskmanagers restarted)")
 
     # ---- GAME-12 the vault job rotates the PSN client secret; auth only reads it at startup
-    spring(
-        w, at(1, 9, 55, 40), "INFO", "main", "g.r.auth.psn.PsnOAuthClient",
-        "loaded PSN client credentials from vault secret/auth/psn-oauth (version 13)",
-    )
+    spring(w, at(1, 9, 55, 40), "INFO", "main", "g.r.auth.psn.PsnOAuthClient",
+           "loaded PSN client credentials from vault secret/auth/psn-oauth (version 13)")
     for tt in every(PSN, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.7:
-            spring(
-                w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.psn.PsnOAuthClient",
-                "PSN token exchange failed: 401 invalid_client (Client authentication failed) "
-                "client_id=riftline-prod-usw",
-            )
+            spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.psn.PsnOAuthClient",
+                   "PSN token exchange failed: 401 invalid_client (Client authentication failed) "
+                   "client_id=riftline-prod-usw")
             spring(
                 w, tt + timedelta(milliseconds=3), "WARN", f"nio-8080-exec-{w.ri(1, 40)}",
                 "g.r.auth.login.LoginController", "login failed provider=psn reason=idp_error status=401",
@@ -1284,28 +1110,20 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         tt = w.jit(tt, 20)
         r = w.r()
         if r < 0.3:
-            spring(
-                w, tt, "WARN", "GC Thread#0", "gc",
-                f"GC({w.ri(4000, 9000)}) Pause Full (G1 Compaction Pause) "
-                f"{w.ri(1990, 2040)}M->{w.ri(1960, 2030)}M"
-                f"(2048M) {w.ri(2100, 6800)}.{w.ri(100, 999)}ms", pod=pod,
-            )
+            spring(w, tt, "WARN", "GC Thread#0", "gc",
+                   f"GC({w.ri(4000, 9000)}) Pause Full (G1 Compaction Pause) "
+                   f"{w.ri(1990, 2040)}M->{w.ri(1960, 2030)}M"
+                   f"(2048M) {w.ri(2100, 6800)}.{w.ri(100, 999)}ms", pod=pod)
         elif r < 0.65:
-            spring(
-                w, tt, "ERROR", f"grpc-authz-{w.ri(1, 32)}", "g.r.auth.authz.ExtAuthzService",
-                "check failed: java.lang.OutOfMemoryError: Java heap space", pod=pod,
-            )
+            spring(w, tt, "ERROR", f"grpc-authz-{w.ri(1, 32)}", "g.r.auth.authz.ExtAuthzService",
+                   "check failed: java.lang.OutOfMemoryError: Java heap space", pod=pod)
         elif r < 0.75:
-            spring(
-                w, tt, "FATAL", "main", "g.r.auth.AuthApplication",
-                "Terminating due to java.lang.OutOfMemoryError: Java heap space "
-                "(-XX:+ExitOnOutOfMemoryError)", pod=pod,
-            )
-            spring(
-                w, tt + timedelta(seconds=w.ri(25, 40)), "INFO", "denylist-refresh",
-                "g.r.auth.denylist.DenylistRefresher",
-                "loaded device denylist v8812 (9612441 entries, 1869 MiB) at startup", pod=pod,
-            )
+            spring(w, tt, "FATAL", "main", "g.r.auth.AuthApplication",
+                   "Terminating due to java.lang.OutOfMemoryError: Java heap space "
+                   "(-XX:+ExitOnOutOfMemoryError)", pod=pod)
+            spring(w, tt + timedelta(seconds=w.ri(25, 40)), "INFO", "denylist-refresh",
+                   "g.r.auth.denylist.DenylistRefresher",
+                   "loaded device denylist v8812 (9612441 entries, 1869 MiB) at startup", pod=pod)
         if w.r() < 0.5:
             envoy_log(
                 w, tt, "WARN", "ext_authz", "source/extensions/filters/http/ext_authz/ext_authz.cc:462",
@@ -1320,10 +1138,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
                 w, w.jit(tt, 20), "POST", w.pick(["/v1/auth/steam", "/v1/auth/psn", "/v1/auth/xbl"]), 503,
                 "UF", dur=w.ri(1, 4), upstream="10.40.3.21:8080",
             )
-    spring(
-        w, at(2, 18, 47, 0), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
-        f"denylist source pinned to v{prev_v} (CFG-4484): loaded {prev_n} entries",
-    )
+    spring(w, at(2, 18, 47, 0), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
+           f"denylist source pinned to v{prev_v} (CFG-4484): loaded {prev_n} entries")
 
     # ---- GAME-14 game-redis-2 restarts after a node drain; the primary's full resync loops on the
     #      replica output buffer limit, saturating its network and forking every few minutes
@@ -1336,11 +1152,9 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         rds(w, tt, "INFO", "Full resync requested by replica 10.40.9.33:6379")
         rds(w, tt + timedelta(milliseconds=2), "INFO", "Starting BGSAVE for SYNC with target: disk")
         rds(w, tt + timedelta(milliseconds=1900), "INFO", f"Background saving started by pid {pidn}")
-        rds(
-            w, tt + timedelta(seconds=3), "INFO",
+        rds(w, tt + timedelta(seconds=3), "INFO",
             "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk",
-            inst="game-redis-2", role="S",
-        )
+            inst="game-redis-2", role="S")
         if tt + timedelta(seconds=200) < RESYNC[1]:
             rds(
                 w, tt + timedelta(seconds=w.ri(150, 200)), "WARN",
@@ -1358,22 +1172,16 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     for tt in every((RESYNC[0] + timedelta(seconds=5), RESYNC[1]), 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.6:
-            pino(
-                w, tt, "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
-                err="Command timed out", addr="10.40.9.12:6379", timeoutMs=500,
-            )
+            pino(w, tt, "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
+                 err="Command timed out", addr="10.40.9.12:6379", timeoutMs=500)
         if w.r() < 0.35:
             pino(w, tt, "WARN", "join party slow", partyId=f"pty_{w.hexid(10)}", tookMs=w.ri(1500, 4800))
         if w.r() < 0.3:
-            pino(
-                w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
-                size=w.ri(1, 4),
-            )
+            pino(w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=w.ri(1, 4))
         if w.r() < 0.15:
-            rust(
-                w, tt, "WARN", "leaderboard::redis",
-                f"command ZADD board=ranked-5v5-s12 took {w.ri(600, 1900)}ms (threshold 100ms)",
-            )
+            rust(w, tt, "WARN", "leaderboard::redis",
+                 f"command ZADD board=ranked-5v5-s12 took {w.ri(600, 1900)}ms (threshold 100ms)")
 
 
 # ---------------------------------------------------------------- metrics
@@ -1434,14 +1242,12 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
         ld = load(t)
         for svc, (rps, p50, p99) in SVC_BASE.items():
             f, err, p99f = svc_effect(svc, t)
-            svc_rows.append(
-                [
-                    wmin(t), svc, round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
-                    round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
-                    round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
-                    round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1),
-                ]
-            )
+            svc_rows.append([
+                                wmin(t), svc, round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
+                                round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
+                                round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
+                                round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1),
+                            ])
         # redis: game-redis-0 primary, 1 and 2 replicas
         used = 9700 + 60 * ld + rng.random() * 40
         if at(0, 8, 0) <= t < MAXMEM[0]:
@@ -1482,15 +1288,13 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
             )
         t += timedelta(minutes=2)
     w.table("svc_metrics", ["minute", "service", "rps", "error_pct", "p50_ms", "p99_ms"], svc_rows)
-    w.table(
-        "redis_metrics",
-        [
-            "time", "instance", "role", "used_memory_mb", "maxmemory_mb", "connected_clients",
-            "ops_per_sec", "net_out_mbps", "connected_replicas", "sync_full", "latest_fork_ms",
-            "latency_p99_ms", "rejected_writes", "up",
-        ],
-        redis_rows,
-    )
+    w.table("redis_metrics",
+            [
+                "time", "instance", "role", "used_memory_mb", "maxmemory_mb", "connected_clients",
+                "ops_per_sec", "net_out_mbps", "connected_replicas", "sync_full", "latest_fork_ms",
+                "latency_p99_ms", "rejected_writes", "up",
+            ],
+            redis_rows)
 
     # long format, epoch seconds: infrastructure KPIs every 5 minutes
     kpi: list[list] = []
@@ -1608,36 +1412,24 @@ def job_runs(w: World) -> None:
         )
 
     for d in range(3):
-        run(
-            "scylla-manager-backup", "scylla", at(d, 1, 0), rng.randint(2100, 2600), "success",
-            "snapshot + upload to gs://riftline-scylla-backup, keyspaces inventory, profiles",
-        )
-        run(
-            "store-refund-reconcile", "store", at(d, 2, 0), rng.randint(200, 400), "success",
-            f"reconciled {rng.randint(40, 90)} refunds with paycore",
-        )
-        run(
-            "matchmaker-rating-decay", "matchmaker", at(d, 4, 0), rng.randint(60, 140), "success",
-            f"decayed ratings of {rng.randint(9000, 14000)} inactive players",
-        )
+        run("scylla-manager-backup", "scylla", at(d, 1, 0), rng.randint(2100, 2600), "success",
+            "snapshot + upload to gs://riftline-scylla-backup, keyspaces inventory, profiles")
+        run("store-refund-reconcile", "store", at(d, 2, 0), rng.randint(200, 400), "success",
+            f"reconciled {rng.randint(40, 90)} refunds with paycore")
+        run("matchmaker-rating-decay", "matchmaker", at(d, 4, 0), rng.randint(60, 140), "success",
+            f"decayed ratings of {rng.randint(9000, 14000)} inactive players")
         for hh in (0, 6, 12, 18):
-            run(
-                "telemetry-compaction", "telemetry", at(d, hh, 30), rng.randint(600, 1300), "success",
-                "compacted parquet partitions of s3://riftline-telemetry-raw (previous 6 h)",
-            )
-        run(
-            "leaderboard-season-snapshot", "leaderboard", at(d, 8, 0), 1901 if d == 0 else 3, "success",
+            run("telemetry-compaction", "telemetry", at(d, hh, 30), rng.randint(600, 1300), "success",
+                "compacted parquet partitions of s3://riftline-telemetry-raw (previous 6 h)")
+        run("leaderboard-season-snapshot", "leaderboard", at(d, 8, 0), 1901 if d == 0 else 3, "success",
             "season 11: 48 boards, 9,412,880 members -> lb:s11:archive:* (no TTL)"
             if d == 0
-            else "no season ended; nothing to do",
-        )
+            else "no season ended; nothing to do")
         for hh in range(24):
             failed = d == 0 and hh == 9
-            run(
-                "leaderboard-hourly-rollup", "leaderboard", at(d, hh, 5), rng.randint(1, 3),
+            run("leaderboard-hourly-rollup", "leaderboard", at(d, hh, 5), rng.randint(1, 3),
                 "failed" if failed else "success",
-                "OOM command not allowed when used memory > 'maxmemory'" if failed else "4 boards",
-            )
+                "OOM command not allowed when used memory > 'maxmemory'" if failed else "4 boards")
     for start, fin, entries, v in denylist_exports():
         if start >= DAY0:
             run(
@@ -1645,23 +1437,15 @@ def job_runs(w: World) -> None:
                 f"exported {entries:,} device ids as denylist v{v} to gs://riftline-anticheat/denylist/latest"
                 + (" (ban wave BW-1203)" if entries > 1_000_000 else ""),
             )
-    run(
-        "vault-rotate-steam-webapi-key", "auth", at(0, 13, 20), 95, "success",
-        "rotated secret/auth/steam-webapi to version 9; previous key stays valid 7 days",
-    )
-    run(
-        "scylla-repair-inventory", "scylla", at(1, 12, 50), 6060, "success",
+    run("vault-rotate-steam-webapi-key", "auth", at(0, 13, 20), 95, "success",
+        "rotated secret/auth/steam-webapi to version 9; previous key stays valid 7 days")
+    run("scylla-repair-inventory", "scylla", at(1, 12, 50), 6060, "success",
         "scylla-manager repair keyspace inventory, intensity 0 (max), parallel 0 (max); weekly task moved "
-        "from Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1",
-    )
-    run(
-        "vault-rotate-psn-client-secret", "auth", at(2, 13, 20, 5), 125, "success",
-        "rotated secret/auth/psn-oauth client_secret to version 14; previous secret revoked at PSN",
-    )
-    run(
-        "gke-nodepool-upgrade", "kubernetes", at(2, 20, 0), 6000, "success",
-        "pool-default surge upgrade 1.31.3-gke.1100 -> 1.31.4-gke.1050, draining nodes one at a time",
-    )
+        "from Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1")
+    run("vault-rotate-psn-client-secret", "auth", at(2, 13, 20, 5), 125, "success",
+        "rotated secret/auth/psn-oauth client_secret to version 14; previous secret revoked at PSN")
+    run("gke-nodepool-upgrade", "kubernetes", at(2, 20, 0), 6000, "success",
+        "pool-default surge upgrade 1.31.3-gke.1100 -> 1.31.4-gke.1050, draining nodes one at a time")
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("job_runs", ["run_id", "job", "service", "started_at", "finished_at", "status", "detail"], rows)
 
@@ -1791,10 +1575,8 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
             "redis-memory",
             [
-                logs(
-                    "leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
-                    "score submit failed",
-                ),
+                logs("leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
+                     "score submit failed"),
                 logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
                 sql(
                     "SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM redis_metrics "
@@ -1824,10 +1606,8 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             [
                 logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
                 logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
-                sql(
-                    "SELECT change_id, service, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'edge'", "idle_timeout",
-                ),
+                sql("SELECT change_id, service, key, old_value, new_value, applied_at FROM config_changes "
+                    "WHERE service = 'edge'", "idle_timeout"),
             ],
         ),
         incident(
@@ -1849,15 +1629,11 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             [
                 logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
                 logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
                     f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
-                    f"'{z(at(0, 14, 30))}'", "kafka-3",
-                ),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'kafka'", "min.insync.replicas=2",
-                ),
+                    f"'{z(at(0, 14, 30))}'", "kafka-3"),
+                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
+                    "callee = 'kafka'", "min.insync.replicas=2"),
             ],
         ),
         incident(
@@ -1905,24 +1681,16 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
             None,
             [
-                logs(
-                    "inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
-                    "loadout save failed",
-                ),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                logs("inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
+                     "loadout save failed"),
+                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
                     "'disk_util_pct' "
                     f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
-                    "scylla-3",
-                ),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
-                    "10.40.12.23",
-                ),
-                sql(
-                    "SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
-                    "intensity 0 (max)",
-                ),
+                    "scylla-3"),
+                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
+                    "10.40.12.23"),
+                sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
+                    "intensity 0 (max)"),
             ],
         ),
         incident(
@@ -1942,18 +1710,12 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             ],
             None,
             [
-                logs(
-                    "matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
-                    "allocation failed",
-                ),
-                logs(
-                    "allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
-                    "selector",
-                ),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
-                    "service = 'matchmaker'", "DEP-7713",
-                ),
+                logs("matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
+                     "allocation failed"),
+                logs("allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
+                     "selector"),
+                sql("SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
+                    "service = 'matchmaker'", "DEP-7713"),
             ],
         ),
         incident(
@@ -1976,11 +1738,9 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
                 logs(
                     "allocator", at(1, 18, 40), at(1, 19, 30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
                 ),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
+                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
                     "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
-                    f"'{z(at(1, 19, 10))}'", "gameservers_ready",
-                ),
+                    f"'{z(at(1, 19, 10))}'", "gameservers_ready"),
             ],
         ),
         incident(
@@ -2007,18 +1767,12 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             None,
             [
                 logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
-                logs(
-                    "postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
-                    None, "statement",
-                ),
-                logs(
-                    "postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
-                    "still waiting",
-                ),
-                sql(
-                    "SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
-                    "WHERE service = 'store'", "V2031",
-                ),
+                logs("postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
+                     None, "statement"),
+                logs("postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
+                     "still waiting"),
+                sql("SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
+                    "WHERE service = 'store'", "V2031"),
             ],
         ),
         incident(
@@ -2057,10 +1811,8 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             None,
             [
                 logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR", "psn token exchange"),
-                sql(
-                    "SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
-                    "psn-oauth",
-                ),
+                sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
+                    "psn-oauth"),
                 logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials"),
             ],
             decoy_runbook="auth-idp-outage", runbook_query="PSN logins failing provider outage wait",
@@ -2082,11 +1834,9 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
                 logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
                 logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
                 logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
-                sql(
-                    "SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
+                sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
                     "AND "
-                    f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441",
-                ),
+                    f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441"),
             ],
         ),
         incident(
@@ -2106,20 +1856,16 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             None,
             [
                 logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'redis'", "10.40.9.12:6379",
-                ),
+                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
+                    "callee = 'redis'", "10.40.9.12:6379"),
                 sql(
                     "SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics WHERE "
                     "instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
                     f"'{z(at(2, 20, 30))}' AND "
                     f"'{z(at(2, 21, 0))}'", "game-redis-0",
                 ),
-                logs(
-                    "redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
-                    "full resync",
-                ),
+                logs("redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
+                     "full resync"),
             ],
         ),
     ]

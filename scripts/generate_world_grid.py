@@ -261,24 +261,16 @@ MIGRATIONS = engine.table(at, "issssti", """
 def change_tables(w: World) -> None:
     rows = []
     for did, svc, ver, start, dur, status, by, summary in DEPLOYS:
-        rows.append(
-            [
-                did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
-                zulu(start + timedelta(seconds=dur)), status, by, summary,
-            ]
-        )
-    w.table(
-        "deploys", engine.columns("DEPLOYS_ROLLOUT"), rows,
-    )
+        rows.append([
+                        did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
+                        zulu(start + timedelta(seconds=dur)), status, by, summary,
+                    ])
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
     crow = sorted(CONFIG, key=lambda c: c[6])
-    w.table(
-        "config_changes", engine.columns("CONFIG_AUDIT"),
-        [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
-    )
-    w.table(
-        "schema_migrations", engine.columns("FLYWAY"),
-        [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
-    )
+    w.table("config_changes", engine.columns("CONFIG_AUDIT"),
+            [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow])
+    w.table("schema_migrations", engine.columns("FLYWAY"),
+            [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS])
     deps = engine.rows("""
     api-gateway | prepaid | http | prepaid.prepaid.svc.cluster.local:8080
     api-gateway | mdm | http | mdm.mdm.svc.cluster.local:8080
@@ -325,20 +317,16 @@ def change_tables(w: World) -> None:
         )
         n += 1
         end = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
-        jobs.append(
-            [
-                f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
-                "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d],
-            ]
-        )
+        jobs.append([
+                        f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
+                        "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d],
+                    ])
         n += 1
         if d == 2:
-            jobs.append(
-                [
-                    f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
-                    wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0,
-                ]
-            )
+            jobs.append([
+                            f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
+                            wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0,
+                        ])
             n += 1
     w.table("job_runs", ["run_id", "job", "target", "started_at", "ended_at", "status", "rows"], jobs)
 
@@ -467,11 +455,9 @@ def gateway(w: World, t: datetime) -> None:
     wgt = [r[0] for r in ROUTES]
     route = w.rng.choices(ROUTES, weights=wgt)[0]
     _wt, method, tmpl, svc, port, base = route
-    path = tmpl.format(
-        m=w.meter(), a=w.account(), d=t.astimezone(IST).strftime("%Y-%m-%d"),
-        b=f"B{w.ri(10000000, 99999999)}",
-        p=w.pick(["411014", "411001", "422005", "400053", "400012", "440010"]),
-    )
+    path = tmpl.format(m=w.meter(), a=w.account(), d=t.astimezone(IST).strftime("%Y-%m-%d"),
+                       b=f"B{w.ri(10000000, 99999999)}",
+                       p=w.pick(["411014", "411001", "422005", "400053", "400012", "440010"]))
     ip = w.pick(UPSTREAM_IPS[svc])
     up = f"{ip}:{port}"
     status, rt = 200, base / 1000 * (0.6 + w.r() * 1.2)
@@ -491,15 +477,13 @@ def gateway(w: World, t: datetime) -> None:
         y = w.r()
         if y < 0.45:
             status, size, rt = 502, 157, 0.002
-            w.emit(
-                t, "api-gateway", "ERROR",
-                nginx_err(
-                    t, "error", conn,
-                    f"connect() failed (111: Connection refused) while connecting to upstream, client: "
-                    f'{w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
-                ),
-                pod=pod, stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       f"connect() failed (111: Connection refused) while connecting to upstream, client: "
+                       f'{w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
+                   ),
+                   pod=pod, stream="error")
         elif y < 0.65:
             status, size, rt = 502, 157, 3.2 + w.r() * 4
             w.emit(
@@ -519,46 +503,38 @@ def gateway(w: World, t: datetime) -> None:
         if w.r() < 0.5:
             w.emit(
                 t, "api-gateway", "ERROR",
-                nginx_err(
-                    t, "error", conn,
-                    f'limiting requests, excess: {5 + w.r() * 40:.3f} by zone "portal_api", client: '
-                    f'{w.pick(LB_IPS)}, {host}, host: "api.gridco.example"',
-                ),
+                nginx_err(t, "error", conn,
+                          f'limiting requests, excess: {5 + w.r() * 40:.3f} by zone "portal_api", client: '
+                          f'{w.pick(LB_IPS)}, {host}, host: "api.gridco.example"'),
                 pod=pod, stream="error",
             )
     if inside(t, *DNS) and w.r() < 0.6:
         status, size, rt, up = 502, 157, 30.0, "-"
         if w.r() < 0.5:
-            w.emit(
-                t, "api-gateway", "ERROR",
-                nginx_err(
-                    t, "error", conn,
-                    f"{svc}.{NAMESPACES[svc]}.svc.cluster.local could not be resolved (110: Operation "
-                    f"timed out), client: {w.pick(LB_IPS)}, {host}",
-                ),
-                pod=pod, stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       f"{svc}.{NAMESPACES[svc]}.svc.cluster.local could not be resolved (110: Operation "
+                       f"timed out), client: {w.pick(LB_IPS)}, {host}",
+                   ),
+                   pod=pod, stream="error")
     if inside(t, *EXPORT) and svc == "mdm" and t >= EXPORT[0] + timedelta(minutes=4):
         if w.r() < 0.55:
             status, size, rt = 504, 167, 10.0
-            w.emit(
-                t, "api-gateway", "ERROR",
-                nginx_err(
-                    t, "error", conn,
-                    "upstream timed out (110: Connection timed out) while reading response header from "
-                    "upstream, "
-                    f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
-                ),
-                pod=pod, stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       "upstream timed out (110: Connection timed out) while reading response header from "
+                       "upstream, "
+                       f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
+                   ),
+                   pod=pod, stream="error")
         else:
             rt = 2.5 + w.r() * 6
     if status >= 500:
         level = "ERROR"
-    w.emit(
-        t, "api-gateway", level, nginx_access(w, t, method, path, status, size, rt, up), pod=pod,
-        stream="access",
-    )
+    w.emit(t, "api-gateway", level, nginx_access(w, t, method, path, status, size, rt, up), pod=pod,
+           stream="access")
 
 
 def gateway_noise(w: World, t: datetime) -> None:
@@ -586,29 +562,19 @@ def prepaid_bg(w: World, t: datetime) -> None:
     if inside(t, *TOO_MANY):
         y = w.r()
         if y < 0.45:
-            w.emit(
-                t, "prepaid", "ERROR",
-                spring(
-                    t, "ERROR", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
-                ),
-                pod=pod,
-            )
+            w.emit(t, "prepaid", "ERROR",
+                   spring(t, "ERROR", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                          "HikariPool-1 - Connection is not available, request timed out after 30000ms."),
+                   pod=pod)
         elif y < 0.7:
-            w.emit(
-                t, "prepaid", "WARN",
-                spring(
-                    t, "WARN", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "SQL Error: 0, SQLState: 53300",
-                ),
-                pod=pod,
-            )
+            w.emit(t, "prepaid", "WARN",
+                   spring(t, "WARN", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                          "SQL Error: 0, SQLState: 53300"),
+                   pod=pod)
             w.emit(
                 t + timedelta(milliseconds=1), "prepaid", "ERROR",
-                spring(
-                    t + timedelta(milliseconds=1), "ERROR", thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper", "FATAL: sorry, too many clients already",
-                ),
+                spring(t + timedelta(milliseconds=1), "ERROR", thread,
+                       "o.h.engine.jdbc.spi.SqlExceptionHelper", "FATAL: sorry, too many clients already"),
                 pod=pod,
             )
         else:
@@ -624,28 +590,22 @@ def prepaid_bg(w: World, t: datetime) -> None:
             )
         return
     if inside(t, *DNS) and w.r() < 0.6:
-        w.emit(
-            t, "prepaid", "ERROR",
-            spring(
-                t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
-                f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
-                "org.postgresql.util.PSQLException: "
-                "The connection attempt failed. Caused by: java.net.UnknownHostException: "
-                "pg-billing.db.svc.cluster.local",
-            ),
-            pod=pod,
-        )
+        w.emit(t, "prepaid", "ERROR",
+               spring(t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
+                      f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
+                      "org.postgresql.util.PSQLException: "
+                      "The connection attempt failed. Caused by: java.net.UnknownHostException: "
+                      "pg-billing.db.svc.cluster.local"),
+               pod=pod)
         return
     amount = w.pick([100, 200, 200, 300, 500, 500, 1000, 1500, 2000])
     bal = amount + w.r() * 400
     w.emit(
         t, "prepaid", "INFO",
-        spring(
-            t, "INFO", thread, "c.g.prepaid.recharge.RechargeService",
-            f"Recharge RCH-{t.astimezone(IST):%Y%m%d}-{w.ri(100000, 999999)} credited: account={acct} "
-            f"meter={w.meter()} amount={amount}.00 INR upi_ref={w.ri(400000000000, 699999999999)} "
-            f"balance={bal:.2f}",
-        ),
+        spring(t, "INFO", thread, "c.g.prepaid.recharge.RechargeService",
+               f"Recharge RCH-{t.astimezone(IST):%Y%m%d}-{w.ri(100000, 999999)} credited: account={acct} "
+               f"meter={w.meter()} amount={amount}.00 INR upi_ref={w.ri(400000000000, 699999999999)} "
+               f"balance={bal:.2f}"),
         pod=pod,
     )
     if w.r() < 0.22:  # was disconnected for low balance: send reconnect
@@ -663,25 +623,19 @@ def prepaid_bg(w: World, t: datetime) -> None:
                 pod=pod,
             )
         else:
-            w.emit(
-                t2, "prepaid", "INFO",
-                spring(
-                    t2, "INFO", thread, "c.g.prepaid.command.RelayCommandPublisher",
-                    f"RECONNECT queued meter={m} account={acct} exchange=hes.commands confirm=2ms",
-                ),
-                pod=pod,
-            )
+            w.emit(t2, "prepaid", "INFO",
+                   spring(t2, "INFO", thread, "c.g.prepaid.command.RelayCommandPublisher",
+                          f"RECONNECT queued meter={m} account={acct} exchange=hes.commands confirm=2ms"),
+                   pod=pod)
 
 
 def prepaid_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("prepaid", t, 3))
     w.emit(
         t, "prepaid", "WARN",
-        spring(
-            t, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "c.g.prepaid.upi.CallbackController",
-            f"UPI callback for order ord_{w.hexid(14)} arrived {w.ri(61, 240)} s after timeout; payment "
-            "already reconciled by status poll, ignoring",
-        ),
+        spring(t, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "c.g.prepaid.upi.CallbackController",
+               f"UPI callback for order ord_{w.hexid(14)} arrived {w.ri(61, 240)} s after timeout; payment "
+               "already reconciled by status poll, ignoring"),
         pod=pod,
     )
 
@@ -689,25 +643,17 @@ def prepaid_noise(w: World, t: datetime) -> None:
 def prepaid_jobs(w: World, t: datetime) -> None:
     pod = pods("prepaid", t, 3)[0]
     below = w.ri(3900, 4500)
-    w.emit(
-        t, "prepaid", "INFO",
-        spring(
-            t, "INFO", "scheduling-1", "c.g.prepaid.jobs.LowBalanceJob",
-            f"low-balance scan done: {below} accounts < 50.00 INR, {w.ri(80, 160)} alerts queued, "
-            f"{w.ri(4, 30)} disconnects scheduled (grace expired)",
-        ),
-        pod=pod,
-    )
+    w.emit(t, "prepaid", "INFO",
+           spring(t, "INFO", "scheduling-1", "c.g.prepaid.jobs.LowBalanceJob",
+                  f"low-balance scan done: {below} accounts < 50.00 INR, {w.ri(80, 160)} alerts queued, "
+                  f"{w.ri(4, 30)} disconnects scheduled (grace expired)"),
+           pod=pod)
     if t.astimezone(IST).minute == 0:
         t2 = t + timedelta(seconds=w.ri(1, 20))
-        w.emit(
-            t2, "prepaid", "WARN",
-            spring(
-                t2, "WARN", "scheduling-1", "c.g.prepaid.tariff.TariffCache",
-                f"tariff slab cache refresh took {w.ri(2050, 3400)} ms (threshold 2000 ms)",
-            ),
-            pod=pod,
-        )
+        w.emit(t2, "prepaid", "WARN",
+               spring(t2, "WARN", "scheduling-1", "c.g.prepaid.tariff.TariffCache",
+                      f"tariff slab cache refresh took {w.ri(2050, 3400)} ms (threshold 2000 ms)"),
+               pod=pod)
 
 
 def spring_start(w: World, t: datetime, service: str, app: str, cls: str, pod: str, ver: str) -> None:
@@ -752,14 +698,10 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
         if inside(t, *DNS):
             offline_m = w.ri(3000, 8000)
         ts = t + timedelta(seconds=2)
-        w.emit(
-            ts, "head-end", "INFO",
-            log4j(
-                ts, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
-                f"heartbeat sweep: dcus online={online_d}/818 meters offline={offline_m}/122300",
-            ),
-            pod=pod, version=version("head-end", t),
-        )
+        w.emit(ts, "head-end", "INFO",
+               log4j(ts, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                     f"heartbeat sweep: dcus online={online_d}/818 meters offline={offline_m}/122300"),
+               pod=pod, version=version("head-end", t))
     if lt.minute % 15 == 3:
         ok = w.ri(118500, 120500)
         if inside(t, EMFILE[0], EMFILE[1] + timedelta(minutes=10)):
@@ -768,10 +710,8 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
         slot = (lt - timedelta(minutes=3)).strftime("%H:%M")
         w.emit(
             ts, "head-end", "INFO",
-            log4j(
-                ts, "INFO", "read-scheduler-1", "c.g.hes.read.ReadCycle",
-                f"interval read cycle {slot} done: ok={ok} noresp={122300 - ok} took={w.ri(280, 460)}s",
-            ),
+            log4j(ts, "INFO", "read-scheduler-1", "c.g.hes.read.ReadCycle",
+                  f"interval read cycle {slot} done: ok={ok} noresp={122300 - ok} took={w.ri(280, 460)}s"),
             pod=pod, version=version("head-end", t),
         )
 
@@ -784,10 +724,8 @@ def headend_noise(w: World, t: datetime) -> None:
             f"meter {w.meter()} association refused: HLS authentication failure "
             f"(result-source-diagnostic=7), will retry in 900s"
         )
-        w.emit(
-            t, "head-end", "WARN",
-            log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg), pod=pod,
-        )
+        w.emit(t, "head-end", "WARN",
+               log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg), pod=pod)
     elif x < 0.8:
         msg = f"DCU {w.dcu()} clock drift {w.ri(3, 9)}s, sending time sync"
         w.emit(t, "head-end", "WARN", log4j(t, "WARN", "clock-sync", "c.g.hes.dcu.ClockSync", msg), pod=pod)
@@ -812,10 +750,8 @@ def headend_cmd(w: World, t: datetime) -> None:
         f"{kind} meter={w.meter()} via emqx cmd/{w.hexid(8)} "
         f"relay={'closed' if kind == 'RECONNECT' else 'open'} ack={w.ri(8, 60) / 10:.1f}s"
     )
-    w.emit(
-        t, "head-end", "INFO",
-        log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg), pod=pod,
-    )
+    w.emit(t, "head-end", "INFO",
+           log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg), pod=pod)
 
 
 def emqx_bg(w: World, t: datetime) -> None:
@@ -836,10 +772,8 @@ def emqx_bg(w: World, t: datetime) -> None:
     else:
         msg = f"clientid: {cid}, peername: {peer}, msg: keepalive_timeout, keepalive: 300"
         lvl = "warning"
-    w.emit(
-        t, "emqx", "WARN" if lvl == "warning" else "INFO", erl(t, lvl, msg), pod=node,
-        node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t, "emqx", "WARN" if lvl == "warning" else "INFO", erl(t, lvl, msg), pod=node,
+           node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local")
 
 
 def ingest_bg(w: World, t: datetime) -> None:
@@ -859,14 +793,10 @@ def ingest_bg(w: World, t: datetime) -> None:
             pod=pod, version=version("ingest", t),
         )
         return
-    w.emit(
-        t, "ingest", "INFO",
-        logfmt(
-            t, "INFO", "flushed batch", topic="meter.readings", partition=w.ri(0, 23),
-            records=w.ri(1500, 2048), bytes=w.ri(300000, 420000), took=f"{w.ri(18, 70)}ms",
-        ),
-        pod=pod, version=version("ingest", t),
-    )
+    w.emit(t, "ingest", "INFO",
+           logfmt(t, "INFO", "flushed batch", topic="meter.readings", partition=w.ri(0, 23),
+                  records=w.ri(1500, 2048), bytes=w.ri(300000, 420000), took=f"{w.ri(18, 70)}ms"),
+           pod=pod, version=version("ingest", t))
 
 
 def ingest_noise(w: World, t: datetime) -> None:
@@ -929,14 +859,10 @@ def mdm_bg(w: World, t: datetime) -> None:
     pod = w.pick(pods("mdm", t, 3))
     thread = f"ntainer#0-{w.ri(0, 5)}-C-1"
     if inside(t, *PANIC) and t > PANIC[0] + timedelta(seconds=40):
-        w.emit(
-            t, "mdm", "INFO",
-            spring(
-                t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
-                "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0", "mdm",
-            ),
-            pod=pod, version=version("mdm", t),
-        )
+        w.emit(t, "mdm", "INFO",
+               spring(t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
+                      "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0", "mdm"),
+               pod=pod, version=version("mdm", t))
         return
     n = w.ri(1500, 2048)
     flagged = w.ri(0, 6)
@@ -958,10 +884,8 @@ def mdm_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("mdm", t, 3))
     w.emit(
         t, "mdm", "WARN",
-        spring(
-            t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.EstimationService",
-            f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)", "mdm",
-        ),
+        spring(t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.EstimationService",
+               f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)", "mdm"),
         pod=pod, version=version("mdm", t),
     )
 
@@ -970,15 +894,11 @@ def mdm_hourly(w: World, t: datetime) -> None:
     if inside(t, *VACUUM) or inside(t, *PANIC):
         return
     pod = pods("mdm", t, 3)[0]
-    w.emit(
-        t, "mdm", "INFO",
-        spring(
-            t, "INFO", "agg-scheduler-1", "c.g.mdm.agg.DailyAggregator",
-            f"daily aggregates upserted rows={w.ri(118000, 121000)} table=mdm.reading_daily "
-            f"took={w.ri(2400, 4100) / 1000:.1f}s", "mdm",
-        ),
-        pod=pod, version=version("mdm", t),
-    )
+    w.emit(t, "mdm", "INFO",
+           spring(t, "INFO", "agg-scheduler-1", "c.g.mdm.agg.DailyAggregator",
+                  f"daily aggregates upserted rows={w.ri(118000, 121000)} table=mdm.reading_daily "
+                  f"took={w.ri(2400, 4100) / 1000:.1f}s", "mdm"),
+           pod=pod, version=version("mdm", t))
 
 
 def postgres_bg(w: World, t: datetime) -> None:
@@ -1009,23 +929,15 @@ def postgres_noise(w: World, t: datetime) -> None:
     pid = w.newpid()
     if x < 0.45:
         t1 = t
-        w.emit(
-            t1, "postgres", "ERROR",
-            pgline(
-                t1, pid, "prepaid@billing", "ERROR",
-                'duplicate key value violates unique constraint "recharge_upi_ref_key"',
-            ),
-            instance="pg-billing", pod="pg-billing-0",
-        )
+        w.emit(t1, "postgres", "ERROR",
+               pgline(t1, pid, "prepaid@billing", "ERROR",
+                      'duplicate key value violates unique constraint "recharge_upi_ref_key"'),
+               instance="pg-billing", pod="pg-billing-0")
         t2 = t1 + timedelta(microseconds=300)
-        w.emit(
-            t2, "postgres", "INFO",
-            pgline(
-                t2, pid, "prepaid@billing", "DETAIL",
-                f"Key (upi_ref)=({w.ri(400000000000, 699999999999)}) already exists.",
-            ),
-            instance="pg-billing", pod="pg-billing-0",
-        )
+        w.emit(t2, "postgres", "INFO",
+               pgline(t2, pid, "prepaid@billing", "DETAIL",
+                      f"Key (upi_ref)=({w.ri(400000000000, 699999999999)}) already exists."),
+               instance="pg-billing", pod="pg-billing-0")
     elif x < 0.7:
         w.emit(
             t, "postgres", "INFO",
@@ -1035,45 +947,33 @@ def postgres_noise(w: World, t: datetime) -> None:
             instance="pg-mdm", pod="pg-mdm-0",
         )
     else:
-        tbl = w.pick(
-            [
-                "mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
-                "mdm.mdm.reading_daily",
-            ]
-        )
+        tbl = w.pick([
+                         "mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
+                         "mdm.mdm.reading_daily",
+                     ])
         inst = "pg-billing" if "billing" in tbl.split(".")[0] else "pg-mdm"
-        w.emit(
-            t, "postgres", "INFO",
-            pgline(
-                t, pid, "", "LOG",
-                "automatic vacuum of table "
-                f'"{tbl}": '
-                f"index scans: 1, pages: 0 removed, {w.ri(10000, 900000)} remain, "
-                f"tuples: {w.ri(1000, 90000)} removed, {w.ri(100000, 9000000)} remain",
-            ),
-            instance=inst, pod=f"{inst}-0",
-        )
+        w.emit(t, "postgres", "INFO",
+               pgline(t, pid, "", "LOG",
+                      "automatic vacuum of table "
+                      f'"{tbl}": '
+                      f"index scans: 1, pages: 0 removed, {w.ri(10000, 900000)} remain, "
+                      f"tuples: {w.ri(1000, 90000)} removed, {w.ri(100000, 9000000)} remain"),
+               instance=inst, pod=f"{inst}-0")
 
 
 def redis_bg(w: World, t: datetime) -> None:
     changes = w.ri(10000, 60000)
-    w.emit(
-        t, "redis", "INFO", redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
-        pod="redis-0",
-    )
+    w.emit(t, "redis", "INFO", redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
+           pod="redis-0")
     cpid = w.newpid()
     t1 = t + timedelta(milliseconds=w.ri(5, 30))
-    w.emit(
-        t1, "redis", "INFO", redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
-        pod="redis-0",
-    )
+    w.emit(t1, "redis", "INFO", redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
+           pod="redis-0")
     t2 = t1 + timedelta(seconds=w.ri(2, 6), milliseconds=w.ri(0, 999))
     w.emit(t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", cpid), pod="redis-0")
     t3 = t2 + timedelta(milliseconds=w.ri(50, 120))
-    w.emit(
-        t3, "redis", "INFO", redisline(t3, "M", "*", "Background saving terminated with success"),
-        pod="redis-0",
-    )
+    w.emit(t3, "redis", "INFO", redisline(t3, "M", "*", "Background saving terminated with success"),
+           pod="redis-0")
 
 
 def rabbit_bg(w: World, t: datetime) -> None:
@@ -1081,32 +981,22 @@ def rabbit_bg(w: World, t: datetime) -> None:
     src = f"10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}"
     x = w.r()
     if x < 0.45:
-        w.emit(
-            t, "rabbitmq", "INFO",
-            erl(t, "info", f"{pid} accepting AMQP connection {pid} ({src} -> 10.244.9.5:5672)"),
-            pod="rabbitmq-0",
-        )
+        w.emit(t, "rabbitmq", "INFO",
+               erl(t, "info", f"{pid} accepting AMQP connection {pid} ({src} -> 10.244.9.5:5672)"),
+               pod="rabbitmq-0")
         t1 = t + timedelta(milliseconds=w.ri(2, 12))
         user = w.pick(["prepaid", "head-end", "notifier", "billing", "outage"])
-        w.emit(
-            t1, "rabbitmq", "INFO",
-            erl(
-                t1, "info",
-                f"{pid} connection {pid} ({src} -> 10.244.9.5:5672): user '{user}' authenticated and "
-                "granted access to vhost 'grid'",
-            ),
-            pod="rabbitmq-0",
-        )
+        w.emit(t1, "rabbitmq", "INFO",
+               erl(t1, "info",
+                   f"{pid} connection {pid} ({src} -> 10.244.9.5:5672): user '{user}' authenticated and "
+                   "granted access to vhost 'grid'"),
+               pod="rabbitmq-0")
     else:
-        w.emit(
-            t, "rabbitmq", "WARN",
-            erl(
-                t, "warning",
-                f"{pid} closing AMQP connection {pid} ({src} -> 10.244.9.5:5672, vhost: 'grid', user: "
-                f"'outage'):\n{pid} client unexpectedly closed TCP connection",
-            ),
-            pod="rabbitmq-0",
-        )
+        w.emit(t, "rabbitmq", "WARN",
+               erl(t, "warning",
+                   f"{pid} closing AMQP connection {pid} ({src} -> 10.244.9.5:5672, vhost: 'grid', user: "
+                   f"'outage'):\n{pid} client unexpectedly closed TCP connection"),
+               pod="rabbitmq-0")
 
 
 def billing_bg(w: World, t: datetime) -> None:
@@ -1133,15 +1023,11 @@ def billing_bg(w: World, t: datetime) -> None:
 
 def billing_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("billing", t, 2))
-    w.emit(
-        t, "billing", "WARN",
-        pyjson(
-            t, "WARNING", "billing.determinants",
-            f"bill estimate used for account {w.account()}: no actual register read for cycle "
-            f"{t.astimezone(IST):%Y-%m}, last actual {w.ri(34, 70)} days ago",
-        ),
-        pod=pod, version=version("billing", t),
-    )
+    w.emit(t, "billing", "WARN",
+           pyjson(t, "WARNING", "billing.determinants",
+                  f"bill estimate used for account {w.account()}: no actual register read for cycle "
+                  f"{t.astimezone(IST):%Y-%m}, last actual {w.ri(34, 70)} days ago"),
+           pod=pod, version=version("billing", t))
 
 
 def billing_batch(w: World, d: int) -> None:
@@ -1150,14 +1036,10 @@ def billing_batch(w: World, d: int) -> None:
     end = at(d, 3, 4 + d * 3, 11)
     pod = pods("billing", start, 2)[1]
     total = 41820 + d * 3117
-    w.emit(
-        start, "billing", "INFO",
-        pyjson(
-            start, "INFO", "billing.billrun",
-            f"bill-run started cycle={start:%Y-%m} accounts={total} run=JR-{5502 + d * 3}",
-        ),
-        pod=pod, version=version("billing", start),
-    )
+    w.emit(start, "billing", "INFO",
+           pyjson(start, "INFO", "billing.billrun",
+                  f"bill-run started cycle={start:%Y-%m} accounts={total} run=JR-{5502 + d * 3}"),
+           pod=pod, version=version("billing", start))
     t = start
     done = 0
     while t < end - timedelta(minutes=5):
@@ -1171,62 +1053,44 @@ def billing_batch(w: World, d: int) -> None:
             tt = t + timedelta(seconds=w.ri(1, 280))
             w.emit(
                 tt, "billing", "WARN",
-                pyjson(
-                    tt, "WARNING", "billing.tariff",
-                    f"no tariff mapping for category LT-IX (temporary supply) on account {w.account()}, "
-                    "using LT-II",
-                ),
+                pyjson(tt, "WARNING", "billing.tariff",
+                       f"no tariff mapping for category LT-IX (temporary supply) on account {w.account()}, "
+                       "using LT-II"),
                 pod=pod, version=version("billing", tt),
             )
     w.emit(
         end, "billing", "INFO",
-        pyjson(
-            end, "INFO", "billing.billrun",
-            f"bill-run finished cycle={start:%Y-%m} billed={total} took={(end - start).seconds // 60}m",
-        ),
+        pyjson(end, "INFO", "billing.billrun",
+               f"bill-run finished cycle={start:%Y-%m} billed={total} took={(end - start).seconds // 60}m"),
         pod=pod, version=version("billing", end),
     )
     # e-bill dispatch
     s2 = at(d, 6, 0, 2)
     e2 = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
     total2 = [38122, 21407, 40218][d]
-    w.emit(
-        s2, "billing", "INFO",
-        pyjson(
-            s2, "INFO", "billing.ebill",
-            f"ebill-dispatch started bills={total2 if d != 1 else 38040} batch_size=200",
-        ),
-        pod=pod, version=version("billing", s2),
-    )
+    w.emit(s2, "billing", "INFO",
+           pyjson(s2, "INFO", "billing.ebill",
+                  f"ebill-dispatch started bills={total2 if d != 1 else 38040} batch_size=200"),
+           pod=pod, version=version("billing", s2))
     t = s2
     k = 0
     while t < e2 - timedelta(minutes=3):
         t += timedelta(minutes=3, seconds=w.ri(0, 30))
         k += 1
         bp = pods("billing", t, 2)[1]
-        w.emit(
-            t, "billing", "INFO",
-            pyjson(
-                t, "INFO", "billing.ebill",
-                f"ebill batch {k} rendered 200 PDFs, queued SMS links to notify.sms",
-            ),
-            pod=bp, version=version("billing", t),
-        )
+        w.emit(t, "billing", "INFO",
+               pyjson(t, "INFO", "billing.ebill",
+                      f"ebill batch {k} rendered 200 PDFs, queued SMS links to notify.sms"),
+               pod=bp, version=version("billing", t))
     if d == 1:
-        w.emit(
-            e2, "billing", "ERROR",
-            pyjson(
-                e2, "ERROR", "billing.ebill",
-                f"ebill-dispatch aborted after batch {k}: worker terminated (SIGTERM)",
-            ),
-            pod=pods("billing", e2 - timedelta(minutes=2), 2)[1], version="3.9.1",
-        )
+        w.emit(e2, "billing", "ERROR",
+               pyjson(e2, "ERROR", "billing.ebill",
+                      f"ebill-dispatch aborted after batch {k}: worker terminated (SIGTERM)"),
+               pod=pods("billing", e2 - timedelta(minutes=2), 2)[1], version="3.9.1")
     else:
-        w.emit(
-            e2, "billing", "INFO",
-            pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"), pod=pod,
-            version=version("billing", e2),
-        )
+        w.emit(e2, "billing", "INFO",
+               pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"), pod=pod,
+               version=version("billing", e2))
 
 
 def outage_bg(w: World, t: datetime) -> None:
@@ -1234,32 +1098,24 @@ def outage_bg(w: World, t: datetime) -> None:
     open_t = w.ri(3, 11)
     if inside(t, EMFILE[0] + timedelta(minutes=5), EMFILE[1] + timedelta(minutes=20)):
         open_t = w.ri(180, 260)
-    w.emit(
-        t, "outage", "INFO",
-        pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t), pod=host,
-    )
+    w.emit(t, "outage", "INFO",
+           pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t), pod=host)
 
 
 def outage_noise(w: World, t: datetime) -> None:
     host = w.pick(pods("outage", t, 2))
     zone = w.pick(ZONES)
     if w.r() < 0.8:
-        w.emit(
-            t, "outage", "WARN",
-            pino(
-                t, "WARN", host, "last-gasp from single meter, not an outage (threshold 5)",
-                meter=w.meter(zone), feeder=f"{zone}-F{w.ri(1, 40):02d}",
-            ),
-            pod=host,
-        )
+        w.emit(t, "outage", "WARN",
+               pino(t, "WARN", host, "last-gasp from single meter, not an outage (threshold 5)",
+                    meter=w.meter(zone), feeder=f"{zone}-F{w.ri(1, 40):02d}"),
+               pod=host)
     else:
         tid = f"OUT-{w.ri(200000, 299999)}"
         w.emit(
             t, "outage", "INFO",
-            pino(
-                t, "INFO", host, "outage ticket opened", ticket=tid, feeder=f"{zone}-F{w.ri(1, 40):02d}",
-                meters=w.ri(6, 180), source="last-gasp",
-            ),
+            pino(t, "INFO", host, "outage ticket opened", ticket=tid, feeder=f"{zone}-F{w.ri(1, 40):02d}",
+                 meters=w.ri(6, 180), source="last-gasp"),
             pod=host,
         )
 
@@ -1269,13 +1125,11 @@ def notifier_bg(w: World, t: datetime) -> None:
     if inside(t, *DNS) and w.r() < 0.7:
         w.emit(
             t, "notifier", "ERROR",
-            pylog(
-                t, "ERROR", "notifier.sender",
-                "submit to api.smsgateway.example failed: "
-                "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
-                "(Caused by NameResolutionError: Failed to resolve 'api.smsgateway.example' ([Errno -3] "
-                "Temporary failure in name resolution))",
-            ),
+            pylog(t, "ERROR", "notifier.sender",
+                  "submit to api.smsgateway.example failed: "
+                  "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
+                  "(Caused by NameResolutionError: Failed to resolve 'api.smsgateway.example' ([Errno -3] "
+                  "Temporary failure in name resolution))"),
             pod=pod,
         )
         return
@@ -1293,12 +1147,10 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
     x = w.r()
     if x < 0.55:
         op = w.pick(["OP-1", "OP-2", "OP-2", "OP-3", "OP-4"])
-        err, st = w.pick(
-            [
-                ("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
-                ("006", "REJECTD"),
-            ]
-        )
+        err, st = w.pick([
+                             ("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
+                             ("006", "REJECTD"),
+                         ])
         tmpl = w.pick(
             ["BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN"]
         )
@@ -1331,19 +1183,15 @@ def k8s_noise(w: World, t: datetime) -> None:
     port = {"outage": 3000, "billing": 8000, "notifier": 8000}.get(svc, 8080)
     path = "/healthz" if svc in ("outage", "billing", "notifier") else "/actuator/health/readiness"
     if w.r() < 0.75:
-        msg = k8s(
-            "Warning", "Unhealthy", f"pod/{pod}",
-            "Readiness probe failed: Get "
-            f'"http://10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{port}{path}": '
-            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
-        )
+        msg = k8s("Warning", "Unhealthy", f"pod/{pod}",
+                  "Readiness probe failed: Get "
+                  f'"http://10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{port}{path}": '
+                  "context deadline exceeded (Client.Timeout exceeded while awaiting headers)")
         w.emit(t, "kubernetes", "WARN", msg, namespace=ns, object=f"pod/{pod}")
     else:
         n = w.ri(3, 6)
-        msg = k8s(
-            "Normal", "SuccessfulRescale", f"horizontalpodautoscaler/{svc}",
-            f"New size: {n}; reason: cpu resource utilization (percentage of request) above target",
-        )
+        msg = k8s("Normal", "SuccessfulRescale", f"horizontalpodautoscaler/{svc}",
+                  f"New size: {n}; reason: cpu resource utilization (percentage of request) above target")
         w.emit(t, "kubernetes", "INFO", msg, namespace=ns, object=f"horizontalpodautoscaler/{svc}")
 
 
@@ -1366,29 +1214,21 @@ def rollout(w: World, t: datetime, service: str, ns: str, old_n: int = 2) -> Non
     before = pods(service, t - timedelta(minutes=10), old_n)
     after = pods(service, t + timedelta(seconds=1), old_n)
     rs = after[0].rsplit("-", 1)[0]
-    w.emit(
-        t, "kubernetes", "INFO",
-        k8s("Normal", "ScalingReplicaSet", f"deployment/{service}", f"Scaled up replica set {rs} to 1"),
-        namespace=ns, object=f"deployment/{service}",
-    )
+    w.emit(t, "kubernetes", "INFO",
+           k8s("Normal", "ScalingReplicaSet", f"deployment/{service}", f"Scaled up replica set {rs} to 1"),
+           namespace=ns, object=f"deployment/{service}")
     for i, (old, new) in enumerate(zip(before, after, strict=True)):
         ti = t + timedelta(seconds=2 + i * 40)
-        w.emit(
-            ti, "kubernetes", "INFO",
-            k8s(
-                "Normal", "Pulled", f"pod/{new}",
-                "Container image "
-                f'"acr-gridco.azurecr.io/{service}:{version(service, t + timedelta(seconds=1))}" '
-                "already present on machine",
-            ),
-            namespace=ns, object=f"pod/{new}",
-        )
+        w.emit(ti, "kubernetes", "INFO",
+               k8s("Normal", "Pulled", f"pod/{new}",
+                   "Container image "
+                   f'"acr-gridco.azurecr.io/{service}:{version(service, t + timedelta(seconds=1))}" '
+                   "already present on machine"),
+               namespace=ns, object=f"pod/{new}")
         ti2 = ti + timedelta(seconds=30)
-        w.emit(
-            ti2, "kubernetes", "INFO",
-            k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"), namespace=ns,
-            object=f"pod/{old}",
-        )
+        w.emit(ti2, "kubernetes", "INFO",
+               k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"), namespace=ns,
+               object=f"pod/{old}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1405,67 +1245,49 @@ def inc_emfile(w: World) -> None:
         peer = f"100.{w.ri(64, 127)}.{w.ri(0, 255)}.{w.ri(1, 254)}:{w.ri(30000, 65000)}"
         w.emit(
             t, "emqx", "INFO",
-            erl(
-                t, "info",
-                f"clientid: {cid}, username: ami, peername: {peer}, proto_ver: 4, msg: client_connected",
-            ),
+            erl(t, "info",
+                f"clientid: {cid}, username: ami, peername: {peer}, proto_ver: 4, msg: client_connected"),
             pod=node, node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
         )
         t += timedelta(seconds=w.ri(1, 4), milliseconds=w.ri(0, 999))
     t = EMFILE[0]
     while t < EMFILE[1]:
-        w.emit(
-            t, "emqx", "ERROR",
-            erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"), pod="emqx-2",
-            node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
-        )
+        w.emit(t, "emqx", "ERROR",
+               erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"), pod="emqx-2",
+               node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local")
         t += timedelta(seconds=w.ri(3, 14), milliseconds=w.ri(0, 999))
     # head-end sees meters and DCUs of PNE-E and NSK vanish
     t = EMFILE[0] + timedelta(minutes=5, seconds=20)
     while t < EMFILE[1] + timedelta(minutes=4):
         zone = w.pick(["PNE-E", "NSK"])
         msg = f"DCU {w.dcu(zone)} OFFLINE: no heartbeat for {w.ri(601, 640)}s"
-        w.emit(
-            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
-            pod=pods("head-end", t, 2)[0],
-        )
+        w.emit(t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+               pod=pods("head-end", t, 2)[0])
         t += timedelta(seconds=w.ri(8, 30))
     # outage raises suspected outages for feeders whose meters went silent
     t = EMFILE[0] + timedelta(minutes=5, seconds=50)
     host = pods("outage", t, 2)[0]
     while t < EMFILE[1] + timedelta(minutes=2):
         zone = w.pick(["PNE-E", "NSK"])
-        w.emit(
-            t, "outage", "WARN",
-            pino(
-                t, "WARN", host, "no heartbeat from meters on feeder, opening suspected outage",
-                feeder=f"{zone}-F{w.ri(1, 40):02d}", silent_meters=w.ri(60, 420), window_s=300,
-                ticket=f"OUT-{w.ri(300000, 399999)}",
-            ),
-            pod=host,
-        )
+        w.emit(t, "outage", "WARN",
+               pino(t, "WARN", host, "no heartbeat from meters on feeder, opening suspected outage",
+                    feeder=f"{zone}-F{w.ri(1, 40):02d}", silent_meters=w.ri(60, 420), window_s=300,
+                    ticket=f"OUT-{w.ri(300000, 399999)}"),
+               pod=host)
         t += timedelta(seconds=w.ri(6, 25))
     # the fix: emqx-2 restarted with a higher limit
     t = EMFILE[1]
-    w.emit(
-        t, "kubernetes", "INFO", k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
-        namespace="mqtt", object="pod/emqx-2",
-    )
+    w.emit(t, "kubernetes", "INFO", k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
+           namespace="mqtt", object="pod/emqx-2")
     t1 = t + timedelta(seconds=25)
-    w.emit(
-        t1, "kubernetes", "INFO", k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
-        namespace="mqtt", object="pod/emqx-2",
-    )
+    w.emit(t1, "kubernetes", "INFO", k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
+           namespace="mqtt", object="pod/emqx-2")
     t2 = t1 + timedelta(seconds=6)
-    w.emit(
-        t2, "emqx", "INFO",
-        erl(
-            t2, "notice",
-            'msg: emqx_started, listeners: ["ssl:default 0.0.0.0:8883", "tcp:internal 0.0.0.0:1883"], '
-            "max_fds: 262144",
-        ),
-        pod="emqx-2", node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t2, "emqx", "INFO",
+           erl(t2, "notice",
+               'msg: emqx_started, listeners: ["ssl:default 0.0.0.0:8883", "tcp:internal 0.0.0.0:1883"], '
+               "max_fds: 262144"),
+           pod="emqx-2", node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local")
 
 
 def inc_rabbit(w: World) -> None:
@@ -1499,12 +1321,10 @@ def inc_rabbit(w: World) -> None:
         who = w.pick(["prepaid", "billing", "outage"])
         w.emit(
             t, "rabbitmq", "INFO",
-            erl(
-                t, "info",
+            erl(t, "info",
                 f"<0.{w.ri(10000, 60000)}.0> connection <0.{w.ri(10000, 60000)}.0> "
                 f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672 - {who}) is "
-                "blocked: resource alarm (memory)",
-            ),
+                "blocked: resource alarm (memory)"),
             pod="rabbitmq-0",
         )
         t += timedelta(seconds=w.ri(60, 200))
@@ -1518,11 +1338,9 @@ def inc_rabbit(w: World) -> None:
         pod="rabbitmq-0",
     )
     t1 = t + timedelta(seconds=4)
-    w.emit(
-        t1, "rabbitmq", "WARN",
-        erl(t1, "warning", f"<0.498.0> memory resource limit alarm cleared on node {node}"),
-        pod="rabbitmq-0",
-    )
+    w.emit(t1, "rabbitmq", "WARN",
+           erl(t1, "warning", f"<0.498.0> memory resource limit alarm cleared on node {node}"),
+           pod="rabbitmq-0")
     # prepaid's outbox relay retries the parked relay commands and times out on every confirm
     t = RMQ_ALARM[0] + timedelta(seconds=35)
     while t < RMQ_ALARM[1]:
@@ -1530,35 +1348,25 @@ def inc_rabbit(w: World) -> None:
         m = w.meter()
         w.emit(
             t, "prepaid", "ERROR",
-            spring(
-                t, "ERROR", "outbox-relay-1", "c.g.prepaid.command.RelayCommandPublisher",
-                f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
-                "(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s",
-            ),
+            spring(t, "ERROR", "outbox-relay-1", "c.g.prepaid.command.RelayCommandPublisher",
+                   f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
+                   "(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s"),
             pod=ppod,
         )
         t += timedelta(seconds=w.ri(8, 30), milliseconds=w.ri(0, 999))
     # outbox retries drain after the alarm
     t2 = t1 + timedelta(seconds=30)
-    w.emit(
-        t2, "prepaid", "INFO",
-        spring(
-            t2, "INFO", "outbox-relay-1", "c.g.prepaid.command.OutboxRelay",
-            "outbox drained: 214 relay commands published to hes.commands",
-        ),
-        pod=pods("prepaid", t2, 3)[0],
-    )
+    w.emit(t2, "prepaid", "INFO",
+           spring(t2, "INFO", "outbox-relay-1", "c.g.prepaid.command.OutboxRelay",
+                  "outbox drained: 214 relay commands published to hes.commands"),
+           pod=pods("prepaid", t2, 3)[0])
     # head-end: its command consumer idles
     t = RMQ_ALARM[0] + timedelta(minutes=2)
     while t < RMQ_ALARM[1]:
-        w.emit(
-            t, "head-end", "INFO",
-            log4j(
-                t, "INFO", "cmd-consumer-1", "c.g.hes.cmd.CommandConsumer",
-                "no commands received from hes.commands in 300s",
-            ),
-            pod=pods("head-end", t, 2)[0],
-        )
+        w.emit(t, "head-end", "INFO",
+               log4j(t, "INFO", "cmd-consumer-1", "c.g.hes.cmd.CommandConsumer",
+                     "no commands received from hes.commands in 300s"),
+               pod=pods("head-end", t, 2)[0])
         t += timedelta(minutes=5)
 
 
@@ -1568,17 +1376,13 @@ def inc_scaler(w: World) -> None:
     rollout(w, start + timedelta(seconds=30), "ingest", "ami", 4)
     for i, pod in enumerate(pods("ingest", start + timedelta(minutes=5), 4)):
         ti = start + timedelta(seconds=35 + i * 20)
-        w.emit(
-            ti, "ingest", "INFO",
-            logfmt(ti, "INFO", "starting ingest", version="2.14.0", commit="9f3e1ab", go="go1.21.6"),
-            pod=pod, version="2.14.0",
-        )
+        w.emit(ti, "ingest", "INFO",
+               logfmt(ti, "INFO", "starting ingest", version="2.14.0", commit="9f3e1ab", go="go1.21.6"),
+               pod=pod, version="2.14.0")
         ti2 = ti + timedelta(seconds=1)
-        w.emit(
-            ti2, "ingest", "INFO",
-            logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"), pod=pod,
-            version="2.14.0",
-        )
+        w.emit(ti2, "ingest", "INFO",
+               logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"), pod=pod,
+               version="2.14.0")
     t = SCALER[0]
     mpods = pods("mdm", t, 3)
     while t < SCALER[1]:
@@ -1595,24 +1399,18 @@ def inc_scaler(w: World) -> None:
             pod=w.pick(mpods), version=version("mdm", t),
         )
         if w.r() < 0.15:
-            w.emit(
-                t, "ingest", "DEBUG",
-                logfmt(
-                    t, "DEBUG", "decoded profile", meter=m, model="LTCT-3P-v3", obis="1.0.1.8.0.255",
-                    scaler=0, unit="Wh", value=int(val), sent_unit="kWh",
-                ),
-                pod=w.pick(pods("ingest", t, 4)), version="2.14.0",
-            )
+            w.emit(t, "ingest", "DEBUG",
+                   logfmt(t, "DEBUG", "decoded profile", meter=m, model="LTCT-3P-v3", obis="1.0.1.8.0.255",
+                          scaler=0, unit="Wh", value=int(val), sent_unit="kWh"),
+                   pod=w.pick(pods("ingest", t, 4)), version="2.14.0")
         t += timedelta(seconds=w.ri(2, 9), milliseconds=w.ri(0, 999))
     t = at(0, 15, 8, 30)
     rollout(w, t, "ingest", "ami", 4)
     for i, pod in enumerate(pods("ingest", t + timedelta(minutes=3), 4)):
         ti = t + timedelta(seconds=35 + i * 20)
-        w.emit(
-            ti, "ingest", "INFO",
-            logfmt(ti, "INFO", "starting ingest", version="2.13.6", commit="41c07d2", go="go1.21.6"),
-            pod=pod, version="2.13.6",
-        )
+        w.emit(ti, "ingest", "INFO",
+               logfmt(ti, "INFO", "starting ingest", version="2.13.6", commit="41c07d2", go="go1.21.6"),
+               pod=pod, version="2.13.6")
 
 
 def inc_oom(w: World) -> None:
@@ -1627,34 +1425,24 @@ def inc_oom(w: World) -> None:
         pid = w.ri(20000, 30000)
         w.emit(
             t, "kubernetes", "WARN",
-            k8s(
-                "Warning", "OOMKilling", f"node/{node[i]}",
+            k8s("Warning", "OOMKilling", f"node/{node[i]}",
                 f"Memory cgroup out of memory: Killed process {pid} (java) "
                 f"total-vm:{w.ri(3900000, 4200000)}kB, anon-rss:{w.ri(1040000, 1048000)}kB, "
                 f"file-rss:{w.ri(20000, 30000)}kB, shmem-rss:0kB, UID:1000 pgtables:{w.ri(2800, 3300)}kB "
-                f"oom_score_adj:{w.ri(900, 999)}",
-            ),
+                f"oom_score_adj:{w.ri(900, 999)}"),
             namespace="", object=f"node/{node[i]}",
         )
         t1 = t + timedelta(seconds=w.ri(2, 8))
-        w.emit(
-            t1, "kubernetes", "WARN",
-            k8s(
-                "Warning", "BackOff", f"pod/{pod}",
-                "Back-off restarting failed container prepaid in pod "
-                f"{pod}_prepaid(7c1f{w.hexid(4)}-{w.hexid(4)})",
-            ),
-            namespace="prepaid", object=f"pod/{pod}",
-        )
+        w.emit(t1, "kubernetes", "WARN",
+               k8s("Warning", "BackOff", f"pod/{pod}",
+                   "Back-off restarting failed container prepaid in pod "
+                   f"{pod}_prepaid(7c1f{w.hexid(4)}-{w.hexid(4)})"),
+               namespace="prepaid", object=f"pod/{pod}")
         t2 = t1 + timedelta(seconds=w.ri(10, 40))
-        w.emit(
-            t2, "kubernetes", "INFO",
-            k8s(
-                "Normal", "Pulled", f"pod/{pod}",
-                'Container image "acr-gridco.azurecr.io/prepaid:5.3.2" already present on machine',
-            ),
-            namespace="prepaid", object=f"pod/{pod}",
-        )
+        w.emit(t2, "kubernetes", "INFO",
+               k8s("Normal", "Pulled", f"pod/{pod}",
+                   'Container image "acr-gridco.azurecr.io/prepaid:5.3.2" already present on machine'),
+               namespace="prepaid", object=f"pod/{pod}")
         spring_start(w, t2 + timedelta(seconds=2), "prepaid", "", "PrepaidApplication", pod, "5.3.2")
         kills += 1
         t += timedelta(seconds=w.ri(70, 200))
@@ -1671,62 +1459,46 @@ def inc_leak(w: World) -> None:
     while t < LEAK[1]:
         w.emit(
             t, "billing", "WARN",
-            pyjson(
-                t, "WARNING", "billing.ebill.photo",
-                f"meter photo not found for {w.account()} "
-                "(https://gridcometerphotos.blob.core.windows.net/photos/"
-                f"{t.astimezone(IST):%Y/%m}/{w.hexid(12)}.jpg): BlobNotFound; rendering without photo",
-            ),
+            pyjson(t, "WARNING", "billing.ebill.photo",
+                   f"meter photo not found for {w.account()} "
+                   "(https://gridcometerphotos.blob.core.windows.net/photos/"
+                   f"{t.astimezone(IST):%Y/%m}/{w.hexid(12)}.jpg): BlobNotFound; rendering without photo"),
             pod=pod, version="3.9.1",
         )
         t += timedelta(seconds=w.ri(6, 16), milliseconds=w.ri(0, 999))
     # pg-billing: first refusals when the leaked sessions reach max_connections
     t = TOO_MANY[0]
     while t < TOO_MANY[1]:
-        user, app = w.pick(
-            [
-                ("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
-                ("billing", "billing-api"), ("outage", "oms"),
-            ]
-        )
-        w.emit(
-            t, "postgres", "FATAL",
-            pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
-            instance="pg-billing", pod="pg-billing-0",
-        )
+        user, app = w.pick([
+                               ("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
+                               ("billing", "billing-api"), ("outage", "oms"),
+                           ])
+        w.emit(t, "postgres", "FATAL",
+               pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
+               instance="pg-billing", pod="pg-billing-0")
         t += timedelta(seconds=w.ri(2, 12), milliseconds=w.ri(0, 999))
     # prepaid: every request that needs a new connection waits 30 s for the pool and fails
     t = TOO_MANY[0] + timedelta(seconds=31)
     while t < TOO_MANY[1]:
         ppod = w.pick(pods("prepaid", t, 3))
-        w.emit(
-            t, "prepaid", "ERROR",
-            spring(
-                t, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
-            ),
-            pod=ppod,
-        )
+        w.emit(t, "prepaid", "ERROR",
+               spring(t, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                      "HikariPool-1 - Connection is not available, request timed out after 30000ms."),
+               pod=ppod)
         t += timedelta(seconds=w.ri(5, 25), milliseconds=w.ri(0, 999))
     # the DBA ends the leaked sessions after the rollback
     t = at(1, 7, 22, 50)
     for _ in range(24):
-        w.emit(
-            t, "postgres", "FATAL",
-            pgline(
-                t, w.newpid(), "billing@billing", "FATAL",
-                "terminating connection due to administrator command",
-            ),
-            instance="pg-billing", pod="pg-billing-0",
-        )
+        w.emit(t, "postgres", "FATAL",
+               pgline(t, w.newpid(), "billing@billing", "FATAL",
+                      "terminating connection due to administrator command"),
+               instance="pg-billing", pod="pg-billing-0")
         t += timedelta(milliseconds=w.ri(5, 40))
     w.emit(
         t, "postgres", "INFO",
-        pgline(
-            t, 31002, "dba_kiran@billing", "LOG",
-            "statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
-            "'ebill-worker' AND state = 'idle in transaction';",
-        ),
+        pgline(t, 31002, "dba_kiran@billing", "LOG",
+               "statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
+               "'ebill-worker' AND state = 'idle in transaction';"),
         instance="pg-billing", pod="pg-billing-0",
     )
 
@@ -1735,23 +1507,17 @@ def inc_limit(w: World) -> None:
     """GRID-07: nginx reload with the zone's rate at 5r/s (keyed on the LB's SNAT addresses)."""
     t = at(1, 10, 1, 31)
     for pod in pods("api-gateway", t, 3):
-        w.emit(
-            t, "api-gateway", "INFO",
-            nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "), pod=pod,
-            stream="error",
-        )
+        w.emit(t, "api-gateway", "INFO",
+               nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "), pod=pod,
+               stream="error")
         t1 = t + timedelta(milliseconds=w.ri(100, 600))
-        w.emit(
-            t1, "api-gateway", "INFO", nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod, stream="error",
-        )
+        w.emit(t1, "api-gateway", "INFO", nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+               pod=pod, stream="error")
         t += timedelta(seconds=3)
     t = at(1, 10, 41, 12)
     for pod in pods("api-gateway", t, 3):
-        w.emit(
-            t, "api-gateway", "INFO", nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod, stream="error",
-        )
+        w.emit(t, "api-gateway", "INFO", nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+               pod=pod, stream="error")
         t += timedelta(seconds=3)
 
 
@@ -1759,11 +1525,9 @@ def inc_vacuum(w: World) -> None:
     """GRID-08: a DBA's VACUUM FULL on reading_daily holds an ACCESS EXCLUSIVE lock for 49 minutes."""
     t = VACUUM[0]
     vpid = 30417
-    w.emit(
-        t, "postgres", "INFO",
-        pgline(t, vpid, "dba_kiran@mdm", "LOG", "statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
-        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
-    )
+    w.emit(t, "postgres", "INFO",
+           pgline(t, vpid, "dba_kiran@mdm", "LOG", "statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
+           instance="pg-mdm", pod="pg-mdm-0", application_name="psql")
     t1 = t + timedelta(milliseconds=40)
     w.emit(
         t1, "postgres", "INFO", pgline(t1, vpid, "dba_kiran@mdm", "INFO", 'vacuuming "mdm.reading_daily"'),
@@ -1782,11 +1546,9 @@ def inc_vacuum(w: World) -> None:
             ),
             instance="pg-mdm", pod="pg-mdm-0",
         )
-        w.emit(
-            t, "postgres", "INFO",
-            pgline(t, p, "mdm@mdm", "DETAIL", f"Process holding the lock: {vpid}. Wait queue: {p}."),
-            instance="pg-mdm", pod="pg-mdm-0",
-        )
+        w.emit(t, "postgres", "INFO",
+               pgline(t, p, "mdm@mdm", "DETAIL", f"Process holding the lock: {vpid}. Wait queue: {p}."),
+               instance="pg-mdm", pod="pg-mdm-0")
         t2 = t + timedelta(seconds=9)
         w.emit(
             t2, "postgres", "ERROR",
@@ -1804,17 +1566,13 @@ def inc_vacuum(w: World) -> None:
             instance="pg-mdm", pod="pg-mdm-0",
         )
         t3 = t2 + timedelta(milliseconds=w.ri(3, 20))
-        w.emit(
-            t3, "mdm", "ERROR",
-            spring(
-                t3, "ERROR", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.agg.DailyUpsertListener",
-                "daily aggregate upsert failed, batch will be retried: "
-                "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; SQL "
-                "[INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
-                "mdm",
-            ),
-            pod=w.pick(mpods), version=version("mdm", t3),
-        )
+        w.emit(t3, "mdm", "ERROR",
+               spring(t3, "ERROR", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.agg.DailyUpsertListener",
+                      "daily aggregate upsert failed, batch will be retried: "
+                      "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; SQL "
+                      "[INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
+                      "mdm"),
+               pod=w.pick(mpods), version=version("mdm", t3))
         t += timedelta(seconds=w.ri(12, 40), milliseconds=w.ri(0, 999))
     t = VACUUM[1]
     w.emit(
@@ -1826,14 +1584,10 @@ def inc_vacuum(w: World) -> None:
         instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t1 = t + timedelta(milliseconds=200)
-    w.emit(
-        t1, "postgres", "INFO",
-        pgline(
-            t1, vpid, "dba_kiran@mdm", "LOG",
-            "duration: 2960114.228 ms  statement: VACUUM FULL VERBOSE mdm.reading_daily;",
-        ),
-        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
-    )
+    w.emit(t1, "postgres", "INFO",
+           pgline(t1, vpid, "dba_kiran@mdm", "LOG",
+                  "duration: 2960114.228 ms  statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
+           instance="pg-mdm", pod="pg-mdm-0", application_name="psql")
 
 
 def inc_takeover(w: World) -> None:
@@ -1841,10 +1595,8 @@ def inc_takeover(w: World) -> None:
     d = at(1, 16, 52)
     canary = "head-end-canary-0"
     t = d + timedelta(seconds=60)
-    w.emit(
-        t, "kubernetes", "INFO", k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
-        namespace="ami", object=f"pod/{canary}",
-    )
+    w.emit(t, "kubernetes", "INFO", k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
+           namespace="ami", object=f"pod/{canary}")
     spring_start(w, t + timedelta(seconds=3), "head-end", "", "HesApplication", canary, "6.2.0")
     stable = pods("head-end", t, 2)[0]
     peers = {stable: "10.244.3.12", canary: "10.244.6.19"}
@@ -1855,31 +1607,23 @@ def inc_takeover(w: World) -> None:
         port = w.ri(33000, 60000)
         w.emit(
             t, "emqx", "INFO",
-            erl(
-                t, "info",
+            erl(t, "info",
                 f"clientid: hes-primary, username: hes, peername: {peers[cur]}:{port}, proto_ver: 5, msg: "
-                "client_connected, clean_start: false",
-            ),
+                "client_connected, clean_start: false"),
             pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
         )
         t1 = t + timedelta(milliseconds=w.ri(2, 9))
-        w.emit(
-            t1, "emqx", "WARN",
-            erl(
-                t1, "warning",
-                f"clientid: hes-primary, peername: {peers[old]}:{w.ri(33000, 60000)}, msg: "
-                f"session_takenover, new_peer: {peers[cur]}:{port}",
-            ),
-            pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
-        )
+        w.emit(t1, "emqx", "WARN",
+               erl(t1, "warning",
+                   f"clientid: hes-primary, peername: {peers[old]}:{w.ri(33000, 60000)}, msg: "
+                   f"session_takenover, new_peer: {peers[cur]}:{port}"),
+               pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local")
         t2 = t1 + timedelta(milliseconds=w.ri(30, 200))
         w.emit(
             t2, "head-end", "WARN",
-            log4j(
-                t2, "WARN", "MQTT Call: hes-primary", "c.g.hes.mqtt.MqttSession",
-                "MQTT connection lost (hes-primary@tcp://emqx.mqtt.svc.cluster.local:1883): Connection "
-                "lost (32109) - java.io.EOFException; reconnecting in 1s",
-            ),
+            log4j(t2, "WARN", "MQTT Call: hes-primary", "c.g.hes.mqtt.MqttSession",
+                  "MQTT connection lost (hes-primary@tcp://emqx.mqtt.svc.cluster.local:1883): Connection "
+                  "lost (32109) - java.io.EOFException; reconnecting in 1s"),
             pod=old, version="6.2.0" if old == canary else "6.1.4",
         )
         cur = old
@@ -1887,10 +1631,8 @@ def inc_takeover(w: World) -> None:
     t = TAKEOVER[0] + timedelta(minutes=10, seconds=5)
     while t < TAKEOVER[1] + timedelta(minutes=3):
         msg = f"DCU {w.dcu()} OFFLINE: no heartbeat for {w.ri(601, 700)}s"
-        w.emit(
-            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
-            pod=stable,
-        )
+        w.emit(t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+               pod=stable)
         t += timedelta(seconds=w.ri(1, 6), milliseconds=w.ri(0, 999))
     t = TAKEOVER[1]
     w.emit(
@@ -1898,14 +1640,10 @@ def inc_takeover(w: World) -> None:
         namespace="ami", object=f"pod/{canary}",
     )
     t1 = t + timedelta(minutes=2)
-    w.emit(
-        t1, "head-end", "INFO",
-        log4j(
-            t1, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
-            "heartbeats resumed: 604 DCUs back ONLINE in the last 120s",
-        ),
-        pod=stable,
-    )
+    w.emit(t1, "head-end", "INFO",
+           log4j(t1, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                 "heartbeats resumed: 604 DCUs back ONLINE in the last 120s"),
+           pod=stable)
 
 
 def inc_dns(w: World) -> None:
@@ -1913,26 +1651,18 @@ def inc_dns(w: World) -> None:
     node = "aks-system-38145-vmss000001"
     cd = ["coredns-6d9c7b5f84-2kq7x", "coredns-6d9c7b5f84-x4p9m"]
     t = at(1, 20, 5, 50)
-    w.emit(
-        t, "kubernetes", "WARN",
-        k8s("Warning", "NodeNotReady", f"node/{node}", f"Node {node} status is now: NodeNotReady"),
-        namespace="", object=f"node/{node}",
-    )
+    w.emit(t, "kubernetes", "WARN",
+           k8s("Warning", "NodeNotReady", f"node/{node}", f"Node {node} status is now: NodeNotReady"),
+           namespace="", object=f"node/{node}")
     for i, p in enumerate(cd):
         ti = t + timedelta(seconds=1 + i)
-        w.emit(
-            ti, "kubernetes", "WARN", k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
-            namespace="kube-system", object=f"pod/{p}",
-        )
+        w.emit(ti, "kubernetes", "WARN", k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
+               namespace="kube-system", object=f"pod/{p}")
     t1 = at(1, 20, 6, 20)
-    w.emit(
-        t1, "kubernetes", "WARN",
-        k8s(
-            "Warning", "FailedToUpdateEndpoint", "endpoints/kube-dns",
-            "Failed to update endpoint kube-system/kube-dns: endpoints has no ready addresses",
-        ),
-        namespace="kube-system", object="endpoints/kube-dns",
-    )
+    w.emit(t1, "kubernetes", "WARN",
+           k8s("Warning", "FailedToUpdateEndpoint", "endpoints/kube-dns",
+               "Failed to update endpoint kube-system/kube-dns: endpoints has no ready addresses"),
+           namespace="kube-system", object="endpoints/kube-dns")
     t2 = at(1, 20, 11, 0)
     for i, p in enumerate(cd):
         ti = t2 + timedelta(seconds=i)
@@ -1947,55 +1677,39 @@ def inc_dns(w: World) -> None:
         ti = t3 + timedelta(seconds=i)
         w.emit(
             ti, "kubernetes", "WARN",
-            k8s(
-                "Warning", "FailedScheduling", f"pod/{np}",
+            k8s("Warning", "FailedScheduling", f"pod/{np}",
                 "0/9 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: "
                 "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are "
-                "available: 9 Preemption is not helpful for scheduling.",
-            ),
+                "available: 9 Preemption is not helpful for scheduling."),
             namespace="kube-system", object=f"pod/{np}",
         )
     t4 = at(1, 20, 37, 40)
-    w.emit(
-        t4, "kubernetes", "INFO",
-        k8s(
-            "Normal", "Scheduled", "pod/coredns-6d9c7b5f84-q8t2w",
-            "Successfully assigned kube-system/coredns-6d9c7b5f84-q8t2w to aks-system-38145-vmss000000",
-        ),
-        namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w",
-    )
+    w.emit(t4, "kubernetes", "INFO",
+           k8s("Normal", "Scheduled", "pod/coredns-6d9c7b5f84-q8t2w",
+               "Successfully assigned kube-system/coredns-6d9c7b5f84-q8t2w to aks-system-38145-vmss000000"),
+           namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w")
     t5 = t4 + timedelta(seconds=30)
-    w.emit(
-        t5, "kubernetes", "INFO",
-        k8s("Normal", "Started", "pod/coredns-6d9c7b5f84-q8t2w", "Started container coredns"),
-        namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w",
-    )
+    w.emit(t5, "kubernetes", "INFO",
+           k8s("Normal", "Started", "pod/coredns-6d9c7b5f84-q8t2w", "Started container coredns"),
+           namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w")
     # other components, each in its own words
     t = DNS[0] + timedelta(seconds=20)
     while t < DNS[1]:
         x = w.r()
         if x < 0.25:
-            w.emit(
-                t, "head-end", "ERROR",
-                log4j(
-                    t, "ERROR", "MQTT Rec: hes-primary", "c.g.hes.mqtt.MqttSession",
-                    "reconnect failed: MqttException (0) - java.net.UnknownHostException: "
-                    "emqx.mqtt.svc.cluster.local",
-                ),
-                pod=pods("head-end", t, 2)[0],
-            )
+            w.emit(t, "head-end", "ERROR",
+                   log4j(t, "ERROR", "MQTT Rec: hes-primary", "c.g.hes.mqtt.MqttSession",
+                         "reconnect failed: MqttException (0) - java.net.UnknownHostException: "
+                         "emqx.mqtt.svc.cluster.local"),
+                   pod=pods("head-end", t, 2)[0])
         elif x < 0.5:
             b = w.ri(0, 2)
-            w.emit(
-                t, "mdm", "WARN",
-                spring(
-                    t, "WARN", "ntainer#0-0-C-1", "o.apache.kafka.clients.NetworkClient",
-                    "[Consumer clientId=mdm-vee-0, groupId=mdm-vee] Error connecting to node "
-                    f"kafka-{b}.kafka-headless.streaming.svc.cluster.local:9092 (id: {b + 1} rack: "
-                    f"centralindia-{b + 1})", "mdm",
-                ),
-                pod=w.pick(pods("mdm", t, 3)),
-            )
+            w.emit(t, "mdm", "WARN",
+                   spring(t, "WARN", "ntainer#0-0-C-1", "o.apache.kafka.clients.NetworkClient",
+                          "[Consumer clientId=mdm-vee-0, groupId=mdm-vee] Error connecting to node "
+                          f"kafka-{b}.kafka-headless.streaming.svc.cluster.local:9092 (id: {b + 1} rack: "
+                          f"centralindia-{b + 1})", "mdm"),
+                   pod=w.pick(pods("mdm", t, 3)))
         elif x < 0.75:
             host = w.pick(pods("outage", t, 2))
             w.emit(
@@ -2011,16 +1725,12 @@ def inc_dns(w: World) -> None:
             )
         else:
             ti = t
-            w.emit(
-                ti, "rabbitmq", "WARN",
-                erl(
-                    ti, "warning",
-                    f"<0.{w.ri(10000, 60000)}.0> closing AMQP connection <0.{w.ri(10000, 60000)}.0> "
-                    f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672, "
-                    "vhost: 'grid', user: 'head-end'):\nmissed heartbeats from client, timeout: 60s",
-                ),
-                pod="rabbitmq-0",
-            )
+            w.emit(ti, "rabbitmq", "WARN",
+                   erl(ti, "warning",
+                       f"<0.{w.ri(10000, 60000)}.0> closing AMQP connection <0.{w.ri(10000, 60000)}.0> "
+                       f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672, "
+                       "vhost: 'grid', user: 'head-end'):\nmissed heartbeats from client, timeout: 60s"),
+                   pod="rabbitmq-0")
         t += timedelta(seconds=w.ri(4, 16), milliseconds=w.ri(0, 999))
 
 
@@ -2033,23 +1743,19 @@ def inc_export(w: World) -> None:
         m = w.meter()
         w.emit(
             t, "mdm", "ERROR",
-            spring(
-                t, "ERROR", f"http-nio-8080-exec-{w.ri(1, 60)}", "c.g.mdm.api.UsageController",
-                f"GET /api/v1/usage/daily meter={m} failed after 5003 ms: "
-                "org.springframework.dao.QueryTimeoutException: PreparedStatementCallback; SQL [SELECT "
-                "day, kwh_import, kwh_export, source "
-                "FROM mdm.reading_daily WHERE meter_id = ? AND day >= ? ORDER BY day]; "
-                "ERROR: canceling statement due to statement timeout", "mdm",
-            ),
+            spring(t, "ERROR", f"http-nio-8080-exec-{w.ri(1, 60)}", "c.g.mdm.api.UsageController",
+                   f"GET /api/v1/usage/daily meter={m} failed after 5003 ms: "
+                   "org.springframework.dao.QueryTimeoutException: PreparedStatementCallback; SQL [SELECT "
+                   "day, kwh_import, kwh_export, source "
+                   "FROM mdm.reading_daily WHERE meter_id = ? AND day >= ? ORDER BY day]; "
+                   "ERROR: canceling statement due to statement timeout", "mdm"),
             pod=w.pick(mpods), version=version("mdm", t),
         )
         t += timedelta(seconds=w.ri(4, 14), milliseconds=w.ri(0, 999))
     w.emit(
         EXPORT[1], "kubernetes", "INFO",
-        k8s(
-            "Normal", "Killing", f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
-            "Stopping container export",
-        ),
+        k8s("Normal", "Killing", f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
+            "Stopping container export"),
         namespace="reporting", object="job/regulatory-export",
     )
 
@@ -2081,14 +1787,10 @@ def inc_panic(w: World) -> None:
         ps = pods("ingest", t, 4)
         pod = ps[k % 4]
         t0 = t - timedelta(milliseconds=w.ri(3, 20))
-        w.emit(
-            t0, "ingest", "INFO",
-            logfmt(
-                t0, "INFO", "decoding load profile", dcu="DCU-MUM-N-0117", meter="MTR-MUM-N-1408812",
-                model="LTCT-3P-v4", channels=13, mqtt_topic="dcu/DCU-MUM-N-0117/reads", qos=1,
-            ),
-            pod=pod, version=version("ingest", t),
-        )
+        w.emit(t0, "ingest", "INFO",
+               logfmt(t0, "INFO", "decoding load profile", dcu="DCU-MUM-N-0117", meter="MTR-MUM-N-1408812",
+                      model="LTCT-3P-v4", channels=13, mqtt_topic="dcu/DCU-MUM-N-0117/reads", qos=1),
+               pod=pod, version=version("ingest", t))
         trace = (
             "panic: runtime error: index out of range [12] with length 12\n\ngoroutine "
             f"{w.ri(1000, 9000)} [running]:\n"
@@ -2101,36 +1803,28 @@ def inc_panic(w: World) -> None:
         t1 = t + timedelta(seconds=w.ri(1, 3))
         w.emit(
             t1, "kubernetes", "WARN",
-            k8s(
-                "Warning", "BackOff", f"pod/{pod}",
-                f"Back-off restarting failed container ingest in pod {pod}_ami({w.hexid(8)}-{w.hexid(4)})",
-            ),
+            k8s("Warning", "BackOff", f"pod/{pod}",
+                f"Back-off restarting failed container ingest in pod {pod}_ami({w.hexid(8)}-{w.hexid(4)})"),
             namespace="ami", object=f"pod/{pod}",
         )
         if w.r() < 0.5:
             t2 = t1 + timedelta(milliseconds=w.ri(100, 900))
             w.emit(
                 t2, "emqx", "INFO",
-                erl(
-                    t2, "info",
+                erl(t2, "info",
                     f"clientid: ingest-{pod.rsplit('-', 1)[1]}, peername: "
                     f"10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}, msg: client_disconnected, "
-                    "reason: tcp_closed, shared_sub: $share/ingest/dcu/+/reads, redispatch: 1",
-                ),
+                    "reason: tcp_closed, shared_sub: $share/ingest/dcu/+/reads, redispatch: 1"),
                 pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
             )
         k += 1
         t += timedelta(seconds=w.ri(15, 70))
     t = PANIC[1]
-    w.emit(
-        t, "emqx", "INFO",
-        erl(
-            t, "info",
-            'msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "ingest crash loop '
-            'INC-4503", until: 2026-01-23T19:52:40+05:30',
-        ),
-        pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t, "emqx", "INFO",
+           erl(t, "info",
+               'msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "ingest crash loop '
+               'INC-4503", until: 2026-01-23T19:52:40+05:30'),
+           pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local")
     for i, pod in enumerate(pods("ingest", t, 4)):
         ti = t + timedelta(seconds=20 + i * 5)
         w.emit(
@@ -2157,27 +1851,19 @@ def clean_deploys(w: World) -> None:
         for i, pod in enumerate(pods(svc, start + timedelta(seconds=dur + 1), n)):
             ti = t + timedelta(seconds=5 + i * 40)
             if svc in ("prepaid", "mdm"):
-                spring_start(
-                    w, ti, svc, "mdm" if svc == "mdm" else "",
-                    {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc], pod, ver,
-                )
+                spring_start(w, ti, svc, "mdm" if svc == "mdm" else "",
+                             {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc], pod, ver)
             elif svc == "outage":
-                w.emit(
-                    ti, "outage", "INFO", pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
-                    pod=pod,
-                )
+                w.emit(ti, "outage", "INFO", pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
+                       pod=pod)
             elif svc == "ingest":
-                w.emit(
-                    ti, "ingest", "INFO",
-                    logfmt(ti, "INFO", "starting ingest", version=ver, commit="e51a9b0", go="go1.21.6"),
-                    pod=pod, version=ver,
-                )
+                w.emit(ti, "ingest", "INFO",
+                       logfmt(ti, "INFO", "starting ingest", version=ver, commit="e51a9b0", go="go1.21.6"),
+                       pod=pod, version=ver)
             elif svc == "billing":
-                w.emit(
-                    ti, "billing", "INFO",
-                    pyjson(ti, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(7, 20)}"),
-                    pod=pod, version=ver,
-                )
+                w.emit(ti, "billing", "INFO",
+                       pyjson(ti, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(7, 20)}"),
+                       pod=pod, version=ver)
             else:
                 w.emit(
                     ti, svc, "INFO",
@@ -2318,12 +2004,10 @@ def metrics(w: World) -> None:
                 r, a99 = jit(4), jit(9000, 0.2)
             if svc in ("head-end", "billing", "outage", "notifier") and inside(t, *DNS):
                 e = jit(40, 0.3)
-            rows.append(
-                [
-                    wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
-                    f"{min(c, 100):.1f}", int(m), restarts,
-                ]
-            )
+            rows.append([
+                            wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
+                            f"{min(c, 100):.1f}", int(m), restarts,
+                        ])
     w.table(
         "service_metrics",
         ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"], rows,
@@ -2352,20 +2036,16 @@ def metrics(w: World) -> None:
                 lw, io_, cp = rng.randint(18, 30), jit(7400, 0.02), jit(58)
             if inst == "pg-mdm-ro" and inside(t, *EXPORT):
                 cp, io_, c, lag = jit(97, 0.02), jit(7490, 0.005), jit(128, 0.1), jit(3.1, 0.5)
-            rows.append(
-                [
-                    wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
-                    f"{lag:.1f}",
-                ]
-            )
-    w.table(
-        "db_metrics",
-        [
-            "ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
-            "lock_waits", "idle_in_tx", "replica_lag_s",
-        ],
-        rows,
-    )
+            rows.append([
+                            wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
+                            f"{lag:.1f}",
+                        ])
+    w.table("db_metrics",
+            [
+                "ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
+                "lock_waits", "idle_in_tx", "replica_lag_s",
+            ],
+            rows)
 
     rows = []
     for t in ticks:
@@ -2396,11 +2076,9 @@ def metrics(w: World) -> None:
         rows.append(
             [wall(t), "rabbitmq-0", int(jit(96, 0.05)), int(jit(60 * f + 20)), f"{mem:.0f}", 3130, depth]
         )
-    w.table(
-        "broker_metrics",
-        ["ts", "broker", "connections", "msgs_in_per_s", "mem_used_mb", "mem_limit_mb", "queue_depth"],
-        rows,
-    )
+    w.table("broker_metrics",
+            ["ts", "broker", "connections", "msgs_in_per_s", "mem_used_mb", "mem_limit_mb", "queue_depth"],
+            rows)
 
     rows = []
     for t in ticks:
@@ -2618,15 +2296,11 @@ def truth() -> dict:
             ],
             [
                 logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
-                sql(
-                    "SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
+                sql("SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
                     f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
-                    f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0",
-                ),
-                sql(
-                    "SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
-                    "hes.commands",
-                ),
+                    f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0"),
+                sql("SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
+                    "hes.commands"),
             ],
             runbook="rabbitmq-alarms", runbook_query="prepaid reconnect commands not reaching meters",
         )
@@ -2648,10 +2322,8 @@ def truth() -> dict:
             ],
             [
                 logs("mdm", s, e, "VEE spike check failed", level="WARN"),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305",
-                ),
+                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305"),
                 logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest"),
             ],
         )
@@ -2674,10 +2346,8 @@ def truth() -> dict:
             [
                 logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
                 logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
-                sql(
-                    "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                    "config_changes WHERE service = 'prepaid'", "resources.limits.memory",
-                ),
+                sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                    "config_changes WHERE service = 'prepaid'", "resources.limits.memory"),
             ],
         )
     )
@@ -2716,11 +2386,9 @@ def truth() -> dict:
             [
                 logs("prepaid", s, e, "Connection is not available", level="ERROR"),
                 logs("postgres", s, e, "too many clients already", level="FATAL"),
-                sql(
-                    "SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
+                sql("SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
                     f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
-                    f"'{zulu(e)}' ORDER BY ts", "pg-billing",
-                ),
+                    f"'{zulu(e)}' ORDER BY ts", "pg-billing"),
                 logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN"),
             ],
             runbook="postgres-connections", runbook_query="postgres too many clients connections",
@@ -2741,10 +2409,8 @@ def truth() -> dict:
             ["outage deploy DEP-7310 (2.8.1) at 09:50", "notifier DLR errors (always there)"],
             [
                 logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
-                sql(
-                    "SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
-                    "WHERE service = 'api-gateway'", "CHG-8807",
-                ),
+                sql("SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
+                    "WHERE service = 'api-gateway'", "CHG-8807"),
             ],
         )
     )
@@ -2790,10 +2456,8 @@ def truth() -> dict:
             [
                 logs("emqx", s, e, "session_takenover", level="WARN"),
                 logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'head-end'", "canary",
-                ),
+                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
+                    "'head-end'", "canary"),
             ],
             decoy_runbook="dcu-offline", runbook_query="many meters DCUs offline not reporting",
         )
@@ -2855,15 +2519,11 @@ def truth() -> dict:
             ],
             [
                 logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
-                sql(
-                    "SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
+                sql("SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
                     f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
-                    "pg-mdm-ro",
-                ),
-                sql(
-                    "SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
-                    "'pg-mdm-ro'", "regulatory-export",
-                ),
+                    "pg-mdm-ro"),
+                sql("SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
+                    "'pg-mdm-ro'", "regulatory-export"),
             ],
         )
     )

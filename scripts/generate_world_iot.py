@@ -142,10 +142,8 @@ def dev_load(t: datetime) -> float:
 # ---- native line formats -------------------------------------------------------------------
 
 
-def alb(
-    w: World, t: datetime, method: str, path: str, status: int, secs: float,
-    target_status: str | None = None,
-) -> None:
+def alb(w: World, t: datetime, method: str, path: str, status: int, secs: float,
+        target_status: str | None = None) -> None:
     """An AWS Application Load Balancer access log entry (UTC)."""
     u = t.astimezone(UTC)
     level = "INFO" if status < 400 else ("WARN" if status < 500 else "ERROR")
@@ -153,17 +151,15 @@ def alb(
     ts = target_status if target_status is not None else str(status)
     tpt = f"{secs:.3f}" if ts != "-" else "-1"
     created = (u - timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%S.%f")
-    w.emit(
-        t, "edge", level,
-        f"h2 {u.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z app/brolga-prod-api/3f9c1a7e5b2d4c60 "
-        f"{w.ip()}:{w.ri(1024, 65535)} {target if ts != '-' else '-'} 0.000 {tpt} 0.000 {status} {ts} "
-        f'{w.ri(80, 900)} {w.ri(120, 9000)} "{method} https://api.brolga.app:443{path} HTTP/2.0" '
-        f'"{w.pick(APP_UA)}" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 '
-        "arn:aws:elasticloadbalancing:ap-southeast-2:412093387711:targetgroup/api-prod/8c1d0e2f3a4b5c6d "
-        f'"Root=1-{int(u.timestamp()):x}-{w.hexid(24)}" "api.brolga.app" '
-        '"arn:aws:acm:ap-southeast-2:412093387711:certificate/5e0c7d21-8b3f-4a6e-9d12-7f4b2c8e1a90" '
-        f'0 {created}Z "forward" "-" "-" "{target if ts != "-" else "-"}" "{ts}" "-" "-"',
-    )
+    w.emit(t, "edge", level,
+           f"h2 {u.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z app/brolga-prod-api/3f9c1a7e5b2d4c60 "
+           f"{w.ip()}:{w.ri(1024, 65535)} {target if ts != '-' else '-'} 0.000 {tpt} 0.000 {status} {ts} "
+           f'{w.ri(80, 900)} {w.ri(120, 9000)} "{method} https://api.brolga.app:443{path} HTTP/2.0" '
+           f'"{w.pick(APP_UA)}" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 '
+           "arn:aws:elasticloadbalancing:ap-southeast-2:412093387711:targetgroup/api-prod/8c1d0e2f3a4b5c6d "
+           f'"Root=1-{int(u.timestamp()):x}-{w.hexid(24)}" "api.brolga.app" '
+           '"arn:aws:acm:ap-southeast-2:412093387711:certificate/5e0c7d21-8b3f-4a6e-9d12-7f4b2c8e1a90" '
+           f'0 {created}Z "forward" "-" "-" "{target if ts != "-" else "-"}" "{ts}" "-" "-"')
 
 
 def pino(w: World, t: datetime, level: str, msg: str, **kv) -> None:
@@ -177,20 +173,16 @@ def pino(w: World, t: datetime, level: str, msg: str, **kv) -> None:
 
 def api_req(w: World, t: datetime, method: str, url: str, status: int, ms: int, level: str = "") -> None:
     lv = level or ("INFO" if status < 400 else ("WARN" if status < 500 else "ERROR"))
-    pino(
-        w, t, lv, "request completed", reqId=f"req-{w.hexid(8)}", req={"method": method, "url": url},
-        res={"statusCode": status}, responseTime=ms,
-    )
+    pino(w, t, lv, "request completed", reqId=f"req-{w.hexid(8)}", req={"method": method, "url": url},
+         res={"statusCode": status}, responseTime=ms)
 
 
 def pyauth(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     """auth's python logging (UTC asctime)."""
     u = t.astimezone(UTC)
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t, "auth", level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} {name} {logger}: {msg}",
-    )
+    w.emit(t, "auth", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} {name} {logger}: {msg}")
 
 
 def uvicorn(w: World, t: datetime, method: str, path: str, status: int) -> None:
@@ -199,11 +191,9 @@ def uvicorn(w: World, t: datetime, method: str, path: str, status: int) -> None:
         200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
         500: "Internal Server Error", 503: "Service Unavailable",
     }[status]
-    w.emit(
-        t, "auth", "INFO",
-        f'INFO:     10.20.{w.pick((2, 3, 5))}.{w.ri(10, 90)}:{w.ri(30000, 60000)} - "{method} {path} '
-        f'HTTP/1.1" {status} {phrase}',
-    )
+    w.emit(t, "auth", "INFO",
+           f'INFO:     10.20.{w.pick((2, 3, 5))}.{w.ri(10, 90)}:{w.ri(30000, 60000)} - "{method} {path} '
+           f'HTTP/1.1" {status} {phrase}')
 
 
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
@@ -229,11 +219,9 @@ def slog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
 
 def log4j(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
     """rules: Java log4j2 pattern layout, Brisbane wall time without a zone."""
-    w.emit(
-        t, "rules", level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {level:<5}"
-        f" [{thread}] {logger} - {msg}",
-    )
+    w.emit(t, "rules", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {level:<5}"
+           f" [{thread}] {logger} - {msg}")
 
 
 def golog(w: World, t: datetime, level: str, msg: str) -> None:
@@ -274,21 +262,17 @@ def pg(w: World, t: datetime, level: str, tag: str, msg: str, host: str = "pg-ma
     """PostgreSQL stderr log, log_line_prefix '%m [%p] %q%u@%d ' (UTC)."""
     u = t.astimezone(UTC)
     prefix = f"{who} " if who else ""
-    w.emit(
-        t, "postgres", level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond // 1000:03d} UTC [{w.ri(1000, 39999)}] "
-        f"{prefix}{tag}:  {msg}", host=host,
-    )
+    w.emit(t, "postgres", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond // 1000:03d} UTC [{w.ri(1000, 39999)}] "
+           f"{prefix}{tag}:  {msg}", host=host)
 
 
 def rds(w: World, t: datetime, level: str, mark: str, msg: str, inst: str, role: str = "M") -> None:
     """redis server / sentinel log (the containers run on UTC)."""
     u = t.astimezone(UTC)
-    w.emit(
-        t, "redis", level,
-        f"1:{role} {u.strftime('%d %b %Y %H:%M:%S')}.{u.microsecond // 1000:03d} {mark} {msg}",
-        instance=inst,
-    )
+    w.emit(t, "redis", level,
+           f"1:{role} {u.strftime('%d %b %Y %H:%M:%S')}.{u.microsecond // 1000:03d} {mark} {msg}",
+           instance=inst)
 
 
 def jwks_at(t: datetime) -> list[str]:
@@ -343,10 +327,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         else:
             api_req(w, tt, "GET", "/v1/automations", 200, w.ri(12, 35))
     if w.r() < 0.05 * f + 0.01:
-        pino(
-            w, w.jit(t), "WARN", "access token expired", route="/v1/homes/:homeId/devices", sub=w.user(),
-            expiredAgoS=w.ri(1, 900),
-        )
+        pino(w, w.jit(t), "WARN", "access token expired", route="/v1/homes/:homeId/devices", sub=w.user(),
+             expiredAgoS=w.ri(1, 900))
     if w.r() < 0.02 * f:
         pino(w, w.jit(t), "WARN", "upstream retry", upstream="shadow", attempt=2, err="ECONNRESET")
     if t.minute % 30 == 1:
@@ -356,17 +338,13 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     for _ in range(w.count(0.1 * f)):
         tt = w.jit(t)
         grant = w.pick(("password", "refresh_token", "refresh_token", "refresh_token"))
-        pyauth(
-            w, tt, "INFO", "auth.tokens",
-            f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
-            f"grant={grant} kid={OLD_KID if tt < KID[0] else NEW_KID} exp_in=900",
-        )
+        pyauth(w, tt, "INFO", "auth.tokens",
+               f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
+               f"grant={grant} kid={OLD_KID if tt < KID[0] else NEW_KID} exp_in=900")
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 200)
     if w.r() < 0.05 * f + 0.01:
-        pyauth(
-            w, w.jit(t), "WARN", "auth.tokens",
-            f"refresh rejected: invalid_grant (refresh token expired) sub={w.user()}",
-        )
+        pyauth(w, w.jit(t), "WARN", "auth.tokens",
+               f"refresh rejected: invalid_grant (refresh token expired) sub={w.user()}")
         uvicorn(w, w.jit(t), "POST", "/oauth/token", 400)
     if w.r() < 0.05 * d:
         uvicorn(w, w.jit(t), "POST", "/mqtt/device-token", 200)
@@ -376,37 +354,25 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     for _ in range(w.count(0.1 * f)):
         tt = w.jit(t)
         if w.r() < 0.7:
-            zap(
-                w, tt, "INFO", "http/server.go:141", "request", method="GET",
-                path=f"/v1/homes/{w.home()}/devices", status=200, dur_ms=round(2 + 6 * w.r(), 1),
-            )
+            zap(w, tt, "INFO", "http/server.go:141", "request", method="GET",
+                path=f"/v1/homes/{w.home()}/devices", status=200, dur_ms=round(2 + 6 * w.r(), 1))
         else:
-            zap(
-                w, tt, "INFO", "http/server.go:141", "request", method="GET",
-                path=f"/v1/devices/{w.device()}", status=200, dur_ms=round(1 + 3 * w.r(), 1),
-            )
+            zap(w, tt, "INFO", "http/server.go:141", "request", method="GET",
+                path=f"/v1/devices/{w.device()}", status=200, dur_ms=round(1 + 3 * w.r(), 1))
     if w.r() < 0.03 * f:
         dev = w.device()
-        zap(
-            w, w.jit(t), "INFO", "claims/handler.go:88", "device claimed", device_id=dev, home_id=w.home(),
-            model={"plg": "BP-200", "blb": "BL-10", "thm": "TH-1", "lck": "LK-2", "sns": "MS-1"}[dev[:3]],
-        )
+        zap(w, w.jit(t), "INFO", "claims/handler.go:88", "device claimed", device_id=dev, home_id=w.home(),
+            model={"plg": "BP-200", "blb": "BL-10", "thm": "TH-1", "lck": "LK-2", "sns": "MS-1"}[dev[:3]])
     if w.r() < 0.04 * f + 0.01:
-        zap(
-            w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
-            code=f"{w.ri(100000, 999999)}", home_id=w.home(),
-        )
+        zap(w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
+            code=f"{w.ri(100000, 999999)}", home_id=w.home())
     # shadow
     for _ in range(w.count(0.2 * d)):
-        slog(
-            w, w.jit(t), "INFO", "reported state merged", thing=w.device(), version=w.ri(100, 99999),
-            source="mqtt",
-        )
+        slog(w, w.jit(t), "INFO", "reported state merged", thing=w.device(), version=w.ri(100, 99999),
+             source="mqtt")
     for _ in range(w.count(0.08 * f)):
-        slog(
-            w, w.jit(t), "INFO", "desired state accepted", thing=w.device(), version=w.ri(100, 99999),
-            source=w.pick(("app", "app", "rules")),
-        )
+        slog(w, w.jit(t), "INFO", "desired state accepted", thing=w.device(), version=w.ri(100, 99999),
+             source=w.pick(("app", "app", "rules")))
     if w.r() < 0.03 * d:
         tt, dev = w.jit(t, 40), w.device()
         slog(w, tt, "WARN", "delta not acknowledged, resending", thing=dev, attempt=2, waited="10s")
@@ -417,51 +383,37 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         name, trig = w.pick(AUTOMATIONS)
         if bridge_down and trig == "device":
             continue
-        log4j(
-            w, w.jit(t), "INFO", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.RuleEvaluator",
-            f"automation a_{w.hexid(4)} '{name}' fired (trigger={trig}): {w.ri(1, 4)} action(s)",
-        )
+        log4j(w, w.jit(t), "INFO", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.RuleEvaluator",
+              f"automation a_{w.hexid(4)} '{name}' fired (trigger={trig}): {w.ri(1, 4)} action(s)")
     for _ in range(w.count(0.3 + 0.45 * f)):
-        log4j(
-            w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
-            f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: DEVICE_OFFLINE "
-            f"(last seen {w.ri(2, 300)} min ago)",
-        )
+        log4j(w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
+              f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: DEVICE_OFFLINE "
+              f"(last seen {w.ri(2, 300)} min ago)")
     if t.minute % 30 == 5:
-        log4j(
-            w, w.jit(t), "WARN", "weather-prefetch", "c.b.rules.weather.WeatherClient",
-            f"openweather returned 429 for {w.ri(2, 9)} of {w.ri(380, 420)} postcodes, served from cache "
-            "(age < 900s)",
-        )
+        log4j(w, w.jit(t), "WARN", "weather-prefetch", "c.b.rules.weather.WeatherClient",
+              f"openweather returned 429 for {w.ri(2, 9)} of {w.ri(380, 420)} postcodes, served from cache "
+              "(age < 900s)")
     if w.r() < 0.015:
-        log4j(
-            w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.notify.TemplateRenderer",
-            f"automation a_{w.hexid(4)}: notification template missing variable 'room', sent without it",
-        )
+        log4j(w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.notify.TemplateRenderer",
+              f"automation a_{w.hexid(4)}: notification template missing variable 'room', sent without it")
     # ota: campaigns trickle along
     if t.minute % 10 == 3:
-        golog(
-            w, w.jit(t), "INFO",
-            f"campaign C-2284 model=TH-1 stage 4/5: {w.ri(9000, 9600)}/12000 devices on 2.1.3, "
-            f"{w.ri(20, 90)} failed",
-        )
+        golog(w, w.jit(t), "INFO",
+              f"campaign C-2284 model=TH-1 stage 4/5: {w.ri(9000, 9600)}/12000 devices on 2.1.3, "
+              f"{w.ri(20, 90)} failed")
     if w.r() < 0.025 * d:
         dev = w.device("thm")
         tt = w.jit(t, 30)
         golog(w, tt, "WARN", f"C-2284 device={dev} download stalled at {w.ri(5, 95)}%, will retry")
-        golog(
-            w, tt + timedelta(seconds=w.ri(60, 240)), "INFO",
-            f"C-2284 device={dev} state=DOWNLOADED bytes=1048576 (retry 1)",
-        )
+        golog(w, tt + timedelta(seconds=w.ri(60, 240)), "INFO",
+              f"C-2284 device={dev} state=DOWNLOADED bytes=1048576 (retry 1)")
     # push: APNs and FCM
     for _ in range(w.count(0.14 * f)):
         tt = w.jit(t)
         if w.r() < 0.55:
-            elixir(
-                w, tt, "INFO", "Push.Apns",
-                f"sent apns-id={w.hexid(8)}-{w.hexid(4)} topic=au.com.brolga.home "
-                f"category={w.pick(('door_unlocked', 'motion', 'automation_ran', 'device_offline'))}",
-            )
+            elixir(w, tt, "INFO", "Push.Apns",
+                   f"sent apns-id={w.hexid(8)}-{w.hexid(4)} topic=au.com.brolga.home "
+                   f"category={w.pick(('door_unlocked', 'motion', 'automation_ran', 'device_offline'))}")
         elif not during(tt, FCM):
             elixir(
                 w, tt, "INFO", "Push.Fcm",
@@ -470,61 +422,45 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             )
     if w.r() < 0.035 * f + 0.005:
         if w.r() < 0.5:
-            elixir(
-                w, w.jit(t), "WARN", "Push.Apns",
-                f"410 Unregistered for token=...{w.hexid(4)}, removing device token",
-            )
+            elixir(w, w.jit(t), "WARN", "Push.Apns",
+                   f"410 Unregistered for token=...{w.hexid(4)}, removing device token")
         else:
-            elixir(
-                w, w.jit(t), "WARN", "Push.Fcm",
-                f"404 UNREGISTERED for token=...{w.hexid(4)}, removing device token",
-            )
+            elixir(w, w.jit(t), "WARN", "Push.Fcm",
+                   f"404 UNREGISTERED for token=...{w.hexid(4)}, removing device token")
     # ingest
     if t.minute % 3 == 0:
         part = w.ri(0, 11)
         if not (part == 7 and during(t, POISON)):
-            tracing(
-                w, w.jit(t), "INFO", "ingest::writer",
-                f"flushed batch partition={part} rows={w.ri(3800, 5000)} took_ms={w.ri(40, 160)}",
-            )
+            tracing(w, w.jit(t), "INFO", "ingest::writer",
+                    f"flushed batch partition={part} rows={w.ri(3800, 5000)} took_ms={w.ri(40, 160)}")
     if t.minute % 17 == 4:
-        tracing(
-            w, w.jit(t), "WARN", "ingest::decode",
-            f"dropped {w.ri(1, 40)} out-of-order samples device={w.device()} (older than watermark)",
-        )
+        tracing(w, w.jit(t), "WARN", "ingest::decode",
+                f"dropped {w.ri(1, 40)} out-of-order samples device={w.device()} (older than watermark)")
     if t.minute % 23 == 11:
         dev = w.device(w.pick(("thm", "plg", "sns")))
         metric = {
             "thm": ("temp_c", "humidity_pct"), "plg": ("power_w", "energy_wh"),
             "sns": ("lux", "battery_pct"),
         }
-        tracing(
-            w, w.jit(t), "WARN", "ingest::decode",
-            f"sample ts {w.ri(31, 400)}s in the future, kept (clock_skew_policy=keep) "
-            f"device={dev} metric={w.pick(metric[dev[:3]])}",
-        )
+        tracing(w, w.jit(t), "WARN", "ingest::decode",
+                f"sample ts {w.ri(31, 400)}s in the future, kept (clock_skew_policy=keep) "
+                f"device={dev} metric={w.pick(metric[dev[:3]])}")
     # emqx: devices on home Wi-Fi come and go
     for _ in range(w.count(0.18 * d)):
         dev = w.device()
-        emqx(
-            w, w.jit(t), "WARN",
-            f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"username: {dev}, keepalive: 60",
-        )
+        emqx(w, w.jit(t), "WARN",
+             f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"username: {dev}, keepalive: 60")
     if w.r() < 0.06:
         dev = w.device()
-        emqx(
-            w, w.jit(t), "WARN",
-            f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            "reason: not_authorized, authenticator: jwt, detail: device_decommissioned",
-        )
+        emqx(w, w.jit(t), "WARN",
+             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             "reason: not_authorized, authenticator: jwt, detail: device_decommissioned")
     if w.r() < 0.05 * d:
         dev = w.device()
-        emqx(
-            w, w.jit(t), "INFO",
-            f"clientid: {dev}, msg: session_takenover, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"username: {dev}, clean_start: false",
-        )
+        emqx(w, w.jit(t), "INFO",
+             f"clientid: {dev}, msg: session_takenover, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"username: {dev}, clean_start: false")
     # kafka
     if t.minute % 15 == 6:
         b = w.ri(1, 3)
@@ -555,44 +491,32 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t, 20)
         host = w.pick(("pg-main-1", "pg-ts-1"))
         pg(w, tt, "INFO", "LOG", "checkpoint starting: time", host)
-        pg(
-            w, tt + timedelta(seconds=w.ri(20, 150)), "INFO", "LOG",
-            f"checkpoint complete: wrote {w.ri(400, 9000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
-            f"0 removed, {w.ri(1, 9)} recycled; write={w.ri(20, 140)}.{w.ri(100, 999)}"
-            f" s, sync=0.{w.ri(10, 99)}"
-            f"0 s, total={w.ri(20, 150)}.{w.ri(100, 999)} s", host,
-        )
+        pg(w, tt + timedelta(seconds=w.ri(20, 150)), "INFO", "LOG",
+           f"checkpoint complete: wrote {w.ri(400, 9000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
+           f"0 removed, {w.ri(1, 9)} recycled; write={w.ri(20, 140)}.{w.ri(100, 999)}"
+           f" s, sync=0.{w.ri(10, 99)}"
+           f"0 s, total={w.ri(20, 150)}.{w.ri(100, 999)} s", host)
     if w.r() < 0.02 * f:
-        pg(
-            w, w.jit(t), "ERROR", "ERROR",
-            'duplicate key value violates unique constraint "push_tokens_pkey"', "pg-main-1", "push@push",
-        )
+        pg(w, w.jit(t), "ERROR", "ERROR",
+           'duplicate key value violates unique constraint "push_tokens_pkey"', "pg-main-1", "push@push")
     if w.r() < 0.012:
-        pg(
-            w, w.jit(t), "INFO", "LOG",
-            f'automatic vacuum of table "registry.public.{w.pick(("devices", "claims", "homes"))}": index '
-            f"scans: 1, pages: 0 removed, {w.ri(20000, 90000)} remain", "pg-main-1",
-        )
+        pg(w, w.jit(t), "INFO", "LOG",
+           f'automatic vacuum of table "registry.public.{w.pick(("devices", "claims", "homes"))}": index '
+           f"scans: 1, pages: 0 removed, {w.ri(20000, 90000)} remain", "pg-main-1")
     # redis
     if t.minute % 30 == 8:
         tt = w.jit(t, 10)
         rds(w, tt, "INFO", "*", "10000 changes in 60 seconds. Saving...", "redis-shadow-1")
-        rds(
-            w, tt + timedelta(milliseconds=40), "INFO", "*",
-            f"Background saving started by pid {w.ri(1000, 60000)}", "redis-shadow-1",
-        )
-        rds(
-            w, tt + timedelta(seconds=w.ri(30, 55)), "INFO", "*",
-            "Background saving terminated with success", "redis-shadow-1",
-        )
+        rds(w, tt + timedelta(milliseconds=40), "INFO", "*",
+            f"Background saving started by pid {w.ri(1000, 60000)}", "redis-shadow-1")
+        rds(w, tt + timedelta(seconds=w.ri(30, 55)), "INFO", "*",
+            "Background saving terminated with success", "redis-shadow-1")
     if t.minute % 30 == 21:
         tt = w.jit(t, 10)
         main = "redis-main-2" if t >= FAILOVER[0] else "redis-main-1"
         rds(w, tt, "INFO", "*", "100 changes in 300 seconds. Saving...", main)
-        rds(
-            w, tt + timedelta(seconds=w.ri(2, 6)), "INFO", "*", "Background saving terminated with success",
-            main,
-        )
+        rds(w, tt + timedelta(seconds=w.ri(2, 6)), "INFO", "*", "Background saving terminated with success",
+            main)
 
 
 # ---- cron jobs -------------------------------------------------------------------------------
@@ -605,10 +529,8 @@ def zt(t: datetime) -> str:
 def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three days
     rows: list[list] = []
 
-    def run(
-        cronjob: str, ns: str, schedule: str, start: datetime, secs: int, detail: str,
-        status: str = "Complete",
-    ) -> datetime:
+    def run(cronjob: str, ns: str, schedule: str, start: datetime, secs: int, detail: str,
+            status: str = "Complete") -> datetime:
         end = start + timedelta(seconds=secs)
         rows.append(
             [
@@ -622,48 +544,34 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
         # nightly base backup of pg-main-1
         s = at(day, 2, 30, 4)
         size = 41.2 + 0.3 * day
-        e = run(
-            "pg-basebackup", "data", "30 16 * * *", s, w.ri(1300, 1560),
-            f"pg_basebackup pg-main-1 -> s3://brolga-db-backups/pg-main-1/{s:%Y-%m-%d} ({size:.1f} GB)",
-        )
-        pg(
-            w, s + timedelta(seconds=3), "INFO", "LOG",
-            "replication connection authorized: user=backup application_name=pg_basebackup", "pg-main-1",
-        )
+        e = run("pg-basebackup", "data", "30 16 * * *", s, w.ri(1300, 1560),
+                f"pg_basebackup pg-main-1 -> s3://brolga-db-backups/pg-main-1/{s:%Y-%m-%d} ({size:.1f} GB)")
+        pg(w, s + timedelta(seconds=3), "INFO", "LOG",
+           "replication connection authorized: user=backup application_name=pg_basebackup", "pg-main-1")
         pg(w, e - timedelta(seconds=2), "INFO", "LOG", "checkpoint starting: force wait", "pg-main-1")
         # TimescaleDB compression on pg-ts-1
         s = at(day, 3, 0, 2)
         n = w.ri(10, 14)
-        e = run(
-            "timescale-compress", "data", "0 17 * * *", s, w.ri(1800, 2300),
-            f"compressed {n} chunks of readings older than 7 days",
-        )
+        e = run("timescale-compress", "data", "0 17 * * *", s, w.ri(1800, 2300),
+                f"compressed {n} chunks of readings older than 7 days")
         for k in range(n):
-            pg(
-                w, s + timedelta(seconds=30 + k * 150 + w.ri(0, 60)), "INFO", "LOG",
-                f'compress_chunk: chunk "_timescaledb_internal._hyper_3_{800 + day * 20 + k}_chunk" '
-                f"compressed, {w.ri(7, 11)}.{w.ri(0, 9)} GB -> {w.ri(500, 900)} MB", "pg-ts-1",
-                "tsadmin@telemetry",
-            )
+            pg(w, s + timedelta(seconds=30 + k * 150 + w.ri(0, 60)), "INFO", "LOG",
+               f'compress_chunk: chunk "_timescaledb_internal._hyper_3_{800 + day * 20 + k}_chunk" '
+               f"compressed, {w.ri(7, 11)}.{w.ri(0, 9)} GB -> {w.ri(500, 900)} MB", "pg-ts-1",
+               "tsadmin@telemetry")
         # stale device sweep
         s = at(day, 3, 15, 1)
         dormant = w.ri(900, 1600)
-        e = run(
-            "registry-stale-device-sweep", "core", "15 17 * * *", s, w.ri(70, 130),
-            f"marked {dormant} devices dormant (no contact for 30 days)",
-        )
-        zap(
-            w, e, "INFO", "jobs/sweep.go:54", "stale device sweep done", marked_dormant=dormant,
-            scanned=412_883,
-        )
+        e = run("registry-stale-device-sweep", "core", "15 17 * * *", s, w.ri(70, 130),
+                f"marked {dormant} devices dormant (no contact for 30 days)")
+        zap(w, e, "INFO", "jobs/sweep.go:54", "stale device sweep done", marked_dormant=dormant,
+            scanned=412_883)
         # CDN sync of firmware images, every six hours
         for h in (4, 10, 16, 22):
             s = at(day, h, 10, 3)
             objs = w.ri(210, 230)
-            e = run(
-                "ota-cdn-sync", "ota", "10 */6 * * *", s, w.ri(40, 95),
-                f"{objs} objects verified on cloudfront d2x9brolga.cloudfront.net, 0 invalidations",
-            )
+            e = run("ota-cdn-sync", "ota", "10 */6 * * *", s, w.ri(40, 95),
+                    f"{objs} objects verified on cloudfront d2x9brolga.cloudfront.net, 0 invalidations")
             golog(w, e, "INFO", f"cdn sync: {objs} objects verified against s3://brolga-firmware, 0 missing")
     # the monthly kafka credential rotation (IOT-07)
     s = at(1, 9, 55, 0)
@@ -674,15 +582,11 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     )
     # the weekly signing key rotation (IOT-09)
     s = at(1, 16, 0, 3)
-    e = run(
-        "auth-signing-key-rotate", "core", "0 6 * * 2", s, 38,
-        f"new signing key kid={NEW_KID} active; retired kid={OLD_KID} removed from JWKS "
-        "(signing.retired_key_ttl=0h); JWKS now has 1 key",
-    )
+    e = run("auth-signing-key-rotate", "core", "0 6 * * 2", s, 38,
+            f"new signing key kid={NEW_KID} active; retired kid={OLD_KID} removed from JWKS "
+            "(signing.retired_key_ttl=0h); JWKS now has 1 key")
     rows.sort(key=lambda r: r[4])
-    w.table(
-        "job_runs", engine.columns("CRON_RUNS"), rows,
-    )
+    w.table("job_runs", engine.columns("CRON_RUNS"), rows)
 
 
 # ---- the incidents ---------------------------------------------------------------------------
@@ -690,131 +594,91 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
 
 def story_signing(w: World) -> None:
     """IOT-01: campaign C-2291's image was signed with the staging key; plugs reject it and roll back."""
-    golog(
-        w, at(0, 7, 58, 31), "INFO",
-        "image bp200-fw-3.8.2.bin registered for model BP-200 (uploaded by ci-release, pipeline 8812, "
-        f"sha256={w.hexid(16)}...)",
-    )
-    golog(
-        w, at(0, 8, 0, 2), "INFO",
-        "campaign C-2291 started: model=BP-200 from=3.7.9 to=3.8.2 stage 1/5 (1%) targets=412",
-    )
-    golog(
-        w, at(0, 8, 0, 3), "INFO",
-        "manifest published for C-2291: image=bp200-fw-3.8.2.bin signer key_id=stg-2025 alg=ed25519 "
-        "topic=d/+/ota/job",
-    )
+    golog(w, at(0, 7, 58, 31), "INFO",
+          "image bp200-fw-3.8.2.bin registered for model BP-200 (uploaded by ci-release, pipeline 8812, "
+          f"sha256={w.hexid(16)}...)")
+    golog(w, at(0, 8, 0, 2), "INFO",
+          "campaign C-2291 started: model=BP-200 from=3.7.9 to=3.8.2 stage 1/5 (1%) targets=412")
+    golog(w, at(0, 8, 0, 3), "INFO",
+          "manifest published for C-2291: image=bp200-fw-3.8.2.bin signer key_id=stg-2025 alg=ed25519 "
+          "topic=d/+/ota/job")
     failed = 0
     for tt in w.jittered(SIGN, 15, 14):
         dev = w.device("plg")
-        golog(
-            w, tt - timedelta(seconds=w.ri(30, 90)), "INFO",
-            f"C-2291 device={dev} state=DOWNLOADED bytes=1843200",
-        )
-        golog(
-            w, tt, "WARN",
-            f"C-2291 device={dev} state=FAILED step=verify reason=SIG_VERIFY_FAILED "
-            '"image signature key_id stg-2025 not in device trust store [prod-2024 prod-2026]" '
-            "rolled_back_to=3.7.9",
-        )
+        golog(w, tt - timedelta(seconds=w.ri(30, 90)), "INFO",
+              f"C-2291 device={dev} state=DOWNLOADED bytes=1843200")
+        golog(w, tt, "WARN",
+              f"C-2291 device={dev} state=FAILED step=verify reason=SIG_VERIFY_FAILED "
+              '"image signature key_id stg-2025 not in device trust store [prod-2024 prod-2026]" '
+              "rolled_back_to=3.7.9")
         failed += 1
         if w.r() < 0.5:
-            emqx(
-                w, tt + timedelta(seconds=w.ri(1, 4)), "WARN",
-                f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-                f"username: {dev}, keepalive: 60",
-            )
+            emqx(w, tt + timedelta(seconds=w.ri(1, 4)), "WARN",
+                 f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+                 f"username: {dev}, keepalive: 60")
         if w.r() < 0.3:
-            elixir(
-                w, tt + timedelta(seconds=w.ri(2, 8)), "INFO", "Push.Apns",
-                f"sent apns-id={w.hexid(8)}-{w.hexid(4)}"
-                f" topic=au.com.brolga.home category=firmware_update_failed",
-            )
+            elixir(w, tt + timedelta(seconds=w.ri(2, 8)), "INFO", "Push.Apns",
+                   f"sent apns-id={w.hexid(8)}-{w.hexid(4)}"
+                   f" topic=au.com.brolga.home category=firmware_update_failed")
         if tt.minute % 10 == 0 and tt.second < 15:
             stage, targets = (1, 412) if tt < at(0, 8, 30) else (2, 4120)
-            golog(
-                w, tt + timedelta(seconds=1), "ERROR",
-                f"campaign C-2291 stage {stage}/5: 0 succeeded, {failed} failed of {targets} "
-                f"(failure rate 100.0%, no failure threshold set on this campaign)",
-            )
-    golog(
-        w, at(0, 8, 30, 2), "INFO",
-        "campaign C-2291 stage 2/5 (10%) started: targets=4120 (auto-advance after 30m)",
-    )
+            golog(w, tt + timedelta(seconds=1), "ERROR",
+                  f"campaign C-2291 stage {stage}/5: 0 succeeded, {failed} failed of {targets} "
+                  f"(failure rate 100.0%, no failure threshold set on this campaign)")
+    golog(w, at(0, 8, 30, 2), "INFO",
+          "campaign C-2291 stage 2/5 (10%) started: targets=4120 (auto-advance after 30m)")
     golog(w, SIGN[1], "INFO", "campaign C-2291 paused by jwalsh: 'plugs rolling back, investigating'")
 
 
 def story_packet(w: World) -> None:
     """IOT-02: emqx max_packet_size lowered to 64KB; hubs' full state reports are rejected."""
-    emqx(
-        w, PACKET[0], "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", by: '
-        '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
-    )
+    emqx(w, PACKET[0], "INFO",
+         '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", by: '
+         '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
     last: dict[str, datetime] = {}
     for tt in w.jittered((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16, 14):
         hub = w.pick(HUBS)
         size = w.ri(66_000, 240_000)
         node = w.pick(EMQX_NODES)
-        emqx(
-            w, tt, "WARN",
-            f"clientid: {hub}, msg: frame_parse_error, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"reason: #{{cause => frame_too_large, limit => 65536, received => {size}}}", node,
-        )
-        emqx(
-            w, tt + timedelta(milliseconds=2), "WARN",
-            f"clientid: {hub}, msg: socket_force_closed, reason: frame_too_large", node,
-        )
+        emqx(w, tt, "WARN",
+             f"clientid: {hub}, msg: frame_parse_error, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"reason: #{{cause => frame_too_large, limit => 65536, received => {size}}}", node)
+        emqx(w, tt + timedelta(milliseconds=2), "WARN",
+             f"clientid: {hub}, msg: socket_force_closed, reason: frame_too_large", node)
         last.setdefault(hub, tt)
     for tt in w.jittered((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20, 18):
         hub = w.pick(HUBS)
         age = int((tt - last.get(hub, PACKET[0])).total_seconds()) + 300
-        slog(
-            w, tt, "WARN", "thing marked stale: no reported state", thing=hub, children=w.ri(12, 58),
-            last_report_age=f"{age}s",
-        )
+        slog(w, tt, "WARN", "thing marked stale: no reported state", thing=hub, children=w.ri(12, 58),
+             last_report_age=f"{age}s")
         if w.r() < 0.5:
-            slog(
-                w, tt + timedelta(milliseconds=40), "ERROR", "child state sync failed", hub=hub,
-                child=w.device(w.pick(("blb", "sns", "lck"))), err="parent hub offline",
-            )
+            slog(w, tt + timedelta(milliseconds=40), "ERROR", "child state sync failed", hub=hub,
+                 child=w.device(w.pick(("blb", "sns", "lck"))), err="parent hub offline")
         if w.r() < 0.4:
-            log4j(
-                w, tt + timedelta(seconds=1), "ERROR", f"rule-exec-{w.ri(1, 16)}",
-                "c.b.rules.engine.ActionExecutor",
-                f"automation a_{w.hexid(4)} action set_state failed for device {w.device('blb')}: "
-                f"DEVICE_OFFLINE (last seen {w.ri(2, 50)} min ago)",
-            )
-    emqx(
-        w, PACKET[1], "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", by: '
-        '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
-    )
+            log4j(w, tt + timedelta(seconds=1), "ERROR", f"rule-exec-{w.ri(1, 16)}",
+                  "c.b.rules.engine.ActionExecutor",
+                  f"automation a_{w.hexid(4)} action set_state failed for device {w.device('blb')}: "
+                  f"DEVICE_OFFLINE (last seen {w.ri(2, 50)} min ago)")
+    emqx(w, PACKET[1], "INFO",
+         '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", by: '
+         '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
     for k, hub in enumerate(HUBS):
-        slog(
-            w, PACKET[1] + timedelta(seconds=20 + 7 * k), "INFO", "thing back online", thing=hub,
-            children=w.ri(12, 58),
-        )
+        slog(w, PACKET[1] + timedelta(seconds=20 + 7 * k), "INFO", "thing back online", thing=hub,
+             children=w.ri(12, 58))
 
 
 def story_swap(w: World) -> None:
     """IOT-03: redis-shadow-1's host ran out of memory and swapped; shadow's redis calls crawl."""
     for tt in w.jittered(SWAP, 20, 18):
         dev = w.device()
-        slog(
-            w, tt, "WARN", "slow redis call", op=w.pick(("HGETALL", "HGETALL", "HSET", "LPUSH")),
-            key=f"shadow:thing:{dev}", took=f"{0.4 + 2.2 * w.r():.2f}s", addr="redis-shadow-1:6379",
-        )
+        slog(w, tt, "WARN", "slow redis call", op=w.pick(("HGETALL", "HGETALL", "HSET", "LPUSH")),
+             key=f"shadow:thing:{dev}", took=f"{0.4 + 2.2 * w.r():.2f}s", addr="redis-shadow-1:6379")
         if w.r() < 0.55:
-            slog(
-                w, tt + timedelta(seconds=2), "ERROR", "get shadow failed", thing=w.device(),
-                err=f"redis: i/o timeout (read tcp 10.20.3.{w.ri(40, 49)}:{w.ri(30000, 60000)}"
-                "->10.20.4.41:6379)",
-            )
-            pino(
-                w, tt + timedelta(seconds=2.1), "ERROR", "upstream error", upstream="shadow",
-                route="/v1/homes/:homeId/devices", err="DEADLINE_EXCEEDED: deadline exceeded after 3.000s",
-            )
+            slog(w, tt + timedelta(seconds=2), "ERROR", "get shadow failed", thing=w.device(),
+                 err=f"redis: i/o timeout (read tcp 10.20.3.{w.ri(40, 49)}:{w.ri(30000, 60000)}"
+                 "->10.20.4.41:6379)")
+            pino(w, tt + timedelta(seconds=2.1), "ERROR", "upstream error", upstream="shadow",
+                 route="/v1/homes/:homeId/devices", err="DEADLINE_EXCEEDED: deadline exceeded after 3.000s")
             alb(w, tt + timedelta(seconds=2.2), "GET", f"/v1/homes/{w.home()}/devices", 504, 3.004)
         elif w.r() < 0.5:
             api_req(
@@ -826,10 +690,8 @@ def story_swap(w: World) -> None:
     rds(w, at(0, 14, 19, 41), "INFO", "*", "Background saving terminated with success", "redis-shadow-1")
     slog(w, at(0, 14, 22, 30), "INFO", "config reloaded", key="redis.pool_size", value="96", was="64")
     slog(w, at(0, 14, 47, 12), "INFO", "feature flag changed", flag="shadow_history_v1", value="false")
-    slog(
-        w, SWAP[1] - timedelta(seconds=20), "INFO", "history keys purge finished", pattern="shadow:hist:*",
-        deleted="9412211", took="131s",
-    )
+    slog(w, SWAP[1] - timedelta(seconds=20), "INFO", "history keys purge finished", pattern="shadow:hist:*",
+         deleted="9412211", took="131s")
 
 
 def story_cert(w: World) -> None:
@@ -838,24 +700,18 @@ def story_cert(w: World) -> None:
     t = CERT[0] + timedelta(seconds=5)
     while t < CERT[1]:
         dev = w.device()
-        emqx(
-            w, t, "WARN",
-            f"msg: ssl_handshake_error, listener: 'ssl:default', peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            'reason: {tls_alert,{certificate_expired,"TLS server: In state certify received CLIENT ALERT: '
-            'Fatal - Certificate Expired"}}', "emqx@emqx-3",
-        )
+        emqx(w, t, "WARN",
+             f"msg: ssl_handshake_error, listener: 'ssl:default', peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             'reason: {tls_alert,{certificate_expired,"TLS server: In state certify received CLIENT ALERT: '
+             'Fatal - Certificate Expired"}}', "emqx@emqx-3")
         if w.r() < 0.25:
-            slog(
-                w, t + timedelta(seconds=1), "WARN", "thing marked stale: no reported state", thing=dev,
-                children=0, last_report_age=f"{w.ri(300, 2400)}s",
-            )
+            slog(w, t + timedelta(seconds=1), "WARN", "thing marked stale: no reported state", thing=dev,
+                 children=0, last_report_age=f"{w.ri(300, 2400)}s")
         if w.r() < 0.2:
-            log4j(
-                w, t + timedelta(seconds=2), "ERROR", f"rule-exec-{w.ri(1, 16)}",
-                "c.b.rules.engine.ActionExecutor",
-                f"automation a_{w.hexid(4)} action set_state failed for device {dev}: DEVICE_OFFLINE "
-                f"(last seen {w.ri(2, 40)} min ago)",
-            )
+            log4j(w, t + timedelta(seconds=2), "ERROR", f"rule-exec-{w.ri(1, 16)}",
+                  "c.b.rules.engine.ActionExecutor",
+                  f"automation a_{w.hexid(4)} action set_state failed for device {dev}: DEVICE_OFFLINE "
+                  f"(last seen {w.ri(2, 40)} min ago)")
         if w.r() < 0.12:
             elixir(
                 w, t + timedelta(seconds=3), "INFO", "Push.Apns",
@@ -864,11 +720,9 @@ def story_cert(w: World) -> None:
         rate = min(rate * 1.01, 8.0)
         t += timedelta(seconds=60 / rate * (0.5 + w.r()))
     emqx(w, CERT[1], "INFO", "EMQX 5.8.1 is running now!", "emqx@emqx-3")
-    emqx(
-        w, CERT[1] + timedelta(milliseconds=300), "INFO",
-        "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, certfile: "
-        "/etc/emqx/certs/tls.crt", "emqx@emqx-3",
-    )
+    emqx(w, CERT[1] + timedelta(milliseconds=300), "INFO",
+         "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, certfile: "
+         "/etc/emqx/certs/tls.crt", "emqx@emqx-3")
 
 
 def pool_acquired(t: datetime, pod: int) -> int:
@@ -883,41 +737,31 @@ def pool_acquired(t: datetime, pod: int) -> int:
 def story_leak(w: World) -> None:  # noqa: C901 — cause and symptoms
     """IOT-06 (late symptom): registry 4.9.0 leaks connections; pg-main-1 runs out at 07:14."""
     for k, pod in enumerate(("registry-0", "registry-1", "registry-2")):
-        zap(
-            w, at(1, 6, 33 + 2 * k, 10), "INFO", "cmd/registry/main.go:61", "registry starting",
-            version="4.9.0", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry",
-        )
+        zap(w, at(1, 6, 33 + 2 * k, 10), "INFO", "cmd/registry/main.go:61", "registry starting",
+            version="4.9.0", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry")
     for t in every((at(1, 6, 40), at(1, 8, 10)), 300):
         for k in range(3):
             acq = pool_acquired(t, k)
-            zap(
-                w, t + timedelta(seconds=k * 2 + w.r()), "INFO", "db/pool.go:77", "db pool stats",
+            zap(w, t + timedelta(seconds=k * 2 + w.r()), "INFO", "db/pool.go:77", "db pool stats",
                 pod=f"registry-{k}", acquired=acq, idle=0 if acq > 12 else w.ri(2, 5), max=100,
-                total=acq + (0 if acq > 12 else 3), wait_count=0 if t < FULL[0] else w.ri(40, 400),
-            )
+                total=acq + (0 if acq > 12 else 3), wait_count=0 if t < FULL[0] else w.ri(40, 400))
     for t in every((LEAK[0], FULL[0]), 60):
         if w.r() < 0.6:
-            zap(
-                w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
-                code=f"{w.ri(100000, 999999)}", home_id=w.home(),
-            )
+            zap(w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
+                code=f"{w.ri(100000, 999999)}", home_id=w.home())
     who = (("auth@auth", 5), ("shadow@shadow", 3), ("ota@ota", 1), ("registry@registry", 1))
     for tt in w.jittered(FULL, 13, 5):
         user = w.pick([u for u, n in who for _ in range(n)])
         pg(w, tt, "FATAL", "FATAL", "sorry, too many clients already", "pg-main-1", user)
     for tt in w.jittered(FULL, 20, 10):
-        pyauth(
-            w, tt, "ERROR", "auth.tokens",
-            "token request failed: psycopg.OperationalError: connection failed: connection to server at "
-            '"pg-main-1.db.brolga.internal" (10.20.4.21), port 5432 failed: FATAL:  sorry, too many '
-            "clients already",
-        )
+        pyauth(w, tt, "ERROR", "auth.tokens",
+               "token request failed: psycopg.OperationalError: connection failed: connection to server at "
+               '"pg-main-1.db.brolga.internal" (10.20.4.21), port 5432 failed: FATAL:  sorry, too many '
+               "clients already")
         uvicorn(w, tt + timedelta(milliseconds=4), "POST", "/oauth/token", 500)
         if w.r() < 0.6:
-            pino(
-                w, tt + timedelta(milliseconds=9), "ERROR", "upstream error", upstream="auth",
-                route="/v1/oauth/token", err="Request failed with status code 500",
-            )
+            pino(w, tt + timedelta(milliseconds=9), "ERROR", "upstream error", upstream="auth",
+                 route="/v1/oauth/token", err="Request failed with status code 500")
             alb(w, tt + timedelta(milliseconds=10), "POST", "/v1/oauth/token", 500, 0.041)
         if w.r() < 0.2:
             slog(
@@ -926,40 +770,30 @@ def story_leak(w: World) -> None:  # noqa: C901 — cause and symptoms
                 "server error (FATAL: sorry, too many clients already (SQLSTATE 53300))",
             )
         if w.r() < 0.2:
-            zap(
-                w, tt + timedelta(seconds=2), "ERROR", "db/pool.go:102", "acquire conn failed",
-                pod=f"registry-{w.ri(0, 2)}", err="context deadline exceeded", waited_ms=5000,
-            )
+            zap(w, tt + timedelta(seconds=2), "ERROR", "db/pool.go:102", "acquire conn failed",
+                pod=f"registry-{w.ri(0, 2)}", err="context deadline exceeded", waited_ms=5000)
     for k, pod in enumerate(("registry-0", "registry-1", "registry-2")):
-        zap(
-            w, at(1, 7, 57 + k, 30), "INFO", "cmd/registry/main.go:61", "registry starting",
-            version="4.8.4", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry",
-        )
+        zap(w, at(1, 7, 57 + k, 30), "INFO", "cmd/registry/main.go:61", "registry starting",
+            version="4.8.4", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry")
 
 
 def story_scram(w: World) -> None:
     """IOT-07 (noisy service): SCRAM credentials rotated; emqx's kafka bridge keeps the old password."""
-    tracing(
-        w, at(1, 9, 56, 31), "INFO", "ingest::kafka",
-        "SASL credentials changed on disk (vault agent), user=ingest; consumer re-created",
-    )
-    log4j(
-        w, at(1, 9, 56, 44), "INFO", "vault-watch", "c.b.rules.kafka.CredentialWatcher",
-        "SASL credentials for user 'rules' changed, re-creating consumer (group rules-engine)",
-    )
+    tracing(w, at(1, 9, 56, 31), "INFO", "ingest::kafka",
+            "SASL credentials changed on disk (vault agent), user=ingest; consumer re-created")
+    log4j(w, at(1, 9, 56, 44), "INFO", "vault-watch", "c.b.rules.kafka.CredentialWatcher",
+          "SASL credentials for user 'rules' changed, re-creating consumer (group rules-engine)")
     hosts = (
         "kafka-1.kafka.brolga.internal:9094", "kafka-2.kafka.brolga.internal:9094",
         "kafka-3.kafka.brolga.internal:9094",
     )
     for tt in w.jittered(SCRAM, 24, 20):
         b = w.ri(1, 3)
-        emqx(
-            w, tt, "ERROR",
-            f'msg: kafka_producer_connect_failed, bridge: "kafka_producer:device_events",'
-            f' host: "{hosts[b - 1]}", '
-            'reason: {sasl_auth_error,<<"Authentication failed during authentication due to invalid '
-            'credentials with SASL mechanism SCRAM-SHA-512">>}',
-        )
+        emqx(w, tt, "ERROR",
+             f'msg: kafka_producer_connect_failed, bridge: "kafka_producer:device_events",'
+             f' host: "{hosts[b - 1]}", '
+             'reason: {sasl_auth_error,<<"Authentication failed during authentication due to invalid '
+             'credentials with SASL mechanism SCRAM-SHA-512">>}')
         kafka(
             w, tt + timedelta(milliseconds=3), "INFO",
             f"[SocketServer listenerType=BROKER, nodeId={b}]"
@@ -969,30 +803,20 @@ def story_scram(w: World) -> None:
             "SCRAM-SHA-512) (org.apache.kafka.common.network.Selector)", b,
         )
     for t in every((SCRAM[0] + timedelta(minutes=2), SCRAM[1]), 120):
-        emqx(
-            w, w.jit(t, 60), "WARN",
-            f'msg: buffer_overflow_discarded, bridge: "kafka_producer:device_events",'
-            f" dropped: {w.ri(900, 4000)}, "
-            "max_buffer_bytes: 256MB",
-        )
+        emqx(w, w.jit(t, 60), "WARN",
+             f'msg: buffer_overflow_discarded, bridge: "kafka_producer:device_events",'
+             f" dropped: {w.ri(900, 4000)}, "
+             "max_buffer_bytes: 256MB")
     for t in every((SCRAM[0] + timedelta(minutes=5), SCRAM[1]), 300):
-        log4j(
-            w, w.jit(t, 20), "WARN", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
-            "no records from device.events for 300s (group rules-engine, 12 partitions assigned, lag 0)",
-        )
-    emqx(
-        w, SCRAM[1], "INFO",
-        '!msg: bridge_updated, bridge: "kafka_producer:device_events", by: "sbrooks", changed: '
-        "[authentication]", "emqx@emqx-2",
-    )
-    emqx(
-        w, SCRAM[1] + timedelta(seconds=2), "INFO",
-        'msg: kafka_producer_connected, bridge: "kafka_producer:device_events", partitions: 12',
-    )
-    log4j(
-        w, SCRAM[1] + timedelta(seconds=9), "INFO", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
-        "device.events flowing again: 2188 records in first poll",
-    )
+        log4j(w, w.jit(t, 20), "WARN", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
+              "no records from device.events for 300s (group rules-engine, 12 partitions assigned, lag 0)")
+    emqx(w, SCRAM[1], "INFO",
+         '!msg: bridge_updated, bridge: "kafka_producer:device_events", by: "sbrooks", changed: '
+         "[authentication]", "emqx@emqx-2")
+    emqx(w, SCRAM[1] + timedelta(seconds=2), "INFO",
+         'msg: kafka_producer_connected, bridge: "kafka_producer:device_events", partitions: 12')
+    log4j(w, SCRAM[1] + timedelta(seconds=9), "INFO", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
+          "device.events flowing again: 2188 records in first poll")
 
 
 def story_fcm(w: World) -> None:
@@ -1002,24 +826,18 @@ def story_fcm(w: World) -> None:
     for tt in w.jittered(FCM, 20, 18):
         tok = w.hexid(4)
         cat = w.pick(("door_unlocked", "motion", "automation_ran", "device_offline"))
-        elixir(
-            w, tt, "WARN", "Push.Fcm",
-            f'send failed status=503 UNAVAILABLE "The service is currently unavailable." '
-            f"token=...{tok} retry 1/3 in 2s",
-        )
+        elixir(w, tt, "WARN", "Push.Fcm",
+               f'send failed status=503 UNAVAILABLE "The service is currently unavailable." '
+               f"token=...{tok} retry 1/3 in 2s")
         if w.r() < 0.7:
-            elixir(
-                w, tt + timedelta(seconds=6.5), "ERROR", "Push.Fcm",
-                f"giving up after 3 attempts: 503 UNAVAILABLE category={cat} token=...{tok}",
-            )
+            elixir(w, tt + timedelta(seconds=6.5), "ERROR", "Push.Fcm",
+                   f"giving up after 3 attempts: 503 UNAVAILABLE category={cat} token=...{tok}")
 
 
 def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
     """IOT-09 (system-wide): the weekly key rotation dropped the retired key from JWKS at once."""
-    pyauth(
-        w, at(0, 15, 20, 41), "INFO", "auth.config",
-        "reloaded signing.retired_key_ttl=0h (was 168h) from configmap auth-config",
-    )
+    pyauth(w, at(0, 15, 20, 41), "INFO", "auth.config",
+           "reloaded signing.retired_key_ttl=0h (was 168h) from configmap auth-config")
     pyauth(
         w, at(1, 16, 0, 40), "INFO", "auth.keys",
         f"signing key rotated: active kid={NEW_KID}; retired kid={OLD_KID} dropped (retired_key_ttl=0h); "
@@ -1032,54 +850,38 @@ def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
                 "/v1/automations",
             )
         )
-        pino(
-            w, tt, "WARN", "jwt verification failed", route=route, sub=w.user(),
-            err=f"no key in JWKS for kid {OLD_KID}",
-        )
+        pino(w, tt, "WARN", "jwt verification failed", route=route, sub=w.user(),
+             err=f"no key in JWKS for kid {OLD_KID}")
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=2), "GET", f"/v1/homes/{w.home()}/devices", 401, 0.002)
     for tt in w.jittered((at(1, 16, 1, 30), KID[1]), 18, 16):
-        pyauth(
-            w, tt, "WARN", "auth.tokens",
-            f"refresh rejected: invalid_grant (refresh token signed with unknown kid {OLD_KID})"
-            f" sub={w.user()}",
-        )
+        pyauth(w, tt, "WARN", "auth.tokens",
+               f"refresh rejected: invalid_grant (refresh token signed with unknown kid {OLD_KID})"
+               f" sub={w.user()}")
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 400)
     for tt in w.jittered((at(1, 16, 4), KID[1]), 17, 15):
         if w.r() < 0.6:
-            pyauth(
-                w, tt, "ERROR", "auth.login",
-                "password check queue full (bcrypt workers busy: 32/32, queued 480), rejecting with 503",
-            )
+            pyauth(w, tt, "ERROR", "auth.login",
+                   "password check queue full (bcrypt workers busy: 32/32, queued 480), rejecting with 503")
             uvicorn(w, tt + timedelta(milliseconds=2), "POST", "/oauth/token", 503)
             alb(w, tt + timedelta(milliseconds=4), "POST", "/v1/oauth/token", 503, 0.012)
         else:
-            pyauth(
-                w, tt, "INFO", "auth.tokens",
-                f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
-                f"grant=password kid={NEW_KID} exp_in=900",
-            )
+            pyauth(w, tt, "INFO", "auth.tokens",
+                   f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
+                   f"grant=password kid={NEW_KID} exp_in=900")
     for t in every((at(1, 16, 2), KID[1]), 13):
         dev = w.device()
-        emqx(
-            w, w.jit(t, 12), "WARN",
-            f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})",
-        )
+        emqx(w, w.jit(t, 12), "WARN",
+             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})")
     for tt in w.jittered((at(1, 16, 3), KID[1]), 25, 22):
-        log4j(
-            w, tt, "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
-            f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: shadow returned "
-            f"UNAUTHENTICATED (invalid service token: unknown kid {OLD_KID})",
-        )
-        slog(
-            w, tt - timedelta(milliseconds=5), "WARN", "request rejected", status=401, caller="rules",
-            reason=f"unknown kid {OLD_KID}",
-        )
-    pyauth(
-        w, KID[1], "INFO", "auth.keys",
-        f"re-published retired key kid={OLD_KID} (manual, by jtran); jwks keys=2",
-    )
+        log4j(w, tt, "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
+              f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: shadow returned "
+              f"UNAUTHENTICATED (invalid service token: unknown kid {OLD_KID})")
+        slog(w, tt - timedelta(milliseconds=5), "WARN", "request rejected", status=401, caller="rules",
+             reason=f"unknown kid {OLD_KID}")
+    pyauth(w, KID[1], "INFO", "auth.keys",
+           f"re-published retired key kid={OLD_KID} (manual, by jtran); jwks keys=2")
     pino(w, KID[1] + timedelta(seconds=40), "INFO", "jwks refreshed", keys=2, kids=[NEW_KID, OLD_KID])
 
 
@@ -1088,45 +890,31 @@ def story_poison(w: World) -> None:
     t0 = POISON[0]
     for tt in w.jittered(POISON, 60, 3):
         us = int(tt.timestamp() * 1_000_000)
-        tracing(
-            w, tt, "WARN", "ingest::decode",
-            f"sample ts 56.9M years in the future, kept (clock_skew_policy=keep) device={BAD_THERMO} "
-            f"metric=temp_c ts={us}",
-        )
+        tracing(w, tt, "WARN", "ingest::decode",
+                f"sample ts 56.9M years in the future, kept (clock_skew_policy=keep) device={BAD_THERMO} "
+                f"metric=temp_c ts={us}")
     bad = f"{t0.timestamp() * 1_000_000:.6g}"  # the first poisoned sample, as postgres prints a float8
     attempt = 0
     for t in every((t0 + timedelta(seconds=8), POISON[1]), 16):
         attempt += 1
         tt = w.jit(t, 2)
-        tracing(
-            w, tt, "ERROR", "ingest::writer",
-            "batch insert failed partition=7 offsets=88123401..88128400 rows=5000 "
-            f'attempt={attempt}: db error: ERROR: timestamp out of range: "{bad}"; retrying in 10s',
-        )
-        pg(
-            w, tt - timedelta(milliseconds=30), "ERROR", "ERROR", f'timestamp out of range: "{bad}"',
-            "pg-ts-1", "ingest@telemetry",
-        )
+        tracing(w, tt, "ERROR", "ingest::writer",
+                "batch insert failed partition=7 offsets=88123401..88128400 rows=5000 "
+                f'attempt={attempt}: db error: ERROR: timestamp out of range: "{bad}"; retrying in 10s')
+        pg(w, tt - timedelta(milliseconds=30), "ERROR", "ERROR", f'timestamp out of range: "{bad}"',
+           "pg-ts-1", "ingest@telemetry")
         if attempt % 10 == 1:
-            pg(
-                w, tt - timedelta(milliseconds=29), "ERROR", "STATEMENT",
-                "INSERT INTO readings (device_id, metric, ts, value) SELECT d, m, to_timestamp(t), v FROM "
-                "unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) AS u(d, m, t, v)", "pg-ts-1",
-                "ingest@telemetry",
-            )
+            pg(w, tt - timedelta(milliseconds=29), "ERROR", "STATEMENT",
+               "INSERT INTO readings (device_id, metric, ts, value) SELECT d, m, to_timestamp(t), v FROM "
+               "unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) AS u(d, m, t, v)", "pg-ts-1",
+               "ingest@telemetry")
     for t in every((t0 + timedelta(minutes=5), POISON[1]), 300):
-        tracing(
-            w, w.jit(t, 30), "WARN", "ingest::kafka",
-            f"consumer lag partition=7 lag={int((t - t0).total_seconds() * 41)} (others < 2000)",
-        )
-    tracing(
-        w, POISON[1], "INFO", "ingest::admin",
-        "partition 7 offset reset to 88128401 by sre-lkim (skipped 5000 rows)",
-    )
-    zap(
-        w, POISON[1] + timedelta(minutes=2), "INFO", "admin/quarantine.go:33", "device quarantined",
-        device_id=BAD_THERMO, by="sre-lkim", reason="telemetry ts in microseconds",
-    )
+        tracing(w, w.jit(t, 30), "WARN", "ingest::kafka",
+                f"consumer lag partition=7 lag={int((t - t0).total_seconds() * 41)} (others < 2000)")
+    tracing(w, POISON[1], "INFO", "ingest::admin",
+            "partition 7 offset reset to 88128401 by sre-lkim (skipped 5000 rows)")
+    zap(w, POISON[1] + timedelta(minutes=2), "INFO", "admin/quarantine.go:33", "device quarantined",
+        device_id=BAD_THERMO, by="sre-lkim", reason="telemetry ts in microseconds")
 
 
 def story_fanout(w: World) -> None:
@@ -1135,33 +923,23 @@ def story_fanout(w: World) -> None:
         calls = w.ri(18, 64)
         x = w.r()
         if x < 0.35:
-            pino(
-                w, tt, "INFO", "home summary built", variant="home_summary_v2", registry_calls=calls,
-                ms=w.ri(2400, 7800),
-            )
+            pino(w, tt, "INFO", "home summary built", variant="home_summary_v2", registry_calls=calls,
+                 ms=w.ri(2400, 7800))
         elif x < 0.75:
-            pino(
-                w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
-                variant="home_summary_v2", err="Request failed with status code 503",
-            )
+            pino(w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
+                 variant="home_summary_v2", err="Request failed with status code 503")
             alb(w, tt + timedelta(milliseconds=3), "GET", f"/v1/homes/{w.home()}/summary", 503, 0.9)
         else:
-            pino(
-                w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
-                variant="home_summary_v2", err="timeout of 8000ms exceeded",
-            )
+            pino(w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
+                 variant="home_summary_v2", err="timeout of 8000ms exceeded")
             alb(w, tt + timedelta(milliseconds=3), "GET", f"/v1/homes/{w.home()}/summary", 504, 8.003)
         if w.r() < 0.6:
-            zap(
-                w, tt - timedelta(milliseconds=200), "WARN", "http/limit.go:29", "shedding load",
-                inflight=256, limit=256, path=f"/v1/devices/{w.device()}", status=503,
-            )
+            zap(w, tt - timedelta(milliseconds=200), "WARN", "http/limit.go:29", "shedding load",
+                inflight=256, limit=256, path=f"/v1/devices/{w.device()}", status=503)
     # a few v2 summaries since the 10% rollout the day before
     for t in every((at(1, 9, 0), FANOUT[0]), 1800):
-        pino(
-            w, w.jit(t, 600), "INFO", "home summary built", variant="home_summary_v2",
-            registry_calls=w.ri(18, 64), ms=w.ri(180, 420),
-        )
+        pino(w, w.jit(t, 600), "INFO", "home summary built", variant="home_summary_v2",
+             registry_calls=w.ri(18, 64), ms=w.ri(180, 420))
 
 
 def story_failover(w: World) -> None:
@@ -1184,53 +962,35 @@ def story_failover(w: World) -> None:
     )
     for dt, mark, msg in sent:
         rds(w, s + timedelta(seconds=dt), "WARN" if mark == "#" else "INFO", mark, msg, "sentinel-1", "X")
-    rds(
-        w, s + timedelta(seconds=1.0), "INFO", "*",
+    rds(w, s + timedelta(seconds=1.0), "INFO", "*",
         "MASTER MODE enabled (user request from 'id=4117 addr=10.20.4.51:40022 laddr=10.20.4.32:6379 fd=12 "
-        "name=sentinel-6b1c0e8d-cmd cmd=slaveof')", "redis-main-2",
-    )
-    rds(
-        w, s + timedelta(seconds=9.6), "INFO", "*",
+        "name=sentinel-6b1c0e8d-cmd cmd=slaveof')", "redis-main-2")
+    rds(w, s + timedelta(seconds=9.6), "INFO", "*",
         "Before turning into a replica, using my own master parameters to synthesize a cached master",
-        "redis-main-1", "S",
-    )
-    rds(
-        w, s + timedelta(seconds=9.7), "INFO", "*", "Connecting to MASTER 10.20.4.32:6379", "redis-main-1",
-        "S",
-    )
-    rds(
-        w, s + timedelta(seconds=9.9), "INFO", "*", "Successful partial resynchronization with master.",
-        "redis-main-1", "S",
-    )
-    elixir(
-        w, s + timedelta(seconds=4), "INFO", "Push.RateLimit",
-        "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected",
-    )
+        "redis-main-1", "S")
+    rds(w, s + timedelta(seconds=9.7), "INFO", "*", "Connecting to MASTER 10.20.4.32:6379", "redis-main-1",
+        "S")
+    rds(w, s + timedelta(seconds=9.9), "INFO", "*", "Successful partial resynchronization with master.",
+        "redis-main-1", "S")
+    elixir(w, s + timedelta(seconds=4), "INFO", "Push.RateLimit",
+           "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected")
     for tt in w.jittered((s + timedelta(seconds=12), FAILOVER[1]), 16, 14):
         if w.r() < 0.65:
-            pyauth(
-                w, tt, "ERROR", "auth.sessions",
-                f"refresh token rotation failed sub={w.user()}: redis.exceptions.ReadOnlyError: "
-                "You can't write against a read only replica.",
-            )
+            pyauth(w, tt, "ERROR", "auth.sessions",
+                   f"refresh token rotation failed sub={w.user()}: redis.exceptions.ReadOnlyError: "
+                   "You can't write against a read only replica.")
             uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 500)
-            pyauth(
-                w, tt + timedelta(milliseconds=4), "WARN", "auth.sessions",
-                "session revoked after failed rotation, client must sign in again",
-            )
+            pyauth(w, tt + timedelta(milliseconds=4), "WARN", "auth.sessions",
+                   "session revoked after failed rotation, client must sign in again")
         else:
-            pyauth(
-                w, tt, "ERROR", "auth.login",
-                f"login failed sub={w.user()}: could not store session: redis.exceptions.ReadOnlyError: "
-                "You can't write against a read only replica.",
-            )
+            pyauth(w, tt, "ERROR", "auth.login",
+                   f"login failed sub={w.user()}: could not store session: redis.exceptions.ReadOnlyError: "
+                   "You can't write against a read only replica.")
             uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 500)
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=6), "POST", "/v1/oauth/token", 500, 0.018)
-    pyauth(
-        w, FAILOVER[1], "INFO", "auth.app",
-        "starting auth 6.3.0 (redis via sentinel brolga-main @ redis-sentinel.data.svc:26379)",
-    )
+    pyauth(w, FAILOVER[1], "INFO", "auth.app",
+           "starting auth 6.3.0 (redis via sentinel brolga-main @ redis-sentinel.data.svc:26379)")
 
 
 # ---- change tables ---------------------------------------------------------------------------
@@ -1385,10 +1145,8 @@ DEPENDENCIES = [
 
 def deploy_line(w: World, service: str, version: str, t: datetime) -> None:
     if service == "rules":
-        log4j(
-            w, t, "INFO", "main", "c.b.rules.RulesApplication",
-            f"Started RulesApplication v{version} in 21.4 seconds",
-        )
+        log4j(w, t, "INFO", "main", "c.b.rules.RulesApplication",
+              f"Started RulesApplication v{version} in 21.4 seconds")
     elif service == "api":
         pino(w, t, "INFO", "server listening", version=version, port=8080)
     elif service == "auth":
@@ -1405,11 +1163,9 @@ def deploy_line(w: World, service: str, version: str, t: datetime) -> None:
         elixir(w, t, "INFO", "Push.Application", f"push {version} started (apns pool 8, fcm pool 4)")
     elif service == "registry":
         for k in range(3):
-            zap(
-                w, t - timedelta(minutes=2 - k, seconds=-w.ri(0, 30)), "INFO", "cmd/registry/main.go:61",
+            zap(w, t - timedelta(minutes=2 - k, seconds=-w.ri(0, 30)), "INFO", "cmd/registry/main.go:61",
                 "registry starting", version=version, pod=f"registry-{k}", db_max_conns=100,
-                db="pg-main-1.db.brolga.internal:5432/registry",
-            )
+                db="pg-main-1.db.brolga.internal:5432/registry")
 
 
 def change_tables(w: World) -> None:
@@ -1418,35 +1174,27 @@ def change_tables(w: World) -> None:
         rows.append([d, s, v, zt(t), zt(t + timedelta(minutes=m)), st, a, desc])
         if d not in ("DEP-4417", "DEP-4419"):  # registry's 4.9.0 and its rollback: story_leak
             deploy_line(w, s, v, t + timedelta(minutes=m))
-    w.table(
-        "deploys", engine.columns("DEPLOYS_TRIGGERED"), rows,
-    )
-    w.table(
-        "config_changes", engine.columns("CONFIG_COMPONENT"),
-        [
-            [c, s, k, o, n, t.isoformat(), a, tk]
-            for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])
-        ],
-    )
-    w.table(
-        "schema_migrations",
-        [
-            "service", "installed_rank", "version", "description", "type", "script", "installed_by",
-            "installed_on", "execution_time", "success",
-        ],
-        [
+    w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"), rows)
+    w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
             [
-                s, r, v, d, "SQL", f"V{v}__{d.replace(' ', '_')}.sql", f"{s}_migrator",
-                t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}", ms, "true",
-            ]
-            for s, r, v, d, t, ms in MIGRATIONS
-        ],
-    )
-    w.table(
-        "feature_flags",
-        ["date", "flag_key", "service", "environment", "action", "previous", "current", "member"],
-        [[int(t.timestamp() * 1000), f, s, "production", a, p, c, m] for t, f, s, a, p, c, m in FLAGS],
-    )
+                [c, s, k, o, n, t.isoformat(), a, tk]
+                for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])
+            ])
+    w.table("schema_migrations",
+            [
+                "service", "installed_rank", "version", "description", "type", "script", "installed_by",
+                "installed_on", "execution_time", "success",
+            ],
+            [
+                [
+                    s, r, v, d, "SQL", f"V{v}__{d.replace(' ', '_')}.sql", f"{s}_migrator",
+                    t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}", ms, "true",
+                ]
+                for s, r, v, d, t, ms in MIGRATIONS
+            ])
+    w.table("feature_flags",
+            ["date", "flag_key", "service", "environment", "action", "previous", "current", "member"],
+            [[int(t.timestamp() * 1000), f, s, "production", a, p, c, m] for t, f, s, a, p, c, m in FLAGS])
     w.table(
         "certificates",
         ["name", "namespace", "secret_name", "dns_names", "not_before", "not_after", "renewed_at", "ready"],
@@ -1455,20 +1203,16 @@ def change_tables(w: World) -> None:
     w.table("dependencies", ["caller", "callee", "protocol", "endpoint", "notes"], DEPENDENCIES)
     for c, s, k, o, n, t, _a, _tk in CONFIG:
         if s == "rules":
-            log4j(
-                w, t + timedelta(seconds=20), "INFO", "config-watch", "c.b.rules.config.ConfigWatcher",
-                f"reloaded {k}={n} (was {o})",
-            )
+            log4j(w, t + timedelta(seconds=20), "INFO", "config-watch", "c.b.rules.config.ConfigWatcher",
+                  f"reloaded {k}={n} (was {o})")
         elif s == "ingest":
             tracing(w, t + timedelta(seconds=15), "INFO", "ingest::config", f"reloaded {k}={n} (was {o})")
         elif s == "ota":
             golog(w, t + timedelta(seconds=12), "INFO", f"config reloaded: {k}={n} (was {o})")
         elif s == "emqx" and c == "CFG-5529":
-            emqx(
-                w, t, "INFO",
-                f'!msg: cluster_config_changed, path: "{k}", old: {o}, new: {n}, by: "dnguyen", '
-                'via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1",
-            )
+            emqx(w, t, "INFO",
+                 f'!msg: cluster_config_changed, path: "{k}", old: {o}, new: {n}, by: "dnguyen", '
+                 'via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
         elif c == "CFG-5533":
             pyauth(w, t + timedelta(seconds=30), "INFO", "auth.config", f"reloaded redis.url={n}")
 
@@ -1560,11 +1304,9 @@ def prom_value(w: World, t: datetime, inst: str, name: str) -> float | int | Non
             hours = (t - DAY0).total_seconds() / 3600
             freed = sum(1 for day in range(3) if t >= at(day, 3, 35)) * 96 * GIB
             return int(1210 * GIB - 1.7 * GIB * hours + freed)
-        return int(
-            (812 + 6 * (int(host[-1]) - 2)) * GIB
-            + 30 * GIB * ((t.minute + 60 * t.hour) % 240) / 240
-            - w.ri(0, GIB)
-        )
+        return int((812 + 6 * (int(host[-1]) - 2)) * GIB
+                   + 30 * GIB * ((t.minute + 60 * t.hour) % 240) / 240
+                   - w.ri(0, GIB))
     if name == "redis_memory_used_bytes":
         if host == "redis-shadow-1":
             return int(shadow_redis_bytes(t) + w.ri(0, 20_000_000))
@@ -1834,14 +1576,10 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
             None,
             [
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size",
-                ),
-                logs(
-                    "emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
-                    "frame_parse_error",
-                ),
+                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                    "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size"),
+                logs("emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
+                     "frame_parse_error"),
                 logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale"),
             ],
         ),
@@ -1862,19 +1600,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
             None,
             [
-                sql(
-                    "SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
+                sql("SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
                     "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
-                    "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100",
-                ),
-                sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND callee "
-                    "= 'redis'", "redis-shadow-1:6379",
-                ),
-                logs(
-                    "shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
-                    "slow redis call",
-                ),
+                    "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100"),
+                sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND callee "
+                    "= 'redis'", "redis-shadow-1:6379"),
+                logs("shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
+                     "slow redis call"),
                 logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow"),
             ],
         ),
@@ -1901,15 +1633,11 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
                 logs(
                     "emqx", at(0, 18, 10), at(0, 18, 40), "Certificate Expired", "WARN", "ssl_handshake_error"
                 ),
-                sql(
-                    "SELECT instance, value FROM prometheus_export WHERE __name__ = "
+                sql("SELECT instance, value FROM prometheus_export WHERE __name__ = "
                     "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
-                    "value LIMIT 1", "emqx-3:8883",
-                ),
-                sql(
-                    "SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
-                    "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3",
-                ),
+                    "value LIMIT 1", "emqx-3:8883"),
+                sql("SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
+                    "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3"),
             ],
             decoy_runbook="devices-offline-isp", runbook_query="many devices offline NBN outage wait",
         ),
@@ -1939,16 +1667,12 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "postgres-main",
             [
                 logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
-                sql(
-                    "SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
+                sql("SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
                     "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
-                    "'2026-12-14T21:20:00Z'", "4.9.0",
-                ),
+                    "'2026-12-14T21:20:00Z'", "4.9.0"),
                 logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
-                sql(
-                    "SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' AND "
-                    "__name__ = 'pg_stat_activity_count' AND timestamp = '2026-12-14T21:20:00Z'", "297",
-                ),
+                sql("SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' AND "
+                    "__name__ = 'pg_stat_activity_count' AND timestamp = '2026-12-14T21:20:00Z'", "297"),
             ],
         ),
         incident(
@@ -1971,15 +1695,11 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "emqx-operations",
             [
                 logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'kafka-scram-rotate'",
-                    "emqx-bridge",
-                ),
+                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'kafka-scram-rotate'",
+                    "emqx-bridge"),
                 logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
-                sql(
-                    "SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
-                    "'kafka'", "user emqx-bridge",
-                ),
+                sql("SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
+                    "'kafka'", "user emqx-bridge"),
             ],
         ),
         incident(
@@ -2018,15 +1738,11 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
             "auth-signing-keys",
             [
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
-                    "'auth-signing-key-rotate'", f"retired kid={OLD_KID}",
-                ),
+                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                    "'auth-signing-key-rotate'", f"retired kid={OLD_KID}"),
                 logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key "
-                    "= 'signing.retired_key_ttl'", '"new_value": "0h"',
-                ),
+                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key "
+                    "= 'signing.retired_key_ttl'", '"new_value": "0h"'),
                 logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN", "kid_not_found"),
             ],
         ),
@@ -2049,10 +1765,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             None,
             [
                 logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR", "partition=7"),
-                logs(
-                    "ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
-                    "years in the future",
-                ),
+                logs("ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
+                     "years in the future"),
             ],
         ),
         incident(
@@ -2071,10 +1785,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             ],
             None,
             [
-                sql(
-                    "SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
-                    "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%",
-                ),
+                sql("SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
+                    "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%"),
                 logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
                 logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load"),
             ],
@@ -2100,10 +1812,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             [
                 logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
                 logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
-                sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee = "
-                    "'redis'", "redis-main-1:6379",
-                ),
+                sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee = "
+                    "'redis'", "redis-main-1:6379"),
             ],
         ),
     ]

@@ -181,12 +181,10 @@ class World:
             pod = f"{svc}-{h(svc + version, 9)}-{h(svc + version + str(i), 5)}"
             if svc in JVM:
                 cls = "".join(p.capitalize() for p in svc.split("-"))
-                self.emit(
-                    s, svc, "INFO",
-                    f"[main] c.b.{svc.replace('-', '')}.{cls}Application : "
-                    f"Started {cls}Application in {self.n(280, 520) / 10:.1f} seconds "
-                    f"(process running for {self.n(300, 560) / 10:.1f})", pod=pod,
-                )
+                self.emit(s, svc, "INFO",
+                          f"[main] c.b.{svc.replace('-', '')}.{cls}Application : "
+                          f"Started {cls}Application in {self.n(280, 520) / 10:.1f} seconds "
+                          f"(process running for {self.n(300, 560) / 10:.1f})", pod=pod)
             elif svc in ("notification",):
                 self.emit(
                     s, svc, "INFO",
@@ -266,27 +264,19 @@ def flow_auth(w: World, t: datetime) -> None:
         hp = w.pod("hsm-proxy", t)
         conn = w.n(1, 32)
         if w.r() < 0.6:
-            w.emit(
-                t + timedelta(milliseconds=3000), "hsm-proxy", "ERROR",
-                f'level=error msg="hsm request failed" op=ARQC_VERIFY hsm=hsm-a conn={conn} '
-                f'err="read tcp 10.20.6.{w.n(10, 30)}:{w.n(40000, 60000)}->10.40.2.11:1500: '
-                f'i/o timeout" timeout=3000ms pooled=true conn_age={w.n(5, 7)}h{w.n(10, 59)}m', pod=hp,
-            )
+            w.emit(t + timedelta(milliseconds=3000), "hsm-proxy", "ERROR",
+                   f'level=error msg="hsm request failed" op=ARQC_VERIFY hsm=hsm-a conn={conn} '
+                   f'err="read tcp 10.20.6.{w.n(10, 30)}:{w.n(40000, 60000)}->10.40.2.11:1500: '
+                   f'i/o timeout" timeout=3000ms pooled=true conn_age={w.n(5, 7)}h{w.n(10, 59)}m', pod=hp)
         if w.r() < 0.3:
-            w.emit(
-                t + timedelta(milliseconds=3001), "hsm-proxy", "WARN",
-                f'level=warn msg="retrying on next hsm" op=ARQC_VERIFY from=hsm-a to=hsm-b conn={conn}',
-                pod=hp,
-            )
-        w.emit(
-            t + timedelta(milliseconds=2000), "card-auth", "ERROR",
-            jline(
-                "card-auth", thread, "crypto.HsmClient",
-                f"ARQC verification failed stan={stan}: io.grpc.StatusRuntimeException: "
-                f"DEADLINE_EXCEEDED: deadline exceeded after 1.999s (hsm-proxy.security.svc:7400)",
-            ),
-            pod=pod,
-        )
+            w.emit(t + timedelta(milliseconds=3001), "hsm-proxy", "WARN",
+                   f'level=warn msg="retrying on next hsm" op=ARQC_VERIFY from=hsm-a to=hsm-b conn={conn}',
+                   pod=hp)
+        w.emit(t + timedelta(milliseconds=2000), "card-auth", "ERROR",
+               jline("card-auth", thread, "crypto.HsmClient",
+                     f"ARQC verification failed stan={stan}: io.grpc.StatusRuntimeException: "
+                     f"DEADLINE_EXCEEDED: deadline exceeded after 1.999s (hsm-proxy.security.svc:7400)"),
+               pod=pod)
         rc, reason, took = "91", " reason=CRYPTO_UNAVAILABLE", 2000 + w.n(2, 30)
     if channel == "ECOM" or w.r() < 0.25:
         score = round(w.r() ** 3 * 0.9, 4)
@@ -303,16 +293,12 @@ def flow_auth(w: World, t: datetime) -> None:
         if w.r() < 0.45:
             w.emit(t, "fraud-scorer", "INFO", json.dumps({"event": "scored", **fields}))
         if between(t, REDIS_FULL, REDIS_FIX) and w.r() < 0.25:
-            w.emit(
-                t, "fraud-scorer", "WARN",
-                json.dumps(
-                    {
-                        "event": "feature cache write failed", "txn": rrn,
-                        "error": "OOM command not allowed when used memory > 'maxmemory'.",
-                        "cache": "redis-shared.cache.svc:6379",
-                    }
-                ),
-            )
+            w.emit(t, "fraud-scorer", "WARN",
+                   json.dumps({
+                                  "event": "feature cache write failed", "txn": rrn,
+                                  "error": "OOM command not allowed when used memory > 'maxmemory'.",
+                                  "cache": "redis-shared.cache.svc:6379",
+                              }))
     if rc == "00" and w.r() < 0.5:  # the hold in ledger
         fail = None
         if between(t, IDX_ON, IDX_DONE) and w.r() < 0.7:
@@ -324,123 +310,83 @@ def flow_auth(w: World, t: datetime) -> None:
         if fail == "lock":
             w.emit(
                 t + timedelta(milliseconds=2002), "ledger", "ERROR",
-                jline(
-                    "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "holds.HoldRepository",
-                    "could not place hold: org.postgresql.util.PSQLException: ERROR: canceling statement "
-                    "due to statement timeout",
-                ),
+                jline("ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "holds.HoldRepository",
+                      "could not place hold: org.postgresql.util.PSQLException: ERROR: canceling statement "
+                      "due to statement timeout"),
             )
-            w.emit(
-                t + timedelta(milliseconds=2200), "card-auth", "ERROR",
-                jline(
-                    "card-auth", thread, "ledger.HoldClient",
-                    f"hold failed stan={stan}: 500 Internal Server Error from POST "
-                    f"https://ledger.core.svc:8443/v2/holds",
-                ),
-                pod=pod,
-            )
+            w.emit(t + timedelta(milliseconds=2200), "card-auth", "ERROR",
+                   jline("card-auth", thread, "ledger.HoldClient",
+                         f"hold failed stan={stan}: 500 Internal Server Error from POST "
+                         f"https://ledger.core.svc:8443/v2/holds"),
+                   pod=pod)
             rc, reason, took = "91", " reason=HOLD_FAILED", 2200 + w.n(5, 60)
         elif fail == "down":
             if amount < 100:
-                w.emit(
-                    t + timedelta(milliseconds=30), "card-auth", "WARN",
-                    jline(
-                        "card-auth", thread, "stip.StandIn",
-                        f"ledger unavailable, stand-in approval under floor limit stan={stan} "
-                        f"amount={amount:.2f}",
-                    ),
-                    pod=pod,
-                )
+                w.emit(t + timedelta(milliseconds=30), "card-auth", "WARN",
+                       jline("card-auth", thread, "stip.StandIn",
+                             f"ledger unavailable, stand-in approval under floor limit stan={stan} "
+                             f"amount={amount:.2f}"),
+                       pod=pod)
             else:
                 rc, reason = "91", " reason=HOLD_FAILED"
-                w.emit(
-                    t + timedelta(milliseconds=40), "card-auth", "ERROR",
-                    jline(
-                        "card-auth", thread, "ledger.HoldClient",
-                        f"hold failed stan={stan}: 503 Service Unavailable from POST "
-                        f"https://ledger.core.svc:8443/v2/holds",
-                    ),
-                    pod=pod,
-                )
+                w.emit(t + timedelta(milliseconds=40), "card-auth", "ERROR",
+                       jline("card-auth", thread, "ledger.HoldClient",
+                             f"hold failed stan={stan}: 503 Service Unavailable from POST "
+                             f"https://ledger.core.svc:8443/v2/holds"),
+                       pod=pod)
         elif fail == "gc":
-            w.emit(
-                t + timedelta(milliseconds=2500), "card-auth", "ERROR",
-                jline(
-                    "card-auth", thread, "ledger.HoldClient",
-                    f"hold failed stan={stan}: I/O error on POST request for "
-                    f'"https://ledger.core.svc:8443/v2/holds": Read timed out',
-                ),
-                pod=pod,
-            )
+            w.emit(t + timedelta(milliseconds=2500), "card-auth", "ERROR",
+                   jline("card-auth", thread, "ledger.HoldClient",
+                         f"hold failed stan={stan}: I/O error on POST request for "
+                         f'"https://ledger.core.svc:8443/v2/holds": Read timed out'),
+                   pod=pod)
             rc, reason, took = "91", " reason=HOLD_TIMEOUT", 2500 + w.n(5, 60)
         elif w.r() < 0.15:
-            w.emit(
-                t, "ledger", "INFO",
-                jline(
-                    "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "holds.HoldService",
-                    f"hold placed id=H{w.n(10**8, 10**9 - 1)} amount={amount:.2f} AUD "
-                    f"expires=P7D took={w.n(3, 20)}ms",
-                ),
-            )
+            w.emit(t, "ledger", "INFO",
+                   jline("ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "holds.HoldService",
+                         f"hold placed id=H{w.n(10**8, 10**9 - 1)} amount={amount:.2f} AUD "
+                         f"expires=P7D took={w.n(3, 20)}ms"))
     if between(t, K3_FAIL, K2_UP):  # acks=all producer blocks on the lost partitions
         if w.r() < 0.35:
-            w.emit(
-                t + timedelta(milliseconds=2000), "card-auth", "ERROR",
-                jline(
-                    "card-auth", f"kafka-producer-network-thread | card-auth-{w.n(1, 4)}",
-                    "events.AuthEventPublisher",
-                    f"failed to publish auth event stan={stan} topic=card.auth.events: "
-                    f"org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are "
-                    f"rejected since there are fewer in-sync replicas than required.",
-                ),
-                pod=pod,
-            )
+            w.emit(t + timedelta(milliseconds=2000), "card-auth", "ERROR",
+                   jline("card-auth", f"kafka-producer-network-thread | card-auth-{w.n(1, 4)}",
+                         "events.AuthEventPublisher",
+                         f"failed to publish auth event stan={stan} topic=card.auth.events: "
+                         f"org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are "
+                         f"rejected since there are fewer in-sync replicas than required."),
+                   pod=pod)
             took += 2000
             if rc == "00" and w.r() < 0.4:
                 rc, reason = "91", " reason=TIMEOUT"
     if w.r() < 0.55:
         verb = "approved" if rc == "00" else "declined"
-        w.emit(
-            t + timedelta(milliseconds=took), "card-auth", "INFO",
-            jline(
-                "card-auth", thread, "AuthorisationService",
-                f"AUTH {verb} stan={stan} rrn={rrn} link={link} channel={channel} mcc={mcc} "
-                f"amount={amount:.2f} AUD rc={rc}{reason} took={took}ms",
-            ),
-            pod=pod,
-        )
+        w.emit(t + timedelta(milliseconds=took), "card-auth", "INFO",
+               jline("card-auth", thread, "AuthorisationService",
+                     f"AUTH {verb} stan={stan} rrn={rrn} link={link} channel={channel} mcc={mcc} "
+                     f"amount={amount:.2f} AUD rc={rc}{reason} took={took}ms"),
+               pod=pod)
     if w.r() < 0.35:
-        w.emit(
-            t + timedelta(milliseconds=took + 2), "iso-switch", "INFO",
-            f'level=info msg="0110 out" link={link} stan={stan} de39={rc} rt={took + 4}ms',
-        )
+        w.emit(t + timedelta(milliseconds=took + 2), "iso-switch", "INFO",
+               f'level=info msg="0110 out" link={link} stan={stan} de39={rc} rt={took + 4}ms')
     if rc == "00" and w.r() < 0.12 and not between(t, K3_FAIL, K2_UP):
         if between(t, POISON_ON, T_END) and w.r() < 1 / 12:
             return  # card.auth.events-7 is stuck behind the bad message
         w.emit(
             t + timedelta(milliseconds=took + w.n(200, 900)), "notification", "INFO",
-            pino(
-                30, "push sent", kind="card_txn", provider=w.pick(["apns", "fcm"]), partition=w.n(0, 11),
-                latency_ms=w.n(40, 300),
-            ),
+            pino(30, "push sent", kind="card_txn", provider=w.pick(["apns", "fcm"]), partition=w.n(0, 11),
+                 latency_ms=w.n(40, 300)),
         )
     if channel == "ECOM" and amount > 60 and w.r() < 0.4:  # 3-D Secure one-time code
         if between(t, REDIS_FULL, REDIS_FIX):
-            w.emit(
-                t + timedelta(milliseconds=150), "notification", "ERROR",
-                pino(
-                    50, "OTP send deferred", topic="notify.otp",
-                    err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
-                    redis="redis-shared.cache.svc:6379", retry_in_ms=30000,
-                ),
-            )
+            w.emit(t + timedelta(milliseconds=150), "notification", "ERROR",
+                   pino(50, "OTP send deferred", topic="notify.otp",
+                        err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
+                        redis="redis-shared.cache.svc:6379", retry_in_ms=30000))
         elif between(t, K3_FAIL, K2_UP):
             pass
         else:
-            w.emit(
-                t + timedelta(milliseconds=w.n(300, 1500)), "notification", "INFO",
-                pino(30, "otp sms accepted", provider="sms.example", latency_ms=w.n(90, 400)),
-            )
+            w.emit(t + timedelta(milliseconds=w.n(300, 1500)), "notification", "INFO",
+                   pino(30, "otp sms accepted", provider="sms.example", latency_ms=w.n(90, 400)))
 
 
 def flow_payment(w: World, t: datetime) -> None:
@@ -455,38 +401,26 @@ def flow_payment(w: World, t: datetime) -> None:
     if kind == "INTL":
         pair = w.pick(["AUDUSD", "AUDGBP", "AUDNZD", "AUDEUR", "AUDJPY", "AUDSGD"])
         if between(t, FX_ON, FX_FIX):
-            w.emit(
-                t + timedelta(milliseconds=8), "fx-rates", "WARN",
-                f'level=warn msg="rejecting quote request" pair={pair} '
-                f'err="unknown currency pair, expected BASE/QUOTE" client=payments',
-            )
-            w.emit(
-                t + timedelta(milliseconds=12), "payments", "ERROR",
-                jline(
-                    "payments", thread, "fx.FxQuoteClient",
-                    f"quote failed payment={pid} pair={pair}: 400 Bad Request from GET "
-                    f"http://fx-rates.markets.svc:8080/v3/quote: "
-                    f'{{"error":"unknown currency pair \'{pair}\', expected BASE/QUOTE"}}',
-                ),
-                pod=pod,
-            )
+            w.emit(t + timedelta(milliseconds=8), "fx-rates", "WARN",
+                   f'level=warn msg="rejecting quote request" pair={pair} '
+                   f'err="unknown currency pair, expected BASE/QUOTE" client=payments')
+            w.emit(t + timedelta(milliseconds=12), "payments", "ERROR",
+                   jline("payments", thread, "fx.FxQuoteClient",
+                         f"quote failed payment={pid} pair={pair}: 400 Bad Request from GET "
+                         f"http://fx-rates.markets.svc:8080/v3/quote: "
+                         f'{{"error":"unknown currency pair \'{pair}\', expected BASE/QUOTE"}}'),
+                   pod=pod)
             envoy(w, t + timedelta(milliseconds=20), "POST", path, 502, UPSTREAM_IP["payments"], 21)
             return
         if w.r() < 0.5:
-            w.emit(
-                t + timedelta(milliseconds=6), "fx-rates", "INFO",
-                f'level=info msg="quote" pair={pair[:3]}/{pair[3:]} rate={0.4 + w.r():.5f} ttl=30s',
-            )
+            w.emit(t + timedelta(milliseconds=6), "fx-rates", "INFO",
+                   f'level=info msg="quote" pair={pair[:3]}/{pair[3:]} rate={0.4 + w.r():.5f} ttl=30s')
     if between(t, DISK_FULL, PG_BACK):
-        w.emit(
-            t + timedelta(milliseconds=30), "payments", "ERROR",
-            jline(
-                "payments", thread, "ledger.LedgerClient",
-                f"posting failed payment={pid}: 503 Service Unavailable from POST "
-                f"https://10.20.4.21:8443/v2/postings",
-            ),
-            pod=pod,
-        )
+        w.emit(t + timedelta(milliseconds=30), "payments", "ERROR",
+               jline("payments", thread, "ledger.LedgerClient",
+                     f"posting failed payment={pid}: 503 Service Unavailable from POST "
+                     f"https://10.20.4.21:8443/v2/postings"),
+               pod=pod)
         envoy(w, t + timedelta(milliseconds=40), "POST", path, 503, UPSTREAM_IP["payments"], 41)
         return
     slow = None
@@ -497,41 +431,27 @@ def flow_payment(w: World, t: datetime) -> None:
     timeout = 5000 if t >= at(10, 10, 58, 0) else 8000
     if slow is not None:
         if w.r() < 0.4:
-            w.emit(
-                t + timedelta(milliseconds=slow), "ledger", "WARN",
-                jline(
-                    "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "posting.PostingService",
-                    f"slow posting journal=J{w.n(10**9, 10**10 - 1)} took={slow}ms",
-                ),
-            )
+            w.emit(t + timedelta(milliseconds=slow), "ledger", "WARN",
+                   jline("ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "posting.PostingService",
+                         f"slow posting journal=J{w.n(10**9, 10**10 - 1)} took={slow}ms"))
         if slow > timeout:
-            w.emit(
-                t + timedelta(milliseconds=timeout), "payments", "ERROR",
-                jline(
-                    "payments", thread, "ledger.LedgerClient",
-                    f"posting failed payment={pid}: I/O error on POST request for "
-                    f'"https://10.20.4.21:8443/v2/postings": Read timed out',
-                ),
-                pod=pod,
-            )
-            envoy(
-                w, t + timedelta(milliseconds=timeout + 5), "POST", path, 504, UPSTREAM_IP["payments"],
-                timeout + 5,
-            )
+            w.emit(t + timedelta(milliseconds=timeout), "payments", "ERROR",
+                   jline("payments", thread, "ledger.LedgerClient",
+                         f"posting failed payment={pid}: I/O error on POST request for "
+                         f'"https://10.20.4.21:8443/v2/postings": Read timed out'),
+                   pod=pod)
+            envoy(w, t + timedelta(milliseconds=timeout + 5), "POST", path, 504, UPSTREAM_IP["payments"],
+                  timeout + 5)
             return
         dur = slow + w.n(50, 200)
     if between(t, K3_FAIL, K2_UP) and w.r() < 0.7:
-        w.emit(
-            t + timedelta(milliseconds=2100), "payments", "ERROR",
-            jline(
-                "payments", f"kafka-producer-network-thread | payments-{w.n(1, 3)}",
-                "events.PaymentEventPublisher",
-                f"send failed payment={pid} topic=payment.events partition={w.n(0, 11)}: "
-                f"org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
-                f"since there are fewer in-sync replicas than required.",
-            ),
-            pod=pod,
-        )
+        w.emit(t + timedelta(milliseconds=2100), "payments", "ERROR",
+               jline("payments", f"kafka-producer-network-thread | payments-{w.n(1, 3)}",
+                     "events.PaymentEventPublisher",
+                     f"send failed payment={pid} topic=payment.events partition={w.n(0, 11)}: "
+                     f"org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
+                     f"since there are fewer in-sync replicas than required."),
+               pod=pod)
         envoy(w, t + timedelta(milliseconds=2150), "POST", path, 500, UPSTREAM_IP["payments"], 2150)
         return
     if kind == "NPP":
@@ -552,15 +472,11 @@ def flow_payment(w: World, t: datetime) -> None:
                 "AC01": "incorrect account number", "AC04": "closed account number",
                 "AB08": "offline creditor agent",
             }[code]
-            w.emit(
-                t + timedelta(milliseconds=dur), "payments", "WARN",
-                jline(
-                    "payments", thread, "npp.NppGateway",
-                    f"NPP payment {pid} RJCT {code} ({text}) creditor_bsb={bsb} "
-                    f"hub=npp-gw.hub.example:443 took={dur}ms",
-                ),
-                pod=pod,
-            )
+            w.emit(t + timedelta(milliseconds=dur), "payments", "WARN",
+                   jline("payments", thread, "npp.NppGateway",
+                         f"NPP payment {pid} RJCT {code} ({text}) creditor_bsb={bsb} "
+                         f"hub=npp-gw.hub.example:443 took={dur}ms"),
+                   pod=pod)
             envoy(w, t + timedelta(milliseconds=dur + 5), "POST", path, 422, UPSTREAM_IP["payments"], dur + 5)
             return
     if w.r() < 0.5:
@@ -571,15 +487,11 @@ def flow_payment(w: World, t: datetime) -> None:
                 f"posted journal=J{w.n(10**9, 10**10 - 1)} lines=2 source={kind.lower()} took={w.n(4, 30)}ms",
             ),
         )
-    w.emit(
-        t + timedelta(milliseconds=dur), "payments", "INFO",
-        jline(
-            "payments", thread, "PaymentService",
-            f"payment {pid} {'ACSC settled' if kind == 'NPP' else 'accepted'} rail={kind} "
-            f"amount={round(w.r() ** 2 * 2000 + 5, 2):.2f} AUD took={dur}ms",
-        ),
-        pod=pod,
-    )
+    w.emit(t + timedelta(milliseconds=dur), "payments", "INFO",
+           jline("payments", thread, "PaymentService",
+                 f"payment {pid} {'ACSC settled' if kind == 'NPP' else 'accepted'} rail={kind} "
+                 f"amount={round(w.r() ** 2 * 2000 + 5, 2):.2f} AUD took={dur}ms"),
+           pod=pod)
     envoy(w, t + timedelta(milliseconds=dur + 4), "POST", path, status, UPSTREAM_IP["payments"], dur + 4)
 
 
@@ -614,21 +526,15 @@ def flow_browse(w: World, t: datetime) -> None:
         if w.r() < 0.5:
             w.emit(
                 t, "core-adapter", "ERROR",
-                jline(
-                    "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-                    "CUSTINQ failed: com.ibm.msg.client.jms.DetailedIllegalStateException: JMSWMQ0018: "
-                    "Failed to connect to queue manager 'CBSQM01' with connection mode 'Client' and host "
-                    "name 'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)",
-                ),
+                jline("core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
+                      "CUSTINQ failed: com.ibm.msg.client.jms.DetailedIllegalStateException: JMSWMQ0018: "
+                      "Failed to connect to queue manager 'CBSQM01' with connection mode 'Client' and host "
+                      "name 'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)"),
             )
     elif svc == "core-adapter" and w.r() < 0.3:
-        w.emit(
-            t, "core-adapter", "INFO",
-            jline(
-                "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-                f"CICS CUSTINQ ok corrid={w.hexid(24)} took={w.n(20, 140)}ms",
-            ),
-        )
+        w.emit(t, "core-adapter", "INFO",
+               jline("core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
+                     f"CICS CUSTINQ ok corrid={w.hexid(24)} took={w.n(20, 140)}ms"))
     envoy(w, t + timedelta(milliseconds=dur), method, path, status, UPSTREAM_IP[svc], dur, flags)
 
 
@@ -637,23 +543,17 @@ def flow_onboarding(w: World, t: datetime) -> None:
     pod = w.pod("kyc", t)
     w.emit(t, "kyc", "INFO", f'level=info msg="onboarding step" application={app} step=document_upload')
     if w.r() < 0.08:
-        w.emit(
-            t + timedelta(seconds=10), "kyc", "ERROR",
-            f'level=error msg="idverify check failed" application={app} '
-            f'err="context deadline exceeded (Client.Timeout exceeded while awaiting headers)" '
-            f"url=https://api.idverify.example/v3/checks timeout=10000ms", pod=pod,
-        )
+        w.emit(t + timedelta(seconds=10), "kyc", "ERROR",
+               f'level=error msg="idverify check failed" application={app} '
+               f'err="context deadline exceeded (Client.Timeout exceeded while awaiting headers)" '
+               f"url=https://api.idverify.example/v3/checks timeout=10000ms", pod=pod)
         return
     if w.r() < 0.06:
-        w.emit(
-            t + timedelta(seconds=2), "kyc", "WARN",
-            f'level=warn msg="OCR confidence below threshold" application={app} '
-            f"confidence=0.{w.n(40, 69)} document=DRIVER_LICENCE", pod=pod,
-        )
-    w.emit(
-        t + timedelta(seconds=3), "kyc", "INFO",
-        f'level=info msg="onboarding step" application={app} step=create_customer', pod=pod,
-    )
+        w.emit(t + timedelta(seconds=2), "kyc", "WARN",
+               f'level=warn msg="OCR confidence below threshold" application={app} '
+               f"confidence=0.{w.n(40, 69)} document=DRIVER_LICENCE", pod=pod)
+    w.emit(t + timedelta(seconds=3), "kyc", "INFO",
+           f'level=info msg="onboarding step" application={app} step=create_customer', pod=pod)
     if between(t, MQ_ON, MQ_FIX):
         w.emit(
             t + timedelta(seconds=3.1), "core-adapter", "ERROR",
@@ -664,25 +564,17 @@ def flow_onboarding(w: World, t: datetime) -> None:
                 "'cbsqm01a.dc1(1414)'. reason 2538 (MQRC_HOST_NOT_AVAILABLE)",
             ),
         )
-        w.emit(
-            t + timedelta(seconds=3.2), "kyc", "ERROR",
-            f'level=error msg="create customer failed" application={app} status=503 '
-            f"url=http://core-adapter.core.svc:8080/v1/customers "
-            f'body="{{\\"error\\":\\"core banking unavailable\\"}}"', pod=pod,
-        )
+        w.emit(t + timedelta(seconds=3.2), "kyc", "ERROR",
+               f'level=error msg="create customer failed" application={app} status=503 '
+               f"url=http://core-adapter.core.svc:8080/v1/customers "
+               f'body="{{\\"error\\":\\"core banking unavailable\\"}}"', pod=pod)
         return
     cif = w.n(10**7, 10**8 - 1)
-    w.emit(
-        t + timedelta(seconds=3.4), "core-adapter", "INFO",
-        jline(
-            "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-            f"CICS CUSTADD ok cif={cif} corrid={w.hexid(24)} took={w.n(200, 900)}ms",
-        ),
-    )
-    w.emit(
-        t + timedelta(seconds=3.5), "kyc", "INFO",
-        f'level=info msg="onboarding complete" application={app} cif={cif}', pod=pod,
-    )
+    w.emit(t + timedelta(seconds=3.4), "core-adapter", "INFO",
+           jline("core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
+                 f"CICS CUSTADD ok cif={cif} corrid={w.hexid(24)} took={w.n(200, 900)}ms"))
+    w.emit(t + timedelta(seconds=3.5), "kyc", "INFO",
+           f'level=info msg="onboarding complete" application={app} cif={cif}', pod=pod)
 
 
 # --- background ------------------------------------------------------------------------------
@@ -717,11 +609,9 @@ def periodic(w: World, m: datetime, d: float) -> None:
             f'level=info msg="rates refreshed" source=feed.rates.example pairs=164 took={w.n(80, 400)}ms',
         )
     if every(w, m, 1.5):
-        w.emit(
-            t, "fx-rates", "WARN",
-            f'level=warn msg="stale rate" pair=AUD/{w.pick(["ARS", "NGN", "VES", "LKR"])} '
-            f"age={w.n(310, 1800)}s max_age=300s",
-        )
+        w.emit(t, "fx-rates", "WARN",
+               f'level=warn msg="stale rate" pair=AUD/{w.pick(["ARS", "NGN", "VES", "LKR"])} '
+               f"age={w.n(310, 1800)}s max_age=300s")
     # hsm-proxy pool stats and health (every 10 minutes)
     if mi % 10 == 0:
         up_a = (
@@ -737,46 +627,34 @@ def periodic(w: World, m: datetime, d: float) -> None:
                 )
             )
         )
-        w.emit(
-            m + timedelta(seconds=0.5), "hsm-proxy", "INFO",
-            f'level=info msg="health" hsm=hsm-a addr=10.40.2.11:1500 cmd=NC rt={w.n(1, 4)}ms '
-            f"uptime={up_a} status=ok",
-        )
-        w.emit(
-            m + timedelta(seconds=0.6), "hsm-proxy", "INFO",
-            f'level=info msg="health" hsm=hsm-b addr=10.40.2.12:1500 cmd=NC rt={w.n(1, 4)}ms '
-            f"uptime={41 + (m - T0).days}d status=ok",
-        )
-        w.emit(
-            m + timedelta(seconds=0.7), "hsm-proxy", "INFO",
-            f'level=info msg="pool stats" hsm-a=32/32 hsm-b=32/32 inflight={int(d * w.n(3, 9))}',
-        )
+        w.emit(m + timedelta(seconds=0.5), "hsm-proxy", "INFO",
+               f'level=info msg="health" hsm=hsm-a addr=10.40.2.11:1500 cmd=NC rt={w.n(1, 4)}ms '
+               f"uptime={up_a} status=ok")
+        w.emit(m + timedelta(seconds=0.6), "hsm-proxy", "INFO",
+               f'level=info msg="health" hsm=hsm-b addr=10.40.2.12:1500 cmd=NC rt={w.n(1, 4)}ms '
+               f"uptime={41 + (m - T0).days}d status=ok")
+        w.emit(m + timedelta(seconds=0.7), "hsm-proxy", "INFO",
+               f'level=info msg="pool stats" hsm-a=32/32 hsm-b=32/32 inflight={int(d * w.n(3, 9))}')
     # iso-switch echo tests: EFTPOS-2 answers slowly all day
     if every(w, m, 3):
-        w.emit(
-            t, "iso-switch", "WARN",
-            'level=warn msg="0800 echo timeout" link=EFTPOS-2 '
-            f"waited=5000ms stan={w.n(0, 999999):06d} link_state=UP",
-        )
+        w.emit(t, "iso-switch", "WARN",
+               'level=warn msg="0800 echo timeout" link=EFTPOS-2 '
+               f"waited=5000ms stan={w.n(0, 999999):06d} link_state=UP")
     if every(w, m, 0.8):
-        w.emit(
-            t, "iso-switch", "ERROR",
-            f'level=error msg="late 0110 discarded" link=MC-1 '
-            f"stan={w.n(0, 999999):06d} late_by={w.n(20, 900)}ms",
-        )
+        w.emit(t, "iso-switch", "ERROR",
+               f'level=error msg="late 0110 discarded" link=MC-1 '
+               f"stan={w.n(0, 999999):06d} late_by={w.n(20, 900)}ms")
     if mi % 30 == 7:
         w.emit(
             t, "iso-switch", "INFO", f'level=info msg="0800 echo ok" link={w.pick(LINKS)} rt={w.n(5, 60)}ms'
         )
     # kyc vendor timeouts (noisy all day)
     if every(w, m, 4 + 6 * d):
-        w.emit(
-            t, "kyc", "ERROR",
-            'level=error msg="idverify check failed" '
-            f'application=APP-{w.n(100000, 999999)} err="context deadline exceeded '
-            '(Client.Timeout exceeded while awaiting headers)" '
-            "url=https://api.idverify.example/v3/checks timeout=10000ms",
-        )
+        w.emit(t, "kyc", "ERROR",
+               'level=error msg="idverify check failed" '
+               f'application=APP-{w.n(100000, 999999)} err="context deadline exceeded '
+               '(Client.Timeout exceeded while awaiting headers)" '
+               "url=https://api.idverify.example/v3/checks timeout=10000ms")
     if every(w, m, 1):
         w.emit(
             t, "kyc", "WARN",
@@ -784,130 +662,90 @@ def periodic(w: World, m: datetime, d: float) -> None:
         )
     # notification: dead device tokens
     if every(w, m, 3):
-        w.emit(
-            t, "notification", "WARN",
-            pino(40, "apns rejected token", reason="Unregistered", device=f"{w.hexid(8)}..", status=410),
-        )
+        w.emit(t, "notification", "WARN",
+               pino(40, "apns rejected token", reason="Unregistered", device=f"{w.hexid(8)}..", status=410))
     # fraud-scorer: missing device fingerprints
     if every(w, m, 4 * d + 1):
-        w.emit(
-            t, "fraud-scorer", "WARN",
-            json.dumps(
-                {
-                    "event": "feature missing, imputing default", "feature": "device_fingerprint",
-                    "txn": f"60{w.n(10, 99)}{w.n(10000000, 99999999)}",
-                }
-            ),
-        )
+        w.emit(t, "fraud-scorer", "WARN",
+               json.dumps({
+                              "event": "feature missing, imputing default", "feature": "device_fingerprint",
+                              "txn": f"60{w.n(10, 99)}{w.n(10000000, 99999999)}",
+                          }))
     # ledger: idempotent replays
     if every(w, m, 2):
-        w.emit(
-            t, "ledger", "WARN",
-            jline(
-                "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "posting.IdempotencyFilter",
-                f"idempotent replay request_id={w.hexid(12)} returning stored response",
-            ),
-        )
+        w.emit(t, "ledger", "WARN",
+               jline("ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "posting.IdempotencyFilter",
+                     f"idempotent replay request_id={w.hexid(12)} returning stored response"))
         if w.r() < 0.8:
-            w.emit(
-                t - timedelta(milliseconds=3), "postgres", "ERROR",
-                f"[{w.n(30000, 60000)}] ledger_app@ledger ERROR:  duplicate key value violates "
-                'unique constraint "idempotency_keys_pkey"',
-            )
+            w.emit(t - timedelta(milliseconds=3), "postgres", "ERROR",
+                   f"[{w.n(30000, 60000)}] ledger_app@ledger ERROR:  duplicate key value violates "
+                   'unique constraint "idempotency_keys_pkey"')
     # core-adapter slow CICS
     if every(w, m, 1.5):
-        w.emit(
-            t, "core-adapter", "WARN",
-            jline(
-                "core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
-                f"CICS ACCTINQ slow response {w.n(2001, 3400)}ms (threshold 2000ms)",
-            ),
-        )
+        w.emit(t, "core-adapter", "WARN",
+               jline("core-adapter", f"http-nio-8080-exec-{w.n(1, 100)}", "cbs.CbsGateway",
+                     f"CICS ACCTINQ slow response {w.n(2001, 3400)}ms (threshold 2000ms)"))
     # card-auth velocity counter misses
     if every(w, m, 1):
-        w.emit(
-            t, "card-auth", "WARN",
-            jline(
-                "card-auth", f"auth-worker-{w.n(1, 32)}", "velocity.VelocityService",
-                f"velocity counter miss pan_token=tk_{w.hexid(10)} rebuilding from ledger",
-            ),
-        )
+        w.emit(t, "card-auth", "WARN",
+               jline("card-auth", f"auth-worker-{w.n(1, 32)}", "velocity.VelocityService",
+                     f"velocity counter miss pan_token=tk_{w.hexid(10)} rebuilding from ledger"))
     # payments: scheduled payments sweep
     if mi % 15 == 3:
-        w.emit(
-            t, "payments", "INFO",
-            jline(
-                "payments", "scheduling-1", "sched.ScheduledPayments",
-                f"due scheduled payments: {int(d * w.n(5, 40))} queued",
-            ),
-        )
+        w.emit(t, "payments", "INFO",
+               jline("payments", "scheduling-1", "sched.ScheduledPayments",
+                     f"due scheduled payments: {int(d * w.n(5, 40))} queued"))
     # postgres checkpoints and autovacuum
     if mi % 15 == 0:
         slow_io = between(m, BURST_ON, BURST_FIX)
         wr = w.n(2500, 2700) / 10 + (w.n(300, 900) / 10 if slow_io else 0)
         sync = (w.n(300, 900) / 10) if slow_io else w.n(1, 40) / 1000
         w.emit(m, "postgres", "INFO", "[84] LOG:  checkpoint starting: time")
-        w.emit(
-            m + timedelta(seconds=wr + sync), "postgres", "INFO",
-            f"[84] LOG:  checkpoint complete: wrote {w.n(3000, 40000)} buffers; "
-            f"write={wr:.3f} s, sync={sync:.3f} s, total={wr + sync + 0.01:.3f} s",
-        )
+        w.emit(m + timedelta(seconds=wr + sync), "postgres", "INFO",
+               f"[84] LOG:  checkpoint complete: wrote {w.n(3000, 40000)} buffers; "
+               f"write={wr:.3f} s, sync={sync:.3f} s, total={wr + sync + 0.01:.3f} s")
     if every(w, m, 1):
-        w.emit(
-            t, "postgres", "INFO",
-            f"[{w.n(30000, 60000)}] LOG:  automatic vacuum of table "
-            f'"ledger.public.{w.pick(["postings", "holds", "journals", "idempotency_keys"])}": '
-            f"index scans: 1, pages: 0 removed, tuples: {w.n(100, 90000)} removed",
-        )
+        w.emit(t, "postgres", "INFO",
+               f"[{w.n(30000, 60000)}] LOG:  automatic vacuum of table "
+               f'"ledger.public.{w.pick(["postings", "holds", "journals", "idempotency_keys"])}": '
+               f"index scans: 1, pages: 0 removed, tuples: {w.n(100, 90000)} removed")
     if every(w, m, 1.2):
-        w.emit(
-            t, "postgres", "WARN",
-            f"[{w.n(30000, 60000)}] reporting@ledger WARNING:  there is no transaction in progress",
-        )
+        w.emit(t, "postgres", "WARN",
+               f"[{w.n(30000, 60000)}] reporting@ledger WARNING:  there is no transaction in progress")
     if between(m, BURST_ON, BURST_FIX) and w.r() < 0.8:
         for _ in range(w.n(1, 3)):
-            w.emit(
-                m + timedelta(seconds=w.r() * 60), "postgres", "INFO",
-                f"[{w.n(30000, 60000)}] ledger_app@ledger LOG:  duration: "
-                f"{w.n(2500, 11000)}.{w.n(100, 999)} ms  statement: COMMIT",
-            )
+            w.emit(m + timedelta(seconds=w.r() * 60), "postgres", "INFO",
+                   f"[{w.n(30000, 60000)}] ledger_app@ledger LOG:  duration: "
+                   f"{w.n(2500, 11000)}.{w.n(100, 999)} ms  statement: COMMIT")
     # redis persistence
     if mi % 20 == 11:
         pid = w.n(2000, 9000)
         stamp = m.strftime("%d %b %Y %H:%M:%S") + f".{w.n(100, 999)}"
         w.emit(m, "redis", "INFO", f"1:M {stamp} * 10000 changes in 60 seconds. Saving...")
-        w.emit(
-            m + timedelta(seconds=0.002), "redis", "INFO",
-            f"1:M {stamp} * Background saving started by pid {pid}",
-        )
+        w.emit(m + timedelta(seconds=0.002), "redis", "INFO",
+               f"1:M {stamp} * Background saving started by pid {pid}")
         w.emit(m + timedelta(seconds=w.n(3, 9)), "redis", "INFO", f"{pid}:C {stamp} * DB saved on disk")
     # kafka chatter
     if every(w, m, 1):
         b = w.n(1, 3)
-        w.emit(
-            t, "kafka", "WARN",
-            f"[Partition {w.pick(CHATTY_TOPICS)}-{w.n(0, 11)} "
-            f"broker={b}] Shrinking ISR from {b},{b % 3 + 1},{(b + 1) % 3 + 1} to {b},{b % 3 + 1}. "
-            f"Leader: (highWatermark: {w.n(10**6, 10**8)}, endOffset: {w.n(10**6, 10**8)}).",
-            pod=f"kafka-{b}",
-        )
+        w.emit(t, "kafka", "WARN",
+               f"[Partition {w.pick(CHATTY_TOPICS)}-{w.n(0, 11)} "
+               f"broker={b}] Shrinking ISR from {b},{b % 3 + 1},{(b + 1) % 3 + 1} to {b},{b % 3 + 1}. "
+               f"Leader: (highWatermark: {w.n(10**6, 10**8)}, endOffset: {w.n(10**6, 10**8)}).",
+               pod=f"kafka-{b}")
     if every(w, m, 1.2):
         b = w.n(1, 3)
-        w.emit(
-            t, "kafka", "INFO",
-            f"[Partition {w.pick(['card.auth.events', 'payment.events'])}-{w.n(0, 11)} "
-            f"broker={b}] ISR updated to {b},{b % 3 + 1},{(b + 1) % 3 + 1} and version updated to "
-            f"[{w.n(100, 900)}]", pod=f"kafka-{b}",
-        )
+        w.emit(t, "kafka", "INFO",
+               f"[Partition {w.pick(['card.auth.events', 'payment.events'])}-{w.n(0, 11)} "
+               f"broker={b}] ISR updated to {b},{b % 3 + 1},{(b + 1) % 3 + 1} and version updated to "
+               f"[{w.n(100, 900)}]", pod=f"kafka-{b}")
     if every(w, m, 0.5):
         b = w.n(1, 3)
-        w.emit(
-            t, "kafka", "INFO",
-            f"[GroupCoordinator {b}]: Preparing to rebalance group "
-            f"{w.pick(['core-sync', 'fraud-features', 'ledger-postings'])} in state PreparingRebalance "
-            f"with old generation {w.n(100, 900)} (__consumer_offsets-{w.n(0, 49)}) "
-            f"(reason: Leaving group)", pod=f"kafka-{b}",
-        )
+        w.emit(t, "kafka", "INFO",
+               f"[GroupCoordinator {b}]: Preparing to rebalance group "
+               f"{w.pick(['core-sync', 'fraud-features', 'ledger-postings'])} in state PreparingRebalance "
+               f"with old generation {w.n(100, 900)} (__consumer_offsets-{w.n(0, 49)}) "
+               f"(reason: Leaving group)", pod=f"kafka-{b}")
 
 
 def batches(w: World, rows: list[list[Any]]) -> None:
@@ -922,43 +760,33 @@ def batches(w: World, rows: list[list[Any]]) -> None:
         end = start + timedelta(minutes=mins, seconds=w.n(0, 59))
         rid = 9100 + i
         pod = f"statement-batch-{h(job + str(day), 5)}-{h(job, 5)}"
-        w.emit(
-            start, "statement-batch", "INFO",
-            f"[main] o.s.b.c.l.s.TaskExecutorJobLauncher : Job: [SimpleJob: [name={job}]] "
-            f"launched with the following parameters: [{{'run.date':'{{value=2026-03-{day:02d}, "
-            f"type=class java.time.LocalDate}}'}}]", pod=pod,
-        )
+        w.emit(start, "statement-batch", "INFO",
+               f"[main] o.s.b.c.l.s.TaskExecutorJobLauncher : Job: [SimpleJob: [name={job}]] "
+               f"launched with the following parameters: [{{'run.date':'{{value=2026-03-{day:02d}, "
+               f"type=class java.time.LocalDate}}'}}]", pod=pod)
         steps = {
             "eodStatementJob": ["accrueInterest", "generateStatements", "publishStatements"],
             "cardFeesJob": ["assessFees"], "monthEndPreRunJob": ["snapshotBalances", "validateAccruals"],
         }[job]
         s = start
         for j, step in enumerate(steps):
-            w.emit(
-                s + timedelta(seconds=1), "statement-batch", "INFO",
-                f"[main] o.s.batch.core.job.SimpleStepHandler : Executing step: [{step}]", pod=pod,
-            )
+            w.emit(s + timedelta(seconds=1), "statement-batch", "INFO",
+                   f"[main] o.s.batch.core.job.SimpleStepHandler : Executing step: [{step}]", pod=pod)
             took = timedelta(minutes=mins) / len(steps)
             if step == "generateStatements":
-                w.emit(
-                    s + took / 2, "statement-batch", "WARN",
-                    f"[main] c.b.batch.SkipListener : skipped {w.n(2, 6)} item(s) in step "
-                    f"generateStatements: AccountClosedException", pod=pod,
-                )
+                w.emit(s + took / 2, "statement-batch", "WARN",
+                       f"[main] c.b.batch.SkipListener : skipped {w.n(2, 6)} item(s) in step "
+                       f"generateStatements: AccountClosedException", pod=pod)
             s += took
-            w.emit(
-                s, "statement-batch", "INFO",
-                f"[main] o.s.batch.core.step.AbstractStep : Step: [{step}] executed in "
-                f"{int(took.total_seconds() // 60)}m{w.n(0, 59)}s", pod=pod,
-            )
+            w.emit(s, "statement-batch", "INFO",
+                   f"[main] o.s.batch.core.step.AbstractStep : Step: [{step}] executed in "
+                   f"{int(took.total_seconds() // 60)}m{w.n(0, 59)}s", pod=pod)
             if j == len(steps) - 1:
                 items = w.n(180000, 240000) if job == "eodStatementJob" else w.n(2000, 9000)
-                w.emit(
-                    end, "statement-batch", "INFO",
-                    f"[main] o.s.b.c.l.s.TaskExecutorJobLauncher : Job: [SimpleJob: "
-                    f"[name={job}]] completed with the following parameters: [...] and the "
-                    f"following status: [COMPLETED] in {mins}m{w.n(0, 59)}s", pod=pod,
-                )
+                w.emit(end, "statement-batch", "INFO",
+                       f"[main] o.s.b.c.l.s.TaskExecutorJobLauncher : Job: [SimpleJob: "
+                       f"[name={job}]] completed with the following parameters: [...] and the "
+                       f"following status: [COMPLETED] in {mins}m{w.n(0, 59)}s", pod=pod)
         rows.append([f"JR-{rid}", job, wall(start), wall(end), "COMPLETED", items])
 
 
@@ -967,144 +795,98 @@ def batches(w: World, rows: list[list[Any]]) -> None:
 
 def incident_lines(w: World) -> None:
     # 01: hsm-a restarted; hsm-proxy's pooled connections to it are dead but health checks pass.
-    w.emit(
-        HSM_ON - timedelta(seconds=2), "hsm-proxy", "INFO",
-        'level=info msg="health" hsm=hsm-a addr=10.40.2.11:1500 cmd=NC rt=2ms uptime=0m status=ok',
-    )
+    w.emit(HSM_ON - timedelta(seconds=2), "hsm-proxy", "INFO",
+           'level=info msg="health" hsm=hsm-a addr=10.40.2.11:1500 cmd=NC rt=2ms uptime=0m status=ok')
     for i in range(REPLICAS["hsm-proxy"]):
         s = HSM_FIX + timedelta(seconds=20 * i)
-        w.emit(
-            s, "hsm-proxy", "INFO", 'level=info msg="SIGTERM received, draining" inflight=4',
-            pod=w.pod("hsm-proxy", s, i),
-        )
-        w.emit(
-            s + timedelta(seconds=9), "hsm-proxy", "INFO",
-            'level=info msg="dialled pool" hsm=hsm-a addr=10.40.2.11:1500 conns=32',
-            pod=w.pod("hsm-proxy", s, i),
-        )
+        w.emit(s, "hsm-proxy", "INFO", 'level=info msg="SIGTERM received, draining" inflight=4',
+               pod=w.pod("hsm-proxy", s, i))
+        w.emit(s + timedelta(seconds=9), "hsm-proxy", "INFO",
+               'level=info msg="dialled pool" hsm=hsm-a addr=10.40.2.11:1500 conns=32',
+               pod=w.pod("hsm-proxy", s, i))
     # 05: the echo timeouts that paged at 02:06 cluster a little; the link stays up (usual noise).
     for sec in (241, 318, 365, 402, 530):
-        w.emit(
-            at(11, 2, 0, sec), "iso-switch", "WARN",
-            'level=warn msg="0800 echo timeout" link=EFTPOS-2 '
-            f"waited=5000ms stan={w.n(0, 999999):06d} link_state=UP",
-        )
+        w.emit(at(11, 2, 0, sec), "iso-switch", "WARN",
+               'level=warn msg="0800 echo timeout" link=EFTPOS-2 '
+               f"waited=5000ms stan={w.n(0, 999999):06d} link_state=UP")
     # 02: nothing of its own beyond slowness (the cause is in db_metrics).
     # 03: fx-rates 2.9.0 quote endpoint refuses six-letter pairs (see flow_payment).
     # 04: notification's OTP consumer retries; lag grows (consumer_lag).
     t = REDIS_FULL + timedelta(seconds=40)
     while t < REDIS_FIX:
-        w.emit(
-            t, "notification", "WARN",
-            pino(
-                40, "otp consumer backing off", topic="notify.otp", group="notify",
-                pending=int((t - REDIS_FULL).total_seconds() * 2.1),
-            ),
-        )
+        w.emit(t, "notification", "WARN",
+               pino(40, "otp consumer backing off", topic="notify.otp", group="notify",
+                    pending=int((t - REDIS_FULL).total_seconds() * 2.1)))
         t += timedelta(seconds=w.n(90, 150))
     # 06: WAL archiving fails from the first segment after the key rotation; pg_wal fills.
     t, seg = ARCH_ON, 0xC1
     while t < DISK_FULL:
         name = f"0000000100003A2F000000{seg:02X}"
-        w.emit(
-            t, "postgres", "ERROR",
-            f"P00  ERROR: [039]: HTTP request failed with 403 (Forbidden): [AccessDenied] "
-            f"Access Denied (bucket bank-pg-backups-syd, key archive/ledger/16-1/{name[:16]}/{name})",
-        )
-        w.emit(
-            t + timedelta(milliseconds=40), "postgres", "INFO",
-            "[312] LOG:  archive command failed with exit code 39",
-        )
-        w.emit(
-            t + timedelta(milliseconds=41), "postgres", "INFO",
-            f"[312] DETAIL:  The failed archive command was: pgbackrest --stanza=ledger "
-            f"archive-push pg_wal/{name}",
-        )
+        w.emit(t, "postgres", "ERROR",
+               f"P00  ERROR: [039]: HTTP request failed with 403 (Forbidden): [AccessDenied] "
+               f"Access Denied (bucket bank-pg-backups-syd, key archive/ledger/16-1/{name[:16]}/{name})")
+        w.emit(t + timedelta(milliseconds=40), "postgres", "INFO",
+               "[312] LOG:  archive command failed with exit code 39")
+        w.emit(t + timedelta(milliseconds=41), "postgres", "INFO",
+               f"[312] DETAIL:  The failed archive command was: pgbackrest --stanza=ledger "
+               f"archive-push pg_wal/{name}")
         if (t - ARCH_ON).total_seconds() % 180 < 62:
-            w.emit(
-                t + timedelta(seconds=2), "postgres", "WARN",
-                f'[312] WARNING:  archiving write-ahead log file "{name}" failed too many '
-                f"times, will try again later",
-            )
+            w.emit(t + timedelta(seconds=2), "postgres", "WARN",
+                   f'[312] WARNING:  archiving write-ahead log file "{name}" failed too many '
+                   f"times, will try again later")
         t += timedelta(seconds=60)
     w.emit(
         DISK_FULL, "postgres", "FATAL",
         '[48890] ledger_app@ledger PANIC:  could not write to file "pg_wal/xlogtemp.48890": No space left '
         "on device",
     )
-    w.emit(
-        DISK_FULL + timedelta(seconds=0.2), "postgres", "INFO",
-        "[1] LOG:  server process (PID 48890) was terminated by signal 6: Aborted",
-    )
-    w.emit(
-        DISK_FULL + timedelta(seconds=0.3), "postgres", "INFO",
-        "[1] LOG:  terminating any other active server processes",
-    )
+    w.emit(DISK_FULL + timedelta(seconds=0.2), "postgres", "INFO",
+           "[1] LOG:  server process (PID 48890) was terminated by signal 6: Aborted")
+    w.emit(DISK_FULL + timedelta(seconds=0.3), "postgres", "INFO",
+           "[1] LOG:  terminating any other active server processes")
     w.emit(DISK_FULL + timedelta(seconds=2), "postgres", "INFO", "[1] LOG:  database system is shut down")
     t = DISK_FULL + timedelta(seconds=70)
     while t < PG_BACK - timedelta(seconds=60):
         pid = w.n(20, 60)
         w.emit(t, "postgres", "INFO", "[1] LOG:  starting PostgreSQL 16.2 on x86_64-pc-linux-gnu")
-        w.emit(
-            t + timedelta(seconds=1), "postgres", "INFO",
-            "[" + str(pid) + "] LOG:  database "
-            "system was interrupted; last known up at 2026-03-11 07:47:12 AEDT",
-        )
-        w.emit(
-            t + timedelta(seconds=3), "postgres", "FATAL",
-            f'[{pid}] FATAL:  could not write to file "pg_wal/xlogtemp.{pid}": No space left on device',
-        )
+        w.emit(t + timedelta(seconds=1), "postgres", "INFO",
+               "[" + str(pid) + "] LOG:  database "
+               "system was interrupted; last known up at 2026-03-11 07:47:12 AEDT")
+        w.emit(t + timedelta(seconds=3), "postgres", "FATAL",
+               f'[{pid}] FATAL:  could not write to file "pg_wal/xlogtemp.{pid}": No space left on device')
         t += timedelta(seconds=w.n(110, 170))
     w.emit(PG_BACK, "postgres", "INFO", "[1] LOG:  database system is ready to accept connections")
     t = DISK_FULL + timedelta(seconds=5)
     while t < PG_BACK:
-        w.emit(
-            t, "ledger", "ERROR",
-            jline(
-                "ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "db.DataSourceHealth",
-                "HikariPool-1 - Connection is not available, request timed out after 2000ms. "
-                "org.postgresql.util.PSQLException: Connection to pg-ledger.db.svc:5432 refused.",
-            ),
-        )
+        w.emit(t, "ledger", "ERROR",
+               jline("ledger", f"http-nio-8443-exec-{w.n(1, 200)}", "db.DataSourceHealth",
+                     "HikariPool-1 - Connection is not available, request timed out after 2000ms. "
+                     "org.postgresql.util.PSQLException: Connection to pg-ledger.db.svc:5432 refused."))
         t += timedelta(seconds=w.n(20, 50))
     # 08: the MQ channel breaks as CBSQM01 moves to its standby; core-adapter only knows the primary.
     for i in range(REPLICAS["core-adapter"]):
         s = MQ_ON + timedelta(seconds=i * 0.4)
         w.emit(
             s, "core-adapter", "ERROR",
-            jline(
-                "core-adapter", "mq-listener-1", "cbs.MqSession",
-                "JMSWMQ1107: A problem with this connection has occurred. An error has occurred with the "
-                "IBM MQ JMS connection to queue manager 'CBSQM01'. reason 2009 (MQRC_CONNECTION_BROKEN)",
-            ),
+            jline("core-adapter", "mq-listener-1", "cbs.MqSession",
+                  "JMSWMQ1107: A problem with this connection has occurred. An error has occurred with the "
+                  "IBM MQ JMS connection to queue manager 'CBSQM01'. reason 2009 (MQRC_CONNECTION_BROKEN)"),
             pod=w.pod("core-adapter", s, i),
         )
     t = MQ_ON + timedelta(seconds=30)
     while t < MQ_FIX:
-        w.emit(
-            t, "core-adapter", "WARN",
-            jline(
-                "core-adapter", "mq-reconnect-1", "cbs.MqSession",
-                "reconnect to queue manager 'CBSQM01' at cbsqm01a.dc1(1414) failed: reason 2538 "
-                "(MQRC_HOST_NOT_AVAILABLE); next attempt in 30s",
-            ),
-        )
+        w.emit(t, "core-adapter", "WARN",
+               jline("core-adapter", "mq-reconnect-1", "cbs.MqSession",
+                     "reconnect to queue manager 'CBSQM01' at cbsqm01a.dc1(1414) failed: reason 2538 "
+                     "(MQRC_HOST_NOT_AVAILABLE); next attempt in 30s"))
         t += timedelta(seconds=w.n(28, 34))
-    w.emit(
-        MQ_FIX + timedelta(seconds=40), "core-adapter", "INFO",
-        jline(
-            "core-adapter", "mq-reconnect-1", "cbs.MqSession",
-            "connected to queue manager 'CBSQM01' at cbsqm01b.dc2(1414) channel BANK.SVRCONN",
-        ),
-    )
+    w.emit(MQ_FIX + timedelta(seconds=40), "core-adapter", "INFO",
+           jline("core-adapter", "mq-reconnect-1", "cbs.MqSession",
+                 "connected to queue manager 'CBSQM01' at cbsqm01b.dc2(1414) channel BANK.SVRCONN"))
     # 09: ledger 7.3.2's flyway migration V212 builds an index on holds without CONCURRENTLY.
-    w.emit(
-        IDX_ON - timedelta(seconds=1), "ledger", "INFO",
-        jline(
-            "ledger", "main", "o.f.core.internal.command.DbMigrate",
-            'Migrating schema "public" to version "212 - holds merchant index"',
-        ),
-    )
+    w.emit(IDX_ON - timedelta(seconds=1), "ledger", "INFO",
+           jline("ledger", "main", "o.f.core.internal.command.DbMigrate",
+                 'Migrating schema "public" to version "212 - holds merchant index"'))
     w.emit(
         IDX_ON, "postgres", "INFO",
         "[51277] ledger_migrator@ledger LOG:  statement: CREATE INDEX idx_holds_merchant_created ON holds "
@@ -1113,47 +895,31 @@ def incident_lines(w: World) -> None:
     t = IDX_ON + timedelta(seconds=14)
     while t < IDX_DONE:
         pid = w.n(30000, 60000)
-        w.emit(
-            t, "postgres", "INFO",
-            f"[{pid}] ledger_app@ledger LOG:  process {pid} still "
-            f"waiting for RowExclusiveLock on relation 16719 of database 16384 after "
-            f"1000.{w.n(50, 400)} ms",
-        )
-        w.emit(
-            t + timedelta(milliseconds=1), "postgres", "INFO",
-            f"[{pid}] ledger_app@ledger "
-            f"DETAIL:  Process holding the lock: 51277. Wait queue: {pid}, {pid + 7}, {pid + 19}.",
-        )
-        w.emit(
-            t + timedelta(milliseconds=1001), "postgres", "ERROR",
-            f"[{pid}] ledger_app@ledger ERROR:  canceling statement due to statement timeout",
-        )
-        w.emit(
-            t + timedelta(milliseconds=1002), "postgres", "INFO",
-            f"[{pid}] ledger_app@ledger "
-            "STATEMENT:  INSERT INTO holds (id, account_id, merchant_id, amount, created_at, "
-            "expires_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
+        w.emit(t, "postgres", "INFO",
+               f"[{pid}] ledger_app@ledger LOG:  process {pid} still "
+               f"waiting for RowExclusiveLock on relation 16719 of database 16384 after "
+               f"1000.{w.n(50, 400)} ms")
+        w.emit(t + timedelta(milliseconds=1), "postgres", "INFO",
+               f"[{pid}] ledger_app@ledger "
+               f"DETAIL:  Process holding the lock: 51277. Wait queue: {pid}, {pid + 7}, {pid + 19}.")
+        w.emit(t + timedelta(milliseconds=1001), "postgres", "ERROR",
+               f"[{pid}] ledger_app@ledger ERROR:  canceling statement due to statement timeout")
+        w.emit(t + timedelta(milliseconds=1002), "postgres", "INFO",
+               f"[{pid}] ledger_app@ledger "
+               "STATEMENT:  INSERT INTO holds (id, account_id, merchant_id, amount, created_at, "
+               "expires_at) VALUES ($1, $2, $3, $4, $5, $6)")
         t += timedelta(seconds=w.n(15, 40))
-    w.emit(
-        IDX_DONE, "postgres", "INFO",
-        "[51277] ledger_migrator@ledger LOG:  duration: 2132417.552 ms  statement: CREATE INDEX "
-        "idx_holds_merchant_created ON holds (merchant_id, created_at)",
-    )
-    w.emit(
-        IDX_DONE + timedelta(seconds=1), "ledger", "INFO",
-        jline(
-            "ledger", "main", "o.f.core.internal.command.DbMigrate",
-            'Successfully applied 1 migration to schema "public", now at version v212 (execution time '
-            "35:32.417s)",
-        ),
-    )
+    w.emit(IDX_DONE, "postgres", "INFO",
+           "[51277] ledger_migrator@ledger LOG:  duration: 2132417.552 ms  statement: CREATE INDEX "
+           "idx_holds_merchant_created ON holds (merchant_id, created_at)")
+    w.emit(IDX_DONE + timedelta(seconds=1), "ledger", "INFO",
+           jline("ledger", "main", "o.f.core.internal.command.DbMigrate",
+                 'Successfully applied 1 migration to schema "public", now at version v212 (execution time '
+                 "35:32.417s)"))
     # 10: kafka-2 drained for patching; kafka-3's log dir fails; partitions lose their ISR.
     w.emit(K2_DOWN, "kafka", "INFO", "[KafkaServer id=2] shutting down", pod="kafka-2")
-    w.emit(
-        K2_DOWN + timedelta(seconds=21), "kafka", "INFO", "[KafkaServer id=2] shut down completed",
-        pod="kafka-2",
-    )
+    w.emit(K2_DOWN + timedelta(seconds=21), "kafka", "INFO", "[KafkaServer id=2] shut down completed",
+           pod="kafka-2")
     for b in (1, 3):
         for p in range(12):
             w.emit(
@@ -1162,93 +928,63 @@ def incident_lines(w: World) -> None:
                 f"broker={b}] Shrinking ISR from {b},2,{4 - b} to {b},{4 - b}. Leader: "
                 f"(highWatermark: {w.n(10**6, 10**8)}, endOffset: {w.n(10**6, 10**8)}).", pod=f"kafka-{b}",
             )
-    w.emit(
-        K3_FAIL, "kafka", "ERROR",
-        "Error while writing to checkpoint file /data/kafka/replication-offset-checkpoint "
-        "(kafka.server.LogDirFailureChannel) java.io.IOException: Input/output error", pod="kafka-3",
-    )
-    w.emit(
-        K3_FAIL + timedelta(seconds=0.1), "kafka", "ERROR",
-        "[ReplicaManager broker=3] Stopping serving replicas in dir /data/kafka "
-        "(kafka.server.ReplicaManager)", pod="kafka-3",
-    )
-    w.emit(
-        K3_FAIL + timedelta(seconds=0.3), "kafka", "ERROR",
-        "Shutdown broker because all log dirs in /data/kafka have failed (kafka.log.LogManager)",
-        pod="kafka-3",
-    )
+    w.emit(K3_FAIL, "kafka", "ERROR",
+           "Error while writing to checkpoint file /data/kafka/replication-offset-checkpoint "
+           "(kafka.server.LogDirFailureChannel) java.io.IOException: Input/output error", pod="kafka-3")
+    w.emit(K3_FAIL + timedelta(seconds=0.1), "kafka", "ERROR",
+           "[ReplicaManager broker=3] Stopping serving replicas in dir /data/kafka "
+           "(kafka.server.ReplicaManager)", pod="kafka-3")
+    w.emit(K3_FAIL + timedelta(seconds=0.3), "kafka", "ERROR",
+           "Shutdown broker because all log dirs in /data/kafka have failed (kafka.log.LogManager)",
+           pod="kafka-3")
     t = K3_FAIL + timedelta(seconds=5)
     while t < K2_UP:
         topic = w.pick(["card.auth.events", "payment.events", "ledger.postings", "notify.otp"])
-        w.emit(
-            t, "kafka", "ERROR",
-            f"[ReplicaManager broker=1] Error processing append operation "
-            f"on partition {topic}-{w.n(0, 11)} (kafka.server.ReplicaManager) org.apache.kafka."
-            f"common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is "
-            f"insufficient to satisfy the min.isr requirement of 2 for partition {topic}-{w.n(0, 11)}",
-            pod="kafka-1",
-        )
+        w.emit(t, "kafka", "ERROR",
+               f"[ReplicaManager broker=1] Error processing append operation "
+               f"on partition {topic}-{w.n(0, 11)} (kafka.server.ReplicaManager) org.apache.kafka."
+               f"common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is "
+               f"insufficient to satisfy the min.isr requirement of 2 for partition {topic}-{w.n(0, 11)}",
+               pod="kafka-1")
         if w.r() < 0.3:
-            w.emit(
-                t + timedelta(seconds=1), "notification", "ERROR",
-                pino(
-                    50, "consumer error", group="notify",
-                    err="KafkaJSProtocolError: This server is not the leader for that topic-partition",
-                    broker="kafka-3.kafka.svc:9092",
-                ),
-            )
+            w.emit(t + timedelta(seconds=1), "notification", "ERROR",
+                   pino(50, "consumer error", group="notify",
+                        err="KafkaJSProtocolError: This server is not the leader for that topic-partition",
+                        broker="kafka-3.kafka.svc:9092"))
         if w.r() < 0.3:
-            w.emit(
-                t + timedelta(seconds=2), "ledger", "ERROR",
-                jline(
-                    "ledger", "outbox-relay-1", "outbox.OutboxRelay",
-                    "relay failed topic=ledger.postings: "
-                    "org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
-                    "since there are fewer in-sync replicas than required.",
-                ),
-            )
+            w.emit(t + timedelta(seconds=2), "ledger", "ERROR",
+                   jline("ledger", "outbox-relay-1", "outbox.OutboxRelay",
+                         "relay failed topic=ledger.postings: "
+                         "org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
+                         "since there are fewer in-sync replicas than required."))
         t += timedelta(seconds=w.n(6, 18))
     w.emit(K2_UP, "kafka", "INFO", "[KafkaServer id=2] started (kafka.server.KafkaServer)", pod="kafka-2")
     for p in range(6):
-        w.emit(
-            K2_UP + timedelta(seconds=30 + p), "kafka", "INFO",
-            f"[Partition card.auth.events-{p} "
-            f"broker=1] ISR updated to 1,2 and version updated to [{w.n(100, 900)}]", pod="kafka-1",
-        )
+        w.emit(K2_UP + timedelta(seconds=30 + p), "kafka", "INFO",
+               f"[Partition card.auth.events-{p} "
+               f"broker=1] ISR updated to 1,2 and version updated to [{w.n(100, 900)}]", pod="kafka-1")
     # 12: ledger's heap is full; back-to-back full GCs stall it (metrics); Hikari notices the clock.
     t = GC_ON + timedelta(seconds=50)
     while t < GC_FIX:
-        w.emit(
-            t, "ledger", "WARN",
-            jline(
-                "ledger", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
-                f"HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
-                f"delta={w.n(8, 16)}s{w.n(100, 999)}ms).",
-            ),
-        )
+        w.emit(t, "ledger", "WARN",
+               jline("ledger", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+                     f"HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
+                     f"delta={w.n(8, 16)}s{w.n(100, 999)}ms)."))
         t += timedelta(seconds=w.n(70, 160))
     for i in range(REPLICAS["ledger"]):
         s = GC_FIX + timedelta(seconds=50 * i)
-        w.emit(
-            s, "ledger", "INFO",
-            jline(
-                "ledger", "main", "LedgerApplication",
-                "Started LedgerApplication in 44.1 seconds (process running for 46.0)",
-            ),
-            pod=w.pod("ledger", s, i),
-        )
+        w.emit(s, "ledger", "INFO",
+               jline("ledger", "main", "LedgerApplication",
+                     "Started LedgerApplication in 44.1 seconds (process running for 46.0)"),
+               pod=w.pod("ledger", s, i))
     # 14: one message on card.auth.events-7 cannot be parsed; the consumer retries it forever.
     t = POISON_ON
     first = True
     while t < T_END:
-        w.emit(
-            t, "notification", "ERROR",
-            pino(
-                50, "failed to process message", topic="card.auth.events", partition=7, offset=88412931,
-                group="notify-card-txn",
-                err="SyntaxError: Unexpected token '\\u0000' in JSON at position 211",
-            ),
-        )
+        w.emit(t, "notification", "ERROR",
+               pino(50, "failed to process message", topic="card.auth.events", partition=7, offset=88412931,
+                    group="notify-card-txn",
+                    err="SyntaxError: Unexpected token '\\u0000' in JSON at position 211"))
         if first or w.r() < 0.5:
             w.emit(
                 t + timedelta(milliseconds=5), "notification", "WARN",
@@ -1345,12 +1081,10 @@ def tables(w: World) -> None:
             if s == "notification" and t >= POISON_ON - timedelta(minutes=4):
                 err = j(1.1, 0.2)
             p50 = max(1, int(p99 / j(7, 0.2)))
-            sm.append(
-                [
-                    wall(t), s, round(rps, 1), p50, int(p99), round(err, 2), round(cpu, 1),
-                    int(j(mem[s], 0.03)), heap, gc,
-                ]
-            )
+            sm.append([
+                          wall(t), s, round(rps, 1), p50, int(p99), round(err, 2), round(cpu, 1),
+                          int(j(mem[s], 0.03)), heap, gc,
+                      ])
     w.table(
         "service_metrics",
         [
@@ -1399,13 +1133,11 @@ def tables(w: World) -> None:
                 failed,
             ]
         )
-        dbm.append(
-            [
-                wall(t), "pg-ledger-ro", int(j(40 + 30 * d, 0.1)), 400, int(j(200 + 500 * d)),
-                round(j(10 + 20 * d, 0.1), 1), int(j(400 + 900 * d)), "", round(j(1.1), 1),
-                round(71.0 + (t - T0).total_seconds() / 86400 * 0.2, 1), round(j(1.2), 1), 0,
-            ]
-        )
+        dbm.append([
+                       wall(t), "pg-ledger-ro", int(j(40 + 30 * d, 0.1)), 400, int(j(200 + 500 * d)),
+                       round(j(10 + 20 * d, 0.1), 1), int(j(400 + 900 * d)), "", round(j(1.1), 1),
+                       round(71.0 + (t - T0).total_seconds() / 86400 * 0.2, 1), round(j(1.2), 1), 0,
+                   ])
         dbm.append(
             [
                 wall(t), "pg-kyc", int(j(20 + 10 * d, 0.1)), 200, int(j(20 + 60 * d)),
@@ -1441,20 +1173,16 @@ def tables(w: World) -> None:
                 evicted, oom, int(j(9000 * d + 500, 0.1)), int(j(380, 0.05)),
             ]
         )
-        rm.append(
+        rm.append([
+                      wall(t), "redis-session", int(j(610, 0.03)), 2048, "allkeys-lru", 0, 0,
+                      int(j(2500 * d + 200, 0.1)), int(j(120, 0.05)),
+                  ])
+    w.table("redis_metrics",
             [
-                wall(t), "redis-session", int(j(610, 0.03)), 2048, "allkeys-lru", 0, 0,
-                int(j(2500 * d + 200, 0.1)), int(j(120, 0.05)),
-            ]
-        )
-    w.table(
-        "redis_metrics",
-        [
-            "ts", "instance", "used_memory_mb", "maxmemory_mb", "maxmemory_policy", "evicted_keys",
-            "errorstat_oom", "ops_per_s", "connected_clients",
-        ],
-        rm,
-    )
+                "ts", "instance", "used_memory_mb", "maxmemory_mb", "maxmemory_policy", "evicted_keys",
+                "errorstat_oom", "ops_per_s", "connected_clients",
+            ],
+            rm)
 
     km: list[list[Any]] = []
     for t in slots():
@@ -1468,20 +1196,16 @@ def tables(w: World) -> None:
             if online and between(t, K2_DOWN, at(11, 19, 45, 0)):
                 urp = 96 if not between(t, K3_FAIL, K2_UP) else 0
                 offline = 61 if between(t, K3_FAIL, K2_UP) and b == 1 else 0
-            km.append(
-                [
-                    wall(t), f"kafka-{b}", online, urp if online else "", offline, dirs,
-                    int(j(2400 * curve(t) + 200)) if online else 0,
-                ]
-            )
-    w.table(
-        "kafka_brokers",
-        [
-            "ts", "broker", "online", "under_replicated_partitions", "offline_partitions",
-            "offline_log_dirs", "messages_in_per_s",
-        ],
-        km,
-    )
+            km.append([
+                          wall(t), f"kafka-{b}", online, urp if online else "", offline, dirs,
+                          int(j(2400 * curve(t) + 200)) if online else 0,
+                      ])
+    w.table("kafka_brokers",
+            [
+                "ts", "broker", "online", "under_replicated_partitions", "offline_partitions",
+                "offline_log_dirs", "messages_in_per_s",
+            ],
+            km)
 
     cl: list[list[Any]] = []
     for t in slots():
@@ -1528,10 +1252,8 @@ def tables(w: World) -> None:
                 rc["91"], p95 = int(req * 0.09), 2500
             approved = req - sum(rc.values())
             au.append([wall(t), ch, req, approved, rc["05"], rc["51"], rc["59"], rc["91"], rc["96"], p95])
-    w.table(
-        "auth_stats",
-        ["ts", "channel", "requests", "approved", "rc05", "rc51", "rc59", "rc91", "rc96", "p95_ms"], au,
-    )
+    w.table("auth_stats",
+            ["ts", "channel", "requests", "approved", "rc05", "rc51", "rc59", "rc91", "rc96", "p95_ms"], au)
 
     npp: list[list[Any]] = []
     for t in slots():
@@ -1547,16 +1269,14 @@ def tables(w: World) -> None:
         npp.append([wall(t), sub, sub - rej, rej, top, int(j(640, 0.1))])
     w.table("npp_stats", ["ts", "submitted", "settled", "rejected", "top_reject_code", "p95_ms"], npp)
 
-    w.table(
-        "deploys", engine.columns("DEPLOYS_ROLLOUT"),
-        [
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
             [
-                d, s, v, f"registry.bank.example/{s}:{v}", zulu(t),
-                zulu(t + timedelta(seconds=200 + i * 7)), "SUCCEEDED", "argocd", summ,
-            ]
-            for i, (d, s, v, t, summ) in enumerate(w.deploys)
-        ],
-    )
+                [
+                    d, s, v, f"registry.bank.example/{s}:{v}", zulu(t),
+                    zulu(t + timedelta(seconds=200 + i * 7)), "SUCCEEDED", "argocd", summ,
+                ]
+                for i, (d, s, v, t, summ) in enumerate(w.deploys)
+            ])
 
 
 DEPLOYS = engine.table(at, "sssts", """
@@ -1850,15 +1570,11 @@ def truth(w: World) -> None:
         ],
         evidence=[
             logs_ev("payments", s, e, "Read timed out", level="ERROR"),
-            sql_ev(
-                "SELECT ts, instance, burst_balance_pct, iops, disk_write_ms FROM db_metrics "
-                f"WHERE instance = 'pg-ledger' AND burst_balance_pct < 1 AND ts BETWEEN "
-                f"'{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger",
-            ),
-            sql_ev(
-                "SELECT caller, callee, address FROM dependencies WHERE caller = 'ledger'",
-                "pg-ledger.db.svc:5432",
-            ),
+            sql_ev("SELECT ts, instance, burst_balance_pct, iops, disk_write_ms FROM db_metrics "
+                   f"WHERE instance = 'pg-ledger' AND burst_balance_pct < 1 AND ts BETWEEN "
+                   f"'{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger"),
+            sql_ev("SELECT caller, callee, address FROM dependencies WHERE caller = 'ledger'",
+                   "pg-ledger.db.svc:5432"),
         ],
     )
     s, e = at(10, 14, 5), at(10, 14, 30)
@@ -1879,10 +1595,8 @@ def truth(w: World) -> None:
         evidence=[
             logs_ev("payments", s, e, "unknown currency pair", level="ERROR"),
             logs_ev("fx-rates", s, e, "rejecting quote request", level="WARN"),
-            sql_ev(
-                "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                f"started_at BETWEEN '{zulu(s - timedelta(minutes=40))}' AND '{zulu(e)}'", "DEP-4412",
-            ),
+            sql_ev("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                   f"started_at BETWEEN '{zulu(s - timedelta(minutes=40))}' AND '{zulu(e)}'", "DEP-4412"),
         ],
     )
     s, e = at(10, 19, 40), at(10, 20, 0)
@@ -1904,15 +1618,11 @@ def truth(w: World) -> None:
         ],
         evidence=[
             logs_ev("notification", s, e, "OOM command not allowed", level="ERROR"),
-            sql_ev(
-                "SELECT ts, instance, used_memory_mb, maxmemory_mb, maxmemory_policy FROM "
-                "redis_metrics WHERE instance = 'redis-shared' AND used_memory_mb >= "
-                f"maxmemory_mb AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "noeviction",
-            ),
-            sql_ev(
-                "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                "config_changes WHERE service = 'fraud-scorer'", "feature_cache.ttl_s",
-            ),
+            sql_ev("SELECT ts, instance, used_memory_mb, maxmemory_mb, maxmemory_policy FROM "
+                   "redis_metrics WHERE instance = 'redis-shared' AND used_memory_mb >= "
+                   f"maxmemory_mb AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "noeviction"),
+            sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                   "config_changes WHERE service = 'fraud-scorer'", "feature_cache.ttl_s"),
         ],
     )
     s, e = at(11, 2, 0), at(11, 2, 20)
@@ -1949,11 +1659,9 @@ def truth(w: World) -> None:
         evidence=[
             logs_ev("postgres", s - timedelta(minutes=40), e, "archive command failed", pattern="archive"),
             logs_ev("postgres", s - timedelta(minutes=40), e, "403 (Forbidden)", level="ERROR"),
-            sql_ev(
-                "SELECT ts, instance, wal_size_gb, disk_used_pct, archive_failed_count FROM "
-                "db_metrics WHERE instance = 'pg-ledger' AND archive_failed_count > 0 AND ts "
-                f"BETWEEN '{zulu(s - timedelta(minutes=40))}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger",
-            ),
+            sql_ev("SELECT ts, instance, wal_size_gb, disk_used_pct, archive_failed_count FROM "
+                   "db_metrics WHERE instance = 'pg-ledger' AND archive_failed_count > 0 AND ts "
+                   f"BETWEEN '{zulu(s - timedelta(minutes=40))}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger"),
         ],
     )
     s, e = at(11, 10, 20), at(11, 10, 45)
@@ -1972,15 +1680,11 @@ def truth(w: World) -> None:
         ],
         evidence=[
             logs_ev("card-auth", s, e, "rc=59 reason=RISK", pattern="declined ECOM"),
-            sql_ev(
-                "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                f"config_changes WHERE changed_at BETWEEN '{zulu(s - timedelta(minutes=30))}' "
-                f"AND '{zulu(e)}'", "CHG-5519",
-            ),
-            sql_ev(
-                "SELECT ts, channel, requests, rc59 FROM auth_stats WHERE channel = 'ECOM' AND "
-                f"rc59 * 10 > requests AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "ECOM",
-            ),
+            sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                   f"config_changes WHERE changed_at BETWEEN '{zulu(s - timedelta(minutes=30))}' "
+                   f"AND '{zulu(e)}'", "CHG-5519"),
+            sql_ev("SELECT ts, channel, requests, rc59 FROM auth_stats WHERE channel = 'ECOM' AND "
+                   f"rc59 * 10 > requests AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "ECOM"),
         ],
     )
     s, e = at(11, 12, 30), at(11, 12, 50)
@@ -2021,16 +1725,12 @@ def truth(w: World) -> None:
         ],
         decoy_runbook="auth-latency", runbook_query="card-auth RC 91 authorisation timeouts",
         evidence=[
-            logs_ev(
-                "postgres", s - timedelta(minutes=10), e, "CREATE INDEX idx_holds_merchant_created",
-                pattern="statement",
-            ),
+            logs_ev("postgres", s - timedelta(minutes=10), e, "CREATE INDEX idx_holds_merchant_created",
+                    pattern="statement"),
             logs_ev("postgres", s, e, "still waiting for RowExclusiveLock", pattern="waiting"),
             logs_ev("card-auth", s, e, "https://ledger.core.svc:8443/v2/holds", level="ERROR"),
-            sql_ev(
-                "SELECT version, description, installed_on, execution_time FROM schema_migrations WHERE "
-                "version = '212'", "holds merchant index",
-            ),
+            sql_ev("SELECT version, description, installed_on, execution_time FROM schema_migrations WHERE "
+                   "version = '212'", "holds merchant index"),
         ],
     )
     s, e = at(11, 18, 5), at(11, 18, 25)
@@ -2054,10 +1754,8 @@ def truth(w: World) -> None:
                 "kafka", s - timedelta(minutes=5), e, "all log dirs in /data/kafka have failed", level="ERROR"
             ),
             logs_ev("payments", s, e, "NotEnoughReplicasException", level="ERROR"),
-            sql_ev(
-                "SELECT ts, broker, online, offline_log_dirs FROM kafka_brokers WHERE online = 0 "
-                f"AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "kafka-3",
-            ),
+            sql_ev("SELECT ts, broker, online, offline_log_dirs FROM kafka_brokers WHERE online = 0 "
+                   f"AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "kafka-3"),
         ],
     )
     s, e = at(12, 9, 35), at(12, 9, 55)
@@ -2093,11 +1791,9 @@ def truth(w: World) -> None:
             sql_ev(
                 "SELECT caller, callee, address FROM dependencies WHERE address = '10.20.4.21:8443'", "ledger"
             ),
-            sql_ev(
-                "SELECT ts, service, heap_used_pct, gc_pause_ms FROM service_metrics WHERE "
-                f"service = 'ledger' AND gc_pause_ms > 20000 AND ts BETWEEN '{zulu(s)}' AND "
-                f"'{zulu(e)}' ORDER BY ts", "ledger",
-            ),
+            sql_ev("SELECT ts, service, heap_used_pct, gc_pause_ms FROM service_metrics WHERE "
+                   f"service = 'ledger' AND gc_pause_ms > 20000 AND ts BETWEEN '{zulu(s)}' AND "
+                   f"'{zulu(e)}' ORDER BY ts", "ledger"),
         ],
     )
     s, e = at(12, 14, 0), at(12, 14, 20)
@@ -2118,10 +1814,8 @@ def truth(w: World) -> None:
         expected="FALLBACK",
         evidence=[
             logs_ev("payments", s, e, "RJCT AB08", pattern="RJCT"),
-            sql_ev(
-                "SELECT ts, submitted, rejected, top_reject_code FROM npp_stats WHERE rejected * 5 "
-                f"> submitted AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "AB08",
-            ),
+            sql_ev("SELECT ts, submitted, rejected, top_reject_code FROM npp_stats WHERE rejected * 5 "
+                   f"> submitted AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "AB08"),
         ],
         note="the right answer is a FALLBACK (or the hub's / receiving banks' side); blaming CHG-5526 "
         "or DEP-4421 is wrong",
@@ -2161,13 +1855,9 @@ def build() -> World:
     background(w)
     tables(w)
     w.table("batch_runs", ["run_id", "job_name", "started_at", "ended_at", "status", "items"], batch_rows)
-    w.table(
-        "config_changes", engine.columns("CONFIG_AUDIT"),
-        [[c, s, k, o, n, by, iso(t), tk] for c, s, k, o, n, by, t, tk in CHANGES],
-    )
-    w.table(
-        "schema_migrations", engine.columns("FLYWAY"), MIGRATIONS,
-    )
+    w.table("config_changes", engine.columns("CONFIG_AUDIT"),
+            [[c, s, k, o, n, by, iso(t), tk] for c, s, k, o, n, by, t, tk in CHANGES])
+    w.table("schema_migrations", engine.columns("FLYWAY"), MIGRATIONS)
     w.table("dependencies", engine.columns("DEPENDENCIES"), DEPENDENCIES)
     w.runbooks.update(RUNBOOKS)
     truth(w)

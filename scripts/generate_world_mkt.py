@@ -148,11 +148,9 @@ def world() -> tuple[World, dict, dict]:
     leaks = leak_times(w)
     for p, times in leaks.items():
         for t in times:
-            pay(
-                w, t, "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+            pay(w, t, "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
                 f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-                p=next(x for x in PODS["payments"] if x[0] == p),
-            )
+                p=next(x for x in PODS["payments"] if x[0] == p))
     restart = at(2, 20, 22, 30)
     for t in w.minutes():
         leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
@@ -162,10 +160,8 @@ def world() -> tuple[World, dict, dict]:
         orders_bg(w, t)
         payments_bg(w, t, leased)
         if (t < at(2, 9, 41) or t >= restart) and w.r() < 0.03 * load(t) + 0.005:
-            pay(
-                w, w.jit(t), "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
-                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-            )
+            pay(w, w.jit(t), "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting")
         dispatch_bg(w, t)
         courier_bg(w, t)
         pricing_bg(w, t)
@@ -509,43 +505,35 @@ DEPENDENCIES = engine.rows("""
 
 
 def change_tables(w: World) -> None:
-    w.table(
-        "deploys", engine.columns("DEPLOYS_ROLLOUT"),
-        [
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
             [
-                d, s, v, f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}", zulu(t0),
-                zulu(t0 + timedelta(seconds=dur)), st, by, summ,
-            ]
-            for d, s, v, t0, dur, st, by, summ in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes", engine.columns("CONFIG_SUMMARY"),
-        [
-            [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
-            for c, s, k, a, b, who, t, tk, summ in CONFIG
-        ],
-    )
-    w.table(
-        "feature_flags",
-        [
-            "flag_key", "environment", "from_state", "to_state", "targeting_rule", "rollout_pct",
-            "changed_by", "changed_at", "comment",
-        ],
-        [
-            [f, "production", a, b, rule, pct, who, zulu(t), cm]
-            for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])
-        ],
-    )
+                [
+                    d, s, v, f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}", zulu(t0),
+                    zulu(t0 + timedelta(seconds=dur)), st, by, summ,
+                ]
+                for d, s, v, t0, dur, st, by, summ in DEPLOYS
+            ])
+    w.table("config_changes", engine.columns("CONFIG_SUMMARY"),
+            [
+                [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
+                for c, s, k, a, b, who, t, tk, summ in CONFIG
+            ])
+    w.table("feature_flags",
+            [
+                "flag_key", "environment", "from_state", "to_state", "targeting_rule", "rollout_pct",
+                "changed_by", "changed_at", "comment",
+            ],
+            [
+                [f, "production", a, b, rule, pct, who, zulu(t), cm]
+                for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])
+            ])
     w.table(
         "dns_records",
         ["record_name", "type", "value", "ttl_s", "previous_value", "updated_at", "updated_by", "ticket"],
         [[n, ty, v, ttl, prev, zulu(t), who, tk] for n, ty, v, ttl, prev, t, who, tk in DNS_RECORDS],
     )
-    w.table(
-        "schema_migrations", engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
-    )
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS])
     w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
@@ -558,10 +546,8 @@ def level_of(status: int) -> str:
     return "ERROR" if status >= 500 else "WARN" if status >= 400 else "INFO"
 
 
-def ingress(
-    w: World, t: datetime, method: str, path: str, status: int, upstream: str, rt: float,
-    ua: str | None = None, client: str | None = None, size: int | None = None,
-) -> None:
+def ingress(w: World, t: datetime, method: str, path: str, status: int, upstream: str, rt: float,
+            ua: str | None = None, client: str | None = None, size: int | None = None) -> None:
     p = pod(w, "ingress")
     port = {"consumer-api": 3000}.get(upstream, 8080)
     addr = w.pick(UPSTREAM_IP.get(upstream, ["10.42.1.10"]))
@@ -573,10 +559,8 @@ def ingress(
         f'"{ua or w.pick(UA)}" {w.ri(40, 900)} {rt:.3f} [{NS}-{upstream}-{port}] [] {addr}:{port} {size} '
         f"{urt} {ustatus} {w.hexid(32)}"
     )
-    w.emit(
-        t, "ingress", level_of(status), msg, pod=p[0], namespace="ingress-nginx", node=p[1],
-        upstream=upstream, status=str(status),
-    )
+    w.emit(t, "ingress", level_of(status), msg, pod=p[0], namespace="ingress-nginx", node=p[1],
+           upstream=upstream, status=str(status))
 
 
 PINO = {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50, "FATAL": 60}
@@ -587,10 +571,8 @@ def capi(w: World, t: datetime, level: str, msg: str, p=None, **extra) -> None:
     body = {"level": PINO[level], "time": epoch_ms(t), "pid": 1, "hostname": p[0]}
     body.update(extra)
     body["msg"] = msg
-    w.emit(
-        t, "consumer-api", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "consumer-api", t, p),
-    )
+    w.emit(t, "consumer-api", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "consumer-api", t, p))
 
 
 LARAVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "CRITICAL"}
@@ -598,10 +580,8 @@ LARAVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR"
 
 def portal(w: World, t: datetime, level: str, msg: str, ctx: dict | None = None, p=None, **more) -> None:
     c = json.dumps(ctx or {}, ensure_ascii=False, separators=(",", ":")) if ctx else "[]"
-    w.emit(
-        t, "merchant-portal", level, f"[{wall(t)}] production.{LARAVEL[level]}: {msg} {c}",
-        **attrs_of(w, "merchant-portal", t, p, **more),
-    )
+    w.emit(t, "merchant-portal", level, f"[{wall(t)}] production.{LARAVEL[level]}: {msg} {c}",
+           **attrs_of(w, "merchant-portal", t, p, **more))
 
 
 def spring(t: datetime, level: str, app: str, thread: str, logger: str, msg: str) -> str:
@@ -630,10 +610,8 @@ def pay(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, p=None, **kv) -> None:
     body = {"level": level.lower(), "ts": zulu_ms(t), "caller": caller, "msg": msg}
     body.update(kv)
-    w.emit(
-        t, "dispatch", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "dispatch", t, p),
-    )
+    w.emit(t, "dispatch", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "dispatch", t, p))
 
 
 def logfmt_val(v) -> str:
@@ -652,21 +630,17 @@ PYLEVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR"
 
 def pricing(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     lt = loc(t)
-    w.emit(
-        t, "pricing", level,
-        f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLEVEL[level]} [{logger}] {msg}",
-        **attrs_of(w, "pricing", t),
-    )
+    w.emit(t, "pricing", level,
+           f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLEVEL[level]} [{logger}] {msg}",
+           **attrs_of(w, "pricing", t))
 
 
 def notif(w: World, t: datetime, level: str, msg: str, **extra) -> None:
     body = {"level": level.lower().replace("warn", "warn"), "message": msg, "service": "notifications"}
     body.update(extra)
     body["timestamp"] = zulu_ms(t)
-    w.emit(
-        t, "notifications", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "notifications", t),
-    )
+    w.emit(t, "notifications", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "notifications", t))
 
 
 def catalog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
@@ -676,38 +650,30 @@ def catalog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
         "msg": msg,
     }
     body.update(kv)
-    w.emit(
-        t, "catalog", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "catalog", t),
-    )
+    w.emit(t, "catalog", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "catalog", t))
 
 
 def geo(w: World, t: datetime, level: str, msg: str, worker: int | None = None) -> None:
     u = utc(t)
     lv = PYLEVEL[level]
-    w.emit(
-        t, "geo", level,
-        f"[{u.strftime('%Y-%m-%d %H:%M:%S')} +0000] [{worker or w.ri(11, 18)}] [{lv}] {msg}",
-        **attrs_of(w, "geo", t),
-    )
+    w.emit(t, "geo", level,
+           f"[{u.strftime('%Y-%m-%d %H:%M:%S')} +0000] [{worker or w.ri(11, 18)}] [{lv}] {msg}",
+           **attrs_of(w, "geo", t))
 
 
 def geo_access(w: World, t: datetime, client: str, path: str, status: int = 200) -> None:
     reason = {200: "OK", 404: "Not Found", 422: "Unprocessable Entity", 503: "Service Unavailable"}[status]
-    w.emit(
-        t, "geo", level_of(status),
-        f'INFO:     {client}:{w.ri(32768, 60999)} - "GET {path} HTTP/1.1" {status} {reason}',
-        **attrs_of(w, "geo", t, stream="access"),
-    )
+    w.emit(t, "geo", level_of(status),
+           f'INFO:     {client}:{w.ri(32768, 60999)} - "GET {path} HTTP/1.1" {status} {reason}',
+           **attrs_of(w, "geo", t, stream="access"))
 
 
 MYSQL_LV = {"INFO": "Note", "WARN": "Warning", "ERROR": "ERROR", "FATAL": "ERROR"}
 
 
-def mysql(
-    w: World, t: datetime, level: str, thread: int, code: str, sub: str, msg: str,
-    host: str = "mysql-orders-0", **more,
-) -> None:
+def mysql(w: World, t: datetime, level: str, thread: int, code: str, sub: str, msg: str,
+          host: str = "mysql-orders-0", **more) -> None:
     u = utc(t)
     lv = "System" if sub.startswith("!") else MYSQL_LV[level]
     sub = sub.lstrip("!")
@@ -720,10 +686,8 @@ def mysql(
 def mysql_watch(w: World, t: datetime, level: str, msg: str, host: str = "mysql-orders-0") -> None:
     u = utc(t)
     node = dict(PODS["mysql"])[host]
-    w.emit(
-        t, "mysql", level, f"{u.strftime('%Y-%m-%dT%H:%M:%SZ')} mdl-watch[{host}]: {msg}", pod=host,
-        namespace=NS, node=node, container="mdl-watch",
-    )
+    w.emit(t, "mysql", level, f"{u.strftime('%Y-%m-%dT%H:%M:%SZ')} mdl-watch[{host}]: {msg}", pod=host,
+           namespace=NS, node=node, container="mdl-watch")
 
 
 def redis(
@@ -731,11 +695,9 @@ def redis(
 ) -> None:
     u = utc(t)
     node = dict(PODS["redis"])[inst]
-    w.emit(
-        t, "redis", level,
-        f"{pid}:{role} {u.day:02d} {MON[u.month - 1]} {u.year} {u.strftime('%H:%M:%S')}.{ms3(u)} {mark} "
-        f"{msg}", pod=inst, namespace=NS, node=node,
-    )
+    w.emit(t, "redis", level,
+           f"{pid}:{role} {u.day:02d} {MON[u.month - 1]} {u.year} {u.strftime('%H:%M:%S')}.{ms3(u)} {mark} "
+           f"{msg}", pod=inst, namespace=NS, node=node)
 
 
 def rabbit(
@@ -744,17 +706,13 @@ def rabbit(
     u = utc(t)
     lv = {"INFO": "info", "WARN": "warning", "ERROR": "error", "FATAL": "critical"}[level]
     node = dict(PODS["rabbitmq"])[node_name]
-    w.emit(
-        t, "rabbitmq", level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{lv}] {proc or w.erl()} {msg}",
-        pod=node_name, namespace=NS, node=node,
-    )
+    w.emit(t, "rabbitmq", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{lv}] {proc or w.erl()} {msg}",
+           pod=node_name, namespace=NS, node=node)
 
 
-def k8s(
-    w: World, t: datetime, service: str, level: str, reason: str, msg: str, kind: str, obj: str,
-    count: int = 1,
-) -> None:
+def k8s(w: World, t: datetime, service: str, level: str, reason: str, msg: str, kind: str, obj: str,
+        count: int = 1) -> None:
     w.emit(
         t, service, level, f"{reason}: {msg}", reason=reason, object_kind=kind, object_name=obj,
         namespace=NS, count=str(count), component="kubelet" if kind == "Pod" else "deployment-controller",
@@ -869,15 +827,11 @@ def consumer_api_bg(w: World, t: datetime) -> None:
                 ]
             )
             method = "POST" if url in ("/v1/cart/quote", "/v1/checkout") else "GET"
-            capi(
-                w, tt, "INFO", "request completed", req={"id": w.hexid(12), "method": method, "url": url},
-                res={"statusCode": 200}, responseTime=w.ri(18, 420),
-            )
+            capi(w, tt, "INFO", "request completed", req={"id": w.hexid(12), "method": method, "url": url},
+                 res={"statusCode": 200}, responseTime=w.ri(18, 420))
         elif r < 0.70:
-            capi(
-                w, tt, "WARN", f"upstream catalog slow ({w.ri(700, 1400)}ms), serving cached home rail",
-                region=w.pick(REGIONS),
-            )
+            capi(w, tt, "WARN", f"upstream catalog slow ({w.ri(700, 1400)}ms), serving cached home rail",
+                 region=w.pick(REGIONS))
         elif r < 0.80:
             capi(w, tt, "INFO", f"access token expired for {w.user()}, answering 401")
         elif r < 0.86:
@@ -887,39 +841,31 @@ def consumer_api_bg(w: World, t: datetime) -> None:
         elif r < 0.90:
             capi(w, tt, "INFO", f"otp sent to {w.phone()} via sms", provider="torpedosms")
     if w.r() < 0.025:
-        capi(
-            w, w.jit(t), "ERROR",
-            "unhandled rejection in tip screen: TypeError: Cannot read properties of undefined (reading "
-            "'amount')",
-            err={
-                "type": "TypeError",
-                "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
-                "tipSummary (/app/dist/checkout/tips.js:41:27)",
-            },
-        )
+        capi(w, w.jit(t), "ERROR",
+             "unhandled rejection in tip screen: TypeError: Cannot read properties of undefined (reading "
+             "'amount')",
+             err={
+                 "type": "TypeError",
+                 "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
+                 "tipSummary (/app/dist/checkout/tips.js:41:27)",
+             })
     # incidents
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=2):
         for _ in range(w.count(2.2 * L)):
-            capi(
-                w, w.jit(t), "ERROR",
-                f"checkout failed for {w.cart()}: orders POST /orders timed out after 10000ms",
-                err={"type": "TimeoutError", "code": "UND_ERR_HEADERS_TIMEOUT"},
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: orders POST /orders timed out after 10000ms",
+                 err={"type": "TimeoutError", "code": "UND_ERR_HEADERS_TIMEOUT"})
     if inside(t, RABBIT):
         for _ in range(w.count(2.0 * L)):
-            capi(
-                w, w.jit(t), "ERROR",
-                f"checkout failed for {w.cart()}: orders answered 503 ORDER_EVENTS_UNAVAILABLE",
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: orders answered 503 ORDER_EVENTS_UNAVAILABLE")
     if inside(t, FLAG_RJ):
         for _ in range(w.count(1.2 * L)):
             capi(w, w.jit(t), "WARN", f"catalog answered 404 MENU_NOT_FOUND for {w.merchant()}", region="RJ")
     if inside(t, COUPON):
         for _ in range(w.count(1.0 * L)):
-            capi(
-                w, w.jit(t), "INFO",
-                f"quote for {w.cart()}: coupon JANTAR20 rejected by pricing (COUPON_EXPIRED)",
-            )
+            capi(w, w.jit(t), "INFO",
+                 f"quote for {w.cart()}: coupon JANTAR20 rejected by pricing (COUPON_EXPIRED)")
     if inside(t, KEEPALIVE):
         f = frac(t, KEEPALIVE, 600)
         for _ in range(w.count(3.0 * L * f)):
@@ -933,20 +879,16 @@ def consumer_api_bg(w: World, t: datetime) -> None:
             )
         if t.minute % 5 == 0:
             for p in PODS["consumer-api"]:
-                capi(
-                    w, w.jit(t, 10), "WARN",
-                    f"socket stats: {int(9000 + 19000 * f) + w.ri(0, 300)} sockets in TIME_WAIT, "
-                    f"ephemeral ports 32768-60999 in use {int(8000 + 19900 * f)}/28232", p=p,
-                )
+                capi(w, w.jit(t, 10), "WARN",
+                     f"socket stats: {int(9000 + 19000 * f) + w.ri(0, 300)} sockets in TIME_WAIT, "
+                     f"ephemeral ports 32768-60999 in use {int(8000 + 19900 * f)}/28232", p=p)
     if inside(t, HEAP):
         for _ in range(w.count(0.8 * L)):
             capi(w, w.jit(t), "WARN", f"orders slow: GET /orders/{w.order()} took {w.ri(4000, 11000)}ms")
     if inside(t, POOL):
         for _ in range(w.count(1.4 * L)):
-            capi(
-                w, w.jit(t), "ERROR",
-                f"checkout failed for {w.cart()}: payments answered 503 PSP_UNAVAILABLE (card)",
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: payments answered 503 PSP_UNAVAILABLE (card)")
     if inside(t, SMS):
         for _ in range(w.count(1.5 * L)):
             capi(w, w.jit(t), "INFO", f"otp resend requested by {w.phone()} (attempt {w.ri(2, 4)})")
@@ -959,38 +901,28 @@ def portal_bg(w: World, t: datetime) -> None:
         r = w.r()
         if r < 0.5:
             o, m = w.order(), w.merchant()
-            portal(
-                w, tt, "INFO", f"Pedido {o} aceito pela loja {m}",
-                {"user_id": w.ri(1000, 90000), "tempo_aceite_s": w.ri(8, 160)},
-            )
+            portal(w, tt, "INFO", f"Pedido {o} aceito pela loja {m}",
+                   {"user_id": w.ri(1000, 90000), "tempo_aceite_s": w.ri(8, 160)})
         elif r < 0.8:
-            portal(
-                w, tt, "WARN",
-                "Deprecated: Creation of dynamic property App\\Support\\Legacy\\Cardapio::$itens is "
-                "deprecated in /var/www/app/Support/Legacy/Cardapio.php on line 88",
-            )
+            portal(w, tt, "WARN",
+                   "Deprecated: Creation of dynamic property App\\Support\\Legacy\\Cardapio::$itens is "
+                   "deprecated in /var/www/app/Support/Legacy/Cardapio.php on line 88")
         else:
-            portal(
-                w, tt, "WARN",
-                "Job App\\Jobs\\SyncMenuToCatalog failed, releasing back onto queue (attempt "
-                f"{w.ri(1, 3)}/5)", {"merchant_id": w.ri(10000, 48999)},
-            )
+            portal(w, tt, "WARN",
+                   "Job App\\Jobs\\SyncMenuToCatalog failed, releasing back onto queue (attempt "
+                   f"{w.ri(1, 3)}/5)", {"merchant_id": w.ri(10000, 48999)})
     if w.r() < 0.03:
-        portal(
-            w, w.jit(t), "ERROR",
-            f"Unable to generate thumbnail for upload upl_{w.b36(8)}: unsupported image type image/heic",
-            {"exception": "[object] (Intervention\\Image\\Exception\\NotSupportedException(code: 0))"},
-        )
+        portal(w, w.jit(t), "ERROR",
+               f"Unable to generate thumbnail for upload upl_{w.b36(8)}: unsupported image type image/heic",
+               {"exception": "[object] (Intervention\\Image\\Exception\\NotSupportedException(code: 0))"})
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=1):
         for _ in range(w.count(1.6 * L)):
             m = w.ri(10000, 48999)
-            portal(
-                w, w.jit(t), "ERROR",
-                "SQLSTATE[HY000]: General error: 3024 Query execution was interrupted, maximum "
-                "statement execution time exceeded (SQL: select * from `orders` where `merchant_id` = "
-                f"{m} and `status` in (novo, aceito))",
-                {"exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"},
-            )
+            portal(w, w.jit(t), "ERROR",
+                   "SQLSTATE[HY000]: General error: 3024 Query execution was interrupted, maximum "
+                   "statement execution time exceeded (SQL: select * from `orders` where `merchant_id` = "
+                   f"{m} and `status` in (novo, aceito))",
+                   {"exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"})
     if inside(t, HEAP):
         for _ in range(w.count(2.2 * L)):
             o = w.order()
@@ -1001,10 +933,8 @@ def portal_bg(w: World, t: datetime) -> None:
                 {"exception": "[object] (GuzzleHttp\\Exception\\ConnectException(code: 0))"},
             )
             if w.r() < 0.5:
-                portal(
-                    w, w.jit(t), "WARN", f"Aceite do pedido {o} falhou, o tablet vai tentar de novo",
-                    {"tentativa": w.ri(2, 4)},
-                )
+                portal(w, w.jit(t), "WARN", f"Aceite do pedido {o} falhou, o tablet vai tentar de novo",
+                       {"tentativa": w.ri(2, 4)})
 
 
 def orders_bg(w: World, t: datetime) -> None:
@@ -1014,46 +944,34 @@ def orders_bg(w: World, t: datetime) -> None:
         r = w.r()
         th = f"http-nio-8080-exec-{w.ri(1, 40)}"
         if r < 0.5:
-            orders_log(
-                w, tt, "INFO", th, "c.r.orders.checkout.OrderService",
-                f"Order {w.order()} created for merchant {w.merchant()} total=BRL "
-                f"{w.ri(18, 160)}.{w.ri(0, 99):02d} "
-                f"payment={w.pick(['PIX', 'PIX', 'CARD', 'CARD', 'CARD', 'VR'])}",
-            )
+            orders_log(w, tt, "INFO", th, "c.r.orders.checkout.OrderService",
+                       f"Order {w.order()} created for merchant {w.merchant()} total=BRL "
+                       f"{w.ri(18, 160)}.{w.ri(0, 99):02d} "
+                       f"payment={w.pick(['PIX', 'PIX', 'CARD', 'CARD', 'CARD', 'VR'])}")
         elif r < 0.8:
-            orders_log(
-                w, tt, "INFO", f"order-events-{w.ri(1, 4)}", "c.r.orders.status.StatusPublisher",
-                f"Order {w.order()} status "
-                f"{w.pick(['ACCEPTED', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED'])}",
-            )
+            orders_log(w, tt, "INFO", f"order-events-{w.ri(1, 4)}", "c.r.orders.status.StatusPublisher",
+                       f"Order {w.order()} status "
+                       f"{w.pick(['ACCEPTED', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED'])}")
         elif r < 0.92:
-            orders_log(
-                w, tt, "WARN", th, "c.r.orders.persistence.OrderRepository",
-                f"Optimistic lock conflict on order {w.order()} (version {w.ri(2, 6)}), retrying",
-            )
+            orders_log(w, tt, "WARN", th, "c.r.orders.persistence.OrderRepository",
+                       f"Optimistic lock conflict on order {w.order()} (version {w.ri(2, 6)}), retrying")
         else:
-            orders_log(
-                w, tt, "WARN", th, "c.r.orders.pricing.RequoteClient",
-                f"re-quote for {w.order()} differs from cart by BRL 0.{w.ri(1, 99):02d} (rounding), "
-                "keeping cart total",
-            )
+            orders_log(w, tt, "WARN", th, "c.r.orders.pricing.RequoteClient",
+                       f"re-quote for {w.order()} differs from cart by BRL 0.{w.ri(1, 99):02d} (rounding), "
+                       "keeping cart total")
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=1):
         for _ in range(w.count(2.4 * L)):
             p = w.pick(PODS["orders"])
             th = f"http-nio-8080-exec-{w.ri(1, 40)}"
             if w.r() < 0.5:
-                orders_log(
-                    w, w.jit(t), "ERROR", th, "com.zaxxer.hikari.pool.HikariPool",
-                    f"HikariPool-1 - Connection is not available, request timed out after 30000ms "
-                    f"(total=40, active=40, idle=0, waiting={w.ri(80, 160)})", p=p,
-                )
+                orders_log(w, w.jit(t), "ERROR", th, "com.zaxxer.hikari.pool.HikariPool",
+                           f"HikariPool-1 - Connection is not available, request timed out after 30000ms "
+                           f"(total=40, active=40, idle=0, waiting={w.ri(80, 160)})", p=p)
             else:
-                orders_log(
-                    w, w.jit(t), "ERROR", th, "c.r.orders.checkout.OrderService",
-                    f"Failed to create order for {w.cart()}: "
-                    "org.springframework.dao.DataAccessResourceFailureException: "
-                    "Unable to acquire JDBC Connection", p=p,
-                )
+                orders_log(w, w.jit(t), "ERROR", th, "c.r.orders.checkout.OrderService",
+                           f"Failed to create order for {w.cart()}: "
+                           "org.springframework.dao.DataAccessResourceFailureException: "
+                           "Unable to acquire JDBC Connection", p=p)
     if inside(t, RABBIT):
         for _ in range(w.count(2.2 * L)):
             orders_log(
@@ -1064,17 +982,13 @@ def orders_bg(w: World, t: datetime) -> None:
             )
     if inside(t, HEAP):
         if w.r() < 0.5:
-            orders_log(
-                w, w.jit(t), "WARN", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
-                "HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
-                f"delta={w.ri(8, 52)}s).",
-            )
+            orders_log(w, w.jit(t), "WARN", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+                       "HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
+                       f"delta={w.ri(8, 52)}s).")
         for _ in range(w.count(0.6 * L)):
-            orders_log(
-                w, w.jit(t), "WARN", f"http-nio-8080-exec-{w.ri(1, 40)}",
-                "c.r.orders.web.SlowRequestFilter",
-                f"Slow request POST /internal/orders/{w.order()}/accept took {w.ri(5200, 14000)} ms",
-            )
+            orders_log(w, w.jit(t), "WARN", f"http-nio-8080-exec-{w.ri(1, 40)}",
+                       "c.r.orders.web.SlowRequestFilter",
+                       f"Slow request POST /internal/orders/{w.order()}/accept took {w.ri(5200, 14000)} ms")
 
 
 def payments_bg(w: World, t: datetime, leased: dict) -> None:
@@ -1090,93 +1004,67 @@ def payments_bg(w: World, t: datetime, leased: dict) -> None:
                 f"PIX charge created txid={txid} amount={w.ri(18, 160)}.{w.ri(0, 99):02d} order={w.order()}",
             )
             if not inside(tt, DNS):
-                pay(
-                    w, tt + timedelta(seconds=w.ri(20, 140)), "INFO", f"webhook-{w.ri(1, 8)}",
+                pay(w, tt + timedelta(seconds=w.ri(20, 140)), "INFO", f"webhook-{w.ri(1, 8)}",
                     "c.r.p.pix.PixWebhookController",
                     f"PIX webhook received txid={txid} status=CONCLUIDA "
-                    f"endToEndId=E{w.ri(10000000, 99999999)}2026{w.hexid(10)}",
-                )
+                    f"endToEndId=E{w.ri(10000000, 99999999)}2026{w.hexid(10)}")
         elif r < 0.6:
-            pay(
-                w, tt, "INFO", th, "c.r.p.card.CardPaymentService",
+            pay(w, tt, "INFO", th, "c.r.p.card.CardPaymentService",
                 f"card authorized order={w.order()} psp_id=ch_{w.b36(12)} "
                 f"brand={w.pick(['visa', 'mastercard', 'elo', 'amex'])} "
-                f"3ds={w.pick(['frictionless', 'frictionless', 'challenge'])}",
-            )
+                f"3ds={w.pick(['frictionless', 'frictionless', 'challenge'])}")
         elif r < 0.78:
-            code, why = w.pick(
-                [
-                    ("51", "insufficient funds"), ("05", "do not honour"),
-                    ("57", "transaction not permitted"), ("54", "expired card"),
-                ]
-            )
-            pay(
-                w, tt, "WARN", th, "c.r.p.card.CardPaymentService",
-                f"card declined order={w.order()} acquirer_code={code} ({why})",
-            )
+            code, why = w.pick([
+                                   ("51", "insufficient funds"), ("05", "do not honour"),
+                                   ("57", "transaction not permitted"), ("54", "expired card"),
+                               ])
+            pay(w, tt, "WARN", th, "c.r.p.card.CardPaymentService",
+                f"card declined order={w.order()} acquirer_code={code} ({why})")
         elif r < 0.9:
-            pay(
-                w, tt, "WARN", th, "c.r.p.psp.CobraPayClient",
+            pay(w, tt, "WARN", th, "c.r.p.psp.CobraPayClient",
                 "PSP call POST /v2/charges timed out after 3000 ms, retry 1/2 succeeded in "
-                f"{w.ri(180, 900)} ms",
-            )
+                f"{w.ri(180, 900)} ms")
         else:
-            pay(
-                w, tt, "INFO", th, "c.r.p.card.ThreeDsService",
-                f"3DS challenge completed order={w.order()} eci=05",
-            )
+            pay(w, tt, "INFO", th, "c.r.p.card.ThreeDsService",
+                f"3DS challenge completed order={w.order()} eci=05")
     if w.r() < 0.02:
-        pay(
-            w, w.jit(t), "ERROR", "refund-worker-1", "c.r.p.refund.RefundService",
-            f"PSP refund failed for {w.order()}: 409 REFUND_ALREADY_REQUESTED",
-        )
+        pay(w, w.jit(t), "ERROR", "refund-worker-1", "c.r.p.refund.RefundService",
+            f"PSP refund failed for {w.order()}: 409 REFUND_ALREADY_REQUESTED")
     if w.r() < 0.02 and not inside(t, DNS):
-        pay(
-            w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
-            f"PIX charge txid={w.hexid(26)} still ATIVA after 300s with no webhook, scheduling status poll",
-        )
+        pay(w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
+            f"PIX charge txid={w.hexid(26)} still ATIVA after 300s with no webhook, scheduling status poll")
     if inside(t, DNS):
         for _ in range(w.count(1.8 * L + 0.3)):
             txid = w.hexid(26)
-            pay(
-                w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
-                f"PIX charge txid={txid} still ATIVA after 300s with no webhook, scheduling status poll",
-            )
+            pay(w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
+                f"PIX charge txid={txid} still ATIVA after 300s with no webhook, scheduling status poll")
             if w.r() < 0.7:
-                pay(
-                    w, w.jit(t), "WARN", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
+                pay(w, w.jit(t), "WARN", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
                     f"status poll txid={txid} -> CONCLUIDA (paid {w.ri(4, 9)} min ago), webhook never "
-                    "arrived",
-                )
+                    "arrived")
             else:
-                pay(
-                    w, w.jit(t), "ERROR", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
+                pay(w, w.jit(t), "ERROR", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
                     f"order {w.order()} cancelled: PIX txid={txid} not confirmed before the order's 10 "
-                    "min payment deadline",
-                )
+                    "min payment deadline")
     # the PSP http connection pool (6.3.2 leaks one connection per 3DS callback error)
     if t.minute % 10 == 0:
         for p in PODS["payments"]:
             n = leased[p[0]]
             pend = 0 if n < 20 else w.ri(40, 120)
-            pay(
-                w, w.jit(t, 5), "INFO", "pool-stats", "c.r.p.psp.PspHttpClient",
+            pay(w, w.jit(t, 5), "INFO", "pool-stats", "c.r.p.psp.PspHttpClient",
                 f"psp http pool stats [leased: {min(20, n + w.ri(0, 3))}; pending: {pend}; available: "
-                f"{max(0, 20 - n - 2)}; max: 20]", p=p,
-            )
+                f"{max(0, 20 - n - 2)}; max: 20]", p=p)
     if inside(t, POOL):
         for p in PODS["payments"]:
             if leased[p[0]] >= 20:
                 for _ in range(w.count(1.6 * L)):
-                    pay(
-                        w, w.jit(t), "ERROR", f"http-nio-8080-exec-{w.ri(1, 30)}",
+                    pay(w, w.jit(t), "ERROR", f"http-nio-8080-exec-{w.ri(1, 30)}",
                         "c.r.p.psp.CobraPayClient",
                         f"PSP call failed for {w.order()}: "
                         "org.apache.hc.core5.http.ConnectionRequestTimeoutException: "
                         f"Timeout deadline: 3000 MILLISECONDS, actual: {w.ri(3001, 3009)} MILLISECONDS - "
                         "psp http connection pool "
-                        f"exhausted [leased: 20; pending: {w.ri(40, 120)}; available: 0; max: 20]", p=p,
-                    )
+                        f"exhausted [leased: 20; pending: {w.ri(40, 120)}; available: 0; max: 20]", p=p)
 
 
 def dispatch_bg(w: World, t: datetime) -> None:
@@ -1186,74 +1074,52 @@ def dispatch_bg(w: World, t: datetime) -> None:
         r = w.r()
         o = w.order()
         if r < 0.45:
-            zap(
-                w, tt, "INFO", "matcher/offer.go:112", "order offered to courier", order_id=o,
-                courier_id=w.courier(), eta_s=w.ri(240, 1500), radius_km=3.0,
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:112", "order offered to courier", order_id=o,
+                courier_id=w.courier(), eta_s=w.ri(240, 1500), radius_km=3.0)
         elif r < 0.75:
-            zap(
-                w, tt, "INFO", "matcher/offer.go:188", "courier accepted offer", order_id=o,
-                courier_id=w.courier(),
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:188", "courier accepted offer", order_id=o,
+                courier_id=w.courier())
         elif r < 0.85:
-            zap(
-                w, tt, "INFO", "matcher/offer.go:201", "courier rejected offer", order_id=o,
-                courier_id=w.courier(), reason=w.pick(["too_far", "timeout", "busy"]),
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:201", "courier rejected offer", order_id=o,
+                courier_id=w.courier(), reason=w.pick(["too_far", "timeout", "busy"]))
         elif r < 0.93:
-            zap(
-                w, tt, "WARN", "matcher/candidates.go:77", "no eligible couriers within radius, widening",
+            zap(w, tt, "WARN", "matcher/candidates.go:77", "no eligible couriers within radius, widening",
                 order_id=o, radius_km=3.0, next_radius_km=5.0, candidates=w.ri(0, 6), alive=w.ri(1, 6),
-                region=w.pick(REGIONS),
-            )
+                region=w.pick(REGIONS))
         else:
-            zap(
-                w, tt, "WARN", "store/orders.go:54", "order not found on replica, retrying", order_id=o,
-                attempt=1, replica="mysql-orders-ro",
-            )
+            zap(w, tt, "WARN", "store/orders.go:54", "order not found on replica, retrying", order_id=o,
+                attempt=1, replica="mysql-orders-ro")
     if w.r() < 0.03:
-        zap(
-            w, w.jit(t), "ERROR", "push/courier.go:63", "offer push failed: courier app token unregistered",
-            courier_id=w.courier(), error="messaging/registration-token-not-registered",
-        )
+        zap(w, w.jit(t), "ERROR", "push/courier.go:63", "offer push failed: courier app token unregistered",
+            courier_id=w.courier(), error="messaging/registration-token-not-registered")
     if inside(t, EVICT):
         for _ in range(w.count(1.6 * L + 0.4)):
-            zap(
-                w, w.jit(t), "WARN", "matcher/candidates.go:77",
+            zap(w, w.jit(t), "WARN", "matcher/candidates.go:77",
                 "no eligible couriers within radius, widening", order_id=w.order(), radius_km=3.0,
-                next_radius_km=5.0, candidates=w.ri(8, 31), alive=0, region=w.pick(REGIONS),
-            )
+                next_radius_km=5.0, candidates=w.ri(8, 31), alive=0, region=w.pick(REGIONS))
         if t >= EVICT[0] + timedelta(minutes=10):
             for _ in range(w.count(0.9 * L + 0.2)):
-                zap(
-                    w, w.jit(t), "ERROR", "matcher/escalate.go:31",
+                zap(w, w.jit(t), "ERROR", "matcher/escalate.go:31",
                     "order unassigned after 10m, escalating to ops", order_id=w.order(),
-                    attempts=w.ri(4, 9), last_candidates=w.ri(8, 31), last_alive=0,
-                )
+                    attempts=w.ri(4, 9), last_candidates=w.ri(8, 31), last_alive=0)
     if inside(t, REPL) and t >= REPL[0] + timedelta(minutes=1):
         for _ in range(w.count(2.0 * L)):
             o = w.order()
-            zap(
-                w, w.jit(t), "WARN", "store/orders.go:54", "order not found on replica, retrying",
-                order_id=o, attempt=w.ri(1, 3), replica="mysql-orders-ro",
-            )
+            zap(w, w.jit(t), "WARN", "store/orders.go:54", "order not found on replica, retrying",
+                order_id=o, attempt=w.ri(1, 3), replica="mysql-orders-ro")
             if w.r() < 0.6:
-                zap(
-                    w, w.jit(t), "ERROR", "matcher/loop.go:140",
+                zap(w, w.jit(t), "ERROR", "matcher/loop.go:140",
                     "order not found after 3 retries, leaving unassigned", order_id=o,
-                    replica="mysql-orders-ro", queue="dispatch.order-ready",
-                )
+                    replica="mysql-orders-ro", queue="dispatch.order-ready")
     if inside(t, GEO_SYMPTOM):
         f = min(1.0, (t - GEO_SYMPTOM[0]).total_seconds() / 900)
         if t >= GEO_SYMPTOM[0] + timedelta(minutes=45):
             f = max(0.0, 1 - (t - GEO_SYMPTOM[0] - timedelta(minutes=45)).total_seconds() / 1700)
         for _ in range(w.count(2.2 * L * f)):
-            zap(
-                w, w.jit(t), "ERROR", "route/plan.go:96", "cannot offer order: route distance exceeds max",
+            zap(w, w.jit(t), "ERROR", "route/plan.go:96", "cannot offer order: route distance exceeds max",
                 order_id=w.order(), dist_km=round(7800 + w.r() * 900, 1),
                 max_km=30 if t >= at(1, 22, 35) else 25, dropoff="(0.000000,0.000000)",
-                merchant_id=w.merchant(),
-            )
+                merchant_id=w.merchant())
 
 
 def courier_bg(w: World, t: datetime) -> None:
@@ -1263,30 +1129,20 @@ def courier_bg(w: World, t: datetime) -> None:
         r = w.r()
         c = w.courier()
         if r < 0.45:
-            cloc(
-                w, tt, "WARN", "ingest/pings.go:141", "dropping out-of-order ping", courier=c,
-                seq=w.ri(1000, 99999), last_seq=w.ri(1000, 99999), lag_ms=w.ri(900, 42000),
-            )
+            cloc(w, tt, "WARN", "ingest/pings.go:141", "dropping out-of-order ping", courier=c,
+                 seq=w.ri(1000, 99999), last_seq=w.ri(1000, 99999), lag_ms=w.ri(900, 42000))
         elif r < 0.75:
-            cloc(
-                w, tt, "WARN", "ingest/pings.go:168", "gps accuracy too low, ignoring", courier=c,
-                accuracy_m=w.ri(120, 2400), app=w.pick(["RangoEntregador/6.2.1", "RangoEntregador/6.1.9"]),
-            )
+            cloc(w, tt, "WARN", "ingest/pings.go:168", "gps accuracy too low, ignoring", courier=c,
+                 accuracy_m=w.ri(120, 2400), app=w.pick(["RangoEntregador/6.2.1", "RangoEntregador/6.1.9"]))
         elif r < 0.95:
-            cloc(
-                w, tt, "INFO", "ingest/flush.go:52", "pings flushed", batch=w.ri(200, 900),
-                geoadd_ms=w.ri(1, 9), key=f"couriers:geo:{w.pick(REGIONS)}",
-            )
+            cloc(w, tt, "INFO", "ingest/flush.go:52", "pings flushed", batch=w.ri(200, 900),
+                 geoadd_ms=w.ri(1, 9), key=f"couriers:geo:{w.pick(REGIONS)}")
         else:
-            cloc(
-                w, tt, "WARN", "ingest/stream.go:88", "courier stream idle, closing", courier=c,
-                idle_s=w.ri(61, 300),
-            )
+            cloc(w, tt, "WARN", "ingest/stream.go:88", "courier stream idle, closing", courier=c,
+                 idle_s=w.ri(61, 300))
     if w.r() < 0.08:
-        cloc(
-            w, w.jit(t), "ERROR", "ingest/stream.go:97", "grpc stream reset by client", code="Canceled",
-            courier=w.courier(), err="rpc error: code = Canceled desc = context canceled",
-        )
+        cloc(w, w.jit(t), "ERROR", "ingest/stream.go:97", "grpc stream reset by client", code="Canceled",
+             courier=w.courier(), err="rpc error: code = Canceled desc = context canceled")
 
 
 def pricing_bg(w: World, t: datetime) -> None:
@@ -1299,54 +1155,38 @@ def pricing_bg(w: World, t: datetime) -> None:
         r = w.r()
         c = w.cart()
         if r < 0.6:
-            pricing(
-                w, tt, "INFO", "pricing.quote",
-                f"quote {c} subtotal={w.ri(18, 160)}.{w.ri(0, 99):02d} "
-                f"fee={w.ri(0, 12)}.{w.pick(['00', '49', '90', '99'])} "
-                f"distance_km={w.ri(1, 9)}.{w.ri(0, 9)} surge=1.{w.ri(0, 3)}",
-            )
+            pricing(w, tt, "INFO", "pricing.quote",
+                    f"quote {c} subtotal={w.ri(18, 160)}.{w.ri(0, 99):02d} "
+                    f"fee={w.ri(0, 12)}.{w.pick(['00', '49', '90', '99'])} "
+                    f"distance_km={w.ri(1, 9)}.{w.ri(0, 9)} surge=1.{w.ri(0, 3)}")
         elif r < 0.8:
             cp = w.pick(["PIZZA20", "ALMOCO12", "SEGUNDOU15"])
-            pricing(
-                w, tt, "WARN", "pricing.coupons",
-                f"coupon {cp} rejected for {c}: COUPON_MIN_ORDER "
-                f"(subtotal={w.ri(12, 29)}.{w.ri(0, 99):02d} min=30.00)",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon {cp} rejected for {c}: COUPON_MIN_ORDER "
+                    f"(subtotal={w.ri(12, 29)}.{w.ri(0, 99):02d} min=30.00)")
         elif r < 0.9:
-            pricing(
-                w, tt, "WARN", "pricing.coupons",
-                f"coupon PRIMEIRA10 rejected for {c}: COUPON_ALREADY_USED (user {w.user()})",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon PRIMEIRA10 rejected for {c}: COUPON_ALREADY_USED (user {w.user()})")
         elif r < 0.95:
-            pricing(
-                w, tt, "WARN", "pricing.coupons",
-                f"coupon {w.pick(['MAES30', 'DIADASMAES'])} rejected for {c}: COUPON_EXPIRED "
-                f"(valid_until=2026-05-10 today={today} tz={tz})",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon {w.pick(['MAES30', 'DIADASMAES'])} rejected for {c}: COUPON_EXPIRED "
+                    f"(valid_until=2026-05-10 today={today} tz={tz})")
         else:
-            pricing(
-                w, tt, "WARN", "pricing.distance",
-                f"geo distance-matrix slow ({w.ri(600, 1500)} ms), using haversine estimate",
-            )
+            pricing(w, tt, "WARN", "pricing.distance",
+                    f"geo distance-matrix slow ({w.ri(600, 1500)} ms), using haversine estimate")
     if inside(t, COUPON) and t < at(0, 23, 4):
         for _ in range(w.count(1.6 * L)):
-            pricing(
-                w, w.jit(t), "WARN", "pricing.coupons",
-                f"coupon JANTAR20 rejected for {w.cart()}: COUPON_EXPIRED "
-                f"(valid_until=2026-05-11 today={today} tz=UTC)",
-            )
+            pricing(w, w.jit(t), "WARN", "pricing.coupons",
+                    f"coupon JANTAR20 rejected for {w.cart()}: COUPON_EXPIRED "
+                    f"(valid_until=2026-05-11 today={today} tz=UTC)")
     lt = loc(t)
     if lt.hour == 21 and lt.minute == 0 and not fixed:
         ended = {0: "JANTAR20, SEGUNDOU15", 1: "TERCA-PIZZA", 2: "QUARTOU10"}[(t - DAY0).days]
-        pricing(
-            w, t + timedelta(milliseconds=212), "INFO", "pricing.promo_calendar",
-            f"promo calendar rolled over to {today} (tz=UTC): campaigns ended: {ended}",
-        )
+        pricing(w, t + timedelta(milliseconds=212), "INFO", "pricing.promo_calendar",
+                f"promo calendar rolled over to {today} (tz=UTC): campaigns ended: {ended}")
     if lt.hour == 0 and lt.minute == 0:
-        pricing(
-            w, t + timedelta(milliseconds=340), "INFO", "pricing.promo_calendar",
-            f"daily coupon counters reset for {lt.strftime('%Y-%m-%d')}",
-        )
+        pricing(w, t + timedelta(milliseconds=340), "INFO", "pricing.promo_calendar",
+                f"daily coupon counters reset for {lt.strftime('%Y-%m-%d')}")
 
 
 def notifications_bg(w: World, t: datetime) -> None:
@@ -1355,52 +1195,36 @@ def notifications_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         r = w.r()
         if r < 0.35:
-            notif(
-                w, tt, "INFO", "push sent", channel="push", kind="order_status", order=w.order(),
-                platform=w.pick(["fcm", "apns"]),
-            )
+            notif(w, tt, "INFO", "push sent", channel="push", kind="order_status", order=w.order(),
+                  platform=w.pick(["fcm", "apns"]))
         elif r < 0.55:
-            notif(
-                w, tt, "INFO", "whatsapp sent", channel="whatsapp",
-                template=w.pick(["pedido_confirmado", "pedido_a_caminho", "pedido_entregue"]),
-                wamid=f"wamid.HBgM{w.b36(20)}",
-            )
+            notif(w, tt, "INFO", "whatsapp sent", channel="whatsapp",
+                  template=w.pick(["pedido_confirmado", "pedido_a_caminho", "pedido_entregue"]),
+                  wamid=f"wamid.HBgM{w.b36(20)}")
         elif r < 0.72:
             sid = f"sms_{w.b36(10)}"
-            notif(
-                w, tt, "INFO", "sms accepted by provider", channel="sms", provider="torpedosms", id=sid,
-                to=w.phone(), kind="otp",
-            )
+            notif(w, tt, "INFO", "sms accepted by provider", channel="sms", provider="torpedosms", id=sid,
+                  to=w.phone(), kind="otp")
             fail = 0.62 if inside(tt, SMS) else 0.04
             if w.r() < fail:
                 st, err = w.pick(
                     [("UNDELIVERED", "EC-0203"), ("EXPIRED", "EC-0410"), ("UNDELIVERED", "EC-0207")]
                 )
-                notif(
-                    w, tt + timedelta(seconds=w.ri(30, 300)), "WARN",
-                    f"sms dlr: {sid} status={st} err={err}", channel="sms", provider="torpedosms",
-                    carrier=w.pick(["VIVO", "CLARO", "TIM", "OI"]),
-                )
+                notif(w, tt + timedelta(seconds=w.ri(30, 300)), "WARN",
+                      f"sms dlr: {sid} status={st} err={err}", channel="sms", provider="torpedosms",
+                      carrier=w.pick(["VIVO", "CLARO", "TIM", "OI"]))
             else:
-                notif(
-                    w, tt + timedelta(seconds=w.ri(3, 20)), "INFO", f"sms dlr: {sid} status=DELIVERED",
-                    channel="sms", provider="torpedosms",
-                )
+                notif(w, tt + timedelta(seconds=w.ri(3, 20)), "INFO", f"sms dlr: {sid} status=DELIVERED",
+                      channel="sms", provider="torpedosms")
         elif r < 0.85:
-            notif(
-                w, tt, "WARN", "whatsapp template rate limit hit (131056), requeue in 30s",
-                channel="whatsapp", template="pedido_a_caminho",
-            )
+            notif(w, tt, "WARN", "whatsapp template rate limit hit (131056), requeue in 30s",
+                  channel="whatsapp", template="pedido_a_caminho")
         else:
-            notif(
-                w, tt, "WARN", f"APNs BadDeviceToken for device dev_{w.b36(12)}, unregistering",
-                channel="push",
-            )
+            notif(w, tt, "WARN", f"APNs BadDeviceToken for device dev_{w.b36(12)}, unregistering",
+                  channel="push")
     if w.r() < 0.025:
-        notif(
-            w, w.jit(t), "ERROR", "FCM send failed: messaging/internal-error, will retry", channel="push",
-            attempt=1,
-        )
+        notif(w, w.jit(t), "ERROR", "FCM send failed: messaging/internal-error, will retry", channel="push",
+              attempt=1)
 
 
 def catalog_bg(w: World, t: datetime) -> None:
@@ -1411,39 +1235,27 @@ def catalog_bg(w: World, t: datetime) -> None:
         reg = w.pick(REGIONS)
         idx = "menus-v2" if (reg == "BH" and tt >= at(1, 10, 30)) else "menus"
         if r < 0.5:
-            catalog(
-                w, tt, "INFO", "menu served", merchant=w.merchant(), region=reg, index=idx,
-                items=w.ri(14, 220), took_ms=w.ri(4, 60),
-            )
+            catalog(w, tt, "INFO", "menu served", merchant=w.merchant(), region=reg, index=idx,
+                    items=w.ri(14, 220), took_ms=w.ri(4, 60))
         elif r < 0.75:
-            catalog(
-                w, tt, "INFO", "search", q=w.pick(SEARCH_Q), region=reg, hits=w.ri(3, 400),
-                took_ms=w.ri(8, 140),
-            )
+            catalog(w, tt, "INFO", "search", q=w.pick(SEARCH_Q), region=reg, hits=w.ri(3, 400),
+                    took_ms=w.ri(8, 140))
         elif r < 0.92:
             catalog(w, tt, "WARN", "menu item image missing", merchant=w.merchant(), sku=f"sku_{w.b36(8)}")
         else:
-            catalog(
-                w, tt, "WARN", "opensearch slow query", took_ms=w.ri(900, 2600), index="menus",
-                q=w.pick(SEARCH_Q),
-            )
+            catalog(w, tt, "WARN", "opensearch slow query", took_ms=w.ri(900, 2600), index="menus",
+                    q=w.pick(SEARCH_Q))
     if t.minute % 15 == 2 and w.r() < 0.4:
-        catalog(
-            w, w.jit(t, 20), "ERROR", "opensearch bulk partial failure", index="menus", failed=1,
-            total=w.ri(300, 800), reason="version_conflict_engine_exception",
-        )
+        catalog(w, w.jit(t, 20), "ERROR", "opensearch bulk partial failure", index="menus", failed=1,
+                total=w.ri(300, 800), reason="version_conflict_engine_exception")
     if inside(t, FLAG_RJ):
         for _ in range(w.count(2.0 * L)):
             m = w.merchant()
             tt = w.jit(t)
-            catalog(
-                w, tt, "INFO", "menu query", merchant=m, region="RJ", index="menus-v2", hits=0,
-                flag="catalog.menu_index_v2",
-            )
-            catalog(
-                w, tt + timedelta(milliseconds=3), "WARN", "menu empty, returning MENU_NOT_FOUND",
-                merchant=m, region="RJ", index="menus-v2",
-            )
+            catalog(w, tt, "INFO", "menu query", merchant=m, region="RJ", index="menus-v2", hits=0,
+                    flag="catalog.menu_index_v2")
+            catalog(w, tt + timedelta(milliseconds=3), "WARN", "menu empty, returning MENU_NOT_FOUND",
+                    merchant=m, region="RJ", index="menus-v2")
 
 
 def geo_bg(w: World, t: datetime) -> None:
@@ -1453,88 +1265,64 @@ def geo_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         r = w.r()
         if r < 0.4:
-            geo_access(
-                w, tt, w.pick(["10.42.2.155", "10.42.3.173", "10.42.1.190"]),
-                f"/v1/distance?from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}"
-                f"&to=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}",
-            )
+            geo_access(w, tt, w.pick(["10.42.2.155", "10.42.3.173", "10.42.1.190"]),
+                       f"/v1/distance?from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}"
+                       f"&to=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}")
         elif r < 0.65:
             cep = w.pick(CEPS)
             if bad and w.r() < 0.7:
-                geo(
-                    w, tt, "INFO",
-                    f"geocode cep={cep} -> (0.000000,0.000000) source=geoponto cached ttl=86400s",
-                )
+                geo(w, tt, "INFO",
+                    f"geocode cep={cep} -> (0.000000,0.000000) source=geoponto cached ttl=86400s")
             elif w.r() < 0.6:
-                geo(
-                    w, tt, "INFO",
-                    f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) source=cache",
-                )
+                geo(w, tt, "INFO",
+                    f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) source=cache")
             else:
-                geo(
-                    w, tt, "INFO",
+                geo(w, tt, "INFO",
                     f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) "
-                    "source=geoponto cached ttl=86400s",
-                )
+                    "source=geoponto cached ttl=86400s")
         elif r < 0.85:
-            geo(
-                w, tt, "WARN",
-                f"GeoPonto 429 Too Many Requests, retrying in {w.pick([250, 500])}ms (attempt 1/3)",
-            )
+            geo(w, tt, "WARN",
+                f"GeoPonto 429 Too Many Requests, retrying in {w.pick([250, 500])}ms (attempt 1/3)")
         else:
             geo(
                 w, tt, "WARN",
                 f"low-confidence geocode for cep={w.pick(CEPS)} (precision=CIDADE), returning city centroid",
             )
     if w.r() < 0.02:
-        geo(
-            w, w.jit(t), "ERROR",
-            "GeoPonto timeout after 2000ms for /distancematrix, serving haversine fallback",
-        )
+        geo(w, w.jit(t), "ERROR",
+            "GeoPonto timeout after 2000ms for /distancematrix, serving haversine fallback")
     if inside(t, GEO_SYMPTOM) and t >= at(1, 22, 27):
         for _ in range(w.count(1.0 * L)):
-            geo_access(
-                w, w.jit(t), "10.42.1.190",
-                f"/v1/route?order=ord_{w.ri(8830000, 8839999)}"
-                f"&from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}&to=0.000000,0.000000",
-            )
+            geo_access(w, w.jit(t), "10.42.1.190",
+                       f"/v1/route?order=ord_{w.ri(8830000, 8839999)}"
+                       f"&from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}&to=0.000000,0.000000")
 
 
 def mysql_bg(w: World, t: datetime) -> None:
     if w.r() < 0.12:
-        mysql(
-            w, w.jit(t), "WARN", w.ri(88000, 99000), "MY-013360", "Server",
-            "Plugin mysql_native_password reported: ''mysql_native_password' is deprecated and will be "
-            "removed in a future release. Please use caching_sha2_password instead'",
-        )
+        mysql(w, w.jit(t), "WARN", w.ri(88000, 99000), "MY-013360", "Server",
+              "Plugin mysql_native_password reported: ''mysql_native_password' is deprecated and will be "
+              "removed in a future release. Please use caching_sha2_password instead'")
     if w.r() < 0.05:
-        mysql(
-            w, w.jit(t), "INFO", w.ri(88000, 99000), "MY-010914", "Server",
-            f"Aborted connection {w.ri(88000, 99000)} to db: 'orders' user: "
-            f"'{w.pick(['portal_ro', 'orders_app', 'dispatch_ro'])}' "
-            f"host: '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' (Got an error reading communication packets).",
-            host=w.pick(["mysql-orders-0", "mysql-orders-ro-0"]),
-        )
+        mysql(w, w.jit(t), "INFO", w.ri(88000, 99000), "MY-010914", "Server",
+              f"Aborted connection {w.ri(88000, 99000)} to db: 'orders' user: "
+              f"'{w.pick(['portal_ro', 'orders_app', 'dispatch_ro'])}' "
+              f"host: '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' (Got an error reading communication packets).",
+              host=w.pick(["mysql-orders-0", "mysql-orders-ro-0"]))
     if w.r() < 0.015:
-        mysql(
-            w, w.jit(t), "WARN", 0, "MY-010055", "Server",
-            f"IP address '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' could not be resolved: Name or service not "
-            "known",
-        )
+        mysql(w, w.jit(t), "WARN", 0, "MY-010055", "Server",
+              f"IP address '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' could not be resolved: Name or service not "
+              "known")
     if t.minute % 10 == 0 and not inside(t, MDL):
-        mysql_watch(
-            w, w.jit(t, 5), "INFO",
-            f"processlist: {w.ri(30, 90)} threads, 0 waiting for locks, longest trx {w.ri(1, 40)}s",
-        )
+        mysql_watch(w, w.jit(t, 5), "INFO",
+                    f"processlist: {w.ri(30, 90)} threads, 0 waiting for locks, longest trx {w.ri(1, 40)}s")
     if w.r() < 0.06 * load(t):
         q = w.r() * 2 + 1.1
-        mysql(
-            w, w.jit(t), "INFO", w.ri(88000, 99000), "slow-log", "Server",
-            f"# User@Host: portal_ro[portal_ro] @ [10.42.2.177]\n# Query_time: {q:.6f}  Lock_time: "
-            "0.000004 Rows_sent: 50  "
-            f"Rows_examined: {w.ri(200000, 900000)}\nSELECT * FROM orders WHERE merchant_id = "
-            f"{w.ri(10000, 48999)} ORDER BY created_at DESC LIMIT 50;", container="slow-log",
-        )
+        mysql(w, w.jit(t), "INFO", w.ri(88000, 99000), "slow-log", "Server",
+              f"# User@Host: portal_ro[portal_ro] @ [10.42.2.177]\n# Query_time: {q:.6f}  Lock_time: "
+              "0.000004 Rows_sent: 50  "
+              f"Rows_examined: {w.ri(200000, 900000)}\nSELECT * FROM orders WHERE merchant_id = "
+              f"{w.ri(10000, 48999)} ORDER BY created_at DESC LIMIT 50;", container="slow-log")
 
 
 def redis_bg(w: World, t: datetime) -> None:
@@ -1543,21 +1331,15 @@ def redis_bg(w: World, t: datetime) -> None:
         if m % every == 0:
             tt = w.jit(t, 30)
             changes = w.ri(1000, 90000)
-            redis(
-                w, tt, inst, "*",
-                f"{10000 if changes > 10000 else 100} changes in {60 if changes > 10000 else 300} "
-                "seconds. Saving...",
-            )
+            redis(w, tt, inst, "*",
+                  f"{10000 if changes > 10000 else 100} changes in {60 if changes > 10000 else 300} "
+                  "seconds. Saving...")
             pid = w.ri(200, 30000)
             redis(w, tt + timedelta(milliseconds=3), inst, "*", f"Background saving started by pid {pid}")
-            redis(
-                w, tt + timedelta(milliseconds=w.ri(300, 2400)), inst, "*", "DB saved on disk", role="C",
-                pid=pid,
-            )
-            redis(
-                w, tt + timedelta(milliseconds=w.ri(2500, 3000)), inst, "*",
-                "Background saving terminated with success",
-            )
+            redis(w, tt + timedelta(milliseconds=w.ri(300, 2400)), inst, "*", "DB saved on disk", role="C",
+                  pid=pid)
+            redis(w, tt + timedelta(milliseconds=w.ri(2500, 3000)), inst, "*",
+                  "Background saving terminated with success")
 
 
 def rabbit_bg(w: World, t: datetime) -> None:
@@ -1574,10 +1356,8 @@ def rabbit_bg(w: World, t: datetime) -> None:
         n = w.pick(PODS["rabbitmq"])[0]
         src = f"10.42.{w.ri(1, 3)}.{w.ri(10, 200)}:{w.ri(32768, 60999)}"
         conn = w.erl()
-        rabbit(
-            w, w.jit(t), "INFO",
-            f"accepting AMQP connection {conn} ({src} -> 10.42.5.{71 + int(n[-1])}:5672)", node_name=n,
-        )
+        rabbit(w, w.jit(t), "INFO",
+               f"accepting AMQP connection {conn} ({src} -> 10.42.5.{71 + int(n[-1])}:5672)", node_name=n)
     if w.r() < 0.018:
         n = w.pick(PODS["rabbitmq"])[0]
         rabbit(
@@ -1590,22 +1370,16 @@ def rabbit_bg(w: World, t: datetime) -> None:
 def k8s_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute == 0 and lt.hour in (11, 18):
-        k8s(
-            w, t + timedelta(seconds=14), "consumer-api", "INFO", "SuccessfulRescale",
+        k8s(w, t + timedelta(seconds=14), "consumer-api", "INFO", "SuccessfulRescale",
             "New size: 6; reason: cpu resource utilization (percentage of request) above target",
-            "HorizontalPodAutoscaler", "consumer-api",
-        )
+            "HorizontalPodAutoscaler", "consumer-api")
     if lt.minute == 0 and lt.hour in (15, 23):
-        k8s(
-            w, t + timedelta(seconds=20), "consumer-api", "INFO", "SuccessfulRescale",
-            "New size: 4; reason: All metrics below target", "HorizontalPodAutoscaler", "consumer-api",
-        )
+        k8s(w, t + timedelta(seconds=20), "consumer-api", "INFO", "SuccessfulRescale",
+            "New size: 4; reason: All metrics below target", "HorizontalPodAutoscaler", "consumer-api")
     if w.r() < 0.012:
         p = w.pick(PODS["merchant-portal"])
-        k8s(
-            w, w.jit(t), "merchant-portal", "WARN", "Unhealthy",
-            "Readiness probe failed: HTTP probe failed with statuscode: 503", "Pod", p[0], count=w.ri(1, 3),
-        )
+        k8s(w, w.jit(t), "merchant-portal", "WARN", "Unhealthy",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503", "Pod", p[0], count=w.ri(1, 3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1645,10 +1419,8 @@ STARTUP = {
 def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
     pods = PODS[service]
     step = dur / len(pods)
-    k8s(
-        w, t0, service, "INFO", "ScalingReplicaSet", f"Scaled up replica set {service}-{w.hexid(9)} to 1",
-        "Deployment", service,
-    )
+    k8s(w, t0, service, "INFO", "ScalingReplicaSet", f"Scaled up replica set {service}-{w.hexid(9)} to 1",
+        "Deployment", service)
     for i, p in enumerate(pods):
         ts = t0 + timedelta(seconds=i * step + w.ri(2, 8))
         k8s(
@@ -1656,33 +1428,25 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
             f'Successfully pulled image "123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{service}:{ver}" '
             f"in {w.ri(2, 9)}.{w.ri(100, 999)}s", "Pod", p[0],
         )
-        k8s(
-            w, ts + timedelta(seconds=1), service, "INFO", "Started", f"Started container {service}", "Pod",
-            p[0],
-        )
+        k8s(w, ts + timedelta(seconds=1), service, "INFO", "Started", f"Started container {service}", "Pod",
+            p[0])
         if service == "orders" and ver == "9.3.0":
             return  # the first new pod runs the V212 migration and stays unready (MKT-01)
         STARTUP[service](w, ts + timedelta(seconds=w.ri(6, 20)), ver, p)
         if service == "consumer-api":
             ka = "false" if ver == "5.12.0" else "true"
-            capi(
-                w, ts + timedelta(seconds=21), "INFO",
-                f"pricing client ready keepAlive={ka} connections="
-                f"{'unlimited' if ka == 'false' else '128'} pipelining=1", p=p,
-            )
-        k8s(
-            w, ts + timedelta(seconds=w.ri(25, 40)), service, "INFO", "Killing",
-            f"Stopping container {service}", "Pod", p[0],
-        )
+            capi(w, ts + timedelta(seconds=21), "INFO",
+                 f"pricing client ready keepAlive={ka} connections="
+                 f"{'unlimited' if ka == 'false' else '128'} pipelining=1", p=p)
+        k8s(w, ts + timedelta(seconds=w.ri(25, 40)), service, "INFO", "Killing",
+            f"Stopping container {service}", "Pod", p[0])
 
 
 def inc_mdl(w: World) -> None:
-    portal(
-        w, FIN_EXPORT[0], "INFO",
-        "Gerando relatório financeiro (abril/2026) para 1284 lojas: START TRANSACTION WITH CONSISTENT "
-        "SNAPSHOT", {"job": "App\\Jobs\\MerchantFinanceExport", "connection": "mysql_reports"},
-        container="queue-worker",
-    )
+    portal(w, FIN_EXPORT[0], "INFO",
+           "Gerando relatório financeiro (abril/2026) para 1284 lojas: START TRANSACTION WITH CONSISTENT "
+           "SNAPSHOT", {"job": "App\\Jobs\\MerchantFinanceExport", "connection": "mysql_reports"},
+           container="queue-worker")
     newpod = ("orders-7f9b6c5d8-q8w2e", "ip-10-42-1-80")
     t = MDL[0]
     for i, line in enumerate(
@@ -1702,11 +1466,9 @@ def inc_mdl(w: World) -> None:
     n = 0
     while ts < MDL[1] - timedelta(seconds=30):
         n += 1
-        k8s(
-            w, ts, "orders", "WARN", "Unhealthy",
+        k8s(w, ts, "orders", "WARN", "Unhealthy",
             'Startup probe failed: Get "http://10.42.1.181:8080/actuator/health/readiness": dial tcp '
-            "10.42.1.181:8080: connect: connection refused", "Pod", newpod[0], count=n,
-        )
+            "10.42.1.181:8080: connect: connection refused", "Pod", newpod[0], count=n)
         ts += timedelta(seconds=60)
     ts = MDL[0] + timedelta(seconds=50)
     while ts < MDL[1] - timedelta(seconds=25):
@@ -1724,16 +1486,12 @@ def inc_mdl(w: World) -> None:
         )
         ts += timedelta(seconds=60)
     kill = MDL[1] - timedelta(seconds=20)
-    mysql_watch(
-        w, kill, "WARN",
-        "KILL 88121 issued by dba.rmartins (trx blocking ALTER TABLE on orders.orders for "
-        f"{int((kill - MDL[0]).total_seconds())}s)",
-    )
-    mysql(
-        w, kill + timedelta(milliseconds=400), "INFO", 88121, "MY-010914", "Server",
-        "Aborted connection 88121 to db: 'orders' user: 'portal_ro' host: '10.42.2.177' (Got an error "
-        "writing communication packets).",
-    )
+    mysql_watch(w, kill, "WARN",
+                "KILL 88121 issued by dba.rmartins (trx blocking ALTER TABLE on orders.orders for "
+                f"{int((kill - MDL[0]).total_seconds())}s)")
+    mysql(w, kill + timedelta(milliseconds=400), "INFO", 88121, "MY-010914", "Server",
+          "Aborted connection 88121 to db: 'orders' user: 'portal_ro' host: '10.42.2.177' (Got an error "
+          "writing communication packets).")
     portal(
         w, FIN_EXPORT[1], "ERROR",
         "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL server "
@@ -1745,31 +1503,25 @@ def inc_mdl(w: World) -> None:
         container="queue-worker",
     )
     done = MDL[1] + timedelta(seconds=1)
-    mysql(
-        w, done, "INFO", 91877, "slow-log", "Server",
-        "# User@Host: flyway_orders[flyway_orders] @ [10.42.1.181]\n# Query_time: 2316.402118  "
-        "Lock_time: 2311.880562 Rows_sent: 0  "
-        f"Rows_examined: 0\nuse orders;\n{V212};", container="slow-log",
-    )
-    orders_log(
-        w, done + timedelta(milliseconds=300), "INFO", "main", "o.f.core.internal.command.DbMigrate",
-        "Successfully applied 1 migration to schema `orders`, now at version v212 (execution time "
-        "38:36.402s)", p=newpod,
-    )
+    mysql(w, done, "INFO", 91877, "slow-log", "Server",
+          "# User@Host: flyway_orders[flyway_orders] @ [10.42.1.181]\n# Query_time: 2316.402118  "
+          "Lock_time: 2311.880562 Rows_sent: 0  "
+          f"Rows_examined: 0\nuse orders;\n{V212};", container="slow-log")
+    orders_log(w, done + timedelta(milliseconds=300), "INFO", "main", "o.f.core.internal.command.DbMigrate",
+               "Successfully applied 1 migration to schema `orders`, now at version v212 (execution time "
+               "38:36.402s)", p=newpod)
     STARTUP["orders"](w, done + timedelta(seconds=19), "9.3.0", newpod)
 
 
 def inc_repl(w: World) -> None:
     t = REPL[0]
     h = "mysql-orders-ro-0"
-    mysql(
-        w, t, "ERROR", 14, "MY-010584", "Repl",
-        "Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
-        "mysql-bin.004213, end_log_pos 88310231; Could not execute Write_rows event on table "
-        "orders.order_status_history; Duplicate entry '8835112-READY' for key "
-        "'order_status_history.uq_order_status', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; "
-        "the event's source log mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062", host=h,
-    )
+    mysql(w, t, "ERROR", 14, "MY-010584", "Repl",
+          "Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
+          "mysql-bin.004213, end_log_pos 88310231; Could not execute Write_rows event on table "
+          "orders.order_status_history; Duplicate entry '8835112-READY' for key "
+          "'order_status_history.uq_order_status', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; "
+          "the event's source log mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062", host=h)
     mysql(
         w, t + timedelta(milliseconds=2), "WARN", 13, "MY-010584", "Repl",
         "Replica SQL for channel '': ... The replica coordinator and worker threads are stopped, possibly "
@@ -1778,11 +1530,9 @@ def inc_repl(w: World) -> None:
         "such cases you have to examine your data (see documentation for details). Error_code: "
         "MY-001756", host=h,
     )
-    mysql(
-        w, t + timedelta(milliseconds=3), "ERROR", 13, "MY-010586", "Repl",
-        "Error running query, replica SQL thread aborted. Fix the problem, and restart the replica SQL "
-        "thread with \"START REPLICA\". We stopped at log 'mysql-bin.004213' position 88309877", host=h,
-    )
+    mysql(w, t + timedelta(milliseconds=3), "ERROR", 13, "MY-010586", "Repl",
+          "Error running query, replica SQL thread aborted. Fix the problem, and restart the replica SQL "
+          "thread with \"START REPLICA\". We stopped at log 'mysql-bin.004213' position 88309877", host=h)
     r = at(1, 12, 10, 58)
     mysql(
         w, r, "INFO", 19, "MY-010597", "!Repl",
@@ -1793,70 +1543,50 @@ def inc_repl(w: World) -> None:
 
 def inc_rabbit(w: World) -> None:
     c0, c1 = CAMPAIGN
-    notif(
-        w, c0, "INFO",
-        "campaign campanha-jantar-terca started: audience 1910000 devices, queue notifications.push, "
-        "enqueue rate unlimited", campaign="campanha-jantar-terca", job="push-campaign",
-    )
+    notif(w, c0, "INFO",
+          "campaign campanha-jantar-terca started: audience 1910000 devices, queue notifications.push, "
+          "enqueue rate unlimited", campaign="campanha-jantar-terca", job="push-campaign")
     total = 0
     t = c0 + timedelta(minutes=1)
     while t < RABBIT[0]:
         total += 190_000 + w.ri(-4000, 4000)
-        notif(
-            w, t + timedelta(seconds=w.ri(0, 5)), "INFO",
-            f"campaign campanha-jantar-terca: enqueued {total}/1910000", campaign="campanha-jantar-terca",
-        )
+        notif(w, t + timedelta(seconds=w.ri(0, 5)), "INFO",
+              f"campaign campanha-jantar-terca: enqueued {total}/1910000", campaign="campanha-jantar-terca")
         t += timedelta(minutes=1)
     a = RABBIT[0]
-    rabbit(
-        w, a, "WARN",
-        "memory resource limit alarm set on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'.",
-        proc="<0.487.0>",
-    )
-    rabbit(
-        w, a + timedelta(milliseconds=1), "WARN",
-        "\n**********************************************************\n*** Publishers will be blocked "
-        "until this alarm clears "
-        "***\n**********************************************************", proc="<0.487.0>",
-    )
+    rabbit(w, a, "WARN",
+           "memory resource limit alarm set on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'.",
+           proc="<0.487.0>")
+    rabbit(w, a + timedelta(milliseconds=1), "WARN",
+           "\n**********************************************************\n*** Publishers will be blocked "
+           "until this alarm clears "
+           "***\n**********************************************************", proc="<0.487.0>")
     for p in PODS["orders"]:
         orders_log(
             w, a + timedelta(milliseconds=w.ri(20, 900)), "WARN", "AMQP Connection 10.42.5.71:5672",
             "c.r.orders.events.BlockedListener", "RabbitMQ connection blocked by broker: low on memory",
             p=p,
         )
-    notif(
-        w, a + timedelta(milliseconds=640), "WARN",
-        "amqp connection blocked by broker: low on memory, campaign publisher paused",
-        campaign="campanha-jantar-terca", enqueued=total,
-    )
+    notif(w, a + timedelta(milliseconds=640), "WARN",
+          "amqp connection blocked by broker: low on memory, campaign publisher paused",
+          campaign="campanha-jantar-terca", enqueued=total)
     t = a + timedelta(seconds=30)
     while t < RABBIT[1]:
-        cloc(
-            w, w.jit(t), "ERROR", "publish/amqp.go:73",
-            "publish courier.events blocked (connection.blocked: low on memory), dropping batch",
-            batch=w.ri(200, 800),
-        )
+        cloc(w, w.jit(t), "ERROR", "publish/amqp.go:73",
+             "publish courier.events blocked (connection.blocked: low on memory), dropping batch",
+             batch=w.ri(200, 800))
         if w.r() < 0.5:
-            zap(
-                w, w.jit(t), "INFO", "consume/ready.go:40", "queue idle, no order-ready messages",
-                queue="dispatch.order-ready", idle_s=w.ri(60, 300),
-            )
+            zap(w, w.jit(t), "INFO", "consume/ready.go:40", "queue idle, no order-ready messages",
+                queue="dispatch.order-ready", idle_s=w.ri(60, 300))
         t += timedelta(seconds=w.ri(60, 110))
-    notif(
-        w, c1, "INFO",
-        f"campaign campanha-jantar-terca aborted by d.lima: enqueued {total}/1910000, queue purged",
-        campaign="campanha-jantar-terca",
-    )
-    rabbit(
-        w, RABBIT[1], "INFO",
-        "memory resource limit alarm cleared on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'",
-        proc="<0.487.0>",
-    )
-    rabbit(
-        w, RABBIT[1] + timedelta(milliseconds=2), "INFO",
-        "memory resource limit alarm cleared across the cluster", proc="<0.487.0>",
-    )
+    notif(w, c1, "INFO",
+          f"campaign campanha-jantar-terca aborted by d.lima: enqueued {total}/1910000, queue purged",
+          campaign="campanha-jantar-terca")
+    rabbit(w, RABBIT[1], "INFO",
+           "memory resource limit alarm cleared on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'",
+           proc="<0.487.0>")
+    rabbit(w, RABBIT[1] + timedelta(milliseconds=2), "INFO",
+           "memory resource limit alarm cleared across the cluster", proc="<0.487.0>")
 
 
 SMALL_CAMPAIGNS = [
@@ -1880,12 +1610,10 @@ def campaigns(w: World) -> list[list]:
             campaign=name, job="push-campaign",
         )
         notif(w, t1, "INFO", f"campaign {name} finished: enqueued {n}/{n}", campaign=name)
-        rows.append(
-            [
-                "push-campaign", "notifications", brdate(t0), brdate(t1), "COMPLETED", n,
-                f"campaign {name} (rate 2000/s)",
-            ]
-        )
+        rows.append([
+                        "push-campaign", "notifications", brdate(t0), brdate(t1), "COMPLETED", n,
+                        f"campaign {name} (rate 2000/s)",
+                    ])
     rows.append(
         [
             "push-campaign", "notifications", brdate(CAMPAIGN[0]), brdate(CAMPAIGN[1]), "ABORTED", 1544000,
@@ -1900,10 +1628,8 @@ def payout(w: World) -> list[list]:
     rows = []
     for t0 in PAYOUT:
         cyc = (loc(t0) - timedelta(days=1)).strftime("%Y-%m-%d")
-        portal(
-            w, t0, "INFO", f"Repasse diário iniciado: 3120 lojas, ciclo {cyc}",
-            {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker",
-        )
+        portal(w, t0, "INFO", f"Repasse diário iniciado: 3120 lojas, ciclo {cyc}",
+               {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker")
         ts = t0
         for i in range(20):
             ts += timedelta(seconds=w.ri(30, 70))
@@ -1915,10 +1641,8 @@ def payout(w: World) -> list[list]:
                     container="queue-worker",
                 )
             else:
-                portal(
-                    w, ts, "WARN", f"Repasse ignorado para {m}: conta bancária pendente de validação",
-                    {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker",
-                )
+                portal(w, ts, "WARN", f"Repasse ignorado para {m}: conta bancária pendente de validação",
+                       {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker")
         ts += timedelta(seconds=w.ri(40, 90))
         portal(
             w, ts, "INFO", f"Repasse diário concluído: 3112 pagas, 12 ignoradas, 8 recusadas, ciclo {cyc}",
@@ -1943,20 +1667,16 @@ def inc_misc(w: World) -> None:
     while ts < HEAP[1] - timedelta(minutes=4):
         n += 1
         p = w.pick(PODS["orders"])
-        k8s(
-            w, ts, "orders", "WARN", "Unhealthy",
+        k8s(w, ts, "orders", "WARN", "Unhealthy",
             f'Liveness probe failed: Get "http://10.42.{p[1][-4]}.180:8080/actuator/health/liveness": '
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", "Pod", p[0],
-            count=n,
-        )
+            count=n)
         ts += timedelta(seconds=w.ri(80, 200))
     # MKT-12: pricing sees the new connections arrive
     ts = KEEPALIVE[0] + timedelta(minutes=3)
     while ts < KEEPALIVE[1]:
-        pricing(
-            w, w.jit(ts), "INFO", "uvicorn.access",
-            f"connections open: {w.ri(2400, 4100)} (accepted {w.ri(300, 520)}/s, keep-alive reuse 0%)",
-        )
+        pricing(w, w.jit(ts), "INFO", "uvicorn.access",
+                f"connections open: {w.ri(2400, 4100)} (accepted {w.ri(300, 520)}/s, keep-alive reuse 0%)")
         ts += timedelta(minutes=5)
 
 
@@ -2022,12 +1742,10 @@ def metrics(w: World) -> None:
             if mdl
             else int(4 + 10 * L + g.randint(0, 5))
         )
-        db_rows.append(
-            [
-                mn, "mysql-orders", "primary", min(600, running + 120 + int(90 * L)), running,
-                int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90), "", "", "",
-            ]
-        )
+        db_rows.append([
+                           mn, "mysql-orders", "primary", min(600, running + 120 + int(90 * L)), running,
+                           int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90), "", "", "",
+                       ])
         if inside(t, REPL) and t < at(1, 12, 10, 58):
             sql_run, lag = "No", ""
         elif inside(t, REPL):
@@ -2058,12 +1776,10 @@ def metrics(w: World) -> None:
             heap = min(4050, floor + g.uniform(0, 1400) * (1 - (floor - 1200) / 3400))
             gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2, 6)
         pool = 40 if mdl else min(40, int(4 + 14 * L + g.randint(0, 4)))
-        jvm_rows.append(
-            [
-                mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
-                int(30 + 90 * L) + g.randint(0, 10), pool, 40,
-            ]
-        )
+        jvm_rows.append([
+                            mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
+                            int(30 + 90 * L) + g.randint(0, 10), pool, 40,
+                        ])
         ph = 900 + g.randint(0, 1100)
         jvm_rows.append(
             [
@@ -2084,22 +1800,18 @@ def metrics(w: World) -> None:
                 blocked = 41 + g.randint(0, 6)
             broker_rows.append([mn, n, int(mem), 3276, alarm, 118 + g.randint(0, 12) + (i * 3), blocked])
         t += timedelta(minutes=1)
-    w.table(
-        "redis_metrics",
-        [
-            "minute", "instance", "used_memory_mb", "maxmemory_mb", "evicted_keys", "keys", "ops_per_s",
-            "connected_clients",
-        ],
-        redis_rows,
-    )
-    w.table(
-        "db_metrics",
-        [
-            "minute", "instance", "role", "threads_connected", "threads_running", "qps",
-            "replica_io_running", "replica_sql_running", "seconds_behind_source",
-        ],
-        db_rows,
-    )
+    w.table("redis_metrics",
+            [
+                "minute", "instance", "used_memory_mb", "maxmemory_mb", "evicted_keys", "keys", "ops_per_s",
+                "connected_clients",
+            ],
+            redis_rows)
+    w.table("db_metrics",
+            [
+                "minute", "instance", "role", "threads_connected", "threads_running", "qps",
+                "replica_io_running", "replica_sql_running", "seconds_behind_source",
+            ],
+            db_rows)
     w.table(
         "jvm_metrics",
         [
@@ -2161,9 +1873,7 @@ def metrics(w: World) -> None:
                 pub = 0.0
             q_rows.append([wall(t), q, ready, g.randint(0, 40), pub, round(rate * L + g.uniform(0, 2), 1)])
         t += timedelta(minutes=5)
-    w.table(
-        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
-    )
+    w.table("svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows)
     w.table(
         "queue_metrics",
         ["bucket_start", "queue", "messages_ready", "messages_unacked", "publish_per_s", "deliver_per_s"],
@@ -2385,24 +2095,16 @@ def truth() -> dict:
             ],
             "mysql-metadata-lock",
             [
-                logs(
-                    "mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock", level="WARN",
-                    pattern="metadata lock",
-                ),
+                logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock", level="WARN",
+                     pattern="metadata lock"),
                 logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
-                sql(
-                    "SELECT version, description, installed_on, execution_time FROM schema_migrations "
+                sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
                     "WHERE installed_on >= '2026-05-11T14:00:00Z' AND "
-                    "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window",
-                ),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291",
-                ),
-                logs(
-                    "orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
-                    pattern="Migrating",
-                ),
+                    "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window"),
+                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                    "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
+                logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
+                     pattern="Migrating"),
             ],
             runbook_query="tudo travado checkout timeout mysql threads waiting table lock",
         ),
@@ -2425,24 +2127,18 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
-                    pattern="no eligible couriers",
-                ),
+                logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
+                     pattern="no eligible couriers"),
                 logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
                 sql(
                     "SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
                     "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
                     "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo",
                 ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
-                    "courier:alive",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'redis'", "CHG-4401",
-                ),
+                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
+                    "courier:alive"),
+                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                    "service = 'redis'", "CHG-4401"),
             ],
         ),
         incident(
@@ -2464,11 +2160,9 @@ def truth() -> dict:
             ],
             None,
             [
-                sql(
-                    "SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
+                sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
                     "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
-                    "'2026-05-11T22:40:00Z'", "region in [RJ]",
-                ),
+                    "'2026-05-11T22:40:00Z'", "region in [RJ]"),
                 logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
                 logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
                 logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
@@ -2492,14 +2186,10 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
-                    pattern="JANTAR20",
-                ),
-                logs(
-                    "pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
-                    pattern="promo calendar",
-                ),
+                logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
+                     pattern="JANTAR20"),
+                logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
+                     pattern="promo calendar"),
                 logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20"),
             ],
             runbook_query="cupom recusado expirado coupon expired",
@@ -2541,15 +2231,11 @@ def truth() -> dict:
                     "payments", at(1, 8, 40), at(1, 9, 10), "no webhook", level="WARN", pattern="still ATIVA"
                 ),
                 logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived", pattern="status poll"),
-                sql(
-                    "SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
-                    "record_name = 'webhooks.rango.com.br'", "86400",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
+                    "record_name = 'webhooks.rango.com.br'", "86400"),
+                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
                     "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
-                    "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927",
-                ),
+                    "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927"),
             ],
             decoy_runbook="pix-confirmacao-atrasada",
             runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento",
@@ -2571,15 +2257,11 @@ def truth() -> dict:
             "mysql-replication",
             [
                 logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
-                sql(
-                    "SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
+                sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
                     "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute BETWEEN "
-                    "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                    "= 'mysql'", "mysql-orders-ro",
-                ),
+                    "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
+                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                    "= 'mysql'", "mysql-orders-ro"),
                 logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062"),
             ],
             runbook_query="dispatch order not found replica",
@@ -2600,10 +2282,8 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
-                    pattern="sms dlr",
-                )
+                logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
+                     pattern="sms dlr")
             ],
             outcome="FALLBACK",
             note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is wrong",
@@ -2632,22 +2312,16 @@ def truth() -> dict:
                     "rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set", level="WARN"
                 ),
                 logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
-                sql(
-                    "SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
+                sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
                     "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
                     "'2026-05-12T22:30:00Z'",
-                    "campanha-jantar-terca",
-                ),
-                sql(
-                    "SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
+                    "campanha-jantar-terca"),
+                sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
                     "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
                     "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
-                    "notifications.push",
-                ),
-                sql(
-                    "SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
-                    "'CHG-4406'", "unlimited",
-                ),
+                    "notifications.push"),
+                sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
+                    "'CHG-4406'", "unlimited"),
             ],
             runbook_query="rabbitmq publishers blocked memory alarm checkout",
         ),
@@ -2669,15 +2343,11 @@ def truth() -> dict:
             None,
             [
                 logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max", level="ERROR"),
-                logs(
-                    "geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
-                    pattern="0.000000",
-                ),
+                logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
+                     pattern="0.000000"),
                 logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                    "= 'geo'", "routes",
-                ),
+                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                    "= 'geo'", "routes"),
             ],
         ),
         incident(
@@ -2708,18 +2378,14 @@ def truth() -> dict:
             ],
             None,
             [
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301",
-                ),
+                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                    "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
                 logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
                 logs(
                     "consumer-api", at(2, 10, 50), at(2, 11, 10), "keepAlive=false", pattern="pricing client"
                 ),
-                logs(
-                    "consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
-                    pattern="socket stats",
-                ),
+                logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
+                     pattern="socket stats"),
             ],
         ),
         incident(
@@ -2741,15 +2407,11 @@ def truth() -> dict:
             None,
             [
                 logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
-                sql(
-                    "SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
+                sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
                     "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
-                    "'2026-05-13T18:30:00Z' LIMIT 5", "orders",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
-                    "callee = 'orders'", "/internal/orders",
-                ),
+                    "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
+                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
+                    "callee = 'orders'", "/internal/orders"),
                 logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN"),
             ],
         ),
@@ -2771,10 +2433,8 @@ def truth() -> dict:
             None,
             [
                 logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted", level="ERROR"),
-                logs(
-                    "payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
-                    pattern="3DS callback",
-                ),
+                logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
+                     pattern="3DS callback"),
                 logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats"),
             ],
             runbook_query="payments card timeout PSP",

@@ -84,9 +84,7 @@ def world() -> tuple[World, dict, dict]:
     change_tables(w)
     for t in w.minutes():
         background(w, t)
-    w.table(
-        "job_runs", engine.columns("CRON_RUNS"), nightly(w),
-    )
+    w.table("job_runs", engine.columns("CRON_RUNS"), nightly(w))
     incidents(w)
     metrics(w)
     return w, engine.manifest(NAME, "America/Sao_Paulo", "Corrida, a ride-hailing platform in São Paulo",
@@ -128,18 +126,14 @@ def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> N
 
 def pylog(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t, "pricing", level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}",
-    )
+    w.emit(t, "pricing", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}")
 
 
 def spring(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
-    w.emit(
-        t, "trips", level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
-        f"{logger} : {msg}",
-    )
+    w.emit(t, "trips", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
+           f"{logger} : {msg}")
 
 
 def mysql(
@@ -147,10 +141,8 @@ def mysql(
 ) -> None:
     u = t.astimezone(UTC)
     lv = {"WARN": "Warning", "INFO": "Note", "ERROR": "ERROR", "DEBUG": "Note"}[level]
-    w.emit(
-        t, "mysql", level,
-        f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}",
-    )
+    w.emit(t, "mysql", level,
+           f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}")
 
 
 def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
@@ -165,10 +157,8 @@ def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
 
 
 def kafka(w: World, t: datetime, level: str, msg: str, cls: str) -> None:
-    w.emit(
-        t, "kafka", level,
-        f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})",
-    )
+    w.emit(t, "kafka", level,
+           f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})")
 
 
 def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
@@ -182,10 +172,8 @@ def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
 
 
 def redis(w: World, t: datetime, level: str, node: str, mark: str, msg: str, role: str = "M") -> None:
-    w.emit(
-        t, "redis", level,
-        f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}",
-    )
+    w.emit(t, "redis", level,
+           f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}")
 
 
 def tracing(w: World, t: datetime, level: str, target: str, msg: str) -> None:
@@ -275,44 +263,32 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         envoy(w, w.jit(t), "POST", "/v1/auth/refresh", 401, w.ri(3, 8), "dispatch")
     # dispatch
     for _ in range(w.count(0.25 * f)):
-        zap(
-            w, w.jit(t), "INFO", "match/matcher.go:212", "offer accepted", ride_id=w.ride(),
+        zap(w, w.jit(t), "INFO", "match/matcher.go:212", "offer accepted", ride_id=w.ride(),
             driver_id=w.driver(), city=w.pick(CITIES), candidates=w.ri(3, 14), attempt=1,
-            match_ms=w.ri(40, 400),
-        )
+            match_ms=w.ri(40, 400))
     if w.r() < 0.05 * f:
         tt = w.jit(t, 40)
         rid = w.ride()
-        zap(
-            w, tt, "WARN", "match/offer.go:97", "offer timed out, reoffering", ride_id=rid,
-            driver_id=w.driver(), timeout_s=15,
-        )
-        zap(
-            w, tt + timedelta(seconds=16), "INFO", "match/matcher.go:212", "offer accepted", ride_id=rid,
+        zap(w, tt, "WARN", "match/offer.go:97", "offer timed out, reoffering", ride_id=rid,
+            driver_id=w.driver(), timeout_s=15)
+        zap(w, tt + timedelta(seconds=16), "INFO", "match/matcher.go:212", "offer accepted", ride_id=rid,
             driver_id=w.driver(), city="sao-paulo", candidates=w.ri(3, 9), attempt=2,
-            match_ms=w.ri(15000, 16500),
-        )
+            match_ms=w.ri(15000, 16500))
     # pricing
     for _ in range(w.count(0.25 * f)):
-        pylog(
-            w, w.jit(t), "INFO", "pricing.quote",
-            f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
-            f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms",
-        )
+        pylog(w, w.jit(t), "INFO", "pricing.quote",
+              f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
+              f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms")
     if t.minute % 10 == 4:
-        pylog(
-            w, w.jit(t), "WARN", "pricing.surge",
-            f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)",
-        )
+        pylog(w, w.jit(t), "WARN", "pricing.surge",
+              f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)")
     if t.minute == 10 and t != at(0, 8, 10):
         day = t.strftime("%Y-%m-%d") if t.hour >= 8 else (t - timedelta(days=1)).strftime("%Y-%m-%d")
         if TARIFF[1] <= t < at(1, 8, 0):
             day = "2026-08-18-v2"
-        pylog(
-            w, w.jit(t, 5), "INFO", "pricing.tariffs",
-            f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
-            "5 products",
-        )
+        pylog(w, w.jit(t, 5), "INFO", "pricing.tariffs",
+              f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
+              "5 products")
     # trips
     for _ in range(w.count(0.25 * f)):
         spring(
@@ -322,15 +298,11 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         )
     if t.minute % 5 == 2 and not during(t, ESDISK):
         depth = w.ri(0, 40)
-        spring(
-            w, w.jit(t), "INFO", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
-            f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}",
-        )
+        spring(w, w.jit(t), "INFO", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
+               f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}")
     if t.minute % 30 == 17:
-        spring(
-            w, w.jit(t), "INFO", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
-            f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)",
-        )
+        spring(w, w.jit(t), "INFO", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+               f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)")
     if w.r() < 0.03 * f:
         spring(
             w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.receipt.ReceiptService",
@@ -338,27 +310,21 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         )
     # mysql
     if w.r() < 0.04:
-        mysql(
-            w, w.jit(t), "WARN", "MY-010914",
-            f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
-            "'10.40.9.21' (Got timeout reading communication packets).", w.ri(100, 9999),
-        )
+        mysql(w, w.jit(t), "WARN", "MY-010914",
+              f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
+              "'10.40.9.21' (Got timeout reading communication packets).", w.ri(100, 9999))
     # payments
     for _ in range(w.count(0.15 * f)):
-        pino(
-            w, w.jit(t), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
-            amountCents=w.ri(900, 9800), ms=w.ri(280, 850),
-        )
+        pino(w, w.jit(t), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+             amountCents=w.ri(900, 9800), ms=w.ri(280, 850))
     if t.minute % 12 == 5:
         tt = w.jit(t, 40)
         pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora", code="51")
     if t.minute % 20 == 9:
         tt = w.jit(t, 40)
         pino(w, tt, "WARN", "psp timeout, retrying (1/2)", psp="pagora", timeoutMs=3000)
-        pino(
-            w, tt + timedelta(seconds=3.4), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
-            amountCents=w.ri(900, 9800), ms=w.ri(400, 900), retry=1,
-        )
+        pino(w, tt + timedelta(seconds=3.4), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+             amountCents=w.ri(900, 9800), ms=w.ri(400, 900), retry=1)
     # kafka
     if t.minute % 10 == 0:
         b = w.ri(1, 3)
@@ -368,20 +334,16 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.", "kafka.log.LocalLog",
         )
         if t.minute == 30 and b:
-            kafka(
-                w, w.jit(t, 20), "INFO",
-                f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
-                "(__consumer_offsets-17) with 6 members", "kafka.coordinator.group.GroupCoordinator",
-            )
+            kafka(w, w.jit(t, 20), "INFO",
+                  f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
+                  "(__consumer_offsets-17) with 6 members", "kafka.coordinator.group.GroupCoordinator")
     # location: the always-noisy ingest (phones with bad GPS all day)
     for _ in range(w.count(0.45 * f + 0.1)):
         tt = w.jit(t)
         x = w.r()
         if x < 0.5:
-            logfmt(
-                w, tt, "WARN", "fix rejected", driver=w.driver(), reason="accuracy", acc_m=w.ri(51, 400),
-                limit_m=50,
-            )
+            logfmt(w, tt, "WARN", "fix rejected", driver=w.driver(), reason="accuracy", acc_m=w.ri(51, 400),
+                   limit_m=50)
         elif x < 0.75:
             logfmt(w, tt, "WARN", "fix rejected", driver=w.driver(), reason="speed", kmh=w.ri(181, 900))
         else:
@@ -390,24 +352,18 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         ev = w.ri(3, 25)
         if during(t, PING):
             ev = w.ri(2600, 4100)
-        logfmt(
-            w, w.jit(t, 10), "INFO", "geo index sweep", evicted=ev, ttl="15s",
-            indexed=int(9000 * f + w.ri(0, 500)),
-        )
+        logfmt(w, w.jit(t, 10), "INFO", "geo index sweep", evicted=ev, ttl="15s",
+               indexed=int(9000 * f + w.ri(0, 500)))
     if t.minute % 4 == 1:
-        logfmt(
-            w, w.jit(t), "INFO", "produced batch", topic="driver-locations",
-            records=int(2400 * f + w.ri(0, 300)), p99_ms=w.ri(4, 20),
-        )
+        logfmt(w, w.jit(t), "INFO", "produced batch", topic="driver-locations",
+               records=int(2400 * f + w.ri(0, 300)), p99_ms=w.ri(4, 20))
     # redis cluster
     if t.minute % 20 == 0:
         node = w.pick(("redis-geo-1", "redis-geo-2", "redis-geo-3"))
         tt = w.jit(t, 5)
         redis(w, tt, "INFO", node, "*", "10000 changes in 60 seconds. Saving...")
-        redis(
-            w, tt + timedelta(seconds=0.2), "INFO", node, "*",
-            f"Background saving started by pid {w.ri(100, 9000)}",
-        )
+        redis(w, tt + timedelta(seconds=0.2), "INFO", node, "*",
+              f"Background saving started by pid {w.ri(100, 9000)}")
         redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*", "Background saving terminated with success")
     # eta
     for _ in range(w.count(0.15 * f)):
@@ -419,31 +375,23 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             f"cache=miss",
         )
     if t.minute % 15 == 8:
-        tracing(
-            w, w.jit(t), "WARN", "eta::maps",
-            "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms",
-        )
+        tracing(w, w.jit(t), "WARN", "eta::maps",
+                "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms")
     if t.minute % 30 == 0:
-        tracing(
-            w, w.jit(t), "INFO", "eta::cache",
-            f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}",
-        )
+        tracing(w, w.jit(t), "INFO", "eta::cache",
+                f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}")
     # notify
     for _ in range(w.count(0.22 * f)):
         if w.r() < 0.55:
             if fcm_down:
                 continue
-            elixir(
-                w, w.jit(t), "INFO",
-                f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-                f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}",
-            )
+            elixir(w, w.jit(t), "INFO",
+                   f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                   f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}")
         else:
-            elixir(
-                w, w.jit(t), "INFO",
-                f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-                f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200",
-            )
+            elixir(w, w.jit(t), "INFO",
+                   f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                   f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200")
     if t.minute % 15 == 11:
         elixir(w, w.jit(t), "WARN", f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
     if t.minute == 45 and not fcm_down:
@@ -458,18 +406,14 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             f"in {w.ri(6, 30)}ms",
         )
     if t.minute % 20 == 13:
-        gunicorn(
-            w, w.jit(t), "WARN", w.pick((41, 42, 43, 44)),
-            "feature device_fingerprint missing for rider, using default",
-        )
+        gunicorn(w, w.jit(t), "WARN", w.pick((41, 42, 43, 44)),
+                 "feature device_fingerprint missing for rider, using default")
     # elasticsearch
     if t.minute % 30 == 20:
-        es(
-            w, w.jit(t), "INFO", w.pick(("es-data-1", "es-data-2", "es-data-3")),
-            "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
-            f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
-            f"[{w.ri(1, 2)}s]",
-        )
+        es(w, w.jit(t), "INFO", w.pick(("es-data-1", "es-data-2", "es-data-3")),
+           "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
+           f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
+           f"[{w.ri(1, 2)}s]")
 
 
 def nightly(w: World) -> list[list]:
@@ -478,18 +422,14 @@ def nightly(w: World) -> list[list]:
         day = DAY0 + timedelta(days=d)
         t0 = at(d, 2, 0, 2)
         n = 18240 + 611 * d
-        batch(
-            w, t0, "INFO",
-            f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
-            "reading trips from trips-db-2 (replica)",
-        )
+        batch(w, t0, "INFO",
+              f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
+              "reading trips from trips-db-2 (replica)")
         t = t0 + timedelta(minutes=1)
         for k in range(1, 7):
             t += timedelta(minutes=5, seconds=w.ri(0, 50))
-            batch(
-                w, t, "INFO",
-                f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora",
-            )
+            batch(w, t, "INFO",
+                  f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora")
         t += timedelta(minutes=1)
         batch(
             w, t, "INFO", f"finished run settle-{day:%Y%m%d}: {n} drivers, BRL {w.ri(2100, 2600)}k, 0 errors"
@@ -518,31 +458,23 @@ def nightly(w: World) -> list[list]:
                     if d == 1
                     else "no new model, kept fraud-gbm-2026-08-12"
                 )
-            rows.append(
-                [
-                    f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
-                    s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                    (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
-                    .astimezone(UTC)
-                    .isoformat()
-                    .replace("+00:00", "Z"), "Complete", detail,
-                ]
-            )
-        kafka(
-            w, at(d, 3, 0, w.ri(1, 30)), "INFO",
-            "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
-            f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
-            f"{w.ri(10**7, 9 * 10**7)}])", "kafka.log.LogCleaner",
-        )
-        es(
-            w, at(d, 4, 14, w.ri(0, 50)), "INFO", "es-master-1",
-            "org.elasticsearch.snapshots.SnapshotsService",
-            f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]",
-        )
-        spring(
-            w, at(d, 3, 39, w.ri(0, 50)), "INFO", "scheduling-1", "b.c.corrida.trips.archive.ArchiveJob",
-            f"archived {w.ri(30000, 42000)} trips older than 180 days",
-        )
+            rows.append([
+                            f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
+                            s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                            (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
+                            .astimezone(UTC)
+                            .isoformat()
+                            .replace("+00:00", "Z"), "Complete", detail,
+                        ])
+        kafka(w, at(d, 3, 0, w.ri(1, 30)), "INFO",
+              "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
+              f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
+              f"{w.ri(10**7, 9 * 10**7)}])", "kafka.log.LogCleaner")
+        es(w, at(d, 4, 14, w.ri(0, 50)), "INFO", "es-master-1",
+           "org.elasticsearch.snapshots.SnapshotsService",
+           f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]")
+        spring(w, at(d, 3, 39, w.ri(0, 50)), "INFO", "scheduling-1", "b.c.corrida.trips.archive.ArchiveJob",
+               f"archived {w.ri(30000, 42000)} trips older than 180 days")
         if d != 1:
             gunicorn(
                 w, at(d, 14, 0, 40), "INFO", 7,
@@ -576,24 +508,18 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             "string to float: '1,35' (tariff row zone=gru-t2 column=surge_cap)",
         )
         envoy(w, tt + timedelta(milliseconds=40), "POST", "/v1/quotes", 500, w.ri(20, 60), "pricing")
-    pylog(
-        w, at(0, 8, 10, 31), "INFO", "pricing.tariffs",
-        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, 5 "
-        "products (uploaded by ops-pricing 07:58)",
-    )
-    pylog(
-        w, TARIFF[1], "INFO", "pricing.tariffs",
-        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, 5 "
-        "products (manual reload)",
-    )
+    pylog(w, at(0, 8, 10, 31), "INFO", "pricing.tariffs",
+          "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, 5 "
+          "products (uploaded by ops-pricing 07:58)")
+    pylog(w, TARIFF[1], "INFO", "pricing.tariffs",
+          "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, 5 "
+          "products (manual reload)")
 
     # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
     for tt in w.jittered(BURST, 20, 18):
-        spring(
-            w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
-            "HikariPool-1 - Connection is not available, request timed out after 30000ms (total=30, "
-            "active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")",
-        )
+        spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+               "HikariPool-1 - Connection is not available, request timed out after 30000ms (total=30, "
+               "active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")")
         envoy(w, tt, "GET", "/v1/trips/history?page=1", 504, 15000, "trips", "UT")
         if w.r() < 0.4:
             envoy(
@@ -601,31 +527,23 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 "UT",
             )
     for t in every(BURST, 75):
-        mysql(
-            w, w.jit(t, 30), "INFO", "MY-011953",
-            f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
-            "be optimal. (flushed=200 and evicted=0, during the time.)", sub="InnoDB",
-        )
+        mysql(w, w.jit(t, 30), "INFO", "MY-011953",
+              f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
+              "be optimal. (flushed=200 and evicted=0, during the time.)", sub="InnoDB")
     for t in every(BURST, 240):
-        spring(
-            w, w.jit(t, 60), "WARN", "http-nio-8080-exec-slow", "b.c.corrida.trips.db.SlowQueryLogger",
-            f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
-            "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20",
-        )
+        spring(w, w.jit(t, 60), "WARN", "http-nio-8080-exec-slow", "b.c.corrida.trips.db.SlowQueryLogger",
+               f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
+               "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20")
 
     # RIDES-04: payments' mTLS client certificate rotated to the new intermediate the PSP doesn't trust.
-    pino(
-        w, MTLS[0] - timedelta(seconds=20), "INFO", "mTLS client certificate reloaded",
-        file="/etc/payments/tls/psp-client.crt", cert="payments-psp-mtls",
-        issuer="CN=Corrida Issuing CA 2026", serial="5e:0a:91:c4",
-    )
+    pino(w, MTLS[0] - timedelta(seconds=20), "INFO", "mTLS client certificate reloaded",
+         file="/etc/payments/tls/psp-client.crt", cert="payments-psp-mtls",
+         issuer="CN=Corrida Issuing CA 2026", serial="5e:0a:91:c4")
     for tt in w.jittered(MTLS, 15, 12):
-        pino(
-            w, tt, "ERROR", "psp authorize failed", psp="pagora", rideId=w.ride(),
-            err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
-            "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
-            host="api.pagora.com.br:443",
-        )
+        pino(w, tt, "ERROR", "psp authorize failed", psp="pagora", rideId=w.ride(),
+             err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
+             "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
+             host="api.pagora.com.br:443")
         envoy(w, tt, "POST", "/v1/payments/authorize", 502, w.ri(40, 90), "payments")
         if w.r() < 0.3:
             spring(
@@ -633,27 +551,19 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 "b.c.corrida.trips.payment.PaymentClient",
                 f"payment for trip {w.ride()} not authorized (payments 502), trip marked PAYMENT_PENDING",
             )
-    pino(
-        w, MTLS[1], "INFO", "mTLS client certificate reloaded", file="/etc/payments/tls/psp-client.crt",
-        cert="payments-psp-mtls", issuer="CN=Corrida Issuing CA 2024", serial="3b:77:02:1d",
-    )
+    pino(w, MTLS[1], "INFO", "mTLS client certificate reloaded", file="/etc/payments/tls/psp-client.crt",
+         cert="payments-psp-mtls", issuer="CN=Corrida Issuing CA 2024", serial="3b:77:02:1d")
 
     # RIDES-05: kafka-3's data volume fills; its only log dir fails and the broker stops.
-    kafka(
-        w, KDISK[0], "ERROR",
-        "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
-        "java.io.IOException: No space left on device",
-        "org.apache.kafka.storage.internals.log.LogDirFailureChannel",
-    )
-    kafka(
-        w, KDISK[0] + timedelta(seconds=0.2), "WARN",
-        "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
-        "kafka.server.ReplicaManager",
-    )
-    kafka(
-        w, KDISK[0] + timedelta(seconds=0.5), "ERROR",
-        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager",
-    )
+    kafka(w, KDISK[0], "ERROR",
+          "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
+          "java.io.IOException: No space left on device",
+          "org.apache.kafka.storage.internals.log.LogDirFailureChannel")
+    kafka(w, KDISK[0] + timedelta(seconds=0.2), "WARN",
+          "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
+          "kafka.server.ReplicaManager")
+    kafka(w, KDISK[0] + timedelta(seconds=0.5), "ERROR",
+          "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager")
     for p in (2, 5, 8, 11):
         kafka(
             w, KDISK[0] + timedelta(seconds=3 + p / 10), "INFO",
@@ -661,33 +571,25 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)", "kafka.cluster.Partition",
         )
     for tt in w.jittered(KDISK, 20, 18):
-        logfmt(
-            w, tt, "ERROR", "produce failed", topic="driver-locations", partition=w.pick((2, 5, 8, 11)),
-            err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
-            "than required", records=w.ri(180, 260),
-        )
+        logfmt(w, tt, "ERROR", "produce failed", topic="driver-locations", partition=w.pick((2, 5, 8, 11)),
+               err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
+               "than required", records=w.ri(180, 260))
     for t in every((KDISK[0] + timedelta(minutes=3), KDISK[1]), 120):
-        zap(
-            w, w.jit(t, 30), "WARN", "geo/search.go:64", "stale driver positions in candidate set",
-            city="sao-paulo", stale=w.ri(180, 420), max_age_s=w.ri(300, 3000),
-        )
+        zap(w, w.jit(t, 30), "WARN", "geo/search.go:64", "stale driver positions in candidate set",
+            city="sao-paulo", stale=w.ri(180, 420), max_age_s=w.ri(300, 3000))
     kafka(w, KDISK[1], "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer")
 
     # RIDES-06: RotaMaps (external) answers 503 and times out; eta falls back to straight-line ETAs.
     tracing(w, at(1, 10, 58, 40), "INFO", "eta::config", "config reloaded: cache.ttl_s=180 (was 300)")
     for tt in w.jittered(MAPS, 12, 10):
         if w.r() < 0.6:
-            tracing(
-                w, tt, "WARN", "eta::maps",
-                'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" — '
-                "falling back to haversine estimate",
-            )
+            tracing(w, tt, "WARN", "eta::maps",
+                    'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" — '
+                    "falling back to haversine estimate")
         else:
-            tracing(
-                w, tt, "WARN", "eta::maps",
-                "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
-                "estimate",
-            )
+            tracing(w, tt, "WARN", "eta::maps",
+                    "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
+                    "estimate")
         if w.r() < 0.3:
             envoy(w, tt, "GET", "/v1/eta?pickup=1", 200, w.ri(2000, 2100), "eta")
 
@@ -701,15 +603,12 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         pid += w.ri(3, 17)
         gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
         gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
-        gunicorn(
-            w, tt + timedelta(seconds=9), "INFO", pid + 1,
-            "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
-        )
+        gunicorn(w, tt + timedelta(seconds=9), "INFO", pid + 1,
+                 "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)")
     for tt in w.jittered(FRAUD, 10, 9):
         x = w.r()
         if x < 0.5:
-            zap(
-                w, tt, "ERROR", "risk/client.go:51",
+            zap(w, tt, "ERROR", "risk/client.go:51",
                 "fraud check failed, rejecting ride request (fail-closed)", ride_id=w.ride(),
                 error=w.pick(
                     (
@@ -718,14 +617,11 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                         'Post "http://fraud.risk.svc:8000/v1/score": dial tcp 10.40.8.15:8000: connect: '
                         "connection refused",
                     )
-                ),
-            )
+                ))
             envoy(w, tt, "POST", "/v1/rides", 503, w.ri(800, 2100), "dispatch")
         elif x < 0.8:
-            pino(
-                w, tt, "ERROR", "fraud pre-auth check unavailable, declining authorization",
-                rideId=w.ride(), err="ECONNRESET", fraudUrl="http://fraud.risk.svc:8000/v1/score",
-            )
+            pino(w, tt, "ERROR", "fraud pre-auth check unavailable, declining authorization",
+                 rideId=w.ride(), err="ECONNRESET", fraudUrl="http://fraud.risk.svc:8000/v1/score")
             envoy(w, tt, "POST", "/v1/payments/authorize", 503, w.ri(400, 900), "payments")
         else:
             spring(
@@ -737,34 +633,26 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-08: the weekly key rotation deleted the FCM service-account key notify still holds.
     elixir(w, at(1, 16, 45, 3), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
     for t in every(FCM, 60):
-        elixir(
-            w, w.jit(t, 10), "ERROR",
-            "[Notify.Fcm] oauth2 token refresh failed: 400 "
-            '{"error":"invalid_grant","error_description":"Invalid JWT Signature."} key_id=4f2a91',
-        )
+        elixir(w, w.jit(t, 10), "ERROR",
+               "[Notify.Fcm] oauth2 token refresh failed: 400 "
+               '{"error":"invalid_grant","error_description":"Invalid JWT Signature."} key_id=4f2a91')
     for t in every(FCM, 9):
-        elixir(
-            w, w.jit(t, 8), "ERROR",
-            f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-            'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3',
-        )
+        elixir(w, w.jit(t, 8), "ERROR",
+               f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+               'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3')
     elixir(w, FCM[1], "INFO", "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
 
     # RIDES-09: es-data-2 passes the flood-stage watermark; trips' indexer backs up, then blocks.
     for d, hh, mm in ((1, 19, 40), (1, 23, 10), (2, 3, 5), (2, 5, 50)):
-        es(
-            w, at(d, hh, mm, w.ri(0, 50)), "WARN", "es-master-1",
-            "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
-            "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
-            f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
-            "shards will be relocated away from this node",
-        )
-    es(
-        w, ESDISK[0], "WARN", "es-master-1",
-        "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
-        "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
-        "4.8gb[4.9%], all indices on this node will be marked read-only",
-    )
+        es(w, at(d, hh, mm, w.ri(0, 50)), "WARN", "es-master-1",
+           "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+           "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+           f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
+           "shards will be relocated away from this node")
+    es(w, ESDISK[0], "WARN", "es-master-1",
+       "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+       "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+       "4.8gb[4.9%], all indices on this node will be marked read-only")
     depth = 0
     for tt in w.jittered(ESDISK, 30, 25):
         depth = min(10000, depth + w.ri(150, 190))
@@ -783,21 +671,15 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         envoy(w, tt, "POST", f"/v1/trips/{w.ride()}/complete", 504, 15000, "trips", "UT")
 
     # RIDES-10: adaptive_ping_interval at 100%: idle drivers ping every 30 s, the geo TTL is 15 s.
-    logfmt(
-        w, PING[0] + timedelta(seconds=2), "INFO", "driver app config updated",
-        flag="adaptive_ping_interval", rollout="100%", idle_ping_interval_s=30, active_ping_interval_s=4,
-    )
+    logfmt(w, PING[0] + timedelta(seconds=2), "INFO", "driver app config updated",
+           flag="adaptive_ping_interval", rollout="100%", idle_ping_interval_s=30, active_ping_interval_s=4)
     for t in every(PING, 14):
-        zap(
-            w, w.jit(t, 12), "WARN", "match/matcher.go:188",
+        zap(w, w.jit(t, 12), "WARN", "match/matcher.go:188",
             "no candidates within radius, ride request expired", ride_id=w.ride(),
             city=w.pick(("sao-paulo", "sao-paulo", "campinas")), radius_m=w.pick((3000, 5000)),
-            geo_hits=w.ri(0, 1),
-        )
-    logfmt(
-        w, PING[1], "INFO", "driver app config updated", flag="adaptive_ping_interval", rollout="5%",
-        idle_ping_interval_s=30, active_ping_interval_s=4,
-    )
+            geo_hits=w.ri(0, 1))
+    logfmt(w, PING[1], "INFO", "driver app config updated", flag="adaptive_ping_interval", rollout="5%",
+           idle_ping_interval_s=30, active_ping_interval_s=4)
 
 
 # ---- tables --------------------------------------------------------------------------------
@@ -910,13 +792,11 @@ def metrics(w: World) -> None:
             k3 = 84 + (t - DAY0).total_seconds() / 3600 * 0.09 + 0.2 * w.r()
         if t >= KDISK[1]:
             k3 = 71 + 0.3 * w.r()
-        crows.append(
-            [
-                stamp, "CWAgent", "disk_used_percent",
-                "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
-                round(k3, 2), "Percent",
-            ]
-        )
+        crows.append([
+                         stamp, "CWAgent", "disk_used_percent",
+                         "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
+                         round(k3, 2), "Percent",
+                     ])
         crows.append(
             [
                 stamp, "CWAgent", "disk_used_percent",
@@ -1033,41 +913,31 @@ MIGRATIONS = [
 
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
-    w.table(
-        "deploys", engine.columns("DEPLOYS_TRIGGERED"),
-        [
-            [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
-            for d, s, v, t, m, a, desc in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes", engine.columns("CONFIG_COMPONENT"),
-        [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
-    )
-    w.table(
-        "feature_flags",
-        ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
-        [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS],
-    )
-    w.table(
-        "certificates",
-        [
-            "name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
-            "renewed_at", "serial",
-        ],
-        [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS],
-    )
-    w.table(
-        "schema_migrations",
-        [
-            "service", "installed_rank", "version", "description", "script", "installed_on",
-            "execution_time", "success",
-        ],
-        [
-            [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
-            for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])
-        ],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"),
+            [
+                [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
+                for d, s, v, t, m, a, desc in DEPLOYS
+            ])
+    w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
+            [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG])
+    w.table("feature_flags",
+            ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
+            [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS])
+    w.table("certificates",
+            [
+                "name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
+                "renewed_at", "serial",
+            ],
+            [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS])
+    w.table("schema_migrations",
+            [
+                "service", "installed_rank", "version", "description", "script", "installed_on",
+                "execution_time", "success",
+            ],
+            [
+                [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
+                for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])
+            ])
     for _d, s, v, t, m, _a, _desc in DEPLOYS:
         done = t + timedelta(minutes=m)
         if s == "dispatch":
@@ -1084,11 +954,9 @@ def change_tables(w: World) -> None:
         elif s == "location":
             logfmt(w, done, "INFO", "location started", version=v, partitions=12)
         elif s == "envoy":
-            w.emit(
-                done, "envoy", "INFO",
-                f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
-                f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})",
-            )
+            w.emit(done, "envoy", "INFO",
+                   f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
+                   f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})")
     elixir(w, at(1, 17, 20, 30), "INFO", "[Notify.Apns] pool resized to 12 connections")
     redis(w, at(1, 6, 55, 10), "INFO", "redis-geo-1", "*", "CONFIG SET cluster-node-timeout 10000 applied")
 
@@ -1195,14 +1063,10 @@ def truth() -> dict:
             ],
             None,
             [
-                logs(
-                    "pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
-                    "ERROR", "gru-t2",
-                ),
-                logs(
-                    "pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
-                    pattern="tariff table reloaded",
-                ),
+                logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
+                     "ERROR", "gru-t2"),
+                logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
+                     pattern="tariff table reloaded"),
             ],
         ),
         incident(
@@ -1228,20 +1092,14 @@ def truth() -> dict:
             ],
             None,
             [
-                sql(
-                    "SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
+                sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
                     "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
                     "'2026-08-18T18:40:00Z'",
-                    "trips-db-1-data",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
-                    "'mysql'", "trips-db-1:3306",
-                ),
-                logs(
-                    "trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
-                    "hikaripool",
-                ),
+                    "trips-db-1-data"),
+                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
+                    "'mysql'", "trips-db-1:3306"),
+                logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
+                     "hikaripool"),
                 logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop"),
             ],
         ),
@@ -1267,14 +1125,10 @@ def truth() -> dict:
                     "SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
                     "vault-pki-corrida-2026",
                 ),
-                logs(
-                    "payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
-                    "psp authorize failed",
-                ),
-                logs(
-                    "payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
-                    pattern="certificate reloaded",
-                ),
+                logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
+                     "psp authorize failed"),
+                logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
+                     pattern="certificate reloaded"),
             ],
         ),
         incident(
@@ -1299,10 +1153,8 @@ def truth() -> dict:
                     "location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"
                 ),
                 logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
-                logs(
-                    "kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
-                    "ERROR", "shutdown broker",
-                ),
+                logs("kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
+                     "ERROR", "shutdown broker"),
             ],
         ),
         incident(
@@ -1369,10 +1221,8 @@ def truth() -> dict:
                 logs(
                     "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
                 ),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
-                    "deleted key 4f2a91",
-                ),
+                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
+                    "deleted key 4f2a91"),
                 logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed"),
             ],
             decoy_runbook="push-provider-outage",
@@ -1397,14 +1247,10 @@ def truth() -> dict:
             None,
             [
                 logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
-                logs(
-                    "elasticsearch", at(2, 6, 25), at(2, 7, 40),
-                    "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2",
-                ),
-                logs(
-                    "trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
-                    "cluster_block_exception",
-                ),
+                logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
+                     "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
+                logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
+                     "cluster_block_exception"),
             ],
         ),
         incident(
@@ -1425,10 +1271,8 @@ def truth() -> dict:
             ],
             None,
             [
-                sql(
-                    "SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%",
-                ),
+                sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
+                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
                 logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
                 logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN"),
             ],

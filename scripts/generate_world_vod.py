@@ -481,17 +481,13 @@ def change_tables(w: World) -> None:
         rows.append(
             [did, svc, ver, img, zulu(start), zulu(start + timedelta(seconds=dur)), status, by, summary]
         )
-    w.table(
-        "deploys", engine.columns("DEPLOYS_ROLLOUT"), rows,
-    )
-    w.table(
-        "config_changes",
-        [
-            "change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
-            "summary",
-        ],
-        [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
+    w.table("config_changes",
+            [
+                "change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
+                "summary",
+            ],
+            [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG])
     w.table(
         "feature_flags",
         [
@@ -511,10 +507,8 @@ def change_tables(w: World) -> None:
             for n, s, k, sub, ser, nb, na, rot, st, tk in CERTS
         ],
     )
-    w.table(
-        "schema_migrations", engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
-    )
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     dc = "service.apne1.kumo.internal"
     w.table(
         "dependencies", engine.columns("DEPENDENCIES_VIA"),
@@ -929,13 +923,11 @@ def gateway_errlog(w: World, t: datetime) -> None:
                 )
             else:
                 ui, req, port = w.pick(INST["playback"]), "POST /v1/playback/sessions", 8080
-            gw_err(
-                w, tt, "ERROR", "error",
-                f"upstream timed out (110: Connection timed out) while reading response header from "
-                f"upstream, "
-                f'client: {ip}, server: api.kumo-video.example, request: "{req} HTTP/1.1", upstream: '
-                f'"http://{ui[2]}:{port}{req.split(" ", 1)[1]}", host: "api.kumo-video.example"',
-            )
+            gw_err(w, tt, "ERROR", "error",
+                   f"upstream timed out (110: Connection timed out) while reading response header from "
+                   f"upstream, "
+                   f'client: {ip}, server: api.kumo-video.example, request: "{req} HTTP/1.1", upstream: '
+                   f'"http://{ui[2]}:{port}{req.split(" ", 1)[1]}", host: "api.kumo-video.example"')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1003,25 +995,19 @@ def shield_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute % 20 == 3:  # backend probes: only state changes are logged; a heartbeat line from one shield
         si = w.pick(INST["origin-shield"])
-        w.emit(
-            w.jit(t, 5), "origin-shield", "INFO",
-            f"Backend_health - boot.pkg_{w.ri(1, 4)} Still healthy 4---X-RH 5 3 5 "
-            f"{w.ri(2000, 6000) / 1e6:.6f} "
-            f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK", host=si[1], stream="vsl",
-        )
+        w.emit(w.jit(t, 5), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{w.ri(1, 4)} Still healthy 4---X-RH 5 3 5 "
+               f"{w.ri(2000, 6000) / 1e6:.6f} "
+               f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK", host=si[1], stream="vsl")
     if w.r() < 0.006:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
-        w.emit(
-            tt, "origin-shield", "WARN",
-            f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 0.004{w.ri(100, 999)} ",
-            host=si[1], stream="vsl",
-        )
-        w.emit(
-            tt + timedelta(seconds=w.ri(8, 20)), "origin-shield", "INFO",
-            f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 0.004{w.ri(100, 999)} "
-            f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK", host=si[1], stream="vsl",
-        )
+        w.emit(tt, "origin-shield", "WARN",
+               f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 0.004{w.ri(100, 999)} ",
+               host=si[1], stream="vsl")
+        w.emit(tt + timedelta(seconds=w.ri(8, 20)), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 0.004{w.ri(100, 999)} "
+               f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK", host=si[1], stream="vsl")
     if inside(t, NUKE):
         for _ in range(w.count(5.5)):
             tt = w.jit(t)
@@ -1036,16 +1022,12 @@ def shield_bg(w: World, t: datetime) -> None:
     if inside(t, VCL_HASH) and lt.minute % 4 == 0:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
-        w.emit(
-            tt, "origin-shield", "WARN",
-            f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 2.5{w.ri(10000, 99999)} ",
-            host=si[1], stream="vsl",
-        )
-        w.emit(
-            tt + timedelta(seconds=w.ri(20, 50)), "origin-shield", "INFO",
-            f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 1.9{w.ri(10000, 99999)} "
-            f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK", host=si[1], stream="vsl",
-        )
+        w.emit(tt, "origin-shield", "WARN",
+               f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 2.5{w.ri(10000, 99999)} ",
+               host=si[1], stream="vsl")
+        w.emit(tt + timedelta(seconds=w.ri(20, 50)), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 1.9{w.ri(10000, 99999)} "
+               f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK", host=si[1], stream="vsl")
 
 
 def shield_vcl(w: World) -> None:
@@ -1064,11 +1046,9 @@ def shield_vcl(w: World) -> None:
             )
     t = at(2, 15, 41, 30)
     for i, si in enumerate(INST["origin-shield"]):
-        w.emit(
-            t + timedelta(milliseconds=200 + 300 * i), "origin-shield", "INFO",
-            f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd param.set "
-            "nuke_limit 1000", host=si[1], stream="varnishd",
-        )
+        w.emit(t + timedelta(milliseconds=200 + 300 * i), "origin-shield", "INFO",
+               f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd param.set "
+               "nuke_limit 1000", host=si[1], stream="varnishd")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1078,16 +1058,12 @@ def shield_vcl(w: World) -> None:
 
 def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None, **attrs: str) -> None:
     pi = w.pick(INST["packager"]) if node is None else next(p for p in INST["packager"] if p[0] == node)
-    w.emit(
-        t, "packager", {"WARNING": "WARN"}.get(level, level), glog(t, level, w.ri(3100, 3164), src, msg),
-        host=pi[1], version=version("packager", t), **attrs,
-    )
+    w.emit(t, "packager", {"WARNING": "WARN"}.get(level, level), glog(t, level, w.ri(3100, 3164), src, msg),
+           host=pi[1], version=version("packager", t), **attrs)
 
 
-def rgw(
-    w: World, t: datetime, status: int, user: str, method: str, key: str, size: int, agent: str,
-    latency: float, level: str | None = None,
-) -> None:
+def rgw(w: World, t: datetime, status: int, user: str, method: str, key: str, size: int, agent: str,
+        latency: float, level: str | None = None) -> None:
     ri = w.pick(INST["objstore-gw"])
     thread = f"7f{w.hexid(10)}"
     req = f"0x7f{w.hexid(10)}"
@@ -1098,10 +1074,8 @@ def rgw(
         f'beast: {req}: {src} - {user} [{clf(t, utc=True, millis=True)}] "{method} /{key} HTTP/1.1" {status} '
         f'{size} - "{agent}" - latency={latency:.9f}s'
     )
-    w.emit(
-        t, "objstore-gw", level or level_of(status), rgwline(t, thread, 1, msg), host=ri[1],
-        cluster="ceph-media",
-    )
+    w.emit(t, "objstore-gw", level or level_of(status), rgwline(t, thread, 1, msg), host=ri[1],
+           cluster="ceph-media")
 
 
 def pkg_agent(t: datetime) -> str:
@@ -1129,80 +1103,58 @@ def packager_bg(w: World, t: datetime) -> None:
         origin = w.ri(5, 40) if not storm else w.ri(20, 200)
         fmt = w.pick(["dash", "hls", "hls"])
         size = w.ri(14_000_000, 21_000_000) if uhd else w.ri(240_000, 4_800_000)
-        pk(
-            w, tt, "INFO", "http_handler.cc:212",
-            f"GET {path} -> {fmt} {size}B {took}ms (origin read {origin}ms)",
-        )
+        pk(w, tt, "INFO", "http_handler.cc:212",
+           f"GET {path} -> {fmt} {size}B {took}ms (origin read {origin}ms)")
         if w.r() < 0.4:
-            rgw(
-                w, tt - timedelta(milliseconds=origin + 2), 200, "svc-media", "GET", s3key(path), size,
-                pkg_agent(tt), origin / 1000 + w.ri(0, 999) / 1e6,
-            )
+            rgw(w, tt - timedelta(milliseconds=origin + 2), 200, "svc-media", "GET", s3key(path), size,
+                pkg_agent(tt), origin / 1000 + w.ri(0, 999) / 1e6)
     if w.r() < 0.1 * (0.4 + ld):
         tt = w.jit(t)
         cid = content(w, 0.3)
-        pk(
-            w, tt, "WARNING", "rendition_map.cc:77",
-            f"request for unknown rendition 'v4320' of {cid} (client probe), answering 404",
-        )
+        pk(w, tt, "WARNING", "rendition_map.cc:77",
+           f"request for unknown rendition 'v4320' of {cid} (client probe), answering 404")
     if w.r() < 0.08 * (0.4 + ld):
         tt = w.jit(t)
-        pk(
-            w, tt, "ERROR", "http_handler.cc:388",
-            f"write to client failed: Broken pipe (peer 10.20.{w.pick(['1', '2', '4'])}.21 closed) after "
-            f"{w.ri(10_000, 900_000)} of {w.ri(1_000_000, 4_800_000)} bytes",
-        )
+        pk(w, tt, "ERROR", "http_handler.cc:388",
+           f"write to client failed: Broken pipe (peer 10.20.{w.pick(['1', '2', '4'])}.21 closed) after "
+           f"{w.ri(10_000, 900_000)} of {w.ri(1_000_000, 4_800_000)} bytes")
     if w.r() < 0.1 * (0.4 + ld):  # subtitle probes: optional tracks
         tt = w.jit(t)
         cid = content(w, 0.3)
-        rgw(
-            w, tt, 404, "svc-media", "HEAD", f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
-            0, pkg_agent(tt), w.ri(300, 1900) / 1e6,
-        )
+        rgw(w, tt, 404, "svc-media", "HEAD", f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
+            0, pkg_agent(tt), w.ri(300, 1900) / 1e6)
     if loc(t).minute % 30 == 11:
         tt = w.jit(t, 10)
-        pk(
-            w, tt, "INFO", "key_cache.cc:140",
-            f"cpix key cache: {w.ri(4100, 4600)} entries, {w.ri(90, 260)} refreshed from drm-license in "
-            f"{w.ri(40, 300)}ms",
-        )
+        pk(w, tt, "INFO", "key_cache.cc:140",
+           f"cpix key cache: {w.ri(4100, 4600)} entries, {w.ri(90, 260)} refreshed from drm-license in "
+           f"{w.ri(40, 300)}ms")
     if storm:
         for p in INST["packager"]:
             for _ in range(w.count(1.2)):
                 tt = w.jit(t)
-                pk(
-                    w, tt, "WARNING", "work_queue.cc:96",
-                    f"work queue depth {w.ri(300, 512)} over high-water mark 256, shedding request "
-                    f"{seg_path(w, content(w, 0.7))}", node=p[0],
-                )
+                pk(w, tt, "WARNING", "work_queue.cc:96",
+                   f"work queue depth {w.ri(300, 512)} over high-water mark 256, shedding request "
+                   f"{seg_path(w, content(w, 0.7))}", node=p[0])
             for _ in range(w.count(0.9)):
                 tt = w.jit(t)
-                pk(
-                    w, tt, "ERROR", "segment_builder.cc:241",
-                    f"segment deadline exceeded (2500ms) building {seg_path(w, content(w, 0.7))}, answering "
-                    f"503", node=p[0],
-                )
+                pk(w, tt, "ERROR", "segment_builder.cc:241",
+                   f"segment deadline exceeded (2500ms) building {seg_path(w, content(w, 0.7))}, answering "
+                   f"503", node=p[0])
     if inside(t, SLOWDOWN):
         for _ in range(w.count(4 * ld + 1.5)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
             path = seg_path(w, cid)
             key = s3key(path)
-            pk(
-                w, tt, "WARNING", "object_reader.cc:171",
-                f"GET {key} returned 503 SlowDown, retry 1/3 in 200ms",
-            )
+            pk(w, tt, "WARNING", "object_reader.cc:171",
+               f"GET {key} returned 503 SlowDown, retry 1/3 in 200ms")
             if w.r() < 0.6:
-                pk(
-                    w, tt + timedelta(milliseconds=700), "ERROR", "object_reader.cc:188",
-                    f"GET {key} failed after 3 attempts: 503 SlowDown (Please reduce your request rate.); "
-                    f"answering 503 for {path}",
-                )
+                pk(w, tt + timedelta(milliseconds=700), "ERROR", "object_reader.cc:188",
+                   f"GET {key} failed after 3 attempts: 503 SlowDown (Please reduce your request rate.); "
+                   f"answering 503 for {path}")
             for k in range(1):
-                rgw(
-                    w, tt + timedelta(milliseconds=k * 240), 503, "svc-media", "GET", key, 222,
-                    pkg_agent(tt), 0.0,
-                )
+                rgw(w, tt + timedelta(milliseconds=k * 240), 503, "svc-media", "GET", key, 222,
+                    pkg_agent(tt), 0.0)
 
 
 PREPACK_RUNS = [
@@ -1218,48 +1170,34 @@ def prepackage(w: World) -> None:
     node = "pkg-4"
     for start, cid, title, ok in PREPACK_RUNS:
         job = {"job": "prepackage"}
-        pk(
-            w, start, "INFO", "prepackage_main.cc:58",
-            f"prepackage {cid} ({title}): renditions v360..v1080 + audio ja-2.0, ja-5.1; formats hls, dash",
-            node=node, **job,
-        )
+        pk(w, start, "INFO", "prepackage_main.cc:58",
+           f"prepackage {cid} ({title}): renditions v360..v1080 + audio ja-2.0, ja-5.1; formats hls, dash",
+           node=node, **job)
         t = start + timedelta(seconds=2)
         mezz = f"vod-mezzanine/{cid}/{cid}_mezz_v2.mxf"
         pk(w, t, "INFO", "mezzanine.cc:102", f"fetching s3://{mezz} (61.4 GiB, 64 parts)", node=node, **job)
-        rgw(
-            w, t + timedelta(milliseconds=300), 200, "svc-media", "GET", mezz + "?partNumber=1",
-            1_030_792_151, pkg_agent(t), 4.118233,
-        )
+        rgw(w, t + timedelta(milliseconds=300), 200, "svc-media", "GET", mezz + "?partNumber=1",
+            1_030_792_151, pkg_agent(t), 4.118233)
         t += timedelta(seconds=w.ri(40, 60))
         if not ok:
             t = PREPACK_FAIL - timedelta(seconds=26)
-            pk(
-                w, t, "INFO", "mezzanine.cc:131",
-                f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]", node=node, **job,
-            )
-            pk(
-                w, t + timedelta(seconds=26), "ERROR", "validate.cc:64",
-                f"prepackage {cid}: validation failed: audio rendition 'ja-5.1' missing from mezzanine "
-                f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/", node=node,
-                **job,
-            )
-            pk(
-                w, t + timedelta(seconds=26, milliseconds=4), "ERROR", "prepackage_main.cc:141",
-                f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})", node=node, **job,
-            )
+            pk(w, t, "INFO", "mezzanine.cc:131",
+               f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]", node=node, **job)
+            pk(w, t + timedelta(seconds=26), "ERROR", "validate.cc:64",
+               f"prepackage {cid}: validation failed: audio rendition 'ja-5.1' missing from mezzanine "
+               f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/", node=node,
+               **job)
+            pk(w, t + timedelta(seconds=26, milliseconds=4), "ERROR", "prepackage_main.cc:141",
+               f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})", node=node, **job)
             continue
-        pk(
-            w, t, "INFO", "mezzanine.cc:131",
-            f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]", node=node,
-            **job,
-        )
+        pk(w, t, "INFO", "mezzanine.cc:131",
+           f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]", node=node,
+           **job)
         t += timedelta(seconds=w.ri(300, 420))
         for fmt in ("hls", "dash"):
             name = "master.m3u8" if fmt == "hls" else "manifest.mpd"
-            rgw(
-                w, t, 200, "svc-media", "PUT", f"vod-packaged/{cid}/{fmt}/{name}", w.ri(3000, 9000),
-                pkg_agent(t), 0.021,
-            )
+            rgw(w, t, 200, "svc-media", "PUT", f"vod-packaged/{cid}/{fmt}/{name}", w.ri(3000, 9000),
+                pkg_agent(t), 0.021)
         pk(
             w, t + timedelta(milliseconds=40), "INFO", "prepackage_main.cc:141",
             f"prepackage job finished: 1/1 titles packaged ({cid}: {w.ri(2900, 3400)} segments, manifests in "
@@ -1272,20 +1210,14 @@ def objstore_bg(w: World, t: datetime) -> None:
     if lt.hour in (1, 2, 3) and w.r() < 0.3:  # the nightly sprite backfill (16 workers) writing previews
         tt = w.jit(t)
         cid = f"c-{w.ri(10200, 55999)}"
-        rgw(
-            w, tt, 200, "svc-media", "PUT", f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
-            w.ri(90_000, 400_000), SPRITE_AGENT, w.ri(8000, 40000) / 1e6,
-        )
+        rgw(w, tt, 200, "svc-media", "PUT", f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
+            w.ri(90_000, 400_000), SPRITE_AGENT, w.ri(8000, 40000) / 1e6)
     if lt.minute == 30 and lt.hour == 2:
         ri = INST["objstore-gw"][0]
-        w.emit(
-            w.jit(t, 5), "objstore-gw", "INFO",
-            rgwline(
-                t, f"7f{w.hexid(10)}", 0,
-                f"lifecycle: RGWLC::process(): ENTER: index: {w.ri(0, 31)} worker ix: 0",
-            ),
-            host=ri[1], cluster="ceph-media",
-        )
+        w.emit(w.jit(t, 5), "objstore-gw", "INFO",
+               rgwline(t, f"7f{w.hexid(10)}", 0,
+                       f"lifecycle: RGWLC::process(): ENTER: index: {w.ri(0, 31)} worker ix: 0"),
+               host=ri[1], cluster="ceph-media")
         w.emit(
             t + timedelta(seconds=w.ri(400, 900)), "objstore-gw", "INFO",
             rgwline(
@@ -1298,11 +1230,9 @@ def objstore_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(2)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
-            rgw(
-                w, tt, 503, "svc-media", "GET",
+            rgw(w, tt, 503, "svc-media", "GET",
                 f"vod-mezzanine/{cid}/{cid}_mezz_v{w.ri(1, 2)}.mxf?partNumber={w.ri(1, 64)}", 222,
-                SPRITE_AGENT, 0.0,
-            )
+                SPRITE_AGENT, 0.0)
         if w.r() < 0.7:
             ri = w.pick(INST["objstore-gw"])
             w.emit(
@@ -1319,11 +1249,9 @@ def objstore_bg(w: World, t: datetime) -> None:
         for _ in range(w.count(3)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
-            rgw(
-                w, tt, 200, "svc-media", "GET",
+            rgw(w, tt, 200, "svc-media", "GET",
                 f"vod-mezzanine/{cid}/{cid}_mezz_v1.mxf?partNumber={w.ri(1, 64)}",
-                w.ri(900_000_000, 1_030_000_000), SPRITE_AGENT, w.ri(3_000_000, 6_000_000) / 1e6,
-            )
+                w.ri(900_000_000, 1_030_000_000), SPRITE_AGENT, w.ri(3_000_000, 6_000_000) / 1e6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1336,18 +1264,14 @@ ZAP_LEVEL = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}
 
 def pb(w: World, t: datetime, level: str, caller: str, msg: str, node: str | None = None, **extra) -> None:
     pi = w.pick(INST["playback"]) if node is None else next(p for p in INST["playback"] if p[0] == node)
-    w.emit(
-        t, "playback", ZAP_LEVEL[level], zap(t, level, caller, msg, **extra), host=pi[1],
-        alloc=alloc("playback", pi[0], t), version=version("playback", t),
-    )
+    w.emit(t, "playback", ZAP_LEVEL[level], zap(t, level, caller, msg, **extra), host=pi[1],
+           alloc=alloc("playback", pi[0], t), version=version("playback", t))
 
 
 def client_error(w: World, t: datetime, code: str, detail: str, plat=None, cid: str | None = None) -> None:
     plat = plat or platform(w)
-    pb(
-        w, t, "warn", "beacon/errors.go:58", "client error report", code=code, detail=detail,
-        platform=plat[1], app=plat[4].split(" ")[0], content=cid or content(w), session=w.session(),
-    )
+    pb(w, t, "warn", "beacon/errors.go:58", "client error report", code=code, detail=detail,
+       platform=plat[1], app=plat[4].split(" ")[0], content=cid or content(w), session=w.session())
 
 
 def playback_bg(w: World, t: datetime) -> None:
@@ -1363,16 +1287,12 @@ def playback_bg(w: World, t: datetime) -> None:
             took = w.ri(1300, 4900)
         elif inside(tt, PREFETCH):
             took += w.ri(150, 900)
-        pb(
-            w, tt, "info", "session/start.go:141", "session started", session=w.session(),
-            account=w.account(), content=cid, platform=plat[1], drm=plat[2], manifest=plat[3], took_ms=took,
-        )
+        pb(w, tt, "info", "session/start.go:141", "session started", session=w.session(),
+           account=w.account(), content=cid, platform=plat[1], drm=plat[2], manifest=plat[3], took_ms=took)
     if w.r() < 0.12 * ld:
         tt = w.jit(t)
-        pb(
-            w, tt, "debug", "events/producer.go:92", "watch-events batch produced", records=w.ri(200, 2400),
-            bytes=w.ri(60_000, 700_000), took_ms=w.ri(3, 30),
-        )
+        pb(w, tt, "debug", "events/producer.go:92", "watch-events batch produced", records=w.ri(200, 2400),
+           bytes=w.ri(60_000, 700_000), took_ms=w.ri(3, 30))
     # noise: client beacons, stream limits, stale tokens, a slow entitlement check now and then
     for _ in range(w.count(0.09 * (0.4 + ld))):
         tt = w.jit(t)
@@ -1388,25 +1308,19 @@ def playback_bg(w: World, t: datetime) -> None:
     if w.r() < 0.05 * (0.4 + ld):
         client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 403")
     if w.r() < 0.06 * ld:
-        pb(
-            w, w.jit(t), "warn", "session/limits.go:77", "concurrent stream limit reached",
-            account=w.account(), active=w.pick([2, 4]), limit=w.pick([2, 4]),
-            plan=w.pick(["standard", "premium"]),
-        )
+        pb(w, w.jit(t), "warn", "session/limits.go:77", "concurrent stream limit reached",
+           account=w.account(), active=w.pick([2, 4]), limit=w.pick([2, 4]),
+           plan=w.pick(["standard", "premium"]))
     if w.r() < 0.05 * (0.4 + ld):
         plat = platform(w)
-        pb(
-            w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
-            error="token has invalid claims: token is expired", kid="ent-2026-03",
-            iss="https://auth.kumo-video.example", platform=plat[1],
-        )
+        pb(w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+           error="token has invalid claims: token is expired", kid="ent-2026-03",
+           iss="https://auth.kumo-video.example", platform=plat[1])
     if w.r() < 0.012:
-        pb(
-            w, w.jit(t), "error", "entitlement/client.go:118",
-            "entitlement check failed, serving cached decision",
-            error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
-            timeout_ms=800,
-        )
+        pb(w, w.jit(t), "error", "entitlement/client.go:118",
+           "entitlement check failed, serving cached decision",
+           error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+           timeout_ms=800)
     # incidents
     if inside(t, FPS_EXPIRED):
         for _ in range(w.count(2.6 * ld)):
@@ -1415,79 +1329,59 @@ def playback_bg(w: World, t: datetime) -> None:
     if inside(t, (PUBLISH_NOON, REPLAY_WAIT[1])):
         for _ in range(w.count(1.5)):
             cid = w.pick(NOON_IDS)
-            pb(
-                w, w.jit(t), "warn", "session/start.go:212", "title not playable", content=cid,
-                reason="NOT_YET_AVAILABLE", catalog_status="SCHEDULED", account=w.account(),
-            )
+            pb(w, w.jit(t), "warn", "session/start.go:212", "title not playable", content=cid,
+               reason="NOT_YET_AVAILABLE", catalog_status="SCHEDULED", account=w.account())
     if inside(t, PREMIERE):
         lam = 5 * ld if t < at(0, 20, 15) else 2.5 * ld
         for _ in range(w.count(lam)):
             tt = w.jit(t)
-            pb(
-                w, tt, "error", "manifest/resolve.go:88", "manifest resolve failed", content=PREMIERE_ID,
-                key=f"vod-packaged/{PREMIERE_ID}/hls/master.m3u8",
-                error="NoSuchKey: The specified key does not exist.", status=404, session=w.session(),
-            )
-            rgw(
-                w, tt - timedelta(milliseconds=4), 404, "svc-playback", "GET",
+            pb(w, tt, "error", "manifest/resolve.go:88", "manifest resolve failed", content=PREMIERE_ID,
+               key=f"vod-packaged/{PREMIERE_ID}/hls/master.m3u8",
+               error="NoSuchKey: The specified key does not exist.", status=404, session=w.session())
+            rgw(w, tt - timedelta(milliseconds=4), 404, "svc-playback", "GET",
                 f"vod-packaged/{PREMIERE_ID}/{w.pick(['hls/master.m3u8', 'dash/manifest.mpd'])}", 219,
-                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3", w.ri(400, 2000) / 1e6,
-            )
+                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3", w.ri(400, 2000) / 1e6)
             if w.r() < 0.3:
                 client_error(
                     w, tt + timedelta(milliseconds=300), "PLAYER-4040", "title unavailable", cid=PREMIERE_ID
                 )
     if inside(t, PREFETCH):
         for _ in range(w.count(0.9 * ld)):
-            pb(
-                w, w.jit(t), "info", "license/prefetch.go:51", "license prefetch issued",
-                content=content(w), next_episodes=3, took_ms=w.ri(40, 300),
-            )
+            pb(w, w.jit(t), "info", "license/prefetch.go:51", "license prefetch issued",
+               content=content(w), next_episodes=3, took_ms=w.ri(40, 300))
         frac = drm_sat_frac(t)
         for _ in range(w.count(9 * ld * frac)):
-            pb(
-                w, w.jit(t), "error", "license/prefetch.go:77", "license prefetch failed",
-                content=content(w), status=503,
-                error="drm-license: 503 Service Unavailable (license-worker pool)", session=w.session(),
-            )
+            pb(w, w.jit(t), "error", "license/prefetch.go:77", "license prefetch failed",
+               content=content(w), status=503,
+               error="drm-license: 503 Service Unavailable (license-worker pool)", session=w.session())
         for _ in range(w.count(4 * ld * frac)):
             client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 503")
     frac = skew_frac(t)
     if frac:
         for _ in range(w.count(8 * ld * frac)):
             plat = platform(w)
-            pb(
-                w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
-                error="token has invalid claims: token is expired", kid="ent-2026-03",
-                iss="https://auth.kumo-video.example", platform=plat[1],
-            )
+            pb(w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+               error="token has invalid claims: token is expired", kid="ent-2026-03",
+               iss="https://auth.kumo-video.example", platform=plat[1])
     if inside(t, BURST):
         for _ in range(w.count(4 * ld)):
-            pb(
-                w, w.jit(t), "warn", "session/events.go:133", "session event publish slow",
-                topic="playback.sessions", partition=w.pick([1, 4, 7, 10]), took_ms=w.ri(1200, 4900),
-                acks="all",
-            )
+            pb(w, w.jit(t), "warn", "session/events.go:133", "session event publish slow",
+               topic="playback.sessions", partition=w.pick([1, 4, 7, 10]), took_ms=w.ri(1200, 4900),
+               acks="all")
         for _ in range(w.count(1.6 * ld)):
-            pb(
-                w, w.jit(t), "error", "session/start.go:167", "session start failed",
-                error="kafka: publish to playback.sessions timed out after 5000ms", session=w.session(),
-            )
+            pb(w, w.jit(t), "error", "session/start.go:167", "session start failed",
+               error="kafka: publish to playback.sessions timed out after 5000ms", session=w.session())
     if inside(t, (POOL_DRY[0] + timedelta(minutes=2), POOL_DRY[1])) and w.r() < 0.3:
-        pb(
-            w, w.jit(t), "warn", "catalog/client.go:71", "catalog playable check slow",
-            took_ms=w.ri(300, 900), content=content(w),
-        )
+        pb(w, w.jit(t), "warn", "catalog/client.go:71", "catalog playable check slow",
+           took_ms=w.ri(300, 900), content=content(w))
 
 
 def playback_flags(w: World) -> None:
     for t, val, rev in ((PREFETCH[0], "true", 2231), (PREFETCH[1], "false", 2232)):
         for i, p in enumerate(INST["playback"]):
-            pb(
-                w, t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)), "info", "flags/watch.go:40",
-                "feature flags updated", node=p[0], changed=f"playback.license_prefetch={val}",
-                revision=rev,
-            )
+            pb(w, t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)), "info", "flags/watch.go:40",
+               "feature flags updated", node=p[0], changed=f"playback.license_prefetch={val}",
+               revision=rev)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1509,10 +1403,8 @@ def dl(
     w: World, t: datetime, level: str, thread: str, logger: str, msg: str, node: str | None = None
 ) -> None:
     di = w.pick(INST["drm-license"]) if node is None else next(p for p in INST["drm-license"] if p[0] == node)
-    w.emit(
-        t, "drm-license", level, log4j(t, level, thread, logger, msg), host=di[1],
-        alloc=alloc("drm-license", di[0], t), version=version("drm-license", t),
-    )
+    w.emit(t, "drm-license", level, log4j(t, level, thread, logger, msg), host=di[1],
+           alloc=alloc("drm-license", di[0], t), version=version("drm-license", t))
 
 
 def drm_bg(w: World, t: datetime) -> None:
@@ -1526,37 +1418,27 @@ def drm_bg(w: World, t: datetime) -> None:
         if plat[2] == "fairplay":
             if inside(tt, FPS_EXPIRED):
                 continue
-            dl(
-                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.fairplay.CkcService",
-                f"CKC issued content={cid} asset_id={w.hexid(16)} lease=86400 hdcp=TYPE_1 source={src} "
-                f"took={w.ri(9, 60)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.fairplay.CkcService",
+               f"CKC issued content={cid} asset_id={w.hexid(16)} lease=86400 hdcp=TYPE_1 source={src} "
+               f"took={w.ri(9, 60)}ms")
         elif plat[2] == "widevine":
-            dl(
-                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.widevine.LicenseService",
-                f"Widevine license issued content={cid} device={w.hexid(12)} security_level=L1 policy="
-                f"{w.pick(['hd', 'uhd', 'sd'])} source={src} took={w.ri(12, 70)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.widevine.LicenseService",
+               f"Widevine license issued content={cid} device={w.hexid(12)} security_level=L1 policy="
+               f"{w.pick(['hd', 'uhd', 'sd'])} source={src} took={w.ri(12, 70)}ms")
         else:
-            dl(
-                w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.playready.LicenseService",
-                f"PlayReady license issued content={cid} client_sl=2000 policy={w.pick(['hd', 'sd'])} "
-                f"source={src} "
-                f"took={w.ri(15, 80)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.playready.LicenseService",
+               f"PlayReady license issued content={cid} client_sl=2000 policy={w.pick(['hd', 'sd'])} "
+               f"source={src} "
+               f"took={w.ri(15, 80)}ms")
     for _ in range(w.count(0.08 * (0.4 + ld))):
-        dl(
-            w, w.jit(t), "WARN", worker, f"{DRM_PKG}.widevine.PolicyResolver",
-            f"Widevine license downgraded content={content(w)}: policy hd requires L1, device "
-            f"security_level=L3; "
-            "sd policy issued",
-        )
+        dl(w, w.jit(t), "WARN", worker, f"{DRM_PKG}.widevine.PolicyResolver",
+           f"Widevine license downgraded content={content(w)}: policy hd requires L1, device "
+           f"security_level=L3; "
+           "sd policy issued")
     if w.r() < 0.012:
-        dl(
-            w, w.jit(t), "ERROR", worker, f"{DRM_PKG}.playready.LicenseService",
-            f"PlayReady license refused: client certificate revoked (RevInfo v{w.ri(40, 44)}), model="
-            f"{w.pick(['SMART-TV 2017', 'BDP-S3700', 'Hisense-H55'])} content={content(w)}",
-        )
+        dl(w, w.jit(t), "ERROR", worker, f"{DRM_PKG}.playready.LicenseService",
+           f"PlayReady license refused: client certificate revoked (RevInfo v{w.ri(40, 44)}), model="
+           f"{w.pick(['SMART-TV 2017', 'BDP-S3700', 'Hisense-H55'])} content={content(w)}")
     lt = loc(t)
     if lt.minute == 0 and lt.hour % 6 == 0:
         tt = w.jit(t, 3)
@@ -1568,36 +1450,28 @@ def drm_bg(w: World, t: datetime) -> None:
         level = "WARN" if t < FPS_EXPIRED[0] else "INFO"
         if level == "WARN":
             left = int((FPS_EXPIRED[0] - tt).total_seconds())
-            dl(
-                w, tt, "WARN", "credential-check", f"{DRM_PKG}.credentials.ExpiryCheck",
-                f"credential fps-prod-2025 expires at 2026-04-14T00:00:00Z (in "
-                f"{left // 3600}h{left % 3600 // 60:02d}m); "
-                "staged fps-prod-2026 is picked up at the next restart",
-            )
-        dl(
-            w, tt + timedelta(milliseconds=3), "INFO", "credential-check",
-            f"{DRM_PKG}.credentials.ExpiryCheck",
-            f"credential check: {fps}; playready-server-2026 valid until 2028-01-05T00:00:00Z; "
-            "widevine-service-2025 valid until 2027-09-01T00:00:00Z",
-        )
+            dl(w, tt, "WARN", "credential-check", f"{DRM_PKG}.credentials.ExpiryCheck",
+               f"credential fps-prod-2025 expires at 2026-04-14T00:00:00Z (in "
+               f"{left // 3600}h{left % 3600 // 60:02d}m); "
+               "staged fps-prod-2026 is picked up at the next restart")
+        dl(w, tt + timedelta(milliseconds=3), "INFO", "credential-check",
+           f"{DRM_PKG}.credentials.ExpiryCheck",
+           f"credential check: {fps}; playready-server-2026 valid until 2028-01-05T00:00:00Z; "
+           "widevine-service-2025 valid until 2027-09-01T00:00:00Z")
     if inside(t, FPS_EXPIRED):
         for _ in range(w.count(3.0 * ld)):
             tt = w.jit(t)
             now = tt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            dl(
-                w, tt, "ERROR", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.http.FairPlayHandler",
-                f"CKC generation failed content={content(w)} spc_len={w.ri(2800, 3400)} (now {now}): 500 "
-                f"FPS_CREDENTIAL_EXPIRED\n{FPS_TRACE}",
-            )
+            dl(w, tt, "ERROR", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.http.FairPlayHandler",
+               f"CKC generation failed content={content(w)} spc_len={w.ri(2800, 3400)} (now {now}): 500 "
+               f"FPS_CREDENTIAL_EXPIRED\n{FPS_TRACE}")
     if inside(t, DRM_SAT):
         frac = drm_sat_frac(t)
         for sec in range(0, 60, 20):
-            dl(
-                w, t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)), "WARN", "pool-monitor",
-                f"{DRM_PKG}.http.WorkerPoolMonitor",
-                f"license-worker thread pool saturated: active=200/200, queued={w.ri(960, 1000)}/1000, "
-                f"rejected last 20s={w.ri(300, 1400)}",
-            )
+            dl(w, t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)), "WARN", "pool-monitor",
+               f"{DRM_PKG}.http.WorkerPoolMonitor",
+               f"license-worker thread pool saturated: active=200/200, queued={w.ri(960, 1000)}/1000, "
+               f"rejected last 20s={w.ri(300, 1400)}")
         for _ in range(w.count(6 * ld * frac)):
             tt = w.jit(t)
             dl(
@@ -1617,22 +1491,14 @@ def drm_bg(w: World, t: datetime) -> None:
 
 def drm_start(w: World, t: datetime, ver: str, node: str) -> None:
     fps = ("fps-prod-2026", "2026-04-01T00:00:00Z", "2027-04-13T00:00:00Z")
-    dl(
-        w, t, "INFO", "main", f"{DRM_PKG}.DrmLicenseServer", f"Starting drm-license {ver} on Java 21.0.2",
-        node=node,
-    )
-    dl(
-        w, t + timedelta(seconds=3), "INFO", "main", f"{DRM_PKG}.credentials.CredentialLoader",
-        f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps", node=node,
-    )
-    dl(
-        w, t + timedelta(seconds=4), "INFO", "main", f"{DRM_PKG}.http.WorkerPool",
-        "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)", node=node,
-    )
-    dl(
-        w, t + timedelta(seconds=6), "INFO", "main", f"{DRM_PKG}.DrmLicenseServer",
-        "Started DrmLicenseServer in 7.9 seconds, listening on :8443", node=node,
-    )
+    dl(w, t, "INFO", "main", f"{DRM_PKG}.DrmLicenseServer", f"Starting drm-license {ver} on Java 21.0.2",
+       node=node)
+    dl(w, t + timedelta(seconds=3), "INFO", "main", f"{DRM_PKG}.credentials.CredentialLoader",
+       f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps", node=node)
+    dl(w, t + timedelta(seconds=4), "INFO", "main", f"{DRM_PKG}.http.WorkerPool",
+       "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)", node=node)
+    dl(w, t + timedelta(seconds=6), "INFO", "main", f"{DRM_PKG}.DrmLicenseServer",
+       "Started DrmLicenseServer in 7.9 seconds, listening on :8443", node=node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1660,16 +1526,12 @@ POOL_TRACE = (
 )
 
 
-def ct(
-    w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None,
-    node: str | None = None,
-) -> None:
+def ct(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None,
+       node: str | None = None) -> None:
     ci = w.pick(INST["catalog"]) if node is None else next(p for p in INST["catalog"] if p[0] == node)
     thread = thread or f"nio-8080-exec-{w.ri(1, 200)}"
-    w.emit(
-        t, "catalog", level, boot(t, level, thread, logger, msg), host=ci[1],
-        alloc=alloc("catalog", ci[0], t), version=version("catalog", t),
-    )
+    w.emit(t, "catalog", level, boot(t, level, thread, logger, msg), host=ci[1],
+           alloc=alloc("catalog", ci[0], t), version=version("catalog", t))
 
 
 def catalog_bg(w: World, t: datetime) -> None:
@@ -1679,68 +1541,52 @@ def catalog_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if dry and w.r() < 0.7:
             continue
-        ct(
-            w, tt, "INFO", f"{CAT}.home.HomeController",
-            f"GET /v1/home profile={w.profile()} rails={w.ri(9, 14)} "
-            f"took={w.ri(30, 240) if not dry else w.ri(900, 4900)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.home.HomeController",
+           f"GET /v1/home profile={w.profile()} rails={w.ri(9, 14)} "
+           f"took={w.ri(30, 240) if not dry else w.ri(900, 4900)}ms")
     for _ in range(w.count(0.08 * ld)):
         tt = w.jit(t)
         if dry and w.r() < 0.8:
             continue
         n = w.ri(20, 50)
-        ct(
-            w, tt, "INFO", f"{CAT}.api.TitleBatchController",
-            f"POST /internal/v1/titles:batchGet ids={n} found={n - w.pick([0, 0, 0, 1, 2])} "
-            f"took={w.ri(6, 40)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.api.TitleBatchController",
+           f"POST /internal/v1/titles:batchGet ids={n} found={n - w.pick([0, 0, 0, 1, 2])} "
+           f"took={w.ri(6, 40)}ms")
     for _ in range(w.count(0.08 * ld)):
         tt = w.jit(t)
         cid = content(w)
         status = "PUBLISHED"
         if inside(tt, (PUBLISH_NOON, REPLAY_WAIT[1])) and w.r() < 0.5:
             cid, status = w.pick(NOON_IDS), "COMING_SOON"
-        ct(
-            w, tt, "INFO", f"{CAT}.api.TitleController",
-            f"GET /v1/titles/{cid} 200 status={status} source=replica took={w.ri(3, 30)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.api.TitleController",
+           f"GET /v1/titles/{cid} 200 status={status} source=replica took={w.ri(3, 30)}ms")
     for _ in range(w.count(0.08 * (0.4 + ld))):
-        ct(
-            w, w.jit(t), "WARN", f"{CAT}.artwork.ArtworkResolver",
-            f"No artwork for title {content(w, 0.3)} locale=en-US, falling back to ja-JP",
-        )
+        ct(w, w.jit(t), "WARN", f"{CAT}.artwork.ArtworkResolver",
+           f"No artwork for title {content(w, 0.3)} locale=en-US, falling back to ja-JP")
     lt = loc(t)
     if lt.minute % 15 == 2:
-        ct(
-            w, w.jit(t, 10), "INFO", f"{CAT}.events.ChangePublisher",
-            f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms", thread="change-pub-1",
-        )
+        ct(w, w.jit(t, 10), "INFO", f"{CAT}.events.ChangePublisher",
+           f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms", thread="change-pub-1")
     if inside(t, LEAK) and version("catalog", t) == "3.8.0":
         for _ in range(w.count(0.45 * ld)):
             tt = w.jit(t)
-            ct(
-                w, tt, "WARN", "com.zaxxer.hikari.pool.ProxyLeakTask",
-                f"Connection leak detection triggered for org.postgresql.jdbc.PgConnection@{w.hexid(7)} on "
-                f"thread "
-                f"http-nio-8080-exec-{w.ri(1, 200)}, stack trace follows\n{LEAK_TRACE}",
-                thread="catalog-primary housekeeper",
-            )
+            ct(w, tt, "WARN", "com.zaxxer.hikari.pool.ProxyLeakTask",
+               f"Connection leak detection triggered for org.postgresql.jdbc.PgConnection@{w.hexid(7)} on "
+               f"thread "
+               f"http-nio-8080-exec-{w.ri(1, 200)}, stack trace follows\n{LEAK_TRACE}",
+               thread="catalog-primary housekeeper")
     if dry:
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
-            ct(
-                w, tt, "WARN", "com.zaxxer.hikari.pool.HikariPool",
-                f"catalog-primary - Connection is not available, request timed out after 5000ms (total=30, "
-                f"active=30, "
-                f"idle=0, waiting={w.ri(40, 140)})",
-            )
+            ct(w, tt, "WARN", "com.zaxxer.hikari.pool.HikariPool",
+               f"catalog-primary - Connection is not available, request timed out after 5000ms (total=30, "
+               f"active=30, "
+               f"idle=0, waiting={w.ri(40, 140)})")
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
-            ct(
-                w, tt, "ERROR", "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
-                "Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception "
-                "[Request processing failed: " + POOL_TRACE.format(waiting=w.ri(40, 140)) + "]",
-            )
+            ct(w, tt, "ERROR", "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
+               "Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception "
+               "[Request processing failed: " + POOL_TRACE.format(waiting=w.ri(40, 140)) + "]")
 
 
 PUBLISHES = [
@@ -1765,17 +1611,13 @@ def catalog_publish(w: World) -> list[list]:
         start = sp[0] if sp else t + timedelta(seconds=w.ri(1, 4))
         titles = sp[1] if sp else w.pick([0, 0, 0, 1, 1, 2, 3])
         took = 2 + titles // 4 + w.ri(0, 2)
-        ct(
-            w, start + timedelta(seconds=took), "INFO", f"{CAT}.publish.PublishJob",
-            f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
-            + (f", {sp[2]}" if sp else ""), thread="scheduling-1", node="catalog-1",
-        )
-        rows.append(
-            [
-                f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
-                wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else "",
-            ]
-        )
+        ct(w, start + timedelta(seconds=took), "INFO", f"{CAT}.publish.PublishJob",
+           f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
+           + (f", {sp[2]}" if sp else ""), thread="scheduling-1", node="catalog-1")
+        rows.append([
+                        f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
+                        wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else "",
+                    ])
         t += timedelta(minutes=30)
     return rows
 
@@ -1801,20 +1643,16 @@ def host_clock(instance: str, t: datetime) -> datetime:
 
 def en(w: World, t: datetime, level: str, msg: str, node: str | None = None, rid: str | None = None) -> str:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
-    w.emit(
-        t, "entitlement", level, rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
-        host=ei[1], process="web", version=version("entitlement", t),
-    )
+    w.emit(t, "entitlement", level, rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
+           host=ei[1], process="web", version=version("entitlement", t))
     return ei[0]
 
 
 def sk(w: World, t: datetime, level: str, cls: str, msg: str, node: str | None = None, **kv) -> None:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
-    w.emit(
-        t, "entitlement", level,
-        sidekiq(host_clock(ei[0], t), level, w.ri(60, 63), w.b36(4), cls, w.hexid(24), msg, **kv),
-        host=ei[1], process="sidekiq", version=version("entitlement", t),
-    )
+    w.emit(t, "entitlement", level,
+           sidekiq(host_clock(ei[0], t), level, w.ri(60, 63), w.b36(4), cls, w.hexid(24), msg, **kv),
+           host=ei[1], process="sidekiq", version=version("entitlement", t))
 
 
 def billing_id(t: datetime) -> int:
@@ -1827,19 +1665,15 @@ def entitlement_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.09 * ld)):
         tt = w.jit(t)
         rid = w.uuid()
-        path, ctrl = w.pick(
-            [
-                ('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
-                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON"),
-            ]
-        )
-        node = en(
-            w, tt, "INFO",
-            f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
-            f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid,
-        )
+        path, ctrl = w.pick([
+                                ('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
+                                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                                ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON"),
+                            ])
+        node = en(w, tt, "INFO",
+                  f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
+                  f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid)
         en(w, tt + timedelta(milliseconds=2), "INFO", f"Processing by {ctrl}", node=node, rid=rid)
         took = w.ri(6, 60)
         en(
@@ -1853,44 +1687,32 @@ def entitlement_bg(w: World, t: datetime) -> None:
         cls = w.pick(["StripeWebhookJob", "StripeWebhookJob", "RenewalChargeJob", "AppStoreNotificationJob"])
         if inside(tt, SEQ_MAX) and cls != "AppStoreNotificationJob":
             continue
-        sk(
-            w, tt, "INFO", cls, f"done: billing event recorded id={billing_id(tt)}",
-            elapsed=f"{w.ri(40, 900) / 1000}",
-        )
+        sk(w, tt, "INFO", cls, f"done: billing event recorded id={billing_id(tt)}",
+           elapsed=f"{w.ri(40, 900) / 1000}")
     if w.r() < 0.06 * (0.4 + ld):
-        en(
-            w, w.jit(t), "WARN",
-            f"Stripe::CardError: Your card was declined. (request req_{w.b36(14)}; code: card_declined; "
-            f"decline_code: {w.pick(['insufficient_funds', 'do_not_honor', 'expired_card'])}) "
-            f"customer=cus_{w.b36(14)}",
-        )
+        en(w, w.jit(t), "WARN",
+           f"Stripe::CardError: Your card was declined. (request req_{w.b36(14)}; code: card_declined; "
+           f"decline_code: {w.pick(['insufficient_funds', 'do_not_honor', 'expired_card'])}) "
+           f"customer=cus_{w.b36(14)}")
     if w.r() < 0.02:
         tt = w.jit(t)
-        sk(
-            w, tt, "WARN", "StripeWebhookJob",
-            f"duplicate Stripe event evt_{w.b36(24)} ignored (index_billing_events_on_stripe_event_id)",
-        )
-        pg(
-            w, tt - timedelta(milliseconds=5), "pg-billing", w.newpid(), "entitlement@billing", "ERROR",
-            'duplicate key value violates unique constraint "index_billing_events_on_stripe_event_id"',
-        )
+        sk(w, tt, "WARN", "StripeWebhookJob",
+           f"duplicate Stripe event evt_{w.b36(24)} ignored (index_billing_events_on_stripe_event_id)")
+        pg(w, tt - timedelta(milliseconds=5), "pg-billing", w.newpid(), "entitlement@billing", "ERROR",
+           'duplicate key value violates unique constraint "index_billing_events_on_stripe_event_id"')
     if w.r() < 0.014:
-        sk(
-            w, w.jit(t), "ERROR", "AppStoreNotificationJob",
-            f"fail: App Store notification for unknown originalTransactionId "
-            f"2000000{w.ri(100000000, 999999999)} "
-            "(environment=Sandbox) - dropped", elapsed=f"{w.ri(10, 90) / 1000}",
-        )
+        sk(w, w.jit(t), "ERROR", "AppStoreNotificationJob",
+           f"fail: App Store notification for unknown originalTransactionId "
+           f"2000000{w.ri(100000000, 999999999)} "
+           "(environment=Sandbox) - dropped", elapsed=f"{w.ri(10, 90) / 1000}")
     lt = loc(t)
     if lt.minute == 15:
         due = w.ri(300, 900) if lt.hour in (0, 1) else w.ri(20, 120)
         failed = max(1, int(due * w.ri(3, 7) / 100))
         if not inside(t, SEQ_MAX):
-            sk(
-                w, w.jit(t, 30), "INFO", "RenewalSweepJob",
-                f"renewals due: {due}, charged: {due - failed}, failed: {failed} (card_declined)",
-                node="ent-a1",
-            )
+            sk(w, w.jit(t, 30), "INFO", "RenewalSweepJob",
+               f"renewals due: {due}, charged: {due - failed}, failed: {failed} (card_declined)",
+               node="ent-a1")
     # incidents
     frac = skew_frac(t)
     if frac:
@@ -1904,43 +1726,33 @@ def entitlement_bg(w: World, t: datetime) -> None:
                 else "JWT::ImmatureSignature: Signature nbf has not been reached"
             )
             en(w, tt, "WARN", f"refresh token rejected: {err} (kid=ent-2026-03)", node=node, rid=rid)
-            en(
-                w, tt + timedelta(milliseconds=3), "INFO",
-                f"Completed 401 Unauthorized in {w.ri(3, 12)}ms "
-                f"(Views: 0.2ms | ActiveRecord: {w.ri(5, 30) / 10}ms | Allocations: {w.ri(600, 1400)})",
-                node=node, rid=rid,
-            )
+            en(w, tt + timedelta(milliseconds=3), "INFO",
+               f"Completed 401 Unauthorized in {w.ri(3, 12)}ms "
+               f"(Views: 0.2ms | ActiveRecord: {w.ri(5, 30) / 10}ms | Allocations: {w.ri(600, 1400)})",
+               node=node, rid=rid)
     if inside(t, SEQ_MAX):
         for _ in range(w.count(1.6 * ld)):
             tt = w.jit(t)
             rid = w.uuid()
-            node = en(
-                w, tt, "INFO",
-                f'Started POST "/v1/subscriptions" for 10.20.{w.pick(["1", "2", "4"])}.11 '
-                f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid,
-            )
+            node = en(w, tt, "INFO",
+                      f'Started POST "/v1/subscriptions" for 10.20.{w.pick(["1", "2", "4"])}.11 '
+                      f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid)
             en(w, tt + timedelta(milliseconds=w.ri(700, 2300)), "ERROR", SEQ_TRACE, node=node, rid=rid)
-            en(
-                w, tt + timedelta(milliseconds=2400), "INFO",
-                f"Completed 500 Internal Server Error in {w.ri(700, 2400)}ms (ActiveRecord: "
-                f"{w.ri(20, 90) / 10}ms | "
-                f"Allocations: {w.ri(9000, 20000)})", node=node, rid=rid,
-            )
-            pg(
-                w, tt + timedelta(milliseconds=w.ri(600, 2200)), "pg-billing", w.newpid(),
-                "entitlement@billing", "ERROR",
-                'nextval: reached maximum value of sequence "billing_events_id_seq" (2147483647)',
-            )
+            en(w, tt + timedelta(milliseconds=2400), "INFO",
+               f"Completed 500 Internal Server Error in {w.ri(700, 2400)}ms (ActiveRecord: "
+               f"{w.ri(20, 90) / 10}ms | "
+               f"Allocations: {w.ri(9000, 20000)})", node=node, rid=rid)
+            pg(w, tt + timedelta(milliseconds=w.ri(600, 2200)), "pg-billing", w.newpid(),
+               "entitlement@billing", "ERROR",
+               'nextval: reached maximum value of sequence "billing_events_id_seq" (2147483647)')
         for _ in range(w.count(2.2 * ld)):
             tt = w.jit(t)
-            sk(
-                w, tt, "ERROR", "StripeWebhookJob",
-                "fail: PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum value of "
-                "sequence "
-                f'"billing_events_id_seq" (2147483647) (event evt_{w.b36(24)}, '
-                f"type {w.pick(['invoice.paid', 'customer.subscription.updated', 'invoice.paid'])})",
-                elapsed=f"{w.ri(20, 90) / 1000}", retry_count=w.ri(0, 4),
-            )
+            sk(w, tt, "ERROR", "StripeWebhookJob",
+               "fail: PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum value of "
+               "sequence "
+               f'"billing_events_id_seq" (2147483647) (event evt_{w.b36(24)}, '
+               f"type {w.pick(['invoice.paid', 'customer.subscription.updated', 'invoice.paid'])})",
+               elapsed=f"{w.ri(20, 90) / 1000}", retry_count=w.ri(0, 4))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1951,10 +1763,8 @@ def entitlement_bg(w: World, t: datetime) -> None:
 def rc(w: World, t: datetime, level: str, logger: str, event: str, **kv) -> None:
     ri = w.pick(INST["recommend"])
     lvl = {"debug": "DEBUG", "info": "INFO", "warning": "WARN", "error": "ERROR"}[level]
-    w.emit(
-        t, "recommend", lvl, structlog(t, level, logger, event, **kv), host=ri[1],
-        alloc=alloc("recommend", ri[0], t), version=version("recommend", t),
-    )
+    w.emit(t, "recommend", lvl, structlog(t, level, logger, event, **kv), host=ri[1],
+           alloc=alloc("recommend", ri[0], t), version=version("recommend", t))
 
 
 def recommend_bg(w: World, t: datetime) -> None:
@@ -1964,48 +1774,32 @@ def recommend_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if dry and w.r() < 0.6:
             continue
-        rc(
-            w, tt, "info", "reco.api", "recommendations served", profile=w.profile(), rail="for-you",
-            items=w.ri(20, 40), took_ms=w.ri(30, 160),
-        )
+        rc(w, tt, "info", "reco.api", "recommendations served", profile=w.profile(), rail="for-you",
+           items=w.ri(20, 40), took_ms=w.ri(30, 160))
     for _ in range(w.count(0.13 * (0.4 + ld))):
-        rc(
-            w, w.jit(t), "warning", "reco.features", "feature store miss, using popular fallback",
-            profile=w.profile(), missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]),
-        )
+        rc(w, w.jit(t), "warning", "reco.features", "feature store miss, using popular fallback",
+           profile=w.profile(), missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]))
     for _ in range(w.count(0.07 * (0.4 + ld))):
-        rc(
-            w, w.jit(t), "error", "reco.catalog", "catalog batchGet partial result", requested=w.ri(30, 50),
-            missing=w.ri(1, 4), reason="titles expired or not in region",
-        )
+        rc(w, w.jit(t), "error", "reco.catalog", "catalog batchGet partial result", requested=w.ri(30, 50),
+           missing=w.ri(1, 4), reason="titles expired or not in region")
     lt = loc(t)
     if lt.minute == 7:
-        rc(
-            w, w.jit(t, 20), "error", "reco.index", "candidate index stale, keeping previous snapshot",
-            age_s=w.ri(3601, 3690), snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}",
-        )
+        rc(w, w.jit(t, 20), "error", "reco.index", "candidate index stale, keeping previous snapshot",
+           age_s=w.ri(3601, 3690), snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}")
     if lt.minute == 9:
-        rc(
-            w, w.jit(t, 30), "info", "reco.index", "candidate index refreshed",
-            items=w.ri(180_000, 190_000), took_s=round(w.ri(20, 90) / 1.0, 1),
-        )
+        rc(w, w.jit(t, 30), "info", "reco.index", "candidate index refreshed",
+           items=w.ri(180_000, 190_000), took_s=round(w.ri(20, 90) / 1.0, 1))
     if w.r() < 0.03 * ld:
-        rc(
-            w, w.jit(t), "warning", "reco.rank", "ranking over budget", took_ms=w.ri(200, 600),
-            budget_ms=150, candidates=w.ri(200, 300),
-        )
+        rc(w, w.jit(t), "warning", "reco.rank", "ranking over budget", took_ms=w.ri(200, 600),
+           budget_ms=150, candidates=w.ri(200, 300))
     if dry:
         for _ in range(w.count(3.5 * ld)):
-            rc(
-                w, w.jit(t), "error", "reco.catalog", "catalog batchGet failed",
-                status=w.pick([503, 503, 504]),
-                error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]), requested=w.ri(30, 50),
-            )
+            rc(w, w.jit(t), "error", "reco.catalog", "catalog batchGet failed",
+               status=w.pick([503, 503, 504]),
+               error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]), requested=w.ri(30, 50))
         for _ in range(w.count(1.5 * ld)):
-            rc(
-                w, w.jit(t), "warning", "reco.api", "serving popular fallback rail: catalog unavailable",
-                profile=w.profile(),
-            )
+            rc(w, w.jit(t), "warning", "reco.api", "serving popular fallback rail: catalog unavailable",
+               profile=w.profile())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2025,43 +1819,29 @@ def sr(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
 def search_bg(w: World, t: datetime) -> None:
     ld = load(t)
     for _ in range(w.count(0.2 * ld)):
-        sr(
-            w, w.jit(t), "info", "query.go:88", "query", q=w.pick(QUERIES), hits=w.ri(0, 400),
-            took=f"{w.ri(8, 120)}ms",
-        )
+        sr(w, w.jit(t), "info", "query.go:88", "query", q=w.pick(QUERIES), hits=w.ri(0, 400),
+           took=f"{w.ri(8, 120)}ms")
     lt = loc(t)
     nightly = lt.hour == 3 and lt.minute < 40
     for _ in range(w.count(0.05 * (0.4 + ld) * (3 if nightly else 1))):
-        sr(
-            w, w.jit(t), "warn", "query.go:97", "slow query", took=f"{w.ri(800, 2400)}ms",
-            threshold="800ms", q_sha1=w.hexid(10), terms=w.ri(1, 4),
-        )
+        sr(w, w.jit(t), "warn", "query.go:97", "slow query", took=f"{w.ri(800, 2400)}ms",
+           threshold="800ms", q_sha1=w.hexid(10), terms=w.ri(1, 4))
     if lt.minute % 15 == 4:
-        sr(
-            w, w.jit(t, 20), "info", "indexer/consumer.go:61", "catalog.changes applied",
-            records=w.ri(3, 90), lag=w.ri(0, 40), group="search-catalog",
-        )
+        sr(w, w.jit(t, 20), "info", "indexer/consumer.go:61", "catalog.changes applied",
+           records=w.ri(3, 90), lag=w.ri(0, 40), group="search-catalog")
     if lt.minute == 0:
         tt = w.jit(t, 15)
         gen = int((t - DAY0).total_seconds() // 3600) + 9100
         if lt.hour == 3:
-            sr(
-                w, tt - timedelta(seconds=8), "info", "indexer/full.go:33", "full reindex started",
-                target=f"titles_v{gen}", shards=4 if t > at(1, 2, 30) else 3,
-            )
-            sr(
-                w, tt - timedelta(seconds=2), "info", "indexer/full.go:71", "full reindex built",
-                docs=w.ri(212_000, 214_000), took="1m48s",
-            )
-        sr(
-            w, tt, "info", "indexer/alias.go:40", "alias swap", alias="titles",
-            **{"from": f"titles_v{gen - 1}", "to": f"titles_v{gen}"},
-        )
-        sr(
-            w, tt + timedelta(milliseconds=40), "error", "indexer/alias.go:58",
-            "alias swap cancelled in-flight queries", cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
-            err="context canceled",
-        )
+            sr(w, tt - timedelta(seconds=8), "info", "indexer/full.go:33", "full reindex started",
+               target=f"titles_v{gen}", shards=4 if t > at(1, 2, 30) else 3)
+            sr(w, tt - timedelta(seconds=2), "info", "indexer/full.go:71", "full reindex built",
+               docs=w.ri(212_000, 214_000), took="1m48s")
+        sr(w, tt, "info", "indexer/alias.go:40", "alias swap", alias="titles",
+           **{"from": f"titles_v{gen - 1}", "to": f"titles_v{gen}"})
+        sr(w, tt + timedelta(milliseconds=40), "error", "indexer/alias.go:58",
+           "alias swap cancelled in-flight queries", cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
+           err="context canceled")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2072,28 +1852,22 @@ def search_bg(w: World, t: datetime) -> None:
 def pr(w: World, t: datetime, level: int, msg: str, node: str | None = None, **extra) -> None:
     pi = w.pick(INST["profiles"]) if node is None else next(p for p in INST["profiles"] if p[0] == node)
     lvl = {20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR"}[level]
-    w.emit(
-        t, "profiles", lvl, pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
-        host=pi[1], alloc=alloc("profiles", pi[0], t), version=version("profiles", t),
-    )
+    w.emit(t, "profiles", lvl, pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
+           host=pi[1], alloc=alloc("profiles", pi[0], t), version=version("profiles", t))
 
 
 def profiles_bg(w: World, t: datetime) -> None:
     ld = load(t)
     stale = inside(t, (POISON[0] + timedelta(minutes=2), at(1, 8, 27, 30)))
     for _ in range(w.count(0.1 * ld)):
-        pr(
-            w, w.jit(t), 30, "continue-watching served", profile=w.profile(), items=w.ri(0, 20),
-            source="redis" if w.r() < 0.9 else "postgres", took_ms=w.ri(2, 30),
-        )
+        pr(w, w.jit(t), 30, "continue-watching served", profile=w.profile(), items=w.ri(0, 20),
+           source="redis" if w.r() < 0.9 else "postgres", took_ms=w.ri(2, 30))
     if not stale:
         for _ in range(w.count(0.08 * ld)):
             part = w.ri(0, 11)
-            pr(
-                w, w.jit(t), 30, "resume points applied", topic="watch-events", partition=part,
-                records=w.ri(50, 900),
-                lastOffset=str(48_800_000 + int((t - DAY0).total_seconds() // 20) + part),
-            )
+            pr(w, w.jit(t), 30, "resume points applied", topic="watch-events", partition=part,
+               records=w.ri(50, 900),
+               lastOffset=str(48_800_000 + int((t - DAY0).total_seconds() // 20) + part))
     for _ in range(w.count(0.08 * (0.4 + ld))):
         pr(w, w.jit(t), 40, "avatar not found, using default", profile=w.profile(), avatar=f"av_{w.b36(6)}")
     if w.r() < 0.03 * ld:
@@ -2101,23 +1875,19 @@ def profiles_bg(w: World, t: datetime) -> None:
     frac = skew_frac(t)
     if frac:
         for _ in range(w.count(4 * ld * frac)):
-            pr(
-                w, w.jit(t), 40, "access token rejected",
-                err={
-                    "type": "TokenExpiredError", "message": "jwt expired",
-                    "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400))),
-                },
-                route="/v1/profiles/:id/continue-watching",
-            )
+            pr(w, w.jit(t), 40, "access token rejected",
+               err={
+                   "type": "TokenExpiredError", "message": "jwt expired",
+                   "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400))),
+               },
+               route="/v1/profiles/:id/continue-watching")
     elif w.r() < 0.04 * (0.4 + ld):
-        pr(
-            w, w.jit(t), 40, "access token rejected",
-            err={
-                "type": "TokenExpiredError", "message": "jwt expired",
-                "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000))),
-            },
-            route="/v1/profiles/:id/continue-watching",
-        )
+        pr(w, w.jit(t), 40, "access token rejected",
+           err={
+               "type": "TokenExpiredError", "message": "jwt expired",
+               "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000))),
+           },
+           route="/v1/profiles/:id/continue-watching")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2141,25 +1911,19 @@ def group_rebalance(
     members = members or n
     w.groups[group] = (coord, part, n, gen + 1)
     gc = "kafka.coordinator.group.GroupCoordinator"
-    kf(
-        w, t, "INFO",
-        f"[GroupCoordinator {coord}]: Preparing to rebalance group {group} in state "
-        f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})", gc,
-        coord,
-    )
+    kf(w, t, "INFO",
+       f"[GroupCoordinator {coord}]: Preparing to rebalance group {group} in state "
+       f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})", gc,
+       coord)
     t2 = t + timedelta(milliseconds=w.ri(2500, 3200))
-    kf(
-        w, t2, "INFO",
-        f"[GroupCoordinator {coord}]: Stabilized group {group} generation {gen + 1} "
-        f"(__consumer_offsets-{part}) with {members} members", gc, coord,
-    )
+    kf(w, t2, "INFO",
+       f"[GroupCoordinator {coord}]: Stabilized group {group} generation {gen + 1} "
+       f"(__consumer_offsets-{part}) with {members} members", gc, coord)
     leader = member or f"{'kafkajs-profiles-1' if group == 'watch-history' else 'rdkafka'}-{w.uuid()}"
-    kf(
-        w, t2 + timedelta(milliseconds=w.ri(5, 40)), "INFO",
-        f"[GroupCoordinator {coord}]: Assignment received from leader {leader} for group {group} for "
-        f"generation "
-        f"{gen + 1}. The group has {members} members, 0 of which are static.", gc, coord,
-    )
+    kf(w, t2 + timedelta(milliseconds=w.ri(5, 40)), "INFO",
+       f"[GroupCoordinator {coord}]: Assignment received from leader {leader} for group {group} for "
+       f"generation "
+       f"{gen + 1}. The group has {members} members, 0 of which are static.", gc, coord)
 
 
 def kafka_bg(w: World, t: datetime) -> None:
@@ -2168,32 +1932,26 @@ def kafka_bg(w: World, t: datetime) -> None:
         b = w.ri(1, 3)
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
-        kf(
-            w, w.jit(t), "INFO",
-            f"[LocalLog partition={topic}-{p}, dir=/var/lib/kafka/data] Rolled new log segment "
-            f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.", "kafka.log.LocalLog", b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[LocalLog partition={topic}-{p}, dir=/var/lib/kafka/data] Rolled new log segment "
+           f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.", "kafka.log.LocalLog", b)
     if lt.minute % 30 == 1:
         b = w.ri(1, 3)
-        kf(
-            w, w.jit(t), "INFO",
-            f"[GroupMetadataManager brokerId={b}] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
-            "kafka.coordinator.group.GroupMetadataManager", b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[GroupMetadataManager brokerId={b}] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
+           "kafka.coordinator.group.GroupMetadataManager", b)
     if lt.minute == 44:
         b = w.ri(1, 3)
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
-        kf(
-            w, w.jit(t), "INFO",
-            f"[UnifiedLog partition={topic}-{p}, dir=/var/lib/kafka/data] Deleting segment "
-            f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, size={w.ri(900_000_000, 1_073_000_000)}, "
-            f"lastModifiedTime={int((t - timedelta(days=3)).timestamp() * 1000)}, "
-            f"largestRecordTimestamp=Some("
-            f"{int((t - timedelta(days=3)).timestamp() * 1000)})) due to retention time 259200000ms breach "
-            f"based on "
-            "the largest record timestamp in the segment", "kafka.log.UnifiedLog", b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[UnifiedLog partition={topic}-{p}, dir=/var/lib/kafka/data] Deleting segment "
+           f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, size={w.ri(900_000_000, 1_073_000_000)}, "
+           f"lastModifiedTime={int((t - timedelta(days=3)).timestamp() * 1000)}, "
+           f"largestRecordTimestamp=Some("
+           f"{int((t - timedelta(days=3)).timestamp() * 1000)})) due to retention time 259200000ms breach "
+           f"based on "
+           "the largest record timestamp in the segment", "kafka.log.UnifiedLog", b)
     if w.r() < 0.0016:  # a recommend consumer now and then misses its session timeout during a long GC
         group_rebalance(
             w, w.jit(t), "reco-events", f"removing member rdkafka-{w.uuid()} on heartbeat expiration",
@@ -2230,42 +1988,32 @@ def postgres_bg(w: World, t: datetime) -> None:
             pg(w, tt, inst_, 58, "", "LOG", f"{kind} starting: time")
             bufs = w.ri(2000, 26000)
             write, sync = w.ri(120000, 269000) / 1000, w.ri(10, 990) / 1000
-            pg(
-                w, tt + timedelta(seconds=write + sync), inst_, 58, "", "LOG",
-                f"{kind} complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
-                f"removed, "
-                f"{w.ri(2, 14)} recycled; write={write:.3f} s, sync={sync:.3f} s, "
-                f"total={write + sync + 0.004:.3f} s",
-            )
+            pg(w, tt + timedelta(seconds=write + sync), inst_, 58, "", "LOG",
+               f"{kind} complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
+               f"removed, "
+               f"{w.ri(2, 14)} recycled; write={write:.3f} s, sync={sync:.3f} s, "
+               f"total={write + sync + 0.004:.3f} s")
     if w.r() < 0.012:
         inst_ = w.pick(["pg-catalog", "pg-billing", "pg-profiles"])
         db = inst_.split("-")[1]
-        pg(
-            w, w.jit(t), inst_, w.newpid(), f"metabase@{db}", "LOG",
-            "could not receive data from client: Connection reset by peer",
-        )
+        pg(w, w.jit(t), inst_, w.newpid(), f"metabase@{db}", "LOG",
+           "could not receive data from client: Connection reset by peer")
     if w.r() < 0.012:
-        inst_, table = w.pick(
-            [
-                ("pg-profiles", "profiles.public.resume_points"),
-                ("pg-billing", "billing.public.billing_events"),
-                ("pg-catalog", "catalog.public.trending_counters"),
-            ]
-        )
-        pg(
-            w, w.jit(t), inst_, w.newpid(), "", "LOG",
-            f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
-            f"remain, "
-            f"tuples: {w.ri(1000, 40000)} removed, {w.ri(10**6, 9 * 10**6)} remain, elapsed: "
-            f"{w.ri(2, 40)}.{w.ri(10, 99)} s",
-        )
+        inst_, table = w.pick([
+                                  ("pg-profiles", "profiles.public.resume_points"),
+                                  ("pg-billing", "billing.public.billing_events"),
+                                  ("pg-catalog", "catalog.public.trending_counters"),
+                              ])
+        pg(w, w.jit(t), inst_, w.newpid(), "", "LOG",
+           f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
+           f"remain, "
+           f"tuples: {w.ri(1000, 40000)} removed, {w.ri(10**6, 9 * 10**6)} remain, elapsed: "
+           f"{w.ri(2, 40)}.{w.ri(10, 99)} s")
     if lt.hour == 2 and lt.minute == 0:
         for inst_ in ("pg-catalog", "pg-billing"):
-            pg(
-                w, t + timedelta(seconds=w.ri(1, 9)), inst_, w.newpid(), "replicator@[unknown]", "LOG",
-                "received replication command: BASE_BACKUP ( LABEL 'nightly', CHECKPOINT 'fast', WAIT 0, "
-                "MANIFEST 'yes')",
-            )
+            pg(w, t + timedelta(seconds=w.ri(1, 9)), inst_, w.newpid(), "replicator@[unknown]", "LOG",
+               "received replication command: BASE_BACKUP ( LABEL 'nightly', CHECKPOINT 'fast', WAIT 0, "
+               "MANIFEST 'yes')")
 
 
 def redis_bg(w: World, t: datetime) -> None:
@@ -2280,10 +2028,8 @@ def redis_bg(w: World, t: datetime) -> None:
                 ("Background saving terminated with success", "M", w.ri(31, 40)),
             ):
                 t2 = tt + timedelta(seconds=dt)
-                w.emit(
-                    t2, "redis", "INFO", redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
-                    instance=inst_, host=f"{inst_}-0",
-                )
+                w.emit(t2, "redis", "INFO", redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
+                       instance=inst_, host=f"{inst_}-0")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2295,36 +2041,26 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
     for i, (name, _host, _ip, _az) in enumerate(INST[service]):
         st = t + timedelta(seconds=20 + i * 55 + w.ri(0, 9))
         if service == "playback":
-            pb(
-                w, st, "info", "cmd/playback/main.go:61", "playback starting", node=name, version=ver,
-                addr=":8080",
-            )
+            pb(w, st, "info", "cmd/playback/main.go:61", "playback starting", node=name, version=ver,
+               addr=":8080")
         elif service == "drm-license":
             drm_start(w, st, ver, name)
         elif service == "packager":
-            pk(
-                w, st, "INFO", "main.cc:44",
-                f"kumo-packager {ver} starting: 48 worker threads, work queue 512, high-water 256",
-                node=name,
-            )
+            pk(w, st, "INFO", "main.cc:44",
+               f"kumo-packager {ver} starting: 48 worker threads, work queue 512, high-water 256",
+               node=name)
         elif service == "catalog":
-            ct(
-                w, st, "INFO", f"{CAT}.CatalogApplication",
-                f"Started CatalogApplication v{ver} in "
-                f"{w.ri(14, 22)}.{w.ri(100, 999)} seconds (process running for {w.ri(15, 24)}.2)",
-                thread="main", node=name,
-            )
-            ct(
-                w, st + timedelta(milliseconds=40), "INFO", "com.zaxxer.hikari.HikariDataSource",
-                "catalog-primary - Start completed. (maximumPoolSize=30, leakDetectionThreshold=60000)",
-                thread="main", node=name,
-            )
+            ct(w, st, "INFO", f"{CAT}.CatalogApplication",
+               f"Started CatalogApplication v{ver} in "
+               f"{w.ri(14, 22)}.{w.ri(100, 999)} seconds (process running for {w.ri(15, 24)}.2)",
+               thread="main", node=name)
+            ct(w, st + timedelta(milliseconds=40), "INFO", "com.zaxxer.hikari.HikariDataSource",
+               "catalog-primary - Start completed. (maximumPoolSize=30, leakDetectionThreshold=60000)",
+               thread="main", node=name)
         elif service == "entitlement":
-            en(
-                w, st, "INFO",
-                f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4", node=name,
-                rid="boot",
-            )
+            en(w, st, "INFO",
+               f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4", node=name,
+               rid="boot")
         elif service == "recommend":
             rc(w, st, "info", "reco.main", "recommend starting", version=ver, workers=4, port=8000)
         elif service == "search":
@@ -2384,13 +2120,11 @@ def inc_poison(w: World) -> None:
         members = sorted(active)
         for i, m in enumerate(members):
             parts = [p for p in range(12) if p % len(members) == i]
-            pr(
-                w, t + timedelta(milliseconds=w.ri(50, 900)), 30,
-                "[ConsumerGroup] Consumer has joined the group", node=names[m], logger="kafkajs",
-                groupId="watch-history", memberId=mids[m], leaderId=mids[members[0]],
-                isLeader=m == members[0], memberAssignment={"watch-events": parts},
-                groupProtocol="RoundRobinAssigner", duration=w.ri(2400, 3400),
-            )
+            pr(w, t + timedelta(milliseconds=w.ri(50, 900)), 30,
+               "[ConsumerGroup] Consumer has joined the group", node=names[m], logger="kafkajs",
+               groupId="watch-history", memberId=mids[m], leaderId=mids[members[0]],
+               isLeader=m == members[0], memberAssignment={"watch-events": parts},
+               groupProtocol="RoundRobinAssigner", duration=w.ri(2400, 3400))
 
     def holder_after(t: datetime) -> None:
         members = sorted(active)
@@ -2403,11 +2137,9 @@ def inc_poison(w: World) -> None:
 
     def stuck(t: datetime, m: int) -> None:
         for k in range(5):
-            pr(
-                w, t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)), 50,
-                "watch event handler failed, retrying", node=names[m], topic="watch-events", partition=7,
-                offset="48812331", attempt=k + 1, maxAttempts=5, err=POISON_ERR, value=POISON_VALUE,
-            )
+            pr(w, t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)), 50,
+               "watch event handler failed, retrying", node=names[m], topic="watch-events", partition=7,
+               offset="48812331", attempt=k + 1, maxAttempts=5, err=POISON_ERR, value=POISON_VALUE)
         push(t + timedelta(seconds=30, milliseconds=w.ri(0, 400)), "evict", m)
         push(t + timedelta(seconds=205, milliseconds=w.ri(0, 400)), "rejoin", m)
 
@@ -2422,50 +2154,36 @@ def inc_poison(w: World) -> None:
         elif kind == "evict" and m in active:
             active.discard(m)
             coord, part, _members, gen = w.groups["watch-history"]
-            kf(
-                w, t, "INFO",
-                f"[GroupCoordinator {coord}]: Member {mids[m]} in group watch-history has failed, "
-                "removing it from the group", "kafka.coordinator.group.GroupCoordinator", coord,
-            )
+            kf(w, t, "INFO",
+               f"[GroupCoordinator {coord}]: Member {mids[m]} in group watch-history has failed, "
+               "removing it from the group", "kafka.coordinator.group.GroupCoordinator", coord)
             if active:
                 for o in sorted(active):
-                    pr(
-                        w, t + timedelta(milliseconds=w.ri(300, 2500)), 40,
-                        "[Runner] The group is rebalancing, re-joining", node=names[o], logger="kafkajs",
-                        groupId="watch-history", memberId=mids[o],
-                        error="The group is rebalancing, so a rejoin is needed", retryCount=0,
-                    )
-                group_rebalance(
-                    w, t + timedelta(milliseconds=5), "watch-history",
-                    f"removing member {mids[m]} on heartbeat expiration", members=len(active),
-                    member=mids[min(active)],
-                )
+                    pr(w, t + timedelta(milliseconds=w.ri(300, 2500)), 40,
+                       "[Runner] The group is rebalancing, re-joining", node=names[o], logger="kafkajs",
+                       groupId="watch-history", memberId=mids[o],
+                       error="The group is rebalancing, so a rejoin is needed", retryCount=0)
+                group_rebalance(w, t + timedelta(milliseconds=5), "watch-history",
+                                f"removing member {mids[m]} on heartbeat expiration", members=len(active),
+                                member=mids[min(active)])
                 joined(t + timedelta(seconds=3))
             else:
-                kf(
-                    w, t + timedelta(milliseconds=5), "INFO",
-                    f"[GroupCoordinator {coord}]: Group watch-history with "
-                    f"generation {gen + 1} is now empty (__consumer_offsets-{part})",
-                    "kafka.coordinator.group.GroupCoordinator", coord,
-                )
+                kf(w, t + timedelta(milliseconds=5), "INFO",
+                   f"[GroupCoordinator {coord}]: Group watch-history with "
+                   f"generation {gen + 1} is now empty (__consumer_offsets-{part})",
+                   "kafka.coordinator.group.GroupCoordinator", coord)
                 w.groups["watch-history"] = (coord, part, 3, gen + 1)
             holder_after(t + timedelta(seconds=3))
         elif kind == "rejoin":
-            pr(
-                w, t, 50, "[Connection] Response Heartbeat(key: 12, version: 3)", node=names[m],
-                logger="kafkajs", broker="kafka-2.kumo.internal:9093", clientId=f"profiles-{m}",
-                error="The coordinator is not aware of this member", correlationId=w.ri(10000, 99999),
-                size=10,
-            )
-            pr(
-                w, t + timedelta(milliseconds=40), 50,
-                "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value", node=names[m],
-                logger="kafkajs", groupId="watch-history", retryCount=5,
-            )
-            pr(
-                w, t + timedelta(milliseconds=60), 30, "[Consumer] Restarting the consumer in 5000ms",
-                node=names[m], logger="kafkajs", groupId="watch-history",
-            )
+            pr(w, t, 50, "[Connection] Response Heartbeat(key: 12, version: 3)", node=names[m],
+               logger="kafkajs", broker="kafka-2.kumo.internal:9093", clientId=f"profiles-{m}",
+               error="The coordinator is not aware of this member", correlationId=w.ri(10000, 99999),
+               size=10)
+            pr(w, t + timedelta(milliseconds=40), 50,
+               "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value", node=names[m],
+               logger="kafkajs", groupId="watch-history", retryCount=5)
+            pr(w, t + timedelta(milliseconds=60), 30, "[Consumer] Restarting the consumer in 5000ms",
+               node=names[m], logger="kafkajs", groupId="watch-history")
             t2 = t + timedelta(seconds=5, milliseconds=w.ri(0, 600))
             mids[m] = f"kafkajs-profiles-{m}-{w.uuid()}"
             active.add(m)
@@ -2479,16 +2197,12 @@ def inc_poison(w: World) -> None:
                 holder_after(t2 + timedelta(seconds=3))
     coord, part, _m, gen = w.groups["watch-history"]
     for m in sorted(names):
-        pr(
-            w, stop + timedelta(seconds=m * 4), 30, "[Consumer] Stopped", node=names[m], logger="kafkajs",
-            groupId="watch-history",
-        )
-    kf(
-        w, stop + timedelta(seconds=14), "INFO",
-        f"[GroupCoordinator {coord}]: Group watch-history with generation "
-        f"{gen + 1} is now empty (__consumer_offsets-{part})", "kafka.coordinator.group.GroupCoordinator",
-        coord,
-    )
+        pr(w, stop + timedelta(seconds=m * 4), 30, "[Consumer] Stopped", node=names[m], logger="kafkajs",
+           groupId="watch-history")
+    kf(w, stop + timedelta(seconds=14), "INFO",
+       f"[GroupCoordinator {coord}]: Group watch-history with generation "
+       f"{gen + 1} is now empty (__consumer_offsets-{part})", "kafka.coordinator.group.GroupCoordinator",
+       coord)
     w.groups["watch-history"] = (coord, part, 3, gen + 1)
     start = at(1, 8, 27, 0)
     active.clear()
@@ -2502,13 +2216,11 @@ def inc_poison(w: World) -> None:
         )
     joined(start + timedelta(seconds=22))
     for k in range(12):
-        pr(
-            w, start + timedelta(seconds=30 + k * 7), 30, "resume points applied", topic="watch-events",
-            partition=k, records=w.ri(80_000, 140_000),
-            lastOffset=str(48_812_332 + w.ri(100_000, 200_000))
-            if k == 7
-            else str(48_800_000 + w.ri(100_000, 300_000)), catchUp=True,
-        )
+        pr(w, start + timedelta(seconds=30 + k * 7), 30, "resume points applied", topic="watch-events",
+           partition=k, records=w.ri(80_000, 140_000),
+           lastOffset=str(48_812_332 + w.ri(100_000, 200_000))
+           if k == 7
+           else str(48_800_000 + w.ri(100_000, 300_000)), catchUp=True)
 
 
 def inc_skew(w: World) -> None:
@@ -2530,82 +2242,58 @@ def inc_skew(w: World) -> None:
         t = SKEW[0] + timedelta(milliseconds=w.ri(0, 4000))
         cl(t - timedelta(seconds=2), "INFO", "Selected source 10.20.9.40 (ntp-pci-2.kumo.internal)", t)
         cl(t, "WARN", f"System clock wrong by {SKEW_S}.214561 seconds", t)
-        cl(
-            t + timedelta(milliseconds=2), "WARN", f"System clock was stepped by {SKEW_S}.214561 seconds",
-            t + timedelta(seconds=SKEW_S),
-        )
+        cl(t + timedelta(milliseconds=2), "WARN", f"System clock was stepped by {SKEW_S}.214561 seconds",
+           t + timedelta(seconds=SKEW_S))
         t = SKEW[1] + timedelta(milliseconds=w.ri(0, 4000))
         cl(t - timedelta(seconds=1), "INFO", "Source 10.20.9.40 removed", t + timedelta(seconds=SKEW_S))
         cl(t, "INFO", "Selected source 169.254.169.123", t + timedelta(seconds=SKEW_S))
-        cl(
-            t + timedelta(milliseconds=2), "WARN", f"System clock wrong by {-SKEW_S}.206118 seconds",
-            t + timedelta(seconds=SKEW_S),
-        )
+        cl(t + timedelta(milliseconds=2), "WARN", f"System clock wrong by {-SKEW_S}.206118 seconds",
+           t + timedelta(seconds=SKEW_S))
         cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds", t)
 
 
 def inc_replica(w: World) -> None:
-    pg(
-        w, REPLAY_WAIT[0] - timedelta(seconds=32), "pg-catalog", w.newpid(), "", "LOG",
-        'automatic vacuum of table "catalog.public.title_availability": index scans: 1, pages: 0 removed, '
-        "48811 remain, tuples: 18234 removed, 2240190 remain, elapsed: 11.48 s",
-    )
-    pg(
-        w, REPLAY_WAIT[1], "pg-catalog-ro", 41877, "metabase@catalog", "LOG",
-        "duration: 4099312.448 ms  statement: COPY (SELECT t.id, t.title, a.region, a.available_from, "
-        "s.plays_7d FROM titles t JOIN title_availability a ON a.title_id = t.id JOIN play_stats s ON "
-        "s.title_id = t.id) TO STDOUT WITH CSV HEADER",
-    )
+    pg(w, REPLAY_WAIT[0] - timedelta(seconds=32), "pg-catalog", w.newpid(), "", "LOG",
+       'automatic vacuum of table "catalog.public.title_availability": index scans: 1, pages: 0 removed, '
+       "48811 remain, tuples: 18234 removed, 2240190 remain, elapsed: 11.48 s")
+    pg(w, REPLAY_WAIT[1], "pg-catalog-ro", 41877, "metabase@catalog", "LOG",
+       "duration: 4099312.448 ms  statement: COPY (SELECT t.id, t.title, a.region, a.available_from, "
+       "s.plays_7d FROM titles t JOIN title_availability a ON a.title_id = t.id JOIN play_stats s ON "
+       "s.title_id = t.id) TO STDOUT WITH CSV HEADER")
 
 
 def inc_reassign(w: World) -> None:
-    kf(
-        w, at(2, 9, 25, 2), "INFO",
-        "[Admin Manager on Broker 1]: Updating broker 2 with new configuration : "
-        "leader.replication.throttled.rate -> 209715200,follower.replication.throttled.rate -> 209715200",
-        "kafka.server.ZkAdminManager", 1,
-    )
+    kf(w, at(2, 9, 25, 2), "INFO",
+       "[Admin Manager on Broker 1]: Updating broker 2 with new configuration : "
+       "leader.replication.throttled.rate -> 209715200,follower.replication.throttled.rate -> 209715200",
+       "kafka.server.ZkAdminManager", 1)
     for i, p in enumerate((1, 4, 7, 10)):
         for topic in ("watch-events", "playback.sessions"):
             t = REASSIGN[0] + timedelta(seconds=5 + i * 3, milliseconds=w.ri(0, 900))
-            kf(
-                w, t, "INFO",
-                f"[Partition {topic}-{p} broker=2] Log loaded for partition {topic}-{p} with initial "
-                "high watermark 0", "kafka.cluster.Partition", 2,
-            )
+            kf(w, t, "INFO",
+               f"[Partition {topic}-{p} broker=2] Log loaded for partition {topic}-{p} with initial "
+               "high watermark 0", "kafka.cluster.Partition", 2)
             t = REASSIGN[1] - timedelta(minutes=30 - i * 9, seconds=w.ri(0, 60))
-            kf(
-                w, t, "INFO",
-                f"[Partition {topic}-{p} broker=1] ISR updated to 1,3,2 and version updated to "
-                f"{w.ri(40, 90)}", "kafka.cluster.Partition", 1,
-            )
-    kf(
-        w, REASSIGN[1], "INFO",
-        "[Controller id=1] Removed throttle configs for broker 2 after reassignment of 96 partitions",
-        "kafka.controller.KafkaController", 1,
-    )
+            kf(w, t, "INFO",
+               f"[Partition {topic}-{p} broker=1] ISR updated to 1,3,2 and version updated to "
+               f"{w.ri(40, 90)}", "kafka.cluster.Partition", 1)
+    kf(w, REASSIGN[1], "INFO",
+       "[Controller id=1] Removed throttle configs for broker 2 after reassignment of 96 partitions",
+       "kafka.controller.KafkaController", 1)
 
 
 def inc_misc(w: World) -> None:
     # flyway V58 with catalog 3.8.0, and the sequence fix on pg-billing
-    pg(
-        w, at(2, 17, 31, 40), "pg-catalog", w.newpid(), "flyway_catalog@catalog", "LOG",
-        "statement: CREATE TABLE trending_counters_region (title_id bigint NOT NULL, region text NOT NULL, "
-        "plays_1h integer NOT NULL, PRIMARY KEY (title_id, region))",
-    )
-    pg(
-        w, SEQ_MAX[1] - timedelta(seconds=1), "pg-billing", w.newpid(), "dba@billing", "LOG",
-        "statement: ALTER SEQUENCE billing_events_id_seq AS bigint MAXVALUE 9223372036854775807;",
-    )
-    sk(
-        w, SEQ_MAX[1] + timedelta(seconds=40), "INFO", "StripeWebhookJob",
-        "done: billing event recorded id=2147483648", elapsed="0.212",
-    )
+    pg(w, at(2, 17, 31, 40), "pg-catalog", w.newpid(), "flyway_catalog@catalog", "LOG",
+       "statement: CREATE TABLE trending_counters_region (title_id bigint NOT NULL, region text NOT NULL, "
+       "plays_1h integer NOT NULL, PRIMARY KEY (title_id, region))")
+    pg(w, SEQ_MAX[1] - timedelta(seconds=1), "pg-billing", w.newpid(), "dba@billing", "LOG",
+       "statement: ALTER SEQUENCE billing_events_id_seq AS bigint MAXVALUE 9223372036854775807;")
+    sk(w, SEQ_MAX[1] + timedelta(seconds=40), "INFO", "StripeWebhookJob",
+       "done: billing event recorded id=2147483648", elapsed="0.212")
     # the DRM restart that loads the staged credential, and the premiere fix
-    ct(
-        w, PREMIERE[1] - timedelta(seconds=5), "INFO", f"{CAT}.cache.PlayableCache",
-        f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)", thread="admin-3", node="catalog-1",
-    )
+    ct(w, PREMIERE[1] - timedelta(seconds=5), "INFO", f"{CAT}.cache.PlayableCache",
+       f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)", thread="admin-3", node="catalog-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2740,24 +2428,20 @@ def metrics(w: World) -> None:
                 p99 = 2200 + 2600 * w.r() if b == 2 else 700 + 1100 * w.r()
             if b == 1 and inside(t, (REASSIGN[0] + timedelta(minutes=1), REASSIGN[1])):
                 urp = 8
-            broker_rows.append(
-                [
-                    wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
-                    burst if burst == "" else round(burst, 1), urp,
-                ]
-            )
+            broker_rows.append([
+                                   wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
+                                   burst if burst == "" else round(burst, 1), urp,
+                               ])
         # per minute: JVMs
         busy = 60 * ld * (0.8 + 0.4 * w.r())
         if inside(t, DRM_SAT):
             busy = 600
         elif inside(t, PREFETCH):
             busy = 420
-        jvm_rows.append(
-            [
-                wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
-                round(8 + 10 * w.r()),
-            ]
-        )
+        jvm_rows.append([
+                            wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
+                            round(8 + 10 * w.r()),
+                        ])
         pool = 6 + 14 * ld * (0.8 + 0.4 * w.r())
         pool = min(90, pool + leaked(t))
         jvm_rows.append(
@@ -2785,19 +2469,15 @@ def metrics(w: World) -> None:
                 if inst_ == "pg-catalog" and inside(t, LEAK):
                     idle_tx += round(leaked(t))
                     conns = max(conns, 96 + idle_tx)
-                db_rows.append(
-                    [
-                        wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
-                        round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
-                        round(
-                            {
-                                "pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
-                                "pg-profiles": 48.1,
-                            }[inst_]
-                            + 0.2 * w.r(), 1,
-                        ),
-                    ]
-                )
+                db_rows.append([
+                                   wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
+                                   round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
+                                   round({
+                                             "pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
+                                             "pg-profiles": 48.1,
+                                         }[inst_]
+                                         + 0.2 * w.r(), 1),
+                               ])
             for service in ("gateway", "packager", "entitlement"):
                 for name, host, _ip, az in INST[service]:
                     cpu = 35 * (0.5 + 0.5 * ld) * (0.85 + 0.3 * w.r())
@@ -2830,25 +2510,19 @@ def metrics(w: World) -> None:
             lag_rows.append([wall(t), "watch-history", "watch-events", 12, wh])
             reco = w.ri(100, 9000) if not inside(t, BURST) else w.ri(9000, 40000)
             lag_rows.append([wall(t), "reco-events", "watch-events", 12, reco])
-            lag_rows.append(
-                [
-                    wall(t), "search-catalog", "catalog.changes", 6,
-                    w.ri(0, 300)
-                    if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
-                    else w.ri(4000, 9000),
-                ]
-            )
-    w.table(
-        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
-    )
-    w.table(
-        "shield_metrics",
-        [
-            "minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
-            "n_lru_nuked", "n_lru_limited", "storage_used_gb",
-        ],
-        shield_rows,
-    )
+            lag_rows.append([
+                                wall(t), "search-catalog", "catalog.changes", 6,
+                                w.ri(0, 300)
+                                if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
+                                else w.ri(4000, 9000),
+                            ])
+    w.table("svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows)
+    w.table("shield_metrics",
+            [
+                "minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
+                "n_lru_nuked", "n_lru_limited", "storage_used_gb",
+            ],
+            shield_rows)
     w.table(
         "broker_metrics",
         [
@@ -2857,22 +2531,18 @@ def metrics(w: World) -> None:
         ],
         broker_rows,
     )
-    w.table(
-        "jvm_metrics",
-        [
-            "minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
-            "heap_used_mb", "gc_pause_ms",
-        ],
-        jvm_rows,
-    )
-    w.table(
-        "db_metrics",
-        [
-            "bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
-            "idle_in_tx", "disk_used_pct",
-        ],
-        db_rows,
-    )
+    w.table("jvm_metrics",
+            [
+                "minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
+                "heap_used_mb", "gc_pause_ms",
+            ],
+            jvm_rows)
+    w.table("db_metrics",
+            [
+                "bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
+                "idle_in_tx", "disk_used_pct",
+            ],
+            db_rows)
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
@@ -3131,16 +2801,12 @@ def truth() -> dict:
             "catalog-replica", "SUCCESS",
             [
                 step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
-                step_sql(
-                    "SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
-                    "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
-                    "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
-                    "bucket_start", "pg-catalog-ro",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
-                    "pg-catalog-ro",
-                ),
+                step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
+                         "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
+                         "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
+                         "bucket_start", "pg-catalog-ro"),
+                step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
+                         "pg-catalog-ro"),
                 step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY"),
             ],
             runbook_query="catalog titles still scheduled coming soon after publish replica",
@@ -3167,22 +2833,18 @@ def truth() -> dict:
             ],
             None, "SUCCESS",
             [
-                step_sql(
-                    "SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
-                    "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
-                    "'2026-04-14T05:20:00Z'",
-                    "CHG-8803",
-                ),
+                step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
+                         "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
+                         "'2026-04-14T05:20:00Z'",
+                         "CHG-8803"),
                 step_logs("shedding request", "packager", s, e, "WARN"),
                 step_sql(
                     "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
                     "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' "
                     "ORDER BY minute LIMIT 6", "shield-",
                 ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
-                    "origin-shield",
-                ),
+                step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
+                         "origin-shield"),
                 step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e),
             ],
         )
@@ -3209,10 +2871,8 @@ def truth() -> dict:
             None, "SUCCESS",
             [
                 step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
-                step_logs(
-                    "audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
-                    pattern="prepackage",
-                ),
+                step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
+                          pattern="prepackage"),
                 step_sql(
                     "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
                     "AND result = 'FAILED'", "c-58213",
@@ -3328,12 +2988,10 @@ def truth() -> dict:
                 step_logs("503 SlowDown", "packager", s, e, "ERROR"),
                 step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
                 step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
-                step_sql(
-                    "SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
-                    "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
-                    "'2026-04-15T04:00:00Z'",
-                    "workers=64",
-                ),
+                step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
+                         "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
+                         "'2026-04-15T04:00:00Z'",
+                         "workers=64"),
             ],
         )
     )
@@ -3444,20 +3102,16 @@ def truth() -> dict:
             None, "SUCCESS",
             [
                 step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
-                step_sql(
-                    "SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
-                    "n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
-                    "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited",
-                ),
+                step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
+                         "n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
+                         "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
                 step_sql(
                     "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
                     "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' "
                     "ORDER BY bucket_start", "packager",
                 ),
-                step_sql(
-                    "SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
-                    "'catalog-publish' AND items >= 100", "4k-hdr-spring",
-                ),
+                step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
+                         "'catalog-publish' AND items >= 100", "4k-hdr-spring"),
             ],
             decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed",
         )
@@ -3522,10 +3176,8 @@ def truth() -> dict:
             [
                 step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
                 step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
-                step_sql(
-                    "SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
-                    "'billing'", "billing events id to bigint",
-                ),
+                step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
+                         "'billing'", "billing events id to bigint"),
                 step_logs(
                     "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"
                 ),
