@@ -79,12 +79,10 @@ AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE"
 FOREIGN_POS = ["GB", "CH", "SE", "PL", "DK", "NO"]
 EUR_POS = ["DE", "DE", "DE", "AT", "FR", "ES", "NL", "IT"]
 APPS = ["booking", "checkin", "inventory", "search", "payments", "notify", "gds-adapter", "edge"]
-IPS = {
-    "booking": ["10.42.1.31", "10.42.4.18", "10.42.7.22"],
-    "checkin": ["10.42.1.40", "10.42.4.27", "10.42.7.35"],
-    "search": ["10.42.2.12", "10.42.5.16", "10.42.8.19"], "payments": ["10.42.2.44", "10.42.8.41"],
-    "inventory": ["10.42.3.14", "10.42.6.21"], "gds-adapter": ["10.42.3.51", "10.42.6.58"],
-}
+IPS = {"booking": ["10.42.1.31", "10.42.4.18", "10.42.7.22"],
+       "checkin": ["10.42.1.40", "10.42.4.27", "10.42.7.35"],
+       "search": ["10.42.2.12", "10.42.5.16", "10.42.8.19"], "payments": ["10.42.2.44", "10.42.8.41"],
+       "inventory": ["10.42.3.14", "10.42.6.21"], "gds-adapter": ["10.42.3.51", "10.42.6.58"]}
 ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 
 
@@ -266,66 +264,46 @@ def change_tables(w: World) -> None:
             [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     w.table(
         "dependencies", engine.columns("DEPENDENCIES_VIA"),
-        [
-            ["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
-            ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
-            ["edge", "search", "http", "search.aero-app.svc.cluster.local:8000"],
-            ["edge", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
-            ["booking", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
-            ["booking", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
-            ["booking", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            [
-                "booking", "pg-res", "postgresql",
-                "pg-res-primary.aero-data.svc.cluster.local:5432/reservations",
-            ],
-            ["booking", "kafka", "kafka", "kafka-bootstrap.aero-data.svc:9092 topic booking.events"],
-            ["checkin", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
-            ["checkin", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            ["checkin", "pg-dcs", "postgresql", "pg-dcs-primary.aero-data.svc.cluster.local:5432/dcs"],
-            [
-                "checkin", "kafka", "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topic checkin.events (acks=all)",
-            ],
-            ["checkin", "apple-wallet", "https", "api.push.apple.com:443 (external)"],
-            ["inventory", "redis-seat", "redis", "redis-seat-master.aero-data.svc.cluster.local:6379"],
-            ["inventory", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            ["search", "es-search", "http", "es-search.aero-data.svc:9200 (es-data-1, es-data-2, es-data-3)"],
-            [
-                "search", "redis-session", "redis",
-                "redis-session-sentinel.aero-data.svc:26379 master aero-session",
-            ],
-            [
-                "search", "kafka", "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topic fare.updates group search-fares",
-            ],
-            ["payments", "pg-res", "postgresql", "pg-res-primary.aero-data.svc.cluster.local:5432/payments"],
-            ["payments", "psp", "https", "api.psp-gateway.example:443 (external)"],
-            [
-                "notify", "kafka", "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topics booking.events, checkin.events",
-            ],
-            [
-                "notify", "apns/fcm/smtp", "https",
-                "api.push.apple.com, fcm.googleapis.com, smtp-relay.aero-air.example:587",
-            ],
-            ["gds-adapter", "gds", "https+mtls", "webservices.gds-partner.example:443 (external)"],
-            [
-                "pnr-cdc", "pg-res", "postgresql-replication",
-                "pg-res-primary.aero-data.svc.cluster.local:5432 slot pnr_cdc",
-            ],
-            [
-                "pnr-cdc", "kafka", "kafka",
-                "kafka-connect on kafka-bootstrap.aero-data.svc:9092 topic cdc.reservations.pnr",
-            ],
-        ],
+        [["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
+         ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
+         ["edge", "search", "http", "search.aero-app.svc.cluster.local:8000"],
+         ["edge", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
+         ["booking", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
+         ["booking", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
+         ["booking", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["booking", "pg-res", "postgresql",
+          "pg-res-primary.aero-data.svc.cluster.local:5432/reservations"],
+         ["booking", "kafka", "kafka", "kafka-bootstrap.aero-data.svc:9092 topic booking.events"],
+         ["checkin", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
+         ["checkin", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["checkin", "pg-dcs", "postgresql", "pg-dcs-primary.aero-data.svc.cluster.local:5432/dcs"],
+         ["checkin", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topic checkin.events (acks=all)"],
+         ["checkin", "apple-wallet", "https", "api.push.apple.com:443 (external)"],
+         ["inventory", "redis-seat", "redis", "redis-seat-master.aero-data.svc.cluster.local:6379"],
+         ["inventory", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["search", "es-search", "http", "es-search.aero-data.svc:9200 (es-data-1, es-data-2, es-data-3)"],
+         ["search", "redis-session", "redis",
+          "redis-session-sentinel.aero-data.svc:26379 master aero-session"],
+         ["search", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topic fare.updates group search-fares"],
+         ["payments", "pg-res", "postgresql", "pg-res-primary.aero-data.svc.cluster.local:5432/payments"],
+         ["payments", "psp", "https", "api.psp-gateway.example:443 (external)"],
+         ["notify", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topics booking.events, checkin.events"],
+         ["notify", "apns/fcm/smtp", "https",
+          "api.push.apple.com, fcm.googleapis.com, smtp-relay.aero-air.example:587"],
+         ["gds-adapter", "gds", "https+mtls", "webservices.gds-partner.example:443 (external)"],
+         ["pnr-cdc", "pg-res", "postgresql-replication",
+          "pg-res-primary.aero-data.svc.cluster.local:5432 slot pnr_cdc"],
+         ["pnr-cdc", "kafka", "kafka",
+          "kafka-connect on kafka-bootstrap.aero-data.svc:9092 topic cdc.reservations.pnr"]],
     )
 
 
 def version(service: str, t: datetime) -> str:
-    base = {
-        "booking": "7.12.4", "checkin": "6.3.1", "notify": "2.8.2", "payments": "3.13.2",
-        "inventory": "5.3.9", "search": "4.1.7", "gds-adapter": "3.2.0", "edge": "1.31.2",
-    }
+    base = {"booking": "7.12.4", "checkin": "6.3.1", "notify": "2.8.2", "payments": "3.13.2",
+            "inventory": "5.3.9", "search": "4.1.7", "gds-adapter": "3.2.0", "edge": "1.31.2"}
     v = base[service]
     for _d, svc, ver, start, dur, *_ in DEPLOYS:
         if svc == service and start + timedelta(seconds=dur) <= t:
@@ -345,11 +323,9 @@ def pod(w: World, service: str, t: datetime) -> str:
 
 
 def logstash(t: datetime, level: str, logger: str, thread: str, msg: str, **extra) -> str:
-    d = {
-        "@timestamp": loc(t).isoformat(timespec="milliseconds"), "@version": "1", "message": msg,
-        "logger_name": logger, "thread_name": thread, "level": level,
-        "level_value": {"DEBUG": 10000, "INFO": 20000, "WARN": 30000, "ERROR": 40000}[level],
-    }
+    d = {"@timestamp": loc(t).isoformat(timespec="milliseconds"), "@version": "1", "message": msg,
+         "logger_name": logger, "thread_name": thread, "level": level,
+         "level_value": {"DEBUG": 10000, "INFO": 20000, "WARN": 30000, "ERROR": 40000}[level]}
     d.update(extra)
     return json.dumps(d, separators=(",", ":"))
 
@@ -450,16 +426,14 @@ def edge_path(w: World, kind: str) -> tuple[str, str]:
     pos = w.pick(FOREIGN_POS) if w.r() < 0.3 else w.pick(EUR_POS)
     dep = f"2026-0{w.ri(2, 4)}-{w.ri(10, 28)}"
     a, b = w.route().split("-")
-    paths = {
-        "flights": f"/api/search/v2/flights?from={a}&to={b}&date={dep}&pax=1",
-        "quote": f"/api/search/v2/fares/quote?pos={pos}&from={a}&to={b}&date={dep}",
-        "seatmap": f"/api/checkin/v1/seatmap/{w.flight()}?date=2026-02-{w.ri(17, 20)}",
-        "seat": f"/api/checkin/v1/pnr/{p}/seats", "passengers": f"/api/checkin/v1/pnr/{p}/passengers",
-        "finalize": f"/api/checkin/v1/pnr/{p}/finalize",
-        "boardingpass": f"/api/checkin/v1/boardingpass/{p}/{w.ri(1, 3)}",
-        "orders": "/api/booking/v3/orders", "confirm": f"/api/booking/v3/orders/{w.order()}/confirm",
-        "pnr": f"/api/booking/v3/pnr/{p}", "authorize": "/api/payments/v1/authorize",
-    }
+    paths = {"flights": f"/api/search/v2/flights?from={a}&to={b}&date={dep}&pax=1",
+             "quote": f"/api/search/v2/fares/quote?pos={pos}&from={a}&to={b}&date={dep}",
+             "seatmap": f"/api/checkin/v1/seatmap/{w.flight()}?date=2026-02-{w.ri(17, 20)}",
+             "seat": f"/api/checkin/v1/pnr/{p}/seats", "passengers": f"/api/checkin/v1/pnr/{p}/passengers",
+             "finalize": f"/api/checkin/v1/pnr/{p}/finalize",
+             "boardingpass": f"/api/checkin/v1/boardingpass/{p}/{w.ri(1, 3)}",
+             "orders": "/api/booking/v3/orders", "confirm": f"/api/booking/v3/orders/{w.order()}/confirm",
+             "pnr": f"/api/booking/v3/pnr/{p}", "authorize": "/api/payments/v1/authorize"}
     return paths[kind], pos
 
 
@@ -516,10 +490,8 @@ def edge_bg(w: World, t: datetime) -> None:
             bout = 91 if code != 500 else 212
         else:
             code, flags, upstream = 200, "-", f"{ip}:{port}"
-            dur = {
-                "flights": w.ri(60, 420), "quote": w.ri(40, 260), "confirm": w.ri(2600, 6200),
-                "authorize": w.ri(900, 3800), "finalize": w.ri(150, 600),
-            }.get(kind, w.ri(15, 180))
+            dur = {"flights": w.ri(60, 420), "quote": w.ri(40, 260), "confirm": w.ri(2600, 6200),
+                   "authorize": w.ri(900, 3800), "finalize": w.ri(150, 600)}.get(kind, w.ri(15, 180))
             if inside(tt, WRAP) and up == "checkin":
                 dur = w.ri(3500, 9800)
             x = w.r()
@@ -869,10 +841,8 @@ def search_bg(w: World, t: datetime) -> None:
 # payments (node, pino JSON)
 # ---------------------------------------------------------------------------------------------
 
-DECLINE = [
-    "05 Do not honour", "51 Insufficient funds", "54 Expired card", "59 Suspected fraud",
-    "61 Exceeds withdrawal limit", "N7 CVV mismatch",
-]
+DECLINE = ["05 Do not honour", "51 Insufficient funds", "54 Expired card", "59 Suspected fraud",
+           "61 Exceeds withdrawal limit", "N7 CVV mismatch"]
 
 
 def pay(w: World, t: datetime, level: int, msg: str, **extra) -> None:
@@ -1017,10 +987,8 @@ def gds_bg(w: World, t: datetime) -> None:
 
 
 def pg(w: World, t: datetime, inst: str, pid: int, who: str, sev: str, msg: str) -> None:
-    level = {
-        "LOG": "INFO", "DETAIL": "INFO", "HINT": "INFO", "STATEMENT": "INFO", "CONTEXT": "INFO",
-        "WARNING": "WARN", "ERROR": "ERROR", "FATAL": "FATAL", "PANIC": "FATAL",
-    }[sev]
+    level = {"LOG": "INFO", "DETAIL": "INFO", "HINT": "INFO", "STATEMENT": "INFO", "CONTEXT": "INFO",
+             "WARNING": "WARN", "ERROR": "ERROR", "FATAL": "FATAL", "PANIC": "FATAL"}[sev]
     if sev == "FATAL" and "recovery mode" in msg:
         level = "ERROR"
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst, pod=f"{inst}-0")
@@ -1507,10 +1475,8 @@ def inc_gds(w: World) -> None:
         t += timedelta(seconds=w.ri(8, 30))
 
 
-NODES_B = [
-    "gke-aero-prod-np-app-b-3f1c", "gke-aero-prod-np-app-b-8d02", "gke-aero-prod-np-app-b-c47a",
-    "gke-aero-prod-np-data-b-19e5",
-]
+NODES_B = ["gke-aero-prod-np-app-b-3f1c", "gke-aero-prod-np-app-b-8d02", "gke-aero-prod-np-app-b-c47a",
+           "gke-aero-prod-np-data-b-19e5"]
 
 
 def inc_zone(w: World) -> None:
@@ -1718,10 +1684,8 @@ def metrics(w: World) -> None:
                 p, e = 7000 + 2500 * w.r(), 2 + 2 * w.r()
             if svc == "search" and inside(t, FLOOD):
                 e = 1.5 + w.r()
-            svc_rows.append([
-                                wall(t), svc, round(r), round(p), round(e, 2), round(c),
-                                round(mem * (0.95 + 0.1 * w.r())), restarts,
-                            ])
+            svc_rows.append([wall(t), svc, round(r), round(p), round(e, 2), round(c),
+                             round(mem * (0.95 + 0.1 * w.r())), restarts])
         # datastores
         for node in ("pg-res", "pg-dcs", "es-data-1", "es-data-2", "es-data-3"):
             if node == "es-data-3" and inside(t, ZONE_B):
@@ -1772,10 +1736,8 @@ def metrics(w: World) -> None:
                     )
                 if node == "es-data-1" and t >= FLOOD[1]:
                     disk = 78.4 + 0.3 * w.r()
-                row = [
-                    wall(t), node, "elasticsearch", w.ri(180, 260), "", round(cpu, 1), w.ri(600, 2200),
-                    12000, round(disk, 1), round(heap, 1), 0,
-                ]
+                row = [wall(t), node, "elasticsearch", w.ri(180, 260), "", round(cpu, 1), w.ri(600, 2200),
+                       12000, round(disk, 1), round(heap, 1), 0]
             store_rows.append(row)
         # consumer lag
         push = w.ri(0, 60) if not inside(t, ZONE_B) else w.ri(2000, 9000)
@@ -1794,19 +1756,13 @@ def metrics(w: World) -> None:
         if not (CDC_DEAD <= t < at(1, 7, 40)):
             lag_rows.append([wall(t), "connect-pnr-cdc", "cdc.reservations.pnr", 3, cdc])
         t += timedelta(minutes=5)
-    w.table(
-        "svc_metrics",
-        [
-            "bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_millicores", "mem_mib",
-            "restarts",
-        ],
-        svc_rows,
-    )
+    w.table("svc_metrics",
+            ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_millicores", "mem_mib",
+             "restarts"],
+            svc_rows)
     w.table("store_metrics",
-            [
-                "bucket_start", "node", "engine", "conns", "conns_max", "cpu_pct", "iops", "iops_max",
-                "disk_used_pct", "heap_used_pct", "lock_waits",
-            ],
+            ["bucket_start", "node", "engine", "conns", "conns_max", "cpu_pct", "iops", "iops_max",
+             "disk_used_pct", "heap_used_pct", "lock_waits"],
             store_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
@@ -1831,18 +1787,14 @@ def batch_runs(w: World) -> None:
             if job == "pnr-purge":
                 items = w.ri(15500, 16500)
             rows.append(
-                [
-                    f"BR-{n}", job, target, wall(start), wall(start + timedelta(seconds=dur + w.ri(0, 60))),
-                    result, items,
-                ]
+                [f"BR-{n}", job, target, wall(start), wall(start + timedelta(seconds=dur + w.ri(0, 60))),
+                 result, items]
             )
         for h in range(24):
             n += 1
             start = at(d, h, 5)
-            rows.append([
-                            f"BR-{n}", "fx-refresh", "redis-session", wall(start),
-                            wall(start + timedelta(seconds=w.ri(4, 9))), "COMPLETED", 34,
-                        ])
+            rows.append([f"BR-{n}", "fx-refresh", "redis-session", wall(start),
+                         wall(start + timedelta(seconds=w.ri(4, 9))), "COMPLETED", 34])
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("batch_runs", ["run_id", "job_name", "runs_on", "began", "finished", "result", "items"], rows)
 
@@ -1984,22 +1936,16 @@ def truth() -> dict:
             "used memory > maxmemory'; inventory answered 503 to seat holds and checkin's seat selection "
             "went read-only, until maxmemory was raised to 8gb (CHG-5101) "
             "at 08:21", ["redis-seat", "maxmemory"],
-            [
-                "checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
-                "checkin wallet push 410 errors (always there)",
-            ],
+            ["checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
+             "checkin wallet push 410 errors (always there)"],
             "redis-seat", "SUCCESS",
-            [
-                step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
-                step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
-                step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
-                         "redis-seat"),
-                step_sql(
-                    "SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
-                    "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND '2026-02-17T05:00:00Z'",
-                    "412880",
-                ),
-            ],
+            [step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
+             step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
+             step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
+                      "redis-seat"),
+             step_sql("SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
+                      "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND '2026-02-17T05:00:00Z'",
+                      "412880")],
             runbook_query="seat holds refused OOM command not allowed maxmemory",
         )
     )
@@ -2014,23 +1960,17 @@ def truth() -> dict:
             "so es-data-2 sat in back-to-back old-generation GCs (heap ~97-99%, parent circuit breaker "
             "tripping, dropped from the cluster for three minutes at 10:24) and search's queries to "
             "es-search timed out after 10 s, until the task was cancelled at 10:51", ["es-data-2", "heap"],
-            [
-                "search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
-                "elasticsearch low disk watermark warnings on es-data-1 (always there)",
-            ],
+            ["search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
+             "elasticsearch low disk watermark warnings on es-data-1 (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("Read timed out", "search", s, e, "ERROR"),
-                step_sql(
-                    "SELECT bucket_start, node, heap_used_pct, cpu_pct FROM store_metrics WHERE node = "
-                    "'es-data-2' AND heap_used_pct >= 95 AND bucket_start BETWEEN '2026-02-17T09:15:00Z' "
-                    "AND '2026-02-17T09:45:00Z' ORDER BY bucket_start", "es-data-2",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'search'", "es-search"
-                ),
-                step_logs("[gc][old]", "elasticsearch", s, e, "WARN"),
-            ],
+            [step_logs("Read timed out", "search", s, e, "ERROR"),
+             step_sql("SELECT bucket_start, node, heap_used_pct, cpu_pct FROM store_metrics WHERE node = "
+                      "'es-data-2' AND heap_used_pct >= 95 AND bucket_start BETWEEN '2026-02-17T09:15:00Z' "
+                      "AND '2026-02-17T09:45:00Z' ORDER BY bucket_start", "es-data-2"),
+             step_sql(
+                 "SELECT caller, callee, address FROM dependencies WHERE caller = 'search'", "es-search"
+             ),
+             step_logs("[gc][old]", "elasticsearch", s, e, "WARN")],
         )
     )
     s, e = at(0, 14, 20), at(0, 14, 50)
@@ -2044,20 +1984,16 @@ def truth() -> dict:
             "authorisation and 3DS), so envoy cut most confirms off with 504 UT after 3 s while booking "
             "still confirmed and charged them, until the change was reverted (CHG-5104) at 14:58",
             ["booking-confirm", "3s"],
-            [
-                "booking Broken pipe warnings (a consequence: envoy closed the stream)",
-                "payments PSP retry warnings (always there)",
-            ],
+            ["booking Broken pipe warnings (a consequence: envoy closed the stream)",
+             "payments PSP retry warnings (always there)"],
             None, "SUCCESS",
-            [
-                step_sql(
-                    "SELECT change_id, service, key, from_value, to_value, applied_at FROM config_changes "
-                    "WHERE applied_at BETWEEN '2026-02-17T12:30:00Z' AND '2026-02-17T13:50:00Z'",
-                    "CHG-5103",
-                ),
-                step_logs("504 UT", "edge", s, e, pattern="confirm"),
-                step_logs("Client aborted response", "booking", s, e, "WARN"),
-            ],
+            [step_sql(
+                 "SELECT change_id, service, key, from_value, to_value, applied_at FROM config_changes "
+                 "WHERE applied_at BETWEEN '2026-02-17T12:30:00Z' AND '2026-02-17T13:50:00Z'",
+                 "CHG-5103",
+             ),
+             step_logs("504 UT", "edge", s, e, pattern="confirm"),
+             step_logs("Client aborted response", "booking", s, e, "WARN")],
         )
     )
     s, e = at(0, 18, 30), at(0, 19, 0)
@@ -2074,17 +2010,13 @@ def truth() -> dict:
             "writes with NotEnoughReplicas, and checkin failed finalisation for about two thirds of "
             "passengers",
             ["kafka-3", "replicas"],
-            [
-                "notify APNs/FCM errors (always there, a bit more in the evening)",
-                "notify config change CHG-5105 (apns.max_concurrency 64 -> 128) at 18:05",
-                "payments deploy DEP-6204 (3.14.0) at 16:40",
-            ],
+            ["notify APNs/FCM errors (always there, a bit more in the evening)",
+             "notify config change CHG-5105 (apns.max_concurrency 64 -> 128) at 18:05",
+             "payments deploy DEP-6204 (3.14.0) at 16:40"],
             None, "SUCCESS",
-            [
-                step_logs("NotEnoughReplicasException", "checkin", s, e, "ERROR"),
-                step_logs("min.isr requirement of 2", "kafka", s, e, "ERROR"),
-                step_logs("Evicted", "kubernetes", at(0, 18, 15), e, "WARN", pattern="kafka-3"),
-            ],
+            [step_logs("NotEnoughReplicasException", "checkin", s, e, "ERROR"),
+             step_logs("min.isr requirement of 2", "kafka", s, e, "ERROR"),
+             step_logs("Evicted", "kubernetes", at(0, 18, 15), e, "WARN", pattern="kafka-3")],
         )
     )
     s, e = at(1, 2, 10), at(1, 2, 50)
@@ -2109,21 +2041,17 @@ def truth() -> dict:
             "space left on device' and crash-looped in recovery mode, so booking and payments could not "
             "get connections, until the volume was grown (CHG-5106) at 07:19 and the slot dropped at 07:24",
             ["pnr_cdc", "no space left on device"],
-            [
-                "checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses pg-dcs)",
-                "flyway V89 on dcs at 06:39", "booking loyalty accrual retries (always there)",
-            ],
+            ["checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses pg-dcs)",
+             "flyway V89 on dcs at 06:39", "booking loyalty accrual retries (always there)"],
             "postgres-wal", "SUCCESS",
-            [
-                step_logs("No space left on device", "postgres", s, e, "FATAL"),
-                step_logs("recovery mode", "booking", s, e, "ERROR"),
-                step_sql(
-                    "SELECT bucket_start, node, disk_used_pct FROM store_metrics WHERE node = 'pg-res' AND "
-                    "bucket_start BETWEEN '2026-02-18T05:00:00Z' AND '2026-02-18T05:50:00Z' ORDER BY "
-                    "bucket_start", "pg-res",
-                ),
-                step_logs("Task is being killed", "kafka", at(1, 6, 0), e, "ERROR", pattern="pnr-cdc"),
-            ],
+            [step_logs("No space left on device", "postgres", s, e, "FATAL"),
+             step_logs("recovery mode", "booking", s, e, "ERROR"),
+             step_sql(
+                 "SELECT bucket_start, node, disk_used_pct FROM store_metrics WHERE node = 'pg-res' AND "
+                 "bucket_start BETWEEN '2026-02-18T05:00:00Z' AND '2026-02-18T05:50:00Z' ORDER BY "
+                 "bucket_start", "pg-res",
+             ),
+             step_logs("Task is being killed", "kafka", at(1, 6, 0), e, "ERROR", pattern="pnr-cdc")],
             runbook_query="postgres no space left on device WAL replication slot",
         )
     )
@@ -2138,19 +2066,15 @@ def truth() -> dict:
             "needing a currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with TypeError "
             "'NoneType' object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) at 10:37",
             ["search", "4.2.0"],
-            [
-                "inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
-                "elasticsearch slowlog entries (always there)",
-            ],
+            ["inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
+             "elasticsearch slowlog entries (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("object is not subscriptable", "search", s, e, "ERROR"),
-                step_sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-02-18T08:30:00Z' AND '2026-02-18T09:30:00Z'", "DEP-6207",
-                ),
-                step_logs("Starting search 4.2.0", "search", at(1, 9, 50), e, pattern="starting search"),
-            ],
+            [step_logs("object is not subscriptable", "search", s, e, "ERROR"),
+             step_sql(
+                 "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                 "BETWEEN '2026-02-18T08:30:00Z' AND '2026-02-18T09:30:00Z'", "DEP-6207",
+             ),
+             step_logs("Starting search 4.2.0", "search", at(1, 9, 50), e, pattern="starting search")],
         )
     )
     s, e = at(1, 13, 0), at(1, 13, 30)
@@ -2165,22 +2089,16 @@ def truth() -> dict:
             "of pg-res; it held a SHARE lock for 44 minutes, every booking insert into passenger waited on "
             "it (lock waits, pool at 40/40 and 400 connections), and confirmations timed out after 30 s "
             "until the index finished at 13:41", ["v214", "passenger_email_idx"],
-            [
-                "notify deploy DEP-6209 (2.9.0) at 12:48",
-                "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52",
-            ],
+            ["notify deploy DEP-6209 (2.9.0) at 12:48",
+             "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52"],
             None, "SUCCESS",
-            [
-                step_logs("still waiting for RowExclusiveLock", "postgres", s, e),
-                step_logs("Process holding the lock: 47002", "postgres", s, e),
-                step_logs(
-                    "CREATE INDEX passenger_email_idx", "postgres", at(1, 12, 50), e, pattern="statement"
-                ),
-                step_sql(
-                    "SELECT version, script, installed_on, execution_time FROM schema_migrations WHERE "
-                    "version = '214'", "V214__passenger_email_idx.sql",
-                ),
-            ],
+            [step_logs("still waiting for RowExclusiveLock", "postgres", s, e),
+             step_logs("Process holding the lock: 47002", "postgres", s, e),
+             step_logs(
+                 "CREATE INDEX passenger_email_idx", "postgres", at(1, 12, 50), e, pattern="statement"
+             ),
+             step_sql("SELECT version, script, installed_on, execution_time FROM schema_migrations WHERE "
+                      "version = '214'", "V214__passenger_email_idx.sql")],
         )
     )
     s, e = at(1, 16, 30), at(1, 17, 0)
@@ -2195,17 +2113,13 @@ def truth() -> dict:
             "from 16:33, so PNR sync and PNR retrieve failed, until the renewed certificate was loaded by "
             "a rollout restart at 17:07 (raising session.pool.max, CHG-5110, did nothing)",
             ["certificate", "expired"],
-            [
-                "gds-sessions runbook (GDS slowness, raise the pool)",
-                "gds-adapter config change CHG-5110 (session.pool.max 40 -> 60) at 16:45",
-                "notify deploy DEP-6209 at 12:48",
-            ],
+            ["gds-sessions runbook (GDS slowness, raise the pool)",
+             "gds-adapter config change CHG-5110 (session.pool.max 40 -> 60) at 16:45",
+             "notify deploy DEP-6209 at 12:48"],
             None, "SUCCESS",
-            [
-                step_logs("certificate_expired", "gds-adapter", s, e, "ERROR"),
-                step_logs("Session pool exhausted", "gds-adapter", s, e, "WARN"),
-                step_logs("expires at 2026-02-18T15:20:00Z", "gds-adapter", at(1, 7, 0), at(1, 9, 0), "WARN"),
-            ],
+            [step_logs("certificate_expired", "gds-adapter", s, e, "ERROR"),
+             step_logs("Session pool exhausted", "gds-adapter", s, e, "WARN"),
+             step_logs("expires at 2026-02-18T15:20:00Z", "gds-adapter", at(1, 7, 0), at(1, 9, 0), "WARN")],
             decoy="gds-sessions", runbook_query="GDS session pool exhausted timeouts",
         )
     )
@@ -2220,19 +2134,15 @@ def truth() -> dict:
             "redis-session master, kafka-2 and es-data-3 became unreachable, their replacements could not "
             "be scheduled (Insufficient cpu on the remaining nodes), and edge returned 503/504 for about "
             "40% of requests until the nodes came back at 20:36", ["europe-west3-b", "notready"],
-            [
-                "redis-session sentinel failover (a consequence)",
-                "kafka-2 and es-data-3 leaving their clusters (consequences)",
-                "notify errors (always there)",
-            ],
+            ["redis-session sentinel failover (a consequence)",
+             "kafka-2 and es-data-3 leaving their clusters (consequences)",
+             "notify errors (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("NodeNotReady", "kubernetes", s - timedelta(minutes=5), e, pattern="status is now"),
-                step_logs(
-                    "europe-west3-b", "kubernetes", s - timedelta(minutes=5), e, pattern="PartialDisruption"
-                ),
-                step_logs("Insufficient cpu", "kubernetes", s, e, "WARN"),
-            ],
+            [step_logs("NodeNotReady", "kubernetes", s - timedelta(minutes=5), e, pattern="status is now"),
+             step_logs(
+                 "europe-west3-b", "kubernetes", s - timedelta(minutes=5), e, pattern="PartialDisruption"
+             ),
+             step_logs("Insufficient cpu", "kubernetes", s, e, "WARN")],
         )
     )
     s, e = at(2, 9, 30), at(2, 10, 0)
@@ -2258,24 +2168,18 @@ def truth() -> dict:
             "at 10:58; it read the whole table and saturated the volume's IOPS (6000/6000), so checkin's "
             "queries on pg-dcs took seconds, the dcs-pool ran out of connections and requests took 4-12 s, "
             "until the vacuum finished at 11:52 (postgres only logged it then)", ["pg-dcs", "vacuum"],
-            [
-                "checkin config change CHG-5111 (kiosk.session_timeout_s 120 -> 180) at 10:50",
-                "flyway V90 (boarding pass gate idx, 4 s) on dcs at 10:41",
-                "checkin APIS warnings (always there)",
-            ],
+            ["checkin config change CHG-5111 (kiosk.session_timeout_s 120 -> 180) at 10:50",
+             "flyway V90 (boarding pass gate idx, 4 s) on dcs at 10:41",
+             "checkin APIS warnings (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("slow request", "checkin", s, e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = 'pg-dcs' "
-                    "AND iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' AND "
-                    "'2026-02-19T10:40:00Z' ORDER BY bucket_start", "pg-dcs",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'checkin'", "pg-dcs"
-                ),
-                step_logs("prevent wraparound", "postgres", s, at(2, 12, 0), pattern="boarding_pass"),
-            ],
+            [step_logs("slow request", "checkin", s, e, "WARN"),
+             step_sql("SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = 'pg-dcs' "
+                      "AND iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' AND "
+                      "'2026-02-19T10:40:00Z' ORDER BY bucket_start", "pg-dcs"),
+             step_sql(
+                 "SELECT caller, callee, address FROM dependencies WHERE caller = 'checkin'", "pg-dcs"
+             ),
+             step_logs("prevent wraparound", "postgres", s, at(2, 12, 0), pattern="boarding_pass")],
         )
     )
     s, e = at(2, 15, 10), at(2, 15, 40)
@@ -2290,21 +2194,17 @@ def truth() -> dict:
             "cluster_block_exception and stopped applying fare.updates (lag growing), search served stale "
             "fares and booking's re-validation at confirm kept finding changed prices, until old "
             "fare-history indices were deleted at 15:53", ["es-data-1", "flood-stage"],
-            [
-                "fare re-validation warnings in booking (always there, here a symptom)",
-                "elasticsearch low disk watermark warnings (always there)",
-                "checkin deploy DEP-6211 (6.4.0) at 13:30",
-            ],
+            ["fare re-validation warnings in booking (always there, here a symptom)",
+             "elasticsearch low disk watermark warnings (always there)",
+             "checkin deploy DEP-6211 (6.4.0) at 13:30"],
             "elasticsearch-disk", "SUCCESS",
-            [
-                step_logs("cluster_block_exception", "search", s, e, "ERROR"),
-                step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
-                    "= 'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
-                    "'2026-02-19T14:40:00Z' ORDER BY bucket_start", "search-fares",
-                ),
-            ],
+            [step_logs("cluster_block_exception", "search", s, e, "ERROR"),
+             step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
+             step_sql(
+                 "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
+                 "= 'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
+                 "'2026-02-19T14:40:00Z' ORDER BY bucket_start", "search-fares",
+             )],
             runbook_query="elasticsearch index read-only disk watermark",
         )
     )
@@ -2318,10 +2218,8 @@ def truth() -> dict:
             "issuer-side: from about 18:56 more authorisations came back declined by the issuers (mostly "
             "05 Do not honour, across many BINs); nothing in the platform changed in a way that explains "
             "it and the PSP calls themselves succeed — not determinable from this data", [],
-            [
-                "payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
-                "PSP retry warnings (always there)",
-            ],
+            ["payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
+             "PSP retry warnings (always there)"],
             None, "FALLBACK", [step_logs("authorization declined by issuer", "payments", s, e, "WARN")],
             note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong",
         )

@@ -335,10 +335,8 @@ def nightly(w: World) -> list[list]:
         t += timedelta(minutes=2)
         batch(w, t, "INFO",
               f"finished run billing-{20261208 + d}: {n} shipments, {w.ri(380, 420)} invoices, 0 errors")
-        rows.append([
-                        f"JR-{7700 + d * 4}", "billing-nightly", t0.isoformat(), t.isoformat(), "succeeded",
-                        f"{n} shipments invoiced",
-                    ])
+        rows.append([f"JR-{7700 + d * 4}", "billing-nightly", t0.isoformat(), t.isoformat(), "succeeded",
+                     f"{n} shipments invoiced"])
         # other periodic jobs
         for job, h, m, dur, detail in (
             ("mysql-backup", 1, 30, 19, "xtrabackup full to s3://depot-backups/mysql"),
@@ -348,10 +346,8 @@ def nightly(w: World) -> list[list]:
         ):
             s = at(d, h, m)
             rows.append(
-                [
-                    f"JR-{7700 + d * 4 + len(rows)}", job, s.isoformat(),
-                    (s + timedelta(minutes=dur, seconds=w.ri(0, 50))).isoformat(), "succeeded", detail,
-                ]
+                [f"JR-{7700 + d * 4 + len(rows)}", job, s.isoformat(),
+                 (s + timedelta(minutes=dur, seconds=w.ri(0, 50))).isoformat(), "succeeded", detail]
             )
         pylog(w, at(d, 3, 48, w.ri(0, 50)), "routeplan", "INFO", "routeplan.osrm",
               "osrm-2 reloaded dataset germany-latest (shared memory swap done), back in rotation")
@@ -559,16 +555,14 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.isoformat(), svc, round(rps, 1), round(p95, 1), round(err, 2), round(cpu, 1)]
 
 
-HOSTS = {
-    "mysql-1": {"cpu_pct": 38, "cpu_steal_pct": 0.4, "mem_used_pct": 71, "disk_free_gb": 412},
-    "mysql-2": {"cpu_pct": 22, "cpu_steal_pct": 0.3, "mem_used_pct": 69, "disk_free_gb": 409},
-    "mq-1": {"cpu_pct": 21, "cpu_steal_pct": 0.3, "mem_used_pct": 44, "disk_free_gb": 5.6},
-    "redis-1": {
-        "cpu_pct": 12, "cpu_steal_pct": 0.2, "redis_used_memory_mb": 3300, "redis_maxmemory_mb": 4096,
-    },
-    "osrm-1": {"cpu_pct": 30, "cpu_steal_pct": 0.5, "mem_used_pct": 78, "disk_free_gb": 120},
-    "osrm-2": {"cpu_pct": 29, "cpu_steal_pct": 0.4, "mem_used_pct": 77, "disk_free_gb": 118},
-}
+HOSTS = {"mysql-1": {"cpu_pct": 38, "cpu_steal_pct": 0.4, "mem_used_pct": 71, "disk_free_gb": 412},
+         "mysql-2": {"cpu_pct": 22, "cpu_steal_pct": 0.3, "mem_used_pct": 69, "disk_free_gb": 409},
+         "mq-1": {"cpu_pct": 21, "cpu_steal_pct": 0.3, "mem_used_pct": 44, "disk_free_gb": 5.6},
+         "redis-1": {
+             "cpu_pct": 12, "cpu_steal_pct": 0.2, "redis_used_memory_mb": 3300, "redis_maxmemory_mb": 4096,
+         },
+         "osrm-1": {"cpu_pct": 30, "cpu_steal_pct": 0.5, "mem_used_pct": 78, "disk_free_gb": 120},
+         "osrm-2": {"cpu_pct": 29, "cpu_steal_pct": 0.4, "mem_used_pct": 77, "disk_free_gb": 118}}
 
 
 def host_value(w: World, t: datetime, host: str, metric: str, base: float) -> float:
@@ -658,31 +652,21 @@ DEPLOYS = [
     ["DEP-312", "notify", "5.0.3", at(2, 13, 10), 3, "pvisser", "Dutch SMS templates"],
 ]
 
-CONFIG = [
-    ["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
-    ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
-    [
-        "CFG-905", "notify", "email.sender_name", "Depot", "Depot Paketdienst", at(1, 11, 5), "pvisser",
-        "OPS-780",
-    ],
-    ["CFG-907", "osrm", "threads", "8", "12", at(1, 14, 20), "lbauer", "OPS-783"],
-    [
-        "CFG-909", "gateway", "plugins.rate-limiting.route[scans].minute", "6000", "600", at(2, 14, 32),
-        "jdoerr", "OPS-790",
-    ],
-    [
-        "CFG-910", "gateway", "plugins.rate-limiting.route[scans].minute", "600", "6000", at(2, 15, 17),
-        "jdoerr", "OPS-791",
-    ],
-]
+CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
+          ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
+          ["CFG-905", "notify", "email.sender_name", "Depot", "Depot Paketdienst", at(1, 11, 5), "pvisser",
+           "OPS-780"],
+          ["CFG-907", "osrm", "threads", "8", "12", at(1, 14, 20), "lbauer", "OPS-783"],
+          ["CFG-909", "gateway", "plugins.rate-limiting.route[scans].minute", "6000", "600", at(2, 14, 32),
+           "jdoerr", "OPS-790"],
+          ["CFG-910", "gateway", "plugins.rate-limiting.route[scans].minute", "600", "6000", at(2, 15, 17),
+           "jdoerr", "OPS-791"]]
 
 MIGRATIONS = [
     ["booking", "V86", "add index shipments(customer_id, created_at)", at(-1, 10, 0), 41, "applied"],
     ["labels", "V22", "label_jobs add column carrier_ref", at(0, 7, 45), 3, "applied"],
-    [
-        "booking", "V87", "alter table shipments add column customs_code varchar(12)", at(0, 14, 49), 67,
-        "applied",
-    ],
+    ["booking", "V87", "alter table shipments add column customs_code varchar(12)", at(0, 14, 49), 67,
+     "applied"],
     ["routeplan", "V15", "stops add column vehicle_kg", at(1, 15, 28), 2, "applied"],
 ]
 
@@ -690,10 +674,8 @@ MIGRATIONS = [
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
-            [
-                [d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
-                for d, s, v, t, m, a, desc in DEPLOYS
-            ])
+            [[d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
+             for d, s, v, t, m, a, desc in DEPLOYS])
     w.table("config_changes", engine.columns("CONFIG_APPLIED"),
             [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG])
     w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
@@ -790,16 +772,12 @@ def truth() -> dict:
             "'certificate verify failed: unable to get local issuer certificate' until the bundle was "
             "reloaded with G3 at 11:04",
             ["certificate verify failed", "local issuer"],
-            [
-                "labels' usual 429 retries (always there)",
-                "CFG-903 carrier.timeout_s the afternoon before (16:02)", "labels V22 migration at 07:45",
-            ],
+            ["labels' usual 429 retries (always there)",
+             "CFG-903 carrier.timeout_s the afternoon before (16:02)", "labels V22 migration at 07:45"],
             None,
-            [
-                logs("labels", at(0, 10, 20), at(0, 10, 50), "unable to get local issuer certificate",
-                     "ERROR", "parcelnet"),
-                logs("labels", at(0, 10, 0), at(0, 10, 50), "ParcelNet Issuing CA G3", pattern="peer chain"),
-            ],
+            [logs("labels", at(0, 10, 20), at(0, 10, 50), "unable to get local issuer certificate",
+                  "ERROR", "parcelnet"),
+             logs("labels", at(0, 10, 0), at(0, 10, 50), "ParcelNet Issuing CA G3", pattern="peer chain")],
         ),
         incident(
             "DEPOT-02", "no_incident",
@@ -817,13 +795,11 @@ def truth() -> dict:
             'was only applied at 14:49, so about half of the POST /v1/shipments calls failed with "Unknown '
             "column 's1_0.customs_code' in 'field list'\" until then", ["customs_code", "4.12.0"],
             ["tracking deploy DEP-301 at 09:05", "booking address-check warnings (always there)"], None,
-            [
-                logs("booking", at(0, 14, 5), at(0, 14, 40), "customs_code", "ERROR", "unknown column"),
-                sql("SELECT deploy_id, version, started_at FROM deploys WHERE service = 'booking' AND "
-                    "started_at < '2026-12-08T13:05:00Z'", "4.12.0"),
-                sql("SELECT version, applied_at FROM schema_migrations WHERE version = 'V87'",
-                    "2026-12-08T13:49:00Z"),
-            ],
+            [logs("booking", at(0, 14, 5), at(0, 14, 40), "customs_code", "ERROR", "unknown column"),
+             sql("SELECT deploy_id, version, started_at FROM deploys WHERE service = 'booking' AND "
+                 "started_at < '2026-12-08T13:05:00Z'", "4.12.0"),
+             sql("SELECT version, applied_at FROM schema_migrations WHERE version = 'V87'",
+                 "2026-12-08T13:49:00Z")],
         ),
         incident(
             "DEPOT-04", "metrics_deps",
@@ -834,18 +810,14 @@ def truth() -> dict:
             "calls to osrm-1 hit their 5 s read timeout (falling back to haversine matrices); osrm-2 was "
             "fine",
             ["osrm", "steal"],
-            [
-                "routeplan deploy DEP-308 3.4.2 at 15:30", "CFG-907 osrm threads 8 -> 12 at 14:20",
-                "routeplan geocode warnings (always there)",
-            ],
+            ["routeplan deploy DEP-308 3.4.2 at 15:30", "CFG-907 osrm threads 8 -> 12 at 14:20",
+             "routeplan geocode warnings (always there)"],
             None,
-            [
-                sql("SELECT ts, value FROM host_metrics WHERE host = 'osrm-1' AND metric = 'cpu_steal_pct' "
-                    "AND ts = '2026-12-09T16:10:00Z'", '"value": 4'),
-                sql("SELECT ts, p95_ms FROM service_metrics WHERE service = 'osrm' AND ts = "
-                    "'2026-12-09T16:15:00Z'", "p95_ms"),
-                logs("routeplan", at(1, 17, 5), at(1, 17, 40), "Read timed out", "ERROR", "osrm-1"),
-            ],
+            [sql("SELECT ts, value FROM host_metrics WHERE host = 'osrm-1' AND metric = 'cpu_steal_pct' "
+                 "AND ts = '2026-12-09T16:10:00Z'", '"value": 4'),
+             sql("SELECT ts, p95_ms FROM service_metrics WHERE service = 'osrm' AND ts = "
+                 "'2026-12-09T16:15:00Z'", "p95_ms"),
+             logs("routeplan", at(1, 17, 5), at(1, 17, 40), "Read timed out", "ERROR", "osrm-1")],
         ),
         incident(
             "DEPOT-05", "system_wide",
@@ -858,13 +830,11 @@ def truth() -> dict:
             ["disk resource limit", "dlq.tracking"],
             ["booking, scangw and notify errors are symptoms", "osrm-extract-refresh job at 03:10"],
             "rabbitmq-alarms",
-            [
-                logs(
-                    "rabbitmq", at(1, 9, 25), at(1, 10, 10), "disk resource limit alarm set", "WARN", "alarm"
-                ),
-                logs("rabbitmq", at(1, 9, 40), at(1, 10, 10), "dlq.tracking", pattern="messages ready"),
-                logs("booking", at(1, 9, 40), at(1, 10, 10), "low on disk", "ERROR"),
-            ],
+            [logs(
+                 "rabbitmq", at(1, 9, 25), at(1, 10, 10), "disk resource limit alarm set", "WARN", "alarm"
+             ),
+             logs("rabbitmq", at(1, 9, 40), at(1, 10, 10), "dlq.tracking", pattern="messages ready"),
+             logs("booking", at(1, 9, 40), at(1, 10, 10), "low on disk", "ERROR")],
         ),
         incident(
             "DEPOT-06", "trap_unrelated_change",
@@ -888,12 +858,10 @@ def truth() -> dict:
             "customers saw stale states; fixed by raising maxmemory to 8 GB at 11:01", ["maxmemory", "oom"],
             ["tracking 'duplicate scan dropped' warnings (always there)", "scangw deploy DEP-310 at 08:15"],
             None,
-            [
-                logs("tracking", at(2, 10, 20), at(2, 10, 50), "OOM command not allowed", "ERROR", "dedup"),
-                logs("redis", at(2, 9, 20), at(2, 10, 50), "maxmemory-policy noeviction", "WARN"),
-                sql("SELECT ts, value FROM host_metrics WHERE host = 'redis-1' AND metric = "
-                    "'redis_used_memory_mb' AND ts = '2026-12-10T09:30:00Z'", "4096"),
-            ],
+            [logs("tracking", at(2, 10, 20), at(2, 10, 50), "OOM command not allowed", "ERROR", "dedup"),
+             logs("redis", at(2, 9, 20), at(2, 10, 50), "maxmemory-policy noeviction", "WARN"),
+             sql("SELECT ts, value FROM host_metrics WHERE host = 'redis-1' AND metric = "
+                 "'redis_used_memory_mb' AND ts = '2026-12-10T09:30:00Z'", "4096")],
         ),
         incident(
             "DEPOT-08", "change", "scangw: Scans kommen nicht an, 10.12. 14:40–15:10 Uhr. Was ist los?",
@@ -903,12 +871,10 @@ def truth() -> dict:
             "rate limit exceeded' and spooled to disk until CFG-910 reverted "
             "it at 15:17", ["rate-limiting", "429"],
             ["scangw disconnect warnings (known noise)", "notify deploy DEP-312 at 13:10"], None,
-            [
-                sql("SELECT change_id, key, new_value FROM config_changes WHERE service = 'gateway' AND "
-                    "applied_at < '2026-12-10T13:40:00Z'", "rate-limiting"),
-                logs("gateway", at(2, 14, 40), at(2, 15, 10), "429", "WARN", "/v1/scans"),
-                logs("scangw", at(2, 14, 40), at(2, 15, 10), "API rate limit", "ERROR"),
-            ],
+            [sql("SELECT change_id, key, new_value FROM config_changes WHERE service = 'gateway' AND "
+                 "applied_at < '2026-12-10T13:40:00Z'", "rate-limiting"),
+             logs("gateway", at(2, 14, 40), at(2, 15, 10), "429", "WARN", "/v1/scans"),
+             logs("scangw", at(2, 14, 40), at(2, 15, 10), "API rate limit", "ERROR")],
         ),
         incident("DEPOT-09", "no_incident",
                  "billing: Lief der Nightly-Billing-Batch am 2026-12-10 sauber? Bitte 02:10–02:50 prüfen.",
@@ -923,12 +889,10 @@ def truth() -> dict:
             "and answered 400 NoSegment for every HAM-3 tour request; other "
             "depots planned normally", ["nosegment", "ham-3"],
             ["routeplan geocode warnings (always there)", "osrm-extract-refresh job at 03:10"], None,
-            [
-                logs("routeplan", at(2, 7, 10), at(2, 7, 40), "NoSegment", "ERROR", "ham-3"),
-                logs(
-                    "routeplan", at(2, 6, 30), at(2, 7, 40), "nordlicht-versand", pattern="imported stop list"
-                ),
-            ],
+            [logs("routeplan", at(2, 7, 10), at(2, 7, 40), "NoSegment", "ERROR", "ham-3"),
+             logs(
+                 "routeplan", at(2, 6, 30), at(2, 7, 40), "nordlicht-versand", pattern="imported stop list"
+             )],
         ),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (

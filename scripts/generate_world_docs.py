@@ -61,10 +61,8 @@ def epoch(t: datetime) -> int:
 def load(t: datetime) -> float:
     """Editors online: a B2B working day in the UK, a small US tail in the evening."""
     h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
-        (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08),
-    ]
+    pts = [(0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
+           (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08)]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
@@ -254,10 +252,8 @@ mongo | mongo | mongodb | mongo-docs-1, mongo-docs-2 | replication
 
 def change_tables(w: World) -> None:
     w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
-            [
-                [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
-                for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])
-            ])
+            [[d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
+             for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])])
     w.table(
         "config_changes", engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
@@ -265,41 +261,23 @@ def change_tables(w: World) -> None:
     w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
             [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES])
-    w.table(
-        "certificates",
-        [
-            "name", "namespace", "dns_names", "issuer", "not_before", "not_after", "renewal_status",
-            "last_attempt",
-        ],
-        [
-            [
-                "origin-tls", "quill-prod", "origin.quillpad.app", "letsencrypt-dns01",
-                "2026-08-20T09:00:00Z", "2026-11-18T09:00:00Z",
-                "Failed: DNS-01 challenge: AccessDenied route53:ChangeResourceRecordSets",
-                "2026-11-18T08:30:00Z",
-            ],
-            [
-                "app-tls", "quill-prod", "app.quillpad.app", "acm", "2026-06-02T00:00:00Z",
-                "2027-07-01T23:59:59Z", "Issued", "2026-06-02T00:00:00Z",
-            ],
-            [
-                "es-transport", "search", "es-*.search.svc", "quill-internal-ca", "2026-05-11T10:00:00Z",
-                "2027-05-11T10:00:00Z", "Issued", "2026-05-11T10:00:00Z",
-            ],
-            [
-                "mongo-x509", "data", "mongo-docs-*.data.svc", "quill-internal-ca", "2026-09-01T08:00:00Z",
-                "2027-09-01T08:00:00Z", "Issued", "2026-09-01T08:00:00Z",
-            ],
-            [
-                "saml-sp-signing", "quill-prod", "sso.quillpad.app", "self-signed", "2026-01-15T00:00:00Z",
-                "2028-01-15T00:00:00Z", "Issued", "2026-01-15T00:00:00Z",
-            ],
-            [
-                "payflow-webhook", "quill-prod", "-", "payflow", "2025-03-01T00:00:00Z", "",
-                "Static secret", "2025-03-01T00:00:00Z",
-            ],
-        ],
-    )
+    w.table("certificates",
+            ["name", "namespace", "dns_names", "issuer", "not_before", "not_after", "renewal_status",
+             "last_attempt"],
+            [["origin-tls", "quill-prod", "origin.quillpad.app", "letsencrypt-dns01",
+              "2026-08-20T09:00:00Z", "2026-11-18T09:00:00Z",
+              "Failed: DNS-01 challenge: AccessDenied route53:ChangeResourceRecordSets",
+              "2026-11-18T08:30:00Z"],
+             ["app-tls", "quill-prod", "app.quillpad.app", "acm", "2026-06-02T00:00:00Z",
+              "2027-07-01T23:59:59Z", "Issued", "2026-06-02T00:00:00Z"],
+             ["es-transport", "search", "es-*.search.svc", "quill-internal-ca", "2026-05-11T10:00:00Z",
+              "2027-05-11T10:00:00Z", "Issued", "2026-05-11T10:00:00Z"],
+             ["mongo-x509", "data", "mongo-docs-*.data.svc", "quill-internal-ca", "2026-09-01T08:00:00Z",
+              "2027-09-01T08:00:00Z", "Issued", "2026-09-01T08:00:00Z"],
+             ["saml-sp-signing", "quill-prod", "sso.quillpad.app", "self-signed", "2026-01-15T00:00:00Z",
+              "2028-01-15T00:00:00Z", "Issued", "2026-01-15T00:00:00Z"],
+             ["payflow-webhook", "quill-prod", "-", "payflow", "2025-03-01T00:00:00Z", "",
+              "Static secret", "2025-03-01T00:00:00Z"]])
 
 
 # ---------------------------------------------------------------- native log formats
@@ -347,10 +325,8 @@ MGLV = {"DEBUG": "D1", "INFO": "I", "WARN": "W", "ERROR": "E", "FATAL": "F"}
 def mongo(
     w: World, t: datetime, level: str, comp: str, mid: int, msg: str, attr: dict, host: str = "mongo-docs-0"
 ) -> None:
-    rec = {
-        "t": {"$date": zulu_ms(t).replace("Z", "+00:00")}, "s": MGLV[level], "c": comp, "id": mid,
-        "ctx": attr.pop("_ctx", "conn" + str(w.ri(1000, 9999))), "msg": msg, "attr": attr,
-    }
+    rec = {"t": {"$date": zulu_ms(t).replace("Z", "+00:00")}, "s": MGLV[level], "c": comp, "id": mid,
+           "ctx": attr.pop("_ctx", "conn" + str(w.ri(1000, 9999))), "msg": msg, "attr": attr}
     w.emit(t, "mongo", level, json.dumps(rec, separators=(",", ":")), host=host)
 
 
@@ -439,10 +415,8 @@ GET | /api/v1/me | 0.12
 POST | /api/v1/client-errors | 0.02
 """)
 CF_POPS = ["LHR62-C2", "LHR50-P3", "MAN51-C1", "DUB56-P1", "AMS58-P4"]
-WORKSPACES = [
-    "harbour-legal", "northwind-analytics", "brightside-health", "kestrel-media", "oakridge-uni",
-    "tessellate", "acme-consulting", "fenwick-partners",
-]
+WORKSPACES = ["harbour-legal", "northwind-analytics", "brightside-health", "kestrel-media", "oakridge-uni",
+              "tessellate", "acme-consulting", "fenwick-partners"]
 OKTA_ORGS = ["harbour-legal", "acme-consulting", "kestrel-media", "fenwick-partners"]
 ENTRA_ORGS = ["oakridge-uni", "brightside-health"]
 GOOGLE_ORGS = ["tessellate", "northwind-analytics"]
@@ -545,20 +519,14 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     # mongo
     if w.r() < 0.08 * L + 0.015:
         mongo(w, w.jit(t), "INFO", "COMMAND", 51803, "Slow query",
-              {
-                  "type": "command", "ns": "quill.doc_updates", "command": {"find": "doc_updates"},
-                  "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
-                  "durationMillis": w.ri(101, 380),
-              })
+              {"type": "command", "ns": "quill.doc_updates", "command": {"find": "doc_updates"},
+               "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
+               "durationMillis": w.ri(101, 380)})
     if mm % 20 == 3:
         mongo(w, w.jit(t, 5), "INFO", "WTCHKPT", 22430, "WiredTiger message",
-              {
-                  "_ctx": "Checkpointer",
-                  "message": {
-                      "ts_sec": epoch(t), "category": "WT_VERB_CHECKPOINT_PROGRESS",
-                      "msg": f"saving checkpoint snapshot min: {w.ri(10**5, 10**6)}",
-                  },
-              })
+              {"_ctx": "Checkpointer",
+               "message": {"ts_sec": epoch(t), "category": "WT_VERB_CHECKPOINT_PROGRESS",
+                           "msg": f"saving checkpoint snapshot min: {w.ri(10**5, 10**6)}"}})
     if w.r() < 0.05:
         mongo(w, w.jit(t), "INFO", "NETWORK", 22943, "Connection accepted",
               {"remote": f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}", "connectionCount": w.ri(380, 460)})
@@ -798,19 +766,15 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         L = load(ts)
         if w.r() < 0.8 * L + 0.2:
             coll = w.pick(["doc_updates", "doc_updates", "documents", "comments"])
-            mongo(
-                w, ts, "INFO", "COMMAND", 51803, "Slow query",
-                {
-                    "type": "command", "ns": f"quill.{coll}", "command": {"find": coll},
-                    "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
-                    "storage": {
-                        "data": {
-                            "bytesRead": w.ri(10**6, 9 * 10**6), "timeReadingMicros": w.ri(800000, 3900000),
-                        }
-                    },
-                    "durationMillis": w.ri(900, 4200),
-                },
-            )
+            mongo(w, ts, "INFO", "COMMAND", 51803, "Slow query",
+                  {"type": "command", "ns": f"quill.{coll}", "command": {"find": coll},
+                   "planSummary": "IXSCAN { docId: 1, seq: 1 }", "docsExamined": w.ri(200, 5000),
+                   "storage": {
+                       "data": {
+                           "bytesRead": w.ri(10**6, 9 * 10**6), "timeReadingMicros": w.ri(800000, 3900000),
+                       }
+                   },
+                   "durationMillis": w.ri(900, 4200)})
         if w.r() < 0.5:
             pino(w, ts + timedelta(milliseconds=400), "WARN", "slow document load", doc=w.doc(),
                  ms=w.ri(2500, 9000), source="mongo")
@@ -821,12 +785,10 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             django(w, ts + timedelta(milliseconds=300), "WARN", "quill.db.mongo",
                    f"slow mongo read documents.find took {w.ri(1500, 5000)}ms (rs-docs primary)")
     mongo(w, at(0, 14, 6, 2), "WARN", "STORAGE", 22430, "WiredTiger message",
-          {
-              "_ctx": "Checkpointer",
-              "message": {
-                  "ts_sec": epoch(at(0, 14, 6, 2)), "msg": "Checkpoint has been running for 64 seconds",
-              },
-          })
+          {"_ctx": "Checkpointer",
+           "message": {
+               "ts_sec": epoch(at(0, 14, 6, 2)), "msg": "Checkpoint has been running for 64 seconds",
+           }})
     mongo(w, at(0, 14, 51, 0), "INFO", "REPL", 21358, "Replica set state transition",
           {"_ctx": "ReplCoord-4", "newState": "SECONDARY", "oldState": "PRIMARY"})
     mongo(w, at(0, 14, 51, 2), "INFO", "REPL", 21358, "Replica set state transition",
@@ -1254,12 +1216,10 @@ def metrics(w: World) -> None:  # noqa: C901 — the two metric exports
             aok = int(aok * 0.7)
         backlog = max(150.0, backlog + inflow - drain)
         rows.append(
-            [
-                loc(t).strftime("%Y-%m-%d %H:%M"), int(edge), round(e5, 2), round(ing95, 1), int(ws),
-                round(sync95, 1), round(ccpu, 1), round(rps, 1), round(api95, 1), api5, round(m95, 1),
-                round(await_ms, 2), round(s95, 1), int(backlog), exf, round(r99, 2), rcl, aok, afail, b4,
-                ns, nf, pgc,
-            ]
+            [loc(t).strftime("%Y-%m-%d %H:%M"), int(edge), round(e5, 2), round(ing95, 1), int(ws),
+             round(sync95, 1), round(ccpu, 1), round(rps, 1), round(api95, 1), api5, round(m95, 1),
+             round(await_ms, 2), round(s95, 1), int(backlog), exf, round(r99, 2), rcl, aok, afail, b4,
+             ns, nf, pgc]
         )
         t += timedelta(minutes=1)
     w.table("app_metrics", cols, rows)
@@ -1358,26 +1318,18 @@ def job_runs(w: World) -> None:
         if w.r() < 0.03:
             sid += 1
             cmd = w.pick(
-                [
-                    f"HGETALL sess:{w.hexid(16)}", "INFO all", f"SMEMBERS ws:members:ws_{w.ri(1000, 9999)}",
-                    f"DEL presence:ws_{w.ri(1000, 9999)}:{w.doc()}",
-                ]
+                [f"HGETALL sess:{w.hexid(16)}", "INFO all", f"SMEMBERS ws:members:ws_{w.ri(1000, 9999)}",
+                 f"DEL presence:ws_{w.ri(1000, 9999)}:{w.doc()}"]
             )
-            slow.append([
-                            sid, epoch(w.jit(t)), w.ri(10100, 24000), cmd,
-                            f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}",
-                            w.pick(["docs-api", "collab", "auth", "session-gc"]),
-                        ])
+            slow.append([sid, epoch(w.jit(t)), w.ri(10100, 24000), cmd,
+                         f"10.20.6.{w.ri(10, 60)}:{w.ri(30000, 60000)}",
+                         w.pick(["docs-api", "collab", "auth", "session-gc"])])
         if inside(t, KEYS):
             for _ in range(w.ri(1, 2)):
                 sid += 1
-                slow.append(
-                    [
-                        sid, epoch(w.jit(t)), w.ri(3100000, 6800000),
-                        f"KEYS presence:ws_{w.ri(1000, 9999)}:*", f"10.20.5.88:{w.ri(40000, 60000)}",
-                        "presence-cleanup",
-                    ]
-                )
+                slow.append([sid, epoch(w.jit(t)), w.ri(3100000, 6800000),
+                             f"KEYS presence:ws_{w.ri(1000, 9999)}:*", f"10.20.5.88:{w.ri(40000, 60000)}",
+                             "presence-cleanup"])
     w.table("redis_slowlog", ["id", "ts", "duration_us", "command", "client_addr", "client_name"], slow)
 
 
@@ -1506,18 +1458,14 @@ def truth() -> dict:
             "shared memory in /dev/shm ... No space left on device', so all PDF exports failed until the "
             "pods were restarted at 10:58 with a 1 GiB emptyDir "
             "medium=Memory for /dev/shm", ["/dev/shm", "no space left"],
-            [
-                "export deploy DEP-5114 (2.9.1, docx table borders) at 08:40",
-                "edge 504 OriginReadTimeout on /export/pdf (always there)", "indexer errors (always there)",
-            ],
+            ["export deploy DEP-5114 (2.9.1, docx table borders) at 08:40",
+             "edge 504 OriginReadTimeout on /export/pdf (always there)", "indexer errors (always there)"],
             None,
-            [
-                logs("export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
-                     "browser launch failed"),
-                logs("export", at(0, 10, 0), at(0, 10, 50), "64M used, 0 avail", pattern="df /dev/shm"),
-                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
-                    f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64'),
-            ],
+            [logs("export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
+                  "browser launch failed"),
+             logs("export", at(0, 10, 0), at(0, 10, 50), "64M used, 0 avail", pattern="df /dev/shm"),
+             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
+                 f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64')],
         ),
         incident(
             "DOCS-02", "no_incident",
@@ -1539,18 +1487,14 @@ def truth() -> dict:
             "Y.applyUpdate with 'Unexpected end of array', closed the socket (4400) and reconnected with "
             "full resyncs (CPU ~90%) until the rollback DEP-5121 (4.7.3) at "
             "16:49-16:52", ["dep-5120", "encoding"],
-            [
-                "collab config change CFG-2293 (ws.max_payload_bytes 1 MB -> 2 MB) at 15:40",
-                "collab ping timeouts (always there)",
-            ],
+            ["collab config change CFG-2293 (ws.max_payload_bytes 1 MB -> 2 MB) at 15:40",
+             "collab ping timeouts (always there)"],
             None,
-            [
-                sql("SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
-                    "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2"),
-                logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN", "sync error"),
-                logs("docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
-                     "client error report"),
-            ],
+            [sql("SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
+                 "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2"),
+             logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN", "sync error"),
+             logs("docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
+                  "client error report")],
         ),
         incident(
             "DOCS-04", "metrics_deps",
@@ -1563,22 +1507,18 @@ def truth() -> dict:
             "(and docs-api reads) stalled until mongo-docs-0 was stepped down and mongo-docs-1 became "
             "primary at 14:51",
             ["burst", "mongo-docs-0"],
-            [
-                "auth deploy DEP-5124 at 12:50", "collab config change CFG-2293 at 15:40 (after)",
-                "collab ping timeouts (always there)",
-            ],
+            ["auth deploy DEP-5124 at 12:50", "collab config change CFG-2293 at 15:40 (after)",
+             "collab ping timeouts (always there)"],
             "mongo-storage",
-            [
-                sql("SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
-                    f"AND metric_name = 'ebs_burst_balance_pct' AND ts = '{zulu(at(0, 14, 10))}'",
-                    '"value": 0.0'),
-                logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
-                logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
-                sql("SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
-                    "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > "
-                    "25",
-                    '"slow_minutes": 30'),
-            ],
+            [sql("SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
+                 f"AND metric_name = 'ebs_burst_balance_pct' AND ts = '{zulu(at(0, 14, 10))}'",
+                 '"value": 0.0'),
+             logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
+             logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
+             sql("SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
+                 "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > "
+                 "25",
+                 '"slow_minutes": 30')],
         ),
         incident(
             "DOCS-05", "trap_unrelated_change",
@@ -1590,10 +1530,8 @@ def truth() -> dict:
             "Okta SSO logins fail after their retries; Entra ID and Google logins are fine and nothing in "
             "the platform explains it (DEP-5124 changed password reset copy and SCIM paging, CFG-2290 the "
             "SCIM page size) — a provider outage, not determinable beyond that from this data", [],
-            [
-                "auth deploy DEP-5124 (5.3.0) at 12:50",
-                "auth config change CFG-2290 (scim.sync.page_size) at 12:52",
-            ],
+            ["auth deploy DEP-5124 (5.3.0) at 12:50",
+             "auth config change CFG-2290 (scim.sync.page_size) at 12:52"],
             "sso-idp-outage",
             [logs("auth", at(0, 13, 5), at(0, 13, 35), "HTTP 503", "ERROR", "token exchange failed")],
             outcome="FALLBACK",
@@ -1611,20 +1549,14 @@ def truth() -> dict:
             "until the IAM policy was fixed, the certificate reissued at 09:38 and the ingress reloaded at "
             "09:41",
             ["certificate expired", "cert-manager"],
-            [
-                "search rolling restart DEP-5126 at 07:10-07:45", "collab 'no clients connected' warning",
-                "indexer errors (always there)",
-            ],
+            ["search rolling restart DEP-5126 at 07:10-07:45", "collab 'no clients connected' warning",
+             "indexer errors (always there)"],
             None,
-            [
-                logs("edge", at(1, 9, 5), at(1, 9, 35), "OriginCommError", "ERROR"),
-                logs(
-                    "ingress", at(1, 9, 5), at(1, 9, 35), "certificate expired", "ERROR", "ssl_do_handshake"
-                ),
-                sql("SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
-                    "'origin-tls'", "2026-11-18T09:00:00Z"),
-                logs("k8s", at(1, 8, 0), at(1, 9, 35), "AccessDenied", "WARN", "dns-01 origin.quillpad.app"),
-            ],
+            [logs("edge", at(1, 9, 5), at(1, 9, 35), "OriginCommError", "ERROR"),
+             logs("ingress", at(1, 9, 5), at(1, 9, 35), "certificate expired", "ERROR", "ssl_do_handshake"),
+             sql("SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
+                 "'origin-tls'", "2026-11-18T09:00:00Z"),
+             logs("k8s", at(1, 8, 0), at(1, 9, 35), "AccessDenied", "WARN", "dns-01 origin.quillpad.app")],
         ),
         incident(
             "DOCS-07", "trap_noisy_service",
@@ -1639,21 +1571,17 @@ def truth() -> dict:
             "(docs-index-events backlog ~48k) until the reindex was cancelled, docs-v8 deleted and the "
             "block cleared at 11:52",
             ["flood stage", "es-data-1"],
-            [
-                "indexer mapper_parsing_exception rejections (always there)",
-                "indexer config change CFG-2296 (bulk.max_docs 500 -> 400) at 10:40",
-                "search rolling restart DEP-5126 at 07:10",
-            ],
+            ["indexer mapper_parsing_exception rejections (always there)",
+             "indexer config change CFG-2296 (bulk.max_docs 500 -> 400) at 10:40",
+             "search rolling restart DEP-5126 at 07:10"],
             "search-cluster",
-            [
-                logs("search", at(1, 10, 50), at(1, 11, 40), "es-data-1", "WARN", "flood stage"),
-                logs("indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
-                     "cluster_block_exception"),
-                sql("SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
-                    f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1"),
-                sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
-                    "es-data-1"),
-            ],
+            [logs("search", at(1, 10, 50), at(1, 11, 40), "es-data-1", "WARN", "flood stage"),
+             logs("indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
+                  "cluster_block_exception"),
+             sql("SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
+                 f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1"),
+             sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
+                 "es-data-1")],
         ),
         incident(
             "DOCS-08", "change",
@@ -1664,17 +1592,13 @@ def truth() -> dict:
             "(SignatureVerificationError, 400) and paid checkouts were never applied to workspaces until "
             "CFG-2309 restored the live secret at 13:57 and PayFlow redelivered the failed events",
             ["cfg-2307", "signature"],
-            [
-                "billing deploy DEP-5128 (7.12.0) at 12:40",
-                "billing migration CreateWebhookDeliveries at 12:42",
-            ],
+            ["billing deploy DEP-5128 (7.12.0) at 12:40",
+             "billing migration CreateWebhookDeliveries at 12:42"],
             None,
-            [
-                logs("billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
-                     "signatureverificationerror"),
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'billing' ORDER BY applied_at", "CFG-2307"),
-            ],
+            [logs("billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
+                  "signatureverificationerror"),
+             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                 "service = 'billing' ORDER BY applied_at", "CFG-2307")],
         ),
         incident(
             "DOCS-09", "metrics_deps",
@@ -1685,18 +1609,14 @@ def truth() -> dict:
             "terms aggregation on body.keyword every few seconds; es-data-2's heap sat at 95-98% with "
             "multi-second old-generation GCs and parent circuit breaker trips, and docs-api's search calls "
             "timed out after 10 s until the token was rate-limited at 15:47", ["es-data-2", "heap"],
-            [
-                "docs-api deploy DEP-5129 (3.42.0) at 14:48",
-                "docs-api migration workspaces.0019_sso_domain_idx at 14:50",
-            ],
+            ["docs-api deploy DEP-5129 (3.42.0) at 14:48",
+             "docs-api migration workspaces.0019_sso_domain_idx at 14:50"],
             None,
-            [
-                logs("search", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "gc old"),
-                logs("search", at(1, 15, 10), at(1, 15, 40), "heap used 97%", "WARN", "data too large"),
-                logs("docs-api", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "search backend timeout"),
-                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
-                    f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2"),
-            ],
+            [logs("search", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "gc old"),
+             logs("search", at(1, 15, 10), at(1, 15, 40), "heap used 97%", "WARN", "data too large"),
+             logs("docs-api", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "search backend timeout"),
+             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
+                 f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2")],
         ),
         incident(
             "DOCS-10", "trap_late_symptom",
@@ -1709,22 +1629,16 @@ def truth() -> dict:
             "(and auth, notify) failed every query until the volume was grown at 10:58 and the slot "
             "dropped at 11:01",
             ["replication slot", "pg_wal"],
-            [
-                "docs-api deploy DEP-5131 (3.42.1) at 10:02",
-                "docs-api config change CFG-2315 (COMMENT_NOTIFY_BATCH_SECONDS) at 10:05",
-                "docs-api migration comments.0043_notify_batch at 10:04",
-            ],
+            ["docs-api deploy DEP-5131 (3.42.1) at 10:02",
+             "docs-api config change CFG-2315 (COMMENT_NOTIFY_BATCH_SECONDS) at 10:05",
+             "docs-api migration comments.0043_notify_batch at 10:04"],
             None,
-            [
-                logs("docs-api", at(2, 10, 20), at(2, 10, 50), "recovery mode", "ERROR", "operationalerror"),
-                logs("postgres", at(2, 10, 10), at(2, 10, 50), "No space left on device", "FATAL", "pg_wal"),
-                logs("k8s", at(2, 9, 30), at(2, 10, 0), "OOMKilling", "WARN", "billing-cdc"),
-                sql(
-                    "SELECT ts, instance, metric_name, value FROM host_metrics WHERE instance = 'pg-main-0' "
-                    f"AND metric_name = 'replication_slot_active' AND ts = '{zulu(at(2, 10, 0))}'",
-                    '"value": 0',
-                ),
-            ],
+            [logs("docs-api", at(2, 10, 20), at(2, 10, 50), "recovery mode", "ERROR", "operationalerror"),
+             logs("postgres", at(2, 10, 10), at(2, 10, 50), "No space left on device", "FATAL", "pg_wal"),
+             logs("k8s", at(2, 9, 30), at(2, 10, 0), "OOMKilling", "WARN", "billing-cdc"),
+             sql("SELECT ts, instance, metric_name, value FROM host_metrics WHERE instance = 'pg-main-0' "
+                 f"AND metric_name = 'replication_slot_active' AND ts = '{zulu(at(2, 10, 0))}'",
+                 '"value": 0')],
         ),
         incident(
             "DOCS-11", "logs_only",
@@ -1734,18 +1648,14 @@ def truth() -> dict:
             "emails through Mailwave and at 11:31 the account quillpad-prod hit its monthly sending quota "
             "of 2,500,000; Mailwave answered 429 to every send, so share invites, mentions and password "
             "resets were dropped until support raised the quota at 12:26", ["quota", "weekly-digest"],
-            [
-                "docs-api deploy DEP-5131 at 10:02",
-                "notify errors during the postgres outage (10:16-10:58)",
-                "hard-bounce suppressions (always there)",
-            ],
+            ["docs-api deploy DEP-5131 at 10:02",
+             "notify errors during the postgres outage (10:16-10:58)",
+             "hard-bounce suppressions (always there)"],
             None,
-            [
-                logs("notify", at(2, 11, 40), at(2, 12, 10), "monthly sending quota", "ERROR", "mailwave"),
-                logs("notify", at(2, 11, 20), at(2, 11, 40), "2500000", "ERROR", "quota"),
-                sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = 'weekly-digest'",
-                    "1912400"),
-            ],
+            [logs("notify", at(2, 11, 40), at(2, 12, 10), "monthly sending quota", "ERROR", "mailwave"),
+             logs("notify", at(2, 11, 20), at(2, 11, 40), "2500000", "ERROR", "quota"),
+             sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = 'weekly-digest'",
+                 "1912400")],
         ),
         incident(
             "DOCS-12", "system_wide",
@@ -1758,19 +1668,15 @@ def truth() -> dict:
             "blocked the single-threaded redis for 3-7 s (slowlog, latency monitor) and overlapping runs "
             "kept it blocked, so session lookups from docs-api, collab, export and auth timed out (500s, "
             "forced logouts) until the CronJob was deleted at 14:57", ["presence-cleanup", "keys"],
-            [
-                "collab config change CFG-2320 (presence.ttl_seconds) at 13:40",
-                "docs-api deploy DEP-5131 at 10:02", "export deploy DEP-5135 at 15:30 (after)",
-            ],
+            ["collab config change CFG-2320 (presence.ttl_seconds) at 13:40",
+             "docs-api deploy DEP-5131 at 10:02", "export deploy DEP-5135 at 15:30 (after)"],
             None,
-            [
-                logs("redis", at(2, 14, 20), at(2, 14, 50), "cmd=keys", "WARN", "presence-cleanup"),
-                sql("SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
-                    f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence"),
-                logs("docs-api", at(2, 14, 20), at(2, 14, 50), "redis-sess-0", "ERROR", "timeouterror"),
-                sql("SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
-                    "'DEP-5133'", "presence-cleanup"),
-            ],
+            [logs("redis", at(2, 14, 20), at(2, 14, 50), "cmd=keys", "WARN", "presence-cleanup"),
+             sql("SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
+                 f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence"),
+             logs("docs-api", at(2, 14, 20), at(2, 14, 50), "redis-sess-0", "ERROR", "timeouterror"),
+             sql("SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
+                 "'DEP-5133'", "presence-cleanup")],
         ),
         incident(
             "DOCS-13", "trap_runbook_words",
@@ -1781,19 +1687,15 @@ def truth() -> dict:
             "the allowed 180 s clock skew behind, so it rejected valid Okta SAML assertions as not yet "
             "valid (NotBefore in its future) — about half the SAML logins, the ones landing on that pod — "
             "until the node was drained at 16:43; Okta was up", ["clock skew", "notbefore"],
-            [
-                "sso-idp-outage runbook (wait for the provider)",
-                "auth config change CFG-2323 (saml.allowed_clock_skew_seconds, unchanged value) at 15:20",
-                "export deploy DEP-5135 at 15:30",
-            ],
+            ["sso-idp-outage runbook (wait for the provider)",
+             "auth config change CFG-2323 (saml.allowed_clock_skew_seconds, unchanged value) at 15:20",
+             "export deploy DEP-5135 at 15:30"],
             None,
-            [
-                logs("auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
-                     "saml response validation failed"),
-                logs("k8s", at(2, 15, 0), at(2, 16, 35), "ip-10-20-3-17", "WARN", "ntpproblem"),
-                sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
-                    f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'", '"value": -190.0'),
-            ],
+            [logs("auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
+                  "saml response validation failed"),
+             logs("k8s", at(2, 15, 0), at(2, 16, 35), "ip-10-20-3-17", "WARN", "ntpproblem"),
+             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
+                 f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'", '"value": -190.0')],
             decoy_runbook="sso-idp-outage", runbook_query="Okta SSO logins failing provider outage wait",
         ),
         incident(

@@ -82,13 +82,11 @@ UAS = [
     "Mozilla/5.0 (X11; Linux x86_64; rv:134.0) Gecko/20100101 Firefox/134.0",
     "Mozilla/5.0 (iPad; CPU OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
 ]
-PODS = {
-    "lms-web": ["lms-web-7f9c6d8b54-2xkqp", "lms-web-7f9c6d8b54-9tmwz", "lms-web-7f9c6d8b54-lq4vd"],
-    "celery-worker": ["lms-worker-6b8d4f7c9-h2rzn", "lms-worker-6b8d4f7c9-pk7sx"],
-    "proctor-ingest": ["proctor-ingest-5d7b9c6f4-x8wlt", "proctor-ingest-5d7b9c6f4-zq2nm"],
-    "grader": ["grader-84c6f9d7b-4mfkp", "grader-84c6f9d7b-vb9rt"],
-    "autosave": ["autosave-69d8b7c5f-c7xjd", "autosave-69d8b7c5f-rw5gh"],
-}
+PODS = {"lms-web": ["lms-web-7f9c6d8b54-2xkqp", "lms-web-7f9c6d8b54-9tmwz", "lms-web-7f9c6d8b54-lq4vd"],
+        "celery-worker": ["lms-worker-6b8d4f7c9-h2rzn", "lms-worker-6b8d4f7c9-pk7sx"],
+        "proctor-ingest": ["proctor-ingest-5d7b9c6f4-x8wlt", "proctor-ingest-5d7b9c6f4-zq2nm"],
+        "grader": ["grader-84c6f9d7b-4mfkp", "grader-84c6f9d7b-vb9rt"],
+        "autosave": ["autosave-69d8b7c5f-c7xjd", "autosave-69d8b7c5f-rw5gh"]}
 PG_PRIMARY, PG_REPLICA = "pg-primary-1", "pg-replica-1"
 # Hourly load of exam week (Eastern hour -> share of the peak).
 LOAD = [0.06, 0.04, 0.03, 0.03, 0.03, 0.05, 0.1, 0.3, 0.8, 1.0, 1.0, 1.0,

@@ -64,11 +64,9 @@ PODS = {  # service -> replicas
     "edge-gw": 3, "ocpp-gateway": 4, "session-svc": 3, "authz": 2, "tariff": 2, "billing": 2,
     "locations": 2, "telemetry-ingest": 2, "firmware-svc": 1, "notifier": 2, "roaming": 1,
 }
-INITIAL = {
-    "edge-gw": "2.14.0", "ocpp-gateway": "1.27.3", "session-svc": "7.4.1", "authz": "3.4.0",
-    "tariff": "4.2.6", "billing": "3.0.4", "locations": "5.7.1", "telemetry-ingest": "2.7.4",
-    "firmware-svc": "1.8.2", "notifier": "2.5.3", "roaming": "1.14.2",
-}
+INITIAL = {"edge-gw": "2.14.0", "ocpp-gateway": "1.27.3", "session-svc": "7.4.1", "authz": "3.4.0",
+           "tariff": "4.2.6", "billing": "3.0.4", "locations": "5.7.1", "telemetry-ingest": "2.7.4",
+           "firmware-svc": "1.8.2", "notifier": "2.5.3", "roaming": "1.14.2"}
 MQ_NODES = ("mq-1", "mq-2", "mq-3")
 MQ_IP = {"mq-1": "10.40.6.11", "mq-2": "10.40.6.12", "mq-3": "10.40.6.13"}
 EGRESS = "10.30.0.8:3128"
@@ -651,10 +649,8 @@ def changes(w: Fleet) -> None:
         started, finished, switch = w.install(svc, ver, day, hm, dur)
         w.switch[dep] = switch
         w.deploys.append(
-            [
-                dep, svc, ver, f"registry.chargenet.example/{svc}:{ver}", zulu(started), zulu(finished),
-                "SUCCEEDED", by, summary,
-            ]
+            [dep, svc, ver, f"registry.chargenet.example/{svc}:{ver}", zulu(started), zulu(finished),
+             "SUCCEEDED", by, summary]
         )
         for i in range(PODS[svc]):
             t = switch + timedelta(seconds=i * 20 + w.between(0, 9))
@@ -666,20 +662,12 @@ def changes(w: Fleet) -> None:
         w.emit(t + ms(w.between(1500, 4000)), svc, "INFO",
                f"config reloaded: {key}={new} (was {old}) change={cid}")
     w.migrations.extend(
-        [
-            [
-                84, "84", "sessions idle fee columns", "V84__sessions_idle_fee.sql", "session-svc",
-                "2026-01-20 10:11:42", 301, 1,
-            ],
-            [
-                85, "85", "cdr export index", "V85__cdr_export_idx.sql", "billing", "2026-01-27 14:02:09",
-                8812, 1,
-            ],
-            [
-                86, "86", "sites timezone column", "V86__sites_timezone.sql", "locations",
-                "2026-02-03 09:47:30", 190, 1,
-            ],
-        ]
+        [[84, "84", "sessions idle fee columns", "V84__sessions_idle_fee.sql", "session-svc",
+          "2026-01-20 10:11:42", 301, 1],
+         [85, "85", "cdr export index", "V85__cdr_export_idx.sql", "billing", "2026-01-27 14:02:09",
+          8812, 1],
+         [86, "86", "sites timezone column", "V86__sites_timezone.sql", "locations",
+          "2026-02-03 09:47:30", 190, 1]]
     )
 
 
@@ -753,17 +741,13 @@ def f01_gateway_oom(w: Fleet) -> None:
         "memory had been creeping up for days); every charger lost its websocket and ~4100 "
         "chargers reconnected at once, and the reconnect storm (BootNotification + Authorize) "
         "overloaded authz, which shed load with 503", key_terms=["ocpp-gateway", "oom"],
-        distractors=[
-            "authz deploy DEP-3301 (3.4.1, grpc-go bump) at 07:18",
-            "ocpp-gateway websocket 1006 errors (always there)",
-        ],
-        evidence=[
-            logs_ev("ocpp-gateway", w.at(1, "07:35"), q1, "OOMKilled", level="ERROR"),
-            logs_ev("authz", q0, q1, "shedding load", level="ERROR"),
-            sql_ev("SELECT ts, chargers_connected FROM fleet_metrics WHERE chargers_connected < 3000 "
-                   "AND ts BETWEEN "
-                   f"'{zulu(w.at(1, '07:30'))}' AND '{zulu(q1)}' ORDER BY ts", "chargers_connected"),
-        ],
+        distractors=["authz deploy DEP-3301 (3.4.1, grpc-go bump) at 07:18",
+                     "ocpp-gateway websocket 1006 errors (always there)"],
+        evidence=[logs_ev("ocpp-gateway", w.at(1, "07:35"), q1, "OOMKilled", level="ERROR"),
+                  logs_ev("authz", q0, q1, "shedding load", level="ERROR"),
+                  sql_ev("SELECT ts, chargers_connected FROM fleet_metrics WHERE chargers_connected < 3000 "
+                         "AND ts BETWEEN "
+                         f"'{zulu(w.at(1, '07:30'))}' AND '{zulu(q1)}' ORDER BY ts", "chargers_connected")],
     )
 
 
@@ -828,10 +812,8 @@ def f02_replica_lag(w: Fleet) -> None:
         "reads connector availability from pg-replica, so the app showed occupied connectors as "
         "free and the chargers rejected the remote starts, until the query ended at 12:51",
         key_terms=["replica", "lag"],
-        distractors=[
-            "locations deploy DEP-3302 (5.7.2) at 09:30",
-            "ocpp-gateway websocket 1006 errors (always there)",
-        ],
+        distractors=["locations deploy DEP-3302 (5.7.2) at 09:30",
+                     "ocpp-gateway websocket 1006 errors (always there)"],
         evidence=[
             logs_ev("session-svc", q0, q1, "Occupied", level="WARN"),
             sql_ev(
@@ -883,16 +865,12 @@ def f03_tariff_release(w: Fleet) -> None:
         "time zone, and sites onboarded before 2024 have none: quotes for them threw "
         'NullPointerException ("zone" is null) and session-svc\'s starts failed with 500 from '
         "tariff, until the rollback DEP-3305 at 15:56", key_terms=["tariff", "4.3.0"],
-        distractors=[
-            "locations deploy DEP-3303 (5.7.3) at 14:58",
-            "billing config change CHG-7702 (psp.timeout_ms) at 15:05",
-        ],
-        evidence=[
-            logs_ev("tariff", q0, q1, "NullPointerException", level="ERROR"),
-            logs_ev("session-svc", q0, q1, "http://tariff:8080/v1/quotes", level="ERROR"),
-            sql_ev("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                   f"started_at BETWEEN '{zulu(w.at(1, '14:30'))}' AND '{zulu(q1)}'", "DEP-3304"),
-        ],
+        distractors=["locations deploy DEP-3303 (5.7.3) at 14:58",
+                     "billing config change CHG-7702 (psp.timeout_ms) at 15:05"],
+        evidence=[logs_ev("tariff", q0, q1, "NullPointerException", level="ERROR"),
+                  logs_ev("session-svc", q0, q1, "http://tariff:8080/v1/quotes", level="ERROR"),
+                  sql_ev("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                         f"started_at BETWEEN '{zulu(w.at(1, '14:30'))}' AND '{zulu(q1)}'", "DEP-3304")],
     )
 
 
@@ -953,10 +931,8 @@ def f04_egress_proxy(w: Fleet) -> None:
         "billing reaches the PSP, refused connections from 18:09 to 18:41 (connection refused), "
         "so pushes and card charges both failed; notifier 2.6.0 (DEP-3306, 18:02) was unrelated — "
         "its pushes went out normally until 18:09", key_terms=["egress-proxy", "connection refused"],
-        distractors=[
-            "notifier deploy DEP-3306 (2.6.0, new charging_complete template) at 18:01",
-            "notifier config change CHG-7704 (push.batch_size) at 18:04",
-        ],
+        distractors=["notifier deploy DEP-3306 (2.6.0, new charging_complete template) at 18:01",
+                     "notifier config change CHG-7704 (push.batch_size) at 18:04"],
         evidence=[
             logs_ev("notifier", q0, q1, "ECONNREFUSED 10.30.0.8:3128", level="ERROR"),
             logs_ev("billing", q0, q1, "egress-proxy.infra.svc:3128", level="ERROR"),
@@ -1047,11 +1023,9 @@ def f05_consumer_gone(w: Fleet) -> None:
         "queue grew until rabbitmq's memory alarm (09:33) blocked every publisher, so ocpp-gateway "
         "could not publish StartTransaction and session-svc's starts timed out, until telemetry-ingest "
         "was restarted at 10:04", key_terms=["telemetry-ingest", "consumer"],
-        distractors=[
-            "session-svc deploy DEP-3308 (7.4.2) at 09:22",
-            "session-svc config change CHG-7706 (start.confirm_timeout_s 90 -> 60) at 08:50",
-            "rabbitmq's memory alarm (a consequence, 20 minutes after the cause)",
-        ],
+        distractors=["session-svc deploy DEP-3308 (7.4.2) at 09:22",
+                     "session-svc config change CHG-7706 (start.confirm_timeout_s 90 -> 60) at 08:50",
+                     "rabbitmq's memory alarm (a consequence, 20 minutes after the cause)"],
         runbook="rabbitmq-alarms", runbook_query="rabbitmq memory alarm publishers blocked queue growing",
         evidence=[
             logs_ev("telemetry-ingest", w.at(2, "09:10"), q1, "PRECONDITION_FAILED", level="ERROR"),
@@ -1123,10 +1097,8 @@ def f06_firmware_key(w: Fleet) -> None:
         "objstore no longer had: the key rotation at 11:05 added fw-signer-2026 and removed "
         "fw-signer-2025, but firmware-svc (started 10:40) still used the old key, so every charger's "
         "download got 403 InvalidAccessKeyId", key_terms=["firmware-svc", "access key"],
-        distractors=[
-            "firmware-svc deploy DEP-3309 (1.9.0, campaign dashboard API) at 10:40",
-            "locations config change CHG-7709 at 11:15",
-        ],
+        distractors=["firmware-svc deploy DEP-3309 (1.9.0, campaign dashboard API) at 10:40",
+                     "locations config change CHG-7709 at 11:15"],
         evidence=[
             logs_ev("objstore", q0, q1, "InvalidAccessKeyId", level="WARN"),
             logs_ev(
@@ -1162,10 +1134,8 @@ def f07_idtag_normalize(w: Fleet) -> None:
         "chargers report card UIDs in lowercase and those cards are stored that way, so authz no "
         "longer found them (unknown idTag) and answered Invalid, until CHG-7713 reverted it at 14:04",
         key_terms=["authz", "chg-7712"],
-        distractors=[
-            "tariff deploy DEP-3310 (4.3.1) at 12:55",
-            "authz 'unknown idTag' warnings (a few are there all day)",
-        ],
+        distractors=["tariff deploy DEP-3310 (4.3.1) at 12:55",
+                     "authz 'unknown idTag' warnings (a few are there all day)"],
         evidence=[
             logs_ev("authz", q0, q1, "unknown idTag", level="WARN"),
             sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
@@ -1243,19 +1213,15 @@ def f08_roaming_connections(w: Fleet) -> None:
         "max_connections (300) at 22:13 and refused new connections ('sorry, too many clients "
         "already'); session-svc's pool timed out until the job's backends were terminated at 22:44",
         key_terms=["roaming", "connections"],
-        distractors=[
-            "session-svc config change CHG-7714 (hikari.maximum_pool_size 40 -> 50) at 21:40",
-            "postgres 'too many clients' errors (the symptom at the database)",
-        ],
+        distractors=["session-svc config change CHG-7714 (hikari.maximum_pool_size 40 -> 50) at 21:40",
+                     "postgres 'too many clients' errors (the symptom at the database)"],
         runbook="pg-core-connections", runbook_query="postgres too many clients connection pool timeouts",
-        evidence=[
-            logs_ev("session-svc", q0, q1, "Connection is not available", level="ERROR"),
-            logs_ev("postgres", q0, q1, "too many clients", level="ERROR"),
-            sql_ev("SELECT ts, application, idle_in_transaction FROM db_connections "
-                   "WHERE idle_in_transaction > 100 "
-                   "AND application = "
-                   f"'roaming' AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "roaming"),
-        ],
+        evidence=[logs_ev("session-svc", q0, q1, "Connection is not available", level="ERROR"),
+                  logs_ev("postgres", q0, q1, "too many clients", level="ERROR"),
+                  sql_ev("SELECT ts, application, idle_in_transaction FROM db_connections "
+                         "WHERE idle_in_transaction > 100 "
+                         "AND application = "
+                         f"'roaming' AND ts BETWEEN '{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "roaming")],
     )
 
 
@@ -1266,10 +1232,8 @@ def f09_quiet_night(w: Fleet) -> None:
         question="Got paged for the ocpp-gateway error rate at 02:04 CT on 2026-02-12. Can you look at "
         "02:00–02:20 and tell me whether anything is actually broken?", cause_service=None, root_cause=None,
         key_terms=[],
-        distractors=[
-            "ocpp-gateway websocket 1006 errors (always there)",
-            "authz 'unknown idTag' warnings (always there)",
-        ],
+        distractors=["ocpp-gateway websocket 1006 errors (always there)",
+                     "authz 'unknown idTag' warnings (always there)"],
         evidence=[], expected="FALLBACK",
         note="night traffic only: the usual 1006 closures and noise, metrics at baseline, no changes",
     )
@@ -1384,16 +1348,12 @@ def f10_mq_partition(w: Fleet) -> None:
         "every service — ocpp-gateway could not publish, session-svc, billing, notifier and "
         "telemetry-ingest lost their connections — until the cluster recovered at 08:34",
         key_terms=["rabbitmq", "partition"],
-        distractors=[
-            "ocpp-gateway deploy DEP-3312 (1.28.0) at 08:02",
-            "session-svc config change CHG-7716 (amqp.prefetch) at 08:12",
-        ],
-        evidence=[
-            logs_ev("rabbitmq", w.at(3, "08:15"), q1, "Partial partition detected", level="ERROR"),
-            logs_ev("session-svc", q0, q1, "AmqpConnectException", level="ERROR"),
-            sql_ev("SELECT ts, node, running FROM mq_nodes WHERE running = 0 AND ts BETWEEN "
-                   f"'{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "mq-3"),
-        ],
+        distractors=["ocpp-gateway deploy DEP-3312 (1.28.0) at 08:02",
+                     "session-svc config change CHG-7716 (amqp.prefetch) at 08:12"],
+        evidence=[logs_ev("rabbitmq", w.at(3, "08:15"), q1, "Partial partition detected", level="ERROR"),
+                  logs_ev("session-svc", q0, q1, "AmqpConnectException", level="ERROR"),
+                  sql_ev("SELECT ts, node, running FROM mq_nodes WHERE running = 0 AND ts BETWEEN "
+                         f"'{zulu(q0)}' AND '{zulu(q1)}' ORDER BY ts", "mq-3")],
     )
 
 
@@ -1445,10 +1405,8 @@ def f11_geocoder(w: Fleet) -> None:
         "threads and every locations endpoint (availability too) timed out at edge-gw with 504, "
         "until CHG-7717 cut geocoder.timeout_ms to 1500 at 12:10; the ocpp-gateway 1006 errors are "
         "the usual noise", key_terms=["locations", "geocoder"],
-        distractors=[
-            "ocpp-gateway websocket 1006 errors (always there)",
-            "edge-gw deploy DEP-3313 (2.14.1, partner rate limits) at 11:20",
-        ],
+        distractors=["ocpp-gateway websocket 1006 errors (always there)",
+                     "edge-gw deploy DEP-3313 (2.14.1, partner rate limits) at 11:20"],
         evidence=[
             logs_ev("locations", q0, q1, "maps.geoapi.example:443", level="WARN"),
             logs_ev(
@@ -1473,15 +1431,11 @@ def f12_migration(w: Fleet) -> None:
     w.log(t_mig + ms(412), "billing", "INFO",
           'billing.migrate INFO Successfully applied 1 migration to schema "public", now at version v87 '
           "(execution time 00:00.412s)", pod=pod, version="3.1.0")
-    w.migrations.append([
-                            87, "87", "cdr tariff snapshot", "V87__cdr_tariff_snapshot.sql", "billing",
-                            local_text(t_mig) + ".120", 412, 1,
-                        ])
+    w.migrations.append([87, "87", "cdr tariff snapshot", "V87__cdr_tariff_snapshot.sql", "billing",
+                         local_text(t_mig) + ".120", 412, 1])
     w.migrations.append(
-        [
-            88, "88", "cdr tariff snapshot nullable", "V88__cdr_tariff_snapshot_nullable.sql", "oncall_dba",
-            local_text(t_fix) + ".904", 96, 1,
-        ]
+        [88, "88", "cdr tariff snapshot nullable", "V88__cdr_tariff_snapshot_nullable.sql", "oncall_dba",
+         local_text(t_fix) + ".904", 96, 1]
     )
     parked = {"n": 0}
     notnull = 'null value in column "tariff_snapshot_id" of relation "cdr" violates not-null constraint'
@@ -1549,10 +1503,8 @@ def f13_quiet_deploy(w: Fleet) -> None:
         question="We shipped locations 5.8.0 at 16:45 CT on 2026-02-12 and I see a few errors around it. "
         "Is anything actually wrong between 16:40 and 17:00?", cause_service=None, root_cause=None,
         key_terms=[],
-        distractors=[
-            "locations deploy DEP-3315 (5.8.0) at 16:45 (went out cleanly)",
-            "ocpp-gateway websocket 1006 errors (always there)",
-        ],
+        distractors=["locations deploy DEP-3315 (5.8.0) at 16:45 (went out cleanly)",
+                     "ocpp-gateway websocket 1006 errors (always there)"],
         evidence=[], expected="FALLBACK",
         note="a clean deploy: locations restarted with no errors, metrics at baseline, only the usual noise",
     )
@@ -1580,10 +1532,8 @@ def f14_partner_rejections(w: Fleet) -> None:
         "BLOCKED for tokens of every partner EMSP, at normal latency; roaming asked as before — "
         "1.15.1 (DEP-3316) only changed the tariffs module and CHG-7719 only the CDR push interval",
         key_terms=[],
-        distractors=[
-            "roaming deploy DEP-3316 (1.15.1) at 18:50",
-            "roaming config change CHG-7719 (ocpi.cdr_push_interval_min) at 18:55",
-        ],
+        distractors=["roaming deploy DEP-3316 (1.15.1) at 18:50",
+                     "roaming config change CHG-7719 (ocpi.cdr_push_interval_min) at 18:55"],
         evidence=[
             logs_ev("roaming", q0, q1, "NOT_ALLOWED", pattern="authorization"),
             sql_ev("SELECT ts, hub, requests, rejected FROM roaming_stats WHERE rejected * 10 > requests "
@@ -1688,10 +1638,8 @@ def tables(w: Fleet) -> None:
         d = w.diurnal(t)
         connected = w.bent("fleet_metrics", "fleet", "chargers_connected", t, 4100 - w.between(8, 40))
         fail = w.bent("fleet_metrics", "fleet", "start_fail_pct", t, 1.2 + 1.2 * w.r())
-        fleet_rows.append([
-                              local_text(t), 4100, round(connected), round(1450 * d * (0.95 + 0.1 * w.r())),
-                              round(5 * 52 * d * (0.9 + 0.2 * w.r())), round(min(100.0, fail), 1),
-                          ])
+        fleet_rows.append([local_text(t), 4100, round(connected), round(1450 * d * (0.95 + 0.1 * w.r())),
+                           round(5 * 52 * d * (0.9 + 0.2 * w.r())), round(min(100.0, fail), 1)])
     w.tables["fleet_metrics"] = (
         ["ts", "chargers_total", "chargers_connected", "sessions_active", "starts_5m", "start_fail_pct"],
         fleet_rows,
@@ -1731,10 +1679,8 @@ def tables(w: Fleet) -> None:
                 rate_in = rate_out = 0.0
             if outage:
                 ready, rate_in, rate_out, cons = 0, 0.0, 0.0, 0
-            q_rows.append([
-                              local_text(t), queue, ready, 0 if cons == 0 else w.between(0, 60), cons,
-                              round(rate_in, 1), round(rate_out, 1),
-                          ])
+            q_rows.append([local_text(t), queue, ready, 0 if cons == 0 else w.between(0, 60), cons,
+                           round(rate_in, 1), round(rate_out, 1)])
         used_by_queue = 0.0034 * backlog(t, meter_rate)
         for i, node in enumerate(MQ_NODES):
             mem = (
@@ -1748,12 +1694,8 @@ def tables(w: Fleet) -> None:
             if alarm_on and node == "mq-1":
                 mem = 3281 + 8 * w.r()
             running = 0 if outage or (node == "mq-3" and w.at(3, "08:20", 5.3) <= t < up) else 1
-            node_rows.append(
-                [
-                    local_text(t), node, running, round(mem) if running else "", 3276, alarm_on,
-                    "rabbit@mq-1,rabbit@mq-2" if running == 0 and node == "mq-3" else "",
-                ]
-            )
+            node_rows.append([local_text(t), node, running, round(mem) if running else "", 3276, alarm_on,
+                              "rabbit@mq-1,rabbit@mq-2" if running == 0 and node == "mq-3" else ""])
     w.tables["queue_metrics"] = (
         ["ts", "queue", "messages_ready", "messages_unacked", "consumers", "publish_per_s", "deliver_per_s"],
         q_rows,
@@ -1772,10 +1714,8 @@ def tables(w: Fleet) -> None:
                 "db_metrics", inst, "replication_lag_s", t, 0.0 if inst == "pg-core" else 0.1 + 0.4 * w.r()
             )
             db_rows.append(
-                [
-                    local_text(t), inst, round(c), 300, round(lag, 1), round(tps * d * (0.9 + 0.2 * w.r())),
-                    round(cpu * (0.5 + 0.5 * d) * (0.9 + 0.2 * w.r()), 1),
-                ]
+                [local_text(t), inst, round(c), 300, round(lag, 1), round(tps * d * (0.9 + 0.2 * w.r())),
+                 round(cpu * (0.5 + 0.5 * d) * (0.9 + 0.2 * w.r()), 1)]
             )
     w.tables["db_metrics"] = (
         ["ts", "instance", "connections", "max_connections", "replication_lag_s", "tps", "cpu_pct"],
@@ -1817,10 +1757,8 @@ def tables(w: Fleet) -> None:
         0, ["FW-0210", "Kestrel AC11", "2.9.2", "2.9.3", local_text(d1), 150, "COMPLETED", 147, 3]
     )
     w.tables["firmware_campaigns"] = (
-        [
-            "campaign_id", "model", "from_version", "to_version", "started_at", "targets", "status",
-            "installed", "failed",
-        ],
+        ["campaign_id", "model", "from_version", "to_version", "started_at", "targets", "status",
+         "installed", "failed"],
         w.campaigns,
     )
 

@@ -114,17 +114,15 @@ def world() -> tuple[World, dict, dict]:
         "edge auth matchmaker allocator lobby leaderboard redis inventory scylla store postgres chat kafka "
         "telemetry".split(), dayfirst=False), truth()
 
-PODS = {
-    "edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
-    "auth": ["auth-7d8f6c5b9-4mzqp", "auth-7d8f6c5b9-k2v7s", "auth-7d8f6c5b9-tt9wd"],
-    "matchmaker": ["matchmaker-6b4d9f7c8-8xq2n", "matchmaker-6b4d9f7c8-pz5km"],
-    "allocator": ["agones-allocator-7c5f8d-2hxbq", "agones-controller-6d9b7f-q7lmc"],
-    "lobby": ["lobby-5c8d7b9f6-6tkvr", "lobby-5c8d7b9f6-c9wzh"],
-    "leaderboard": ["leaderboard-84f6d9c7b-jq4xw", "leaderboard-84f6d9c7b-s7n2d"],
-    "inventory": ["inventory-6f9c8d7b5-fw3zp", "inventory-6f9c8d7b5-r8k6m"],
-    "store": ["store-7b6c5d8f9-9pqlx", "store-7b6c5d8f9-hk2vt"],
-    "chat": ["chat-5d7f9c6b8-2nvbx", "chat-5d7f9c6b8-m4qzr", "chat-5d7f9c6b8-wx7tl"],
-}
+PODS = {"edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
+        "auth": ["auth-7d8f6c5b9-4mzqp", "auth-7d8f6c5b9-k2v7s", "auth-7d8f6c5b9-tt9wd"],
+        "matchmaker": ["matchmaker-6b4d9f7c8-8xq2n", "matchmaker-6b4d9f7c8-pz5km"],
+        "allocator": ["agones-allocator-7c5f8d-2hxbq", "agones-controller-6d9b7f-q7lmc"],
+        "lobby": ["lobby-5c8d7b9f6-6tkvr", "lobby-5c8d7b9f6-c9wzh"],
+        "leaderboard": ["leaderboard-84f6d9c7b-jq4xw", "leaderboard-84f6d9c7b-s7n2d"],
+        "inventory": ["inventory-6f9c8d7b5-fw3zp", "inventory-6f9c8d7b5-r8k6m"],
+        "store": ["store-7b6c5d8f9-9pqlx", "store-7b6c5d8f9-hk2vt"],
+        "chat": ["chat-5d7f9c6b8-2nvbx", "chat-5d7f9c6b8-m4qzr", "chat-5d7f9c6b8-wx7tl"]}
 
 BASE_VERSION = {
     "edge": "envoy-1.32.3", "auth": "4.11.2", "matchmaker": "3.7.4", "allocator": "1.44.0-rl3",
@@ -280,10 +278,8 @@ redis | redis | resp | 10.40.9.31:6379,10.40.9.33:6379 | replicas game-redis-1, 
 
 def change_tables(w: World) -> None:
     w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
-            [
-                [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
-                for d, s, v, st, dur, status, a, desc in DEPLOYS
-            ])
+            [[d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
+             for d, s, v, st, dur, status, a, desc in DEPLOYS])
     w.table(
         "config_changes", engine.columns("CONFIG_APPLIED"),
         [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
@@ -419,10 +415,8 @@ JOB_ID = "9f3c2a71b0d84e6c8a5f1e2d3c4b5a69"
 
 BOARDS = ["ranked-5v5-s12", "ranked-duo-s12", "casual-kills-weekly", "tournament-dec"]
 SKUS = ["coins_500", "coins_1200", "coins_2500", "coins_6500", "bundle_frostbite", "battlepass_s12"]
-PRICES = {
-    "coins_500": "4.99", "coins_1200": "9.99", "coins_2500": "19.99", "coins_6500": "49.99",
-    "bundle_frostbite": "14.99", "battlepass_s12": "9.99",
-}
+PRICES = {"coins_500": "4.99", "coins_1200": "9.99", "coins_2500": "19.99", "coins_6500": "49.99",
+          "bundle_frostbite": "14.99", "battlepass_s12": "9.99"}
 EDGE_PATHS = engine.table(None, "sss", """
 POST | /v1/auth/session/refresh | 10.40.3.21:8080
 GET | /v1/inventory/loadout | 10.40.5.14:8080
@@ -899,10 +893,8 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     for tt in every(STEAM, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.7:
-            code = w.pick([
-                              "HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable",
-                              "Read timed out after 5000 ms",
-                          ])
+            code = w.pick(["HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable",
+                           "Read timed out after 5000 ms"])
             spring(w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
                    f"Steam ticket validation failed: {code} from api.steampowered.com "
                    "(ISteamUserAuth/AuthenticateUserTicket/v1), attempt 3/3")
@@ -1242,12 +1234,10 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
         ld = load(t)
         for svc, (rps, p50, p99) in SVC_BASE.items():
             f, err, p99f = svc_effect(svc, t)
-            svc_rows.append([
-                                wmin(t), svc, round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
-                                round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
-                                round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
-                                round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1),
-                            ])
+            svc_rows.append([wmin(t), svc, round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
+                             round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
+                             round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
+                             round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1)])
         # redis: game-redis-0 primary, 1 and 2 replicas
         used = 9700 + 60 * ld + rng.random() * 40
         if at(0, 8, 0) <= t < MAXMEM[0]:
@@ -1274,26 +1264,22 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
             primary = inst == "game-redis-0"
             down = inst == "game-redis-2" and at(2, 20, 22, 30) <= t < RESYNC[1]
             redis_rows.append(
-                [
-                    wall(t), inst, "master" if primary else "replica",
-                    round(used - (0 if primary else 3), 1), maxmem,
-                    int((900 + 700 * ld) * (0.95 + rng.random() * 0.1)) if primary else rng.randint(8, 14),
-                    int((38000 + 52000 * ld) * (0.95 + rng.random() * 0.1))
-                    if primary
-                    else rng.randint(20, 90), round(net if primary else 4 + rng.random() * 3, 1),
-                    replicas if primary else 0, sync_full[inst], fork if primary else 0,
-                    round(lat if primary else 0.3 + rng.random() * 0.2, 2), rejected if primary else 0,
-                    0 if down else 1,
-                ]
+                [wall(t), inst, "master" if primary else "replica",
+                 round(used - (0 if primary else 3), 1), maxmem,
+                 int((900 + 700 * ld) * (0.95 + rng.random() * 0.1)) if primary else rng.randint(8, 14),
+                 int((38000 + 52000 * ld) * (0.95 + rng.random() * 0.1))
+                 if primary
+                 else rng.randint(20, 90), round(net if primary else 4 + rng.random() * 3, 1),
+                 replicas if primary else 0, sync_full[inst], fork if primary else 0,
+                 round(lat if primary else 0.3 + rng.random() * 0.2, 2), rejected if primary else 0,
+                 0 if down else 1]
             )
         t += timedelta(minutes=2)
     w.table("svc_metrics", ["minute", "service", "rps", "error_pct", "p50_ms", "p99_ms"], svc_rows)
     w.table("redis_metrics",
-            [
-                "time", "instance", "role", "used_memory_mb", "maxmemory_mb", "connected_clients",
-                "ops_per_sec", "net_out_mbps", "connected_replicas", "sync_full", "latest_fork_ms",
-                "latency_p99_ms", "rejected_writes", "up",
-            ],
+            ["time", "instance", "role", "used_memory_mb", "maxmemory_mb", "connected_clients",
+             "ops_per_sec", "net_out_mbps", "connected_replicas", "sync_full", "latest_fork_ms",
+             "latency_p99_ms", "rejected_writes", "up"],
             redis_rows)
 
     # long format, epoch seconds: infrastructure KPIs every 5 minutes
@@ -1314,36 +1300,26 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
                 )
             elif at(1, 12, 50) <= t < at(1, 14, 31):
                 disk = disk + 15
-            kpi += [
-                [ep, f"scylla-{node}", "disk_util_pct", round(disk, 1)],
-                [ep, f"scylla-{node}", "read_latency_p99_ms", round(rlat, 1)],
-                [
-                    ep, f"scylla-{node}", "pending_compactions",
-                    rng.randint(0, 6) + (40 if inside(t, REPAIR) else 0),
-                ],
-            ]
+            kpi += [[ep, f"scylla-{node}", "disk_util_pct", round(disk, 1)],
+                    [ep, f"scylla-{node}", "read_latency_p99_ms", round(rlat, 1)],
+                    [ep, f"scylla-{node}", "pending_compactions",
+                     rng.randint(0, 6) + (40 if inside(t, REPAIR) else 0)]]
         for b in (1, 2, 3):
             dead = b == 3 and KAFKA3[0] <= t < at(0, 15, 31)
             urp = 0
             if b in (1, 2) and KAFKA3[0] <= t < at(0, 15, 31):
                 urp = 29 if b == 1 else 29 + (0 if t < at(0, 15, 0) else -10)
-            kpi += [
-                [ep, f"kafka-{b}", "under_replicated_partitions", urp],
-                [ep, f"kafka-{b}", "offline_log_dirs", 1 if dead else 0],
-                [
-                    ep, f"kafka-{b}", "bytes_in_per_sec",
-                    0 if dead else int((9e6 + 2.2e7 * ld) * (0.9 + rng.random() * 0.2)),
-                ],
-            ]
+            kpi += [[ep, f"kafka-{b}", "under_replicated_partitions", urp],
+                    [ep, f"kafka-{b}", "offline_log_dirs", 1 if dead else 0],
+                    [ep, f"kafka-{b}", "bytes_in_per_sec",
+                     0 if dead else int((9e6 + 2.2e7 * ld) * (0.9 + rng.random() * 0.2))]]
         conns, waits, xact = rng.randint(6, 14), 0, round(rng.random() * 2, 1)
         if inside(t, MIGR):
             conns = min(30, 8 + int((t - MIGR[0]).total_seconds() // 50))
             waits = min(30, 1 + int((t - MIGR[0]).total_seconds() // 55))
             xact = round((t - MIGR[0]).total_seconds(), 0)
-        kpi += [
-            [ep, "pg-store-01", "active_connections", conns], [ep, "pg-store-01", "lock_waits", waits],
-            [ep, "pg-store-01", "longest_xact_s", xact],
-        ]
+        kpi += [[ep, "pg-store-01", "active_connections", conns], [ep, "pg-store-01", "lock_waits", waits],
+                [ep, "pg-store-01", "longest_xact_s", xact]]
         cap = fleet_state(t)
         kpi += [
             [ep, "fleet/ranked-usw2", "gameservers_ready", cap["ready"]],
@@ -1362,11 +1338,9 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
     w.table("kpi_metrics", ["timestamp", "cmdb_id", "kpi_name", "value"], kpi)
 
     # long format, ISO times: pod resources every 15 minutes
-    pods = [
-        (s, p)
-        for s in ("auth", "matchmaker", "lobby", "leaderboard", "inventory", "store", "chat")
-        for p in PODS[s]
-    ]
+    pods = [(s, p)
+            for s in ("auth", "matchmaker", "lobby", "leaderboard", "inventory", "store", "chat")
+            for p in PODS[s]]
     restarts = {p: 0 for _s, p in pods}
     rows: list[list] = []
     t = DAY0
@@ -1374,24 +1348,18 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
         ld = load(t)
         for svc, pod in pods:
             cpu = (
-                {
-                    "auth": 900, "matchmaker": 700, "lobby": 400, "leaderboard": 500, "inventory": 800,
-                    "store": 300, "chat": 600,
-                }[svc]
+                {"auth": 900, "matchmaker": 700, "lobby": 400, "leaderboard": 500, "inventory": 800,
+                 "store": 300, "chat": 600}[svc]
                 * (0.3 + ld)
                 * (0.9 + rng.random() * 0.2)
             )
-            mem = {
-                "auth": 1350, "matchmaker": 620, "lobby": 310, "leaderboard": 140, "inventory": 900,
-                "store": 420, "chat": 780,
-            }[svc] * (0.95 + rng.random() * 0.08)
+            mem = {"auth": 1350, "matchmaker": 620, "lobby": 310, "leaderboard": 140, "inventory": 900,
+                   "store": 420, "chat": 780}[svc] * (0.95 + rng.random() * 0.08)
             if svc == "auth" and inside(t, HEAP):
                 restarts[pod] += rng.randint(1, 2)
                 mem, cpu = 2030 + rng.random() * 18, 1900 + rng.random() * 100
-            rows += [
-                [zulu(t), pod, "cpu_millicores", int(cpu)], [zulu(t), pod, "memory_mib", int(mem)],
-                [zulu(t), pod, "restarts", restarts[pod]],
-            ]
+            rows += [[zulu(t), pod, "cpu_millicores", int(cpu)], [zulu(t), pod, "memory_mib", int(mem)],
+                     [zulu(t), pod, "restarts", restarts[pod]]]
         t += timedelta(minutes=15)
     w.table("pod_metrics", ["time", "pod", "metric", "value"], rows)
 
@@ -1569,24 +1537,16 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "the archive keys were exported and deleted at 09:18 and maxmemory raised to 16 GB (CFG-4468) "
             "at 09:21",
             ["maxmemory", "noeviction"],
-            [
-                "leaderboard deploy DEP-7703 (1.9.3) at 07:30",
-                "lobby errors at the same time (same redis)", "telemetry warnings (always there)",
-            ],
+            ["leaderboard deploy DEP-7703 (1.9.3) at 07:30",
+             "lobby errors at the same time (same redis)", "telemetry warnings (always there)"],
             "redis-memory",
-            [
-                logs("leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
-                     "score submit failed"),
-                logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
-                sql(
-                    "SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM redis_metrics "
-                    f"WHERE instance = 'game-redis-0' AND time = '{z(at(0, 8, 50))}'", "12288",
-                ),
-                sql(
-                    "SELECT job, started_at, detail FROM job_runs WHERE job = 'leaderboard-season-snapshot'",
-                    "no TTL",
-                ),
-            ],
+            [logs("leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
+                  "score submit failed"),
+             logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
+             sql("SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM redis_metrics "
+                 f"WHERE instance = 'game-redis-0' AND time = '{z(at(0, 8, 50))}'", "12288"),
+             sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'leaderboard-season-snapshot'",
+                 "no TTL")],
         ),
         incident(
             "GAME-02", "change",
@@ -1598,17 +1558,13 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "saw code=1006 abnormal closes and a reconnect and presence storm until CFG-4472 restored "
             "3600s at 12:04",
             ["idle_timeout", "cfg-4471"],
-            [
-                "chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
-                "telemetry warnings (always there)",
-            ],
+            ["chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
+             "telemetry warnings (always there)"],
             None,
-            [
-                logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
-                logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
-                sql("SELECT change_id, service, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'edge'", "idle_timeout"),
-            ],
+            [logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
+             logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
+             sql("SELECT change_id, service, key, old_value, new_value, applied_at FROM config_changes "
+                 "WHERE service = 'edge'", "idle_timeout")],
         ),
         incident(
             "GAME-03", "trap_noisy_service",
@@ -1621,20 +1577,16 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "min.insync.replicas 2, so its partitions with a replica on kafka-3 shrank to one in-sync "
             "replica and lobby's acks=all producer got NOT_ENOUGH_REPLICAS (party invites never reached "
             "chat) until min.insync.replicas was lowered (CFG-4473) at 14:41", ["kafka-3", "log dir"],
-            [
-                "telemetry checkpoint/late-event/deserialize errors (always there)",
-                "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)",
-            ],
+            ["telemetry checkpoint/late-event/deserialize errors (always there)",
+             "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)"],
             None,
-            [
-                logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
-                logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
-                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                    f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
-                    f"'{z(at(0, 14, 30))}'", "kafka-3"),
-                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'kafka'", "min.insync.replicas=2"),
-            ],
+            [logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
+             logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
+             sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                 f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
+                 f"'{z(at(0, 14, 30))}'", "kafka-3"),
+             sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
+                 "callee = 'kafka'", "min.insync.replicas=2")],
         ),
         incident(
             "GAME-04", "no_incident",
@@ -1653,14 +1605,10 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "answers 503 or times out, so Steam ticket validation fails after its retries; PSN and Xbox "
             "sign-ins are fine and nothing in the platform explains it (DEP-7709 touched PSN trophy sync "
             "only) — not determinable from this data", [],
-            [
-                "auth deploy DEP-7709 (4.12.0) at 09:55",
-                "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58",
-            ],
+            ["auth deploy DEP-7709 (4.12.0) at 09:55",
+             "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58"],
             None,
-            [
-                logs("auth", at(1, 10, 10), at(1, 10, 40), "HTTP 503", "WARN", "steam ticket validation"),
-            ],
+            [logs("auth", at(1, 10, 10), at(1, 10, 40), "HTTP 503", "WARN", "steam ticket validation")],
             outcome="FALLBACK",
             note="the right answer is a FALLBACK (or the external Steam Web API); blaming DEP-7709 is wrong",
         ),
@@ -1674,24 +1622,20 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "its read p99 to about a second from 12:58, so inventory's LOCAL_QUORUM reads and writes that "
             "touched 10.40.12.23 exceeded the 800 ms driver timeout until the repair was paused at 13:52",
             ["scylla-3", "repair"],
-            [
-                "inventory deploy DEP-7711 (2.44.0) at 11:40",
-                "scylla large partition warnings for p_b0tfarm01 (always there)",
-                "telemetry warnings (always there)",
-            ],
+            ["inventory deploy DEP-7711 (2.44.0) at 11:40",
+             "scylla large partition warnings for p_b0tfarm01 (always there)",
+             "telemetry warnings (always there)"],
             None,
-            [
-                logs("inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
-                     "loadout save failed"),
-                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                    "'disk_util_pct' "
-                    f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
-                    "scylla-3"),
-                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
-                    "10.40.12.23"),
-                sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
-                    "intensity 0 (max)"),
-            ],
+            [logs("inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
+                  "loadout save failed"),
+             sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                 "'disk_util_pct' "
+                 f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
+                 "scylla-3"),
+             sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
+                 "10.40.12.23"),
+             sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
+                 "intensity 0 (max)")],
         ),
         incident(
             "GAME-07", "change",
@@ -1704,19 +1648,15 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "200 were ready), so every match was dissolved and requeued until the rollback DEP-7714 at "
             "16:58",
             ["dep-7713", "selector"],
-            [
-                "matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
-                "telemetry warnings (always there)",
-            ],
+            ["matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
+             "telemetry warnings (always there)"],
             None,
-            [
-                logs("matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
-                     "allocation failed"),
-                logs("allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
-                     "selector"),
-                sql("SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
-                    "service = 'matchmaker'", "DEP-7713"),
-            ],
+            [logs("matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
+                  "allocation failed"),
+             logs("allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
+                  "selector"),
+             sql("SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
+                 "service = 'matchmaker'", "DEP-7713")],
         ),
         incident(
             "GAME-08", "system_wide",
@@ -1727,21 +1667,17 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "scale-up failed because the region's GCE quota C2_CPUS (2800) was exhausted, new GameServer "
             "pods stayed Pending (Insufficient cpu), Ready GameServers ran out at 18:48 and every "
             "allocation failed until the quota increase (CFG-4478) at 19:42", ["quota", "c2_cpus"],
-            [
-                "matchmaker allocation errors (a symptom)",
-                "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
-                "telemetry warnings (always there)",
-            ],
+            ["matchmaker allocation errors (a symptom)",
+             "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
+             "telemetry warnings (always there)"],
             "fleet-capacity",
-            [
-                logs("matchmaker", at(1, 19, 0), at(1, 19, 30), "no available GameServer", "ERROR"),
-                logs(
-                    "allocator", at(1, 18, 40), at(1, 19, 30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
-                ),
-                sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
-                    "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
-                    f"'{z(at(1, 19, 10))}'", "gameservers_ready"),
-            ],
+            [logs("matchmaker", at(1, 19, 0), at(1, 19, 30), "no available GameServer", "ERROR"),
+             logs(
+                 "allocator", at(1, 18, 40), at(1, 19, 30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
+             ),
+             sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
+                 "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
+                 f"'{z(at(1, 19, 10))}'", "gameservers_ready")],
         ),
         incident(
             "GAME-09", "no_incident",
@@ -1760,20 +1696,16 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "(RowExclusiveLock) holding a pooled connection, and from 06:14 store's SQLAlchemy pool (20 + "
             "10) was exhausted and all store endpoints returned 500 until the "
             "index finished at 06:58", ["v2031", "create index"],
-            [
-                "store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
-                "telemetry warnings (always there)",
-            ],
+            ["store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
+             "telemetry warnings (always there)"],
             None,
-            [
-                logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
-                logs("postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
-                     None, "statement"),
-                logs("postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
-                     "still waiting"),
-                sql("SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
-                    "WHERE service = 'store'", "V2031"),
-            ],
+            [logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
+             logs("postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
+                  None, "statement"),
+             logs("postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
+                  "still waiting"),
+             sql("SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
+                 "WHERE service = 'store'", "V2031")],
         ),
         incident(
             "GAME-11", "logs_only",
@@ -1784,17 +1716,13 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "the parquet sink failed with ExpiredToken, checkpoints failed and the job restarted in a loop "
             "while the consumer lag grew, until the taskmanagers were restarted at 10:08",
             ["expiredtoken", "credentials"],
-            [
-                "telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
-                "telemetry's usual checkpoint/late-event/deserialize noise",
-            ],
+            ["telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
+             "telemetry's usual checkpoint/late-event/deserialize noise"],
             None,
-            [
-                logs("telemetry", at(2, 9, 30), at(2, 10, 0), "ExpiredToken", "ERROR", "putobject"),
-                logs(
-                    "telemetry", at(2, 3, 0), at(2, 3, 40), "aws-creds-refresh exited", "WARN", "credentials"
-                ),
-            ],
+            [logs("telemetry", at(2, 9, 30), at(2, 10, 0), "ExpiredToken", "ERROR", "putobject"),
+             logs(
+                 "telemetry", at(2, 3, 0), at(2, 3, 40), "aws-creds-refresh exited", "WARN", "credentials"
+             )],
         ),
         incident(
             "GAME-12", "trap_runbook_words",
@@ -1804,17 +1732,13 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "13:22 and PSN revoked the old one, but auth reads the secret only at startup and kept using "
             "version 13; every PSN token exchange failed with 401 invalid_client until auth was restarted "
             "at 14:08 — PSN was up", ["invalid_client", "secret"],
-            [
-                "auth-idp-outage runbook (wait for the provider)",
-                "auth config change CFG-4481 (xbl.scopes) at 13:05", "telemetry warnings (always there)",
-            ],
+            ["auth-idp-outage runbook (wait for the provider)",
+             "auth config change CFG-4481 (xbl.scopes) at 13:05", "telemetry warnings (always there)"],
             None,
-            [
-                logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR", "psn token exchange"),
-                sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
-                    "psn-oauth"),
-                logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials"),
-            ],
+            [logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR", "psn token exchange"),
+             sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
+                 "psn-oauth"),
+             logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials")],
             decoy_runbook="auth-idp-outage", runbook_query="PSN logins failing provider outage wait",
         ),
         incident(
@@ -1826,18 +1750,14 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "java.lang.OutOfMemoryError: Java heap space and crash-looped, the edge's ext_authz checks "
             "timed out and, with failure_mode_allow=false, the edge denied every /v1 request with 403 UAEX "
             "until the denylist was pinned to v8811 (CFG-4484) at 18:46", ["denylist", "heap"],
-            [
-                "edge 403s (a symptom)", "telemetry warnings (always there)",
-            ],
+            ["edge 403s (a symptom)", "telemetry warnings (always there)"],
             None,
-            [
-                logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
-                logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
-                logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
-                sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
-                    "AND "
-                    f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441"),
-            ],
+            [logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
+             logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
+             logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
+             sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
+                 "AND "
+                 f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441")],
         ),
         incident(
             "GAME-14", "metrics_deps",
@@ -1849,24 +1769,18 @@ def truth() -> dict:  # noqa: C901 — the fourteen cases
             "each time forking a BGSAVE and saturating its network (about 950 Mbit/s out), so lobby's "
             "redis commands at 10.40.9.12 timed out (500 ms) until the limit "
             "was raised (CFG-4486) at 20:55", ["full resync", "replica"],
-            [
-                "lobby feature flag party_max_size (CFG-4485) at 20:15",
-                "lobby deploy DEP-7718 (2.19.0) at 11:00", "telemetry warnings (always there)",
-            ],
+            ["lobby feature flag party_max_size (CFG-4485) at 20:15",
+             "lobby deploy DEP-7718 (2.19.0) at 11:00", "telemetry warnings (always there)"],
             None,
-            [
-                logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
-                sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'redis'", "10.40.9.12:6379"),
-                sql(
-                    "SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics WHERE "
-                    "instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
-                    f"'{z(at(2, 20, 30))}' AND "
-                    f"'{z(at(2, 21, 0))}'", "game-redis-0",
-                ),
-                logs("redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
-                     "full resync"),
-            ],
+            [logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
+             sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
+                 "callee = 'redis'", "10.40.9.12:6379"),
+             sql("SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics WHERE "
+                 "instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
+                 f"'{z(at(2, 20, 30))}' AND "
+                 f"'{z(at(2, 21, 0))}'", "game-redis-0"),
+             logs("redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
+                  "full resync")],
         ),
     ]
     return engine.truth_file(NAME, "-08:00", inc, (

@@ -261,10 +261,8 @@ MIGRATIONS = engine.table(at, "issssti", """
 def change_tables(w: World) -> None:
     rows = []
     for did, svc, ver, start, dur, status, by, summary in DEPLOYS:
-        rows.append([
-                        did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
-                        zulu(start + timedelta(seconds=dur)), status, by, summary,
-                    ])
+        rows.append([did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
+                     zulu(start + timedelta(seconds=dur)), status, by, summary])
     w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
     crow = sorted(CONFIG, key=lambda c: c[6])
     w.table("config_changes", engine.columns("CONFIG_AUDIT"),
@@ -309,24 +307,16 @@ def change_tables(w: World) -> None:
             [f"JR-{n}", "pg-backup", "pg-mdm", wall(at(d, 0, 30)), wall(at(d, 1, 12, 40 + d)), "COMPLETED", 0]
         )
         n += 1
-        jobs.append(
-            [
-                f"JR-{n}", "bill-run", "pg-billing", wall(at(d, 1, 30)), wall(at(d, 3, 4 + d * 3, 11)),
-                "COMPLETED", 41820 + d * 3117,
-            ]
-        )
+        jobs.append([f"JR-{n}", "bill-run", "pg-billing", wall(at(d, 1, 30)), wall(at(d, 3, 4 + d * 3, 11)),
+                     "COMPLETED", 41820 + d * 3117])
         n += 1
         end = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
-        jobs.append([
-                        f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
-                        "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d],
-                    ])
+        jobs.append([f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
+                     "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d]])
         n += 1
         if d == 2:
-            jobs.append([
-                            f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
-                            wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0,
-                        ])
+            jobs.append([f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
+                         wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0])
             n += 1
     w.table("job_runs", ["run_id", "job", "target", "started_at", "ended_at", "status", "rows"], jobs)
 
@@ -424,12 +414,10 @@ UPSTREAM_IPS = {
 }
 NAMESPACES = {"mdm": "mdm", "prepaid": "prepaid", "billing": "billing", "outage": "oms"}
 LB_IPS = ["10.224.0.4", "10.224.0.5", "10.224.0.6", "10.224.0.7"]
-UAS = [
-    "BijliMitra/5.2.1 (Android 13; SM-A146B)", "BijliMitra/5.2.1 (Android 12; RMX3511)",
-    "BijliMitra/5.1.9 (iOS 17.2; iPhone14,7)",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
-    "okhttp/4.12.0",
-]
+UAS = ["BijliMitra/5.2.1 (Android 13; SM-A146B)", "BijliMitra/5.2.1 (Android 12; RMX3511)",
+       "BijliMitra/5.1.9 (iOS 17.2; iPhone14,7)",
+       "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
+       "okhttp/4.12.0"]
 
 
 def nginx_access(
@@ -947,10 +935,8 @@ def postgres_noise(w: World, t: datetime) -> None:
             instance="pg-mdm", pod="pg-mdm-0",
         )
     else:
-        tbl = w.pick([
-                         "mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
-                         "mdm.mdm.reading_daily",
-                     ])
+        tbl = w.pick(["mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
+                      "mdm.mdm.reading_daily"])
         inst = "pg-billing" if "billing" in tbl.split(".")[0] else "pg-mdm"
         w.emit(t, "postgres", "INFO",
                pgline(t, pid, "", "LOG",
@@ -1147,10 +1133,8 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
     x = w.r()
     if x < 0.55:
         op = w.pick(["OP-1", "OP-2", "OP-2", "OP-3", "OP-4"])
-        err, st = w.pick([
-                             ("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
-                             ("006", "REJECTD"),
-                         ])
+        err, st = w.pick([("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
+                          ("006", "REJECTD")])
         tmpl = w.pick(
             ["BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN"]
         )
@@ -1175,10 +1159,8 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
 
 def k8s_noise(w: World, t: datetime) -> None:
     svc = w.pick(["outage", "billing", "mdm", "notifier", "prepaid", "head-end"])
-    ns = {
-        "outage": "oms", "billing": "billing", "mdm": "mdm", "notifier": "notify", "prepaid": "prepaid",
-        "head-end": "ami",
-    }[svc]
+    ns = {"outage": "oms", "billing": "billing", "mdm": "mdm", "notifier": "notify", "prepaid": "prepaid",
+          "head-end": "ami"}[svc]
     pod = w.pick(pods(svc, t, 2))
     port = {"outage": 3000, "billing": 8000, "notifier": 8000}.get(svc, 8080)
     path = "/healthz" if svc in ("outage", "billing", "notifier") else "/actuator/health/readiness"
@@ -1469,10 +1451,8 @@ def inc_leak(w: World) -> None:
     # pg-billing: first refusals when the leaked sessions reach max_connections
     t = TOO_MANY[0]
     while t < TOO_MANY[1]:
-        user, app = w.pick([
-                               ("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
-                               ("billing", "billing-api"), ("outage", "oms"),
-                           ])
+        user, app = w.pick([("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
+                            ("billing", "billing-api"), ("outage", "oms")])
         w.emit(t, "postgres", "FATAL",
                pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
                instance="pg-billing", pod="pg-billing-0")
@@ -1766,10 +1746,8 @@ def inc_dlr(w: World) -> None:
     while t < DLR[1]:
         pod = w.pick(pods("notifier", t, 2))
         tmpl = w.pick(
-            [
-                "BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN",
-                "RECHARGE_OK_MR",
-            ]
+            ["BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN",
+             "RECHARGE_OK_MR"]
         )
         msg = (
             f"DLR msgid={w.hexid(16)} status=EXPIRED err=EXP operator=OP-3 template={tmpl} "
@@ -2004,10 +1982,8 @@ def metrics(w: World) -> None:
                 r, a99 = jit(4), jit(9000, 0.2)
             if svc in ("head-end", "billing", "outage", "notifier") and inside(t, *DNS):
                 e = jit(40, 0.3)
-            rows.append([
-                            wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
-                            f"{min(c, 100):.1f}", int(m), restarts,
-                        ])
+            rows.append([wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
+                         f"{min(c, 100):.1f}", int(m), restarts])
     w.table(
         "service_metrics",
         ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"], rows,
@@ -2036,15 +2012,11 @@ def metrics(w: World) -> None:
                 lw, io_, cp = rng.randint(18, 30), jit(7400, 0.02), jit(58)
             if inst == "pg-mdm-ro" and inside(t, *EXPORT):
                 cp, io_, c, lag = jit(97, 0.02), jit(7490, 0.005), jit(128, 0.1), jit(3.1, 0.5)
-            rows.append([
-                            wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
-                            f"{lag:.1f}",
-                        ])
+            rows.append([wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
+                         f"{lag:.1f}"])
     w.table("db_metrics",
-            [
-                "ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
-                "lock_waits", "idle_in_tx", "replica_lag_s",
-            ],
+            ["ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
+             "lock_waits", "idle_in_tx", "replica_lag_s"],
             rows)
 
     rows = []
@@ -2265,16 +2237,12 @@ def truth() -> dict:
             "outage opened suspected outages for their feeders, until emqx-2 was restarted with nofile "
             "262144 (CHG-8816) at 09:52",
             ["emqx-2", "open files"],
-            [
-                "head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
-                "outage deploy DEP-7303 (2.8.0, crew map tiles) at 08:15",
-                "notifier DLR errors (always there)",
-            ],
-            [
-                logs("emqx", at(0, 9, 0), e, "EMFILE (Too many open files)", level="ERROR"),
-                logs("outage", s, e, "opening suspected outage", level="WARN"),
-                logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN"),
-            ],
+            ["head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
+             "outage deploy DEP-7303 (2.8.0, crew map tiles) at 08:15",
+             "notifier DLR errors (always there)"],
+            [logs("emqx", at(0, 9, 0), e, "EMFILE (Too many open files)", level="ERROR"),
+             logs("outage", s, e, "opening suspected outage", level="WARN"),
+             logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN")],
             runbook="dcu-offline", runbook_query="many meters DCUs offline suspected outage",
         )
     )
@@ -2290,18 +2258,14 @@ def truth() -> dict:
             "broker, so prepaid's RECONNECT commands to the hes.commands exchange got no publisher "
             "confirms and head-end received no commands, until notify.sms was "
             "purged at 12:08", ["rabbitmq", "watermark"],
-            [
-                "prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
-                "notifier HTTP 429 throttling warnings (always there, more since 10:40)",
-            ],
-            [
-                logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
-                sql("SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
-                    f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
-                    f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0"),
-                sql("SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
-                    "hes.commands"),
-            ],
+            ["prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
+             "notifier HTTP 429 throttling warnings (always there, more since 10:40)"],
+            [logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
+             sql("SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
+                 f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
+                 f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0"),
+             sql("SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
+                 "hes.commands")],
             runbook="rabbitmq-alarms", runbook_query="prepaid reconnect commands not reaching meters",
         )
     )
@@ -2316,16 +2280,12 @@ def truth() -> dict:
             "energy registers were decoded with scaler 0 (Wh read as kWh, 1000x too large) and mdm's spike "
             "check held about a third of all readings, until the rollback to "
             "2.13.6 (DEP-7306) at 15:08", ["ingest", "2.14.0"],
-            [
-                "mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
-                "prepaid deploy DEP-7304 (5.3.2) at 13:40",
-            ],
-            [
-                logs("mdm", s, e, "VEE spike check failed", level="WARN"),
-                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305"),
-                logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest"),
-            ],
+            ["mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
+             "prepaid deploy DEP-7304 (5.3.2) at 13:40"],
+            [logs("mdm", s, e, "VEE spike check failed", level="WARN"),
+             sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                 f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305"),
+             logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest")],
         )
     )
     s, e = at(0, 19, 5), at(0, 19, 35)
@@ -2343,12 +2303,10 @@ def truth() -> dict:
             "errors are the usual noise",
             ["prepaid", "oomkill"],
             ["notifier DLR and 429 errors (always there)", "notifier deploy DEP-7307 (1.22.0) at 18:20"],
-            [
-                logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
-                logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
-                sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                    "config_changes WHERE service = 'prepaid'", "resources.limits.memory"),
-            ],
+            [logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
+             logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
+             sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                 "config_changes WHERE service = 'prepaid'", "resources.limits.memory")],
         )
     )
     s, e = at(1, 2, 0), at(1, 2, 40)
@@ -2378,19 +2336,15 @@ def truth() -> dict:
             "and recharges failed, until the rollback (DEP-7309) at 07:20 and the DBA terminated the "
             "sessions at 07:22",
             ["billing", "3.9.1"],
-            [
-                "prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
-                "'sorry, too many clients already' (a consequence, 35 minutes after the cause)",
-                "billing migration V41 (bill meter photo url) at 06:09",
-            ],
-            [
-                logs("prepaid", s, e, "Connection is not available", level="ERROR"),
-                logs("postgres", s, e, "too many clients already", level="FATAL"),
-                sql("SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
-                    f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
-                    f"'{zulu(e)}' ORDER BY ts", "pg-billing"),
-                logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN"),
-            ],
+            ["prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
+             "'sorry, too many clients already' (a consequence, 35 minutes after the cause)",
+             "billing migration V41 (bill meter photo url) at 06:09"],
+            [logs("prepaid", s, e, "Connection is not available", level="ERROR"),
+             logs("postgres", s, e, "too many clients already", level="FATAL"),
+             sql("SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
+                 f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
+                 f"'{zulu(e)}' ORDER BY ts", "pg-billing"),
+             logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN")],
             runbook="postgres-connections", runbook_query="postgres too many clients connections",
         )
     )
@@ -2407,11 +2361,9 @@ def truth() -> dict:
             "address was rejected with 503 ('limiting requests'), until CHG-8808 restored 50r/s at 10:40",
             ["limit_req", "portal_api"],
             ["outage deploy DEP-7310 (2.8.1) at 09:50", "notifier DLR errors (always there)"],
-            [
-                logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
-                sql("SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
-                    "WHERE service = 'api-gateway'", "CHG-8807"),
-            ],
+            [logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
+             sql("SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
+                 "WHERE service = 'api-gateway'", "CHG-8807")],
         )
     )
     s, e = at(1, 13, 0), at(1, 13, 30)
@@ -2426,15 +2378,11 @@ def truth() -> dict:
             "mdm waited and was cancelled by the lock timeout and the mdm-daily consumer fell behind, "
             "until the vacuum finished at 13:41; mdm 4.8.0 (DEP-7311) and its migration V87 were unrelated",
             ["vacuum full", "reading_daily"],
-            [
-                "mdm deploy DEP-7311 (4.8.0) at 12:40 with migration V87 (reading daily source column)",
-                "mdm config change CHG-8809 (kafka.consumer.max_poll_records) at 12:45",
-            ],
-            [
-                logs("postgres", at(1, 12, 45), e, "VACUUM FULL VERBOSE mdm.reading_daily", pattern="vacuum"),
-                logs("postgres", s, e, "still waiting for RowExclusiveLock"),
-                logs("mdm", s, e, "canceling statement due to lock timeout", level="ERROR"),
-            ],
+            ["mdm deploy DEP-7311 (4.8.0) at 12:40 with migration V87 (reading daily source column)",
+             "mdm config change CHG-8809 (kafka.consumer.max_poll_records) at 12:45"],
+            [logs("postgres", at(1, 12, 45), e, "VACUUM FULL VERBOSE mdm.reading_daily", pattern="vacuum"),
+             logs("postgres", s, e, "still waiting for RowExclusiveLock"),
+             logs("mdm", s, e, "canceling statement due to lock timeout", level="ERROR")],
         )
     )
     s, e = at(1, 17, 5), at(1, 17, 35)
@@ -2449,16 +2397,12 @@ def truth() -> dict:
             "head-end declared most DCUs offline although the meters kept sending readings, until the "
             "canary was scaled to 0 at 17:44; emqx itself accepted connections normally",
             ["hes-primary", "canary"],
-            [
-                "runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
-                "emqx config change CHG-8810 (mqtt.max_inflight 32 -> 64) at 16:30",
-            ],
-            [
-                logs("emqx", s, e, "session_takenover", level="WARN"),
-                logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
-                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'head-end'", "canary"),
-            ],
+            ["runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
+             "emqx config change CHG-8810 (mqtt.max_inflight 32 -> 64) at 16:30"],
+            [logs("emqx", s, e, "session_takenover", level="WARN"),
+             logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
+             sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
+                 "'head-end'", "canary")],
             decoy_runbook="dcu-offline", runbook_query="many meters DCUs offline not reporting",
         )
     )
@@ -2475,15 +2419,11 @@ def truth() -> dict:
             "api-gateway to its upstreams, notifier to the SMS aggregator) until a coredns pod started on "
             "vmss000000 at 20:38",
             ["coredns", "notready"],
-            [
-                "notifier deploy DEP-7314 (1.22.1) at 19:40",
-                "billing config change CHG-8811 (ebill.batch_size) at 19:55",
-            ],
-            [
-                logs("kubernetes", at(1, 20, 0), e, "NodeNotReady", level="WARN"),
-                logs("kubernetes", at(1, 20, 0), e, "kube-dns", pattern="endpoint"),
-                logs("ingest", s, e, "10.0.0.10:53", level="ERROR"),
-            ],
+            ["notifier deploy DEP-7314 (1.22.1) at 19:40",
+             "billing config change CHG-8811 (ebill.batch_size) at 19:55"],
+            [logs("kubernetes", at(1, 20, 0), e, "NodeNotReady", level="WARN"),
+             logs("kubernetes", at(1, 20, 0), e, "kube-dns", pattern="endpoint"),
+             logs("ingest", s, e, "10.0.0.10:53", level="ERROR")],
         )
     )
     s, e = at(2, 9, 30), at(2, 10, 0)
@@ -2492,10 +2432,8 @@ def truth() -> dict:
             "GRID-11", "no_incident",
             "We rolled out prepaid 5.4.0 at 09:36 IST on 22 Jan 2026 and I see warnings around it. Is "
             "anything actually wrong between 09:30 and 10:00?", "prepaid", s, e, None, None, None, [],
-            [
-                "prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
-                "prepaid late UPI callback warnings (always there)",
-            ],
+            ["prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
+             "prepaid late UPI callback warnings (always there)"],
             [], outcome="FALLBACK",
             note=(
                 "a clean rolling update: pods restarted without errors, recharges as usual, only the usual "
@@ -2513,18 +2451,14 @@ def truth() -> dict:
             "the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at the 7500 limit) "
             "with sequential scans, so usage queries ran past mdm's 5 s statement timeout and api-gateway "
             "answered 504, until the export was cancelled at 11:49", ["pg-mdm-ro", "export"],
-            [
-                "billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
-                "prepaid deploy DEP-7315 (5.4.0) at 09:36",
-            ],
-            [
-                logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
-                sql("SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
-                    f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
-                    "pg-mdm-ro"),
-                sql("SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
-                    "'pg-mdm-ro'", "regulatory-export"),
-            ],
+            ["billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
+             "prepaid deploy DEP-7315 (5.4.0) at 09:36"],
+            [logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
+             sql("SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
+                 f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
+                 "pg-mdm-ro"),
+             sql("SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
+                 "'pg-mdm-ro'", "regulatory-export")],
         )
     )
     s, e = at(2, 14, 10), at(2, 14, 40)
@@ -2539,10 +2473,8 @@ def truth() -> dict:
             "EXPIRED for every template (bills, OTPs, recharges), while submits to the aggregator were "
             "accepted as usual and the other operators delivered; the template change touches one Hindi "
             "template only and ingest is not on the SMS path", [],
-            [
-                "notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
-                "ingest deploy DEP-7316 (2.14.1) at 13:55", "notifier DLR errors (always there)",
-            ],
+            ["notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
+             "ingest deploy DEP-7316 (2.14.1) at 13:55", "notifier DLR errors (always there)"],
             [logs("notifier", s, e, "status=EXPIRED err=EXP operator=OP-3", level="ERROR")],
             outcome="FALLBACK",
             note=(
@@ -2563,15 +2495,11 @@ def truth() -> dict:
             "too, and all ingest pods crash-looped with nothing reaching kafka, until the DCU was banned "
             "on emqx at 19:52",
             ["ingest", "index out of range"],
-            [
-                "mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
-                "outage deploy DEP-7317 (2.9.0) at 18:40", "notifier DLR errors (always there)",
-            ],
-            [
-                logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),
-                logs("kubernetes", s, e, "Back-off restarting failed container ingest", level="WARN"),
-                logs("mdm", s, e, "VEE poll returned 0 records"),
-            ],
+            ["mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
+             "outage deploy DEP-7317 (2.9.0) at 18:40", "notifier DLR errors (always there)"],
+            [logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),
+             logs("kubernetes", s, e, "Back-off restarting failed container ingest", level="WARN"),
+             logs("mdm", s, e, "VEE poll returned 0 records")],
         )
     )
     return engine.truth_file(NAME, "+05:30", inc, (

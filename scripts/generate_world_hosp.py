@@ -51,10 +51,8 @@ logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 def load(t: datetime) -> float:
     """Hospital traffic: quiet nights, ward rounds from 07:00, a busy day, shift changes at 06, 14, 22."""
     h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
-        (19, 0.4), (22, 0.25), (24, 0.15),
-    ]
+    pts = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
+           (19, 0.4), (22, 0.25), (24, 0.15)]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
@@ -255,18 +253,12 @@ DEPENDENCIES = engine.rows("""
 
 def change_tables(w: World) -> None:
     w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
-            [
-                [
-                    d, s, v, f"registry.nordhafen.example/klinik/{s}:{v}", zulu(t0),
-                    zulu(t0 + timedelta(seconds=dur)), st, by, summ,
-                ]
-                for d, s, v, t0, dur, st, by, summ in DEPLOYS
-            ])
+            [[d, s, v, f"registry.nordhafen.example/klinik/{s}:{v}", zulu(t0),
+              zulu(t0 + timedelta(seconds=dur)), st, by, summ]
+             for d, s, v, t0, dur, st, by, summ in DEPLOYS])
     w.table("config_changes", engine.columns("CONFIG_SUMMARY"),
-            [
-                [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
-                for c, s, k, a, b, who, t, tk, summ in CONFIG
-            ])
+            [[c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
+             for c, s, k, a, b, who, t, tk, summ in CONFIG])
     w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
             [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS])
     w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
@@ -436,10 +428,8 @@ def rmq(w: World, t: datetime, level: str, msg: str, node: str | None = None) ->
 # Background (per minute)
 # ---------------------------------------------------------------------------------------------
 
-EHR_PATHS = [
-    "/api/v2/patients/{p}/chart", "/api/v2/encounters/{c}/notes", "/api/v2/patients/{p}/labs",
-    "/api/v2/wards/{n}/census", "/api/v2/patients/{p}/vitals",
-]
+EHR_PATHS = ["/api/v2/patients/{p}/chart", "/api/v2/encounters/{c}/notes", "/api/v2/patients/{p}/labs",
+             "/api/v2/wards/{n}/census", "/api/v2/patients/{p}/vitals"]
 BG = 1.0
 
 
@@ -454,11 +444,9 @@ def background(w: World, t: datetime) -> None:
     for _ in range(w.count(2.2 * ld * BG)):
         tt = w.jit(t)
         fe, be, srv = w.pick(
-            [
-                ("fe_clinical", "be_ehr", "ehr-api-1"), ("fe_clinical", "be_ehr", "ehr-api-2"),
-                ("fe_clinical", "be_cpoe", "cpoe-1"), ("fe_portal", "be_portal", "portal-1"),
-                ("fe_pacs", "be_pacs", "pacs-1"), ("fe_clinical", "be_sso", "kc-1"),
-            ]
+            [("fe_clinical", "be_ehr", "ehr-api-1"), ("fe_clinical", "be_ehr", "ehr-api-2"),
+             ("fe_clinical", "be_cpoe", "cpoe-1"), ("fe_portal", "be_portal", "portal-1"),
+             ("fe_pacs", "be_pacs", "pacs-1"), ("fe_clinical", "be_sso", "kc-1")]
         )
         path = w.pick(EHR_PATHS).format(p=w.pid(), c=w.case(), n=w.ri(10, 48))
         if be == "be_portal":
@@ -611,10 +599,8 @@ def quiet_nights(w: World) -> list[list]:
         cpoe(w, t1, "INFO", "reconcile-1", "d.k.cpoe.batch.NightlyReconcile",
              f"nightly reconcile finished, {n} skipped")
         rows.append(
-            [
-                "cpoe-nightly-reconcile", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(8000, 9000),
-                f"{n} skipped (closed encounters)",
-            ]
+            ["cpoe-nightly-reconcile", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(8000, 9000),
+             f"{n} skipped (closed encounters)"]
         )
     return rows
 
@@ -847,10 +833,8 @@ def metrics(w: World) -> None:
     while t < END:
         ld = load(t)
         for s in SVC:
-            base = {
-                "ehr-api": 900, "cpoe": 260, "lis": 180, "pacs-gateway": 90, "pharmacy": 120,
-                "patient-portal": 400, "fhir-facade": 220, "scheduling": 150,
-            }[s]
+            base = {"ehr-api": 900, "cpoe": 260, "lis": 180, "pacs-gateway": 90, "pharmacy": 120,
+                    "patient-portal": 400, "fhir-facade": 220, "scheduling": 150}[s]
             rpm = int(base * ld * g.uniform(0.9, 1.1)) + 3
             p95 = g.randint(90, 240)
             err = round(g.uniform(0.1, 0.8), 2)
@@ -881,10 +865,8 @@ def metrics(w: World) -> None:
         if inside(t, LOCK) and t > LOCK[0] + timedelta(seconds=60):
             waiting = g.randint(25, 60)
         db_rows.append(
-            [
-                wmin(t), "pg-klinik-01", g.randint(140, 190), act, io, waiting,
-                round(g.uniform(2, 9), 1) if not inside(t, BACKUP) else round(g.uniform(160, 240), 1),
-            ]
+            [wmin(t), "pg-klinik-01", g.randint(140, 190), act, io, waiting,
+             round(g.uniform(2, 9), 1) if not inside(t, BACKUP) else round(g.uniform(160, 240), 1)]
         )
         if t.minute % 5 == 0:
             for node in ("rabbitmq-0", "rabbitmq-1", "rabbitmq-2"):
@@ -926,10 +908,8 @@ def metrics(w: World) -> None:
         ["minute", "frontend", "scur", "maxconn", "conn_rate", "denied_req", "queued_accepts"], edge_rows,
     )
     w.table("db_metrics",
-            [
-                "minute", "instance", "connections", "active_queries", "io_wait_pct", "lock_waiters",
-                "disk_read_mb_s",
-            ],
+            ["minute", "instance", "connections", "active_queries", "io_wait_pct", "lock_waiters",
+             "disk_read_mb_s"],
             db_rows)
     w.table("broker_metrics",
             ["minute", "node", "disk_free_mb", "disk_free_limit_mb", "disk_alarm", "connections"], mq_rows)
@@ -945,48 +925,34 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ok = d != 0
         t1 = t0 + timedelta(minutes=g.randint(40, 70))
         rows.append(
-            [
-                "pacs-ilm-tape", "pacs-gateway", wall(t0), wall(t1), "COMPLETED" if ok else "FAILED",
-                g.randint(900, 1400) if ok else 0,
-                "tier2 -> tape library" if ok else "tape library TL-2 offline (drive 3 error), nothing moved",
-            ]
+            ["pacs-ilm-tape", "pacs-gateway", wall(t0), wall(t1), "COMPLETED" if ok else "FAILED",
+             g.randint(900, 1400) if ok else 0,
+             "tier2 -> tape library" if ok else "tape library TL-2 offline (drive 3 error), nothing moved"]
         )
         if d >= 0:
             t0 = at(d, 5, 58, 3)
             t1 = LOCK[1] if d == 1 else t0 + timedelta(minutes=g.randint(3, 6))
             if d == 1:
                 rows.append(
-                    [
-                        "cpoe-order-archive", "cpoe", wall(LOCK[0]), wall(t1), "COMPLETED", 184233,
-                        "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days "
-                        "(first run after the 14-day pause)",
-                    ]
+                    ["cpoe-order-archive", "cpoe", wall(LOCK[0]), wall(t1), "COMPLETED", 184233,
+                     "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days "
+                     "(first run after the 14-day pause)"]
                 )
             else:
                 rows.append(
-                    [
-                        "cpoe-order-archive", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(900, 2600),
-                        "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days",
-                    ]
+                    ["cpoe-order-archive", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(900, 2600),
+                     "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days"]
                 )
             t0 = at(d, 3, 30)
-            rows.append([
-                            "pg-basebackup-nas", "postgres", wall(t0),
-                            wall(t0 + timedelta(minutes=g.randint(55, 70))), "COMPLETED", 0,
-                            "pg_basebackup pg-klinik-01 -> nas-02 (nightly)",
-                        ])
+            rows.append(["pg-basebackup-nas", "postgres", wall(t0),
+                         wall(t0 + timedelta(minutes=g.randint(55, 70))), "COMPLETED", 0,
+                         "pg_basebackup pg-klinik-01 -> nas-02 (nightly)"])
     rows.append(
-        [
-            "pg-basebackup-nas", "postgres", wall(BACKUP[0]), wall(BACKUP[1]), "COMPLETED", 0,
-            "pg_basebackup pg-klinik-01 -> nas-02 (manual re-run after NAS migration, max-rate unlimited)",
-        ]
+        ["pg-basebackup-nas", "postgres", wall(BACKUP[0]), wall(BACKUP[1]), "COMPLETED", 0,
+         "pg_basebackup pg-klinik-01 -> nas-02 (manual re-run after NAS migration, max-rate unlimited)"]
     )
-    rows.append(
-        [
-            "portal-newsletter", "patient-portal", wall(at(1, 9, 15)), wall(at(1, 9, 21)), "COMPLETED",
-            84120, "Grippeimpfung: Termine jetzt online buchen (84120 e-mails)",
-        ]
-    )
+    rows.append(["portal-newsletter", "patient-portal", wall(at(1, 9, 15)), wall(at(1, 9, 21)), "COMPLETED",
+                 84120, "Grippeimpfung: Termine jetzt online buchen (84120 e-mails)"])
     rows.sort(key=lambda r: r[2])
     w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
@@ -1120,18 +1086,14 @@ def truth() -> dict:
             "cannot build a path to its truststore root (PKIX path building failed, "
             "SSLHandshakeException), so every lab order send failed and piled up in the outbox until the "
             "chain with the intermediate was reloaded at 08:22", ["pkix", "intermediate"],
-            [
-                "cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
-                "hl7-engine warnings (always there)",
-            ],
+            ["cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
+             "hl7-engine warnings (always there)"],
             None,
-            [
-                logs("cpoe", at(0, 7, 40), at(0, 8, 10), "PKIX path building failed", level="ERROR",
-                     pattern="lab order"),
-                logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
-                logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'", "truststore"),
-            ],
+            [logs("cpoe", at(0, 7, 40), at(0, 8, 10), "PKIX path building failed", level="ERROR",
+                  pattern="lab order"),
+             logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
+             logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'", "truststore")],
         ),
         incident(
             "HOSP-02", "change",
@@ -1142,18 +1104,14 @@ def truth() -> dict:
             "passive; fhir-facade validates tokens against a JWKS cached for 6 h (fetched 05:12Z) and "
             "rejected every token with the new kid (kid k-2026-11 not found in cached JWKS) until it was "
             "restarted and refreshed the JWKS at 11:12", ["jwks", "kid"],
-            [
-                "patient-portal deploy DEP-3312 at 12:05 (after the window)",
-                "edge config change CHG-2201 (HSTS) at 09:05",
-            ],
+            ["patient-portal deploy DEP-3312 at 12:05 (after the window)",
+             "edge config change CHG-2201 (HSTS) at 09:05"],
             None,
-            [
-                logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS", level="ERROR"),
-                logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
-                sql("SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'keycloak'", "CHG-2202"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'", "JWKS"),
-            ],
+            [logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS", level="ERROR"),
+             logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
+             sql("SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
+                 "service = 'keycloak'", "CHG-2202"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'", "JWKS")],
         ),
         incident(
             "HOSP-03", "trap_noisy_service",
@@ -1166,20 +1124,16 @@ def truth() -> dict:
             "commitment with Failure Reason 0110H, so studies were not committed and stayed on the "
             "modalities",
             ["storage commitment", "tier2"],
-            [
-                "hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
-                "patient-portal deploy DEP-3312 at 12:05",
-            ],
+            ["hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
+             "patient-portal deploy DEP-3312 at 12:05"],
             None,
-            [
-                logs("pacs-gateway", at(0, 14, 10), at(0, 14, 40), "0110H", level="ERROR",
-                     pattern="storage commitment"),
-                logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device", level="ERROR"),
-                sql("SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
-                    f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'", "100.0"),
-                sql("SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
-                    "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2"),
-            ],
+            [logs("pacs-gateway", at(0, 14, 10), at(0, 14, 40), "0110H", level="ERROR",
+                  pattern="storage commitment"),
+             logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device", level="ERROR"),
+             sql("SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
+                 f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'", "100.0"),
+             sql("SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
+                 "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2")],
         ),
         incident(
             "HOSP-04", "no_incident",
@@ -1199,20 +1153,16 @@ def truth() -> dict:
             "on its first run after a pause (184233 rows); every order insert waited for the lock, cpoe's "
             "Hikari pool timed out saving orders, and pharmacy — two hops away — noticed only later that "
             "no medication orders arrived", ["lock table", "cpoe-order-archive"],
-            [
-                "pharmacy itself (only the symptom: no medication orders received)",
-                "pharmacy's hourly Rowa heartbeat ERROR (always there)",
-            ],
+            ["pharmacy itself (only the symptom: no medication orders received)",
+             "pharmacy's hourly Rowa heartbeat ERROR (always there)"],
             "postgres-lock-waits",
-            [
-                logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received", level="WARN"),
-                logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
-                logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders", pattern="lock table"),
-                logs("postgres", at(1, 6, 20), at(1, 6, 50), "Process holding the lock: 23790",
-                     pattern="still waiting"),
-                sql("SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
-                    "'cpoe-order-archive' AND items > 100000", "184233"),
-            ],
+            [logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received", level="WARN"),
+             logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
+             logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders", pattern="lock table"),
+             logs("postgres", at(1, 6, 20), at(1, 6, 50), "Process holding the lock: 23790",
+                  pattern="still waiting"),
+             sql("SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
+                 "'cpoe-order-archive' AND items > 100000", "184233")],
             runbook_query="cpoe orders hang lock waits postgres",
         ),
         incident(
@@ -1224,23 +1174,19 @@ def truth() -> dict:
             "accepts queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients at "
             "09:15-09:21; new connections waited or timed out before reaching patient-portal, which saw "
             "fewer requests and no errors", ["maxconn", "fe_portal"],
-            [
-                "scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
-                "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40",
-            ],
+            ["scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
+             "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40"],
             None,
-            [
-                sql("SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
-                    "WHERE frontend = "
-                    f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
-                    f"'{z(at(1, 10, 0))}'", "fe_portal"),
-                sql("SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
-                    "AND minute BETWEEN "
-                    f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'", "req_per_min"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'", "maxconn 2000"),
-                sql("SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
-                    "'portal-newsletter'", "84120"),
-            ],
+            [sql("SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
+                 "WHERE frontend = "
+                 f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
+                 f"'{z(at(1, 10, 0))}'", "fe_portal"),
+             sql("SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
+                 "AND minute BETWEEN "
+                 f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'", "req_per_min"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'", "maxconn 2000"),
+             sql("SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
+                 "'portal-newsletter'", "84120")],
         ),
         incident(
             "HOSP-07", "system_wide",
@@ -1253,15 +1199,13 @@ def truth() -> dict:
             "until the password was reset at 11:46 (CHG-2204)", ["ldap", "password expired"],
             ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
             "keycloak-ldap-federation",
-            [
-                logs("keycloak", at(1, 11, 5), at(1, 11, 35), "data 532", level="ERROR",
-                     pattern="ldap bind failed"),
-                logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
-                    "svc-keycloak-ldap"),
-                sql("SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
-                    "bind credential"),
-            ],
+            [logs("keycloak", at(1, 11, 5), at(1, 11, 35), "data 532", level="ERROR",
+                  pattern="ldap bind failed"),
+             logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
+                 "svc-keycloak-ldap"),
+             sql("SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
+                 "bind credential")],
             runbook_query="keycloak login failed ldap bind",
         ),
         incident(
@@ -1273,15 +1217,11 @@ def truth() -> dict:
             "too slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed in a way "
             "that explains it (the timeout was unchanged, DEP-3314 does not touch the AMTS client) — not "
             "determinable from this data", [],
-            [
-                "pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
-                "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)",
-            ],
+            ["pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
+             "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)"],
             None,
-            [
-                logs("pharmacy", at(1, 14, 20), at(1, 14, 50), "timed out after 3000 ms", level="WARN",
-                     pattern="amts check")
-            ],
+            [logs("pharmacy", at(1, 14, 20), at(1, 14, 50), "timed out after 3000 ms", level="WARN",
+                  pattern="amts check")],
             outcome="FALLBACK",
             note="the right answer is a FALLBACK (or the external AMTS service); blaming DEP-3314 is wrong",
         ),
@@ -1302,18 +1242,14 @@ def truth() -> dict:
             "(reconnect_on_timeout=false), so the queue grew and no lab result reached the EHR until the "
             "channel was restarted at 08:52",
             ["ack timeout", "mllp"],
-            [
-                "ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
-                "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)",
-            ],
+            ["ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
+             "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)"],
             None,
-            [
-                logs("hl7-engine", at(2, 8, 10), at(2, 8, 40), "message requeued", level="ERROR",
-                     pattern="ack timeout"),
-                logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
-                logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'", "6661"),
-            ],
+            [logs("hl7-engine", at(2, 8, 10), at(2, 8, 40), "message requeued", level="ERROR",
+                  pattern="ack timeout"),
+             logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
+             logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'", "6661")],
         ),
         incident(
             "HOSP-11", "change",
@@ -1324,18 +1260,14 @@ def truth() -> dict:
             "300s to 30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy cut them "
             "with 504 (sH) and pacs-gateway saw the clients abort (Broken pipe) until the change was "
             "reverted at 11:14 (CHG-2207)", ["timeout server", "504"],
-            [
-                "lis deploy DEP-3317 at 12:40 (after the window)",
-                "pacs-gateway's usual US_GE association warnings",
-            ],
+            ["lis deploy DEP-3317 at 12:40 (after the window)",
+             "pacs-gateway's usual US_GE association warnings"],
             None,
-            [
-                logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
-                logs("pacs-gateway", at(2, 10, 30), at(2, 11, 0), "after 30002 ms", level="WARN",
-                     pattern="client aborted"),
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'edge'", "CHG-2206"),
-            ],
+            [logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
+             logs("pacs-gateway", at(2, 10, 30), at(2, 11, 0), "after 30002 ms", level="WARN",
+                  pattern="client aborted"),
+             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                 "service = 'edge'", "CHG-2206")],
         ),
         incident(
             "HOSP-12", "trap_runbook_words",
@@ -1346,23 +1278,19 @@ def truth() -> dict:
             "the broker blocked all publishers, so lis could not publish to lis.results and its outbound "
             "queue grew — the HL7 channel was fine; it cleared at 14:15 after the queue was capped "
             "(CHG-2208)", ["disk", "alarm"],
-            [
-                "hl7-channel-backlog runbook (restart the HL7 channel)",
-                "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)",
-            ],
+            ["hl7-channel-backlog runbook (restart the HL7 channel)",
+             "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)"],
             None,
-            [
-                logs(
-                    "lis", at(2, 13, 30), at(2, 14, 0), "resource-limit disk", level="WARN", pattern="blocked"
-                ),
-                logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set", level="WARN"),
-                sql("SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
-                    "disk_alarm = 1 AND "
-                    f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'", "rabbitmq-1"),
-                sql("SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
-                    "= 'audit.events' "
-                    f"AND minute = '{z(at(2, 13, 0))}'", "audit.events"),
-            ],
+            [logs(
+                 "lis", at(2, 13, 30), at(2, 14, 0), "resource-limit disk", level="WARN", pattern="blocked"
+             ),
+             logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set", level="WARN"),
+             sql("SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
+                 "disk_alarm = 1 AND "
+                 f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'", "rabbitmq-1"),
+             sql("SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
+                 "= 'audit.events' "
+                 f"AND minute = '{z(at(2, 13, 0))}'", "audit.events")],
             decoy_runbook="hl7-channel-backlog",
             runbook_query="HL7 Befund-Queue staut sich Kanal neu starten",
         ),
@@ -1376,16 +1304,14 @@ def truth() -> dict:
             ["basebackup", "io_wait"],
             ["patient-portal deploy DEP-3316 at 15:30", "ehr-api's usual slow encounter_notes queries"],
             None,
-            [
-                logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
-                sql("SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
-                    "io_wait_pct > 50 AND "
-                    f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'", "pg-klinik-01"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
-                    "pg-klinik-01"),
-                sql("SELECT job_name, started, detail FROM batch_runs WHERE job_name = 'pg-basebackup-nas' "
-                    "AND detail LIKE '%manual%'", "max-rate unlimited"),
-            ],
+            [logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
+             sql("SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
+                 "io_wait_pct > 50 AND "
+                 f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'", "pg-klinik-01"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
+                 "pg-klinik-01"),
+             sql("SELECT job_name, started, detail FROM batch_runs WHERE job_name = 'pg-basebackup-nas' "
+                 "AND detail LIKE '%manual%'", "max-rate unlimited")],
         ),
         incident(
             "HOSP-14", "system_wide",
@@ -1397,13 +1323,11 @@ def truth() -> dict:
             "fhir-facade rejected about half of all tokens until the clock was stepped "
             "at 19:50", ["clock", "ntp"],
             ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"], None,
-            [
-                logs("keycloak", at(2, 18, 50), at(2, 19, 35), "NTP source 10.20.0.5 unreachable",
-                     level="WARN", pattern="chronyd"),
-                logs("ehr-api", at(2, 19, 5), at(2, 19, 35), "in the future", level="WARN",
-                     pattern="jwt rejected"),
-                logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued", level="ERROR"),
-            ],
+            [logs("keycloak", at(2, 18, 50), at(2, 19, 35), "NTP source 10.20.0.5 unreachable",
+                  level="WARN", pattern="chronyd"),
+             logs("ehr-api", at(2, 19, 5), at(2, 19, 35), "in the future", level="WARN",
+                  pattern="jwt rejected"),
+             logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued", level="ERROR")],
         ),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (

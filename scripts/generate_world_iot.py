@@ -187,10 +187,8 @@ def pyauth(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
 
 def uvicorn(w: World, t: datetime, method: str, path: str, status: int) -> None:
     """uvicorn's access line: no time of its own, always INFO, whatever the status."""
-    phrase = {
-        200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-        500: "Internal Server Error", 503: "Service Unavailable",
-    }[status]
+    phrase = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+              500: "Internal Server Error", 503: "Service Unavailable"}[status]
     w.emit(t, "auth", "INFO",
            f'INFO:     10.20.{w.pick((2, 3, 5))}.{w.ri(10, 90)}:{w.ri(30000, 60000)} - "{method} {path} '
            f'HTTP/1.1" {status} {phrase}')
@@ -199,10 +197,8 @@ def uvicorn(w: World, t: datetime, method: str, path: str, status: int) -> None:
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
     """registry: Go zap production JSON with an ISO8601 UTC time."""
     u = t.astimezone(UTC)
-    d = {
-        "level": level.lower(), "ts": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z",
-        "caller": caller, "msg": msg,
-    }
+    d = {"level": level.lower(), "ts": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z",
+         "caller": caller, "msg": msg}
     d.update(kv)
     w.emit(t, "registry", level, json.dumps(d, separators=(",", ":")))
 
@@ -438,10 +434,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
                 f"dropped {w.ri(1, 40)} out-of-order samples device={w.device()} (older than watermark)")
     if t.minute % 23 == 11:
         dev = w.device(w.pick(("thm", "plg", "sns")))
-        metric = {
-            "thm": ("temp_c", "humidity_pct"), "plg": ("power_w", "energy_wh"),
-            "sns": ("lux", "battery_pct"),
-        }
+        metric = {"thm": ("temp_c", "humidity_pct"), "plg": ("power_w", "energy_wh"),
+                  "sns": ("lux", "battery_pct")}
         tracing(w, w.jit(t), "WARN", "ingest::decode",
                 f"sample ts {w.ri(31, 400)}s in the future, kept (clock_skew_policy=keep) "
                 f"device={dev} metric={w.pick(metric[dev[:3]])}")
@@ -532,12 +526,8 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
     def run(cronjob: str, ns: str, schedule: str, start: datetime, secs: int, detail: str,
             status: str = "Complete") -> datetime:
         end = start + timedelta(seconds=secs)
-        rows.append(
-            [
-                f"{cronjob}-{int(start.timestamp()) // 60}", cronjob, ns, schedule, zt(start), zt(end),
-                status, detail,
-            ]
-        )
+        rows.append([f"{cronjob}-{int(start.timestamp()) // 60}", cronjob, ns, schedule, zt(start), zt(end),
+                     status, detail])
         return end
 
     for day in range(3):
@@ -996,63 +986,43 @@ def story_failover(w: World) -> None:
 # ---- change tables ---------------------------------------------------------------------------
 
 DEPLOYS = [  # id, service, version, start (AEST), minutes, author, description, status
-    [
-        "DEP-4398", "rules", "7.14.0", at(-1, 14, 10), 6, "okoh", "sunrise/sunset offsets per home",
-        "Succeeded",
-    ],
+    ["DEP-4398", "rules", "7.14.0", at(-1, 14, 10), 6, "okoh", "sunrise/sunset offsets per home",
+     "Succeeded"],
     ["DEP-4405", "registry", "4.8.4", at(0, 7, 28), 6, "mpatel", "claim flow metrics", "Succeeded"],
     ["DEP-4407", "api", "12.3.0", at(0, 11, 2), 6, "rgupta", "rooms reorder endpoint", "Succeeded"],
     ["DEP-4409", "auth", "6.2.4", at(0, 13, 40), 5, "jtran", "login rate limit per IP", "Succeeded"],
     ["DEP-4411", "ota", "1.18.0", at(0, 17, 30), 4, "jwalsh", "campaign health gate (opt-in)", "Succeeded"],
-    [
-        "DEP-4417", "registry", "4.9.0", at(1, 6, 31), 7, "mpatel", "claim codes: retry-safe claim flow",
-        "Succeeded",
-    ],
+    ["DEP-4417", "registry", "4.9.0", at(1, 6, 31), 7, "mpatel", "claim codes: retry-safe claim flow",
+     "Succeeded"],
     ["DEP-4419", "registry", "4.8.4", at(1, 7, 56), 5, "oncall-akhan", "rollback of 4.9.0", "Succeeded"],
     ["DEP-4421", "shadow", "3.1.4", at(1, 11, 30), 6, "sbrooks", "grpc keepalive tuning", "Succeeded"],
     ["DEP-4423", "ota", "1.18.1", at(1, 15, 45), 4, "jwalsh", "delta images for TH-1", "Succeeded"],
     ["DEP-4425", "ingest", "0.22.0", at(1, 20, 10), 5, "lkim", "batch size from config", "Succeeded"],
-    [
-        "DEP-4427", "registry", "4.9.1", at(2, 11, 50), 7, "mpatel",
-        "claim flow: release conn on error path", "Succeeded",
-    ],
-    [
-        "DEP-4429", "push", "3.1.2", at(2, 12, 20), 4, "okoh", "rich notifications (images) for iOS",
-        "Succeeded",
-    ],
+    ["DEP-4427", "registry", "4.9.1", at(2, 11, 50), 7, "mpatel",
+     "claim flow: release conn on error path", "Succeeded"],
+    ["DEP-4429", "push", "3.1.2", at(2, 12, 20), 4, "okoh", "rich notifications (images) for iOS",
+     "Succeeded"],
     ["DEP-4431", "auth", "6.3.0", at(2, 15, 48), 5, "jtran", "passkey enrolment endpoints", "Succeeded"],
 ]
 
 CONFIG = [  # id, component, key, old, new, applied (AEST), by, ticket
     ["CFG-5503", "rules", "weather.cache_ttl_s", "600", "900", at(0, 6, 40), "okoh", "HOME-1882"],
-    [
-        "CFG-5512", "emqx", "mqtt.max_packet_size", "1MB", "64KB", at(0, 11, 12, 5), "dnguyen",
-        "SEC-214 (pen-test: oversized payloads)",
-    ],
-    [
-        "CFG-5513", "emqx", "mqtt.max_packet_size", "64KB", "1MB", at(0, 12, 4, 10), "dnguyen",
-        "SEC-214 revert",
-    ],
-    [
-        "CFG-5509", "auth", "signing.retired_key_ttl", "168h", "0h", at(0, 15, 20, 41), "jtran",
-        "SEC-219 (shorter token lifetimes)",
-    ],
+    ["CFG-5512", "emqx", "mqtt.max_packet_size", "1MB", "64KB", at(0, 11, 12, 5), "dnguyen",
+     "SEC-214 (pen-test: oversized payloads)"],
+    ["CFG-5513", "emqx", "mqtt.max_packet_size", "64KB", "1MB", at(0, 12, 4, 10), "dnguyen",
+     "SEC-214 revert"],
+    ["CFG-5509", "auth", "signing.retired_key_ttl", "168h", "0h", at(0, 15, 20, 41), "jtran",
+     "SEC-219 (shorter token lifetimes)"],
     ["CFG-5515", "ingest", "batch.max_rows", "4000", "5000", at(0, 16, 30), "lkim", "DATA-412"],
     ["CFG-5518", "shadow", "redis.pool_size", "64", "96", at(0, 14, 22, 30), "oncall-akhan", "INC-3301"],
     ["CFG-5524", "rules", "executor.threads", "16", "24", at(1, 9, 40), "okoh", "HOME-1890"],
     ["CFG-5526", "push", "apns.pool_size", "4", "8", at(1, 12, 58, 12), "okoh", "HOME-1893"],
-    [
-        "CFG-5529", "emqx", "force_shutdown.max_mailbox_size", "1000", "2000", at(1, 20, 30), "dnguyen",
-        "PLAT-702",
-    ],
-    [
-        "CFG-5531", "ota", "campaign.default_stages", "1,10,25,50,100", "1,5,25,50,100", at(2, 12, 35),
-        "jwalsh", "HOME-1901",
-    ],
-    [
-        "CFG-5533", "auth", "redis.url", "redis://redis-main-1:6379/0",
-        "redis+sentinel://redis-sentinel.data.svc:26379/brolga-main", at(2, 16, 42), "jtran", "INC-3317",
-    ],
+    ["CFG-5529", "emqx", "force_shutdown.max_mailbox_size", "1000", "2000", at(1, 20, 30), "dnguyen",
+     "PLAT-702"],
+    ["CFG-5531", "ota", "campaign.default_stages", "1,10,25,50,100", "1,5,25,50,100", at(2, 12, 35),
+     "jwalsh", "HOME-1901"],
+    ["CFG-5533", "auth", "redis.url", "redis://redis-main-1:6379/0",
+     "redis+sentinel://redis-sentinel.data.svc:26379/brolga-main", at(2, 16, 42), "jtran", "INC-3317"],
 ]
 
 MIGRATIONS = [  # service, rank, version, description, installed (AEST), ms
@@ -1075,22 +1045,14 @@ FLAGS = [  # when (AEST), flag, service, action, previous, current, by
 ]
 
 CERTS = [  # name, namespace, secret, dns names, not before, not after, renewed
-    [
-        "mqtt-brolga-io", "emqx", "mqtt-brolga-io-tls", "mqtt.brolga.io", "2026-11-14T07:10:12Z",
-        "2027-02-12T07:10:11Z", "2026-11-14T07:10:12Z", "True",
-    ],
-    [
-        "emqx-dashboard", "emqx", "emqx-dashboard-tls", "emqx.ops.brolga.internal", "2026-10-30T01:00:05Z",
-        "2027-01-28T01:00:04Z", "2026-10-30T01:00:05Z", "True",
-    ],
-    [
-        "ota-downloads", "ota", "ota-downloads-tls", "fw.brolga.io", "2026-11-25T22:41:09Z",
-        "2027-02-23T22:41:08Z", "2026-11-25T22:41:09Z", "True",
-    ],
-    [
-        "auth-internal", "core", "auth-internal-tls", "auth.core.svc;auth.brolga.internal",
-        "2026-12-01T03:12:40Z", "2027-03-01T03:12:39Z", "2026-12-01T03:12:40Z", "True",
-    ],
+    ["mqtt-brolga-io", "emqx", "mqtt-brolga-io-tls", "mqtt.brolga.io", "2026-11-14T07:10:12Z",
+     "2027-02-12T07:10:11Z", "2026-11-14T07:10:12Z", "True"],
+    ["emqx-dashboard", "emqx", "emqx-dashboard-tls", "emqx.ops.brolga.internal", "2026-10-30T01:00:05Z",
+     "2027-01-28T01:00:04Z", "2026-10-30T01:00:05Z", "True"],
+    ["ota-downloads", "ota", "ota-downloads-tls", "fw.brolga.io", "2026-11-25T22:41:09Z",
+     "2027-02-23T22:41:08Z", "2026-11-25T22:41:09Z", "True"],
+    ["auth-internal", "core", "auth-internal-tls", "auth.core.svc;auth.brolga.internal",
+     "2026-12-01T03:12:40Z", "2027-03-01T03:12:39Z", "2026-12-01T03:12:40Z", "True"],
 ]
 
 DEPENDENCIES = [
@@ -1101,14 +1063,10 @@ DEPENDENCIES = [
     ["api", "rules", "http", "rules.core.svc:8080", "automations CRUD"],
     ["api", "ota", "http", "ota.core.svc:8080", "firmware status"],
     ["emqx", "auth", "https", "auth.core.svc:8000/.well-known/jwks.json", "JWT authentication of devices"],
-    [
-        "emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "bridge kafka_producer:device_events -> device.events (SASL SCRAM-SHA-512 user emqx-bridge)",
-    ],
-    [
-        "emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "bridge kafka_producer:telemetry -> telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)",
-    ],
+    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "bridge kafka_producer:device_events -> device.events (SASL SCRAM-SHA-512 user emqx-bridge)"],
+    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "bridge kafka_producer:telemetry -> telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)"],
     ["emqx", "shadow", "http", "shadow.core.svc:8081/hooks/state", "webhook shadow_sync ($shadow topics)"],
     ["shadow", "redis", "redis", "redis-shadow-1:6379", "thing cache, history lists"],
     ["shadow", "postgres", "postgres", "pg-main-1:5432/shadow", "thing documents"],
@@ -1119,14 +1077,10 @@ DEPENDENCIES = [
     ["ota", "postgres", "postgres", "pg-main-1:5432/ota", "campaigns"],
     ["ota", "registry", "http", "registry.core.svc:8080", "campaign targets"],
     ["ota", "emqx", "http", "emqx-api.emqx.svc:18083/api/v5/publish", "OTA jobs to d/+/ota/job"],
-    [
-        "ota", "cloudfront", "https", "d2x9brolga.cloudfront.net",
-        "firmware images from s3://brolga-firmware (external)",
-    ],
-    [
-        "rules", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "consumer group rules-engine on device.events",
-    ],
+    ["ota", "cloudfront", "https", "d2x9brolga.cloudfront.net",
+     "firmware images from s3://brolga-firmware (external)"],
+    ["rules", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "consumer group rules-engine on device.events"],
     ["rules", "shadow", "grpc", "shadow.core.svc:9090", "set desired state (service token)"],
     ["rules", "push", "http", "push.core.svc:4000", "notifications"],
     ["rules", "openweather", "https", "api.openweathermap.org:443", "weather triggers (external)"],
@@ -1134,10 +1088,8 @@ DEPENDENCIES = [
     ["push", "fcm", "https", "fcm.googleapis.com:443", "Android notifications, HTTP v1 API (external)"],
     ["push", "redis", "redis", "redis-sentinel.data.svc:26379 (brolga-main)", "rate limits, token cache"],
     ["push", "postgres", "postgres", "pg-main-1:5432/push", "device tokens"],
-    [
-        "ingest", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "consumer group ingest on telemetry.raw",
-    ],
+    ["ingest", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "consumer group ingest on telemetry.raw"],
     ["ingest", "postgres", "postgres", "pg-ts-1:5432/telemetry", "TimescaleDB hypertable readings"],
     ["redis", "redis", "sentinel", "redis-main-1, redis-main-2", "master brolga-main, quorum 2"],
 ]
@@ -1176,22 +1128,14 @@ def change_tables(w: World) -> None:
             deploy_line(w, s, v, t + timedelta(minutes=m))
     w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"), rows)
     w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
-            [
-                [c, s, k, o, n, t.isoformat(), a, tk]
-                for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])
-            ])
+            [[c, s, k, o, n, t.isoformat(), a, tk]
+             for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])])
     w.table("schema_migrations",
-            [
-                "service", "installed_rank", "version", "description", "type", "script", "installed_by",
-                "installed_on", "execution_time", "success",
-            ],
-            [
-                [
-                    s, r, v, d, "SQL", f"V{v}__{d.replace(' ', '_')}.sql", f"{s}_migrator",
-                    t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}", ms, "true",
-                ]
-                for s, r, v, d, t, ms in MIGRATIONS
-            ])
+            ["service", "installed_rank", "version", "description", "type", "script", "installed_by",
+             "installed_on", "execution_time", "success"],
+            [[s, r, v, d, "SQL", f"V{v}__{d.replace(' ', '_')}.sql", f"{s}_migrator",
+              t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}", ms, "true"]
+             for s, r, v, d, t, ms in MIGRATIONS])
     w.table("feature_flags",
             ["date", "flag_key", "service", "environment", "action", "previous", "current", "member"],
             [[int(t.timestamp() * 1000), f, s, "production", a, p, c, m] for t, f, s, a, p, c, m in FLAGS])
@@ -1221,33 +1165,25 @@ def change_tables(w: World) -> None:
 
 GIB = 1024**3
 HOSTS = ("emqx-1", "emqx-2", "emqx-3", "kafka-1", "pg-main-1", "pg-ts-1", "redis-shadow-1", "redis-main-1")
-CPU = {
-    "emqx-1": 0.34, "emqx-2": 0.33, "emqx-3": 0.35, "kafka-1": 0.28, "kafka-2": 0.27, "kafka-3": 0.29,
-    "pg-main-1": 0.31, "pg-ts-1": 0.44, "redis-shadow-1": 0.12, "redis-main-1": 0.09,
-}
+CPU = {"emqx-1": 0.34, "emqx-2": 0.33, "emqx-3": 0.35, "kafka-1": 0.28, "kafka-2": 0.27, "kafka-3": 0.29,
+       "pg-main-1": 0.31, "pg-ts-1": 0.44, "redis-shadow-1": 0.12, "redis-main-1": 0.09}
 OLD_CERT_EXPIRY = int(datetime(2026, 12, 14, 8, 0, tzinfo=UTC).timestamp())
 NEW_CERT_EXPIRY = int(datetime(2027, 2, 12, 7, 10, 11, tzinfo=UTC).timestamp())
 SERIES = (
     [(f"{h}:9100", "node", "instance:node_cpu_utilisation:rate5m") for h in HOSTS]
-    + [
-        (f"{h}:9100", "node", n)
-        for n in ("node_memory_MemAvailable_bytes", "node_memory_SwapFree_bytes")
-        for h in ("pg-main-1", "redis-shadow-1", "redis-main-1")
-    ]
+    + [(f"{h}:9100", "node", n)
+       for n in ("node_memory_MemAvailable_bytes", "node_memory_SwapFree_bytes")
+       for h in ("pg-main-1", "redis-shadow-1", "redis-main-1")]
     + [(f"{h}:9100", "node", "node_filesystem_avail_bytes") for h in ("kafka-1", "pg-ts-1")]
     + [(f"{h}:9121", "redis", "redis_memory_used_bytes") for h in ("redis-shadow-1", "redis-main-1")]
     + [("pg-main-1:9187", "postgres", "pg_stat_activity_count")]
     + [("pg-main-1:9187", "postgres", "pg_settings_max_connections")]
     + [(f"emqx-{k}:18083", "emqx", "emqx_live_connections_count") for k in (1, 2, 3)]
-    + [
-        (f"emqx-{k}:8883", "blackbox-mqtt", n)
-        for n in ("probe_success", "probe_ssl_earliest_cert_expiry")
-        for k in (1, 2, 3)
-    ]
-    + [
-        ("ingest-0:9102", "ingest", "kafka_consumer_records_lag_max"),
-        ("rules-0:9102", "rules", "kafka_consumer_records_lag_max"),
-    ]
+    + [(f"emqx-{k}:8883", "blackbox-mqtt", n)
+       for n in ("probe_success", "probe_ssl_earliest_cert_expiry")
+       for k in (1, 2, 3)]
+    + [("ingest-0:9102", "ingest", "kafka_consumer_records_lag_max"),
+       ("rules-0:9102", "rules", "kafka_consumer_records_lag_max")]
     + [(f"registry-{k}:9090", "registry", "pgxpool_acquired_conns") for k in (0, 1, 2)]
 )
 
@@ -1550,15 +1486,11 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the campaign even "
             "advanced to stage 2 at 08:30, until it was paused at 08:53",
             ["stg-2025", "signature"],
-            [
-                "ota 'download stalled' warnings of campaign C-2284 (always there)",
-                "registry deploy DEP-4405 4.8.4 at 07:28", "emqx keepalive timeouts of rebooting plugs",
-            ],
+            ["ota 'download stalled' warnings of campaign C-2284 (always there)",
+             "registry deploy DEP-4405 4.8.4 at 07:28", "emqx keepalive timeouts of rebooting plugs"],
             None,
-            [
-                logs("ota", at(0, 8, 10), at(0, 8, 40), "stg-2025", "WARN", "c-2291 sig_verify_failed"),
-                logs("ota", at(0, 7, 50), at(0, 8, 40), "key_id=stg-2025", pattern="manifest published"),
-            ],
+            [logs("ota", at(0, 8, 10), at(0, 8, 40), "stg-2025", "WARN", "c-2291 sig_verify_failed"),
+             logs("ota", at(0, 7, 50), at(0, 8, 40), "key_id=stg-2025", pattern="manifest published")],
         ),
         incident(
             "IOT-02", "change",
@@ -1570,18 +1502,14 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "(66–240 KB), so emqx rejected those frames (frame_parse_error, frame_too_large, limit 65536) "
             "and closed the hubs' connections; shadow got no reported state and marked the hubs and their "
             "children stale until CFG-5513 restored 1MB at 12:04", ["max_packet_size", "frame_too_large"],
-            [
-                "api deploy DEP-4407 12.3.0 at 11:02", "rules DEVICE_OFFLINE errors (always there)",
-                "emqx keepalive timeouts (always there)",
-            ],
+            ["api deploy DEP-4407 12.3.0 at 11:02", "rules DEVICE_OFFLINE errors (always there)",
+             "emqx keepalive timeouts (always there)"],
             None,
-            [
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size"),
-                logs("emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
-                     "frame_parse_error"),
-                logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale"),
-            ],
+            [sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                 "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size"),
+             logs("emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
+                  "frame_parse_error"),
+             logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale")],
         ),
         incident(
             "IOT-03", "metrics_deps",
@@ -1593,22 +1521,18 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "about 1 GB), redis calls took 0.4–2.6 s, shadow's reads hit their timeouts and api's device "
             "list calls to shadow exceeded the 3 s deadline (504) until the flag was turned off and the "
             "history keys purged at 14:50", ["redis-shadow-1", "swap"],
-            [
-                "auth deploy DEP-4409 6.2.4 at 13:40",
-                "shadow config change CFG-5518 redis.pool_size at 14:22 (a mitigation attempt)",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
+            ["auth deploy DEP-4409 6.2.4 at 13:40",
+             "shadow config change CFG-5518 redis.pool_size at 14:22 (a mitigation attempt)",
+             "rules DEVICE_OFFLINE errors (always there)"],
             None,
-            [
-                sql("SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
-                    "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
-                    "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100"),
-                sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND callee "
-                    "= 'redis'", "redis-shadow-1:6379"),
-                logs("shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
-                     "slow redis call"),
-                logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow"),
-            ],
+            [sql("SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
+                 "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
+                 "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100"),
+             sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND callee "
+                 "= 'redis'", "redis-shadow-1:6379"),
+             logs("shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
+                  "slow redis call"),
+             logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow")],
         ),
         incident(
             "IOT-04", "trap_runbook_words",
@@ -1623,22 +1547,18 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "the TLS handshake with 'certificate expired', so emqx-3's connections drained while emqx-1 "
             "and emqx-2 were fine, until emqx-3 was restarted at "
             "18:52; no ISP outage", ["certificate expired", "emqx-3"],
-            [
-                "devices-offline-isp runbook (an NBN/ISP outage, wait)",
-                "ota deploy DEP-4411 1.18.0 at 17:30",
-                "emqx keepalive timeouts and rules DEVICE_OFFLINE errors (always there)",
-            ],
+            ["devices-offline-isp runbook (an NBN/ISP outage, wait)",
+             "ota deploy DEP-4411 1.18.0 at 17:30",
+             "emqx keepalive timeouts and rules DEVICE_OFFLINE errors (always there)"],
             None,
-            [
-                logs(
-                    "emqx", at(0, 18, 10), at(0, 18, 40), "Certificate Expired", "WARN", "ssl_handshake_error"
-                ),
-                sql("SELECT instance, value FROM prometheus_export WHERE __name__ = "
-                    "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
-                    "value LIMIT 1", "emqx-3:8883"),
-                sql("SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
-                    "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3"),
-            ],
+            [logs(
+                 "emqx", at(0, 18, 10), at(0, 18, 40), "Certificate Expired", "WARN", "ssl_handshake_error"
+             ),
+             sql("SELECT instance, value FROM prometheus_export WHERE __name__ = "
+                 "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
+                 "value LIMIT 1", "emqx-3:8883"),
+             sql("SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
+                 "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3")],
             decoy_runbook="devices-offline-isp", runbook_query="many devices offline NBN outage wait",
         ),
         incident(
@@ -1659,21 +1579,17 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "new connection got 'FATAL: sorry, too many clients already' — auth's token endpoint first, so "
             "app logins failed — until registry was rolled back to 4.8.4 "
             "(DEP-4419) at 07:56–08:01", ["registry", "4.9.0"],
-            [
-                "postgres 'too many clients' and auth errors (symptoms)",
-                "registry 'claim code expired' warnings (always there)",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
+            ["postgres 'too many clients' and auth errors (symptoms)",
+             "registry 'claim code expired' warnings (always there)",
+             "rules DEVICE_OFFLINE errors (always there)"],
             "postgres-main",
-            [
-                logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
-                sql("SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
-                    "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
-                    "'2026-12-14T21:20:00Z'", "4.9.0"),
-                logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
-                sql("SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' AND "
-                    "__name__ = 'pg_stat_activity_count' AND timestamp = '2026-12-14T21:20:00Z'", "297"),
-            ],
+            [logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
+             sql("SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
+                 "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
+                 "'2026-12-14T21:20:00Z'", "4.9.0"),
+             logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
+             sql("SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' AND "
+                 "__name__ = 'pg_stat_activity_count' AND timestamp = '2026-12-14T21:20:00Z'", "297")],
         ),
         incident(
             "IOT-07", "trap_noisy_service",
@@ -1687,20 +1603,16 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "then discarded device events, and rules saw no records on device.events — only "
             "schedule-triggered automations ran — until the bridge's credentials were updated at 10:52",
             ["scram", "emqx-bridge"],
-            [
-                "rules DEVICE_OFFLINE errors (always there)",
-                "rules config change CFG-5524 executor.threads at 09:40",
-                "ingest and rules credential reloads at 09:56 (worked)",
-            ],
+            ["rules DEVICE_OFFLINE errors (always there)",
+             "rules config change CFG-5524 executor.threads at 09:40",
+             "ingest and rules credential reloads at 09:56 (worked)"],
             "emqx-operations",
-            [
-                logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
-                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'kafka-scram-rotate'",
-                    "emqx-bridge"),
-                logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
-                sql("SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
-                    "'kafka'", "user emqx-bridge"),
-            ],
+            [logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
+             sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'kafka-scram-rotate'",
+                 "emqx-bridge"),
+             logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
+             sql("SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
+                 "'kafka'", "user emqx-bridge")],
         ),
         incident(
             "IOT-08", "trap_unrelated_change",
@@ -1711,10 +1623,8 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; CFG-5526 "
             "only resized the APNs connection pool — a provider outage, not determinable beyond that from "
             "this data", [],
-            [
-                "CFG-5526 push apns.pool_size at 12:58", "push flag push_rich_notifications at 12:40",
-                "push 'Unregistered' token warnings (always there)",
-            ],
+            ["CFG-5526 push apns.pool_size at 12:58", "push flag push_rich_notifications at 12:40",
+             "push 'Unregistered' token warnings (always there)"],
             "push-providers", [], "FALLBACK",
             note="the right answer is a FALLBACK (or the external FCM outage); blaming CFG-5526 is wrong",
         ),
@@ -1732,19 +1642,15 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "workers saturated (503), emqx refused reconnecting devices (kid_not_found) and rules' service "
             "token was refused by shadow — until the retired key was re-published at 16:47",
             ["signing key", "kid"],
-            [
-                "emqx authentication failures and rules errors (symptoms)",
-                "ota deploy DEP-4423 1.18.1 at 15:45", "rules DEVICE_OFFLINE errors (always there)",
-            ],
+            ["emqx authentication failures and rules errors (symptoms)",
+             "ota deploy DEP-4423 1.18.1 at 15:45", "rules DEVICE_OFFLINE errors (always there)"],
             "auth-signing-keys",
-            [
-                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
-                    "'auth-signing-key-rotate'", f"retired kid={OLD_KID}"),
-                logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key "
-                    "= 'signing.retired_key_ttl'", '"new_value": "0h"'),
-                logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN", "kid_not_found"),
-            ],
+            [sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                 "'auth-signing-key-rotate'", f"retired kid={OLD_KID}"),
+             logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
+             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key "
+                 "= 'signing.retired_key_ttl'", '"new_value": "0h"'),
+             logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN", "kid_not_found")],
         ),
         incident(
             "IOT-10", "logs_only",
@@ -1757,17 +1663,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "the partition's lag kept growing"
             " until the offset was skipped and the device quarantined at 09:24",
             ["out of range", BAD_THERMO],
-            [
-                "ingest clock-skew and out-of-order warnings (always there)",
-                "ota flag ota_delta_updates for TH-1 at 08:20",
-                "ingest config change CFG-5515 batch.max_rows two days before",
-            ],
+            ["ingest clock-skew and out-of-order warnings (always there)",
+             "ota flag ota_delta_updates for TH-1 at 08:20",
+             "ingest config change CFG-5515 batch.max_rows two days before"],
             None,
-            [
-                logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR", "partition=7"),
-                logs("ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
-                     "years in the future"),
-            ],
+            [logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR", "partition=7"),
+             logs("ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
+                  "years in the future")],
         ),
         incident(
             "IOT-11", "change",
@@ -1779,17 +1681,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "requests jumped about eightfold, it shed load at its 256 in-flight limit (503) and api's "
             "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back to 0% "
             "at 13:22", ["home_summary_v2", "registry"],
-            [
-                "registry deploy DEP-4427 4.9.1 at 11:50", "push deploy DEP-4429 3.1.2 at 12:20",
-                "ota config change CFG-5531 at 12:35",
-            ],
+            ["registry deploy DEP-4427 4.9.1 at 11:50", "push deploy DEP-4429 3.1.2 at 12:20",
+             "ota config change CFG-5531 at 12:35"],
             None,
-            [
-                sql("SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
-                    "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%"),
-                logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
-                logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load"),
-            ],
+            [sql("SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
+                 "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%"),
+             logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
+             logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load")],
         ),
         incident(
             "IOT-12", "trap_unrelated_change",
@@ -1804,17 +1702,13 @@ def truth() -> dict:  # noqa: C901 — the twelve cases
             "Sentinel (CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was "
             "unrelated",
             ["readonly", "failover"],
-            [
-                "auth deploy DEP-4431 6.3.0 at 15:48", "auth schema migration 33 (passkeys table) at 15:47",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
+            ["auth deploy DEP-4431 6.3.0 at 15:48", "auth schema migration 33 (passkeys table) at 15:47",
+             "rules DEVICE_OFFLINE errors (always there)"],
             None,
-            [
-                logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
-                logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
-                sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee = "
-                    "'redis'", "redis-main-1:6379"),
-            ],
+            [logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
+             logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
+             sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee = "
+                 "'redis'", "redis-main-1:6379")],
         ),
     ]
     return engine.truth_file(NAME, "+10:00", inc, (

@@ -166,10 +166,8 @@ class World:
         a: dict[str, Any] = {"pod": pod or self.pod(svc, t), "version": self.version(svc, t)}
         a.update(attrs)
         self.seq += 1
-        line = {
-            "ts": t.astimezone(AEDT).isoformat(timespec="milliseconds"), "service": svc, "level": level,
-            "message": msg, "attrs": a,
-        }
+        line = {"ts": t.astimezone(AEDT).isoformat(timespec="milliseconds"), "service": svc, "level": level,
+                "message": msg, "attrs": a}
         self.logs.append((t, self.seq, line))
 
     def deploy(self, dep_id: str, svc: str, version: str, t: datetime, summary: str) -> None:
@@ -225,10 +223,8 @@ def envoy(
 
 
 def jline(svc: str, thread: str, cls: str, msg: str) -> str:
-    base = {
-        "card-auth": "c.b.cards.auth", "ledger": "c.b.core.ledger", "core-adapter": "c.b.core.adapter",
-        "payments": "c.b.pay",
-    }[svc]
+    base = {"card-auth": "c.b.cards.auth", "ledger": "c.b.core.ledger", "core-adapter": "c.b.core.adapter",
+            "payments": "c.b.pay"}[svc]
     return f"[{thread}] {base}.{cls} : {msg}"
 
 
@@ -294,11 +290,9 @@ def flow_auth(w: World, t: datetime) -> None:
             w.emit(t, "fraud-scorer", "INFO", json.dumps({"event": "scored", **fields}))
         if between(t, REDIS_FULL, REDIS_FIX) and w.r() < 0.25:
             w.emit(t, "fraud-scorer", "WARN",
-                   json.dumps({
-                                  "event": "feature cache write failed", "txn": rrn,
-                                  "error": "OOM command not allowed when used memory > 'maxmemory'.",
-                                  "cache": "redis-shared.cache.svc:6379",
-                              }))
+                   json.dumps({"event": "feature cache write failed", "txn": rrn,
+                               "error": "OOM command not allowed when used memory > 'maxmemory'.",
+                               "cache": "redis-shared.cache.svc:6379"}))
     if rc == "00" and w.r() < 0.5:  # the hold in ledger
         fail = None
         if between(t, IDX_ON, IDX_DONE) and w.r() < 0.7:
@@ -468,10 +462,8 @@ def flow_payment(w: World, t: datetime) -> None:
                 f"{w.pick(['01', '03', '06', '08', '12', '18', '48', '63', '73', '92'])}"
                 f"{w.n(0, 9)}-{w.n(100, 999)}"
             )
-            text = {
-                "AC01": "incorrect account number", "AC04": "closed account number",
-                "AB08": "offline creditor agent",
-            }[code]
+            text = {"AC01": "incorrect account number", "AC04": "closed account number",
+                    "AB08": "offline creditor agent"}[code]
             w.emit(t + timedelta(milliseconds=dur), "payments", "WARN",
                    jline("payments", thread, "npp.NppGateway",
                          f"NPP payment {pid} RJCT {code} ({text}) creditor_bsb={bsb} "
@@ -667,10 +659,8 @@ def periodic(w: World, m: datetime, d: float) -> None:
     # fraud-scorer: missing device fingerprints
     if every(w, m, 4 * d + 1):
         w.emit(t, "fraud-scorer", "WARN",
-               json.dumps({
-                              "event": "feature missing, imputing default", "feature": "device_fingerprint",
-                              "txn": f"60{w.n(10, 99)}{w.n(10000000, 99999999)}",
-                          }))
+               json.dumps({"event": "feature missing, imputing default", "feature": "device_fingerprint",
+                           "txn": f"60{w.n(10, 99)}{w.n(10000000, 99999999)}"}))
     # ledger: idempotent replays
     if every(w, m, 2):
         w.emit(t, "ledger", "WARN",
@@ -1017,16 +1007,12 @@ def tables(w: World) -> None:
         "api-gateway": 120, "card-auth": 95, "iso-switch": 96, "fraud-scorer": 60, "ledger": 140,
         "core-adapter": 22, "payments": 18, "notification": 30, "kyc": 4, "fx-rates": 9, "hsm-proxy": 80,
     }
-    base_p99 = {
-        "api-gateway": 420, "card-auth": 240, "iso-switch": 260, "fraud-scorer": 45, "ledger": 60,
-        "core-adapter": 1800, "payments": 1200, "notification": 350, "kyc": 9000, "fx-rates": 30,
-        "hsm-proxy": 18,
-    }
-    mem = {
-        "api-gateway": 180, "card-auth": 1650, "iso-switch": 240, "fraud-scorer": 900, "ledger": 2900,
-        "core-adapter": 1400, "payments": 1500, "notification": 310, "kyc": 260, "fx-rates": 120,
-        "hsm-proxy": 90,
-    }
+    base_p99 = {"api-gateway": 420, "card-auth": 240, "iso-switch": 260, "fraud-scorer": 45, "ledger": 60,
+                "core-adapter": 1800, "payments": 1200, "notification": 350, "kyc": 9000, "fx-rates": 30,
+                "hsm-proxy": 18}
+    mem = {"api-gateway": 180, "card-auth": 1650, "iso-switch": 240, "fraud-scorer": 900, "ledger": 2900,
+           "core-adapter": 1400, "payments": 1500, "notification": 310, "kyc": 260, "fx-rates": 120,
+           "hsm-proxy": 90}
     sm: list[list[Any]] = []
     for t in slots():
         d = curve(t)
@@ -1081,18 +1067,12 @@ def tables(w: World) -> None:
             if s == "notification" and t >= POISON_ON - timedelta(minutes=4):
                 err = j(1.1, 0.2)
             p50 = max(1, int(p99 / j(7, 0.2)))
-            sm.append([
-                          wall(t), s, round(rps, 1), p50, int(p99), round(err, 2), round(cpu, 1),
-                          int(j(mem[s], 0.03)), heap, gc,
-                      ])
-    w.table(
-        "service_metrics",
-        [
-            "ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "heap_used_pct",
-            "gc_pause_ms",
-        ],
-        sm,
-    )
+            sm.append([wall(t), s, round(rps, 1), p50, int(p99), round(err, 2), round(cpu, 1),
+                       int(j(mem[s], 0.03)), heap, gc])
+    w.table("service_metrics",
+            ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "heap_used_pct",
+             "gc_pause_ms"],
+            sm)
 
     dbm: list[list[Any]] = []
     burst = 100.0
@@ -1126,33 +1106,23 @@ def tables(w: World) -> None:
         up = not between(t, DISK_FULL, PG_BACK)
         conns = int(j(140 + 90 * d, 0.05)) if up else 0
         dbm.append(
-            [
-                wall(t), "pg-ledger", conns, 400, int(j(900 + 2600 * d, 0.1)) if up else 0,
-                round(j(18 + 50 * d, 0.1), 1) if up else 0, int(iops if up else 0),
-                round(burst, 1) if gp2 else "", round(wms, 1), round(min(used, 100.0), 1), round(wal, 1),
-                failed,
-            ]
+            [wall(t), "pg-ledger", conns, 400, int(j(900 + 2600 * d, 0.1)) if up else 0,
+             round(j(18 + 50 * d, 0.1), 1) if up else 0, int(iops if up else 0),
+             round(burst, 1) if gp2 else "", round(wms, 1), round(min(used, 100.0), 1), round(wal, 1),
+             failed]
         )
-        dbm.append([
-                       wall(t), "pg-ledger-ro", int(j(40 + 30 * d, 0.1)), 400, int(j(200 + 500 * d)),
-                       round(j(10 + 20 * d, 0.1), 1), int(j(400 + 900 * d)), "", round(j(1.1), 1),
-                       round(71.0 + (t - T0).total_seconds() / 86400 * 0.2, 1), round(j(1.2), 1), 0,
-                   ])
+        dbm.append([wall(t), "pg-ledger-ro", int(j(40 + 30 * d, 0.1)), 400, int(j(200 + 500 * d)),
+                    round(j(10 + 20 * d, 0.1), 1), int(j(400 + 900 * d)), "", round(j(1.1), 1),
+                    round(71.0 + (t - T0).total_seconds() / 86400 * 0.2, 1), round(j(1.2), 1), 0])
         dbm.append(
-            [
-                wall(t), "pg-kyc", int(j(20 + 10 * d, 0.1)), 200, int(j(20 + 60 * d)),
-                round(j(4 + 8 * d, 0.1), 1), int(j(100 + 200 * d)), "", round(j(1.4), 1), round(54.0, 1),
-                round(j(0.8), 1), 0,
-            ]
+            [wall(t), "pg-kyc", int(j(20 + 10 * d, 0.1)), 200, int(j(20 + 60 * d)),
+             round(j(4 + 8 * d, 0.1), 1), int(j(100 + 200 * d)), "", round(j(1.4), 1), round(54.0, 1),
+             round(j(0.8), 1), 0]
         )
-    w.table(
-        "db_metrics",
-        [
-            "ts", "instance", "connections", "max_connections", "tps", "cpu_pct", "iops",
-            "burst_balance_pct", "disk_write_ms", "disk_used_pct", "wal_size_gb", "archive_failed_count",
-        ],
-        dbm,
-    )
+    w.table("db_metrics",
+            ["ts", "instance", "connections", "max_connections", "tps", "cpu_pct", "iops",
+             "burst_balance_pct", "disk_write_ms", "disk_used_pct", "wal_size_gb", "archive_failed_count"],
+            dbm)
 
     rm: list[list[Any]] = []
     oom = 0
@@ -1168,20 +1138,14 @@ def tables(w: World) -> None:
             used = 4096 - (4096 - 2150) * (t - REDIS_FIX) / (at(11, 2, 0, 0) - REDIS_FIX)
         evicted = int(j(800, 0.5)) if between(t, REDIS_FIX, at(10, 21, 30, 0)) else 0
         rm.append(
-            [
-                wall(t), "redis-shared", int(used), 4096, "noeviction" if t < REDIS_FIX else "volatile-lru",
-                evicted, oom, int(j(9000 * d + 500, 0.1)), int(j(380, 0.05)),
-            ]
+            [wall(t), "redis-shared", int(used), 4096, "noeviction" if t < REDIS_FIX else "volatile-lru",
+             evicted, oom, int(j(9000 * d + 500, 0.1)), int(j(380, 0.05))]
         )
-        rm.append([
-                      wall(t), "redis-session", int(j(610, 0.03)), 2048, "allkeys-lru", 0, 0,
-                      int(j(2500 * d + 200, 0.1)), int(j(120, 0.05)),
-                  ])
+        rm.append([wall(t), "redis-session", int(j(610, 0.03)), 2048, "allkeys-lru", 0, 0,
+                   int(j(2500 * d + 200, 0.1)), int(j(120, 0.05))])
     w.table("redis_metrics",
-            [
-                "ts", "instance", "used_memory_mb", "maxmemory_mb", "maxmemory_policy", "evicted_keys",
-                "errorstat_oom", "ops_per_s", "connected_clients",
-            ],
+            ["ts", "instance", "used_memory_mb", "maxmemory_mb", "maxmemory_policy", "evicted_keys",
+             "errorstat_oom", "ops_per_s", "connected_clients"],
             rm)
 
     km: list[list[Any]] = []
@@ -1196,15 +1160,11 @@ def tables(w: World) -> None:
             if online and between(t, K2_DOWN, at(11, 19, 45, 0)):
                 urp = 96 if not between(t, K3_FAIL, K2_UP) else 0
                 offline = 61 if between(t, K3_FAIL, K2_UP) and b == 1 else 0
-            km.append([
-                          wall(t), f"kafka-{b}", online, urp if online else "", offline, dirs,
-                          int(j(2400 * curve(t) + 200)) if online else 0,
-                      ])
+            km.append([wall(t), f"kafka-{b}", online, urp if online else "", offline, dirs,
+                       int(j(2400 * curve(t) + 200)) if online else 0])
     w.table("kafka_brokers",
-            [
-                "ts", "broker", "online", "under_replicated_partitions", "offline_partitions",
-                "offline_log_dirs", "messages_in_per_s",
-            ],
+            ["ts", "broker", "online", "under_replicated_partitions", "offline_partitions",
+             "offline_log_dirs", "messages_in_per_s"],
             km)
 
     cl: list[list[Any]] = []
@@ -1230,13 +1190,11 @@ def tables(w: World) -> None:
         d = curve(t)
         for ch, share in (("POS", 0.25), ("CONTACTLESS", 0.38), ("ECOM", 0.27), ("ATM", 0.1)):
             req = int(j(95 * 300 * d * share + 20))
-            rc = {
-                k: int(req * v * j(1, 0.2))
-                for k, v in (
-                    ("05", 0.015), ("51", 0.04), ("59", 0.003 if ch == "ECOM" else 0), ("91", 0.002),
-                    ("96", 0.0005),
-                )
-            }
+            rc = {k: int(req * v * j(1, 0.2))
+                  for k, v in (
+                      ("05", 0.015), ("51", 0.04), ("59", 0.003 if ch == "ECOM" else 0), ("91", 0.002),
+                      ("96", 0.0005),
+                  )}
             p95 = int(j(180, 0.1))
             if ch != "ECOM" and between(t, HSM_ON, HSM_FIX):
                 rc["91"], p95 = int(req * 0.55), 2010
@@ -1270,13 +1228,9 @@ def tables(w: World) -> None:
     w.table("npp_stats", ["ts", "submitted", "settled", "rejected", "top_reject_code", "p95_ms"], npp)
 
     w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
-            [
-                [
-                    d, s, v, f"registry.bank.example/{s}:{v}", zulu(t),
-                    zulu(t + timedelta(seconds=200 + i * 7)), "SUCCEEDED", "argocd", summ,
-                ]
-                for i, (d, s, v, t, summ) in enumerate(w.deploys)
-            ])
+            [[d, s, v, f"registry.bank.example/{s}:{v}", zulu(t),
+              zulu(t + timedelta(seconds=200 + i * 7)), "SUCCEEDED", "argocd", summ]
+             for i, (d, s, v, t, summ) in enumerate(w.deploys)])
 
 
 DEPLOYS = engine.table(at, "sssts", """
@@ -1361,28 +1315,16 @@ CHANGES = [
     ),
 ]
 
-MIGRATIONS = [
-    [
-        208, "208", "holds expiry index", "V208__holds_expiry_idx.sql", "ledger_migrator",
-        "2026-02-17 10:04:12", 912, 1,
-    ],
-    [
-        209, "209", "journals reversal ref", "V209__journals_reversal_ref.sql", "ledger_migrator",
-        "2026-02-24 14:21:55", 230, 1,
-    ],
-    [
-        210, "210", "postings source column", "V210__postings_source.sql", "ledger_migrator",
-        "2026-03-03 09:12:40", 188, 1,
-    ],
-    [
-        211, "211", "postings channel column", "V211__postings_channel.sql", "ledger_migrator",
-        "2026-03-11 07:34:51", 204, 1,
-    ],
-    [
-        212, "212", "holds merchant index", "V212__holds_merchant_idx.sql", "ledger_migrator",
-        "2026-03-11 15:02:08", 2132417, 1,
-    ],
-]
+MIGRATIONS = [[208, "208", "holds expiry index", "V208__holds_expiry_idx.sql", "ledger_migrator",
+               "2026-02-17 10:04:12", 912, 1],
+              [209, "209", "journals reversal ref", "V209__journals_reversal_ref.sql", "ledger_migrator",
+               "2026-02-24 14:21:55", 230, 1],
+              [210, "210", "postings source column", "V210__postings_source.sql", "ledger_migrator",
+               "2026-03-03 09:12:40", 188, 1],
+              [211, "211", "postings channel column", "V211__postings_channel.sql", "ledger_migrator",
+               "2026-03-11 07:34:51", 204, 1],
+              [212, "212", "holds merchant index", "V212__holds_merchant_idx.sql", "ledger_migrator",
+               "2026-03-11 15:02:08", 2132417, 1]]
 
 DEPENDENCIES = [
     ["api-gateway", "payments", "http", "10.20.9.31:8080"],
@@ -1541,10 +1483,8 @@ def truth(w: World) -> None:
         "connection and passed), so every ARQC verification routed to hsm-a waited "
         "the 3 s read timeout, card-auth's 2 s deadline expired and it answered 91, "
         "until hsm-proxy was restarted at 09:16", key_terms=["hsm-proxy", "hsm-a"],
-        distractors=[
-            "card-auth deploy DEP-4410 (3.18.2, MCC overrides) at 08:31 (21:31Z the day before)",
-            "iso-switch EFTPOS-2 echo timeouts (always there)",
-        ],
+        distractors=["card-auth deploy DEP-4410 (3.18.2, MCC overrides) at 08:31 (21:31Z the day before)",
+                     "iso-switch EFTPOS-2 echo timeouts (always there)"],
         runbook="auth-latency", runbook_query="card-auth RC 91 authorisation timeouts",
         evidence=[
             logs_ev("hsm-proxy", s - timedelta(minutes=5), e, "10.40.2.11:1500: i/o timeout", level="ERROR"),
@@ -1564,18 +1504,14 @@ def truth(w: World) -> None:
         "pg-ledger took seconds, ledger postings took 3-12 s and payments' calls to "
         "ledger timed out, until the volume was changed to gp3 (CHG-5511) at 12:05",
         key_terms=["pg-ledger", "burst"],
-        distractors=[
-            "payments config change CHG-5510 (npp.timeout_ms 8000 -> 5000) at 10:58",
-            "kafka 'Shrinking ISR' warnings (always there)",
-        ],
-        evidence=[
-            logs_ev("payments", s, e, "Read timed out", level="ERROR"),
-            sql_ev("SELECT ts, instance, burst_balance_pct, iops, disk_write_ms FROM db_metrics "
-                   f"WHERE instance = 'pg-ledger' AND burst_balance_pct < 1 AND ts BETWEEN "
-                   f"'{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger"),
-            sql_ev("SELECT caller, callee, address FROM dependencies WHERE caller = 'ledger'",
-                   "pg-ledger.db.svc:5432"),
-        ],
+        distractors=["payments config change CHG-5510 (npp.timeout_ms 8000 -> 5000) at 10:58",
+                     "kafka 'Shrinking ISR' warnings (always there)"],
+        evidence=[logs_ev("payments", s, e, "Read timed out", level="ERROR"),
+                  sql_ev("SELECT ts, instance, burst_balance_pct, iops, disk_write_ms FROM db_metrics "
+                         f"WHERE instance = 'pg-ledger' AND burst_balance_pct < 1 AND ts BETWEEN "
+                         f"'{zulu(s)}' AND '{zulu(e)}' ORDER BY ts", "pg-ledger"),
+                  sql_ev("SELECT caller, callee, address FROM dependencies WHERE caller = 'ledger'",
+                         "pg-ledger.db.svc:5432")],
     )
     s, e = at(10, 14, 5), at(10, 14, 30)
     incident(
@@ -1588,10 +1524,8 @@ def truth(w: World) -> None:
         "(AUDUSD): every quote for an international transfer got 400 'unknown "
         "currency pair' and payments answered 502, until the rollback DEP-4413 at 14:41",
         key_terms=["fx-rates", "2.9.0"],
-        distractors=[
-            "payments deploy DEP-4411 (5.2.0) at 13:31",
-            "kyc config change CHG-5513 (idverify.timeout_ms) at 14:02",
-        ],
+        distractors=["payments deploy DEP-4411 (5.2.0) at 13:31",
+                     "kyc config change CHG-5513 (idverify.timeout_ms) at 14:02"],
         evidence=[
             logs_ev("payments", s, e, "unknown currency pair", level="ERROR"),
             logs_ev("fx-rates", s, e, "rejecting quote request", level="WARN"),
@@ -1612,10 +1546,8 @@ def truth(w: World) -> None:
         "keys and deferred every one-time code, until the policy became volatile-lru "
         "(CHG-5514) at 20:12; the kyc vendor timeouts are the usual noise",
         key_terms=["redis", "maxmemory"],
-        distractors=[
-            "kyc idverify timeouts (always there)",
-            "notification deploy DEP-4414 (2.12.0, push templates) at 19:05",
-        ],
+        distractors=["kyc idverify timeouts (always there)",
+                     "notification deploy DEP-4414 (2.12.0, push templates) at 19:05"],
         evidence=[
             logs_ev("notification", s, e, "OOM command not allowed", level="ERROR"),
             sql_ev("SELECT ts, instance, used_memory_mb, maxmemory_mb, maxmemory_policy FROM "
@@ -1651,10 +1583,8 @@ def truth(w: World) -> None:
         "lost its database and payments and card holds failed (card-auth stood in under "
         "the floor limit), until the volume was grown (CHG-5517) and postgres came back "
         "at 08:26", key_terms=["archive", "wal"],
-        distractors=[
-            "ledger deploy DEP-4415 (7.3.1, V211) at 07:32",
-            "'No space left on device' (a consequence, 28 minutes after the cause)",
-        ],
+        distractors=["ledger deploy DEP-4415 (7.3.1, V211) at 07:32",
+                     "'No space left on device' (a consequence, 28 minutes after the cause)"],
         runbook="postgres-disk-space", runbook_query="postgres pg_wal disk full no space left on device",
         evidence=[
             logs_ev("postgres", s - timedelta(minutes=40), e, "archive command failed", pattern="archive"),
@@ -1674,10 +1604,8 @@ def truth(w: World) -> None:
         "0.85 to 0.58 (a transposed value): a third of e-commerce transactions scored "
         "between 0.58 and 0.85 and were declined as suspected fraud (RC 59), until "
         "CHG-5520 restored 0.85 at 10:58", key_terms=["fraud-scorer", "threshold"],
-        distractors=[
-            "card-auth deploy DEP-4416 (3.18.3, log masking) at 09:52",
-            "fx-rates config change CHG-5518 (quote.cache_ttl_s) at 10:05",
-        ],
+        distractors=["card-auth deploy DEP-4416 (3.18.3, log masking) at 09:52",
+                     "fx-rates config change CHG-5518 (quote.cache_ttl_s) at 10:05"],
         evidence=[
             logs_ev("card-auth", s, e, "rc=59 reason=RISK", pattern="declined ECOM"),
             sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
@@ -1719,10 +1647,8 @@ def truth(w: World) -> None:
         "35 minutes, every hold insert waited for its lock until the 2 s statement "
         "timeout, ledger answered 500 and card-auth declined with 91, until the index was "
         "built at 15:37; the HSMs were fine", key_terms=["index", "holds"],
-        distractors=[
-            "runbook auth-latency (HSM timeouts, restart hsm-proxy) matches the symptom's words",
-            "iso-switch EFTPOS-2 echo timeouts (always there)",
-        ],
+        distractors=["runbook auth-latency (HSM timeouts, restart hsm-proxy) matches the symptom's words",
+                     "iso-switch EFTPOS-2 echo timeouts (always there)"],
         decoy_runbook="auth-latency", runbook_query="card-auth RC 91 authorisation timeouts",
         evidence=[
             logs_ev("postgres", s - timedelta(minutes=10), e, "CREATE INDEX idx_holds_merchant_created",
@@ -1745,10 +1671,8 @@ def truth(w: World) -> None:
         "min.insync.replicas requires, so every acks=all producer (card-auth, payments, "
         "ledger's outbox) got NotEnoughReplicas and consumers lost their leaders, until "
         "kafka-2 came back at 18:31", key_terms=["kafka-3", "kafka-2"],
-        distractors=[
-            "card-auth config change CHG-5522 (kafka.producer.linger_ms) at 17:50",
-            "notification deploy DEP-4419 (2.12.1) at 17:40",
-        ],
+        distractors=["card-auth config change CHG-5522 (kafka.producer.linger_ms) at 17:50",
+                     "notification deploy DEP-4419 (2.12.1) at 17:40"],
         evidence=[
             logs_ev(
                 "kafka", s - timedelta(minutes=5), e, "all log dirs in /data/kafka have failed", level="ERROR"
@@ -1764,10 +1688,8 @@ def truth(w: World) -> None:
         question="We shipped payments 5.3.0 at 09:40 AEDT on 12 March 2026 and I see some errors around "
         "it. Is anything actually wrong between 09:35 and 09:55?", service="payments", start=s, end=e,
         onset=None, cause_service=None, root_cause=None,
-        distractors=[
-            "payments deploy DEP-4420 (5.3.0) at 09:40 (went out cleanly)",
-            "payments NPP RJCT AC01 warnings (always there)",
-        ],
+        distractors=["payments deploy DEP-4420 (5.3.0) at 09:40 (went out cleanly)",
+                     "payments NPP RJCT AC01 warnings (always there)"],
         expected="FALLBACK",
         note="a clean deploy: payments restarted without errors, NPP rejections at their usual rate "
         "(AC01), only the usual noise",
@@ -1782,10 +1704,8 @@ def truth(w: World) -> None:
         "11:36 was ~98% used: back-to-back full GC pauses (gc_pause_ms ~41 s per 5 min) "
         "stalled ledger (10.20.4.21:8443), so postings and holds timed out, until the "
         "ledger pods were restarted at 12:14", key_terms=["ledger", "heap"],
-        distractors=[
-            "payments deploy DEP-4420 (5.3.0) at 09:40",
-            "fx-rates config change CHG-5525 (feed.poll_interval_s) at 11:30",
-        ],
+        distractors=["payments deploy DEP-4420 (5.3.0) at 09:40",
+                     "fx-rates config change CHG-5525 (feed.poll_interval_s) at 11:30"],
         evidence=[
             logs_ev("payments", s, e, "https://10.20.4.21:8443/v2/postings", level="ERROR"),
             sql_ev(
@@ -1807,10 +1727,8 @@ def truth(w: World) -> None:
         "agent) for payments to many different receiving banks at normal latency; payments "
         "sent as before — CHG-5526 only changes the back-off of retries (AB08 is not "
         "retried) and fx-rates 2.9.2 is not on the domestic path", key_terms=[],
-        distractors=[
-            "payments config change CHG-5526 (npp.retry_backoff_ms) at 13:50",
-            "fx-rates deploy DEP-4421 (2.9.2) at 13:45",
-        ],
+        distractors=["payments config change CHG-5526 (npp.retry_backoff_ms) at 13:50",
+                     "fx-rates deploy DEP-4421 (2.9.2) at 13:45"],
         expected="FALLBACK",
         evidence=[
             logs_ev("payments", s, e, "RJCT AB08", pattern="RJCT"),
@@ -1831,11 +1749,9 @@ def truth(w: World) -> None:
         "it, restarted and read the same offset again, over and over from 20:04, with no "
         "dead-letter, so partition 7 (about 1 in 12 cards) got no pushes",
         key_terms=["notification", "partition"],
-        distractors=[
-            "card-auth deploy DEP-4423 (3.19.0, wallet token events) at 19:55",
-            "notification config change CHG-5527 (push.apns.collapse) at 19:50",
-            "statement-batch monthEndPreRunJob at 20:00",
-        ],
+        distractors=["card-auth deploy DEP-4423 (3.19.0, wallet token events) at 19:55",
+                     "notification config change CHG-5527 (push.apns.collapse) at 19:50",
+                     "statement-batch monthEndPreRunJob at 20:00"],
         evidence=[
             logs_ev("notification", s, e, '"partition": 7', level="ERROR"),
             logs_ev(

@@ -56,11 +56,9 @@ def brdate(t: datetime) -> str:
 def load(t: datetime) -> float:
     """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
     h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
-        (12.5, 1.0), (13.5, 0.70), (15, 0.35), (17, 0.40), (18.5, 0.85), (19.5, 1.15), (20.5, 1.20),
-        (21.5, 0.85), (23, 0.45), (24, 0.30),
-    ]
+    pts = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
+           (12.5, 1.0), (13.5, 0.70), (15, 0.35), (17, 0.40), (18.5, 0.85), (19.5, 1.15), (20.5, 1.20),
+           (21.5, 0.85), (23, 0.45), (24, 0.30)]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
@@ -184,14 +182,12 @@ def world() -> tuple[World, dict, dict]:
 
 ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
-UA = [
-    "Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)", "Rango/9.14.2 (iPhone; iOS 18.1; Scale/3.00)",
-    "okhttp/4.12.0 Rango-Android/9.14.1 (SM-A546E; Android 14)",
-    "okhttp/4.12.0 Rango-Android/9.13.0 (moto g54 5G; Android 13)",
-    "okhttp/4.12.0 Rango-Android/9.14.1 (Redmi Note 13; Android 14)",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 "
-    "Safari/537.36",
-]
+UA = ["Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)", "Rango/9.14.2 (iPhone; iOS 18.1; Scale/3.00)",
+      "okhttp/4.12.0 Rango-Android/9.14.1 (SM-A546E; Android 14)",
+      "okhttp/4.12.0 Rango-Android/9.13.0 (moto g54 5G; Android 13)",
+      "okhttp/4.12.0 Rango-Android/9.14.1 (Redmi Note 13; Android 14)",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 "
+      "Safari/537.36"]
 MERCHANT_UA = (
     "Mozilla/5.0 (Linux; Android 11; SM-T225) AppleWebKit/537.36 Chrome/123.0 Safari/537.36 RangoParceiro/4.2"
 )
@@ -203,22 +199,16 @@ CEPS = [
 
 # Pods (name, node) per service; the hash part is the ReplicaSet's.
 PODS = {
-    "ingress": [
-        ("ingress-nginx-controller-7c9d5b8f4-2xq7k", "ip-10-42-1-21"),
-        ("ingress-nginx-controller-7c9d5b8f4-m8vzt", "ip-10-42-2-37"),
-        ("ingress-nginx-controller-7c9d5b8f4-tr4pw", "ip-10-42-3-12"),
-    ],
-    "consumer-api": [
-        (f"consumer-api-6f8d9c7b54-{s}", n)
-        for s, n in (
-            ("4hx2m", "ip-10-42-1-44"), ("9kq7s", "ip-10-42-2-18"), ("b2nvw", "ip-10-42-3-51"),
-            ("x7p3d", "ip-10-42-1-63"),
-        )
-    ],
-    "merchant-portal": [
-        (f"merchant-portal-5d7c9f6b8-{s}", n)
-        for s, n in (("k2v9q", "ip-10-42-2-77"), ("w8m3z", "ip-10-42-3-29"))
-    ],
+    "ingress": [("ingress-nginx-controller-7c9d5b8f4-2xq7k", "ip-10-42-1-21"),
+                ("ingress-nginx-controller-7c9d5b8f4-m8vzt", "ip-10-42-2-37"),
+                ("ingress-nginx-controller-7c9d5b8f4-tr4pw", "ip-10-42-3-12")],
+    "consumer-api": [(f"consumer-api-6f8d9c7b54-{s}", n)
+                     for s, n in (
+                         ("4hx2m", "ip-10-42-1-44"), ("9kq7s", "ip-10-42-2-18"), ("b2nvw", "ip-10-42-3-51"),
+                         ("x7p3d", "ip-10-42-1-63"),
+                     )],
+    "merchant-portal": [(f"merchant-portal-5d7c9f6b8-{s}", n)
+                        for s, n in (("k2v9q", "ip-10-42-2-77"), ("w8m3z", "ip-10-42-3-29"))],
     "orders": [
         (f"orders-84b6f7d9c-{s}", n)
         for s, n in (("5tqzr", "ip-10-42-1-80"), ("h6d2x", "ip-10-42-2-91"), ("p3w8n", "ip-10-42-3-66"))
@@ -236,19 +226,15 @@ PODS = {
     "pricing": [
         (f"pricing-7d8c9b6f5-{s}", n) for s, n in (("f5h2k", "ip-10-42-2-55"), ("n8q4w", "ip-10-42-3-73"))
     ],
-    "notifications": [
-        (f"notifications-6c9b8d7f5-{s}", n)
-        for s, n in (("g3m7x", "ip-10-42-1-37"), ("s6v2p", "ip-10-42-2-64"))
-    ],
+    "notifications": [(f"notifications-6c9b8d7f5-{s}", n)
+                      for s, n in (("g3m7x", "ip-10-42-1-37"), ("s6v2p", "ip-10-42-2-64"))],
     "catalog": [
         (f"catalog-58d7c6b9f-{s}", n) for s, n in (("a7k3r", "ip-10-42-1-52"), ("y4p8d", "ip-10-42-3-40"))
     ],
     "geo": [(f"geo-7f6d5c8b9-{s}", n) for s, n in (("e2w5n", "ip-10-42-2-23"), ("u8r3j", "ip-10-42-3-95"))],
     "mysql": [("mysql-orders-0", "ip-10-42-5-10"), ("mysql-orders-ro-0", "ip-10-42-5-31")],
-    "redis": [
-        ("redis-geo-0", "ip-10-42-5-44"), ("redis-sessions-0", "ip-10-42-5-52"),
-        ("redis-orders-0", "ip-10-42-5-60"),
-    ],
+    "redis": [("redis-geo-0", "ip-10-42-5-44"), ("redis-sessions-0", "ip-10-42-5-52"),
+              ("redis-orders-0", "ip-10-42-5-60")],
     "rabbitmq": [
         ("rabbitmq-0", "ip-10-42-5-71"), ("rabbitmq-1", "ip-10-42-5-72"), ("rabbitmq-2", "ip-10-42-5-73"),
     ],
@@ -506,27 +492,17 @@ DEPENDENCIES = engine.rows("""
 
 def change_tables(w: World) -> None:
     w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
-            [
-                [
-                    d, s, v, f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}", zulu(t0),
-                    zulu(t0 + timedelta(seconds=dur)), st, by, summ,
-                ]
-                for d, s, v, t0, dur, st, by, summ in DEPLOYS
-            ])
+            [[d, s, v, f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}", zulu(t0),
+              zulu(t0 + timedelta(seconds=dur)), st, by, summ]
+             for d, s, v, t0, dur, st, by, summ in DEPLOYS])
     w.table("config_changes", engine.columns("CONFIG_SUMMARY"),
-            [
-                [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
-                for c, s, k, a, b, who, t, tk, summ in CONFIG
-            ])
+            [[c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
+             for c, s, k, a, b, who, t, tk, summ in CONFIG])
     w.table("feature_flags",
-            [
-                "flag_key", "environment", "from_state", "to_state", "targeting_rule", "rollout_pct",
-                "changed_by", "changed_at", "comment",
-            ],
-            [
-                [f, "production", a, b, rule, pct, who, zulu(t), cm]
-                for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])
-            ])
+            ["flag_key", "environment", "from_state", "to_state", "targeting_rule", "rollout_pct",
+             "changed_by", "changed_at", "comment"],
+            [[f, "production", a, b, rule, pct, who, zulu(t), cm]
+             for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])])
     w.table(
         "dns_records",
         ["record_name", "type", "value", "ttl_s", "previous_value", "updated_at", "updated_by", "ticket"],
@@ -645,10 +621,8 @@ def notif(w: World, t: datetime, level: str, msg: str, **extra) -> None:
 
 def catalog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
     lt = loc(t)
-    body = {
-        "time": lt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{lt.microsecond:06d}-03:00", "level": level,
-        "msg": msg,
-    }
+    body = {"time": lt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{lt.microsecond:06d}-03:00", "level": level,
+            "msg": msg}
     body.update(kv)
     w.emit(t, "catalog", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
            **attrs_of(w, "catalog", t))
@@ -821,10 +795,8 @@ def consumer_api_bg(w: World, t: datetime) -> None:
         r = w.r()
         if r < 0.55:
             url = w.pick(
-                [
-                    "/v1/home", "/v1/cart/quote", "/v1/checkout", f"/v1/merchants/{w.merchant()}/menu",
-                    "/v1/search",
-                ]
+                ["/v1/home", "/v1/cart/quote", "/v1/checkout", f"/v1/merchants/{w.merchant()}/menu",
+                 "/v1/search"]
             )
             method = "POST" if url in ("/v1/cart/quote", "/v1/checkout") else "GET"
             capi(w, tt, "INFO", "request completed", req={"id": w.hexid(12), "method": method, "url": url},
@@ -844,11 +816,9 @@ def consumer_api_bg(w: World, t: datetime) -> None:
         capi(w, w.jit(t), "ERROR",
              "unhandled rejection in tip screen: TypeError: Cannot read properties of undefined (reading "
              "'amount')",
-             err={
-                 "type": "TypeError",
-                 "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
-                 "tipSummary (/app/dist/checkout/tips.js:41:27)",
-             })
+             err={"type": "TypeError",
+                  "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
+                  "tipSummary (/app/dist/checkout/tips.js:41:27)"})
     # incidents
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=2):
         for _ in range(w.count(2.2 * L)):
@@ -1014,10 +984,8 @@ def payments_bg(w: World, t: datetime, leased: dict) -> None:
                 f"brand={w.pick(['visa', 'mastercard', 'elo', 'amex'])} "
                 f"3ds={w.pick(['frictionless', 'frictionless', 'challenge'])}")
         elif r < 0.78:
-            code, why = w.pick([
-                                   ("51", "insufficient funds"), ("05", "do not honour"),
-                                   ("57", "transaction not permitted"), ("54", "expired card"),
-                               ])
+            code, why = w.pick([("51", "insufficient funds"), ("05", "do not honour"),
+                                ("57", "transaction not permitted"), ("54", "expired card")])
             pay(w, tt, "WARN", th, "c.r.p.card.CardPaymentService",
                 f"card declined order={w.order()} acquirer_code={code} ({why})")
         elif r < 0.9:
@@ -1450,12 +1418,10 @@ def inc_mdl(w: World) -> None:
     newpod = ("orders-7f9b6c5d8-q8w2e", "ip-10-42-1-80")
     t = MDL[0]
     for i, line in enumerate(
-        [
-            "Flyway Community Edition 10.10.0 by Redgate",
-            "Database: jdbc:mysql://mysql-orders.db.rango.internal:3306/orders (MySQL 8.0)",
-            "Current version of schema `orders`: 211",
-            'Migrating schema `orders` to version "212 - orders add delivery window"',
-        ]
+        ["Flyway Community Edition 10.10.0 by Redgate",
+         "Database: jdbc:mysql://mysql-orders.db.rango.internal:3306/orders (MySQL 8.0)",
+         "Current version of schema `orders`: 211",
+         'Migrating schema `orders` to version "212 - orders add delivery window"']
     ):
         orders_log(
             w, t - timedelta(seconds=3 - i), "INFO", "main",
@@ -1496,10 +1462,8 @@ def inc_mdl(w: World) -> None:
         w, FIN_EXPORT[1], "ERROR",
         "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL server "
         "during query",
-        {
-            "job": "App\\Jobs\\MerchantFinanceExport",
-            "exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))",
-        },
+        {"job": "App\\Jobs\\MerchantFinanceExport",
+         "exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"},
         container="queue-worker",
     )
     done = MDL[1] + timedelta(seconds=1)
@@ -1589,14 +1553,12 @@ def inc_rabbit(w: World) -> None:
            "memory resource limit alarm cleared across the cluster", proc="<0.487.0>")
 
 
-SMALL_CAMPAIGNS = [
-    (d, hh, mm, name, n)
-    for d, hh, mm, name, n in (
-        (0, 11, 0, "almoco-segunda", 42000), (0, 18, 30, "jantar-segunda-sp", 61000),
-        (1, 11, 0, "almoco-terca", 39000), (1, 18, 30, "sobremesa-terca", 28000),
-        (2, 11, 0, "almoco-quarta", 45000), (2, 18, 30, "jantar-quarta-rj", 52000),
-    )
-]
+SMALL_CAMPAIGNS = [(d, hh, mm, name, n)
+                   for d, hh, mm, name, n in (
+                       (0, 11, 0, "almoco-segunda", 42000), (0, 18, 30, "jantar-segunda-sp", 61000),
+                       (1, 11, 0, "almoco-terca", 39000), (1, 18, 30, "sobremesa-terca", 28000),
+                       (2, 11, 0, "almoco-quarta", 45000), (2, 18, 30, "jantar-quarta-rj", 52000),
+                   )]
 
 
 def campaigns(w: World) -> list[list]:
@@ -1610,16 +1572,12 @@ def campaigns(w: World) -> list[list]:
             campaign=name, job="push-campaign",
         )
         notif(w, t1, "INFO", f"campaign {name} finished: enqueued {n}/{n}", campaign=name)
-        rows.append([
-                        "push-campaign", "notifications", brdate(t0), brdate(t1), "COMPLETED", n,
-                        f"campaign {name} (rate 2000/s)",
-                    ])
+        rows.append(["push-campaign", "notifications", brdate(t0), brdate(t1), "COMPLETED", n,
+                     f"campaign {name} (rate 2000/s)"])
     rows.append(
-        [
-            "push-campaign", "notifications", brdate(CAMPAIGN[0]), brdate(CAMPAIGN[1]), "ABORTED", 1544000,
-            "campaign campanha-jantar-terca (rate unlimited, audience 1910000); aborted by on-call, queue "
-            "purged",
-        ]
+        ["push-campaign", "notifications", brdate(CAMPAIGN[0]), brdate(CAMPAIGN[1]), "ABORTED", 1544000,
+         "campaign campanha-jantar-terca (rate unlimited, audience 1910000); aborted by on-call, queue "
+         "purged"]
     )
     return rows
 
@@ -1649,10 +1607,8 @@ def payout(w: World) -> list[list]:
             {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker",
         )
         rows.append(
-            [
-                "repasse-diario", "merchant-portal", brdate(t0), brdate(ts), "COMPLETED_WITH_ERRORS", 3112,
-                "12 skipped (bank account pending), 8 refused by bank (AC04)",
-            ]
+            ["repasse-diario", "merchant-portal", brdate(t0), brdate(ts), "COMPLETED_WITH_ERRORS", 3112,
+             "12 skipped (bank account pending), 8 refused by bank (AC04)"]
         )
     return rows
 
@@ -1717,23 +1673,17 @@ def metrics(w: World) -> None:
             - (g.randint(15000, 24000) if inside(t, EVICT) and t < at(0, 15, 46, 30) else 0)
         )
         redis_rows.append(
-            [
-                mn, "redis-geo",
-                round(geo_mem + g.uniform(-2, 2), 1) if geo_mem < 2047 else round(geo_mem, 1), geo_max, ev,
-                geo_keys, int(4200 * L + 300 + g.randint(0, 200)), 31 + g.randint(0, 6),
-            ]
+            [mn, "redis-geo",
+             round(geo_mem + g.uniform(-2, 2), 1) if geo_mem < 2047 else round(geo_mem, 1), geo_max, ev,
+             geo_keys, int(4200 * L + 300 + g.randint(0, 200)), 31 + g.randint(0, 6)]
         )
         redis_rows.append(
-            [
-                mn, "redis-sessions", round(612 + 80 * L + g.uniform(-5, 5), 1), 2048, 0,
-                410000 + int(90000 * L), int(2600 * L + 200 + g.randint(0, 150)), 64 + g.randint(0, 8),
-            ]
+            [mn, "redis-sessions", round(612 + 80 * L + g.uniform(-5, 5), 1), 2048, 0,
+             410000 + int(90000 * L), int(2600 * L + 200 + g.randint(0, 150)), 64 + g.randint(0, 8)]
         )
         redis_rows.append(
-            [
-                mn, "redis-orders", round(380 + 60 * L + g.uniform(-5, 5), 1), 1024, 0,
-                88000 + int(30000 * L), int(1900 * L + 150 + g.randint(0, 120)), 48 + g.randint(0, 6),
-            ]
+            [mn, "redis-orders", round(380 + 60 * L + g.uniform(-5, 5), 1), 1024, 0,
+             88000 + int(30000 * L), int(1900 * L + 150 + g.randint(0, 120)), 48 + g.randint(0, 6)]
         )
         # mysql
         mdl = inside(t, MDL) and t >= MDL[0] + timedelta(seconds=50)
@@ -1742,10 +1692,8 @@ def metrics(w: World) -> None:
             if mdl
             else int(4 + 10 * L + g.randint(0, 5))
         )
-        db_rows.append([
-                           mn, "mysql-orders", "primary", min(600, running + 120 + int(90 * L)), running,
-                           int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90), "", "", "",
-                       ])
+        db_rows.append([mn, "mysql-orders", "primary", min(600, running + 120 + int(90 * L)), running,
+                        int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90), "", "", ""])
         if inside(t, REPL) and t < at(1, 12, 10, 58):
             sql_run, lag = "No", ""
         elif inside(t, REPL):
@@ -1753,11 +1701,9 @@ def metrics(w: World) -> None:
         else:
             sql_run, lag = "Yes", g.choice([0, 0, 0, 0, 1])
         db_rows.append(
-            [
-                mn, "mysql-orders-ro", "replica", 60 + int(50 * L) + g.randint(0, 10),
-                int(2 + 6 * L + g.randint(0, 3)), int(1500 * L + 120) + g.randint(0, 60), "Yes", sql_run,
-                lag,
-            ]
+            [mn, "mysql-orders-ro", "replica", 60 + int(50 * L) + g.randint(0, 10),
+             int(2 + 6 * L + g.randint(0, 3)), int(1500 * L + 120) + g.randint(0, 60), "Yes", sql_run,
+             lag]
         )
         # jvm: orders (heap floor creeps after 9.4.0 until the restart), payments
         if t >= heap_floor_t0 and t < HEAP[1]:
@@ -1776,16 +1722,12 @@ def metrics(w: World) -> None:
             heap = min(4050, floor + g.uniform(0, 1400) * (1 - (floor - 1200) / 3400))
             gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2, 6)
         pool = 40 if mdl else min(40, int(4 + 14 * L + g.randint(0, 4)))
-        jvm_rows.append([
-                            mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
-                            int(30 + 90 * L) + g.randint(0, 10), pool, 40,
-                        ])
+        jvm_rows.append([mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
+                         int(30 + 90 * L) + g.randint(0, 10), pool, 40])
         ph = 900 + g.randint(0, 1100)
         jvm_rows.append(
-            [
-                mn, "payments", ph, 3072, round(100 * ph / 3072, 1), g.randint(15, 90), g.randint(1, 5),
-                int(20 + 60 * L) + g.randint(0, 8), int(3 + 8 * L + g.randint(0, 3)), 30,
-            ]
+            [mn, "payments", ph, 3072, round(100 * ph / 3072, 1), g.randint(15, 90), g.randint(1, 5),
+             int(20 + 60 * L) + g.randint(0, 8), int(3 + 8 * L + g.randint(0, 3)), 30]
         )
         # rabbitmq nodes
         for i, n in enumerate(("rabbitmq-0", "rabbitmq-1", "rabbitmq-2")):
@@ -1801,25 +1743,17 @@ def metrics(w: World) -> None:
             broker_rows.append([mn, n, int(mem), 3276, alarm, 118 + g.randint(0, 12) + (i * 3), blocked])
         t += timedelta(minutes=1)
     w.table("redis_metrics",
-            [
-                "minute", "instance", "used_memory_mb", "maxmemory_mb", "evicted_keys", "keys", "ops_per_s",
-                "connected_clients",
-            ],
+            ["minute", "instance", "used_memory_mb", "maxmemory_mb", "evicted_keys", "keys", "ops_per_s",
+             "connected_clients"],
             redis_rows)
     w.table("db_metrics",
-            [
-                "minute", "instance", "role", "threads_connected", "threads_running", "qps",
-                "replica_io_running", "replica_sql_running", "seconds_behind_source",
-            ],
+            ["minute", "instance", "role", "threads_connected", "threads_running", "qps",
+             "replica_io_running", "replica_sql_running", "seconds_behind_source"],
             db_rows)
-    w.table(
-        "jvm_metrics",
-        [
-            "minute", "service", "heap_used_mb", "heap_max_mb", "heap_used_pct", "gc_pause_ms", "gc_count",
-            "threads_busy", "db_pool_active", "db_pool_max",
-        ],
-        jvm_rows,
-    )
+    w.table("jvm_metrics",
+            ["minute", "service", "heap_used_mb", "heap_max_mb", "heap_used_pct", "gc_pause_ms", "gc_count",
+             "threads_busy", "db_pool_active", "db_pool_max"],
+            jvm_rows)
     w.table(
         "broker_metrics",
         ["minute", "node", "mem_used_mb", "mem_limit_mb", "mem_alarm", "connections", "blocked_connections"],
@@ -1827,12 +1761,10 @@ def metrics(w: World) -> None:
     )
     # 5-minute service and queue metrics
     svc_rows, q_rows = [], []
-    base = {
-        "ingress": (9000, 180), "consumer-api": (7000, 160), "merchant-portal": (1800, 220),
-        "orders": (2600, 120), "payments": (900, 380), "dispatch": (1500, 60),
-        "courier-location": (30000, 12), "pricing": (3100, 45), "notifications": (2200, 90),
-        "catalog": (5200, 40), "geo": (3300, 70),
-    }
+    base = {"ingress": (9000, 180), "consumer-api": (7000, 160), "merchant-portal": (1800, 220),
+            "orders": (2600, 120), "payments": (900, 380), "dispatch": (1500, 60),
+            "courier-location": (30000, 12), "pricing": (3100, 45), "notifications": (2200, 90),
+            "catalog": (5200, 40), "geo": (3300, 70)}
     t = DAY0
     while t < END:
         L = load(t)
@@ -1887,40 +1819,26 @@ def batch_runs(w: World, extra: list[list]) -> None:
     for t in w.minutes():
         if t.minute % 15 == 0:
             t1 = t + timedelta(seconds=g.randint(20, 90))
-            rows.append(
-                [
-                    "menu-sync", "catalog", brdate(t + timedelta(seconds=2)), brdate(t1), "COMPLETED",
-                    g.randint(40, 900), "",
-                ]
-            )
+            rows.append(["menu-sync", "catalog", brdate(t + timedelta(seconds=2)), brdate(t1), "COMPLETED",
+                         g.randint(40, 900), ""])
         if loc(t).hour == 3 and t.minute == 30:
             rows.append(
-                [
-                    "orders-archive", "orders", brdate(t), brdate(t + timedelta(minutes=g.randint(6, 11))),
-                    "COMPLETED", g.randint(90000, 140000),
-                    "orders older than 180 days to s3://rango-archive/orders/",
-                ]
+                ["orders-archive", "orders", brdate(t), brdate(t + timedelta(minutes=g.randint(6, 11))),
+                 "COMPLETED", g.randint(90000, 140000),
+                 "orders older than 180 days to s3://rango-archive/orders/"]
             )
         if loc(t).hour == 4 and t.minute == 0:
-            rows.append(
-                [
-                    "cep-cache-warm", "geo", brdate(t), brdate(t + timedelta(minutes=g.randint(3, 7))),
-                    "COMPLETED", g.randint(14000, 19000), "top CEPs re-geocoded",
-                ]
-            )
+            rows.append(["cep-cache-warm", "geo", brdate(t), brdate(t + timedelta(minutes=g.randint(3, 7))),
+                         "COMPLETED", g.randint(14000, 19000), "top CEPs re-geocoded"])
     rows.append(
-        [
-            "merchant-finance-export", "merchant-portal", brdate(FIN_EXPORT[0]), brdate(FIN_EXPORT[1]),
-            "FAILED", 0,
-            "relatório financeiro abril/2026 (1284 lojas); SQLSTATE[HY000] 2013 Lost connection to MySQL "
-            "server during query",
-        ]
+        ["merchant-finance-export", "merchant-portal", brdate(FIN_EXPORT[0]), brdate(FIN_EXPORT[1]),
+         "FAILED", 0,
+         "relatório financeiro abril/2026 (1284 lojas); SQLSTATE[HY000] 2013 Lost connection to MySQL "
+         "server during query"]
     )
     rows.append(
-        [
-            "courier-weekly-payout", "payments", brdate(at(2, 6, 0)), brdate(at(2, 6, 14, 31)), "COMPLETED",
-            18412, "PIX payouts to couriers",
-        ]
+        ["courier-weekly-payout", "payments", brdate(at(2, 6, 0)), brdate(at(2, 6, 14, 31)), "COMPLETED",
+         18412, "PIX payouts to couriers"]
     )
     rows.sort(key=lambda r: (datetime.strptime(r[2], "%d/%m/%Y %H:%M:%S"), r[0]))
     w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
@@ -2087,25 +2005,21 @@ def truth() -> dict:
             "queued behind it in 'Waiting for table metadata lock', so orders' Hikari pool ran dry "
             "(Connection is not available), checkout, tracking and the merchant panel timed out, until the "
             "DBA killed 88121 at 12:19 and the ALTER finished", ["metadata lock", "alter table"],
-            [
-                "merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
-                "orders HikariPool errors (the symptom, not the pool size)",
-                "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
-                "mysql_native_password deprecation warnings (always there)",
-            ],
+            ["merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
+             "orders HikariPool errors (the symptom, not the pool size)",
+             "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
+             "mysql_native_password deprecation warnings (always there)"],
             "mysql-metadata-lock",
-            [
-                logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock", level="WARN",
-                     pattern="metadata lock"),
-                logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
-                sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
-                    "WHERE installed_on >= '2026-05-11T14:00:00Z' AND "
-                    "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window"),
-                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
-                logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
-                     pattern="Migrating"),
-            ],
+            [logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock", level="WARN",
+                  pattern="metadata lock"),
+             logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
+             sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
+                 "WHERE installed_on >= '2026-05-11T14:00:00Z' AND "
+                 "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window"),
+             sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                 "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
+             logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
+                  pattern="Migrating")],
             runbook_query="tudo travado checkout timeout mysql threads waiting table lock",
         ),
         incident(
@@ -2120,26 +2034,20 @@ def truth() -> dict:
             "courier:alive:* keys dispatch uses to tell online couriers, so dispatch found candidates but "
             "alive=0 couriers, widened the radius and escalated unassigned orders, until maxmemory was "
             "raised to 4gb (CHG-4401) at 15:46", ["maxmemory", "evict"],
-            [
-                "courier-location warnings (dropping out-of-order ping, gps accuracy too low — always there)",
-                "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
-                "redis logs (only the usual background saves)",
-            ],
+            ["courier-location warnings (dropping out-of-order ping, gps accuracy too low — always there)",
+             "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
+             "redis logs (only the usual background saves)"],
             None,
-            [
-                logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
-                     pattern="no eligible couriers"),
-                logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
-                sql(
-                    "SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
-                    "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
-                    "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo",
-                ),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
-                    "courier:alive"),
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'redis'", "CHG-4401"),
-            ],
+            [logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
+                  pattern="no eligible couriers"),
+             logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
+             sql("SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
+                 "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
+                 "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
+                 "courier:alive"),
+             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                 "service = 'redis'", "CHG-4401")],
         ),
         incident(
             "MKT-03", "change",
@@ -2153,20 +2061,16 @@ def truth() -> dict:
             "read RJ menus from the new OpenSearch index menus-v2, which only had BH merchants, so every "
             "RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag was "
             "turned off at 19:51", ["menus-v2", "rj"],
-            [
-                "pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
-                "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
-                "catalog image-missing and slow-query warnings (always there)",
-            ],
+            ["pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
+             "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
+             "catalog image-missing and slow-query warnings (always there)"],
             None,
-            [
-                sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
-                    "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
-                    "'2026-05-11T22:40:00Z'", "region in [RJ]"),
-                logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
-                logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
-                logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
-            ],
+            [sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
+                 "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
+                 "'2026-05-11T22:40:00Z'", "region in [RJ]"),
+             logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
+             logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
+             logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN")],
         ),
         incident(
             "MKT-04", "logs_only",
@@ -2178,20 +2082,16 @@ def truth() -> dict:
             "(valid_until=2026-05-11) was rejected as COUPON_EXPIRED (today=2026-05-12 tz=UTC) for the "
             "last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
             ["coupon", "utc"],
-            [
-                "pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
-                "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
-                "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
-                "there)",
-            ],
+            ["pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
+             "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
+             "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
+             "there)"],
             None,
-            [
-                logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
-                     pattern="JANTAR20"),
-                logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
-                     pattern="promo calendar"),
-                logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20"),
-            ],
+            [logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
+                  pattern="JANTAR20"),
+             logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
+                  pattern="promo calendar"),
+             logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20")],
             runbook_query="cupom recusado expirado coupon expired",
         ),
         incident(
@@ -2221,22 +2121,18 @@ def truth() -> dict:
             "webhook until the status poller found them paid, and some orders were cancelled, until the "
             "legacy ELB was recreated at 09:23 (CHG-4405)",
             ["ttl", "webhook"],
-            [
-                "pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
-                "dispatch deploy DEP-7294 at 10:20 and card declines (always there)",
-            ],
+            ["pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
+             "dispatch deploy DEP-7294 at 10:20 and card declines (always there)"],
             None,
-            [
-                logs(
-                    "payments", at(1, 8, 40), at(1, 9, 10), "no webhook", level="WARN", pattern="still ATIVA"
-                ),
-                logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived", pattern="status poll"),
-                sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
-                    "record_name = 'webhooks.rango.com.br'", "86400"),
-                sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
-                    "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927"),
-            ],
+            [logs(
+                 "payments", at(1, 8, 40), at(1, 9, 10), "no webhook", level="WARN", pattern="still ATIVA"
+             ),
+             logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived", pattern="status poll"),
+             sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
+                 "record_name = 'webhooks.rango.com.br'", "86400"),
+             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                 "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
+                 "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927")],
             decoy_runbook="pix-confirmacao-atrasada",
             runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento",
         ),
@@ -2250,20 +2146,16 @@ def truth() -> dict:
             "stayed No, so the replica froze at 11:08; dispatch reads order details from the replica, so "
             "every order created after that was 'not found after 3 retries' and left unassigned, until the "
             "DBA restarted the replica SQL thread at 12:10 and it caught up", ["replica", "1062"],
-            [
-                "dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
-                "dispatch 'order not found on replica, retrying' attempt 1 (always there)",
-            ],
+            ["dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
+             "dispatch 'order not found on replica, retrying' attempt 1 (always there)"],
             "mysql-replication",
-            [
-                logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
-                sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
-                    "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute BETWEEN "
-                    "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                    "= 'mysql'", "mysql-orders-ro"),
-                logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062"),
-            ],
+            [logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
+             sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
+                 "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute BETWEEN "
+                 "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                 "= 'mysql'", "mysql-orders-ro"),
+             logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062")],
             runbook_query="dispatch order not found replica",
         ),
         incident(
@@ -2276,15 +2168,11 @@ def truth() -> dict:
             "receipts come back UNDELIVERED or EXPIRED across all carriers; nothing in the platform "
             "changed in a way that explains it and the provider API calls succeed — not determinable from "
             "this data", [],
-            [
-                "notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
-                "WhatsApp rate-limit and APNs warnings (always there)",
-            ],
+            ["notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
+             "WhatsApp rate-limit and APNs warnings (always there)"],
             None,
-            [
-                logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
-                     pattern="sms dlr")
-            ],
+            [logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
+                  pattern="sms dlr")],
             outcome="FALLBACK",
             note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is wrong",
         ),
@@ -2302,27 +2190,21 @@ def truth() -> dict:
             "503), dispatch got no order-ready messages and courier events were dropped, until the "
             "campaign was aborted and the queue purged at 19:55 and the alarm "
             "cleared at 19:58", ["memory", "campaign"],
-            [
-                "notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
-                "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)",
-            ],
+            ["notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
+             "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)"],
             "rabbitmq-memory-alarm",
-            [
-                logs(
-                    "rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set", level="WARN"
-                ),
-                logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
-                sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
-                    "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
-                    "'2026-05-12T22:30:00Z'",
-                    "campanha-jantar-terca"),
-                sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
-                    "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
-                    "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
-                    "notifications.push"),
-                sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
-                    "'CHG-4406'", "unlimited"),
-            ],
+            [logs("rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set", level="WARN"),
+             logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
+             sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
+                 "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
+                 "'2026-05-12T22:30:00Z'",
+                 "campanha-jantar-terca"),
+             sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
+                 "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
+                 "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
+                 "notifications.push"),
+             sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
+                 "'CHG-4406'", "unlimited")],
             runbook_query="rabbitmq publishers blocked memory alarm checkout",
         ),
         incident(
@@ -2335,20 +2217,16 @@ def truth() -> dict:
             "minutes later, when they came ready, dispatch's route plan gave ~8,000 km and refused them "
             "(route distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
             ["geocode", "cached"],
-            [
-                "dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
-                "cause)", "geo GeoPonto 429 retries (always there)",
-                "orders deploy DEP-7297 (9.4.0) at 16:05",
-            ],
+            ["dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
+             "cause)", "geo GeoPonto 429 retries (always there)",
+             "orders deploy DEP-7297 (9.4.0) at 16:05"],
             None,
-            [
-                logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max", level="ERROR"),
-                logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
-                     pattern="0.000000"),
-                logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                    "= 'geo'", "routes"),
-            ],
+            [logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max", level="ERROR"),
+             logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
+                  pattern="0.000000"),
+             logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
+                 "= 'geo'", "routes")],
         ),
         incident(
             "MKT-11", "no_incident",
@@ -2372,21 +2250,17 @@ def truth() -> dict:
             "quote opened a new TCP connection to pricing; the pods' ephemeral ports (32768-60999) filled "
             "up with TIME_WAIT sockets and new connects failed with EADDRNOTAVAIL, so cart quotes answered "
             "503, until the rollback to 5.11.3 (DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
-            [
-                "pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
-                "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15",
-            ],
+            ["pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
+             "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15"],
             None,
-            [
-                sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
-                logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
-                logs(
-                    "consumer-api", at(2, 10, 50), at(2, 11, 10), "keepAlive=false", pattern="pricing client"
-                ),
-                logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
-                     pattern="socket stats"),
-            ],
+            [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                 "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
+             logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
+             logs(
+                 "consumer-api", at(2, 10, 50), at(2, 11, 10), "keepAlive=false", pattern="pricing client"
+             ),
+             logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
+                  pattern="socket stats")],
         ),
         incident(
             "MKT-13", "metrics_deps",
@@ -2399,21 +2273,17 @@ def truth() -> dict:
             "(jvm_metrics), so orders answered merchant-portal's accept calls after 5-14 s and the "
             "portal's 5 s curl timeout (cURL error 28) failed them, until orders was "
             "restarted at 15:31", ["orders", "heap"],
-            [
-                "merchant-portal itself (its cURL error 28 is the symptom)",
-                "catalog config change CHG-4411 (search.synonyms) at 13:20",
-                "payments feature flag payments.pix_automatico at 13:00",
-            ],
+            ["merchant-portal itself (its cURL error 28 is the symptom)",
+             "catalog config change CHG-4411 (search.synonyms) at 13:20",
+             "payments feature flag payments.pix_automatico at 13:00"],
             None,
-            [
-                logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
-                sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
-                    "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
-                    "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
-                    "callee = 'orders'", "/internal/orders"),
-                logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN"),
-            ],
+            [logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
+             sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
+                 "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
+                 "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
+                 "callee = 'orders'", "/internal/orders"),
+             logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN")],
         ),
         incident(
             "MKT-14", "logs_only",
@@ -2425,18 +2295,14 @@ def truth() -> dict:
             "19:30, and every card and PIX call to CobraPay failed with ConnectionRequestTimeoutException "
             "(connection pool exhausted, leased 20, available 0), until the 6.3.3 hotfix at 20:18",
             ["connection pool", "3ds"],
-            [
-                "CobraPay PSP (its calls that get a connection succeed)",
-                "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
-                "card declines (always there)",
-            ],
+            ["CobraPay PSP (its calls that get a connection succeed)",
+             "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
+             "card declines (always there)"],
             None,
-            [
-                logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted", level="ERROR"),
-                logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
-                     pattern="3DS callback"),
-                logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats"),
-            ],
+            [logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted", level="ERROR"),
+             logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
+                  pattern="3DS callback"),
+             logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats")],
             runbook_query="payments card timeout PSP",
         ),
     ]

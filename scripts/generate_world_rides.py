@@ -92,10 +92,8 @@ def world() -> tuple[World, dict, dict]:
 
 # ---- native line formats -------------------------------------------------------------------
 
-UPSTREAMS = {
-    "dispatch": "10.40.2", "pricing": "10.40.3", "trips": "10.40.4", "payments": "10.40.5",
-    "location": "10.40.6", "eta": "10.40.7",
-}
+UPSTREAMS = {"dispatch": "10.40.2", "pricing": "10.40.3", "trips": "10.40.4", "payments": "10.40.5",
+             "location": "10.40.6", "eta": "10.40.7"}
 AGENTS = (
     "Corrida/8.4.1 (Android 14; SM-A546E)", "Corrida/8.4.1 (Android 13; moto g54)",
     "Corrida/8.4.0 (iOS 17.5; iPhone14,7)", "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
@@ -146,11 +144,9 @@ def mysql(
 
 
 def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
-    d = {
-        "level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
-        "time": int(t.timestamp() * 1000), "pid": 1,
-        "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}",
-    }
+    d = {"level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
+         "time": int(t.timestamp() * 1000), "pid": 1,
+         "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}"}
     d.update(fields)
     d["msg"] = msg
     w.emit(t, "payments", level, json.dumps(d, separators=(",", ":"), ensure_ascii=False))
@@ -435,11 +431,9 @@ def nightly(w: World) -> list[list]:
             w, t, "INFO", f"finished run settle-{day:%Y%m%d}: {n} drivers, BRL {w.ri(2100, 2600)}k, 0 errors"
         )
         rows.append(
-            [
-                f"settlement-nightly-{29270000 + d * 1440}", "settlement-nightly", "batch", "0 2 * * *",
-                t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                t.astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete", f"{n} drivers settled",
-            ]
+            [f"settlement-nightly-{29270000 + d * 1440}", "settlement-nightly", "batch", "0 2 * * *",
+             t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+             t.astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete", f"{n} drivers settled"]
         )
         for job, ns, cron, h, m, dur, detail in (
             (
@@ -458,14 +452,12 @@ def nightly(w: World) -> list[list]:
                     if d == 1
                     else "no new model, kept fraud-gbm-2026-08-12"
                 )
-            rows.append([
-                            f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
-                            s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                            (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
-                            .astimezone(UTC)
-                            .isoformat()
-                            .replace("+00:00", "Z"), "Complete", detail,
-                        ])
+            rows.append([f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
+                         s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                         (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
+                         .astimezone(UTC)
+                         .isoformat()
+                         .replace("+00:00", "Z"), "Complete", detail])
         kafka(w, at(d, 3, 0, w.ri(1, 30)), "INFO",
               "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
               f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
@@ -482,15 +474,11 @@ def nightly(w: World) -> list[list]:
             )
     # the GCP service-account key rotation, once a week
     s = at(1, 17, 30, 4)
-    rows.append(
-        [
-            "gcp-sa-key-rotate-29271050", "gcp-sa-key-rotate", "platform", "30 17 * * 3",
-            s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete",
-            "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
-            "(older than 90d); secret notify-fcm-key updated",
-        ]
-    )
+    rows.append(["gcp-sa-key-rotate-29271050", "gcp-sa-key-rotate", "platform", "30 17 * * 3",
+                 s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                 (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete",
+                 "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
+                 "(older than 90d); secret notify-fcm-key updated"])
     rows.sort(key=lambda r: r[4])
     return rows
 
@@ -728,14 +716,10 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
 
 
-VOLUMES = {
-    "vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
-    "vol-04f7c8b1a2d3e9c50": "kafka-2-data", "vol-0b2e9d4f1c7a6e815": "kafka-3-data",
-}
-INSTANCES = {
-    "i-0a41c7e2d9b35f108": "trips-db-1", "i-06d2b8f3e1c49a727": "trips-db-2",
-    "i-0f93e1a7c2d48b564": "redis-geo-1", "i-0d5a1c8e3f7b24b69": "es-data-2",
-}
+VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
+           "vol-04f7c8b1a2d3e9c50": "kafka-2-data", "vol-0b2e9d4f1c7a6e815": "kafka-3-data"}
+INSTANCES = {"i-0a41c7e2d9b35f108": "trips-db-1", "i-06d2b8f3e1c49a727": "trips-db-2",
+             "i-0f93e1a7c2d48b564": "redis-geo-1", "i-0d5a1c8e3f7b24b69": "es-data-2"}
 
 
 def burst_balance(t: datetime) -> float:
@@ -768,20 +752,16 @@ def metrics(w: World) -> None:
                 q = 0.0
             crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb, "Percent"])
             crows.append(
-                [
-                    stamp, "AWS/EBS", "VolumeQueueLength", f"VolumeId={vol}", tag, "Average", round(q, 2),
-                    "Count",
-                ]
+                [stamp, "AWS/EBS", "VolumeQueueLength", f"VolumeId={vol}", tag, "Average", round(q, 2),
+                 "Count"]
             )
         for inst, tag in INSTANCES.items():
             cpu = 20 + 30 * f * (0.8 + 0.4 * w.r())
             if tag == "trips-db-1" and during(t, BURST):
                 cpu = 12 + 5 * w.r()  # waiting on IO, not busy
             crows.append(
-                [
-                    stamp, "AWS/EC2", "CPUUtilization", f"InstanceId={inst}", tag, "Average", round(cpu, 2),
-                    "Percent",
-                ]
+                [stamp, "AWS/EC2", "CPUUtilization", f"InstanceId={inst}", tag, "Average", round(cpu, 2),
+                 "Percent"]
             )
         hours = (t - DAY0).total_seconds() / 3600
         used = 71 + hours * 0.25 + 2 * w.r()
@@ -792,17 +772,13 @@ def metrics(w: World) -> None:
             k3 = 84 + (t - DAY0).total_seconds() / 3600 * 0.09 + 0.2 * w.r()
         if t >= KDISK[1]:
             k3 = 71 + 0.3 * w.r()
-        crows.append([
-                         stamp, "CWAgent", "disk_used_percent",
-                         "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
-                         round(k3, 2), "Percent",
-                     ])
+        crows.append([stamp, "CWAgent", "disk_used_percent",
+                      "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
+                      round(k3, 2), "Percent"])
         crows.append(
-            [
-                stamp, "CWAgent", "disk_used_percent",
-                "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data", "es-data-2", "Average",
-                round(min(used, 95.4), 2), "Percent",
-            ]
+            [stamp, "CWAgent", "disk_used_percent",
+             "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data", "es-data-2", "Average",
+             round(min(used, 95.4), 2), "Percent"]
         )
         t += timedelta(minutes=5)
     w.table("service_stats", ["time", "service", "req_per_s", "p99_ms", "http_5xx_per_s", "cpu_pct"], srows)
@@ -834,10 +810,8 @@ DEPENDENCIES = [
     ["payments", "pagora", "https (mTLS)", "api.pagora.com.br:443", "PSP card authorization (external)"],
     ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
     ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
-    [
-        "location", "kafka", "kafka", "kafka-1..3:9092",
-        "produces driver-locations (acks=all, RF 2, min.insync 2)",
-    ],
+    ["location", "kafka", "kafka", "kafka-1..3:9092",
+     "produces driver-locations (acks=all, RF 2, min.insync 2)"],
     ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
     ["eta", "rotamaps", "https", "api.rotamaps.com:443", "routes and traffic (external)"],
     ["notify", "fcm", "https", "fcm.googleapis.com:443", "Android push (external)"],
@@ -851,10 +825,8 @@ DEPENDENCIES = [
 DEPLOYS = [
     ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
     ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
-    [
-        "DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
-        "envoy patch release, new access-log sampling",
-    ],
+    ["DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
+     "envoy patch release, new access-log sampling"],
     ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
     ["DEP-8818", "location", "4.6.1", at(1, 16, 50), 5, "bferreira", "fix rejection metrics per reason"],
     ["DEP-8820", "dispatch", "5.1.4", at(2, 6, 40), 6, "gpereira", "offer timeout per city"],
@@ -870,43 +842,29 @@ CONFIG = [
     ["CFG-3315", "trips", "search.indexer.bulk_size", "500", "1000", at(2, 6, 55), "acosta", "TRP-891"],
 ]
 
-FLAGS = [
-    [at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
-    [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
-    [at(2, 11, 5), "adaptive_ping_interval", "location", "production", "0%", "5%", "bferreira"],
-    [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
-    [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"],
-]
+FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
+         [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
+         [at(2, 11, 5), "adaptive_ping_interval", "location", "production", "0%", "5%", "bferreira"],
+         [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
+         [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"]]
 
 CERTS = [
-    [
-        "api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
-        at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b",
-    ],
-    [
-        "payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
-        MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4",
-    ],
-    [
-        "payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
-        MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d",
-    ],
-    [
-        "settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
-        "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa",
-    ],
-    [
-        "kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
-        at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de",
-    ],
+    ["api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
+     at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b"],
+    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
+     MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4"],
+    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
+     MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d"],
+    ["settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
+     "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa"],
+    ["kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
+     at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de"],
 ]
 
 MIGRATIONS = [
     ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
-    [
-        "trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
-        at(-2, 22, 4, 10), 48211,
-    ],
+    ["trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
+     at(-2, 22, 4, 10), 48211],
     ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
 ]
 
@@ -914,30 +872,22 @@ MIGRATIONS = [
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
     w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"),
-            [
-                [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
-                for d, s, v, t, m, a, desc in DEPLOYS
-            ])
+            [[d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
+             for d, s, v, t, m, a, desc in DEPLOYS])
     w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
             [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG])
     w.table("feature_flags",
             ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
             [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS])
     w.table("certificates",
-            [
-                "name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
-                "renewed_at", "serial",
-            ],
+            ["name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
+             "renewed_at", "serial"],
             [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS])
     w.table("schema_migrations",
-            [
-                "service", "installed_rank", "version", "description", "script", "installed_on",
-                "execution_time", "success",
-            ],
-            [
-                [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
-                for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])
-            ])
+            ["service", "installed_rank", "version", "description", "script", "installed_on",
+             "execution_time", "success"],
+            [[s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
+             for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])])
     for _d, s, v, t, m, _a, _desc in DEPLOYS:
         done = t + timedelta(minutes=m)
         if s == "dispatch":
@@ -1056,18 +1006,14 @@ def truth() -> dict:
             "'1,35'\" and envoy answered 500 on POST /v1/quotes until a corrected file was reloaded by "
             "hand at 09:02",
             ["tariff", "1,35"],
-            [
-                "pricing 'surge recompute slow' warnings (always there)",
-                "eta deploy DEP-8811 2.31.0 at 07:40",
-                "pricing config change CFG-3301 surge.recompute_interval_s at 06:50",
-            ],
+            ["pricing 'surge recompute slow' warnings (always there)",
+             "eta deploy DEP-8811 2.31.0 at 07:40",
+             "pricing config change CFG-3301 surge.recompute_interval_s at 06:50"],
             None,
-            [
-                logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
-                     "ERROR", "gru-t2"),
-                logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
-                     pattern="tariff table reloaded"),
-            ],
+            [logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
+                  "ERROR", "gru-t2"),
+             logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
+                  pattern="tariff table reloaded")],
         ),
         incident(
             "RIDES-02", "no_incident",
@@ -1086,22 +1032,18 @@ def truth() -> dict:
             "took seconds; trips' Hikari pool (30) was exhausted ('Connection is not available, request "
             "timed out after 30000ms') and envoy answered 504 until the volume was modified to gp3 at 16:05",
             ["burstbalance", "trips-db-1"],
-            [
-                "trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
-                "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)",
-            ],
+            ["trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
+             "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)"],
             None,
-            [
-                sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
-                    "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
-                    "'2026-08-18T18:40:00Z'",
-                    "trips-db-1-data"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
-                    "'mysql'", "trips-db-1:3306"),
-                logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
-                     "hikaripool"),
-                logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop"),
-            ],
+            [sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
+                 "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
+                 "'2026-08-18T18:40:00Z'",
+                 "trips-db-1-data"),
+             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
+                 "'mysql'", "trips-db-1:3306"),
+             logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
+                  "hikaripool"),
+             logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop")],
         ),
         incident(
             "RIDES-04", "change",
@@ -1114,22 +1056,16 @@ def truth() -> dict:
             "were marked PAYMENT_PENDING, until the previous certificate (vault-pki-corrida-2024) was "
             "re-issued at 19:08",
             ["payments-psp-mtls", "unknown ca"],
-            [
-                "envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
-                "pricing flag surge_smoothing 25% -> 50% at 18:12",
-                "payments 'psp authorize declined' and timeout retries (always there)",
-            ],
+            ["envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
+             "pricing flag surge_smoothing 25% -> 50% at 18:12",
+             "payments 'psp authorize declined' and timeout retries (always there)"],
             None,
-            [
-                sql(
-                    "SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
-                    "vault-pki-corrida-2026",
-                ),
-                logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
-                     "psp authorize failed"),
-                logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
-                     pattern="certificate reloaded"),
-            ],
+            [sql("SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
+                 "vault-pki-corrida-2026"),
+             logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
+                  "psp authorize failed"),
+             logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
+                  pattern="certificate reloaded")],
         ),
         incident(
             "RIDES-05", "trap_noisy_service",
@@ -1142,20 +1078,14 @@ def truth() -> dict:
             "kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with NOT_ENOUGH_REPLICAS and "
             "a third of the drivers' positions stopped updating, until the volume was grown and kafka-3 "
             "restarted at 08:24", ["kafka-3", "no space left"],
-            [
-                "location 'fix rejected' warnings (always there)",
-                "redis config change CFG-3307 cluster-node-timeout at 06:55",
-                "dispatch stale-position warnings (a symptom)",
-            ],
+            ["location 'fix rejected' warnings (always there)",
+             "redis config change CFG-3307 cluster-node-timeout at 06:55",
+             "dispatch stale-position warnings (a symptom)"],
             "kafka-operations",
-            [
-                logs(
-                    "location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"
-                ),
-                logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
-                logs("kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
-                     "ERROR", "shutdown broker"),
-            ],
+            [logs("location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"),
+             logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
+             logs("kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
+                  "ERROR", "shutdown broker")],
         ),
         incident(
             "RIDES-06", "trap_unrelated_change",
@@ -1165,10 +1095,8 @@ def truth() -> dict:
             "after 2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 only "
             "shortened the route cache TTL from 300 to 180 s — a provider outage, not determinable beyond "
             "that from this data", [],
-            [
-                "CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
-                "eta's usual rotamaps 429 retries",
-            ],
+            ["CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
+             "eta's usual rotamaps 429 retries"],
             "maps-provider", [], "FALLBACK",
             note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 is "
             "wrong",
@@ -1185,19 +1113,13 @@ def truth() -> dict:
             "callers refused work: dispatch rejected ride requests (503 on POST /v1/rides) and payments "
             "declined pre-authorizations — until the previous model was pinned at 14:52",
             ["fraud-gbm-2026-08-19", "out of memory"],
-            [
-                "dispatch and payments errors (symptoms)", "location rejected-fix warnings (always there)",
-                "location deploy DEP-8818 at 16:50 (after)",
-            ],
+            ["dispatch and payments errors (symptoms)", "location rejected-fix warnings (always there)",
+             "location deploy DEP-8818 at 16:50 (after)"],
             "fraud-scoring",
-            [
-                logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'fraud-model-refresh'",
-                    "fraud-gbm-2026-08-19",
-                ),
-                logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR", "fail-closed"),
-            ],
+            [logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
+             sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'fraud-model-refresh'",
+                 "fraud-gbm-2026-08-19"),
+             logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR", "fail-closed")],
         ),
         incident(
             "RIDES-08", "trap_runbook_words",
@@ -1211,20 +1133,16 @@ def truth() -> dict:
             "deleted key ('invalid_grant', 'Invalid JWT Signature'), and every FCM send failed with 401 "
             "UNAUTHENTICATED while APNs (iOS) went on — until notify reloaded the credentials at 18:21; no "
             "FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
-            [
-                "push-provider-outage runbook (wait for FCM)",
-                "notify config change CFG-3312 apns.pool_size at 17:20",
-                "notify 410 Unregistered warnings (always there)",
-            ],
+            ["push-provider-outage runbook (wait for FCM)",
+             "notify config change CFG-3312 apns.pool_size at 17:20",
+             "notify 410 Unregistered warnings (always there)"],
             None,
-            [
-                logs(
-                    "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
-                ),
-                sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
-                    "deleted key 4f2a91"),
-                logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed"),
-            ],
+            [logs(
+                 "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
+             ),
+             sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
+                 "deleted key 4f2a91"),
+             logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed")],
             decoy_runbook="push-provider-outage",
             runbook_query="push notifications failing FCM outage wait",
         ),
@@ -1240,18 +1158,14 @@ def truth() -> dict:
             "reached 10000 at 07:04 — from then completing a trip blocked the request thread for ~30 s "
             "(504 at envoy) until space was freed and the "
             "block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
-            [
-                "trips config change CFG-3315 search.indexer.bulk_size at 06:55",
-                "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)",
-            ],
+            ["trips config change CFG-3315 search.indexer.bulk_size at 06:55",
+             "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)"],
             None,
-            [
-                logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
-                logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
-                     "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
-                logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
-                     "cluster_block_exception"),
-            ],
+            [logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
+             logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
+                  "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
+             logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
+                  "cluster_block_exception")],
         ),
         incident(
             "RIDES-10", "trap_unrelated_change",
@@ -1265,17 +1179,13 @@ def truth() -> dict:
             "until the flag went back to 5% at 14:52; dispatch 5.2.0 (batched airport matching) was "
             "unrelated",
             ["adaptive_ping_interval", "ttl"],
-            [
-                "dispatch deploy DEP-8822 5.2.0 at 13:50", "location rejected-fix warnings (always there)",
-                "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)",
-            ],
+            ["dispatch deploy DEP-8822 5.2.0 at 13:50", "location rejected-fix warnings (always there)",
+             "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)"],
             None,
-            [
-                sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
-                logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
-                logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN"),
-            ],
+            [sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
+                 "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
+             logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
+             logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN")],
         ),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (

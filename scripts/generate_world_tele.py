@@ -434,11 +434,9 @@ ROUTINE = {
     ]),
 }
 # Service-wide skips: a partner bind that is down logs nothing routine, nor does a broker that is down.
-SKIP_ALL = {
-    "smsc-gateway": (("kilima", 1.0, lambda v: v["bind"] == "kilima"),
-                     ("otp_late", 0.6, lambda v: v["bind"] == "jambo"), ("kafka2", 0.3)),
-    "kafka": (("kafka2", 1.0, lambda v: v["broker"] == 2),),
-}
+SKIP_ALL = {"smsc-gateway": (("kilima", 1.0, lambda v: v["bind"] == "kilima"),
+                             ("otp_late", 0.6, lambda v: v["bind"] == "jambo"), ("kafka2", 0.3)),
+            "kafka": (("kafka2", 1.0, lambda v: v["broker"] == 2),)}
 
 
 def routine(svc: str, t: dt.datetime) -> None:

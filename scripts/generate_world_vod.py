@@ -181,10 +181,8 @@ TITLE_NAMES = [
     "Shinkai Line", "Kitchen of Night", "Akane Detective Files", "Orbit Boys", "Snow Country Express",
     "The Last Ramen", "Harbour Lights", "Salaryman Zero",
 ]
-QUERIES = [
-    "進撃", "ドラマ 2026", "アニメ 新作", "shinkai line", "kitchen of night", "ジブリ", "韓国ドラマ",
-    "刑事", "orbit boys", "料理", "ホラー 映画", "サッカー ハイライト",
-]
+QUERIES = ["進撃", "ドラマ 2026", "アニメ 新作", "shinkai line", "kitchen of night", "ジブリ", "韓国ドラマ",
+           "刑事", "orbit boys", "料理", "ホラー 映画", "サッカー ハイライト"]
 
 PLATFORMS = engine.table(None, "issss", """
 # weight, platform, drm, manifest, user agent
@@ -207,57 +205,39 @@ APPLE = ("ios", "ipados", "tvos", "safari")
 
 INST = {
     # service: [(instance, host, ip, az)]
-    "gateway": [
-        ("gw-1", "gw-1", "10.20.1.11", "apne1-az1"), ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
-        ("gw-3", "gw-3", "10.20.4.11", "apne1-az4"),
-    ],
-    "origin-shield": [
-        ("shield-1", "shield-1", "10.20.1.21", "apne1-az1"),
-        ("shield-2", "shield-2", "10.20.2.21", "apne1-az2"),
-        ("shield-3", "shield-3", "10.20.4.21", "apne1-az4"),
-    ],
-    "playback": [
-        ("playback-1", "app-az1-04", "10.20.1.34", "apne1-az1"),
-        ("playback-2", "app-az2-02", "10.20.2.36", "apne1-az2"),
-        ("playback-3", "app-az4-05", "10.20.4.31", "apne1-az4"),
-        ("playback-4", "app-az1-07", "10.20.1.38", "apne1-az1"),
-    ],
-    "drm-license": [
-        ("drm-1", "app-az1-02", "10.20.1.52", "apne1-az1"),
-        ("drm-2", "app-az2-05", "10.20.2.57", "apne1-az2"),
-        ("drm-3", "app-az4-02", "10.20.4.55", "apne1-az4"),
-    ],
+    "gateway": [("gw-1", "gw-1", "10.20.1.11", "apne1-az1"), ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
+                ("gw-3", "gw-3", "10.20.4.11", "apne1-az4")],
+    "origin-shield": [("shield-1", "shield-1", "10.20.1.21", "apne1-az1"),
+                      ("shield-2", "shield-2", "10.20.2.21", "apne1-az2"),
+                      ("shield-3", "shield-3", "10.20.4.21", "apne1-az4")],
+    "playback": [("playback-1", "app-az1-04", "10.20.1.34", "apne1-az1"),
+                 ("playback-2", "app-az2-02", "10.20.2.36", "apne1-az2"),
+                 ("playback-3", "app-az4-05", "10.20.4.31", "apne1-az4"),
+                 ("playback-4", "app-az1-07", "10.20.1.38", "apne1-az1")],
+    "drm-license": [("drm-1", "app-az1-02", "10.20.1.52", "apne1-az1"),
+                    ("drm-2", "app-az2-05", "10.20.2.57", "apne1-az2"),
+                    ("drm-3", "app-az4-02", "10.20.4.55", "apne1-az4")],
     "packager": [
         ("pkg-1", "pkg-1", "10.20.1.61", "apne1-az1"), ("pkg-2", "pkg-2", "10.20.2.61", "apne1-az2"),
         ("pkg-3", "pkg-3", "10.20.4.61", "apne1-az4"), ("pkg-4", "pkg-4", "10.20.1.62", "apne1-az1"),
     ],
-    "catalog": [
-        ("catalog-1", "app-az1-03", "10.20.1.43", "apne1-az1"),
-        ("catalog-2", "app-az2-04", "10.20.2.44", "apne1-az2"),
-        ("catalog-3", "app-az4-03", "10.20.4.46", "apne1-az4"),
-    ],
+    "catalog": [("catalog-1", "app-az1-03", "10.20.1.43", "apne1-az1"),
+                ("catalog-2", "app-az2-04", "10.20.2.44", "apne1-az2"),
+                ("catalog-3", "app-az4-03", "10.20.4.46", "apne1-az4")],
     "entitlement": [
         ("ent-a1", "ent-a1", "10.20.1.71", "apne1-az1"), ("ent-a2", "ent-a2", "10.20.2.71", "apne1-az2"),
         ("ent-b1", "ent-b1", "10.20.4.71", "apne1-az4"), ("ent-b2", "ent-b2", "10.20.4.72", "apne1-az4"),
     ],
-    "recommend": [
-        ("reco-1", "app-az1-05", "10.20.1.81", "apne1-az1"),
-        ("reco-2", "app-az2-06", "10.20.2.83", "apne1-az2"),
-    ],
-    "search": [
-        ("search-1", "app-az1-06", "10.20.1.91", "apne1-az1"),
-        ("search-2", "app-az4-04", "10.20.4.92", "apne1-az4"),
-    ],
-    "profiles": [
-        ("profiles-1", "app-az1-08", "10.20.1.101", "apne1-az1"),
-        ("profiles-2", "app-az2-07", "10.20.2.103", "apne1-az2"),
-        ("profiles-3", "app-az4-06", "10.20.4.105", "apne1-az4"),
-    ],
-    "objstore-gw": [
-        ("rgw-1", "ceph-rgw-1", "10.20.6.11", "apne1-az1"),
-        ("rgw-2", "ceph-rgw-2", "10.20.6.12", "apne1-az2"),
-        ("rgw-3", "ceph-rgw-3", "10.20.6.13", "apne1-az4"),
-    ],
+    "recommend": [("reco-1", "app-az1-05", "10.20.1.81", "apne1-az1"),
+                  ("reco-2", "app-az2-06", "10.20.2.83", "apne1-az2")],
+    "search": [("search-1", "app-az1-06", "10.20.1.91", "apne1-az1"),
+               ("search-2", "app-az4-04", "10.20.4.92", "apne1-az4")],
+    "profiles": [("profiles-1", "app-az1-08", "10.20.1.101", "apne1-az1"),
+                 ("profiles-2", "app-az2-07", "10.20.2.103", "apne1-az2"),
+                 ("profiles-3", "app-az4-06", "10.20.4.105", "apne1-az4")],
+    "objstore-gw": [("rgw-1", "ceph-rgw-1", "10.20.6.11", "apne1-az1"),
+                    ("rgw-2", "ceph-rgw-2", "10.20.6.12", "apne1-az2"),
+                    ("rgw-3", "ceph-rgw-3", "10.20.6.13", "apne1-az4")],
 }
 SKEWED = ("ent-b1", "ent-b2")
 
@@ -483,113 +463,73 @@ def change_tables(w: World) -> None:
         )
     w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
     w.table("config_changes",
-            [
-                "change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
-                "summary",
-            ],
+            ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
+             "summary"],
             [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG])
-    w.table(
-        "feature_flags",
-        [
-            "flag_key", "environment", "from_state", "to_state", "rollout_pct", "changed_by", "changed_at",
-            "comment",
-        ],
-        [[f, "production", a, b, pct, who, zulu(t), cm] for f, a, b, pct, who, t, cm in FLAGS],
-    )
-    w.table(
-        "certificates",
-        [
-            "cert_name", "service", "kind", "subject", "serial", "not_before", "not_after", "rotated_at",
-            "status", "ticket",
-        ],
-        [
-            [n, s, k, sub, ser, zulu(nb), zulu(na), zulu(rot), st, tk]
-            for n, s, k, sub, ser, nb, na, rot, st, tk in CERTS
-        ],
-    )
+    w.table("feature_flags",
+            ["flag_key", "environment", "from_state", "to_state", "rollout_pct", "changed_by", "changed_at",
+             "comment"],
+            [[f, "production", a, b, pct, who, zulu(t), cm] for f, a, b, pct, who, t, cm in FLAGS])
+    w.table("certificates",
+            ["cert_name", "service", "kind", "subject", "serial", "not_before", "not_after", "rotated_at",
+             "status", "ticket"],
+            [[n, s, k, sub, ser, zulu(nb), zulu(na), zulu(rot), st, tk]
+             for n, s, k, sub, ser, nb, na, rot, st, tk in CERTS])
     w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
             [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     dc = "service.apne1.kumo.internal"
-    w.table(
-        "dependencies", engine.columns("DEPENDENCIES_VIA"),
-        [
-            [
-                "cdn", "origin-shield", "https",
-                "origin.kumo-video.example:443 (CloudFront origin, shield-1..3)",
-            ],
-            ["origin-shield", "packager", "http", f"packager.{dc}:8080 (varnish backends pkg-1..4)"],
-            ["packager", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-cmaf (user svc-media)"],
-            ["packager", "drm-license", "http", f"drm-license.{dc}:8443/cpix (content keys, cached)"],
-            [
-                "packager (prepackage job)", "objstore-gw", "s3",
-                f"rgw.{dc}:7480 buckets vod-mezzanine (read), vod-packaged (write), user svc-media",
-            ],
-            [
-                "transcode-batch (sprite-backfill)", "objstore-gw", "s3",
-                f"rgw.{dc}:7480 buckets vod-mezzanine, vod-sprites (user svc-media)",
-            ],
-            ["gateway", "playback", "http", f"playback.{dc}:8080"],
-            ["gateway", "catalog", "http", f"catalog.{dc}:8080"],
-            ["gateway", "search", "http", f"search.{dc}:8090"],
-            ["gateway", "recommend", "http", f"recommend.{dc}:8000"],
-            ["gateway", "profiles", "http", f"profiles.{dc}:3000"],
-            ["gateway", "entitlement", "http", f"entitlement.{dc}:3000"],
-            ["gateway", "drm-license", "http", f"drm-license.{dc}:8443"],
-            ["playback", "entitlement", "http", f"entitlement.{dc}:3000 (JWKS, entitlement check)"],
-            ["playback", "catalog", "http", f"catalog.{dc}:8080/internal/v1/playable"],
-            [
-                "playback", "drm-license", "http",
-                f"drm-license.{dc}:8443/internal/v1 (license tokens, prefetch)",
-            ],
-            ["playback", "redis", "redis", "redis-session.kumo.internal:6379 (concurrent streams)"],
-            [
-                "playback", "kafka", "kafka",
-                "kafka-1..3.kumo.internal:9093 topics playback.sessions (acks=all, sync), watch-events",
-            ],
-            ["playback", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-packaged (premiere manifests)"],
-            ["drm-license", "entitlement", "http", f"entitlement.{dc}:3000 (plan policy)"],
-            [
-                "catalog", "pg-catalog", "postgresql",
-                "pg-catalog.kumo.internal:5432/catalog (pool catalog-primary)",
-            ],
-            [
-                "catalog", "pg-catalog-ro", "postgresql",
-                "pg-catalog-ro.kumo.internal:5432/catalog (hot standby, pool catalog-replica: titles, "
-                "playable)",
-            ],
-            ["catalog", "recommend", "http", f"recommend.{dc}:8000 (for-you rail)"],
-            ["catalog", "profiles", "http", f"profiles.{dc}:3000 (continue-watching rail)"],
-            ["catalog", "kafka", "kafka", "kafka-1..3.kumo.internal:9093 topic catalog.changes"],
-            ["recommend", "catalog", "http", f"catalog.{dc}:8080/internal/v1/titles:batchGet"],
-            [
-                "recommend", "kafka", "kafka",
-                "kafka-1..3.kumo.internal:9093 topic watch-events group reco-events",
-            ],
-            [
-                "search", "kafka", "kafka",
-                "kafka-1..3.kumo.internal:9093 topic catalog.changes group search-catalog",
-            ],
-            [
-                "profiles", "kafka", "kafka",
-                "kafka-1..3.kumo.internal:9093 topic watch-events group watch-history",
-            ],
-            ["profiles", "redis", "redis", "redis-profiles.kumo.internal:6379 (continue-watching cache)"],
-            ["profiles", "pg-profiles", "postgresql", "pg-profiles.kumo.internal:5432/profiles"],
-            ["entitlement", "pg-billing", "postgresql", "pg-billing.kumo.internal:5432/billing"],
-            ["entitlement", "redis", "redis", "redis-session.kumo.internal:6379 (sessions, sidekiq)"],
-            ["entitlement", "stripe", "https", "api.stripe.com:443 (external)"],
-            [
-                "entitlement", "app stores", "https",
-                "api.storekit.itunes.apple.com, androidpublisher.googleapis.com (external)",
-            ],
-        ],
-    )
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"),
+            [["cdn", "origin-shield", "https",
+              "origin.kumo-video.example:443 (CloudFront origin, shield-1..3)"],
+             ["origin-shield", "packager", "http", f"packager.{dc}:8080 (varnish backends pkg-1..4)"],
+             ["packager", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-cmaf (user svc-media)"],
+             ["packager", "drm-license", "http", f"drm-license.{dc}:8443/cpix (content keys, cached)"],
+             ["packager (prepackage job)", "objstore-gw", "s3",
+              f"rgw.{dc}:7480 buckets vod-mezzanine (read), vod-packaged (write), user svc-media"],
+             ["transcode-batch (sprite-backfill)", "objstore-gw", "s3",
+              f"rgw.{dc}:7480 buckets vod-mezzanine, vod-sprites (user svc-media)"],
+             ["gateway", "playback", "http", f"playback.{dc}:8080"],
+             ["gateway", "catalog", "http", f"catalog.{dc}:8080"],
+             ["gateway", "search", "http", f"search.{dc}:8090"],
+             ["gateway", "recommend", "http", f"recommend.{dc}:8000"],
+             ["gateway", "profiles", "http", f"profiles.{dc}:3000"],
+             ["gateway", "entitlement", "http", f"entitlement.{dc}:3000"],
+             ["gateway", "drm-license", "http", f"drm-license.{dc}:8443"],
+             ["playback", "entitlement", "http", f"entitlement.{dc}:3000 (JWKS, entitlement check)"],
+             ["playback", "catalog", "http", f"catalog.{dc}:8080/internal/v1/playable"],
+             ["playback", "drm-license", "http",
+              f"drm-license.{dc}:8443/internal/v1 (license tokens, prefetch)"],
+             ["playback", "redis", "redis", "redis-session.kumo.internal:6379 (concurrent streams)"],
+             ["playback", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topics playback.sessions (acks=all, sync), watch-events"],
+             ["playback", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-packaged (premiere manifests)"],
+             ["drm-license", "entitlement", "http", f"entitlement.{dc}:3000 (plan policy)"],
+             ["catalog", "pg-catalog", "postgresql",
+              "pg-catalog.kumo.internal:5432/catalog (pool catalog-primary)"],
+             ["catalog", "pg-catalog-ro", "postgresql",
+              "pg-catalog-ro.kumo.internal:5432/catalog (hot standby, pool catalog-replica: titles, "
+              "playable)"],
+             ["catalog", "recommend", "http", f"recommend.{dc}:8000 (for-you rail)"],
+             ["catalog", "profiles", "http", f"profiles.{dc}:3000 (continue-watching rail)"],
+             ["catalog", "kafka", "kafka", "kafka-1..3.kumo.internal:9093 topic catalog.changes"],
+             ["recommend", "catalog", "http", f"catalog.{dc}:8080/internal/v1/titles:batchGet"],
+             ["recommend", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic watch-events group reco-events"],
+             ["search", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic catalog.changes group search-catalog"],
+             ["profiles", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic watch-events group watch-history"],
+             ["profiles", "redis", "redis", "redis-profiles.kumo.internal:6379 (continue-watching cache)"],
+             ["profiles", "pg-profiles", "postgresql", "pg-profiles.kumo.internal:5432/profiles"],
+             ["entitlement", "pg-billing", "postgresql", "pg-billing.kumo.internal:5432/billing"],
+             ["entitlement", "redis", "redis", "redis-session.kumo.internal:6379 (sessions, sidekiq)"],
+             ["entitlement", "stripe", "https", "api.stripe.com:443 (external)"],
+             ["entitlement", "app stores", "https",
+              "api.storekit.itunes.apple.com, androidpublisher.googleapis.com (external)"]])
 
 
-BASE_VERSION = {
-    "playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3", "catalog": "3.7.4",
-    "entitlement": "12.2.1", "recommend": "3.1.4", "search": "2.13.2", "profiles": "4.10.2",
-}
+BASE_VERSION = {"playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3", "catalog": "3.7.4",
+                "entitlement": "12.2.1", "recommend": "3.1.4", "search": "2.13.2", "profiles": "4.10.2"}
 
 
 def version(service: str, t: datetime) -> str:
@@ -760,10 +700,8 @@ def gw_path(w: World, kind: str, plat) -> str:
         "reco": f"/v1/recommendations?profile={w.profile()}&rail=for-you",
         "cw": f"/v1/profiles/{w.profile()}/continue-watching", "session": "/v1/playback/sessions",
         "heartbeat": "/v1/playback/heartbeat", "errors": "/v1/playback/errors",
-        "license": {
-            "fairplay": "/drm/fairplay/ckc", "widevine": "/drm/widevine/license",
-            "playready": "/drm/playready/rightsmanager.asmx",
-        }[drm],
+        "license": {"fairplay": "/drm/fairplay/ckc", "widevine": "/drm/widevine/license",
+                    "playready": "/drm/playready/rightsmanager.asmx"}[drm],
         "token": "/v1/auth/token", "ent": "/v1/entitlements/me", "checkout": "/v1/subscriptions",
         "stripe": "/webhooks/stripe",
     }
@@ -797,12 +735,10 @@ def gw_fault(w: World, t: datetime, kind: str, plat) -> tuple[int, float] | None
 
 
 def gw_ok_time(w: World, t: datetime, kind: str) -> float:
-    base = {
-        "home": w.ri(40, 220), "title": w.ri(8, 60), "search": w.ri(20, 180), "reco": w.ri(30, 160),
-        "cw": w.ri(6, 40), "session": w.ri(90, 320), "heartbeat": w.ri(3, 15), "errors": w.ri(2, 9),
-        "license": w.ri(15, 70), "token": w.ri(20, 90), "ent": w.ri(8, 40), "checkout": w.ri(600, 2400),
-        "stripe": w.ri(30, 160),
-    }[kind]
+    base = {"home": w.ri(40, 220), "title": w.ri(8, 60), "search": w.ri(20, 180), "reco": w.ri(30, 160),
+            "cw": w.ri(6, 40), "session": w.ri(90, 320), "heartbeat": w.ri(3, 15), "errors": w.ri(2, 9),
+            "license": w.ri(15, 70), "token": w.ri(20, 90), "ent": w.ri(8, 40), "checkout": w.ri(600, 2400),
+            "stripe": w.ri(30, 160)}[kind]
     if inside(t, BURST) and kind == "session":
         base = w.ri(1400, 4900)
     if kind == "session" and inside(t, PREFETCH):
@@ -813,24 +749,20 @@ def gw_ok_time(w: World, t: datetime, kind: str) -> float:
 
 
 # the requests of an affected route during an incident (only their failures are logged)
-FAULT_BOOST = [
-    (FPS_EXPIRED, ("license",), 14), ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
-    (PREMIERE, ("session",), 12), (DRM_SAT, ("license",), 12), (SKEW, TOKEN_KINDS, 10),
-    (BURST, ("session",), 22), (POOL_DRY, ("home",), 12), (SEQ_MAX, ("checkout", "stripe"), 4),
-]
+FAULT_BOOST = [(FPS_EXPIRED, ("license",), 14), ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
+               (PREMIERE, ("session",), 12), (DRM_SAT, ("license",), 12), (SKEW, TOKEN_KINDS, 10),
+               (BURST, ("session",), 22), (POOL_DRY, ("home",), 12), (SEQ_MAX, ("checkout", "stripe"), 4)]
 GW_BY_KIND = {r[2]: r for r in GW_ROUTES}
 
 
 def gateway_bg(w: World, t: datetime) -> None:
     """2xx are sampled 1:12 (nginx map on $status); every 4xx and 5xx is logged."""
     sampled = w.count(0.4 * load(t))
-    boost = [
-        k
-        for span, kinds, rate in FAULT_BOOST
-        if inside(t, span)
-        for k in kinds
-        for _ in range(w.count(rate * load(t) / len(kinds)))
-    ]
+    boost = [k
+             for span, kinds, rate in FAULT_BOOST
+             if inside(t, span)
+             for k in kinds
+             for _ in range(w.count(rate * load(t) / len(kinds)))]
     n = sampled + w.count(8 * load(t))
     for i in range(n + len(boost)):
         tt = w.jit(t)
@@ -1297,12 +1229,10 @@ def playback_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.09 * (0.4 + ld))):
         tt = w.jit(t)
         code, detail = w.pick(
-            [
-                ("NET-1002", "segment download failed: timeout"),
-                ("NET-1002", "segment download failed: timeout"),
-                ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"), ("DRM-3011", "offline license expired"),
-                ("PLAYER-9001", "app backgrounded during startup"),
-            ]
+            [("NET-1002", "segment download failed: timeout"),
+             ("NET-1002", "segment download failed: timeout"),
+             ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"), ("DRM-3011", "offline license expired"),
+             ("PLAYER-9001", "app backgrounded during startup")]
         )
         client_error(w, tt, code, detail)
     if w.r() < 0.05 * (0.4 + ld):
@@ -1614,10 +1544,8 @@ def catalog_publish(w: World) -> list[list]:
         ct(w, start + timedelta(seconds=took), "INFO", f"{CAT}.publish.PublishJob",
            f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
            + (f", {sp[2]}" if sp else ""), thread="scheduling-1", node="catalog-1")
-        rows.append([
-                        f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
-                        wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else "",
-                    ])
+        rows.append([f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
+                     wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else ""])
         t += timedelta(minutes=30)
     return rows
 
@@ -1665,12 +1593,10 @@ def entitlement_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.09 * ld)):
         tt = w.jit(t)
         rid = w.uuid()
-        path, ctrl = w.pick([
-                                ('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
-                                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                                ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON"),
-                            ])
+        path, ctrl = w.pick([('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
+                             ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                             ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                             ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON")])
         node = en(w, tt, "INFO",
                   f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
                   f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid)
@@ -1876,17 +1802,13 @@ def profiles_bg(w: World, t: datetime) -> None:
     if frac:
         for _ in range(w.count(4 * ld * frac)):
             pr(w, w.jit(t), 40, "access token rejected",
-               err={
-                   "type": "TokenExpiredError", "message": "jwt expired",
-                   "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400))),
-               },
+               err={"type": "TokenExpiredError", "message": "jwt expired",
+                    "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400)))},
                route="/v1/profiles/:id/continue-watching")
     elif w.r() < 0.04 * (0.4 + ld):
         pr(w, w.jit(t), 40, "access token rejected",
-           err={
-               "type": "TokenExpiredError", "message": "jwt expired",
-               "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000))),
-           },
+           err={"type": "TokenExpiredError", "message": "jwt expired",
+                "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000)))},
            route="/v1/profiles/:id/continue-watching")
 
 
@@ -1964,10 +1886,8 @@ def kafka_bg(w: World, t: datetime) -> None:
 
 
 def pg(w: World, t: datetime, inst_: str, pid: int, who: str, sev: str, msg: str) -> None:
-    level = {
-        "LOG": "INFO", "DETAIL": "INFO", "STATEMENT": "INFO", "WARNING": "WARN", "ERROR": "ERROR",
-        "FATAL": "FATAL",
-    }[sev]
+    level = {"LOG": "INFO", "DETAIL": "INFO", "STATEMENT": "INFO", "WARNING": "WARN", "ERROR": "ERROR",
+             "FATAL": "FATAL"}[sev]
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst_, host=inst_)
 
 
@@ -1999,11 +1919,9 @@ def postgres_bg(w: World, t: datetime) -> None:
         pg(w, w.jit(t), inst_, w.newpid(), f"metabase@{db}", "LOG",
            "could not receive data from client: Connection reset by peer")
     if w.r() < 0.012:
-        inst_, table = w.pick([
-                                  ("pg-profiles", "profiles.public.resume_points"),
-                                  ("pg-billing", "billing.public.billing_events"),
-                                  ("pg-catalog", "catalog.public.trending_counters"),
-                              ])
+        inst_, table = w.pick([("pg-profiles", "profiles.public.resume_points"),
+                               ("pg-billing", "billing.public.billing_events"),
+                               ("pg-catalog", "catalog.public.trending_counters")])
         pg(w, w.jit(t), inst_, w.newpid(), "", "LOG",
            f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
            f"remain, "
@@ -2401,10 +2319,8 @@ def metrics(w: World) -> None:
                 b503 = rps * uhd_share(t) * 0.6
             fetch = rps * (1 - hit)
             shield_rows.append(
-                [
-                    wmin(t), name, round(rps), round(hit, 3), round(fetch), round(b503), round(nuked),
-                    limited, round(used, 1),
-                ]
+                [wmin(t), name, round(rps), round(hit, 3), round(fetch), round(b503), round(nuked),
+                 limited, round(used, 1)]
             )
         # per minute: kafka brokers
         for b in (1, 2, 3):
@@ -2428,27 +2344,21 @@ def metrics(w: World) -> None:
                 p99 = 2200 + 2600 * w.r() if b == 2 else 700 + 1100 * w.r()
             if b == 1 and inside(t, (REASSIGN[0] + timedelta(minutes=1), REASSIGN[1])):
                 urp = 8
-            broker_rows.append([
-                                   wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
-                                   burst if burst == "" else round(burst, 1), urp,
-                               ])
+            broker_rows.append([wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
+                                burst if burst == "" else round(burst, 1), urp])
         # per minute: JVMs
         busy = 60 * ld * (0.8 + 0.4 * w.r())
         if inside(t, DRM_SAT):
             busy = 600
         elif inside(t, PREFETCH):
             busy = 420
-        jvm_rows.append([
-                            wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
-                            round(8 + 10 * w.r()),
-                        ])
+        jvm_rows.append([wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
+                         round(8 + 10 * w.r())])
         pool = 6 + 14 * ld * (0.8 + 0.4 * w.r())
         pool = min(90, pool + leaked(t))
         jvm_rows.append(
-            [
-                wmin(t), "catalog", round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)), 600,
-                round(pool), 90, round(1800 + 500 * w.r()), round(6 + 8 * w.r()),
-            ]
+            [wmin(t), "catalog", round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)), 600,
+             round(pool), 90, round(1800 + 500 * w.r()), round(6 + 8 * w.r())]
         )
         if loc(t).minute % 5 == 0:
             for svc in BASE:
@@ -2469,15 +2379,11 @@ def metrics(w: World) -> None:
                 if inst_ == "pg-catalog" and inside(t, LEAK):
                     idle_tx += round(leaked(t))
                     conns = max(conns, 96 + idle_tx)
-                db_rows.append([
-                                   wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
-                                   round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
-                                   round({
-                                             "pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
-                                             "pg-profiles": 48.1,
-                                         }[inst_]
-                                         + 0.2 * w.r(), 1),
-                               ])
+                db_rows.append([wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
+                                round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
+                                round({"pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
+                                       "pg-profiles": 48.1}[inst_]
+                                      + 0.2 * w.r(), 1)])
             for service in ("gateway", "packager", "entitlement"):
                 for name, host, _ip, az in INST[service]:
                     cpu = 35 * (0.5 + 0.5 * ld) * (0.85 + 0.3 * w.r())
@@ -2493,10 +2399,8 @@ def metrics(w: World) -> None:
                 if b == 2 and inside(t, BURST):
                     iowait = round(38 + 12 * w.r(), 1)
                 host_rows.append(
-                    [
-                        wall(t), f"kafka-{b}", "kafka", ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
-                        round(cpu + iowait, 1), round((w.r() - 0.5) * 0.8, 2),
-                    ]
+                    [wall(t), f"kafka-{b}", "kafka", ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
+                     round(cpu + iowait, 1), round((w.r() - 0.5) * 0.8, 2)]
                 )
             # consumer lag
             wh = lag["watch-history"]
@@ -2510,38 +2414,28 @@ def metrics(w: World) -> None:
             lag_rows.append([wall(t), "watch-history", "watch-events", 12, wh])
             reco = w.ri(100, 9000) if not inside(t, BURST) else w.ri(9000, 40000)
             lag_rows.append([wall(t), "reco-events", "watch-events", 12, reco])
-            lag_rows.append([
-                                wall(t), "search-catalog", "catalog.changes", 6,
-                                w.ri(0, 300)
-                                if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
-                                else w.ri(4000, 9000),
-                            ])
+            lag_rows.append([wall(t), "search-catalog", "catalog.changes", 6,
+                             w.ri(0, 300)
+                             if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
+                             else w.ri(4000, 9000)])
     w.table("svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows)
     w.table("shield_metrics",
-            [
-                "minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
-                "n_lru_nuked", "n_lru_limited", "storage_used_gb",
-            ],
+            ["minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
+             "n_lru_nuked", "n_lru_limited", "storage_used_gb"],
             shield_rows)
     w.table(
         "broker_metrics",
-        [
-            "minute", "broker", "produce_p99_ms", "bytes_in_mb_s", "disk_await_ms", "ebs_burst_balance_pct",
-            "under_replicated_partitions",
-        ],
+        ["minute", "broker", "produce_p99_ms", "bytes_in_mb_s", "disk_await_ms", "ebs_burst_balance_pct",
+         "under_replicated_partitions"],
         broker_rows,
     )
     w.table("jvm_metrics",
-            [
-                "minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
-                "heap_used_mb", "gc_pause_ms",
-            ],
+            ["minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
+             "heap_used_mb", "gc_pause_ms"],
             jvm_rows)
     w.table("db_metrics",
-            [
-                "bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
-                "idle_in_tx", "disk_used_pct",
-            ],
+            ["bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
+             "idle_in_tx", "disk_used_pct"],
             db_rows)
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
@@ -2562,40 +2456,28 @@ def batch_runs(w: World, publish_rows: list[list]) -> None:
             n += 1
             start = at(d, hh, mm)
             d_ = dur + w.ri(0, 120)
-            it = items or {
-                "sprite-backfill": w.ri(5200, 6100), "search-reindex": w.ri(212_000, 214_000),
-                "stripe-payout-reconcile": w.ri(1800, 2600),
-            }.get(job, 0)
+            it = items or {"sprite-backfill": w.ri(5200, 6100), "search-reindex": w.ri(212_000, 214_000),
+                           "stripe-payout-reconcile": w.ri(1800, 2600)}.get(job, 0)
             rows.append(
-                [
-                    f"BR-{n}", job, runs_on, wall(start), wall(start + timedelta(seconds=d_)), "COMPLETED",
-                    it, detail,
-                ]
+                [f"BR-{n}", job, runs_on, wall(start), wall(start + timedelta(seconds=d_)), "COMPLETED",
+                 it, detail]
             )
     for start, cid, title, ok in PREPACK_RUNS:
         n += 1
         dur = 90 if not ok else w.ri(380, 500)
-        rows.append(
-            [
-                f"BR-{n}", "prepackage", "packager (pkg-4)", wall(start),
-                wall(start + timedelta(seconds=dur)), "COMPLETED" if ok else "FAILED", 1 if ok else 0,
-                f"{cid} {title}" + ("" if ok else ": audio rendition ja-5.1 missing from mezzanine"),
-            ]
-        )
+        rows.append([f"BR-{n}", "prepackage", "packager (pkg-4)", wall(start),
+                     wall(start + timedelta(seconds=dur)), "COMPLETED" if ok else "FAILED", 1 if ok else 0,
+                     f"{cid} {title}" + ("" if ok else ": audio rendition ja-5.1 missing from mezzanine")])
     n += 1
     rows.append(
-        [
-            f"BR-{n}", "sprite-backfill", "transcode-batch", wall(SPRITE[0]), wall(SPRITE[1]), "ABORTED",
-            18412,
-            "workers=64 s3_user=svc-media (manual run: catch up 48210 library titles before the UI launch)",
-        ]
+        [f"BR-{n}", "sprite-backfill", "transcode-batch", wall(SPRITE[0]), wall(SPRITE[1]), "ABORTED",
+         18412,
+         "workers=64 s3_user=svc-media (manual run: catch up 48210 library titles before the UI launch)"]
     )
     n += 1
     rows.append(
-        [
-            f"BR-{n}", "partition-reassign", "kafka", wall(REASSIGN[0]), wall(REASSIGN[1]), "COMPLETED", 96,
-            "move 96 partitions of watch-events, playback.sessions onto kafka-2 (replaced broker), 1.8 TB",
-        ]
+        [f"BR-{n}", "partition-reassign", "kafka", wall(REASSIGN[0]), wall(REASSIGN[1]), "COMPLETED", 96,
+         "move 96 partitions of watch-events, playback.sessions onto kafka-2 (replaced broker), 1.8 TB"]
     )
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table(
@@ -2759,21 +2641,15 @@ def truth() -> dict:
             "while Widevine and PlayReady devices played normally, until the rolling restart DEP-4411 "
             "loaded fps-prod-2026 at 09:52",
             ["fairplay", "expired"],
-            [
-                "gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
-                "Widevine license downgraded warnings in drm-license (always there)",
-                "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)",
-            ],
+            ["gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
+             "Widevine license downgraded warnings in drm-license (always there)",
+             "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)"],
             "drm-credentials", "SUCCESS",
-            [
-                step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
-                step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
-                step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
-                step_sql(
-                    "SELECT cert_name, service, not_after, rotated_at, status FROM certificates WHERE "
-                    "service = 'drm-license' AND not_after <= '2026-04-14T00:30:00Z'", "fps-prod-2025",
-                ),
-            ],
+            [step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
+             step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
+             step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
+             step_sql("SELECT cert_name, service, not_after, rotated_at, status FROM certificates WHERE "
+                      "service = 'drm-license' AND not_after <= '2026-04-14T00:30:00Z'", "fps-prod-2025")],
             runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate",
         )
     )
@@ -2793,22 +2669,18 @@ def truth() -> dict:
             "those titles stayed SCHEDULED ('coming soon') and playback refused them with "
             "NOT_YET_AVAILABLE, until the export finished at 12:46 and the replica caught up",
             ["pg-catalog-ro", "lag"],
-            [
-                "the 12:00 catalog-publish job (it ran fine, on the primary)",
-                "playback NOT_YET_AVAILABLE warnings (the symptom)",
-                "recommend feature-store warnings and catalog artwork warnings (always there)",
-            ],
+            ["the 12:00 catalog-publish job (it ran fine, on the primary)",
+             "playback NOT_YET_AVAILABLE warnings (the symptom)",
+             "recommend feature-store warnings and catalog artwork warnings (always there)"],
             "catalog-replica", "SUCCESS",
-            [
-                step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
-                step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
-                         "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
-                         "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
-                         "bucket_start", "pg-catalog-ro"),
-                step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
-                         "pg-catalog-ro"),
-                step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY"),
-            ],
+            [step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
+             step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
+                      "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
+                      "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
+                      "bucket_start", "pg-catalog-ro"),
+             step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
+                      "pg-catalog-ro"),
+             step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY")],
             runbook_query="catalog titles still scheduled coming soon after publish replica",
         )
     )
@@ -2826,27 +2698,23 @@ def truth() -> dict:
             "shield's hit ratio fell from ~95% to ~4% and nearly all CDN traffic went to the packager, "
             "whose work queues overflowed (shedding, 2.5 s segment deadlines, 503) at 100% CPU, until the "
             "change was reverted (CHG-8804) at 14:58", ["cache key", "tok"],
-            [
-                "recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
-                "packager itself (no deploy; overloaded, not broken)",
-                "packager Broken pipe errors and unknown-rendition probes (always there)",
-            ],
+            ["recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
+             "packager itself (no deploy; overloaded, not broken)",
+             "packager Broken pipe errors and unknown-rendition probes (always there)"],
             None, "SUCCESS",
-            [
-                step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
-                         "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
-                         "'2026-04-14T05:20:00Z'",
-                         "CHG-8803"),
-                step_logs("shedding request", "packager", s, e, "WARN"),
-                step_sql(
-                    "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
-                    "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' "
-                    "ORDER BY minute LIMIT 6", "shield-",
-                ),
-                step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
-                         "origin-shield"),
-                step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e),
-            ],
+            [step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
+                      "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
+                      "'2026-04-14T05:20:00Z'",
+                      "CHG-8803"),
+             step_logs("shedding request", "packager", s, e, "WARN"),
+             step_sql(
+                 "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
+                 "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' "
+                 "ORDER BY minute LIMIT 6", "shield-",
+             ),
+             step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
+                      "origin-shield"),
+             step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e)],
         )
     )
     s, e = at(0, 20, 10), at(0, 20, 40)
@@ -2863,22 +2731,18 @@ def truth() -> dict:
             "of it, until the mezzanine was re-delivered and prepackage re-run at 20:44 (manifests in "
             "place, cache evicted at 20:52)",
             ["prepackage", "c-58213"],
-            [
-                "playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
-                "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
-                "prime-time load and recommend's usual errors",
-            ],
+            ["playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
+             "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
+             "prime-time load and recommend's usual errors"],
             None, "SUCCESS",
-            [
-                step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
-                step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
-                          pattern="prepackage"),
-                step_sql(
-                    "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
-                    "AND result = 'FAILED'", "c-58213",
-                ),
-                step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN"),
-            ],
+            [step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
+             step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
+                       pattern="prepackage"),
+             step_sql(
+                 "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
+                 "AND result = 'FAILED'", "c-58213",
+             ),
+             step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN")],
         )
     )
     s, e = at(1, 3, 0), at(1, 3, 40)
@@ -2907,24 +2771,20 @@ def truth() -> dict:
             "again (a rebalance storm, often with no members left), so no partition was consumed and "
             "continue-watching and resume points went stale, until the offset was skipped (CHG-8808) at "
             "08:26", ["watch-history", "rebalance"],
-            [
-                "profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
-                "profiles 'avatar not found' warnings (always there)",
-                "reco-events rebalancing now and then (normal)",
-            ],
+            ["profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
+             "profiles 'avatar not found' warnings (always there)",
+             "reco-events rebalancing now and then (normal)"],
             "kafka-consumer-groups", "SUCCESS",
-            [
-                step_logs(
-                    "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
-                ),
-                step_logs("48812331", "profiles", s, e, "ERROR"),
-                step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
-                step_sql(
-                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
-                    "= 'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' AND "
-                    "'2026-04-14T23:10:00Z' ORDER BY bucket_start", "watch-history",
-                ),
-            ],
+            [step_logs(
+                 "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
+             ),
+             step_logs("48812331", "profiles", s, e, "ERROR"),
+             step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
+             step_sql(
+                 "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
+                 "= 'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' AND "
+                 "'2026-04-14T23:10:00Z' ORDER BY bucket_start", "watch-history",
+             )],
             runbook_query="kafka consumer group keeps rebalancing continue watching stale",
         )
     )
@@ -2941,26 +2801,18 @@ def truth() -> dict:
             "(RejectedExecutionException, 503) and starts failed with 'license request failed', until the "
             "flag was turned off at 11:37",
             ["license_prefetch", "thread pool"],
-            [
-                "catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
-                "origin-shield TLS certificate rotation at 10:40",
-                "recommend deploy DEP-4415 (3.2.0) at 09:30",
-            ],
+            ["catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
+             "origin-shield TLS certificate rotation at 10:40",
+             "recommend deploy DEP-4415 (3.2.0) at 09:30"],
             None, "SUCCESS",
-            [
-                step_sql(
-                    "SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM feature_flags "
-                    "WHERE changed_at BETWEEN '2026-04-15T01:30:00Z' AND '2026-04-15T02:30:00Z'",
-                    "playback.license_prefetch",
-                ),
-                step_logs("license prefetch failed", "playback", s, e, "ERROR"),
-                step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
-                step_sql(
-                    "SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE service = "
-                    "'drm-license' AND threads_busy >= threads_max AND minute BETWEEN "
-                    "'2026-04-15T02:00:00Z' AND '2026-04-15T02:30:00Z' LIMIT 5", "drm-license",
-                ),
-            ],
+            [step_sql("SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM feature_flags "
+                      "WHERE changed_at BETWEEN '2026-04-15T01:30:00Z' AND '2026-04-15T02:30:00Z'",
+                      "playback.license_prefetch"),
+             step_logs("license prefetch failed", "playback", s, e, "ERROR"),
+             step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
+             step_sql("SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE service = "
+                      "'drm-license' AND threads_busy >= threads_max AND minute BETWEEN "
+                      "'2026-04-15T02:00:00Z' AND '2026-04-15T02:30:00Z' LIMIT 5", "drm-license")],
         )
     )
     s, e = at(1, 13, 0), at(1, 13, 40)
@@ -2978,21 +2830,17 @@ def truth() -> dict:
             "was cut to 8 workers at 13:46 (CHG-8810); the packager 5.2.0 deploy at 12:50 came after the "
             "errors began",
             ["slowdown", "sprite-backfill"],
-            [
-                "packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
-                "packager Broken pipe errors (always there)",
-                "objstore-gw 404s on subtitle probes (always there)",
-            ],
+            ["packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
+             "packager Broken pipe errors (always there)",
+             "objstore-gw 404s on subtitle probes (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("503 SlowDown", "packager", s, e, "ERROR"),
-                step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
-                step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
-                step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
-                         "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
-                         "'2026-04-15T04:00:00Z'",
-                         "workers=64"),
-            ],
+            [step_logs("503 SlowDown", "packager", s, e, "ERROR"),
+             step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
+             step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
+             step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
+                      "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
+                      "'2026-04-15T04:00:00Z'",
+                      "workers=64")],
         )
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
@@ -3009,26 +2857,20 @@ def truth() -> dict:
             "ent-a1/ent-a2 looked not yet valid to them (JWT::ImmatureSignature), so about half of token "
             "checks and refreshes failed and viewers were logged out, until the change was reverted at "
             "20:47 (CHG-8812)", ["clock", "entitlement"],
-            [
-                "entitlement deploy DEP-4417 (12.3.0) at 16:10",
-                "'token is expired' warnings in playback and profiles (always there at a low rate; here "
-                "the symptom)", "feature flag profiles.kids_pin_v2 at 18:30",
-            ],
+            ["entitlement deploy DEP-4417 (12.3.0) at 16:10",
+             "'token is expired' warnings in playback and profiles (always there at a low rate; here "
+             "the symptom)", "feature flag profiles.kids_pin_v2 at 18:30"],
             None, "SUCCESS",
-            [
-                step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
-                step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
-                step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms < "
-                    "-60000 AND bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' "
-                    "ORDER BY bucket_start LIMIT 6", "ent-b",
-                ),
-                step_sql(
-                    "SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
-                    "applied_at BETWEEN '2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'", "CHG-8811",
-                ),
-            ],
+            [step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
+             step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
+             step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
+             step_sql(
+                 "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms < "
+                 "-60000 AND bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' "
+                 "ORDER BY bucket_start LIMIT 6", "ent-b",
+             ),
+             step_sql("SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
+                      "applied_at BETWEEN '2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'", "CHG-8811")],
         )
     )
     s, e = at(2, 10, 0), at(2, 10, 30)
@@ -3059,25 +2901,21 @@ def truth() -> dict:
             "answers a session start, so starts took 1.5-5 s, timed out after 5 s (503) or hit the "
             "gateway's 6 s timeout (504), until the volume was moved to gp3 at 13:02 (CHG-8814, recovered "
             "by ~13:09)", ["kafka-2", "burst"],
-            [
-                "playback itself (its publish timeouts are the symptom)",
-                "search deploy DEP-4418 (2.14.1) at 10:12",
-                "feature flag search.query_rewrite_ja 25% -> 50% at 09:15",
-            ],
+            ["playback itself (its publish timeouts are the symptom)",
+             "search deploy DEP-4418 (2.14.1) at 10:12",
+             "feature flag search.query_rewrite_ja 25% -> 50% at 09:15"],
             None, "SUCCESS",
-            [
-                step_logs("upstream timed out", "gateway", s, e, "ERROR", pattern="/v1/playback/sessions"),
-                step_logs("session event publish slow", "playback", s, e, "WARN"),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND callee "
-                    "= 'kafka'", "playback.sessions",
-                ),
-                step_sql(
-                    "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics WHERE "
-                    "broker = 'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN "
-                    "'2026-04-16T03:20:00Z' AND '2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
-                ),
-            ],
+            [step_logs("upstream timed out", "gateway", s, e, "ERROR", pattern="/v1/playback/sessions"),
+             step_logs("session event publish slow", "playback", s, e, "WARN"),
+             step_sql(
+                 "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND callee "
+                 "= 'kafka'", "playback.sessions",
+             ),
+             step_sql(
+                 "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics WHERE "
+                 "broker = 'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN "
+                 "'2026-04-16T03:20:00Z' AND '2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
+             )],
         )
     )
     s, e = at(2, 15, 0), at(2, 15, 30)
@@ -3093,26 +2931,22 @@ def truth() -> dict:
             "fetches failed with FetchError 'Could not get storage' (ExpKill LRU_Exhausted) and the shield "
             "answered 503 Backend fetch failed for most 4K segments while the packager was healthy, until "
             "nuke_limit was raised to 1000 at 15:41 (CHG-8816)", ["nuke_limit", "storage"],
-            [
-                "the shield-503 runbook (packager overloaded: scale the packager)",
-                "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
-                "drm-license deploy DEP-4419 (9.1.2) at 14:10",
-                "feature flag playback.hevc_ladder.tvos at 14:30",
-            ],
+            ["the shield-503 runbook (packager overloaded: scale the packager)",
+             "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
+             "drm-license deploy DEP-4419 (9.1.2) at 14:10",
+             "feature flag playback.hevc_ladder.tvos at 14:30"],
             None, "SUCCESS",
-            [
-                step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
-                step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
-                         "n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
-                         "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
-                step_sql(
-                    "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
-                    "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' "
-                    "ORDER BY bucket_start", "packager",
-                ),
-                step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
-                         "'catalog-publish' AND items >= 100", "4k-hdr-spring"),
-            ],
+            [step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
+             step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
+                      "n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
+                      "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
+             step_sql(
+                 "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
+                 "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' "
+                 "ORDER BY bucket_start", "packager",
+             ),
+             step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
+                      "'catalog-publish' AND items >= 100", "4k-hdr-spring")],
             decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed",
         )
     )
@@ -3130,27 +2964,23 @@ def truth() -> dict:
             "connection ('Connection is not available') and answered 503 — recommend's batchGet calls "
             "failed and it fell back to popular rails, and the home screen came back slow and empty — "
             "until catalog was rolled back to 3.7.4 at 21:52 (DEP-4421)", ["catalog", "connection leak"],
-            [
-                "recommend's own errors (feature store misses, partial batchGet results, stale index: "
-                "always there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
-                "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window",
-            ],
+            ["recommend's own errors (feature store misses, partial batchGet results, stale index: "
+             "always there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
+             "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window"],
             None, "SUCCESS",
-            [
-                step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
-                step_logs("Connection is not available", "catalog", s, e, "WARN", pattern="catalog-primary"),
-                step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
-                step_sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'catalog' AND started_at BETWEEN '2026-04-16T08:00:00Z' AND "
-                    "'2026-04-16T09:00:00Z'", "DEP-4420",
-                ),
-                step_sql(
-                    "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service = "
-                    "'catalog' AND db_pool_active >= db_pool_max AND minute BETWEEN '2026-04-16T12:05:00Z' "
-                    "AND '2026-04-16T12:40:00Z' LIMIT 5", "catalog",
-                ),
-            ],
+            [step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
+             step_logs("Connection is not available", "catalog", s, e, "WARN", pattern="catalog-primary"),
+             step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
+             step_sql(
+                 "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
+                 "'catalog' AND started_at BETWEEN '2026-04-16T08:00:00Z' AND "
+                 "'2026-04-16T09:00:00Z'", "DEP-4420",
+             ),
+             step_sql(
+                 "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service = "
+                 "'catalog' AND db_pool_active >= db_pool_max AND minute BETWEEN '2026-04-16T12:05:00Z' "
+                 "AND '2026-04-16T12:40:00Z' LIMIT 5", "catalog",
+             )],
         )
     )
     s, e = at(2, 22, 40), at(2, 23, 10)
@@ -3168,20 +2998,16 @@ def truth() -> dict:
             "failed with 500, until the DBA altered the sequence to bigint at 23:22 (CHG-8818); the Stripe "
             "key rotation (CHG-8817) at 22:25 is unrelated, the "
             "Stripe calls themselves succeeded", ["billing_events_id_seq", "maximum"],
-            [
-                "entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
-                "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)",
-            ],
+            ["entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
+             "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)"],
             None, "SUCCESS",
-            [
-                step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
-                step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
-                step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
-                         "'billing'", "billing events id to bigint"),
-                step_logs(
-                    "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"
-                ),
-            ],
+            [step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
+             step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
+             step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
+                      "'billing'", "billing events id to bigint"),
+             step_logs(
+                 "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"
+             )],
         )
     )
     return engine.truth_file(NAME, "+09:00", inc, (

@@ -1765,9 +1765,7 @@ def flow_ingest(w: Pipeline, t: datetime) -> None:
            f"bytes={size} -> events-raw-{p} (broker-{w.leader_at(p, t)}:9092) in {took}ms")
 
 
-PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [
-    (flow_ingest, 20.0, 0.02),
-]
+PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [(flow_ingest, 20.0, 0.02)]
 
 
 def pipe_background(w: Pipeline) -> None:
