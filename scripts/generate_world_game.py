@@ -32,7 +32,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -90,8 +90,7 @@ class World(engine.Dataset):
         super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
 
-    def player(self) -> str:
-        return f"p_{self.hexid(10)}"
+    player = partialmethod(engine.Dataset.tagged, "p_", 10)
 
     def order(self) -> str:
         self.order_no += self.ri(1, 9)

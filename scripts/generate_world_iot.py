@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -84,11 +84,8 @@ class World(engine.Dataset):
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"
 
-    def home(self) -> str:
-        return f"h_{self.hexid(6)}"
-
-    def user(self) -> str:
-        return f"u_{self.hexid(6)}"
+    home = partialmethod(engine.Dataset.tagged, "h_", 6)
+    user = partialmethod(engine.Dataset.tagged, "u_", 6)
 
     def ip(self) -> str:
         first = self.pick((49, 101, 110, 121, 124, 203))

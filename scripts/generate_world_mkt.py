@@ -27,7 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -107,13 +107,7 @@ class World(engine.Dataset):
         self.order_no = 8_812_000
 
     def b36(self, n: int) -> str:
-        s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("23456789")
-        return "".join(s)
-
-    def uuid(self) -> str:
-        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
-        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
+        return self.code(n, "abcdefghjkmnpqrstuvwxyz23456789", "23456789")
 
     def order(self) -> str:
         self.order_no += self.ri(1, 9)
@@ -122,14 +116,9 @@ class World(engine.Dataset):
     def merchant(self) -> str:
         return f"mer_{self.ri(10000, 48999)}"
 
-    def courier(self) -> str:
-        return f"cr_{self.b36(8)}"
-
-    def user(self) -> str:
-        return f"usr_{self.b36(9)}"
-
-    def cart(self) -> str:
-        return f"crt_{self.b36(10)}"
+    courier = partialmethod(engine.Dataset.tagged, "cr_", 8, "b36")
+    user = partialmethod(engine.Dataset.tagged, "usr_", 9, "b36")
+    cart = partialmethod(engine.Dataset.tagged, "crt_", 10, "b36")
 
     def ip(self) -> str:
         return f"{self.pick(ISP)}.{self.ri(1, 254)}.{self.ri(1, 254)}"

@@ -27,6 +27,7 @@ import heapq
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -113,22 +114,11 @@ class World(engine.Dataset):
         self.groups = dict(GROUPS)
 
     def b36(self, n: int) -> str:
-        s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("23456789")
-        return "".join(s)
+        return self.code(n, "abcdefghijkmnpqrstuvwxyz23456789", "23456789")
 
-    def uuid(self) -> str:
-        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
-        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
-
-    def account(self) -> str:
-        return f"acc_{self.b36(10)}"
-
-    def profile(self) -> str:
-        return f"p_{self.b36(8)}"
-
-    def session(self) -> str:
-        return f"ps_{self.b36(14)}"
+    account = partialmethod(engine.Dataset.tagged, "acc_", 10, "b36")
+    profile = partialmethod(engine.Dataset.tagged, "p_", 8, "b36")
+    session = partialmethod(engine.Dataset.tagged, "ps_", 14, "b36")
 
     def newpid(self) -> int:
         self.pid += self.ri(2, 60)

@@ -201,9 +201,22 @@ class Dataset:
 
     def hexid(self, n: int) -> str:
         """Hex with at least one digit, so a log pattern masks it like any other id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
+        return self.code(n, "0123456789abcdef", "0123456789")
+
+    def code(self, n: int, alphabet: str, digits: str) -> str:
+        """``n`` characters of ``alphabet``, one of them (anywhere) one of ``digits``."""
+        s = [self.pick(alphabet) for _ in range(n)]
+        s[self.ri(0, n - 1)] = self.pick(digits)
         return "".join(s)
+
+    def tagged(self, prefix: str, n: int, draw: str = "hexid") -> str:
+        """An id: ``prefix`` and ``n`` characters of the world's ``draw`` (:meth:`hexid`, or its own)."""
+        return prefix + getattr(self, draw)(n)
+
+    def uuid(self) -> str:
+        """A version-4-shaped UUID drawn with :meth:`hexid`."""
+        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
+        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
 
     def plain_hex(self, n: int) -> str:
         """Hex digits, any of them."""
