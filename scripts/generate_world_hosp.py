@@ -95,6 +95,10 @@ class World(engine.Dataset):
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"
 
 
+HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
+                   "scheduling fhir-facade postgres redis rabbitmq").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -1342,10 +1346,6 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 # Assemble
 # ---------------------------------------------------------------------------------------------
-
-
-HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
-                   "scheduling fhir-facade postgres redis rabbitmq").split()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

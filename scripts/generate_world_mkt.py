@@ -127,6 +127,10 @@ class World(engine.Dataset):
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
 
 
+MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
+                  "notifications catalog geo mysql redis rabbitmq").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -2307,10 +2311,6 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 # Assemble
 # ---------------------------------------------------------------------------------------------
-
-
-MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
-                  "notifications catalog geo mysql redis rabbitmq").split()
 
 
 main = engine.main(NAME, world, __name__, DOCS)

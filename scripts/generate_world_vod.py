@@ -125,6 +125,10 @@ class World(engine.Dataset):
         return self.pid
 
 
+VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
+                  "recommend search profiles kafka postgres redis").split()
+
+
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
@@ -3009,10 +3013,6 @@ def truth() -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
-                  "recommend search profiles kafka postgres redis").split()
 
 
 main = engine.main(NAME, world, __name__, DOCS)
