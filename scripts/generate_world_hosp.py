@@ -36,6 +36,8 @@ from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "hosp", 20261110
+HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
+                   "scheduling fhir-facade postgres redis rabbitmq").split()
 NS = "klinik-prod"
 LEVELS = engine.LEVELS
 CET = timezone(timedelta(hours=1))
@@ -93,10 +95,6 @@ class World(engine.Dataset):
 
     def uid(self) -> str:
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"
-
-
-HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
-                   "scheduling fhir-facade postgres redis rabbitmq").split()
 
 
 def world() -> tuple[World, dict, dict]:

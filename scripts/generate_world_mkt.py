@@ -36,6 +36,8 @@ from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E40
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "mkt", 20260511
+MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
+                  "notifications catalog geo mysql redis rabbitmq").split()
 MON = [*engine.MONTHS]
 NS = "mkt-prod"
 BRT = timezone(timedelta(hours=-3))
@@ -125,10 +127,6 @@ class World(engine.Dataset):
 
     def phone(self) -> str:
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
-
-
-MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
-                  "notifications catalog geo mysql redis rabbitmq").split()
 
 
 def world() -> tuple[World, dict, dict]:

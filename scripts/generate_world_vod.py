@@ -37,6 +37,8 @@ from worlds.engine import inside, ms3, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
 NAME, SEED = "vod", 20260414
+VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
+                  "recommend search profiles kafka postgres redis").split()
 MON = [*engine.MONTHS]
 JST = timezone(timedelta(hours=9))
 LOCAL = engine.Clock(JST, datetime(2026, 4, 14, tzinfo=JST))
@@ -123,10 +125,6 @@ class World(engine.Dataset):
     def newpid(self) -> int:
         self.pid += self.ri(2, 60)
         return self.pid
-
-
-VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
-                  "recommend search profiles kafka postgres redis").split()
 
 
 def world() -> tuple[World, dict, dict]:
