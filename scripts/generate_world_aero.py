@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +123,7 @@ class World(engine.Dataset):
         b = self.pick([x for x in AIRPORTS if x != a])
         return f"{a}-{b}"
 
-    def newpid(self) -> int:
-        self.pid += self.ri(2, 70)
-        return self.pid
+    newpid = partialmethod(engine.Dataset.counter, "pid", 2, 70)
 
 
 def world() -> tuple[World, dict, dict]:

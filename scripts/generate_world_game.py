@@ -93,8 +93,7 @@ class World(engine.Dataset):
     player = partialmethod(engine.Dataset.tagged, "p_", 10)
 
     def order(self) -> str:
-        self.order_no += self.ri(1, 9)
-        return f"ord_{self.order_no}"
+        return f"ord_{self.counter('order_no', 1, 9)}"
 
 
 def world() -> tuple[World, dict, dict]:

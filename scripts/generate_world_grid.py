@@ -23,7 +23,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +112,7 @@ class World(engine.Dataset):
     def account(self) -> str:
         return f"CA-{self.ri(1000000, 4999999)}"
 
-    def newpid(self) -> int:
-        self.pid += self.ri(3, 90)
-        return self.pid
+    newpid = partialmethod(engine.Dataset.counter, "pid", 3, 90)
 
 
 def world() -> tuple[World, dict, dict]:

@@ -90,8 +90,7 @@ class World(engine.Dataset):
         return f"FALL-{self.ri(26000000, 26999999)}"
 
     def order(self) -> str:
-        self.no += self.ri(1, 7)
-        return f"ORD-{self.no}"
+        return f"ORD-{self.counter('no', 1, 7)}"
 
     def uid(self) -> str:
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"

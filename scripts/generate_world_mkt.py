@@ -112,8 +112,7 @@ class World(engine.Dataset):
         return self.code(n, "abcdefghjkmnpqrstuvwxyz23456789", "23456789")
 
     def order(self) -> str:
-        self.order_no += self.ri(1, 9)
-        return f"ord_{self.order_no}"
+        return f"ord_{self.counter('order_no', 1, 9)}"
 
     def merchant(self) -> str:
         return f"mer_{self.ri(10000, 48999)}"

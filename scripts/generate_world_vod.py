@@ -122,9 +122,7 @@ class World(engine.Dataset):
     profile = partialmethod(engine.Dataset.tagged, "p_", 8, "b36")
     session = partialmethod(engine.Dataset.tagged, "ps_", 14, "b36")
 
-    def newpid(self) -> int:
-        self.pid += self.ri(2, 60)
-        return self.pid
+    newpid = partialmethod(engine.Dataset.counter, "pid", 2, 60)
 
 
 def world() -> tuple[World, dict, dict]:

@@ -209,6 +209,12 @@ class Dataset:
         s[self.ri(0, n - 1)] = self.pick(digits)
         return "".join(s)
 
+    def counter(self, name: str, lo: int, hi: int) -> int:
+        """Attribute ``name`` moved on by ``lo`` to ``hi`` and returned: pids, order numbers."""
+        value = getattr(self, name) + self.ri(lo, hi)
+        setattr(self, name, value)
+        return value
+
     def tagged(self, prefix: str, n: int, draw: str = "hexid") -> str:
         """An id: ``prefix`` and ``n`` characters of the world's ``draw`` (:meth:`hexid`, or its own)."""
         return prefix + getattr(self, draw)(n)
