@@ -39,16 +39,14 @@ from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "depot", 120812
-UTC = UTC
-LEVELS = engine.LEVELS
-CET = timezone(timedelta(hours=1))
-LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
-at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "gateway", "booking", "labels", "routeplan", "osrm", "tracking", "rabbitmq", "mysql", "redis", "scangw",
     "notify", "billing",
 )
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)

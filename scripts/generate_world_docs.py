@@ -44,7 +44,6 @@ from worlds.engine import epoch_ms, every, inside, ms3, zulu, zulu_ms  # noqa: E
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "docs", 20261117
-LEVELS = engine.LEVELS
 GMT = timezone(timedelta(0))
 LOCAL = engine.Clock(GMT, datetime(2026, 11, 17, tzinfo=GMT))
 DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)

@@ -41,7 +41,6 @@ from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "game", 20261201
-LEVELS = engine.LEVELS
 PST = timezone(timedelta(hours=-8))
 LOCAL = engine.Clock(PST, datetime(2026, 12, 1, tzinfo=PST))
 DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)

@@ -39,7 +39,6 @@ NAME, SEED = "hosp", 20261110
 HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
                    "scheduling fhir-facade postgres redis rabbitmq").split()
 NS = "klinik-prod"
-LEVELS = engine.LEVELS
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 11, 10, tzinfo=CET))
 DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)

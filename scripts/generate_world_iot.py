@@ -45,15 +45,14 @@ from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
 NAME, SEED = "iot", 20261214
-LEVELS = engine.LEVELS
-AEST = timezone(timedelta(hours=10))
-LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
-at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "edge", "api", "auth", "registry", "shadow", "rules", "ota", "push", "ingest", "emqx", "kafka",
     "postgres", "redis",
 )
+AEST = timezone(timedelta(hours=10))
+LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)

@@ -38,15 +38,14 @@ from worlds.engine import sql_step as sql
 from worlds.engine import zulu as iso
 
 NAME, SEED = "rides", 140818
-LEVELS = engine.LEVELS
-BRT = timezone(timedelta(hours=-3))
-LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
-at, lt = LOCAL.at, LOCAL.iso
 SERVICES = (
     "envoy", "dispatch", "pricing", "trips", "mysql", "payments", "kafka", "location", "redis", "eta",
     "notify", "fraud", "elasticsearch", "settlement",
 )
+BRT = timezone(timedelta(hours=-3))
+LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
 logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
@@ -68,7 +67,6 @@ PING = (at(2, 14, 1, 7), at(2, 14, 52))  # RIDES-10 adaptive_ping_interval 100% 
 class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END, SERVICES)
-
 
     hexid = engine.Dataset.plain_hex
 
