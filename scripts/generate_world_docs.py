@@ -167,7 +167,8 @@ CONFIG = [
         "OPS-3325",
     ),
     ("CFG-2296", "indexer", "bulk.max_docs", "500", "400", at(1, 10, 40), "okeane", "OPS-3331"),
-    ("CFG-2301", "notify", "digest.weekly.batch_size", "5000", "20000", at(1, 16, 30), "swright", "OPS-3336"),
+    ("CFG-2301", "notify", "digest.weekly.batch_size", "5000", "20000", at(1, 16, 30), "swright",
+     "OPS-3336"),
     (
         "CFG-2307", "billing", "PAYFLOW_WEBHOOK_SECRET", "whsec_live_****9f2c", "whsec_test_****41ad",
         at(1, 13, 2), "rkaur", "OPS-3339",
@@ -255,7 +256,8 @@ def change_tables(w: World) -> None:
              for d, s, v, st, dur, status, a, desc in sorted(DEPLOYS, key=lambda d: d[3])])
     w.table(
         "config_changes", engine.columns("CONFIG_APPLIED"),
-        [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
+        [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a,
+         tk in CONFIG],
     )
     w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
             [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
@@ -372,7 +374,8 @@ RBLV = {"DEBUG": "D", "INFO": "I", "WARN": "W", "ERROR": "E", "FATAL": "F"}
 def rails(w: World, t: datetime, level: str, msg: str, req: str | None = None) -> None:
     stamp = loc(t).strftime("%Y-%m-%dT%H:%M:%S.%f")
     tag = f"[{req}] " if req else ""
-    w.emit(t, "billing", level, f"{RBLV[level]}, [{stamp} #{w.pick([7, 9, 12])}] {level:>5} -- : {tag}{msg}")
+    w.emit(t, "billing", level,
+           f"{RBLV[level]}, [{stamp} #{w.pick([7, 9, 12])}] {level:>5} -- : {tag}{msg}")
 
 
 CELV = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "CRITICAL"}
@@ -394,7 +397,8 @@ PGLV = {"DEBUG": "DEBUG", "INFO": "LOG", "WARN": "WARNING", "ERROR": "ERROR", "F
 
 
 def pg(
-    w: World, t: datetime, level: str, msg: str, who: str = "", pid: int | None = None, lv: str | None = None
+    w: World, t: datetime, level: str, msg: str, who: str = "", pid: int | None = None,
+    lv: str | None = None
 ) -> None:
     stamp = loc(t).strftime("%Y-%m-%d %H:%M:%S.") + ms3(t) + " GMT"
     pid = pid or w.ri(20000, 40000)
@@ -600,7 +604,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.08 * L + 0.01 and not inside(t, WHSEC):
         ts = w.jit(t)
         req = w.hexid(8) + "-" + w.hexid(4)
-        ev = w.pick(["invoice.paid", "customer.subscription.updated", "invoice.created", "charge.succeeded"])
+        ev = w.pick(["invoice.paid", "customer.subscription.updated", "invoice.created",
+                     "charge.succeeded"])
         rails(w, ts, "INFO", f'Started POST "/webhooks/payflow" for 3.18.12.{w.ri(10, 90)}', req)
         rails(
             w, ts + timedelta(milliseconds=40), "INFO", f"Processing PayFlow event {ev} evt_{w.hexid(14)}",
@@ -609,7 +614,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         rails(w, ts + timedelta(milliseconds=w.ri(60, 200)), "INFO",
               "Completed 200 OK in 83ms (Views: 0.2ms | ActiveRecord: 11.4ms)", req)
     if w.r() < 0.01:
-        rails(w, w.jit(t), "WARN", "PayFlow API request retried after Net::ReadTimeout (attempt 2 succeeded)")
+        rails(w, w.jit(t), "WARN",
+              "PayFlow API request retried after Net::ReadTimeout (attempt 2 succeeded)")
     # notify
     if not inside(t, QUOTA):
         for _ in range(w.count(0.3 * L + 0.02)):
@@ -688,7 +694,8 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
                    worker="MainProcess")
         elif service == "indexer":
             zap(
-                w, ts + timedelta(seconds=3), "INFO", "cmd/indexer/main.go:52", "indexer started", version=ver
+                w, ts + timedelta(seconds=3), "INFO", "cmd/indexer/main.go:52", "indexer started",
+                version=ver
             )
 
 
@@ -710,7 +717,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                 w, ts, "ERROR",
                 "browser launch failed: Failed to launch the browser process! "
                 "[0100/101234.5:ERROR:platform_shared_memory_region_posix.cc(217)] Creating shared memory "
-                "in /dev/shm/.org.chromium.Chromium.XXXXXX failed: No space left on device (28)", doc=w.doc(),
+                "in /dev/shm/.org.chromium.Chromium.XXXXXX failed: No space left on device (28)",
+                doc=w.doc(),
                 attempt=w.ri(1, 3),
             )
         elif x < 0.85:
@@ -724,7 +732,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             nginx(w, ts + timedelta(milliseconds=200), "POST", "/export/pdf", 500, 2.0 + w.r(),
                   "10.20.6.77:3000")
     logfmt(
-        w, at(0, 10, 31, 5), "WARN", "df /dev/shm: 64M size, 64M used, 0 avail (100%)", pod=PODS["export"][0]
+        w, at(0, 10, 31, 5), "WARN", "df /dev/shm: 64M size, 64M used, 0 avail (100%)",
+        pod=PODS["export"][0]
     )
     for i, pod in enumerate(PODS["export"]):
         ts = at(0, 10, 58, 30) + timedelta(seconds=50 * i)
@@ -754,7 +763,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             cf(w, ts, "GET", "/sso/callback", 502, 9.0 + w.r())
     spring(
         w, at(0, 13, 12, 40), "WARN", "c.q.auth.oidc.OidcDiscovery",
-        "metadata refresh for https://acme-consulting.okta.com/.well-known/openid-configuration took 8123 ms",
+        "metadata refresh for https://acme-consulting.okta.com/.well-known/openid-configuration took 8123 "
+        "ms",
     )
     spring(w, at(0, 12, 55, 20), "INFO", "c.q.auth.scim.ScimGroupSync",
            "SCIM group sync page_size=200 for connection=tessellate-google (3 pages)")
@@ -811,7 +821,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                    "app=web-2026.11.2 (expects update encoding v1)")
         else:
             pino(
-                w, ts, "WARN", "resync storm: full state requested", doc=w.doc(), requestsPerMin=w.ri(30, 200)
+                w, ts, "WARN", "resync storm: full state requested", doc=w.doc(),
+                requestsPerMin=w.ri(30, 200)
             )
     for i in range(3):
         pino(w, at(0, 16, 50, 0) + timedelta(seconds=20 * i), "INFO",
@@ -853,8 +864,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
        "reindex task [Qx8WcN3kR0e2:8812044] started: source [docs-v7] dest [docs-v8] slices [auto]")
     es(w, at(1, 10, 44, 50), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
        "high disk watermark [90%] exceeded on [es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] "
-       "free: 49.6gb[9.7%], shards will be relocated away from this node; currently relocating away "
-       "shards totalling [0] bytes")
+       "free: 49.6gb[9.7%], shards will be relocated away from this node; currently relocating away shards "
+       "totalling [0] bytes")
     es(w, at(1, 10, 58, 10), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-1",
        "flood stage disk watermark [95%] exceeded on "
        "[es-data-1][Qx8WcN3kR0e2][/usr/share/elasticsearch/data] free: 24.8gb[4.9%], all indices on this "
@@ -864,7 +875,7 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         zap(w, ts, "ERROR", "bulk/worker.go:176", "bulk request failed, will retry", index="docs-v7",
             status=429, docs=w.ri(20, 400),
             error="cluster_block_exception: index [docs-v7] blocked by: [TOO_MANY_REQUESTS/12/disk usage "
-            "exceeded flood-stage watermark, index has read-only-allow-delete block]")
+                  "exceeded flood-stage watermark, index has read-only-allow-delete block]")
         if w.r() < 0.2:
             zap(w, ts + timedelta(seconds=2), "WARN", "queue/sqs.go:90",
                 "in-flight messages at limit, pausing receive", queue="docs-index-events", in_flight=12000)
@@ -986,9 +997,11 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         else:
             celery(
                 w, ts, "ERROR",
-                "Task notify.tasks.send_email raised OperationalError: could not connect to server pg-main-0",
+                "Task notify.tasks.send_email raised OperationalError: could not connect to server "
+                "pg-main-0",
             )
-    django(w, at(2, 10, 6, 0), "INFO", "quill.comments", "comment notifications batched every 30s (CFG-2315)")
+    django(w, at(2, 10, 6, 0), "INFO", "quill.comments",
+           "comment notifications batched every 30s (CFG-2315)")
 
     # ---- DOCS-11 weekly-digest spends Mailwave's monthly quota; transactional mail refused from 11:31
     for ts in every((at(2, 6, 0), QUOTA[0]), 60):
@@ -1052,7 +1065,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
             cf(w, ts, "GET", "/api/v1/me", 502, 5.2, detail="OriginReadTimeout")
         else:
             django(
-                w, ts, "WARN", "quill.session", "session cache miss fallback: user logged out (redis timeout)"
+                w, ts, "WARN", "quill.session",
+                "session cache miss fallback: user logged out (redis timeout)"
             )
     kev(w, at(2, 14, 57, 30), "INFO", "Normal", "Deleted", "cronjob/presence-cleanup",
         "CronJob deleted by oncall:tgreen (INC-1191)")
@@ -1257,7 +1271,8 @@ def metrics(w: World) -> None:  # noqa: C901 — the two metric exports
             [ep, "pg-main-0", "replication_slot_active", 0 if SLOT[0] <= t < at(2, 11, 1, 10) else 1]
         )
         r99 = 3000 + w.r() * 3800 if inside(t, KEYS) else 0.8 + w.r() * 0.3
-        long_rows.append([ep, "redis-sess-0", "cpu_pct", 100.0 if inside(t, KEYS) else round(8 + 20 * L, 1)])
+        long_rows.append([ep, "redis-sess-0", "cpu_pct",
+                          100.0 if inside(t, KEYS) else round(8 + 20 * L, 1)])
         long_rows.append([ep, "redis-sess-0", "latency_p99_ms", round(r99, 2)])
         long_rows.append([ep, "redis-sess-0", "used_memory_mb", round(4100 + 300 * L + w.r() * 20, 0)])
         long_rows.append([ep, "ip-10-20-3-17", "clock_offset_s", round(clock_offset(t), 1)])
@@ -1309,7 +1324,8 @@ def job_runs(w: World) -> None:
             "failed" if end > at(2, 14, 57) else "succeeded",
             "KEYS presence:<workspace>:* then DEL for 1912 workspaces on redis-sess-0")
     rows.sort(key=lambda r: (r[3], r[0]))
-    w.table("job_runs", ["run_id", "job", "namespace", "started_at", "finished_at", "status", "detail"], rows)
+    w.table("job_runs", ["run_id", "job", "namespace", "started_at", "finished_at", "status", "detail"],
+            rows)
 
     slow = []
     sid = 71000
@@ -1447,263 +1463,261 @@ job; longer term: gp3 with provisioned IOPS.
 
 def truth() -> dict:
     inc = [
-        incident(
-            "DOCS-01", "logs_only",
-            "export: PDF exports failing for customers since about 10:15 on 17/11 (10:20–10:50 UK time). "
-            "What's wrong?", "export", at(0, 10, 20), at(0, 10, 50), SHM[0], "export",
-            "the headless Chromium in the export pods ran with the container default 64 MB /dev/shm (no "
-            "memory-backed emptyDir); from 10:07 Harbour Legal's 380- and 412-page bundle exports filled "
-            "it, the renderer crashed (Target closed, SIGBUS) and every relaunch failed with 'Creating "
-            "shared memory in /dev/shm ... No space left on device', so all PDF exports failed until the "
-            "pods were restarted at 10:58 with a 1 GiB emptyDir "
-            "medium=Memory for /dev/shm", ["/dev/shm", "no space left"],
-            ["export deploy DEP-5114 (2.9.1, docx table borders) at 08:40",
-             "edge 504 OriginReadTimeout on /export/pdf (always there)", "indexer errors (always there)"],
-            None,
-            [logs("export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
-                  "browser launch failed"),
-             logs("export", at(0, 10, 0), at(0, 10, 50), "64M used, 0 avail", pattern="df /dev/shm"),
-             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
-                 f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64')],
-        ),
-        incident(
-            "DOCS-02", "no_incident",
-            "indexer: got paged for indexer errors around 3:10am on 17 Nov — is anything actually broken "
-            "between 03:00 and 03:40 GMT?", "indexer", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [],
-            None, [], outcome="FALLBACK",
-            note="night traffic; the indexer's usual mapper_parsing_exception rejections and "
-            "oversize-document "
-            "warnings, an hourly cert-manager warning (renewal for a certificate that still has a day left); "
-            "docs-index-events backlog flat, metrics at baseline",
-        ),
-        incident(
-            "DOCS-03", "change",
-            "collab: people's edits not showing up for others and the editor keeps reconnecting — "
-            "17/11/2026 16:10 to 16:40. What "
-            "changed?", "collab", at(0, 16, 10), at(0, 16, 40), YV2[0], "collab",
-            "collab deploy DEP-5120 (4.8.0, 16:02-16:08) started broadcasting document updates with the Y "
-            "update encoding v2 while the web app (2026.11.2) decodes only v1; clients failed "
-            "Y.applyUpdate with 'Unexpected end of array', closed the socket (4400) and reconnected with "
-            "full resyncs (CPU ~90%) until the rollback DEP-5121 (4.7.3) at "
-            "16:49-16:52", ["dep-5120", "encoding"],
-            ["collab config change CFG-2293 (ws.max_payload_bytes 1 MB -> 2 MB) at 15:40",
-             "collab ping timeouts (always there)"],
-            None,
-            [sql("SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
-                 "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at", "encoding v2"),
-             logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN", "sync error"),
-             logs("docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
-                  "client error report")],
-        ),
-        incident(
-            "DOCS-04", "metrics_deps",
-            "collab: documents take ages to open and typing lags for everyone, 17/11 2:05pm–2:35pm. Which "
-            "dependency is it?", "collab", at(0, 14, 5), at(0, 14, 35), BURST[0], "mongo",
-            "the EBS gp2 volume of mongo-docs-0 (rs-docs primary) spent its burst balance — the manual "
-            "revisions-compaction re-run (06:00-13:40) rewrote 41.2M revisions on the primary — and at "
-            "13:52 the burst balance reached 0 and the volume fell to baseline IOPS; disk await went from "
-            "~2 ms to 30-60 ms, mongo slow queries took 1-4 s and collab's document loads and persists "
-            "(and docs-api reads) stalled until mongo-docs-0 was stepped down and mongo-docs-1 became "
-            "primary at 14:51",
-            ["burst", "mongo-docs-0"],
-            ["auth deploy DEP-5124 at 12:50", "collab config change CFG-2293 at 15:40 (after)",
-             "collab ping timeouts (always there)"],
-            "mongo-storage",
-            [sql("SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
-                 f"AND metric_name = 'ebs_burst_balance_pct' AND ts = '{zulu(at(0, 14, 10))}'",
-                 '"value": 0.0'),
-             logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
-             logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
-             sql("SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
-                 "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms > "
-                 "25",
-                 '"slow_minutes": 30')],
-        ),
-        incident(
-            "DOCS-05", "trap_unrelated_change",
-            "auth: SSO logins failing for a lot of customers 1:05pm–1:35pm on 17 Nov. Was it the auth "
-            "deploy "
-            "at 12:50?", "auth", at(0, 13, 5), at(0, 13, 35), OKTA[0], "Okta (external identity provider)",
-            "external side: from about 12:58 Okta's token endpoint "
-            "(https://<org>.okta.com/oauth2/v1/token) answers 503 E0000009 for every Okta customer org, so "
-            "Okta SSO logins fail after their retries; Entra ID and Google logins are fine and nothing in "
-            "the platform explains it (DEP-5124 changed password reset copy and SCIM paging, CFG-2290 the "
-            "SCIM page size) — a provider outage, not determinable beyond that from this data", [],
-            ["auth deploy DEP-5124 (5.3.0) at 12:50",
-             "auth config change CFG-2290 (scim.sync.page_size) at 12:52"],
-            "sso-idp-outage",
-            [logs("auth", at(0, 13, 5), at(0, 13, 35), "HTTP 503", "ERROR", "token exchange failed")],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the external Okta outage); blaming DEP-5124 is wrong",
-        ),
-        incident(
-            "DOCS-06", "system_wide",
-            "Whole app down?? Customers getting 502s on app.quillpad.app since 9am, 18/11/2026 09:05–09:35 "
-            "GMT. Which component is the cause?", None, at(1, 9, 5), at(1, 9, 35), CERT[0], "ingress",
-            "the origin certificate quill-prod/origin-tls served by the nginx ingress for "
-            "origin.quillpad.app expired at 09:00:00 on 18/11: cert-manager had been failing to renew it "
-            "for a month (DNS-01 challenge: AccessDenied route53:ChangeResourceRecordSets for its IAM "
-            "role), so CloudFront refused the origin's TLS handshake (certificate expired, alert 45) and "
-            "answered 502 OriginCommError for every request; nothing reached collab, docs-api or auth "
-            "until the IAM policy was fixed, the certificate reissued at 09:38 and the ingress reloaded at "
-            "09:41",
-            ["certificate expired", "cert-manager"],
-            ["search rolling restart DEP-5126 at 07:10-07:45", "collab 'no clients connected' warning",
-             "indexer errors (always there)"],
-            None,
-            [logs("edge", at(1, 9, 5), at(1, 9, 35), "OriginCommError", "ERROR"),
-             logs("ingress", at(1, 9, 5), at(1, 9, 35), "certificate expired", "ERROR", "ssl_do_handshake"),
-             sql("SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
-                 "'origin-tls'", "2026-11-18T09:00:00Z"),
-             logs("k8s", at(1, 8, 0), at(1, 9, 35), "AccessDenied", "WARN", "dns-01 origin.quillpad.app")],
-        ),
-        incident(
-            "DOCS-07", "trap_noisy_service",
-            "search: newly created docs not showing up in search results since ~11:00 on 18/11 "
-            "(11:10–11:40). The indexer is throwing errors like it always does — what's the "
-            "actual cause?", "search",
-            at(1, 11, 10), at(1, 11, 40), FLOOD[0], "search",
-            "es-data-1 crossed the flood stage disk watermark (95%) at 10:58 while the manual docs-v7 -> "
-            "docs-v8 reindex (started 10:21, 4 of 6 new primaries on es-data-1) filled its disk; "
-            "Elasticsearch set index.blocks.read_only_allow_delete on docs-v7, so every indexer _bulk got "
-            "429 cluster_block_exception and new or edited documents stopped reaching search "
-            "(docs-index-events backlog ~48k) until the reindex was cancelled, docs-v8 deleted and the "
-            "block cleared at 11:52",
-            ["flood stage", "es-data-1"],
-            ["indexer mapper_parsing_exception rejections (always there)",
-             "indexer config change CFG-2296 (bulk.max_docs 500 -> 400) at 10:40",
-             "search rolling restart DEP-5126 at 07:10"],
-            "search-cluster",
-            [logs("search", at(1, 10, 50), at(1, 11, 40), "es-data-1", "WARN", "flood stage"),
-             logs("indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
-                  "cluster_block_exception"),
-             sql("SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
-                 f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1"),
-             sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
-                 "es-data-1")],
-        ),
-        incident(
-            "DOCS-08", "change",
-            "billing: customers paying for upgrades but their workspaces stay on the Free plan — 18 Nov, "
-            "13:15–13:45. What changed?", "billing", at(1, 13, 15), at(1, 13, 45), WHSEC[0], "billing",
-            "config change CFG-2307 at 13:02 set billing's PAYFLOW_WEBHOOK_SECRET to the test-mode signing "
-            "secret (whsec_test_...), so every live PayFlow webhook failed signature verification "
-            "(SignatureVerificationError, 400) and paid checkouts were never applied to workspaces until "
-            "CFG-2309 restored the live secret at 13:57 and PayFlow redelivered the failed events",
-            ["cfg-2307", "signature"],
-            ["billing deploy DEP-5128 (7.12.0) at 12:40",
-             "billing migration CreateWebhookDeliveries at 12:42"],
-            None,
-            [logs("billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
-                  "signatureverificationerror"),
-             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                 "service = 'billing' ORDER BY applied_at", "CFG-2307")],
-        ),
-        incident(
-            "DOCS-09", "metrics_deps",
-            "docs-api: the search panel is timing out and the API feels slow, Wed 18/11 3:10pm to 3:40pm. "
-            "Which dependency is it?", "docs-api", at(1, 15, 10), at(1, 15, 40), HEAP[0], "search",
-            "Elasticsearch node es-data-2 ran out of heap: from 15:01 the API token tok_nw_7f31 "
-            "(northwind-analytics) sent deep-paging searches (from 9000, size 1000) with a 50,000-bucket "
-            "terms aggregation on body.keyword every few seconds; es-data-2's heap sat at 95-98% with "
-            "multi-second old-generation GCs and parent circuit breaker trips, and docs-api's search calls "
-            "timed out after 10 s until the token was rate-limited at 15:47", ["es-data-2", "heap"],
-            ["docs-api deploy DEP-5129 (3.42.0) at 14:48",
-             "docs-api migration workspaces.0019_sso_domain_idx at 14:50"],
-            None,
-            [logs("search", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "gc old"),
-             logs("search", at(1, 15, 10), at(1, 15, 40), "heap used 97%", "WARN", "data too large"),
-             logs("docs-api", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "search backend timeout"),
-             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
-                 f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2")],
-        ),
-        incident(
-            "DOCS-10", "trap_late_symptom",
-            "docs-api: loads of 500s opening documents and comments, 19/11 10:20–10:50 GMT. What's the "
-            "root cause?", "docs-api", at(2, 10, 20), at(2, 10, 50), SLOT[0], "postgres",
-            "the billing-cdc connector was OOMKilled at 09:38 and stayed in CrashLoopBackOff, leaving "
-            "logical replication slot billing_cdc on pg-main-0 inactive; postgres kept every WAL segment "
-            "for it (wal_retained 1.3 -> 20 GB), the 20 GB pg_wal volume filled at 10:16 (PANIC: could not "
-            "write to pg_wal: No space left on device) and postgres could not finish recovery, so docs-api "
-            "(and auth, notify) failed every query until the volume was grown at 10:58 and the slot "
-            "dropped at 11:01",
-            ["replication slot", "pg_wal"],
-            ["docs-api deploy DEP-5131 (3.42.1) at 10:02",
-             "docs-api config change CFG-2315 (COMMENT_NOTIFY_BATCH_SECONDS) at 10:05",
-             "docs-api migration comments.0043_notify_batch at 10:04"],
-            None,
-            [logs("docs-api", at(2, 10, 20), at(2, 10, 50), "recovery mode", "ERROR", "operationalerror"),
-             logs("postgres", at(2, 10, 10), at(2, 10, 50), "No space left on device", "FATAL", "pg_wal"),
-             logs("k8s", at(2, 9, 30), at(2, 10, 0), "OOMKilling", "WARN", "billing-cdc"),
-             sql("SELECT ts, instance, metric_name, value FROM host_metrics WHERE instance = 'pg-main-0' "
-                 f"AND metric_name = 'replication_slot_active' AND ts = '{zulu(at(2, 10, 0))}'",
-                 '"value": 0')],
-        ),
-        incident(
-            "DOCS-11", "logs_only",
-            "notify: no share invites or @mention emails going out since around 11:30 on Thursday 19th "
-            "(11:40–12:10). Why?", "notify", at(2, 11, 40), at(2, 12, 10), QUOTA[0], "notify",
-            "the weekly-digest job (06:00-11:31, batch size 20000 since CFG-2301) pushed 1.9M digest "
-            "emails through Mailwave and at 11:31 the account quillpad-prod hit its monthly sending quota "
-            "of 2,500,000; Mailwave answered 429 to every send, so share invites, mentions and password "
-            "resets were dropped until support raised the quota at 12:26", ["quota", "weekly-digest"],
-            ["docs-api deploy DEP-5131 at 10:02",
-             "notify errors during the postgres outage (10:16-10:58)",
-             "hard-bounce suppressions (always there)"],
-            None,
-            [logs("notify", at(2, 11, 40), at(2, 12, 10), "monthly sending quota", "ERROR", "mailwave"),
-             logs("notify", at(2, 11, 20), at(2, 11, 40), "2500000", "ERROR", "quota"),
-             sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = 'weekly-digest'",
-                 "1912400")],
-        ),
-        incident(
-            "DOCS-12", "system_wide",
-            "Everything is slow and people keep getting logged out — docs, comments and exports all "
-            "erroring. Thursday 19th, 2:20pm–2:50pm UK time. What's "
-            "the cause?", None, at(2, 14, 20), at(2, 14, 50),
-            KEYS[0], "redis",
-            "the new CronJob presence-cleanup (DEP-5133 at 14:10, every 5 min, concurrencyPolicy Allow) "
-            "runs KEYS presence:<workspace>:* for each of 1912 workspaces on redis-sess-0; every KEYS "
-            "blocked the single-threaded redis for 3-7 s (slowlog, latency monitor) and overlapping runs "
-            "kept it blocked, so session lookups from docs-api, collab, export and auth timed out (500s, "
-            "forced logouts) until the CronJob was deleted at 14:57", ["presence-cleanup", "keys"],
-            ["collab config change CFG-2320 (presence.ttl_seconds) at 13:40",
-             "docs-api deploy DEP-5131 at 10:02", "export deploy DEP-5135 at 15:30 (after)"],
-            None,
-            [logs("redis", at(2, 14, 20), at(2, 14, 50), "cmd=keys", "WARN", "presence-cleanup"),
-             sql("SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
-                 f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence"),
-             logs("docs-api", at(2, 14, 20), at(2, 14, 50), "redis-sess-0", "ERROR", "timeouterror"),
-             sql("SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
-                 "'DEP-5133'", "presence-cleanup")],
-        ),
-        incident(
-            "DOCS-13", "trap_runbook_words",
-            "auth: Okta SSO logins failing for several customers, Thursday 19th 16:05–16:35. Is Okta down "
-            "again? The runbook says wait it out.", "auth", at(2, 16, 5), at(2, 16, 35), SKEW[0], "auth",
-            "chronyd on node ip-10-20-3-17 was left stopped by unattended-upgrades at 06:10 and its clock "
-            "drifted ~19 s/hour; from 15:52 the auth pod on that node (auth-6d7f8c9b4-5vq8s) ran more than "
-            "the allowed 180 s clock skew behind, so it rejected valid Okta SAML assertions as not yet "
-            "valid (NotBefore in its future) — about half the SAML logins, the ones landing on that pod — "
-            "until the node was drained at 16:43; Okta was up", ["clock skew", "notbefore"],
-            ["sso-idp-outage runbook (wait for the provider)",
-             "auth config change CFG-2323 (saml.allowed_clock_skew_seconds, unchanged value) at 15:20",
-             "export deploy DEP-5135 at 15:30"],
-            None,
-            [logs("auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
-                  "saml response validation failed"),
-             logs("k8s", at(2, 15, 0), at(2, 16, 35), "ip-10-20-3-17", "WARN", "ntpproblem"),
-             sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
-                 f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'", '"value": -190.0')],
-            decoy_runbook="sso-idp-outage", runbook_query="Okta SSO logins failing provider outage wait",
-        ),
-        incident(
-            "DOCS-14", "no_incident",
-            "collab: a few WARNs in the collab logs on 19/11 between 21:00 and 21:40 — anything wrong?",
-            "collab", at(2, 21, 0), at(2, 21, 40), None, None, None, [], [], None, [], outcome="FALLBACK",
-            note="evening US tail; collab's usual ping timeouts and dropped awareness updates; metrics at "
-            "baseline",
-        ),
+        incident("DOCS-01", "logs_only",
+                 "export: PDF exports failing for customers since about 10:15 on 17/11 (10:20–10:50 UK "
+                 "time). What's wrong?", "export", at(0, 10, 20), at(0, 10, 50), SHM[0], "export",
+                 "the headless Chromium in the export pods ran with the container default 64 MB /dev/shm "
+                 "(no memory-backed emptyDir); from 10:07 Harbour Legal's 380- and 412-page bundle exports "
+                 "filled it, the renderer crashed (Target closed, SIGBUS) and every relaunch failed with "
+                 "'Creating shared memory in /dev/shm ... No space left on device', so all PDF exports "
+                 "failed until the pods were restarted at 10:58 with a 1 GiB emptyDir medium=Memory for "
+                 "/dev/shm", ["/dev/shm", "no space left"],
+                 ["export deploy DEP-5114 (2.9.1, docx table borders) at 08:40",
+                  "edge 504 OriginReadTimeout on /export/pdf (always "
+                  "there)", "indexer errors (always there)"],
+                 None,
+                 [logs("export", at(0, 10, 20), at(0, 10, 50), "No space left on device", "ERROR",
+                       "browser launch failed"),
+                  logs("export", at(0, 10, 0), at(0, 10, 50), "64M used, 0 avail", pattern="df /dev/shm"),
+                  sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'dev_shm_used_mb' "
+                      f"AND ts = '{zulu(at(0, 10, 30))}'", '"value": 64')]),
+        incident("DOCS-02", "no_incident",
+                 "indexer: got paged for indexer errors around 3:10am on 17 Nov — is anything actually "
+                 "broken between 03:00 "
+                 "and 03:40 GMT?", "indexer", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [],
+                 None, [], outcome="FALLBACK",
+                 note="night traffic; the indexer's usual mapper_parsing_exception rejections and "
+                      "oversize-document warnings, an hourly cert-manager warning (renewal for a "
+                      "certificate that still has a day left); docs-index-events backlog flat, metrics at "
+                      "baseline"),
+        incident("DOCS-03", "change",
+                 "collab: people's edits not showing up for others and the editor keeps reconnecting — "
+                 "17/11/2026 16:10 to 16:40. "
+                 "What changed?", "collab", at(0, 16, 10), at(0, 16, 40), YV2[0], "collab",
+                 "collab deploy DEP-5120 (4.8.0, 16:02-16:08) started broadcasting document updates with "
+                 "the Y update encoding v2 while the web app (2026.11.2) decodes only v1; clients failed "
+                 "Y.applyUpdate with 'Unexpected end of array', closed the socket (4400) and reconnected "
+                 "with full resyncs (CPU ~90%) until the rollback DEP-5121 "
+                 "(4.7.3) at 16:49-16:52", ["dep-5120", "encoding"],
+                 ["collab config change CFG-2293 (ws.max_payload_bytes 1 MB -> 2 MB) at 15:40",
+                  "collab ping timeouts (always there)"],
+                 None,
+                 [sql("SELECT deploy_id, version, started_at, description FROM deploys WHERE service = "
+                      "'collab' AND started_at >= '2026-11-17T15:00:00Z' ORDER BY started_at",
+                      "encoding v2"),
+                  logs("collab", at(0, 16, 10), at(0, 16, 40), "Unexpected end of array", "WARN",
+                       "sync error"),
+                  logs("docs-api", at(0, 16, 10), at(0, 16, 40), "expects update encoding v1", "WARN",
+                       "client error report")]),
+        incident("DOCS-04", "metrics_deps",
+                 "collab: documents take ages to open and typing lags for everyone, 17/11 2:05pm–2:35pm. "
+                 "Which dependency is it?", "collab", at(0, 14, 5), at(0, 14, 35), BURST[0], "mongo",
+                 "the EBS gp2 volume of mongo-docs-0 (rs-docs primary) spent its burst balance — the "
+                 "manual revisions-compaction re-run (06:00-13:40) rewrote 41.2M revisions on the primary "
+                 "— and at 13:52 the burst balance reached 0 and the volume fell to baseline IOPS; disk "
+                 "await went from ~2 ms to 30-60 ms, mongo slow queries took 1-4 s and collab's document "
+                 "loads and persists (and docs-api reads) stalled until mongo-docs-0 was stepped down and "
+                 "mongo-docs-1 became primary at 14:51",
+                 ["burst", "mongo-docs-0"],
+                 ["auth deploy DEP-5124 at 12:50", "collab config change CFG-2293 at 15:40 (after)",
+                  "collab ping timeouts (always there)"],
+                 "mongo-storage",
+                 [sql("SELECT ts, instance, value FROM host_metrics WHERE instance = 'mongo-docs-0' "
+                      f"AND metric_name = 'ebs_burst_balance_pct' AND ts = '{zulu(at(0, 14, 10))}'",
+                      '"value": 0.0'),
+                  logs("mongo", at(0, 14, 5), at(0, 14, 35), "durationMillis", pattern="slow query"),
+                  logs("collab", at(0, 14, 5), at(0, 14, 35), "source", "WARN", "slow document load"),
+                  sql("SELECT COUNT(*) AS slow_minutes FROM app_metrics WHERE minute >= "
+                      "'2026-11-17T14:05:00Z' AND minute < '2026-11-17T14:35:00Z' AND mongo_disk_await_ms "
+                      "> 25",
+                      '"slow_minutes": 30')]),
+        incident("DOCS-05", "trap_unrelated_change",
+                 "auth: SSO logins failing for a lot of customers 1:05pm–1:35pm on 17 Nov. Was it the auth "
+                 "deploy at 12:50?", "auth", at(0, 13, 5), at(0, 13, 35), OKTA[0],
+                 "Okta (external identity provider)",
+                 "external side: from about 12:58 Okta's token endpoint "
+                 "(https://<org>.okta.com/oauth2/v1/token) answers 503 E0000009 for every Okta customer "
+                 "org, so Okta SSO logins fail after their retries; Entra ID and Google logins are fine "
+                 "and nothing in the platform explains it (DEP-5124 changed password reset copy and SCIM "
+                 "paging, CFG-2290 the SCIM page size) — a provider outage, not determinable beyond that "
+                 "from this data", [],
+                 ["auth deploy DEP-5124 (5.3.0) at 12:50",
+                  "auth config change CFG-2290 (scim.sync.page_size) at 12:52"],
+                 "sso-idp-outage",
+                 [logs("auth", at(0, 13, 5), at(0, 13, 35), "HTTP 503", "ERROR", "token exchange failed")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the external Okta outage); blaming DEP-5124 is "
+                      "wrong"),
+        incident("DOCS-06", "system_wide",
+                 "Whole app down?? Customers getting 502s on app.quillpad.app since 9am, 18/11/2026 "
+                 "09:05–09:35 GMT. Which component "
+                 "is the cause?", None, at(1, 9, 5), at(1, 9, 35), CERT[0], "ingress",
+                 "the origin certificate quill-prod/origin-tls served by the nginx ingress for "
+                 "origin.quillpad.app expired at 09:00:00 on 18/11: cert-manager had been failing to renew "
+                 "it for a month (DNS-01 challenge: AccessDenied route53:ChangeResourceRecordSets for its "
+                 "IAM role), so CloudFront refused the origin's TLS handshake (certificate expired, alert "
+                 "45) and answered 502 OriginCommError for every request; nothing reached collab, docs-api "
+                 "or auth until the IAM policy was fixed, the certificate reissued at 09:38 and the "
+                 "ingress reloaded at 09:41",
+                 ["certificate expired", "cert-manager"],
+                 ["search rolling restart DEP-5126 at 07:10-07:45", "collab 'no clients connected' warning",
+                  "indexer errors (always there)"],
+                 None,
+                 [logs("edge", at(1, 9, 5), at(1, 9, 35), "OriginCommError", "ERROR"),
+                  logs("ingress", at(1, 9, 5), at(1, 9, 35), "certificate expired", "ERROR",
+                       "ssl_do_handshake"),
+                  sql("SELECT name, dns_names, not_after, renewal_status FROM certificates WHERE name = "
+                      "'origin-tls'", "2026-11-18T09:00:00Z"),
+                  logs("k8s", at(1, 8, 0), at(1, 9, 35), "AccessDenied", "WARN",
+                       "dns-01 origin.quillpad.app")]),
+        incident("DOCS-07", "trap_noisy_service",
+                 "search: newly created docs not showing up in search results since ~11:00 on 18/11 "
+                 "(11:10–11:40). The indexer is throwing errors like it always does — what's the actual "
+                 "cause?", "search",
+                 at(1, 11, 10), at(1, 11, 40), FLOOD[0], "search",
+                 "es-data-1 crossed the flood stage disk watermark (95%) at 10:58 while the manual docs-v7 "
+                 "-> docs-v8 reindex (started 10:21, 4 of 6 new primaries on es-data-1) filled its disk; "
+                 "Elasticsearch set index.blocks.read_only_allow_delete on docs-v7, so every indexer _bulk "
+                 "got 429 cluster_block_exception and new or edited documents stopped reaching search "
+                 "(docs-index-events backlog ~48k) until the reindex was cancelled, docs-v8 deleted and "
+                 "the block cleared at 11:52",
+                 ["flood stage", "es-data-1"],
+                 ["indexer mapper_parsing_exception rejections (always there)",
+                  "indexer config change CFG-2296 (bulk.max_docs 500 -> 400) at 10:40",
+                  "search rolling restart DEP-5126 at 07:10"],
+                 "search-cluster",
+                 [logs("search", at(1, 10, 50), at(1, 11, 40), "es-data-1", "WARN", "flood stage"),
+                  logs("indexer", at(1, 11, 10), at(1, 11, 40), "read-only-allow-delete", "ERROR",
+                       "cluster_block_exception"),
+                  sql("SELECT ts, value FROM host_metrics WHERE instance = 'es-data-1' AND metric_name = "
+                      f"'disk_used_pct' AND ts = '{zulu(at(1, 11, 15))}'", "95.1"),
+                  sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'reindex%'",
+                      "es-data-1")]),
+        incident("DOCS-08", "change",
+                 "billing: customers paying for upgrades but their workspaces stay on the Free plan — 18 "
+                 "Nov, 13:15–13:45. What "
+                 "changed?", "billing", at(1, 13, 15), at(1, 13, 45), WHSEC[0], "billing",
+                 "config change CFG-2307 at 13:02 set billing's PAYFLOW_WEBHOOK_SECRET to the test-mode "
+                 "signing secret (whsec_test_...), so every live PayFlow webhook failed signature "
+                 "verification (SignatureVerificationError, 400) and paid checkouts were never applied to "
+                 "workspaces until CFG-2309 restored the live secret at 13:57 and PayFlow redelivered the "
+                 "failed events",
+                 ["cfg-2307", "signature"],
+                 ["billing deploy DEP-5128 (7.12.0) at 12:40",
+                  "billing migration CreateWebhookDeliveries at 12:42"],
+                 None,
+                 [logs("billing", at(1, 13, 15), at(1, 13, 45), "whsec_test", "ERROR",
+                       "signatureverificationerror"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'billing' ORDER BY applied_at", "CFG-2307")]),
+        incident("DOCS-09", "metrics_deps",
+                 "docs-api: the search panel is timing out and the API feels slow, Wed 18/11 3:10pm to "
+                 "3:40pm. Which dependency "
+                 "is it?", "docs-api", at(1, 15, 10), at(1, 15, 40), HEAP[0], "search",
+                 "Elasticsearch node es-data-2 ran out of heap: from 15:01 the API token tok_nw_7f31 "
+                 "(northwind-analytics) sent deep-paging searches (from 9000, size 1000) with a "
+                 "50,000-bucket terms aggregation on body.keyword every few seconds; es-data-2's heap sat "
+                 "at 95-98% with multi-second old-generation GCs and parent circuit breaker trips, and "
+                 "docs-api's search calls timed out after 10 s until the token "
+                 "was rate-limited at 15:47", ["es-data-2", "heap"],
+                 ["docs-api deploy DEP-5129 (3.42.0) at 14:48",
+                  "docs-api migration workspaces.0019_sso_domain_idx at 14:50"],
+                 None,
+                 [logs("search", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN", "gc old"),
+                  logs("search", at(1, 15, 10), at(1, 15, 40), "heap used 97%", "WARN", "data too large"),
+                  logs("docs-api", at(1, 15, 10), at(1, 15, 40), "es-data-2", "WARN",
+                       "search backend timeout"),
+                  sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'jvm_heap_used_pct' "
+                      f"AND value > 94 AND ts = '{zulu(at(1, 15, 20))}'", "es-data-2")]),
+        incident("DOCS-10", "trap_late_symptom",
+                 "docs-api: loads of 500s opening documents and comments, 19/11 10:20–10:50 GMT. What's "
+                 "the root cause?", "docs-api", at(2, 10, 20), at(2, 10, 50), SLOT[0], "postgres",
+                 "the billing-cdc connector was OOMKilled at 09:38 and stayed in CrashLoopBackOff, leaving "
+                 "logical replication slot billing_cdc on pg-main-0 inactive; postgres kept every WAL "
+                 "segment for it (wal_retained 1.3 -> 20 GB), the 20 GB pg_wal volume filled at 10:16 "
+                 "(PANIC: could not write to pg_wal: No space left on device) and postgres could not "
+                 "finish recovery, so docs-api (and auth, notify) failed every query until the volume was "
+                 "grown at 10:58 and the slot dropped at 11:01",
+                 ["replication slot", "pg_wal"],
+                 ["docs-api deploy DEP-5131 (3.42.1) at 10:02",
+                  "docs-api config change CFG-2315 (COMMENT_NOTIFY_BATCH_SECONDS) at 10:05",
+                  "docs-api migration comments.0043_notify_batch at 10:04"],
+                 None,
+                 [logs("docs-api", at(2, 10, 20), at(2, 10, 50), "recovery mode", "ERROR",
+                       "operationalerror"),
+                  logs("postgres", at(2, 10, 10), at(2, 10, 50), "No space left on device", "FATAL",
+                       "pg_wal"),
+                  logs("k8s", at(2, 9, 30), at(2, 10, 0), "OOMKilling", "WARN", "billing-cdc"),
+                  sql("SELECT ts, instance, metric_name, value FROM host_metrics WHERE "
+                      "instance = 'pg-main-0' AND metric_name = 'replication_slot_active' "
+                      f"AND ts = '{zulu(at(2, 10, 0))}'",
+                      '"value": 0')]),
+        incident("DOCS-11", "logs_only",
+                 "notify: no share invites or @mention emails going out since around 11:30 on Thursday "
+                 "19th (11:40–12:10). Why?", "notify", at(2, 11, 40), at(2, 12, 10), QUOTA[0], "notify",
+                 "the weekly-digest job (06:00-11:31, batch size 20000 since CFG-2301) pushed 1.9M digest "
+                 "emails through Mailwave and at 11:31 the account quillpad-prod hit its monthly sending "
+                 "quota of 2,500,000; Mailwave answered 429 to every send, so share invites, mentions and "
+                 "password resets were dropped until support raised the "
+                 "quota at 12:26", ["quota", "weekly-digest"],
+                 ["docs-api deploy DEP-5131 at 10:02",
+                  "notify errors during the postgres outage (10:16-10:58)",
+                  "hard-bounce suppressions (always there)"],
+                 None,
+                 [logs("notify", at(2, 11, 40), at(2, 12, 10), "monthly sending quota", "ERROR",
+                       "mailwave"),
+                  logs("notify", at(2, 11, 20), at(2, 11, 40), "2500000", "ERROR", "quota"),
+                  sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job = "
+                      "'weekly-digest'",
+                      "1912400")]),
+        incident("DOCS-12", "system_wide",
+                 "Everything is slow and people keep getting logged out — docs, comments and exports all "
+                 "erroring. Thursday 19th, 2:20pm–2:50pm UK time. "
+                 "What's the cause?", None, at(2, 14, 20), at(2, 14, 50),
+                 KEYS[0], "redis",
+                 "the new CronJob presence-cleanup (DEP-5133 at 14:10, every 5 min, concurrencyPolicy "
+                 "Allow) runs KEYS presence:<workspace>:* for each of 1912 workspaces on redis-sess-0; "
+                 "every KEYS blocked the single-threaded redis for 3-7 s (slowlog, latency monitor) and "
+                 "overlapping runs kept it blocked, so session lookups from docs-api, collab, export and "
+                 "auth timed out (500s, forced logouts) until the CronJob "
+                 "was deleted at 14:57", ["presence-cleanup", "keys"],
+                 ["collab config change CFG-2320 (presence.ttl_seconds) at 13:40",
+                  "docs-api deploy DEP-5131 at 10:02", "export deploy DEP-5135 at 15:30 (after)"],
+                 None,
+                 [logs("redis", at(2, 14, 20), at(2, 14, 50), "cmd=keys", "WARN", "presence-cleanup"),
+                  sql("SELECT command, duration_us, client_name FROM redis_slowlog WHERE client_name = "
+                      f"'presence-cleanup' AND ts >= '{zulu(at(2, 14, 20))}' LIMIT 5", "KEYS presence"),
+                  logs("docs-api", at(2, 14, 20), at(2, 14, 50), "redis-sess-0", "ERROR", "timeouterror"),
+                  sql("SELECT deploy_id, service, version, description FROM deploys WHERE deploy_id = "
+                      "'DEP-5133'", "presence-cleanup")]),
+        incident("DOCS-13", "trap_runbook_words",
+                 "auth: Okta SSO logins failing for several customers, Thursday 19th 16:05–16:35. Is Okta "
+                 "down again? The runbook says "
+                 "wait it out.", "auth", at(2, 16, 5), at(2, 16, 35), SKEW[0], "auth",
+                 "chronyd on node ip-10-20-3-17 was left stopped by unattended-upgrades at 06:10 and its "
+                 "clock drifted ~19 s/hour; from 15:52 the auth pod on that node (auth-6d7f8c9b4-5vq8s) "
+                 "ran more than the allowed 180 s clock skew behind, so it rejected valid Okta SAML "
+                 "assertions as not yet valid (NotBefore in its future) — about half the SAML logins, the "
+                 "ones landing on that pod — until the node was drained at "
+                 "16:43; Okta was up", ["clock skew", "notbefore"],
+                 ["sso-idp-outage runbook (wait for the provider)",
+                  "auth config change CFG-2323 (saml.allowed_clock_skew_seconds, unchanged value) at 15:20",
+                  "export deploy DEP-5135 at 15:30"],
+                 None,
+                 [logs("auth", at(2, 16, 5), at(2, 16, 35), "NotBefore", "ERROR",
+                       "saml response validation failed"),
+                  logs("k8s", at(2, 15, 0), at(2, 16, 35), "ip-10-20-3-17", "WARN", "ntpproblem"),
+                  sql("SELECT ts, instance, value FROM host_metrics WHERE metric_name = 'clock_offset_s' "
+                      f"AND instance = 'ip-10-20-3-17' AND ts = '{zulu(at(2, 16, 10))}'",
+                      '"value": -190.0')],
+                 decoy_runbook="sso-idp-outage",
+                 runbook_query="Okta SSO logins failing provider outage wait"),
+        incident("DOCS-14", "no_incident",
+                 "collab: a few WARNs in the collab logs on 19/11 between 21:00 and 21:40 — anything wrong?",
+                 "collab", at(2, 21, 0), at(2, 21, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="evening US tail; collab's usual ping timeouts and dropped awareness updates; "
+                      "metrics at baseline"),
     ]
     return engine.truth_file(NAME, "+00:00", inc, (
         "Questions are asked in UK time (GMT, UTC+00:00, Europe/London; November is standard time) unless "

@@ -482,7 +482,8 @@ def background(w: World, t: datetime) -> None:
              f"order set {w.ri(100, 180)} references inactive item, skipped")
     # lis (always a bit noisy)
     for _ in range(w.count(0.5 * ld)):
-        lis(w, w.jit(t), "INFO", "lis.results", f"result {w.ri(7000000, 7999999)} validated, ORU^R01 queued")
+        lis(w, w.jit(t), "INFO", "lis.results",
+            f"result {w.ri(7000000, 7999999)} validated, ORU^R01 queued")
     if w.r() < 0.06:
         lis(w, w.jit(t), "WARN", "lis.analyzer",
             f"analyzer cobas-8000-{w.ri(1, 3)} QC rule 1-2s warning on test K (lot 2611), run accepted")
@@ -713,9 +714,9 @@ def incidents(w: World) -> None:
         if w.r() < 0.8 * load(t) + 0.1:
             kc(w, w.jit(t, 10), "ERROR", "org.keycloak.storage.ldap.LDAPStorageProviderFactory",
                f"executor-thread-{w.ri(1, 24)}",
-               "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,dc=nordhafen,dc=example: [LDAP: "
-               "error code 49 - 80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, "
-               "data 532, v4563] (data 532: password expired)")
+               "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,dc=nordhafen,dc=example: [LDAP: error "
+               "code 49 - 80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, data "
+               "532, v4563] (data 532: password expired)")
             kc(w, w.jit(t, 10), "WARN", "org.keycloak.events", f"executor-thread-{w.ri(1, 24)}",
                "type=LOGIN_ERROR, realmId=klinik, "
                f"clientId={w.pick(['ehr-web', 'cpoe-web', 'pharmacy-web'])}, "
@@ -779,7 +780,8 @@ def incidents(w: World) -> None:
         if w.r() < 0.3:
             lis(w, w.jit(t, 30), "ERROR", "lis.outbound",
                 f"result {w.ri(7000000, 7999999)} not delivered within 600 s (connection blocked)")
-    rmq(w, DISK[1], "INFO", "disk resource limit alarm cleared on node rabbit@rabbitmq-1", node="rabbitmq-1")
+    rmq(w, DISK[1], "INFO", "disk resource limit alarm cleared on node rabbit@rabbitmq-1",
+        node="rabbitmq-1")
 
     # HOSP-13 basebackup saturates pg-klinik-01: ehr-api slow (only timings in logs)
     for t in every((BACKUP[0] + timedelta(minutes=4), BACKUP[1]), 30):
@@ -1077,258 +1079,253 @@ def z(t: datetime) -> str:
 
 def truth() -> dict:
     inc = [
-        incident(
-            "HOSP-01", "logs_only",
-            "cpoe: Laboranforderungen gehen nicht ans Labor raus, Stationen melden Fehler beim Absenden — "
-            "07:40–08:10 Uhr am 10.11.2026. Ursache?", "cpoe", at(0, 7, 40), at(0, 8, 10), CERT[0], "lis",
-            "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded with "
-            "chain length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java client "
-            "cannot build a path to its truststore root (PKIX path building failed, "
-            "SSLHandshakeException), so every lab order send failed and piled up in the outbox until the "
-            "chain with the intermediate was reloaded at 08:22", ["pkix", "intermediate"],
-            ["cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
-             "hl7-engine warnings (always there)"],
-            None,
-            [logs("cpoe", at(0, 7, 40), at(0, 8, 10), "PKIX path building failed", level="ERROR",
-                  pattern="lab order"),
-             logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
-             logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'", "truststore")],
-        ),
-        incident(
-            "HOSP-02", "change",
-            "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. What "
-            "changed?", "fhir-facade", at(0, 10, 30), at(0, 11, 0), KEYROT[0], "keycloak",
-            "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made the "
-            "new key k-2026-11 active and disabled the old k-2026-05 at once instead of leaving it "
-            "passive; fhir-facade validates tokens against a JWKS cached for 6 h (fetched 05:12Z) and "
-            "rejected every token with the new kid (kid k-2026-11 not found in cached JWKS) until it was "
-            "restarted and refreshed the JWKS at 11:12", ["jwks", "kid"],
-            ["patient-portal deploy DEP-3312 at 12:05 (after the window)",
-             "edge config change CHG-2201 (HSTS) at 09:05"],
-            None,
-            [logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS", level="ERROR"),
-             logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
-             sql("SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
-                 "service = 'keycloak'", "CHG-2202"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'", "JWKS")],
-        ),
-        incident(
-            "HOSP-03", "trap_noisy_service",
-            "pacs-gateway: Storage Commitment schlägt fehl, CT-Bilder bleiben auf den Modalitäten liegen, "
-            "14:10–14:40 am 10.11. — das hl7-engine ist voller Warnungen, liegt's daran?", "pacs-gateway",
-            at(0, 14, 10), at(0, 14, 40), TIER2[0], "pacs-gateway",
-            "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on device "
-            "on /archive/tier2) because the nightly pacs-ilm-tape job that moves old studies from tier2 to "
-            "tape failed on 10.11. (tape library TL-2 offline); the archive answered every storage "
-            "commitment with Failure Reason 0110H, so studies were not committed and stayed on the "
-            "modalities",
-            ["storage commitment", "tier2"],
-            ["hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
-             "patient-portal deploy DEP-3312 at 12:05"],
-            None,
-            [logs("pacs-gateway", at(0, 14, 10), at(0, 14, 40), "0110H", level="ERROR",
-                  pattern="storage commitment"),
-             logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device", level="ERROR"),
-             sql("SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
-                 f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'", "100.0"),
-             sql("SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
-                 "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2")],
-        ),
-        incident(
-            "HOSP-04", "no_incident",
-            "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 etwas "
-            "kaputt?", "cpoe", at(0, 2, 0), at(0, 2, 40), None, None, None, [], [], None, [],
-            outcome="FALLBACK",
-            note="the nightly cpoe-nightly-reconcile with its usual skipped closed encounters, "
-            "the Rowa heartbeat "
-            "ERROR at :17 and hl7-engine warnings; night traffic, metrics at baseline",
-        ),
-        incident(
-            "HOSP-05", "trap_late_symptom",
-            "pharmacy: seit der Übergabe kommen keine Medikationsaufträge an, 06:20–06:50 am 11.11. — "
-            "liegt's an der Apotheke?", "pharmacy", at(1, 6, 20), at(1, 6, 50), LOCK[0], "postgres",
-            "at 05:58, right at the morning shift change, the cpoe-order-archive cron ran LOCK TABLE "
-            "cpoe.orders IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 minutes "
-            "on its first run after a pause (184233 rows); every order insert waited for the lock, cpoe's "
-            "Hikari pool timed out saving orders, and pharmacy — two hops away — noticed only later that "
-            "no medication orders arrived", ["lock table", "cpoe-order-archive"],
-            ["pharmacy itself (only the symptom: no medication orders received)",
-             "pharmacy's hourly Rowa heartbeat ERROR (always there)"],
-            "postgres-lock-waits",
-            [logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received", level="WARN"),
-             logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
-             logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders", pattern="lock table"),
-             logs("postgres", at(1, 6, 20), at(1, 6, 50), "Process holding the lock: 23790",
-                  pattern="still waiting"),
-             sql("SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
-                 "'cpoe-order-archive' AND items > 100000", "184233")],
-            runbook_query="cpoe orders hang lock waits postgres",
-        ),
-        incident(
-            "HOSP-06", "metrics_deps",
-            "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 Uhr am "
-            "11.11. Logs sehen normal aus — why?", "patient-portal", at(1, 9, 30), at(1, 10, 0), MAXCONN[0],
-            "edge",
-            "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, "
-            "accepts queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients at "
-            "09:15-09:21; new connections waited or timed out before reaching patient-portal, which saw "
-            "fewer requests and no errors", ["maxconn", "fe_portal"],
-            ["scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
-             "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40"],
-            None,
-            [sql("SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
-                 "WHERE frontend = "
-                 f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
-                 f"'{z(at(1, 10, 0))}'", "fe_portal"),
-             sql("SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
-                 "AND minute BETWEEN "
-                 f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'", "req_per_min"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'", "maxconn 2000"),
-             sql("SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
-                 "'portal-newsletter'", "84120")],
-        ),
-        incident(
-            "HOSP-07", "system_wide",
-            "Niemand kann sich anmelden — EHR, CPOE und Apotheke zeigen 'Anmeldung fehlgeschlagen', "
-            "11:05–11:35 am 11.11. Was ist die Ursache?", None, at(1, 11, 5), at(1, 11, 35), LDAP[0],
-            "keycloak",
-            "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at 10:58; "
-            "every LDAP bind to the Active Directory failed with error code 49 data 532 (password "
-            "expired), so realm klinik could not authenticate any clinician (identity_provider_error) "
-            "until the password was reset at 11:46 (CHG-2204)", ["ldap", "password expired"],
-            ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
-            "keycloak-ldap-federation",
-            [logs("keycloak", at(1, 11, 5), at(1, 11, 35), "data 532", level="ERROR",
-                  pattern="ldap bind failed"),
-             logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
-                 "svc-keycloak-ldap"),
-             sql("SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
-                 "bind credential")],
-            runbook_query="keycloak login failed ldap bind",
-        ),
-        incident(
-            "HOSP-08", "trap_unrelated_change",
-            "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller Prüfung "
-            "raus — 14:20–14:50 am 11.11. War's das pharmacy-Deployment um 14:02?", "pharmacy", at(1, 14, 20),
-            at(1, 14, 50), AMTS[0], "AMTS-Dienst (external drug safety check)",
-            "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example answers "
-            "too slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed in a way "
-            "that explains it (the timeout was unchanged, DEP-3314 does not touch the AMTS client) — not "
-            "determinable from this data", [],
-            ["pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
-             "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)"],
-            None,
-            [logs("pharmacy", at(1, 14, 20), at(1, 14, 50), "timed out after 3000 ms", level="WARN",
-                  pattern="amts check")],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the external AMTS service); blaming DEP-3314 is wrong",
-        ),
-        incident(
-            "HOSP-09", "no_incident",
-            "ehr-api: abends ein paar WARNs und slow queries, 20:00–20:40 am 11.11. — gibt es ein Problem?",
-            "ehr-api", at(1, 20, 0), at(1, 20, 40), None, None, None, [], [], None, [], outcome="FALLBACK",
-            note="evening traffic; the usual slow encounter_notes queries, hl7-engine warnings, "
-            "patient logins",
-        ),
-        incident(
-            "HOSP-10", "logs_only",
-            "ehr-api: Laborbefunde kommen nicht an, 08:10–08:40 am 12.11. — was ist die Ursache?",
-            "ehr-api", at(2, 8, 10), at(2, 8, 40), MLLP[0], "hl7-engine",
-            "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to ehr-api's "
-            "HL7 listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran into an ACK "
-            "timeout after 30000 ms and was requeued while the channel kept the dead connection "
-            "(reconnect_on_timeout=false), so the queue grew and no lab result reached the EHR until the "
-            "channel was restarted at 08:52",
-            ["ack timeout", "mllp"],
-            ["ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
-             "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)"],
-            None,
-            [logs("hl7-engine", at(2, 8, 10), at(2, 8, 40), "message requeued", level="ERROR",
-                  pattern="ack timeout"),
-             logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
-             logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'", "6661")],
-        ),
-        incident(
-            "HOSP-11", "change",
-            "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), 10:30–11:00 "
-            "Uhr am 12. Nov — was hat sich geändert?", "pacs-gateway", at(2, 10, 30), at(2, 11, 0), TSRV[0],
-            "edge",
-            "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server from "
-            "300s to 30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy cut them "
-            "with 504 (sH) and pacs-gateway saw the clients abort (Broken pipe) until the change was "
-            "reverted at 11:14 (CHG-2207)", ["timeout server", "504"],
-            ["lis deploy DEP-3317 at 12:40 (after the window)",
-             "pacs-gateway's usual US_GE association warnings"],
-            None,
-            [logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
-             logs("pacs-gateway", at(2, 10, 30), at(2, 11, 0), "after 30002 ms", level="WARN",
-                  pattern="client aborted"),
-             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                 "service = 'edge'", "CHG-2206")],
-        ),
-        incident(
-            "HOSP-12", "trap_runbook_words",
-            "lis: Befund-Queue staut sich, Ergebnisse bleiben hängen, 13:30–14:00 am 12.11.2026 — "
-            "HL7-Kanal neu starten?", "lis", at(2, 13, 30), at(2, 14, 0), DISK[0], "rabbitmq",
-            "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) "
-            "because audit.events had been filling since its consumer stopped at 22:40 the night before; "
-            "the broker blocked all publishers, so lis could not publish to lis.results and its outbound "
-            "queue grew — the HL7 channel was fine; it cleared at 14:15 after the queue was capped "
-            "(CHG-2208)", ["disk", "alarm"],
-            ["hl7-channel-backlog runbook (restart the HL7 channel)",
-             "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)"],
-            None,
-            [logs(
-                 "lis", at(2, 13, 30), at(2, 14, 0), "resource-limit disk", level="WARN", pattern="blocked"
-             ),
-             logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set", level="WARN"),
-             sql("SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
-                 "disk_alarm = 1 AND "
-                 f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'", "rabbitmq-1"),
-             sql("SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
-                 "= 'audit.events' "
-                 f"AND minute = '{z(at(2, 13, 0))}'", "audit.events")],
-            decoy_runbook="hl7-channel-backlog",
-            runbook_query="HL7 Befund-Queue staut sich Kanal neu starten",
-        ),
-        incident(
-            "HOSP-13", "metrics_deps",
-            "ehr-api sehr langsam, Patientenakte lädt 5–10 s, 16:10–16:40 am 12.11. Which dependency?",
-            "ehr-api", at(2, 16, 10), at(2, 16, 40), BACKUP[0], "postgres",
-            "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a rate "
-            "limit (after the NAS migration) and saturated the database's disks (io_wait_pct 70-90, disk "
-            "reads around 200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and charts took 4-10 s",
-            ["basebackup", "io_wait"],
-            ["patient-portal deploy DEP-3316 at 15:30", "ehr-api's usual slow encounter_notes queries"],
-            None,
-            [logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
-             sql("SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
-                 "io_wait_pct > 50 AND "
-                 f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'", "pg-klinik-01"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
-                 "pg-klinik-01"),
-             sql("SELECT job_name, started, detail FROM batch_runs WHERE job_name = 'pg-basebackup-nas' "
-                 "AND detail LIKE '%manual%'", "max-rate unlimited")],
-        ),
-        incident(
-            "HOSP-14", "system_wide",
-            "Stationen werden ständig abgemeldet, 401 in EHR, CPOE, Apotheke und FHIR — 19:05–19:35 Uhr am "
-            "12.11. Where is the fault?", None, at(2, 19, 5), at(2, 19, 35), CLOCK[0], "keycloak",
-            "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it because "
-            "its NTP source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an iat 94 s in the "
-            "future, beyond the 30 s clock skew the resource servers allow, so ehr-api, cpoe, pharmacy and "
-            "fhir-facade rejected about half of all tokens until the clock was stepped "
-            "at 19:50", ["clock", "ntp"],
-            ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"], None,
-            [logs("keycloak", at(2, 18, 50), at(2, 19, 35), "NTP source 10.20.0.5 unreachable",
-                  level="WARN", pattern="chronyd"),
-             logs("ehr-api", at(2, 19, 5), at(2, 19, 35), "in the future", level="WARN",
-                  pattern="jwt rejected"),
-             logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued", level="ERROR")],
-        ),
+        incident("HOSP-01", "logs_only",
+                 "cpoe: Laboranforderungen gehen nicht ans Labor raus, Stationen melden Fehler beim "
+                 "Absenden — 07:40–08:10 Uhr am "
+                 "10.11.2026. Ursache?", "cpoe", at(0, 7, 40), at(0, 8, 10), CERT[0], "lis",
+                 "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded "
+                 "with chain length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java "
+                 "client cannot build a path to its truststore root (PKIX path building failed, "
+                 "SSLHandshakeException), so every lab order send failed and piled up in the outbox until "
+                 "the chain with the intermediate was reloaded at 08:22", ["pkix", "intermediate"],
+                 ["cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
+                  "hl7-engine warnings (always there)"],
+                 None,
+                 [logs("cpoe", at(0, 7, 40), at(0, 8, 10), "PKIX path building failed", level="ERROR",
+                       pattern="lab order"),
+                  logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
+                  logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'",
+                      "truststore")]),
+        incident("HOSP-02", "change",
+                 "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. "
+                 "What changed?", "fhir-facade", at(0, 10, 30), at(0, 11, 0), KEYROT[0], "keycloak",
+                 "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made "
+                 "the new key k-2026-11 active and disabled the old k-2026-05 at once instead of leaving "
+                 "it passive; fhir-facade validates tokens against a JWKS cached for 6 h (fetched 05:12Z) "
+                 "and rejected every token with the new kid (kid k-2026-11 not found in cached JWKS) until "
+                 "it was restarted and refreshed the JWKS at 11:12", ["jwks", "kid"],
+                 ["patient-portal deploy DEP-3312 at 12:05 (after the window)",
+                  "edge config change CHG-2201 (HSTS) at 09:05"],
+                 None,
+                 [logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS",
+                       level="ERROR"),
+                  logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
+                  sql("SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'keycloak'", "CHG-2202"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'",
+                      "JWKS")]),
+        incident("HOSP-03", "trap_noisy_service",
+                 "pacs-gateway: Storage Commitment schlägt fehl, CT-Bilder bleiben auf den Modalitäten "
+                 "liegen, 14:10–14:40 am 10.11. — das hl7-engine ist voller Warnungen, "
+                 "liegt's daran?", "pacs-gateway",
+                 at(0, 14, 10), at(0, 14, 40), TIER2[0], "pacs-gateway",
+                 "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on "
+                 "device on /archive/tier2) because the nightly pacs-ilm-tape job that moves old studies "
+                 "from tier2 to tape failed on 10.11. (tape library TL-2 offline); the archive answered "
+                 "every storage commitment with Failure Reason 0110H, so studies were not committed and "
+                 "stayed on the modalities",
+                 ["storage commitment", "tier2"],
+                 ["hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
+                  "patient-portal deploy DEP-3312 at 12:05"],
+                 None,
+                 [logs("pacs-gateway", at(0, 14, 10), at(0, 14, 40), "0110H", level="ERROR",
+                       pattern="storage commitment"),
+                  logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device",
+                       level="ERROR"),
+                  sql("SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
+                      f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'", "100.0"),
+                  sql("SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
+                      "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2")]),
+        incident("HOSP-04", "no_incident",
+                 "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 "
+                 "etwas kaputt?", "cpoe", at(0, 2, 0), at(0, 2, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the nightly cpoe-nightly-reconcile with its usual skipped closed encounters, the "
+                      "Rowa heartbeat ERROR at :17 and hl7-engine warnings; night traffic, metrics at "
+                      "baseline"),
+        incident("HOSP-05", "trap_late_symptom",
+                 "pharmacy: seit der Übergabe kommen keine Medikationsaufträge an, 06:20–06:50 am 11.11. — "
+                 "liegt's an der Apotheke?", "pharmacy", at(1, 6, 20), at(1, 6, 50), LOCK[0], "postgres",
+                 "at 05:58, right at the morning shift change, the cpoe-order-archive cron ran LOCK TABLE "
+                 "cpoe.orders IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 "
+                 "minutes on its first run after a pause (184233 rows); every order insert waited for the "
+                 "lock, cpoe's Hikari pool timed out saving orders, and pharmacy — two hops away — noticed "
+                 "only later that no medication orders arrived", ["lock table", "cpoe-order-archive"],
+                 ["pharmacy itself (only the symptom: no medication orders received)",
+                  "pharmacy's hourly Rowa heartbeat ERROR (always there)"],
+                 "postgres-lock-waits",
+                 [logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received",
+                       level="WARN"),
+                  logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
+                  logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders",
+                       pattern="lock table"),
+                  logs("postgres", at(1, 6, 20), at(1, 6, 50), "Process holding the lock: 23790",
+                       pattern="still waiting"),
+                  sql("SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
+                      "'cpoe-order-archive' AND items > 100000", "184233")],
+                 runbook_query="cpoe orders hang lock waits postgres"),
+        incident("HOSP-06", "metrics_deps",
+                 "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 "
+                 "Uhr am 11.11. Logs sehen "
+                 "normal aus — why?", "patient-portal", at(1, 9, 30), at(1, 10, 0), MAXCONN[0],
+                 "edge",
+                 "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, "
+                 "accepts queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients "
+                 "at 09:15-09:21; new connections waited or timed out before reaching patient-portal, "
+                 "which saw fewer requests and no errors", ["maxconn", "fe_portal"],
+                 ["scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
+                  "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40"],
+                 None,
+                 [sql("SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
+                      "WHERE frontend = "
+                      f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
+                      f"'{z(at(1, 10, 0))}'", "fe_portal"),
+                  sql("SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
+                      "AND minute BETWEEN "
+                      f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'", "req_per_min"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'",
+                      "maxconn 2000"),
+                  sql("SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
+                      "'portal-newsletter'", "84120")]),
+        incident("HOSP-07", "system_wide",
+                 "Niemand kann sich anmelden — EHR, CPOE und Apotheke zeigen 'Anmeldung fehlgeschlagen', "
+                 "11:05–11:35 am 11.11. Was ist die Ursache?", None, at(1, 11, 5), at(1, 11, 35), LDAP[0],
+                 "keycloak",
+                 "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at "
+                 "10:58; every LDAP bind to the Active Directory failed with error code 49 data 532 "
+                 "(password expired), so realm klinik could not authenticate any clinician "
+                 "(identity_provider_error) until the password was reset "
+                 "at 11:46 (CHG-2204)", ["ldap", "password expired"],
+                 ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
+                 "keycloak-ldap-federation",
+                 [logs("keycloak", at(1, 11, 5), at(1, 11, 35), "data 532", level="ERROR",
+                       pattern="ldap bind failed"),
+                  logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
+                      "svc-keycloak-ldap"),
+                  sql("SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
+                      "bind credential")],
+                 runbook_query="keycloak login failed ldap bind"),
+        incident("HOSP-08", "trap_unrelated_change",
+                 "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller "
+                 "Prüfung raus — 14:20–14:50 am 11.11. War's das "
+                 "pharmacy-Deployment um 14:02?", "pharmacy", at(1, 14, 20),
+                 at(1, 14, 50), AMTS[0], "AMTS-Dienst (external drug safety check)",
+                 "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example "
+                 "answers too slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed "
+                 "in a way that explains it (the timeout was unchanged, DEP-3314 does not touch the AMTS "
+                 "client) — not determinable from this data", [],
+                 ["pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
+                  "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)"],
+                 None,
+                 [logs("pharmacy", at(1, 14, 20), at(1, 14, 50), "timed out after 3000 ms", level="WARN",
+                       pattern="amts check")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the external AMTS service); blaming DEP-3314 is "
+                      "wrong"),
+        incident("HOSP-09", "no_incident",
+                 "ehr-api: abends ein paar WARNs und slow queries, 20:00–20:40 am 11.11. — gibt es ein "
+                 "Problem?",
+                 "ehr-api", at(1, 20, 0), at(1, 20,
+                                             40), None, None, None, [], [], None, [], outcome="FALLBACK",
+                 note="evening traffic; the usual slow encounter_notes queries, hl7-engine warnings, "
+                      "patient logins"),
+        incident("HOSP-10", "logs_only",
+                 "ehr-api: Laborbefunde kommen nicht an, 08:10–08:40 am 12.11. — was ist die Ursache?",
+                 "ehr-api", at(2, 8, 10), at(2, 8, 40), MLLP[0], "hl7-engine",
+                 "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to "
+                 "ehr-api's HL7 listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran "
+                 "into an ACK timeout after 30000 ms and was requeued while the channel kept the dead "
+                 "connection (reconnect_on_timeout=false), so the queue grew and no lab result reached the "
+                 "EHR until the channel was restarted at 08:52",
+                 ["ack timeout", "mllp"],
+                 ["ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
+                  "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)"],
+                 None,
+                 [logs("hl7-engine", at(2, 8, 10), at(2, 8, 40), "message requeued", level="ERROR",
+                       pattern="ack timeout"),
+                  logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
+                  logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'",
+                      "6661")]),
+        incident("HOSP-11", "change",
+                 "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), "
+                 "10:30–11:00 Uhr am 12. Nov — was "
+                 "hat sich geändert?", "pacs-gateway", at(2, 10, 30), at(2, 11, 0), TSRV[0],
+                 "edge",
+                 "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server "
+                 "from 300s to 30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy "
+                 "cut them with 504 (sH) and pacs-gateway saw the clients abort (Broken pipe) until the "
+                 "change was reverted at 11:14 (CHG-2207)", ["timeout server", "504"],
+                 ["lis deploy DEP-3317 at 12:40 (after the window)",
+                  "pacs-gateway's usual US_GE association warnings"],
+                 None,
+                 [logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
+                  logs("pacs-gateway", at(2, 10, 30), at(2, 11, 0), "after 30002 ms", level="WARN",
+                       pattern="client aborted"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'edge'", "CHG-2206")]),
+        incident("HOSP-12", "trap_runbook_words",
+                 "lis: Befund-Queue staut sich, Ergebnisse bleiben hängen, 13:30–14:00 am 12.11.2026 — "
+                 "HL7-Kanal neu starten?", "lis", at(2, 13, 30), at(2, 14, 0), DISK[0], "rabbitmq",
+                 "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) "
+                 "because audit.events had been filling since its consumer stopped at 22:40 the night "
+                 "before; the broker blocked all publishers, so lis could not publish to lis.results and "
+                 "its outbound queue grew — the HL7 channel was fine; it cleared at 14:15 after the queue "
+                 "was capped (CHG-2208)", ["disk", "alarm"],
+                 ["hl7-channel-backlog runbook (restart the HL7 channel)",
+                  "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)"],
+                 None,
+                 [logs(
+                      "lis", at(2, 13, 30), at(2, 14,
+                                               0), "resource-limit disk", level="WARN", pattern="blocked"
+                  ),
+                  logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set",
+                       level="WARN"),
+                  sql("SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
+                      "disk_alarm = 1 AND "
+                      f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'", "rabbitmq-1"),
+                  sql("SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
+                      "= 'audit.events' "
+                      f"AND minute = '{z(at(2, 13, 0))}'", "audit.events")],
+                 decoy_runbook="hl7-channel-backlog",
+                 runbook_query="HL7 Befund-Queue staut sich Kanal neu starten"),
+        incident("HOSP-13", "metrics_deps",
+                 "ehr-api sehr langsam, Patientenakte lädt 5–10 s, 16:10–16:40 am 12.11. Which dependency?",
+                 "ehr-api", at(2, 16, 10), at(2, 16, 40), BACKUP[0], "postgres",
+                 "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a "
+                 "rate limit (after the NAS migration) and saturated the database's disks (io_wait_pct "
+                 "70-90, disk reads around 200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and "
+                 "charts took 4-10 s",
+                 ["basebackup", "io_wait"],
+                 ["patient-portal deploy DEP-3316 at 15:30",
+                  "ehr-api's usual slow encounter_notes queries"],
+                 None,
+                 [logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
+                  sql("SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
+                      "io_wait_pct > 50 AND "
+                      f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'", "pg-klinik-01"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
+                      "pg-klinik-01"),
+                  sql("SELECT job_name, started, detail FROM batch_runs WHERE job_name = "
+                      "'pg-basebackup-nas' AND detail LIKE '%manual%'", "max-rate unlimited")]),
+        incident("HOSP-14", "system_wide",
+                 "Stationen werden ständig abgemeldet, 401 in EHR, CPOE, Apotheke und FHIR — 19:05–19:35 "
+                 "Uhr am 12.11. Where is the fault?", None, at(2, 19, 5), at(2, 19,
+                                                                             35), CLOCK[0], "keycloak",
+                 "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it "
+                 "because its NTP source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an "
+                 "iat 94 s in the future, beyond the 30 s clock skew the resource servers allow, so "
+                 "ehr-api, cpoe, pharmacy and fhir-facade rejected about half of all tokens until the "
+                 "clock was stepped at 19:50", ["clock", "ntp"],
+                 ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"], None,
+                 [logs("keycloak", at(2, 18, 50), at(2, 19, 35), "NTP source 10.20.0.5 unreachable",
+                       level="WARN", pattern="chronyd"),
+                  logs("ehr-api", at(2, 19, 5), at(2, 19, 35), "in the future", level="WARN",
+                       pattern="jwt rejected"),
+                  logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued",
+                       level="ERROR")]),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (
         "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in November) "

@@ -170,7 +170,8 @@ def world() -> tuple[World, dict, dict]:
     return w, engine.manifest(NAME, "America/Sao_Paulo", "A Brazilian food-delivery marketplace",
                               "2026-05-11..13 Brasília time", 14, MKT_COMPONENTS, dayfirst=True), truth()
 
-ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
+ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80",
+       "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
 UA = ["Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)", "Rango/9.14.2 (iPhone; iOS 18.1; Scale/3.00)",
       "okhttp/4.12.0 Rango-Android/9.14.1 (SM-A546E; Android 14)",
@@ -179,7 +180,8 @@ UA = ["Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)", "Rango/9.14.2 (iPhone; iO
       "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 "
       "Safari/537.36"]
 MERCHANT_UA = (
-    "Mozilla/5.0 (Linux; Android 11; SM-T225) AppleWebKit/537.36 Chrome/123.0 Safari/537.36 RangoParceiro/4.2"
+    "Mozilla/5.0 (Linux; Android 11; SM-T225) AppleWebKit/537.36 Chrome/123.0 Safari/537.36 "
+    "RangoParceiro/4.2"
 )
 PSP_UA = "CobraPay-Webhooks/2.3 (+https://developers.cobrapay.example)"
 CEPS = [
@@ -559,7 +561,8 @@ def spring(t: datetime, level: str, app: str, thread: str, logger: str, msg: str
 
 
 def orders_log(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p=None) -> None:
-    w.emit(t, "orders", level, spring(t, level, "orders", thread, logger, msg), **attrs_of(w, "orders", t, p))
+    w.emit(t, "orders", level, spring(t, level, "orders", thread, logger, msg),
+           **attrs_of(w, "orders", t, p))
 
 
 def pay(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p=None) -> None:
@@ -821,7 +824,8 @@ def consumer_api_bg(w: World, t: datetime) -> None:
                  f"checkout failed for {w.cart()}: orders answered 503 ORDER_EVENTS_UNAVAILABLE")
     if inside(t, FLAG_RJ):
         for _ in range(w.count(1.2 * L)):
-            capi(w, w.jit(t), "WARN", f"catalog answered 404 MENU_NOT_FOUND for {w.merchant()}", region="RJ")
+            capi(w, w.jit(t), "WARN", f"catalog answered 404 MENU_NOT_FOUND for {w.merchant()}",
+                 region="RJ")
     if inside(t, COUPON):
         for _ in range(w.count(1.0 * L)):
             capi(w, w.jit(t), "INFO",
@@ -1605,7 +1609,8 @@ def payout(w: World) -> list[list]:
 
 def inc_misc(w: World) -> None:
     # MKT-10: GeoPonto starts answering (0,0); geo caches it
-    geo(w, GEO0[0], "WARN", "GeoPonto response for cep=04538-133 carries unknown field 'precisao' (ignored)")
+    geo(w, GEO0[0], "WARN",
+        "GeoPonto response for cep=04538-133 carries unknown field 'precisao' (ignored)")
     geo(w, at(1, 23, 16, 2), "INFO", "cache flush geocode:* by r.nakamura: 18231 keys deleted")
     # MKT-13: liveness probes on the orders pods while the heap is full
     ts = HEAP[0] + timedelta(minutes=9)
@@ -1710,7 +1715,8 @@ def metrics(w: World) -> None:
             heap, gcp, gcc = 4020 + g.randint(0, 70), g.randint(21000, 47000), g.randint(9, 19)
         else:
             heap = min(4050, floor + g.uniform(0, 1400) * (1 - (floor - 1200) / 3400))
-            gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2, 6)
+            gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2,
+                                                                                                        6)
         pool = 40 if mdl else min(40, int(4 + 14 * L + g.randint(0, 4)))
         jvm_rows.append([mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
                          int(30 + 90 * L) + g.randint(0, 10), pool, 40])
@@ -1746,7 +1752,8 @@ def metrics(w: World) -> None:
             jvm_rows)
     w.table(
         "broker_metrics",
-        ["minute", "node", "mem_used_mb", "mem_limit_mb", "mem_alarm", "connections", "blocked_connections"],
+        ["minute", "node", "mem_used_mb", "mem_limit_mb", "mem_alarm", "connections",
+         "blocked_connections"],
         broker_rows,
     )
     # 5-minute service and queue metrics
@@ -1983,318 +1990,318 @@ poller confirms the payments. Tell support to wait before cancelling.
 
 def truth() -> dict:
     inc = [
-        incident(
-            "MKT-01", "system_wide",
-            "tudo travando: checkout dando timeout no app, painel dos restaurantes com erro 500 e o "
-            "dispatch parado — 11:45 às 12:15 de "
-            "11/05. Which component failed?", None, at(0, 11, 45), at(0, 12, 15), MDL[0], "mysql",
-            "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` (add "
-            "delivery_window_start/end), at 11:41 on mysql-orders; the ALTER had to wait for the table's "
-            "metadata lock held by an open transaction of merchant-portal's finance export (thread 88121, "
-            "portal_ro, START TRANSACTION WITH CONSISTENT SNAPSHOT since 11:19), and every query on orders "
-            "queued behind it in 'Waiting for table metadata lock', so orders' Hikari pool ran dry "
-            "(Connection is not available), checkout, tracking and the merchant panel timed out, until the "
-            "DBA killed 88121 at 12:19 and the ALTER finished", ["metadata lock", "alter table"],
-            ["merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
-             "orders HikariPool errors (the symptom, not the pool size)",
-             "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
-             "mysql_native_password deprecation warnings (always there)"],
-            "mysql-metadata-lock",
-            [logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock", level="WARN",
-                  pattern="metadata lock"),
-             logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
-             sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
-                 "WHERE installed_on >= '2026-05-11T14:00:00Z' AND "
-                 "installed_on < '2026-05-11T16:00:00Z'", "orders add delivery window"),
-             sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                 "BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
-             logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
-                  pattern="Migrating")],
-            runbook_query="tudo travado checkout timeout mysql threads waiting table lock",
-        ),
-        incident(
-            "MKT-02", "trap_noisy_service",
-            "dispatch: pedidos sem entregador atribuído (unassigned, escalando pra ops) entre 15:10 e "
-            "15:40 de 11/05 — o courier-location tá cheio de warning de ping, "
-            "é ele?", "dispatch", at(0, 15, 10),
-            at(0, 15, 40), EVICT[0], "redis",
-            "redis-geo reached its maxmemory (2048 MB) at 14:58 — its memory had been growing since "
-            "courier-location 3.4.0 started keeping a 50-position trail per courier — and its allkeys-lru "
-            "policy began to evict keys (evicted_keys in the thousands per minute), among them the "
-            "courier:alive:* keys dispatch uses to tell online couriers, so dispatch found candidates but "
-            "alive=0 couriers, widened the radius and escalated unassigned orders, until maxmemory was "
-            "raised to 4gb (CHG-4401) at 15:46", ["maxmemory", "evict"],
-            ["courier-location warnings (dropping out-of-order ping, gps accuracy too low — always there)",
-             "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
-             "redis logs (only the usual background saves)"],
-            None,
-            [logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
-                  pattern="no eligible couriers"),
-             logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
-             sql("SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
-                 "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
-                 "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5", "redis-geo"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
-                 "courier:alive"),
-             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                 "service = 'redis'", "CHG-4401")],
-        ),
-        incident(
-            "MKT-03", "change",
-            "catalog: cardápio vazio / MENU_NOT_FOUND pra restaurantes do Rio desde umas 19h — "
-            "19:10–19:40, 11 mai. Nada foi "
-            "deployado no catalog hoje à noite; o "
-            "que mudou?", "catalog", at(0, 19, 10), at(0, 19, 40), FLAG_RJ[0],
-            "catalog",
-            "at 19:02 the feature flag catalog.menu_index_v2 was switched on with the targeting rule "
-            "region in [RJ] while the pilot was meant for BH (comment CAT-882 piloto BH); with it catalog "
-            "read RJ menus from the new OpenSearch index menus-v2, which only had BH merchants, so every "
-            "RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag was "
-            "turned off at 19:51", ["menus-v2", "rj"],
-            ["pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
-             "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
-             "catalog image-missing and slow-query warnings (always there)"],
-            None,
-            [sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
-                 "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
-                 "'2026-05-11T22:40:00Z'", "region in [RJ]"),
-             logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
-             logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
-             logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN")],
-        ),
-        incident(
-            "MKT-04", "logs_only",
-            "pricing: cupom JANTAR20 sendo recusado como expirado no checkout desde as 21h, mas ele vale "
-            "até hoje (11/05)! Janela "
-            "21:05–21:35 — por quê?", "pricing", at(0, 21, 5), at(0, 21, 35), COUPON[0], "pricing",
-            "pricing checks a coupon's valid_until against the date in UTC instead of Brasília time: at "
-            "21:00 BRT (00:00 UTC) its promo calendar rolled over to 2026-05-12, so JANTAR20 "
-            "(valid_until=2026-05-11) was rejected as COUPON_EXPIRED (today=2026-05-12 tz=UTC) for the "
-            "last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
-            ["coupon", "utc"],
-            ["pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
-             "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
-             "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
-             "there)"],
-            None,
-            [logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
-                  pattern="JANTAR20"),
-             logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
-                  pattern="promo calendar"),
-             logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20")],
-            runbook_query="cupom recusado expirado coupon expired",
-        ),
-        incident(
-            "MKT-05", "no_incident",
-            "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de 12/05. Tem "
-            "algo "
-            "quebrado "
-            "entre "
-            "02:00 e "
-            "02:40?", "merchant-portal", at(1, 2, 0), at(1, 2, 40), None, None, None, [], [], None, [],
-            outcome="FALLBACK",
-            note="the nightly repasse-diario batch at 02:00 with its usual skipped merchants and AC04 "
-            "refusals, the Cardapio deprecation "
-            "and SyncMenuToCatalog retries; night traffic, metrics at baseline",
-        ),
-        incident(
-            "MKT-06", "trap_runbook_words",
-            "payments: PIX não confirma — cliente paga e o pedido fica 'aguardando pagamento', parece "
-            "webhook do PSP atrasado. 08:40–09:10, "
-            "12/05. O que está acontecendo?", "payments", at(1, 8, 40), at(1, 9, 10), DNS[0],
-            "ingress",
-            "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at 07:55 "
-            "(CHG-4403) from the legacy ELB lb-legacy-webhooks-1927 to the ingress NLB without lowering "
-            "the record's TTL of 86400 s first, and at 08:30 the legacy ELB was deleted (CHG-4404); "
-            "CobraPay's resolvers still had the old record cached, so every webhook went to a dead "
-            "address, no POST /webhooks/psp/pix arrived at the ingress, PIX charges stayed ATIVA with no "
-            "webhook until the status poller found them paid, and some orders were cancelled, until the "
-            "legacy ELB was recreated at 09:23 (CHG-4405)",
-            ["ttl", "webhook"],
-            ["pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
-             "dispatch deploy DEP-7294 at 10:20 and card declines (always there)"],
-            None,
-            [logs(
-                 "payments", at(1, 8, 40), at(1, 9, 10), "no webhook", level="WARN", pattern="still ATIVA"
-             ),
-             logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived", pattern="status poll"),
-             sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
-                 "record_name = 'webhooks.rango.com.br'", "86400"),
-             sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                 "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
-                 "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927")],
-            decoy_runbook="pix-confirmacao-atrasada",
-            runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento",
-        ),
-        incident(
-            "MKT-07", "metrics_deps",
-            "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — 11:30 "
-            "às 12:00, 12/05. What's the cause?", "dispatch", at(1, 11, 30), at(1, 12, 0), REPL[0],
-            "mysql",
-            "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread aborted on "
-            "error 1062 (Duplicate entry on order_status_history.uq_order_status) and replica_sql_running "
-            "stayed No, so the replica froze at 11:08; dispatch reads order details from the replica, so "
-            "every order created after that was 'not found after 3 retries' and left unassigned, until the "
-            "DBA restarted the replica SQL thread at 12:10 and it caught up", ["replica", "1062"],
-            ["dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
-             "dispatch 'order not found on replica, retrying' attempt 1 (always there)"],
-            "mysql-replication",
-            [logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
-             sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
-                 "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute BETWEEN "
-                 "'2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                 "= 'mysql'", "mysql-orders-ro"),
-             logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062")],
-            runbook_query="dispatch order not found replica",
-        ),
-        incident(
-            "MKT-08", "trap_unrelated_change",
-            "notifications: SMS com código de login (OTP) não está chegando pros clientes desde ~14h15 — "
-            "14:20–14:50 de 12/05. Foi o deploy "
-            "do notifications das 14:05?", "notifications", at(1, 14, 20), at(1, 14, 50), SMS[0],
-            "TorpedoSMS (external SMS provider)",
-            "provider side: from about 14:12 TorpedoSMS accepts the OTP messages but most delivery "
-            "receipts come back UNDELIVERED or EXPIRED across all carriers; nothing in the platform "
-            "changed in a way that explains it and the provider API calls succeed — not determinable from "
-            "this data", [],
-            ["notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
-             "WhatsApp rate-limit and APNs warnings (always there)"],
-            None,
-            [logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
-                  pattern="sms dlr")],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is wrong",
-        ),
-        incident(
-            "MKT-09", "system_wide",
-            "Tudo parado: checkout falhando com 503, restaurantes não recebem pedido novo e nenhum "
-            "entregador sendo chamado — "
-            "19:20–19:50, 12/05. Which "
-            "component failed?", None, at(1, 19, 20), at(1, 19, 50), CAMPAIGN[0], "rabbitmq",
-            "the Tuesday dinner push campaign campanha-jantar-terca (push-campaign batch from "
-            "notifications, started 19:05 with campaign.enqueue_rate_per_s set to unlimited by CHG-4406) "
-            "flooded the notifications.push queue with about 1.5 million messages; rabbitmq-0 crossed its "
-            "memory high watermark at 19:14 and raised the memory resource limit alarm, which blocks every "
-            "publisher in the cluster: orders could not publish OrderCreated (connection blocked, checkout "
-            "503), dispatch got no order-ready messages and courier events were dropped, until the "
-            "campaign was aborted and the queue purged at 19:55 and the alarm "
-            "cleared at 19:58", ["memory", "campaign"],
-            ["notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
-             "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)"],
-            "rabbitmq-memory-alarm",
-            [logs("rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set", level="WARN"),
-             logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
-             sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
-                 "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
-                 "'2026-05-12T22:30:00Z'",
-                 "campanha-jantar-terca"),
-             sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
-                 "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
-                 "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
-                 "notifications.push"),
-             sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
-                 "'CHG-4406'", "unlimited")],
-            runbook_query="rabbitmq publishers blocked memory alarm checkout",
-        ),
-        incident(
-            "MKT-10", "trap_late_symptom",
-            "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, 22:40–23:10, "
-            "12/05. Por quê?", "dispatch", at(1, 22, 40), at(1, 23, 10), GEO0[0], "geo",
-            "from 22:03 the GeoPonto maps API answered CEP geocodes with (0.000000,0.000000) and geo "
-            "cached those answers for 24 h (geocode ... -> (0.000000,0.000000) source=geoponto cached "
-            "ttl=86400s); orders placed from then on got a drop-off in the Atlantic, and about 25-35 "
-            "minutes later, when they came ready, dispatch's route plan gave ~8,000 km and refused them "
-            "(route distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
-            ["geocode", "cached"],
-            ["dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
-             "cause)", "geo GeoPonto 429 retries (always there)",
-             "orders deploy DEP-7297 (9.4.0) at 16:05"],
-            None,
-            [logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max", level="ERROR"),
-             logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
-                  pattern="0.000000"),
-             logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND callee "
-                 "= 'geo'", "routes")],
-        ),
-        incident(
-            "MKT-11", "no_incident",
-            "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve deploy "
-            "do payments. "
-            "Tem incidente "
-            "entre 09:30 e "
-            "10:00?", "payments", at(2, 9, 30), at(2, 10, 0), None, None, None, [], [], None, [],
-            outcome="FALLBACK",
-            note="the usual card declines, PSP retries that succeed, a refund already requested; the "
-            "payments 6.3.2 deploy at 09:41 rolls "
-            "out cleanly (its connection leak only bites at 19:26, MKT-14); metrics at baseline",
-        ),
-        incident(
-            "MKT-12", "change",
-            "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de 13/05. "
-            "O que mudou?", "consumer-api", at(2, 11, 10), at(2, 11, 40), DEPLOYS[13][3],
-            "consumer-api",
-            "the consumer-api 5.12.0 deploy (DEP-7301, 10:55) replaced the internal http client and "
-            "created the pricing client with keepAlive=false and unlimited connections, so every cart "
-            "quote opened a new TCP connection to pricing; the pods' ephemeral ports (32768-60999) filled "
-            "up with TIME_WAIT sockets and new connects failed with EADDRNOTAVAIL, so cart quotes answered "
-            "503, until the rollback to 5.11.3 (DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
-            ["pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
-             "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15"],
-            None,
-            [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                 "BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
-             logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
-             logs(
-                 "consumer-api", at(2, 10, 50), at(2, 11, 10), "keepAlive=false", pattern="pricing client"
-             ),
-             logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
-                  pattern="socket stats")],
-        ),
-        incident(
-            "MKT-13", "metrics_deps",
-            "merchant-portal: restaurantes não conseguem aceitar pedidos no painel, dá timeout — "
-            "15:00–15:30 de 13/05. Qual a causa?", "merchant-portal", at(2, 15, 0), at(2, 15, 30), HEAP[0],
-            "orders",
-            "orders' JVM heap was exhausted: since orders 9.4.0 (DEP-7297, the day before at 16:05) its "
-            "merchant menu snapshot cache grew without bound, the old generation filled up and from 14:44 "
-            "the heap sat at ~99% of 4096 MB with back-to-back GC pauses of 20-47 s per minute "
-            "(jvm_metrics), so orders answered merchant-portal's accept calls after 5-14 s and the "
-            "portal's 5 s curl timeout (cURL error 28) failed them, until orders was "
-            "restarted at 15:31", ["orders", "heap"],
-            ["merchant-portal itself (its cURL error 28 is the symptom)",
-             "catalog config change CHG-4411 (search.synonyms) at 13:20",
-             "payments feature flag payments.pix_automatico at 13:00"],
-            None,
-            [logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
-             sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
-                 "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
-                 "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' AND "
-                 "callee = 'orders'", "/internal/orders"),
-             logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN")],
-        ),
-        incident(
-            "MKT-14", "logs_only",
-            "payments: cartão de crédito falhando no checkout com timeout, PIX também — 19:40 às 20:10, "
-            "13/05. Why?", "payments", at(2, 19, 40), at(2, 20, 10), at(2, 19, 25, 40), "payments",
-            "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS callback "
-            "fails (ACS_TIMEOUT); the leased count of the PSP connection pool grew all day with each 3DS "
-            "error until the pool (max 20) was exhausted on the first pod at 19:25 and the second at "
-            "19:30, and every card and PIX call to CobraPay failed with ConnectionRequestTimeoutException "
-            "(connection pool exhausted, leased 20, available 0), until the 6.3.3 hotfix at 20:18",
-            ["connection pool", "3ds"],
-            ["CobraPay PSP (its calls that get a connection succeed)",
-             "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
-             "card declines (always there)"],
-            None,
-            [logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted", level="ERROR"),
-             logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
-                  pattern="3DS callback"),
-             logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats")],
-            runbook_query="payments card timeout PSP",
-        ),
+        incident("MKT-01", "system_wide",
+                 "tudo travando: checkout dando timeout no app, painel dos restaurantes com erro 500 e o "
+                 "dispatch parado — 11:45 às 12:15 "
+                 "de 11/05. Which component failed?", None, at(0, 11, 45), at(0, 12, 15), MDL[0], "mysql",
+                 "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` "
+                 "(add delivery_window_start/end), at 11:41 on mysql-orders; the ALTER had to wait for the "
+                 "table's metadata lock held by an open transaction of merchant-portal's finance export "
+                 "(thread 88121, portal_ro, START TRANSACTION WITH CONSISTENT SNAPSHOT since 11:19), and "
+                 "every query on orders queued behind it in 'Waiting for table metadata lock', so orders' "
+                 "Hikari pool ran dry (Connection is not available), checkout, tracking and the merchant "
+                 "panel timed out, until the DBA killed 88121 at 12:19 "
+                 "and the ALTER finished", ["metadata lock", "alter table"],
+                 ["merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
+                  "orders HikariPool errors (the symptom, not the pool size)",
+                  "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
+                  "mysql_native_password deprecation warnings (always there)"],
+                 "mysql-metadata-lock",
+                 [logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock",
+                       level="WARN",
+                       pattern="metadata lock"),
+                  logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available",
+                       level="ERROR"),
+                  sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
+                      "WHERE installed_on >= '2026-05-11T14:00:00Z' AND installed_on < "
+                      "'2026-05-11T16:00:00Z'", "orders add delivery window"),
+                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                      "started_at BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
+                  logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
+                       pattern="Migrating")],
+                 runbook_query="tudo travado checkout timeout mysql threads waiting table lock"),
+        incident("MKT-02", "trap_noisy_service",
+                 "dispatch: pedidos sem entregador atribuído (unassigned, escalando pra ops) entre 15:10 e "
+                 "15:40 de 11/05 — o courier-location tá cheio de warning de "
+                 "ping, é ele?", "dispatch", at(0, 15, 10),
+                 at(0, 15, 40), EVICT[0], "redis",
+                 "redis-geo reached its maxmemory (2048 MB) at 14:58 — its memory had been growing since "
+                 "courier-location 3.4.0 started keeping a 50-position trail per courier — and its "
+                 "allkeys-lru policy began to evict keys (evicted_keys in the thousands per minute), among "
+                 "them the courier:alive:* keys dispatch uses to tell online couriers, so dispatch found "
+                 "candidates but alive=0 couriers, widened the radius and escalated unassigned orders, "
+                 "until maxmemory was raised to 4gb (CHG-4401) at 15:46", ["maxmemory", "evict"],
+                 ["courier-location warnings (dropping out-of-order ping, gps accuracy too low — always "
+                  "there)",
+                  "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
+                  "redis logs (only the usual background saves)"],
+                 None,
+                 [logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
+                       pattern="no eligible couriers"),
+                  logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
+                  sql("SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
+                      "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
+                      "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute "
+                      "LIMIT 5", "redis-geo"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
+                      "courier:alive"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'redis'", "CHG-4401")]),
+        incident("MKT-03", "change",
+                 "catalog: cardápio vazio / MENU_NOT_FOUND pra restaurantes do Rio desde umas 19h — "
+                 "19:10–19:40, 11 mai. Nada foi "
+                 "deployado no catalog hoje à "
+                 "noite; o que mudou?", "catalog", at(0, 19, 10), at(0, 19, 40), FLAG_RJ[0],
+                 "catalog",
+                 "at 19:02 the feature flag catalog.menu_index_v2 was switched on with the targeting rule "
+                 "region in [RJ] while the pilot was meant for BH (comment CAT-882 piloto BH); with it "
+                 "catalog read RJ menus from the new OpenSearch index menus-v2, which only had BH "
+                 "merchants, so every RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag "
+                 "was turned off at 19:51", ["menus-v2", "rj"],
+                 ["pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
+                  "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
+                  "catalog image-missing and slow-query warnings (always there)"],
+                 None,
+                 [sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
+                      "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
+                      "'2026-05-11T22:40:00Z'", "region in [RJ]"),
+                  logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
+                  logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
+                  logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN")]),
+        incident("MKT-04", "logs_only",
+                 "pricing: cupom JANTAR20 sendo recusado como expirado no checkout desde as 21h, mas ele "
+                 "vale até hoje (11/05)! "
+                 "Janela 21:05–21:35 — por "
+                 "quê?", "pricing", at(0, 21, 5), at(0, 21, 35), COUPON[0], "pricing",
+                 "pricing checks a coupon's valid_until against the date in UTC instead of Brasília time: "
+                 "at 21:00 BRT (00:00 UTC) its promo calendar rolled over to 2026-05-12, so JANTAR20 "
+                 "(valid_until=2026-05-11) was rejected as COUPON_EXPIRED (today=2026-05-12 tz=UTC) for "
+                 "the last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
+                 ["coupon", "utc"],
+                 ["pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
+                  "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
+                  "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
+                  "there)"],
+                 None,
+                 [logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
+                       pattern="JANTAR20"),
+                  logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
+                       pattern="promo calendar"),
+                  logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20")],
+                 runbook_query="cupom recusado expirado coupon expired"),
+        incident("MKT-05", "no_incident",
+                 "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de "
+                 "12/05. "
+                 "Tem "
+                 "algo "
+                 "quebrado "
+                 "entre "
+                 "02:00 "
+                 "e "
+                 "02:40?", "merchant-portal", at(1, 2, 0), at(1, 2, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the nightly repasse-diario batch at 02:00 with its usual skipped merchants and AC04 "
+                      "refusals, the Cardapio deprecation and SyncMenuToCatalog retries; night traffic, "
+                      "metrics at baseline"),
+        incident("MKT-06", "trap_runbook_words",
+                 "payments: PIX não confirma — cliente paga e o pedido fica 'aguardando pagamento', parece "
+                 "webhook do PSP atrasado. 08:40–09:10, "
+                 "12/05. O que está acontecendo?", "payments", at(1, 8, 40), at(1, 9, 10), DNS[0],
+                 "ingress",
+                 "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at "
+                 "07:55 (CHG-4403) from the legacy ELB lb-legacy-webhooks-1927 to the ingress NLB without "
+                 "lowering the record's TTL of 86400 s first, and at 08:30 the legacy ELB was deleted "
+                 "(CHG-4404); CobraPay's resolvers still had the old record cached, so every webhook went "
+                 "to a dead address, no POST /webhooks/psp/pix arrived at the ingress, PIX charges stayed "
+                 "ATIVA with no webhook until the status poller found them paid, and some orders were "
+                 "cancelled, until the legacy ELB was recreated at 09:23 (CHG-4405)",
+                 ["ttl", "webhook"],
+                 ["pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
+                  "dispatch deploy DEP-7294 at 10:20 and card declines (always there)"],
+                 None,
+                 [logs(
+                      "payments", at(1, 8, 40), at(1, 9,
+                                                   10), "no webhook", level="WARN", pattern="still ATIVA"
+                  ),
+                  logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived",
+                       pattern="status poll"),
+                  sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
+                      "record_name = 'webhooks.rango.com.br'", "86400"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
+                      "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927")],
+                 decoy_runbook="pix-confirmacao-atrasada",
+                 runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento"),
+        incident("MKT-07", "metrics_deps",
+                 "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — "
+                 "11:30 às 12:00, 12/05. What's the cause?", "dispatch", at(1, 11, 30), at(1, 12,
+                                                                                           0), REPL[0],
+                 "mysql",
+                 "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread "
+                 "aborted on error 1062 (Duplicate entry on order_status_history.uq_order_status) and "
+                 "replica_sql_running stayed No, so the replica froze at 11:08; dispatch reads order "
+                 "details from the replica, so every order created after that was 'not found after 3 "
+                 "retries' and left unassigned, until the DBA restarted the replica SQL thread at 12:10 "
+                 "and it caught up", ["replica", "1062"],
+                 ["dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
+                  "dispatch 'order not found on replica, retrying' attempt 1 (always there)"],
+                 "mysql-replication",
+                 [logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
+                  sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
+                      "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute "
+                      "BETWEEN '2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
+                      "callee = 'mysql'", "mysql-orders-ro"),
+                  logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR",
+                       pattern="1062")],
+                 runbook_query="dispatch order not found replica"),
+        incident("MKT-08", "trap_unrelated_change",
+                 "notifications: SMS com código de login (OTP) não está chegando pros clientes desde "
+                 "~14h15 — 14:20–14:50 de 12/05. "
+                 "Foi o deploy do notifications "
+                 "das 14:05?", "notifications", at(1, 14, 20), at(1, 14, 50), SMS[0],
+                 "TorpedoSMS (external SMS provider)",
+                 "provider side: from about 14:12 TorpedoSMS accepts the OTP messages but most delivery "
+                 "receipts come back UNDELIVERED or EXPIRED across all carriers; nothing in the platform "
+                 "changed in a way that explains it and the provider API calls succeed — not determinable "
+                 "from this data", [],
+                 ["notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
+                  "WhatsApp rate-limit and APNs warnings (always there)"],
+                 None,
+                 [logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
+                       pattern="sms dlr")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is "
+                      "wrong"),
+        incident("MKT-09", "system_wide",
+                 "Tudo parado: checkout falhando com 503, restaurantes não recebem pedido novo e nenhum "
+                 "entregador sendo chamado "
+                 "— 19:20–19:50, 12/05. "
+                 "Which component failed?", None, at(1, 19, 20), at(1, 19, 50), CAMPAIGN[0], "rabbitmq",
+                 "the Tuesday dinner push campaign campanha-jantar-terca (push-campaign batch from "
+                 "notifications, started 19:05 with campaign.enqueue_rate_per_s set to unlimited by "
+                 "CHG-4406) flooded the notifications.push queue with about 1.5 million messages; "
+                 "rabbitmq-0 crossed its memory high watermark at 19:14 and raised the memory resource "
+                 "limit alarm, which blocks every publisher in the cluster: orders could not publish "
+                 "OrderCreated (connection blocked, checkout 503), dispatch got no order-ready messages "
+                 "and courier events were dropped, until the campaign was aborted and the queue purged at "
+                 "19:55 and the alarm cleared at 19:58", ["memory", "campaign"],
+                 ["notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
+                  "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)"],
+                 "rabbitmq-memory-alarm",
+                 [logs("rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set",
+                       level="WARN"),
+                  logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
+                  sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
+                      "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
+                      "'2026-05-12T22:30:00Z'",
+                      "campanha-jantar-terca"),
+                  sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
+                      "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
+                      "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
+                      "notifications.push"),
+                  sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
+                      "'CHG-4406'", "unlimited")],
+                 runbook_query="rabbitmq publishers blocked memory alarm checkout"),
+        incident("MKT-10", "trap_late_symptom",
+                 "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, "
+                 "22:40–23:10, 12/05. Por quê?", "dispatch", at(1, 22, 40), at(1, 23, 10), GEO0[0], "geo",
+                 "from 22:03 the GeoPonto maps API answered CEP geocodes with (0.000000,0.000000) and geo "
+                 "cached those answers for 24 h (geocode ... -> (0.000000,0.000000) source=geoponto cached "
+                 "ttl=86400s); orders placed from then on got a drop-off in the Atlantic, and about 25-35 "
+                 "minutes later, when they came ready, dispatch's route plan gave ~8,000 km and refused "
+                 "them (route distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
+                 ["geocode", "cached"],
+                 ["dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
+                  "cause)", "geo GeoPonto 429 retries (always there)",
+                  "orders deploy DEP-7297 (9.4.0) at 16:05"],
+                 None,
+                 [logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max",
+                       level="ERROR"),
+                  logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
+                       pattern="0.000000"),
+                  logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN",
+                       pattern="GeoPonto"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
+                      "callee = 'geo'", "routes")]),
+        incident("MKT-11", "no_incident",
+                 "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve "
+                 "deploy do "
+                 "payments. "
+                 "Tem "
+                 "incidente "
+                 "entre "
+                 "09:30 e "
+                 "10:00?", "payments", at(2, 9, 30), at(2, 10, 0), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the usual card declines, PSP retries that succeed, a refund already requested; the "
+                      "payments 6.3.2 deploy at 09:41 rolls out cleanly (its connection leak only bites at "
+                      "19:26, MKT-14); metrics at baseline"),
+        incident("MKT-12", "change",
+                 "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de "
+                 "13/05. O que mudou?", "consumer-api", at(2, 11, 10), at(2, 11, 40), DEPLOYS[13][3],
+                 "consumer-api",
+                 "the consumer-api 5.12.0 deploy (DEP-7301, 10:55) replaced the internal http client and "
+                 "created the pricing client with keepAlive=false and unlimited connections, so every cart "
+                 "quote opened a new TCP connection to pricing; the pods' ephemeral ports (32768-60999) "
+                 "filled up with TIME_WAIT sockets and new connects failed with EADDRNOTAVAIL, so cart "
+                 "quotes answered 503, until the rollback to 5.11.3 "
+                 "(DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
+                 ["pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
+                  "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15"],
+                 None,
+                 [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                      "started_at BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
+                  logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
+                  logs(
+                      "consumer-api", at(2, 10, 50), at(2, 11,
+                                                        10), "keepAlive=false", pattern="pricing client"
+                  ),
+                  logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
+                       pattern="socket stats")]),
+        incident("MKT-13", "metrics_deps",
+                 "merchant-portal: restaurantes não conseguem aceitar pedidos no painel, dá timeout — "
+                 "15:00–15:30 de 13/05. Qual a "
+                 "causa?", "merchant-portal", at(2, 15, 0), at(2, 15, 30), HEAP[0],
+                 "orders",
+                 "orders' JVM heap was exhausted: since orders 9.4.0 (DEP-7297, the day before at 16:05) "
+                 "its merchant menu snapshot cache grew without bound, the old generation filled up and "
+                 "from 14:44 the heap sat at ~99% of 4096 MB with back-to-back GC pauses of 20-47 s per "
+                 "minute (jvm_metrics), so orders answered merchant-portal's accept calls after 5-14 s and "
+                 "the portal's 5 s curl timeout (cURL error 28) failed them, until orders was restarted at "
+                 "15:31", ["orders", "heap"],
+                 ["merchant-portal itself (its cURL error 28 is the symptom)",
+                  "catalog config change CHG-4411 (search.synonyms) at 13:20",
+                  "payments feature flag payments.pix_automatico at 13:00"],
+                 None,
+                 [logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
+                  sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
+                      "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
+                      "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' "
+                      "AND callee = 'orders'", "/internal/orders"),
+                  logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN")]),
+        incident("MKT-14", "logs_only",
+                 "payments: cartão de crédito falhando no checkout com timeout, PIX também — 19:40 às "
+                 "20:10, 13/05. "
+                 "Why?", "payments", at(2, 19, 40), at(2, 20, 10), at(2, 19, 25, 40), "payments",
+                 "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS "
+                 "callback fails (ACS_TIMEOUT); the leased count of the PSP connection pool grew all day "
+                 "with each 3DS error until the pool (max 20) was exhausted on the first pod at 19:25 and "
+                 "the second at 19:30, and every card and PIX call to CobraPay failed with "
+                 "ConnectionRequestTimeoutException (connection pool exhausted, leased 20, available 0), "
+                 "until the 6.3.3 hotfix at 20:18",
+                 ["connection pool", "3ds"],
+                 ["CobraPay PSP (its calls that get a connection succeed)",
+                  "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
+                  "card declines (always there)"],
+                 None,
+                 [logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted",
+                       level="ERROR"),
+                  logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
+                       pattern="3DS callback"),
+                  logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats")],
+                 runbook_query="payments card timeout PSP"),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (
         "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they say "

@@ -313,7 +313,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
              amountCents=w.ri(900, 9800), ms=w.ri(280, 850))
     if t.minute % 12 == 5:
         tt = w.jit(t, 40)
-        pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora", code="51")
+        pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora",
+             code="51")
     if t.minute % 20 == 9:
         tt = w.jit(t, 40)
         pino(w, tt, "WARN", "psp timeout, retrying (1/2)", psp="pagora", timeoutMs=3000)
@@ -358,7 +359,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         redis(w, tt, "INFO", node, "*", "10000 changes in 60 seconds. Saving...")
         redis(w, tt + timedelta(seconds=0.2), "INFO", node, "*",
               f"Background saving started by pid {w.ri(100, 9000)}")
-        redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*", "Background saving terminated with success")
+        redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*",
+              "Background saving terminated with success")
     # eta
     for _ in range(w.count(0.15 * f)):
         if during(t, MAPS):
@@ -387,7 +389,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
                    f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
                    f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200")
     if t.minute % 15 == 11:
-        elixir(w, w.jit(t), "WARN", f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
+        elixir(w, w.jit(t), "WARN",
+               f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
     if t.minute == 45 and not fcm_down:
         elixir(w, w.jit(t), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
     # fraud
@@ -438,7 +441,8 @@ def nightly(w: World) -> list[list]:
                 "mysql-xtrabackup", "data", "30 1 * * *", 1, 30, 22,
                 "trips-db-2 -> s3://corrida-backups/trips-db",
             ),
-            ("es-snapshot", "search", "0 4 * * *", 4, 0, 14, "snapshot trips-* -> s3://corrida-es-snapshots"),
+            ("es-snapshot", "search", "0 4 * * *", 4, 0, 14,
+             "snapshot trips-* -> s3://corrida-es-snapshots"),
             ("fraud-model-refresh", "risk", "0 14 * * *", 14, 0, 2, None),
             ("trips-archive", "trips", "30 3 * * *", 3, 30, 9, "archived trips older than 180 days"),
         ):
@@ -527,8 +531,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
          issuer="CN=Corrida Issuing CA 2026", serial="5e:0a:91:c4")
     for tt in w.jittered(MTLS, 15, 12):
         pino(w, tt, "ERROR", "psp authorize failed", psp="pagora", rideId=w.ride(),
-             err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
-             "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
+             err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown "
+                 "ca:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
              host="api.pagora.com.br:443")
         envoy(w, tt, "POST", "/v1/payments/authorize", 502, w.ri(40, 90), "payments")
         if w.r() < 0.3:
@@ -558,8 +562,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         )
     for tt in w.jittered(KDISK, 20, 18):
         logfmt(w, tt, "ERROR", "produce failed", topic="driver-locations", partition=w.pick((2, 5, 8, 11)),
-               err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
-               "than required", records=w.ri(180, 260))
+               err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas than "
+                   "required", records=w.ri(180, 260))
     for t in every((KDISK[0] + timedelta(minutes=3), KDISK[1]), 120):
         zap(w, w.jit(t, 30), "WARN", "geo/search.go:64", "stale driver positions in candidate set",
             city="sao-paulo", stale=w.ri(180, 420), max_age_s=w.ri(300, 3000))
@@ -626,7 +630,8 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         elixir(w, w.jit(t, 8), "ERROR",
                f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
                'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3')
-    elixir(w, FCM[1], "INFO", "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
+    elixir(w, FCM[1], "INFO",
+           "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
 
     # RIDES-09: es-data-2 passes the flood-stage watermark; trips' indexer backs up, then blocks.
     for d, hh, mm in ((1, 19, 40), (1, 23, 10), (2, 3, 5), (2, 5, 50)):
@@ -748,7 +753,8 @@ def metrics(w: World) -> None:
                 q = 48 + 20 * w.r()
             if tag == "kafka-3-data" and during(t, KDISK):
                 q = 0.0
-            crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb, "Percent"])
+            crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb,
+                          "Percent"])
             crows.append(
                 [stamp, "AWS/EBS", "VolumeQueueLength", f"VolumeId={vol}", tag, "Average", round(q, 2),
                  "Count"]
@@ -832,7 +838,8 @@ DEPLOYS = [
 ]
 
 CONFIG = [
-    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing", "PRC-512"],
+    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing",
+     "PRC-512"],
     ["CFG-3304", "trips", "hikari.maximum-pool-size", "25", "30", at(0, 12, 20), "acosta", "TRP-880"],
     ["CFG-3307", "redis", "cluster-node-timeout", "15000", "10000", at(1, 6, 55), "tnakamura", "INF-2231"],
     ["CFG-3309", "eta", "cache.ttl_s", "300", "180", at(1, 10, 58, 40), "rsouza", "ETA-219"],
@@ -994,197 +1001,196 @@ few times a year; during one, sends fail with errors from the provider and recov
 
 def truth() -> dict:
     inc = [
-        incident(
-            "RIDES-01", "logs_only",
-            "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às 8h50. O "
-            "que está acontecendo?", "pricing", at(0, 8, 20), at(0, 8, 50), TARIFF[0], "pricing",
-            "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the surge_cap "
-            "of zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without validating them, "
-            'so every quote touching gru-t2 failed with "ValueError: could not convert string to float: '
-            "'1,35'\" and envoy answered 500 on POST /v1/quotes until a corrected file was reloaded by "
-            "hand at 09:02",
-            ["tariff", "1,35"],
-            ["pricing 'surge recompute slow' warnings (always there)",
-             "eta deploy DEP-8811 2.31.0 at 07:40",
-             "pricing config change CFG-3301 surge.recompute_interval_s at 06:50"],
-            None,
-            [logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
-                  "ERROR", "gru-t2"),
-             logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
-                  pattern="tariff table reloaded")],
-        ),
-        incident(
-            "RIDES-02", "no_incident",
-            "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. Tem "
-            "algo quebrado?", "location", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
-            "FALLBACK",
-            note="night; only location's usual rejected GPS fixes (known noise), batches produced as usual",
-        ),
-        incident(
-            "RIDES-03", "metrics_deps",
-            "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
-            "dependency is it?", "trips", at(0, 15, 10), at(0, 15, 40), BURST[0], "mysql",
-            "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
-            "BurstBalance fell all afternoon and reached 0 at 15:02, the volume was throttled to its "
-            "baseline IOPS, VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and queries "
-            "took seconds; trips' Hikari pool (30) was exhausted ('Connection is not available, request "
-            "timed out after 30000ms') and envoy answered 504 until the volume was modified to gp3 at 16:05",
-            ["burstbalance", "trips-db-1"],
-            ["trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
-             "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)"],
-            None,
-            [sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
-                 "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
-                 "'2026-08-18T18:40:00Z'",
-                 "trips-db-1-data"),
-             sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
-                 "'mysql'", "trips-db-1:3306"),
-             logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
-                  "hikaripool"),
-             logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop")],
-        ),
-        incident(
-            "RIDES-04", "change",
-            "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, 6:30pm "
-            "to 7:00pm. What changed?", "payments", at(0, 18, 30), at(0, 19, 0), MTLS[0], "payments",
-            "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 to one "
-            "issued by the new intermediate 'Corrida Issuing CA 2026' (issuer vault-pki-corrida-2026), "
-            "which Pagora had not been given; Pagora refused the client certificate in the handshake "
-            "(tlsv1 alert unknown ca, SSL alert number 48), every authorization failed with 502 and trips "
-            "were marked PAYMENT_PENDING, until the previous certificate (vault-pki-corrida-2024) was "
-            "re-issued at 19:08",
-            ["payments-psp-mtls", "unknown ca"],
-            ["envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
-             "pricing flag surge_smoothing 25% -> 50% at 18:12",
-             "payments 'psp authorize declined' and timeout retries (always there)"],
-            None,
-            [sql("SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
-                 "vault-pki-corrida-2026"),
-             logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
-                  "psp authorize failed"),
-             logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
-                  pattern="certificate reloaded")],
-        ),
-        incident(
-            "RIDES-05", "trap_noisy_service",
-            "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O location "
-            "vive cheio de warning — qual é a causa de verdade?", "location", at(1, 7, 40), at(1, 8, 10),
-            KDISK[0], "kafka",
-            "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
-            "'java.io.IOException: No space left on device', the broker's only log dir failed and it shut "
-            "down; driver-locations has replication factor 2 with min.insync.replicas 2, so the partitions "
-            "kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with NOT_ENOUGH_REPLICAS and "
-            "a third of the drivers' positions stopped updating, until the volume was grown and kafka-3 "
-            "restarted at 08:24", ["kafka-3", "no space left"],
-            ["location 'fix rejected' warnings (always there)",
-             "redis config change CFG-3307 cluster-node-timeout at 06:55",
-             "dispatch stale-position warnings (a symptom)"],
-            "kafka-operations",
-            [logs("location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"),
-             logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
-             logs("kafka", at(1, 7, 20), at(1, 8, 10), "all log dirs in /var/lib/kafka/data have failed",
-                  "ERROR", "shutdown broker")],
-        ),
-        incident(
-            "RIDES-06", "trap_unrelated_change",
-            "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de config do "
-            "eta às 10h58?", "eta", at(1, 11, 10), at(1, 11, 40), MAPS[0], "RotaMaps (external maps API)",
-            "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times out "
-            "after 2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 only "
-            "shortened the route cache TTL from 300 to 180 s — a provider outage, not determinable beyond "
-            "that from this data", [],
-            ["CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
-             "eta's usual rotamaps 429 retries"],
-            "maps-provider", [], "FALLBACK",
-            note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 is "
-            "wrong",
-        ),
-        incident(
-            "RIDES-07", "system_wide",
-            "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
-            "pagamentos negados, app com erro. Qual componente?", None, at(1, 14, 10), at(1, 14, 40),
-            FRAUD[0], "fraud",
-            "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 (1.87 "
-            "GB, 2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn worker under a "
-            "2Gi limit; from 14:01 the workers were killed as they loaded it ('Worker was sent SIGKILL! "
-            "Perhaps out of memory?') and rebooted in a loop, so fraud hardly answered and its fail-closed "
-            "callers refused work: dispatch rejected ride requests (503 on POST /v1/rides) and payments "
-            "declined pre-authorizations — until the previous model was pinned at 14:52",
-            ["fraud-gbm-2026-08-19", "out of memory"],
-            ["dispatch and payments errors (symptoms)", "location rejected-fix warnings (always there)",
-             "location deploy DEP-8818 at 16:50 (after)"],
-            "fraud-scoring",
-            [logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
-             sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'fraud-model-refresh'",
-                 "fraud-gbm-2026-08-19"),
-             logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR", "fail-closed")],
-        ),
-        incident(
-            "RIDES-08", "trap_runbook_words",
-            "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug "
-            "17:40–18:10. The runbook says it's an FCM outage and to wait — is "
-            "that it?", "notify", at(1, 17, 40),
-            at(1, 18, 10), FCM[0], "notify",
-            "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for notify-fcm@corrida-prod "
-            "and deleted the old key 4f2a91, which notify still held in memory (it reads the secret only "
-            "at start); at its next oauth2 token refresh (17:36) Google refused the JWT signed with the "
-            "deleted key ('invalid_grant', 'Invalid JWT Signature'), and every FCM send failed with 401 "
-            "UNAUTHENTICATED while APNs (iOS) went on — until notify reloaded the credentials at 18:21; no "
-            "FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
-            ["push-provider-outage runbook (wait for FCM)",
-             "notify config change CFG-3312 apns.pool_size at 17:20",
-             "notify 410 Unregistered warnings (always there)"],
-            None,
-            [logs(
-                 "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
-             ),
-             sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
-                 "deleted key 4f2a91"),
-             logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed")],
-            decoy_runbook="push-provider-outage",
-            runbook_query="push notifications failing FCM outage wait",
-        ),
-        incident(
-            "RIDES-09", "trap_late_symptom",
-            "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 "
-            "07h10–07h40. Qual a causa "
-            "raiz?", "trips", at(2, 7, 10), at(2, 7, 40), ESDISK[0], "elasticsearch",
-            "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of "
-            "high-watermark warnings, and elasticsearch put a read-only-allow-delete block on the indices "
-            "with shards there, trips-2026.08 among them; trips' async search indexer got "
-            "cluster_block_exception on every bulk request and kept the trips in its bounded queue, which "
-            "reached 10000 at 07:04 — from then completing a trip blocked the request thread for ~30 s "
-            "(504 at envoy) until space was freed and the "
-            "block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
-            ["trips config change CFG-3315 search.indexer.bulk_size at 06:55",
-             "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)"],
-            None,
-            [logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
-             logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
-                  "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
-             logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
-                  "cluster_block_exception")],
-        ),
-        incident(
-            "RIDES-10", "trap_unrelated_change",
-            "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch "
-            "5.2.0 release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?", "dispatch",
-            at(2, 14, 10), at(2, 14, 40), PING[0], "location",
-            "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to 100% "
-            "at 14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver for a TTL "
-            "of only 15 s, so location's geo index sweep evicted thousands of available drivers between "
-            "pings, dispatch's GEOSEARCH found no candidates within radius and ride requests expired — "
-            "until the flag went back to 5% at 14:52; dispatch 5.2.0 (batched airport matching) was "
-            "unrelated",
-            ["adaptive_ping_interval", "ttl"],
-            ["dispatch deploy DEP-8822 5.2.0 at 13:50", "location rejected-fix warnings (always there)",
-             "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)"],
-            None,
-            [sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                 "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
-             logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
-             logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN")],
-        ),
+        incident("RIDES-01", "logs_only",
+                 "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às "
+                 "8h50. O que está acontecendo?", "pricing", at(0, 8, 20), at(0, 8,
+                                                                              50), TARIFF[0], "pricing",
+                 "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the "
+                 "surge_cap of zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without "
+                 'validating them, so every quote touching gru-t2 failed with "ValueError: could not '
+                 "convert string to float: '1,35'\" and envoy answered 500 on POST /v1/quotes until a "
+                 "corrected file was reloaded by hand at 09:02",
+                 ["tariff", "1,35"],
+                 ["pricing 'surge recompute slow' warnings (always there)",
+                  "eta deploy DEP-8811 2.31.0 at 07:40",
+                  "pricing config change CFG-3301 surge.recompute_interval_s at 06:50"],
+                 None,
+                 [logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
+                       "ERROR", "gru-t2"),
+                  logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
+                       pattern="tariff table reloaded")]),
+        incident("RIDES-02", "no_incident",
+                 "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
+                 "Tem algo "
+                 "quebrado?", "location", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
+                 "FALLBACK",
+                 note="night; only location's usual rejected GPS fixes (known noise), batches produced as "
+                      "usual"),
+        incident("RIDES-03", "metrics_deps",
+                 "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
+                 "dependency is it?", "trips", at(0, 15, 10), at(0, 15, 40), BURST[0], "mysql",
+                 "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
+                 "BurstBalance fell all afternoon and reached 0 at 15:02, the volume was throttled to its "
+                 "baseline IOPS, VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and "
+                 "queries took seconds; trips' Hikari pool (30) was exhausted ('Connection is not "
+                 "available, request timed out after 30000ms') and envoy answered 504 until the volume was "
+                 "modified to gp3 at 16:05",
+                 ["burstbalance", "trips-db-1"],
+                 ["trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
+                  "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)"],
+                 None,
+                 [sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
+                      "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
+                      "'2026-08-18T18:40:00Z'",
+                      "trips-db-1-data"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee "
+                      "= 'mysql'", "trips-db-1:3306"),
+                  logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
+                       "hikaripool"),
+                  logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop")]),
+        incident("RIDES-04", "change",
+                 "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, "
+                 "6:30pm to 7:00pm. What "
+                 "changed?", "payments", at(0, 18, 30), at(0, 19, 0), MTLS[0], "payments",
+                 "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 "
+                 "to one issued by the new intermediate 'Corrida Issuing CA 2026' (issuer "
+                 "vault-pki-corrida-2026), which Pagora had not been given; Pagora refused the client "
+                 "certificate in the handshake (tlsv1 alert unknown ca, SSL alert number 48), every "
+                 "authorization failed with 502 and trips were marked PAYMENT_PENDING, until the previous "
+                 "certificate (vault-pki-corrida-2024) was re-issued at 19:08",
+                 ["payments-psp-mtls", "unknown ca"],
+                 ["envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
+                  "pricing flag surge_smoothing 25% -> 50% at 18:12",
+                  "payments 'psp authorize declined' and timeout retries (always there)"],
+                 None,
+                 [sql("SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = "
+                      "'payments'",
+                      "vault-pki-corrida-2026"),
+                  logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
+                       "psp authorize failed"),
+                  logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
+                       pattern="certificate reloaded")]),
+        incident("RIDES-05", "trap_noisy_service",
+                 "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O "
+                 "location vive cheio de warning — qual é a "
+                 "causa de verdade?", "location", at(1, 7, 40), at(1, 8, 10),
+                 KDISK[0], "kafka",
+                 "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
+                 "'java.io.IOException: No space left on device', the broker's only log dir failed and it "
+                 "shut down; driver-locations has replication factor 2 with min.insync.replicas 2, so the "
+                 "partitions kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with "
+                 "NOT_ENOUGH_REPLICAS and a third of the drivers' positions stopped updating, until the "
+                 "volume was grown and kafka-3 restarted at 08:24", ["kafka-3", "no space left"],
+                 ["location 'fix rejected' warnings (always there)",
+                  "redis config change CFG-3307 cluster-node-timeout at 06:55",
+                  "dispatch stale-position warnings (a symptom)"],
+                 "kafka-operations",
+                 [logs("location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR",
+                       "produce failed"),
+                  logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
+                  logs("kafka", at(1, 7, 20), at(1, 8, 10),
+                       "all log dirs in /var/lib/kafka/data have failed",
+                       "ERROR", "shutdown broker")]),
+        incident("RIDES-06", "trap_unrelated_change",
+                 "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de "
+                 "config "
+                 "do eta "
+                 "às 10h58?", "eta", at(1, 11, 10), at(1, 11, 40), MAPS[0], "RotaMaps (external maps API)",
+                 "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times "
+                 "out after 2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 "
+                 "only shortened the route cache TTL from 300 to 180 s — a provider outage, not "
+                 "determinable beyond that from this data", [],
+                 ["CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
+                  "eta's usual rotamaps 429 retries"],
+                 "maps-provider", [], "FALLBACK",
+                 note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 "
+                      "is wrong"),
+        incident("RIDES-07", "system_wide",
+                 "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
+                 "pagamentos negados, app com erro. Qual componente?", None, at(1, 14, 10), at(1, 14, 40),
+                 FRAUD[0], "fraud",
+                 "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 "
+                 "(1.87 GB, 2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn "
+                 "worker under a 2Gi limit; from 14:01 the workers were killed as they loaded it ('Worker "
+                 "was sent SIGKILL! Perhaps out of memory?') and rebooted in a loop, so fraud hardly "
+                 "answered and its fail-closed callers refused work: dispatch rejected ride requests (503 "
+                 "on POST /v1/rides) and payments declined pre-authorizations — until the previous model "
+                 "was pinned at 14:52",
+                 ["fraud-gbm-2026-08-19", "out of memory"],
+                 ["dispatch and payments errors (symptoms)",
+                  "location rejected-fix warnings (always there)",
+                  "location deploy DEP-8818 at 16:50 (after)"],
+                 "fraud-scoring",
+                 [logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
+                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                      "'fraud-model-refresh'",
+                      "fraud-gbm-2026-08-19"),
+                  logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR",
+                       "fail-closed")]),
+        incident("RIDES-08", "trap_runbook_words",
+                 "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug "
+                 "17:40–18:10. The runbook says it's an FCM outage and to wait "
+                 "— is that it?", "notify", at(1, 17, 40),
+                 at(1, 18, 10), FCM[0], "notify",
+                 "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for "
+                 "notify-fcm@corrida-prod and deleted the old key 4f2a91, which notify still held in "
+                 "memory (it reads the secret only at start); at its next oauth2 token refresh (17:36) "
+                 "Google refused the JWT signed with the deleted key ('invalid_grant', 'Invalid JWT "
+                 "Signature'), and every FCM send failed with 401 UNAUTHENTICATED while APNs (iOS) went on "
+                 "— until notify reloaded the "
+                 "credentials at 18:21; no FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
+                 ["push-provider-outage runbook (wait for FCM)",
+                  "notify config change CFG-3312 apns.pool_size at 17:20",
+                  "notify 410 Unregistered warnings (always there)"],
+                 None,
+                 [logs(
+                      "notify", at(1, 17, 40), at(1, 18,
+                                                  10), "Invalid JWT Signature", "ERROR", "token refresh"
+                  ),
+                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
+                      "deleted key 4f2a91"),
+                  logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed")],
+                 decoy_runbook="push-provider-outage",
+                 runbook_query="push notifications failing FCM outage wait"),
+        incident("RIDES-09", "trap_late_symptom",
+                 "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 "
+                 "07h10–07h40. Qual a "
+                 "causa raiz?", "trips", at(2, 7, 10), at(2, 7, 40), ESDISK[0], "elasticsearch",
+                 "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of "
+                 "high-watermark warnings, and elasticsearch put a read-only-allow-delete block on the "
+                 "indices with shards there, trips-2026.08 among them; trips' async search indexer got "
+                 "cluster_block_exception on every bulk request and kept the trips in its bounded queue, "
+                 "which reached 10000 at 07:04 — from then completing a trip blocked the request thread "
+                 "for ~30 s (504 at envoy) until space was "
+                 "freed and the block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
+                 ["trips config change CFG-3315 search.indexer.bulk_size at 06:55",
+                  "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)"],
+                 None,
+                 [logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR",
+                       "complete"),
+                  logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
+                       "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
+                  logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
+                       "cluster_block_exception")]),
+        incident("RIDES-10", "trap_unrelated_change",
+                 "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch "
+                 "5.2.0 release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?", "dispatch",
+                 at(2, 14, 10), at(2, 14, 40), PING[0], "location",
+                 "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to "
+                 "100% at 14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver "
+                 "for a TTL of only 15 s, so location's geo index sweep evicted thousands of available "
+                 "drivers between pings, dispatch's GEOSEARCH found no candidates within radius and ride "
+                 "requests expired — until the flag went back to 5% at 14:52; dispatch 5.2.0 (batched "
+                 "airport matching) was unrelated",
+                 ["adaptive_ping_interval", "ttl"],
+                 ["dispatch deploy DEP-8822 5.2.0 at 13:50",
+                  "location rejected-fix warnings (always there)",
+                  "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)"],
+                 None,
+                 [sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
+                      "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
+                  logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
+                  logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN")]),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (
         "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight saving) "

@@ -978,7 +978,8 @@ def shield_vcl(w: World) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None, **attrs: str) -> None:
+def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None,
+       **attrs: str) -> None:
     pi = w.pick(INST["packager"]) if node is None else next(p for p in INST["packager"] if p[0] == node)
     w.emit(t, "packager", {"WARNING": "WARN"}.get(level, level), glog(t, level, w.ri(3100, 3164), src, msg),
            host=pi[1], version=version("packager", t), **attrs)
@@ -1600,7 +1601,8 @@ def entitlement_bg(w: World, t: datetime) -> None:
         )
     for _ in range(w.count(0.07 * ld)):
         tt = w.jit(t)
-        cls = w.pick(["StripeWebhookJob", "StripeWebhookJob", "RenewalChargeJob", "AppStoreNotificationJob"])
+        cls = w.pick(["StripeWebhookJob", "StripeWebhookJob", "RenewalChargeJob",
+                      "AppStoreNotificationJob"])
         if inside(tt, SEQ_MAX) and cls != "AppStoreNotificationJob":
             continue
         sk(w, tt, "INFO", cls, f"done: billing event recorded id={billing_id(tt)}",
@@ -2157,7 +2159,8 @@ def inc_skew(w: World) -> None:
         cl(t, "INFO", "Selected source 169.254.169.123", t + timedelta(seconds=SKEW_S))
         cl(t + timedelta(milliseconds=2), "WARN", f"System clock wrong by {-SKEW_S}.206118 seconds",
            t + timedelta(seconds=SKEW_S))
-        cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds", t)
+        cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds",
+           t)
 
 
 def inc_replica(w: World) -> None:
@@ -2618,387 +2621,371 @@ def truth() -> dict:
     inc = []
     s, e = at(0, 9, 10), at(0, 9, 40)
     inc.append(
-        incident(
-            "VOD-01", "system_wide",
-            "Lots of viewers can't start anything since about 9am — the app shows error DRM-3016; support "
-            "says it's mostly iPhone, iPad, Apple TV and Safari. 09:10–09:40 JST, 2026/04/14. Which "
-            "component failed?",
-            None, s, e, FPS_EXPIRED[0], "drm-license",
-            "drm-license's FairPlay Streaming certificate fps-prod-2025 expired at 09:00 JST (notAfter "
-            "2026-04-14T00:00:00Z); the renewed fps-prod-2026 had been staged in vault on 4/10, but "
-            "drm-license reads its credentials only at startup, so every FairPlay CKC request failed with "
-            "FPS_CREDENTIAL_EXPIRED (HTTP 500) and iPhone, iPad, Apple TV and Safari viewers got DRM-3016 "
-            "while Widevine and PlayReady devices played normally, until the rolling restart DEP-4411 "
-            "loaded fps-prod-2026 at 09:52",
-            ["fairplay", "expired"],
-            ["gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
-             "Widevine license downgraded warnings in drm-license (always there)",
-             "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)"],
-            "drm-credentials", "SUCCESS",
-            [step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
-             step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
-             step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
-             step_sql("SELECT cert_name, service, not_after, rotated_at, status FROM certificates WHERE "
-                      "service = 'drm-license' AND not_after <= '2026-04-14T00:30:00Z'", "fps-prod-2025")],
-            runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate",
-        )
+        incident("VOD-01", "system_wide",
+                 "Lots of viewers can't start anything since about 9am — the app shows error DRM-3016; "
+                 "support says it's mostly iPhone, iPad, Apple TV and Safari. 09:10–09:40 JST, 2026/04/14. "
+                 "Which component failed?",
+                 None, s, e, FPS_EXPIRED[0], "drm-license",
+                 "drm-license's FairPlay Streaming certificate fps-prod-2025 expired at 09:00 JST "
+                 "(notAfter 2026-04-14T00:00:00Z); the renewed fps-prod-2026 had been staged in vault on "
+                 "4/10, but drm-license reads its credentials only at startup, so every FairPlay CKC "
+                 "request failed with FPS_CREDENTIAL_EXPIRED (HTTP 500) and iPhone, iPad, Apple TV and "
+                 "Safari viewers got DRM-3016 while Widevine and PlayReady devices played normally, until "
+                 "the rolling restart DEP-4411 loaded fps-prod-2026 at 09:52",
+                 ["fairplay", "expired"],
+                 ["gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
+                  "Widevine license downgraded warnings in drm-license (always there)",
+                  "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)"],
+                 "drm-credentials", "SUCCESS",
+                 [step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
+                  step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
+                  step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
+                  step_sql("SELECT cert_name, service, not_after, rotated_at, status FROM certificates "
+                           "WHERE service = 'drm-license' AND not_after <= "
+                           "'2026-04-14T00:30:00Z'", "fps-prod-2025")],
+                 runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate")
     )
     s, e = at(0, 12, 5), at(0, 12, 35)
     inc.append(
-        incident(
-            "VOD-02", "metrics_deps",
-            "catalog: the titles that were supposed to go live at 12:00 still show 'coming soon' and "
-            "playback refuses them — 12:05 to 12:35 JST, Apr 14. What's "
-            "going on?", "catalog", s, e, REPLAY_WAIT[0],
-            "postgres",
-            "WAL replay on the catalog hot standby pg-catalog-ro was held up from 11:38 by a long metabase "
-            "COPY export running on it (max_standby_streaming_delay = -1, and cleanup of "
-            "title_availability vacuumed on the primary conflicted with the query), so the replica's "
-            "replay lag grew to about 68 minutes; the 12:00 catalog-publish of 38 titles was written to "
-            "the primary pg-catalog, but catalog reads titles and the playable check from the replica, so "
-            "those titles stayed SCHEDULED ('coming soon') and playback refused them with "
-            "NOT_YET_AVAILABLE, until the export finished at 12:46 and the replica caught up",
-            ["pg-catalog-ro", "lag"],
-            ["the 12:00 catalog-publish job (it ran fine, on the primary)",
-             "playback NOT_YET_AVAILABLE warnings (the symptom)",
-             "recommend feature-store warnings and catalog artwork warnings (always there)"],
-            "catalog-replica", "SUCCESS",
-            [step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
-             step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
-                      "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
-                      "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
-                      "bucket_start", "pg-catalog-ro"),
-             step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
-                      "pg-catalog-ro"),
-             step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY")],
-            runbook_query="catalog titles still scheduled coming soon after publish replica",
-        )
+        incident("VOD-02", "metrics_deps",
+                 "catalog: the titles that were supposed to go live at 12:00 still show 'coming soon' and "
+                 "playback refuses them — 12:05 to 12:35 JST, Apr 14. "
+                 "What's going on?", "catalog", s, e, REPLAY_WAIT[0],
+                 "postgres",
+                 "WAL replay on the catalog hot standby pg-catalog-ro was held up from 11:38 by a long "
+                 "metabase COPY export running on it (max_standby_streaming_delay = -1, and cleanup of "
+                 "title_availability vacuumed on the primary conflicted with the query), so the replica's "
+                 "replay lag grew to about 68 minutes; the 12:00 catalog-publish of 38 titles was written "
+                 "to the primary pg-catalog, but catalog reads titles and the playable check from the "
+                 "replica, so those titles stayed SCHEDULED ('coming soon') and playback refused them with "
+                 "NOT_YET_AVAILABLE, until the export finished at 12:46 and the replica caught up",
+                 ["pg-catalog-ro", "lag"],
+                 ["the 12:00 catalog-publish job (it ran fine, on the primary)",
+                  "playback NOT_YET_AVAILABLE warnings (the symptom)",
+                  "recommend feature-store warnings and catalog artwork warnings (always there)"],
+                 "catalog-replica", "SUCCESS",
+                 [step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
+                  step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
+                           "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
+                           "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
+                           "bucket_start", "pg-catalog-ro"),
+                  step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
+                           "pg-catalog-ro"),
+                  step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY")],
+                 runbook_query="catalog titles still scheduled coming soon after publish replica")
     )
     s, e = at(0, 14, 20), at(0, 14, 50)
     inc.append(
-        incident(
-            "VOD-03", "change",
-            "packager: CPU pegged on every packager node and segment requests timing out since ~14:05. "
-            "Nothing was deployed to packager. Window 14:20–14:50 JST on 4/14 — what "
-            "changed?", "packager", s, e,
-            VCL_HASH[0], "origin-shield",
-            "config change CHG-8803 (shield-vcl#311) at 14:04 changed origin-shield's cache key (vcl_hash) "
-            "from dropping the tok query parameter to sorting the whole query string; every segment URL "
-            "carries the viewer's session token tok=, so every request became its own cache key, the "
-            "shield's hit ratio fell from ~95% to ~4% and nearly all CDN traffic went to the packager, "
-            "whose work queues overflowed (shedding, 2.5 s segment deadlines, 503) at 100% CPU, until the "
-            "change was reverted (CHG-8804) at 14:58", ["cache key", "tok"],
-            ["recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
-             "packager itself (no deploy; overloaded, not broken)",
-             "packager Broken pipe errors and unknown-rendition probes (always there)"],
-            None, "SUCCESS",
-            [step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
-                      "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
-                      "'2026-04-14T05:20:00Z'",
-                      "CHG-8803"),
-             step_logs("shedding request", "packager", s, e, "WARN"),
-             step_sql(
-                 "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
-                 "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' "
-                 "ORDER BY minute LIMIT 6", "shield-",
-             ),
-             step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
-                      "origin-shield"),
-             step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e)],
-        )
+        incident("VOD-03", "change",
+                 "packager: CPU pegged on every packager node and segment requests timing out since "
+                 "~14:05. Nothing was deployed to packager. Window 14:20–14:50 JST on "
+                 "4/14 — what changed?", "packager", s, e,
+                 VCL_HASH[0], "origin-shield",
+                 "config change CHG-8803 (shield-vcl#311) at 14:04 changed origin-shield's cache key "
+                 "(vcl_hash) from dropping the tok query parameter to sorting the whole query string; "
+                 "every segment URL carries the viewer's session token tok=, so every request became its "
+                 "own cache key, the shield's hit ratio fell from ~95% to ~4% and nearly all CDN traffic "
+                 "went to the packager, whose work queues overflowed (shedding, 2.5 s segment deadlines, "
+                 "503) at 100% CPU, until the change was reverted (CHG-8804) at 14:58", ["cache key",
+                                                                                         "tok"],
+                 ["recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
+                  "packager itself (no deploy; overloaded, not broken)",
+                  "packager Broken pipe errors and unknown-rendition probes (always there)"],
+                 None, "SUCCESS",
+                 [step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
+                           "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
+                           "'2026-04-14T05:20:00Z'",
+                           "CHG-8803"),
+                  step_logs("shedding request", "packager", s, e, "WARN"),
+                  step_sql(
+                      "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
+                      "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND "
+                      "'2026-04-14T05:50:00Z' ORDER BY minute LIMIT 6", "shield-",
+                  ),
+                  step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
+                           "origin-shield"),
+                  step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e)])
     )
     s, e = at(0, 20, 10), at(0, 20, 40)
     inc.append(
-        incident(
-            "VOD-04", "trap_late_symptom",
-            "playback: the new episode of Shinkai Line that premiered at 20:00 won't play for anyone "
-            "('this title can't be played right now') — 20:10–20:40 JST, 14 Apr. We shipped playback 7.4.0 "
-            "at 19:50; what broke?", "playback", s, e, PREPACK_FAIL, "packager",
-            "the prepackage job for the 20:00 premiere c-58213 (Shinkai Line #7) failed at 19:31: the "
-            "delivered mezzanine had only the ja-2.0 audio track and validation requires ja-5.1, so no "
-            "HLS/DASH manifests were written to vod-packaged/c-58213/; the title was published at 20:00 "
-            "anyway and playback's manifest resolve got 404 NoSuchKey from objstore-gw for every session "
-            "of it, until the mezzanine was re-delivered and prepackage re-run at 20:44 (manifests in "
-            "place, cache evicted at 20:52)",
-            ["prepackage", "c-58213"],
-            ["playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
-             "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
-             "prime-time load and recommend's usual errors"],
-            None, "SUCCESS",
-            [step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
-             step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
-                       pattern="prepackage"),
-             step_sql(
-                 "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
-                 "AND result = 'FAILED'", "c-58213",
-             ),
-             step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN")],
-        )
+        incident("VOD-04", "trap_late_symptom",
+                 "playback: the new episode of Shinkai Line that premiered at 20:00 won't play for anyone "
+                 "('this title can't be played right now') — 20:10–20:40 JST, 14 Apr. We shipped playback "
+                 "7.4.0 at 19:50; what broke?", "playback", s, e, PREPACK_FAIL, "packager",
+                 "the prepackage job for the 20:00 premiere c-58213 (Shinkai Line #7) failed at 19:31: the "
+                 "delivered mezzanine had only the ja-2.0 audio track and validation requires ja-5.1, so "
+                 "no HLS/DASH manifests were written to vod-packaged/c-58213/; the title was published at "
+                 "20:00 anyway and playback's manifest resolve got 404 NoSuchKey from objstore-gw for "
+                 "every session of it, until the mezzanine was re-delivered and prepackage re-run at 20:44 "
+                 "(manifests in place, cache evicted at 20:52)",
+                 ["prepackage", "c-58213"],
+                 ["playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
+                  "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
+                  "prime-time load and recommend's usual errors"],
+                 None, "SUCCESS",
+                 [step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
+                  step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
+                            pattern="prepackage"),
+                  step_sql(
+                      "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = "
+                      "'prepackage' AND result = 'FAILED'", "c-58213",
+                  ),
+                  step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN")])
     )
     s, e = at(1, 3, 0), at(1, 3, 40)
     inc.append(
-        incident(
-            "VOD-05", "no_incident",
-            "search: got paged for search ERRORs around 03:10 JST on 4/15. Can you check 03:00–03:40 — is "
-            "anything actually broken?", "search", s, e, None, None, None, [], [], None, "FALLBACK", [],
-            note=(
-                "the nightly full reindex and alias swap at 03:00 with its usual 'alias swap cancelled "
-                "in-flight queries' ERROR and a few more slow queries; CHG-8806 (4 shards, 02:30) was for "
-                "this reindex, which finished normally; metrics at baseline"
-            ),
-        )
+        incident("VOD-05", "no_incident",
+                 "search: got paged for search ERRORs around 03:10 JST on 4/15. Can you check 03:00–03:40 "
+                 "— is anything actually "
+                 "broken?", "search", s, e, None, None, None, [], [], None, "FALLBACK", [],
+                 note=(
+                     "the nightly full reindex and alias swap at 03:00 with its usual 'alias swap "
+                     "cancelled in-flight queries' ERROR and a few more slow queries; CHG-8806 (4 shards, "
+                     "02:30) was for this reindex, which finished normally; metrics at baseline"
+                 ))
     )
     s, e = at(1, 7, 40), at(1, 8, 10)
     inc.append(
-        incident(
-            "VOD-06", "logs_only",
-            "profiles: 'Continue watching' stopped updating and resume positions are stale — 07:40 to "
-            "08:10 JST, 2026-04-15. Root cause?", "profiles", s, e, POISON[0], "profiles",
-            'a poison record on watch-events partition 7 (offset 48812331, positionMs "NaN" from the '
-            "Android TV app 6.2.0) made profiles' watch-history consumer throw RangeError: Invalid time "
-            "value and retry it in-process for minutes without heartbeating; every member that got "
-            "partition 7 was removed on heartbeat expiration and the group had to rebalance again and "
-            "again (a rebalance storm, often with no members left), so no partition was consumed and "
-            "continue-watching and resume points went stale, until the offset was skipped (CHG-8808) at "
-            "08:26", ["watch-history", "rebalance"],
-            ["profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
-             "profiles 'avatar not found' warnings (always there)",
-             "reco-events rebalancing now and then (normal)"],
-            "kafka-consumer-groups", "SUCCESS",
-            [step_logs(
-                 "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
-             ),
-             step_logs("48812331", "profiles", s, e, "ERROR"),
-             step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
-             step_sql(
-                 "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group "
-                 "= 'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' AND "
-                 "'2026-04-14T23:10:00Z' ORDER BY bucket_start", "watch-history",
-             )],
-            runbook_query="kafka consumer group keeps rebalancing continue watching stale",
-        )
+        incident("VOD-06", "logs_only",
+                 "profiles: 'Continue watching' stopped updating and resume positions are stale — 07:40 to "
+                 "08:10 JST, 2026-04-15. Root cause?", "profiles", s, e, POISON[0], "profiles",
+                 'a poison record on watch-events partition 7 (offset 48812331, positionMs "NaN" from the '
+                 "Android TV app 6.2.0) made profiles' watch-history consumer throw RangeError: Invalid "
+                 "time value and retry it in-process for minutes without heartbeating; every member that "
+                 "got partition 7 was removed on heartbeat expiration and the group had to rebalance again "
+                 "and again (a rebalance storm, often with no members left), so no partition was consumed "
+                 "and continue-watching and resume points went stale, until the offset was skipped "
+                 "(CHG-8808) at 08:26", ["watch-history", "rebalance"],
+                 ["profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
+                  "profiles 'avatar not found' warnings (always there)",
+                  "reco-events rebalancing now and then (normal)"],
+                 "kafka-consumer-groups", "SUCCESS",
+                 [step_logs(
+                      "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
+                  ),
+                  step_logs("48812331", "profiles", s, e, "ERROR"),
+                  step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
+                  step_sql(
+                      "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE "
+                      "consumer_group = 'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' "
+                      "AND '2026-04-14T23:10:00Z' ORDER BY bucket_start", "watch-history",
+                  )],
+                 runbook_query="kafka consumer group keeps rebalancing continue watching stale")
     )
     s, e = at(1, 11, 0), at(1, 11, 30)
     inc.append(
-        incident(
-            "VOD-07", "change",
-            "playback: lots of start failures with 'license request failed' since about 10:55 — "
-            "11:00–11:30 JST 2026/04/15. What changed?", "playback", s, e, PREFETCH[0], "playback",
-            "feature flag playback.license_prefetch was switched on for 100% at 10:52 (PLAY-1188): "
-            "playback prefetched licenses for the next 3 episodes at every session start, drm-license's "
-            "request rate nearly quadrupled and its license-worker thread pool (200 threads, queue 1000) "
-            "was saturated from 10:53, so license requests (prefetches and the players' own) were rejected "
-            "(RejectedExecutionException, 503) and starts failed with 'license request failed', until the "
-            "flag was turned off at 11:37",
-            ["license_prefetch", "thread pool"],
-            ["catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
-             "origin-shield TLS certificate rotation at 10:40",
-             "recommend deploy DEP-4415 (3.2.0) at 09:30"],
-            None, "SUCCESS",
-            [step_sql("SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM feature_flags "
-                      "WHERE changed_at BETWEEN '2026-04-15T01:30:00Z' AND '2026-04-15T02:30:00Z'",
-                      "playback.license_prefetch"),
-             step_logs("license prefetch failed", "playback", s, e, "ERROR"),
-             step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
-             step_sql("SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE service = "
-                      "'drm-license' AND threads_busy >= threads_max AND minute BETWEEN "
-                      "'2026-04-15T02:00:00Z' AND '2026-04-15T02:30:00Z' LIMIT 5", "drm-license")],
-        )
+        incident("VOD-07", "change",
+                 "playback: lots of start failures with 'license request failed' since about 10:55 — "
+                 "11:00–11:30 JST 2026/04/15. What changed?", "playback", s, e, PREFETCH[0], "playback",
+                 "feature flag playback.license_prefetch was switched on for 100% at 10:52 (PLAY-1188): "
+                 "playback prefetched licenses for the next 3 episodes at every session start, "
+                 "drm-license's request rate nearly quadrupled and its license-worker thread pool (200 "
+                 "threads, queue 1000) was saturated from 10:53, so license requests (prefetches and the "
+                 "players' own) were rejected (RejectedExecutionException, 503) and starts failed with "
+                 "'license request failed', until the flag was turned off at 11:37",
+                 ["license_prefetch", "thread pool"],
+                 ["catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
+                  "origin-shield TLS certificate rotation at 10:40",
+                  "recommend deploy DEP-4415 (3.2.0) at 09:30"],
+                 None, "SUCCESS",
+                 [step_sql("SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM "
+                           "feature_flags WHERE changed_at BETWEEN '2026-04-15T01:30:00Z' AND "
+                           "'2026-04-15T02:30:00Z'",
+                           "playback.license_prefetch"),
+                  step_logs("license prefetch failed", "playback", s, e, "ERROR"),
+                  step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
+                  step_sql("SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE "
+                           "service = 'drm-license' AND threads_busy >= threads_max AND minute BETWEEN "
+                           "'2026-04-15T02:00:00Z' AND '2026-04-15T02:30:00Z' LIMIT 5", "drm-license")])
     )
     s, e = at(1, 13, 0), at(1, 13, 40)
     inc.append(
-        incident(
-            "VOD-08", "trap_unrelated_change",
-            "packager: 503s on segments for catalogue titles (new releases seem fine) 13:00–13:40 JST, Apr "
-            "15. We deployed packager 5.2.0 at 12:50 — is it the deploy?", "packager", s, e, SLOWDOWN[0],
-            "objstore-gw",
-            "the thumbnail sprite-backfill batch was started by hand at 12:38 with 64 workers (it normally "
-            "runs at night with 16), reading mezzanines as the same S3 user svc-media the packager uses; "
-            "from 12:41 objstore-gw's per-user read-op rate limit (max-read-ops 12000/min) tripped and "
-            "radosgw answered 503 SlowDown to both, so the packager failed segment reads for titles not "
-            "already cached at the shield (library titles) and the shield returned 503, until the backfill "
-            "was cut to 8 workers at 13:46 (CHG-8810); the packager 5.2.0 deploy at 12:50 came after the "
-            "errors began",
-            ["slowdown", "sprite-backfill"],
-            ["packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
-             "packager Broken pipe errors (always there)",
-             "objstore-gw 404s on subtitle probes (always there)"],
-            None, "SUCCESS",
-            [step_logs("503 SlowDown", "packager", s, e, "ERROR"),
-             step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
-             step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
-             step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
-                      "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
-                      "'2026-04-15T04:00:00Z'",
-                      "workers=64")],
-        )
+        incident("VOD-08", "trap_unrelated_change",
+                 "packager: 503s on segments for catalogue titles (new releases seem fine) 13:00–13:40 "
+                 "JST, Apr 15. We deployed packager 5.2.0 at 12:50 — is "
+                 "it the deploy?", "packager", s, e, SLOWDOWN[0],
+                 "objstore-gw",
+                 "the thumbnail sprite-backfill batch was started by hand at 12:38 with 64 workers (it "
+                 "normally runs at night with 16), reading mezzanines as the same S3 user svc-media the "
+                 "packager uses; from 12:41 objstore-gw's per-user read-op rate limit (max-read-ops "
+                 "12000/min) tripped and radosgw answered 503 SlowDown to both, so the packager failed "
+                 "segment reads for titles not already cached at the shield (library titles) and the "
+                 "shield returned 503, until the backfill was cut to 8 workers at 13:46 (CHG-8810); the "
+                 "packager 5.2.0 deploy at 12:50 came after the errors began",
+                 ["slowdown", "sprite-backfill"],
+                 ["packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
+                  "packager Broken pipe errors (always there)",
+                  "objstore-gw 404s on subtitle probes (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("503 SlowDown", "packager", s, e, "ERROR"),
+                  step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
+                  step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
+                  step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
+                           "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
+                           "'2026-04-15T04:00:00Z'",
+                           "workers=64")])
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
-        incident(
-            "VOD-09", "system_wide",
-            "Viewers on web, TV and mobile are being logged out or told their session expired when they "
-            "press play — 20:10 to 20:40 JST on 4/15. Which "
-            "component failed?", None, s, e, SKEW[0], "entitlement",
-            "clock skew on the entitlement hosts in apne1-az4: config change CHG-8811 at 19:58 pointed "
-            "chrony on ent-b1 and ent-b2 at ntp-pci-2, whose clock was 16m43s behind, and at 20:03 chrony "
-            "stepped their clocks back by 1003 s; access tokens signed there were already expired (exp in "
-            "the past) for playback, profiles and the other validators, and refresh tokens signed by "
-            "ent-a1/ent-a2 looked not yet valid to them (JWT::ImmatureSignature), so about half of token "
-            "checks and refreshes failed and viewers were logged out, until the change was reverted at "
-            "20:47 (CHG-8812)", ["clock", "entitlement"],
-            ["entitlement deploy DEP-4417 (12.3.0) at 16:10",
-             "'token is expired' warnings in playback and profiles (always there at a low rate; here "
-             "the symptom)", "feature flag profiles.kids_pin_v2 at 18:30"],
-            None, "SUCCESS",
-            [step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
-             step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
-             step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
-             step_sql(
-                 "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms < "
-                 "-60000 AND bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' "
-                 "ORDER BY bucket_start LIMIT 6", "ent-b",
-             ),
-             step_sql("SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
-                      "applied_at BETWEEN '2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'", "CHG-8811")],
-        )
+        incident("VOD-09", "system_wide",
+                 "Viewers on web, TV and mobile are being logged out or told their session expired when "
+                 "they press play — 20:10 to 20:40 JST on 4/15. "
+                 "Which component failed?", None, s, e, SKEW[0], "entitlement",
+                 "clock skew on the entitlement hosts in apne1-az4: config change CHG-8811 at 19:58 "
+                 "pointed chrony on ent-b1 and ent-b2 at ntp-pci-2, whose clock was 16m43s behind, and at "
+                 "20:03 chrony stepped their clocks back by 1003 s; access tokens signed there were "
+                 "already expired (exp in the past) for playback, profiles and the other validators, and "
+                 "refresh tokens signed by ent-a1/ent-a2 looked not yet valid to them "
+                 "(JWT::ImmatureSignature), so about half of token checks and refreshes failed and viewers "
+                 "were logged out, until the change was reverted at 20:47 "
+                 "(CHG-8812)", ["clock", "entitlement"],
+                 ["entitlement deploy DEP-4417 (12.3.0) at 16:10",
+                  "'token is expired' warnings in playback and profiles (always there at a low rate; here "
+                  "the symptom)", "feature flag profiles.kids_pin_v2 at 18:30"],
+                 None, "SUCCESS",
+                 [step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
+                  step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
+                  step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
+                  step_sql(
+                      "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms "
+                      "< -60000 AND bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' "
+                      "ORDER BY bucket_start LIMIT 6", "ent-b",
+                  ),
+                  step_sql("SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
+                           "applied_at BETWEEN '2026-04-15T10:30:00Z' AND "
+                           "'2026-04-15T11:10:00Z'", "CHG-8811")])
     )
     s, e = at(2, 10, 0), at(2, 10, 30)
     inc.append(
-        incident(
-            "VOD-10", "no_incident",
-            "gateway: alerts for 499s and a few 5xx around 10:10 JST, 16 Apr, and recommend is erroring "
-            "too. Anything actually broken between "
-            "10:00 and 10:30?", "gateway", s, e, None, None, None, [], [], None,
-            "FALLBACK", [],
-            note=(
-                "the usual 499s and 4xx, one of recommend's 'upstream prematurely closed' and its usual "
-                "errors; the search 2.14.1 deploy at 10:12 was clean, and the kafka partition reassignment "
-                "(from 09:30) shows only in broker metrics, nobody affected yet"
-            ),
-        )
+        incident("VOD-10", "no_incident",
+                 "gateway: alerts for 499s and a few 5xx around 10:10 JST, 16 Apr, and recommend is "
+                 "erroring too. Anything actually "
+                 "broken between 10:00 and 10:30?", "gateway", s, e, None, None, None, [], [], None,
+                 "FALLBACK", [],
+                 note=(
+                     "the usual 499s and 4xx, one of recommend's 'upstream prematurely closed' and its "
+                     "usual errors; the search 2.14.1 deploy at 10:12 was clean, and the kafka partition "
+                     "reassignment (from 09:30) shows only in broker metrics, nobody affected yet"
+                 ))
     )
     s, e = at(2, 12, 20), at(2, 12, 50)
     inc.append(
-        incident(
-            "VOD-11", "metrics_deps",
-            "gateway: POST /v1/playback/sessions is slow (p95 several seconds) with some 504s, 12:20–12:50 "
-            "JST 2026-04-16. What's going on?", "gateway", s, e, BURST[0], "kafka",
-            "kafka-2's gp2 EBS data volume ran out of burst credits at 12:08: the partition reassignment "
-            "that began at 09:30 (1.8 TB onto the replaced broker, throttle raised by CHG-8813) drained "
-            "ebs_burst_balance_pct from 100 to 0, disk await went to 150-260 ms and every acks=all write "
-            "touching kafka-2 took seconds; playback publishes playback.sessions synchronously before it "
-            "answers a session start, so starts took 1.5-5 s, timed out after 5 s (503) or hit the "
-            "gateway's 6 s timeout (504), until the volume was moved to gp3 at 13:02 (CHG-8814, recovered "
-            "by ~13:09)", ["kafka-2", "burst"],
-            ["playback itself (its publish timeouts are the symptom)",
-             "search deploy DEP-4418 (2.14.1) at 10:12",
-             "feature flag search.query_rewrite_ja 25% -> 50% at 09:15"],
-            None, "SUCCESS",
-            [step_logs("upstream timed out", "gateway", s, e, "ERROR", pattern="/v1/playback/sessions"),
-             step_logs("session event publish slow", "playback", s, e, "WARN"),
-             step_sql(
-                 "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND callee "
-                 "= 'kafka'", "playback.sessions",
-             ),
-             step_sql(
-                 "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics WHERE "
-                 "broker = 'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN "
-                 "'2026-04-16T03:20:00Z' AND '2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
-             )],
-        )
+        incident("VOD-11", "metrics_deps",
+                 "gateway: POST /v1/playback/sessions is slow (p95 several seconds) with some 504s, "
+                 "12:20–12:50 JST 2026-04-16. What's going on?", "gateway", s, e, BURST[0], "kafka",
+                 "kafka-2's gp2 EBS data volume ran out of burst credits at 12:08: the partition "
+                 "reassignment that began at 09:30 (1.8 TB onto the replaced broker, throttle raised by "
+                 "CHG-8813) drained ebs_burst_balance_pct from 100 to 0, disk await went to 150-260 ms and "
+                 "every acks=all write touching kafka-2 took seconds; playback publishes playback.sessions "
+                 "synchronously before it answers a session start, so starts took 1.5-5 s, timed out after "
+                 "5 s (503) or hit the gateway's 6 s timeout (504), until the volume was moved to gp3 at "
+                 "13:02 (CHG-8814, recovered by ~13:09)", ["kafka-2", "burst"],
+                 ["playback itself (its publish timeouts are the symptom)",
+                  "search deploy DEP-4418 (2.14.1) at 10:12",
+                  "feature flag search.query_rewrite_ja 25% -> 50% at 09:15"],
+                 None, "SUCCESS",
+                 [step_logs("upstream timed out", "gateway", s, e, "ERROR",
+                            pattern="/v1/playback/sessions"),
+                  step_logs("session event publish slow", "playback", s, e, "WARN"),
+                  step_sql(
+                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND "
+                      "callee = 'kafka'", "playback.sessions",
+                  ),
+                  step_sql(
+                      "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics "
+                      "WHERE broker = 'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN "
+                      "'2026-04-16T03:20:00Z' AND '2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
+                  )])
     )
     s, e = at(2, 15, 0), at(2, 15, 30)
     inc.append(
-        incident(
-            "VOD-12", "trap_runbook_words",
-            "origin-shield: 503 'backend fetch failed' on video segments — mostly 4K titles — since just "
-            "after 15:00, 15:00–15:30 JST Apr 16. "
-            "What's the cause?", "origin-shield", s, e, NUKE[0], "origin-shield",
-            "origin-shield could not get storage for big objects: when the 4k-hdr-spring collection (120 "
-            "UHD titles) was published at 15:00, 2160p segments of 14-21 MB had to go into the full malloc "
-            "cache and varnish's nuke_limit (50) stopped it from evicting enough small objects, so those "
-            "fetches failed with FetchError 'Could not get storage' (ExpKill LRU_Exhausted) and the shield "
-            "answered 503 Backend fetch failed for most 4K segments while the packager was healthy, until "
-            "nuke_limit was raised to 1000 at 15:41 (CHG-8816)", ["nuke_limit", "storage"],
-            ["the shield-503 runbook (packager overloaded: scale the packager)",
-             "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
-             "drm-license deploy DEP-4419 (9.1.2) at 14:10",
-             "feature flag playback.hevc_ladder.tvos at 14:30"],
-            None, "SUCCESS",
-            [step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
-             step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
-                      "n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
-                      "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
-             step_sql(
-                 "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
-                 "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' "
-                 "ORDER BY bucket_start", "packager",
-             ),
-             step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
-                      "'catalog-publish' AND items >= 100", "4k-hdr-spring")],
-            decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed",
-        )
+        incident("VOD-12", "trap_runbook_words",
+                 "origin-shield: 503 'backend fetch failed' on video segments — mostly 4K titles — since "
+                 "just after 15:00, 15:00–15:30 JST Apr "
+                 "16. What's the cause?", "origin-shield", s, e, NUKE[0], "origin-shield",
+                 "origin-shield could not get storage for big objects: when the 4k-hdr-spring collection "
+                 "(120 UHD titles) was published at 15:00, 2160p segments of 14-21 MB had to go into the "
+                 "full malloc cache and varnish's nuke_limit (50) stopped it from evicting enough small "
+                 "objects, so those fetches failed with FetchError 'Could not get storage' (ExpKill "
+                 "LRU_Exhausted) and the shield answered 503 Backend fetch failed for most 4K segments "
+                 "while the packager was healthy, until nuke_limit was raised "
+                 "to 1000 at 15:41 (CHG-8816)", ["nuke_limit", "storage"],
+                 ["the shield-503 runbook (packager overloaded: scale the packager)",
+                  "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
+                  "drm-license deploy DEP-4419 (9.1.2) at 14:10",
+                  "feature flag playback.hevc_ladder.tvos at 14:30"],
+                 None, "SUCCESS",
+                 [step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
+                  step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics "
+                           "WHERE n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
+                           "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
+                  step_sql(
+                      "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
+                      "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND "
+                      "'2026-04-16T06:30:00Z' ORDER BY bucket_start", "packager",
+                  ),
+                  step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
+                           "'catalog-publish' AND items >= 100", "4k-hdr-spring")],
+                 decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed")
     )
     s, e = at(2, 21, 10), at(2, 21, 40)
     inc.append(
-        incident(
-            "VOD-13", "trap_noisy_service",
-            "recommend: the home screen takes 10+ s and the rails come back empty, 21:10–21:40 JST 4/16. "
-            "recommend is throwing errors as usual — is it "
-            "recommend?", "recommend", s, e, POOL_DRY[0], "catalog",
-            "catalog 3.8.0 (deploy DEP-4420 at 17:30, per-region trending rail) has a connection leak in "
-            "TrendingRailRepository.fetch: connections taken from its catalog-primary HikariCP pool were "
-            "not returned (leak detection warnings from 17:36); with prime-time traffic the pool (30 per "
-            "instance) was exhausted at 21:03, so the home rails and titles:batchGet waited 5 s for a "
-            "connection ('Connection is not available') and answered 503 — recommend's batchGet calls "
-            "failed and it fell back to popular rails, and the home screen came back slow and empty — "
-            "until catalog was rolled back to 3.7.4 at 21:52 (DEP-4421)", ["catalog", "connection leak"],
-            ["recommend's own errors (feature store misses, partial batchGet results, stale index: "
-             "always there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
-             "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window"],
-            None, "SUCCESS",
-            [step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
-             step_logs("Connection is not available", "catalog", s, e, "WARN", pattern="catalog-primary"),
-             step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
-             step_sql(
-                 "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                 "'catalog' AND started_at BETWEEN '2026-04-16T08:00:00Z' AND "
-                 "'2026-04-16T09:00:00Z'", "DEP-4420",
-             ),
-             step_sql(
-                 "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service = "
-                 "'catalog' AND db_pool_active >= db_pool_max AND minute BETWEEN '2026-04-16T12:05:00Z' "
-                 "AND '2026-04-16T12:40:00Z' LIMIT 5", "catalog",
-             )],
-        )
+        incident("VOD-13", "trap_noisy_service",
+                 "recommend: the home screen takes 10+ s and the rails come back empty, 21:10–21:40 JST "
+                 "4/16. recommend is throwing errors as usual "
+                 "— is it recommend?", "recommend", s, e, POOL_DRY[0], "catalog",
+                 "catalog 3.8.0 (deploy DEP-4420 at 17:30, per-region trending rail) has a connection leak "
+                 "in TrendingRailRepository.fetch: connections taken from its catalog-primary HikariCP "
+                 "pool were not returned (leak detection warnings from 17:36); with prime-time traffic the "
+                 "pool (30 per instance) was exhausted at 21:03, so the home rails and titles:batchGet "
+                 "waited 5 s for a connection ('Connection is not available') and answered 503 — "
+                 "recommend's batchGet calls failed and it fell back to popular rails, and the home screen "
+                 "came back slow and empty — until catalog was rolled "
+                 "back to 3.7.4 at 21:52 (DEP-4421)", ["catalog", "connection leak"],
+                 ["recommend's own errors (feature store misses, partial batchGet results, stale index: "
+                  "always there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
+                  "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window"],
+                 None, "SUCCESS",
+                 [step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
+                  step_logs("Connection is not available", "catalog", s, e, "WARN",
+                            pattern="catalog-primary"),
+                  step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
+                  step_sql(
+                      "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service "
+                      "= 'catalog' AND started_at BETWEEN '2026-04-16T08:00:00Z' AND "
+                      "'2026-04-16T09:00:00Z'", "DEP-4420",
+                  ),
+                  step_sql(
+                      "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service "
+                      "= 'catalog' AND db_pool_active >= db_pool_max AND minute BETWEEN "
+                      "'2026-04-16T12:05:00Z' AND '2026-04-16T12:40:00Z' LIMIT 5", "catalog",
+                  )])
     )
     s, e = at(2, 22, 40), at(2, 23, 10)
     inc.append(
-        incident(
-            "VOD-14", "trap_unrelated_change",
-            "entitlement: new sign-ups and plan upgrades failing at checkout since ~22:30 — 22:40–23:10 "
-            "JST, 2026/04/16. We rotated the Stripe restricted key at 22:25; is that the "
-            "cause?", "entitlement",
-            s, e, SEQ_MAX[0], "postgres",
-            "the billing_events_id_seq sequence on pg-billing reached its maximum value 2147483647 at "
-            "22:31: migration 20260409101500 (billing events id to bigint) changed the column to bigint "
-            "but left the sequence AS integer, so every insert into billing_events failed with 'nextval: "
-            "reached maximum value of sequence' and checkouts (POST /v1/subscriptions) and Stripe webhooks "
-            "failed with 500, until the DBA altered the sequence to bigint at 23:22 (CHG-8818); the Stripe "
-            "key rotation (CHG-8817) at 22:25 is unrelated, the "
-            "Stripe calls themselves succeeded", ["billing_events_id_seq", "maximum"],
-            ["entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
-             "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)"],
-            None, "SUCCESS",
-            [step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
-             step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
-             step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
-                      "'billing'", "billing events id to bigint"),
-             step_logs(
-                 "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"
-             )],
-        )
+        incident("VOD-14", "trap_unrelated_change",
+                 "entitlement: new sign-ups and plan upgrades failing at checkout since ~22:30 — "
+                 "22:40–23:10 JST, 2026/04/16. We rotated the Stripe restricted key at 22:25; is that the "
+                 "cause?", "entitlement",
+                 s, e, SEQ_MAX[0], "postgres",
+                 "the billing_events_id_seq sequence on pg-billing reached its maximum value 2147483647 at "
+                 "22:31: migration 20260409101500 (billing events id to bigint) changed the column to "
+                 "bigint but left the sequence AS integer, so every insert into billing_events failed with "
+                 "'nextval: reached maximum value of sequence' and checkouts (POST /v1/subscriptions) and "
+                 "Stripe webhooks failed with 500, until the DBA altered the sequence to bigint at 23:22 "
+                 "(CHG-8818); the Stripe key rotation (CHG-8817) at 22:25 is unrelated, the Stripe calls "
+                 "themselves succeeded", ["billing_events_id_seq", "maximum"],
+                 ["entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
+                  "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
+                  step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
+                  step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema "
+                           "= 'billing'", "billing events id to bigint"),
+                  step_logs(
+                      "id=2147483", "entitlement", at(2, 22,
+                                                      0), SEQ_MAX[0], pattern="billing event recorded"
+                  )])
     )
     return engine.truth_file(NAME, "+09:00", inc, (
         "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates are "
