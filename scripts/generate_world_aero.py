@@ -132,34 +132,11 @@ def world() -> tuple[World, dict, dict]:
     change_tables(w)
     for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
         rollout(w, start, svc, ver)
-    for t in w.minutes():
-        edge_bg(w, t)
-        edge_noise(w, t)
-        booking_bg(w, t)
-        checkin_bg(w, t)
-        inventory_bg(w, t)
-        search_bg(w, t)
-        payments_bg(w, t)
-        notify_bg(w, t)
-        gds_bg(w, t)
-        postgres_bg(w, t)
-        redis_bg(w, t)
-        kafka_bg(w, t)
-        es_bg(w, t)
-        k8s_bg(w, t)
-    inc_seat(w)
-    inc_es(w)
-    inc_edge(w)
-    inc_kafka(w)
-    inc_wal(w)
-    inc_fx(w)
-    inc_v214(w)
-    inc_gds(w)
-    inc_zone(w)
-    inc_wrap(w)
-    inc_flood(w)
-    metrics(w)
-    batch_runs(w)
+    w.minutely(edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
+               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg)
+    for step in (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone,
+                 inc_wrap, inc_flood, metrics, batch_runs):
+        step(w)
     return w, engine.manifest(
         NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
         "2026-02-17..19 Central European Time", 14, 13), truth()

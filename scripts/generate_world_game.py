@@ -100,8 +100,7 @@ def world() -> tuple[World, dict, dict]:
     change_tables(w)
     for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
         rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
+    w.minutely(background)
     incidents(w)
     metrics(w)
     job_runs(w)

@@ -121,21 +121,9 @@ def world() -> tuple[World, dict, dict]:
     background(w)
     for d in range(3):
         billing_batch(w, d)
-    clean_deploys(w)
-    inc_emfile(w)
-    inc_rabbit(w)
-    inc_scaler(w)
-    inc_oom(w)
-    inc_leak(w)
-    inc_limit(w)
-    inc_vacuum(w)
-    inc_takeover(w)
-    inc_dns(w)
-    inc_export(w)
-    inc_dlr(w)
-    inc_panic(w)
-    change_tables(w)
-    metrics(w)
+    for step in (clean_deploys, inc_emfile, inc_rabbit, inc_scaler, inc_oom, inc_leak, inc_limit,
+                 inc_vacuum, inc_takeover, inc_dns, inc_export, inc_dlr, inc_panic, change_tables, metrics):
+        step(w)
     return w, engine.manifest(
         NAME, "Asia/Kolkata", "A state power distribution utility's smart-meter (AMI) platform",
         "2026-01-20..22 India Standard Time", 14, 14, "access and read"), truth()

@@ -94,8 +94,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for t in w.minutes():
-        background(w, t)
+    w.minutely(background)
     cron(w)
     for story in (
         story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,

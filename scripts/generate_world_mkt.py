@@ -160,10 +160,8 @@ def world() -> tuple[World, dict, dict]:
         redis_bg(w, t)
         rabbit_bg(w, t)
         k8s_bg(w, t)
-    inc_mdl(w)
-    inc_repl(w)
-    inc_rabbit(w)
-    inc_misc(w)
+    for step in (inc_mdl, inc_repl, inc_rabbit, inc_misc):
+        step(w)
     extra = campaigns(w) + payout(w)
     metrics(w)
     batch_runs(w, extra)

@@ -80,8 +80,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for t in w.minutes():
-        background(w, t)
+    w.minutely(background)
     w.table("job_runs", engine.columns("CRON_RUNS"), nightly(w))
     incidents(w)
     metrics(w)

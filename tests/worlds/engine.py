@@ -178,6 +178,12 @@ class Dataset:
         """Every minute of the world's days, from its first."""
         return every((self.clock.day0, self.end), 60)
 
+    def minutely(self, *steps: Callable[[Any, datetime], None]) -> None:
+        """Each of ``steps`` (``step(world, t)``), in order, for every minute of the world's days."""
+        for t in self.minutes():
+            for step in steps:
+                step(self, t)
+
     def r(self) -> float:
         """A uniform draw in [0, 1)."""
         return self.rng.random()
