@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -30,27 +31,12 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import inside, ms3, zulu  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
-NAME = "aero"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
-CET = timezone(timedelta(hours=1))
-DAY0 = datetime(2026, 2, 17, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
-SEED = 20260217
+NAME, SEED = "aero", 20260217
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-iso = LOCAL.iso
-
-
-wall = LOCAL.wall
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 2, 17, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 
 def load(t: datetime) -> float:
@@ -90,18 +76,15 @@ HIGH_WM = at(2, 14, 40, 5)
 DECLINES = (at(2, 18, 56, 0), at(2, 19, 41, 0))  # AERO-14 issuer declines (external, unknown)
 
 
-AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE", "MAD", "ARN", "WAW", "CPH"]
+AIRPORTS = ["FRA", "MUC", "BER", "HAM", "DUS", "JFK", "LHR", "CDG", "ZRH", "VIE", "MAD", "ARN", "WAW",
+            "CPH"]
 FOREIGN_POS = ["GB", "CH", "SE", "PL", "DK", "NO"]
 EUR_POS = ["DE", "DE", "DE", "AT", "FR", "ES", "NL", "IT"]
 APPS = ["booking", "checkin", "inventory", "search", "payments", "notify", "gds-adapter", "edge"]
-IPS = {
-    "booking": ["10.42.1.31", "10.42.4.18", "10.42.7.22"],
-    "checkin": ["10.42.1.40", "10.42.4.27", "10.42.7.35"],
-    "search": ["10.42.2.12", "10.42.5.16", "10.42.8.19"],
-    "payments": ["10.42.2.44", "10.42.8.41"],
-    "inventory": ["10.42.3.14", "10.42.6.21"],
-    "gds-adapter": ["10.42.3.51", "10.42.6.58"],
-}
+IPS = {"booking": ["10.42.1.31", "10.42.4.18", "10.42.7.22"],
+       "checkin": ["10.42.1.40", "10.42.4.27", "10.42.7.35"],
+       "search": ["10.42.2.12", "10.42.5.16", "10.42.8.19"], "payments": ["10.42.2.44", "10.42.8.41"],
+       "inventory": ["10.42.3.14", "10.42.6.21"], "gds-adapter": ["10.42.3.51", "10.42.6.58"]}
 ZONE_B_IPS = {"10.42.7.22", "10.42.7.35", "10.42.8.19", "10.42.8.41"}
 
 
@@ -141,186 +124,76 @@ class World(engine.Dataset):
         b = self.pick([x for x in AIRPORTS if x != a])
         return f"{a}-{b}"
 
-    def newpid(self) -> int:
-        self.pid += self.ri(2, 70)
-        return self.pid
+    newpid = partialmethod(engine.Dataset.counter, "pid", 2, 70)
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    w.minutely(edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
+               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg)
+    for step in (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone,
+                 inc_wrap, inc_flood, metrics, batch_runs):
+        step(w)
+    return w, engine.manifest(
+        NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
+        "2026-02-17..19 Central European Time", 14, 13), truth()
 
 # ---------------------------------------------------------------------------------------------
 # Changes: deploys (UTC, from argo-rollouts), config changes (CET with offset), flyway history
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    (
-        "DEP-6201",
-        "booking",
-        "7.12.4",
-        at(-1, 15, 10),
-        290,
-        "Succeeded",
-        "argo-rollouts",
-        "ancillaries: bag bundles",
-    ),
-    ("DEP-6202", "checkin", "6.3.2", at(0, 7, 5), 240, "Succeeded", "argo-rollouts", "wallet pass colours"),
-    ("DEP-6203", "notify", "2.8.3", at(0, 11, 30), 150, "Succeeded", "argo-rollouts", "gate change SMS text"),
-    (
-        "DEP-6204",
-        "payments",
-        "3.14.0",
-        at(0, 16, 40),
-        200,
-        "Succeeded",
-        "argo-rollouts",
-        "PSP client keep-alive",
-    ),
-    (
-        "DEP-6205",
-        "inventory",
-        "5.4.0",
-        at(0, 21, 15),
-        180,
-        "Succeeded",
-        "argo-rollouts",
-        "hold release batching",
-    ),
-    (
-        "DEP-6206",
-        "checkin",
-        "6.3.3",
-        at(1, 6, 38),
-        230,
-        "Succeeded",
-        "argo-rollouts",
-        "APIS form: visa fields",
-    ),
-    (
-        "DEP-6207",
-        "search",
-        "4.2.0",
-        at(1, 9, 51),
-        140,
-        "Succeeded",
-        "argo-rollouts",
-        "fares: FX rates v2, per-market rounding",
-    ),
-    ("DEP-6208", "search", "4.1.7", at(1, 10, 36), 110, "Succeeded", "j.hoffmann", "rollback of 4.2.0"),
-    (
-        "DEP-6209",
-        "notify",
-        "2.9.0",
-        at(1, 12, 48),
-        160,
-        "Succeeded",
-        "argo-rollouts",
-        "e-mail templates in Polish",
-    ),
-    (
-        "DEP-6210",
-        "booking",
-        "7.13.0",
-        at(2, 8, 20),
-        300,
-        "Succeeded",
-        "argo-rollouts",
-        "seat upsell in manage-booking",
-    ),
-    (
-        "DEP-6211",
-        "checkin",
-        "6.4.0",
-        at(2, 13, 30),
-        240,
-        "Succeeded",
-        "argo-rollouts",
-        "kiosk: bag tag reprint",
-    ),
-    (
-        "DEP-6212",
-        "search",
-        "4.2.1",
-        at(2, 16, 30),
-        130,
-        "Succeeded",
-        "argo-rollouts",
-        "FX rates v2 with v1 fallback",
-    ),
-    (
-        "DEP-6213",
-        "payments",
-        "3.14.1",
-        at(2, 21, 5),
-        190,
-        "Succeeded",
-        "argo-rollouts",
-        "decline reason mapping",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-6201 | booking | 7.12.4 | -1 15:10 | 290 | Succeeded | argo-rollouts | ancillaries: bag bundles
+DEP-6202 | checkin | 6.3.2 | 0 07:05 | 240 | Succeeded | argo-rollouts | wallet pass colours
+DEP-6203 | notify | 2.8.3 | 0 11:30 | 150 | Succeeded | argo-rollouts | gate change SMS text
+DEP-6204 | payments | 3.14.0 | 0 16:40 | 200 | Succeeded | argo-rollouts | PSP client keep-alive
+DEP-6205 | inventory | 5.4.0 | 0 21:15 | 180 | Succeeded | argo-rollouts | hold release batching
+DEP-6206 | checkin | 6.3.3 | 1 06:38 | 230 | Succeeded | argo-rollouts | APIS form: visa fields
+DEP-6207 | search | 4.2.0 | 1 09:51 | 140 | Succeeded | argo-rollouts | fares: FX rates v2, per-market
+    rounding
+DEP-6208 | search | 4.1.7 | 1 10:36 | 110 | Succeeded | j.hoffmann | rollback of 4.2.0
+DEP-6209 | notify | 2.9.0 | 1 12:48 | 160 | Succeeded | argo-rollouts | e-mail templates in Polish
+DEP-6210 | booking | 7.13.0 | 2 08:20 | 300 | Succeeded | argo-rollouts | seat upsell in manage-booking
+DEP-6211 | checkin | 6.4.0 | 2 13:30 | 240 | Succeeded | argo-rollouts | kiosk: bag tag reprint
+DEP-6212 | search | 4.2.1 | 2 16:30 | 130 | Succeeded | argo-rollouts | FX rates v2 with v1 fallback
+DEP-6213 | payments | 3.14.1 | 2 21:05 | 190 | Succeeded | argo-rollouts | decline reason mapping
+""")
 
 CONFIG = [
-    ("CHG-5101", "inventory", "redis-seat.maxmemory", "4gb", "8gb", "s.krause", at(0, 8, 21, 40), "INC-3310"),
+    ("CHG-5101", "inventory", "redis-seat.maxmemory", "4gb", "8gb", "s.krause", at(0, 8, 21, 40),
+     "INC-3310"),
     ("CHG-5102", "search", "search.cache.ttl_s", "300", "120", "l.meyer", at(0, 9, 40), "FARE-771"),
     (
-        "CHG-5103",
-        "edge",
-        "routes.booking-confirm.timeout",
-        "30s",
-        "3s",
-        "gitops (envoy-routes#882)",
-        at(0, 14, 6),
-        "PLAT-1204",
+        "CHG-5103", "edge", "routes.booking-confirm.timeout", "30s", "3s", "gitops (envoy-routes#882)",
+        at(0, 14, 6), "PLAT-1204",
     ),
     (
-        "CHG-5104",
-        "edge",
-        "routes.booking-confirm.timeout",
-        "3s",
-        "30s",
-        "gitops (envoy-routes#885)",
-        at(0, 14, 58, 20),
-        "INC-3314",
+        "CHG-5104", "edge", "routes.booking-confirm.timeout", "3s", "30s", "gitops (envoy-routes#885)",
+        at(0, 14, 58, 20), "INC-3314",
     ),
     ("CHG-5105", "notify", "apns.max_concurrency", "64", "128", "m.weber", at(0, 18, 5), "NTF-219"),
     (
-        "CHG-5106",
-        "postgres",
-        "pg-res.volume.size",
-        "200Gi",
-        "300Gi",
-        "a.schulz",
-        at(1, 7, 18, 30),
+        "CHG-5106", "postgres", "pg-res.volume.size", "200Gi", "300Gi", "a.schulz", at(1, 7, 18, 30),
         "INC-3321",
     ),
     (
-        "CHG-5107",
-        "postgres",
-        "pg-res.max_slot_wal_keep_size",
-        "-1",
-        "20GB",
-        "a.schulz",
-        at(1, 7, 44),
+        "CHG-5107", "postgres", "pg-res.max_slot_wal_keep_size", "-1", "20GB", "a.schulz", at(1, 7, 44),
         "INC-3321",
     ),
     ("CHG-5108", "inventory", "hold.ttl_s", "900", "600", "t.becker", at(1, 9, 40), "INV-402"),
     ("CHG-5109", "booking", "loyalty.earn.async", "false", "true", "k.wolf", at(1, 12, 52), "LOY-88"),
     ("CHG-5110", "gds-adapter", "session.pool.max", "40", "60", "j.hoffmann", at(1, 16, 45), "INC-3327"),
-    ("CHG-5111", "checkin", "kiosk.session_timeout_s", "120", "180", "airport-ops", at(2, 10, 50), "KSK-57"),
+    ("CHG-5111", "checkin", "kiosk.session_timeout_s", "120", "180", "airport-ops", at(2, 10, 50),
+     "KSK-57"),
     (
-        "CHG-5112",
-        "elasticsearch",
-        "ilm.fare-history.rollover.max_size",
-        "(none)",
-        "30gb",
-        "l.meyer",
-        at(2, 15, 50),
-        "INC-3336",
+        "CHG-5112", "elasticsearch", "ilm.fare-history.rollover.max_size", "(none)", "30gb", "l.meyer",
+        at(2, 15, 50), "INC-3336",
     ),
     (
-        "CHG-5113",
-        "payments",
-        "threeds.challenge_timeout_s",
-        "300",
-        "600",
-        "r.vogel",
-        at(2, 18, 50),
+        "CHG-5113", "payments", "threeds.challenge_timeout_s", "300", "600", "r.vogel", at(2, 18, 50),
         "PAY-640",
     ),
 ]
@@ -328,65 +201,29 @@ CONFIG = [
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (DB local, CET), ms, ok, schema
     (
-        211,
-        "211",
-        "order ancillary lines",
-        "V211__order_ancillary_lines.sql",
-        "flyway_booking",
-        at(-6, 11, 2, 41),
-        1840,
-        "reservations",
+        211, "211", "order ancillary lines", "V211__order_ancillary_lines.sql", "flyway_booking",
+        at(-6, 11, 2, 41), 1840, "reservations",
     ),
     (
-        212,
-        "212",
-        "bag bundle catalog",
-        "V212__bag_bundle_catalog.sql",
-        "flyway_booking",
-        at(-1, 15, 12, 3),
-        322,
-        "reservations",
+        212, "212", "bag bundle catalog", "V212__bag_bundle_catalog.sql", "flyway_booking",
+        at(-1, 15, 12, 3), 322, "reservations",
     ),
     (
-        213,
-        "213",
-        "loyalty accrual outbox",
-        "V213__loyalty_accrual_outbox.sql",
-        "flyway_booking",
-        at(0, 11, 14, 55),
-        910,
-        "reservations",
+        213, "213", "loyalty accrual outbox", "V213__loyalty_accrual_outbox.sql", "flyway_booking",
+        at(0, 11, 14, 55), 910, "reservations",
     ),
     (
-        214,
-        "214",
-        "passenger email idx",
-        "V214__passenger_email_idx.sql",
-        "flyway_booking",
-        at(1, 13, 41, 2),
-        2661870,
-        "reservations",
+        214, "214", "passenger email idx", "V214__passenger_email_idx.sql", "flyway_booking",
+        at(1, 13, 41, 2), 2661870, "reservations",
     ),
     (
-        215,
-        "215",
-        "seat upsell offer",
-        "V215__seat_upsell_offer.sql",
-        "flyway_booking",
-        at(2, 8, 21, 30),
-        455,
-        "reservations",
+        215, "215", "seat upsell offer", "V215__seat_upsell_offer.sql", "flyway_booking", at(2, 8, 21, 30),
+        455, "reservations",
     ),
     (89, "89", "apis visa fields", "V89__apis_visa_fields.sql", "flyway_dcs", at(1, 6, 39, 12), 618, "dcs"),
     (
-        90,
-        "90",
-        "boarding pass gate idx",
-        "V90__boarding_pass_gate_idx.sql",
-        "flyway_dcs",
-        at(2, 10, 41, 7),
-        4120,
-        "dcs",
+        90, "90", "boarding pass gate idx", "V90__boarding_pass_gate_idx.sql", "flyway_dcs",
+        at(2, 10, 41, 7), 4120, "dcs",
     ),
 ]
 
@@ -398,106 +235,54 @@ def change_tables(w: World) -> None:
         rows.append(
             [did, svc, ver, img, zulu(start), zulu(start + timedelta(seconds=dur)), status, by, summary]
         )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
+    w.table("config_changes",
+            ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket"],
+            [[c, s, k, a, b, who, iso(t), tk] for c, s, k, a, b, who, t, tk in CONFIG])
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        rows,
-    )
-    w.table(
-        "config_changes",
-        ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket"],
-        [[c, s, k, a, b, who, iso(t), tk] for c, s, k, a, b, who, t, tk in CONFIG],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
-    )
-    w.table(
-        "dependencies",
-        engine.columns("DEPENDENCIES_VIA"),
-        [
-            ["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
-            ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
-            ["edge", "search", "http", "search.aero-app.svc.cluster.local:8000"],
-            ["edge", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
-            ["booking", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
-            ["booking", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
-            ["booking", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            [
-                "booking",
-                "pg-res",
-                "postgresql",
-                "pg-res-primary.aero-data.svc.cluster.local:5432/reservations",
-            ],
-            ["booking", "kafka", "kafka", "kafka-bootstrap.aero-data.svc:9092 topic booking.events"],
-            ["checkin", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
-            ["checkin", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            ["checkin", "pg-dcs", "postgresql", "pg-dcs-primary.aero-data.svc.cluster.local:5432/dcs"],
-            [
-                "checkin",
-                "kafka",
-                "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topic checkin.events (acks=all)",
-            ],
-            ["checkin", "apple-wallet", "https", "api.push.apple.com:443 (external)"],
-            ["inventory", "redis-seat", "redis", "redis-seat-master.aero-data.svc.cluster.local:6379"],
-            ["inventory", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
-            ["search", "es-search", "http", "es-search.aero-data.svc:9200 (es-data-1, es-data-2, es-data-3)"],
-            [
-                "search",
-                "redis-session",
-                "redis",
-                "redis-session-sentinel.aero-data.svc:26379 master aero-session",
-            ],
-            [
-                "search",
-                "kafka",
-                "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topic fare.updates group search-fares",
-            ],
-            ["payments", "pg-res", "postgresql", "pg-res-primary.aero-data.svc.cluster.local:5432/payments"],
-            ["payments", "psp", "https", "api.psp-gateway.example:443 (external)"],
-            [
-                "notify",
-                "kafka",
-                "kafka",
-                "kafka-bootstrap.aero-data.svc:9092 topics booking.events, checkin.events",
-            ],
-            [
-                "notify",
-                "apns/fcm/smtp",
-                "https",
-                "api.push.apple.com, fcm.googleapis.com, smtp-relay.aero-air.example:587",
-            ],
-            ["gds-adapter", "gds", "https+mtls", "webservices.gds-partner.example:443 (external)"],
-            [
-                "pnr-cdc",
-                "pg-res",
-                "postgresql-replication",
-                "pg-res-primary.aero-data.svc.cluster.local:5432 slot pnr_cdc",
-            ],
-            [
-                "pnr-cdc",
-                "kafka",
-                "kafka",
-                "kafka-connect on kafka-bootstrap.aero-data.svc:9092 topic cdc.reservations.pnr",
-            ],
-        ],
+        "dependencies", engine.columns("DEPENDENCIES_VIA"),
+        [["edge", "booking", "http", "booking.aero-app.svc.cluster.local:8080"],
+         ["edge", "checkin", "http", "checkin.aero-app.svc.cluster.local:8080"],
+         ["edge", "search", "http", "search.aero-app.svc.cluster.local:8000"],
+         ["edge", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
+         ["booking", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
+         ["booking", "payments", "http", "payments.aero-app.svc.cluster.local:3000"],
+         ["booking", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["booking", "pg-res", "postgresql",
+          "pg-res-primary.aero-data.svc.cluster.local:5432/reservations"],
+         ["booking", "kafka", "kafka", "kafka-bootstrap.aero-data.svc:9092 topic booking.events"],
+         ["checkin", "inventory", "grpc", "inventory.aero-app.svc.cluster.local:9090"],
+         ["checkin", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["checkin", "pg-dcs", "postgresql", "pg-dcs-primary.aero-data.svc.cluster.local:5432/dcs"],
+         ["checkin", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topic checkin.events (acks=all)"],
+         ["checkin", "apple-wallet", "https", "api.push.apple.com:443 (external)"],
+         ["inventory", "redis-seat", "redis", "redis-seat-master.aero-data.svc.cluster.local:6379"],
+         ["inventory", "gds-adapter", "http", "gds-adapter.aero-app.svc.cluster.local:8081"],
+         ["search", "es-search", "http", "es-search.aero-data.svc:9200 (es-data-1, es-data-2, es-data-3)"],
+         ["search", "redis-session", "redis",
+          "redis-session-sentinel.aero-data.svc:26379 master aero-session"],
+         ["search", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topic fare.updates group search-fares"],
+         ["payments", "pg-res", "postgresql", "pg-res-primary.aero-data.svc.cluster.local:5432/payments"],
+         ["payments", "psp", "https", "api.psp-gateway.example:443 (external)"],
+         ["notify", "kafka", "kafka",
+          "kafka-bootstrap.aero-data.svc:9092 topics booking.events, checkin.events"],
+         ["notify", "apns/fcm/smtp", "https",
+          "api.push.apple.com, fcm.googleapis.com, smtp-relay.aero-air.example:587"],
+         ["gds-adapter", "gds", "https+mtls", "webservices.gds-partner.example:443 (external)"],
+         ["pnr-cdc", "pg-res", "postgresql-replication",
+          "pg-res-primary.aero-data.svc.cluster.local:5432 slot pnr_cdc"],
+         ["pnr-cdc", "kafka", "kafka",
+          "kafka-connect on kafka-bootstrap.aero-data.svc:9092 topic cdc.reservations.pnr"]],
     )
 
 
 def version(service: str, t: datetime) -> str:
-    base = {
-        "booking": "7.12.4",
-        "checkin": "6.3.1",
-        "notify": "2.8.2",
-        "payments": "3.13.2",
-        "inventory": "5.3.9",
-        "search": "4.1.7",
-        "gds-adapter": "3.2.0",
-        "edge": "1.31.2",
-    }
+    base = {"booking": "7.12.4", "checkin": "6.3.1", "notify": "2.8.2", "payments": "3.13.2",
+            "inventory": "5.3.9", "search": "4.1.7", "gds-adapter": "3.2.0", "edge": "1.31.2"}
     v = base[service]
     for _d, svc, ver, start, dur, *_ in DEPLOYS:
         if svc == service and start + timedelta(seconds=dur) <= t:
@@ -517,15 +302,9 @@ def pod(w: World, service: str, t: datetime) -> str:
 
 
 def logstash(t: datetime, level: str, logger: str, thread: str, msg: str, **extra) -> str:
-    d = {
-        "@timestamp": loc(t).isoformat(timespec="milliseconds"),
-        "@version": "1",
-        "message": msg,
-        "logger_name": logger,
-        "thread_name": thread,
-        "level": level,
-        "level_value": {"DEBUG": 10000, "INFO": 20000, "WARN": 30000, "ERROR": 40000}[level],
-    }
+    d = {"@timestamp": loc(t).isoformat(timespec="milliseconds"), "@version": "1", "message": msg,
+         "logger_name": logger, "thread_name": thread, "level": level,
+         "level_value": {"DEBUG": 10000, "INFO": 20000, "WARN": 30000, "ERROR": 40000}[level]}
     d.update(extra)
     return json.dumps(d, separators=(",", ":"))
 
@@ -598,27 +377,27 @@ def envoy_app(t: datetime, level: str, comp: str, src: str, msg: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 UA = [
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_3 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 AeroApp/9.4.1",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_3 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 "
+    "AeroApp/9.4.1",
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/121.0.0.0 Safari/537.36",
-    "okhttp/4.12.0 AeroApp-Android/9.4.0",
-    "AeroKiosk/3.8 (FRA-T1; SITA CUTE)",
+    "okhttp/4.12.0 AeroApp-Android/9.4.0", "AeroKiosk/3.8 (FRA-T1; SITA CUTE)",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 Version/17.2 Safari/605.1.15",
 ]
 
-ROUTES = [
-    # weight, method, path kind, upstream
-    (18, "GET", "flights", "search"),
-    (10, "GET", "quote", "search"),
-    (9, "GET", "seatmap", "checkin"),
-    (5, "PUT", "seat", "checkin"),
-    (7, "POST", "passengers", "checkin"),
-    (5, "POST", "finalize", "checkin"),
-    (6, "GET", "boardingpass", "checkin"),
-    (5, "POST", "orders", "booking"),
-    (4, "POST", "confirm", "booking"),
-    (8, "GET", "pnr", "booking"),
-    (3, "POST", "authorize", "payments"),
-]
+ROUTES = engine.table(None, "isss", """
+# weight, method, path kind, upstream
+18 | GET | flights | search
+10 | GET | quote | search
+9 | GET | seatmap | checkin
+5 | PUT | seat | checkin
+7 | POST | passengers | checkin
+5 | POST | finalize | checkin
+6 | GET | boardingpass | checkin
+5 | POST | orders | booking
+4 | POST | confirm | booking
+8 | GET | pnr | booking
+3 | POST | authorize | payments
+""")
 ROUTE_W = [r[0] for r in ROUTES]
 
 
@@ -627,19 +406,14 @@ def edge_path(w: World, kind: str) -> tuple[str, str]:
     pos = w.pick(FOREIGN_POS) if w.r() < 0.3 else w.pick(EUR_POS)
     dep = f"2026-0{w.ri(2, 4)}-{w.ri(10, 28)}"
     a, b = w.route().split("-")
-    paths = {
-        "flights": f"/api/search/v2/flights?from={a}&to={b}&date={dep}&pax=1",
-        "quote": f"/api/search/v2/fares/quote?pos={pos}&from={a}&to={b}&date={dep}",
-        "seatmap": f"/api/checkin/v1/seatmap/{w.flight()}?date=2026-02-{w.ri(17, 20)}",
-        "seat": f"/api/checkin/v1/pnr/{p}/seats",
-        "passengers": f"/api/checkin/v1/pnr/{p}/passengers",
-        "finalize": f"/api/checkin/v1/pnr/{p}/finalize",
-        "boardingpass": f"/api/checkin/v1/boardingpass/{p}/{w.ri(1, 3)}",
-        "orders": "/api/booking/v3/orders",
-        "confirm": f"/api/booking/v3/orders/{w.order()}/confirm",
-        "pnr": f"/api/booking/v3/pnr/{p}",
-        "authorize": "/api/payments/v1/authorize",
-    }
+    paths = {"flights": f"/api/search/v2/flights?from={a}&to={b}&date={dep}&pax=1",
+             "quote": f"/api/search/v2/fares/quote?pos={pos}&from={a}&to={b}&date={dep}",
+             "seatmap": f"/api/checkin/v1/seatmap/{w.flight()}?date=2026-02-{w.ri(17, 20)}",
+             "seat": f"/api/checkin/v1/pnr/{p}/seats", "passengers": f"/api/checkin/v1/pnr/{p}/passengers",
+             "finalize": f"/api/checkin/v1/pnr/{p}/finalize",
+             "boardingpass": f"/api/checkin/v1/boardingpass/{p}/{w.ri(1, 3)}",
+             "orders": "/api/booking/v3/orders", "confirm": f"/api/booking/v3/orders/{w.order()}/confirm",
+             "pnr": f"/api/booking/v3/pnr/{p}", "authorize": "/api/payments/v1/authorize"}
     return paths[kind], pos
 
 
@@ -696,13 +470,8 @@ def edge_bg(w: World, t: datetime) -> None:
             bout = 91 if code != 500 else 212
         else:
             code, flags, upstream = 200, "-", f"{ip}:{port}"
-            dur = {
-                "flights": w.ri(60, 420),
-                "quote": w.ri(40, 260),
-                "confirm": w.ri(2600, 6200),
-                "authorize": w.ri(900, 3800),
-                "finalize": w.ri(150, 600),
-            }.get(kind, w.ri(15, 180))
+            dur = {"flights": w.ri(60, 420), "quote": w.ri(40, 260), "confirm": w.ri(2600, 6200),
+                   "authorize": w.ri(900, 3800), "finalize": w.ri(150, 600)}.get(kind, w.ri(15, 180))
             if inside(tt, WRAP) and up == "checkin":
                 dur = w.ri(3500, 9800)
             x = w.r()
@@ -728,14 +497,8 @@ def edge_bg(w: World, t: datetime) -> None:
             f'[{ts}] "{method} {path} HTTP/2" {code} {flags} {bin_} {bout} {dur} {ut} "{xff}" '
             f'"{w.pick(UA)}" "{rid}" "{host}" "{upstream}"'
         )
-        w.emit(
-            tt,
-            "edge",
-            "INFO",
-            msg,
-            pod=f"edge-{w.pick(['5c7f9-h2kqd', '5c7f9-r8wmn', '5c7f9-t4bzx'])}",
-            stream="access",
-        )
+        w.emit(tt, "edge", "INFO", msg, pod=f"edge-{w.pick(['5c7f9-h2kqd', '5c7f9-r8wmn', '5c7f9-t4bzx'])}",
+               stream="access")
 
 
 def edge_noise(w: World, t: datetime) -> None:
@@ -743,35 +506,23 @@ def edge_noise(w: World, t: datetime) -> None:
     if m % 30 == 7:  # xDS stream recycled by the control plane: harmless, constant
         tt = w.jit(t, 50)
         w.emit(
-            tt,
-            "edge",
-            "WARN",
+            tt, "edge", "WARN",
             envoy_app(
-                tt,
-                "warning",
-                "config",
-                "source/extensions/config_subscription/grpc/grpc_stream.h:152",
+                tt, "warning", "config", "source/extensions/config_subscription/grpc/grpc_stream.h:152",
                 "StreamAggregatedResources gRPC config stream to xds_cluster closed since 1801s ago: 13, ",
             ),
-            pod="edge-5c7f9-h2kqd",
-            stream="envoy",
+            pod="edge-5c7f9-h2kqd", stream="envoy",
         )
     if w.r() < 0.012:
         tt = w.jit(t)
         w.emit(
-            tt,
-            "edge",
-            "WARN",
+            tt, "edge", "WARN",
             envoy_app(
-                tt,
-                "warning",
-                "hc",
-                "source/common/upstream/health_checker_impl.cc:389",
+                tt, "warning", "hc", "source/common/upstream/health_checker_impl.cc:389",
                 f"health check failed for host {w.pick(IPS['booking'] + IPS['checkin'])}:8080 (timeout), 1 "
                 "of 3 before ejection",
             ),
-            pod="edge-5c7f9-r8wmn",
-            stream="envoy",
+            pod="edge-5c7f9-r8wmn", stream="envoy",
         )
 
 
@@ -782,16 +533,11 @@ def edge_noise(w: World, t: datetime) -> None:
 BK = "com.aeroair.booking"
 
 
-def bk(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None, **extra) -> None:
+def bk(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None,
+       **extra) -> None:
     thread = thread or f"http-nio-8080-exec-{w.ri(1, 40)}"
-    w.emit(
-        t,
-        "booking",
-        level,
-        logstash(t, level, f"{BK}.{logger}", thread, msg, **extra),
-        pod=pod(w, "booking", t),
-        version=version("booking", t),
-    )
+    w.emit(t, "booking", level, logstash(t, level, f"{BK}.{logger}", thread, msg, **extra),
+           pod=pod(w, "booking", t), version=version("booking", t))
 
 
 def booking_bg(w: World, t: datetime) -> None:
@@ -805,136 +551,64 @@ def booking_bg(w: World, t: datetime) -> None:
         if inside(tt, V214) and x < 0.5:
             continue
         if x < 0.3:
-            bk(
-                w,
-                tt,
-                "INFO",
-                "pnr.PnrQueryController",
-                f"GET /v3/pnr/{w.pnr()} 200 in {w.ri(12, 140)} ms",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "pnr.PnrQueryController", f"GET /v3/pnr/{w.pnr()} 200 in {w.ri(12, 140)} ms",
+               trace_id=tid)
         elif x < 0.55:
-            bk(
-                w,
-                tt,
-                "INFO",
-                "order.OrderService",
-                f"Order {w.order()} created for {w.route()} pax={w.ri(1, 4)} total={w.ri(89, 1890)}.00 EUR",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "order.OrderService",
+               f"Order {w.order()} created for {w.route()} pax={w.ri(1, 4)} total={w.ri(89, 1890)}.00 EUR",
+               trace_id=tid)
         elif x < 0.8:
             took = w.ri(2600, 6200)
-            bk(
-                w,
-                tt,
-                "INFO",
-                "order.ConfirmService",
-                f"Order {w.order()} confirmed, PNR {w.pnr()} ticketed, payment captured in {took} ms",
-                trace_id=tid,
-            )
+            bk(w, tt, "INFO", "order.ConfirmService",
+               f"Order {w.order()} confirmed, PNR {w.pnr()} ticketed, payment captured in {took} ms",
+               trace_id=tid)
             if inside(tt, EDGE_TO) and took > 3000:
-                bk(
-                    w,
-                    tt + timedelta(milliseconds=5),
-                    "WARN",
-                    "web.ResponseErrorHandler",
-                    f"Client aborted response for POST /v3/orders/{w.order()}/confirm after {took} ms "
-                    "(org.apache.catalina.connector.ClientAbortException: java.io.IOException: Broken pipe)",
-                    trace_id=tid,
-                )
+                bk(w, tt + timedelta(milliseconds=5), "WARN", "web.ResponseErrorHandler",
+                   f"Client aborted response for POST /v3/orders/{w.order()}/confirm after {took} ms "
+                   "(org.apache.catalina.connector.ClientAbortException: java.io.IOException: Broken pipe)",
+                   trace_id=tid)
                 if w.r() < 0.5:
-                    bk(
-                        w,
-                        tt + timedelta(seconds=w.ri(5, 40)),
-                        "WARN",
-                        "order.ConfirmService",
-                        f"Duplicate confirm for {w.order()} ignored: order already CONFIRMED (idempotency "
-                        "key replay)",
-                    )
+                    bk(w, tt + timedelta(seconds=w.ri(5, 40)), "WARN", "order.ConfirmService",
+                       f"Duplicate confirm for {w.order()} ignored: order already CONFIRMED (idempotency "
+                       "key replay)")
         else:
-            bk(
-                w,
-                tt,
-                "INFO",
-                "gds.PnrSyncService",
-                f"PNR {w.pnr()} synced to GDS (segments={w.ri(1, 4)}) in {w.ri(300, 900)} ms",
-                thread=f"pnr-sync-{w.ri(1, 8)}",
-            )
+            bk(w, tt, "INFO", "gds.PnrSyncService",
+               f"PNR {w.pnr()} synced to GDS (segments={w.ri(1, 4)}) in {w.ri(300, 900)} ms",
+               thread=f"pnr-sync-{w.ri(1, 8)}")
     # noise: fare re-validation, loyalty accrual retries
     lam = 0.09 * load(t) * (8 if inside(t, FLOOD) else 1)
     for _ in range(w.count(lam)):
         tt = w.jit(t)
-        bk(
-            w,
-            tt,
-            "WARN",
-            "pricing.FareRevalidation",
-            f"Fare re-validation changed price for order {w.order()}: {w.ri(120, 900)}.00 -> "
-            f"{w.ri(120, 990)}.00 EUR, asking customer to accept",
-        )
+        bk(w, tt, "WARN", "pricing.FareRevalidation",
+           f"Fare re-validation changed price for order {w.order()}: {w.ri(120, 900)}.00 -> "
+           f"{w.ri(120, 990)}.00 EUR, asking customer to accept")
     if w.r() < 0.03 and not down:
         tt = w.jit(t)
-        bk(
-            w,
-            tt,
-            "ERROR",
-            "loyalty.AccrualClient",
-            f"Loyalty accrual for PNR {w.pnr()} failed: 503 from loyalty-partner (attempt 1/5), will retry "
-            "in 60 s",
-            thread="loyalty-retry-1",
-        )
-        bk(
-            w,
-            tt + timedelta(seconds=61),
-            "INFO",
-            "loyalty.AccrualClient",
-            "Loyalty accrual retry succeeded (attempt 2/5)",
-            thread="loyalty-retry-1",
-        )
+        bk(w, tt, "ERROR", "loyalty.AccrualClient",
+           f"Loyalty accrual for PNR {w.pnr()} failed: 503 from loyalty-partner (attempt 1/5), will retry "
+           "in 60 s", thread="loyalty-retry-1")
+        bk(w, tt + timedelta(seconds=61), "INFO", "loyalty.AccrualClient",
+           "Loyalty accrual retry succeeded (attempt 2/5)", thread="loyalty-retry-1")
     lt = loc(t)
     if lt.hour == 2 and lt.minute == 0:  # nightly purge of flown PNRs
         run_purge(w, t)
 
 
 def run_purge(w: World, t: datetime) -> None:
-    bk(
-        w,
-        t + timedelta(seconds=1),
-        "INFO",
-        "housekeeping.PnrPurgeJob",
-        "PNR purge started: flown before 2025-11-19, batch size 500",
-        thread="scheduling-1",
-    )
+    bk(w, t + timedelta(seconds=1), "INFO", "housekeeping.PnrPurgeJob",
+       "PNR purge started: flown before 2025-11-19, batch size 500", thread="scheduling-1")
     n = 0
     for i in range(34):
         tt = t + timedelta(seconds=20 + i * 70 + w.ri(0, 20))
         n += w.ri(440, 500)
-        bk(
-            w,
-            tt,
-            "INFO",
-            "housekeeping.PnrPurgeJob",
-            f"PNR purge batch {i + 1}: deleted {w.ri(440, 500)}, total {n}",
-            thread="scheduling-1",
-        )
+        bk(w, tt, "INFO", "housekeeping.PnrPurgeJob",
+           f"PNR purge batch {i + 1}: deleted {w.ri(440, 500)}, total {n}", thread="scheduling-1")
         if w.r() < 0.35:
-            bk(
-                w,
-                tt + timedelta(milliseconds=300),
-                "WARN",
-                "housekeeping.PnrPurgeJob",
-                f"PNR {w.pnr()} skipped: ticket coupon {w.ri(100, 999)}-{w.ri(1000000000, 9999999999)} "
-                "still OPEN (refund pending)",
-                thread="scheduling-1",
-            )
-    bk(
-        w,
-        t + timedelta(seconds=2450),
-        "INFO",
-        "housekeeping.PnrPurgeJob",
-        f"PNR purge finished: {n} deleted",
-        thread="scheduling-1",
-    )
+            bk(w, tt + timedelta(milliseconds=300), "WARN", "housekeeping.PnrPurgeJob",
+               f"PNR {w.pnr()} skipped: ticket coupon {w.ri(100, 999)}-{w.ri(1000000000, 9999999999)} "
+               "still OPEN (refund pending)", thread="scheduling-1")
+    bk(w, t + timedelta(seconds=2450), "INFO", "housekeeping.PnrPurgeJob",
+       f"PNR purge finished: {n} deleted", thread="scheduling-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -944,14 +618,8 @@ def run_purge(w: World, t: datetime) -> None:
 
 def ck(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None) -> None:
     thread = thread or f"nio-8080-exec-{w.ri(1, 60)}"
-    w.emit(
-        t,
-        "checkin",
-        level,
-        boot(t, level, thread, logger, msg),
-        pod=pod(w, "checkin", t),
-        version=version("checkin", t),
-    )
+    w.emit(t, "checkin", level, boot(t, level, thread, logger, msg), pod=pod(w, "checkin", t),
+           version=version("checkin", t))
 
 
 def checkin_bg(w: World, t: datetime) -> None:
@@ -961,127 +629,61 @@ def checkin_bg(w: World, t: datetime) -> None:
         p, fl = w.pnr(), w.flight()
         slow = inside(tt, WRAP)
         if x < 0.25:
-            ck(
-                w,
-                tt,
-                "INFO",
-                "d.a.checkin.seat.SeatMapController",
-                f"seat map {fl}/2026-02-{loc(tt).day} served ({w.ri(140, 186)} free) in {w.ri(20, 90)} ms",
-            )
+            ck(w, tt, "INFO", "d.a.checkin.seat.SeatMapController",
+               f"seat map {fl}/2026-02-{loc(tt).day} served ({w.ri(140, 186)} free) in {w.ri(20, 90)} ms")
         elif x < 0.45:
             if inside(tt, SEAT_OOM) and w.r() < 0.8:
-                ck(
-                    w,
-                    tt,
-                    "WARN",
-                    "d.a.checkin.seat.SeatSelectionService",
-                    f"Seat hold {fl} {w.seat()} for PNR {p} rejected by inventory: 503 Service Unavailable; "
-                    "seat map switched to read-only",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.seat.SeatSelectionService",
+                   f"Seat hold {fl} {w.seat()} for PNR {p} rejected by inventory: 503 Service Unavailable; "
+                   "seat map switched to read-only")
             else:
-                ck(
-                    w,
-                    tt,
-                    "INFO",
-                    "d.a.checkin.seat.SeatSelectionService",
-                    f"Seat {w.seat()} on {fl} held for PNR {p} (hold 900 s)",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.seat.SeatSelectionService",
+                   f"Seat {w.seat()} on {fl} held for PNR {p} (hold 900 s)")
         elif x < 0.7:
             if slow:
-                ck(
-                    w,
-                    tt,
-                    "WARN",
-                    "d.a.checkin.web.SlowRequestFilter",
-                    f"slow request POST /v1/pnr/{p}/passengers took {w.ri(3400, 9800)} ms (db "
-                    f"{w.ri(3000, 9000)} ms)",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
+                   f"slow request POST /v1/pnr/{p}/passengers took {w.ri(3400, 9800)} ms (db "
+                   f"{w.ri(3000, 9000)} ms)")
                 if w.r() < 0.3:
-                    ck(
-                        w,
-                        tt + timedelta(seconds=5),
-                        "ERROR",
-                        "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                        "dcs-pool - Connection is not available, request timed out after 5000ms (total=60, "
-                        "active=60, idle=0, waiting=37)",
-                    )
+                    ck(w, tt + timedelta(seconds=5), "ERROR", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                       "dcs-pool - Connection is not available, request timed out after 5000ms (total=60, "
+                       "active=60, idle=0, waiting=37)")
             else:
-                ck(
-                    w,
-                    tt,
-                    "INFO",
-                    "d.a.checkin.pax.PassengerService",
-                    f"Passenger {w.ri(1, 4)} of PNR {p} checked in on {fl} in {w.ri(40, 210)} ms",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.pax.PassengerService",
+                   f"Passenger {w.ri(1, 4)} of PNR {p} checked in on {fl} in {w.ri(40, 210)} ms")
         elif x < 0.88:
             if inside(tt, KAFKA3) and w.r() < 0.62:
                 part = w.pick([1, 2, 4, 5])
                 if w.r() < 0.4:
-                    ck(
-                        w,
-                        tt - timedelta(seconds=2),
-                        "WARN",
-                        "o.a.k.clients.producer.internals.Sender",
-                        "[Producer clientId=checkin-producer-1] Got error produce response with "
-                        f"correlation id {w.ri(100000, 999999)} on topic-partition checkin.events-{part}, "
-                        "retrying (2 attempts left). Error: NOT_ENOUGH_REPLICAS",
-                    )
-                ck(
-                    w,
-                    tt,
-                    "ERROR",
-                    "d.a.checkin.finalize.FinalizeService",
-                    f"Check-in finalisation failed for PNR {p}: CheckinCompleted not acknowledged by "
-                    f"checkin.events-{part} "
-                    "(org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
-                    "since there are fewer in-sync replicas than required.)",
-                )
+                    ck(w, tt - timedelta(seconds=2), "WARN", "o.a.k.clients.producer.internals.Sender",
+                       "[Producer clientId=checkin-producer-1] Got error produce response with "
+                       f"correlation id {w.ri(100000, 999999)} on topic-partition checkin.events-{part}, "
+                       "retrying (2 attempts left). Error: NOT_ENOUGH_REPLICAS")
+                ck(w, tt, "ERROR", "d.a.checkin.finalize.FinalizeService",
+                   f"Check-in finalisation failed for PNR {p}: CheckinCompleted not acknowledged by "
+                   f"checkin.events-{part} "
+                   "(org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected "
+                   "since there are fewer in-sync replicas than required.)")
             elif slow and w.r() < 0.5:
-                ck(
-                    w,
-                    tt,
-                    "WARN",
-                    "d.a.checkin.web.SlowRequestFilter",
-                    f"slow request POST /v1/pnr/{p}/finalize took {w.ri(4000, 12000)} ms (db "
-                    f"{w.ri(3800, 11000)} ms)",
-                )
+                ck(w, tt, "WARN", "d.a.checkin.web.SlowRequestFilter",
+                   f"slow request POST /v1/pnr/{p}/finalize took {w.ri(4000, 12000)} ms (db "
+                   f"{w.ri(3800, 11000)} ms)")
             else:
-                ck(
-                    w,
-                    tt,
-                    "INFO",
-                    "d.a.checkin.finalize.FinalizeService",
-                    f"PNR {p} finalised, {w.ri(1, 4)} boarding pass(es) issued, CheckinCompleted published",
-                )
+                ck(w, tt, "INFO", "d.a.checkin.finalize.FinalizeService",
+                   f"PNR {p} finalised, {w.ri(1, 4)} boarding pass(es) issued, CheckinCompleted published")
         else:
-            ck(
-                w,
-                tt,
-                "INFO",
-                "d.a.checkin.bp.BoardingPassController",
-                f"boarding pass {p}/{w.ri(1, 3)} rendered (pkpass) in {w.ri(30, 120)} ms",
-            )
+            ck(w, tt, "INFO", "d.a.checkin.bp.BoardingPassController",
+               f"boarding pass {p}/{w.ri(1, 3)} rendered (pkpass) in {w.ri(30, 120)} ms")
     # noise
     if w.r() < 0.07 * max(load(t), 0.4):
         tt = w.jit(t)
-        ck(
-            w,
-            tt,
-            "WARN",
-            "d.a.checkin.apis.ApisValidator",
-            f"APIS data incomplete for PNR {w.pnr()} pax 1: document expiry missing, prompting passenger",
-        )
+        ck(w, tt, "WARN", "d.a.checkin.apis.ApisValidator",
+           f"APIS data incomplete for PNR {w.pnr()} pax 1: document expiry missing, prompting passenger")
     if w.r() < 0.04:
         tt = w.jit(t)
-        ck(
-            w,
-            tt,
-            "ERROR",
-            "d.a.checkin.wallet.WalletPushClient",
-            f"Wallet pass update push failed for serial {w.ri(10**11, 10**12 - 1)}: 410 Gone (device "
-            "unregistered), dropping registration",
-            thread="wallet-push-2",
-        )
+        ck(w, tt, "ERROR", "d.a.checkin.wallet.WalletPushClient",
+           f"Wallet pass update push failed for serial {w.ri(10**11, 10**12 - 1)}: 410 Gone (device "
+           "unregistered), dropping registration", thread="wallet-push-2")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1090,14 +692,8 @@ def checkin_bg(w: World, t: datetime) -> None:
 
 
 def inv(w: World, t: datetime, level: str, msg: str, **kv) -> None:
-    w.emit(
-        t,
-        "inventory",
-        level.upper() if level != "warn" else "WARN",
-        logfmt(t, level, msg, **kv),
-        pod=pod(w, "inventory", t),
-        version=version("inventory", t),
-    )
+    w.emit(t, "inventory", level.upper() if level != "warn" else "WARN", logfmt(t, level, msg, **kv),
+           pod=pod(w, "inventory", t), version=version("inventory", t))
 
 
 def inventory_bg(w: World, t: datetime) -> None:
@@ -1105,84 +701,35 @@ def inventory_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if inside(tt, SEAT_OOM) and w.r() < 0.8:
             if w.r() < 0.7:
-                inv(
-                    w,
-                    tt,
-                    "error",
-                    "seat hold failed",
-                    flight=w.flight(),
-                    seat=w.seat(),
-                    pnr=w.pnr(),
-                    store="seat-holds",
-                    err="OOM command not allowed when used memory > 'maxmemory'.",
-                )
-                inv(
-                    w,
-                    tt + timedelta(milliseconds=2),
-                    "info",
-                    "request",
-                    method="POST",
-                    path="/v1/holds",
-                    status=503,
-                    dur_ms=w.ri(1, 6),
-                )
+                inv(w, tt, "error", "seat hold failed", flight=w.flight(), seat=w.seat(), pnr=w.pnr(),
+                    store="seat-holds", err="OOM command not allowed when used memory > 'maxmemory'.")
+                inv(w, tt + timedelta(milliseconds=2), "info", "request", method="POST", path="/v1/holds",
+                    status=503, dur_ms=w.ri(1, 6))
             else:
-                inv(
-                    w,
-                    tt,
-                    "warn",
-                    "seatmap cache write failed, serving from GDS snapshot",
-                    flight=w.flight(),
-                    store="seatmap",
-                    err="OOM command not allowed when used memory > 'maxmemory'.",
-                )
+                inv(w, tt, "warn", "seatmap cache write failed, serving from GDS snapshot",
+                    flight=w.flight(), store="seatmap",
+                    err="OOM command not allowed when used memory > 'maxmemory'.")
             continue
         x = w.r()
         if x < 0.4:
-            inv(
-                w,
-                tt,
-                "info",
-                "request",
-                method="GET",
-                path="/v1/availability",
-                status=200,
-                dur_ms=w.ri(3, 40),
-            )
+            inv(w, tt, "info", "request", method="GET", path="/v1/availability", status=200,
+                dur_ms=w.ri(3, 40))
         elif x < 0.75:
-            inv(
-                w,
-                tt,
-                "info",
-                "seat hold placed",
-                flight=w.flight(),
-                seat=w.seat(),
-                ttl_s=900 if tt < at(1, 9, 40) else 600,
-            )
+            inv(w, tt, "info", "seat hold placed", flight=w.flight(), seat=w.seat(),
+                ttl_s=900 if tt < at(1, 9, 40) else 600)
         else:
-            inv(
-                w,
-                tt,
-                "info",
-                "hold released",
-                flight=w.flight(),
-                reason=w.pick(["confirmed", "confirmed", "cancelled"]),
-            )
+            inv(w, tt, "info", "hold released", flight=w.flight(),
+                reason=w.pick(["confirmed", "confirmed", "cancelled"]))
     if w.r() < 0.05:
-        inv(w, w.jit(t), "warn", "hold expired before confirm", flight=w.flight(), seat=w.seat(), held_s=900)
+        inv(w, w.jit(t), "warn", "hold expired before confirm", flight=w.flight(), seat=w.seat(),
+            held_s=900)
     if loc(t).minute % 10 == 3:
         tt = w.jit(t, 20)
         n = w.ri(2, 31)
         inv(w, tt, "info", "schedule sync from gds done", changes=n, dur_ms=w.ri(800, 3000))
         if w.r() < 0.1:
-            inv(
-                w,
-                tt + timedelta(milliseconds=40),
-                "error",
-                "schedule change rejected",
-                flight=w.flight(),
-                err="duplicate message id (already applied), ignoring",
-            )
+            inv(w, tt + timedelta(milliseconds=40), "error", "schedule change rejected", flight=w.flight(),
+                err="duplicate message id (already applied), ignoring")
     lt = loc(t)
     if lt.hour == 5 and lt.minute == 0:
         day = (t - DAY0).days
@@ -1201,14 +748,9 @@ def inventory_bg(w: World, t: datetime) -> None:
 
 
 def se(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
-    w.emit(
-        t,
-        "search",
-        level if level != "WARNING" else "WARN",
-        pylog(t, level, logger, msg, pid=w.ri(11, 18)),
-        pod=pod(w, "search", t),
-        version=version("search", t),
-    )
+    w.emit(t, "search", level if level != "WARNING" else "WARN",
+           pylog(t, level, logger, msg, pid=w.ri(11, 18)), pod=pod(w, "search", t),
+           version=version("search", t))
 
 
 ES_TIMEOUT = (
@@ -1224,126 +766,65 @@ def search_bg(w: World, t: datetime) -> None:
         if x < 0.55:
             if inside(tt, ES_HEAP) and w.r() < 0.75:
                 if w.r() < 0.6:
-                    se(
-                        w,
-                        tt,
-                        "ERROR",
-                        "search.api.flights",
-                        f"flight search failed after 10.0s: {ES_TIMEOUT}",
-                    )
+                    se(w, tt, "ERROR", "search.api.flights",
+                       f"flight search failed after 10.0s: {ES_TIMEOUT}")
                 else:
-                    se(
-                        w,
-                        tt,
-                        "WARNING",
-                        "search.es",
-                        "TransportError(429, 'circuit_breaking_exception', '[parent] Data too large, data "
-                        "for "
-                        f"[<http_request>] would be [{w.ri(316, 319) / 10}gb/{w.ri(316, 319) / 10}gb], "
-                        "which is larger than the limit of [31.1gb/31.1gb]') on es-search",
-                    )
-                    se(
-                        w,
-                        tt + timedelta(milliseconds=3),
-                        "INFO",
-                        "search.api.flights",
-                        "serving cached availability (elasticsearch unavailable), age 14m",
-                    )
+                    se(w, tt, "WARNING", "search.es",
+                       "TransportError(429, 'circuit_breaking_exception', '[parent] Data too large, data "
+                       "for "
+                       f"[<http_request>] would be [{w.ri(316, 319) / 10}gb/{w.ri(316, 319) / 10}gb], "
+                       "which is larger than the limit of [31.1gb/31.1gb]') on es-search")
+                    se(w, tt + timedelta(milliseconds=3), "INFO", "search.api.flights",
+                       "serving cached availability (elasticsearch unavailable), age 14m")
             else:
-                se(
-                    w,
-                    tt,
-                    "INFO",
-                    "search.api.flights",
-                    f"GET /v2/flights {w.route()} 200 in {w.ri(40, 380)}ms (es {w.ri(8, 90)}ms, hits "
-                    f"{w.ri(3, 48)})",
-                )
+                se(w, tt, "INFO", "search.api.flights",
+                   f"GET /v2/flights {w.route()} 200 in {w.ri(40, 380)}ms (es {w.ri(8, 90)}ms, hits "
+                   f"{w.ri(3, 48)})")
         else:
             pos = w.pick(FOREIGN_POS) if w.r() < 0.3 else w.pick(EUR_POS)
             if inside(tt, FX_V2) and pos in FOREIGN_POS:
-                se(
-                    w,
-                    tt,
-                    "ERROR",
-                    "search.api.fares",
-                    f"quote failed pos={pos} route={w.route()}\nTraceback (most recent call last):\n"
-                    '  File "/app/search/api/fares.py", line 141, in quote\n'
-                    "    price = fx.convert(fare.amount, fare.currency, pos.currency)\n"
-                    '  File "/app/search/fares/fx.py", line 88, in convert\n'
-                    "    return round(amount * rates[src][dst], ndigits)\n"
-                    "TypeError: 'NoneType' object is not subscriptable",
-                )
+                se(w, tt, "ERROR", "search.api.fares",
+                   f"quote failed pos={pos} route={w.route()}\nTraceback (most recent call last):\n"
+                   '  File "/app/search/api/fares.py", line 141, in quote\n'
+                   "    price = fx.convert(fare.amount, fare.currency, pos.currency)\n"
+                   '  File "/app/search/fares/fx.py", line 88, in convert\n'
+                   "    return round(amount * rates[src][dst], ndigits)\n"
+                   "TypeError: 'NoneType' object is not subscriptable")
             else:
-                se(
-                    w,
-                    tt,
-                    "INFO",
-                    "search.api.fares",
-                    f"quote pos={pos} fares={w.ri(2, 14)} in {w.ri(20, 190)}ms",
-                )
+                se(w, tt, "INFO", "search.api.fares",
+                   f"quote pos={pos} fares={w.ri(2, 14)} in {w.ri(20, 190)}ms")
     m = loc(t).minute
     if m % 5 == 1:  # fare updater, consuming fare.updates into elasticsearch
         tt = w.jit(t, 30)
         if inside(tt, FLOOD):
-            se(
-                w,
-                tt,
-                "ERROR",
-                "search.updater",
-                f"bulk update of {w.ri(300, 900)} fares to fares-2026.02 failed: 429 "
-                "cluster_block_exception index [fares-2026.02] blocked by: "
-                "[TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has "
-                "read-only-allow-delete block]; not committing offsets",
-            )
+            se(w, tt, "ERROR", "search.updater",
+               f"bulk update of {w.ri(300, 900)} fares to fares-2026.02 failed: 429 "
+               "cluster_block_exception index [fares-2026.02] blocked by: "
+               "[TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has "
+               "read-only-allow-delete block]; not committing offsets")
         elif inside(tt, ES_HEAP):
-            se(
-                w,
-                tt,
-                "WARNING",
-                "search.updater",
-                f"bulk update slow: {w.ri(18, 40)}.{w.ri(0, 9)}s for {w.ri(300, 900)} fares",
-            )
+            se(w, tt, "WARNING", "search.updater",
+               f"bulk update slow: {w.ri(18, 40)}.{w.ri(0, 9)}s for {w.ri(300, 900)} fares")
         else:
-            se(
-                w,
-                tt,
-                "INFO",
-                "search.updater",
-                f"applied {w.ri(150, 900)} fare updates from fare.updates[{w.ri(0, 5)}] in "
-                f"{w.ri(200, 900)}ms",
-            )
+            se(w, tt, "INFO", "search.updater",
+               f"applied {w.ri(150, 900)} fare updates from fare.updates[{w.ri(0, 5)}] in "
+               f"{w.ri(200, 900)}ms")
     if m % 5 == 2 and inside(t, FX_V2):
-        se(
-            w,
-            w.jit(t, 20),
-            "WARNING",
-            "search.fares.fx",
-            "fx rates refresh: key fx:rates:v2 not found in redis (aero-session), keeping empty table",
-        )
+        se(w, w.jit(t, 20), "WARNING", "search.fares.fx",
+           "fx rates refresh: key fx:rates:v2 not found in redis (aero-session), keeping empty table")
     if m % 5 == 2 and not inside(t, FX_V2):
         se(w, w.jit(t, 20), "DEBUG", "search.fares.fx", "fx rates refresh: 34 currencies loaded")
     if w.r() < 0.03:
-        se(
-            w,
-            w.jit(t),
-            "WARNING",
-            "search.es",
-            f"slow elasticsearch query: {w.ri(11, 29) / 10}s for flights index (threshold 1.0s)",
-        )
+        se(w, w.jit(t), "WARNING", "search.es",
+           f"slow elasticsearch query: {w.ri(11, 29) / 10}s for flights index (threshold 1.0s)")
 
 
 # ---------------------------------------------------------------------------------------------
 # payments (node, pino JSON)
 # ---------------------------------------------------------------------------------------------
 
-DECLINE = [
-    "05 Do not honour",
-    "51 Insufficient funds",
-    "54 Expired card",
-    "59 Suspected fraud",
-    "61 Exceeds withdrawal limit",
-    "N7 CVV mismatch",
-]
+DECLINE = ["05 Do not honour", "51 Insufficient funds", "54 Expired card", "59 Suspected fraud",
+           "61 Exceeds withdrawal limit", "N7 CVV mismatch"]
 
 
 def pay(w: World, t: datetime, level: int, msg: str, **extra) -> None:
@@ -1358,29 +839,14 @@ def payments_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         rid = f"req-{w.hexid(10)}"
         if inside(tt, WAL_FULL):
-            pay(
-                w,
-                tt,
-                50,
-                "authorize failed: database unavailable",
-                reqId=rid,
+            pay(w, tt, 50, "authorize failed: database unavailable", reqId=rid,
                 err={
-                    "type": "Error",
-                    "message": f"connect ECONNREFUSED 10.42.5.{w.pick([11, 11, 12])}:5432",
+                    "type": "Error", "message": f"connect ECONNREFUSED 10.42.5.{w.pick([11, 11, 12])}:5432",
                     "code": "ECONNREFUSED",
-                },
-            )
+                })
             continue
-        pay(
-            w,
-            tt,
-            30,
-            "authorization approved",
-            reqId=rid,
-            pspRef=f"PSP{w.ri(10**9, 10**10 - 1)}",
-            ms=w.ri(800, 3600),
-            threeDs=w.pick(["frictionless", "challenge", "frictionless"]),
-        )
+        pay(w, tt, 30, "authorization approved", reqId=rid, pspRef=f"PSP{w.ri(10**9, 10**10 - 1)}",
+            ms=w.ri(800, 3600), threeDs=w.pick(["frictionless", "challenge", "frictionless"]))
     # approvals are sampled (info), every decline is logged (warn)
     rate = 0.115 if inside(t, DECLINES) else 0.042
     for _ in range(w.count(3.2 * load(t) * rate)):
@@ -1388,36 +854,18 @@ def payments_bg(w: World, t: datetime) -> None:
         if inside(tt, WAL_FULL):
             continue
         code = w.pick(DECLINE if not inside(tt, DECLINES) else DECLINE[:1] * 3 + DECLINE)
-        pay(
-            w,
-            tt,
-            40,
-            "authorization declined by issuer",
-            reqId=f"req-{w.hexid(10)}",
-            bin=f"{w.ri(400000, 559999)}",
-            amountMinor=w.ri(8900, 189000),
-            currency="EUR",
-            issuerCode=code[:2],
-            issuerText=code[3:].lower().replace(" ", "_"),
-        )
+        pay(w, tt, 40, "authorization declined by issuer", reqId=f"req-{w.hexid(10)}",
+            bin=f"{w.ri(400000, 559999)}", amountMinor=w.ri(8900, 189000), currency="EUR",
+            issuerCode=code[:2], issuerText=code[3:].lower().replace(" ", "_"))
     for _ in range(w.count(retry_lam)):
         tt = w.jit(t)
-        pay(
-            w,
-            tt,
-            40,
-            "PSP timeout after 8000ms, retrying (attempt 1/3)",
-            endpoint="https://api.psp-gateway.example/v71/payments",
-        )
-        pay(w, tt + timedelta(milliseconds=w.ri(900, 2500)), 30, "PSP call succeeded on retry (attempt 2/3)")
+        pay(w, tt, 40, "PSP timeout after 8000ms, retrying (attempt 1/3)",
+            endpoint="https://api.psp-gateway.example/v71/payments")
+        pay(w, tt + timedelta(milliseconds=w.ri(900, 2500)), 30,
+            "PSP call succeeded on retry (attempt 2/3)")
     if w.r() < 0.03:
-        pay(
-            w,
-            w.jit(t),
-            30,
-            "3DS challenge abandoned by cardholder, authorization cancelled",
-            reqId=f"req-{w.hexid(10)}",
-        )
+        pay(w, w.jit(t), 30, "3DS challenge abandoned by cardholder, authorization cancelled",
+            reqId=f"req-{w.hexid(10)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1427,76 +875,33 @@ def payments_bg(w: World, t: datetime) -> None:
 
 def nt(w: World, t: datetime, level: str, caller: str, msg: str, **extra) -> None:
     lv = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}[level]
-    w.emit(
-        t,
-        "notify",
-        lv,
-        zap(t, level, caller, msg, **extra),
-        pod=pod(w, "notify", t),
-        version=version("notify", t),
-    )
+    w.emit(t, "notify", lv, zap(t, level, caller, msg, **extra), pod=pod(w, "notify", t),
+           version=version("notify", t))
 
 
 def notify_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.3 * load(t))):
         tt = w.jit(t)
         ch = w.pick(["push", "push", "sms", "email"])
-        nt(
-            w,
-            tt,
-            "info",
-            f"{ch}/sender.go:{w.pick([88, 91, 140])}",
-            f"{ch} sent",
-            template=w.pick(["checkin_open", "boarding_pass", "gate_change", "booking_confirmation"]),
-            latency_ms=w.ri(40, 900),
-        )
+        nt(w, tt, "info", f"{ch}/sender.go:{w.pick([88, 91, 140])}", f"{ch} sent",
+           template=w.pick(["checkin_open", "boarding_pass", "gate_change", "booking_confirmation"]),
+           latency_ms=w.ri(40, 900))
     lam = 0.22 * max(load(t), 0.5) * (1.6 if at(0, 16) <= t < at(0, 22) else 1.0)
     for _ in range(w.count(lam)):
         tt = w.jit(t)
         x = w.r()
         if x < 0.5:
-            nt(
-                w,
-                tt,
-                "error",
-                "push/apns.go:212",
-                "apns push rejected",
-                reason="BadDeviceToken",
-                status=400,
-                token=w.hexid(12) + "…",
-            )
+            nt(w, tt, "error", "push/apns.go:212", "apns push rejected", reason="BadDeviceToken",
+               status=400, token=w.hexid(12) + "…")
         elif x < 0.8:
-            nt(
-                w,
-                tt,
-                "warn",
-                "push/fcm.go:97",
-                "fcm send failed, token removed",
-                error="UNREGISTERED",
-                status=404,
-            )
+            nt(w, tt, "warn", "push/fcm.go:97", "fcm send failed, token removed", error="UNREGISTERED",
+               status=404)
         else:
-            nt(
-                w,
-                tt,
-                "warn",
-                "email/smtp.go:154",
-                "smtp deferred, will retry",
-                code=451,
-                reply="4.7.1 Try again later",
-                relay="smtp-relay.aero-air.example:587",
-            )
+            nt(w, tt, "warn", "email/smtp.go:154", "smtp deferred, will retry", code=451,
+               reply="4.7.1 Try again later", relay="smtp-relay.aero-air.example:587")
     if loc(t).minute % 15 == 0:
-        nt(
-            w,
-            w.jit(t, 10),
-            "info",
-            "consumer/group.go:77",
-            "consumer lag",
-            group="notify-push",
-            topic="checkin.events",
-            lag=w.ri(0, 40),
-        )
+        nt(w, w.jit(t, 10), "info", "consumer/group.go:77", "consumer lag", group="notify-push",
+           topic="checkin.events", lag=w.ri(0, 40))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1506,14 +911,8 @@ def notify_bg(w: World, t: datetime) -> None:
 
 def gd(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None) -> None:
     thread = thread or f"gds-worker-{w.ri(1, 24)}"
-    w.emit(
-        t,
-        "gds-adapter",
-        level,
-        log4j(t, level, thread, f"com.aeroair.gds.{logger}", msg),
-        pod=pod(w, "gds-adapter", t),
-        version=version("gds-adapter", t),
-    )
+    w.emit(t, "gds-adapter", level, log4j(t, level, thread, f"com.aeroair.gds.{logger}", msg),
+           pod=pod(w, "gds-adapter", t), version=version("gds-adapter", t))
 
 
 def gds_bg(w: World, t: datetime) -> None:
@@ -1522,85 +921,48 @@ def gds_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.26 * load(t))):
         tt = w.jit(t)
         if dry:
-            gd(
-                w,
-                tt,
-                "ERROR",
-                "session.SessionPool",
-                f"Timed out waiting for a GDS session after 20000 ms ({w.ri(30, 140)} requests waiting)",
-            )
+            gd(w, tt, "ERROR", "session.SessionPool",
+               f"Timed out waiting for a GDS session after 20000 ms ({w.ri(30, 140)} requests waiting)")
             continue
         if broken and w.r() < (tt - GDS_CERT[0]).total_seconds() / 900:
             gd(w, tt, "WARN", "session.SessionPool", f"No idle GDS session, waited {w.ri(2000, 19000)} ms")
         msg = w.pick(["PNRRET", "PNRADD", "ITAREQ", "TKTREQ", "SMPREQ"])
-        gd(w, tt, "INFO", "edifact.Transport", f"{msg} ok in {w.ri(180, 950)} ms (session {w.ri(1, 40):02d})")
+        gd(w, tt, "INFO", "edifact.Transport",
+           f"{msg} ok in {w.ri(180, 950)} ms (session {w.ri(1, 40):02d})")
     m = loc(t).minute
     if broken and (m % 2 == 0 or w.r() < 0.5):
         tt = w.jit(t, 30)
-        gd(
-            w,
-            tt,
-            "ERROR",
-            "session.SessionFactory",
-            "Session sign-in to webservices.gds-partner.example:443 failed: "
-            "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
-            thread="session-signin-1",
-        )
+        gd(w, tt, "ERROR", "session.SessionFactory",
+           "Session sign-in to webservices.gds-partner.example:443 failed: "
+           "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
+           thread="session-signin-1")
     if m % 10 == 4 and not dry:
         tt = w.jit(t, 20)
         avail = w.ri(31, 40)
         if broken:
             avail = max(0, int(40 * (1 - (tt - GDS_CERT[0]).total_seconds() / 820)))
-        gd(
-            w,
-            tt,
-            "INFO",
-            "session.SessionPool",
-            f"pool stats: {avail}/40 sessions available, 0 waiting",
-            thread="pool-monitor",
-        )
+        gd(w, tt, "INFO", "session.SessionPool", f"pool stats: {avail}/40 sessions available, 0 waiting",
+           thread="pool-monitor")
     if dry and m % 3 == 0:
-        gd(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "session.SessionPool",
-            f"Session pool exhausted: 0/{40 if t < at(1, 16, 45) else 60} sessions available, "
-            f"{w.ri(40, 220)} requests waiting",
-            thread="pool-monitor",
-        )
+        gd(w, w.jit(t, 30), "WARN", "session.SessionPool",
+           f"Session pool exhausted: 0/{40 if t < at(1, 16, 45) else 60} sessions available, "
+           f"{w.ri(40, 220)} requests waiting", thread="pool-monitor")
     if w.r() < 0.025 and not broken:
         tt = w.jit(t)
         s = w.ri(1, 40)
-        gd(
-            w,
-            tt,
-            "WARN",
-            "session.SessionPool",
-            f"Session {s:02d} expired on GDS side (Security_SignOut 1.1), signing in again",
-            thread="pool-monitor",
-        )
+        gd(w, tt, "WARN", "session.SessionPool",
+           f"Session {s:02d} expired on GDS side (Security_SignOut 1.1), signing in again",
+           thread="pool-monitor")
     if w.r() < 0.012 and not broken:
-        gd(
-            w,
-            w.jit(t),
-            "ERROR",
-            "edifact.Transport",
-            f"Transaction timed out after 20000 ms (session {w.ri(1, 40):02d}), retrying once on a new "
-            "session",
-        )
+        gd(w, w.jit(t), "ERROR", "edifact.Transport",
+           f"Transaction timed out after 20000 ms (session {w.ri(1, 40):02d}), retrying once on a new "
+           "session")
     lt = loc(t)
     if lt.hour == 8 and lt.minute == 0 and (t - DAY0).days < 2:
         left = int((datetime(2026, 2, 18, 15, 20, tzinfo=UTC) - t).total_seconds() // 3600)
-        gd(
-            w,
-            t + timedelta(seconds=2),
-            "WARN",
-            "security.KeystoreWatcher",
-            "Client certificate 'aero-prod-ws' (/etc/gds/client.p12) expires at 2026-02-18T15:20:00Z, "
-            f"{left} hours left",
-            thread="keystore-watch",
-        )
+        gd(w, t + timedelta(seconds=2), "WARN", "security.KeystoreWatcher",
+           "Client certificate 'aero-prod-ws' (/etc/gds/client.p12) expires at 2026-02-18T15:20:00Z, "
+           f"{left} hours left", thread="keystore-watch")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1609,17 +971,8 @@ def gds_bg(w: World, t: datetime) -> None:
 
 
 def pg(w: World, t: datetime, inst: str, pid: int, who: str, sev: str, msg: str) -> None:
-    level = {
-        "LOG": "INFO",
-        "DETAIL": "INFO",
-        "HINT": "INFO",
-        "STATEMENT": "INFO",
-        "CONTEXT": "INFO",
-        "WARNING": "WARN",
-        "ERROR": "ERROR",
-        "FATAL": "FATAL",
-        "PANIC": "FATAL",
-    }[sev]
+    level = {"LOG": "INFO", "DETAIL": "INFO", "HINT": "INFO", "STATEMENT": "INFO", "CONTEXT": "INFO",
+             "WARNING": "WARN", "ERROR": "ERROR", "FATAL": "FATAL", "PANIC": "FATAL"}[sev]
     if sev == "FATAL" and "recovery mode" in msg:
         level = "ERROR"
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst, pod=f"{inst}-0")
@@ -1635,76 +988,34 @@ def postgres_bg(w: World, t: datetime) -> None:
             pg(w, tt, inst, 61, "", "LOG", "checkpoint starting: time")
             bufs = w.ri(4000, 31000) * (3 if inside(t, WRAP) and inst == "pg-dcs" else 1)
             write, sync = w.ri(120000, 269000) / 1000, w.ri(10, 990) / 1000
-            pg(
-                w,
-                tt + timedelta(seconds=write + sync + 0.01),
-                inst,
-                61,
-                "",
-                "LOG",
-                f"checkpoint complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
-                f"removed, {w.ri(3, 19)} recycled; "
-                f"write={write:.3f} s, sync={sync:.3f} s, total={write + sync + 0.004:.3f} s",
-            )
+            pg(w, tt + timedelta(seconds=write + sync + 0.01), inst, 61, "", "LOG",
+               f"checkpoint complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
+               f"removed, {w.ri(3, 19)} recycled; "
+               f"write={write:.3f} s, sync={sync:.3f} s, total={write + sync + 0.004:.3f} s")
     if w.r() < 0.03:  # idempotent payment retries from payments' PSP retry path
         tt = w.jit(t)
         pid = w.newpid()
-        pg(
-            w,
-            tt,
-            "pg-res",
-            pid,
-            "payments@payments",
-            "ERROR",
-            'duplicate key value violates unique constraint "payment_idem_key"',
-        )
-        pg(
-            w,
-            tt,
-            "pg-res",
-            pid,
-            "payments@payments",
-            "DETAIL",
-            f"Key (idempotency_key)=(pay-{w.hexid(12)}) already exists.",
-        )
+        pg(w, tt, "pg-res", pid, "payments@payments", "ERROR",
+           'duplicate key value violates unique constraint "payment_idem_key"')
+        pg(w, tt, "pg-res", pid, "payments@payments", "DETAIL",
+           f"Key (idempotency_key)=(pay-{w.hexid(12)}) already exists.")
     if w.r() < 0.02:
         tt = w.jit(t)
         inst = w.pick(["pg-res", "pg-dcs"])
         if not (inst == "pg-res" and inside(tt, WAL_FULL)):
-            pg(
-                w,
-                tt,
-                inst,
-                w.newpid(),
-                "metabase@" + ("reservations" if inst == "pg-res" else "dcs"),
-                "LOG",
-                "could not receive data from client: Connection reset by peer",
-            )
+            pg(w, tt, inst, w.newpid(), "metabase@" + ("reservations" if inst == "pg-res" else "dcs"),
+               "LOG", "could not receive data from client: Connection reset by peer")
     if w.r() < 0.01:
         tt = w.jit(t)
         if not inside(tt, WAL_FULL):
-            pg(
-                w,
-                tt,
-                "pg-res",
-                w.newpid(),
-                "",
-                "LOG",
-                'automatic vacuum of table "reservations.public.pnr_segment": index scans: 1, elapsed: '
-                f"{w.ri(3, 40)}.{w.ri(10, 99)} s",
-            )
+            pg(w, tt, "pg-res", w.newpid(), "", "LOG",
+               'automatic vacuum of table "reservations.public.pnr_segment": index scans: 1, elapsed: '
+               f"{w.ri(3, 40)}.{w.ri(10, 99)} s")
     if lt.hour == 1 and lt.minute == 0:
         for inst in ("pg-res", "pg-dcs"):
-            pg(
-                w,
-                t + timedelta(seconds=w.ri(1, 9)),
-                inst,
-                w.newpid(),
-                "replicator@[unknown]",
-                "LOG",
-                "received replication command: BASE_BACKUP ( LABEL 'pg-basebackup-nightly', CHECKPOINT "
-                "'fast', WAIT 0, MANIFEST 'yes')",
-            )
+            pg(w, t + timedelta(seconds=w.ri(1, 9)), inst, w.newpid(), "replicator@[unknown]", "LOG",
+               "received replication command: BASE_BACKUP ( LABEL 'pg-basebackup-nightly', CHECKPOINT "
+               "'fast', WAIT 0, MANIFEST 'yes')")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1721,76 +1032,42 @@ def redis_bg(w: World, t: datetime) -> None:
             tt = w.jit(t, 10)
             pid = w.ri(1000, 30000)
             role = "M"
-            w.emit(
-                tt,
-                "redis",
-                "INFO",
-                redisline(tt, role, "*", f"{w.ri(100, 9000)} changes in 300 seconds. Saving..."),
-                instance=inst,
-                pod=f"{inst}-0",
-            )
-            w.emit(
-                tt,
-                "redis",
-                "INFO",
-                redisline(tt, role, "*", f"Background saving started by pid {pid}"),
-                instance=inst,
-                pod=f"{inst}-0",
-            )
+            w.emit(tt, "redis", "INFO",
+                   redisline(tt, role, "*", f"{w.ri(100, 9000)} changes in 300 seconds. Saving..."),
+                   instance=inst, pod=f"{inst}-0")
+            w.emit(tt, "redis", "INFO", redisline(tt, role, "*", f"Background saving started by pid {pid}"),
+                   instance=inst, pod=f"{inst}-0")
             t2 = tt + timedelta(seconds=w.ri(3, 40) if inst == "redis-session" else w.ri(20, 95))
+            w.emit(t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", pid=pid), instance=inst,
+                   pod=f"{inst}-0")
             w.emit(
-                t2,
-                "redis",
-                "INFO",
-                redisline(t2, "C", "*", "DB saved on disk", pid=pid),
-                instance=inst,
-                pod=f"{inst}-0",
-            )
-            w.emit(
-                t2,
-                "redis",
-                "INFO",
-                redisline(t2, role, "*", "Background saving terminated with success"),
-                instance=inst,
-                pod=f"{inst}-0",
+                t2, "redis", "INFO", redisline(t2, role, "*", "Background saving terminated with success"),
+                instance=inst, pod=f"{inst}-0",
             )
     if w.r() < 0.004:
         tt = w.jit(t)
         w.emit(
-            tt,
-            "redis",
-            "INFO",
+            tt, "redis", "INFO",
             redisline(
                 tt, "X", "#", "+sdown slave 10.42.6.30:6379 10.42.6.30 6379 @ aero-session 10.42.4.61 6379"
             ),
-            instance="redis-session-sentinel",
-            pod="redis-session-sentinel-1",
+            instance="redis-session-sentinel", pod="redis-session-sentinel-1",
         )
         t2 = tt + timedelta(seconds=w.ri(4, 20))
         w.emit(
-            t2,
-            "redis",
-            "INFO",
+            t2, "redis", "INFO",
             redisline(
                 t2, "X", "#", "-sdown slave 10.42.6.30:6379 10.42.6.30 6379 @ aero-session 10.42.4.61 6379"
             ),
-            instance="redis-session-sentinel",
-            pod="redis-session-sentinel-1",
+            instance="redis-session-sentinel", pod="redis-session-sentinel-1",
         )
 
 
 def kf(
     w: World, t: datetime, level: str, msg: str, logger: str, broker: int = 1, component: str = "broker"
 ) -> None:
-    w.emit(
-        t,
-        "kafka",
-        level,
-        kafkaline(t, level, msg, logger),
-        broker=str(broker),
-        component=component,
-        pod=f"kafka-{broker}" if component == "broker" else "connect-0",
-    )
+    w.emit(t, "kafka", level, kafkaline(t, level, msg, logger), broker=str(broker), component=component,
+           pod=f"kafka-{broker}" if component == "broker" else "connect-0")
 
 
 def kafka_bg(w: World, t: datetime) -> None:
@@ -1799,45 +1076,24 @@ def kafka_bg(w: World, t: datetime) -> None:
         b = w.ri(1, 3)
         if not (b == 3 and inside(t, KAFKA3)) and not (b == 2 and inside(t, ZONE_B)):
             topic = w.pick(["booking.events", "checkin.events", "fare.updates", "cdc.reservations.pnr"])
-            kf(
-                w,
-                w.jit(t),
-                "INFO",
-                f"[ProducerStateManager partition={topic}-{w.ri(0, 5)}] Wrote producer snapshot at offset "
-                f"{w.ri(10**6, 10**7)} with 0 producer ids in 1 ms.",
-                "kafka.log.ProducerStateManager",
-                b,
-            )
+            kf(w, w.jit(t), "INFO",
+               f"[ProducerStateManager partition={topic}-{w.ri(0, 5)}] Wrote producer snapshot at offset "
+               f"{w.ri(10**6, 10**7)} with 0 producer ids in 1 ms.", "kafka.log.ProducerStateManager", b)
     if lt.minute % 30 == 21:
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            f"[GroupMetadataManager brokerId=1] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
-            "kafka.coordinator.group.GroupMetadataManager",
-            1,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[GroupMetadataManager brokerId=1] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
+           "kafka.coordinator.group.GroupMetadataManager", 1)
     if w.r() < 0.01:
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            "[GroupCoordinator 2]: Preparing to rebalance group notify-push in state PreparingRebalance "
-            f"with old generation {w.ri(100, 900)} (__consumer_offsets-{w.ri(0, 49)}) (reason: Leader "
-            "consumer-notify-push-1 re-joining group during Stable)",
-            "kafka.coordinator.group.GroupCoordinator",
-            2,
-        )
+        kf(w, w.jit(t), "INFO",
+           "[GroupCoordinator 2]: Preparing to rebalance group notify-push in state PreparingRebalance "
+           f"with old generation {w.ri(100, 900)} (__consumer_offsets-{w.ri(0, 49)}) (reason: Leader "
+           "consumer-notify-push-1 re-joining group during Stable)",
+           "kafka.coordinator.group.GroupCoordinator", 2)
     if lt.minute % 30 == 5 and not (CDC_DEAD <= t < at(1, 7, 40)):
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            f"[pnr-cdc|task-0] WorkerSourceTask{{id=pnr-cdc-0}} Committing offsets for {w.ri(2000, 90000)} "
-            "acknowledged messages",
-            "org.apache.kafka.connect.runtime.WorkerSourceTask",
-            component="connect",
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[pnr-cdc|task-0] WorkerSourceTask{{id=pnr-cdc-0}} Committing offsets for {w.ri(2000, 90000)} "
+           "acknowledged messages", "org.apache.kafka.connect.runtime.WorkerSourceTask",
+           component="connect")
 
 
 def es(w: World, t: datetime, level: str, logger: str, node: str, msg: str) -> None:
@@ -1848,60 +1104,32 @@ def es_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute % 30 == 17 and not inside(t, (HIGH_WM, FLOOD[1])):
         free = w.ri(50, 60)
-        es(
-            w,
-            w.jit(t),
-            "WARN",
-            "o.e.c.r.a.DiskThresholdMonitor",
-            "es-master-0",
-            "low disk watermark [85%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{free}.{w.ri(0, 9)}gb[{free / 4:.1f}%], replicas will not be assigned to this node",
-        )
+        es(w, w.jit(t), "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "low disk watermark [85%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{free}.{w.ri(0, 9)}gb[{free / 4:.1f}%], replicas will not be assigned to this node")
     if w.r() < 0.02:
         node = w.pick(["es-data-1", "es-data-2", "es-data-3"])
-        es(
-            w,
-            w.jit(t),
-            "WARN",
-            "i.s.s.query",
-            node,
-            f"[fares-2026.02][{w.ri(0, 5)}] took[{w.ri(11, 29) / 10}s], took_millis[{w.ri(1100, 2900)}], "
-            f"total_hits[{w.ri(10, 900)} hits], search_type[QUERY_THEN_FETCH], total_shards[6], "
-            f'source[{{"size":50,"query":{{"bool":{{"filter":[...]}}}}}}], id[search-api]',
-        )
+        es(w, w.jit(t), "WARN", "i.s.s.query", node,
+           f"[fares-2026.02][{w.ri(0, 5)}] took[{w.ri(11, 29) / 10}s], took_millis[{w.ri(1100, 2900)}], "
+           f"total_hits[{w.ri(10, 900)} hits], search_type[QUERY_THEN_FETCH], total_shards[6], "
+           f'source[{{"size":50,"query":{{"bool":{{"filter":[...]}}}}}}], id[search-api]')
     if w.r() < 0.02:
         node = w.pick(["es-data-1", "es-data-2", "es-data-3"])
-        es(
-            w,
-            w.jit(t),
-            "INFO",
-            "o.e.m.j.JvmGcMonitorService",
-            node,
-            f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last [1s]",
-        )
+        es(w, w.jit(t), "INFO", "o.e.m.j.JvmGcMonitorService", node,
+           f"[gc][{w.ri(10000, 99999)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last [1s]")
     if lt.hour == 0 and lt.minute == 0:
         day = loc(t).day
-        es(
-            w,
-            t + timedelta(seconds=1),
-            "INFO",
-            "o.e.c.m.MetadataCreateIndexService",
-            "es-master-0",
-            f"[fare-history-2026.02.{day:02d}] creating index, cause [auto(bulk api)], templates "
-            "[fare-history], shards [3]/[1]",
-        )
+        es(w, t + timedelta(seconds=1), "INFO", "o.e.c.m.MetadataCreateIndexService", "es-master-0",
+           f"[fare-history-2026.02.{day:02d}] creating index, cause [auto(bulk api)], templates "
+           "[fare-history], shards [3]/[1]")
 
 
 def k8s_ev(
     w: World, t: datetime, typ: str, reason: str, obj: str, msg: str, ns: str = "aero-app", **attrs: str
 ) -> None:
     w.emit(
-        t,
-        "kubernetes",
-        "WARN" if typ == "Warning" else "INFO",
-        k8s(typ, reason, obj, msg),
-        namespace=ns,
+        t, "kubernetes", "WARN" if typ == "Warning" else "INFO", k8s(typ, reason, obj, msg), namespace=ns,
         **attrs,
     )
 
@@ -1910,27 +1138,16 @@ def k8s_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute == 5:
         k8s_ev(
-            w,
-            w.jit(t, 3),
-            "Normal",
-            "SuccessfulCreate",
-            "cronjob/fx-refresh",
-            f"Created job fx-refresh-{29520000 + int((t - DAY0).total_seconds() // 60)}",
-            ns="aero-batch",
+            w, w.jit(t, 3), "Normal", "SuccessfulCreate", "cronjob/fx-refresh",
+            f"Created job fx-refresh-{29520000 + int((t - DAY0).total_seconds() // 60)}", ns="aero-batch",
         )
     if w.r() < 0.02:
         svc = w.pick(["booking", "checkin", "search", "payments", "notify"])
-        k8s_ev(
-            w,
-            w.jit(t),
-            "Warning",
-            "Unhealthy",
-            f"pod/{pod(w, svc, t)}",
-            'Readiness probe failed: Get "http://'
-            + w.pick(IPS.get(svc, ["10.42.2.90"]))
-            + ':8081/actuator/health/readiness": context deadline exceeded '
-            "(Client.Timeout exceeded while awaiting headers)",
-        )
+        k8s_ev(w, w.jit(t), "Warning", "Unhealthy", f"pod/{pod(w, svc, t)}",
+               'Readiness probe failed: Get "http://'
+               + w.pick(IPS.get(svc, ["10.42.2.90"]))
+               + ':8081/actuator/health/readiness": context deadline exceeded '
+               "(Client.Timeout exceeded while awaiting headers)")
 
 
 def rollout(w: World, t: datetime, service: str, ver: str) -> None:
@@ -1939,35 +1156,21 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
         tt = t + timedelta(seconds=5 + i * 55)
         p = pod(w, service, t + timedelta(seconds=400))
         k8s_ev(
-            w,
-            tt,
-            "Normal",
-            "Pulled",
-            f"pod/{p}",
+            w, tt, "Normal", "Pulled", f"pod/{p}",
             f'Container image "europe-west3-docker.pkg.dev/aero-prod/apps/{service}:{ver}" already present '
             "on machine",
         )
-        k8s_ev(w, tt + timedelta(seconds=1), "Normal", "Started", f"pod/{p}", f"Started container {service}")
+        k8s_ev(w, tt + timedelta(seconds=1), "Normal", "Started", f"pod/{p}",
+               f"Started container {service}")
         st = tt + timedelta(seconds=w.ri(8, 25))
         if service == "booking":
-            bk(
-                w,
-                st,
-                "INFO",
-                "BookingApplication",
-                f"Started BookingApplication v{ver} in {w.ri(18, 30)}.{w.ri(100, 999)} seconds (process "
-                f"running for {w.ri(20, 32)}.1)",
-                thread="main",
-            )
+            bk(w, st, "INFO", "BookingApplication",
+               f"Started BookingApplication v{ver} in {w.ri(18, 30)}.{w.ri(100, 999)} seconds (process "
+               f"running for {w.ri(20, 32)}.1)", thread="main")
         elif service == "checkin":
-            ck(
-                w,
-                st,
-                "INFO",
-                "d.a.checkin.CheckinApplication",
-                f"Started CheckinApplication v{ver} in {w.ri(14, 25)}.{w.ri(100, 999)} seconds",
-                thread="main",
-            )
+            ck(w, st, "INFO", "d.a.checkin.CheckinApplication",
+               f"Started CheckinApplication v{ver} in {w.ri(14, 25)}.{w.ri(100, 999)} seconds",
+               thread="main")
         elif service == "search":
             se(w, st, "INFO", "search.main", f"Starting search {ver} (uvicorn, 8 workers) on 0.0.0.0:8000")
         elif service == "payments":
@@ -1977,15 +1180,10 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
         elif service == "inventory":
             inv(w, st, "info", "inventory starting", version=ver, grpc=":9090")
         elif service == "gds-adapter":
-            gd(w, st, "INFO", "GdsAdapterApplication", f"Started GdsAdapterApplication v{ver}", thread="main")
-        k8s_ev(
-            w,
-            tt + timedelta(seconds=40),
-            "Normal",
-            "Killing",
-            f"pod/{pod(w, service, t - timedelta(seconds=1))}",
-            f"Stopping container {service}",
-        )
+            gd(w, st, "INFO", "GdsAdapterApplication", f"Started GdsAdapterApplication v{ver}",
+               thread="main")
+        k8s_ev(w, tt + timedelta(seconds=40), "Normal", "Killing",
+               f"pod/{pod(w, service, t - timedelta(seconds=1))}", f"Stopping container {service}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1995,423 +1193,193 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
 
 def inc_seat(w: World) -> None:
     a, b = SEAT_OOM
-    inv(
-        w,
-        b + timedelta(seconds=3),
-        "info",
-        "seat hold writes recovered",
-        store="seat-holds",
-        failed_since=loc(a).strftime("%H:%M:%S"),
-    )
-    k8s_ev(
-        w,
-        b - timedelta(seconds=20),
-        "Normal",
-        "ConfigMapUpdated",
-        "configmap/redis-seat-config",
-        "maxmemory 8gb (was 4gb) applied with CONFIG SET by redis-operator",
-        ns="aero-data",
-    )
+    inv(w, b + timedelta(seconds=3), "info", "seat hold writes recovered", store="seat-holds",
+        failed_since=loc(a).strftime("%H:%M:%S"))
+    k8s_ev(w, b - timedelta(seconds=20), "Normal", "ConfigMapUpdated", "configmap/redis-seat-config",
+           "maxmemory 8gb (was 4gb) applied with CONFIG SET by redis-operator", ns="aero-data")
 
 
 def inc_es(w: World) -> None:
     a, b = ES_HEAP
     t = at(0, 10, 1, 50)
     agg = (
-        'source[{"size":0,"aggs":{"route_day":{"terms":{"field":"route_key","size":100000},'
-        '"aggs":{"by_day":{"date_histogram":{"field":"dep_date","calendar_interval":"day"},"aggs":{"min_fare":{"min":{"field":"fare_eur"}}}}}}}}]'
+        'source[{"size":0,"aggs":{"route_day":{"terms":{"field":"route_key","size":100000},"aggs":{"by_day":{"date_histogram":{"field":"dep_date","calendar_interval":"day"},"aggs":{"min_fare":{"min":{"field":"fare_eur"}}}}}}}}]'
     )
     while t < b - timedelta(minutes=2):
         took = w.ri(38000, 61000)
-        es(
-            w,
-            t,
-            "WARN",
-            "i.s.s.query",
-            "es-data-2",
-            f"[fares-2026.02][3] took[{took / 1000:.1f}s], took_millis[{took}], total_hits[10000+ hits], "
-            f"search_type[QUERY_THEN_FETCH], total_shards[6], {agg}, id[fare-insights-grafana]",
-        )
+        es(w, t, "WARN", "i.s.s.query", "es-data-2",
+           f"[fares-2026.02][3] took[{took / 1000:.1f}s], took_millis[{took}], total_hits[10000+ hits], "
+           f"search_type[QUERY_THEN_FETCH], total_shards[6], {agg}, id[fare-insights-grafana]")
         t += timedelta(seconds=w.ri(90, 150))
     t, n, tot = a, 88, 60.0
     while t < b:
         d = w.ri(48, 95) / 10
         tot += d
         n += 1
-        es(
-            w,
-            t,
-            "WARN",
-            "o.e.m.j.JvmGcMonitorService",
-            "es-data-2",
-            f"[gc][old][{412233 + n * 9}][{n}] duration [{d}s], collections [1]/[{d + 0.4:.1f}s], total "
-            f"[{d}s]/[{tot / 60:.1f}m], memory [{w.ri(302, 309) / 10}gb]->[{w.ri(295, 301) / 10}gb]/[31gb], "
-            f"all_pools {{[young] [0b]->[0b]/[0b]}}{{[old] [30.1gb]->[29.7gb]/[31gb]}}",
-        )
-        es(
-            w,
-            t + timedelta(milliseconds=2),
-            "WARN",
-            "o.e.m.j.JvmGcMonitorService",
-            "es-data-2",
-            f"[gc][{412233 + n * 9}] overhead, spent [{d}s] collecting in the last [{d + 0.4:.1f}s]",
-        )
+        es(w, t, "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
+           f"[gc][old][{412233 + n * 9}][{n}] duration [{d}s], collections [1]/[{d + 0.4:.1f}s], total "
+           f"[{d}s]/[{tot / 60:.1f}m], memory [{w.ri(302, 309) / 10}gb]->[{w.ri(295, 301) / 10}gb]/[31gb], "
+           f"all_pools {{[young] [0b]->[0b]/[0b]}}{{[old] [30.1gb]->[29.7gb]/[31gb]}}")
+        es(w, t + timedelta(milliseconds=2), "WARN", "o.e.m.j.JvmGcMonitorService", "es-data-2",
+           f"[gc][{412233 + n * 9}] overhead, spent [{d}s] collecting in the last [{d + 0.4:.1f}s]")
         t += timedelta(seconds=w.ri(25, 55))
-    es(
-        w,
-        at(0, 10, 24, 11),
-        "INFO",
-        "o.e.c.s.MasterService",
-        "es-master-0",
-        "node-left[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} reason: followers "
-        "check retry count exceeded], term: 31, version: 88412, delta: removed {{es-data-2}}",
-    )
-    es(
-        w,
-        at(0, 10, 24, 12),
-        "WARN",
-        "o.e.c.r.a.AllocationService",
-        "es-master-0",
-        "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-2} reason: followers "
-        "check retry count exceeded]).",
-    )
-    es(
-        w,
-        at(0, 10, 27, 40),
-        "INFO",
-        "o.e.c.s.MasterService",
-        "es-master-0",
-        "node-join[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} join existing "
-        "leader], term: 31, version: 88419",
-    )
-    es(
-        w,
-        at(0, 10, 51, 30),
-        "INFO",
-        "o.e.t.TaskManager",
-        "es-data-2",
-        "cancelled task [pX0aR4YhQ2C7wq8b9vVt1g:91827731] (indices:data/read/search) on request of "
-        "[es-master-0]: by user request [l.meyer]",
-    )
-    es(
-        w,
-        at(0, 10, 58, 2),
-        "INFO",
-        "o.e.c.r.a.AllocationService",
-        "es-master-0",
-        "Cluster health status changed from [YELLOW] to [GREEN] (reason: [shards started "
-        "[[fares-2026.02][3]]]).",
-    )
+    es(w, at(0, 10, 24, 11), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-left[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} reason: followers "
+       "check retry count exceeded], term: 31, version: 88412, delta: removed {{es-data-2}}")
+    es(w, at(0, 10, 24, 12), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-2} reason: followers "
+       "check retry count exceeded]).")
+    es(w, at(0, 10, 27, 40), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-join[{es-data-2}{pX0aR4YhQ2C7wq8b9vVt1g}{10.42.9.12}{10.42.9.12:9300}{d} join existing "
+       "leader], term: 31, version: 88419")
+    es(w, at(0, 10, 51, 30), "INFO", "o.e.t.TaskManager", "es-data-2",
+       "cancelled task [pX0aR4YhQ2C7wq8b9vVt1g:91827731] (indices:data/read/search) on request of "
+       "[es-master-0]: by user request [l.meyer]")
+    es(w, at(0, 10, 58, 2), "INFO", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [YELLOW] to [GREEN] (reason: [shards started "
+       "[[fares-2026.02][3]]]).")
 
 
 def inc_edge(w: World) -> None:
     for t, ver in ((EDGE_TO[0], "2026-02-17T13:05:58Z-pr882"), (EDGE_TO[1], "2026-02-17T13:58:16Z-pr885")):
         for i, p in enumerate(["h2kqd", "r8wmn", "t4bzx"]):
             tt = t + timedelta(milliseconds=200 + i * 350)
-            w.emit(
-                tt,
-                "edge",
-                "INFO",
-                envoy_app(
-                    tt,
-                    "info",
-                    "upstream",
-                    "source/common/upstream/cds_api_helper.cc:32",
-                    "cds: add 0 cluster(s), remove 0 cluster(s)",
-                ),
-                pod=f"edge-5c7f9-{p}",
-                stream="envoy",
-            )
-            w.emit(
-                tt + timedelta(milliseconds=4),
-                "edge",
-                "INFO",
-                envoy_app(
-                    tt,
-                    "info",
-                    "config",
-                    "source/common/router/rds_impl.cc:191",
-                    f"rds: loaded new route configuration 'ingress_https' version {ver}",
-                ),
-                pod=f"edge-5c7f9-{p}",
-                stream="envoy",
-            )
+            w.emit(tt, "edge", "INFO",
+                   envoy_app(tt, "info", "upstream", "source/common/upstream/cds_api_helper.cc:32",
+                             "cds: add 0 cluster(s), remove 0 cluster(s)"),
+                   pod=f"edge-5c7f9-{p}", stream="envoy")
+            w.emit(tt + timedelta(milliseconds=4), "edge", "INFO",
+                   envoy_app(tt, "info", "config", "source/common/router/rds_impl.cc:191",
+                             f"rds: loaded new route configuration 'ingress_https' version {ver}"),
+                   pod=f"edge-5c7f9-{p}", stream="envoy")
 
 
 def inc_kafka(w: World) -> None:
     a, b = KAFKA3
-    k8s_ev(
-        w,
-        at(0, 18, 21, 38),
-        "Warning",
-        "Evicted",
-        "pod/kafka-3",
-        "The node was low on resource: memory. Threshold quantity: 100Mi, available: 81200Ki. Container "
-        "kafka was using 11874412Ki, request is 8Gi, has larger consumption of memory.",
-        ns="aero-data",
-    )
+    k8s_ev(w, at(0, 18, 21, 38), "Warning", "Evicted", "pod/kafka-3",
+           "The node was low on resource: memory. Threshold quantity: 100Mi, available: 81200Ki. Container "
+           "kafka was using 11874412Ki, request is 8Gi, has larger consumption of memory.", ns="aero-data")
     k8s_ev(
         w, at(0, 18, 21, 40), "Normal", "Killing", "pod/kafka-3", "Stopping container kafka", ns="aero-data"
     )
     t = at(0, 18, 22, 30)
     while t < at(0, 19, 7, 40):
         k8s_ev(
-            w,
-            t,
-            "Warning",
-            "FailedScheduling",
-            "pod/kafka-3",
+            w, t, "Warning", "FailedScheduling", "pod/kafka-3",
             "0/9 nodes are available: 3 node(s) had volume node affinity conflict, 6 Insufficient memory. "
             "preemption: 0/9 nodes are available: 3 Preemption is not helpful for scheduling, 6 No "
-            "preemption victims found for incoming pod.",
-            ns="aero-data",
+            "preemption victims found for incoming pod.", ns="aero-data",
         )
         t += timedelta(seconds=w.ri(240, 330))
-    k8s_ev(
-        w,
-        at(0, 19, 7, 40),
-        "Normal",
-        "TriggeredScaleUp",
-        "pod/kafka-3",
-        "pod triggered scale-up: "
-        "[{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/europe-west3-c/instanceGroups/"
-        "gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]",
-        ns="aero-data",
-    )
-    k8s_ev(
-        w,
-        at(0, 19, 9, 5),
-        "Normal",
-        "Scheduled",
-        "pod/kafka-3",
-        "Successfully assigned aero-data/kafka-3 to gke-aero-prod-np-data-c-7b2e",
-        ns="aero-data",
-    )
-    kf(
-        w,
-        a,
-        "INFO",
-        "[Controller id=1] Newly removed brokers: 3, deleted brokers: , bounced brokers: , all live "
-        "brokers: 1,2",
-        "kafka.controller.KafkaController",
-    )
+    k8s_ev(w, at(0, 19, 7, 40), "Normal", "TriggeredScaleUp", "pod/kafka-3",
+           "pod triggered scale-up: [{https://www.googleapis.com/compute/v1/projects/aero-prod/zones/"
+           "europe-west3-c/instanceGroups/gke-aero-prod-np-data-c-grp 2->3 (max: 4)}]", ns="aero-data")
+    k8s_ev(w, at(0, 19, 9, 5), "Normal", "Scheduled", "pod/kafka-3",
+           "Successfully assigned aero-data/kafka-3 to gke-aero-prod-np-data-c-7b2e", ns="aero-data")
+    kf(w, a, "INFO",
+       "[Controller id=1] Newly removed brokers: 3, deleted brokers: , bounced brokers: , all live "
+       "brokers: 1,2", "kafka.controller.KafkaController")
     for part in (1, 2, 4, 5):
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w,
-            a + timedelta(milliseconds=300 + part * 40),
-            "INFO",
-            f"[Partition checkin.events-{part} broker={leader}] Shrinking ISR from {leader},3 to {leader}. "
-            f"Leader: (highWatermark: {w.ri(880000, 990000)}, endOffset: {w.ri(990001, 990100)}). Out of "
-            f"sync replicas: (brokerId: 3, endOffset: {w.ri(880000, 880100)}).",
-            "kafka.cluster.Partition",
-            leader,
-        )
+        kf(w, a + timedelta(milliseconds=300 + part * 40), "INFO",
+           f"[Partition checkin.events-{part} broker={leader}] Shrinking ISR from {leader},3 to {leader}. "
+           f"Leader: (highWatermark: {w.ri(880000, 990000)}, endOffset: {w.ri(990001, 990100)}). Out of "
+           f"sync replicas: (brokerId: 3, endOffset: {w.ri(880000, 880100)}).", "kafka.cluster.Partition",
+           leader)
     t = a + timedelta(seconds=20)
     while t < b:
         part = w.pick([1, 2, 4, 5])
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w,
-            t,
-            "ERROR",
-            f"[ReplicaManager broker={leader}] Error processing append operation on partition "
-            f"checkin.events-{part}\n"
-            "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR "
-            f"Set({leader}) is insufficient to satisfy the min.isr requirement of 2 for partition "
-            f"checkin.events-{part}",
-            "kafka.server.ReplicaManager",
-            leader,
-        )
+        kf(w, t, "ERROR",
+           f"[ReplicaManager broker={leader}] Error processing append operation on partition "
+           f"checkin.events-{part}\n"
+           "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR "
+           f"Set({leader}) is insufficient to satisfy the min.isr requirement of 2 for partition "
+           f"checkin.events-{part}", "kafka.server.ReplicaManager", leader)
         t += timedelta(seconds=w.ri(20, 80))
     for part in (1, 2, 4, 5):
         leader = 1 if part in (1, 4) else 2
-        kf(
-            w,
-            b + timedelta(milliseconds=part * 300),
-            "INFO",
-            f"[Partition checkin.events-{part} broker={leader}] ISR updated to {leader},3 and version "
-            f"updated to {w.ri(40, 60)}",
-            "kafka.cluster.Partition",
-            leader,
-        )
+        kf(w, b + timedelta(milliseconds=part * 300), "INFO",
+           f"[Partition checkin.events-{part} broker={leader}] ISR updated to {leader},3 and version "
+           f"updated to {w.ri(40, 60)}", "kafka.cluster.Partition", leader)
     kf(w, b - timedelta(seconds=20), "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer", 3)
 
 
 def inc_wal(w: World) -> None:
     a, b = WAL_FULL
-    kf(
-        w,
-        CDC_DEAD - timedelta(milliseconds=400),
-        "ERROR",
-        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: \n"
-        "org.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
-        "serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
-        "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask",
-        component="connect",
-    )
-    kf(
-        w,
-        CDC_DEAD,
-        "ERROR",
-        "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} Task threw an uncaught and unrecoverable "
-        "exception. Task is being killed and will not recover until manually restarted",
-        "org.apache.kafka.connect.runtime.WorkerTask",
-        component="connect",
-    )
+    kf(w, CDC_DEAD - timedelta(milliseconds=400), "ERROR",
+       "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} failed to send record to cdc.reservations.pnr: "
+       "\norg.apache.kafka.common.errors.RecordTooLargeException: The message is 1348215 bytes when "
+       "serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
+       "org.apache.kafka.connect.runtime.AbstractWorkerSourceTask", component="connect")
+    kf(w, CDC_DEAD, "ERROR",
+       "[pnr-cdc|task-0] WorkerSourceTask{id=pnr-cdc-0} Task threw an uncaught and unrecoverable "
+       "exception. Task is being killed and will not recover until manually restarted",
+       "org.apache.kafka.connect.runtime.WorkerTask", component="connect")
     pid = 40112
-    pg(
-        w,
-        CDC_DEAD + timedelta(milliseconds=900),
-        "pg-res",
-        pid,
-        "debezium@reservations",
-        "LOG",
-        "could not receive data from client: Connection reset by peer",
-    )
-    pg(
-        w,
-        CDC_DEAD + timedelta(milliseconds=901),
-        "pg-res",
-        pid,
-        "debezium@reservations",
-        "CONTEXT",
-        'slot "pnr_cdc", output plugin "pgoutput", in the change callback, associated LSN 3A/9F0012C8',
-    )
-    pg(
-        w,
-        CDC_DEAD + timedelta(milliseconds=903),
-        "pg-res",
-        pid,
-        "debezium@reservations",
-        "LOG",
-        "unexpected EOF on standby connection",
-    )
+    pg(w, CDC_DEAD + timedelta(milliseconds=900), "pg-res", pid, "debezium@reservations", "LOG",
+       "could not receive data from client: Connection reset by peer")
+    pg(w, CDC_DEAD + timedelta(milliseconds=901), "pg-res", pid, "debezium@reservations", "CONTEXT",
+       'slot "pnr_cdc", output plugin "pgoutput", in the change callback, associated LSN 3A/9F0012C8')
+    pg(w, CDC_DEAD + timedelta(milliseconds=903), "pg-res", pid, "debezium@reservations", "LOG",
+       "unexpected EOF on standby connection")
     # the volume fills silently; then postgres cannot write WAL
-    pg(
-        w,
-        a,
-        "pg-res",
-        71,
-        "",
-        "PANIC",
-        'could not write to file "pg_wal/xlogtemp.71": No space left on device',
-    )
-    pg(
-        w,
-        a + timedelta(milliseconds=90),
-        "pg-res",
-        1,
-        "",
-        "LOG",
-        "WAL writer process (PID 71) was terminated by signal 6: Aborted",
-    )
-    pg(
-        w,
-        a + timedelta(milliseconds=92),
-        "pg-res",
-        1,
-        "",
-        "LOG",
-        "terminating any other active server processes",
-    )
+    pg(w, a, "pg-res", 71, "", "PANIC",
+       'could not write to file "pg_wal/xlogtemp.71": No space left on device')
+    pg(w, a + timedelta(milliseconds=90), "pg-res", 1, "", "LOG",
+       "WAL writer process (PID 71) was terminated by signal 6: Aborted")
+    pg(w, a + timedelta(milliseconds=92), "pg-res", 1, "", "LOG",
+       "terminating any other active server processes")
     t = a + timedelta(seconds=3)
     n = 0
     while t < b:
         n += 1
         spid = 45000 + n * 17
-        pg(
-            w,
-            t,
-            "pg-res",
-            spid,
-            "",
-            "LOG",
-            "database system was interrupted; last known up at 2026-02-18 06:44:12 CET",
-        )
+        pg(w, t, "pg-res", spid, "", "LOG",
+           "database system was interrupted; last known up at 2026-02-18 06:44:12 CET")
         pg(w, t + timedelta(seconds=1), "pg-res", spid, "", "LOG", f"redo starts at 3B/{w.ri(10, 99)}0A2E8")
         cycle = w.ri(70, 110)
         for _ in range(w.ri(8, 22)):
             ct = t + timedelta(seconds=w.r() * cycle)
             who = w.pick(
-                ["booking@reservations", "booking@reservations", "payments@payments", "debezium@reservations"]
+                ["booking@reservations", "booking@reservations", "payments@payments",
+                 "debezium@reservations"]
             )
             pg(w, ct, "pg-res", w.newpid(), who, "FATAL", "the database system is in recovery mode")
         pt = t + timedelta(seconds=cycle - 2)
         if pt >= b:
             break
-        pg(
-            w,
-            pt,
-            "pg-res",
-            spid,
-            "",
-            "PANIC",
-            f'could not write to file "pg_wal/xlogtemp.{spid}": No space left on device',
-        )
-        pg(
-            w,
-            pt + timedelta(milliseconds=50),
-            "pg-res",
-            1,
-            "",
-            "LOG",
-            f"startup process (PID {spid}) was terminated by signal 6: Aborted",
-        )
+        pg(w, pt, "pg-res", spid, "", "PANIC",
+           f'could not write to file "pg_wal/xlogtemp.{spid}": No space left on device')
+        pg(w, pt + timedelta(milliseconds=50), "pg-res", 1, "", "LOG",
+           f"startup process (PID {spid}) was terminated by signal 6: Aborted")
         t = pt + timedelta(seconds=3)
-    k8s_ev(
-        w,
-        at(1, 7, 19, 2),
-        "Normal",
-        "FileSystemResizeSuccessful",
-        "pod/pg-res-0",
-        'MountVolume.NodeExpandVolume succeeded for volume "pvc-6a1f0c2e-res-data" pg-res-0',
-        ns="aero-data",
-    )
+    k8s_ev(w, at(1, 7, 19, 2), "Normal", "FileSystemResizeSuccessful", "pod/pg-res-0",
+           'MountVolume.NodeExpandVolume succeeded for volume "pvc-6a1f0c2e-res-data" pg-res-0',
+           ns="aero-data")
     pg(w, b, "pg-res", 1, "", "LOG", "database system is ready to accept connections")
-    pg(
-        w,
-        at(1, 7, 24, 5),
-        "pg-res",
-        w.newpid(),
-        "dba@reservations",
-        "LOG",
-        "statement: SELECT pg_drop_replication_slot('pnr_cdc');",
-    )
+    pg(w, at(1, 7, 24, 5), "pg-res", w.newpid(), "dba@reservations", "LOG",
+       "statement: SELECT pg_drop_replication_slot('pnr_cdc');")
     pg(w, at(1, 7, 44, 10), "pg-res", 1, "", "LOG", 'parameter "max_slot_wal_keep_size" changed to "20GB"')
-    kf(
-        w,
-        at(1, 7, 40, 12),
-        "INFO",
-        '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  LOGICAL '
-        "pgoutput",
-        "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
-        component="connect",
-    )
+    kf(w, at(1, 7, 40, 12), "INFO",
+       '[pnr-cdc|task-0] Creating replication slot with command CREATE_REPLICATION_SLOT "pnr_cdc"  LOGICAL '
+       "pgoutput", "io.debezium.connector.postgresql.connection.PostgresReplicationConnection",
+       component="connect")
     # booking while pg-res is gone
     t = a + timedelta(seconds=1)
     while t < b + timedelta(seconds=20):
         tid = w.hexid(16)
         if w.r() < 0.5:
-            bk(
-                w,
-                t,
-                "ERROR",
-                "web.GlobalExceptionHandler",
-                f"POST /v3/orders failed: Could not open JPA EntityManager for transaction (trace {tid})",
-                stack_trace="org.springframework.transaction.CannotCreateTransactionException: Could not "
-                "open JPA EntityManager for transaction\n"
-                "Caused by: org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC "
-                "Connection\n"
-                "Caused by: org.postgresql.util.PSQLException: FATAL: the database system is in recovery "
-                "mode",
-            )
+            bk(w, t, "ERROR", "web.GlobalExceptionHandler",
+               f"POST /v3/orders failed: Could not open JPA EntityManager for transaction (trace {tid})",
+               stack_trace="org.springframework.transaction.CannotCreateTransactionException: Could not "
+                           "open JPA EntityManager for transaction\nCaused by: "
+                           "org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC "
+                           "Connection\nCaused by: org.postgresql.util.PSQLException: FATAL: the database "
+                           "system is in recovery mode")
         else:
             bk(
-                w,
-                t,
-                "WARN",
-                "db.PoolHealth",
+                w, t, "WARN", "db.PoolHealth",
                 "HikariPool-1 - Failed to validate connection org.postgresql.jdbc.PgConnection@"
                 + w.hexid(8)
                 + " (This connection has been closed.). Possibly consider using a shorter maxLifetime value.",
@@ -2421,417 +1389,179 @@ def inc_wal(w: World) -> None:
 
 def inc_fx(w: World) -> None:
     b = FX_V2[1]
-    se(
-        w,
-        b + timedelta(seconds=10),
-        "INFO",
-        "search.fares.fx",
-        "fx rates refresh: 34 currencies loaded (key fx:rates:v1)",
-    )
+    se(w, b + timedelta(seconds=10), "INFO", "search.fares.fx",
+       "fx rates refresh: 34 currencies loaded (key fx:rates:v1)")
 
 
 def inc_v214(w: World) -> None:
     a, b = V214
-    k8s_ev(
-        w,
-        a - timedelta(seconds=14),
-        "Normal",
-        "SuccessfulCreate",
-        "job/booking-db-migrate-v214",
-        "Created pod: booking-db-migrate-v214-q8x2c",
-        ns="aero-batch",
-    )
-    pg(
-        w,
-        a,
-        "pg-res",
-        47002,
-        "flyway_booking@reservations",
-        "LOG",
-        "statement: CREATE INDEX passenger_email_idx ON public.passenger USING btree (lower(email::text));",
-    )
+    k8s_ev(w, a - timedelta(seconds=14), "Normal", "SuccessfulCreate", "job/booking-db-migrate-v214",
+           "Created pod: booking-db-migrate-v214-q8x2c", ns="aero-batch")
+    pg(w, a, "pg-res", 47002, "flyway_booking@reservations", "LOG",
+       "statement: CREATE INDEX passenger_email_idx ON public.passenger USING btree (lower(email::text));")
     t = a + timedelta(seconds=2)
     while t < b:
         pid = w.newpid()
         waiting = w.ri(12, 140)
-        pg(
-            w,
-            t,
-            "pg-res",
-            pid,
-            "booking@reservations",
-            "LOG",
-            f"process {pid} still waiting for RowExclusiveLock on relation 16502 of database 16401 after "
-            f"1000.{w.ri(100, 999)} ms",
-        )
-        pg(
-            w,
-            t,
-            "pg-res",
-            pid,
-            "booking@reservations",
-            "DETAIL",
-            f"Process holding the lock: 47002. Wait queue: {pid}, {pid + 3}, {pid + 9} and {waiting} more.",
-        )
-        pg(
-            w,
-            t,
-            "pg-res",
-            pid,
-            "booking@reservations",
-            "STATEMENT",
-            "insert into passenger (created_at, dob, email, first_name, last_name, pnr_id, id) values ($1, "
-            "$2, $3, $4, $5, $6, $7)",
-        )
+        pg(w, t, "pg-res", pid, "booking@reservations", "LOG",
+           f"process {pid} still waiting for RowExclusiveLock on relation 16502 of database 16401 after "
+           f"1000.{w.ri(100, 999)} ms")
+        pg(w, t, "pg-res", pid, "booking@reservations", "DETAIL",
+           f"Process holding the lock: 47002. Wait queue: {pid}, {pid + 3}, {pid + 9} and {waiting} more.")
+        pg(w, t, "pg-res", pid, "booking@reservations", "STATEMENT",
+           "insert into passenger (created_at, dob, email, first_name, last_name, pnr_id, id) values ($1, "
+           "$2, $3, $4, $5, $6, $7)")
         t += timedelta(seconds=w.ri(10, 35))
-    pg(
-        w,
-        b - timedelta(milliseconds=50),
-        "pg-res",
-        47002,
-        "flyway_booking@reservations",
-        "LOG",
-        "duration: 2661869.702 ms  statement: CREATE INDEX passenger_email_idx ON public.passenger USING "
-        "btree (lower(email::text));",
-    )
+    pg(w, b - timedelta(milliseconds=50), "pg-res", 47002, "flyway_booking@reservations", "LOG",
+       "duration: 2661869.702 ms  statement: CREATE INDEX passenger_email_idx ON public.passenger USING "
+       "btree (lower(email::text));")
     k8s_ev(
-        w,
-        b + timedelta(seconds=3),
-        "Normal",
-        "Completed",
-        "job/booking-db-migrate-v214",
-        "Job completed",
+        w, b + timedelta(seconds=3), "Normal", "Completed", "job/booking-db-migrate-v214", "Job completed",
         ns="aero-batch",
     )
     t = a + timedelta(seconds=31)
     while t < b:
         if w.r() < 0.6:
-            bk(
-                w,
-                t,
-                "ERROR",
-                "order.ConfirmService",
-                f"Order {w.order()} confirm failed: HikariPool-1 - Connection is not available, request "
-                "timed out after 30000ms.",
-            )
+            bk(w, t, "ERROR", "order.ConfirmService",
+               f"Order {w.order()} confirm failed: HikariPool-1 - Connection is not available, request "
+               "timed out after 30000ms.")
         else:
-            bk(
-                w,
-                t,
-                "WARN",
-                "db.PoolHealth",
-                f"HikariPool-1 - Pool stats (total=40, active=40, idle=0, waiting={w.ri(20, 95)})",
-                thread="HikariPool-1 housekeeper",
-            )
+            bk(w, t, "WARN", "db.PoolHealth",
+               f"HikariPool-1 - Pool stats (total=40, active=40, idle=0, waiting={w.ri(20, 95)})",
+               thread="HikariPool-1 housekeeper")
         t += timedelta(seconds=w.ri(4, 18))
 
 
 def inc_gds(w: World) -> None:
     a, b = GDS_CERT
-    k8s_ev(
-        w,
-        at(1, 17, 5, 40),
-        "Normal",
-        "SecretUpdated",
-        "secret/gds-client-cert",
-        "updated by external-secrets (vault path aero/gds/client-2027)",
-    )
+    k8s_ev(w, at(1, 17, 5, 40), "Normal", "SecretUpdated", "secret/gds-client-cert",
+           "updated by external-secrets (vault path aero/gds/client-2027)")
     for i in range(2):
         p = f"gds-adapter-6c9d8f{'kq' if i else 'zt'}-{w.pick(['b7x2p', 'm4n8c'])}"
-        k8s_ev(
-            w,
-            at(1, 17, 6, 0) + timedelta(seconds=i * 40),
-            "Normal",
-            "Killing",
-            f"pod/{p}",
-            "Stopping container gds-adapter (kubectl rollout restart)",
-        )
-    gd(
-        w,
-        at(1, 17, 6, 50),
-        "INFO",
-        "security.KeystoreWatcher",
-        "Loaded client certificate 'aero-prod-ws' (/etc/gds/client.p12), notAfter=2027-02-18T15:20:00Z",
-        thread="main",
-    )
-    gd(
-        w,
-        b,
-        "INFO",
-        "session.SessionPool",
-        "pool stats: 12/60 sessions available, 0 waiting (warming)",
-        thread="pool-monitor",
-    )
+        k8s_ev(w, at(1, 17, 6, 0) + timedelta(seconds=i * 40), "Normal", "Killing", f"pod/{p}",
+               "Stopping container gds-adapter (kubectl rollout restart)")
+    gd(w, at(1, 17, 6, 50), "INFO", "security.KeystoreWatcher",
+       "Loaded client certificate 'aero-prod-ws' (/etc/gds/client.p12), notAfter=2027-02-18T15:20:00Z",
+       thread="main")
+    gd(w, b, "INFO", "session.SessionPool", "pool stats: 12/60 sessions available, 0 waiting (warming)",
+       thread="pool-monitor")
     t = a + timedelta(minutes=9)
     while t < b:
         x = w.r()
         if x < 0.5:
-            bk(
-                w,
-                t,
-                "ERROR",
-                "gds.PnrSyncService",
-                f"PNR {w.pnr()} sync to GDS failed: 503 from gds-adapter (no session available), will retry",
-                thread=f"pnr-sync-{w.ri(1, 8)}",
-            )
+            bk(w, t, "ERROR", "gds.PnrSyncService",
+               f"PNR {w.pnr()} sync to GDS failed: 503 from gds-adapter (no session available), will retry",
+               thread=f"pnr-sync-{w.ri(1, 8)}")
         elif x < 0.75:
-            bk(
-                w,
-                t,
-                "WARN",
-                "gds.AvailabilityClient",
-                "GDS availability call timed out after 20 s, falling back to cached inventory",
-            )
+            bk(w, t, "WARN", "gds.AvailabilityClient",
+               "GDS availability call timed out after 20 s, falling back to cached inventory")
         else:
-            ck(
-                w,
-                t,
-                "ERROR",
-                "d.a.checkin.pnr.PnrRetrieveService",
-                f"Cannot retrieve PNR {w.pnr()} from GDS: 503 Service Unavailable (gds-adapter)",
-            )
+            ck(w, t, "ERROR", "d.a.checkin.pnr.PnrRetrieveService",
+               f"Cannot retrieve PNR {w.pnr()} from GDS: 503 Service Unavailable (gds-adapter)")
         t += timedelta(seconds=w.ri(8, 30))
 
 
-NODES_B = [
-    "gke-aero-prod-np-app-b-3f1c",
-    "gke-aero-prod-np-app-b-8d02",
-    "gke-aero-prod-np-app-b-c47a",
-    "gke-aero-prod-np-data-b-19e5",
-]
+NODES_B = ["gke-aero-prod-np-app-b-3f1c", "gke-aero-prod-np-app-b-8d02", "gke-aero-prod-np-app-b-c47a",
+           "gke-aero-prod-np-data-b-19e5"]
 
 
 def inc_zone(w: World) -> None:
     a, b = ZONE_B
     for i, n in enumerate(NODES_B):
-        k8s_ev(
-            w,
-            a + timedelta(seconds=i * 2),
-            "Normal",
-            "NodeNotReady",
-            f"node/{n}",
-            f"Node {n} status is now: NodeNotReady",
-            ns="default",
-        )
+        k8s_ev(w, a + timedelta(seconds=i * 2), "Normal", "NodeNotReady", f"node/{n}",
+               f"Node {n} status is now: NodeNotReady", ns="default")
     k8s_ev(
-        w,
-        a + timedelta(seconds=9),
-        "Normal",
-        "ZoneStateChanged",
-        "node-lifecycle-controller",
-        "Controller detected that zone europe-west3-b is now in state PartialDisruption.",
-        ns="kube-system",
+        w, a + timedelta(seconds=9), "Normal", "ZoneStateChanged", "node-lifecycle-controller",
+        "Controller detected that zone europe-west3-b is now in state PartialDisruption.", ns="kube-system",
     )
     for svc in ("booking", "checkin", "search", "payments"):
-        k8s_ev(
-            w,
-            a + timedelta(seconds=w.ri(40, 60)),
-            "Warning",
-            "NodeNotReady",
-            f"pod/{pod(w, svc, a)}",
-            "Node is not ready",
-        )
-    k8s_ev(
-        w,
-        a + timedelta(seconds=55),
-        "Warning",
-        "NodeNotReady",
-        "pod/es-data-3",
-        "Node is not ready",
-        ns="aero-data",
-    )
-    k8s_ev(
-        w,
-        a + timedelta(seconds=56),
-        "Warning",
-        "NodeNotReady",
-        "pod/kafka-2",
-        "Node is not ready",
-        ns="aero-data",
-    )
+        k8s_ev(w, a + timedelta(seconds=w.ri(40, 60)), "Warning", "NodeNotReady", f"pod/{pod(w, svc, a)}",
+               "Node is not ready")
+    k8s_ev(w, a + timedelta(seconds=55), "Warning", "NodeNotReady", "pod/es-data-3", "Node is not ready",
+           ns="aero-data")
+    k8s_ev(w, a + timedelta(seconds=56), "Warning", "NodeNotReady", "pod/kafka-2", "Node is not ready",
+           ns="aero-data")
     t = a + timedelta(minutes=5, seconds=10)
     for svc in ("booking", "checkin", "search", "payments", "inventory", "notify"):
-        k8s_ev(
-            w,
-            t + timedelta(seconds=w.ri(0, 20)),
-            "Warning",
-            "TaintManagerEviction",
-            f"pod/{pod(w, svc, a)}",
-            "Marking for deletion Pod aero-app/" + pod(w, svc, a),
-        )
+        k8s_ev(w, t + timedelta(seconds=w.ri(0, 20)), "Warning", "TaintManagerEviction",
+               f"pod/{pod(w, svc, a)}", "Marking for deletion Pod aero-app/" + pod(w, svc, a))
     t = a + timedelta(minutes=6)
     while t < b:
         svc = w.pick(["booking", "checkin", "search", "payments", "inventory"])
         k8s_ev(
-            w,
-            t,
-            "Warning",
-            "FailedScheduling",
-            f"pod/{svc}-{w.hexid(9)}-{w.hexid(5)}",
+            w, t, "Warning", "FailedScheduling", f"pod/{svc}-{w.hexid(9)}-{w.hexid(5)}",
             "0/12 nodes are available: 4 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, "
             "8 Insufficient cpu. preemption: 0/12 nodes are available: 4 Preemption is not helpful for "
             "scheduling, 8 No preemption victims found for incoming pod.",
         )
         t += timedelta(seconds=w.ri(30, 90))
     for i, n in enumerate(NODES_B):
-        k8s_ev(
-            w,
-            b + timedelta(seconds=i * 3),
-            "Normal",
-            "NodeReady",
-            f"node/{n}",
-            f"Node {n} status is now: NodeReady",
-            ns="default",
-        )
-    k8s_ev(
-        w,
-        b + timedelta(seconds=15),
-        "Normal",
-        "ZoneStateChanged",
-        "node-lifecycle-controller",
-        "Controller detected that zone europe-west3-b is now in state Normal.",
-        ns="kube-system",
-    )
+        k8s_ev(w, b + timedelta(seconds=i * 3), "Normal", "NodeReady", f"node/{n}",
+               f"Node {n} status is now: NodeReady", ns="default")
+    k8s_ev(w, b + timedelta(seconds=15), "Normal", "ZoneStateChanged", "node-lifecycle-controller",
+           "Controller detected that zone europe-west3-b is now in state Normal.", ns="kube-system")
     # the data plane
+    w.emit(a + timedelta(seconds=4), "redis", "WARN",
+           redisline(a + timedelta(seconds=4), "X", "#", "+sdown master aero-session 10.42.7.61 6379"),
+           instance="redis-session-sentinel", pod="redis-session-sentinel-0")
+    w.emit(a + timedelta(seconds=6), "redis", "WARN",
+           redisline(
+               a + timedelta(seconds=6), "X", "#", "+odown master aero-session 10.42.7.61 6379 #quorum 2/2"
+           ),
+           instance="redis-session-sentinel", pod="redis-session-sentinel-0")
     w.emit(
-        a + timedelta(seconds=4),
-        "redis",
-        "WARN",
-        redisline(a + timedelta(seconds=4), "X", "#", "+sdown master aero-session 10.42.7.61 6379"),
-        instance="redis-session-sentinel",
-        pod="redis-session-sentinel-0",
-    )
-    w.emit(
-        a + timedelta(seconds=6),
-        "redis",
-        "WARN",
+        a + timedelta(seconds=12), "redis", "INFO",
         redisline(
-            a + timedelta(seconds=6), "X", "#", "+odown master aero-session 10.42.7.61 6379 #quorum 2/2"
+            a + timedelta(seconds=12), "X", "#",
+            "+switch-master aero-session 10.42.7.61 6379 10.42.4.61 6379"
         ),
-        instance="redis-session-sentinel",
-        pod="redis-session-sentinel-0",
+        instance="redis-session-sentinel", pod="redis-session-sentinel-0",
     )
-    w.emit(
-        a + timedelta(seconds=12),
-        "redis",
-        "INFO",
-        redisline(
-            a + timedelta(seconds=12), "X", "#", "+switch-master aero-session 10.42.7.61 6379 10.42.4.61 6379"
-        ),
-        instance="redis-session-sentinel",
-        pod="redis-session-sentinel-0",
-    )
-    kf(
-        w,
-        a + timedelta(seconds=31),
-        "INFO",
-        "[Controller id=1] Newly removed brokers: 2, deleted brokers: , bounced brokers: , all live "
-        "brokers: 1,3",
-        "kafka.controller.KafkaController",
-    )
-    es(
-        w,
-        a + timedelta(seconds=33),
-        "INFO",
-        "o.e.c.s.MasterService",
-        "es-master-0",
-        "node-left[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} reason: "
-        "disconnected], term: 31, version: 90117, delta: removed {{es-data-3}}",
-    )
-    es(
-        w,
-        a + timedelta(seconds=34),
-        "WARN",
-        "o.e.c.r.a.AllocationService",
-        "es-master-0",
-        "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-3} reason: "
-        "disconnected]).",
-    )
+    kf(w, a + timedelta(seconds=31), "INFO",
+       "[Controller id=1] Newly removed brokers: 2, deleted brokers: , bounced brokers: , all live "
+       "brokers: 1,3", "kafka.controller.KafkaController")
+    es(w, a + timedelta(seconds=33), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-left[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} reason: "
+       "disconnected], term: 31, version: 90117, delta: removed {{es-data-3}}")
+    es(w, a + timedelta(seconds=34), "WARN", "o.e.c.r.a.AllocationService", "es-master-0",
+       "Cluster health status changed from [GREEN] to [YELLOW] (reason: [{es-data-3} reason: "
+       "disconnected]).")
     kf(w, b + timedelta(seconds=50), "INFO", "[KafkaServer id=2] started", "kafka.server.KafkaServer", 2)
-    es(
-        w,
-        b + timedelta(seconds=70),
-        "INFO",
-        "o.e.c.s.MasterService",
-        "es-master-0",
-        "node-join[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} join existing "
-        "leader], term: 31, version: 90144",
-    )
+    es(w, b + timedelta(seconds=70), "INFO", "o.e.c.s.MasterService", "es-master-0",
+       "node-join[{es-data-3}{b8Qe1ZtRR0u6Hk2m3XgYcA}{10.42.7.80}{10.42.7.80:9300}{d} join existing "
+       "leader], term: 31, version: 90144")
     t = a + timedelta(seconds=2)
     while t < b:
         x = w.r()
         ip = w.pick(sorted(ZONE_B_IPS))
         if x < 0.2:
-            w.emit(
-                t,
-                "edge",
-                "WARN",
-                envoy_app(
-                    t,
-                    "warning",
-                    "hc",
-                    "source/common/upstream/health_checker_impl.cc:389",
-                    f"health check failed for host {ip}:8080 (timeout), ejecting",
-                ),
-                pod="edge-5c7f9-h2kqd",
-                stream="envoy",
-            )
+            w.emit(t, "edge", "WARN",
+                   envoy_app(t, "warning", "hc", "source/common/upstream/health_checker_impl.cc:389",
+                             f"health check failed for host {ip}:8080 (timeout), ejecting"),
+                   pod="edge-5c7f9-h2kqd", stream="envoy")
         elif x < 0.4:
-            bk(
-                w,
-                t,
-                "ERROR",
-                "inventory.InventoryGrpcClient",
-                "UNAVAILABLE: io exception calling inventory.aero-app.svc.cluster.local:9090 (Connection "
-                "timed out: /10.42.6.21:9090)",
-            )
+            bk(w, t, "ERROR", "inventory.InventoryGrpcClient",
+               "UNAVAILABLE: io exception calling inventory.aero-app.svc.cluster.local:9090 (Connection "
+               "timed out: /10.42.6.21:9090)")
         elif x < 0.55:
-            ck(
-                w,
-                t,
-                "ERROR",
-                "d.a.checkin.finalize.FinalizeService",
-                f"Check-in finalisation failed for PNR {w.pnr()}: Timeout expired after 5000ms while "
-                "awaiting InitProducerId",
-            )
+            ck(w, t, "ERROR", "d.a.checkin.finalize.FinalizeService",
+               f"Check-in finalisation failed for PNR {w.pnr()}: Timeout expired after 5000ms while "
+               "awaiting InitProducerId")
         elif x < 0.7:
-            se(
-                w,
-                t,
-                "ERROR",
-                "search.api.flights",
-                "flight search failed: ConnectionError(<urllib3.connection.HTTPConnection object>: Failed "
-                "to establish a new connection: [Errno 113] No route to host) caused by: "
-                "NewConnectionError(10.42.7.80:9200)",
-            )
+            se(w, t, "ERROR", "search.api.flights",
+               "flight search failed: ConnectionError(<urllib3.connection.HTTPConnection object>: Failed "
+               "to establish a new connection: [Errno 113] No route to host) caused by: "
+               "NewConnectionError(10.42.7.80:9200)")
         elif x < 0.8:
-            pay(
-                w,
-                t,
-                50,
-                "authorize failed: upstream timeout",
+            pay(w, t, 50, "authorize failed: upstream timeout",
                 err={"type": "TimeoutError", "message": "timeout of 10000ms exceeded"},
-                reqId=f"req-{w.hexid(10)}",
-            )
+                reqId=f"req-{w.hexid(10)}")
         elif x < 0.9:
-            inv(
-                w,
-                t,
-                "error",
-                "gds call failed",
-                err="context deadline exceeded",
-                target="gds-adapter.aero-app.svc.cluster.local:8081",
-            )
+            inv(w, t, "error", "gds call failed", err="context deadline exceeded",
+                target="gds-adapter.aero-app.svc.cluster.local:8081")
         else:
-            nt(
-                w,
-                t,
-                "error",
-                "consumer/group.go:131",
-                "kafka fetch failed",
-                error="dial tcp 10.42.7.90:9092: i/o timeout",
-                group="notify-push",
-            )
+            nt(w, t, "error", "consumer/group.go:131", "kafka fetch failed",
+               error="dial tcp 10.42.7.90:9092: i/o timeout", group="notify-push")
         t += timedelta(seconds=w.ri(2, 9))
 
 
@@ -2839,103 +1569,53 @@ def inc_wrap(w: World) -> None:
     a, b = WRAP
     t = a + timedelta(minutes=3)
     while t < b:
-        pg(
-            w,
-            t,
-            "pg-dcs",
-            61,
-            "",
-            "LOG",
-            f"checkpoints are occurring too frequently ({w.ri(18, 29)} seconds apart)",
-        )
-        pg(w, t, "pg-dcs", 61, "", "HINT", 'Consider increasing the configuration parameter "max_wal_size".')
+        pg(w, t, "pg-dcs", 61, "", "LOG",
+           f"checkpoints are occurring too frequently ({w.ri(18, 29)} seconds apart)")
+        pg(w, t, "pg-dcs", 61, "", "HINT",
+           'Consider increasing the configuration parameter "max_wal_size".')
         t += timedelta(seconds=w.ri(100, 200))
-    pg(
-        w,
-        b,
-        "pg-dcs",
-        73311,
-        "",
-        "LOG",
-        'automatic aggressive vacuum to prevent wraparound of table "dcs.public.boarding_pass": index '
-        "scans: 1\n"
-        "\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n"
-        "\ttuples: 412 removed, 211480232 remain, 0 are dead but not yet removable\n"
-        "\tI/O timings: read: 2410331.207 ms, write: 388120.441 ms\n"
-        "\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n"
-        "\tsystem usage: CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s",
-    )
+    pg(w, b, "pg-dcs", 73311, "", "LOG",
+       'automatic aggressive vacuum to prevent wraparound of table "dcs.public.boarding_pass": index '
+       "scans: 1\n\tpages: 0 removed, 18823104 remain, 18823104 scanned (100.00% of total)\n\ttuples: 412 "
+       "removed, 211480232 remain, 0 are dead but not yet removable\n\tI/O timings: read: 2410331.207 ms, "
+       "write: 388120.441 ms\n\tavg read rate: 45.301 MB/s, avg write rate: 12.882 MB/s\n\tsystem usage: "
+       "CPU: user: 312.41 s, system: 120.07 s, elapsed: 3254.14 s")
 
 
 def inc_flood(w: World) -> None:
     a, b = FLOOD
     t = HIGH_WM
     while t < a:
-        es(
-            w,
-            t,
-            "WARN",
-            "o.e.c.r.a.DiskThresholdMonitor",
-            "es-master-0",
-            "high disk watermark [90%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{w.ri(24, 38)}.{w.ri(0, 9)}gb[{w.ri(60, 95) / 10}%], shards will be relocated away from this "
-            "node; currently relocating away shards totalling [0] bytes; the node is expected to continue "
-            "to exceed the high disk watermark when these relocations are complete",
-        )
+        es(w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "high disk watermark [90%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{w.ri(24, 38)}.{w.ri(0, 9)}gb[{w.ri(60, 95) / 10}%], shards will be relocated away from this "
+           "node; currently relocating away shards totalling [0] bytes; the node is expected to continue "
+           "to exceed the high disk watermark when these relocations are complete")
         t += timedelta(seconds=w.ri(60, 130))
     t = a
     first = True
     while t < b:
-        es(
-            w,
-            t,
-            "WARN",
-            "o.e.c.r.a.DiskThresholdMonitor",
-            "es-master-0",
-            "flood stage disk watermark [95%] exceeded on "
-            "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
-            f"{w.ri(9, 19)}.{w.ri(0, 9)}gb[{w.ri(23, 48) / 10}%], all indices on this node will be marked "
-            "read-only",
-        )
+        es(w, t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+           "flood stage disk watermark [95%] exceeded on "
+           "[kR2vQ8xBT0m3sYjz1a9LwQ][es-data-1][/usr/share/elasticsearch/data/nodes/0] free: "
+           f"{w.ri(9, 19)}.{w.ri(0, 9)}gb[{w.ri(23, 48) / 10}%], all indices on this node will be marked "
+           "read-only")
         if first:
-            es(
-                w,
-                t + timedelta(milliseconds=40),
-                "INFO",
-                "o.e.c.m.MetadataUpdateSettingsService",
-                "es-master-0",
-                "updating index.blocks.read_only_allow_delete from [null] to [true] on indices "
-                "[fares-2026.02, fare-history-2026.02.19, fare-history-2026.02.18]",
-            )
+            es(w, t + timedelta(milliseconds=40), "INFO", "o.e.c.m.MetadataUpdateSettingsService",
+               "es-master-0",
+               "updating index.blocks.read_only_allow_delete from [null] to [true] on indices "
+               "[fares-2026.02, fare-history-2026.02.19, fare-history-2026.02.18]")
             first = False
         t += timedelta(seconds=w.ri(60, 130))
-    es(
-        w,
-        at(2, 15, 53, 40),
-        "INFO",
-        "o.e.c.m.MetadataDeleteIndexService",
-        "es-master-0",
-        "[fare-history-2026.02.19/Zt3kq1XvS8aY0bWm2QpL6g] deleting index",
-    )
-    es(
-        w,
-        at(2, 15, 53, 42),
-        "INFO",
-        "o.e.c.m.MetadataDeleteIndexService",
-        "es-master-0",
-        "[fare-history-2026.02.18/r7Yc0mNnT1ue4aPz9KjB2w] deleting index",
-    )
-    es(
-        w,
-        b,
-        "INFO",
-        "o.e.c.r.a.DiskThresholdMonitor",
-        "es-master-0",
-        "releasing read-only block on indices [[fares-2026.02/J1s9qXa0Qk2m7VbY3cWd8e], "
-        "[fare-history-2026.02.17/Lq2Rt8vXS0eB1nY4mZc7kA]] since they are now allocated to nodes with "
-        "sufficient disk space",
-    )
+    es(w, at(2, 15, 53, 40), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
+       "[fare-history-2026.02.19/Zt3kq1XvS8aY0bWm2QpL6g] deleting index")
+    es(w, at(2, 15, 53, 42), "INFO", "o.e.c.m.MetadataDeleteIndexService", "es-master-0",
+       "[fare-history-2026.02.18/r7Yc0mNnT1ue4aPz9KjB2w] deleting index")
+    es(w, b, "INFO", "o.e.c.r.a.DiskThresholdMonitor", "es-master-0",
+       "releasing read-only block on indices [[fares-2026.02/J1s9qXa0Qk2m7VbY3cWd8e], "
+       "[fare-history-2026.02.17/Lq2Rt8vXS0eB1nY4mZc7kA]] since they are now allocated to nodes with "
+       "sufficient disk space")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2943,14 +1623,10 @@ def inc_flood(w: World) -> None:
 # ---------------------------------------------------------------------------------------------
 
 BASE = {  # req/min at load 1, p95 ms, error %, cpu mcores, mem MiB
-    "edge": (4200, 380, 0.6, 900, 310),
-    "booking": (620, 4100, 0.4, 1800, 2900),
-    "checkin": (980, 240, 0.5, 1500, 2400),
-    "inventory": (1500, 35, 0.2, 700, 380),
-    "search": (2900, 420, 0.3, 2600, 1900),
-    "payments": (240, 3500, 0.7, 400, 520),
-    "notify": (700, 900, 6.8, 300, 210),
-    "gds-adapter": (420, 880, 0.9, 600, 1400),
+    "edge": (4200, 380, 0.6, 900, 310), "booking": (620, 4100, 0.4, 1800, 2900),
+    "checkin": (980, 240, 0.5, 1500, 2400), "inventory": (1500, 35, 0.2, 700, 380),
+    "search": (2900, 420, 0.3, 2600, 1900), "payments": (240, 3500, 0.7, 400, 520),
+    "notify": (700, 900, 6.8, 300, 210), "gds-adapter": (420, 880, 0.9, 600, 1400),
 }
 
 
@@ -2963,8 +1639,7 @@ def metrics(w: World) -> None:
         for svc, (rpm, p95, err, cpu, mem) in BASE.items():
             r = rpm * ld * (0.9 + 0.2 * w.r())
             p, e, c = (
-                p95 * (0.85 + 0.3 * w.r()),
-                err * (0.6 + 0.8 * w.r()),
+                p95 * (0.85 + 0.3 * w.r()), err * (0.6 + 0.8 * w.r()),
                 cpu * (0.5 + 0.5 * ld) * (0.9 + 0.2 * w.r()),
             )
             restarts = 0
@@ -2997,18 +1672,8 @@ def metrics(w: World) -> None:
                 p, e = 7000 + 2500 * w.r(), 2 + 2 * w.r()
             if svc == "search" and inside(t, FLOOD):
                 e = 1.5 + w.r()
-            svc_rows.append(
-                [
-                    wall(t),
-                    svc,
-                    round(r),
-                    round(p),
-                    round(e, 2),
-                    round(c),
-                    round(mem * (0.95 + 0.1 * w.r())),
-                    restarts,
-                ]
-            )
+            svc_rows.append([wall(t), svc, round(r), round(p), round(e, 2), round(c),
+                             round(mem * (0.95 + 0.1 * w.r())), restarts])
         # datastores
         for node in ("pg-res", "pg-dcs", "es-data-1", "es-data-2", "es-data-3"):
             if node == "es-data-3" and inside(t, ZONE_B):
@@ -3039,16 +1704,7 @@ def metrics(w: World) -> None:
                 if not res and inside(t, WRAP):
                     iops, cpu, conns = imax, 58 + 8 * w.r(), min(cmax, conns * 2)
                 row = [
-                    wall(t),
-                    node,
-                    "postgres",
-                    conns,
-                    cmax,
-                    round(cpu, 1),
-                    iops,
-                    imax,
-                    round(disk, 1),
-                    "",
+                    wall(t), node, "postgres", conns, cmax, round(cpu, 1), iops, imax, round(disk, 1), "",
                     locks,
                 ]
             else:
@@ -3068,19 +1724,8 @@ def metrics(w: World) -> None:
                     )
                 if node == "es-data-1" and t >= FLOOD[1]:
                     disk = 78.4 + 0.3 * w.r()
-                row = [
-                    wall(t),
-                    node,
-                    "elasticsearch",
-                    w.ri(180, 260),
-                    "",
-                    round(cpu, 1),
-                    w.ri(600, 2200),
-                    12000,
-                    round(disk, 1),
-                    round(heap, 1),
-                    0,
-                ]
+                row = [wall(t), node, "elasticsearch", w.ri(180, 260), "", round(cpu, 1), w.ri(600, 2200),
+                       12000, round(disk, 1), round(heap, 1), 0]
             store_rows.append(row)
         # consumer lag
         push = w.ri(0, 60) if not inside(t, ZONE_B) else w.ri(2000, 9000)
@@ -3099,37 +1744,14 @@ def metrics(w: World) -> None:
         if not (CDC_DEAD <= t < at(1, 7, 40)):
             lag_rows.append([wall(t), "connect-pnr-cdc", "cdc.reservations.pnr", 3, cdc])
         t += timedelta(minutes=5)
-    w.table(
-        "svc_metrics",
-        [
-            "bucket_start",
-            "service",
-            "req_per_min",
-            "p95_ms",
-            "error_pct",
-            "cpu_millicores",
-            "mem_mib",
-            "restarts",
-        ],
-        svc_rows,
-    )
-    w.table(
-        "store_metrics",
-        [
-            "bucket_start",
-            "node",
-            "engine",
-            "conns",
-            "conns_max",
-            "cpu_pct",
-            "iops",
-            "iops_max",
-            "disk_used_pct",
-            "heap_used_pct",
-            "lock_waits",
-        ],
-        store_rows,
-    )
+    w.table("svc_metrics",
+            ["bucket_start", "service", "req_per_min", "p95_ms", "error_pct", "cpu_millicores", "mem_mib",
+             "restarts"],
+            svc_rows)
+    w.table("store_metrics",
+            ["bucket_start", "node", "engine", "conns", "conns_max", "cpu_pct", "iops", "iops_max",
+             "disk_used_pct", "heap_used_pct", "lock_waits"],
+            store_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
 
@@ -3138,10 +1760,8 @@ def batch_runs(w: World) -> None:
     n = 7700
     for d in range(3):
         for job, target, hh, mm, dur, items in (
-            ("pg-basebackup", "pg-res", 1, 0, 2900, 0),
-            ("pg-basebackup", "pg-dcs", 1, 0, 2100, 0),
-            ("pnr-purge", "pg-res", 2, 0, 2450, 16000),
-            ("es-snapshot", "es-search", 3, 0, 1300, 0),
+            ("pg-basebackup", "pg-res", 1, 0, 2900, 0), ("pg-basebackup", "pg-dcs", 1, 0, 2100, 0),
+            ("pnr-purge", "pg-res", 2, 0, 2450, 16000), ("es-snapshot", "es-search", 3, 0, 1300, 0),
             ("seatmap-warm", "redis-seat", 5, 0, 780, 138000),
             ("fare-insights-refresh", "es-search", 10, 0, 260, 5000),
         ):
@@ -3155,30 +1775,14 @@ def batch_runs(w: World) -> None:
             if job == "pnr-purge":
                 items = w.ri(15500, 16500)
             rows.append(
-                [
-                    f"BR-{n}",
-                    job,
-                    target,
-                    wall(start),
-                    wall(start + timedelta(seconds=dur + w.ri(0, 60))),
-                    result,
-                    items,
-                ]
+                [f"BR-{n}", job, target, wall(start), wall(start + timedelta(seconds=dur + w.ri(0, 60))),
+                 result, items]
             )
         for h in range(24):
             n += 1
             start = at(d, h, 5)
-            rows.append(
-                [
-                    f"BR-{n}",
-                    "fx-refresh",
-                    "redis-session",
-                    wall(start),
-                    wall(start + timedelta(seconds=w.ri(4, 9))),
-                    "COMPLETED",
-                    34,
-                ]
-            )
+            rows.append([f"BR-{n}", "fx-refresh", "redis-session", wall(start),
+                         wall(start + timedelta(seconds=w.ri(4, 9))), "COMPLETED", 34])
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("batch_runs", ["run_id", "job_name", "runs_on", "began", "finished", "result", "items"], rows)
 
@@ -3310,539 +1914,311 @@ def truth() -> dict:
     inc = []
     s, e = at(0, 7, 40), at(0, 8, 10)
     inc.append(
-        incident(
-            "AERO-01",
-            "logs_only",
-            "checkin: passengers can't pick or change seats in online check-in ('seat map unavailable'), "
-            "07:40–08:10 CET, 17 Feb 2026. What's the root cause?",
-            "checkin",
-            s,
-            e,
-            SEAT_OOM[0],
-            "redis",
-            "redis-seat filled up to maxmemory (4gb, maxmemory-policy noeviction) at 07:33: the 05:00 "
-            "seatmap-warm run loaded seat maps for the whole summer schedule (412880 keys instead of about "
-            "138k), so from 07:33 every seat-hold write was refused with 'OOM command not allowed when used "
-            "memory > maxmemory'; inventory answered 503 to seat holds and checkin's seat selection went "
-            "read-only, until maxmemory was raised to 8gb (CHG-5101) at 08:21",
-            ["redis-seat", "maxmemory"],
-            [
-                "checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
-                "checkin wallet push 410 errors (always there)",
-            ],
-            "redis-seat",
-            "SUCCESS",
-            [
-                step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
-                step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
-                    "redis-seat",
-                ),
-                step_sql(
-                    "SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
-                    "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND '2026-02-17T05:00:00Z'",
-                    "412880",
-                ),
-            ],
-            runbook_query="seat holds refused OOM command not allowed maxmemory",
-        )
+        incident("AERO-01", "logs_only",
+                 "checkin: passengers can't pick or change seats in online check-in ('seat map "
+                 "unavailable'), 07:40–08:10 CET, 17 Feb 2026. "
+                 "What's the root cause?", "checkin", s, e, SEAT_OOM[0], "redis",
+                 "redis-seat filled up to maxmemory (4gb, maxmemory-policy noeviction) at 07:33: the 05:00 "
+                 "seatmap-warm run loaded seat maps for the whole summer schedule (412880 keys instead of "
+                 "about 138k), so from 07:33 every seat-hold write was refused with 'OOM command not "
+                 "allowed when used memory > maxmemory'; inventory answered 503 to seat holds and "
+                 "checkin's seat selection went read-only, until maxmemory was raised to 8gb (CHG-5101) at "
+                 "08:21", ["redis-seat", "maxmemory"],
+                 ["checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
+                  "checkin wallet push 410 errors (always there)"],
+                 "redis-seat", "SUCCESS",
+                 [step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
+                  step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
+                  step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
+                           "redis-seat"),
+                  step_sql("SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
+                           "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND "
+                           "'2026-02-17T05:00:00Z'",
+                           "412880")],
+                 runbook_query="seat holds refused OOM command not allowed maxmemory")
     )
     s, e = at(0, 10, 15), at(0, 10, 45)
     inc.append(
-        incident(
-            "AERO-02",
-            "metrics_deps",
-            "search: flight search timing out on web and app, 10:15 to 10:45 CET on 2026-02-17. What is "
-            "going on?",
-            "search",
-            s,
-            e,
-            ES_HEAP[0],
-            "elasticsearch",
-            "es-data-2 ran out of heap from 10:02: the new fare-insights dashboard sent a terms aggregation "
-            "over route_key (size 100000) with a daily histogram, repeated every two minutes, so es-data-2 "
-            "sat in back-to-back old-generation GCs (heap ~97-99%, parent circuit breaker tripping, dropped "
-            "from the cluster for three minutes at 10:24) and search's queries to es-search timed out after "
-            "10 s, until the task was cancelled at 10:51",
-            ["es-data-2", "heap"],
-            [
-                "search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
-                "elasticsearch low disk watermark warnings on es-data-1 (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("Read timed out", "search", s, e, "ERROR"),
-                step_sql(
-                    "SELECT bucket_start, node, heap_used_pct, cpu_pct FROM store_metrics WHERE node = "
-                    "'es-data-2' AND heap_used_pct >= 95 AND bucket_start BETWEEN '2026-02-17T09:15:00Z' "
-                    "AND '2026-02-17T09:45:00Z' ORDER BY bucket_start",
-                    "es-data-2",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'search'", "es-search"
-                ),
-                step_logs("[gc][old]", "elasticsearch", s, e, "WARN"),
-            ],
-        )
+        incident("AERO-02", "metrics_deps",
+                 "search: flight search timing out on web and app, 10:15 to 10:45 CET on 2026-02-17. What "
+                 "is going on?", "search", s, e, ES_HEAP[0], "elasticsearch",
+                 "es-data-2 ran out of heap from 10:02: the new fare-insights dashboard sent a terms "
+                 "aggregation over route_key (size 100000) with a daily histogram, repeated every two "
+                 "minutes, so es-data-2 sat in back-to-back old-generation GCs (heap ~97-99%, parent "
+                 "circuit breaker tripping, dropped from the cluster for three minutes at 10:24) and "
+                 "search's queries to es-search timed out after 10 s, until the "
+                 "task was cancelled at 10:51", ["es-data-2", "heap"],
+                 ["search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
+                  "elasticsearch low disk watermark warnings on es-data-1 (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("Read timed out", "search", s, e, "ERROR"),
+                  step_sql("SELECT bucket_start, node, heap_used_pct, cpu_pct FROM store_metrics WHERE "
+                           "node = 'es-data-2' AND heap_used_pct >= 95 AND bucket_start BETWEEN "
+                           "'2026-02-17T09:15:00Z' AND '2026-02-17T09:45:00Z' ORDER BY "
+                           "bucket_start", "es-data-2"),
+                  step_sql(
+                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'search'",
+                      "es-search"
+                  ),
+                  step_logs("[gc][old]", "elasticsearch", s, e, "WARN")])
     )
     s, e = at(0, 14, 20), at(0, 14, 50)
     inc.append(
-        incident(
-            "AERO-03",
-            "change",
-            "edge is returning 504 Gateway Timeout on 'Confirm & pay' since about 14:10 — window "
-            "14:20–14:50 CET, 17.02.2026. What changed?",
-            "edge",
-            s,
-            e,
-            EDGE_TO[0],
-            "edge",
-            "config change CHG-5103 (envoy-routes#882) at 14:06 lowered edge's "
-            "routes.booking-confirm.timeout from 30s to 3s; booking's confirm takes 2.6-6 s (PSP "
-            "authorisation and 3DS), so envoy cut most confirms off with 504 UT after 3 s while booking "
-            "still confirmed and charged them, until the change was reverted (CHG-5104) at 14:58",
-            ["booking-confirm", "3s"],
-            [
-                "booking Broken pipe warnings (a consequence: envoy closed the stream)",
-                "payments PSP retry warnings (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_sql(
-                    "SELECT change_id, service, key, from_value, to_value, applied_at FROM config_changes "
-                    "WHERE applied_at BETWEEN '2026-02-17T12:30:00Z' AND '2026-02-17T13:50:00Z'",
-                    "CHG-5103",
-                ),
-                step_logs("504 UT", "edge", s, e, pattern="confirm"),
-                step_logs("Client aborted response", "booking", s, e, "WARN"),
-            ],
-        )
+        incident("AERO-03", "change",
+                 "edge is returning 504 Gateway Timeout on 'Confirm & pay' since about 14:10 — window "
+                 "14:20–14:50 CET, 17.02.2026. What changed?", "edge", s, e, EDGE_TO[0], "edge",
+                 "config change CHG-5103 (envoy-routes#882) at 14:06 lowered edge's "
+                 "routes.booking-confirm.timeout from 30s to 3s; booking's confirm takes 2.6-6 s (PSP "
+                 "authorisation and 3DS), so envoy cut most confirms off with 504 UT after 3 s while "
+                 "booking still confirmed and charged them, until the change was reverted (CHG-5104) at "
+                 "14:58",
+                 ["booking-confirm", "3s"],
+                 ["booking Broken pipe warnings (a consequence: envoy closed the stream)",
+                  "payments PSP retry warnings (always there)"],
+                 None, "SUCCESS",
+                 [step_sql(
+                      "SELECT change_id, service, key, from_value, to_value, applied_at FROM "
+                      "config_changes WHERE applied_at BETWEEN '2026-02-17T12:30:00Z' AND "
+                      "'2026-02-17T13:50:00Z'",
+                      "CHG-5103",
+                  ),
+                  step_logs("504 UT", "edge", s, e, pattern="confirm"),
+                  step_logs("Client aborted response", "booking", s, e, "WARN")])
     )
     s, e = at(0, 18, 30), at(0, 19, 0)
     inc.append(
-        incident(
-            "AERO-04",
-            "trap_noisy_service",
-            "checkin: online check-in completes but lots of passengers get no boarding pass, finalize fails "
-            "from ~18:25. 18:30–19:00 CET, Feb 17. notify has been spewing errors all evening — is it "
-            "notify?",
-            "checkin",
-            s,
-            e,
-            KAFKA3[0],
-            "kafka",
-            "kafka-3 was evicted at 18:21 (node out of memory) and could not be rescheduled (volume node "
-            "affinity, no memory on the other nodes) until the autoscaler added a node at 19:09; "
-            "checkin.events has replication factor 2 and min.insync.replicas 2, so the four partitions with "
-            "a replica on kafka-3 shrank to one in-sync replica and rejected checkin's acks=all writes with "
-            "NotEnoughReplicas, and checkin failed finalisation for about two thirds of passengers",
-            ["kafka-3", "replicas"],
-            [
-                "notify APNs/FCM errors (always there, a bit more in the evening)",
-                "notify config change CHG-5105 (apns.max_concurrency 64 -> 128) at 18:05",
-                "payments deploy DEP-6204 (3.14.0) at 16:40",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("NotEnoughReplicasException", "checkin", s, e, "ERROR"),
-                step_logs("min.isr requirement of 2", "kafka", s, e, "ERROR"),
-                step_logs("Evicted", "kubernetes", at(0, 18, 15), e, "WARN", pattern="kafka-3"),
-            ],
-        )
+        incident("AERO-04", "trap_noisy_service",
+                 "checkin: online check-in completes but lots of passengers get no boarding pass, finalize "
+                 "fails from ~18:25. 18:30–19:00 CET, Feb 17. notify has been spewing errors all evening — "
+                 "is it notify?", "checkin", s, e, KAFKA3[0], "kafka",
+                 "kafka-3 was evicted at 18:21 (node out of memory) and could not be rescheduled (volume "
+                 "node affinity, no memory on the other nodes) until the autoscaler added a node at 19:09; "
+                 "checkin.events has replication factor 2 and min.insync.replicas 2, so the four "
+                 "partitions with a replica on kafka-3 shrank to one in-sync replica and rejected "
+                 "checkin's acks=all writes with NotEnoughReplicas, and checkin failed finalisation for "
+                 "about two thirds of passengers",
+                 ["kafka-3", "replicas"],
+                 ["notify APNs/FCM errors (always there, a bit more in the evening)",
+                  "notify config change CHG-5105 (apns.max_concurrency 64 -> 128) at 18:05",
+                  "payments deploy DEP-6204 (3.14.0) at 16:40"],
+                 None, "SUCCESS",
+                 [step_logs("NotEnoughReplicasException", "checkin", s, e, "ERROR"),
+                  step_logs("min.isr requirement of 2", "kafka", s, e, "ERROR"),
+                  step_logs("Evicted", "kubernetes", at(0, 18, 15), e, "WARN", pattern="kafka-3")])
     )
     s, e = at(1, 2, 10), at(1, 2, 50)
     inc.append(
-        incident(
-            "AERO-05",
-            "no_incident",
-            "Got paged for booking warnings around 02:20 CET on 18.02. — can you check 02:10–02:50 and tell "
-            "me whether anything is actually broken?",
-            "booking",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
-            note="the nightly PNR purge with its usual skipped-PNR warnings; metrics at baseline, no changes",
-        )
+        incident("AERO-05", "no_incident",
+                 "Got paged for booking warnings around 02:20 CET on 18.02. — can you check 02:10–02:50 "
+                 "and tell me whether anything is "
+                 "actually broken?", "booking", s, e, None, None, None, [], [], None,
+                 "FALLBACK", [],
+                 note="the nightly PNR purge with its usual skipped-PNR warnings; metrics at baseline, no "
+                      "changes")
     )
     s, e = at(1, 6, 45), at(1, 7, 15)
     inc.append(
-        incident(
-            "AERO-06",
-            "trap_late_symptom",
-            "booking: new bookings failing with 500s since ~06:50 — 06:45 to 07:15 CET, 18 February 2026. "
-            "What broke?",
-            "booking",
-            s,
-            e,
-            CDC_DEAD,
-            "postgres",
-            "the pnr-cdc debezium task died at 06:04 (RecordTooLargeException on a 1.3 MB group PNR) and "
-            "left the logical replication slot pnr_cdc on pg-res inactive; pg-res kept all WAL for it and "
-            "its data volume filled from 82% to 100% in 45 minutes, at 06:49 postgres PANICked with 'No "
-            "space left on device' and crash-looped in recovery mode, so booking and payments could not get "
-            "connections, until the volume was grown (CHG-5106) at 07:19 and the slot dropped at 07:24",
-            ["pnr_cdc", "no space left on device"],
-            [
-                "checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses pg-dcs)",
-                "flyway V89 on dcs at 06:39",
-                "booking loyalty accrual retries (always there)",
-            ],
-            "postgres-wal",
-            "SUCCESS",
-            [
-                step_logs("No space left on device", "postgres", s, e, "FATAL"),
-                step_logs("recovery mode", "booking", s, e, "ERROR"),
-                step_sql(
-                    "SELECT bucket_start, node, disk_used_pct FROM store_metrics WHERE node = 'pg-res' AND "
-                    "bucket_start BETWEEN '2026-02-18T05:00:00Z' AND '2026-02-18T05:50:00Z' ORDER BY "
-                    "bucket_start",
-                    "pg-res",
-                ),
-                step_logs("Task is being killed", "kafka", at(1, 6, 0), e, "ERROR", pattern="pnr-cdc"),
-            ],
-            runbook_query="postgres no space left on device WAL replication slot",
-        )
+        incident("AERO-06", "trap_late_symptom",
+                 "booking: new bookings failing with 500s since ~06:50 — 06:45 to 07:15 CET, 18 February "
+                 "2026. What broke?", "booking", s, e, CDC_DEAD, "postgres",
+                 "the pnr-cdc debezium task died at 06:04 (RecordTooLargeException on a 1.3 MB group PNR) "
+                 "and left the logical replication slot pnr_cdc on pg-res inactive; pg-res kept all WAL "
+                 "for it and its data volume filled from 82% to 100% in 45 minutes, at 06:49 postgres "
+                 "PANICked with 'No space left on device' and crash-looped in recovery mode, so booking "
+                 "and payments could not get connections, until the volume was grown (CHG-5106) at 07:19 "
+                 "and the slot dropped at 07:24",
+                 ["pnr_cdc", "no space left on device"],
+                 ["checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses "
+                  "pg-dcs)",
+                  "flyway V89 on dcs at 06:39", "booking loyalty accrual retries (always there)"],
+                 "postgres-wal", "SUCCESS",
+                 [step_logs("No space left on device", "postgres", s, e, "FATAL"),
+                  step_logs("recovery mode", "booking", s, e, "ERROR"),
+                  step_sql(
+                      "SELECT bucket_start, node, disk_used_pct FROM store_metrics WHERE node = 'pg-res' "
+                      "AND bucket_start BETWEEN '2026-02-18T05:00:00Z' AND '2026-02-18T05:50:00Z' ORDER BY "
+                      "bucket_start", "pg-res",
+                  ),
+                  step_logs("Task is being killed", "kafka", at(1, 6, 0), e, "ERROR", pattern="pnr-cdc")],
+                 runbook_query="postgres no space left on device WAL replication slot")
     )
     s, e = at(1, 10, 0), at(1, 10, 30)
     inc.append(
-        incident(
-            "AERO-07",
-            "change",
-            "search: fare quotes erroring for UK, Swiss and Scandinavian point of sale since ~09:55. Window "
-            "10:00–10:30 CET, 18-Feb. What changed?",
-            "search",
-            s,
-            e,
-            FX_V2[0],
-            "search",
-            "search 4.2.0 (deploy DEP-6207, 09:51) reads FX rates from the new redis key fx:rates:v2, which "
-            "the fx-refresh job does not write yet; the rate table stayed empty and every quote needing a "
-            "currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with TypeError 'NoneType' "
-            "object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) at 10:37",
-            ["search", "4.2.0"],
-            [
-                "inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
-                "elasticsearch slowlog entries (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("object is not subscriptable", "search", s, e, "ERROR"),
-                step_sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    "BETWEEN '2026-02-18T08:30:00Z' AND '2026-02-18T09:30:00Z'",
-                    "DEP-6207",
-                ),
-                step_logs("Starting search 4.2.0", "search", at(1, 9, 50), e, pattern="starting search"),
-            ],
-        )
+        incident("AERO-07", "change",
+                 "search: fare quotes erroring for UK, Swiss and Scandinavian point of sale since ~09:55. "
+                 "Window 10:00–10:30 CET, 18-Feb. What changed?", "search", s, e, FX_V2[0], "search",
+                 "search 4.2.0 (deploy DEP-6207, 09:51) reads FX rates from the new redis key fx:rates:v2, "
+                 "which the fx-refresh job does not write yet; the rate table stayed empty and every quote "
+                 "needing a currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with "
+                 "TypeError 'NoneType' object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) "
+                 "at 10:37",
+                 ["search", "4.2.0"],
+                 ["inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
+                  "elasticsearch slowlog entries (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("object is not subscriptable", "search", s, e, "ERROR"),
+                  step_sql(
+                      "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                      "started_at BETWEEN '2026-02-18T08:30:00Z' AND '2026-02-18T09:30:00Z'", "DEP-6207",
+                  ),
+                  step_logs("Starting search 4.2.0", "search", at(1, 9, 50), e, pattern="starting search")])
     )
     s, e = at(1, 13, 0), at(1, 13, 30)
     inc.append(
-        incident(
-            "AERO-08",
-            "trap_unrelated_change",
-            "booking: order confirmations hanging and timing out, 13:00 to 13:30 CET on 18/02/2026. We "
-            "shipped notify 2.9.0 at 12:48 and flipped loyalty.earn.async at 12:52 — is one of those to "
-            "blame?",
-            "booking",
-            s,
-            e,
-            V214[0],
-            "postgres",
-            "flyway migration V214 (passenger_email_idx), run by the booking-db-migrate-v214 job at 12:56, "
-            "built the index with a plain CREATE INDEX (not CONCURRENTLY) on the 60M-row passenger table of "
-            "pg-res; it held a SHARE lock for 44 minutes, every booking insert into passenger waited on it "
-            "(lock waits, pool at 40/40 and 400 connections), and confirmations timed out after 30 s until "
-            "the index finished at 13:41",
-            ["v214", "passenger_email_idx"],
-            [
-                "notify deploy DEP-6209 (2.9.0) at 12:48",
-                "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("still waiting for RowExclusiveLock", "postgres", s, e),
-                step_logs("Process holding the lock: 47002", "postgres", s, e),
-                step_logs(
-                    "CREATE INDEX passenger_email_idx", "postgres", at(1, 12, 50), e, pattern="statement"
-                ),
-                step_sql(
-                    "SELECT version, script, installed_on, execution_time FROM schema_migrations WHERE "
-                    "version = '214'",
-                    "V214__passenger_email_idx.sql",
-                ),
-            ],
-        )
+        incident("AERO-08", "trap_unrelated_change",
+                 "booking: order confirmations hanging and timing out, 13:00 to 13:30 CET on 18/02/2026. "
+                 "We shipped notify 2.9.0 at 12:48 and flipped loyalty.earn.async at 12:52 — is one of "
+                 "those to blame?", "booking", s, e, V214[0], "postgres",
+                 "flyway migration V214 (passenger_email_idx), run by the booking-db-migrate-v214 job at "
+                 "12:56, built the index with a plain CREATE INDEX (not CONCURRENTLY) on the 60M-row "
+                 "passenger table of pg-res; it held a SHARE lock for 44 minutes, every booking insert "
+                 "into passenger waited on it (lock waits, pool at 40/40 and 400 connections), and "
+                 "confirmations timed out after 30 s until the index "
+                 "finished at 13:41", ["v214", "passenger_email_idx"],
+                 ["notify deploy DEP-6209 (2.9.0) at 12:48",
+                  "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52"],
+                 None, "SUCCESS",
+                 [step_logs("still waiting for RowExclusiveLock", "postgres", s, e),
+                  step_logs("Process holding the lock: 47002", "postgres", s, e),
+                  step_logs(
+                      "CREATE INDEX passenger_email_idx", "postgres", at(1, 12, 50), e, pattern="statement"
+                  ),
+                  step_sql("SELECT version, script, installed_on, execution_time FROM schema_migrations "
+                           "WHERE version = '214'", "V214__passenger_email_idx.sql")])
     )
     s, e = at(1, 16, 30), at(1, 17, 0)
     inc.append(
-        incident(
-            "AERO-09",
-            "trap_runbook_words",
-            "gds-adapter: GDS sessions timing out, session pool exhausted and PNR sync stuck — 16:30–17:00 "
-            "CET, 18 Feb 2026. What's the cause?",
-            "gds-adapter",
-            s,
-            e,
-            GDS_CERT[0],
-            "gds-adapter",
-            "gds-adapter's client certificate 'aero-prod-ws' for the GDS mutual-TLS endpoint expired at "
-            "16:20 (notAfter 2026-02-18T15:20:00Z); every new session sign-in failed with 'Received fatal "
-            "alert: certificate_expired', the live sessions aged out one by one and the pool was empty from "
-            "16:33, so PNR sync and PNR retrieve failed, until the renewed certificate was loaded by a "
-            "rollout restart at 17:07 (raising session.pool.max, CHG-5110, did nothing)",
-            ["certificate", "expired"],
-            [
-                "gds-sessions runbook (GDS slowness, raise the pool)",
-                "gds-adapter config change CHG-5110 (session.pool.max 40 -> 60) at 16:45",
-                "notify deploy DEP-6209 at 12:48",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("certificate_expired", "gds-adapter", s, e, "ERROR"),
-                step_logs("Session pool exhausted", "gds-adapter", s, e, "WARN"),
-                step_logs("expires at 2026-02-18T15:20:00Z", "gds-adapter", at(1, 7, 0), at(1, 9, 0), "WARN"),
-            ],
-            decoy="gds-sessions",
-            runbook_query="GDS session pool exhausted timeouts",
-        )
+        incident("AERO-09", "trap_runbook_words",
+                 "gds-adapter: GDS sessions timing out, session pool exhausted and PNR sync stuck — "
+                 "16:30–17:00 CET, 18 Feb 2026. What's "
+                 "the cause?", "gds-adapter", s, e, GDS_CERT[0], "gds-adapter",
+                 "gds-adapter's client certificate 'aero-prod-ws' for the GDS mutual-TLS endpoint expired "
+                 "at 16:20 (notAfter 2026-02-18T15:20:00Z); every new session sign-in failed with "
+                 "'Received fatal alert: certificate_expired', the live sessions aged out one by one and "
+                 "the pool was empty from 16:33, so PNR sync and PNR retrieve failed, until the renewed "
+                 "certificate was loaded by a rollout restart at 17:07 (raising session.pool.max, "
+                 "CHG-5110, did nothing)",
+                 ["certificate", "expired"],
+                 ["gds-sessions runbook (GDS slowness, raise the pool)",
+                  "gds-adapter config change CHG-5110 (session.pool.max 40 -> 60) at 16:45",
+                  "notify deploy DEP-6209 at 12:48"],
+                 None, "SUCCESS",
+                 [step_logs("certificate_expired", "gds-adapter", s, e, "ERROR"),
+                  step_logs("Session pool exhausted", "gds-adapter", s, e, "WARN"),
+                  step_logs("expires at 2026-02-18T15:20:00Z", "gds-adapter", at(1, 7, 0), at(1, 9, 0),
+                            "WARN")],
+                 decoy="gds-sessions", runbook_query="GDS session pool exhausted timeouts")
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
-        incident(
-            "AERO-10",
-            "system_wide",
-            "Nearly everything is failing since ~20:05 — website, app, kiosks, search and check-in. 20:10 "
-            "to 20:40 CET, 2026-02-18. Which component failed?",
-            None,
-            s,
-            e,
-            ZONE_B[0],
-            "kubernetes",
-            "the four GKE nodes in zone europe-west3-b went NotReady at 20:07 (zone network partition, "
-            "node-lifecycle-controller: PartialDisruption): a third of every service's pods, the "
-            "redis-session master, kafka-2 and es-data-3 became unreachable, their replacements could not "
-            "be scheduled (Insufficient cpu on the remaining nodes), and edge returned 503/504 for about "
-            "40% of requests until the nodes came back at 20:36",
-            ["europe-west3-b", "notready"],
-            [
-                "redis-session sentinel failover (a consequence)",
-                "kafka-2 and es-data-3 leaving their clusters (consequences)",
-                "notify errors (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("NodeNotReady", "kubernetes", s - timedelta(minutes=5), e, pattern="status is now"),
-                step_logs(
-                    "europe-west3-b", "kubernetes", s - timedelta(minutes=5), e, pattern="PartialDisruption"
-                ),
-                step_logs("Insufficient cpu", "kubernetes", s, e, "WARN"),
-            ],
-        )
+        incident("AERO-10", "system_wide",
+                 "Nearly everything is failing since ~20:05 — website, app, kiosks, search and check-in. "
+                 "20:10 to 20:40 CET, 2026-02-18. Which component "
+                 "failed?", None, s, e, ZONE_B[0], "kubernetes",
+                 "the four GKE nodes in zone europe-west3-b went NotReady at 20:07 (zone network "
+                 "partition, node-lifecycle-controller: PartialDisruption): a third of every service's "
+                 "pods, the redis-session master, kafka-2 and es-data-3 became unreachable, their "
+                 "replacements could not be scheduled (Insufficient cpu on the remaining nodes), and edge "
+                 "returned 503/504 for about 40% of requests until the "
+                 "nodes came back at 20:36", ["europe-west3-b", "notready"],
+                 ["redis-session sentinel failover (a consequence)",
+                  "kafka-2 and es-data-3 leaving their clusters (consequences)",
+                  "notify errors (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("NodeNotReady", "kubernetes", s - timedelta(minutes=5), e,
+                            pattern="status is now"),
+                  step_logs(
+                      "europe-west3-b", "kubernetes", s - timedelta(minutes=5), e,
+                      pattern="PartialDisruption"
+                  ),
+                  step_logs("Insufficient cpu", "kubernetes", s, e, "WARN")])
     )
     s, e = at(2, 9, 30), at(2, 10, 0)
     inc.append(
-        incident(
-            "AERO-11",
-            "no_incident",
-            "payments: saw a burst of 'PSP timeout, retrying' warnings around 09:40 CET on 19 Feb 2026. Is "
-            "anything actually broken between 09:30 and 10:00?",
-            "payments",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
-            note=(
-                "a few minutes of PSP retries that all succeed on the second attempt (known noise); "
-                "approvals and declines at their usual rates, no changes"
-            ),
-        )
+        incident("AERO-11", "no_incident",
+                 "payments: saw a burst of 'PSP timeout, retrying' warnings around 09:40 CET on 19 Feb "
+                 "2026. Is anything actually broken between "
+                 "09:30 and 10:00?", "payments", s, e, None, None, None, [], [],
+                 None, "FALLBACK", [],
+                 note=(
+                     "a few minutes of PSP retries that all succeed on the second attempt (known noise); "
+                     "approvals and declines at their usual rates, no changes"
+                 ))
     )
     s, e = at(2, 11, 10), at(2, 11, 40)
     inc.append(
-        incident(
-            "AERO-12",
-            "metrics_deps",
-            "checkin: check-in API very slow and kiosks timing out — 11:10–11:40 CET, Thu 19 Feb 2026. "
-            "What's going on?",
-            "checkin",
-            s,
-            e,
-            WRAP[0],
-            "postgres",
-            "pg-dcs started an anti-wraparound (aggressive) autovacuum of the 211M-row boarding_pass table "
-            "at 10:58; it read the whole table and saturated the volume's IOPS (6000/6000), so checkin's "
-            "queries on pg-dcs took seconds, the dcs-pool ran out of connections and requests took 4-12 s, "
-            "until the vacuum finished at 11:52 (postgres only logged it then)",
-            ["pg-dcs", "vacuum"],
-            [
-                "checkin config change CHG-5111 (kiosk.session_timeout_s 120 -> 180) at 10:50",
-                "flyway V90 (boarding pass gate idx, 4 s) on dcs at 10:41",
-                "checkin APIS warnings (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("slow request", "checkin", s, e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = 'pg-dcs' AND "
-                    "iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' AND "
-                    "'2026-02-19T10:40:00Z' ORDER BY bucket_start",
-                    "pg-dcs",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'checkin'", "pg-dcs"
-                ),
-                step_logs("prevent wraparound", "postgres", s, at(2, 12, 0), pattern="boarding_pass"),
-            ],
-        )
+        incident("AERO-12", "metrics_deps",
+                 "checkin: check-in API very slow and kiosks timing out — 11:10–11:40 CET, Thu 19 Feb "
+                 "2026. What's going on?", "checkin", s, e, WRAP[0], "postgres",
+                 "pg-dcs started an anti-wraparound (aggressive) autovacuum of the 211M-row boarding_pass "
+                 "table at 10:58; it read the whole table and saturated the volume's IOPS (6000/6000), so "
+                 "checkin's queries on pg-dcs took seconds, the dcs-pool ran out of connections and "
+                 "requests took 4-12 s, until the vacuum finished at 11:52 "
+                 "(postgres only logged it then)", ["pg-dcs", "vacuum"],
+                 ["checkin config change CHG-5111 (kiosk.session_timeout_s 120 -> 180) at 10:50",
+                  "flyway V90 (boarding pass gate idx, 4 s) on dcs at 10:41",
+                  "checkin APIS warnings (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("slow request", "checkin", s, e, "WARN"),
+                  step_sql("SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = "
+                           "'pg-dcs' AND iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' "
+                           "AND '2026-02-19T10:40:00Z' ORDER BY bucket_start", "pg-dcs"),
+                  step_sql(
+                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'checkin'", "pg-dcs"
+                  ),
+                  step_logs("prevent wraparound", "postgres", s, at(2, 12, 0), pattern="boarding_pass")])
     )
     s, e = at(2, 15, 10), at(2, 15, 40)
     inc.append(
-        incident(
-            "AERO-13",
-            "logs_only",
-            "booking: many 'price changed' prompts at confirm and customers say search shows stale fares — "
-            "15:10 to 15:40 CET, 19.02. Root cause?",
-            "booking",
-            s,
-            e,
-            FLOOD[0],
-            "elasticsearch",
-            "es-data-1 crossed the flood-stage disk watermark (95%) at 15:02, because the fare-history "
-            "indices had no ILM rollover and grew all day; elasticsearch set read_only_allow_delete on "
-            "every index with a shard there, including fares-2026.02, so search's fare updater got "
-            "cluster_block_exception and stopped applying fare.updates (lag growing), search served stale "
-            "fares and booking's re-validation at confirm kept finding changed prices, until old "
-            "fare-history indices were deleted at 15:53",
-            ["es-data-1", "flood-stage"],
-            [
-                "fare re-validation warnings in booking (always there, here a symptom)",
-                "elasticsearch low disk watermark warnings (always there)",
-                "checkin deploy DEP-6211 (6.4.0) at 13:30",
-            ],
-            "elasticsearch-disk",
-            "SUCCESS",
-            [
-                step_logs("cluster_block_exception", "search", s, e, "ERROR"),
-                step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group = "
-                    "'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
-                    "'2026-02-19T14:40:00Z' ORDER BY bucket_start",
-                    "search-fares",
-                ),
-            ],
-            runbook_query="elasticsearch index read-only disk watermark",
-        )
+        incident("AERO-13", "logs_only",
+                 "booking: many 'price changed' prompts at confirm and customers say search shows stale "
+                 "fares — 15:10 to 15:40 CET, 19.02. Root cause?", "booking", s, e, FLOOD[0],
+                 "elasticsearch",
+                 "es-data-1 crossed the flood-stage disk watermark (95%) at 15:02, because the "
+                 "fare-history indices had no ILM rollover and grew all day; elasticsearch set "
+                 "read_only_allow_delete on every index with a shard there, including fares-2026.02, so "
+                 "search's fare updater got cluster_block_exception and stopped applying fare.updates (lag "
+                 "growing), search served stale fares and booking's re-validation at confirm kept finding "
+                 "changed prices, until old fare-history indices were "
+                 "deleted at 15:53", ["es-data-1", "flood-stage"],
+                 ["fare re-validation warnings in booking (always there, here a symptom)",
+                  "elasticsearch low disk watermark warnings (always there)",
+                  "checkin deploy DEP-6211 (6.4.0) at 13:30"],
+                 "elasticsearch-disk", "SUCCESS",
+                 [step_logs("cluster_block_exception", "search", s, e, "ERROR"),
+                  step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
+                  step_sql(
+                      "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE "
+                      "consumer_group = 'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
+                      "'2026-02-19T14:40:00Z' ORDER BY bucket_start", "search-fares",
+                  )],
+                 runbook_query="elasticsearch index read-only disk watermark")
     )
     s, e = at(2, 19, 0), at(2, 19, 30)
     inc.append(
-        incident(
-            "AERO-14",
-            "trap_unrelated_change",
-            "payments: card payments being declined much more than usual since ~19:00 — 19:00–19:30 CET, "
-            "19/02/2026. We raised the 3DS challenge timeout (CHG-5113) at 18:50; is that it?",
-            "payments",
-            s,
-            e,
-            DECLINES[0],
-            "card issuers (external)",
-            "issuer-side: from about 18:56 more authorisations came back declined by the issuers (mostly 05 "
-            "Do not honour, across many BINs); nothing in the platform changed in a way that explains it "
-            "and the PSP calls themselves succeed — not determinable from this data",
-            [],
-            [
-                "payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
-                "PSP retry warnings (always there)",
-            ],
-            None,
-            "FALLBACK",
-            [step_logs("authorization declined by issuer", "payments", s, e, "WARN")],
-            note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong",
-        )
+        incident("AERO-14", "trap_unrelated_change",
+                 "payments: card payments being declined much more than usual since ~19:00 — 19:00–19:30 "
+                 "CET, 19/02/2026. We raised the 3DS challenge timeout (CHG-5113) at 18:50; "
+                 "is that it?", "payments",
+                 s, e, DECLINES[0], "card issuers (external)",
+                 "issuer-side: from about 18:56 more authorisations came back declined by the issuers "
+                 "(mostly 05 Do not honour, across many BINs); nothing in the platform changed in a way "
+                 "that explains it and the PSP calls themselves succeed — not determinable from this "
+                 "data", [],
+                 ["payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
+                  "PSP retry warnings (always there)"],
+                 None, "FALLBACK",
+                 [step_logs("authorization declined by issuer", "payments", s, e, "WARN")],
+                 note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong")
     )
     return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say "
-        "otherwise; metric exports, batch runs and flyway history are CET wall time, deploys "
-        "and envoy access-log start times UTC, config changes carry their offset."
+        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say otherwise; metric "
+        "exports, batch runs and flyway history are CET wall time, deploys and envoy access-log start "
+        "times UTC, config changes carry their offset."
     ))
 
 
 # ---------------------------------------------------------------------------------------------
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    for t in w.minutes():
-        edge_bg(w, t)
-        edge_noise(w, t)
-        booking_bg(w, t)
-        checkin_bg(w, t)
-        inventory_bg(w, t)
-        search_bg(w, t)
-        payments_bg(w, t)
-        notify_bg(w, t)
-        gds_bg(w, t)
-        postgres_bg(w, t)
-        redis_bg(w, t)
-        kafka_bg(w, t)
-        es_bg(w, t)
-        k8s_bg(w, t)
-    inc_seat(w)
-    inc_es(w)
-    inc_edge(w)
-    inc_kafka(w)
-    inc_wal(w)
-    inc_fx(w)
-    inc_v214(w)
-    inc_gds(w)
-    inc_zone(w)
-    inc_wrap(w)
-    inc_flood(w)
-    metrics(w)
-    batch_runs(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "An airline's booking, check-in and departure-control platform (13 components) over "
-            "three days, 2026-02-17..19 Central European Time; access logs sampled; 14 incidents "
-            "and traps (see truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the aero world into ``out_dir/aero/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -38,32 +38,18 @@ from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
-NAME = "depot"
-SEED = 120812
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
-CET = timezone(timedelta(hours=1))
-UTC = UTC
-DAY0 = datetime(2026, 12, 8, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
-LEVELS = engine.LEVELS
+NAME, SEED = "depot", 120812
 SERVICES = (
-    "gateway",
-    "booking",
-    "labels",
-    "routeplan",
-    "osrm",
-    "tracking",
-    "rabbitmq",
-    "mysql",
-    "redis",
-    "scangw",
-    "notify",
-    "billing",
+    "gateway", "booking", "labels", "routeplan", "osrm", "tracking", "rabbitmq", "mysql", "redis", "scangw",
+    "notify", "billing",
 )
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (CET): (start of the cause, end of the effects)
@@ -86,72 +72,55 @@ class World(engine.Dataset):
 
     hexid = engine.Dataset.plain_hex
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    w.minutely(background)
+    w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
+    incidents(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "Europe/Berlin", "Depot Paketdienst, a parcel logistics platform",
+                              "2026-12-08..10 CET", 10, SERVICES, dayfirst=True), truth()
+
 # ---- native line formats -------------------------------------------------------------------
 
 
-def kong(
-    w: World,
-    t: datetime,
-    method: str,
-    path: str,
-    status: int,
-    rt: float,
-    route: str,
-    agent: str = "depot-shop/3.2",
-) -> None:
+def kong(w: World, t: datetime, method: str, path: str, status: int, rt: float, route: str,
+         agent: str = "depot-shop/3.2") -> None:
     level = "INFO" if status < 400 else ("WARN" if status < 500 else "ERROR")
     ip = f"10.{w.pick((4, 8))}.{w.ri(1, 9)}.{w.ri(2, 250)}"
     stamp = t.strftime("%d/%b/%Y:%H:%M:%S +0100")
-    w.emit(
-        t,
-        "gateway",
-        level,
-        f'{ip} - - [{stamp}] "{method} {path} HTTP/1.1" {status} {w.ri(90, 2400)} "-" "{agent}" '
-        f"rt={rt:.3f} urt={max(rt - 0.002, 0):.3f} kong=0.002 route={route}",
-    )
+    w.emit(t, "gateway", level,
+           f'{ip} - - [{stamp}] "{method} {path} HTTP/1.1" {status} {w.ri(90, 2400)} "-" "{agent}" '
+           f"rt={rt:.3f} urt={max(rt - 0.002, 0):.3f} kong=0.002 route={route}")
 
 
 def spring(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
     lv = {"WARN": "WARN", "INFO": "INFO", "ERROR": "ERROR", "DEBUG": "DEBUG"}[level]
-    w.emit(
-        t,
-        "booking",
-        level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {lv:>5} 1 --- [{thread}] "
-        f"{logger} : {msg}",
-    )
+    w.emit(t, "booking", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {lv:>5} 1 --- [{thread}] "
+           f"{logger} : {msg}")
 
 
 def pylog_utc(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     u = t.astimezone(UTC)
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t,
-        "labels",
-        level,
-        f"[{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} UTC] {name} {logger}: {msg}",
-    )
+    w.emit(t, "labels", level,
+           f"[{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} UTC] {name} {logger}: {msg}")
 
 
 def pylog(w: World, t: datetime, service: str, level: str, logger: str, msg: str) -> None:
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t,
-        service,
-        level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}",
-    )
+    w.emit(t, service, level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}")
 
 
 def osrm(w: World, t: datetime, ms: float, status: int, path: str) -> None:
     level = "INFO" if status == 200 else "WARN"
-    w.emit(
-        t,
-        "osrm",
-        level,
-        f"[info] {t.strftime('%d-%m-%Y %H:%M:%S')} {ms:.2f}ms 10.4.3.{w.ri(20, 29)} - "
-        f"python-requests/2.31.0 {status} {path}",
-    )
+    w.emit(t, "osrm", level,
+           f"[info] {t.strftime('%d-%m-%Y %H:%M:%S')} {ms:.2f}ms 10.4.3.{w.ri(20, 29)} - "
+           f"python-requests/2.31.0 {status} {path}")
 
 
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> None:
@@ -163,9 +132,7 @@ def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> N
 def rabbit(w: World, t: datetime, level: str, msg: str) -> None:
     lv = {"WARN": "warning"}.get(level, level.lower())
     w.emit(
-        t,
-        "rabbitmq",
-        level,
+        t, "rabbitmq", level,
         f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond:06d}+01:00 [{lv}] <0.{w.ri(200, 9000)}.0> {msg}",
     )
 
@@ -174,20 +141,14 @@ def mysql(w: World, t: datetime, level: str, code: str, msg: str, thread: int = 
     u = t.astimezone(UTC)
     lv = {"WARN": "Warning", "INFO": "System", "ERROR": "ERROR", "DEBUG": "Note"}[level]
     w.emit(
-        t,
-        "mysql",
-        level,
+        t, "mysql", level,
         f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [Server] {msg}",
     )
 
 
 def redis(w: World, t: datetime, level: str, mark: str, msg: str, role: str = "M") -> None:
-    w.emit(
-        t,
-        "redis",
-        level,
-        f"1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}",
-    )
+    w.emit(t, "redis", level,
+           f"1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}")
 
 
 def mosq(w: World, t: datetime, level: str, msg: str) -> None:
@@ -196,13 +157,9 @@ def mosq(w: World, t: datetime, level: str, msg: str) -> None:
 
 def celery(w: World, t: datetime, level: str, task: str, msg: str) -> None:
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t,
-        "notify",
-        level,
-        f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}: {name}/ForkPoolWorker-"
-        f"{w.ri(1, 8)}] {task}[{w.hexid(8)}-{w.hexid(4)}]: {msg}",
-    )
+    w.emit(t, "notify", level,
+           f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}: {name}/ForkPoolWorker-"
+           f"{w.ri(1, 8)}] {task}[{w.hexid(8)}-{w.hexid(4)}]: {msg}")
 
 
 def batch(w: World, t: datetime, level: str, msg: str) -> None:
@@ -252,57 +209,26 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     # booking
     for _ in range(w.count(0.28 * f)):
         tt = w.jit(t)
-        spring(
-            w,
-            tt,
-            "INFO",
-            f"nio-8080-exec-{w.ri(1, 20)}",
-            "d.d.booking.web.ShipmentController",
-            f"Created shipment {w.parcel()} for customer {w.pick(CUSTOMERS)} "
-            f"({w.pick(('DE', 'DE', 'DE', 'AT', 'NL', 'CH'))}) in {w.ri(40, 140)} ms",
-        )
+        spring(w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 20)}", "d.d.booking.web.ShipmentController",
+               f"Created shipment {w.parcel()} for customer {w.pick(CUSTOMERS)} "
+               f"({w.pick(('DE', 'DE', 'DE', 'AT', 'NL', 'CH'))}) in {w.ri(40, 140)} ms")
     if w.r() < 0.04 * f:
-        spring(
-            w,
-            w.jit(t),
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 20)}",
-            "d.d.booking.address.AddressCheck",
-            f"Address check ambiguous for postcode {w.ri(10000, 99999)}, booking accepted "
-            "with flag ADDR_REVIEW",
-        )
+        spring(w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 20)}", "d.d.booking.address.AddressCheck",
+               f"Address check ambiguous for postcode {w.ri(10000, 99999)}, booking accepted "
+               "with flag ADDR_REVIEW")
     if t.minute % 30 == 7:
-        spring(
-            w,
-            w.jit(t),
-            "INFO",
-            "HikariPool-1 housekeeper",
-            "com.zaxxer.hikari.pool.HikariPool",
-            f"HikariPool-1 - Pool stats (total=20, active={w.ri(1, 6)}, idle={w.ri(10, 18)}, waiting=0)",
-        )
+        spring(w, w.jit(t), "INFO", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+               f"HikariPool-1 - Pool stats (total=20, active={w.ri(1, 6)}, idle={w.ri(10, 18)}, waiting=0)")
     # labels
     for _ in range(w.count(0.2 * f)):
-        pylog_utc(
-            w,
-            w.jit(t),
-            "INFO",
-            "labels.carrier",
-            f"POST https://api.parcelnet.eu/v2/labels 201 {w.ri(180, 520)}ms parcel={w.parcel()}",
-        )
+        pylog_utc(w, w.jit(t), "INFO", "labels.carrier",
+                  f"POST https://api.parcelnet.eu/v2/labels 201 {w.ri(180, 520)}ms parcel={w.parcel()}")
     if w.r() < 0.03 * f:
         tt = w.jit(t, 40)
+        pylog_utc(w, tt, "WARN", "labels.carrier",
+                  "POST https://api.parcelnet.eu/v2/labels 429 Too Many Requests, retry 1/3 in 2s")
         pylog_utc(
-            w,
-            tt,
-            "WARN",
-            "labels.carrier",
-            "POST https://api.parcelnet.eu/v2/labels 429 Too Many Requests, retry 1/3 in 2s",
-        )
-        pylog_utc(
-            w,
-            tt + timedelta(seconds=2.4),
-            "INFO",
-            "labels.carrier",
+            w, tt + timedelta(seconds=2.4), "INFO", "labels.carrier",
             f"POST https://api.parcelnet.eu/v2/labels 201 {w.ri(200, 500)}ms parcel={w.parcel()} (retry 1)",
         )
     # routeplan + osrm (tours planned in waves; table requests in between)
@@ -311,102 +237,48 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t, 30)
         stops = w.ri(60, 140)
         for k in range(1):
-            osrm(
-                w,
-                tt + timedelta(seconds=k),
-                30 + w.r() * 60,
-                200,
-                f"/table/v1/driving/{w.ri(6, 13)}.{w.ri(100, 999)},{w.ri(47, 54)}.{w.ri(100, 999)};...",
-            )
-        pylog(
-            w,
-            tt + timedelta(seconds=2),
-            "routeplan",
-            "INFO",
-            "routeplan.planner",
-            f"planned tour depot={dep} stops={stops} vehicles={stops // 20 + 1} osrm_calls=1 "
-            f"took={1 + w.r() * 2:.2f}s",
-        )
+            osrm(w, tt + timedelta(seconds=k), 30 + w.r() * 60, 200,
+                 f"/table/v1/driving/{w.ri(6, 13)}.{w.ri(100, 999)},{w.ri(47, 54)}.{w.ri(100, 999)};...")
+        pylog(w, tt + timedelta(seconds=2), "routeplan", "INFO", "routeplan.planner",
+              f"planned tour depot={dep} stops={stops} vehicles={stops // 20 + 1} osrm_calls=1 "
+              f"took={1 + w.r() * 2:.2f}s")
     if t.minute == 15 and t.hour % 2 == 0:
-        pylog(
-            w,
-            w.jit(t),
-            "routeplan",
-            "WARN",
-            "routeplan.geocode",
-            f"stop {w.ri(100000, 999999)} has no house number, snapped to street centroid",
-        )
+        pylog(w, w.jit(t), "routeplan", "WARN", "routeplan.geocode",
+              f"stop {w.ri(100000, 999999)} has no house number, snapped to street centroid")
     # tracking
     if t.minute % 4 == 0:
-        zap(
-            w,
-            w.jit(t),
-            "INFO",
-            "consumer/batch.go:88",
-            "batch committed",
-            queue="tracking.events",
-            events=int(40 + 200 * f * w.r()),
-            lag=w.ri(0, 30),
-        )
+        zap(w, w.jit(t), "INFO", "consumer/batch.go:88", "batch committed", queue="tracking.events",
+            events=int(40 + 200 * f * w.r()), lag=w.ri(0, 30))
     if t.minute % 20 == 11:
-        zap(
-            w,
-            w.jit(t),
-            "WARN",
-            "consumer/dedup.go:41",
-            "duplicate scan dropped",
-            parcel=w.parcel(),
-            scanner=w.pick(SCANNERS),
-        )
+        zap(w, w.jit(t), "WARN", "consumer/dedup.go:41", "duplicate scan dropped", parcel=w.parcel(),
+            scanner=w.pick(SCANNERS))
     # rabbitmq
     if t.minute % 15 == 3:
-        rabbit(
-            w,
-            w.jit(t),
-            "INFO",
-            f"accepting AMQP connection <0.{w.ri(300, 9000)}.0> "
-            f"(10.4.5.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.4.6.11:5672)",
-        )
+        rabbit(w, w.jit(t), "INFO",
+               f"accepting AMQP connection <0.{w.ri(300, 9000)}.0> "
+               f"(10.4.5.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.4.6.11:5672)")
     if t.minute % 15 == 4:
-        rabbit(
-            w,
-            w.jit(t),
-            "WARN",
-            f"closing AMQP connection <0.{w.ri(300, 9000)}.0> "
-            f"(10.4.5.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.4.6.11:5672, vhost: 'depot', "
-            "user: 'notify'): client unexpectedly closed TCP connection",
-        )
+        rabbit(w, w.jit(t), "WARN",
+               f"closing AMQP connection <0.{w.ri(300, 9000)}.0> "
+               f"(10.4.5.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.4.6.11:5672, vhost: 'depot', "
+               "user: 'notify'): client unexpectedly closed TCP connection")
     # mysql
     if w.r() < 0.05 * f:
         mysql(
-            w,
-            w.jit(t),
-            "WARN",
-            "MY-010914",
+            w, w.jit(t), "WARN", "MY-010914",
             f"Aborted connection {w.ri(10000, 99999)} to db: 'depot' "
-            "user: 'report' host: '10.4.9.3' (Got timeout reading communication packets).",
-            w.ri(100, 9999),
+            "user: 'report' host: '10.4.9.3' (Got timeout reading communication packets).", w.ri(100, 9999),
         )
     if t.minute == 0:
-        mysql(
-            w,
-            w.jit(t, 10),
-            "DEBUG",
-            "MY-013360",
-            "Plugin sha256_password reported: "
-            "''sha256_password' is deprecated and will be removed in a future release.'",
-        )
+        mysql(w, w.jit(t, 10), "DEBUG", "MY-013360",
+              "Plugin sha256_password reported: ''sha256_password' is deprecated and will be removed in a "
+              "future release.'")
     # redis
     if t.minute % 15 == 0:
         tt = w.jit(t, 5)
         redis(w, tt, "INFO", "*", "100 changes in 300 seconds. Saving...")
-        redis(
-            w,
-            tt + timedelta(seconds=0.3),
-            "INFO",
-            "*",
-            f"Background saving started by pid {w.ri(1000, 60000)}",
-        )
+        redis(w, tt + timedelta(seconds=0.3), "INFO", "*",
+              f"Background saving started by pid {w.ri(1000, 60000)}")
         redis(w, tt + timedelta(seconds=1.2), "INFO", "#", "Background saving terminated with success", "M")
     # scangw: the always-noisy broker (handhelds drop out of Wi-Fi all day)
     for _ in range(w.count(0.55 * f + 0.1)):
@@ -416,58 +288,32 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if x < 0.45:
             mosq(w, tt, "WARN", f"Client {sc} has exceeded timeout, disconnecting.")
         elif x < 0.8:
-            mosq(
-                w,
-                tt,
-                "INFO",
-                f"New client connected from 10.30.{w.ri(1, 8)}.{w.ri(2, 250)}:{w.ri(30000, 60000)} "
-                f"as {sc} (p2, c1, k60, u'scanner').",
-            )
+            mosq(w, tt, "INFO",
+                 f"New client connected from 10.30.{w.ri(1, 8)}.{w.ri(2, 250)}:{w.ri(30000, 60000)} "
+                 f"as {sc} (p2, c1, k60, u'scanner').")
         else:
             mosq(w, tt, "WARN", f"Socket error on client {sc}, disconnecting.")
     if t.minute % 10 == 2:
-        mosq(
-            w,
-            w.jit(t),
-            "INFO",
-            f"bridge depot-gw: forwarded {int(300 * f + w.ri(0, 80))} scans "
-            "to https://gw.depot.internal/v1/scans (202)",
-        )
+        mosq(w, w.jit(t), "INFO",
+             f"bridge depot-gw: forwarded {int(300 * f + w.ri(0, 80))} scans "
+             "to https://gw.depot.internal/v1/scans (202)")
     # notify
     for _ in range(w.count(0.2 * f)):
         if w.r() < 0.6:
             celery(
-                w,
-                w.jit(t),
-                "INFO",
-                "notify.tasks.send_sms",
+                w, w.jit(t), "INFO", "notify.tasks.send_sms",
                 f"sms sent via smsbird to +49***{w.ri(100, 999)} msg_id=sb-{w.hexid(10)} parcel={w.parcel()}",
             )
         else:
-            celery(
-                w,
-                w.jit(t),
-                "INFO",
-                "notify.tasks.send_email",
-                f"email 'delivery_window' sent via mailrelay id=<{w.hexid(12)}@mailrelay> "
-                f"parcel={w.parcel()}",
-            )
+            celery(w, w.jit(t), "INFO", "notify.tasks.send_email",
+                   f"email 'delivery_window' sent via mailrelay id=<{w.hexid(12)}@mailrelay> "
+                   f"parcel={w.parcel()}")
     if t.minute % 25 == 13:
         tt = w.jit(t, 40)
-        celery(
-            w,
-            tt,
-            "WARN",
-            "notify.tasks.send_sms",
-            "smsbird answered 429 rate limited, Retry in 5s: retry 1/5",
-        )
-        celery(
-            w,
-            tt + timedelta(seconds=5.3),
-            "INFO",
-            "notify.tasks.send_sms",
-            f"sms sent via smsbird to +49***{w.ri(100, 999)} msg_id=sb-{w.hexid(10)} (retry 1)",
-        )
+        celery(w, tt, "WARN", "notify.tasks.send_sms",
+               "smsbird answered 429 rate limited, Retry in 5s: retry 1/5")
+        celery(w, tt + timedelta(seconds=5.3), "INFO", "notify.tasks.send_sms",
+               f"sms sent via smsbird to +49***{w.ri(100, 999)} msg_id=sb-{w.hexid(10)} (retry 1)")
 
 
 def nightly(w: World) -> list[list]:
@@ -476,34 +322,19 @@ def nightly(w: World) -> list[list]:
         t0 = at(d, 2, 0, 1)
         n = 41230 + 977 * d
         batch(
-            w, t0, "INFO", f"start run billing-{20261208 + d}: period 2026-12-{7 + d:02d}, reading shipments"
+            w, t0, "INFO",
+            f"start run billing-{20261208 + d}: period 2026-12-{7 + d:02d}, reading shipments"
         )
         t = t0 + timedelta(minutes=1)
         for k in range(1, 9):
             t += timedelta(minutes=4, seconds=w.ri(0, 50))
-            batch(
-                w,
-                t,
-                "INFO",
-                f"chunk {k}/8 invoiced {n // 8 + w.ri(-90, 90)} shipments for {w.ri(40, 70)} customers",
-            )
+            batch(w, t, "INFO",
+                  f"chunk {k}/8 invoiced {n // 8 + w.ri(-90, 90)} shipments for {w.ri(40, 70)} customers")
         t += timedelta(minutes=2)
-        batch(
-            w,
-            t,
-            "INFO",
-            f"finished run billing-{20261208 + d}: {n} shipments, {w.ri(380, 420)} invoices, 0 errors",
-        )
-        rows.append(
-            [
-                f"JR-{7700 + d * 4}",
-                "billing-nightly",
-                t0.isoformat(),
-                t.isoformat(),
-                "succeeded",
-                f"{n} shipments invoiced",
-            ]
-        )
+        batch(w, t, "INFO",
+              f"finished run billing-{20261208 + d}: {n} shipments, {w.ri(380, 420)} invoices, 0 errors")
+        rows.append([f"JR-{7700 + d * 4}", "billing-nightly", t0.isoformat(), t.isoformat(), "succeeded",
+                     f"{n} shipments invoiced"])
         # other periodic jobs
         for job, h, m, dur, detail in (
             ("mysql-backup", 1, 30, 19, "xtrabackup full to s3://depot-backups/mysql"),
@@ -513,23 +344,11 @@ def nightly(w: World) -> list[list]:
         ):
             s = at(d, h, m)
             rows.append(
-                [
-                    f"JR-{7700 + d * 4 + len(rows)}",
-                    job,
-                    s.isoformat(),
-                    (s + timedelta(minutes=dur, seconds=w.ri(0, 50))).isoformat(),
-                    "succeeded",
-                    detail,
-                ]
+                [f"JR-{7700 + d * 4 + len(rows)}", job, s.isoformat(),
+                 (s + timedelta(minutes=dur, seconds=w.ri(0, 50))).isoformat(), "succeeded", detail]
             )
-        pylog(
-            w,
-            at(d, 3, 48, w.ri(0, 50)),
-            "routeplan",
-            "INFO",
-            "routeplan.osrm",
-            "osrm-2 reloaded dataset germany-latest (shared memory swap done), back in rotation",
-        )
+        pylog(w, at(d, 3, 48, w.ri(0, 50)), "routeplan", "INFO", "routeplan.osrm",
+              "osrm-2 reloaded dataset germany-latest (shared memory swap done), back in rotation")
     rows.sort(key=lambda r: r[2])
     return rows
 
@@ -539,285 +358,146 @@ def nightly(w: World) -> list[list]:
 
 def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # DEPOT-01: ParcelNet rotated to a new intermediate CA; labels' pinned CA bundle lacks it.
-    pylog_utc(
-        w,
-        CERT[0] - timedelta(minutes=1),
-        "INFO",
-        "labels.carrier",
-        "connection pool api.parcelnet.eu:443 recycled (keepalive expired)",
-    )
+    pylog_utc(w, CERT[0] - timedelta(minutes=1), "INFO", "labels.carrier",
+              "connection pool api.parcelnet.eu:443 recycled (keepalive expired)")
     for tt in w.jittered(CERT, 22, 20):
         pylog_utc(
-            w,
-            tt,
-            "ERROR",
-            "labels.carrier",
-            "POST https://api.parcelnet.eu/v2/labels failed: SSLError(SSLCertVerificationError(1, "
-            "'[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer "
-            "certificate (_ssl.c:1006)')) ca_bundle=/etc/labels/certs/parcelnet-chain.pem",
+            w, tt, "ERROR", "labels.carrier",
+            "POST https://api.parcelnet.eu/v2/labels failed: SSLError(SSLCertVerificationError(1, '[SSL: "
+            "CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate "
+            "(_ssl.c:1006)')) ca_bundle=/etc/labels/certs/parcelnet-chain.pem",
         )
         if w.r() < 0.5:
             kong(w, tt + timedelta(seconds=0.2), "POST", "/v1/labels", 502, 0.21, "labels")
     for t in every(CERT, 300):
-        pylog_utc(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "labels.queue",
-            f"{w.ri(40, 300)} label jobs waiting, oldest {w.ri(2, 40)} min; carrier unreachable",
-        )
+        pylog_utc(w, w.jit(t, 30), "WARN", "labels.queue",
+                  f"{w.ri(40, 300)} label jobs waiting, oldest {w.ri(2, 40)} min; carrier unreachable")
     pylog_utc(
-        w,
-        CERT[0] + timedelta(minutes=3),
-        "INFO",
-        "labels.tls",
-        "peer chain for api.parcelnet.eu: leaf CN=api.parcelnet.eu issuer='ParcelNet Issuing CA G3' "
-        "(not in ca_bundle, bundle has 'ParcelNet Issuing CA G2')",
+        w, CERT[0] + timedelta(minutes=3), "INFO", "labels.tls",
+        "peer chain for api.parcelnet.eu: leaf CN=api.parcelnet.eu issuer='ParcelNet Issuing CA G3' (not "
+        "in ca_bundle, bundle has 'ParcelNet Issuing CA G2')",
     )
     pylog_utc(
-        w,
-        CERT[1],
-        "INFO",
-        "labels.tls",
+        w, CERT[1], "INFO", "labels.tls",
         "ca_bundle reloaded: /etc/labels/certs/parcelnet-chain.pem now contains ParcelNet Issuing CA G3",
     )
 
     # DEPOT-03: booking 4.12.0 reads shipments.customs_code; migration V87 not applied.
-    spring(
-        w,
-        COLUMN[0] - timedelta(minutes=1),
-        "INFO",
-        "main",
-        "d.d.booking.BookingApplication",
-        "Started BookingApplication v4.12.0 in 14.812 seconds (process running for 15.9)",
-    )
-    spring(
-        w,
-        COLUMN[0] - timedelta(seconds=50),
-        "INFO",
-        "main",
-        "o.f.core.internal.command.DbValidate",
-        "Flyway validate skipped (spring.flyway.enabled=false); schema version 86",
-    )
+    spring(w, COLUMN[0] - timedelta(minutes=1), "INFO", "main", "d.d.booking.BookingApplication",
+           "Started BookingApplication v4.12.0 in 14.812 seconds (process running for 15.9)")
+    spring(w, COLUMN[0] - timedelta(seconds=50), "INFO", "main", "o.f.core.internal.command.DbValidate",
+           "Flyway validate skipped (spring.flyway.enabled=false); schema version 86")
     for tt in w.jittered(COLUMN, 15, 14):
         if w.r() < 0.55:
+            spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 20)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                   "Unknown column 's1_0.customs_code' in 'field list'")
             spring(
-                w,
-                tt,
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 20)}",
-                "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                "Unknown column 's1_0.customs_code' in 'field list'",
-            )
-            spring(
-                w,
-                tt + timedelta(milliseconds=3),
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 20)}",
+                w, tt + timedelta(milliseconds=3), "ERROR", f"nio-8080-exec-{w.ri(1, 20)}",
                 "d.d.booking.web.ApiExceptionHandler",
-                "POST /v1/shipments failed: org.springframework.dao.InvalidDataAccessResourceUsageException: "
-                "JDBC exception executing SQL [select ... s1_0.customs_code ... from shipments s1_0 ...]; "
-                "SQL [n/a]; nested exception is java.sql.SQLSyntaxErrorException",
+                "POST /v1/shipments failed: "
+                "org.springframework.dao.InvalidDataAccessResourceUsageException: JDBC exception executing "
+                "SQL [select ... s1_0.customs_code ... from shipments s1_0 ...]; SQL [n/a]; nested "
+                "exception is java.sql.SQLSyntaxErrorException",
             )
             kong(w, tt + timedelta(milliseconds=5), "POST", "/v1/shipments", 500, 0.03, "shipments")
 
     # DEPOT-05: dlq.tracking grew for days, mq-1 disk under disk_free_limit, publishers blocked.
-    rabbit(w, RABBIT[0], "WARN", "Free disk space is insufficient. Free bytes: 4987203584. Limit: 5000000000")
+    rabbit(w, RABBIT[0], "WARN",
+           "Free disk space is insufficient. Free bytes: 4987203584. Limit: 5000000000")
     rabbit(
-        w,
-        RABBIT[0] + timedelta(seconds=0.1),
-        "WARN",
-        "disk resource limit alarm set on node rabbit@mq-1.\n\n"
-        "**********************************************************\n"
-        "*** Publishers will be blocked until this alarm clears ***\n"
-        "**********************************************************",
+        w, RABBIT[0] + timedelta(seconds=0.1), "WARN",
+        "disk resource limit alarm set on node "
+        "rabbit@mq-1.\n\n**********************************************************\n*** Publishers will "
+        "be blocked until this alarm clears ***\n**********************************************************",
     )
     for t in every(RABBIT, 120):
-        rabbit(
-            w,
-            w.jit(t, 60),
-            "INFO",
-            f"queue 'dlq.tracking' in vhost 'depot': {9_811_000 + w.ri(0, 9000)} "
-            "messages ready, 0 consumers, 7.9 GiB on disk",
-        )
-    rabbit(
-        w,
-        RABBIT[1] - timedelta(minutes=3),
-        "INFO",
-        "queue 'dlq.tracking' in vhost 'depot' purged by user 'ops-mkrause': 9817444 messages",
-    )
+        rabbit(w, w.jit(t, 60), "INFO",
+               f"queue 'dlq.tracking' in vhost 'depot': {9_811_000 + w.ri(0, 9000)} "
+               "messages ready, 0 consumers, 7.9 GiB on disk")
+    rabbit(w, RABBIT[1] - timedelta(minutes=3), "INFO",
+           "queue 'dlq.tracking' in vhost 'depot' purged by user 'ops-mkrause': 9817444 messages")
     rabbit(
         w, RABBIT[1] - timedelta(minutes=2), "INFO", "disk resource limit alarm cleared on node rabbit@mq-1"
     )
     for tt in w.jittered(RABBIT, 20, 18):
         x = w.r()
         if x < 0.35:
-            spring(
-                w,
-                tt,
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 20)}",
-                "d.d.booking.events.ShipmentPublisher",
-                "publish shipment.created failed: AmqpTimeoutException: connection blocked by broker "
-                "(reason: low on disk), waited 5000 ms",
-            )
+            spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 20)}", "d.d.booking.events.ShipmentPublisher",
+                   "publish shipment.created failed: AmqpTimeoutException: connection blocked by broker "
+                   "(reason: low on disk), waited 5000 ms")
             kong(w, tt + timedelta(seconds=5), "POST", "/v1/shipments", 503, 5.02, "shipments")
         elif x < 0.6:
-            mosq(
-                w,
-                tt,
-                "ERROR",
-                "bridge depot-gw: forward failed: upstream 503 from "
-                "https://gw.depot.internal/v1/scans, spooling to disk",
-            )
+            mosq(w, tt, "ERROR",
+                 "bridge depot-gw: forward failed: upstream 503 from https://gw.depot.internal/v1/scans, "
+                 "spooling to disk")
             kong(w, tt, "POST", "/v1/scans", 503, 5.01, "scans", "scangw-bridge/1.4")
         elif x < 0.8:
-            celery(
-                w,
-                tt,
-                "ERROR",
-                "notify.consumer",
-                "basic.publish to 'notify.retry' timed out: connection.blocked (low on disk)",
-            )
+            celery(w, tt, "ERROR", "notify.consumer",
+                   "basic.publish to 'notify.retry' timed out: connection.blocked (low on disk)")
         else:
-            zap(
-                w,
-                tt,
-                "WARN",
-                "publisher/publish.go:63",
-                "publish blocked by broker",
-                exchange="tracking.states",
-                reason="low on disk",
-            )
+            zap(w, tt, "WARN", "publisher/publish.go:63", "publish blocked by broker",
+                exchange="tracking.states", reason="low on disk")
 
     # DEPOT-06: smsbird outage; notify config change at 11:05 only touched the e-mail sender name.
     for tt in w.jittered(SMS, 25, 20):
         n = w.ri(1, 5)
-        celery(
-            w,
-            tt,
-            "WARN" if n < 5 else "ERROR",
-            "notify.tasks.send_sms",
-            f"smsbird POST https://rest.smsbird.io/messages failed: 503 Service Unavailable "
-            f'{{"errors":[{{"code":99,"description":"Internal error"}}]}}, retry {n}/5',
-        )
+        celery(w, tt, "WARN" if n < 5 else "ERROR", "notify.tasks.send_sms",
+               f"smsbird POST https://rest.smsbird.io/messages failed: 503 Service Unavailable "
+               f'{{"errors":[{{"code":99,"description":"Internal error"}}]}}, retry {n}/5')
     for t in every(SMS, 600):
-        celery(
-            w,
-            w.jit(t, 60),
-            "INFO",
-            "notify.tasks.send_email",
-            f"email 'delivery_window' sent via mailrelay id=<{w.hexid(12)}@mailrelay> "
-            "from='Depot Paketdienst <noreply@depot-paket.de>'",
-        )
+        celery(w, w.jit(t, 60), "INFO", "notify.tasks.send_email",
+               f"email 'delivery_window' sent via mailrelay id=<{w.hexid(12)}@mailrelay> "
+               "from='Depot Paketdienst <noreply@depot-paket.de>'")
 
     # DEPOT-04: osrm-1 starved by CPU steal on its hypervisor; routeplan read timeouts.
     for tt in w.jittered(STEAL, 40, 30):
-        osrm(
-            w,
-            tt,
-            3000 + w.r() * 5000,
-            200,
-            f"/table/v1/driving/{w.ri(6, 13)}.{w.ri(100, 999)},{w.ri(47, 54)}.{w.ri(100, 999)};...",
-        )
+        osrm(w, tt, 3000 + w.r() * 5000, 200,
+             f"/table/v1/driving/{w.ri(6, 13)}.{w.ri(100, 999)},{w.ri(47, 54)}.{w.ri(100, 999)};...")
         if w.r() < 0.6:
-            pylog(
-                w,
-                tt + timedelta(seconds=5),
-                "routeplan",
-                "ERROR",
-                "routeplan.osrm",
-                "table request to http://osrm-1:5000 failed: ReadTimeout: HTTPConnectionPool(host='osrm-1', "
-                "port=5000): Read timed out. (read timeout=5)",
-            )
+            pylog(w, tt + timedelta(seconds=5), "routeplan", "ERROR", "routeplan.osrm",
+                  "table request to http://osrm-1:5000 failed: ReadTimeout: "
+                  "HTTPConnectionPool(host='osrm-1', port=5000): Read timed out. (read timeout=5)")
         else:
             pylog(
-                w,
-                tt + timedelta(seconds=5),
-                "routeplan",
-                "WARN",
-                "routeplan.planner",
+                w, tt + timedelta(seconds=5), "routeplan", "WARN", "routeplan.planner",
                 f"tour for depot={w.pick(DEPOTS)} planned with fallback haversine matrix (osrm-1 too slow)",
             )
 
     # DEPOT-10: HAM-3 stop list imported with longitude and latitude swapped.
-    pylog(
-        w,
-        NOSEG[0] - timedelta(minutes=2),
-        "routeplan",
-        "INFO",
-        "routeplan.imports",
-        "imported stop list nordlicht-versand-20261210.csv for depot=HAM-3: 412 stops (columns lat,lon)",
-    )
+    pylog(w, NOSEG[0] - timedelta(minutes=2), "routeplan", "INFO", "routeplan.imports",
+          "imported stop list nordlicht-versand-20261210.csv for depot=HAM-3: 412 stops (columns lat,lon)")
     for tt in w.jittered(NOSEG, 45, 30):
         osrm(w, tt, 0.9, 400, "/table/v1/driving/53.5511,9.9937;53.5633,10.0012;...")
-        pylog(
-            w,
-            tt + timedelta(seconds=0.1),
-            "routeplan",
-            "ERROR",
-            "routeplan.planner",
-            'tour planning failed depot=HAM-3: osrm 400 {"code":"NoSegment","message":"Could not find a '
-            'matching segment for coordinate 0"} first stop=(53.5511, 9.9937)',
-        )
+        pylog(w, tt + timedelta(seconds=0.1), "routeplan", "ERROR", "routeplan.planner",
+              'tour planning failed depot=HAM-3: osrm 400 {"code":"NoSegment","message":"Could not find a '
+              'matching segment for coordinate 0"} first stop=(53.5511, 9.9937)')
 
     # DEPOT-07: redis-1 at maxmemory with noeviction; tracking dedup SETs refused; backlog grows.
-    redis(
-        w,
-        REDIS[0] - timedelta(minutes=8),
-        "WARN",
-        "#",
-        "WARNING: used_memory 3.91G of maxmemory 4.00G (97%), maxmemory-policy noeviction",
-    )
+    redis(w, REDIS[0] - timedelta(minutes=8), "WARN", "#",
+          "WARNING: used_memory 3.91G of maxmemory 4.00G (97%), maxmemory-policy noeviction")
     for tt in w.jittered(REDIS, 30, 25):
-        zap(
-            w,
-            tt,
-            "ERROR",
-            "consumer/dedup.go:57",
-            "dedup SETNX failed, nack and requeue",
-            error="OOM command not allowed when used memory > 'maxmemory'.",
-            key=f"scan-dedup:{w.parcel()}",
-        )
+        zap(w, tt, "ERROR", "consumer/dedup.go:57", "dedup SETNX failed, nack and requeue",
+            error="OOM command not allowed when used memory > 'maxmemory'.", key=f"scan-dedup:{w.parcel()}")
     lag = 400
     for t in every(REDIS, 120):
         lag = int(lag * 1.35) + w.ri(100, 900)
-        zap(
-            w,
-            w.jit(t, 60),
-            "WARN",
-            "consumer/lag.go:22",
-            "consumer lag high",
-            queue="tracking.events",
-            ready=lag,
-            unacked=500,
-        )
+        zap(w, w.jit(t, 60), "WARN", "consumer/lag.go:22", "consumer lag high", queue="tracking.events",
+            ready=lag, unacked=500)
     for t in every((REDIS[0] + timedelta(minutes=35), REDIS[1]), 60):
         kong(w, w.jit(t), "GET", f"/v1/tracking/{w.parcel()}", 200, 0.02, "tracking")
-    redis(
-        w,
-        REDIS[1] - timedelta(minutes=1),
-        "INFO",
-        "*",
-        "CONFIG SET maxmemory 8gb by client id=88412 addr=10.4.9.3:51730 (ops-mkrause)",
-    )
+    redis(w, REDIS[1] - timedelta(minutes=1), "INFO", "*",
+          "CONFIG SET maxmemory 8gb by client id=88412 addr=10.4.9.3:51730 (ops-mkrause)")
 
     # DEPOT-08: gateway rate limit on /v1/scans set to 600 a minute; scanner bridge gets 429.
     for tt in w.jittered(RATE, 15, 14):
         kong(w, tt, "POST", "/v1/scans", 429, 0.001, "scans", "scangw-bridge/1.4")
         if w.r() < 0.4:
-            mosq(
-                w,
-                tt,
-                "ERROR",
-                'bridge depot-gw: forward failed: upstream 429 {"message":"API rate limit '
-                'exceeded"} from https://gw.depot.internal/v1/scans, spooling to disk',
-            )
+            mosq(w, tt, "ERROR",
+                 'bridge depot-gw: forward failed: upstream 429 {"message":"API rate limit exceeded"} from '
+                 "https://gw.depot.internal/v1/scans, spooling to disk")
     for t in every(RATE, 300):
         mosq(
-            w,
-            w.jit(t, 30),
-            "WARN",
+            w, w.jit(t, 30), "WARN",
             f"bridge depot-gw: spool /var/lib/scangw/spool holds {w.ri(2000, 30000)} scans awaiting forward",
         )
 
@@ -825,18 +505,10 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
 # ---- tables --------------------------------------------------------------------------------
 
 BASE = {  # rps, p95_ms, error_pct, cpu_pct
-    "gateway": (95, 180, 0.3, 22),
-    "booking": (32, 140, 0.2, 35),
-    "labels": (11, 520, 0.4, 18),
-    "routeplan": (1.2, 2400, 0.5, 40),
-    "osrm": (4, 85, 0.0, 30),
-    "tracking": (60, 25, 0.1, 28),
-    "rabbitmq": (140, 4, 0.0, 21),
-    "mysql": (420, 9, 0.0, 38),
-    "redis": (900, 1.1, 0.0, 12),
-    "scangw": (70, 12, 0.8, 15),
-    "notify": (6, 300, 0.3, 10),
-    "billing": (0, 0, 0.0, 2),
+    "gateway": (95, 180, 0.3, 22), "booking": (32, 140, 0.2, 35), "labels": (11, 520, 0.4, 18),
+    "routeplan": (1.2, 2400, 0.5, 40), "osrm": (4, 85, 0.0, 30), "tracking": (60, 25, 0.1, 28),
+    "rabbitmq": (140, 4, 0.0, 21), "mysql": (420, 9, 0.0, 38), "redis": (900, 1.1, 0.0, 12),
+    "scangw": (70, 12, 0.8, 15), "notify": (6, 300, 0.3, 10), "billing": (0, 0, 0.0, 2),
 }
 
 
@@ -882,19 +554,14 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.isoformat(), svc, round(rps, 1), round(p95, 1), round(err, 2), round(cpu, 1)]
 
 
-HOSTS = {
-    "mysql-1": {"cpu_pct": 38, "cpu_steal_pct": 0.4, "mem_used_pct": 71, "disk_free_gb": 412},
-    "mysql-2": {"cpu_pct": 22, "cpu_steal_pct": 0.3, "mem_used_pct": 69, "disk_free_gb": 409},
-    "mq-1": {"cpu_pct": 21, "cpu_steal_pct": 0.3, "mem_used_pct": 44, "disk_free_gb": 5.6},
-    "redis-1": {
-        "cpu_pct": 12,
-        "cpu_steal_pct": 0.2,
-        "redis_used_memory_mb": 3300,
-        "redis_maxmemory_mb": 4096,
-    },
-    "osrm-1": {"cpu_pct": 30, "cpu_steal_pct": 0.5, "mem_used_pct": 78, "disk_free_gb": 120},
-    "osrm-2": {"cpu_pct": 29, "cpu_steal_pct": 0.4, "mem_used_pct": 77, "disk_free_gb": 118},
-}
+HOSTS = {"mysql-1": {"cpu_pct": 38, "cpu_steal_pct": 0.4, "mem_used_pct": 71, "disk_free_gb": 412},
+         "mysql-2": {"cpu_pct": 22, "cpu_steal_pct": 0.3, "mem_used_pct": 69, "disk_free_gb": 409},
+         "mq-1": {"cpu_pct": 21, "cpu_steal_pct": 0.3, "mem_used_pct": 44, "disk_free_gb": 5.6},
+         "redis-1": {
+             "cpu_pct": 12, "cpu_steal_pct": 0.2, "redis_used_memory_mb": 3300, "redis_maxmemory_mb": 4096,
+         },
+         "osrm-1": {"cpu_pct": 30, "cpu_steal_pct": 0.5, "mem_used_pct": 78, "disk_free_gb": 120},
+         "osrm-2": {"cpu_pct": 29, "cpu_steal_pct": 0.4, "mem_used_pct": 77, "disk_free_gb": 118}}
 
 
 def host_value(w: World, t: datetime, host: str, metric: str, base: float) -> float:
@@ -923,7 +590,8 @@ def host_value(w: World, t: datetime, host: str, metric: str, base: float) -> fl
         if t < REDIS[0]:
             v = (
                 3300
-                + 790 * max(0.0, (t - at(1, 9, 0)).total_seconds()) / (REDIS[0] - at(1, 9, 0)).total_seconds()
+                + 790 * max(0.0,
+                            (t - at(1, 9, 0)).total_seconds()) / (REDIS[0] - at(1, 9, 0)).total_seconds()
             )
             v += 10 * w.r()
         elif t < REDIS[1] - timedelta(minutes=1):
@@ -976,7 +644,8 @@ DEPENDENCIES = [
 
 DEPLOYS = [
     ["DEP-301", "tracking", "2.7.3", at(0, 9, 5), 4, "jdoerr", "zap logger sampling"],
-    ["DEP-303", "booking", "4.12.0", at(0, 13, 52), 3, "akoenig", "customs code on international shipments"],
+    ["DEP-303", "booking", "4.12.0", at(0, 13, 52), 3, "akoenig",
+     "customs code on international shipments"],
     ["DEP-304", "booking", "4.12.1", at(0, 14, 55), 3, "akoenig", "re-release after migration V87"],
     ["DEP-306", "labels", "1.33.0", at(1, 8, 40), 5, "pvisser", "A6 label layout for NL"],
     ["DEP-308", "routeplan", "3.4.2", at(1, 15, 30), 4, "lbauer", "vehicle capacity in kg"],
@@ -984,113 +653,54 @@ DEPLOYS = [
     ["DEP-312", "notify", "5.0.3", at(2, 13, 10), 3, "pvisser", "Dutch SMS templates"],
 ]
 
-CONFIG = [
-    ["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
-    ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
-    [
-        "CFG-905",
-        "notify",
-        "email.sender_name",
-        "Depot",
-        "Depot Paketdienst",
-        at(1, 11, 5),
-        "pvisser",
-        "OPS-780",
-    ],
-    ["CFG-907", "osrm", "threads", "8", "12", at(1, 14, 20), "lbauer", "OPS-783"],
-    [
-        "CFG-909",
-        "gateway",
-        "plugins.rate-limiting.route[scans].minute",
-        "6000",
-        "600",
-        at(2, 14, 32),
-        "jdoerr",
-        "OPS-790",
-    ],
-    [
-        "CFG-910",
-        "gateway",
-        "plugins.rate-limiting.route[scans].minute",
-        "600",
-        "6000",
-        at(2, 15, 17),
-        "jdoerr",
-        "OPS-791",
-    ],
-]
+CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
+          ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
+          ["CFG-905", "notify", "email.sender_name", "Depot", "Depot Paketdienst", at(1, 11, 5), "pvisser",
+           "OPS-780"],
+          ["CFG-907", "osrm", "threads", "8", "12", at(1, 14, 20), "lbauer", "OPS-783"],
+          ["CFG-909", "gateway", "plugins.rate-limiting.route[scans].minute", "6000", "600", at(2, 14, 32),
+           "jdoerr", "OPS-790"],
+          ["CFG-910", "gateway", "plugins.rate-limiting.route[scans].minute", "600", "6000", at(2, 15, 17),
+           "jdoerr", "OPS-791"]]
 
 MIGRATIONS = [
     ["booking", "V86", "add index shipments(customer_id, created_at)", at(-1, 10, 0), 41, "applied"],
     ["labels", "V22", "label_jobs add column carrier_ref", at(0, 7, 45), 3, "applied"],
-    [
-        "booking",
-        "V87",
-        "alter table shipments add column customs_code varchar(12)",
-        at(0, 14, 49),
-        67,
-        "applied",
-    ],
+    ["booking", "V87", "alter table shipments add column customs_code varchar(12)", at(0, 14, 49), 67,
+     "applied"],
     ["routeplan", "V15", "stops add column vehicle_kg", at(1, 15, 28), 2, "applied"],
 ]
 
 
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_AUTHORED"),
-        [
-            [d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
-            for d, s, v, t, m, a, desc in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_APPLIED"),
-        [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("MIGRATIONS_APPLIED"),
-        [[s, v, d, t.isoformat(), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
+            [[d, s, v, t.isoformat(), (t + timedelta(minutes=m)).isoformat(), "succeeded", a, desc]
+             for d, s, v, t, m, a, desc in DEPLOYS])
+    w.table("config_changes", engine.columns("CONFIG_APPLIED"),
+            [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG])
+    w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
+            [[s, v, d, t.isoformat(), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
     for _d, s, v, t, m, _a, _desc in DEPLOYS:
         if s == "booking":
-            spring(
-                w,
-                t + timedelta(minutes=m),
-                "INFO",
-                "main",
-                "d.d.booking.BookingApplication",
-                f"Started BookingApplication v{v} in {12 + w.r() * 4:.3f} seconds",
-            )
+            spring(w, t + timedelta(minutes=m), "INFO", "main", "d.d.booking.BookingApplication",
+                   f"Started BookingApplication v{v} in {12 + w.r() * 4:.3f} seconds")
         elif s == "routeplan":
-            pylog(
-                w,
-                t + timedelta(minutes=m),
-                "routeplan",
-                "INFO",
-                "routeplan.app",
-                f"routeplan {v} ready, workers=4",
-            )
+            pylog(w, t + timedelta(minutes=m), "routeplan", "INFO", "routeplan.app",
+                  f"routeplan {v} ready, workers=4")
         elif s == "labels":
             pylog_utc(w, t + timedelta(minutes=m), "INFO", "labels.app", f"labels {v} started, 4 workers")
         elif s == "tracking":
             zap(w, t + timedelta(minutes=m), "INFO", "main.go:40", "tracking started", version=v)
         elif s == "scangw":
             mosq(
-                w, t + timedelta(minutes=m), "INFO", f"mosquitto version 2.0.18 running, bridge depot-gw {v}"
+                w, t + timedelta(minutes=m), "INFO",
+                f"mosquitto version 2.0.18 running, bridge depot-gw {v}"
             )
         elif s == "notify":
             celery(w, t + timedelta(minutes=m), "INFO", "celery.worker", f"notify {v}: worker ready.")
-    celery(
-        w,
-        at(1, 11, 5, 20),
-        "INFO",
-        "notify.settings",
-        "config reloaded: email.sender_name='Depot Paketdienst' (was 'Depot')",
-    )
+    celery(w, at(1, 11, 5, 20), "INFO", "notify.settings",
+           "config reloaded: email.sender_name='Depot Paketdienst' (was 'Depot')")
 
 
 DOCS = {
@@ -1152,320 +762,142 @@ yet; failed SMS are not re-sent automatically, so after the outage run
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
-        incident(
-            "DEPOT-01",
-            "logs_only",
-            "labels: Labeldruck schlägt fehl seit ca. 10:15 am 08.12., bitte 10:20–10:50 Uhr "
-            "anschauen. Ursache?",
-            "labels",
-            at(0, 10, 20),
-            at(0, 10, 50),
-            CERT[0],
-            "labels",
-            "ParcelNet's API started presenting a certificate issued by a new intermediate, "
-            "'ParcelNet Issuing CA "
-            "G3', from about 10:12; labels verifies against its own pinned bundle "
-            "/etc/labels/certs/parcelnet-chain.pem "
-            "which only had G2, so every label request failed with 'certificate verify "
-            "failed: unable to get local "
-            "issuer certificate' until the bundle was reloaded with G3 at 11:04",
-            ["certificate verify failed", "local issuer"],
-            [
-                "labels' usual 429 retries (always there)",
-                "CFG-903 carrier.timeout_s the afternoon before (16:02)",
-                "labels V22 migration at 07:45",
-            ],
-            None,
-            [
-                logs(
-                    "labels",
-                    at(0, 10, 20),
-                    at(0, 10, 50),
-                    "unable to get local issuer certificate",
-                    "ERROR",
-                    "parcelnet",
-                ),
-                logs("labels", at(0, 10, 0), at(0, 10, 50), "ParcelNet Issuing CA G3", pattern="peer chain"),
-            ],
-        ),
-        incident(
-            "DEPOT-02",
-            "no_incident",
-            "scangw: viele Warnungen vom Scanner-Gateway am 8 Dec zwischen 03:00 und 03:40 "
-            "CET — ist da was kaputt?",
-            "scangw",
-            at(0, 3, 0),
-            at(0, 3, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            "FALLBACK",
-            note="night; only the usual scanner disconnects (known noise), bridge keeps forwarding with 202",
-        ),
-        incident(
-            "DEPOT-03",
-            "change",
-            "booking: Shipment-Buchungen liefern 500 seit 14:00 Uhr, 08.12. 14:05–14:40. What broke?",
-            "booking",
-            at(0, 14, 5),
-            at(0, 14, 40),
-            COLUMN[0],
-            "booking",
-            "deploy DEP-303 rolled booking 4.12.0 out at 13:52–13:55; it reads the new "
-            "column shipments.customs_code, "
-            "but its migration V87 (alter table shipments add column customs_code) was only "
-            "applied at 14:49, so "
-            "about half of the POST /v1/shipments calls failed with \"Unknown column "
-            "'s1_0.customs_code' in 'field "
-            "list'\" until then",
-            ["customs_code", "4.12.0"],
-            ["tracking deploy DEP-301 at 09:05", "booking address-check warnings (always there)"],
-            None,
-            [
-                logs("booking", at(0, 14, 5), at(0, 14, 40), "customs_code", "ERROR", "unknown column"),
-                sql(
-                    "SELECT deploy_id, version, started_at FROM deploys WHERE service = 'booking' "
-                    "AND started_at < '2026-12-08T13:05:00Z'",
-                    "4.12.0",
-                ),
-                sql(
-                    "SELECT version, applied_at FROM schema_migrations WHERE version = 'V87'",
-                    "2026-12-08T13:49:00Z",
-                ),
-            ],
-        ),
-        incident(
-            "DEPOT-04",
-            "metrics_deps",
-            "routeplan: Tourenplanung extrem langsam und Timeouts, 2026-12-09 17:05–17:40. Warum?",
-            "routeplan",
-            at(1, 17, 5),
-            at(1, 17, 40),
-            STEAL[0],
-            "osrm",
-            "the routing engine host osrm-1 was starved by its hypervisor: cpu_steal_pct "
-            "jumped from under 1% to "
-            "about 40–50% at 16:52, osrm table requests took 3–8 s instead of ~60 ms and "
-            "routeplan's calls to "
-            "osrm-1 hit their 5 s read timeout (falling back to haversine matrices); osrm-2 was fine",
-            ["osrm", "steal"],
-            [
-                "routeplan deploy DEP-308 3.4.2 at 15:30",
-                "CFG-907 osrm threads 8 -> 12 at 14:20",
-                "routeplan geocode warnings (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT ts, value FROM host_metrics WHERE host = 'osrm-1' AND metric = 'cpu_steal_pct' "
-                    "AND ts = '2026-12-09T16:10:00Z'",
-                    '"value": 4',
-                ),
-                sql(
-                    "SELECT ts, p95_ms FROM service_metrics WHERE service = 'osrm' AND ts = "
-                    "'2026-12-09T16:15:00Z'",
-                    "p95_ms",
-                ),
-                logs("routeplan", at(1, 17, 5), at(1, 17, 40), "Read timed out", "ERROR", "osrm-1"),
-            ],
-        ),
-        incident(
-            "DEPOT-05",
-            "system_wide",
-            "Alles hakt seit ca. 09:35 am 9 Dec: Buchungen, Scans, SMS-Versand. 09:40–10:10 "
-            "CET — what is going on?",
-            None,
-            at(1, 9, 40),
-            at(1, 10, 10),
-            RABBIT[0],
-            "rabbitmq",
-            "the dead-letter queue dlq.tracking (no consumers, ~9.8 million messages) had "
-            "filled mq-1's disk; at 09:31 "
-            "free space fell below disk_free_limit (5 GB), rabbitmq set the disk resource "
-            "limit alarm and blocked "
-            "every publisher: booking timed out publishing shipment.created, the scanner "
-            "bridge got 503s, notify "
-            "could not requeue — until the queue was purged at 10:19",
-            ["disk resource limit", "dlq.tracking"],
-            ["booking, scangw and notify errors are symptoms", "osrm-extract-refresh job at 03:10"],
-            "rabbitmq-alarms",
-            [
-                logs(
-                    "rabbitmq", at(1, 9, 25), at(1, 10, 10), "disk resource limit alarm set", "WARN", "alarm"
-                ),
-                logs("rabbitmq", at(1, 9, 40), at(1, 10, 10), "dlq.tracking", pattern="messages ready"),
-                logs("booking", at(1, 9, 40), at(1, 10, 10), "low on disk", "ERROR"),
-            ],
-        ),
-        incident(
-            "DEPOT-06",
-            "trap_unrelated_change",
-            "notify: SMS werden nicht verschickt seit 11:10 Uhr am 09.12. (11:15–11:45). Liegt das an der "
-            "Config-Änderung um 11:05?",
-            "notify",
-            at(1, 11, 15),
-            at(1, 11, 45),
-            SMS[0],
-            "smsbird (external SMS provider)",
-            "external side: from 11:08 smsbird's API answers 503 Service Unavailable to "
-            "every send, so SMS fail "
-            "after their retries while e-mails go out fine; CFG-905 only changed the e-mail sender name — a "
-            "provider outage, not determinable beyond that from this data",
-            [],
-            ["CFG-905 notify email.sender_name at 11:05", "notify's usual 429 retries"],
-            "sms-provider",
-            [],
-            "FALLBACK",
-            note="the right answer is a FALLBACK (or the external smsbird outage); blaming CFG-905 is wrong",
-        ),
-        incident(
-            "DEPOT-07",
-            "trap_late_symptom",
-            "tracking: Sendungsverfolgung zeigt veraltete Stati, 10.12. 10:20–10:50. Root cause?",
-            "tracking",
-            at(2, 10, 20),
-            at(2, 10, 50),
-            REDIS[0],
-            "redis",
-            "redis-1 reached maxmemory (4 GB) at 09:41 with maxmemory-policy noeviction (the scan-dedup keys "
-            "have no TTL); from then every dedup SETNX failed with 'OOM command not allowed "
-            "when used memory > "
-            "maxmemory', tracking nacked and requeued, tracking.events backed up and by "
-            "10:20 customers saw stale "
-            "states; fixed by raising maxmemory to 8 GB at 11:01",
-            ["maxmemory", "oom"],
-            ["tracking 'duplicate scan dropped' warnings (always there)", "scangw deploy DEP-310 at 08:15"],
-            None,
-            [
-                logs("tracking", at(2, 10, 20), at(2, 10, 50), "OOM command not allowed", "ERROR", "dedup"),
-                logs("redis", at(2, 9, 20), at(2, 10, 50), "maxmemory-policy noeviction", "WARN"),
-                sql(
-                    "SELECT ts, value FROM host_metrics WHERE host = 'redis-1' AND metric = "
-                    "'redis_used_memory_mb' "
-                    "AND ts = '2026-12-10T09:30:00Z'",
-                    "4096",
-                ),
-            ],
-        ),
-        incident(
-            "DEPOT-08",
-            "change",
-            "scangw: Scans kommen nicht an, 10.12. 14:40–15:10 Uhr. Was ist los?",
-            "scangw",
-            at(2, 14, 40),
-            at(2, 15, 10),
-            RATE[0],
-            "gateway",
-            "config change CFG-909 at 14:32 set the gateway's rate-limiting plugin for the "
-            "scans route from 6000 "
-            "to 600 requests a minute; the scanner bridge's forwards to /v1/scans got 429 'API rate limit "
-            "exceeded' and spooled to disk until CFG-910 reverted it at 15:17",
-            ["rate-limiting", "429"],
-            ["scangw disconnect warnings (known noise)", "notify deploy DEP-312 at 13:10"],
-            None,
-            [
-                sql(
-                    "SELECT change_id, key, new_value FROM config_changes WHERE service = 'gateway' "
-                    "AND applied_at < '2026-12-10T13:40:00Z'",
-                    "rate-limiting",
-                ),
-                logs("gateway", at(2, 14, 40), at(2, 15, 10), "429", "WARN", "/v1/scans"),
-                logs("scangw", at(2, 14, 40), at(2, 15, 10), "API rate limit", "ERROR"),
-            ],
-        ),
-        incident(
-            "DEPOT-09",
-            "no_incident",
-            "billing: Lief der Nightly-Billing-Batch am 2026-12-10 sauber? Bitte 02:10–02:50 prüfen.",
-            "billing",
-            at(2, 2, 10),
-            at(2, 2, 50),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            "FALLBACK",
-            note="the batch ran as every night (8 chunks, 0 errors); only usual scanner disconnects",
-        ),
-        incident(
-            "DEPOT-10",
-            "logs_only",
-            "routeplan: Touren für Hamburg lassen sich nicht planen, 10.12. 07:10–07:40 CET. Warum?",
-            "routeplan",
-            at(2, 7, 10),
-            at(2, 7, 40),
-            NOSEG[0],
-            "routeplan",
-            "the stop list imported for depot HAM-3 at 06:46 "
-            "(nordlicht-versand-20261210.csv) had longitude and "
-            "latitude swapped, so osrm got coordinates like 53.55,9.99 (lon,lat) in the sea and answered 400 "
-            "NoSegment for every HAM-3 tour request; other depots planned normally",
-            ["nosegment", "ham-3"],
-            ["routeplan geocode warnings (always there)", "osrm-extract-refresh job at 03:10"],
-            None,
-            [
-                logs("routeplan", at(2, 7, 10), at(2, 7, 40), "NoSegment", "ERROR", "ham-3"),
-                logs(
-                    "routeplan", at(2, 6, 30), at(2, 7, 40), "nordlicht-versand", pattern="imported stop list"
-                ),
-            ],
-        ),
+        incident("DEPOT-01", "logs_only",
+                 "labels: Labeldruck schlägt fehl seit ca. 10:15 am 08.12., bitte 10:20–10:50 Uhr "
+                 "anschauen. Ursache?", "labels", at(0, 10, 20), at(0, 10, 50), CERT[0], "labels",
+                 "ParcelNet's API started presenting a certificate issued by a new intermediate, "
+                 "'ParcelNet Issuing CA G3', from about 10:12; labels verifies against its own pinned "
+                 "bundle /etc/labels/certs/parcelnet-chain.pem which only had G2, so every label request "
+                 "failed with 'certificate verify failed: unable to get local issuer certificate' until "
+                 "the bundle was reloaded with G3 at 11:04",
+                 ["certificate verify failed", "local issuer"],
+                 ["labels' usual 429 retries (always there)",
+                  "CFG-903 carrier.timeout_s the afternoon before (16:02)",
+                  "labels V22 migration at 07:45"],
+                 None,
+                 [logs("labels", at(0, 10, 20), at(0, 10, 50), "unable to get local issuer certificate",
+                       "ERROR", "parcelnet"),
+                  logs("labels", at(0, 10, 0), at(0, 10, 50), "ParcelNet Issuing CA G3",
+                       pattern="peer chain")]),
+        incident("DEPOT-02", "no_incident",
+                 "scangw: viele Warnungen vom Scanner-Gateway am 8 Dec zwischen 03:00 und 03:40 CET — ist "
+                 "da was kaputt?", "scangw", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None,
+                 [], "FALLBACK",
+                 note="night; only the usual scanner disconnects (known noise), bridge keeps forwarding "
+                      "with 202"),
+        incident("DEPOT-03", "change",
+                 "booking: Shipment-Buchungen liefern 500 seit 14:00 Uhr, 08.12. 14:05–14:40. What broke?",
+                 "booking", at(0, 14, 5), at(0, 14, 40), COLUMN[0], "booking",
+                 "deploy DEP-303 rolled booking 4.12.0 out at 13:52–13:55; it reads the new column "
+                 "shipments.customs_code, but its migration V87 (alter table shipments add column "
+                 "customs_code) was only applied at 14:49, so about half of the POST /v1/shipments calls "
+                 "failed with \"Unknown column 's1_0.customs_code' in 'field "
+                 "list'\" until then", ["customs_code", "4.12.0"],
+                 ["tracking deploy DEP-301 at 09:05", "booking address-check warnings (always there)"],
+                 None,
+                 [logs("booking", at(0, 14, 5), at(0, 14, 40), "customs_code", "ERROR", "unknown column"),
+                  sql("SELECT deploy_id, version, started_at FROM deploys WHERE service = 'booking' AND "
+                      "started_at < '2026-12-08T13:05:00Z'", "4.12.0"),
+                  sql("SELECT version, applied_at FROM schema_migrations WHERE version = 'V87'",
+                      "2026-12-08T13:49:00Z")]),
+        incident("DEPOT-04", "metrics_deps",
+                 "routeplan: Tourenplanung extrem langsam und Timeouts, 2026-12-09 17:05–17:40. Warum?",
+                 "routeplan", at(1, 17, 5), at(1, 17, 40), STEAL[0], "osrm",
+                 "the routing engine host osrm-1 was starved by its hypervisor: cpu_steal_pct jumped from "
+                 "under 1% to about 40–50% at 16:52, osrm table requests took 3–8 s instead of ~60 ms and "
+                 "routeplan's calls to osrm-1 hit their 5 s read timeout (falling back to haversine "
+                 "matrices); osrm-2 was fine",
+                 ["osrm", "steal"],
+                 ["routeplan deploy DEP-308 3.4.2 at 15:30", "CFG-907 osrm threads 8 -> 12 at 14:20",
+                  "routeplan geocode warnings (always there)"],
+                 None,
+                 [sql("SELECT ts, value FROM host_metrics WHERE host = 'osrm-1' AND metric = "
+                      "'cpu_steal_pct' AND ts = '2026-12-09T16:10:00Z'", '"value": 4'),
+                  sql("SELECT ts, p95_ms FROM service_metrics WHERE service = 'osrm' AND ts = "
+                      "'2026-12-09T16:15:00Z'", "p95_ms"),
+                  logs("routeplan", at(1, 17, 5), at(1, 17, 40), "Read timed out", "ERROR", "osrm-1")]),
+        incident("DEPOT-05", "system_wide",
+                 "Alles hakt seit ca. 09:35 am 9 Dec: Buchungen, Scans, SMS-Versand. 09:40–10:10 CET — "
+                 "what is going on?", None, at(1, 9, 40), at(1, 10, 10), RABBIT[0], "rabbitmq",
+                 "the dead-letter queue dlq.tracking (no consumers, ~9.8 million messages) had filled "
+                 "mq-1's disk; at 09:31 free space fell below disk_free_limit (5 GB), rabbitmq set the "
+                 "disk resource limit alarm and blocked every publisher: booking timed out publishing "
+                 "shipment.created, the scanner bridge got 503s, notify could not requeue — until the "
+                 "queue was purged at 10:19",
+                 ["disk resource limit", "dlq.tracking"],
+                 ["booking, scangw and notify errors are symptoms", "osrm-extract-refresh job at 03:10"],
+                 "rabbitmq-alarms",
+                 [logs(
+                      "rabbitmq", at(1, 9, 25), at(1, 10, 10), "disk resource limit alarm set", "WARN",
+                      "alarm"
+                  ),
+                  logs("rabbitmq", at(1, 9, 40), at(1, 10, 10), "dlq.tracking", pattern="messages ready"),
+                  logs("booking", at(1, 9, 40), at(1, 10, 10), "low on disk", "ERROR")]),
+        incident("DEPOT-06", "trap_unrelated_change",
+                 "notify: SMS werden nicht verschickt seit 11:10 Uhr am 09.12. (11:15–11:45). Liegt das an "
+                 "der Config-Änderung um 11:05?", "notify", at(1, 11, 15), at(1, 11, 45), SMS[0],
+                 "smsbird (external SMS provider)",
+                 "external side: from 11:08 smsbird's API answers 503 Service Unavailable to every send, "
+                 "so SMS fail after their retries while e-mails go out fine; CFG-905 only changed the "
+                 "e-mail sender name — a provider outage, not determinable beyond that from this data", [],
+                 ["CFG-905 notify email.sender_name at 11:05", "notify's usual 429 retries"],
+                 "sms-provider", [],
+                 "FALLBACK",
+                 note="the right answer is a FALLBACK (or the external smsbird outage); blaming CFG-905 is "
+                      "wrong"),
+        incident("DEPOT-07", "trap_late_symptom",
+                 "tracking: Sendungsverfolgung zeigt veraltete Stati, 10.12. 10:20–10:50. Root cause?",
+                 "tracking", at(2, 10, 20), at(2, 10, 50), REDIS[0], "redis",
+                 "redis-1 reached maxmemory (4 GB) at 09:41 with maxmemory-policy noeviction (the "
+                 "scan-dedup keys have no TTL); from then every dedup SETNX failed with 'OOM command not "
+                 "allowed when used memory > maxmemory', tracking nacked and requeued, tracking.events "
+                 "backed up and by 10:20 customers saw stale states; fixed by raising maxmemory to 8 GB at "
+                 "11:01", ["maxmemory", "oom"],
+                 ["tracking 'duplicate scan dropped' warnings (always there)",
+                  "scangw deploy DEP-310 at 08:15"],
+                 None,
+                 [logs("tracking", at(2, 10, 20), at(2, 10, 50), "OOM command not allowed", "ERROR",
+                       "dedup"),
+                  logs("redis", at(2, 9, 20), at(2, 10, 50), "maxmemory-policy noeviction", "WARN"),
+                  sql("SELECT ts, value FROM host_metrics WHERE host = 'redis-1' AND metric = "
+                      "'redis_used_memory_mb' AND ts = '2026-12-10T09:30:00Z'", "4096")]),
+        incident("DEPOT-08", "change",
+                 "scangw: Scans kommen nicht an, 10.12. 14:40–15:10 Uhr. Was ist los?",
+                 "scangw", at(2, 14, 40), at(2, 15, 10), RATE[0], "gateway",
+                 "config change CFG-909 at 14:32 set the gateway's rate-limiting plugin for the scans "
+                 "route from 6000 to 600 requests a minute; the scanner bridge's forwards to /v1/scans got "
+                 "429 'API rate limit exceeded' and spooled to disk until "
+                 "CFG-910 reverted it at 15:17", ["rate-limiting", "429"],
+                 ["scangw disconnect warnings (known noise)", "notify deploy DEP-312 at 13:10"], None,
+                 [sql("SELECT change_id, key, new_value FROM config_changes WHERE service = 'gateway' AND "
+                      "applied_at < '2026-12-10T13:40:00Z'", "rate-limiting"),
+                  logs("gateway", at(2, 14, 40), at(2, 15, 10), "429", "WARN", "/v1/scans"),
+                  logs("scangw", at(2, 14, 40), at(2, 15, 10), "API rate limit", "ERROR")]),
+        incident("DEPOT-09", "no_incident",
+                 "billing: Lief der Nightly-Billing-Batch am 2026-12-10 sauber? Bitte 02:10–02:50 prüfen.",
+                 "billing", at(2, 2, 10), at(2, 2, 50), None, None, None, [], [], None, [], "FALLBACK",
+                 note="the batch ran as every night (8 chunks, 0 errors); only usual scanner disconnects"),
+        incident("DEPOT-10", "logs_only",
+                 "routeplan: Touren für Hamburg lassen sich nicht planen, 10.12. 07:10–07:40 CET. Warum?",
+                 "routeplan", at(2, 7, 10), at(2, 7, 40), NOSEG[0], "routeplan",
+                 "the stop list imported for depot HAM-3 at 06:46 (nordlicht-versand-20261210.csv) had "
+                 "longitude and latitude swapped, so osrm got coordinates like 53.55,9.99 (lon,lat) in the "
+                 "sea and answered 400 NoSegment for every HAM-3 tour request; other depots planned "
+                 "normally", ["nosegment", "ham-3"],
+                 ["routeplan geocode warnings (always there)", "osrm-extract-refresh job at 03:10"], None,
+                 [logs("routeplan", at(2, 7, 10), at(2, 7, 40), "NoSegment", "ERROR", "ham-3"),
+                  logs(
+                      "routeplan", at(2, 6, 30), at(2, 7, 40), "nordlicht-versand",
+                      pattern="imported stop list"
+                  )]),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by "
-        "German- and Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 "
-        "Uhr). labels and mysql "
-        "write UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO "
-        "times with their offset."
+        "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by German- and "
+        "Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 Uhr). labels and mysql write "
+        "UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO times with their offset."
     ))
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
-    incidents(w)
-    metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Depot Paketdienst, a parcel logistics platform (12 components: gateway, "
-            "booking, labels, routeplan, "
-            "osrm, tracking, rabbitmq, mysql, redis, scangw, notify, billing) over three "
-            "days, 2026-12-08..10 "
-            "CET; access logs sampled; 10 incidents and traps (see truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the depot world into ``out_dir/depot/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

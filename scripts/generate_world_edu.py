@@ -15,12 +15,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import random
 import sys
 from datetime import UTC, datetime, timedelta, timezone
 from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "edu"
 R = random.Random(20270125)
@@ -62,26 +64,29 @@ def inw(t: datetime, key: str, step_min: int = 0) -> bool:
 # vocabulary
 COURSES = ["CHEM-101", "BIO-110", "CS-201", "MATH-221", "PHYS-150", "ECON-101", "HIST-240", "PSY-100"]
 EXAMS = {c: 8800 + i * 3 for i, c in enumerate(COURSES)}
-IDPS = [
-    ("https://idp.northfield.edu/idp/shibboleth", "northfield.edu", 0.28),
-    ("https://login.eastonstate.edu/idp", "eastonstate.edu", 0.34),
-    ("https://sts.windows.net/5c1e0a2b-7d3f-4e8a-9b61-2f0c4d8e7a19/", "riverside.edu", 0.24),
-    ("https://shib.bayview.edu/idp/shibboleth", "bayview.edu", 0.14),
-]
-Q_TYPES = [("mcq", 0.38), ("numeric", 0.2), ("matrix", 0.27), ("short_text", 0.15)]
+IDPS = engine.table(None, "ssf", """
+https://idp.northfield.edu/idp/shibboleth | northfield.edu | 0.28
+https://login.eastonstate.edu/idp | eastonstate.edu | 0.34
+https://sts.windows.net/5c1e0a2b-7d3f-4e8a-9b61-2f0c4d8e7a19/ | riverside.edu | 0.24
+https://shib.bayview.edu/idp/shibboleth | bayview.edu | 0.14
+""")
+Q_TYPES = engine.table(None, "sf", """
+mcq | 0.38
+numeric | 0.2
+matrix | 0.27
+short_text | 0.15
+""")
 UAS = [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0",
     "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_2) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2",
     "Mozilla/5.0 (X11; Linux x86_64; rv:134.0) Gecko/20100101 Firefox/134.0",
     "Mozilla/5.0 (iPad; CPU OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
 ]
-PODS = {
-    "lms-web": ["lms-web-7f9c6d8b54-2xkqp", "lms-web-7f9c6d8b54-9tmwz", "lms-web-7f9c6d8b54-lq4vd"],
-    "celery-worker": ["lms-worker-6b8d4f7c9-h2rzn", "lms-worker-6b8d4f7c9-pk7sx"],
-    "proctor-ingest": ["proctor-ingest-5d7b9c6f4-x8wlt", "proctor-ingest-5d7b9c6f4-zq2nm"],
-    "grader": ["grader-84c6f9d7b-4mfkp", "grader-84c6f9d7b-vb9rt"],
-    "autosave": ["autosave-69d8b7c5f-c7xjd", "autosave-69d8b7c5f-rw5gh"],
-}
+PODS = {"lms-web": ["lms-web-7f9c6d8b54-2xkqp", "lms-web-7f9c6d8b54-9tmwz", "lms-web-7f9c6d8b54-lq4vd"],
+        "celery-worker": ["lms-worker-6b8d4f7c9-h2rzn", "lms-worker-6b8d4f7c9-pk7sx"],
+        "proctor-ingest": ["proctor-ingest-5d7b9c6f4-x8wlt", "proctor-ingest-5d7b9c6f4-zq2nm"],
+        "grader": ["grader-84c6f9d7b-4mfkp", "grader-84c6f9d7b-vb9rt"],
+        "autosave": ["autosave-69d8b7c5f-c7xjd", "autosave-69d8b7c5f-rw5gh"]}
 PG_PRIMARY, PG_REPLICA = "pg-primary-1", "pg-replica-1"
 # Hourly load of exam week (Eastern hour -> share of the peak).
 LOAD = [0.06, 0.04, 0.03, 0.03, 0.03, 0.05, 0.1, 0.3, 0.8, 1.0, 1.0, 1.0,
@@ -92,22 +97,9 @@ def load(t: datetime) -> float:
     return LOAD[t.astimezone(EST).hour]
 
 
-def pick(pairs):
-    x = rr() * sum(w for _, w in pairs)
-    for v, w in pairs:
-        x -= w
-        if x <= 0:
-            return v
-    return pairs[-1][0]
-
-
-def poisson(lam: float) -> int:
-    n, p, lim = 0, 1.0, math.exp(-lam)
-    while True:
-        p *= rr()
-        if p <= lim:
-            return n
-        n += 1
+pick = partial(engine.weighted, rr)
+"""One value of (value, weight) pairs, by weight."""
+poisson = partial(engine.poisson, rr)
 
 
 def hexid(n: int) -> str:
@@ -209,7 +201,8 @@ def redis(t, sym, text, level="INFO"):
 def minio(t, level, message, node="minio-1", **extra):
     doc = {"level": level, "errKind": "ALL" if level == "ERROR" else "",
            "time": utc(t).isoformat(timespec="microseconds").replace("+00:00", "Z"), "message": message}
-    emit(t, "minio", "WARN" if level == "WARNING" else level, json.dumps(doc | extra, separators=(",", ":")),
+    emit(t, "minio", "WARN" if level == "WARNING" else level,
+         json.dumps(doc | extra, separators=(",", ":")),
          host=node)
 
 
@@ -237,7 +230,8 @@ def grader(t, level, msg, pod=None, **fields):
 
 def zap(t, level, caller, msg, pod=None, **fields):
     """autosave: zap's production JSON (epoch seconds)."""
-    doc = {"level": level.lower(), "ts": round(utc(t).timestamp(), 6), "caller": caller, "msg": msg, **fields}
+    doc = {"level": level.lower(), "ts": round(utc(t).timestamp(), 6), "caller": caller, "msg": msg,
+           **fields}
     emit(t, "autosave", level, json.dumps(doc, separators=(",", ":")), pod=pod or rc(PODS["autosave"]))
 
 
@@ -254,7 +248,8 @@ def pglog(t, host, level, text, pid=None):
     word = {"INFO": "LOG", "WARN": "WARNING"}.get(level, level)
     if text.startswith("PANIC:  "):
         word, text = "PANIC", text[8:]
-    emit(t, "postgres", level, f"{u:%Y-%m-%d %H:%M:%S}{ms(u)} UTC [{pid or ri(2000, 60000)}] {word}:  {text}",
+    emit(t, "postgres", level,
+         f"{u:%Y-%m-%d %H:%M:%S}{ms(u)} UTC [{pid or ri(2000, 60000)}] {word}:  {text}",
          host=host)
 
 
@@ -277,17 +272,18 @@ def syslog(t, pri, text):
 # everyday traffic, one function per component, called per event with its time; the incidents
 # call the same functions with the kind of event forced
 PG_DOWN = [
-    'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: FATAL:  the database system '
-    "is in recovery mode",
-    "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\t"
-    "before or while processing the request.",
+    'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: FATAL:  the database '
+    "system is in recovery mode",
+    "server closed the connection unexpectedly\n\tThis probably means the server terminated "
+    "abnormally\n\tbefore or while processing the request.",
     'connection to server at "pg-primary.db.svc" (10.20.0.11), port 5432 failed: Connection refused',
 ]
 RECOVERY = "FATAL: the database system is in recovery mode (SQLSTATE 57P03)"
 EXPIRED = ("SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify "
            "failed: certificate has expired (_ssl.c:1006)')) url=https://autosave.lms.svc.cluster.local:8443/v1/drafts")
 SIMCHECK = [
-    "HTTPError('503 Server Error: Service Unavailable for url: https://api.simcheck.example/v3/submissions')",
+    "HTTPError('503 Server Error: Service Unavailable for url: "
+    "https://api.simcheck.example/v3/submissions')",
     "HTTPError('503 Server Error: Service Unavailable for url: https://api.simcheck.example/v3/reports')",
     "ReadTimeout(ReadTimeoutError(\"HTTPSConnectionPool(host='api.simcheck.example', port=443): Read timed "
     'out. (read timeout=30)"))',
@@ -337,7 +333,8 @@ def bg_lms(t, kind=None):
     e, a = EXAMS[c], attempt()
     if inw(t, "wal") and rr() < 0.8:
         path = rc([f"/exam/{e}/start/", f"/api/exams/{e}/submit", f"/courses/{c}/", "/dashboard/"])
-        return django(t, "ERROR", "django.request", f"Internal Server Error: {path}\nTraceback (most recent "
+        return django(t, "ERROR", "django.request",
+                      f"Internal Server Error: {path}\nTraceback (most recent "
                       'call last):\n  File "/app/.venv/lib/python3.12/site-packages/django/db/backends/base/'
                       'base.py", line 279, in ensure_connection\n    self.connect()\n'
                       "django.db.utils.OperationalError: " + rc(PG_DOWN))
@@ -377,7 +374,8 @@ def bg_lms(t, kind=None):
             django(t, "INFO", "lms.auth.saml", f"login via SAML user=u{ri(10000, 99999)} idp={dom}")
     elif kind == "slow":
         took = ru(2.0, 3.4)
-        django(t, "WARN", "lms.middleware.timing", f"slow request: GET /courses/{c}/files/ took {took:.2f}s "
+        django(t, "WARN", "lms.middleware.timing",
+               f"slow request: GET /courses/{c}/files/ took {took:.2f}s "
                f"(db_time={took * 0.3:.2f}s queries=12)")
     elif kind == "disallowed":
         host = ".".join(str(ri(1, 254)) for _ in range(4))
@@ -387,9 +385,15 @@ def bg_lms(t, kind=None):
         django(t, "WARN", "django.request", f"Not Found: {rc(['/favicon.ico', '/wp-login.php', '/.env'])}")
 
 
-TASKS = [("lms.tasks.send_submission_receipt", 30), ("plagiarism.submit_for_check", 14),
-         ("plagiarism.fetch_report", 14), ("search.tasks.reindex_course", 6), ("lms.tasks.sync_roster", 4),
-         ("proctoring.tasks.finalize_session", 16), ("lms.tasks.release_scores", 10)]
+TASKS = engine.table(None, "si", """
+lms.tasks.send_submission_receipt | 30
+plagiarism.submit_for_check | 14
+plagiarism.fetch_report | 14
+search.tasks.reindex_course | 6
+lms.tasks.sync_roster | 4
+proctoring.tasks.finalize_session | 16
+lms.tasks.release_scores | 10
+""")
 
 
 def bg_celery(t, name=None):
@@ -452,7 +456,8 @@ def bg_grader(t, qt=None):
         grader(t, "WARN", "numeric answer parse fallback", job=job, value=rc(["1,5", "3 1/2", "2.0e"]),
                locale="en_US")
     elif rr() < 0.02:
-        grader(t, "WARN", "job exceeded soft time limit", job=job, q_type="short_text", dur_ms=ri(5100, 9000))
+        grader(t, "WARN", "job exceeded soft time limit", job=job, q_type="short_text",
+               dur_ms=ri(5100, 9000))
     else:
         grader(t, "INFO", "graded submission", job=job, q_type=qt, score=round(rr(), 2), dur_ms=ri(3, 220))
 
@@ -595,7 +600,8 @@ def scheduled() -> None:
             redis(t + sec(ru(2, 9)), "*", "Background saving terminated with success")
         if i % 30 == 11:
             free = f"free: {ru(13.1, 14.9):.1f}gb[{ru(13.5, 14.9):.1f}%]"
-            eslog(t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-1", "low disk watermark [85%] exceeded on "
+            eslog(t, "WARN", "o.e.c.r.a.DiskThresholdMonitor", "es-1",
+                  "low disk watermark [85%] exceeded on "
                   f"[Xq3r9sT2Qk-4Xc0bNs7lVg][es-3][/usr/share/elasticsearch/data] {free}, replicas will not "
                   "be assigned to this node")
         if i % 60 == 23:
@@ -666,7 +672,8 @@ def inc_wal():
     pglog(at(0, 14, 14, 5), PG_PRIMARY, "INFO", "statement: SELECT "
           "pg_drop_replication_slot('cdc_analytics');", pid=48812)
     pglog(at(0, 14, 15, 2), PG_PRIMARY, "INFO", "checkpoint starting: immediate force wait", pid=118)
-    pglog(b, PG_PRIMARY, "INFO", "checkpoint complete: wrote 21344 buffers (8.1%); 0 WAL file(s) added, 1893 "
+    pglog(b, PG_PRIMARY, "INFO",
+          "checkpoint complete: wrote 21344 buffers (8.1%); 0 WAL file(s) added, 1893 "
           "removed, 0 recycled; write=0.611 s, sync=0.094 s, total=7.902 s", pid=118)
     pglog(at(0, 14, 15, 30), PG_REPLICA, "INFO", "started streaming WAL from primary at 3A/9C000000 on "
           "timeline 1")
@@ -697,7 +704,8 @@ def inc_minio():
     for t in spread(a + sec(5), b, 85):
         obj = f"2027/01/26/ps-{hexid(10)}/chunk-{ri(1, 240):05d}.webm"
         minio(t, "ERROR", "Write quorum could not be met (*errors.errorString)", node=f"minio-{ri(1, 4)}",
-              api={"name": "PutObject", "args": {"bucket": "proctoring", "object": obj}}, remotehost=ip_pod(),
+              api={"name": "PutObject",
+                   "args": {"bucket": "proctoring", "object": obj}}, remotehost=ip_pod(),
               requestID=hexid(16).upper(), userAgent="aws-sdk-js/3.726.0",
               error={"message": "Write quorum could not be met", "source": ["cmd/erasure-object.go:1187"]})
     for t in spread(a + sec(6), b, 70):
@@ -714,18 +722,19 @@ def inc_minio():
 def inc_grader():
     a, b = W["grader"]
     for pod in PODS["grader"]:
-        for t, ver, commit, engine in ((at(1, 13, 4, 50), "2.8.0", "9e41c07", "v3"),
+        for t, ver, commit, rubric in ((at(1, 13, 4, 50), "2.8.0", "9e41c07", "v3"),
                                        (at(1, 13, 51, 10), "2.7.4", "3b8a1d2", "v2")):
             t += sec(ru(0, 30))
             grader(t, "INFO", "shutting down, draining jobs", pod=pod, signal="SIGTERM")
             grader(t + sec(8), "INFO", "grader starting", pod=pod, version=ver, commit=commit,
-                   rubric_engine=engine, queues="grading")
+                   rubric_engine=rubric, queues="grading")
     for t in spread(a, b, 110):
         bg_grader(t, "matrix")
     for t in spread(a + timedelta(minutes=4), b, 30):
         grader(t, "WARN", "job moved to dead-letter queue after 3 attempts",
                job=f"g-{ri(3_000_000, 3_999_999)}", q_type="matrix", dlq="grading.dead")
-    redis(at(1, 13, 12, 9), "#", "Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF "
+    redis(at(1, 13, 12, 9), "#",
+          "Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF "
           "buffer without waiting for fsync to complete, this may slow down Redis.", level="WARN")
 
 
@@ -760,11 +769,14 @@ def changes_in_logs():
     pino(at(1, 9, 50, 30), "INFO", "config reloaded", upload_concurrency=16, bucket="proctoring",
          endpoint="https://minio.storage.svc:9000")
     django(at(1, 8, 40, 20), "INFO", "lms.conf", "settings reloaded: AUTOSAVE_TIMEOUT_MS=1500 (was 3000)")
-    pglog(at(0, 14, 31, 5), PG_PRIMARY, "INFO", 'parameter "max_slot_wal_keep_size" changed to "50GB"', pid=1)
+    pglog(at(0, 14, 31, 5), PG_PRIMARY, "INFO", 'parameter "max_slot_wal_keep_size" changed to "50GB"',
+          pid=1)
     for day in (0, 1):
-        pglog(at(day, 2, 0, 4), PG_REPLICA, "INFO", "statement: SELECT pg_backup_start('nightly-basebackup', "
+        pglog(at(day, 2, 0, 4), PG_REPLICA, "INFO",
+              "statement: SELECT pg_backup_start('nightly-basebackup', "
               "true)", pid=7711)
-        eslog(at(day, 3, 0, 9), "INFO", "o.e.x.s.SnapshotLifecycleTask", "es-1", "snapshot lifecycle policy "
+        eslog(at(day, 3, 0, 9), "INFO", "o.e.x.s.SnapshotLifecycleTask", "es-1",
+              "snapshot lifecycle policy "
               f"[nightly-snapshots] issuing create snapshot [nightly-{at(day, 3, 0):%Y.%m.%d}-{hexid(6)}]")
 
 
@@ -782,10 +794,12 @@ DEPENDENCIES = [  # service, depends_on, protocol, purpose, criticality
     ("lms-web", "postgres", "postgresql", "read-only queries on pg-replica-1: gradebook, course pages, "
      "attempt review (DATABASE_REPLICA_URL)", "high"),
     ("lms-web", "redis", "redis", "sessions and cache", "critical"),
-    ("lms-web", "autosave", "https", "exam player answer saves, proxied to :8443 (internal CA)", "critical"),
+    ("lms-web", "autosave", "https", "exam player answer saves, proxied to :8443 (internal CA)",
+     "critical"),
     ("lms-web", "elasticsearch", "http", "course search", "low"),
     ("lms-web", "minio", "s3", "presigned URLs for course files", "medium"),
-    ("sso", "university-idps", "saml", "Northfield, Easton State, Riverside, Bayview (external)", "critical"),
+    ("sso", "university-idps", "saml", "Northfield, Easton State, Riverside, Bayview (external)",
+     "critical"),
     ("celery-worker", "redis", "redis", "celery broker (queues celery, plagiarism, email)", "critical"),
     ("celery-worker", "postgres", "postgresql", "task state and results on pg-primary-1", "high"),
     ("celery-worker", "plagiarism-api", "https", "SimCheck api.simcheck.example (external)", "medium"),
@@ -808,11 +822,13 @@ DEPLOYS = [  # id, service, version, start (Eastern), minutes, by, summary
      "numeric tolerance for scientific notation"),
     ("DEP-3301", "lms-web", "4.18.0", at(0, 7, 45), 3, "ci-bot", "exam lobby: accommodations banner"),
     ("DEP-3302", "celery-worker", "4.18.0", at(0, 7, 46), 2, "ci-bot", "same release as lms-web 4.18.0"),
-    ("DEP-3307", "celery-worker", "4.18.1", at(0, 10, 24), 2, "k.osei", "plagiarism: report polling backoff"),
+    ("DEP-3307", "celery-worker", "4.18.1", at(0, 10, 24), 2, "k.osei",
+     "plagiarism: report polling backoff"),
     ("DEP-3310", "lms-web", "4.18.2", at(0, 13, 41), 3, "ci-bot", "exam timer drift fix"),
     ("DEP-3314", "notify", "2.3.2", at(0, 16, 10), 2, "ci-bot", "grade_released template copy"),
     ("DEP-3321", "autosave", "1.9.4", at(1, 12, 55), 2, "ci-bot", "quieter flush logging"),
-    ("DEP-3322", "grader", "2.8.0", at(1, 13, 4), 2, "ci-bot", "rubric engine v3: partial credit for matrix "
+    ("DEP-3322", "grader", "2.8.0", at(1, 13, 4), 2, "ci-bot",
+     "rubric engine v3: partial credit for matrix "
      "questions"),
     ("DEP-3324", "grader", "2.7.4", at(1, 13, 50), 2, "m.chen", "rollback to 2.7.4"),
     ("DEP-3327", "proctor-ingest", "3.4.0", at(1, 17, 30), 4, "ci-bot", "resumable sessions"),
@@ -849,7 +865,8 @@ CERTS = [  # id, secret, service, issuer, serial, not_before, not_after, status,
      "2027-04-26T14:26:40Z", "active", "issued manually (OPS-7725)"),
     ("CRT-2209", "grader-tls", "grader", "vault-pki-internal", "71:b2:0c:9d", "2026-12-20T10:00:00Z",
      "2027-03-20T10:00:00Z", "active", "renewed by cert-manager"),
-    ("CRT-2215", "northfield-idp-signing", "sso", "https://idp.northfield.edu/idp/shibboleth", "0b:7e:55:a2",
+    ("CRT-2215", "northfield-idp-signing", "sso", "https://idp.northfield.edu/idp/shibboleth",
+     "0b:7e:55:a2",
      "2024-02-06T17:00:00Z", "2027-02-06T17:00:00Z", "active", "IdP metadata signing key, rolled on Feb 1"),
 ]
 JOBS = [  # job, service, host, start hour:minute (Eastern, both days), minutes
@@ -953,7 +970,8 @@ def queue_rows():
     for t in series(5):
         grading = grading + ru(140, 210) if inw(t, "grader", 5) else max(0.0, grading * 0.35 - 20)
         plag = plag + ru(35, 60) if inw(t, "vendor", 5) else max(0.0, plag * 0.5 - 10)
-        for q, base, cons in (("celery", 25, 16), ("plagiarism", 8, 4), ("email", 12, 4), ("grading", 20, 8)):
+        for q, base, cons in (("celery", 25, 16), ("plagiarism", 8, 4), ("email", 12, 4),
+                              ("grading", 20, 8)):
             depth, age = noise(base * load(t) + 1, 0.4), ru(0.5, 6)
             if q == "grading":
                 depth, age = depth + grading, age + grading / 6
@@ -969,23 +987,23 @@ def tables() -> dict[str, tuple[list[str], list[list]]]:
     deploys = [[i, s, v, iso(a), iso(a + timedelta(minutes=m)), "SUCCEEDED", by, sm]
                for i, s, v, a, m, by, sm in DEPLOYS]
     # the change calendar's export writes Eastern wall time without a zone (dataset.json names the zone)
-    changes = [[i, s, k, o, n, by, f"{est(w):%Y-%m-%d %H:%M:%S}", tk, cm] for i, s, k, o, n, by, w, tk, cm in
+    changes = [[i, s, k, o, n, by, f"{est(w):%Y-%m-%d %H:%M:%S}", tk, cm] for i, s, k, o, n, by, w, tk,
+               cm in
                CONFIG_CHANGES]
     runs = [[f"RUN-{900 + 5 * d + i}", j, s, h, iso(at(d, *hm)), iso(at(d, *hm) + timedelta(minutes=m + d)),
              "SUCCEEDED"] for d in (0, 1) for i, (j, s, h, hm, m) in enumerate(JOBS)]
     return {
         "dependencies": (["service", "depends_on", "protocol", "purpose", "criticality"], DEPENDENCIES),
-        "deploys": (["deploy_id", "service", "version", "started_at", "finished_at", "status", "deployed_by",
+        "deploys": (["deploy_id", "service", "version", "started_at", "finished_at", "status",
+                     "deployed_by",
                      "summary"], deploys),
         "config_changes": (["change_id", "service", "config_key", "old_value", "new_value", "changed_by",
                             "changed_at", "ticket", "comment"], changes),
         "certificates": (["cert_id", "secret", "service", "issuer", "serial", "not_before", "not_after",
                           "status", "note"], CERTS),
         "job_runs": (["run_id", "job", "service", "host", "started_at", "finished_at", "status"], runs),
-        "db_host_metrics": db_rows(),
-        "ingress_upstreams": ingress_rows(),
-        "service_metrics": service_rows(),
-        "queue_metrics": queue_rows(),
+        "db_host_metrics": db_rows(), "ingress_upstreams": ingress_rows(),
+        "service_metrics": service_rows(), "queue_metrics": queue_rows(),
     }
 
 
@@ -1116,7 +1134,8 @@ def sql(query, contains):
     return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
 
 
-def case(id_, kind, cls, question, service, window, onset, cause, root, terms, distractors, runbook, evidence,
+def case(id_, kind, cls, question, service, window, onset, cause, root, terms, distractors, runbook,
+         evidence,
          note):
     return {"id": id_, "kind": kind, "class": cls, "question": question, "service": service,
             "start": window[0].isoformat(), "end": window[1].isoformat(),
@@ -1134,8 +1153,8 @@ def metrics_sql(cols, host, a, b):
 
 CASES = [
     case("EDU-1", "cause", "config-change",
-         "Northfield students can't sign in — SSO login errors on sso between 8:15 and 8:45am ET on Jan 25, "
-         "2027. Root cause?", "sso", (at(0, 8, 15), at(0, 8, 45)), W["skew"][0], "sso",
+         "Northfield students can't sign in — SSO login errors on sso between 8:15 and 8:45am ET on Jan "
+         "25, 2027. Root cause?", "sso", (at(0, 8, 15), at(0, 8, 45)), W["skew"][0], "sso",
          "config change CHG-5120 set the SP's clockSkew from 180 to 0 s at 08:04; Northfield's IdP clock "
          "runs ~35 s ahead, so its assertions were rejected as 'not yet valid' until the revert (CHG-5124) "
          "at 08:52", ["sso", "skew"],
@@ -1163,8 +1182,9 @@ CASES = [
          "Postgres' own log shows nothing unusual; the mechanism is only in db_host_metrics and the "
          "dependencies table (writes on the primary stay fast)."),
     case("EDU-3", "cause", "disk-full",
-         "Students got errors on basically everything (starting exams, saving answers, grades) between 14:00 "
-         "and 14:20 EST on 1/25/2027. What happened?", None, (at(0, 14, 0), at(0, 14, 20)), W["wal"][0],
+         "Students got errors on basically everything (starting exams, saving answers, grades) between "
+         "14:00 and 14:20 EST on 1/25/2027. What happened?", None, (at(0, 14, 0),
+                                                                    at(0, 14, 20)), W["wal"][0],
          "postgres",
          "pg-primary-1's disk filled with WAL retained by the inactive logical replication slot "
          "cdc_analytics: 'PANIC: could not write to file pg_wal/...: No space left on device' at 14:02, "
@@ -1194,11 +1214,11 @@ CASES = [
          "The symptom is on lms-web; the failing component is autosave (upstream), which logs the rejected "
          "handshakes at INFO."),
     case("EDU-5", "cause", "storage-quorum",
-         "proctoring video chunk uploads failing on proctor-ingest between 10:15 and 10:40 ET on 2027-01-26 "
-         "— why?", "proctor-ingest", (at(1, 10, 15), at(1, 10, 40)), W["minio"][0], "minio",
+         "proctoring video chunk uploads failing on proctor-ingest between 10:15 and 10:40 ET on "
+         "2027-01-26 — why?", "proctor-ingest", (at(1, 10, 15), at(1, 10, 40)), W["minio"][0], "minio",
          "four drives of minio-3 went offline at 10:12; erasure set 2 lost write quorum (4/8 drives, 5 "
-         "needed) and MinIO failed PutObject with 'Write quorum could not be met', which proctor-ingest saw "
-         "as 503 SlowDown; the drives came back at 10:41", ["minio", "quorum"],
+         "needed) and MinIO failed PutObject with 'Write quorum could not be met', which proctor-ingest "
+         "saw as 503 SlowDown; the drives came back at 10:41", ["minio", "quorum"],
          ["proctor-ingest config change CHG-5133 UPLOAD_CONCURRENCY 8 -> 16 at 09:50",
           "the proctoring runbook's 'SlowDown means throttling' advice"], None,
          [logs("minio", at(1, 10, 10), at(1, 10, 40), "Write quorum could not be met", level="ERROR"),
@@ -1209,10 +1229,11 @@ CASES = [
     case("EDU-6", "cause", "bad-deploy",
          "grader has been failing grading jobs since ~13:10 ET, matrix questions stuck in 'grading' — what "
          "broke?", "grader", (at(1, 13, 10), at(1, 13, 50)), W["grader"][0], "grader",
-         "deploy DEP-3322 of grader 2.8.0 (rubric engine v3) at 13:04: the matrix scorer panics with 'index "
-         "out of range [4] with length 4', so every matrix job fails and goes to the dead-letter queue; "
-         "rolled back to 2.7.4 (DEP-3324) at 13:50", ["grader", "2.8.0"],
-         ["autosave deploy DEP-3321 (1.9.4) at 12:55", "redis 'AOF fsync is taking too long' at 13:12"], None,
+         "deploy DEP-3322 of grader 2.8.0 (rubric engine v3) at 13:04: the matrix scorer panics with "
+         "'index out of range [4] with length 4', so every matrix job fails and goes to the dead-letter "
+         "queue; rolled back to 2.7.4 (DEP-3324) at 13:50", ["grader", "2.8.0"],
+         ["autosave deploy DEP-3321 (1.9.4) at 12:55",
+          "redis 'AOF fsync is taking too long' at 13:12"], None,
          [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = 'grader'",
               "2.8.0"),
           logs("grader", at(1, 13, 10), at(1, 13, 50), "index out of range", level="ERROR"),
@@ -1225,12 +1246,13 @@ CASES = [
          ["elasticsearch config change CHG-5140 index.similarity.default.type BM25 -> LMDirichlet at 14:48",
           "the course-search index closed for ~90 s at 14:48"], "plagiarism-simcheck",
          [logs("celery-worker", at(1, 15, 0), at(1, 15, 40), "api.simcheck.example")],
-         "The external vendor SimCheck answered 503s and timeouts from ~14:56 to 15:47; nothing on our side "
-         "changed it. The elasticsearch 'similarity' change shares the word but touches course search only. "
-         "Expected: an honest fallback."),
+         "The external vendor SimCheck answered 503s and timeouts from ~14:56 to 15:47; nothing on our "
+         "side changed it. The elasticsearch 'similarity' change shares the word but touches course search "
+         "only. Expected: an honest fallback."),
     case("EDU-8", "quiet", "none",
          "a student says her quiz answers didn't save around 9pm — anything wrong with autosave between "
-         "21:00 and 21:20 ET on 2027-01-25?", "autosave", (at(0, 21, 0), at(0, 21, 20)), None, None, None, [],
+         "21:00 and 21:20 ET on 2027-01-25?", "autosave", (at(0, 21, 0),
+                                                           at(0, 21, 20)), None, None, None, [],
          ["autosave's routine TLS handshake EOF lines and truncated-payload warnings"], None, [],
          "Nothing is wrong in this window: routine traffic only."),
 ]

@@ -32,7 +32,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -40,49 +40,27 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "game"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
+NAME, SEED = "game", 20261201
 PST = timezone(timedelta(hours=-8))
-DAY0 = datetime(2026, 12, 1, tzinfo=PST)
-END = DAY0 + timedelta(days=3)
-SEED = 20261201
-LEVELS = engine.LEVELS
+LOCAL = engine.Clock(PST, datetime(2026, 12, 1, tzinfo=PST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin = LOCAL.minute
 
 
-LOCAL = engine.Clock(PST, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 def zulu_us(t: datetime) -> str:
     return utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
-
-
 def load(t: datetime) -> float:
     """Players online: a quiet early morning, a lunch bump, the evening peak from 18:00 to 22:00."""
     h = loc(t).hour + loc(t).minute / 60
     pts = [
-        (0, 0.6),
-        (2, 0.38),
-        (4, 0.2),
-        (7, 0.16),
-        (9, 0.26),
-        (12, 0.42),
-        (15, 0.52),
-        (17, 0.78),
-        (19, 1.0),
-        (22, 0.95),
-        (24, 0.6),
+        (0, 0.6), (2, 0.38), (4, 0.2), (7, 0.16), (9, 0.26), (12, 0.42), (15, 0.52), (17, 0.78), (19, 1.0),
+        (22, 0.95), (24, 0.6),
     ]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
@@ -111,98 +89,61 @@ class World(engine.Dataset):
         super().__init__(SEED, LOCAL, END)
         self.order_no = 8_812_000
 
-    def player(self) -> str:
-        return f"p_{self.hexid(10)}"
+    player = partialmethod(engine.Dataset.tagged, "p_", 10)
 
     def order(self) -> str:
-        self.order_no += self.ri(1, 9)
-        return f"ord_{self.order_no}"
+        return f"ord_{self.counter('order_no', 1, 9)}"
 
-PODS = {
-    "edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
-    "auth": ["auth-7d8f6c5b9-4mzqp", "auth-7d8f6c5b9-k2v7s", "auth-7d8f6c5b9-tt9wd"],
-    "matchmaker": ["matchmaker-6b4d9f7c8-8xq2n", "matchmaker-6b4d9f7c8-pz5km"],
-    "allocator": ["agones-allocator-7c5f8d-2hxbq", "agones-controller-6d9b7f-q7lmc"],
-    "lobby": ["lobby-5c8d7b9f6-6tkvr", "lobby-5c8d7b9f6-c9wzh"],
-    "leaderboard": ["leaderboard-84f6d9c7b-jq4xw", "leaderboard-84f6d9c7b-s7n2d"],
-    "inventory": ["inventory-6f9c8d7b5-fw3zp", "inventory-6f9c8d7b5-r8k6m"],
-    "store": ["store-7b6c5d8f9-9pqlx", "store-7b6c5d8f9-hk2vt"],
-    "chat": ["chat-5d7f9c6b8-2nvbx", "chat-5d7f9c6b8-m4qzr", "chat-5d7f9c6b8-wx7tl"],
-}
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    w.minutely(background)
+    incidents(w)
+    metrics(w)
+    job_runs(w)
+    return w, engine.manifest(
+        NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
+        "2026-12-01..03 US Pacific time", 14,
+        "edge auth matchmaker allocator lobby leaderboard redis inventory scylla store postgres chat kafka "
+        "telemetry".split(), dayfirst=False), truth()
+
+PODS = {"edge": ["envoy-edge-5f7c9b6d4-h2kqz", "envoy-edge-5f7c9b6d4-wl8tn", "envoy-edge-5f7c9b6d4-x9c4r"],
+        "auth": ["auth-7d8f6c5b9-4mzqp", "auth-7d8f6c5b9-k2v7s", "auth-7d8f6c5b9-tt9wd"],
+        "matchmaker": ["matchmaker-6b4d9f7c8-8xq2n", "matchmaker-6b4d9f7c8-pz5km"],
+        "allocator": ["agones-allocator-7c5f8d-2hxbq", "agones-controller-6d9b7f-q7lmc"],
+        "lobby": ["lobby-5c8d7b9f6-6tkvr", "lobby-5c8d7b9f6-c9wzh"],
+        "leaderboard": ["leaderboard-84f6d9c7b-jq4xw", "leaderboard-84f6d9c7b-s7n2d"],
+        "inventory": ["inventory-6f9c8d7b5-fw3zp", "inventory-6f9c8d7b5-r8k6m"],
+        "store": ["store-7b6c5d8f9-9pqlx", "store-7b6c5d8f9-hk2vt"],
+        "chat": ["chat-5d7f9c6b8-2nvbx", "chat-5d7f9c6b8-m4qzr", "chat-5d7f9c6b8-wx7tl"]}
 
 BASE_VERSION = {
-    "edge": "envoy-1.32.3",
-    "auth": "4.11.2",
-    "matchmaker": "3.7.4",
-    "allocator": "1.44.0-rl3",
-    "lobby": "2.18.1",
-    "leaderboard": "1.9.2",
-    "inventory": "2.43.1",
-    "store": "2.30.4",
-    "chat": "5.6.0",
+    "edge": "envoy-1.32.3", "auth": "4.11.2", "matchmaker": "3.7.4", "allocator": "1.44.0-rl3",
+    "lobby": "2.18.1", "leaderboard": "1.9.2", "inventory": "2.43.1", "store": "2.30.4", "chat": "5.6.0",
     "telemetry": "enrich-v56",
 }
 
 # deploy_id, service, version, start (local), duration min, status, author, description
-DEPLOYS = [
-    ("DEP-7698", "chat", "5.6.0", at(-1, 15, 10), 6, "succeeded", "mfischer", "presence batching"),
-    ("DEP-7701", "inventory", "2.43.1", at(-1, 17, 40), 5, "succeeded", "jokafor", "loadout presets fix"),
-    (
-        "DEP-7703",
-        "leaderboard",
-        "1.9.3",
-        at(0, 7, 30),
-        4,
-        "succeeded",
-        "spatel",
-        "season 12 boards; season 11 snapshot job reads archive prefix lb:s11:archive",
-    ),
-    ("DEP-7705", "chat", "5.6.1", at(0, 16, 20), 6, "succeeded", "mfischer", "emoji picker payloads"),
-    ("DEP-7706", "store", "2.30.5", at(0, 17, 5), 5, "succeeded", "lnguyen", "holiday bundles catalog"),
-    (
-        "DEP-7709",
-        "auth",
-        "4.12.0",
-        at(1, 9, 55),
-        5,
-        "succeeded",
-        "dkim",
-        "PSN trophy sync endpoint; Spring Boot 3.3.6",
-    ),
-    ("DEP-7711", "inventory", "2.44.0", at(1, 11, 40), 5, "succeeded", "jokafor", "cosmetics bundle grants"),
-    (
-        "DEP-7713",
-        "matchmaker",
-        "3.8.0",
-        at(1, 16, 12, 30),
-        3,
-        "succeeded",
-        "rbianchi",
-        "winter patch prep: allocation requests pin the client build label riftline.gg/build=2026.12.2",
-    ),
-    (
-        "DEP-7714",
-        "matchmaker",
-        "3.7.4",
-        at(1, 16, 58, 30),
-        3,
-        "succeeded",
-        "rbianchi",
-        "rollback of DEP-7713",
-    ),
-    (
-        "DEP-7716",
-        "store",
-        "2.31.0",
-        at(2, 5, 46, 0),
-        4,
-        "succeeded",
-        "lnguyen",
-        "purchase history page; alembic migration 2031",
-    ),
-    ("DEP-7718", "lobby", "2.19.0", at(2, 11, 0), 5, "succeeded", "aserrano", "party size 5 behind flag"),
-    ("DEP-7720", "leaderboard", "1.9.4", at(2, 15, 35), 4, "succeeded", "spatel", "friends board paging"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-7698 | chat | 5.6.0 | -1 15:10 | 6 | succeeded | mfischer | presence batching
+DEP-7701 | inventory | 2.43.1 | -1 17:40 | 5 | succeeded | jokafor | loadout presets fix
+DEP-7703 | leaderboard | 1.9.3 | 0 07:30 | 4 | succeeded | spatel | season 12 boards; season 11 snapshot job
+    reads archive prefix lb:s11:archive
+DEP-7705 | chat | 5.6.1 | 0 16:20 | 6 | succeeded | mfischer | emoji picker payloads
+DEP-7706 | store | 2.30.5 | 0 17:05 | 5 | succeeded | lnguyen | holiday bundles catalog
+DEP-7709 | auth | 4.12.0 | 1 09:55 | 5 | succeeded | dkim | PSN trophy sync endpoint; Spring Boot 3.3.6
+DEP-7711 | inventory | 2.44.0 | 1 11:40 | 5 | succeeded | jokafor | cosmetics bundle grants
+DEP-7713 | matchmaker | 3.8.0 | 1 16:12:30 | 3 | succeeded | rbianchi | winter patch prep: allocation
+    requests pin the client build label riftline.gg/build=2026.12.2
+DEP-7714 | matchmaker | 3.7.4 | 1 16:58:30 | 3 | succeeded | rbianchi | rollback of DEP-7713
+DEP-7716 | store | 2.31.0 | 2 05:46:00 | 4 | succeeded | lnguyen | purchase history page; alembic migration
+    2031
+DEP-7718 | lobby | 2.19.0 | 2 11:00 | 5 | succeeded | aserrano | party size 5 behind flag
+DEP-7720 | leaderboard | 1.9.4 | 2 15:35 | 4 | succeeded | spatel | friends board paging
+""")
 
 
 def version(service: str, t: datetime) -> str:
@@ -216,305 +157,141 @@ def version(service: str, t: datetime) -> str:
 # change_id, service, key, old, new, applied (local), author, ticket
 CONFIG = [
     (
-        "CFG-4458",
-        "matchmaker",
-        "queues.ranked-5v5.skill_window_growth",
-        "25/10s",
-        "30/10s",
-        at(-1, 14, 2),
-        "rbianchi",
-        "LIVE-1180",
+        "CFG-4458", "matchmaker", "queues.ranked-5v5.skill_window_growth", "25/10s", "30/10s",
+        at(-1, 14, 2), "rbianchi", "LIVE-1180",
     ),
     (
-        "CFG-4461",
-        "chat",
-        "flags.profanity_filter_v2",
-        "false",
-        "true",
-        at(0, 10, 50),
-        "mfischer",
+        "CFG-4461", "chat", "flags.profanity_filter_v2", "false", "true", at(0, 10, 50), "mfischer",
         "LIVE-1192",
     ),
     (
-        "CFG-4468",
-        "redis",
-        "game-redis-0 maxmemory",
-        "12gb",
-        "16gb",
-        at(0, 9, 21, 10),
-        "oncall:tvu",
+        "CFG-4468", "redis", "game-redis-0 maxmemory", "12gb", "16gb", at(0, 9, 21, 10), "oncall:tvu",
         "INC-5521",
     ),
     (
-        "CFG-4471",
-        "edge",
-        "routes.chat-ws.idle_timeout",
-        "3600s",
-        "60s",
-        at(0, 11, 12),
-        "hsato",
+        "CFG-4471", "edge", "routes.chat-ws.idle_timeout", "3600s", "60s", at(0, 11, 12), "hsato",
         "OPS-2291 tighten idle timeouts on REST routes",
     ),
     (
-        "CFG-4472",
-        "edge",
-        "routes.chat-ws.idle_timeout",
-        "60s",
-        "3600s",
-        at(0, 12, 4),
-        "oncall:tvu",
+        "CFG-4472", "edge", "routes.chat-ws.idle_timeout", "60s", "3600s", at(0, 12, 4), "oncall:tvu",
         "INC-5523 revert",
     ),
     (
-        "CFG-4473",
-        "kafka",
-        "topic lobby.events min.insync.replicas",
-        "2",
-        "1",
-        at(0, 14, 41),
-        "oncall:tvu",
-        "INC-5524",
+        "CFG-4473", "kafka", "topic lobby.events min.insync.replicas", "2", "1", at(0, 14, 41),
+        "oncall:tvu", "INC-5524",
     ),
     (
-        "CFG-4474",
-        "kafka",
-        "topic lobby.events replication.factor",
-        "2",
-        "3",
-        at(0, 16, 5),
-        "bwalsh",
+        "CFG-4474", "kafka", "topic lobby.events replication.factor", "2", "3", at(0, 16, 5), "bwalsh",
         "INC-5524 follow-up",
     ),
     ("CFG-4475", "auth", "psn.trophy_sync.enabled", "false", "true", at(1, 9, 58), "dkim", "LIVE-1201"),
     ("CFG-4476", "store", "flags.gift_cards", "false", "true", at(1, 12, 10), "lnguyen", "LIVE-1204"),
     (
-        "CFG-4477",
-        "matchmaker",
-        "queues.casual.max_wait_s",
-        "180",
-        "150",
-        at(1, 15, 30),
-        "rbianchi",
+        "CFG-4477", "matchmaker", "queues.casual.max_wait_s", "180", "150", at(1, 15, 30), "rbianchi",
         "LIVE-1206",
     ),
     (
-        "CFG-4478",
-        "allocator",
-        "gcp quota C2_CPUS us-west2",
-        "2800",
-        "4000",
-        at(1, 19, 42),
-        "oncall:ajames",
-        "INC-5530 (quota increase granted)",
+        "CFG-4478", "allocator", "gcp quota C2_CPUS us-west2", "2800", "4000", at(1, 19, 42),
+        "oncall:ajames", "INC-5530 (quota increase granted)",
     ),
     (
-        "CFG-4479",
-        "store",
-        "flags.holiday_bundle_banner",
-        "false",
-        "true",
-        at(2, 6, 17),
-        "lnguyen",
+        "CFG-4479", "store", "flags.holiday_bundle_banner", "false", "true", at(2, 6, 17), "lnguyen",
         "LIVE-1210",
     ),
     (
-        "CFG-4480",
-        "telemetry",
-        "enrich.geoip_db",
-        "GeoLite2-2026-11",
-        "GeoLite2-2026-12",
-        at(2, 8, 45),
-        "cwright",
-        "DATA-388",
+        "CFG-4480", "telemetry", "enrich.geoip_db", "GeoLite2-2026-11", "GeoLite2-2026-12", at(2, 8, 45),
+        "cwright", "DATA-388",
     ),
     (
-        "CFG-4481",
-        "auth",
-        "xbl.scopes",
-        "XboxLive.signin",
-        "XboxLive.signin XboxLive.offline_access",
-        at(2, 13, 5),
-        "dkim",
-        "LIVE-1214",
+        "CFG-4481", "auth", "xbl.scopes", "XboxLive.signin", "XboxLive.signin XboxLive.offline_access",
+        at(2, 13, 5), "dkim", "LIVE-1214",
     ),
     (
-        "CFG-4484",
-        "auth",
-        "denylist.source_version",
-        "latest",
-        "v8811 (pinned)",
-        at(2, 18, 46),
-        "oncall:ajames",
-        "INC-5537",
+        "CFG-4484", "auth", "denylist.source_version", "latest", "v8811 (pinned)", at(2, 18, 46),
+        "oncall:ajames", "INC-5537",
     ),
     ("CFG-4485", "lobby", "flags.party_max_size", "4", "5", at(2, 20, 15), "aserrano", "LIVE-1219"),
     (
-        "CFG-4486",
-        "redis",
-        "game-redis-0 client-output-buffer-limit replica",
-        "256mb 64mb 60",
-        "2gb 1gb 120",
-        at(2, 20, 55),
-        "oncall:ajames",
-        "INC-5539",
+        "CFG-4486", "redis", "game-redis-0 client-output-buffer-limit replica", "256mb 64mb 60",
+        "2gb 1gb 120", at(2, 20, 55), "oncall:ajames", "INC-5539",
     ),
 ]
 
 # service, version, description, applied (local), duration s, status
 MIGRATIONS = [
     (
-        "store",
-        "V2029",
-        "ALTER TABLE wallets ADD COLUMN gift_balance_cents bigint",
-        at(-1, 17, 6),
-        1,
+        "store", "V2029", "ALTER TABLE wallets ADD COLUMN gift_balance_cents bigint", at(-1, 17, 6), 1,
         "success",
     ),
     ("store", "V2030", "CREATE TABLE gift_cards (code text primary key, ...)", at(0, 17, 6), 1, "success"),
     (
-        "store",
-        "V2031",
-        "CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
-        at(2, 5, 48, 10),
-        4230,
-        "success",
+        "store", "V2031", "CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
+        at(2, 5, 48, 10), 4230, "success",
     ),
 ]
 
-DEPENDENCIES = [
-    (
-        "edge",
-        "auth",
-        "grpc ext_authz",
-        "auth-authz.riftline-prod.svc:9001",
-        "every /v1 request is checked (timeout 1s, failure_mode_allow=false)",
-    ),
-    ("edge", "auth", "http", "auth.riftline-prod.svc:8080", "route /v1/auth (sign-in)"),
-    ("edge", "matchmaker", "http", "matchmaker.riftline-prod.svc:8080", "route /v1/matchmaking"),
-    ("edge", "lobby", "http", "lobby.riftline-prod.svc:3000", "route /v1/lobby"),
-    ("edge", "leaderboard", "http", "leaderboard.riftline-prod.svc:8080", "route /v1/leaderboard"),
-    ("edge", "inventory", "http", "inventory.riftline-prod.svc:8080", "route /v1/inventory"),
-    ("edge", "store", "http", "store.riftline-prod.svc:8000", "route /v1/store"),
-    ("edge", "chat", "websocket", "chat.riftline-prod.svc:4000", "route chat-ws (/ws/chat)"),
-    ("auth", "steam", "https", "api.steampowered.com:443", "external: ISteamUserAuth/AuthenticateUserTicket"),
-    ("auth", "psn", "https", "auth.api.playstation.example:443", "external: OAuth token exchange"),
-    ("auth", "xbox-live", "https", "user.auth.xboxlive.example:443", "external: XSTS tokens"),
-    (
-        "auth",
-        "scylla",
-        "cql",
-        "10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042",
-        "keyspace profiles (account links)",
-    ),
-    (
-        "matchmaker",
-        "allocator",
-        "grpc mTLS",
-        "agones-allocator.agones-system.svc:443",
-        "GameServerAllocation for fleet ranked-usw2",
-    ),
-    ("lobby", "matchmaker", "http", "matchmaker.riftline-prod.svc:8080", "tickets"),
-    ("lobby", "redis", "resp", "10.40.9.12:6379", "db 2: party state (timeout 500 ms)"),
-    (
-        "lobby",
-        "kafka",
-        "kafka",
-        "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "produces lobby.events (replication.factor=2, min.insync.replicas=2, acks=all)",
-    ),
-    ("leaderboard", "redis", "resp", "10.40.9.12:6379", "db 0: ranked boards as sorted sets"),
-    (
-        "inventory",
-        "scylla",
-        "cql",
-        "10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042",
-        "keyspace inventory, LOCAL_QUORUM, request timeout 800 ms",
-    ),
-    (
-        "inventory",
-        "kafka",
-        "kafka",
-        "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "produces inventory.events (RF 3)",
-    ),
-    ("store", "postgres", "postgres", "pg-store-01:5432/storedb", "SQLAlchemy pool size 20, overflow 10"),
-    ("store", "paycore", "https", "api.paycore.example:443", "external: payments and webhooks"),
-    (
-        "store",
-        "receipts",
-        "https",
-        "buy.itunes.example:443,androidpublisher.example:443",
-        "external: receipt validation",
-    ),
-    ("store", "inventory", "http", "inventory.riftline-prod.svc:8080", "grant purchased items"),
-    ("store", "kafka", "kafka", "kafka-1:9092,kafka-2:9092,kafka-3:9092", "produces purchase.events (RF 3)"),
-    ("chat", "redis", "resp", "10.40.9.12:6379", "db 3: presence"),
-    (
-        "chat",
-        "kafka",
-        "kafka",
-        "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "consumes lobby.events (party invites), chat.fanout",
-    ),
-    (
-        "telemetry",
-        "kafka",
-        "kafka",
-        "kafka-1:9092,kafka-2:9092,kafka-3:9092",
-        "consumes telemetry.raw (RF 3)",
-    ),
-    ("telemetry", "s3", "https", "s3://riftline-telemetry-raw", "parquet sink (web identity credentials)"),
-    ("allocator", "kubernetes", "https", "gke-usw2 control plane", "GameServer pods, fleet ranked-usw2"),
-    (
-        "allocator",
-        "gcp-compute",
-        "https",
-        "node pool gs-c2-usw2 (c2-standard-16)",
-        "node pool autoscaling for game servers (shares the C2_CPUS region quota with pool gs-c2-casual)",
-    ),
-    ("redis", "redis", "resp", "10.40.9.31:6379,10.40.9.33:6379", "replicas game-redis-1, game-redis-2"),
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+edge | auth | grpc ext_authz | auth-authz.riftline-prod.svc:9001 | every /v1 request is checked (timeout 1s,
+    failure_mode_allow=false)
+edge | auth | http | auth.riftline-prod.svc:8080 | route /v1/auth (sign-in)
+edge | matchmaker | http | matchmaker.riftline-prod.svc:8080 | route /v1/matchmaking
+edge | lobby | http | lobby.riftline-prod.svc:3000 | route /v1/lobby
+edge | leaderboard | http | leaderboard.riftline-prod.svc:8080 | route /v1/leaderboard
+edge | inventory | http | inventory.riftline-prod.svc:8080 | route /v1/inventory
+edge | store | http | store.riftline-prod.svc:8000 | route /v1/store
+edge | chat | websocket | chat.riftline-prod.svc:4000 | route chat-ws (/ws/chat)
+auth | steam | https | api.steampowered.com:443 | external: ISteamUserAuth/AuthenticateUserTicket
+auth | psn | https | auth.api.playstation.example:443 | external: OAuth token exchange
+auth | xbox-live | https | user.auth.xboxlive.example:443 | external: XSTS tokens
+auth | scylla | cql | 10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042 | keyspace profiles (account links)
+matchmaker | allocator | grpc mTLS | agones-allocator.agones-system.svc:443 | GameServerAllocation for fleet
+    ranked-usw2
+lobby | matchmaker | http | matchmaker.riftline-prod.svc:8080 | tickets
+lobby | redis | resp | 10.40.9.12:6379 | db 2: party state (timeout 500 ms)
+lobby | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces lobby.events
+    (replication.factor=2, min.insync.replicas=2, acks=all)
+leaderboard | redis | resp | 10.40.9.12:6379 | db 0: ranked boards as sorted sets
+inventory | scylla | cql | 10.40.12.21:9042,10.40.12.22:9042,10.40.12.23:9042 | keyspace inventory,
+    LOCAL_QUORUM, request timeout 800 ms
+inventory | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces inventory.events (RF 3)
+store | postgres | postgres | pg-store-01:5432/storedb | SQLAlchemy pool size 20, overflow 10
+store | paycore | https | api.paycore.example:443 | external: payments and webhooks
+store | receipts | https | buy.itunes.example:443,androidpublisher.example:443 | external: receipt
+    validation
+store | inventory | http | inventory.riftline-prod.svc:8080 | grant purchased items
+store | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | produces purchase.events (RF 3)
+chat | redis | resp | 10.40.9.12:6379 | db 3: presence
+chat | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | consumes lobby.events (party invites),
+    chat.fanout
+telemetry | kafka | kafka | kafka-1:9092,kafka-2:9092,kafka-3:9092 | consumes telemetry.raw (RF 3)
+telemetry | s3 | https | s3://riftline-telemetry-raw | parquet sink (web identity credentials)
+allocator | kubernetes | https | gke-usw2 control plane | GameServer pods, fleet ranked-usw2
+allocator | gcp-compute | https | node pool gs-c2-usw2 (c2-standard-16) | node pool autoscaling for game
+    servers (shares the C2_CPUS region quota with pool gs-c2-casual)
+redis | redis | resp | 10.40.9.31:6379,10.40.9.33:6379 | replicas game-redis-1, game-redis-2
+""")
 
 
 def change_tables(w: World) -> None:
+    w.table("deploys", engine.columns("DEPLOYS_AUTHORED"),
+            [[d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
+             for d, s, v, st, dur, status, a, desc in DEPLOYS])
     w.table(
-        "deploys",
-        engine.columns("DEPLOYS_AUTHORED"),
-        [
-            [d, s, v, zulu(st), zulu(st + timedelta(minutes=dur)), status, a, desc]
-            for d, s, v, st, dur, status, a, desc in DEPLOYS
-        ],
+        "config_changes", engine.columns("CONFIG_APPLIED"),
+        [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a,
+         tk in CONFIG],
     )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_APPLIED"),
-        [[c, s, k, o, n, loc(t).isoformat(timespec="seconds"), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("MIGRATIONS_APPLIED"),
-        [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS],
-    )
-    w.table(
-        "dependencies",
-        engine.columns("DEPENDENCIES_PURPOSE"),
-        [list(d) for d in DEPENDENCIES],
-    )
+    w.table("schema_migrations", engine.columns("MIGRATIONS_APPLIED"),
+            [[s, v, d, wall(t), dur, st] for s, v, d, t, dur, st in MIGRATIONS])
+    w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), [list(d) for d in DEPENDENCIES])
 
 
 # ---------------------------------------------------------------- native log formats
 
 
 def envoy_access(
-    w: World,
-    t: datetime,
-    method: str,
-    path: str,
-    status: int,
-    flags: str = "-",
-    dur: int | None = None,
-    upstream: str = "10.40.3.12:8080",
-    proto: str = "HTTP/2",
+    w: World, t: datetime, method: str, path: str, status: int, flags: str = "-", dur: int | None = None,
+    upstream: str = "10.40.3.12:8080", proto: str = "HTTP/2",
 ) -> None:
     dur = dur if dur is not None else w.ri(4, 60)
     rx, tx = w.ri(0, 900), w.ri(60, 4200) if status < 400 else w.ri(0, 120)
@@ -635,24 +412,18 @@ JOB_ID = "9f3c2a71b0d84e6c8a5f1e2d3c4b5a69"
 
 BOARDS = ["ranked-5v5-s12", "ranked-duo-s12", "casual-kills-weekly", "tournament-dec"]
 SKUS = ["coins_500", "coins_1200", "coins_2500", "coins_6500", "bundle_frostbite", "battlepass_s12"]
-PRICES = {
-    "coins_500": "4.99",
-    "coins_1200": "9.99",
-    "coins_2500": "19.99",
-    "coins_6500": "49.99",
-    "bundle_frostbite": "14.99",
-    "battlepass_s12": "9.99",
-}
-EDGE_PATHS = [
-    ("POST", "/v1/auth/session/refresh", "10.40.3.21:8080"),
-    ("GET", "/v1/inventory/loadout", "10.40.5.14:8080"),
-    ("GET", "/v1/store/catalog", "10.40.6.18:8000"),
-    ("GET", "/v1/leaderboard/ranked-5v5-s12/around-me", "10.40.4.9:8080"),
-    ("POST", "/v1/matchmaking/tickets", "10.40.3.40:8080"),
-    ("GET", "/v1/lobby/party", "10.40.7.22:3000"),
-    ("POST", "/v1/leaderboard/scores", "10.40.4.9:8080"),
-    ("GET", "/v1/profile/me", "10.40.5.14:8080"),
-]
+PRICES = {"coins_500": "4.99", "coins_1200": "9.99", "coins_2500": "19.99", "coins_6500": "49.99",
+          "bundle_frostbite": "14.99", "battlepass_s12": "9.99"}
+EDGE_PATHS = engine.table(None, "sss", """
+POST | /v1/auth/session/refresh | 10.40.3.21:8080
+GET | /v1/inventory/loadout | 10.40.5.14:8080
+GET | /v1/store/catalog | 10.40.6.18:8000
+GET | /v1/leaderboard/ranked-5v5-s12/around-me | 10.40.4.9:8080
+POST | /v1/matchmaking/tickets | 10.40.3.40:8080
+GET | /v1/lobby/party | 10.40.7.22:3000
+POST | /v1/leaderboard/scores | 10.40.4.9:8080
+GET | /v1/profile/me | 10.40.5.14:8080
+""")
 
 
 def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of an ordinary day
@@ -682,23 +453,12 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.45 * ld and not inside(t, IDLE):
         tt = w.jit(t)
         envoy_access(
-            w,
-            tt,
-            "GET",
-            "/ws/chat",
-            101,
-            "-",
-            dur=w.ri(120_000, 3_400_000),
-            upstream="10.40.8.31:4000",
+            w, tt, "GET", "/ws/chat", 101, "-", dur=w.ri(120_000, 3_400_000), upstream="10.40.8.31:4000",
             proto="HTTP/1.1",
         )
     if m % 30 == 7:
         envoy_log(
-            w,
-            w.jit(t, 5),
-            "INFO",
-            "main",
-            "source/server/server.cc:1010",
+            w, w.jit(t, 5), "INFO", "main", "source/server/server.cc:1010",
             f"stats flushed: {w.ri(9000, 9800)} counters, {w.ri(2100, 2300)} gauges, {w.ri(700, 760)} "
             "histograms",
         )
@@ -713,116 +473,49 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
             continue
         if inside(tt, HEAP):
             continue
-        spring(
-            w,
-            tt,
-            "INFO",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "g.r.auth.login.LoginController",
-            f"login ok provider={prov} player={w.player()} session_ttl=3600s",
-        )
+        spring(w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
+               f"login ok provider={prov} player={w.player()} session_ttl=3600s")
     if w.r() < 0.14 * ld + 0.02:
-        spring(
-            w,
-            w.jit(t),
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "g.r.auth.login.PasswordLoginHandler",
-            f"login rejected provider=riftline reason=bad_credentials player={w.player()} "
-            f"attempts={w.ri(1, 4)}",
-        )
+        spring(w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.PasswordLoginHandler",
+               f"login rejected provider=riftline reason=bad_credentials player={w.player()} "
+               f"attempts={w.ri(1, 4)}")
     if w.r() < 0.07 * ld + 0.015:
-        spring(
-            w,
-            w.jit(t),
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "g.r.auth.steam.SteamTicketValidator",
-            f"Steam ticket rejected: k_EResultExpired (ticket age {w.ri(61, 900)}s) player={w.player()}",
-        )
+        spring(w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
+               f"Steam ticket rejected: k_EResultExpired (ticket age {w.ri(61, 900)}s) player={w.player()}")
     if m in (2, 32) and not (HEAP[0] <= t < HEAP[1] + timedelta(minutes=30)):
         v, n = denylist_at(t)
         if t >= CFG_TIME["CFG-4484"]:  # pinned to the export before the ban wave
             v, n = denylist_at(at(2, 17, 50))
-        spring(
-            w,
-            w.jit(t, 10),
-            "INFO",
-            "denylist-refresh",
-            "g.r.auth.denylist.DenylistRefresher",
-            f"loaded device denylist v{v} ({n} entries, {n * 204 // 1048576} MiB)",
-        )
+        spring(w, w.jit(t, 10), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
+               f"loaded device denylist v{v} ({n} entries, {n * 204 // 1048576} MiB)")
 
     # matchmaker: matches formed, tickets that expire at night
     for _ in range(w.count(0.55 * ld)):
         tt = w.jit(t)
         if inside(tt, SELECTOR) or inside(tt, QUOTA):
             continue
-        zap(
-            w,
-            tt,
-            "INFO",
-            "pool/matcher.go:311",
-            "match formed",
-            queue=w.pick(["ranked-5v5", "casual", "ranked-duo"]),
-            match=f"m-{w.hexid(12)}",
-            players=10,
-            wait_s=round(5 + w.r() * 70, 1),
-            spread=w.ri(40, 260),
-        )
+        zap(w, tt, "INFO", "pool/matcher.go:311", "match formed",
+            queue=w.pick(["ranked-5v5", "casual", "ranked-duo"]), match=f"m-{w.hexid(12)}", players=10,
+            wait_s=round(5 + w.r() * 70, 1), spread=w.ri(40, 260))
     if w.r() < 0.09:
-        zap(
-            w,
-            w.jit(t),
-            "WARN",
-            "pool/expiry.go:88",
-            "ticket expired without match",
-            queue=w.pick(["ranked-duo", "tournament"]),
-            ticket=f"t-{w.hexid(12)}",
-            waited_s=180,
-        )
+        zap(w, w.jit(t), "WARN", "pool/expiry.go:88", "ticket expired without match",
+            queue=w.pick(["ranked-duo", "tournament"]), ticket=f"t-{w.hexid(12)}", waited_s=180)
 
     # allocator: allocations and fleet autoscaler status
     for _ in range(w.count(0.3 * ld)):
         tt = w.jit(t)
         if inside(tt, SELECTOR) or inside(tt, QUOTA):
             continue
-        agones(
-            w,
-            tt,
-            "INFO",
-            "*allocation.Allocator",
-            "GameServerAllocation fulfilled",
-            gs=f"ranked-usw2-{w.hexid(5)}-{w.hexid(5)}",
-            fleet="ranked-usw2",
-            latencyMs=w.ri(6, 40),
-        )
+        agones(w, tt, "INFO", "*allocation.Allocator", "GameServerAllocation fulfilled",
+               gs=f"ranked-usw2-{w.hexid(5)}-{w.hexid(5)}", fleet="ranked-usw2", latencyMs=w.ri(6, 40))
     if w.r() < 0.15 * ld:
-        agones(
-            w,
-            w.jit(t),
-            "INFO",
-            "*gameservers.Controller",
-            "GameServer shutdown (match ended)",
-            pod=1,
-            gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}",
-        )
+        agones(w, w.jit(t), "INFO", "*gameservers.Controller", "GameServer shutdown (match ended)", pod=1,
+               gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}")
     if m % 10 == 0:
         cap = fleet_state(t)
-        agones(
-            w,
-            w.jit(t, 5),
-            "INFO",
-            "*fleetautoscalers.Controller",
-            "fleetautoscaler sync",
-            pod=1,
-            fleet="ranked-usw2",
-            desired=cap["desired"],
-            current=cap["current"],
-            ready=cap["ready"],
-            allocated=cap["allocated"],
-            pending=cap["pending"],
-        )
+        agones(w, w.jit(t, 5), "INFO", "*fleetautoscalers.Controller", "fleetautoscaler sync", pod=1,
+               fleet="ranked-usw2", desired=cap["desired"], current=cap["current"], ready=cap["ready"],
+               allocated=cap["allocated"], pending=cap["pending"])
 
     # lobby: parties
     for _ in range(w.count(0.38 * ld)):
@@ -830,25 +523,11 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, KAFKA3) or inside(tt, RESYNC) or inside(tt, MAXMEM):
             continue
         if w.r() < 0.5:
-            pino(
-                w,
-                tt,
-                "INFO",
-                "party created",
-                partyId=f"pty_{w.hexid(10)}",
-                leader=w.player(),
-                size=w.ri(1, 4),
-            )
+            pino(w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=w.ri(1, 4))
         else:
-            pino(
-                w,
-                tt,
-                "INFO",
-                "server assigned",
-                partyId=f"pty_{w.hexid(10)}",
-                match=f"m-{w.hexid(12)}",
-                addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}",
-            )
+            pino(w, tt, "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}", match=f"m-{w.hexid(12)}",
+                 addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}")
     if w.r() < 0.06:
         pino(w, w.jit(t), "WARN", "invite expired", partyId=f"pty_{w.hexid(10)}", ttlSec=120)
 
@@ -857,30 +536,15 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         tt = w.jit(t)
         if inside(tt, MAXMEM):
             continue
-        rust(
-            w,
-            tt,
-            "INFO",
-            "leaderboard::submit",
-            f"score accepted board={w.pick(BOARDS)} player={w.player()} score={w.ri(800, 4200)} "
-            f"rank={w.ri(1, 90000)}",
-        )
+        rust(w, tt, "INFO", "leaderboard::submit",
+             f"score accepted board={w.pick(BOARDS)} player={w.player()} score={w.ri(800, 4200)} "
+             f"rank={w.ri(1, 90000)}")
     if w.r() < 0.035:
-        rust(
-            w,
-            w.jit(t),
-            "WARN",
-            "leaderboard::redis",
-            f"slow command ZREVRANGE board=ranked-5v5-s12 took {w.ri(110, 240)}ms (threshold 100ms)",
-        )
+        rust(w, w.jit(t), "WARN", "leaderboard::redis",
+             f"slow command ZREVRANGE board=ranked-5v5-s12 took {w.ri(110, 240)}ms (threshold 100ms)")
     if m == 5:
-        rust(
-            w,
-            w.jit(t, 20),
-            "INFO",
-            "leaderboard::rollup",
-            f"hourly rollup done boards=4 members={w.ri(410_000, 440_000)} took={w.ri(900, 2400)}ms",
-        )
+        rust(w, w.jit(t, 20), "INFO", "leaderboard::rollup",
+             f"hourly rollup done boards=4 members={w.ri(410_000, 440_000)} took={w.ri(900, 2400)}ms")
 
     # redis: periodic RDB saves on the primary
     if m in (11, 41) and not inside(t, MAXMEM):
@@ -890,14 +554,9 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         rds(w, tt + timedelta(milliseconds=40), "INFO", f"Background saving started by pid {pidn}")
         t2 = tt + timedelta(seconds=w.ri(50, 80))
         rds(w, t2, "INFO", "DB saved on disk", role="C")
-        rds(
-            w,
-            t2,
-            "INFO",
+        rds(w, t2, "INFO",
             f"Fork CoW for RDB: current {w.ri(40, 90)} MB, peak {w.ri(90, 140)} MB, "
-            f"average {w.ri(30, 70)} MB",
-            role="C",
-        )
+            f"average {w.ri(30, 70)} MB", role="C")
         rds(w, t2 + timedelta(milliseconds=120), "INFO", "Background saving terminated with success")
 
     # inventory
@@ -906,21 +565,11 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, REPAIR) and w.r() < 0.6:
             continue
         if w.r() < 0.55:
-            kotlin(
-                w,
-                tt,
-                "INFO",
-                f"ktor-worker-{w.ri(1, 16)}",
-                "g.r.inventory.LoadoutRoutes",
-                f"loadout saved player={w.player()} slots={w.ri(3, 8)} took={w.ri(4, 30)}ms",
-            )
+            kotlin(w, tt, "INFO", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.LoadoutRoutes",
+                   f"loadout saved player={w.player()} slots={w.ri(3, 8)} took={w.ri(4, 30)}ms")
         else:
             kotlin(
-                w,
-                tt,
-                "INFO",
-                f"ktor-worker-{w.ri(1, 16)}",
-                "g.r.inventory.GrantService",
+                w, tt, "INFO", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.GrantService",
                 f"items granted player={w.player()} source={w.pick(['match_reward', 'battlepass', 'store'])} "
                 f"count={w.ri(1, 3)}",
             )
@@ -929,29 +578,15 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.14:
         node = w.ri(1, 3)
         scylla(
-            w,
-            w.jit(t),
-            "INFO",
-            node,
-            w.ri(0, 7),
-            "comp",
-            "compaction",
+            w, w.jit(t), "INFO", node, w.ri(0, 7), "comp", "compaction",
             f"[Compact inventory.items {w.hexid(8)}-{w.hexid(4)}] Compacted {w.ri(2, 6)} sstables to "
             f"[/var/lib/scylla/data/inventory/items-{w.hexid(8)}/me-{w.ri(3000, 9999)}-big-Data.db:level=0]. "
             f"{w.ri(20, 400)}MB to {w.ri(15, 380)}MB (~{w.ri(70, 99)}% of original)",
         )
     if w.r() < 0.02:
-        scylla(
-            w,
-            w.jit(t),
-            "WARN",
-            w.ri(1, 3),
-            w.ri(0, 7),
-            "comp",
-            "large_data",
-            "Writing large partition inventory/items: (p_b0tfarm01) "
-            f"({w.ri(180, 260)}MB) to me-{w.ri(3000, 9999)}-big-Data.db",
-        )
+        scylla(w, w.jit(t), "WARN", w.ri(1, 3), w.ri(0, 7), "comp", "large_data",
+               "Writing large partition inventory/items: (p_b0tfarm01) "
+               f"({w.ri(180, 260)}MB) to me-{w.ri(3000, 9999)}-big-Data.db")
 
     # store: purchases, declines, webhook retries that succeed
     for _ in range(w.count(0.3 * ld)):
@@ -959,71 +594,38 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, MIGR) or inside(tt, POOL):
             continue
         sku = w.pick(SKUS)
-        py(
-            w,
-            tt,
-            "INFO",
-            "store.purchases",
-            f"purchase completed order={w.order()} sku={sku} amount_usd={PRICES[sku]} provider=paycore "
-            f"player={w.player()}",
-        )
+        py(w, tt, "INFO", "store.purchases",
+           f"purchase completed order={w.order()} sku={sku} amount_usd={PRICES[sku]} provider=paycore "
+           f"player={w.player()}")
     if w.r() < 0.04 * ld + 0.01:
-        py(
-            w,
-            w.jit(t),
-            "WARN",
-            "store.payments",
-            f"payment declined order={w.order()} provider=paycore code=card_declined "
-            "decline_code=insufficient_funds",
-        )
+        py(w, w.jit(t), "WARN", "store.payments",
+           f"payment declined order={w.order()} provider=paycore code=card_declined "
+           "decline_code=insufficient_funds")
     if w.r() < 0.025:
         tt = w.jit(t)
-        py(
-            w,
-            tt,
-            "WARN",
-            "store.webhooks",
-            f"paycore webhook evt_{w.hexid(14)} delivery retry {w.ri(1, 2)}/5 after timeout; will retry",
-        )
-        py(
-            w,
-            tt + timedelta(seconds=w.ri(30, 90)),
-            "INFO",
-            "store.webhooks",
-            "paycore webhook processed type=charge.succeeded",
-        )
+        py(w, tt, "WARN", "store.webhooks",
+           f"paycore webhook evt_{w.hexid(14)} delivery retry {w.ri(1, 2)}/5 after timeout; will retry")
+        py(w, tt + timedelta(seconds=w.ri(30, 90)), "INFO", "store.webhooks",
+           "paycore webhook processed type=charge.succeeded")
 
     # postgres: checkpoints, the usual slow history query, autovacuum
     if m % 15 == 3:
         tt = w.jit(t, 3)
         pg(w, tt, "INFO", "checkpoint starting: time", pid=412)
-        pg(
-            w,
-            tt + timedelta(seconds=w.ri(20, 50)),
-            "INFO",
-            f"checkpoint complete: wrote {w.ri(300, 4000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
-            f"{w.ri(0, 3)} removed, {w.ri(1, 4)} recycled; write={w.ri(20, 50)}.{w.ri(100, 999)} s, "
-            f"sync=0.{w.ri(10, 99)}1 s, total={w.ri(20, 50)}.{w.ri(100, 999)} s",
-            pid=412,
-        )
+        pg(w, tt + timedelta(seconds=w.ri(20, 50)), "INFO",
+           f"checkpoint complete: wrote {w.ri(300, 4000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
+           f"{w.ri(0, 3)} removed, {w.ri(1, 4)} recycled; write={w.ri(20, 50)}.{w.ri(100, 999)} s, "
+           f"sync=0.{w.ri(10, 99)}1 s, total={w.ri(20, 50)}.{w.ri(100, 999)} s", pid=412)
     if w.r() < 0.03:
-        pg(
-            w,
-            w.jit(t),
-            "INFO",
-            f"duration: {w.ri(1000, 2400)}.{w.ri(100, 999)} ms  statement: SELECT p.order_id, p.sku, "
-            "p.amount_cents, "
-            f"p.created_at FROM purchases p WHERE p.player_id = $1 ORDER BY p.created_at DESC LIMIT 50",
-            who="store@storedb",
-        )
+        pg(w, w.jit(t), "INFO",
+           f"duration: {w.ri(1000, 2400)}.{w.ri(100, 999)} ms  statement: SELECT p.order_id, p.sku, "
+           "p.amount_cents, "
+           f"p.created_at FROM purchases p WHERE p.player_id = $1 ORDER BY p.created_at DESC LIMIT 50",
+           who="store@storedb")
     if w.r() < 0.006:
-        pg(
-            w,
-            w.jit(t),
-            "INFO",
-            f'automatic vacuum of table "storedb.public.wallets": index scans: 1 pages: 0 removed, '
-            f"{w.ri(20000, 40000)} remain",
-        )
+        pg(w, w.jit(t), "INFO",
+           f'automatic vacuum of table "storedb.public.wallets": index scans: 1 pages: 0 removed, '
+           f"{w.ri(20000, 40000)} remain")
 
     # chat: connects, disconnects, rate limits
     for _ in range(w.count(0.35 * ld)):
@@ -1031,93 +633,54 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if inside(tt, IDLE):
             continue
         if w.r() < 0.5:
-            ex(
-                w,
-                tt,
-                "INFO",
-                f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs "
-                "Transport: :websocket Serializer: Phoenix.Socket.V2.JSONSerializer",
-                meta=f"player_id={w.player()}",
-            )
+            ex(w, tt, "INFO",
+               f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs "
+               "Transport: :websocket Serializer: Phoenix.Socket.V2.JSONSerializer",
+               meta=f"player_id={w.player()}")
         else:
-            ex(
-                w,
-                tt,
-                "INFO",
-                f"socket closed code=1001 (going away) duration={w.ri(300, 9000)}.{w.ri(0, 9)}s",
-                meta=f"player_id={w.player()}",
-            )
+            ex(w, tt, "INFO",
+               f"socket closed code=1001 (going away) duration={w.ri(300, 9000)}.{w.ri(0, 9)}s",
+               meta=f"player_id={w.player()}")
     if w.r() < 0.05:
-        ex(
-            w,
-            w.jit(t),
-            "WARN",
-            f"rate limited: {w.ri(11, 40)} messages in 10s (limit 10) channel=party:pty_{w.hexid(10)}",
-            meta=f"player_id={w.player()}",
-        )
+        ex(w, w.jit(t), "WARN",
+           f"rate limited: {w.ri(11, 40)} messages in 10s (limit 10) channel=party:pty_{w.hexid(10)}",
+           meta=f"player_id={w.player()}")
 
     # kafka: group rebalances and segment deletion
     if m == 17 and h % 2 == 0:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t, 20),
-            "INFO",
+            w, w.jit(t, 20), "INFO",
             f"[UnifiedLog partition=telemetry.raw-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Deleting segments "
             "due "
             f"to log start offset {w.ri(10**8, 9 * 10**8)} breach: "
             f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, "
-            f"size={w.ri(900, 1073)}741824)",
-            "kafka.log.UnifiedLog",
-            b,
+            f"size={w.ri(900, 1073)}741824)", "kafka.log.UnifiedLog", b,
         )
     if w.r() < 0.02:
         kafka(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             "[GroupCoordinator 2]: Preparing to rebalance group telemetry-enrich in state PreparingRebalance "
             f"with old generation {w.ri(400, 900)} (__consumer_offsets-{w.ri(0, 49)}) (reason: Updating "
             "metadata "
-            "for member consumer-telemetry-enrich)",
-            "kafka.coordinator.group.GroupCoordinator",
-            2,
+            "for member consumer-telemetry-enrich)", "kafka.coordinator.group.GroupCoordinator", 2,
         )
 
     # telemetry (always noisy): checkpoints, expired checkpoints, late events, poisoned records
     if m % 6 == 0 and not inside(t, TOKEN):
-        flink(
-            w,
-            w.jit(t, 30),
-            "INFO",
-            "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
-            f"Completed checkpoint {checkpoint_no(t)} for job {JOB_ID} ({w.ri(80, 400)}MB in "
-            f"{w.ri(900, 9000)} ms).",
-        )
+        flink(w, w.jit(t, 30), "INFO", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
+              f"Completed checkpoint {checkpoint_no(t)} for job {JOB_ID} ({w.ri(80, 400)}MB in "
+              f"{w.ri(900, 9000)} ms).")
     if w.r() < 0.022:
-        flink(
-            w,
-            w.jit(t),
-            "WARN",
-            "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
-            f"Checkpoint {checkpoint_no(t)} of job {JOB_ID} expired before completing.",
-        )
+        flink(w, w.jit(t), "WARN", "org.apache.flink.runtime.checkpoint.CheckpointCoordinator",
+              f"Checkpoint {checkpoint_no(t)} of job {JOB_ID} expired before completing.")
     if w.r() < 0.06:
-        flink(
-            w,
-            w.jit(t),
-            "WARN",
-            "gg.riftline.telemetry.enrich.LateEventFilter",
-            f"Dropping {w.ri(3, 400)} late events older than watermark - 300s (client clock skew) "
-            f"partition={w.ri(0, 11)}",
-            tm=w.ri(1, 4),
-        )
+        flink(w, w.jit(t), "WARN", "gg.riftline.telemetry.enrich.LateEventFilter",
+              f"Dropping {w.ri(3, 400)} late events older than watermark - 300s (client clock skew) "
+              f"partition={w.ri(0, 11)}", tm=w.ri(1, 4))
     if w.r() < 0.03:
         flink(
-            w,
-            w.jit(t),
-            "ERROR",
-            "gg.riftline.telemetry.enrich.DecodeFunction",
+            w, w.jit(t), "ERROR", "gg.riftline.telemetry.enrich.DecodeFunction",
             f"Failed to deserialize record from telemetry.raw partition {w.ri(0, 11)} offset "
             f"{w.ri(10**8, 9 * 10**8)}: unknown schema id 0 (client build 1.38.x); sent to dead letter topic",
             tm=w.ri(1, 4),
@@ -1162,11 +725,7 @@ def fleet_state(t: datetime) -> dict:
         pending = 0
         ready = desired - allocated
     return {
-        "desired": desired,
-        "current": current,
-        "ready": ready,
-        "allocated": allocated,
-        "pending": pending,
+        "desired": desired, "current": current, "ready": ready, "allocated": allocated, "pending": pending,
     }
 
 
@@ -1175,392 +734,190 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
     for i in range(3):
         tt = t0 + timedelta(seconds=step * i + w.ri(5, 30))
         if service == "auth":
-            spring(
-                w,
-                tt,
-                "INFO",
-                "main",
-                "g.r.auth.AuthApplication",
-                f"Started AuthApplication v{ver} in {w.ri(11, 17)}.{w.ri(100, 999)} seconds (process "
-                "running for "
-                f"{w.ri(12, 19)}.{w.ri(100, 999)})",
-                pod=PODS["auth"][i],
-            )
+            spring(w, tt, "INFO", "main", "g.r.auth.AuthApplication",
+                   f"Started AuthApplication v{ver} in {w.ri(11, 17)}.{w.ri(100, 999)} seconds (process "
+                   "running for "
+                   f"{w.ri(12, 19)}.{w.ri(100, 999)})", pod=PODS["auth"][i])
         elif service == "matchmaker":
-            zap(
-                w,
-                tt,
-                "INFO",
-                "cmd/matchmaker/main.go:64",
-                "starting matchmaker",
-                version=ver,
-                pools=["ranked-5v5", "ranked-duo", "casual", "tournament"],
-            )
+            zap(w, tt, "INFO", "cmd/matchmaker/main.go:64", "starting matchmaker", version=ver,
+                pools=["ranked-5v5", "ranked-duo", "casual", "tournament"])
         elif service == "lobby":
             pino(w, tt, "INFO", "lobby listening", port=3000, version=ver)
         elif service == "leaderboard":
             rust(w, tt, "INFO", "leaderboard", f"starting leaderboard v{ver} listen=0.0.0.0:8080")
         elif service == "inventory":
-            kotlin(
-                w,
-                tt,
-                "INFO",
-                "main",
-                "io.ktor.server.Application",
-                f"Application started in {w.ri(3, 9)}.{w.ri(100, 999)} seconds. version={ver}",
-            )
+            kotlin(w, tt, "INFO", "main", "io.ktor.server.Application",
+                   f"Application started in {w.ri(3, 9)}.{w.ri(100, 999)} seconds. version={ver}")
         elif service == "store":
             py(w, tt, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(100, 999)} (store {ver})")
         elif service == "chat":
-            ex(
-                w,
-                tt,
-                "INFO",
-                f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}",
-            )
+            ex(w, tt, "INFO",
+               f"Running RiftlineChatWeb.Endpoint with Bandit 1.5.7 at :::4000 (http) vsn={ver}")
 
 
 def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in order
     # ---- GAME-01 season 11 snapshot fills game-redis-0 to maxmemory (noeviction): writes refused
     t0 = at(0, 8, 0, 2)
-    rust(
-        w,
-        t0,
-        "INFO",
-        "leaderboard::season",
-        "season snapshot started season=11 boards=48 "
-        "target=lb:s11:archive:* (cron leaderboard-season-snapshot)",
-    )
+    rust(w, t0, "INFO", "leaderboard::season",
+         "season snapshot started season=11 boards=48 target=lb:s11:archive:* (cron "
+         "leaderboard-season-snapshot)")
     for i, tt in enumerate(every((at(0, 8, 5), at(0, 8, 31)), 300)):
-        rust(
-            w,
-            w.jit(tt, 20),
-            "INFO",
-            "leaderboard::season",
-            f"season snapshot progress season=11 boards_done={(i + 1) * 8}/48 "
-            f"members_copied={(i + 1) * 1_570_000}",
-        )
+        rust(w, w.jit(tt, 20), "INFO", "leaderboard::season",
+             f"season snapshot progress season=11 boards_done={(i + 1) * 8}/48 "
+             f"members_copied={(i + 1) * 1_570_000}")
     rust(
-        w,
-        at(0, 8, 31, 41),
-        "INFO",
-        "leaderboard::season",
+        w, at(0, 8, 31, 41), "INFO", "leaderboard::season",
         "season snapshot finished season=11: wrote 48 archive keys lb:s11:archive:* (9,412,880 members, no "
         "TTL)",
     )
     for tt in every(MAXMEM, 20):
         if w.r() < 0.75:
             rust(
-                w,
-                w.jit(tt, 20),
-                "ERROR",
-                "leaderboard::submit",
+                w, w.jit(tt, 20), "ERROR", "leaderboard::submit",
                 f"score submit failed board={w.pick(BOARDS[:2])} player={w.player()}: redis error: OOM "
                 "command not "
                 "allowed when used memory > 'maxmemory'. (maxmemory-policy noeviction, used_memory=12.00G)",
             )
         if w.r() < 0.3:
-            envoy_access(
-                w,
-                w.jit(tt, 20),
-                "POST",
-                "/v1/leaderboard/scores",
-                500,
-                "-",
-                dur=w.ri(3, 9),
-                upstream="10.40.4.9:8080",
-            )
+            envoy_access(w, w.jit(tt, 20), "POST", "/v1/leaderboard/scores", 500, "-", dur=w.ri(3, 9),
+                         upstream="10.40.4.9:8080")
         if w.r() < 0.25:
-            pino(
-                w,
-                w.jit(tt, 20),
-                "ERROR",
-                "party state write failed",
-                partyId=f"pty_{w.hexid(10)}",
-                err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
-            )
+            pino(w, w.jit(tt, 20), "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
+                 err="ReplyError: OOM command not allowed when used memory > 'maxmemory'.")
         if w.r() < 0.3:
-            pino(
-                w,
-                w.jit(tt, 20),
-                "INFO",
-                "server assigned",
-                partyId=f"pty_{w.hexid(10)}",
-                match=f"m-{w.hexid(12)}",
-                addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}",
-            )
+            pino(w, w.jit(tt, 20), "INFO", "server assigned", partyId=f"pty_{w.hexid(10)}",
+                 match=f"m-{w.hexid(12)}", addr=f"34.102.{w.ri(10, 250)}.{w.ri(1, 254)}:{w.ri(7000, 7999)}")
     rust(
-        w,
-        at(0, 9, 4, 12),
-        "WARN",
-        "leaderboard::rollup",
-        "hourly rollup failed: OOM command not allowed when used memory > 'maxmemory'.; will retry next hour",
+        w, at(0, 9, 4, 12), "WARN", "leaderboard::rollup",
+        "hourly rollup failed: OOM command not allowed when used memory > 'maxmemory'.; will retry next "
+        "hour",
     )
-    rust(
-        w,
-        at(0, 9, 18, 30),
-        "INFO",
-        "leaderboard::season",
-        "season archive exported to gs://riftline-lb-archive/s11/ and 48 keys lb:s11:archive:* deleted "
-        "(oncall)",
-    )
-    rds(
-        w,
-        at(0, 9, 21, 10),
-        "INFO",
-        "CONFIG SET maxmemory 17179869184 by client id=88121 addr=10.40.2.5:50122",
-    )
+    rust(w, at(0, 9, 18, 30), "INFO", "leaderboard::season",
+         "season archive exported to gs://riftline-lb-archive/s11/ and 48 keys lb:s11:archive:* deleted "
+         "(oncall)")
+    rds(w, at(0, 9, 21, 10), "INFO",
+        "CONFIG SET maxmemory 17179869184 by client id=88121 addr=10.40.2.5:50122")
 
     # ---- GAME-02 edge CFG-4471: idle_timeout 60s also lands on the chat websocket route
     envoy_log(
-        w,
-        at(0, 11, 12, 0),
-        "INFO",
-        "config",
+        w, at(0, 11, 12, 0), "INFO", "config",
         "source/extensions/config_subscription/grpc/grpc_subscription_impl.cc:138",
-        "rds: loading new configuration: config_name=edge_routes version_info=cfg-4471 hash=7c1f0e2a9d41b3c6",
+        "rds: loading new configuration: config_name=edge_routes version_info=cfg-4471 "
+        "hash=7c1f0e2a9d41b3c6",
     )
-    envoy_log(
-        w,
-        at(0, 11, 12, 1),
-        "INFO",
-        "router",
-        "source/common/router/rds_impl.cc:201",
-        "rds: route chat-ws updated: idle_timeout 3600s -> 60s (version_info=cfg-4471)",
-    )
+    envoy_log(w, at(0, 11, 12, 1), "INFO", "router", "source/common/router/rds_impl.cc:201",
+              "rds: route chat-ws updated: idle_timeout 3600s -> 60s (version_info=cfg-4471)")
     for tt in every((IDLE[0] + timedelta(seconds=60), IDLE[1] + timedelta(seconds=60)), 8):
         tt = w.jit(tt, 8)
         p = w.player()
-        ex(
-            w,
-            tt,
-            "WARN",
-            f"socket closed abnormally code=1006 duration=60.{w.ri(0, 9)}s transport=websocket",
-            meta=f"player_id={p}",
-        )
+        ex(w, tt, "WARN",
+           f"socket closed abnormally code=1006 duration=60.{w.ri(0, 9)}s transport=websocket",
+           meta=f"player_id={p}")
         if w.r() < 0.6:
-            ex(
-                w,
-                tt + timedelta(seconds=w.ri(1, 4)),
-                "INFO",
-                f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs Transport: :websocket "
-                "Serializer: Phoenix.Socket.V2.JSONSerializer",
-                meta=f"player_id={p}",
-            )
+            ex(w, tt + timedelta(seconds=w.ri(1, 4)), "INFO",
+               f"CONNECTED TO RiftlineChatWeb.UserSocket in {w.ri(200, 900)}µs Transport: :websocket "
+               "Serializer: Phoenix.Socket.V2.JSONSerializer", meta=f"player_id={p}")
         if w.r() < 0.35:
             envoy_access(
-                w,
-                tt,
-                "GET",
-                "/ws/chat",
-                101,
-                "SI",
-                dur=60000 + w.ri(0, 9),
-                upstream="10.40.8.31:4000",
+                w, tt, "GET", "/ws/chat", 101, "SI", dur=60000 + w.ri(0, 9), upstream="10.40.8.31:4000",
                 proto="HTTP/1.1",
             )
     for tt in every((IDLE[0] + timedelta(minutes=3), IDLE[1]), 120):
-        ex(
-            w,
-            w.jit(tt, 30),
-            "WARN",
-            f"presence diff storm channel=presence:global leaves={w.ri(1400, 2600)} "
-            f"joins={w.ri(1300, 2500)} in 10s",
-        )
+        ex(w, w.jit(tt, 30), "WARN",
+           f"presence diff storm channel=presence:global leaves={w.ri(1400, 2600)} "
+           f"joins={w.ri(1300, 2500)} in 10s")
     envoy_log(
-        w,
-        at(0, 12, 4, 2),
-        "INFO",
-        "config",
+        w, at(0, 12, 4, 2), "INFO", "config",
         "source/extensions/config_subscription/grpc/grpc_subscription_impl.cc:138",
-        "rds: loading new configuration: config_name=edge_routes version_info=cfg-4472 hash=1e88a04b5c2f97d3",
+        "rds: loading new configuration: config_name=edge_routes version_info=cfg-4472 "
+        "hash=1e88a04b5c2f97d3",
     )
     ex(w, at(0, 10, 50, 30), "INFO", "feature flag profanity_filter_v2 enabled (CFG-4461)")
 
     # ---- GAME-03 kafka-3 loses its log dir; lobby.events (RF 2, min ISR 2) refuses writes
-    kafka(
-        w,
-        KAFKA3[0],
-        "ERROR",
-        "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data "
-        "java.io.IOException: Input/output error",
-        "kafka.server.LogDirFailureChannel",
-        3,
-    )
-    kafka(
-        w,
-        KAFKA3[0] + timedelta(milliseconds=40),
-        "WARN",
-        "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
-        "kafka.server.ReplicaManager",
-        3,
-    )
-    kafka(
-        w,
-        KAFKA3[0] + timedelta(milliseconds=310),
-        "ERROR",
-        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed",
-        "kafka.log.LogManager",
-        3,
-    )
-    kafka(
-        w,
-        KAFKA3[0] + timedelta(seconds=6),
-        "INFO",
-        "[Controller id=2] Broker 3 is offline; electing new leaders for 58 partitions",
-        "kafka.controller.KafkaController",
-        2,
-    )
+    kafka(w, KAFKA3[0], "ERROR",
+          "Error while appending records to lobby.events-2 in dir /var/lib/kafka/data java.io.IOException: "
+          "Input/output error", "kafka.server.LogDirFailureChannel", 3)
+    kafka(w, KAFKA3[0] + timedelta(milliseconds=40), "WARN",
+          "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
+          "kafka.server.ReplicaManager", 3)
+    kafka(w, KAFKA3[0] + timedelta(milliseconds=310), "ERROR",
+          "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager",
+          3)
+    kafka(w, KAFKA3[0] + timedelta(seconds=6), "INFO",
+          "[Controller id=2] Broker 3 is offline; electing new leaders for 58 partitions",
+          "kafka.controller.KafkaController", 2)
     for part, leader in ((2, 1), (5, 2), (8, 1)):
         kafka(
-            w,
-            KAFKA3[0] + timedelta(seconds=9 + part),
-            "INFO",
+            w, KAFKA3[0] + timedelta(seconds=9 + part), "INFO",
             f"[Partition lobby.events-{part} broker={leader}] Shrinking ISR from {leader},3 to {leader}. "
             "Leader: "
             f"(highWatermark: {w.ri(10**6, 9 * 10**6)}, endOffset: {w.ri(10**6, 9 * 10**6)}). Out of sync "
-            "replicas: (brokerId: 3).",
-            "kafka.cluster.Partition",
-            leader,
+            "replicas: (brokerId: 3).", "kafka.cluster.Partition", leader,
         )
     for tt in every((KAFKA3[0] + timedelta(seconds=20), KAFKA3[1]), 90):
         kafka(
-            w,
-            w.jit(tt, 60),
-            "WARN",
+            w, w.jit(tt, 60), "WARN",
             f"[ReplicaFetcher replicaId={w.ri(1, 2)}, leaderId=3, fetcherId=0] Error in "
             "response for fetch request: java.io.IOException: Connection to 3 was disconnected before the "
-            "response was read",
-            "kafka.server.ReplicaFetcherThread",
-            w.ri(1, 2),
+            "response was read", "kafka.server.ReplicaFetcherThread", w.ri(1, 2),
         )
     for tt in every((KAFKA3[0] + timedelta(seconds=12), KAFKA3[1]), 15):
         if w.r() < 0.8:
             pino(
-                w,
-                w.jit(tt, 15),
-                "ERROR",
-                "failed to publish lobby event",
-                topic="lobby.events",
-                partition=w.pick([2, 5, 8]),
-                event=w.pick(["party.invite", "party.join", "party.ready"]),
-                err="KafkaJSProtocolError: Messages are rejected since there are fewer in-sync replicas than "
-                "required",
-                type="NOT_ENOUGH_REPLICAS",
-                retriable=True,
+                w, w.jit(tt, 15), "ERROR", "failed to publish lobby event", topic="lobby.events",
+                partition=w.pick([2, 5, 8]), event=w.pick(["party.invite", "party.join", "party.ready"]),
+                err="KafkaJSProtocolError: Messages are rejected since there are fewer in-sync replicas "
+                    "than required", type="NOT_ENOUGH_REPLICAS", retriable=True,
             )
         if w.r() < 0.35:
-            pino(
-                w,
-                w.jit(tt, 15),
-                "WARN",
-                "party invite not delivered",
-                partyId=f"pty_{w.hexid(10)}",
-                reason="publish failed after 5 retries",
-            )
+            pino(w, w.jit(tt, 15), "WARN", "party invite not delivered", partyId=f"pty_{w.hexid(10)}",
+                 reason="publish failed after 5 retries")
         if w.r() < 0.4:
-            pino(
-                w,
-                w.jit(tt, 15),
-                "INFO",
-                "party created",
-                partyId=f"pty_{w.hexid(10)}",
-                leader=w.player(),
-                size=1,
-            )
+            pino(w, w.jit(tt, 15), "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=1)
     for tt in every((KAFKA3[0] + timedelta(seconds=30), KAFKA3[1]), 240):
-        flink(
-            w,
-            w.jit(tt, 60),
-            "WARN",
-            "org.apache.kafka.clients.NetworkClient",
-            "[Consumer clientId=telemetry-enrich-0, groupId=telemetry-enrich] Connection to node 3 "
-            "(kafka-3.kafka-headless/10.40.14.13:9092) could not be established. Broker may not be "
-            "available.",
-            tm=w.ri(1, 4),
-        )
+        flink(w, w.jit(tt, 60), "WARN", "org.apache.kafka.clients.NetworkClient",
+              "[Consumer clientId=telemetry-enrich-0, groupId=telemetry-enrich] Connection to node 3 "
+              "(kafka-3.kafka-headless/10.40.14.13:9092) could not be established. Broker may not be "
+              "available.", tm=w.ri(1, 4))
     kafka(
-        w,
-        at(0, 14, 41, 20),
-        "INFO",
-        "[Admin] Altered config min.insync.replicas=1 for topic lobby.events",
-        "kafka.server.ConfigAdminManager",
-        2,
+        w, at(0, 14, 41, 20), "INFO", "[Admin] Altered config min.insync.replicas=1 for topic lobby.events",
+        "kafka.server.ConfigAdminManager", 2,
     )
-    kafka(
-        w,
-        at(0, 15, 31, 0),
-        "INFO",
-        "[KafkaServer id=3] started (replacement volume, log dir /var/lib/kafka/data)",
-        "kafka.server.KafkaServer",
-        3,
-    )
+    kafka(w, at(0, 15, 31, 0), "INFO",
+          "[KafkaServer id=3] started (replacement volume, log dir /var/lib/kafka/data)",
+          "kafka.server.KafkaServer", 3)
 
     # ---- GAME-05 Steam Web API 503s (external); the auth deploy DEP-7709 at 09:55 is unrelated
     for tt in every(STEAM, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.7:
-            code = w.pick(
-                [
-                    "HTTP 503 Service Unavailable",
-                    "HTTP 503 Service Unavailable",
-                    "Read timed out after 5000 ms",
-                ]
-            )
-            spring(
-                w,
-                tt,
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.steam.SteamTicketValidator",
-                f"Steam ticket validation failed: {code} from api.steampowered.com "
-                "(ISteamUserAuth/AuthenticateUserTicket/v1), attempt 3/3",
-            )
-            spring(
-                w,
-                tt + timedelta(milliseconds=5),
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.login.LoginController",
-                "login failed provider=steam player=- reason=idp_unavailable",
-            )
+            code = w.pick(["HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable",
+                           "Read timed out after 5000 ms"])
+            spring(w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.steam.SteamTicketValidator",
+                   f"Steam ticket validation failed: {code} from api.steampowered.com "
+                   "(ISteamUserAuth/AuthenticateUserTicket/v1), attempt 3/3")
+            spring(w, tt + timedelta(milliseconds=5), "ERROR", f"nio-8080-exec-{w.ri(1, 40)}",
+                   "g.r.auth.login.LoginController",
+                   "login failed provider=steam player=- reason=idp_unavailable")
         if w.r() < 0.3:
             envoy_access(
                 w, tt, "POST", "/v1/auth/steam", 503, "-", dur=w.ri(5000, 15100), upstream="10.40.3.21:8080"
             )
         if w.r() < 0.5:
-            spring(
-                w,
-                tt,
-                "INFO",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.login.LoginController",
-                f"login ok provider=steam player={w.player()} session_ttl=3600s",
-            )
+            spring(w, tt, "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.login.LoginController",
+                   f"login ok provider=steam player={w.player()} session_ttl=3600s")
 
     # ---- GAME-06 weekly scylla repair at full intensity saturates scylla-3's disk; inventory times out
     for node in (1, 2, 3):
-        scylla(
-            w,
-            at(1, 12, 50, 4) + timedelta(milliseconds=node * 70),
-            "INFO",
-            node,
-            0,
-            "main",
-            "repair",
-            "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: starting user-requested repair for keyspace "
-            "inventory, repair id 412, options {intensity: 0 (max), parallel: 0 (max), ranges: 768}",
-        )
+        scylla(w, at(1, 12, 50, 4) + timedelta(milliseconds=node * 70), "INFO", node, 0, "main", "repair",
+               "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: starting user-requested repair for keyspace "
+               "inventory, repair id 412, options {intensity: 0 (max), parallel: 0 (max), ranges: 768}")
     for tt in every(REPAIR, 60):
         if w.r() < 0.5:
             scylla(
-                w,
-                w.jit(tt),
-                "WARN",
-                3,
-                w.ri(0, 7),
-                "stmt",
-                "reader_concurrency_semaphore",
+                w, w.jit(tt), "WARN", 3, w.ri(0, 7), "stmt", "reader_concurrency_semaphore",
                 "(rate limiting dropped messages) Semaphore _read_concurrency_sem with 100/100 count and "
                 f"{w.ri(9, 10)}8765432/10485760 memory resources: timed out, dumping permit diagnostics",
             )
@@ -1569,53 +926,23 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         p = w.player()
         if w.r() < 0.7:
             kotlin(
-                w,
-                tt,
-                "ERROR",
-                f"ktor-worker-{w.ri(1, 16)}",
-                "g.r.inventory.LoadoutRoutes",
+                w, tt, "ERROR", f"ktor-worker-{w.ri(1, 16)}", "g.r.inventory.LoadoutRoutes",
                 f"loadout save failed player={p}: com.datastax.oss.driver.api.core.DriverTimeoutException: "
                 "Query timed out after PT0.8S",
             )
         if w.r() < 0.5:
-            kotlin(
-                w,
-                tt,
-                "WARN",
-                "s0-io-3",
-                "c.d.o.d.internal.core.pool.ChannelPool",
-                f"[s0|/10.40.12.23:9042] slow response for inventory.items read {w.ri(820, 1500)} ms "
-                "(LOCAL_QUORUM)",
-            )
+            kotlin(w, tt, "WARN", "s0-io-3", "c.d.o.d.internal.core.pool.ChannelPool",
+                   f"[s0|/10.40.12.23:9042] slow response for inventory.items read {w.ri(820, 1500)} ms "
+                   "(LOCAL_QUORUM)")
         if w.r() < 0.3:
-            envoy_access(
-                w,
-                tt,
-                "PUT",
-                "/v1/inventory/loadout",
-                504,
-                "UT",
-                dur=w.ri(1500, 2500),
-                upstream="10.40.5.14:8080",
-            )
+            envoy_access(w, tt, "PUT", "/v1/inventory/loadout", 504, "UT", dur=w.ri(1500, 2500),
+                         upstream="10.40.5.14:8080")
     scylla(
-        w,
-        at(1, 13, 52, 10),
-        "INFO",
-        1,
-        0,
-        "main",
-        "repair",
+        w, at(1, 13, 52, 10), "INFO", 1, 0, "main", "repair",
         "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: paused by scylla-manager (intensity lowered to 1)",
     )
     scylla(
-        w,
-        at(1, 14, 31, 0),
-        "INFO",
-        1,
-        0,
-        "main",
-        "repair",
+        w, at(1, 14, 31, 0), "INFO", 1, 0, "main", "repair",
         "repair[5b1c9e0d-7a42-4c1e-9d3f-2e8b6a1c4d70]: repair id 412 finished, keyspace inventory, 768/768 "
         "ranges",
     )
@@ -1625,296 +952,135 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     for tt in every(SELECTOR, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.75:
-            zap(
-                w,
-                tt,
-                "ERROR",
-                "alloc/client.go:144",
-                "allocation failed",
-                match=f"m-{w.hexid(12)}",
+            zap(w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
                 selector=sel,
-                error="rpc error: code = ResourceExhausted desc = there is no available GameServer "
-                "to allocate",
-            )
-            zap(
-                w,
-                tt + timedelta(milliseconds=4),
-                "WARN",
-                "pool/matcher.go:402",
-                "match dissolved, tickets requeued",
-                tickets=10,
-                reason="no_server",
-            )
+                error="rpc error: code = ResourceExhausted desc = there is no available GameServer to "
+                      "allocate")
+            zap(w, tt + timedelta(milliseconds=4), "WARN", "pool/matcher.go:402",
+                "match dissolved, tickets requeued", tickets=10, reason="no_server")
         if w.r() < 0.4:
             agones(
-                w,
-                tt,
-                "WARN",
-                "*allocation.Allocator",
-                f"allocation unsatisfied: no Ready GameServer matches selector {sel}",
-                fleet="ranked-usw2",
-                fleetBuild="2026.11.4",
-                ready=w.ri(180, 240),
+                w, tt, "WARN", "*allocation.Allocator",
+                f"allocation unsatisfied: no Ready GameServer matches selector {sel}", fleet="ranked-usw2",
+                fleetBuild="2026.11.4", ready=w.ri(180, 240),
             )
         if w.r() < 0.25:
-            pino(w, tt, "WARN", "match found but no server assigned after 60s", partyId=f"pty_{w.hexid(10)}")
+            pino(w, tt, "WARN", "match found but no server assigned after 60s",
+                 partyId=f"pty_{w.hexid(10)}")
 
     # ---- GAME-08 evening peak: node pool gs-c2-usw2 cannot grow (C2_CPUS quota), no Ready GameServers
     for tt in every((QUOTA[0], QUOTA[1]), 150):
-        agones(
-            w,
-            w.jit(tt, 30),
-            "WARN",
-            "*nodepools.Watcher",
-            f"nodepool gs-c2-usw2: scale-up 166 -> {w.ri(172, 181)} nodes failed: GCE quota "
-            "exceeded: "
-            "Quota 'C2_CPUS' exceeded. Limit: 2800.0 in region us-west2.",
-            pod=1,
-        )
+        agones(w, w.jit(tt, 30), "WARN", "*nodepools.Watcher",
+               f"nodepool gs-c2-usw2: scale-up 166 -> {w.ri(172, 181)} nodes failed: GCE quota "
+               "exceeded: "
+               "Quota 'C2_CPUS' exceeded. Limit: 2800.0 in region us-west2.", pod=1)
     for tt in every((QUOTA[0] + timedelta(minutes=2), QUOTA[1]), 45):
-        agones(
-            w,
-            w.jit(tt, 45),
-            "WARN",
-            "*gameservers.Controller",
-            f"GameServer pod Pending {w.ri(60, 900)}s: 0/166 nodes are available: 166 Insufficient cpu.",
-            pod=1,
-            gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}",
-        )
+        agones(w, w.jit(tt, 45), "WARN", "*gameservers.Controller",
+               f"GameServer pod Pending {w.ri(60, 900)}s: 0/166 nodes are available: 166 Insufficient cpu.",
+               pod=1, gsKey=f"riftline-gs/ranked-usw2-{w.hexid(5)}-{w.hexid(5)}")
     for tt in every((QUOTA[0] + timedelta(minutes=4), QUOTA[1]), 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.8:
-            zap(
-                w,
-                tt,
-                "ERROR",
-                "alloc/client.go:144",
-                "allocation failed",
-                match=f"m-{w.hexid(12)}",
+            zap(w, tt, "ERROR", "alloc/client.go:144", "allocation failed", match=f"m-{w.hexid(12)}",
                 selector="agones.dev/fleet=ranked-usw2",
-                error="rpc error: code = ResourceExhausted desc = there is "
-                "no available GameServer to allocate",
-            )
+                error="rpc error: code = ResourceExhausted desc = there is no available GameServer to "
+                      "allocate")
         if w.r() < 0.45:
             agones(
-                w,
-                tt,
-                "ERROR",
-                "*allocation.Allocator",
-                "allocation failed: no Ready GameServer in fleet",
-                fleet="ranked-usw2",
-                ready=0,
-                pending=w.ri(90, 130),
+                w, tt, "ERROR", "*allocation.Allocator", "allocation failed: no Ready GameServer in fleet",
+                fleet="ranked-usw2", ready=0, pending=w.ri(90, 130),
             )
         if w.r() < 0.35:
-            pino(w, tt, "WARN", "match found but no server assigned after 60s", partyId=f"pty_{w.hexid(10)}")
+            pino(w, tt, "WARN", "match found but no server assigned after 60s",
+                 partyId=f"pty_{w.hexid(10)}")
         if w.r() < 0.2:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "pool/matcher.go:311",
-                "match formed",
-                queue="ranked-5v5",
-                match=f"m-{w.hexid(12)}",
-                players=10,
-                wait_s=round(60 + w.r() * 200, 1),
-                spread=w.ri(40, 260),
-            )
-    agones(
-        w,
-        at(1, 19, 43, 30),
-        "INFO",
-        "*nodepools.Watcher",
-        "nodepool gs-c2-usw2: scale-up 166 -> 200 nodes succeeded",
-        pod=1,
-    )
+            zap(w, tt, "INFO", "pool/matcher.go:311", "match formed", queue="ranked-5v5",
+                match=f"m-{w.hexid(12)}", players=10, wait_s=round(60 + w.r() * 200, 1),
+                spread=w.ri(40, 260))
+    agones(w, at(1, 19, 43, 30), "INFO", "*nodepools.Watcher",
+           "nodepool gs-c2-usw2: scale-up 166 -> 200 nodes succeeded", pod=1)
 
     # ---- GAME-10 store 2.31.0's migration V2031 builds an index without CONCURRENTLY: purchases locked
-    py(
-        w,
-        at(2, 5, 48, 9),
-        "INFO",
-        "alembic.runtime.migration",
-        "Running upgrade 2030 -> 2031, add purchases (player_id, created_at) index (V2031)",
-    )
-    pg(
-        w,
-        MIGR[0],
-        "INFO",
-        "statement: CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
-        pid=21840,
-        who="store_migrator@storedb",
-    )
+    py(w, at(2, 5, 48, 9), "INFO", "alembic.runtime.migration",
+       "Running upgrade 2030 -> 2031, add purchases (player_id, created_at) index (V2031)")
+    pg(w, MIGR[0], "INFO",
+       "statement: CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
+       pid=21840, who="store_migrator@storedb")
     waiters = []
     for tt in every((MIGR[0] + timedelta(seconds=40), MIGR[1]), 75):
         tt = w.jit(tt, 60)
         pid = w.ri(22000, 29999)
         waiters.append(pid)
-        pg(
-            w,
-            tt,
-            "INFO",
-            f"process {pid} still waiting for RowExclusiveLock on relation 16544 of database 16402 "
-            f"after 1000.{w.ri(10, 99)}1 ms",
-            pid=pid,
-            who="store@storedb",
-        )
-        pg(
-            w,
-            tt,
-            "INFO",
-            f"Process holding the lock: 21840. Wait queue: {', '.join(map(str, waiters[-6:]))}.",
-            pid=pid,
-            who="store@storedb",
-            tag="DETAIL",
-        )
-        pg(
-            w,
-            tt,
-            "INFO",
-            "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) "
-            "VALUES ($1, $2, $3, $4, $5, now())",
-            pid=pid,
-            who="store@storedb",
-            tag="STATEMENT",
-        )
+        pg(w, tt, "INFO",
+           f"process {pid} still waiting for RowExclusiveLock on relation 16544 of database 16402 "
+           f"after 1000.{w.ri(10, 99)}1 ms", pid=pid, who="store@storedb")
+        pg(w, tt, "INFO",
+           f"Process holding the lock: 21840. Wait queue: {', '.join(map(str, waiters[-6:]))}.", pid=pid,
+           who="store@storedb", tag="DETAIL")
+        pg(w, tt, "INFO",
+           "INSERT INTO purchases (order_id, player_id, sku, amount_cents, provider, created_at) VALUES "
+           "($1, $2, $3, $4, $5, now())", pid=pid, who="store@storedb", tag="STATEMENT")
     for tt in every((MIGR[0] + timedelta(minutes=2), POOL[0]), 40):
         if w.r() < 0.5:
-            envoy_access(
-                w,
-                w.jit(tt, 40),
-                "POST",
-                "/v1/store/purchase",
-                504,
-                "UT",
-                dur=15000,
-                upstream="10.40.6.18:8000",
-            )
+            envoy_access(w, w.jit(tt, 40), "POST", "/v1/store/purchase", 504, "UT", dur=15000,
+                         upstream="10.40.6.18:8000")
     for tt in every(POOL, 6):
         tt = w.jit(tt, 6)
         if w.r() < 0.7:
             path = w.pick(["POST /v1/store/purchase", "GET /v1/store/catalog", "GET /v1/store/wallet"])
-            py(
-                w,
-                tt,
-                "ERROR",
-                "store.api",
-                f"500 {path}: sqlalchemy.exc.TimeoutError: QueuePool limit of size 20 overflow 10 reached, "
-                "connection "
-                "timed out, timeout 30.00",
-            )
+            py(w, tt, "ERROR", "store.api",
+               f"500 {path}: sqlalchemy.exc.TimeoutError: QueuePool limit of size 20 overflow 10 reached, "
+               "connection "
+               "timed out, timeout 30.00")
         if w.r() < 0.3:
-            envoy_access(
-                w,
-                tt,
-                "GET",
-                "/v1/store/catalog",
-                500,
-                "-",
-                dur=30000 + w.ri(1, 40),
-                upstream="10.40.6.18:8000",
-            )
+            envoy_access(w, tt, "GET", "/v1/store/catalog", 500, "-", dur=30000 + w.ri(1, 40),
+                         upstream="10.40.6.18:8000")
     py(w, at(2, 6, 17, 20), "INFO", "store.flags", "flag holiday_bundle_banner=true (CFG-4479)")
-    pg(
-        w,
-        MIGR[1],
-        "INFO",
-        "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON "
-        "purchases (player_id, created_at)",
-        pid=21840,
-        who="store_migrator@storedb",
-    )
-    py(
-        w,
-        MIGR[1] + timedelta(seconds=2),
-        "INFO",
-        "alembic.runtime.migration",
-        "upgrade 2030 -> 2031 done in 4230.5s",
-    )
+    pg(w, MIGR[1], "INFO",
+       "duration: 4230512.331 ms  statement: CREATE INDEX purchases_player_created_idx ON purchases "
+       "(player_id, created_at)", pid=21840, who="store_migrator@storedb")
+    py(w, MIGR[1] + timedelta(seconds=2), "INFO", "alembic.runtime.migration",
+       "upgrade 2030 -> 2031 done in 4230.5s")
 
     # ---- GAME-11 telemetry: the credential refresher died at 03:27; the session token expires at 09:27
-    flink(
-        w,
-        at(2, 3, 27, 4),
-        "WARN",
-        "gg.riftline.telemetry.aws.RefreshingCredentials",
-        "credentials refresh thread aws-creds-refresh exited: java.lang.NoClassDefFoundError: "
-        "org/apache/http/conn/ssl/SSLConnectionSocketFactory; current session credentials valid until "
-        "2026-12-03T17:27:00Z",
-        tm=2,
-    )
+    flink(w, at(2, 3, 27, 4), "WARN", "gg.riftline.telemetry.aws.RefreshingCredentials",
+          "credentials refresh thread aws-creds-refresh exited: java.lang.NoClassDefFoundError: "
+          "org/apache/http/conn/ssl/SSLConnectionSocketFactory; current session credentials valid until "
+          "2026-12-03T17:27:00Z", tm=2)
     for tt in every(TOKEN, 20):
         tt = w.jit(tt, 20)
         if w.r() < 0.8:
-            flink(
-                w,
-                tt,
-                "ERROR",
-                "gg.riftline.telemetry.sink.S3ParquetSink",
-                "PutObject failed for "
-                f"s3://riftline-telemetry-raw/raw/dt=2026-12-03/hr=17/part-{w.ri(0, 11)}-"
-                f"{checkpoint_no(tt)}.parquet: com.amazonaws.services.s3.model.AmazonS3Exception: The "
-                "provided "
-                "token has expired. (Service: Amazon S3; Status Code: 400; Error Code: ExpiredToken; "
-                "Request ID: "
-                f"{w.hexid(16).upper()})",
-                tm=w.ri(1, 4),
-            )
+            flink(w, tt, "ERROR", "gg.riftline.telemetry.sink.S3ParquetSink",
+                  "PutObject failed for "
+                  f"s3://riftline-telemetry-raw/raw/dt=2026-12-03/hr=17/part-{w.ri(0, 11)}-"
+                  f"{checkpoint_no(tt)}.parquet: com.amazonaws.services.s3.model.AmazonS3Exception: The "
+                  "provided "
+                  "token has expired. (Service: Amazon S3; Status Code: 400; Error Code: ExpiredToken; "
+                  "Request ID: "
+                  f"{w.hexid(16).upper()})", tm=w.ri(1, 4))
         if w.r() < 0.12:
-            flink(
-                w,
-                tt,
-                "INFO",
-                "org.apache.flink.runtime.executiongraph.ExecutionGraph",
-                f"Job telemetry-enrich ({JOB_ID}) switched from state RUNNING to RESTARTING.",
-            )
+            flink(w, tt, "INFO", "org.apache.flink.runtime.executiongraph.ExecutionGraph",
+                  f"Job telemetry-enrich ({JOB_ID}) switched from state RUNNING to RESTARTING.")
         if w.r() < 0.1:
-            flink(
-                w,
-                tt,
-                "WARN",
-                "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
-                f"Failed to trigger or complete checkpoint {checkpoint_no(tt)} for job {JOB_ID}. "
-                "(0 consecutive failed attempts so far)",
-            )
-    flink(
-        w,
-        at(2, 10, 8, 5),
-        "INFO",
-        "gg.riftline.telemetry.aws.RefreshingCredentials",
-        "assumed role riftline-telemetry-writer via web identity, session credentials valid until "
-        "2026-12-03T19:08:05Z (taskmanagers restarted)",
-    )
+            flink(w, tt, "WARN", "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
+                  f"Failed to trigger or complete checkpoint {checkpoint_no(tt)} for job {JOB_ID}. "
+                  "(0 consecutive failed attempts so far)")
+    flink(w, at(2, 10, 8, 5), "INFO", "gg.riftline.telemetry.aws.RefreshingCredentials",
+          "assumed role riftline-telemetry-writer via web identity, session credentials valid until "
+          "2026-12-03T19:08:05Z (taskmanagers restarted)")
 
     # ---- GAME-12 the vault job rotates the PSN client secret; auth only reads it at startup
-    spring(
-        w,
-        at(1, 9, 55, 40),
-        "INFO",
-        "main",
-        "g.r.auth.psn.PsnOAuthClient",
-        "loaded PSN client credentials from vault secret/auth/psn-oauth (version 13)",
-    )
+    spring(w, at(1, 9, 55, 40), "INFO", "main", "g.r.auth.psn.PsnOAuthClient",
+           "loaded PSN client credentials from vault secret/auth/psn-oauth (version 13)")
     for tt in every(PSN, 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.7:
+            spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "g.r.auth.psn.PsnOAuthClient",
+                   "PSN token exchange failed: 401 invalid_client (Client authentication failed) "
+                   "client_id=riftline-prod-usw")
             spring(
-                w,
-                tt,
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.psn.PsnOAuthClient",
-                "PSN token exchange failed: 401 invalid_client (Client authentication failed) "
-                "client_id=riftline-prod-usw",
-            )
-            spring(
-                w,
-                tt + timedelta(milliseconds=3),
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "g.r.auth.login.LoginController",
-                "login failed provider=psn reason=idp_error status=401",
+                w, tt + timedelta(milliseconds=3), "WARN", f"nio-8080-exec-{w.ri(1, 40)}",
+                "g.r.auth.login.LoginController", "login failed provider=psn reason=idp_error status=401",
             )
         if w.r() < 0.3:
             envoy_access(
@@ -1922,11 +1088,7 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
             )
     for i in range(3):
         spring(
-            w,
-            at(2, 14, 8, 0) + timedelta(seconds=40 * i),
-            "INFO",
-            "main",
-            "g.r.auth.psn.PsnOAuthClient",
+            w, at(2, 14, 8, 0) + timedelta(seconds=40 * i), "INFO", "main", "g.r.auth.psn.PsnOAuthClient",
             "loaded PSN client credentials from vault secret/auth/psn-oauth (version 14)",
             pod=PODS["auth"][i],
         )
@@ -1934,11 +1096,7 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
     # ---- GAME-13 anti-cheat's ban wave makes the denylist 9.6M entries; auth runs out of heap
     prev_v, prev_n = denylist_at(at(2, 17, 50))
     spring(
-        w,
-        HEAP[0],
-        "INFO",
-        "denylist-refresh",
-        "g.r.auth.denylist.DenylistRefresher",
+        w, HEAP[0], "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
         f"loaded device denylist v8812 (9612441 entries, 1869 MiB) — previous v{prev_v} had {prev_n} entries",
     )
     for tt in every((HEAP[0] + timedelta(seconds=50), HEAP[1]), 20):
@@ -1946,54 +1104,23 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         tt = w.jit(tt, 20)
         r = w.r()
         if r < 0.3:
-            spring(
-                w,
-                tt,
-                "WARN",
-                "GC Thread#0",
-                "gc",
-                f"GC({w.ri(4000, 9000)}) Pause Full (G1 Compaction Pause) "
-                f"{w.ri(1990, 2040)}M->{w.ri(1960, 2030)}M"
-                f"(2048M) {w.ri(2100, 6800)}.{w.ri(100, 999)}ms",
-                pod=pod,
-            )
+            spring(w, tt, "WARN", "GC Thread#0", "gc",
+                   f"GC({w.ri(4000, 9000)}) Pause Full (G1 Compaction Pause) "
+                   f"{w.ri(1990, 2040)}M->{w.ri(1960, 2030)}M"
+                   f"(2048M) {w.ri(2100, 6800)}.{w.ri(100, 999)}ms", pod=pod)
         elif r < 0.65:
-            spring(
-                w,
-                tt,
-                "ERROR",
-                f"grpc-authz-{w.ri(1, 32)}",
-                "g.r.auth.authz.ExtAuthzService",
-                "check failed: java.lang.OutOfMemoryError: Java heap space",
-                pod=pod,
-            )
+            spring(w, tt, "ERROR", f"grpc-authz-{w.ri(1, 32)}", "g.r.auth.authz.ExtAuthzService",
+                   "check failed: java.lang.OutOfMemoryError: Java heap space", pod=pod)
         elif r < 0.75:
-            spring(
-                w,
-                tt,
-                "FATAL",
-                "main",
-                "g.r.auth.AuthApplication",
-                "Terminating due to java.lang.OutOfMemoryError: Java heap space "
-                "(-XX:+ExitOnOutOfMemoryError)",
-                pod=pod,
-            )
-            spring(
-                w,
-                tt + timedelta(seconds=w.ri(25, 40)),
-                "INFO",
-                "denylist-refresh",
-                "g.r.auth.denylist.DenylistRefresher",
-                "loaded device denylist v8812 (9612441 entries, 1869 MiB) at startup",
-                pod=pod,
-            )
+            spring(w, tt, "FATAL", "main", "g.r.auth.AuthApplication",
+                   "Terminating due to java.lang.OutOfMemoryError: Java heap space "
+                   "(-XX:+ExitOnOutOfMemoryError)", pod=pod)
+            spring(w, tt + timedelta(seconds=w.ri(25, 40)), "INFO", "denylist-refresh",
+                   "g.r.auth.denylist.DenylistRefresher",
+                   "loaded device denylist v8812 (9612441 entries, 1869 MiB) at startup", pod=pod)
         if w.r() < 0.5:
             envoy_log(
-                w,
-                tt,
-                "WARN",
-                "ext_authz",
-                "source/extensions/filters/http/ext_authz/ext_authz.cc:462",
+                w, tt, "WARN", "ext_authz", "source/extensions/filters/http/ext_authz/ext_authz.cc:462",
                 "ext_authz check to cluster auth_authz failed: upstream request timeout (1000ms); denying "
                 "request (failure_mode_allow=false)",
             )
@@ -2002,23 +1129,11 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
             envoy_access(w, w.jit(tt, 20), method, path, 403, "UAEX", dur=w.ri(990, 1010))
         if w.r() < 0.3:
             envoy_access(
-                w,
-                w.jit(tt, 20),
-                "POST",
-                w.pick(["/v1/auth/steam", "/v1/auth/psn", "/v1/auth/xbl"]),
-                503,
-                "UF",
-                dur=w.ri(1, 4),
-                upstream="10.40.3.21:8080",
+                w, w.jit(tt, 20), "POST", w.pick(["/v1/auth/steam", "/v1/auth/psn", "/v1/auth/xbl"]), 503,
+                "UF", dur=w.ri(1, 4), upstream="10.40.3.21:8080",
             )
-    spring(
-        w,
-        at(2, 18, 47, 0),
-        "INFO",
-        "denylist-refresh",
-        "g.r.auth.denylist.DenylistRefresher",
-        f"denylist source pinned to v{prev_v} (CFG-4484): loaded {prev_n} entries",
-    )
+    spring(w, at(2, 18, 47, 0), "INFO", "denylist-refresh", "g.r.auth.denylist.DenylistRefresher",
+           f"denylist source pinned to v{prev_v} (CFG-4484): loaded {prev_n} entries")
 
     # ---- GAME-14 game-redis-2 restarts after a node drain; the primary's full resync loops on the
     #      replica output buffer limit, saturating its network and forking every few minutes
@@ -2031,19 +1146,12 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
         rds(w, tt, "INFO", "Full resync requested by replica 10.40.9.33:6379")
         rds(w, tt + timedelta(milliseconds=2), "INFO", "Starting BGSAVE for SYNC with target: disk")
         rds(w, tt + timedelta(milliseconds=1900), "INFO", f"Background saving started by pid {pidn}")
-        rds(
-            w,
-            tt + timedelta(seconds=3),
-            "INFO",
+        rds(w, tt + timedelta(seconds=3), "INFO",
             "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk",
-            inst="game-redis-2",
-            role="S",
-        )
+            inst="game-redis-2", role="S")
         if tt + timedelta(seconds=200) < RESYNC[1]:
             rds(
-                w,
-                tt + timedelta(seconds=w.ri(150, 200)),
-                "WARN",
+                w, tt + timedelta(seconds=w.ri(150, 200)), "WARN",
                 f"Client id={w.ri(90000, 99999)} addr=10.40.9.33:{w.ri(40000, 60000)} laddr=10.40.9.12:6379 "
                 "fd=41 "
                 "name= age=180 idle=0 flags=S db=0 sub=0 psub=0 cmd=psync user=default "
@@ -2051,57 +1159,31 @@ def incidents(w: World) -> None:  # noqa: C901 — fourteen stories, told in ord
             )
             rds(w, tt + timedelta(seconds=201), "INFO", "Connection with replica 10.40.9.33:6379 lost.")
     rds(
-        w,
-        at(2, 20, 55, 5),
-        "INFO",
-        "CONFIG SET client-output-buffer-limit 'replica 2gb 1gb 120' by client id=88544 addr=10.40.2.5:51800",
+        w, at(2, 20, 55, 5), "INFO",
+        "CONFIG SET client-output-buffer-limit 'replica 2gb 1gb 120' by client id=88544 "
+        "addr=10.40.2.5:51800",
     )
     rds(w, RESYNC[1], "INFO", "Synchronization with replica 10.40.9.33:6379 succeeded")
     for tt in every((RESYNC[0] + timedelta(seconds=5), RESYNC[1]), 10):
         tt = w.jit(tt, 10)
         if w.r() < 0.6:
-            pino(
-                w,
-                tt,
-                "ERROR",
-                "party state write failed",
-                partyId=f"pty_{w.hexid(10)}",
-                err="Command timed out",
-                addr="10.40.9.12:6379",
-                timeoutMs=500,
-            )
+            pino(w, tt, "ERROR", "party state write failed", partyId=f"pty_{w.hexid(10)}",
+                 err="Command timed out", addr="10.40.9.12:6379", timeoutMs=500)
         if w.r() < 0.35:
             pino(w, tt, "WARN", "join party slow", partyId=f"pty_{w.hexid(10)}", tookMs=w.ri(1500, 4800))
         if w.r() < 0.3:
-            pino(
-                w,
-                tt,
-                "INFO",
-                "party created",
-                partyId=f"pty_{w.hexid(10)}",
-                leader=w.player(),
-                size=w.ri(1, 4),
-            )
+            pino(w, tt, "INFO", "party created", partyId=f"pty_{w.hexid(10)}", leader=w.player(),
+                 size=w.ri(1, 4))
         if w.r() < 0.15:
-            rust(
-                w,
-                tt,
-                "WARN",
-                "leaderboard::redis",
-                f"command ZADD board=ranked-5v5-s12 took {w.ri(600, 1900)}ms (threshold 100ms)",
-            )
+            rust(w, tt, "WARN", "leaderboard::redis",
+                 f"command ZADD board=ranked-5v5-s12 took {w.ri(600, 1900)}ms (threshold 100ms)")
 
 
 # ---------------------------------------------------------------- metrics
 
 SVC_BASE = {  # rps at the evening peak, p50, p99 (ms)
-    "edge": (7200, 18, 140),
-    "auth": (900, 22, 160),
-    "matchmaker": (400, 9, 60),
-    "lobby": (700, 6, 45),
-    "leaderboard": (1200, 3, 28),
-    "inventory": (1500, 8, 70),
-    "store": (120, 40, 380),
+    "edge": (7200, 18, 140), "auth": (900, 22, 160), "matchmaker": (400, 9, 60), "lobby": (700, 6, 45),
+    "leaderboard": (1200, 3, 28), "inventory": (1500, 8, 70), "store": (120, 40, 380),
     "chat": (2500, 2, 20),
 }
 
@@ -2155,16 +1237,10 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
         ld = load(t)
         for svc, (rps, p50, p99) in SVC_BASE.items():
             f, err, p99f = svc_effect(svc, t)
-            svc_rows.append(
-                [
-                    wmin(t),
-                    svc,
-                    round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
-                    round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
-                    round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
-                    round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1),
-                ]
-            )
+            svc_rows.append([wmin(t), svc, round(rps * ld * f * (0.93 + rng.random() * 0.14), 1),
+                             round(0.2 + rng.random() * 0.5 + err * (0.85 + rng.random() * 0.3), 2),
+                             round(p50 * (0.9 + rng.random() * 0.2) * min(p99f, 3.0), 1),
+                             round(p99 * (0.85 + rng.random() * 0.3) * p99f, 1)])
         # redis: game-redis-0 primary, 1 and 2 replicas
         used = 9700 + 60 * ld + rng.random() * 40
         if at(0, 8, 0) <= t < MAXMEM[0]:
@@ -2191,47 +1267,23 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
             primary = inst == "game-redis-0"
             down = inst == "game-redis-2" and at(2, 20, 22, 30) <= t < RESYNC[1]
             redis_rows.append(
-                [
-                    wall(t),
-                    inst,
-                    "master" if primary else "replica",
-                    round(used - (0 if primary else 3), 1),
-                    maxmem,
-                    int((900 + 700 * ld) * (0.95 + rng.random() * 0.1)) if primary else rng.randint(8, 14),
-                    int((38000 + 52000 * ld) * (0.95 + rng.random() * 0.1))
-                    if primary
-                    else rng.randint(20, 90),
-                    round(net if primary else 4 + rng.random() * 3, 1),
-                    replicas if primary else 0,
-                    sync_full[inst],
-                    fork if primary else 0,
-                    round(lat if primary else 0.3 + rng.random() * 0.2, 2),
-                    rejected if primary else 0,
-                    0 if down else 1,
-                ]
+                [wall(t), inst, "master" if primary else "replica",
+                 round(used - (0 if primary else 3), 1), maxmem,
+                 int((900 + 700 * ld) * (0.95 + rng.random() * 0.1)) if primary else rng.randint(8, 14),
+                 int((38000 + 52000 * ld) * (0.95 + rng.random() * 0.1))
+                 if primary
+                 else rng.randint(20, 90), round(net if primary else 4 + rng.random() * 3, 1),
+                 replicas if primary else 0, sync_full[inst], fork if primary else 0,
+                 round(lat if primary else 0.3 + rng.random() * 0.2, 2), rejected if primary else 0,
+                 0 if down else 1]
             )
         t += timedelta(minutes=2)
     w.table("svc_metrics", ["minute", "service", "rps", "error_pct", "p50_ms", "p99_ms"], svc_rows)
-    w.table(
-        "redis_metrics",
-        [
-            "time",
-            "instance",
-            "role",
-            "used_memory_mb",
-            "maxmemory_mb",
-            "connected_clients",
-            "ops_per_sec",
-            "net_out_mbps",
-            "connected_replicas",
-            "sync_full",
-            "latest_fork_ms",
-            "latency_p99_ms",
-            "rejected_writes",
-            "up",
-        ],
-        redis_rows,
-    )
+    w.table("redis_metrics",
+            ["time", "instance", "role", "used_memory_mb", "maxmemory_mb", "connected_clients",
+             "ops_per_sec", "net_out_mbps", "connected_replicas", "sync_full", "latest_fork_ms",
+             "latency_p99_ms", "rejected_writes", "up"],
+            redis_rows)
 
     # long format, epoch seconds: infrastructure KPIs every 5 minutes
     kpi: list[list] = []
@@ -2251,41 +1303,26 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
                 )
             elif at(1, 12, 50) <= t < at(1, 14, 31):
                 disk = disk + 15
-            kpi += [
-                [ep, f"scylla-{node}", "disk_util_pct", round(disk, 1)],
-                [ep, f"scylla-{node}", "read_latency_p99_ms", round(rlat, 1)],
-                [
-                    ep,
-                    f"scylla-{node}",
-                    "pending_compactions",
-                    rng.randint(0, 6) + (40 if inside(t, REPAIR) else 0),
-                ],
-            ]
+            kpi += [[ep, f"scylla-{node}", "disk_util_pct", round(disk, 1)],
+                    [ep, f"scylla-{node}", "read_latency_p99_ms", round(rlat, 1)],
+                    [ep, f"scylla-{node}", "pending_compactions",
+                     rng.randint(0, 6) + (40 if inside(t, REPAIR) else 0)]]
         for b in (1, 2, 3):
             dead = b == 3 and KAFKA3[0] <= t < at(0, 15, 31)
             urp = 0
             if b in (1, 2) and KAFKA3[0] <= t < at(0, 15, 31):
                 urp = 29 if b == 1 else 29 + (0 if t < at(0, 15, 0) else -10)
-            kpi += [
-                [ep, f"kafka-{b}", "under_replicated_partitions", urp],
-                [ep, f"kafka-{b}", "offline_log_dirs", 1 if dead else 0],
-                [
-                    ep,
-                    f"kafka-{b}",
-                    "bytes_in_per_sec",
-                    0 if dead else int((9e6 + 2.2e7 * ld) * (0.9 + rng.random() * 0.2)),
-                ],
-            ]
+            kpi += [[ep, f"kafka-{b}", "under_replicated_partitions", urp],
+                    [ep, f"kafka-{b}", "offline_log_dirs", 1 if dead else 0],
+                    [ep, f"kafka-{b}", "bytes_in_per_sec",
+                     0 if dead else int((9e6 + 2.2e7 * ld) * (0.9 + rng.random() * 0.2))]]
         conns, waits, xact = rng.randint(6, 14), 0, round(rng.random() * 2, 1)
         if inside(t, MIGR):
             conns = min(30, 8 + int((t - MIGR[0]).total_seconds() // 50))
             waits = min(30, 1 + int((t - MIGR[0]).total_seconds() // 55))
             xact = round((t - MIGR[0]).total_seconds(), 0)
-        kpi += [
-            [ep, "pg-store-01", "active_connections", conns],
-            [ep, "pg-store-01", "lock_waits", waits],
-            [ep, "pg-store-01", "longest_xact_s", xact],
-        ]
+        kpi += [[ep, "pg-store-01", "active_connections", conns], [ep, "pg-store-01", "lock_waits", waits],
+                [ep, "pg-store-01", "longest_xact_s", xact]]
         cap = fleet_state(t)
         kpi += [
             [ep, "fleet/ranked-usw2", "gameservers_ready", cap["ready"]],
@@ -2304,11 +1341,9 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
     w.table("kpi_metrics", ["timestamp", "cmdb_id", "kpi_name", "value"], kpi)
 
     # long format, ISO times: pod resources every 15 minutes
-    pods = [
-        (s, p)
-        for s in ("auth", "matchmaker", "lobby", "leaderboard", "inventory", "store", "chat")
-        for p in PODS[s]
-    ]
+    pods = [(s, p)
+            for s in ("auth", "matchmaker", "lobby", "leaderboard", "inventory", "store", "chat")
+            for p in PODS[s]]
     restarts = {p: 0 for _s, p in pods}
     rows: list[list] = []
     t = DAY0
@@ -2316,35 +1351,18 @@ def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
         ld = load(t)
         for svc, pod in pods:
             cpu = (
-                {
-                    "auth": 900,
-                    "matchmaker": 700,
-                    "lobby": 400,
-                    "leaderboard": 500,
-                    "inventory": 800,
-                    "store": 300,
-                    "chat": 600,
-                }[svc]
+                {"auth": 900, "matchmaker": 700, "lobby": 400, "leaderboard": 500, "inventory": 800,
+                 "store": 300, "chat": 600}[svc]
                 * (0.3 + ld)
                 * (0.9 + rng.random() * 0.2)
             )
-            mem = {
-                "auth": 1350,
-                "matchmaker": 620,
-                "lobby": 310,
-                "leaderboard": 140,
-                "inventory": 900,
-                "store": 420,
-                "chat": 780,
-            }[svc] * (0.95 + rng.random() * 0.08)
+            mem = {"auth": 1350, "matchmaker": 620, "lobby": 310, "leaderboard": 140, "inventory": 900,
+                   "store": 420, "chat": 780}[svc] * (0.95 + rng.random() * 0.08)
             if svc == "auth" and inside(t, HEAP):
                 restarts[pod] += rng.randint(1, 2)
                 mem, cpu = 2030 + rng.random() * 18, 1900 + rng.random() * 100
-            rows += [
-                [zulu(t), pod, "cpu_millicores", int(cpu)],
-                [zulu(t), pod, "memory_mib", int(mem)],
-                [zulu(t), pod, "restarts", restarts[pod]],
-            ]
+            rows += [[zulu(t), pod, "cpu_millicores", int(cpu)], [zulu(t), pod, "memory_mib", int(mem)],
+                     [zulu(t), pod, "restarts", restarts[pod]]]
         t += timedelta(minutes=15)
     w.table("pod_metrics", ["time", "pod", "metric", "value"], rows)
 
@@ -2365,104 +1383,40 @@ def job_runs(w: World) -> None:
         )
 
     for d in range(3):
-        run(
-            "scylla-manager-backup",
-            "scylla",
-            at(d, 1, 0),
-            rng.randint(2100, 2600),
-            "success",
-            "snapshot + upload to gs://riftline-scylla-backup, keyspaces inventory, profiles",
-        )
-        run(
-            "store-refund-reconcile",
-            "store",
-            at(d, 2, 0),
-            rng.randint(200, 400),
-            "success",
-            f"reconciled {rng.randint(40, 90)} refunds with paycore",
-        )
-        run(
-            "matchmaker-rating-decay",
-            "matchmaker",
-            at(d, 4, 0),
-            rng.randint(60, 140),
-            "success",
-            f"decayed ratings of {rng.randint(9000, 14000)} inactive players",
-        )
+        run("scylla-manager-backup", "scylla", at(d, 1, 0), rng.randint(2100, 2600), "success",
+            "snapshot + upload to gs://riftline-scylla-backup, keyspaces inventory, profiles")
+        run("store-refund-reconcile", "store", at(d, 2, 0), rng.randint(200, 400), "success",
+            f"reconciled {rng.randint(40, 90)} refunds with paycore")
+        run("matchmaker-rating-decay", "matchmaker", at(d, 4, 0), rng.randint(60, 140), "success",
+            f"decayed ratings of {rng.randint(9000, 14000)} inactive players")
         for hh in (0, 6, 12, 18):
-            run(
-                "telemetry-compaction",
-                "telemetry",
-                at(d, hh, 30),
-                rng.randint(600, 1300),
-                "success",
-                "compacted parquet partitions of s3://riftline-telemetry-raw (previous 6 h)",
-            )
-        run(
-            "leaderboard-season-snapshot",
-            "leaderboard",
-            at(d, 8, 0),
-            1901 if d == 0 else 3,
-            "success",
+            run("telemetry-compaction", "telemetry", at(d, hh, 30), rng.randint(600, 1300), "success",
+                "compacted parquet partitions of s3://riftline-telemetry-raw (previous 6 h)")
+        run("leaderboard-season-snapshot", "leaderboard", at(d, 8, 0), 1901 if d == 0 else 3, "success",
             "season 11: 48 boards, 9,412,880 members -> lb:s11:archive:* (no TTL)"
             if d == 0
-            else "no season ended; nothing to do",
-        )
+            else "no season ended; nothing to do")
         for hh in range(24):
             failed = d == 0 and hh == 9
-            run(
-                "leaderboard-hourly-rollup",
-                "leaderboard",
-                at(d, hh, 5),
-                rng.randint(1, 3),
+            run("leaderboard-hourly-rollup", "leaderboard", at(d, hh, 5), rng.randint(1, 3),
                 "failed" if failed else "success",
-                "OOM command not allowed when used memory > 'maxmemory'" if failed else "4 boards",
-            )
+                "OOM command not allowed when used memory > 'maxmemory'" if failed else "4 boards")
     for start, fin, entries, v in denylist_exports():
         if start >= DAY0:
             run(
-                "anticheat-denylist-export",
-                "auth",
-                start,
-                int((fin - start).total_seconds()),
-                "success",
+                "anticheat-denylist-export", "auth", start, int((fin - start).total_seconds()), "success",
                 f"exported {entries:,} device ids as denylist v{v} to gs://riftline-anticheat/denylist/latest"
                 + (" (ban wave BW-1203)" if entries > 1_000_000 else ""),
             )
-    run(
-        "vault-rotate-steam-webapi-key",
-        "auth",
-        at(0, 13, 20),
-        95,
-        "success",
-        "rotated secret/auth/steam-webapi to version 9; previous key stays valid 7 days",
-    )
-    run(
-        "scylla-repair-inventory",
-        "scylla",
-        at(1, 12, 50),
-        6060,
-        "success",
+    run("vault-rotate-steam-webapi-key", "auth", at(0, 13, 20), 95, "success",
+        "rotated secret/auth/steam-webapi to version 9; previous key stays valid 7 days")
+    run("scylla-repair-inventory", "scylla", at(1, 12, 50), 6060, "success",
         "scylla-manager repair keyspace inventory, intensity 0 (max), parallel 0 (max); weekly task moved "
-        "from "
-        "Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1",
-    )
-    run(
-        "vault-rotate-psn-client-secret",
-        "auth",
-        at(2, 13, 20, 5),
-        125,
-        "success",
-        "rotated secret/auth/psn-oauth client_secret to version 14; previous secret revoked at PSN",
-    )
-    run(
-        "gke-nodepool-upgrade",
-        "kubernetes",
-        at(2, 20, 0),
-        6000,
-        "success",
-        "pool-default surge upgrade 1.31.3-gke.1100 -> 1.31.4-gke.1050, draining nodes one at a time",
-    )
+        "from Sun 03:00 to Wed 12:50 (LIVE-1199); paused 13:52 and resumed with intensity 1")
+    run("vault-rotate-psn-client-secret", "auth", at(2, 13, 20, 5), 125, "success",
+        "rotated secret/auth/psn-oauth client_secret to version 14; previous secret revoked at PSN")
+    run("gke-nodepool-upgrade", "kubernetes", at(2, 20, 0), 6000, "success",
+        "pool-default surge upgrade 1.31.3-gke.1100 -> 1.31.4-gke.1050, draining nodes one at a time")
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table("job_runs", ["run_id", "job", "service", "started_at", "finished_at", "status", "detail"], rows)
 
@@ -2568,582 +1522,267 @@ no available GameServer to allocate".
 # ---------------------------------------------------------------- truth
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def z(t: datetime) -> str:
     return zulu(t)
 
 
 def truth() -> dict:  # noqa: C901 — the fourteen cases
     inc = [
-        incident(
-            "GAME-01",
-            "logs_only",
-            "leaderboard: ranked score submissions failing since around 8:40am 12/1, players say their "
-            "scores "
-            "aren't saved (8:40–9:10 PST). Root cause?",
-            "leaderboard",
-            at(0, 8, 40),
-            at(0, 9, 10),
-            MAXMEM[0],
-            "redis",
-            "game-redis-0 reached its maxmemory (12 GB) at 08:33 because the season 11 snapshot job "
-            "(leaderboard-season-snapshot, 08:00-08:31) wrote 48 archive sorted sets lb:s11:archive:* with "
-            "9.4M "
-            "members and no TTL; with maxmemory-policy noeviction redis refuses every write (OOM command not "
-            "allowed), so leaderboard score submits (ZADD) and lobby party writes failed until the archive "
-            "keys "
-            "were exported and deleted at 09:18 and maxmemory raised to 16 GB (CFG-4468) at 09:21",
-            ["maxmemory", "noeviction"],
-            [
-                "leaderboard deploy DEP-7703 (1.9.3) at 07:30",
-                "lobby errors at the same time (same redis)",
-                "telemetry warnings (always there)",
-            ],
-            "redis-memory",
-            [
-                logs(
-                    "leaderboard",
-                    at(0, 8, 40),
-                    at(0, 9, 10),
-                    "OOM command not allowed",
-                    "ERROR",
-                    "score submit failed",
-                ),
-                logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
-                sql(
-                    "SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM redis_metrics "
-                    f"WHERE instance = 'game-redis-0' AND time = '{z(at(0, 8, 50))}'",
-                    "12288",
-                ),
-                sql(
-                    "SELECT job, started_at, detail FROM job_runs WHERE job = 'leaderboard-season-snapshot'",
-                    "no TTL",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-02",
-            "change",
-            "chat keeps disconnecting players every minute or so — Dec 1, 11:20 to 11:50 PST. What changed?",
-            "chat",
-            at(0, 11, 20),
-            at(0, 11, 50),
-            IDLE[0],
-            "edge",
-            "edge config change CFG-4471 at 11:12 (OPS-2291, meant to tighten idle timeouts on REST "
-            "routes) set "
-            "idle_timeout 60s on the chat-ws websocket route as well; Envoy closed every chat websocket "
-            "after 60 s "
-            "without traffic (access log 101 with flag SI, duration 60000 ms), chat saw code=1006 abnormal "
-            "closes "
-            "and a reconnect and presence storm until CFG-4472 restored 3600s at 12:04",
-            ["idle_timeout", "cfg-4471"],
-            [
-                "chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
-                logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
-                sql(
-                    "SELECT change_id, service, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'edge'",
-                    "idle_timeout",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-03",
-            "trap_noisy_service",
-            "lobby: party invites not arriving and lobby events erroring, 2:00-2:30 PM PST on 12/1. "
-            "telemetry is "
-            "throwing errors again too — what is the cause?",
-            "lobby",
-            at(0, 14, 0),
-            at(0, 14, 30),
-            KAFKA3[0],
-            "kafka",
-            "broker kafka-3's log dir /var/lib/kafka/data failed (disk I/O error) at 13:52 and the broker "
-            "shut "
-            "down; topic lobby.events had been created with replication factor 2 and min.insync.replicas "
-            "2, so "
-            "its partitions with a replica on kafka-3 shrank to one in-sync replica and lobby's acks=all "
-            "producer "
-            "got NOT_ENOUGH_REPLICAS (party invites never reached chat) until min.insync.replicas was "
-            "lowered "
-            "(CFG-4473) at 14:41",
-            ["kafka-3", "log dir"],
-            [
-                "telemetry checkpoint/late-event/deserialize errors (always there)",
-                "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)",
-            ],
-            None,
-            [
-                logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
-                logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                    f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
-                    f"'{z(at(0, 14, 30))}'",
-                    "kafka-3",
-                ),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'kafka'",
-                    "min.insync.replicas=2",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-04",
-            "no_incident",
-            "telemetry: got paged for errors around 3:10am on Dec 1 — is anything actually broken between "
-            "3:00 "
-            "and 3:40 PST?",
-            "telemetry",
-            at(0, 3, 0),
-            at(0, 3, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="night traffic; telemetry's usual expired checkpoints, late events and undecodable "
-            "old-client records; metrics at baseline",
-        ),
-        incident(
-            "GAME-05",
-            "trap_unrelated_change",
-            "auth: Steam logins failing for a lot of players 10:10–10:40 PST on 2026-12-02. Was it the auth "
-            "deploy at 9:55?",
-            "auth",
-            at(1, 10, 10),
-            at(1, 10, 40),
-            STEAM[0],
-            "Steam Web API (external identity provider)",
-            "external side: from about 10:04 Steam's Web API (ISteamUserAuth/AuthenticateUserTicket) "
-            "answers 503 "
-            "or times out, so Steam ticket validation fails after its retries; PSN and Xbox sign-ins are "
-            "fine and "
-            "nothing in the platform explains it (DEP-7709 touched PSN trophy sync only) — not "
-            "determinable from "
-            "this data",
-            [],
-            [
-                "auth deploy DEP-7709 (4.12.0) at 09:55",
-                "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58",
-            ],
-            None,
-            [
-                logs("auth", at(1, 10, 10), at(1, 10, 40), "HTTP 503", "WARN", "steam ticket validation"),
-            ],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the external Steam Web API); blaming DEP-7709 is wrong",
-        ),
-        incident(
-            "GAME-06",
-            "metrics_deps",
-            "inventory: loadout saves timing out and the inventory screen loads slowly, 12/2 1:10pm-1:40pm. "
-            "Which dependency is it?",
-            "inventory",
-            at(1, 13, 10),
-            at(1, 13, 40),
-            REPAIR[0],
-            "scylla",
-            "the weekly Scylla Manager repair of keyspace inventory (scylla-repair-inventory) was moved to "
-            "Wednesday 12:50 and ran at full intensity; scylla-3's disk went to 97-100% utilisation and "
-            "its read "
-            "p99 to about a second from 12:58, so inventory's LOCAL_QUORUM reads and writes that touched "
-            "10.40.12.23 exceeded the 800 ms driver timeout until the repair was paused at 13:52",
-            ["scylla-3", "repair"],
-            [
-                "inventory deploy DEP-7711 (2.44.0) at 11:40",
-                "scylla large partition warnings for p_b0tfarm01 (always there)",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "inventory",
-                    at(1, 13, 10),
-                    at(1, 13, 40),
-                    "DriverTimeoutException",
-                    "ERROR",
-                    "loadout save failed",
-                ),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                    "'disk_util_pct' "
-                    f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
-                    "scylla-3",
-                ),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
-                    "10.40.12.23",
-                ),
-                sql(
-                    "SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
-                    "intensity 0 (max)",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-07",
-            "change",
-            "matchmaker: matches are formed but never get a server, queue keeps spinning — Dec 2 "
-            "16:20–16:50. "
-            "what changed?",
-            "matchmaker",
-            at(1, 16, 20),
-            at(1, 16, 50),
-            SELECTOR[0],
-            "matchmaker",
-            "matchmaker deploy DEP-7713 (3.8.0) at 16:12 made every GameServerAllocation pin the label "
-            "selector "
-            "riftline.gg/build=2026.12.2 for the winter patch, but fleet ranked-usw2 still runs build "
-            "2026.11.4; "
-            "the allocator found no Ready GameServer matching the selector (while about 200 were ready), so "
-            "every match was dissolved and requeued until the rollback DEP-7714 at 16:58",
-            ["dep-7713", "selector"],
-            [
-                "matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "matchmaker",
-                    at(1, 16, 20),
-                    at(1, 16, 50),
-                    "no available GameServer",
-                    "ERROR",
-                    "allocation failed",
-                ),
-                logs(
-                    "allocator",
-                    at(1, 16, 10),
-                    at(1, 16, 50),
-                    "riftline.gg/build=2026.12.2",
-                    "WARN",
-                    "selector",
-                ),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
-                    "service = "
-                    "'matchmaker'",
-                    "DEP-7713",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-08",
-            "system_wide",
-            "Something broke in the game between 19:00 and 19:30 PST on 12/2 — players stuck on 'Finding "
-            "server', matches not starting. Which component?",
-            None,
-            at(1, 19, 0),
-            at(1, 19, 30),
-            QUOTA[0],
-            "allocator",
-            "at the evening peak the allocator could not grow fleet ranked-usw2: node pool gs-c2-usw2's "
-            "scale-up "
-            "failed because the region's GCE quota C2_CPUS (2800) was exhausted, new GameServer pods stayed "
-            "Pending (Insufficient cpu), Ready GameServers ran out at 18:48 and every allocation failed "
-            "until the "
-            "quota increase (CFG-4478) at 19:42",
-            ["quota", "c2_cpus"],
-            [
-                "matchmaker allocation errors (a symptom)",
-                "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
-                "telemetry warnings (always there)",
-            ],
-            "fleet-capacity",
-            [
-                logs("matchmaker", at(1, 19, 0), at(1, 19, 30), "no available GameServer", "ERROR"),
-                logs(
-                    "allocator", at(1, 18, 40), at(1, 19, 30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
-                ),
-                sql(
-                    "SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
-                    "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
-                    f"'{z(at(1, 19, 10))}'",
-                    "gameservers_ready",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-09",
-            "no_incident",
-            "leaderboard: a few WARNs in the evening, 9:00–9:40pm Dec 2 — is there a problem?",
-            "leaderboard",
-            at(1, 21, 0),
-            at(1, 21, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="evening peak; the usual slow ZREVRANGE warnings and hourly rollups, telemetry noise",
-        ),
-        incident(
-            "GAME-10",
-            "trap_late_symptom",
-            "store: purchases failing with 500s, 6:20–6:50am PST 12/3. What is the root cause?",
-            "store",
-            at(2, 6, 20),
-            at(2, 6, 50),
-            MIGR[0],
-            "postgres",
-            "store deploy DEP-7716 ran migration V2031 at 05:48, a plain CREATE INDEX "
-            "purchases_player_created_idx "
-            "on the 210M-row purchases table (not CONCURRENTLY); it held a SHARE lock for 70 minutes, so "
-            "every "
-            "INSERT into purchases waited on the lock (RowExclusiveLock) holding a pooled connection, and "
-            "from "
-            "06:14 store's SQLAlchemy pool (20 + 10) was exhausted and all store endpoints returned 500 "
-            "until the "
-            "index finished at 06:58",
-            ["v2031", "create index"],
-            [
-                "store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
-                logs(
-                    "postgres",
-                    at(2, 5, 40),
-                    at(2, 6, 0),
-                    "CREATE INDEX purchases_player_created_idx",
-                    None,
-                    "statement",
-                ),
-                logs(
-                    "postgres",
-                    at(2, 6, 20),
-                    at(2, 6, 50),
-                    "RowExclusiveLock on relation 16544",
-                    None,
-                    "still waiting",
-                ),
-                sql(
-                    "SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
-                    "WHERE "
-                    "service = 'store'",
-                    "V2031",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-11",
-            "logs_only",
-            "telemetry: no new match telemetry landing in the lake since ~9:30 on Dec 3 (9:30–10:00 PST). "
-            "Why?",
-            "telemetry",
-            at(2, 9, 30),
-            at(2, 10, 0),
-            TOKEN[0],
-            "telemetry",
-            "the telemetry-enrich taskmanagers' AWS session credentials expired at 09:27 because their "
-            "credentials refresh thread had died at 03:27 (NoClassDefFoundError); every S3 PutObject of the "
-            "parquet sink failed with ExpiredToken, checkpoints failed and the job restarted in a loop "
-            "while the "
-            "consumer lag grew, until the taskmanagers were restarted at 10:08",
-            ["expiredtoken", "credentials"],
-            [
-                "telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
-                "telemetry's usual checkpoint/late-event/deserialize noise",
-            ],
-            None,
-            [
-                logs("telemetry", at(2, 9, 30), at(2, 10, 0), "ExpiredToken", "ERROR", "putobject"),
-                logs(
-                    "telemetry", at(2, 3, 0), at(2, 3, 40), "aws-creds-refresh exited", "WARN", "credentials"
-                ),
-            ],
-        ),
-        incident(
-            "GAME-12",
-            "trap_runbook_words",
-            "auth: los logins de PSN fallan, 12/3 de 1:30 a 2:00 pm PST. ¿Se cayó PSN otra vez? El runbook "
-            "dice "
-            "esperar.",
-            "auth",
-            at(2, 13, 30),
-            at(2, 14, 0),
-            PSN[0],
-            "auth",
-            "the job vault-rotate-psn-client-secret rotated the PSN OAuth client secret to version 14 at "
-            "13:22 "
-            "and PSN revoked the old one, but auth reads the secret only at startup and kept using version "
-            "13; "
-            "every PSN token exchange failed with 401 invalid_client until auth was restarted at 14:08 — "
-            "PSN was "
-            "up",
-            ["invalid_client", "secret"],
-            [
-                "auth-idp-outage runbook (wait for the provider)",
-                "auth config change CFG-4481 (xbl.scopes) at 13:05",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR", "psn token exchange"),
-                sql(
-                    "SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
-                    "psn-oauth",
-                ),
-                logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials"),
-            ],
-            decoy_runbook="auth-idp-outage",
-            runbook_query="PSN logins failing provider outage wait",
-        ),
-        incident(
-            "GAME-13",
-            "system_wide",
-            "Todo el juego falla: login, tienda, inventario y lobby devuelven 403 — 12/3/2026 entre 18:10 "
-            "y 18:40 "
-            "PST. ¿Qué componente es la causa?",
-            None,
-            at(2, 18, 10),
-            at(2, 18, 40),
-            HEAP[0],
-            "auth",
-            "anti-cheat's ban wave BW-1203 made the device denylist export 9.6M entries; auth's denylist "
-            "refresh "
-            "loaded it at 18:02 (1.9 GB into a 2 GB heap), auth went into full GC and "
-            "java.lang.OutOfMemoryError: "
-            "Java heap space and crash-looped, the edge's ext_authz checks timed out and, with "
-            "failure_mode_allow=false, the edge denied every /v1 request with 403 UAEX until the denylist "
-            "was "
-            "pinned to v8811 (CFG-4484) at 18:46",
-            ["denylist", "heap"],
-            [
-                "edge 403s (a symptom)",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
-                logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
-                logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
-                sql(
-                    "SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
-                    "AND "
-                    f"started_at >= '{z(at(2, 17, 0))}'",
-                    "9,612,441",
-                ),
-            ],
-        ),
-        incident(
-            "GAME-14",
-            "metrics_deps",
-            "lobby: joining a party takes forever, lots of timeouts, Dec 3 8:30pm–9:00pm PST. Which "
-            "dependency?",
-            "lobby",
-            at(2, 20, 30),
-            at(2, 21, 0),
-            RESYNC[0],
-            "redis",
-            "replica game-redis-2 came back after its node was drained (gke-nodepool-upgrade) and asked "
-            "game-redis-0 for a full resync; the 11 GB transfer overran the replica output buffer limit "
-            "(256mb), "
-            "the primary dropped the replica and the full resync started over every few minutes, each time "
-            "forking "
-            "a BGSAVE and saturating its network (about 950 Mbit/s out), so lobby's redis commands at "
-            "10.40.9.12 "
-            "timed out (500 ms) until the limit was raised (CFG-4486) at 20:55",
-            ["full resync", "replica"],
-            [
-                "lobby feature flag party_max_size (CFG-4485) at 20:15",
-                "lobby deploy DEP-7718 (2.19.0) at 11:00",
-                "telemetry warnings (always there)",
-            ],
-            None,
-            [
-                logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
-                sql(
-                    "SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' AND "
-                    "callee = 'redis'",
-                    "10.40.9.12:6379",
-                ),
-                sql(
-                    "SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics WHERE "
-                    "instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
-                    f"'{z(at(2, 20, 30))}' AND "
-                    f"'{z(at(2, 21, 0))}'",
-                    "game-redis-0",
-                ),
-                logs(
-                    "redis",
-                    at(2, 20, 20),
-                    at(2, 21, 0),
-                    "Full resync requested by replica",
-                    None,
-                    "full resync",
-                ),
-            ],
-        ),
+        incident("GAME-01", "logs_only",
+                 "leaderboard: ranked score submissions failing since around 8:40am 12/1, players say "
+                 "their scores aren't saved (8:40–9:10 PST). "
+                 "Root cause?", "leaderboard", at(0, 8, 40), at(0, 9, 10),
+                 MAXMEM[0], "redis",
+                 "game-redis-0 reached its maxmemory (12 GB) at 08:33 because the season 11 snapshot job "
+                 "(leaderboard-season-snapshot, 08:00-08:31) wrote 48 archive sorted sets lb:s11:archive:* "
+                 "with 9.4M members and no TTL; with maxmemory-policy noeviction redis refuses every write "
+                 "(OOM command not allowed), so leaderboard score submits (ZADD) and lobby party writes "
+                 "failed until the archive keys were exported and deleted at 09:18 and maxmemory raised to "
+                 "16 GB (CFG-4468) at 09:21",
+                 ["maxmemory", "noeviction"],
+                 ["leaderboard deploy DEP-7703 (1.9.3) at 07:30",
+                  "lobby errors at the same time (same redis)", "telemetry warnings (always there)"],
+                 "redis-memory",
+                 [logs("leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
+                       "score submit failed"),
+                  logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
+                  sql("SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM "
+                      f"redis_metrics WHERE instance = 'game-redis-0' AND time = '{z(at(0, 8, 50))}'",
+                      "12288"),
+                  sql("SELECT job, started_at, detail FROM job_runs WHERE job = "
+                      "'leaderboard-season-snapshot'",
+                      "no TTL")]),
+        incident("GAME-02", "change",
+                 "chat keeps disconnecting players every minute or so — Dec 1, 11:20 to 11:50 PST. What "
+                 "changed?",
+                 "chat", at(0, 11, 20), at(0, 11, 50), IDLE[0], "edge",
+                 "edge config change CFG-4471 at 11:12 (OPS-2291, meant to tighten idle timeouts on REST "
+                 "routes) set idle_timeout 60s on the chat-ws websocket route as well; Envoy closed every "
+                 "chat websocket after 60 s without traffic (access log 101 with flag SI, duration 60000 "
+                 "ms), chat saw code=1006 abnormal closes and a reconnect and presence storm until "
+                 "CFG-4472 restored 3600s at 12:04",
+                 ["idle_timeout", "cfg-4471"],
+                 ["chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
+                  "telemetry warnings (always there)"],
+                 None,
+                 [logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
+                  logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
+                  sql("SELECT change_id, service, key, old_value, new_value, applied_at FROM "
+                      "config_changes WHERE service = 'edge'", "idle_timeout")]),
+        incident("GAME-03", "trap_noisy_service",
+                 "lobby: party invites not arriving and lobby events erroring, 2:00-2:30 PM PST on 12/1. "
+                 "telemetry is throwing errors again too — what is "
+                 "the cause?", "lobby", at(0, 14, 0), at(0, 14, 30),
+                 KAFKA3[0], "kafka",
+                 "broker kafka-3's log dir /var/lib/kafka/data failed (disk I/O error) at 13:52 and the "
+                 "broker shut down; topic lobby.events had been created with replication factor 2 and "
+                 "min.insync.replicas 2, so its partitions with a replica on kafka-3 shrank to one in-sync "
+                 "replica and lobby's acks=all producer got NOT_ENOUGH_REPLICAS (party invites never "
+                 "reached chat) until min.insync.replicas was lowered (CFG-4473) "
+                 "at 14:41", ["kafka-3", "log dir"],
+                 ["telemetry checkpoint/late-event/deserialize errors (always there)",
+                  "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)"],
+                 None,
+                 [logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
+                  logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
+                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                      f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
+                      f"'{z(at(0, 14, 30))}'", "kafka-3"),
+                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' "
+                      "AND callee = 'kafka'", "min.insync.replicas=2")]),
+        incident("GAME-04", "no_incident",
+                 "telemetry: got paged for errors around 3:10am on Dec 1 — is anything actually broken "
+                 "between "
+                 "3:00 and "
+                 "3:40 PST?", "telemetry", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="night traffic; telemetry's usual expired checkpoints, late events and undecodable "
+                      "old-client records; metrics at baseline"),
+        incident("GAME-05", "trap_unrelated_change",
+                 "auth: Steam logins failing for a lot of players 10:10–10:40 PST on 2026-12-02. Was it "
+                 "the auth deploy at 9:55?", "auth", at(1, 10, 10), at(1, 10, 40), STEAM[0],
+                 "Steam Web API (external identity provider)",
+                 "external side: from about 10:04 Steam's Web API (ISteamUserAuth/AuthenticateUserTicket) "
+                 "answers 503 or times out, so Steam ticket validation fails after its retries; PSN and "
+                 "Xbox sign-ins are fine and nothing in the platform explains it (DEP-7709 touched PSN "
+                 "trophy sync only) — not determinable from this data", [],
+                 ["auth deploy DEP-7709 (4.12.0) at 09:55",
+                  "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58"],
+                 None,
+                 [logs("auth", at(1, 10, 10), at(1, 10, 40), "HTTP 503", "WARN",
+                       "steam ticket validation")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the external Steam Web API); blaming DEP-7709 is "
+                      "wrong"),
+        incident("GAME-06", "metrics_deps",
+                 "inventory: loadout saves timing out and the inventory screen loads slowly, 12/2 "
+                 "1:10pm-1:40pm. Which "
+                 "dependency is it?", "inventory", at(1, 13, 10), at(1, 13, 40), REPAIR[0], "scylla",
+                 "the weekly Scylla Manager repair of keyspace inventory (scylla-repair-inventory) was "
+                 "moved to Wednesday 12:50 and ran at full intensity; scylla-3's disk went to 97-100% "
+                 "utilisation and its read p99 to about a second from 12:58, so inventory's LOCAL_QUORUM "
+                 "reads and writes that touched 10.40.12.23 exceeded the 800 ms driver timeout until the "
+                 "repair was paused at 13:52",
+                 ["scylla-3", "repair"],
+                 ["inventory deploy DEP-7711 (2.44.0) at 11:40",
+                  "scylla large partition warnings for p_b0tfarm01 (always there)",
+                  "telemetry warnings (always there)"],
+                 None,
+                 [logs("inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
+                       "loadout save failed"),
+                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
+                      "'disk_util_pct' "
+                      f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
+                      "scylla-3"),
+                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
+                      "10.40.12.23"),
+                  sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
+                      "intensity 0 (max)")]),
+        incident("GAME-07", "change",
+                 "matchmaker: matches are formed but never get a server, queue keeps spinning — Dec 2 "
+                 "16:20–16:50. "
+                 "what changed?", "matchmaker", at(1, 16, 20), at(1, 16, 50), SELECTOR[0], "matchmaker",
+                 "matchmaker deploy DEP-7713 (3.8.0) at 16:12 made every GameServerAllocation pin the "
+                 "label selector riftline.gg/build=2026.12.2 for the winter patch, but fleet ranked-usw2 "
+                 "still runs build 2026.11.4; the allocator found no Ready GameServer matching the "
+                 "selector (while about 200 were ready), so every match was dissolved and requeued until "
+                 "the rollback DEP-7714 at 16:58",
+                 ["dep-7713", "selector"],
+                 ["matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
+                  "telemetry warnings (always there)"],
+                 None,
+                 [logs("matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
+                       "allocation failed"),
+                  logs("allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
+                       "selector"),
+                  sql("SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
+                      "service = 'matchmaker'", "DEP-7713")]),
+        incident("GAME-08", "system_wide",
+                 "Something broke in the game between 19:00 and 19:30 PST on 12/2 — players stuck on "
+                 "'Finding server', matches not starting. "
+                 "Which component?", None, at(1, 19, 0), at(1, 19, 30), QUOTA[0],
+                 "allocator",
+                 "at the evening peak the allocator could not grow fleet ranked-usw2: node pool "
+                 "gs-c2-usw2's scale-up failed because the region's GCE quota C2_CPUS (2800) was "
+                 "exhausted, new GameServer pods stayed Pending (Insufficient cpu), Ready GameServers ran "
+                 "out at 18:48 and every allocation failed until the quota "
+                 "increase (CFG-4478) at 19:42", ["quota", "c2_cpus"],
+                 ["matchmaker allocation errors (a symptom)",
+                  "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
+                  "telemetry warnings (always there)"],
+                 "fleet-capacity",
+                 [logs("matchmaker", at(1, 19, 0), at(1, 19, 30), "no available GameServer", "ERROR"),
+                  logs(
+                      "allocator", at(1, 18, 40), at(1, 19,
+                                                     30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
+                  ),
+                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
+                      "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
+                      f"'{z(at(1, 19, 10))}'", "gameservers_ready")]),
+        incident("GAME-09", "no_incident",
+                 "leaderboard: a few WARNs in the evening, 9:00–9:40pm Dec 2 — is there a problem?",
+                 "leaderboard", at(1, 21, 0), at(1, 21, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="evening peak; the usual slow ZREVRANGE warnings and hourly rollups, telemetry noise"),
+        incident("GAME-10", "trap_late_symptom",
+                 "store: purchases failing with 500s, 6:20–6:50am PST 12/3. What is the root cause?", "store",
+                 at(2, 6, 20), at(2, 6, 50), MIGR[0], "postgres",
+                 "store deploy DEP-7716 ran migration V2031 at 05:48, a plain CREATE INDEX "
+                 "purchases_player_created_idx on the 210M-row purchases table (not CONCURRENTLY); it held "
+                 "a SHARE lock for 70 minutes, so every INSERT into purchases waited on the lock "
+                 "(RowExclusiveLock) holding a pooled connection, and from 06:14 store's SQLAlchemy pool "
+                 "(20 + 10) was exhausted and all store endpoints returned 500 until the index finished at "
+                 "06:58", ["v2031", "create index"],
+                 ["store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
+                  "telemetry warnings (always there)"],
+                 None,
+                 [logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
+                  logs("postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
+                       None, "statement"),
+                  logs("postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
+                       "still waiting"),
+                  sql("SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
+                      "WHERE service = 'store'", "V2031")]),
+        incident("GAME-11", "logs_only",
+                 "telemetry: no new match telemetry landing in the lake since ~9:30 on Dec 3 (9:30–10:00 "
+                 "PST). Why?", "telemetry", at(2, 9, 30), at(2, 10, 0), TOKEN[0], "telemetry",
+                 "the telemetry-enrich taskmanagers' AWS session credentials expired at 09:27 because "
+                 "their credentials refresh thread had died at 03:27 (NoClassDefFoundError); every S3 "
+                 "PutObject of the parquet sink failed with ExpiredToken, checkpoints failed and the job "
+                 "restarted in a loop while the consumer lag grew, until the taskmanagers were restarted "
+                 "at 10:08",
+                 ["expiredtoken", "credentials"],
+                 ["telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
+                  "telemetry's usual checkpoint/late-event/deserialize noise"],
+                 None,
+                 [logs("telemetry", at(2, 9, 30), at(2, 10, 0), "ExpiredToken", "ERROR", "putobject"),
+                  logs(
+                      "telemetry", at(2, 3, 0), at(2, 3,
+                                                   40), "aws-creds-refresh exited", "WARN", "credentials"
+                  )]),
+        incident("GAME-12", "trap_runbook_words",
+                 "auth: los logins de PSN fallan, 12/3 de 1:30 a 2:00 pm PST. ¿Se cayó PSN otra vez? El "
+                 "runbook dice esperar.", "auth", at(2, 13, 30), at(2, 14, 0), PSN[0], "auth",
+                 "the job vault-rotate-psn-client-secret rotated the PSN OAuth client secret to version 14 "
+                 "at 13:22 and PSN revoked the old one, but auth reads the secret only at startup and kept "
+                 "using version 13; every PSN token exchange failed with 401 invalid_client until auth was "
+                 "restarted at 14:08 — PSN was up", ["invalid_client", "secret"],
+                 ["auth-idp-outage runbook (wait for the provider)",
+                  "auth config change CFG-4481 (xbl.scopes) at 13:05", "telemetry warnings (always there)"],
+                 None,
+                 [logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR",
+                       "psn token exchange"),
+                  sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
+                      "psn-oauth"),
+                  logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials")],
+                 decoy_runbook="auth-idp-outage", runbook_query="PSN logins failing provider outage wait"),
+        incident("GAME-13", "system_wide",
+                 "Todo el juego falla: login, tienda, inventario y lobby devuelven 403 — 12/3/2026 entre "
+                 "18:10 y 18:40 PST. ¿Qué "
+                 "componente es la causa?", None, at(2, 18, 10), at(2, 18, 40), HEAP[0], "auth",
+                 "anti-cheat's ban wave BW-1203 made the device denylist export 9.6M entries; auth's "
+                 "denylist refresh loaded it at 18:02 (1.9 GB into a 2 GB heap), auth went into full GC "
+                 "and java.lang.OutOfMemoryError: Java heap space and crash-looped, the edge's ext_authz "
+                 "checks timed out and, with failure_mode_allow=false, the edge denied every /v1 request "
+                 "with 403 UAEX until the denylist was pinned to v8811 (CFG-4484) "
+                 "at 18:46", ["denylist", "heap"],
+                 ["edge 403s (a symptom)", "telemetry warnings (always there)"],
+                 None,
+                 [logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
+                  logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
+                  logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
+                  sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
+                      "AND "
+                      f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441")]),
+        incident("GAME-14", "metrics_deps",
+                 "lobby: joining a party takes forever, lots of timeouts, Dec 3 8:30pm–9:00pm PST. Which "
+                 "dependency?", "lobby", at(2, 20, 30), at(2, 21, 0), RESYNC[0], "redis",
+                 "replica game-redis-2 came back after its node was drained (gke-nodepool-upgrade) and "
+                 "asked game-redis-0 for a full resync; the 11 GB transfer overran the replica output "
+                 "buffer limit (256mb), the primary dropped the replica and the full resync started over "
+                 "every few minutes, each time forking a BGSAVE and saturating its network (about 950 "
+                 "Mbit/s out), so lobby's redis commands at 10.40.9.12 timed out (500 ms) until the limit "
+                 "was raised (CFG-4486) at 20:55", ["full resync", "replica"],
+                 ["lobby feature flag party_max_size (CFG-4485) at 20:15",
+                  "lobby deploy DEP-7718 (2.19.0) at 11:00", "telemetry warnings (always there)"],
+                 None,
+                 [logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
+                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' "
+                      "AND callee = 'redis'", "10.40.9.12:6379"),
+                  sql("SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics "
+                      "WHERE instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
+                      f"'{z(at(2, 20, 30))}' AND "
+                      f"'{z(at(2, 21, 0))}'", "game-redis-0"),
+                  logs("redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
+                       "full resync")]),
     ]
     return engine.truth_file(NAME, "-08:00", inc, (
         "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
-        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call "
-        "writes "
-        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the "
-        "pod "
+        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call writes "
+        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the pod "
         "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
-        "svc_metrics "
-        "and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
+        "svc_metrics and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
     ))
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "The backend of Riftline, an online multiplayer shooter (14 components: edge, auth, matchmaker, "
-            "allocator, lobby, leaderboard, redis, inventory, scylla, store, postgres, chat, kafka, "
-            "telemetry) "
-            "over three days, 2026-12-01..03 US Pacific time; access logs sampled; 14 incidents and traps "
-            "(see "
-            "truth.json)."
-        ),
-        "timezone": "America/Los_Angeles",
-        "dayfirst": False,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the game world into ``out_dir/game/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

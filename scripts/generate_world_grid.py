@@ -23,7 +23,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +32,12 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import sql_step as sql  # noqa: E402
 from worlds.engine import zulu
 
-NAME = "grid"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
-IST = timezone(timedelta(hours=5, minutes=30))
-DAY0 = datetime(2026, 1, 20, tzinfo=IST)
-END = DAY0 + timedelta(days=3)
-SEED = 20260120
+NAME, SEED = "grid", 20260120
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(IST, DAY0)
-at = LOCAL.at
-
-
-iso = LOCAL.iso
-
-
-wall = LOCAL.wall
+IST = timezone(timedelta(hours=5, minutes=30))
+LOCAL = engine.Clock(IST, datetime(2026, 1, 20, tzinfo=IST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, iso, wall = LOCAL.at, LOCAL.iso, LOCAL.wall
 
 
 def inside(t: datetime, a: datetime, b: datetime) -> bool:
@@ -93,7 +81,8 @@ DLR = (at(2, 14, 6, 0), at(2, 14, 52, 0))  # GRID-13 operator OP-3 expiring SMS
 PANIC = (at(2, 19, 3, 22), at(2, 19, 52, 40))  # GRID-14 ingest crash loop
 
 ZONES = ["PNE-E", "PNE-W", "NSK", "MUM-N", "MUM-S", "NGP"]
-METERS_PER_ZONE = {"PNE-E": 24100, "PNE-W": 21800, "NSK": 17900, "MUM-N": 26400, "MUM-S": 19800, "NGP": 12300}
+METERS_PER_ZONE = {"PNE-E": 24100, "PNE-W": 21800, "NSK": 17900, "MUM-N": 26400, "MUM-S": 19800,
+                   "NGP": 12300}
 DCUS_PER_ZONE = {"PNE-E": 160, "PNE-W": 140, "NSK": 120, "MUM-N": 170, "MUM-S": 130, "NGP": 98}
 
 
@@ -124,9 +113,20 @@ class World(engine.Dataset):
     def account(self) -> str:
         return f"CA-{self.ri(1000000, 4999999)}"
 
-    def newpid(self) -> int:
-        self.pid += self.ri(3, 90)
-        return self.pid
+    newpid = partialmethod(engine.Dataset.counter, "pid", 3, 90)
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    background(w)
+    for d in range(3):
+        billing_batch(w, d)
+    for step in (clean_deploys, inc_emfile, inc_rabbit, inc_scaler, inc_oom, inc_leak, inc_limit,
+                 inc_vacuum, inc_takeover, inc_dns, inc_export, inc_dlr, inc_panic, change_tables, metrics):
+        step(w)
+    return w, engine.manifest(
+        NAME, "Asia/Kolkata", "A state power distribution utility's smart-meter (AMI) platform",
+        "2026-01-20..22 India Standard Time", 14, 14, "access and read"), truth()
 
     # output --------------------------------------------------------------------------------
 
@@ -134,52 +134,34 @@ class World(engine.Dataset):
 # Changes: deploys (UTC, from argocd), config changes (IST with offset), migrations (DB local)
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    # id, service, version, start, duration_s, status, by, summary
-    ("DEP-7301", "mdm", "4.7.3", at(-1, 16, 20), 240, "SUCCEEDED", "argocd",
-     "VEE: spike check per tariff category"),
-    ("DEP-7302", "head-end", "6.1.4", at(-1, 18, 5), 310, "SUCCEEDED", "argocd",
-     "DLMS HLS key rotation support"),
-    ("DEP-7303", "outage", "2.8.0", at(0, 8, 15), 150, "SUCCEEDED", "argocd", "crew app: feeder map tiles"),
-    ("DEP-7304", "prepaid", "5.3.2", at(0, 13, 40), 260, "SUCCEEDED", "argocd",
-     "recharge receipts in Marathi"),
-    ("DEP-7305", "ingest", "2.14.0", at(0, 14, 12), 120, "SUCCEEDED", "argocd",
-     "decode scaler_unit from the meter's capture objects; drop the static register map"),
-    ("DEP-7306", "ingest", "2.13.6", at(0, 15, 8), 110, "SUCCEEDED", "r.deshpande", "rollback of 2.14.0"),
-    ("DEP-7307", "notifier", "1.22.0", at(0, 18, 20), 90, "SUCCEEDED", "argocd",
-     "DLT template ids per template"),
-    ("DEP-7308", "billing", "3.9.1", at(1, 6, 8), 140, "SUCCEEDED", "argocd",
-     "e-bill PDF: embed last meter photo"),
-    ("DEP-7309", "billing", "3.9.0", at(1, 7, 20), 130, "SUCCEEDED", "s.kulkarni", "rollback of 3.9.1"),
-    ("DEP-7310", "outage", "2.8.1", at(1, 9, 50), 150, "SUCCEEDED", "argocd", "ticket export CSV"),
-    ("DEP-7311", "mdm", "4.8.0", at(1, 12, 40), 270, "SUCCEEDED", "argocd",
-     "daily aggregates: source column (actual/estimated); estimation rules screen"),
-    ("DEP-7312", "head-end", "6.2.0", at(1, 16, 52), 95, "SUCCEEDED", "argocd",
-     "canary (1 pod): DLMS push-mode listener"),
-    ("DEP-7313", "head-end", "6.2.0", at(1, 17, 44), 20, "ABORTED", "a.iyer", "canary aborted, scaled to 0"),
-    ("DEP-7314", "notifier", "1.22.1", at(1, 19, 40), 90, "SUCCEEDED", "argocd", "retry DLR webhooks on 5xx"),
-    ("DEP-7315", "prepaid", "5.4.0", at(2, 9, 36), 280, "SUCCEEDED", "argocd",
-     "emergency credit for BPL accounts"),
-    ("DEP-7316", "ingest", "2.14.1", at(2, 13, 55), 120, "SUCCEEDED", "argocd",
-     "capture-object scaler with register-map fallback (2.14.0 fixed)"),
-    ("DEP-7317", "outage", "2.9.0", at(2, 18, 40), 160, "SUCCEEDED", "argocd", "ETR estimates from crew GPS"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+# id, service, version, start, duration_s, status, by, summary
+DEP-7301 | mdm | 4.7.3 | -1 16:20 | 240 | SUCCEEDED | argocd | VEE: spike check per tariff category
+DEP-7302 | head-end | 6.1.4 | -1 18:05 | 310 | SUCCEEDED | argocd | DLMS HLS key rotation support
+DEP-7303 | outage | 2.8.0 | 0 08:15 | 150 | SUCCEEDED | argocd | crew app: feeder map tiles
+DEP-7304 | prepaid | 5.3.2 | 0 13:40 | 260 | SUCCEEDED | argocd | recharge receipts in Marathi
+DEP-7305 | ingest | 2.14.0 | 0 14:12 | 120 | SUCCEEDED | argocd | decode scaler_unit from the meter's
+    capture objects; drop the static register map
+DEP-7306 | ingest | 2.13.6 | 0 15:08 | 110 | SUCCEEDED | r.deshpande | rollback of 2.14.0
+DEP-7307 | notifier | 1.22.0 | 0 18:20 | 90 | SUCCEEDED | argocd | DLT template ids per template
+DEP-7308 | billing | 3.9.1 | 1 06:08 | 140 | SUCCEEDED | argocd | e-bill PDF: embed last meter photo
+DEP-7309 | billing | 3.9.0 | 1 07:20 | 130 | SUCCEEDED | s.kulkarni | rollback of 3.9.1
+DEP-7310 | outage | 2.8.1 | 1 09:50 | 150 | SUCCEEDED | argocd | ticket export CSV
+DEP-7311 | mdm | 4.8.0 | 1 12:40 | 270 | SUCCEEDED | argocd | daily aggregates: source column
+    (actual/estimated); estimation rules screen
+DEP-7312 | head-end | 6.2.0 | 1 16:52 | 95 | SUCCEEDED | argocd | canary (1 pod): DLMS push-mode listener
+DEP-7313 | head-end | 6.2.0 | 1 17:44 | 20 | ABORTED | a.iyer | canary aborted, scaled to 0
+DEP-7314 | notifier | 1.22.1 | 1 19:40 | 90 | SUCCEEDED | argocd | retry DLR webhooks on 5xx
+DEP-7315 | prepaid | 5.4.0 | 2 09:36 | 280 | SUCCEEDED | argocd | emergency credit for BPL accounts
+DEP-7316 | ingest | 2.14.1 | 2 13:55 | 120 | SUCCEEDED | argocd | capture-object scaler with register-map
+    fallback (2.14.0 fixed)
+DEP-7317 | outage | 2.9.0 | 2 18:40 | 160 | SUCCEEDED | argocd | ETR estimates from crew GPS
+""")
 
 BASE_VERSIONS = {
-    "api-gateway": "1.25.4",
-    "prepaid": "5.3.1",
-    "head-end": "6.1.3",
-    "emqx": "5.3.2",
-    "ingest": "2.13.6",
-    "kafka": "3.6.1",
-    "mdm": "4.7.2",
-    "postgres": "15.5",
-    "redis": "7.2.4",
-    "rabbitmq": "3.12.10",
-    "billing": "3.9.0",
-    "outage": "2.7.4",
-    "notifier": "1.21.3",
-    "kubernetes": "1.28.5",
+    "api-gateway": "1.25.4", "prepaid": "5.3.1", "head-end": "6.1.3", "emqx": "5.3.2", "ingest": "2.13.6",
+    "kafka": "3.6.1", "mdm": "4.7.2", "postgres": "15.5", "redis": "7.2.4", "rabbitmq": "3.12.10",
+    "billing": "3.9.0", "outage": "2.7.4", "notifier": "1.21.3", "kubernetes": "1.28.5",
 }
 
 
@@ -210,179 +192,71 @@ CONFIG = [
     # id, service, key, old, new, by, at, ticket
     ("CHG-8801", "head-end", "dlms.read.retries", "2", "3", "m.patil", at(0, 8, 45), "AMI-2207"),
     (
-        "CHG-8802",
-        "prepaid",
-        "resources.limits.memory",
-        "1536Mi",
-        "1024Mi",
-        "finops-bot",
-        at(0, 10, 2),
+        "CHG-8802", "prepaid", "resources.limits.memory", "1536Mi", "1024Mi", "finops-bot", at(0, 10, 2),
         "FINOPS-311",
     ),
     ("CHG-8816", "emqx", "emqx-2.ulimit.nofile", "65536", "262144", "n.rao", at(0, 9, 50), "INC-4471"),
     ("CHG-8803", "mdm", "vee.estimation.max_gap_intervals", "4", "6", "p.joshi", at(0, 14, 5), "MDM-918"),
     (
-        "CHG-8804",
-        "api-gateway",
-        "location./api/v1/bills.proxy_read_timeout",
-        "30s",
-        "60s",
-        "k.menon",
-        at(0, 17, 10),
-        "NET-340",
+        "CHG-8804", "api-gateway", "location./api/v1/bills.proxy_read_timeout", "30s", "60s", "k.menon",
+        at(0, 17, 10), "NET-340",
     ),
     (
-        "CHG-8805",
-        "prepaid",
-        "resources.limits.memory",
-        "1024Mi",
-        "1536Mi",
-        "n.rao",
-        at(0, 19, 46),
+        "CHG-8805", "prepaid", "resources.limits.memory", "1024Mi", "1536Mi", "n.rao", at(0, 19, 46),
         "INC-4475",
     ),
-    ("CHG-8806", "prepaid", "recharge.upi.callback_timeout_s", "60", "90", "v.shah", at(1, 6, 35), "PAY-552"),
+    ("CHG-8806", "prepaid", "recharge.upi.callback_timeout_s", "60", "90", "v.shah", at(1, 6, 35),
+     "PAY-552"),
     (
-        "CHG-8807",
-        "api-gateway",
-        "limit_req_zone.portal_api.rate",
-        "50r/s",
-        "5r/s",
-        "k.menon",
-        at(1, 10, 1),
-        "SEC-77",
+        "CHG-8807", "api-gateway", "limit_req_zone.portal_api.rate", "50r/s", "5r/s", "k.menon",
+        at(1, 10, 1), "SEC-77",
     ),
     (
-        "CHG-8808",
-        "api-gateway",
-        "limit_req_zone.portal_api.rate",
-        "5r/s",
-        "50r/s",
-        "k.menon",
-        at(1, 10, 40),
-        "INC-4482",
+        "CHG-8808", "api-gateway", "limit_req_zone.portal_api.rate", "5r/s", "50r/s", "k.menon",
+        at(1, 10, 40), "INC-4482",
     ),
     (
-        "CHG-8809",
-        "mdm",
-        "kafka.consumer.max_poll_records",
-        "500",
-        "1000",
-        "p.joshi",
-        at(1, 12, 45),
+        "CHG-8809", "mdm", "kafka.consumer.max_poll_records", "500", "1000", "p.joshi", at(1, 12, 45),
         "MDM-925",
     ),
     ("CHG-8810", "emqx", "mqtt.max_inflight", "32", "64", "n.rao", at(1, 16, 30), "AMI-2219"),
     ("CHG-8811", "billing", "ebill.batch_size", "200", "500", "s.kulkarni", at(1, 19, 55), "BIL-1204"),
     (
-        "CHG-8812",
-        "kubernetes",
-        "kube-system/coredns.replicas",
-        "2",
-        "3 (+ podAntiAffinity by node)",
-        "platform-oncall",
-        at(1, 20, 52),
-        "INC-4490",
+        "CHG-8812", "kubernetes", "kube-system/coredns.replicas", "2", "3 (+ podAntiAffinity by node)",
+        "platform-oncall", at(1, 20, 52), "INC-4490",
     ),
     ("CHG-8813", "billing", "tariff.cache.ttl_s", "600", "1800", "s.kulkarni", at(2, 10, 58), "BIL-1207"),
     (
-        "CHG-8814",
-        "notifier",
-        "templates.RECHARGE_OK_HI.text",
-        "रिचार्ज सफल: ₹{amount}, शेष ₹{balance}",
-        "रिचार्ज सफल: ₹{amount}। शेष राशि ₹{balance}",
-        "v.shah",
-        at(2, 14, 2),
-        "CX-388",
+        "CHG-8814", "notifier", "templates.RECHARGE_OK_HI.text", "रिचार्ज सफल: ₹{amount}, शेष ₹{balance}",
+        "रिचार्ज सफल: ₹{amount}। शेष राशि ₹{balance}", "v.shah", at(2, 14, 2), "CX-388",
     ),
     ("CHG-8815", "mdm", "vee.spike_limit_kwh", "250", "300", "p.joshi", at(2, 18, 55), "MDM-931"),
 ]
 
-MIGRATIONS = [
-    # rank, version, description, script, by, installed_on (DB local time), ms, success
-    (
-        84,
-        "84",
-        "reading interval brin index",
-        "V84__reading_interval_brin.sql",
-        "mdm_migrator",
-        at(-9, 11, 2, 41),
-        4120,
-    ),
-    (85, "85", "estimation rule table", "V85__estimation_rule.sql", "mdm_migrator", at(-6, 15, 40, 12), 211),
-    (86, "86", "vee flags jsonb", "V86__vee_flags_jsonb.sql", "mdm_migrator", at(-1, 16, 21, 5), 388),
-    (
-        87,
-        "87",
-        "reading daily source column",
-        "V87__reading_daily_source.sql",
-        "mdm_migrator",
-        at(1, 12, 41, 18),
-        164,
-    ),
-    (39, "39", "upi refund ledger", "V39__upi_refund.sql", "billing_migrator", at(-14, 10, 5, 0), 302),
-    (
-        40,
-        "40",
-        "emergency credit flag",
-        "V40__emergency_credit.sql",
-        "billing_migrator",
-        at(-3, 9, 12, 30),
-        97,
-    ),
-    (
-        41,
-        "41",
-        "bill meter photo url",
-        "V41__bill_meter_photo_url.sql",
-        "billing_migrator",
-        at(1, 6, 9, 2),
-        141,
-    ),
-    (
-        42,
-        "42",
-        "bpl emergency credit limit",
-        "V42__bpl_emergency_credit.sql",
-        "billing_migrator",
-        at(2, 9, 37, 11),
-        122,
-    ),
-]
+MIGRATIONS = engine.table(at, "issssti", """
+# rank, version, description, script, by, installed_on (DB local time), ms, success
+84 | 84 | reading interval brin index | V84__reading_interval_brin.sql | mdm_migrator | -9 11:02:41 | 4120
+85 | 85 | estimation rule table | V85__estimation_rule.sql | mdm_migrator | -6 15:40:12 | 211
+86 | 86 | vee flags jsonb | V86__vee_flags_jsonb.sql | mdm_migrator | -1 16:21:05 | 388
+87 | 87 | reading daily source column | V87__reading_daily_source.sql | mdm_migrator | 1 12:41:18 | 164
+39 | 39 | upi refund ledger | V39__upi_refund.sql | billing_migrator | -14 10:05:00 | 302
+40 | 40 | emergency credit flag | V40__emergency_credit.sql | billing_migrator | -3 09:12:30 | 97
+41 | 41 | bill meter photo url | V41__bill_meter_photo_url.sql | billing_migrator | 1 06:09:02 | 141
+42 | 42 | bpl emergency credit limit | V42__bpl_emergency_credit.sql | billing_migrator | 2 09:37:11 | 122
+""")
 
 
 def change_tables(w: World) -> None:
     rows = []
     for did, svc, ver, start, dur, status, by, summary in DEPLOYS:
-        rows.append(
-            [
-                did,
-                svc,
-                ver,
-                f"acr-gridco.azurecr.io/{svc}:{ver}",
-                zulu(start),
-                zulu(start + timedelta(seconds=dur)),
-                status,
-                by,
-                summary,
-            ]
-        )
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        rows,
-    )
+        rows.append([did, svc, ver, f"acr-gridco.azurecr.io/{svc}:{ver}", zulu(start),
+                     zulu(start + timedelta(seconds=dur)), status, by, summary])
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
     crow = sorted(CONFIG, key=lambda c: c[6])
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_AUDIT"),
-        [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY"),
-        [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS],
-    )
+    w.table("config_changes", engine.columns("CONFIG_AUDIT"),
+            [[c[0], c[1], c[2], c[3], c[4], c[5], iso(c[6]), c[7]] for c in crow])
+    w.table("schema_migrations", engine.columns("FLYWAY"),
+            [[m[0], m[1], m[2], m[3], m[4], wall(m[5]), m[6], 1] for m in MIGRATIONS])
     deps = engine.rows("""
     api-gateway | prepaid | http | prepaid.prepaid.svc.cluster.local:8080
     api-gateway | mdm | http | mdm.mdm.svc.cluster.local:8080
@@ -418,46 +292,20 @@ def change_tables(w: World) -> None:
     n = 5501
     for d in range(3):
         jobs.append(
-            [f"JR-{n}", "pg-backup", "pg-mdm", wall(at(d, 0, 30)), wall(at(d, 1, 12, 40 + d)), "COMPLETED", 0]
+            [f"JR-{n}", "pg-backup", "pg-mdm", wall(at(d, 0, 30)), wall(at(d, 1, 12, 40 + d)), "COMPLETED",
+             0]
         )
         n += 1
-        jobs.append(
-            [
-                f"JR-{n}",
-                "bill-run",
-                "pg-billing",
-                wall(at(d, 1, 30)),
-                wall(at(d, 3, 4 + d * 3, 11)),
-                "COMPLETED",
-                41820 + d * 3117,
-            ]
-        )
+        jobs.append([f"JR-{n}", "bill-run", "pg-billing", wall(at(d, 1, 30)), wall(at(d, 3, 4 + d * 3, 11)),
+                     "COMPLETED", 41820 + d * 3117])
         n += 1
         end = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
-        jobs.append(
-            [
-                f"JR-{n}",
-                "ebill-dispatch",
-                "pg-billing",
-                wall(at(d, 6, 0)),
-                wall(end),
-                "FAILED" if d == 1 else "COMPLETED",
-                [38122, 21407, 40218][d],
-            ]
-        )
+        jobs.append([f"JR-{n}", "ebill-dispatch", "pg-billing", wall(at(d, 6, 0)), wall(end),
+                     "FAILED" if d == 1 else "COMPLETED", [38122, 21407, 40218][d]])
         n += 1
         if d == 2:
-            jobs.append(
-                [
-                    f"JR-{n}",
-                    "regulatory-export (MERC SoP Q3 interval data)",
-                    "pg-mdm-ro",
-                    wall(EXPORT[0]),
-                    wall(EXPORT[1]),
-                    "CANCELLED",
-                    0,
-                ]
-            )
+            jobs.append([f"JR-{n}", "regulatory-export (MERC SoP Q3 interval data)", "pg-mdm-ro",
+                         wall(EXPORT[0]), wall(EXPORT[1]), "CANCELLED", 0])
             n += 1
     w.table("job_runs", ["run_id", "job", "target", "started_at", "ended_at", "status", "rows"], jobs)
 
@@ -517,7 +365,8 @@ def pino(t: datetime, level: str, host: str, msg: str, **extra) -> str:
 
 
 def logfmt(t: datetime, level: str, msg: str, **kv) -> str:
-    parts = [f"time={t.astimezone(IST).isoformat(timespec='milliseconds')}", f"level={level}", f'msg="{msg}"']
+    parts = [f"time={t.astimezone(IST).isoformat(timespec='milliseconds')}", f"level={level}",
+             f'msg="{msg}"']
     for k, v in kv.items():
         s = str(v)
         parts.append(f'{k}="{s}"' if (" " in s or not s) else f"{k}={s}")
@@ -538,31 +387,27 @@ def redisline(t: datetime, role: str, mark: str, msg: str, pid: int = 1) -> str:
 # Background: every component's ordinary day, bent by the incidents above
 # ---------------------------------------------------------------------------------------------
 
-ROUTES = [
-    # weight, method, path template, upstream service, port, base latency ms
-    (34, "GET", "/api/v1/usage/daily?meter={m}&days=30", "mdm", 8080, 45),
-    (10, "GET", "/api/v1/usage/interval?meter={m}&date={d}", "mdm", 8080, 70),
-    (20, "GET", "/api/v1/prepaid/balance?account={a}", "prepaid", 8080, 25),
-    (8, "POST", "/api/v1/prepaid/recharge", "prepaid", 8080, 180),
-    (10, "GET", "/api/v1/bills/latest?account={a}", "billing", 8000, 60),
-    (3, "GET", "/api/v1/bills/{b}/pdf", "billing", 8000, 400),
-    (5, "GET", "/api/v1/outages?pincode={p}", "outage", 3000, 30),
-]
+ROUTES = engine.table(at, "isssii", """
+# weight, method, path template, upstream service, port, base latency ms
+34 | GET | /api/v1/usage/daily?meter={m}&days=30 | mdm | 8080 | 45
+10 | GET | /api/v1/usage/interval?meter={m}&date={d} | mdm | 8080 | 70
+20 | GET | /api/v1/prepaid/balance?account={a} | prepaid | 8080 | 25
+8 | POST | /api/v1/prepaid/recharge | prepaid | 8080 | 180
+10 | GET | /api/v1/bills/latest?account={a} | billing | 8000 | 60
+3 | GET | /api/v1/bills/{b}/pdf | billing | 8000 | 400
+5 | GET | /api/v1/outages?pincode={p} | outage | 3000 | 30
+""")
 UPSTREAM_IPS = {
     "mdm": ["10.244.6.21", "10.244.6.37", "10.244.3.18"],
-    "prepaid": ["10.244.5.33", "10.244.5.41", "10.244.2.27"],
-    "billing": ["10.244.7.21", "10.244.7.29"],
+    "prepaid": ["10.244.5.33", "10.244.5.41", "10.244.2.27"], "billing": ["10.244.7.21", "10.244.7.29"],
     "outage": ["10.244.8.14", "10.244.8.19"],
 }
 NAMESPACES = {"mdm": "mdm", "prepaid": "prepaid", "billing": "billing", "outage": "oms"}
 LB_IPS = ["10.224.0.4", "10.224.0.5", "10.224.0.6", "10.224.0.7"]
-UAS = [
-    "BijliMitra/5.2.1 (Android 13; SM-A146B)",
-    "BijliMitra/5.2.1 (Android 12; RMX3511)",
-    "BijliMitra/5.1.9 (iOS 17.2; iPhone14,7)",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
-    "okhttp/4.12.0",
-]
+UAS = ["BijliMitra/5.2.1 (Android 13; SM-A146B)", "BijliMitra/5.2.1 (Android 12; RMX3511)",
+       "BijliMitra/5.1.9 (iOS 17.2; iPhone14,7)",
+       "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
+       "okhttp/4.12.0"]
 
 
 def nginx_access(
@@ -588,13 +433,9 @@ def gateway(w: World, t: datetime) -> None:
     wgt = [r[0] for r in ROUTES]
     route = w.rng.choices(ROUTES, weights=wgt)[0]
     _wt, method, tmpl, svc, port, base = route
-    path = tmpl.format(
-        m=w.meter(),
-        a=w.account(),
-        d=t.astimezone(IST).strftime("%Y-%m-%d"),
-        b=f"B{w.ri(10000000, 99999999)}",
-        p=w.pick(["411014", "411001", "422005", "400053", "400012", "440010"]),
-    )
+    path = tmpl.format(m=w.meter(), a=w.account(), d=t.astimezone(IST).strftime("%Y-%m-%d"),
+                       b=f"B{w.ri(10000000, 99999999)}",
+                       p=w.pick(["411014", "411001", "422005", "400053", "400012", "440010"]))
     ip = w.pick(UPSTREAM_IPS[svc])
     up = f"{ip}:{port}"
     status, rt = 200, base / 1000 * (0.6 + w.r() * 1.2)
@@ -614,35 +455,23 @@ def gateway(w: World, t: datetime) -> None:
         y = w.r()
         if y < 0.45:
             status, size, rt = 502, 157, 0.002
-            w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
-                nginx_err(
-                    t,
-                    "error",
-                    conn,
-                    f"connect() failed (111: Connection refused) while connecting to upstream, client: "
-                    f'{w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
-                ),
-                pod=pod,
-                stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       f"connect() failed (111: Connection refused) while connecting to upstream, client: "
+                       f'{w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
+                   ),
+                   pod=pod, stream="error")
         elif y < 0.65:
             status, size, rt = 502, 157, 3.2 + w.r() * 4
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
+                t, "api-gateway", "ERROR",
                 nginx_err(
-                    t,
-                    "error",
-                    conn,
+                    t, "error", conn,
                     f"upstream prematurely closed connection while reading response header from upstream, "
                     f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
                 ),
-                pod=pod,
-                stream="error",
+                pod=pod, stream="error",
             )
     if inside(t, *TOO_MANY) and svc == "prepaid":
         if w.r() < (0.7 if method == "POST" else 0.35):
@@ -651,86 +480,54 @@ def gateway(w: World, t: datetime) -> None:
         status, size, rt, up = 503, 197, 0.0, "-"
         if w.r() < 0.5:
             w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
-                nginx_err(
-                    t,
-                    "error",
-                    conn,
-                    f'limiting requests, excess: {5 + w.r() * 40:.3f} by zone "portal_api", client: '
-                    f'{w.pick(LB_IPS)}, {host}, host: "api.gridco.example"',
-                ),
-                pod=pod,
-                stream="error",
+                t, "api-gateway", "ERROR",
+                nginx_err(t, "error", conn,
+                          f'limiting requests, excess: {5 + w.r() * 40:.3f} by zone "portal_api", client: '
+                          f'{w.pick(LB_IPS)}, {host}, host: "api.gridco.example"'),
+                pod=pod, stream="error",
             )
     if inside(t, *DNS) and w.r() < 0.6:
         status, size, rt, up = 502, 157, 30.0, "-"
         if w.r() < 0.5:
-            w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
-                nginx_err(
-                    t,
-                    "error",
-                    conn,
-                    f"{svc}.{NAMESPACES[svc]}.svc.cluster.local could not be resolved (110: Operation "
-                    f"timed out), client: {w.pick(LB_IPS)}, {host}",
-                ),
-                pod=pod,
-                stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       f"{svc}.{NAMESPACES[svc]}.svc.cluster.local could not be resolved (110: Operation "
+                       f"timed out), client: {w.pick(LB_IPS)}, {host}",
+                   ),
+                   pod=pod, stream="error")
     if inside(t, *EXPORT) and svc == "mdm" and t >= EXPORT[0] + timedelta(minutes=4):
         if w.r() < 0.55:
             status, size, rt = 504, 167, 10.0
-            w.emit(
-                t,
-                "api-gateway",
-                "ERROR",
-                nginx_err(
-                    t,
-                    "error",
-                    conn,
-                    "upstream timed out (110: Connection timed out) while reading response header from "
-                    "upstream, "
-                    f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
-                ),
-                pod=pod,
-                stream="error",
-            )
+            w.emit(t, "api-gateway", "ERROR",
+                   nginx_err(
+                       t, "error", conn,
+                       "upstream timed out (110: Connection timed out) while reading response header from "
+                       "upstream, "
+                       f'client: {w.pick(LB_IPS)}, {host}, upstream: "http://{up}{path.split("?")[0]}"',
+                   ),
+                   pod=pod, stream="error")
         else:
             rt = 2.5 + w.r() * 6
     if status >= 500:
         level = "ERROR"
-    w.emit(
-        t,
-        "api-gateway",
-        level,
-        nginx_access(w, t, method, path, status, size, rt, up),
-        pod=pod,
-        stream="access",
-    )
+    w.emit(t, "api-gateway", level, nginx_access(w, t, method, path, status, size, rt, up), pod=pod,
+           stream="access")
 
 
 def gateway_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("api-gateway", t, 3))
     b = f"B{w.ri(10000000, 99999999)}"
     w.emit(
-        t,
-        "api-gateway",
-        "WARN",
+        t, "api-gateway", "WARN",
         nginx_err(
-            t,
-            "warn",
-            w.ri(100000, 999999),
+            t, "warn", w.ri(100000, 999999),
             f"an upstream response is buffered to a temporary file /var/cache/nginx/proxy_temp/{w.ri(1, 9)}/"
             f"{w.ri(10, 99)}/00000{w.ri(10000, 99999)} while reading upstream, client: {w.pick(LB_IPS)}, "
             f'server: api.gridco.example, request: "GET /api/v1/bills/{b}/pdf HTTP/1.1", '
             f'upstream: "http://{w.pick(UPSTREAM_IPS["billing"])}:8000/bills/{b}/pdf"',
         ),
-        pod=pod,
-        stream="error",
+        pod=pod, stream="error",
     )
 
 
@@ -743,56 +540,26 @@ def prepaid_bg(w: World, t: datetime) -> None:
     if inside(t, *TOO_MANY):
         y = w.r()
         if y < 0.45:
-            w.emit(
-                t,
-                "prepaid",
-                "ERROR",
-                spring(
-                    t,
-                    "ERROR",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
-                ),
-                pod=pod,
-            )
+            w.emit(t, "prepaid", "ERROR",
+                   spring(t, "ERROR", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                          "HikariPool-1 - Connection is not available, request timed out after 30000ms."),
+                   pod=pod)
         elif y < 0.7:
+            w.emit(t, "prepaid", "WARN",
+                   spring(t, "WARN", thread, "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                          "SQL Error: 0, SQLState: 53300"),
+                   pod=pod)
             w.emit(
-                t,
-                "prepaid",
-                "WARN",
-                spring(
-                    t,
-                    "WARN",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "SQL Error: 0, SQLState: 53300",
-                ),
-                pod=pod,
-            )
-            w.emit(
-                t + timedelta(milliseconds=1),
-                "prepaid",
-                "ERROR",
-                spring(
-                    t + timedelta(milliseconds=1),
-                    "ERROR",
-                    thread,
-                    "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                    "FATAL: sorry, too many clients already",
-                ),
+                t + timedelta(milliseconds=1), "prepaid", "ERROR",
+                spring(t + timedelta(milliseconds=1), "ERROR", thread,
+                       "o.h.engine.jdbc.spi.SqlExceptionHelper", "FATAL: sorry, too many clients already"),
                 pod=pod,
             )
         else:
             w.emit(
-                t,
-                "prepaid",
-                "ERROR",
+                t, "prepaid", "ERROR",
                 spring(
-                    t,
-                    "ERROR",
-                    thread,
-                    "c.g.prepaid.recharge.RechargeController",
+                    t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
                     f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
                     "org.springframework.transaction.CannotCreateTransactionException: Could not open JPA "
                     "EntityManager for transaction",
@@ -801,38 +568,22 @@ def prepaid_bg(w: World, t: datetime) -> None:
             )
         return
     if inside(t, *DNS) and w.r() < 0.6:
-        w.emit(
-            t,
-            "prepaid",
-            "ERROR",
-            spring(
-                t,
-                "ERROR",
-                thread,
-                "c.g.prepaid.recharge.RechargeController",
-                f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
-                "org.postgresql.util.PSQLException: "
-                "The connection attempt failed. Caused by: java.net.UnknownHostException: "
-                "pg-billing.db.svc.cluster.local",
-            ),
-            pod=pod,
-        )
+        w.emit(t, "prepaid", "ERROR",
+               spring(t, "ERROR", thread, "c.g.prepaid.recharge.RechargeController",
+                      f"Recharge failed for order ord_{w.hexid(14)} account={acct}: "
+                      "org.postgresql.util.PSQLException: "
+                      "The connection attempt failed. Caused by: java.net.UnknownHostException: "
+                      "pg-billing.db.svc.cluster.local"),
+               pod=pod)
         return
     amount = w.pick([100, 200, 200, 300, 500, 500, 1000, 1500, 2000])
     bal = amount + w.r() * 400
     w.emit(
-        t,
-        "prepaid",
-        "INFO",
-        spring(
-            t,
-            "INFO",
-            thread,
-            "c.g.prepaid.recharge.RechargeService",
-            f"Recharge RCH-{t.astimezone(IST):%Y%m%d}-{w.ri(100000, 999999)} credited: account={acct} "
-            f"meter={w.meter()} amount={amount}.00 INR upi_ref={w.ri(400000000000, 699999999999)} "
-            f"balance={bal:.2f}",
-        ),
+        t, "prepaid", "INFO",
+        spring(t, "INFO", thread, "c.g.prepaid.recharge.RechargeService",
+               f"Recharge RCH-{t.astimezone(IST):%Y%m%d}-{w.ri(100000, 999999)} credited: account={acct} "
+               f"meter={w.meter()} amount={amount}.00 INR upi_ref={w.ri(400000000000, 699999999999)} "
+               f"balance={bal:.2f}"),
         pod=pod,
     )
     if w.r() < 0.22:  # was disconnected for low balance: send reconnect
@@ -841,49 +592,28 @@ def prepaid_bg(w: World, t: datetime) -> None:
         if inside(t, *RMQ_ALARM):
             t3 = t2 + timedelta(seconds=5)
             w.emit(
-                t3,
-                "prepaid",
-                "ERROR",
+                t3, "prepaid", "ERROR",
                 spring(
-                    t3,
-                    "ERROR",
-                    thread,
-                    "c.g.prepaid.command.RelayCommandPublisher",
+                    t3, "ERROR", thread, "c.g.prepaid.command.RelayCommandPublisher",
                     f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
                     f"(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s",
                 ),
                 pod=pod,
             )
         else:
-            w.emit(
-                t2,
-                "prepaid",
-                "INFO",
-                spring(
-                    t2,
-                    "INFO",
-                    thread,
-                    "c.g.prepaid.command.RelayCommandPublisher",
-                    f"RECONNECT queued meter={m} account={acct} exchange=hes.commands confirm=2ms",
-                ),
-                pod=pod,
-            )
+            w.emit(t2, "prepaid", "INFO",
+                   spring(t2, "INFO", thread, "c.g.prepaid.command.RelayCommandPublisher",
+                          f"RECONNECT queued meter={m} account={acct} exchange=hes.commands confirm=2ms"),
+                   pod=pod)
 
 
 def prepaid_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("prepaid", t, 3))
     w.emit(
-        t,
-        "prepaid",
-        "WARN",
-        spring(
-            t,
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "c.g.prepaid.upi.CallbackController",
-            f"UPI callback for order ord_{w.hexid(14)} arrived {w.ri(61, 240)} s after timeout; payment "
-            "already reconciled by status poll, ignoring",
-        ),
+        t, "prepaid", "WARN",
+        spring(t, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "c.g.prepaid.upi.CallbackController",
+               f"UPI callback for order ord_{w.hexid(14)} arrived {w.ri(61, 240)} s after timeout; payment "
+               "already reconciled by status poll, ignoring"),
         pod=pod,
     )
 
@@ -891,63 +621,38 @@ def prepaid_noise(w: World, t: datetime) -> None:
 def prepaid_jobs(w: World, t: datetime) -> None:
     pod = pods("prepaid", t, 3)[0]
     below = w.ri(3900, 4500)
-    w.emit(
-        t,
-        "prepaid",
-        "INFO",
-        spring(
-            t,
-            "INFO",
-            "scheduling-1",
-            "c.g.prepaid.jobs.LowBalanceJob",
-            f"low-balance scan done: {below} accounts < 50.00 INR, {w.ri(80, 160)} alerts queued, "
-            f"{w.ri(4, 30)} disconnects scheduled (grace expired)",
-        ),
-        pod=pod,
-    )
+    w.emit(t, "prepaid", "INFO",
+           spring(t, "INFO", "scheduling-1", "c.g.prepaid.jobs.LowBalanceJob",
+                  f"low-balance scan done: {below} accounts < 50.00 INR, {w.ri(80, 160)} alerts queued, "
+                  f"{w.ri(4, 30)} disconnects scheduled (grace expired)"),
+           pod=pod)
     if t.astimezone(IST).minute == 0:
         t2 = t + timedelta(seconds=w.ri(1, 20))
-        w.emit(
-            t2,
-            "prepaid",
-            "WARN",
-            spring(
-                t2,
-                "WARN",
-                "scheduling-1",
-                "c.g.prepaid.tariff.TariffCache",
-                f"tariff slab cache refresh took {w.ri(2050, 3400)} ms (threshold 2000 ms)",
-            ),
-            pod=pod,
-        )
+        w.emit(t2, "prepaid", "WARN",
+               spring(t2, "WARN", "scheduling-1", "c.g.prepaid.tariff.TariffCache",
+                      f"tariff slab cache refresh took {w.ri(2050, 3400)} ms (threshold 2000 ms)"),
+               pod=pod)
 
 
 def spring_start(w: World, t: datetime, service: str, app: str, cls: str, pod: str, ver: str) -> None:
     lines = [
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             f"Starting {cls} v{ver} using Java 17.0.9 with PID 1",
         ),
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             'The following 1 profile is active: "prod"',
         ),
         (
-            "INFO",
-            "main",
-            "o.s.b.w.embedded.tomcat.TomcatWebServer",
+            "INFO", "main", "o.s.b.w.embedded.tomcat.TomcatWebServer",
             "Tomcat initialized with port(s): 8080 (http)",
         ),
         ("INFO", "main", "com.zaxxer.hikari.HikariDataSource", "HikariPool-1 - Start completed."),
-        ("INFO", "main", "o.s.b.w.embedded.tomcat.TomcatWebServer", "Tomcat started on port(s): 8080 (http)"),
+        ("INFO", "main", "o.s.b.w.embedded.tomcat.TomcatWebServer",
+         "Tomcat started on port(s): 8080 (http)"),
         (
-            "INFO",
-            "main",
-            f"c.g.{service.replace('-', '')}.{cls}",
+            "INFO", "main", f"c.g.{service.replace('-', '')}.{cls}",
             f"Started {cls} in {w.ri(18, 34)}.{w.ri(100, 999)} seconds (process running for "
             f"{w.ri(20, 38)}.{w.ri(1, 9)})",
         ),
@@ -972,20 +677,10 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
         if inside(t, *DNS):
             offline_m = w.ri(3000, 8000)
         ts = t + timedelta(seconds=2)
-        w.emit(
-            ts,
-            "head-end",
-            "INFO",
-            log4j(
-                ts,
-                "INFO",
-                "hb-sweep",
-                "c.g.hes.dcu.HeartbeatMonitor",
-                f"heartbeat sweep: dcus online={online_d}/818 meters offline={offline_m}/122300",
-            ),
-            pod=pod,
-            version=version("head-end", t),
-        )
+        w.emit(ts, "head-end", "INFO",
+               log4j(ts, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                     f"heartbeat sweep: dcus online={online_d}/818 meters offline={offline_m}/122300"),
+               pod=pod, version=version("head-end", t))
     if lt.minute % 15 == 3:
         ok = w.ri(118500, 120500)
         if inside(t, EMFILE[0], EMFILE[1] + timedelta(minutes=10)):
@@ -993,18 +688,10 @@ def headend_bg(w: World, t: datetime, minute: int) -> None:
         ts = t + timedelta(seconds=w.ri(10, 50))
         slot = (lt - timedelta(minutes=3)).strftime("%H:%M")
         w.emit(
-            ts,
-            "head-end",
-            "INFO",
-            log4j(
-                ts,
-                "INFO",
-                "read-scheduler-1",
-                "c.g.hes.read.ReadCycle",
-                f"interval read cycle {slot} done: ok={ok} noresp={122300 - ok} took={w.ri(280, 460)}s",
-            ),
-            pod=pod,
-            version=version("head-end", t),
+            ts, "head-end", "INFO",
+            log4j(ts, "INFO", "read-scheduler-1", "c.g.hes.read.ReadCycle",
+                  f"interval read cycle {slot} done: ok={ok} noresp={122300 - ok} took={w.ri(280, 460)}s"),
+            pod=pod, version=version("head-end", t),
         )
 
 
@@ -1016,25 +703,22 @@ def headend_noise(w: World, t: datetime) -> None:
             f"meter {w.meter()} association refused: HLS authentication failure "
             f"(result-source-diagnostic=7), will retry in 900s"
         )
-        w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg),
-            pod=pod,
-        )
+        w.emit(t, "head-end", "WARN",
+               log4j(t, "WARN", f"dlms-worker-{w.ri(1, 24)}", "c.g.hes.dlms.Association", msg), pod=pod)
     elif x < 0.8:
         msg = f"DCU {w.dcu()} clock drift {w.ri(3, 9)}s, sending time sync"
         w.emit(t, "head-end", "WARN", log4j(t, "WARN", "clock-sync", "c.g.hes.dcu.ClockSync", msg), pod=pod)
     elif x < 0.9:
         msg = f"DCU {w.dcu()} OFFLINE: no heartbeat for {w.ri(601, 700)}s"
         w.emit(
-            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg), pod=pod
+            t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                                         msg), pod=pod
         )
     else:
         msg = f"DCU {w.dcu()} back ONLINE after {w.ri(11, 95)} min"
         w.emit(
-            t, "head-end", "INFO", log4j(t, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg), pod=pod
+            t, "head-end", "INFO", log4j(t, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                                         msg), pod=pod
         )
 
 
@@ -1047,13 +731,8 @@ def headend_cmd(w: World, t: datetime) -> None:
         f"{kind} meter={w.meter()} via emqx cmd/{w.hexid(8)} "
         f"relay={'closed' if kind == 'RECONNECT' else 'open'} ack={w.ri(8, 60) / 10:.1f}s"
     )
-    w.emit(
-        t,
-        "head-end",
-        "INFO",
-        log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg),
-        pod=pod,
-    )
+    w.emit(t, "head-end", "INFO",
+           log4j(t, "INFO", f"cmd-consumer-{w.ri(1, 4)}", "c.g.hes.cmd.CommandConsumer", msg), pod=pod)
 
 
 def emqx_bg(w: World, t: datetime) -> None:
@@ -1074,14 +753,8 @@ def emqx_bg(w: World, t: datetime) -> None:
     else:
         msg = f"clientid: {cid}, peername: {peer}, msg: keepalive_timeout, keepalive: 300"
         lvl = "warning"
-    w.emit(
-        t,
-        "emqx",
-        "WARN" if lvl == "warning" else "INFO",
-        erl(t, lvl, msg),
-        pod=node,
-        node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t, "emqx", "WARN" if lvl == "warning" else "INFO", erl(t, lvl, msg), pod=node,
+           node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local")
 
 
 def ingest_bg(w: World, t: datetime) -> None:
@@ -1091,39 +764,20 @@ def ingest_bg(w: World, t: datetime) -> None:
     if inside(t, *DNS) and w.r() < 0.7:
         b = w.ri(0, 2)
         w.emit(
-            t,
-            "ingest",
-            "ERROR",
+            t, "ingest", "ERROR",
             logfmt(
-                t,
-                "ERROR",
-                "kafka produce failed, batch kept in memory",
-                topic="meter.readings",
+                t, "ERROR", "kafka produce failed, batch kept in memory", topic="meter.readings",
                 err=f"dial tcp: lookup kafka-{b}.kafka-headless.streaming.svc.cluster.local on 10.0.0.10:53: "
                 f"read udp 10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}->10.0.0.10:53: i/o "
                 "timeout",
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
         return
-    w.emit(
-        t,
-        "ingest",
-        "INFO",
-        logfmt(
-            t,
-            "INFO",
-            "flushed batch",
-            topic="meter.readings",
-            partition=w.ri(0, 23),
-            records=w.ri(1500, 2048),
-            bytes=w.ri(300000, 420000),
-            took=f"{w.ri(18, 70)}ms",
-        ),
-        pod=pod,
-        version=version("ingest", t),
-    )
+    w.emit(t, "ingest", "INFO",
+           logfmt(t, "INFO", "flushed batch", topic="meter.readings", partition=w.ri(0, 23),
+                  records=w.ri(1500, 2048), bytes=w.ri(300000, 420000), took=f"{w.ri(18, 70)}ms"),
+           pod=pod, version=version("ingest", t))
 
 
 def ingest_noise(w: World, t: datetime) -> None:
@@ -1133,31 +787,21 @@ def ingest_noise(w: World, t: datetime) -> None:
     if w.r() < 0.75:
         zone = w.pick(ZONES)
         w.emit(
-            t,
-            "ingest",
-            "WARN",
+            t, "ingest", "WARN",
             logfmt(
-                t,
-                "WARN",
-                "duplicate reading dropped",
-                dcu=w.dcu(zone),
-                meter=w.meter(zone),
+                t, "WARN", "duplicate reading dropped", dcu=w.dcu(zone), meter=w.meter(zone),
                 interval=(t - timedelta(minutes=w.ri(15, 240))).astimezone(IST).strftime("%Y-%m-%dT%H:%M"),
                 source="retransmit",
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
     else:
         w.emit(
-            t,
-            "ingest",
-            "WARN",
+            t, "ingest", "WARN",
             logfmt(
                 t, "WARN", "reading timestamp in future, clamped", meter=w.meter(), skew=f"{w.ri(31, 190)}s"
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
 
 
@@ -1196,21 +840,10 @@ def mdm_bg(w: World, t: datetime) -> None:
     pod = w.pick(pods("mdm", t, 3))
     thread = f"ntainer#0-{w.ri(0, 5)}-C-1"
     if inside(t, *PANIC) and t > PANIC[0] + timedelta(seconds=40):
-        w.emit(
-            t,
-            "mdm",
-            "INFO",
-            spring(
-                t,
-                "INFO",
-                thread,
-                "c.g.mdm.vee.VeeBatchProcessor",
-                "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0",
-                "mdm",
-            ),
-            pod=pod,
-            version=version("mdm", t),
-        )
+        w.emit(t, "mdm", "INFO",
+               spring(t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
+                      "VEE poll returned 0 records from meter.readings (partitions 0-23), lag=0", "mdm"),
+               pod=pod, version=version("mdm", t))
         return
     n = w.ri(1500, 2048)
     flagged = w.ri(0, 6)
@@ -1218,39 +851,23 @@ def mdm_bg(w: World, t: datetime) -> None:
         flagged = int(n * (0.31 + w.r() * 0.06))
     est = w.ri(2, 14)
     w.emit(
-        t,
-        "mdm",
-        "INFO",
+        t, "mdm", "INFO",
         spring(
-            t,
-            "INFO",
-            thread,
-            "c.g.mdm.vee.VeeBatchProcessor",
+            t, "INFO", thread, "c.g.mdm.vee.VeeBatchProcessor",
             f"VEE batch done partition={w.ri(0, 23)} readings={n} passed={n - flagged - est} estimated={est} "
-            f"flagged={flagged} took={w.ri(140, 320)}ms",
-            "mdm",
+            f"flagged={flagged} took={w.ri(140, 320)}ms", "mdm",
         ),
-        pod=pod,
-        version=version("mdm", t),
+        pod=pod, version=version("mdm", t),
     )
 
 
 def mdm_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("mdm", t, 3))
     w.emit(
-        t,
-        "mdm",
-        "WARN",
-        spring(
-            t,
-            "WARN",
-            f"ntainer#0-{w.ri(0, 5)}-C-1",
-            "c.g.mdm.vee.EstimationService",
-            f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)",
-            "mdm",
-        ),
-        pod=pod,
-        version=version("mdm", t),
+        t, "mdm", "WARN",
+        spring(t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.EstimationService",
+               f"meter {w.meter()} gap of {w.ri(1, 4)} intervals estimated (linear interpolation)", "mdm"),
+        pod=pod, version=version("mdm", t),
     )
 
 
@@ -1258,22 +875,11 @@ def mdm_hourly(w: World, t: datetime) -> None:
     if inside(t, *VACUUM) or inside(t, *PANIC):
         return
     pod = pods("mdm", t, 3)[0]
-    w.emit(
-        t,
-        "mdm",
-        "INFO",
-        spring(
-            t,
-            "INFO",
-            "agg-scheduler-1",
-            "c.g.mdm.agg.DailyAggregator",
-            f"daily aggregates upserted rows={w.ri(118000, 121000)} table=mdm.reading_daily "
-            f"took={w.ri(2400, 4100) / 1000:.1f}s",
-            "mdm",
-        ),
-        pod=pod,
-        version=version("mdm", t),
-    )
+    w.emit(t, "mdm", "INFO",
+           spring(t, "INFO", "agg-scheduler-1", "c.g.mdm.agg.DailyAggregator",
+                  f"daily aggregates upserted rows={w.ri(118000, 121000)} table=mdm.reading_daily "
+                  f"took={w.ri(2400, 4100) / 1000:.1f}s", "mdm"),
+           pod=pod, version=version("mdm", t))
 
 
 def postgres_bg(w: World, t: datetime) -> None:
@@ -1281,31 +887,21 @@ def postgres_bg(w: World, t: datetime) -> None:
     for inst, pid in (("pg-mdm", 62), ("pg-billing", 58)):
         t0 = t + timedelta(seconds=w.ri(0, 3), milliseconds=w.ri(0, 999))
         w.emit(
-            t0,
-            "postgres",
-            "INFO",
-            pgline(t0, pid, "", "LOG", "checkpoint starting: time"),
-            instance=inst,
+            t0, "postgres", "INFO", pgline(t0, pid, "", "LOG", "checkpoint starting: time"), instance=inst,
             pod=f"{inst}-0",
         )
         bufs = w.ri(2000, 30000) if inst == "pg-mdm" else w.ri(300, 4000)
         wt = w.ri(120, 270)
         t1 = t0 + timedelta(seconds=wt)
         w.emit(
-            t1,
-            "postgres",
-            "INFO",
+            t1, "postgres", "INFO",
             pgline(
-                t1,
-                pid,
-                "",
-                "LOG",
+                t1, pid, "", "LOG",
                 f"checkpoint complete: wrote {bufs} buffers ({bufs / 1310.72:.1f}%); 0 WAL file(s) added, "
                 f"{w.ri(0, 6)} removed, {w.ri(2, 15)} recycled; write={wt - 1}.{w.ri(100, 999)} s, "
                 f"sync=0.{w.ri(10, 99)} s, total={wt}.{w.ri(100, 999)} s",
             ),
-            instance=inst,
-            pod=f"{inst}-0",
+            instance=inst, pod=f"{inst}-0",
         )
 
 
@@ -1314,103 +910,50 @@ def postgres_noise(w: World, t: datetime) -> None:
     pid = w.newpid()
     if x < 0.45:
         t1 = t
-        w.emit(
-            t1,
-            "postgres",
-            "ERROR",
-            pgline(
-                t1,
-                pid,
-                "prepaid@billing",
-                "ERROR",
-                'duplicate key value violates unique constraint "recharge_upi_ref_key"',
-            ),
-            instance="pg-billing",
-            pod="pg-billing-0",
-        )
+        w.emit(t1, "postgres", "ERROR",
+               pgline(t1, pid, "prepaid@billing", "ERROR",
+                      'duplicate key value violates unique constraint "recharge_upi_ref_key"'),
+               instance="pg-billing", pod="pg-billing-0")
         t2 = t1 + timedelta(microseconds=300)
-        w.emit(
-            t2,
-            "postgres",
-            "INFO",
-            pgline(
-                t2,
-                pid,
-                "prepaid@billing",
-                "DETAIL",
-                f"Key (upi_ref)=({w.ri(400000000000, 699999999999)}) already exists.",
-            ),
-            instance="pg-billing",
-            pod="pg-billing-0",
-        )
+        w.emit(t2, "postgres", "INFO",
+               pgline(t2, pid, "prepaid@billing", "DETAIL",
+                      f"Key (upi_ref)=({w.ri(400000000000, 699999999999)}) already exists."),
+               instance="pg-billing", pod="pg-billing-0")
     elif x < 0.7:
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(
-                t, pid, "bi_reader@mdm", "LOG", "could not receive data from client: Connection reset by peer"
+                t, pid, "bi_reader@mdm", "LOG", "could not receive data from client: Connection reset by "
+                                                "peer"
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
     else:
-        tbl = w.pick(
-            [
-                "mdm.mdm.reading_interval",
-                "mdm.mdm.vee_flag",
-                "billing.billing.recharge",
-                "mdm.mdm.reading_daily",
-            ]
-        )
+        tbl = w.pick(["mdm.mdm.reading_interval", "mdm.mdm.vee_flag", "billing.billing.recharge",
+                      "mdm.mdm.reading_daily"])
         inst = "pg-billing" if "billing" in tbl.split(".")[0] else "pg-mdm"
-        w.emit(
-            t,
-            "postgres",
-            "INFO",
-            pgline(
-                t,
-                pid,
-                "",
-                "LOG",
-                "automatic vacuum of table "
-                f'"{tbl}": '
-                f"index scans: 1, pages: 0 removed, {w.ri(10000, 900000)} remain, "
-                f"tuples: {w.ri(1000, 90000)} removed, {w.ri(100000, 9000000)} remain",
-            ),
-            instance=inst,
-            pod=f"{inst}-0",
-        )
+        w.emit(t, "postgres", "INFO",
+               pgline(t, pid, "", "LOG",
+                      "automatic vacuum of table "
+                      f'"{tbl}": '
+                      f"index scans: 1, pages: 0 removed, {w.ri(10000, 900000)} remain, "
+                      f"tuples: {w.ri(1000, 90000)} removed, {w.ri(100000, 9000000)} remain"),
+               instance=inst, pod=f"{inst}-0")
 
 
 def redis_bg(w: World, t: datetime) -> None:
     changes = w.ri(10000, 60000)
-    w.emit(
-        t,
-        "redis",
-        "INFO",
-        redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
-        pod="redis-0",
-    )
+    w.emit(t, "redis", "INFO", redisline(t, "M", "*", f"{changes} changes in 60 seconds. Saving..."),
+           pod="redis-0")
     cpid = w.newpid()
     t1 = t + timedelta(milliseconds=w.ri(5, 30))
-    w.emit(
-        t1,
-        "redis",
-        "INFO",
-        redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
-        pod="redis-0",
-    )
+    w.emit(t1, "redis", "INFO", redisline(t1, "M", "*", f"Background saving started by pid {cpid}"),
+           pod="redis-0")
     t2 = t1 + timedelta(seconds=w.ri(2, 6), milliseconds=w.ri(0, 999))
     w.emit(t2, "redis", "INFO", redisline(t2, "C", "*", "DB saved on disk", cpid), pod="redis-0")
     t3 = t2 + timedelta(milliseconds=w.ri(50, 120))
-    w.emit(
-        t3,
-        "redis",
-        "INFO",
-        redisline(t3, "M", "*", "Background saving terminated with success"),
-        pod="redis-0",
-    )
+    w.emit(t3, "redis", "INFO", redisline(t3, "M", "*", "Background saving terminated with success"),
+           pod="redis-0")
 
 
 def rabbit_bg(w: World, t: datetime) -> None:
@@ -1418,40 +961,22 @@ def rabbit_bg(w: World, t: datetime) -> None:
     src = f"10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}"
     x = w.r()
     if x < 0.45:
-        w.emit(
-            t,
-            "rabbitmq",
-            "INFO",
-            erl(t, "info", f"{pid} accepting AMQP connection {pid} ({src} -> 10.244.9.5:5672)"),
-            pod="rabbitmq-0",
-        )
+        w.emit(t, "rabbitmq", "INFO",
+               erl(t, "info", f"{pid} accepting AMQP connection {pid} ({src} -> 10.244.9.5:5672)"),
+               pod="rabbitmq-0")
         t1 = t + timedelta(milliseconds=w.ri(2, 12))
         user = w.pick(["prepaid", "head-end", "notifier", "billing", "outage"])
-        w.emit(
-            t1,
-            "rabbitmq",
-            "INFO",
-            erl(
-                t1,
-                "info",
-                f"{pid} connection {pid} ({src} -> 10.244.9.5:5672): user '{user}' authenticated and "
-                "granted access to vhost 'grid'",
-            ),
-            pod="rabbitmq-0",
-        )
+        w.emit(t1, "rabbitmq", "INFO",
+               erl(t1, "info",
+                   f"{pid} connection {pid} ({src} -> 10.244.9.5:5672): user '{user}' authenticated and "
+                   "granted access to vhost 'grid'"),
+               pod="rabbitmq-0")
     else:
-        w.emit(
-            t,
-            "rabbitmq",
-            "WARN",
-            erl(
-                t,
-                "warning",
-                f"{pid} closing AMQP connection {pid} ({src} -> 10.244.9.5:5672, vhost: 'grid', user: "
-                f"'outage'):\n{pid} client unexpectedly closed TCP connection",
-            ),
-            pod="rabbitmq-0",
-        )
+        w.emit(t, "rabbitmq", "WARN",
+               erl(t, "warning",
+                   f"{pid} closing AMQP connection {pid} ({src} -> 10.244.9.5:5672, vhost: 'grid', user: "
+                   f"'outage'):\n{pid} client unexpectedly closed TCP connection"),
+               pod="rabbitmq-0")
 
 
 def billing_bg(w: World, t: datetime) -> None:
@@ -1459,47 +984,30 @@ def billing_bg(w: World, t: datetime) -> None:
     acct = w.account()
     if inside(t, *DNS) and w.r() < 0.6:
         w.emit(
-            t,
-            "billing",
-            "ERROR",
+            t, "billing", "ERROR",
             pyjson(
-                t,
-                "ERROR",
-                "billing.api",
+                t, "ERROR", "billing.api",
                 f"GET /bills/latest account={acct} failed: (psycopg2.OperationalError) could not translate "
                 "host "
                 'name "pg-billing.db.svc.cluster.local" to address: Temporary failure in name resolution',
             ),
-            pod=pod,
-            version=version("billing", t),
+            pod=pod, version=version("billing", t),
         )
         return
     w.emit(
-        t,
-        "billing",
-        "INFO",
-        pyjson(t, "INFO", "billing.api", f"GET /bills/latest account={acct} 200 {w.ri(20, 90)}ms"),
-        pod=pod,
+        t, "billing", "INFO",
+        pyjson(t, "INFO", "billing.api", f"GET /bills/latest account={acct} 200 {w.ri(20, 90)}ms"), pod=pod,
         version=version("billing", t),
     )
 
 
 def billing_noise(w: World, t: datetime) -> None:
     pod = w.pick(pods("billing", t, 2))
-    w.emit(
-        t,
-        "billing",
-        "WARN",
-        pyjson(
-            t,
-            "WARNING",
-            "billing.determinants",
-            f"bill estimate used for account {w.account()}: no actual register read for cycle "
-            f"{t.astimezone(IST):%Y-%m}, last actual {w.ri(34, 70)} days ago",
-        ),
-        pod=pod,
-        version=version("billing", t),
-    )
+    w.emit(t, "billing", "WARN",
+           pyjson(t, "WARNING", "billing.determinants",
+                  f"bill estimate used for account {w.account()}: no actual register read for cycle "
+                  f"{t.astimezone(IST):%Y-%m}, last actual {w.ri(34, 70)} days ago"),
+           pod=pod, version=version("billing", t))
 
 
 def billing_batch(w: World, d: int) -> None:
@@ -1508,120 +1016,61 @@ def billing_batch(w: World, d: int) -> None:
     end = at(d, 3, 4 + d * 3, 11)
     pod = pods("billing", start, 2)[1]
     total = 41820 + d * 3117
-    w.emit(
-        start,
-        "billing",
-        "INFO",
-        pyjson(
-            start,
-            "INFO",
-            "billing.billrun",
-            f"bill-run started cycle={start:%Y-%m} accounts={total} run=JR-{5502 + d * 3}",
-        ),
-        pod=pod,
-        version=version("billing", start),
-    )
+    w.emit(start, "billing", "INFO",
+           pyjson(start, "INFO", "billing.billrun",
+                  f"bill-run started cycle={start:%Y-%m} accounts={total} run=JR-{5502 + d * 3}"),
+           pod=pod, version=version("billing", start))
     t = start
     done = 0
     while t < end - timedelta(minutes=5):
         t += timedelta(minutes=5, seconds=w.ri(0, 20))
         done = min(total, done + total // 18)
         w.emit(
-            t,
-            "billing",
-            "INFO",
-            pyjson(t, "INFO", "billing.billrun", f"bill-run progress {done}/{total}"),
-            pod=pod,
-            version=version("billing", t),
+            t, "billing", "INFO", pyjson(t, "INFO", "billing.billrun", f"bill-run progress {done}/{total}"),
+            pod=pod, version=version("billing", t),
         )
         for _ in range(w.ri(0, 3)):
             tt = t + timedelta(seconds=w.ri(1, 280))
             w.emit(
-                tt,
-                "billing",
-                "WARN",
-                pyjson(
-                    tt,
-                    "WARNING",
-                    "billing.tariff",
-                    f"no tariff mapping for category LT-IX (temporary supply) on account {w.account()}, "
-                    "using LT-II",
-                ),
-                pod=pod,
-                version=version("billing", tt),
+                tt, "billing", "WARN",
+                pyjson(tt, "WARNING", "billing.tariff",
+                       f"no tariff mapping for category LT-IX (temporary supply) on account {w.account()}, "
+                       "using LT-II"),
+                pod=pod, version=version("billing", tt),
             )
     w.emit(
-        end,
-        "billing",
-        "INFO",
-        pyjson(
-            end,
-            "INFO",
-            "billing.billrun",
-            f"bill-run finished cycle={start:%Y-%m} billed={total} took={(end - start).seconds // 60}m",
-        ),
-        pod=pod,
-        version=version("billing", end),
+        end, "billing", "INFO",
+        pyjson(end, "INFO", "billing.billrun",
+               f"bill-run finished cycle={start:%Y-%m} billed={total} took={(end - start).seconds // 60}m"),
+        pod=pod, version=version("billing", end),
     )
     # e-bill dispatch
     s2 = at(d, 6, 0, 2)
     e2 = at(d, 7, 19, 55) if d == 1 else at(d, 6, 41 + d, 20)
     total2 = [38122, 21407, 40218][d]
-    w.emit(
-        s2,
-        "billing",
-        "INFO",
-        pyjson(
-            s2,
-            "INFO",
-            "billing.ebill",
-            f"ebill-dispatch started bills={total2 if d != 1 else 38040} batch_size=200",
-        ),
-        pod=pod,
-        version=version("billing", s2),
-    )
+    w.emit(s2, "billing", "INFO",
+           pyjson(s2, "INFO", "billing.ebill",
+                  f"ebill-dispatch started bills={total2 if d != 1 else 38040} batch_size=200"),
+           pod=pod, version=version("billing", s2))
     t = s2
     k = 0
     while t < e2 - timedelta(minutes=3):
         t += timedelta(minutes=3, seconds=w.ri(0, 30))
         k += 1
         bp = pods("billing", t, 2)[1]
-        w.emit(
-            t,
-            "billing",
-            "INFO",
-            pyjson(
-                t,
-                "INFO",
-                "billing.ebill",
-                f"ebill batch {k} rendered 200 PDFs, queued SMS links to notify.sms",
-            ),
-            pod=bp,
-            version=version("billing", t),
-        )
+        w.emit(t, "billing", "INFO",
+               pyjson(t, "INFO", "billing.ebill",
+                      f"ebill batch {k} rendered 200 PDFs, queued SMS links to notify.sms"),
+               pod=bp, version=version("billing", t))
     if d == 1:
-        w.emit(
-            e2,
-            "billing",
-            "ERROR",
-            pyjson(
-                e2,
-                "ERROR",
-                "billing.ebill",
-                f"ebill-dispatch aborted after batch {k}: worker terminated (SIGTERM)",
-            ),
-            pod=pods("billing", e2 - timedelta(minutes=2), 2)[1],
-            version="3.9.1",
-        )
+        w.emit(e2, "billing", "ERROR",
+               pyjson(e2, "ERROR", "billing.ebill",
+                      f"ebill-dispatch aborted after batch {k}: worker terminated (SIGTERM)"),
+               pod=pods("billing", e2 - timedelta(minutes=2), 2)[1], version="3.9.1")
     else:
-        w.emit(
-            e2,
-            "billing",
-            "INFO",
-            pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"),
-            pod=pod,
-            version=version("billing", e2),
-        )
+        w.emit(e2, "billing", "INFO",
+               pyjson(e2, "INFO", "billing.ebill", f"ebill-dispatch finished sent={total2}"), pod=pod,
+               version=version("billing", e2))
 
 
 def outage_bg(w: World, t: datetime) -> None:
@@ -1629,49 +1078,24 @@ def outage_bg(w: World, t: datetime) -> None:
     open_t = w.ri(3, 11)
     if inside(t, EMFILE[0] + timedelta(minutes=5), EMFILE[1] + timedelta(minutes=20)):
         open_t = w.ri(180, 260)
-    w.emit(
-        t,
-        "outage",
-        "INFO",
-        pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t),
-        pod=host,
-    )
+    w.emit(t, "outage", "INFO",
+           pino(t, "INFO", host, "feeder status sweep ok", feeders=412, open_tickets=open_t), pod=host)
 
 
 def outage_noise(w: World, t: datetime) -> None:
     host = w.pick(pods("outage", t, 2))
     zone = w.pick(ZONES)
     if w.r() < 0.8:
-        w.emit(
-            t,
-            "outage",
-            "WARN",
-            pino(
-                t,
-                "WARN",
-                host,
-                "last-gasp from single meter, not an outage (threshold 5)",
-                meter=w.meter(zone),
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
-            ),
-            pod=host,
-        )
+        w.emit(t, "outage", "WARN",
+               pino(t, "WARN", host, "last-gasp from single meter, not an outage (threshold 5)",
+                    meter=w.meter(zone), feeder=f"{zone}-F{w.ri(1, 40):02d}"),
+               pod=host)
     else:
         tid = f"OUT-{w.ri(200000, 299999)}"
         w.emit(
-            t,
-            "outage",
-            "INFO",
-            pino(
-                t,
-                "INFO",
-                host,
-                "outage ticket opened",
-                ticket=tid,
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
-                meters=w.ri(6, 180),
-                source="last-gasp",
-            ),
+            t, "outage", "INFO",
+            pino(t, "INFO", host, "outage ticket opened", ticket=tid, feeder=f"{zone}-F{w.ri(1, 40):02d}",
+                 meters=w.ri(6, 180), source="last-gasp"),
             pod=host,
         )
 
@@ -1680,18 +1104,12 @@ def notifier_bg(w: World, t: datetime) -> None:
     pod = w.pick(pods("notifier", t, 2))
     if inside(t, *DNS) and w.r() < 0.7:
         w.emit(
-            t,
-            "notifier",
-            "ERROR",
-            pylog(
-                t,
-                "ERROR",
-                "notifier.sender",
-                "submit to api.smsgateway.example failed: "
-                "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
-                "(Caused by NameResolutionError: Failed to resolve "
-                "'api.smsgateway.example' ([Errno -3] Temporary failure in name resolution))",
-            ),
+            t, "notifier", "ERROR",
+            pylog(t, "ERROR", "notifier.sender",
+                  "submit to api.smsgateway.example failed: "
+                  "HTTPSConnectionPool(host='api.smsgateway.example', port=443): Max retries exceeded "
+                  "(Caused by NameResolutionError: Failed to resolve 'api.smsgateway.example' ([Errno -3] "
+                  "Temporary failure in name resolution))"),
             pod=pod,
         )
         return
@@ -1709,15 +1127,8 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
     x = w.r()
     if x < 0.55:
         op = w.pick(["OP-1", "OP-2", "OP-2", "OP-3", "OP-4"])
-        err, st = w.pick(
-            [
-                ("001", "UNDELIV"),
-                ("001", "UNDELIV"),
-                ("027", "UNDELIV"),
-                ("EXP", "EXPIRED"),
-                ("006", "REJECTD"),
-            ]
-        )
+        err, st = w.pick([("001", "UNDELIV"), ("001", "UNDELIV"), ("027", "UNDELIV"), ("EXP", "EXPIRED"),
+                          ("006", "REJECTD")])
         tmpl = w.pick(
             ["BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN"]
         )
@@ -1742,55 +1153,34 @@ def notifier_noise(w: World, t: datetime, heavy: float = 1.0) -> None:
 
 def k8s_noise(w: World, t: datetime) -> None:
     svc = w.pick(["outage", "billing", "mdm", "notifier", "prepaid", "head-end"])
-    ns = {
-        "outage": "oms",
-        "billing": "billing",
-        "mdm": "mdm",
-        "notifier": "notify",
-        "prepaid": "prepaid",
-        "head-end": "ami",
-    }[svc]
+    ns = {"outage": "oms", "billing": "billing", "mdm": "mdm", "notifier": "notify", "prepaid": "prepaid",
+          "head-end": "ami"}[svc]
     pod = w.pick(pods(svc, t, 2))
     port = {"outage": 3000, "billing": 8000, "notifier": 8000}.get(svc, 8080)
     path = "/healthz" if svc in ("outage", "billing", "notifier") else "/actuator/health/readiness"
     if w.r() < 0.75:
-        msg = k8s(
-            "Warning",
-            "Unhealthy",
-            f"pod/{pod}",
-            "Readiness probe failed: Get "
-            f'"http://10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{port}{path}": '
-            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
-        )
+        msg = k8s("Warning", "Unhealthy", f"pod/{pod}",
+                  "Readiness probe failed: Get "
+                  f'"http://10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{port}{path}": '
+                  "context deadline exceeded (Client.Timeout exceeded while awaiting headers)")
         w.emit(t, "kubernetes", "WARN", msg, namespace=ns, object=f"pod/{pod}")
     else:
         n = w.ri(3, 6)
-        msg = k8s(
-            "Normal",
-            "SuccessfulRescale",
-            f"horizontalpodautoscaler/{svc}",
-            f"New size: {n}; reason: cpu resource utilization (percentage of request) above target",
-        )
+        msg = k8s("Normal", "SuccessfulRescale", f"horizontalpodautoscaler/{svc}",
+                  f"New size: {n}; reason: cpu resource utilization (percentage of request) above target")
         w.emit(t, "kubernetes", "INFO", msg, namespace=ns, object=f"horizontalpodautoscaler/{svc}")
 
 
 def k8s_cron(w: World, t: datetime, job: str, ns: str) -> None:
     jid = f"{job}-{int(t.timestamp() // 60)}"
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "SuccessfulCreate", f"cronjob/{job}", f"Created job {jid}"),
-        namespace=ns,
-        object=f"cronjob/{job}",
+        t, "kubernetes", "INFO", k8s("Normal", "SuccessfulCreate", f"cronjob/{job}", f"Created job {jid}"),
+        namespace=ns, object=f"cronjob/{job}",
     )
     t1 = t + timedelta(seconds=1)
     w.emit(
-        t1,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "SuccessfulCreate", f"job/{jid}", f"Created pod: {jid}-{w.hexid(4)}7"),
-        namespace=ns,
+        t1, "kubernetes", "INFO",
+        k8s("Normal", "SuccessfulCreate", f"job/{jid}", f"Created pod: {jid}-{w.hexid(4)}7"), namespace=ns,
         object=f"job/{jid}",
     )
 
@@ -1800,40 +1190,21 @@ def rollout(w: World, t: datetime, service: str, ns: str, old_n: int = 2) -> Non
     before = pods(service, t - timedelta(minutes=10), old_n)
     after = pods(service, t + timedelta(seconds=1), old_n)
     rs = after[0].rsplit("-", 1)[0]
-    w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "ScalingReplicaSet", f"deployment/{service}", f"Scaled up replica set {rs} to 1"),
-        namespace=ns,
-        object=f"deployment/{service}",
-    )
+    w.emit(t, "kubernetes", "INFO",
+           k8s("Normal", "ScalingReplicaSet", f"deployment/{service}", f"Scaled up replica set {rs} to 1"),
+           namespace=ns, object=f"deployment/{service}")
     for i, (old, new) in enumerate(zip(before, after, strict=True)):
         ti = t + timedelta(seconds=2 + i * 40)
-        w.emit(
-            ti,
-            "kubernetes",
-            "INFO",
-            k8s(
-                "Normal",
-                "Pulled",
-                f"pod/{new}",
-                "Container image "
-                f'"acr-gridco.azurecr.io/{service}:{version(service, t + timedelta(seconds=1))}" '
-                "already present on machine",
-            ),
-            namespace=ns,
-            object=f"pod/{new}",
-        )
+        w.emit(ti, "kubernetes", "INFO",
+               k8s("Normal", "Pulled", f"pod/{new}",
+                   "Container image "
+                   f'"acr-gridco.azurecr.io/{service}:{version(service, t + timedelta(seconds=1))}" '
+                   "already present on machine"),
+               namespace=ns, object=f"pod/{new}")
         ti2 = ti + timedelta(seconds=30)
-        w.emit(
-            ti2,
-            "kubernetes",
-            "INFO",
-            k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"),
-            namespace=ns,
-            object=f"pod/{old}",
-        )
+        w.emit(ti2, "kubernetes", "INFO",
+               k8s("Normal", "Killing", f"pod/{old}", f"Stopping container {service}"), namespace=ns,
+               object=f"pod/{old}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1849,101 +1220,50 @@ def inc_emfile(w: World) -> None:
         node = w.pick(["emqx-1", "emqx-2"])
         peer = f"100.{w.ri(64, 127)}.{w.ri(0, 255)}.{w.ri(1, 254)}:{w.ri(30000, 65000)}"
         w.emit(
-            t,
-            "emqx",
-            "INFO",
-            erl(
-                t,
-                "info",
-                f"clientid: {cid}, username: ami, peername: {peer}, proto_ver: 4, msg: client_connected",
-            ),
-            pod=node,
-            node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
+            t, "emqx", "INFO",
+            erl(t, "info",
+                f"clientid: {cid}, username: ami, peername: {peer}, proto_ver: 4, msg: client_connected"),
+            pod=node, node=f"emqx@{node}.emqx-headless.mqtt.svc.cluster.local",
         )
         t += timedelta(seconds=w.ri(1, 4), milliseconds=w.ri(0, 999))
     t = EMFILE[0]
     while t < EMFILE[1]:
-        w.emit(
-            t,
-            "emqx",
-            "ERROR",
-            erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"),
-            pod="emqx-2",
-            node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
-        )
+        w.emit(t, "emqx", "ERROR",
+               erl(t, "error", "Accept error on 0.0.0.0:8883: EMFILE (Too many open files)"), pod="emqx-2",
+               node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local")
         t += timedelta(seconds=w.ri(3, 14), milliseconds=w.ri(0, 999))
     # head-end sees meters and DCUs of PNE-E and NSK vanish
     t = EMFILE[0] + timedelta(minutes=5, seconds=20)
     while t < EMFILE[1] + timedelta(minutes=4):
         zone = w.pick(["PNE-E", "NSK"])
         msg = f"DCU {w.dcu(zone)} OFFLINE: no heartbeat for {w.ri(601, 640)}s"
-        w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
-            pod=pods("head-end", t, 2)[0],
-        )
+        w.emit(t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+               pod=pods("head-end", t, 2)[0])
         t += timedelta(seconds=w.ri(8, 30))
     # outage raises suspected outages for feeders whose meters went silent
     t = EMFILE[0] + timedelta(minutes=5, seconds=50)
     host = pods("outage", t, 2)[0]
     while t < EMFILE[1] + timedelta(minutes=2):
         zone = w.pick(["PNE-E", "NSK"])
-        w.emit(
-            t,
-            "outage",
-            "WARN",
-            pino(
-                t,
-                "WARN",
-                host,
-                "no heartbeat from meters on feeder, opening suspected outage",
-                feeder=f"{zone}-F{w.ri(1, 40):02d}",
-                silent_meters=w.ri(60, 420),
-                window_s=300,
-                ticket=f"OUT-{w.ri(300000, 399999)}",
-            ),
-            pod=host,
-        )
+        w.emit(t, "outage", "WARN",
+               pino(t, "WARN", host, "no heartbeat from meters on feeder, opening suspected outage",
+                    feeder=f"{zone}-F{w.ri(1, 40):02d}", silent_meters=w.ri(60, 420), window_s=300,
+                    ticket=f"OUT-{w.ri(300000, 399999)}"),
+               pod=host)
         t += timedelta(seconds=w.ri(6, 25))
     # the fix: emqx-2 restarted with a higher limit
     t = EMFILE[1]
-    w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
-        namespace="mqtt",
-        object="pod/emqx-2",
-    )
+    w.emit(t, "kubernetes", "INFO", k8s("Normal", "Killing", "pod/emqx-2", "Stopping container emqx"),
+           namespace="mqtt", object="pod/emqx-2")
     t1 = t + timedelta(seconds=25)
-    w.emit(
-        t1,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
-        namespace="mqtt",
-        object="pod/emqx-2",
-    )
+    w.emit(t1, "kubernetes", "INFO", k8s("Normal", "Started", "pod/emqx-2", "Started container emqx"),
+           namespace="mqtt", object="pod/emqx-2")
     t2 = t1 + timedelta(seconds=6)
-    w.emit(
-        t2,
-        "emqx",
-        "INFO",
-        erl(
-            t2,
-            "notice",
-            "msg: emqx_started, listeners: "
-            '["ssl:default '
-            '0.0.0.0:8883", '
-            '"tcp:internal '
-            '0.0.0.0:1883"], '
-            "max_fds: 262144",
-        ),
-        pod="emqx-2",
-        node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t2, "emqx", "INFO",
+           erl(t2, "notice",
+               'msg: emqx_started, listeners: ["ssl:default 0.0.0.0:8883", "tcp:internal 0.0.0.0:1883"], '
+               "max_fds: 262144"),
+           pod="emqx-2", node="emqx@emqx-2.emqx-headless.mqtt.svc.cluster.local")
 
 
 def inc_rabbit(w: World) -> None:
@@ -1976,90 +1296,53 @@ def inc_rabbit(w: World) -> None:
     while t < RMQ_ALARM[1]:  # blocked connections are listed by the management plugin poller
         who = w.pick(["prepaid", "billing", "outage"])
         w.emit(
-            t,
-            "rabbitmq",
-            "INFO",
-            erl(
-                t,
-                "info",
+            t, "rabbitmq", "INFO",
+            erl(t, "info",
                 f"<0.{w.ri(10000, 60000)}.0> connection <0.{w.ri(10000, 60000)}.0> "
                 f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672 - {who}) is "
-                "blocked: resource alarm (memory)",
-            ),
+                "blocked: resource alarm (memory)"),
             pod="rabbitmq-0",
         )
         t += timedelta(seconds=w.ri(60, 200))
     t = RMQ_ALARM[1]
     w.emit(
-        t,
-        "rabbitmq",
-        "INFO",
+        t, "rabbitmq", "INFO",
         erl(
-            t,
-            "info",
+            t, "info",
             "<0.31882.4> Purged 1812233 messages from queue 'notify.sms' in vhost 'grid' (user 'ops-admin')",
         ),
         pod="rabbitmq-0",
     )
     t1 = t + timedelta(seconds=4)
-    w.emit(
-        t1,
-        "rabbitmq",
-        "WARN",
-        erl(t1, "warning", f"<0.498.0> memory resource limit alarm cleared on node {node}"),
-        pod="rabbitmq-0",
-    )
+    w.emit(t1, "rabbitmq", "WARN",
+           erl(t1, "warning", f"<0.498.0> memory resource limit alarm cleared on node {node}"),
+           pod="rabbitmq-0")
     # prepaid's outbox relay retries the parked relay commands and times out on every confirm
     t = RMQ_ALARM[0] + timedelta(seconds=35)
     while t < RMQ_ALARM[1]:
         ppod = w.pick(pods("prepaid", t, 3))
         m = w.meter()
         w.emit(
-            t,
-            "prepaid",
-            "ERROR",
-            spring(
-                t,
-                "ERROR",
-                "outbox-relay-1",
-                "c.g.prepaid.command.RelayCommandPublisher",
-                f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
-                "(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s",
-            ),
+            t, "prepaid", "ERROR",
+            spring(t, "ERROR", "outbox-relay-1", "c.g.prepaid.command.RelayCommandPublisher",
+                   f"RECONNECT for meter={m} not confirmed: publisher confirm not received within 5000 ms "
+                   "(exchange=hes.commands, routingKey=relay.reconnect); parked in outbox, retry in 60s"),
             pod=ppod,
         )
         t += timedelta(seconds=w.ri(8, 30), milliseconds=w.ri(0, 999))
     # outbox retries drain after the alarm
     t2 = t1 + timedelta(seconds=30)
-    w.emit(
-        t2,
-        "prepaid",
-        "INFO",
-        spring(
-            t2,
-            "INFO",
-            "outbox-relay-1",
-            "c.g.prepaid.command.OutboxRelay",
-            "outbox drained: 214 relay commands published to hes.commands",
-        ),
-        pod=pods("prepaid", t2, 3)[0],
-    )
+    w.emit(t2, "prepaid", "INFO",
+           spring(t2, "INFO", "outbox-relay-1", "c.g.prepaid.command.OutboxRelay",
+                  "outbox drained: 214 relay commands published to hes.commands"),
+           pod=pods("prepaid", t2, 3)[0])
     # head-end: its command consumer idles
     t = RMQ_ALARM[0] + timedelta(minutes=2)
     while t < RMQ_ALARM[1]:
-        w.emit(
-            t,
-            "head-end",
-            "INFO",
-            log4j(
-                t,
-                "INFO",
-                "cmd-consumer-1",
-                "c.g.hes.cmd.CommandConsumer",
-                "no commands received from hes.commands in 300s",
-            ),
-            pod=pods("head-end", t, 2)[0],
-        )
+        w.emit(t, "head-end", "INFO",
+               log4j(t, "INFO", "cmd-consumer-1", "c.g.hes.cmd.CommandConsumer",
+                     "no commands received from hes.commands in 300s"),
+               pod=pods("head-end", t, 2)[0])
         t += timedelta(minutes=5)
 
 
@@ -2069,77 +1352,41 @@ def inc_scaler(w: World) -> None:
     rollout(w, start + timedelta(seconds=30), "ingest", "ami", 4)
     for i, pod in enumerate(pods("ingest", start + timedelta(minutes=5), 4)):
         ti = start + timedelta(seconds=35 + i * 20)
-        w.emit(
-            ti,
-            "ingest",
-            "INFO",
-            logfmt(ti, "INFO", "starting ingest", version="2.14.0", commit="9f3e1ab", go="go1.21.6"),
-            pod=pod,
-            version="2.14.0",
-        )
+        w.emit(ti, "ingest", "INFO",
+               logfmt(ti, "INFO", "starting ingest", version="2.14.0", commit="9f3e1ab", go="go1.21.6"),
+               pod=pod, version="2.14.0")
         ti2 = ti + timedelta(seconds=1)
-        w.emit(
-            ti2,
-            "ingest",
-            "INFO",
-            logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"),
-            pod=pod,
-            version="2.14.0",
-        )
+        w.emit(ti2, "ingest", "INFO",
+               logfmt(ti2, "INFO", "register scaling from capture objects", fallback="none"), pod=pod,
+               version="2.14.0")
     t = SCALER[0]
     mpods = pods("mdm", t, 3)
     while t < SCALER[1]:
         m = w.meter()
         val = w.ri(40000, 260000) / 10
         w.emit(
-            t,
-            "mdm",
-            "WARN",
+            t, "mdm", "WARN",
             spring(
-                t,
-                "WARN",
-                f"ntainer#0-{w.ri(0, 5)}-C-1",
-                "c.g.mdm.vee.SpikeCheck",
+                t, "WARN", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.vee.SpikeCheck",
                 f"VEE spike check failed meter={m} register=1.0.1.8.0.255 delta={val:.1f} kWh limit=250.0 "
                 f"kWh interval={(t - timedelta(minutes=15)).astimezone(IST):%H:%M}; reading held for review",
                 "mdm",
             ),
-            pod=w.pick(mpods),
-            version=version("mdm", t),
+            pod=w.pick(mpods), version=version("mdm", t),
         )
         if w.r() < 0.15:
-            w.emit(
-                t,
-                "ingest",
-                "DEBUG",
-                logfmt(
-                    t,
-                    "DEBUG",
-                    "decoded profile",
-                    meter=m,
-                    model="LTCT-3P-v3",
-                    obis="1.0.1.8.0.255",
-                    scaler=0,
-                    unit="Wh",
-                    value=int(val),
-                    sent_unit="kWh",
-                ),
-                pod=w.pick(pods("ingest", t, 4)),
-                version="2.14.0",
-            )
+            w.emit(t, "ingest", "DEBUG",
+                   logfmt(t, "DEBUG", "decoded profile", meter=m, model="LTCT-3P-v3", obis="1.0.1.8.0.255",
+                          scaler=0, unit="Wh", value=int(val), sent_unit="kWh"),
+                   pod=w.pick(pods("ingest", t, 4)), version="2.14.0")
         t += timedelta(seconds=w.ri(2, 9), milliseconds=w.ri(0, 999))
     t = at(0, 15, 8, 30)
     rollout(w, t, "ingest", "ami", 4)
     for i, pod in enumerate(pods("ingest", t + timedelta(minutes=3), 4)):
         ti = t + timedelta(seconds=35 + i * 20)
-        w.emit(
-            ti,
-            "ingest",
-            "INFO",
-            logfmt(ti, "INFO", "starting ingest", version="2.13.6", commit="41c07d2", go="go1.21.6"),
-            pod=pod,
-            version="2.13.6",
-        )
+        w.emit(ti, "ingest", "INFO",
+               logfmt(ti, "INFO", "starting ingest", version="2.13.6", commit="41c07d2", go="go1.21.6"),
+               pod=pod, version="2.13.6")
 
 
 def inc_oom(w: World) -> None:
@@ -2153,50 +1400,25 @@ def inc_oom(w: World) -> None:
         pod = ps[i]
         pid = w.ri(20000, 30000)
         w.emit(
-            t,
-            "kubernetes",
-            "WARN",
-            k8s(
-                "Warning",
-                "OOMKilling",
-                f"node/{node[i]}",
+            t, "kubernetes", "WARN",
+            k8s("Warning", "OOMKilling", f"node/{node[i]}",
                 f"Memory cgroup out of memory: Killed process {pid} (java) "
                 f"total-vm:{w.ri(3900000, 4200000)}kB, anon-rss:{w.ri(1040000, 1048000)}kB, "
                 f"file-rss:{w.ri(20000, 30000)}kB, shmem-rss:0kB, UID:1000 pgtables:{w.ri(2800, 3300)}kB "
-                f"oom_score_adj:{w.ri(900, 999)}",
-            ),
-            namespace="",
-            object=f"node/{node[i]}",
+                f"oom_score_adj:{w.ri(900, 999)}"),
+            namespace="", object=f"node/{node[i]}",
         )
         t1 = t + timedelta(seconds=w.ri(2, 8))
-        w.emit(
-            t1,
-            "kubernetes",
-            "WARN",
-            k8s(
-                "Warning",
-                "BackOff",
-                f"pod/{pod}",
-                "Back-off restarting failed container prepaid in pod "
-                f"{pod}_prepaid(7c1f{w.hexid(4)}-{w.hexid(4)})",
-            ),
-            namespace="prepaid",
-            object=f"pod/{pod}",
-        )
+        w.emit(t1, "kubernetes", "WARN",
+               k8s("Warning", "BackOff", f"pod/{pod}",
+                   "Back-off restarting failed container prepaid in pod "
+                   f"{pod}_prepaid(7c1f{w.hexid(4)}-{w.hexid(4)})"),
+               namespace="prepaid", object=f"pod/{pod}")
         t2 = t1 + timedelta(seconds=w.ri(10, 40))
-        w.emit(
-            t2,
-            "kubernetes",
-            "INFO",
-            k8s(
-                "Normal",
-                "Pulled",
-                f"pod/{pod}",
-                'Container image "acr-gridco.azurecr.io/prepaid:5.3.2" already present on machine',
-            ),
-            namespace="prepaid",
-            object=f"pod/{pod}",
-        )
+        w.emit(t2, "kubernetes", "INFO",
+               k8s("Normal", "Pulled", f"pod/{pod}",
+                   'Container image "acr-gridco.azurecr.io/prepaid:5.3.2" already present on machine'),
+               namespace="prepaid", object=f"pod/{pod}")
         spring_start(w, t2 + timedelta(seconds=2), "prepaid", "", "PrepaidApplication", pod, "5.3.2")
         kills += 1
         t += timedelta(seconds=w.ri(70, 200))
@@ -2212,91 +1434,46 @@ def inc_leak(w: World) -> None:
     pod = pods("billing", t, 2)[1]
     while t < LEAK[1]:
         w.emit(
-            t,
-            "billing",
-            "WARN",
-            pyjson(
-                t,
-                "WARNING",
-                "billing.ebill.photo",
-                f"meter photo not found for {w.account()} "
-                "(https://gridcometerphotos.blob.core.windows.net/photos/"
-                f"{t.astimezone(IST):%Y/%m}/{w.hexid(12)}.jpg): BlobNotFound; rendering without photo",
-            ),
-            pod=pod,
-            version="3.9.1",
+            t, "billing", "WARN",
+            pyjson(t, "WARNING", "billing.ebill.photo",
+                   f"meter photo not found for {w.account()} "
+                   "(https://gridcometerphotos.blob.core.windows.net/photos/"
+                   f"{t.astimezone(IST):%Y/%m}/{w.hexid(12)}.jpg): BlobNotFound; rendering without photo"),
+            pod=pod, version="3.9.1",
         )
         t += timedelta(seconds=w.ri(6, 16), milliseconds=w.ri(0, 999))
     # pg-billing: first refusals when the leaked sessions reach max_connections
     t = TOO_MANY[0]
     while t < TOO_MANY[1]:
-        user, app = w.pick(
-            [
-                ("prepaid", "PostgreSQL JDBC Driver"),
-                ("prepaid", "PostgreSQL JDBC Driver"),
-                ("billing", "billing-api"),
-                ("outage", "oms"),
-            ]
-        )
-        w.emit(
-            t,
-            "postgres",
-            "FATAL",
-            pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
-            instance="pg-billing",
-            pod="pg-billing-0",
-        )
+        user, app = w.pick([("prepaid", "PostgreSQL JDBC Driver"), ("prepaid", "PostgreSQL JDBC Driver"),
+                            ("billing", "billing-api"), ("outage", "oms")])
+        w.emit(t, "postgres", "FATAL",
+               pgline(t, w.newpid(), f"{user}@billing", "FATAL", "sorry, too many clients already"),
+               instance="pg-billing", pod="pg-billing-0")
         t += timedelta(seconds=w.ri(2, 12), milliseconds=w.ri(0, 999))
     # prepaid: every request that needs a new connection waits 30 s for the pool and fails
     t = TOO_MANY[0] + timedelta(seconds=31)
     while t < TOO_MANY[1]:
         ppod = w.pick(pods("prepaid", t, 3))
-        w.emit(
-            t,
-            "prepaid",
-            "ERROR",
-            spring(
-                t,
-                "ERROR",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "o.h.engine.jdbc.spi.SqlExceptionHelper",
-                "HikariPool-1 - Connection is not available, request timed out after 30000ms.",
-            ),
-            pod=ppod,
-        )
+        w.emit(t, "prepaid", "ERROR",
+               spring(t, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+                      "HikariPool-1 - Connection is not available, request timed out after 30000ms."),
+               pod=ppod)
         t += timedelta(seconds=w.ri(5, 25), milliseconds=w.ri(0, 999))
     # the DBA ends the leaked sessions after the rollback
     t = at(1, 7, 22, 50)
     for _ in range(24):
-        w.emit(
-            t,
-            "postgres",
-            "FATAL",
-            pgline(
-                t,
-                w.newpid(),
-                "billing@billing",
-                "FATAL",
-                "terminating connection due to administrator command",
-            ),
-            instance="pg-billing",
-            pod="pg-billing-0",
-        )
+        w.emit(t, "postgres", "FATAL",
+               pgline(t, w.newpid(), "billing@billing", "FATAL",
+                      "terminating connection due to administrator command"),
+               instance="pg-billing", pod="pg-billing-0")
         t += timedelta(milliseconds=w.ri(5, 40))
     w.emit(
-        t,
-        "postgres",
-        "INFO",
-        pgline(
-            t,
-            31002,
-            "dba_kiran@billing",
-            "LOG",
-            "statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
-            "'ebill-worker' AND state = 'idle in transaction';",
-        ),
-        instance="pg-billing",
-        pod="pg-billing-0",
+        t, "postgres", "INFO",
+        pgline(t, 31002, "dba_kiran@billing", "LOG",
+               "statement: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
+               "'ebill-worker' AND state = 'idle in transaction';"),
+        instance="pg-billing", pod="pg-billing-0",
     )
 
 
@@ -2304,34 +1481,17 @@ def inc_limit(w: World) -> None:
     """GRID-07: nginx reload with the zone's rate at 5r/s (keyed on the LB's SNAT addresses)."""
     t = at(1, 10, 1, 31)
     for pod in pods("api-gateway", t, 3):
-        w.emit(
-            t,
-            "api-gateway",
-            "INFO",
-            nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "),
-            pod=pod,
-            stream="error",
-        )
+        w.emit(t, "api-gateway", "INFO",
+               nginx_err(t, "notice", 0, "signal process started").replace(" *0 ", " "), pod=pod,
+               stream="error")
         t1 = t + timedelta(milliseconds=w.ri(100, 600))
-        w.emit(
-            t1,
-            "api-gateway",
-            "INFO",
-            nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod,
-            stream="error",
-        )
+        w.emit(t1, "api-gateway", "INFO", nginx_err(t1, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+               pod=pod, stream="error")
         t += timedelta(seconds=3)
     t = at(1, 10, 41, 12)
     for pod in pods("api-gateway", t, 3):
-        w.emit(
-            t,
-            "api-gateway",
-            "INFO",
-            nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
-            pod=pod,
-            stream="error",
-        )
+        w.emit(t, "api-gateway", "INFO", nginx_err(t, "notice", 0, "reconfiguring").replace(" *0 ", " "),
+               pod=pod, stream="error")
         t += timedelta(seconds=3)
 
 
@@ -2339,128 +1499,69 @@ def inc_vacuum(w: World) -> None:
     """GRID-08: a DBA's VACUUM FULL on reading_daily holds an ACCESS EXCLUSIVE lock for 49 minutes."""
     t = VACUUM[0]
     vpid = 30417
-    w.emit(
-        t,
-        "postgres",
-        "INFO",
-        pgline(t, vpid, "dba_kiran@mdm", "LOG", "statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
-    )
+    w.emit(t, "postgres", "INFO",
+           pgline(t, vpid, "dba_kiran@mdm", "LOG", "statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
+           instance="pg-mdm", pod="pg-mdm-0", application_name="psql")
     t1 = t + timedelta(milliseconds=40)
     w.emit(
-        t1,
-        "postgres",
-        "INFO",
-        pgline(t1, vpid, "dba_kiran@mdm", "INFO", 'vacuuming "mdm.reading_daily"'),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        t1, "postgres", "INFO", pgline(t1, vpid, "dba_kiran@mdm", "INFO", 'vacuuming "mdm.reading_daily"'),
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t = VACUUM[0] + timedelta(seconds=70)
     mpods = pods("mdm", t, 3)
     while t < VACUUM[1]:
         p = w.newpid()
         w.emit(
-            t,
-            "postgres",
-            "INFO",
+            t, "postgres", "INFO",
             pgline(
-                t,
-                p,
-                "mdm@mdm",
-                "LOG",
+                t, p, "mdm@mdm", "LOG",
                 f"process {p} still waiting for RowExclusiveLock on relation 16812 of database 16401 after "
                 f"1000.{w.ri(100, 999)} ms",
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
-        w.emit(
-            t,
-            "postgres",
-            "INFO",
-            pgline(t, p, "mdm@mdm", "DETAIL", f"Process holding the lock: {vpid}. Wait queue: {p}."),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
-        )
+        w.emit(t, "postgres", "INFO",
+               pgline(t, p, "mdm@mdm", "DETAIL", f"Process holding the lock: {vpid}. Wait queue: {p}."),
+               instance="pg-mdm", pod="pg-mdm-0")
         t2 = t + timedelta(seconds=9)
         w.emit(
-            t2,
-            "postgres",
-            "ERROR",
-            pgline(t2, p, "mdm@mdm", "ERROR", "canceling statement due to lock timeout"),
-            instance="pg-mdm",
+            t2, "postgres", "ERROR",
+            pgline(t2, p, "mdm@mdm", "ERROR", "canceling statement due to lock timeout"), instance="pg-mdm",
             pod="pg-mdm-0",
         )
         w.emit(
-            t2,
-            "postgres",
-            "INFO",
+            t2, "postgres", "INFO",
             pgline(
-                t2,
-                p,
-                "mdm@mdm",
-                "STATEMENT",
+                t2, p, "mdm@mdm", "STATEMENT",
                 "INSERT INTO mdm.reading_daily (meter_id, day, kwh_import, kwh_export, source) VALUES ($1, "
                 "$2, $3, $4, $5) ON CONFLICT (meter_id, day) DO UPDATE SET kwh_import = "
                 "EXCLUDED.kwh_import, kwh_export = EXCLUDED.kwh_export, source = EXCLUDED.source",
             ),
-            instance="pg-mdm",
-            pod="pg-mdm-0",
+            instance="pg-mdm", pod="pg-mdm-0",
         )
         t3 = t2 + timedelta(milliseconds=w.ri(3, 20))
-        w.emit(
-            t3,
-            "mdm",
-            "ERROR",
-            spring(
-                t3,
-                "ERROR",
-                f"ntainer#0-{w.ri(0, 5)}-C-1",
-                "c.g.mdm.agg.DailyUpsertListener",
-                "daily aggregate upsert failed, batch will be retried: "
-                "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; "
-                "SQL [INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
-                "mdm",
-            ),
-            pod=w.pick(mpods),
-            version=version("mdm", t3),
-        )
+        w.emit(t3, "mdm", "ERROR",
+               spring(t3, "ERROR", f"ntainer#0-{w.ri(0, 5)}-C-1", "c.g.mdm.agg.DailyUpsertListener",
+                      "daily aggregate upsert failed, batch will be retried: "
+                      "org.springframework.dao.CannotAcquireLockException: PreparedStatementCallback; SQL "
+                      "[INSERT INTO mdm.reading_daily ...]; ERROR: canceling statement due to lock timeout",
+                      "mdm"),
+               pod=w.pick(mpods), version=version("mdm", t3))
         t += timedelta(seconds=w.ri(12, 40), milliseconds=w.ri(0, 999))
     t = VACUUM[1]
     w.emit(
-        t,
-        "postgres",
-        "INFO",
+        t, "postgres", "INFO",
         pgline(
-            t,
-            vpid,
-            "dba_kiran@mdm",
-            "INFO",
+            t, vpid, "dba_kiran@mdm", "INFO",
             '"mdm.reading_daily": found 0 removable, 41273410 nonremovable row versions in 2291722 pages',
         ),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
+        instance="pg-mdm", pod="pg-mdm-0", application_name="psql",
     )
     t1 = t + timedelta(milliseconds=200)
-    w.emit(
-        t1,
-        "postgres",
-        "INFO",
-        pgline(
-            t1,
-            vpid,
-            "dba_kiran@mdm",
-            "LOG",
-            "duration: 2960114.228 ms  statement: VACUUM FULL VERBOSE mdm.reading_daily;",
-        ),
-        instance="pg-mdm",
-        pod="pg-mdm-0",
-        application_name="psql",
-    )
+    w.emit(t1, "postgres", "INFO",
+           pgline(t1, vpid, "dba_kiran@mdm", "LOG",
+                  "duration: 2960114.228 ms  statement: VACUUM FULL VERBOSE mdm.reading_daily;"),
+           instance="pg-mdm", pod="pg-mdm-0", application_name="psql")
 
 
 def inc_takeover(w: World) -> None:
@@ -2468,14 +1569,8 @@ def inc_takeover(w: World) -> None:
     d = at(1, 16, 52)
     canary = "head-end-canary-0"
     t = d + timedelta(seconds=60)
-    w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
-        namespace="ami",
-        object=f"pod/{canary}",
-    )
+    w.emit(t, "kubernetes", "INFO", k8s("Normal", "Created", f"pod/{canary}", "Created container head-end"),
+           namespace="ami", object=f"pod/{canary}")
     spring_start(w, t + timedelta(seconds=3), "head-end", "", "HesApplication", canary, "6.2.0")
     stable = pods("head-end", t, 2)[0]
     peers = {stable: "10.244.3.12", canary: "10.244.6.19"}
@@ -2485,84 +1580,44 @@ def inc_takeover(w: World) -> None:
         old = stable if cur == canary else canary
         port = w.ri(33000, 60000)
         w.emit(
-            t,
-            "emqx",
-            "INFO",
-            erl(
-                t,
-                "info",
+            t, "emqx", "INFO",
+            erl(t, "info",
                 f"clientid: hes-primary, username: hes, peername: {peers[cur]}:{port}, proto_ver: 5, msg: "
-                "client_connected, clean_start: false",
-            ),
-            pod="emqx-1",
-            node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+                "client_connected, clean_start: false"),
+            pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
         )
         t1 = t + timedelta(milliseconds=w.ri(2, 9))
-        w.emit(
-            t1,
-            "emqx",
-            "WARN",
-            erl(
-                t1,
-                "warning",
-                f"clientid: hes-primary, peername: {peers[old]}:{w.ri(33000, 60000)}, msg: "
-                f"session_takenover, new_peer: {peers[cur]}:{port}",
-            ),
-            pod="emqx-1",
-            node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
-        )
+        w.emit(t1, "emqx", "WARN",
+               erl(t1, "warning",
+                   f"clientid: hes-primary, peername: {peers[old]}:{w.ri(33000, 60000)}, msg: "
+                   f"session_takenover, new_peer: {peers[cur]}:{port}"),
+               pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local")
         t2 = t1 + timedelta(milliseconds=w.ri(30, 200))
         w.emit(
-            t2,
-            "head-end",
-            "WARN",
-            log4j(
-                t2,
-                "WARN",
-                "MQTT Call: hes-primary",
-                "c.g.hes.mqtt.MqttSession",
-                "MQTT connection lost (hes-primary@tcp://emqx.mqtt.svc.cluster.local:1883): Connection "
-                "lost (32109) - java.io.EOFException; reconnecting in 1s",
-            ),
-            pod=old,
-            version="6.2.0" if old == canary else "6.1.4",
+            t2, "head-end", "WARN",
+            log4j(t2, "WARN", "MQTT Call: hes-primary", "c.g.hes.mqtt.MqttSession",
+                  "MQTT connection lost (hes-primary@tcp://emqx.mqtt.svc.cluster.local:1883): Connection "
+                  "lost (32109) - java.io.EOFException; reconnecting in 1s"),
+            pod=old, version="6.2.0" if old == canary else "6.1.4",
         )
         cur = old
         t += timedelta(seconds=w.ri(2, 9), milliseconds=w.ri(0, 999))
     t = TAKEOVER[0] + timedelta(minutes=10, seconds=5)
     while t < TAKEOVER[1] + timedelta(minutes=3):
         msg = f"DCU {w.dcu()} OFFLINE: no heartbeat for {w.ri(601, 700)}s"
-        w.emit(
-            t,
-            "head-end",
-            "WARN",
-            log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
-            pod=stable,
-        )
+        w.emit(t, "head-end", "WARN", log4j(t, "WARN", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor", msg),
+               pod=stable)
         t += timedelta(seconds=w.ri(1, 6), milliseconds=w.ri(0, 999))
     t = TAKEOVER[1]
     w.emit(
-        t,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Killing", f"pod/{canary}", "Stopping container head-end"),
-        namespace="ami",
-        object=f"pod/{canary}",
+        t, "kubernetes", "INFO", k8s("Normal", "Killing", f"pod/{canary}", "Stopping container head-end"),
+        namespace="ami", object=f"pod/{canary}",
     )
     t1 = t + timedelta(minutes=2)
-    w.emit(
-        t1,
-        "head-end",
-        "INFO",
-        log4j(
-            t1,
-            "INFO",
-            "hb-sweep",
-            "c.g.hes.dcu.HeartbeatMonitor",
-            "heartbeats resumed: 604 DCUs back ONLINE in the last 120s",
-        ),
-        pod=stable,
-    )
+    w.emit(t1, "head-end", "INFO",
+           log4j(t1, "INFO", "hb-sweep", "c.g.hes.dcu.HeartbeatMonitor",
+                 "heartbeats resumed: 604 DCUs back ONLINE in the last 120s"),
+           pod=stable)
 
 
 def inc_dns(w: World) -> None:
@@ -2570,139 +1625,71 @@ def inc_dns(w: World) -> None:
     node = "aks-system-38145-vmss000001"
     cd = ["coredns-6d9c7b5f84-2kq7x", "coredns-6d9c7b5f84-x4p9m"]
     t = at(1, 20, 5, 50)
-    w.emit(
-        t,
-        "kubernetes",
-        "WARN",
-        k8s("Warning", "NodeNotReady", f"node/{node}", f"Node {node} status is now: NodeNotReady"),
-        namespace="",
-        object=f"node/{node}",
-    )
+    w.emit(t, "kubernetes", "WARN",
+           k8s("Warning", "NodeNotReady", f"node/{node}", f"Node {node} status is now: NodeNotReady"),
+           namespace="", object=f"node/{node}")
     for i, p in enumerate(cd):
         ti = t + timedelta(seconds=1 + i)
-        w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
-            k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
-            namespace="kube-system",
-            object=f"pod/{p}",
-        )
+        w.emit(ti, "kubernetes", "WARN", k8s("Warning", "NodeNotReady", f"pod/{p}", "Node is not ready"),
+               namespace="kube-system", object=f"pod/{p}")
     t1 = at(1, 20, 6, 20)
-    w.emit(
-        t1,
-        "kubernetes",
-        "WARN",
-        k8s(
-            "Warning",
-            "FailedToUpdateEndpoint",
-            "endpoints/kube-dns",
-            "Failed to update endpoint kube-system/kube-dns: endpoints has no ready addresses",
-        ),
-        namespace="kube-system",
-        object="endpoints/kube-dns",
-    )
+    w.emit(t1, "kubernetes", "WARN",
+           k8s("Warning", "FailedToUpdateEndpoint", "endpoints/kube-dns",
+               "Failed to update endpoint kube-system/kube-dns: endpoints has no ready addresses"),
+           namespace="kube-system", object="endpoints/kube-dns")
     t2 = at(1, 20, 11, 0)
     for i, p in enumerate(cd):
         ti = t2 + timedelta(seconds=i)
         w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
+            ti, "kubernetes", "WARN",
             k8s("Warning", "TaintManagerEviction", f"pod/{p}", "Marking for deletion Pod kube-system/" + p),
-            namespace="kube-system",
-            object=f"pod/{p}",
+            namespace="kube-system", object=f"pod/{p}",
         )
     t3 = at(1, 20, 11, 5)
     for i in range(2):
         np = f"coredns-6d9c7b5f84-{w.hexid(4)}{i}"
         ti = t3 + timedelta(seconds=i)
         w.emit(
-            ti,
-            "kubernetes",
-            "WARN",
-            k8s(
-                "Warning",
-                "FailedScheduling",
-                f"pod/{np}",
+            ti, "kubernetes", "WARN",
+            k8s("Warning", "FailedScheduling", f"pod/{np}",
                 "0/9 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: "
-                "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 "
-                "nodes are available: 9 Preemption is not helpful for scheduling.",
-            ),
-            namespace="kube-system",
-            object=f"pod/{np}",
+                "}, 8 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are "
+                "available: 9 Preemption is not helpful for scheduling."),
+            namespace="kube-system", object=f"pod/{np}",
         )
     t4 = at(1, 20, 37, 40)
-    w.emit(
-        t4,
-        "kubernetes",
-        "INFO",
-        k8s(
-            "Normal",
-            "Scheduled",
-            "pod/coredns-6d9c7b5f84-q8t2w",
-            "Successfully assigned kube-system/coredns-6d9c7b5f84-q8t2w to aks-system-38145-vmss000000",
-        ),
-        namespace="kube-system",
-        object="pod/coredns-6d9c7b5f84-q8t2w",
-    )
+    w.emit(t4, "kubernetes", "INFO",
+           k8s("Normal", "Scheduled", "pod/coredns-6d9c7b5f84-q8t2w",
+               "Successfully assigned kube-system/coredns-6d9c7b5f84-q8t2w to aks-system-38145-vmss000000"),
+           namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w")
     t5 = t4 + timedelta(seconds=30)
-    w.emit(
-        t5,
-        "kubernetes",
-        "INFO",
-        k8s("Normal", "Started", "pod/coredns-6d9c7b5f84-q8t2w", "Started container coredns"),
-        namespace="kube-system",
-        object="pod/coredns-6d9c7b5f84-q8t2w",
-    )
+    w.emit(t5, "kubernetes", "INFO",
+           k8s("Normal", "Started", "pod/coredns-6d9c7b5f84-q8t2w", "Started container coredns"),
+           namespace="kube-system", object="pod/coredns-6d9c7b5f84-q8t2w")
     # other components, each in its own words
     t = DNS[0] + timedelta(seconds=20)
     while t < DNS[1]:
         x = w.r()
         if x < 0.25:
-            w.emit(
-                t,
-                "head-end",
-                "ERROR",
-                log4j(
-                    t,
-                    "ERROR",
-                    "MQTT Rec: hes-primary",
-                    "c.g.hes.mqtt.MqttSession",
-                    "reconnect failed: MqttException (0) - java.net.UnknownHostException: "
-                    "emqx.mqtt.svc.cluster.local",
-                ),
-                pod=pods("head-end", t, 2)[0],
-            )
+            w.emit(t, "head-end", "ERROR",
+                   log4j(t, "ERROR", "MQTT Rec: hes-primary", "c.g.hes.mqtt.MqttSession",
+                         "reconnect failed: MqttException (0) - java.net.UnknownHostException: "
+                         "emqx.mqtt.svc.cluster.local"),
+                   pod=pods("head-end", t, 2)[0])
         elif x < 0.5:
             b = w.ri(0, 2)
-            w.emit(
-                t,
-                "mdm",
-                "WARN",
-                spring(
-                    t,
-                    "WARN",
-                    "ntainer#0-0-C-1",
-                    "o.apache.kafka.clients.NetworkClient",
-                    "[Consumer clientId=mdm-vee-0, groupId=mdm-vee] Error connecting to node "
-                    f"kafka-{b}.kafka-headless.streaming.svc.cluster.local:9092 (id: {b + 1} rack: "
-                    f"centralindia-{b + 1})",
-                    "mdm",
-                ),
-                pod=w.pick(pods("mdm", t, 3)),
-            )
+            w.emit(t, "mdm", "WARN",
+                   spring(t, "WARN", "ntainer#0-0-C-1", "o.apache.kafka.clients.NetworkClient",
+                          "[Consumer clientId=mdm-vee-0, groupId=mdm-vee] Error connecting to node "
+                          f"kafka-{b}.kafka-headless.streaming.svc.cluster.local:9092 (id: {b + 1} rack: "
+                          f"centralindia-{b + 1})", "mdm"),
+                   pod=w.pick(pods("mdm", t, 3)))
         elif x < 0.75:
             host = w.pick(pods("outage", t, 2))
             w.emit(
-                t,
-                "outage",
-                "ERROR",
+                t, "outage", "ERROR",
                 pino(
-                    t,
-                    "ERROR",
-                    host,
-                    "kafka connection error",
+                    t, "ERROR", host, "kafka connection error",
                     err=(
                         f"getaddrinfo EAI_AGAIN kafka-{w.ri(0, 2)}.kafka-headless.streaming.svc.cluster.local"
                     ),
@@ -2712,19 +1699,12 @@ def inc_dns(w: World) -> None:
             )
         else:
             ti = t
-            w.emit(
-                ti,
-                "rabbitmq",
-                "WARN",
-                erl(
-                    ti,
-                    "warning",
-                    f"<0.{w.ri(10000, 60000)}.0> closing AMQP connection <0.{w.ri(10000, 60000)}.0> "
-                    f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672, "
-                    "vhost: 'grid', user: 'head-end'):\nmissed heartbeats from client, timeout: 60s",
-                ),
-                pod="rabbitmq-0",
-            )
+            w.emit(ti, "rabbitmq", "WARN",
+                   erl(ti, "warning",
+                       f"<0.{w.ri(10000, 60000)}.0> closing AMQP connection <0.{w.ri(10000, 60000)}.0> "
+                       f"(10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)} -> 10.244.9.5:5672, "
+                       "vhost: 'grid', user: 'head-end'):\nmissed heartbeats from client, timeout: 60s"),
+                   pod="rabbitmq-0")
         t += timedelta(seconds=w.ri(4, 16), milliseconds=w.ri(0, 999))
 
 
@@ -2736,37 +1716,21 @@ def inc_export(w: World) -> None:
     while t < EXPORT[1]:
         m = w.meter()
         w.emit(
-            t,
-            "mdm",
-            "ERROR",
-            spring(
-                t,
-                "ERROR",
-                f"http-nio-8080-exec-{w.ri(1, 60)}",
-                "c.g.mdm.api.UsageController",
-                f"GET /api/v1/usage/daily meter={m} failed after 5003 ms: "
-                "org.springframework.dao.QueryTimeoutException: PreparedStatementCallback; SQL [SELECT "
-                "day, kwh_import, kwh_export, source "
-                "FROM mdm.reading_daily WHERE meter_id = ? AND day >= ? ORDER BY day]; "
-                "ERROR: canceling statement due to statement timeout",
-                "mdm",
-            ),
-            pod=w.pick(mpods),
-            version=version("mdm", t),
+            t, "mdm", "ERROR",
+            spring(t, "ERROR", f"http-nio-8080-exec-{w.ri(1, 60)}", "c.g.mdm.api.UsageController",
+                   f"GET /api/v1/usage/daily meter={m} failed after 5003 ms: "
+                   "org.springframework.dao.QueryTimeoutException: PreparedStatementCallback; SQL [SELECT "
+                   "day, kwh_import, kwh_export, source "
+                   "FROM mdm.reading_daily WHERE meter_id = ? AND day >= ? ORDER BY day]; "
+                   "ERROR: canceling statement due to statement timeout", "mdm"),
+            pod=w.pick(mpods), version=version("mdm", t),
         )
         t += timedelta(seconds=w.ri(4, 14), milliseconds=w.ri(0, 999))
     w.emit(
-        EXPORT[1],
-        "kubernetes",
-        "INFO",
-        k8s(
-            "Normal",
-            "Killing",
-            f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
-            "Stopping container export",
-        ),
-        namespace="reporting",
-        object="job/regulatory-export",
+        EXPORT[1], "kubernetes", "INFO",
+        k8s("Normal", "Killing", f"pod/regulatory-export-{int(EXPORT[0].timestamp() // 60)}-{w.hexid(4)}7",
+            "Stopping container export"),
+        namespace="reporting", object="job/regulatory-export",
     )
 
 
@@ -2776,15 +1740,8 @@ def inc_dlr(w: World) -> None:
     while t < DLR[1]:
         pod = w.pick(pods("notifier", t, 2))
         tmpl = w.pick(
-            [
-                "BILL_DUE_HI",
-                "BILL_DUE_MR",
-                "RECHARGE_OK_HI",
-                "LOW_BAL_MR",
-                "OUTAGE_ETR_EN",
-                "OTP_EN",
-                "RECHARGE_OK_MR",
-            ]
+            ["BILL_DUE_HI", "BILL_DUE_MR", "RECHARGE_OK_HI", "LOW_BAL_MR", "OUTAGE_ETR_EN", "OTP_EN",
+             "RECHARGE_OK_MR"]
         )
         msg = (
             f"DLR msgid={w.hexid(16)} status=EXPIRED err=EXP operator=OP-3 template={tmpl} "
@@ -2802,24 +1759,10 @@ def inc_panic(w: World) -> None:
         ps = pods("ingest", t, 4)
         pod = ps[k % 4]
         t0 = t - timedelta(milliseconds=w.ri(3, 20))
-        w.emit(
-            t0,
-            "ingest",
-            "INFO",
-            logfmt(
-                t0,
-                "INFO",
-                "decoding load profile",
-                dcu="DCU-MUM-N-0117",
-                meter="MTR-MUM-N-1408812",
-                model="LTCT-3P-v4",
-                channels=13,
-                mqtt_topic="dcu/DCU-MUM-N-0117/reads",
-                qos=1,
-            ),
-            pod=pod,
-            version=version("ingest", t),
-        )
+        w.emit(t0, "ingest", "INFO",
+               logfmt(t0, "INFO", "decoding load profile", dcu="DCU-MUM-N-0117", meter="MTR-MUM-N-1408812",
+                      model="LTCT-3P-v4", channels=13, mqtt_topic="dcu/DCU-MUM-N-0117/reads", qos=1),
+               pod=pod, version=version("ingest", t))
         trace = (
             "panic: runtime error: index out of range [12] with length 12\n\ngoroutine "
             f"{w.ri(1000, 9000)} [running]:\n"
@@ -2831,64 +1774,37 @@ def inc_panic(w: World) -> None:
         w.emit(t, "ingest", "ERROR", trace, pod=pod, version=version("ingest", t), stream="stderr")
         t1 = t + timedelta(seconds=w.ri(1, 3))
         w.emit(
-            t1,
-            "kubernetes",
-            "WARN",
-            k8s(
-                "Warning",
-                "BackOff",
-                f"pod/{pod}",
-                f"Back-off restarting failed container ingest in pod {pod}_ami({w.hexid(8)}-{w.hexid(4)})",
-            ),
-            namespace="ami",
-            object=f"pod/{pod}",
+            t1, "kubernetes", "WARN",
+            k8s("Warning", "BackOff", f"pod/{pod}",
+                f"Back-off restarting failed container ingest in pod {pod}_ami({w.hexid(8)}-{w.hexid(4)})"),
+            namespace="ami", object=f"pod/{pod}",
         )
         if w.r() < 0.5:
             t2 = t1 + timedelta(milliseconds=w.ri(100, 900))
             w.emit(
-                t2,
-                "emqx",
-                "INFO",
-                erl(
-                    t2,
-                    "info",
+                t2, "emqx", "INFO",
+                erl(t2, "info",
                     f"clientid: ingest-{pod.rsplit('-', 1)[1]}, peername: "
                     f"10.244.{w.ri(2, 9)}.{w.ri(10, 60)}:{w.ri(30000, 60000)}, msg: client_disconnected, "
-                    "reason: tcp_closed, shared_sub: $share/ingest/dcu/+/reads, redispatch: 1",
-                ),
-                pod="emqx-1",
-                node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
+                    "reason: tcp_closed, shared_sub: $share/ingest/dcu/+/reads, redispatch: 1"),
+                pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
             )
         k += 1
         t += timedelta(seconds=w.ri(15, 70))
     t = PANIC[1]
-    w.emit(
-        t,
-        "emqx",
-        "INFO",
-        erl(
-            t,
-            "info",
-            "msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "
-            '"ingest '
-            "crash loop "
-            'INC-4503", until: '
-            "2026-01-23T19:52:40+05:30",
-        ),
-        pod="emqx-1",
-        node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local",
-    )
+    w.emit(t, "emqx", "INFO",
+           erl(t, "info",
+               'msg: banned, who: clientid DCU-MUM-N-0117, by: ops-admin, reason: "ingest crash loop '
+               'INC-4503", until: 2026-01-23T19:52:40+05:30'),
+           pod="emqx-1", node="emqx@emqx-1.emqx-headless.mqtt.svc.cluster.local")
     for i, pod in enumerate(pods("ingest", t, 4)):
         ti = t + timedelta(seconds=20 + i * 5)
         w.emit(
-            ti,
-            "ingest",
-            "INFO",
+            ti, "ingest", "INFO",
             logfmt(
                 ti, "INFO", "starting ingest", version=version("ingest", t), commit="c28d0e9", go="go1.21.6"
             ),
-            pod=pod,
-            version=version("ingest", t),
+            pod=pod, version=version("ingest", t),
         )
 
 
@@ -2898,11 +1814,7 @@ def clean_deploys(w: World) -> None:
         if start < DAY0 or did in ("DEP-7305", "DEP-7306", "DEP-7308", "DEP-7312", "DEP-7313"):
             continue
         ns = {
-            "outage": "oms",
-            "prepaid": "prepaid",
-            "notifier": "notify",
-            "mdm": "mdm",
-            "billing": "billing",
+            "outage": "oms", "prepaid": "prepaid", "notifier": "notify", "mdm": "mdm", "billing": "billing",
             "ingest": "ami",
         }[svc]
         n = {"prepaid": 3, "mdm": 3, "ingest": 4}.get(svc, 2)
@@ -2911,46 +1823,22 @@ def clean_deploys(w: World) -> None:
         for i, pod in enumerate(pods(svc, start + timedelta(seconds=dur + 1), n)):
             ti = t + timedelta(seconds=5 + i * 40)
             if svc in ("prepaid", "mdm"):
-                spring_start(
-                    w,
-                    ti,
-                    svc,
-                    "mdm" if svc == "mdm" else "",
-                    {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc],
-                    pod,
-                    ver,
-                )
+                spring_start(w, ti, svc, "mdm" if svc == "mdm" else "",
+                             {"prepaid": "PrepaidApplication", "mdm": "MdmApplication"}[svc], pod, ver)
             elif svc == "outage":
-                w.emit(
-                    ti,
-                    "outage",
-                    "INFO",
-                    pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
-                    pod=pod,
-                )
+                w.emit(ti, "outage", "INFO", pino(ti, "INFO", pod, "oms listening", port=3000, version=ver),
+                       pod=pod)
             elif svc == "ingest":
-                w.emit(
-                    ti,
-                    "ingest",
-                    "INFO",
-                    logfmt(ti, "INFO", "starting ingest", version=ver, commit="e51a9b0", go="go1.21.6"),
-                    pod=pod,
-                    version=ver,
-                )
+                w.emit(ti, "ingest", "INFO",
+                       logfmt(ti, "INFO", "starting ingest", version=ver, commit="e51a9b0", go="go1.21.6"),
+                       pod=pod, version=ver)
             elif svc == "billing":
-                w.emit(
-                    ti,
-                    "billing",
-                    "INFO",
-                    pyjson(ti, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(7, 20)}"),
-                    pod=pod,
-                    version=ver,
-                )
+                w.emit(ti, "billing", "INFO",
+                       pyjson(ti, "INFO", "gunicorn.error", f"Booting worker with pid: {w.ri(7, 20)}"),
+                       pod=pod, version=ver)
             else:
                 w.emit(
-                    ti,
-                    svc,
-                    "INFO",
+                    ti, svc, "INFO",
                     pylog(
                         ti, "INFO", f"{svc}.main", f"{svc} {ver} started, consuming notify.sms prefetch=50"
                     ),
@@ -3040,14 +1928,10 @@ def metrics(w: World) -> None:
 
     svc_base = {
         # rps at load 1, p50, p99, error_pct, cpu, mem
-        "api-gateway": (210, 38, 420, 0.35, 22, 180),
-        "prepaid": (31, 24, 310, 0.2, 35, 760),
-        "head-end": (48, 90, 1800, 0.9, 41, 2300),
-        "ingest": (1340, 6, 40, 0.05, 38, 410),
-        "mdm": (120, 35, 380, 0.15, 46, 2900),
-        "billing": (22, 55, 900, 0.3, 28, 620),
-        "outage": (15, 12, 140, 0.1, 14, 240),
-        "notifier": (19, 80, 1400, 7.5, 11, 190),
+        "api-gateway": (210, 38, 420, 0.35, 22, 180), "prepaid": (31, 24, 310, 0.2, 35, 760),
+        "head-end": (48, 90, 1800, 0.9, 41, 2300), "ingest": (1340, 6, 40, 0.05, 38, 410),
+        "mdm": (120, 35, 380, 0.15, 46, 2900), "billing": (22, 55, 900, 0.3, 28, 620),
+        "outage": (15, 12, 140, 0.1, 14, 240), "notifier": (19, 80, 1400, 7.5, 11, 190),
     }
     rows = []
     for t in ticks:
@@ -3056,12 +1940,7 @@ def metrics(w: World) -> None:
             k = f if svc not in ("ingest",) else 1.0
             r = jit(rps * k)
             a50, a99, e, c, m, restarts = (
-                jit(p50),
-                jit(p99, 0.2),
-                jit(err, 0.4),
-                jit(cpu * (0.5 + k * 0.5)),
-                jit(mem, 0.03),
-                0,
+                jit(p50), jit(p99, 0.2), jit(err, 0.4), jit(cpu * (0.5 + k * 0.5)), jit(mem, 0.03), 0,
             )
             if svc == "prepaid":
                 if t >= at(0, 10, 5) and t < OOM[1]:
@@ -3097,40 +1976,23 @@ def metrics(w: World) -> None:
                 r, a99 = jit(4), jit(9000, 0.2)
             if svc in ("head-end", "billing", "outage", "notifier") and inside(t, *DNS):
                 e = jit(40, 0.3)
-            rows.append(
-                [
-                    wall(t),
-                    svc,
-                    f"{r:.1f}",
-                    int(a50),
-                    int(a99),
-                    f"{min(e, 100):.2f}",
-                    f"{min(c, 100):.1f}",
-                    int(m),
-                    restarts,
-                ]
-            )
+            rows.append([wall(t), svc, f"{r:.1f}", int(a50), int(a99), f"{min(e, 100):.2f}",
+                         f"{min(c, 100):.1f}", int(m), restarts])
     w.table(
         "service_metrics",
-        ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"],
-        rows,
+        ["ts", "service", "rps", "p50_ms", "p99_ms", "error_pct", "cpu_pct", "mem_mb", "restarts"], rows,
     )
 
     rows = []
     for t in ticks:
         f = load(t)
         for inst, conns, maxc, cpu, iops in (
-            ("pg-mdm", 140, 500, 42, 5200),
-            ("pg-mdm-ro", 60, 500, 24, 1900),
+            ("pg-mdm", 140, 500, 42, 5200), ("pg-mdm-ro", 60, 500, 24, 1900),
             ("pg-billing", 58, 300, 18, 900),
         ):
             c, cp, io_, lw, idle_tx, lag = (
-                jit(conns * (0.7 + 0.3 * f)),
-                jit(cpu * (0.6 + 0.4 * f)),
-                jit(iops * (0.6 + 0.4 * f)),
-                0,
-                rng.randint(0, 2),
-                0.0,
+                jit(conns * (0.7 + 0.3 * f)), jit(cpu * (0.6 + 0.4 * f)), jit(iops * (0.6 + 0.4 * f)), 0,
+                rng.randint(0, 2), 0.0,
             )
             if inst == "pg-mdm-ro":
                 lag = jit(0.4, 0.5)
@@ -3144,36 +2006,12 @@ def metrics(w: World) -> None:
                 lw, io_, cp = rng.randint(18, 30), jit(7400, 0.02), jit(58)
             if inst == "pg-mdm-ro" and inside(t, *EXPORT):
                 cp, io_, c, lag = jit(97, 0.02), jit(7490, 0.005), jit(128, 0.1), jit(3.1, 0.5)
-            rows.append(
-                [
-                    wall(t),
-                    inst,
-                    int(c),
-                    maxc,
-                    f"{min(cp, 100):.1f}",
-                    int(io_),
-                    7500,
-                    lw,
-                    idle_tx,
-                    f"{lag:.1f}",
-                ]
-            )
-    w.table(
-        "db_metrics",
-        [
-            "ts",
-            "instance",
-            "connections",
-            "max_connections",
-            "cpu_pct",
-            "iops",
-            "iops_limit",
-            "lock_waits",
-            "idle_in_tx",
-            "replica_lag_s",
-        ],
-        rows,
-    )
+            rows.append([wall(t), inst, int(c), maxc, f"{min(cp, 100):.1f}", int(io_), 7500, lw, idle_tx,
+                         f"{lag:.1f}"])
+    w.table("db_metrics",
+            ["ts", "instance", "connections", "max_connections", "cpu_pct", "iops", "iops_limit",
+             "lock_waits", "idle_in_tx", "replica_lag_s"],
+            rows)
 
     rows = []
     for t in ticks:
@@ -3204,11 +2042,9 @@ def metrics(w: World) -> None:
         rows.append(
             [wall(t), "rabbitmq-0", int(jit(96, 0.05)), int(jit(60 * f + 20)), f"{mem:.0f}", 3130, depth]
         )
-    w.table(
-        "broker_metrics",
-        ["ts", "broker", "connections", "msgs_in_per_s", "mem_used_mb", "mem_limit_mb", "queue_depth"],
-        rows,
-    )
+    w.table("broker_metrics",
+            ["ts", "broker", "connections", "msgs_in_per_s", "mem_used_mb", "mem_limit_mb", "queue_depth"],
+            rows)
 
     rows = []
     for t in ticks:
@@ -3232,8 +2068,7 @@ def metrics(w: World) -> None:
                 recv = int(recv * 0.02)
             rows.append([wall(t), z, online, dcus, recv, flagged])
     w.table(
-        "meter_reads",
-        ["ts", "zone", "dcus_online", "dcus_total", "readings_written", "readings_flagged"],
+        "meter_reads", ["ts", "zone", "dcus_online", "dcus_total", "readings_written", "readings_flagged"],
         rows,
     )
 
@@ -3241,8 +2076,7 @@ def metrics(w: World) -> None:
     for t in ticks:
         f = load(t)
         for group, topic, base in (
-            ("mdm-vee", "meter.readings", 1800),
-            ("mdm-daily", "meter.readings.daily", 40),
+            ("mdm-vee", "meter.readings", 1800), ("mdm-daily", "meter.readings.daily", 40),
             ("oms-events", "meter.events", 25),
         ):
             lag = int(jit(base, 0.5))
@@ -3385,490 +2219,270 @@ def truth() -> dict:
     inc = []
     s, e = at(0, 9, 10), at(0, 9, 40)
     inc.append(
-        incident(
-            "GRID-01",
-            "logs_only",
-            "outage is opening suspected-outage tickets for whole feeders in Pune East and Nashik, but "
-            "field crews say the power is on. 09:10–09:40 IST, 20 Jan 2026. What's the root cause?",
-            "outage",
-            s,
-            e,
-            EMFILE[0],
-            "emqx",
-            "emqx-2 ran out of file descriptors at 09:04 (EMFILE, too many open files, nofile 65536): a "
-            "cellular blip at 08:58 made the PNE-E and NSK meters reconnect at once while their old "
-            "half-open TLS sockets were still held, so emqx-2 refused every new connection on 8883; the "
-            "meters the load balancer sent to emqx-2 stayed silent, head-end marked their DCUs offline and "
-            "outage opened suspected outages for "
-            "their feeders, until emqx-2 was restarted with nofile 262144 (CHG-8816) at 09:52",
-            ["emqx-2", "open files"],
-            [
-                "head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
-                "outage deploy DEP-7303 (2.8.0, crew map tiles) at 08:15",
-                "notifier DLR errors (always there)",
-            ],
-            [
-                logs("emqx", at(0, 9, 0), e, "EMFILE (Too many open files)", level="ERROR"),
-                logs("outage", s, e, "opening suspected outage", level="WARN"),
-                logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN"),
-            ],
-            runbook="dcu-offline",
-            runbook_query="many meters DCUs offline suspected outage",
-        )
+        incident("GRID-01", "logs_only",
+                 "outage is opening suspected-outage tickets for whole feeders in Pune East and Nashik, "
+                 "but field crews say the power is on. 09:10–09:40 IST, 20 Jan 2026. What's the root cause?",
+                 "outage", s, e, EMFILE[0], "emqx",
+                 "emqx-2 ran out of file descriptors at 09:04 (EMFILE, too many open files, nofile 65536): "
+                 "a cellular blip at 08:58 made the PNE-E and NSK meters reconnect at once while their old "
+                 "half-open TLS sockets were still held, so emqx-2 refused every new connection on 8883; "
+                 "the meters the load balancer sent to emqx-2 stayed silent, head-end marked their DCUs "
+                 "offline and outage opened suspected outages for their feeders, until emqx-2 was "
+                 "restarted with nofile 262144 (CHG-8816) at 09:52",
+                 ["emqx-2", "open files"],
+                 ["head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
+                  "outage deploy DEP-7303 (2.8.0, crew map tiles) at 08:15",
+                  "notifier DLR errors (always there)"],
+                 [logs("emqx", at(0, 9, 0), e, "EMFILE (Too many open files)", level="ERROR"),
+                  logs("outage", s, e, "opening suspected outage", level="WARN"),
+                  logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN")],
+                 runbook="dcu-offline", runbook_query="many meters DCUs offline suspected outage")
     )
     s, e = at(0, 11, 30), at(0, 12, 0)
     inc.append(
-        incident(
-            "GRID-02",
-            "metrics_deps",
-            "prepaid: customers recharge successfully but their supply is not reconnected — 11:30 to 12:00 "
-            "IST on 20 January 2026. What's the cause?",
-            "prepaid",
-            s,
-            e,
-            RMQ_ALARM[0],
-            "rabbitmq",
-            "rabbitmq-0 reached its memory high watermark at 11:21 (vm_memory_high_watermark, about 3.1 "
-            "GB): the notify.sms queue had grown to 1.8 million messages since 10:40 because the SMS "
-            "aggregator throttled "
-            "notifier's submits, and the memory alarm blocked every publisher on the broker, so prepaid's "
-            "RECONNECT commands to the hes.commands exchange got no publisher confirms and head-end "
-            "received no commands, until notify.sms was purged at 12:08",
-            ["rabbitmq", "watermark"],
-            [
-                "prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
-                "notifier HTTP 429 throttling warnings (always there, more since 10:40)",
-            ],
-            [
-                logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
-                sql(
-                    "SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
-                    f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
-                    f"'{zulu(e)}' ORDER BY ts",
-                    "rabbitmq-0",
-                ),
-                sql(
-                    "SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
-                    "hes.commands",
-                ),
-            ],
-            runbook="rabbitmq-alarms",
-            runbook_query="prepaid reconnect commands not reaching meters",
-        )
+        incident("GRID-02", "metrics_deps",
+                 "prepaid: customers recharge successfully but their supply is not reconnected — 11:30 to "
+                 "12:00 IST on 20 January 2026. What's the cause?", "prepaid", s, e, RMQ_ALARM[0], "rabbitmq",
+                 "rabbitmq-0 reached its memory high watermark at 11:21 (vm_memory_high_watermark, about "
+                 "3.1 GB): the notify.sms queue had grown to 1.8 million messages since 10:40 because the "
+                 "SMS aggregator throttled notifier's submits, and the memory alarm blocked every "
+                 "publisher on the broker, so prepaid's RECONNECT commands to the hes.commands exchange "
+                 "got no publisher confirms and head-end received no commands, until notify.sms was purged "
+                 "at 12:08", ["rabbitmq", "watermark"],
+                 ["prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
+                  "notifier HTTP 429 throttling warnings (always there, more since 10:40)"],
+                 [logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
+                  sql("SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
+                      f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
+                      f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0"),
+                  sql("SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
+                      "hes.commands")],
+                 runbook="rabbitmq-alarms", runbook_query="prepaid reconnect commands not reaching meters")
     )
     s, e = at(0, 14, 30), at(0, 15, 0)
     inc.append(
-        incident(
-            "GRID-03",
-            "change",
-            "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to 15:00 "
-            "IST on 20-Jan-2026. What changed?",
-            "mdm",
-            s,
-            e,
-            SCALER[0],
-            "ingest",
-            "ingest 2.14.0 (deploy DEP-7305, 14:12) took the register scaler from the meters' capture "
-            "objects instead of the static register map; the LTCT-3P meters do not report it, so their "
-            "energy registers "
-            "were decoded with scaler 0 (Wh read as kWh, 1000x too large) and mdm's spike check held about a "
-            "third of all readings, until the rollback to 2.13.6 (DEP-7306) at 15:08",
-            ["ingest", "2.14.0"],
-            [
-                "mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
-                "prepaid deploy DEP-7304 (5.3.2) at 13:40",
-            ],
-            [
-                logs("mdm", s, e, "VEE spike check failed", level="WARN"),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                    f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'",
-                    "DEP-7305",
-                ),
-                logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest"),
-            ],
-        )
+        incident("GRID-03", "change",
+                 "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to "
+                 "15:00 IST on 20-Jan-2026. What changed?", "mdm", s, e, SCALER[0], "ingest",
+                 "ingest 2.14.0 (deploy DEP-7305, 14:12) took the register scaler from the meters' capture "
+                 "objects instead of the static register map; the LTCT-3P meters do not report it, so "
+                 "their energy registers were decoded with scaler 0 (Wh read as kWh, 1000x too large) and "
+                 "mdm's spike check held about a third of all readings, until the rollback to 2.13.6 "
+                 "(DEP-7306) at 15:08", ["ingest", "2.14.0"],
+                 ["mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
+                  "prepaid deploy DEP-7304 (5.3.2) at 13:40"],
+                 [logs("mdm", s, e, "VEE spike check failed", level="WARN"),
+                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
+                      f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305"),
+                  logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest")])
     )
     s, e = at(0, 19, 5), at(0, 19, 35)
     inc.append(
-        incident(
-            "GRID-04",
-            "trap_noisy_service",
-            "api-gateway: recharges failing with 502s from about 19:00 — 19:05 to 19:35 IST, 20 Jan 2026. "
-            "notifier has been spewing errors all evening; is it notifier?",
-            "api-gateway",
-            s,
-            e,
-            OOM[0],
-            "prepaid",
-            "the prepaid pods were OOMKilled one after another from 18:58 under the evening recharge peak: "
-            "their memory limit had been cut from 1536Mi to 1024Mi that morning (CHG-8802, FinOps "
-            "rightsizing) while "
-            "the JVM still sized itself for more, so the kernel killed java in each container and the pods "
-            "crash-looped, api-gateway got connection refused / premature close from them and answered 502, "
-            "until the limit was restored (CHG-8805) at 19:46; notifier's DLR errors are the usual noise",
-            ["prepaid", "oomkill"],
-            ["notifier DLR and 429 errors (always there)", "notifier deploy DEP-7307 (1.22.0) at 18:20"],
-            [
-                logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
-                logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
-                sql(
-                    "SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                    "config_changes WHERE service = 'prepaid'",
-                    "resources.limits.memory",
-                ),
-            ],
-        )
+        incident("GRID-04", "trap_noisy_service",
+                 "api-gateway: recharges failing with 502s from about 19:00 — 19:05 to 19:35 IST, 20 Jan "
+                 "2026. notifier has been spewing errors all evening; is it "
+                 "notifier?", "api-gateway", s, e, OOM[0],
+                 "prepaid",
+                 "the prepaid pods were OOMKilled one after another from 18:58 under the evening recharge "
+                 "peak: their memory limit had been cut from 1536Mi to 1024Mi that morning (CHG-8802, "
+                 "FinOps rightsizing) while the JVM still sized itself for more, so the kernel killed java "
+                 "in each container and the pods crash-looped, api-gateway got connection refused / "
+                 "premature close from them and answered 502, until the limit was restored (CHG-8805) at "
+                 "19:46; notifier's DLR errors are the usual noise",
+                 ["prepaid", "oomkill"],
+                 ["notifier DLR and 429 errors (always there)",
+                  "notifier deploy DEP-7307 (1.22.0) at 18:20"],
+                 [logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
+                  logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
+                  sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
+                      "config_changes WHERE service = 'prepaid'", "resources.limits.memory")])
     )
     s, e = at(1, 2, 0), at(1, 2, 40)
     inc.append(
-        incident(
-            "GRID-05",
-            "no_incident",
-            "Got paged for billing warnings around 02:10 IST on 21 Jan 2026. Can you look at 02:00–02:40 "
-            "and tell me whether anything is actually broken?",
-            "billing",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            ["billing bill-run LT-IX tariff fallbacks (every night)", "notifier DLR errors (always there)"],
-            [],
-            outcome="FALLBACK",
-            note=(
-                "the nightly bill-run with its usual tariff fallback warnings; metrics at baseline, no "
-                "changes"
-            ),
-        )
+        incident("GRID-05", "no_incident",
+                 "Got paged for billing warnings around 02:10 IST on 21 Jan 2026. Can you look at "
+                 "02:00–02:40 and tell me whether anything is "
+                 "actually broken?", "billing", s, e, None, None, None, [],
+                 ["billing bill-run LT-IX tariff fallbacks (every night)",
+                  "notifier DLR errors (always there)"],
+                 [], outcome="FALLBACK",
+                 note=(
+                     "the nightly bill-run with its usual tariff fallback warnings; metrics at baseline, "
+                     "no changes"
+                 ))
     )
     s, e = at(1, 6, 45), at(1, 7, 15)
     inc.append(
-        incident(
-            "GRID-06",
-            "trap_late_symptom",
-            "prepaid: recharges erroring since ~06:50 — 06:45 to 07:15 IST, 21 Jan 2026. What broke?",
-            "prepaid",
-            s,
-            e,
-            LEAK[0],
-            "billing",
-            "billing 3.9.1 (DEP-7308, 06:08) left a pg-billing connection idle in transaction for every "
-            "e-bill "
-            "without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: from 06:12 the idle "
-            "sessions grew by ~6 a minute until pg-billing hit max_connections (300) at 06:47 and refused "
-            "everyone with 'too many clients', so prepaid's Hikari pool could not get connections and "
-            "recharges "
-            "failed, until the rollback (DEP-7309) at 07:20 and the DBA terminated the sessions at 07:22",
-            ["billing", "3.9.1"],
-            [
-                "prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
-                "'sorry, too many clients already' (a consequence, 35 minutes after the cause)",
-                "billing migration V41 (bill meter photo url) at 06:09",
-            ],
-            [
-                logs("prepaid", s, e, "Connection is not available", level="ERROR"),
-                logs("postgres", s, e, "too many clients already", level="FATAL"),
-                sql(
-                    "SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
-                    f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
-                    f"'{zulu(e)}' ORDER BY ts",
-                    "pg-billing",
-                ),
-                logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN"),
-            ],
-            runbook="postgres-connections",
-            runbook_query="postgres too many clients connections",
-        )
+        incident("GRID-06", "trap_late_symptom",
+                 "prepaid: recharges erroring since ~06:50 — 06:45 to 07:15 IST, 21 Jan 2026. What broke?",
+                 "prepaid", s, e, LEAK[0], "billing",
+                 "billing 3.9.1 (DEP-7308, 06:08) left a pg-billing connection idle in transaction for "
+                 "every e-bill without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: "
+                 "from 06:12 the idle sessions grew by ~6 a minute until pg-billing hit max_connections "
+                 "(300) at 06:47 and refused everyone with 'too many clients', so prepaid's Hikari pool "
+                 "could not get connections and recharges failed, until the rollback (DEP-7309) at 07:20 "
+                 "and the DBA terminated the sessions at 07:22",
+                 ["billing", "3.9.1"],
+                 ["prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
+                  "'sorry, too many clients already' (a consequence, 35 minutes after the cause)",
+                  "billing migration V41 (bill meter photo url) at 06:09"],
+                 [logs("prepaid", s, e, "Connection is not available", level="ERROR"),
+                  logs("postgres", s, e, "too many clients already", level="FATAL"),
+                  sql("SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
+                      f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
+                      f"'{zulu(e)}' ORDER BY ts", "pg-billing"),
+                  logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN")],
+                 runbook="postgres-connections", runbook_query="postgres too many clients connections")
     )
     s, e = at(1, 10, 5), at(1, 10, 35)
     inc.append(
-        incident(
-            "GRID-07",
-            "change",
-            "Customers in the app get 'Service unavailable' on usage and bill pages — api-gateway "
-            "returning 503s, 10:05–10:35 IST, 21.01.2026. What changed?",
-            "api-gateway",
-            s,
-            e,
-            at(1, 10, 1, 40),
-            "api-gateway",
-            "config change CHG-8807 (10:01) set api-gateway's limit_req_zone portal_api rate from 50r/s to "
-            "5r/s (meant for OTP abuse); the zone is keyed on the client address, which nginx sees as the "
-            "four Azure load balancer addresses, so every /api/v1 request beyond 5 per second per LB "
-            "address was rejected with 503 ('limiting requests'), until CHG-8808 restored 50r/s at 10:40",
-            ["limit_req", "portal_api"],
-            ["outage deploy DEP-7310 (2.8.1) at 09:50", "notifier DLR errors (always there)"],
-            [
-                logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
-                sql(
-                    "SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
-                    "WHERE service = 'api-gateway'",
-                    "CHG-8807",
-                ),
-            ],
-        )
+        incident("GRID-07", "change",
+                 "Customers in the app get 'Service unavailable' on usage and bill pages — api-gateway "
+                 "returning 503s, 10:05–10:35 IST, 21.01.2026. What changed?", "api-gateway", s, e,
+                 at(1, 10, 1, 40), "api-gateway",
+                 "config change CHG-8807 (10:01) set api-gateway's limit_req_zone portal_api rate from "
+                 "50r/s to 5r/s (meant for OTP abuse); the zone is keyed on the client address, which "
+                 "nginx sees as the four Azure load balancer addresses, so every /api/v1 request beyond 5 "
+                 "per second per LB address was rejected with 503 ('limiting requests'), until CHG-8808 "
+                 "restored 50r/s at 10:40",
+                 ["limit_req", "portal_api"],
+                 ["outage deploy DEP-7310 (2.8.1) at 09:50", "notifier DLR errors (always there)"],
+                 [logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
+                  sql("SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
+                      "WHERE service = 'api-gateway'", "CHG-8807")])
     )
     s, e = at(1, 13, 0), at(1, 13, 30)
     inc.append(
-        incident(
-            "GRID-08",
-            "trap_unrelated_change",
-            "mdm: daily consumption aggregates stopped updating and the mdm-daily lag keeps climbing since "
-            "our mdm 4.8.0 release at 12:40 IST on 21 Jan 2026. 13:00 to 13:30 — is the release to blame?",
-            "mdm",
-            s,
-            e,
-            VACUUM[0],
-            "postgres",
-            "a DBA ran VACUUM FULL on mdm.reading_daily in pg-mdm at 12:52 (psql, dba_kiran): it held an "
-            "ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate upsert "
-            "from mdm waited and was cancelled by the lock timeout and the mdm-daily consumer fell behind, "
-            "until the vacuum finished at 13:41; mdm 4.8.0 (DEP-7311) and its migration V87 were unrelated",
-            ["vacuum full", "reading_daily"],
-            [
-                "mdm deploy DEP-7311 (4.8.0) at 12:40 with migration V87 (reading daily source column)",
-                "mdm config change CHG-8809 (kafka.consumer.max_poll_records) at 12:45",
-            ],
-            [
-                logs("postgres", at(1, 12, 45), e, "VACUUM FULL VERBOSE mdm.reading_daily", pattern="vacuum"),
-                logs("postgres", s, e, "still waiting for RowExclusiveLock"),
-                logs("mdm", s, e, "canceling statement due to lock timeout", level="ERROR"),
-            ],
-        )
+        incident("GRID-08", "trap_unrelated_change",
+                 "mdm: daily consumption aggregates stopped updating and the mdm-daily lag keeps climbing "
+                 "since our mdm 4.8.0 release at 12:40 IST on 21 Jan 2026. 13:00 to 13:30 — is the release "
+                 "to blame?",
+                 "mdm", s, e, VACUUM[0], "postgres",
+                 "a DBA ran VACUUM FULL on mdm.reading_daily in pg-mdm at 12:52 (psql, dba_kiran): it held "
+                 "an ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate "
+                 "upsert from mdm waited and was cancelled by the lock timeout and the mdm-daily consumer "
+                 "fell behind, until the vacuum finished at 13:41; mdm 4.8.0 (DEP-7311) and its migration "
+                 "V87 were unrelated",
+                 ["vacuum full", "reading_daily"],
+                 ["mdm deploy DEP-7311 (4.8.0) at 12:40 with migration V87 (reading daily source column)",
+                  "mdm config change CHG-8809 (kafka.consumer.max_poll_records) at 12:45"],
+                 [logs("postgres", at(1, 12, 45), e, "VACUUM FULL VERBOSE mdm.reading_daily",
+                       pattern="vacuum"),
+                  logs("postgres", s, e, "still waiting for RowExclusiveLock"),
+                  logs("mdm", s, e, "canceling statement due to lock timeout", level="ERROR")])
     )
     s, e = at(1, 17, 5), at(1, 17, 35)
     inc.append(
-        incident(
-            "GRID-09",
-            "trap_runbook_words",
-            "head-end: hundreds of DCUs went OFFLINE and meters not reporting — 17:05 to 17:35 IST, 21 "
-            "January 2026. What's the cause?",
-            "head-end",
-            s,
-            e,
-            TAKEOVER[0],
-            "head-end",
-            "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client id "
-            "as the active instance, hes-primary: emqx took the session over from one to the other "
-            "every few seconds (session_takenover), both reconnected in a loop and lost the QoS 0 "
-            "heartbeats, so head-end declared most DCUs offline although the meters kept sending readings, "
-            "until the canary was scaled to 0 at 17:44; emqx itself accepted connections normally",
-            ["hes-primary", "canary"],
-            [
-                "runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
-                "emqx config change CHG-8810 (mqtt.max_inflight 32 -> 64) at 16:30",
-            ],
-            [
-                logs("emqx", s, e, "session_takenover", level="WARN"),
-                logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'head-end'",
-                    "canary",
-                ),
-            ],
-            decoy_runbook="dcu-offline",
-            runbook_query="many meters DCUs offline not reporting",
-        )
+        incident("GRID-09", "trap_runbook_words",
+                 "head-end: hundreds of DCUs went OFFLINE and meters not reporting — 17:05 to 17:35 IST, "
+                 "21 January 2026. What's the cause?", "head-end", s, e, TAKEOVER[0], "head-end",
+                 "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client "
+                 "id as the active instance, hes-primary: emqx took the session over from one to the other "
+                 "every few seconds (session_takenover), both reconnected in a loop and lost the QoS 0 "
+                 "heartbeats, so head-end declared most DCUs offline although the meters kept sending "
+                 "readings, until the canary was scaled to 0 at 17:44; emqx itself accepted connections "
+                 "normally",
+                 ["hes-primary", "canary"],
+                 ["runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
+                  "emqx config change CHG-8810 (mqtt.max_inflight 32 -> 64) at 16:30"],
+                 [logs("emqx", s, e, "session_takenover", level="WARN"),
+                  logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
+                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service "
+                      "= 'head-end'", "canary")],
+                 decoy_runbook="dcu-offline", runbook_query="many meters DCUs offline not reporting")
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
-        incident(
-            "GRID-10",
-            "system_wide",
-            "Everything on the metering platform is failing from about 20:05 — app pages, recharges, meter "
-            "reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?",
-            None,
-            s,
-            e,
-            at(1, 20, 5, 50),
-            "kubernetes",
-            "the system node aks-system-38145-vmss000001 went NotReady at 20:05 and both coredns replicas "
-            "were on it (no anti-affinity), so kube-dns had no ready endpoints: every new DNS lookup "
-            "in the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, head-end to "
-            "emqx, api-gateway to its "
-            "upstreams, notifier to the SMS aggregator) until a coredns pod started on vmss000000 at 20:38",
-            ["coredns", "notready"],
-            [
-                "notifier deploy DEP-7314 (1.22.1) at 19:40",
-                "billing config change CHG-8811 (ebill.batch_size) at 19:55",
-            ],
-            [
-                logs("kubernetes", at(1, 20, 0), e, "NodeNotReady", level="WARN"),
-                logs("kubernetes", at(1, 20, 0), e, "kube-dns", pattern="endpoint"),
-                logs("ingest", s, e, "10.0.0.10:53", level="ERROR"),
-            ],
-        )
+        incident("GRID-10", "system_wide",
+                 "Everything on the metering platform is failing from about 20:05 — app pages, recharges, "
+                 "meter reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?", None, s, e,
+                 at(1, 20, 5, 50), "kubernetes",
+                 "the system node aks-system-38145-vmss000001 went NotReady at 20:05 and both coredns "
+                 "replicas were on it (no anti-affinity), so kube-dns had no ready endpoints: every new "
+                 "DNS lookup in the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, "
+                 "head-end to emqx, api-gateway to its upstreams, notifier to the SMS aggregator) until a "
+                 "coredns pod started on vmss000000 at 20:38",
+                 ["coredns", "notready"],
+                 ["notifier deploy DEP-7314 (1.22.1) at 19:40",
+                  "billing config change CHG-8811 (ebill.batch_size) at 19:55"],
+                 [logs("kubernetes", at(1, 20, 0), e, "NodeNotReady", level="WARN"),
+                  logs("kubernetes", at(1, 20, 0), e, "kube-dns", pattern="endpoint"),
+                  logs("ingest", s, e, "10.0.0.10:53", level="ERROR")])
     )
     s, e = at(2, 9, 30), at(2, 10, 0)
     inc.append(
-        incident(
-            "GRID-11",
-            "no_incident",
-            "We rolled out prepaid 5.4.0 at 09:36 IST on 22 Jan 2026 and I see warnings around it. Is "
-            "anything actually wrong between 09:30 and 10:00?",
-            "prepaid",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [
-                "prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
-                "prepaid late UPI callback warnings (always there)",
-            ],
-            [],
-            outcome="FALLBACK",
-            note=(
-                "a clean rolling update: pods restarted without errors, recharges as usual, only the "
-                "usual noise"
-            ),
-        )
+        incident("GRID-11", "no_incident",
+                 "We rolled out prepaid 5.4.0 at 09:36 IST on 22 Jan 2026 and I see warnings around it. Is "
+                 "anything actually wrong between 09:30 and 10:00?", "prepaid", s, e, None, None, None, [],
+                 ["prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
+                  "prepaid late UPI callback warnings (always there)"],
+                 [], outcome="FALLBACK",
+                 note=(
+                     "a clean rolling update: pods restarted without errors, recharges as usual, only the "
+                     "usual noise"
+                 ))
     )
     s, e = at(2, 11, 5), at(2, 11, 35)
     inc.append(
-        incident(
-            "GRID-12",
-            "metrics_deps",
-            "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 2026. "
-            "What's going on?",
-            "mdm",
-            s,
-            e,
-            EXPORT[0],
-            "postgres",
-            "the regulatory-export cronjob (MERC SoP interval data) started at 10:52 against pg-mdm-ro, "
-            "the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at the 7500 limit) "
-            "with sequential scans, so usage queries ran past mdm's 5 s statement timeout and api-gateway "
-            "answered 504, until the export was cancelled at 11:49",
-            ["pg-mdm-ro", "export"],
-            [
-                "billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
-                "prepaid deploy DEP-7315 (5.4.0) at 09:36",
-            ],
-            [
-                logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
-                sql(
-                    "SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
-                    f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
-                    "pg-mdm-ro",
-                ),
-                sql(
-                    "SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
-                    "'pg-mdm-ro'",
-                    "regulatory-export",
-                ),
-            ],
-        )
+        incident("GRID-12", "metrics_deps",
+                 "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 "
+                 "2026. What's going on?", "mdm", s, e, EXPORT[0], "postgres",
+                 "the regulatory-export cronjob (MERC SoP interval data) started at 10:52 against "
+                 "pg-mdm-ro, the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at "
+                 "the 7500 limit) with sequential scans, so usage queries ran past mdm's 5 s statement "
+                 "timeout and api-gateway answered 504, until the export was "
+                 "cancelled at 11:49", ["pg-mdm-ro", "export"],
+                 ["billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
+                  "prepaid deploy DEP-7315 (5.4.0) at 09:36"],
+                 [logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
+                  sql("SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
+                      f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
+                      "pg-mdm-ro"),
+                  sql("SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
+                      "'pg-mdm-ro'", "regulatory-export")])
     )
     s, e = at(2, 14, 10), at(2, 14, 40)
     inc.append(
-        incident(
-            "GRID-13",
-            "trap_unrelated_change",
-            "notifier: customers say they are not getting recharge and bill SMS — 14:10 to 14:40 IST, 22 "
-            "Jan 2026. We changed the RECHARGE_OK_HI template (CHG-8814) at 14:02 and shipped ingest "
-            "2.14.1 at 13:55; is one of those it?",
-            "notifier",
-            s,
-            e,
-            DLR[0],
-            "mobile operator OP-3 (external)",
-            "not determinable from this data: from 14:06 the delivery reports for operator OP-3 came back "
-            "EXPIRED for every template (bills, OTPs, recharges), while submits to the aggregator were "
-            "accepted as usual and the other operators delivered; the template change touches one Hindi "
-            "template only and ingest is not on the SMS path",
-            [],
-            [
-                "notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
-                "ingest deploy DEP-7316 (2.14.1) at 13:55",
-                "notifier DLR errors (always there)",
-            ],
-            [logs("notifier", s, e, "status=EXPIRED err=EXP operator=OP-3", level="ERROR")],
-            outcome="FALLBACK",
-            note=(
-                "the right answer is a FALLBACK (or the operator's side); blaming CHG-8814 or DEP-7316 is "
-                "wrong"
-            ),
-        )
+        incident("GRID-13", "trap_unrelated_change",
+                 "notifier: customers say they are not getting recharge and bill SMS — 14:10 to 14:40 IST, "
+                 "22 Jan 2026. We changed the RECHARGE_OK_HI template (CHG-8814) at 14:02 and shipped "
+                 "ingest 2.14.1 at 13:55; is one of those it?", "notifier", s, e, DLR[0],
+                 "mobile operator OP-3 (external)",
+                 "not determinable from this data: from 14:06 the delivery reports for operator OP-3 came "
+                 "back EXPIRED for every template (bills, OTPs, recharges), while submits to the "
+                 "aggregator were accepted as usual and the other operators delivered; the template change "
+                 "touches one Hindi template only and ingest is not on the SMS path", [],
+                 ["notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
+                  "ingest deploy DEP-7316 (2.14.1) at 13:55", "notifier DLR errors (always there)"],
+                 [logs("notifier", s, e, "status=EXPIRED err=EXP operator=OP-3", level="ERROR")],
+                 outcome="FALLBACK",
+                 note=(
+                     "the right answer is a FALLBACK (or the operator's side); blaming CHG-8814 or "
+                     "DEP-7316 is wrong"
+                 ))
     )
     s, e = at(2, 19, 10), at(2, 19, 40)
     inc.append(
-        incident(
-            "GRID-14",
-            "logs_only",
-            "mdm: no new interval readings from most feeders since about 19:05 — 19:10 to 19:40 IST, "
-            "22/01/2026. Root cause?",
-            "mdm",
-            s,
-            e,
-            PANIC[0],
-            "ingest",
-            "ingest panicked (index out of range [12] with length 12) decoding a 13-channel load profile "
-            "from DCU-MUM-N-0117 (an LTCT-3P-v4 meter); the QoS 1 message was never acknowledged, so emqx "
-            "redelivered it through the $share/ingest subscription to the next ingest pod, which panicked "
-            "too, and all ingest "
-            "pods crash-looped with nothing reaching kafka, until the DCU was banned on emqx at 19:52",
-            ["ingest", "index out of range"],
-            [
-                "mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
-                "outage deploy DEP-7317 (2.9.0) at 18:40",
-                "notifier DLR errors (always there)",
-            ],
-            [
-                logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),
-                logs("kubernetes", s, e, "Back-off restarting failed container ingest", level="WARN"),
-                logs("mdm", s, e, "VEE poll returned 0 records"),
-            ],
-        )
+        incident("GRID-14", "logs_only",
+                 "mdm: no new interval readings from most feeders since about 19:05 — 19:10 to 19:40 IST, "
+                 "22/01/2026. Root cause?", "mdm", s, e, PANIC[0], "ingest",
+                 "ingest panicked (index out of range [12] with length 12) decoding a 13-channel load "
+                 "profile from DCU-MUM-N-0117 (an LTCT-3P-v4 meter); the QoS 1 message was never "
+                 "acknowledged, so emqx redelivered it through the $share/ingest subscription to the next "
+                 "ingest pod, which panicked too, and all ingest pods crash-looped with nothing reaching "
+                 "kafka, until the DCU was banned on emqx at 19:52",
+                 ["ingest", "index out of range"],
+                 ["mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
+                  "outage deploy DEP-7317 (2.9.0) at 18:40", "notifier DLR errors (always there)"],
+                 [logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),
+                  logs("kubernetes", s, e, "Back-off restarting failed container ingest", level="WARN"),
+                  logs("mdm", s, e, "VEE poll returned 0 records")])
     )
     return engine.truth_file(NAME, "+05:30", inc, (
-        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say "
-        "otherwise; "
-        "metric tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
+        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say otherwise; metric "
+        "tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
         "offset."
     ))
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    background(w)
-    for d in range(3):
-        billing_batch(w, d)
-    clean_deploys(w)
-    inc_emfile(w)
-    inc_rabbit(w)
-    inc_scaler(w)
-    inc_oom(w)
-    inc_leak(w)
-    inc_limit(w)
-    inc_vacuum(w)
-    inc_takeover(w)
-    inc_dns(w)
-    inc_export(w)
-    inc_dlr(w)
-    inc_panic(w)
-    change_tables(w)
-    metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": "A state power distribution utility's smart-meter (AMI) platform (14 components) "
-        "over three "
-        "days, 2026-01-20..22 India Standard Time; access and read logs sampled; 14 incidents and traps (see "
-        "truth.json).",
-        "timezone": "Asia/Kolkata",
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the grid world into ``out_dir/grid/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -35,47 +35,25 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "hosp"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
-CET = timezone(timedelta(hours=1))
-DAY0 = datetime(2026, 11, 10, tzinfo=CET)
-END = DAY0 + timedelta(days=3)
-SEED = 20261110
+NAME, SEED = "hosp", 20261110
+HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patient-portal keycloak "
+                   "scheduling fhir-facade postgres redis rabbitmq").split()
 NS = "klinik-prod"
-LEVELS = engine.LEVELS
+CET = timezone(timedelta(hours=1))
+LOCAL = engine.Clock(CET, datetime(2026, 11, 10, tzinfo=CET))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin = LOCAL.minute
 
 
-LOCAL = engine.Clock(CET, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 def load(t: datetime) -> float:
     """Hospital traffic: quiet nights, ward rounds from 07:00, a busy day, shift changes at 06, 14, 22."""
     h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.15),
-        (5, 0.12),
-        (6.5, 0.45),
-        (8, 0.95),
-        (11, 1.0),
-        (13, 0.85),
-        (15, 0.9),
-        (17, 0.6),
-        (19, 0.4),
-        (22, 0.25),
-        (24, 0.15),
-    ]
+    pts = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
+           (19, 0.4), (22, 0.25), (24, 0.15)]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
@@ -111,11 +89,24 @@ class World(engine.Dataset):
         return f"FALL-{self.ri(26000000, 26999999)}"
 
     def order(self) -> str:
-        self.no += self.ri(1, 7)
-        return f"ORD-{self.no}"
+        return f"ORD-{self.counter('no', 1, 7)}"
 
     def uid(self) -> str:
         return f"1.2.276.0.7230010.3.1.2.{self.ri(100000, 999999)}.{self.ri(1000, 9999)}"
+
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    w.minutely(background)
+    incidents(w)
+    extra = quiet_nights(w)
+    metrics(w)
+    batch_runs(w, extra)
+    return w, engine.manifest(NAME, "Europe/Berlin", "A German hospital's clinical systems platform",
+                              "2026-11-10..12 German time", 14, HOSP_COMPONENTS, dayfirst=True), truth()
 
 PODS = {
     "edge": [("haproxy-01", "lb-vm-01"), ("haproxy-02", "lb-vm-02")],
@@ -123,8 +114,7 @@ PODS = {
         (f"ehr-api-7d9c6b5f8-{s}", f"k8s-w{n}") for s, n in (("q2x7m", 1), ("h8k3p", 2), ("z5v9d", 3))
     ],
     "cpoe": [(f"cpoe-6b8f7c9d4-{s}", f"k8s-w{n}") for s, n in (("m4t8r", 2), ("w7n2k", 3))],
-    "lis": [("lis-app-01", "lis-vm-01")],
-    "hl7-engine": [("hl7-engine-0", "k8s-w4")],
+    "lis": [("lis-app-01", "lis-vm-01")], "hl7-engine": [("hl7-engine-0", "k8s-w4")],
     "pacs-gateway": [(f"pacs-gateway-5c7d8b9f6-{s}", f"k8s-w{n}") for s, n in (("r3p6x", 4), ("t9k2w", 5))],
     "pharmacy": [(f"pharmacy-84f6d7c5b-{s}", f"k8s-w{n}") for s, n in (("b6m3q", 1), ("j2x8v", 5))],
     "patient-portal": [
@@ -139,101 +129,28 @@ PODS = {
 }
 
 BASE_VERSION = {
-    "ehr-api": "12.4.2",
-    "cpoe": "5.9.1",
-    "lis": "3.8.0",
-    "hl7-engine": "4.5.2",
-    "pacs-gateway": "5.31.0",
-    "pharmacy": "7.2.4",
-    "patient-portal": "2.18.0",
-    "keycloak": "25.0.6",
-    "scheduling": "4.1.3",
+    "ehr-api": "12.4.2", "cpoe": "5.9.1", "lis": "3.8.0", "hl7-engine": "4.5.2", "pacs-gateway": "5.31.0",
+    "pharmacy": "7.2.4", "patient-portal": "2.18.0", "keycloak": "25.0.6", "scheduling": "4.1.3",
     "fhir-facade": "1.14.0",
 }
 
 # (id, service, version, started (CET), seconds, status, by, summary)
-DEPLOYS = [
-    (
-        "DEP-3310",
-        "fhir-facade",
-        "1.14.0",
-        at(-1, 15, 10),
-        240,
-        "Succeeded",
-        "argocd",
-        "Appointment resource: include serviceType",
-    ),
-    (
-        "DEP-3311",
-        "cpoe",
-        "5.9.2",
-        at(0, 7, 20),
-        300,
-        "Succeeded",
-        "argocd",
-        "order set 'Sepsis-Bundle' v3, print layout fix",
-    ),
-    (
-        "DEP-3312",
-        "patient-portal",
-        "2.18.1",
-        at(0, 12, 5),
-        240,
-        "Succeeded",
-        "argocd",
-        "Befund-Download: PDF filename with date",
-    ),
-    (
-        "DEP-3313",
-        "scheduling",
-        "4.2.0",
-        at(1, 9, 10),
-        300,
-        "Succeeded",
-        "argocd",
-        "Grippeimpfung slots: new appointment type IMPF-GRIPPE",
-    ),
-    (
-        "DEP-3314",
-        "pharmacy",
-        "7.3.0",
-        at(1, 14, 2),
-        360,
-        "Succeeded",
-        "argocd",
-        "Stationsanforderung: batch quantities, BTM-Buch export",
-    ),
-    (
-        "DEP-3315",
-        "ehr-api",
-        "12.5.0",
-        at(2, 7, 38),
-        420,
-        "Succeeded",
-        "argocd",
-        "Pflegedokumentation: new vital signs chart",
-    ),
-    (
-        "DEP-3316",
-        "patient-portal",
-        "2.19.0",
-        at(2, 15, 30),
-        240,
-        "Succeeded",
-        "argocd",
-        "Terminerinnerung per E-Mail opt-in",
-    ),
-    (
-        "DEP-3317",
-        "lis",
-        "3.8.1",
-        at(2, 12, 40),
-        600,
-        "Succeeded",
-        "ansible",
-        "reference ranges update Klinische Chemie",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-3310 | fhir-facade | 1.14.0 | -1 15:10 | 240 | Succeeded | argocd | Appointment resource: include
+    serviceType
+DEP-3311 | cpoe | 5.9.2 | 0 07:20 | 300 | Succeeded | argocd | order set 'Sepsis-Bundle' v3, print layout
+    fix
+DEP-3312 | patient-portal | 2.18.1 | 0 12:05 | 240 | Succeeded | argocd | Befund-Download: PDF filename with
+    date
+DEP-3313 | scheduling | 4.2.0 | 1 09:10 | 300 | Succeeded | argocd | Grippeimpfung slots: new appointment
+    type IMPF-GRIPPE
+DEP-3314 | pharmacy | 7.3.0 | 1 14:02 | 360 | Succeeded | argocd | Stationsanforderung: batch quantities,
+    BTM-Buch export
+DEP-3315 | ehr-api | 12.5.0 | 2 07:38 | 420 | Succeeded | argocd | Pflegedokumentation: new vital signs
+    chart
+DEP-3316 | patient-portal | 2.19.0 | 2 15:30 | 240 | Succeeded | argocd | Terminerinnerung per E-Mail opt-in
+DEP-3317 | lis | 3.8.1 | 2 12:40 | 600 | Succeeded | ansible | reference ranges update Klinische Chemie
+""")
 
 
 def version(service: str, t: datetime) -> str:
@@ -247,128 +164,53 @@ def version(service: str, t: datetime) -> str:
 # (id, service, key, from, to, author, applied (CET), ticket, summary)
 CONFIG = [
     (
-        "CHG-2201",
-        "edge",
-        "fe_clinical http-request set-header",
-        "-",
-        "Strict-Transport-Security max-age=31536000",
-        "m.becker",
-        at(0, 9, 5),
-        "IT-5510",
+        "CHG-2201", "edge", "fe_clinical http-request set-header", "-",
+        "Strict-Transport-Security max-age=31536000", "m.becker", at(0, 9, 5), "IT-5510",
         "HSTS on clinical frontend",
     ),
     (
-        "CHG-2202",
-        "keycloak",
-        "realm klinik keys",
-        "rsa-generated k-2026-05 active; no k-2026-11",
-        "rsa-generated k-2026-11 active priority 200; k-2026-05 disabled",
-        "s.wolf",
-        at(0, 10, 20),
-        "IAM-318",
-        "half-yearly realm signing key rotation",
+        "CHG-2202", "keycloak", "realm klinik keys", "rsa-generated k-2026-05 active; no k-2026-11",
+        "rsa-generated k-2026-11 active priority 200; k-2026-05 disabled", "s.wolf", at(0, 10, 20),
+        "IAM-318", "half-yearly realm signing key rotation",
     ),
     (
-        "CHG-2203",
-        "scheduling",
-        "SLOT_CACHE_TTL_S",
-        "60",
-        "120",
-        "t.nguyen",
-        at(1, 8, 40),
-        "TERM-77",
+        "CHG-2203", "scheduling", "SLOT_CACHE_TTL_S", "60", "120", "t.nguyen", at(1, 8, 40), "TERM-77",
         "fewer slot recomputations",
     ),
     (
-        "CHG-2204",
-        "keycloak",
-        "ldap federation svc-keycloak-ldap bind credential",
-        "(expired)",
-        "(reset)",
-        "s.wolf",
-        at(1, 11, 46),
-        "IAM-322",
-        "AD service account password reset after expiry",
+        "CHG-2204", "keycloak", "ldap federation svc-keycloak-ldap bind credential", "(expired)", "(reset)",
+        "s.wolf", at(1, 11, 46), "IAM-322", "AD service account password reset after expiry",
     ),
     (
-        "CHG-2205",
-        "pharmacy",
-        "AMTS_TIMEOUT_MS",
-        "3000",
-        "3000",
-        "k.schulz",
-        at(1, 13, 30),
-        "APO-140",
+        "CHG-2205", "pharmacy", "AMTS_TIMEOUT_MS", "3000", "3000", "k.schulz", at(1, 13, 30), "APO-140",
         "no-op: confirm timeout after audit",
     ),
     (
-        "CHG-2206",
-        "edge",
-        "be_pacs timeout server",
-        "300s",
-        "30s",
-        "m.becker",
-        at(2, 10, 22),
-        "IT-5531",
+        "CHG-2206", "edge", "be_pacs timeout server", "300s", "30s", "m.becker", at(2, 10, 22), "IT-5531",
         "align backend timeouts with fe_clinical (harden against slowloris)",
     ),
     (
-        "CHG-2207",
-        "edge",
-        "be_pacs timeout server",
-        "30s",
-        "300s",
-        "m.becker",
-        at(2, 11, 14),
-        "IT-5533",
+        "CHG-2207", "edge", "be_pacs timeout server", "30s", "300s", "m.becker", at(2, 11, 14), "IT-5533",
         "revert IT-5531: WADO retrieves of large CT series need minutes",
     ),
     (
-        "CHG-2208",
-        "rabbitmq",
-        "audit.events max-length-bytes policy",
-        "none",
-        "2GB",
-        "j.krueger",
-        at(2, 14, 10),
-        "OPS-981",
-        "cap audit.events after disk alarm",
+        "CHG-2208", "rabbitmq", "audit.events max-length-bytes policy", "none", "2GB", "j.krueger",
+        at(2, 14, 10), "OPS-981", "cap audit.events after disk alarm",
     ),
 ]
 
 MIGRATIONS = [
     (
-        88,
-        "88",
-        "orders add priority_code",
-        "V88__orders_priority_code.sql",
-        "flyway_cpoe",
-        at(-3, 14, 2),
-        3120,
-        1,
+        88, "88", "orders add priority_code", "V88__orders_priority_code.sql", "flyway_cpoe", at(-3, 14, 2),
+        3120, 1, "cpoe",
+    ),
+    (
+        89, "89", "medication orders index", "V89__medorders_idx.sql", "flyway_cpoe", at(0, 7, 21), 811, 1,
         "cpoe",
     ),
     (
-        89,
-        "89",
-        "medication orders index",
-        "V89__medorders_idx.sql",
-        "flyway_cpoe",
-        at(0, 7, 21),
-        811,
-        1,
-        "cpoe",
-    ),
-    (
-        412,
-        "412",
-        "vital signs chart tables",
-        "V412__vital_signs_chart.sql",
-        "flyway_ehr",
-        at(2, 7, 39),
-        2440,
-        1,
-        "ehr",
+        412, "412", "vital signs chart tables", "V412__vital_signs_chart.sql", "flyway_ehr", at(2, 7, 39),
+        2440, 1, "ehr",
     ),
 ]
 
@@ -409,37 +251,15 @@ DEPENDENCIES = engine.rows("""
 
 
 def change_tables(w: World) -> None:
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        [
-            [
-                d,
-                s,
-                v,
-                f"registry.nordhafen.example/klinik/{s}:{v}",
-                zulu(t0),
-                zulu(t0 + timedelta(seconds=dur)),
-                st,
-                by,
-                summ,
-            ]
-            for d, s, v, t0, dur, st, by, summ in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_SUMMARY"),
-        [
-            [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
-            for c, s, k, a, b, who, t, tk, summ in CONFIG
-        ],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
+            [[d, s, v, f"registry.nordhafen.example/klinik/{s}:{v}", zulu(t0),
+              zulu(t0 + timedelta(seconds=dur)), st, by, summ]
+             for d, s, v, t0, dur, st, by, summ in DEPLOYS])
+    w.table("config_changes", engine.columns("CONFIG_SUMMARY"),
+            [[c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
+             for c, s, k, a, b, who, t, tk, summ in CONFIG])
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS])
     w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
@@ -494,13 +314,9 @@ def spring(
 def cpoe(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
     """cpoe: logback, UTC without marker."""
     u = utc(t)
-    w.emit(
-        t,
-        "cpoe",
-        level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{ms3(u)} {level:<5} [{thread}] {logger} - {msg}",
-        **attrs_of(w, "cpoe", t),
-    )
+    w.emit(t, "cpoe", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{ms3(u)} {level:<5} [{thread}] {logger} - {msg}",
+           **attrs_of(w, "cpoe", t))
 
 
 PYLV = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "CRITICAL"}
@@ -508,34 +324,20 @@ PYLV = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "
 
 def lis(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     lt = loc(t)
-    w.emit(
-        t,
-        "lis",
-        level,
-        f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLV[level]} {logger}: {msg}",
-        **attrs_of(w, "lis", t),
-    )
+    w.emit(t, "lis", level, f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLV[level]} {logger}: {msg}",
+           **attrs_of(w, "lis", t))
 
 
 def hl7(w: World, t: datetime, level: str, channel: str, logger: str, msg: str) -> None:
     u = utc(t)
-    w.emit(
-        t,
-        "hl7-engine",
-        level,
-        f"{level:<5} {u.strftime('%Y-%m-%d %H:%M:%S')},{ms3(u)} [{channel}] {logger}: {msg}",
-        **attrs_of(w, "hl7-engine", t, channel=channel.split(" ")[0]),
-    )
+    w.emit(t, "hl7-engine", level,
+           f"{level:<5} {u.strftime('%Y-%m-%d %H:%M:%S')},{ms3(u)} [{channel}] {logger}: {msg}",
+           **attrs_of(w, "hl7-engine", t, channel=channel.split(" ")[0]))
 
 
 def dcm(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
-    w.emit(
-        t,
-        "pacs-gateway",
-        level,
-        f"{zulu_ms(t)} {level:<5} [{thread}] {logger}: {msg}",
-        **attrs_of(w, "pacs-gateway", t),
-    )
+    w.emit(t, "pacs-gateway", level, f"{zulu_ms(t)} {level:<5} [{thread}] {logger}: {msg}",
+           **attrs_of(w, "pacs-gateway", t))
 
 
 SERILOG = {"DEBUG": "Debug", "INFO": "Information", "WARN": "Warning", "ERROR": "Error", "FATAL": "Fatal"}
@@ -544,20 +346,12 @@ SERILOG = {"DEBUG": "Debug", "INFO": "Information", "WARN": "Warning", "ERROR": 
 def pharm(w: World, t: datetime, level: str, ctx: str, msg: str, **props) -> None:
     u = utc(t)
     body = {
-        "@t": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond:06d}0Z",
-        "@l": SERILOG[level],
-        "@mt": msg,
-        "@m": msg.format(**props) if props else msg,
-        "SourceContext": ctx,
+        "@t": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond:06d}0Z", "@l": SERILOG[level], "@mt": msg,
+        "@m": msg.format(**props) if props else msg, "SourceContext": ctx,
     }
     body.update(props)
-    w.emit(
-        t,
-        "pharmacy",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "pharmacy", t),
-    )
+    w.emit(t, "pharmacy", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "pharmacy", t))
 
 
 PINO = {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50, "FATAL": 60}
@@ -568,36 +362,22 @@ def portal(w: World, t: datetime, level: str, msg: str, **extra) -> None:
     body = {"level": PINO[level], "time": int(t.timestamp() * 1000), "pid": 1, "hostname": p[0]}
     body.update(extra)
     body["msg"] = msg
-    w.emit(
-        t,
-        "patient-portal",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "patient-portal", t, p),
-    )
+    w.emit(t, "patient-portal", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "patient-portal", t, p))
 
 
 def kc(w: World, t: datetime, level: str, logger: str, thread: str, msg: str, p=None) -> None:
     lt = loc(t)
-    w.emit(
-        t,
-        "keycloak",
-        level,
-        f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {level:<5} [{logger}] ({thread}) {msg}",
-        **attrs_of(w, "keycloak", t, p),
-    )
+    w.emit(t, "keycloak", level,
+           f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {level:<5} [{logger}] ({thread}) {msg}",
+           **attrs_of(w, "keycloak", t, p))
 
 
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
     body = {"level": level.lower(), "ts": zulu_ms(t), "caller": caller, "msg": msg}
     body.update(kv)
-    w.emit(
-        t,
-        "scheduling",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "scheduling", t),
-    )
+    w.emit(t, "scheduling", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "scheduling", t))
 
 
 def lf(v) -> str:
@@ -614,39 +394,22 @@ def fhir(w: World, t: datetime, level: str, msg: str, **kv) -> None:
 PGLV = {"DEBUG": "DEBUG", "INFO": "LOG", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "FATAL"}
 
 
-def pg(
-    w: World,
-    t: datetime,
-    level: str,
-    msg: str,
-    who: str = "",
-    host: str = "pg-klinik-01",
-    pgpid: int | None = None,
-) -> None:
+def pg(w: World, t: datetime, level: str, msg: str, who: str = "", host: str = "pg-klinik-01",
+       pgpid: int | None = None) -> None:
     u = utc(t)
     line = (
         f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{ms3(u)} UTC [{pgpid or w.ri(20000, 40000)}] "
         f"{who + ' ' if who else ''}{PGLV[level]}:  {msg}"
     )
-    w.emit(
-        t,
-        "postgres",
-        level,
-        line,
-        **attrs_of(w, "postgres", t, next(p for p in PODS["postgres"] if p[0] == host)),
-    )
+    w.emit(t, "postgres", level, line,
+           **attrs_of(w, "postgres", t, next(p for p in PODS["postgres"] if p[0] == host)))
 
 
 def rds(w: World, t: datetime, level: str, msg: str, inst: str = "redis-sessions-0") -> None:
     u = utc(t)
     mark = {"INFO": "*", "WARN": "#", "DEBUG": ".", "ERROR": "#", "FATAL": "#"}[level]
-    w.emit(
-        t,
-        "redis",
-        level,
-        f"1:M {u.strftime('%d %b %Y %H:%M:%S')}.{ms3(u)} {mark} {msg}",
-        **attrs_of(w, "redis", t, next(p for p in PODS["redis"] if p[0] == inst)),
-    )
+    w.emit(t, "redis", level, f"1:M {u.strftime('%d %b %Y %H:%M:%S')}.{ms3(u)} {mark} {msg}",
+           **attrs_of(w, "redis", t, next(p for p in PODS["redis"] if p[0] == inst)))
 
 
 RMQ = {"DEBUG": "debug", "INFO": "info", "WARN": "warning", "ERROR": "error", "FATAL": "critical"}
@@ -655,27 +418,17 @@ RMQ = {"DEBUG": "debug", "INFO": "info", "WARN": "warning", "ERROR": "error", "F
 def rmq(w: World, t: datetime, level: str, msg: str, node: str | None = None) -> None:
     u = utc(t)
     p = next(x for x in PODS["rabbitmq"] if x[0] == node) if node else w.pick(PODS["rabbitmq"])
-    w.emit(
-        t,
-        "rabbitmq",
-        level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{RMQ[level]}] "
-        f"<0.{w.ri(300, 9000)}.0> {msg}",
-        **attrs_of(w, "rabbitmq", t, p),
-    )
+    w.emit(t, "rabbitmq", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{RMQ[level]}] "
+           f"<0.{w.ri(300, 9000)}.0> {msg}", **attrs_of(w, "rabbitmq", t, p))
 
 
 # ---------------------------------------------------------------------------------------------
 # Background (per minute)
 # ---------------------------------------------------------------------------------------------
 
-EHR_PATHS = [
-    "/api/v2/patients/{p}/chart",
-    "/api/v2/encounters/{c}/notes",
-    "/api/v2/patients/{p}/labs",
-    "/api/v2/wards/{n}/census",
-    "/api/v2/patients/{p}/vitals",
-]
+EHR_PATHS = ["/api/v2/patients/{p}/chart", "/api/v2/encounters/{c}/notes", "/api/v2/patients/{p}/labs",
+             "/api/v2/wards/{n}/census", "/api/v2/patients/{p}/vitals"]
 BG = 1.0
 
 
@@ -690,14 +443,9 @@ def background(w: World, t: datetime) -> None:
     for _ in range(w.count(2.2 * ld * BG)):
         tt = w.jit(t)
         fe, be, srv = w.pick(
-            [
-                ("fe_clinical", "be_ehr", "ehr-api-1"),
-                ("fe_clinical", "be_ehr", "ehr-api-2"),
-                ("fe_clinical", "be_cpoe", "cpoe-1"),
-                ("fe_portal", "be_portal", "portal-1"),
-                ("fe_pacs", "be_pacs", "pacs-1"),
-                ("fe_clinical", "be_sso", "kc-1"),
-            ]
+            [("fe_clinical", "be_ehr", "ehr-api-1"), ("fe_clinical", "be_ehr", "ehr-api-2"),
+             ("fe_clinical", "be_cpoe", "cpoe-1"), ("fe_portal", "be_portal", "portal-1"),
+             ("fe_pacs", "be_pacs", "pacs-1"), ("fe_clinical", "be_sso", "kc-1")]
         )
         path = w.pick(EHR_PATHS).format(p=w.pid(), c=w.case(), n=w.ri(10, 48))
         if be == "be_portal":
@@ -714,23 +462,11 @@ def background(w: World, t: datetime) -> None:
     # ehr-api
     for _ in range(w.count(0.9 * ld)):
         tt = w.jit(t)
-        spring(
-            w,
-            tt,
-            "ehr-api",
-            "INFO",
-            f"http-nio-8080-exec-{w.ri(1, 40)}",
-            "d.k.ehr.web.ChartController",
-            f"GET chart {w.pid()} served in {w.ri(30, 240)} ms",
-        )
+        spring(w, tt, "ehr-api", "INFO", f"http-nio-8080-exec-{w.ri(1, 40)}", "d.k.ehr.web.ChartController",
+               f"GET chart {w.pid()} served in {w.ri(30, 240)} ms")
     if w.r() < 0.05 * ld + 0.01:
         spring(
-            w,
-            w.jit(t),
-            "ehr-api",
-            "WARN",
-            f"http-nio-8080-exec-{w.ri(1, 40)}",
-            "d.k.ehr.db.SlowQueryLog",
+            w, w.jit(t), "ehr-api", "WARN", f"http-nio-8080-exec-{w.ri(1, 40)}", "d.k.ehr.db.SlowQueryLog",
             f"slow query on encounter_notes took {w.ri(1100, 1900)} ms",
         )
     # cpoe
@@ -738,133 +474,63 @@ def background(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if inside(tt, LOCK):
             continue
-        cpoe(
-            w,
-            tt,
-            "INFO",
-            f"http-nio-8080-exec-{w.ri(1, 30)}",
-            "d.k.cpoe.order.OrderService",
-            f"order {w.order()} saved for {w.case()} ({w.pick(['LAB', 'LAB', 'MED', 'RAD'])})",
-        )
+        cpoe(w, tt, "INFO", f"http-nio-8080-exec-{w.ri(1, 30)}", "d.k.cpoe.order.OrderService",
+             f"order {w.order()} saved for {w.case()} ({w.pick(['LAB', 'LAB', 'MED', 'RAD'])})")
     if w.r() < 0.025:
-        cpoe(
-            w,
-            w.jit(t),
-            "WARN",
-            "scheduling-1",
-            "d.k.cpoe.order.OrderSetLoader",
-            f"order set {w.ri(100, 180)} references inactive item, skipped",
-        )
+        cpoe(w, w.jit(t), "WARN", "scheduling-1", "d.k.cpoe.order.OrderSetLoader",
+             f"order set {w.ri(100, 180)} references inactive item, skipped")
     # lis (always a bit noisy)
     for _ in range(w.count(0.5 * ld)):
-        lis(w, w.jit(t), "INFO", "lis.results", f"result {w.ri(7000000, 7999999)} validated, ORU^R01 queued")
+        lis(w, w.jit(t), "INFO", "lis.results",
+            f"result {w.ri(7000000, 7999999)} validated, ORU^R01 queued")
     if w.r() < 0.06:
-        lis(
-            w,
-            w.jit(t),
-            "WARN",
-            "lis.analyzer",
-            f"analyzer cobas-8000-{w.ri(1, 3)} QC rule 1-2s warning on test K (lot 2611), run accepted",
-        )
+        lis(w, w.jit(t), "WARN", "lis.analyzer",
+            f"analyzer cobas-8000-{w.ri(1, 3)} QC rule 1-2s warning on test K (lot 2611), run accepted")
     # hl7-engine: the always-warning service
     for _ in range(w.count(0.7 * ld)):
-        hl7(
-            w,
-            w.jit(t),
-            "INFO",
-            "ORU_LIS_TO_EHR Destination 1",
-            "c.m.c.c.mllp.MllpDispatcher",
-            f"sent ORU^R01 MSG{w.ri(10000000, 99999999)}, ACK AA in {w.ri(4, 40)} ms",
-        )
+        hl7(w, w.jit(t), "INFO", "ORU_LIS_TO_EHR Destination 1", "c.m.c.c.mllp.MllpDispatcher",
+            f"sent ORU^R01 MSG{w.ri(10000000, 99999999)}, ACK AA in {w.ri(4, 40)} ms")
     for _ in range(w.count(0.35 + 0.3 * ld)):
         tt = w.jit(t)
         kind = w.r()
         if kind < 0.5:
-            hl7(
-                w,
-                tt,
-                "WARN",
-                "ADT_IN Source",
-                "c.m.s.ChannelFilter",
-                f"ADT^A08 for unknown {w.pid()} filtered (patient not yet merged)",
-            )
+            hl7(w, tt, "WARN", "ADT_IN Source", "c.m.s.ChannelFilter",
+                f"ADT^A08 for unknown {w.pid()} filtered (patient not yet merged)")
         elif kind < 0.85:
-            hl7(
-                w,
-                tt,
-                "WARN",
-                "ADT_TO_LIS Destination 1",
-                "c.m.s.Transformer",
-                f"segment ZBE unexpected in MSG{w.ri(10000000, 99999999)}, ignored",
-            )
+            hl7(w, tt, "WARN", "ADT_TO_LIS Destination 1", "c.m.s.Transformer",
+                f"segment ZBE unexpected in MSG{w.ri(10000000, 99999999)}, ignored")
         else:
-            hl7(
-                w,
-                tt,
-                "WARN",
-                "ORU_LIS_TO_EHR Source",
-                "c.m.s.Validator",
-                f"OBX-{w.ri(5, 8)} value exceeds 200 chars, truncated in MSG{w.ri(10000000, 99999999)}",
-            )
+            hl7(w, tt, "WARN", "ORU_LIS_TO_EHR Source", "c.m.s.Validator",
+                f"OBX-{w.ri(5, 8)} value exceeds 200 chars, truncated in MSG{w.ri(10000000, 99999999)}")
     # pacs-gateway
     for _ in range(w.count(0.4 * ld)):
         tt = w.jit(t)
         if inside(tt, TIER2) and w.r() < 0.5:
             continue
-        dcm(
-            w,
-            tt,
-            "INFO",
-            f"STORESCP-{w.ri(1, 16)}",
-            "o.d.n.s.StoreSCP",
+        dcm(w, tt, "INFO", f"STORESCP-{w.ri(1, 16)}", "o.d.n.s.StoreSCP",
             f"C-STORE RSP status 0H from {w.pick(['CT_SIEMENS_02', 'MR_PHILIPS_01', 'CR_FUJI_04'])} "
-            f"sop {w.uid()}",
-        )
+            f"sop {w.uid()}")
     if w.r() < 0.04:
-        dcm(
-            w,
-            w.jit(t),
-            "WARN",
-            f"STORESCP-{w.ri(1, 16)}",
-            "o.d.n.s.StoreSCP",
-            f"association from US_GE_0{w.ri(1, 3)} released without A-RELEASE-RP (modality bug)",
-        )
+        dcm(w, w.jit(t), "WARN", f"STORESCP-{w.ri(1, 16)}", "o.d.n.s.StoreSCP",
+            f"association from US_GE_0{w.ri(1, 3)} released without A-RELEASE-RP (modality bug)")
     # pharmacy
     for _ in range(w.count(0.3 * ld)):
         tt = w.jit(t)
         if inside(tt, LOCK):
             continue
-        pharm(
-            w,
-            tt,
-            "INFO",
-            "Apotheke.Dispensing.RobotClient",
-            "Dispensed {Count} packs for {OrderId}",
-            Count=w.ri(1, 6),
-            OrderId=w.order(),
-        )
+        pharm(w, tt, "INFO", "Apotheke.Dispensing.RobotClient", "Dispensed {Count} packs for {OrderId}",
+              Count=w.ri(1, 6), OrderId=w.order())
     if loc(t).minute == 17:
-        pharm(
-            w,
-            w.jit(t),
-            "ERROR",
-            "Apotheke.Dispensing.RowaHeartbeat",
-            f"Robot BD-Rowa-1 heartbeat missed ({w.ri(1, 2)} of 3), reconnecting",
-        )
+        pharm(w, w.jit(t), "ERROR", "Apotheke.Dispensing.RowaHeartbeat",
+              f"Robot BD-Rowa-1 heartbeat missed ({w.ri(1, 2)} of 3), reconnecting")
     # patient-portal
     for _ in range(w.count(0.5 * ld)):
         tt = w.jit(t)
         if inside(tt, MAXCONN) and w.r() < 0.6:
             continue
-        portal(
-            w,
-            tt,
-            "INFO",
-            "request completed",
-            req={"method": "GET", "url": w.pick(["/api/appointments", "/api/befunde", "/api/profile"])},
-            responseTime=w.ri(40, 300),
-            statusCode=200,
-        )
+        portal(w, tt, "INFO", "request completed",
+               req={"method": "GET", "url": w.pick(["/api/appointments", "/api/befunde", "/api/profile"])},
+               responseTime=w.ri(40, 300), statusCode=200)
     if w.r() < 0.03:
         portal(w, w.jit(t), "WARN", "session expired, redirecting to login", sid=w.hexid(12))
     # keycloak
@@ -872,90 +538,45 @@ def background(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if inside(tt, LDAP):
             continue
-        kc(
-            w,
-            tt,
-            "INFO",
-            "org.keycloak.events",
-            f"executor-thread-{w.ri(1, 24)}",
-            f"type=LOGIN, realmId=klinik, clientId=ehr-web, userId={w.hexid(8)}, "
-            f"ipAddress=10.40.{w.ri(1, 60)}."
-            f"{w.ri(2, 250)}, auth_method=openid-connect",
-        )
+        kc(w, tt, "INFO", "org.keycloak.events", f"executor-thread-{w.ri(1, 24)}",
+           f"type=LOGIN, realmId=klinik, clientId=ehr-web, userId={w.hexid(8)}, "
+           f"ipAddress=10.40.{w.ri(1, 60)}."
+           f"{w.ri(2, 250)}, auth_method=openid-connect")
     if w.r() < 0.05 * ld + 0.01:
-        kc(
-            w,
-            w.jit(t),
-            "WARN",
-            "org.keycloak.events",
-            f"executor-thread-{w.ri(1, 24)}",
-            "type=LOGIN_ERROR, realmId=patienten, clientId=patient-portal, userId=null, "
-            f"ipAddress=84.{w.ri(1, 250)}."
-            f"{w.ri(1, 250)}.{w.ri(1, 250)}, error=invalid_user_credentials",
-        )
+        kc(w, w.jit(t), "WARN", "org.keycloak.events", f"executor-thread-{w.ri(1, 24)}",
+           "type=LOGIN_ERROR, realmId=patienten, clientId=patient-portal, userId=null, "
+           f"ipAddress=84.{w.ri(1, 250)}."
+           f"{w.ri(1, 250)}.{w.ri(1, 250)}, error=invalid_user_credentials")
     # scheduling
     for _ in range(w.count(0.35 * ld)):
-        zap(
-            w,
-            w.jit(t),
-            "INFO",
-            "booking/handler.go:88",
-            "appointment booked",
-            appointment=f"APT-{w.ri(900000, 999999)}",
-            type=w.pick(["AMB-CHIR", "IMPF-GRIPPE", "RAD-MRT"]),
-        )
+        zap(w, w.jit(t), "INFO", "booking/handler.go:88", "appointment booked",
+            appointment=f"APT-{w.ri(900000, 999999)}", type=w.pick(["AMB-CHIR", "IMPF-GRIPPE", "RAD-MRT"]))
     if w.r() < 0.02:
-        zap(
-            w,
-            w.jit(t),
-            "WARN",
-            "booking/handler.go:131",
-            "slot taken concurrently, offering next",
-            slot=f"SLT-{w.ri(100000, 999999)}",
-        )
+        zap(w, w.jit(t), "WARN", "booking/handler.go:131", "slot taken concurrently, offering next",
+            slot=f"SLT-{w.ri(100000, 999999)}")
     # fhir-facade
     for _ in range(w.count(0.35 * ld)):
         tt = w.jit(t)
         if inside(tt, KEYROT):
             continue
-        fhir(
-            w,
-            tt,
-            "INFO",
-            "request",
-            method="GET",
-            path=w.pick(["/fhir/R4/Appointment", "/fhir/R4/Observation", "/fhir/R4/DiagnosticReport"]),
-            status=200,
-            dur_ms=w.ri(20, 200),
-        )
+        fhir(w, tt, "INFO", "request", method="GET",
+             path=w.pick(["/fhir/R4/Appointment", "/fhir/R4/Observation", "/fhir/R4/DiagnosticReport"]),
+             status=200, dur_ms=w.ri(20, 200))
     # postgres
     if w.r() < 0.08:
-        pg(
-            w,
-            w.jit(t),
-            "INFO",
-            f"checkpoint complete: wrote {w.ri(200, 4000)} buffers; distance={w.ri(1000, 90000)} kB",
-        )
+        pg(w, w.jit(t), "INFO",
+           f"checkpoint complete: wrote {w.ri(200, 4000)} buffers; distance={w.ri(1000, 90000)} kB")
     if w.r() < 0.03:
         pg(w, w.jit(t), "WARN", "there is no transaction in progress", who="ehr_app@ehr")
     # redis / rabbitmq
     if loc(t).minute % 15 == 3:
         rds(w, w.jit(t), "INFO", "Background saving started by pid 812", "redis-sessions-0")
-        rds(
-            w,
-            w.jit(t, 2) + timedelta(seconds=3),
-            "INFO",
-            "Background saving terminated with success",
-            "redis-sessions-0",
-        )
+        rds(w, w.jit(t, 2) + timedelta(seconds=3), "INFO", "Background saving terminated with success",
+            "redis-sessions-0")
     if w.r() < 0.03:
-        rmq(
-            w,
-            w.jit(t),
-            "WARN",
+        rmq(w, w.jit(t), "WARN",
             f"closing AMQP connection <0.{w.ri(1000, 9000)}.0> (10.42.{w.ri(1, 9)}.{w.ri(2, 250)}"
-            ":5672): client unexpectedly closed TCP connection",
-        )
+            ":5672): client unexpectedly closed TCP connection")
     if h in (2,) and loc(t).minute == 0:
         pass
 
@@ -969,35 +590,17 @@ def quiet_nights(w: World) -> list[list]:
         cpoe(w, t0, "INFO", "reconcile-1", "d.k.cpoe.batch.NightlyReconcile", "nightly reconcile started")
         n = g.randint(12, 16)
         for k in range(n):
-            cpoe(
-                w,
-                t0 + timedelta(seconds=30 + 41 * k),
-                "ERROR",
-                "reconcile-1",
-                "d.k.cpoe.batch.NightlyReconcile",
-                f"order ORD-{g.randint(3000000, 4300000)} skipped: encounter "
-                f"FALL-{g.randint(25000000, 26999999)} "
-                "already closed",
-            )
+            cpoe(w, t0 + timedelta(seconds=30 + 41 * k), "ERROR", "reconcile-1",
+                 "d.k.cpoe.batch.NightlyReconcile",
+                 f"order ORD-{g.randint(3000000, 4300000)} skipped: encounter "
+                 f"FALL-{g.randint(25000000, 26999999)} "
+                 "already closed")
         t1 = t0 + timedelta(minutes=14, seconds=g.randint(0, 50))
-        cpoe(
-            w,
-            t1,
-            "INFO",
-            "reconcile-1",
-            "d.k.cpoe.batch.NightlyReconcile",
-            f"nightly reconcile finished, {n} skipped",
-        )
+        cpoe(w, t1, "INFO", "reconcile-1", "d.k.cpoe.batch.NightlyReconcile",
+             f"nightly reconcile finished, {n} skipped")
         rows.append(
-            [
-                "cpoe-nightly-reconcile",
-                "cpoe",
-                wall(t0),
-                wall(t1),
-                "COMPLETED",
-                g.randint(8000, 9000),
-                f"{n} skipped (closed encounters)",
-            ]
+            ["cpoe-nightly-reconcile", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(8000, 9000),
+             f"{n} skipped (closed encounters)"]
         )
     return rows
 
@@ -1030,380 +633,170 @@ def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
 
 def incidents(w: World) -> None:
     # HOSP-01 lis certificate renewed without its intermediate: Java clients (cpoe) fail PKIX
-    lis(
-        w,
-        CERT[0],
-        "INFO",
-        "lis.tls",
-        "TLS certificate reloaded for lis.nordhafen.example:8443: serial "
-        "4f:a2:91:0c, notAfter 2027-11-09, chain length 1 (leaf only)",
-    )
+    lis(w, CERT[0], "INFO", "lis.tls",
+        "TLS certificate reloaded for lis.nordhafen.example:8443: serial 4f:a2:91:0c, notAfter 2027-11-09, "
+        "chain length 1 (leaf only)")
     for t in every(CERT, 20):
         if w.r() < 0.55 * load(t) + 0.2:
-            cpoe(
-                w,
-                w.jit(t, 20),
-                "ERROR",
-                f"lab-sender-{w.ri(1, 4)}",
-                "d.k.cpoe.lab.LisOrderClient",
-                f"sending lab order {w.order()} to https://lis.nordhafen.example:8443/api/orders failed: "
-                "javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
-                "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid "
-                "certification "
-                "path to requested target",
-            )
+            cpoe(w, w.jit(t, 20), "ERROR", f"lab-sender-{w.ri(1, 4)}", "d.k.cpoe.lab.LisOrderClient",
+                 f"sending lab order {w.order()} to https://lis.nordhafen.example:8443/api/orders failed: "
+                 "javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
+                 "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid "
+                 "certification "
+                 "path to requested target")
         if w.r() < 0.15:
-            cpoe(
-                w,
-                w.jit(t, 20),
-                "WARN",
-                "lab-sender-1",
-                "d.k.cpoe.lab.LisOrderOutbox",
-                f"lab order outbox: {w.ri(20, 300)} orders pending, retry in 60 s",
-            )
-    lis(
-        w,
-        CERT[1],
-        "INFO",
-        "lis.tls",
-        "TLS certificate reloaded for lis.nordhafen.example:8443: serial "
-        "4f:a2:91:0c, notAfter 2027-11-09, chain length 2 (leaf + intermediate GEANT OV RSA CA 4)",
-    )
-    cpoe(
-        w,
-        CERT[1] + timedelta(seconds=50),
-        "INFO",
-        "lab-sender-1",
-        "d.k.cpoe.lab.LisOrderOutbox",
-        "lab order outbox drained: 312 orders sent",
-    )
+            cpoe(w, w.jit(t, 20), "WARN", "lab-sender-1", "d.k.cpoe.lab.LisOrderOutbox",
+                 f"lab order outbox: {w.ri(20, 300)} orders pending, retry in 60 s")
+    lis(w, CERT[1], "INFO", "lis.tls",
+        "TLS certificate reloaded for lis.nordhafen.example:8443: serial 4f:a2:91:0c, notAfter 2027-11-09, "
+        "chain length 2 (leaf + intermediate GEANT OV RSA CA 4)")
+    cpoe(w, CERT[1] + timedelta(seconds=50), "INFO", "lab-sender-1", "d.k.cpoe.lab.LisOrderOutbox",
+         "lab order outbox drained: 312 orders sent")
 
     # HOSP-02 keycloak realm key rotation: fhir-facade validates with a cached JWKS
-    kc(
-        w,
-        KEYROT[0],
-        "INFO",
-        "org.keycloak.services",
-        "executor-thread-2",
-        "KC-SERVICES0021: realm klinik: key provider rsa-generated-2026-11 (kid k-2026-11) added, "
-        "priority 200, "
-        "active",
-    )
-    kc(
-        w,
-        KEYROT[0] + timedelta(seconds=14),
-        "INFO",
-        "org.keycloak.services",
-        "executor-thread-2",
-        "realm klinik: key provider rsa-generated-2026-05 (kid k-2026-05) disabled by admin s.wolf",
-    )
+    kc(w, KEYROT[0], "INFO", "org.keycloak.services", "executor-thread-2",
+       "KC-SERVICES0021: realm klinik: key provider rsa-generated-2026-11 (kid k-2026-11) added, priority "
+       "200, active")
+    kc(w, KEYROT[0] + timedelta(seconds=14), "INFO", "org.keycloak.services", "executor-thread-2",
+       "realm klinik: key provider rsa-generated-2026-05 (kid k-2026-05) disabled by admin s.wolf")
     for t in every((KEYROT[0] + timedelta(seconds=40), KEYROT[1]), 15):
         if w.r() < 0.7 * load(t):
-            fhir(
-                w,
-                w.jit(t, 15),
-                "ERROR",
-                "token validation failed",
-                error="kid k-2026-11 not found in cached JWKS",
-                jwks_fetched="2026-11-10T05:12:04Z",
-                client="patient-portal",
-                status=401,
-            )
+            fhir(w, w.jit(t, 15), "ERROR", "token validation failed",
+                 error="kid k-2026-11 not found in cached JWKS", jwks_fetched="2026-11-10T05:12:04Z",
+                 client="patient-portal", status=401)
         if w.r() < 0.3:
-            portal(
-                w,
-                w.jit(t, 15),
-                "ERROR",
-                "fhir-facade returned 401 for /fhir/R4/DiagnosticReport",
-                upstream="fhir-facade",
-                statusCode=502,
-            )
+            portal(w, w.jit(t, 15), "ERROR", "fhir-facade returned 401 for /fhir/R4/DiagnosticReport",
+                   upstream="fhir-facade", statusCode=502)
     fhir(w, KEYROT[1], "INFO", "jwks refreshed", keys="k-2026-11", trigger="restart")
 
     # HOSP-03 PACS archive tier2 full: storage commitment fails
-    dcm(
-        w,
-        TIER2[0],
-        "ERROR",
-        "ARCHIVE_T2-writer",
-        "o.d.a.storage.FileSystemStorage",
-        "write to /archive/tier2/2026/11/10 failed: java.io.IOException: No space left on device",
-    )
+    dcm(w, TIER2[0], "ERROR", "ARCHIVE_T2-writer", "o.d.a.storage.FileSystemStorage",
+        "write to /archive/tier2/2026/11/10 failed: java.io.IOException: No space left on device")
     for t in every(TIER2, 25):
         if w.r() < 0.75 * load(t) + 0.1:
             n = w.ri(80, 900)
-            dcm(
-                w,
-                w.jit(t, 25),
-                "ERROR",
-                f"StgCmtSCU-{w.ri(1, 4)}",
-                "o.d.n.s.StgCmtSCU",
+            dcm(w, w.jit(t, 25), "ERROR", f"StgCmtSCU-{w.ri(1, 4)}", "o.d.n.s.StgCmtSCU",
                 f"Storage Commitment N-EVENT-REPORT from ARCHIVE_T2: {n} of {n} instances failed, "
                 "Failure Reason "
-                f"0110H (processing failure), study {w.uid()}",
-            )
+                f"0110H (processing failure), study {w.uid()}")
         if w.r() < 0.25:
-            dcm(
-                w,
-                w.jit(t, 25),
-                "WARN",
-                "StgCmtSCU-1",
-                "o.d.n.s.StgCmtRetry",
-                f"{w.ri(10, 90)} studies not committed, kept on modality, retry in 300 s",
-            )
+            dcm(w, w.jit(t, 25), "WARN", "StgCmtSCU-1", "o.d.n.s.StgCmtRetry",
+                f"{w.ri(10, 90)} studies not committed, kept on modality, retry in 300 s")
 
     # HOSP-05 cpoe-order-archive locks cpoe.orders at shift change
-    pg(
-        w,
-        LOCK[0],
-        "INFO",
-        "statement: LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE",
-        who="cpoe_batch@cpoe",
-        pgpid=23790,
-    )
+    pg(w, LOCK[0], "INFO", "statement: LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE",
+       who="cpoe_batch@cpoe", pgpid=23790)
     for t in every((LOCK[0] + timedelta(seconds=20), LOCK[1]), 20):
         if w.r() < 0.6:
-            pg(
-                w,
-                w.jit(t, 20),
-                "INFO",
-                f"process {w.ri(24000, 26000)} still waiting for RowExclusiveLock on "
-                "relation 16522 (cpoe.orders) of database 16401 after 1000.051 ms; Process holding "
-                "the lock: 23790",
-                who="cpoe_app@cpoe",
-            )
+            pg(w, w.jit(t, 20), "INFO",
+               f"process {w.ri(24000, 26000)} still waiting for RowExclusiveLock on "
+               "relation 16522 (cpoe.orders) of database 16401 after 1000.051 ms; Process holding "
+               "the lock: 23790", who="cpoe_app@cpoe")
         if w.r() < 0.5 * load(t) + 0.2:
-            cpoe(
-                w,
-                w.jit(t, 20),
-                "ERROR",
-                f"http-nio-8080-exec-{w.ri(1, 30)}",
-                "d.k.cpoe.order.OrderService",
-                f"saving order for {w.case()} failed: HikariPool-1 - Connection is not available, "
-                "request timed "
-                "out after 30000ms",
-            )
+            cpoe(w, w.jit(t, 20), "ERROR", f"http-nio-8080-exec-{w.ri(1, 30)}",
+                 "d.k.cpoe.order.OrderService",
+                 f"saving order for {w.case()} failed: HikariPool-1 - Connection is not available, "
+                 "request timed "
+                 "out after 30000ms")
     for t in every((LOCK[0] + timedelta(minutes=12), LOCK[1]), 60):
-        pharm(
-            w,
-            w.jit(t),
-            "WARN",
-            "Apotheke.Orders.InboundMonitor",
-            f"no medication orders received from cpoe for {int((t - LOCK[0]).total_seconds() // 60)} min "
-            "(expected ~20/min at this hour)",
-        )
-    pg(
-        w,
-        LOCK[1],
-        "INFO",
-        "duration: 3257104.229 ms  statement: COMMIT (cpoe-order-archive moved 184233 rows "
-        "to cpoe.orders_archive)",
-        who="cpoe_batch@cpoe",
-        pgpid=23790,
-    )
+        pharm(w, w.jit(t), "WARN", "Apotheke.Orders.InboundMonitor",
+              f"no medication orders received from cpoe for {int((t - LOCK[0]).total_seconds() // 60)} min "
+              "(expected ~20/min at this hour)")
+    pg(w, LOCK[1], "INFO",
+       "duration: 3257104.229 ms  statement: COMMIT (cpoe-order-archive moved 184233 rows to "
+       "cpoe.orders_archive)", who="cpoe_batch@cpoe", pgpid=23790)
 
     # HOSP-06 maxconn: only in metrics (and fewer requests)
 
     # HOSP-07 svc-keycloak-ldap password expired
     for t in every(LDAP, 10):
         if w.r() < 0.8 * load(t) + 0.1:
-            kc(
-                w,
-                w.jit(t, 10),
-                "ERROR",
-                "org.keycloak.storage.ldap.LDAPStorageProviderFactory",
-                f"executor-thread-{w.ri(1, 24)}",
-                "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,"
-                "dc=nordhafen,dc=example: [LDAP: error code 49 - 80090308: LdapErr: DSID-0C09044E, comment: "
-                "AcceptSecurityContext error, data 532, v4563] (data 532: password expired)",
-            )
-            kc(
-                w,
-                w.jit(t, 10),
-                "WARN",
-                "org.keycloak.events",
-                f"executor-thread-{w.ri(1, 24)}",
-                "type=LOGIN_ERROR, realmId=klinik, "
-                f"clientId={w.pick(['ehr-web', 'cpoe-web', 'pharmacy-web'])}, "
-                f"userId=null, ipAddress=10.40.{w.ri(1, 60)}.{w.ri(2, 250)}, error=identity_provider_error",
-            )
+            kc(w, w.jit(t, 10), "ERROR", "org.keycloak.storage.ldap.LDAPStorageProviderFactory",
+               f"executor-thread-{w.ri(1, 24)}",
+               "LDAP bind failed for cn=svc-keycloak-ldap,ou=Service,dc=nordhafen,dc=example: [LDAP: error "
+               "code 49 - 80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, data "
+               "532, v4563] (data 532: password expired)")
+            kc(w, w.jit(t, 10), "WARN", "org.keycloak.events", f"executor-thread-{w.ri(1, 24)}",
+               "type=LOGIN_ERROR, realmId=klinik, "
+               f"clientId={w.pick(['ehr-web', 'cpoe-web', 'pharmacy-web'])}, "
+               f"userId=null, ipAddress=10.40.{w.ri(1, 60)}.{w.ri(2, 250)}, error=identity_provider_error")
         if w.r() < 0.3:
-            edge(
-                w,
-                w.jit(t, 10),
-                "fe_clinical",
-                "be_sso",
-                "kc-1",
-                "POST",
-                "/realms/klinik/login-actions/authenticate",
-                502,
-                w.ri(900, 3000),
-            )
+            edge(w, w.jit(t, 10), "fe_clinical", "be_sso", "kc-1", "POST",
+                 "/realms/klinik/login-actions/authenticate", 502, w.ri(900, 3000))
         if w.r() < 0.2:
-            spring(
-                w,
-                w.jit(t, 10),
-                "ehr-api",
-                "WARN",
-                "http-nio-8080-exec-3",
-                "d.k.ehr.security.SsoEntryPoint",
-                "login redirect to sso.nordhafen.example returned error, user shown 'Anmeldung "
-                "fehlgeschlagen'",
-            )
+            spring(w, w.jit(t, 10), "ehr-api", "WARN", "http-nio-8080-exec-3",
+                   "d.k.ehr.security.SsoEntryPoint",
+                   "login redirect to sso.nordhafen.example returned error, user shown 'Anmeldung "
+                   "fehlgeschlagen'")
 
     # HOSP-08 external AMTS check slow (pharmacy deploy DEP-3314 at 14:02 is unrelated)
     for t in every(AMTS, 20):
         if w.r() < 0.6 * load(t):
-            pharm(
-                w,
-                w.jit(t, 20),
-                "WARN",
-                "Apotheke.Amts.AmtsClient",
-                "AMTS check for {OrderId} timed out after {Elapsed} ms (amts.arzneicheck.example), "
-                "released with "
-                "manual check flag",
-                OrderId=w.order(),
-                Elapsed=3000,
-            )
+            pharm(w, w.jit(t, 20), "WARN", "Apotheke.Amts.AmtsClient",
+                  "AMTS check for {OrderId} timed out after {Elapsed} ms (amts.arzneicheck.example), "
+                  "released with manual check flag", OrderId=w.order(), Elapsed=3000)
 
     # HOSP-10 hl7-engine MLLP half-open connection to ehr-api: ACK timeouts, backlog
-    hl7(
-        w,
-        MLLP[0],
-        "WARN",
-        "ORU_LIS_TO_EHR Destination 1",
-        "c.m.c.c.mllp.MllpDispatcher",
-        "no ACK within 30000 ms on MLLP connection to ehr-hl7.klinik-prod.svc:6661 (local port "
-        "41822), keeping "
-        "connection (reconnect_on_timeout=false)",
-    )
+    hl7(w, MLLP[0], "WARN", "ORU_LIS_TO_EHR Destination 1", "c.m.c.c.mllp.MllpDispatcher",
+        "no ACK within 30000 ms on MLLP connection to ehr-hl7.klinik-prod.svc:6661 (local port 41822), "
+        "keeping connection (reconnect_on_timeout=false)")
     depth = 40
     for t in every((MLLP[0] + timedelta(seconds=30), MLLP[1]), 30):
         depth += w.ri(15, 40)
-        hl7(
-            w,
-            w.jit(t, 5),
-            "ERROR",
-            "ORU_LIS_TO_EHR Destination 1",
-            "c.m.c.c.mllp.MllpDispatcher",
+        hl7(w, w.jit(t, 5), "ERROR", "ORU_LIS_TO_EHR Destination 1", "c.m.c.c.mllp.MllpDispatcher",
             f"ACK timeout after 30000 ms for MSG{w.ri(10000000, 99999999)} on MLLP connection to "
-            f"ehr-hl7.klinik-prod.svc:6661, message requeued (queue depth {depth})",
-        )
+            f"ehr-hl7.klinik-prod.svc:6661, message requeued (queue depth {depth})")
         if w.r() < 0.25:
             spring(
-                w,
-                w.jit(t, 30),
-                "ehr-api",
-                "WARN",
-                "lab-poller",
-                "d.k.ehr.lab.LabResultWatch",
+                w, w.jit(t, 30), "ehr-api", "WARN", "lab-poller", "d.k.ehr.lab.LabResultWatch",
                 f"no ORU^R01 received for {int((t - MLLP[0]).total_seconds() // 60)} min (ward complaints "
                 "expected)",
             )
-    hl7(
-        w,
-        MLLP[1],
-        "INFO",
-        "ORU_LIS_TO_EHR Destination 1",
-        "c.m.c.c.mllp.MllpDispatcher",
-        f"channel restarted by j.krueger, MLLP connection re-established, draining {depth} queued messages",
-    )
+    hl7(w, MLLP[1], "INFO", "ORU_LIS_TO_EHR Destination 1", "c.m.c.c.mllp.MllpDispatcher",
+        f"channel restarted by j.krueger, MLLP connection re-established, draining {depth} queued messages")
 
     # HOSP-11 edge be_pacs timeout server 30s: large WADO retrieves cut at 30 s
     for t in every((TSRV[0] + timedelta(seconds=30), TSRV[1]), 20):
         if w.r() < 0.7 * load(t):
-            edge(
-                w,
-                w.jit(t, 20),
-                "fe_pacs",
-                "be_pacs",
-                f"pacs-{w.ri(1, 2)}",
-                "GET",
-                f"/dicom-web/studies/{w.uid()}",
-                504,
-                30000,
-            )
-            dcm(
-                w,
-                w.jit(t, 20),
-                "WARN",
-                f"WADO-{w.ri(1, 12)}",
-                "o.d.a.wado.WadoRS",
+            edge(w, w.jit(t, 20), "fe_pacs", "be_pacs", f"pacs-{w.ri(1, 2)}", "GET",
+                 f"/dicom-web/studies/{w.uid()}", 504, 30000)
+            dcm(w, w.jit(t, 20), "WARN", f"WADO-{w.ri(1, 12)}", "o.d.a.wado.WadoRS",
                 f"client aborted WADO-RS retrieve of study {w.uid()} after 30002 ms "
                 f"({w.ri(800, 2400)} instances, "
-                "Broken pipe)",
-            )
+                "Broken pipe)")
 
     # HOSP-12 rabbitmq-1 disk alarm: lis cannot publish results
-    rmq(
-        w,
-        DISK[0],
-        "WARN",
-        "Free disk space is insufficient. Free bytes: 1998340096. Limit: 2000000000",
-        node="rabbitmq-1",
-    )
-    rmq(
-        w,
-        DISK[0] + timedelta(seconds=1),
-        "WARN",
-        "disk resource limit alarm set on node rabbit@rabbitmq-1. "
-        "Publishers will be blocked until this alarm clears",
-        node="rabbitmq-1",
-    )
+    rmq(w, DISK[0], "WARN", "Free disk space is insufficient. Free bytes: 1998340096. Limit: 2000000000",
+        node="rabbitmq-1")
+    rmq(w, DISK[0] + timedelta(seconds=1), "WARN",
+        "disk resource limit alarm set on node rabbit@rabbitmq-1. Publishers will be blocked until this "
+        "alarm clears", node="rabbitmq-1")
     for t in every((DISK[0] + timedelta(seconds=30), DISK[1]), 30):
         n = int((t - DISK[0]).total_seconds() // 30) * w.ri(6, 12)
-        lis(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "lis.outbound",
+        lis(w, w.jit(t, 30), "WARN", "lis.outbound",
             f"publish to lis.results blocked (connection.blocked: "
-            f"resource-limit disk), {n} results waiting in outbound queue",
-        )
+            f"resource-limit disk), {n} results waiting in outbound queue")
         if w.r() < 0.3:
-            lis(
-                w,
-                w.jit(t, 30),
-                "ERROR",
-                "lis.outbound",
-                f"result {w.ri(7000000, 7999999)} not delivered within 600 s (connection blocked)",
-            )
-    rmq(w, DISK[1], "INFO", "disk resource limit alarm cleared on node rabbit@rabbitmq-1", node="rabbitmq-1")
+            lis(w, w.jit(t, 30), "ERROR", "lis.outbound",
+                f"result {w.ri(7000000, 7999999)} not delivered within 600 s (connection blocked)")
+    rmq(w, DISK[1], "INFO", "disk resource limit alarm cleared on node rabbit@rabbitmq-1",
+        node="rabbitmq-1")
 
     # HOSP-13 basebackup saturates pg-klinik-01: ehr-api slow (only timings in logs)
     for t in every((BACKUP[0] + timedelta(minutes=4), BACKUP[1]), 30):
         if w.r() < 0.7:
-            spring(
-                w,
-                w.jit(t, 30),
-                "ehr-api",
-                "WARN",
-                f"http-nio-8080-exec-{w.ri(1, 40)}",
-                "d.k.ehr.web.RequestTimer",
-                f"GET /api/v2/patients/{w.pid()}/chart took {w.ri(3500, 9800)} ms",
-            )
+            spring(w, w.jit(t, 30), "ehr-api", "WARN", f"http-nio-8080-exec-{w.ri(1, 40)}",
+                   "d.k.ehr.web.RequestTimer",
+                   f"GET /api/v2/patients/{w.pid()}/chart took {w.ri(3500, 9800)} ms")
 
     # HOSP-14 kc-node-2 clock 94 s ahead: tokens not yet valid at the resource servers
-    kc(
-        w,
-        CLOCK[0],
-        "WARN",
-        "chronyd",
-        "kc-node-2",
-        "chronyd[611]: System clock wrong by -94.213 s, NTP source "
-        "10.20.0.5 unreachable, no selectable sources; clock not corrected",
-        p=PODS["keycloak"][1],
-    )
+    kc(w, CLOCK[0], "WARN", "chronyd", "kc-node-2",
+       "chronyd[611]: System clock wrong by -94.213 s, NTP source 10.20.0.5 unreachable, no selectable "
+       "sources; clock not corrected", p=PODS["keycloak"][1])
     for t in every((CLOCK[0] + timedelta(seconds=60), CLOCK[1]), 120):
-        kc(
-            w,
-            w.jit(t, 5),
-            "WARN",
-            "chronyd",
-            "kc-node-2",
-            "chronyd[611]: Can't synchronise: no selectable sources (NTP 10.20.0.5 unreachable)",
-            p=PODS["keycloak"][1],
-        )
+        kc(w, w.jit(t, 5), "WARN", "chronyd", "kc-node-2",
+           "chronyd[611]: Can't synchronise: no selectable sources (NTP 10.20.0.5 unreachable)",
+           p=PODS["keycloak"][1])
     for t in every((CLOCK[0] + timedelta(seconds=30), CLOCK[1]), 12):
         svc = w.pick(["ehr-api", "cpoe", "fhir-facade", "pharmacy"])
         iat = zulu(t + timedelta(seconds=94))
@@ -1417,25 +810,13 @@ def incidents(w: World) -> None:
         elif svc == "cpoe":
             cpoe(w, tt, "WARN", "http-nio-8080-exec-5", "d.k.cpoe.security.JwtFilter", msg)
         elif svc == "fhir-facade":
-            fhir(
-                w,
-                tt,
-                "ERROR",
-                "token validation failed",
-                error="token used before issued (iat 94 s ahead)",
-                status=401,
-            )
+            fhir(w, tt, "ERROR", "token validation failed",
+                 error="token used before issued (iat 94 s ahead)", status=401)
         else:
             pharm(w, tt, "WARN", "Apotheke.Auth.JwtValidation", msg)
-    kc(
-        w,
-        CLOCK[1],
-        "INFO",
-        "chronyd",
-        "kc-node-2",
-        "chronyd[611]: Selected source 10.20.0.6, System clock wrong by -94.190 s, stepped",
-        p=PODS["keycloak"][1],
-    )
+    kc(w, CLOCK[1], "INFO", "chronyd", "kc-node-2",
+       "chronyd[611]: Selected source 10.20.0.6, System clock wrong by -94.190 s, stepped",
+       p=PODS["keycloak"][1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1453,16 +834,8 @@ def metrics(w: World) -> None:
     while t < END:
         ld = load(t)
         for s in SVC:
-            base = {
-                "ehr-api": 900,
-                "cpoe": 260,
-                "lis": 180,
-                "pacs-gateway": 90,
-                "pharmacy": 120,
-                "patient-portal": 400,
-                "fhir-facade": 220,
-                "scheduling": 150,
-            }[s]
+            base = {"ehr-api": 900, "cpoe": 260, "lis": 180, "pacs-gateway": 90, "pharmacy": 120,
+                    "patient-portal": 400, "fhir-facade": 220, "scheduling": 150}[s]
             rpm = int(base * ld * g.uniform(0.9, 1.1)) + 3
             p95 = g.randint(90, 240)
             err = round(g.uniform(0.1, 0.8), 2)
@@ -1493,15 +866,8 @@ def metrics(w: World) -> None:
         if inside(t, LOCK) and t > LOCK[0] + timedelta(seconds=60):
             waiting = g.randint(25, 60)
         db_rows.append(
-            [
-                wmin(t),
-                "pg-klinik-01",
-                g.randint(140, 190),
-                act,
-                io,
-                waiting,
-                round(g.uniform(2, 9), 1) if not inside(t, BACKUP) else round(g.uniform(160, 240), 1),
-            ]
+            [wmin(t), "pg-klinik-01", g.randint(140, 190), act, io, waiting,
+             round(g.uniform(2, 9), 1) if not inside(t, BACKUP) else round(g.uniform(160, 240), 1)]
         )
         if t.minute % 5 == 0:
             for node in ("rabbitmq-0", "rabbitmq-1", "rabbitmq-2"):
@@ -1540,27 +906,14 @@ def metrics(w: World) -> None:
     w.table("svc_metrics", ["minute", "service", "req_per_min", "p95_ms", "error_pct"], svc_rows)
     w.table(
         "haproxy_metrics",
-        ["minute", "frontend", "scur", "maxconn", "conn_rate", "denied_req", "queued_accepts"],
-        edge_rows,
+        ["minute", "frontend", "scur", "maxconn", "conn_rate", "denied_req", "queued_accepts"], edge_rows,
     )
-    w.table(
-        "db_metrics",
-        [
-            "minute",
-            "instance",
-            "connections",
-            "active_queries",
-            "io_wait_pct",
-            "lock_waiters",
-            "disk_read_mb_s",
-        ],
-        db_rows,
-    )
-    w.table(
-        "broker_metrics",
-        ["minute", "node", "disk_free_mb", "disk_free_limit_mb", "disk_alarm", "connections"],
-        mq_rows,
-    )
+    w.table("db_metrics",
+            ["minute", "instance", "connections", "active_queries", "io_wait_pct", "lock_waiters",
+             "disk_read_mb_s"],
+            db_rows)
+    w.table("broker_metrics",
+            ["minute", "node", "disk_free_mb", "disk_free_limit_mb", "disk_alarm", "connections"], mq_rows)
     w.table("queue_metrics", ["minute", "queue", "messages_ready", "consumers"], st_rows)
     w.table("pacs_storage_metrics", ["minute", "tier", "used_pct", "capacity_tb"], tier_rows)
 
@@ -1573,78 +926,34 @@ def batch_runs(w: World, extra: list[list]) -> None:
         ok = d != 0
         t1 = t0 + timedelta(minutes=g.randint(40, 70))
         rows.append(
-            [
-                "pacs-ilm-tape",
-                "pacs-gateway",
-                wall(t0),
-                wall(t1),
-                "COMPLETED" if ok else "FAILED",
-                g.randint(900, 1400) if ok else 0,
-                "tier2 -> tape library" if ok else "tape library TL-2 offline (drive 3 error), nothing moved",
-            ]
+            ["pacs-ilm-tape", "pacs-gateway", wall(t0), wall(t1), "COMPLETED" if ok else "FAILED",
+             g.randint(900, 1400) if ok else 0,
+             "tier2 -> tape library" if ok else "tape library TL-2 offline (drive 3 error), nothing moved"]
         )
         if d >= 0:
             t0 = at(d, 5, 58, 3)
             t1 = LOCK[1] if d == 1 else t0 + timedelta(minutes=g.randint(3, 6))
             if d == 1:
                 rows.append(
-                    [
-                        "cpoe-order-archive",
-                        "cpoe",
-                        wall(LOCK[0]),
-                        wall(t1),
-                        "COMPLETED",
-                        184233,
-                        "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days "
-                        "(first run after the 14-day pause)",
-                    ]
+                    ["cpoe-order-archive", "cpoe", wall(LOCK[0]), wall(t1), "COMPLETED", 184233,
+                     "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days "
+                     "(first run after the 14-day pause)"]
                 )
             else:
                 rows.append(
-                    [
-                        "cpoe-order-archive",
-                        "cpoe",
-                        wall(t0),
-                        wall(t1),
-                        "COMPLETED",
-                        g.randint(900, 2600),
-                        "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days",
-                    ]
+                    ["cpoe-order-archive", "cpoe", wall(t0), wall(t1), "COMPLETED", g.randint(900, 2600),
+                     "LOCK TABLE cpoe.orders IN ACCESS EXCLUSIVE MODE; moved orders older than 400 days"]
                 )
             t0 = at(d, 3, 30)
-            rows.append(
-                [
-                    "pg-basebackup-nas",
-                    "postgres",
-                    wall(t0),
-                    wall(t0 + timedelta(minutes=g.randint(55, 70))),
-                    "COMPLETED",
-                    0,
-                    "pg_basebackup pg-klinik-01 -> nas-02 (nightly)",
-                ]
-            )
+            rows.append(["pg-basebackup-nas", "postgres", wall(t0),
+                         wall(t0 + timedelta(minutes=g.randint(55, 70))), "COMPLETED", 0,
+                         "pg_basebackup pg-klinik-01 -> nas-02 (nightly)"])
     rows.append(
-        [
-            "pg-basebackup-nas",
-            "postgres",
-            wall(BACKUP[0]),
-            wall(BACKUP[1]),
-            "COMPLETED",
-            0,
-            "pg_basebackup pg-klinik-01 -> nas-02 (manual re-run after NAS migration, max-rate unlimited)",
-        ]
+        ["pg-basebackup-nas", "postgres", wall(BACKUP[0]), wall(BACKUP[1]), "COMPLETED", 0,
+         "pg_basebackup pg-klinik-01 -> nas-02 (manual re-run after NAS migration, max-rate unlimited)"]
     )
-    rows.append(
-        [
-            "portal-newsletter",
-            "patient-portal",
-            wall(at(1, 9, 15)),
-            wall(at(1, 9, 21)),
-            "COMPLETED",
-            84120,
-            "Grippeimpfung: Termine jetzt online buchen (84120 e-mails)",
-        ]
-    )
+    rows.append(["portal-newsletter", "patient-portal", wall(at(1, 9, 15)), wall(at(1, 9, 21)), "COMPLETED",
+                 84120, "Grippeimpfung: Termine jetzt online buchen (84120 e-mails)"])
     rows.sort(key=lambda r: r[2])
     w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
 
@@ -1763,547 +1072,266 @@ rows in small batches without the table lock.
 # ---------------------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def z(t: datetime) -> str:
     return zulu(t)
 
 
 def truth() -> dict:
     inc = [
-        incident(
-            "HOSP-01",
-            "logs_only",
-            "cpoe: Laboranforderungen gehen nicht ans Labor raus, Stationen melden Fehler beim Absenden — "
-            "07:40–08:10 Uhr am 10.11.2026. Ursache?",
-            "cpoe",
-            at(0, 7, 40),
-            at(0, 8, 10),
-            CERT[0],
-            "lis",
-            "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded "
-            "with chain "
-            "length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java client "
-            "cannot build a "
-            "path to its truststore root (PKIX path building failed, SSLHandshakeException), so "
-            "every lab order "
-            "send failed and piled up in the outbox until the chain with the intermediate was "
-            "reloaded at 08:22",
-            ["pkix", "intermediate"],
-            [
-                "cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
-                "hl7-engine warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "cpoe",
-                    at(0, 7, 40),
-                    at(0, 8, 10),
-                    "PKIX path building failed",
-                    level="ERROR",
-                    pattern="lab order",
-                ),
-                logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
-                logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'", "truststore"),
-            ],
-        ),
-        incident(
-            "HOSP-02",
-            "change",
-            "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. "
-            "What changed?",
-            "fhir-facade",
-            at(0, 10, 30),
-            at(0, 11, 0),
-            KEYROT[0],
-            "keycloak",
-            "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made "
-            "the new key "
-            "k-2026-11 active and disabled the old k-2026-05 at once instead of leaving it passive; "
-            "fhir-facade "
-            "validates tokens against a JWKS cached for 6 h (fetched 05:12Z) and rejected every "
-            "token with the new "
-            "kid (kid k-2026-11 not found in cached JWKS) until it was restarted and refreshed the "
-            "JWKS at 11:12",
-            ["jwks", "kid"],
-            [
-                "patient-portal deploy DEP-3312 at 12:05 (after the window)",
-                "edge config change CHG-2201 (HSTS) at 09:05",
-            ],
-            None,
-            [
-                logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS", level="ERROR"),
-                logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
-                sql(
-                    "SELECT change_id, service, key, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'keycloak'",
-                    "CHG-2202",
-                ),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'", "JWKS"),
-            ],
-        ),
-        incident(
-            "HOSP-03",
-            "trap_noisy_service",
-            "pacs-gateway: Storage Commitment schlägt fehl, CT-Bilder bleiben auf den Modalitäten liegen, "
-            "14:10–14:40 am 10.11. — das hl7-engine ist voller Warnungen, liegt's daran?",
-            "pacs-gateway",
-            at(0, 14, 10),
-            at(0, 14, 40),
-            TIER2[0],
-            "pacs-gateway",
-            "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on device on "
-            "/archive/tier2) because the nightly pacs-ilm-tape job that moves old studies from tier2 "
-            "to tape failed "
-            "on 10.11. (tape library TL-2 offline); the archive answered every storage commitment "
-            "with Failure "
-            "Reason 0110H, so studies were not committed and stayed on the modalities",
-            ["storage commitment", "tier2"],
-            [
-                "hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
-                "patient-portal deploy DEP-3312 at 12:05",
-            ],
-            None,
-            [
-                logs(
-                    "pacs-gateway",
-                    at(0, 14, 10),
-                    at(0, 14, 40),
-                    "0110H",
-                    level="ERROR",
-                    pattern="storage commitment",
-                ),
-                logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device", level="ERROR"),
-                sql(
-                    "SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
-                    f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'",
-                    "100.0",
-                ),
-                sql(
-                    "SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
-                    "'pacs-ilm-tape' "
-                    "AND status = 'FAILED'",
-                    "TL-2",
-                ),
-            ],
-        ),
-        incident(
-            "HOSP-04",
-            "no_incident",
-            "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 "
-            "etwas kaputt?",
-            "cpoe",
-            at(0, 2, 0),
-            at(0, 2, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="the nightly cpoe-nightly-reconcile with its usual skipped closed encounters, "
-            "the Rowa heartbeat "
-            "ERROR at :17 and hl7-engine warnings; night traffic, metrics at baseline",
-        ),
-        incident(
-            "HOSP-05",
-            "trap_late_symptom",
-            "pharmacy: seit der Übergabe kommen keine Medikationsaufträge an, 06:20–06:50 am 11.11. — "
-            "liegt's an der Apotheke?",
-            "pharmacy",
-            at(1, 6, 20),
-            at(1, 6, 50),
-            LOCK[0],
-            "postgres",
-            "at 05:58, right at the morning shift change, the cpoe-order-archive cron ran LOCK TABLE "
-            "cpoe.orders "
-            "IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 minutes on its "
-            "first run "
-            "after a pause (184233 rows); every order insert waited for the lock, cpoe's Hikari pool "
-            "timed out "
-            "saving orders, and pharmacy — two hops away — noticed only later that no medication "
-            "orders arrived",
-            ["lock table", "cpoe-order-archive"],
-            [
-                "pharmacy itself (only the symptom: no medication orders received)",
-                "pharmacy's hourly Rowa heartbeat ERROR (always there)",
-            ],
-            "postgres-lock-waits",
-            [
-                logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received", level="WARN"),
-                logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
-                logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders", pattern="lock table"),
-                logs(
-                    "postgres",
-                    at(1, 6, 20),
-                    at(1, 6, 50),
-                    "Process holding the lock: 23790",
-                    pattern="still waiting",
-                ),
-                sql(
-                    "SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
-                    "'cpoe-order-archive' "
-                    "AND items > 100000",
-                    "184233",
-                ),
-            ],
-            runbook_query="cpoe orders hang lock waits postgres",
-        ),
-        incident(
-            "HOSP-06",
-            "metrics_deps",
-            "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 "
-            "Uhr am 11.11. "
-            "Logs sehen normal aus — why?",
-            "patient-portal",
-            at(1, 9, 30),
-            at(1, 10, 0),
-            MAXCONN[0],
-            "edge",
-            "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, accepts "
-            "queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients at "
-            "09:15-09:21; new "
-            "connections waited or timed out before reaching patient-portal, which saw fewer "
-            "requests and no errors",
-            ["maxconn", "fe_portal"],
-            [
-                "scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
-                "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
-                    "WHERE frontend = "
-                    f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
-                    f"'{z(at(1, 10, 0))}'",
-                    "fe_portal",
-                ),
-                sql(
-                    "SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
-                    "AND minute BETWEEN "
-                    f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'",
-                    "req_per_min",
-                ),
-                sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'", "maxconn 2000"),
-                sql(
-                    "SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
-                    "'portal-newsletter'",
-                    "84120",
-                ),
-            ],
-        ),
-        incident(
-            "HOSP-07",
-            "system_wide",
-            "Niemand kann sich anmelden — EHR, CPOE und Apotheke zeigen 'Anmeldung fehlgeschlagen', "
-            "11:05–11:35 am 11.11. Was ist die Ursache?",
-            None,
-            at(1, 11, 5),
-            at(1, 11, 35),
-            LDAP[0],
-            "keycloak",
-            "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at "
-            "10:58; every "
-            "LDAP bind to the Active Directory failed with error code 49 data 532 (password "
-            "expired), so realm "
-            "klinik could not authenticate any clinician (identity_provider_error) until the "
-            "password was reset "
-            "at 11:46 (CHG-2204)",
-            ["ldap", "password expired"],
-            ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
-            "keycloak-ldap-federation",
-            [
-                logs(
-                    "keycloak",
-                    at(1, 11, 5),
-                    at(1, 11, 35),
-                    "data 532",
-                    level="ERROR",
-                    pattern="ldap bind failed",
-                ),
-                logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
-                    "svc-keycloak-ldap",
-                ),
-                sql(
-                    "SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
-                    "bind credential",
-                ),
-            ],
-            runbook_query="keycloak login failed ldap bind",
-        ),
-        incident(
-            "HOSP-08",
-            "trap_unrelated_change",
-            "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller "
-            "Prüfung raus — "
-            "14:20–14:50 am 11.11. War's das pharmacy-Deployment um 14:02?",
-            "pharmacy",
-            at(1, 14, 20),
-            at(1, 14, 50),
-            AMTS[0],
-            "AMTS-Dienst (external drug safety check)",
-            "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example "
-            "answers too "
-            "slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed in a way "
-            "that explains it "
-            "(the timeout was unchanged, DEP-3314 does not touch the AMTS client) — not determinable "
-            "from this data",
-            [],
-            [
-                "pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
-                "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)",
-            ],
-            None,
-            [
-                logs(
-                    "pharmacy",
-                    at(1, 14, 20),
-                    at(1, 14, 50),
-                    "timed out after 3000 ms",
-                    level="WARN",
-                    pattern="amts check",
-                )
-            ],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the external AMTS service); blaming DEP-3314 is wrong",
-        ),
-        incident(
-            "HOSP-09",
-            "no_incident",
-            "ehr-api: abends ein paar WARNs und slow queries, 20:00–20:40 am 11.11. — gibt es ein Problem?",
-            "ehr-api",
-            at(1, 20, 0),
-            at(1, 20, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="evening traffic; the usual slow encounter_notes queries, hl7-engine warnings, "
-            "patient logins",
-        ),
-        incident(
-            "HOSP-10",
-            "logs_only",
-            "ehr-api: Laborbefunde kommen nicht an, 08:10–08:40 am 12.11. — was ist die Ursache?",
-            "ehr-api",
-            at(2, 8, 10),
-            at(2, 8, 40),
-            MLLP[0],
-            "hl7-engine",
-            "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to ehr-api's HL7 "
-            "listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran into an ACK "
-            "timeout after "
-            "30000 ms and was requeued while the channel kept the dead connection "
-            "(reconnect_on_timeout=false), so "
-            "the queue grew and no lab result reached the EHR until the channel was restarted at 08:52",
-            ["ack timeout", "mllp"],
-            [
-                "ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
-                "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)",
-            ],
-            None,
-            [
-                logs(
-                    "hl7-engine",
-                    at(2, 8, 10),
-                    at(2, 8, 40),
-                    "message requeued",
-                    level="ERROR",
-                    pattern="ack timeout",
-                ),
-                logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
-                logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
-                sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'", "6661"),
-            ],
-        ),
-        incident(
-            "HOSP-11",
-            "change",
-            "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), "
-            "10:30–11:00 Uhr am "
-            "12. Nov — was hat sich geändert?",
-            "pacs-gateway",
-            at(2, 10, 30),
-            at(2, 11, 0),
-            TSRV[0],
-            "edge",
-            "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server "
-            "from 300s to "
-            "30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy cut them "
-            "with 504 (sH) "
-            "and pacs-gateway saw the clients abort (Broken pipe) until the change was reverted at "
-            "11:14 (CHG-2207)",
-            ["timeout server", "504"],
-            [
-                "lis deploy DEP-3317 at 12:40 (after the window)",
-                "pacs-gateway's usual US_GE association warnings",
-            ],
-            None,
-            [
-                logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
-                logs(
-                    "pacs-gateway",
-                    at(2, 10, 30),
-                    at(2, 11, 0),
-                    "after 30002 ms",
-                    level="WARN",
-                    pattern="client aborted",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE service = 'edge'",
-                    "CHG-2206",
-                ),
-            ],
-        ),
-        incident(
-            "HOSP-12",
-            "trap_runbook_words",
-            "lis: Befund-Queue staut sich, Ergebnisse bleiben hängen, 13:30–14:00 am 12.11.2026 — "
-            "HL7-Kanal neu starten?",
-            "lis",
-            at(2, 13, 30),
-            at(2, 14, 0),
-            DISK[0],
-            "rabbitmq",
-            "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) because "
-            "audit.events had been filling since its consumer stopped at 22:40 the night before; the "
-            "broker blocked "
-            "all publishers, so lis could not publish to lis.results and its outbound queue grew — "
-            "the HL7 channel "
-            "was fine; it cleared at 14:15 after the queue was capped (CHG-2208)",
-            ["disk", "alarm"],
-            [
-                "hl7-channel-backlog runbook (restart the HL7 channel)",
-                "lis deploy DEP-3317 (3.8.1) at 12:40",
-                "hl7-engine warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "lis", at(2, 13, 30), at(2, 14, 0), "resource-limit disk", level="WARN", pattern="blocked"
-                ),
-                logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set", level="WARN"),
-                sql(
-                    "SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
-                    "disk_alarm = 1 AND "
-                    f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'",
-                    "rabbitmq-1",
-                ),
-                sql(
-                    "SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
-                    "= 'audit.events' "
-                    f"AND minute = '{z(at(2, 13, 0))}'",
-                    "audit.events",
-                ),
-            ],
-            decoy_runbook="hl7-channel-backlog",
-            runbook_query="HL7 Befund-Queue staut sich Kanal neu starten",
-        ),
-        incident(
-            "HOSP-13",
-            "metrics_deps",
-            "ehr-api sehr langsam, Patientenakte lädt 5–10 s, 16:10–16:40 am 12.11. Which dependency?",
-            "ehr-api",
-            at(2, 16, 10),
-            at(2, 16, 40),
-            BACKUP[0],
-            "postgres",
-            "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a "
-            "rate limit "
-            "(after the NAS migration) and saturated the database's disks (io_wait_pct 70-90, disk "
-            "reads around "
-            "200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and charts took 4-10 s",
-            ["basebackup", "io_wait"],
-            ["patient-portal deploy DEP-3316 at 15:30", "ehr-api's usual slow encounter_notes queries"],
-            None,
-            [
-                logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
-                sql(
-                    "SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
-                    "io_wait_pct > 50 AND "
-                    f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'",
-                    "pg-klinik-01",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
-                    "pg-klinik-01",
-                ),
-                sql(
-                    "SELECT job_name, started, detail FROM batch_runs WHERE job_name = "
-                    "'pg-basebackup-nas' AND "
-                    "detail LIKE '%manual%'",
-                    "max-rate unlimited",
-                ),
-            ],
-        ),
-        incident(
-            "HOSP-14",
-            "system_wide",
-            "Stationen werden ständig abgemeldet, 401 in EHR, CPOE, Apotheke und FHIR — 19:05–19:35 Uhr am "
-            "12.11. Where is the fault?",
-            None,
-            at(2, 19, 5),
-            at(2, 19, 35),
-            CLOCK[0],
-            "keycloak",
-            "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it "
-            "because its NTP "
-            "source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an iat 94 s in the "
-            "future, beyond "
-            "the 30 s clock skew the resource servers allow, so ehr-api, cpoe, pharmacy and "
-            "fhir-facade rejected "
-            "about half of all tokens until the clock was stepped at 19:50",
-            ["clock", "ntp"],
-            ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"],
-            None,
-            [
-                logs(
-                    "keycloak",
-                    at(2, 18, 50),
-                    at(2, 19, 35),
-                    "NTP source 10.20.0.5 unreachable",
-                    level="WARN",
-                    pattern="chronyd",
-                ),
-                logs(
-                    "ehr-api",
-                    at(2, 19, 5),
-                    at(2, 19, 35),
-                    "in the future",
-                    level="WARN",
-                    pattern="jwt rejected",
-                ),
-                logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued", level="ERROR"),
-            ],
-        ),
+        incident("HOSP-01", "logs_only",
+                 "cpoe: Laboranforderungen gehen nicht ans Labor raus, Stationen melden Fehler beim "
+                 "Absenden — 07:40–08:10 Uhr am "
+                 "10.11.2026. Ursache?", "cpoe", at(0, 7, 40), at(0, 8, 10), CERT[0], "lis",
+                 "the lis TLS certificate on lis.nordhafen.example:8443 was renewed at 07:31 and reloaded "
+                 "with chain length 1 (leaf only, the intermediate GEANT OV RSA CA 4 missing); cpoe's Java "
+                 "client cannot build a path to its truststore root (PKIX path building failed, "
+                 "SSLHandshakeException), so every lab order send failed and piled up in the outbox until "
+                 "the chain with the intermediate was reloaded at 08:22", ["pkix", "intermediate"],
+                 ["cpoe deploy DEP-3311 (5.9.2, order set layout) at 07:20 and its migration V89",
+                  "hl7-engine warnings (always there)"],
+                 None,
+                 [logs("cpoe", at(0, 7, 40), at(0, 8, 10), "PKIX path building failed", level="ERROR",
+                       pattern="lab order"),
+                  logs("lis", at(0, 7, 20), at(0, 8, 10), "chain length 1", pattern="certificate reloaded"),
+                  logs("lis", at(0, 8, 10), at(0, 8, 30), "intermediate", pattern="certificate reloaded"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'cpoe'",
+                      "truststore")]),
+        incident("HOSP-02", "change",
+                 "fhir-facade gibt 401 zurück, Patientenportal zeigt keine Befunde — 10:30–11:00 am 10.11. "
+                 "What changed?", "fhir-facade", at(0, 10, 30), at(0, 11, 0), KEYROT[0], "keycloak",
+                 "the half-yearly signing key rotation of keycloak realm klinik at 10:20 (CHG-2202) made "
+                 "the new key k-2026-11 active and disabled the old k-2026-05 at once instead of leaving "
+                 "it passive; fhir-facade validates tokens against a JWKS cached for 6 h (fetched 05:12Z) "
+                 "and rejected every token with the new kid (kid k-2026-11 not found in cached JWKS) until "
+                 "it was restarted and refreshed the JWKS at 11:12", ["jwks", "kid"],
+                 ["patient-portal deploy DEP-3312 at 12:05 (after the window)",
+                  "edge config change CHG-2201 (HSTS) at 09:05"],
+                 None,
+                 [logs("fhir-facade", at(0, 10, 30), at(0, 11, 0), "not found in cached JWKS",
+                       level="ERROR"),
+                  logs("keycloak", at(0, 10, 15), at(0, 10, 30), "k-2026-11", pattern="key provider"),
+                  sql("SELECT change_id, service, key, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'keycloak'", "CHG-2202"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'fhir-facade'",
+                      "JWKS")]),
+        incident("HOSP-03", "trap_noisy_service",
+                 "pacs-gateway: Storage Commitment schlägt fehl, CT-Bilder bleiben auf den Modalitäten "
+                 "liegen, 14:10–14:40 am 10.11. — das hl7-engine ist voller Warnungen, "
+                 "liegt's daran?", "pacs-gateway",
+                 at(0, 14, 10), at(0, 14, 40), TIER2[0], "pacs-gateway",
+                 "the PACS archive tier ARCHIVE_T2 filled up (used_pct 100 from 13:52, No space left on "
+                 "device on /archive/tier2) because the nightly pacs-ilm-tape job that moves old studies "
+                 "from tier2 to tape failed on 10.11. (tape library TL-2 offline); the archive answered "
+                 "every storage commitment with Failure Reason 0110H, so studies were not committed and "
+                 "stayed on the modalities",
+                 ["storage commitment", "tier2"],
+                 ["hl7-engine warnings (ADT^A08 filtered, ZBE segments — always there)",
+                  "patient-portal deploy DEP-3312 at 12:05"],
+                 None,
+                 [logs("pacs-gateway", at(0, 14, 10), at(0, 14, 40), "0110H", level="ERROR",
+                       pattern="storage commitment"),
+                  logs("pacs-gateway", at(0, 13, 45), at(0, 14, 10), "No space left on device",
+                       level="ERROR"),
+                  sql("SELECT minute, tier, used_pct FROM pacs_storage_metrics WHERE tier = 'ARCHIVE_T2' AND "
+                      f"minute BETWEEN '{z(at(0, 14, 10))}' AND '{z(at(0, 14, 40))}'", "100.0"),
+                  sql("SELECT job_name, started, status, detail FROM batch_runs WHERE job_name = "
+                      "'pacs-ilm-tape' AND status = 'FAILED'", "TL-2")]),
+        incident("HOSP-04", "no_incident",
+                 "cpoe: ERROR-Alarm vom cpoe gegen 02:10 Uhr am 10.11. — ist zwischen 02:00 und 02:40 "
+                 "etwas kaputt?", "cpoe", at(0, 2, 0), at(0, 2, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the nightly cpoe-nightly-reconcile with its usual skipped closed encounters, the "
+                      "Rowa heartbeat ERROR at :17 and hl7-engine warnings; night traffic, metrics at "
+                      "baseline"),
+        incident("HOSP-05", "trap_late_symptom",
+                 "pharmacy: seit der Übergabe kommen keine Medikationsaufträge an, 06:20–06:50 am 11.11. — "
+                 "liegt's an der Apotheke?", "pharmacy", at(1, 6, 20), at(1, 6, 50), LOCK[0], "postgres",
+                 "at 05:58, right at the morning shift change, the cpoe-order-archive cron ran LOCK TABLE "
+                 "cpoe.orders IN ACCESS EXCLUSIVE MODE on pg-klinik-01 (pid 23790) and held it for 54 "
+                 "minutes on its first run after a pause (184233 rows); every order insert waited for the "
+                 "lock, cpoe's Hikari pool timed out saving orders, and pharmacy — two hops away — noticed "
+                 "only later that no medication orders arrived", ["lock table", "cpoe-order-archive"],
+                 ["pharmacy itself (only the symptom: no medication orders received)",
+                  "pharmacy's hourly Rowa heartbeat ERROR (always there)"],
+                 "postgres-lock-waits",
+                 [logs("pharmacy", at(1, 6, 20), at(1, 6, 50), "no medication orders received",
+                       level="WARN"),
+                  logs("cpoe", at(1, 6, 0), at(1, 6, 50), "Connection is not available", level="ERROR"),
+                  logs("postgres", at(1, 5, 55), at(1, 6, 5), "LOCK TABLE cpoe.orders",
+                       pattern="lock table"),
+                  logs("postgres", at(1, 6, 20), at(1, 6, 50), "Process holding the lock: 23790",
+                       pattern="still waiting"),
+                  sql("SELECT job_name, started, finished, items FROM batch_runs WHERE job_name = "
+                      "'cpoe-order-archive' AND items > 100000", "184233")],
+                 runbook_query="cpoe orders hang lock waits postgres"),
+        incident("HOSP-06", "metrics_deps",
+                 "patient-portal: Patienten kommen nicht aufs Portal / Terminbuchung hängt, 09:30–10:00 "
+                 "Uhr am 11.11. Logs sehen "
+                 "normal aus — why?", "patient-portal", at(1, 9, 30), at(1, 10, 0), MAXCONN[0],
+                 "edge",
+                 "the edge HAProxy frontend fe_portal hit its maxconn of 2000 from 09:22 (scur = maxconn, "
+                 "accepts queued in the kernel) after the Grippeimpfung newsletter went to 84120 patients "
+                 "at 09:15-09:21; new connections waited or timed out before reaching patient-portal, "
+                 "which saw fewer requests and no errors", ["maxconn", "fe_portal"],
+                 ["scheduling deploy DEP-3313 (4.2.0, IMPF-GRIPPE slots) at 09:10",
+                  "scheduling config change CHG-2203 (SLOT_CACHE_TTL_S) at 08:40"],
+                 None,
+                 [sql("SELECT minute, frontend, scur, maxconn, queued_accepts FROM haproxy_metrics "
+                      "WHERE frontend = "
+                      f"'fe_portal' AND scur >= maxconn AND minute BETWEEN '{z(at(1, 9, 30))}' AND "
+                      f"'{z(at(1, 10, 0))}'", "fe_portal"),
+                  sql("SELECT minute, req_per_min FROM svc_metrics WHERE service = 'patient-portal' "
+                      "AND minute BETWEEN "
+                      f"'{z(at(1, 9, 30))}' AND '{z(at(1, 9, 35))}'", "req_per_min"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'edge'",
+                      "maxconn 2000"),
+                  sql("SELECT job_name, started, items, detail FROM batch_runs WHERE job_name = "
+                      "'portal-newsletter'", "84120")]),
+        incident("HOSP-07", "system_wide",
+                 "Niemand kann sich anmelden — EHR, CPOE und Apotheke zeigen 'Anmeldung fehlgeschlagen', "
+                 "11:05–11:35 am 11.11. Was ist die Ursache?", None, at(1, 11, 5), at(1, 11, 35), LDAP[0],
+                 "keycloak",
+                 "the password of keycloak's LDAP federation bind account svc-keycloak-ldap expired at "
+                 "10:58; every LDAP bind to the Active Directory failed with error code 49 data 532 "
+                 "(password expired), so realm klinik could not authenticate any clinician "
+                 "(identity_provider_error) until the password was reset "
+                 "at 11:46 (CHG-2204)", ["ldap", "password expired"],
+                 ["hl7-engine warnings (always there)", "scheduling deploy DEP-3313 at 09:10"],
+                 "keycloak-ldap-federation",
+                 [logs("keycloak", at(1, 11, 5), at(1, 11, 35), "data 532", level="ERROR",
+                       pattern="ldap bind failed"),
+                  logs("keycloak", at(1, 11, 5), at(1, 11, 35), "identity_provider_error", level="WARN"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'keycloak'",
+                      "svc-keycloak-ldap"),
+                  sql("SELECT change_id, key, applied_at FROM config_changes WHERE change_id = 'CHG-2204'",
+                      "bind credential")],
+                 runbook_query="keycloak login failed ldap bind"),
+        incident("HOSP-08", "trap_unrelated_change",
+                 "pharmacy: AMTS-Prüfung läuft ständig in Timeouts, Aufträge gehen nur mit manueller "
+                 "Prüfung raus — 14:20–14:50 am 11.11. War's das "
+                 "pharmacy-Deployment um 14:02?", "pharmacy", at(1, 14, 20),
+                 at(1, 14, 50), AMTS[0], "AMTS-Dienst (external drug safety check)",
+                 "external side: from about 14:12 the AMTS drug safety service amts.arzneicheck.example "
+                 "answers too slowly and pharmacy's 3000 ms timeout fires; nothing in the platform changed "
+                 "in a way that explains it (the timeout was unchanged, DEP-3314 does not touch the AMTS "
+                 "client) — not determinable from this data", [],
+                 ["pharmacy deploy DEP-3314 (7.3.0, Stationsanforderung) at 14:02",
+                  "pharmacy config change CHG-2205 (AMTS_TIMEOUT_MS 3000 -> 3000, a no-op)"],
+                 None,
+                 [logs("pharmacy", at(1, 14, 20), at(1, 14, 50), "timed out after 3000 ms", level="WARN",
+                       pattern="amts check")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the external AMTS service); blaming DEP-3314 is "
+                      "wrong"),
+        incident("HOSP-09", "no_incident",
+                 "ehr-api: abends ein paar WARNs und slow queries, 20:00–20:40 am 11.11. — gibt es ein "
+                 "Problem?",
+                 "ehr-api", at(1, 20, 0), at(1, 20,
+                                             40), None, None, None, [], [], None, [], outcome="FALLBACK",
+                 note="evening traffic; the usual slow encounter_notes queries, hl7-engine warnings, "
+                      "patient logins"),
+        incident("HOSP-10", "logs_only",
+                 "ehr-api: Laborbefunde kommen nicht an, 08:10–08:40 am 12.11. — was ist die Ursache?",
+                 "ehr-api", at(2, 8, 10), at(2, 8, 40), MLLP[0], "hl7-engine",
+                 "from 07:55 the hl7-engine's outbound MLLP connection of channel ORU_LIS_TO_EHR to "
+                 "ehr-api's HL7 listener (ehr-hl7:6661) was half-open: no ACK came back, each ORU^R01 ran "
+                 "into an ACK timeout after 30000 ms and was requeued while the channel kept the dead "
+                 "connection (reconnect_on_timeout=false), so the queue grew and no lab result reached the "
+                 "EHR until the channel was restarted at 08:52",
+                 ["ack timeout", "mllp"],
+                 ["ehr-api deploy DEP-3315 (12.5.0) at 07:38 and migration V412",
+                  "hl7-engine's usual warnings (ADT^A08 filtered, ZBE)"],
+                 None,
+                 [logs("hl7-engine", at(2, 8, 10), at(2, 8, 40), "message requeued", level="ERROR",
+                       pattern="ack timeout"),
+                  logs("hl7-engine", at(2, 7, 50), at(2, 8, 0), "reconnect_on_timeout=false", level="WARN"),
+                  logs("ehr-api", at(2, 8, 10), at(2, 8, 40), "no ORU^R01 received", level="WARN"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'hl7-engine'",
+                      "6661")]),
+        incident("HOSP-11", "change",
+                 "pacs-gateway: Radiologie meldet, große CT-Serien laden nicht (Viewer bricht ab), "
+                 "10:30–11:00 Uhr am 12. Nov — was "
+                 "hat sich geändert?", "pacs-gateway", at(2, 10, 30), at(2, 11, 0), TSRV[0],
+                 "edge",
+                 "edge config change CHG-2206 at 10:22 lowered the HAProxy backend be_pacs timeout server "
+                 "from 300s to 30s; WADO-RS retrieves of large CT series take longer than 30 s, so HAProxy "
+                 "cut them with 504 (sH) and pacs-gateway saw the clients abort (Broken pipe) until the "
+                 "change was reverted at 11:14 (CHG-2207)", ["timeout server", "504"],
+                 ["lis deploy DEP-3317 at 12:40 (after the window)",
+                  "pacs-gateway's usual US_GE association warnings"],
+                 None,
+                 [logs("edge", at(2, 10, 30), at(2, 11, 0), " 504 ", level="ERROR", pattern="be_pacs"),
+                  logs("pacs-gateway", at(2, 10, 30), at(2, 11, 0), "after 30002 ms", level="WARN",
+                       pattern="client aborted"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'edge'", "CHG-2206")]),
+        incident("HOSP-12", "trap_runbook_words",
+                 "lis: Befund-Queue staut sich, Ergebnisse bleiben hängen, 13:30–14:00 am 12.11.2026 — "
+                 "HL7-Kanal neu starten?", "lis", at(2, 13, 30), at(2, 14, 0), DISK[0], "rabbitmq",
+                 "rabbitmq-1 raised its disk alarm at 13:18 (free disk under the 2000 MB disk_free_limit) "
+                 "because audit.events had been filling since its consumer stopped at 22:40 the night "
+                 "before; the broker blocked all publishers, so lis could not publish to lis.results and "
+                 "its outbound queue grew — the HL7 channel was fine; it cleared at 14:15 after the queue "
+                 "was capped (CHG-2208)", ["disk", "alarm"],
+                 ["hl7-channel-backlog runbook (restart the HL7 channel)",
+                  "lis deploy DEP-3317 (3.8.1) at 12:40", "hl7-engine warnings (always there)"],
+                 None,
+                 [logs(
+                      "lis", at(2, 13, 30), at(2, 14,
+                                               0), "resource-limit disk", level="WARN", pattern="blocked"
+                  ),
+                  logs("rabbitmq", at(2, 13, 10), at(2, 13, 30), "disk resource limit alarm set",
+                       level="WARN"),
+                  sql("SELECT minute, node, disk_free_mb, disk_alarm FROM broker_metrics WHERE "
+                      "disk_alarm = 1 AND "
+                      f"minute BETWEEN '{z(at(2, 13, 30))}' AND '{z(at(2, 14, 0))}'", "rabbitmq-1"),
+                  sql("SELECT minute, queue, messages_ready, consumers FROM queue_metrics WHERE queue "
+                      "= 'audit.events' "
+                      f"AND minute = '{z(at(2, 13, 0))}'", "audit.events")],
+                 decoy_runbook="hl7-channel-backlog",
+                 runbook_query="HL7 Befund-Queue staut sich Kanal neu starten"),
+        incident("HOSP-13", "metrics_deps",
+                 "ehr-api sehr langsam, Patientenakte lädt 5–10 s, 16:10–16:40 am 12.11. Which dependency?",
+                 "ehr-api", at(2, 16, 10), at(2, 16, 40), BACKUP[0], "postgres",
+                 "a manual re-run of the pg-basebackup-nas job started at 15:52 on pg-klinik-01 without a "
+                 "rate limit (after the NAS migration) and saturated the database's disks (io_wait_pct "
+                 "70-90, disk reads around 200 MB/s); ehr-api's queries on pg-klinik-01 slowed down and "
+                 "charts took 4-10 s",
+                 ["basebackup", "io_wait"],
+                 ["patient-portal deploy DEP-3316 at 15:30",
+                  "ehr-api's usual slow encounter_notes queries"],
+                 None,
+                 [logs("ehr-api", at(2, 16, 10), at(2, 16, 40), "took", level="WARN", pattern="chart took"),
+                  sql("SELECT minute, instance, io_wait_pct, disk_read_mb_s FROM db_metrics WHERE "
+                      "io_wait_pct > 50 AND "
+                      f"minute BETWEEN '{z(at(2, 16, 10))}' AND '{z(at(2, 16, 40))}'", "pg-klinik-01"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'ehr-api'",
+                      "pg-klinik-01"),
+                  sql("SELECT job_name, started, detail FROM batch_runs WHERE job_name = "
+                      "'pg-basebackup-nas' AND detail LIKE '%manual%'", "max-rate unlimited")]),
+        incident("HOSP-14", "system_wide",
+                 "Stationen werden ständig abgemeldet, 401 in EHR, CPOE, Apotheke und FHIR — 19:05–19:35 "
+                 "Uhr am 12.11. Where is the fault?", None, at(2, 19, 5), at(2, 19,
+                                                                             35), CLOCK[0], "keycloak",
+                 "the clock of kc-node-2 (keycloak-1) ran 94 s ahead and chronyd could not correct it "
+                 "because its NTP source 10.20.0.5 was unreachable; tokens keycloak-1 issued carried an "
+                 "iat 94 s in the future, beyond the 30 s clock skew the resource servers allow, so "
+                 "ehr-api, cpoe, pharmacy and fhir-facade rejected about half of all tokens until the "
+                 "clock was stepped at 19:50", ["clock", "ntp"],
+                 ["patient-portal deploy DEP-3316 at 15:30", "hl7-engine warnings (always there)"], None,
+                 [logs("keycloak", at(2, 18, 50), at(2, 19, 35), "NTP source 10.20.0.5 unreachable",
+                       level="WARN", pattern="chronyd"),
+                  logs("ehr-api", at(2, 19, 5), at(2, 19, 35), "in the future", level="WARN",
+                       pattern="jwt rejected"),
+                  logs("fhir-facade", at(2, 19, 5), at(2, 19, 35), "token used before issued",
+                       level="ERROR")]),
     ]
     return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in "
-        "November) unless "
-        "they say otherwise; dates are written the way the Klinikum's on-call team writes them "
-        "(12.11.2026, "
-        "12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
-        "runs and schema "
-        "migrations are local wall time; deploys are UTC; config changes carry their offset."
+        "Questions are asked in German time (CET, UTC+01:00, Europe/Berlin, standard time in November) "
+        "unless they say otherwise; dates are written the way the Klinikum's on-call team writes them "
+        "(12.11.2026, 12.11., 12. Nov, sometimes 2026-11-12), in German and English. Metric exports, batch "
+        "runs and schema migrations are local wall time; deploys are UTC; config changes carry their "
+        "offset."
     ))
 
 
@@ -2312,38 +1340,4 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    for t in w.minutes():
-        background(w, t)
-    incidents(w)
-    extra = quiet_nights(w)
-    metrics(w)
-    batch_runs(w, extra)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A German hospital's clinical systems platform (14 components: edge, ehr-api, cpoe, lis, "
-            "hl7-engine, "
-            "pacs-gateway, pharmacy, patient-portal, keycloak, scheduling, fhir-facade, postgres, "
-            "redis, rabbitmq) "
-            "over three days, 2026-11-10..12 German time; access logs sampled; 14 incidents and traps (see "
-            "truth.json)."
-        ),
-        "timezone": "Europe/Berlin",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the hosp world into ``out_dir/hosp/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -44,32 +44,18 @@ from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 
-NAME = "iot"
-SEED = 20261214
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
-AEST = timezone(timedelta(hours=10))
-DAY0 = datetime(2026, 12, 14, tzinfo=AEST)
-END = DAY0 + timedelta(days=3)
-LEVELS = engine.LEVELS
+NAME, SEED = "iot", 20261214
 SERVICES = (
-    "edge",
-    "api",
-    "auth",
-    "registry",
-    "shadow",
-    "rules",
-    "ota",
-    "push",
-    "ingest",
-    "emqx",
-    "kafka",
-    "postgres",
-    "redis",
+    "edge", "api", "auth", "registry", "shadow", "rules", "ota", "push", "ingest", "emqx", "kafka",
+    "postgres", "redis",
 )
+AEST = timezone(timedelta(hours=10))
+LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
-LOCAL = engine.Clock(AEST, DAY0)
-at = LOCAL.at
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -97,73 +83,49 @@ class World(engine.Dataset):
     def device(self, prefix: str | None = None) -> str:
         return f"{prefix or self.pick(MODELS)}-{self.hexid(6)}"
 
-    def home(self) -> str:
-        return f"h_{self.hexid(6)}"
-
-    def user(self) -> str:
-        return f"u_{self.hexid(6)}"
+    home = partialmethod(engine.Dataset.tagged, "h_", 6)
+    user = partialmethod(engine.Dataset.tagged, "u_", 6)
 
     def ip(self) -> str:
         first = self.pick((49, 101, 110, 121, 124, 203))
         return f"{first}.{self.ri(1, 254)}.{self.ri(0, 255)}.{self.ri(1, 254)}"
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    w.minutely(background)
+    cron(w)
+    for story in (
+        story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,
+        story_poison, story_fanout, story_failover,
+    ):
+        story(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
+                              "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
+
 MODELS = ("plg", "plg", "blb", "blb", "blb", "thm", "lck", "sns", "sns")
 HUBS = [
     f"hub-{h}"
     for h in (
-        "3a9f10",
-        "0c41d7",
-        "7e2b95",
-        "a18c03",
-        "5d07e4",
-        "c9f312",
-        "16b8a0",
-        "e40d5c",
-        "2f9a61",
-        "b7310e",
-        "48ce2d",
-        "91d0f7",
-        "6a5b1c",
-        "d2e897",
+        "3a9f10", "0c41d7", "7e2b95", "a18c03", "5d07e4", "c9f312", "16b8a0", "e40d5c", "2f9a61", "b7310e",
+        "48ce2d", "91d0f7", "6a5b1c", "d2e897",
     )
 ]
 API_PODS = ("api-6c9f8d7b5-4xk2p", "api-6c9f8d7b5-9qmzt", "api-6c9f8d7b5-tr7vw", "api-6c9f8d7b5-h2l8s")
 EMQX_NODES = ("emqx@emqx-1", "emqx@emqx-2", "emqx@emqx-3")
 APP_UA = (
-    "BrolgaHome/5.14.2 (iOS 18.1; iPhone15,2)",
-    "BrolgaHome/5.14.2 (Android 14; SM-S918B)",
-    "BrolgaHome/5.14.1 (Android 13; Pixel 7)",
-    "BrolgaHome/5.14.2 (iOS 17.6; iPhone13,1)",
+    "BrolgaHome/5.14.2 (iOS 18.1; iPhone15,2)", "BrolgaHome/5.14.2 (Android 14; SM-S918B)",
+    "BrolgaHome/5.14.1 (Android 13; Pixel 7)", "BrolgaHome/5.14.2 (iOS 17.6; iPhone13,1)",
 )
 
 
 def app_load(t: datetime) -> float:
     """How many people use the app, by hour of the Brisbane day (mornings and evenings)."""
     return (
-        0.15,
-        0.1,
-        0.08,
-        0.08,
-        0.1,
-        0.35,
-        0.75,
-        0.95,
-        0.8,
-        0.6,
-        0.55,
-        0.55,
-        0.6,
-        0.55,
-        0.55,
-        0.6,
-        0.75,
-        0.95,
-        1.0,
-        1.0,
-        0.95,
-        0.8,
-        0.5,
-        0.3,
+        0.15, 0.1, 0.08, 0.08, 0.1, 0.35, 0.75, 0.95, 0.8, 0.6, 0.55, 0.55, 0.6, 0.55, 0.55, 0.6, 0.75,
+        0.95, 1.0, 1.0, 0.95, 0.8, 0.5, 0.3,
     )[t.hour]
 
 
@@ -175,15 +137,8 @@ def dev_load(t: datetime) -> float:
 # ---- native line formats -------------------------------------------------------------------
 
 
-def alb(
-    w: World,
-    t: datetime,
-    method: str,
-    path: str,
-    status: int,
-    secs: float,
-    target_status: str | None = None,
-) -> None:
+def alb(w: World, t: datetime, method: str, path: str, status: int, secs: float,
+        target_status: str | None = None) -> None:
     """An AWS Application Load Balancer access log entry (UTC)."""
     u = t.astimezone(UTC)
     level = "INFO" if status < 400 else ("WARN" if status < 500 else "ERROR")
@@ -191,19 +146,15 @@ def alb(
     ts = target_status if target_status is not None else str(status)
     tpt = f"{secs:.3f}" if ts != "-" else "-1"
     created = (u - timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%S.%f")
-    w.emit(
-        t,
-        "edge",
-        level,
-        f"h2 {u.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z app/brolga-prod-api/3f9c1a7e5b2d4c60 "
-        f"{w.ip()}:{w.ri(1024, 65535)} {target if ts != '-' else '-'} 0.000 {tpt} 0.000 {status} {ts} "
-        f'{w.ri(80, 900)} {w.ri(120, 9000)} "{method} https://api.brolga.app:443{path} HTTP/2.0" '
-        f'"{w.pick(APP_UA)}" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 '
-        "arn:aws:elasticloadbalancing:ap-southeast-2:412093387711:targetgroup/api-prod/8c1d0e2f3a4b5c6d "
-        f'"Root=1-{int(u.timestamp()):x}-{w.hexid(24)}" "api.brolga.app" '
-        '"arn:aws:acm:ap-southeast-2:412093387711:certificate/5e0c7d21-8b3f-4a6e-9d12-7f4b2c8e1a90" '
-        f'0 {created}Z "forward" "-" "-" "{target if ts != "-" else "-"}" "{ts}" "-" "-"',
-    )
+    w.emit(t, "edge", level,
+           f"h2 {u.strftime('%Y-%m-%dT%H:%M:%S.%f')}Z app/brolga-prod-api/3f9c1a7e5b2d4c60 "
+           f"{w.ip()}:{w.ri(1024, 65535)} {target if ts != '-' else '-'} 0.000 {tpt} 0.000 {status} {ts} "
+           f'{w.ri(80, 900)} {w.ri(120, 9000)} "{method} https://api.brolga.app:443{path} HTTP/2.0" '
+           f'"{w.pick(APP_UA)}" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 '
+           "arn:aws:elasticloadbalancing:ap-southeast-2:412093387711:targetgroup/api-prod/8c1d0e2f3a4b5c6d "
+           f'"Root=1-{int(u.timestamp()):x}-{w.hexid(24)}" "api.brolga.app" '
+           '"arn:aws:acm:ap-southeast-2:412093387711:certificate/5e0c7d21-8b3f-4a6e-9d12-7f4b2c8e1a90" '
+           f'0 {created}Z "forward" "-" "-" "{target if ts != "-" else "-"}" "{ts}" "-" "-"')
 
 
 def pino(w: World, t: datetime, level: str, msg: str, **kv) -> None:
@@ -217,59 +168,32 @@ def pino(w: World, t: datetime, level: str, msg: str, **kv) -> None:
 
 def api_req(w: World, t: datetime, method: str, url: str, status: int, ms: int, level: str = "") -> None:
     lv = level or ("INFO" if status < 400 else ("WARN" if status < 500 else "ERROR"))
-    pino(
-        w,
-        t,
-        lv,
-        "request completed",
-        reqId=f"req-{w.hexid(8)}",
-        req={"method": method, "url": url},
-        res={"statusCode": status},
-        responseTime=ms,
-    )
+    pino(w, t, lv, "request completed", reqId=f"req-{w.hexid(8)}", req={"method": method, "url": url},
+         res={"statusCode": status}, responseTime=ms)
 
 
 def pyauth(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     """auth's python logging (UTC asctime)."""
     u = t.astimezone(UTC)
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t,
-        "auth",
-        level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} {name} {logger}: {msg}",
-    )
+    w.emit(t, "auth", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')},{u.microsecond // 1000:03d} {name} {logger}: {msg}")
 
 
 def uvicorn(w: World, t: datetime, method: str, path: str, status: int) -> None:
     """uvicorn's access line: no time of its own, always INFO, whatever the status."""
-    phrase = {
-        200: "OK",
-        201: "Created",
-        204: "No Content",
-        400: "Bad Request",
-        401: "Unauthorized",
-        500: "Internal Server Error",
-        503: "Service Unavailable",
-    }[status]
-    w.emit(
-        t,
-        "auth",
-        "INFO",
-        f'INFO:     10.20.{w.pick((2, 3, 5))}.{w.ri(10, 90)}:{w.ri(30000, 60000)} - "{method} {path} '
-        f'HTTP/1.1" {status} {phrase}',
-    )
+    phrase = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+              500: "Internal Server Error", 503: "Service Unavailable"}[status]
+    w.emit(t, "auth", "INFO",
+           f'INFO:     10.20.{w.pick((2, 3, 5))}.{w.ri(10, 90)}:{w.ri(30000, 60000)} - "{method} {path} '
+           f'HTTP/1.1" {status} {phrase}')
 
 
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
     """registry: Go zap production JSON with an ISO8601 UTC time."""
     u = t.astimezone(UTC)
-    d = {
-        "level": level.lower(),
-        "ts": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z",
-        "caller": caller,
-        "msg": msg,
-    }
+    d = {"level": level.lower(), "ts": u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z",
+         "caller": caller, "msg": msg}
     d.update(kv)
     w.emit(t, "registry", level, json.dumps(d, separators=(",", ":")))
 
@@ -286,13 +210,9 @@ def slog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
 
 def log4j(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
     """rules: Java log4j2 pattern layout, Brisbane wall time without a zone."""
-    w.emit(
-        t,
-        "rules",
-        level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {level:<5}"
-        f" [{thread}] {logger} - {msg}",
-    )
+    w.emit(t, "rules", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {level:<5}"
+           f" [{thread}] {logger} - {msg}")
 
 
 def golog(w: World, t: datetime, level: str, msg: str) -> None:
@@ -303,7 +223,8 @@ def golog(w: World, t: datetime, level: str, msg: str) -> None:
 def elixir(w: World, t: datetime, level: str, module: str, msg: str) -> None:
     """push: Elixir Logger's default console format (time of day only)."""
     lv = {"WARN": "warning"}.get(level, level.lower())
-    w.emit(t, "push", level, f"{t.strftime('%H:%M:%S')}.{t.microsecond // 1000:03d} [{lv}] [{module}] {msg}")
+    w.emit(t, "push", level,
+           f"{t.strftime('%H:%M:%S')}.{t.microsecond // 1000:03d} [{lv}] [{module}] {msg}")
 
 
 def tracing(w: World, t: datetime, level: str, target: str, msg: str) -> None:
@@ -324,38 +245,27 @@ def emqx(w: World, t: datetime, level: str, msg: str, node: str | None = None) -
 def kafka(w: World, t: datetime, level: str, msg: str, broker: int) -> None:
     """Kafka broker log4j (Brisbane wall time)."""
     w.emit(
-        t,
-        "kafka",
-        level,
-        f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg}",
+        t, "kafka", level, f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg}",
         pod=f"kafka-{broker}",
     )
 
 
-def pg(w: World, t: datetime, level: str, tag: str, msg: str, host: str = "pg-main-1", who: str = "") -> None:
+def pg(w: World, t: datetime, level: str, tag: str, msg: str, host: str = "pg-main-1",
+       who: str = "") -> None:
     """PostgreSQL stderr log, log_line_prefix '%m [%p] %q%u@%d ' (UTC)."""
     u = t.astimezone(UTC)
     prefix = f"{who} " if who else ""
-    w.emit(
-        t,
-        "postgres",
-        level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond // 1000:03d} UTC [{w.ri(1000, 39999)}] "
-        f"{prefix}{tag}:  {msg}",
-        host=host,
-    )
+    w.emit(t, "postgres", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond // 1000:03d} UTC [{w.ri(1000, 39999)}] "
+           f"{prefix}{tag}:  {msg}", host=host)
 
 
 def rds(w: World, t: datetime, level: str, mark: str, msg: str, inst: str, role: str = "M") -> None:
     """redis server / sentinel log (the containers run on UTC)."""
     u = t.astimezone(UTC)
-    w.emit(
-        t,
-        "redis",
-        level,
-        f"1:{role} {u.strftime('%d %b %Y %H:%M:%S')}.{u.microsecond // 1000:03d} {mark} {msg}",
-        instance=inst,
-    )
+    w.emit(t, "redis", level,
+           f"1:{role} {u.strftime('%d %b %Y %H:%M:%S')}.{u.microsecond // 1000:03d} {mark} {msg}",
+           instance=inst)
 
 
 def jwks_at(t: datetime) -> list[str]:
@@ -370,14 +280,9 @@ def jwks_at(t: datetime) -> list[str]:
 # ---- an ordinary minute ----------------------------------------------------------------------
 
 AUTOMATIONS = (
-    ("Sunset lights", "schedule"),
-    ("Morning heat", "schedule"),
-    ("Away mode", "geofence"),
-    ("Hall motion light", "device"),
-    ("Door unlocked alert", "device"),
-    ("Garage left open", "device"),
-    ("Bedtime", "schedule"),
-    ("Too hot, fan on", "device"),
+    ("Sunset lights", "schedule"), ("Morning heat", "schedule"), ("Away mode", "geofence"),
+    ("Hall motion light", "device"), ("Door unlocked alert", "device"), ("Garage left open", "device"),
+    ("Bedtime", "schedule"), ("Too hot, fan on", "device"),
 )
 
 
@@ -415,15 +320,8 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         else:
             api_req(w, tt, "GET", "/v1/automations", 200, w.ri(12, 35))
     if w.r() < 0.05 * f + 0.01:
-        pino(
-            w,
-            w.jit(t),
-            "WARN",
-            "access token expired",
-            route="/v1/homes/:homeId/devices",
-            sub=w.user(),
-            expiredAgoS=w.ri(1, 900),
-        )
+        pino(w, w.jit(t), "WARN", "access token expired", route="/v1/homes/:homeId/devices", sub=w.user(),
+             expiredAgoS=w.ri(1, 900))
     if w.r() < 0.02 * f:
         pino(w, w.jit(t), "WARN", "upstream retry", upstream="shadow", attempt=2, err="ECONNRESET")
     if t.minute % 30 == 1:
@@ -433,23 +331,13 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     for _ in range(w.count(0.1 * f)):
         tt = w.jit(t)
         grant = w.pick(("password", "refresh_token", "refresh_token", "refresh_token"))
-        pyauth(
-            w,
-            tt,
-            "INFO",
-            "auth.tokens",
-            f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
-            f"grant={grant} kid={OLD_KID if tt < KID[0] else NEW_KID} exp_in=900",
-        )
+        pyauth(w, tt, "INFO", "auth.tokens",
+               f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
+               f"grant={grant} kid={OLD_KID if tt < KID[0] else NEW_KID} exp_in=900")
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 200)
     if w.r() < 0.05 * f + 0.01:
-        pyauth(
-            w,
-            w.jit(t),
-            "WARN",
-            "auth.tokens",
-            f"refresh rejected: invalid_grant (refresh token expired) sub={w.user()}",
-        )
+        pyauth(w, w.jit(t), "WARN", "auth.tokens",
+               f"refresh rejected: invalid_grant (refresh token expired) sub={w.user()}")
         uvicorn(w, w.jit(t), "POST", "/oauth/token", 400)
     if w.r() < 0.05 * d:
         uvicorn(w, w.jit(t), "POST", "/mqtt/device-token", 200)
@@ -459,73 +347,25 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     for _ in range(w.count(0.1 * f)):
         tt = w.jit(t)
         if w.r() < 0.7:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "http/server.go:141",
-                "request",
-                method="GET",
-                path=f"/v1/homes/{w.home()}/devices",
-                status=200,
-                dur_ms=round(2 + 6 * w.r(), 1),
-            )
+            zap(w, tt, "INFO", "http/server.go:141", "request", method="GET",
+                path=f"/v1/homes/{w.home()}/devices", status=200, dur_ms=round(2 + 6 * w.r(), 1))
         else:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "http/server.go:141",
-                "request",
-                method="GET",
-                path=f"/v1/devices/{w.device()}",
-                status=200,
-                dur_ms=round(1 + 3 * w.r(), 1),
-            )
+            zap(w, tt, "INFO", "http/server.go:141", "request", method="GET",
+                path=f"/v1/devices/{w.device()}", status=200, dur_ms=round(1 + 3 * w.r(), 1))
     if w.r() < 0.03 * f:
         dev = w.device()
-        zap(
-            w,
-            w.jit(t),
-            "INFO",
-            "claims/handler.go:88",
-            "device claimed",
-            device_id=dev,
-            home_id=w.home(),
-            model={"plg": "BP-200", "blb": "BL-10", "thm": "TH-1", "lck": "LK-2", "sns": "MS-1"}[dev[:3]],
-        )
+        zap(w, w.jit(t), "INFO", "claims/handler.go:88", "device claimed", device_id=dev, home_id=w.home(),
+            model={"plg": "BP-200", "blb": "BL-10", "thm": "TH-1", "lck": "LK-2", "sns": "MS-1"}[dev[:3]])
     if w.r() < 0.04 * f + 0.01:
-        zap(
-            w,
-            w.jit(t),
-            "WARN",
-            "claims/handler.go:112",
-            "claim rejected",
-            reason="claim code expired",
-            code=f"{w.ri(100000, 999999)}",
-            home_id=w.home(),
-        )
+        zap(w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
+            code=f"{w.ri(100000, 999999)}", home_id=w.home())
     # shadow
     for _ in range(w.count(0.2 * d)):
-        slog(
-            w,
-            w.jit(t),
-            "INFO",
-            "reported state merged",
-            thing=w.device(),
-            version=w.ri(100, 99999),
-            source="mqtt",
-        )
+        slog(w, w.jit(t), "INFO", "reported state merged", thing=w.device(), version=w.ri(100, 99999),
+             source="mqtt")
     for _ in range(w.count(0.08 * f)):
-        slog(
-            w,
-            w.jit(t),
-            "INFO",
-            "desired state accepted",
-            thing=w.device(),
-            version=w.ri(100, 99999),
-            source=w.pick(("app", "app", "rules")),
-        )
+        slog(w, w.jit(t), "INFO", "desired state accepted", thing=w.device(), version=w.ri(100, 99999),
+             source=w.pick(("app", "app", "rules")))
     if w.r() < 0.03 * d:
         tt, dev = w.jit(t, 40), w.device()
         slog(w, tt, "WARN", "delta not acknowledged, resending", thing=dev, attempt=2, waited="10s")
@@ -536,179 +376,94 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         name, trig = w.pick(AUTOMATIONS)
         if bridge_down and trig == "device":
             continue
-        log4j(
-            w,
-            w.jit(t),
-            "INFO",
-            f"rule-exec-{w.ri(1, 16)}",
-            "c.b.rules.engine.RuleEvaluator",
-            f"automation a_{w.hexid(4)} '{name}' fired (trigger={trig}): {w.ri(1, 4)} action(s)",
-        )
+        log4j(w, w.jit(t), "INFO", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.RuleEvaluator",
+              f"automation a_{w.hexid(4)} '{name}' fired (trigger={trig}): {w.ri(1, 4)} action(s)")
     for _ in range(w.count(0.3 + 0.45 * f)):
-        log4j(
-            w,
-            w.jit(t),
-            "ERROR",
-            f"rule-exec-{w.ri(1, 16)}",
-            "c.b.rules.engine.ActionExecutor",
-            f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: DEVICE_OFFLINE "
-            f"(last seen {w.ri(2, 300)} min ago)",
-        )
+        log4j(w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
+              f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: DEVICE_OFFLINE "
+              f"(last seen {w.ri(2, 300)} min ago)")
     if t.minute % 30 == 5:
-        log4j(
-            w,
-            w.jit(t),
-            "WARN",
-            "weather-prefetch",
-            "c.b.rules.weather.WeatherClient",
-            f"openweather returned 429 for {w.ri(2, 9)} of {w.ri(380, 420)} postcodes, served from cache "
-            "(age < 900s)",
-        )
+        log4j(w, w.jit(t), "WARN", "weather-prefetch", "c.b.rules.weather.WeatherClient",
+              f"openweather returned 429 for {w.ri(2, 9)} of {w.ri(380, 420)} postcodes, served from cache "
+              "(age < 900s)")
     if w.r() < 0.015:
-        log4j(
-            w,
-            w.jit(t),
-            "ERROR",
-            f"rule-exec-{w.ri(1, 16)}",
-            "c.b.rules.notify.TemplateRenderer",
-            f"automation a_{w.hexid(4)}: notification template missing variable 'room', sent without it",
-        )
+        log4j(w, w.jit(t), "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.notify.TemplateRenderer",
+              f"automation a_{w.hexid(4)}: notification template missing variable 'room', sent without it")
     # ota: campaigns trickle along
     if t.minute % 10 == 3:
-        golog(
-            w,
-            w.jit(t),
-            "INFO",
-            f"campaign C-2284 model=TH-1 stage 4/5: {w.ri(9000, 9600)}/12000 devices on 2.1.3, "
-            f"{w.ri(20, 90)} failed",
-        )
+        golog(w, w.jit(t), "INFO",
+              f"campaign C-2284 model=TH-1 stage 4/5: {w.ri(9000, 9600)}/12000 devices on 2.1.3, "
+              f"{w.ri(20, 90)} failed")
     if w.r() < 0.025 * d:
         dev = w.device("thm")
         tt = w.jit(t, 30)
         golog(w, tt, "WARN", f"C-2284 device={dev} download stalled at {w.ri(5, 95)}%, will retry")
-        golog(
-            w,
-            tt + timedelta(seconds=w.ri(60, 240)),
-            "INFO",
-            f"C-2284 device={dev} state=DOWNLOADED bytes=1048576 (retry 1)",
-        )
+        golog(w, tt + timedelta(seconds=w.ri(60, 240)), "INFO",
+              f"C-2284 device={dev} state=DOWNLOADED bytes=1048576 (retry 1)")
     # push: APNs and FCM
     for _ in range(w.count(0.14 * f)):
         tt = w.jit(t)
         if w.r() < 0.55:
-            elixir(
-                w,
-                tt,
-                "INFO",
-                "Push.Apns",
-                f"sent apns-id={w.hexid(8)}-{w.hexid(4)} topic=au.com.brolga.home "
-                f"category={w.pick(('door_unlocked', 'motion', 'automation_ran', 'device_offline'))}",
-            )
+            elixir(w, tt, "INFO", "Push.Apns",
+                   f"sent apns-id={w.hexid(8)}-{w.hexid(4)} topic=au.com.brolga.home "
+                   f"category={w.pick(('door_unlocked', 'motion', 'automation_ran', 'device_offline'))}")
         elif not during(tt, FCM):
             elixir(
-                w,
-                tt,
-                "INFO",
-                "Push.Fcm",
+                w, tt, "INFO", "Push.Fcm",
                 f"sent message_id=projects/brolga-prod/messages/0:{w.ri(10**15, 10**16 - 1)}%{w.hexid(12)} "
                 f"category={w.pick(('door_unlocked', 'motion', 'automation_ran', 'device_offline'))}",
             )
     if w.r() < 0.035 * f + 0.005:
         if w.r() < 0.5:
-            elixir(
-                w,
-                w.jit(t),
-                "WARN",
-                "Push.Apns",
-                f"410 Unregistered for token=...{w.hexid(4)}, removing device token",
-            )
+            elixir(w, w.jit(t), "WARN", "Push.Apns",
+                   f"410 Unregistered for token=...{w.hexid(4)}, removing device token")
         else:
-            elixir(
-                w,
-                w.jit(t),
-                "WARN",
-                "Push.Fcm",
-                f"404 UNREGISTERED for token=...{w.hexid(4)}, removing device token",
-            )
+            elixir(w, w.jit(t), "WARN", "Push.Fcm",
+                   f"404 UNREGISTERED for token=...{w.hexid(4)}, removing device token")
     # ingest
     if t.minute % 3 == 0:
         part = w.ri(0, 11)
         if not (part == 7 and during(t, POISON)):
-            tracing(
-                w,
-                w.jit(t),
-                "INFO",
-                "ingest::writer",
-                f"flushed batch partition={part} rows={w.ri(3800, 5000)} took_ms={w.ri(40, 160)}",
-            )
+            tracing(w, w.jit(t), "INFO", "ingest::writer",
+                    f"flushed batch partition={part} rows={w.ri(3800, 5000)} took_ms={w.ri(40, 160)}")
     if t.minute % 17 == 4:
-        tracing(
-            w,
-            w.jit(t),
-            "WARN",
-            "ingest::decode",
-            f"dropped {w.ri(1, 40)} out-of-order samples device={w.device()} (older than watermark)",
-        )
+        tracing(w, w.jit(t), "WARN", "ingest::decode",
+                f"dropped {w.ri(1, 40)} out-of-order samples device={w.device()} (older than watermark)")
     if t.minute % 23 == 11:
         dev = w.device(w.pick(("thm", "plg", "sns")))
-        metric = {
-            "thm": ("temp_c", "humidity_pct"),
-            "plg": ("power_w", "energy_wh"),
-            "sns": ("lux", "battery_pct"),
-        }
-        tracing(
-            w,
-            w.jit(t),
-            "WARN",
-            "ingest::decode",
-            f"sample ts {w.ri(31, 400)}s in the future, kept (clock_skew_policy=keep) "
-            f"device={dev} metric={w.pick(metric[dev[:3]])}",
-        )
+        metric = {"thm": ("temp_c", "humidity_pct"), "plg": ("power_w", "energy_wh"),
+                  "sns": ("lux", "battery_pct")}
+        tracing(w, w.jit(t), "WARN", "ingest::decode",
+                f"sample ts {w.ri(31, 400)}s in the future, kept (clock_skew_policy=keep) "
+                f"device={dev} metric={w.pick(metric[dev[:3]])}")
     # emqx: devices on home Wi-Fi come and go
     for _ in range(w.count(0.18 * d)):
         dev = w.device()
-        emqx(
-            w,
-            w.jit(t),
-            "WARN",
-            f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"username: {dev}, keepalive: 60",
-        )
+        emqx(w, w.jit(t), "WARN",
+             f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"username: {dev}, keepalive: 60")
     if w.r() < 0.06:
         dev = w.device()
-        emqx(
-            w,
-            w.jit(t),
-            "WARN",
-            f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            "reason: not_authorized, authenticator: jwt, detail: device_decommissioned",
-        )
+        emqx(w, w.jit(t), "WARN",
+             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             "reason: not_authorized, authenticator: jwt, detail: device_decommissioned")
     if w.r() < 0.05 * d:
         dev = w.device()
-        emqx(
-            w,
-            w.jit(t),
-            "INFO",
-            f"clientid: {dev}, msg: session_takenover, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"username: {dev}, clean_start: false",
-        )
+        emqx(w, w.jit(t), "INFO",
+             f"clientid: {dev}, msg: session_takenover, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"username: {dev}, clean_start: false")
     # kafka
     if t.minute % 15 == 6:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[LocalLog partition=telemetry.raw-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Rolled new log "
-            f"segment at offset {w.ri(80_000_000, 99_000_000)} in {w.ri(1, 6)} ms. (kafka.log.LocalLog)",
-            b,
+            f"segment at offset {w.ri(80_000_000, 99_000_000)} in {w.ri(1, 6)} ms. (kafka.log.LocalLog)", b,
         )
     if t.minute == 40:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[UnifiedLog partition=telemetry.raw-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Deleting segment "
             f"LogSegment(baseOffset={w.ri(60_000_000, 70_000_000)}, size=1073741824) due to retention time "
             "259200000ms breach based on the largest record timestamp in the segment (kafka.log.UnifiedLog)",
@@ -717,82 +472,42 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
     if w.r() < 0.01:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t),
-            "INFO",
+            w, w.jit(t), "INFO",
             f"[GroupCoordinator {b}]: Stabilized group {w.pick(('rules-engine', 'ingest', 'ota-status'))} "
             f"generation {w.ri(40, 90)} (__consumer_offsets-{w.ri(0, 49)}) with {w.ri(3, 12)} members "
-            "(kafka.coordinator.group.GroupCoordinator)",
-            b,
+            "(kafka.coordinator.group.GroupCoordinator)", b,
         )
     # postgres
     if t.minute % 15 == 2:
         tt = w.jit(t, 20)
         host = w.pick(("pg-main-1", "pg-ts-1"))
         pg(w, tt, "INFO", "LOG", "checkpoint starting: time", host)
-        pg(
-            w,
-            tt + timedelta(seconds=w.ri(20, 150)),
-            "INFO",
-            "LOG",
-            f"checkpoint complete: wrote {w.ri(400, 9000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
-            f"0 removed, {w.ri(1, 9)} recycled; write={w.ri(20, 140)}.{w.ri(100, 999)}"
-            f" s, sync=0.{w.ri(10, 99)}"
-            f"0 s, total={w.ri(20, 150)}.{w.ri(100, 999)} s",
-            host,
-        )
+        pg(w, tt + timedelta(seconds=w.ri(20, 150)), "INFO", "LOG",
+           f"checkpoint complete: wrote {w.ri(400, 9000)} buffers ({w.r() * 3:.1f}%); 0 WAL file(s) added, "
+           f"0 removed, {w.ri(1, 9)} recycled; write={w.ri(20, 140)}.{w.ri(100, 999)}"
+           f" s, sync=0.{w.ri(10, 99)}"
+           f"0 s, total={w.ri(20, 150)}.{w.ri(100, 999)} s", host)
     if w.r() < 0.02 * f:
-        pg(
-            w,
-            w.jit(t),
-            "ERROR",
-            "ERROR",
-            'duplicate key value violates unique constraint "push_tokens_pkey"',
-            "pg-main-1",
-            "push@push",
-        )
+        pg(w, w.jit(t), "ERROR", "ERROR",
+           'duplicate key value violates unique constraint "push_tokens_pkey"', "pg-main-1", "push@push")
     if w.r() < 0.012:
-        pg(
-            w,
-            w.jit(t),
-            "INFO",
-            "LOG",
-            f'automatic vacuum of table "registry.public.{w.pick(("devices", "claims", "homes"))}": index '
-            f"scans: 1, pages: 0 removed, {w.ri(20000, 90000)} remain",
-            "pg-main-1",
-        )
+        pg(w, w.jit(t), "INFO", "LOG",
+           f'automatic vacuum of table "registry.public.{w.pick(("devices", "claims", "homes"))}": index '
+           f"scans: 1, pages: 0 removed, {w.ri(20000, 90000)} remain", "pg-main-1")
     # redis
     if t.minute % 30 == 8:
         tt = w.jit(t, 10)
         rds(w, tt, "INFO", "*", "10000 changes in 60 seconds. Saving...", "redis-shadow-1")
-        rds(
-            w,
-            tt + timedelta(milliseconds=40),
-            "INFO",
-            "*",
-            f"Background saving started by pid {w.ri(1000, 60000)}",
-            "redis-shadow-1",
-        )
-        rds(
-            w,
-            tt + timedelta(seconds=w.ri(30, 55)),
-            "INFO",
-            "*",
-            "Background saving terminated with success",
-            "redis-shadow-1",
-        )
+        rds(w, tt + timedelta(milliseconds=40), "INFO", "*",
+            f"Background saving started by pid {w.ri(1000, 60000)}", "redis-shadow-1")
+        rds(w, tt + timedelta(seconds=w.ri(30, 55)), "INFO", "*",
+            "Background saving terminated with success", "redis-shadow-1")
     if t.minute % 30 == 21:
         tt = w.jit(t, 10)
         main = "redis-main-2" if t >= FAILOVER[0] else "redis-main-1"
         rds(w, tt, "INFO", "*", "100 changes in 300 seconds. Saving...", main)
-        rds(
-            w,
-            tt + timedelta(seconds=w.ri(2, 6)),
-            "INFO",
-            "*",
-            "Background saving terminated with success",
-            main,
-        )
+        rds(w, tt + timedelta(seconds=w.ri(2, 6)), "INFO", "*", "Background saving terminated with success",
+            main)
 
 
 # ---- cron jobs -------------------------------------------------------------------------------
@@ -805,134 +520,61 @@ def zt(t: datetime) -> str:
 def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three days
     rows: list[list] = []
 
-    def run(
-        cronjob: str,
-        ns: str,
-        schedule: str,
-        start: datetime,
-        secs: int,
-        detail: str,
-        status: str = "Complete",
-    ) -> datetime:
+    def run(cronjob: str, ns: str, schedule: str, start: datetime, secs: int, detail: str,
+            status: str = "Complete") -> datetime:
         end = start + timedelta(seconds=secs)
-        rows.append(
-            [
-                f"{cronjob}-{int(start.timestamp()) // 60}",
-                cronjob,
-                ns,
-                schedule,
-                zt(start),
-                zt(end),
-                status,
-                detail,
-            ]
-        )
+        rows.append([f"{cronjob}-{int(start.timestamp()) // 60}", cronjob, ns, schedule, zt(start), zt(end),
+                     status, detail])
         return end
 
     for day in range(3):
         # nightly base backup of pg-main-1
         s = at(day, 2, 30, 4)
         size = 41.2 + 0.3 * day
-        e = run(
-            "pg-basebackup",
-            "data",
-            "30 16 * * *",
-            s,
-            w.ri(1300, 1560),
-            f"pg_basebackup pg-main-1 -> s3://brolga-db-backups/pg-main-1/{s:%Y-%m-%d} ({size:.1f} GB)",
-        )
-        pg(
-            w,
-            s + timedelta(seconds=3),
-            "INFO",
-            "LOG",
-            "replication connection authorized: user=backup application_name=pg_basebackup",
-            "pg-main-1",
-        )
+        e = run("pg-basebackup", "data", "30 16 * * *", s, w.ri(1300, 1560),
+                f"pg_basebackup pg-main-1 -> s3://brolga-db-backups/pg-main-1/{s:%Y-%m-%d} ({size:.1f} GB)")
+        pg(w, s + timedelta(seconds=3), "INFO", "LOG",
+           "replication connection authorized: user=backup application_name=pg_basebackup", "pg-main-1")
         pg(w, e - timedelta(seconds=2), "INFO", "LOG", "checkpoint starting: force wait", "pg-main-1")
         # TimescaleDB compression on pg-ts-1
         s = at(day, 3, 0, 2)
         n = w.ri(10, 14)
-        e = run(
-            "timescale-compress",
-            "data",
-            "0 17 * * *",
-            s,
-            w.ri(1800, 2300),
-            f"compressed {n} chunks of readings older than 7 days",
-        )
+        e = run("timescale-compress", "data", "0 17 * * *", s, w.ri(1800, 2300),
+                f"compressed {n} chunks of readings older than 7 days")
         for k in range(n):
-            pg(
-                w,
-                s + timedelta(seconds=30 + k * 150 + w.ri(0, 60)),
-                "INFO",
-                "LOG",
-                f'compress_chunk: chunk "_timescaledb_internal._hyper_3_{800 + day * 20 + k}_chunk" '
-                f"compressed, {w.ri(7, 11)}.{w.ri(0, 9)} GB -> {w.ri(500, 900)} MB",
-                "pg-ts-1",
-                "tsadmin@telemetry",
-            )
+            pg(w, s + timedelta(seconds=30 + k * 150 + w.ri(0, 60)), "INFO", "LOG",
+               f'compress_chunk: chunk "_timescaledb_internal._hyper_3_{800 + day * 20 + k}_chunk" '
+               f"compressed, {w.ri(7, 11)}.{w.ri(0, 9)} GB -> {w.ri(500, 900)} MB", "pg-ts-1",
+               "tsadmin@telemetry")
         # stale device sweep
         s = at(day, 3, 15, 1)
         dormant = w.ri(900, 1600)
-        e = run(
-            "registry-stale-device-sweep",
-            "core",
-            "15 17 * * *",
-            s,
-            w.ri(70, 130),
-            f"marked {dormant} devices dormant (no contact for 30 days)",
-        )
-        zap(
-            w,
-            e,
-            "INFO",
-            "jobs/sweep.go:54",
-            "stale device sweep done",
-            marked_dormant=dormant,
-            scanned=412_883,
-        )
+        e = run("registry-stale-device-sweep", "core", "15 17 * * *", s, w.ri(70, 130),
+                f"marked {dormant} devices dormant (no contact for 30 days)")
+        zap(w, e, "INFO", "jobs/sweep.go:54", "stale device sweep done", marked_dormant=dormant,
+            scanned=412_883)
         # CDN sync of firmware images, every six hours
         for h in (4, 10, 16, 22):
             s = at(day, h, 10, 3)
             objs = w.ri(210, 230)
-            e = run(
-                "ota-cdn-sync",
-                "ota",
-                "10 */6 * * *",
-                s,
-                w.ri(40, 95),
-                f"{objs} objects verified on cloudfront d2x9brolga.cloudfront.net, 0 invalidations",
-            )
-            golog(w, e, "INFO", f"cdn sync: {objs} objects verified against s3://brolga-firmware, 0 missing")
+            e = run("ota-cdn-sync", "ota", "10 */6 * * *", s, w.ri(40, 95),
+                    f"{objs} objects verified on cloudfront d2x9brolga.cloudfront.net, 0 invalidations")
+            golog(w, e, "INFO",
+                  f"cdn sync: {objs} objects verified against s3://brolga-firmware, 0 missing")
     # the monthly kafka credential rotation (IOT-07)
     s = at(1, 9, 55, 0)
     e = run(
-        "kafka-scram-rotate",
-        "platform",
-        "55 23 14 * *",
-        s,
-        108,
-        "rotated SCRAM-SHA-512 credentials for users emqx-bridge, ingest, rules; new passwords written "
-        "to vault kv/platform/kafka/<user>",
+        "kafka-scram-rotate", "platform", "55 23 14 * *", s, 108,
+        "rotated SCRAM-SHA-512 credentials for users emqx-bridge, ingest, rules; new passwords written to "
+        "vault kv/platform/kafka/<user>",
     )
     # the weekly signing key rotation (IOT-09)
     s = at(1, 16, 0, 3)
-    e = run(
-        "auth-signing-key-rotate",
-        "core",
-        "0 6 * * 2",
-        s,
-        38,
-        f"new signing key kid={NEW_KID} active; retired kid={OLD_KID} removed from JWKS "
-        "(signing.retired_key_ttl=0h); JWKS now has 1 key",
-    )
+    e = run("auth-signing-key-rotate", "core", "0 6 * * 2", s, 38,
+            f"new signing key kid={NEW_KID} active; retired kid={OLD_KID} removed from JWKS "
+            "(signing.retired_key_ttl=0h); JWKS now has 1 key")
     rows.sort(key=lambda r: r[4])
-    w.table(
-        "job_runs",
-        engine.columns("CRON_RUNS"),
-        rows,
-    )
+    w.table("job_runs", engine.columns("CRON_RUNS"), rows)
 
 
 # ---- the incidents ---------------------------------------------------------------------------
@@ -940,203 +582,95 @@ def cron(w: World) -> None:  # noqa: C901 — every scheduled job of the three d
 
 def story_signing(w: World) -> None:
     """IOT-01: campaign C-2291's image was signed with the staging key; plugs reject it and roll back."""
-    golog(
-        w,
-        at(0, 7, 58, 31),
-        "INFO",
-        "image bp200-fw-3.8.2.bin registered for model BP-200 (uploaded by ci-release, pipeline 8812, "
-        f"sha256={w.hexid(16)}...)",
-    )
-    golog(
-        w,
-        at(0, 8, 0, 2),
-        "INFO",
-        "campaign C-2291 started: model=BP-200 from=3.7.9 to=3.8.2 stage 1/5 (1%) targets=412",
-    )
-    golog(
-        w,
-        at(0, 8, 0, 3),
-        "INFO",
-        "manifest published for C-2291: image=bp200-fw-3.8.2.bin signer key_id=stg-2025 alg=ed25519 "
-        "topic=d/+/ota/job",
-    )
+    golog(w, at(0, 7, 58, 31), "INFO",
+          "image bp200-fw-3.8.2.bin registered for model BP-200 (uploaded by ci-release, pipeline 8812, "
+          f"sha256={w.hexid(16)}...)")
+    golog(w, at(0, 8, 0, 2), "INFO",
+          "campaign C-2291 started: model=BP-200 from=3.7.9 to=3.8.2 stage 1/5 (1%) targets=412")
+    golog(w, at(0, 8, 0, 3), "INFO",
+          "manifest published for C-2291: image=bp200-fw-3.8.2.bin signer key_id=stg-2025 alg=ed25519 "
+          "topic=d/+/ota/job")
     failed = 0
     for tt in w.jittered(SIGN, 15, 14):
         dev = w.device("plg")
-        golog(
-            w,
-            tt - timedelta(seconds=w.ri(30, 90)),
-            "INFO",
-            f"C-2291 device={dev} state=DOWNLOADED bytes=1843200",
-        )
-        golog(
-            w,
-            tt,
-            "WARN",
-            f"C-2291 device={dev} state=FAILED step=verify reason=SIG_VERIFY_FAILED "
-            '"image signature key_id stg-2025 not in device trust store [prod-2024 prod-2026]" '
-            "rolled_back_to=3.7.9",
-        )
+        golog(w, tt - timedelta(seconds=w.ri(30, 90)), "INFO",
+              f"C-2291 device={dev} state=DOWNLOADED bytes=1843200")
+        golog(w, tt, "WARN",
+              f"C-2291 device={dev} state=FAILED step=verify reason=SIG_VERIFY_FAILED "
+              '"image signature key_id stg-2025 not in device trust store [prod-2024 prod-2026]" '
+              "rolled_back_to=3.7.9")
         failed += 1
         if w.r() < 0.5:
-            emqx(
-                w,
-                tt + timedelta(seconds=w.ri(1, 4)),
-                "WARN",
-                f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-                f"username: {dev}, keepalive: 60",
-            )
+            emqx(w, tt + timedelta(seconds=w.ri(1, 4)), "WARN",
+                 f"clientid: {dev}, msg: keepalive_timeout, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+                 f"username: {dev}, keepalive: 60")
         if w.r() < 0.3:
-            elixir(
-                w,
-                tt + timedelta(seconds=w.ri(2, 8)),
-                "INFO",
-                "Push.Apns",
-                f"sent apns-id={w.hexid(8)}-{w.hexid(4)}"
-                f" topic=au.com.brolga.home category=firmware_update_failed",
-            )
+            elixir(w, tt + timedelta(seconds=w.ri(2, 8)), "INFO", "Push.Apns",
+                   f"sent apns-id={w.hexid(8)}-{w.hexid(4)}"
+                   f" topic=au.com.brolga.home category=firmware_update_failed")
         if tt.minute % 10 == 0 and tt.second < 15:
             stage, targets = (1, 412) if tt < at(0, 8, 30) else (2, 4120)
-            golog(
-                w,
-                tt + timedelta(seconds=1),
-                "ERROR",
-                f"campaign C-2291 stage {stage}/5: 0 succeeded, {failed} failed of {targets} "
-                f"(failure rate 100.0%, no failure threshold set on this campaign)",
-            )
-    golog(
-        w,
-        at(0, 8, 30, 2),
-        "INFO",
-        "campaign C-2291 stage 2/5 (10%) started: targets=4120 (auto-advance after 30m)",
-    )
+            golog(w, tt + timedelta(seconds=1), "ERROR",
+                  f"campaign C-2291 stage {stage}/5: 0 succeeded, {failed} failed of {targets} "
+                  f"(failure rate 100.0%, no failure threshold set on this campaign)")
+    golog(w, at(0, 8, 30, 2), "INFO",
+          "campaign C-2291 stage 2/5 (10%) started: targets=4120 (auto-advance after 30m)")
     golog(w, SIGN[1], "INFO", "campaign C-2291 paused by jwalsh: 'plugs rolling back, investigating'")
 
 
 def story_packet(w: World) -> None:
     """IOT-02: emqx max_packet_size lowered to 64KB; hubs' full state reports are rejected."""
-    emqx(
-        w,
-        PACKET[0],
-        "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", '
-        'by: "dnguyen", via: "PUT /api/v5/configs/global_zone"',
-        "emqx@emqx-1",
-    )
+    emqx(w, PACKET[0], "INFO",
+         '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "1MB", new: "64KB", by: '
+         '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
     last: dict[str, datetime] = {}
     for tt in w.jittered((PACKET[0] + timedelta(seconds=25), PACKET[1]), 16, 14):
         hub = w.pick(HUBS)
         size = w.ri(66_000, 240_000)
         node = w.pick(EMQX_NODES)
-        emqx(
-            w,
-            tt,
-            "WARN",
-            f"clientid: {hub}, msg: frame_parse_error, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"reason: #{{cause => frame_too_large, limit => 65536, received => {size}}}",
-            node,
-        )
-        emqx(
-            w,
-            tt + timedelta(milliseconds=2),
-            "WARN",
-            f"clientid: {hub}, msg: socket_force_closed, reason: frame_too_large",
-            node,
-        )
+        emqx(w, tt, "WARN",
+             f"clientid: {hub}, msg: frame_parse_error, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"reason: #{{cause => frame_too_large, limit => 65536, received => {size}}}", node)
+        emqx(w, tt + timedelta(milliseconds=2), "WARN",
+             f"clientid: {hub}, msg: socket_force_closed, reason: frame_too_large", node)
         last.setdefault(hub, tt)
     for tt in w.jittered((PACKET[0] + timedelta(minutes=5), PACKET[1] + timedelta(minutes=2)), 20, 18):
         hub = w.pick(HUBS)
         age = int((tt - last.get(hub, PACKET[0])).total_seconds()) + 300
-        slog(
-            w,
-            tt,
-            "WARN",
-            "thing marked stale: no reported state",
-            thing=hub,
-            children=w.ri(12, 58),
-            last_report_age=f"{age}s",
-        )
+        slog(w, tt, "WARN", "thing marked stale: no reported state", thing=hub, children=w.ri(12, 58),
+             last_report_age=f"{age}s")
         if w.r() < 0.5:
-            slog(
-                w,
-                tt + timedelta(milliseconds=40),
-                "ERROR",
-                "child state sync failed",
-                hub=hub,
-                child=w.device(w.pick(("blb", "sns", "lck"))),
-                err="parent hub offline",
-            )
+            slog(w, tt + timedelta(milliseconds=40), "ERROR", "child state sync failed", hub=hub,
+                 child=w.device(w.pick(("blb", "sns", "lck"))), err="parent hub offline")
         if w.r() < 0.4:
-            log4j(
-                w,
-                tt + timedelta(seconds=1),
-                "ERROR",
-                f"rule-exec-{w.ri(1, 16)}",
-                "c.b.rules.engine.ActionExecutor",
-                f"automation a_{w.hexid(4)} action set_state failed for device {w.device('blb')}: "
-                f"DEVICE_OFFLINE (last seen {w.ri(2, 50)} min ago)",
-            )
-    emqx(
-        w,
-        PACKET[1],
-        "INFO",
-        '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", '
-        'by: "dnguyen", via: "PUT /api/v5/configs/global_zone"',
-        "emqx@emqx-1",
-    )
+            log4j(w, tt + timedelta(seconds=1), "ERROR", f"rule-exec-{w.ri(1, 16)}",
+                  "c.b.rules.engine.ActionExecutor",
+                  f"automation a_{w.hexid(4)} action set_state failed for device {w.device('blb')}: "
+                  f"DEVICE_OFFLINE (last seen {w.ri(2, 50)} min ago)")
+    emqx(w, PACKET[1], "INFO",
+         '!msg: cluster_config_changed, path: "mqtt.max_packet_size", old: "64KB", new: "1MB", by: '
+         '"dnguyen", via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
     for k, hub in enumerate(HUBS):
-        slog(
-            w,
-            PACKET[1] + timedelta(seconds=20 + 7 * k),
-            "INFO",
-            "thing back online",
-            thing=hub,
-            children=w.ri(12, 58),
-        )
+        slog(w, PACKET[1] + timedelta(seconds=20 + 7 * k), "INFO", "thing back online", thing=hub,
+             children=w.ri(12, 58))
 
 
 def story_swap(w: World) -> None:
     """IOT-03: redis-shadow-1's host ran out of memory and swapped; shadow's redis calls crawl."""
     for tt in w.jittered(SWAP, 20, 18):
         dev = w.device()
-        slog(
-            w,
-            tt,
-            "WARN",
-            "slow redis call",
-            op=w.pick(("HGETALL", "HGETALL", "HSET", "LPUSH")),
-            key=f"shadow:thing:{dev}",
-            took=f"{0.4 + 2.2 * w.r():.2f}s",
-            addr="redis-shadow-1:6379",
-        )
+        slog(w, tt, "WARN", "slow redis call", op=w.pick(("HGETALL", "HGETALL", "HSET", "LPUSH")),
+             key=f"shadow:thing:{dev}", took=f"{0.4 + 2.2 * w.r():.2f}s", addr="redis-shadow-1:6379")
         if w.r() < 0.55:
-            slog(
-                w,
-                tt + timedelta(seconds=2),
-                "ERROR",
-                "get shadow failed",
-                thing=w.device(),
-                err=f"redis: i/o timeout (read tcp 10.20.3.{w.ri(40, 49)}:{w.ri(30000, 60000)}"
-                "->10.20.4.41:6379)",
-            )
-            pino(
-                w,
-                tt + timedelta(seconds=2.1),
-                "ERROR",
-                "upstream error",
-                upstream="shadow",
-                route="/v1/homes/:homeId/devices",
-                err="DEADLINE_EXCEEDED: deadline exceeded after 3.000s",
-            )
+            slog(w, tt + timedelta(seconds=2), "ERROR", "get shadow failed", thing=w.device(),
+                 err=f"redis: i/o timeout (read tcp 10.20.3.{w.ri(40, 49)}:{w.ri(30000, 60000)}"
+                 "->10.20.4.41:6379)")
+            pino(w, tt + timedelta(seconds=2.1), "ERROR", "upstream error", upstream="shadow",
+                 route="/v1/homes/:homeId/devices", err="DEADLINE_EXCEEDED: deadline exceeded after 3.000s")
             alb(w, tt + timedelta(seconds=2.2), "GET", f"/v1/homes/{w.home()}/devices", 504, 3.004)
         elif w.r() < 0.5:
             api_req(
-                w,
-                tt + timedelta(seconds=1),
-                "GET",
-                f"/v1/homes/{w.home()}/devices",
-                200,
-                w.ri(1800, 2900),
+                w, tt + timedelta(seconds=1), "GET", f"/v1/homes/{w.home()}/devices", 200, w.ri(1800, 2900),
                 "WARN",
             )
     # the usual snapshot takes ages while the host swaps
@@ -1144,15 +678,8 @@ def story_swap(w: World) -> None:
     rds(w, at(0, 14, 19, 41), "INFO", "*", "Background saving terminated with success", "redis-shadow-1")
     slog(w, at(0, 14, 22, 30), "INFO", "config reloaded", key="redis.pool_size", value="96", was="64")
     slog(w, at(0, 14, 47, 12), "INFO", "feature flag changed", flag="shadow_history_v1", value="false")
-    slog(
-        w,
-        SWAP[1] - timedelta(seconds=20),
-        "INFO",
-        "history keys purge finished",
-        pattern="shadow:hist:*",
-        deleted="9412211",
-        took="131s",
-    )
+    slog(w, SWAP[1] - timedelta(seconds=20), "INFO", "history keys purge finished", pattern="shadow:hist:*",
+         deleted="9412211", took="131s")
 
 
 def story_cert(w: World) -> None:
@@ -1161,54 +688,29 @@ def story_cert(w: World) -> None:
     t = CERT[0] + timedelta(seconds=5)
     while t < CERT[1]:
         dev = w.device()
-        emqx(
-            w,
-            t,
-            "WARN",
-            f"msg: ssl_handshake_error, listener: 'ssl:default', peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            'reason: {tls_alert,{certificate_expired,"TLS server: In state certify received CLIENT ALERT: '
-            'Fatal - Certificate Expired"}}',
-            "emqx@emqx-3",
-        )
+        emqx(w, t, "WARN",
+             f"msg: ssl_handshake_error, listener: 'ssl:default', peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             'reason: {tls_alert,{certificate_expired,"TLS server: In state certify received CLIENT ALERT: '
+             'Fatal - Certificate Expired"}}', "emqx@emqx-3")
         if w.r() < 0.25:
-            slog(
-                w,
-                t + timedelta(seconds=1),
-                "WARN",
-                "thing marked stale: no reported state",
-                thing=dev,
-                children=0,
-                last_report_age=f"{w.ri(300, 2400)}s",
-            )
+            slog(w, t + timedelta(seconds=1), "WARN", "thing marked stale: no reported state", thing=dev,
+                 children=0, last_report_age=f"{w.ri(300, 2400)}s")
         if w.r() < 0.2:
-            log4j(
-                w,
-                t + timedelta(seconds=2),
-                "ERROR",
-                f"rule-exec-{w.ri(1, 16)}",
-                "c.b.rules.engine.ActionExecutor",
-                f"automation a_{w.hexid(4)} action set_state failed for device {dev}: DEVICE_OFFLINE "
-                f"(last seen {w.ri(2, 40)} min ago)",
-            )
+            log4j(w, t + timedelta(seconds=2), "ERROR", f"rule-exec-{w.ri(1, 16)}",
+                  "c.b.rules.engine.ActionExecutor",
+                  f"automation a_{w.hexid(4)} action set_state failed for device {dev}: DEVICE_OFFLINE "
+                  f"(last seen {w.ri(2, 40)} min ago)")
         if w.r() < 0.12:
             elixir(
-                w,
-                t + timedelta(seconds=3),
-                "INFO",
-                "Push.Apns",
+                w, t + timedelta(seconds=3), "INFO", "Push.Apns",
                 f"sent apns-id={w.hexid(8)}-{w.hexid(4)} topic=au.com.brolga.home category=device_offline",
             )
         rate = min(rate * 1.01, 8.0)
         t += timedelta(seconds=60 / rate * (0.5 + w.r()))
     emqx(w, CERT[1], "INFO", "EMQX 5.8.1 is running now!", "emqx@emqx-3")
-    emqx(
-        w,
-        CERT[1] + timedelta(milliseconds=300),
-        "INFO",
-        "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, "
-        "certfile: /etc/emqx/certs/tls.crt",
-        "emqx@emqx-3",
-    )
+    emqx(w, CERT[1] + timedelta(milliseconds=300), "INFO",
+         "!msg: listener_started, listener: 'ssl:default', bind: 0.0.0.0:8883, certfile: "
+         "/etc/emqx/certs/tls.crt", "emqx@emqx-3")
 
 
 def pool_acquired(t: datetime, pod: int) -> int:
@@ -1223,319 +725,152 @@ def pool_acquired(t: datetime, pod: int) -> int:
 def story_leak(w: World) -> None:  # noqa: C901 — cause and symptoms
     """IOT-06 (late symptom): registry 4.9.0 leaks connections; pg-main-1 runs out at 07:14."""
     for k, pod in enumerate(("registry-0", "registry-1", "registry-2")):
-        zap(
-            w,
-            at(1, 6, 33 + 2 * k, 10),
-            "INFO",
-            "cmd/registry/main.go:61",
-            "registry starting",
-            version="4.9.0",
-            pod=pod,
-            db_max_conns=100,
-            db="pg-main-1.db.brolga.internal:5432/registry",
-        )
+        zap(w, at(1, 6, 33 + 2 * k, 10), "INFO", "cmd/registry/main.go:61", "registry starting",
+            version="4.9.0", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry")
     for t in every((at(1, 6, 40), at(1, 8, 10)), 300):
         for k in range(3):
             acq = pool_acquired(t, k)
-            zap(
-                w,
-                t + timedelta(seconds=k * 2 + w.r()),
-                "INFO",
-                "db/pool.go:77",
-                "db pool stats",
-                pod=f"registry-{k}",
-                acquired=acq,
-                idle=0 if acq > 12 else w.ri(2, 5),
-                max=100,
-                total=acq + (0 if acq > 12 else 3),
-                wait_count=0 if t < FULL[0] else w.ri(40, 400),
-            )
+            zap(w, t + timedelta(seconds=k * 2 + w.r()), "INFO", "db/pool.go:77", "db pool stats",
+                pod=f"registry-{k}", acquired=acq, idle=0 if acq > 12 else w.ri(2, 5), max=100,
+                total=acq + (0 if acq > 12 else 3), wait_count=0 if t < FULL[0] else w.ri(40, 400))
     for t in every((LEAK[0], FULL[0]), 60):
         if w.r() < 0.6:
-            zap(
-                w,
-                w.jit(t),
-                "WARN",
-                "claims/handler.go:112",
-                "claim rejected",
-                reason="claim code expired",
-                code=f"{w.ri(100000, 999999)}",
-                home_id=w.home(),
-            )
+            zap(w, w.jit(t), "WARN", "claims/handler.go:112", "claim rejected", reason="claim code expired",
+                code=f"{w.ri(100000, 999999)}", home_id=w.home())
     who = (("auth@auth", 5), ("shadow@shadow", 3), ("ota@ota", 1), ("registry@registry", 1))
     for tt in w.jittered(FULL, 13, 5):
         user = w.pick([u for u, n in who for _ in range(n)])
         pg(w, tt, "FATAL", "FATAL", "sorry, too many clients already", "pg-main-1", user)
     for tt in w.jittered(FULL, 20, 10):
-        pyauth(
-            w,
-            tt,
-            "ERROR",
-            "auth.tokens",
-            "token request failed: psycopg.OperationalError: connection failed: connection to server at "
-            '"pg-main-1.db.brolga.internal" (10.20.4.21), port 5432 failed: FATAL:  sorry, too many '
-            "clients already",
-        )
+        pyauth(w, tt, "ERROR", "auth.tokens",
+               "token request failed: psycopg.OperationalError: connection failed: connection to server at "
+               '"pg-main-1.db.brolga.internal" (10.20.4.21), port 5432 failed: FATAL:  sorry, too many '
+               "clients already")
         uvicorn(w, tt + timedelta(milliseconds=4), "POST", "/oauth/token", 500)
         if w.r() < 0.6:
-            pino(
-                w,
-                tt + timedelta(milliseconds=9),
-                "ERROR",
-                "upstream error",
-                upstream="auth",
-                route="/v1/oauth/token",
-                err="Request failed with status code 500",
-            )
+            pino(w, tt + timedelta(milliseconds=9), "ERROR", "upstream error", upstream="auth",
+                 route="/v1/oauth/token", err="Request failed with status code 500")
             alb(w, tt + timedelta(milliseconds=10), "POST", "/v1/oauth/token", 500, 0.041)
         if w.r() < 0.2:
             slog(
-                w,
-                tt + timedelta(seconds=1),
-                "ERROR",
-                "db write failed",
-                thing=w.device(),
+                w, tt + timedelta(seconds=1), "ERROR", "db write failed", thing=w.device(),
                 err="failed to connect to `host=pg-main-1.db.brolga.internal user=shadow database=shadow`: "
-                "server error (FATAL: sorry, too many clients already (SQLSTATE 53300))",
+                    "server error (FATAL: sorry, too many clients already (SQLSTATE 53300))",
             )
         if w.r() < 0.2:
-            zap(
-                w,
-                tt + timedelta(seconds=2),
-                "ERROR",
-                "db/pool.go:102",
-                "acquire conn failed",
-                pod=f"registry-{w.ri(0, 2)}",
-                err="context deadline exceeded",
-                waited_ms=5000,
-            )
+            zap(w, tt + timedelta(seconds=2), "ERROR", "db/pool.go:102", "acquire conn failed",
+                pod=f"registry-{w.ri(0, 2)}", err="context deadline exceeded", waited_ms=5000)
     for k, pod in enumerate(("registry-0", "registry-1", "registry-2")):
-        zap(
-            w,
-            at(1, 7, 57 + k, 30),
-            "INFO",
-            "cmd/registry/main.go:61",
-            "registry starting",
-            version="4.8.4",
-            pod=pod,
-            db_max_conns=100,
-            db="pg-main-1.db.brolga.internal:5432/registry",
-        )
+        zap(w, at(1, 7, 57 + k, 30), "INFO", "cmd/registry/main.go:61", "registry starting",
+            version="4.8.4", pod=pod, db_max_conns=100, db="pg-main-1.db.brolga.internal:5432/registry")
 
 
 def story_scram(w: World) -> None:
     """IOT-07 (noisy service): SCRAM credentials rotated; emqx's kafka bridge keeps the old password."""
-    tracing(
-        w,
-        at(1, 9, 56, 31),
-        "INFO",
-        "ingest::kafka",
-        "SASL credentials changed on disk (vault agent), user=ingest; consumer re-created",
-    )
-    log4j(
-        w,
-        at(1, 9, 56, 44),
-        "INFO",
-        "vault-watch",
-        "c.b.rules.kafka.CredentialWatcher",
-        "SASL credentials for user 'rules' changed, re-creating consumer (group rules-engine)",
-    )
+    tracing(w, at(1, 9, 56, 31), "INFO", "ingest::kafka",
+            "SASL credentials changed on disk (vault agent), user=ingest; consumer re-created")
+    log4j(w, at(1, 9, 56, 44), "INFO", "vault-watch", "c.b.rules.kafka.CredentialWatcher",
+          "SASL credentials for user 'rules' changed, re-creating consumer (group rules-engine)")
     hosts = (
-        "kafka-1.kafka.brolga.internal:9094",
-        "kafka-2.kafka.brolga.internal:9094",
+        "kafka-1.kafka.brolga.internal:9094", "kafka-2.kafka.brolga.internal:9094",
         "kafka-3.kafka.brolga.internal:9094",
     )
     for tt in w.jittered(SCRAM, 24, 20):
         b = w.ri(1, 3)
-        emqx(
-            w,
-            tt,
-            "ERROR",
-            f'msg: kafka_producer_connect_failed, bridge: "kafka_producer:device_events",'
-            f' host: "{hosts[b - 1]}", '
-            'reason: {sasl_auth_error,<<"Authentication failed during authentication due to invalid '
-            'credentials with SASL mechanism SCRAM-SHA-512">>}',
-        )
+        emqx(w, tt, "ERROR",
+             f'msg: kafka_producer_connect_failed, bridge: "kafka_producer:device_events",'
+             f' host: "{hosts[b - 1]}", '
+             'reason: {sasl_auth_error,<<"Authentication failed during authentication due to invalid '
+             'credentials with SASL mechanism SCRAM-SHA-512">>}')
         kafka(
-            w,
-            tt + timedelta(milliseconds=3),
-            "INFO",
+            w, tt + timedelta(milliseconds=3), "INFO",
             f"[SocketServer listenerType=BROKER, nodeId={b}]"
             f" Failed authentication with /10.20.1.{w.ri(11, 13)} "
             f"(channelId=10.20.6.{10 + b}:9094-10.20.1.{w.ri(11, 13)}:{w.ri(30000, 60000)}-{w.ri(1, 900)}) "
             "(Authentication failed during authentication due to invalid credentials with SASL mechanism "
-            "SCRAM-SHA-512) (org.apache.kafka.common.network.Selector)",
-            b,
+            "SCRAM-SHA-512) (org.apache.kafka.common.network.Selector)", b,
         )
     for t in every((SCRAM[0] + timedelta(minutes=2), SCRAM[1]), 120):
-        emqx(
-            w,
-            w.jit(t, 60),
-            "WARN",
-            f'msg: buffer_overflow_discarded, bridge: "kafka_producer:device_events",'
-            f" dropped: {w.ri(900, 4000)}, "
-            "max_buffer_bytes: 256MB",
-        )
+        emqx(w, w.jit(t, 60), "WARN",
+             f'msg: buffer_overflow_discarded, bridge: "kafka_producer:device_events",'
+             f" dropped: {w.ri(900, 4000)}, "
+             "max_buffer_bytes: 256MB")
     for t in every((SCRAM[0] + timedelta(minutes=5), SCRAM[1]), 300):
-        log4j(
-            w,
-            w.jit(t, 20),
-            "WARN",
-            "event-consumer-1",
-            "c.b.rules.ingest.EventConsumer",
-            "no records from device.events for 300s (group rules-engine, 12 partitions assigned, lag 0)",
-        )
-    emqx(
-        w,
-        SCRAM[1],
-        "INFO",
-        '!msg: bridge_updated, bridge: "kafka_producer:device_events",'
-        ' by: "sbrooks", changed: [authentication]',
-        "emqx@emqx-2",
-    )
-    emqx(
-        w,
-        SCRAM[1] + timedelta(seconds=2),
-        "INFO",
-        'msg: kafka_producer_connected, bridge: "kafka_producer:device_events", partitions: 12',
-    )
-    log4j(
-        w,
-        SCRAM[1] + timedelta(seconds=9),
-        "INFO",
-        "event-consumer-1",
-        "c.b.rules.ingest.EventConsumer",
-        "device.events flowing again: 2188 records in first poll",
-    )
+        log4j(w, w.jit(t, 20), "WARN", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
+              "no records from device.events for 300s (group rules-engine, 12 partitions assigned, lag 0)")
+    emqx(w, SCRAM[1], "INFO",
+         '!msg: bridge_updated, bridge: "kafka_producer:device_events", by: "sbrooks", changed: '
+         "[authentication]", "emqx@emqx-2")
+    emqx(w, SCRAM[1] + timedelta(seconds=2), "INFO",
+         'msg: kafka_producer_connected, bridge: "kafka_producer:device_events", partitions: 12')
+    log4j(w, SCRAM[1] + timedelta(seconds=9), "INFO", "event-consumer-1", "c.b.rules.ingest.EventConsumer",
+          "device.events flowing again: 2188 records in first poll")
 
 
 def story_fcm(w: World) -> None:
     """IOT-08 (external): FCM answers 503 for every send; the 12:58 push change only touched APNs."""
     elixir(w, at(1, 12, 58, 12), "INFO", "Push.Config", "reloaded: apns.pool_size=8 (was 4)")
-    elixir(w, at(1, 12, 58, 13), "INFO", "Push.Apns", "connection pool resized to 8 (api.push.apple.com:443)")
+    elixir(w, at(1, 12, 58, 13), "INFO", "Push.Apns",
+           "connection pool resized to 8 (api.push.apple.com:443)")
     for tt in w.jittered(FCM, 20, 18):
         tok = w.hexid(4)
         cat = w.pick(("door_unlocked", "motion", "automation_ran", "device_offline"))
-        elixir(
-            w,
-            tt,
-            "WARN",
-            "Push.Fcm",
-            f'send failed status=503 UNAVAILABLE "The service is currently unavailable." '
-            f"token=...{tok} retry 1/3 in 2s",
-        )
+        elixir(w, tt, "WARN", "Push.Fcm",
+               f'send failed status=503 UNAVAILABLE "The service is currently unavailable." '
+               f"token=...{tok} retry 1/3 in 2s")
         if w.r() < 0.7:
-            elixir(
-                w,
-                tt + timedelta(seconds=6.5),
-                "ERROR",
-                "Push.Fcm",
-                f"giving up after 3 attempts: 503 UNAVAILABLE category={cat} token=...{tok}",
-            )
+            elixir(w, tt + timedelta(seconds=6.5), "ERROR", "Push.Fcm",
+                   f"giving up after 3 attempts: 503 UNAVAILABLE category={cat} token=...{tok}")
 
 
 def story_kid(w: World) -> None:  # noqa: C901 — a platform-wide story
     """IOT-09 (system-wide): the weekly key rotation dropped the retired key from JWKS at once."""
+    pyauth(w, at(0, 15, 20, 41), "INFO", "auth.config",
+           "reloaded signing.retired_key_ttl=0h (was 168h) from configmap auth-config")
     pyauth(
-        w,
-        at(0, 15, 20, 41),
-        "INFO",
-        "auth.config",
-        "reloaded signing.retired_key_ttl=0h (was 168h) from configmap auth-config",
-    )
-    pyauth(
-        w,
-        at(1, 16, 0, 40),
-        "INFO",
-        "auth.keys",
+        w, at(1, 16, 0, 40), "INFO", "auth.keys",
         f"signing key rotated: active kid={NEW_KID}; retired kid={OLD_KID} dropped (retired_key_ttl=0h); "
         "jwks keys=1",
     )
     for tt in w.jittered((at(1, 16, 1, 15), KID[1]), 9, 8):
         route = w.pick(
             (
-                "/v1/homes/:homeId/devices",
-                "/v1/homes/:homeId/summary",
-                "/v1/things/:id/desired",
+                "/v1/homes/:homeId/devices", "/v1/homes/:homeId/summary", "/v1/things/:id/desired",
                 "/v1/automations",
             )
         )
-        pino(
-            w,
-            tt,
-            "WARN",
-            "jwt verification failed",
-            route=route,
-            sub=w.user(),
-            err=f"no key in JWKS for kid {OLD_KID}",
-        )
+        pino(w, tt, "WARN", "jwt verification failed", route=route, sub=w.user(),
+             err=f"no key in JWKS for kid {OLD_KID}")
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=2), "GET", f"/v1/homes/{w.home()}/devices", 401, 0.002)
     for tt in w.jittered((at(1, 16, 1, 30), KID[1]), 18, 16):
-        pyauth(
-            w,
-            tt,
-            "WARN",
-            "auth.tokens",
-            f"refresh rejected: invalid_grant (refresh token signed with unknown kid {OLD_KID})"
-            f" sub={w.user()}",
-        )
+        pyauth(w, tt, "WARN", "auth.tokens",
+               f"refresh rejected: invalid_grant (refresh token signed with unknown kid {OLD_KID})"
+               f" sub={w.user()}")
         uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 400)
     for tt in w.jittered((at(1, 16, 4), KID[1]), 17, 15):
         if w.r() < 0.6:
-            pyauth(
-                w,
-                tt,
-                "ERROR",
-                "auth.login",
-                "password check queue full (bcrypt workers busy: 32/32, queued 480), rejecting with 503",
-            )
+            pyauth(w, tt, "ERROR", "auth.login",
+                   "password check queue full (bcrypt workers busy: 32/32, queued 480), rejecting with 503")
             uvicorn(w, tt + timedelta(milliseconds=2), "POST", "/oauth/token", 503)
             alb(w, tt + timedelta(milliseconds=4), "POST", "/v1/oauth/token", 503, 0.012)
         else:
-            pyauth(
-                w,
-                tt,
-                "INFO",
-                "auth.tokens",
-                f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
-                f"grant=password kid={NEW_KID} exp_in=900",
-            )
+            pyauth(w, tt, "INFO", "auth.tokens",
+                   f"issued access token sub={w.user()} client={w.pick(('brolga-ios', 'brolga-android'))} "
+                   f"grant=password kid={NEW_KID} exp_in=900")
     for t in every((at(1, 16, 2), KID[1]), 13):
         dev = w.device()
-        emqx(
-            w,
-            w.jit(t, 12),
-            "WARN",
-            f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
-            f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})",
-        )
+        emqx(w, w.jit(t, 12), "WARN",
+             f"clientid: {dev}, msg: authentication_failure, peername: {w.ip()}:{w.ri(1024, 65535)}, "
+             f"reason: not_authorized, authenticator: jwt, detail: kid_not_found ({OLD_KID})")
     for tt in w.jittered((at(1, 16, 3), KID[1]), 25, 22):
-        log4j(
-            w,
-            tt,
-            "ERROR",
-            f"rule-exec-{w.ri(1, 16)}",
-            "c.b.rules.engine.ActionExecutor",
-            f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: shadow returned "
-            f"UNAUTHENTICATED (invalid service token: unknown kid {OLD_KID})",
-        )
-        slog(
-            w,
-            tt - timedelta(milliseconds=5),
-            "WARN",
-            "request rejected",
-            status=401,
-            caller="rules",
-            reason=f"unknown kid {OLD_KID}",
-        )
-    pyauth(
-        w,
-        KID[1],
-        "INFO",
-        "auth.keys",
-        f"re-published retired key kid={OLD_KID} (manual, by jtran); jwks keys=2",
-    )
+        log4j(w, tt, "ERROR", f"rule-exec-{w.ri(1, 16)}", "c.b.rules.engine.ActionExecutor",
+              f"automation a_{w.hexid(4)} action set_state failed for device {w.device()}: shadow returned "
+              f"UNAUTHENTICATED (invalid service token: unknown kid {OLD_KID})")
+        slog(w, tt - timedelta(milliseconds=5), "WARN", "request rejected", status=401, caller="rules",
+             reason=f"unknown kid {OLD_KID}")
+    pyauth(w, KID[1], "INFO", "auth.keys",
+           f"re-published retired key kid={OLD_KID} (manual, by jtran); jwks keys=2")
     pino(w, KID[1] + timedelta(seconds=40), "INFO", "jwks refreshed", keys=2, kids=[NEW_KID, OLD_KID])
 
 
@@ -1544,72 +879,31 @@ def story_poison(w: World) -> None:
     t0 = POISON[0]
     for tt in w.jittered(POISON, 60, 3):
         us = int(tt.timestamp() * 1_000_000)
-        tracing(
-            w,
-            tt,
-            "WARN",
-            "ingest::decode",
-            f"sample ts 56.9M years in the future, kept (clock_skew_policy=keep) device={BAD_THERMO} "
-            f"metric=temp_c ts={us}",
-        )
+        tracing(w, tt, "WARN", "ingest::decode",
+                f"sample ts 56.9M years in the future, kept (clock_skew_policy=keep) device={BAD_THERMO} "
+                f"metric=temp_c ts={us}")
     bad = f"{t0.timestamp() * 1_000_000:.6g}"  # the first poisoned sample, as postgres prints a float8
     attempt = 0
     for t in every((t0 + timedelta(seconds=8), POISON[1]), 16):
         attempt += 1
         tt = w.jit(t, 2)
-        tracing(
-            w,
-            tt,
-            "ERROR",
-            "ingest::writer",
-            "batch insert failed partition=7 offsets=88123401..88128400 rows=5000 "
-            f'attempt={attempt}: db error: ERROR: timestamp out of range: "{bad}"; retrying in 10s',
-        )
-        pg(
-            w,
-            tt - timedelta(milliseconds=30),
-            "ERROR",
-            "ERROR",
-            f'timestamp out of range: "{bad}"',
-            "pg-ts-1",
-            "ingest@telemetry",
-        )
+        tracing(w, tt, "ERROR", "ingest::writer",
+                "batch insert failed partition=7 offsets=88123401..88128400 rows=5000 "
+                f'attempt={attempt}: db error: ERROR: timestamp out of range: "{bad}"; retrying in 10s')
+        pg(w, tt - timedelta(milliseconds=30), "ERROR", "ERROR", f'timestamp out of range: "{bad}"',
+           "pg-ts-1", "ingest@telemetry")
         if attempt % 10 == 1:
-            pg(
-                w,
-                tt - timedelta(milliseconds=29),
-                "ERROR",
-                "STATEMENT",
-                "INSERT INTO readings (device_id, metric, ts, value) SELECT d, m, to_timestamp(t), v FROM "
-                "unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) AS u(d, m, t, v)",
-                "pg-ts-1",
-                "ingest@telemetry",
-            )
+            pg(w, tt - timedelta(milliseconds=29), "ERROR", "STATEMENT",
+               "INSERT INTO readings (device_id, metric, ts, value) SELECT d, m, to_timestamp(t), v FROM "
+               "unnest($1::text[], $2::text[], $3::float8[], $4::float8[]) AS u(d, m, t, v)", "pg-ts-1",
+               "ingest@telemetry")
     for t in every((t0 + timedelta(minutes=5), POISON[1]), 300):
-        tracing(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "ingest::kafka",
-            f"consumer lag partition=7 lag={int((t - t0).total_seconds() * 41)} (others < 2000)",
-        )
-    tracing(
-        w,
-        POISON[1],
-        "INFO",
-        "ingest::admin",
-        "partition 7 offset reset to 88128401 by sre-lkim (skipped 5000 rows)",
-    )
-    zap(
-        w,
-        POISON[1] + timedelta(minutes=2),
-        "INFO",
-        "admin/quarantine.go:33",
-        "device quarantined",
-        device_id=BAD_THERMO,
-        by="sre-lkim",
-        reason="telemetry ts in microseconds",
-    )
+        tracing(w, w.jit(t, 30), "WARN", "ingest::kafka",
+                f"consumer lag partition=7 lag={int((t - t0).total_seconds() * 41)} (others < 2000)")
+    tracing(w, POISON[1], "INFO", "ingest::admin",
+            "partition 7 offset reset to 88128401 by sre-lkim (skipped 5000 rows)")
+    zap(w, POISON[1] + timedelta(minutes=2), "INFO", "admin/quarantine.go:33", "device quarantined",
+        device_id=BAD_THERMO, by="sre-lkim", reason="telemetry ts in microseconds")
 
 
 def story_fanout(w: World) -> None:
@@ -1618,62 +912,23 @@ def story_fanout(w: World) -> None:
         calls = w.ri(18, 64)
         x = w.r()
         if x < 0.35:
-            pino(
-                w,
-                tt,
-                "INFO",
-                "home summary built",
-                variant="home_summary_v2",
-                registry_calls=calls,
-                ms=w.ri(2400, 7800),
-            )
+            pino(w, tt, "INFO", "home summary built", variant="home_summary_v2", registry_calls=calls,
+                 ms=w.ri(2400, 7800))
         elif x < 0.75:
-            pino(
-                w,
-                tt,
-                "ERROR",
-                "upstream error",
-                upstream="registry",
-                route="/v1/homes/:homeId/summary",
-                variant="home_summary_v2",
-                err="Request failed with status code 503",
-            )
+            pino(w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
+                 variant="home_summary_v2", err="Request failed with status code 503")
             alb(w, tt + timedelta(milliseconds=3), "GET", f"/v1/homes/{w.home()}/summary", 503, 0.9)
         else:
-            pino(
-                w,
-                tt,
-                "ERROR",
-                "upstream error",
-                upstream="registry",
-                route="/v1/homes/:homeId/summary",
-                variant="home_summary_v2",
-                err="timeout of 8000ms exceeded",
-            )
+            pino(w, tt, "ERROR", "upstream error", upstream="registry", route="/v1/homes/:homeId/summary",
+                 variant="home_summary_v2", err="timeout of 8000ms exceeded")
             alb(w, tt + timedelta(milliseconds=3), "GET", f"/v1/homes/{w.home()}/summary", 504, 8.003)
         if w.r() < 0.6:
-            zap(
-                w,
-                tt - timedelta(milliseconds=200),
-                "WARN",
-                "http/limit.go:29",
-                "shedding load",
-                inflight=256,
-                limit=256,
-                path=f"/v1/devices/{w.device()}",
-                status=503,
-            )
+            zap(w, tt - timedelta(milliseconds=200), "WARN", "http/limit.go:29", "shedding load",
+                inflight=256, limit=256, path=f"/v1/devices/{w.device()}", status=503)
     # a few v2 summaries since the 10% rollout the day before
     for t in every((at(1, 9, 0), FANOUT[0]), 1800):
-        pino(
-            w,
-            w.jit(t, 600),
-            "INFO",
-            "home summary built",
-            variant="home_summary_v2",
-            registry_calls=w.ri(18, 64),
-            ms=w.ri(180, 420),
-        )
+        pino(w, w.jit(t, 600), "INFO", "home summary built", variant="home_summary_v2",
+             registry_calls=w.ri(18, 64), ms=w.ri(180, 420))
 
 
 def story_failover(w: World) -> None:
@@ -1682,8 +937,7 @@ def story_failover(w: World) -> None:
     m1, m2 = "10.20.4.31 6379", "10.20.4.32 6379"
     sent = (
         (0.0, "#", f"+sdown master brolga-main {m1}"),
-        (0.3, "#", f"+odown master brolga-main {m1} #quorum 2/2"),
-        (0.4, "#", "+new-epoch 7"),
+        (0.3, "#", f"+odown master brolga-main {m1} #quorum 2/2"), (0.4, "#", "+new-epoch 7"),
         (0.4, "#", f"+try-failover master brolga-main {m1}"),
         (0.6, "#", "+vote-for-leader 6b1c0e8d2f41a9c73e5d08b6f2a4c9e1d7b30f58 7"),
         (0.7, "#", f"+elected-leader master brolga-main {m1}"),
@@ -1697,208 +951,77 @@ def story_failover(w: World) -> None:
     )
     for dt, mark, msg in sent:
         rds(w, s + timedelta(seconds=dt), "WARN" if mark == "#" else "INFO", mark, msg, "sentinel-1", "X")
-    rds(
-        w,
-        s + timedelta(seconds=1.0),
-        "INFO",
-        "*",
-        "MASTER MODE enabled (user request from 'id=4117 addr=10.20.4.51:40022 laddr=10.20.4.32:6379 "
-        "fd=12 name=sentinel-6b1c0e8d-cmd cmd=slaveof')",
-        "redis-main-2",
-    )
-    rds(
-        w,
-        s + timedelta(seconds=9.6),
-        "INFO",
-        "*",
+    rds(w, s + timedelta(seconds=1.0), "INFO", "*",
+        "MASTER MODE enabled (user request from 'id=4117 addr=10.20.4.51:40022 laddr=10.20.4.32:6379 fd=12 "
+        "name=sentinel-6b1c0e8d-cmd cmd=slaveof')", "redis-main-2")
+    rds(w, s + timedelta(seconds=9.6), "INFO", "*",
         "Before turning into a replica, using my own master parameters to synthesize a cached master",
-        "redis-main-1",
-        "S",
-    )
-    rds(
-        w,
-        s + timedelta(seconds=9.7),
-        "INFO",
-        "*",
-        "Connecting to MASTER 10.20.4.32:6379",
-        "redis-main-1",
-        "S",
-    )
-    rds(
-        w,
-        s + timedelta(seconds=9.9),
-        "INFO",
-        "*",
-        "Successful partial resynchronization with master.",
-        "redis-main-1",
-        "S",
-    )
-    elixir(
-        w,
-        s + timedelta(seconds=4),
-        "INFO",
-        "Push.RateLimit",
-        "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected",
-    )
+        "redis-main-1", "S")
+    rds(w, s + timedelta(seconds=9.7), "INFO", "*", "Connecting to MASTER 10.20.4.32:6379", "redis-main-1",
+        "S")
+    rds(w, s + timedelta(seconds=9.9), "INFO", "*", "Successful partial resynchronization with master.",
+        "redis-main-1", "S")
+    elixir(w, s + timedelta(seconds=4), "INFO", "Push.RateLimit",
+           "sentinel: master for brolga-main switched to 10.20.4.32:6379, reconnected")
     for tt in w.jittered((s + timedelta(seconds=12), FAILOVER[1]), 16, 14):
         if w.r() < 0.65:
-            pyauth(
-                w,
-                tt,
-                "ERROR",
-                "auth.sessions",
-                f"refresh token rotation failed sub={w.user()}: redis.exceptions.ReadOnlyError: "
-                "You can't write against a read only replica.",
-            )
+            pyauth(w, tt, "ERROR", "auth.sessions",
+                   f"refresh token rotation failed sub={w.user()}: redis.exceptions.ReadOnlyError: "
+                   "You can't write against a read only replica.")
             uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 500)
-            pyauth(
-                w,
-                tt + timedelta(milliseconds=4),
-                "WARN",
-                "auth.sessions",
-                "session revoked after failed rotation, client must sign in again",
-            )
+            pyauth(w, tt + timedelta(milliseconds=4), "WARN", "auth.sessions",
+                   "session revoked after failed rotation, client must sign in again")
         else:
-            pyauth(
-                w,
-                tt,
-                "ERROR",
-                "auth.login",
-                f"login failed sub={w.user()}: could not store session: redis.exceptions.ReadOnlyError: "
-                "You can't write against a read only replica.",
-            )
+            pyauth(w, tt, "ERROR", "auth.login",
+                   f"login failed sub={w.user()}: could not store session: redis.exceptions.ReadOnlyError: "
+                   "You can't write against a read only replica.")
             uvicorn(w, tt + timedelta(milliseconds=3), "POST", "/oauth/token", 500)
         if w.r() < 0.5:
             alb(w, tt + timedelta(milliseconds=6), "POST", "/v1/oauth/token", 500, 0.018)
-    pyauth(
-        w,
-        FAILOVER[1],
-        "INFO",
-        "auth.app",
-        "starting auth 6.3.0 (redis via sentinel brolga-main @ redis-sentinel.data.svc:26379)",
-    )
+    pyauth(w, FAILOVER[1], "INFO", "auth.app",
+           "starting auth 6.3.0 (redis via sentinel brolga-main @ redis-sentinel.data.svc:26379)")
 
 
 # ---- change tables ---------------------------------------------------------------------------
 
 DEPLOYS = [  # id, service, version, start (AEST), minutes, author, description, status
-    [
-        "DEP-4398",
-        "rules",
-        "7.14.0",
-        at(-1, 14, 10),
-        6,
-        "okoh",
-        "sunrise/sunset offsets per home",
-        "Succeeded",
-    ],
+    ["DEP-4398", "rules", "7.14.0", at(-1, 14, 10), 6, "okoh", "sunrise/sunset offsets per home",
+     "Succeeded"],
     ["DEP-4405", "registry", "4.8.4", at(0, 7, 28), 6, "mpatel", "claim flow metrics", "Succeeded"],
     ["DEP-4407", "api", "12.3.0", at(0, 11, 2), 6, "rgupta", "rooms reorder endpoint", "Succeeded"],
     ["DEP-4409", "auth", "6.2.4", at(0, 13, 40), 5, "jtran", "login rate limit per IP", "Succeeded"],
     ["DEP-4411", "ota", "1.18.0", at(0, 17, 30), 4, "jwalsh", "campaign health gate (opt-in)", "Succeeded"],
-    [
-        "DEP-4417",
-        "registry",
-        "4.9.0",
-        at(1, 6, 31),
-        7,
-        "mpatel",
-        "claim codes: retry-safe claim flow",
-        "Succeeded",
-    ],
+    ["DEP-4417", "registry", "4.9.0", at(1, 6, 31), 7, "mpatel", "claim codes: retry-safe claim flow",
+     "Succeeded"],
     ["DEP-4419", "registry", "4.8.4", at(1, 7, 56), 5, "oncall-akhan", "rollback of 4.9.0", "Succeeded"],
     ["DEP-4421", "shadow", "3.1.4", at(1, 11, 30), 6, "sbrooks", "grpc keepalive tuning", "Succeeded"],
     ["DEP-4423", "ota", "1.18.1", at(1, 15, 45), 4, "jwalsh", "delta images for TH-1", "Succeeded"],
     ["DEP-4425", "ingest", "0.22.0", at(1, 20, 10), 5, "lkim", "batch size from config", "Succeeded"],
-    [
-        "DEP-4427",
-        "registry",
-        "4.9.1",
-        at(2, 11, 50),
-        7,
-        "mpatel",
-        "claim flow: release conn on error path",
-        "Succeeded",
-    ],
-    [
-        "DEP-4429",
-        "push",
-        "3.1.2",
-        at(2, 12, 20),
-        4,
-        "okoh",
-        "rich notifications (images) for iOS",
-        "Succeeded",
-    ],
+    ["DEP-4427", "registry", "4.9.1", at(2, 11, 50), 7, "mpatel",
+     "claim flow: release conn on error path", "Succeeded"],
+    ["DEP-4429", "push", "3.1.2", at(2, 12, 20), 4, "okoh", "rich notifications (images) for iOS",
+     "Succeeded"],
     ["DEP-4431", "auth", "6.3.0", at(2, 15, 48), 5, "jtran", "passkey enrolment endpoints", "Succeeded"],
 ]
 
 CONFIG = [  # id, component, key, old, new, applied (AEST), by, ticket
     ["CFG-5503", "rules", "weather.cache_ttl_s", "600", "900", at(0, 6, 40), "okoh", "HOME-1882"],
-    [
-        "CFG-5512",
-        "emqx",
-        "mqtt.max_packet_size",
-        "1MB",
-        "64KB",
-        at(0, 11, 12, 5),
-        "dnguyen",
-        "SEC-214 (pen-test: oversized payloads)",
-    ],
-    [
-        "CFG-5513",
-        "emqx",
-        "mqtt.max_packet_size",
-        "64KB",
-        "1MB",
-        at(0, 12, 4, 10),
-        "dnguyen",
-        "SEC-214 revert",
-    ],
-    [
-        "CFG-5509",
-        "auth",
-        "signing.retired_key_ttl",
-        "168h",
-        "0h",
-        at(0, 15, 20, 41),
-        "jtran",
-        "SEC-219 (shorter token lifetimes)",
-    ],
+    ["CFG-5512", "emqx", "mqtt.max_packet_size", "1MB", "64KB", at(0, 11, 12, 5), "dnguyen",
+     "SEC-214 (pen-test: oversized payloads)"],
+    ["CFG-5513", "emqx", "mqtt.max_packet_size", "64KB", "1MB", at(0, 12, 4, 10), "dnguyen",
+     "SEC-214 revert"],
+    ["CFG-5509", "auth", "signing.retired_key_ttl", "168h", "0h", at(0, 15, 20, 41), "jtran",
+     "SEC-219 (shorter token lifetimes)"],
     ["CFG-5515", "ingest", "batch.max_rows", "4000", "5000", at(0, 16, 30), "lkim", "DATA-412"],
     ["CFG-5518", "shadow", "redis.pool_size", "64", "96", at(0, 14, 22, 30), "oncall-akhan", "INC-3301"],
     ["CFG-5524", "rules", "executor.threads", "16", "24", at(1, 9, 40), "okoh", "HOME-1890"],
     ["CFG-5526", "push", "apns.pool_size", "4", "8", at(1, 12, 58, 12), "okoh", "HOME-1893"],
-    [
-        "CFG-5529",
-        "emqx",
-        "force_shutdown.max_mailbox_size",
-        "1000",
-        "2000",
-        at(1, 20, 30),
-        "dnguyen",
-        "PLAT-702",
-    ],
-    [
-        "CFG-5531",
-        "ota",
-        "campaign.default_stages",
-        "1,10,25,50,100",
-        "1,5,25,50,100",
-        at(2, 12, 35),
-        "jwalsh",
-        "HOME-1901",
-    ],
-    [
-        "CFG-5533",
-        "auth",
-        "redis.url",
-        "redis://redis-main-1:6379/0",
-        "redis+sentinel://redis-sentinel.data.svc:26379/brolga-main",
-        at(2, 16, 42),
-        "jtran",
-        "INC-3317",
-    ],
+    ["CFG-5529", "emqx", "force_shutdown.max_mailbox_size", "1000", "2000", at(1, 20, 30), "dnguyen",
+     "PLAT-702"],
+    ["CFG-5531", "ota", "campaign.default_stages", "1,10,25,50,100", "1,5,25,50,100", at(2, 12, 35),
+     "jwalsh", "HOME-1901"],
+    ["CFG-5533", "auth", "redis.url", "redis://redis-main-1:6379/0",
+     "redis+sentinel://redis-sentinel.data.svc:26379/brolga-main", at(2, 16, 42), "jtran", "INC-3317"],
 ]
 
 MIGRATIONS = [  # service, rank, version, description, installed (AEST), ms
@@ -1921,46 +1044,14 @@ FLAGS = [  # when (AEST), flag, service, action, previous, current, by
 ]
 
 CERTS = [  # name, namespace, secret, dns names, not before, not after, renewed
-    [
-        "mqtt-brolga-io",
-        "emqx",
-        "mqtt-brolga-io-tls",
-        "mqtt.brolga.io",
-        "2026-11-14T07:10:12Z",
-        "2027-02-12T07:10:11Z",
-        "2026-11-14T07:10:12Z",
-        "True",
-    ],
-    [
-        "emqx-dashboard",
-        "emqx",
-        "emqx-dashboard-tls",
-        "emqx.ops.brolga.internal",
-        "2026-10-30T01:00:05Z",
-        "2027-01-28T01:00:04Z",
-        "2026-10-30T01:00:05Z",
-        "True",
-    ],
-    [
-        "ota-downloads",
-        "ota",
-        "ota-downloads-tls",
-        "fw.brolga.io",
-        "2026-11-25T22:41:09Z",
-        "2027-02-23T22:41:08Z",
-        "2026-11-25T22:41:09Z",
-        "True",
-    ],
-    [
-        "auth-internal",
-        "core",
-        "auth-internal-tls",
-        "auth.core.svc;auth.brolga.internal",
-        "2026-12-01T03:12:40Z",
-        "2027-03-01T03:12:39Z",
-        "2026-12-01T03:12:40Z",
-        "True",
-    ],
+    ["mqtt-brolga-io", "emqx", "mqtt-brolga-io-tls", "mqtt.brolga.io", "2026-11-14T07:10:12Z",
+     "2027-02-12T07:10:11Z", "2026-11-14T07:10:12Z", "True"],
+    ["emqx-dashboard", "emqx", "emqx-dashboard-tls", "emqx.ops.brolga.internal", "2026-10-30T01:00:05Z",
+     "2027-01-28T01:00:04Z", "2026-10-30T01:00:05Z", "True"],
+    ["ota-downloads", "ota", "ota-downloads-tls", "fw.brolga.io", "2026-11-25T22:41:09Z",
+     "2027-02-23T22:41:08Z", "2026-11-25T22:41:09Z", "True"],
+    ["auth-internal", "core", "auth-internal-tls", "auth.core.svc;auth.brolga.internal",
+     "2026-12-01T03:12:40Z", "2027-03-01T03:12:39Z", "2026-12-01T03:12:40Z", "True"],
 ]
 
 DEPENDENCIES = [
@@ -1971,20 +1062,10 @@ DEPENDENCIES = [
     ["api", "rules", "http", "rules.core.svc:8080", "automations CRUD"],
     ["api", "ota", "http", "ota.core.svc:8080", "firmware status"],
     ["emqx", "auth", "https", "auth.core.svc:8000/.well-known/jwks.json", "JWT authentication of devices"],
-    [
-        "emqx",
-        "kafka",
-        "kafka",
-        "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "bridge kafka_producer:device_events -> device.events (SASL SCRAM-SHA-512 user emqx-bridge)",
-    ],
-    [
-        "emqx",
-        "kafka",
-        "kafka",
-        "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "bridge kafka_producer:telemetry -> telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)",
-    ],
+    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "bridge kafka_producer:device_events -> device.events (SASL SCRAM-SHA-512 user emqx-bridge)"],
+    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "bridge kafka_producer:telemetry -> telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)"],
     ["emqx", "shadow", "http", "shadow.core.svc:8081/hooks/state", "webhook shadow_sync ($shadow topics)"],
     ["shadow", "redis", "redis", "redis-shadow-1:6379", "thing cache, history lists"],
     ["shadow", "postgres", "postgres", "pg-main-1:5432/shadow", "thing documents"],
@@ -1995,20 +1076,10 @@ DEPENDENCIES = [
     ["ota", "postgres", "postgres", "pg-main-1:5432/ota", "campaigns"],
     ["ota", "registry", "http", "registry.core.svc:8080", "campaign targets"],
     ["ota", "emqx", "http", "emqx-api.emqx.svc:18083/api/v5/publish", "OTA jobs to d/+/ota/job"],
-    [
-        "ota",
-        "cloudfront",
-        "https",
-        "d2x9brolga.cloudfront.net",
-        "firmware images from s3://brolga-firmware (external)",
-    ],
-    [
-        "rules",
-        "kafka",
-        "kafka",
-        "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "consumer group rules-engine on device.events",
-    ],
+    ["ota", "cloudfront", "https", "d2x9brolga.cloudfront.net",
+     "firmware images from s3://brolga-firmware (external)"],
+    ["rules", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "consumer group rules-engine on device.events"],
     ["rules", "shadow", "grpc", "shadow.core.svc:9090", "set desired state (service token)"],
     ["rules", "push", "http", "push.core.svc:4000", "notifications"],
     ["rules", "openweather", "https", "api.openweathermap.org:443", "weather triggers (external)"],
@@ -2016,13 +1087,8 @@ DEPENDENCIES = [
     ["push", "fcm", "https", "fcm.googleapis.com:443", "Android notifications, HTTP v1 API (external)"],
     ["push", "redis", "redis", "redis-sentinel.data.svc:26379 (brolga-main)", "rate limits, token cache"],
     ["push", "postgres", "postgres", "pg-main-1:5432/push", "device tokens"],
-    [
-        "ingest",
-        "kafka",
-        "kafka",
-        "kafka-{1,2,3}.kafka.brolga.internal:9094",
-        "consumer group ingest on telemetry.raw",
-    ],
+    ["ingest", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
+     "consumer group ingest on telemetry.raw"],
     ["ingest", "postgres", "postgres", "pg-ts-1:5432/telemetry", "TimescaleDB hypertable readings"],
     ["redis", "redis", "sentinel", "redis-main-1, redis-main-2", "master brolga-main, quorum 2"],
 ]
@@ -2030,14 +1096,8 @@ DEPENDENCIES = [
 
 def deploy_line(w: World, service: str, version: str, t: datetime) -> None:
     if service == "rules":
-        log4j(
-            w,
-            t,
-            "INFO",
-            "main",
-            "c.b.rules.RulesApplication",
-            f"Started RulesApplication v{version} in 21.4 seconds",
-        )
+        log4j(w, t, "INFO", "main", "c.b.rules.RulesApplication",
+              f"Started RulesApplication v{version} in 21.4 seconds")
     elif service == "api":
         pino(w, t, "INFO", "server listening", version=version, port=8080)
     elif service == "auth":
@@ -2054,17 +1114,9 @@ def deploy_line(w: World, service: str, version: str, t: datetime) -> None:
         elixir(w, t, "INFO", "Push.Application", f"push {version} started (apns pool 8, fcm pool 4)")
     elif service == "registry":
         for k in range(3):
-            zap(
-                w,
-                t - timedelta(minutes=2 - k, seconds=-w.ri(0, 30)),
-                "INFO",
-                "cmd/registry/main.go:61",
-                "registry starting",
-                version=version,
-                pod=f"registry-{k}",
-                db_max_conns=100,
-                db="pg-main-1.db.brolga.internal:5432/registry",
-            )
+            zap(w, t - timedelta(minutes=2 - k, seconds=-w.ri(0, 30)), "INFO", "cmd/registry/main.go:61",
+                "registry starting", version=version, pod=f"registry-{k}", db_max_conns=100,
+                db="pg-main-1.db.brolga.internal:5432/registry")
 
 
 def change_tables(w: World) -> None:
@@ -2073,54 +1125,19 @@ def change_tables(w: World) -> None:
         rows.append([d, s, v, zt(t), zt(t + timedelta(minutes=m)), st, a, desc])
         if d not in ("DEP-4417", "DEP-4419"):  # registry's 4.9.0 and its rollback: story_leak
             deploy_line(w, s, v, t + timedelta(minutes=m))
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_TRIGGERED"),
-        rows,
-    )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_COMPONENT"),
-        [
-            [c, s, k, o, n, t.isoformat(), a, tk]
-            for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])
-        ],
-    )
-    w.table(
-        "schema_migrations",
-        [
-            "service",
-            "installed_rank",
-            "version",
-            "description",
-            "type",
-            "script",
-            "installed_by",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
-        [
-            [
-                s,
-                r,
-                v,
-                d,
-                "SQL",
-                f"V{v}__{d.replace(' ', '_')}.sql",
-                f"{s}_migrator",
-                t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}",
-                ms,
-                "true",
-            ]
-            for s, r, v, d, t, ms in MIGRATIONS
-        ],
-    )
-    w.table(
-        "feature_flags",
-        ["date", "flag_key", "service", "environment", "action", "previous", "current", "member"],
-        [[int(t.timestamp() * 1000), f, s, "production", a, p, c, m] for t, f, s, a, p, c, m in FLAGS],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"), rows)
+    w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
+            [[c, s, k, o, n, t.isoformat(), a, tk]
+             for c, s, k, o, n, t, a, tk in sorted(CONFIG, key=lambda r: r[5])])
+    w.table("schema_migrations",
+            ["service", "installed_rank", "version", "description", "type", "script", "installed_by",
+             "installed_on", "execution_time", "success"],
+            [[s, r, v, d, "SQL", f"V{v}__{d.replace(' ', '_')}.sql", f"{s}_migrator",
+              t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(100, 999)}", ms, "true"]
+             for s, r, v, d, t, ms in MIGRATIONS])
+    w.table("feature_flags",
+            ["date", "flag_key", "service", "environment", "action", "previous", "current", "member"],
+            [[int(t.timestamp() * 1000), f, s, "production", a, p, c, m] for t, f, s, a, p, c, m in FLAGS])
     w.table(
         "certificates",
         ["name", "namespace", "secret_name", "dns_names", "not_before", "not_after", "renewed_at", "ready"],
@@ -2129,27 +1146,16 @@ def change_tables(w: World) -> None:
     w.table("dependencies", ["caller", "callee", "protocol", "endpoint", "notes"], DEPENDENCIES)
     for c, s, k, o, n, t, _a, _tk in CONFIG:
         if s == "rules":
-            log4j(
-                w,
-                t + timedelta(seconds=20),
-                "INFO",
-                "config-watch",
-                "c.b.rules.config.ConfigWatcher",
-                f"reloaded {k}={n} (was {o})",
-            )
+            log4j(w, t + timedelta(seconds=20), "INFO", "config-watch", "c.b.rules.config.ConfigWatcher",
+                  f"reloaded {k}={n} (was {o})")
         elif s == "ingest":
             tracing(w, t + timedelta(seconds=15), "INFO", "ingest::config", f"reloaded {k}={n} (was {o})")
         elif s == "ota":
             golog(w, t + timedelta(seconds=12), "INFO", f"config reloaded: {k}={n} (was {o})")
         elif s == "emqx" and c == "CFG-5529":
-            emqx(
-                w,
-                t,
-                "INFO",
-                f'!msg: cluster_config_changed, path: "{k}", old: {o}, new: {n}, by: "dnguyen", '
-                'via: "PUT /api/v5/configs/global_zone"',
-                "emqx@emqx-1",
-            )
+            emqx(w, t, "INFO",
+                 f'!msg: cluster_config_changed, path: "{k}", old: {o}, new: {n}, by: "dnguyen", '
+                 'via: "PUT /api/v5/configs/global_zone"', "emqx@emqx-1")
         elif c == "CFG-5533":
             pyauth(w, t + timedelta(seconds=30), "INFO", "auth.config", f"reloaded redis.url={n}")
 
@@ -2158,41 +1164,25 @@ def change_tables(w: World) -> None:
 
 GIB = 1024**3
 HOSTS = ("emqx-1", "emqx-2", "emqx-3", "kafka-1", "pg-main-1", "pg-ts-1", "redis-shadow-1", "redis-main-1")
-CPU = {
-    "emqx-1": 0.34,
-    "emqx-2": 0.33,
-    "emqx-3": 0.35,
-    "kafka-1": 0.28,
-    "kafka-2": 0.27,
-    "kafka-3": 0.29,
-    "pg-main-1": 0.31,
-    "pg-ts-1": 0.44,
-    "redis-shadow-1": 0.12,
-    "redis-main-1": 0.09,
-}
+CPU = {"emqx-1": 0.34, "emqx-2": 0.33, "emqx-3": 0.35, "kafka-1": 0.28, "kafka-2": 0.27, "kafka-3": 0.29,
+       "pg-main-1": 0.31, "pg-ts-1": 0.44, "redis-shadow-1": 0.12, "redis-main-1": 0.09}
 OLD_CERT_EXPIRY = int(datetime(2026, 12, 14, 8, 0, tzinfo=UTC).timestamp())
 NEW_CERT_EXPIRY = int(datetime(2027, 2, 12, 7, 10, 11, tzinfo=UTC).timestamp())
 SERIES = (
     [(f"{h}:9100", "node", "instance:node_cpu_utilisation:rate5m") for h in HOSTS]
-    + [
-        (f"{h}:9100", "node", n)
-        for n in ("node_memory_MemAvailable_bytes", "node_memory_SwapFree_bytes")
-        for h in ("pg-main-1", "redis-shadow-1", "redis-main-1")
-    ]
+    + [(f"{h}:9100", "node", n)
+       for n in ("node_memory_MemAvailable_bytes", "node_memory_SwapFree_bytes")
+       for h in ("pg-main-1", "redis-shadow-1", "redis-main-1")]
     + [(f"{h}:9100", "node", "node_filesystem_avail_bytes") for h in ("kafka-1", "pg-ts-1")]
     + [(f"{h}:9121", "redis", "redis_memory_used_bytes") for h in ("redis-shadow-1", "redis-main-1")]
     + [("pg-main-1:9187", "postgres", "pg_stat_activity_count")]
     + [("pg-main-1:9187", "postgres", "pg_settings_max_connections")]
     + [(f"emqx-{k}:18083", "emqx", "emqx_live_connections_count") for k in (1, 2, 3)]
-    + [
-        (f"emqx-{k}:8883", "blackbox-mqtt", n)
-        for n in ("probe_success", "probe_ssl_earliest_cert_expiry")
-        for k in (1, 2, 3)
-    ]
-    + [
-        ("ingest-0:9102", "ingest", "kafka_consumer_records_lag_max"),
-        ("rules-0:9102", "rules", "kafka_consumer_records_lag_max"),
-    ]
+    + [(f"emqx-{k}:8883", "blackbox-mqtt", n)
+       for n in ("probe_success", "probe_ssl_earliest_cert_expiry")
+       for k in (1, 2, 3)]
+    + [("ingest-0:9102", "ingest", "kafka_consumer_records_lag_max"),
+       ("rules-0:9102", "rules", "kafka_consumer_records_lag_max")]
     + [(f"registry-{k}:9090", "registry", "pgxpool_acquired_conns") for k in (0, 1, 2)]
 )
 
@@ -2239,7 +1229,8 @@ def prom_value(w: World, t: datetime, inst: str, name: str) -> float | int | Non
         if host == "redis-shadow-1":
             if during(t, SWAP):
                 return int(
-                    4 * GIB - 2.9 * GIB * min(1.0, (t - SWAP[0]).total_seconds() / 1500) - w.ri(0, 60_000_000)
+                    4 * GIB - 2.9 * GIB * min(1.0, (t - SWAP[0]).total_seconds() / 1500) - w.ri(0,
+                                                                                                60_000_000)
                 )
             if SWAP[1] <= t < SWAP[1] + timedelta(hours=6):
                 return int(1.1 * GIB + 2.9 * GIB * (t - SWAP[1]).total_seconds() / 21600)
@@ -2249,11 +1240,9 @@ def prom_value(w: World, t: datetime, inst: str, name: str) -> float | int | Non
             hours = (t - DAY0).total_seconds() / 3600
             freed = sum(1 for day in range(3) if t >= at(day, 3, 35)) * 96 * GIB
             return int(1210 * GIB - 1.7 * GIB * hours + freed)
-        return int(
-            (812 + 6 * (int(host[-1]) - 2)) * GIB
-            + 30 * GIB * ((t.minute + 60 * t.hour) % 240) / 240
-            - w.ri(0, GIB)
-        )
+        return int((812 + 6 * (int(host[-1]) - 2)) * GIB
+                   + 30 * GIB * ((t.minute + 60 * t.hour) % 240) / 240
+                   - w.ri(0, GIB))
     if name == "redis_memory_used_bytes":
         if host == "redis-shadow-1":
             return int(shadow_redis_bytes(t) + w.ri(0, 20_000_000))
@@ -2285,14 +1274,9 @@ def prom_value(w: World, t: datetime, inst: str, name: str) -> float | int | Non
 
 
 STATS = {  # req/s, 4xx/s, 5xx/s, p99 ms
-    "edge": (410, 6.0, 0.3, 380),
-    "api": (395, 5.5, 0.25, 340),
-    "auth": (52, 1.2, 0.02, 210),
-    "registry": (160, 0.6, 0.02, 45),
-    "shadow": (880, 0.1, 0.15, 38),
-    "rules": (240, 0.0, 1.6, 120),
-    "ota": (34, 0.3, 0.02, 160),
-    "push": (21, 0.4, 0.05, 430),
+    "edge": (410, 6.0, 0.3, 380), "api": (395, 5.5, 0.25, 340), "auth": (52, 1.2, 0.02, 210),
+    "registry": (160, 0.6, 0.02, 45), "shadow": (880, 0.1, 0.15, 38), "rules": (240, 0.0, 1.6, 120),
+    "ota": (34, 0.3, 0.02, 160), "push": (21, 0.4, 0.05, 430),
 }
 
 
@@ -2351,7 +1335,8 @@ def metrics(w: World) -> None:
         t += timedelta(minutes=5)
     w.table("prometheus_export", ["timestamp", "instance", "job", "__name__", "value"], prow)
     w.table(
-        "service_stats", ["Time", "service", "req_per_s", "http_4xx_per_s", "http_5xx_per_s", "p99_ms"], srow
+        "service_stats", ["Time", "service", "req_per_s", "http_4xx_per_s", "http_5xx_per_s",
+                          "p99_ms"], srow
     )
 
 
@@ -2490,486 +1475,248 @@ signing.retired_key_ttl so that tokens signed before the rotation stay valid unt
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:  # noqa: C901 — the twelve cases
     inc = [
-        incident(
-            "IOT-01",
-            "logs_only",
-            "ota: BP-200 smart plugs keep failing their firmware update and rolling back — 14/12 "
-            "8:10am to 8:40am. What's going on?",
-            "ota",
-            at(0, 8, 10),
-            at(0, 8, 40),
-            SIGN[0],
-            "ota",
-            "firmware campaign C-2291 (BP-200 3.7.9 -> 3.8.2, started 08:00) published an image signed "
-            "with the staging key stg-2025 instead of a production key; every plug downloaded it, failed "
-            "signature verification (SIG_VERIFY_FAILED, key not in the device trust store "
-            "[prod-2024 prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the "
-            "campaign even advanced to stage 2 at 08:30, until it was paused at 08:53",
-            ["stg-2025", "signature"],
-            [
-                "ota 'download stalled' warnings of campaign C-2284 (always there)",
-                "registry deploy DEP-4405 4.8.4 at 07:28",
-                "emqx keepalive timeouts of rebooting plugs",
-            ],
-            None,
-            [
-                logs("ota", at(0, 8, 10), at(0, 8, 40), "stg-2025", "WARN", "c-2291 sig_verify_failed"),
-                logs("ota", at(0, 7, 50), at(0, 8, 40), "key_id=stg-2025", pattern="manifest published"),
-            ],
-        ),
-        incident(
-            "IOT-02",
-            "change",
-            "shadow : les hubs HB-3 apparaissent hors ligne dans l'appli et leurs appareils ne se "
-            "mettent plus à jour depuis ~11h15 — 14 déc., 11h20–11h50. Qu'est-ce qui a changé ?",
-            "shadow",
-            at(0, 11, 20),
-            at(0, 11, 50),
-            PACKET[0],
-            "emqx",
-            "config change CFG-5512 at 11:12 lowered emqx's mqtt.max_packet_size from 1MB to 64KB (SEC-214); "
-            "HB-3 hubs publish their full state with up to 60 child devices in one message (66–240 KB), "
-            "so emqx rejected those frames (frame_parse_error, frame_too_large, limit 65536) and closed the "
-            "hubs' connections; shadow got no reported state and marked the hubs and their children "
-            "stale until CFG-5513 restored 1MB at 12:04",
-            ["max_packet_size", "frame_too_large"],
-            [
-                "api deploy DEP-4407 12.3.0 at 11:02",
-                "rules DEVICE_OFFLINE errors (always there)",
-                "emqx keepalive timeouts (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes "
-                    "WHERE component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'",
-                    "max_packet_size",
-                ),
-                logs(
-                    "emqx",
-                    at(0, 11, 20),
-                    at(0, 11, 50),
-                    "frame_too_large, limit => 65536",
-                    "WARN",
-                    "frame_parse_error",
-                ),
-                logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale"),
-            ],
-        ),
-        incident(
-            "IOT-03",
-            "metrics_deps",
-            "api: the device list in the app takes forever or times out, 14/12 2:05pm–2:35pm. Which "
-            "dependency is it?",
-            "api",
-            at(0, 14, 5),
-            at(0, 14, 35),
-            SWAP[0],
-            "redis",
-            "redis-shadow-1, shadow's cache, had no maxmemory and its history lists (flag "
-            "shadow_history_v1, no TTL) grew all day until redis used ~15 GB of the host's 16 GB; from "
-            "13:58 the host was out of memory and swapping (node_memory_SwapFree_bytes fell from 4 GB to "
-            "about 1 GB), redis calls took 0.4–2.6 s, shadow's reads hit their timeouts and api's device "
-            "list calls to shadow exceeded the 3 s deadline (504) until the flag was turned off and the "
-            "history keys purged at 14:50",
-            ["redis-shadow-1", "swap"],
-            [
-                "auth deploy DEP-4409 6.2.4 at 13:40",
-                "shadow config change CFG-5518 redis.pool_size at 14:22 (a mitigation attempt)",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
-                    "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
-                    "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'",
-                    "redis-shadow-1:9100",
-                ),
-                sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow'"
-                    " AND callee = 'redis'",
-                    "redis-shadow-1:6379",
-                ),
-                logs(
-                    "shadow",
-                    at(0, 14, 5),
-                    at(0, 14, 35),
-                    "addr=redis-shadow-1:6379",
-                    "WARN",
-                    "slow redis call",
-                ),
-                logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow"),
-            ],
-        ),
-        incident(
-            "IOT-04",
-            "trap_runbook_words",
-            "emqx: heaps of devices dropping offline and not reconnecting since about 6pm, Mon 14 Dec "
-            "18:10–18:40 AEST. NBN outage again? The runbook says to wait it out.",
-            "emqx",
-            at(0, 18, 10),
-            at(0, 18, 40),
-            CERT[0],
-            "emqx",
-            "emqx-3 was still serving the previous mqtt.brolga.io listener certificate, loaded when it "
-            "started weeks earlier: cert-manager renewed the secret on 14 Nov and emqx-1 and emqx-2 picked "
-            "it up when they restarted, but emqx-3's listener never reloaded, and the old certificate "
-            "expired at 18:00 (its probe_ssl_earliest_cert_expiry said so; from 18:00 the blackbox probe "
-            "failed). Every device reconnecting through emqx-3 "
-            "(the NLB keeps a home on one node) failed the TLS handshake with 'certificate expired', so "
-            "emqx-3's connections drained while emqx-1 and emqx-2 were fine, until emqx-3 was restarted "
-            "at 18:52; no ISP outage",
-            ["certificate expired", "emqx-3"],
-            [
-                "devices-offline-isp runbook (an NBN/ISP outage, wait)",
-                "ota deploy DEP-4411 1.18.0 at 17:30",
-                "emqx keepalive timeouts and rules DEVICE_OFFLINE errors (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "emqx", at(0, 18, 10), at(0, 18, 40), "Certificate Expired", "WARN", "ssl_handshake_error"
-                ),
-                sql(
-                    "SELECT instance, value FROM prometheus_export WHERE __name__ = "
-                    "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' "
-                    "ORDER BY value LIMIT 1",
-                    "emqx-3:8883",
-                ),
-                sql(
-                    "SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' "
-                    "AND value = 0 AND timestamp = '2026-12-14T08:15:00Z'",
-                    "emqx-3",
-                ),
-            ],
-            decoy_runbook="devices-offline-isp",
-            runbook_query="many devices offline NBN outage wait",
-        ),
-        incident(
-            "IOT-05",
-            "no_incident",
-            "rules : on s'est fait pager pour le taux d'erreurs du moteur de règles vers 3h10 le 15/12. "
-            "Y a-t-il un vrai problème entre 03h00 et 03h40 ?",
-            "rules",
-            at(1, 3, 0),
-            at(1, 3, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            "FALLBACK",
-            note="night; only the usual DEVICE_OFFLINE errors (known noise) and the nightly jobs "
-            "(timescale-compress, registry-stale-device-sweep) running normally",
-        ),
-        incident(
-            "IOT-06",
-            "trap_late_symptom",
-            "Lots of users can't log in to the app ('Something went wrong') — 15/12, 7:20 to 7:50am "
-            "AEST. What's the root cause?",
-            None,
-            at(1, 7, 20),
-            at(1, 7, 50),
-            LEAK[0],
-            "registry",
-            "registry 4.9.0 (DEP-4417, rolled out 06:31–06:38) holds on to a pooled postgres connection "
-            "on every failed claim (e.g. 'claim code expired'); each pod's pool grew to its 100 "
-            "connections and pg-main-1 reached max_connections (300) at 07:14. From then every client "
-            "that needed a new connection got 'FATAL: sorry, too many clients already' — auth's token "
-            "endpoint first, so app logins failed — until registry was rolled back to 4.8.4 (DEP-4419) at "
-            "07:56–08:01",
-            ["registry", "4.9.0"],
-            [
-                "postgres 'too many clients' and auth errors (symptoms)",
-                "registry 'claim code expired' warnings (always there)",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
-            "postgres-main",
-            [
-                logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
-                sql(
-                    "SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
-                    "'registry' AND started_at >= '2026-12-14T20:00:00Z'"
-                    " AND started_at < '2026-12-14T21:20:00Z'",
-                    "4.9.0",
-                ),
-                logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
-                sql(
-                    "SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' AND "
-                    "__name__ = 'pg_stat_activity_count' AND timestamp = '2026-12-14T21:20:00Z'",
-                    "297",
-                ),
-            ],
-        ),
-        incident(
-            "IOT-07",
-            "trap_noisy_service",
-            "rules: device-triggered automations (motion → lights, door → alert) not firing since ~10am, "
-            "15 Dec 10:10–10:40. rules is throwing its usual errors — what's the actual cause?",
-            "rules",
-            at(1, 10, 10),
-            at(1, 10, 40),
-            SCRAM[0],
-            "emqx",
-            "the monthly CronJob kafka-scram-rotate (09:55) rotated the SCRAM-SHA-512 passwords of the "
-            "kafka users emqx-bridge, ingest and rules; ingest and rules reload theirs from vault, but "
-            "emqx's kafka_producer:device_events bridge keeps the emqx-bridge password in its own config, "
-            "so from 09:58 every connection to the brokers failed SASL authentication, the bridge "
-            "buffered then discarded device events, and rules saw no records on device.events — only "
-            "schedule-triggered automations ran — until the bridge's credentials were updated at 10:52",
-            ["scram", "emqx-bridge"],
-            [
-                "rules DEVICE_OFFLINE errors (always there)",
-                "rules config change CFG-5524 executor.threads at 09:40",
-                "ingest and rules credential reloads at 09:56 (worked)",
-            ],
-            "emqx-operations",
-            [
-                logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'kafka-scram-rotate'",
-                    "emqx-bridge",
-                ),
-                logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
-                sql(
-                    "SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx'"
-                    " AND callee = 'kafka'",
-                    "user emqx-bridge",
-                ),
-            ],
-        ),
-        incident(
-            "IOT-08",
-            "trap_unrelated_change",
-            "push : les utilisateurs Android ne reçoivent plus aucune notification depuis 13h environ, "
-            "15/12 entre 13h10 et 13h40. C'est le changement de config de push à 12h58 ?",
-            "push",
-            at(1, 13, 10),
-            at(1, 13, 40),
-            FCM[0],
-            "FCM (Google's external push service)",
-            "external side: from 13:04 fcm.googleapis.com answers 503 UNAVAILABLE to every send, so "
-            "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; "
-            "CFG-5526 only resized the APNs connection pool — a provider outage, not determinable beyond "
-            "that from this data",
-            [],
-            [
-                "CFG-5526 push apns.pool_size at 12:58",
-                "push flag push_rich_notifications at 12:40",
-                "push 'Unregistered' token warnings (always there)",
-            ],
-            "push-providers",
-            [],
-            "FALLBACK",
-            note="the right answer is a FALLBACK (or the external FCM outage); blaming CFG-5526 is wrong",
-        ),
-        incident(
-            "IOT-09",
-            "system_wide",
-            "Quelque chose ne va pas sur la plateforme entre 16h10 et 16h40 le 15 déc. : l'appli "
-            "déconnecte tout le monde, des appareils n'arrivent plus à se reconnecter et des "
-            "automatisations échouent. Quel composant est en cause ?",
-            None,
-            at(1, 16, 10),
-            at(1, 16, 40),
-            KID[0],
-            "auth",
-            "the weekly CronJob auth-signing-key-rotate (16:00) made kid brolga-2026-12-15 the active "
-            "signing key and, because CFG-5509 had set signing.retired_key_ttl from 168h to 0h the day "
-            "before, removed the previous key kid brolga-2026-12-08 from the JWKS at once; every token "
-            "signed before 16:00 became unverifiable: api rejected access tokens (no key in JWKS for "
-            "kid), auth rejected refresh tokens so the apps fell back to password logins and auth's "
-            "bcrypt workers saturated (503), emqx refused reconnecting devices (kid_not_found) and rules' "
-            "service token was refused by shadow — until the retired key was re-published at 16:47",
-            ["signing key", "kid"],
-            [
-                "emqx authentication failures and rules errors (symptoms)",
-                "ota deploy DEP-4423 1.18.1 at 15:45",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
-            "auth-signing-keys",
-            [
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs"
-                    " WHERE cronjob = 'auth-signing-key-rotate'",
-                    f"retired kid={OLD_KID}",
-                ),
-                logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE key = "
-                    "'signing.retired_key_ttl'",
-                    '"new_value": "0h"',
-                ),
-                logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN", "kid_not_found"),
-            ],
-        ),
-        incident(
-            "IOT-10",
-            "logs_only",
-            "ingest: temperature and energy graphs stopped updating for a chunk of homes — 16/12/2026 "
-            "08:40–09:10. Why?",
-            "ingest",
-            at(2, 8, 40),
-            at(2, 9, 10),
-            POISON[0],
-            "ingest",
-            f"from 08:31 one thermostat, {BAD_THERMO}, sent its sample timestamps in microseconds; ingest "
-            "keeps future timestamps (clock_skew_policy=keep), so the batch of partition 7 holding them "
-            "failed in TimescaleDB with 'timestamp out of range' and ingest retried the same 5000-row "
-            "batch every few seconds, never moving on: the homes on partition 7 got no new readings and "
-            "the partition's lag kept growing"
-            " until the offset was skipped and the device quarantined at 09:24",
-            ["out of range", BAD_THERMO],
-            [
-                "ingest clock-skew and out-of-order warnings (always there)",
-                "ota flag ota_delta_updates for TH-1 at 08:20",
-                "ingest config change CFG-5515 batch.max_rows two days before",
-            ],
-            None,
-            [
-                logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR", "partition=7"),
-                logs(
-                    "ingest",
-                    at(2, 8, 20),
-                    at(2, 9, 10),
-                    f"device={BAD_THERMO}",
-                    "WARN",
-                    "years in the future",
-                ),
-            ],
-        ),
-        incident(
-            "IOT-11",
-            "change",
-            "api : l'écran d'accueil ne charge plus (« Impossible de charger votre maison ») — 16/12 de "
-            "12:40 à 13:10. Qu'est-ce qui a changé ?",
-            "api",
-            at(2, 12, 40),
-            at(2, 13, 10),
-            FANOUT[0],
-            "api",
-            "the feature flag home_summary_v2 went from 10% to 100% at 12:31; its home summary calls "
-            "registry once per device (18–64 calls per home) instead of one batch call, registry's "
-            "requests jumped about eightfold, it shed load at its 256 in-flight limit (503) and api's "
-            "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back to "
-            "0% at 13:22",
-            ["home_summary_v2", "registry"],
-            [
-                "registry deploy DEP-4427 4.9.1 at 11:50",
-                "push deploy DEP-4429 3.1.2 at 12:20",
-                "ota config change CFG-5531 at 12:35",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
-                    "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'",
-                    "100%",
-                ),
-                logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
-                logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load"),
-            ],
-        ),
-        incident(
-            "IOT-12",
-            "trap_unrelated_change",
-            "auth: people getting logged out of the app and can't sign back in since our auth 6.3.0 "
-            "release at 15:50 — 16 Dec, 4:05pm to 4:35pm. Did the release break it?",
-            "auth",
-            at(2, 16, 5),
-            at(2, 16, 35),
-            FAILOVER[0],
-            "redis",
-            "at 15:57 redis-main-1 stopped answering for a few seconds and Sentinel ran a failover of "
-            "brolga-main to redis-main-2 (+switch-master), turning redis-main-1 into a replica;"
-            " auth connects "
-            "straight to redis-main-1:6379 instead of through Sentinel, so every session and refresh "
-            "token write failed with ReadOnlyError ('You can't write against a read only replica'), "
-            "users were logged out and could not sign in again, until auth was pointed at Sentinel "
-            "(CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was unrelated",
-            ["readonly", "failover"],
-            [
-                "auth deploy DEP-4431 6.3.0 at 15:48",
-                "auth schema migration 33 (passkeys table) at 15:47",
-                "rules DEVICE_OFFLINE errors (always there)",
-            ],
-            None,
-            [
-                logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
-                logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
-                sql(
-                    "SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth'"
-                    " AND callee = 'redis'",
-                    "redis-main-1:6379",
-                ),
-            ],
-        ),
+        incident("IOT-01", "logs_only",
+                 "ota: BP-200 smart plugs keep failing their firmware update and rolling back — 14/12 "
+                 "8:10am to 8:40am. What's going on?", "ota", at(0, 8, 10), at(0, 8, 40), SIGN[0], "ota",
+                 "firmware campaign C-2291 (BP-200 3.7.9 -> 3.8.2, started 08:00) published an image "
+                 "signed with the staging key stg-2025 instead of a production key; every plug downloaded "
+                 "it, failed signature verification (SIG_VERIFY_FAILED, key not in the device trust store "
+                 "[prod-2024 prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the "
+                 "campaign even advanced to stage 2 at 08:30, until it was paused at 08:53",
+                 ["stg-2025", "signature"],
+                 ["ota 'download stalled' warnings of campaign C-2284 (always there)",
+                  "registry deploy DEP-4405 4.8.4 at 07:28", "emqx keepalive timeouts of rebooting plugs"],
+                 None,
+                 [logs("ota", at(0, 8, 10), at(0, 8, 40), "stg-2025", "WARN", "c-2291 sig_verify_failed"),
+                  logs("ota", at(0, 7, 50), at(0, 8, 40), "key_id=stg-2025",
+                       pattern="manifest published")]),
+        incident("IOT-02", "change",
+                 "shadow : les hubs HB-3 apparaissent hors ligne dans l'appli et leurs appareils ne se "
+                 "mettent plus à jour depuis ~11h15 — 14 déc., 11h20–11h50. Qu'est-ce qui a "
+                 "changé ?", "shadow",
+                 at(0, 11, 20), at(0, 11, 50), PACKET[0], "emqx",
+                 "config change CFG-5512 at 11:12 lowered emqx's mqtt.max_packet_size from 1MB to 64KB "
+                 "(SEC-214); HB-3 hubs publish their full state with up to 60 child devices in one message "
+                 "(66–240 KB), so emqx rejected those frames (frame_parse_error, frame_too_large, limit "
+                 "65536) and closed the hubs' connections; shadow got no reported state and marked the "
+                 "hubs and their children stale until CFG-5513 "
+                 "restored 1MB at 12:04", ["max_packet_size", "frame_too_large"],
+                 ["api deploy DEP-4407 12.3.0 at 11:02", "rules DEVICE_OFFLINE errors (always there)",
+                  "emqx keepalive timeouts (always there)"],
+                 None,
+                 [sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size"),
+                  logs("emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
+                       "frame_parse_error"),
+                  logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale")]),
+        incident("IOT-03", "metrics_deps",
+                 "api: the device list in the app takes forever or times out, 14/12 2:05pm–2:35pm. Which "
+                 "dependency is it?", "api", at(0, 14, 5), at(0, 14, 35), SWAP[0], "redis",
+                 "redis-shadow-1, shadow's cache, had no maxmemory and its history lists (flag "
+                 "shadow_history_v1, no TTL) grew all day until redis used ~15 GB of the host's 16 GB; "
+                 "from 13:58 the host was out of memory and swapping (node_memory_SwapFree_bytes fell from "
+                 "4 GB to about 1 GB), redis calls took 0.4–2.6 s, shadow's reads hit their timeouts and "
+                 "api's device list calls to shadow exceeded the 3 s deadline (504) until the flag was "
+                 "turned off and the history keys purged at 14:50", ["redis-shadow-1", "swap"],
+                 ["auth deploy DEP-4409 6.2.4 at 13:40",
+                  "shadow config change CFG-5518 redis.pool_size at 14:22 (a mitigation attempt)",
+                  "rules DEVICE_OFFLINE errors (always there)"],
+                 None,
+                 [sql("SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
+                      "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
+                      "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100"),
+                  sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND "
+                      "callee = 'redis'", "redis-shadow-1:6379"),
+                  logs("shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
+                       "slow redis call"),
+                  logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow")]),
+        incident("IOT-04", "trap_runbook_words",
+                 "emqx: heaps of devices dropping offline and not reconnecting since about 6pm, Mon 14 Dec "
+                 "18:10–18:40 AEST. NBN outage again? The runbook says to wait it "
+                 "out.", "emqx", at(0, 18, 10),
+                 at(0, 18, 40), CERT[0], "emqx",
+                 "emqx-3 was still serving the previous mqtt.brolga.io listener certificate, loaded when "
+                 "it started weeks earlier: cert-manager renewed the secret on 14 Nov and emqx-1 and "
+                 "emqx-2 picked it up when they restarted, but emqx-3's listener never reloaded, and the "
+                 "old certificate expired at 18:00 (its probe_ssl_earliest_cert_expiry said so; from 18:00 "
+                 "the blackbox probe failed). Every device reconnecting through emqx-3 (the NLB keeps a "
+                 "home on one node) failed the TLS handshake with 'certificate expired', so emqx-3's "
+                 "connections drained while emqx-1 and emqx-2 were fine, until emqx-3 was restarted at "
+                 "18:52; no ISP outage", ["certificate expired", "emqx-3"],
+                 ["devices-offline-isp runbook (an NBN/ISP outage, wait)",
+                  "ota deploy DEP-4411 1.18.0 at 17:30",
+                  "emqx keepalive timeouts and rules DEVICE_OFFLINE errors (always there)"],
+                 None,
+                 [logs(
+                      "emqx", at(0, 18, 10), at(0, 18,
+                                                40), "Certificate Expired", "WARN", "ssl_handshake_error"
+                  ),
+                  sql("SELECT instance, value FROM prometheus_export WHERE __name__ = "
+                      "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
+                      "value LIMIT 1", "emqx-3:8883"),
+                  sql("SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
+                      "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3")],
+                 decoy_runbook="devices-offline-isp", runbook_query="many devices offline NBN outage wait"),
+        incident("IOT-05", "no_incident",
+                 "rules : on s'est fait pager pour le taux d'erreurs du moteur de règles vers 3h10 le "
+                 "15/12. Y a-t-il un vrai problème entre 03h00 "
+                 "et 03h40 ?", "rules", at(1, 3, 0), at(1, 3, 40), None,
+                 None, None, [], [], None, [], "FALLBACK",
+                 note="night; only the usual DEVICE_OFFLINE errors (known noise) and the nightly jobs "
+                      "(timescale-compress, registry-stale-device-sweep) running normally"),
+        incident("IOT-06", "trap_late_symptom",
+                 "Lots of users can't log in to the app ('Something went wrong') — 15/12, 7:20 to 7:50am "
+                 "AEST. What's the root cause?", None, at(1, 7, 20), at(1, 7, 50), LEAK[0], "registry",
+                 "registry 4.9.0 (DEP-4417, rolled out 06:31–06:38) holds on to a pooled postgres "
+                 "connection on every failed claim (e.g. 'claim code expired'); each pod's pool grew to "
+                 "its 100 connections and pg-main-1 reached max_connections (300) at 07:14. From then "
+                 "every client that needed a new connection got 'FATAL: sorry, too many clients already' — "
+                 "auth's token endpoint first, so app logins failed — until registry was rolled back to "
+                 "4.8.4 (DEP-4419) at 07:56–08:01", ["registry", "4.9.0"],
+                 ["postgres 'too many clients' and auth errors (symptoms)",
+                  "registry 'claim code expired' warnings (always there)",
+                  "rules DEVICE_OFFLINE errors (always there)"],
+                 "postgres-main",
+                 [logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
+                  sql("SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
+                      "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
+                      "'2026-12-14T21:20:00Z'", "4.9.0"),
+                  logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
+                  sql("SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' "
+                      "AND __name__ = 'pg_stat_activity_count' AND timestamp = "
+                      "'2026-12-14T21:20:00Z'", "297")]),
+        incident("IOT-07", "trap_noisy_service",
+                 "rules: device-triggered automations (motion → lights, door → alert) not firing since "
+                 "~10am, 15 Dec 10:10–10:40. rules is throwing its usual errors — what's the "
+                 "actual cause?", "rules",
+                 at(1, 10, 10), at(1, 10, 40), SCRAM[0], "emqx",
+                 "the monthly CronJob kafka-scram-rotate (09:55) rotated the SCRAM-SHA-512 passwords of "
+                 "the kafka users emqx-bridge, ingest and rules; ingest and rules reload theirs from "
+                 "vault, but emqx's kafka_producer:device_events bridge keeps the emqx-bridge password in "
+                 "its own config, so from 09:58 every connection to the brokers failed SASL "
+                 "authentication, the bridge buffered then discarded device events, and rules saw no "
+                 "records on device.events — only schedule-triggered automations ran — until the bridge's "
+                 "credentials were updated at 10:52",
+                 ["scram", "emqx-bridge"],
+                 ["rules DEVICE_OFFLINE errors (always there)",
+                  "rules config change CFG-5524 executor.threads at 09:40",
+                  "ingest and rules credential reloads at 09:56 (worked)"],
+                 "emqx-operations",
+                 [logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
+                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                      "'kafka-scram-rotate'",
+                      "emqx-bridge"),
+                  logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
+                  sql("SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
+                      "'kafka'", "user emqx-bridge")]),
+        incident("IOT-08", "trap_unrelated_change",
+                 "push : les utilisateurs Android ne reçoivent plus aucune notification depuis 13h "
+                 "environ, 15/12 entre 13h10 et 13h40. C'est le changement de config de push à "
+                 "12h58 ?", "push",
+                 at(1, 13, 10), at(1, 13, 40), FCM[0], "FCM (Google's external push service)",
+                 "external side: from 13:04 fcm.googleapis.com answers 503 UNAVAILABLE to every send, so "
+                 "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; "
+                 "CFG-5526 only resized the APNs connection pool — a provider outage, not determinable "
+                 "beyond that from this data", [],
+                 ["CFG-5526 push apns.pool_size at 12:58", "push flag push_rich_notifications at 12:40",
+                  "push 'Unregistered' token warnings (always there)"],
+                 "push-providers", [], "FALLBACK",
+                 note="the right answer is a FALLBACK (or the external FCM outage); blaming CFG-5526 is "
+                      "wrong"),
+        incident("IOT-09", "system_wide",
+                 "Quelque chose ne va pas sur la plateforme entre 16h10 et 16h40 le 15 déc. : l'appli "
+                 "déconnecte tout le monde, des appareils n'arrivent plus à se reconnecter et des "
+                 "automatisations échouent. Quel composant est en "
+                 "cause ?", None, at(1, 16, 10), at(1, 16, 40),
+                 KID[0], "auth",
+                 "the weekly CronJob auth-signing-key-rotate (16:00) made kid brolga-2026-12-15 the active "
+                 "signing key and, because CFG-5509 had set signing.retired_key_ttl from 168h to 0h the "
+                 "day before, removed the previous key kid brolga-2026-12-08 from the JWKS at once; every "
+                 "token signed before 16:00 became unverifiable: api rejected access tokens (no key in "
+                 "JWKS for kid), auth rejected refresh tokens so the apps fell back to password logins and "
+                 "auth's bcrypt workers saturated (503), emqx refused reconnecting devices (kid_not_found) "
+                 "and rules' service token was refused by shadow — until the retired key was re-published "
+                 "at 16:47",
+                 ["signing key", "kid"],
+                 ["emqx authentication failures and rules errors (symptoms)",
+                  "ota deploy DEP-4423 1.18.1 at 15:45", "rules DEVICE_OFFLINE errors (always there)"],
+                 "auth-signing-keys",
+                 [sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                      "'auth-signing-key-rotate'", f"retired kid={OLD_KID}"),
+                  logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "key = 'signing.retired_key_ttl'", '"new_value": "0h"'),
+                  logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN",
+                       "kid_not_found")]),
+        incident("IOT-10", "logs_only",
+                 "ingest: temperature and energy graphs stopped updating for a chunk of homes — 16/12/2026 "
+                 "08:40–09:10. Why?", "ingest", at(2, 8, 40), at(2, 9, 10), POISON[0], "ingest",
+                 f"from 08:31 one thermostat, {BAD_THERMO}, sent its sample timestamps in microseconds; "
+                 "ingest keeps future timestamps (clock_skew_policy=keep), so the batch of partition 7 "
+                 "holding them "
+                 "failed in TimescaleDB with 'timestamp out of range' and ingest retried the same 5000-row "
+                 "batch every few seconds, never moving on: the homes on partition 7 got no new readings and "
+                 "the partition's lag kept growing"
+                 " until the offset was skipped and the device quarantined at 09:24",
+                 ["out of range", BAD_THERMO],
+                 ["ingest clock-skew and out-of-order warnings (always there)",
+                  "ota flag ota_delta_updates for TH-1 at 08:20",
+                  "ingest config change CFG-5515 batch.max_rows two days before"],
+                 None,
+                 [logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR",
+                       "partition=7"),
+                  logs("ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
+                       "years in the future")]),
+        incident("IOT-11", "change",
+                 "api : l'écran d'accueil ne charge plus (« Impossible de charger votre maison ») — 16/12 "
+                 "de 12:40 à 13:10. Qu'est-ce qui a changé ?", "api", at(2, 12, 40), at(2, 13,
+                                                                                        10), FANOUT[0],
+                 "api",
+                 "the feature flag home_summary_v2 went from 10% to 100% at 12:31; its home summary calls "
+                 "registry once per device (18–64 calls per home) instead of one batch call, registry's "
+                 "requests jumped about eightfold, it shed load at its 256 in-flight limit (503) and api's "
+                 "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back "
+                 "to 0% at 13:22", ["home_summary_v2", "registry"],
+                 ["registry deploy DEP-4427 4.9.1 at 11:50", "push deploy DEP-4429 3.1.2 at 12:20",
+                  "ota config change CFG-5531 at 12:35"],
+                 None,
+                 [sql("SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
+                      "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%"),
+                  logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
+                  logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load")]),
+        incident("IOT-12", "trap_unrelated_change",
+                 "auth: people getting logged out of the app and can't sign back in since our auth 6.3.0 "
+                 "release at 15:50 — 16 Dec, 4:05pm to 4:35pm. Did the release "
+                 "break it?", "auth", at(2, 16, 5),
+                 at(2, 16, 35), FAILOVER[0], "redis",
+                 "at 15:57 redis-main-1 stopped answering for a few seconds and Sentinel ran a failover of "
+                 "brolga-main to redis-main-2 (+switch-master), turning redis-main-1 into a replica; auth "
+                 "connects straight to redis-main-1:6379 instead of through Sentinel, so every session and "
+                 "refresh token write failed with ReadOnlyError ('You can't write against a read only "
+                 "replica'), users were logged out and could not sign in again, until auth was pointed at "
+                 "Sentinel (CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was "
+                 "unrelated",
+                 ["readonly", "failover"],
+                 ["auth deploy DEP-4431 6.3.0 at 15:48",
+                  "auth schema migration 33 (passkeys table) at 15:47",
+                  "rules DEVICE_OFFLINE errors (always there)"],
+                 None,
+                 [logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
+                  logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
+                  sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee "
+                      "= 'redis'", "redis-main-1:6379")]),
     ]
     return engine.truth_file(NAME, "+10:00", inc, (
-        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no "
-        "daylight saving) unless they say otherwise, by an on-call team writing English and French "
-        "(14/12, 16/12/2026, 14 Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, "
-        "postgres and redis write UTC, emqx and shadow AEST with the offset, rules, ota and kafka "
-        "Brisbane wall time, push the time of day only, api epoch milliseconds. Deploys and job runs "
-        "are UTC, config changes carry their offset, schema_migrations and service_stats are wall "
-        "time, feature_flags has epoch milliseconds and prometheus_export epoch seconds."
+        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no daylight saving) "
+        "unless they say otherwise, by an on-call team writing English and French (14/12, 16/12/2026, 14 "
+        "Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, postgres and redis write UTC, "
+        "emqx and shadow AEST with the offset, rules, ota and kafka Brisbane wall time, push the time of "
+        "day only, api epoch milliseconds. Deploys and job runs are UTC, config changes carry their "
+        "offset, schema_migrations and service_stats are wall time, feature_flags has epoch milliseconds "
+        "and prometheus_export epoch seconds."
     ))
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    cron(w)
-    for story in (
-        story_signing,
-        story_packet,
-        story_swap,
-        story_cert,
-        story_leak,
-        story_scram,
-        story_fcm,
-        story_kid,
-        story_poison,
-        story_fanout,
-        story_failover,
-    ):
-        story(w)
-    metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Brolga Home, a smart-home device platform (13 components: edge, api, auth, registry, "
-            "shadow, rules, ota, push, ingest, emqx, kafka, postgres, redis) over three days, "
-            "2026-12-14..16 Brisbane time (AEST); access logs sampled; 12 incidents and traps "
-            "(see truth.json)."
-        ),
-        "timezone": "Australia/Brisbane",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the iot world into ``out_dir/iot/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

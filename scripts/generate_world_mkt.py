@@ -27,7 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partial, partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -35,29 +35,19 @@ from worlds import engine  # noqa: E402  (the engine every world is written with
 from worlds.engine import epoch_ms, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as sql
 
-NAME = "mkt"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
-BRT = timezone(timedelta(hours=-3))
-DAY0 = datetime(2026, 5, 11, tzinfo=BRT)
-END = DAY0 + timedelta(days=3)
-SEED = 20260511
+NAME, SEED = "mkt", 20260511
+MKT_COMPONENTS = ("ingress consumer-api merchant-portal orders payments dispatch courier-location pricing "
+                  "notifications catalog geo mysql redis rabbitmq").split()
 MON = [*engine.MONTHS]
 NS = "mkt-prod"
+BRT = timezone(timedelta(hours=-3))
+LOCAL = engine.Clock(BRT, datetime(2026, 5, 11, tzinfo=BRT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
+wmin, clf = LOCAL.minute, LOCAL.clf
 
 
-LOCAL = engine.Clock(BRT, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 def brdate(t: datetime) -> str:
@@ -65,34 +55,12 @@ def brdate(t: datetime) -> str:
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
 
 
-def clf(t: datetime) -> str:
-    lt = loc(t)
-    return f"{lt.day:02d}/{MON[lt.month - 1]}/{lt.year}:{lt.strftime('%H:%M:%S')} -0300"
-
-
 def load(t: datetime) -> float:
     """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
     h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.30),
-        (1, 0.16),
-        (3, 0.06),
-        (5, 0.05),
-        (7, 0.14),
-        (9, 0.22),
-        (10.5, 0.45),
-        (11.5, 0.85),
-        (12.5, 1.0),
-        (13.5, 0.70),
-        (15, 0.35),
-        (17, 0.40),
-        (18.5, 0.85),
-        (19.5, 1.15),
-        (20.5, 1.20),
-        (21.5, 0.85),
-        (23, 0.45),
-        (24, 0.30),
-    ]
+    pts = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
+           (12.5, 1.0), (13.5, 0.70), (15, 0.35), (17, 0.40), (18.5, 0.85), (19.5, 1.15), (20.5, 1.20),
+           (21.5, 0.85), (23, 0.45), (24, 0.30)]
     for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
         if h0 <= h < h1:
             return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
@@ -141,29 +109,17 @@ class World(engine.Dataset):
         self.order_no = 8_812_000
 
     def b36(self, n: int) -> str:
-        s = [self.pick("abcdefghjkmnpqrstuvwxyz23456789") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("23456789")
-        return "".join(s)
-
-    def uuid(self) -> str:
-        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
-        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
+        return self.code(n, "abcdefghjkmnpqrstuvwxyz23456789", "23456789")
 
     def order(self) -> str:
-        self.order_no += self.ri(1, 9)
-        return f"ord_{self.order_no}"
+        return f"ord_{self.counter('order_no', 1, 9)}"
 
     def merchant(self) -> str:
         return f"mer_{self.ri(10000, 48999)}"
 
-    def courier(self) -> str:
-        return f"cr_{self.b36(8)}"
-
-    def user(self) -> str:
-        return f"usr_{self.b36(9)}"
-
-    def cart(self) -> str:
-        return f"crt_{self.b36(10)}"
+    courier = partialmethod(engine.Dataset.tagged, "cr_", 8, "b36")
+    user = partialmethod(engine.Dataset.tagged, "usr_", 9, "b36")
+    cart = partialmethod(engine.Dataset.tagged, "crt_", 10, "b36")
 
     def ip(self) -> str:
         return f"{self.pick(ISP)}.{self.ri(1, 254)}.{self.ri(1, 254)}"
@@ -171,58 +127,78 @@ class World(engine.Dataset):
     def phone(self) -> str:
         return f"+55{self.pick(['11', '21', '31', '51', '81', '41', '11', '11'])}9****{self.ri(1000, 9999)}"
 
-ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80", "138.97"]
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver, dur)
+    leaks = leak_times(w)
+    for p, times in leaks.items():
+        for t in times:
+            pay(w, t, "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
+                p=next(x for x in PODS["payments"] if x[0] == p))
+    restart = at(2, 20, 22, 30)
+    for t in w.minutes():
+        leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
+        ingress_bg(w, t)
+        consumer_api_bg(w, t)
+        portal_bg(w, t)
+        orders_bg(w, t)
+        payments_bg(w, t, leased)
+        if (t < at(2, 9, 41) or t >= restart) and w.r() < 0.03 * load(t) + 0.005:
+            pay(w, w.jit(t), "WARN", "psp-callback-3", "c.r.p.card.ThreeDsService",
+                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting")
+        dispatch_bg(w, t)
+        courier_bg(w, t)
+        pricing_bg(w, t)
+        notifications_bg(w, t)
+        catalog_bg(w, t)
+        geo_bg(w, t)
+        mysql_bg(w, t)
+        redis_bg(w, t)
+        rabbit_bg(w, t)
+        k8s_bg(w, t)
+    for step in (inc_mdl, inc_repl, inc_rabbit, inc_misc):
+        step(w)
+    extra = campaigns(w) + payout(w)
+    metrics(w)
+    batch_runs(w, extra)
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "A Brazilian food-delivery marketplace",
+                              "2026-05-11..13 Brasília time", 14, MKT_COMPONENTS, dayfirst=True), truth()
+
+ISP = ["177.92", "189.6", "200.158", "179.218", "187.45", "191.177", "201.17", "186.220", "170.80",
+       "138.97"]
 REGIONS = ["SP", "SP", "SP", "SP", "RJ", "RJ", "BH", "POA", "CWB", "REC"]
-UA = [
-    "Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)",
-    "Rango/9.14.2 (iPhone; iOS 18.1; Scale/3.00)",
-    "okhttp/4.12.0 Rango-Android/9.14.1 (SM-A546E; Android 14)",
-    "okhttp/4.12.0 Rango-Android/9.13.0 (moto g54 5G; Android 13)",
-    "okhttp/4.12.0 Rango-Android/9.14.1 (Redmi Note 13; Android 14)",
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 "
-    "Safari/537.36",
-]
+UA = ["Rango/9.14.2 (iPhone; iOS 17.4.1; Scale/3.00)", "Rango/9.14.2 (iPhone; iOS 18.1; Scale/3.00)",
+      "okhttp/4.12.0 Rango-Android/9.14.1 (SM-A546E; Android 14)",
+      "okhttp/4.12.0 Rango-Android/9.13.0 (moto g54 5G; Android 13)",
+      "okhttp/4.12.0 Rango-Android/9.14.1 (Redmi Note 13; Android 14)",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 "
+      "Safari/537.36"]
 MERCHANT_UA = (
-    "Mozilla/5.0 (Linux; Android 11; SM-T225) AppleWebKit/537.36 Chrome/123.0 Safari/537.36 RangoParceiro/4.2"
+    "Mozilla/5.0 (Linux; Android 11; SM-T225) AppleWebKit/537.36 Chrome/123.0 Safari/537.36 "
+    "RangoParceiro/4.2"
 )
 PSP_UA = "CobraPay-Webhooks/2.3 (+https://developers.cobrapay.example)"
 CEPS = [
-    "01310-100",
-    "04538-133",
-    "05426-200",
-    "22071-000",
-    "20040-020",
-    "30130-110",
-    "90010-150",
-    "80010-010",
-    "50030-230",
-    "04094-050",
-    "01452-000",
-    "22640-102",
-    "05001-100",
-    "03164-000",
+    "01310-100", "04538-133", "05426-200", "22071-000", "20040-020", "30130-110", "90010-150", "80010-010",
+    "50030-230", "04094-050", "01452-000", "22640-102", "05001-100", "03164-000",
 ]
 
 # Pods (name, node) per service; the hash part is the ReplicaSet's.
 PODS = {
-    "ingress": [
-        ("ingress-nginx-controller-7c9d5b8f4-2xq7k", "ip-10-42-1-21"),
-        ("ingress-nginx-controller-7c9d5b8f4-m8vzt", "ip-10-42-2-37"),
-        ("ingress-nginx-controller-7c9d5b8f4-tr4pw", "ip-10-42-3-12"),
-    ],
-    "consumer-api": [
-        (f"consumer-api-6f8d9c7b54-{s}", n)
-        for s, n in (
-            ("4hx2m", "ip-10-42-1-44"),
-            ("9kq7s", "ip-10-42-2-18"),
-            ("b2nvw", "ip-10-42-3-51"),
-            ("x7p3d", "ip-10-42-1-63"),
-        )
-    ],
-    "merchant-portal": [
-        (f"merchant-portal-5d7c9f6b8-{s}", n)
-        for s, n in (("k2v9q", "ip-10-42-2-77"), ("w8m3z", "ip-10-42-3-29"))
-    ],
+    "ingress": [("ingress-nginx-controller-7c9d5b8f4-2xq7k", "ip-10-42-1-21"),
+                ("ingress-nginx-controller-7c9d5b8f4-m8vzt", "ip-10-42-2-37"),
+                ("ingress-nginx-controller-7c9d5b8f4-tr4pw", "ip-10-42-3-12")],
+    "consumer-api": [(f"consumer-api-6f8d9c7b54-{s}", n)
+                     for s, n in (
+                         ("4hx2m", "ip-10-42-1-44"), ("9kq7s", "ip-10-42-2-18"), ("b2nvw", "ip-10-42-3-51"),
+                         ("x7p3d", "ip-10-42-1-63"),
+                     )],
+    "merchant-portal": [(f"merchant-portal-5d7c9f6b8-{s}", n)
+                        for s, n in (("k2v9q", "ip-10-42-2-77"), ("w8m3z", "ip-10-42-3-29"))],
     "orders": [
         (f"orders-84b6f7d9c-{s}", n)
         for s, n in (("5tqzr", "ip-10-42-1-80"), ("h6d2x", "ip-10-42-2-91"), ("p3w8n", "ip-10-42-3-66"))
@@ -240,30 +216,22 @@ PODS = {
     "pricing": [
         (f"pricing-7d8c9b6f5-{s}", n) for s, n in (("f5h2k", "ip-10-42-2-55"), ("n8q4w", "ip-10-42-3-73"))
     ],
-    "notifications": [
-        (f"notifications-6c9b8d7f5-{s}", n)
-        for s, n in (("g3m7x", "ip-10-42-1-37"), ("s6v2p", "ip-10-42-2-64"))
-    ],
+    "notifications": [(f"notifications-6c9b8d7f5-{s}", n)
+                      for s, n in (("g3m7x", "ip-10-42-1-37"), ("s6v2p", "ip-10-42-2-64"))],
     "catalog": [
         (f"catalog-58d7c6b9f-{s}", n) for s, n in (("a7k3r", "ip-10-42-1-52"), ("y4p8d", "ip-10-42-3-40"))
     ],
     "geo": [(f"geo-7f6d5c8b9-{s}", n) for s, n in (("e2w5n", "ip-10-42-2-23"), ("u8r3j", "ip-10-42-3-95"))],
     "mysql": [("mysql-orders-0", "ip-10-42-5-10"), ("mysql-orders-ro-0", "ip-10-42-5-31")],
-    "redis": [
-        ("redis-geo-0", "ip-10-42-5-44"),
-        ("redis-sessions-0", "ip-10-42-5-52"),
-        ("redis-orders-0", "ip-10-42-5-60"),
-    ],
+    "redis": [("redis-geo-0", "ip-10-42-5-44"), ("redis-sessions-0", "ip-10-42-5-52"),
+              ("redis-orders-0", "ip-10-42-5-60")],
     "rabbitmq": [
-        ("rabbitmq-0", "ip-10-42-5-71"),
-        ("rabbitmq-1", "ip-10-42-5-72"),
-        ("rabbitmq-2", "ip-10-42-5-73"),
+        ("rabbitmq-0", "ip-10-42-5-71"), ("rabbitmq-1", "ip-10-42-5-72"), ("rabbitmq-2", "ip-10-42-5-73"),
     ],
 }
 UPSTREAM_IP = {
     "consumer-api": ["10.42.1.144", "10.42.2.118", "10.42.3.151", "10.42.1.163"],
-    "merchant-portal": ["10.42.2.177", "10.42.3.129"],
-    "payments": ["10.42.4.112", "10.42.4.127"],
+    "merchant-portal": ["10.42.2.177", "10.42.3.129"], "payments": ["10.42.4.112", "10.42.4.127"],
 }
 
 
@@ -286,55 +254,42 @@ def attrs_of(w: World, service: str, t: datetime, p: tuple[str, str] | None = No
 # ---------------------------------------------------------------------------------------------
 
 # (id, service, version, started (BRT), seconds, status, by, summary)
-DEPLOYS = [
-    ("DEP-7288", "courier-location", "3.4.0", at(-1, 15, 2), 240, "Succeeded", "argocd",
-     "keep the last 50 positions per courier as a trail (support tooling)"),
-    ("DEP-7289", "payments", "6.3.1", at(-1, 17, 30), 300, "Succeeded", "argocd",
-     "PIX QR copy-and-paste payload v2"),
-    ("DEP-7290", "catalog", "3.9.0", at(0, 9, 31), 260, "Succeeded", "argocd",
-     "menus-v2 index writer (behind catalog.menu_index_v2)"),
-    ("DEP-7291", "orders", "9.3.0", at(0, 11, 40, 20), 2400, "Succeeded", "argocd",
-     "delivery window fields for scheduled orders (flyway V212)"),
-    ("DEP-7292", "pricing", "7.8.0", at(0, 18, 50, 10), 210, "Succeeded", "argocd",
-     "free-delivery banner rules"),
-    ("DEP-7293", "pricing", "7.8.1", at(0, 23, 2, 30), 200, "Succeeded", "l.figueiredo",
-     "hotfix: coupon validity evaluated in America/Sao_Paulo"),
-    ("DEP-7294", "dispatch", "2.17.0", at(1, 10, 20), 220, "Succeeded", "argocd",
-     "offer ranking: prefer couriers heading back"),
-    ("DEP-7295", "merchant-portal", "2026.05.12-1", at(1, 10, 41), 300, "Succeeded", "argocd",
-     "opening-hours editor; Laravel 10.48.10"),
-    ("DEP-7296", "notifications", "4.21.0", at(1, 14, 5), 240, "Succeeded", "argocd",
-     "new WhatsApp order-status templates; OTP SMS copy in pt-BR"),
-    ("DEP-7297", "orders", "9.4.0", at(1, 16, 5), 360, "Succeeded", "argocd",
-     "merchant menu snapshot for order validation"),
-    ("DEP-7298", "geo", "1.21.1", at(1, 23, 14), 180, "Succeeded", "r.nakamura",
-     "hotfix: do not cache provider answers at (0,0); cache flushed"),
-    ("DEP-7299", "geo", "1.22.0", at(2, 8, 15), 200, "Succeeded", "argocd",
-     "validate GeoPonto answers (inside Brazil bounding box)"),
-    ("DEP-7300", "payments", "6.3.2", at(2, 9, 41), 300, "Succeeded", "argocd",
-     "PSP client: log acquirer return codes"),
-    ("DEP-7301", "consumer-api", "5.12.0", at(2, 10, 55, 30), 240, "Succeeded", "argocd",
-     "undici 6 http client for internal calls; new pricing client"),
-    ("DEP-7302", "consumer-api", "5.11.3", at(2, 11, 56), 180, "Succeeded", "b.moreira",
-     "rollback of 5.12.0"),
-    ("DEP-7303", "orders", "9.4.0", at(2, 15, 31), 200, "Succeeded", "m.alves", "rollout restart (heap)"),
-    ("DEP-7304", "orders", "9.4.1", at(2, 17, 40), 360, "Succeeded", "argocd",
-     "bound the menu snapshot cache (max 5k merchants)"),
-    ("DEP-7305", "payments", "6.3.3", at(2, 20, 18, 30), 260, "Succeeded", "c.souza",
-     "hotfix: release PSP connection on 3DS callback error path"),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-7288 | courier-location | 3.4.0 | -1 15:02 | 240 | Succeeded | argocd | keep the last 50 positions per
+    courier as a trail (support tooling)
+DEP-7289 | payments | 6.3.1 | -1 17:30 | 300 | Succeeded | argocd | PIX QR copy-and-paste payload v2
+DEP-7290 | catalog | 3.9.0 | 0 09:31 | 260 | Succeeded | argocd | menus-v2 index writer (behind
+    catalog.menu_index_v2)
+DEP-7291 | orders | 9.3.0 | 0 11:40:20 | 2400 | Succeeded | argocd | delivery window fields for scheduled
+    orders (flyway V212)
+DEP-7292 | pricing | 7.8.0 | 0 18:50:10 | 210 | Succeeded | argocd | free-delivery banner rules
+DEP-7293 | pricing | 7.8.1 | 0 23:02:30 | 200 | Succeeded | l.figueiredo | hotfix: coupon validity evaluated
+    in America/Sao_Paulo
+DEP-7294 | dispatch | 2.17.0 | 1 10:20 | 220 | Succeeded | argocd | offer ranking: prefer couriers heading
+    back
+DEP-7295 | merchant-portal | 2026.05.12-1 | 1 10:41 | 300 | Succeeded | argocd | opening-hours editor;
+    Laravel 10.48.10
+DEP-7296 | notifications | 4.21.0 | 1 14:05 | 240 | Succeeded | argocd | new WhatsApp order-status
+    templates; OTP SMS copy in pt-BR
+DEP-7297 | orders | 9.4.0 | 1 16:05 | 360 | Succeeded | argocd | merchant menu snapshot for order validation
+DEP-7298 | geo | 1.21.1 | 1 23:14 | 180 | Succeeded | r.nakamura | hotfix: do not cache provider answers at
+    (0,0); cache flushed
+DEP-7299 | geo | 1.22.0 | 2 08:15 | 200 | Succeeded | argocd | validate GeoPonto answers (inside Brazil
+    bounding box)
+DEP-7300 | payments | 6.3.2 | 2 09:41 | 300 | Succeeded | argocd | PSP client: log acquirer return codes
+DEP-7301 | consumer-api | 5.12.0 | 2 10:55:30 | 240 | Succeeded | argocd | undici 6 http client for internal
+    calls; new pricing client
+DEP-7302 | consumer-api | 5.11.3 | 2 11:56 | 180 | Succeeded | b.moreira | rollback of 5.12.0
+DEP-7303 | orders | 9.4.0 | 2 15:31 | 200 | Succeeded | m.alves | rollout restart (heap)
+DEP-7304 | orders | 9.4.1 | 2 17:40 | 360 | Succeeded | argocd | bound the menu snapshot cache (max 5k
+    merchants)
+DEP-7305 | payments | 6.3.3 | 2 20:18:30 | 260 | Succeeded | c.souza | hotfix: release PSP connection on 3DS
+    callback error path
+""")
 BASE_VERSION = {
-    "consumer-api": "5.11.3",
-    "merchant-portal": "2026.05.06-2",
-    "orders": "9.2.4",
-    "payments": "6.3.0",
-    "dispatch": "2.16.3",
-    "courier-location": "3.3.2",
-    "pricing": "7.7.4",
-    "notifications": "4.20.1",
-    "catalog": "3.8.2",
-    "geo": "1.21.0",
-    "ingress": "1.10.1",
+    "consumer-api": "5.11.3", "merchant-portal": "2026.05.06-2", "orders": "9.2.4", "payments": "6.3.0",
+    "dispatch": "2.16.3", "courier-location": "3.3.2", "pricing": "7.7.4", "notifications": "4.20.1",
+    "catalog": "3.8.2", "geo": "1.21.0", "ingress": "1.10.1",
 }
 
 
@@ -349,288 +304,109 @@ def version(service: str, t: datetime) -> str:
 # (id, service, key, from, to, author, applied (BRT), ticket, summary)
 CONFIG = [
     (
-        "CHG-4398",
-        "ingress",
-        "proxy-body-size",
-        "8m",
-        "16m",
-        "j.prado",
-        at(0, 8, 10),
-        "OPS-1402",
+        "CHG-4398", "ingress", "proxy-body-size", "8m", "16m", "j.prado", at(0, 8, 10), "OPS-1402",
         "bigger menu photo uploads from the merchant portal",
     ),
     (
-        "CHG-4399",
-        "consumer-api",
-        "HOME_RAIL_LIMIT",
-        "12",
-        "16",
-        "a.costa",
-        at(0, 10, 5),
-        "APP-771",
+        "CHG-4399", "consumer-api", "HOME_RAIL_LIMIT", "12", "16", "a.costa", at(0, 10, 5), "APP-771",
         "more restaurants on home",
     ),
     (
-        "CHG-4400",
-        "dispatch",
-        "offer.timeout_s",
-        "45",
-        "40",
-        "p.ribeiro",
-        at(0, 14, 40),
-        "DSP-330",
+        "CHG-4400", "dispatch", "offer.timeout_s", "45", "40", "p.ribeiro", at(0, 14, 40), "DSP-330",
         "shorter courier offer timeout at lunch",
     ),
     (
-        "CHG-4401",
-        "redis",
-        "redis-geo maxmemory",
-        "2gb",
-        "4gb",
-        "j.prado",
-        at(0, 15, 46, 30),
-        "OPS-1407",
+        "CHG-4401", "redis", "redis-geo maxmemory", "2gb", "4gb", "j.prado", at(0, 15, 46, 30), "OPS-1407",
         "redis-geo at maxmemory, allkeys-lru evicting courier keys",
     ),
     (
-        "CHG-4402",
-        "pricing",
-        "fee.small_order.threshold_brl",
-        "20.00",
-        "25.00",
-        "l.figueiredo",
-        at(0, 20, 30),
-        "PRC-512",
-        "small order fee threshold",
+        "CHG-4402", "pricing", "fee.small_order.threshold_brl", "20.00", "25.00", "l.figueiredo",
+        at(0, 20, 30), "PRC-512", "small order fee threshold",
     ),
     (
-        "CHG-4403",
-        "ingress",
-        "dns webhooks.rango.com.br",
+        "CHG-4403", "ingress", "dns webhooks.rango.com.br",
         "lb-legacy-webhooks-1927.sa-east-1.elb.amazonaws.com",
-        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com",
-        "j.prado",
-        at(1, 7, 55),
-        "OPS-1411",
+        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com", "j.prado", at(1, 7, 55), "OPS-1411",
         "move PSP webhooks to the ingress NLB (record TTL 86400)",
     ),
     (
-        "CHG-4404",
-        "ingress",
-        "elb lb-legacy-webhooks-1927",
-        "active",
-        "deleted",
-        "j.prado",
-        at(1, 8, 30),
-        "OPS-1411",
-        "decommission the legacy webhooks ELB",
+        "CHG-4404", "ingress", "elb lb-legacy-webhooks-1927", "active", "deleted", "j.prado", at(1, 8, 30),
+        "OPS-1411", "decommission the legacy webhooks ELB",
     ),
     (
-        "CHG-4405",
-        "ingress",
-        "elb lb-legacy-webhooks-1927",
-        "deleted",
-        "recreated (forwards to ingress NLB)",
-        "d.lima",
-        at(1, 9, 23),
-        "INC-2207",
+        "CHG-4405", "ingress", "elb lb-legacy-webhooks-1927", "deleted",
+        "recreated (forwards to ingress NLB)", "d.lima", at(1, 9, 23), "INC-2207",
         "bring the legacy webhooks address back until resolvers expire the old record",
     ),
     (
-        "CHG-4406",
-        "notifications",
-        "campaign.enqueue_rate_per_s",
-        "2000",
-        "0 (unlimited)",
-        "marketing-ops",
-        at(1, 18, 40),
-        "MKTG-88",
-        "finish the Tuesday dinner push before 19:30",
+        "CHG-4406", "notifications", "campaign.enqueue_rate_per_s", "2000", "0 (unlimited)",
+        "marketing-ops", at(1, 18, 40), "MKTG-88", "finish the Tuesday dinner push before 19:30",
     ),
     (
-        "CHG-4407",
-        "rabbitmq",
-        "policy notifications.push max-length",
-        "none",
-        "200000 (reject-publish)",
-        "d.lima",
-        at(1, 20, 4),
-        "INC-2209",
-        "cap the campaign queue; memory alarm",
+        "CHG-4407", "rabbitmq", "policy notifications.push max-length", "none", "200000 (reject-publish)",
+        "d.lima", at(1, 20, 4), "INC-2209", "cap the campaign queue; memory alarm",
     ),
     (
-        "CHG-4408",
-        "dispatch",
-        "route.max_km",
-        "25",
-        "30",
-        "p.ribeiro",
-        at(1, 22, 35),
-        "INC-2210",
+        "CHG-4408", "dispatch", "route.max_km", "25", "30", "p.ribeiro", at(1, 22, 35), "INC-2210",
         "routes being refused, try a longer max",
     ),
     (
-        "CHG-4409",
-        "geo",
-        "cache FLUSH geocode:*",
-        "-",
-        "flushed",
-        "r.nakamura",
-        at(1, 23, 16),
-        "INC-2210",
+        "CHG-4409", "geo", "cache FLUSH geocode:*", "-", "flushed", "r.nakamura", at(1, 23, 16), "INC-2210",
         "flush geocode cache (bad coordinates)",
     ),
     (
-        "CHG-4410",
-        "pricing",
-        "fee.surge.max_multiplier",
-        "1.8",
-        "2.0",
-        "l.figueiredo",
-        at(2, 9, 0),
-        "PRC-519",
-        "rain surge cap",
+        "CHG-4410", "pricing", "fee.surge.max_multiplier", "1.8", "2.0", "l.figueiredo", at(2, 9, 0),
+        "PRC-519", "rain surge cap",
     ),
     (
-        "CHG-4411",
-        "catalog",
-        "search.synonyms",
-        "v41",
-        "v42",
-        "t.carvalho",
-        at(2, 13, 20),
-        "CAT-890",
+        "CHG-4411", "catalog", "search.synonyms", "v41", "v42", "t.carvalho", at(2, 13, 20), "CAT-890",
         "açaí/acai synonyms",
     ),
     (
-        "CHG-4412",
-        "payments",
-        "psp.pix.qr_expiry_s",
-        "900",
-        "1200",
-        "c.souza",
-        at(2, 19, 2),
-        "PAY-644",
+        "CHG-4412", "payments", "psp.pix.qr_expiry_s", "900", "1200", "c.souza", at(2, 19, 2), "PAY-644",
         "longer PIX QR expiry at dinner",
     ),
 ]
 
 # (flag, from, to, rule, pct, by, at (BRT), comment)
-FLAGS = [
-    (
-        "consumer-api.checkout.new_tip_screen",
-        "off",
-        "on",
-        "all",
-        10,
-        "a.costa",
-        at(0, 10, 0),
-        "APP-760 experiment",
-    ),
-    (
-        "catalog.menu_index_v2",
-        "off",
-        "on",
-        "region in [RJ]",
-        100,
-        "t.carvalho",
-        at(0, 19, 2),
-        "CAT-882 piloto BH 100%",
-    ),
-    (
-        "catalog.menu_index_v2",
-        "on",
-        "off",
-        "region in [RJ]",
-        0,
-        "t.carvalho",
-        at(0, 19, 51, 30),
-        "revert: rule targeted RJ, pilot is BH (menus-v2 only has BH merchants)",
-    ),
-    ("dispatch.batching_v2", "off", "on", "region in [BH]", 50, "p.ribeiro", at(1, 16, 0), "DSP-322"),
-    (
-        "catalog.menu_index_v2",
-        "off",
-        "on",
-        "region in [BH]",
-        100,
-        "t.carvalho",
-        at(1, 10, 30),
-        "CAT-882 piloto BH (retry)",
-    ),
-    ("pricing.dynamic_fee_v3", "off", "on", "region in [SP]", 20, "l.figueiredo", at(2, 8, 0), "PRC-500"),
-    ("payments.pix_automatico", "off", "on", "all", 5, "c.souza", at(2, 13, 0), "PAY-630"),
-]
+FLAGS = engine.table(at, "ssssists", """
+consumer-api.checkout.new_tip_screen | off | on | all | 10 | a.costa | 0 10:00 | APP-760 experiment
+catalog.menu_index_v2 | off | on | region in [RJ] | 100 | t.carvalho | 0 19:02 | CAT-882 piloto BH 100%
+catalog.menu_index_v2 | on | off | region in [RJ] | 0 | t.carvalho | 0 19:51:30 | revert: rule targeted RJ,
+    pilot is BH (menus-v2 only has BH merchants)
+dispatch.batching_v2 | off | on | region in [BH] | 50 | p.ribeiro | 1 16:00 | DSP-322
+catalog.menu_index_v2 | off | on | region in [BH] | 100 | t.carvalho | 1 10:30 | CAT-882 piloto BH (retry)
+pricing.dynamic_fee_v3 | off | on | region in [SP] | 20 | l.figueiredo | 2 08:00 | PRC-500
+payments.pix_automatico | off | on | all | 5 | c.souza | 2 13:00 | PAY-630
+""")
 
 DNS_RECORDS = [
     (
-        "api.rango.com.br",
-        "CNAME",
-        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com",
-        60,
-        "a8c1-ingress-old.elb.sa-east-1.amazonaws.com",
-        at(-20, 10, 0),
-        "j.prado",
-        "OPS-1350",
+        "api.rango.com.br", "CNAME", "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com", 60,
+        "a8c1-ingress-old.elb.sa-east-1.amazonaws.com", at(-20, 10, 0), "j.prado", "OPS-1350",
     ),
     (
-        "parceiro.rango.com.br",
-        "CNAME",
-        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com",
-        300,
-        "a8c1-ingress-old.elb.sa-east-1.amazonaws.com",
-        at(-20, 10, 5),
-        "j.prado",
-        "OPS-1350",
+        "parceiro.rango.com.br", "CNAME", "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com", 300,
+        "a8c1-ingress-old.elb.sa-east-1.amazonaws.com", at(-20, 10, 5), "j.prado", "OPS-1350",
     ),
     (
-        "img.rango.com.br",
-        "CNAME",
-        "d3k9x2m1p7.cloudfront.net",
-        3600,
-        "",
-        at(-90, 9, 0),
-        "j.prado",
+        "img.rango.com.br", "CNAME", "d3k9x2m1p7.cloudfront.net", 3600, "", at(-90, 9, 0), "j.prado",
         "OPS-1011",
     ),
     (
-        "webhooks.rango.com.br",
-        "CNAME",
-        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com",
-        86400,
-        "lb-legacy-webhooks-1927.sa-east-1.elb.amazonaws.com",
-        at(1, 7, 55),
-        "j.prado",
-        "OPS-1411",
+        "webhooks.rango.com.br", "CNAME", "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com", 86400,
+        "lb-legacy-webhooks-1927.sa-east-1.elb.amazonaws.com", at(1, 7, 55), "j.prado", "OPS-1411",
     ),
     (
-        "mysql-orders.db.rango.internal",
-        "CNAME",
-        "mysql-orders-0.mysql.mkt-prod.svc.cluster.local",
-        30,
-        "",
-        at(-60, 14, 0),
-        "dba",
-        "DBA-201",
+        "mysql-orders.db.rango.internal", "CNAME", "mysql-orders-0.mysql.mkt-prod.svc.cluster.local", 30,
+        "", at(-60, 14, 0), "dba", "DBA-201",
     ),
     (
-        "mysql-orders-ro.db.rango.internal",
-        "CNAME",
-        "mysql-orders-ro-0.mysql.mkt-prod.svc.cluster.local",
-        30,
-        "",
-        at(-60, 14, 0),
-        "dba",
-        "DBA-201",
+        "mysql-orders-ro.db.rango.internal", "CNAME", "mysql-orders-ro-0.mysql.mkt-prod.svc.cluster.local",
+        30, "", at(-60, 14, 0), "dba", "DBA-201",
     ),
     (
-        "status.rango.com.br",
-        "CNAME",
-        "rango.statuspage.example",
-        300,
-        "",
-        at(-120, 9, 0),
-        "j.prado",
+        "status.rango.com.br", "CNAME", "rango.statuspage.example", 300, "", at(-120, 9, 0), "j.prado",
         "OPS-900",
     ),
     ("links.rango.com.br", "A", "18.231.44.17", 300, "18.231.40.2", at(2, 13, 45), "a.costa", "APP-780"),
@@ -639,59 +415,24 @@ DNS_RECORDS = [
 # (rank, version, description, script, by, installed_on, ms, success, schema)
 MIGRATIONS = [
     (
-        209,
-        "209",
-        "payments pix end to end id",
-        "V209__payments_pix_e2e_id.sql",
-        "flyway_orders",
-        at(-9, 10, 2, 11),
-        812,
-        1,
-        "orders",
+        209, "209", "payments pix end to end id", "V209__payments_pix_e2e_id.sql", "flyway_orders",
+        at(-9, 10, 2, 11), 812, 1, "orders",
     ),
     (
-        210,
-        "210",
-        "order items notes length",
-        "V210__order_items_notes_length.sql",
-        "flyway_orders",
-        at(-6, 14, 30, 40),
-        40210,
-        1,
-        "orders",
+        210, "210", "order items notes length", "V210__order_items_notes_length.sql", "flyway_orders",
+        at(-6, 14, 30, 40), 40210, 1, "orders",
     ),
     (
-        211,
-        "211",
-        "courier tips table",
-        "V211__courier_tips.sql",
-        "flyway_orders",
-        at(-2, 16, 1, 9),
-        301,
-        1,
-        "orders",
+        211, "211", "courier tips table", "V211__courier_tips.sql", "flyway_orders", at(-2, 16, 1, 9), 301,
+        1, "orders",
     ),
     (
-        212,
-        "212",
-        "orders add delivery window",
-        "V212__orders_add_delivery_window.sql",
-        "flyway_orders",
-        at(0, 12, 19, 41),
-        2_316_402,
-        1,
-        "orders",
+        212, "212", "orders add delivery window", "V212__orders_add_delivery_window.sql", "flyway_orders",
+        at(0, 12, 19, 41), 2_316_402, 1, "orders",
     ),
     (
-        213,
-        "213",
-        "order status history created idx",
-        "V213__order_status_history_created_idx.sql",
-        "flyway_orders",
-        at(1, 16, 6, 30),
-        18_220,
-        1,
-        "orders",
+        213, "213", "order status history created idx", "V213__order_status_history_created_idx.sql",
+        "flyway_orders", at(1, 16, 6, 30), 18_220, 1, "orders",
     ),
 ]
 V212 = (
@@ -740,60 +481,25 @@ DEPENDENCIES = engine.rows("""
 
 
 def change_tables(w: World) -> None:
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        [
-            [
-                d,
-                s,
-                v,
-                f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}",
-                zulu(t0),
-                zulu(t0 + timedelta(seconds=dur)),
-                st,
-                by,
-                summ,
-            ]
-            for d, s, v, t0, dur, st, by, summ in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_SUMMARY"),
-        [
-            [c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
-            for c, s, k, a, b, who, t, tk, summ in CONFIG
-        ],
-    )
-    w.table(
-        "feature_flags",
-        [
-            "flag_key",
-            "environment",
-            "from_state",
-            "to_state",
-            "targeting_rule",
-            "rollout_pct",
-            "changed_by",
-            "changed_at",
-            "comment",
-        ],
-        [
-            [f, "production", a, b, rule, pct, who, zulu(t), cm]
-            for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])
-        ],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"),
+            [[d, s, v, f"123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{s}:{v}", zulu(t0),
+              zulu(t0 + timedelta(seconds=dur)), st, by, summ]
+             for d, s, v, t0, dur, st, by, summ in DEPLOYS])
+    w.table("config_changes", engine.columns("CONFIG_SUMMARY"),
+            [[c, s, k, a, b, who, loc(t).isoformat(timespec="seconds"), tk, summ]
+             for c, s, k, a, b, who, t, tk, summ in CONFIG])
+    w.table("feature_flags",
+            ["flag_key", "environment", "from_state", "to_state", "targeting_rule", "rollout_pct",
+             "changed_by", "changed_at", "comment"],
+            [[f, "production", a, b, rule, pct, who, zulu(t), cm]
+             for f, a, b, rule, pct, who, t, cm in sorted(FLAGS, key=lambda x: x[6])])
     w.table(
         "dns_records",
         ["record_name", "type", "value", "ttl_s", "previous_value", "updated_at", "updated_by", "ticket"],
         [[n, ty, v, ttl, prev, zulu(t), who, tk] for n, ty, v, ttl, prev, t, who, tk in DNS_RECORDS],
     )
-    w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS],
-    )
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, sc, by, wall(t), ms, ok, sch] for r, v, d, sc, by, t, ms, ok, sch in MIGRATIONS])
     w.table("dependencies", engine.columns("DEPENDENCIES_VIA"), [list(d) for d in DEPENDENCIES])
 
 
@@ -806,18 +512,8 @@ def level_of(status: int) -> str:
     return "ERROR" if status >= 500 else "WARN" if status >= 400 else "INFO"
 
 
-def ingress(
-    w: World,
-    t: datetime,
-    method: str,
-    path: str,
-    status: int,
-    upstream: str,
-    rt: float,
-    ua: str | None = None,
-    client: str | None = None,
-    size: int | None = None,
-) -> None:
+def ingress(w: World, t: datetime, method: str, path: str, status: int, upstream: str, rt: float,
+            ua: str | None = None, client: str | None = None, size: int | None = None) -> None:
     p = pod(w, "ingress")
     port = {"consumer-api": 3000}.get(upstream, 8080)
     addr = w.pick(UPSTREAM_IP.get(upstream, ["10.42.1.10"]))
@@ -829,17 +525,8 @@ def ingress(
         f'"{ua or w.pick(UA)}" {w.ri(40, 900)} {rt:.3f} [{NS}-{upstream}-{port}] [] {addr}:{port} {size} '
         f"{urt} {ustatus} {w.hexid(32)}"
     )
-    w.emit(
-        t,
-        "ingress",
-        level_of(status),
-        msg,
-        pod=p[0],
-        namespace="ingress-nginx",
-        node=p[1],
-        upstream=upstream,
-        status=str(status),
-    )
+    w.emit(t, "ingress", level_of(status), msg, pod=p[0], namespace="ingress-nginx", node=p[1],
+           upstream=upstream, status=str(status))
 
 
 PINO = {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50, "FATAL": 60}
@@ -850,13 +537,8 @@ def capi(w: World, t: datetime, level: str, msg: str, p=None, **extra) -> None:
     body = {"level": PINO[level], "time": epoch_ms(t), "pid": 1, "hostname": p[0]}
     body.update(extra)
     body["msg"] = msg
-    w.emit(
-        t,
-        "consumer-api",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "consumer-api", t, p),
-    )
+    w.emit(t, "consumer-api", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "consumer-api", t, p))
 
 
 LARAVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR", "FATAL": "CRITICAL"}
@@ -864,13 +546,8 @@ LARAVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR"
 
 def portal(w: World, t: datetime, level: str, msg: str, ctx: dict | None = None, p=None, **more) -> None:
     c = json.dumps(ctx or {}, ensure_ascii=False, separators=(",", ":")) if ctx else "[]"
-    w.emit(
-        t,
-        "merchant-portal",
-        level,
-        f"[{wall(t)}] production.{LARAVEL[level]}: {msg} {c}",
-        **attrs_of(w, "merchant-portal", t, p, **more),
-    )
+    w.emit(t, "merchant-portal", level, f"[{wall(t)}] production.{LARAVEL[level]}: {msg} {c}",
+           **attrs_of(w, "merchant-portal", t, p, **more))
 
 
 def spring(t: datetime, level: str, app: str, thread: str, logger: str, msg: str) -> str:
@@ -882,7 +559,8 @@ def spring(t: datetime, level: str, app: str, thread: str, logger: str, msg: str
 
 
 def orders_log(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p=None) -> None:
-    w.emit(t, "orders", level, spring(t, level, "orders", thread, logger, msg), **attrs_of(w, "orders", t, p))
+    w.emit(t, "orders", level, spring(t, level, "orders", thread, logger, msg),
+           **attrs_of(w, "orders", t, p))
 
 
 def pay(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p=None) -> None:
@@ -899,13 +577,8 @@ def pay(w: World, t: datetime, level: str, thread: str, logger: str, msg: str, p
 def zap(w: World, t: datetime, level: str, caller: str, msg: str, p=None, **kv) -> None:
     body = {"level": level.lower(), "ts": zulu_ms(t), "caller": caller, "msg": msg}
     body.update(kv)
-    w.emit(
-        t,
-        "dispatch",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "dispatch", t, p),
-    )
+    w.emit(t, "dispatch", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "dispatch", t, p))
 
 
 def logfmt_val(v) -> str:
@@ -924,82 +597,48 @@ PYLEVEL = {"DEBUG": "DEBUG", "INFO": "INFO", "WARN": "WARNING", "ERROR": "ERROR"
 
 def pricing(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     lt = loc(t)
-    w.emit(
-        t,
-        "pricing",
-        level,
-        f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLEVEL[level]} [{logger}] {msg}",
-        **attrs_of(w, "pricing", t),
-    )
+    w.emit(t, "pricing", level,
+           f"{lt.strftime('%Y-%m-%d %H:%M:%S')},{ms3(lt)} {PYLEVEL[level]} [{logger}] {msg}",
+           **attrs_of(w, "pricing", t))
 
 
 def notif(w: World, t: datetime, level: str, msg: str, **extra) -> None:
     body = {"level": level.lower().replace("warn", "warn"), "message": msg, "service": "notifications"}
     body.update(extra)
     body["timestamp"] = zulu_ms(t)
-    w.emit(
-        t,
-        "notifications",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "notifications", t),
-    )
+    w.emit(t, "notifications", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "notifications", t))
 
 
 def catalog(w: World, t: datetime, level: str, msg: str, **kv) -> None:
     lt = loc(t)
-    body = {
-        "time": lt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{lt.microsecond:06d}-03:00",
-        "level": level,
-        "msg": msg,
-    }
+    body = {"time": lt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{lt.microsecond:06d}-03:00", "level": level,
+            "msg": msg}
     body.update(kv)
-    w.emit(
-        t,
-        "catalog",
-        level,
-        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
-        **attrs_of(w, "catalog", t),
-    )
+    w.emit(t, "catalog", level, json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+           **attrs_of(w, "catalog", t))
 
 
 def geo(w: World, t: datetime, level: str, msg: str, worker: int | None = None) -> None:
     u = utc(t)
     lv = PYLEVEL[level]
-    w.emit(
-        t,
-        "geo",
-        level,
-        f"[{u.strftime('%Y-%m-%d %H:%M:%S')} +0000] [{worker or w.ri(11, 18)}] [{lv}] {msg}",
-        **attrs_of(w, "geo", t),
-    )
+    w.emit(t, "geo", level,
+           f"[{u.strftime('%Y-%m-%d %H:%M:%S')} +0000] [{worker or w.ri(11, 18)}] [{lv}] {msg}",
+           **attrs_of(w, "geo", t))
 
 
 def geo_access(w: World, t: datetime, client: str, path: str, status: int = 200) -> None:
     reason = {200: "OK", 404: "Not Found", 422: "Unprocessable Entity", 503: "Service Unavailable"}[status]
-    w.emit(
-        t,
-        "geo",
-        level_of(status),
-        f'INFO:     {client}:{w.ri(32768, 60999)} - "GET {path} HTTP/1.1" {status} {reason}',
-        **attrs_of(w, "geo", t, stream="access"),
-    )
+    w.emit(t, "geo", level_of(status),
+           f'INFO:     {client}:{w.ri(32768, 60999)} - "GET {path} HTTP/1.1" {status} {reason}',
+           **attrs_of(w, "geo", t, stream="access"))
 
 
 MYSQL_LV = {"INFO": "Note", "WARN": "Warning", "ERROR": "ERROR", "FATAL": "ERROR"}
 
 
-def mysql(
-    w: World,
-    t: datetime,
-    level: str,
-    thread: int,
-    code: str,
-    sub: str,
-    msg: str,
-    host: str = "mysql-orders-0",
-    **more,
-) -> None:
+def mysql(w: World, t: datetime, level: str, thread: int, code: str, sub: str, msg: str,
+          host: str = "mysql-orders-0", **more) -> None:
     u = utc(t)
     lv = "System" if sub.startswith("!") else MYSQL_LV[level]
     sub = sub.lstrip("!")
@@ -1012,16 +651,8 @@ def mysql(
 def mysql_watch(w: World, t: datetime, level: str, msg: str, host: str = "mysql-orders-0") -> None:
     u = utc(t)
     node = dict(PODS["mysql"])[host]
-    w.emit(
-        t,
-        "mysql",
-        level,
-        f"{u.strftime('%Y-%m-%dT%H:%M:%SZ')} mdl-watch[{host}]: {msg}",
-        pod=host,
-        namespace=NS,
-        node=node,
-        container="mdl-watch",
-    )
+    w.emit(t, "mysql", level, f"{u.strftime('%Y-%m-%dT%H:%M:%SZ')} mdl-watch[{host}]: {msg}", pod=host,
+           namespace=NS, node=node, container="mdl-watch")
 
 
 def redis(
@@ -1029,16 +660,9 @@ def redis(
 ) -> None:
     u = utc(t)
     node = dict(PODS["redis"])[inst]
-    w.emit(
-        t,
-        "redis",
-        level,
-        f"{pid}:{role} {u.day:02d} {MON[u.month - 1]} {u.year} {u.strftime('%H:%M:%S')}.{ms3(u)} {mark} "
-        f"{msg}",
-        pod=inst,
-        namespace=NS,
-        node=node,
-    )
+    w.emit(t, "redis", level,
+           f"{pid}:{role} {u.day:02d} {MON[u.month - 1]} {u.year} {u.strftime('%H:%M:%S')}.{ms3(u)} {mark} "
+           f"{msg}", pod=inst, namespace=NS, node=node)
 
 
 def rabbit(
@@ -1047,39 +671,16 @@ def rabbit(
     u = utc(t)
     lv = {"INFO": "info", "WARN": "warning", "ERROR": "error", "FATAL": "critical"}[level]
     node = dict(PODS["rabbitmq"])[node_name]
-    w.emit(
-        t,
-        "rabbitmq",
-        level,
-        f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{lv}] {proc or w.erl()} {msg}",
-        pod=node_name,
-        namespace=NS,
-        node=node,
-    )
+    w.emit(t, "rabbitmq", level,
+           f"{u.strftime('%Y-%m-%d %H:%M:%S')}.{u.microsecond:06d}+00:00 [{lv}] {proc or w.erl()} {msg}",
+           pod=node_name, namespace=NS, node=node)
 
 
-def k8s(
-    w: World,
-    t: datetime,
-    service: str,
-    level: str,
-    reason: str,
-    msg: str,
-    kind: str,
-    obj: str,
-    count: int = 1,
-) -> None:
+def k8s(w: World, t: datetime, service: str, level: str, reason: str, msg: str, kind: str, obj: str,
+        count: int = 1) -> None:
     w.emit(
-        t,
-        service,
-        level,
-        f"{reason}: {msg}",
-        reason=reason,
-        object_kind=kind,
-        object_name=obj,
-        namespace=NS,
-        count=str(count),
-        component="kubelet" if kind == "Pod" else "deployment-controller",
+        t, service, level, f"{reason}: {msg}", reason=reason, object_kind=kind, object_name=obj,
+        namespace=NS, count=str(count), component="kubelet" if kind == "Pod" else "deployment-controller",
         source="k8s-events",
     )
 
@@ -1098,16 +699,7 @@ World.erl = erl  # type: ignore[attr-defined]
 COUPONS = ["PRIMEIRA10", "FRETEGRATIS-SP", "SEGUNDOU15", "PIZZA20", "JANTAR20", "ALMOCO12"]
 BG = 0.42  # background volume (access logs and app chatter are sampled)
 SEARCH_Q = [
-    "pizza",
-    "hamburguer",
-    "açaí",
-    "sushi",
-    "marmita",
-    "pastel",
-    "esfiha",
-    "poke",
-    "churrasco",
-    "padaria",
+    "pizza", "hamburguer", "açaí", "sushi", "marmita", "pastel", "esfiha", "poke", "churrasco", "padaria",
 ]
 
 
@@ -1122,9 +714,7 @@ def ingress_bg(w: World, t: datetime) -> None:
         r = w.r()
         if r < 0.22:
             path, up, rt = (
-                f"/v1/home?lat=-23.{w.ri(4000, 7000)}&lng=-46.{w.ri(5000, 7500)}",
-                "consumer-api",
-                0.07,
+                f"/v1/home?lat=-23.{w.ri(4000, 7000)}&lng=-46.{w.ri(5000, 7500)}", "consumer-api", 0.07,
             )
             method = "GET"
         elif r < 0.40:
@@ -1132,9 +722,7 @@ def ingress_bg(w: World, t: datetime) -> None:
         elif r < 0.50:
             path, up, rt, method = (
                 f"/v1/search?q={w.pick(['pizza', 'sushi', 'acai', 'lanche', 'marmita'])}&page=1",
-                "consumer-api",
-                0.09,
-                "GET",
+                "consumer-api", 0.09, "GET",
             )
         elif r < 0.62:
             path, up, rt, method = "/v1/cart/quote", "consumer-api", 0.12, "POST"
@@ -1198,32 +786,15 @@ def consumer_api_bg(w: World, t: datetime) -> None:
         r = w.r()
         if r < 0.55:
             url = w.pick(
-                [
-                    "/v1/home",
-                    "/v1/cart/quote",
-                    "/v1/checkout",
-                    f"/v1/merchants/{w.merchant()}/menu",
-                    "/v1/search",
-                ]
+                ["/v1/home", "/v1/cart/quote", "/v1/checkout", f"/v1/merchants/{w.merchant()}/menu",
+                 "/v1/search"]
             )
             method = "POST" if url in ("/v1/cart/quote", "/v1/checkout") else "GET"
-            capi(
-                w,
-                tt,
-                "INFO",
-                "request completed",
-                req={"id": w.hexid(12), "method": method, "url": url},
-                res={"statusCode": 200},
-                responseTime=w.ri(18, 420),
-            )
+            capi(w, tt, "INFO", "request completed", req={"id": w.hexid(12), "method": method, "url": url},
+                 res={"statusCode": 200}, responseTime=w.ri(18, 420))
         elif r < 0.70:
-            capi(
-                w,
-                tt,
-                "WARN",
-                f"upstream catalog slow ({w.ri(700, 1400)}ms), serving cached home rail",
-                region=w.pick(REGIONS),
-            )
+            capi(w, tt, "WARN", f"upstream catalog slow ({w.ri(700, 1400)}ms), serving cached home rail",
+                 region=w.pick(REGIONS))
         elif r < 0.80:
             capi(w, tt, "INFO", f"access token expired for {w.user()}, answering 401")
         elif r < 0.86:
@@ -1233,84 +804,53 @@ def consumer_api_bg(w: World, t: datetime) -> None:
         elif r < 0.90:
             capi(w, tt, "INFO", f"otp sent to {w.phone()} via sms", provider="torpedosms")
     if w.r() < 0.025:
-        capi(
-            w,
-            w.jit(t),
-            "ERROR",
-            "unhandled rejection in tip screen: TypeError: Cannot read properties of undefined (reading "
-            "'amount')",
-            err={
-                "type": "TypeError",
-                "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
-                "tipSummary (/app/dist/checkout/tips.js:41:27)",
-            },
-        )
+        capi(w, w.jit(t), "ERROR",
+             "unhandled rejection in tip screen: TypeError: Cannot read properties of undefined (reading "
+             "'amount')",
+             err={"type": "TypeError",
+                  "stack": "TypeError: Cannot read properties of undefined (reading 'amount')\n    at "
+                  "tipSummary (/app/dist/checkout/tips.js:41:27)"})
     # incidents
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=2):
         for _ in range(w.count(2.2 * L)):
-            capi(
-                w,
-                w.jit(t),
-                "ERROR",
-                f"checkout failed for {w.cart()}: orders POST /orders timed out after 10000ms",
-                err={"type": "TimeoutError", "code": "UND_ERR_HEADERS_TIMEOUT"},
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: orders POST /orders timed out after 10000ms",
+                 err={"type": "TimeoutError", "code": "UND_ERR_HEADERS_TIMEOUT"})
     if inside(t, RABBIT):
         for _ in range(w.count(2.0 * L)):
-            capi(
-                w,
-                w.jit(t),
-                "ERROR",
-                f"checkout failed for {w.cart()}: orders answered 503 ORDER_EVENTS_UNAVAILABLE",
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: orders answered 503 ORDER_EVENTS_UNAVAILABLE")
     if inside(t, FLAG_RJ):
         for _ in range(w.count(1.2 * L)):
-            capi(w, w.jit(t), "WARN", f"catalog answered 404 MENU_NOT_FOUND for {w.merchant()}", region="RJ")
+            capi(w, w.jit(t), "WARN", f"catalog answered 404 MENU_NOT_FOUND for {w.merchant()}",
+                 region="RJ")
     if inside(t, COUPON):
         for _ in range(w.count(1.0 * L)):
-            capi(
-                w,
-                w.jit(t),
-                "INFO",
-                f"quote for {w.cart()}: coupon JANTAR20 rejected by pricing (COUPON_EXPIRED)",
-            )
+            capi(w, w.jit(t), "INFO",
+                 f"quote for {w.cart()}: coupon JANTAR20 rejected by pricing (COUPON_EXPIRED)")
     if inside(t, KEEPALIVE):
         f = frac(t, KEEPALIVE, 600)
         for _ in range(w.count(3.0 * L * f)):
             capi(
-                w,
-                w.jit(t),
-                "ERROR",
+                w, w.jit(t), "ERROR",
                 f"quote failed for {w.cart()}: connect EADDRNOTAVAIL 10.43.12.7:8080 - Local (0.0.0.0:0)",
                 err={
-                    "type": "Error",
-                    "code": "EADDRNOTAVAIL",
-                    "syscall": "connect",
-                    "address": "10.43.12.7",
+                    "type": "Error", "code": "EADDRNOTAVAIL", "syscall": "connect", "address": "10.43.12.7",
                     "port": 8080,
                 },
             )
         if t.minute % 5 == 0:
             for p in PODS["consumer-api"]:
-                capi(
-                    w,
-                    w.jit(t, 10),
-                    "WARN",
-                    f"socket stats: {int(9000 + 19000 * f) + w.ri(0, 300)} sockets in TIME_WAIT, "
-                    f"ephemeral ports 32768-60999 in use {int(8000 + 19900 * f)}/28232",
-                    p=p,
-                )
+                capi(w, w.jit(t, 10), "WARN",
+                     f"socket stats: {int(9000 + 19000 * f) + w.ri(0, 300)} sockets in TIME_WAIT, "
+                     f"ephemeral ports 32768-60999 in use {int(8000 + 19900 * f)}/28232", p=p)
     if inside(t, HEAP):
         for _ in range(w.count(0.8 * L)):
             capi(w, w.jit(t), "WARN", f"orders slow: GET /orders/{w.order()} took {w.ri(4000, 11000)}ms")
     if inside(t, POOL):
         for _ in range(w.count(1.4 * L)):
-            capi(
-                w,
-                w.jit(t),
-                "ERROR",
-                f"checkout failed for {w.cart()}: payments answered 503 PSP_UNAVAILABLE (card)",
-            )
+            capi(w, w.jit(t), "ERROR",
+                 f"checkout failed for {w.cart()}: payments answered 503 PSP_UNAVAILABLE (card)")
     if inside(t, SMS):
         for _ in range(w.count(1.5 * L)):
             capi(w, w.jit(t), "INFO", f"otp resend requested by {w.phone()} (attempt {w.ri(2, 4)})")
@@ -1323,70 +863,40 @@ def portal_bg(w: World, t: datetime) -> None:
         r = w.r()
         if r < 0.5:
             o, m = w.order(), w.merchant()
-            portal(
-                w,
-                tt,
-                "INFO",
-                f"Pedido {o} aceito pela loja {m}",
-                {"user_id": w.ri(1000, 90000), "tempo_aceite_s": w.ri(8, 160)},
-            )
+            portal(w, tt, "INFO", f"Pedido {o} aceito pela loja {m}",
+                   {"user_id": w.ri(1000, 90000), "tempo_aceite_s": w.ri(8, 160)})
         elif r < 0.8:
-            portal(
-                w,
-                tt,
-                "WARN",
-                "Deprecated: Creation of dynamic property App\\Support\\Legacy\\Cardapio::$itens is "
-                "deprecated "
-                "in /var/www/app/Support/Legacy/Cardapio.php on line 88",
-            )
+            portal(w, tt, "WARN",
+                   "Deprecated: Creation of dynamic property App\\Support\\Legacy\\Cardapio::$itens is "
+                   "deprecated in /var/www/app/Support/Legacy/Cardapio.php on line 88")
         else:
-            portal(
-                w,
-                tt,
-                "WARN",
-                "Job App\\Jobs\\SyncMenuToCatalog failed, releasing back onto queue (attempt "
-                f"{w.ri(1, 3)}/5)",
-                {"merchant_id": w.ri(10000, 48999)},
-            )
+            portal(w, tt, "WARN",
+                   "Job App\\Jobs\\SyncMenuToCatalog failed, releasing back onto queue (attempt "
+                   f"{w.ri(1, 3)}/5)", {"merchant_id": w.ri(10000, 48999)})
     if w.r() < 0.03:
-        portal(
-            w,
-            w.jit(t),
-            "ERROR",
-            f"Unable to generate thumbnail for upload upl_{w.b36(8)}: unsupported image type image/heic",
-            {"exception": "[object] (Intervention\\Image\\Exception\\NotSupportedException(code: 0))"},
-        )
+        portal(w, w.jit(t), "ERROR",
+               f"Unable to generate thumbnail for upload upl_{w.b36(8)}: unsupported image type image/heic",
+               {"exception": "[object] (Intervention\\Image\\Exception\\NotSupportedException(code: 0))"})
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=1):
         for _ in range(w.count(1.6 * L)):
             m = w.ri(10000, 48999)
-            portal(
-                w,
-                w.jit(t),
-                "ERROR",
-                "SQLSTATE[HY000]: General error: 3024 Query execution was interrupted, maximum "
-                "statement execution time exceeded (SQL: select * from `orders` where `merchant_id` = "
-                f"{m} and `status` in (novo, aceito))",
-                {"exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"},
-            )
+            portal(w, w.jit(t), "ERROR",
+                   "SQLSTATE[HY000]: General error: 3024 Query execution was interrupted, maximum "
+                   "statement execution time exceeded (SQL: select * from `orders` where `merchant_id` = "
+                   f"{m} and `status` in (novo, aceito))",
+                   {"exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"})
     if inside(t, HEAP):
         for _ in range(w.count(2.2 * L)):
             o = w.order()
             portal(
-                w,
-                w.jit(t),
-                "ERROR",
+                w, w.jit(t), "ERROR",
                 "cURL error 28: Operation timed out after 5001 milliseconds with 0 bytes received "
                 f"(see https://curl.haxx.se/libcurl/c/libcurl-errors.html) for http://orders.mkt-prod.svc:8080/internal/orders/{o}/accept",
                 {"exception": "[object] (GuzzleHttp\\Exception\\ConnectException(code: 0))"},
             )
             if w.r() < 0.5:
-                portal(
-                    w,
-                    w.jit(t),
-                    "WARN",
-                    f"Aceite do pedido {o} falhou, o tablet vai tentar de novo",
-                    {"tentativa": w.ri(2, 4)},
-                )
+                portal(w, w.jit(t), "WARN", f"Aceite do pedido {o} falhou, o tablet vai tentar de novo",
+                       {"tentativa": w.ri(2, 4)})
 
 
 def orders_bg(w: World, t: datetime) -> None:
@@ -1396,103 +906,51 @@ def orders_bg(w: World, t: datetime) -> None:
         r = w.r()
         th = f"http-nio-8080-exec-{w.ri(1, 40)}"
         if r < 0.5:
-            orders_log(
-                w,
-                tt,
-                "INFO",
-                th,
-                "c.r.orders.checkout.OrderService",
-                f"Order {w.order()} created for merchant {w.merchant()} total=BRL "
-                f"{w.ri(18, 160)}.{w.ri(0, 99):02d} "
-                f"payment={w.pick(['PIX', 'PIX', 'CARD', 'CARD', 'CARD', 'VR'])}",
-            )
+            orders_log(w, tt, "INFO", th, "c.r.orders.checkout.OrderService",
+                       f"Order {w.order()} created for merchant {w.merchant()} total=BRL "
+                       f"{w.ri(18, 160)}.{w.ri(0, 99):02d} "
+                       f"payment={w.pick(['PIX', 'PIX', 'CARD', 'CARD', 'CARD', 'VR'])}")
         elif r < 0.8:
-            orders_log(
-                w,
-                tt,
-                "INFO",
-                f"order-events-{w.ri(1, 4)}",
-                "c.r.orders.status.StatusPublisher",
-                f"Order {w.order()} status "
-                f"{w.pick(['ACCEPTED', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED'])}",
-            )
+            orders_log(w, tt, "INFO", f"order-events-{w.ri(1, 4)}", "c.r.orders.status.StatusPublisher",
+                       f"Order {w.order()} status "
+                       f"{w.pick(['ACCEPTED', 'PREPARING', 'READY', 'PICKED_UP', 'DELIVERED'])}")
         elif r < 0.92:
-            orders_log(
-                w,
-                tt,
-                "WARN",
-                th,
-                "c.r.orders.persistence.OrderRepository",
-                f"Optimistic lock conflict on order {w.order()} (version {w.ri(2, 6)}), retrying",
-            )
+            orders_log(w, tt, "WARN", th, "c.r.orders.persistence.OrderRepository",
+                       f"Optimistic lock conflict on order {w.order()} (version {w.ri(2, 6)}), retrying")
         else:
-            orders_log(
-                w,
-                tt,
-                "WARN",
-                th,
-                "c.r.orders.pricing.RequoteClient",
-                f"re-quote for {w.order()} differs from cart by BRL 0.{w.ri(1, 99):02d} (rounding), "
-                "keeping cart total",
-            )
+            orders_log(w, tt, "WARN", th, "c.r.orders.pricing.RequoteClient",
+                       f"re-quote for {w.order()} differs from cart by BRL 0.{w.ri(1, 99):02d} (rounding), "
+                       "keeping cart total")
     if inside(t, MDL) and t >= MDL[0] + timedelta(minutes=1):
         for _ in range(w.count(2.4 * L)):
             p = w.pick(PODS["orders"])
             th = f"http-nio-8080-exec-{w.ri(1, 40)}"
             if w.r() < 0.5:
-                orders_log(
-                    w,
-                    w.jit(t),
-                    "ERROR",
-                    th,
-                    "com.zaxxer.hikari.pool.HikariPool",
-                    f"HikariPool-1 - Connection is not available, request timed out after 30000ms "
-                    f"(total=40, active=40, idle=0, waiting={w.ri(80, 160)})",
-                    p=p,
-                )
+                orders_log(w, w.jit(t), "ERROR", th, "com.zaxxer.hikari.pool.HikariPool",
+                           f"HikariPool-1 - Connection is not available, request timed out after 30000ms "
+                           f"(total=40, active=40, idle=0, waiting={w.ri(80, 160)})", p=p)
             else:
-                orders_log(
-                    w,
-                    w.jit(t),
-                    "ERROR",
-                    th,
-                    "c.r.orders.checkout.OrderService",
-                    f"Failed to create order for {w.cart()}: "
-                    "org.springframework.dao.DataAccessResourceFailureException: "
-                    "Unable to acquire JDBC Connection",
-                    p=p,
-                )
+                orders_log(w, w.jit(t), "ERROR", th, "c.r.orders.checkout.OrderService",
+                           f"Failed to create order for {w.cart()}: "
+                           "org.springframework.dao.DataAccessResourceFailureException: "
+                           "Unable to acquire JDBC Connection", p=p)
     if inside(t, RABBIT):
         for _ in range(w.count(2.2 * L)):
             orders_log(
-                w,
-                w.jit(t),
-                "ERROR",
-                f"http-nio-8080-exec-{w.ri(1, 40)}",
+                w, w.jit(t), "ERROR", f"http-nio-8080-exec-{w.ri(1, 40)}",
                 "c.r.orders.events.OrderEventPublisher",
                 f"Timed out publishing OrderCreated for {w.order()} after 5000 ms (connection blocked), "
                 "rolling back",
             )
     if inside(t, HEAP):
         if w.r() < 0.5:
-            orders_log(
-                w,
-                w.jit(t),
-                "WARN",
-                "HikariPool-1 housekeeper",
-                "com.zaxxer.hikari.pool.HikariPool",
-                "HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
-                f"delta={w.ri(8, 52)}s).",
-            )
+            orders_log(w, w.jit(t), "WARN", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+                       "HikariPool-1 - Thread starvation or clock leap detected (housekeeper "
+                       f"delta={w.ri(8, 52)}s).")
         for _ in range(w.count(0.6 * L)):
-            orders_log(
-                w,
-                w.jit(t),
-                "WARN",
-                f"http-nio-8080-exec-{w.ri(1, 40)}",
-                "c.r.orders.web.SlowRequestFilter",
-                f"Slow request POST /internal/orders/{w.order()}/accept took {w.ri(5200, 14000)} ms",
-            )
+            orders_log(w, w.jit(t), "WARN", f"http-nio-8080-exec-{w.ri(1, 40)}",
+                       "c.r.orders.web.SlowRequestFilter",
+                       f"Slow request POST /internal/orders/{w.order()}/accept took {w.ri(5200, 14000)} ms")
 
 
 def payments_bg(w: World, t: datetime, leased: dict) -> None:
@@ -1504,151 +962,69 @@ def payments_bg(w: World, t: datetime, leased: dict) -> None:
         if r < 0.3:
             txid = w.hexid(26)
             pay(
-                w,
-                tt,
-                "INFO",
-                th,
-                "c.r.p.pix.PixChargeService",
+                w, tt, "INFO", th, "c.r.p.pix.PixChargeService",
                 f"PIX charge created txid={txid} amount={w.ri(18, 160)}.{w.ri(0, 99):02d} order={w.order()}",
             )
             if not inside(tt, DNS):
-                pay(
-                    w,
-                    tt + timedelta(seconds=w.ri(20, 140)),
-                    "INFO",
-                    f"webhook-{w.ri(1, 8)}",
+                pay(w, tt + timedelta(seconds=w.ri(20, 140)), "INFO", f"webhook-{w.ri(1, 8)}",
                     "c.r.p.pix.PixWebhookController",
                     f"PIX webhook received txid={txid} status=CONCLUIDA "
-                    f"endToEndId=E{w.ri(10000000, 99999999)}2026{w.hexid(10)}",
-                )
+                    f"endToEndId=E{w.ri(10000000, 99999999)}2026{w.hexid(10)}")
         elif r < 0.6:
-            pay(
-                w,
-                tt,
-                "INFO",
-                th,
-                "c.r.p.card.CardPaymentService",
+            pay(w, tt, "INFO", th, "c.r.p.card.CardPaymentService",
                 f"card authorized order={w.order()} psp_id=ch_{w.b36(12)} "
                 f"brand={w.pick(['visa', 'mastercard', 'elo', 'amex'])} "
-                f"3ds={w.pick(['frictionless', 'frictionless', 'challenge'])}",
-            )
+                f"3ds={w.pick(['frictionless', 'frictionless', 'challenge'])}")
         elif r < 0.78:
-            code, why = w.pick(
-                [
-                    ("51", "insufficient funds"),
-                    ("05", "do not honour"),
-                    ("57", "transaction not permitted"),
-                    ("54", "expired card"),
-                ]
-            )
-            pay(
-                w,
-                tt,
-                "WARN",
-                th,
-                "c.r.p.card.CardPaymentService",
-                f"card declined order={w.order()} acquirer_code={code} ({why})",
-            )
+            code, why = w.pick([("51", "insufficient funds"), ("05", "do not honour"),
+                                ("57", "transaction not permitted"), ("54", "expired card")])
+            pay(w, tt, "WARN", th, "c.r.p.card.CardPaymentService",
+                f"card declined order={w.order()} acquirer_code={code} ({why})")
         elif r < 0.9:
-            pay(
-                w,
-                tt,
-                "WARN",
-                th,
-                "c.r.p.psp.CobraPayClient",
+            pay(w, tt, "WARN", th, "c.r.p.psp.CobraPayClient",
                 "PSP call POST /v2/charges timed out after 3000 ms, retry 1/2 succeeded in "
-                f"{w.ri(180, 900)} ms",
-            )
+                f"{w.ri(180, 900)} ms")
         else:
-            pay(
-                w,
-                tt,
-                "INFO",
-                th,
-                "c.r.p.card.ThreeDsService",
-                f"3DS challenge completed order={w.order()} eci=05",
-            )
+            pay(w, tt, "INFO", th, "c.r.p.card.ThreeDsService",
+                f"3DS challenge completed order={w.order()} eci=05")
     if w.r() < 0.02:
-        pay(
-            w,
-            w.jit(t),
-            "ERROR",
-            "refund-worker-1",
-            "c.r.p.refund.RefundService",
-            f"PSP refund failed for {w.order()}: 409 REFUND_ALREADY_REQUESTED",
-        )
+        pay(w, w.jit(t), "ERROR", "refund-worker-1", "c.r.p.refund.RefundService",
+            f"PSP refund failed for {w.order()}: 409 REFUND_ALREADY_REQUESTED")
     if w.r() < 0.02 and not inside(t, DNS):
-        pay(
-            w,
-            w.jit(t),
-            "WARN",
-            "pix-poller-1",
-            "c.r.p.pix.PixStatusPoller",
-            f"PIX charge txid={w.hexid(26)} still ATIVA after 300s with no webhook, scheduling status poll",
-        )
+        pay(w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
+            f"PIX charge txid={w.hexid(26)} still ATIVA after 300s with no webhook, scheduling status poll")
     if inside(t, DNS):
         for _ in range(w.count(1.8 * L + 0.3)):
             txid = w.hexid(26)
-            pay(
-                w,
-                w.jit(t),
-                "WARN",
-                "pix-poller-1",
-                "c.r.p.pix.PixStatusPoller",
-                f"PIX charge txid={txid} still ATIVA after 300s with no webhook, scheduling status poll",
-            )
+            pay(w, w.jit(t), "WARN", "pix-poller-1", "c.r.p.pix.PixStatusPoller",
+                f"PIX charge txid={txid} still ATIVA after 300s with no webhook, scheduling status poll")
             if w.r() < 0.7:
-                pay(
-                    w,
-                    w.jit(t),
-                    "WARN",
-                    "pix-poller-2",
-                    "c.r.p.pix.PixStatusPoller",
+                pay(w, w.jit(t), "WARN", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
                     f"status poll txid={txid} -> CONCLUIDA (paid {w.ri(4, 9)} min ago), webhook never "
-                    "arrived",
-                )
+                    "arrived")
             else:
-                pay(
-                    w,
-                    w.jit(t),
-                    "ERROR",
-                    "pix-poller-2",
-                    "c.r.p.pix.PixStatusPoller",
+                pay(w, w.jit(t), "ERROR", "pix-poller-2", "c.r.p.pix.PixStatusPoller",
                     f"order {w.order()} cancelled: PIX txid={txid} not confirmed before the order's 10 "
-                    "min payment deadline",
-                )
+                    "min payment deadline")
     # the PSP http connection pool (6.3.2 leaks one connection per 3DS callback error)
     if t.minute % 10 == 0:
         for p in PODS["payments"]:
             n = leased[p[0]]
             pend = 0 if n < 20 else w.ri(40, 120)
-            pay(
-                w,
-                w.jit(t, 5),
-                "INFO",
-                "pool-stats",
-                "c.r.p.psp.PspHttpClient",
+            pay(w, w.jit(t, 5), "INFO", "pool-stats", "c.r.p.psp.PspHttpClient",
                 f"psp http pool stats [leased: {min(20, n + w.ri(0, 3))}; pending: {pend}; available: "
-                f"{max(0, 20 - n - 2)}; max: 20]",
-                p=p,
-            )
+                f"{max(0, 20 - n - 2)}; max: 20]", p=p)
     if inside(t, POOL):
         for p in PODS["payments"]:
             if leased[p[0]] >= 20:
                 for _ in range(w.count(1.6 * L)):
-                    pay(
-                        w,
-                        w.jit(t),
-                        "ERROR",
-                        f"http-nio-8080-exec-{w.ri(1, 30)}",
+                    pay(w, w.jit(t), "ERROR", f"http-nio-8080-exec-{w.ri(1, 30)}",
                         "c.r.p.psp.CobraPayClient",
                         f"PSP call failed for {w.order()}: "
                         "org.apache.hc.core5.http.ConnectionRequestTimeoutException: "
                         f"Timeout deadline: 3000 MILLISECONDS, actual: {w.ri(3001, 3009)} MILLISECONDS - "
                         "psp http connection pool "
-                        f"exhausted [leased: 20; pending: {w.ri(40, 120)}; available: 0; max: 20]",
-                        p=p,
-                    )
+                        f"exhausted [leased: 20; pending: {w.ri(40, 120)}; available: 0; max: 20]", p=p)
 
 
 def dispatch_bg(w: World, t: datetime) -> None:
@@ -1658,142 +1034,52 @@ def dispatch_bg(w: World, t: datetime) -> None:
         r = w.r()
         o = w.order()
         if r < 0.45:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "matcher/offer.go:112",
-                "order offered to courier",
-                order_id=o,
-                courier_id=w.courier(),
-                eta_s=w.ri(240, 1500),
-                radius_km=3.0,
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:112", "order offered to courier", order_id=o,
+                courier_id=w.courier(), eta_s=w.ri(240, 1500), radius_km=3.0)
         elif r < 0.75:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "matcher/offer.go:188",
-                "courier accepted offer",
-                order_id=o,
-                courier_id=w.courier(),
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:188", "courier accepted offer", order_id=o,
+                courier_id=w.courier())
         elif r < 0.85:
-            zap(
-                w,
-                tt,
-                "INFO",
-                "matcher/offer.go:201",
-                "courier rejected offer",
-                order_id=o,
-                courier_id=w.courier(),
-                reason=w.pick(["too_far", "timeout", "busy"]),
-            )
+            zap(w, tt, "INFO", "matcher/offer.go:201", "courier rejected offer", order_id=o,
+                courier_id=w.courier(), reason=w.pick(["too_far", "timeout", "busy"]))
         elif r < 0.93:
-            zap(
-                w,
-                tt,
-                "WARN",
-                "matcher/candidates.go:77",
-                "no eligible couriers within radius, widening",
-                order_id=o,
-                radius_km=3.0,
-                next_radius_km=5.0,
-                candidates=w.ri(0, 6),
-                alive=w.ri(1, 6),
-                region=w.pick(REGIONS),
-            )
+            zap(w, tt, "WARN", "matcher/candidates.go:77", "no eligible couriers within radius, widening",
+                order_id=o, radius_km=3.0, next_radius_km=5.0, candidates=w.ri(0, 6), alive=w.ri(1, 6),
+                region=w.pick(REGIONS))
         else:
-            zap(
-                w,
-                tt,
-                "WARN",
-                "store/orders.go:54",
-                "order not found on replica, retrying",
-                order_id=o,
-                attempt=1,
-                replica="mysql-orders-ro",
-            )
+            zap(w, tt, "WARN", "store/orders.go:54", "order not found on replica, retrying", order_id=o,
+                attempt=1, replica="mysql-orders-ro")
     if w.r() < 0.03:
-        zap(
-            w,
-            w.jit(t),
-            "ERROR",
-            "push/courier.go:63",
-            "offer push failed: courier app token unregistered",
-            courier_id=w.courier(),
-            error="messaging/registration-token-not-registered",
-        )
+        zap(w, w.jit(t), "ERROR", "push/courier.go:63", "offer push failed: courier app token unregistered",
+            courier_id=w.courier(), error="messaging/registration-token-not-registered")
     if inside(t, EVICT):
         for _ in range(w.count(1.6 * L + 0.4)):
-            zap(
-                w,
-                w.jit(t),
-                "WARN",
-                "matcher/candidates.go:77",
-                "no eligible couriers within radius, widening",
-                order_id=w.order(),
-                radius_km=3.0,
-                next_radius_km=5.0,
-                candidates=w.ri(8, 31),
-                alive=0,
-                region=w.pick(REGIONS),
-            )
+            zap(w, w.jit(t), "WARN", "matcher/candidates.go:77",
+                "no eligible couriers within radius, widening", order_id=w.order(), radius_km=3.0,
+                next_radius_km=5.0, candidates=w.ri(8, 31), alive=0, region=w.pick(REGIONS))
         if t >= EVICT[0] + timedelta(minutes=10):
             for _ in range(w.count(0.9 * L + 0.2)):
-                zap(
-                    w,
-                    w.jit(t),
-                    "ERROR",
-                    "matcher/escalate.go:31",
-                    "order unassigned after 10m, escalating to ops",
-                    order_id=w.order(),
-                    attempts=w.ri(4, 9),
-                    last_candidates=w.ri(8, 31),
-                    last_alive=0,
-                )
+                zap(w, w.jit(t), "ERROR", "matcher/escalate.go:31",
+                    "order unassigned after 10m, escalating to ops", order_id=w.order(),
+                    attempts=w.ri(4, 9), last_candidates=w.ri(8, 31), last_alive=0)
     if inside(t, REPL) and t >= REPL[0] + timedelta(minutes=1):
         for _ in range(w.count(2.0 * L)):
             o = w.order()
-            zap(
-                w,
-                w.jit(t),
-                "WARN",
-                "store/orders.go:54",
-                "order not found on replica, retrying",
-                order_id=o,
-                attempt=w.ri(1, 3),
-                replica="mysql-orders-ro",
-            )
+            zap(w, w.jit(t), "WARN", "store/orders.go:54", "order not found on replica, retrying",
+                order_id=o, attempt=w.ri(1, 3), replica="mysql-orders-ro")
             if w.r() < 0.6:
-                zap(
-                    w,
-                    w.jit(t),
-                    "ERROR",
-                    "matcher/loop.go:140",
-                    "order not found after 3 retries, leaving unassigned",
-                    order_id=o,
-                    replica="mysql-orders-ro",
-                    queue="dispatch.order-ready",
-                )
+                zap(w, w.jit(t), "ERROR", "matcher/loop.go:140",
+                    "order not found after 3 retries, leaving unassigned", order_id=o,
+                    replica="mysql-orders-ro", queue="dispatch.order-ready")
     if inside(t, GEO_SYMPTOM):
         f = min(1.0, (t - GEO_SYMPTOM[0]).total_seconds() / 900)
         if t >= GEO_SYMPTOM[0] + timedelta(minutes=45):
             f = max(0.0, 1 - (t - GEO_SYMPTOM[0] - timedelta(minutes=45)).total_seconds() / 1700)
         for _ in range(w.count(2.2 * L * f)):
-            zap(
-                w,
-                w.jit(t),
-                "ERROR",
-                "route/plan.go:96",
-                "cannot offer order: route distance exceeds max",
-                order_id=w.order(),
-                dist_km=round(7800 + w.r() * 900, 1),
-                max_km=30 if t >= at(1, 22, 35) else 25,
-                dropoff="(0.000000,0.000000)",
-                merchant_id=w.merchant(),
-            )
+            zap(w, w.jit(t), "ERROR", "route/plan.go:96", "cannot offer order: route distance exceeds max",
+                order_id=w.order(), dist_km=round(7800 + w.r() * 900, 1),
+                max_km=30 if t >= at(1, 22, 35) else 25, dropoff="(0.000000,0.000000)",
+                merchant_id=w.merchant())
 
 
 def courier_bg(w: World, t: datetime) -> None:
@@ -1803,60 +1089,20 @@ def courier_bg(w: World, t: datetime) -> None:
         r = w.r()
         c = w.courier()
         if r < 0.45:
-            cloc(
-                w,
-                tt,
-                "WARN",
-                "ingest/pings.go:141",
-                "dropping out-of-order ping",
-                courier=c,
-                seq=w.ri(1000, 99999),
-                last_seq=w.ri(1000, 99999),
-                lag_ms=w.ri(900, 42000),
-            )
+            cloc(w, tt, "WARN", "ingest/pings.go:141", "dropping out-of-order ping", courier=c,
+                 seq=w.ri(1000, 99999), last_seq=w.ri(1000, 99999), lag_ms=w.ri(900, 42000))
         elif r < 0.75:
-            cloc(
-                w,
-                tt,
-                "WARN",
-                "ingest/pings.go:168",
-                "gps accuracy too low, ignoring",
-                courier=c,
-                accuracy_m=w.ri(120, 2400),
-                app=w.pick(["RangoEntregador/6.2.1", "RangoEntregador/6.1.9"]),
-            )
+            cloc(w, tt, "WARN", "ingest/pings.go:168", "gps accuracy too low, ignoring", courier=c,
+                 accuracy_m=w.ri(120, 2400), app=w.pick(["RangoEntregador/6.2.1", "RangoEntregador/6.1.9"]))
         elif r < 0.95:
-            cloc(
-                w,
-                tt,
-                "INFO",
-                "ingest/flush.go:52",
-                "pings flushed",
-                batch=w.ri(200, 900),
-                geoadd_ms=w.ri(1, 9),
-                key=f"couriers:geo:{w.pick(REGIONS)}",
-            )
+            cloc(w, tt, "INFO", "ingest/flush.go:52", "pings flushed", batch=w.ri(200, 900),
+                 geoadd_ms=w.ri(1, 9), key=f"couriers:geo:{w.pick(REGIONS)}")
         else:
-            cloc(
-                w,
-                tt,
-                "WARN",
-                "ingest/stream.go:88",
-                "courier stream idle, closing",
-                courier=c,
-                idle_s=w.ri(61, 300),
-            )
+            cloc(w, tt, "WARN", "ingest/stream.go:88", "courier stream idle, closing", courier=c,
+                 idle_s=w.ri(61, 300))
     if w.r() < 0.08:
-        cloc(
-            w,
-            w.jit(t),
-            "ERROR",
-            "ingest/stream.go:97",
-            "grpc stream reset by client",
-            code="Canceled",
-            courier=w.courier(),
-            err="rpc error: code = Canceled desc = context canceled",
-        )
+        cloc(w, w.jit(t), "ERROR", "ingest/stream.go:97", "grpc stream reset by client", code="Canceled",
+             courier=w.courier(), err="rpc error: code = Canceled desc = context canceled")
 
 
 def pricing_bg(w: World, t: datetime) -> None:
@@ -1869,78 +1115,38 @@ def pricing_bg(w: World, t: datetime) -> None:
         r = w.r()
         c = w.cart()
         if r < 0.6:
-            pricing(
-                w,
-                tt,
-                "INFO",
-                "pricing.quote",
-                f"quote {c} subtotal={w.ri(18, 160)}.{w.ri(0, 99):02d} "
-                f"fee={w.ri(0, 12)}.{w.pick(['00', '49', '90', '99'])} "
-                f"distance_km={w.ri(1, 9)}.{w.ri(0, 9)} surge=1.{w.ri(0, 3)}",
-            )
+            pricing(w, tt, "INFO", "pricing.quote",
+                    f"quote {c} subtotal={w.ri(18, 160)}.{w.ri(0, 99):02d} "
+                    f"fee={w.ri(0, 12)}.{w.pick(['00', '49', '90', '99'])} "
+                    f"distance_km={w.ri(1, 9)}.{w.ri(0, 9)} surge=1.{w.ri(0, 3)}")
         elif r < 0.8:
             cp = w.pick(["PIZZA20", "ALMOCO12", "SEGUNDOU15"])
-            pricing(
-                w,
-                tt,
-                "WARN",
-                "pricing.coupons",
-                f"coupon {cp} rejected for {c}: COUPON_MIN_ORDER "
-                f"(subtotal={w.ri(12, 29)}.{w.ri(0, 99):02d} min=30.00)",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon {cp} rejected for {c}: COUPON_MIN_ORDER "
+                    f"(subtotal={w.ri(12, 29)}.{w.ri(0, 99):02d} min=30.00)")
         elif r < 0.9:
-            pricing(
-                w,
-                tt,
-                "WARN",
-                "pricing.coupons",
-                f"coupon PRIMEIRA10 rejected for {c}: COUPON_ALREADY_USED (user {w.user()})",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon PRIMEIRA10 rejected for {c}: COUPON_ALREADY_USED (user {w.user()})")
         elif r < 0.95:
-            pricing(
-                w,
-                tt,
-                "WARN",
-                "pricing.coupons",
-                f"coupon {w.pick(['MAES30', 'DIADASMAES'])} rejected for {c}: COUPON_EXPIRED "
-                f"(valid_until=2026-05-10 today={today} tz={tz})",
-            )
+            pricing(w, tt, "WARN", "pricing.coupons",
+                    f"coupon {w.pick(['MAES30', 'DIADASMAES'])} rejected for {c}: COUPON_EXPIRED "
+                    f"(valid_until=2026-05-10 today={today} tz={tz})")
         else:
-            pricing(
-                w,
-                tt,
-                "WARN",
-                "pricing.distance",
-                f"geo distance-matrix slow ({w.ri(600, 1500)} ms), using haversine estimate",
-            )
+            pricing(w, tt, "WARN", "pricing.distance",
+                    f"geo distance-matrix slow ({w.ri(600, 1500)} ms), using haversine estimate")
     if inside(t, COUPON) and t < at(0, 23, 4):
         for _ in range(w.count(1.6 * L)):
-            pricing(
-                w,
-                w.jit(t),
-                "WARN",
-                "pricing.coupons",
-                f"coupon JANTAR20 rejected for {w.cart()}: COUPON_EXPIRED "
-                f"(valid_until=2026-05-11 today={today} tz=UTC)",
-            )
+            pricing(w, w.jit(t), "WARN", "pricing.coupons",
+                    f"coupon JANTAR20 rejected for {w.cart()}: COUPON_EXPIRED "
+                    f"(valid_until=2026-05-11 today={today} tz=UTC)")
     lt = loc(t)
     if lt.hour == 21 and lt.minute == 0 and not fixed:
         ended = {0: "JANTAR20, SEGUNDOU15", 1: "TERCA-PIZZA", 2: "QUARTOU10"}[(t - DAY0).days]
-        pricing(
-            w,
-            t + timedelta(milliseconds=212),
-            "INFO",
-            "pricing.promo_calendar",
-            f"promo calendar rolled over to {today} (tz=UTC): campaigns ended: {ended}",
-        )
+        pricing(w, t + timedelta(milliseconds=212), "INFO", "pricing.promo_calendar",
+                f"promo calendar rolled over to {today} (tz=UTC): campaigns ended: {ended}")
     if lt.hour == 0 and lt.minute == 0:
-        pricing(
-            w,
-            t + timedelta(milliseconds=340),
-            "INFO",
-            "pricing.promo_calendar",
-            f"daily coupon counters reset for {lt.strftime('%Y-%m-%d')}",
-        )
+        pricing(w, t + timedelta(milliseconds=340), "INFO", "pricing.promo_calendar",
+                f"daily coupon counters reset for {lt.strftime('%Y-%m-%d')}")
 
 
 def notifications_bg(w: World, t: datetime) -> None:
@@ -1949,88 +1155,36 @@ def notifications_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         r = w.r()
         if r < 0.35:
-            notif(
-                w,
-                tt,
-                "INFO",
-                "push sent",
-                channel="push",
-                kind="order_status",
-                order=w.order(),
-                platform=w.pick(["fcm", "apns"]),
-            )
+            notif(w, tt, "INFO", "push sent", channel="push", kind="order_status", order=w.order(),
+                  platform=w.pick(["fcm", "apns"]))
         elif r < 0.55:
-            notif(
-                w,
-                tt,
-                "INFO",
-                "whatsapp sent",
-                channel="whatsapp",
-                template=w.pick(["pedido_confirmado", "pedido_a_caminho", "pedido_entregue"]),
-                wamid=f"wamid.HBgM{w.b36(20)}",
-            )
+            notif(w, tt, "INFO", "whatsapp sent", channel="whatsapp",
+                  template=w.pick(["pedido_confirmado", "pedido_a_caminho", "pedido_entregue"]),
+                  wamid=f"wamid.HBgM{w.b36(20)}")
         elif r < 0.72:
             sid = f"sms_{w.b36(10)}"
-            notif(
-                w,
-                tt,
-                "INFO",
-                "sms accepted by provider",
-                channel="sms",
-                provider="torpedosms",
-                id=sid,
-                to=w.phone(),
-                kind="otp",
-            )
+            notif(w, tt, "INFO", "sms accepted by provider", channel="sms", provider="torpedosms", id=sid,
+                  to=w.phone(), kind="otp")
             fail = 0.62 if inside(tt, SMS) else 0.04
             if w.r() < fail:
                 st, err = w.pick(
                     [("UNDELIVERED", "EC-0203"), ("EXPIRED", "EC-0410"), ("UNDELIVERED", "EC-0207")]
                 )
-                notif(
-                    w,
-                    tt + timedelta(seconds=w.ri(30, 300)),
-                    "WARN",
-                    f"sms dlr: {sid} status={st} err={err}",
-                    channel="sms",
-                    provider="torpedosms",
-                    carrier=w.pick(["VIVO", "CLARO", "TIM", "OI"]),
-                )
+                notif(w, tt + timedelta(seconds=w.ri(30, 300)), "WARN",
+                      f"sms dlr: {sid} status={st} err={err}", channel="sms", provider="torpedosms",
+                      carrier=w.pick(["VIVO", "CLARO", "TIM", "OI"]))
             else:
-                notif(
-                    w,
-                    tt + timedelta(seconds=w.ri(3, 20)),
-                    "INFO",
-                    f"sms dlr: {sid} status=DELIVERED",
-                    channel="sms",
-                    provider="torpedosms",
-                )
+                notif(w, tt + timedelta(seconds=w.ri(3, 20)), "INFO", f"sms dlr: {sid} status=DELIVERED",
+                      channel="sms", provider="torpedosms")
         elif r < 0.85:
-            notif(
-                w,
-                tt,
-                "WARN",
-                "whatsapp template rate limit hit (131056), requeue in 30s",
-                channel="whatsapp",
-                template="pedido_a_caminho",
-            )
+            notif(w, tt, "WARN", "whatsapp template rate limit hit (131056), requeue in 30s",
+                  channel="whatsapp", template="pedido_a_caminho")
         else:
-            notif(
-                w,
-                tt,
-                "WARN",
-                f"APNs BadDeviceToken for device dev_{w.b36(12)}, unregistering",
-                channel="push",
-            )
+            notif(w, tt, "WARN", f"APNs BadDeviceToken for device dev_{w.b36(12)}, unregistering",
+                  channel="push")
     if w.r() < 0.025:
-        notif(
-            w,
-            w.jit(t),
-            "ERROR",
-            "FCM send failed: messaging/internal-error, will retry",
-            channel="push",
-            attempt=1,
-        )
+        notif(w, w.jit(t), "ERROR", "FCM send failed: messaging/internal-error, will retry", channel="push",
+              attempt=1)
 
 
 def catalog_bg(w: World, t: datetime) -> None:
@@ -2041,75 +1195,27 @@ def catalog_bg(w: World, t: datetime) -> None:
         reg = w.pick(REGIONS)
         idx = "menus-v2" if (reg == "BH" and tt >= at(1, 10, 30)) else "menus"
         if r < 0.5:
-            catalog(
-                w,
-                tt,
-                "INFO",
-                "menu served",
-                merchant=w.merchant(),
-                region=reg,
-                index=idx,
-                items=w.ri(14, 220),
-                took_ms=w.ri(4, 60),
-            )
+            catalog(w, tt, "INFO", "menu served", merchant=w.merchant(), region=reg, index=idx,
+                    items=w.ri(14, 220), took_ms=w.ri(4, 60))
         elif r < 0.75:
-            catalog(
-                w,
-                tt,
-                "INFO",
-                "search",
-                q=w.pick(SEARCH_Q),
-                region=reg,
-                hits=w.ri(3, 400),
-                took_ms=w.ri(8, 140),
-            )
+            catalog(w, tt, "INFO", "search", q=w.pick(SEARCH_Q), region=reg, hits=w.ri(3, 400),
+                    took_ms=w.ri(8, 140))
         elif r < 0.92:
             catalog(w, tt, "WARN", "menu item image missing", merchant=w.merchant(), sku=f"sku_{w.b36(8)}")
         else:
-            catalog(
-                w,
-                tt,
-                "WARN",
-                "opensearch slow query",
-                took_ms=w.ri(900, 2600),
-                index="menus",
-                q=w.pick(SEARCH_Q),
-            )
+            catalog(w, tt, "WARN", "opensearch slow query", took_ms=w.ri(900, 2600), index="menus",
+                    q=w.pick(SEARCH_Q))
     if t.minute % 15 == 2 and w.r() < 0.4:
-        catalog(
-            w,
-            w.jit(t, 20),
-            "ERROR",
-            "opensearch bulk partial failure",
-            index="menus",
-            failed=1,
-            total=w.ri(300, 800),
-            reason="version_conflict_engine_exception",
-        )
+        catalog(w, w.jit(t, 20), "ERROR", "opensearch bulk partial failure", index="menus", failed=1,
+                total=w.ri(300, 800), reason="version_conflict_engine_exception")
     if inside(t, FLAG_RJ):
         for _ in range(w.count(2.0 * L)):
             m = w.merchant()
             tt = w.jit(t)
-            catalog(
-                w,
-                tt,
-                "INFO",
-                "menu query",
-                merchant=m,
-                region="RJ",
-                index="menus-v2",
-                hits=0,
-                flag="catalog.menu_index_v2",
-            )
-            catalog(
-                w,
-                tt + timedelta(milliseconds=3),
-                "WARN",
-                "menu empty, returning MENU_NOT_FOUND",
-                merchant=m,
-                region="RJ",
-                index="menus-v2",
-            )
+            catalog(w, tt, "INFO", "menu query", merchant=m, region="RJ", index="menus-v2", hits=0,
+                    flag="catalog.menu_index_v2")
+            catalog(w, tt + timedelta(milliseconds=3), "WARN", "menu empty, returning MENU_NOT_FOUND",
+                    merchant=m, region="RJ", index="menus-v2")
 
 
 def geo_bg(w: World, t: datetime) -> None:
@@ -2119,128 +1225,64 @@ def geo_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         r = w.r()
         if r < 0.4:
-            geo_access(
-                w,
-                tt,
-                w.pick(["10.42.2.155", "10.42.3.173", "10.42.1.190"]),
-                f"/v1/distance?from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}"
-                f"&to=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}",
-            )
+            geo_access(w, tt, w.pick(["10.42.2.155", "10.42.3.173", "10.42.1.190"]),
+                       f"/v1/distance?from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}"
+                       f"&to=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}")
         elif r < 0.65:
             cep = w.pick(CEPS)
             if bad and w.r() < 0.7:
-                geo(
-                    w,
-                    tt,
-                    "INFO",
-                    f"geocode cep={cep} -> (0.000000,0.000000) source=geoponto cached ttl=86400s",
-                )
+                geo(w, tt, "INFO",
+                    f"geocode cep={cep} -> (0.000000,0.000000) source=geoponto cached ttl=86400s")
             elif w.r() < 0.6:
-                geo(
-                    w,
-                    tt,
-                    "INFO",
-                    f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) source=cache",
-                )
+                geo(w, tt, "INFO",
+                    f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) source=cache")
             else:
-                geo(
-                    w,
-                    tt,
-                    "INFO",
+                geo(w, tt, "INFO",
                     f"geocode cep={cep} -> (-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}) "
-                    "source=geoponto cached ttl=86400s",
-                )
+                    "source=geoponto cached ttl=86400s")
         elif r < 0.85:
-            geo(
-                w,
-                tt,
-                "WARN",
-                f"GeoPonto 429 Too Many Requests, retrying in {w.pick([250, 500])}ms (attempt 1/3)",
-            )
+            geo(w, tt, "WARN",
+                f"GeoPonto 429 Too Many Requests, retrying in {w.pick([250, 500])}ms (attempt 1/3)")
         else:
             geo(
-                w,
-                tt,
-                "WARN",
+                w, tt, "WARN",
                 f"low-confidence geocode for cep={w.pick(CEPS)} (precision=CIDADE), returning city centroid",
             )
     if w.r() < 0.02:
-        geo(
-            w,
-            w.jit(t),
-            "ERROR",
-            "GeoPonto timeout after 2000ms for /distancematrix, serving haversine fallback",
-        )
+        geo(w, w.jit(t), "ERROR",
+            "GeoPonto timeout after 2000ms for /distancematrix, serving haversine fallback")
     if inside(t, GEO_SYMPTOM) and t >= at(1, 22, 27):
         for _ in range(w.count(1.0 * L)):
-            geo_access(
-                w,
-                w.jit(t),
-                "10.42.1.190",
-                f"/v1/route?order=ord_{w.ri(8830000, 8839999)}"
-                f"&from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}&to=0.000000,0.000000",
-            )
+            geo_access(w, w.jit(t), "10.42.1.190",
+                       f"/v1/route?order=ord_{w.ri(8830000, 8839999)}"
+                       f"&from=-23.{w.ri(4000, 7000)},-46.{w.ri(5000, 7500)}&to=0.000000,0.000000")
 
 
 def mysql_bg(w: World, t: datetime) -> None:
     if w.r() < 0.12:
-        mysql(
-            w,
-            w.jit(t),
-            "WARN",
-            w.ri(88000, 99000),
-            "MY-013360",
-            "Server",
-            "Plugin mysql_native_password reported: ''mysql_native_password' is deprecated and will be "
-            "removed in a future release. "
-            "Please use caching_sha2_password instead'",
-        )
+        mysql(w, w.jit(t), "WARN", w.ri(88000, 99000), "MY-013360", "Server",
+              "Plugin mysql_native_password reported: ''mysql_native_password' is deprecated and will be "
+              "removed in a future release. Please use caching_sha2_password instead'")
     if w.r() < 0.05:
-        mysql(
-            w,
-            w.jit(t),
-            "INFO",
-            w.ri(88000, 99000),
-            "MY-010914",
-            "Server",
-            f"Aborted connection {w.ri(88000, 99000)} to db: 'orders' user: "
-            f"'{w.pick(['portal_ro', 'orders_app', 'dispatch_ro'])}' "
-            f"host: '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' (Got an error reading communication packets).",
-            host=w.pick(["mysql-orders-0", "mysql-orders-ro-0"]),
-        )
+        mysql(w, w.jit(t), "INFO", w.ri(88000, 99000), "MY-010914", "Server",
+              f"Aborted connection {w.ri(88000, 99000)} to db: 'orders' user: "
+              f"'{w.pick(['portal_ro', 'orders_app', 'dispatch_ro'])}' "
+              f"host: '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' (Got an error reading communication packets).",
+              host=w.pick(["mysql-orders-0", "mysql-orders-ro-0"]))
     if w.r() < 0.015:
-        mysql(
-            w,
-            w.jit(t),
-            "WARN",
-            0,
-            "MY-010055",
-            "Server",
-            f"IP address '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' could not be resolved: Name or service not "
-            "known",
-        )
+        mysql(w, w.jit(t), "WARN", 0, "MY-010055", "Server",
+              f"IP address '10.42.{w.ri(1, 3)}.{w.ri(10, 200)}' could not be resolved: Name or service not "
+              "known")
     if t.minute % 10 == 0 and not inside(t, MDL):
-        mysql_watch(
-            w,
-            w.jit(t, 5),
-            "INFO",
-            f"processlist: {w.ri(30, 90)} threads, 0 waiting for locks, longest trx {w.ri(1, 40)}s",
-        )
+        mysql_watch(w, w.jit(t, 5), "INFO",
+                    f"processlist: {w.ri(30, 90)} threads, 0 waiting for locks, longest trx {w.ri(1, 40)}s")
     if w.r() < 0.06 * load(t):
         q = w.r() * 2 + 1.1
-        mysql(
-            w,
-            w.jit(t),
-            "INFO",
-            w.ri(88000, 99000),
-            "slow-log",
-            "Server",
-            f"# User@Host: portal_ro[portal_ro] @ [10.42.2.177]\n# Query_time: {q:.6f}  Lock_time: "
-            "0.000004 Rows_sent: 50  "
-            f"Rows_examined: {w.ri(200000, 900000)}\nSELECT * FROM orders WHERE merchant_id = "
-            f"{w.ri(10000, 48999)} ORDER BY created_at DESC LIMIT 50;",
-            container="slow-log",
-        )
+        mysql(w, w.jit(t), "INFO", w.ri(88000, 99000), "slow-log", "Server",
+              f"# User@Host: portal_ro[portal_ro] @ [10.42.2.177]\n# Query_time: {q:.6f}  Lock_time: "
+              "0.000004 Rows_sent: 50  "
+              f"Rows_examined: {w.ri(200000, 900000)}\nSELECT * FROM orders WHERE merchant_id = "
+              f"{w.ri(10000, 48999)} ORDER BY created_at DESC LIMIT 50;", container="slow-log")
 
 
 def redis_bg(w: World, t: datetime) -> None:
@@ -2249,32 +1291,15 @@ def redis_bg(w: World, t: datetime) -> None:
         if m % every == 0:
             tt = w.jit(t, 30)
             changes = w.ri(1000, 90000)
-            redis(
-                w,
-                tt,
-                inst,
-                "*",
-                f"{10000 if changes > 10000 else 100} changes in {60 if changes > 10000 else 300} "
-                "seconds. Saving...",
-            )
+            redis(w, tt, inst, "*",
+                  f"{10000 if changes > 10000 else 100} changes in {60 if changes > 10000 else 300} "
+                  "seconds. Saving...")
             pid = w.ri(200, 30000)
             redis(w, tt + timedelta(milliseconds=3), inst, "*", f"Background saving started by pid {pid}")
-            redis(
-                w,
-                tt + timedelta(milliseconds=w.ri(300, 2400)),
-                inst,
-                "*",
-                "DB saved on disk",
-                role="C",
-                pid=pid,
-            )
-            redis(
-                w,
-                tt + timedelta(milliseconds=w.ri(2500, 3000)),
-                inst,
-                "*",
-                "Background saving terminated with success",
-            )
+            redis(w, tt + timedelta(milliseconds=w.ri(300, 2400)), inst, "*", "DB saved on disk", role="C",
+                  pid=pid)
+            redis(w, tt + timedelta(milliseconds=w.ri(2500, 3000)), inst, "*",
+                  "Background saving terminated with success")
 
 
 def rabbit_bg(w: World, t: datetime) -> None:
@@ -2282,74 +1307,39 @@ def rabbit_bg(w: World, t: datetime) -> None:
         n = w.pick(PODS["rabbitmq"])[0]
         src = f"10.42.{w.ri(1, 3)}.{w.ri(10, 200)}:{w.ri(32768, 60999)}"
         rabbit(
-            w,
-            w.jit(t),
-            "WARN",
+            w, w.jit(t), "WARN",
             f"closing AMQP connection {w.erl()} ({src} -> 10.42.5.{71 + int(n[-1])}:5672, vhost: '/', "
             f"user: '{w.pick(['notifications', 'dispatch', 'orders'])}'):\nclient unexpectedly closed TCP "
-            "connection",
-            node_name=n,
+            "connection", node_name=n,
         )
     if w.r() < 0.12:
         n = w.pick(PODS["rabbitmq"])[0]
         src = f"10.42.{w.ri(1, 3)}.{w.ri(10, 200)}:{w.ri(32768, 60999)}"
         conn = w.erl()
-        rabbit(
-            w,
-            w.jit(t),
-            "INFO",
-            f"accepting AMQP connection {conn} ({src} -> 10.42.5.{71 + int(n[-1])}:5672)",
-            node_name=n,
-        )
+        rabbit(w, w.jit(t), "INFO",
+               f"accepting AMQP connection {conn} ({src} -> 10.42.5.{71 + int(n[-1])}:5672)", node_name=n)
     if w.r() < 0.018:
         n = w.pick(PODS["rabbitmq"])[0]
         rabbit(
-            w,
-            w.jit(t),
-            "ERROR",
+            w, w.jit(t), "ERROR",
             f"closing AMQP connection {w.erl()} (10.42.{w.ri(1, 3)}.{w.ri(10, 200)}:{w.ri(32768, 60999)} -> "
-            f"10.42.5.{71 + int(n[-1])}:5672):\nmissed heartbeats from client, timeout: 60s",
-            node_name=n,
+            f"10.42.5.{71 + int(n[-1])}:5672):\nmissed heartbeats from client, timeout: 60s", node_name=n,
         )
 
 
 def k8s_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute == 0 and lt.hour in (11, 18):
-        k8s(
-            w,
-            t + timedelta(seconds=14),
-            "consumer-api",
-            "INFO",
-            "SuccessfulRescale",
+        k8s(w, t + timedelta(seconds=14), "consumer-api", "INFO", "SuccessfulRescale",
             "New size: 6; reason: cpu resource utilization (percentage of request) above target",
-            "HorizontalPodAutoscaler",
-            "consumer-api",
-        )
+            "HorizontalPodAutoscaler", "consumer-api")
     if lt.minute == 0 and lt.hour in (15, 23):
-        k8s(
-            w,
-            t + timedelta(seconds=20),
-            "consumer-api",
-            "INFO",
-            "SuccessfulRescale",
-            "New size: 4; reason: All metrics below target",
-            "HorizontalPodAutoscaler",
-            "consumer-api",
-        )
+        k8s(w, t + timedelta(seconds=20), "consumer-api", "INFO", "SuccessfulRescale",
+            "New size: 4; reason: All metrics below target", "HorizontalPodAutoscaler", "consumer-api")
     if w.r() < 0.012:
         p = w.pick(PODS["merchant-portal"])
-        k8s(
-            w,
-            w.jit(t),
-            "merchant-portal",
-            "WARN",
-            "Unhealthy",
-            "Readiness probe failed: HTTP probe failed with statuscode: 503",
-            "Pod",
-            p[0],
-            count=w.ri(1, 3),
-        )
+        k8s(w, w.jit(t), "merchant-portal", "WARN", "Unhealthy",
+            "Readiness probe failed: HTTP probe failed with statuscode: 503", "Pod", p[0], count=w.ri(1, 3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2362,32 +1352,20 @@ STARTUP = {
     ),
     "merchant-portal": lambda w, t, v, p: portal(w, t, "INFO", f"php-fpm ready, release {v}", p=p),
     "orders": lambda w, t, v, p: orders_log(
-        w,
-        t,
-        "INFO",
-        "main",
-        "c.r.orders.OrdersApplication",
+        w, t, "INFO", "main", "c.r.orders.OrdersApplication",
         f"Started OrdersApplication in {w.ri(18, 31)}.{w.ri(100, 999)} seconds (process running for "
-        f"{w.ri(32, 40)}.{w.ri(1, 9)})",
-        p=p,
+        f"{w.ri(32, 40)}.{w.ri(1, 9)})", p=p,
     ),
     "payments": lambda w, t, v, p: pay(
-        w,
-        t,
-        "INFO",
-        "main",
-        "c.r.p.PaymentsApplication",
-        f"Started PaymentsApplication in {w.ri(16, 26)}.{w.ri(100, 999)} seconds",
-        p=p,
+        w, t, "INFO", "main", "c.r.p.PaymentsApplication",
+        f"Started PaymentsApplication in {w.ri(16, 26)}.{w.ri(100, 999)} seconds", p=p,
     ),
     "dispatch": lambda w, t, v, p: zap(
         w, t, "INFO", "cmd/dispatch/main.go:71", "dispatch started", p=p, version=v
     ),
     "pricing": lambda w, t, v, p: pricing(w, t, "INFO", "uvicorn.error", "Application startup complete."),
     "notifications": lambda w, t, v, p: notif(
-        w,
-        t,
-        "INFO",
+        w, t, "INFO",
         f"notifications {v} consuming notifications.push, notifications.sms, notifications.whatsapp",
     ),
     "catalog": lambda w, t, v, p: catalog(w, t, "INFO", "catalog started", version=v),
@@ -2401,109 +1379,54 @@ STARTUP = {
 def rollout(w: World, t0: datetime, service: str, ver: str, dur: int) -> None:
     pods = PODS[service]
     step = dur / len(pods)
-    k8s(
-        w,
-        t0,
-        service,
-        "INFO",
-        "ScalingReplicaSet",
-        f"Scaled up replica set {service}-{w.hexid(9)} to 1",
-        "Deployment",
-        service,
-    )
+    k8s(w, t0, service, "INFO", "ScalingReplicaSet", f"Scaled up replica set {service}-{w.hexid(9)} to 1",
+        "Deployment", service)
     for i, p in enumerate(pods):
         ts = t0 + timedelta(seconds=i * step + w.ri(2, 8))
         k8s(
-            w,
-            ts,
-            service,
-            "INFO",
-            "Pulled",
+            w, ts, service, "INFO", "Pulled",
             f'Successfully pulled image "123456789012.dkr.ecr.sa-east-1.amazonaws.com/rango/{service}:{ver}" '
-            f"in {w.ri(2, 9)}.{w.ri(100, 999)}s",
-            "Pod",
-            p[0],
+            f"in {w.ri(2, 9)}.{w.ri(100, 999)}s", "Pod", p[0],
         )
-        k8s(
-            w,
-            ts + timedelta(seconds=1),
-            service,
-            "INFO",
-            "Started",
-            f"Started container {service}",
-            "Pod",
-            p[0],
-        )
+        k8s(w, ts + timedelta(seconds=1), service, "INFO", "Started", f"Started container {service}", "Pod",
+            p[0])
         if service == "orders" and ver == "9.3.0":
             return  # the first new pod runs the V212 migration and stays unready (MKT-01)
         STARTUP[service](w, ts + timedelta(seconds=w.ri(6, 20)), ver, p)
         if service == "consumer-api":
             ka = "false" if ver == "5.12.0" else "true"
-            capi(
-                w,
-                ts + timedelta(seconds=21),
-                "INFO",
-                f"pricing client ready keepAlive={ka} connections="
-                f"{'unlimited' if ka == 'false' else '128'} pipelining=1",
-                p=p,
-            )
-        k8s(
-            w,
-            ts + timedelta(seconds=w.ri(25, 40)),
-            service,
-            "INFO",
-            "Killing",
-            f"Stopping container {service}",
-            "Pod",
-            p[0],
-        )
+            capi(w, ts + timedelta(seconds=21), "INFO",
+                 f"pricing client ready keepAlive={ka} connections="
+                 f"{'unlimited' if ka == 'false' else '128'} pipelining=1", p=p)
+        k8s(w, ts + timedelta(seconds=w.ri(25, 40)), service, "INFO", "Killing",
+            f"Stopping container {service}", "Pod", p[0])
 
 
 def inc_mdl(w: World) -> None:
-    portal(
-        w,
-        FIN_EXPORT[0],
-        "INFO",
-        "Gerando relatório financeiro (abril/2026) para 1284 lojas: START TRANSACTION WITH CONSISTENT "
-        "SNAPSHOT",
-        {"job": "App\\Jobs\\MerchantFinanceExport", "connection": "mysql_reports"},
-        container="queue-worker",
-    )
+    portal(w, FIN_EXPORT[0], "INFO",
+           "Gerando relatório financeiro (abril/2026) para 1284 lojas: START TRANSACTION WITH CONSISTENT "
+           "SNAPSHOT", {"job": "App\\Jobs\\MerchantFinanceExport", "connection": "mysql_reports"},
+           container="queue-worker")
     newpod = ("orders-7f9b6c5d8-q8w2e", "ip-10-42-1-80")
     t = MDL[0]
     for i, line in enumerate(
-        [
-            "Flyway Community Edition 10.10.0 by Redgate",
-            "Database: jdbc:mysql://mysql-orders.db.rango.internal:3306/orders (MySQL 8.0)",
-            "Current version of schema `orders`: 211",
-            'Migrating schema `orders` to version "212 - orders add delivery window"',
-        ]
+        ["Flyway Community Edition 10.10.0 by Redgate",
+         "Database: jdbc:mysql://mysql-orders.db.rango.internal:3306/orders (MySQL 8.0)",
+         "Current version of schema `orders`: 211",
+         'Migrating schema `orders` to version "212 - orders add delivery window"']
     ):
         orders_log(
-            w,
-            t - timedelta(seconds=3 - i),
-            "INFO",
-            "main",
-            "o.f.core.internal.command.DbMigrate" if i == 3 else "o.f.c.i.license.VersionPrinter",
-            line,
+            w, t - timedelta(seconds=3 - i), "INFO", "main",
+            "o.f.core.internal.command.DbMigrate" if i == 3 else "o.f.c.i.license.VersionPrinter", line,
             p=newpod,
         )
     ts = MDL[0] + timedelta(seconds=75)
     n = 0
     while ts < MDL[1] - timedelta(seconds=30):
         n += 1
-        k8s(
-            w,
-            ts,
-            "orders",
-            "WARN",
-            "Unhealthy",
-            'Startup probe failed: Get "http://10.42.1.181:8080/actuator/health/readiness": '
-            "dial tcp 10.42.1.181:8080: connect: connection refused",
-            "Pod",
-            newpod[0],
-            count=n,
-        )
+        k8s(w, ts, "orders", "WARN", "Unhealthy",
+            'Startup probe failed: Get "http://10.42.1.181:8080/actuator/health/readiness": dial tcp '
+            "10.42.1.181:8080: connect: connection refused", "Pod", newpod[0], count=n)
         ts += timedelta(seconds=60)
     ts = MDL[0] + timedelta(seconds=50)
     while ts < MDL[1] - timedelta(seconds=25):
@@ -2511,9 +1434,7 @@ def inc_mdl(w: World) -> None:
         trx = (ts - FIN_EXPORT[0]).total_seconds()
         waiting = min(238, int(30 + age / 4))
         mysql_watch(
-            w,
-            ts,
-            "WARN",
+            w, ts, "WARN",
             f"processlist: {waiting + w.ri(18, 30)} threads, {waiting} in state 'Waiting for table "
             "metadata lock' "
             "on orders.orders; first waiter thread 91877 flyway_orders "
@@ -2523,235 +1444,113 @@ def inc_mdl(w: World) -> None:
         )
         ts += timedelta(seconds=60)
     kill = MDL[1] - timedelta(seconds=20)
-    mysql_watch(
-        w,
-        kill,
-        "WARN",
-        "KILL 88121 issued by dba.rmartins (trx blocking ALTER TABLE on orders.orders for "
-        f"{int((kill - MDL[0]).total_seconds())}s)",
-    )
-    mysql(
-        w,
-        kill + timedelta(milliseconds=400),
-        "INFO",
-        88121,
-        "MY-010914",
-        "Server",
-        "Aborted connection 88121 to db: 'orders' user: 'portal_ro' host: '10.42.2.177' (Got an error "
-        "writing communication packets).",
-    )
+    mysql_watch(w, kill, "WARN",
+                "KILL 88121 issued by dba.rmartins (trx blocking ALTER TABLE on orders.orders for "
+                f"{int((kill - MDL[0]).total_seconds())}s)")
+    mysql(w, kill + timedelta(milliseconds=400), "INFO", 88121, "MY-010914", "Server",
+          "Aborted connection 88121 to db: 'orders' user: 'portal_ro' host: '10.42.2.177' (Got an error "
+          "writing communication packets).")
     portal(
-        w,
-        FIN_EXPORT[1],
-        "ERROR",
-        "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL "
-        "server during query",
-        {
-            "job": "App\\Jobs\\MerchantFinanceExport",
-            "exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))",
-        },
+        w, FIN_EXPORT[1], "ERROR",
+        "Relatório financeiro falhou: SQLSTATE[HY000]: General error: 2013 Lost connection to MySQL server "
+        "during query",
+        {"job": "App\\Jobs\\MerchantFinanceExport",
+         "exception": "[object] (Illuminate\\Database\\QueryException(code: HY000))"},
         container="queue-worker",
     )
     done = MDL[1] + timedelta(seconds=1)
-    mysql(
-        w,
-        done,
-        "INFO",
-        91877,
-        "slow-log",
-        "Server",
-        "# User@Host: flyway_orders[flyway_orders] @ [10.42.1.181]\n# Query_time: 2316.402118  "
-        "Lock_time: 2311.880562 Rows_sent: 0  "
-        f"Rows_examined: 0\nuse orders;\n{V212};",
-        container="slow-log",
-    )
-    orders_log(
-        w,
-        done + timedelta(milliseconds=300),
-        "INFO",
-        "main",
-        "o.f.core.internal.command.DbMigrate",
-        "Successfully applied 1 migration to schema `orders`, now at version v212 (execution time "
-        "38:36.402s)",
-        p=newpod,
-    )
+    mysql(w, done, "INFO", 91877, "slow-log", "Server",
+          "# User@Host: flyway_orders[flyway_orders] @ [10.42.1.181]\n# Query_time: 2316.402118  "
+          "Lock_time: 2311.880562 Rows_sent: 0  "
+          f"Rows_examined: 0\nuse orders;\n{V212};", container="slow-log")
+    orders_log(w, done + timedelta(milliseconds=300), "INFO", "main", "o.f.core.internal.command.DbMigrate",
+               "Successfully applied 1 migration to schema `orders`, now at version v212 (execution time "
+               "38:36.402s)", p=newpod)
     STARTUP["orders"](w, done + timedelta(seconds=19), "9.3.0", newpod)
 
 
 def inc_repl(w: World) -> None:
     t = REPL[0]
     h = "mysql-orders-ro-0"
+    mysql(w, t, "ERROR", 14, "MY-010584", "Repl",
+          "Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
+          "mysql-bin.004213, end_log_pos 88310231; Could not execute Write_rows event on table "
+          "orders.order_status_history; Duplicate entry '8835112-READY' for key "
+          "'order_status_history.uq_order_status', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; "
+          "the event's source log mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062", host=h)
     mysql(
-        w,
-        t,
-        "ERROR",
-        14,
-        "MY-010584",
-        "Repl",
-        "Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
-        "mysql-bin.004213, end_log_pos "
-        "88310231; Could not execute Write_rows event on table orders.order_status_history; Duplicate "
-        "entry '8835112-READY' for key "
-        "'order_status_history.uq_order_status', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; "
-        "the event's source log "
-        "mysql-bin.004213, end_log_pos 88310231, Error_code: MY-001062",
-        host=h,
-    )
-    mysql(
-        w,
-        t + timedelta(milliseconds=2),
-        "WARN",
-        13,
-        "MY-010584",
-        "Repl",
+        w, t + timedelta(milliseconds=2), "WARN", 13, "MY-010584", "Repl",
         "Replica SQL for channel '': ... The replica coordinator and worker threads are stopped, possibly "
-        "leaving data in inconsistent "
-        "state. A restart should restore consistency automatically, although using non-transactional "
-        "storage for data or info tables "
-        "or DDL queries could lead to problems. In such cases you have to examine your data (see "
-        "documentation for details). Error_code: MY-001756",
-        host=h,
+        "leaving data in inconsistent state. A restart should restore consistency automatically, although "
+        "using non-transactional storage for data or info tables or DDL queries could lead to problems. In "
+        "such cases you have to examine your data (see documentation for details). Error_code: "
+        "MY-001756", host=h,
     )
-    mysql(
-        w,
-        t + timedelta(milliseconds=3),
-        "ERROR",
-        13,
-        "MY-010586",
-        "Repl",
-        "Error running query, replica SQL thread aborted. Fix the problem, and restart the replica SQL "
-        'thread with "START REPLICA". '
-        "We stopped at log 'mysql-bin.004213' position 88309877",
-        host=h,
-    )
+    mysql(w, t + timedelta(milliseconds=3), "ERROR", 13, "MY-010586", "Repl",
+          "Error running query, replica SQL thread aborted. Fix the problem, and restart the replica SQL "
+          "thread with \"START REPLICA\". We stopped at log 'mysql-bin.004213' position 88309877", host=h)
     r = at(1, 12, 10, 58)
     mysql(
-        w,
-        r,
-        "INFO",
-        19,
-        "MY-010597",
-        "!Repl",
+        w, r, "INFO", 19, "MY-010597", "!Repl",
         "Replica SQL thread for channel '' initialized, starting replication in log 'mysql-bin.004213' at "
-        "position 88310231, relay log "
-        "'./mysql-orders-ro-0-relay-bin.000512' position: 41220331",
-        host=h,
+        "position 88310231, relay log './mysql-orders-ro-0-relay-bin.000512' position: 41220331", host=h,
     )
 
 
 def inc_rabbit(w: World) -> None:
     c0, c1 = CAMPAIGN
-    notif(
-        w,
-        c0,
-        "INFO",
-        "campaign campanha-jantar-terca started: audience 1910000 devices, queue notifications.push, "
-        "enqueue rate unlimited",
-        campaign="campanha-jantar-terca",
-        job="push-campaign",
-    )
+    notif(w, c0, "INFO",
+          "campaign campanha-jantar-terca started: audience 1910000 devices, queue notifications.push, "
+          "enqueue rate unlimited", campaign="campanha-jantar-terca", job="push-campaign")
     total = 0
     t = c0 + timedelta(minutes=1)
     while t < RABBIT[0]:
         total += 190_000 + w.ri(-4000, 4000)
-        notif(
-            w,
-            t + timedelta(seconds=w.ri(0, 5)),
-            "INFO",
-            f"campaign campanha-jantar-terca: enqueued {total}/1910000",
-            campaign="campanha-jantar-terca",
-        )
+        notif(w, t + timedelta(seconds=w.ri(0, 5)), "INFO",
+              f"campaign campanha-jantar-terca: enqueued {total}/1910000", campaign="campanha-jantar-terca")
         t += timedelta(minutes=1)
     a = RABBIT[0]
-    rabbit(
-        w,
-        a,
-        "WARN",
-        "memory resource limit alarm set on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'.",
-        proc="<0.487.0>",
-    )
-    rabbit(
-        w,
-        a + timedelta(milliseconds=1),
-        "WARN",
-        "\n**********************************************************\n"
-        "*** Publishers will be blocked until this alarm clears "
-        "***\n**********************************************************",
-        proc="<0.487.0>",
-    )
+    rabbit(w, a, "WARN",
+           "memory resource limit alarm set on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'.",
+           proc="<0.487.0>")
+    rabbit(w, a + timedelta(milliseconds=1), "WARN",
+           "\n**********************************************************\n*** Publishers will be blocked "
+           "until this alarm clears "
+           "***\n**********************************************************", proc="<0.487.0>")
     for p in PODS["orders"]:
         orders_log(
-            w,
-            a + timedelta(milliseconds=w.ri(20, 900)),
-            "WARN",
-            "AMQP Connection 10.42.5.71:5672",
-            "c.r.orders.events.BlockedListener",
-            "RabbitMQ connection blocked by broker: low on memory",
+            w, a + timedelta(milliseconds=w.ri(20, 900)), "WARN", "AMQP Connection 10.42.5.71:5672",
+            "c.r.orders.events.BlockedListener", "RabbitMQ connection blocked by broker: low on memory",
             p=p,
         )
-    notif(
-        w,
-        a + timedelta(milliseconds=640),
-        "WARN",
-        "amqp connection blocked by broker: low on memory, campaign publisher paused",
-        campaign="campanha-jantar-terca",
-        enqueued=total,
-    )
+    notif(w, a + timedelta(milliseconds=640), "WARN",
+          "amqp connection blocked by broker: low on memory, campaign publisher paused",
+          campaign="campanha-jantar-terca", enqueued=total)
     t = a + timedelta(seconds=30)
     while t < RABBIT[1]:
-        cloc(
-            w,
-            w.jit(t),
-            "ERROR",
-            "publish/amqp.go:73",
-            "publish courier.events blocked (connection.blocked: low on memory), dropping batch",
-            batch=w.ri(200, 800),
-        )
+        cloc(w, w.jit(t), "ERROR", "publish/amqp.go:73",
+             "publish courier.events blocked (connection.blocked: low on memory), dropping batch",
+             batch=w.ri(200, 800))
         if w.r() < 0.5:
-            zap(
-                w,
-                w.jit(t),
-                "INFO",
-                "consume/ready.go:40",
-                "queue idle, no order-ready messages",
-                queue="dispatch.order-ready",
-                idle_s=w.ri(60, 300),
-            )
+            zap(w, w.jit(t), "INFO", "consume/ready.go:40", "queue idle, no order-ready messages",
+                queue="dispatch.order-ready", idle_s=w.ri(60, 300))
         t += timedelta(seconds=w.ri(60, 110))
-    notif(
-        w,
-        c1,
-        "INFO",
-        f"campaign campanha-jantar-terca aborted by d.lima: enqueued {total}/1910000, queue purged",
-        campaign="campanha-jantar-terca",
-    )
-    rabbit(
-        w,
-        RABBIT[1],
-        "INFO",
-        "memory resource limit alarm cleared on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'",
-        proc="<0.487.0>",
-    )
-    rabbit(
-        w,
-        RABBIT[1] + timedelta(milliseconds=2),
-        "INFO",
-        "memory resource limit alarm cleared across the cluster",
-        proc="<0.487.0>",
-    )
+    notif(w, c1, "INFO",
+          f"campaign campanha-jantar-terca aborted by d.lima: enqueued {total}/1910000, queue purged",
+          campaign="campanha-jantar-terca")
+    rabbit(w, RABBIT[1], "INFO",
+           "memory resource limit alarm cleared on node 'rabbit@rabbitmq-0.rabbitmq-nodes.mkt-prod'",
+           proc="<0.487.0>")
+    rabbit(w, RABBIT[1] + timedelta(milliseconds=2), "INFO",
+           "memory resource limit alarm cleared across the cluster", proc="<0.487.0>")
 
 
-SMALL_CAMPAIGNS = [
-    (d, hh, mm, name, n)
-    for d, hh, mm, name, n in (
-        (0, 11, 0, "almoco-segunda", 42000),
-        (0, 18, 30, "jantar-segunda-sp", 61000),
-        (1, 11, 0, "almoco-terca", 39000),
-        (1, 18, 30, "sobremesa-terca", 28000),
-        (2, 11, 0, "almoco-quarta", 45000),
-        (2, 18, 30, "jantar-quarta-rj", 52000),
-    )
-]
+SMALL_CAMPAIGNS = [(d, hh, mm, name, n)
+                   for d, hh, mm, name, n in (
+                       (0, 11, 0, "almoco-segunda", 42000), (0, 18, 30, "jantar-segunda-sp", 61000),
+                       (1, 11, 0, "almoco-terca", 39000), (1, 18, 30, "sobremesa-terca", 28000),
+                       (2, 11, 0, "almoco-quarta", 45000), (2, 18, 30, "jantar-quarta-rj", 52000),
+                   )]
 
 
 def campaigns(w: World) -> list[list]:
@@ -2760,36 +1559,17 @@ def campaigns(w: World) -> list[list]:
         t0 = at(d, hh, mm)
         t1 = t0 + timedelta(seconds=n // 2000 + 4)
         notif(
-            w,
-            t0,
-            "INFO",
+            w, t0, "INFO",
             f"campaign {name} started: audience {n} devices, queue notifications.push, enqueue rate 2000/s",
-            campaign=name,
-            job="push-campaign",
+            campaign=name, job="push-campaign",
         )
         notif(w, t1, "INFO", f"campaign {name} finished: enqueued {n}/{n}", campaign=name)
-        rows.append(
-            [
-                "push-campaign",
-                "notifications",
-                brdate(t0),
-                brdate(t1),
-                "COMPLETED",
-                n,
-                f"campaign {name} (rate 2000/s)",
-            ]
-        )
+        rows.append(["push-campaign", "notifications", brdate(t0), brdate(t1), "COMPLETED", n,
+                     f"campaign {name} (rate 2000/s)"])
     rows.append(
-        [
-            "push-campaign",
-            "notifications",
-            brdate(CAMPAIGN[0]),
-            brdate(CAMPAIGN[1]),
-            "ABORTED",
-            1544000,
-            "campaign campanha-jantar-terca (rate unlimited, audience 1910000); aborted by on-call, queue "
-            "purged",
-        ]
+        ["push-campaign", "notifications", brdate(CAMPAIGN[0]), brdate(CAMPAIGN[1]), "ABORTED", 1544000,
+         "campaign campanha-jantar-terca (rate unlimited, audience 1910000); aborted by on-call, queue "
+         "purged"]
     )
     return rows
 
@@ -2798,62 +1578,37 @@ def payout(w: World) -> list[list]:
     rows = []
     for t0 in PAYOUT:
         cyc = (loc(t0) - timedelta(days=1)).strftime("%Y-%m-%d")
-        portal(
-            w,
-            t0,
-            "INFO",
-            f"Repasse diário iniciado: 3120 lojas, ciclo {cyc}",
-            {"job": "App\\Jobs\\DailyPayout"},
-            container="queue-worker",
-        )
+        portal(w, t0, "INFO", f"Repasse diário iniciado: 3120 lojas, ciclo {cyc}",
+               {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker")
         ts = t0
         for i in range(20):
             ts += timedelta(seconds=w.ri(30, 70))
             m = w.merchant()
             if i % 5 in (1, 3):
                 portal(
-                    w,
-                    ts,
-                    "ERROR",
-                    f"Repasse recusado pelo banco para {m}: AC04 conta encerrada",
+                    w, ts, "ERROR", f"Repasse recusado pelo banco para {m}: AC04 conta encerrada",
                     {"job": "App\\Jobs\\DailyPayout", "banco": w.pick(["341", "237", "260", "033", "104"])},
                     container="queue-worker",
                 )
             else:
-                portal(
-                    w,
-                    ts,
-                    "WARN",
-                    f"Repasse ignorado para {m}: conta bancária pendente de validação",
-                    {"job": "App\\Jobs\\DailyPayout"},
-                    container="queue-worker",
-                )
+                portal(w, ts, "WARN", f"Repasse ignorado para {m}: conta bancária pendente de validação",
+                       {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker")
         ts += timedelta(seconds=w.ri(40, 90))
         portal(
-            w,
-            ts,
-            "INFO",
-            f"Repasse diário concluído: 3112 pagas, 12 ignoradas, 8 recusadas, ciclo {cyc}",
-            {"job": "App\\Jobs\\DailyPayout"},
-            container="queue-worker",
+            w, ts, "INFO", f"Repasse diário concluído: 3112 pagas, 12 ignoradas, 8 recusadas, ciclo {cyc}",
+            {"job": "App\\Jobs\\DailyPayout"}, container="queue-worker",
         )
         rows.append(
-            [
-                "repasse-diario",
-                "merchant-portal",
-                brdate(t0),
-                brdate(ts),
-                "COMPLETED_WITH_ERRORS",
-                3112,
-                "12 skipped (bank account pending), 8 refused by bank (AC04)",
-            ]
+            ["repasse-diario", "merchant-portal", brdate(t0), brdate(ts), "COMPLETED_WITH_ERRORS", 3112,
+             "12 skipped (bank account pending), 8 refused by bank (AC04)"]
         )
     return rows
 
 
 def inc_misc(w: World) -> None:
     # MKT-10: GeoPonto starts answering (0,0); geo caches it
-    geo(w, GEO0[0], "WARN", "GeoPonto response for cep=04538-133 carries unknown field 'precisao' (ignored)")
+    geo(w, GEO0[0], "WARN",
+        "GeoPonto response for cep=04538-133 carries unknown field 'precisao' (ignored)")
     geo(w, at(1, 23, 16, 2), "INFO", "cache flush geocode:* by r.nakamura: 18231 keys deleted")
     # MKT-13: liveness probes on the orders pods while the heap is full
     ts = HEAP[0] + timedelta(minutes=9)
@@ -2861,29 +1616,16 @@ def inc_misc(w: World) -> None:
     while ts < HEAP[1] - timedelta(minutes=4):
         n += 1
         p = w.pick(PODS["orders"])
-        k8s(
-            w,
-            ts,
-            "orders",
-            "WARN",
-            "Unhealthy",
+        k8s(w, ts, "orders", "WARN", "Unhealthy",
             f'Liveness probe failed: Get "http://10.42.{p[1][-4]}.180:8080/actuator/health/liveness": '
-            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
-            "Pod",
-            p[0],
-            count=n,
-        )
+            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", "Pod", p[0],
+            count=n)
         ts += timedelta(seconds=w.ri(80, 200))
     # MKT-12: pricing sees the new connections arrive
     ts = KEEPALIVE[0] + timedelta(minutes=3)
     while ts < KEEPALIVE[1]:
-        pricing(
-            w,
-            w.jit(ts),
-            "INFO",
-            "uvicorn.access",
-            f"connections open: {w.ri(2400, 4100)} (accepted {w.ri(300, 520)}/s, keep-alive reuse 0%)",
-        )
+        pricing(w, w.jit(ts), "INFO", "uvicorn.access",
+                f"connections open: {w.ri(2400, 4100)} (accepted {w.ri(300, 520)}/s, keep-alive reuse 0%)")
         ts += timedelta(minutes=5)
 
 
@@ -2924,40 +1666,17 @@ def metrics(w: World) -> None:
             - (g.randint(15000, 24000) if inside(t, EVICT) and t < at(0, 15, 46, 30) else 0)
         )
         redis_rows.append(
-            [
-                mn,
-                "redis-geo",
-                round(geo_mem + g.uniform(-2, 2), 1) if geo_mem < 2047 else round(geo_mem, 1),
-                geo_max,
-                ev,
-                geo_keys,
-                int(4200 * L + 300 + g.randint(0, 200)),
-                31 + g.randint(0, 6),
-            ]
+            [mn, "redis-geo",
+             round(geo_mem + g.uniform(-2, 2), 1) if geo_mem < 2047 else round(geo_mem, 1), geo_max, ev,
+             geo_keys, int(4200 * L + 300 + g.randint(0, 200)), 31 + g.randint(0, 6)]
         )
         redis_rows.append(
-            [
-                mn,
-                "redis-sessions",
-                round(612 + 80 * L + g.uniform(-5, 5), 1),
-                2048,
-                0,
-                410000 + int(90000 * L),
-                int(2600 * L + 200 + g.randint(0, 150)),
-                64 + g.randint(0, 8),
-            ]
+            [mn, "redis-sessions", round(612 + 80 * L + g.uniform(-5, 5), 1), 2048, 0,
+             410000 + int(90000 * L), int(2600 * L + 200 + g.randint(0, 150)), 64 + g.randint(0, 8)]
         )
         redis_rows.append(
-            [
-                mn,
-                "redis-orders",
-                round(380 + 60 * L + g.uniform(-5, 5), 1),
-                1024,
-                0,
-                88000 + int(30000 * L),
-                int(1900 * L + 150 + g.randint(0, 120)),
-                48 + g.randint(0, 6),
-            ]
+            [mn, "redis-orders", round(380 + 60 * L + g.uniform(-5, 5), 1), 1024, 0,
+             88000 + int(30000 * L), int(1900 * L + 150 + g.randint(0, 120)), 48 + g.randint(0, 6)]
         )
         # mysql
         mdl = inside(t, MDL) and t >= MDL[0] + timedelta(seconds=50)
@@ -2966,19 +1685,8 @@ def metrics(w: World) -> None:
             if mdl
             else int(4 + 10 * L + g.randint(0, 5))
         )
-        db_rows.append(
-            [
-                mn,
-                "mysql-orders",
-                "primary",
-                min(600, running + 120 + int(90 * L)),
-                running,
-                int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90),
-                "",
-                "",
-                "",
-            ]
-        )
+        db_rows.append([mn, "mysql-orders", "primary", min(600, running + 120 + int(90 * L)), running,
+                        int((2600 * L + 200) * (0.15 if mdl else 1)) + g.randint(0, 90), "", "", ""])
         if inside(t, REPL) and t < at(1, 12, 10, 58):
             sql_run, lag = "No", ""
         elif inside(t, REPL):
@@ -2986,17 +1694,9 @@ def metrics(w: World) -> None:
         else:
             sql_run, lag = "Yes", g.choice([0, 0, 0, 0, 1])
         db_rows.append(
-            [
-                mn,
-                "mysql-orders-ro",
-                "replica",
-                60 + int(50 * L) + g.randint(0, 10),
-                int(2 + 6 * L + g.randint(0, 3)),
-                int(1500 * L + 120) + g.randint(0, 60),
-                "Yes",
-                sql_run,
-                lag,
-            ]
+            [mn, "mysql-orders-ro", "replica", 60 + int(50 * L) + g.randint(0, 10),
+             int(2 + 6 * L + g.randint(0, 3)), int(1500 * L + 120) + g.randint(0, 60), "Yes", sql_run,
+             lag]
         )
         # jvm: orders (heap floor creeps after 9.4.0 until the restart), payments
         if t >= heap_floor_t0 and t < HEAP[1]:
@@ -3013,36 +1713,15 @@ def metrics(w: World) -> None:
             heap, gcp, gcc = 4020 + g.randint(0, 70), g.randint(21000, 47000), g.randint(9, 19)
         else:
             heap = min(4050, floor + g.uniform(0, 1400) * (1 - (floor - 1200) / 3400))
-            gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2, 6)
+            gcp, gcc = g.randint(20, 120) + (int((floor - 1200) / 6) if floor > 3000 else 0), g.randint(2,
+                                                                                                        6)
         pool = 40 if mdl else min(40, int(4 + 14 * L + g.randint(0, 4)))
-        jvm_rows.append(
-            [
-                mn,
-                "orders",
-                int(heap),
-                4096,
-                round(100 * heap / 4096, 1),
-                gcp,
-                gcc,
-                int(30 + 90 * L) + g.randint(0, 10),
-                pool,
-                40,
-            ]
-        )
+        jvm_rows.append([mn, "orders", int(heap), 4096, round(100 * heap / 4096, 1), gcp, gcc,
+                         int(30 + 90 * L) + g.randint(0, 10), pool, 40])
         ph = 900 + g.randint(0, 1100)
         jvm_rows.append(
-            [
-                mn,
-                "payments",
-                ph,
-                3072,
-                round(100 * ph / 3072, 1),
-                g.randint(15, 90),
-                g.randint(1, 5),
-                int(20 + 60 * L) + g.randint(0, 8),
-                int(3 + 8 * L + g.randint(0, 3)),
-                30,
-            ]
+            [mn, "payments", ph, 3072, round(100 * ph / 3072, 1), g.randint(15, 90), g.randint(1, 5),
+             int(20 + 60 * L) + g.randint(0, 8), int(3 + 8 * L + g.randint(0, 3)), 30]
         )
         # rabbitmq nodes
         for i, n in enumerate(("rabbitmq-0", "rabbitmq-1", "rabbitmq-2")):
@@ -3057,71 +1736,30 @@ def metrics(w: World) -> None:
                 blocked = 41 + g.randint(0, 6)
             broker_rows.append([mn, n, int(mem), 3276, alarm, 118 + g.randint(0, 12) + (i * 3), blocked])
         t += timedelta(minutes=1)
-    w.table(
-        "redis_metrics",
-        [
-            "minute",
-            "instance",
-            "used_memory_mb",
-            "maxmemory_mb",
-            "evicted_keys",
-            "keys",
-            "ops_per_s",
-            "connected_clients",
-        ],
-        redis_rows,
-    )
-    w.table(
-        "db_metrics",
-        [
-            "minute",
-            "instance",
-            "role",
-            "threads_connected",
-            "threads_running",
-            "qps",
-            "replica_io_running",
-            "replica_sql_running",
-            "seconds_behind_source",
-        ],
-        db_rows,
-    )
-    w.table(
-        "jvm_metrics",
-        [
-            "minute",
-            "service",
-            "heap_used_mb",
-            "heap_max_mb",
-            "heap_used_pct",
-            "gc_pause_ms",
-            "gc_count",
-            "threads_busy",
-            "db_pool_active",
-            "db_pool_max",
-        ],
-        jvm_rows,
-    )
+    w.table("redis_metrics",
+            ["minute", "instance", "used_memory_mb", "maxmemory_mb", "evicted_keys", "keys", "ops_per_s",
+             "connected_clients"],
+            redis_rows)
+    w.table("db_metrics",
+            ["minute", "instance", "role", "threads_connected", "threads_running", "qps",
+             "replica_io_running", "replica_sql_running", "seconds_behind_source"],
+            db_rows)
+    w.table("jvm_metrics",
+            ["minute", "service", "heap_used_mb", "heap_max_mb", "heap_used_pct", "gc_pause_ms", "gc_count",
+             "threads_busy", "db_pool_active", "db_pool_max"],
+            jvm_rows)
     w.table(
         "broker_metrics",
-        ["minute", "node", "mem_used_mb", "mem_limit_mb", "mem_alarm", "connections", "blocked_connections"],
+        ["minute", "node", "mem_used_mb", "mem_limit_mb", "mem_alarm", "connections",
+         "blocked_connections"],
         broker_rows,
     )
     # 5-minute service and queue metrics
     svc_rows, q_rows = [], []
-    base = {
-        "ingress": (9000, 180),
-        "consumer-api": (7000, 160),
-        "merchant-portal": (1800, 220),
-        "orders": (2600, 120),
-        "payments": (900, 380),
-        "dispatch": (1500, 60),
-        "courier-location": (30000, 12),
-        "pricing": (3100, 45),
-        "notifications": (2200, 90),
-        "catalog": (5200, 40),
-        "geo": (3300, 70),
-    }
+    base = {"ingress": (9000, 180), "consumer-api": (7000, 160), "merchant-portal": (1800, 220),
+            "orders": (2600, 120), "payments": (900, 380), "dispatch": (1500, 60),
+            "courier-location": (30000, 12), "pricing": (3100, 45), "notifications": (2200, 90),
+            "catalog": (5200, 40), "geo": (3300, 70)}
     t = DAY0
     while t < END:
         L = load(t)
@@ -3150,11 +1788,8 @@ def metrics(w: World) -> None:
                 err = err + 6
             svc_rows.append([wall(t), svc, int(req), int(lat), round(err, 2), round(min(99.0, cpu), 1)])
         for q, rate in (
-            ("dispatch.order-ready", 30),
-            ("notifications.push", 60),
-            ("notifications.sms", 8),
-            ("notifications.whatsapp", 25),
-            ("courier.events.analytics", 400),
+            ("dispatch.order-ready", 30), ("notifications.push", 60), ("notifications.sms", 8),
+            ("notifications.whatsapp", 25), ("courier.events.analytics", 400),
         ):
             ready = g.randint(0, int(rate * L) + 3)
             pub = round(rate * L + g.uniform(0, 2), 1)
@@ -3165,9 +1800,7 @@ def metrics(w: World) -> None:
                 pub = 0.0
             q_rows.append([wall(t), q, ready, g.randint(0, 40), pub, round(rate * L + g.uniform(0, 2), 1)])
         t += timedelta(minutes=5)
-    w.table(
-        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
-    )
+    w.table("svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows)
     w.table(
         "queue_metrics",
         ["bucket_start", "queue", "messages_ready", "messages_unacked", "publish_per_s", "deliver_per_s"],
@@ -3181,63 +1814,26 @@ def batch_runs(w: World, extra: list[list]) -> None:
     for t in w.minutes():
         if t.minute % 15 == 0:
             t1 = t + timedelta(seconds=g.randint(20, 90))
-            rows.append(
-                [
-                    "menu-sync",
-                    "catalog",
-                    brdate(t + timedelta(seconds=2)),
-                    brdate(t1),
-                    "COMPLETED",
-                    g.randint(40, 900),
-                    "",
-                ]
-            )
+            rows.append(["menu-sync", "catalog", brdate(t + timedelta(seconds=2)), brdate(t1), "COMPLETED",
+                         g.randint(40, 900), ""])
         if loc(t).hour == 3 and t.minute == 30:
             rows.append(
-                [
-                    "orders-archive",
-                    "orders",
-                    brdate(t),
-                    brdate(t + timedelta(minutes=g.randint(6, 11))),
-                    "COMPLETED",
-                    g.randint(90000, 140000),
-                    "orders older than 180 days to s3://rango-archive/orders/",
-                ]
+                ["orders-archive", "orders", brdate(t), brdate(t + timedelta(minutes=g.randint(6, 11))),
+                 "COMPLETED", g.randint(90000, 140000),
+                 "orders older than 180 days to s3://rango-archive/orders/"]
             )
         if loc(t).hour == 4 and t.minute == 0:
-            rows.append(
-                [
-                    "cep-cache-warm",
-                    "geo",
-                    brdate(t),
-                    brdate(t + timedelta(minutes=g.randint(3, 7))),
-                    "COMPLETED",
-                    g.randint(14000, 19000),
-                    "top CEPs re-geocoded",
-                ]
-            )
+            rows.append(["cep-cache-warm", "geo", brdate(t), brdate(t + timedelta(minutes=g.randint(3, 7))),
+                         "COMPLETED", g.randint(14000, 19000), "top CEPs re-geocoded"])
     rows.append(
-        [
-            "merchant-finance-export",
-            "merchant-portal",
-            brdate(FIN_EXPORT[0]),
-            brdate(FIN_EXPORT[1]),
-            "FAILED",
-            0,
-            "relatório financeiro abril/2026 (1284 lojas); SQLSTATE[HY000] 2013 Lost connection to MySQL "
-            "server during query",
-        ]
+        ["merchant-finance-export", "merchant-portal", brdate(FIN_EXPORT[0]), brdate(FIN_EXPORT[1]),
+         "FAILED", 0,
+         "relatório financeiro abril/2026 (1284 lojas); SQLSTATE[HY000] 2013 Lost connection to MySQL "
+         "server during query"]
     )
     rows.append(
-        [
-            "courier-weekly-payout",
-            "payments",
-            brdate(at(2, 6, 0)),
-            brdate(at(2, 6, 14, 31)),
-            "COMPLETED",
-            18412,
-            "PIX payouts to couriers",
-        ]
+        ["courier-weekly-payout", "payments", brdate(at(2, 6, 0)), brdate(at(2, 6, 14, 31)), "COMPLETED",
+         18412, "PIX payouts to couriers"]
     )
     rows.sort(key=lambda r: (datetime.strptime(r[2], "%d/%m/%Y %H:%M:%S"), r[0]))
     w.table("batch_runs", engine.columns("BATCH_RUNS"), rows)
@@ -3390,604 +1986,327 @@ poller confirms the payments. Tell support to wait before cancelling.
 # ---------------------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
-        incident(
-            "MKT-01",
-            "system_wide",
-            "tudo travando: checkout dando timeout no app, painel dos restaurantes com erro 500 e o "
-            "dispatch parado — 11:45 às 12:15 "
-            "de 11/05. Which component failed?",
-            None,
-            at(0, 11, 45),
-            at(0, 12, 15),
-            MDL[0],
-            "mysql",
-            "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` "
-            "(add delivery_window_start/end), "
-            "at 11:41 on mysql-orders; the ALTER had to wait for the table's metadata lock held by an "
-            "open transaction of "
-            "merchant-portal's finance export (thread 88121, portal_ro, START TRANSACTION WITH CONSISTENT "
-            "SNAPSHOT since 11:19), and every "
-            "query on orders queued behind it in 'Waiting for table metadata lock', so orders' Hikari "
-            "pool ran dry (Connection is not "
-            "available), checkout, tracking and the merchant panel timed out, until the DBA killed 88121 "
-            "at 12:19 and the ALTER finished",
-            ["metadata lock", "alter table"],
-            [
-                "merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
-                "orders HikariPool errors (the symptom, not the pool size)",
-                "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
-                "mysql_native_password deprecation warnings (always there)",
-            ],
-            "mysql-metadata-lock",
-            [
-                logs(
-                    "mysql",
-                    at(0, 11, 45),
-                    at(0, 12, 15),
-                    "Waiting for table metadata lock",
-                    level="WARN",
-                    pattern="metadata lock",
-                ),
-                logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available", level="ERROR"),
-                sql(
-                    "SELECT version, description, installed_on, execution_time FROM schema_migrations "
-                    "WHERE installed_on >= '2026-05-11T14:00:00Z' "
-                    "AND installed_on < '2026-05-11T16:00:00Z'",
-                    "orders add delivery window",
-                ),
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                    "started_at BETWEEN '2026-05-11T14:30:00Z' "
-                    "AND '2026-05-11T14:50:00Z'",
-                    "DEP-7291",
-                ),
-                logs(
-                    "orders",
-                    at(0, 11, 40),
-                    at(0, 11, 45),
-                    "212 - orders add delivery window",
-                    pattern="Migrating",
-                ),
-            ],
-            runbook_query="tudo travado checkout timeout mysql threads waiting table lock",
-        ),
-        incident(
-            "MKT-02",
-            "trap_noisy_service",
-            "dispatch: pedidos sem entregador atribuído (unassigned, escalando pra ops) entre 15:10 e "
-            "15:40 de 11/05 — o "
-            "courier-location tá cheio de warning de ping, é ele?",
-            "dispatch",
-            at(0, 15, 10),
-            at(0, 15, 40),
-            EVICT[0],
-            "redis",
-            "redis-geo reached its maxmemory (2048 MB) at 14:58 — its memory had been growing since "
-            "courier-location 3.4.0 started keeping "
-            "a 50-position trail per courier — and its allkeys-lru policy began to evict keys "
-            "(evicted_keys in the thousands per minute), "
-            "among them the courier:alive:* keys dispatch uses to tell online couriers, so dispatch found "
-            "candidates but alive=0 couriers, "
-            "widened the radius and escalated unassigned orders, until maxmemory was raised to 4gb "
-            "(CHG-4401) at 15:46",
-            ["maxmemory", "evict"],
-            [
-                "courier-location warnings (dropping out-of-order ping, gps accuracy too low — always there)",
-                "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
-                "redis logs (only the usual background saves)",
-            ],
-            None,
-            [
-                logs(
-                    "dispatch",
-                    at(0, 15, 10),
-                    at(0, 15, 40),
-                    "alive",
-                    level="WARN",
-                    pattern="no eligible couriers",
-                ),
-                logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
-                sql(
-                    "SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
-                    "redis_metrics WHERE instance = 'redis-geo' "
-                    "AND evicted_keys > 0 AND minute BETWEEN '2026-05-11T18:10:00Z' AND "
-                    "'2026-05-11T18:40:00Z' ORDER BY minute LIMIT 5",
-                    "redis-geo",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
-                    "courier:alive",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "service = 'redis'",
-                    "CHG-4401",
-                ),
-            ],
-        ),
-        incident(
-            "MKT-03",
-            "change",
-            "catalog: cardápio vazio / MENU_NOT_FOUND pra restaurantes do Rio desde umas 19h — "
-            "19:10–19:40, 11 mai. Nada foi deployado "
-            "no catalog hoje à noite; o que mudou?",
-            "catalog",
-            at(0, 19, 10),
-            at(0, 19, 40),
-            FLAG_RJ[0],
-            "catalog",
-            "at 19:02 the feature flag catalog.menu_index_v2 was switched on with the targeting rule "
-            "region in [RJ] while the pilot was "
-            "meant for BH (comment CAT-882 piloto BH); with it catalog read RJ menus from the new "
-            "OpenSearch index menus-v2, which only "
-            "had BH merchants, so every RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag "
-            "was turned off at 19:51",
-            ["menus-v2", "rj"],
-            [
-                "pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
-                "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
-                "catalog image-missing and slow-query warnings (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
-                    "feature_flags WHERE changed_at "
-                    "BETWEEN '2026-05-11T21:30:00Z' AND '2026-05-11T22:40:00Z'",
-                    "region in [RJ]",
-                ),
-                logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
-                logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
-                logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
-            ],
-        ),
-        incident(
-            "MKT-04",
-            "logs_only",
-            "pricing: cupom JANTAR20 sendo recusado como expirado no checkout desde as 21h, mas ele vale "
-            "até hoje (11/05)! Janela "
-            "21:05–21:35 — por quê?",
-            "pricing",
-            at(0, 21, 5),
-            at(0, 21, 35),
-            COUPON[0],
-            "pricing",
-            "pricing checks a coupon's valid_until against the date in UTC instead of Brasília time: at "
-            "21:00 BRT (00:00 UTC) its promo "
-            "calendar rolled over to 2026-05-12, so JANTAR20 (valid_until=2026-05-11) was rejected as "
-            "COUPON_EXPIRED (today=2026-05-12 "
-            "tz=UTC) for the last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
-            ["coupon", "utc"],
-            [
-                "pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
-                "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
-                "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
-                "there)",
-            ],
-            None,
-            [
-                logs(
-                    "pricing",
-                    at(0, 21, 5),
-                    at(0, 21, 35),
-                    "today=2026-05-12 tz=UTC",
-                    level="WARN",
-                    pattern="JANTAR20",
-                ),
-                logs(
-                    "pricing",
-                    at(0, 20, 55),
-                    at(0, 21, 5),
-                    "rolled over to 2026-05-12 (tz=UTC)",
-                    pattern="promo calendar",
-                ),
-                logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20"),
-            ],
-            runbook_query="cupom recusado expirado coupon expired",
-        ),
-        incident(
-            "MKT-05",
-            "no_incident",
-            "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de 12/05. "
-            "Tem algo quebrado entre 02:00 e "
-            "02:40?",
-            "merchant-portal",
-            at(1, 2, 0),
-            at(1, 2, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="the nightly repasse-diario batch at 02:00 with its usual skipped merchants and AC04 "
-            "refusals, the Cardapio deprecation "
-            "and SyncMenuToCatalog retries; night traffic, metrics at baseline",
-        ),
-        incident(
-            "MKT-06",
-            "trap_runbook_words",
-            "payments: PIX não confirma — cliente paga e o pedido fica 'aguardando pagamento', parece "
-            "webhook do PSP atrasado. "
-            "08:40–09:10, 12/05. O que está acontecendo?",
-            "payments",
-            at(1, 8, 40),
-            at(1, 9, 10),
-            DNS[0],
-            "ingress",
-            "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at "
-            "07:55 (CHG-4403) from the legacy ELB "
-            "lb-legacy-webhooks-1927 to the ingress NLB without lowering the record's TTL of 86400 s "
-            "first, and at 08:30 the legacy ELB was "
-            "deleted (CHG-4404); CobraPay's resolvers still had the old record cached, so every webhook "
-            "went to a dead address, no POST "
-            "/webhooks/psp/pix arrived at the ingress, PIX charges stayed ATIVA with no webhook until the "
-            "status poller found them paid, "
-            "and some orders were cancelled, until the legacy ELB was recreated at 09:23 (CHG-4405)",
-            ["ttl", "webhook"],
-            [
-                "pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
-                "dispatch deploy DEP-7294 at 10:20 and card declines (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "payments", at(1, 8, 40), at(1, 9, 10), "no webhook", level="WARN", pattern="still ATIVA"
-                ),
-                logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived", pattern="status poll"),
-                sql(
-                    "SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
-                    "record_name = 'webhooks.rango.com.br'",
-                    "86400",
-                ),
-                sql(
-                    "SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                    "applied_at BETWEEN "
-                    "'2026-05-12T10:30:00Z' AND '2026-05-12T12:30:00Z'",
-                    "lb-legacy-webhooks-1927",
-                ),
-            ],
-            decoy_runbook="pix-confirmacao-atrasada",
-            runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento",
-        ),
-        incident(
-            "MKT-07",
-            "metrics_deps",
-            "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — "
-            "11:30 às 12:00, 12/05. What's the cause?",
-            "dispatch",
-            at(1, 11, 30),
-            at(1, 12, 0),
-            REPL[0],
-            "mysql",
-            "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread aborted "
-            "on error 1062 (Duplicate entry on "
-            "order_status_history.uq_order_status) and replica_sql_running stayed No, so the replica "
-            "froze at 11:08; dispatch reads order "
-            "details from the replica, so every order created after that was 'not found after 3 retries' "
-            "and left unassigned, until the "
-            "DBA restarted the replica SQL thread at 12:10 and it caught up",
-            ["replica", "1062"],
-            [
-                "dispatch deploy DEP-7294 (2.17.0) at 10:20",
-                "merchant-portal deploy DEP-7295 at 10:41",
-                "dispatch 'order not found on replica, retrying' attempt 1 (always there)",
-            ],
-            "mysql-replication",
-            [
-                logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
-                sql(
-                    "SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
-                    "WHERE instance = 'mysql-orders-ro' "
-                    "AND replica_sql_running = 'No' AND minute BETWEEN '2026-05-12T14:30:00Z' AND "
-                    "'2026-05-12T15:00:00Z' LIMIT 5",
-                    "mysql-orders-ro",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
-                    "callee = 'mysql'",
-                    "mysql-orders-ro",
-                ),
-                logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR", pattern="1062"),
-            ],
-            runbook_query="dispatch order not found replica",
-        ),
-        incident(
-            "MKT-08",
-            "trap_unrelated_change",
-            "notifications: SMS com código de login (OTP) não está chegando pros clientes desde ~14h15 — "
-            "14:20–14:50 de 12/05. Foi o "
-            "deploy do notifications das 14:05?",
-            "notifications",
-            at(1, 14, 20),
-            at(1, 14, 50),
-            SMS[0],
-            "TorpedoSMS (external SMS provider)",
-            "provider side: from about 14:12 TorpedoSMS accepts the OTP messages but most delivery "
-            "receipts come back UNDELIVERED or "
-            "EXPIRED across all carriers; nothing in the platform changed in a way that explains it and "
-            "the provider API calls succeed — "
-            "not determinable from this data",
-            [],
-            [
-                "notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
-                "WhatsApp rate-limit and APNs warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "notifications",
-                    at(1, 14, 20),
-                    at(1, 14, 50),
-                    "UNDELIVERED",
-                    level="WARN",
-                    pattern="sms dlr",
-                )
-            ],
-            outcome="FALLBACK",
-            note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is wrong",
-        ),
-        incident(
-            "MKT-09",
-            "system_wide",
-            "Tudo parado: checkout falhando com 503, restaurantes não recebem pedido novo e nenhum "
-            "entregador sendo chamado — 19:20–19:50, "
-            "12/05. Which component failed?",
-            None,
-            at(1, 19, 20),
-            at(1, 19, 50),
-            CAMPAIGN[0],
-            "rabbitmq",
-            "the Tuesday dinner push campaign campanha-jantar-terca (push-campaign batch from "
-            "notifications, started 19:05 with "
-            "campaign.enqueue_rate_per_s set to unlimited by CHG-4406) flooded the notifications.push "
-            "queue with about 1.5 million messages; "
-            "rabbitmq-0 crossed its memory high watermark at 19:14 and raised the memory resource limit "
-            "alarm, which blocks every publisher "
-            "in the cluster: orders could not publish OrderCreated (connection blocked, checkout 503), "
-            "dispatch got no order-ready messages "
-            "and courier events were dropped, until the campaign was aborted and the queue purged at "
-            "19:55 and the alarm cleared at 19:58",
-            ["memory", "campaign"],
-            [
-                "notifications deploy DEP-7296 at 14:05",
-                "orders and consumer-api errors (the symptom)",
-                "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)",
-            ],
-            "rabbitmq-memory-alarm",
-            [
-                logs(
-                    "rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set", level="WARN"
-                ),
-                logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
-                sql(
-                    "SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
-                    "WHERE job_name = 'push-campaign' AND "
-                    "started BETWEEN '2026-05-12T21:30:00Z' AND '2026-05-12T22:30:00Z'",
-                    "campanha-jantar-terca",
-                ),
-                sql(
-                    "SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
-                    "'notifications.push' AND messages_ready > 100000 "
-                    "AND bucket_start BETWEEN '2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
-                    "notifications.push",
-                ),
-                sql(
-                    "SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
-                    "'CHG-4406'",
-                    "unlimited",
-                ),
-            ],
-            runbook_query="rabbitmq publishers blocked memory alarm checkout",
-        ),
-        incident(
-            "MKT-10",
-            "trap_late_symptom",
-            "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, "
-            "22:40–23:10, 12/05. Por quê?",
-            "dispatch",
-            at(1, 22, 40),
-            at(1, 23, 10),
-            GEO0[0],
-            "geo",
-            "from 22:03 the GeoPonto maps API answered CEP geocodes with (0.000000,0.000000) and geo "
-            "cached those answers for 24 h "
-            "(geocode ... -> (0.000000,0.000000) source=geoponto cached ttl=86400s); orders placed from "
-            "then on got a drop-off in the "
-            "Atlantic, and about 25-35 minutes later, when they came ready, dispatch's route plan gave "
-            "~8,000 km and refused them (route "
-            "distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
-            ["geocode", "cached"],
-            [
-                "dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
-                "cause)",
-                "geo GeoPonto 429 retries (always there)",
-                "orders deploy DEP-7297 (9.4.0) at 16:05",
-            ],
-            None,
-            [
-                logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max", level="ERROR"),
-                logs(
-                    "geo",
-                    at(1, 22, 0),
-                    at(1, 22, 40),
-                    "source=geoponto cached ttl=86400s",
-                    pattern="0.000000",
-                ),
-                logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN", pattern="GeoPonto"),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
-                    "callee = 'geo'",
-                    "routes",
-                ),
-            ],
-        ),
-        incident(
-            "MKT-11",
-            "no_incident",
-            "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve "
-            "deploy do payments. Tem incidente entre "
-            "09:30 e 10:00?",
-            "payments",
-            at(2, 9, 30),
-            at(2, 10, 0),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            outcome="FALLBACK",
-            note="the usual card declines, PSP retries that succeed, a refund already requested; the "
-            "payments 6.3.2 deploy at 09:41 rolls "
-            "out cleanly (its connection leak only bites at 19:26, MKT-14); metrics at baseline",
-        ),
-        incident(
-            "MKT-12",
-            "change",
-            "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de "
-            "13/05. O que mudou?",
-            "consumer-api",
-            at(2, 11, 10),
-            at(2, 11, 40),
-            DEPLOYS[13][3],
-            "consumer-api",
-            "the consumer-api 5.12.0 deploy (DEP-7301, 10:55) replaced the internal http client and "
-            "created the pricing client with "
-            "keepAlive=false and unlimited connections, so every cart quote opened a new TCP connection "
-            "to pricing; the pods' ephemeral "
-            "ports (32768-60999) filled up with TIME_WAIT sockets and new connects failed with "
-            "EADDRNOTAVAIL, so cart quotes answered 503, "
-            "until the rollback to 5.11.3 (DEP-7302) at 11:56",
-            ["eaddrnotavail", "keepalive"],
-            [
-                "pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
-                "pricing itself (healthy, only more connections)",
-                "geo deploy DEP-7299 at 08:15",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                    "started_at BETWEEN '2026-05-13T13:30:00Z' AND "
-                    "'2026-05-13T14:40:00Z'",
-                    "DEP-7301",
-                ),
-                logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
-                logs(
-                    "consumer-api", at(2, 10, 50), at(2, 11, 10), "keepAlive=false", pattern="pricing client"
-                ),
-                logs(
-                    "consumer-api",
-                    at(2, 11, 10),
-                    at(2, 11, 40),
-                    "TIME_WAIT",
-                    level="WARN",
-                    pattern="socket stats",
-                ),
-            ],
-        ),
-        incident(
-            "MKT-13",
-            "metrics_deps",
-            "merchant-portal: restaurantes não conseguem aceitar pedidos no painel, dá timeout — "
-            "15:00–15:30 de 13/05. Qual a causa?",
-            "merchant-portal",
-            at(2, 15, 0),
-            at(2, 15, 30),
-            HEAP[0],
-            "orders",
-            "orders' JVM heap was exhausted: since orders 9.4.0 (DEP-7297, the day before at 16:05) its "
-            "merchant menu snapshot cache grew "
-            "without bound, the old generation filled up and from 14:44 the heap sat at ~99% of 4096 MB "
-            "with back-to-back GC pauses of "
-            "20-47 s per minute (jvm_metrics), so orders answered merchant-portal's accept calls after "
-            "5-14 s and the portal's 5 s curl "
-            "timeout (cURL error 28) failed them, until orders was restarted at 15:31",
-            ["orders", "heap"],
-            [
-                "merchant-portal itself (its cURL error 28 is the symptom)",
-                "catalog config change CHG-4411 (search.synonyms) at 13:20",
-                "payments feature flag payments.pix_automatico at 13:00",
-            ],
-            None,
-            [
-                logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
-                sql(
-                    "SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
-                    "'orders' AND heap_used_pct > 97 AND "
-                    "minute BETWEEN '2026-05-13T18:00:00Z' AND '2026-05-13T18:30:00Z' LIMIT 5",
-                    "orders",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' "
-                    "AND callee = 'orders'",
-                    "/internal/orders",
-                ),
-                logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN"),
-            ],
-        ),
-        incident(
-            "MKT-14",
-            "logs_only",
-            "payments: cartão de crédito falhando no checkout com timeout, PIX também — 19:40 às 20:10, "
-            "13/05. Why?",
-            "payments",
-            at(2, 19, 40),
-            at(2, 20, 10),
-            at(2, 19, 25, 40),
-            "payments",
-            "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS "
-            "callback fails (ACS_TIMEOUT); the "
-            "leased count of the PSP connection pool grew all day with each 3DS error until the pool (max "
-            "20) was exhausted on the first "
-            "pod at 19:25 and the second at 19:30, and every card and PIX call to CobraPay failed with "
-            "ConnectionRequestTimeoutException "
-            "(connection pool exhausted, leased 20, available 0), until the 6.3.3 hotfix at 20:18",
-            ["connection pool", "3ds"],
-            [
-                "CobraPay PSP (its calls that get a connection succeed)",
-                "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
-                "card declines (always there)",
-            ],
-            None,
-            [
-                logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted", level="ERROR"),
-                logs(
-                    "payments",
-                    at(2, 9, 40),
-                    at(2, 19, 40),
-                    "ACS_TIMEOUT",
-                    level="WARN",
-                    pattern="3DS callback",
-                ),
-                logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats"),
-            ],
-            runbook_query="payments card timeout PSP",
-        ),
+        incident("MKT-01", "system_wide",
+                 "tudo travando: checkout dando timeout no app, painel dos restaurantes com erro 500 e o "
+                 "dispatch parado — 11:45 às 12:15 "
+                 "de 11/05. Which component failed?", None, at(0, 11, 45), at(0, 12, 15), MDL[0], "mysql",
+                 "the orders 9.3.0 deploy (DEP-7291) ran flyway migration V212, an ALTER TABLE on `orders` "
+                 "(add delivery_window_start/end), at 11:41 on mysql-orders; the ALTER had to wait for the "
+                 "table's metadata lock held by an open transaction of merchant-portal's finance export "
+                 "(thread 88121, portal_ro, START TRANSACTION WITH CONSISTENT SNAPSHOT since 11:19), and "
+                 "every query on orders queued behind it in 'Waiting for table metadata lock', so orders' "
+                 "Hikari pool ran dry (Connection is not available), checkout, tracking and the merchant "
+                 "panel timed out, until the DBA killed 88121 at 12:19 "
+                 "and the ALTER finished", ["metadata lock", "alter table"],
+                 ["merchant-portal errors (3024 maximum statement execution time exceeded; a symptom)",
+                  "orders HikariPool errors (the symptom, not the pool size)",
+                  "consumer-api config change CHG-4399 (HOME_RAIL_LIMIT 12 -> 16) at 10:05",
+                  "mysql_native_password deprecation warnings (always there)"],
+                 "mysql-metadata-lock",
+                 [logs("mysql", at(0, 11, 45), at(0, 12, 15), "Waiting for table metadata lock",
+                       level="WARN",
+                       pattern="metadata lock"),
+                  logs("orders", at(0, 11, 45), at(0, 12, 15), "Connection is not available",
+                       level="ERROR"),
+                  sql("SELECT version, description, installed_on, execution_time FROM schema_migrations "
+                      "WHERE installed_on >= '2026-05-11T14:00:00Z' AND installed_on < "
+                      "'2026-05-11T16:00:00Z'", "orders add delivery window"),
+                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                      "started_at BETWEEN '2026-05-11T14:30:00Z' AND '2026-05-11T14:50:00Z'", "DEP-7291"),
+                  logs("orders", at(0, 11, 40), at(0, 11, 45), "212 - orders add delivery window",
+                       pattern="Migrating")],
+                 runbook_query="tudo travado checkout timeout mysql threads waiting table lock"),
+        incident("MKT-02", "trap_noisy_service",
+                 "dispatch: pedidos sem entregador atribuído (unassigned, escalando pra ops) entre 15:10 e "
+                 "15:40 de 11/05 — o courier-location tá cheio de warning de "
+                 "ping, é ele?", "dispatch", at(0, 15, 10),
+                 at(0, 15, 40), EVICT[0], "redis",
+                 "redis-geo reached its maxmemory (2048 MB) at 14:58 — its memory had been growing since "
+                 "courier-location 3.4.0 started keeping a 50-position trail per courier — and its "
+                 "allkeys-lru policy began to evict keys (evicted_keys in the thousands per minute), among "
+                 "them the courier:alive:* keys dispatch uses to tell online couriers, so dispatch found "
+                 "candidates but alive=0 couriers, widened the radius and escalated unassigned orders, "
+                 "until maxmemory was raised to 4gb (CHG-4401) at 15:46", ["maxmemory", "evict"],
+                 ["courier-location warnings (dropping out-of-order ping, gps accuracy too low — always "
+                  "there)",
+                  "dispatch config change CHG-4400 (offer.timeout_s 45 -> 40) at 14:40",
+                  "redis logs (only the usual background saves)"],
+                 None,
+                 [logs("dispatch", at(0, 15, 10), at(0, 15, 40), "alive", level="WARN",
+                       pattern="no eligible couriers"),
+                  logs("dispatch", at(0, 15, 10), at(0, 15, 40), "escalating to ops", level="ERROR"),
+                  sql("SELECT minute, instance, used_memory_mb, maxmemory_mb, evicted_keys FROM "
+                      "redis_metrics WHERE instance = 'redis-geo' AND evicted_keys > 0 AND minute BETWEEN "
+                      "'2026-05-11T18:10:00Z' AND '2026-05-11T18:40:00Z' ORDER BY minute "
+                      "LIMIT 5", "redis-geo"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch'",
+                      "courier:alive"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "service = 'redis'", "CHG-4401")]),
+        incident("MKT-03", "change",
+                 "catalog: cardápio vazio / MENU_NOT_FOUND pra restaurantes do Rio desde umas 19h — "
+                 "19:10–19:40, 11 mai. Nada foi "
+                 "deployado no catalog hoje à "
+                 "noite; o que mudou?", "catalog", at(0, 19, 10), at(0, 19, 40), FLAG_RJ[0],
+                 "catalog",
+                 "at 19:02 the feature flag catalog.menu_index_v2 was switched on with the targeting rule "
+                 "region in [RJ] while the pilot was meant for BH (comment CAT-882 piloto BH); with it "
+                 "catalog read RJ menus from the new OpenSearch index menus-v2, which only had BH "
+                 "merchants, so every RJ menu query got hits=0 and MENU_NOT_FOUND (404), until the flag "
+                 "was turned off at 19:51", ["menus-v2", "rj"],
+                 ["pricing deploy DEP-7292 (7.8.0, free-delivery banner rules) at 18:50",
+                  "catalog deploy DEP-7290 (3.9.0) in the morning — it only added the writer",
+                  "catalog image-missing and slow-query warnings (always there)"],
+                 None,
+                 [sql("SELECT flag_key, from_state, to_state, targeting_rule, changed_at, comment FROM "
+                      "feature_flags WHERE changed_at BETWEEN '2026-05-11T21:30:00Z' AND "
+                      "'2026-05-11T22:40:00Z'", "region in [RJ]"),
+                  logs("catalog", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN"),
+                  logs("catalog", at(0, 19, 10), at(0, 19, 40), '"region":"RJ"', pattern="menus-v2"),
+                  logs("consumer-api", at(0, 19, 10), at(0, 19, 40), "MENU_NOT_FOUND", level="WARN")]),
+        incident("MKT-04", "logs_only",
+                 "pricing: cupom JANTAR20 sendo recusado como expirado no checkout desde as 21h, mas ele "
+                 "vale até hoje (11/05)! "
+                 "Janela 21:05–21:35 — por "
+                 "quê?", "pricing", at(0, 21, 5), at(0, 21, 35), COUPON[0], "pricing",
+                 "pricing checks a coupon's valid_until against the date in UTC instead of Brasília time: "
+                 "at 21:00 BRT (00:00 UTC) its promo calendar rolled over to 2026-05-12, so JANTAR20 "
+                 "(valid_until=2026-05-11) was rejected as COUPON_EXPIRED (today=2026-05-12 tz=UTC) for "
+                 "the last three hours of its last day, until the 7.8.1 hotfix (DEP-7293) at 23:02",
+                 ["coupon", "utc"],
+                 ["pricing deploy DEP-7292 (7.8.0) at 18:50 (the bug is older)",
+                  "pricing config change CHG-4402 (fee.small_order.threshold_brl) at 20:30",
+                  "other coupon rejections (min order, already used, expired Dia das Mães coupons — always "
+                  "there)"],
+                 None,
+                 [logs("pricing", at(0, 21, 5), at(0, 21, 35), "today=2026-05-12 tz=UTC", level="WARN",
+                       pattern="JANTAR20"),
+                  logs("pricing", at(0, 20, 55), at(0, 21, 5), "rolled over to 2026-05-12 (tz=UTC)",
+                       pattern="promo calendar"),
+                  logs("consumer-api", at(0, 21, 5), at(0, 21, 35), "COUPON_EXPIRED", pattern="JANTAR20")],
+                 runbook_query="cupom recusado expirado coupon expired"),
+        incident("MKT-05", "no_incident",
+                 "merchant-portal: alerta de ERROR no painel dos restaurantes por volta das 02:10 de "
+                 "12/05. "
+                 "Tem "
+                 "algo "
+                 "quebrado "
+                 "entre "
+                 "02:00 "
+                 "e "
+                 "02:40?", "merchant-portal", at(1, 2, 0), at(1, 2, 40), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the nightly repasse-diario batch at 02:00 with its usual skipped merchants and AC04 "
+                      "refusals, the Cardapio deprecation and SyncMenuToCatalog retries; night traffic, "
+                      "metrics at baseline"),
+        incident("MKT-06", "trap_runbook_words",
+                 "payments: PIX não confirma — cliente paga e o pedido fica 'aguardando pagamento', parece "
+                 "webhook do PSP atrasado. 08:40–09:10, "
+                 "12/05. O que está acontecendo?", "payments", at(1, 8, 40), at(1, 9, 10), DNS[0],
+                 "ingress",
+                 "the PSP's PIX webhooks stopped reaching us: webhooks.rango.com.br had been repointed at "
+                 "07:55 (CHG-4403) from the legacy ELB lb-legacy-webhooks-1927 to the ingress NLB without "
+                 "lowering the record's TTL of 86400 s first, and at 08:30 the legacy ELB was deleted "
+                 "(CHG-4404); CobraPay's resolvers still had the old record cached, so every webhook went "
+                 "to a dead address, no POST /webhooks/psp/pix arrived at the ingress, PIX charges stayed "
+                 "ATIVA with no webhook until the status poller found them paid, and some orders were "
+                 "cancelled, until the legacy ELB was recreated at 09:23 (CHG-4405)",
+                 ["ttl", "webhook"],
+                 ["pix-confirmacao-atrasada runbook (PSP/SPI slowness, wait)",
+                  "dispatch deploy DEP-7294 at 10:20 and card declines (always there)"],
+                 None,
+                 [logs(
+                      "payments", at(1, 8, 40), at(1, 9,
+                                                   10), "no webhook", level="WARN", pattern="still ATIVA"
+                  ),
+                  logs("payments", at(1, 8, 40), at(1, 9, 10), "webhook never arrived",
+                       pattern="status poll"),
+                  sql("SELECT record_name, value, ttl_s, previous_value, updated_at FROM dns_records WHERE "
+                      "record_name = 'webhooks.rango.com.br'", "86400"),
+                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
+                      "applied_at BETWEEN '2026-05-12T10:30:00Z' AND "
+                      "'2026-05-12T12:30:00Z'", "lb-legacy-webhooks-1927")],
+                 decoy_runbook="pix-confirmacao-atrasada",
+                 runbook_query="PIX confirmação atrasada webhook PSP aguardando pagamento"),
+        incident("MKT-07", "metrics_deps",
+                 "dispatch: muitos pedidos novos ficando sem entregador e 'order not found' no dispatch — "
+                 "11:30 às 12:00, 12/05. What's the cause?", "dispatch", at(1, 11, 30), at(1, 12,
+                                                                                           0), REPL[0],
+                 "mysql",
+                 "replication on the orders replica mysql-orders-ro stopped at 11:08: its SQL thread "
+                 "aborted on error 1062 (Duplicate entry on order_status_history.uq_order_status) and "
+                 "replica_sql_running stayed No, so the replica froze at 11:08; dispatch reads order "
+                 "details from the replica, so every order created after that was 'not found after 3 "
+                 "retries' and left unassigned, until the DBA restarted the replica SQL thread at 12:10 "
+                 "and it caught up", ["replica", "1062"],
+                 ["dispatch deploy DEP-7294 (2.17.0) at 10:20", "merchant-portal deploy DEP-7295 at 10:41",
+                  "dispatch 'order not found on replica, retrying' attempt 1 (always there)"],
+                 "mysql-replication",
+                 [logs("dispatch", at(1, 11, 30), at(1, 12, 0), "not found after 3 retries", level="ERROR"),
+                  sql("SELECT minute, instance, replica_sql_running, seconds_behind_source FROM db_metrics "
+                      "WHERE instance = 'mysql-orders-ro' AND replica_sql_running = 'No' AND minute "
+                      "BETWEEN '2026-05-12T14:30:00Z' AND '2026-05-12T15:00:00Z' LIMIT 5", "mysql-orders-ro"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
+                      "callee = 'mysql'", "mysql-orders-ro"),
+                  logs("mysql", at(1, 11, 0), at(1, 12, 0), "Duplicate entry", level="ERROR",
+                       pattern="1062")],
+                 runbook_query="dispatch order not found replica"),
+        incident("MKT-08", "trap_unrelated_change",
+                 "notifications: SMS com código de login (OTP) não está chegando pros clientes desde "
+                 "~14h15 — 14:20–14:50 de 12/05. "
+                 "Foi o deploy do notifications "
+                 "das 14:05?", "notifications", at(1, 14, 20), at(1, 14, 50), SMS[0],
+                 "TorpedoSMS (external SMS provider)",
+                 "provider side: from about 14:12 TorpedoSMS accepts the OTP messages but most delivery "
+                 "receipts come back UNDELIVERED or EXPIRED across all carriers; nothing in the platform "
+                 "changed in a way that explains it and the provider API calls succeed — not determinable "
+                 "from this data", [],
+                 ["notifications deploy DEP-7296 (4.21.0, WhatsApp templates and OTP copy) at 14:05",
+                  "WhatsApp rate-limit and APNs warnings (always there)"],
+                 None,
+                 [logs("notifications", at(1, 14, 20), at(1, 14, 50), "UNDELIVERED", level="WARN",
+                       pattern="sms dlr")],
+                 outcome="FALLBACK",
+                 note="the right answer is a FALLBACK (or the SMS provider's side); blaming DEP-7296 is "
+                      "wrong"),
+        incident("MKT-09", "system_wide",
+                 "Tudo parado: checkout falhando com 503, restaurantes não recebem pedido novo e nenhum "
+                 "entregador sendo chamado "
+                 "— 19:20–19:50, 12/05. "
+                 "Which component failed?", None, at(1, 19, 20), at(1, 19, 50), CAMPAIGN[0], "rabbitmq",
+                 "the Tuesday dinner push campaign campanha-jantar-terca (push-campaign batch from "
+                 "notifications, started 19:05 with campaign.enqueue_rate_per_s set to unlimited by "
+                 "CHG-4406) flooded the notifications.push queue with about 1.5 million messages; "
+                 "rabbitmq-0 crossed its memory high watermark at 19:14 and raised the memory resource "
+                 "limit alarm, which blocks every publisher in the cluster: orders could not publish "
+                 "OrderCreated (connection blocked, checkout 503), dispatch got no order-ready messages "
+                 "and courier events were dropped, until the campaign was aborted and the queue purged at "
+                 "19:55 and the alarm cleared at 19:58", ["memory", "campaign"],
+                 ["notifications deploy DEP-7296 at 14:05", "orders and consumer-api errors (the symptom)",
+                  "rabbitmq 'client unexpectedly closed TCP connection' warnings (always there)"],
+                 "rabbitmq-memory-alarm",
+                 [logs("rabbitmq", at(1, 19, 0), at(1, 19, 50), "memory resource limit alarm set",
+                       level="WARN"),
+                  logs("orders", at(1, 19, 20), at(1, 19, 50), "connection blocked", level="ERROR"),
+                  sql("SELECT job_name, runs_on, started, finished, status, items, detail FROM batch_runs "
+                      "WHERE job_name = 'push-campaign' AND started BETWEEN '2026-05-12T21:30:00Z' AND "
+                      "'2026-05-12T22:30:00Z'",
+                      "campanha-jantar-terca"),
+                  sql("SELECT bucket_start, queue, messages_ready FROM queue_metrics WHERE queue = "
+                      "'notifications.push' AND messages_ready > 100000 AND bucket_start BETWEEN "
+                      "'2026-05-12T22:20:00Z' AND '2026-05-12T22:50:00Z' LIMIT 3",
+                      "notifications.push"),
+                  sql("SELECT change_id, service, key, new_value FROM config_changes WHERE change_id = "
+                      "'CHG-4406'", "unlimited")],
+                 runbook_query="rabbitmq publishers blocked memory alarm checkout"),
+        incident("MKT-10", "trap_late_symptom",
+                 "dispatch: entregas não saem — 'route distance exceeds max' em quase todo pedido, "
+                 "22:40–23:10, 12/05. Por quê?", "dispatch", at(1, 22, 40), at(1, 23, 10), GEO0[0], "geo",
+                 "from 22:03 the GeoPonto maps API answered CEP geocodes with (0.000000,0.000000) and geo "
+                 "cached those answers for 24 h (geocode ... -> (0.000000,0.000000) source=geoponto cached "
+                 "ttl=86400s); orders placed from then on got a drop-off in the Atlantic, and about 25-35 "
+                 "minutes later, when they came ready, dispatch's route plan gave ~8,000 km and refused "
+                 "them (route distance exceeds max), until the geo hotfix and cache flush at 23:14-23:16",
+                 ["geocode", "cached"],
+                 ["dispatch config change CHG-4408 (route.max_km 25 -> 30) at 22:35 (a reaction, not the "
+                  "cause)", "geo GeoPonto 429 retries (always there)",
+                  "orders deploy DEP-7297 (9.4.0) at 16:05"],
+                 None,
+                 [logs("dispatch", at(1, 22, 40), at(1, 23, 10), "route distance exceeds max",
+                       level="ERROR"),
+                  logs("geo", at(1, 22, 0), at(1, 22, 40), "source=geoponto cached ttl=86400s",
+                       pattern="0.000000"),
+                  logs("geo", at(1, 22, 0), at(1, 22, 10), "unknown field", level="WARN",
+                       pattern="GeoPonto"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'dispatch' AND "
+                      "callee = 'geo'", "routes")]),
+        incident("MKT-11", "no_incident",
+                 "payments: vários WARN e alguns ERROR de pagamento por volta das 09:40 de 13/05, e teve "
+                 "deploy do "
+                 "payments. "
+                 "Tem "
+                 "incidente "
+                 "entre "
+                 "09:30 e "
+                 "10:00?", "payments", at(2, 9, 30), at(2, 10, 0), None, None, None, [], [], None, [],
+                 outcome="FALLBACK",
+                 note="the usual card declines, PSP retries that succeed, a refund already requested; the "
+                      "payments 6.3.2 deploy at 09:41 rolls out cleanly (its connection leak only bites at "
+                      "19:26, MKT-14); metrics at baseline"),
+        incident("MKT-12", "change",
+                 "consumer-api: carrinho não calcula total/frete, 503 no /v1/cart/quote — 11:10–11:40 de "
+                 "13/05. O que mudou?", "consumer-api", at(2, 11, 10), at(2, 11, 40), DEPLOYS[13][3],
+                 "consumer-api",
+                 "the consumer-api 5.12.0 deploy (DEP-7301, 10:55) replaced the internal http client and "
+                 "created the pricing client with keepAlive=false and unlimited connections, so every cart "
+                 "quote opened a new TCP connection to pricing; the pods' ephemeral ports (32768-60999) "
+                 "filled up with TIME_WAIT sockets and new connects failed with EADDRNOTAVAIL, so cart "
+                 "quotes answered 503, until the rollback to 5.11.3 "
+                 "(DEP-7302) at 11:56", ["eaddrnotavail", "keepalive"],
+                 ["pricing config change CHG-4410 (fee.surge.max_multiplier) at 09:00",
+                  "pricing itself (healthy, only more connections)", "geo deploy DEP-7299 at 08:15"],
+                 None,
+                 [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
+                      "started_at BETWEEN '2026-05-13T13:30:00Z' AND '2026-05-13T14:40:00Z'", "DEP-7301"),
+                  logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "EADDRNOTAVAIL", level="ERROR"),
+                  logs(
+                      "consumer-api", at(2, 10, 50), at(2, 11,
+                                                        10), "keepAlive=false", pattern="pricing client"
+                  ),
+                  logs("consumer-api", at(2, 11, 10), at(2, 11, 40), "TIME_WAIT", level="WARN",
+                       pattern="socket stats")]),
+        incident("MKT-13", "metrics_deps",
+                 "merchant-portal: restaurantes não conseguem aceitar pedidos no painel, dá timeout — "
+                 "15:00–15:30 de 13/05. Qual a "
+                 "causa?", "merchant-portal", at(2, 15, 0), at(2, 15, 30), HEAP[0],
+                 "orders",
+                 "orders' JVM heap was exhausted: since orders 9.4.0 (DEP-7297, the day before at 16:05) "
+                 "its merchant menu snapshot cache grew without bound, the old generation filled up and "
+                 "from 14:44 the heap sat at ~99% of 4096 MB with back-to-back GC pauses of 20-47 s per "
+                 "minute (jvm_metrics), so orders answered merchant-portal's accept calls after 5-14 s and "
+                 "the portal's 5 s curl timeout (cURL error 28) failed them, until orders was restarted at "
+                 "15:31", ["orders", "heap"],
+                 ["merchant-portal itself (its cURL error 28 is the symptom)",
+                  "catalog config change CHG-4411 (search.synonyms) at 13:20",
+                  "payments feature flag payments.pix_automatico at 13:00"],
+                 None,
+                 [logs("merchant-portal", at(2, 15, 0), at(2, 15, 30), "cURL error 28", level="ERROR"),
+                  sql("SELECT minute, service, heap_used_pct, gc_pause_ms FROM jvm_metrics WHERE service = "
+                      "'orders' AND heap_used_pct > 97 AND minute BETWEEN '2026-05-13T18:00:00Z' AND "
+                      "'2026-05-13T18:30:00Z' LIMIT 5", "orders"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'merchant-portal' "
+                      "AND callee = 'orders'", "/internal/orders"),
+                  logs("orders", at(2, 15, 0), at(2, 15, 30), "Slow request", level="WARN")]),
+        incident("MKT-14", "logs_only",
+                 "payments: cartão de crédito falhando no checkout com timeout, PIX também — 19:40 às "
+                 "20:10, 13/05. "
+                 "Why?", "payments", at(2, 19, 40), at(2, 20, 10), at(2, 19, 25, 40), "payments",
+                 "payments 6.3.2 (DEP-7300, 09:41) does not release its PSP http connection when a 3DS "
+                 "callback fails (ACS_TIMEOUT); the leased count of the PSP connection pool grew all day "
+                 "with each 3DS error until the pool (max 20) was exhausted on the first pod at 19:25 and "
+                 "the second at 19:30, and every card and PIX call to CobraPay failed with "
+                 "ConnectionRequestTimeoutException (connection pool exhausted, leased 20, available 0), "
+                 "until the 6.3.3 hotfix at 20:18",
+                 ["connection pool", "3ds"],
+                 ["CobraPay PSP (its calls that get a connection succeed)",
+                  "payments config change CHG-4412 (psp.pix.qr_expiry_s 900 -> 1200) at 19:02",
+                  "card declines (always there)"],
+                 None,
+                 [logs("payments", at(2, 19, 40), at(2, 20, 10), "connection pool exhausted",
+                       level="ERROR"),
+                  logs("payments", at(2, 9, 40), at(2, 19, 40), "ACS_TIMEOUT", level="WARN",
+                       pattern="3DS callback"),
+                  logs("payments", at(2, 19, 0), at(2, 19, 40), "leased: 2", pattern="pool stats")],
+                 runbook_query="payments card timeout PSP"),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (
-        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they "
-        "say otherwise; dates are "
-        "written the way the São Paulo team writes them, day first (11/05, 11/05/2026, 11 mai, 11 de "
-        "maio, sometimes 2026-05-11), in "
-        "Portuguese and English. Metric exports, batch runs (day first) and schema migrations are BRT "
-        "wall time; deploys, feature "
-        "flags and DNS records are UTC; config changes carry their offset."
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no DST) unless they say "
+        "otherwise; dates are written the way the São Paulo team writes them, day first (11/05, "
+        "11/05/2026, 11 mai, 11 de maio, sometimes 2026-05-11), in Portuguese and English. Metric exports, "
+        "batch runs (day first) and schema migrations are BRT wall time; deploys, feature flags and DNS "
+        "records are UTC; config changes carry their offset."
     ))
 
 
@@ -3996,77 +2315,4 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    leaks = leak_times(w)
-    for p, times in leaks.items():
-        for t in times:
-            pay(
-                w,
-                t,
-                "WARN",
-                "psp-callback-3",
-                "c.r.p.card.ThreeDsService",
-                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-                p=next(x for x in PODS["payments"] if x[0] == p),
-            )
-    restart = at(2, 20, 22, 30)
-    for t in w.minutes():
-        leased = {p: (sum(1 for x in ts if x <= t) if t < restart else 0) for p, ts in leaks.items()}
-        ingress_bg(w, t)
-        consumer_api_bg(w, t)
-        portal_bg(w, t)
-        orders_bg(w, t)
-        payments_bg(w, t, leased)
-        if (t < at(2, 9, 41) or t >= restart) and w.r() < 0.03 * load(t) + 0.005:
-            pay(
-                w,
-                w.jit(t),
-                "WARN",
-                "psp-callback-3",
-                "c.r.p.card.ThreeDsService",
-                f"3DS callback for {w.order()}: ACS returned error ACS_TIMEOUT, aborting",
-            )
-        dispatch_bg(w, t)
-        courier_bg(w, t)
-        pricing_bg(w, t)
-        notifications_bg(w, t)
-        catalog_bg(w, t)
-        geo_bg(w, t)
-        mysql_bg(w, t)
-        redis_bg(w, t)
-        rabbit_bg(w, t)
-        k8s_bg(w, t)
-    inc_mdl(w)
-    inc_repl(w)
-    inc_rabbit(w)
-    inc_misc(w)
-    extra = campaigns(w) + payout(w)
-    metrics(w)
-    batch_runs(w, extra)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A Brazilian food-delivery marketplace (14 components: ingress, consumer-api, "
-            "merchant-portal, orders, payments, dispatch, "
-            "courier-location, pricing, notifications, catalog, geo, mysql, redis, rabbitmq) over three "
-            "days, 2026-05-11..13 Brasília "
-            "time; access logs sampled; 14 incidents and traps (see truth.json)."
-        ),
-        "timezone": "America/Sao_Paulo",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the mkt world into ``out_dir/mkt/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -37,33 +37,18 @@ from worlds.engine import inside as during
 from worlds.engine import sql_step as sql
 from worlds.engine import zulu as iso
 
-NAME = "rides"
-SEED = 140818
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "worlds"
-BRT = timezone(timedelta(hours=-3))
-DAY0 = datetime(2026, 8, 18, tzinfo=BRT)
-END = DAY0 + timedelta(days=3)
-LEVELS = engine.LEVELS
+NAME, SEED = "rides", 140818
 SERVICES = (
-    "envoy",
-    "dispatch",
-    "pricing",
-    "trips",
-    "mysql",
-    "payments",
-    "kafka",
-    "location",
-    "redis",
-    "eta",
-    "notify",
-    "fraud",
-    "elasticsearch",
-    "settlement",
+    "envoy", "dispatch", "pricing", "trips", "mysql", "payments", "kafka", "location", "redis", "eta",
+    "notify", "fraud", "elasticsearch", "settlement",
 )
+BRT = timezone(timedelta(hours=-3))
+LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, lt = LOCAL.at, LOCAL.iso
 
 
-LOCAL = engine.Clock(BRT, DAY0)
-at = LOCAL.at
+logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -83,7 +68,6 @@ class World(engine.Dataset):
     def __init__(self) -> None:
         super().__init__(SEED, LOCAL, END, SERVICES)
 
-
     hexid = engine.Dataset.plain_hex
 
     def ride(self) -> str:
@@ -92,21 +76,24 @@ class World(engine.Dataset):
     def driver(self) -> str:
         return f"d_{self.ri(100000, 999999)}"
 
+
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    w.minutely(background)
+    w.table("job_runs", engine.columns("CRON_RUNS"), nightly(w))
+    incidents(w)
+    metrics(w)
+    return w, engine.manifest(NAME, "America/Sao_Paulo", "Corrida, a ride-hailing platform in São Paulo",
+                              "2026-08-18..20 Brasília time (BRT)", 10, SERVICES, dayfirst=True), truth()
+
 # ---- native line formats -------------------------------------------------------------------
 
-UPSTREAMS = {
-    "dispatch": "10.40.2",
-    "pricing": "10.40.3",
-    "trips": "10.40.4",
-    "payments": "10.40.5",
-    "location": "10.40.6",
-    "eta": "10.40.7",
-}
+UPSTREAMS = {"dispatch": "10.40.2", "pricing": "10.40.3", "trips": "10.40.4", "payments": "10.40.5",
+             "location": "10.40.6", "eta": "10.40.7"}
 AGENTS = (
-    "Corrida/8.4.1 (Android 14; SM-A546E)",
-    "Corrida/8.4.1 (Android 13; moto g54)",
-    "Corrida/8.4.0 (iOS 17.5; iPhone14,7)",
-    "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
+    "Corrida/8.4.1 (Android 14; SM-A546E)", "Corrida/8.4.1 (Android 13; moto g54)",
+    "Corrida/8.4.0 (iOS 17.5; iPhone14,7)", "CorridaMotorista/5.9.2 (Android 14; Redmi Note 13)",
 )
 
 
@@ -119,9 +106,7 @@ def envoy(
     host = f"{UPSTREAMS[up]}.{w.ri(10, 40)}:8080" if flags not in ("UH", "UF") else "-"
     ust = str(max(ms - w.ri(1, 3), 0)) if status < 500 or flags == "-" else "-"
     w.emit(
-        t,
-        "envoy",
-        level,
+        t, "envoy", level,
         f'[{stamp}] "{method} {path} HTTP/2" {status} {flags} {w.ri(0, 900)} {w.ri(60, 4200)} {ms} '
         f'{ust} "{w.ri(177, 201)}.{w.ri(1, 254)}.{w.ri(1, 254)}.{w.ri(1, 254)}" "{w.pick(AGENTS)}" '
         f'"{w.hexid(8)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(4)}-{w.hexid(12)}" "api.corrida.app" "{host}"',
@@ -136,22 +121,14 @@ def zap(w: World, t: datetime, level: str, caller: str, msg: str, **fields) -> N
 
 def pylog(w: World, t: datetime, level: str, logger: str, msg: str) -> None:
     name = {"WARN": "WARNING"}.get(level, level)
-    w.emit(
-        t,
-        "pricing",
-        level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}",
-    )
+    w.emit(t, "pricing", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {name} [{logger}] {msg}")
 
 
 def spring(w: World, t: datetime, level: str, thread: str, logger: str, msg: str) -> None:
-    w.emit(
-        t,
-        "trips",
-        level,
-        f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
-        f"{logger} : {msg}",
-    )
+    w.emit(t, "trips", level,
+           f"{t.strftime('%Y-%m-%d %H:%M:%S')}.{t.microsecond // 1000:03d} {level:>5} 1 --- [{thread}] "
+           f"{logger} : {msg}")
 
 
 def mysql(
@@ -159,33 +136,22 @@ def mysql(
 ) -> None:
     u = t.astimezone(UTC)
     lv = {"WARN": "Warning", "INFO": "Note", "ERROR": "ERROR", "DEBUG": "Note"}[level]
-    w.emit(
-        t,
-        "mysql",
-        level,
-        f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}",
-    )
+    w.emit(t, "mysql", level,
+           f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond:06d}Z {thread} [{lv}] [{code}] [{sub}] {msg}")
 
 
 def pino(w: World, t: datetime, level: str, msg: str, **fields) -> None:
-    d = {
-        "level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
-        "time": int(t.timestamp() * 1000),
-        "pid": 1,
-        "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}",
-    }
+    d = {"level": {"DEBUG": 20, "INFO": 30, "WARN": 40, "ERROR": 50}[level],
+         "time": int(t.timestamp() * 1000), "pid": 1,
+         "hostname": f"payments-6d9f7c{w.pick('bdf')}-{w.pick(('x2kq9', 'm7wzp', 'c4hrt'))}"}
     d.update(fields)
     d["msg"] = msg
     w.emit(t, "payments", level, json.dumps(d, separators=(",", ":"), ensure_ascii=False))
 
 
 def kafka(w: World, t: datetime, level: str, msg: str, cls: str) -> None:
-    w.emit(
-        t,
-        "kafka",
-        level,
-        f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})",
-    )
+    w.emit(t, "kafka", level,
+           f"[{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d}] {level} {msg} ({cls})")
 
 
 def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
@@ -199,12 +165,8 @@ def logfmt(w: World, t: datetime, level: str, msg: str, **fields) -> None:
 
 
 def redis(w: World, t: datetime, level: str, node: str, mark: str, msg: str, role: str = "M") -> None:
-    w.emit(
-        t,
-        "redis",
-        level,
-        f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}",
-    )
+    w.emit(t, "redis", level,
+           f"{node} 1:{role} {t.strftime('%d %b %Y %H:%M:%S')}.{t.microsecond // 1000:03d} {mark} {msg}")
 
 
 def tracing(w: World, t: datetime, level: str, target: str, msg: str) -> None:
@@ -227,14 +189,9 @@ def gunicorn(w: World, t: datetime, level: str, pid: int, msg: str) -> None:
 def es(w: World, t: datetime, level: str, node: str, logger: str, msg: str) -> None:
     u = t.astimezone(UTC)
     d = {
-        "@timestamp": f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z",
-        "log.level": level,
-        "message": msg,
-        "ecs.version": "1.2.0",
-        "service.name": "ES_ECS",
-        "event.dataset": "elasticsearch.server",
-        "log.logger": logger,
-        "elasticsearch.node.name": node,
+        "@timestamp": f"{u.strftime('%Y-%m-%dT%H:%M:%S')}.{u.microsecond // 1000:03d}Z", "log.level": level,
+        "message": msg, "ecs.version": "1.2.0", "service.name": "ES_ECS",
+        "event.dataset": "elasticsearch.server", "log.logger": logger, "elasticsearch.node.name": node,
         "elasticsearch.cluster.name": "trips-search",
     }
     w.emit(t, "elasticsearch", level, json.dumps(d, separators=(",", ":")))
@@ -299,189 +256,88 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         envoy(w, w.jit(t), "POST", "/v1/auth/refresh", 401, w.ri(3, 8), "dispatch")
     # dispatch
     for _ in range(w.count(0.25 * f)):
-        zap(
-            w,
-            w.jit(t),
-            "INFO",
-            "match/matcher.go:212",
-            "offer accepted",
-            ride_id=w.ride(),
-            driver_id=w.driver(),
-            city=w.pick(CITIES),
-            candidates=w.ri(3, 14),
-            attempt=1,
-            match_ms=w.ri(40, 400),
-        )
+        zap(w, w.jit(t), "INFO", "match/matcher.go:212", "offer accepted", ride_id=w.ride(),
+            driver_id=w.driver(), city=w.pick(CITIES), candidates=w.ri(3, 14), attempt=1,
+            match_ms=w.ri(40, 400))
     if w.r() < 0.05 * f:
         tt = w.jit(t, 40)
         rid = w.ride()
-        zap(
-            w,
-            tt,
-            "WARN",
-            "match/offer.go:97",
-            "offer timed out, reoffering",
-            ride_id=rid,
-            driver_id=w.driver(),
-            timeout_s=15,
-        )
-        zap(
-            w,
-            tt + timedelta(seconds=16),
-            "INFO",
-            "match/matcher.go:212",
-            "offer accepted",
-            ride_id=rid,
-            driver_id=w.driver(),
-            city="sao-paulo",
-            candidates=w.ri(3, 9),
-            attempt=2,
-            match_ms=w.ri(15000, 16500),
-        )
+        zap(w, tt, "WARN", "match/offer.go:97", "offer timed out, reoffering", ride_id=rid,
+            driver_id=w.driver(), timeout_s=15)
+        zap(w, tt + timedelta(seconds=16), "INFO", "match/matcher.go:212", "offer accepted", ride_id=rid,
+            driver_id=w.driver(), city="sao-paulo", candidates=w.ri(3, 9), attempt=2,
+            match_ms=w.ri(15000, 16500))
     # pricing
     for _ in range(w.count(0.25 * f)):
-        pylog(
-            w,
-            w.jit(t),
-            "INFO",
-            "pricing.quote",
-            f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
-            f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms",
-        )
+        pylog(w, w.jit(t), "INFO", "pricing.quote",
+              f"quote ok zone={w.pick(ZONES[:5])} product={w.pick(('pop', 'pop', 'comfort', 'black'))} "
+              f"surge={1 + w.ri(0, 6) / 10:.1f} fare_brl={w.ri(900, 6800) / 100:.2f} in {w.ri(8, 40)}ms")
     if t.minute % 10 == 4:
-        pylog(
-            w,
-            w.jit(t),
-            "WARN",
-            "pricing.surge",
-            f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)",
-        )
+        pylog(w, w.jit(t), "WARN", "pricing.surge",
+              f"surge recompute slow: {w.ri(2100, 3900)}ms for 412 zones (budget 2000ms)")
     if t.minute == 10 and t != at(0, 8, 10):
         day = t.strftime("%Y-%m-%d") if t.hour >= 8 else (t - timedelta(days=1)).strftime("%Y-%m-%d")
         if TARIFF[1] <= t < at(1, 8, 0):
             day = "2026-08-18-v2"
-        pylog(
-            w,
-            w.jit(t, 5),
-            "INFO",
-            "pricing.tariffs",
-            f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
-            "5 products",
-        )
+        pylog(w, w.jit(t, 5), "INFO", "pricing.tariffs",
+              f"tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-{day}.csv: 412 zones, "
+              "5 products")
     # trips
     for _ in range(w.count(0.25 * f)):
         spring(
-            w,
-            w.jit(t),
-            "INFO",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.web.TripController",
+            w, w.jit(t), "INFO", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.web.TripController",
             f"Trip {w.ride()} completed: {w.ri(12, 380) / 10:.1f} km, fare BRL {w.ri(900, 9800) / 100:.2f}, "
             f"in {w.ri(30, 160)} ms",
         )
     if t.minute % 5 == 2 and not during(t, ESDISK):
         depth = w.ri(0, 40)
-        spring(
-            w,
-            w.jit(t),
-            "INFO",
-            "search-indexer-1",
-            "b.c.corrida.trips.search.TripIndexer",
-            f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}",
-        )
+        spring(w, w.jit(t), "INFO", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
+               f"bulk indexed {int(80 * f + w.ri(0, 40))} trips into trips-2026.08, queue depth={depth}")
     if t.minute % 30 == 17:
-        spring(
-            w,
-            w.jit(t),
-            "INFO",
-            "HikariPool-1 housekeeper",
-            "com.zaxxer.hikari.pool.HikariPool",
-            f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)",
-        )
+        spring(w, w.jit(t), "INFO", "HikariPool-1 housekeeper", "com.zaxxer.hikari.pool.HikariPool",
+               f"HikariPool-1 - Pool stats (total=30, active={w.ri(2, 9)}, idle={w.ri(15, 27)}, waiting=0)")
     if w.r() < 0.03 * f:
         spring(
-            w,
-            w.jit(t),
-            "WARN",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.receipt.ReceiptService",
+            w, w.jit(t), "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.receipt.ReceiptService",
             f"receipt e-mail bounced for trip {w.ride()}, rider notified in app",
         )
     # mysql
     if w.r() < 0.04:
-        mysql(
-            w,
-            w.jit(t),
-            "WARN",
-            "MY-010914",
-            f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
-            "'10.40.9.21' (Got timeout reading communication packets).",
-            w.ri(100, 9999),
-        )
+        mysql(w, w.jit(t), "WARN", "MY-010914",
+              f"Aborted connection {w.ri(10000, 99999)} to db: 'trips' user: 'metabase' host: "
+              "'10.40.9.21' (Got timeout reading communication packets).", w.ri(100, 9999))
     # payments
     for _ in range(w.count(0.15 * f)):
-        pino(
-            w,
-            w.jit(t),
-            "INFO",
-            "psp authorize ok",
-            psp="pagora",
-            rideId=w.ride(),
-            amountCents=w.ri(900, 9800),
-            ms=w.ri(280, 850),
-        )
+        pino(w, w.jit(t), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+             amountCents=w.ri(900, 9800), ms=w.ri(280, 850))
     if t.minute % 12 == 5:
         tt = w.jit(t, 40)
-        pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora", code="51")
+        pino(w, tt, "WARN", "psp authorize declined, asking rider for another card", psp="pagora",
+             code="51")
     if t.minute % 20 == 9:
         tt = w.jit(t, 40)
         pino(w, tt, "WARN", "psp timeout, retrying (1/2)", psp="pagora", timeoutMs=3000)
-        pino(
-            w,
-            tt + timedelta(seconds=3.4),
-            "INFO",
-            "psp authorize ok",
-            psp="pagora",
-            rideId=w.ride(),
-            amountCents=w.ri(900, 9800),
-            ms=w.ri(400, 900),
-            retry=1,
-        )
+        pino(w, tt + timedelta(seconds=3.4), "INFO", "psp authorize ok", psp="pagora", rideId=w.ride(),
+             amountCents=w.ri(900, 9800), ms=w.ri(400, 900), retry=1)
     # kafka
     if t.minute % 10 == 0:
         b = w.ri(1, 3)
         kafka(
-            w,
-            w.jit(t, 20),
-            "INFO",
+            w, w.jit(t, 20), "INFO",
             f"[LocalLog partition=driver-locations-{w.ri(0, 11)}, dir=/var/lib/kafka/data] Rolled new log "
-            f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.",
-            "kafka.log.LocalLog",
+            f"segment at offset {w.ri(10**8, 9 * 10**8)} in {w.ri(1, 9)} ms.", "kafka.log.LocalLog",
         )
         if t.minute == 30 and b:
-            kafka(
-                w,
-                w.jit(t, 20),
-                "INFO",
-                f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
-                "(__consumer_offsets-17) with 6 members",
-                "kafka.coordinator.group.GroupCoordinator",
-            )
+            kafka(w, w.jit(t, 20), "INFO",
+                  f"[GroupCoordinator {b}]: Stabilized group geo-indexer generation {w.ri(100, 900)} "
+                  "(__consumer_offsets-17) with 6 members", "kafka.coordinator.group.GroupCoordinator")
     # location: the always-noisy ingest (phones with bad GPS all day)
     for _ in range(w.count(0.45 * f + 0.1)):
         tt = w.jit(t)
         x = w.r()
         if x < 0.5:
-            logfmt(
-                w,
-                tt,
-                "WARN",
-                "fix rejected",
-                driver=w.driver(),
-                reason="accuracy",
-                acc_m=w.ri(51, 400),
-                limit_m=50,
-            )
+            logfmt(w, tt, "WARN", "fix rejected", driver=w.driver(), reason="accuracy", acc_m=w.ri(51, 400),
+                   limit_m=50)
         elif x < 0.75:
             logfmt(w, tt, "WARN", "fix rejected", driver=w.driver(), reason="speed", kmh=w.ri(181, 900))
         else:
@@ -490,89 +346,50 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         ev = w.ri(3, 25)
         if during(t, PING):
             ev = w.ri(2600, 4100)
-        logfmt(
-            w,
-            w.jit(t, 10),
-            "INFO",
-            "geo index sweep",
-            evicted=ev,
-            ttl="15s",
-            indexed=int(9000 * f + w.ri(0, 500)),
-        )
+        logfmt(w, w.jit(t, 10), "INFO", "geo index sweep", evicted=ev, ttl="15s",
+               indexed=int(9000 * f + w.ri(0, 500)))
     if t.minute % 4 == 1:
-        logfmt(
-            w,
-            w.jit(t),
-            "INFO",
-            "produced batch",
-            topic="driver-locations",
-            records=int(2400 * f + w.ri(0, 300)),
-            p99_ms=w.ri(4, 20),
-        )
+        logfmt(w, w.jit(t), "INFO", "produced batch", topic="driver-locations",
+               records=int(2400 * f + w.ri(0, 300)), p99_ms=w.ri(4, 20))
     # redis cluster
     if t.minute % 20 == 0:
         node = w.pick(("redis-geo-1", "redis-geo-2", "redis-geo-3"))
         tt = w.jit(t, 5)
         redis(w, tt, "INFO", node, "*", "10000 changes in 60 seconds. Saving...")
-        redis(
-            w,
-            tt + timedelta(seconds=0.2),
-            "INFO",
-            node,
-            "*",
-            f"Background saving started by pid {w.ri(100, 9000)}",
-        )
-        redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*", "Background saving terminated with success")
+        redis(w, tt + timedelta(seconds=0.2), "INFO", node, "*",
+              f"Background saving started by pid {w.ri(100, 9000)}")
+        redis(w, tt + timedelta(seconds=2.5), "INFO", node, "*",
+              "Background saving terminated with success")
     # eta
     for _ in range(w.count(0.15 * f)):
         if during(t, MAPS):
             continue
         tracing(
-            w,
-            w.jit(t),
-            "INFO",
-            "eta::routes",
+            w, w.jit(t), "INFO", "eta::routes",
             f"route ok provider=rotamaps legs=1 duration_s={w.ri(120, 2400)} latency_ms={w.ri(60, 240)} "
             f"cache=miss",
         )
     if t.minute % 15 == 8:
-        tracing(
-            w,
-            w.jit(t),
-            "WARN",
-            "eta::maps",
-            "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms",
-        )
+        tracing(w, w.jit(t), "WARN", "eta::maps",
+                "rotamaps answered 429 Too Many Requests, retry 1/3 after 500ms")
     if t.minute % 30 == 0:
-        tracing(
-            w,
-            w.jit(t),
-            "INFO",
-            "eta::cache",
-            f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}",
-        )
+        tracing(w, w.jit(t), "INFO", "eta::cache",
+                f"route cache hit ratio {w.ri(55, 72)}% entries={w.ri(40000, 90000)}")
     # notify
     for _ in range(w.count(0.22 * f)):
         if w.r() < 0.55:
             if fcm_down:
                 continue
-            elixir(
-                w,
-                w.jit(t),
-                "INFO",
-                f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-                f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}",
-            )
+            elixir(w, w.jit(t), "INFO",
+                   f"[Notify.Fcm] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                   f"token=…{w.hexid(6)} name=projects/corrida-prod/messages/{w.ri(10**15, 10**16)}")
         else:
-            elixir(
-                w,
-                w.jit(t),
-                "INFO",
-                f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-                f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200",
-            )
+            elixir(w, w.jit(t), "INFO",
+                   f"[Notify.Apns] sent kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+                   f"apns-id={w.hexid(8).upper()}-{w.hexid(4).upper()} status=200")
     if t.minute % 15 == 11:
-        elixir(w, w.jit(t), "WARN", f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
+        elixir(w, w.jit(t), "WARN",
+               f"[Notify.Apns] token …{w.hexid(6)} rejected: 410 Unregistered, removing")
     if t.minute == 45 and not fcm_down:
         elixir(w, w.jit(t), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
     # fraud
@@ -580,32 +397,19 @@ def background(w: World, t: datetime) -> None:  # noqa: C901 — one minute of a
         if during(t, FRAUD):
             continue
         gunicorn(
-            w,
-            w.jit(t),
-            "INFO",
-            w.pick((41, 42, 43, 44)),
+            w, w.jit(t), "INFO", w.pick((41, 42, 43, 44)),
             f"score ride={w.ride()} model=fraud-gbm-2026-08-12 score=0.{w.ri(1, 60):02d} decision=allow "
             f"in {w.ri(6, 30)}ms",
         )
     if t.minute % 20 == 13:
-        gunicorn(
-            w,
-            w.jit(t),
-            "WARN",
-            w.pick((41, 42, 43, 44)),
-            "feature device_fingerprint missing for rider, using default",
-        )
+        gunicorn(w, w.jit(t), "WARN", w.pick((41, 42, 43, 44)),
+                 "feature device_fingerprint missing for rider, using default")
     # elasticsearch
     if t.minute % 30 == 20:
-        es(
-            w,
-            w.jit(t),
-            "INFO",
-            w.pick(("es-data-1", "es-data-2", "es-data-3")),
-            "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
-            f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
-            f"[{w.ri(1, 2)}s]",
-        )
+        es(w, w.jit(t), "INFO", w.pick(("es-data-1", "es-data-2", "es-data-3")),
+           "org.elasticsearch.monitor.jvm.JvmGcMonitorService",
+           f"[gc][{w.ri(100000, 900000)}] overhead, spent [{w.ri(250, 600)}ms] collecting in the last "
+           f"[{w.ri(1, 2)}s]")
 
 
 def nightly(w: World) -> list[list]:
@@ -614,123 +418,68 @@ def nightly(w: World) -> list[list]:
         day = DAY0 + timedelta(days=d)
         t0 = at(d, 2, 0, 2)
         n = 18240 + 611 * d
-        batch(
-            w,
-            t0,
-            "INFO",
-            f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
-            "reading trips from trips-db-2 (replica)",
-        )
+        batch(w, t0, "INFO",
+              f"start run settle-{day:%Y%m%d}: period {day - timedelta(days=1):%Y-%m-%d}, "
+              "reading trips from trips-db-2 (replica)")
         t = t0 + timedelta(minutes=1)
         for k in range(1, 7):
             t += timedelta(minutes=5, seconds=w.ri(0, 50))
-            batch(
-                w,
-                t,
-                "INFO",
-                f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora",
-            )
+            batch(w, t, "INFO",
+                  f"chunk {k}/6 settled {n // 6 + w.ri(-60, 60)} drivers, payouts queued at pagora")
         t += timedelta(minutes=1)
         batch(
             w, t, "INFO", f"finished run settle-{day:%Y%m%d}: {n} drivers, BRL {w.ri(2100, 2600)}k, 0 errors"
         )
         rows.append(
-            [
-                f"settlement-nightly-{29270000 + d * 1440}",
-                "settlement-nightly",
-                "batch",
-                "0 2 * * *",
-                t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                t.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                "Complete",
-                f"{n} drivers settled",
-            ]
+            [f"settlement-nightly-{29270000 + d * 1440}", "settlement-nightly", "batch", "0 2 * * *",
+             t0.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+             t.astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete", f"{n} drivers settled"]
         )
         for job, ns, cron, h, m, dur, detail in (
             (
-                "mysql-xtrabackup",
-                "data",
-                "30 1 * * *",
-                1,
-                30,
-                22,
+                "mysql-xtrabackup", "data", "30 1 * * *", 1, 30, 22,
                 "trips-db-2 -> s3://corrida-backups/trips-db",
             ),
-            ("es-snapshot", "search", "0 4 * * *", 4, 0, 14, "snapshot trips-* -> s3://corrida-es-snapshots"),
+            ("es-snapshot", "search", "0 4 * * *", 4, 0, 14,
+             "snapshot trips-* -> s3://corrida-es-snapshots"),
             ("fraud-model-refresh", "risk", "0 14 * * *", 14, 0, 2, None),
             ("trips-archive", "trips", "30 3 * * *", 3, 30, 9, "archived trips older than 180 days"),
         ):
             s = at(d, h, m, w.ri(1, 9))
             if detail is None:
                 detail = (
-                    "loaded fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) — previous "
-                    "fraud-gbm-2026-08-12 (410 MB)"
+                    "loaded fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) — previous fraud-gbm-2026-08-12 "
+                    "(410 MB)"
                     if d == 1
                     else "no new model, kept fraud-gbm-2026-08-12"
                 )
-            rows.append(
-                [
-                    f"{job}-{29270000 + d * 1440 + h * 60 + m}",
-                    job,
-                    ns,
-                    cron,
-                    s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                    (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
-                    .astimezone(UTC)
-                    .isoformat()
-                    .replace("+00:00", "Z"),
-                    "Complete",
-                    detail,
-                ]
-            )
-        kafka(
-            w,
-            at(d, 3, 0, w.ri(1, 30)),
-            "INFO",
-            "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
-            f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
-            f"{w.ri(10**7, 9 * 10**7)}])",
-            "kafka.log.LogCleaner",
-        )
-        es(
-            w,
-            at(d, 4, 14, w.ri(0, 50)),
-            "INFO",
-            "es-master-1",
-            "org.elasticsearch.snapshots.SnapshotsService",
-            f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]",
-        )
-        spring(
-            w,
-            at(d, 3, 39, w.ri(0, 50)),
-            "INFO",
-            "scheduling-1",
-            "b.c.corrida.trips.archive.ArchiveJob",
-            f"archived {w.ri(30000, 42000)} trips older than 180 days",
-        )
+            rows.append([f"{job}-{29270000 + d * 1440 + h * 60 + m}", job, ns, cron,
+                         s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                         (s + timedelta(minutes=dur, seconds=w.ri(0, 50)))
+                         .astimezone(UTC)
+                         .isoformat()
+                         .replace("+00:00", "Z"), "Complete", detail])
+        kafka(w, at(d, 3, 0, w.ri(1, 30)), "INFO",
+              "[LogCleaner 0]: Log cleaner thread 0 cleaned log "
+              f"__consumer_offsets-{w.ri(0, 49)} (dirty section = [{w.ri(10**6, 9 * 10**6)}, "
+              f"{w.ri(10**7, 9 * 10**7)}])", "kafka.log.LogCleaner")
+        es(w, at(d, 4, 14, w.ri(0, 50)), "INFO", "es-master-1",
+           "org.elasticsearch.snapshots.SnapshotsService",
+           f"snapshot [s3-repo:nightly-{day:%Y.%m.%d}/{w.hexid(10)}] completed with state [SUCCESS]")
+        spring(w, at(d, 3, 39, w.ri(0, 50)), "INFO", "scheduling-1", "b.c.corrida.trips.archive.ArchiveJob",
+               f"archived {w.ri(30000, 42000)} trips older than 180 days")
         if d != 1:
             gunicorn(
-                w,
-                at(d, 14, 0, 40),
-                "INFO",
-                7,
+                w, at(d, 14, 0, 40), "INFO", 7,
                 "model refresh: no new model in s3://corrida-risk/models, keeping fraud-gbm-2026-08-12",
             )
     # the GCP service-account key rotation, once a week
     s = at(1, 17, 30, 4)
-    rows.append(
-        [
-            "gcp-sa-key-rotate-29271050",
-            "gcp-sa-key-rotate",
-            "platform",
-            "30 17 * * 3",
-            s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            "Complete",
-            "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
-            "(older than 90d); secret notify-fcm-key updated",
-        ]
-    )
+    rows.append(["gcp-sa-key-rotate-29271050", "gcp-sa-key-rotate", "platform", "30 17 * * 3",
+                 s.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                 (s + timedelta(seconds=41)).astimezone(UTC).isoformat().replace("+00:00", "Z"), "Complete",
+                 "notify-fcm@corrida-prod.iam.gserviceaccount.com: created key 9c1e07, deleted key 4f2a91 "
+                 "(older than 90d); secret notify-fcm-key updated"])
     rows.sort(key=lambda r: r[4])
     return rows
 
@@ -743,208 +492,99 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     for tt in w.jittered(TARIFF, 25, 20):
         zone = "gru-t2"
         pylog(
-            w,
-            tt,
-            "ERROR",
-            "pricing.quote",
+            w, tt, "ERROR", "pricing.quote",
             f"quote failed zone={zone} product={w.pick(('pop', 'comfort'))}: ValueError: could not convert "
             "string to float: '1,35' (tariff row zone=gru-t2 column=surge_cap)",
         )
         envoy(w, tt + timedelta(milliseconds=40), "POST", "/v1/quotes", 500, w.ri(20, 60), "pricing")
-    pylog(
-        w,
-        at(0, 8, 10, 31),
-        "INFO",
-        "pricing.tariffs",
-        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, "
-        "5 products "
-        "(uploaded by ops-pricing 07:58)",
-    )
-    pylog(
-        w,
-        TARIFF[1],
-        "INFO",
-        "pricing.tariffs",
-        "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, "
-        "5 products "
-        "(manual reload)",
-    )
+    pylog(w, at(0, 8, 10, 31), "INFO", "pricing.tariffs",
+          "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18.csv: 412 zones, 5 "
+          "products (uploaded by ops-pricing 07:58)")
+    pylog(w, TARIFF[1], "INFO", "pricing.tariffs",
+          "tariff table reloaded from s3://corrida-pricing/tariffs/tarifas-2026-08-18-v2.csv: 412 zones, 5 "
+          "products (manual reload)")
 
     # RIDES-03: trips-db-1's gp2 volume runs out of burst credits; IO throttled to baseline.
     for tt in w.jittered(BURST, 20, 18):
-        spring(
-            w,
-            tt,
-            "ERROR",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "o.h.engine.jdbc.spi.SqlExceptionHelper",
-            "HikariPool-1 - Connection is not available, request timed out after 30000ms "
-            "(total=30, active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")",
-        )
+        spring(w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "o.h.engine.jdbc.spi.SqlExceptionHelper",
+               "HikariPool-1 - Connection is not available, request timed out after 30000ms (total=30, "
+               "active=30, idle=0, waiting=" + str(w.ri(20, 90)) + ")")
         envoy(w, tt, "GET", "/v1/trips/history?page=1", 504, 15000, "trips", "UT")
         if w.r() < 0.4:
             envoy(
-                w,
-                tt + timedelta(seconds=2),
-                "POST",
-                f"/v1/trips/{w.ride()}/complete",
-                504,
-                15000,
-                "trips",
+                w, tt + timedelta(seconds=2), "POST", f"/v1/trips/{w.ride()}/complete", 504, 15000, "trips",
                 "UT",
             )
     for t in every(BURST, 75):
-        mysql(
-            w,
-            w.jit(t, 30),
-            "INFO",
-            "MY-011953",
-            f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
-            "be optimal. (flushed=200 and evicted=0, during the time.)",
-            sub="InnoDB",
-        )
+        mysql(w, w.jit(t, 30), "INFO", "MY-011953",
+              f"page_cleaner: 1000ms intended loop took {w.ri(4100, 9800)}ms. The settings might not "
+              "be optimal. (flushed=200 and evicted=0, during the time.)", sub="InnoDB")
     for t in every(BURST, 240):
-        spring(
-            w,
-            w.jit(t, 60),
-            "WARN",
-            "http-nio-8080-exec-slow",
-            "b.c.corrida.trips.db.SlowQueryLogger",
-            f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
-            "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20",
-        )
+        spring(w, w.jit(t, 60), "WARN", "http-nio-8080-exec-slow", "b.c.corrida.trips.db.SlowQueryLogger",
+               f"slow query {w.ri(4000, 14000)} ms on trips-db-1:3306: SELECT t.* FROM trips t WHERE "
+               "t.rider_id=? ORDER BY t.created_at DESC LIMIT 20")
 
     # RIDES-04: payments' mTLS client certificate rotated to the new intermediate the PSP doesn't trust.
-    pino(
-        w,
-        MTLS[0] - timedelta(seconds=20),
-        "INFO",
-        "mTLS client certificate reloaded",
-        file="/etc/payments/tls/psp-client.crt",
-        cert="payments-psp-mtls",
-        issuer="CN=Corrida Issuing CA 2026",
-        serial="5e:0a:91:c4",
-    )
+    pino(w, MTLS[0] - timedelta(seconds=20), "INFO", "mTLS client certificate reloaded",
+         file="/etc/payments/tls/psp-client.crt", cert="payments-psp-mtls",
+         issuer="CN=Corrida Issuing CA 2026", serial="5e:0a:91:c4")
     for tt in w.jittered(MTLS, 15, 12):
-        pino(
-            w,
-            tt,
-            "ERROR",
-            "psp authorize failed",
-            psp="pagora",
-            rideId=w.ride(),
-            err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:"
-            "../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
-            host="api.pagora.com.br:443",
-        )
+        pino(w, tt, "ERROR", "psp authorize failed", psp="pagora", rideId=w.ride(),
+             err="write EPROTO 00E8D1F7:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown "
+                 "ca:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 48",
+             host="api.pagora.com.br:443")
         envoy(w, tt, "POST", "/v1/payments/authorize", 502, w.ri(40, 90), "payments")
         if w.r() < 0.3:
             spring(
-                w,
-                tt + timedelta(seconds=1),
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
+                w, tt + timedelta(seconds=1), "WARN", f"nio-8080-exec-{w.ri(1, 40)}",
                 "b.c.corrida.trips.payment.PaymentClient",
                 f"payment for trip {w.ride()} not authorized (payments 502), trip marked PAYMENT_PENDING",
             )
-    pino(
-        w,
-        MTLS[1],
-        "INFO",
-        "mTLS client certificate reloaded",
-        file="/etc/payments/tls/psp-client.crt",
-        cert="payments-psp-mtls",
-        issuer="CN=Corrida Issuing CA 2024",
-        serial="3b:77:02:1d",
-    )
+    pino(w, MTLS[1], "INFO", "mTLS client certificate reloaded", file="/etc/payments/tls/psp-client.crt",
+         cert="payments-psp-mtls", issuer="CN=Corrida Issuing CA 2024", serial="3b:77:02:1d")
 
     # RIDES-05: kafka-3's data volume fills; its only log dir fails and the broker stops.
-    kafka(
-        w,
-        KDISK[0],
-        "ERROR",
-        "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
-        "java.io.IOException: No space left on device",
-        "org.apache.kafka.storage.internals.log.LogDirFailureChannel",
-    )
-    kafka(
-        w,
-        KDISK[0] + timedelta(seconds=0.2),
-        "WARN",
-        "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
-        "kafka.server.ReplicaManager",
-    )
-    kafka(
-        w,
-        KDISK[0] + timedelta(seconds=0.5),
-        "ERROR",
-        "Shutdown broker because all log dirs in /var/lib/kafka/data have failed",
-        "kafka.log.LogManager",
-    )
+    kafka(w, KDISK[0], "ERROR",
+          "Error while appending records to driver-locations-5 in dir /var/lib/kafka/data "
+          "java.io.IOException: No space left on device",
+          "org.apache.kafka.storage.internals.log.LogDirFailureChannel")
+    kafka(w, KDISK[0] + timedelta(seconds=0.2), "WARN",
+          "[ReplicaManager broker=3] Stopping serving replicas in dir /var/lib/kafka/data",
+          "kafka.server.ReplicaManager")
+    kafka(w, KDISK[0] + timedelta(seconds=0.5), "ERROR",
+          "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", "kafka.log.LogManager")
     for p in (2, 5, 8, 11):
         kafka(
-            w,
-            KDISK[0] + timedelta(seconds=3 + p / 10),
-            "INFO",
+            w, KDISK[0] + timedelta(seconds=3 + p / 10), "INFO",
             f"[Partition driver-locations-{p} broker=1] Shrinking ISR from 1,3 to 1. Leader: (highWatermark: "
-            f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)",
-            "kafka.cluster.Partition",
+            f"{w.ri(10**8, 9 * 10**8)}) Out of sync replicas: (brokerId: 3)", "kafka.cluster.Partition",
         )
     for tt in w.jittered(KDISK, 20, 18):
-        logfmt(
-            w,
-            tt,
-            "ERROR",
-            "produce failed",
-            topic="driver-locations",
-            partition=w.pick((2, 5, 8, 11)),
-            err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas "
-            "than required",
-            records=w.ri(180, 260),
-        )
+        logfmt(w, tt, "ERROR", "produce failed", topic="driver-locations", partition=w.pick((2, 5, 8, 11)),
+               err="NOT_ENOUGH_REPLICAS: Messages are rejected since there are fewer in-sync replicas than "
+                   "required", records=w.ri(180, 260))
     for t in every((KDISK[0] + timedelta(minutes=3), KDISK[1]), 120):
-        zap(
-            w,
-            w.jit(t, 30),
-            "WARN",
-            "geo/search.go:64",
-            "stale driver positions in candidate set",
-            city="sao-paulo",
-            stale=w.ri(180, 420),
-            max_age_s=w.ri(300, 3000),
-        )
+        zap(w, w.jit(t, 30), "WARN", "geo/search.go:64", "stale driver positions in candidate set",
+            city="sao-paulo", stale=w.ri(180, 420), max_age_s=w.ri(300, 3000))
     kafka(w, KDISK[1], "INFO", "[KafkaServer id=3] started", "kafka.server.KafkaServer")
 
     # RIDES-06: RotaMaps (external) answers 503 and times out; eta falls back to straight-line ETAs.
     tracing(w, at(1, 10, 58, 40), "INFO", "eta::config", "config reloaded: cache.ttl_s=180 (was 300)")
     for tt in w.jittered(MAPS, 12, 10):
         if w.r() < 0.6:
-            tracing(
-                w,
-                tt,
-                "WARN",
-                "eta::maps",
-                'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" '
-                "— falling back to haversine estimate",
-            )
+            tracing(w, tt, "WARN", "eta::maps",
+                    'rotamaps request failed: status=503 Service Unavailable body="upstream overloaded" — '
+                    "falling back to haversine estimate")
         else:
-            tracing(
-                w,
-                tt,
-                "WARN",
-                "eta::maps",
-                "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
-                "estimate",
-            )
+            tracing(w, tt, "WARN", "eta::maps",
+                    "rotamaps request failed: operation timed out after 2000ms — falling back to haversine "
+                    "estimate")
         if w.r() < 0.3:
             envoy(w, tt, "GET", "/v1/eta?pickup=1", 200, w.ri(2000, 2100), "eta")
 
     # RIDES-07: fraud-model-refresh loads a 1.87 GB model; gunicorn workers are OOM killed in a loop.
     gunicorn(
-        w,
-        at(1, 14, 0, 40),
-        "INFO",
-        7,
+        w, at(1, 14, 0, 40), "INFO", 7,
         "model refresh: loading fraud-gbm-2026-08-19 (1.87 GB, 2400 trees) from s3://corrida-risk/models",
     )
     pid = 4300
@@ -952,23 +592,13 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
         pid += w.ri(3, 17)
         gunicorn(w, tt, "ERROR", 7, f"Worker (pid:{pid}) was sent SIGKILL! Perhaps out of memory?")
         gunicorn(w, tt + timedelta(seconds=0.3), "INFO", 7, f"Booting worker with pid: {pid + 1}")
-        gunicorn(
-            w,
-            tt + timedelta(seconds=9),
-            "INFO",
-            pid + 1,
-            "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)",
-        )
+        gunicorn(w, tt + timedelta(seconds=9), "INFO", pid + 1,
+                 "loading model fraud-gbm-2026-08-19 into memory (limit 2Gi)")
     for tt in w.jittered(FRAUD, 10, 9):
         x = w.r()
         if x < 0.5:
-            zap(
-                w,
-                tt,
-                "ERROR",
-                "risk/client.go:51",
-                "fraud check failed, rejecting ride request (fail-closed)",
-                ride_id=w.ride(),
+            zap(w, tt, "ERROR", "risk/client.go:51",
+                "fraud check failed, rejecting ride request (fail-closed)", ride_id=w.ride(),
                 error=w.pick(
                     (
                         'Post "http://fraud.risk.svc:8000/v1/score": context deadline exceeded',
@@ -976,27 +606,15 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
                         'Post "http://fraud.risk.svc:8000/v1/score": dial tcp 10.40.8.15:8000: connect: '
                         "connection refused",
                     )
-                ),
-            )
+                ))
             envoy(w, tt, "POST", "/v1/rides", 503, w.ri(800, 2100), "dispatch")
         elif x < 0.8:
-            pino(
-                w,
-                tt,
-                "ERROR",
-                "fraud pre-auth check unavailable, declining authorization",
-                rideId=w.ride(),
-                err="ECONNRESET",
-                fraudUrl="http://fraud.risk.svc:8000/v1/score",
-            )
+            pino(w, tt, "ERROR", "fraud pre-auth check unavailable, declining authorization",
+                 rideId=w.ride(), err="ECONNRESET", fraudUrl="http://fraud.risk.svc:8000/v1/score")
             envoy(w, tt, "POST", "/v1/payments/authorize", 503, w.ri(400, 900), "payments")
         else:
             spring(
-                w,
-                tt,
-                "WARN",
-                f"nio-8080-exec-{w.ri(1, 40)}",
-                "b.c.corrida.trips.payment.PaymentClient",
+                w, tt, "WARN", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.payment.PaymentClient",
                 f"payment for trip {w.ride()} not authorized (payments 503), trip marked PAYMENT_PENDING",
             )
     gunicorn(w, FRAUD[1], "INFO", 7, "model pinned: fraud-gbm-2026-08-12 (410 MB), workers stable")
@@ -1004,116 +622,62 @@ def incidents(w: World) -> None:  # noqa: C901 — the stories, told in order
     # RIDES-08: the weekly key rotation deleted the FCM service-account key notify still holds.
     elixir(w, at(1, 16, 45, 3), "INFO", "[Notify.Fcm] oauth2 access token refreshed, expires_in=3599")
     for t in every(FCM, 60):
-        elixir(
-            w,
-            w.jit(t, 10),
-            "ERROR",
-            '[Notify.Fcm] oauth2 token refresh failed: 400 {"error":"invalid_grant","error_description":'
-            '"Invalid JWT Signature."} key_id=4f2a91',
-        )
+        elixir(w, w.jit(t, 10), "ERROR",
+               "[Notify.Fcm] oauth2 token refresh failed: 400 "
+               '{"error":"invalid_grant","error_description":"Invalid JWT Signature."} key_id=4f2a91')
     for t in every(FCM, 9):
-        elixir(
-            w,
-            w.jit(t, 8),
-            "ERROR",
-            f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
-            'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3',
-        )
-    elixir(w, FCM[1], "INFO", "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
+        elixir(w, w.jit(t, 8), "ERROR",
+               f"[Notify.Fcm] send failed kind={w.pick(('driver_arrived', 'ride_offer', 'trip_receipt'))} "
+               'status=401 UNAUTHENTICATED "Request had invalid authentication credentials." attempts=3')
+    elixir(w, FCM[1], "INFO",
+           "[Notify.Fcm] credentials reloaded from secret notify-fcm-key (key_id=9c1e07)")
 
     # RIDES-09: es-data-2 passes the flood-stage watermark; trips' indexer backs up, then blocks.
     for d, hh, mm in ((1, 19, 40), (1, 23, 10), (2, 3, 5), (2, 5, 50)):
-        es(
-            w,
-            at(d, hh, mm, w.ri(0, 50)),
-            "WARN",
-            "es-master-1",
-            "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
-            "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
-            f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
-            "shards will be relocated away from this node",
-        )
-    es(
-        w,
-        ESDISK[0],
-        "WARN",
-        "es-master-1",
-        "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
-        "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
-        "4.8gb[4.9%], all indices on this node will be marked read-only",
-    )
+        es(w, at(d, hh, mm, w.ri(0, 50)), "WARN", "es-master-1",
+           "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+           "high disk watermark [90%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+           f"{w.ri(70, 95) / 10:.1f}gb[{w.ri(60, 95) / 10:.1f}%], "
+           "shards will be relocated away from this node")
+    es(w, ESDISK[0], "WARN", "es-master-1",
+       "org.elasticsearch.cluster.routing.allocation.DiskThresholdMonitor",
+       "flood stage disk watermark [95%] exceeded on [es-data-2][/usr/share/elasticsearch/data] free: "
+       "4.8gb[4.9%], all indices on this node will be marked read-only")
     depth = 0
     for tt in w.jittered(ESDISK, 30, 25):
         depth = min(10000, depth + w.ri(150, 190))
         spring(
-            w,
-            tt,
-            "WARN",
-            "search-indexer-1",
-            "b.c.corrida.trips.search.TripIndexer",
+            w, tt, "WARN", "search-indexer-1", "b.c.corrida.trips.search.TripIndexer",
             "bulk request rejected, will retry: ElasticsearchStatusException[type=cluster_block_exception, "
             "reason=index [trips-2026.08] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage "
             f"watermark, index has read-only-allow-delete block]] queue depth={depth}",
         )
     for tt in w.jittered(ESBLOCK, 15, 12):
         spring(
-            w,
-            tt,
-            "ERROR",
-            f"nio-8080-exec-{w.ri(1, 40)}",
-            "b.c.corrida.trips.web.TripController",
+            w, tt, "ERROR", f"nio-8080-exec-{w.ri(1, 40)}", "b.c.corrida.trips.web.TripController",
             f"POST /v1/trips/{w.ride()}/complete took {w.ri(28000, 31000)} ms: search indexer queue full "
             "(10000), caller blocked",
         )
         envoy(w, tt, "POST", f"/v1/trips/{w.ride()}/complete", 504, 15000, "trips", "UT")
 
     # RIDES-10: adaptive_ping_interval at 100%: idle drivers ping every 30 s, the geo TTL is 15 s.
-    logfmt(
-        w,
-        PING[0] + timedelta(seconds=2),
-        "INFO",
-        "driver app config updated",
-        flag="adaptive_ping_interval",
-        rollout="100%",
-        idle_ping_interval_s=30,
-        active_ping_interval_s=4,
-    )
+    logfmt(w, PING[0] + timedelta(seconds=2), "INFO", "driver app config updated",
+           flag="adaptive_ping_interval", rollout="100%", idle_ping_interval_s=30, active_ping_interval_s=4)
     for t in every(PING, 14):
-        zap(
-            w,
-            w.jit(t, 12),
-            "WARN",
-            "match/matcher.go:188",
-            "no candidates within radius, ride request expired",
-            ride_id=w.ride(),
-            city=w.pick(("sao-paulo", "sao-paulo", "campinas")),
-            radius_m=w.pick((3000, 5000)),
-            geo_hits=w.ri(0, 1),
-        )
-    logfmt(
-        w,
-        PING[1],
-        "INFO",
-        "driver app config updated",
-        flag="adaptive_ping_interval",
-        rollout="5%",
-        idle_ping_interval_s=30,
-        active_ping_interval_s=4,
-    )
+        zap(w, w.jit(t, 12), "WARN", "match/matcher.go:188",
+            "no candidates within radius, ride request expired", ride_id=w.ride(),
+            city=w.pick(("sao-paulo", "sao-paulo", "campinas")), radius_m=w.pick((3000, 5000)),
+            geo_hits=w.ri(0, 1))
+    logfmt(w, PING[1], "INFO", "driver app config updated", flag="adaptive_ping_interval", rollout="5%",
+           idle_ping_interval_s=30, active_ping_interval_s=4)
 
 
 # ---- tables --------------------------------------------------------------------------------
 
 BASE = {  # req_per_s, p99_ms, http_5xx_per_s, cpu_pct
-    "envoy": (420, 380, 0.4, 31),
-    "dispatch": (60, 420, 0.05, 44),
-    "pricing": (95, 90, 0.05, 38),
-    "trips": (70, 210, 0.05, 41),
-    "payments": (22, 1100, 0.08, 25),
-    "location": (2100, 25, 0.0, 52),
-    "eta": (55, 260, 0.02, 22),
-    "notify": (40, 300, 0.0, 14),
-    "fraud": (80, 45, 0.0, 35),
+    "envoy": (420, 380, 0.4, 31), "dispatch": (60, 420, 0.05, 44), "pricing": (95, 90, 0.05, 38),
+    "trips": (70, 210, 0.05, 41), "payments": (22, 1100, 0.08, 25), "location": (2100, 25, 0.0, 52),
+    "eta": (55, 260, 0.02, 22), "notify": (40, 300, 0.0, 14), "fraud": (80, 45, 0.0, 35),
 }
 
 
@@ -1154,18 +718,10 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
 
 
-VOLUMES = {
-    "vol-0c3f9a1e7d2b48a51": "trips-db-1-data",
-    "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
-    "vol-04f7c8b1a2d3e9c50": "kafka-2-data",
-    "vol-0b2e9d4f1c7a6e815": "kafka-3-data",
-}
-INSTANCES = {
-    "i-0a41c7e2d9b35f108": "trips-db-1",
-    "i-06d2b8f3e1c49a727": "trips-db-2",
-    "i-0f93e1a7c2d48b564": "redis-geo-1",
-    "i-0d5a1c8e3f7b24b69": "es-data-2",
-}
+VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
+           "vol-04f7c8b1a2d3e9c50": "kafka-2-data", "vol-0b2e9d4f1c7a6e815": "kafka-3-data"}
+INSTANCES = {"i-0a41c7e2d9b35f108": "trips-db-1", "i-06d2b8f3e1c49a727": "trips-db-2",
+             "i-0f93e1a7c2d48b564": "redis-geo-1", "i-0d5a1c8e3f7b24b69": "es-data-2"}
 
 
 def burst_balance(t: datetime) -> float:
@@ -1196,34 +752,19 @@ def metrics(w: World) -> None:
                 q = 48 + 20 * w.r()
             if tag == "kafka-3-data" and during(t, KDISK):
                 q = 0.0
-            crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb, "Percent"])
+            crows.append([stamp, "AWS/EBS", "BurstBalance", f"VolumeId={vol}", tag, "Average", bb,
+                          "Percent"])
             crows.append(
-                [
-                    stamp,
-                    "AWS/EBS",
-                    "VolumeQueueLength",
-                    f"VolumeId={vol}",
-                    tag,
-                    "Average",
-                    round(q, 2),
-                    "Count",
-                ]
+                [stamp, "AWS/EBS", "VolumeQueueLength", f"VolumeId={vol}", tag, "Average", round(q, 2),
+                 "Count"]
             )
         for inst, tag in INSTANCES.items():
             cpu = 20 + 30 * f * (0.8 + 0.4 * w.r())
             if tag == "trips-db-1" and during(t, BURST):
                 cpu = 12 + 5 * w.r()  # waiting on IO, not busy
             crows.append(
-                [
-                    stamp,
-                    "AWS/EC2",
-                    "CPUUtilization",
-                    f"InstanceId={inst}",
-                    tag,
-                    "Average",
-                    round(cpu, 2),
-                    "Percent",
-                ]
+                [stamp, "AWS/EC2", "CPUUtilization", f"InstanceId={inst}", tag, "Average", round(cpu, 2),
+                 "Percent"]
             )
         hours = (t - DAY0).total_seconds() / 3600
         used = 71 + hours * 0.25 + 2 * w.r()
@@ -1234,29 +775,13 @@ def metrics(w: World) -> None:
             k3 = 84 + (t - DAY0).total_seconds() / 3600 * 0.09 + 0.2 * w.r()
         if t >= KDISK[1]:
             k3 = 71 + 0.3 * w.r()
+        crows.append([stamp, "CWAgent", "disk_used_percent",
+                      "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data", "kafka-3", "Average",
+                      round(k3, 2), "Percent"])
         crows.append(
-            [
-                stamp,
-                "CWAgent",
-                "disk_used_percent",
-                "InstanceId=i-09e4b7a1c3d52f6e8,path=/var/lib/kafka/data",
-                "kafka-3",
-                "Average",
-                round(k3, 2),
-                "Percent",
-            ]
-        )
-        crows.append(
-            [
-                stamp,
-                "CWAgent",
-                "disk_used_percent",
-                "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data",
-                "es-data-2",
-                "Average",
-                round(min(used, 95.4), 2),
-                "Percent",
-            ]
+            [stamp, "CWAgent", "disk_used_percent",
+             "InstanceId=i-0d5a1c8e3f7b24b69,path=/usr/share/elasticsearch/data", "es-data-2", "Average",
+             round(min(used, 95.4), 2), "Percent"]
         )
         t += timedelta(minutes=5)
     w.table("service_stats", ["time", "service", "req_per_s", "p99_ms", "http_5xx_per_s", "cpu_pct"], srows)
@@ -1288,13 +813,8 @@ DEPENDENCIES = [
     ["payments", "pagora", "https (mTLS)", "api.pagora.com.br:443", "PSP card authorization (external)"],
     ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
     ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
-    [
-        "location",
-        "kafka",
-        "kafka",
-        "kafka-1..3:9092",
-        "produces driver-locations (acks=all, RF 2, min.insync 2)",
-    ],
+    ["location", "kafka", "kafka", "kafka-1..3:9092",
+     "produces driver-locations (acks=all, RF 2, min.insync 2)"],
     ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
     ["eta", "rotamaps", "https", "api.rotamaps.com:443", "routes and traffic (external)"],
     ["notify", "fcm", "https", "fcm.googleapis.com:443", "Android push (external)"],
@@ -1308,15 +828,8 @@ DEPENDENCIES = [
 DEPLOYS = [
     ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
     ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
-    [
-        "DEP-8814",
-        "envoy",
-        "1.30.4-corrida.2",
-        at(0, 18, 5),
-        10,
-        "tnakamura",
-        "envoy patch release, new access-log sampling",
-    ],
+    ["DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
+     "envoy patch release, new access-log sampling"],
     ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
     ["DEP-8818", "location", "4.6.1", at(1, 16, 50), 5, "bferreira", "fix rejection metrics per reason"],
     ["DEP-8820", "dispatch", "5.1.4", at(2, 6, 40), 6, "gpereira", "offer timeout per city"],
@@ -1324,7 +837,8 @@ DEPLOYS = [
 ]
 
 CONFIG = [
-    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing", "PRC-512"],
+    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing",
+     "PRC-512"],
     ["CFG-3304", "trips", "hikari.maximum-pool-size", "25", "30", at(0, 12, 20), "acosta", "TRP-880"],
     ["CFG-3307", "redis", "cluster-node-timeout", "15000", "10000", at(1, 6, 55), "tnakamura", "INF-2231"],
     ["CFG-3309", "eta", "cache.ttl_s", "300", "180", at(1, 10, 58, 40), "rsouza", "ETA-219"],
@@ -1332,150 +846,59 @@ CONFIG = [
     ["CFG-3315", "trips", "search.indexer.bulk_size", "500", "1000", at(2, 6, 55), "acosta", "TRP-891"],
 ]
 
-FLAGS = [
-    [at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
-    [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
-    [at(2, 11, 5), "adaptive_ping_interval", "location", "production", "0%", "5%", "bferreira"],
-    [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
-    [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"],
-]
+FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
+         [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
+         [at(2, 11, 5), "adaptive_ping_interval", "location", "production", "0%", "5%", "bferreira"],
+         [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
+         [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"]]
 
 CERTS = [
-    [
-        "api-corrida-app",
-        "envoy",
-        "api-corrida-app-tls",
-        "letsencrypt-prod",
-        "api.corrida.app",
-        at(-20, 3, 10),
-        at(70, 3, 10),
-        at(-20, 3, 10),
-        "3a:e1:55:0b",
-    ],
-    [
-        "payments-psp-mtls",
-        "payments",
-        "psp-client-tls",
-        "vault-pki-corrida-2026",
-        "payments.corrida.app",
-        MTLS[0] - timedelta(seconds=50),
-        at(90, 18, 20, 40),
-        MTLS[0] - timedelta(seconds=50),
-        "5e:0a:91:c4",
-    ],
-    [
-        "payments-psp-mtls",
-        "payments",
-        "psp-client-tls",
-        "vault-pki-corrida-2024",
-        "payments.corrida.app",
-        MTLS[1] - timedelta(seconds=40),
-        at(30, 19, 7),
-        MTLS[1] - timedelta(seconds=40),
-        "3b:77:02:1d",
-    ],
-    [
-        "settlement-psp-mtls",
-        "settlement",
-        "psp-client-tls",
-        "vault-pki-corrida-2024",
-        "settlement.corrida.app",
-        at(-41, 11, 0),
-        at(49, 11, 0),
-        at(-41, 11, 0),
-        "29:c0:7e:aa",
-    ],
-    [
-        "kafka-brokers",
-        "kafka",
-        "kafka-tls",
-        "vault-pki-corrida-2024",
-        "kafka-1..3.data.corrida.internal",
-        at(1, 5, 0),
-        at(91, 5, 0),
-        at(1, 5, 0),
-        "61:9f:03:de",
-    ],
+    ["api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
+     at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b"],
+    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
+     MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4"],
+    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
+     MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d"],
+    ["settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
+     "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa"],
+    ["kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
+     at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de"],
 ]
 
 MIGRATIONS = [
     ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
-    [
-        "trips",
-        91,
-        "91",
-        "index trips rider created",
-        "V91__index_trips_rider_created.sql",
-        at(-2, 22, 4, 10),
-        48211,
-    ],
+    ["trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
+     at(-2, 22, 4, 10), 48211],
     ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
 ]
 
 
 def change_tables(w: World) -> None:
     w.table("dependencies", engine.columns("DEPENDENCIES_PURPOSE"), DEPENDENCIES)
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_TRIGGERED"),
-        [
-            [d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
-            for d, s, v, t, m, a, desc in DEPLOYS
-        ],
-    )
-    w.table(
-        "config_changes",
-        engine.columns("CONFIG_COMPONENT"),
-        [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG],
-    )
-    w.table(
-        "feature_flags",
-        ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
-        [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS],
-    )
-    w.table(
-        "certificates",
-        [
-            "name",
-            "namespace",
-            "secret_name",
-            "issuer",
-            "dns_names",
-            "not_before",
-            "not_after",
-            "renewed_at",
-            "serial",
-        ],
-        [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS],
-    )
-    w.table(
-        "schema_migrations",
-        [
-            "service",
-            "installed_rank",
-            "version",
-            "description",
-            "script",
-            "installed_on",
-            "execution_time",
-            "success",
-        ],
-        [
-            [s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
-            for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])
-        ],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_TRIGGERED"),
+            [[d, s, v, iso(t), iso(t + timedelta(minutes=m)), "Succeeded", a, desc]
+             for d, s, v, t, m, a, desc in DEPLOYS])
+    w.table("config_changes", engine.columns("CONFIG_COMPONENT"),
+            [[c, s, k, o, n, t.isoformat(), a, tk] for c, s, k, o, n, t, a, tk in CONFIG])
+    w.table("feature_flags",
+            ["changed_at", "flag", "service", "environment", "old_rollout", "new_rollout", "changed_by"],
+            [[t.strftime("%Y-%m-%d %H:%M:%S"), *rest] for t, *rest in FLAGS])
+    w.table("certificates",
+            ["name", "namespace", "secret_name", "issuer", "dns_names", "not_before", "not_after",
+             "renewed_at", "serial"],
+            [[n, ns, s, i, d, iso(a), iso(b), iso(c), sr] for n, ns, s, i, d, a, b, c, sr in CERTS])
+    w.table("schema_migrations",
+            ["service", "installed_rank", "version", "description", "script", "installed_on",
+             "execution_time", "success"],
+            [[s, rk, v, d, sc, t.strftime("%Y-%m-%d %H:%M:%S.") + f"{w.ri(0, 999):03d}", ms, "true"]
+             for s, rk, v, d, sc, t, ms in sorted(MIGRATIONS, key=lambda m: m[5])])
     for _d, s, v, t, m, _a, _desc in DEPLOYS:
         done = t + timedelta(minutes=m)
         if s == "dispatch":
             zap(w, done, "INFO", "cmd/dispatch/main.go:77", "dispatch started", version=v, cities=3)
         elif s == "trips":
             spring(
-                w,
-                done,
-                "INFO",
-                "main",
-                "b.c.corrida.trips.TripsApplication",
+                w, done, "INFO", "main", "b.c.corrida.trips.TripsApplication",
                 f"Started TripsApplication v{v} in {14 + w.r() * 5:.3f} seconds (process running for 19.2)",
             )
         elif s == "eta":
@@ -1485,13 +908,9 @@ def change_tables(w: World) -> None:
         elif s == "location":
             logfmt(w, done, "INFO", "location started", version=v, partitions=12)
         elif s == "envoy":
-            w.emit(
-                done,
-                "envoy",
-                "INFO",
-                f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
-                f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})",
-            )
+            w.emit(done, "envoy", "INFO",
+                   f"[{iso(done).replace('Z', '.000Z')}][1][info][main] "
+                   f"[source/server/server.cc:932] starting main dispatch loop (envoy {v})")
     elixir(w, at(1, 17, 20, 30), "INFO", "[Notify.Apns] pool resized to 12 connections")
     redis(w, at(1, 6, 55, 10), "INFO", "redis-geo-1", "*", "CONFIG SET cluster-node-timeout 10000 applied")
 
@@ -1579,423 +998,208 @@ few times a year; during one, sends fail with errors from the provider and recov
 # ---- truth ---------------------------------------------------------------------------------
 
 
-lt = LOCAL.iso
-
-
-logs = partial(engine.log_step, lt)
-
-
-incident = partial(engine.incident, lt)
-
-
 def truth() -> dict:
     inc = [
-        incident(
-            "RIDES-01",
-            "logs_only",
-            "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às 8h50. "
-            "O que está acontecendo?",
-            "pricing",
-            at(0, 8, 20),
-            at(0, 8, 50),
-            TARIFF[0],
-            "pricing",
-            "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the surge_cap of "
-            "zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without validating them, so "
-            'every quote touching gru-t2 failed with "ValueError: could not convert string to float: '
-            "'1,35'\" "
-            "and envoy answered 500 on POST /v1/quotes until a corrected file was reloaded by hand at 09:02",
-            ["tariff", "1,35"],
-            [
-                "pricing 'surge recompute slow' warnings (always there)",
-                "eta deploy DEP-8811 2.31.0 at 07:40",
-                "pricing config change CFG-3301 surge.recompute_interval_s at 06:50",
-            ],
-            None,
-            [
-                logs(
-                    "pricing",
-                    at(0, 8, 20),
-                    at(0, 8, 50),
-                    "could not convert string to float: '1,35'",
-                    "ERROR",
-                    "gru-t2",
-                ),
-                logs(
-                    "pricing",
-                    at(0, 8, 0),
-                    at(0, 8, 50),
-                    "tarifas-2026-08-18.csv",
-                    pattern="tariff table reloaded",
-                ),
-            ],
-        ),
-        incident(
-            "RIDES-02",
-            "no_incident",
-            "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
-            "Tem algo quebrado?",
-            "location",
-            at(0, 3, 0),
-            at(0, 3, 40),
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            [],
-            "FALLBACK",
-            note="night; only location's usual rejected GPS fixes (known noise), batches produced as usual",
-        ),
-        incident(
-            "RIDES-03",
-            "metrics_deps",
-            "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
-            "dependency "
-            "is it?",
-            "trips",
-            at(0, 15, 10),
-            at(0, 15, 40),
-            BURST[0],
-            "mysql",
-            "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
-            "BurstBalance "
-            "fell all afternoon and reached 0 at 15:02, the volume was throttled to its baseline IOPS, "
-            "VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and queries took seconds; "
-            "trips' Hikari pool (30) was exhausted ('Connection is not available, request timed out after "
-            "30000ms') and envoy answered 504 until the volume was modified to gp3 at 16:05",
-            ["burstbalance", "trips-db-1"],
-            [
-                "trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
-                "fraud deploy DEP-8812 3.9.2 at 14:30",
-                "location rejected-fix warnings (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
-                    "'BurstBalance' "
-                    "AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND '2026-08-18T18:40:00Z'",
-                    "trips-db-1-data",
-                ),
-                sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee = "
-                    "'mysql'",
-                    "trips-db-1:3306",
-                ),
-                logs(
-                    "trips",
-                    at(0, 15, 10),
-                    at(0, 15, 40),
-                    "request timed out after 30000ms",
-                    "ERROR",
-                    "hikaripool",
-                ),
-                logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop"),
-            ],
-        ),
-        incident(
-            "RIDES-04",
-            "change",
-            "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, 6:30pm to "
-            "7:00pm. What changed?",
-            "payments",
-            at(0, 18, 30),
-            at(0, 19, 0),
-            MTLS[0],
-            "payments",
-            "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 to one "
-            "issued by the new intermediate 'Corrida Issuing CA 2026' (issuer vault-pki-corrida-2026), which "
-            "Pagora had not been given; Pagora refused the client certificate in the handshake (tlsv1 alert "
-            "unknown ca, SSL alert number 48), every authorization failed with 502 and trips were marked "
-            "PAYMENT_PENDING, until the previous certificate (vault-pki-corrida-2024) was re-issued at 19:08",
-            ["payments-psp-mtls", "unknown ca"],
-            [
-                "envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
-                "pricing flag surge_smoothing 25% -> 50% at 18:12",
-                "payments 'psp authorize declined' and timeout retries (always there)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = 'payments'",
-                    "vault-pki-corrida-2026",
-                ),
-                logs(
-                    "payments",
-                    at(0, 18, 30),
-                    at(0, 19, 0),
-                    "tlsv1 alert unknown ca",
-                    "ERROR",
-                    "psp authorize failed",
-                ),
-                logs(
-                    "payments",
-                    at(0, 18, 0),
-                    at(0, 18, 30),
-                    "Corrida Issuing CA 2026",
-                    pattern="certificate reloaded",
-                ),
-            ],
-        ),
-        incident(
-            "RIDES-05",
-            "trap_noisy_service",
-            "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O location "
-            "vive "
-            "cheio de warning — qual é a causa de verdade?",
-            "location",
-            at(1, 7, 40),
-            at(1, 8, 10),
-            KDISK[0],
-            "kafka",
-            "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
-            "'java.io.IOException: No space left on device', the broker's only log dir failed and it shut "
-            "down; driver-locations has replication factor 2 with min.insync.replicas 2, so the partitions "
-            "kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with NOT_ENOUGH_REPLICAS and a "
-            "third of the drivers' positions stopped updating, until the volume was grown and kafka-3 "
-            "restarted at 08:24",
-            ["kafka-3", "no space left"],
-            [
-                "location 'fix rejected' warnings (always there)",
-                "redis config change CFG-3307 cluster-node-timeout at 06:55",
-                "dispatch stale-position warnings (a symptom)",
-            ],
-            "kafka-operations",
-            [
-                logs(
-                    "location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR", "produce failed"
-                ),
-                logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
-                logs(
-                    "kafka",
-                    at(1, 7, 20),
-                    at(1, 8, 10),
-                    "all log dirs in /var/lib/kafka/data have failed",
-                    "ERROR",
-                    "shutdown broker",
-                ),
-            ],
-        ),
-        incident(
-            "RIDES-06",
-            "trap_unrelated_change",
-            "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de config do "
-            "eta "
-            "às 10h58?",
-            "eta",
-            at(1, 11, 10),
-            at(1, 11, 40),
-            MAPS[0],
-            "RotaMaps (external maps API)",
-            "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times out after "
-            "2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 only shortened the "
-            "route cache TTL from 300 to 180 s — a provider outage, not determinable beyond that from this "
-            "data",
-            [],
-            [
-                "CFG-3309 eta cache.ttl_s at 10:58",
-                "trips deploy DEP-8816 7.18.0 at 10:15",
-                "eta's usual rotamaps 429 retries",
-            ],
-            "maps-provider",
-            [],
-            "FALLBACK",
-            note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 is "
-            "wrong",
-        ),
-        incident(
-            "RIDES-07",
-            "system_wide",
-            "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
-            "pagamentos negados, app com erro. Qual componente?",
-            None,
-            at(1, 14, 10),
-            at(1, 14, 40),
-            FRAUD[0],
-            "fraud",
-            "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 (1.87 "
-            "GB, "
-            "2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn worker under a 2Gi "
-            "limit; from 14:01 the workers were killed as they loaded it ('Worker was sent SIGKILL! Perhaps "
-            "out of memory?') and rebooted in a loop, so fraud hardly answered and its fail-closed callers "
-            "refused work: dispatch rejected ride requests (503 on POST /v1/rides) and payments declined "
-            "pre-authorizations — until the previous model was pinned at 14:52",
-            ["fraud-gbm-2026-08-19", "out of memory"],
-            [
-                "dispatch and payments errors (symptoms)",
-                "location rejected-fix warnings (always there)",
-                "location deploy DEP-8818 at 16:50 (after)",
-            ],
-            "fraud-scoring",
-            [
-                logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'fraud-model-refresh'",
-                    "fraud-gbm-2026-08-19",
-                ),
-                logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR", "fail-closed"),
-            ],
-        ),
-        incident(
-            "RIDES-08",
-            "trap_runbook_words",
-            "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug 17:40–18:10. "
-            "The runbook says it's an FCM outage and to wait — is that it?",
-            "notify",
-            at(1, 17, 40),
-            at(1, 18, 10),
-            FCM[0],
-            "notify",
-            "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for notify-fcm@corrida-prod and "
-            "deleted the old key 4f2a91, which notify still held in memory (it reads the secret only at "
-            "start); at its next oauth2 token refresh (17:36) Google refused the JWT signed with the deleted "
-            "key ('invalid_grant', 'Invalid JWT Signature'), and every FCM send failed with 401 "
-            "UNAUTHENTICATED while APNs (iOS) went on — until notify reloaded the credentials at 18:21; no "
-            "FCM outage",
-            ["gcp-sa-key-rotate", "invalid jwt signature"],
-            [
-                "push-provider-outage runbook (wait for FCM)",
-                "notify config change CFG-3312 apns.pool_size at 17:20",
-                "notify 410 Unregistered warnings (always there)",
-            ],
-            None,
-            [
-                logs(
-                    "notify", at(1, 17, 40), at(1, 18, 10), "Invalid JWT Signature", "ERROR", "token refresh"
-                ),
-                sql(
-                    "SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
-                    "deleted key 4f2a91",
-                ),
-                logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed"),
-            ],
-            decoy_runbook="push-provider-outage",
-            runbook_query="push notifications failing FCM outage wait",
-        ),
-        incident(
-            "RIDES-09",
-            "trap_late_symptom",
-            "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 07h10–07h40. "
-            "Qual a causa raiz?",
-            "trips",
-            at(2, 7, 10),
-            at(2, 7, 40),
-            ESDISK[0],
-            "elasticsearch",
-            "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of high-watermark "
-            "warnings, and elasticsearch put a read-only-allow-delete block on the indices with shards "
-            "there, "
-            "trips-2026.08 among them; trips' async search indexer got cluster_block_exception on every bulk "
-            "request and kept the trips in its bounded queue, which reached 10000 at 07:04 — from then "
-            "completing a trip blocked the request thread for ~30 s (504 at envoy) until space was freed and "
-            "the block lifted at 07:58",
-            ["flood-stage", "read-only-allow-delete"],
-            [
-                "trips config change CFG-3315 search.indexer.bulk_size at 06:55",
-                "dispatch deploy DEP-8820 5.1.4 at 06:40",
-                "location rejected-fix warnings (always there)",
-            ],
-            None,
-            [
-                logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR", "complete"),
-                logs(
-                    "elasticsearch",
-                    at(2, 6, 25),
-                    at(2, 7, 40),
-                    "flood stage disk watermark [95%] exceeded",
-                    "WARN",
-                    "es-data-2",
-                ),
-                logs(
-                    "trips",
-                    at(2, 6, 30),
-                    at(2, 7, 40),
-                    "read-only-allow-delete",
-                    "WARN",
-                    "cluster_block_exception",
-                ),
-            ],
-        ),
-        incident(
-            "RIDES-10",
-            "trap_unrelated_change",
-            "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch 5.2.0 "
-            "release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?",
-            "dispatch",
-            at(2, 14, 10),
-            at(2, 14, 40),
-            PING[0],
-            "location",
-            "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to 100% at "
-            "14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver for a TTL of "
-            "only "
-            "15 s, so location's geo index sweep evicted thousands of available drivers between pings, "
-            "dispatch's GEOSEARCH found no candidates within radius and ride requests expired — until the "
-            "flag "
-            "went back to 5% at 14:52; dispatch 5.2.0 (batched airport matching) was unrelated",
-            ["adaptive_ping_interval", "ttl"],
-            [
-                "dispatch deploy DEP-8822 5.2.0 at 13:50",
-                "location rejected-fix warnings (always there)",
-                "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)",
-            ],
-            None,
-            [
-                sql(
-                    "SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                    "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'",
-                    "100%",
-                ),
-                logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
-                logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN"),
-            ],
-        ),
+        incident("RIDES-01", "logs_only",
+                 "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às "
+                 "8h50. O que está acontecendo?", "pricing", at(0, 8, 20), at(0, 8,
+                                                                              50), TARIFF[0], "pricing",
+                 "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the "
+                 "surge_cap of zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without "
+                 'validating them, so every quote touching gru-t2 failed with "ValueError: could not '
+                 "convert string to float: '1,35'\" and envoy answered 500 on POST /v1/quotes until a "
+                 "corrected file was reloaded by hand at 09:02",
+                 ["tariff", "1,35"],
+                 ["pricing 'surge recompute slow' warnings (always there)",
+                  "eta deploy DEP-8811 2.31.0 at 07:40",
+                  "pricing config change CFG-3301 surge.recompute_interval_s at 06:50"],
+                 None,
+                 [logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
+                       "ERROR", "gru-t2"),
+                  logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
+                       pattern="tariff table reloaded")]),
+        incident("RIDES-02", "no_incident",
+                 "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
+                 "Tem algo "
+                 "quebrado?", "location", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
+                 "FALLBACK",
+                 note="night; only location's usual rejected GPS fixes (known noise), batches produced as "
+                      "usual"),
+        incident("RIDES-03", "metrics_deps",
+                 "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
+                 "dependency is it?", "trips", at(0, 15, 10), at(0, 15, 40), BURST[0], "mysql",
+                 "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
+                 "BurstBalance fell all afternoon and reached 0 at 15:02, the volume was throttled to its "
+                 "baseline IOPS, VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and "
+                 "queries took seconds; trips' Hikari pool (30) was exhausted ('Connection is not "
+                 "available, request timed out after 30000ms') and envoy answered 504 until the volume was "
+                 "modified to gp3 at 16:05",
+                 ["burstbalance", "trips-db-1"],
+                 ["trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
+                  "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)"],
+                 None,
+                 [sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
+                      "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
+                      "'2026-08-18T18:40:00Z'",
+                      "trips-db-1-data"),
+                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee "
+                      "= 'mysql'", "trips-db-1:3306"),
+                  logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
+                       "hikaripool"),
+                  logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop")]),
+        incident("RIDES-04", "change",
+                 "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, "
+                 "6:30pm to 7:00pm. What "
+                 "changed?", "payments", at(0, 18, 30), at(0, 19, 0), MTLS[0], "payments",
+                 "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 "
+                 "to one issued by the new intermediate 'Corrida Issuing CA 2026' (issuer "
+                 "vault-pki-corrida-2026), which Pagora had not been given; Pagora refused the client "
+                 "certificate in the handshake (tlsv1 alert unknown ca, SSL alert number 48), every "
+                 "authorization failed with 502 and trips were marked PAYMENT_PENDING, until the previous "
+                 "certificate (vault-pki-corrida-2024) was re-issued at 19:08",
+                 ["payments-psp-mtls", "unknown ca"],
+                 ["envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
+                  "pricing flag surge_smoothing 25% -> 50% at 18:12",
+                  "payments 'psp authorize declined' and timeout retries (always there)"],
+                 None,
+                 [sql("SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = "
+                      "'payments'",
+                      "vault-pki-corrida-2026"),
+                  logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
+                       "psp authorize failed"),
+                  logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
+                       pattern="certificate reloaded")]),
+        incident("RIDES-05", "trap_noisy_service",
+                 "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O "
+                 "location vive cheio de warning — qual é a "
+                 "causa de verdade?", "location", at(1, 7, 40), at(1, 8, 10),
+                 KDISK[0], "kafka",
+                 "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
+                 "'java.io.IOException: No space left on device', the broker's only log dir failed and it "
+                 "shut down; driver-locations has replication factor 2 with min.insync.replicas 2, so the "
+                 "partitions kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with "
+                 "NOT_ENOUGH_REPLICAS and a third of the drivers' positions stopped updating, until the "
+                 "volume was grown and kafka-3 restarted at 08:24", ["kafka-3", "no space left"],
+                 ["location 'fix rejected' warnings (always there)",
+                  "redis config change CFG-3307 cluster-node-timeout at 06:55",
+                  "dispatch stale-position warnings (a symptom)"],
+                 "kafka-operations",
+                 [logs("location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR",
+                       "produce failed"),
+                  logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
+                  logs("kafka", at(1, 7, 20), at(1, 8, 10),
+                       "all log dirs in /var/lib/kafka/data have failed",
+                       "ERROR", "shutdown broker")]),
+        incident("RIDES-06", "trap_unrelated_change",
+                 "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de "
+                 "config "
+                 "do eta "
+                 "às 10h58?", "eta", at(1, 11, 10), at(1, 11, 40), MAPS[0], "RotaMaps (external maps API)",
+                 "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times "
+                 "out after 2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 "
+                 "only shortened the route cache TTL from 300 to 180 s — a provider outage, not "
+                 "determinable beyond that from this data", [],
+                 ["CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
+                  "eta's usual rotamaps 429 retries"],
+                 "maps-provider", [], "FALLBACK",
+                 note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 "
+                      "is wrong"),
+        incident("RIDES-07", "system_wide",
+                 "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
+                 "pagamentos negados, app com erro. Qual componente?", None, at(1, 14, 10), at(1, 14, 40),
+                 FRAUD[0], "fraud",
+                 "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 "
+                 "(1.87 GB, 2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn "
+                 "worker under a 2Gi limit; from 14:01 the workers were killed as they loaded it ('Worker "
+                 "was sent SIGKILL! Perhaps out of memory?') and rebooted in a loop, so fraud hardly "
+                 "answered and its fail-closed callers refused work: dispatch rejected ride requests (503 "
+                 "on POST /v1/rides) and payments declined pre-authorizations — until the previous model "
+                 "was pinned at 14:52",
+                 ["fraud-gbm-2026-08-19", "out of memory"],
+                 ["dispatch and payments errors (symptoms)",
+                  "location rejected-fix warnings (always there)",
+                  "location deploy DEP-8818 at 16:50 (after)"],
+                 "fraud-scoring",
+                 [logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
+                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
+                      "'fraud-model-refresh'",
+                      "fraud-gbm-2026-08-19"),
+                  logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR",
+                       "fail-closed")]),
+        incident("RIDES-08", "trap_runbook_words",
+                 "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug "
+                 "17:40–18:10. The runbook says it's an FCM outage and to wait "
+                 "— is that it?", "notify", at(1, 17, 40),
+                 at(1, 18, 10), FCM[0], "notify",
+                 "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for "
+                 "notify-fcm@corrida-prod and deleted the old key 4f2a91, which notify still held in "
+                 "memory (it reads the secret only at start); at its next oauth2 token refresh (17:36) "
+                 "Google refused the JWT signed with the deleted key ('invalid_grant', 'Invalid JWT "
+                 "Signature'), and every FCM send failed with 401 UNAUTHENTICATED while APNs (iOS) went on "
+                 "— until notify reloaded the "
+                 "credentials at 18:21; no FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
+                 ["push-provider-outage runbook (wait for FCM)",
+                  "notify config change CFG-3312 apns.pool_size at 17:20",
+                  "notify 410 Unregistered warnings (always there)"],
+                 None,
+                 [logs(
+                      "notify", at(1, 17, 40), at(1, 18,
+                                                  10), "Invalid JWT Signature", "ERROR", "token refresh"
+                  ),
+                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
+                      "deleted key 4f2a91"),
+                  logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed")],
+                 decoy_runbook="push-provider-outage",
+                 runbook_query="push notifications failing FCM outage wait"),
+        incident("RIDES-09", "trap_late_symptom",
+                 "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 "
+                 "07h10–07h40. Qual a "
+                 "causa raiz?", "trips", at(2, 7, 10), at(2, 7, 40), ESDISK[0], "elasticsearch",
+                 "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of "
+                 "high-watermark warnings, and elasticsearch put a read-only-allow-delete block on the "
+                 "indices with shards there, trips-2026.08 among them; trips' async search indexer got "
+                 "cluster_block_exception on every bulk request and kept the trips in its bounded queue, "
+                 "which reached 10000 at 07:04 — from then completing a trip blocked the request thread "
+                 "for ~30 s (504 at envoy) until space was "
+                 "freed and the block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
+                 ["trips config change CFG-3315 search.indexer.bulk_size at 06:55",
+                  "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)"],
+                 None,
+                 [logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR",
+                       "complete"),
+                  logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
+                       "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
+                  logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
+                       "cluster_block_exception")]),
+        incident("RIDES-10", "trap_unrelated_change",
+                 "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch "
+                 "5.2.0 release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?", "dispatch",
+                 at(2, 14, 10), at(2, 14, 40), PING[0], "location",
+                 "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to "
+                 "100% at 14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver "
+                 "for a TTL of only 15 s, so location's geo index sweep evicted thousands of available "
+                 "drivers between pings, dispatch's GEOSEARCH found no candidates within radius and ride "
+                 "requests expired — until the flag went back to 5% at 14:52; dispatch 5.2.0 (batched "
+                 "airport matching) was unrelated",
+                 ["adaptive_ping_interval", "ttl"],
+                 ["dispatch deploy DEP-8822 5.2.0 at 13:50",
+                  "location rejected-fix warnings (always there)",
+                  "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)"],
+                 None,
+                 [sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
+                      "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
+                  logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
+                  logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN")]),
     ]
     return engine.truth_file(NAME, "-03:00", inc, (
-        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight "
-        "saving) unless they say otherwise, by an on-call team writing Portuguese and English (18/08, "
-        "19 ago, 20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and "
-        "elasticsearch write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud "
-        "the offset -0300, notify the time of day only, dispatch epoch seconds and payments epoch "
-        "milliseconds. Deploys, certificates, job runs and the CloudWatch export are UTC, config changes "
-        "carry their offset, feature_flags, schema_migrations and service_stats are wall time."
+        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight saving) "
+        "unless they say otherwise, by an on-call team writing Portuguese and English (18/08, 19 ago, "
+        "20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and elasticsearch "
+        "write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud the offset "
+        "-0300, notify the time of day only, dispatch epoch seconds and payments epoch milliseconds. "
+        "Deploys, certificates, job runs and the CloudWatch export are UTC, config changes carry their "
+        "offset, feature_flags, schema_migrations and service_stats are wall time."
     ))
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for t in w.minutes():
-        background(w, t)
-    w.table(
-        "job_runs",
-        engine.columns("CRON_RUNS"),
-        nightly(w),
-    )
-    incidents(w)
-    metrics(w)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "Corrida, a ride-hailing platform in São Paulo (14 components: envoy, dispatch, pricing, trips, "
-            "mysql, payments, kafka, location, redis, eta, notify, fraud, elasticsearch, settlement) over "
-            "three "
-            "days, 2026-08-18..20 Brasília time (BRT); access logs sampled; 10 incidents and traps (see "
-            "truth.json)."
-        ),
-        "timezone": "America/Sao_Paulo",
-        "dayfirst": True,
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the rides world into ``out_dir/rides/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

@@ -25,7 +25,11 @@ import math
 import random
 import re
 import sys
+from functools import partial
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from worlds import engine  # noqa: E402  (the engine every world is written with)
 
 NAME = "tele"
 RNG = random.Random(20270118)
@@ -79,21 +83,10 @@ def pick(seq):
 
 def wpick(pairs):
     """Pick from [(weight, value), …]."""
-    x = RNG.random() * sum(w for w, _ in pairs)
-    for w, v in pairs:
-        x -= w
-        if x <= 0:
-            return v
-    return pairs[-1][1]
+    return engine.weighted(RNG.random, [(v, w) for w, v in pairs])
 
 
-def poisson(lam: float) -> int:
-    limit, k, p = math.exp(-lam), 0, 1.0
-    while True:
-        p *= RNG.random()
-        if p <= limit:
-            return k
-        k += 1
+poisson = partial(engine.poisson, RNG.random)
 
 
 def msisdn() -> str:
@@ -146,7 +139,8 @@ def render(svc: str, t: dt.datetime, level: str, msg: str, kv: dict) -> str:
         logger = kv.get("logger", "c.t.selfcare.web.ApiController")
         return f"{stamp(ut)} {level:>5} 1 --- [{thread}] {logger:<42} : {msg}{tail}"
     if svc == "ocs":  # Go, JSON lines, UTC
-        doc = {"t": stamp(ut, "T") + "Z", "lvl": level.lower(), "mod": kv.pop("mod", "gy"), "msg": msg, **kv}
+        doc = {"t": stamp(ut, "T") + "Z", "lvl": level.lower(), "mod": kv.pop("mod", "gy"), "msg": msg,
+               **kv}
         return json.dumps(doc, separators=(",", ":"))
     if svc == "smsc-gateway":  # python asyncio SMPP client, logging module, local wall time
         lvl = {"WARN": "WARNING"}.get(level, level)
@@ -218,15 +212,26 @@ def times(peak_per_hour: float):
             yield t0 + dt.timedelta(seconds=RNG.randrange(60000) / 1000)
 
 
-ROUTES = [(30, "GET /selfcare/v2/balance"), (14, "GET /selfcare/v2/bundles"),
-          (8, "POST /selfcare/v2/bundles/purchase"), (9, "POST /selfcare/v2/otp/request"),
-          (9, "POST /selfcare/v2/otp/verify"), (8, "GET /selfcare/v2/profile"),
-          (3, "POST /selfcare/v2/kyc/register"), (7, "POST /momo/v1/topup"),
-          (6, "POST /momo/v1/voucher/redeem")]
+ROUTES = engine.table(None, "is", """
+30 | GET /selfcare/v2/balance
+14 | GET /selfcare/v2/bundles
+8 | POST /selfcare/v2/bundles/purchase
+9 | POST /selfcare/v2/otp/request
+9 | POST /selfcare/v2/otp/verify
+8 | GET /selfcare/v2/profile
+3 | POST /selfcare/v2/kyc/register
+7 | POST /momo/v1/topup
+6 | POST /momo/v1/voucher/redeem
+""")
 # During an incident a share of one route's requests fail with its status.
-GW_EFFECTS = [("otp_late", "otp/verify", 0.55, 401), ("pg_full", "kyc/register", 0.8, 500),
-              ("hss_cert", "bundles/purchase", 0.9, 502), ("kafka2", "balance", 0.6, 503),
-              ("kafka2", "topup", 0.6, 503), ("momo_380", "redeem", 0.12, 422)]
+GW_EFFECTS = engine.table(None, "ssfi", """
+otp_late | otp/verify | 0.55 | 401
+pg_full | kyc/register | 0.8 | 500
+hss_cert | bundles/purchase | 0.9 | 502
+kafka2 | balance | 0.6 | 503
+kafka2 | topup | 0.6 | 503
+momo_380 | redeem | 0.12 | 422
+""")
 
 
 def routine_gateway(t: dt.datetime) -> None:
@@ -263,7 +268,8 @@ ORDER = lambda v: f"PO-{RNG.randrange(700000, 799999)}"  # noqa: E731
 IMSI = lambda v: f"63902{RNG.randrange(10**9, 10**10)}"  # noqa: E731
 SID = lambda v: f"{v['peer'].split('.')[0]};{RNG.randrange(10**9)};{RNG.randrange(10**6)}"  # noqa: E731
 GY = {"peer": one(*PEERS), "session": SID}
-AAA = {"host": one("aaa-01", "aaa-02"), "n": rr(0, 10**6), "m": MSISDN, "pgw": one("pgw-nbo-1", "pgw-msa-1")}
+AAA = {"host": one("aaa-01", "aaa-02"), "n": rr(0, 10**6), "m": MSISDN,
+       "pgw": one("pgw-nbo-1", "pgw-msa-1")}
 USSD = {"sessionId": lambda v: hexid(10), "hostname": one("ussd-gw-1", "ussd-gw-2")}
 KAFKA = {"broker": one(1, 2, 3), "host": lambda v: f"kafka-{v['broker']}",
          "tp": lambda v: f"{pick(['cdr.raw', 'cdr.acct', 'cdr.sms', 'cdr.rated'])}-{RNG.randrange(12)}"}
@@ -282,7 +288,8 @@ ROUTINE = {
         (14, "INFO", "bundle catalogue served items=18 cache=hit",
          {"logger": SC + "bundles.CatalogService"}, ()),
         (8, "INFO", "bundle activated msisdn={m} bundle={b} debit_ref=OCS-{ref} provisioning=ok took={t}ms",
-         {"m": M, "b": one(*BUNDLES), "ref": HEX, "t": rr(180, 900), "logger": SC + "bundles.BundleService"},
+         {"m": M, "b": one(*BUNDLES), "ref": HEX, "t": rr(180, 900),
+          "logger": SC + "bundles.BundleService"},
          (("hss_cert", 0.9), ("kafka2", 0.5))),
         (9, "INFO", "otp verified msisdn={m} channel=sms age_s={age}",
          {"m": M, "age": rr(9, 70), "logger": SC + "auth.OtpService"}, (("otp_late", 0.6),)),
@@ -294,7 +301,8 @@ ROUTINE = {
         (4, "WARN", "JWT expired for subject, client must refresh (exp in the past by {s}s)",
          {"s": rr(2, 900), "logger": SC + "security.JwtFilter"}, ()),
         (2, "INFO", "HikariPool-1 - Pool stats (total=20, active={a}, idle=14, waiting=0)",
-         {"a": rr(1, 7), "logger": "com.zaxxer.hikari.pool.HikariPool", "thread": "HikariPool-1 housekeeper"},
+         {"a": rr(1, 7), "logger": "com.zaxxer.hikari.pool.HikariPool",
+          "thread": "HikariPool-1 housekeeper"},
          ()),
         (2, "WARN", "slow upstream call ocs balance took {ms}ms (budget 800ms)",
          {"ms": rr(800, 1500), "logger": SC + "balance.OcsClient"}, ()),
@@ -324,12 +332,14 @@ ROUTINE = {
          {"bind": one("local", "jambo", "kilima"), "id": HEX, "err": one("001", "027", "0a1")}, ()),
     ]),
     "radius-aaa": (45, [
-        (40, "INFO", "({n}) Login OK: [{m}/<via Auth-Type = Accept>] (from client {pgw} port 0 cli {m})", AAA,
+        (40, "INFO", "({n}) Login OK: [{m}/<via Auth-Type = Accept>] (from client {pgw} port 0 cli {m})",
+         AAA,
          (("kafka2", 0.5),)),
         (30, "INFO", "({n}) Accounting-Request Interim-Update user {m} session {s} in={i} out={o} ok",
          {**AAA, "s": lambda v: hexid(8).upper(), "i": rr(10**5, 10**8), "o": rr(10**4, 10**7)}, ()),
         (12, "INFO", "({n}) Accounting-Request Stop user {m} cause=User-Request ok", AAA, ()),
-        (5, "WARN", "({n}) Login incorrect (pap: Cleartext password does not match \"known good\" password): "
+        (5, "WARN",
+         "({n}) Login incorrect (pap: Cleartext password does not match \"known good\" password): "
          "[{m}] (from client {pgw} port 0 cli {m}) apn={apn}",
          {**AAA, "apn": one("corp.tele", "m2m.tele")}, ()),
         (3, "WARN", "({n}) Login incorrect (subscriber barred: status=SUSPENDED_NONPAYMENT): [{m}] "
@@ -367,7 +377,8 @@ ROUTINE = {
           "ocs_ref": lambda v: f"OCS-{hexid(10)}"},
          (("kafka2", 0.8), ("momo_380", 1.0, lambda v: v["pin"].startswith("0")))),
         (35, "INFO", "wallet top-up completed",
-         {"msisdn": M, "amount_kes": one(10, 20, 50, 100, 200, 500), "wallet_txn": lambda v: f"QK{hexid(8)}",
+         {"msisdn": M, "amount_kes": one(10, 20, 50, 100, 200, 500),
+          "wallet_txn": lambda v: f"QK{hexid(8)}",
           "ocs_ref": lambda v: f"OCS-{hexid(10)}", "logger": "momo.wallet"}, (("kafka2", 0.8),)),
         (10, "WARN", "voucher redeem rejected",  # batch VB-2026-11 expired at midnight
          {"msisdn": M, "reason": "VOUCHER_EXPIRED", "batch": "VB-2026-11", "pin": pin_masked},
@@ -376,7 +387,8 @@ ROUTINE = {
          {"msisdn": M, "reason": "PIN_NOT_FOUND", "pin": pin_masked, "pin_len": 14,
           "attempts": rr(1, 4)}, ()),
         (4, "WARN", "wallet callback late",
-         {"wallet_txn": lambda v: f"QK{hexid(8)}", "waited_ms": rr(5000, 8000), "logger": "momo.wallet"}, ()),
+         {"wallet_txn": lambda v: f"QK{hexid(8)}", "waited_ms": rr(5000, 8000),
+          "logger": "momo.wallet"}, ()),
         (2, "WARN", "msisdn locked after 5 wrong voucher PINs", {"msisdn": M, "lock_min": 60,
                                                                  "logger": "momo.fraud"}, ()),
     ]),
@@ -390,14 +402,17 @@ ROUTINE = {
         (15, "INFO", "[GroupCoordinator {broker}]: Member mediation-{h} in group cdr-mediation has left, "
          "removing it from the group",
          {**KAFKA, "h": lambda v: hexid(6), "logger": "kafka.coordinator.group.GroupCoordinator"}, ()),
-        (10, "INFO", "[GroupMetadataManager brokerId={broker}] Removed 0 expired offsets in 1 milliseconds.",
+        (10, "INFO",
+         "[GroupMetadataManager brokerId={broker}] Removed 0 expired offsets in 1 milliseconds.",
          {**KAFKA, "logger": "kafka.coordinator.group.GroupMetadataManager"}, ()),
     ]),
     "cassandra": (8, [
-        (40, "INFO", "Enqueuing flush of balances.account_balance: {a}.{b}MiB ({p}%) on-heap, 0.000KiB (0%) "
+        (40, "INFO",
+         "Enqueuing flush of balances.account_balance: {a}.{b}MiB ({p}%) on-heap, 0.000KiB (0%) "
          "off-heap", {**CASS, "a": rr(20, 120), "b": rr(0, 100), "p": rr(5, 30),
                       "thread": "NativePoolCleaner", "src": "ColumnFamilyStore.java:878"}, ()),
-        (35, "INFO", "Compacted ({h}) {n} sstables to [/var/lib/cassandra/data/balances/account_balance-{h2}/"
+        (35, "INFO",
+         "Compacted ({h}) {n} sstables to [/var/lib/cassandra/data/balances/account_balance-{h2}/"
          "nb-{g}-big,] to level=0.  {s}.{b}MiB to {s2}.{b}MiB (~{p}% of original) in {ms:,}ms.",
          {**CASS, "h": lambda v: f"{hexid(8)}-{hexid(4)}", "n": rr(2, 6), "h2": HEX, "g": rr(9000, 99999),
           "s": rr(80, 400), "b": rr(0, 100), "s2": lambda v: v["s"] - RNG.randrange(1, 20), "p": rr(85, 99),
@@ -411,11 +426,13 @@ ROUTINE = {
           "thread": "HintsDispatcher:2", "src": "HintsDispatchExecutor.java:292"}, ()),
     ]),
     "postgres-crm": (8, [
-        (35, "INFO", "checkpoint complete: wrote {w} buffers ({p}.{q}%); 0 WAL file(s) added, 0 removed, {r} "
+        (35, "INFO",
+         "checkpoint complete: wrote {w} buffers ({p}.{q}%); 0 WAL file(s) added, 0 removed, {r} "
          "recycled; write={s}.{ms} s, sync=0.0{y} s",
          {"who": "[background]@[none]", "pid": 1187, "w": rr(200, 4000), "p": rr(1, 9), "q": rr(0, 10),
           "r": rr(1, 6), "s": rr(20, 270), "ms": rr(100, 999), "y": rr(10, 99)}, ()),
-        (25, "INFO", "automatic vacuum of table \"crm.public.{tbl}\": index scans: 1, pages: 0 removed, {k} "
+        (25, "INFO",
+         "automatic vacuum of table \"crm.public.{tbl}\": index scans: 1, pages: 0 removed, {k} "
          "remain, tuples: {d} removed",
          {"who": "[autovacuum]@[none]", "tbl": one("customer_event", "kyc_case", "sim_card", "contact_log"),
           "k": rr(1000, 90000), "d": rr(100, 9000)}, ()),
@@ -430,11 +447,9 @@ ROUTINE = {
     ]),
 }
 # Service-wide skips: a partner bind that is down logs nothing routine, nor does a broker that is down.
-SKIP_ALL = {
-    "smsc-gateway": (("kilima", 1.0, lambda v: v["bind"] == "kilima"),
-                     ("otp_late", 0.6, lambda v: v["bind"] == "jambo"), ("kafka2", 0.3)),
-    "kafka": (("kafka2", 1.0, lambda v: v["broker"] == 2),),
-}
+SKIP_ALL = {"smsc-gateway": (("kilima", 1.0, lambda v: v["bind"] == "kilima"),
+                             ("otp_late", 0.6, lambda v: v["bind"] == "jambo"), ("kafka2", 0.3)),
+            "kafka": (("kafka2", 1.0, lambda v: v["broker"] == 2),)}
 
 
 def routine(svc: str, t: dt.datetime) -> None:
@@ -480,7 +495,8 @@ def batch_runs() -> None:
         BATCH_RUNS.append({"run_id": run, "job": "cdr-daily-reconciliation", "started_at": Z(s),
                            "finished_at": Z(e), "status": "FAILED" if failed else "SUCCEEDED",
                            "records_out": 0 if failed else 3911002, "triggered_by": "cron"})
-        emit("cdr-mediation", s, "INFO", f"daily reconciliation {run} started against billing-dw", run_id=run,
+        emit("cdr-mediation", s, "INFO", f"daily reconciliation {run} started against billing-dw",
+             run_id=run,
              logger="mediation.reconcile")
         emit("cdr-mediation", e, "ERROR" if failed else "INFO", f"daily reconciliation {run} " + (
             "aborted: 18412 CDRs missing against ocs counters" if failed else "done, 3911002 CDRs matched"),
@@ -504,7 +520,8 @@ def daily_lines() -> None:
         t = DAY0 + dt.timedelta(hours=hour, minutes=30)
         for b in ("local", "jambo", "kilima"):
             if not (b == "kilima" and active("kilima", t)):
-                emit("smsc-gateway", sec(t, RNG.randrange(50)), "INFO", f"bind {b} state=BOUND_TRX window=10 "
+                emit("smsc-gateway", sec(t, RNG.randrange(50)), "INFO",
+                     f"bind {b} state=BOUND_TRX window=10 "
                      f"inflight={RNG.randrange(0, 6)}", logger="smppgw.health", bind=b)
 
 
@@ -563,7 +580,8 @@ def inc_smsc_tps() -> None:
     for minute in range(int((W["otp_late"][1] - a).total_seconds() // 60)):
         t = a + dt.timedelta(minutes=minute)
         if t < b and minute % 2 == 0:
-            emit("smsc-gateway", sec(t, RNG.randrange(60)), "WARN", "local throttle: tps_limit=25 reached on "
+            emit("smsc-gateway", sec(t, RNG.randrange(60)), "WARN",
+                 "local throttle: tps_limit=25 reached on "
                  f"bind jambo, message queued queue_depth={jambo_depth(t)}", logger="smppgw.bind.jambo",
                  bind="jambo")
         if minute > 5 and jambo_depth(t) > 0:
@@ -591,7 +609,8 @@ def inc_kilima() -> None:
               f"dest={pick(['256', '255'])}7******{RNG.randrange(10, 99)}", logger="smppgw.router",
               bind="kilima")
     emit("smsc-gateway", b, "INFO", "bind_transceiver_resp status=0x00000000, bind kilima BOUND_TRX", **kb)
-    emit("momo-topup", L(18, "19:01", 4), "INFO", "settings reloaded", changed="notify.sms.throttle_per_min",
+    emit("momo-topup", L(18, "19:01", 4), "INFO", "settings reloaded",
+         changed="notify.sms.throttle_per_min",
          old=120, new=60, logger="momo.settings")
 
 
@@ -612,7 +631,8 @@ def inc_kafka() -> None:
              f"{','.join(SHRUNK)} and stopped moving logs for partitions  because they are in the failed "
              "log directory /data/kafka.",
              "server.ReplicaManager"),
-            (3, "ERROR", "Shutdown broker because all log dirs in /data/kafka have failed", "log.LogManager"),
+            (3, "ERROR", "Shutdown broker because all log dirs in /data/kafka have failed",
+             "log.LogManager"),
             (2040 - 180, "INFO", "[KafkaServer id=2] started", "server.KafkaServer")):
         emit("kafka", sec(a, s), level, msg, logger=f"kafka.{logger}", host="kafka-2", broker=2)
     for i, p in enumerate(SHRUNK):
@@ -638,11 +658,13 @@ def inc_kafka() -> None:
         if spool < 90:
             emit("ocs", t, "WARN", "cdr spool filling", mod="cdr", spool_pct=spool)
         else:
-            burst("ocs", t, sec(t, 50), RNG.randrange(2, 5), "ERROR", "rejecting CCR-I: cdr spool above high "
+            burst("ocs", t, sec(t, 50), RNG.randrange(2, 5), "ERROR",
+                  "rejecting CCR-I: cdr spool above high "
                   "watermark", peer=lambda: pick(PEERS), rc=5012, spool_pct=spool)
     emit("ocs", sec(b, 20), "INFO", "cdr spool drained", mod="cdr", spool_pct=0)
     m1, m8, m9 = sec(a, 60), sec(a, 480), sec(a, 540)
-    burst("radius-aaa", m1, b, 45, "ERROR", lambda: "rlm_kafka (cdr_acct): produce to topic cdr.acct failed: "
+    burst("radius-aaa", m1, b, 45, "ERROR",
+          lambda: "rlm_kafka (cdr_acct): produce to topic cdr.acct failed: "
           f"Broker: Not enough in-sync replicas, Accounting-Request for {msisdn()} not persisted",
           host=lambda: pick(["aaa-01", "aaa-02"]))
     burst("ussd-gateway", m8, b, 40, "ERROR", "balance query failed", sessionId=HEX10, code="*100#",
@@ -675,12 +697,15 @@ def inc_postgres_disk() -> None:
     burst("postgres-crm", full, b, 70, "ERROR", lambda: "could not extend file "
           f"\"base/16385/{pick(['50312', '50318', '41877'])}\": No space left on device",
           HINT="Check free disk space.", STATEMENT=lambda: pick([
-              "INSERT INTO kyc_case (msisdn, id_type, id_number, photo_ref, created_at) VALUES ($1, $2, $3, "
-              "$4, now())", "INSERT INTO customer_event (customer_id, kind, payload) VALUES ($1, $2, $3)"]))
-    emit("postgres-crm", sec(full, 50), "WARN", "could not write to file \"pg_wal/xlogtemp.1187\": No space "
+              "INSERT INTO kyc_case (msisdn, id_type, id_number, photo_ref, created_at) VALUES ($1, $2, "
+              "$3, $4, "
+              "now())", "INSERT INTO customer_event (customer_id, kind, payload) VALUES ($1, $2, $3)"]))
+    emit("postgres-crm", sec(full, 50), "WARN",
+         "could not write to file \"pg_wal/xlogtemp.1187\": No space "
          "left on device", **bg)
     emit("postgres-crm", b, "FATAL", "terminating connection due to administrator command", **bi)
-    emit("postgres-crm", sec(b, 2), "INFO", "temporary files removed for pid 31337: 38 files, 40.8 GB", **bg)
+    emit("postgres-crm", sec(b, 2), "INFO", "temporary files removed for pid 31337: 38 files, 40.8 GB",
+         **bg)
     for t in spread(full, b, 55):
         emit("selfcare-api", t, "WARN", "SQL Error: 0, SQLState: 53100",
              logger="o.h.engine.jdbc.spi.SqlExceptionHelper")
@@ -825,20 +850,30 @@ SVC_BASE = {  # requests per minute at the daily peak, error %, p95 ms
     "ussd-gateway": (800, 1.0, 1400), "momo-topup": (300, 3.5, 900),
 }
 # (window, service, error % added, p95 multiplier, request multiplier)
-SVC_EFFECTS = [
-    ("ocs_slow", "ocs", 7.5, 60.0, 1.0), ("ocs_slow", "ussd-gateway", 2.0, 3.5, 1.0),
-    ("ocs_slow", "api-gateway", 0.5, 2.0, 1.0), ("ocs_slow", "radius-aaa", 1.5, 1.2, 1.0),
-    ("otp_late", "smsc-gateway", 6.0, 1.3, 0.7), ("otp_late", "selfcare-api", 1.5, 1.0, 1.1),
-    ("otp_late", "api-gateway", 1.0, 1.0, 1.1), ("kilima", "smsc-gateway", 9.0, 1.1, 1.0),
-    ("kafka2", "ocs", 35.0, 1.5, 0.8), ("kafka2", "radius-aaa", 30.0, 1.2, 1.0),
-    ("kafka2", "ussd-gateway", 25.0, 1.3, 1.0), ("kafka2", "momo-topup", 40.0, 1.2, 1.0),
-    ("kafka2", "smsc-gateway", 10.0, 1.0, 1.0), ("kafka2", "api-gateway", 18.0, 1.0, 1.0),
-    ("kafka2", "selfcare-api", 12.0, 1.0, 1.0),
-    ("pg_full", "selfcare-api", 4.0, 1.2, 1.0), ("pg_full", "api-gateway", 0.8, 1.0, 1.0),
-    ("hss_cert", "hss-provisioning", 55.0, 0.9, 1.0), ("hss_cert", "selfcare-api", 6.0, 1.0, 1.0),
-    ("hss_cert", "ussd-gateway", 7.0, 1.0, 1.0), ("hss_cert", "api-gateway", 2.0, 1.0, 1.0),
-    ("momo_380", "momo-topup", 8.0, 1.0, 1.05),
-]
+SVC_EFFECTS = engine.table(None, "ssfff", """
+ocs_slow | ocs | 7.5 | 60.0 | 1.0
+ocs_slow | ussd-gateway | 2.0 | 3.5 | 1.0
+ocs_slow | api-gateway | 0.5 | 2.0 | 1.0
+ocs_slow | radius-aaa | 1.5 | 1.2 | 1.0
+otp_late | smsc-gateway | 6.0 | 1.3 | 0.7
+otp_late | selfcare-api | 1.5 | 1.0 | 1.1
+otp_late | api-gateway | 1.0 | 1.0 | 1.1
+kilima | smsc-gateway | 9.0 | 1.1 | 1.0
+kafka2 | ocs | 35.0 | 1.5 | 0.8
+kafka2 | radius-aaa | 30.0 | 1.2 | 1.0
+kafka2 | ussd-gateway | 25.0 | 1.3 | 1.0
+kafka2 | momo-topup | 40.0 | 1.2 | 1.0
+kafka2 | smsc-gateway | 10.0 | 1.0 | 1.0
+kafka2 | api-gateway | 18.0 | 1.0 | 1.0
+kafka2 | selfcare-api | 12.0 | 1.0 | 1.0
+pg_full | selfcare-api | 4.0 | 1.2 | 1.0
+pg_full | api-gateway | 0.8 | 1.0 | 1.0
+hss_cert | hss-provisioning | 55.0 | 0.9 | 1.0
+hss_cert | selfcare-api | 6.0 | 1.0 | 1.0
+hss_cert | ussd-gateway | 7.0 | 1.0 | 1.0
+hss_cert | api-gateway | 2.0 | 1.0 | 1.0
+momo_380 | momo-topup | 8.0 | 1.0 | 1.05
+""")
 
 
 def noisy(x: float, rel: float = 0.08) -> float:
@@ -888,7 +923,8 @@ def cassandra_rows() -> list[dict]:
             pending, sst = RNG.randrange(0, 9), RNG.randrange(2, 5)
             rp99, heap = noisy(7.5, 0.2), noisy(55, 0.15)
             if node == "cass-03" and a <= t < b:
-                ramp = math.sin(math.pi * min(1.0, 1.15 * (t - a).total_seconds() / (b - a).total_seconds()))
+                ramp = math.sin(math.pi * min(1.0,
+                                              1.15 * (t - a).total_seconds() / (b - a).total_seconds()))
                 pending, sst = int(5 + 1400 * ramp), int(12 + 180 * ramp)
                 rp99, heap = 7.5 + 2400 * ramp**2, 68
             rows.append({"ts": t.astimezone(EAT).strftime("%Y-%m-%d %H:%M:%S+03:00"), "node": node,
@@ -1064,7 +1100,8 @@ def sql_ev(sql: str, contains: str) -> dict:
     return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
 
 
-def case(id_, kind, cls, question, service, window, onset, cause, root_cause, key_terms, distractors, runbook,
+def case(id_, kind, cls, question, service, window, onset, cause, root_cause, key_terms, distractors,
+         runbook,
          evidence, note) -> dict:
     outcome = "SUCCESS" if kind == "cause" else "FALLBACK"
     return {"id": id_, "kind": kind, "class": cls, "question": question, "service": service,
@@ -1078,13 +1115,14 @@ def case(id_, kind, cls, question, service, window, onset, cause, root_cause, ke
 def truth() -> dict:
     cases = [
         case("TELE-1", "cause", "storage-compaction-backlog",
-             "ocs answering CCRs with 5012 and customers' data sessions dropping between 10:35 and 11:05 EAT "
-             "on 18 Jan 2027 — root cause?", "ocs", (L(18, "10:35"), L(18, "11:05")), W["ocs_slow"][0],
+             "ocs answering CCRs with 5012 and customers' data sessions dropping between 10:35 and 11:05 "
+             "EAT on 18 Jan 2027 — root cause?", "ocs", (L(18, "10:35"), L(18, "11:05")), W["ocs_slow"][0],
              "cassandra",
              "cassandra node cass-03 fell behind on compaction (pending compactions ~1,400, read p99 ~2.4 "
              "s): the ocs's balance reservations missed its 2 s Tx timer and CCRs were answered 5012",
              ["cassandra", "compaction"],
-             ["ocs rating config change CHG-4465 at 09:40", "selfcare-api deploy DEP-9106 (4.22.0) at 10:20",
+             ["ocs rating config change CHG-4465 at 09:40",
+              "selfcare-api deploy DEP-9106 (4.22.0) at 10:20",
               "the ocs-diameter-errors runbook, which blames 5012 bursts on rating or PGW changes",
               "cdr-mediation's 'missing Rating-Group' rejects (known noise)"],
              "cassandra-operations",
@@ -1108,10 +1146,10 @@ def truth() -> dict:
              "Quiet window: only the everyday Access-Rejects at their usual rate, no change nearby."),
         case("TELE-3", "cause", "config-throttle-limit",
              "login OTP SMS arriving late or never via smsc-gateway between 16:00 and 16:40 EAT on 18 Jan "
-             "— why?",
-             "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
-             "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo bind "
-             "was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 at 16:41",
+             "— why?", "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
+             "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo "
+             "bind was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 "
+             "at 16:41",
              ["smsc-gateway", "tps_limit"],
              ["hss-provisioning config change CHG-4470 (provgw.max_inflight) at 15:45",
               "partner ESME_RTHROTTLED responses, a few every day",
@@ -1126,8 +1164,8 @@ def truth() -> dict:
               sql_ev("SELECT ts, bind, submit_per_min, queue_depth FROM smpp_binds_1m WHERE bind = 'jambo' "
                      "AND ts BETWEEN '2027-01-18T13:00:00Z' AND '2027-01-18T13:40:00Z' ORDER BY queue_depth "
                      "DESC LIMIT 3", "jambo")],
-             "A config change of the service asked about; smpp_binds_1m shows the jambo bind capped at 1,500 "
-             "a minute and its queue growing."),
+             "A config change of the service asked about; smpp_binds_1m shows the jambo bind capped at "
+             "1,500 a minute and its queue growing."),
         case("TELE-4", "trap", "external-partner-outage",
              "SMS to Ugandan numbers failing on smsc-gateway between 19:05 and 19:40 EAT on 18/01/2027, "
              "what's the cause?", "smsc-gateway", (L(18, "19:05"), L(18, "19:40")), W["kilima"][0], None,
@@ -1143,13 +1181,13 @@ def truth() -> dict:
              "minutes before limits momo's own notifications, sent on the local bind."),
         case("TELE-5", "cause", "broker-disk-failure",
              "alarms everywhere between 02:10 and 02:45 EAT on 19 Jan 2027 — balance checks, top-ups and "
-             "data sessions all failing. what broke?", None, (L(19, "02:10"), L(19, "02:45")), W["kafka2"][0],
+             "data sessions all failing. what broke?", None, (L(19, "02:10"),
+                                                              L(19, "02:45")), W["kafka2"][0],
              "kafka",
              "kafka broker kafka-2's log directory /data/kafka failed (Input/output error) and the broker "
-             "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the CDR "
-             "producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool filled "
-             "and it rejected CCR-Is with 5012",
-             ["kafka-2", "replica"],
+             "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the "
+             "CDR producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool "
+             "filled and it rejected CCR-Is with 5012", ["kafka-2", "replica"],
              ["the daily reconciliation REC-1901 at 02:00 (failed as a consequence)",
               "hss-provisioning deploy DEP-9115 at 01:30", "cdr-mediation config change CHG-4484 at 01:45"],
              None,
@@ -1164,18 +1202,20 @@ def truth() -> dict:
         case("TELE-6", "cause", "disk-full",
              "KYC registrations failing on selfcare-api between 08:15 and 08:45 EAT on 19 Jan — why?",
              "selfcare-api", (L(19, "08:15"), L(19, "08:45")), W["pg_full"][0], "postgres-crm",
-             "postgres-crm ran out of disk space: a bi_reports (metabase) query spilled ~40 GB of temporary "
-             "files from 07:58 until it was terminated at 08:44, inserts failed with 'could not extend file: "
-             "No space left on device' and selfcare-api's KYC inserts failed (SQLState 53100)",
+             "postgres-crm ran out of disk space: a bi_reports (metabase) query spilled ~40 GB of "
+             "temporary files from 07:58 until it was terminated at 08:44, inserts failed with 'could not "
+             "extend file: No space left on device' and selfcare-api's KYC inserts failed (SQLState 53100)",
              ["postgres", "space"],
              ["selfcare-api config change CHG-4487 kyc.id_photo.max_kb 512 -> 1024 at 08:02",
               "postgres-crm's everyday deadlocks on contact_log (known noise)"], None,
              [logs_ev("postgres-crm", L(19, "08:10"), L(19, "08:45"), "No space left on device",
                       level="ERROR"),
-              logs_ev("postgres-crm", L(19, "07:55"), L(19, "08:15"), "pgsql_tmp31337", pattern="temporary"),
-              logs_ev("selfcare-api", L(19, "08:15"), L(19, "08:45"), "SQLState: 53100", pattern="SQLState")],
-             "In the logs alone, no database metrics: the client logs only SQLState 53100 and a generic JDBC "
-             "exception, the mechanism is in postgres' own log."),
+              logs_ev("postgres-crm", L(19, "07:55"), L(19, "08:15"), "pgsql_tmp31337",
+                      pattern="temporary"),
+              logs_ev("selfcare-api", L(19, "08:15"), L(19, "08:45"), "SQLState: 53100",
+                      pattern="SQLState")],
+             "In the logs alone, no database metrics: the client logs only SQLState 53100 and a generic "
+             "JDBC exception, the mechanism is in postgres' own log."),
         case("TELE-7", "cause", "certificate-expiry",
              "*544# bundle purchases failing on ussd-gateway between 12:20 and 12:50 EAT on 2027-01-19 — "
              "customers see 'Request cannot be processed'. root cause?", "ussd-gateway",
@@ -1183,8 +1223,7 @@ def truth() -> dict:
              "hss-provisioning's mTLS client certificate to the HSS provisioning gateway (CERT-301, "
              "CN=hssprov.tele.internal) expired at 12:15 EAT: ProvGW refused the handshake (tls: expired "
              "certificate), selfcare-api's bundle activations got 502 and ussd-gateway showed the error; "
-             "renewed by CHG-4502 at 12:51",
-             ["hss-provisioning", "certificate"],
+             "renewed by CHG-4502 at 12:51", ["hss-provisioning", "certificate"],
              ["ussd-gateway config change CHG-4498 menu.544.cache_ttl_s at 12:08",
               "selfcare-api deploy DEP-9118 (4.22.1) at 11:35",
               "hss-provisioning's all-day SUBSCRIBER_NOT_FOUND churn-sync errors (known noise)"], None,
@@ -1199,10 +1238,9 @@ def truth() -> dict:
         case("TELE-8", "cause", "bad-deploy",
              "voucher top-ups on momo-topup failing since ~14:10 EAT, customers told 'Invalid voucher' — "
              "root cause?", "momo-topup", (L(19, "14:10"), L(19, "14:55")), W["momo_380"][0], "momo-topup",
-             "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): PINs "
-             "with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back to 3.7.4 "
-             "by DEP-9124 at 14:51",
-             ["3.8.0", "PIN"],
+             "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): "
+             "PINs with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back "
+             "to 3.7.4 by DEP-9124 at 14:51", ["3.8.0", "PIN"],
              ["expired voucher batch VB-2026-11 (VOUCHER_EXPIRED all day on the 19th)",
               "momo-topup config change CHG-4490 wallet.callback_timeout_ms at 13:40",
               "ussd-gateway deploy DEP-9122 (2.15.0) at 14:30, which touches *141# PIN entry",
@@ -1237,7 +1275,8 @@ def tables() -> dict[str, list[dict]]:
         "config_changes": named("change_id service config_key old_value new_value changed_by changed_at "
                                 "ticket",
                                 changes),
-        "certificates": named("cert_id service subject issuer not_before not_after used_for", rows_of(CERTS)),
+        "certificates": named("cert_id service subject issuer not_before not_after used_for",
+                              rows_of(CERTS)),
         "voucher_batches": named("batch_id pins created_at expires_at status", rows_of(VOUCHER_BATCHES)),
         "batch_runs": BATCH_RUNS, "svc_metrics_5m": svc_rows(), "ocs_gy_1m": ocs_gy_rows(),
         "cassandra_5m": cassandra_rows(), "kafka_5m": kafka_rows(), "smpp_binds_1m": smpp_rows(),

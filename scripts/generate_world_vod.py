@@ -27,52 +27,24 @@ import heapq
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
-from worlds.engine import inside, ms3, zulu  # noqa: E402
+from worlds.engine import inside, ms3, zulu, zulu_ms  # noqa: E402
 from worlds.engine import sql_step as step_sql
 
-NAME = "vod"
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = ROOT / "tests" / "data" / "worlds"
-JST = timezone(timedelta(hours=9))
-DAY0 = datetime(2026, 4, 14, tzinfo=JST)
-END = DAY0 + timedelta(days=3)
-SEED = 20260414
+NAME, SEED = "vod", 20260414
+VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-gw catalog entitlement "
+                  "recommend search profiles kafka postgres redis").split()
 MON = [*engine.MONTHS]
-
-
-LOCAL = engine.Clock(JST, DAY0)
-at = LOCAL.at
-
-
-loc = LOCAL.loc
-
-
-iso = LOCAL.iso
-
-
-def zulu_ms(t: datetime) -> str:
-    u = t.astimezone(UTC)
-    return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
-
-
-wall = LOCAL.wall
-
-
-def wmin(t: datetime) -> str:
-    return loc(t).strftime("%Y-%m-%d %H:%M")
-
-
-def clf(t: datetime, utc: bool = False, millis: bool = False) -> str:
-    """Common log format time: 14/Apr/2026:20:11:03 +0900 (or the UTC one)."""
-    lt = t.astimezone(UTC) if utc else loc(t)
-    frac = f".{ms3(lt)}" if millis else ""
-    zone = "+0000" if utc else "+0900"
-    return f"{lt.day:02d}/{MON[lt.month - 1]}/{lt.year}:{lt.strftime('%H:%M:%S')}{frac} {zone}"
+JST = timezone(timedelta(hours=9))
+LOCAL = engine.Clock(JST, datetime(2026, 4, 14, tzinfo=JST))
+DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
+wmin, clf = LOCAL.minute, LOCAL.clf
 
 
 def load(t: datetime) -> float:
@@ -144,26 +116,30 @@ class World(engine.Dataset):
         self.groups = dict(GROUPS)
 
     def b36(self, n: int) -> str:
-        s = [self.pick("abcdefghijkmnpqrstuvwxyz23456789") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("23456789")
-        return "".join(s)
+        return self.code(n, "abcdefghijkmnpqrstuvwxyz23456789", "23456789")
 
-    def uuid(self) -> str:
-        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
-        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
+    account = partialmethod(engine.Dataset.tagged, "acc_", 10, "b36")
+    profile = partialmethod(engine.Dataset.tagged, "p_", 8, "b36")
+    session = partialmethod(engine.Dataset.tagged, "ps_", 14, "b36")
 
-    def account(self) -> str:
-        return f"acc_{self.b36(10)}"
+    newpid = partialmethod(engine.Dataset.counter, "pid", 2, 60)
 
-    def profile(self) -> str:
-        return f"p_{self.b36(8)}"
 
-    def session(self) -> str:
-        return f"ps_{self.b36(14)}"
-
-    def newpid(self) -> int:
-        self.pid += self.ri(2, 60)
-        return self.pid
+def world() -> tuple[World, dict, dict]:
+    w = World()
+    change_tables(w)
+    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
+        rollout(w, start, svc, ver)
+    w.minutely(gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
+               entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg)
+    for step in (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
+                 inc_misc):
+        step(w)
+    publish_rows = catalog_publish(w)
+    metrics(w)
+    batch_runs(w, publish_rows)
+    return w, engine.manifest(NAME, "Asia/Tokyo", "A Tokyo video-on-demand streaming platform",
+                              "2026-04-14..16 Japan Standard Time", 14, VOD_COMPONENTS), truth()
 
 # ---------------------------------------------------------------------------------------------
 # Titles, devices, instances
@@ -174,130 +150,66 @@ HOT = [f"c-{n}" for n in (58102, 58117, 58226, 57930, 57988, 58001, 56410, 58155
 PREMIERE_ID = "c-58213"
 UHD_IDS = [f"c-{n}" for n in (61001, 61004, 61013, 61022, 61037, 61040, 61058, 61066)]
 TITLE_NAMES = [
-    "Shinkai Line",
-    "Kitchen of Night",
-    "Akane Detective Files",
-    "Orbit Boys",
-    "Snow Country Express",
-    "The Last Ramen",
-    "Harbour Lights",
-    "Salaryman Zero",
+    "Shinkai Line", "Kitchen of Night", "Akane Detective Files", "Orbit Boys", "Snow Country Express",
+    "The Last Ramen", "Harbour Lights", "Salaryman Zero",
 ]
-QUERIES = [
-    "進撃",
-    "ドラマ 2026",
-    "アニメ 新作",
-    "shinkai line",
-    "kitchen of night",
-    "ジブリ",
-    "韓国ドラマ",
-    "刑事",
-    "orbit boys",
-    "料理",
-    "ホラー 映画",
-    "サッカー ハイライト",
-]
+QUERIES = ["進撃", "ドラマ 2026", "アニメ 新作", "shinkai line", "kitchen of night", "ジブリ", "韓国ドラマ",
+           "刑事", "orbit boys", "料理", "ホラー 映画", "サッカー ハイライト"]
 
-PLATFORMS = [
-    # weight, platform, drm, manifest, user agent
-    (22, "ios", "fairplay", "hls", "KumoVideo/8.3.1 (iPhone; iOS 17.4.1; Scale/3.00)"),
-    (6, "ipados", "fairplay", "hls", "KumoVideo/8.3.1 (iPad; iPadOS 17.4.1; Scale/2.00)"),
-    (7, "tvos", "fairplay", "hls", "KumoVideo-tvOS/8.3.0 (AppleTV14,1; tvOS 17.4)"),
-    (
-        4,
-        "safari",
-        "fairplay",
-        "hls",
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 "
-        "Safari/605.1.15",
-    ),  # noqa: E501
-    (20, "android", "widevine", "dash", "KumoVideo-Android/8.2.7 (SM-S918B; Android 14)"),
-    (
-        12,
-        "chrome",
-        "widevine",
-        "dash",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/123.0.0.0 "
-        "Safari/537.36",
-    ),  # noqa: E501
-    (11, "androidtv", "widevine", "dash", "KumoVideo-AndroidTV/6.2.0 (BRAVIA 4K VH2; Android 12)"),
-    (6, "firetv", "widevine", "dash", "KumoVideo-FireTV/6.1.4 (AFTKA; Fire OS 7.6)"),
-    (
-        7,
-        "tizen",
-        "playready",
-        "dash",
-        "Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36 KumoVideo-Tizen/5.9.2",
-    ),  # noqa: E501
-    (
-        5,
-        "webos",
-        "playready",
-        "dash",
-        "Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 KumoVideo-webOS/5.8.0",
-    ),
-]
+PLATFORMS = engine.table(None, "issss", """
+# weight, platform, drm, manifest, user agent
+22 | ios | fairplay | hls | KumoVideo/8.3.1 (iPhone; iOS 17.4.1; Scale/3.00)
+6 | ipados | fairplay | hls | KumoVideo/8.3.1 (iPad; iPadOS 17.4.1; Scale/2.00)
+7 | tvos | fairplay | hls | KumoVideo-tvOS/8.3.0 (AppleTV14,1; tvOS 17.4)
+4 | safari | fairplay | hls | Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like
+    Gecko) Version/17.4 Safari/605.1.15
+20 | android | widevine | dash | KumoVideo-Android/8.2.7 (SM-S918B; Android 14)
+12 | chrome | widevine | dash | Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like
+    Gecko) Chrome/123.0.0.0 Safari/537.36
+11 | androidtv | widevine | dash | KumoVideo-AndroidTV/6.2.0 (BRAVIA 4K VH2; Android 12)
+6 | firetv | widevine | dash | KumoVideo-FireTV/6.1.4 (AFTKA; Fire OS 7.6)
+7 | tizen | playready | dash | Mozilla/5.0 (SMART-TV; LINUX; Tizen 7.0) AppleWebKit/537.36
+    KumoVideo-Tizen/5.9.2
+5 | webos | playready | dash | Mozilla/5.0 (Web0S; Linux/SmartTV) AppleWebKit/537.36 KumoVideo-webOS/5.8.0
+""")
 PLAT_W = [p[0] for p in PLATFORMS]
 APPLE = ("ios", "ipados", "tvos", "safari")
 
 INST = {
     # service: [(instance, host, ip, az)]
-    "gateway": [
-        ("gw-1", "gw-1", "10.20.1.11", "apne1-az1"),
-        ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
-        ("gw-3", "gw-3", "10.20.4.11", "apne1-az4"),
-    ],
-    "origin-shield": [
-        ("shield-1", "shield-1", "10.20.1.21", "apne1-az1"),
-        ("shield-2", "shield-2", "10.20.2.21", "apne1-az2"),
-        ("shield-3", "shield-3", "10.20.4.21", "apne1-az4"),
-    ],
-    "playback": [
-        ("playback-1", "app-az1-04", "10.20.1.34", "apne1-az1"),
-        ("playback-2", "app-az2-02", "10.20.2.36", "apne1-az2"),
-        ("playback-3", "app-az4-05", "10.20.4.31", "apne1-az4"),
-        ("playback-4", "app-az1-07", "10.20.1.38", "apne1-az1"),
-    ],
-    "drm-license": [
-        ("drm-1", "app-az1-02", "10.20.1.52", "apne1-az1"),
-        ("drm-2", "app-az2-05", "10.20.2.57", "apne1-az2"),
-        ("drm-3", "app-az4-02", "10.20.4.55", "apne1-az4"),
-    ],
+    "gateway": [("gw-1", "gw-1", "10.20.1.11", "apne1-az1"), ("gw-2", "gw-2", "10.20.2.11", "apne1-az2"),
+                ("gw-3", "gw-3", "10.20.4.11", "apne1-az4")],
+    "origin-shield": [("shield-1", "shield-1", "10.20.1.21", "apne1-az1"),
+                      ("shield-2", "shield-2", "10.20.2.21", "apne1-az2"),
+                      ("shield-3", "shield-3", "10.20.4.21", "apne1-az4")],
+    "playback": [("playback-1", "app-az1-04", "10.20.1.34", "apne1-az1"),
+                 ("playback-2", "app-az2-02", "10.20.2.36", "apne1-az2"),
+                 ("playback-3", "app-az4-05", "10.20.4.31", "apne1-az4"),
+                 ("playback-4", "app-az1-07", "10.20.1.38", "apne1-az1")],
+    "drm-license": [("drm-1", "app-az1-02", "10.20.1.52", "apne1-az1"),
+                    ("drm-2", "app-az2-05", "10.20.2.57", "apne1-az2"),
+                    ("drm-3", "app-az4-02", "10.20.4.55", "apne1-az4")],
     "packager": [
-        ("pkg-1", "pkg-1", "10.20.1.61", "apne1-az1"),
-        ("pkg-2", "pkg-2", "10.20.2.61", "apne1-az2"),
-        ("pkg-3", "pkg-3", "10.20.4.61", "apne1-az4"),
-        ("pkg-4", "pkg-4", "10.20.1.62", "apne1-az1"),
+        ("pkg-1", "pkg-1", "10.20.1.61", "apne1-az1"), ("pkg-2", "pkg-2", "10.20.2.61", "apne1-az2"),
+        ("pkg-3", "pkg-3", "10.20.4.61", "apne1-az4"), ("pkg-4", "pkg-4", "10.20.1.62", "apne1-az1"),
     ],
-    "catalog": [
-        ("catalog-1", "app-az1-03", "10.20.1.43", "apne1-az1"),
-        ("catalog-2", "app-az2-04", "10.20.2.44", "apne1-az2"),
-        ("catalog-3", "app-az4-03", "10.20.4.46", "apne1-az4"),
-    ],
+    "catalog": [("catalog-1", "app-az1-03", "10.20.1.43", "apne1-az1"),
+                ("catalog-2", "app-az2-04", "10.20.2.44", "apne1-az2"),
+                ("catalog-3", "app-az4-03", "10.20.4.46", "apne1-az4")],
     "entitlement": [
-        ("ent-a1", "ent-a1", "10.20.1.71", "apne1-az1"),
-        ("ent-a2", "ent-a2", "10.20.2.71", "apne1-az2"),
-        ("ent-b1", "ent-b1", "10.20.4.71", "apne1-az4"),
-        ("ent-b2", "ent-b2", "10.20.4.72", "apne1-az4"),
+        ("ent-a1", "ent-a1", "10.20.1.71", "apne1-az1"), ("ent-a2", "ent-a2", "10.20.2.71", "apne1-az2"),
+        ("ent-b1", "ent-b1", "10.20.4.71", "apne1-az4"), ("ent-b2", "ent-b2", "10.20.4.72", "apne1-az4"),
     ],
-    "recommend": [
-        ("reco-1", "app-az1-05", "10.20.1.81", "apne1-az1"),
-        ("reco-2", "app-az2-06", "10.20.2.83", "apne1-az2"),
-    ],
-    "search": [
-        ("search-1", "app-az1-06", "10.20.1.91", "apne1-az1"),
-        ("search-2", "app-az4-04", "10.20.4.92", "apne1-az4"),
-    ],
-    "profiles": [
-        ("profiles-1", "app-az1-08", "10.20.1.101", "apne1-az1"),
-        ("profiles-2", "app-az2-07", "10.20.2.103", "apne1-az2"),
-        ("profiles-3", "app-az4-06", "10.20.4.105", "apne1-az4"),
-    ],
-    "objstore-gw": [
-        ("rgw-1", "ceph-rgw-1", "10.20.6.11", "apne1-az1"),
-        ("rgw-2", "ceph-rgw-2", "10.20.6.12", "apne1-az2"),
-        ("rgw-3", "ceph-rgw-3", "10.20.6.13", "apne1-az4"),
-    ],
+    "recommend": [("reco-1", "app-az1-05", "10.20.1.81", "apne1-az1"),
+                  ("reco-2", "app-az2-06", "10.20.2.83", "apne1-az2")],
+    "search": [("search-1", "app-az1-06", "10.20.1.91", "apne1-az1"),
+               ("search-2", "app-az4-04", "10.20.4.92", "apne1-az4")],
+    "profiles": [("profiles-1", "app-az1-08", "10.20.1.101", "apne1-az1"),
+                 ("profiles-2", "app-az2-07", "10.20.2.103", "apne1-az2"),
+                 ("profiles-3", "app-az4-06", "10.20.4.105", "apne1-az4")],
+    "objstore-gw": [("rgw-1", "ceph-rgw-1", "10.20.6.11", "apne1-az1"),
+                    ("rgw-2", "ceph-rgw-2", "10.20.6.12", "apne1-az2"),
+                    ("rgw-3", "ceph-rgw-3", "10.20.6.13", "apne1-az4")],
 }
 SKEWED = ("ent-b1", "ent-b2")
 
@@ -326,507 +238,190 @@ def seg_path(w: World, cid: str, rung: str | None = None) -> str:
 # (UTC audit export), certificates (UTC), schema migrations (JST wall time)
 # ---------------------------------------------------------------------------------------------
 
-DEPLOYS = [
-    # id, service, version, start, seconds, status, by, summary
-    (
-        "DEP-4410",
-        "catalog",
-        "3.7.4",
-        at(-1, 15, 20),
-        260,
-        "Succeeded",
-        "nomad-deploy",
-        "editorial rails: pinning",
-    ),
-    (
-        "DEP-4411",
-        "drm-license",
-        "9.1.1",
-        at(0, 9, 48, 5),
-        300,
-        "Succeeded",
-        "m.sato",
-        "rolling restart (no code change): load staged FPS credential",
-    ),
-    (
-        "DEP-4412",
-        "profiles",
-        "4.11.0",
-        at(0, 10, 15),
-        180,
-        "Succeeded",
-        "nomad-deploy",
-        "kids profile avatars",
-    ),
-    (
-        "DEP-4413",
-        "search",
-        "2.14.0",
-        at(0, 16, 20),
-        150,
-        "Succeeded",
-        "nomad-deploy",
-        "ja tokenizer: long vowels",
-    ),
-    (
-        "DEP-4414",
-        "playback",
-        "7.4.0",
-        at(0, 19, 50),
-        240,
-        "Succeeded",
-        "nomad-deploy",
-        "heartbeat batching (5s -> 10s)",
-    ),
-    (
-        "DEP-4415",
-        "recommend",
-        "3.2.0",
-        at(1, 9, 30),
-        200,
-        "Succeeded",
-        "nomad-deploy",
-        "rail diversity re-ranker",
-    ),
-    (
-        "DEP-4416",
-        "packager",
-        "5.2.0",
-        at(1, 12, 50),
-        330,
-        "Succeeded",
-        "nomad-deploy",
-        "LL-HLS part hold-back tuning",
-    ),
-    (
-        "DEP-4417",
-        "entitlement",
-        "12.3.0",
-        at(1, 16, 10),
-        280,
-        "Succeeded",
-        "nomad-deploy",
-        "annual plan upgrade proration",
-    ),
-    ("DEP-4418", "search", "2.14.1", at(2, 10, 12), 150, "Succeeded", "nomad-deploy", "synonyms refresh"),
-    (
-        "DEP-4419",
-        "drm-license",
-        "9.1.2",
-        at(2, 14, 10),
-        300,
-        "Succeeded",
-        "nomad-deploy",
-        "PlayReady SL3000 policy mapping",
-    ),
-    (
-        "DEP-4420",
-        "catalog",
-        "3.8.0",
-        at(2, 17, 30),
-        270,
-        "Succeeded",
-        "nomad-deploy",
-        "trending rail: per-region trending",
-    ),
-    ("DEP-4421", "catalog", "3.7.4", at(2, 21, 52), 240, "Succeeded", "r.kobayashi", "rollback of 3.8.0"),
-    (
-        "DEP-4422",
-        "recommend",
-        "3.2.1",
-        at(2, 22, 20),
-        200,
-        "Succeeded",
-        "nomad-deploy",
-        "cold-start rail order",
-    ),
-]
+DEPLOYS = engine.table(at, "ssstisss", """
+# id, service, version, start, seconds, status, by, summary
+DEP-4410 | catalog | 3.7.4 | -1 15:20 | 260 | Succeeded | nomad-deploy | editorial rails: pinning
+DEP-4411 | drm-license | 9.1.1 | 0 09:48:05 | 300 | Succeeded | m.sato | rolling restart (no code change):
+    load staged FPS credential
+DEP-4412 | profiles | 4.11.0 | 0 10:15 | 180 | Succeeded | nomad-deploy | kids profile avatars
+DEP-4413 | search | 2.14.0 | 0 16:20 | 150 | Succeeded | nomad-deploy | ja tokenizer: long vowels
+DEP-4414 | playback | 7.4.0 | 0 19:50 | 240 | Succeeded | nomad-deploy | heartbeat batching (5s -> 10s)
+DEP-4415 | recommend | 3.2.0 | 1 09:30 | 200 | Succeeded | nomad-deploy | rail diversity re-ranker
+DEP-4416 | packager | 5.2.0 | 1 12:50 | 330 | Succeeded | nomad-deploy | LL-HLS part hold-back tuning
+DEP-4417 | entitlement | 12.3.0 | 1 16:10 | 280 | Succeeded | nomad-deploy | annual plan upgrade proration
+DEP-4418 | search | 2.14.1 | 2 10:12 | 150 | Succeeded | nomad-deploy | synonyms refresh
+DEP-4419 | drm-license | 9.1.2 | 2 14:10 | 300 | Succeeded | nomad-deploy | PlayReady SL3000 policy mapping
+DEP-4420 | catalog | 3.8.0 | 2 17:30 | 270 | Succeeded | nomad-deploy | trending rail: per-region trending
+DEP-4421 | catalog | 3.7.4 | 2 21:52 | 240 | Succeeded | r.kobayashi | rollback of 3.8.0
+DEP-4422 | recommend | 3.2.1 | 2 22:20 | 200 | Succeeded | nomad-deploy | cold-start rail order
+""")
 
 CONFIG = [
     # id, service, key, from, to, author, applied, ticket, summary
     (
-        "CHG-8801",
-        "gateway",
-        "limit_req.zone.api.rate",
-        "800r/s",
-        "1000r/s",
-        "h.ito",
-        at(0, 8, 40),
-        "OPS-2210",
-        "api rate limit per gateway node",
+        "CHG-8801", "gateway", "limit_req.zone.api.rate", "800r/s", "1000r/s", "h.ito", at(0, 8, 40),
+        "OPS-2210", "api rate limit per gateway node",
     ),
     (
-        "CHG-8802",
-        "recommend",
-        "reco.candidates.max",
-        "200",
-        "300",
-        "a.yamada",
-        at(0, 13, 50),
-        "RECO-311",
+        "CHG-8802", "recommend", "reco.candidates.max", "200", "300", "a.yamada", at(0, 13, 50), "RECO-311",
         "more candidates for the re-ranker",
     ),
     (
-        "CHG-8803",
-        "origin-shield",
-        "vcl.vod_hash",
-        'querystring.filter(req.url, "tok")',
-        "querystring.sort(req.url)",
-        "gitops (shield-vcl#311)",
-        at(0, 14, 4, 10),
-        "CDN-877",
+        "CHG-8803", "origin-shield", "vcl.vod_hash", 'querystring.filter(req.url, "tok")',
+        "querystring.sort(req.url)", "gitops (shield-vcl#311)", at(0, 14, 4, 10), "CDN-877",
         "cache key: sort the query string instead of dropping tok (dedupe ?a&b vs ?b&a)",
     ),
     (
-        "CHG-8804",
-        "origin-shield",
-        "vcl.vod_hash",
-        "querystring.sort(req.url)",
-        'querystring.filter(req.url, "tok")',
-        "gitops (shield-vcl#313)",
-        at(0, 14, 58, 30),
-        "INC-5120",
+        "CHG-8804", "origin-shield", "vcl.vod_hash", "querystring.sort(req.url)",
+        'querystring.filter(req.url, "tok")', "gitops (shield-vcl#313)", at(0, 14, 58, 30), "INC-5120",
         "revert shield-vcl#311",
     ),
     (
-        "CHG-8805",
-        "gateway",
-        "limit_req.zone.sessions.rate",
-        "2000r/s",
-        "4000r/s",
-        "h.ito",
-        at(0, 19, 40),
-        "OPS-2216",
-        "premiere prep: session start rate limit",
+        "CHG-8805", "gateway", "limit_req.zone.sessions.rate", "2000r/s", "4000r/s", "h.ito", at(0, 19, 40),
+        "OPS-2216", "premiere prep: session start rate limit",
     ),
     (
-        "CHG-8806",
-        "search",
-        "index.shards",
-        "3",
-        "4",
-        "y.nakamura",
-        at(1, 2, 30),
-        "SRCH-140",
+        "CHG-8806", "search", "index.shards", "3", "4", "y.nakamura", at(1, 2, 30), "SRCH-140",
         "nightly reindex with 4 shards",
     ),
     (
-        "CHG-8807",
-        "profiles",
-        "avatar.cdn_host",
-        "img1.kumo-video.example",
-        "img.kumo-video.example",
-        "t.mori",
-        at(1, 7, 5),
-        "PRF-77",
-        "avatar host consolidation",
+        "CHG-8807", "profiles", "avatar.cdn_host", "img1.kumo-video.example", "img.kumo-video.example",
+        "t.mori", at(1, 7, 5), "PRF-77", "avatar host consolidation",
     ),
     (
-        "CHG-8808",
-        "profiles",
-        "kafka.watch-history.offset[watch-events:7]",
-        "48812331",
-        "48812332",
-        "t.mori (kafka-consumer-groups --reset-offsets)",
-        at(1, 8, 26, 15),
-        "INC-5131",
+        "CHG-8808", "profiles", "kafka.watch-history.offset[watch-events:7]", "48812331", "48812332",
+        "t.mori (kafka-consumer-groups --reset-offsets)", at(1, 8, 26, 15), "INC-5131",
         "skip record at watch-events:7@48812331",
     ),
     (
-        "CHG-8809",
-        "catalog",
-        "cache.title.ttl_s",
-        "60",
-        "120",
-        "r.kobayashi",
-        at(1, 10, 45),
-        "CAT-902",
+        "CHG-8809", "catalog", "cache.title.ttl_s", "60", "120", "r.kobayashi", at(1, 10, 45), "CAT-902",
         "title cache ttl",
     ),
     (
-        "CHG-8810",
-        "objstore-gw",
-        "transcode-batch.sprite-backfill.workers",
-        "64",
-        "8",
-        "k.fujii",
-        at(1, 13, 46, 40),
-        "INC-5139",
-        "throttle sprite backfill",
+        "CHG-8810", "objstore-gw", "transcode-batch.sprite-backfill.workers", "64", "8", "k.fujii",
+        at(1, 13, 46, 40), "INC-5139", "throttle sprite backfill",
     ),
     (
-        "CHG-8811",
-        "entitlement",
-        "chrony.server (ent hosts apne1-az4)",
-        "169.254.169.123 (Amazon Time Sync)",
-        "ntp-pci-2.kumo.internal",
-        "ansible (net-infra#412)",
-        at(1, 19, 58),
-        "NET-412",
-        "PCI segment: internal stratum-2 time source",
+        "CHG-8811", "entitlement", "chrony.server (ent hosts apne1-az4)",
+        "169.254.169.123 (Amazon Time Sync)", "ntp-pci-2.kumo.internal", "ansible (net-infra#412)",
+        at(1, 19, 58), "NET-412", "PCI segment: internal stratum-2 time source",
     ),
     (
-        "CHG-8812",
-        "entitlement",
-        "chrony.server (ent hosts apne1-az4)",
-        "ntp-pci-2.kumo.internal",
-        "169.254.169.123 (Amazon Time Sync)",
-        "ansible (net-infra#415)",
-        at(1, 20, 47, 30),
-        "INC-5144",
+        "CHG-8812", "entitlement", "chrony.server (ent hosts apne1-az4)", "ntp-pci-2.kumo.internal",
+        "169.254.169.123 (Amazon Time Sync)", "ansible (net-infra#415)", at(1, 20, 47, 30), "INC-5144",
         "revert net-infra#412",
     ),
     (
-        "CHG-8813",
-        "kafka",
-        "leader.replication.throttled.rate",
-        "50MB/s",
-        "200MB/s",
-        "s.hayashi",
-        at(2, 9, 25),
-        "KAF-58",
-        "faster reassignment onto kafka-2 (replaced broker)",
+        "CHG-8813", "kafka", "leader.replication.throttled.rate", "50MB/s", "200MB/s", "s.hayashi",
+        at(2, 9, 25), "KAF-58", "faster reassignment onto kafka-2 (replaced broker)",
     ),
     (
-        "CHG-8814",
-        "kafka",
-        "kafka-2.ebs.volume_type",
-        "gp2",
-        "gp3 (6000 iops, 500MB/s)",
-        "s.hayashi",
-        at(2, 13, 2),
-        "INC-5152",
-        "kafka-2 data volume to gp3",
+        "CHG-8814", "kafka", "kafka-2.ebs.volume_type", "gp2", "gp3 (6000 iops, 500MB/s)", "s.hayashi",
+        at(2, 13, 2), "INC-5152", "kafka-2 data volume to gp3",
     ),
     (
-        "CHG-8815",
-        "origin-shield",
-        "beresp.grace (/v2160/)",
-        "10s",
-        "30s",
-        "gitops (shield-vcl#318)",
-        at(2, 14, 40),
-        "CDN-889",
-        "longer grace for 4K renditions",
+        "CHG-8815", "origin-shield", "beresp.grace (/v2160/)", "10s", "30s", "gitops (shield-vcl#318)",
+        at(2, 14, 40), "CDN-889", "longer grace for 4K renditions",
     ),
     (
-        "CHG-8816",
-        "origin-shield",
-        "varnishd.param.nuke_limit",
-        "50",
-        "1000",
-        "d.kimura (varnishadm param.set)",
-        at(2, 15, 41, 30),
-        "INC-5155",
-        "let big objects evict enough",
+        "CHG-8816", "origin-shield", "varnishd.param.nuke_limit", "50", "1000",
+        "d.kimura (varnishadm param.set)", at(2, 15, 41, 30), "INC-5155", "let big objects evict enough",
     ),
     (
-        "CHG-8817",
-        "entitlement",
-        "stripe.api_key",
-        "rk_live_…7Qx",
-        "rk_live_…m2K",
-        "finance-ops",
-        at(2, 22, 25),
-        "FIN-330",
-        "quarterly restricted key rotation",
+        "CHG-8817", "entitlement", "stripe.api_key", "rk_live_…7Qx", "rk_live_…m2K", "finance-ops",
+        at(2, 22, 25), "FIN-330", "quarterly restricted key rotation",
     ),
     (
-        "CHG-8818",
-        "postgres",
-        "pg-billing: ALTER SEQUENCE billing_events_id_seq",
-        "AS integer",
-        "AS bigint MAXVALUE 9223372036854775807",
-        "dba (s.ueda)",
-        at(2, 23, 22, 40),
-        "INC-5160",
+        "CHG-8818", "postgres", "pg-billing: ALTER SEQUENCE billing_events_id_seq", "AS integer",
+        "AS bigint MAXVALUE 9223372036854775807", "dba (s.ueda)", at(2, 23, 22, 40), "INC-5160",
         "sequence type follows the bigint column",
     ),
 ]
 
-FLAGS = [
-    # flag, from, to, rollout %, by, at, comment
-    ("recommend.rail.diversity_boost", "off", "on", 10, "a.yamada", at(0, 10, 30), "RECO-305 experiment"),
-    ("catalog.home.hero_autoplay", "on", "on", 100, "n.abe", at(0, 16, 0), "50% -> 100%"),
-    (
-        "playback.license_prefetch",
-        "false",
-        "true",
-        100,
-        "k.tanaka",
-        at(1, 10, 52),
-        "PLAY-1188 faster next-episode start: prefetch licenses for the next 3 episodes",
-    ),
-    ("playback.license_prefetch", "true", "false", 0, "k.tanaka", at(1, 11, 37, 20), "INC-5136 rollback"),
-    ("profiles.kids_pin_v2", "off", "on", 5, "t.mori", at(1, 18, 30), "PRF-80 canary"),
-    ("search.query_rewrite_ja", "on", "on", 50, "y.nakamura", at(2, 9, 15), "25% -> 50%"),
-    ("playback.hevc_ladder.tvos", "off", "on", 20, "k.tanaka", at(2, 14, 30), "PLAY-1201 HEVC for Apple TV"),
-    ("recommend.rail.diversity_boost", "on", "on", 50, "a.yamada", at(2, 21, 0), "10% -> 50%"),
-]
+FLAGS = engine.table(at, "sssists", """
+# flag, from, to, rollout %, by, at, comment
+recommend.rail.diversity_boost | off | on | 10 | a.yamada | 0 10:30 | RECO-305 experiment
+catalog.home.hero_autoplay | on | on | 100 | n.abe | 0 16:00 | 50% -> 100%
+playback.license_prefetch | false | true | 100 | k.tanaka | 1 10:52 | PLAY-1188 faster next-episode start:
+    prefetch licenses for the next 3 episodes
+playback.license_prefetch | true | false | 0 | k.tanaka | 1 11:37:20 | INC-5136 rollback
+profiles.kids_pin_v2 | off | on | 5 | t.mori | 1 18:30 | PRF-80 canary
+search.query_rewrite_ja | on | on | 50 | y.nakamura | 2 09:15 | 25% -> 50%
+playback.hevc_ladder.tvos | off | on | 20 | k.tanaka | 2 14:30 | PLAY-1201 HEVC for Apple TV
+recommend.rail.diversity_boost | on | on | 50 | a.yamada | 2 21:00 | 10% -> 50%
+""")
 
 CERTS = [
     # name, service, kind, subject, serial, not_before, not_after, rotated_at, status, ticket
     (
-        "fps-prod-2025",
-        "drm-license",
-        "FairPlay Streaming certificate",
-        "CN=Kumo Video FPS, O=Kumo Video KK",
-        "5e:1c:93:0a:77",
-        datetime(2025, 4, 14, tzinfo=UTC),
-        datetime(2026, 4, 14, tzinfo=UTC),
-        datetime(2025, 4, 14, 2, 10, tzinfo=UTC),
-        "active",
-        "DRM-201",
+        "fps-prod-2025", "drm-license", "FairPlay Streaming certificate",
+        "CN=Kumo Video FPS, O=Kumo Video KK", "5e:1c:93:0a:77", datetime(2025, 4, 14, tzinfo=UTC),
+        datetime(2026, 4, 14, tzinfo=UTC), datetime(2025, 4, 14, 2, 10, tzinfo=UTC), "active", "DRM-201",
     ),
     (
-        "fps-prod-2026",
-        "drm-license",
-        "FairPlay Streaming certificate",
-        "CN=Kumo Video FPS, O=Kumo Video KK",
-        "6a:02:4d:f1:38",
-        datetime(2026, 4, 1, tzinfo=UTC),
-        datetime(2027, 4, 13, tzinfo=UTC),
-        datetime(2026, 4, 10, 6, 12, tzinfo=UTC),
-        "staged (vault secret/drm/fps, loaded at startup)",
-        "DRM-244",
+        "fps-prod-2026", "drm-license", "FairPlay Streaming certificate",
+        "CN=Kumo Video FPS, O=Kumo Video KK", "6a:02:4d:f1:38", datetime(2026, 4, 1, tzinfo=UTC),
+        datetime(2027, 4, 13, tzinfo=UTC), datetime(2026, 4, 10, 6, 12, tzinfo=UTC),
+        "staged (vault secret/drm/fps, loaded at startup)", "DRM-244",
     ),
     (
-        "playready-server-2026",
-        "drm-license",
-        "PlayReady server certificate",
-        "CN=Kumo Video PlayReady",
-        "33:90:c2:5b:0e",
-        datetime(2026, 1, 5, tzinfo=UTC),
-        datetime(2028, 1, 5, tzinfo=UTC),
-        datetime(2026, 1, 6, 3, 0, tzinfo=UTC),
-        "active",
-        "DRM-230",
+        "playready-server-2026", "drm-license", "PlayReady server certificate", "CN=Kumo Video PlayReady",
+        "33:90:c2:5b:0e", datetime(2026, 1, 5, tzinfo=UTC), datetime(2028, 1, 5, tzinfo=UTC),
+        datetime(2026, 1, 6, 3, 0, tzinfo=UTC), "active", "DRM-230",
     ),
     (
-        "widevine-service-2025",
-        "drm-license",
-        "Widevine service certificate",
-        "CN=widevine.kumo-video.example",
-        "71:aa:09:d2:6c",
-        datetime(2025, 9, 1, tzinfo=UTC),
-        datetime(2027, 9, 1, tzinfo=UTC),
-        datetime(2025, 9, 2, 1, 30, tzinfo=UTC),
-        "active",
-        "DRM-215",
+        "widevine-service-2025", "drm-license", "Widevine service certificate",
+        "CN=widevine.kumo-video.example", "71:aa:09:d2:6c", datetime(2025, 9, 1, tzinfo=UTC),
+        datetime(2027, 9, 1, tzinfo=UTC), datetime(2025, 9, 2, 1, 30, tzinfo=UTC), "active", "DRM-215",
     ),
     (
-        "api-kumo-video-example",
-        "gateway",
-        "TLS server (ACM)",
-        "CN=*.kumo-video.example",
-        "0b:7e:51:c4:90",
-        datetime(2026, 3, 30, tzinfo=UTC),
-        datetime(2026, 10, 27, tzinfo=UTC),
-        datetime(2026, 4, 1, 1, 0, tzinfo=UTC),
-        "active",
-        "OPS-2190",
+        "api-kumo-video-example", "gateway", "TLS server (ACM)", "CN=*.kumo-video.example",
+        "0b:7e:51:c4:90", datetime(2026, 3, 30, tzinfo=UTC), datetime(2026, 10, 27, tzinfo=UTC),
+        datetime(2026, 4, 1, 1, 0, tzinfo=UTC), "active", "OPS-2190",
     ),
     (
-        "origin-kumo-video-example",
-        "origin-shield",
-        "TLS server (CDN to shield)",
-        "CN=origin.kumo-video.example",
-        "4d:e8:13:72:af",
-        datetime(2026, 4, 14, tzinfo=UTC),
-        datetime(2026, 7, 13, tzinfo=UTC),
-        at(1, 10, 40).astimezone(UTC),
-        "active",
-        "CDN-880",
+        "origin-kumo-video-example", "origin-shield", "TLS server (CDN to shield)",
+        "CN=origin.kumo-video.example", "4d:e8:13:72:af", datetime(2026, 4, 14, tzinfo=UTC),
+        datetime(2026, 7, 13, tzinfo=UTC), at(1, 10, 40).astimezone(UTC), "active", "CDN-880",
     ),
     (
-        "kafka-client-2026q2",
-        "kafka",
-        "mTLS client (internal CA)",
-        "CN=kafka-clients.kumo.internal",
-        "19:c0:5f:3e:d7",
-        datetime(2026, 4, 15, 18, 0, tzinfo=UTC),
-        datetime(2026, 7, 15, 18, 0, tzinfo=UTC),
-        at(2, 3, 0).astimezone(UTC),
-        "active",
-        "KAF-55",
+        "kafka-client-2026q2", "kafka", "mTLS client (internal CA)", "CN=kafka-clients.kumo.internal",
+        "19:c0:5f:3e:d7", datetime(2026, 4, 15, 18, 0, tzinfo=UTC),
+        datetime(2026, 7, 15, 18, 0, tzinfo=UTC), at(2, 3, 0).astimezone(UTC), "active", "KAF-55",
     ),
     (
-        "pg-billing-server",
-        "postgres",
-        "TLS server (internal CA)",
-        "CN=pg-billing.kumo.internal",
-        "2f:61:b8:04:9e",
-        datetime(2026, 2, 1, tzinfo=UTC),
-        datetime(2027, 2, 1, tzinfo=UTC),
-        datetime(2026, 2, 1, 4, 0, tzinfo=UTC),
-        "active",
-        "DBA-71",
+        "pg-billing-server", "postgres", "TLS server (internal CA)", "CN=pg-billing.kumo.internal",
+        "2f:61:b8:04:9e", datetime(2026, 2, 1, tzinfo=UTC), datetime(2027, 2, 1, tzinfo=UTC),
+        datetime(2026, 2, 1, 4, 0, tzinfo=UTC), "active", "DBA-71",
     ),
     (
-        "appstore-server-api-key",
-        "entitlement",
-        "App Store Server API signing key",
-        "key id 7QK2M9XA41",
-        "-",
-        datetime(2025, 11, 20, tzinfo=UTC),
-        datetime(2026, 11, 20, tzinfo=UTC),
-        datetime(2025, 11, 20, 5, 0, tzinfo=UTC),
-        "active",
-        "ENT-640",
+        "appstore-server-api-key", "entitlement", "App Store Server API signing key", "key id 7QK2M9XA41",
+        "-", datetime(2025, 11, 20, tzinfo=UTC), datetime(2026, 11, 20, tzinfo=UTC),
+        datetime(2025, 11, 20, 5, 0, tzinfo=UTC), "active", "ENT-640",
     ),
 ]
 
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (JST wall), ms, schema
     (
-        57,
-        "57",
-        "title availability region idx",
-        "V57__title_availability_region_idx.sql",
-        "flyway_catalog",
-        at(-9, 10, 2, 11),
-        4210,
-        "catalog",
+        57, "57", "title availability region idx", "V57__title_availability_region_idx.sql",
+        "flyway_catalog", at(-9, 10, 2, 11), 4210, "catalog",
     ),
     (
-        58,
-        "58",
-        "trending counters",
-        "V58__trending_counters.sql",
-        "flyway_catalog",
-        at(2, 17, 31, 40),
-        912,
-        "catalog",
+        58, "58", "trending counters", "V58__trending_counters.sql", "flyway_catalog", at(2, 17, 31, 40),
+        912, "catalog",
     ),
     (
-        1,
-        "20260402031500",
-        "add trial flag to plans",
-        "20260402031500_add_trial_flag_to_plans.rb",
-        "rails (entitlement)",
-        at(-12, 12, 15, 30),
-        188,
-        "billing",
+        1, "20260402031500", "add trial flag to plans", "20260402031500_add_trial_flag_to_plans.rb",
+        "rails (entitlement)", at(-12, 12, 15, 30), 188, "billing",
     ),
     (
-        2,
-        "20260409101500",
-        "billing events id to bigint",
-        "20260409101500_billing_events_id_to_bigint.rb",
-        "rails (entitlement)",
-        at(-5, 2, 10, 4),
-        1834211,
-        "billing",
+        2, "20260409101500", "billing events id to bigint", "20260409101500_billing_events_id_to_bigint.rb",
+        "rails (entitlement)", at(-5, 2, 10, 4), 1834211, "billing",
     ),
     (
-        3,
-        "20260415073000",
-        "annual proration credits",
-        "20260415073000_annual_proration_credits.rb",
-        "rails (entitlement)",
-        at(1, 16, 12, 20),
-        341,
-        "billing",
+        3, "20260415073000", "annual proration credits", "20260415073000_annual_proration_credits.rb",
+        "rails (entitlement)", at(1, 16, 12, 20), 341, "billing",
     ),
 ]
 
@@ -838,174 +433,75 @@ def change_tables(w: World) -> None:
         rows.append(
             [did, svc, ver, img, zulu(start), zulu(start + timedelta(seconds=dur)), status, by, summary]
         )
-    w.table(
-        "deploys",
-        engine.columns("DEPLOYS_ROLLOUT"),
-        rows,
-    )
-    w.table(
-        "config_changes",
-        [
-            "change_id",
-            "service",
-            "key",
-            "from_value",
-            "to_value",
-            "author",
-            "applied_at",
-            "ticket",
-            "summary",
-        ],
-        [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG],
-    )
-    w.table(
-        "feature_flags",
-        [
-            "flag_key",
-            "environment",
-            "from_state",
-            "to_state",
-            "rollout_pct",
-            "changed_by",
-            "changed_at",
-            "comment",
-        ],
-        [[f, "production", a, b, pct, who, zulu(t), cm] for f, a, b, pct, who, t, cm in FLAGS],
-    )
-    w.table(
-        "certificates",
-        [
-            "cert_name",
-            "service",
-            "kind",
-            "subject",
-            "serial",
-            "not_before",
-            "not_after",
-            "rotated_at",
-            "status",
-            "ticket",
-        ],
-        [
-            [n, s, k, sub, ser, zulu(nb), zulu(na), zulu(rot), st, tk]
-            for n, s, k, sub, ser, nb, na, rot, st, tk in CERTS
-        ],
-    )
-    w.table(
-        "schema_migrations",
-        engine.columns("FLYWAY_SCHEMA"),
-        [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS],
-    )
+    w.table("deploys", engine.columns("DEPLOYS_ROLLOUT"), rows)
+    w.table("config_changes",
+            ["change_id", "service", "key", "from_value", "to_value", "author", "applied_at", "ticket",
+             "summary"],
+            [[c, s, k, a, b, who, iso(t), tk, sm] for c, s, k, a, b, who, t, tk, sm in CONFIG])
+    w.table("feature_flags",
+            ["flag_key", "environment", "from_state", "to_state", "rollout_pct", "changed_by", "changed_at",
+             "comment"],
+            [[f, "production", a, b, pct, who, zulu(t), cm] for f, a, b, pct, who, t, cm in FLAGS])
+    w.table("certificates",
+            ["cert_name", "service", "kind", "subject", "serial", "not_before", "not_after", "rotated_at",
+             "status", "ticket"],
+            [[n, s, k, sub, ser, zulu(nb), zulu(na), zulu(rot), st, tk]
+             for n, s, k, sub, ser, nb, na, rot, st, tk in CERTS])
+    w.table("schema_migrations", engine.columns("FLYWAY_SCHEMA"),
+            [[r, v, d, s, by, wall(t), ms, 1, sch] for r, v, d, s, by, t, ms, sch in MIGRATIONS])
     dc = "service.apne1.kumo.internal"
-    w.table(
-        "dependencies",
-        engine.columns("DEPENDENCIES_VIA"),
-        [
-            [
-                "cdn",
-                "origin-shield",
-                "https",
-                "origin.kumo-video.example:443 (CloudFront origin, shield-1..3)",
-            ],
-            ["origin-shield", "packager", "http", f"packager.{dc}:8080 (varnish backends pkg-1..4)"],
-            ["packager", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-cmaf (user svc-media)"],
-            ["packager", "drm-license", "http", f"drm-license.{dc}:8443/cpix (content keys, cached)"],
-            [
-                "packager (prepackage job)",
-                "objstore-gw",
-                "s3",
-                f"rgw.{dc}:7480 buckets vod-mezzanine (read), vod-packaged (write), user svc-media",
-            ],
-            [
-                "transcode-batch (sprite-backfill)",
-                "objstore-gw",
-                "s3",
-                f"rgw.{dc}:7480 buckets vod-mezzanine, vod-sprites (user svc-media)",
-            ],
-            ["gateway", "playback", "http", f"playback.{dc}:8080"],
-            ["gateway", "catalog", "http", f"catalog.{dc}:8080"],
-            ["gateway", "search", "http", f"search.{dc}:8090"],
-            ["gateway", "recommend", "http", f"recommend.{dc}:8000"],
-            ["gateway", "profiles", "http", f"profiles.{dc}:3000"],
-            ["gateway", "entitlement", "http", f"entitlement.{dc}:3000"],
-            ["gateway", "drm-license", "http", f"drm-license.{dc}:8443"],
-            ["playback", "entitlement", "http", f"entitlement.{dc}:3000 (JWKS, entitlement check)"],
-            ["playback", "catalog", "http", f"catalog.{dc}:8080/internal/v1/playable"],
-            [
-                "playback",
-                "drm-license",
-                "http",
-                f"drm-license.{dc}:8443/internal/v1 (license tokens, prefetch)",
-            ],
-            ["playback", "redis", "redis", "redis-session.kumo.internal:6379 (concurrent streams)"],
-            [
-                "playback",
-                "kafka",
-                "kafka",
-                "kafka-1..3.kumo.internal:9093 topics playback.sessions (acks=all, sync), watch-events",
-            ],
-            ["playback", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-packaged (premiere manifests)"],
-            ["drm-license", "entitlement", "http", f"entitlement.{dc}:3000 (plan policy)"],
-            [
-                "catalog",
-                "pg-catalog",
-                "postgresql",
-                "pg-catalog.kumo.internal:5432/catalog (pool catalog-primary)",
-            ],
-            [
-                "catalog",
-                "pg-catalog-ro",
-                "postgresql",
-                "pg-catalog-ro.kumo.internal:5432/catalog (hot standby, pool catalog-replica: titles, "
-                "playable)",
-            ],
-            ["catalog", "recommend", "http", f"recommend.{dc}:8000 (for-you rail)"],
-            ["catalog", "profiles", "http", f"profiles.{dc}:3000 (continue-watching rail)"],
-            ["catalog", "kafka", "kafka", "kafka-1..3.kumo.internal:9093 topic catalog.changes"],
-            ["recommend", "catalog", "http", f"catalog.{dc}:8080/internal/v1/titles:batchGet"],
-            [
-                "recommend",
-                "kafka",
-                "kafka",
-                "kafka-1..3.kumo.internal:9093 topic watch-events group reco-events",
-            ],
-            [
-                "search",
-                "kafka",
-                "kafka",
-                "kafka-1..3.kumo.internal:9093 topic catalog.changes group search-catalog",
-            ],
-            [
-                "profiles",
-                "kafka",
-                "kafka",
-                "kafka-1..3.kumo.internal:9093 topic watch-events group watch-history",
-            ],
-            ["profiles", "redis", "redis", "redis-profiles.kumo.internal:6379 (continue-watching cache)"],
-            ["profiles", "pg-profiles", "postgresql", "pg-profiles.kumo.internal:5432/profiles"],
-            ["entitlement", "pg-billing", "postgresql", "pg-billing.kumo.internal:5432/billing"],
-            ["entitlement", "redis", "redis", "redis-session.kumo.internal:6379 (sessions, sidekiq)"],
-            ["entitlement", "stripe", "https", "api.stripe.com:443 (external)"],
-            [
-                "entitlement",
-                "app stores",
-                "https",
-                "api.storekit.itunes.apple.com, androidpublisher.googleapis.com (external)",
-            ],
-        ],
-    )
+    w.table("dependencies", engine.columns("DEPENDENCIES_VIA"),
+            [["cdn", "origin-shield", "https",
+              "origin.kumo-video.example:443 (CloudFront origin, shield-1..3)"],
+             ["origin-shield", "packager", "http", f"packager.{dc}:8080 (varnish backends pkg-1..4)"],
+             ["packager", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-cmaf (user svc-media)"],
+             ["packager", "drm-license", "http", f"drm-license.{dc}:8443/cpix (content keys, cached)"],
+             ["packager (prepackage job)", "objstore-gw", "s3",
+              f"rgw.{dc}:7480 buckets vod-mezzanine (read), vod-packaged (write), user svc-media"],
+             ["transcode-batch (sprite-backfill)", "objstore-gw", "s3",
+              f"rgw.{dc}:7480 buckets vod-mezzanine, vod-sprites (user svc-media)"],
+             ["gateway", "playback", "http", f"playback.{dc}:8080"],
+             ["gateway", "catalog", "http", f"catalog.{dc}:8080"],
+             ["gateway", "search", "http", f"search.{dc}:8090"],
+             ["gateway", "recommend", "http", f"recommend.{dc}:8000"],
+             ["gateway", "profiles", "http", f"profiles.{dc}:3000"],
+             ["gateway", "entitlement", "http", f"entitlement.{dc}:3000"],
+             ["gateway", "drm-license", "http", f"drm-license.{dc}:8443"],
+             ["playback", "entitlement", "http", f"entitlement.{dc}:3000 (JWKS, entitlement check)"],
+             ["playback", "catalog", "http", f"catalog.{dc}:8080/internal/v1/playable"],
+             ["playback", "drm-license", "http",
+              f"drm-license.{dc}:8443/internal/v1 (license tokens, prefetch)"],
+             ["playback", "redis", "redis", "redis-session.kumo.internal:6379 (concurrent streams)"],
+             ["playback", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topics playback.sessions (acks=all, sync), watch-events"],
+             ["playback", "objstore-gw", "s3", f"rgw.{dc}:7480 bucket vod-packaged (premiere manifests)"],
+             ["drm-license", "entitlement", "http", f"entitlement.{dc}:3000 (plan policy)"],
+             ["catalog", "pg-catalog", "postgresql",
+              "pg-catalog.kumo.internal:5432/catalog (pool catalog-primary)"],
+             ["catalog", "pg-catalog-ro", "postgresql",
+              "pg-catalog-ro.kumo.internal:5432/catalog (hot standby, pool catalog-replica: titles, "
+              "playable)"],
+             ["catalog", "recommend", "http", f"recommend.{dc}:8000 (for-you rail)"],
+             ["catalog", "profiles", "http", f"profiles.{dc}:3000 (continue-watching rail)"],
+             ["catalog", "kafka", "kafka", "kafka-1..3.kumo.internal:9093 topic catalog.changes"],
+             ["recommend", "catalog", "http", f"catalog.{dc}:8080/internal/v1/titles:batchGet"],
+             ["recommend", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic watch-events group reco-events"],
+             ["search", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic catalog.changes group search-catalog"],
+             ["profiles", "kafka", "kafka",
+              "kafka-1..3.kumo.internal:9093 topic watch-events group watch-history"],
+             ["profiles", "redis", "redis", "redis-profiles.kumo.internal:6379 (continue-watching cache)"],
+             ["profiles", "pg-profiles", "postgresql", "pg-profiles.kumo.internal:5432/profiles"],
+             ["entitlement", "pg-billing", "postgresql", "pg-billing.kumo.internal:5432/billing"],
+             ["entitlement", "redis", "redis", "redis-session.kumo.internal:6379 (sessions, sidekiq)"],
+             ["entitlement", "stripe", "https", "api.stripe.com:443 (external)"],
+             ["entitlement", "app stores", "https",
+              "api.storekit.itunes.apple.com, androidpublisher.googleapis.com (external)"]])
 
 
-BASE_VERSION = {
-    "playback": "7.3.2",
-    "drm-license": "9.1.0",
-    "packager": "5.1.3",
-    "catalog": "3.7.4",
-    "entitlement": "12.2.1",
-    "recommend": "3.1.4",
-    "search": "2.13.2",
-    "profiles": "4.10.2",
-}
+BASE_VERSION = {"playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3", "catalog": "3.7.4",
+                "entitlement": "12.2.1", "recommend": "3.1.4", "search": "2.13.2", "profiles": "4.10.2"}
 
 
 def version(service: str, t: datetime) -> str:
@@ -1156,18 +652,12 @@ def pool_dry(t: datetime) -> bool:
 ISP_PREFIX = ["126", "60", "153", "106", "49", "114", "219", "180", "133", "111"]
 GW_ROUTES = [
     # weight, method, kind, upstream service, port
-    (14, "GET", "home", "catalog", 8080),
-    (10, "GET", "title", "catalog", 8080),
-    (6, "GET", "search", "search", 8090),
-    (6, "GET", "reco", "recommend", 8000),
-    (7, "GET", "cw", "profiles", 3000),
-    (9, "POST", "session", "playback", 8080),
-    (20, "POST", "heartbeat", "playback", 8080),
-    (2, "POST", "errors", "playback", 8080),
-    (9, "POST", "license", "drm-license", 8443),
-    (5, "POST", "token", "entitlement", 3000),
-    (5, "GET", "ent", "entitlement", 3000),
-    (0.7, "POST", "checkout", "entitlement", 3000),
+    (14, "GET", "home", "catalog", 8080), (10, "GET", "title", "catalog", 8080),
+    (6, "GET", "search", "search", 8090), (6, "GET", "reco", "recommend", 8000),
+    (7, "GET", "cw", "profiles", 3000), (9, "POST", "session", "playback", 8080),
+    (20, "POST", "heartbeat", "playback", 8080), (2, "POST", "errors", "playback", 8080),
+    (9, "POST", "license", "drm-license", 8443), (5, "POST", "token", "entitlement", 3000),
+    (5, "GET", "ent", "entitlement", 3000), (0.7, "POST", "checkout", "entitlement", 3000),
     (0.7, "POST", "stripe", "entitlement", 3000),
 ]
 GW_W = [r[0] for r in GW_ROUTES]
@@ -1177,22 +667,14 @@ TOKEN_KINDS = ("session", "cw", "reco", "ent", "token", "home")
 def gw_path(w: World, kind: str, plat) -> str:
     drm = plat[2]
     paths = {
-        "home": f"/v1/home?profile={w.profile()}&locale=ja-JP",
-        "title": f"/v1/titles/{content(w, 0.5)}",
+        "home": f"/v1/home?profile={w.profile()}&locale=ja-JP", "title": f"/v1/titles/{content(w, 0.5)}",
         "search": f"/v1/search?q=%E3%81%{w.hexid(2)}%E3%{w.hexid(2)}&limit=30",
         "reco": f"/v1/recommendations?profile={w.profile()}&rail=for-you",
-        "cw": f"/v1/profiles/{w.profile()}/continue-watching",
-        "session": "/v1/playback/sessions",
-        "heartbeat": "/v1/playback/heartbeat",
-        "errors": "/v1/playback/errors",
-        "license": {
-            "fairplay": "/drm/fairplay/ckc",
-            "widevine": "/drm/widevine/license",
-            "playready": "/drm/playready/rightsmanager.asmx",
-        }[drm],
-        "token": "/v1/auth/token",
-        "ent": "/v1/entitlements/me",
-        "checkout": "/v1/subscriptions",
+        "cw": f"/v1/profiles/{w.profile()}/continue-watching", "session": "/v1/playback/sessions",
+        "heartbeat": "/v1/playback/heartbeat", "errors": "/v1/playback/errors",
+        "license": {"fairplay": "/drm/fairplay/ckc", "widevine": "/drm/widevine/license",
+                    "playready": "/drm/playready/rightsmanager.asmx"}[drm],
+        "token": "/v1/auth/token", "ent": "/v1/entitlements/me", "checkout": "/v1/subscriptions",
         "stripe": "/webhooks/stripe",
     }
     return paths[kind]
@@ -1225,21 +707,10 @@ def gw_fault(w: World, t: datetime, kind: str, plat) -> tuple[int, float] | None
 
 
 def gw_ok_time(w: World, t: datetime, kind: str) -> float:
-    base = {
-        "home": w.ri(40, 220),
-        "title": w.ri(8, 60),
-        "search": w.ri(20, 180),
-        "reco": w.ri(30, 160),
-        "cw": w.ri(6, 40),
-        "session": w.ri(90, 320),
-        "heartbeat": w.ri(3, 15),
-        "errors": w.ri(2, 9),
-        "license": w.ri(15, 70),
-        "token": w.ri(20, 90),
-        "ent": w.ri(8, 40),
-        "checkout": w.ri(600, 2400),
-        "stripe": w.ri(30, 160),
-    }[kind]
+    base = {"home": w.ri(40, 220), "title": w.ri(8, 60), "search": w.ri(20, 180), "reco": w.ri(30, 160),
+            "cw": w.ri(6, 40), "session": w.ri(90, 320), "heartbeat": w.ri(3, 15), "errors": w.ri(2, 9),
+            "license": w.ri(15, 70), "token": w.ri(20, 90), "ent": w.ri(8, 40), "checkout": w.ri(600, 2400),
+            "stripe": w.ri(30, 160)}[kind]
     if inside(t, BURST) and kind == "session":
         base = w.ri(1400, 4900)
     if kind == "session" and inside(t, PREFETCH):
@@ -1250,29 +721,20 @@ def gw_ok_time(w: World, t: datetime, kind: str) -> float:
 
 
 # the requests of an affected route during an incident (only their failures are logged)
-FAULT_BOOST = [
-    (FPS_EXPIRED, ("license",), 14),
-    ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
-    (PREMIERE, ("session",), 12),
-    (DRM_SAT, ("license",), 12),
-    (SKEW, TOKEN_KINDS, 10),
-    (BURST, ("session",), 22),
-    (POOL_DRY, ("home",), 12),
-    (SEQ_MAX, ("checkout", "stripe"), 4),
-]
+FAULT_BOOST = [(FPS_EXPIRED, ("license",), 14), ((PUBLISH_NOON, REPLAY_WAIT[1]), ("session",), 20),
+               (PREMIERE, ("session",), 12), (DRM_SAT, ("license",), 12), (SKEW, TOKEN_KINDS, 10),
+               (BURST, ("session",), 22), (POOL_DRY, ("home",), 12), (SEQ_MAX, ("checkout", "stripe"), 4)]
 GW_BY_KIND = {r[2]: r for r in GW_ROUTES}
 
 
 def gateway_bg(w: World, t: datetime) -> None:
     """2xx are sampled 1:12 (nginx map on $status); every 4xx and 5xx is logged."""
     sampled = w.count(0.4 * load(t))
-    boost = [
-        k
-        for span, kinds, rate in FAULT_BOOST
-        if inside(t, span)
-        for k in kinds
-        for _ in range(w.count(rate * load(t) / len(kinds)))
-    ]
+    boost = [k
+             for span, kinds, rate in FAULT_BOOST
+             if inside(t, span)
+             for k in kinds
+             for _ in range(w.count(rate * load(t) / len(kinds)))]
     n = sampled + w.count(8 * load(t))
     for i in range(n + len(boost)):
         tt = w.jit(t)
@@ -1334,10 +796,7 @@ def gateway_errlog(w: World, t: datetime) -> None:
         ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
         ui = w.pick(INST["catalog"])
         gw_err(
-            w,
-            tt,
-            "WARN",
-            "warn",
+            w, tt, "WARN", "warn",
             f"an upstream response is buffered to a temporary file /var/cache/nginx/proxy_temp/{w.ri(1, 9)}/"
             f"{w.ri(10, 99)}/00000{w.ri(10000, 99999)} while reading upstream, client: {ip}, server: "
             f'api.kumo-video.example, request: "GET /v1/home?profile={w.profile()}&locale=ja-JP HTTP/1.1", '
@@ -1349,10 +808,7 @@ def gateway_errlog(w: World, t: datetime) -> None:
         ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
         ui = w.pick(INST["recommend"])
         gw_err(
-            w,
-            tt,
-            "ERROR",
-            "error",
+            w, tt, "ERROR", "error",
             f"upstream prematurely closed connection while reading response header from upstream, client: "
             f"{ip}, "
             f'server: api.kumo-video.example, request: "GET '
@@ -1367,22 +823,15 @@ def gateway_errlog(w: World, t: datetime) -> None:
             ip = f"{w.pick(ISP_PREFIX)}.{w.ri(0, 255)}.{w.ri(0, 255)}.{w.ri(1, 254)}"
             if pool_dry(t):
                 ui, req, port = (
-                    w.pick(INST["catalog"]),
-                    f"GET /v1/home?profile={w.profile()}&locale=ja-JP",
-                    8080,
+                    w.pick(INST["catalog"]), f"GET /v1/home?profile={w.profile()}&locale=ja-JP", 8080,
                 )
             else:
                 ui, req, port = w.pick(INST["playback"]), "POST /v1/playback/sessions", 8080
-            gw_err(
-                w,
-                tt,
-                "ERROR",
-                "error",
-                f"upstream timed out (110: Connection timed out) while reading response header from "
-                f"upstream, "
-                f'client: {ip}, server: api.kumo-video.example, request: "{req} HTTP/1.1", upstream: '
-                f'"http://{ui[2]}:{port}{req.split(" ", 1)[1]}", host: "api.kumo-video.example"',
-            )
+            gw_err(w, tt, "ERROR", "error",
+                   f"upstream timed out (110: Connection timed out) while reading response header from "
+                   f"upstream, "
+                   f'client: {ip}, server: api.kumo-video.example, request: "{req} HTTP/1.1", upstream: '
+                   f'"http://{ui[2]}:{port}{req.split(" ", 1)[1]}", host: "api.kumo-video.example"')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1450,71 +899,39 @@ def shield_bg(w: World, t: datetime) -> None:
     lt = loc(t)
     if lt.minute % 20 == 3:  # backend probes: only state changes are logged; a heartbeat line from one shield
         si = w.pick(INST["origin-shield"])
-        w.emit(
-            w.jit(t, 5),
-            "origin-shield",
-            "INFO",
-            f"Backend_health - boot.pkg_{w.ri(1, 4)} Still healthy 4---X-RH 5 3 5 "
-            f"{w.ri(2000, 6000) / 1e6:.6f} "
-            f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
-        )
+        w.emit(w.jit(t, 5), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{w.ri(1, 4)} Still healthy 4---X-RH 5 3 5 "
+               f"{w.ri(2000, 6000) / 1e6:.6f} "
+               f"{w.ri(2000, 6000) / 1e6:.6f} HTTP/1.1 200 OK", host=si[1], stream="vsl")
     if w.r() < 0.006:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
-        w.emit(
-            tt,
-            "origin-shield",
-            "WARN",
-            f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 0.004{w.ri(100, 999)} ",
-            host=si[1],
-            stream="vsl",
-        )
-        w.emit(
-            tt + timedelta(seconds=w.ri(8, 20)),
-            "origin-shield",
-            "INFO",
-            f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 0.004{w.ri(100, 999)} "
-            f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
-        )
+        w.emit(tt, "origin-shield", "WARN",
+               f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 0.004{w.ri(100, 999)} ",
+               host=si[1], stream="vsl")
+        w.emit(tt + timedelta(seconds=w.ri(8, 20)), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 0.004{w.ri(100, 999)} "
+               f"0.004{w.ri(100, 999)} HTTP/1.1 200 OK", host=si[1], stream="vsl")
     if inside(t, NUKE):
         for _ in range(w.count(5.5)):
             tt = w.jit(t)
             cid = w.pick(UHD_IDS)
             w.vxid += w.ri(3000, 90000)
             w.emit(
-                tt,
-                "origin-shield",
-                "ERROR",
+                tt, "origin-shield", "ERROR",
                 f"vxid={w.vxid} BereqURL={seg_path(w, cid, 'v2160')} BerespStatus=200 "
                 f'Length={w.ri(14_000_000, 21_000_000)} ExpKill="LRU_Exhausted" FetchError="Could not get '
-                'storage" Timestamp=Error',
-                host=w.pick(INST["origin-shield"])[1],
-                stream="vsl",
+                'storage" Timestamp=Error', host=w.pick(INST["origin-shield"])[1], stream="vsl",
             )
     if inside(t, VCL_HASH) and lt.minute % 4 == 0:
         si, b = w.pick(INST["origin-shield"]), w.ri(1, 4)
         tt = w.jit(t)
-        w.emit(
-            tt,
-            "origin-shield",
-            "WARN",
-            f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 2.5{w.ri(10000, 99999)} ",
-            host=si[1],
-            stream="vsl",
-        )
-        w.emit(
-            tt + timedelta(seconds=w.ri(20, 50)),
-            "origin-shield",
-            "INFO",
-            f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 1.9{w.ri(10000, 99999)} "
-            f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK",
-            host=si[1],
-            stream="vsl",
-        )
+        w.emit(tt, "origin-shield", "WARN",
+               f"Backend_health - boot.pkg_{b} Went sick 4---X-R- 2 3 5 0.000000 2.5{w.ri(10000, 99999)} ",
+               host=si[1], stream="vsl")
+        w.emit(tt + timedelta(seconds=w.ri(20, 50)), "origin-shield", "INFO",
+               f"Backend_health - boot.pkg_{b} Back healthy 4---X-RH 3 3 5 1.9{w.ri(10000, 99999)} "
+               f"2.1{w.ri(10000, 99999)} HTTP/1.1 200 OK", host=si[1], stream="vsl")
 
 
 def shield_vcl(w: World) -> None:
@@ -1522,34 +939,20 @@ def shield_vcl(w: World) -> None:
         for i, si in enumerate(INST["origin-shield"]):
             tt = t + timedelta(milliseconds=300 + 420 * i)
             w.emit(
-                tt,
-                "origin-shield",
-                "INFO",
+                tt, "origin-shield", "INFO",
                 f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd vcl.load "
-                f"{name} /etc/varnish/vod.vcl",
-                host=si[1],
-                stream="varnishd",
+                f"{name} /etc/varnish/vod.vcl", host=si[1], stream="varnishd",
             )
             w.emit(
-                tt + timedelta(milliseconds=900),
-                "origin-shield",
-                "INFO",
+                tt + timedelta(milliseconds=900), "origin-shield", "INFO",
                 f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd vcl.use "
-                f"{name}",
-                host=si[1],
-                stream="varnishd",
+                f"{name}", host=si[1], stream="varnishd",
             )
     t = at(2, 15, 41, 30)
     for i, si in enumerate(INST["origin-shield"]):
-        w.emit(
-            t + timedelta(milliseconds=200 + 300 * i),
-            "origin-shield",
-            "INFO",
-            f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd param.set "
-            "nuke_limit 1000",
-            host=si[1],
-            stream="varnishd",
-        )
+        w.emit(t + timedelta(milliseconds=200 + 300 * i), "origin-shield", "INFO",
+               f"CLI telnet 10.20.9.5 51{w.ri(100, 999)} 10.20.{si[2].split('.')[2]}.21 6082 Rd param.set "
+               "nuke_limit 1000", host=si[1], stream="varnishd")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1557,31 +960,15 @@ def shield_vcl(w: World) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None, **attrs: str) -> None:
+def pk(w: World, t: datetime, level: str, src: str, msg: str, node: str | None = None,
+       **attrs: str) -> None:
     pi = w.pick(INST["packager"]) if node is None else next(p for p in INST["packager"] if p[0] == node)
-    w.emit(
-        t,
-        "packager",
-        {"WARNING": "WARN"}.get(level, level),
-        glog(t, level, w.ri(3100, 3164), src, msg),
-        host=pi[1],
-        version=version("packager", t),
-        **attrs,
-    )
+    w.emit(t, "packager", {"WARNING": "WARN"}.get(level, level), glog(t, level, w.ri(3100, 3164), src, msg),
+           host=pi[1], version=version("packager", t), **attrs)
 
 
-def rgw(
-    w: World,
-    t: datetime,
-    status: int,
-    user: str,
-    method: str,
-    key: str,
-    size: int,
-    agent: str,
-    latency: float,
-    level: str | None = None,
-) -> None:
+def rgw(w: World, t: datetime, status: int, user: str, method: str, key: str, size: int, agent: str,
+        latency: float, level: str | None = None) -> None:
     ri = w.pick(INST["objstore-gw"])
     thread = f"7f{w.hexid(10)}"
     req = f"0x7f{w.hexid(10)}"
@@ -1592,14 +979,8 @@ def rgw(
         f'beast: {req}: {src} - {user} [{clf(t, utc=True, millis=True)}] "{method} /{key} HTTP/1.1" {status} '
         f'{size} - "{agent}" - latency={latency:.9f}s'
     )
-    w.emit(
-        t,
-        "objstore-gw",
-        level or level_of(status),
-        rgwline(t, thread, 1, msg),
-        host=ri[1],
-        cluster="ceph-media",
-    )
+    w.emit(t, "objstore-gw", level or level_of(status), rgwline(t, thread, 1, msg), host=ri[1],
+           cluster="ceph-media")
 
 
 def pkg_agent(t: datetime) -> str:
@@ -1627,127 +1008,58 @@ def packager_bg(w: World, t: datetime) -> None:
         origin = w.ri(5, 40) if not storm else w.ri(20, 200)
         fmt = w.pick(["dash", "hls", "hls"])
         size = w.ri(14_000_000, 21_000_000) if uhd else w.ri(240_000, 4_800_000)
-        pk(
-            w,
-            tt,
-            "INFO",
-            "http_handler.cc:212",
-            f"GET {path} -> {fmt} {size}B {took}ms (origin read {origin}ms)",
-        )
+        pk(w, tt, "INFO", "http_handler.cc:212",
+           f"GET {path} -> {fmt} {size}B {took}ms (origin read {origin}ms)")
         if w.r() < 0.4:
-            rgw(
-                w,
-                tt - timedelta(milliseconds=origin + 2),
-                200,
-                "svc-media",
-                "GET",
-                s3key(path),
-                size,
-                pkg_agent(tt),
-                origin / 1000 + w.ri(0, 999) / 1e6,
-            )
+            rgw(w, tt - timedelta(milliseconds=origin + 2), 200, "svc-media", "GET", s3key(path), size,
+                pkg_agent(tt), origin / 1000 + w.ri(0, 999) / 1e6)
     if w.r() < 0.1 * (0.4 + ld):
         tt = w.jit(t)
         cid = content(w, 0.3)
-        pk(
-            w,
-            tt,
-            "WARNING",
-            "rendition_map.cc:77",
-            f"request for unknown rendition 'v4320' of {cid} (client probe), answering 404",
-        )
+        pk(w, tt, "WARNING", "rendition_map.cc:77",
+           f"request for unknown rendition 'v4320' of {cid} (client probe), answering 404")
     if w.r() < 0.08 * (0.4 + ld):
         tt = w.jit(t)
-        pk(
-            w,
-            tt,
-            "ERROR",
-            "http_handler.cc:388",
-            f"write to client failed: Broken pipe (peer 10.20.{w.pick(['1', '2', '4'])}.21 closed) after "
-            f"{w.ri(10_000, 900_000)} of {w.ri(1_000_000, 4_800_000)} bytes",
-        )
+        pk(w, tt, "ERROR", "http_handler.cc:388",
+           f"write to client failed: Broken pipe (peer 10.20.{w.pick(['1', '2', '4'])}.21 closed) after "
+           f"{w.ri(10_000, 900_000)} of {w.ri(1_000_000, 4_800_000)} bytes")
     if w.r() < 0.1 * (0.4 + ld):  # subtitle probes: optional tracks
         tt = w.jit(t)
         cid = content(w, 0.3)
-        rgw(
-            w,
-            tt,
-            404,
-            "svc-media",
-            "HEAD",
-            f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
-            0,
-            pkg_agent(tt),
-            w.ri(300, 1900) / 1e6,
-        )
+        rgw(w, tt, 404, "svc-media", "HEAD", f"vod-cmaf/{cid}/subs/{w.pick(['en', 'ko', 'zh-Hant'])}.vtt",
+            0, pkg_agent(tt), w.ri(300, 1900) / 1e6)
     if loc(t).minute % 30 == 11:
         tt = w.jit(t, 10)
-        pk(
-            w,
-            tt,
-            "INFO",
-            "key_cache.cc:140",
-            f"cpix key cache: {w.ri(4100, 4600)} entries, {w.ri(90, 260)} refreshed from drm-license in "
-            f"{w.ri(40, 300)}ms",
-        )
+        pk(w, tt, "INFO", "key_cache.cc:140",
+           f"cpix key cache: {w.ri(4100, 4600)} entries, {w.ri(90, 260)} refreshed from drm-license in "
+           f"{w.ri(40, 300)}ms")
     if storm:
         for p in INST["packager"]:
             for _ in range(w.count(1.2)):
                 tt = w.jit(t)
-                pk(
-                    w,
-                    tt,
-                    "WARNING",
-                    "work_queue.cc:96",
-                    f"work queue depth {w.ri(300, 512)} over high-water mark 256, shedding request "
-                    f"{seg_path(w, content(w, 0.7))}",
-                    node=p[0],
-                )
+                pk(w, tt, "WARNING", "work_queue.cc:96",
+                   f"work queue depth {w.ri(300, 512)} over high-water mark 256, shedding request "
+                   f"{seg_path(w, content(w, 0.7))}", node=p[0])
             for _ in range(w.count(0.9)):
                 tt = w.jit(t)
-                pk(
-                    w,
-                    tt,
-                    "ERROR",
-                    "segment_builder.cc:241",
-                    f"segment deadline exceeded (2500ms) building {seg_path(w, content(w, 0.7))}, answering "
-                    f"503",
-                    node=p[0],
-                )
+                pk(w, tt, "ERROR", "segment_builder.cc:241",
+                   f"segment deadline exceeded (2500ms) building {seg_path(w, content(w, 0.7))}, answering "
+                   f"503", node=p[0])
     if inside(t, SLOWDOWN):
         for _ in range(w.count(4 * ld + 1.5)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
             path = seg_path(w, cid)
             key = s3key(path)
-            pk(
-                w,
-                tt,
-                "WARNING",
-                "object_reader.cc:171",
-                f"GET {key} returned 503 SlowDown, retry 1/3 in 200ms",
-            )
+            pk(w, tt, "WARNING", "object_reader.cc:171",
+               f"GET {key} returned 503 SlowDown, retry 1/3 in 200ms")
             if w.r() < 0.6:
-                pk(
-                    w,
-                    tt + timedelta(milliseconds=700),
-                    "ERROR",
-                    "object_reader.cc:188",
-                    f"GET {key} failed after 3 attempts: 503 SlowDown (Please reduce your request rate.); "
-                    f"answering 503 for {path}",
-                )
+                pk(w, tt + timedelta(milliseconds=700), "ERROR", "object_reader.cc:188",
+                   f"GET {key} failed after 3 attempts: 503 SlowDown (Please reduce your request rate.); "
+                   f"answering 503 for {path}")
             for k in range(1):
-                rgw(
-                    w,
-                    tt + timedelta(milliseconds=k * 240),
-                    503,
-                    "svc-media",
-                    "GET",
-                    key,
-                    222,
-                    pkg_agent(tt),
-                    0.0,
-                )
+                rgw(w, tt + timedelta(milliseconds=k * 240), 503, "svc-media", "GET", key, 222,
+                    pkg_agent(tt), 0.0)
 
 
 PREPACK_RUNS = [
@@ -1763,93 +1075,38 @@ def prepackage(w: World) -> None:
     node = "pkg-4"
     for start, cid, title, ok in PREPACK_RUNS:
         job = {"job": "prepackage"}
-        pk(
-            w,
-            start,
-            "INFO",
-            "prepackage_main.cc:58",
-            f"prepackage {cid} ({title}): renditions v360..v1080 + audio ja-2.0, ja-5.1; formats hls, dash",
-            node=node,
-            **job,
-        )
+        pk(w, start, "INFO", "prepackage_main.cc:58",
+           f"prepackage {cid} ({title}): renditions v360..v1080 + audio ja-2.0, ja-5.1; formats hls, dash",
+           node=node, **job)
         t = start + timedelta(seconds=2)
         mezz = f"vod-mezzanine/{cid}/{cid}_mezz_v2.mxf"
         pk(w, t, "INFO", "mezzanine.cc:102", f"fetching s3://{mezz} (61.4 GiB, 64 parts)", node=node, **job)
-        rgw(
-            w,
-            t + timedelta(milliseconds=300),
-            200,
-            "svc-media",
-            "GET",
-            mezz + "?partNumber=1",
-            1_030_792_151,
-            pkg_agent(t),
-            4.118233,
-        )
+        rgw(w, t + timedelta(milliseconds=300), 200, "svc-media", "GET", mezz + "?partNumber=1",
+            1_030_792_151, pkg_agent(t), 4.118233)
         t += timedelta(seconds=w.ri(40, 60))
         if not ok:
             t = PREPACK_FAIL - timedelta(seconds=26)
-            pk(
-                w,
-                t,
-                "INFO",
-                "mezzanine.cc:131",
-                f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]",
-                node=node,
-                **job,
-            )
-            pk(
-                w,
-                t + timedelta(seconds=26),
-                "ERROR",
-                "validate.cc:64",
-                f"prepackage {cid}: validation failed: audio rendition 'ja-5.1' missing from mezzanine "
-                f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/",
-                node=node,
-                **job,
-            )
-            pk(
-                w,
-                t + timedelta(seconds=26, milliseconds=4),
-                "ERROR",
-                "prepackage_main.cc:141",
-                f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})",
-                node=node,
-                **job,
-            )
+            pk(w, t, "INFO", "mezzanine.cc:131",
+               f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0]", node=node, **job)
+            pk(w, t + timedelta(seconds=26), "ERROR", "validate.cc:64",
+               f"prepackage {cid}: validation failed: audio rendition 'ja-5.1' missing from mezzanine "
+               f"s3://{mezz} (found: ja-2.0); no manifests written to s3://vod-packaged/{cid}/", node=node,
+               **job)
+            pk(w, t + timedelta(seconds=26, milliseconds=4), "ERROR", "prepackage_main.cc:141",
+               f"prepackage job finished: 0/1 titles packaged, 1 failed ({cid})", node=node, **job)
             continue
-        pk(
-            w,
-            t,
-            "INFO",
-            "mezzanine.cc:131",
-            f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]",
-            node=node,
-            **job,
-        )
+        pk(w, t, "INFO", "mezzanine.cc:131",
+           f"{cid}: probed mezzanine: video 3840x2160p23.976, audio tracks [ja-2.0, ja-5.1]", node=node,
+           **job)
         t += timedelta(seconds=w.ri(300, 420))
         for fmt in ("hls", "dash"):
             name = "master.m3u8" if fmt == "hls" else "manifest.mpd"
-            rgw(
-                w,
-                t,
-                200,
-                "svc-media",
-                "PUT",
-                f"vod-packaged/{cid}/{fmt}/{name}",
-                w.ri(3000, 9000),
-                pkg_agent(t),
-                0.021,
-            )
+            rgw(w, t, 200, "svc-media", "PUT", f"vod-packaged/{cid}/{fmt}/{name}", w.ri(3000, 9000),
+                pkg_agent(t), 0.021)
         pk(
-            w,
-            t + timedelta(milliseconds=40),
-            "INFO",
-            "prepackage_main.cc:141",
+            w, t + timedelta(milliseconds=40), "INFO", "prepackage_main.cc:141",
             f"prepackage job finished: 1/1 titles packaged ({cid}: {w.ri(2900, 3400)} segments, manifests in "
-            f"s3://vod-packaged/{cid}/)",
-            node=node,
-            **job,
+            f"s3://vod-packaged/{cid}/)", node=node, **job,
         )
 
 
@@ -1858,92 +1115,48 @@ def objstore_bg(w: World, t: datetime) -> None:
     if lt.hour in (1, 2, 3) and w.r() < 0.3:  # the nightly sprite backfill (16 workers) writing previews
         tt = w.jit(t)
         cid = f"c-{w.ri(10200, 55999)}"
-        rgw(
-            w,
-            tt,
-            200,
-            "svc-media",
-            "PUT",
-            f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
-            w.ri(90_000, 400_000),
-            SPRITE_AGENT,
-            w.ri(8000, 40000) / 1e6,
-        )
+        rgw(w, tt, 200, "svc-media", "PUT", f"vod-sprites/{cid}/sprite_{w.ri(0, 40):03d}.jpg",
+            w.ri(90_000, 400_000), SPRITE_AGENT, w.ri(8000, 40000) / 1e6)
     if lt.minute == 30 and lt.hour == 2:
         ri = INST["objstore-gw"][0]
+        w.emit(w.jit(t, 5), "objstore-gw", "INFO",
+               rgwline(t, f"7f{w.hexid(10)}", 0,
+                       f"lifecycle: RGWLC::process(): ENTER: index: {w.ri(0, 31)} worker ix: 0"),
+               host=ri[1], cluster="ceph-media")
         w.emit(
-            w.jit(t, 5),
-            "objstore-gw",
-            "INFO",
+            t + timedelta(seconds=w.ri(400, 900)), "objstore-gw", "INFO",
             rgwline(
-                t,
-                f"7f{w.hexid(10)}",
-                0,
-                f"lifecycle: RGWLC::process(): ENTER: index: {w.ri(0, 31)} worker ix: 0",
-            ),
-            host=ri[1],
-            cluster="ceph-media",
-        )
-        w.emit(
-            t + timedelta(seconds=w.ri(400, 900)),
-            "objstore-gw",
-            "INFO",
-            rgwline(
-                t,
-                f"7f{w.hexid(10)}",
-                0,
+                t, f"7f{w.hexid(10)}", 0,
                 f"lifecycle: RGWLC::process(): expired {w.ri(2000, 9000)} objects in bucket vod-sprites-tmp",
             ),
-            host=ri[1],
-            cluster="ceph-media",
+            host=ri[1], cluster="ceph-media",
         )
     if inside(t, SLOWDOWN):  # the backfill's own reads, refused the same way
         for _ in range(w.count(2)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
-            rgw(
-                w,
-                tt,
-                503,
-                "svc-media",
-                "GET",
-                f"vod-mezzanine/{cid}/{cid}_mezz_v{w.ri(1, 2)}.mxf?partNumber={w.ri(1, 64)}",
-                222,
-                SPRITE_AGENT,
-                0.0,
-            )
+            rgw(w, tt, 503, "svc-media", "GET",
+                f"vod-mezzanine/{cid}/{cid}_mezz_v{w.ri(1, 2)}.mxf?partNumber={w.ri(1, 64)}", 222,
+                SPRITE_AGENT, 0.0)
         if w.r() < 0.7:
             ri = w.pick(INST["objstore-gw"])
             w.emit(
-                w.jit(t),
-                "objstore-gw",
-                "WARN",
+                w.jit(t), "objstore-gw", "WARN",
                 rgwline(
-                    t,
-                    f"7f{w.hexid(10)}",
-                    2,
+                    t, f"7f{w.hexid(10)}", 2,
                     f"req {w.ri(10**6, 9 * 10**6)} 0.000000000s s3:get_obj ratelimit: user svc-media read "
                     f"ops "
                     f"over max-read-ops 12000/min on this gateway, returning 503 SlowDown",
                 ),
-                host=ri[1],
-                cluster="ceph-media",
+                host=ri[1], cluster="ceph-media",
             )
     if inside(t, SPRITE) and not inside(t, SLOWDOWN):
         for _ in range(w.count(3)):
             tt = w.jit(t)
             cid = f"c-{w.ri(10200, 55999)}"
-            rgw(
-                w,
-                tt,
-                200,
-                "svc-media",
-                "GET",
+            rgw(w, tt, 200, "svc-media", "GET",
                 f"vod-mezzanine/{cid}/{cid}_mezz_v1.mxf?partNumber={w.ri(1, 64)}",
-                w.ri(900_000_000, 1_030_000_000),
-                SPRITE_AGENT,
-                w.ri(3_000_000, 6_000_000) / 1e6,
-            )
+                w.ri(900_000_000, 1_030_000_000), SPRITE_AGENT, w.ri(3_000_000, 6_000_000) / 1e6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1956,32 +1169,14 @@ ZAP_LEVEL = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}
 
 def pb(w: World, t: datetime, level: str, caller: str, msg: str, node: str | None = None, **extra) -> None:
     pi = w.pick(INST["playback"]) if node is None else next(p for p in INST["playback"] if p[0] == node)
-    w.emit(
-        t,
-        "playback",
-        ZAP_LEVEL[level],
-        zap(t, level, caller, msg, **extra),
-        host=pi[1],
-        alloc=alloc("playback", pi[0], t),
-        version=version("playback", t),
-    )
+    w.emit(t, "playback", ZAP_LEVEL[level], zap(t, level, caller, msg, **extra), host=pi[1],
+           alloc=alloc("playback", pi[0], t), version=version("playback", t))
 
 
 def client_error(w: World, t: datetime, code: str, detail: str, plat=None, cid: str | None = None) -> None:
     plat = plat or platform(w)
-    pb(
-        w,
-        t,
-        "warn",
-        "beacon/errors.go:58",
-        "client error report",
-        code=code,
-        detail=detail,
-        platform=plat[1],
-        app=plat[4].split(" ")[0],
-        content=cid or content(w),
-        session=w.session(),
-    )
+    pb(w, t, "warn", "beacon/errors.go:58", "client error report", code=code, detail=detail,
+       platform=plat[1], app=plat[4].split(" ")[0], content=cid or content(w), session=w.session())
 
 
 def playback_bg(w: World, t: datetime) -> None:
@@ -1997,82 +1192,38 @@ def playback_bg(w: World, t: datetime) -> None:
             took = w.ri(1300, 4900)
         elif inside(tt, PREFETCH):
             took += w.ri(150, 900)
-        pb(
-            w,
-            tt,
-            "info",
-            "session/start.go:141",
-            "session started",
-            session=w.session(),
-            account=w.account(),
-            content=cid,
-            platform=plat[1],
-            drm=plat[2],
-            manifest=plat[3],
-            took_ms=took,
-        )
+        pb(w, tt, "info", "session/start.go:141", "session started", session=w.session(),
+           account=w.account(), content=cid, platform=plat[1], drm=plat[2], manifest=plat[3], took_ms=took)
     if w.r() < 0.12 * ld:
         tt = w.jit(t)
-        pb(
-            w,
-            tt,
-            "debug",
-            "events/producer.go:92",
-            "watch-events batch produced",
-            records=w.ri(200, 2400),
-            bytes=w.ri(60_000, 700_000),
-            took_ms=w.ri(3, 30),
-        )
+        pb(w, tt, "debug", "events/producer.go:92", "watch-events batch produced", records=w.ri(200, 2400),
+           bytes=w.ri(60_000, 700_000), took_ms=w.ri(3, 30))
     # noise: client beacons, stream limits, stale tokens, a slow entitlement check now and then
     for _ in range(w.count(0.09 * (0.4 + ld))):
         tt = w.jit(t)
         code, detail = w.pick(
-            [
-                ("NET-1002", "segment download failed: timeout"),
-                ("NET-1002", "segment download failed: timeout"),
-                ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"),
-                ("DRM-3011", "offline license expired"),
-                ("PLAYER-9001", "app backgrounded during startup"),
-            ]
+            [("NET-1002", "segment download failed: timeout"),
+             ("NET-1002", "segment download failed: timeout"),
+             ("MEDIA-2004", "decoder error: MEDIA_ERR_DECODE"), ("DRM-3011", "offline license expired"),
+             ("PLAYER-9001", "app backgrounded during startup")]
         )
         client_error(w, tt, code, detail)
     if w.r() < 0.05 * (0.4 + ld):
         client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 403")
     if w.r() < 0.06 * ld:
-        pb(
-            w,
-            w.jit(t),
-            "warn",
-            "session/limits.go:77",
-            "concurrent stream limit reached",
-            account=w.account(),
-            active=w.pick([2, 4]),
-            limit=w.pick([2, 4]),
-            plan=w.pick(["standard", "premium"]),
-        )
+        pb(w, w.jit(t), "warn", "session/limits.go:77", "concurrent stream limit reached",
+           account=w.account(), active=w.pick([2, 4]), limit=w.pick([2, 4]),
+           plan=w.pick(["standard", "premium"]))
     if w.r() < 0.05 * (0.4 + ld):
         plat = platform(w)
-        pb(
-            w,
-            w.jit(t),
-            "warn",
-            "auth/jwt.go:64",
-            "access token rejected",
-            error="token has invalid claims: token is expired",
-            kid="ent-2026-03",
-            iss="https://auth.kumo-video.example",
-            platform=plat[1],
-        )
+        pb(w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+           error="token has invalid claims: token is expired", kid="ent-2026-03",
+           iss="https://auth.kumo-video.example", platform=plat[1])
     if w.r() < 0.012:
-        pb(
-            w,
-            w.jit(t),
-            "error",
-            "entitlement/client.go:118",
-            "entitlement check failed, serving cached decision",
-            error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
-            timeout_ms=800,
-        )
+        pb(w, w.jit(t), "error", "entitlement/client.go:118",
+           "entitlement check failed, serving cached decision",
+           error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+           timeout_ms=800)
     # incidents
     if inside(t, FPS_EXPIRED):
         for _ in range(w.count(2.6 * ld)):
@@ -2081,138 +1232,59 @@ def playback_bg(w: World, t: datetime) -> None:
     if inside(t, (PUBLISH_NOON, REPLAY_WAIT[1])):
         for _ in range(w.count(1.5)):
             cid = w.pick(NOON_IDS)
-            pb(
-                w,
-                w.jit(t),
-                "warn",
-                "session/start.go:212",
-                "title not playable",
-                content=cid,
-                reason="NOT_YET_AVAILABLE",
-                catalog_status="SCHEDULED",
-                account=w.account(),
-            )
+            pb(w, w.jit(t), "warn", "session/start.go:212", "title not playable", content=cid,
+               reason="NOT_YET_AVAILABLE", catalog_status="SCHEDULED", account=w.account())
     if inside(t, PREMIERE):
         lam = 5 * ld if t < at(0, 20, 15) else 2.5 * ld
         for _ in range(w.count(lam)):
             tt = w.jit(t)
-            pb(
-                w,
-                tt,
-                "error",
-                "manifest/resolve.go:88",
-                "manifest resolve failed",
-                content=PREMIERE_ID,
-                key=f"vod-packaged/{PREMIERE_ID}/hls/master.m3u8",
-                error="NoSuchKey: The specified key does not exist.",
-                status=404,
-                session=w.session(),
-            )
-            rgw(
-                w,
-                tt - timedelta(milliseconds=4),
-                404,
-                "svc-playback",
-                "GET",
-                f"vod-packaged/{PREMIERE_ID}/{w.pick(['hls/master.m3u8', 'dash/manifest.mpd'])}",
-                219,
-                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3",
-                w.ri(400, 2000) / 1e6,
-            )
+            pb(w, tt, "error", "manifest/resolve.go:88", "manifest resolve failed", content=PREMIERE_ID,
+               key=f"vod-packaged/{PREMIERE_ID}/hls/master.m3u8",
+               error="NoSuchKey: The specified key does not exist.", status=404, session=w.session())
+            rgw(w, tt - timedelta(milliseconds=4), 404, "svc-playback", "GET",
+                f"vod-packaged/{PREMIERE_ID}/{w.pick(['hls/master.m3u8', 'dash/manifest.mpd'])}", 219,
+                f"kumo-playback/{version('playback', tt)} aws-sdk-go-v2/1.30.3", w.ri(400, 2000) / 1e6)
             if w.r() < 0.3:
                 client_error(
                     w, tt + timedelta(milliseconds=300), "PLAYER-4040", "title unavailable", cid=PREMIERE_ID
                 )
     if inside(t, PREFETCH):
         for _ in range(w.count(0.9 * ld)):
-            pb(
-                w,
-                w.jit(t),
-                "info",
-                "license/prefetch.go:51",
-                "license prefetch issued",
-                content=content(w),
-                next_episodes=3,
-                took_ms=w.ri(40, 300),
-            )
+            pb(w, w.jit(t), "info", "license/prefetch.go:51", "license prefetch issued",
+               content=content(w), next_episodes=3, took_ms=w.ri(40, 300))
         frac = drm_sat_frac(t)
         for _ in range(w.count(9 * ld * frac)):
-            pb(
-                w,
-                w.jit(t),
-                "error",
-                "license/prefetch.go:77",
-                "license prefetch failed",
-                content=content(w),
-                status=503,
-                error="drm-license: 503 Service Unavailable (license-worker pool)",
-                session=w.session(),
-            )
+            pb(w, w.jit(t), "error", "license/prefetch.go:77", "license prefetch failed",
+               content=content(w), status=503,
+               error="drm-license: 503 Service Unavailable (license-worker pool)", session=w.session())
         for _ in range(w.count(4 * ld * frac)):
             client_error(w, w.jit(t), "DRM-3016", "license request failed: HTTP 503")
     frac = skew_frac(t)
     if frac:
         for _ in range(w.count(8 * ld * frac)):
             plat = platform(w)
-            pb(
-                w,
-                w.jit(t),
-                "warn",
-                "auth/jwt.go:64",
-                "access token rejected",
-                error="token has invalid claims: token is expired",
-                kid="ent-2026-03",
-                iss="https://auth.kumo-video.example",
-                platform=plat[1],
-            )
+            pb(w, w.jit(t), "warn", "auth/jwt.go:64", "access token rejected",
+               error="token has invalid claims: token is expired", kid="ent-2026-03",
+               iss="https://auth.kumo-video.example", platform=plat[1])
     if inside(t, BURST):
         for _ in range(w.count(4 * ld)):
-            pb(
-                w,
-                w.jit(t),
-                "warn",
-                "session/events.go:133",
-                "session event publish slow",
-                topic="playback.sessions",
-                partition=w.pick([1, 4, 7, 10]),
-                took_ms=w.ri(1200, 4900),
-                acks="all",
-            )
+            pb(w, w.jit(t), "warn", "session/events.go:133", "session event publish slow",
+               topic="playback.sessions", partition=w.pick([1, 4, 7, 10]), took_ms=w.ri(1200, 4900),
+               acks="all")
         for _ in range(w.count(1.6 * ld)):
-            pb(
-                w,
-                w.jit(t),
-                "error",
-                "session/start.go:167",
-                "session start failed",
-                error="kafka: publish to playback.sessions timed out after 5000ms",
-                session=w.session(),
-            )
+            pb(w, w.jit(t), "error", "session/start.go:167", "session start failed",
+               error="kafka: publish to playback.sessions timed out after 5000ms", session=w.session())
     if inside(t, (POOL_DRY[0] + timedelta(minutes=2), POOL_DRY[1])) and w.r() < 0.3:
-        pb(
-            w,
-            w.jit(t),
-            "warn",
-            "catalog/client.go:71",
-            "catalog playable check slow",
-            took_ms=w.ri(300, 900),
-            content=content(w),
-        )
+        pb(w, w.jit(t), "warn", "catalog/client.go:71", "catalog playable check slow",
+           took_ms=w.ri(300, 900), content=content(w))
 
 
 def playback_flags(w: World) -> None:
     for t, val, rev in ((PREFETCH[0], "true", 2231), (PREFETCH[1], "false", 2232)):
         for i, p in enumerate(INST["playback"]):
-            pb(
-                w,
-                t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)),
-                "info",
-                "flags/watch.go:40",
-                "feature flags updated",
-                node=p[0],
-                changed=f"playback.license_prefetch={val}",
-                revision=rev,
-            )
+            pb(w, t + timedelta(milliseconds=400 + 170 * i + w.ri(0, 900)), "info", "flags/watch.go:40",
+               "feature flags updated", node=p[0], changed=f"playback.license_prefetch={val}",
+               revision=rev)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2222,12 +1294,11 @@ def playback_flags(w: World) -> None:
 DRM_PKG = "c.k.drm"
 FPS_TRACE = (
     "com.kumo.drm.fairplay.FpsCredentialException: FPS certificate fps-prod-2025 expired at "
-    "2026-04-14T00:00:00Z"
-    "\n\tat com.kumo.drm.fairplay.FpsCredentialStore.require(FpsCredentialStore.java:97)"
-    "\n\tat com.kumo.drm.fairplay.CkcService.issue(CkcService.java:142)"
-    "\n\tat com.kumo.drm.http.FairPlayHandler.handle(FairPlayHandler.java:61)"
-    "\n\tat com.kumo.drm.http.LicenseTask.run(LicenseTask.java:44)"
-    "\n\t... 9 common frames omitted"
+    "2026-04-14T00:00:00Z\n\tat "
+    "com.kumo.drm.fairplay.FpsCredentialStore.require(FpsCredentialStore.java:97)\n\tat "
+    "com.kumo.drm.fairplay.CkcService.issue(CkcService.java:142)\n\tat "
+    "com.kumo.drm.http.FairPlayHandler.handle(FairPlayHandler.java:61)\n\tat "
+    "com.kumo.drm.http.LicenseTask.run(LicenseTask.java:44)\n\t... 9 common frames omitted"
 )
 
 
@@ -2235,15 +1306,8 @@ def dl(
     w: World, t: datetime, level: str, thread: str, logger: str, msg: str, node: str | None = None
 ) -> None:
     di = w.pick(INST["drm-license"]) if node is None else next(p for p in INST["drm-license"] if p[0] == node)
-    w.emit(
-        t,
-        "drm-license",
-        level,
-        log4j(t, level, thread, logger, msg),
-        host=di[1],
-        alloc=alloc("drm-license", di[0], t),
-        version=version("drm-license", t),
-    )
+    w.emit(t, "drm-license", level, log4j(t, level, thread, logger, msg), host=di[1],
+           alloc=alloc("drm-license", di[0], t), version=version("drm-license", t))
 
 
 def drm_bg(w: World, t: datetime) -> None:
@@ -2257,57 +1321,27 @@ def drm_bg(w: World, t: datetime) -> None:
         if plat[2] == "fairplay":
             if inside(tt, FPS_EXPIRED):
                 continue
-            dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.fairplay.CkcService",
-                f"CKC issued content={cid} asset_id={w.hexid(16)} lease=86400 hdcp=TYPE_1 source={src} "
-                f"took={w.ri(9, 60)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.fairplay.CkcService",
+               f"CKC issued content={cid} asset_id={w.hexid(16)} lease=86400 hdcp=TYPE_1 source={src} "
+               f"took={w.ri(9, 60)}ms")
         elif plat[2] == "widevine":
-            dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.widevine.LicenseService",
-                f"Widevine license issued content={cid} device={w.hexid(12)} security_level=L1 policy="
-                f"{w.pick(['hd', 'uhd', 'sd'])} source={src} took={w.ri(12, 70)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.widevine.LicenseService",
+               f"Widevine license issued content={cid} device={w.hexid(12)} security_level=L1 policy="
+               f"{w.pick(['hd', 'uhd', 'sd'])} source={src} took={w.ri(12, 70)}ms")
         else:
-            dl(
-                w,
-                tt,
-                "INFO",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.playready.LicenseService",
-                f"PlayReady license issued content={cid} client_sl=2000 policy={w.pick(['hd', 'sd'])} "
-                f"source={src} "
-                f"took={w.ri(15, 80)}ms",
-            )
+            dl(w, tt, "INFO", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.playready.LicenseService",
+               f"PlayReady license issued content={cid} client_sl=2000 policy={w.pick(['hd', 'sd'])} "
+               f"source={src} "
+               f"took={w.ri(15, 80)}ms")
     for _ in range(w.count(0.08 * (0.4 + ld))):
-        dl(
-            w,
-            w.jit(t),
-            "WARN",
-            worker,
-            f"{DRM_PKG}.widevine.PolicyResolver",
-            f"Widevine license downgraded content={content(w)}: policy hd requires L1, device "
-            f"security_level=L3; "
-            "sd policy issued",
-        )
+        dl(w, w.jit(t), "WARN", worker, f"{DRM_PKG}.widevine.PolicyResolver",
+           f"Widevine license downgraded content={content(w)}: policy hd requires L1, device "
+           f"security_level=L3; "
+           "sd policy issued")
     if w.r() < 0.012:
-        dl(
-            w,
-            w.jit(t),
-            "ERROR",
-            worker,
-            f"{DRM_PKG}.playready.LicenseService",
-            f"PlayReady license refused: client certificate revoked (RevInfo v{w.ri(40, 44)}), model="
-            f"{w.pick(['SMART-TV 2017', 'BDP-S3700', 'Hisense-H55'])} content={content(w)}",
-        )
+        dl(w, w.jit(t), "ERROR", worker, f"{DRM_PKG}.playready.LicenseService",
+           f"PlayReady license refused: client certificate revoked (RevInfo v{w.ri(40, 44)}), model="
+           f"{w.pick(['SMART-TV 2017', 'BDP-S3700', 'Hisense-H55'])} content={content(w)}")
     lt = loc(t)
     if lt.minute == 0 and lt.hour % 6 == 0:
         tt = w.jit(t, 3)
@@ -2319,58 +1353,32 @@ def drm_bg(w: World, t: datetime) -> None:
         level = "WARN" if t < FPS_EXPIRED[0] else "INFO"
         if level == "WARN":
             left = int((FPS_EXPIRED[0] - tt).total_seconds())
-            dl(
-                w,
-                tt,
-                "WARN",
-                "credential-check",
-                f"{DRM_PKG}.credentials.ExpiryCheck",
-                f"credential fps-prod-2025 expires at 2026-04-14T00:00:00Z (in "
-                f"{left // 3600}h{left % 3600 // 60:02d}m); "
-                "staged fps-prod-2026 is picked up at the next restart",
-            )
-        dl(
-            w,
-            tt + timedelta(milliseconds=3),
-            "INFO",
-            "credential-check",
-            f"{DRM_PKG}.credentials.ExpiryCheck",
-            f"credential check: {fps}; playready-server-2026 valid until 2028-01-05T00:00:00Z; "
-            "widevine-service-2025 valid until 2027-09-01T00:00:00Z",
-        )
+            dl(w, tt, "WARN", "credential-check", f"{DRM_PKG}.credentials.ExpiryCheck",
+               f"credential fps-prod-2025 expires at 2026-04-14T00:00:00Z (in "
+               f"{left // 3600}h{left % 3600 // 60:02d}m); "
+               "staged fps-prod-2026 is picked up at the next restart")
+        dl(w, tt + timedelta(milliseconds=3), "INFO", "credential-check",
+           f"{DRM_PKG}.credentials.ExpiryCheck",
+           f"credential check: {fps}; playready-server-2026 valid until 2028-01-05T00:00:00Z; "
+           "widevine-service-2025 valid until 2027-09-01T00:00:00Z")
     if inside(t, FPS_EXPIRED):
         for _ in range(w.count(3.0 * ld)):
             tt = w.jit(t)
             now = tt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            dl(
-                w,
-                tt,
-                "ERROR",
-                f"license-worker-{w.ri(1, 200)}",
-                f"{DRM_PKG}.http.FairPlayHandler",
-                f"CKC generation failed content={content(w)} spc_len={w.ri(2800, 3400)} (now {now}): 500 "
-                f"FPS_CREDENTIAL_EXPIRED\n{FPS_TRACE}",
-            )
+            dl(w, tt, "ERROR", f"license-worker-{w.ri(1, 200)}", f"{DRM_PKG}.http.FairPlayHandler",
+               f"CKC generation failed content={content(w)} spc_len={w.ri(2800, 3400)} (now {now}): 500 "
+               f"FPS_CREDENTIAL_EXPIRED\n{FPS_TRACE}")
     if inside(t, DRM_SAT):
         frac = drm_sat_frac(t)
         for sec in range(0, 60, 20):
-            dl(
-                w,
-                t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)),
-                "WARN",
-                "pool-monitor",
-                f"{DRM_PKG}.http.WorkerPoolMonitor",
-                f"license-worker thread pool saturated: active=200/200, queued={w.ri(960, 1000)}/1000, "
-                f"rejected last 20s={w.ri(300, 1400)}",
-            )
+            dl(w, t + timedelta(seconds=sec, milliseconds=w.ri(0, 900)), "WARN", "pool-monitor",
+               f"{DRM_PKG}.http.WorkerPoolMonitor",
+               f"license-worker thread pool saturated: active=200/200, queued={w.ri(960, 1000)}/1000, "
+               f"rejected last 20s={w.ri(300, 1400)}")
         for _ in range(w.count(6 * ld * frac)):
             tt = w.jit(t)
             dl(
-                w,
-                tt,
-                "ERROR",
-                f"http-nio-8443-exec-{w.ri(1, 64)}",
-                f"{DRM_PKG}.http.LicenseEndpoint",
+                w, tt, "ERROR", f"http-nio-8443-exec-{w.ri(1, 64)}", f"{DRM_PKG}.http.LicenseEndpoint",
                 "license request rejected, answering 503\njava.util.concurrent.RejectedExecutionException: "
                 f"Task com.kumo.drm.http.LicenseTask@{w.hexid(7)} rejected from "
                 "java.util.concurrent.ThreadPoolExecutor@6d3af739[Running, pool size = 200, active threads = "
@@ -2386,42 +1394,14 @@ def drm_bg(w: World, t: datetime) -> None:
 
 def drm_start(w: World, t: datetime, ver: str, node: str) -> None:
     fps = ("fps-prod-2026", "2026-04-01T00:00:00Z", "2027-04-13T00:00:00Z")
-    dl(
-        w,
-        t,
-        "INFO",
-        "main",
-        f"{DRM_PKG}.DrmLicenseServer",
-        f"Starting drm-license {ver} on Java 21.0.2",
-        node=node,
-    )
-    dl(
-        w,
-        t + timedelta(seconds=3),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.credentials.CredentialLoader",
-        f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps",
-        node=node,
-    )
-    dl(
-        w,
-        t + timedelta(seconds=4),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.http.WorkerPool",
-        "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)",
-        node=node,
-    )
-    dl(
-        w,
-        t + timedelta(seconds=6),
-        "INFO",
-        "main",
-        f"{DRM_PKG}.DrmLicenseServer",
-        "Started DrmLicenseServer in 7.9 seconds, listening on :8443",
-        node=node,
-    )
+    dl(w, t, "INFO", "main", f"{DRM_PKG}.DrmLicenseServer", f"Starting drm-license {ver} on Java 21.0.2",
+       node=node)
+    dl(w, t + timedelta(seconds=3), "INFO", "main", f"{DRM_PKG}.credentials.CredentialLoader",
+       f"Loaded FPS credential {fps[0]} (valid {fps[1]}..{fps[2]}) from vault secret/drm/fps", node=node)
+    dl(w, t + timedelta(seconds=4), "INFO", "main", f"{DRM_PKG}.http.WorkerPool",
+       "license-worker thread pool: core=200 max=200 queue=1000 (AbortPolicy)", node=node)
+    dl(w, t + timedelta(seconds=6), "INFO", "main", f"{DRM_PKG}.DrmLicenseServer",
+       "Started DrmLicenseServer in 7.9 seconds, listening on :8443", node=node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2430,45 +1410,31 @@ def drm_start(w: World, t: datetime, ver: str, node: str) -> None:
 
 CAT = "c.k.catalog"
 LEAK_TRACE = (
-    "java.lang.Exception: Apparent connection leak detected"
-    "\n\tat com.zaxxer.hikari.HikariDataSource.getConnection(HikariDataSource.java:127)"
-    "\n\tat org.springframework.jdbc.datasource.DataSourceUtils.fetchConnection(DataSourceUtils.java:160)"
-    "\n\tat com.kumo.catalog.rails.TrendingRailRepository.fetch(TrendingRailRepository.java:88)"
-    "\n\tat com.kumo.catalog.rails.TrendingRailService.regional(TrendingRailService.java:54)"
-    "\n\tat com.kumo.catalog.home.HomeController.home(HomeController.java:71)"
+    "java.lang.Exception: Apparent connection leak detected\n\tat "
+    "com.zaxxer.hikari.HikariDataSource.getConnection(HikariDataSource.java:127)\n\tat "
+    "org.springframework.jdbc.datasource.DataSourceUtils.fetchConnection(DataSourceUtils.java:160)\n\tat "
+    "com.kumo.catalog.rails.TrendingRailRepository.fetch(TrendingRailRepository.java:88)\n\tat "
+    "com.kumo.catalog.rails.TrendingRailService.regional(TrendingRailService.java:54)\n\tat "
+    "com.kumo.catalog.home.HomeController.home(HomeController.java:71)"
 )
 POOL_TRACE = (
-    "org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection"
-    "\n\tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:84)"
-    "\n\tat com.kumo.catalog.rails.EditorialRailRepository.load(EditorialRailRepository.java:41)"
-    "\n\tat com.kumo.catalog.home.HomeController.home(HomeController.java:66)"
-    "\nCaused by: java.sql.SQLTransientConnectionException: catalog-primary - Connection is not available, "
-    "request timed out after 5000ms (total=30, active=30, idle=0, waiting={waiting})"
-    "\n\tat com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:686)"
-    "\n\t... 58 common frames omitted"
+    "org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection\n\tat "
+    "org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:84)\n\tat "
+    "com.kumo.catalog.rails.EditorialRailRepository.load(EditorialRailRepository.java:41)\n\tat "
+    "com.kumo.catalog.home.HomeController.home(HomeController.java:66)\nCaused by: "
+    "java.sql.SQLTransientConnectionException: catalog-primary - Connection is not available, request "
+    "timed out after 5000ms (total=30, active=30, idle=0, waiting={waiting})\n\tat "
+    "com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:686)\n\t... 58 common frames "
+    "omitted"
 )
 
 
-def ct(
-    w: World,
-    t: datetime,
-    level: str,
-    logger: str,
-    msg: str,
-    thread: str | None = None,
-    node: str | None = None,
-) -> None:
+def ct(w: World, t: datetime, level: str, logger: str, msg: str, thread: str | None = None,
+       node: str | None = None) -> None:
     ci = w.pick(INST["catalog"]) if node is None else next(p for p in INST["catalog"] if p[0] == node)
     thread = thread or f"nio-8080-exec-{w.ri(1, 200)}"
-    w.emit(
-        t,
-        "catalog",
-        level,
-        boot(t, level, thread, logger, msg),
-        host=ci[1],
-        alloc=alloc("catalog", ci[0], t),
-        version=version("catalog", t),
-    )
+    w.emit(t, "catalog", level, boot(t, level, thread, logger, msg), host=ci[1],
+           alloc=alloc("catalog", ci[0], t), version=version("catalog", t))
 
 
 def catalog_bg(w: World, t: datetime) -> None:
@@ -2478,104 +1444,59 @@ def catalog_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if dry and w.r() < 0.7:
             continue
-        ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.home.HomeController",
-            f"GET /v1/home profile={w.profile()} rails={w.ri(9, 14)} "
-            f"took={w.ri(30, 240) if not dry else w.ri(900, 4900)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.home.HomeController",
+           f"GET /v1/home profile={w.profile()} rails={w.ri(9, 14)} "
+           f"took={w.ri(30, 240) if not dry else w.ri(900, 4900)}ms")
     for _ in range(w.count(0.08 * ld)):
         tt = w.jit(t)
         if dry and w.r() < 0.8:
             continue
         n = w.ri(20, 50)
-        ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.api.TitleBatchController",
-            f"POST /internal/v1/titles:batchGet ids={n} found={n - w.pick([0, 0, 0, 1, 2])} "
-            f"took={w.ri(6, 40)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.api.TitleBatchController",
+           f"POST /internal/v1/titles:batchGet ids={n} found={n - w.pick([0, 0, 0, 1, 2])} "
+           f"took={w.ri(6, 40)}ms")
     for _ in range(w.count(0.08 * ld)):
         tt = w.jit(t)
         cid = content(w)
         status = "PUBLISHED"
         if inside(tt, (PUBLISH_NOON, REPLAY_WAIT[1])) and w.r() < 0.5:
             cid, status = w.pick(NOON_IDS), "COMING_SOON"
-        ct(
-            w,
-            tt,
-            "INFO",
-            f"{CAT}.api.TitleController",
-            f"GET /v1/titles/{cid} 200 status={status} source=replica took={w.ri(3, 30)}ms",
-        )
+        ct(w, tt, "INFO", f"{CAT}.api.TitleController",
+           f"GET /v1/titles/{cid} 200 status={status} source=replica took={w.ri(3, 30)}ms")
     for _ in range(w.count(0.08 * (0.4 + ld))):
-        ct(
-            w,
-            w.jit(t),
-            "WARN",
-            f"{CAT}.artwork.ArtworkResolver",
-            f"No artwork for title {content(w, 0.3)} locale=en-US, falling back to ja-JP",
-        )
+        ct(w, w.jit(t), "WARN", f"{CAT}.artwork.ArtworkResolver",
+           f"No artwork for title {content(w, 0.3)} locale=en-US, falling back to ja-JP")
     lt = loc(t)
     if lt.minute % 15 == 2:
-        ct(
-            w,
-            w.jit(t, 10),
-            "INFO",
-            f"{CAT}.events.ChangePublisher",
-            f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms",
-            thread="change-pub-1",
-        )
+        ct(w, w.jit(t, 10), "INFO", f"{CAT}.events.ChangePublisher",
+           f"published {w.ri(3, 90)} changes to catalog.changes in {w.ri(5, 40)}ms", thread="change-pub-1")
     if inside(t, LEAK) and version("catalog", t) == "3.8.0":
         for _ in range(w.count(0.45 * ld)):
             tt = w.jit(t)
-            ct(
-                w,
-                tt,
-                "WARN",
-                "com.zaxxer.hikari.pool.ProxyLeakTask",
-                f"Connection leak detection triggered for org.postgresql.jdbc.PgConnection@{w.hexid(7)} on "
-                f"thread "
-                f"http-nio-8080-exec-{w.ri(1, 200)}, stack trace follows\n{LEAK_TRACE}",
-                thread="catalog-primary housekeeper",
-            )
+            ct(w, tt, "WARN", "com.zaxxer.hikari.pool.ProxyLeakTask",
+               f"Connection leak detection triggered for org.postgresql.jdbc.PgConnection@{w.hexid(7)} on "
+               f"thread "
+               f"http-nio-8080-exec-{w.ri(1, 200)}, stack trace follows\n{LEAK_TRACE}",
+               thread="catalog-primary housekeeper")
     if dry:
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
-            ct(
-                w,
-                tt,
-                "WARN",
-                "com.zaxxer.hikari.pool.HikariPool",
-                f"catalog-primary - Connection is not available, request timed out after 5000ms (total=30, "
-                f"active=30, "
-                f"idle=0, waiting={w.ri(40, 140)})",
-            )
+            ct(w, tt, "WARN", "com.zaxxer.hikari.pool.HikariPool",
+               f"catalog-primary - Connection is not available, request timed out after 5000ms (total=30, "
+               f"active=30, "
+               f"idle=0, waiting={w.ri(40, 140)})")
         for _ in range(w.count(2.5 * ld)):
             tt = w.jit(t)
-            ct(
-                w,
-                tt,
-                "ERROR",
-                "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
-                "Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception "
-                "[Request "
-                "processing failed: " + POOL_TRACE.format(waiting=w.ri(40, 140)) + "]",
-            )
+            ct(w, tt, "ERROR", "o.a.c.c.C.[.[.[/].[dispatcherServlet]",
+               "Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception "
+               "[Request processing failed: " + POOL_TRACE.format(waiting=w.ri(40, 140)) + "]")
 
 
 PUBLISHES = [
     # at, titles, note
-    (PUBLISH_NOON, 38, "daily noon drop"),
-    (PREMIERE[0], 4, f"premiere {PREMIERE_ID} Shinkai Line #7"),
-    (at(1, 12, 0, 3), 29, "daily noon drop"),
-    (at(1, 21, 0, 2), 3, "premiere c-60121 Kitchen of Night #3"),
-    (at(2, 12, 0, 5), 31, "daily noon drop"),
-    (UHD_PUBLISH, 120, "collection 4k-hdr-spring (UHD)"),
+    (PUBLISH_NOON, 38, "daily noon drop"), (PREMIERE[0], 4, f"premiere {PREMIERE_ID} Shinkai Line #7"),
+    (at(1, 12, 0, 3), 29, "daily noon drop"), (at(1, 21, 0, 2), 3, "premiere c-60121 Kitchen of Night #3"),
+    (at(2, 12, 0, 5), 31, "daily noon drop"), (UHD_PUBLISH, 120, "collection 4k-hdr-spring (UHD)"),
     (at(2, 20, 0, 1), 5, "premiere c-61190 Orbit Boys #11"),
 ]
 
@@ -2593,28 +1514,11 @@ def catalog_publish(w: World) -> list[list]:
         start = sp[0] if sp else t + timedelta(seconds=w.ri(1, 4))
         titles = sp[1] if sp else w.pick([0, 0, 0, 1, 1, 2, 3])
         took = 2 + titles // 4 + w.ri(0, 2)
-        ct(
-            w,
-            start + timedelta(seconds=took),
-            "INFO",
-            f"{CAT}.publish.PublishJob",
-            f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
-            + (f", {sp[2]}" if sp else ""),
-            thread="scheduling-1",
-            node="catalog-1",
-        )
-        rows.append(
-            [
-                f"BR-{30000 + n}",
-                "catalog-publish",
-                "catalog",
-                wall(start),
-                wall(start + timedelta(seconds=took)),
-                "COMPLETED",
-                titles,
-                sp[2] if sp else "",
-            ]
-        )
+        ct(w, start + timedelta(seconds=took), "INFO", f"{CAT}.publish.PublishJob",
+           f"catalog-publish: {titles} titles SCHEDULED -> PUBLISHED on pg-catalog (primary)"
+           + (f", {sp[2]}" if sp else ""), thread="scheduling-1", node="catalog-1")
+        rows.append([f"BR-{30000 + n}", "catalog-publish", "catalog", wall(start),
+                     wall(start + timedelta(seconds=took)), "COMPLETED", titles, sp[2] if sp else ""])
         t += timedelta(minutes=30)
     return rows
 
@@ -2625,11 +1529,9 @@ def catalog_publish(w: World) -> list[list]:
 
 SEQ_TRACE = (
     "ActiveRecord::StatementInvalid (PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum "
-    "value "
-    'of sequence "billing_events_id_seq" (2147483647)\n):\n'
-    "app/models/billing_event.rb:41:in `record!'\n"
-    "app/services/checkout/activate_subscription.rb:88:in `call'\n"
-    "app/controllers/v1/subscriptions_controller.rb:27:in `create'"
+    "value of sequence \"billing_events_id_seq\" (2147483647)\n):\napp/models/billing_event.rb:41:in "
+    "`record!'\napp/services/checkout/activate_subscription.rb:88:in "
+    "`call'\napp/controllers/v1/subscriptions_controller.rb:27:in `create'"
 )
 
 
@@ -2642,29 +1544,16 @@ def host_clock(instance: str, t: datetime) -> datetime:
 
 def en(w: World, t: datetime, level: str, msg: str, node: str | None = None, rid: str | None = None) -> str:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
-    w.emit(
-        t,
-        "entitlement",
-        level,
-        rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
-        host=ei[1],
-        process="web",
-        version=version("entitlement", t),
-    )
+    w.emit(t, "entitlement", level, rails(host_clock(ei[0], t), level, w.ri(40, 47), rid or w.uuid(), msg),
+           host=ei[1], process="web", version=version("entitlement", t))
     return ei[0]
 
 
 def sk(w: World, t: datetime, level: str, cls: str, msg: str, node: str | None = None, **kv) -> None:
     ei = w.pick(INST["entitlement"]) if node is None else next(p for p in INST["entitlement"] if p[0] == node)
-    w.emit(
-        t,
-        "entitlement",
-        level,
-        sidekiq(host_clock(ei[0], t), level, w.ri(60, 63), w.b36(4), cls, w.hexid(24), msg, **kv),
-        host=ei[1],
-        process="sidekiq",
-        version=version("entitlement", t),
-    )
+    w.emit(t, "entitlement", level,
+           sidekiq(host_clock(ei[0], t), level, w.ri(60, 63), w.b36(4), cls, w.hexid(24), msg, **kv),
+           host=ei[1], process="sidekiq", version=version("entitlement", t))
 
 
 def billing_id(t: datetime) -> int:
@@ -2677,98 +1566,53 @@ def entitlement_bg(w: World, t: datetime) -> None:
     for _ in range(w.count(0.09 * ld)):
         tt = w.jit(t)
         rid = w.uuid()
-        path, ctrl = w.pick(
-            [
-                ('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
-                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
-                ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON"),
-            ]
-        )
-        node = en(
-            w,
-            tt,
-            "INFO",
-            f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
-            f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900",
-            rid=rid,
-        )
+        path, ctrl = w.pick([('POST "/v1/auth/token"', "V1::TokensController#create as JSON"),
+                             ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                             ('GET "/v1/entitlements/me"', "V1::EntitlementsController#show as JSON"),
+                             ('GET "/.well-known/jwks.json"', "Jwks::KeysController#index as JSON")])
+        node = en(w, tt, "INFO",
+                  f"Started {path} for 10.20.{w.pick(['1', '2', '4'])}.11 at "
+                  f"{loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid)
         en(w, tt + timedelta(milliseconds=2), "INFO", f"Processing by {ctrl}", node=node, rid=rid)
         took = w.ri(6, 60)
         en(
-            w,
-            tt + timedelta(milliseconds=took),
-            "INFO",
+            w, tt + timedelta(milliseconds=took), "INFO",
             f"Completed 200 OK in {took}ms (Views: {w.ri(1, 9) / 10}ms | ActiveRecord: {w.ri(10, 90) / 10}ms "
             f"| "
-            f"Allocations: {w.ri(900, 6000)})",
-            node=node,
-            rid=rid,
+            f"Allocations: {w.ri(900, 6000)})", node=node, rid=rid,
         )
     for _ in range(w.count(0.07 * ld)):
         tt = w.jit(t)
-        cls = w.pick(["StripeWebhookJob", "StripeWebhookJob", "RenewalChargeJob", "AppStoreNotificationJob"])
+        cls = w.pick(["StripeWebhookJob", "StripeWebhookJob", "RenewalChargeJob",
+                      "AppStoreNotificationJob"])
         if inside(tt, SEQ_MAX) and cls != "AppStoreNotificationJob":
             continue
-        sk(
-            w,
-            tt,
-            "INFO",
-            cls,
-            f"done: billing event recorded id={billing_id(tt)}",
-            elapsed=f"{w.ri(40, 900) / 1000}",
-        )
+        sk(w, tt, "INFO", cls, f"done: billing event recorded id={billing_id(tt)}",
+           elapsed=f"{w.ri(40, 900) / 1000}")
     if w.r() < 0.06 * (0.4 + ld):
-        en(
-            w,
-            w.jit(t),
-            "WARN",
-            f"Stripe::CardError: Your card was declined. (request req_{w.b36(14)}; code: card_declined; "
-            f"decline_code: {w.pick(['insufficient_funds', 'do_not_honor', 'expired_card'])}) "
-            f"customer=cus_{w.b36(14)}",
-        )
+        en(w, w.jit(t), "WARN",
+           f"Stripe::CardError: Your card was declined. (request req_{w.b36(14)}; code: card_declined; "
+           f"decline_code: {w.pick(['insufficient_funds', 'do_not_honor', 'expired_card'])}) "
+           f"customer=cus_{w.b36(14)}")
     if w.r() < 0.02:
         tt = w.jit(t)
-        sk(
-            w,
-            tt,
-            "WARN",
-            "StripeWebhookJob",
-            f"duplicate Stripe event evt_{w.b36(24)} ignored (index_billing_events_on_stripe_event_id)",
-        )
-        pg(
-            w,
-            tt - timedelta(milliseconds=5),
-            "pg-billing",
-            w.newpid(),
-            "entitlement@billing",
-            "ERROR",
-            'duplicate key value violates unique constraint "index_billing_events_on_stripe_event_id"',
-        )
+        sk(w, tt, "WARN", "StripeWebhookJob",
+           f"duplicate Stripe event evt_{w.b36(24)} ignored (index_billing_events_on_stripe_event_id)")
+        pg(w, tt - timedelta(milliseconds=5), "pg-billing", w.newpid(), "entitlement@billing", "ERROR",
+           'duplicate key value violates unique constraint "index_billing_events_on_stripe_event_id"')
     if w.r() < 0.014:
-        sk(
-            w,
-            w.jit(t),
-            "ERROR",
-            "AppStoreNotificationJob",
-            f"fail: App Store notification for unknown originalTransactionId "
-            f"2000000{w.ri(100000000, 999999999)} "
-            "(environment=Sandbox) - dropped",
-            elapsed=f"{w.ri(10, 90) / 1000}",
-        )
+        sk(w, w.jit(t), "ERROR", "AppStoreNotificationJob",
+           f"fail: App Store notification for unknown originalTransactionId "
+           f"2000000{w.ri(100000000, 999999999)} "
+           "(environment=Sandbox) - dropped", elapsed=f"{w.ri(10, 90) / 1000}")
     lt = loc(t)
     if lt.minute == 15:
         due = w.ri(300, 900) if lt.hour in (0, 1) else w.ri(20, 120)
         failed = max(1, int(due * w.ri(3, 7) / 100))
         if not inside(t, SEQ_MAX):
-            sk(
-                w,
-                w.jit(t, 30),
-                "INFO",
-                "RenewalSweepJob",
-                f"renewals due: {due}, charged: {due - failed}, failed: {failed} (card_declined)",
-                node="ent-a1",
-            )
+            sk(w, w.jit(t, 30), "INFO", "RenewalSweepJob",
+               f"renewals due: {due}, charged: {due - failed}, failed: {failed} (card_declined)",
+               node="ent-a1")
     # incidents
     frac = skew_frac(t)
     if frac:
@@ -2782,61 +1626,33 @@ def entitlement_bg(w: World, t: datetime) -> None:
                 else "JWT::ImmatureSignature: Signature nbf has not been reached"
             )
             en(w, tt, "WARN", f"refresh token rejected: {err} (kid=ent-2026-03)", node=node, rid=rid)
-            en(
-                w,
-                tt + timedelta(milliseconds=3),
-                "INFO",
-                f"Completed 401 Unauthorized in {w.ri(3, 12)}ms "
-                f"(Views: 0.2ms | ActiveRecord: {w.ri(5, 30) / 10}ms | Allocations: {w.ri(600, 1400)})",
-                node=node,
-                rid=rid,
-            )
+            en(w, tt + timedelta(milliseconds=3), "INFO",
+               f"Completed 401 Unauthorized in {w.ri(3, 12)}ms "
+               f"(Views: 0.2ms | ActiveRecord: {w.ri(5, 30) / 10}ms | Allocations: {w.ri(600, 1400)})",
+               node=node, rid=rid)
     if inside(t, SEQ_MAX):
         for _ in range(w.count(1.6 * ld)):
             tt = w.jit(t)
             rid = w.uuid()
-            node = en(
-                w,
-                tt,
-                "INFO",
-                f'Started POST "/v1/subscriptions" for 10.20.{w.pick(["1", "2", "4"])}.11 '
-                f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900",
-                rid=rid,
-            )
+            node = en(w, tt, "INFO",
+                      f'Started POST "/v1/subscriptions" for 10.20.{w.pick(["1", "2", "4"])}.11 '
+                      f"at {loc(tt).strftime('%Y-%m-%d %H:%M:%S')} +0900", rid=rid)
             en(w, tt + timedelta(milliseconds=w.ri(700, 2300)), "ERROR", SEQ_TRACE, node=node, rid=rid)
-            en(
-                w,
-                tt + timedelta(milliseconds=2400),
-                "INFO",
-                f"Completed 500 Internal Server Error in {w.ri(700, 2400)}ms (ActiveRecord: "
-                f"{w.ri(20, 90) / 10}ms | "
-                f"Allocations: {w.ri(9000, 20000)})",
-                node=node,
-                rid=rid,
-            )
-            pg(
-                w,
-                tt + timedelta(milliseconds=w.ri(600, 2200)),
-                "pg-billing",
-                w.newpid(),
-                "entitlement@billing",
-                "ERROR",
-                'nextval: reached maximum value of sequence "billing_events_id_seq" (2147483647)',
-            )
+            en(w, tt + timedelta(milliseconds=2400), "INFO",
+               f"Completed 500 Internal Server Error in {w.ri(700, 2400)}ms (ActiveRecord: "
+               f"{w.ri(20, 90) / 10}ms | "
+               f"Allocations: {w.ri(9000, 20000)})", node=node, rid=rid)
+            pg(w, tt + timedelta(milliseconds=w.ri(600, 2200)), "pg-billing", w.newpid(),
+               "entitlement@billing", "ERROR",
+               'nextval: reached maximum value of sequence "billing_events_id_seq" (2147483647)')
         for _ in range(w.count(2.2 * ld)):
             tt = w.jit(t)
-            sk(
-                w,
-                tt,
-                "ERROR",
-                "StripeWebhookJob",
-                "fail: PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum value of "
-                "sequence "
-                f'"billing_events_id_seq" (2147483647) (event evt_{w.b36(24)}, '
-                f"type {w.pick(['invoice.paid', 'customer.subscription.updated', 'invoice.paid'])})",
-                elapsed=f"{w.ri(20, 90) / 1000}",
-                retry_count=w.ri(0, 4),
-            )
+            sk(w, tt, "ERROR", "StripeWebhookJob",
+               "fail: PG::SequenceGeneratorLimitExceeded: ERROR:  nextval: reached maximum value of "
+               "sequence "
+               f'"billing_events_id_seq" (2147483647) (event evt_{w.b36(24)}, '
+               f"type {w.pick(['invoice.paid', 'customer.subscription.updated', 'invoice.paid'])})",
+               elapsed=f"{w.ri(20, 90) / 1000}", retry_count=w.ri(0, 4))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2847,15 +1663,8 @@ def entitlement_bg(w: World, t: datetime) -> None:
 def rc(w: World, t: datetime, level: str, logger: str, event: str, **kv) -> None:
     ri = w.pick(INST["recommend"])
     lvl = {"debug": "DEBUG", "info": "INFO", "warning": "WARN", "error": "ERROR"}[level]
-    w.emit(
-        t,
-        "recommend",
-        lvl,
-        structlog(t, level, logger, event, **kv),
-        host=ri[1],
-        alloc=alloc("recommend", ri[0], t),
-        version=version("recommend", t),
-    )
+    w.emit(t, "recommend", lvl, structlog(t, level, logger, event, **kv), host=ri[1],
+           alloc=alloc("recommend", ri[0], t), version=version("recommend", t))
 
 
 def recommend_bg(w: World, t: datetime) -> None:
@@ -2865,91 +1674,32 @@ def recommend_bg(w: World, t: datetime) -> None:
         tt = w.jit(t)
         if dry and w.r() < 0.6:
             continue
-        rc(
-            w,
-            tt,
-            "info",
-            "reco.api",
-            "recommendations served",
-            profile=w.profile(),
-            rail="for-you",
-            items=w.ri(20, 40),
-            took_ms=w.ri(30, 160),
-        )
+        rc(w, tt, "info", "reco.api", "recommendations served", profile=w.profile(), rail="for-you",
+           items=w.ri(20, 40), took_ms=w.ri(30, 160))
     for _ in range(w.count(0.13 * (0.4 + ld))):
-        rc(
-            w,
-            w.jit(t),
-            "warning",
-            "reco.features",
-            "feature store miss, using popular fallback",
-            profile=w.profile(),
-            missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]),
-        )
+        rc(w, w.jit(t), "warning", "reco.features", "feature store miss, using popular fallback",
+           profile=w.profile(), missing=w.pick(["watch_vector", "genre_affinity", "watch_vector"]))
     for _ in range(w.count(0.07 * (0.4 + ld))):
-        rc(
-            w,
-            w.jit(t),
-            "error",
-            "reco.catalog",
-            "catalog batchGet partial result",
-            requested=w.ri(30, 50),
-            missing=w.ri(1, 4),
-            reason="titles expired or not in region",
-        )
+        rc(w, w.jit(t), "error", "reco.catalog", "catalog batchGet partial result", requested=w.ri(30, 50),
+           missing=w.ri(1, 4), reason="titles expired or not in region")
     lt = loc(t)
     if lt.minute == 7:
-        rc(
-            w,
-            w.jit(t, 20),
-            "error",
-            "reco.index",
-            "candidate index stale, keeping previous snapshot",
-            age_s=w.ri(3601, 3690),
-            snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}",
-        )
+        rc(w, w.jit(t, 20), "error", "reco.index", "candidate index stale, keeping previous snapshot",
+           age_s=w.ri(3601, 3690), snapshot=f"cand-{loc(t).strftime('%Y%m%d')}-{w.ri(1, 23):02d}")
     if lt.minute == 9:
-        rc(
-            w,
-            w.jit(t, 30),
-            "info",
-            "reco.index",
-            "candidate index refreshed",
-            items=w.ri(180_000, 190_000),
-            took_s=round(w.ri(20, 90) / 1.0, 1),
-        )
+        rc(w, w.jit(t, 30), "info", "reco.index", "candidate index refreshed",
+           items=w.ri(180_000, 190_000), took_s=round(w.ri(20, 90) / 1.0, 1))
     if w.r() < 0.03 * ld:
-        rc(
-            w,
-            w.jit(t),
-            "warning",
-            "reco.rank",
-            "ranking over budget",
-            took_ms=w.ri(200, 600),
-            budget_ms=150,
-            candidates=w.ri(200, 300),
-        )
+        rc(w, w.jit(t), "warning", "reco.rank", "ranking over budget", took_ms=w.ri(200, 600),
+           budget_ms=150, candidates=w.ri(200, 300))
     if dry:
         for _ in range(w.count(3.5 * ld)):
-            rc(
-                w,
-                w.jit(t),
-                "error",
-                "reco.catalog",
-                "catalog batchGet failed",
-                status=w.pick([503, 503, 504]),
-                error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]),
-                requested=w.ri(30, 50),
-            )
+            rc(w, w.jit(t), "error", "reco.catalog", "catalog batchGet failed",
+               status=w.pick([503, 503, 504]),
+               error=w.pick(["503 Service Unavailable", "ReadTimeout(5.0s)"]), requested=w.ri(30, 50))
         for _ in range(w.count(1.5 * ld)):
-            rc(
-                w,
-                w.jit(t),
-                "warning",
-                "reco.api",
-                "serving popular fallback rail: catalog unavailable",
-                profile=w.profile(),
-            )
+            rc(w, w.jit(t), "warning", "reco.api", "serving popular fallback rail: catalog unavailable",
+               profile=w.profile())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2961,12 +1711,7 @@ def sr(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
     si = w.pick(INST["search"])
     lvl = {"debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR"}[level]
     w.emit(
-        t,
-        "search",
-        lvl,
-        logfmt(t, level, caller, msg, **kv),
-        host=si[1],
-        alloc=alloc("search", si[0], t),
+        t, "search", lvl, logfmt(t, level, caller, msg, **kv), host=si[1], alloc=alloc("search", si[0], t),
         version=version("search", t),
     )
 
@@ -2974,81 +1719,29 @@ def sr(w: World, t: datetime, level: str, caller: str, msg: str, **kv) -> None:
 def search_bg(w: World, t: datetime) -> None:
     ld = load(t)
     for _ in range(w.count(0.2 * ld)):
-        sr(
-            w,
-            w.jit(t),
-            "info",
-            "query.go:88",
-            "query",
-            q=w.pick(QUERIES),
-            hits=w.ri(0, 400),
-            took=f"{w.ri(8, 120)}ms",
-        )
+        sr(w, w.jit(t), "info", "query.go:88", "query", q=w.pick(QUERIES), hits=w.ri(0, 400),
+           took=f"{w.ri(8, 120)}ms")
     lt = loc(t)
     nightly = lt.hour == 3 and lt.minute < 40
     for _ in range(w.count(0.05 * (0.4 + ld) * (3 if nightly else 1))):
-        sr(
-            w,
-            w.jit(t),
-            "warn",
-            "query.go:97",
-            "slow query",
-            took=f"{w.ri(800, 2400)}ms",
-            threshold="800ms",
-            q_sha1=w.hexid(10),
-            terms=w.ri(1, 4),
-        )
+        sr(w, w.jit(t), "warn", "query.go:97", "slow query", took=f"{w.ri(800, 2400)}ms",
+           threshold="800ms", q_sha1=w.hexid(10), terms=w.ri(1, 4))
     if lt.minute % 15 == 4:
-        sr(
-            w,
-            w.jit(t, 20),
-            "info",
-            "indexer/consumer.go:61",
-            "catalog.changes applied",
-            records=w.ri(3, 90),
-            lag=w.ri(0, 40),
-            group="search-catalog",
-        )
+        sr(w, w.jit(t, 20), "info", "indexer/consumer.go:61", "catalog.changes applied",
+           records=w.ri(3, 90), lag=w.ri(0, 40), group="search-catalog")
     if lt.minute == 0:
         tt = w.jit(t, 15)
         gen = int((t - DAY0).total_seconds() // 3600) + 9100
         if lt.hour == 3:
-            sr(
-                w,
-                tt - timedelta(seconds=8),
-                "info",
-                "indexer/full.go:33",
-                "full reindex started",
-                target=f"titles_v{gen}",
-                shards=4 if t > at(1, 2, 30) else 3,
-            )
-            sr(
-                w,
-                tt - timedelta(seconds=2),
-                "info",
-                "indexer/full.go:71",
-                "full reindex built",
-                docs=w.ri(212_000, 214_000),
-                took="1m48s",
-            )
-        sr(
-            w,
-            tt,
-            "info",
-            "indexer/alias.go:40",
-            "alias swap",
-            alias="titles",
-            **{"from": f"titles_v{gen - 1}", "to": f"titles_v{gen}"},
-        )
-        sr(
-            w,
-            tt + timedelta(milliseconds=40),
-            "error",
-            "indexer/alias.go:58",
-            "alias swap cancelled in-flight queries",
-            cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
-            err="context canceled",
-        )
+            sr(w, tt - timedelta(seconds=8), "info", "indexer/full.go:33", "full reindex started",
+               target=f"titles_v{gen}", shards=4 if t > at(1, 2, 30) else 3)
+            sr(w, tt - timedelta(seconds=2), "info", "indexer/full.go:71", "full reindex built",
+               docs=w.ri(212_000, 214_000), took="1m48s")
+        sr(w, tt, "info", "indexer/alias.go:40", "alias swap", alias="titles",
+           **{"from": f"titles_v{gen - 1}", "to": f"titles_v{gen}"})
+        sr(w, tt + timedelta(milliseconds=40), "error", "indexer/alias.go:58",
+           "alias swap cancelled in-flight queries", cancelled=w.ri(2, 9 if lt.hour != 3 else 30),
+           err="context canceled")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3059,44 +1752,22 @@ def search_bg(w: World, t: datetime) -> None:
 def pr(w: World, t: datetime, level: int, msg: str, node: str | None = None, **extra) -> None:
     pi = w.pick(INST["profiles"]) if node is None else next(p for p in INST["profiles"] if p[0] == node)
     lvl = {20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR"}[level]
-    w.emit(
-        t,
-        "profiles",
-        lvl,
-        pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
-        host=pi[1],
-        alloc=alloc("profiles", pi[0], t),
-        version=version("profiles", t),
-    )
+    w.emit(t, "profiles", lvl, pino(t, level, f"{pi[0]}-{alloc('profiles', pi[0], t)[:5]}", msg, **extra),
+           host=pi[1], alloc=alloc("profiles", pi[0], t), version=version("profiles", t))
 
 
 def profiles_bg(w: World, t: datetime) -> None:
     ld = load(t)
     stale = inside(t, (POISON[0] + timedelta(minutes=2), at(1, 8, 27, 30)))
     for _ in range(w.count(0.1 * ld)):
-        pr(
-            w,
-            w.jit(t),
-            30,
-            "continue-watching served",
-            profile=w.profile(),
-            items=w.ri(0, 20),
-            source="redis" if w.r() < 0.9 else "postgres",
-            took_ms=w.ri(2, 30),
-        )
+        pr(w, w.jit(t), 30, "continue-watching served", profile=w.profile(), items=w.ri(0, 20),
+           source="redis" if w.r() < 0.9 else "postgres", took_ms=w.ri(2, 30))
     if not stale:
         for _ in range(w.count(0.08 * ld)):
             part = w.ri(0, 11)
-            pr(
-                w,
-                w.jit(t),
-                30,
-                "resume points applied",
-                topic="watch-events",
-                partition=part,
-                records=w.ri(50, 900),
-                lastOffset=str(48_800_000 + int((t - DAY0).total_seconds() // 20) + part),
-            )
+            pr(w, w.jit(t), 30, "resume points applied", topic="watch-events", partition=part,
+               records=w.ri(50, 900),
+               lastOffset=str(48_800_000 + int((t - DAY0).total_seconds() // 20) + part))
     for _ in range(w.count(0.08 * (0.4 + ld))):
         pr(w, w.jit(t), 40, "avatar not found, using default", profile=w.profile(), avatar=f"av_{w.b36(6)}")
     if w.r() < 0.03 * ld:
@@ -3104,31 +1775,15 @@ def profiles_bg(w: World, t: datetime) -> None:
     frac = skew_frac(t)
     if frac:
         for _ in range(w.count(4 * ld * frac)):
-            pr(
-                w,
-                w.jit(t),
-                40,
-                "access token rejected",
-                err={
-                    "type": "TokenExpiredError",
-                    "message": "jwt expired",
-                    "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400))),
-                },
-                route="/v1/profiles/:id/continue-watching",
-            )
+            pr(w, w.jit(t), 40, "access token rejected",
+               err={"type": "TokenExpiredError", "message": "jwt expired",
+                    "expiredAt": zulu(t - timedelta(seconds=w.ri(103, 400)))},
+               route="/v1/profiles/:id/continue-watching")
     elif w.r() < 0.04 * (0.4 + ld):
-        pr(
-            w,
-            w.jit(t),
-            40,
-            "access token rejected",
-            err={
-                "type": "TokenExpiredError",
-                "message": "jwt expired",
-                "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000))),
-            },
-            route="/v1/profiles/:id/continue-watching",
-        )
+        pr(w, w.jit(t), 40, "access token rejected",
+           err={"type": "TokenExpiredError", "message": "jwt expired",
+                "expiredAt": zulu(t - timedelta(seconds=w.ri(60, 86000)))},
+           route="/v1/profiles/:id/continue-watching")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3137,9 +1792,7 @@ def profiles_bg(w: World, t: datetime) -> None:
 
 TOPICS = {"watch-events": 12, "playback.sessions": 12, "catalog.changes": 6, "entitlement.changes": 6}
 GROUPS = {  # group: (coordinator broker, __consumer_offsets partition, members, generation at DAY0)
-    "watch-history": (2, 17, 3, 4398),
-    "reco-events": (1, 28, 2, 311),
-    "search-catalog": (3, 5, 2, 902),
+    "watch-history": (2, 17, 3, 4398), "reco-events": (1, 28, 2, 311), "search-catalog": (3, 5, 2, 902),
 }
 
 
@@ -3154,36 +1807,19 @@ def group_rebalance(
     members = members or n
     w.groups[group] = (coord, part, n, gen + 1)
     gc = "kafka.coordinator.group.GroupCoordinator"
-    kf(
-        w,
-        t,
-        "INFO",
-        f"[GroupCoordinator {coord}]: Preparing to rebalance group {group} in state "
-        f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})",
-        gc,
-        coord,
-    )
+    kf(w, t, "INFO",
+       f"[GroupCoordinator {coord}]: Preparing to rebalance group {group} in state "
+       f"PreparingRebalance with old generation {gen} (__consumer_offsets-{part}) (reason: {reason})", gc,
+       coord)
     t2 = t + timedelta(milliseconds=w.ri(2500, 3200))
-    kf(
-        w,
-        t2,
-        "INFO",
-        f"[GroupCoordinator {coord}]: Stabilized group {group} generation {gen + 1} "
-        f"(__consumer_offsets-{part}) with {members} members",
-        gc,
-        coord,
-    )
+    kf(w, t2, "INFO",
+       f"[GroupCoordinator {coord}]: Stabilized group {group} generation {gen + 1} "
+       f"(__consumer_offsets-{part}) with {members} members", gc, coord)
     leader = member or f"{'kafkajs-profiles-1' if group == 'watch-history' else 'rdkafka'}-{w.uuid()}"
-    kf(
-        w,
-        t2 + timedelta(milliseconds=w.ri(5, 40)),
-        "INFO",
-        f"[GroupCoordinator {coord}]: Assignment received from leader {leader} for group {group} for "
-        f"generation "
-        f"{gen + 1}. The group has {members} members, 0 of which are static.",
-        gc,
-        coord,
-    )
+    kf(w, t2 + timedelta(milliseconds=w.ri(5, 40)), "INFO",
+       f"[GroupCoordinator {coord}]: Assignment received from leader {leader} for group {group} for "
+       f"generation "
+       f"{gen + 1}. The group has {members} members, 0 of which are static.", gc, coord)
 
 
 def kafka_bg(w: World, t: datetime) -> None:
@@ -3192,72 +1828,49 @@ def kafka_bg(w: World, t: datetime) -> None:
         b = w.ri(1, 3)
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            f"[LocalLog partition={topic}-{p}, dir=/var/lib/kafka/data] Rolled new log segment "
-            f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.",
-            "kafka.log.LocalLog",
-            b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[LocalLog partition={topic}-{p}, dir=/var/lib/kafka/data] Rolled new log segment "
+           f"at offset {w.ri(10**7, 9 * 10**7)} in {w.ri(1, 6)} ms.", "kafka.log.LocalLog", b)
     if lt.minute % 30 == 1:
         b = w.ri(1, 3)
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            f"[GroupMetadataManager brokerId={b}] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
-            "kafka.coordinator.group.GroupMetadataManager",
-            b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[GroupMetadataManager brokerId={b}] Removed 0 expired offsets in {w.ri(0, 3)} milliseconds.",
+           "kafka.coordinator.group.GroupMetadataManager", b)
     if lt.minute == 44:
         b = w.ri(1, 3)
         topic = w.pick(list(TOPICS))
         p = w.ri(0, TOPICS[topic] - 1)
-        kf(
-            w,
-            w.jit(t),
-            "INFO",
-            f"[UnifiedLog partition={topic}-{p}, dir=/var/lib/kafka/data] Deleting segment "
-            f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, size={w.ri(900_000_000, 1_073_000_000)}, "
-            f"lastModifiedTime={int((t - timedelta(days=3)).timestamp() * 1000)}, "
-            f"largestRecordTimestamp=Some("
-            f"{int((t - timedelta(days=3)).timestamp() * 1000)})) due to retention time 259200000ms breach "
-            f"based on "
-            "the largest record timestamp in the segment",
-            "kafka.log.UnifiedLog",
-            b,
-        )
+        kf(w, w.jit(t), "INFO",
+           f"[UnifiedLog partition={topic}-{p}, dir=/var/lib/kafka/data] Deleting segment "
+           f"LogSegment(baseOffset={w.ri(10**7, 9 * 10**7)}, size={w.ri(900_000_000, 1_073_000_000)}, "
+           f"lastModifiedTime={int((t - timedelta(days=3)).timestamp() * 1000)}, "
+           f"largestRecordTimestamp=Some("
+           f"{int((t - timedelta(days=3)).timestamp() * 1000)})) due to retention time 259200000ms breach "
+           f"based on "
+           "the largest record timestamp in the segment", "kafka.log.UnifiedLog", b)
     if w.r() < 0.0016:  # a recommend consumer now and then misses its session timeout during a long GC
         group_rebalance(
-            w,
-            w.jit(t),
-            "reco-events",
-            f"removing member rdkafka-{w.uuid()} on heartbeat expiration",
+            w, w.jit(t), "reco-events", f"removing member rdkafka-{w.uuid()} on heartbeat expiration",
             members=1,
         )
         group_rebalance(
-            w,
-            w.jit(t + timedelta(seconds=40), 10),
-            "reco-events",
+            w, w.jit(t + timedelta(seconds=40), 10), "reco-events",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
 
 
 def pg(w: World, t: datetime, inst_: str, pid: int, who: str, sev: str, msg: str) -> None:
-    level = {
-        "LOG": "INFO",
-        "DETAIL": "INFO",
-        "STATEMENT": "INFO",
-        "WARNING": "WARN",
-        "ERROR": "ERROR",
-        "FATAL": "FATAL",
-    }[sev]
+    level = {"LOG": "INFO", "DETAIL": "INFO", "STATEMENT": "INFO", "WARNING": "WARN", "ERROR": "ERROR",
+             "FATAL": "FATAL"}[sev]
     w.emit(t, "postgres", level, pgline(t, pid, who, sev, msg), instance=inst_, host=inst_)
 
 
-PG = [("pg-catalog", 4), ("pg-catalog-ro", 11), ("pg-billing", 19), ("pg-profiles", 26)]
+PG = engine.table(None, "si", """
+pg-catalog | 4
+pg-catalog-ro | 11
+pg-billing | 19
+pg-profiles | 26
+""")
 
 
 def postgres_bg(w: World, t: datetime) -> None:
@@ -3269,63 +1882,30 @@ def postgres_bg(w: World, t: datetime) -> None:
             pg(w, tt, inst_, 58, "", "LOG", f"{kind} starting: time")
             bufs = w.ri(2000, 26000)
             write, sync = w.ri(120000, 269000) / 1000, w.ri(10, 990) / 1000
-            pg(
-                w,
-                tt + timedelta(seconds=write + sync),
-                inst_,
-                58,
-                "",
-                "LOG",
-                f"{kind} complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
-                f"removed, "
-                f"{w.ri(2, 14)} recycled; write={write:.3f} s, sync={sync:.3f} s, "
-                f"total={write + sync + 0.004:.3f} s",
-            )
+            pg(w, tt + timedelta(seconds=write + sync), inst_, 58, "", "LOG",
+               f"{kind} complete: wrote {bufs} buffers ({bufs / 2621.44:.1f}%); 0 WAL file(s) added, 0 "
+               f"removed, "
+               f"{w.ri(2, 14)} recycled; write={write:.3f} s, sync={sync:.3f} s, "
+               f"total={write + sync + 0.004:.3f} s")
     if w.r() < 0.012:
         inst_ = w.pick(["pg-catalog", "pg-billing", "pg-profiles"])
         db = inst_.split("-")[1]
-        pg(
-            w,
-            w.jit(t),
-            inst_,
-            w.newpid(),
-            f"metabase@{db}",
-            "LOG",
-            "could not receive data from client: Connection reset by peer",
-        )
+        pg(w, w.jit(t), inst_, w.newpid(), f"metabase@{db}", "LOG",
+           "could not receive data from client: Connection reset by peer")
     if w.r() < 0.012:
-        inst_, table = w.pick(
-            [
-                ("pg-profiles", "profiles.public.resume_points"),
-                ("pg-billing", "billing.public.billing_events"),
-                ("pg-catalog", "catalog.public.trending_counters"),
-            ]
-        )
-        pg(
-            w,
-            w.jit(t),
-            inst_,
-            w.newpid(),
-            "",
-            "LOG",
-            f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
-            f"remain, "
-            f"tuples: {w.ri(1000, 40000)} removed, {w.ri(10**6, 9 * 10**6)} remain, elapsed: "
-            f"{w.ri(2, 40)}.{w.ri(10, 99)} s",
-        )
+        inst_, table = w.pick([("pg-profiles", "profiles.public.resume_points"),
+                               ("pg-billing", "billing.public.billing_events"),
+                               ("pg-catalog", "catalog.public.trending_counters")])
+        pg(w, w.jit(t), inst_, w.newpid(), "", "LOG",
+           f'automatic vacuum of table "{table}": index scans: 1, pages: 0 removed, {w.ri(9000, 90000)} '
+           f"remain, "
+           f"tuples: {w.ri(1000, 40000)} removed, {w.ri(10**6, 9 * 10**6)} remain, elapsed: "
+           f"{w.ri(2, 40)}.{w.ri(10, 99)} s")
     if lt.hour == 2 and lt.minute == 0:
         for inst_ in ("pg-catalog", "pg-billing"):
-            pg(
-                w,
-                t + timedelta(seconds=w.ri(1, 9)),
-                inst_,
-                w.newpid(),
-                "replicator@[unknown]",
-                "LOG",
-                "received replication command: BASE_BACKUP ( LABEL 'nightly', CHECKPOINT 'fast', WAIT 0, "
-                "MANIFEST "
-                "'yes')",
-            )
+            pg(w, t + timedelta(seconds=w.ri(1, 9)), inst_, w.newpid(), "replicator@[unknown]", "LOG",
+               "received replication command: BASE_BACKUP ( LABEL 'nightly', CHECKPOINT 'fast', WAIT 0, "
+               "MANIFEST 'yes')")
 
 
 def redis_bg(w: World, t: datetime) -> None:
@@ -3336,19 +1916,12 @@ def redis_bg(w: World, t: datetime) -> None:
             pid = w.ri(1000, 30000)
             for msg, role, dt in (
                 (f"{w.ri(100, 9000)} changes in 300 seconds. Saving...", "M", 0),
-                (f"Background saving started by pid {pid}", "M", 0),
-                ("DB saved on disk", "C", w.ri(4, 30)),
+                (f"Background saving started by pid {pid}", "M", 0), ("DB saved on disk", "C", w.ri(4, 30)),
                 ("Background saving terminated with success", "M", w.ri(31, 40)),
             ):
                 t2 = tt + timedelta(seconds=dt)
-                w.emit(
-                    t2,
-                    "redis",
-                    "INFO",
-                    redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
-                    instance=inst_,
-                    host=f"{inst_}-0",
-                )
+                w.emit(t2, "redis", "INFO", redisline(t2, role, "*", msg, pid=pid if role == "C" else 1),
+                       instance=inst_, host=f"{inst_}-0")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3360,56 +1933,26 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
     for i, (name, _host, _ip, _az) in enumerate(INST[service]):
         st = t + timedelta(seconds=20 + i * 55 + w.ri(0, 9))
         if service == "playback":
-            pb(
-                w,
-                st,
-                "info",
-                "cmd/playback/main.go:61",
-                "playback starting",
-                node=name,
-                version=ver,
-                addr=":8080",
-            )
+            pb(w, st, "info", "cmd/playback/main.go:61", "playback starting", node=name, version=ver,
+               addr=":8080")
         elif service == "drm-license":
             drm_start(w, st, ver, name)
         elif service == "packager":
-            pk(
-                w,
-                st,
-                "INFO",
-                "main.cc:44",
-                f"kumo-packager {ver} starting: 48 worker threads, work queue 512, high-water 256",
-                node=name,
-            )
+            pk(w, st, "INFO", "main.cc:44",
+               f"kumo-packager {ver} starting: 48 worker threads, work queue 512, high-water 256",
+               node=name)
         elif service == "catalog":
-            ct(
-                w,
-                st,
-                "INFO",
-                f"{CAT}.CatalogApplication",
-                f"Started CatalogApplication v{ver} in "
-                f"{w.ri(14, 22)}.{w.ri(100, 999)} seconds (process running for {w.ri(15, 24)}.2)",
-                thread="main",
-                node=name,
-            )
-            ct(
-                w,
-                st + timedelta(milliseconds=40),
-                "INFO",
-                "com.zaxxer.hikari.HikariDataSource",
-                "catalog-primary - Start completed. (maximumPoolSize=30, leakDetectionThreshold=60000)",
-                thread="main",
-                node=name,
-            )
+            ct(w, st, "INFO", f"{CAT}.CatalogApplication",
+               f"Started CatalogApplication v{ver} in "
+               f"{w.ri(14, 22)}.{w.ri(100, 999)} seconds (process running for {w.ri(15, 24)}.2)",
+               thread="main", node=name)
+            ct(w, st + timedelta(milliseconds=40), "INFO", "com.zaxxer.hikari.HikariDataSource",
+               "catalog-primary - Start completed. (maximumPoolSize=30, leakDetectionThreshold=60000)",
+               thread="main", node=name)
         elif service == "entitlement":
-            en(
-                w,
-                st,
-                "INFO",
-                f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4",
-                node=name,
-                rid="boot",
-            )
+            en(w, st, "INFO",
+               f"Puma starting in cluster mode... Version 6.4.2, entitlement {ver}, workers: 4", node=name,
+               rid="boot")
         elif service == "recommend":
             rc(w, st, "info", "reco.main", "recommend starting", version=ver, workers=4, port=8000)
         elif service == "search":
@@ -3418,24 +1961,18 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
             pr(w, st, 30, "profiles listening", node=name, version=ver, port=3000)
     if service == "recommend":
         group_rebalance(
-            w,
-            t + timedelta(seconds=22),
-            "reco-events",
+            w, t + timedelta(seconds=22), "reco-events",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
     if service == "search":
         group_rebalance(
-            w,
-            t + timedelta(seconds=23),
-            "search-catalog",
+            w, t + timedelta(seconds=23), "search-catalog",
             f"Adding new member rdkafka-{w.uuid()} with group instance id None; client reason: not provided",
         )
     if service == "profiles":
         for i in range(3):
             group_rebalance(
-                w,
-                t + timedelta(seconds=21 + i * 55),
-                "watch-history",
+                w, t + timedelta(seconds=21 + i * 55), "watch-history",
                 f"Adding new member kafkajs-profiles-{i + 1}-{w.uuid()} with group instance id None; "
                 "client reason: not provided",
             )
@@ -3446,14 +1983,10 @@ def rollout(w: World, t: datetime, service: str, ver: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 POISON_VALUE = {
-    "profile": "p_7hq3tz2k",
-    "content": "c-57930",
-    "positionMs": "NaN",
-    "app": "KumoVideo-AndroidTV/6.2.0",
+    "profile": "p_7hq3tz2k", "content": "c-57930", "positionMs": "NaN", "app": "KumoVideo-AndroidTV/6.2.0",
 }
 POISON_ERR = {
-    "type": "RangeError",
-    "message": "Invalid time value",
+    "type": "RangeError", "message": "Invalid time value",
     "stack": "RangeError: Invalid time value\n    at Date.toISOString (<anonymous>)\n    at toResumePoint "
     "(/app/dist/history/resume.js:41:38)\n    at handleWatchEvent (/app/dist/history/consumer.js:77:21)",
 }
@@ -3479,21 +2012,11 @@ def inc_poison(w: World) -> None:
         members = sorted(active)
         for i, m in enumerate(members):
             parts = [p for p in range(12) if p % len(members) == i]
-            pr(
-                w,
-                t + timedelta(milliseconds=w.ri(50, 900)),
-                30,
-                "[ConsumerGroup] Consumer has joined the group",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
-                memberId=mids[m],
-                leaderId=mids[members[0]],
-                isLeader=m == members[0],
-                memberAssignment={"watch-events": parts},
-                groupProtocol="RoundRobinAssigner",
-                duration=w.ri(2400, 3400),
-            )
+            pr(w, t + timedelta(milliseconds=w.ri(50, 900)), 30,
+               "[ConsumerGroup] Consumer has joined the group", node=names[m], logger="kafkajs",
+               groupId="watch-history", memberId=mids[m], leaderId=mids[members[0]],
+               isLeader=m == members[0], memberAssignment={"watch-events": parts},
+               groupProtocol="RoundRobinAssigner", duration=w.ri(2400, 3400))
 
     def holder_after(t: datetime) -> None:
         members = sorted(active)
@@ -3506,20 +2029,9 @@ def inc_poison(w: World) -> None:
 
     def stuck(t: datetime, m: int) -> None:
         for k in range(5):
-            pr(
-                w,
-                t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)),
-                50,
-                "watch event handler failed, retrying",
-                node=names[m],
-                topic="watch-events",
-                partition=7,
-                offset="48812331",
-                attempt=k + 1,
-                maxAttempts=5,
-                err=POISON_ERR,
-                value=POISON_VALUE,
-            )
+            pr(w, t + timedelta(seconds=k * 50, milliseconds=w.ri(0, 300)), 50,
+               "watch event handler failed, retrying", node=names[m], topic="watch-events", partition=7,
+               offset="48812331", attempt=k + 1, maxAttempts=5, err=POISON_ERR, value=POISON_VALUE)
         push(t + timedelta(seconds=30, milliseconds=w.ri(0, 400)), "evict", m)
         push(t + timedelta(seconds=205, milliseconds=w.ri(0, 400)), "rejoin", m)
 
@@ -3534,117 +2046,55 @@ def inc_poison(w: World) -> None:
         elif kind == "evict" and m in active:
             active.discard(m)
             coord, part, _members, gen = w.groups["watch-history"]
-            kf(
-                w,
-                t,
-                "INFO",
-                f"[GroupCoordinator {coord}]: Member {mids[m]} in group watch-history has failed, "
-                "removing it from the group",
-                "kafka.coordinator.group.GroupCoordinator",
-                coord,
-            )
+            kf(w, t, "INFO",
+               f"[GroupCoordinator {coord}]: Member {mids[m]} in group watch-history has failed, "
+               "removing it from the group", "kafka.coordinator.group.GroupCoordinator", coord)
             if active:
                 for o in sorted(active):
-                    pr(
-                        w,
-                        t + timedelta(milliseconds=w.ri(300, 2500)),
-                        40,
-                        "[Runner] The group is rebalancing, re-joining",
-                        node=names[o],
-                        logger="kafkajs",
-                        groupId="watch-history",
-                        memberId=mids[o],
-                        error="The group is rebalancing, so a rejoin is needed",
-                        retryCount=0,
-                    )
-                group_rebalance(
-                    w,
-                    t + timedelta(milliseconds=5),
-                    "watch-history",
-                    f"removing member {mids[m]} on heartbeat expiration",
-                    members=len(active),
-                    member=mids[min(active)],
-                )
+                    pr(w, t + timedelta(milliseconds=w.ri(300, 2500)), 40,
+                       "[Runner] The group is rebalancing, re-joining", node=names[o], logger="kafkajs",
+                       groupId="watch-history", memberId=mids[o],
+                       error="The group is rebalancing, so a rejoin is needed", retryCount=0)
+                group_rebalance(w, t + timedelta(milliseconds=5), "watch-history",
+                                f"removing member {mids[m]} on heartbeat expiration", members=len(active),
+                                member=mids[min(active)])
                 joined(t + timedelta(seconds=3))
             else:
-                kf(
-                    w,
-                    t + timedelta(milliseconds=5),
-                    "INFO",
-                    f"[GroupCoordinator {coord}]: Group watch-history with "
-                    f"generation {gen + 1} is now empty (__consumer_offsets-{part})",
-                    "kafka.coordinator.group.GroupCoordinator",
-                    coord,
-                )
+                kf(w, t + timedelta(milliseconds=5), "INFO",
+                   f"[GroupCoordinator {coord}]: Group watch-history with "
+                   f"generation {gen + 1} is now empty (__consumer_offsets-{part})",
+                   "kafka.coordinator.group.GroupCoordinator", coord)
                 w.groups["watch-history"] = (coord, part, 3, gen + 1)
             holder_after(t + timedelta(seconds=3))
         elif kind == "rejoin":
-            pr(
-                w,
-                t,
-                50,
-                "[Connection] Response Heartbeat(key: 12, version: 3)",
-                node=names[m],
-                logger="kafkajs",
-                broker="kafka-2.kumo.internal:9093",
-                clientId=f"profiles-{m}",
-                error="The coordinator is not aware of this member",
-                correlationId=w.ri(10000, 99999),
-                size=10,
-            )
-            pr(
-                w,
-                t + timedelta(milliseconds=40),
-                50,
-                "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
-                retryCount=5,
-            )
-            pr(
-                w,
-                t + timedelta(milliseconds=60),
-                30,
-                "[Consumer] Restarting the consumer in 5000ms",
-                node=names[m],
-                logger="kafkajs",
-                groupId="watch-history",
-            )
+            pr(w, t, 50, "[Connection] Response Heartbeat(key: 12, version: 3)", node=names[m],
+               logger="kafkajs", broker="kafka-2.kumo.internal:9093", clientId=f"profiles-{m}",
+               error="The coordinator is not aware of this member", correlationId=w.ri(10000, 99999),
+               size=10)
+            pr(w, t + timedelta(milliseconds=40), 50,
+               "[Consumer] Crash: KafkaJSNumberOfRetriesExceeded: Invalid time value", node=names[m],
+               logger="kafkajs", groupId="watch-history", retryCount=5)
+            pr(w, t + timedelta(milliseconds=60), 30, "[Consumer] Restarting the consumer in 5000ms",
+               node=names[m], logger="kafkajs", groupId="watch-history")
             t2 = t + timedelta(seconds=5, milliseconds=w.ri(0, 600))
             mids[m] = f"kafkajs-profiles-{m}-{w.uuid()}"
             active.add(m)
             group_rebalance(
-                w,
-                t2,
-                "watch-history",
+                w, t2, "watch-history",
                 f"Adding new member {mids[m]} with group instance id None; client reason: not provided",
-                members=len(active),
-                member=mids[min(active)],
+                members=len(active), member=mids[min(active)],
             )
             joined(t2 + timedelta(seconds=3))
             if state["holder"] is None:
                 holder_after(t2 + timedelta(seconds=3))
     coord, part, _m, gen = w.groups["watch-history"]
     for m in sorted(names):
-        pr(
-            w,
-            stop + timedelta(seconds=m * 4),
-            30,
-            "[Consumer] Stopped",
-            node=names[m],
-            logger="kafkajs",
-            groupId="watch-history",
-        )
-    kf(
-        w,
-        stop + timedelta(seconds=14),
-        "INFO",
-        f"[GroupCoordinator {coord}]: Group watch-history with generation "
-        f"{gen + 1} is now empty (__consumer_offsets-{part})",
-        "kafka.coordinator.group.GroupCoordinator",
-        coord,
-    )
+        pr(w, stop + timedelta(seconds=m * 4), 30, "[Consumer] Stopped", node=names[m], logger="kafkajs",
+           groupId="watch-history")
+    kf(w, stop + timedelta(seconds=14), "INFO",
+       f"[GroupCoordinator {coord}]: Group watch-history with generation "
+       f"{gen + 1} is now empty (__consumer_offsets-{part})", "kafka.coordinator.group.GroupCoordinator",
+       coord)
     w.groups["watch-history"] = (coord, part, 3, gen + 1)
     start = at(1, 8, 27, 0)
     active.clear()
@@ -3652,28 +2102,17 @@ def inc_poison(w: World) -> None:
         mids[m] = f"kafkajs-profiles-{m}-{w.uuid()}"
         active.add(m)
         group_rebalance(
-            w,
-            start + timedelta(seconds=m * 6),
-            "watch-history",
+            w, start + timedelta(seconds=m * 6), "watch-history",
             f"Adding new member {mids[m]} with group instance id None; client reason: not provided",
-            members=len(active),
-            member=mids[1],
+            members=len(active), member=mids[1],
         )
     joined(start + timedelta(seconds=22))
     for k in range(12):
-        pr(
-            w,
-            start + timedelta(seconds=30 + k * 7),
-            30,
-            "resume points applied",
-            topic="watch-events",
-            partition=k,
-            records=w.ri(80_000, 140_000),
-            lastOffset=str(48_812_332 + w.ri(100_000, 200_000))
-            if k == 7
-            else str(48_800_000 + w.ri(100_000, 300_000)),
-            catchUp=True,
-        )
+        pr(w, start + timedelta(seconds=30 + k * 7), 30, "resume points applied", topic="watch-events",
+           partition=k, records=w.ri(80_000, 140_000),
+           lastOffset=str(48_812_332 + w.ri(100_000, 200_000))
+           if k == 7
+           else str(48_800_000 + w.ri(100_000, 300_000)), catchUp=True)
 
 
 def inc_skew(w: World) -> None:
@@ -3695,132 +2134,59 @@ def inc_skew(w: World) -> None:
         t = SKEW[0] + timedelta(milliseconds=w.ri(0, 4000))
         cl(t - timedelta(seconds=2), "INFO", "Selected source 10.20.9.40 (ntp-pci-2.kumo.internal)", t)
         cl(t, "WARN", f"System clock wrong by {SKEW_S}.214561 seconds", t)
-        cl(
-            t + timedelta(milliseconds=2),
-            "WARN",
-            f"System clock was stepped by {SKEW_S}.214561 seconds",
-            t + timedelta(seconds=SKEW_S),
-        )
+        cl(t + timedelta(milliseconds=2), "WARN", f"System clock was stepped by {SKEW_S}.214561 seconds",
+           t + timedelta(seconds=SKEW_S))
         t = SKEW[1] + timedelta(milliseconds=w.ri(0, 4000))
         cl(t - timedelta(seconds=1), "INFO", "Source 10.20.9.40 removed", t + timedelta(seconds=SKEW_S))
         cl(t, "INFO", "Selected source 169.254.169.123", t + timedelta(seconds=SKEW_S))
-        cl(
-            t + timedelta(milliseconds=2),
-            "WARN",
-            f"System clock wrong by {-SKEW_S}.206118 seconds",
-            t + timedelta(seconds=SKEW_S),
-        )
-        cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds", t)
+        cl(t + timedelta(milliseconds=2), "WARN", f"System clock wrong by {-SKEW_S}.206118 seconds",
+           t + timedelta(seconds=SKEW_S))
+        cl(t + timedelta(milliseconds=4), "WARN", f"System clock was stepped by {-SKEW_S}.206118 seconds",
+           t)
 
 
 def inc_replica(w: World) -> None:
-    pg(
-        w,
-        REPLAY_WAIT[0] - timedelta(seconds=32),
-        "pg-catalog",
-        w.newpid(),
-        "",
-        "LOG",
-        'automatic vacuum of table "catalog.public.title_availability": index scans: 1, pages: 0 removed, '
-        "48811 "
-        "remain, tuples: 18234 removed, 2240190 remain, elapsed: 11.48 s",
-    )
-    pg(
-        w,
-        REPLAY_WAIT[1],
-        "pg-catalog-ro",
-        41877,
-        "metabase@catalog",
-        "LOG",
-        "duration: 4099312.448 ms  statement: COPY (SELECT t.id, t.title, a.region, a.available_from, "
-        "s.plays_7d "
-        "FROM titles t JOIN title_availability a ON a.title_id = t.id JOIN play_stats s ON s.title_id = "
-        "t.id) TO "
-        "STDOUT WITH CSV HEADER",
-    )
+    pg(w, REPLAY_WAIT[0] - timedelta(seconds=32), "pg-catalog", w.newpid(), "", "LOG",
+       'automatic vacuum of table "catalog.public.title_availability": index scans: 1, pages: 0 removed, '
+       "48811 remain, tuples: 18234 removed, 2240190 remain, elapsed: 11.48 s")
+    pg(w, REPLAY_WAIT[1], "pg-catalog-ro", 41877, "metabase@catalog", "LOG",
+       "duration: 4099312.448 ms  statement: COPY (SELECT t.id, t.title, a.region, a.available_from, "
+       "s.plays_7d FROM titles t JOIN title_availability a ON a.title_id = t.id JOIN play_stats s ON "
+       "s.title_id = t.id) TO STDOUT WITH CSV HEADER")
 
 
 def inc_reassign(w: World) -> None:
-    kf(
-        w,
-        at(2, 9, 25, 2),
-        "INFO",
-        "[Admin Manager on Broker 1]: Updating broker 2 with new configuration : "
-        "leader.replication.throttled.rate -> 209715200,follower.replication.throttled.rate -> 209715200",
-        "kafka.server.ZkAdminManager",
-        1,
-    )
+    kf(w, at(2, 9, 25, 2), "INFO",
+       "[Admin Manager on Broker 1]: Updating broker 2 with new configuration : "
+       "leader.replication.throttled.rate -> 209715200,follower.replication.throttled.rate -> 209715200",
+       "kafka.server.ZkAdminManager", 1)
     for i, p in enumerate((1, 4, 7, 10)):
         for topic in ("watch-events", "playback.sessions"):
             t = REASSIGN[0] + timedelta(seconds=5 + i * 3, milliseconds=w.ri(0, 900))
-            kf(
-                w,
-                t,
-                "INFO",
-                f"[Partition {topic}-{p} broker=2] Log loaded for partition {topic}-{p} with initial "
-                "high watermark 0",
-                "kafka.cluster.Partition",
-                2,
-            )
+            kf(w, t, "INFO",
+               f"[Partition {topic}-{p} broker=2] Log loaded for partition {topic}-{p} with initial "
+               "high watermark 0", "kafka.cluster.Partition", 2)
             t = REASSIGN[1] - timedelta(minutes=30 - i * 9, seconds=w.ri(0, 60))
-            kf(
-                w,
-                t,
-                "INFO",
-                f"[Partition {topic}-{p} broker=1] ISR updated to 1,3,2 and version updated to "
-                f"{w.ri(40, 90)}",
-                "kafka.cluster.Partition",
-                1,
-            )
-    kf(
-        w,
-        REASSIGN[1],
-        "INFO",
-        "[Controller id=1] Removed throttle configs for broker 2 after reassignment of 96 partitions",
-        "kafka.controller.KafkaController",
-        1,
-    )
+            kf(w, t, "INFO",
+               f"[Partition {topic}-{p} broker=1] ISR updated to 1,3,2 and version updated to "
+               f"{w.ri(40, 90)}", "kafka.cluster.Partition", 1)
+    kf(w, REASSIGN[1], "INFO",
+       "[Controller id=1] Removed throttle configs for broker 2 after reassignment of 96 partitions",
+       "kafka.controller.KafkaController", 1)
 
 
 def inc_misc(w: World) -> None:
     # flyway V58 with catalog 3.8.0, and the sequence fix on pg-billing
-    pg(
-        w,
-        at(2, 17, 31, 40),
-        "pg-catalog",
-        w.newpid(),
-        "flyway_catalog@catalog",
-        "LOG",
-        "statement: CREATE TABLE trending_counters_region (title_id bigint NOT NULL, region text NOT NULL, "
-        "plays_1h integer NOT NULL, PRIMARY KEY (title_id, region))",
-    )
-    pg(
-        w,
-        SEQ_MAX[1] - timedelta(seconds=1),
-        "pg-billing",
-        w.newpid(),
-        "dba@billing",
-        "LOG",
-        "statement: ALTER SEQUENCE billing_events_id_seq AS bigint MAXVALUE 9223372036854775807;",
-    )
-    sk(
-        w,
-        SEQ_MAX[1] + timedelta(seconds=40),
-        "INFO",
-        "StripeWebhookJob",
-        "done: billing event recorded id=2147483648",
-        elapsed="0.212",
-    )
+    pg(w, at(2, 17, 31, 40), "pg-catalog", w.newpid(), "flyway_catalog@catalog", "LOG",
+       "statement: CREATE TABLE trending_counters_region (title_id bigint NOT NULL, region text NOT NULL, "
+       "plays_1h integer NOT NULL, PRIMARY KEY (title_id, region))")
+    pg(w, SEQ_MAX[1] - timedelta(seconds=1), "pg-billing", w.newpid(), "dba@billing", "LOG",
+       "statement: ALTER SEQUENCE billing_events_id_seq AS bigint MAXVALUE 9223372036854775807;")
+    sk(w, SEQ_MAX[1] + timedelta(seconds=40), "INFO", "StripeWebhookJob",
+       "done: billing event recorded id=2147483648", elapsed="0.212")
     # the DRM restart that loads the staged credential, and the premiere fix
-    ct(
-        w,
-        PREMIERE[1] - timedelta(seconds=5),
-        "INFO",
-        f"{CAT}.cache.PlayableCache",
-        f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)",
-        thread="admin-3",
-        node="catalog-1",
-    )
+    ct(w, PREMIERE[1] - timedelta(seconds=5), "INFO", f"{CAT}.cache.PlayableCache",
+       f"evicted playable cache for {PREMIERE_ID} (manual, by m.sato)", thread="admin-3", node="catalog-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -3829,15 +2195,9 @@ def inc_misc(w: World) -> None:
 # ---------------------------------------------------------------------------------------------
 
 BASE = {  # req/min at load 1, p95 ms, error %, cpu %
-    "gateway": (52000, 240, 0.9, 38),
-    "playback": (9000, 260, 0.6, 41),
-    "drm-license": (4800, 60, 0.5, 35),
-    "packager": (21000, 60, 0.2, 44),
-    "catalog": (11000, 180, 0.3, 39),
-    "entitlement": (3800, 60, 0.8, 30),
-    "recommend": (4100, 160, 2.8, 52),
-    "search": (2600, 110, 0.4, 26),
-    "profiles": (5200, 25, 0.3, 22),
+    "gateway": (52000, 240, 0.9, 38), "playback": (9000, 260, 0.6, 41), "drm-license": (4800, 60, 0.5, 35),
+    "packager": (21000, 60, 0.2, 44), "catalog": (11000, 180, 0.3, 39), "entitlement": (3800, 60, 0.8, 30),
+    "recommend": (4100, 160, 2.8, 52), "search": (2600, 110, 0.4, 26), "profiles": (5200, 25, 0.3, 22),
     "objstore-gw": (26000, 20, 0.6, 31),
 }
 
@@ -3934,17 +2294,8 @@ def metrics(w: World) -> None:
                 b503 = rps * uhd_share(t) * 0.6
             fetch = rps * (1 - hit)
             shield_rows.append(
-                [
-                    wmin(t),
-                    name,
-                    round(rps),
-                    round(hit, 3),
-                    round(fetch),
-                    round(b503),
-                    round(nuked),
-                    limited,
-                    round(used, 1),
-                ]
+                [wmin(t), name, round(rps), round(hit, 3), round(fetch), round(b503), round(nuked),
+                 limited, round(used, 1)]
             )
         # per minute: kafka brokers
         for b in (1, 2, 3):
@@ -3968,57 +2319,28 @@ def metrics(w: World) -> None:
                 p99 = 2200 + 2600 * w.r() if b == 2 else 700 + 1100 * w.r()
             if b == 1 and inside(t, (REASSIGN[0] + timedelta(minutes=1), REASSIGN[1])):
                 urp = 8
-            broker_rows.append(
-                [
-                    wmin(t),
-                    f"kafka-{b}",
-                    round(p99, 1),
-                    round(mbs, 1),
-                    round(await_, 1),
-                    burst if burst == "" else round(burst, 1),
-                    urp,
-                ]
-            )
+            broker_rows.append([wmin(t), f"kafka-{b}", round(p99, 1), round(mbs, 1), round(await_, 1),
+                                burst if burst == "" else round(burst, 1), urp])
         # per minute: JVMs
         busy = 60 * ld * (0.8 + 0.4 * w.r())
         if inside(t, DRM_SAT):
             busy = 600
         elif inside(t, PREFETCH):
             busy = 420
-        jvm_rows.append(
-            [
-                wmin(t),
-                "drm-license",
-                round(busy),
-                600,
-                "",
-                "",
-                round(2900 + 400 * w.r()),
-                round(8 + 10 * w.r()),
-            ]
-        )
+        jvm_rows.append([wmin(t), "drm-license", round(busy), 600, "", "", round(2900 + 400 * w.r()),
+                         round(8 + 10 * w.r())])
         pool = 6 + 14 * ld * (0.8 + 0.4 * w.r())
         pool = min(90, pool + leaked(t))
         jvm_rows.append(
-            [
-                wmin(t),
-                "catalog",
-                round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)),
-                600,
-                round(pool),
-                90,
-                round(1800 + 500 * w.r()),
-                round(6 + 8 * w.r()),
-            ]
+            [wmin(t), "catalog", round(50 * ld * (0.8 + 0.4 * w.r()) + (300 if pool_dry(t) else 0)), 600,
+             round(pool), 90, round(1800 + 500 * w.r()), round(6 + 8 * w.r())]
         )
         if loc(t).minute % 5 == 0:
             for svc in BASE:
                 svc_rows.append(svc_metric(w, t, svc))
             for inst_, role, mx, tps in (
-                ("pg-catalog", "primary", 300, 1900),
-                ("pg-catalog-ro", "replica", 300, 3100),
-                ("pg-billing", "primary", 200, 420),
-                ("pg-profiles", "primary", 200, 2600),
+                ("pg-catalog", "primary", 300, 1900), ("pg-catalog-ro", "replica", 300, 3100),
+                ("pg-billing", "primary", 200, 420), ("pg-profiles", "primary", 200, 2600),
             ):
                 conns = round(mx * 0.3 * (0.6 + 0.4 * ld) * (0.9 + 0.2 * w.r()))
                 lag_s: float | str = ""
@@ -4032,29 +2354,11 @@ def metrics(w: World) -> None:
                 if inst_ == "pg-catalog" and inside(t, LEAK):
                     idle_tx += round(leaked(t))
                     conns = max(conns, 96 + idle_tx)
-                db_rows.append(
-                    [
-                        wall(t),
-                        inst_,
-                        role,
-                        conns,
-                        mx,
-                        round(tps * ld * (0.9 + 0.2 * w.r())),
-                        round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1),
-                        lag_s,
-                        idle_tx,
-                        round(
-                            {
-                                "pg-catalog": 61.2,
-                                "pg-catalog-ro": 61.3,
-                                "pg-billing": 72.8,
-                                "pg-profiles": 48.1,
-                            }[inst_]
-                            + 0.2 * w.r(),
-                            1,
-                        ),
-                    ]
-                )
+                db_rows.append([wall(t), inst_, role, conns, mx, round(tps * ld * (0.9 + 0.2 * w.r())),
+                                round(20 + 30 * ld * (0.8 + 0.4 * w.r()), 1), lag_s, idle_tx,
+                                round({"pg-catalog": 61.2, "pg-catalog-ro": 61.3, "pg-billing": 72.8,
+                                       "pg-profiles": 48.1}[inst_]
+                                      + 0.2 * w.r(), 1)])
             for service in ("gateway", "packager", "entitlement"):
                 for name, host, _ip, az in INST[service]:
                     cpu = 35 * (0.5 + 0.5 * ld) * (0.85 + 0.3 * w.r())
@@ -4070,14 +2374,8 @@ def metrics(w: World) -> None:
                 if b == 2 and inside(t, BURST):
                     iowait = round(38 + 12 * w.r(), 1)
                 host_rows.append(
-                    [
-                        wall(t),
-                        f"kafka-{b}",
-                        "kafka",
-                        ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
-                        round(cpu + iowait, 1),
-                        round((w.r() - 0.5) * 0.8, 2),
-                    ]
+                    [wall(t), f"kafka-{b}", "kafka", ["apne1-az1", "apne1-az2", "apne1-az4"][b - 1],
+                     round(cpu + iowait, 1), round((w.r() - 0.5) * 0.8, 2)]
                 )
             # consumer lag
             wh = lag["watch-history"]
@@ -4091,78 +2389,29 @@ def metrics(w: World) -> None:
             lag_rows.append([wall(t), "watch-history", "watch-events", 12, wh])
             reco = w.ri(100, 9000) if not inside(t, BURST) else w.ri(9000, 40000)
             lag_rows.append([wall(t), "reco-events", "watch-events", 12, reco])
-            lag_rows.append(
-                [
-                    wall(t),
-                    "search-catalog",
-                    "catalog.changes",
-                    6,
-                    w.ri(0, 300)
-                    if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
-                    else w.ri(4000, 9000),
-                ]
-            )
-    w.table(
-        "svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows
-    )
-    w.table(
-        "shield_metrics",
-        [
-            "minute",
-            "node",
-            "req_per_s",
-            "hit_ratio",
-            "backend_fetch_per_s",
-            "backend_503_per_s",
-            "n_lru_nuked",
-            "n_lru_limited",
-            "storage_used_gb",
-        ],
-        shield_rows,
-    )
+            lag_rows.append([wall(t), "search-catalog", "catalog.changes", 6,
+                             w.ri(0, 300)
+                             if not inside(t, (UHD_PUBLISH, UHD_PUBLISH + timedelta(minutes=6)))
+                             else w.ri(4000, 9000)])
+    w.table("svc_metrics", engine.columns("SERVICE_BUCKETS"), svc_rows)
+    w.table("shield_metrics",
+            ["minute", "node", "req_per_s", "hit_ratio", "backend_fetch_per_s", "backend_503_per_s",
+             "n_lru_nuked", "n_lru_limited", "storage_used_gb"],
+            shield_rows)
     w.table(
         "broker_metrics",
-        [
-            "minute",
-            "broker",
-            "produce_p99_ms",
-            "bytes_in_mb_s",
-            "disk_await_ms",
-            "ebs_burst_balance_pct",
-            "under_replicated_partitions",
-        ],
+        ["minute", "broker", "produce_p99_ms", "bytes_in_mb_s", "disk_await_ms", "ebs_burst_balance_pct",
+         "under_replicated_partitions"],
         broker_rows,
     )
-    w.table(
-        "jvm_metrics",
-        [
-            "minute",
-            "service",
-            "threads_busy",
-            "threads_max",
-            "db_pool_active",
-            "db_pool_max",
-            "heap_used_mb",
-            "gc_pause_ms",
-        ],
-        jvm_rows,
-    )
-    w.table(
-        "db_metrics",
-        [
-            "bucket_start",
-            "instance",
-            "role",
-            "conns",
-            "max_conns",
-            "tps",
-            "cpu_pct",
-            "replay_lag_s",
-            "idle_in_tx",
-            "disk_used_pct",
-        ],
-        db_rows,
-    )
+    w.table("jvm_metrics",
+            ["minute", "service", "threads_busy", "threads_max", "db_pool_active", "db_pool_max",
+             "heap_used_mb", "gc_pause_ms"],
+            jvm_rows)
+    w.table("db_metrics",
+            ["bucket_start", "instance", "role", "conns", "max_conns", "tps", "cpu_pct", "replay_lag_s",
+             "idle_in_tx", "disk_used_pct"],
+            db_rows)
     w.table("host_metrics", ["bucket_start", "host", "role", "az", "cpu_pct", "clock_offset_ms"], host_rows)
     w.table("consumer_lag", engine.columns("CONSUMER_LAG"), lag_rows)
 
@@ -4182,68 +2431,32 @@ def batch_runs(w: World, publish_rows: list[list]) -> None:
             n += 1
             start = at(d, hh, mm)
             d_ = dur + w.ri(0, 120)
-            it = items or {
-                "sprite-backfill": w.ri(5200, 6100),
-                "search-reindex": w.ri(212_000, 214_000),
-                "stripe-payout-reconcile": w.ri(1800, 2600),
-            }.get(job, 0)
+            it = items or {"sprite-backfill": w.ri(5200, 6100), "search-reindex": w.ri(212_000, 214_000),
+                           "stripe-payout-reconcile": w.ri(1800, 2600)}.get(job, 0)
             rows.append(
-                [
-                    f"BR-{n}",
-                    job,
-                    runs_on,
-                    wall(start),
-                    wall(start + timedelta(seconds=d_)),
-                    "COMPLETED",
-                    it,
-                    detail,
-                ]
+                [f"BR-{n}", job, runs_on, wall(start), wall(start + timedelta(seconds=d_)), "COMPLETED",
+                 it, detail]
             )
     for start, cid, title, ok in PREPACK_RUNS:
         n += 1
         dur = 90 if not ok else w.ri(380, 500)
-        rows.append(
-            [
-                f"BR-{n}",
-                "prepackage",
-                "packager (pkg-4)",
-                wall(start),
-                wall(start + timedelta(seconds=dur)),
-                "COMPLETED" if ok else "FAILED",
-                1 if ok else 0,
-                f"{cid} {title}" + ("" if ok else ": audio rendition ja-5.1 missing from mezzanine"),
-            ]
-        )
+        rows.append([f"BR-{n}", "prepackage", "packager (pkg-4)", wall(start),
+                     wall(start + timedelta(seconds=dur)), "COMPLETED" if ok else "FAILED", 1 if ok else 0,
+                     f"{cid} {title}" + ("" if ok else ": audio rendition ja-5.1 missing from mezzanine")])
     n += 1
     rows.append(
-        [
-            f"BR-{n}",
-            "sprite-backfill",
-            "transcode-batch",
-            wall(SPRITE[0]),
-            wall(SPRITE[1]),
-            "ABORTED",
-            18412,
-            "workers=64 s3_user=svc-media (manual run: catch up 48210 library titles before the UI launch)",
-        ]
+        [f"BR-{n}", "sprite-backfill", "transcode-batch", wall(SPRITE[0]), wall(SPRITE[1]), "ABORTED",
+         18412,
+         "workers=64 s3_user=svc-media (manual run: catch up 48210 library titles before the UI launch)"]
     )
     n += 1
     rows.append(
-        [
-            f"BR-{n}",
-            "partition-reassign",
-            "kafka",
-            wall(REASSIGN[0]),
-            wall(REASSIGN[1]),
-            "COMPLETED",
-            96,
-            "move 96 partitions of watch-events, playback.sessions onto kafka-2 (replaced broker), 1.8 TB",
-        ]
+        [f"BR-{n}", "partition-reassign", "kafka", wall(REASSIGN[0]), wall(REASSIGN[1]), "COMPLETED", 96,
+         "move 96 partitions of watch-events, playback.sessions onto kafka-2 (replaced broker), 1.8 TB"]
     )
     rows.sort(key=lambda r: (r[3], r[0]))
     w.table(
-        "batch_runs",
-        ["run_id", "job_name", "runs_on", "began", "finished", "result", "items", "detail"],
+        "batch_runs", ["run_id", "job_name", "runs_on", "began", "finished", "result", "items", "detail"],
         rows,
     )
 
@@ -4390,660 +2603,375 @@ def truth() -> dict:
     inc = []
     s, e = at(0, 9, 10), at(0, 9, 40)
     inc.append(
-        incident(
-            "VOD-01",
-            "system_wide",
-            "Lots of viewers can't start anything since about 9am — the app shows error DRM-3016; support "
-            "says it's "
-            "mostly iPhone, iPad, Apple TV and Safari. 09:10–09:40 JST, 2026/04/14. Which component failed?",
-            None,
-            s,
-            e,
-            FPS_EXPIRED[0],
-            "drm-license",
-            "drm-license's FairPlay Streaming certificate fps-prod-2025 expired at 09:00 JST (notAfter "
-            "2026-04-14T00:00:00Z); the renewed fps-prod-2026 had been staged in vault on 4/10, but "
-            "drm-license "
-            "reads its credentials only at startup, so every FairPlay CKC request failed with "
-            "FPS_CREDENTIAL_EXPIRED "
-            "(HTTP 500) and iPhone, iPad, Apple TV and Safari viewers got DRM-3016 while Widevine and "
-            "PlayReady "
-            "devices played normally, until the rolling restart DEP-4411 loaded fps-prod-2026 at 09:52",
-            ["fairplay", "expired"],
-            [
-                "gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
-                "Widevine license downgraded warnings in drm-license (always there)",
-                "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)",
-            ],
-            "drm-credentials",
-            "SUCCESS",
-            [
-                step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
-                step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
-                step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
-                step_sql(
-                    "SELECT cert_name, service, not_after, rotated_at, status FROM certificates WHERE "
-                    "service = "
-                    "'drm-license' AND not_after <= '2026-04-14T00:30:00Z'",
-                    "fps-prod-2025",
-                ),
-            ],
-            runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate",
-        )
+        incident("VOD-01", "system_wide",
+                 "Lots of viewers can't start anything since about 9am — the app shows error DRM-3016; "
+                 "support says it's mostly iPhone, iPad, Apple TV and Safari. 09:10–09:40 JST, 2026/04/14. "
+                 "Which component failed?",
+                 None, s, e, FPS_EXPIRED[0], "drm-license",
+                 "drm-license's FairPlay Streaming certificate fps-prod-2025 expired at 09:00 JST "
+                 "(notAfter 2026-04-14T00:00:00Z); the renewed fps-prod-2026 had been staged in vault on "
+                 "4/10, but drm-license reads its credentials only at startup, so every FairPlay CKC "
+                 "request failed with FPS_CREDENTIAL_EXPIRED (HTTP 500) and iPhone, iPad, Apple TV and "
+                 "Safari viewers got DRM-3016 while Widevine and PlayReady devices played normally, until "
+                 "the rolling restart DEP-4411 loaded fps-prod-2026 at 09:52",
+                 ["fairplay", "expired"],
+                 ["gateway config change CHG-8801 (limit_req api rate 800r/s -> 1000r/s) at 08:40",
+                  "Widevine license downgraded warnings in drm-license (always there)",
+                  "playback client error reports (always there; here DRM-3016 with HTTP 500, the symptom)"],
+                 "drm-credentials", "SUCCESS",
+                 [step_logs("FPS_CREDENTIAL_EXPIRED", "drm-license", s, e, "ERROR"),
+                  step_logs("DRM-3016", "playback", s, e, "WARN", pattern="client error report"),
+                  step_logs("/drm/fairplay/ckc", "gateway", s, e, "ERROR"),
+                  step_sql("SELECT cert_name, service, not_after, rotated_at, status FROM certificates "
+                           "WHERE service = 'drm-license' AND not_after <= "
+                           "'2026-04-14T00:30:00Z'", "fps-prod-2025")],
+                 runbook_query="FairPlay CKC failing DRM-3016 Apple devices certificate")
     )
     s, e = at(0, 12, 5), at(0, 12, 35)
     inc.append(
-        incident(
-            "VOD-02",
-            "metrics_deps",
-            "catalog: the titles that were supposed to go live at 12:00 still show 'coming soon' and "
-            "playback refuses "
-            "them — 12:05 to 12:35 JST, Apr 14. What's going on?",
-            "catalog",
-            s,
-            e,
-            REPLAY_WAIT[0],
-            "postgres",
-            "WAL replay on the catalog hot standby pg-catalog-ro was held up from 11:38 by a long metabase "
-            "COPY export "
-            "running on it (max_standby_streaming_delay = -1, and cleanup of title_availability vacuumed on "
-            "the "
-            "primary conflicted with the query), so the replica's replay lag grew to about 68 minutes; the "
-            "12:00 "
-            "catalog-publish of 38 titles was written to the primary pg-catalog, but catalog reads titles "
-            "and the "
-            "playable check from the replica, so those titles stayed SCHEDULED ('coming soon') and playback "
-            "refused "
-            "them with NOT_YET_AVAILABLE, until the export finished at 12:46 and the replica caught up",
-            ["pg-catalog-ro", "lag"],
-            [
-                "the 12:00 catalog-publish job (it ran fine, on the primary)",
-                "playback NOT_YET_AVAILABLE warnings (the symptom)",
-                "recommend feature-store warnings and catalog artwork warnings (always there)",
-            ],
-            "catalog-replica",
-            "SUCCESS",
-            [
-                step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
-                step_sql(
-                    "SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
-                    "'pg-catalog-ro' AND "
-                    "replay_lag_s > 600 AND bucket_start BETWEEN '2026-04-14T03:05:00Z' AND "
-                    "'2026-04-14T03:35:00Z' "
-                    "ORDER BY bucket_start",
-                    "pg-catalog-ro",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
-                    "pg-catalog-ro",
-                ),
-                step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY"),
-            ],
-            runbook_query="catalog titles still scheduled coming soon after publish replica",
-        )
+        incident("VOD-02", "metrics_deps",
+                 "catalog: the titles that were supposed to go live at 12:00 still show 'coming soon' and "
+                 "playback refuses them — 12:05 to 12:35 JST, Apr 14. "
+                 "What's going on?", "catalog", s, e, REPLAY_WAIT[0],
+                 "postgres",
+                 "WAL replay on the catalog hot standby pg-catalog-ro was held up from 11:38 by a long "
+                 "metabase COPY export running on it (max_standby_streaming_delay = -1, and cleanup of "
+                 "title_availability vacuumed on the primary conflicted with the query), so the replica's "
+                 "replay lag grew to about 68 minutes; the 12:00 catalog-publish of 38 titles was written "
+                 "to the primary pg-catalog, but catalog reads titles and the playable check from the "
+                 "replica, so those titles stayed SCHEDULED ('coming soon') and playback refused them with "
+                 "NOT_YET_AVAILABLE, until the export finished at 12:46 and the replica caught up",
+                 ["pg-catalog-ro", "lag"],
+                 ["the 12:00 catalog-publish job (it ran fine, on the primary)",
+                  "playback NOT_YET_AVAILABLE warnings (the symptom)",
+                  "recommend feature-store warnings and catalog artwork warnings (always there)"],
+                 "catalog-replica", "SUCCESS",
+                 [step_logs("NOT_YET_AVAILABLE", "playback", s, e, "WARN", pattern="title not playable"),
+                  step_sql("SELECT bucket_start, instance, replay_lag_s FROM db_metrics WHERE instance = "
+                           "'pg-catalog-ro' AND replay_lag_s > 600 AND bucket_start BETWEEN "
+                           "'2026-04-14T03:05:00Z' AND '2026-04-14T03:35:00Z' ORDER BY "
+                           "bucket_start", "pg-catalog-ro"),
+                  step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'catalog'",
+                           "pg-catalog-ro"),
+                  step_logs("duration: 4099312.448 ms", "postgres", s, at(0, 12, 50), pattern="COPY")],
+                 runbook_query="catalog titles still scheduled coming soon after publish replica")
     )
     s, e = at(0, 14, 20), at(0, 14, 50)
     inc.append(
-        incident(
-            "VOD-03",
-            "change",
-            "packager: CPU pegged on every packager node and segment requests timing out since ~14:05. "
-            "Nothing was "
-            "deployed to packager. Window 14:20–14:50 JST on 4/14 — what changed?",
-            "packager",
-            s,
-            e,
-            VCL_HASH[0],
-            "origin-shield",
-            "config change CHG-8803 (shield-vcl#311) at 14:04 changed origin-shield's cache key (vcl_hash) "
-            "from "
-            "dropping the tok query parameter to sorting the whole query string; every segment URL carries "
-            "the "
-            "viewer's session token tok=, so every request became its own cache key, the shield's hit ratio "
-            "fell "
-            "from ~95% to ~4% and nearly all CDN traffic went to the packager, whose work queues overflowed "
-            "(shedding, 2.5 s segment deadlines, 503) at 100% CPU, until the change was reverted (CHG-8804) "
-            "at 14:58",
-            ["cache key", "tok"],
-            [
-                "recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
-                "packager itself (no deploy; overloaded, not broken)",
-                "packager Broken pipe errors and unknown-rendition probes (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_sql(
-                    "SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
-                    "config_changes "
-                    "WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND '2026-04-14T05:20:00Z'",
-                    "CHG-8803",
-                ),
-                step_logs("shedding request", "packager", s, e, "WARN"),
-                step_sql(
-                    "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE hit_ratio "
-                    "< 0.1 AND "
-                    "minute BETWEEN '2026-04-14T05:20:00Z' AND '2026-04-14T05:50:00Z' ORDER BY minute LIMIT "
-                    "6",
-                    "shield-",
-                ),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
-                    "origin-shield",
-                ),
-                step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e),
-            ],
-        )
+        incident("VOD-03", "change",
+                 "packager: CPU pegged on every packager node and segment requests timing out since "
+                 "~14:05. Nothing was deployed to packager. Window 14:20–14:50 JST on "
+                 "4/14 — what changed?", "packager", s, e,
+                 VCL_HASH[0], "origin-shield",
+                 "config change CHG-8803 (shield-vcl#311) at 14:04 changed origin-shield's cache key "
+                 "(vcl_hash) from dropping the tok query parameter to sorting the whole query string; "
+                 "every segment URL carries the viewer's session token tok=, so every request became its "
+                 "own cache key, the shield's hit ratio fell from ~95% to ~4% and nearly all CDN traffic "
+                 "went to the packager, whose work queues overflowed (shedding, 2.5 s segment deadlines, "
+                 "503) at 100% CPU, until the change was reverted (CHG-8804) at 14:58", ["cache key",
+                                                                                         "tok"],
+                 ["recommend config change CHG-8802 (reco.candidates.max 200 -> 300) at 13:50",
+                  "packager itself (no deploy; overloaded, not broken)",
+                  "packager Broken pipe errors and unknown-rendition probes (always there)"],
+                 None, "SUCCESS",
+                 [step_sql("SELECT change_id, service, key, from_value, to_value, applied_at, summary FROM "
+                           "config_changes WHERE applied_at BETWEEN '2026-04-14T04:30:00Z' AND "
+                           "'2026-04-14T05:20:00Z'",
+                           "CHG-8803"),
+                  step_logs("shedding request", "packager", s, e, "WARN"),
+                  step_sql(
+                      "SELECT minute, node, hit_ratio, backend_fetch_per_s FROM shield_metrics WHERE "
+                      "hit_ratio < 0.1 AND minute BETWEEN '2026-04-14T05:20:00Z' AND "
+                      "'2026-04-14T05:50:00Z' ORDER BY minute LIMIT 6", "shield-",
+                  ),
+                  step_sql("SELECT caller, callee, address FROM dependencies WHERE callee = 'packager'",
+                           "origin-shield"),
+                  step_logs("vcl.use vod_20260414_0504_pr311", "origin-shield", at(0, 14, 0), e)])
     )
     s, e = at(0, 20, 10), at(0, 20, 40)
     inc.append(
-        incident(
-            "VOD-04",
-            "trap_late_symptom",
-            "playback: the new episode of Shinkai Line that premiered at 20:00 won't play for anyone ('this "
-            "title "
-            "can't be played right now') — 20:10–20:40 JST, 14 Apr. We shipped playback 7.4.0 at 19:50; what "
-            "broke?",
-            "playback",
-            s,
-            e,
-            PREPACK_FAIL,
-            "packager",
-            "the prepackage job for the 20:00 premiere c-58213 (Shinkai Line #7) failed at 19:31: the "
-            "delivered "
-            "mezzanine had only the ja-2.0 audio track and validation requires ja-5.1, so no HLS/DASH "
-            "manifests were "
-            "written to vod-packaged/c-58213/; the title was published at 20:00 anyway and playback's "
-            "manifest "
-            "resolve got 404 NoSuchKey from objstore-gw for every session of it, until the mezzanine was "
-            "re-delivered "
-            "and prepackage re-run at 20:44 (manifests in place, cache evicted at 20:52)",
-            ["prepackage", "c-58213"],
-            [
-                "playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
-                "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
-                "prime-time load and recommend's usual errors",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
-                step_logs(
-                    "audio rendition 'ja-5.1' missing",
-                    "packager",
-                    at(0, 19, 25),
-                    e,
-                    "ERROR",
-                    pattern="prepackage",
-                ),
-                step_sql(
-                    "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = 'prepackage' "
-                    "AND result = "
-                    "'FAILED'",
-                    "c-58213",
-                ),
-                step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN"),
-            ],
-        )
+        incident("VOD-04", "trap_late_symptom",
+                 "playback: the new episode of Shinkai Line that premiered at 20:00 won't play for anyone "
+                 "('this title can't be played right now') — 20:10–20:40 JST, 14 Apr. We shipped playback "
+                 "7.4.0 at 19:50; what broke?", "playback", s, e, PREPACK_FAIL, "packager",
+                 "the prepackage job for the 20:00 premiere c-58213 (Shinkai Line #7) failed at 19:31: the "
+                 "delivered mezzanine had only the ja-2.0 audio track and validation requires ja-5.1, so "
+                 "no HLS/DASH manifests were written to vod-packaged/c-58213/; the title was published at "
+                 "20:00 anyway and playback's manifest resolve got 404 NoSuchKey from objstore-gw for "
+                 "every session of it, until the mezzanine was re-delivered and prepackage re-run at 20:44 "
+                 "(manifests in place, cache evicted at 20:52)",
+                 ["prepackage", "c-58213"],
+                 ["playback deploy DEP-4414 (7.4.0, heartbeat batching) at 19:50",
+                  "gateway config change CHG-8805 (session start rate limit 2000r/s -> 4000r/s) at 19:40",
+                  "prime-time load and recommend's usual errors"],
+                 None, "SUCCESS",
+                 [step_logs("NoSuchKey", "playback", s, e, "ERROR", pattern="manifest resolve failed"),
+                  step_logs("audio rendition 'ja-5.1' missing", "packager", at(0, 19, 25), e, "ERROR",
+                            pattern="prepackage"),
+                  step_sql(
+                      "SELECT job_name, began, result, detail FROM batch_runs WHERE job_name = "
+                      "'prepackage' AND result = 'FAILED'", "c-58213",
+                  ),
+                  step_logs("vod-packaged/c-58213", "objstore-gw", s, e, "WARN")])
     )
     s, e = at(1, 3, 0), at(1, 3, 40)
     inc.append(
-        incident(
-            "VOD-05",
-            "no_incident",
-            "search: got paged for search ERRORs around 03:10 JST on 4/15. Can you check 03:00–03:40 — is "
-            "anything "
-            "actually broken?",
-            "search",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
-            note=(
-                "the nightly full reindex and alias swap at 03:00 with its usual 'alias swap cancelled "
-                "in-flight "
-                "queries' ERROR and a few more slow queries; CHG-8806 (4 shards, 02:30) was for this "
-                "reindex, which "
-                "finished normally; metrics at baseline"
-            ),
-        )
+        incident("VOD-05", "no_incident",
+                 "search: got paged for search ERRORs around 03:10 JST on 4/15. Can you check 03:00–03:40 "
+                 "— is anything actually "
+                 "broken?", "search", s, e, None, None, None, [], [], None, "FALLBACK", [],
+                 note=(
+                     "the nightly full reindex and alias swap at 03:00 with its usual 'alias swap "
+                     "cancelled in-flight queries' ERROR and a few more slow queries; CHG-8806 (4 shards, "
+                     "02:30) was for this reindex, which finished normally; metrics at baseline"
+                 ))
     )
     s, e = at(1, 7, 40), at(1, 8, 10)
     inc.append(
-        incident(
-            "VOD-06",
-            "logs_only",
-            "profiles: 'Continue watching' stopped updating and resume positions are stale — 07:40 to 08:10 "
-            "JST, "
-            "2026-04-15. Root cause?",
-            "profiles",
-            s,
-            e,
-            POISON[0],
-            "profiles",
-            'a poison record on watch-events partition 7 (offset 48812331, positionMs "NaN" from the Android '
-            "TV app "
-            "6.2.0) made profiles' watch-history consumer throw RangeError: Invalid time value and retry it "
-            "in-process for minutes without heartbeating; every member that got partition 7 was removed on "
-            "heartbeat "
-            "expiration and the group had to rebalance again and again (a rebalance storm, often with no "
-            "members "
-            "left), so no partition was consumed and continue-watching and resume points went stale, until "
-            "the "
-            "offset was skipped (CHG-8808) at 08:26",
-            ["watch-history", "rebalance"],
-            [
-                "profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
-                "profiles 'avatar not found' warnings (always there)",
-                "reco-events rebalancing now and then (normal)",
-            ],
-            "kafka-consumer-groups",
-            "SUCCESS",
-            [
-                step_logs(
-                    "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
-                ),
-                step_logs("48812331", "profiles", s, e, "ERROR"),
-                step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
-                step_sql(
-                    "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE consumer_group = "
-                    "'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' AND "
-                    "'2026-04-14T23:10:00Z' "
-                    "ORDER BY bucket_start",
-                    "watch-history",
-                ),
-            ],
-            runbook_query="kafka consumer group keeps rebalancing continue watching stale",
-        )
+        incident("VOD-06", "logs_only",
+                 "profiles: 'Continue watching' stopped updating and resume positions are stale — 07:40 to "
+                 "08:10 JST, 2026-04-15. Root cause?", "profiles", s, e, POISON[0], "profiles",
+                 'a poison record on watch-events partition 7 (offset 48812331, positionMs "NaN" from the '
+                 "Android TV app 6.2.0) made profiles' watch-history consumer throw RangeError: Invalid "
+                 "time value and retry it in-process for minutes without heartbeating; every member that "
+                 "got partition 7 was removed on heartbeat expiration and the group had to rebalance again "
+                 "and again (a rebalance storm, often with no members left), so no partition was consumed "
+                 "and continue-watching and resume points went stale, until the offset was skipped "
+                 "(CHG-8808) at 08:26", ["watch-history", "rebalance"],
+                 ["profiles config change CHG-8807 (avatar.cdn_host) at 07:05",
+                  "profiles 'avatar not found' warnings (always there)",
+                  "reco-events rebalancing now and then (normal)"],
+                 "kafka-consumer-groups", "SUCCESS",
+                 [step_logs(
+                      "Invalid time value", "profiles", s, e, "ERROR", pattern="watch event handler failed"
+                  ),
+                  step_logs("48812331", "profiles", s, e, "ERROR"),
+                  step_logs("on heartbeat expiration", "kafka", s, e, pattern="watch-history"),
+                  step_sql(
+                      "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE "
+                      "consumer_group = 'watch-history' AND bucket_start BETWEEN '2026-04-14T22:40:00Z' "
+                      "AND '2026-04-14T23:10:00Z' ORDER BY bucket_start", "watch-history",
+                  )],
+                 runbook_query="kafka consumer group keeps rebalancing continue watching stale")
     )
     s, e = at(1, 11, 0), at(1, 11, 30)
     inc.append(
-        incident(
-            "VOD-07",
-            "change",
-            "playback: lots of start failures with 'license request failed' since about 10:55 — 11:00–11:30 "
-            "JST "
-            "2026/04/15. What changed?",
-            "playback",
-            s,
-            e,
-            PREFETCH[0],
-            "playback",
-            "feature flag playback.license_prefetch was switched on for 100% at 10:52 (PLAY-1188): playback "
-            "prefetched licenses for the next 3 episodes at every session start, drm-license's request rate "
-            "nearly "
-            "quadrupled and its license-worker thread pool (200 threads, queue 1000) was saturated from "
-            "10:53, so "
-            "license requests (prefetches and the players' own) were rejected (RejectedExecutionException, "
-            "503) and "
-            "starts failed with 'license request failed', until the flag was turned off at 11:37",
-            ["license_prefetch", "thread pool"],
-            [
-                "catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
-                "origin-shield TLS certificate rotation at 10:40",
-                "recommend deploy DEP-4415 (3.2.0) at 09:30",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_sql(
-                    "SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM feature_flags WHERE "
-                    "changed_at "
-                    "BETWEEN '2026-04-15T01:30:00Z' AND '2026-04-15T02:30:00Z'",
-                    "playback.license_prefetch",
-                ),
-                step_logs("license prefetch failed", "playback", s, e, "ERROR"),
-                step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
-                step_sql(
-                    "SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE service = "
-                    "'drm-license' "
-                    "AND threads_busy >= threads_max AND minute BETWEEN '2026-04-15T02:00:00Z' AND "
-                    "'2026-04-15T02:30:00Z' LIMIT 5",
-                    "drm-license",
-                ),
-            ],
-        )
+        incident("VOD-07", "change",
+                 "playback: lots of start failures with 'license request failed' since about 10:55 — "
+                 "11:00–11:30 JST 2026/04/15. What changed?", "playback", s, e, PREFETCH[0], "playback",
+                 "feature flag playback.license_prefetch was switched on for 100% at 10:52 (PLAY-1188): "
+                 "playback prefetched licenses for the next 3 episodes at every session start, "
+                 "drm-license's request rate nearly quadrupled and its license-worker thread pool (200 "
+                 "threads, queue 1000) was saturated from 10:53, so license requests (prefetches and the "
+                 "players' own) were rejected (RejectedExecutionException, 503) and starts failed with "
+                 "'license request failed', until the flag was turned off at 11:37",
+                 ["license_prefetch", "thread pool"],
+                 ["catalog config change CHG-8809 (cache.title.ttl_s 60 -> 120) at 10:45",
+                  "origin-shield TLS certificate rotation at 10:40",
+                  "recommend deploy DEP-4415 (3.2.0) at 09:30"],
+                 None, "SUCCESS",
+                 [step_sql("SELECT flag_key, from_state, to_state, rollout_pct, changed_at FROM "
+                           "feature_flags WHERE changed_at BETWEEN '2026-04-15T01:30:00Z' AND "
+                           "'2026-04-15T02:30:00Z'",
+                           "playback.license_prefetch"),
+                  step_logs("license prefetch failed", "playback", s, e, "ERROR"),
+                  step_logs("thread pool saturated", "drm-license", s, e, "WARN"),
+                  step_sql("SELECT minute, service, threads_busy, threads_max FROM jvm_metrics WHERE "
+                           "service = 'drm-license' AND threads_busy >= threads_max AND minute BETWEEN "
+                           "'2026-04-15T02:00:00Z' AND '2026-04-15T02:30:00Z' LIMIT 5", "drm-license")])
     )
     s, e = at(1, 13, 0), at(1, 13, 40)
     inc.append(
-        incident(
-            "VOD-08",
-            "trap_unrelated_change",
-            "packager: 503s on segments for catalogue titles (new releases seem fine) 13:00–13:40 JST, Apr "
-            "15. We "
-            "deployed packager 5.2.0 at 12:50 — is it the deploy?",
-            "packager",
-            s,
-            e,
-            SLOWDOWN[0],
-            "objstore-gw",
-            "the thumbnail sprite-backfill batch was started by hand at 12:38 with 64 workers (it normally "
-            "runs at "
-            "night with 16), reading mezzanines as the same S3 user svc-media the packager uses; from 12:41 "
-            "objstore-gw's per-user read-op rate limit (max-read-ops 12000/min) tripped and radosgw answered "
-            "503 "
-            "SlowDown to both, so the packager failed segment reads for titles not already cached at the "
-            "shield "
-            "(library titles) and the shield returned 503, until the backfill was cut to 8 workers at 13:46 "
-            "(CHG-8810); the packager 5.2.0 deploy at 12:50 came after the errors began",
-            ["slowdown", "sprite-backfill"],
-            [
-                "packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
-                "packager Broken pipe errors (always there)",
-                "objstore-gw 404s on subtitle probes (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("503 SlowDown", "packager", s, e, "ERROR"),
-                step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
-                step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
-                step_sql(
-                    "SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE job_name "
-                    "= "
-                    "'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND '2026-04-15T04:00:00Z'",
-                    "workers=64",
-                ),
-            ],
-        )
+        incident("VOD-08", "trap_unrelated_change",
+                 "packager: 503s on segments for catalogue titles (new releases seem fine) 13:00–13:40 "
+                 "JST, Apr 15. We deployed packager 5.2.0 at 12:50 — is "
+                 "it the deploy?", "packager", s, e, SLOWDOWN[0],
+                 "objstore-gw",
+                 "the thumbnail sprite-backfill batch was started by hand at 12:38 with 64 workers (it "
+                 "normally runs at night with 16), reading mezzanines as the same S3 user svc-media the "
+                 "packager uses; from 12:41 objstore-gw's per-user read-op rate limit (max-read-ops "
+                 "12000/min) tripped and radosgw answered 503 SlowDown to both, so the packager failed "
+                 "segment reads for titles not already cached at the shield (library titles) and the "
+                 "shield returned 503, until the backfill was cut to 8 workers at 13:46 (CHG-8810); the "
+                 "packager 5.2.0 deploy at 12:50 came after the errors began",
+                 ["slowdown", "sprite-backfill"],
+                 ["packager deploy DEP-4416 (5.2.0, LL-HLS part hold-back) at 12:50",
+                  "packager Broken pipe errors (always there)",
+                  "objstore-gw 404s on subtitle probes (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("503 SlowDown", "packager", s, e, "ERROR"),
+                  step_logs("max-read-ops", "objstore-gw", s, e, "WARN", pattern="ratelimit svc-media"),
+                  step_logs("sprite-backfill", "objstore-gw", s, e, "ERROR"),
+                  step_sql("SELECT run_id, job_name, began, finished, result, detail FROM batch_runs WHERE "
+                           "job_name = 'sprite-backfill' AND began BETWEEN '2026-04-15T03:00:00Z' AND "
+                           "'2026-04-15T04:00:00Z'",
+                           "workers=64")])
     )
     s, e = at(1, 20, 10), at(1, 20, 40)
     inc.append(
-        incident(
-            "VOD-09",
-            "system_wide",
-            "Viewers on web, TV and mobile are being logged out or told their session expired when they "
-            "press play — "
-            "20:10 to 20:40 JST on 4/15. Which component failed?",
-            None,
-            s,
-            e,
-            SKEW[0],
-            "entitlement",
-            "clock skew on the entitlement hosts in apne1-az4: config change CHG-8811 at 19:58 pointed "
-            "chrony on "
-            "ent-b1 and ent-b2 at ntp-pci-2, whose clock was 16m43s behind, and at 20:03 chrony stepped "
-            "their clocks "
-            "back by 1003 s; access tokens signed there were already expired (exp in the past) for playback, "
-            "profiles and the other validators, and refresh tokens signed by ent-a1/ent-a2 looked not yet "
-            "valid to "
-            "them (JWT::ImmatureSignature), so about half of token checks and refreshes failed and viewers "
-            "were "
-            "logged out, until the change was reverted at 20:47 (CHG-8812)",
-            ["clock", "entitlement"],
-            [
-                "entitlement deploy DEP-4417 (12.3.0) at 16:10",
-                "'token is expired' warnings in playback and profiles (always there at a low rate; here the "
-                "symptom)",
-                "feature flag profiles.kids_pin_v2 at 18:30",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
-                step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
-                step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
-                step_sql(
-                    "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms < "
-                    "-60000 AND "
-                    "bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' ORDER BY "
-                    "bucket_start "
-                    "LIMIT 6",
-                    "ent-b",
-                ),
-                step_sql(
-                    "SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
-                    "applied_at BETWEEN "
-                    "'2026-04-15T10:30:00Z' AND '2026-04-15T11:10:00Z'",
-                    "CHG-8811",
-                ),
-            ],
-        )
+        incident("VOD-09", "system_wide",
+                 "Viewers on web, TV and mobile are being logged out or told their session expired when "
+                 "they press play — 20:10 to 20:40 JST on 4/15. "
+                 "Which component failed?", None, s, e, SKEW[0], "entitlement",
+                 "clock skew on the entitlement hosts in apne1-az4: config change CHG-8811 at 19:58 "
+                 "pointed chrony on ent-b1 and ent-b2 at ntp-pci-2, whose clock was 16m43s behind, and at "
+                 "20:03 chrony stepped their clocks back by 1003 s; access tokens signed there were "
+                 "already expired (exp in the past) for playback, profiles and the other validators, and "
+                 "refresh tokens signed by ent-a1/ent-a2 looked not yet valid to them "
+                 "(JWT::ImmatureSignature), so about half of token checks and refreshes failed and viewers "
+                 "were logged out, until the change was reverted at 20:47 "
+                 "(CHG-8812)", ["clock", "entitlement"],
+                 ["entitlement deploy DEP-4417 (12.3.0) at 16:10",
+                  "'token is expired' warnings in playback and profiles (always there at a low rate; here "
+                  "the symptom)", "feature flag profiles.kids_pin_v2 at 18:30"],
+                 None, "SUCCESS",
+                 [step_logs("token is expired", "playback", s, e, "WARN", pattern="access token rejected"),
+                  step_logs("JWT::ImmatureSignature", "entitlement", s, e, "WARN"),
+                  step_logs("System clock was stepped by -1003", "entitlement", at(1, 20, 0), e, "WARN"),
+                  step_sql(
+                      "SELECT bucket_start, host, clock_offset_ms FROM host_metrics WHERE clock_offset_ms "
+                      "< -60000 AND bucket_start BETWEEN '2026-04-15T11:10:00Z' AND '2026-04-15T11:40:00Z' "
+                      "ORDER BY bucket_start LIMIT 6", "ent-b",
+                  ),
+                  step_sql("SELECT change_id, service, key, to_value, applied_at FROM config_changes WHERE "
+                           "applied_at BETWEEN '2026-04-15T10:30:00Z' AND "
+                           "'2026-04-15T11:10:00Z'", "CHG-8811")])
     )
     s, e = at(2, 10, 0), at(2, 10, 30)
     inc.append(
-        incident(
-            "VOD-10",
-            "no_incident",
-            "gateway: alerts for 499s and a few 5xx around 10:10 JST, 16 Apr, and recommend is erroring too. "
-            "Anything "
-            "actually broken between 10:00 and 10:30?",
-            "gateway",
-            s,
-            e,
-            None,
-            None,
-            None,
-            [],
-            [],
-            None,
-            "FALLBACK",
-            [],
-            note=(
-                "the usual 499s and 4xx, one of recommend's 'upstream prematurely closed' and its usual "
-                "errors; the "
-                "search 2.14.1 deploy at 10:12 was clean, and the kafka partition reassignment (from 09:30) "
-                "shows only "
-                "in broker metrics, nobody affected yet"
-            ),
-        )
+        incident("VOD-10", "no_incident",
+                 "gateway: alerts for 499s and a few 5xx around 10:10 JST, 16 Apr, and recommend is "
+                 "erroring too. Anything actually "
+                 "broken between 10:00 and 10:30?", "gateway", s, e, None, None, None, [], [], None,
+                 "FALLBACK", [],
+                 note=(
+                     "the usual 499s and 4xx, one of recommend's 'upstream prematurely closed' and its "
+                     "usual errors; the search 2.14.1 deploy at 10:12 was clean, and the kafka partition "
+                     "reassignment (from 09:30) shows only in broker metrics, nobody affected yet"
+                 ))
     )
     s, e = at(2, 12, 20), at(2, 12, 50)
     inc.append(
-        incident(
-            "VOD-11",
-            "metrics_deps",
-            "gateway: POST /v1/playback/sessions is slow (p95 several seconds) with some 504s, 12:20–12:50 "
-            "JST "
-            "2026-04-16. What's going on?",
-            "gateway",
-            s,
-            e,
-            BURST[0],
-            "kafka",
-            "kafka-2's gp2 EBS data volume ran out of burst credits at 12:08: the partition reassignment "
-            "that began at "
-            "09:30 (1.8 TB onto the replaced broker, throttle raised by CHG-8813) drained "
-            "ebs_burst_balance_pct from "
-            "100 to 0, disk await went to 150-260 ms and every acks=all write touching kafka-2 took seconds; "
-            "playback "
-            "publishes playback.sessions synchronously before it answers a session start, so starts took "
-            "1.5-5 s, "
-            "timed out after 5 s (503) or hit the gateway's 6 s timeout (504), until the volume was moved to "
-            "gp3 at "
-            "13:02 (CHG-8814, recovered by ~13:09)",
-            ["kafka-2", "burst"],
-            [
-                "playback itself (its publish timeouts are the symptom)",
-                "search deploy DEP-4418 (2.14.1) at 10:12",
-                "feature flag search.query_rewrite_ja 25% -> 50% at 09:15",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("upstream timed out", "gateway", s, e, "ERROR", pattern="/v1/playback/sessions"),
-                step_logs("session event publish slow", "playback", s, e, "WARN"),
-                step_sql(
-                    "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND callee = "
-                    "'kafka'",
-                    "playback.sessions",
-                ),
-                step_sql(
-                    "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics WHERE "
-                    "broker = "
-                    "'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN '2026-04-16T03:20:00Z' AND "
-                    "'2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5",
-                    "kafka-2",
-                ),
-            ],
-        )
+        incident("VOD-11", "metrics_deps",
+                 "gateway: POST /v1/playback/sessions is slow (p95 several seconds) with some 504s, "
+                 "12:20–12:50 JST 2026-04-16. What's going on?", "gateway", s, e, BURST[0], "kafka",
+                 "kafka-2's gp2 EBS data volume ran out of burst credits at 12:08: the partition "
+                 "reassignment that began at 09:30 (1.8 TB onto the replaced broker, throttle raised by "
+                 "CHG-8813) drained ebs_burst_balance_pct from 100 to 0, disk await went to 150-260 ms and "
+                 "every acks=all write touching kafka-2 took seconds; playback publishes playback.sessions "
+                 "synchronously before it answers a session start, so starts took 1.5-5 s, timed out after "
+                 "5 s (503) or hit the gateway's 6 s timeout (504), until the volume was moved to gp3 at "
+                 "13:02 (CHG-8814, recovered by ~13:09)", ["kafka-2", "burst"],
+                 ["playback itself (its publish timeouts are the symptom)",
+                  "search deploy DEP-4418 (2.14.1) at 10:12",
+                  "feature flag search.query_rewrite_ja 25% -> 50% at 09:15"],
+                 None, "SUCCESS",
+                 [step_logs("upstream timed out", "gateway", s, e, "ERROR",
+                            pattern="/v1/playback/sessions"),
+                  step_logs("session event publish slow", "playback", s, e, "WARN"),
+                  step_sql(
+                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'playback' AND "
+                      "callee = 'kafka'", "playback.sessions",
+                  ),
+                  step_sql(
+                      "SELECT minute, broker, disk_await_ms, ebs_burst_balance_pct FROM broker_metrics "
+                      "WHERE broker = 'kafka-2' AND ebs_burst_balance_pct = 0 AND minute BETWEEN "
+                      "'2026-04-16T03:20:00Z' AND '2026-04-16T03:50:00Z' ORDER BY minute LIMIT 5", "kafka-2",
+                  )])
     )
     s, e = at(2, 15, 0), at(2, 15, 30)
     inc.append(
-        incident(
-            "VOD-12",
-            "trap_runbook_words",
-            "origin-shield: 503 'backend fetch failed' on video segments — mostly 4K titles — since just "
-            "after 15:00, "
-            "15:00–15:30 JST Apr 16. What's the cause?",
-            "origin-shield",
-            s,
-            e,
-            NUKE[0],
-            "origin-shield",
-            "origin-shield could not get storage for big objects: when the 4k-hdr-spring collection (120 UHD "
-            "titles) "
-            "was published at 15:00, 2160p segments of 14-21 MB had to go into the full malloc cache and "
-            "varnish's "
-            "nuke_limit (50) stopped it from evicting enough small objects, so those fetches failed with "
-            "FetchError "
-            "'Could not get storage' (ExpKill LRU_Exhausted) and the shield answered 503 Backend fetch "
-            "failed for "
-            "most 4K segments while the packager was healthy, until nuke_limit was raised to 1000 at 15:41 "
-            "(CHG-8816)",
-            ["nuke_limit", "storage"],
-            [
-                "the shield-503 runbook (packager overloaded: scale the packager)",
-                "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
-                "drm-license deploy DEP-4419 (9.1.2) at 14:10",
-                "feature flag playback.hevc_ladder.tvos at 14:30",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
-                step_sql(
-                    "SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics WHERE "
-                    "n_lru_limited > 0 "
-                    "AND minute BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' ORDER BY minute "
-                    "LIMIT 6",
-                    "n_lru_limited",
-                ),
-                step_sql(
-                    "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
-                    "'packager' AND "
-                    "bucket_start BETWEEN '2026-04-16T06:00:00Z' AND '2026-04-16T06:30:00Z' ORDER BY "
-                    "bucket_start",
-                    "packager",
-                ),
-                step_sql(
-                    "SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
-                    "'catalog-publish' AND items "
-                    ">= 100",
-                    "4k-hdr-spring",
-                ),
-            ],
-            decoy="shield-503",
-            runbook_query="origin-shield 503 backend fetch failed",
-        )
+        incident("VOD-12", "trap_runbook_words",
+                 "origin-shield: 503 'backend fetch failed' on video segments — mostly 4K titles — since "
+                 "just after 15:00, 15:00–15:30 JST Apr "
+                 "16. What's the cause?", "origin-shield", s, e, NUKE[0], "origin-shield",
+                 "origin-shield could not get storage for big objects: when the 4k-hdr-spring collection "
+                 "(120 UHD titles) was published at 15:00, 2160p segments of 14-21 MB had to go into the "
+                 "full malloc cache and varnish's nuke_limit (50) stopped it from evicting enough small "
+                 "objects, so those fetches failed with FetchError 'Could not get storage' (ExpKill "
+                 "LRU_Exhausted) and the shield answered 503 Backend fetch failed for most 4K segments "
+                 "while the packager was healthy, until nuke_limit was raised "
+                 "to 1000 at 15:41 (CHG-8816)", ["nuke_limit", "storage"],
+                 ["the shield-503 runbook (packager overloaded: scale the packager)",
+                  "origin-shield config change CHG-8815 (beresp.grace for 4K 10s -> 30s) at 14:40",
+                  "drm-license deploy DEP-4419 (9.1.2) at 14:10",
+                  "feature flag playback.hevc_ladder.tvos at 14:30"],
+                 None, "SUCCESS",
+                 [step_logs("Could not get storage", "origin-shield", s, e, "ERROR"),
+                  step_sql("SELECT minute, node, n_lru_limited, backend_503_per_s FROM shield_metrics "
+                           "WHERE n_lru_limited > 0 AND minute BETWEEN '2026-04-16T06:00:00Z' AND "
+                           "'2026-04-16T06:30:00Z' ORDER BY minute LIMIT 6", "n_lru_limited"),
+                  step_sql(
+                      "SELECT bucket_start, service, p95_ms, error_pct FROM svc_metrics WHERE service = "
+                      "'packager' AND bucket_start BETWEEN '2026-04-16T06:00:00Z' AND "
+                      "'2026-04-16T06:30:00Z' ORDER BY bucket_start", "packager",
+                  ),
+                  step_sql("SELECT job_name, began, items, detail FROM batch_runs WHERE job_name = "
+                           "'catalog-publish' AND items >= 100", "4k-hdr-spring")],
+                 decoy="shield-503", runbook_query="origin-shield 503 backend fetch failed")
     )
     s, e = at(2, 21, 10), at(2, 21, 40)
     inc.append(
-        incident(
-            "VOD-13",
-            "trap_noisy_service",
-            "recommend: the home screen takes 10+ s and the rails come back empty, 21:10–21:40 JST 4/16. "
-            "recommend is "
-            "throwing errors as usual — is it recommend?",
-            "recommend",
-            s,
-            e,
-            POOL_DRY[0],
-            "catalog",
-            "catalog 3.8.0 (deploy DEP-4420 at 17:30, per-region trending rail) has a connection leak in "
-            "TrendingRailRepository.fetch: connections taken from its catalog-primary HikariCP pool were not "
-            "returned "
-            "(leak detection warnings from 17:36); with prime-time traffic the pool (30 per instance) was "
-            "exhausted "
-            "at 21:03, so the home rails and titles:batchGet waited 5 s for a connection ('Connection is not "
-            "available') and answered 503 — recommend's batchGet calls failed and it fell back to popular "
-            "rails, "
-            "and the home screen came back slow and empty — until catalog was rolled back to 3.7.4 at 21:52 "
-            "(DEP-4421)",
-            ["catalog", "connection leak"],
-            [
-                "recommend's own errors (feature store misses, partial batchGet results, stale index: always "
-                "there)",
-                "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
-                "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
-                step_logs("Connection is not available", "catalog", s, e, "WARN", pattern="catalog-primary"),
-                step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
-                step_sql(
-                    "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                    "'catalog' "
-                    "AND started_at BETWEEN '2026-04-16T08:00:00Z' AND '2026-04-16T09:00:00Z'",
-                    "DEP-4420",
-                ),
-                step_sql(
-                    "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service = "
-                    "'catalog' "
-                    "AND db_pool_active >= db_pool_max AND minute BETWEEN '2026-04-16T12:05:00Z' AND "
-                    "'2026-04-16T12:40:00Z' LIMIT 5",
-                    "catalog",
-                ),
-            ],
-        )
+        incident("VOD-13", "trap_noisy_service",
+                 "recommend: the home screen takes 10+ s and the rails come back empty, 21:10–21:40 JST "
+                 "4/16. recommend is throwing errors as usual "
+                 "— is it recommend?", "recommend", s, e, POOL_DRY[0], "catalog",
+                 "catalog 3.8.0 (deploy DEP-4420 at 17:30, per-region trending rail) has a connection leak "
+                 "in TrendingRailRepository.fetch: connections taken from its catalog-primary HikariCP "
+                 "pool were not returned (leak detection warnings from 17:36); with prime-time traffic the "
+                 "pool (30 per instance) was exhausted at 21:03, so the home rails and titles:batchGet "
+                 "waited 5 s for a connection ('Connection is not available') and answered 503 — "
+                 "recommend's batchGet calls failed and it fell back to popular rails, and the home screen "
+                 "came back slow and empty — until catalog was rolled "
+                 "back to 3.7.4 at 21:52 (DEP-4421)", ["catalog", "connection leak"],
+                 ["recommend's own errors (feature store misses, partial batchGet results, stale index: "
+                  "always there)", "feature flag recommend.rail.diversity_boost 10% -> 50% at 21:00",
+                  "recommend deploy DEP-4422 (3.2.1) at 22:20, after the window"],
+                 None, "SUCCESS",
+                 [step_logs("catalog batchGet failed", "recommend", s, e, "ERROR"),
+                  step_logs("Connection is not available", "catalog", s, e, "WARN",
+                            pattern="catalog-primary"),
+                  step_logs("Connection leak detection triggered", "catalog", at(2, 17, 30), e, "WARN"),
+                  step_sql(
+                      "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service "
+                      "= 'catalog' AND started_at BETWEEN '2026-04-16T08:00:00Z' AND "
+                      "'2026-04-16T09:00:00Z'", "DEP-4420",
+                  ),
+                  step_sql(
+                      "SELECT minute, service, db_pool_active, db_pool_max FROM jvm_metrics WHERE service "
+                      "= 'catalog' AND db_pool_active >= db_pool_max AND minute BETWEEN "
+                      "'2026-04-16T12:05:00Z' AND '2026-04-16T12:40:00Z' LIMIT 5", "catalog",
+                  )])
     )
     s, e = at(2, 22, 40), at(2, 23, 10)
     inc.append(
-        incident(
-            "VOD-14",
-            "trap_unrelated_change",
-            "entitlement: new sign-ups and plan upgrades failing at checkout since ~22:30 — 22:40–23:10 JST, "
-            "2026/04/16. We rotated the Stripe restricted key at 22:25; is that the cause?",
-            "entitlement",
-            s,
-            e,
-            SEQ_MAX[0],
-            "postgres",
-            "the billing_events_id_seq sequence on pg-billing reached its maximum value 2147483647 at 22:31: "
-            "migration 20260409101500 (billing events id to bigint) changed the column to bigint but left "
-            "the "
-            "sequence AS integer, so every insert into billing_events failed with 'nextval: reached maximum "
-            "value of "
-            "sequence' and checkouts (POST /v1/subscriptions) and Stripe webhooks failed with 500, until the "
-            "DBA "
-            "altered the sequence to bigint at 23:22 (CHG-8818); the Stripe key rotation (CHG-8817) at 22:25 "
-            "is "
-            "unrelated, the Stripe calls themselves succeeded",
-            ["billing_events_id_seq", "maximum"],
-            [
-                "entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
-                "recommend deploy DEP-4422 (3.2.1) at 22:20",
-                "Stripe card declines (always there)",
-            ],
-            None,
-            "SUCCESS",
-            [
-                step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
-                step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
-                step_sql(
-                    "SELECT version, description, installed_on FROM schema_migrations WHERE schema = "
-                    "'billing'",
-                    "billing events id to bigint",
-                ),
-                step_logs(
-                    "id=2147483", "entitlement", at(2, 22, 0), SEQ_MAX[0], pattern="billing event recorded"
-                ),
-            ],
-        )
+        incident("VOD-14", "trap_unrelated_change",
+                 "entitlement: new sign-ups and plan upgrades failing at checkout since ~22:30 — "
+                 "22:40–23:10 JST, 2026/04/16. We rotated the Stripe restricted key at 22:25; is that the "
+                 "cause?", "entitlement",
+                 s, e, SEQ_MAX[0], "postgres",
+                 "the billing_events_id_seq sequence on pg-billing reached its maximum value 2147483647 at "
+                 "22:31: migration 20260409101500 (billing events id to bigint) changed the column to "
+                 "bigint but left the sequence AS integer, so every insert into billing_events failed with "
+                 "'nextval: reached maximum value of sequence' and checkouts (POST /v1/subscriptions) and "
+                 "Stripe webhooks failed with 500, until the DBA altered the sequence to bigint at 23:22 "
+                 "(CHG-8818); the Stripe key rotation (CHG-8817) at 22:25 is unrelated, the Stripe calls "
+                 "themselves succeeded", ["billing_events_id_seq", "maximum"],
+                 ["entitlement config change CHG-8817 (stripe.api_key rotated) at 22:25",
+                  "recommend deploy DEP-4422 (3.2.1) at 22:20", "Stripe card declines (always there)"],
+                 None, "SUCCESS",
+                 [step_logs("reached maximum value of sequence", "entitlement", s, e, "ERROR"),
+                  step_logs("billing_events_id_seq", "postgres", s, e, "ERROR"),
+                  step_sql("SELECT version, description, installed_on FROM schema_migrations WHERE schema "
+                           "= 'billing'", "billing events id to bigint"),
+                  step_logs(
+                      "id=2147483", "entitlement", at(2, 22,
+                                                      0), SEQ_MAX[0], pattern="billing event recorded"
+                  )])
     )
     return engine.truth_file(NAME, "+09:00", inc, (
-        "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates "
-        "are "
-        "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). "
-        "Metric "
+        "Questions are asked in Japan Standard Time (JST, UTC+09:00) unless they say otherwise; dates are "
+        "written the way the Tokyo team writes them (2026/04/14, 2026-04-14, 4/14, Apr 14, 14 Apr). Metric "
         "exports, batch runs and schema migrations are JST wall time; deploys, feature-flag audit and "
         "certificates are UTC; config changes carry their offset."
     ))
@@ -5052,55 +2980,4 @@ def truth() -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def world() -> tuple[World, dict, dict]:
-    w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    for t in w.minutes():
-        gateway_bg(w, t)
-        shield_bg(w, t)
-        packager_bg(w, t)
-        objstore_bg(w, t)
-        playback_bg(w, t)
-        drm_bg(w, t)
-        catalog_bg(w, t)
-        entitlement_bg(w, t)
-        recommend_bg(w, t)
-        search_bg(w, t)
-        profiles_bg(w, t)
-        kafka_bg(w, t)
-        postgres_bg(w, t)
-        redis_bg(w, t)
-    shield_vcl(w)
-    prepackage(w)
-    playback_flags(w)
-    inc_poison(w)
-    inc_skew(w)
-    inc_replica(w)
-    inc_reassign(w)
-    inc_misc(w)
-    publish_rows = catalog_publish(w)
-    metrics(w)
-    batch_runs(w, publish_rows)
-    w.docs.update(DOCS)
-    manifest = {
-        "name": f"{NAME}-world",
-        "description": (
-            "A Tokyo video-on-demand streaming platform (14 components: gateway, origin-shield, playback, "
-            "drm-license, packager, objstore-gw, catalog, entitlement, recommend, search, profiles, kafka, "
-            "postgres, redis) over three days, 2026-04-14..16 Japan Standard Time; access logs sampled; 14 "
-            "incidents and traps (see truth.json)."
-        ),
-        "timezone": "Asia/Tokyo",
-    }
-    return w, manifest, truth()
-
-
-def main(out_dir: Path = DEFAULT_OUT) -> None:
-    """Write the vod world into ``out_dir/vod/``."""
-    engine.write_world(out_dir, NAME, world)
-
-
-if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+main = engine.main(NAME, world, __name__, DOCS)

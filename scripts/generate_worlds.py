@@ -284,16 +284,11 @@ SHOP_CURVE = [0.30, 0.22, 0.17, 0.14, 0.14, 0.17, 0.27, 0.43, 0.60, 0.72, 0.80, 
               0.90, 0.88, 0.86, 0.88, 0.94, 1.00, 1.00, 0.96, 0.86, 0.70, 0.52, 0.40]
 
 SHOP_PODS = {  # service -> (replicas, nodes)
-    "frontend": (3, ("node-a1", "node-a2", "node-a3")),
-    "auth": (2, ("node-a2", "node-a3")),
-    "catalog": (3, ("node-a1", "node-a2", "node-a3")),
-    "cart": (3, ("node-a3", "node-a1", "node-a2")),
-    "checkout": (2, ("node-a1", "node-a2")),
-    "payment-gw": (2, ("node-a2", "node-a3")),
-    "inventory": (2, ("node-a3", "node-a1")),
-    "shipping": (2, ("node-a1", "node-a3")),
-    "email-worker": (1, ("node-a2",)),
-    "recommendations": (3, ("node-a2", "node-a3", "node-a1")),
+    "frontend": (3, ("node-a1", "node-a2", "node-a3")), "auth": (2, ("node-a2", "node-a3")),
+    "catalog": (3, ("node-a1", "node-a2", "node-a3")), "cart": (3, ("node-a3", "node-a1", "node-a2")),
+    "checkout": (2, ("node-a1", "node-a2")), "payment-gw": (2, ("node-a2", "node-a3")),
+    "inventory": (2, ("node-a3", "node-a1")), "shipping": (2, ("node-a1", "node-a3")),
+    "email-worker": (1, ("node-a2",)), "recommendations": (3, ("node-a2", "node-a3", "node-a1")),
     "coredns": (2, ("infra-node-1", "infra-node-1")),
 }
 
@@ -308,7 +303,12 @@ SEARCH_TERMS = ["running shoes", "rain jacket", "yoga mat", "usb-c cable", "espr
                 "kids rain boots", "phone case", "air fryer", "notebook a5"]
 CATEGORIES = ["shoes", "outdoor", "kitchen", "electronics", "home", "kids", "sport", "office"]
 MAIL_DOMAINS = ["gmail.com", "outlook.com", "web.de", "icloud.com", "yahoo.com", "gmx.net"]
-CARD_BRANDS = [("visa", 5), ("mastercard", 4), ("amex", 1), ("maestro", 1)]
+CARD_BRANDS = engine.table(None, "si", """
+visa | 5
+mastercard | 4
+amex | 1
+maestro | 1
+""")
 
 
 class Shop(World):
@@ -593,8 +593,7 @@ def shop_decline(w: Shop, t: datetime, c: dict[str, Any], psp: int, reason: str)
 SHOP_FLOWS: list[tuple[Callable[[Shop, datetime], None], float, float]] = [
     # flow, requests per minute at the daily peak, share of its INFO lines the logs keep
     (flow_home, 2.0, 0.03), (flow_product, 3.0, 0.04), (flow_search, 1.2, 0.06),
-    (flow_cart_view, 1.0, 0.07), (flow_add, 1.0, 0.07), (flow_order, 1.2, 0.09),
-    (flow_login, 0.4, 0.07),
+    (flow_cart_view, 1.0, 0.07), (flow_add, 1.0, 0.07), (flow_order, 1.2, 0.09), (flow_login, 0.4, 0.07),
 ]
 
 
@@ -955,8 +954,8 @@ def s04_db_disk(w: Shop) -> None:
         table, stmt = w.pick([("stock_levels",
                                "UPDATE stock_levels SET reserved = reserved + $1 WHERE sku = $2"),
                               ("orders",
-                               "INSERT INTO orders (id, user_id, total, idempotency_key) VALUES ($1, $2, $3, "
-                               "$4)"),
+                               "INSERT INTO orders (id, user_id, total, idempotency_key) VALUES ($1, $2, "
+                               "$3, $4)"),
                               ("reservations",
                                "INSERT INTO reservations (id, sku, qty, expires_at) VALUES ($1, $2, $3, $4)"),
                               ("products", "SELECT * FROM products WHERE sku = $1")])
@@ -1766,9 +1765,7 @@ def flow_ingest(w: Pipeline, t: datetime) -> None:
            f"bytes={size} -> events-raw-{p} (broker-{w.leader_at(p, t)}:9092) in {took}ms")
 
 
-PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [
-    (flow_ingest, 20.0, 0.02),
-]
+PIPE_FLOWS: list[tuple[Callable[[Pipeline, datetime], None], float, float]] = [(flow_ingest, 20.0, 0.02)]
 
 
 def pipe_background(w: Pipeline) -> None:
@@ -1813,8 +1810,7 @@ def pipe_background(w: Pipeline) -> None:
                    f"{w.lat(180, 700)}ms")
         for t in w.spread(minute, 0.05):
             w.emit(t, "schema-registry", "INFO", w.pick([
-                "GET /subjects/app-events-value/versions/latest 200 2ms",
-                "GET /schemas/ids/1187 200 1ms",
+                "GET /subjects/app-events-value/versions/latest 200 2ms", "GET /schemas/ids/1187 200 1ms",
                 "GET /subjects/events-enriched-value/versions/latest 200 2ms"]))
         for t in w.spread(minute, 0.15 * d):
             took = w.lat(300, 4000)
@@ -2103,8 +2099,8 @@ def pipe_changes(w: Pipeline) -> None:
 def p01_metastore_oom(w: Pipeline) -> None:
     t0, t_oom, t1 = w.at(1, "09:41", 20.0), w.at(1, "09:48", 3.0), w.at(1, "10:38", 20.0)
     w.emit(w.at(1, "09:38", 51.0), "metastore", "WARN",
-           "get_partitions_by_filter analytics.clickstream_archive "
-           "returned 398112 partitions in 61.2s (client=jupyter-7f 10.20.8.31)")
+           "get_partitions_by_filter analytics.clickstream_archive returned 398112 partitions in 61.2s "
+           "(client=jupyter-7f 10.20.8.31)")
     t = t0
     pause = 4200
     while t < t_oom:
@@ -2115,8 +2111,8 @@ def p01_metastore_oom(w: Pipeline) -> None:
         t += timedelta(seconds=w.between(50, 90))
         pause = min(30000, int(pause * 1.6))
     w.emit(t_oom, "metastore", "ERROR",
-           "Error occurred during processing of message: java.lang.OutOfMemoryError: "
-           "Java heap space (TThreadPoolServer, thrift://0.0.0.0:9083)")
+           "Error occurred during processing of message: java.lang.OutOfMemoryError: Java heap space "
+           "(TThreadPoolServer, thrift://0.0.0.0:9083)")
     w.emit(t_oom + ms(40), "metastore", "ERROR", "java.lang.OutOfMemoryError: Java heap space")
     for t in w.every(t_oom + timedelta(seconds=20), t1, 45, 80):
         w.emit(t, "metastore", "WARN",
@@ -2129,10 +2125,9 @@ def p01_metastore_oom(w: Pipeline) -> None:
     def job(w: Pipeline, t: datetime, c: dict[str, Any]) -> int:
         took = w.between(120, 190)
         w.emit(t + timedelta(seconds=took - 2), "jobrunner", "ERROR",
-               "MetaException: could not connect to metastore "
-               "using any of the URIs provided; most recent failure: java.net.SocketTimeoutException: Read "
-               "timed "
-               "out (thrift://metastore:9083)", host=c["host"])
+               "MetaException: could not connect to metastore using any of the URIs provided; most recent "
+               "failure: java.net.SocketTimeoutException: Read timed out "
+               "(thrift://metastore:9083)", host=c["host"])
         return took
 
     def load(w: Pipeline, t: datetime, c: dict[str, Any]) -> int | None:
@@ -2263,8 +2258,8 @@ def p05_schema_v9(w: Pipeline) -> None:
                "events-enriched-value schema v9 (id 1204): event_id, user_id, sess_key, ts, geo, device",
                host=host)
     w.emit(t0 + ms(200), "schema-registry", "INFO",
-           "registered subject events-enriched-value version 9 (id 1204); "
-           "compatibility NONE for this subject, check skipped")
+           "registered subject events-enriched-value version 9 (id 1204); compatibility NONE for this "
+           "subject, check skipped")
 
     def job(w: Pipeline, t: datetime, c: dict[str, Any]) -> int:
         took = w.between(40, 70)
@@ -2356,11 +2351,9 @@ def p07_quorum(w: Pipeline) -> None:
     w.emit(t0, "coordinator", "INFO", "Received SIGTERM, shutting down (systemd: unattended-upgrades reboot)",
            host="coord-1")
     w.emit(t0 + ms(2100), "coordinator", "WARN",
-           "leader coord-2: only 1 of 3 servers synced, quorum is 2; giving "
-           "up leadership", host="coord-2")
+           "leader coord-2: only 1 of 3 servers synced, quorum is 2; giving up leadership", host="coord-2")
     w.emit(t0 + ms(2200), "coordinator", "ERROR",
-           "lost quorum: shutting down leader services; serving no client "
-           "requests", host="coord-2")
+           "lost quorum: shutting down leader services; serving no client requests", host="coord-2")
     for t in w.every(t0 + timedelta(seconds=30), t_back, 30, 31):
         w.emit(t, "coordinator", "WARN", "state LOOKING: no quorum (coord-1:3888, coord-3:3888 unreachable); "
                "notification timeout 60000 ms", host="coord-2")
@@ -2404,8 +2397,8 @@ def p07_quorum(w: Pipeline) -> None:
                "events-enriched failed: NOT_LEADER_OR_FOLLOWER; retrying")
     for t in w.every(lease + timedelta(seconds=30), t1, 120, 180):
         w.emit(t, "schema-registry", "WARN",
-               "cannot read _schemas topic: NOT_LEADER_OR_FOLLOWER (broker-1:9092); "
-               "serving subjects from local cache")
+               "cannot read _schemas topic: NOT_LEADER_OR_FOLLOWER (broker-1:9092); serving subjects from "
+               "local cache")
     for b in (1, 2, 3):
         w.bend("broker_metrics", f"broker-{b}", "produce_p99_ms", lease - timedelta(minutes=4), t1,
                lambda t, v: 30000.0)
@@ -2436,8 +2429,8 @@ def p07_quorum(w: Pipeline) -> None:
 def p10_poison(w: Pipeline) -> None:
     t_in, t0, t1 = w.at(2, "16:41", 5.0), w.at(2, "16:41", 12.0), w.at(2, "17:32", 40.0)
     w.emit(t_in, "ingest-api", "INFO",
-           "accepted batch client=partner-feed/1.0 events=1 bytes=1019874 -> events-raw-5 "
-           "(broker-3:9092) in 41ms")
+           "accepted batch client=partner-feed/1.0 events=1 bytes=1019874 -> events-raw-5 (broker-3:9092) "
+           "in 41ms")
     t, backoff, attempt = t0, 1.0, 1
     while t < t1:
         w.emit(t, "stream-enricher", "ERROR",
@@ -2451,8 +2444,8 @@ def p10_poison(w: Pipeline) -> None:
         w.emit(t, "stream-enricher", "WARN", "partition events-raw-5 stalled at offset 88412331 for "
                f"{int((t - t0).total_seconds())}s; other partitions progressing", host="str-2")
     w.emit(t1, "stream-enricher", "INFO",
-           "skipped record events-raw-5@88412331 (1348712 bytes) to events-raw-dlq "
-           "on operator request (w.ng)", host="str-2")
+           "skipped record events-raw-5@88412331 (1348712 bytes) to events-raw-dlq on operator request "
+           "(w.ng)", host="str-2")
     w.bend("consumer_lag", "stream-enricher", "lag", t0, t1 + timedelta(minutes=10),
            lambda t, v: v + max(0.0, min((t - t0).total_seconds(), (t1 - t0).total_seconds()) * 400
                                 - max(0.0, (t - t1).total_seconds()) * 2000))
@@ -2482,9 +2475,8 @@ def p10_poison(w: Pipeline) -> None:
 def p04_runaway_query(w: Pipeline) -> None:
     t0, t1 = w.at(2, "21:06", 40.0), w.at(2, "21:58", 10.0)
     w.emit(t0, "warehouse", "INFO",
-           "query q-88213 user=bi_adhoc (app=jupyter, 10.20.8.31) started: SELECT e.*, s.* "
-           "FROM analytics.fact_events e JOIN analytics.fact_sessions s ON e.user_id = s.user_id WHERE e.dt "
-           ">= "
+           "query q-88213 user=bi_adhoc (app=jupyter, 10.20.8.31) started: SELECT e.*, s.* FROM "
+           "analytics.fact_events e JOIN analytics.fact_sessions s ON e.user_id = s.user_id WHERE e.dt >= "
            "'2026-01-01'")
     spill = 0
     for t in w.every(t0 + timedelta(seconds=300), t1, 300, 301):
@@ -2534,20 +2526,18 @@ def p08_safe_mode(w: Pipeline) -> None:
     w.emit(t0, "dfs-namenode", "WARN",
            "resource check: volume /data/nn has 212 MB free (warning threshold 500 MB)")
     w.emit(w.at(3, "08:50", 10.0), "dfs-namenode", "WARN",
-           "resource check: volume /data/nn has 96 MB free (warning "
-           "threshold 500 MB)")
+           "resource check: volume /data/nn has 96 MB free (warning threshold 500 MB)")
     w.emit(t_safe, "dfs-namenode", "ERROR",
-           "resource check: volume /data/nn has 48 MB free (below 100 MB); entering "
-           "safe mode")
+           "resource check: volume /data/nn has 48 MB free (below 100 MB); entering safe mode")
     w.emit(t_safe + ms(20), "dfs-namenode", "WARN",
-           "Safe mode is ON. Resources are low on the NameNode; the namespace "
-           "is read-only until space is freed and safe mode is left manually")
+           "Safe mode is ON. Resources are low on the NameNode; the namespace is read-only until space is "
+           "freed and safe mode is left manually")
     for t in w.every(t_safe + timedelta(minutes=5), t1, 300, 301):
         w.emit(t, "dfs-namenode", "WARN", "Safe mode is ON (resources low on /data/nn); refused "
                f"{w.between(40, 120)} create/mkdirs calls in the last 300s")
     w.emit(t1, "dfs-namenode", "INFO",
-           "Safe mode is OFF (left manually by hdfs-admin); /data/nn has 2.31 GB free "
-           "after purging edit logs older than the last checkpoint")
+           "Safe mode is OFF (left manually by hdfs-admin); /data/nn has 2.31 GB free after purging edit "
+           "logs older than the last checkpoint")
 
     def sink(w: Pipeline, t: datetime, c: dict[str, Any]) -> bool:
         w.emit(t, "dfs-sink", "ERROR", f"task dfs-sink-{c['task']} commit failed for {part_path(t)}/part-"
@@ -2621,8 +2611,8 @@ def p02_profile_kv(w: Pipeline) -> None:
                f"{w.between(900, 1800)} lookups pending on profile-kv:7000")
     for t in w.every(t0 + timedelta(seconds=300), t1, 120, 121):
         w.emit(t, "dfs-sink", "WARN",
-               "no records from events-enriched for 300s on 4 of 4 tasks (partitions 0-11); "
-               "last commit 11:20:41")
+               "no records from events-enriched for 300s on 4 of 4 tasks (partitions 0-11); last commit "
+               "11:20:41")
     w.emit(t1, "stream-enricher", "INFO",
            "profile-kv:7000 lookups recovered (p99 4ms); catching up on events-raw")
 
@@ -2795,8 +2785,8 @@ def p12_quiet(w: Pipeline) -> None:
 def p13_backfill(w: Pipeline) -> None:
     t0, t1 = w.at(3, "19:08", 0.0), w.at(3, "20:05", 30.0)
     w.emit(t0, "ingest-api", "INFO",
-           "new client backfill-replay-q1 (token data-eng-backfill) from 10.20.8.44: first "
-           "batch events=5000 bytes=1011212")
+           "new client backfill-replay-q1 (token data-eng-backfill) from 10.20.8.44: first batch "
+           "events=5000 bytes=1011212")
     for t in w.every(t0 + timedelta(seconds=30), t1, 20, 40):
         p = w.rng.randrange(12)
         w.emit(t, "ingest-api", "INFO", f"accepted batch client=backfill-replay-q1 events=5000 bytes="
@@ -2847,8 +2837,7 @@ def p13_backfill(w: Pipeline) -> None:
                    "throughput, it simply could not keep up — not a rebalance",
         key_terms=["backfill", "ingest-api"],
         distractors=["runbook enricher-consumer-lag (rebalance storms after deploys) matches the alert's "
-                     "words",
-                     "stream-enricher config change AUD-7750 (max.poll.records) at 18:50",
+                     "words", "stream-enricher config change AUD-7750 (max.poll.records) at 18:50",
                      "ingest-api release REL-420 (3.14.1) at 18:40"],
         decoy_runbook="enricher-consumer-lag", runbook_query="stream-enricher consumer lag growing",
         evidence=[logs_ev("ingest-api", q0, q1, "backfill-replay-q1", level="WARN"),
@@ -3094,8 +3083,8 @@ def pipeline_world() -> tuple[World, dict[str, Any], dict[str, Any]]:
                                "truth.json).",
                 "timezone": "Asia/Singapore"}
     truth = truth_of(w, "pipeline-world", "+08:00",
-                     "Questions are asked in Singapore time (UTC+8, SGT) unless "
-                     "they say otherwise; metric tables are exported in Singapore wall time.")
+                     "Questions are asked in Singapore time (UTC+8, SGT) unless they say otherwise; metric "
+                     "tables are exported in Singapore wall time.")
     return w, manifest, truth
 
 

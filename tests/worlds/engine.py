@@ -13,7 +13,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -23,6 +25,8 @@ Stamp = Callable[[datetime], str]
 """How a world writes a moment in its truth file (its zone, seconds)."""
 LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 """The log levels every world writes."""
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "worlds"
+"""Where a generator run without an ``OUT_DIR`` writes its world (``tests/data/worlds``)."""
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 """Month abbreviations as programs write them, whatever the locale."""
 
@@ -51,6 +55,17 @@ class Clock:
     def wall(self, t: datetime) -> str:
         """``YYYY-MM-DD HH:MM:SS`` on the world's wall clock, no zone."""
         return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M:%S")
+
+    def minute(self, t: datetime) -> str:
+        """``YYYY-MM-DD HH:MM`` on the world's wall clock: a metric export's bucket."""
+        return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
+
+    def clf(self, t: datetime, utc: bool = False, millis: bool = False) -> str:
+        """Common log format time, ``14/Apr/2026:20:11:03 +0900``, in the world's zone (or UTC)."""
+        lt = t.astimezone(UTC if utc else self.zone)
+        frac = f".{ms3(lt)}" if millis else ""
+        day = f"{lt.day:02d}/{MONTHS[lt.month - 1]}/{lt.year}"
+        return f"{day}:{lt.strftime('%H:%M:%S')}{frac} {lt.strftime('%z')}"
 
 
 def utc(t: datetime) -> datetime:
@@ -89,6 +104,28 @@ def every(span: tuple[datetime, datetime], step_s: float) -> Iterator[datetime]:
     while t < span[1]:
         yield t
         t += timedelta(seconds=step_s)
+
+
+# --- draws ----------------------------------------------------------------------------------
+
+def weighted(r: Callable[[], float], pairs: Sequence[tuple[Any, float]]) -> Any:
+    """One value of ``(value, weight)`` pairs, drawn in proportion to its weight with one ``r()``."""
+    x = r() * sum(w for _, w in pairs)
+    for v, w in pairs:
+        x -= w
+        if x <= 0:
+            return v
+    return pairs[-1][0]
+
+
+def poisson(r: Callable[[], float], lam: float) -> int:
+    """A Poisson count with mean ``lam`` (Knuth: multiply ``r()`` draws until below e^-lam)."""
+    n, p, lim = 0, 1.0, math.exp(-lam)
+    while True:
+        p *= r()
+        if p <= lim:
+            return n
+        n += 1
 
 
 # --- a dataset --------------------------------------------------------------------------------
@@ -141,6 +178,12 @@ class Dataset:
         """Every minute of the world's days, from its first."""
         return every((self.clock.day0, self.end), 60)
 
+    def minutely(self, *steps: Callable[[Any, datetime], None]) -> None:
+        """Each of ``steps`` (``step(world, t)``), in order, for every minute of the world's days."""
+        for t in self.minutes():
+            for step in steps:
+                step(self, t)
+
     def r(self) -> float:
         """A uniform draw in [0, 1)."""
         return self.rng.random()
@@ -164,9 +207,28 @@ class Dataset:
 
     def hexid(self, n: int) -> str:
         """Hex with at least one digit, so a log pattern masks it like any other id."""
-        s = [self.pick("0123456789abcdef") for _ in range(n)]
-        s[self.ri(0, n - 1)] = self.pick("0123456789")
+        return self.code(n, "0123456789abcdef", "0123456789")
+
+    def code(self, n: int, alphabet: str, digits: str) -> str:
+        """``n`` characters of ``alphabet``, one of them (anywhere) one of ``digits``."""
+        s = [self.pick(alphabet) for _ in range(n)]
+        s[self.ri(0, n - 1)] = self.pick(digits)
         return "".join(s)
+
+    def counter(self, name: str, lo: int, hi: int) -> int:
+        """Attribute ``name`` moved on by ``lo`` to ``hi`` and returned: pids, order numbers."""
+        value = getattr(self, name) + self.ri(lo, hi)
+        setattr(self, name, value)
+        return value
+
+    def tagged(self, prefix: str, n: int, draw: str = "hexid") -> str:
+        """An id: ``prefix`` and ``n`` characters of the world's ``draw`` (:meth:`hexid`, or its own)."""
+        return prefix + getattr(self, draw)(n)
+
+    def uuid(self) -> str:
+        """A version-4-shaped UUID drawn with :meth:`hexid`."""
+        a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
+        return f"{a}-{b}-4{c}-{v}{self.hexid(3)}-{self.hexid(12)}"
 
     def plain_hex(self, n: int) -> str:
         """Hex digits, any of them."""
@@ -258,6 +320,39 @@ def rows(table: str) -> list[tuple[str, ...]]:
     return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
 
 
+def table(at: Callable[..., datetime] | None, kinds: str, text: str) -> list[tuple[Any, ...]]:
+    """A spec's table written as text: one row a line, cells between ``|``; a line that starts
+    with a space continues the row above (joined with one space); blank and ``#`` lines skipped.
+
+    ``kinds`` has a letter a column: ``s`` text, ``-`` text or ``None`` when empty, ``i`` an int,
+    ``f`` a float, ``t`` a moment ``"DAY HH:MM[:SS]"`` made with ``at`` (the world's clock).
+    """
+    lines: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] == " " and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    out = []
+    for line in lines:
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) != len(kinds):
+            raise ValueError(f"{len(cells)} cells where {len(kinds)} ({kinds}) are due: {line!r}")
+        out.append(tuple(_cell(cell, kind, at) for cell, kind in zip(cells, kinds, strict=True)))
+    return out
+
+
+def _cell(cell: str, kind: str, at: Callable[..., datetime] | None) -> Any:
+    if kind == "t" and at:
+        day, hhmm = cell.split()
+        return at(int(day), *map(int, hhmm.split(":")))
+    if kind == "-":
+        return cell or None
+    return {"s": str, "i": int, "f": float}[kind](cell)
+
+
 # --- table shapes: the columns of the exports the worlds' tools write ------------------------
 
 SHAPES = {name: tuple(cols.split()) for name, cols in rows("""
@@ -288,7 +383,48 @@ def columns(shape: str) -> list[str]:
     return list(SHAPES[shape])
 
 
-def write_world(out_dir: Path, name: str, world: Callable[[], tuple[Any, dict, dict]]) -> None:
-    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``."""
+def manifest(name: str, zone: str, what: str, days: str, incidents: int,
+             components: int | str | Sequence[str], logs: str = "access", **extra: Any) -> dict:
+    """A world's ``dataset.json``: its name, a line on what it holds, the zone it is read in.
+
+    ``components`` is how many there are (``13`` writes "13 components"), their names (listed),
+    or the words to write; ``extra`` fields (``dayfirst``) follow, as given.
+    """
+    if isinstance(components, int):
+        parts = f"{components} components"
+    elif isinstance(components, str):
+        parts = components
+    else:
+        parts = f"{len(components)} components: {', '.join(components)}"
+    about = (f"{what} ({parts}) over three days, {days}; {logs} logs sampled; {incidents} incidents and "
+             "traps (see truth.json).")
+    return {"name": f"{name}-world", "description": about, "timezone": zone, **extra}
+
+
+World = Callable[[], tuple[Any, dict, dict]]
+"""A world's spec, run: its dataset, ``dataset.json`` and ``truth.json``."""
+
+
+def write_world(out_dir: Path, name: str, world: World, docs: dict[str, str] | None = None) -> None:
+    """Build a world (its data, ``dataset.json`` and ``truth.json``) into ``out_dir/<name>/``.
+
+    ``docs`` are the world's runbooks (``knowledge/<name>.md``), added to any its spec wrote.
+    """
     data, about, truth = world()
+    if docs:
+        data.docs.update(docs)
     data.write(Path(out_dir) / name, about, truth)
+
+
+def main(name: str, world: World, module: str, docs: dict[str, str] | None = None) -> Callable[..., None]:
+    """A generator's ``main(out_dir)``; when ``module`` is ``"__main__"`` it also runs it at once.
+
+    On the command line (``python scripts/generate_world_<name>.py [OUT_DIR]``) the world is written
+    into ``OUT_DIR/<name>/``, by default into :data:`DEFAULT_OUT`.
+    """
+    def write(out_dir: Path = DEFAULT_OUT) -> None:
+        write_world(out_dir, name, world, docs)
+
+    if module == "__main__":
+        write(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    return write
