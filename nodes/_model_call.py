@@ -19,21 +19,25 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import Budget, clamp_ints, clean_usage_metadata, usage_count
-from diagnosis_harness.control.contracts import FailureClass, FailureCode, FallbackType, Role
+from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, FailureCode, FallbackType, Role
 from diagnosis_harness.control.retry import RetryPolicy, RetryResult, execute_with_retry
 from diagnosis_harness.nodes._stops import Stop, stop_from_abort, stop_if_inactive
 from diagnosis_harness.providers.errors import ModelCallError
 from diagnosis_harness.providers.messages import text_of, with_prompt
 from diagnosis_harness.providers.seam import classify_exception
 from diagnosis_harness.run.context import RunContext
+from diagnosis_harness.run.records import records_of
+from diagnosis_harness.run.state import DiagnosisState
 from diagnosis_harness.tools.model_view import model_text
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
     from langchain_core.runnables import Runnable
 
+    from diagnosis_harness.control.contracts import ToolRecord
+
 __all__ = ["ModelUnreachable", "ask_with_retry", "call_model", "label_outcome", "offload",
-           "prompt_message", "system_prompt_message", "text_of", "unreachable_after"]
+           "prompt_message", "system_prompt_message", "text_of", "under_review", "unreachable_after"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -42,6 +46,14 @@ P = ParamSpec("P")
 async def offload(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run blocking I/O (SQLite) off the event loop: the dev server forbids blocking nodes."""
     return await asyncio.to_thread(fn, *args, **kwargs)
+
+
+async def under_review(ctx: RunContext, state: DiagnosisState, *,
+                       phase: str) -> tuple[DiagnosisDraft, list[ToolRecord]]:
+    """The draft a judging or repairing node works on and this run's records, ``phase`` announced."""
+    records = await offload(records_of, ctx, state)
+    ctx.emitter.emit("status", phase=phase)
+    return DiagnosisDraft.model_validate(state["draft"]), records
 
 
 def prompt_message(name: str, /, **values: object) -> HumanMessage:

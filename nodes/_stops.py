@@ -8,19 +8,25 @@ INTERNAL_FAILURE. A stop is a plain dict of JSON values, so checkpoints hold it 
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from langchain_core.messages import ToolMessage
+from langgraph.runtime import Runtime
 
 from diagnosis_harness import prompts
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.control.contracts import FailureCode, RunState
 from diagnosis_harness.control.lifecycle import RunAborted
-from diagnosis_harness.run.context import RunContext
-from diagnosis_harness.run.state import Stop, StopKind
+from diagnosis_harness.run.context import RunContext, run_context
+from diagnosis_harness.run.state import DiagnosisState, Stop, StopKind
 
 __all__ = ["Stop", "controlled_stop", "stop", "stop_from_abort", "stop_from_budget",
-           "stop_if_inactive", "with_stop_required"]
+           "stop_if_inactive", "while_active", "with_stop_required"]
+
+Node = Callable[[DiagnosisState, Runtime[RunContext]], Awaitable[dict[str, Any]]]
 
 
 def stop(kind: StopKind, run_state: RunState, failure_code: FailureCode | None, message: str,
@@ -61,6 +67,21 @@ def stop_if_inactive(ctx: RunContext) -> Stop | None:
     except RunAborted as abort:
         return stop_from_abort(abort)
     return None
+
+
+def while_active(node: Node) -> Node:
+    """``node``, which a run that has ended (deadline, cancel) skips with its stop.
+
+    For the nodes that act on a model's answer: a run cancelled or out of time since the last
+    check parses, judges and publishes nothing more (docs/design.md §5).
+    """
+    @functools.wraps(node)
+    async def active_only(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        if (late := stop_if_inactive(run_context(runtime))) is not None:
+            return {"stop": late}
+        return await node(state, runtime)
+
+    return active_only
 
 
 def stop_from_budget(exc: BudgetExhausted) -> Stop:

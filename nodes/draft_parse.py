@@ -9,17 +9,15 @@ from langgraph.runtime import Runtime
 from diagnosis_harness.control.budget import BudgetExhausted
 from diagnosis_harness.guards.parsing import parse_draft
 from diagnosis_harness.nodes._model_call import text_of
-from diagnosis_harness.nodes._stops import stop_from_budget, stop_if_inactive
+from diagnosis_harness.nodes._stops import stop_from_budget, while_active
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
 
 
+@while_active
 async def draft_parse(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Parse the final message; an invalid draft is recorded with its class, not raised."""
     ctx = run_context(runtime)
-    # The deadline holds here too: a run out of time parses and publishes nothing more.
-    if (late := stop_if_inactive(ctx)) is not None:
-        return {"stop": late}
     text = text_of(state["messages"][-1])
     budget = ctx.budget(state.get("usage"))
     try:

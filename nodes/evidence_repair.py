@@ -15,22 +15,17 @@ from diagnosis_harness.control.contracts import DiagnosisDraft, FailureClass, Ro
 from diagnosis_harness.control.retry import AttemptError
 from diagnosis_harness.guards.evidence import citable_ids, facts_by_id, repair_allowed
 from diagnosis_harness.guards.parsing import parse_draft
-from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
-from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message, under_review
+from diagnosis_harness.nodes._stops import while_active
 from diagnosis_harness.run.context import RunContext, run_context
-from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState
 
 
+@while_active
 async def evidence_repair(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Spend the one repair on the draft's citations."""
     ctx = run_context(runtime)
-    # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
-    if (late := stop_if_inactive(ctx)) is not None:
-        return {"stop": late}
-    records = await offload(records_of, ctx, state)
-    ctx.emitter.emit("status", phase="repairing citations")
-    draft = DiagnosisDraft.model_validate(state["draft"])
+    draft, records = await under_review(ctx, state, phase="repairing citations")
     index = facts_by_id(records)
     available = "\n".join(f"{eid}: {index[eid][1].text}" for eid in citable_ids(records)) or "(none)"
     prompt = prompt_message(

@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 from diagnosis_harness.control.budget import Budget, BudgetExhausted
 from diagnosis_harness.control.contracts import CollectionState
 from diagnosis_harness.nodes._model_call import offload, prompt_message
-from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes._stops import while_active
 from diagnosis_harness.nodes.model import _inputs, judge_reserve
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.run.state import DiagnosisState
@@ -128,14 +128,13 @@ def _tools_line(calls_left: int, turns_left: int, stopped: bool) -> str:
             "and its review); then answer with the draft.")
 
 
+@while_active
 async def revise(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Hand a refusal or an invalid draft's parse error back to the agent, once each.
 
     Only if a model call is left for the answer.
     """
     ctx = run_context(runtime)
-    if (late := stop_if_inactive(ctx)) is not None:
-        return {"stop": late}
     if state.get("draft_error"):
         return await _retry_draft(state, ctx)
     budget = ctx.budget(state.get("usage"))

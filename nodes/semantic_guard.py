@@ -26,10 +26,9 @@ from diagnosis_harness.guards.semantic import (
     supported_claims,
     wire_payload,
 )
-from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message
-from diagnosis_harness.nodes._stops import stop_if_inactive
+from diagnosis_harness.nodes._model_call import ask_with_retry, offload, prompt_message, under_review
+from diagnosis_harness.nodes._stops import while_active
 from diagnosis_harness.run.context import RunContext, run_context
-from diagnosis_harness.run.records import records_of
 from diagnosis_harness.run.state import DiagnosisState
 
 
@@ -45,15 +44,11 @@ def _citation_problem(draft: DiagnosisDraft, records: list[Any]) -> str | None:
         sorted({p.evidence_id for p in checked.problems}))
 
 
+@while_active
 async def semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Ask the judge whether the cited evidence supports the conclusion."""
     ctx = run_context(runtime)
-    # A run cancelled (or timed out) since the last check emits nothing more (docs/design.md §5).
-    if (late := stop_if_inactive(ctx)) is not None:
-        return {"stop": late}
-    records = await offload(records_of, ctx, state)
-    ctx.emitter.emit("status", phase="judging")
-    draft = DiagnosisDraft.model_validate(state["draft"])
+    draft, records = await under_review(ctx, state, phase="judging")
     assert draft.conclusion is not None
     claims = len(draft.conclusion.claims)
     # The evidence guard's verdict in state may be for another draft (an edit as

@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from langgraph_sdk import get_client
+
+T = TypeVar("T")
 
 SLOW_AGENT_DELAY_S = 6.0
 """How long the stub holds the agent's draft for a "slow" incident (the cancel tests)."""
@@ -59,6 +63,21 @@ def investigator(body: dict[str, Any]) -> dict[str, Any]:
         slow = re.search(r"incident #\d+ \(slow\)", "\n".join(texts)) is not None
         return {"content": json.dumps(draft), "delay": SLOW_AGENT_DELAY_S if slow else 0}
     return {"status": 400}
+
+
+def eventually(probe: Callable[[], T | None], timeout_s: float = 60.0) -> T:
+    """Poll until ``probe`` returns something truthy: what a server stores lands after it answers.
+
+    Run rows, trace events and notifications are written after the stream (or the alert's 202)
+    has reached the client. The wait is long for a loaded machine; only a failure waits it out.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = probe()
+        if value or time.monotonic() > deadline:
+            assert value, f"condition not reached in {timeout_s:g} s"
+            return value
+        time.sleep(0.05)
 
 
 def server_env(home: Path, **settings: str) -> dict[str, str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from devserver import DevServer
-from servekit import server_env
+from servekit import eventually, server_env
 from test_alert_intake import Receiver, am_payload
 
 from diagnosis_harness.runstore.store import RunStore
@@ -60,15 +60,6 @@ def post(url: str, data: bytes, auth: str | None = f"Bearer {TOKEN}") -> tuple[i
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
-
-
-def eventually(check: Any, timeout_s: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(0.2)
-    raise AssertionError("timed out")
 
 
 def test_a_notification_sent_ten_times_starts_one_run_and_posts_its_outcome_once(

@@ -20,9 +20,9 @@ import time
 import urllib.error
 import urllib.request
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from devserver import DevServer, free_port
@@ -33,6 +33,7 @@ from servekit import (
     SLOW_AGENT_DELAY_S,
     Streamed,
     assert_grammar,
+    eventually,
     investigator,
     message_text,
     new_thread,
@@ -49,8 +50,6 @@ pytestmark = pytest.mark.slow
 
 NODES = {"route", "model", "tool_gate", "saturation_check", "draft_parse", "evidence_guard",
          "evidence_repair", "semantic_guard", "revise", "release"}
-
-T = TypeVar("T")
 
 
 # --- fixtures and helpers --------------------------------------------------------------------
@@ -77,17 +76,6 @@ async def diagnose(url: str, thread_id: str, question: str, into: Streamed | Non
     """One turn through ``runs.stream`` with custom and values modes, as a client sees it."""
     return await stream(url, thread_id, {"question": question}, into=into,
                         stream_mode=("custom", "values"), **stream_kw)
-
-
-def eventually(probe: Callable[[], T | None], timeout_s: float = 10.0) -> T:
-    """Poll until ``probe`` returns something truthy (trace writes land just after the stream)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = probe()
-        if value or time.monotonic() > deadline:
-            assert value, "condition not reached in time"
-            return value
-        time.sleep(0.05)
 
 
 def cited_lines(content: str) -> dict[str, str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.results import Item, RelevanceLevel, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.results import Item, RelevanceLevel, ToolArgs, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.text import fts_or_query, search_terms
 
 MAX_PASSAGE_CHARS = 1200
@@ -20,10 +20,8 @@ _ORDER = {RelevanceLevel.HIGH: 3, RelevanceLevel.MEDIUM: 2, RelevanceLevel.LOW: 
 _CANDIDATES_PER_RESULT = 4
 
 
-class LookupKnowledgeArgs(BaseModel):
+class LookupKnowledgeArgs(ToolArgs):
     """Arguments of ``lookup_knowledge``."""
-
-    model_config = ConfigDict(extra="forbid")
 
     query: str = Field(
         min_length=1, max_length=500,

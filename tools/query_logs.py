@@ -10,13 +10,13 @@ import json
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.format import LEVELS, normalise_level
 from diagnosis_harness.tools.log_templates import MAX_TEMPLATE_CHARS, message_template
-from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.text import fts_and_query, search_terms
 from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 
@@ -29,10 +29,8 @@ MAX_ATTR_FILTERS = 5
 _PATTERN_LEVELS = ("WARN", "ERROR", "FATAL")
 
 
-class QueryLogsArgs(BaseModel):
+class QueryLogsArgs(ToolArgs):
     """Arguments of ``query_logs`` (normalised on validation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     service: str | None = Field(
         default=None, max_length=100,

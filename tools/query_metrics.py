@@ -35,14 +35,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.backends.prometheus import Prometheus, PrometheusError
 from diagnosis_harness.tools.promql_provenance import PromqlRejected, Provenance, read
 from diagnosis_harness.tools.promql_tsdb import refuse_unknown_names, unbacked_labels
-from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolInputError, ToolResult, clip
 from diagnosis_harness.tools.stats.common import canonical
 from diagnosis_harness.tools.stats.metrics import judge, z_text
 from diagnosis_harness.tools.timeutil import format_utc, parse_ts
@@ -73,10 +73,8 @@ class QueryMetricsError(ToolInputError):
         self.code = code
 
 
-class QueryMetricsArgs(BaseModel):
+class QueryMetricsArgs(ToolArgs):
     """Arguments of ``query_metrics`` (normalised on validation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     promql: str = Field(min_length=1, max_length=MAX_PROMQL, description=(
         "The PromQL expression, e.g. rate(http_requests_total{job=\"api\"}[5m])."))

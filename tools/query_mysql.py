@@ -7,11 +7,11 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.results import Item, ToolResult, clip
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolResult, clip
 from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
 from diagnosis_harness.tools.sql_values import COMPUTED, RENAMED, result_origins
 from diagnosis_harness.tools.timeutil import format_utc
@@ -19,10 +19,8 @@ from diagnosis_harness.tools.timeutil import format_utc
 MAX_VALUE_CHARS = 500
 
 
-class QueryMysqlArgs(BaseModel):
+class QueryMysqlArgs(ToolArgs):
     """Arguments of ``query_mysql``."""
-
-    model_config = ConfigDict(extra="forbid")
 
     sql: str = Field(
         min_length=1, max_length=8000,

@@ -1,4 +1,4 @@
-"""What an evidence tool returns to the boundary, and the errors it may raise.
+"""What an evidence tool is given and returns to the boundary, and the errors it may raise.
 
 A tool returns a :class:`ToolResult` (scope + items); the boundary numbers the items into facts
 (``E<k>.<i>``), measures bytes, caps the model's view and builds the canonical record. Tools
@@ -10,10 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from diagnosis_harness.control.contracts import EMPTY_KIND
 
-__all__ = ["EMPTY_KIND", "Item", "RelevanceLevel", "ResultTooLarge", "SqlRejected",
+__all__ = ["EMPTY_KIND", "Item", "RelevanceLevel", "ResultTooLarge", "SqlRejected", "ToolArgs",
            "ToolInputError", "ToolResult", "clip", "empty_text"]
+
+
+class ToolArgs(BaseModel):
+    """The arguments a model sends to an evidence tool: an argument the tool does not name is refused."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class ToolInputError(ValueError):

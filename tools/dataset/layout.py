@@ -47,16 +47,18 @@ LOGS_INDEXES = """
 CREATE INDEX events_service_ts ON events(service, ts_ms);
 CREATE INDEX events_ts ON events(ts_ms);
 """
-PATTERN_MINUTES = """
-CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§16.1)
-    minute INTEGER NOT NULL,     -- floor(ts_ms / 60000)
-    service TEXT NOT NULL,
+_PATTERN_COUNTS = """service TEXT NOT NULL,
     pattern_id INTEGER NOT NULL,
     level TEXT NOT NULL,
     n INTEGER NOT NULL,
     first_ms INTEGER NOT NULL,
     last_ms INTEGER NOT NULL,
-    first_id INTEGER NOT NULL,
+    first_id INTEGER NOT NULL,"""
+"""The columns pattern_minutes and pattern_hours share: one is the other rolled up (§16.1)."""
+PATTERN_MINUTES = f"""
+CREATE TABLE pattern_minutes (   -- events per minute, service, pattern and level (§16.1)
+    minute INTEGER NOT NULL,     -- floor(ts_ms / 60000)
+    {_PATTERN_COUNTS}
     PRIMARY KEY (minute, service, pattern_id, level)
 ) WITHOUT ROWID;
 INSERT INTO pattern_minutes
@@ -66,16 +68,10 @@ FROM events GROUP BY 1, 2, 3, 4;
 CREATE INDEX pattern_minutes_service ON pattern_minutes(service, minute);
 """
 """The summary the statistics tools read whole minutes of a window from (built after events)."""
-PATTERN_HOURS = """
+PATTERN_HOURS = f"""
 CREATE TABLE pattern_hours (     -- pattern_minutes rolled up per hour (§16.1)
     hour INTEGER NOT NULL,       -- floor(ts_ms / 3600000) = floor(minute / 60)
-    service TEXT NOT NULL,
-    pattern_id INTEGER NOT NULL,
-    level TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    first_ms INTEGER NOT NULL,
-    last_ms INTEGER NOT NULL,
-    first_id INTEGER NOT NULL,
+    {_PATTERN_COUNTS}
     peak INTEGER NOT NULL,       -- the most events of one of its minutes (onset's take-off)
     PRIMARY KEY (hour, service, pattern_id, level)
 ) WITHOUT ROWID;

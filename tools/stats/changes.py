@@ -17,12 +17,12 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.query_mysql import _json_value
-from diagnosis_harness.tools.results import Item, ToolResult
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolResult
 from diagnosis_harness.tools.stats.common import MAX_ROWS, Timestamp, service_name
 from diagnosis_harness.tools.stats.metrics import time_text
 from diagnosis_harness.tools.stats.schema import TableKind, layout, literal, quote, run_select
@@ -35,10 +35,8 @@ MAX_SERVICES = 20
 _PER_TABLE = 200
 
 
-class ChangeArgs(BaseModel):
+class ChangeArgs(ToolArgs):
     """Arguments of ``recent_changes`` (normalised on validation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     before: Timestamp = Field(description="The time to look back from (the onset).")
     lookback_minutes: int = Field(default=60, ge=1, le=MAX_LOOKBACK_MINUTES,

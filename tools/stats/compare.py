@@ -6,11 +6,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.results import Item, ToolResult
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolResult
 from diagnosis_harness.tools.stats.common import (
     MAX_ROWS,
     MIN_EVENTS,
@@ -38,10 +38,8 @@ MAX_SERVICES = 10
 """Per-service level rows shown (services with anomalies first, then the busiest)."""
 
 
-class WindowArgs(BaseModel):
+class WindowArgs(ToolArgs):
     """A window, an optional baseline and an optional service (normalised)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     start: Timestamp
     end: Timestamp

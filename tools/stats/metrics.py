@@ -26,11 +26,11 @@ import statistics
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
-from diagnosis_harness.tools.results import Item, ToolInputError, ToolResult
+from diagnosis_harness.tools.results import Item, ToolArgs, ToolInputError, ToolResult
 from diagnosis_harness.tools.stats.common import MAX_ROWS, Span, Timestamp, span_text, windows
 from diagnosis_harness.tools.stats.schema import (
     TableKind,
@@ -49,10 +49,8 @@ MAX_SAMPLES = 50_000
 MAX_TABLES = 10
 
 
-class MetricArgs(BaseModel):
+class MetricArgs(ToolArgs):
     """Arguments of ``metric_shifts`` (normalised on validation)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     start: Timestamp
     end: Timestamp
