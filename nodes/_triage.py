@@ -208,7 +208,7 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                                                                           "summary")},
                                                "earlier": len(own) - 1}}
     quiet = {k: s for k, s in quiet.items() if k not in best}
-    ranked = _ordered(list(best.values()), anomalies, quiet) + loose
+    ranked = _ordered(list(best.values()), anomalies, quiet, _aliases(metrics)) + loose
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 
@@ -272,8 +272,45 @@ def _strength(s: Mapping[str, Any]) -> float:
     return weight * (1 + novelty) * math.sqrt(math.log2(1 + count)) * access
 
 
+def _aliases(metrics: Sequence[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Each component's other names: the entities its metrics are located at (``logged_by``).
+
+    A metric table names a server by its instance (``redis-cart``) where the logs name its
+    service (``redis``): a caller's "connection refused (redis-cart:6379)" names redis.
+    """
+    out: dict[str, set[str]] = {}
+    for m in metrics:
+        if m.get("service") and m.get("where"):
+            out.setdefault(str(m["service"]).lower(), set()).add(str(m["where"]).lower())
+    return out
+
+
+REACH = re.compile(r"refused|ECONNREFUSED|ECONNRESET|EAI_AGAIN|timed? ?out|timeout|deadline|"
+                   r"unreachable|unavailable|no route|reset by peer|broken pipe|could not connect|"
+                   r"failed to connect|connection (?:closed|blocked|error|lost)|blocked|"
+                   r"not confirmed|OOM command not allowed|too many (?:clients|connections)",
+                   re.IGNORECASE)
+"""What a caller says when it cannot reach or use a dependency: refused, timed out, blocked."""
+
+
+def _reached(pattern: str, component: str, aliases: set[str]) -> bool:
+    """Whether a failure pattern says it could not reach or use ``component``.
+
+    It names the component (or one of its instances), and either says why the call failed
+    (``REACH``) or quotes the component's own error (``redis error: …``, ``kafka: …``).
+    """
+    for name in (component, *sorted(aliases)):
+        if not _named_in(pattern, name):
+            continue
+        if REACH.search(pattern) or re.search(
+                rf"(?<![\w@.-])(?i:{re.escape(name)})(?: error|Error|Exception)?:\s", pattern):
+            return True
+    return False
+
+
 def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
-             quiet: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+             quiet: Mapping[str, dict[str, Any]],
+             aliases: Mapping[str, set[str]] | None = None) -> list[dict[str, Any]]:
     """The components strongest first, a dependency before the callers whose failures it explains.
 
     A caller depends on a component when the dependency table says so (an onset row's
@@ -282,7 +319,13 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     at least ``STRONG / 2`` that failed no later than its caller, moves just before that caller.
     A ``quiet`` component (no suspect fact of its own: one INFO line, "payments listening on
     :9090") that a clear failure names ("Connect to payments:8080 … refused") follows its caller.
+    A component a caller's failure says it could not reach or use (``_reached``: "redis: i/o
+    timeout", "connection refused (redis-cart:6379)", "kafka: publish … timed out"), however
+    weak its own facts, moves just before that caller when it failed first or logged no
+    failure of its own at all (a server that is down often says nothing; its metrics moved):
+    the callers' errors are where it shows, not where it broke.
     """
+    aliases = aliases or {}
     by = {s["service"].lower(): s for s in best}
     heard: dict[str, float] = {}
     for a in anomalies:
@@ -293,6 +336,8 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
                     heard[k] = max(heard.get(k, 0.0), by[caller]["strength"] - 0.01)
     named: dict[str, set[str]] = {}
     table: dict[str, set[str]] = {}
+    reached: dict[str, set[str]] = {}
+    failed = _first_failures(anomalies)
     for a in anomalies:
         caller = (a.get("service") or "").lower()
         if _tier(a) == 2 or caller not in by:
@@ -303,9 +348,17 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
                 table.setdefault(caller, set()).add(other)
             if _named_in(a["pattern"] or "", other):
                 named.setdefault(caller, set()).add(other)
+            if a.get("strength", 0) >= STRONG / 2 \
+                    and _reached(a["pattern"] or "", other, aliases.get(other, set())) \
+                    and (other not in failed or failed[other] <= failed.get(caller, "~")):
+                reached.setdefault(caller, set()).add(other)
+    for caller, callees in reached.items():  # two that blame each other: neither moves
+        callees -= {c for c in callees if caller in reached.get(c, set())}
     score = {k: s["strength"] for k, s in by.items()}
 
     def explains(callee: str, caller: str) -> bool:
+        if callee in reached.get(caller, ()):
+            return True
         if callee in named.get(caller, ()) and score[callee] >= STRONG:
             return True
         return callee in table.get(caller, ()) and score[callee] >= STRONG / 2 \
@@ -314,7 +367,8 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     for _ in range(len(by)):  # a chain of dependencies settles in at most this many passes
         moved = False
         for caller in by:
-            for callee in named.get(caller, set()) | table.get(caller, set()):
+            for callee in named.get(caller, set()) | table.get(caller, set()) \
+                    | reached.get(caller, set()):
                 if score[callee] <= score[caller] and explains(callee, caller):
                     score[callee] = score[caller] + 0.01
                     moved = True
@@ -323,6 +377,16 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     score.update(heard)
     ranked = list(best) + [quiet[k] for k in heard]
     return sorted(ranked, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
+
+
+def _first_failures(anomalies: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each component's earliest failure (a warning or worse that is a suspect), by onset."""
+    out: dict[str, str] = {}
+    for a in anomalies:
+        key = (a.get("service") or "").lower()
+        if key and _tier(a) < 2 and a.get("strength", 0) > 0 and a.get("onset"):
+            out[key] = min(out.get(key, "~"), str(a["onset"]))
+    return out
 
 
 def _named_in(pattern: str, component: str) -> bool:
