@@ -75,3 +75,33 @@ def test_a_release_just_before_a_failed_connect_to_an_address_is_no_cause_by_tim
     assert result.run.root_cause is None
     # The failing client is still the first suspect, its release on its line.
     assert result.run.components[0] == "quote-api", result.run.components
+
+
+def test_an_expired_certificate_s_cause_says_expired_where_its_pattern_masked_it(
+        tmp_path: Path) -> None:
+    # The client's line says "certificate has expired" inside a quoted string its pattern masks
+    # ('<str>'); the callee's certificate row reached its not_after at the onset. The cause
+    # quotes the line's own words for the mechanism beside the row that says when.
+    line = ("autosave proxy failed exam={n}: SSLError(SSLCertVerificationError(1, '[SSL: "
+            "CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired "
+            "(_ssl.c:1006)')) url=https://autosave.lms.svc.cluster.local:8443/v1/drafts")
+    case = _case({
+        "id": "t-cert-masked", "klass": "expired-credential", "title": "masked expiry",
+        "day": "2027-01-26", "window": ["14:00", "14:25"], "expect": "SUCCESS",
+        "question": "lms-web: answers could not be saved, {date} 14:00 to 14:25 UTC. Root cause?",
+        "services": [["py", "lms-web", "exam"], ["go", "autosave", "draft"]],
+        "root_cause": "autosave's serving certificate expired at 14:00; lms-web's calls fail",
+        "key_terms": ["autosave", "expired"], "cause_service": "autosave", "onset": "14:00:07",
+        "lines": [{"burst": ["14:00:07", "14:30", "lms-web", line], "every_s": 9}],
+        "tables": {"certificates": [
+            {"cert_id": "CRT-2207", "secret": "autosave-tls", "service": "autosave",
+             "not_before": "2026-10-28T14:00:00Z", "not_after": "2027-01-26T14:00:00Z",
+             "status": "superseded"},
+            {"cert_id": "CRT-2190", "secret": "lms-web-tls", "service": "lms-web",
+             "not_before": "2026-12-01T00:00:00Z", "not_after": "2027-03-01T00:00:00Z",
+             "status": "active"}]}})
+    data = build_case(case, tmp_path / "data")
+    card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
+    (result,) = card.cases
+    assert result.verdict.value == "RIGHT", (result.why, result.run)
+    assert "certificate has expired" in (result.run.root_cause or ""), result.run.root_cause
