@@ -156,8 +156,10 @@ def _statuses(row: dict[str, Any]) -> list[str]:
 
 
 EXPIRED_SAID = re.compile(r"(?:certificate|credential|token|api[_ ]?key|password|secret"
-                          r"|licen[cs]e)\w*\W{1,3}(?:\w+\W{1,3}){0,2}?expired", re.I)
-"""A line's own words that a credential expired (``certificate has expired``)."""
+                          r"|licen[cs]e)\w*\W{1,3}(?:[A-Za-z]+\W{1,3}){0,2}?expired"
+                          r"|(?:key|credential|token|certificate)_expired", re.I)
+"""A line's own words that a credential expired (``certificate has expired``): plain words
+only between the two, never an id or a key's characters."""
 
 
 def _expiry(row: dict[str, Any]) -> list[str]:
