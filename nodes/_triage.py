@@ -316,10 +316,8 @@ def _reached(pattern: str, component: str, aliases: set[str]) -> bool:
     (``REACH``) or quotes the component's own error (``redis error: …``, ``kafka: …``).
     """
     for name in (component, *sorted(aliases)):
-        if not _named_in(pattern, name) or re.search(
-                rf"(?<![\w-]){re.escape(name)}@|@{re.escape(name)}(?![\w-])"
-                rf"|\b(?:caller|client|user|src|source|from|peer)=\"?{re.escape(name)}(?![\w-])",
-                pattern, re.I):
+        if not _named_in(pattern, name) or _as_client(pattern, name) or re.search(
+                rf"(?<![\w-]){re.escape(name)}@|@{re.escape(name)}(?![\w-])", pattern, re.I):
             continue  # "auth@auth FATAL: …", "rejected … caller=rules" name a client
         if REACH.search(pattern) or re.search(
                 rf"(?<![\w@.-])(?i:{re.escape(name)})(?: error|Error|Exception)?:\s", pattern):
@@ -382,20 +380,24 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
         for other in set(by) - {caller}:
             if other in calls:
                 table.setdefault(caller, set()).add(other)
-            if _named_in(a["pattern"] or "", other):
+            if _named_in(a["pattern"] or "", other) and not _as_client(a["pattern"] or "", other):
                 named.setdefault(caller, set()).add(other)
             if a.get("strength", 0) >= STRONG / 2 \
                     and (_reached(a["pattern"] or "", other, aliases.get(other, set()))
                          or _reached_kind(a["pattern"] or "", other, caller, kinds)) \
                     and (other not in failed or failed[other] <= failed.get(caller, "~")):
                 reached.setdefault(caller, set()).add(other)
-    for a in anomalies:  # a server that says it turns a failing client away (at any level)
+    # A server that says it turns a failing client away, at any level ("… - prepaid) is
+    # blocked"), not one that says the client turned it away ("rejected by pricing").
+    for a in anomalies:
         server = (a.get("service") or "").lower()
         if server not in by or a.get("strength", 0) <= 0 or not REFUSES.search(a["pattern"] or ""):
             continue
         for client in set(failed) & set(by) - {server}:
             if _named_in(a["pattern"] or "", client) \
-                    and failed.get(server, "~") <= failed[client] \
+                    and not re.search(rf"\b(?:by|from)\s+{re.escape(client)}(?![\w-])",
+                                      a["pattern"] or "", re.I) \
+                    and (server not in failed or failed[server] <= failed[client]) \
                     and (a.get("onset") or "~") <= _plus_minutes(failed[client], 5):
                 reached.setdefault(client, set()).add(server)
     for caller, callees in reached.items():  # two that blame each other: neither moves
@@ -507,6 +509,13 @@ def _plus_minutes(moment: str, minutes: int) -> str:
         return (parse_ts(moment) + timedelta(minutes=minutes)).isoformat()
     except TimestampError:
         return moment
+
+
+def _as_client(pattern: str, name: str) -> bool:
+    """Whether a pattern names ``name`` only as the client of the call (``caller=rules``)."""
+    return re.search(rf"\b(?:caller|client|user|src|source|from|peer)=\"?{re.escape(name)}"
+                     rf"(?![\w-])", pattern, re.I) is not None \
+        and len(re.findall(rf"(?<![\w-]){re.escape(name)}(?![\w-])", pattern, re.I)) == 1
 
 
 def _first_failures(anomalies: Sequence[Mapping[str, Any]]) -> dict[str, str]:

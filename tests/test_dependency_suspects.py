@@ -134,3 +134,30 @@ def test_a_metric_that_left_a_flat_baseline_is_a_suspect_and_alike_entities_are_
     folded = next(s for s in ranked if s["service"] == "N")
     assert folded["alike"] == 5
     assert any("(and 5 more alike)" in line for line in digest_lines(ranked)), digest_lines(ranked)
+
+
+def test_an_instance_a_server_that_turns_clients_away_and_a_client_s_name_are_read_right() -> None:
+    # cart's "connection refused (redis-cart:6379)" names redis: its metric is located at
+    # redis-cart (logged_by). rabbitmq's own INFO line says it blocks prepaid, which fails.
+    # A database's "shadow@shadow FATAL" and a server's "rejected … caller=rules" name clients.
+    def row(service: str, pattern: str, level: str = "ERROR", onset: str = "09:01:00",
+            count: int = 30) -> dict[str, Any]:
+        return {"service": service, "pattern": pattern, "level": level, "window_count": count,
+                "first_seen": f"2026-05-04T{onset}Z", "onset": f"2026-05-04T{onset}Z",
+                "change": "new"}
+    mem = _metric("", "redis-cart", logged_by="redis", metric="used_memory_mb", z=3.0,
+                  samples_out=3)
+    ranked = suspects(_records([mem], [
+        row("cart", "cart {id}: redis HGETALL cart:<id>: dial tcp <ip>:<n>: connect: "
+                    "connection refused (redis-cart:6379)"),
+        row("prepaid", "RECONNECT for meter=<id> not confirmed within <n> ms", onset="09:02:00"),
+        row("rabbitmq", "connection <<n>> (<ip>:<n> -> <ip>:<n> - prepaid) is blocked: resource "
+                        "alarm (memory)", level="INFO", onset="09:01:30", count=8),
+        row("shadow", "request rejected status=<n> caller=rules reason=unknown kid",
+            level="WARN", onset="09:00:30", count=40),
+        row("rules", "automation <id> failed: shadow returned UNAUTHENTICATED", onset="09:03:00")]))
+    order = [s["service"] for s in ranked]
+    assert order.index("redis") < order.index("cart"), order
+    assert order.index("rabbitmq") < order.index("prepaid"), order
+    # shadow's line names rules as the caller it rejected: rules is not shadow's dependency.
+    assert order.index("shadow") < order.index("rules"), order
