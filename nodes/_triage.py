@@ -15,9 +15,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
+from diagnosis_harness.providers.offline.failures import dependency_of, kind_of, kinds_spoken
 from diagnosis_harness.tools.timeutil import TimestampError, parse_ts
 
 PLAIN_TOOLS = frozenset({"query_logs", "query_mysql", "lookup_knowledge"})
@@ -140,14 +142,18 @@ def _metric(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
             "service": _token(data.get("logged_by") or data.get("entity") or data.get("service")),
             "where": _token(data.get("entity")) if data.get("logged_by") else None,
             "onset": _token(data.get("first_out") or data.get("first_seen")),
-            "summary": ", ".join(fields), "computed": True, **_shift(data)}
+            "summary": ", ".join(fields), "computed": True,
+            "table": _token(data.get("table")), **_shift(data)}
 
 
 def _shift(data: Mapping[str, Any]) -> dict[str, Any]:
     """A moved metric's share out and z: metric_shifts' own, or a query_metrics series' shift."""
     given = data.get("shift")
     shift: Mapping[str, Any] = given if isinstance(given, dict) else data
-    return {"share_out": _share_out(shift), "z": _float(shift.get("z"))}
+    flat = shift.get("baseline_constant") is True and shift.get("z") is None \
+        and _float(shift.get("window_median")) != _float(shift.get("baseline_median"))
+    return {"share_out": _share_out(shift), "z": _float(shift.get("z")),
+            **({"left_flat": True} if flat else {})}
 
 
 def _share_out(data: Mapping[str, Any]) -> float:
@@ -182,6 +188,8 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                 changes.append(c)
             elif (m := _metric(record, fact)) is not None:
                 metrics.append(m)
+    metrics = _folded(metrics, {str(s["service"]).lower() for s in anomalies + changes
+                                if s.get("service")})
     failing = [a["onset"] for a in anomalies if a["onset"] and _tier(a) < 2]
     onset = min(failing or [a["onset"] for a in anomalies if a["onset"]], default=None)
     changes = [c for c in changes if onset is None or (c["onset"] or "") <= onset]
@@ -208,7 +216,7 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                                                                           "summary")},
                                                "earlier": len(own) - 1}}
     quiet = {k: s for k, s in quiet.items() if k not in best}
-    ranked = _ordered(list(best.values()), anomalies, quiet) + loose
+    ranked = _ordered(list(best.values()), anomalies, quiet, _aliases(metrics)) + loose
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 
@@ -254,12 +262,15 @@ def _strength(s: Mapping[str, Any]) -> float:
     than ``ODD`` events, is no suspect; a proxy's access line counts half (it reports what its
     upstreams answered). The count weighs least: a caller logs more than the dependency it
     waits on, so ten times the events is not ten times the suspicion. A moved metric: 3 × the
-    share of the window out × log2(1 + |z|) (at most 10). A change: ``CHANGE_STRENGTH``.
+    share of the window out × log2(1 + |z|) (at most 10; 10 for a series flat all baseline
+    whose median moved, which has no z). A change: ``CHANGE_STRENGTH``.
     """
     if s["kind"] == "change":
         return CHANGE_STRENGTH
     if s["kind"] == "metric":
-        z = min(math.log2(1 + abs(s.get("z") or 0.0)), 10.0)
+        # A series flat all baseline whose median moved has no z (no spread to divide by): it
+        # left its baseline as far as a metric can (an error rate from 0 to 10 %).
+        z = 3.0 if s.get("left_flat") else min(math.log2(1 + abs(s.get("z") or 0.0)), 10.0)
         return 3.0 * max(s.get("share_out") or 0.0, 0.25) * z
     count, tier = _int(s["count"]), _tier(s)
     if count < 1 or (count == 1 and tier > 0) or (tier == 2 and count < ODD):
@@ -272,8 +283,64 @@ def _strength(s: Mapping[str, Any]) -> float:
     return weight * (1 + novelty) * math.sqrt(math.log2(1 + count)) * access
 
 
+def _aliases(metrics: Sequence[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Each component's other names: the entities its metrics are located at (``logged_by``).
+
+    A metric table names a server by its instance (``redis-cart``) where the logs name its
+    service (``redis``): a caller's "connection refused (redis-cart:6379)" names redis.
+    """
+    out: dict[str, set[str]] = {}
+    for m in metrics:
+        if m.get("service") and m.get("where"):
+            out.setdefault(str(m["service"]).lower(), set()).add(str(m["where"]).lower())
+    return out
+
+
+REACH = re.compile(r"refused|ECONNREFUSED|ECONNRESET|EAI_AGAIN|timed? ?out|timeout|deadline|"
+                   r"unreachable|unavailable|no route|reset by peer|broken pipe|could not connect|"
+                   r"failed to connect|connection (?:closed|blocked|error|lost)|blocked|"
+                   r"not confirmed|OOM command not allowed|too many (?:clients|connections)|"
+                   r"handshake|certificate|x509|PKIX|rejected",
+                   re.IGNORECASE)
+"""What a caller says when it cannot reach or use a dependency: refused, timed out, blocked,
+its certificate not accepted."""
+REFUSES = re.compile(r"\bblock(?:ed|ing)\b|refus|reject|throttl|too many|rate.?limit|denied"
+                     r"|quota", re.IGNORECASE)
+"""What a server says of a client it turns away: blocked, refused, rejected, too many."""
+
+
+def _reached(pattern: str, component: str, aliases: set[str]) -> bool:
+    """Whether a failure pattern says it could not reach or use ``component``.
+
+    It names the component (or one of its instances), and either says why the call failed
+    (``REACH``) or quotes the component's own error (``redis error: …``, ``kafka: …``).
+    """
+    for name in (component, *sorted(aliases)):
+        if not _named_in(pattern, name) or _as_client(pattern, name) or re.search(
+                rf"(?<![\w-]){re.escape(name)}@|@{re.escape(name)}(?![\w-])", pattern, re.I):
+            continue  # "auth@auth FATAL: …", "rejected … caller=rules" name a client
+        if REACH.search(pattern) or re.search(
+                rf"(?<![\w@.-])(?i:{re.escape(name)})(?: error|Error|Exception)?:\s", pattern):
+            return True
+    return False
+
+
+def _reached_kind(pattern: str, component: str, caller: str,
+                  kinds: Mapping[str, list[str]]) -> bool:
+    """Whether a failure says it could not reach or use the one server of ``component``'s kind.
+
+    "publish blocked by broker", "AmqpTimeoutException: connection blocked" name no server,
+    but when the run knows one broker (one component named after its kind: ``rabbitmq``) and
+    the caller is not one, that is the one it waits on.
+    """
+    kind = kind_of(component)
+    return kind is not None and kinds.get(kind) == [component] and kind_of(caller) != kind \
+        and REACH.search(pattern) is not None and kind in kinds_spoken(pattern)
+
+
 def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
-             quiet: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+             quiet: Mapping[str, dict[str, Any]],
+             aliases: Mapping[str, set[str]] | None = None) -> list[dict[str, Any]]:
     """The components strongest first, a dependency before the callers whose failures it explains.
 
     A caller depends on a component when the dependency table says so (an onset row's
@@ -282,7 +349,13 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     at least ``STRONG / 2`` that failed no later than its caller, moves just before that caller.
     A ``quiet`` component (no suspect fact of its own: one INFO line, "payments listening on
     :9090") that a clear failure names ("Connect to payments:8080 … refused") follows its caller.
+    A component a caller's failure says it could not reach or use (``_reached``: "redis: i/o
+    timeout", "connection refused (redis-cart:6379)", "kafka: publish … timed out"), however
+    weak its own facts, moves just before that caller when it failed first or logged no
+    failure of its own at all (a server that is down often says nothing; its metrics moved):
+    the callers' errors are where it shows, not where it broke.
     """
+    aliases = aliases or {}
     by = {s["service"].lower(): s for s in best}
     heard: dict[str, float] = {}
     for a in anomalies:
@@ -293,6 +366,12 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
                     heard[k] = max(heard.get(k, 0.0), by[caller]["strength"] - 0.01)
     named: dict[str, set[str]] = {}
     table: dict[str, set[str]] = {}
+    reached: dict[str, set[str]] = {}
+    failed = _first_failures(anomalies)
+    kinds: dict[str, list[str]] = {}  # each kind of server, the components of that kind
+    for k in [*by, *quiet]:
+        if (kind := kind_of(k)) is not None:
+            kinds.setdefault(kind, []).append(k)
     for a in anomalies:
         caller = (a.get("service") or "").lower()
         if _tier(a) == 2 or caller not in by:
@@ -301,11 +380,34 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
         for other in set(by) - {caller}:
             if other in calls:
                 table.setdefault(caller, set()).add(other)
-            if _named_in(a["pattern"] or "", other):
+            if _named_in(a["pattern"] or "", other) and not _as_client(a["pattern"] or "", other):
                 named.setdefault(caller, set()).add(other)
+            if a.get("strength", 0) >= STRONG / 2 \
+                    and (_reached(a["pattern"] or "", other, aliases.get(other, set()))
+                         or _reached_kind(a["pattern"] or "", other, caller, kinds)) \
+                    and (other not in failed or failed[other] <= failed.get(caller, "~")):
+                reached.setdefault(caller, set()).add(other)
+    # A server that says it turns a failing client away, at any level ("… - prepaid) is
+    # blocked"), not one that says the client turned it away ("rejected by pricing").
+    for a in anomalies:
+        server = (a.get("service") or "").lower()
+        if server not in by or a.get("strength", 0) <= 0 or not REFUSES.search(a["pattern"] or ""):
+            continue
+        for client in set(failed) & set(by) - {server}:
+            if _named_in(a["pattern"] or "", client) \
+                    and not re.search(rf"\b(?:by|from)\s+{re.escape(client)}(?![\w-])",
+                                      a["pattern"] or "", re.I) \
+                    and (server not in failed or failed[server] <= failed[client]) \
+                    and (a.get("onset") or "~") <= _plus_minutes(failed[client], 5):
+                reached.setdefault(client, set()).add(server)
+    for caller, callees in reached.items():  # two that blame each other: neither moves
+        callees -= {c for c in callees if caller in reached.get(c, set())}
+    ghosts = _unseen_servers(anomalies, by, quiet, kinds, aliases)
     score = {k: s["strength"] for k, s in by.items()}
 
     def explains(callee: str, caller: str) -> bool:
+        if callee in reached.get(caller, ()):
+            return True
         if callee in named.get(caller, ()) and score[callee] >= STRONG:
             return True
         return callee in table.get(caller, ()) and score[callee] >= STRONG / 2 \
@@ -314,15 +416,116 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
     for _ in range(len(by)):  # a chain of dependencies settles in at most this many passes
         moved = False
         for caller in by:
-            for callee in named.get(caller, set()) | table.get(caller, set()):
+            for callee in named.get(caller, set()) | table.get(caller, set()) \
+                    | reached.get(caller, set()):
                 if score[callee] <= score[caller] and explains(callee, caller):
                     score[callee] = score[caller] + 0.01
                     moved = True
         if not moved:
             break
+    for a in anomalies:  # a quiet component a caller could not reach: just before that caller
+        caller = (a.get("service") or "").lower()
+        if caller not in by or _tier(a) == 2 or a.get("strength", 0) < STRONG / 2:
+            continue
+        for k in quiet:
+            if (_reached(a["pattern"] or "", k, aliases.get(k, set()))
+                    or _reached_kind(a["pattern"] or "", k, caller, kinds)) \
+                    and (k not in failed or failed[k] <= failed.get(caller, "~")):
+                heard[k] = max(heard.get(k, 0.0), score[caller] + 0.01)
     score.update(heard)
-    ranked = list(best) + [quiet[k] for k in heard]
+    for kind, ghost in ghosts.items():
+        score[kind] = score[ghost["named_by"]] + 0.01
+    ranked = list(best) + [quiet[k] for k in heard] + list(ghosts.values())
     return sorted(ranked, key=lambda s: (-score[s["service"].lower()], s["onset"] or "~"))
+
+
+def _unseen_servers(anomalies: Sequence[Mapping[str, Any]], by: Mapping[str, Any],
+                    quiet: Mapping[str, Any], kinds: Mapping[str, list[str]],
+                    aliases: Mapping[str, set[str]]) -> dict[str, dict[str, Any]]:
+    """The servers a clear failure says it could not use, that the run saw nothing else of.
+
+    "cart: redis DEL …: OOM command not allowed", "ElasticsearchStatusException … blocked":
+    the failure names the kind of server (redis, elasticsearch) and the run holds no component
+    of that kind — no line, metric or change of its own. The kind stands for it, just before
+    the caller that named it, citing the caller's fact (``kind`` "named").
+    """
+    seen = set(by) | set(quiet)
+    aliased = {a for names in aliases.values() for a in names}
+    out: dict[str, dict[str, Any]] = {}
+    for a in sorted(anomalies, key=lambda a: -a.get("strength", 0)):
+        caller = (a.get("service") or "").lower()
+        pattern = a.get("pattern") or ""
+        if caller not in by or _tier(a) == 2 or a.get("strength", 0) < STRONG / 2 \
+                or not REACH.search(pattern):
+            continue
+        unseen = kinds_spoken(pattern, words=False) - set(kinds) - {kind_of(caller)}
+        endpoint = dependency_of({"pattern": pattern}, set())
+        host = endpoint.rsplit(":", 1)[0].lower() if endpoint and ":" in endpoint else None
+        if host and re.search(r"[a-z0-9][.-][a-z]", host) \
+                and not any(_named_in(host, k) for k in seen | aliased):
+            unseen.add(host)
+        for name in sorted(unseen - seen - set(out)):
+            out[name] = {"kind": "named", "evidence_id": a["evidence_id"], "service": name,
+                         "onset": a.get("onset"), "named_by": caller, "strength": 0.0,
+                         "computed": True}
+    return out
+
+
+ALIKE = 3
+"""Entities of one table whose metric moved the same way, from which they are one suspect."""
+
+
+def _folded(metrics: list[dict[str, Any]], services: set[str]) -> list[dict[str, Any]]:
+    """One suspect for a metric that moved the same way on many entities that are no service.
+
+    A table keyed by region, channel or queue (``readings_flagged`` up in six regions at once)
+    says one thing: something upstream of all of them changed. Its entities are no component
+    (no log line, change or ``logged_by`` names them), and six lines of it would push the
+    components out of the top three. The strongest stands for them, counting the others
+    (``alike``).
+    """
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for m in metrics:
+        if m.get("table") and m.get("where") is None \
+                and str(m.get("service") or "").lower() not in services:
+            key = (m["table"], m["summary"].split(",", 1)[0], _direction(m["summary"]))
+            groups.setdefault(key, []).append(m)
+    dropped: set[int] = set()
+    for group in groups.values():
+        if len({str(m["service"]).lower() for m in group}) >= ALIKE:
+            group.sort(key=lambda m: -_strength(m))
+            group[0]["alike"] = len(group) - 1
+            dropped |= {id(m) for m in group[1:]}
+    return [m for m in metrics if id(m) not in dropped]
+
+
+def _direction(summary: str) -> str:
+    found = re.search(r"direction=(\w+)", summary)
+    return found.group(1) if found else ""
+
+
+def _plus_minutes(moment: str, minutes: int) -> str:
+    try:
+        return (parse_ts(moment) + timedelta(minutes=minutes)).isoformat()
+    except TimestampError:
+        return moment
+
+
+def _as_client(pattern: str, name: str) -> bool:
+    """Whether a pattern names ``name`` only as the client of the call (``caller=rules``)."""
+    return re.search(rf"\b(?:caller|client|user|src|source|from|peer)=\"?{re.escape(name)}"
+                     rf"(?![\w-])", pattern, re.I) is not None \
+        and len(re.findall(rf"(?<![\w-]){re.escape(name)}(?![\w-])", pattern, re.I)) == 1
+
+
+def _first_failures(anomalies: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Each component's earliest warning or worse (one line counts: an alarm is said once)."""
+    out: dict[str, str] = {}
+    for a in anomalies:
+        key = (a.get("service") or "").lower()
+        if key and _tier(a) < 2 and a.get("onset"):
+            out[key] = min(out.get(key, "~"), str(a["onset"]))
+    return out
 
 
 def _named_in(pattern: str, component: str) -> bool:
@@ -379,7 +582,10 @@ def digest_lines(ranked: Sequence[Mapping[str, Any]]) -> list[str]:
     lines = []
     for s in ranked[:SHOWN]:
         where = s.get("service") or "?"
-        if s["kind"] == "anomaly":
+        if s["kind"] == "named":
+            lines.append(f"{s['rank']}. {where}: named by {s['named_by']}'s failure, no line or "
+                         f"metric of its own [{s['evidence_id']}]")
+        elif s["kind"] == "anomaly":
             what = f"'{s['pattern']}'" if s.get("pattern") else "a flagged pattern"
             what += f" at {s['where']}" if s.get("where") else ""
             lines.append(f"{s['rank']}. {where}: {s.get('count')} × {what}, onset "
@@ -387,6 +593,7 @@ def digest_lines(ranked: Sequence[Mapping[str, Any]]) -> list[str]:
         else:
             label = "change" if s["kind"] == "change" else "metric moved"
             where += f" ({s['where']})" if s.get("where") else ""
+            where += f" (and {s['alike']} more alike)" if s.get("alike") else ""
             lines.append(f"{s['rank']}. {label} on {where} at {s.get('onset')}: "
                          f"{s.get('summary')} [{s['evidence_id']}]" + _after(s.get("after_change")))
     if len(ranked) > SHOWN:

@@ -11,6 +11,11 @@ logs its lock timeouts. ``schema_migrations`` is flyway's history. Days (+00:00)
 - TWO (day 2): the waits name two holders (a ``VACUUM FULL`` and an ``ALTER TABLE``): FALLBACK.
 - PLAIN (day 3): the one holder ran an ordinary ``UPDATE`` (a long transaction: why it stayed
   open is not in the logs): FALLBACK.
+- MIGRATION (day 4): the migrator's ``CREATE INDEX orders_state_idx`` holds the lock, and its
+  migration (V32) is in the history only from when it ended, after the window: which migration
+  ran it is not in the evidence, so FALLBACK.
+- MANUAL (day 5): a DBA's ``VACUUM FULL`` by hand, no change row of it: SUCCESS (a person's
+  statement is its own origin).
 """
 
 from __future__ import annotations
@@ -25,13 +30,19 @@ CASES = {
     "INDEX": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-01 — root cause?",
     "TWO": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-02 — root cause?",
     "PLAIN": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-03 — root cause?",
+    "MIGRATION": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-04 — root "
+                 "cause?",
+    "MANUAL": "orders: order inserts failing between 10:05 and 10:25 on 2026-10-05 — root cause?",
 }
 HOLDERS = {1: [("4100", "migrator", "CREATE INDEX orders_customer_idx ON public.orders "
                                     "USING btree (customer_id);")],
            2: [("4200", "dba_ana", "VACUUM FULL VERBOSE public.orders;"),
                ("4300", "migrator", "ALTER TABLE public.orders ADD COLUMN channel text;")],
            3: [("4400", "orders_app", "UPDATE public.orders SET state = 'archived' WHERE "
-                                      "created < now() - interval '90 days';")]}
+                                      "created < now() - interval '90 days';")],
+           4: [("4500", "migrator", "CREATE INDEX orders_state_idx ON public.orders "
+                                    "USING btree (state);")],
+           5: [("4600", "dba_ana", "VACUUM FULL VERBOSE public.orders;")]}
 
 
 def _t(day: int, hour: int, minute: int, second: int = 0) -> datetime:
@@ -44,7 +55,7 @@ def _line(at: datetime, service: str, level: str, message: str) -> dict[str, Any
 
 def _logs() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for day in (1, 2, 3):
+    for day in sorted(HOLDERS):
         for minute in range(8 * 60, 12 * 60, 2):
             at = _t(day, 0, 0) + timedelta(minutes=minute)
             out += [_line(at, "orders", "INFO", f"order created in {12 + minute % 7} ms"),
@@ -76,6 +87,9 @@ MIGRATIONS = [
      "2026-09-20T09:00:00+00:00", 420, 1],
     [31, 31, "orders customer idx", "V31__orders_customer_idx.sql", "migrator",
      "2026-10-01T10:02:00+00:00", 1500000, 1],
+    # flyway writes a migration's row when it ends: V32 ran from 10:02:10 to 10:41.
+    [32, 32, "orders state idx", "V32__orders_state_idx.sql", "migrator",
+     "2026-10-04T10:41:00+00:00", 2330000, 1],
 ]
 
 

@@ -118,7 +118,8 @@ def just_before(inv: Investigation, found: Localized) -> dict[str, Any] | None:
         return None  # a rejection or a timeout warning is a symptom more often than a fault
     rows = [found.row, *([found.first] if found.first is not None else [])]
     if any(dependency_of(r, set()) or STORE_REPLY.search(f"{r.get('pattern', '')}")
-           or URL_HOST.search(str(r.get("pattern", ""))) for r in rows) \
+           or URL_HOST.search(str(r.get("pattern", "")))
+           or CONNECT_ADDRESS.search(str(r.get("pattern", ""))) for r in rows) \
             or found.dependency is not None:
         return None
     near = [item for item in inv.items("recent_changes", lookback_minutes=None)
@@ -135,6 +136,13 @@ https://acme.okta.com/â€¦/token``): where it failed, although no ``host:port`` â
 before is not its cause by timing (measured on the blind docs world: an identity provider's
 503s were published "after" the auth deploy of 9 minutes before, which changed password-reset
 copy)."""
+CONNECT_ADDRESS = re.compile(r"\b(?:connect(?:ing|ion)?(?: to)?|dial(?:ing)?|connection to)\b"
+                             r"[^\n]{0,40}?<ip>:<n>", re.I)
+"""A connection to an address, masked (``connect EADDRNOTAVAIL <ip>:<n>``, ``dial tcp <ip>:<n>:
+connection refused``): the failure names an endpoint as a ``host:port`` does, and whether the
+rollout just before is why (how it connects) or the endpoint is (what answers) timing cannot
+say (measured on a world: ephemeral ports exhausted by a release's new HTTP client without
+keep-alive were published as "after the release", without what in it)."""
 STORE_REPLY = re.compile(r"\b(?:NoSuchKey|NoSuchBucket|NoSuchUpload|AccessDenied|SlowDown"
                          r"|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken"
                          r"|RequestTimeTooSkewed|InvalidObjectState)\b")

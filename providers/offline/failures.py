@@ -190,6 +190,21 @@ _KIND_WORDS = {
 unavailable"): the kinds of server they may be."""
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def kinds_spoken(text: str, *, words: bool = True) -> set[str]:
+    """The kinds of server a failure speaks of, by name or (``words``) by what it is.
+
+    Its name or its client's (``amqp``, ``AmqpTimeoutException``, ``KafkaJS``, ``pgx``), or a
+    word for what it is ("blocked by broker": rabbitmq, kafka or nats; "database unavailable").
+    """
+    said = set(_TOKEN.findall(_CAMEL.sub(" ", text).lower()))
+    named = {_PROTOCOLS.get(t, t) for t in said} & _SERVERS
+    return named | {k for w in said & set(_KIND_WORDS) for k in _KIND_WORDS[w]} if words \
+        else named
+
+
 def mentions_kind(item: dict[str, Any], service: str) -> bool:
     """Whether a row speaks of a server of ``service``'s kind without naming it.
 

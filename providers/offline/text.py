@@ -155,10 +155,32 @@ def _statuses(row: dict[str, Any]) -> list[str]:
     return [next(g for g in found.groups() if g)]
 
 
+EXPIRED_SAID = re.compile(r"(?:certificate|credential|token|api[_ ]?key|password|secret"
+                          r"|licen[cs]e)\w*\W{1,3}(?:[A-Za-z]+\W{1,3}){0,2}?expired"
+                          r"|(?:key|credential|token|certificate)_expired", re.I)
+"""A line's own words that a credential expired (``certificate has expired``): plain words
+only between the two, never an id or a key's characters."""
+
+
+def _expiry(row: dict[str, Any]) -> list[str]:
+    """The words saying a credential expired, where the example states them, the pattern not.
+
+    ``SSLCertVerificationError(<n>, "<str>")`` masks "certificate has expired": the mechanism.
+    """
+    said = EXPIRED_SAID.search(str(row.get("example", "")))
+    if said is None or EXPIRED_SAID.search(str(row.get("pattern", ""))) \
+            or len(said.group(0)) > 60:
+        return []
+    return [said.group(0)]
+
+
 def _masked_details(row: dict[str, Any]) -> list[str]:
-    """What a failure row's example states and its pattern masked: codes, statuses, names."""
+    """What a failure row's example states and its pattern masked: codes, statuses, names.
+
+    And the words that say a credential expired.
+    """
     return _error_codes(row) + [s for s in _statuses(row) if s not in str(_error_codes(row))] \
-        + _quoted_names(row)
+        + _quoted_names(row) + _expiry(row)
 
 
 def failure_phrase(count: object, level: str | None, pattern: object, example: object,

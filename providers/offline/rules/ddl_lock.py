@@ -5,6 +5,9 @@ Needs: a failure at ERROR or worse saying a statement gave up waiting for a lock
 component — the database — at most :data:`LEAD` before it, logging a statement that takes a
 table's strongest lock (``lexicon.DDL``: ``ALTER TABLE``, ``CREATE INDEX``, ``VACUUM FULL``).
 Where the database names the lock's holder by process id, the lock-holder rule concludes first.
+Where the statement's line says a migration tool's account ran it (``migrator@orders LOG:``),
+the migration is the origin the cause must name, and this rule, which finds none, abstains
+(``locks.run_by_migration``).
 Concludes: "<service>: <lock timeouts> from <onset>, after <database> INFO '<statement>'",
 citing both.
 Failure class: lock contention behind a migration's DDL.
@@ -19,6 +22,7 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.failures import flagged, moment
 from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.locks import run_by_migration
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import DDL, LOCK_TIMEOUT
 
@@ -40,6 +44,8 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len(ddl) != 1:
         return None
     line = ddl[0]
+    if run_by_migration(inv, {"message": line["pattern"]}):
+        return None  # a migration's statement, and not which migration: the origin is open
     held = {"evidence_id": line["evidence_id"], "table": "log", "service": line["service"],
             "pattern": line["pattern"], "time": line["onset"], "row": {}}
     return draft.conclusion(failure, [held], None,

@@ -24,6 +24,7 @@ from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of,
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
 from diagnosis_harness.providers.offline.rules.lexicon import SAYS_EXPIRED, TLS
+from diagnosis_harness.providers.offline.text import EXPIRED_SAID
 
 LEAD = timedelta(minutes=60)
 _EXPIRY = re.compile(r"^(not_?after|valid_(?:to|until)|expires?(?:_at|_on)?"
@@ -36,6 +37,20 @@ def _names(failure: dict[str, Any], row: dict[str, Any], owner: str) -> bool:
     hosts = {str(v).split("=")[-1] for v in row.values() if isinstance(v, str) and " " not in v}
     return failure["service"] == owner or evidence.says(text, owner) or any(
         "." in h and evidence.says(text, h) for h in hosts)
+
+
+def _said_expired(inv: Investigation, failure: dict[str, Any]) -> str:
+    """The words saying it expired, where the timeline clipped them out of the example.
+
+    The same events as ``query_logs`` grouped them (service, level and count) still say it.
+    """
+    if EXPIRED_SAID.search(evidence.text(failure)):
+        return ""  # the pattern says it, or text.failure_phrase quotes it from the example
+    same = [f for f in evidence.failures(inv) if f.get("service") == failure["service"]
+            and f.get("level") == failure.get("level")
+            and str(f.get("window_count")) == str(failure.get("window_count"))]
+    said = next((m for f in same if (m := EXPIRED_SAID.search(evidence.text(f)))), None)
+    return said.group(0) if said and len(said.group(0)) <= 60 else ""
 
 
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
@@ -57,7 +72,8 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     if len({id(i) for _, i in found}) == 1:
         failure, item = found[0]
         return draft.conclusion(failure, [item], None, f"renew {item.get('table')} "
-                                                          f"{item.get('service')}")
+                                                          f"{item.get('service')}",
+                                detail=_said_expired(inv, failure))
     first = evidence.failures(inv)
     earliest = next((f for f in first if level_of(f) in CAUSE_LEVELS), None)
     if found or earliest is None or earliest not in failures \
