@@ -22,9 +22,8 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partialmethod
+from functools import partial, partialmethod
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
@@ -130,8 +129,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
+    w.roll_out(DEPLOYS, rollout)
     w.minutely(edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
                gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg)
     for step in (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone,
@@ -1150,7 +1148,7 @@ def k8s_bg(w: World, t: datetime) -> None:
                "(Client.Timeout exceeded while awaiting headers)")
 
 
-def rollout(w: World, t: datetime, service: str, ver: str) -> None:
+def rollout(w: World, t: datetime, service: str, ver: str, _seconds: int) -> None:
     """Rolling update: events for each new pod, a startup line in the service's own format."""
     for i in range(2):
         tt = t + timedelta(seconds=5 + i * 55)
@@ -1897,17 +1895,8 @@ every index with a shard on that node; writes fail with `cluster_block_exception
 # ---------------------------------------------------------------------------------------------
 
 
-def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
-              pattern: str | None = None) -> dict:
-    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
-
-
-def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
-             note: str | None = None) -> dict:
-    """A truth entry; this world's specs give the outcome before the evidence."""
-    *head, outcome, evidence = fields
-    return engine.incident(iso, *head, evidence, outcome, **engine.given(
-        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+step_logs = partial(engine.logs_containing, iso)
+incident = partial(engine.outcome_first, iso)
 
 
 def truth() -> dict:

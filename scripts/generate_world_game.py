@@ -98,8 +98,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
+    w.roll_out(DEPLOYS, rollout)
     w.minutely(background)
     incidents(w)
     metrics(w)

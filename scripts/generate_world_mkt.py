@@ -131,8 +131,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
+    w.roll_out(DEPLOYS, rollout)
     leaks = leak_times(w)
     for p, times in leaks.items():
         for t in times:

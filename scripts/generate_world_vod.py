@@ -27,9 +27,8 @@ import heapq
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partialmethod
+from functools import partial, partialmethod
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
@@ -128,8 +127,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
+    w.roll_out(DEPLOYS, rollout)
     w.minutely(gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
                entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg)
     for step in (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
@@ -1929,7 +1927,7 @@ def redis_bg(w: World, t: datetime) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def rollout(w: World, t: datetime, service: str, ver: str) -> None:
+def rollout(w: World, t: datetime, service: str, ver: str, _seconds: int) -> None:
     for i, (name, _host, _ip, _az) in enumerate(INST[service]):
         st = t + timedelta(seconds=20 + i * 55 + w.ri(0, 9))
         if service == "playback":
@@ -2586,17 +2584,8 @@ Symptoms: CloudFront and players get `503 Backend fetch failed` (varnish's synth
 # ---------------------------------------------------------------------------------------------
 
 
-def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
-              pattern: str | None = None) -> dict:
-    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
-
-
-def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
-             note: str | None = None) -> dict:
-    """A truth entry; this world's specs give the outcome before the evidence."""
-    *head, outcome, evidence = fields
-    return engine.incident(iso, *head, evidence, outcome, **engine.given(
-        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+step_logs = partial(engine.logs_containing, iso)
+incident = partial(engine.outcome_first, iso)
 
 
 def truth() -> dict:

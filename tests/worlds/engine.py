@@ -168,6 +168,13 @@ class Dataset:
         """The rows whose moment (column ``at``) falls in the world's days."""
         return [row for row in rows if self.clock.day0 <= row[at] < self.end]
 
+    def roll_out(self, deploys: Sequence[Sequence[Any]],
+                 rollout: Callable[[Any, datetime, str, str, int], None]) -> None:
+        """Each deploy of a spec's table (id, service, version, start, seconds, …) that starts in the
+        world's days, in table order: ``rollout(world, start, service, version, seconds)``."""
+        for _id, service, version, start, seconds, *_ in self.within(deploys, 3):
+            rollout(self, start, service, version, seconds)
+
     def jittered(self, span: tuple[datetime, datetime], step_s: float,
                  jit_s: float = 60.0) -> Iterator[datetime]:
         """Moments ``step_s`` apart over a span, each up to ``jit_s`` later: a line that repeats."""
@@ -302,6 +309,21 @@ def log_step(stamp: Stamp, service: str, start: datetime, end: datetime, contain
     if pattern:
         args["pattern"] = pattern
     return {"tool": "query_logs", "args": args, "contains": contains}
+
+
+def logs_containing(stamp: Stamp, contains: str, service: str, start: datetime, end: datetime,
+                    level: str | None = None, pattern: str | None = None) -> dict:
+    """:func:`log_step` written the other way round: what the lines contain first."""
+    return log_step(stamp, service, start, end, contains, level, pattern)
+
+
+def outcome_first(stamp: Stamp, *fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+                  note: str | None = None) -> dict:
+    """:func:`incident` for specs that give the outcome before the evidence (last), a decoy runbook
+    and a runbook query by short names; the optional fields only when given."""
+    *head, outcome, evidence = fields
+    return incident(stamp, *head, evidence, outcome, **given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
 
 
 def sql_step(query: str, contains: str) -> dict:
