@@ -128,13 +128,11 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.roll_out(DEPLOYS, rollout)
-    w.minutely(edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
-               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg)
-    for step in (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone,
-                 inc_wrap, inc_flood, metrics, batch_runs):
-        step(w)
+    w.compose(change_tables,
+              (edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
+               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg),
+              (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone, inc_wrap,
+               inc_flood, metrics, batch_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
         "2026-02-17..19 Central European Time", 14, 13), truth()

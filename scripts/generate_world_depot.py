@@ -75,8 +75,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
+    w.compose(change_tables, (background,), ())
     w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
     incidents(w)
     metrics(w)

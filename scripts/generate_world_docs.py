@@ -96,12 +96,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.roll_out(DEPLOYS, rollout)
-    w.minutely(background)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
+    w.compose(change_tables, (background,), (incidents, metrics, job_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
         "2026-11-17..19 UK time (GMT)", 14,

@@ -97,12 +97,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.roll_out(DEPLOYS, rollout)
-    w.minutely(background)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
+    w.compose(change_tables, (background,), (incidents, metrics, job_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
         "2026-12-01..03 US Pacific time", 14,

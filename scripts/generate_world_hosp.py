@@ -97,10 +97,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.roll_out(DEPLOYS, rollout)
-    w.minutely(background)
-    incidents(w)
+    w.compose(change_tables, (background,), (incidents,), (DEPLOYS, rollout))
     extra = quiet_nights(w)
     metrics(w)
     batch_runs(w, extra)

@@ -93,15 +93,9 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
-    cron(w)
-    for story in (
-        story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,
-        story_poison, story_fanout, story_failover,
-    ):
-        story(w)
-    metrics(w)
+    w.compose(change_tables, (background,),
+              (cron, story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm,
+               story_kid, story_poison, story_fanout, story_failover, metrics))
     return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
                               "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
 

@@ -79,8 +79,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
+    w.compose(change_tables, (background,), ())
     w.table("job_runs", engine.columns("CRON_RUNS"), nightly(w))
     incidents(w)
     metrics(w)

@@ -126,13 +126,12 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.roll_out(DEPLOYS, rollout)
-    w.minutely(gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
-               entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg)
-    for step in (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
-                 inc_misc):
-        step(w)
+    w.compose(change_tables,
+              (gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
+               entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg),
+              (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
+               inc_misc),
+              (DEPLOYS, rollout))
     publish_rows = catalog_publish(w)
     metrics(w)
     batch_runs(w, publish_rows)

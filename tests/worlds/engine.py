@@ -168,6 +168,20 @@ class Dataset:
         """The rows whose moment (column ``at``) falls in the world's days."""
         return [row for row in rows if self.clock.day0 <= row[at] < self.end]
 
+    def compose(self, tables: Callable[[Any], None], chatter: Sequence[Callable[[Any, datetime], None]],
+                stories: Sequence[Callable[[Any], None]],
+                deploys: tuple[Sequence[Sequence[Any]], Callable[[Any, datetime, str, str, int], None]] | None
+                = None) -> None:
+        """The order a world is written in: its change tables, its deploys rolled out (a table and
+        its rollout, see :meth:`roll_out`), the everyday ``chatter`` each minute (:meth:`minutely`),
+        then each of its ``stories`` (``story(world)``) in order — its incidents, metrics, job runs."""
+        tables(self)
+        if deploys is not None:
+            self.roll_out(*deploys)
+        self.minutely(*chatter)
+        for story in stories:
+            story(self)
+
     def roll_out(self, deploys: Sequence[Sequence[Any]],
                  rollout: Callable[[Any, datetime, str, str, int], None]) -> None:
         """Each deploy of a spec's table (id, service, version, start, seconds, …) that starts in the
