@@ -34,7 +34,7 @@ NAME, SEED = "aero", 20260217
 MON = [*engine.MONTHS]
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 2, 17, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -45,11 +44,11 @@ SERVICES = (
 )
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (CET): (start of the cause, end of the effects)

@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -46,11 +45,11 @@ from worlds.engine import sql_step as sql
 NAME, SEED = "docs", 20261117
 GMT = timezone(timedelta(0))
 LOCAL = engine.Clock(GMT, datetime(2026, 11, 17, tzinfo=GMT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def epoch(t: datetime) -> int:

@@ -32,7 +32,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -43,12 +43,12 @@ from worlds.engine import sql_step as sql
 NAME, SEED = "game", 20261201
 PST = timezone(timedelta(hours=-8))
 LOCAL = engine.Clock(PST, datetime(2026, 12, 1, tzinfo=PST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin = LOCAL.minute
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def zulu_us(t: datetime) -> str:

@@ -36,7 +36,7 @@ NAME, SEED = "grid", 20260120
 MON = [*engine.MONTHS]
 IST = timezone(timedelta(hours=5, minutes=30))
 LOCAL = engine.Clock(IST, datetime(2026, 1, 20, tzinfo=IST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, iso, wall = LOCAL.at, LOCAL.iso, LOCAL.wall
 
 

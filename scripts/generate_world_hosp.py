@@ -27,7 +27,6 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -41,12 +40,12 @@ HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patie
 NS = "klinik-prod"
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 11, 10, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin = LOCAL.minute
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def load(t: datetime) -> float:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -51,11 +51,11 @@ SERVICES = (
 )
 AEST = timezone(timedelta(hours=10))
 LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (AEST): (start of the cause, end of the effects)

@@ -27,7 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -42,12 +42,12 @@ MON = [*engine.MONTHS]
 NS = "mkt-prod"
 BRT = timezone(timedelta(hours=-3))
 LOCAL = engine.Clock(BRT, datetime(2026, 5, 11, tzinfo=BRT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin, clf = LOCAL.minute, LOCAL.clf
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def brdate(t: datetime) -> str:

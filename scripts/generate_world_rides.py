@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -44,11 +43,11 @@ SERVICES = (
 )
 BRT = timezone(timedelta(hours=-3))
 LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)

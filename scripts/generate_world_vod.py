@@ -41,7 +41,7 @@ VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-
 MON = [*engine.MONTHS]
 JST = timezone(timedelta(hours=9))
 LOCAL = engine.Clock(JST, datetime(2026, 4, 14, tzinfo=JST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 wmin, clf = LOCAL.minute, LOCAL.clf
 

@@ -18,6 +18,7 @@ import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,10 @@ class Clock:
     def __init__(self, zone: tzinfo, day0: datetime) -> None:
         self.zone = zone
         self.day0 = day0
+
+    def days(self, n: int) -> tuple[datetime, datetime]:
+        """The world's first moment and the end of its ``n`` days."""
+        return self.day0, self.day0 + timedelta(days=n)
 
     def at(self, day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
         """Local time on day ``day`` of the world (negative days are before it)."""
@@ -338,6 +343,12 @@ def outcome_first(stamp: Stamp, *fields: Any, decoy: str | None = None, runbook_
     *head, outcome, evidence = fields
     return incident(stamp, *head, evidence, outcome, **given(
         decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+
+
+def stamped(stamp: Stamp) -> tuple[Callable[..., dict], Callable[..., dict]]:
+    """A log step and a truth entry that write their moments with the world's ``stamp``:
+    :func:`log_step` and :func:`incident`, as most specs call them."""
+    return partial(log_step, stamp), partial(incident, stamp)
 
 
 def sql_step(query: str, contains: str) -> dict:
