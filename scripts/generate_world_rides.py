@@ -686,34 +686,26 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     p99 *= 0.9 + 0.25 * w.r()
     e5 *= (0.5 + w.r()) * f
     cpu = cpu * (0.5 + 0.5 * f) * (0.9 + 0.2 * w.r())
-    if svc == "pricing" and during(t, TARIFF):
-        e5 = 4 + 2 * w.r()
-    if svc == "trips" and during(t, BURST):
-        e5, p99 = 6 + 4 * w.r(), 30000
-    if svc == "payments" and during(t, MTLS):
-        e5 = 18 + 4 * w.r()
-    if svc == "location" and during(t, KDISK):
-        e5, p99 = 280 + 80 * w.r(), 900 + 300 * w.r()
-    if svc == "eta" and during(t, MAPS):
-        p99 = 2050 + 30 * w.r()
-    if during(t, FRAUD):
-        if svc == "fraud":
-            rps, p99, e5 = rps * 0.3, 5000, 20 + 10 * w.r()
-        if svc == "dispatch":
-            e5 = 15 + 8 * w.r()
-        if svc == "payments":
-            e5 = 6 + 3 * w.r()
-    if svc == "notify" and during(t, FCM):
-        e5 = 20 + 5 * w.r()
-    if svc == "trips" and during(t, ESBLOCK):
-        p99, e5 = 30000, 4 + 2 * w.r()
-    if svc == "location" and during(t, PING):
-        rps *= 0.3
-    if svc == "envoy":
-        for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK):
-            if during(t, span):
-                e5 += 8 + 5 * w.r()
+    row = {"rps": rps, "p99": p99, "e5": e5}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, p99, e5 = row["rps"], row["p99"], row["e5"]
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
+
+
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics; envoy's 5xx rise with its upstreams'
+    ("pricing", TARIFF, {"e5": ("=", 4, 2)}),
+    ("trips", BURST, {"e5": ("=", 6, 4), "p99": 30000}),
+    ("payments", MTLS, {"e5": ("=", 18, 4)}),
+    ("location", KDISK, {"e5": ("=", 280, 80), "p99": ("=", 900, 300)}),
+    ("eta", MAPS, {"p99": ("=", 2050, 30)}),
+    ("fraud", FRAUD, {"rps": ("*", 0.3, 0), "p99": 5000, "e5": ("=", 20, 10)}),
+    ("dispatch", FRAUD, {"e5": ("=", 15, 8)}),
+    ("payments", FRAUD, {"e5": ("=", 6, 3)}),
+    ("notify", FCM, {"e5": ("=", 20, 5)}),
+    ("trips", ESBLOCK, {"p99": 30000, "e5": ("=", 4, 2)}),
+    ("location", PING, {"rps": ("*", 0.3, 0)}),
+    *(("envoy", span, {"e5": ("+", 8, 5)}) for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK)),
+]
 
 
 VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",

@@ -133,6 +133,35 @@ def poisson(r: Callable[[], float], lam: float) -> int:
         n += 1
 
 
+# --- a metric's story ------------------------------------------------------------------------
+
+Move = float | tuple[str, float, float]
+"""How one value of a metric row moves: a number it is set to, ``("=", a, b)`` set to
+``a + b·r()``, ``("+", a, b)`` raised by ``a + b·r()``, ``("*", f, 0)`` multiplied by ``f``."""
+Spell = tuple[str, tuple[datetime, datetime], dict[str, Move]]
+"""A service, a span, and how its metric row moves during it (the moves in order)."""
+
+
+def spells(r: Callable[[], float], t: datetime, service: str, values: dict[str, float],
+           table: Sequence[Spell]) -> None:
+    """Move ``values`` (a service's metric row at ``t``) by each spell of ``table`` over it, in order:
+    an incident's rise in errors or latency, a drop in traffic. Draws ``r()`` in the order written."""
+    for svc, span, moves in table:
+        if svc != service or not inside(t, span):
+            continue
+        for key, move in moves.items():
+            if not isinstance(move, tuple):
+                values[key] = move
+                continue
+            op, a, b = move
+            if op == "*":
+                values[key] *= a
+            elif op == "+":
+                values[key] += a + b * r()
+            else:
+                values[key] = a + b * r()
+
+
 # --- a dataset --------------------------------------------------------------------------------
 
 class Dataset:
