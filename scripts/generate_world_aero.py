@@ -1626,6 +1626,22 @@ BASE = {  # req/min at load 1, p95 ms, error %, cpu mcores, mem MiB
 }
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics (gds-adapter's expiry and
+    # the zone-b partition are curves, written in metrics())
+    ("inventory", SEAT_OOM, {"e": ("=", 31, 8)}),
+    ("checkin", SEAT_OOM, {"e": ("=", 4, 2)}),
+    ("search", ES_HEAP, {"p": ("=", 10000, 400), "e": ("=", 38, 10)}),
+    ("edge", EDGE_TO, {"e": ("=", 2.8, 1)}),
+    ("checkin", KAFKA3, {"e": ("=", 11, 4)}),
+    *((svc, WAL_FULL, {"e": ("=", 82, 10), "r": ("*", 0.4, 0)}) for svc in ("booking", "payments")),
+    ("search", FX_V2, {"e": ("=", 9, 3)}),
+    ("booking", V214, {"p": 30000, "e": ("=", 33, 10)}),
+    ("booking", (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1]), {"e": ("=", 12, 5)}),
+    ("checkin", WRAP, {"p": ("=", 7000, 2500), "e": ("=", 2, 2)}),
+    ("search", FLOOD, {"e": ("=", 1.5, 1)}),
+]
+
+
 def metrics(w: World) -> None:
     svc_rows, store_rows, lag_rows = [], [], []
     t = DAY0
@@ -1639,35 +1655,16 @@ def metrics(w: World) -> None:
                 cpu * (0.5 + 0.5 * ld) * (0.9 + 0.2 * w.r()),
             )
             restarts = 0
-            if svc == "inventory" and inside(t, SEAT_OOM):
-                e = 31 + 8 * w.r()
-            if svc == "checkin" and inside(t, SEAT_OOM):
-                e = 4 + 2 * w.r()
-            if svc == "search" and inside(t, ES_HEAP):
-                p, e = 10000 + 400 * w.r(), 38 + 10 * w.r()
-            if svc == "edge" and inside(t, EDGE_TO):
-                e = 2.8 + w.r()
-            if svc == "checkin" and inside(t, KAFKA3):
-                e = 11 + 4 * w.r()
-            if svc in ("booking", "payments") and inside(t, WAL_FULL):
-                e, r = 82 + 10 * w.r(), r * 0.4
-            if svc == "search" and inside(t, FX_V2):
-                e = 9 + 3 * w.r()
-            if svc == "booking" and inside(t, V214):
-                p, e = 30000, 33 + 10 * w.r()
+            row = {"r": r, "p": p, "e": e}
+            engine.spells(w.r, t, svc, row, SPELLS)
+            r, p, e = row["r"], row["p"], row["e"]
             if svc == "gds-adapter" and inside(t, GDS_CERT):
                 frac = min(1.0, (t - GDS_CERT[0]).total_seconds() / 820)
                 e, p = 95 * frac + 1, 880 + 19000 * frac
-            if svc == "booking" and inside(t, (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1])):
-                e = 12 + 5 * w.r()
-            if inside(t, ZONE_B):
+            if inside(t, ZONE_B):  # every service, after its own spells (none overlaps the partition)
                 e, p = e + 25 + 15 * w.r(), p * 3
                 if svc in ("booking", "checkin", "search", "payments"):
                     restarts = w.ri(0, 2)
-            if svc == "checkin" and inside(t, WRAP):
-                p, e = 7000 + 2500 * w.r(), 2 + 2 * w.r()
-            if svc == "search" and inside(t, FLOOD):
-                e = 1.5 + w.r()
             svc_rows.append([wall(t), svc, round(r), round(p), round(e, 2), round(c),
                              round(mem * (0.95 + 0.1 * w.r())), restarts])
         # datastores
