@@ -2209,6 +2209,25 @@ def leaked(t: datetime) -> float:
     return 90.0 * x**1.6
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics (the curves are in svc_metric)
+    ("drm-license", FPS_EXPIRED, {"e": ("=", 36, 4)}),
+    ("gateway", FPS_EXPIRED, {"e": ("=", 4, 1)}),
+    ("playback", (PUBLISH_NOON, REPLAY_WAIT[1]), {"e": ("+", 1.2, 1)}),
+    ("packager", VCL_HASH, {"r": ("*", 16, 0), "c": ("=", 97, 2), "p": ("=", 2300, 400), "e": ("=", 17, 4)}),
+    ("objstore-gw", VCL_HASH, {"r": ("*", 12, 0), "c": ("=", 97, 2)}),
+    ("playback", (PREMIERE[0], at(0, 20, 20)), {"e": ("=", 14, 2)}),
+    ("playback", (at(0, 20, 20), PREMIERE[1]), {"e": ("=", 8, 2)}),
+    ("packager", SLOWDOWN, {"e": ("=", 11, 3)}),
+    ("objstore-gw", SLOWDOWN, {"r": ("*", 2.3, 0), "e": ("=", 27, 6)}),
+    ("playback", BURST, {"p": ("=", 4500, 600), "e": ("=", 13, 3)}),
+    ("gateway", BURST, {"p": ("*", 1.6, 0)}),
+    ("catalog", POOL_DRY, {"p": ("=", 5000, 30), "e": ("=", 52, 8)}),
+    ("recommend", POOL_DRY, {"e": ("=", 33, 6)}),
+    ("gateway", POOL_DRY, {"e": ("=", 7, 2)}),
+    ("entitlement", SEQ_MAX, {"e": ("=", 7, 2)}),
+]
+
+
 def svc_metric(w: World, t: datetime, svc: str) -> list:
     rpm, p95, err, cpu = BASE[svc]
     ld = load(t)
@@ -2216,51 +2235,24 @@ def svc_metric(w: World, t: datetime, svc: str) -> list:
     p = p95 * (0.85 + 0.3 * w.r())
     e = err * (0.6 + 0.8 * w.r())
     c = cpu * (0.5 + 0.5 * ld) * (0.9 + 0.2 * w.r())
-    if svc == "drm-license" and inside(t, FPS_EXPIRED):
-        e = 36 + 4 * w.r()
-    if svc == "gateway" and inside(t, FPS_EXPIRED):
-        e = 4 + w.r()
-    if svc == "playback" and inside(t, (PUBLISH_NOON, REPLAY_WAIT[1])):
-        e += 1.2 + w.r()
-    if svc in ("packager", "objstore-gw") and inside(t, VCL_HASH):
-        r, c = r * (16 if svc == "packager" else 12), 97 + 2 * w.r()
-        if svc == "packager":
-            p, e = 2300 + 400 * w.r(), 17 + 4 * w.r()
-    if svc == "playback" and inside(t, PREMIERE):
-        e = (14 if t < at(0, 20, 20) else 8) + 2 * w.r()
+    # the curves first; no spell below overlaps one of them but catalog's pool, which replaces its p95
     if inside(t, PREFETCH):
         if svc == "drm-license":
             r, p, c = r * 3.8, 2600 + 900 * w.r(), 96 + 3 * w.r()
             e = 100 * drm_sat_frac(t) + 2 * w.r()
         if svc == "playback":
             p, e = p + 500, e + 6 * drm_sat_frac(t) * 2
-    if inside(t, SLOWDOWN):
-        if svc == "packager":
-            e = 11 + 3 * w.r()
-        if svc == "objstore-gw":
-            r, e = r * 2.3, 27 + 6 * w.r()
     if inside(t, SKEW):
         f = skew_frac(t)
         if svc in ("entitlement", "playback", "profiles"):
             e += 30 * f + w.r()
         if svc == "gateway":
             e += 12 * f
-    if inside(t, BURST):
-        if svc == "playback":
-            p, e = 4500 + 600 * w.r(), 13 + 3 * w.r()
-        if svc == "gateway":
-            p = p * 1.6
     if svc == "catalog" and inside(t, LEAK):
         p = p * (1 + leaked(t) / 60)
-    if pool_dry(t):
-        if svc == "catalog":
-            p, e = 5000 + 30 * w.r(), 52 + 8 * w.r()
-        if svc == "recommend":
-            e = 33 + 6 * w.r()
-        if svc == "gateway":
-            e = 7 + 2 * w.r()
-    if svc == "entitlement" and inside(t, SEQ_MAX):
-        e = 7 + 2 * w.r()
+    row = {"r": r, "p": p, "e": e, "c": c}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    r, p, e, c = row["r"], row["p"], row["e"], row["c"]
     return [wall(t), svc, round(r), round(p), round(e, 2), round(min(c, 99.5), 1)]
 
 
