@@ -109,14 +109,12 @@ class World(engine.Dataset):
         chars[self.ri(1, 5)] = self.pick("23456789")
         return "".join(chars)
 
-    def flight(self) -> str:
-        return f"AE{self.ri(100, 1999)}"
+    flight = partialmethod(engine.Dataset.numbered, "AE", 100, 1999)
 
     def seat(self) -> str:
         return f"{self.ri(1, 38)}{self.pick('ABCDEF')}"
 
-    def order(self) -> str:
-        return f"ORD-{self.ri(8800000, 8999999)}"
+    order = partialmethod(engine.Dataset.numbered, "ORD-", 8800000, 8999999)
 
     def route(self) -> str:
         a = self.pick(AIRPORTS)

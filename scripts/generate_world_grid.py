@@ -110,8 +110,7 @@ class World(engine.Dataset):
         zone = zone or self.pick(ZONES)
         return f"DCU-{zone}-{self.ri(1, DCUS_PER_ZONE[zone]):04d}"
 
-    def account(self) -> str:
-        return f"CA-{self.ri(1000000, 4999999)}"
+    account = partialmethod(engine.Dataset.numbered, "CA-", 1000000, 4999999)
 
     newpid = partialmethod(engine.Dataset.counter, "pid", 3, 90)
 

@@ -27,6 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -81,11 +82,8 @@ class World(engine.Dataset):
         super().__init__(SEED, LOCAL, END)
         self.no = 4_410_000
 
-    def pid(self) -> str:
-        return f"PID{self.ri(1000000, 9899999)}"
-
-    def case(self) -> str:
-        return f"FALL-{self.ri(26000000, 26999999)}"
+    pid = partialmethod(engine.Dataset.numbered, "PID", 1000000, 9899999)
+    case = partialmethod(engine.Dataset.numbered, "FALL-", 26000000, 26999999)
 
     def order(self) -> str:
         return f"ORD-{self.counter('no', 1, 7)}"

@@ -114,8 +114,7 @@ class World(engine.Dataset):
     def order(self) -> str:
         return f"ord_{self.counter('order_no', 1, 9)}"
 
-    def merchant(self) -> str:
-        return f"mer_{self.ri(10000, 48999)}"
+    merchant = partialmethod(engine.Dataset.numbered, "mer_", 10000, 48999)
 
     courier = partialmethod(engine.Dataset.tagged, "cr_", 8, "b36")
     user = partialmethod(engine.Dataset.tagged, "usr_", 9, "b36")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -72,8 +73,7 @@ class World(engine.Dataset):
     def ride(self) -> str:
         return f"r_{self.hexid(6)}{self.ri(1000, 9999)}"
 
-    def driver(self) -> str:
-        return f"d_{self.ri(100000, 999999)}"
+    driver = partialmethod(engine.Dataset.numbered, "d_", 100000, 999999)
 
 
 def world() -> tuple[World, dict, dict]:

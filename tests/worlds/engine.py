@@ -280,6 +280,10 @@ class Dataset:
         """An id: ``prefix`` and ``n`` characters of the world's ``draw`` (:meth:`hexid`, or its own)."""
         return prefix + getattr(self, draw)(n)
 
+    def numbered(self, prefix: str, lo: int, hi: int) -> str:
+        """An id: ``prefix`` and a number in [lo, hi] (flights, cases, accounts)."""
+        return f"{prefix}{self.ri(lo, hi)}"
+
     def uuid(self) -> str:
         """A version-4-shaped UUID drawn with :meth:`hexid`."""
         a, b, c, v = self.hexid(8), self.hexid(4), self.hexid(3), self.pick("89ab")
