@@ -618,38 +618,37 @@ def metrics(w: World) -> None:
     w.table("host_metrics", ["ts", "host", "metric", "value"], hrows)
 
 
-DEPENDENCIES = [
-    ["gateway", "booking", "http", "booking.depot.svc:8080", "/v1/shipments"],
-    ["gateway", "tracking", "http", "tracking.depot.svc:8081", "/v1/tracking"],
-    ["gateway", "labels", "http", "labels.depot.svc:8000", "/v1/labels"],
-    ["gateway", "tracking", "http", "tracking.depot.svc:8081", "/v1/scans (rate-limiting plugin)"],
-    ["booking", "mysql", "mysql", "mysql-1:3306", "shipments, customers"],
-    ["booking", "rabbitmq", "amqp", "mq-1:5672", "publishes shipment.created"],
-    ["labels", "parcelnet", "https", "api.parcelnet.eu:443", "carrier label API (external)"],
-    ["labels", "mysql", "mysql", "mysql-1:3306", "label jobs"],
-    ["routeplan", "osrm", "http", "osrm-1:5000, osrm-2:5000", "table and route requests"],
-    ["routeplan", "mysql", "mysql", "mysql-2:3306", "stops (replica, read only)"],
-    ["scangw", "gateway", "https", "gw.depot.internal:443", "bridge forwards scans to /v1/scans"],
-    ["tracking", "rabbitmq", "amqp", "mq-1:5672", "consumes tracking.events, publishes tracking.states"],
-    ["tracking", "redis", "redis", "redis-1:6379", "scan-dedup keys"],
-    ["tracking", "mysql", "mysql", "mysql-1:3306", "tracking states"],
-    ["notify", "rabbitmq", "amqp", "mq-1:5672", "consumes tracking.states"],
-    ["notify", "smsbird", "https", "rest.smsbird.io:443", "SMS (external)"],
-    ["notify", "mailrelay", "smtp", "smtp.mailrelay.eu:587", "e-mail (external)"],
-    ["billing", "mysql", "mysql", "mysql-2:3306", "nightly invoicing (replica)"],
-    ["mysql", "mysql", "replication", "mysql-1 -> mysql-2", "async replica"],
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+gateway | booking | http | booking.depot.svc:8080 | /v1/shipments
+gateway | tracking | http | tracking.depot.svc:8081 | /v1/tracking
+gateway | labels | http | labels.depot.svc:8000 | /v1/labels
+gateway | tracking | http | tracking.depot.svc:8081 | /v1/scans (rate-limiting plugin)
+booking | mysql | mysql | mysql-1:3306 | shipments, customers
+booking | rabbitmq | amqp | mq-1:5672 | publishes shipment.created
+labels | parcelnet | https | api.parcelnet.eu:443 | carrier label API (external)
+labels | mysql | mysql | mysql-1:3306 | label jobs
+routeplan | osrm | http | osrm-1:5000, osrm-2:5000 | table and route requests
+routeplan | mysql | mysql | mysql-2:3306 | stops (replica, read only)
+scangw | gateway | https | gw.depot.internal:443 | bridge forwards scans to /v1/scans
+tracking | rabbitmq | amqp | mq-1:5672 | consumes tracking.events, publishes tracking.states
+tracking | redis | redis | redis-1:6379 | scan-dedup keys
+tracking | mysql | mysql | mysql-1:3306 | tracking states
+notify | rabbitmq | amqp | mq-1:5672 | consumes tracking.states
+notify | smsbird | https | rest.smsbird.io:443 | SMS (external)
+notify | mailrelay | smtp | smtp.mailrelay.eu:587 | e-mail (external)
+billing | mysql | mysql | mysql-2:3306 | nightly invoicing (replica)
+mysql | mysql | replication | mysql-1 -> mysql-2 | async replica
+""")
 
-DEPLOYS = [
-    ["DEP-301", "tracking", "2.7.3", at(0, 9, 5), 4, "jdoerr", "zap logger sampling"],
-    ["DEP-303", "booking", "4.12.0", at(0, 13, 52), 3, "akoenig",
-     "customs code on international shipments"],
-    ["DEP-304", "booking", "4.12.1", at(0, 14, 55), 3, "akoenig", "re-release after migration V87"],
-    ["DEP-306", "labels", "1.33.0", at(1, 8, 40), 5, "pvisser", "A6 label layout for NL"],
-    ["DEP-308", "routeplan", "3.4.2", at(1, 15, 30), 4, "lbauer", "vehicle capacity in kg"],
-    ["DEP-310", "scangw", "1.4.7", at(2, 8, 15), 2, "jdoerr", "bridge spool metrics"],
-    ["DEP-312", "notify", "5.0.3", at(2, 13, 10), 3, "pvisser", "Dutch SMS templates"],
-]
+DEPLOYS = engine.table(at, "ssstiss", """
+DEP-301 | tracking | 2.7.3 | 0 09:05 | 4 | jdoerr | zap logger sampling
+DEP-303 | booking | 4.12.0 | 0 13:52 | 3 | akoenig | customs code on international shipments
+DEP-304 | booking | 4.12.1 | 0 14:55 | 3 | akoenig | re-release after migration V87
+DEP-306 | labels | 1.33.0 | 1 08:40 | 5 | pvisser | A6 label layout for NL
+DEP-308 | routeplan | 3.4.2 | 1 15:30 | 4 | lbauer | vehicle capacity in kg
+DEP-310 | scangw | 1.4.7 | 2 08:15 | 2 | jdoerr | bridge spool metrics
+DEP-312 | notify | 5.0.3 | 2 13:10 | 3 | pvisser | Dutch SMS templates
+""")
 
 CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
           ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
@@ -661,13 +660,12 @@ CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30),
           ["CFG-910", "gateway", "plugins.rate-limiting.route[scans].minute", "600", "6000", at(2, 15, 17),
            "jdoerr", "OPS-791"]]
 
-MIGRATIONS = [
-    ["booking", "V86", "add index shipments(customer_id, created_at)", at(-1, 10, 0), 41, "applied"],
-    ["labels", "V22", "label_jobs add column carrier_ref", at(0, 7, 45), 3, "applied"],
-    ["booking", "V87", "alter table shipments add column customs_code varchar(12)", at(0, 14, 49), 67,
-     "applied"],
-    ["routeplan", "V15", "stops add column vehicle_kg", at(1, 15, 28), 2, "applied"],
-]
+MIGRATIONS = engine.table(at, "ssstis", """
+booking | V86 | add index shipments(customer_id, created_at) | -1 10:00 | 41 | applied
+labels | V22 | label_jobs add column carrier_ref | 0 07:45 | 3 | applied
+booking | V87 | alter table shipments add column customs_code varchar(12) | 0 14:49 | 67 | applied
+routeplan | V15 | stops add column vehicle_kg | 1 15:28 | 2 | applied
+""")
 
 
 def change_tables(w: World) -> None:

@@ -782,59 +782,56 @@ def metrics(w: World) -> None:
     )
 
 
-DEPENDENCIES = [
-    ["envoy", "dispatch", "http", "dispatch.rides.svc:8080", "/v1/rides"],
-    ["envoy", "pricing", "http", "pricing.rides.svc:8080", "/v1/quotes"],
-    ["envoy", "trips", "http", "trips.rides.svc:8080", "/v1/trips (history, complete, receipts)"],
-    ["envoy", "payments", "http", "payments.rides.svc:8080", "/v1/payments"],
-    ["envoy", "location", "http", "location.rides.svc:8080", "/v1/driver/locations, driver app config"],
-    ["envoy", "eta", "http", "eta.rides.svc:8080", "/v1/eta"],
-    ["dispatch", "redis", "redis-cluster", "redis-geo-1..3:6379", "GEOSEARCH drivers:geo:{city}"],
-    ["dispatch", "fraud", "http", "fraud.risk.svc:8000", "/v1/score on every ride request (fail-closed)"],
-    ["dispatch", "pricing", "grpc", "pricing.rides.svc:9090", "final fare on match"],
-    ["dispatch", "eta", "grpc", "eta.rides.svc:9090", "pickup ETA per candidate"],
-    ["dispatch", "notify", "grpc", "notify.rides.svc:9090", "ride offers to drivers"],
-    ["dispatch", "trips", "http", "trips.rides.svc:8080", "creates the trip on accept"],
-    ["pricing", "redis", "redis-cluster", "redis-geo-1..3:6379", "surge counters per zone"],
-    ["trips", "mysql", "mysql", "trips-db-1:3306", "trips, receipts (primary)"],
-    ["trips", "elasticsearch", "http", "es-data-1..3:9200", "async indexer, index trips-YYYY.MM"],
-    ["trips", "payments", "http", "payments.rides.svc:8080", "charge on trip completion"],
-    ["trips", "kafka", "kafka", "kafka-1..3:9092", "produces trip-events"],
-    ["payments", "pagora", "https (mTLS)", "api.pagora.com.br:443", "PSP card authorization (external)"],
-    ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
-    ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
-    ["location", "kafka", "kafka", "kafka-1..3:9092",
-     "produces driver-locations (acks=all, RF 2, min.insync 2)"],
-    ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
-    ["eta", "rotamaps", "https", "api.rotamaps.com:443", "routes and traffic (external)"],
-    ["notify", "fcm", "https", "fcm.googleapis.com:443", "Android push (external)"],
-    ["notify", "apns", "https", "api.push.apple.com:443", "iOS push (external)"],
-    ["fraud", "redis", "redis-cluster", "redis-geo-1..3:6379", "rider feature cache"],
-    ["settlement", "mysql", "mysql", "trips-db-2:3306", "nightly payouts (replica)"],
-    ["settlement", "pagora", "https (mTLS)", "api.pagora.com.br:443", "driver payouts (external)"],
-    ["mysql", "mysql", "replication", "trips-db-1 -> trips-db-2", "async replica"],
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+envoy | dispatch | http | dispatch.rides.svc:8080 | /v1/rides
+envoy | pricing | http | pricing.rides.svc:8080 | /v1/quotes
+envoy | trips | http | trips.rides.svc:8080 | /v1/trips (history, complete, receipts)
+envoy | payments | http | payments.rides.svc:8080 | /v1/payments
+envoy | location | http | location.rides.svc:8080 | /v1/driver/locations, driver app config
+envoy | eta | http | eta.rides.svc:8080 | /v1/eta
+dispatch | redis | redis-cluster | redis-geo-1..3:6379 | GEOSEARCH drivers:geo:{city}
+dispatch | fraud | http | fraud.risk.svc:8000 | /v1/score on every ride request (fail-closed)
+dispatch | pricing | grpc | pricing.rides.svc:9090 | final fare on match
+dispatch | eta | grpc | eta.rides.svc:9090 | pickup ETA per candidate
+dispatch | notify | grpc | notify.rides.svc:9090 | ride offers to drivers
+dispatch | trips | http | trips.rides.svc:8080 | creates the trip on accept
+pricing | redis | redis-cluster | redis-geo-1..3:6379 | surge counters per zone
+trips | mysql | mysql | trips-db-1:3306 | trips, receipts (primary)
+trips | elasticsearch | http | es-data-1..3:9200 | async indexer, index trips-YYYY.MM
+trips | payments | http | payments.rides.svc:8080 | charge on trip completion
+trips | kafka | kafka | kafka-1..3:9092 | produces trip-events
+payments | pagora | https (mTLS) | api.pagora.com.br:443 | PSP card authorization (external)
+payments | fraud | http | fraud.risk.svc:8000 | pre-auth score (fail-closed)
+payments | mysql | mysql | payments-db-1:3306 | charges, refunds
+location | kafka | kafka | kafka-1..3:9092 | produces driver-locations (acks=all, RF 2, min.insync 2)
+location | redis | redis-cluster | redis-geo-1..3:6379 | geo-indexer consumer: GEOADD, TTL 15s
+eta | rotamaps | https | api.rotamaps.com:443 | routes and traffic (external)
+notify | fcm | https | fcm.googleapis.com:443 | Android push (external)
+notify | apns | https | api.push.apple.com:443 | iOS push (external)
+fraud | redis | redis-cluster | redis-geo-1..3:6379 | rider feature cache
+settlement | mysql | mysql | trips-db-2:3306 | nightly payouts (replica)
+settlement | pagora | https (mTLS) | api.pagora.com.br:443 | driver payouts (external)
+mysql | mysql | replication | trips-db-1 -> trips-db-2 | async replica
+""")
 
-DEPLOYS = [
-    ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
-    ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
-    ["DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
-     "envoy patch release, new access-log sampling"],
-    ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
-    ["DEP-8818", "location", "4.6.1", at(1, 16, 50), 5, "bferreira", "fix rejection metrics per reason"],
-    ["DEP-8820", "dispatch", "5.1.4", at(2, 6, 40), 6, "gpereira", "offer timeout per city"],
-    ["DEP-8822", "dispatch", "5.2.0", at(2, 13, 50), 7, "gpereira", "batched matching for airport queues"],
-]
+DEPLOYS = engine.table(at, "ssstiss", """
+DEP-8811 | eta | 2.31.0 | 0 07:40 | 6 | rsouza | traffic-aware leg weights
+DEP-8812 | fraud | 3.9.2 | 0 14:30 | 8 | lmartins | score endpoint metrics
+DEP-8814 | envoy | 1.30.4-corrida.2 | 0 18:05 | 10 | tnakamura | envoy patch release, new access-log sampling
+DEP-8816 | trips | 7.18.0 | 1 10:15 | 7 | acosta | receipt PDF in Portuguese and Spanish
+DEP-8818 | location | 4.6.1 | 1 16:50 | 5 | bferreira | fix rejection metrics per reason
+DEP-8820 | dispatch | 5.1.4 | 2 06:40 | 6 | gpereira | offer timeout per city
+DEP-8822 | dispatch | 5.2.0 | 2 13:50 | 7 | gpereira | batched matching for airport queues
+""")
 
-CONFIG = [
-    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing",
-     "PRC-512"],
-    ["CFG-3304", "trips", "hikari.maximum-pool-size", "25", "30", at(0, 12, 20), "acosta", "TRP-880"],
-    ["CFG-3307", "redis", "cluster-node-timeout", "15000", "10000", at(1, 6, 55), "tnakamura", "INF-2231"],
-    ["CFG-3309", "eta", "cache.ttl_s", "300", "180", at(1, 10, 58, 40), "rsouza", "ETA-219"],
-    ["CFG-3312", "notify", "apns.pool_size", "8", "12", at(1, 17, 20), "bferreira", "NTF-140"],
-    ["CFG-3315", "trips", "search.indexer.bulk_size", "500", "1000", at(2, 6, 55), "acosta", "TRP-891"],
-]
+CONFIG = engine.table(at, "ssssstss", """
+CFG-3301 | pricing | surge.recompute_interval_s | 60 | 45 | 0 06:50 | ops-pricing | PRC-512
+CFG-3304 | trips | hikari.maximum-pool-size | 25 | 30 | 0 12:20 | acosta | TRP-880
+CFG-3307 | redis | cluster-node-timeout | 15000 | 10000 | 1 06:55 | tnakamura | INF-2231
+CFG-3309 | eta | cache.ttl_s | 300 | 180 | 1 10:58:40 | rsouza | ETA-219
+CFG-3312 | notify | apns.pool_size | 8 | 12 | 1 17:20 | bferreira | NTF-140
+CFG-3315 | trips | search.indexer.bulk_size | 500 | 1000 | 2 06:55 | acosta | TRP-891
+""")
 
 FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
          [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
@@ -842,25 +839,24 @@ FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%
          [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
          [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"]]
 
-CERTS = [
-    ["api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
-     at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b"],
-    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
-     MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4"],
-    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
-     MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d"],
-    ["settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
-     "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa"],
-    ["kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
-     at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de"],
-]
+CERTS = engine.table(at, "sssssttts", """
+api-corrida-app | envoy | api-corrida-app-tls | letsencrypt-prod | api.corrida.app | -20 03:10 | 70 03:10 |
+    -20 03:10 | 3a:e1:55:0b
+payments-psp-mtls | payments | psp-client-tls | vault-pki-corrida-2026 | payments.corrida.app | 0 18:20:40 |
+    90 18:20:40 | 0 18:20:40 | 5e:0a:91:c4
+payments-psp-mtls | payments | psp-client-tls | vault-pki-corrida-2024 | payments.corrida.app | 0 19:07:20 |
+    30 19:07 | 0 19:07:20 | 3b:77:02:1d
+settlement-psp-mtls | settlement | psp-client-tls | vault-pki-corrida-2024 | settlement.corrida.app | -41
+    11:00 | 49 11:00 | -41 11:00 | 29:c0:7e:aa
+kafka-brokers | kafka | kafka-tls | vault-pki-corrida-2024 | kafka-1..3.data.corrida.internal | 1 05:00 | 91
+    05:00 | 1 05:00 | 61:9f:03:de
+""")
 
-MIGRATIONS = [
-    ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
-    ["trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
-     at(-2, 22, 4, 10), 48211],
-    ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
-]
+MIGRATIONS = engine.table(at, "sisssti", """
+trips | 92 | 92 | receipt locale | V92__receipt_locale.sql | 1 10:13:42 | 811
+trips | 91 | 91 | index trips rider created | V91__index_trips_rider_created.sql | -2 22:04:10 | 48211
+payments | 40 | 40 | refund reason code | V40__refund_reason_code.sql | 0 09:01:05 | 133
+""")
 
 
 def change_tables(w: World) -> None:
