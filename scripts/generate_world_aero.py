@@ -277,11 +277,7 @@ def change_tables(w: World) -> None:
 def version(service: str, t: datetime) -> str:
     base = {"booking": "7.12.4", "checkin": "6.3.1", "notify": "2.8.2", "payments": "3.13.2",
             "inventory": "5.3.9", "search": "4.1.7", "gds-adapter": "3.2.0", "edge": "1.31.2"}
-    v = base[service]
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(base[service], DEPLOYS, service, t)
 
 
 def pod(w: World, service: str, t: datetime) -> str:

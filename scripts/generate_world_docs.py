@@ -139,11 +139,8 @@ BASE_VERSION = {
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, s, ver, start, dur, *_ in sorted(DEPLOYS, key=lambda d: d[3]):
-        if s == service and start + timedelta(minutes=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), sorted(DEPLOYS, key=lambda d: d[3]), service, t,
+                           60)  # its duration in minutes
 
 
 # change_id, service, key, old, new, applied (UK), author, ticket

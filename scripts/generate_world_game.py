@@ -141,11 +141,7 @@ DEP-7720 | leaderboard | 1.9.4 | 2 15:35 | 4 | succeeded | spatel | friends boar
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, *_ in DEPLOYS:
-        if svc == service and start <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0)  # from its start
 
 
 # change_id, service, key, old, new, applied (local), author, ticket

@@ -147,11 +147,7 @@ DEP-3317 | lis | 3.8.1 | 2 12:40 | 600 | Succeeded | ansible | reference ranges 
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur / 2) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0.5)  # half-way through
 
 
 # (id, service, key, from, to, author, applied (CET), ticket, summary)

@@ -292,11 +292,7 @@ BASE_VERSION = {
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur / 2) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0.5)  # half-way through
 
 
 # (id, service, key, from, to, author, applied (BRT), ticket, summary)

@@ -502,11 +502,7 @@ BASE_VERSION = {"playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3"
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION[service]
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION[service], DEPLOYS, service, t)
 
 
 def alloc(service: str, instance: str, t: datetime) -> str:

@@ -133,6 +133,20 @@ def poisson(r: Callable[[], float], lam: float) -> int:
         n += 1
 
 
+# --- what runs where --------------------------------------------------------------------------
+
+def deployed(base: str, deploys: Sequence[Sequence[Any]], service: str, t: datetime,
+             scale: float = 1.0) -> str:
+    """The version ``service`` runs at ``t``: ``base``, then that of each of its deploys (a spec's
+    table: id, service, version, start, duration, …, in the order given) from ``scale`` × its
+    duration seconds after its start (1 when done, 0.5 half-way through, 60 for minutes, 0 at once)."""
+    version = base
+    for _id, svc, ver, start, duration, *_ in deploys:
+        if svc == service and start + timedelta(seconds=duration * scale) <= t:
+            version = ver
+    return version
+
+
 # --- a metric's story ------------------------------------------------------------------------
 
 Move = float | tuple[str, float, float]
