@@ -169,18 +169,13 @@ SCANNERS = [f"HS-{d.replace('-', '')}-{n:03d}" for d in DEPOTS for n in range(1,
 CUSTOMERS = ("C-1043", "C-2210", "C-0877", "C-3391", "C-1502", "C-4418", "C-0290")
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((5, 0.25), (7, 0.8), (19, 1.0), (22, 0.6))
+
+
 def load(t: datetime) -> float:
     """Traffic by hour of CET day: warehouses run early shifts from 05:00, quiet nights."""
-    h = t.hour
-    if h < 5:
-        return 0.25
-    if h < 7:
-        return 0.8
-    if h < 19:
-        return 1.0
-    if h < 22:
-        return 0.6
-    return 0.35
+    return engine.stepped(DAY_STEPS, t.hour, 0.35)
 
 
 # ---- an ordinary minute ----------------------------------------------------------------------

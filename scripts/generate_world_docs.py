@@ -56,15 +56,14 @@ def epoch(t: datetime) -> int:
     return int(t.timestamp())
 
 
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
+           (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08)]
+
+
 def load(t: datetime) -> float:
     """Editors online: a B2B working day in the UK, a small US tail in the evening."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
-           (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.08
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.08)
 
 
 # What goes wrong (UK time, GMT)

@@ -55,17 +55,14 @@ def zulu_us(t: datetime) -> str:
     return utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.6), (2, 0.38), (4, 0.2), (7, 0.16), (9, 0.26), (12, 0.42), (15, 0.52), (17, 0.78), (19, 1.0),
+             (22, 0.95), (24, 0.6)]
+
+
 def load(t: datetime) -> float:
     """Players online: a quiet early morning, a lunch bump, the evening peak from 18:00 to 22:00."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.6), (2, 0.38), (4, 0.2), (7, 0.16), (9, 0.26), (12, 0.42), (15, 0.52), (17, 0.78), (19, 1.0),
-        (22, 0.95), (24, 0.6),
-    ]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # What goes wrong (local PST times)

@@ -49,15 +49,14 @@ wmin = LOCAL.minute
 logs, incident = engine.stamped(lt)
 
 
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
+           (19, 0.4), (22, 0.25), (24, 0.15)]
+
+
 def load(t: datetime) -> float:
     """Hospital traffic: quiet nights, ward rounds from 07:00, a busy day, shift changes at 06, 14, 22."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
-           (19, 0.4), (22, 0.25), (24, 0.15)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.15
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.15)
 
 
 # What goes wrong (local CET times)

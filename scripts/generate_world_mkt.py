@@ -55,16 +55,15 @@ def brdate(t: datetime) -> str:
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
 
 
-def load(t: datetime) -> float:
-    """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
            (12.5, 1.0), (13.5, 0.70), (15, 0.35), (17, 0.40), (18.5, 0.85), (19.5, 1.15), (20.5, 1.20),
            (21.5, 0.85), (23, 0.45), (24, 0.30)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.3
+
+
+def load(t: datetime) -> float:
+    """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.3)
 
 
 # ---------------------------------------------------------------------------------------------

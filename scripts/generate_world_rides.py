@@ -203,22 +203,13 @@ ZONES = ("sp-centro", "sp-pinheiros", "sp-moema", "sp-zona-sul", "sp-zona-leste"
 CITIES = ("sao-paulo", "campinas", "santos")
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((5, 0.2), (7, 0.55), (10, 1.2), (17, 0.9), (20, 1.25), (23, 0.8))
+
+
 def load(t: datetime) -> float:
     """Traffic by hour of BRT day: two rush hours, a busy evening, quiet nights."""
-    h = t.hour
-    if h < 5:
-        return 0.2
-    if h < 7:
-        return 0.55
-    if h < 10:
-        return 1.2
-    if h < 17:
-        return 0.9
-    if h < 20:
-        return 1.25
-    if h < 23:
-        return 0.8
-    return 0.4
+    return engine.stepped(DAY_STEPS, t.hour, 0.4)
 
 
 # ---- an ordinary minute ----------------------------------------------------------------------

@@ -46,32 +46,14 @@ at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 wmin, clf = LOCAL.minute, LOCAL.clf
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((1, 1.1), (2, 0.7), (5, 0.22), (7, 0.3), (9, 0.6), (12, 0.5), (13, 0.75), (18, 0.55), (19, 0.8),
+             (20, 1.15), (23, 1.6))
+
+
 def load(t: datetime) -> float:
     """Streaming traffic in Tokyo: a commute bump, lunch, a big prime time, quiet small hours."""
-    h = loc(t).hour + loc(t).minute / 60
-    if h < 1:
-        return 1.1
-    if h < 2:
-        return 0.7
-    if h < 5:
-        return 0.22
-    if h < 7:
-        return 0.3
-    if h < 9:
-        return 0.6
-    if h < 12:
-        return 0.5
-    if h < 13:
-        return 0.75
-    if h < 18:
-        return 0.55
-    if h < 19:
-        return 0.8
-    if h < 20:
-        return 1.15
-    if h < 23:
-        return 1.6
-    return 1.3
+    return engine.stepped(DAY_STEPS, LOCAL.hour(t), 1.3)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,6 +61,10 @@ class Clock:
         """``YYYY-MM-DD HH:MM:SS`` on the world's wall clock, no zone."""
         return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M:%S")
 
+    def hour(self, t: datetime) -> float:
+        """The hour of the day on the world's wall clock, with its minutes as a fraction."""
+        return t.astimezone(self.zone).hour + t.astimezone(self.zone).minute / 60
+
     def minute(self, t: datetime) -> str:
         """``YYYY-MM-DD HH:MM`` on the world's wall clock: a metric export's bucket."""
         return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
@@ -131,6 +135,26 @@ def poisson(r: Callable[[], float], lam: float) -> int:
         if p <= lim:
             return n
         n += 1
+
+
+# --- a day's traffic --------------------------------------------------------------------------
+
+def interpolated(points: Sequence[tuple[float, float]], h: float, outside: float) -> float:
+    """A day's curve at hour ``h``: straight lines between ``(hour, value)`` points, ``outside``
+    beyond them."""
+    for (h0, v0), (h1, v1) in zip(points, points[1:], strict=False):
+        if h0 <= h < h1:
+            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
+    return outside
+
+
+def stepped(steps: Sequence[tuple[float, float]], h: float, last: float) -> float:
+    """A day's curve at hour ``h`` in steps: the value of the first ``(until, value)`` with ``h``
+    before ``until``, else ``last``."""
+    for until, value in steps:
+        if h < until:
+            return value
+    return last
 
 
 # --- what runs where --------------------------------------------------------------------------
