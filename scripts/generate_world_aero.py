@@ -156,41 +156,22 @@ DEP-6212 | search | 4.2.1 | 2 16:30 | 130 | Succeeded | argo-rollouts | FX rates
 DEP-6213 | payments | 3.14.1 | 2 21:05 | 190 | Succeeded | argo-rollouts | decline reason mapping
 """)
 
-CONFIG = [
-    ("CHG-5101", "inventory", "redis-seat.maxmemory", "4gb", "8gb", "s.krause", at(0, 8, 21, 40),
-     "INC-3310"),
-    ("CHG-5102", "search", "search.cache.ttl_s", "300", "120", "l.meyer", at(0, 9, 40), "FARE-771"),
-    (
-        "CHG-5103", "edge", "routes.booking-confirm.timeout", "30s", "3s", "gitops (envoy-routes#882)",
-        at(0, 14, 6), "PLAT-1204",
-    ),
-    (
-        "CHG-5104", "edge", "routes.booking-confirm.timeout", "3s", "30s", "gitops (envoy-routes#885)",
-        at(0, 14, 58, 20), "INC-3314",
-    ),
-    ("CHG-5105", "notify", "apns.max_concurrency", "64", "128", "m.weber", at(0, 18, 5), "NTF-219"),
-    (
-        "CHG-5106", "postgres", "pg-res.volume.size", "200Gi", "300Gi", "a.schulz", at(1, 7, 18, 30),
-        "INC-3321",
-    ),
-    (
-        "CHG-5107", "postgres", "pg-res.max_slot_wal_keep_size", "-1", "20GB", "a.schulz", at(1, 7, 44),
-        "INC-3321",
-    ),
-    ("CHG-5108", "inventory", "hold.ttl_s", "900", "600", "t.becker", at(1, 9, 40), "INV-402"),
-    ("CHG-5109", "booking", "loyalty.earn.async", "false", "true", "k.wolf", at(1, 12, 52), "LOY-88"),
-    ("CHG-5110", "gds-adapter", "session.pool.max", "40", "60", "j.hoffmann", at(1, 16, 45), "INC-3327"),
-    ("CHG-5111", "checkin", "kiosk.session_timeout_s", "120", "180", "airport-ops", at(2, 10, 50),
-     "KSK-57"),
-    (
-        "CHG-5112", "elasticsearch", "ilm.fare-history.rollover.max_size", "(none)", "30gb", "l.meyer",
-        at(2, 15, 50), "INC-3336",
-    ),
-    (
-        "CHG-5113", "payments", "threeds.challenge_timeout_s", "300", "600", "r.vogel", at(2, 18, 50),
-        "PAY-640",
-    ),
-]
+CONFIG = engine.table(at, "ssssssts", """
+CHG-5101 | inventory | redis-seat.maxmemory | 4gb | 8gb | s.krause | 0 08:21:40 | INC-3310
+CHG-5102 | search | search.cache.ttl_s | 300 | 120 | l.meyer | 0 09:40 | FARE-771
+CHG-5103 | edge | routes.booking-confirm.timeout | 30s | 3s | gitops (envoy-routes#882) | 0 14:06 | PLAT-1204
+CHG-5104 | edge | routes.booking-confirm.timeout | 3s | 30s | gitops (envoy-routes#885) | 0 14:58:20 |
+    INC-3314
+CHG-5105 | notify | apns.max_concurrency | 64 | 128 | m.weber | 0 18:05 | NTF-219
+CHG-5106 | postgres | pg-res.volume.size | 200Gi | 300Gi | a.schulz | 1 07:18:30 | INC-3321
+CHG-5107 | postgres | pg-res.max_slot_wal_keep_size | -1 | 20GB | a.schulz | 1 07:44 | INC-3321
+CHG-5108 | inventory | hold.ttl_s | 900 | 600 | t.becker | 1 09:40 | INV-402
+CHG-5109 | booking | loyalty.earn.async | false | true | k.wolf | 1 12:52 | LOY-88
+CHG-5110 | gds-adapter | session.pool.max | 40 | 60 | j.hoffmann | 1 16:45 | INC-3327
+CHG-5111 | checkin | kiosk.session_timeout_s | 120 | 180 | airport-ops | 2 10:50 | KSK-57
+CHG-5112 | elasticsearch | ilm.fare-history.rollover.max_size | (none) | 30gb | l.meyer | 2 15:50 | INC-3336
+CHG-5113 | payments | threeds.challenge_timeout_s | 300 | 600 | r.vogel | 2 18:50 | PAY-640
+""")
 
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (DB local, CET), ms, ok, schema

@@ -143,58 +143,36 @@ def version(service: str, t: datetime) -> str:
 
 
 # change_id, service, key, old, new, applied (UK), author, ticket
-CONFIG = [
-    ("CFG-2284", "ingress", "nginx.proxy-body-size", "25m", "50m", at(-1, 11, 15), "okeane", "OPS-3310"),
-    (
-        "CFG-2288", "export", "chromium.launch_timeout_ms", "30000", "45000", at(-1, 10, 5), "lmorgan",
-        "OPS-3318",
-    ),
-    ("CFG-2290", "auth", "scim.sync.page_size", "100", "200", at(0, 12, 52), "achowdhury", "OPS-3321"),
-    (
-        "CFG-2293", "collab", "ws.max_payload_bytes", "1048576", "2097152", at(0, 15, 40), "jbrennan",
-        "OPS-3325",
-    ),
-    ("CFG-2296", "indexer", "bulk.max_docs", "500", "400", at(1, 10, 40), "okeane", "OPS-3331"),
-    ("CFG-2301", "notify", "digest.weekly.batch_size", "5000", "20000", at(1, 16, 30), "swright",
-     "OPS-3336"),
-    (
-        "CFG-2307", "billing", "PAYFLOW_WEBHOOK_SECRET", "whsec_live_****9f2c", "whsec_test_****41ad",
-        at(1, 13, 2), "rkaur", "OPS-3339",
-    ),
-    (
-        "CFG-2309", "billing", "PAYFLOW_WEBHOOK_SECRET", "whsec_test_****41ad", "whsec_live_****9f2c",
-        at(1, 13, 57), "oncall:tgreen", "INC-1182",
-    ),
-    (
-        "CFG-2312", "docs-api", "api.rate_limit.tok_nw_7f31", "none", "1/10s /api/v1/search", at(1, 15, 47),
-        "oncall:tgreen", "INC-1184",
-    ),
-    ("CFG-2315", "docs-api", "COMMENT_NOTIFY_BATCH_SECONDS", "0", "30", at(2, 10, 5), "hpatel", "OPS-3344"),
-    ("CFG-2318", "redis", "slowlog-log-slower-than", "10000", "10000", at(2, 8, 0), "dmurphy", "OPS-3347"),
-    ("CFG-2320", "collab", "presence.ttl_seconds", "90", "60", at(2, 13, 40), "dmurphy", "OPS-3349"),
-    (
-        "CFG-2323", "auth", "saml.allowed_clock_skew_seconds", "180", "180", at(2, 15, 20), "achowdhury",
-        "OPS-3352",
-    ),
-]
+CONFIG = engine.table(at, "ssssstss", """
+CFG-2284 | ingress | nginx.proxy-body-size | 25m | 50m | -1 11:15 | okeane | OPS-3310
+CFG-2288 | export | chromium.launch_timeout_ms | 30000 | 45000 | -1 10:05 | lmorgan | OPS-3318
+CFG-2290 | auth | scim.sync.page_size | 100 | 200 | 0 12:52 | achowdhury | OPS-3321
+CFG-2293 | collab | ws.max_payload_bytes | 1048576 | 2097152 | 0 15:40 | jbrennan | OPS-3325
+CFG-2296 | indexer | bulk.max_docs | 500 | 400 | 1 10:40 | okeane | OPS-3331
+CFG-2301 | notify | digest.weekly.batch_size | 5000 | 20000 | 1 16:30 | swright | OPS-3336
+CFG-2307 | billing | PAYFLOW_WEBHOOK_SECRET | whsec_live_****9f2c | whsec_test_****41ad | 1 13:02 | rkaur |
+    OPS-3339
+CFG-2309 | billing | PAYFLOW_WEBHOOK_SECRET | whsec_test_****41ad | whsec_live_****9f2c | 1 13:57 |
+    oncall:tgreen | INC-1182
+CFG-2312 | docs-api | api.rate_limit.tok_nw_7f31 | none | 1/10s /api/v1/search | 1 15:47 | oncall:tgreen |
+    INC-1184
+CFG-2315 | docs-api | COMMENT_NOTIFY_BATCH_SECONDS | 0 | 30 | 2 10:05 | hpatel | OPS-3344
+CFG-2318 | redis | slowlog-log-slower-than | 10000 | 10000 | 2 08:00 | dmurphy | OPS-3347
+CFG-2320 | collab | presence.ttl_seconds | 90 | 60 | 2 13:40 | dmurphy | OPS-3349
+CFG-2323 | auth | saml.allowed_clock_skew_seconds | 180 | 180 | 2 15:20 | achowdhury | OPS-3352
+""")
 
 # service, version, description, applied (UK), duration s, status
-MIGRATIONS = [
-    (
-        "docs-api", "comments.0042_thread_resolved_at",
-        "ALTER TABLE comments_thread ADD COLUMN resolved_at", at(-1, 14, 22), 2, "applied",
-    ),
-    ("billing", "20261117093000", "AddDunningStepToSubscriptions", at(0, 9, 30), 1, "applied"),
-    (
-        "docs-api", "workspaces.0019_sso_domain_idx", "CREATE INDEX CONCURRENTLY workspaces_sso_domain_idx",
-        at(1, 14, 50), 38, "applied",
-    ),
-    ("billing", "20261118124000", "CreateWebhookDeliveries", at(1, 12, 42), 1, "applied"),
-    (
-        "docs-api", "comments.0043_notify_batch", "ALTER TABLE comments_comment ADD COLUMN notify_batch_id",
-        at(2, 10, 4), 1, "applied",
-    ),
-]
+MIGRATIONS = engine.table(at, "ssstis", """
+docs-api | comments.0042_thread_resolved_at | ALTER TABLE comments_thread ADD COLUMN resolved_at | -1 14:22 |
+    2 | applied
+billing | 20261117093000 | AddDunningStepToSubscriptions | 0 09:30 | 1 | applied
+docs-api | workspaces.0019_sso_domain_idx | CREATE INDEX CONCURRENTLY workspaces_sso_domain_idx | 1 14:50 |
+    38 | applied
+billing | 20261118124000 | CreateWebhookDeliveries | 1 12:42 | 1 | applied
+docs-api | comments.0043_notify_batch | ALTER TABLE comments_comment ADD COLUMN notify_batch_id | 2 10:04 | 1
+    | applied
+""")
 
 DEPENDENCIES = engine.table(None, "sssss", """
 edge | ingress | https | origin.quillpad.app:443 (NLB, TLS passthrough to the ingress) | every request; TLS

@@ -150,57 +150,30 @@ def version(service: str, t: datetime) -> str:
 
 
 # (id, service, key, from, to, author, applied (CET), ticket, summary)
-CONFIG = [
-    (
-        "CHG-2201", "edge", "fe_clinical http-request set-header", "-",
-        "Strict-Transport-Security max-age=31536000", "m.becker", at(0, 9, 5), "IT-5510",
-        "HSTS on clinical frontend",
-    ),
-    (
-        "CHG-2202", "keycloak", "realm klinik keys", "rsa-generated k-2026-05 active; no k-2026-11",
-        "rsa-generated k-2026-11 active priority 200; k-2026-05 disabled", "s.wolf", at(0, 10, 20),
-        "IAM-318", "half-yearly realm signing key rotation",
-    ),
-    (
-        "CHG-2203", "scheduling", "SLOT_CACHE_TTL_S", "60", "120", "t.nguyen", at(1, 8, 40), "TERM-77",
-        "fewer slot recomputations",
-    ),
-    (
-        "CHG-2204", "keycloak", "ldap federation svc-keycloak-ldap bind credential", "(expired)", "(reset)",
-        "s.wolf", at(1, 11, 46), "IAM-322", "AD service account password reset after expiry",
-    ),
-    (
-        "CHG-2205", "pharmacy", "AMTS_TIMEOUT_MS", "3000", "3000", "k.schulz", at(1, 13, 30), "APO-140",
-        "no-op: confirm timeout after audit",
-    ),
-    (
-        "CHG-2206", "edge", "be_pacs timeout server", "300s", "30s", "m.becker", at(2, 10, 22), "IT-5531",
-        "align backend timeouts with fe_clinical (harden against slowloris)",
-    ),
-    (
-        "CHG-2207", "edge", "be_pacs timeout server", "30s", "300s", "m.becker", at(2, 11, 14), "IT-5533",
-        "revert IT-5531: WADO retrieves of large CT series need minutes",
-    ),
-    (
-        "CHG-2208", "rabbitmq", "audit.events max-length-bytes policy", "none", "2GB", "j.krueger",
-        at(2, 14, 10), "OPS-981", "cap audit.events after disk alarm",
-    ),
-]
+CONFIG = engine.table(at, "sssssstss", """
+CHG-2201 | edge | fe_clinical http-request set-header | - | Strict-Transport-Security max-age=31536000 |
+    m.becker | 0 09:05 | IT-5510 | HSTS on clinical frontend
+CHG-2202 | keycloak | realm klinik keys | rsa-generated k-2026-05 active; no k-2026-11 | rsa-generated
+    k-2026-11 active priority 200; k-2026-05 disabled | s.wolf | 0 10:20 | IAM-318 | half-yearly realm
+    signing key rotation
+CHG-2203 | scheduling | SLOT_CACHE_TTL_S | 60 | 120 | t.nguyen | 1 08:40 | TERM-77 | fewer slot recomputations
+CHG-2204 | keycloak | ldap federation svc-keycloak-ldap bind credential | (expired) | (reset) | s.wolf | 1
+    11:46 | IAM-322 | AD service account password reset after expiry
+CHG-2205 | pharmacy | AMTS_TIMEOUT_MS | 3000 | 3000 | k.schulz | 1 13:30 | APO-140 | no-op: confirm timeout
+    after audit
+CHG-2206 | edge | be_pacs timeout server | 300s | 30s | m.becker | 2 10:22 | IT-5531 | align backend timeouts
+    with fe_clinical (harden against slowloris)
+CHG-2207 | edge | be_pacs timeout server | 30s | 300s | m.becker | 2 11:14 | IT-5533 | revert IT-5531: WADO
+    retrieves of large CT series need minutes
+CHG-2208 | rabbitmq | audit.events max-length-bytes policy | none | 2GB | j.krueger | 2 14:10 | OPS-981 | cap
+    audit.events after disk alarm
+""")
 
-MIGRATIONS = [
-    (
-        88, "88", "orders add priority_code", "V88__orders_priority_code.sql", "flyway_cpoe", at(-3, 14, 2),
-        3120, 1, "cpoe",
-    ),
-    (
-        89, "89", "medication orders index", "V89__medorders_idx.sql", "flyway_cpoe", at(0, 7, 21), 811, 1,
-        "cpoe",
-    ),
-    (
-        412, "412", "vital signs chart tables", "V412__vital_signs_chart.sql", "flyway_ehr", at(2, 7, 39),
-        2440, 1, "ehr",
-    ),
-]
+MIGRATIONS = engine.table(at, "isssstiis", """
+88 | 88 | orders add priority_code | V88__orders_priority_code.sql | flyway_cpoe | -3 14:02 | 3120 | 1 | cpoe
+89 | 89 | medication orders index | V89__medorders_idx.sql | flyway_cpoe | 0 07:21 | 811 | 1 | cpoe
+412 | 412 | vital signs chart tables | V412__vital_signs_chart.sql | flyway_ehr | 2 07:39 | 2440 | 1 | ehr
+""")
 
 DEPENDENCIES = engine.rows("""
     ward browsers | edge | https | klinik.nordhafen.example:443 (fe_clinical)
