@@ -505,6 +505,24 @@ BASE = {  # rps, p95_ms, error_pct, cpu_pct
 }
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics
+    ("labels", CERT, {"err": ("=", 72, 10), "p95": 90}),
+    ("booking", COLUMN, {"err": ("+", 15, 6)}),
+    ("gateway", COLUMN, {"err": ("+", 5, 2)}),
+    ("scangw", RABBIT, {"err": ("+", 20, 10)}),
+    ("notify", RABBIT, {"err": ("+", 20, 10)}),
+    ("rabbitmq", RABBIT, {"rps": ("*", 0.2, 0)}),
+    ("notify", SMS, {"err": ("=", 55, 15)}),
+    ("osrm", STEAL, {"p95": ("=", 4000, 3000), "cpu": ("=", 96, 3)}),
+    ("routeplan", STEAL, {"p95": ("=", 5000, 400), "err": ("=", 30, 20)}),
+    ("routeplan", NOSEG, {"err": ("=", 12, 6)}),
+    ("tracking", REDIS, {"err": ("=", 45, 20), "rps": ("*", 0.3, 0)}),
+    ("redis", REDIS, {"err": ("=", 8, 4)}),
+    ("gateway", RATE, {"err": ("+", 6, 3)}),
+    ("scangw", RATE, {"err": ("=", 60, 20)}),
+]
+
+
 def service_row(w: World, t: datetime, svc: str) -> list:
     f = load(t)
     rps, p95, err, cpu = BASE[svc]
@@ -514,36 +532,11 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     cpu = cpu * (0.5 + 0.5 * f) * (0.9 + 0.2 * w.r())
     if svc == "billing" and 2 <= t.hour < 3 and t.minute < 45:
         rps, cpu = 18 * (0.9 + 0.2 * w.r()), 70 + 10 * w.r()
-    if svc == "labels" and during(t, CERT):
-        err, p95 = 72 + 10 * w.r(), 90
-    if svc in ("booking", "gateway") and during(t, COLUMN):
-        err += 15 + 6 * w.r() if svc == "booking" else 5 + 2 * w.r()
-    if during(t, RABBIT):
-        if svc == "booking":
-            err, p95 = err + 9 + 4 * w.r(), 5040
-        if svc in ("scangw", "notify"):
-            err += 20 + 10 * w.r()
-        if svc == "rabbitmq":
-            rps *= 0.2
-    if svc == "notify" and during(t, SMS):
-        err = 55 + 15 * w.r()
-    if during(t, STEAL):
-        if svc == "osrm":
-            p95, cpu = 4000 + 3000 * w.r(), 96 + 3 * w.r()
-        if svc == "routeplan":
-            p95, err = 5000 + 400 * w.r(), 30 + 20 * w.r()
-    if svc == "routeplan" and during(t, NOSEG):
-        err = 12 + 6 * w.r()
-    if during(t, REDIS):
-        if svc == "tracking":
-            err, rps = 45 + 20 * w.r(), rps * 0.3
-        if svc == "redis":
-            err = 8 + 4 * w.r()
-    if during(t, RATE):
-        if svc == "gateway":
-            err += 6 + 3 * w.r()
-        if svc == "scangw":
-            err = 60 + 20 * w.r()
+    row = {"rps": rps, "p95": p95, "err": err, "cpu": cpu}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, p95, err, cpu = row["rps"], row["p95"], row["err"], row["cpu"]
+    if svc == "booking" and during(t, RABBIT):  # after its column spell: its errors pile on
+        err, p95 = err + 9 + 4 * w.r(), 5040
     return [t.isoformat(), svc, round(rps, 1), round(p95, 1), round(err, 2), round(cpu, 1)]
 
 
