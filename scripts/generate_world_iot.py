@@ -1269,7 +1269,24 @@ STATS = {  # req/s, 4xx/s, 5xx/s, p99 ms
 }
 
 
-def stats_row(w: World, t: datetime, svc: str) -> list:  # noqa: C901 — every story's footprint
+SPELLS: list[engine.Spell] = [  # every story's footprint in the service stats
+    ("ota", SIGN, {"c5": 0.02, "rps": ("*", 1.8, 0)}),
+    ("shadow", PACKET, {"c5": ("+", 0.8, 0.4)}),
+    ("shadow", SWAP, {"p99": ("=", 2600, 700), "c5": ("=", 6, 3)}),
+    ("auth", FULL, {"c5": ("+", 6, 3)}),
+    *((svc, FULL, {"c5": ("+", 4, 2)}) for svc in ("api", "edge")),
+    ("rules", SCRAM, {"rps": ("*", 0.35, 0)}),
+    ("push", FCM, {"c5": ("=", 4.5, 2)}),
+    *((svc, KID, {"c4": ("+", 95, 30)}) for svc in ("api", "edge")),
+    ("shadow", KID, {"c4": ("+", 4, 2)}),
+    ("registry", FANOUT, {"rps": ("*", 8.5, 0), "p99": ("=", 2900, 900), "c5": ("=", 18, 8)}),
+    *((svc, FANOUT, {"c5": ("+", 7, 3), "p99": ("=", 8000, 10)}) for svc in ("api", "edge")),
+    ("auth", FAILOVER, {"c5": ("+", 3, 2)}),
+    *((svc, FAILOVER, {"c5": ("+", 1.5, 1)}) for svc in ("api", "edge")),
+]
+
+
+def stats_row(w: World, t: datetime, svc: str) -> list:
     f = app_load(t)
     rps, c4, c5, p99 = STATS[svc]
     scale = f if svc in ("edge", "api", "auth", "registry") else (0.5 + 0.5 * f)
@@ -1277,36 +1294,14 @@ def stats_row(w: World, t: datetime, svc: str) -> list:  # noqa: C901 — every 
     c4 *= scale * (0.6 + 0.8 * w.r())
     c5 *= 0.5 + w.r()
     p99 *= 0.9 + 0.25 * w.r()
-    if svc == "ota" and during(t, SIGN):
-        c5, rps = 0.02, rps * 1.8
-    if svc == "shadow" and during(t, PACKET):
-        c5 += 0.8 + 0.4 * w.r()
-    if during(t, SWAP):
-        if svc == "shadow":
-            p99, c5 = 2600 + 700 * w.r(), 6 + 3 * w.r()
-        if svc in ("api", "edge"):
-            p99, c5 = 3000 + 40 * w.r(), c5 + 5 + 2 * w.r()
-    if during(t, FULL) and svc in ("auth", "api", "edge"):
-        c5 += (6 + 3 * w.r()) if svc == "auth" else (4 + 2 * w.r())
-    if svc == "rules" and during(t, SCRAM):
-        rps *= 0.35
-    if svc == "push" and during(t, FCM):
-        c5 = 4.5 + 2 * w.r()
-    if during(t, KID):
-        if svc in ("api", "edge"):
-            c4 += 95 + 30 * w.r()
-        if svc == "auth":
-            c4, c5, p99, rps = c4 + 12 + 4 * w.r(), 3 + 2 * w.r(), 4200 + 900 * w.r(), rps * 2.6
-        if svc == "shadow":
-            c4 += 4 + 2 * w.r()
-    if during(t, FANOUT):
-        if svc == "registry":
-            rps, p99, c5 = rps * 8.5, 2900 + 900 * w.r(), 18 + 8 * w.r()
-        if svc in ("api", "edge"):
-            c5 += 7 + 3 * w.r()
-            p99 = 8000 + 10 * w.r()
-    if during(t, FAILOVER) and svc in ("auth", "api", "edge"):
-        c5 += (3 + 2 * w.r()) if svc == "auth" else (1.5 + w.r())
+    row = {"rps": rps, "c4": c4, "c5": c5, "p99": p99}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, c4, c5, p99 = row["rps"], row["c4"], row["c5"], row["p99"]
+    # two rises on top of the minute's own errors (no story overlaps another)
+    if svc in ("api", "edge") and during(t, SWAP):
+        p99, c5 = 3000 + 40 * w.r(), c5 + 5 + 2 * w.r()
+    if svc == "auth" and during(t, KID):
+        c4, c5, p99, rps = c4 + 12 + 4 * w.r(), 3 + 2 * w.r(), 4200 + 900 * w.r(), rps * 2.6
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(c4, 2), round(c5, 2), round(p99, 1)]
 
 
