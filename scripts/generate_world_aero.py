@@ -22,9 +22,8 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partialmethod
+from functools import partial, partialmethod
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
@@ -35,7 +34,7 @@ NAME, SEED = "aero", 20260217
 MON = [*engine.MONTHS]
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 2, 17, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 
@@ -110,14 +109,12 @@ class World(engine.Dataset):
         chars[self.ri(1, 5)] = self.pick("23456789")
         return "".join(chars)
 
-    def flight(self) -> str:
-        return f"AE{self.ri(100, 1999)}"
+    flight = partialmethod(engine.Dataset.numbered, "AE", 100, 1999)
 
     def seat(self) -> str:
         return f"{self.ri(1, 38)}{self.pick('ABCDEF')}"
 
-    def order(self) -> str:
-        return f"ORD-{self.ri(8800000, 8999999)}"
+    order = partialmethod(engine.Dataset.numbered, "ORD-", 8800000, 8999999)
 
     def route(self) -> str:
         a = self.pick(AIRPORTS)
@@ -129,14 +126,11 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    w.minutely(edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
-               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg)
-    for step in (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone,
-                 inc_wrap, inc_flood, metrics, batch_runs):
-        step(w)
+    w.compose(change_tables,
+              (edge_bg, edge_noise, booking_bg, checkin_bg, inventory_bg, search_bg, payments_bg, notify_bg,
+               gds_bg, postgres_bg, redis_bg, kafka_bg, es_bg, k8s_bg),
+              (inc_seat, inc_es, inc_edge, inc_kafka, inc_wal, inc_fx, inc_v214, inc_gds, inc_zone, inc_wrap,
+               inc_flood, metrics, batch_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "Europe/Berlin", "An airline's booking, check-in and departure-control platform",
         "2026-02-17..19 Central European Time", 14, 13), truth()
@@ -162,41 +156,22 @@ DEP-6212 | search | 4.2.1 | 2 16:30 | 130 | Succeeded | argo-rollouts | FX rates
 DEP-6213 | payments | 3.14.1 | 2 21:05 | 190 | Succeeded | argo-rollouts | decline reason mapping
 """)
 
-CONFIG = [
-    ("CHG-5101", "inventory", "redis-seat.maxmemory", "4gb", "8gb", "s.krause", at(0, 8, 21, 40),
-     "INC-3310"),
-    ("CHG-5102", "search", "search.cache.ttl_s", "300", "120", "l.meyer", at(0, 9, 40), "FARE-771"),
-    (
-        "CHG-5103", "edge", "routes.booking-confirm.timeout", "30s", "3s", "gitops (envoy-routes#882)",
-        at(0, 14, 6), "PLAT-1204",
-    ),
-    (
-        "CHG-5104", "edge", "routes.booking-confirm.timeout", "3s", "30s", "gitops (envoy-routes#885)",
-        at(0, 14, 58, 20), "INC-3314",
-    ),
-    ("CHG-5105", "notify", "apns.max_concurrency", "64", "128", "m.weber", at(0, 18, 5), "NTF-219"),
-    (
-        "CHG-5106", "postgres", "pg-res.volume.size", "200Gi", "300Gi", "a.schulz", at(1, 7, 18, 30),
-        "INC-3321",
-    ),
-    (
-        "CHG-5107", "postgres", "pg-res.max_slot_wal_keep_size", "-1", "20GB", "a.schulz", at(1, 7, 44),
-        "INC-3321",
-    ),
-    ("CHG-5108", "inventory", "hold.ttl_s", "900", "600", "t.becker", at(1, 9, 40), "INV-402"),
-    ("CHG-5109", "booking", "loyalty.earn.async", "false", "true", "k.wolf", at(1, 12, 52), "LOY-88"),
-    ("CHG-5110", "gds-adapter", "session.pool.max", "40", "60", "j.hoffmann", at(1, 16, 45), "INC-3327"),
-    ("CHG-5111", "checkin", "kiosk.session_timeout_s", "120", "180", "airport-ops", at(2, 10, 50),
-     "KSK-57"),
-    (
-        "CHG-5112", "elasticsearch", "ilm.fare-history.rollover.max_size", "(none)", "30gb", "l.meyer",
-        at(2, 15, 50), "INC-3336",
-    ),
-    (
-        "CHG-5113", "payments", "threeds.challenge_timeout_s", "300", "600", "r.vogel", at(2, 18, 50),
-        "PAY-640",
-    ),
-]
+CONFIG = engine.table(at, "ssssssts", """
+CHG-5101 | inventory | redis-seat.maxmemory | 4gb | 8gb | s.krause | 0 08:21:40 | INC-3310
+CHG-5102 | search | search.cache.ttl_s | 300 | 120 | l.meyer | 0 09:40 | FARE-771
+CHG-5103 | edge | routes.booking-confirm.timeout | 30s | 3s | gitops (envoy-routes#882) | 0 14:06 | PLAT-1204
+CHG-5104 | edge | routes.booking-confirm.timeout | 3s | 30s | gitops (envoy-routes#885) | 0 14:58:20 |
+    INC-3314
+CHG-5105 | notify | apns.max_concurrency | 64 | 128 | m.weber | 0 18:05 | NTF-219
+CHG-5106 | postgres | pg-res.volume.size | 200Gi | 300Gi | a.schulz | 1 07:18:30 | INC-3321
+CHG-5107 | postgres | pg-res.max_slot_wal_keep_size | -1 | 20GB | a.schulz | 1 07:44 | INC-3321
+CHG-5108 | inventory | hold.ttl_s | 900 | 600 | t.becker | 1 09:40 | INV-402
+CHG-5109 | booking | loyalty.earn.async | false | true | k.wolf | 1 12:52 | LOY-88
+CHG-5110 | gds-adapter | session.pool.max | 40 | 60 | j.hoffmann | 1 16:45 | INC-3327
+CHG-5111 | checkin | kiosk.session_timeout_s | 120 | 180 | airport-ops | 2 10:50 | KSK-57
+CHG-5112 | elasticsearch | ilm.fare-history.rollover.max_size | (none) | 30gb | l.meyer | 2 15:50 | INC-3336
+CHG-5113 | payments | threeds.challenge_timeout_s | 300 | 600 | r.vogel | 2 18:50 | PAY-640
+""")
 
 MIGRATIONS = [
     # rank, version, description, script, by, installed_on (DB local, CET), ms, ok, schema
@@ -283,11 +258,7 @@ def change_tables(w: World) -> None:
 def version(service: str, t: datetime) -> str:
     base = {"booking": "7.12.4", "checkin": "6.3.1", "notify": "2.8.2", "payments": "3.13.2",
             "inventory": "5.3.9", "search": "4.1.7", "gds-adapter": "3.2.0", "edge": "1.31.2"}
-    v = base[service]
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(base[service], DEPLOYS, service, t)
 
 
 def pod(w: World, service: str, t: datetime) -> str:
@@ -1150,7 +1121,7 @@ def k8s_bg(w: World, t: datetime) -> None:
                "(Client.Timeout exceeded while awaiting headers)")
 
 
-def rollout(w: World, t: datetime, service: str, ver: str) -> None:
+def rollout(w: World, t: datetime, service: str, ver: str, _seconds: int) -> None:
     """Rolling update: events for each new pod, a startup line in the service's own format."""
     for i in range(2):
         tt = t + timedelta(seconds=5 + i * 55)
@@ -1630,6 +1601,22 @@ BASE = {  # req/min at load 1, p95 ms, error %, cpu mcores, mem MiB
 }
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics (gds-adapter's expiry and
+    # the zone-b partition are curves, written in metrics())
+    ("inventory", SEAT_OOM, {"e": ("=", 31, 8)}),
+    ("checkin", SEAT_OOM, {"e": ("=", 4, 2)}),
+    ("search", ES_HEAP, {"p": ("=", 10000, 400), "e": ("=", 38, 10)}),
+    ("edge", EDGE_TO, {"e": ("=", 2.8, 1)}),
+    ("checkin", KAFKA3, {"e": ("=", 11, 4)}),
+    *((svc, WAL_FULL, {"e": ("=", 82, 10), "r": ("*", 0.4, 0)}) for svc in ("booking", "payments")),
+    ("search", FX_V2, {"e": ("=", 9, 3)}),
+    ("booking", V214, {"p": 30000, "e": ("=", 33, 10)}),
+    ("booking", (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1]), {"e": ("=", 12, 5)}),
+    ("checkin", WRAP, {"p": ("=", 7000, 2500), "e": ("=", 2, 2)}),
+    ("search", FLOOD, {"e": ("=", 1.5, 1)}),
+]
+
+
 def metrics(w: World) -> None:
     svc_rows, store_rows, lag_rows = [], [], []
     t = DAY0
@@ -1643,35 +1630,16 @@ def metrics(w: World) -> None:
                 cpu * (0.5 + 0.5 * ld) * (0.9 + 0.2 * w.r()),
             )
             restarts = 0
-            if svc == "inventory" and inside(t, SEAT_OOM):
-                e = 31 + 8 * w.r()
-            if svc == "checkin" and inside(t, SEAT_OOM):
-                e = 4 + 2 * w.r()
-            if svc == "search" and inside(t, ES_HEAP):
-                p, e = 10000 + 400 * w.r(), 38 + 10 * w.r()
-            if svc == "edge" and inside(t, EDGE_TO):
-                e = 2.8 + w.r()
-            if svc == "checkin" and inside(t, KAFKA3):
-                e = 11 + 4 * w.r()
-            if svc in ("booking", "payments") and inside(t, WAL_FULL):
-                e, r = 82 + 10 * w.r(), r * 0.4
-            if svc == "search" and inside(t, FX_V2):
-                e = 9 + 3 * w.r()
-            if svc == "booking" and inside(t, V214):
-                p, e = 30000, 33 + 10 * w.r()
+            row = {"r": r, "p": p, "e": e}
+            engine.spells(w.r, t, svc, row, SPELLS)
+            r, p, e = row["r"], row["p"], row["e"]
             if svc == "gds-adapter" and inside(t, GDS_CERT):
                 frac = min(1.0, (t - GDS_CERT[0]).total_seconds() / 820)
                 e, p = 95 * frac + 1, 880 + 19000 * frac
-            if svc == "booking" and inside(t, (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1])):
-                e = 12 + 5 * w.r()
-            if inside(t, ZONE_B):
+            if inside(t, ZONE_B):  # every service, after its own spells (none overlaps the partition)
                 e, p = e + 25 + 15 * w.r(), p * 3
                 if svc in ("booking", "checkin", "search", "payments"):
                     restarts = w.ri(0, 2)
-            if svc == "checkin" and inside(t, WRAP):
-                p, e = 7000 + 2500 * w.r(), 2 + 2 * w.r()
-            if svc == "search" and inside(t, FLOOD):
-                e = 1.5 + w.r()
             svc_rows.append([wall(t), svc, round(r), round(p), round(e, 2), round(c),
                              round(mem * (0.95 + 0.1 * w.r())), restarts])
         # datastores
@@ -1897,17 +1865,8 @@ every index with a shard on that node; writes fail with `cluster_block_exception
 # ---------------------------------------------------------------------------------------------
 
 
-def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
-              pattern: str | None = None) -> dict:
-    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
-
-
-def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
-             note: str | None = None) -> dict:
-    """A truth entry; this world's specs give the outcome before the evidence."""
-    *head, outcome, evidence = fields
-    return engine.incident(iso, *head, evidence, outcome, **engine.given(
-        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+step_logs = partial(engine.logs_containing, iso)
+incident = partial(engine.outcome_first, iso)
 
 
 def truth() -> dict:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -45,11 +44,11 @@ SERVICES = (
 )
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 12, 8, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (CET): (start of the cause, end of the effects)
@@ -75,8 +74,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
+    w.compose(change_tables, (background,), ())
     w.table("job_runs", ["run_id", "job", "started_at", "finished_at", "status", "detail"], nightly(w))
     incidents(w)
     metrics(w)
@@ -171,18 +169,13 @@ SCANNERS = [f"HS-{d.replace('-', '')}-{n:03d}" for d in DEPOTS for n in range(1,
 CUSTOMERS = ("C-1043", "C-2210", "C-0877", "C-3391", "C-1502", "C-4418", "C-0290")
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((5, 0.25), (7, 0.8), (19, 1.0), (22, 0.6))
+
+
 def load(t: datetime) -> float:
     """Traffic by hour of CET day: warehouses run early shifts from 05:00, quiet nights."""
-    h = t.hour
-    if h < 5:
-        return 0.25
-    if h < 7:
-        return 0.8
-    if h < 19:
-        return 1.0
-    if h < 22:
-        return 0.6
-    return 0.35
+    return engine.stepped(DAY_STEPS, t.hour, 0.35)
 
 
 # ---- an ordinary minute ----------------------------------------------------------------------
@@ -512,6 +505,24 @@ BASE = {  # rps, p95_ms, error_pct, cpu_pct
 }
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics
+    ("labels", CERT, {"err": ("=", 72, 10), "p95": 90}),
+    ("booking", COLUMN, {"err": ("+", 15, 6)}),
+    ("gateway", COLUMN, {"err": ("+", 5, 2)}),
+    ("scangw", RABBIT, {"err": ("+", 20, 10)}),
+    ("notify", RABBIT, {"err": ("+", 20, 10)}),
+    ("rabbitmq", RABBIT, {"rps": ("*", 0.2, 0)}),
+    ("notify", SMS, {"err": ("=", 55, 15)}),
+    ("osrm", STEAL, {"p95": ("=", 4000, 3000), "cpu": ("=", 96, 3)}),
+    ("routeplan", STEAL, {"p95": ("=", 5000, 400), "err": ("=", 30, 20)}),
+    ("routeplan", NOSEG, {"err": ("=", 12, 6)}),
+    ("tracking", REDIS, {"err": ("=", 45, 20), "rps": ("*", 0.3, 0)}),
+    ("redis", REDIS, {"err": ("=", 8, 4)}),
+    ("gateway", RATE, {"err": ("+", 6, 3)}),
+    ("scangw", RATE, {"err": ("=", 60, 20)}),
+]
+
+
 def service_row(w: World, t: datetime, svc: str) -> list:
     f = load(t)
     rps, p95, err, cpu = BASE[svc]
@@ -521,36 +532,11 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     cpu = cpu * (0.5 + 0.5 * f) * (0.9 + 0.2 * w.r())
     if svc == "billing" and 2 <= t.hour < 3 and t.minute < 45:
         rps, cpu = 18 * (0.9 + 0.2 * w.r()), 70 + 10 * w.r()
-    if svc == "labels" and during(t, CERT):
-        err, p95 = 72 + 10 * w.r(), 90
-    if svc in ("booking", "gateway") and during(t, COLUMN):
-        err += 15 + 6 * w.r() if svc == "booking" else 5 + 2 * w.r()
-    if during(t, RABBIT):
-        if svc == "booking":
-            err, p95 = err + 9 + 4 * w.r(), 5040
-        if svc in ("scangw", "notify"):
-            err += 20 + 10 * w.r()
-        if svc == "rabbitmq":
-            rps *= 0.2
-    if svc == "notify" and during(t, SMS):
-        err = 55 + 15 * w.r()
-    if during(t, STEAL):
-        if svc == "osrm":
-            p95, cpu = 4000 + 3000 * w.r(), 96 + 3 * w.r()
-        if svc == "routeplan":
-            p95, err = 5000 + 400 * w.r(), 30 + 20 * w.r()
-    if svc == "routeplan" and during(t, NOSEG):
-        err = 12 + 6 * w.r()
-    if during(t, REDIS):
-        if svc == "tracking":
-            err, rps = 45 + 20 * w.r(), rps * 0.3
-        if svc == "redis":
-            err = 8 + 4 * w.r()
-    if during(t, RATE):
-        if svc == "gateway":
-            err += 6 + 3 * w.r()
-        if svc == "scangw":
-            err = 60 + 20 * w.r()
+    row = {"rps": rps, "p95": p95, "err": err, "cpu": cpu}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, p95, err, cpu = row["rps"], row["p95"], row["err"], row["cpu"]
+    if svc == "booking" and during(t, RABBIT):  # after its column spell: its errors pile on
+        err, p95 = err + 9 + 4 * w.r(), 5040
     return [t.isoformat(), svc, round(rps, 1), round(p95, 1), round(err, 2), round(cpu, 1)]
 
 
@@ -620,38 +606,37 @@ def metrics(w: World) -> None:
     w.table("host_metrics", ["ts", "host", "metric", "value"], hrows)
 
 
-DEPENDENCIES = [
-    ["gateway", "booking", "http", "booking.depot.svc:8080", "/v1/shipments"],
-    ["gateway", "tracking", "http", "tracking.depot.svc:8081", "/v1/tracking"],
-    ["gateway", "labels", "http", "labels.depot.svc:8000", "/v1/labels"],
-    ["gateway", "tracking", "http", "tracking.depot.svc:8081", "/v1/scans (rate-limiting plugin)"],
-    ["booking", "mysql", "mysql", "mysql-1:3306", "shipments, customers"],
-    ["booking", "rabbitmq", "amqp", "mq-1:5672", "publishes shipment.created"],
-    ["labels", "parcelnet", "https", "api.parcelnet.eu:443", "carrier label API (external)"],
-    ["labels", "mysql", "mysql", "mysql-1:3306", "label jobs"],
-    ["routeplan", "osrm", "http", "osrm-1:5000, osrm-2:5000", "table and route requests"],
-    ["routeplan", "mysql", "mysql", "mysql-2:3306", "stops (replica, read only)"],
-    ["scangw", "gateway", "https", "gw.depot.internal:443", "bridge forwards scans to /v1/scans"],
-    ["tracking", "rabbitmq", "amqp", "mq-1:5672", "consumes tracking.events, publishes tracking.states"],
-    ["tracking", "redis", "redis", "redis-1:6379", "scan-dedup keys"],
-    ["tracking", "mysql", "mysql", "mysql-1:3306", "tracking states"],
-    ["notify", "rabbitmq", "amqp", "mq-1:5672", "consumes tracking.states"],
-    ["notify", "smsbird", "https", "rest.smsbird.io:443", "SMS (external)"],
-    ["notify", "mailrelay", "smtp", "smtp.mailrelay.eu:587", "e-mail (external)"],
-    ["billing", "mysql", "mysql", "mysql-2:3306", "nightly invoicing (replica)"],
-    ["mysql", "mysql", "replication", "mysql-1 -> mysql-2", "async replica"],
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+gateway | booking | http | booking.depot.svc:8080 | /v1/shipments
+gateway | tracking | http | tracking.depot.svc:8081 | /v1/tracking
+gateway | labels | http | labels.depot.svc:8000 | /v1/labels
+gateway | tracking | http | tracking.depot.svc:8081 | /v1/scans (rate-limiting plugin)
+booking | mysql | mysql | mysql-1:3306 | shipments, customers
+booking | rabbitmq | amqp | mq-1:5672 | publishes shipment.created
+labels | parcelnet | https | api.parcelnet.eu:443 | carrier label API (external)
+labels | mysql | mysql | mysql-1:3306 | label jobs
+routeplan | osrm | http | osrm-1:5000, osrm-2:5000 | table and route requests
+routeplan | mysql | mysql | mysql-2:3306 | stops (replica, read only)
+scangw | gateway | https | gw.depot.internal:443 | bridge forwards scans to /v1/scans
+tracking | rabbitmq | amqp | mq-1:5672 | consumes tracking.events, publishes tracking.states
+tracking | redis | redis | redis-1:6379 | scan-dedup keys
+tracking | mysql | mysql | mysql-1:3306 | tracking states
+notify | rabbitmq | amqp | mq-1:5672 | consumes tracking.states
+notify | smsbird | https | rest.smsbird.io:443 | SMS (external)
+notify | mailrelay | smtp | smtp.mailrelay.eu:587 | e-mail (external)
+billing | mysql | mysql | mysql-2:3306 | nightly invoicing (replica)
+mysql | mysql | replication | mysql-1 -> mysql-2 | async replica
+""")
 
-DEPLOYS = [
-    ["DEP-301", "tracking", "2.7.3", at(0, 9, 5), 4, "jdoerr", "zap logger sampling"],
-    ["DEP-303", "booking", "4.12.0", at(0, 13, 52), 3, "akoenig",
-     "customs code on international shipments"],
-    ["DEP-304", "booking", "4.12.1", at(0, 14, 55), 3, "akoenig", "re-release after migration V87"],
-    ["DEP-306", "labels", "1.33.0", at(1, 8, 40), 5, "pvisser", "A6 label layout for NL"],
-    ["DEP-308", "routeplan", "3.4.2", at(1, 15, 30), 4, "lbauer", "vehicle capacity in kg"],
-    ["DEP-310", "scangw", "1.4.7", at(2, 8, 15), 2, "jdoerr", "bridge spool metrics"],
-    ["DEP-312", "notify", "5.0.3", at(2, 13, 10), 3, "pvisser", "Dutch SMS templates"],
-]
+DEPLOYS = engine.table(at, "ssstiss", """
+DEP-301 | tracking | 2.7.3 | 0 09:05 | 4 | jdoerr | zap logger sampling
+DEP-303 | booking | 4.12.0 | 0 13:52 | 3 | akoenig | customs code on international shipments
+DEP-304 | booking | 4.12.1 | 0 14:55 | 3 | akoenig | re-release after migration V87
+DEP-306 | labels | 1.33.0 | 1 08:40 | 5 | pvisser | A6 label layout for NL
+DEP-308 | routeplan | 3.4.2 | 1 15:30 | 4 | lbauer | vehicle capacity in kg
+DEP-310 | scangw | 1.4.7 | 2 08:15 | 2 | jdoerr | bridge spool metrics
+DEP-312 | notify | 5.0.3 | 2 13:10 | 3 | pvisser | Dutch SMS templates
+""")
 
 CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30), "mkrause", "OPS-771"],
           ["CFG-903", "labels", "carrier.timeout_s", "10", "15", at(0, 16, 2), "pvisser", "OPS-774"],
@@ -663,13 +648,12 @@ CONFIG = [["CFG-901", "redis", "save", "900 1 300 100", "300 100", at(0, 8, 30),
           ["CFG-910", "gateway", "plugins.rate-limiting.route[scans].minute", "600", "6000", at(2, 15, 17),
            "jdoerr", "OPS-791"]]
 
-MIGRATIONS = [
-    ["booking", "V86", "add index shipments(customer_id, created_at)", at(-1, 10, 0), 41, "applied"],
-    ["labels", "V22", "label_jobs add column carrier_ref", at(0, 7, 45), 3, "applied"],
-    ["booking", "V87", "alter table shipments add column customs_code varchar(12)", at(0, 14, 49), 67,
-     "applied"],
-    ["routeplan", "V15", "stops add column vehicle_kg", at(1, 15, 28), 2, "applied"],
-]
+MIGRATIONS = engine.table(at, "ssstis", """
+booking | V86 | add index shipments(customer_id, created_at) | -1 10:00 | 41 | applied
+labels | V22 | label_jobs add column carrier_ref | 0 07:45 | 3 | applied
+booking | V87 | alter table shipments add column customs_code varchar(12) | 0 14:49 | 67 | applied
+routeplan | V15 | stops add column vehicle_kg | 1 15:28 | 2 | applied
+""")
 
 
 def change_tables(w: World) -> None:

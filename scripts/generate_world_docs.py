@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -46,26 +45,25 @@ from worlds.engine import sql_step as sql
 NAME, SEED = "docs", 20261117
 GMT = timezone(timedelta(0))
 LOCAL = engine.Clock(GMT, datetime(2026, 11, 17, tzinfo=GMT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def epoch(t: datetime) -> int:
     return int(t.timestamp())
 
 
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
+           (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08)]
+
+
 def load(t: datetime) -> float:
     """Editors online: a B2B working day in the UK, a small US tail in the evening."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.08), (3, 0.04), (6, 0.07), (8, 0.45), (9.5, 0.95), (11, 1.0), (12.5, 0.8), (14, 1.0),
-           (16.5, 0.9), (18, 0.45), (20, 0.25), (22, 0.15), (24, 0.08)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.08
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.08)
 
 
 # What goes wrong (UK time, GMT)
@@ -96,13 +94,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    w.minutely(background)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
+    w.compose(change_tables, (background,), (incidents, metrics, job_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "Europe/London", "Quillpad, a B2B collaborative document editor",
         "2026-11-17..19 UK time (GMT)", 14,
@@ -146,66 +138,41 @@ BASE_VERSION = {
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, s, ver, start, dur, *_ in sorted(DEPLOYS, key=lambda d: d[3]):
-        if s == service and start + timedelta(minutes=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), sorted(DEPLOYS, key=lambda d: d[3]), service, t,
+                           60)  # its duration in minutes
 
 
 # change_id, service, key, old, new, applied (UK), author, ticket
-CONFIG = [
-    ("CFG-2284", "ingress", "nginx.proxy-body-size", "25m", "50m", at(-1, 11, 15), "okeane", "OPS-3310"),
-    (
-        "CFG-2288", "export", "chromium.launch_timeout_ms", "30000", "45000", at(-1, 10, 5), "lmorgan",
-        "OPS-3318",
-    ),
-    ("CFG-2290", "auth", "scim.sync.page_size", "100", "200", at(0, 12, 52), "achowdhury", "OPS-3321"),
-    (
-        "CFG-2293", "collab", "ws.max_payload_bytes", "1048576", "2097152", at(0, 15, 40), "jbrennan",
-        "OPS-3325",
-    ),
-    ("CFG-2296", "indexer", "bulk.max_docs", "500", "400", at(1, 10, 40), "okeane", "OPS-3331"),
-    ("CFG-2301", "notify", "digest.weekly.batch_size", "5000", "20000", at(1, 16, 30), "swright",
-     "OPS-3336"),
-    (
-        "CFG-2307", "billing", "PAYFLOW_WEBHOOK_SECRET", "whsec_live_****9f2c", "whsec_test_****41ad",
-        at(1, 13, 2), "rkaur", "OPS-3339",
-    ),
-    (
-        "CFG-2309", "billing", "PAYFLOW_WEBHOOK_SECRET", "whsec_test_****41ad", "whsec_live_****9f2c",
-        at(1, 13, 57), "oncall:tgreen", "INC-1182",
-    ),
-    (
-        "CFG-2312", "docs-api", "api.rate_limit.tok_nw_7f31", "none", "1/10s /api/v1/search", at(1, 15, 47),
-        "oncall:tgreen", "INC-1184",
-    ),
-    ("CFG-2315", "docs-api", "COMMENT_NOTIFY_BATCH_SECONDS", "0", "30", at(2, 10, 5), "hpatel", "OPS-3344"),
-    ("CFG-2318", "redis", "slowlog-log-slower-than", "10000", "10000", at(2, 8, 0), "dmurphy", "OPS-3347"),
-    ("CFG-2320", "collab", "presence.ttl_seconds", "90", "60", at(2, 13, 40), "dmurphy", "OPS-3349"),
-    (
-        "CFG-2323", "auth", "saml.allowed_clock_skew_seconds", "180", "180", at(2, 15, 20), "achowdhury",
-        "OPS-3352",
-    ),
-]
+CONFIG = engine.table(at, "ssssstss", """
+CFG-2284 | ingress | nginx.proxy-body-size | 25m | 50m | -1 11:15 | okeane | OPS-3310
+CFG-2288 | export | chromium.launch_timeout_ms | 30000 | 45000 | -1 10:05 | lmorgan | OPS-3318
+CFG-2290 | auth | scim.sync.page_size | 100 | 200 | 0 12:52 | achowdhury | OPS-3321
+CFG-2293 | collab | ws.max_payload_bytes | 1048576 | 2097152 | 0 15:40 | jbrennan | OPS-3325
+CFG-2296 | indexer | bulk.max_docs | 500 | 400 | 1 10:40 | okeane | OPS-3331
+CFG-2301 | notify | digest.weekly.batch_size | 5000 | 20000 | 1 16:30 | swright | OPS-3336
+CFG-2307 | billing | PAYFLOW_WEBHOOK_SECRET | whsec_live_****9f2c | whsec_test_****41ad | 1 13:02 | rkaur |
+    OPS-3339
+CFG-2309 | billing | PAYFLOW_WEBHOOK_SECRET | whsec_test_****41ad | whsec_live_****9f2c | 1 13:57 |
+    oncall:tgreen | INC-1182
+CFG-2312 | docs-api | api.rate_limit.tok_nw_7f31 | none | 1/10s /api/v1/search | 1 15:47 | oncall:tgreen |
+    INC-1184
+CFG-2315 | docs-api | COMMENT_NOTIFY_BATCH_SECONDS | 0 | 30 | 2 10:05 | hpatel | OPS-3344
+CFG-2318 | redis | slowlog-log-slower-than | 10000 | 10000 | 2 08:00 | dmurphy | OPS-3347
+CFG-2320 | collab | presence.ttl_seconds | 90 | 60 | 2 13:40 | dmurphy | OPS-3349
+CFG-2323 | auth | saml.allowed_clock_skew_seconds | 180 | 180 | 2 15:20 | achowdhury | OPS-3352
+""")
 
 # service, version, description, applied (UK), duration s, status
-MIGRATIONS = [
-    (
-        "docs-api", "comments.0042_thread_resolved_at",
-        "ALTER TABLE comments_thread ADD COLUMN resolved_at", at(-1, 14, 22), 2, "applied",
-    ),
-    ("billing", "20261117093000", "AddDunningStepToSubscriptions", at(0, 9, 30), 1, "applied"),
-    (
-        "docs-api", "workspaces.0019_sso_domain_idx", "CREATE INDEX CONCURRENTLY workspaces_sso_domain_idx",
-        at(1, 14, 50), 38, "applied",
-    ),
-    ("billing", "20261118124000", "CreateWebhookDeliveries", at(1, 12, 42), 1, "applied"),
-    (
-        "docs-api", "comments.0043_notify_batch", "ALTER TABLE comments_comment ADD COLUMN notify_batch_id",
-        at(2, 10, 4), 1, "applied",
-    ),
-]
+MIGRATIONS = engine.table(at, "ssstis", """
+docs-api | comments.0042_thread_resolved_at | ALTER TABLE comments_thread ADD COLUMN resolved_at | -1 14:22 |
+    2 | applied
+billing | 20261117093000 | AddDunningStepToSubscriptions | 0 09:30 | 1 | applied
+docs-api | workspaces.0019_sso_domain_idx | CREATE INDEX CONCURRENTLY workspaces_sso_domain_idx | 1 14:50 |
+    38 | applied
+billing | 20261118124000 | CreateWebhookDeliveries | 1 12:42 | 1 | applied
+docs-api | comments.0043_notify_batch | ALTER TABLE comments_comment ADD COLUMN notify_batch_id | 2 10:04 | 1
+    | applied
+""")
 
 DEPENDENCIES = engine.table(None, "sssss", """
 edge | ingress | https | origin.quillpad.app:443 (NLB, TLS passthrough to the ingress) | every request; TLS

@@ -32,7 +32,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -43,29 +43,26 @@ from worlds.engine import sql_step as sql
 NAME, SEED = "game", 20261201
 PST = timezone(timedelta(hours=-8))
 LOCAL = engine.Clock(PST, datetime(2026, 12, 1, tzinfo=PST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin = LOCAL.minute
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def zulu_us(t: datetime) -> str:
     return utc(t).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.6), (2, 0.38), (4, 0.2), (7, 0.16), (9, 0.26), (12, 0.42), (15, 0.52), (17, 0.78),
+             (19, 1.0), (22, 0.95), (24, 0.6)]
+
+
 def load(t: datetime) -> float:
     """Players online: a quiet early morning, a lunch bump, the evening peak from 18:00 to 22:00."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [
-        (0, 0.6), (2, 0.38), (4, 0.2), (7, 0.16), (9, 0.26), (12, 0.42), (15, 0.52), (17, 0.78), (19, 1.0),
-        (22, 0.95), (24, 0.6),
-    ]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # What goes wrong (local PST times)
@@ -97,13 +94,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    w.minutely(background)
-    incidents(w)
-    metrics(w)
-    job_runs(w)
+    w.compose(change_tables, (background,), (incidents, metrics, job_runs), (DEPLOYS, rollout))
     return w, engine.manifest(
         NAME, "America/Los_Angeles", "The backend of Riftline, an online multiplayer shooter",
         "2026-12-01..03 US Pacific time", 14,
@@ -147,88 +138,42 @@ DEP-7720 | leaderboard | 1.9.4 | 2 15:35 | 4 | succeeded | spatel | friends boar
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, *_ in DEPLOYS:
-        if svc == service and start <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0)  # from its start
 
 
 # change_id, service, key, old, new, applied (local), author, ticket
-CONFIG = [
-    (
-        "CFG-4458", "matchmaker", "queues.ranked-5v5.skill_window_growth", "25/10s", "30/10s",
-        at(-1, 14, 2), "rbianchi", "LIVE-1180",
-    ),
-    (
-        "CFG-4461", "chat", "flags.profanity_filter_v2", "false", "true", at(0, 10, 50), "mfischer",
-        "LIVE-1192",
-    ),
-    (
-        "CFG-4468", "redis", "game-redis-0 maxmemory", "12gb", "16gb", at(0, 9, 21, 10), "oncall:tvu",
-        "INC-5521",
-    ),
-    (
-        "CFG-4471", "edge", "routes.chat-ws.idle_timeout", "3600s", "60s", at(0, 11, 12), "hsato",
-        "OPS-2291 tighten idle timeouts on REST routes",
-    ),
-    (
-        "CFG-4472", "edge", "routes.chat-ws.idle_timeout", "60s", "3600s", at(0, 12, 4), "oncall:tvu",
-        "INC-5523 revert",
-    ),
-    (
-        "CFG-4473", "kafka", "topic lobby.events min.insync.replicas", "2", "1", at(0, 14, 41),
-        "oncall:tvu", "INC-5524",
-    ),
-    (
-        "CFG-4474", "kafka", "topic lobby.events replication.factor", "2", "3", at(0, 16, 5), "bwalsh",
-        "INC-5524 follow-up",
-    ),
-    ("CFG-4475", "auth", "psn.trophy_sync.enabled", "false", "true", at(1, 9, 58), "dkim", "LIVE-1201"),
-    ("CFG-4476", "store", "flags.gift_cards", "false", "true", at(1, 12, 10), "lnguyen", "LIVE-1204"),
-    (
-        "CFG-4477", "matchmaker", "queues.casual.max_wait_s", "180", "150", at(1, 15, 30), "rbianchi",
-        "LIVE-1206",
-    ),
-    (
-        "CFG-4478", "allocator", "gcp quota C2_CPUS us-west2", "2800", "4000", at(1, 19, 42),
-        "oncall:ajames", "INC-5530 (quota increase granted)",
-    ),
-    (
-        "CFG-4479", "store", "flags.holiday_bundle_banner", "false", "true", at(2, 6, 17), "lnguyen",
-        "LIVE-1210",
-    ),
-    (
-        "CFG-4480", "telemetry", "enrich.geoip_db", "GeoLite2-2026-11", "GeoLite2-2026-12", at(2, 8, 45),
-        "cwright", "DATA-388",
-    ),
-    (
-        "CFG-4481", "auth", "xbl.scopes", "XboxLive.signin", "XboxLive.signin XboxLive.offline_access",
-        at(2, 13, 5), "dkim", "LIVE-1214",
-    ),
-    (
-        "CFG-4484", "auth", "denylist.source_version", "latest", "v8811 (pinned)", at(2, 18, 46),
-        "oncall:ajames", "INC-5537",
-    ),
-    ("CFG-4485", "lobby", "flags.party_max_size", "4", "5", at(2, 20, 15), "aserrano", "LIVE-1219"),
-    (
-        "CFG-4486", "redis", "game-redis-0 client-output-buffer-limit replica", "256mb 64mb 60",
-        "2gb 1gb 120", at(2, 20, 55), "oncall:ajames", "INC-5539",
-    ),
-]
+CONFIG = engine.table(at, "ssssstss", """
+CFG-4458 | matchmaker | queues.ranked-5v5.skill_window_growth | 25/10s | 30/10s | -1 14:02 | rbianchi |
+    LIVE-1180
+CFG-4461 | chat | flags.profanity_filter_v2 | false | true | 0 10:50 | mfischer | LIVE-1192
+CFG-4468 | redis | game-redis-0 maxmemory | 12gb | 16gb | 0 09:21:10 | oncall:tvu | INC-5521
+CFG-4471 | edge | routes.chat-ws.idle_timeout | 3600s | 60s | 0 11:12 | hsato | OPS-2291 tighten idle
+    timeouts on REST routes
+CFG-4472 | edge | routes.chat-ws.idle_timeout | 60s | 3600s | 0 12:04 | oncall:tvu | INC-5523 revert
+CFG-4473 | kafka | topic lobby.events min.insync.replicas | 2 | 1 | 0 14:41 | oncall:tvu | INC-5524
+CFG-4474 | kafka | topic lobby.events replication.factor | 2 | 3 | 0 16:05 | bwalsh | INC-5524 follow-up
+CFG-4475 | auth | psn.trophy_sync.enabled | false | true | 1 09:58 | dkim | LIVE-1201
+CFG-4476 | store | flags.gift_cards | false | true | 1 12:10 | lnguyen | LIVE-1204
+CFG-4477 | matchmaker | queues.casual.max_wait_s | 180 | 150 | 1 15:30 | rbianchi | LIVE-1206
+CFG-4478 | allocator | gcp quota C2_CPUS us-west2 | 2800 | 4000 | 1 19:42 | oncall:ajames | INC-5530 (quota
+    increase granted)
+CFG-4479 | store | flags.holiday_bundle_banner | false | true | 2 06:17 | lnguyen | LIVE-1210
+CFG-4480 | telemetry | enrich.geoip_db | GeoLite2-2026-11 | GeoLite2-2026-12 | 2 08:45 | cwright | DATA-388
+CFG-4481 | auth | xbl.scopes | XboxLive.signin | XboxLive.signin XboxLive.offline_access | 2 13:05 | dkim |
+    LIVE-1214
+CFG-4484 | auth | denylist.source_version | latest | v8811 (pinned) | 2 18:46 | oncall:ajames | INC-5537
+CFG-4485 | lobby | flags.party_max_size | 4 | 5 | 2 20:15 | aserrano | LIVE-1219
+CFG-4486 | redis | game-redis-0 client-output-buffer-limit replica | 256mb 64mb 60 | 2gb 1gb 120 | 2 20:55 |
+    oncall:ajames | INC-5539
+""")
 
 # service, version, description, applied (local), duration s, status
-MIGRATIONS = [
-    (
-        "store", "V2029", "ALTER TABLE wallets ADD COLUMN gift_balance_cents bigint", at(-1, 17, 6), 1,
-        "success",
-    ),
-    ("store", "V2030", "CREATE TABLE gift_cards (code text primary key, ...)", at(0, 17, 6), 1, "success"),
-    (
-        "store", "V2031", "CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at)",
-        at(2, 5, 48, 10), 4230, "success",
-    ),
-]
+MIGRATIONS = engine.table(at, "ssstis", """
+store | V2029 | ALTER TABLE wallets ADD COLUMN gift_balance_cents bigint | -1 17:06 | 1 | success
+store | V2030 | CREATE TABLE gift_cards (code text primary key, ...) | 0 17:06 | 1 | success
+store | V2031 | CREATE INDEX purchases_player_created_idx ON purchases (player_id, created_at) | 2 05:48:10 |
+    4230 | success
+""")
 
 DEPENDENCIES = engine.table(None, "sssss", """
 edge | auth | grpc ext_authz | auth-authz.riftline-prod.svc:9001 | every /v1 request is checked (timeout 1s,

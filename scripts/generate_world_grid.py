@@ -36,7 +36,7 @@ NAME, SEED = "grid", 20260120
 MON = [*engine.MONTHS]
 IST = timezone(timedelta(hours=5, minutes=30))
 LOCAL = engine.Clock(IST, datetime(2026, 1, 20, tzinfo=IST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, iso, wall = LOCAL.at, LOCAL.iso, LOCAL.wall
 
 
@@ -110,8 +110,7 @@ class World(engine.Dataset):
         zone = zone or self.pick(ZONES)
         return f"DCU-{zone}-{self.ri(1, DCUS_PER_ZONE[zone]):04d}"
 
-    def account(self) -> str:
-        return f"CA-{self.ri(1000000, 4999999)}"
+    account = partialmethod(engine.Dataset.numbered, "CA-", 1000000, 4999999)
 
     newpid = partialmethod(engine.Dataset.counter, "pid", 3, 90)
 

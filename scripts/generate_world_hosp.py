@@ -27,7 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -41,23 +41,22 @@ HOSP_COMPONENTS = ("edge ehr-api cpoe lis hl7-engine pacs-gateway pharmacy patie
 NS = "klinik-prod"
 CET = timezone(timedelta(hours=1))
 LOCAL = engine.Clock(CET, datetime(2026, 11, 10, tzinfo=CET))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin = LOCAL.minute
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
+
+
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
+           (19, 0.4), (22, 0.25), (24, 0.15)]
 
 
 def load(t: datetime) -> float:
     """Hospital traffic: quiet nights, ward rounds from 07:00, a busy day, shift changes at 06, 14, 22."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.15), (5, 0.12), (6.5, 0.45), (8, 0.95), (11, 1.0), (13, 0.85), (15, 0.9), (17, 0.6),
-           (19, 0.4), (22, 0.25), (24, 0.15)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.15
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.15)
 
 
 # What goes wrong (local CET times)
@@ -82,11 +81,8 @@ class World(engine.Dataset):
         super().__init__(SEED, LOCAL, END)
         self.no = 4_410_000
 
-    def pid(self) -> str:
-        return f"PID{self.ri(1000000, 9899999)}"
-
-    def case(self) -> str:
-        return f"FALL-{self.ri(26000000, 26999999)}"
+    pid = partialmethod(engine.Dataset.numbered, "PID", 1000000, 9899999)
+    case = partialmethod(engine.Dataset.numbered, "FALL-", 26000000, 26999999)
 
     def order(self) -> str:
         return f"ORD-{self.counter('no', 1, 7)}"
@@ -97,11 +93,7 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
-    w.minutely(background)
-    incidents(w)
+    w.compose(change_tables, (background,), (incidents,), (DEPLOYS, rollout))
     extra = quiet_nights(w)
     metrics(w)
     batch_runs(w, extra)
@@ -154,65 +146,34 @@ DEP-3317 | lis | 3.8.1 | 2 12:40 | 600 | Succeeded | ansible | reference ranges 
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur / 2) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0.5)  # half-way through
 
 
 # (id, service, key, from, to, author, applied (CET), ticket, summary)
-CONFIG = [
-    (
-        "CHG-2201", "edge", "fe_clinical http-request set-header", "-",
-        "Strict-Transport-Security max-age=31536000", "m.becker", at(0, 9, 5), "IT-5510",
-        "HSTS on clinical frontend",
-    ),
-    (
-        "CHG-2202", "keycloak", "realm klinik keys", "rsa-generated k-2026-05 active; no k-2026-11",
-        "rsa-generated k-2026-11 active priority 200; k-2026-05 disabled", "s.wolf", at(0, 10, 20),
-        "IAM-318", "half-yearly realm signing key rotation",
-    ),
-    (
-        "CHG-2203", "scheduling", "SLOT_CACHE_TTL_S", "60", "120", "t.nguyen", at(1, 8, 40), "TERM-77",
-        "fewer slot recomputations",
-    ),
-    (
-        "CHG-2204", "keycloak", "ldap federation svc-keycloak-ldap bind credential", "(expired)", "(reset)",
-        "s.wolf", at(1, 11, 46), "IAM-322", "AD service account password reset after expiry",
-    ),
-    (
-        "CHG-2205", "pharmacy", "AMTS_TIMEOUT_MS", "3000", "3000", "k.schulz", at(1, 13, 30), "APO-140",
-        "no-op: confirm timeout after audit",
-    ),
-    (
-        "CHG-2206", "edge", "be_pacs timeout server", "300s", "30s", "m.becker", at(2, 10, 22), "IT-5531",
-        "align backend timeouts with fe_clinical (harden against slowloris)",
-    ),
-    (
-        "CHG-2207", "edge", "be_pacs timeout server", "30s", "300s", "m.becker", at(2, 11, 14), "IT-5533",
-        "revert IT-5531: WADO retrieves of large CT series need minutes",
-    ),
-    (
-        "CHG-2208", "rabbitmq", "audit.events max-length-bytes policy", "none", "2GB", "j.krueger",
-        at(2, 14, 10), "OPS-981", "cap audit.events after disk alarm",
-    ),
-]
+CONFIG = engine.table(at, "sssssstss", """
+CHG-2201 | edge | fe_clinical http-request set-header | - | Strict-Transport-Security max-age=31536000 |
+    m.becker | 0 09:05 | IT-5510 | HSTS on clinical frontend
+CHG-2202 | keycloak | realm klinik keys | rsa-generated k-2026-05 active; no k-2026-11 | rsa-generated
+    k-2026-11 active priority 200; k-2026-05 disabled | s.wolf | 0 10:20 | IAM-318 | half-yearly realm
+    signing key rotation
+CHG-2203 | scheduling | SLOT_CACHE_TTL_S | 60 | 120 | t.nguyen | 1 08:40 | TERM-77 | fewer slot recomputations
+CHG-2204 | keycloak | ldap federation svc-keycloak-ldap bind credential | (expired) | (reset) | s.wolf | 1
+    11:46 | IAM-322 | AD service account password reset after expiry
+CHG-2205 | pharmacy | AMTS_TIMEOUT_MS | 3000 | 3000 | k.schulz | 1 13:30 | APO-140 | no-op: confirm timeout
+    after audit
+CHG-2206 | edge | be_pacs timeout server | 300s | 30s | m.becker | 2 10:22 | IT-5531 | align backend timeouts
+    with fe_clinical (harden against slowloris)
+CHG-2207 | edge | be_pacs timeout server | 30s | 300s | m.becker | 2 11:14 | IT-5533 | revert IT-5531: WADO
+    retrieves of large CT series need minutes
+CHG-2208 | rabbitmq | audit.events max-length-bytes policy | none | 2GB | j.krueger | 2 14:10 | OPS-981 | cap
+    audit.events after disk alarm
+""")
 
-MIGRATIONS = [
-    (
-        88, "88", "orders add priority_code", "V88__orders_priority_code.sql", "flyway_cpoe", at(-3, 14, 2),
-        3120, 1, "cpoe",
-    ),
-    (
-        89, "89", "medication orders index", "V89__medorders_idx.sql", "flyway_cpoe", at(0, 7, 21), 811, 1,
-        "cpoe",
-    ),
-    (
-        412, "412", "vital signs chart tables", "V412__vital_signs_chart.sql", "flyway_ehr", at(2, 7, 39),
-        2440, 1, "ehr",
-    ),
-]
+MIGRATIONS = engine.table(at, "isssstiis", """
+88 | 88 | orders add priority_code | V88__orders_priority_code.sql | flyway_cpoe | -3 14:02 | 3120 | 1 | cpoe
+89 | 89 | medication orders index | V89__medorders_idx.sql | flyway_cpoe | 0 07:21 | 811 | 1 | cpoe
+412 | 412 | vital signs chart tables | V412__vital_signs_chart.sql | flyway_ehr | 2 07:39 | 2440 | 1 | ehr
+""")
 
 DEPENDENCIES = engine.rows("""
     ward browsers | edge | https | klinik.nordhafen.example:443 (fe_clinical)

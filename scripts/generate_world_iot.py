@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -51,11 +51,11 @@ SERVICES = (
 )
 AEST = timezone(timedelta(hours=10))
 LOCAL = engine.Clock(AEST, datetime(2026, 12, 14, tzinfo=AEST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -93,15 +93,9 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
-    cron(w)
-    for story in (
-        story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm, story_kid,
-        story_poison, story_fanout, story_failover,
-    ):
-        story(w)
-    metrics(w)
+    w.compose(change_tables, (background,),
+              (cron, story_signing, story_packet, story_swap, story_cert, story_leak, story_scram, story_fcm,
+               story_kid, story_poison, story_fanout, story_failover, metrics))
     return w, engine.manifest(NAME, "Australia/Brisbane", "Brolga Home, a smart-home device platform",
                               "2026-12-14..16 Brisbane time (AEST)", 12, SERVICES, dayfirst=True), truth()
 
@@ -984,114 +978,109 @@ def story_failover(w: World) -> None:
 
 # ---- change tables ---------------------------------------------------------------------------
 
-DEPLOYS = [  # id, service, version, start (AEST), minutes, author, description, status
-    ["DEP-4398", "rules", "7.14.0", at(-1, 14, 10), 6, "okoh", "sunrise/sunset offsets per home",
-     "Succeeded"],
-    ["DEP-4405", "registry", "4.8.4", at(0, 7, 28), 6, "mpatel", "claim flow metrics", "Succeeded"],
-    ["DEP-4407", "api", "12.3.0", at(0, 11, 2), 6, "rgupta", "rooms reorder endpoint", "Succeeded"],
-    ["DEP-4409", "auth", "6.2.4", at(0, 13, 40), 5, "jtran", "login rate limit per IP", "Succeeded"],
-    ["DEP-4411", "ota", "1.18.0", at(0, 17, 30), 4, "jwalsh", "campaign health gate (opt-in)", "Succeeded"],
-    ["DEP-4417", "registry", "4.9.0", at(1, 6, 31), 7, "mpatel", "claim codes: retry-safe claim flow",
-     "Succeeded"],
-    ["DEP-4419", "registry", "4.8.4", at(1, 7, 56), 5, "oncall-akhan", "rollback of 4.9.0", "Succeeded"],
-    ["DEP-4421", "shadow", "3.1.4", at(1, 11, 30), 6, "sbrooks", "grpc keepalive tuning", "Succeeded"],
-    ["DEP-4423", "ota", "1.18.1", at(1, 15, 45), 4, "jwalsh", "delta images for TH-1", "Succeeded"],
-    ["DEP-4425", "ingest", "0.22.0", at(1, 20, 10), 5, "lkim", "batch size from config", "Succeeded"],
-    ["DEP-4427", "registry", "4.9.1", at(2, 11, 50), 7, "mpatel",
-     "claim flow: release conn on error path", "Succeeded"],
-    ["DEP-4429", "push", "3.1.2", at(2, 12, 20), 4, "okoh", "rich notifications (images) for iOS",
-     "Succeeded"],
-    ["DEP-4431", "auth", "6.3.0", at(2, 15, 48), 5, "jtran", "passkey enrolment endpoints", "Succeeded"],
-]
+# id, service, version, start (AEST), minutes, author, description, status
+DEPLOYS = engine.table(at, "ssstisss", """
+DEP-4398 | rules | 7.14.0 | -1 14:10 | 6 | okoh | sunrise/sunset offsets per home | Succeeded
+DEP-4405 | registry | 4.8.4 | 0 07:28 | 6 | mpatel | claim flow metrics | Succeeded
+DEP-4407 | api | 12.3.0 | 0 11:02 | 6 | rgupta | rooms reorder endpoint | Succeeded
+DEP-4409 | auth | 6.2.4 | 0 13:40 | 5 | jtran | login rate limit per IP | Succeeded
+DEP-4411 | ota | 1.18.0 | 0 17:30 | 4 | jwalsh | campaign health gate (opt-in) | Succeeded
+DEP-4417 | registry | 4.9.0 | 1 06:31 | 7 | mpatel | claim codes: retry-safe claim flow | Succeeded
+DEP-4419 | registry | 4.8.4 | 1 07:56 | 5 | oncall-akhan | rollback of 4.9.0 | Succeeded
+DEP-4421 | shadow | 3.1.4 | 1 11:30 | 6 | sbrooks | grpc keepalive tuning | Succeeded
+DEP-4423 | ota | 1.18.1 | 1 15:45 | 4 | jwalsh | delta images for TH-1 | Succeeded
+DEP-4425 | ingest | 0.22.0 | 1 20:10 | 5 | lkim | batch size from config | Succeeded
+DEP-4427 | registry | 4.9.1 | 2 11:50 | 7 | mpatel | claim flow: release conn on error path | Succeeded
+DEP-4429 | push | 3.1.2 | 2 12:20 | 4 | okoh | rich notifications (images) for iOS | Succeeded
+DEP-4431 | auth | 6.3.0 | 2 15:48 | 5 | jtran | passkey enrolment endpoints | Succeeded
+""")
 
-CONFIG = [  # id, component, key, old, new, applied (AEST), by, ticket
-    ["CFG-5503", "rules", "weather.cache_ttl_s", "600", "900", at(0, 6, 40), "okoh", "HOME-1882"],
-    ["CFG-5512", "emqx", "mqtt.max_packet_size", "1MB", "64KB", at(0, 11, 12, 5), "dnguyen",
-     "SEC-214 (pen-test: oversized payloads)"],
-    ["CFG-5513", "emqx", "mqtt.max_packet_size", "64KB", "1MB", at(0, 12, 4, 10), "dnguyen",
-     "SEC-214 revert"],
-    ["CFG-5509", "auth", "signing.retired_key_ttl", "168h", "0h", at(0, 15, 20, 41), "jtran",
-     "SEC-219 (shorter token lifetimes)"],
-    ["CFG-5515", "ingest", "batch.max_rows", "4000", "5000", at(0, 16, 30), "lkim", "DATA-412"],
-    ["CFG-5518", "shadow", "redis.pool_size", "64", "96", at(0, 14, 22, 30), "oncall-akhan", "INC-3301"],
-    ["CFG-5524", "rules", "executor.threads", "16", "24", at(1, 9, 40), "okoh", "HOME-1890"],
-    ["CFG-5526", "push", "apns.pool_size", "4", "8", at(1, 12, 58, 12), "okoh", "HOME-1893"],
-    ["CFG-5529", "emqx", "force_shutdown.max_mailbox_size", "1000", "2000", at(1, 20, 30), "dnguyen",
-     "PLAT-702"],
-    ["CFG-5531", "ota", "campaign.default_stages", "1,10,25,50,100", "1,5,25,50,100", at(2, 12, 35),
-     "jwalsh", "HOME-1901"],
-    ["CFG-5533", "auth", "redis.url", "redis://redis-main-1:6379/0",
-     "redis+sentinel://redis-sentinel.data.svc:26379/brolga-main", at(2, 16, 42), "jtran", "INC-3317"],
-]
+# id, component, key, old, new, applied (AEST), by, ticket
+CONFIG = engine.table(at, "ssssstss", """
+CFG-5503 | rules | weather.cache_ttl_s | 600 | 900 | 0 06:40 | okoh | HOME-1882
+CFG-5512 | emqx | mqtt.max_packet_size | 1MB | 64KB | 0 11:12:05 | dnguyen | SEC-214 (pen-test: oversized
+    payloads)
+CFG-5513 | emqx | mqtt.max_packet_size | 64KB | 1MB | 0 12:04:10 | dnguyen | SEC-214 revert
+CFG-5509 | auth | signing.retired_key_ttl | 168h | 0h | 0 15:20:41 | jtran | SEC-219 (shorter token lifetimes)
+CFG-5515 | ingest | batch.max_rows | 4000 | 5000 | 0 16:30 | lkim | DATA-412
+CFG-5518 | shadow | redis.pool_size | 64 | 96 | 0 14:22:30 | oncall-akhan | INC-3301
+CFG-5524 | rules | executor.threads | 16 | 24 | 1 09:40 | okoh | HOME-1890
+CFG-5526 | push | apns.pool_size | 4 | 8 | 1 12:58:12 | okoh | HOME-1893
+CFG-5529 | emqx | force_shutdown.max_mailbox_size | 1000 | 2000 | 1 20:30 | dnguyen | PLAT-702
+CFG-5531 | ota | campaign.default_stages | 1,10,25,50,100 | 1,5,25,50,100 | 2 12:35 | jwalsh | HOME-1901
+CFG-5533 | auth | redis.url | redis://redis-main-1:6379/0 |
+    redis+sentinel://redis-sentinel.data.svc:26379/brolga-main | 2 16:42 | jtran | INC-3317
+""")
 
-MIGRATIONS = [  # service, rank, version, description, installed (AEST), ms
-    ["registry", 56, "56", "index devices home id model", at(-6, 10, 2, 11), 41_812],
-    ["ota", 19, "19", "campaign health gate", at(0, 17, 29, 40), 212],
-    ["registry", 57, "57", "claim attempts table", at(1, 6, 30, 22), 388],
-    ["shadow", 12, "12", "thing history ttl column", at(1, 11, 29, 5), 96],
-    ["auth", 33, "33", "passkeys table", at(2, 15, 47, 31), 154],
-]
+# service, rank, version, description, installed (AEST), ms
+MIGRATIONS = engine.table(at, "sissti", """
+registry | 56 | 56 | index devices home id model | -6 10:02:11 | 41812
+ota | 19 | 19 | campaign health gate | 0 17:29:40 | 212
+registry | 57 | 57 | claim attempts table | 1 06:30:22 | 388
+shadow | 12 | 12 | thing history ttl column | 1 11:29:05 | 96
+auth | 33 | 33 | passkeys table | 2 15:47:31 | 154
+""")
 
-FLAGS = [  # when (AEST), flag, service, action, previous, current, by
-    [at(-4, 10, 15), "shadow_history_v1", "shadow", "updateOn", "off", "on", "sbrooks"],
-    [at(0, 9, 30), "rules_weather_v2", "rules", "updateOn", "off", "on", "okoh"],
-    [at(0, 14, 47, 10), "shadow_history_v1", "shadow", "updateOn", "on", "off", "oncall-akhan"],
-    [at(1, 9, 0), "home_summary_v2", "api", "updateFallthrough", "0%", "10%", "mpatel"],
-    [at(1, 12, 40), "push_rich_notifications", "push", "updateFallthrough", "10%", "50%", "okoh"],
-    [at(2, 8, 20), "ota_delta_updates", "ota", "updateRules", "off", "on for TH-1", "jwalsh"],
-    [at(2, 12, 31), "home_summary_v2", "api", "updateFallthrough", "10%", "100%", "mpatel"],
-    [at(2, 13, 22), "home_summary_v2", "api", "updateFallthrough", "100%", "0%", "oncall-rgupta"],
-]
+# when (AEST), flag, service, action, previous, current, by
+FLAGS = engine.table(at, "tssssss", """
+-4 10:15 | shadow_history_v1 | shadow | updateOn | off | on | sbrooks
+0 09:30 | rules_weather_v2 | rules | updateOn | off | on | okoh
+0 14:47:10 | shadow_history_v1 | shadow | updateOn | on | off | oncall-akhan
+1 09:00 | home_summary_v2 | api | updateFallthrough | 0% | 10% | mpatel
+1 12:40 | push_rich_notifications | push | updateFallthrough | 10% | 50% | okoh
+2 08:20 | ota_delta_updates | ota | updateRules | off | on for TH-1 | jwalsh
+2 12:31 | home_summary_v2 | api | updateFallthrough | 10% | 100% | mpatel
+2 13:22 | home_summary_v2 | api | updateFallthrough | 100% | 0% | oncall-rgupta
+""")
 
-CERTS = [  # name, namespace, secret, dns names, not before, not after, renewed
-    ["mqtt-brolga-io", "emqx", "mqtt-brolga-io-tls", "mqtt.brolga.io", "2026-11-14T07:10:12Z",
-     "2027-02-12T07:10:11Z", "2026-11-14T07:10:12Z", "True"],
-    ["emqx-dashboard", "emqx", "emqx-dashboard-tls", "emqx.ops.brolga.internal", "2026-10-30T01:00:05Z",
-     "2027-01-28T01:00:04Z", "2026-10-30T01:00:05Z", "True"],
-    ["ota-downloads", "ota", "ota-downloads-tls", "fw.brolga.io", "2026-11-25T22:41:09Z",
-     "2027-02-23T22:41:08Z", "2026-11-25T22:41:09Z", "True"],
-    ["auth-internal", "core", "auth-internal-tls", "auth.core.svc;auth.brolga.internal",
-     "2026-12-01T03:12:40Z", "2027-03-01T03:12:39Z", "2026-12-01T03:12:40Z", "True"],
-]
+# name, namespace, secret, dns names, not before, not after, renewed
+CERTS = engine.table(None, "ssssssss", """
+mqtt-brolga-io | emqx | mqtt-brolga-io-tls | mqtt.brolga.io | 2026-11-14T07:10:12Z | 2027-02-12T07:10:11Z |
+    2026-11-14T07:10:12Z | True
+emqx-dashboard | emqx | emqx-dashboard-tls | emqx.ops.brolga.internal | 2026-10-30T01:00:05Z |
+    2027-01-28T01:00:04Z | 2026-10-30T01:00:05Z | True
+ota-downloads | ota | ota-downloads-tls | fw.brolga.io | 2026-11-25T22:41:09Z | 2027-02-23T22:41:08Z |
+    2026-11-25T22:41:09Z | True
+auth-internal | core | auth-internal-tls | auth.core.svc;auth.brolga.internal | 2026-12-01T03:12:40Z |
+    2027-03-01T03:12:39Z | 2026-12-01T03:12:40Z | True
+""")
 
-DEPENDENCIES = [
-    ["edge", "api", "https->http", "api.core.svc:8080", "ALB target group api-prod (mobile app traffic)"],
-    ["api", "auth", "http", "auth.core.svc:8000", "token endpoint proxy; JWKS fetched every 30 min"],
-    ["api", "registry", "http", "registry.core.svc:8080", "homes, devices, claims"],
-    ["api", "shadow", "grpc", "shadow.core.svc:9090", "device state (get, set desired), deadline 3s"],
-    ["api", "rules", "http", "rules.core.svc:8080", "automations CRUD"],
-    ["api", "ota", "http", "ota.core.svc:8080", "firmware status"],
-    ["emqx", "auth", "https", "auth.core.svc:8000/.well-known/jwks.json", "JWT authentication of devices"],
-    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-     "bridge kafka_producer:device_events -> device.events (SASL SCRAM-SHA-512 user emqx-bridge)"],
-    ["emqx", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-     "bridge kafka_producer:telemetry -> telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)"],
-    ["emqx", "shadow", "http", "shadow.core.svc:8081/hooks/state", "webhook shadow_sync ($shadow topics)"],
-    ["shadow", "redis", "redis", "redis-shadow-1:6379", "thing cache, history lists"],
-    ["shadow", "postgres", "postgres", "pg-main-1:5432/shadow", "thing documents"],
-    ["shadow", "emqx", "http", "emqx-api.emqx.svc:18083/api/v5/publish", "deltas and commands to devices"],
-    ["registry", "postgres", "postgres", "pg-main-1:5432/registry", "pgx pool, max 100 per pod, 3 pods"],
-    ["auth", "postgres", "postgres", "pg-main-1:5432/auth", "users, clients"],
-    ["auth", "redis", "redis", "redis-main-1:6379", "sessions, refresh tokens (direct connection)"],
-    ["ota", "postgres", "postgres", "pg-main-1:5432/ota", "campaigns"],
-    ["ota", "registry", "http", "registry.core.svc:8080", "campaign targets"],
-    ["ota", "emqx", "http", "emqx-api.emqx.svc:18083/api/v5/publish", "OTA jobs to d/+/ota/job"],
-    ["ota", "cloudfront", "https", "d2x9brolga.cloudfront.net",
-     "firmware images from s3://brolga-firmware (external)"],
-    ["rules", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-     "consumer group rules-engine on device.events"],
-    ["rules", "shadow", "grpc", "shadow.core.svc:9090", "set desired state (service token)"],
-    ["rules", "push", "http", "push.core.svc:4000", "notifications"],
-    ["rules", "openweather", "https", "api.openweathermap.org:443", "weather triggers (external)"],
-    ["push", "apns", "http2", "api.push.apple.com:443", "iOS notifications (external)"],
-    ["push", "fcm", "https", "fcm.googleapis.com:443", "Android notifications, HTTP v1 API (external)"],
-    ["push", "redis", "redis", "redis-sentinel.data.svc:26379 (brolga-main)", "rate limits, token cache"],
-    ["push", "postgres", "postgres", "pg-main-1:5432/push", "device tokens"],
-    ["ingest", "kafka", "kafka", "kafka-{1,2,3}.kafka.brolga.internal:9094",
-     "consumer group ingest on telemetry.raw"],
-    ["ingest", "postgres", "postgres", "pg-ts-1:5432/telemetry", "TimescaleDB hypertable readings"],
-    ["redis", "redis", "sentinel", "redis-main-1, redis-main-2", "master brolga-main, quorum 2"],
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+edge | api | https->http | api.core.svc:8080 | ALB target group api-prod (mobile app traffic)
+api | auth | http | auth.core.svc:8000 | token endpoint proxy; JWKS fetched every 30 min
+api | registry | http | registry.core.svc:8080 | homes, devices, claims
+api | shadow | grpc | shadow.core.svc:9090 | device state (get, set desired), deadline 3s
+api | rules | http | rules.core.svc:8080 | automations CRUD
+api | ota | http | ota.core.svc:8080 | firmware status
+emqx | auth | https | auth.core.svc:8000/.well-known/jwks.json | JWT authentication of devices
+emqx | kafka | kafka | kafka-{1,2,3}.kafka.brolga.internal:9094 | bridge kafka_producer:device_events ->
+    device.events (SASL SCRAM-SHA-512 user emqx-bridge)
+emqx | kafka | kafka | kafka-{1,2,3}.kafka.brolga.internal:9094 | bridge kafka_producer:telemetry ->
+    telemetry.raw (SASL SCRAM-SHA-512 user emqx-telemetry)
+emqx | shadow | http | shadow.core.svc:8081/hooks/state | webhook shadow_sync ($shadow topics)
+shadow | redis | redis | redis-shadow-1:6379 | thing cache, history lists
+shadow | postgres | postgres | pg-main-1:5432/shadow | thing documents
+shadow | emqx | http | emqx-api.emqx.svc:18083/api/v5/publish | deltas and commands to devices
+registry | postgres | postgres | pg-main-1:5432/registry | pgx pool, max 100 per pod, 3 pods
+auth | postgres | postgres | pg-main-1:5432/auth | users, clients
+auth | redis | redis | redis-main-1:6379 | sessions, refresh tokens (direct connection)
+ota | postgres | postgres | pg-main-1:5432/ota | campaigns
+ota | registry | http | registry.core.svc:8080 | campaign targets
+ota | emqx | http | emqx-api.emqx.svc:18083/api/v5/publish | OTA jobs to d/+/ota/job
+ota | cloudfront | https | d2x9brolga.cloudfront.net | firmware images from s3://brolga-firmware (external)
+rules | kafka | kafka | kafka-{1,2,3}.kafka.brolga.internal:9094 | consumer group rules-engine on
+    device.events
+rules | shadow | grpc | shadow.core.svc:9090 | set desired state (service token)
+rules | push | http | push.core.svc:4000 | notifications
+rules | openweather | https | api.openweathermap.org:443 | weather triggers (external)
+push | apns | http2 | api.push.apple.com:443 | iOS notifications (external)
+push | fcm | https | fcm.googleapis.com:443 | Android notifications, HTTP v1 API (external)
+push | redis | redis | redis-sentinel.data.svc:26379 (brolga-main) | rate limits, token cache
+push | postgres | postgres | pg-main-1:5432/push | device tokens
+ingest | kafka | kafka | kafka-{1,2,3}.kafka.brolga.internal:9094 | consumer group ingest on telemetry.raw
+ingest | postgres | postgres | pg-ts-1:5432/telemetry | TimescaleDB hypertable readings
+redis | redis | sentinel | redis-main-1, redis-main-2 | master brolga-main, quorum 2
+""")
 
 
 def deploy_line(w: World, service: str, version: str, t: datetime) -> None:
@@ -1280,7 +1269,24 @@ STATS = {  # req/s, 4xx/s, 5xx/s, p99 ms
 }
 
 
-def stats_row(w: World, t: datetime, svc: str) -> list:  # noqa: C901 — every story's footprint
+SPELLS: list[engine.Spell] = [  # every story's footprint in the service stats
+    ("ota", SIGN, {"c5": 0.02, "rps": ("*", 1.8, 0)}),
+    ("shadow", PACKET, {"c5": ("+", 0.8, 0.4)}),
+    ("shadow", SWAP, {"p99": ("=", 2600, 700), "c5": ("=", 6, 3)}),
+    ("auth", FULL, {"c5": ("+", 6, 3)}),
+    *((svc, FULL, {"c5": ("+", 4, 2)}) for svc in ("api", "edge")),
+    ("rules", SCRAM, {"rps": ("*", 0.35, 0)}),
+    ("push", FCM, {"c5": ("=", 4.5, 2)}),
+    *((svc, KID, {"c4": ("+", 95, 30)}) for svc in ("api", "edge")),
+    ("shadow", KID, {"c4": ("+", 4, 2)}),
+    ("registry", FANOUT, {"rps": ("*", 8.5, 0), "p99": ("=", 2900, 900), "c5": ("=", 18, 8)}),
+    *((svc, FANOUT, {"c5": ("+", 7, 3), "p99": ("=", 8000, 10)}) for svc in ("api", "edge")),
+    ("auth", FAILOVER, {"c5": ("+", 3, 2)}),
+    *((svc, FAILOVER, {"c5": ("+", 1.5, 1)}) for svc in ("api", "edge")),
+]
+
+
+def stats_row(w: World, t: datetime, svc: str) -> list:
     f = app_load(t)
     rps, c4, c5, p99 = STATS[svc]
     scale = f if svc in ("edge", "api", "auth", "registry") else (0.5 + 0.5 * f)
@@ -1288,36 +1294,14 @@ def stats_row(w: World, t: datetime, svc: str) -> list:  # noqa: C901 — every 
     c4 *= scale * (0.6 + 0.8 * w.r())
     c5 *= 0.5 + w.r()
     p99 *= 0.9 + 0.25 * w.r()
-    if svc == "ota" and during(t, SIGN):
-        c5, rps = 0.02, rps * 1.8
-    if svc == "shadow" and during(t, PACKET):
-        c5 += 0.8 + 0.4 * w.r()
-    if during(t, SWAP):
-        if svc == "shadow":
-            p99, c5 = 2600 + 700 * w.r(), 6 + 3 * w.r()
-        if svc in ("api", "edge"):
-            p99, c5 = 3000 + 40 * w.r(), c5 + 5 + 2 * w.r()
-    if during(t, FULL) and svc in ("auth", "api", "edge"):
-        c5 += (6 + 3 * w.r()) if svc == "auth" else (4 + 2 * w.r())
-    if svc == "rules" and during(t, SCRAM):
-        rps *= 0.35
-    if svc == "push" and during(t, FCM):
-        c5 = 4.5 + 2 * w.r()
-    if during(t, KID):
-        if svc in ("api", "edge"):
-            c4 += 95 + 30 * w.r()
-        if svc == "auth":
-            c4, c5, p99, rps = c4 + 12 + 4 * w.r(), 3 + 2 * w.r(), 4200 + 900 * w.r(), rps * 2.6
-        if svc == "shadow":
-            c4 += 4 + 2 * w.r()
-    if during(t, FANOUT):
-        if svc == "registry":
-            rps, p99, c5 = rps * 8.5, 2900 + 900 * w.r(), 18 + 8 * w.r()
-        if svc in ("api", "edge"):
-            c5 += 7 + 3 * w.r()
-            p99 = 8000 + 10 * w.r()
-    if during(t, FAILOVER) and svc in ("auth", "api", "edge"):
-        c5 += (3 + 2 * w.r()) if svc == "auth" else (1.5 + w.r())
+    row = {"rps": rps, "c4": c4, "c5": c5, "p99": p99}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, c4, c5, p99 = row["rps"], row["c4"], row["c5"], row["p99"]
+    # two rises on top of the minute's own errors (no story overlaps another)
+    if svc in ("api", "edge") and during(t, SWAP):
+        p99, c5 = 3000 + 40 * w.r(), c5 + 5 + 2 * w.r()
+    if svc == "auth" and during(t, KID):
+        c4, c5, p99, rps = c4 + 12 + 4 * w.r(), 3 + 2 * w.r(), 4200 + 900 * w.r(), rps * 2.6
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(c4, 2), round(c5, 2), round(p99, 1)]
 
 

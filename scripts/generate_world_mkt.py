@@ -27,7 +27,7 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -42,12 +42,12 @@ MON = [*engine.MONTHS]
 NS = "mkt-prod"
 BRT = timezone(timedelta(hours=-3))
 LOCAL = engine.Clock(BRT, datetime(2026, 5, 11, tzinfo=BRT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin, clf = LOCAL.minute, LOCAL.clf
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 def brdate(t: datetime) -> str:
@@ -55,16 +55,15 @@ def brdate(t: datetime) -> str:
     return loc(t).strftime("%d/%m/%Y %H:%M:%S")
 
 
-def load(t: datetime) -> float:
-    """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
-    h = loc(t).hour + loc(t).minute / 60
-    pts = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
+# the day's load: (hour, load), straight lines between
+DAY_CURVE = [(0, 0.30), (1, 0.16), (3, 0.06), (5, 0.05), (7, 0.14), (9, 0.22), (10.5, 0.45), (11.5, 0.85),
            (12.5, 1.0), (13.5, 0.70), (15, 0.35), (17, 0.40), (18.5, 0.85), (19.5, 1.15), (20.5, 1.20),
            (21.5, 0.85), (23, 0.45), (24, 0.30)]
-    for (h0, v0), (h1, v1) in zip(pts, pts[1:], strict=False):
-        if h0 <= h < h1:
-            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
-    return 0.3
+
+
+def load(t: datetime) -> float:
+    """Delivery traffic in Brazil: a dead night, breakfast, a lunch peak and the bigger dinner peak."""
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,8 +113,7 @@ class World(engine.Dataset):
     def order(self) -> str:
         return f"ord_{self.counter('order_no', 1, 9)}"
 
-    def merchant(self) -> str:
-        return f"mer_{self.ri(10000, 48999)}"
+    merchant = partialmethod(engine.Dataset.numbered, "mer_", 10000, 48999)
 
     courier = partialmethod(engine.Dataset.tagged, "cr_", 8, "b36")
     user = partialmethod(engine.Dataset.tagged, "usr_", 9, "b36")
@@ -131,8 +129,7 @@ class World(engine.Dataset):
 def world() -> tuple[World, dict, dict]:
     w = World()
     change_tables(w)
-    for _d, svc, ver, start, dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver, dur)
+    w.roll_out(DEPLOYS, rollout)
     leaks = leak_times(w)
     for p, times in leaks.items():
         for t in times:
@@ -294,79 +291,40 @@ BASE_VERSION = {
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION.get(service, "")
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur / 2) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION.get(service, ""), DEPLOYS, service, t, 0.5)  # half-way through
 
 
 # (id, service, key, from, to, author, applied (BRT), ticket, summary)
-CONFIG = [
-    (
-        "CHG-4398", "ingress", "proxy-body-size", "8m", "16m", "j.prado", at(0, 8, 10), "OPS-1402",
-        "bigger menu photo uploads from the merchant portal",
-    ),
-    (
-        "CHG-4399", "consumer-api", "HOME_RAIL_LIMIT", "12", "16", "a.costa", at(0, 10, 5), "APP-771",
-        "more restaurants on home",
-    ),
-    (
-        "CHG-4400", "dispatch", "offer.timeout_s", "45", "40", "p.ribeiro", at(0, 14, 40), "DSP-330",
-        "shorter courier offer timeout at lunch",
-    ),
-    (
-        "CHG-4401", "redis", "redis-geo maxmemory", "2gb", "4gb", "j.prado", at(0, 15, 46, 30), "OPS-1407",
-        "redis-geo at maxmemory, allkeys-lru evicting courier keys",
-    ),
-    (
-        "CHG-4402", "pricing", "fee.small_order.threshold_brl", "20.00", "25.00", "l.figueiredo",
-        at(0, 20, 30), "PRC-512", "small order fee threshold",
-    ),
-    (
-        "CHG-4403", "ingress", "dns webhooks.rango.com.br",
-        "lb-legacy-webhooks-1927.sa-east-1.elb.amazonaws.com",
-        "k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com", "j.prado", at(1, 7, 55), "OPS-1411",
-        "move PSP webhooks to the ingress NLB (record TTL 86400)",
-    ),
-    (
-        "CHG-4404", "ingress", "elb lb-legacy-webhooks-1927", "active", "deleted", "j.prado", at(1, 8, 30),
-        "OPS-1411", "decommission the legacy webhooks ELB",
-    ),
-    (
-        "CHG-4405", "ingress", "elb lb-legacy-webhooks-1927", "deleted",
-        "recreated (forwards to ingress NLB)", "d.lima", at(1, 9, 23), "INC-2207",
-        "bring the legacy webhooks address back until resolvers expire the old record",
-    ),
-    (
-        "CHG-4406", "notifications", "campaign.enqueue_rate_per_s", "2000", "0 (unlimited)",
-        "marketing-ops", at(1, 18, 40), "MKTG-88", "finish the Tuesday dinner push before 19:30",
-    ),
-    (
-        "CHG-4407", "rabbitmq", "policy notifications.push max-length", "none", "200000 (reject-publish)",
-        "d.lima", at(1, 20, 4), "INC-2209", "cap the campaign queue; memory alarm",
-    ),
-    (
-        "CHG-4408", "dispatch", "route.max_km", "25", "30", "p.ribeiro", at(1, 22, 35), "INC-2210",
-        "routes being refused, try a longer max",
-    ),
-    (
-        "CHG-4409", "geo", "cache FLUSH geocode:*", "-", "flushed", "r.nakamura", at(1, 23, 16), "INC-2210",
-        "flush geocode cache (bad coordinates)",
-    ),
-    (
-        "CHG-4410", "pricing", "fee.surge.max_multiplier", "1.8", "2.0", "l.figueiredo", at(2, 9, 0),
-        "PRC-519", "rain surge cap",
-    ),
-    (
-        "CHG-4411", "catalog", "search.synonyms", "v41", "v42", "t.carvalho", at(2, 13, 20), "CAT-890",
-        "açaí/acai synonyms",
-    ),
-    (
-        "CHG-4412", "payments", "psp.pix.qr_expiry_s", "900", "1200", "c.souza", at(2, 19, 2), "PAY-644",
-        "longer PIX QR expiry at dinner",
-    ),
-]
+CONFIG = engine.table(at, "sssssstss", """
+CHG-4398 | ingress | proxy-body-size | 8m | 16m | j.prado | 0 08:10 | OPS-1402 | bigger menu photo uploads
+    from the merchant portal
+CHG-4399 | consumer-api | HOME_RAIL_LIMIT | 12 | 16 | a.costa | 0 10:05 | APP-771 | more restaurants on home
+CHG-4400 | dispatch | offer.timeout_s | 45 | 40 | p.ribeiro | 0 14:40 | DSP-330 | shorter courier offer
+    timeout at lunch
+CHG-4401 | redis | redis-geo maxmemory | 2gb | 4gb | j.prado | 0 15:46:30 | OPS-1407 | redis-geo at
+    maxmemory, allkeys-lru evicting courier keys
+CHG-4402 | pricing | fee.small_order.threshold_brl | 20.00 | 25.00 | l.figueiredo | 0 20:30 | PRC-512 | small
+    order fee threshold
+CHG-4403 | ingress | dns webhooks.rango.com.br | lb-legacy-webhooks-1927.sa-east-1.elb.amazonaws.com |
+    k8s-ingress-nlb-7731a2.elb.sa-east-1.amazonaws.com | j.prado | 1 07:55 | OPS-1411 | move PSP webhooks to
+    the ingress NLB (record TTL 86400)
+CHG-4404 | ingress | elb lb-legacy-webhooks-1927 | active | deleted | j.prado | 1 08:30 | OPS-1411 |
+    decommission the legacy webhooks ELB
+CHG-4405 | ingress | elb lb-legacy-webhooks-1927 | deleted | recreated (forwards to ingress NLB) | d.lima | 1
+    09:23 | INC-2207 | bring the legacy webhooks address back until resolvers expire the old record
+CHG-4406 | notifications | campaign.enqueue_rate_per_s | 2000 | 0 (unlimited) | marketing-ops | 1 18:40 |
+    MKTG-88 | finish the Tuesday dinner push before 19:30
+CHG-4407 | rabbitmq | policy notifications.push max-length | none | 200000 (reject-publish) | d.lima | 1
+    20:04 | INC-2209 | cap the campaign queue; memory alarm
+CHG-4408 | dispatch | route.max_km | 25 | 30 | p.ribeiro | 1 22:35 | INC-2210 | routes being refused, try a
+    longer max
+CHG-4409 | geo | cache FLUSH geocode:* | - | flushed | r.nakamura | 1 23:16 | INC-2210 | flush geocode cache
+    (bad coordinates)
+CHG-4410 | pricing | fee.surge.max_multiplier | 1.8 | 2.0 | l.figueiredo | 2 09:00 | PRC-519 | rain surge cap
+CHG-4411 | catalog | search.synonyms | v41 | v42 | t.carvalho | 2 13:20 | CAT-890 | açaí/acai synonyms
+CHG-4412 | payments | psp.pix.qr_expiry_s | 900 | 1200 | c.souza | 2 19:02 | PAY-644 | longer PIX QR expiry
+    at dinner
+""")
 
 # (flag, from, to, rule, pct, by, at (BRT), comment)
 FLAGS = engine.table(at, "ssssists", """
@@ -413,28 +371,17 @@ DNS_RECORDS = [
 ]
 
 # (rank, version, description, script, by, installed_on, ms, success, schema)
-MIGRATIONS = [
-    (
-        209, "209", "payments pix end to end id", "V209__payments_pix_e2e_id.sql", "flyway_orders",
-        at(-9, 10, 2, 11), 812, 1, "orders",
-    ),
-    (
-        210, "210", "order items notes length", "V210__order_items_notes_length.sql", "flyway_orders",
-        at(-6, 14, 30, 40), 40210, 1, "orders",
-    ),
-    (
-        211, "211", "courier tips table", "V211__courier_tips.sql", "flyway_orders", at(-2, 16, 1, 9), 301,
-        1, "orders",
-    ),
-    (
-        212, "212", "orders add delivery window", "V212__orders_add_delivery_window.sql", "flyway_orders",
-        at(0, 12, 19, 41), 2_316_402, 1, "orders",
-    ),
-    (
-        213, "213", "order status history created idx", "V213__order_status_history_created_idx.sql",
-        "flyway_orders", at(1, 16, 6, 30), 18_220, 1, "orders",
-    ),
-]
+MIGRATIONS = engine.table(at, "isssstiis", """
+209 | 209 | payments pix end to end id | V209__payments_pix_e2e_id.sql | flyway_orders | -9 10:02:11 | 812 |
+    1 | orders
+210 | 210 | order items notes length | V210__order_items_notes_length.sql | flyway_orders | -6 14:30:40 |
+    40210 | 1 | orders
+211 | 211 | courier tips table | V211__courier_tips.sql | flyway_orders | -2 16:01:09 | 301 | 1 | orders
+212 | 212 | orders add delivery window | V212__orders_add_delivery_window.sql | flyway_orders | 0 12:19:41 |
+    2316402 | 1 | orders
+213 | 213 | order status history created idx | V213__order_status_history_created_idx.sql | flyway_orders | 1
+    16:06:30 | 18220 | 1 | orders
+""")
 V212 = (
     "ALTER TABLE `orders` ADD COLUMN `delivery_window_start` DATETIME NULL, ADD COLUMN "
     "`delivery_window_end` DATETIME NULL, ALGORITHM=INPLACE, LOCK=NONE"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -44,11 +44,11 @@ SERVICES = (
 )
 BRT = timezone(timedelta(hours=-3))
 LOCAL = engine.Clock(BRT, datetime(2026, 8, 18, tzinfo=BRT))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = partial(engine.log_step, lt), partial(engine.incident, lt)
+logs, incident = engine.stamped(lt)
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -73,14 +73,12 @@ class World(engine.Dataset):
     def ride(self) -> str:
         return f"r_{self.hexid(6)}{self.ri(1000, 9999)}"
 
-    def driver(self) -> str:
-        return f"d_{self.ri(100000, 999999)}"
+    driver = partialmethod(engine.Dataset.numbered, "d_", 100000, 999999)
 
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    w.minutely(background)
+    w.compose(change_tables, (background,), ())
     w.table("job_runs", engine.columns("CRON_RUNS"), nightly(w))
     incidents(w)
     metrics(w)
@@ -205,22 +203,13 @@ ZONES = ("sp-centro", "sp-pinheiros", "sp-moema", "sp-zona-sul", "sp-zona-leste"
 CITIES = ("sao-paulo", "campinas", "santos")
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((5, 0.2), (7, 0.55), (10, 1.2), (17, 0.9), (20, 1.25), (23, 0.8))
+
+
 def load(t: datetime) -> float:
     """Traffic by hour of BRT day: two rush hours, a busy evening, quiet nights."""
-    h = t.hour
-    if h < 5:
-        return 0.2
-    if h < 7:
-        return 0.55
-    if h < 10:
-        return 1.2
-    if h < 17:
-        return 0.9
-    if h < 20:
-        return 1.25
-    if h < 23:
-        return 0.8
-    return 0.4
+    return engine.stepped(DAY_STEPS, t.hour, 0.4)
 
 
 # ---- an ordinary minute ----------------------------------------------------------------------
@@ -688,34 +677,26 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     p99 *= 0.9 + 0.25 * w.r()
     e5 *= (0.5 + w.r()) * f
     cpu = cpu * (0.5 + 0.5 * f) * (0.9 + 0.2 * w.r())
-    if svc == "pricing" and during(t, TARIFF):
-        e5 = 4 + 2 * w.r()
-    if svc == "trips" and during(t, BURST):
-        e5, p99 = 6 + 4 * w.r(), 30000
-    if svc == "payments" and during(t, MTLS):
-        e5 = 18 + 4 * w.r()
-    if svc == "location" and during(t, KDISK):
-        e5, p99 = 280 + 80 * w.r(), 900 + 300 * w.r()
-    if svc == "eta" and during(t, MAPS):
-        p99 = 2050 + 30 * w.r()
-    if during(t, FRAUD):
-        if svc == "fraud":
-            rps, p99, e5 = rps * 0.3, 5000, 20 + 10 * w.r()
-        if svc == "dispatch":
-            e5 = 15 + 8 * w.r()
-        if svc == "payments":
-            e5 = 6 + 3 * w.r()
-    if svc == "notify" and during(t, FCM):
-        e5 = 20 + 5 * w.r()
-    if svc == "trips" and during(t, ESBLOCK):
-        p99, e5 = 30000, 4 + 2 * w.r()
-    if svc == "location" and during(t, PING):
-        rps *= 0.3
-    if svc == "envoy":
-        for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK):
-            if during(t, span):
-                e5 += 8 + 5 * w.r()
+    row = {"rps": rps, "p99": p99, "e5": e5}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    rps, p99, e5 = row["rps"], row["p99"], row["e5"]
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
+
+
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics; envoy's 5xx rise with its upstreams'
+    ("pricing", TARIFF, {"e5": ("=", 4, 2)}),
+    ("trips", BURST, {"e5": ("=", 6, 4), "p99": 30000}),
+    ("payments", MTLS, {"e5": ("=", 18, 4)}),
+    ("location", KDISK, {"e5": ("=", 280, 80), "p99": ("=", 900, 300)}),
+    ("eta", MAPS, {"p99": ("=", 2050, 30)}),
+    ("fraud", FRAUD, {"rps": ("*", 0.3, 0), "p99": 5000, "e5": ("=", 20, 10)}),
+    ("dispatch", FRAUD, {"e5": ("=", 15, 8)}),
+    ("payments", FRAUD, {"e5": ("=", 6, 3)}),
+    ("notify", FCM, {"e5": ("=", 20, 5)}),
+    ("trips", ESBLOCK, {"p99": 30000, "e5": ("=", 4, 2)}),
+    ("location", PING, {"rps": ("*", 0.3, 0)}),
+    *(("envoy", span, {"e5": ("+", 8, 5)}) for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK)),
+]
 
 
 VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
@@ -792,59 +773,56 @@ def metrics(w: World) -> None:
     )
 
 
-DEPENDENCIES = [
-    ["envoy", "dispatch", "http", "dispatch.rides.svc:8080", "/v1/rides"],
-    ["envoy", "pricing", "http", "pricing.rides.svc:8080", "/v1/quotes"],
-    ["envoy", "trips", "http", "trips.rides.svc:8080", "/v1/trips (history, complete, receipts)"],
-    ["envoy", "payments", "http", "payments.rides.svc:8080", "/v1/payments"],
-    ["envoy", "location", "http", "location.rides.svc:8080", "/v1/driver/locations, driver app config"],
-    ["envoy", "eta", "http", "eta.rides.svc:8080", "/v1/eta"],
-    ["dispatch", "redis", "redis-cluster", "redis-geo-1..3:6379", "GEOSEARCH drivers:geo:{city}"],
-    ["dispatch", "fraud", "http", "fraud.risk.svc:8000", "/v1/score on every ride request (fail-closed)"],
-    ["dispatch", "pricing", "grpc", "pricing.rides.svc:9090", "final fare on match"],
-    ["dispatch", "eta", "grpc", "eta.rides.svc:9090", "pickup ETA per candidate"],
-    ["dispatch", "notify", "grpc", "notify.rides.svc:9090", "ride offers to drivers"],
-    ["dispatch", "trips", "http", "trips.rides.svc:8080", "creates the trip on accept"],
-    ["pricing", "redis", "redis-cluster", "redis-geo-1..3:6379", "surge counters per zone"],
-    ["trips", "mysql", "mysql", "trips-db-1:3306", "trips, receipts (primary)"],
-    ["trips", "elasticsearch", "http", "es-data-1..3:9200", "async indexer, index trips-YYYY.MM"],
-    ["trips", "payments", "http", "payments.rides.svc:8080", "charge on trip completion"],
-    ["trips", "kafka", "kafka", "kafka-1..3:9092", "produces trip-events"],
-    ["payments", "pagora", "https (mTLS)", "api.pagora.com.br:443", "PSP card authorization (external)"],
-    ["payments", "fraud", "http", "fraud.risk.svc:8000", "pre-auth score (fail-closed)"],
-    ["payments", "mysql", "mysql", "payments-db-1:3306", "charges, refunds"],
-    ["location", "kafka", "kafka", "kafka-1..3:9092",
-     "produces driver-locations (acks=all, RF 2, min.insync 2)"],
-    ["location", "redis", "redis-cluster", "redis-geo-1..3:6379", "geo-indexer consumer: GEOADD, TTL 15s"],
-    ["eta", "rotamaps", "https", "api.rotamaps.com:443", "routes and traffic (external)"],
-    ["notify", "fcm", "https", "fcm.googleapis.com:443", "Android push (external)"],
-    ["notify", "apns", "https", "api.push.apple.com:443", "iOS push (external)"],
-    ["fraud", "redis", "redis-cluster", "redis-geo-1..3:6379", "rider feature cache"],
-    ["settlement", "mysql", "mysql", "trips-db-2:3306", "nightly payouts (replica)"],
-    ["settlement", "pagora", "https (mTLS)", "api.pagora.com.br:443", "driver payouts (external)"],
-    ["mysql", "mysql", "replication", "trips-db-1 -> trips-db-2", "async replica"],
-]
+DEPENDENCIES = engine.table(None, "sssss", """
+envoy | dispatch | http | dispatch.rides.svc:8080 | /v1/rides
+envoy | pricing | http | pricing.rides.svc:8080 | /v1/quotes
+envoy | trips | http | trips.rides.svc:8080 | /v1/trips (history, complete, receipts)
+envoy | payments | http | payments.rides.svc:8080 | /v1/payments
+envoy | location | http | location.rides.svc:8080 | /v1/driver/locations, driver app config
+envoy | eta | http | eta.rides.svc:8080 | /v1/eta
+dispatch | redis | redis-cluster | redis-geo-1..3:6379 | GEOSEARCH drivers:geo:{city}
+dispatch | fraud | http | fraud.risk.svc:8000 | /v1/score on every ride request (fail-closed)
+dispatch | pricing | grpc | pricing.rides.svc:9090 | final fare on match
+dispatch | eta | grpc | eta.rides.svc:9090 | pickup ETA per candidate
+dispatch | notify | grpc | notify.rides.svc:9090 | ride offers to drivers
+dispatch | trips | http | trips.rides.svc:8080 | creates the trip on accept
+pricing | redis | redis-cluster | redis-geo-1..3:6379 | surge counters per zone
+trips | mysql | mysql | trips-db-1:3306 | trips, receipts (primary)
+trips | elasticsearch | http | es-data-1..3:9200 | async indexer, index trips-YYYY.MM
+trips | payments | http | payments.rides.svc:8080 | charge on trip completion
+trips | kafka | kafka | kafka-1..3:9092 | produces trip-events
+payments | pagora | https (mTLS) | api.pagora.com.br:443 | PSP card authorization (external)
+payments | fraud | http | fraud.risk.svc:8000 | pre-auth score (fail-closed)
+payments | mysql | mysql | payments-db-1:3306 | charges, refunds
+location | kafka | kafka | kafka-1..3:9092 | produces driver-locations (acks=all, RF 2, min.insync 2)
+location | redis | redis-cluster | redis-geo-1..3:6379 | geo-indexer consumer: GEOADD, TTL 15s
+eta | rotamaps | https | api.rotamaps.com:443 | routes and traffic (external)
+notify | fcm | https | fcm.googleapis.com:443 | Android push (external)
+notify | apns | https | api.push.apple.com:443 | iOS push (external)
+fraud | redis | redis-cluster | redis-geo-1..3:6379 | rider feature cache
+settlement | mysql | mysql | trips-db-2:3306 | nightly payouts (replica)
+settlement | pagora | https (mTLS) | api.pagora.com.br:443 | driver payouts (external)
+mysql | mysql | replication | trips-db-1 -> trips-db-2 | async replica
+""")
 
-DEPLOYS = [
-    ["DEP-8811", "eta", "2.31.0", at(0, 7, 40), 6, "rsouza", "traffic-aware leg weights"],
-    ["DEP-8812", "fraud", "3.9.2", at(0, 14, 30), 8, "lmartins", "score endpoint metrics"],
-    ["DEP-8814", "envoy", "1.30.4-corrida.2", at(0, 18, 5), 10, "tnakamura",
-     "envoy patch release, new access-log sampling"],
-    ["DEP-8816", "trips", "7.18.0", at(1, 10, 15), 7, "acosta", "receipt PDF in Portuguese and Spanish"],
-    ["DEP-8818", "location", "4.6.1", at(1, 16, 50), 5, "bferreira", "fix rejection metrics per reason"],
-    ["DEP-8820", "dispatch", "5.1.4", at(2, 6, 40), 6, "gpereira", "offer timeout per city"],
-    ["DEP-8822", "dispatch", "5.2.0", at(2, 13, 50), 7, "gpereira", "batched matching for airport queues"],
-]
+DEPLOYS = engine.table(at, "ssstiss", """
+DEP-8811 | eta | 2.31.0 | 0 07:40 | 6 | rsouza | traffic-aware leg weights
+DEP-8812 | fraud | 3.9.2 | 0 14:30 | 8 | lmartins | score endpoint metrics
+DEP-8814 | envoy | 1.30.4-corrida.2 | 0 18:05 | 10 | tnakamura | envoy patch release, new access-log sampling
+DEP-8816 | trips | 7.18.0 | 1 10:15 | 7 | acosta | receipt PDF in Portuguese and Spanish
+DEP-8818 | location | 4.6.1 | 1 16:50 | 5 | bferreira | fix rejection metrics per reason
+DEP-8820 | dispatch | 5.1.4 | 2 06:40 | 6 | gpereira | offer timeout per city
+DEP-8822 | dispatch | 5.2.0 | 2 13:50 | 7 | gpereira | batched matching for airport queues
+""")
 
-CONFIG = [
-    ["CFG-3301", "pricing", "surge.recompute_interval_s", "60", "45", at(0, 6, 50), "ops-pricing",
-     "PRC-512"],
-    ["CFG-3304", "trips", "hikari.maximum-pool-size", "25", "30", at(0, 12, 20), "acosta", "TRP-880"],
-    ["CFG-3307", "redis", "cluster-node-timeout", "15000", "10000", at(1, 6, 55), "tnakamura", "INF-2231"],
-    ["CFG-3309", "eta", "cache.ttl_s", "300", "180", at(1, 10, 58, 40), "rsouza", "ETA-219"],
-    ["CFG-3312", "notify", "apns.pool_size", "8", "12", at(1, 17, 20), "bferreira", "NTF-140"],
-    ["CFG-3315", "trips", "search.indexer.bulk_size", "500", "1000", at(2, 6, 55), "acosta", "TRP-891"],
-]
+CONFIG = engine.table(at, "ssssstss", """
+CFG-3301 | pricing | surge.recompute_interval_s | 60 | 45 | 0 06:50 | ops-pricing | PRC-512
+CFG-3304 | trips | hikari.maximum-pool-size | 25 | 30 | 0 12:20 | acosta | TRP-880
+CFG-3307 | redis | cluster-node-timeout | 15000 | 10000 | 1 06:55 | tnakamura | INF-2231
+CFG-3309 | eta | cache.ttl_s | 300 | 180 | 1 10:58:40 | rsouza | ETA-219
+CFG-3312 | notify | apns.pool_size | 8 | 12 | 1 17:20 | bferreira | NTF-140
+CFG-3315 | trips | search.indexer.bulk_size | 500 | 1000 | 2 06:55 | acosta | TRP-891
+""")
 
 FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%", "ops-pricing"],
          [at(1, 9, 30), "airport_queue_v2", "dispatch", "production", "0%", "10%", "gpereira"],
@@ -852,25 +830,24 @@ FLAGS = [[at(0, 18, 12), "surge_smoothing", "pricing", "production", "25%", "50%
          [at(2, 14, 1, 7), "adaptive_ping_interval", "location", "production", "5%", "100%", "bferreira"],
          [at(2, 14, 52), "adaptive_ping_interval", "location", "production", "100%", "5%", "tnakamura"]]
 
-CERTS = [
-    ["api-corrida-app", "envoy", "api-corrida-app-tls", "letsencrypt-prod", "api.corrida.app",
-     at(-20, 3, 10), at(70, 3, 10), at(-20, 3, 10), "3a:e1:55:0b"],
-    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2026", "payments.corrida.app",
-     MTLS[0] - timedelta(seconds=50), at(90, 18, 20, 40), MTLS[0] - timedelta(seconds=50), "5e:0a:91:c4"],
-    ["payments-psp-mtls", "payments", "psp-client-tls", "vault-pki-corrida-2024", "payments.corrida.app",
-     MTLS[1] - timedelta(seconds=40), at(30, 19, 7), MTLS[1] - timedelta(seconds=40), "3b:77:02:1d"],
-    ["settlement-psp-mtls", "settlement", "psp-client-tls", "vault-pki-corrida-2024",
-     "settlement.corrida.app", at(-41, 11, 0), at(49, 11, 0), at(-41, 11, 0), "29:c0:7e:aa"],
-    ["kafka-brokers", "kafka", "kafka-tls", "vault-pki-corrida-2024", "kafka-1..3.data.corrida.internal",
-     at(1, 5, 0), at(91, 5, 0), at(1, 5, 0), "61:9f:03:de"],
-]
+CERTS = engine.table(at, "sssssttts", """
+api-corrida-app | envoy | api-corrida-app-tls | letsencrypt-prod | api.corrida.app | -20 03:10 | 70 03:10 |
+    -20 03:10 | 3a:e1:55:0b
+payments-psp-mtls | payments | psp-client-tls | vault-pki-corrida-2026 | payments.corrida.app | 0 18:20:40 |
+    90 18:20:40 | 0 18:20:40 | 5e:0a:91:c4
+payments-psp-mtls | payments | psp-client-tls | vault-pki-corrida-2024 | payments.corrida.app | 0 19:07:20 |
+    30 19:07 | 0 19:07:20 | 3b:77:02:1d
+settlement-psp-mtls | settlement | psp-client-tls | vault-pki-corrida-2024 | settlement.corrida.app | -41
+    11:00 | 49 11:00 | -41 11:00 | 29:c0:7e:aa
+kafka-brokers | kafka | kafka-tls | vault-pki-corrida-2024 | kafka-1..3.data.corrida.internal | 1 05:00 | 91
+    05:00 | 1 05:00 | 61:9f:03:de
+""")
 
-MIGRATIONS = [
-    ["trips", 92, "92", "receipt locale", "V92__receipt_locale.sql", at(1, 10, 13, 42), 811],
-    ["trips", 91, "91", "index trips rider created", "V91__index_trips_rider_created.sql",
-     at(-2, 22, 4, 10), 48211],
-    ["payments", 40, "40", "refund reason code", "V40__refund_reason_code.sql", at(0, 9, 1, 5), 133],
-]
+MIGRATIONS = engine.table(at, "sisssti", """
+trips | 92 | 92 | receipt locale | V92__receipt_locale.sql | 1 10:13:42 | 811
+trips | 91 | 91 | index trips rider created | V91__index_trips_rider_created.sql | -2 22:04:10 | 48211
+payments | 40 | 40 | refund reason code | V40__refund_reason_code.sql | 0 09:01:05 | 133
+""")
 
 
 def change_tables(w: World) -> None:

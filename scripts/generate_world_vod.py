@@ -27,9 +27,8 @@ import heapq
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partialmethod
+from functools import partial, partialmethod
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
@@ -42,37 +41,19 @@ VOD_COMPONENTS = ("gateway origin-shield playback drm-license packager objstore-
 MON = [*engine.MONTHS]
 JST = timezone(timedelta(hours=9))
 LOCAL = engine.Clock(JST, datetime(2026, 4, 14, tzinfo=JST))
-DAY0, END = LOCAL.day0, LOCAL.day0 + timedelta(days=3)
+DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 wmin, clf = LOCAL.minute, LOCAL.clf
 
 
+# the day's load in steps: (until the hour, load)
+DAY_STEPS = ((1, 1.1), (2, 0.7), (5, 0.22), (7, 0.3), (9, 0.6), (12, 0.5), (13, 0.75), (18, 0.55), (19, 0.8),
+             (20, 1.15), (23, 1.6))
+
+
 def load(t: datetime) -> float:
     """Streaming traffic in Tokyo: a commute bump, lunch, a big prime time, quiet small hours."""
-    h = loc(t).hour + loc(t).minute / 60
-    if h < 1:
-        return 1.1
-    if h < 2:
-        return 0.7
-    if h < 5:
-        return 0.22
-    if h < 7:
-        return 0.3
-    if h < 9:
-        return 0.6
-    if h < 12:
-        return 0.5
-    if h < 13:
-        return 0.75
-    if h < 18:
-        return 0.55
-    if h < 19:
-        return 0.8
-    if h < 20:
-        return 1.15
-    if h < 23:
-        return 1.6
-    return 1.3
+    return engine.stepped(DAY_STEPS, LOCAL.hour(t), 1.3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,14 +108,12 @@ class World(engine.Dataset):
 
 def world() -> tuple[World, dict, dict]:
     w = World()
-    change_tables(w)
-    for _did, svc, ver, start, _dur, *_ in w.within(DEPLOYS, 3):
-        rollout(w, start, svc, ver)
-    w.minutely(gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
-               entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg)
-    for step in (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
-                 inc_misc):
-        step(w)
+    w.compose(change_tables,
+              (gateway_bg, shield_bg, packager_bg, objstore_bg, playback_bg, drm_bg, catalog_bg,
+               entitlement_bg, recommend_bg, search_bg, profiles_bg, kafka_bg, postgres_bg, redis_bg),
+              (shield_vcl, prepackage, playback_flags, inc_poison, inc_skew, inc_replica, inc_reassign,
+               inc_misc),
+              (DEPLOYS, rollout))
     publish_rows = catalog_publish(w)
     metrics(w)
     batch_runs(w, publish_rows)
@@ -505,11 +484,7 @@ BASE_VERSION = {"playback": "7.3.2", "drm-license": "9.1.0", "packager": "5.1.3"
 
 
 def version(service: str, t: datetime) -> str:
-    v = BASE_VERSION[service]
-    for _d, svc, ver, start, dur, *_ in DEPLOYS:
-        if svc == service and start + timedelta(seconds=dur) <= t:
-            v = ver
-    return v
+    return engine.deployed(BASE_VERSION[service], DEPLOYS, service, t)
 
 
 def alloc(service: str, instance: str, t: datetime) -> str:
@@ -1929,7 +1904,7 @@ def redis_bg(w: World, t: datetime) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def rollout(w: World, t: datetime, service: str, ver: str) -> None:
+def rollout(w: World, t: datetime, service: str, ver: str, _seconds: int) -> None:
     for i, (name, _host, _ip, _az) in enumerate(INST[service]):
         st = t + timedelta(seconds=20 + i * 55 + w.ri(0, 9))
         if service == "playback":
@@ -2212,6 +2187,25 @@ def leaked(t: datetime) -> float:
     return 90.0 * x**1.6
 
 
+SPELLS: list[engine.Spell] = [  # each incident in the service metrics (the curves are in svc_metric)
+    ("drm-license", FPS_EXPIRED, {"e": ("=", 36, 4)}),
+    ("gateway", FPS_EXPIRED, {"e": ("=", 4, 1)}),
+    ("playback", (PUBLISH_NOON, REPLAY_WAIT[1]), {"e": ("+", 1.2, 1)}),
+    ("packager", VCL_HASH, {"r": ("*", 16, 0), "c": ("=", 97, 2), "p": ("=", 2300, 400), "e": ("=", 17, 4)}),
+    ("objstore-gw", VCL_HASH, {"r": ("*", 12, 0), "c": ("=", 97, 2)}),
+    ("playback", (PREMIERE[0], at(0, 20, 20)), {"e": ("=", 14, 2)}),
+    ("playback", (at(0, 20, 20), PREMIERE[1]), {"e": ("=", 8, 2)}),
+    ("packager", SLOWDOWN, {"e": ("=", 11, 3)}),
+    ("objstore-gw", SLOWDOWN, {"r": ("*", 2.3, 0), "e": ("=", 27, 6)}),
+    ("playback", BURST, {"p": ("=", 4500, 600), "e": ("=", 13, 3)}),
+    ("gateway", BURST, {"p": ("*", 1.6, 0)}),
+    ("catalog", POOL_DRY, {"p": ("=", 5000, 30), "e": ("=", 52, 8)}),
+    ("recommend", POOL_DRY, {"e": ("=", 33, 6)}),
+    ("gateway", POOL_DRY, {"e": ("=", 7, 2)}),
+    ("entitlement", SEQ_MAX, {"e": ("=", 7, 2)}),
+]
+
+
 def svc_metric(w: World, t: datetime, svc: str) -> list:
     rpm, p95, err, cpu = BASE[svc]
     ld = load(t)
@@ -2219,51 +2213,24 @@ def svc_metric(w: World, t: datetime, svc: str) -> list:
     p = p95 * (0.85 + 0.3 * w.r())
     e = err * (0.6 + 0.8 * w.r())
     c = cpu * (0.5 + 0.5 * ld) * (0.9 + 0.2 * w.r())
-    if svc == "drm-license" and inside(t, FPS_EXPIRED):
-        e = 36 + 4 * w.r()
-    if svc == "gateway" and inside(t, FPS_EXPIRED):
-        e = 4 + w.r()
-    if svc == "playback" and inside(t, (PUBLISH_NOON, REPLAY_WAIT[1])):
-        e += 1.2 + w.r()
-    if svc in ("packager", "objstore-gw") and inside(t, VCL_HASH):
-        r, c = r * (16 if svc == "packager" else 12), 97 + 2 * w.r()
-        if svc == "packager":
-            p, e = 2300 + 400 * w.r(), 17 + 4 * w.r()
-    if svc == "playback" and inside(t, PREMIERE):
-        e = (14 if t < at(0, 20, 20) else 8) + 2 * w.r()
+    # the curves first; no spell below overlaps one of them but catalog's pool, which replaces its p95
     if inside(t, PREFETCH):
         if svc == "drm-license":
             r, p, c = r * 3.8, 2600 + 900 * w.r(), 96 + 3 * w.r()
             e = 100 * drm_sat_frac(t) + 2 * w.r()
         if svc == "playback":
             p, e = p + 500, e + 6 * drm_sat_frac(t) * 2
-    if inside(t, SLOWDOWN):
-        if svc == "packager":
-            e = 11 + 3 * w.r()
-        if svc == "objstore-gw":
-            r, e = r * 2.3, 27 + 6 * w.r()
     if inside(t, SKEW):
         f = skew_frac(t)
         if svc in ("entitlement", "playback", "profiles"):
             e += 30 * f + w.r()
         if svc == "gateway":
             e += 12 * f
-    if inside(t, BURST):
-        if svc == "playback":
-            p, e = 4500 + 600 * w.r(), 13 + 3 * w.r()
-        if svc == "gateway":
-            p = p * 1.6
     if svc == "catalog" and inside(t, LEAK):
         p = p * (1 + leaked(t) / 60)
-    if pool_dry(t):
-        if svc == "catalog":
-            p, e = 5000 + 30 * w.r(), 52 + 8 * w.r()
-        if svc == "recommend":
-            e = 33 + 6 * w.r()
-        if svc == "gateway":
-            e = 7 + 2 * w.r()
-    if svc == "entitlement" and inside(t, SEQ_MAX):
-        e = 7 + 2 * w.r()
+    row = {"r": r, "p": p, "e": e, "c": c}
+    engine.spells(w.r, t, svc, row, SPELLS)
+    r, p, e, c = row["r"], row["p"], row["e"], row["c"]
     return [wall(t), svc, round(r), round(p), round(e, 2), round(min(c, 99.5), 1)]
 
 
@@ -2586,17 +2553,8 @@ Symptoms: CloudFront and players get `503 Backend fetch failed` (varnish's synth
 # ---------------------------------------------------------------------------------------------
 
 
-def step_logs(contains: str, service: str, s: datetime, e: datetime, lvl: str | None = None,
-              pattern: str | None = None) -> dict:
-    return engine.log_step(iso, service, s, e, contains, lvl, pattern)
-
-
-def incident(*fields: Any, decoy: str | None = None, runbook_query: str | None = None,
-             note: str | None = None) -> dict:
-    """A truth entry; this world's specs give the outcome before the evidence."""
-    *head, outcome, evidence = fields
-    return engine.incident(iso, *head, evidence, outcome, **engine.given(
-        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+step_logs = partial(engine.logs_containing, iso)
+incident = partial(engine.outcome_first, iso)
 
 
 def truth() -> dict:

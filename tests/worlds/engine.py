@@ -18,6 +18,7 @@ import random
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,10 @@ class Clock:
         self.zone = zone
         self.day0 = day0
 
+    def days(self, n: int) -> tuple[datetime, datetime]:
+        """The world's first moment and the end of its ``n`` days."""
+        return self.day0, self.day0 + timedelta(days=n)
+
     def at(self, day: int, hh: int, mm: int = 0, ss: int = 0, ms: int = 0) -> datetime:
         """Local time on day ``day`` of the world (negative days are before it)."""
         return self.day0 + timedelta(days=day, hours=hh, minutes=mm, seconds=ss, milliseconds=ms)
@@ -55,6 +60,10 @@ class Clock:
     def wall(self, t: datetime) -> str:
         """``YYYY-MM-DD HH:MM:SS`` on the world's wall clock, no zone."""
         return t.astimezone(self.zone).strftime("%Y-%m-%d %H:%M:%S")
+
+    def hour(self, t: datetime) -> float:
+        """The hour of the day on the world's wall clock, with its minutes as a fraction."""
+        return t.astimezone(self.zone).hour + t.astimezone(self.zone).minute / 60
 
     def minute(self, t: datetime) -> str:
         """``YYYY-MM-DD HH:MM`` on the world's wall clock: a metric export's bucket."""
@@ -128,6 +137,69 @@ def poisson(r: Callable[[], float], lam: float) -> int:
         n += 1
 
 
+# --- a day's traffic --------------------------------------------------------------------------
+
+def interpolated(points: Sequence[tuple[float, float]], h: float, outside: float) -> float:
+    """A day's curve at hour ``h``: straight lines between ``(hour, value)`` points, ``outside``
+    beyond them."""
+    for (h0, v0), (h1, v1) in zip(points, points[1:], strict=False):
+        if h0 <= h < h1:
+            return v0 + (v1 - v0) * (h - h0) / (h1 - h0)
+    return outside
+
+
+def stepped(steps: Sequence[tuple[float, float]], h: float, last: float) -> float:
+    """A day's curve at hour ``h`` in steps: the value of the first ``(until, value)`` with ``h``
+    before ``until``, else ``last``."""
+    for until, value in steps:
+        if h < until:
+            return value
+    return last
+
+
+# --- what runs where --------------------------------------------------------------------------
+
+def deployed(base: str, deploys: Sequence[Sequence[Any]], service: str, t: datetime,
+             scale: float = 1.0) -> str:
+    """The version ``service`` runs at ``t``: ``base``, then that of each of its deploys (a spec's
+    table: id, service, version, start, duration, …, in the order given) from ``scale`` × its
+    duration seconds after its start (1 when done, 0.5 half-way through, 60 for minutes, 0 at once)."""
+    version = base
+    for _id, svc, ver, start, duration, *_ in deploys:
+        if svc == service and start + timedelta(seconds=duration * scale) <= t:
+            version = ver
+    return version
+
+
+# --- a metric's story ------------------------------------------------------------------------
+
+Move = float | tuple[str, float, float]
+"""How one value of a metric row moves: a number it is set to, ``("=", a, b)`` set to
+``a + b·r()``, ``("+", a, b)`` raised by ``a + b·r()``, ``("*", f, 0)`` multiplied by ``f``."""
+Spell = tuple[str, tuple[datetime, datetime], dict[str, Move]]
+"""A service, a span, and how its metric row moves during it (the moves in order)."""
+
+
+def spells(r: Callable[[], float], t: datetime, service: str, values: dict[str, float],
+           table: Sequence[Spell]) -> None:
+    """Move ``values`` (a service's metric row at ``t``) by each spell of ``table`` over it, in order:
+    an incident's rise in errors or latency, a drop in traffic. Draws ``r()`` in the order written."""
+    for svc, span, moves in table:
+        if svc != service or not inside(t, span):
+            continue
+        for key, move in moves.items():
+            if not isinstance(move, tuple):
+                values[key] = move
+                continue
+            op, a, b = move
+            if op == "*":
+                values[key] *= a
+            elif op == "+":
+                values[key] += a + b * r()
+            else:
+                values[key] = a + b * r()
+
+
 # --- a dataset --------------------------------------------------------------------------------
 
 class Dataset:
@@ -167,6 +239,27 @@ class Dataset:
     def within(self, rows: Sequence[Sequence[Any]], at: int) -> list[Sequence[Any]]:
         """The rows whose moment (column ``at``) falls in the world's days."""
         return [row for row in rows if self.clock.day0 <= row[at] < self.end]
+
+    def compose(self, tables: Callable[[Any], None], chatter: Sequence[Callable[[Any, datetime], None]],
+                stories: Sequence[Callable[[Any], None]],
+                deploys: tuple[Sequence[Sequence[Any]], Callable[[Any, datetime, str, str, int], None]] | None
+                = None) -> None:
+        """The order a world is written in: its change tables, its deploys rolled out (a table and
+        its rollout, see :meth:`roll_out`), the everyday ``chatter`` each minute (:meth:`minutely`),
+        then each of its ``stories`` (``story(world)``) in order — its incidents, metrics, job runs."""
+        tables(self)
+        if deploys is not None:
+            self.roll_out(*deploys)
+        self.minutely(*chatter)
+        for story in stories:
+            story(self)
+
+    def roll_out(self, deploys: Sequence[Sequence[Any]],
+                 rollout: Callable[[Any, datetime, str, str, int], None]) -> None:
+        """Each deploy of a spec's table (id, service, version, start, seconds, …) that starts in the
+        world's days, in table order: ``rollout(world, start, service, version, seconds)``."""
+        for _id, service, version, start, seconds, *_ in self.within(deploys, 3):
+            rollout(self, start, service, version, seconds)
 
     def jittered(self, span: tuple[datetime, datetime], step_s: float,
                  jit_s: float = 60.0) -> Iterator[datetime]:
@@ -224,6 +317,10 @@ class Dataset:
     def tagged(self, prefix: str, n: int, draw: str = "hexid") -> str:
         """An id: ``prefix`` and ``n`` characters of the world's ``draw`` (:meth:`hexid`, or its own)."""
         return prefix + getattr(self, draw)(n)
+
+    def numbered(self, prefix: str, lo: int, hi: int) -> str:
+        """An id: ``prefix`` and a number in [lo, hi] (flights, cases, accounts)."""
+        return f"{prefix}{self.ri(lo, hi)}"
 
     def uuid(self) -> str:
         """A version-4-shaped UUID drawn with :meth:`hexid`."""
@@ -302,6 +399,27 @@ def log_step(stamp: Stamp, service: str, start: datetime, end: datetime, contain
     if pattern:
         args["pattern"] = pattern
     return {"tool": "query_logs", "args": args, "contains": contains}
+
+
+def logs_containing(stamp: Stamp, contains: str, service: str, start: datetime, end: datetime,
+                    level: str | None = None, pattern: str | None = None) -> dict:
+    """:func:`log_step` written the other way round: what the lines contain first."""
+    return log_step(stamp, service, start, end, contains, level, pattern)
+
+
+def outcome_first(stamp: Stamp, *fields: Any, decoy: str | None = None, runbook_query: str | None = None,
+                  note: str | None = None) -> dict:
+    """:func:`incident` for specs that give the outcome before the evidence (last), a decoy runbook
+    and a runbook query by short names; the optional fields only when given."""
+    *head, outcome, evidence = fields
+    return incident(stamp, *head, evidence, outcome, **given(
+        decoy_runbook=decoy, runbook_query=runbook_query, note=note))
+
+
+def stamped(stamp: Stamp) -> tuple[Callable[..., dict], Callable[..., dict]]:
+    """A log step and a truth entry that write their moments with the world's ``stamp``:
+    :func:`log_step` and :func:`incident`, as most specs call them."""
+    return partial(log_step, stamp), partial(incident, stamp)
 
 
 def sql_step(query: str, contains: str) -> dict:
