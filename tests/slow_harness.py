@@ -71,6 +71,10 @@ def main() -> None:
         _hook(sys.argv[1], _delay(sys.argv[2]), _delay(sys.argv[3]))
     except KeyboardInterrupt:  # a SIGTERM while the hooks import the graph's modules
         sys.exit(signals.stop_line(signals.before_start(args)))
+    except Exception as exc:  # the same, wrapped by pydantic-core building a model
+        if not signals.interrupted(exc):
+            raise
+        sys.exit(signals.stop_line(signals.before_start(args)))
     entry.main(args)
 
 

@@ -35,6 +35,7 @@ import pytest
 from datasetkit import demo_indexed_home
 from graphkit import INC, kinds
 
+from diagnosis_harness.cli.signals import BEFORE_RUN
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import RunStore, open_run_store
 from diagnosis_harness.session.hooked import session_graph as build_graph
@@ -384,6 +385,21 @@ def test_a_worker_thread_answering_the_loop_a_signal_closed_prints_no_traceback(
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert ("Traceback" in shown.stderr) is printed, shown.stderr
+
+
+def test_a_sigterm_a_library_wraps_in_its_own_error_still_ends_143_in_one_line() -> None:
+    """CI caught it: SIGTERM while pydantic-core built ``Settings``' validators came out as
+    ``SchemaError: … KeyboardInterrupt``, which ``except KeyboardInterrupt`` missed: a traceback."""
+    code = ("import os, signal, sys, types\n"
+            "def wrapping(argv):\n"
+            "    try:\n        os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    except KeyboardInterrupt:\n"
+            "        raise RuntimeError('Error building validator: KeyboardInterrupt: ') from None\n"
+            "sys.modules['diagnosis_harness.cli.main'] = types.SimpleNamespace(main=wrapping)\n"
+            "from diagnosis_harness.cli import entry\nentry.main(['diagnose', 'why?'])")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert (shown.returncode, shown.stderr) == (143, f"harness: {BEFORE_RUN}\n"), shown
 
 
 def test_the_console_script_catches_sigterm_before_it_imports_the_cli() -> None:

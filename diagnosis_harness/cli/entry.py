@@ -31,6 +31,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
         cli(args)
     except KeyboardInterrupt:  # a signal before any command took it over
         sys.exit(signals.stop_line(signals.before_start(args)))
+    except Exception as exc:  # the same signal, wrapped by a library it interrupted
+        if not signals.interrupted(exc):
+            raise
+        sys.exit(signals.stop_line(signals.before_start(args)))
     except SystemExit:
         signals.hold()  # the exit code is decided: a signal while Python shuts down keeps it
         raise

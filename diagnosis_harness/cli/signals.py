@@ -73,6 +73,24 @@ def _late_worker_error(args: threading.ExceptHookArgs) -> None:
 _default_excepthook = threading.excepthook
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a signal's :class:`KeyboardInterrupt` that a library wrapped.
+
+    pydantic-core builds a model's validators in Rust; a SIGTERM raised while it does surfaces
+    as ``SchemaError: … KeyboardInterrupt`` (CI caught one while a module defined ``Settings``),
+    and ``except KeyboardInterrupt`` missed it. It is the signal when this process received one
+    or the error's chain or text names the interrupt.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return bool(_received) or "KeyboardInterrupt" in str(exc)
+
+
 def install() -> None:
     """Make SIGTERM end the process as Ctrl-C does (:class:`KeyboardInterrupt`), exit 143.
 
