@@ -12,6 +12,7 @@ generator, so two pytest workers asking at once build it once and never see half
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -74,11 +75,7 @@ def sources(script: Path) -> list[Path]:
 
 def digest(script: Path) -> str:
     """A hash of a generator's sources (names and bytes)."""
-    h = hashlib.sha256()
-    for path in sources(script):
-        h.update(path.name.encode() + b"\0")
-        h.update(path.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return _hashed([(p.name, p) for p in sources(script)])[:16]
 
 
 def folder(name: str, scripts: Path = SCRIPTS) -> Path:
@@ -117,12 +114,20 @@ def loaded(world: Path) -> LoadReport:
     return load_dataset(world, root / f"{world.name}-{key}")
 
 
+@functools.cache
 def _loader_digest() -> str:
-    """A hash of the product's tool sources (the loader, its patterns and its schema)."""
+    """A hash of the product's tool sources (the loader, its patterns and its schema), read once
+    a process: every world a test module asks for shares it."""
+    paths = sorted((REPO / "tools").rglob("*.py"))
+    return _hashed([(str(p.relative_to(REPO)), p) for p in paths])[:12]
+
+
+def _hashed(named: list[tuple[str, Path]]) -> str:
+    """A hash of files, each by the name given and its bytes."""
     h = hashlib.sha256()
-    for path in sorted((REPO / "tools").rglob("*.py")):
-        h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:12]
+    for name, path in named:
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def build(wanted: tuple[str, ...] | None = None) -> dict[str, Path]:
