@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from diagnosis_harness.providers.offline.explain import explaining_change, resource_shift
-from diagnosis_harness.providers.offline.localize import localize, sentence
+from diagnosis_harness.providers.offline.localize import sentence
+from diagnosis_harness.providers.offline.rules import explaining_change, localize
+from diagnosis_harness.providers.offline.rules.resource_shift import shift as resource_shift
 from diagnosis_harness.tools.dataset.patterns import pattern_of
 
 
@@ -357,7 +358,7 @@ class _Run:
 
 
 def test_an_unnamed_config_change_leaves_nothing_open_but_a_rollout_does() -> None:
-    from diagnosis_harness.providers.offline.explain import localized_draft
+    from diagnosis_harness.providers.offline.rules.localized_failure import localized_draft
 
     # (An I/O error, not a full disk: a full disk concludes only with a change that explains
     # it, see the next test.)
@@ -604,7 +605,7 @@ def test_an_everyday_error_before_a_failure_is_not_the_failure_published() -> No
 def test_a_full_disk_concludes_only_with_the_change_that_explains_it() -> None:
     # "No space left on device": what filled the disk (a replication slot nobody consumes, a
     # job's output) is the cause; a change whose key the failure names still explains it.
-    from diagnosis_harness.providers.offline.explain import localized_draft
+    from diagnosis_harness.providers.offline.rules.localized_failure import localized_draft
 
     timeline = [DB_DOWN, API_ERRORS]
     assert localized_draft(_Run("orders-api", timeline, [])) is None  # type: ignore[arg-type]
@@ -616,7 +617,7 @@ def test_a_full_disk_concludes_only_with_the_change_that_explains_it() -> None:
 def test_the_causes_one_new_info_line_just_before_it_failed_is_quoted_as_what_came_before() -> None:
     # A component fails while doing something its own INFO lines say (loading a denylist ten
     # times its usual size): that line, new in the window, is what the on-call engineer needs.
-    from diagnosis_harness.providers.offline.explain import localized_draft
+    from diagnosis_harness.providers.offline.rules.localized_failure import localized_draft
 
     oom = onset(60, "auth", "08:41", "ExtAuthzService : check failed: "
                 "java.lang.OutOfMemoryError: Java heap space", count=41)
@@ -639,3 +640,56 @@ def test_the_causes_one_new_info_line_just_before_it_failed_is_quoted_as_what_ca
     two = localized_draft(_Run("", [oom, story, {**story, "evidence_id": "E2.62",
                                                  "pattern": "cache warmed"}], []))  # type: ignore[arg-type]
     assert two is not None and "after INFO" not in two["conclusion"]["root_cause"]
+
+
+def test_an_abstention_says_which_rule_left_the_failure_open_and_why() -> None:
+    # An on-call engineer reading a FALLBACK, or a maintainer reading a trap, needs why the
+    # localized failure concluded nothing: each abstention is a rule of the registry with its
+    # reason, not a bare None out of an if-cascade.
+    from diagnosis_harness.providers.offline.localize import Abstain
+    from diagnosis_harness.providers.offline.rules import localized_outcome, locate
+
+    throttled = onset(70, "orders-api", "02:40", "charge failed: 429 Too Many Requests", count=40)
+    said = locate([throttled])
+    assert isinstance(said, Abstain) and said.rule == "saturated_dependency", said
+    assert "saturated or slow" in said.reason
+    flagged_row = {**DB_DOWN, "warning": "text addressed to an AI"}
+    said = locate([flagged_row, API_ERRORS])
+    assert isinstance(said, Abstain) and said.rule == "untrusted_text", said
+    # A generic failure with nothing behind it is a suspect: the rule says so.
+    generic = onset(71, "ledger", "02:40", "Unexpected exception, tries=<n>, giving up", count=20)
+    said = localized_outcome(_Run("", [generic], []))  # type: ignore[arg-type]
+    assert isinstance(said, Abstain) and said.rule == "mechanism_line", said
+    assert "suspect, not a root cause" in said.reason
+    # The same line naming its mechanism concludes, with no change behind it.
+    named = {**generic, "pattern": "lookup ledger-db on <ip>:<n>: no such host",
+             "example": "lookup ledger-db on 10.0.0.10:53: no such host"}
+    found = localized_outcome(_Run("", [named], []))  # type: ignore[arg-type]
+    assert not isinstance(found, Abstain) and found[0].service == "ledger"
+
+
+RULE_LINES = 85
+"""About 80 lines: the issue's bound for one rule's module (a few over for a long import)."""
+
+
+def test_every_rule_is_a_short_module_of_the_registry_saying_its_evidence_and_canon_cases() -> None:
+    # One rule a module of about 80 lines, each saying what it needs, what it concludes, its
+    # failure class and the canon cases it serves; and the registry lists every one — no
+    # decision is left in a cascade outside it (issue 41).
+    from pathlib import Path
+
+    from diagnosis_harness.providers.offline import rules
+
+    folder = Path(rules.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    listed = {r.__module__.rsplit(".", 1)[-1] for r in (*rules.RULES, *rules.LOCATE,
+                                                         *rules.EXPLAIN)}
+    assert modules == listed | rules.HELPERS, (modules - listed - rules.HELPERS,
+                                               listed - modules)
+    assert not listed & rules.HELPERS
+    for name in sorted(listed):
+        text = (folder / f"{name}.py").read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= RULE_LINES, f"{name}.py is longer than about 80 lines"
+        doc = text.split('"""')[1]
+        for part in ("Needs:", "Concludes:", "Failure class", "Canon cases:"):
+            assert part in doc, f"{name}.py does not say its {part!r}"

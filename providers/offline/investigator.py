@@ -22,11 +22,15 @@ from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import keys_to_look_up
 from diagnosis_harness.providers.offline.conversation import Conversation
-from diagnosis_harness.providers.offline.explain import explaining_change, localized
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import bounded_window, look_back
 from diagnosis_harness.providers.offline.locks import holder_step
-from diagnosis_harness.providers.offline.rules import evidence, run_rules
+from diagnosis_harness.providers.offline.rules import (
+    evidence,
+    explaining_change,
+    localized,
+    run_rules,
+)
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
 LOOKAROUND = timedelta(minutes=60)
