@@ -9,8 +9,9 @@ or abstain: two ends or a loop with none leave the cause open, and a "cause" tha
 failing more than ``SAME_MOMENT`` after the asked service is a consequence.
 Failure class: any failure of a dependency the asked service names (a database, a broker, DNS,
 a callee) or of the asked service itself.
-Canon cases: none abstains on the canon; it locates the root the rules after it judge whenever
-the asked service fails.
+Canon cases: none abstains on the canon; it locates the root of every case whose asked service
+fails (52 of 59), which the rules after it judge — every conclusion of ``localized_failure``
+among them.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ names are background, not a second story; an edge failing only by access lines a
 moment as a service failing on its own is where the failure shows, not a second root.
 Failure class: any failure that spreads from one component to its callers.
 Canon cases: trap-noisy-service, trap-quiet-window, trap-noisy-service-after-deploy (abstains);
-it locates the root the rules after it judge in the canon's system-wide and quiet-service
-questions.
+it locates the root of refused-callee-port, oom-cgroup-limit, trap-quiet-after-change and
+trap-edge-502-nothing-behind (a quiet asked service), which the rules after it judge.
 """
 
 from __future__ import annotations
