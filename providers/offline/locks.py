@@ -4,7 +4,7 @@ A database that logs its lock waits (PostgreSQL's ``log_lock_waits``: "process 7
 waiting for RowExclusiveLock on relation 16502 … after 1000.6 ms", then "DETAIL: Process
 holding the lock: 47002. Wait queue: …") says in so many words who holds what the others wait
 for. When the timeline abstains on lock timeouts or a pool drained by waiting sessions
-(``localize.SLOW``: the waiter is no cause), this is the evidence that closes it
+(``rules/saturated_dependency.SLOW``: the waiter is no cause), this is the evidence that closes it
 (docs/design.md §16.3, rule 9): one process holds the lock in (nearly) every wait line, and
 the same server logged that process running a statement that takes a heavy lock (a
 ``CREATE INDEX`` without ``CONCURRENTLY``, ``VACUUM FULL``, ``ALTER TABLE``…) before the
