@@ -61,7 +61,9 @@ def test_the_canon_has_thirty_causes_over_twenty_classes_and_every_kind_of_trap(
     traps = {c.klass for c in CASES.values() if c.expect != "SUCCESS"}
     assert len(causes) >= 30
     assert len({c.klass for c in causes}) >= 20
-    assert Counter(c.klass for c in causes).most_common(1)[0][1] <= 3
+    # 2-3 variants a class; the classes a registry rule serves carry a fourth, so that no rule
+    # stands on one case (issue 41)
+    assert Counter(c.klass for c in causes).most_common(1)[0][1] <= 4
     assert {"trap-unrelated-change", "trap-generic-error", "trap-change-after-onset",
             "trap-noisy-service", "trap-quiet-window"} <= traps
     assert all(c.klass.startswith("trap-") for c in CASES.values() if c.expect != "SUCCESS")
