@@ -24,7 +24,7 @@ from canon.engine import build_case, iso
 from diagnosis_harness import check_dataset
 from diagnosis_harness.eval.suite import load_suite
 
-pytestmark = pytest.mark.slow  # builds 59 small datasets (a few minutes, then cached)
+pytestmark = pytest.mark.slow  # builds 74 small datasets (a few minutes, then cached)
 
 CASES = {c.id: c for c in all_cases()}
 REPO = Path(__file__).resolve().parent.parent
@@ -61,7 +61,9 @@ def test_the_canon_has_thirty_causes_over_twenty_classes_and_every_kind_of_trap(
     traps = {c.klass for c in CASES.values() if c.expect != "SUCCESS"}
     assert len(causes) >= 30
     assert len({c.klass for c in causes}) >= 20
-    assert Counter(c.klass for c in causes).most_common(1)[0][1] <= 3
+    # 2-3 variants a class; the classes a registry rule serves carry a fourth, so that no rule
+    # stands on one case (issue 41)
+    assert Counter(c.klass for c in causes).most_common(1)[0][1] <= 4
     assert {"trap-unrelated-change", "trap-generic-error", "trap-change-after-onset",
             "trap-noisy-service", "trap-quiet-window"} <= traps
     assert all(c.klass.startswith("trap-") for c in CASES.values() if c.expect != "SUCCESS")

@@ -20,6 +20,8 @@ _LOGGERS = ("c.acme.api.RequestLogger", "c.acme.core.Service", "c.acme.db.Reposi
             "o.s.web.servlet.DispatcherServlet")
 _EVENT = re.compile(r"^(?P<kind>\w+) (?P<ns>[\w-]+)/(?P<name>[\w.-]+) (?P<reason>\w+): (?P<msg>.*)$",
                     re.S)
+_PG_SESSION = re.compile(r"^(?:\[(?P<pid>\d+)\] )?(?:(?P<who>[\w.-]+@[\w.-]+) )?"
+                         r"(?:(?P<tag>DETAIL|HINT|CONTEXT|STATEMENT):\s+)?(?P<msg>.*)$", re.S)
 _ACCESS = re.compile(r"^(?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3})(?: rt=(?P<rt>[\d.]+))?$")
 
 
@@ -45,9 +47,24 @@ def render(fmt: str, service: str, ts: datetime, level: str, message: str,
     if fmt == "k8s":
         return _event(ts, level, message, rng)
     if fmt == "postgres":
-        stamp = ts.strftime("%Y-%m-%d %H:%M:%S.") + f"{ts.microsecond // 1000:03d}"
-        return f"{stamp} UTC [{rng.randint(1200, 48000)}] {_PG_TAG[level]}:  {message}"
+        return _postgres(ts, level, message, rng)
     raise ValueError(f"unknown log format {fmt!r}")
+
+
+def _postgres(ts: datetime, level: str, message: str, rng: random.Random) -> str:
+    """``log_line_prefix = '%m [%p] %q%u@%d '``: a session's line names its user and database.
+
+    A message may start with ``[PID] `` (the backend's process id, so a lock wait's "Process
+    holding the lock" can name a session's line), then ``user@db `` (a session's line; a
+    background process writes none, as ``%q`` does), then ``DETAIL:`` / ``HINT:`` /
+    ``CONTEXT:`` / ``STATEMENT:`` for PostgreSQL's continuation lines in place of the level's tag.
+    """
+    match = _PG_SESSION.match(message)
+    assert match is not None  # every part is optional
+    pid = match["pid"] or str(rng.randint(1200, 48000))
+    who = f"{match['who']} " if match["who"] else ""
+    stamp = ts.strftime("%Y-%m-%d %H:%M:%S.") + f"{ts.microsecond // 1000:03d}"
+    return f"{stamp} UTC [{pid}] {who}{match['tag'] or _PG_TAG[level]}:  {match['msg']}"
 
 
 def _access(ts: datetime, message: str, rng: random.Random) -> str:

@@ -16,7 +16,8 @@ Format = Literal["text", "json", "logfmt", "access", "syslog", "postgres", "k8s"
 """How a service writes its log: logback-style text, zap/logrus-style JSON lines, logfmt, an
 nginx combined access log (a line is ``METHOD PATH STATUS`` plus optional ``rt=…``), or RFC 3164
 syslog (a line is ``tag: message``; the tag becomes the service), or PostgreSQL's own log
-(``%m [%p] `` then ``LOG:``, ``WARNING:``, ``ERROR:`` or ``FATAL:`` from the level), or
+(``%m [%p] %q%u@%d `` then ``LOG:``, ``WARNING:``, ``ERROR:`` or ``FATAL:`` from the level; a
+line may be ``[PID] user@db DETAIL: …``: its process, its session, a continuation's tag), or
 ``kubectl get events -o json`` events (a line is ``Kind namespace/name Reason: message``; the
 object's name without its hash becomes the service)."""
 

@@ -11,8 +11,11 @@ the migration is the origin the cause must name, and this rule, which finds none
 Concludes: "<service>: <lock timeouts> from <onset>, after <database> INFO '<statement>'",
 citing both.
 Failure class: lock contention behind a migration's DDL.
-Canon cases: lock-migration-alter (lock-manual-job is a job's long transaction: the job rule's);
-traps it must leave open: trap-noisy-service, trap-generic-error.
+Canon cases: lock-migration-alter, lock-alter-type-rewrite (a console's statement, PostgreSQL's
+plain prefix, the change only in a change log); lock-index-by-hand names its holder by process
+id, the lock-holder rule's; lock-manual-job is a job's long transaction, the job rule's. Traps it
+must leave open: trap-migration-lock-no-row (the migration account's statement, no migration
+row), trap-noisy-service, trap-generic-error.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from diagnosis_harness.providers.offline.failures import (
     moment,
 )
 from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.rules.lexicon import CLOCK, HOST, SKEWED
 
 LOOKBACK_MINUTES = 2880
 """How far before the window's end the class rules look for changes: a disk fills for hours,
@@ -32,13 +33,17 @@ a job's schedule moves the day before."""
 def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | None:
     """The class look-back's ``recent_changes``, then ``metric_shifts`` from ``start``, once.
 
-    Only while ``reserve`` calls of the budget are left after it.
+    A class's own look back comes first: the time daemons' logs over the hour before a failure
+    saying clocks disagree (:func:`_clock_step`). Only while ``reserve`` calls of the budget
+    are left after it.
     """
     if not inv.end or len(inv.calls) >= inv.scope.max_calls - reserve:
         return None
     def bound(tool: str) -> bool:  # a tool the run does not bind is never asked for
         return not inv.tools or tool in inv.tools
 
+    if bound("query_logs") and (looked := _clock_step(inv)) is not None:
+        return looked
     if bound("recent_changes") and not inv.called("recent_changes",
                                                   lookback_minutes=LOOKBACK_MINUTES):
         return {"tool": "recent_changes", "args": {"before": inv.end,
@@ -46,6 +51,44 @@ def step(inv: Investigation, start: str, reserve: int = 0) -> dict[str, Any] | N
     if bound("metric_shifts") and not inv.called("metric_shifts") and inv.tables:
         return {"tool": "metric_shifts", "args": {"start": start, "end": inv.end}}
     return None
+
+
+CLOCK_LEAD = timedelta(minutes=60)
+"""How long before a skew failure a clock's line may say it went wrong: a clock drifts first."""
+
+
+def skewed(inv: Investigation) -> tuple[dict[str, Any], str] | None:
+    """The first failure saying two clocks disagree on the host it names, and that host."""
+    for failure in failures(inv):
+        host = HOST.search(str(failure.get("example", "")))
+        if host is not None and SKEWED.search(text(failure)):
+            return failure, host.group(1)
+    return None
+
+
+def clock_lines(inv: Investigation, failure: dict[str, Any],
+                lead: timedelta = CLOCK_LEAD) -> list[dict[str, Any]]:
+    """Lines about a clock (timeline onsets, time daemons' patterns) at most ``lead`` before."""
+    onset = moment(failure["onset"])
+    seen = [{**i, "onset": i.get("onset") or i.get("first_seen"),
+             "pattern": i.get("pattern") or i.get("template")}
+            for i in (*inv.items("onset_timeline"), *inv.items("query_logs"))
+            if i.get("kind") in ("onset", "error_pattern") and not flagged(i)]
+    return [i for i in seen if i.get("service") != failure["service"]
+            and CLOCK.search(f"{i.get('service')} {i.get('pattern')}")
+            and onset - lead <= moment(i.get("onset")) <= onset]
+
+
+def _clock_step(inv: Investigation) -> dict[str, Any] | None:
+    """``query_logs`` of a time daemon over the hour before a skew failure no clock line explains."""
+    found = skewed(inv)
+    if found is None or clock_lines(inv, found[0]):
+        return None
+    onset = moment(found[0]["onset"])
+    start, end = (onset - CLOCK_LEAD).isoformat(), onset.isoformat()
+    daemons = sorted(s for s in services(inv) if CLOCK.search(s))
+    return next(({"tool": "query_logs", "args": {"service": s, "start": start, "end": end}}
+                 for s in daemons if not inv.called("query_logs", service=s, start=start)), None)
 
 
 def changes(inv: Investigation) -> list[dict[str, Any]]:
@@ -91,7 +134,8 @@ def failures(inv: Investigation) -> list[dict[str, Any]]:
     rows = [i for i in inv.items("onset_timeline") if i.get("kind") == "onset"
             and str(i.get("level", "")).upper() in FAILURE_LEVELS and not flagged(i)
             and int(i.get("window_count") or 0) >= MIN_EVENTS and i.get("change") != "gone"]
-    for p in inv.items("query_logs"):
+    asked = inv.items("query_logs", service=inv.scope.service)  # not another service's look
+    for p in asked + (inv.items("query_logs", service=None) if inv.scope.service else []):
         if p.get("kind") == "error_pattern" and int(p.get("count") or 0) >= MIN_EVENTS \
                 and inv.scope.service:
             rows.append({"evidence_id": p["evidence_id"], "service": inv.scope.service,

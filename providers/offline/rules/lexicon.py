@@ -76,8 +76,12 @@ LOCK_TIMEOUT = re.compile(r"lock (?:wait )?time[ds]? ?out|could not obtain lock|
 DDL = re.compile(r"\b(?:ALTER TABLE|CREATE (?:UNIQUE )?INDEX|DROP (?:TABLE|INDEX)|VACUUM FULL"
                  r"|REINDEX|LOCK TABLE|TRUNCATE)\b", _I)
 """A statement that takes a table's strongest lock while it runs."""
-CRASHED = re.compile(r"in recovery mode|crash recovery|terminated by signal|starting up", _I)
+CRASHED = re.compile(r"in recovery mode|crash recovery|terminated by signal|starting up"
+                     r"|shutting down|loading the dataset", _I)
 """A server's reply that it crashed and is restarting: what its clients then quote."""
+KILLED = re.compile(r"Killed process \S*\s*\(([\w.-]+)\)|([\w.-]+?)(?:\.service)?: Main process exited,"
+                    r" code=(?:killed|dumped)|([\w.-]+)\[\d+\]: segfault", _I)
+"""A host's line saying a process was killed or crashed, naming the process."""
 LISTENS = re.compile(r"listening on (?:\S*?):(\d{2,5})\b", _I)
 """A server's startup line saying the port it listens on."""
 SLOW_STATEMENT = re.compile(r"duration: \S+ ms\s+statement:|slow query|Query_time", _I)
@@ -86,9 +90,14 @@ UNDECODABLE = re.compile(r"cannot unmarshal|failed to (?:decode|deserializ|parse
                          r"|invalid (?:json|payload|message)|SerializationException"
                          r"|JsonParseException|unexpected token", _I)
 """A consumer that cannot read a message's payload."""
-POSITION = re.compile(r"\b(offset|message_id|msg_id|delivery_tag|sequence|seq)[=: ](\w+)", _I)
-"""Where a message sits in its queue or partition, as its consumer logs it."""
-SKEWED = re.compile(r"in the future|clock skew|TooSkewed|not yet valid|time difference|skew", _I)
+POSITION = re.compile(r"\b(offset|message_id|msg_id|delivery_tag|sequence|seq)[=: ](\w+)"
+                      r"|\b(message|msg) ((?=[\w-]*\d)[0-9a-f][\w-]{5,})", _I)
+"""Where a message sits in its queue or partition, or which message it is, as its consumer logs
+it (``offset=884213``, ``message 6f1e2c0a-93d4``)."""
+REDELIVERED = re.compile(r"redeliver|receive ?count|delivery ?count|retrying|requeu|\bnack", _I)
+"""A consumer saying the message it failed on comes back: redelivered, requeued, retried."""
+SKEWED = re.compile(r"in the future|clock skew|TooSkewed|not yet valid|not valid yet|time difference"
+                    r"|skew", _I)
 """A failure saying two clocks disagree (a token issued "in the future", a signed request)."""
 CLOCK = re.compile(r"clock (?:wrong|skew|drift|unsynchroni[sz]ed|step)|no selectable sources"
                    r"|\bNTP\b|chronyd|ntpd|timesyncd", _I)

@@ -1,14 +1,17 @@
 """Rule: one message a consumer cannot read, retried forever, stalls its partition.
 
-Needs: a failure at ERROR or worse of a consumer that cannot read a message's payload
-(``lexicon.UNDECODABLE``) and names the message's position (``lexicon.POSITION``: an offset,
-a message id); and every one of its logged events (``query_logs``, :data:`MIN_SAME` at least)
-naming that same position: not bad data in general, one message, again and again.
+Needs: a failure at ERROR or worse of a consumer that names the message it failed on
+(``lexicon.POSITION``: an offset, a message id) and either cannot read its payload
+(``lexicon.UNDECODABLE``) or says the message comes back (``lexicon.REDELIVERED``: a receive
+count, redelivered, retrying); and every one of its logged events (``query_logs``,
+:data:`MIN_SAME` at least) naming that same message: not bad data in general, one message,
+again and again.
 Concludes: "<consumer>: <failure> from <onset> (offset=N, every time)", citing the failure and
 its events.
 Failure class: a queue backlog behind a poison message.
-Canon cases: queue-poison-message (queue-consumers-scaled-down is the lowered-limit rule's);
-traps it must leave open: trap-generic-error, trap-noisy-service (errors on many messages).
+Canon cases: queue-poison-message, queue-kafka-deserialization, queue-redelivered-message
+(queue-consumers-scaled-down is the lowered-limit rule's); traps it must leave open:
+trap-generic-error, trap-noisy-service (errors on many messages).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from diagnosis_harness.providers.offline.failures import CAUSE_LEVELS, level_of
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules import draft, evidence
-from diagnosis_harness.providers.offline.rules.lexicon import POSITION, UNDECODABLE
+from diagnosis_harness.providers.offline.rules.lexicon import POSITION, REDELIVERED, UNDECODABLE
 
 MIN_SAME = 5
 """Events of the failure that must name the same message for it to be one message retried."""
@@ -31,7 +34,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         example = str(failure.get("example", ""))
         where = POSITION.search(example)
         if level_of(failure) not in CAUSE_LEVELS or where is None \
-                or not UNDECODABLE.search(example):
+                or not (UNDECODABLE.search(example) or REDELIVERED.search(example)):
             continue
         head = example[: where.start()]
         events = [e for e in inv.items("query_logs") if e.get("kind") == "log_event"
@@ -39,8 +42,9 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
         said = {m.group(0) if (m := POSITION.search(str(e.get("message", "")))) else None
                 for e in events}
         if len(events) >= MIN_SAME and said == {where.group(0)}:
+            kind, value = [g for g in where.groups() if g]
             return draft.conclusion(
                 failure, [], None, f"park the message at {where.group(0)} and fix its producer",
-                detail=f"{where.group(1)}={where.group(2)} every time",
+                detail=f"{kind}={value} every time",
                 cited=[e["evidence_id"] for e in events[:3]])
     return None
