@@ -219,11 +219,11 @@ def _linked(failures: Failures, root: str, service: str) -> bool:
     """Whether the data ties ``root``'s failure to ``service``.
 
     A row of one names the other, or the dependency table puts them on one edge
-    (``upstream``/``downstream`` of a row).
+    (``anomalous_upstream``/``anomalous_downstream`` of a row).
     """
     for s, rows in failures.rows.items():
         for r in rows:
-            edges = set(r.get("upstream") or []) | set(r.get("downstream") or [])
+            edges = set(r.get("anomalous_upstream") or []) | set(r.get("anomalous_downstream") or [])
             if (s == root and (names(r, service) or service in edges)) \
                     or (s == service and (names(r, root) or root in edges)):
                 return True
