@@ -60,7 +60,7 @@ def _anomaly(record: ToolRecord, fact: Fact) -> dict[str, Any] | None:
             "where": None if fact.flags or shown is None else _located(data.get("located"))
             or _where(shown, data.get("example")),
             "change": _token(data.get("change")), "ratio": _float(data.get("ratio")),
-            "calls": _names(data.get("upstream"))}
+            "calls": _names(data.get("anomalous_upstream"))}
 
 
 _LOCATING = (re.compile(r"\b(?:host|node|pod|instance|peer|addr|server)=([A-Za-z0-9][\w.:-]{0,62})"),
@@ -150,7 +150,7 @@ def _shift(data: Mapping[str, Any]) -> dict[str, Any]:
     """A moved metric's share out and z: metric_shifts' own, or a query_metrics series' shift."""
     given = data.get("shift")
     shift: Mapping[str, Any] = given if isinstance(given, dict) else data
-    flat = shift.get("baseline_constant") is True and shift.get("z") is None \
+    flat = shift.get("mad_zero") is True and shift.get("z") is None \
         and _float(shift.get("window_median")) != _float(shift.get("baseline_median"))
     return {"share_out": _share_out(shift), "z": _float(shift.get("z")),
             **({"left_flat": True} if flat else {})}

@@ -8,6 +8,7 @@ budget are the design's).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -201,6 +202,27 @@ def _missing(scope: dict[str, Any], required: Sequence[str]) -> list[str]:
     return [name for name in required if not have.get(name)]
 
 
+def router_values(question: str, dataset: object, now: datetime) -> dict[str, str]:
+    """The router prompt's values: the question, the data's services and examples, ``now``.
+
+    The example names a service of the list it gives (a name not in it was copied), and an id
+    is exemplified only where the data has one: a default ``M1001`` and an example question
+    "for merchant …" had a player look for a merchant in a hospital's question. The times
+    share ``now``'s offset: small models copy an example's offset.
+    """
+    example = now.replace(hour=9, minute=0, second=0, microsecond=0)
+    services = tuple(getattr(dataset, "services", None) or ())
+    examples = getattr(dataset, "examples", None) or {}
+    named = examples.get("service")
+    example_service = str(named) if named in services else services[0] if services else "api"
+    merchant = examples.get("merchant")
+    return {"question": question, "known_services": ", ".join(services) or "(none)",
+            "now": now.isoformat(), "example_start": example.isoformat(),
+            "example_end": (example + timedelta(minutes=30)).isoformat(),
+            "example_service": example_service,
+            "merchant_example": f" (for example {json.dumps(merchant)})" if merchant else ""}
+
+
 async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Decide: investigate, fall back for missing context, reply, or refuse the input."""
     ctx = run_context(runtime)
@@ -218,19 +240,7 @@ async def route(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str
     except BudgetExhausted as exc:
         return {**update, "stop": stop_from_budget(exc)}
     now = _now(ctx)
-    # The example's times share the current offset: small models copy an example's offset.
-    example = now.replace(hour=9, minute=0, second=0, microsecond=0)
-    # The example names a service of the list it gives (a name not in it was copied), and a
-    # merchant id of this data where it has one.
-    services = ctx.dataset.services
-    examples = getattr(ctx.dataset, "examples", None) or {}
-    example_service = examples.get("service") if examples.get("service") in services else (
-        services[0] if services else "checkout-service")
-    router_prompt = prompt_message(
-        "router", question=question, known_services=", ".join(services) or "(none)",
-        now=now.isoformat(), example_start=example.isoformat(),
-        example_end=(example + timedelta(minutes=30)).isoformat(),
-        example_service=example_service, example_merchant=examples.get("merchant") or "M1001")
+    router_prompt = prompt_message("router", **router_values(question, ctx.dataset, now))
 
     def parse(text: str) -> dict[str, Any]:
         parsed = parse_answer(text, RouterAnswer)

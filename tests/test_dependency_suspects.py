@@ -120,7 +120,7 @@ def test_a_metric_that_left_a_flat_baseline_is_a_suspect_and_alike_entities_are_
     # push the components out of the top three.
     regions = [_metric("", r, table="meter_reads", metric="readings_flagged", z=400.0 - n,
                        samples_out=10) for n, r in enumerate(("N", "S", "E", "W", "NE", "SW"))]
-    flat = _metric("", "redis", baseline_constant=True, z=None, baseline_median=0.0,
+    flat = _metric("", "redis", mad_zero=True, z=None, baseline_median=0.0,
                    window_median=10.2, samples_out=10)
     api = {"service": "api", "pattern": "GET /devices failed: upstream error", "level": "ERROR",
            "window_count": 30, "first_seen": "2026-05-04T09:01:00Z",

@@ -21,8 +21,8 @@ def onset(n: int, service: str, at: str, pattern: str, *, level: str = "ERROR", 
             "level": level, "change": change, "window_count": count, "baseline_count": 0,
             "ratio": float(count + 1), "first_seen": f"2026-05-01T10:{at}Z",
             "last_seen": "2026-05-01T10:40:00Z", "example_event_id": n, "example": pattern,
-            "rank": n, "onset": f"2026-05-01T10:{at}Z", "upstream": upstream or [],
-            "downstream": []}
+            "rank": n, "onset": f"2026-05-01T10:{at}Z", "anomalous_upstream": upstream or [],
+            "anomalous_downstream": []}
 
 
 DB_DOWN = onset(2, "orders-db", "02:10", "checkpoint stalled: storage.write_path /data: no space left "
@@ -428,7 +428,7 @@ def test_a_failure_elsewhere_must_be_tied_to_the_service_asked_about() -> None:
     # The asked service logs nothing failing; the one failure of the window is on a service
     # that neither names it nor is on a dependency edge with it.
     assert localize([DB_DOWN], "api-gateway") is None
-    tied = {**DB_DOWN, "downstream": ["api-gateway"]}
+    tied = {**DB_DOWN, "anomalous_downstream": ["api-gateway"]}
     found = localize([tied], "api-gateway")
     assert found is not None and found.service == "orders-db"
 

@@ -2,7 +2,9 @@
 
 Players read metric_shifts rows with "z": 858000000000.0: a flat baseline's spread is floored at
 1e-9, and the window's value divided by it is no score. The shift is still found; its z is null
-and the row says ``baseline_constant: true``; a varying baseline keeps its z.
+and the row says ``mad_zero: true`` with its ``baseline_outliers`` counted; a varying baseline
+keeps its z. A player read ``baseline_constant`` on a baseline of zeros holding 661 and 387: a
+MAD of 0 says only that most samples are equal, and the row now says so.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ def _rows() -> list[dict[str, Any]]:
         late = at >= datetime(2026, 9, 14, 10, 4, tzinfo=UTC)
         rows.append({"sampled_at": at.strftime("%Y-%m-%dT%H:%M:%SZ"), "host": "ledger-db",
                      "queue_errors": 7 if late else 0,            # 0 for ever, then 7
-                     "conn_active": 100 if late else 30 + minute % 5})  # varies, then jumps
+                     "conn_active": 100 if late else 30 + minute % 5,  # varies, then jumps
+                     # zeros with two spikes in the baseline (09:45 .. 09:59), then 50
+                     "retries": 50 if late else {20: 661, 25: 387}.get(minute, 0)})
     return rows
 
 
@@ -56,9 +60,19 @@ def test_a_flat_baseline_shift_is_reported_without_a_z(tmp_path: Path) -> None:
     flat = shifts["queue_errors"]
     assert flat["first_out"] == "2026-09-14T10:04:00Z" and flat["direction"] == "up"
     assert flat["baseline_median"] == 0 and flat["window_median"] == 7
-    assert flat["z"] is None and flat["baseline_constant"] is True
+    assert flat["z"] is None and flat["mad_zero"] is True and flat["baseline_outliers"] == 0
+    assert "baseline_constant" not in flat
     # What the model reads carries no absurd number.
     assert not any(len(n) > 9 for n in re.findall(r"\d+", observation)), observation
     varying = shifts["conn_active"]
     assert varying["z"] is not None and 4 <= varying["z"] < 1000
-    assert "baseline_constant" not in varying
+    assert "mad_zero" not in varying and "baseline_outliers" not in varying
+
+
+def test_a_zero_mad_baseline_with_outliers_is_not_called_constant(tmp_path: Path) -> None:
+    shifts, observation = _shifts(tmp_path)
+    spiky = shifts["retries"]
+    assert spiky["baseline_mad"] == 0 and spiky["z"] is None
+    assert spiky["mad_zero"] is True and spiky["baseline_outliers"] == 2  # 661 and 387
+    assert "constant" not in json.dumps(spiky)
+    assert '"baseline_outliers": 2' in observation  # what the model reads

@@ -221,7 +221,7 @@ def test_router_and_judge_answer_from_the_prompt_values() -> None:
         "router", question="gateway 502s in the last 30 minutes?",
         known_services="payment-service, gateway", now="2026-11-02T12:00:00+00:00",
         example_start="2026-11-02T09:00:00+00:00", example_end="2026-11-02T09:30:00+00:00",
-        example_service="gateway", example_merchant="M1001")))
+        example_service="gateway", merchant_example="")))
     assert (routed["intent"], routed["service"], routed["start"]) == (
         "DIAGNOSIS", "gateway", "2026-11-02T11:30:00+00:00")
     text = 'change_id="CHG-2041", config_key="db.pool.max_size", old_value="50", new_value="10"'

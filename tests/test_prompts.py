@@ -8,7 +8,7 @@ from diagnosis_harness import prompts
 # node fails here rather than at the first real model call.
 EXPECTED = {
     "router": {"question", "known_services", "now", "example_start", "example_end",
-               "example_service", "example_merchant"},
+               "example_service", "merchant_example"},
     "agent_system": {"tool_list", "max_tool_calls"},
     "agent_json": {"max_tool_calls", "tool_schemas", "changes_from", "changes_until"},
     "agent_json_final": set(),

@@ -148,10 +148,11 @@ def test_onset_timeline_orders_the_earliest_failure_first_with_dependency_direct
     assert (first["service"], first["onset"]) == ("ledger-db", "2026-09-14T10:04:10Z")
     by = {(r["service"], r["change"]): r for r in onsets}
     # payments calls ledger-db: ledger-db is upstream of payments, payments downstream of it
-    assert first["upstream"] == [] and first["downstream"] == ["payments"]
-    assert by[("payments", "new")]["upstream"] == ["ledger-db"]
-    assert by[("payments", "new")]["downstream"] == ["web"]
-    assert by[("web", "new")]["upstream"] == ["payments"]  # search is not anomalous: not named
+    assert first["anomalous_upstream"] == [] and first["anomalous_downstream"] == ["payments"]
+    assert by[("payments", "new")]["anomalous_upstream"] == ["ledger-db"]
+    assert by[("payments", "new")]["anomalous_downstream"] == ["web"]
+    # search is not anomalous: not named
+    assert by[("web", "new")]["anomalous_upstream"] == ["payments"]
     # the always-there WARN took off with the 502s, not at the window's start
     assert by[("web", "rose")]["onset"] == "2026-09-14T10:06:00Z"
 

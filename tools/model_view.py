@@ -38,7 +38,7 @@ from typing import Any
 __all__ = ["model_text"]
 
 _ISO = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)Z")
-_BARE = re.compile(r"[\w.:/@+<>%-]+")
+_BARE = re.compile(r"[\w.:/@+<>%()-]+")
 """A value shown without quotes: one token of plain characters (no space, comma, quote, =)."""
 _SPACE = re.compile(r"\s+")
 _ID = re.compile(r"E\d+\.\d+")

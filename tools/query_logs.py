@@ -16,7 +16,14 @@ from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.dataset.format import LEVELS, normalise_level
 from diagnosis_harness.tools.log_templates import MAX_TEMPLATE_CHARS, message_template
-from diagnosis_harness.tools.results import Item, ToolArgs, ToolInputError, ToolResult, clip
+from diagnosis_harness.tools.results import (
+    Item,
+    ToolArgs,
+    ToolInputError,
+    ToolResult,
+    clip,
+    clip_middle,
+)
 from diagnosis_harness.tools.text import fts_and_query, search_terms
 from diagnosis_harness.tools.timeutil import format_epoch_ms, format_utc, parse_ts, to_epoch_ms
 
@@ -25,6 +32,9 @@ __all__ = ["MAX_PATTERNS", "MAX_TEMPLATE_CHARS", "QueryLogsArgs", "message_templ
 MAX_PATTERNS = 10
 """Error patterns shown per call (most frequent first); the summary counts all of them."""
 MAX_MESSAGE_CHARS = 500
+MESSAGE_TAIL = 150
+"""Characters of a long message's end kept (its start too): a Java chain's deepest cause and an
+error code come last."""
 MAX_ATTR_FILTERS = 5
 _PATTERN_LEVELS = ("WARN", "ERROR", "FATAL")
 
@@ -284,7 +294,7 @@ def _patterns(rows: list[tuple[int, str, str, str]]) -> list[Item]:
     items = []
     for (service, _level, template), g in ordered:
         first, last = format_epoch_ms(g["first"]), format_epoch_ms(g["last"])
-        example, _ = clip(g["example"], MAX_MESSAGE_CHARS)
+        example = clip_middle(g["example"], MAX_MESSAGE_CHARS, MESSAGE_TAIL)
         items.append(Item(
             kind="error_pattern",
             text=f"{service} {g['level']} x{g['count']} {first}..{last}: {template}",
@@ -314,7 +324,8 @@ def _event_item(ts_ms: int, level: str, message: str, attrs: str | None,
                 service: str | None) -> tuple[Item, bool]:
     """One event; ``service`` is named when the query spanned every service."""
     ts = format_epoch_ms(ts_ms)
-    shown, clipped = clip(message, MAX_MESSAGE_CHARS)
+    shown = clip_middle(message, MAX_MESSAGE_CHARS, MESSAGE_TAIL)
+    clipped = shown != message
     data: dict[str, Any] = {"ts": ts, "level": level, "message": shown}
     if service is not None:
         data["service"] = service

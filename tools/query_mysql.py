@@ -13,6 +13,7 @@ from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolArgs, ToolResult, clip
 from diagnosis_harness.tools.sql_safety import normalise_sql, validate_select
+from diagnosis_harness.tools.sql_span import span_note
 from diagnosis_harness.tools.sql_values import COMPUTED, RENAMED, result_origins
 from diagnosis_harness.tools.timeutil import format_utc
 
@@ -65,6 +66,9 @@ def query_mysql(backends: Backends, settings: Settings, *, sql: str) -> ToolResu
             max_bytes=settings.max_tool_result_bytes,
             timeout_s=settings.sql_timeout_s,
         )
+        # Rows of Feb 10 for a query over Feb 9, with nothing saying the table starts then,
+        # were read as Feb 9's: the table's data span is said when the asked times leave it.
+        outside = span_note(backends, checked.sql, settings.sql_timeout_s)
     scope = args.scope(settings)
     columns = _unique(result.columns)
     # Which columns the query computed or renamed: their words are the query's, not the data's.
@@ -83,6 +87,7 @@ def query_mysql(backends: Backends, settings: Settings, *, sql: str) -> ToolResu
     if result.more:
         note = (f"only the first {len(items)} rows are shown; aggregate or add WHERE / LIMIT "
                 "to see the rest")
+    note = "; ".join(n for n in (note, outside) if n) or None
     return ToolResult(scope=scope, items=items, truncated=result.more or clipped, note=note)
 
 

@@ -77,12 +77,12 @@ TOOLS: dict[str, ToolSpec] = {
             "known.")),
         ToolSpec("onset_timeline", OnsetArgs, onset_timeline, brief=(
             "Which service failed first. The earliest new or risen log pattern per service; "
-            "with a dependency table, the anomalous services it calls (upstream) and that call "
-            "it (downstream).")),
+            "with a dependency table, only the anomalous services it calls "
+            "(anomalous_upstream) and that call it (anomalous_downstream).")),
         ToolSpec("metric_shifts", MetricArgs, metric_shifts, brief=(
             "Metrics that left their baseline. Per table with times and numbers, per "
-            "entity/metric: medians, peak, robust z-score, first sample out; a constant "
-            "baseline gives z null and baseline_constant true.")),
+            "entity/metric: medians, peak, robust z-score, first sample out; a baseline "
+            "MAD of 0 gives z null, mad_zero true and its baseline_outliers counted.")),
         ToolSpec("recent_changes", ChangeArgs, recent_changes, brief=(
             "Changes before a time. Rows of any change-log table (deploys, config, flags, "
             "jobs, migrations…), most recent first; one still running then (not ended), "

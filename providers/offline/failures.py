@@ -108,7 +108,7 @@ def names(item: dict[str, Any], service: str) -> bool:
     kind of server it speaks to ("amqp dial failed", "KafkaJSProtocolError") names the service
     of that kind (``rabbitmq``; ``kafka``) — and all of them where two are of one kind.
     """
-    if service in (item.get("upstream") or []) or words_name(item, service):
+    if service in (item.get("anomalous_upstream") or []) or words_name(item, service):
         return True
     text = f"{item.get('pattern', '')} {item.get('example', '')}"
     if (kind := kind_of(service)) is not None and str(item.get("service")) != service \

@@ -26,6 +26,7 @@ from diagnosis_harness.tools.stats.common import (
     located,
     pattern_counts,
     pattern_texts,
+    quiet_baseline,
     service_name,
     severity,
     silent_note,
@@ -117,7 +118,7 @@ class Windowed:
         return (f"the default baseline {lo}..{hi} already holds new or risen warnings or errors "
                 f"({services}; the first at {format_epoch_ms(first.window.first_ms)}): the "
                 "trouble may have begun before the window, so those patterns can look unchanged "
-                "here; give a baseline_start and baseline_end before that time")
+                f"here; {quiet_baseline(first.window.first_ms, span)}")
 
 
 def compare_windows(
@@ -229,8 +230,9 @@ def pattern_item(a: Anomaly, texts: dict[int, str], sample: dict[int, str],
     data: dict[str, Any] = {
         "service": service, "pattern": pattern, "level": level, "change": a.change,
         "window_count": a.window.count, "baseline_count": a.baseline_count, "ratio": a.ratio,
+        "ratio_from": a.ratio_from,
         "first_seen": first, "last_seen": last, "example_event_id": a.window.first_id,
         "example": sample.get(a.window.first_id, ""), **(extra or {})}
-    how = "new" if a.change == "new" else f"rose x{a.ratio:g} (from {a.baseline_count})"
+    how = "new" if a.change == "new" else f"rose x{a.ratio:g} = {a.ratio_from}"
     text = f"{service} {level} {how}: x{a.window.count} {first}..{last}: {pattern}"
     return Item(kind=kind, text=text, data=data)

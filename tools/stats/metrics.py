@@ -5,7 +5,9 @@ Robust statistics (docs/design.md §16.1), per (table, entity, metric): the base
 deviation of normal data), floored at ``5 % of |m|`` and at ``1e-9`` so a flat baseline still
 has one; each window sample's robust z-score ``(x − m) / s``. Where the MAD is 0 the z of a
 shift is a quotient by that floor, not a score: it is reported as null, with
-``baseline_constant: true``. A metric *shifted* when at
+``mad_zero: true`` and ``baseline_outliers``, the baseline samples off its median (a MAD of 0
+only says that more than half of them are equal: "constant" misled a reader of 661 and 387
+among zeros). A metric *shifted* when at
 least :data:`MIN_OUT` window samples (and at least a tenth of them) have ``|z| ≥``
 :data:`Z_OUT`, all on the same side; ``first_out`` is the first such sample. At least
 :data:`MIN_BASELINE` baseline samples are needed to judge. The rows are read through the
@@ -31,7 +33,14 @@ from pydantic import Field, field_validator
 from diagnosis_harness.control.settings import Settings
 from diagnosis_harness.tools.backends import Backends
 from diagnosis_harness.tools.results import Item, ToolArgs, ToolInputError, ToolResult
-from diagnosis_harness.tools.stats.common import MAX_ROWS, Span, Timestamp, span_text, windows
+from diagnosis_harness.tools.stats.common import (
+    MAX_ROWS,
+    Span,
+    Timestamp,
+    quiet_baseline,
+    span_text,
+    windows,
+)
 from diagnosis_harness.tools.stats.schema import (
     TableKind,
     is_number,
@@ -141,8 +150,9 @@ def _baseline_shifted(backends: Backends, settings: Settings, kinds: list[TableK
                                     else str(r["metric"]) for r in found[:5]))
     return (f"the default baseline {scope['baseline_start']}..{scope['baseline_end']} already "
             f"left the span before it ({named}; the first from {first['first_out']}): the shift "
-            "may have begun before the window, where it can look unchanged; give a "
-            "baseline_start and baseline_end before that time")
+            "may have begun before the window, where it can look unchanged; "
+            + quiet_baseline(to_epoch_ms(parse_ts(first["first_out"])),
+                             Span(to_epoch_ms(lo), to_epoch_ms(hi))))
 
 
 def logged_by(backends: Backends, entities: set[str], scope: dict[str, Any]) -> dict[str, str]:
@@ -280,14 +290,18 @@ def judge(base: list[float], win: list[tuple[str, float]]) -> dict[str, Any] | N
             # A baseline whose MAD is 0 has no spread: its z would be a quotient by the floor
             # (858000000000.0 from a constant 0); the shift stands, its z is null.
             "peak": _r(peak[1]), "peak_at": peak[0], "z": None if mad == 0 else _r(peak[2]),
-            **({"baseline_constant": True} if mad == 0 else {}),
+            **({"mad_zero": True, "baseline_outliers": sum(x != median for x in base)}
+               if mad == 0 else {}),
             "ratio": _r(window_median / median) if median else None,
             "samples_out": len(out), "window_samples": len(win), "first_out": out[0][0]}
 
 
 def z_text(shift: dict[str, Any]) -> str:
-    """A shift's z as its text says it: "z 6.2", or "baseline constant" when it has none."""
-    return "baseline constant" if shift.get("z") is None else f"z {shift['z']:g}"
+    """A shift's z as its text says it: "z 6.2", else why it has none ("MAD 0, 2 outliers")."""
+    if shift.get("z") is not None:
+        return f"z {shift['z']:g}"
+    outliers = shift.get("baseline_outliers") or 0
+    return f"MAD 0, {outliers} baseline outlier(s)" if outliers else "MAD 0, baseline constant"
 
 
 def _r(value: float) -> float:

@@ -6,9 +6,10 @@ the baseline's rate per minute (at least one event), so a pattern that was alway
 low rate gets the moment it took off, not the window's start; if no single minute reaches it
 (the rise is spread out), its first event in the window. The rows shown are the earliest
 failures first (``shown_rows``): a busy system's odd new INFO lines do not crowd them out.
-With a dependency table (:mod:`.schema`), each row names the other anomalous services it
-calls (``upstream``: a dependency failing first is a candidate cause) and those that call it
-(``downstream``).
+With a dependency table (:mod:`.schema`), each row names the other *anomalous* services it
+calls (``anomalous_upstream``: a dependency failing first is a candidate cause) and those that
+call it (``anomalous_downstream``) — not its whole dependency set, which a player took plain
+``upstream`` for; without a dependency table both are null (unknown, not "none").
 """
 
 from __future__ import annotations
@@ -76,15 +77,20 @@ def onset_timeline(
     first_by_service: dict[str, int] = {}
     for a in order:
         first_by_service.setdefault(a.key[0], onsets[a.key][0])
-    items = [_overview(scope, order, len(shown), first_by_service, table)]
+    ranks: dict[str, int] = {}
+    for rank, a in enumerate(shown, start=1):
+        ranks.setdefault(a.key[0], rank)
+    items = [_overview(scope, order, len(shown), first_by_service, ranks, table)]
     for rank, a in enumerate(shown, start=1):
         ms, event_id = onsets[a.key]
         svc = a.key[0]
         extra: dict[str, Any] = {
             "rank": rank, "onset": format_epoch_ms(ms), "example_event_id": event_id,
             "example": sample.get(event_id, ""), "located": where[a.key],
-            "upstream": sorted(b for c, b in edges if c == svc and b in anomalous),
-            "downstream": sorted(c for c, b in edges if b == svc and c in anomalous)}
+            "anomalous_upstream": sorted(b for c, b in edges if c == svc and b in anomalous)
+            if table else None,
+            "anomalous_downstream": sorted(c for c, b in edges if b == svc and c in anomalous)
+            if table else None}
         item = pattern_item(a, texts, sample, kind="onset", extra=extra)
         items.append(Item(kind="onset", text=f"#{rank} {extra['onset']} {item.text}",
                           data=item.data))
@@ -186,7 +192,12 @@ def _first_reaching(backends: Backends, span: Span,
 
 
 def _overview(scope: dict[str, Any], order: list[Anomaly], shown: int,
-              first_by_service: dict[str, int], table: Any) -> Item:
+              first_by_service: dict[str, int], ranks: dict[str, int], table: Any) -> Item:
+    """The overview row; each service listed with the rank of its first row shown.
+
+    A claim on the order ("#1 … #3") that cites only this row is judged on it: a list without
+    the ranks left the judge unable to see them.
+    """
     # Not TableKind | None: dependencies() returns one whose edge (Optional there) is set.
     services = list(first_by_service)
     data = {"start": scope["start"], "end": scope["end"],
@@ -194,11 +205,13 @@ def _overview(scope: dict[str, Any], order: list[Anomaly], shown: int,
             "service": scope["service"], "anomalies": len(order), "shown": shown,
             "more": len(order) - shown,
             "services_in_onset_order": [
-                {"service": s, "onset": format_epoch_ms(first_by_service[s])}
+                {"service": s, "onset": format_epoch_ms(first_by_service[s]),
+                 **({"rank": ranks[s]} if s in ranks else {})}
                 for s in services[:MAX_ROWS]],
             "dependency_table": None if table is None else {
                 "table": table.name, "caller": table.edge[0], "callee": table.edge[1]}}
-    listed = ", ".join(f"{s} {format_epoch_ms(first_by_service[s])}" for s in services[:5])
+    listed = ", ".join(f"{f'#{ranks[s]} ' if s in ranks else ''}{s} "
+                       f"{format_epoch_ms(first_by_service[s])}" for s in services[:5])
     text = (f"{len(order)} anomalous pattern(s) in {len(services)} service(s); "
             f"earliest first: {listed}")
     return Item(kind="onset_overview", text=text, data=data)

@@ -2,7 +2,7 @@
 
 Needs: a root found system-wide (``onset_root``) while the question names a service that does
 not fail itself, and the rows of both: a row of one that names the other, or the dependency
-table putting them on one edge (``upstream``/``downstream`` of a row).
+table putting them on one edge (``anomalous_upstream``/``anomalous_downstream`` of a row).
 Concludes: abstain when nothing in the data ties the root's failure to the asked service — a
 failure elsewhere is another incident, not the answer to this question.
 Failure class: a quiet asked service beside an unrelated failure (a noisy neighbour's errors).
@@ -29,7 +29,7 @@ def _linked(failures: Failures, root: str, service: str) -> bool:
     """Whether a row of one names the other, or the dependency table puts them on one edge."""
     for s, rows in failures.rows.items():
         for r in rows:
-            edges = set(r.get("upstream") or []) | set(r.get("downstream") or [])
+            edges = set(r.get("anomalous_upstream") or []) | set(r.get("anomalous_downstream") or [])
             if (s == root and (names(r, service) or service in edges)) \
                     or (s == service and (names(r, root) or root in edges)):
                 return True
