@@ -103,6 +103,31 @@ def test_an_edited_generator_is_rebuilt_and_its_old_build_removed(scripts: Path)
     assert _runs(scripts) == 2
 
 
+DATA_GENERATOR = """
+import sys
+from pathlib import Path
+out = Path(sys.argv[1]) / "tiny"
+(out / "tables").mkdir(parents=True)
+rows = (Path(__file__).parent / "worlds_data" / "tiny" / "deploys.txt").read_text()
+(out / "tables" / "deploys.csv").write_text("deploy_id\\n" + rows)
+"""
+
+
+def test_a_world_whose_data_file_changed_is_rebuilt_not_served_stale(scripts: Path) -> None:
+    (scripts / "generate_world_tiny.py").write_text(DATA_GENERATOR, encoding="utf-8")
+    data = scripts / "worlds_data" / "tiny" / "deploys.txt"
+    data.parent.mkdir(parents=True)
+    data.write_text("D-1\n", encoding="utf-8")
+    old = worlds.folder("tiny", scripts)
+    assert (old / "tables" / "deploys.csv").read_text(encoding="utf-8") == "deploy_id\nD-1\n"
+
+    data.write_text("D-1\nD-2\n", encoding="utf-8")  # only the data file changes, not the code
+    new = worlds.folder("tiny", scripts)
+    assert new != old and not old.exists()
+    assert (new / "tables" / "deploys.csv").read_text(encoding="utf-8") == "deploy_id\nD-1\nD-2\n"
+    assert worlds.folder("tiny", scripts) == new  # and, unchanged again, it is reused
+
+
 def test_a_failing_generator_leaves_no_world_and_says_why(scripts: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEN_FAIL", "1")

@@ -15,12 +15,15 @@ import io
 import json
 import math
 import random
+import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 Stamp = Callable[[datetime], str]
 """How a world writes a moment in its truth file (its zone, seconds)."""
@@ -28,6 +31,9 @@ LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 """The log levels every world writes."""
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "worlds"
 """Where a generator run without an ``OUT_DIR`` writes its world (``tests/data/worlds``)."""
+DATA = Path(__file__).resolve().parents[2] / "scripts" / "worlds_data"
+"""A world's data files, ``DATA/<name>/`` beside the generators (its truth entries, ``truth.yaml``):
+part of its spec, so ``tests/worlds`` hashes them into the world's cache key."""
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 """Month abbreviations as programs write them, whatever the locale."""
 
@@ -431,6 +437,73 @@ def truth_file(name: str, offset: str, incidents: list[dict], description: str) 
     """A world's ``truth.json``: a suite over its own dataset, questions read at ``offset``."""
     return {"dataset": f"{name}-world", "timezone": offset, "description": description,
             "incidents": incidents}
+
+
+MOMENT = re.compile(r"(-?\d+) (\d{1,2}):(\d{2})(?::(\d{2}))?")
+"""A moment written as data: ``DAY HH:MM[:SS]`` on the world's clock (what :func:`table` reads)."""
+SPAN_REF = re.compile(r"([A-Z][A-Z0-9_]*)(?:\[(\d)\])?")
+"""A moment the spec names: a module constant (``T0``) or one end of a span (``CERT[0]``)."""
+
+
+def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any]) -> dict:
+    """World ``name``'s ``truth.json`` (:func:`truth_file`), kept as data in ``DATA/<name>/truth.yaml``.
+
+    The file holds the ``offset`` questions are read at, the suite's ``description`` and its
+    ``incidents``: each :func:`incident`'s fields (``id`` for ``iid``; ``outcome`` when not
+    SUCCESS; other fields follow, as given), each evidence step ``logs:`` (:func:`log_step`'s
+    fields), ``sql:`` (:func:`sql_step`'s) or ``step:`` (a step written out). A moment (``start``,
+    ``end``, ``onset``, a log step's span) is ``DAY HH:MM[:SS]`` made with ``at``, or the name of
+    one the spec defines in ``spans`` (its module constants: ``CERT[0]``, the span its story writes
+    the incident's logs in), so the answer key and the story cannot drift apart. Times are written
+    with ``stamp``. A malformed file is a ``ValueError`` that names the file and the entry.
+    """
+    path = DATA / name / "truth.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict) or set(doc) != {"offset", "description", "incidents"}:
+        raise ValueError(f"{path}: a truth file holds offset, description and incidents")
+    return truth_file(name, doc["offset"], [_entry(entry, at, stamp, spans, f"{path}: {entry.get('id')!r}")
+                                            for entry in doc["incidents"]], doc["description"])
+
+
+def _entry(entry: dict, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any],
+           where: str) -> dict:
+    fields = dict(entry)
+
+    def moment(text: str | None) -> datetime | None:
+        return None if text is None else _moment(text, at, spans, where)
+
+    try:
+        for key in ("start", "end", "onset"):
+            fields[key] = moment(fields[key])
+        fields["evidence"] = [_step(step, stamp, moment, where) for step in fields["evidence"]]
+        return incident(stamp, fields.pop("id"), **fields)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: not a truth entry ({type(exc).__name__}: {exc})") from exc
+
+
+def _moment(text: str, at: Callable[..., datetime], spans: Mapping[str, Any], where: str) -> datetime:
+    if m := MOMENT.fullmatch(text):
+        return at(*(int(g) for g in m.groups() if g is not None))
+    m = SPAN_REF.fullmatch(text)
+    value = spans.get(m[1]) if m else None
+    if m and m[2] is not None and isinstance(value, tuple) and int(m[2]) < len(value):
+        value = value[int(m[2])]
+    if not isinstance(value, datetime):
+        raise ValueError(f"{where}: {text!r} is neither DAY HH:MM[:SS] nor a moment the spec names")
+    return value
+
+
+def _step(step: dict, stamp: Stamp, moment: Callable[[str | None], datetime | None], where: str) -> dict:
+    if not isinstance(step, dict) or len(step) != 1:
+        raise ValueError(f"{where}: an evidence step is one of logs:, sql: or step:, not {step!r}")
+    (kind, fields), = step.items()
+    if kind == "logs":
+        return log_step(stamp, **{**fields, "start": moment(fields["start"]), "end": moment(fields["end"])})
+    if kind == "sql":
+        return sql_step(**fields)
+    if kind == "step":
+        return dict(fields)
+    raise ValueError(f"{where}: an evidence step is logs:, sql: or step:, not {kind!r}")
 
 
 def rows(table: str) -> list[tuple[str, ...]]:
