@@ -37,20 +37,12 @@ DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 
+DAY_CURVE = ((0, 0.2), (4.5, 0.2), (6, 1.4), (10, 1.4), (10, 1.0), (16, 1.0), (16, 1.3), (20.5, 1.3))
+
+
 def load(t: datetime) -> float:
     """Airline traffic: the morning departure bank, a midday plateau, an evening bank, quiet nights."""
-    h = loc(t).hour + loc(t).minute / 60
-    if h < 4.5:
-        return 0.2
-    if h < 6:
-        return 0.2 + (h - 4.5) * 0.8
-    if h < 10:
-        return 1.4
-    if h < 16:
-        return 1.0
-    if h < 20.5:
-        return 1.3
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,20 +42,13 @@ def inside(t: datetime, a: datetime, b: datetime) -> bool:
     return a <= t < b
 
 
+DAY_CURVE = ((0, 0.25), (5, 0.25), (7, 1.05), (7, 1.3), (10.5, 1.3), (10.5, 1.0), (17.5, 1.0), (17.5, 1.5),
+             (22, 1.5))
+
+
 def load(t: datetime) -> float:
     """Diurnal traffic shape: morning and evening peaks, quiet nights."""
-    h = t.astimezone(IST).hour + t.astimezone(IST).minute / 60
-    if h < 5:
-        return 0.25
-    if h < 7:
-        return 0.25 + (h - 5) * 0.4
-    if h < 10.5:
-        return 1.3
-    if h < 17.5:
-        return 1.0
-    if h < 22:
-        return 1.5
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # ---------------------------------------------------------------------------------------------
