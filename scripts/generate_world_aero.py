@@ -59,6 +59,7 @@ FX_V2 = (at(1, 9, 53, 20), at(1, 10, 37, 50))  # AERO-07 search 4.2.0 reads fx:r
 V214 = (at(1, 12, 56, 40), at(1, 13, 41, 2))  # AERO-08 CREATE INDEX (not concurrently)
 GDS_CERT = (at(1, 16, 20, 0), at(1, 17, 7, 30))  # AERO-09 client certificate expired
 POOL_DRY = at(1, 16, 33, 40)  # the last live GDS sessions gone
+GDS_BOOKING = (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1])  # AERO-09 in booking's metrics
 ZONE_B = (at(1, 20, 7, 10), at(1, 20, 36, 0))  # AERO-10 europe-west3-b partitioned
 WRAP = (at(2, 10, 58, 0), at(2, 11, 52, 14))  # AERO-12 anti-wraparound vacuum on pg-dcs
 FLOOD = (at(2, 15, 2, 20), at(2, 15, 55, 10))  # AERO-13 es-data-1 flood-stage watermark
@@ -1592,20 +1593,9 @@ BASE = {  # req/min at load 1, p95 ms, error %, cpu mcores, mem MiB
 }
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics (gds-adapter's expiry and
-    # the zone-b partition are curves, written in metrics())
-    ("inventory", SEAT_OOM, {"e": ("=", 31, 8)}),
-    ("checkin", SEAT_OOM, {"e": ("=", 4, 2)}),
-    ("search", ES_HEAP, {"p": ("=", 10000, 400), "e": ("=", 38, 10)}),
-    ("edge", EDGE_TO, {"e": ("=", 2.8, 1)}),
-    ("checkin", KAFKA3, {"e": ("=", 11, 4)}),
-    *((svc, WAL_FULL, {"e": ("=", 82, 10), "r": ("*", 0.4, 0)}) for svc in ("booking", "payments")),
-    ("search", FX_V2, {"e": ("=", 9, 3)}),
-    ("booking", V214, {"p": 30000, "e": ("=", 33, 10)}),
-    ("booking", (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1]), {"e": ("=", 12, 5)}),
-    ("checkin", WRAP, {"p": ("=", 7000, 2500), "e": ("=", 2, 2)}),
-    ("search", FLOOD, {"e": ("=", 1.5, 1)}),
-]
+# each incident in the service metrics (gds-adapter's expiry and the zone-b partition are
+# curves, written in metrics()): worlds_data/aero/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def metrics(w: World) -> None:

@@ -503,22 +503,8 @@ BASE = {  # rps, p95_ms, error_pct, cpu_pct
 }
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics
-    ("labels", CERT, {"err": ("=", 72, 10), "p95": 90}),
-    ("booking", COLUMN, {"err": ("+", 15, 6)}),
-    ("gateway", COLUMN, {"err": ("+", 5, 2)}),
-    ("scangw", RABBIT, {"err": ("+", 20, 10)}),
-    ("notify", RABBIT, {"err": ("+", 20, 10)}),
-    ("rabbitmq", RABBIT, {"rps": ("*", 0.2, 0)}),
-    ("notify", SMS, {"err": ("=", 55, 15)}),
-    ("osrm", STEAL, {"p95": ("=", 4000, 3000), "cpu": ("=", 96, 3)}),
-    ("routeplan", STEAL, {"p95": ("=", 5000, 400), "err": ("=", 30, 20)}),
-    ("routeplan", NOSEG, {"err": ("=", 12, 6)}),
-    ("tracking", REDIS, {"err": ("=", 45, 20), "rps": ("*", 0.3, 0)}),
-    ("redis", REDIS, {"err": ("=", 8, 4)}),
-    ("gateway", RATE, {"err": ("+", 6, 3)}),
-    ("scangw", RATE, {"err": ("=", 60, 20)}),
-]
+# each incident in the service metrics: worlds_data/depot/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def service_row(w: World, t: datetime, svc: str) -> list:

@@ -1267,21 +1267,8 @@ STATS = {  # req/s, 4xx/s, 5xx/s, p99 ms
 }
 
 
-SPELLS: list[engine.Spell] = [  # every story's footprint in the service stats
-    ("ota", SIGN, {"c5": 0.02, "rps": ("*", 1.8, 0)}),
-    ("shadow", PACKET, {"c5": ("+", 0.8, 0.4)}),
-    ("shadow", SWAP, {"p99": ("=", 2600, 700), "c5": ("=", 6, 3)}),
-    ("auth", FULL, {"c5": ("+", 6, 3)}),
-    *((svc, FULL, {"c5": ("+", 4, 2)}) for svc in ("api", "edge")),
-    ("rules", SCRAM, {"rps": ("*", 0.35, 0)}),
-    ("push", FCM, {"c5": ("=", 4.5, 2)}),
-    *((svc, KID, {"c4": ("+", 95, 30)}) for svc in ("api", "edge")),
-    ("shadow", KID, {"c4": ("+", 4, 2)}),
-    ("registry", FANOUT, {"rps": ("*", 8.5, 0), "p99": ("=", 2900, 900), "c5": ("=", 18, 8)}),
-    *((svc, FANOUT, {"c5": ("+", 7, 3), "p99": ("=", 8000, 10)}) for svc in ("api", "edge")),
-    ("auth", FAILOVER, {"c5": ("+", 3, 2)}),
-    *((svc, FAILOVER, {"c5": ("+", 1.5, 1)}) for svc in ("api", "edge")),
-]
+# every story's footprint in the service stats: worlds_data/iot/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def stats_row(w: World, t: datetime, svc: str) -> list:

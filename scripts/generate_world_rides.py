@@ -681,20 +681,8 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics; envoy's 5xx rise with its upstreams'
-    ("pricing", TARIFF, {"e5": ("=", 4, 2)}),
-    ("trips", BURST, {"e5": ("=", 6, 4), "p99": 30000}),
-    ("payments", MTLS, {"e5": ("=", 18, 4)}),
-    ("location", KDISK, {"e5": ("=", 280, 80), "p99": ("=", 900, 300)}),
-    ("eta", MAPS, {"p99": ("=", 2050, 30)}),
-    ("fraud", FRAUD, {"rps": ("*", 0.3, 0), "p99": 5000, "e5": ("=", 20, 10)}),
-    ("dispatch", FRAUD, {"e5": ("=", 15, 8)}),
-    ("payments", FRAUD, {"e5": ("=", 6, 3)}),
-    ("notify", FCM, {"e5": ("=", 20, 5)}),
-    ("trips", ESBLOCK, {"p99": 30000, "e5": ("=", 4, 2)}),
-    ("location", PING, {"rps": ("*", 0.3, 0)}),
-    *(("envoy", span, {"e5": ("+", 8, 5)}) for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK)),
-]
+# each incident in the service metrics; envoy's 5xx rise with its upstreams': worlds_data/rides/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",

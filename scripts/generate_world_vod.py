@@ -2186,23 +2186,8 @@ def leaked(t: datetime) -> float:
     return 90.0 * x**1.6
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics (the curves are in svc_metric)
-    ("drm-license", FPS_EXPIRED, {"e": ("=", 36, 4)}),
-    ("gateway", FPS_EXPIRED, {"e": ("=", 4, 1)}),
-    ("playback", (PUBLISH_NOON, REPLAY_WAIT[1]), {"e": ("+", 1.2, 1)}),
-    ("packager", VCL_HASH, {"r": ("*", 16, 0), "c": ("=", 97, 2), "p": ("=", 2300, 400), "e": ("=", 17, 4)}),
-    ("objstore-gw", VCL_HASH, {"r": ("*", 12, 0), "c": ("=", 97, 2)}),
-    ("playback", (PREMIERE[0], at(0, 20, 20)), {"e": ("=", 14, 2)}),
-    ("playback", (at(0, 20, 20), PREMIERE[1]), {"e": ("=", 8, 2)}),
-    ("packager", SLOWDOWN, {"e": ("=", 11, 3)}),
-    ("objstore-gw", SLOWDOWN, {"r": ("*", 2.3, 0), "e": ("=", 27, 6)}),
-    ("playback", BURST, {"p": ("=", 4500, 600), "e": ("=", 13, 3)}),
-    ("gateway", BURST, {"p": ("*", 1.6, 0)}),
-    ("catalog", POOL_DRY, {"p": ("=", 5000, 30), "e": ("=", 52, 8)}),
-    ("recommend", POOL_DRY, {"e": ("=", 33, 6)}),
-    ("gateway", POOL_DRY, {"e": ("=", 7, 2)}),
-    ("entitlement", SEQ_MAX, {"e": ("=", 7, 2)}),
-]
+# each incident in the service metrics (the curves are in svc_metric): worlds_data/vod/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def svc_metric(w: World, t: datetime, svc: str) -> list:

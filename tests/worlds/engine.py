@@ -206,6 +206,52 @@ def spells(r: Callable[[], float], t: datetime, service: str, values: dict[str, 
                 values[key] = a + b * r()
 
 
+def spell_table(name: str, at: Callable[..., datetime], spans: Mapping[str, Any]) -> list[Spell]:
+    """World ``name``'s spells (see :func:`spells`), kept as data in ``DATA/<name>/spells.txt``.
+
+    A row a line, in the order the spells apply (a :func:`table` of three text cells): the
+    service; the span, the name of one the spec defines in ``spans`` (``CERT``) or ``FROM .. TO``
+    (each a ``DAY HH:MM[:SS]`` or a named moment, ``PREMIERE[0] .. 0 20:20``); the moves, in
+    order, between ``;``: ``KEY = A B`` (set to A + B·r()), ``KEY + A B`` (raised by A + B·r()),
+    ``KEY * F`` (multiplied by F) or ``KEY V`` (set to V). A number is an int when written as one.
+    """
+    path = DATA / name / "spells.txt"
+    out: list[Spell] = []
+    for service, span, moves in table(None, "sss", path.read_text(encoding="utf-8")):
+        where = f"{path}: {service} | {span}"
+        out.append((service, _span(span, at, spans, where), dict(_move(m, where) for m in moves.split(";"))))
+    return out
+
+
+def _span(text: str, at: Callable[..., datetime], spans: Mapping[str, Any],
+          where: str) -> tuple[datetime, datetime]:
+    if " .. " in text:
+        start, end = text.split(" .. ")
+        return _moment(start.strip(), at, spans, where), _moment(end.strip(), at, spans, where)
+    value = spans.get(text)
+    if not (isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, datetime) for v in value)):
+        raise ValueError(f"{where}: {text!r} is neither a span the spec names nor FROM .. TO")
+    return value
+
+
+def _move(text: str, where: str) -> tuple[str, Move]:
+    match text.split():
+        case [key, value]:
+            return key, _number(value, where)
+        case [key, "*", factor]:
+            return key, ("*", _number(factor, where), 0)
+        case [key, ("=" | "+") as op, a, b]:
+            return key, (op, _number(a, where), _number(b, where))
+    raise ValueError(f"{where}: {text.strip()!r} is not KEY = A B, KEY + A B, KEY * F or KEY V")
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
+
+
 # --- a dataset --------------------------------------------------------------------------------
 
 class Dataset:
@@ -458,7 +504,10 @@ def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[s
     with ``stamp``. A malformed file is a ``ValueError`` that names the file and the entry.
     """
     path = DATA / name / "truth.yaml"
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not YAML ({exc})") from exc
     if not isinstance(doc, dict) or set(doc) != {"offset", "description", "incidents"}:
         raise ValueError(f"{path}: a truth file holds offset, description and incidents")
     return truth_file(name, doc["offset"], [_entry(entry, at, stamp, spans, f"{path}: {entry.get('id')!r}")
