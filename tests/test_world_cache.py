@@ -202,6 +202,19 @@ def test_a_truth_entry_naming_no_span_of_the_spec_is_a_clear_error(data: Path) -
         engine.truth("tiny", CLOCK.at, CLOCK.iso, {"OUTAGE": OUTAGE})
 
 
+def test_a_classed_truth_file_reads_the_outcome_from_the_kind_and_keeps_its_note(data: Path) -> None:
+    classed = (TRUTH.replace("kind: logs_only", "kind: trap\n  class: disk-full")
+               .replace("  runbook: null\n", "  runbook: null\n  note: a trap\n"))
+    (data / "truth.yaml").write_text(classed, encoding="utf-8")
+    (case,) = engine.truth("tiny", CLOCK.at, CLOCK.iso, {"OUTAGE": OUTAGE}, engine.classed_case)["incidents"]
+    assert list(case)[:3] == ["id", "kind", "class"] and case["class"] == "disk-full"
+    assert case["expected_outcome"] == "FALLBACK" and case["fallback_type"] is None
+    assert case["note"] == "a trap" and case["onset"] == OUTAGE[0].isoformat()
+    (data / "truth.yaml").write_text(classed.replace("  note: a trap\n", ""), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"'TINY-01': not a truth entry .*has the fields"):
+        engine.truth("tiny", CLOCK.at, CLOCK.iso, {"OUTAGE": OUTAGE}, engine.classed_case)
+
+
 def test_a_spell_table_kept_as_data_moves_the_metrics_as_written(data: Path) -> None:
     (data / "spells.txt").write_text(
         "# service | span | moves\n"

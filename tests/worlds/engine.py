@@ -437,6 +437,28 @@ def incident(stamp: Stamp, iid: str, kind: str, question: str, service: str | No
     return d
 
 
+CLASSED = ("kind", "class", "question", "service", "start", "end", "onset", "cause_service", "root_cause",
+           "key_terms", "distractors", "runbook", "evidence", "note")
+"""The fields of a :func:`classed_case` besides its id."""
+
+
+def classed_case(stamp: Stamp, iid: str, **fields: Any) -> dict:
+    """A truth entry in the layout edu and tele write: :func:`incident`'s, with the failure
+    ``class`` after the kind, the outcome read from the kind (``cause`` is SUCCESS, any other
+    FALLBACK), no fallback type and always a ``note``; its own moments in ISO 8601 in the zone
+    they were made in (``stamp`` writes only its evidence steps, see :func:`truth`)."""
+    if set(fields) != set(CLASSED):
+        raise TypeError(f"a classed case has the fields {', '.join(CLASSED)}, not {', '.join(fields)}")
+    f = fields
+    return {"id": iid, "kind": f["kind"], "class": f["class"], "question": f["question"],
+            "service": f["service"], "start": f["start"].isoformat(), "end": f["end"].isoformat(),
+            "onset": f["onset"].isoformat() if f["onset"] else None, "cause_service": f["cause_service"],
+            "root_cause": f["root_cause"], "key_terms": f["key_terms"], "distractors": f["distractors"],
+            "has_runbook": f["runbook"] is not None, "runbook": f["runbook"],
+            "expected_outcome": "SUCCESS" if f["kind"] == "cause" else "FALLBACK", "fallback_type": None,
+            "evidence": f["evidence"], "note": f["note"]}
+
+
 def given(**fields: Any) -> dict[str, Any]:
     """The fields that have a value (a truth entry leaves the others out)."""
     return {k: v for k, v in fields.items() if v}
@@ -487,11 +509,12 @@ def truth_file(name: str, offset: str, incidents: list[dict], description: str) 
 
 MOMENT = re.compile(r"(-?\d+) (\d{1,2}):(\d{2})(?::(\d{2}))?")
 """A moment written as data: ``DAY HH:MM[:SS]`` on the world's clock (what :func:`table` reads)."""
-SPAN_REF = re.compile(r"([A-Z][A-Z0-9_]*)(?:\[(\d)\])?")
-"""A moment the spec names: a module constant (``T0``) or one end of a span (``CERT[0]``)."""
+SPAN_REF = re.compile(r"([A-Za-z_]\w*)(?:\[(\d)\])?")
+"""A moment the spec names: a constant (``T0``) or one end of a span (``CERT[0]``, ``skew[0]``)."""
 
 
-def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any]) -> dict:
+def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any],
+          make: Callable[..., dict] | None = None) -> dict:
     """World ``name``'s ``truth.json`` (:func:`truth_file`), kept as data in ``DATA/<name>/truth.yaml``.
 
     The file holds the ``offset`` questions are read at, the suite's ``description`` and its
@@ -501,7 +524,8 @@ def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[s
     ``end``, ``onset``, a log step's span) is ``DAY HH:MM[:SS]`` made with ``at``, or the name of
     one the spec defines in ``spans`` (its module constants: ``CERT[0]``, the span its story writes
     the incident's logs in), so the answer key and the story cannot drift apart. Times are written
-    with ``stamp``. A malformed file is a ``ValueError`` that names the file and the entry.
+    with ``stamp``; ``make`` (:func:`incident` unless given, :func:`classed_case`) shapes an entry.
+    A malformed file is a ``ValueError`` that names the file and the entry.
     """
     path = DATA / name / "truth.yaml"
     try:
@@ -510,12 +534,13 @@ def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[s
         raise ValueError(f"{path}: not YAML ({exc})") from exc
     if not isinstance(doc, dict) or set(doc) != {"offset", "description", "incidents"}:
         raise ValueError(f"{path}: a truth file holds offset, description and incidents")
-    return truth_file(name, doc["offset"], [_entry(entry, at, stamp, spans, f"{path}: {entry.get('id')!r}")
-                                            for entry in doc["incidents"]], doc["description"])
+    entries = [_entry(entry, at, stamp, spans, make or incident, f"{path}: {entry.get('id')!r}")
+               for entry in doc["incidents"]]
+    return truth_file(name, doc["offset"], entries, doc["description"])
 
 
 def _entry(entry: dict, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any],
-           where: str) -> dict:
+           make: Callable[..., dict], where: str) -> dict:
     fields = dict(entry)
 
     def moment(text: str | None) -> datetime | None:
@@ -525,7 +550,7 @@ def _entry(entry: dict, at: Callable[..., datetime], stamp: Stamp, spans: Mappin
         for key in ("start", "end", "onset"):
             fields[key] = moment(fields[key])
         fields["evidence"] = [_step(step, stamp, moment, where) for step in fields["evidence"]]
-        return incident(stamp, fields.pop("id"), **fields)
+        return make(stamp, fields.pop("id"), **fields)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{where}: not a truth entry ({type(exc).__name__}: {exc})") from exc
 
