@@ -1131,42 +1131,18 @@ SVC_BASE = {  # rps at the evening peak, p50, p99 (ms)
 }
 
 
+SVC_EFFECTS = [(svcs.split(), [globals()[span] for span in spans.split()], effect)
+               for svcs, spans, *effect in engine.data_table(NAME, "svc_effects.txt", None, "ssfff")]
+"""What goes wrong for a service during an incident: worlds_data/game/svc_effects.txt."""
+
+
 def svc_effect(service: str, t: datetime) -> tuple[float, float, float]:
-    """(rps factor, error percent added, p99 factor) of what goes wrong at t."""
-    e = (1.0, 0.0, 1.0)
-    if service == "leaderboard" and inside(t, MAXMEM):
-        e = (1.0, 34.0, 1.1)
-    elif service == "lobby" and inside(t, MAXMEM):
-        e = (1.0, 7.0, 1.2)
-    elif service == "chat" and inside(t, IDLE):
-        e = (1.8, 3.0, 2.5)
-    elif service == "lobby" and inside(t, KAFKA3):
-        e = (1.0, 12.0, 3.0)
-    elif service == "auth" and inside(t, STEAM):
-        e = (1.1, 18.0, 6.0)
-    elif service == "inventory" and inside(t, REPAIR):
-        e = (0.95, 9.0, 13.0)
-    elif service == "matchmaker" and (inside(t, SELECTOR) or inside(t, QUOTA)):
-        e = (1.3, 38.0, 1.4)
-    elif service == "lobby" and inside(t, QUOTA):
-        e = (1.0, 5.0, 1.2)
-    elif service == "store" and inside(t, POOL):
-        e = (1.0, 85.0, 80.0)
-    elif service == "store" and inside(t, MIGR):
-        e = (1.0, 3.0, 40.0)
-    elif service == "auth" and inside(t, PSN):
-        e = (1.0, 7.0, 1.2)
-    elif service == "auth" and inside(t, HEAP):
-        e = (0.8, 61.0, 30.0)
-    elif service == "edge" and inside(t, HEAP):
-        e = (1.1, 72.0, 6.0)
-    elif inside(t, HEAP) and service in ("matchmaker", "lobby", "leaderboard", "inventory", "store"):
-        e = (0.25, 0.0, 1.0)
-    elif service == "lobby" and inside(t, RESYNC):
-        e = (1.0, 15.0, 11.0)
-    elif service == "leaderboard" and inside(t, RESYNC):
-        e = (1.0, 1.0, 7.0)
-    return e
+    """(rps factor, error percent added, p99 factor) of what goes wrong at t: the first row of
+    :data:`SVC_EFFECTS` naming the service and a span ``t`` is in."""
+    for services, spans, (rps, err, p99) in SVC_EFFECTS:
+        if service in services and any(inside(t, span) for span in spans):
+            return rps, err, p99
+    return 1.0, 0.0, 1.0
 
 
 def metrics(w: World) -> None:  # noqa: C901 — the four metric exports

@@ -849,31 +849,8 @@ SVC_BASE = {  # requests per minute at the daily peak, error %, p95 ms
     "smsc-gateway": (1200, 0.8, 120), "radius-aaa": (2000, 4.5, 20), "hss-provisioning": (60, 8.0, 380),
     "ussd-gateway": (800, 1.0, 1400), "momo-topup": (300, 3.5, 900),
 }
-# (window, service, error % added, p95 multiplier, request multiplier)
-SVC_EFFECTS = engine.table(None, "ssfff", """
-ocs_slow | ocs | 7.5 | 60.0 | 1.0
-ocs_slow | ussd-gateway | 2.0 | 3.5 | 1.0
-ocs_slow | api-gateway | 0.5 | 2.0 | 1.0
-ocs_slow | radius-aaa | 1.5 | 1.2 | 1.0
-otp_late | smsc-gateway | 6.0 | 1.3 | 0.7
-otp_late | selfcare-api | 1.5 | 1.0 | 1.1
-otp_late | api-gateway | 1.0 | 1.0 | 1.1
-kilima | smsc-gateway | 9.0 | 1.1 | 1.0
-kafka2 | ocs | 35.0 | 1.5 | 0.8
-kafka2 | radius-aaa | 30.0 | 1.2 | 1.0
-kafka2 | ussd-gateway | 25.0 | 1.3 | 1.0
-kafka2 | momo-topup | 40.0 | 1.2 | 1.0
-kafka2 | smsc-gateway | 10.0 | 1.0 | 1.0
-kafka2 | api-gateway | 18.0 | 1.0 | 1.0
-kafka2 | selfcare-api | 12.0 | 1.0 | 1.0
-pg_full | selfcare-api | 4.0 | 1.2 | 1.0
-pg_full | api-gateway | 0.8 | 1.0 | 1.0
-hss_cert | hss-provisioning | 55.0 | 0.9 | 1.0
-hss_cert | selfcare-api | 6.0 | 1.0 | 1.0
-hss_cert | ussd-gateway | 7.0 | 1.0 | 1.0
-hss_cert | api-gateway | 2.0 | 1.0 | 1.0
-momo_380 | momo-topup | 8.0 | 1.0 | 1.05
-""")
+# (window, service, error % added, p95 multiplier, request multiplier): worlds_data/tele/svc_effects.txt
+SVC_EFFECTS = engine.data_table(NAME, "svc_effects.txt", None, "ssfff")
 
 
 def noisy(x: float, rel: float = 0.08) -> float:

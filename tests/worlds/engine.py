@@ -609,6 +609,11 @@ def table(at: Callable[..., datetime] | None, kinds: str, text: str) -> list[tup
     return out
 
 
+def data_table(name: str, file: str, at: Callable[..., datetime] | None, kinds: str) -> list[tuple[Any, ...]]:
+    """A spec's table kept as a data file, ``DATA/<name>/<file>``, read as :func:`table` reads text."""
+    return table(at, kinds, (DATA / name / file).read_text(encoding="utf-8"))
+
+
 def _cell(cell: str, kind: str, at: Callable[..., datetime] | None) -> Any:
     if kind == "t" and at:
         day, hhmm = cell.split()
