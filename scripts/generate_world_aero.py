@@ -22,13 +22,12 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import inside, ms3, zulu  # noqa: E402
-from worlds.engine import sql_step as step_sql
 
 NAME, SEED = "aero", 20260217
 MON = [*engine.MONTHS]
@@ -38,20 +37,12 @@ DAY0, END = LOCAL.days(3)
 at, loc, iso, wall = LOCAL.at, LOCAL.loc, LOCAL.iso, LOCAL.wall
 
 
+DAY_CURVE = ((0, 0.2), (4.5, 0.2), (6, 1.4), (10, 1.4), (10, 1.0), (16, 1.0), (16, 1.3), (20.5, 1.3))
+
+
 def load(t: datetime) -> float:
     """Airline traffic: the morning departure bank, a midday plateau, an evening bank, quiet nights."""
-    h = loc(t).hour + loc(t).minute / 60
-    if h < 4.5:
-        return 0.2
-    if h < 6:
-        return 0.2 + (h - 4.5) * 0.8
-    if h < 10:
-        return 1.4
-    if h < 16:
-        return 1.0
-    if h < 20.5:
-        return 1.3
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,6 +59,7 @@ FX_V2 = (at(1, 9, 53, 20), at(1, 10, 37, 50))  # AERO-07 search 4.2.0 reads fx:r
 V214 = (at(1, 12, 56, 40), at(1, 13, 41, 2))  # AERO-08 CREATE INDEX (not concurrently)
 GDS_CERT = (at(1, 16, 20, 0), at(1, 17, 7, 30))  # AERO-09 client certificate expired
 POOL_DRY = at(1, 16, 33, 40)  # the last live GDS sessions gone
+GDS_BOOKING = (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1])  # AERO-09 in booking's metrics
 ZONE_B = (at(1, 20, 7, 10), at(1, 20, 36, 0))  # AERO-10 europe-west3-b partitioned
 WRAP = (at(2, 10, 58, 0), at(2, 11, 52, 14))  # AERO-12 anti-wraparound vacuum on pg-dcs
 FLOOD = (at(2, 15, 2, 20), at(2, 15, 55, 10))  # AERO-13 es-data-1 flood-stage watermark
@@ -1601,20 +1593,9 @@ BASE = {  # req/min at load 1, p95 ms, error %, cpu mcores, mem MiB
 }
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics (gds-adapter's expiry and
-    # the zone-b partition are curves, written in metrics())
-    ("inventory", SEAT_OOM, {"e": ("=", 31, 8)}),
-    ("checkin", SEAT_OOM, {"e": ("=", 4, 2)}),
-    ("search", ES_HEAP, {"p": ("=", 10000, 400), "e": ("=", 38, 10)}),
-    ("edge", EDGE_TO, {"e": ("=", 2.8, 1)}),
-    ("checkin", KAFKA3, {"e": ("=", 11, 4)}),
-    *((svc, WAL_FULL, {"e": ("=", 82, 10), "r": ("*", 0.4, 0)}) for svc in ("booking", "payments")),
-    ("search", FX_V2, {"e": ("=", 9, 3)}),
-    ("booking", V214, {"p": 30000, "e": ("=", 33, 10)}),
-    ("booking", (GDS_CERT[0] + timedelta(minutes=10), GDS_CERT[1]), {"e": ("=", 12, 5)}),
-    ("checkin", WRAP, {"p": ("=", 7000, 2500), "e": ("=", 2, 2)}),
-    ("search", FLOOD, {"e": ("=", 1.5, 1)}),
-]
+# each incident in the service metrics (gds-adapter's expiry and the zone-b partition are
+# curves, written in metrics()): worlds_data/aero/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def metrics(w: World) -> None:
@@ -1865,316 +1846,8 @@ every index with a shard on that node; writes fail with `cluster_block_exception
 # ---------------------------------------------------------------------------------------------
 
 
-step_logs = partial(engine.logs_containing, iso)
-incident = partial(engine.outcome_first, iso)
-
-
 def truth() -> dict:
-    inc = []
-    s, e = at(0, 7, 40), at(0, 8, 10)
-    inc.append(
-        incident("AERO-01", "logs_only",
-                 "checkin: passengers can't pick or change seats in online check-in ('seat map "
-                 "unavailable'), 07:40–08:10 CET, 17 Feb 2026. "
-                 "What's the root cause?", "checkin", s, e, SEAT_OOM[0], "redis",
-                 "redis-seat filled up to maxmemory (4gb, maxmemory-policy noeviction) at 07:33: the 05:00 "
-                 "seatmap-warm run loaded seat maps for the whole summer schedule (412880 keys instead of "
-                 "about 138k), so from 07:33 every seat-hold write was refused with 'OOM command not "
-                 "allowed when used memory > maxmemory'; inventory answered 503 to seat holds and "
-                 "checkin's seat selection went read-only, until maxmemory was raised to 8gb (CHG-5101) at "
-                 "08:21", ["redis-seat", "maxmemory"],
-                 ["checkin deploy DEP-6202 (6.3.2, wallet pass colours) at 07:05",
-                  "checkin wallet push 410 errors (always there)"],
-                 "redis-seat", "SUCCESS",
-                 [step_logs("OOM command not allowed", "inventory", s, e, "ERROR"),
-                  step_logs("rejected by inventory: 503", "checkin", s, e, "WARN"),
-                  step_sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'inventory'",
-                           "redis-seat"),
-                  step_sql("SELECT job_name, began, finished, items FROM batch_runs WHERE job_name = "
-                           "'seatmap-warm' AND began BETWEEN '2026-02-17T03:00:00Z' AND "
-                           "'2026-02-17T05:00:00Z'",
-                           "412880")],
-                 runbook_query="seat holds refused OOM command not allowed maxmemory")
-    )
-    s, e = at(0, 10, 15), at(0, 10, 45)
-    inc.append(
-        incident("AERO-02", "metrics_deps",
-                 "search: flight search timing out on web and app, 10:15 to 10:45 CET on 2026-02-17. What "
-                 "is going on?", "search", s, e, ES_HEAP[0], "elasticsearch",
-                 "es-data-2 ran out of heap from 10:02: the new fare-insights dashboard sent a terms "
-                 "aggregation over route_key (size 100000) with a daily histogram, repeated every two "
-                 "minutes, so es-data-2 sat in back-to-back old-generation GCs (heap ~97-99%, parent "
-                 "circuit breaker tripping, dropped from the cluster for three minutes at 10:24) and "
-                 "search's queries to es-search timed out after 10 s, until the "
-                 "task was cancelled at 10:51", ["es-data-2", "heap"],
-                 ["search config change CHG-5102 (search.cache.ttl_s 300 -> 120) at 09:40",
-                  "elasticsearch low disk watermark warnings on es-data-1 (always there)"],
-                 None, "SUCCESS",
-                 [step_logs("Read timed out", "search", s, e, "ERROR"),
-                  step_sql("SELECT bucket_start, node, heap_used_pct, cpu_pct FROM store_metrics WHERE "
-                           "node = 'es-data-2' AND heap_used_pct >= 95 AND bucket_start BETWEEN "
-                           "'2026-02-17T09:15:00Z' AND '2026-02-17T09:45:00Z' ORDER BY "
-                           "bucket_start", "es-data-2"),
-                  step_sql(
-                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'search'",
-                      "es-search"
-                  ),
-                  step_logs("[gc][old]", "elasticsearch", s, e, "WARN")])
-    )
-    s, e = at(0, 14, 20), at(0, 14, 50)
-    inc.append(
-        incident("AERO-03", "change",
-                 "edge is returning 504 Gateway Timeout on 'Confirm & pay' since about 14:10 — window "
-                 "14:20–14:50 CET, 17.02.2026. What changed?", "edge", s, e, EDGE_TO[0], "edge",
-                 "config change CHG-5103 (envoy-routes#882) at 14:06 lowered edge's "
-                 "routes.booking-confirm.timeout from 30s to 3s; booking's confirm takes 2.6-6 s (PSP "
-                 "authorisation and 3DS), so envoy cut most confirms off with 504 UT after 3 s while "
-                 "booking still confirmed and charged them, until the change was reverted (CHG-5104) at "
-                 "14:58",
-                 ["booking-confirm", "3s"],
-                 ["booking Broken pipe warnings (a consequence: envoy closed the stream)",
-                  "payments PSP retry warnings (always there)"],
-                 None, "SUCCESS",
-                 [step_sql(
-                      "SELECT change_id, service, key, from_value, to_value, applied_at FROM "
-                      "config_changes WHERE applied_at BETWEEN '2026-02-17T12:30:00Z' AND "
-                      "'2026-02-17T13:50:00Z'",
-                      "CHG-5103",
-                  ),
-                  step_logs("504 UT", "edge", s, e, pattern="confirm"),
-                  step_logs("Client aborted response", "booking", s, e, "WARN")])
-    )
-    s, e = at(0, 18, 30), at(0, 19, 0)
-    inc.append(
-        incident("AERO-04", "trap_noisy_service",
-                 "checkin: online check-in completes but lots of passengers get no boarding pass, finalize "
-                 "fails from ~18:25. 18:30–19:00 CET, Feb 17. notify has been spewing errors all evening — "
-                 "is it notify?", "checkin", s, e, KAFKA3[0], "kafka",
-                 "kafka-3 was evicted at 18:21 (node out of memory) and could not be rescheduled (volume "
-                 "node affinity, no memory on the other nodes) until the autoscaler added a node at 19:09; "
-                 "checkin.events has replication factor 2 and min.insync.replicas 2, so the four "
-                 "partitions with a replica on kafka-3 shrank to one in-sync replica and rejected "
-                 "checkin's acks=all writes with NotEnoughReplicas, and checkin failed finalisation for "
-                 "about two thirds of passengers",
-                 ["kafka-3", "replicas"],
-                 ["notify APNs/FCM errors (always there, a bit more in the evening)",
-                  "notify config change CHG-5105 (apns.max_concurrency 64 -> 128) at 18:05",
-                  "payments deploy DEP-6204 (3.14.0) at 16:40"],
-                 None, "SUCCESS",
-                 [step_logs("NotEnoughReplicasException", "checkin", s, e, "ERROR"),
-                  step_logs("min.isr requirement of 2", "kafka", s, e, "ERROR"),
-                  step_logs("Evicted", "kubernetes", at(0, 18, 15), e, "WARN", pattern="kafka-3")])
-    )
-    s, e = at(1, 2, 10), at(1, 2, 50)
-    inc.append(
-        incident("AERO-05", "no_incident",
-                 "Got paged for booking warnings around 02:20 CET on 18.02. — can you check 02:10–02:50 "
-                 "and tell me whether anything is "
-                 "actually broken?", "booking", s, e, None, None, None, [], [], None,
-                 "FALLBACK", [],
-                 note="the nightly PNR purge with its usual skipped-PNR warnings; metrics at baseline, no "
-                      "changes")
-    )
-    s, e = at(1, 6, 45), at(1, 7, 15)
-    inc.append(
-        incident("AERO-06", "trap_late_symptom",
-                 "booking: new bookings failing with 500s since ~06:50 — 06:45 to 07:15 CET, 18 February "
-                 "2026. What broke?", "booking", s, e, CDC_DEAD, "postgres",
-                 "the pnr-cdc debezium task died at 06:04 (RecordTooLargeException on a 1.3 MB group PNR) "
-                 "and left the logical replication slot pnr_cdc on pg-res inactive; pg-res kept all WAL "
-                 "for it and its data volume filled from 82% to 100% in 45 minutes, at 06:49 postgres "
-                 "PANICked with 'No space left on device' and crash-looped in recovery mode, so booking "
-                 "and payments could not get connections, until the volume was grown (CHG-5106) at 07:19 "
-                 "and the slot dropped at 07:24",
-                 ["pnr_cdc", "no space left on device"],
-                 ["checkin deploy DEP-6206 (6.3.3) at 06:38, minutes before the errors (checkin uses "
-                  "pg-dcs)",
-                  "flyway V89 on dcs at 06:39", "booking loyalty accrual retries (always there)"],
-                 "postgres-wal", "SUCCESS",
-                 [step_logs("No space left on device", "postgres", s, e, "FATAL"),
-                  step_logs("recovery mode", "booking", s, e, "ERROR"),
-                  step_sql(
-                      "SELECT bucket_start, node, disk_used_pct FROM store_metrics WHERE node = 'pg-res' "
-                      "AND bucket_start BETWEEN '2026-02-18T05:00:00Z' AND '2026-02-18T05:50:00Z' ORDER BY "
-                      "bucket_start", "pg-res",
-                  ),
-                  step_logs("Task is being killed", "kafka", at(1, 6, 0), e, "ERROR", pattern="pnr-cdc")],
-                 runbook_query="postgres no space left on device WAL replication slot")
-    )
-    s, e = at(1, 10, 0), at(1, 10, 30)
-    inc.append(
-        incident("AERO-07", "change",
-                 "search: fare quotes erroring for UK, Swiss and Scandinavian point of sale since ~09:55. "
-                 "Window 10:00–10:30 CET, 18-Feb. What changed?", "search", s, e, FX_V2[0], "search",
-                 "search 4.2.0 (deploy DEP-6207, 09:51) reads FX rates from the new redis key fx:rates:v2, "
-                 "which the fx-refresh job does not write yet; the rate table stayed empty and every quote "
-                 "needing a currency conversion (GB, CH, SE, PL, DK, NO point of sale) failed with "
-                 "TypeError 'NoneType' object is not subscriptable, until the rollback to 4.1.7 (DEP-6208) "
-                 "at 10:37",
-                 ["search", "4.2.0"],
-                 ["inventory config change CHG-5108 (hold.ttl_s 900 -> 600) at 09:40",
-                  "elasticsearch slowlog entries (always there)"],
-                 None, "SUCCESS",
-                 [step_logs("object is not subscriptable", "search", s, e, "ERROR"),
-                  step_sql(
-                      "SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE "
-                      "started_at BETWEEN '2026-02-18T08:30:00Z' AND '2026-02-18T09:30:00Z'", "DEP-6207",
-                  ),
-                  step_logs("Starting search 4.2.0", "search", at(1, 9, 50), e, pattern="starting search")])
-    )
-    s, e = at(1, 13, 0), at(1, 13, 30)
-    inc.append(
-        incident("AERO-08", "trap_unrelated_change",
-                 "booking: order confirmations hanging and timing out, 13:00 to 13:30 CET on 18/02/2026. "
-                 "We shipped notify 2.9.0 at 12:48 and flipped loyalty.earn.async at 12:52 — is one of "
-                 "those to blame?", "booking", s, e, V214[0], "postgres",
-                 "flyway migration V214 (passenger_email_idx), run by the booking-db-migrate-v214 job at "
-                 "12:56, built the index with a plain CREATE INDEX (not CONCURRENTLY) on the 60M-row "
-                 "passenger table of pg-res; it held a SHARE lock for 44 minutes, every booking insert "
-                 "into passenger waited on it (lock waits, pool at 40/40 and 400 connections), and "
-                 "confirmations timed out after 30 s until the index "
-                 "finished at 13:41", ["v214", "passenger_email_idx"],
-                 ["notify deploy DEP-6209 (2.9.0) at 12:48",
-                  "booking config change CHG-5109 (loyalty.earn.async false -> true) at 12:52"],
-                 None, "SUCCESS",
-                 [step_logs("still waiting for RowExclusiveLock", "postgres", s, e),
-                  step_logs("Process holding the lock: 47002", "postgres", s, e),
-                  step_logs(
-                      "CREATE INDEX passenger_email_idx", "postgres", at(1, 12, 50), e, pattern="statement"
-                  ),
-                  step_sql("SELECT version, script, installed_on, execution_time FROM schema_migrations "
-                           "WHERE version = '214'", "V214__passenger_email_idx.sql")])
-    )
-    s, e = at(1, 16, 30), at(1, 17, 0)
-    inc.append(
-        incident("AERO-09", "trap_runbook_words",
-                 "gds-adapter: GDS sessions timing out, session pool exhausted and PNR sync stuck — "
-                 "16:30–17:00 CET, 18 Feb 2026. What's "
-                 "the cause?", "gds-adapter", s, e, GDS_CERT[0], "gds-adapter",
-                 "gds-adapter's client certificate 'aero-prod-ws' for the GDS mutual-TLS endpoint expired "
-                 "at 16:20 (notAfter 2026-02-18T15:20:00Z); every new session sign-in failed with "
-                 "'Received fatal alert: certificate_expired', the live sessions aged out one by one and "
-                 "the pool was empty from 16:33, so PNR sync and PNR retrieve failed, until the renewed "
-                 "certificate was loaded by a rollout restart at 17:07 (raising session.pool.max, "
-                 "CHG-5110, did nothing)",
-                 ["certificate", "expired"],
-                 ["gds-sessions runbook (GDS slowness, raise the pool)",
-                  "gds-adapter config change CHG-5110 (session.pool.max 40 -> 60) at 16:45",
-                  "notify deploy DEP-6209 at 12:48"],
-                 None, "SUCCESS",
-                 [step_logs("certificate_expired", "gds-adapter", s, e, "ERROR"),
-                  step_logs("Session pool exhausted", "gds-adapter", s, e, "WARN"),
-                  step_logs("expires at 2026-02-18T15:20:00Z", "gds-adapter", at(1, 7, 0), at(1, 9, 0),
-                            "WARN")],
-                 decoy="gds-sessions", runbook_query="GDS session pool exhausted timeouts")
-    )
-    s, e = at(1, 20, 10), at(1, 20, 40)
-    inc.append(
-        incident("AERO-10", "system_wide",
-                 "Nearly everything is failing since ~20:05 — website, app, kiosks, search and check-in. "
-                 "20:10 to 20:40 CET, 2026-02-18. Which component "
-                 "failed?", None, s, e, ZONE_B[0], "kubernetes",
-                 "the four GKE nodes in zone europe-west3-b went NotReady at 20:07 (zone network "
-                 "partition, node-lifecycle-controller: PartialDisruption): a third of every service's "
-                 "pods, the redis-session master, kafka-2 and es-data-3 became unreachable, their "
-                 "replacements could not be scheduled (Insufficient cpu on the remaining nodes), and edge "
-                 "returned 503/504 for about 40% of requests until the "
-                 "nodes came back at 20:36", ["europe-west3-b", "notready"],
-                 ["redis-session sentinel failover (a consequence)",
-                  "kafka-2 and es-data-3 leaving their clusters (consequences)",
-                  "notify errors (always there)"],
-                 None, "SUCCESS",
-                 [step_logs("NodeNotReady", "kubernetes", s - timedelta(minutes=5), e,
-                            pattern="status is now"),
-                  step_logs(
-                      "europe-west3-b", "kubernetes", s - timedelta(minutes=5), e,
-                      pattern="PartialDisruption"
-                  ),
-                  step_logs("Insufficient cpu", "kubernetes", s, e, "WARN")])
-    )
-    s, e = at(2, 9, 30), at(2, 10, 0)
-    inc.append(
-        incident("AERO-11", "no_incident",
-                 "payments: saw a burst of 'PSP timeout, retrying' warnings around 09:40 CET on 19 Feb "
-                 "2026. Is anything actually broken between "
-                 "09:30 and 10:00?", "payments", s, e, None, None, None, [], [],
-                 None, "FALLBACK", [],
-                 note=(
-                     "a few minutes of PSP retries that all succeed on the second attempt (known noise); "
-                     "approvals and declines at their usual rates, no changes"
-                 ))
-    )
-    s, e = at(2, 11, 10), at(2, 11, 40)
-    inc.append(
-        incident("AERO-12", "metrics_deps",
-                 "checkin: check-in API very slow and kiosks timing out — 11:10–11:40 CET, Thu 19 Feb "
-                 "2026. What's going on?", "checkin", s, e, WRAP[0], "postgres",
-                 "pg-dcs started an anti-wraparound (aggressive) autovacuum of the 211M-row boarding_pass "
-                 "table at 10:58; it read the whole table and saturated the volume's IOPS (6000/6000), so "
-                 "checkin's queries on pg-dcs took seconds, the dcs-pool ran out of connections and "
-                 "requests took 4-12 s, until the vacuum finished at 11:52 "
-                 "(postgres only logged it then)", ["pg-dcs", "vacuum"],
-                 ["checkin config change CHG-5111 (kiosk.session_timeout_s 120 -> 180) at 10:50",
-                  "flyway V90 (boarding pass gate idx, 4 s) on dcs at 10:41",
-                  "checkin APIS warnings (always there)"],
-                 None, "SUCCESS",
-                 [step_logs("slow request", "checkin", s, e, "WARN"),
-                  step_sql("SELECT bucket_start, node, iops, iops_max FROM store_metrics WHERE node = "
-                           "'pg-dcs' AND iops >= iops_max AND bucket_start BETWEEN '2026-02-19T10:10:00Z' "
-                           "AND '2026-02-19T10:40:00Z' ORDER BY bucket_start", "pg-dcs"),
-                  step_sql(
-                      "SELECT caller, callee, address FROM dependencies WHERE caller = 'checkin'", "pg-dcs"
-                  ),
-                  step_logs("prevent wraparound", "postgres", s, at(2, 12, 0), pattern="boarding_pass")])
-    )
-    s, e = at(2, 15, 10), at(2, 15, 40)
-    inc.append(
-        incident("AERO-13", "logs_only",
-                 "booking: many 'price changed' prompts at confirm and customers say search shows stale "
-                 "fares — 15:10 to 15:40 CET, 19.02. Root cause?", "booking", s, e, FLOOD[0],
-                 "elasticsearch",
-                 "es-data-1 crossed the flood-stage disk watermark (95%) at 15:02, because the "
-                 "fare-history indices had no ILM rollover and grew all day; elasticsearch set "
-                 "read_only_allow_delete on every index with a shard there, including fares-2026.02, so "
-                 "search's fare updater got cluster_block_exception and stopped applying fare.updates (lag "
-                 "growing), search served stale fares and booking's re-validation at confirm kept finding "
-                 "changed prices, until old fare-history indices were "
-                 "deleted at 15:53", ["es-data-1", "flood-stage"],
-                 ["fare re-validation warnings in booking (always there, here a symptom)",
-                  "elasticsearch low disk watermark warnings (always there)",
-                  "checkin deploy DEP-6211 (6.4.0) at 13:30"],
-                 "elasticsearch-disk", "SUCCESS",
-                 [step_logs("cluster_block_exception", "search", s, e, "ERROR"),
-                  step_logs("flood stage disk watermark", "elasticsearch", s, e, "WARN"),
-                  step_sql(
-                      "SELECT bucket_start, consumer_group, lag_msgs FROM consumer_lag WHERE "
-                      "consumer_group = 'search-fares' AND bucket_start BETWEEN '2026-02-19T14:10:00Z' AND "
-                      "'2026-02-19T14:40:00Z' ORDER BY bucket_start", "search-fares",
-                  )],
-                 runbook_query="elasticsearch index read-only disk watermark")
-    )
-    s, e = at(2, 19, 0), at(2, 19, 30)
-    inc.append(
-        incident("AERO-14", "trap_unrelated_change",
-                 "payments: card payments being declined much more than usual since ~19:00 — 19:00–19:30 "
-                 "CET, 19/02/2026. We raised the 3DS challenge timeout (CHG-5113) at 18:50; "
-                 "is that it?", "payments",
-                 s, e, DECLINES[0], "card issuers (external)",
-                 "issuer-side: from about 18:56 more authorisations came back declined by the issuers "
-                 "(mostly 05 Do not honour, across many BINs); nothing in the platform changed in a way "
-                 "that explains it and the PSP calls themselves succeed — not determinable from this "
-                 "data", [],
-                 ["payments config change CHG-5113 (threeds.challenge_timeout_s 300 -> 600) at 18:50",
-                  "PSP retry warnings (always there)"],
-                 None, "FALLBACK",
-                 [step_logs("authorization declined by issuer", "payments", s, e, "WARN")],
-                 note="the right answer is a FALLBACK (or the issuers' side); blaming CHG-5113 is wrong")
-    )
-    return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in Central European Time (CET, UTC+01:00) unless they say otherwise; metric "
-        "exports, batch runs and flyway history are CET wall time, deploys and envoy access-log start "
-        "times UTC, config changes carry their offset."
-    ))
+    return engine.truth(NAME, at, iso, globals())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
-from worlds.engine import sql_step as sql
 
 NAME, SEED = "depot", 120812
 SERVICES = (
@@ -48,7 +47,6 @@ DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = engine.stamped(lt)
 
 
 # The stories (CET): (start of the cause, end of the effects)
@@ -505,22 +503,8 @@ BASE = {  # rps, p95_ms, error_pct, cpu_pct
 }
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics
-    ("labels", CERT, {"err": ("=", 72, 10), "p95": 90}),
-    ("booking", COLUMN, {"err": ("+", 15, 6)}),
-    ("gateway", COLUMN, {"err": ("+", 5, 2)}),
-    ("scangw", RABBIT, {"err": ("+", 20, 10)}),
-    ("notify", RABBIT, {"err": ("+", 20, 10)}),
-    ("rabbitmq", RABBIT, {"rps": ("*", 0.2, 0)}),
-    ("notify", SMS, {"err": ("=", 55, 15)}),
-    ("osrm", STEAL, {"p95": ("=", 4000, 3000), "cpu": ("=", 96, 3)}),
-    ("routeplan", STEAL, {"p95": ("=", 5000, 400), "err": ("=", 30, 20)}),
-    ("routeplan", NOSEG, {"err": ("=", 12, 6)}),
-    ("tracking", REDIS, {"err": ("=", 45, 20), "rps": ("*", 0.3, 0)}),
-    ("redis", REDIS, {"err": ("=", 8, 4)}),
-    ("gateway", RATE, {"err": ("+", 6, 3)}),
-    ("scangw", RATE, {"err": ("=", 60, 20)}),
-]
+# each incident in the service metrics: worlds_data/depot/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def service_row(w: World, t: datetime, svc: str) -> list:
@@ -747,141 +731,7 @@ yet; failed SMS are not re-sent automatically, so after the outage run
 
 
 def truth() -> dict:
-    inc = [
-        incident("DEPOT-01", "logs_only",
-                 "labels: Labeldruck schlägt fehl seit ca. 10:15 am 08.12., bitte 10:20–10:50 Uhr "
-                 "anschauen. Ursache?", "labels", at(0, 10, 20), at(0, 10, 50), CERT[0], "labels",
-                 "ParcelNet's API started presenting a certificate issued by a new intermediate, "
-                 "'ParcelNet Issuing CA G3', from about 10:12; labels verifies against its own pinned "
-                 "bundle /etc/labels/certs/parcelnet-chain.pem which only had G2, so every label request "
-                 "failed with 'certificate verify failed: unable to get local issuer certificate' until "
-                 "the bundle was reloaded with G3 at 11:04",
-                 ["certificate verify failed", "local issuer"],
-                 ["labels' usual 429 retries (always there)",
-                  "CFG-903 carrier.timeout_s the afternoon before (16:02)",
-                  "labels V22 migration at 07:45"],
-                 None,
-                 [logs("labels", at(0, 10, 20), at(0, 10, 50), "unable to get local issuer certificate",
-                       "ERROR", "parcelnet"),
-                  logs("labels", at(0, 10, 0), at(0, 10, 50), "ParcelNet Issuing CA G3",
-                       pattern="peer chain")]),
-        incident("DEPOT-02", "no_incident",
-                 "scangw: viele Warnungen vom Scanner-Gateway am 8 Dec zwischen 03:00 und 03:40 CET — ist "
-                 "da was kaputt?", "scangw", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None,
-                 [], "FALLBACK",
-                 note="night; only the usual scanner disconnects (known noise), bridge keeps forwarding "
-                      "with 202"),
-        incident("DEPOT-03", "change",
-                 "booking: Shipment-Buchungen liefern 500 seit 14:00 Uhr, 08.12. 14:05–14:40. What broke?",
-                 "booking", at(0, 14, 5), at(0, 14, 40), COLUMN[0], "booking",
-                 "deploy DEP-303 rolled booking 4.12.0 out at 13:52–13:55; it reads the new column "
-                 "shipments.customs_code, but its migration V87 (alter table shipments add column "
-                 "customs_code) was only applied at 14:49, so about half of the POST /v1/shipments calls "
-                 "failed with \"Unknown column 's1_0.customs_code' in 'field "
-                 "list'\" until then", ["customs_code", "4.12.0"],
-                 ["tracking deploy DEP-301 at 09:05", "booking address-check warnings (always there)"],
-                 None,
-                 [logs("booking", at(0, 14, 5), at(0, 14, 40), "customs_code", "ERROR", "unknown column"),
-                  sql("SELECT deploy_id, version, started_at FROM deploys WHERE service = 'booking' AND "
-                      "started_at < '2026-12-08T13:05:00Z'", "4.12.0"),
-                  sql("SELECT version, applied_at FROM schema_migrations WHERE version = 'V87'",
-                      "2026-12-08T13:49:00Z")]),
-        incident("DEPOT-04", "metrics_deps",
-                 "routeplan: Tourenplanung extrem langsam und Timeouts, 2026-12-09 17:05–17:40. Warum?",
-                 "routeplan", at(1, 17, 5), at(1, 17, 40), STEAL[0], "osrm",
-                 "the routing engine host osrm-1 was starved by its hypervisor: cpu_steal_pct jumped from "
-                 "under 1% to about 40–50% at 16:52, osrm table requests took 3–8 s instead of ~60 ms and "
-                 "routeplan's calls to osrm-1 hit their 5 s read timeout (falling back to haversine "
-                 "matrices); osrm-2 was fine",
-                 ["osrm", "steal"],
-                 ["routeplan deploy DEP-308 3.4.2 at 15:30", "CFG-907 osrm threads 8 -> 12 at 14:20",
-                  "routeplan geocode warnings (always there)"],
-                 None,
-                 [sql("SELECT ts, value FROM host_metrics WHERE host = 'osrm-1' AND metric = "
-                      "'cpu_steal_pct' AND ts = '2026-12-09T16:10:00Z'", '"value": 4'),
-                  sql("SELECT ts, p95_ms FROM service_metrics WHERE service = 'osrm' AND ts = "
-                      "'2026-12-09T16:15:00Z'", "p95_ms"),
-                  logs("routeplan", at(1, 17, 5), at(1, 17, 40), "Read timed out", "ERROR", "osrm-1")]),
-        incident("DEPOT-05", "system_wide",
-                 "Alles hakt seit ca. 09:35 am 9 Dec: Buchungen, Scans, SMS-Versand. 09:40–10:10 CET — "
-                 "what is going on?", None, at(1, 9, 40), at(1, 10, 10), RABBIT[0], "rabbitmq",
-                 "the dead-letter queue dlq.tracking (no consumers, ~9.8 million messages) had filled "
-                 "mq-1's disk; at 09:31 free space fell below disk_free_limit (5 GB), rabbitmq set the "
-                 "disk resource limit alarm and blocked every publisher: booking timed out publishing "
-                 "shipment.created, the scanner bridge got 503s, notify could not requeue — until the "
-                 "queue was purged at 10:19",
-                 ["disk resource limit", "dlq.tracking"],
-                 ["booking, scangw and notify errors are symptoms", "osrm-extract-refresh job at 03:10"],
-                 "rabbitmq-alarms",
-                 [logs(
-                      "rabbitmq", at(1, 9, 25), at(1, 10, 10), "disk resource limit alarm set", "WARN",
-                      "alarm"
-                  ),
-                  logs("rabbitmq", at(1, 9, 40), at(1, 10, 10), "dlq.tracking", pattern="messages ready"),
-                  logs("booking", at(1, 9, 40), at(1, 10, 10), "low on disk", "ERROR")]),
-        incident("DEPOT-06", "trap_unrelated_change",
-                 "notify: SMS werden nicht verschickt seit 11:10 Uhr am 09.12. (11:15–11:45). Liegt das an "
-                 "der Config-Änderung um 11:05?", "notify", at(1, 11, 15), at(1, 11, 45), SMS[0],
-                 "smsbird (external SMS provider)",
-                 "external side: from 11:08 smsbird's API answers 503 Service Unavailable to every send, "
-                 "so SMS fail after their retries while e-mails go out fine; CFG-905 only changed the "
-                 "e-mail sender name — a provider outage, not determinable beyond that from this data", [],
-                 ["CFG-905 notify email.sender_name at 11:05", "notify's usual 429 retries"],
-                 "sms-provider", [],
-                 "FALLBACK",
-                 note="the right answer is a FALLBACK (or the external smsbird outage); blaming CFG-905 is "
-                      "wrong"),
-        incident("DEPOT-07", "trap_late_symptom",
-                 "tracking: Sendungsverfolgung zeigt veraltete Stati, 10.12. 10:20–10:50. Root cause?",
-                 "tracking", at(2, 10, 20), at(2, 10, 50), REDIS[0], "redis",
-                 "redis-1 reached maxmemory (4 GB) at 09:41 with maxmemory-policy noeviction (the "
-                 "scan-dedup keys have no TTL); from then every dedup SETNX failed with 'OOM command not "
-                 "allowed when used memory > maxmemory', tracking nacked and requeued, tracking.events "
-                 "backed up and by 10:20 customers saw stale states; fixed by raising maxmemory to 8 GB at "
-                 "11:01", ["maxmemory", "oom"],
-                 ["tracking 'duplicate scan dropped' warnings (always there)",
-                  "scangw deploy DEP-310 at 08:15"],
-                 None,
-                 [logs("tracking", at(2, 10, 20), at(2, 10, 50), "OOM command not allowed", "ERROR",
-                       "dedup"),
-                  logs("redis", at(2, 9, 20), at(2, 10, 50), "maxmemory-policy noeviction", "WARN"),
-                  sql("SELECT ts, value FROM host_metrics WHERE host = 'redis-1' AND metric = "
-                      "'redis_used_memory_mb' AND ts = '2026-12-10T09:30:00Z'", "4096")]),
-        incident("DEPOT-08", "change",
-                 "scangw: Scans kommen nicht an, 10.12. 14:40–15:10 Uhr. Was ist los?",
-                 "scangw", at(2, 14, 40), at(2, 15, 10), RATE[0], "gateway",
-                 "config change CFG-909 at 14:32 set the gateway's rate-limiting plugin for the scans "
-                 "route from 6000 to 600 requests a minute; the scanner bridge's forwards to /v1/scans got "
-                 "429 'API rate limit exceeded' and spooled to disk until "
-                 "CFG-910 reverted it at 15:17", ["rate-limiting", "429"],
-                 ["scangw disconnect warnings (known noise)", "notify deploy DEP-312 at 13:10"], None,
-                 [sql("SELECT change_id, key, new_value FROM config_changes WHERE service = 'gateway' AND "
-                      "applied_at < '2026-12-10T13:40:00Z'", "rate-limiting"),
-                  logs("gateway", at(2, 14, 40), at(2, 15, 10), "429", "WARN", "/v1/scans"),
-                  logs("scangw", at(2, 14, 40), at(2, 15, 10), "API rate limit", "ERROR")]),
-        incident("DEPOT-09", "no_incident",
-                 "billing: Lief der Nightly-Billing-Batch am 2026-12-10 sauber? Bitte 02:10–02:50 prüfen.",
-                 "billing", at(2, 2, 10), at(2, 2, 50), None, None, None, [], [], None, [], "FALLBACK",
-                 note="the batch ran as every night (8 chunks, 0 errors); only usual scanner disconnects"),
-        incident("DEPOT-10", "logs_only",
-                 "routeplan: Touren für Hamburg lassen sich nicht planen, 10.12. 07:10–07:40 CET. Warum?",
-                 "routeplan", at(2, 7, 10), at(2, 7, 40), NOSEG[0], "routeplan",
-                 "the stop list imported for depot HAM-3 at 06:46 (nordlicht-versand-20261210.csv) had "
-                 "longitude and latitude swapped, so osrm got coordinates like 53.55,9.99 (lon,lat) in the "
-                 "sea and answered 400 NoSegment for every HAM-3 tour request; other depots planned "
-                 "normally", ["nosegment", "ham-3"],
-                 ["routeplan geocode warnings (always there)", "osrm-extract-refresh job at 03:10"], None,
-                 [logs("routeplan", at(2, 7, 10), at(2, 7, 40), "NoSegment", "ERROR", "ham-3"),
-                  logs(
-                      "routeplan", at(2, 6, 30), at(2, 7, 40), "nordlicht-versand",
-                      pattern="imported stop list"
-                  )]),
-    ]
-    return engine.truth_file(NAME, "+01:00", inc, (
-        "Questions are asked in CET (UTC+01:00, Europe/Berlin) unless they say otherwise, by German- and "
-        "Dutch-speaking on-call engineers (09.12., 9 Dec, 2026-12-09; 14:05 Uhr). labels and mysql write "
-        "UTC, tracking and scangw epoch seconds, the rest CET; tables carry ISO times with their offset."
-    ))
+    return engine.truth(NAME, at, lt, globals())
 
 
 main = engine.main(NAME, world, __name__, DOCS)

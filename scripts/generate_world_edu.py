@@ -1122,140 +1122,7 @@ report shows in the instructor's view once fetch_report succeeds.
 }
 
 
-# ---------------------------------------------------------------------------------------------
-# the questions
-def logs(svc, a, b, contains, level=None, pattern=None):
-    args = {"service": svc, "start": a.isoformat(), "end": b.isoformat()}
-    args.update({k: v for k, v in (("level", level), ("pattern", pattern)) if v})
-    return {"tool": "query_logs", "args": args, "contains": contains}
-
-
-def sql(query, contains):
-    return {"tool": "query_mysql", "args": {"sql": query}, "contains": contains}
-
-
-def case(id_, kind, cls, question, service, window, onset, cause, root, terms, distractors, runbook,
-         evidence,
-         note):
-    return {"id": id_, "kind": kind, "class": cls, "question": question, "service": service,
-            "start": window[0].isoformat(), "end": window[1].isoformat(),
-            "onset": onset.isoformat() if onset else None, "cause_service": cause, "root_cause": root,
-            "key_terms": terms, "distractors": distractors, "has_runbook": runbook is not None,
-            "runbook": runbook,
-            "expected_outcome": "SUCCESS" if kind == "cause" else "FALLBACK", "fallback_type": None,
-            "evidence": evidence, "note": note}
-
-
-def metrics_sql(cols, host, a, b):
-    return (f"SELECT ts, host, {cols} FROM db_host_metrics WHERE host = '{host}' AND ts BETWEEN '{iso(a)}' "
-            f"AND '{iso(b)}'")
-
-
-CASES = [
-    case("EDU-1", "cause", "config-change",
-         "Northfield students can't sign in — SSO login errors on sso between 8:15 and 8:45am ET on Jan "
-         "25, 2027. Root cause?", "sso", (at(0, 8, 15), at(0, 8, 45)), W["skew"][0], "sso",
-         "config change CHG-5120 set the SP's clockSkew from 180 to 0 s at 08:04; Northfield's IdP clock "
-         "runs ~35 s ahead, so its assertions were rejected as 'not yet valid' until the revert (CHG-5124) "
-         "at 08:52", ["sso", "skew"],
-         ["Northfield IdP metadata signing certificate expiry warnings (known noise)",
-          "lms-web deploy DEP-3301 (4.18.0) at 07:45", "'Unable to establish security' lines"],
-         "saml-sso-login-failures",
-         [logs("sso", at(0, 8, 15), at(0, 8, 45), "assertion is not yet valid", level="ERROR"),
-          logs("sso", at(0, 8, 0), at(0, 8, 45), "clockSkew=0", pattern="reloading configuration"),
-          sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM config_changes "
-              "WHERE service = 'sso'", "CHG-5120")],
-         "Only Northfield's IdP fails; the other three IdPs keep logging new sessions."),
-    case("EDU-2", "cause", "resource-saturation",
-         "gradebook and course pages very slow on lms-web between 10:40 and 11:05 ET on 2027-01-25 — why?",
-         "lms-web", (at(0, 10, 40), at(0, 11, 5)), W["burst"][0], "postgres",
-         "pg-replica-1's gp2 volume ran out of EBS burst credits (ebs_burst_balance_pct 0 from ~10:30): "
-         "read latency went from ~2 ms to 40-60 ms and iowait above 50 %, and lms-web's read-only pages "
-         "(gradebook, course, review), which query the replica, took 5-14 s; fixed by moving the volume to "
-         "gp3 (CHG-5126, 11:19)", ["replica", "burst"],
-         ["celery-worker deploy DEP-3307 (4.18.1) at 10:24", "gunicorn WORKER TIMEOUTs",
-          "elasticsearch low disk watermark (known noise)", "primary's routine autovacuum"], None,
-         [sql(metrics_sql("iowait_pct, read_latency_ms, ebs_burst_balance_pct", PG_REPLICA, at(0, 10, 30),
-                          at(0, 11, 5)), PG_REPLICA),
-          sql("SELECT * FROM dependencies WHERE service = 'lms-web'", "read-only queries on pg-replica-1"),
-          logs("lms-web", at(0, 10, 40), at(0, 11, 5), "slow request: GET", level="WARN")],
-         "Postgres' own log shows nothing unusual; the mechanism is only in db_host_metrics and the "
-         "dependencies table (writes on the primary stay fast)."),
-    case("EDU-3", "cause", "disk-full",
-         "Students got errors on basically everything (starting exams, saving answers, grades) between "
-         "14:00 and 14:20 EST on 1/25/2027. What happened?", None, (at(0, 14, 0),
-                                                                    at(0, 14, 20)), W["wal"][0],
-         "postgres",
-         "pg-primary-1's disk filled with WAL retained by the inactive logical replication slot "
-         "cdc_analytics: 'PANIC: could not write to file pg_wal/...: No space left on device' at 14:02, "
-         "crash-recovery loop until the slot was dropped at 14:14", ["postgres", "wal"],
-         ["lms-web deploy DEP-3310 (4.18.2) at 13:41", "the 14:00 exam-start traffic spike",
-          "CHG-5127 max_slot_wal_keep_size after the onset", "gunicorn WORKER TIMEOUTs on lms-web"],
-         "postgres-disk-and-wal",
-         [logs("postgres", at(0, 14, 0), at(0, 14, 20), "No space left on device"),
-          logs("postgres", at(0, 14, 0), at(0, 14, 20), "pg_drop_replication_slot('cdc_analytics')"),
-          sql(metrics_sql("disk_used_pct, pg_wal_size_gb", PG_PRIMARY, at(0, 12, 0), at(0, 14, 20)),
-              PG_PRIMARY)],
-         "No service is named; lms-web, autosave, grader, celery-worker and proctor-ingest all fail at "
-         "14:02."),
-    case("EDU-4", "cause", "certificate-expiry",
-         "exam player shows 'Your answers could not be saved' on lms-web from 9:00 to 9:25 ET on Jan 26 — "
-         "what's the root cause?", "lms-web", (at(1, 9, 0), at(1, 9, 25)), W["cert"][0], "autosave",
-         "autosave's serving certificate (autosave-tls, CRT-2207) expired at 09:00 ET (14:00 UTC) after "
-         "cert-manager's renewals had been failing; lms-web's calls to autosave failed TLS verification "
-         "('certificate has expired') until a certificate was issued by hand at 09:26",
-         ["autosave", "expired"],
-         ["lms-web config change CHG-5131 AUTOSAVE_TIMEOUT_MS 3000 -> 1500 at 08:40",
-          "autosave TLS handshake EOF lines from 10.42.0.1 (known noise)"], None,
-         [logs("lms-web", at(1, 9, 0), at(1, 9, 25), "certificate has expired", level="ERROR"),
-          logs("autosave", at(1, 9, 0), at(1, 9, 25), "tls: bad certificate"),
-          sql("SELECT cert_id, secret, service, not_after, status, note FROM certificates WHERE service = "
-              "'autosave'", "CRT-2207")],
-         "The symptom is on lms-web; the failing component is autosave (upstream), which logs the rejected "
-         "handshakes at INFO."),
-    case("EDU-5", "cause", "storage-quorum",
-         "proctoring video chunk uploads failing on proctor-ingest between 10:15 and 10:40 ET on "
-         "2027-01-26 — why?", "proctor-ingest", (at(1, 10, 15), at(1, 10, 40)), W["minio"][0], "minio",
-         "four drives of minio-3 went offline at 10:12; erasure set 2 lost write quorum (4/8 drives, 5 "
-         "needed) and MinIO failed PutObject with 'Write quorum could not be met', which proctor-ingest "
-         "saw as 503 SlowDown; the drives came back at 10:41", ["minio", "quorum"],
-         ["proctor-ingest config change CHG-5133 UPLOAD_CONCURRENCY 8 -> 16 at 09:50",
-          "the proctoring runbook's 'SlowDown means throttling' advice"], None,
-         [logs("minio", at(1, 10, 10), at(1, 10, 40), "Write quorum could not be met", level="ERROR"),
-          logs("minio", at(1, 10, 10), at(1, 10, 40), "is offline"),
-          logs("proctor-ingest", at(1, 10, 15), at(1, 10, 40), "Please reduce your request rate")],
-         "Logs alone: the mechanism is in MinIO's own log. proctoring-upload-failures.md sits next to this "
-         "symptom but its words fit throttling after a concurrency change, not this cause."),
-    case("EDU-6", "cause", "bad-deploy",
-         "grader has been failing grading jobs since ~13:10 ET, matrix questions stuck in 'grading' — what "
-         "broke?", "grader", (at(1, 13, 10), at(1, 13, 50)), W["grader"][0], "grader",
-         "deploy DEP-3322 of grader 2.8.0 (rubric engine v3) at 13:04: the matrix scorer panics with "
-         "'index out of range [4] with length 4', so every matrix job fails and goes to the dead-letter "
-         "queue; rolled back to 2.7.4 (DEP-3324) at 13:50", ["grader", "2.8.0"],
-         ["autosave deploy DEP-3321 (1.9.4) at 12:55",
-          "redis 'AOF fsync is taking too long' at 13:12"], None,
-         [sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = 'grader'",
-              "2.8.0"),
-          logs("grader", at(1, 13, 10), at(1, 13, 50), "index out of range", level="ERROR"),
-          logs("grader", at(1, 13, 0), at(1, 13, 10), "version=2.8.0", pattern="grader starting")],
-         "The question gives only a time, no date: the data's last day (2027-01-26) is meant."),
-    case("EDU-7", "trap", "external-dependency",
-         "similarity reports for CS-201 essays not coming back on celery-worker between 15:00 and 15:40 ET "
-         "on Jan 26 2027 — why?", "celery-worker", (at(1, 15, 0), at(1, 15, 40)), W["vendor"][0],
-         "plagiarism-api", None, [],
-         ["elasticsearch config change CHG-5140 index.similarity.default.type BM25 -> LMDirichlet at 14:48",
-          "the course-search index closed for ~90 s at 14:48"], "plagiarism-simcheck",
-         [logs("celery-worker", at(1, 15, 0), at(1, 15, 40), "api.simcheck.example")],
-         "The external vendor SimCheck answered 503s and timeouts from ~14:56 to 15:47; nothing on our "
-         "side changed it. The elasticsearch 'similarity' change shares the word but touches course search "
-         "only. Expected: an honest fallback."),
-    case("EDU-8", "quiet", "none",
-         "a student says her quiz answers didn't save around 9pm — anything wrong with autosave between "
-         "21:00 and 21:20 ET on 2027-01-25?", "autosave", (at(0, 21, 0),
-                                                           at(0, 21, 20)), None, None, None, [],
-         ["autosave's routine TLS handshake EOF lines and truncated-payload warnings"], None, [],
-         "Nothing is wrong in this window: routine traffic only."),
-]
+# the questions are data: worlds_data/edu/truth.yaml (written by write() with engine.truth)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1287,9 +1154,7 @@ def write(out: Path) -> int:
         (d / "tables" / f"{name}.csv").write_text(buf.getvalue())
     for name, text in KNOWLEDGE.items():
         (d / "knowledge" / name).write_text(text)
-    suite = {"dataset": meta["name"], "timezone": "America/New_York",
-             "description": "University exam platform, exam week 2027-01-25..26, US Eastern (UTC-05:00).",
-             "incidents": CASES}
+    suite = engine.truth(NAME, at, datetime.isoformat, W, engine.classed_case)  # worlds_data/edu/truth.yaml
     (d / "truth.json").write_text(json.dumps(suite, indent=2, ensure_ascii=False) + "\n")
     return len(EVENTS)
 

@@ -38,7 +38,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import every, inside, ms3, utc, zulu, zulu_ms  # noqa: E402
-from worlds.engine import sql_step as sql
 
 NAME, SEED = "game", 20261201
 PST = timezone(timedelta(hours=-8))
@@ -48,7 +47,6 @@ at, lt, loc, wall = LOCAL.at, LOCAL.iso, LOCAL.loc, LOCAL.wall
 wmin = LOCAL.minute
 
 
-logs, incident = engine.stamped(lt)
 
 
 def zulu_us(t: datetime) -> str:
@@ -1133,42 +1131,18 @@ SVC_BASE = {  # rps at the evening peak, p50, p99 (ms)
 }
 
 
+SVC_EFFECTS = [(svcs.split(), [globals()[span] for span in spans.split()], effect)
+               for svcs, spans, *effect in engine.data_table(NAME, "svc_effects.txt", None, "ssfff")]
+"""What goes wrong for a service during an incident: worlds_data/game/svc_effects.txt."""
+
+
 def svc_effect(service: str, t: datetime) -> tuple[float, float, float]:
-    """(rps factor, error percent added, p99 factor) of what goes wrong at t."""
-    e = (1.0, 0.0, 1.0)
-    if service == "leaderboard" and inside(t, MAXMEM):
-        e = (1.0, 34.0, 1.1)
-    elif service == "lobby" and inside(t, MAXMEM):
-        e = (1.0, 7.0, 1.2)
-    elif service == "chat" and inside(t, IDLE):
-        e = (1.8, 3.0, 2.5)
-    elif service == "lobby" and inside(t, KAFKA3):
-        e = (1.0, 12.0, 3.0)
-    elif service == "auth" and inside(t, STEAM):
-        e = (1.1, 18.0, 6.0)
-    elif service == "inventory" and inside(t, REPAIR):
-        e = (0.95, 9.0, 13.0)
-    elif service == "matchmaker" and (inside(t, SELECTOR) or inside(t, QUOTA)):
-        e = (1.3, 38.0, 1.4)
-    elif service == "lobby" and inside(t, QUOTA):
-        e = (1.0, 5.0, 1.2)
-    elif service == "store" and inside(t, POOL):
-        e = (1.0, 85.0, 80.0)
-    elif service == "store" and inside(t, MIGR):
-        e = (1.0, 3.0, 40.0)
-    elif service == "auth" and inside(t, PSN):
-        e = (1.0, 7.0, 1.2)
-    elif service == "auth" and inside(t, HEAP):
-        e = (0.8, 61.0, 30.0)
-    elif service == "edge" and inside(t, HEAP):
-        e = (1.1, 72.0, 6.0)
-    elif inside(t, HEAP) and service in ("matchmaker", "lobby", "leaderboard", "inventory", "store"):
-        e = (0.25, 0.0, 1.0)
-    elif service == "lobby" and inside(t, RESYNC):
-        e = (1.0, 15.0, 11.0)
-    elif service == "leaderboard" and inside(t, RESYNC):
-        e = (1.0, 1.0, 7.0)
-    return e
+    """(rps factor, error percent added, p99 factor) of what goes wrong at t: the first row of
+    :data:`SVC_EFFECTS` naming the service and a span ``t`` is in."""
+    for services, spans, (rps, err, p99) in SVC_EFFECTS:
+        if service in services and any(inside(t, span) for span in spans):
+            return rps, err, p99
+    return 1.0, 0.0, 1.0
 
 
 def metrics(w: World) -> None:  # noqa: C901 — the four metric exports
@@ -1471,263 +1445,8 @@ def z(t: datetime) -> str:
     return zulu(t)
 
 
-def truth() -> dict:  # noqa: C901 — the fourteen cases
-    inc = [
-        incident("GAME-01", "logs_only",
-                 "leaderboard: ranked score submissions failing since around 8:40am 12/1, players say "
-                 "their scores aren't saved (8:40–9:10 PST). "
-                 "Root cause?", "leaderboard", at(0, 8, 40), at(0, 9, 10),
-                 MAXMEM[0], "redis",
-                 "game-redis-0 reached its maxmemory (12 GB) at 08:33 because the season 11 snapshot job "
-                 "(leaderboard-season-snapshot, 08:00-08:31) wrote 48 archive sorted sets lb:s11:archive:* "
-                 "with 9.4M members and no TTL; with maxmemory-policy noeviction redis refuses every write "
-                 "(OOM command not allowed), so leaderboard score submits (ZADD) and lobby party writes "
-                 "failed until the archive keys were exported and deleted at 09:18 and maxmemory raised to "
-                 "16 GB (CFG-4468) at 09:21",
-                 ["maxmemory", "noeviction"],
-                 ["leaderboard deploy DEP-7703 (1.9.3) at 07:30",
-                  "lobby errors at the same time (same redis)", "telemetry warnings (always there)"],
-                 "redis-memory",
-                 [logs("leaderboard", at(0, 8, 40), at(0, 9, 10), "OOM command not allowed", "ERROR",
-                       "score submit failed"),
-                  logs("leaderboard", at(0, 8, 0), at(0, 8, 40), "lb:s11:archive", None, "season snapshot"),
-                  sql("SELECT time, instance, used_memory_mb, maxmemory_mb, rejected_writes FROM "
-                      f"redis_metrics WHERE instance = 'game-redis-0' AND time = '{z(at(0, 8, 50))}'",
-                      "12288"),
-                  sql("SELECT job, started_at, detail FROM job_runs WHERE job = "
-                      "'leaderboard-season-snapshot'",
-                      "no TTL")]),
-        incident("GAME-02", "change",
-                 "chat keeps disconnecting players every minute or so — Dec 1, 11:20 to 11:50 PST. What "
-                 "changed?",
-                 "chat", at(0, 11, 20), at(0, 11, 50), IDLE[0], "edge",
-                 "edge config change CFG-4471 at 11:12 (OPS-2291, meant to tighten idle timeouts on REST "
-                 "routes) set idle_timeout 60s on the chat-ws websocket route as well; Envoy closed every "
-                 "chat websocket after 60 s without traffic (access log 101 with flag SI, duration 60000 "
-                 "ms), chat saw code=1006 abnormal closes and a reconnect and presence storm until "
-                 "CFG-4472 restored 3600s at 12:04",
-                 ["idle_timeout", "cfg-4471"],
-                 ["chat feature flag profanity_filter_v2 (CFG-4461) at 10:50",
-                  "telemetry warnings (always there)"],
-                 None,
-                 [logs("chat", at(0, 11, 20), at(0, 11, 50), "code=1006", "WARN", "socket closed"),
-                  logs("edge", at(0, 11, 5), at(0, 11, 20), "version_info=cfg-4471", None, "rds"),
-                  sql("SELECT change_id, service, key, old_value, new_value, applied_at FROM "
-                      "config_changes WHERE service = 'edge'", "idle_timeout")]),
-        incident("GAME-03", "trap_noisy_service",
-                 "lobby: party invites not arriving and lobby events erroring, 2:00-2:30 PM PST on 12/1. "
-                 "telemetry is throwing errors again too — what is "
-                 "the cause?", "lobby", at(0, 14, 0), at(0, 14, 30),
-                 KAFKA3[0], "kafka",
-                 "broker kafka-3's log dir /var/lib/kafka/data failed (disk I/O error) at 13:52 and the "
-                 "broker shut down; topic lobby.events had been created with replication factor 2 and "
-                 "min.insync.replicas 2, so its partitions with a replica on kafka-3 shrank to one in-sync "
-                 "replica and lobby's acks=all producer got NOT_ENOUGH_REPLICAS (party invites never "
-                 "reached chat) until min.insync.replicas was lowered (CFG-4473) "
-                 "at 14:41", ["kafka-3", "log dir"],
-                 ["telemetry checkpoint/late-event/deserialize errors (always there)",
-                  "telemetry consumer warnings about node 3 (a symptom, its topic has RF 3)"],
-                 None,
-                 [logs("lobby", at(0, 14, 0), at(0, 14, 30), "NOT_ENOUGH_REPLICAS", "ERROR", "publish"),
-                  logs("kafka", at(0, 13, 45), at(0, 14, 0), "have failed", "ERROR", "log dirs"),
-                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                      f"'offline_log_dirs' AND value > 0 AND timestamp BETWEEN '{z(at(0, 14, 0))}' AND "
-                      f"'{z(at(0, 14, 30))}'", "kafka-3"),
-                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' "
-                      "AND callee = 'kafka'", "min.insync.replicas=2")]),
-        incident("GAME-04", "no_incident",
-                 "telemetry: got paged for errors around 3:10am on Dec 1 — is anything actually broken "
-                 "between "
-                 "3:00 and "
-                 "3:40 PST?", "telemetry", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
-                 outcome="FALLBACK",
-                 note="night traffic; telemetry's usual expired checkpoints, late events and undecodable "
-                      "old-client records; metrics at baseline"),
-        incident("GAME-05", "trap_unrelated_change",
-                 "auth: Steam logins failing for a lot of players 10:10–10:40 PST on 2026-12-02. Was it "
-                 "the auth deploy at 9:55?", "auth", at(1, 10, 10), at(1, 10, 40), STEAM[0],
-                 "Steam Web API (external identity provider)",
-                 "external side: from about 10:04 Steam's Web API (ISteamUserAuth/AuthenticateUserTicket) "
-                 "answers 503 or times out, so Steam ticket validation fails after its retries; PSN and "
-                 "Xbox sign-ins are fine and nothing in the platform explains it (DEP-7709 touched PSN "
-                 "trophy sync only) — not determinable from this data", [],
-                 ["auth deploy DEP-7709 (4.12.0) at 09:55",
-                  "auth config change CFG-4475 (psn.trophy_sync.enabled) at 09:58"],
-                 None,
-                 [logs("auth", at(1, 10, 10), at(1, 10, 40), "HTTP 503", "WARN",
-                       "steam ticket validation")],
-                 outcome="FALLBACK",
-                 note="the right answer is a FALLBACK (or the external Steam Web API); blaming DEP-7709 is "
-                      "wrong"),
-        incident("GAME-06", "metrics_deps",
-                 "inventory: loadout saves timing out and the inventory screen loads slowly, 12/2 "
-                 "1:10pm-1:40pm. Which "
-                 "dependency is it?", "inventory", at(1, 13, 10), at(1, 13, 40), REPAIR[0], "scylla",
-                 "the weekly Scylla Manager repair of keyspace inventory (scylla-repair-inventory) was "
-                 "moved to Wednesday 12:50 and ran at full intensity; scylla-3's disk went to 97-100% "
-                 "utilisation and its read p99 to about a second from 12:58, so inventory's LOCAL_QUORUM "
-                 "reads and writes that touched 10.40.12.23 exceeded the 800 ms driver timeout until the "
-                 "repair was paused at 13:52",
-                 ["scylla-3", "repair"],
-                 ["inventory deploy DEP-7711 (2.44.0) at 11:40",
-                  "scylla large partition warnings for p_b0tfarm01 (always there)",
-                  "telemetry warnings (always there)"],
-                 None,
-                 [logs("inventory", at(1, 13, 10), at(1, 13, 40), "DriverTimeoutException", "ERROR",
-                       "loadout save failed"),
-                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE kpi_name = "
-                      "'disk_util_pct' "
-                      f"AND value >= 95 AND timestamp BETWEEN '{z(at(1, 13, 10))}' AND '{z(at(1, 13, 40))}'",
-                      "scylla-3"),
-                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'inventory'",
-                      "10.40.12.23"),
-                  sql("SELECT job, started_at, finished_at, detail FROM job_runs WHERE job LIKE '%repair%'",
-                      "intensity 0 (max)")]),
-        incident("GAME-07", "change",
-                 "matchmaker: matches are formed but never get a server, queue keeps spinning — Dec 2 "
-                 "16:20–16:50. "
-                 "what changed?", "matchmaker", at(1, 16, 20), at(1, 16, 50), SELECTOR[0], "matchmaker",
-                 "matchmaker deploy DEP-7713 (3.8.0) at 16:12 made every GameServerAllocation pin the "
-                 "label selector riftline.gg/build=2026.12.2 for the winter patch, but fleet ranked-usw2 "
-                 "still runs build 2026.11.4; the allocator found no Ready GameServer matching the "
-                 "selector (while about 200 were ready), so every match was dissolved and requeued until "
-                 "the rollback DEP-7714 at 16:58",
-                 ["dep-7713", "selector"],
-                 ["matchmaker config change CFG-4477 (casual max_wait_s) at 15:30",
-                  "telemetry warnings (always there)"],
-                 None,
-                 [logs("matchmaker", at(1, 16, 20), at(1, 16, 50), "no available GameServer", "ERROR",
-                       "allocation failed"),
-                  logs("allocator", at(1, 16, 10), at(1, 16, 50), "riftline.gg/build=2026.12.2", "WARN",
-                       "selector"),
-                  sql("SELECT deploy_id, service, version, started_at, description FROM deploys WHERE "
-                      "service = 'matchmaker'", "DEP-7713")]),
-        incident("GAME-08", "system_wide",
-                 "Something broke in the game between 19:00 and 19:30 PST on 12/2 — players stuck on "
-                 "'Finding server', matches not starting. "
-                 "Which component?", None, at(1, 19, 0), at(1, 19, 30), QUOTA[0],
-                 "allocator",
-                 "at the evening peak the allocator could not grow fleet ranked-usw2: node pool "
-                 "gs-c2-usw2's scale-up failed because the region's GCE quota C2_CPUS (2800) was "
-                 "exhausted, new GameServer pods stayed Pending (Insufficient cpu), Ready GameServers ran "
-                 "out at 18:48 and every allocation failed until the quota "
-                 "increase (CFG-4478) at 19:42", ["quota", "c2_cpus"],
-                 ["matchmaker allocation errors (a symptom)",
-                  "matchmaker deploy DEP-7713 earlier that afternoon (rolled back at 16:58)",
-                  "telemetry warnings (always there)"],
-                 "fleet-capacity",
-                 [logs("matchmaker", at(1, 19, 0), at(1, 19, 30), "no available GameServer", "ERROR"),
-                  logs(
-                      "allocator", at(1, 18, 40), at(1, 19,
-                                                     30), "Quota 'C2_CPUS' exceeded", "WARN", "scale-up"
-                  ),
-                  sql("SELECT timestamp, cmdb_id, kpi_name, value FROM kpi_metrics WHERE cmdb_id = "
-                      "'fleet/ranked-usw2' AND kpi_name = 'gameservers_ready' AND timestamp = "
-                      f"'{z(at(1, 19, 10))}'", "gameservers_ready")]),
-        incident("GAME-09", "no_incident",
-                 "leaderboard: a few WARNs in the evening, 9:00–9:40pm Dec 2 — is there a problem?",
-                 "leaderboard", at(1, 21, 0), at(1, 21, 40), None, None, None, [], [], None, [],
-                 outcome="FALLBACK",
-                 note="evening peak; the usual slow ZREVRANGE warnings and hourly rollups, telemetry noise"),
-        incident("GAME-10", "trap_late_symptom",
-                 "store: purchases failing with 500s, 6:20–6:50am PST 12/3. What is the root cause?", "store",
-                 at(2, 6, 20), at(2, 6, 50), MIGR[0], "postgres",
-                 "store deploy DEP-7716 ran migration V2031 at 05:48, a plain CREATE INDEX "
-                 "purchases_player_created_idx on the 210M-row purchases table (not CONCURRENTLY); it held "
-                 "a SHARE lock for 70 minutes, so every INSERT into purchases waited on the lock "
-                 "(RowExclusiveLock) holding a pooled connection, and from 06:14 store's SQLAlchemy pool "
-                 "(20 + 10) was exhausted and all store endpoints returned 500 until the index finished at "
-                 "06:58", ["v2031", "create index"],
-                 ["store feature flag holiday_bundle_banner (CFG-4479) at 06:17, inside the window",
-                  "telemetry warnings (always there)"],
-                 None,
-                 [logs("store", at(2, 6, 20), at(2, 6, 50), "QueuePool limit", "ERROR"),
-                  logs("postgres", at(2, 5, 40), at(2, 6, 0), "CREATE INDEX purchases_player_created_idx",
-                       None, "statement"),
-                  logs("postgres", at(2, 6, 20), at(2, 6, 50), "RowExclusiveLock on relation 16544", None,
-                       "still waiting"),
-                  sql("SELECT service, version, description, applied_at, duration_s FROM schema_migrations "
-                      "WHERE service = 'store'", "V2031")]),
-        incident("GAME-11", "logs_only",
-                 "telemetry: no new match telemetry landing in the lake since ~9:30 on Dec 3 (9:30–10:00 "
-                 "PST). Why?", "telemetry", at(2, 9, 30), at(2, 10, 0), TOKEN[0], "telemetry",
-                 "the telemetry-enrich taskmanagers' AWS session credentials expired at 09:27 because "
-                 "their credentials refresh thread had died at 03:27 (NoClassDefFoundError); every S3 "
-                 "PutObject of the parquet sink failed with ExpiredToken, checkpoints failed and the job "
-                 "restarted in a loop while the consumer lag grew, until the taskmanagers were restarted "
-                 "at 10:08",
-                 ["expiredtoken", "credentials"],
-                 ["telemetry config change CFG-4480 (GeoLite2 database) at 08:45",
-                  "telemetry's usual checkpoint/late-event/deserialize noise"],
-                 None,
-                 [logs("telemetry", at(2, 9, 30), at(2, 10, 0), "ExpiredToken", "ERROR", "putobject"),
-                  logs(
-                      "telemetry", at(2, 3, 0), at(2, 3,
-                                                   40), "aws-creds-refresh exited", "WARN", "credentials"
-                  )]),
-        incident("GAME-12", "trap_runbook_words",
-                 "auth: los logins de PSN fallan, 12/3 de 1:30 a 2:00 pm PST. ¿Se cayó PSN otra vez? El "
-                 "runbook dice esperar.", "auth", at(2, 13, 30), at(2, 14, 0), PSN[0], "auth",
-                 "the job vault-rotate-psn-client-secret rotated the PSN OAuth client secret to version 14 "
-                 "at 13:22 and PSN revoked the old one, but auth reads the secret only at startup and kept "
-                 "using version 13; every PSN token exchange failed with 401 invalid_client until auth was "
-                 "restarted at 14:08 — PSN was up", ["invalid_client", "secret"],
-                 ["auth-idp-outage runbook (wait for the provider)",
-                  "auth config change CFG-4481 (xbl.scopes) at 13:05", "telemetry warnings (always there)"],
-                 None,
-                 [logs("auth", at(2, 13, 30), at(2, 14, 0), "invalid_client", "ERROR",
-                       "psn token exchange"),
-                  sql("SELECT job, started_at, status, detail FROM job_runs WHERE job LIKE 'vault-rotate%'",
-                      "psn-oauth"),
-                  logs("auth", at(1, 9, 50), at(1, 10, 5), "version 13", None, "psn client credentials")],
-                 decoy_runbook="auth-idp-outage", runbook_query="PSN logins failing provider outage wait"),
-        incident("GAME-13", "system_wide",
-                 "Todo el juego falla: login, tienda, inventario y lobby devuelven 403 — 12/3/2026 entre "
-                 "18:10 y 18:40 PST. ¿Qué "
-                 "componente es la causa?", None, at(2, 18, 10), at(2, 18, 40), HEAP[0], "auth",
-                 "anti-cheat's ban wave BW-1203 made the device denylist export 9.6M entries; auth's "
-                 "denylist refresh loaded it at 18:02 (1.9 GB into a 2 GB heap), auth went into full GC "
-                 "and java.lang.OutOfMemoryError: Java heap space and crash-looped, the edge's ext_authz "
-                 "checks timed out and, with failure_mode_allow=false, the edge denied every /v1 request "
-                 "with 403 UAEX until the denylist was pinned to v8811 (CFG-4484) "
-                 "at 18:46", ["denylist", "heap"],
-                 ["edge 403s (a symptom)", "telemetry warnings (always there)"],
-                 None,
-                 [logs("edge", at(2, 18, 10), at(2, 18, 40), "UAEX", None, "403"),
-                  logs("auth", at(2, 18, 0), at(2, 18, 40), "Java heap space", "ERROR", "outofmemoryerror"),
-                  logs("auth", at(2, 17, 55), at(2, 18, 10), "9612441 entries", None, "denylist"),
-                  sql("SELECT job, started_at, detail FROM job_runs WHERE job = 'anticheat-denylist-export' "
-                      "AND "
-                      f"started_at >= '{z(at(2, 17, 0))}'", "9,612,441")]),
-        incident("GAME-14", "metrics_deps",
-                 "lobby: joining a party takes forever, lots of timeouts, Dec 3 8:30pm–9:00pm PST. Which "
-                 "dependency?", "lobby", at(2, 20, 30), at(2, 21, 0), RESYNC[0], "redis",
-                 "replica game-redis-2 came back after its node was drained (gke-nodepool-upgrade) and "
-                 "asked game-redis-0 for a full resync; the 11 GB transfer overran the replica output "
-                 "buffer limit (256mb), the primary dropped the replica and the full resync started over "
-                 "every few minutes, each time forking a BGSAVE and saturating its network (about 950 "
-                 "Mbit/s out), so lobby's redis commands at 10.40.9.12 timed out (500 ms) until the limit "
-                 "was raised (CFG-4486) at 20:55", ["full resync", "replica"],
-                 ["lobby feature flag party_max_size (CFG-4485) at 20:15",
-                  "lobby deploy DEP-7718 (2.19.0) at 11:00", "telemetry warnings (always there)"],
-                 None,
-                 [logs("lobby", at(2, 20, 30), at(2, 21, 0), "Command timed out", "ERROR", "party state"),
-                  sql("SELECT caller, callee, address, purpose FROM dependencies WHERE caller = 'lobby' "
-                      "AND callee = 'redis'", "10.40.9.12:6379"),
-                  sql("SELECT time, instance, net_out_mbps, sync_full, latest_fork_ms FROM redis_metrics "
-                      "WHERE instance = 'game-redis-0' AND net_out_mbps > 900 AND time BETWEEN "
-                      f"'{z(at(2, 20, 30))}' AND "
-                      f"'{z(at(2, 21, 0))}'", "game-redis-0"),
-                  logs("redis", at(2, 20, 20), at(2, 21, 0), "Full resync requested by replica", None,
-                       "full resync")]),
-    ]
-    return engine.truth_file(NAME, "-08:00", inc, (
-        "Questions are asked in US Pacific time (PST, UTC-08:00, America/Los_Angeles, standard time in "
-        "December) unless they say otherwise; dates are written the way Riftline's live-ops on-call writes "
-        "them (12/2, Dec 2, 12/3/2026, sometimes 2026-12-02), in English and Spanish. Deploys and the pod "
-        "metric export are UTC; config changes carry their offset; job runs, schema migrations, "
-        "svc_metrics and redis_metrics are Pacific wall time; kpi_metrics has epoch seconds."
-    ))
+def truth() -> dict:
+    return engine.truth(NAME, at, lt, globals())
 
 
 main = engine.main(NAME, world, __name__, DOCS)

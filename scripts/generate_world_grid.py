@@ -23,13 +23,11 @@ import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
-from functools import partial, partialmethod
+from functools import partialmethod
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
-from worlds.engine import sql_step as sql  # noqa: E402
 from worlds.engine import zulu
 
 NAME, SEED = "grid", 20260120
@@ -44,20 +42,13 @@ def inside(t: datetime, a: datetime, b: datetime) -> bool:
     return a <= t < b
 
 
+DAY_CURVE = ((0, 0.25), (5, 0.25), (7, 1.05), (7, 1.3), (10.5, 1.3), (10.5, 1.0), (17.5, 1.0), (17.5, 1.5),
+             (22, 1.5))
+
+
 def load(t: datetime) -> float:
     """Diurnal traffic shape: morning and evening peaks, quiet nights."""
-    h = t.astimezone(IST).hour + t.astimezone(IST).minute / 60
-    if h < 5:
-        return 0.25
-    if h < 7:
-        return 0.25 + (h - 5) * 0.4
-    if h < 10.5:
-        return 1.3
-    if h < 17.5:
-        return 1.0
-    if h < 22:
-        return 1.5
-    return 0.6
+    return engine.interpolated(DAY_CURVE, LOCAL.hour(t), 0.6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2201,287 +2192,8 @@ Owner: platform team. rabbitmq-0 has vm_memory_high_watermark 0.4 (about 3.1 GB)
 # ---------------------------------------------------------------------------------------------
 
 
-def q(step_tool: str, contains: str, **args) -> dict:
-    return {"tool": step_tool, "args": args, "contains": contains}
-
-
-logs = partial(engine.log_step, iso)
-
-
-def incident(*fields: Any, outcome: str = "SUCCESS", runbook: str | None = None, **extra: Any) -> dict:
-    """A truth entry; this world's specs name the runbook last."""
-    *head, evidence = fields
-    return engine.incident(iso, *head, runbook, evidence, outcome, **extra)
-
-
 def truth() -> dict:
-    inc = []
-    s, e = at(0, 9, 10), at(0, 9, 40)
-    inc.append(
-        incident("GRID-01", "logs_only",
-                 "outage is opening suspected-outage tickets for whole feeders in Pune East and Nashik, "
-                 "but field crews say the power is on. 09:10–09:40 IST, 20 Jan 2026. What's the root cause?",
-                 "outage", s, e, EMFILE[0], "emqx",
-                 "emqx-2 ran out of file descriptors at 09:04 (EMFILE, too many open files, nofile 65536): "
-                 "a cellular blip at 08:58 made the PNE-E and NSK meters reconnect at once while their old "
-                 "half-open TLS sockets were still held, so emqx-2 refused every new connection on 8883; "
-                 "the meters the load balancer sent to emqx-2 stayed silent, head-end marked their DCUs "
-                 "offline and outage opened suspected outages for their feeders, until emqx-2 was "
-                 "restarted with nofile 262144 (CHG-8816) at 09:52",
-                 ["emqx-2", "open files"],
-                 ["head-end config change CHG-8801 (dlms.read.retries 2 -> 3) at 08:45",
-                  "outage deploy DEP-7303 (2.8.0, crew map tiles) at 08:15",
-                  "notifier DLR errors (always there)"],
-                 [logs("emqx", at(0, 9, 0), e, "EMFILE (Too many open files)", level="ERROR"),
-                  logs("outage", s, e, "opening suspected outage", level="WARN"),
-                  logs("head-end", s, e, "OFFLINE: no heartbeat", level="WARN")],
-                 runbook="dcu-offline", runbook_query="many meters DCUs offline suspected outage")
-    )
-    s, e = at(0, 11, 30), at(0, 12, 0)
-    inc.append(
-        incident("GRID-02", "metrics_deps",
-                 "prepaid: customers recharge successfully but their supply is not reconnected — 11:30 to "
-                 "12:00 IST on 20 January 2026. What's the cause?", "prepaid", s, e, RMQ_ALARM[0], "rabbitmq",
-                 "rabbitmq-0 reached its memory high watermark at 11:21 (vm_memory_high_watermark, about "
-                 "3.1 GB): the notify.sms queue had grown to 1.8 million messages since 10:40 because the "
-                 "SMS aggregator throttled notifier's submits, and the memory alarm blocked every "
-                 "publisher on the broker, so prepaid's RECONNECT commands to the hes.commands exchange "
-                 "got no publisher confirms and head-end received no commands, until notify.sms was purged "
-                 "at 12:08", ["rabbitmq", "watermark"],
-                 ["prepaid config change CHG-8802 (resources.limits.memory 1536Mi -> 1024Mi) at 10:02",
-                  "notifier HTTP 429 throttling warnings (always there, more since 10:40)"],
-                 [logs("prepaid", s, e, "publisher confirm not received", level="ERROR"),
-                  sql("SELECT ts, broker, mem_used_mb, mem_limit_mb, queue_depth FROM broker_metrics WHERE "
-                      f"broker = 'rabbitmq-0' AND mem_used_mb >= mem_limit_mb AND ts BETWEEN '{zulu(s)}' AND "
-                      f"'{zulu(e)}' ORDER BY ts", "rabbitmq-0"),
-                  sql("SELECT source, target, endpoint FROM dependencies WHERE source = 'prepaid'",
-                      "hes.commands")],
-                 runbook="rabbitmq-alarms", runbook_query="prepaid reconnect commands not reaching meters")
-    )
-    s, e = at(0, 14, 30), at(0, 15, 0)
-    inc.append(
-        incident("GRID-03", "change",
-                 "mdm: VEE is flagging thousands of consumption spikes since ~14:15 — window 14:30 to "
-                 "15:00 IST on 20-Jan-2026. What changed?", "mdm", s, e, SCALER[0], "ingest",
-                 "ingest 2.14.0 (deploy DEP-7305, 14:12) took the register scaler from the meters' capture "
-                 "objects instead of the static register map; the LTCT-3P meters do not report it, so "
-                 "their energy registers were decoded with scaler 0 (Wh read as kWh, 1000x too large) and "
-                 "mdm's spike check held about a third of all readings, until the rollback to 2.13.6 "
-                 "(DEP-7306) at 15:08", ["ingest", "2.14.0"],
-                 ["mdm config change CHG-8803 (vee.estimation.max_gap_intervals 4 -> 6) at 14:05",
-                  "prepaid deploy DEP-7304 (5.3.2) at 13:40"],
-                 [logs("mdm", s, e, "VEE spike check failed", level="WARN"),
-                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE started_at "
-                      f"BETWEEN '{zulu(at(0, 13, 50))}' AND '{zulu(e)}'", "DEP-7305"),
-                  logs("ingest", at(0, 14, 10), e, "version=2.14.0", pattern="starting ingest")])
-    )
-    s, e = at(0, 19, 5), at(0, 19, 35)
-    inc.append(
-        incident("GRID-04", "trap_noisy_service",
-                 "api-gateway: recharges failing with 502s from about 19:00 — 19:05 to 19:35 IST, 20 Jan "
-                 "2026. notifier has been spewing errors all evening; is it "
-                 "notifier?", "api-gateway", s, e, OOM[0],
-                 "prepaid",
-                 "the prepaid pods were OOMKilled one after another from 18:58 under the evening recharge "
-                 "peak: their memory limit had been cut from 1536Mi to 1024Mi that morning (CHG-8802, "
-                 "FinOps rightsizing) while the JVM still sized itself for more, so the kernel killed java "
-                 "in each container and the pods crash-looped, api-gateway got connection refused / "
-                 "premature close from them and answered 502, until the limit was restored (CHG-8805) at "
-                 "19:46; notifier's DLR errors are the usual noise",
-                 ["prepaid", "oomkill"],
-                 ["notifier DLR and 429 errors (always there)",
-                  "notifier deploy DEP-7307 (1.22.0) at 18:20"],
-                 [logs("api-gateway", s, e, "connect() failed (111: Connection refused)", level="ERROR"),
-                  logs("kubernetes", at(0, 18, 55), e, "Killed process", pattern="oomkilling"),
-                  sql("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                      "config_changes WHERE service = 'prepaid'", "resources.limits.memory")])
-    )
-    s, e = at(1, 2, 0), at(1, 2, 40)
-    inc.append(
-        incident("GRID-05", "no_incident",
-                 "Got paged for billing warnings around 02:10 IST on 21 Jan 2026. Can you look at "
-                 "02:00–02:40 and tell me whether anything is "
-                 "actually broken?", "billing", s, e, None, None, None, [],
-                 ["billing bill-run LT-IX tariff fallbacks (every night)",
-                  "notifier DLR errors (always there)"],
-                 [], outcome="FALLBACK",
-                 note=(
-                     "the nightly bill-run with its usual tariff fallback warnings; metrics at baseline, "
-                     "no changes"
-                 ))
-    )
-    s, e = at(1, 6, 45), at(1, 7, 15)
-    inc.append(
-        incident("GRID-06", "trap_late_symptom",
-                 "prepaid: recharges erroring since ~06:50 — 06:45 to 07:15 IST, 21 Jan 2026. What broke?",
-                 "prepaid", s, e, LEAK[0], "billing",
-                 "billing 3.9.1 (DEP-7308, 06:08) left a pg-billing connection idle in transaction for "
-                 "every e-bill without a meter photo (BlobNotFound path) during the 06:00 e-bill dispatch: "
-                 "from 06:12 the idle sessions grew by ~6 a minute until pg-billing hit max_connections "
-                 "(300) at 06:47 and refused everyone with 'too many clients', so prepaid's Hikari pool "
-                 "could not get connections and recharges failed, until the rollback (DEP-7309) at 07:20 "
-                 "and the DBA terminated the sessions at 07:22",
-                 ["billing", "3.9.1"],
-                 ["prepaid config change CHG-8806 (recharge.upi.callback_timeout_s 60 -> 90) at 06:35",
-                  "'sorry, too many clients already' (a consequence, 35 minutes after the cause)",
-                  "billing migration V41 (bill meter photo url) at 06:09"],
-                 [logs("prepaid", s, e, "Connection is not available", level="ERROR"),
-                  logs("postgres", s, e, "too many clients already", level="FATAL"),
-                  sql("SELECT ts, instance, connections, max_connections, idle_in_tx FROM db_metrics WHERE "
-                      f"instance = 'pg-billing' AND idle_in_tx > 50 AND ts BETWEEN '{zulu(at(1, 6, 0))}' AND "
-                      f"'{zulu(e)}' ORDER BY ts", "pg-billing"),
-                  logs("billing", at(1, 6, 10), e, "rendering without photo", level="WARN")],
-                 runbook="postgres-connections", runbook_query="postgres too many clients connections")
-    )
-    s, e = at(1, 10, 5), at(1, 10, 35)
-    inc.append(
-        incident("GRID-07", "change",
-                 "Customers in the app get 'Service unavailable' on usage and bill pages — api-gateway "
-                 "returning 503s, 10:05–10:35 IST, 21.01.2026. What changed?", "api-gateway", s, e,
-                 at(1, 10, 1, 40), "api-gateway",
-                 "config change CHG-8807 (10:01) set api-gateway's limit_req_zone portal_api rate from "
-                 "50r/s to 5r/s (meant for OTP abuse); the zone is keyed on the client address, which "
-                 "nginx sees as the four Azure load balancer addresses, so every /api/v1 request beyond 5 "
-                 "per second per LB address was rejected with 503 ('limiting requests'), until CHG-8808 "
-                 "restored 50r/s at 10:40",
-                 ["limit_req", "portal_api"],
-                 ["outage deploy DEP-7310 (2.8.1) at 09:50", "notifier DLR errors (always there)"],
-                 [logs("api-gateway", s, e, 'by zone "portal_api"', level="ERROR"),
-                  sql("SELECT change_id, config_key, old_value, new_value, changed_at FROM config_changes "
-                      "WHERE service = 'api-gateway'", "CHG-8807")])
-    )
-    s, e = at(1, 13, 0), at(1, 13, 30)
-    inc.append(
-        incident("GRID-08", "trap_unrelated_change",
-                 "mdm: daily consumption aggregates stopped updating and the mdm-daily lag keeps climbing "
-                 "since our mdm 4.8.0 release at 12:40 IST on 21 Jan 2026. 13:00 to 13:30 — is the release "
-                 "to blame?",
-                 "mdm", s, e, VACUUM[0], "postgres",
-                 "a DBA ran VACUUM FULL on mdm.reading_daily in pg-mdm at 12:52 (psql, dba_kiran): it held "
-                 "an ACCESS EXCLUSIVE lock on reading_daily for 49 minutes, so every daily aggregate "
-                 "upsert from mdm waited and was cancelled by the lock timeout and the mdm-daily consumer "
-                 "fell behind, until the vacuum finished at 13:41; mdm 4.8.0 (DEP-7311) and its migration "
-                 "V87 were unrelated",
-                 ["vacuum full", "reading_daily"],
-                 ["mdm deploy DEP-7311 (4.8.0) at 12:40 with migration V87 (reading daily source column)",
-                  "mdm config change CHG-8809 (kafka.consumer.max_poll_records) at 12:45"],
-                 [logs("postgres", at(1, 12, 45), e, "VACUUM FULL VERBOSE mdm.reading_daily",
-                       pattern="vacuum"),
-                  logs("postgres", s, e, "still waiting for RowExclusiveLock"),
-                  logs("mdm", s, e, "canceling statement due to lock timeout", level="ERROR")])
-    )
-    s, e = at(1, 17, 5), at(1, 17, 35)
-    inc.append(
-        incident("GRID-09", "trap_runbook_words",
-                 "head-end: hundreds of DCUs went OFFLINE and meters not reporting — 17:05 to 17:35 IST, "
-                 "21 January 2026. What's the cause?", "head-end", s, e, TAKEOVER[0], "head-end",
-                 "the head-end 6.2.0 canary (DEP-7312, 16:52) connected to emqx with the same MQTT client "
-                 "id as the active instance, hes-primary: emqx took the session over from one to the other "
-                 "every few seconds (session_takenover), both reconnected in a loop and lost the QoS 0 "
-                 "heartbeats, so head-end declared most DCUs offline although the meters kept sending "
-                 "readings, until the canary was scaled to 0 at 17:44; emqx itself accepted connections "
-                 "normally",
-                 ["hes-primary", "canary"],
-                 ["runbook dcu-offline (emqx EMFILE, restart the emqx node) matches the symptom's words",
-                  "emqx config change CHG-8810 (mqtt.max_inflight 32 -> 64) at 16:30"],
-                 [logs("emqx", s, e, "session_takenover", level="WARN"),
-                  logs("head-end", s, e, "Connection lost (32109)", pattern="hes-primary"),
-                  sql("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service "
-                      "= 'head-end'", "canary")],
-                 decoy_runbook="dcu-offline", runbook_query="many meters DCUs offline not reporting")
-    )
-    s, e = at(1, 20, 10), at(1, 20, 40)
-    inc.append(
-        incident("GRID-10", "system_wide",
-                 "Everything on the metering platform is failing from about 20:05 — app pages, recharges, "
-                 "meter reads, SMS. 20:10 to 20:40 IST on 21 Jan 2026. Which component failed?", None, s, e,
-                 at(1, 20, 5, 50), "kubernetes",
-                 "the system node aks-system-38145-vmss000001 went NotReady at 20:05 and both coredns "
-                 "replicas were on it (no anti-affinity), so kube-dns had no ready endpoints: every new "
-                 "DNS lookup in the cluster timed out (ingest to kafka, prepaid and billing to pg-billing, "
-                 "head-end to emqx, api-gateway to its upstreams, notifier to the SMS aggregator) until a "
-                 "coredns pod started on vmss000000 at 20:38",
-                 ["coredns", "notready"],
-                 ["notifier deploy DEP-7314 (1.22.1) at 19:40",
-                  "billing config change CHG-8811 (ebill.batch_size) at 19:55"],
-                 [logs("kubernetes", at(1, 20, 0), e, "NodeNotReady", level="WARN"),
-                  logs("kubernetes", at(1, 20, 0), e, "kube-dns", pattern="endpoint"),
-                  logs("ingest", s, e, "10.0.0.10:53", level="ERROR")])
-    )
-    s, e = at(2, 9, 30), at(2, 10, 0)
-    inc.append(
-        incident("GRID-11", "no_incident",
-                 "We rolled out prepaid 5.4.0 at 09:36 IST on 22 Jan 2026 and I see warnings around it. Is "
-                 "anything actually wrong between 09:30 and 10:00?", "prepaid", s, e, None, None, None, [],
-                 ["prepaid deploy DEP-7315 (5.4.0) at 09:36 (went out cleanly)",
-                  "prepaid late UPI callback warnings (always there)"],
-                 [], outcome="FALLBACK",
-                 note=(
-                     "a clean rolling update: pods restarted without errors, recharges as usual, only the "
-                     "usual noise"
-                 ))
-    )
-    s, e = at(2, 11, 5), at(2, 11, 35)
-    inc.append(
-        incident("GRID-12", "metrics_deps",
-                 "mdm: the usage API is timing out (app usage page spinning) — 11:05–11:35 IST, Thu Jan 22 "
-                 "2026. What's going on?", "mdm", s, e, EXPORT[0], "postgres",
-                 "the regulatory-export cronjob (MERC SoP interval data) started at 10:52 against "
-                 "pg-mdm-ro, the read replica behind mdm's usage API, and saturated it (cpu ~97%, IOPS at "
-                 "the 7500 limit) with sequential scans, so usage queries ran past mdm's 5 s statement "
-                 "timeout and api-gateway answered 504, until the export was "
-                 "cancelled at 11:49", ["pg-mdm-ro", "export"],
-                 ["billing config change CHG-8813 (tariff.cache.ttl_s) at 10:58",
-                  "prepaid deploy DEP-7315 (5.4.0) at 09:36"],
-                 [logs("mdm", s, e, "canceling statement due to statement timeout", level="ERROR"),
-                  sql("SELECT ts, instance, cpu_pct, iops, iops_limit FROM db_metrics WHERE instance = "
-                      f"'pg-mdm-ro' AND cpu_pct > 90 AND ts BETWEEN '{zulu(s)}' AND '{zulu(e)}' ORDER BY ts",
-                      "pg-mdm-ro"),
-                  sql("SELECT run_id, job, target, started_at, ended_at FROM job_runs WHERE target = "
-                      "'pg-mdm-ro'", "regulatory-export")])
-    )
-    s, e = at(2, 14, 10), at(2, 14, 40)
-    inc.append(
-        incident("GRID-13", "trap_unrelated_change",
-                 "notifier: customers say they are not getting recharge and bill SMS — 14:10 to 14:40 IST, "
-                 "22 Jan 2026. We changed the RECHARGE_OK_HI template (CHG-8814) at 14:02 and shipped "
-                 "ingest 2.14.1 at 13:55; is one of those it?", "notifier", s, e, DLR[0],
-                 "mobile operator OP-3 (external)",
-                 "not determinable from this data: from 14:06 the delivery reports for operator OP-3 came "
-                 "back EXPIRED for every template (bills, OTPs, recharges), while submits to the "
-                 "aggregator were accepted as usual and the other operators delivered; the template change "
-                 "touches one Hindi template only and ingest is not on the SMS path", [],
-                 ["notifier config change CHG-8814 (templates.RECHARGE_OK_HI.text) at 14:02",
-                  "ingest deploy DEP-7316 (2.14.1) at 13:55", "notifier DLR errors (always there)"],
-                 [logs("notifier", s, e, "status=EXPIRED err=EXP operator=OP-3", level="ERROR")],
-                 outcome="FALLBACK",
-                 note=(
-                     "the right answer is a FALLBACK (or the operator's side); blaming CHG-8814 or "
-                     "DEP-7316 is wrong"
-                 ))
-    )
-    s, e = at(2, 19, 10), at(2, 19, 40)
-    inc.append(
-        incident("GRID-14", "logs_only",
-                 "mdm: no new interval readings from most feeders since about 19:05 — 19:10 to 19:40 IST, "
-                 "22/01/2026. Root cause?", "mdm", s, e, PANIC[0], "ingest",
-                 "ingest panicked (index out of range [12] with length 12) decoding a 13-channel load "
-                 "profile from DCU-MUM-N-0117 (an LTCT-3P-v4 meter); the QoS 1 message was never "
-                 "acknowledged, so emqx redelivered it through the $share/ingest subscription to the next "
-                 "ingest pod, which panicked too, and all ingest pods crash-looped with nothing reaching "
-                 "kafka, until the DCU was banned on emqx at 19:52",
-                 ["ingest", "index out of range"],
-                 ["mdm config change CHG-8815 (vee.spike_limit_kwh 250 -> 300) at 18:55",
-                  "outage deploy DEP-7317 (2.9.0) at 18:40", "notifier DLR errors (always there)"],
-                 [logs("ingest", at(2, 19, 0), e, "index out of range [12] with length 12", level="ERROR"),
-                  logs("kubernetes", s, e, "Back-off restarting failed container ingest", level="WARN"),
-                  logs("mdm", s, e, "VEE poll returned 0 records")])
-    )
-    return engine.truth_file(NAME, "+05:30", inc, (
-        "Questions are asked in India Standard Time (IST, UTC+05:30) unless they say otherwise; metric "
-        "tables and job runs are exported in IST wall time, deploys in UTC, config changes with their "
-        "offset."
-    ))
+    return engine.truth(NAME, at, iso, globals())
 
 
 main = engine.main(NAME, world, __name__, DOCS)

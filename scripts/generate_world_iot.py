@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
-from worlds.engine import sql_step as sql
 
 NAME, SEED = "iot", 20261214
 SERVICES = (
@@ -55,7 +54,6 @@ DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = engine.stamped(lt)
 
 
 # The stories (AEST): (start of the cause, end of the effects)
@@ -1269,21 +1267,8 @@ STATS = {  # req/s, 4xx/s, 5xx/s, p99 ms
 }
 
 
-SPELLS: list[engine.Spell] = [  # every story's footprint in the service stats
-    ("ota", SIGN, {"c5": 0.02, "rps": ("*", 1.8, 0)}),
-    ("shadow", PACKET, {"c5": ("+", 0.8, 0.4)}),
-    ("shadow", SWAP, {"p99": ("=", 2600, 700), "c5": ("=", 6, 3)}),
-    ("auth", FULL, {"c5": ("+", 6, 3)}),
-    *((svc, FULL, {"c5": ("+", 4, 2)}) for svc in ("api", "edge")),
-    ("rules", SCRAM, {"rps": ("*", 0.35, 0)}),
-    ("push", FCM, {"c5": ("=", 4.5, 2)}),
-    *((svc, KID, {"c4": ("+", 95, 30)}) for svc in ("api", "edge")),
-    ("shadow", KID, {"c4": ("+", 4, 2)}),
-    ("registry", FANOUT, {"rps": ("*", 8.5, 0), "p99": ("=", 2900, 900), "c5": ("=", 18, 8)}),
-    *((svc, FANOUT, {"c5": ("+", 7, 3), "p99": ("=", 8000, 10)}) for svc in ("api", "edge")),
-    ("auth", FAILOVER, {"c5": ("+", 3, 2)}),
-    *((svc, FAILOVER, {"c5": ("+", 1.5, 1)}) for svc in ("api", "edge")),
-]
+# every story's footprint in the service stats: worlds_data/iot/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 def stats_row(w: World, t: datetime, svc: str) -> list:
@@ -1459,248 +1444,8 @@ signing.retired_key_ttl so that tokens signed before the rotation stay valid unt
 # ---- truth ---------------------------------------------------------------------------------
 
 
-def truth() -> dict:  # noqa: C901 — the twelve cases
-    inc = [
-        incident("IOT-01", "logs_only",
-                 "ota: BP-200 smart plugs keep failing their firmware update and rolling back — 14/12 "
-                 "8:10am to 8:40am. What's going on?", "ota", at(0, 8, 10), at(0, 8, 40), SIGN[0], "ota",
-                 "firmware campaign C-2291 (BP-200 3.7.9 -> 3.8.2, started 08:00) published an image "
-                 "signed with the staging key stg-2025 instead of a production key; every plug downloaded "
-                 "it, failed signature verification (SIG_VERIFY_FAILED, key not in the device trust store "
-                 "[prod-2024 prod-2026]) and rolled back to 3.7.9, and with no failure threshold set the "
-                 "campaign even advanced to stage 2 at 08:30, until it was paused at 08:53",
-                 ["stg-2025", "signature"],
-                 ["ota 'download stalled' warnings of campaign C-2284 (always there)",
-                  "registry deploy DEP-4405 4.8.4 at 07:28", "emqx keepalive timeouts of rebooting plugs"],
-                 None,
-                 [logs("ota", at(0, 8, 10), at(0, 8, 40), "stg-2025", "WARN", "c-2291 sig_verify_failed"),
-                  logs("ota", at(0, 7, 50), at(0, 8, 40), "key_id=stg-2025",
-                       pattern="manifest published")]),
-        incident("IOT-02", "change",
-                 "shadow : les hubs HB-3 apparaissent hors ligne dans l'appli et leurs appareils ne se "
-                 "mettent plus à jour depuis ~11h15 — 14 déc., 11h20–11h50. Qu'est-ce qui a "
-                 "changé ?", "shadow",
-                 at(0, 11, 20), at(0, 11, 50), PACKET[0], "emqx",
-                 "config change CFG-5512 at 11:12 lowered emqx's mqtt.max_packet_size from 1MB to 64KB "
-                 "(SEC-214); HB-3 hubs publish their full state with up to 60 child devices in one message "
-                 "(66–240 KB), so emqx rejected those frames (frame_parse_error, frame_too_large, limit "
-                 "65536) and closed the hubs' connections; shadow got no reported state and marked the "
-                 "hubs and their children stale until CFG-5513 "
-                 "restored 1MB at 12:04", ["max_packet_size", "frame_too_large"],
-                 ["api deploy DEP-4407 12.3.0 at 11:02", "rules DEVICE_OFFLINE errors (always there)",
-                  "emqx keepalive timeouts (always there)"],
-                 None,
-                 [sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                      "component = 'emqx' AND applied_at < '2026-12-14T01:20:00Z'", "max_packet_size"),
-                  logs("emqx", at(0, 11, 20), at(0, 11, 50), "frame_too_large, limit => 65536", "WARN",
-                       "frame_parse_error"),
-                  logs("shadow", at(0, 11, 20), at(0, 11, 50), "thing=hub-", "WARN", "stale")]),
-        incident("IOT-03", "metrics_deps",
-                 "api: the device list in the app takes forever or times out, 14/12 2:05pm–2:35pm. Which "
-                 "dependency is it?", "api", at(0, 14, 5), at(0, 14, 35), SWAP[0], "redis",
-                 "redis-shadow-1, shadow's cache, had no maxmemory and its history lists (flag "
-                 "shadow_history_v1, no TTL) grew all day until redis used ~15 GB of the host's 16 GB; "
-                 "from 13:58 the host was out of memory and swapping (node_memory_SwapFree_bytes fell from "
-                 "4 GB to about 1 GB), redis calls took 0.4–2.6 s, shadow's reads hit their timeouts and "
-                 "api's device list calls to shadow exceeded the 3 s deadline (504) until the flag was "
-                 "turned off and the history keys purged at 14:50", ["redis-shadow-1", "swap"],
-                 ["auth deploy DEP-4409 6.2.4 at 13:40",
-                  "shadow config change CFG-5518 redis.pool_size at 14:22 (a mitigation attempt)",
-                  "rules DEVICE_OFFLINE errors (always there)"],
-                 None,
-                 [sql("SELECT timestamp, instance, value FROM prometheus_export WHERE __name__ = "
-                      "'node_memory_SwapFree_bytes' AND value < 3000000000 AND timestamp BETWEEN "
-                      "'2026-12-14T04:05:00Z' AND '2026-12-14T04:35:00Z'", "redis-shadow-1:9100"),
-                  sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'shadow' AND "
-                      "callee = 'redis'", "redis-shadow-1:6379"),
-                  logs("shadow", at(0, 14, 5), at(0, 14, 35), "addr=redis-shadow-1:6379", "WARN",
-                       "slow redis call"),
-                  logs("api", at(0, 14, 5), at(0, 14, 35), "DEADLINE_EXCEEDED", "ERROR", "shadow")]),
-        incident("IOT-04", "trap_runbook_words",
-                 "emqx: heaps of devices dropping offline and not reconnecting since about 6pm, Mon 14 Dec "
-                 "18:10–18:40 AEST. NBN outage again? The runbook says to wait it "
-                 "out.", "emqx", at(0, 18, 10),
-                 at(0, 18, 40), CERT[0], "emqx",
-                 "emqx-3 was still serving the previous mqtt.brolga.io listener certificate, loaded when "
-                 "it started weeks earlier: cert-manager renewed the secret on 14 Nov and emqx-1 and "
-                 "emqx-2 picked it up when they restarted, but emqx-3's listener never reloaded, and the "
-                 "old certificate expired at 18:00 (its probe_ssl_earliest_cert_expiry said so; from 18:00 "
-                 "the blackbox probe failed). Every device reconnecting through emqx-3 (the NLB keeps a "
-                 "home on one node) failed the TLS handshake with 'certificate expired', so emqx-3's "
-                 "connections drained while emqx-1 and emqx-2 were fine, until emqx-3 was restarted at "
-                 "18:52; no ISP outage", ["certificate expired", "emqx-3"],
-                 ["devices-offline-isp runbook (an NBN/ISP outage, wait)",
-                  "ota deploy DEP-4411 1.18.0 at 17:30",
-                  "emqx keepalive timeouts and rules DEVICE_OFFLINE errors (always there)"],
-                 None,
-                 [logs(
-                      "emqx", at(0, 18, 10), at(0, 18,
-                                                40), "Certificate Expired", "WARN", "ssl_handshake_error"
-                  ),
-                  sql("SELECT instance, value FROM prometheus_export WHERE __name__ = "
-                      "'probe_ssl_earliest_cert_expiry' AND timestamp = '2026-12-14T07:55:00Z' ORDER BY "
-                      "value LIMIT 1", "emqx-3:8883"),
-                  sql("SELECT instance, value FROM prometheus_export WHERE __name__ = 'probe_success' AND "
-                      "value = 0 AND timestamp = '2026-12-14T08:15:00Z'", "emqx-3")],
-                 decoy_runbook="devices-offline-isp", runbook_query="many devices offline NBN outage wait"),
-        incident("IOT-05", "no_incident",
-                 "rules : on s'est fait pager pour le taux d'erreurs du moteur de règles vers 3h10 le "
-                 "15/12. Y a-t-il un vrai problème entre 03h00 "
-                 "et 03h40 ?", "rules", at(1, 3, 0), at(1, 3, 40), None,
-                 None, None, [], [], None, [], "FALLBACK",
-                 note="night; only the usual DEVICE_OFFLINE errors (known noise) and the nightly jobs "
-                      "(timescale-compress, registry-stale-device-sweep) running normally"),
-        incident("IOT-06", "trap_late_symptom",
-                 "Lots of users can't log in to the app ('Something went wrong') — 15/12, 7:20 to 7:50am "
-                 "AEST. What's the root cause?", None, at(1, 7, 20), at(1, 7, 50), LEAK[0], "registry",
-                 "registry 4.9.0 (DEP-4417, rolled out 06:31–06:38) holds on to a pooled postgres "
-                 "connection on every failed claim (e.g. 'claim code expired'); each pod's pool grew to "
-                 "its 100 connections and pg-main-1 reached max_connections (300) at 07:14. From then "
-                 "every client that needed a new connection got 'FATAL: sorry, too many clients already' — "
-                 "auth's token endpoint first, so app logins failed — until registry was rolled back to "
-                 "4.8.4 (DEP-4419) at 07:56–08:01", ["registry", "4.9.0"],
-                 ["postgres 'too many clients' and auth errors (symptoms)",
-                  "registry 'claim code expired' warnings (always there)",
-                  "rules DEVICE_OFFLINE errors (always there)"],
-                 "postgres-main",
-                 [logs("auth", at(1, 7, 20), at(1, 7, 50), "pg-main-1", "ERROR", "too many clients"),
-                  sql("SELECT deploy_id, version, started_at, finished_at FROM deploys WHERE service = "
-                      "'registry' AND started_at >= '2026-12-14T20:00:00Z' AND started_at < "
-                      "'2026-12-14T21:20:00Z'", "4.9.0"),
-                  logs("registry", at(1, 6, 40), at(1, 7, 20), '"acquired":100', pattern="db pool stats"),
-                  sql("SELECT timestamp, value FROM prometheus_export WHERE instance = 'pg-main-1:9187' "
-                      "AND __name__ = 'pg_stat_activity_count' AND timestamp = "
-                      "'2026-12-14T21:20:00Z'", "297")]),
-        incident("IOT-07", "trap_noisy_service",
-                 "rules: device-triggered automations (motion → lights, door → alert) not firing since "
-                 "~10am, 15 Dec 10:10–10:40. rules is throwing its usual errors — what's the "
-                 "actual cause?", "rules",
-                 at(1, 10, 10), at(1, 10, 40), SCRAM[0], "emqx",
-                 "the monthly CronJob kafka-scram-rotate (09:55) rotated the SCRAM-SHA-512 passwords of "
-                 "the kafka users emqx-bridge, ingest and rules; ingest and rules reload theirs from "
-                 "vault, but emqx's kafka_producer:device_events bridge keeps the emqx-bridge password in "
-                 "its own config, so from 09:58 every connection to the brokers failed SASL "
-                 "authentication, the bridge buffered then discarded device events, and rules saw no "
-                 "records on device.events — only schedule-triggered automations ran — until the bridge's "
-                 "credentials were updated at 10:52",
-                 ["scram", "emqx-bridge"],
-                 ["rules DEVICE_OFFLINE errors (always there)",
-                  "rules config change CFG-5524 executor.threads at 09:40",
-                  "ingest and rules credential reloads at 09:56 (worked)"],
-                 "emqx-operations",
-                 [logs("emqx", at(1, 10, 10), at(1, 10, 40), "SCRAM-SHA-512", "ERROR", "device_events"),
-                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
-                      "'kafka-scram-rotate'",
-                      "emqx-bridge"),
-                  logs("rules", at(1, 10, 10), at(1, 10, 40), "no records", "WARN", "device.events"),
-                  sql("SELECT caller, callee, notes FROM dependencies WHERE caller = 'emqx' AND callee = "
-                      "'kafka'", "user emqx-bridge")]),
-        incident("IOT-08", "trap_unrelated_change",
-                 "push : les utilisateurs Android ne reçoivent plus aucune notification depuis 13h "
-                 "environ, 15/12 entre 13h10 et 13h40. C'est le changement de config de push à "
-                 "12h58 ?", "push",
-                 at(1, 13, 10), at(1, 13, 40), FCM[0], "FCM (Google's external push service)",
-                 "external side: from 13:04 fcm.googleapis.com answers 503 UNAVAILABLE to every send, so "
-                 "Android notifications fail after their 3 attempts while APNs (iOS) sends go through; "
-                 "CFG-5526 only resized the APNs connection pool — a provider outage, not determinable "
-                 "beyond that from this data", [],
-                 ["CFG-5526 push apns.pool_size at 12:58", "push flag push_rich_notifications at 12:40",
-                  "push 'Unregistered' token warnings (always there)"],
-                 "push-providers", [], "FALLBACK",
-                 note="the right answer is a FALLBACK (or the external FCM outage); blaming CFG-5526 is "
-                      "wrong"),
-        incident("IOT-09", "system_wide",
-                 "Quelque chose ne va pas sur la plateforme entre 16h10 et 16h40 le 15 déc. : l'appli "
-                 "déconnecte tout le monde, des appareils n'arrivent plus à se reconnecter et des "
-                 "automatisations échouent. Quel composant est en "
-                 "cause ?", None, at(1, 16, 10), at(1, 16, 40),
-                 KID[0], "auth",
-                 "the weekly CronJob auth-signing-key-rotate (16:00) made kid brolga-2026-12-15 the active "
-                 "signing key and, because CFG-5509 had set signing.retired_key_ttl from 168h to 0h the "
-                 "day before, removed the previous key kid brolga-2026-12-08 from the JWKS at once; every "
-                 "token signed before 16:00 became unverifiable: api rejected access tokens (no key in "
-                 "JWKS for kid), auth rejected refresh tokens so the apps fell back to password logins and "
-                 "auth's bcrypt workers saturated (503), emqx refused reconnecting devices (kid_not_found) "
-                 "and rules' service token was refused by shadow — until the retired key was re-published "
-                 "at 16:47",
-                 ["signing key", "kid"],
-                 ["emqx authentication failures and rules errors (symptoms)",
-                  "ota deploy DEP-4423 1.18.1 at 15:45", "rules DEVICE_OFFLINE errors (always there)"],
-                 "auth-signing-keys",
-                 [sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
-                      "'auth-signing-key-rotate'", f"retired kid={OLD_KID}"),
-                  logs("api", at(1, 16, 10), at(1, 16, 40), OLD_KID, "WARN", "jwt verification failed"),
-                  sql("SELECT change_id, key, old_value, new_value, applied_at FROM config_changes WHERE "
-                      "key = 'signing.retired_key_ttl'", '"new_value": "0h"'),
-                  logs("emqx", at(1, 16, 10), at(1, 16, 40), "authenticator: jwt", "WARN",
-                       "kid_not_found")]),
-        incident("IOT-10", "logs_only",
-                 "ingest: temperature and energy graphs stopped updating for a chunk of homes — 16/12/2026 "
-                 "08:40–09:10. Why?", "ingest", at(2, 8, 40), at(2, 9, 10), POISON[0], "ingest",
-                 f"from 08:31 one thermostat, {BAD_THERMO}, sent its sample timestamps in microseconds; "
-                 "ingest keeps future timestamps (clock_skew_policy=keep), so the batch of partition 7 "
-                 "holding them "
-                 "failed in TimescaleDB with 'timestamp out of range' and ingest retried the same 5000-row "
-                 "batch every few seconds, never moving on: the homes on partition 7 got no new readings and "
-                 "the partition's lag kept growing"
-                 " until the offset was skipped and the device quarantined at 09:24",
-                 ["out of range", BAD_THERMO],
-                 ["ingest clock-skew and out-of-order warnings (always there)",
-                  "ota flag ota_delta_updates for TH-1 at 08:20",
-                  "ingest config change CFG-5515 batch.max_rows two days before"],
-                 None,
-                 [logs("ingest", at(2, 8, 40), at(2, 9, 10), "timestamp out of range", "ERROR",
-                       "partition=7"),
-                  logs("ingest", at(2, 8, 20), at(2, 9, 10), f"device={BAD_THERMO}", "WARN",
-                       "years in the future")]),
-        incident("IOT-11", "change",
-                 "api : l'écran d'accueil ne charge plus (« Impossible de charger votre maison ») — 16/12 "
-                 "de 12:40 à 13:10. Qu'est-ce qui a changé ?", "api", at(2, 12, 40), at(2, 13,
-                                                                                        10), FANOUT[0],
-                 "api",
-                 "the feature flag home_summary_v2 went from 10% to 100% at 12:31; its home summary calls "
-                 "registry once per device (18–64 calls per home) instead of one batch call, registry's "
-                 "requests jumped about eightfold, it shed load at its 256 in-flight limit (503) and api's "
-                 "/v1/homes/:homeId/summary failed with 503s and 8 s timeouts until the flag was set back "
-                 "to 0% at 13:22", ["home_summary_v2", "registry"],
-                 ["registry deploy DEP-4427 4.9.1 at 11:50", "push deploy DEP-4429 3.1.2 at 12:20",
-                  "ota config change CFG-5531 at 12:35"],
-                 None,
-                 [sql("SELECT date, flag_key, previous, current FROM feature_flags WHERE flag_key = "
-                      "'home_summary_v2' AND date < '2026-12-16T02:40:00Z'", "100%"),
-                  logs("api", at(2, 12, 40), at(2, 13, 10), "home_summary_v2", "ERROR", "registry"),
-                  logs("registry", at(2, 12, 40), at(2, 13, 10), "limit", "WARN", "shedding load")]),
-        incident("IOT-12", "trap_unrelated_change",
-                 "auth: people getting logged out of the app and can't sign back in since our auth 6.3.0 "
-                 "release at 15:50 — 16 Dec, 4:05pm to 4:35pm. Did the release "
-                 "break it?", "auth", at(2, 16, 5),
-                 at(2, 16, 35), FAILOVER[0], "redis",
-                 "at 15:57 redis-main-1 stopped answering for a few seconds and Sentinel ran a failover of "
-                 "brolga-main to redis-main-2 (+switch-master), turning redis-main-1 into a replica; auth "
-                 "connects straight to redis-main-1:6379 instead of through Sentinel, so every session and "
-                 "refresh token write failed with ReadOnlyError ('You can't write against a read only "
-                 "replica'), users were logged out and could not sign in again, until auth was pointed at "
-                 "Sentinel (CFG-5533) and restarted at 16:44; the 6.3.0 release (passkey enrolment) was "
-                 "unrelated",
-                 ["readonly", "failover"],
-                 ["auth deploy DEP-4431 6.3.0 at 15:48",
-                  "auth schema migration 33 (passkeys table) at 15:47",
-                  "rules DEVICE_OFFLINE errors (always there)"],
-                 None,
-                 [logs("redis", at(2, 15, 50), at(2, 16, 35), "10.20.4.32", pattern="switch-master"),
-                  logs("auth", at(2, 16, 5), at(2, 16, 35), "read only replica", "ERROR", "readonlyerror"),
-                  sql("SELECT caller, callee, endpoint FROM dependencies WHERE caller = 'auth' AND callee "
-                      "= 'redis'", "redis-main-1:6379")]),
-    ]
-    return engine.truth_file(NAME, "+10:00", inc, (
-        "Questions are asked in Brisbane time (AEST, UTC+10:00, Australia/Brisbane, no daylight saving) "
-        "unless they say otherwise, by an on-call team writing English and French (14/12, 16/12/2026, 14 "
-        "Dec, 15 déc.; 2:05pm, 14h10, 08:40). edge, auth, registry, ingest, postgres and redis write UTC, "
-        "emqx and shadow AEST with the offset, rules, ota and kafka Brisbane wall time, push the time of "
-        "day only, api epoch milliseconds. Deploys and job runs are UTC, config changes carry their "
-        "offset, schema_migrations and service_stats are wall time, feature_flags has epoch milliseconds "
-        "and prometheus_export epoch seconds."
-    ))
+def truth() -> dict:
+    return engine.truth(NAME, at, lt, globals())
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -34,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from worlds import engine  # noqa: E402  (the engine every world is written with)
 from worlds.engine import every  # noqa: E402
 from worlds.engine import inside as during
-from worlds.engine import sql_step as sql
 from worlds.engine import zulu as iso
 
 NAME, SEED = "rides", 140818
@@ -48,7 +47,6 @@ DAY0, END = LOCAL.days(3)
 at, lt = LOCAL.at, LOCAL.iso
 
 
-logs, incident = engine.stamped(lt)
 
 
 # The stories (BRT): (start of the cause's effects, end of the effects)
@@ -683,20 +681,8 @@ def service_row(w: World, t: datetime, svc: str) -> list:
     return [t.strftime("%Y-%m-%d %H:%M:%S"), svc, round(rps, 1), round(p99, 1), round(e5, 2), round(cpu, 1)]
 
 
-SPELLS: list[engine.Spell] = [  # each incident in the service metrics; envoy's 5xx rise with its upstreams'
-    ("pricing", TARIFF, {"e5": ("=", 4, 2)}),
-    ("trips", BURST, {"e5": ("=", 6, 4), "p99": 30000}),
-    ("payments", MTLS, {"e5": ("=", 18, 4)}),
-    ("location", KDISK, {"e5": ("=", 280, 80), "p99": ("=", 900, 300)}),
-    ("eta", MAPS, {"p99": ("=", 2050, 30)}),
-    ("fraud", FRAUD, {"rps": ("*", 0.3, 0), "p99": 5000, "e5": ("=", 20, 10)}),
-    ("dispatch", FRAUD, {"e5": ("=", 15, 8)}),
-    ("payments", FRAUD, {"e5": ("=", 6, 3)}),
-    ("notify", FCM, {"e5": ("=", 20, 5)}),
-    ("trips", ESBLOCK, {"p99": 30000, "e5": ("=", 4, 2)}),
-    ("location", PING, {"rps": ("*", 0.3, 0)}),
-    *(("envoy", span, {"e5": ("+", 8, 5)}) for span in (TARIFF, BURST, MTLS, FRAUD, ESBLOCK)),
-]
+# each incident in the service metrics; envoy's 5xx rise with its upstreams': worlds_data/rides/spells.txt
+SPELLS = engine.spell_table(NAME, at, globals())
 
 
 VOLUMES = {"vol-0c3f9a1e7d2b48a51": "trips-db-1-data", "vol-07b1d24c9e0f3a6d2": "trips-db-2-data",
@@ -976,207 +962,7 @@ few times a year; during one, sends fail with errors from the provider and recov
 
 
 def truth() -> dict:
-    inc = [
-        incident("RIDES-01", "logs_only",
-                 "pricing: cotações para o aeroporto (Guarulhos) falhando com erro 500 — 18/08, 8h20 às "
-                 "8h50. O que está acontecendo?", "pricing", at(0, 8, 20), at(0, 8,
-                                                                              50), TARIFF[0], "pricing",
-                 "the tariff file loaded at 08:10 (tarifas-2026-08-18.csv, uploaded 07:58) wrote the "
-                 "surge_cap of zone gru-t2 with a decimal comma ('1,35'); pricing loads tariffs without "
-                 'validating them, so every quote touching gru-t2 failed with "ValueError: could not '
-                 "convert string to float: '1,35'\" and envoy answered 500 on POST /v1/quotes until a "
-                 "corrected file was reloaded by hand at 09:02",
-                 ["tariff", "1,35"],
-                 ["pricing 'surge recompute slow' warnings (always there)",
-                  "eta deploy DEP-8811 2.31.0 at 07:40",
-                  "pricing config change CFG-3301 surge.recompute_interval_s at 06:50"],
-                 None,
-                 [logs("pricing", at(0, 8, 20), at(0, 8, 50), "could not convert string to float: '1,35'",
-                       "ERROR", "gru-t2"),
-                  logs("pricing", at(0, 8, 0), at(0, 8, 50), "tarifas-2026-08-18.csv",
-                       pattern="tariff table reloaded")]),
-        incident("RIDES-02", "no_incident",
-                 "location: muitos WARN no ingest de localização de madrugada, 18/08 entre 03:00 e 03:40. "
-                 "Tem algo "
-                 "quebrado?", "location", at(0, 3, 0), at(0, 3, 40), None, None, None, [], [], None, [],
-                 "FALLBACK",
-                 note="night; only location's usual rejected GPS fixes (known noise), batches produced as "
-                      "usual"),
-        incident("RIDES-03", "metrics_deps",
-                 "trips: trip history and receipts timing out in the app, Aug 18 15:10–15:40 BRT. Which "
-                 "dependency is it?", "trips", at(0, 15, 10), at(0, 15, 40), BURST[0], "mysql",
-                 "trips-db-1's data volume (vol-0c3f9a1e7d2b48a51, gp2) ran out of burst credits: its "
-                 "BurstBalance fell all afternoon and reached 0 at 15:02, the volume was throttled to its "
-                 "baseline IOPS, VolumeQueueLength jumped to ~50, InnoDB's page cleaner fell behind and "
-                 "queries took seconds; trips' Hikari pool (30) was exhausted ('Connection is not "
-                 "available, request timed out after 30000ms') and envoy answered 504 until the volume was "
-                 "modified to gp3 at 16:05",
-                 ["burstbalance", "trips-db-1"],
-                 ["trips config change CFG-3304 hikari.maximum-pool-size at 12:20",
-                  "fraud deploy DEP-8812 3.9.2 at 14:30", "location rejected-fix warnings (always there)"],
-                 None,
-                 [sql("SELECT timestamp, name_tag, value FROM cloudwatch_export WHERE metric_name = "
-                      "'BurstBalance' AND value < 1 AND timestamp BETWEEN '2026-08-18T18:10:00Z' AND "
-                      "'2026-08-18T18:40:00Z'",
-                      "trips-db-1-data"),
-                  sql("SELECT caller, callee, address FROM dependencies WHERE caller = 'trips' AND callee "
-                      "= 'mysql'", "trips-db-1:3306"),
-                  logs("trips", at(0, 15, 10), at(0, 15, 40), "request timed out after 30000ms", "ERROR",
-                       "hikaripool"),
-                  logs("mysql", at(0, 15, 0), at(0, 15, 40), "page_cleaner", pattern="intended loop")]),
-        incident("RIDES-04", "change",
-                 "payments: card payments failing at the end of trips since about 6:20pm — 18/08/2026, "
-                 "6:30pm to 7:00pm. What "
-                 "changed?", "payments", at(0, 18, 30), at(0, 19, 0), MTLS[0], "payments",
-                 "payments' mTLS client certificate for the PSP (payments-psp-mtls) was rotated at 18:21 "
-                 "to one issued by the new intermediate 'Corrida Issuing CA 2026' (issuer "
-                 "vault-pki-corrida-2026), which Pagora had not been given; Pagora refused the client "
-                 "certificate in the handshake (tlsv1 alert unknown ca, SSL alert number 48), every "
-                 "authorization failed with 502 and trips were marked PAYMENT_PENDING, until the previous "
-                 "certificate (vault-pki-corrida-2024) was re-issued at 19:08",
-                 ["payments-psp-mtls", "unknown ca"],
-                 ["envoy deploy DEP-8814 1.30.4-corrida.2 at 18:05",
-                  "pricing flag surge_smoothing 25% -> 50% at 18:12",
-                  "payments 'psp authorize declined' and timeout retries (always there)"],
-                 None,
-                 [sql("SELECT name, issuer, renewed_at, serial FROM certificates WHERE namespace = "
-                      "'payments'",
-                      "vault-pki-corrida-2026"),
-                  logs("payments", at(0, 18, 30), at(0, 19, 0), "tlsv1 alert unknown ca", "ERROR",
-                       "psp authorize failed"),
-                  logs("payments", at(0, 18, 0), at(0, 18, 30), "Corrida Issuing CA 2026",
-                       pattern="certificate reloaded")]),
-        incident("RIDES-05", "trap_noisy_service",
-                 "location: posições dos motoristas congeladas no mapa desde ~7h35, 19/08 7h40–8h10. O "
-                 "location vive cheio de warning — qual é a "
-                 "causa de verdade?", "location", at(1, 7, 40), at(1, 8, 10),
-                 KDISK[0], "kafka",
-                 "kafka-3's data volume filled up: at 07:31 an append to driver-locations-5 failed with "
-                 "'java.io.IOException: No space left on device', the broker's only log dir failed and it "
-                 "shut down; driver-locations has replication factor 2 with min.insync.replicas 2, so the "
-                 "partitions kafka-3 held (2, 5, 8, 11) refused location's acks=all produces with "
-                 "NOT_ENOUGH_REPLICAS and a third of the drivers' positions stopped updating, until the "
-                 "volume was grown and kafka-3 restarted at 08:24", ["kafka-3", "no space left"],
-                 ["location 'fix rejected' warnings (always there)",
-                  "redis config change CFG-3307 cluster-node-timeout at 06:55",
-                  "dispatch stale-position warnings (a symptom)"],
-                 "kafka-operations",
-                 [logs("location", at(1, 7, 40), at(1, 8, 10), "NOT_ENOUGH_REPLICAS", "ERROR",
-                       "produce failed"),
-                  logs("kafka", at(1, 7, 20), at(1, 8, 10), "No space left on device", "ERROR"),
-                  logs("kafka", at(1, 7, 20), at(1, 8, 10),
-                       "all log dirs in /var/lib/kafka/data have failed",
-                       "ERROR", "shutdown broker")]),
-        incident("RIDES-06", "trap_unrelated_change",
-                 "eta: ETAs wildly off in the app since ~11h — 19 ago, 11h10–11h40. Foi a mudança de "
-                 "config "
-                 "do eta "
-                 "às 10h58?", "eta", at(1, 11, 10), at(1, 11, 40), MAPS[0], "RotaMaps (external maps API)",
-                 "external side: from 11:04 api.rotamaps.com answers 503 'upstream overloaded' or times "
-                 "out after 2000 ms, and eta falls back to straight-line (haversine) estimates; CFG-3309 "
-                 "only shortened the route cache TTL from 300 to 180 s — a provider outage, not "
-                 "determinable beyond that from this data", [],
-                 ["CFG-3309 eta cache.ttl_s at 10:58", "trips deploy DEP-8816 7.18.0 at 10:15",
-                  "eta's usual rotamaps 429 retries"],
-                 "maps-provider", [], "FALLBACK",
-                 note="the right answer is a FALLBACK (or the external RotaMaps outage); blaming CFG-3309 "
-                      "is wrong"),
-        incident("RIDES-07", "system_wide",
-                 "Algo quebrou na plataforma entre 14h10 e 14h40 de 19/08: pedidos de corrida recusados, "
-                 "pagamentos negados, app com erro. Qual componente?", None, at(1, 14, 10), at(1, 14, 40),
-                 FRAUD[0], "fraud",
-                 "the daily fraud-model-refresh CronJob (14:00) loaded a new model, fraud-gbm-2026-08-19 "
-                 "(1.87 GB, 2400 trees, against 410 MB for fraud-gbm-2026-08-12), into each gunicorn "
-                 "worker under a 2Gi limit; from 14:01 the workers were killed as they loaded it ('Worker "
-                 "was sent SIGKILL! Perhaps out of memory?') and rebooted in a loop, so fraud hardly "
-                 "answered and its fail-closed callers refused work: dispatch rejected ride requests (503 "
-                 "on POST /v1/rides) and payments declined pre-authorizations — until the previous model "
-                 "was pinned at 14:52",
-                 ["fraud-gbm-2026-08-19", "out of memory"],
-                 ["dispatch and payments errors (symptoms)",
-                  "location rejected-fix warnings (always there)",
-                  "location deploy DEP-8818 at 16:50 (after)"],
-                 "fraud-scoring",
-                 [logs("fraud", at(1, 14, 10), at(1, 14, 40), "Perhaps out of memory?", "ERROR", "sigkill"),
-                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = "
-                      "'fraud-model-refresh'",
-                      "fraud-gbm-2026-08-19"),
-                  logs("dispatch", at(1, 14, 10), at(1, 14, 40), "fraud.risk.svc", "ERROR",
-                       "fail-closed")]),
-        incident("RIDES-08", "trap_runbook_words",
-                 "notify: Android riders and drivers get no push notifications since ~5:35pm, 19 Aug "
-                 "17:40–18:10. The runbook says it's an FCM outage and to wait "
-                 "— is that it?", "notify", at(1, 17, 40),
-                 at(1, 18, 10), FCM[0], "notify",
-                 "the weekly gcp-sa-key-rotate CronJob (17:30) created key 9c1e07 for "
-                 "notify-fcm@corrida-prod and deleted the old key 4f2a91, which notify still held in "
-                 "memory (it reads the secret only at start); at its next oauth2 token refresh (17:36) "
-                 "Google refused the JWT signed with the deleted key ('invalid_grant', 'Invalid JWT "
-                 "Signature'), and every FCM send failed with 401 UNAUTHENTICATED while APNs (iOS) went on "
-                 "— until notify reloaded the "
-                 "credentials at 18:21; no FCM outage", ["gcp-sa-key-rotate", "invalid jwt signature"],
-                 ["push-provider-outage runbook (wait for FCM)",
-                  "notify config change CFG-3312 apns.pool_size at 17:20",
-                  "notify 410 Unregistered warnings (always there)"],
-                 None,
-                 [logs(
-                      "notify", at(1, 17, 40), at(1, 18,
-                                                  10), "Invalid JWT Signature", "ERROR", "token refresh"
-                  ),
-                  sql("SELECT cronjob, started_at, detail FROM job_runs WHERE cronjob = 'gcp-sa-key-rotate'",
-                      "deleted key 4f2a91"),
-                  logs("notify", at(1, 17, 40), at(1, 18, 10), "UNAUTHENTICATED", "ERROR", "send failed")],
-                 decoy_runbook="push-provider-outage",
-                 runbook_query="push notifications failing FCM outage wait"),
-        incident("RIDES-09", "trap_late_symptom",
-                 "trips: finalizar corrida trava ~30 s e o motorista fica preso na tela, 20/08/2026 "
-                 "07h10–07h40. Qual a "
-                 "causa raiz?", "trips", at(2, 7, 10), at(2, 7, 40), ESDISK[0], "elasticsearch",
-                 "es-data-2's disk passed the flood-stage watermark (95%) at 06:32 after a day of "
-                 "high-watermark warnings, and elasticsearch put a read-only-allow-delete block on the "
-                 "indices with shards there, trips-2026.08 among them; trips' async search indexer got "
-                 "cluster_block_exception on every bulk request and kept the trips in its bounded queue, "
-                 "which reached 10000 at 07:04 — from then completing a trip blocked the request thread "
-                 "for ~30 s (504 at envoy) until space was "
-                 "freed and the block lifted at 07:58", ["flood-stage", "read-only-allow-delete"],
-                 ["trips config change CFG-3315 search.indexer.bulk_size at 06:55",
-                  "dispatch deploy DEP-8820 5.1.4 at 06:40", "location rejected-fix warnings (always there)"],
-                 None,
-                 [logs("trips", at(2, 7, 10), at(2, 7, 40), "search indexer queue full", "ERROR",
-                       "complete"),
-                  logs("elasticsearch", at(2, 6, 25), at(2, 7, 40),
-                       "flood stage disk watermark [95%] exceeded", "WARN", "es-data-2"),
-                  logs("trips", at(2, 6, 30), at(2, 7, 40), "read-only-allow-delete", "WARN",
-                       "cluster_block_exception")]),
-        incident("RIDES-10", "trap_unrelated_change",
-                 "dispatch: riders get 'nenhum motorista disponível' all over São Paulo since our dispatch "
-                 "5.2.0 release at 13:50 — 20 Aug, 2:10pm–2:40pm. Did the release break it?", "dispatch",
-                 at(2, 14, 10), at(2, 14, 40), PING[0], "location",
-                 "the feature flag adaptive_ping_interval (location's driver app config) went from 5% to "
-                 "100% at 14:01: idle drivers' apps now ping every 30 s, but the geo index keeps a driver "
-                 "for a TTL of only 15 s, so location's geo index sweep evicted thousands of available "
-                 "drivers between pings, dispatch's GEOSEARCH found no candidates within radius and ride "
-                 "requests expired — until the flag went back to 5% at 14:52; dispatch 5.2.0 (batched "
-                 "airport matching) was unrelated",
-                 ["adaptive_ping_interval", "ttl"],
-                 ["dispatch deploy DEP-8822 5.2.0 at 13:50",
-                  "location rejected-fix warnings (always there)",
-                  "adaptive_ping_interval at 5% since 11:05 (harmless at that rollout)"],
-                 None,
-                 [sql("SELECT changed_at, flag, old_rollout, new_rollout FROM feature_flags WHERE flag = "
-                      "'adaptive_ping_interval' AND changed_at < '2026-08-20T17:10:00Z'", "100%"),
-                  logs("location", at(2, 14, 0), at(2, 14, 40), "ttl=15s", pattern="geo index sweep"),
-                  logs("dispatch", at(2, 14, 10), at(2, 14, 40), "no candidates within radius", "WARN")]),
-    ]
-    return engine.truth_file(NAME, "-03:00", inc, (
-        "Questions are asked in Brasília time (BRT, UTC-03:00, America/Sao_Paulo, no daylight saving) "
-        "unless they say otherwise, by an on-call team writing Portuguese and English (18/08, 19 ago, "
-        "20/08/2026, Aug 18; 8h20, 14h10, 6:30pm, 15:10). envoy, mysql, location, eta and elasticsearch "
-        "write UTC, pricing, trips, kafka, redis and settlement São Paulo wall time, fraud the offset "
-        "-0300, notify the time of day only, dispatch epoch seconds and payments epoch milliseconds. "
-        "Deploys, certificates, job runs and the CloudWatch export are UTC, config changes carry their "
-        "offset, feature_flags, schema_migrations and service_stats are wall time."
-    ))
+    return engine.truth(NAME, at, lt, globals())
 
 
 main = engine.main(NAME, world, __name__, DOCS)

@@ -849,31 +849,8 @@ SVC_BASE = {  # requests per minute at the daily peak, error %, p95 ms
     "smsc-gateway": (1200, 0.8, 120), "radius-aaa": (2000, 4.5, 20), "hss-provisioning": (60, 8.0, 380),
     "ussd-gateway": (800, 1.0, 1400), "momo-topup": (300, 3.5, 900),
 }
-# (window, service, error % added, p95 multiplier, request multiplier)
-SVC_EFFECTS = engine.table(None, "ssfff", """
-ocs_slow | ocs | 7.5 | 60.0 | 1.0
-ocs_slow | ussd-gateway | 2.0 | 3.5 | 1.0
-ocs_slow | api-gateway | 0.5 | 2.0 | 1.0
-ocs_slow | radius-aaa | 1.5 | 1.2 | 1.0
-otp_late | smsc-gateway | 6.0 | 1.3 | 0.7
-otp_late | selfcare-api | 1.5 | 1.0 | 1.1
-otp_late | api-gateway | 1.0 | 1.0 | 1.1
-kilima | smsc-gateway | 9.0 | 1.1 | 1.0
-kafka2 | ocs | 35.0 | 1.5 | 0.8
-kafka2 | radius-aaa | 30.0 | 1.2 | 1.0
-kafka2 | ussd-gateway | 25.0 | 1.3 | 1.0
-kafka2 | momo-topup | 40.0 | 1.2 | 1.0
-kafka2 | smsc-gateway | 10.0 | 1.0 | 1.0
-kafka2 | api-gateway | 18.0 | 1.0 | 1.0
-kafka2 | selfcare-api | 12.0 | 1.0 | 1.0
-pg_full | selfcare-api | 4.0 | 1.2 | 1.0
-pg_full | api-gateway | 0.8 | 1.0 | 1.0
-hss_cert | hss-provisioning | 55.0 | 0.9 | 1.0
-hss_cert | selfcare-api | 6.0 | 1.0 | 1.0
-hss_cert | ussd-gateway | 7.0 | 1.0 | 1.0
-hss_cert | api-gateway | 2.0 | 1.0 | 1.0
-momo_380 | momo-topup | 8.0 | 1.0 | 1.05
-""")
+# (window, service, error % added, p95 multiplier, request multiplier): worlds_data/tele/svc_effects.txt
+SVC_EFFECTS = engine.data_table(NAME, "svc_effects.txt", None, "ssfff")
 
 
 def noisy(x: float, rel: float = 0.08) -> float:
@@ -1091,173 +1068,14 @@ before anything else.
 
 
 # ---------------------------------------------------------------- truth
-def logs_ev(svc: str, a: dt.datetime, b: dt.datetime, contains: str, **filters) -> dict:
-    args = {"service": svc, "start": a.astimezone(UTC).isoformat(), "end": b.astimezone(UTC).isoformat()}
-    return {"tool": "query_logs", "args": {**args, **filters}, "contains": contains}
-
-
-def sql_ev(sql: str, contains: str) -> dict:
-    return {"tool": "query_mysql", "args": {"sql": sql}, "contains": contains}
-
-
-def case(id_, kind, cls, question, service, window, onset, cause, root_cause, key_terms, distractors,
-         runbook,
-         evidence, note) -> dict:
-    outcome = "SUCCESS" if kind == "cause" else "FALLBACK"
-    return {"id": id_, "kind": kind, "class": cls, "question": question, "service": service,
-            "start": window[0].isoformat(), "end": window[1].isoformat(),
-            "onset": onset.isoformat() if onset else None, "cause_service": cause, "root_cause": root_cause,
-            "key_terms": key_terms, "distractors": distractors, "has_runbook": runbook is not None,
-            "runbook": runbook, "expected_outcome": outcome, "fallback_type": None, "evidence": evidence,
-            "note": note}
+def moment(day: int, h: int, m: int, s: float = 0.0) -> dt.datetime:
+    """A moment as the truth file writes it: ``DAY HH:MM[:SS]``, DAY of January 2027 (EAT)."""
+    return L(day, f"{h:02d}:{m:02d}", s)
 
 
 def truth() -> dict:
-    cases = [
-        case("TELE-1", "cause", "storage-compaction-backlog",
-             "ocs answering CCRs with 5012 and customers' data sessions dropping between 10:35 and 11:05 "
-             "EAT on 18 Jan 2027 — root cause?", "ocs", (L(18, "10:35"), L(18, "11:05")), W["ocs_slow"][0],
-             "cassandra",
-             "cassandra node cass-03 fell behind on compaction (pending compactions ~1,400, read p99 ~2.4 "
-             "s): the ocs's balance reservations missed its 2 s Tx timer and CCRs were answered 5012",
-             ["cassandra", "compaction"],
-             ["ocs rating config change CHG-4465 at 09:40",
-              "selfcare-api deploy DEP-9106 (4.22.0) at 10:20",
-              "the ocs-diameter-errors runbook, which blames 5012 bursts on rating or PGW changes",
-              "cdr-mediation's 'missing Rating-Group' rejects (known noise)"],
-             "cassandra-operations",
-             [sql_ev("SELECT ts, node, pending_compactions, read_p99_ms FROM cassandra_5m WHERE ts BETWEEN "
-                     "'2027-01-18T07:10:00Z' AND '2027-01-18T08:05:00Z' ORDER BY read_p99_ms DESC LIMIT 5",
-                     "cass-03"),
-              sql_ev("SELECT service, depends_on, purpose FROM dependencies WHERE service = 'ocs'",
-                     "balances keyspace"),
-              logs_ev("ocs", L(18, "10:35"), L(18, "11:05"), "balance reservation slow",
-                      pattern="reservation"),
-              {"tool": "lookup_knowledge", "args": {"query": "cassandra compaction backlog read latency"},
-               "contains": "pending_compactions"}],
-             "Seen only in metrics and dependencies: cassandra logs nothing unusual, the ocs's errors name "
-             "only its Tx timer and the balances store. The runbook next to the symptom fits a rating "
-             "change."),
-        case("TELE-2", "quiet", "none",
-             "data session auth failures on radius-aaa between 14:20 and 14:40 EAT on 2027-01-18 — what's "
-             "the root cause?", "radius-aaa", (L(18, "14:20"), L(18, "14:40")), None, None, None, [],
-             ["everyday 'Login incorrect' for corp/m2m APNs and barred subscribers (known noise)",
-              "radius-aaa deploy DEP-9109 at 12:40, well before and harmless"], None, [],
-             "Quiet window: only the everyday Access-Rejects at their usual rate, no change nearby."),
-        case("TELE-3", "cause", "config-throttle-limit",
-             "login OTP SMS arriving late or never via smsc-gateway between 16:00 and 16:40 EAT on 18 Jan "
-             "— why?", "smsc-gateway", (L(18, "16:00"), L(18, "16:40")), W["tps_limit"][0], "smsc-gateway",
-             "config change CHG-4471 set smsc-gateway binds.jambo.tps_limit to 25 (was 250): the jambo "
-             "bind was throttled locally and OTPs queued past their 300 s validity; reverted by CHG-4473 "
-             "at 16:41",
-             ["smsc-gateway", "tps_limit"],
-             ["hss-provisioning config change CHG-4470 (provgw.max_inflight) at 15:45",
-              "partner ESME_RTHROTTLED responses, a few every day",
-              "selfcare-api otp.resend_cooldown_s change CHG-4462 in the morning"],
-             "smpp-delivery",
-             [sql_ev("SELECT change_id, service, config_key, old_value, new_value, changed_at FROM "
-                     "config_changes WHERE service = 'smsc-gateway'", "CHG-4471"),
-              logs_ev("smsc-gateway", L(18, "15:45"), L(18, "16:40"), "binds.jambo.tps_limit=25 (was 250)",
-                      pattern="config reloaded"),
-              logs_ev("smsc-gateway", L(18, "16:00"), L(18, "16:40"), "message expired in queue",
-                      level="ERROR"),
-              sql_ev("SELECT ts, bind, submit_per_min, queue_depth FROM smpp_binds_1m WHERE bind = 'jambo' "
-                     "AND ts BETWEEN '2027-01-18T13:00:00Z' AND '2027-01-18T13:40:00Z' ORDER BY queue_depth "
-                     "DESC LIMIT 3", "jambo")],
-             "A config change of the service asked about; smpp_binds_1m shows the jambo bind capped at "
-             "1,500 a minute and its queue growing."),
-        case("TELE-4", "trap", "external-partner-outage",
-             "SMS to Ugandan numbers failing on smsc-gateway between 19:05 and 19:40 EAT on 18/01/2027, "
-             "what's the cause?", "smsc-gateway", (L(18, "19:05"), L(18, "19:40")), W["kilima"][0], None,
-             None, [],
-             ["momo-topup config change CHG-4476 notify.sms.throttle_per_min 120 -> 60 at 19:01 (shares the "
-              "words SMS and throttle, unrelated)", "smsc-gateway deploy DEP-9113 (6.3.2) at 18:20"],
-             "smpp-delivery",
-             [logs_ev("smsc-gateway", L(18, "19:03"), L(18, "19:40"), "ESME_RBINDFAIL", level="ERROR"),
-              sql_ev("SELECT change_id, service, config_key, changed_at FROM config_changes WHERE changed_at "
-                     "BETWEEN '2027-01-18T15:30:00Z' AND '2027-01-18T16:40:00Z'", "CHG-4476")],
-             "The partner aggregator smsc-kilima throttled (ESME_RTHROTTLED), then refused our binds "
-             "(ESME_RBINDFAIL): external, nothing of ours changed. The momo-topup SMS throttle change two "
-             "minutes before limits momo's own notifications, sent on the local bind."),
-        case("TELE-5", "cause", "broker-disk-failure",
-             "alarms everywhere between 02:10 and 02:45 EAT on 19 Jan 2027 — balance checks, top-ups and "
-             "data sessions all failing. what broke?", None, (L(19, "02:10"),
-                                                              L(19, "02:45")), W["kafka2"][0],
-             "kafka",
-             "kafka broker kafka-2's log directory /data/kafka failed (Input/output error) and the broker "
-             "shut down; the cdr topics (replication factor 2) fell below min.insync.replicas=2, so the "
-             "CDR producers (ocs, radius-aaa, smsc-gateway) got NOT_ENOUGH_REPLICAS, the ocs CDR spool "
-             "filled and it rejected CCR-Is with 5012", ["kafka-2", "replica"],
-             ["the daily reconciliation REC-1901 at 02:00 (failed as a consequence)",
-              "hss-provisioning deploy DEP-9115 at 01:30", "cdr-mediation config change CHG-4484 at 01:45"],
-             None,
-             [logs_ev("kafka", L(19, "02:05"), L(19, "02:45"), "java.io.IOException: Input/output error",
-                      level="ERROR"),
-              logs_ev("kafka", L(19, "02:05"), L(19, "02:45"), "NotEnoughReplicasException", level="ERROR"),
-              logs_ev("ocs", L(19, "02:10"), L(19, "02:45"), "NOT_ENOUGH_REPLICAS", pattern="cdr publish"),
-              sql_ev("SELECT ts, broker, online, offline_log_dirs, under_min_isr_partitions FROM kafka_5m "
-                     "WHERE ts BETWEEN '2027-01-18T23:05:00Z' AND '2027-01-18T23:45:00Z'", "kafka-2")],
-             "System-wide question naming no service; the cause is shared infrastructure that every path "
-             "touches through the CDR producers."),
-        case("TELE-6", "cause", "disk-full",
-             "KYC registrations failing on selfcare-api between 08:15 and 08:45 EAT on 19 Jan — why?",
-             "selfcare-api", (L(19, "08:15"), L(19, "08:45")), W["pg_full"][0], "postgres-crm",
-             "postgres-crm ran out of disk space: a bi_reports (metabase) query spilled ~40 GB of "
-             "temporary files from 07:58 until it was terminated at 08:44, inserts failed with 'could not "
-             "extend file: No space left on device' and selfcare-api's KYC inserts failed (SQLState 53100)",
-             ["postgres", "space"],
-             ["selfcare-api config change CHG-4487 kyc.id_photo.max_kb 512 -> 1024 at 08:02",
-              "postgres-crm's everyday deadlocks on contact_log (known noise)"], None,
-             [logs_ev("postgres-crm", L(19, "08:10"), L(19, "08:45"), "No space left on device",
-                      level="ERROR"),
-              logs_ev("postgres-crm", L(19, "07:55"), L(19, "08:15"), "pgsql_tmp31337",
-                      pattern="temporary"),
-              logs_ev("selfcare-api", L(19, "08:15"), L(19, "08:45"), "SQLState: 53100",
-                      pattern="SQLState")],
-             "In the logs alone, no database metrics: the client logs only SQLState 53100 and a generic "
-             "JDBC exception, the mechanism is in postgres' own log."),
-        case("TELE-7", "cause", "certificate-expiry",
-             "*544# bundle purchases failing on ussd-gateway between 12:20 and 12:50 EAT on 2027-01-19 — "
-             "customers see 'Request cannot be processed'. root cause?", "ussd-gateway",
-             (L(19, "12:20"), L(19, "12:50")), W["hss_cert"][0], "hss-provisioning",
-             "hss-provisioning's mTLS client certificate to the HSS provisioning gateway (CERT-301, "
-             "CN=hssprov.tele.internal) expired at 12:15 EAT: ProvGW refused the handshake (tls: expired "
-             "certificate), selfcare-api's bundle activations got 502 and ussd-gateway showed the error; "
-             "renewed by CHG-4502 at 12:51", ["hss-provisioning", "certificate"],
-             ["ussd-gateway config change CHG-4498 menu.544.cache_ttl_s at 12:08",
-              "selfcare-api deploy DEP-9118 (4.22.1) at 11:35",
-              "hss-provisioning's all-day SUBSCRIBER_NOT_FOUND churn-sync errors (known noise)"], None,
-             [logs_ev("hss-provisioning", L(19, "12:15"), L(19, "12:50"), "tls: expired certificate",
-                      level="ERROR"),
-              sql_ev("SELECT cert_id, service, subject, not_after FROM certificates WHERE service = "
-                     "'hss-provisioning'", "CERT-301"),
-              logs_ev("selfcare-api", L(19, "12:15"), L(19, "12:50"), "provisioning returned 502",
-                      level="ERROR")],
-             "The component asked about is the symptom, two hops from the cause: ussd-gateway -> "
-             "selfcare-api -> hss-provisioning."),
-        case("TELE-8", "cause", "bad-deploy",
-             "voucher top-ups on momo-topup failing since ~14:10 EAT, customers told 'Invalid voucher' — "
-             "root cause?", "momo-topup", (L(19, "14:10"), L(19, "14:55")), W["momo_380"][0], "momo-topup",
-             "deploy DEP-9120 of momo-topup 3.8.0 parsed voucher PINs as numbers (pin_parser=numeric): "
-             "PINs with a leading zero lost it (pin_len=13) and were rejected PIN_NOT_FOUND; rolled back "
-             "to 3.7.4 by DEP-9124 at 14:51", ["3.8.0", "PIN"],
-             ["expired voucher batch VB-2026-11 (VOUCHER_EXPIRED all day on the 19th)",
-              "momo-topup config change CHG-4490 wallet.callback_timeout_ms at 13:40",
-              "ussd-gateway deploy DEP-9122 (2.15.0) at 14:30, which touches *141# PIN entry",
-              "the voucher-redemption runbook, which says spikes are expired batches or lockouts"], None,
-             [sql_ev("SELECT deploy_id, service, version, started_at, summary FROM deploys WHERE service = "
-                     "'momo-topup'", "DEP-9120"),
-              logs_ev("momo-topup", L(19, "13:55"), L(19, "14:55"), "\"pin_parser\": \"numeric\"",
-                      pattern="service starting"),
-              logs_ev("momo-topup", L(19, "14:06"), L(19, "14:55"), "\"pin_len\": 13",
-                      pattern="PIN_NOT_FOUND")],
-             "The question gives a time and no date (the last day of the data). The runbook next to the "
-             "symptom points at expired batches and lockouts, which are there too but steady."),
-    ]
-    return {"dataset": f"{NAME}-world", "timezone": "+03:00",
-            "description": "A mobile operator's BSS and digital services in East Africa, 2027-01-18..19 EAT "
-                           "(UTC+03:00): 6 causes to find, 1 external-cause trap, 1 quiet window.",
-            "incidents": cases}
+    """The suite, kept as data in worlds_data/tele/truth.yaml; evidence steps ask in UTC."""
+    return engine.truth(NAME, moment, lambda t: t.astimezone(UTC).isoformat(), W, engine.classed_case)
 
 
 # ---------------------------------------------------------------- writing and checking

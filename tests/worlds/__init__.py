@@ -2,10 +2,11 @@
 
 A world is specified, never committed. ``scripts/generate_world_<name>.py OUT_DIR`` writes
 ``OUT_DIR/<name>/`` (``scripts/generate_worlds.py`` writes shop and pipeline), byte for byte the
-same on every run. ``folder`` runs the generator the first time a world is asked for and keeps
-what it wrote in ``$HARNESS_WORLD_CACHE``, else ``.cache/worlds/`` in the repository
-(git-ignored), as ``<name>-<hash of the generator's sources>``: an unchanged world is reused,
-an edited one rebuilt. A build is written aside and renamed into place whole, under a lock per
+same on every run; what it reads besides its code (truth entries kept as data) is in
+``scripts/worlds_data/<name>/``. ``folder`` runs the generator the first time a world is asked for
+and keeps what it wrote in ``$HARNESS_WORLD_CACHE``, else ``.cache/worlds/`` in the repository
+(git-ignored), as ``<name>-<hash of the generator's sources and data files>``: an unchanged world
+is reused, an edited one rebuilt. A build is written aside and renamed into place whole, under a lock per
 generator, so two pytest workers asking at once build it once and never see half a world.
 """
 
@@ -33,6 +34,8 @@ SCRIPTS = REPO / "scripts"
 SHARED_GENERATOR = "generate_worlds.py"
 """The one generator that writes more than one world, and that some others import."""
 SHARED_WORLDS = ("shop", "pipeline")
+DATA_DIR = "worlds_data"
+"""The folder beside the generators that holds a world's data files, ``worlds_data/<world>/``."""
 TIMEOUT_S = 600
 """How long one generator may run before its build is abandoned (all of them take ~40 s)."""
 
@@ -73,9 +76,21 @@ def sources(script: Path) -> list[Path]:
     return out
 
 
+def data_files(script: Path) -> list[Path]:
+    """The data files a generator reads: everything under ``worlds_data/<world>/`` beside it, for
+    each world it writes (``engine.DATA``: truth entries and tables kept as data)."""
+    shared = script.name == SHARED_GENERATOR
+    worlds = SHARED_WORLDS if shared else (script.stem.removeprefix("generate_world_"),)
+    return sorted(p for world in worlds for p in (script.parent / DATA_DIR / world).rglob("*") if p.is_file())
+
+
 def digest(script: Path) -> str:
-    """A hash of a generator's sources (names and bytes)."""
-    return _hashed([(p.name, p) for p in sources(script)])[:16]
+    """A hash of a generator's sources (names and bytes) and of its data files (by their path under
+    ``worlds_data``): a world whose data changed is rebuilt like one whose code did."""
+    data = script.parent / DATA_DIR
+    named = [(p.name, p) for p in sources(script)]
+    named += [(str(p.relative_to(data)), p) for p in data_files(script)]
+    return _hashed(named)[:16]
 
 
 def folder(name: str, scripts: Path = SCRIPTS) -> Path:

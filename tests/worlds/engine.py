@@ -15,12 +15,15 @@ import io
 import json
 import math
 import random
+import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 Stamp = Callable[[datetime], str]
 """How a world writes a moment in its truth file (its zone, seconds)."""
@@ -28,6 +31,9 @@ LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 """The log levels every world writes."""
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "data" / "worlds"
 """Where a generator run without an ``OUT_DIR`` writes its world (``tests/data/worlds``)."""
+DATA = Path(__file__).resolve().parents[2] / "scripts" / "worlds_data"
+"""A world's data files, ``DATA/<name>/`` beside the generators (its truth entries, ``truth.yaml``):
+part of its spec, so ``tests/worlds`` hashes them into the world's cache key."""
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 """Month abbreviations as programs write them, whatever the locale."""
 
@@ -198,6 +204,52 @@ def spells(r: Callable[[], float], t: datetime, service: str, values: dict[str, 
                 values[key] += a + b * r()
             else:
                 values[key] = a + b * r()
+
+
+def spell_table(name: str, at: Callable[..., datetime], spans: Mapping[str, Any]) -> list[Spell]:
+    """World ``name``'s spells (see :func:`spells`), kept as data in ``DATA/<name>/spells.txt``.
+
+    A row a line, in the order the spells apply (a :func:`table` of three text cells): the
+    service; the span, the name of one the spec defines in ``spans`` (``CERT``) or ``FROM .. TO``
+    (each a ``DAY HH:MM[:SS]`` or a named moment, ``PREMIERE[0] .. 0 20:20``); the moves, in
+    order, between ``;``: ``KEY = A B`` (set to A + B·r()), ``KEY + A B`` (raised by A + B·r()),
+    ``KEY * F`` (multiplied by F) or ``KEY V`` (set to V). A number is an int when written as one.
+    """
+    path = DATA / name / "spells.txt"
+    out: list[Spell] = []
+    for service, span, moves in table(None, "sss", path.read_text(encoding="utf-8")):
+        where = f"{path}: {service} | {span}"
+        out.append((service, _span(span, at, spans, where), dict(_move(m, where) for m in moves.split(";"))))
+    return out
+
+
+def _span(text: str, at: Callable[..., datetime], spans: Mapping[str, Any],
+          where: str) -> tuple[datetime, datetime]:
+    if " .. " in text:
+        start, end = text.split(" .. ")
+        return _moment(start.strip(), at, spans, where), _moment(end.strip(), at, spans, where)
+    value = spans.get(text)
+    if not (isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, datetime) for v in value)):
+        raise ValueError(f"{where}: {text!r} is neither a span the spec names nor FROM .. TO")
+    return value
+
+
+def _move(text: str, where: str) -> tuple[str, Move]:
+    match text.split():
+        case [key, value]:
+            return key, _number(value, where)
+        case [key, "*", factor]:
+            return key, ("*", _number(factor, where), 0)
+        case [key, ("=" | "+") as op, a, b]:
+            return key, (op, _number(a, where), _number(b, where))
+    raise ValueError(f"{where}: {text.strip()!r} is not KEY = A B, KEY + A B, KEY * F or KEY V")
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
 
 
 # --- a dataset --------------------------------------------------------------------------------
@@ -385,6 +437,28 @@ def incident(stamp: Stamp, iid: str, kind: str, question: str, service: str | No
     return d
 
 
+CLASSED = ("kind", "class", "question", "service", "start", "end", "onset", "cause_service", "root_cause",
+           "key_terms", "distractors", "runbook", "evidence", "note")
+"""The fields of a :func:`classed_case` besides its id."""
+
+
+def classed_case(stamp: Stamp, iid: str, **fields: Any) -> dict:
+    """A truth entry in the layout edu and tele write: :func:`incident`'s, with the failure
+    ``class`` after the kind, the outcome read from the kind (``cause`` is SUCCESS, any other
+    FALLBACK), no fallback type and always a ``note``; its own moments in ISO 8601 in the zone
+    they were made in (``stamp`` writes only its evidence steps, see :func:`truth`)."""
+    if set(fields) != set(CLASSED):
+        raise TypeError(f"a classed case has the fields {', '.join(CLASSED)}, not {', '.join(fields)}")
+    f = fields
+    return {"id": iid, "kind": f["kind"], "class": f["class"], "question": f["question"],
+            "service": f["service"], "start": f["start"].isoformat(), "end": f["end"].isoformat(),
+            "onset": f["onset"].isoformat() if f["onset"] else None, "cause_service": f["cause_service"],
+            "root_cause": f["root_cause"], "key_terms": f["key_terms"], "distractors": f["distractors"],
+            "has_runbook": f["runbook"] is not None, "runbook": f["runbook"],
+            "expected_outcome": "SUCCESS" if f["kind"] == "cause" else "FALLBACK", "fallback_type": None,
+            "evidence": f["evidence"], "note": f["note"]}
+
+
 def given(**fields: Any) -> dict[str, Any]:
     """The fields that have a value (a truth entry leaves the others out)."""
     return {k: v for k, v in fields.items() if v}
@@ -433,6 +507,79 @@ def truth_file(name: str, offset: str, incidents: list[dict], description: str) 
             "incidents": incidents}
 
 
+MOMENT = re.compile(r"(-?\d+) (\d{1,2}):(\d{2})(?::(\d{2}))?")
+"""A moment written as data: ``DAY HH:MM[:SS]`` on the world's clock (what :func:`table` reads)."""
+SPAN_REF = re.compile(r"([A-Za-z_]\w*)(?:\[(\d)\])?")
+"""A moment the spec names: a constant (``T0``) or one end of a span (``CERT[0]``, ``skew[0]``)."""
+
+
+def truth(name: str, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any],
+          make: Callable[..., dict] | None = None) -> dict:
+    """World ``name``'s ``truth.json`` (:func:`truth_file`), kept as data in ``DATA/<name>/truth.yaml``.
+
+    The file holds the ``offset`` questions are read at, the suite's ``description`` and its
+    ``incidents``: each :func:`incident`'s fields (``id`` for ``iid``; ``outcome`` when not
+    SUCCESS; other fields follow, as given), each evidence step ``logs:`` (:func:`log_step`'s
+    fields), ``sql:`` (:func:`sql_step`'s) or ``step:`` (a step written out). A moment (``start``,
+    ``end``, ``onset``, a log step's span) is ``DAY HH:MM[:SS]`` made with ``at``, or the name of
+    one the spec defines in ``spans`` (its module constants: ``CERT[0]``, the span its story writes
+    the incident's logs in), so the answer key and the story cannot drift apart. Times are written
+    with ``stamp``; ``make`` (:func:`incident` unless given, :func:`classed_case`) shapes an entry.
+    A malformed file is a ``ValueError`` that names the file and the entry.
+    """
+    path = DATA / name / "truth.yaml"
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not YAML ({exc})") from exc
+    if not isinstance(doc, dict) or set(doc) != {"offset", "description", "incidents"}:
+        raise ValueError(f"{path}: a truth file holds offset, description and incidents")
+    entries = [_entry(entry, at, stamp, spans, make or incident, f"{path}: {entry.get('id')!r}")
+               for entry in doc["incidents"]]
+    return truth_file(name, doc["offset"], entries, doc["description"])
+
+
+def _entry(entry: dict, at: Callable[..., datetime], stamp: Stamp, spans: Mapping[str, Any],
+           make: Callable[..., dict], where: str) -> dict:
+    fields = dict(entry)
+
+    def moment(text: str | None) -> datetime | None:
+        return None if text is None else _moment(text, at, spans, where)
+
+    try:
+        for key in ("start", "end", "onset"):
+            fields[key] = moment(fields[key])
+        fields["evidence"] = [_step(step, stamp, moment, where) for step in fields["evidence"]]
+        return make(stamp, fields.pop("id"), **fields)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: not a truth entry ({type(exc).__name__}: {exc})") from exc
+
+
+def _moment(text: str, at: Callable[..., datetime], spans: Mapping[str, Any], where: str) -> datetime:
+    if m := MOMENT.fullmatch(text):
+        return at(*(int(g) for g in m.groups() if g is not None))
+    m = SPAN_REF.fullmatch(text)
+    value = spans.get(m[1]) if m else None
+    if m and m[2] is not None and isinstance(value, tuple) and int(m[2]) < len(value):
+        value = value[int(m[2])]
+    if not isinstance(value, datetime):
+        raise ValueError(f"{where}: {text!r} is neither DAY HH:MM[:SS] nor a moment the spec names")
+    return value
+
+
+def _step(step: dict, stamp: Stamp, moment: Callable[[str | None], datetime | None], where: str) -> dict:
+    if not isinstance(step, dict) or len(step) != 1:
+        raise ValueError(f"{where}: an evidence step is one of logs:, sql: or step:, not {step!r}")
+    (kind, fields), = step.items()
+    if kind == "logs":
+        return log_step(stamp, **{**fields, "start": moment(fields["start"]), "end": moment(fields["end"])})
+    if kind == "sql":
+        return sql_step(**fields)
+    if kind == "step":
+        return dict(fields)
+    raise ValueError(f"{where}: an evidence step is logs:, sql: or step:, not {kind!r}")
+
+
 def rows(table: str) -> list[tuple[str, ...]]:
     """The rows of a table written as text, one a line, cells between ``|`` (blank lines skipped)."""
     return [tuple(cell.strip() for cell in line.split("|")) for line in table.splitlines() if line.strip()]
@@ -460,6 +607,11 @@ def table(at: Callable[..., datetime] | None, kinds: str, text: str) -> list[tup
             raise ValueError(f"{len(cells)} cells where {len(kinds)} ({kinds}) are due: {line!r}")
         out.append(tuple(_cell(cell, kind, at) for cell, kind in zip(cells, kinds, strict=True)))
     return out
+
+
+def data_table(name: str, file: str, at: Callable[..., datetime] | None, kinds: str) -> list[tuple[Any, ...]]:
+    """A spec's table kept as a data file, ``DATA/<name>/<file>``, read as :func:`table` reads text."""
+    return table(at, kinds, (DATA / name / file).read_text(encoding="utf-8"))
 
 
 def _cell(cell: str, kind: str, at: Callable[..., datetime] | None) -> Any:
