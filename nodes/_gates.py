@@ -10,7 +10,8 @@ counters), :class:`Skip` (answer the call with an observation, run nothing) or :
    envelope or an unknown tool name too, or the run would answer it until its budget is spent;
 2. a json-protocol reply that was no envelope at all is a protocol violation;
 3. only evidence tools exist;
-4. every evidence call after the first carries a valid progress envelope (violations count);
+4. every evidence call after the first carries a valid progress envelope (violations count),
+   except one after another call of the same turn, which has seen no result yet;
 5. a run cancelled or past its deadline queries nothing more;
 6. the same tool with the same normalised scope is DUPLICATE_SCOPE, not executed (and the
    call the agent has just called GAINED, asked again, saturates collection at once); so is
@@ -51,6 +52,8 @@ class GateState:
     stop_reason: str | None = None
     last_call: str | None = None
     """The previous evidence call, which this call's progress envelope must name."""
+    unseen: bool = False
+    """``last_call`` is an earlier call of this same turn: the model has not seen its result."""
     no_gain: int = 0
     violations: int = 0
     violation_threshold: int = 3
@@ -176,9 +179,17 @@ def _envelope_problem(raw: object, expected_id: str) -> str | None:
 
 
 def progress_envelope(gs: GateState, call: GateCall) -> Verdict:
-    """Every call after the first names the previous one and says whether it gained anything."""
+    """Every call after the first names the previous one and says whether it gained anything.
+
+    A call after another of the same turn was written before that call's result existed (under
+    native tool calls the model cannot even know its id): it needs no envelope, and any it sends
+    is not counted — its gain cannot be known, and guessing GAINED or NO_GAIN would move the
+    NO_GAIN streak on nothing. The next turn's first call judges the turn's last result.
+    """
     if gs.last_call is None:
         return Pass(gs)
+    if gs.unseen:
+        return Pass(replace(gs, violations=0))
     problem = _envelope_problem(call.envelope, gs.last_call)
     if problem:
         return _violation(gs, f"progress protocol violation: {problem}. Call again with "
@@ -212,7 +223,8 @@ def new_scope(gs: GateState, call: GateCall) -> Verdict:
     if not same:
         return _refused_again(gs, call)
     answered = replace(gs, no_gain=gs.no_gain + 1, last_call=call.id)
-    gained = isinstance(call.envelope, dict) and call.envelope.get("gain") == Gain.GAINED.value
+    gained = not gs.unseen and isinstance(call.envelope, dict) \
+        and call.envelope.get("gain") == Gain.GAINED.value
     if gained and any(r.tool_call_id == gs.last_call for r in same) \
             and gs.collection == CollectionState.COLLECTING.value:
         answered = replace(answered, collection=CollectionState.SATURATED.value,

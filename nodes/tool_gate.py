@@ -99,7 +99,9 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
     for raw in reply.tool_calls:
         call = GateCall.of(raw, scope_for)
         # Serial calls of one turn: the lifecycle is asked again before each (cancel, deadline).
-        verdict = run_gates(replace(gs, ended=stop_if_inactive(ctx)), call)
+        # A call after another of this turn was written before that one's result existed.
+        unseen = gs.last_call != state.get("last_evidence_call")
+        verdict = run_gates(replace(gs, ended=stop_if_inactive(ctx), unseen=unseen), call)
         if isinstance(verdict, Halt):
             return update(stop=verdict.stop)
         gs = replace(verdict.state, ended=None)

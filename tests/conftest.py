@@ -47,7 +47,7 @@ TIERS: dict[str, frozenset[str]] = {
         "cli_database", "cli_errors", "context_budget", "dataset_links", "doc_examples", "eval",
         "eval_api", "eval_browser", "eval_docs", "eval_models", "eval_ranking", "eval_reports",
         "eval_resume", "final_turn", "graph_invariants", "graph_matrix", "home_disk", "hostile_limits",
-        "import_limits", "json_protocol", "judge_model", "kill_durability", "layers",
+        "import_limits", "turn_calls", "json_protocol", "judge_model", "kill_durability", "layers",
         "llm_transcripts", "many_workers", "mcp", "models", "offline", "ops_postgres", "promkit",
         "promql_forging", "public_api", "pytest_plugin", "query_metrics", "real_data",
         "resume_processes", "routing_scale", "run_views", "runstore_backends", "secrets",
