@@ -43,6 +43,8 @@ def test_each_tool_spec_states_its_real_limits(tmp_path: Path) -> None:
         assert "at most 720 minutes" in specs[windowed], windowed
     assert "At most 40 rows" in specs["query_mysql"]
     assert "group_concat" in specs["query_mysql"]  # the result-column rules, before any refusal
+    # The quoting rule too: a double-quoted time is read as a column and refused (a spent call).
+    assert "single quotes (double quotes name columns)" in specs["query_mysql"]
     assert specs["query_mysql"].rstrip().split("\n")[-1].startswith("Tables: ")
     assert "offset" in specs["query_logs"] and "both ends" in specs["query_logs"]
     # Whether a refused call costs a call is said once, in the system prompt.

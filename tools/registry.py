@@ -66,7 +66,8 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("query_mysql", QueryMysqlArgs, query_mysql, brief=(
             "One read-only SELECT on the operational database. WITH and UNION allowed; no "
             "comments, writes, PRAGMA, ATTACH or schema tables. Timestamps are UTC text like "
-            "'2026-11-03T10:00:00Z': compare them as strings. Aggregate or use WHERE / LIMIT.")),
+            "'2026-11-03T10:00:00Z': compare them as strings, in single quotes (double quotes name "
+            "columns). Aggregate or use WHERE / LIMIT.")),
         ToolSpec("lookup_knowledge", LookupKnowledgeArgs, lookup_knowledge, brief=(
             "Search the runbooks. The best matching passages first; empty: no runbook covers "
             "the query, not that nothing happened.")),
