@@ -37,6 +37,7 @@ from diagnosis_harness.nodes._stops import stop_if_inactive
 from diagnosis_harness.nodes._tool_calls import stored_call
 from diagnosis_harness.run.context import RunContext, run_context
 from diagnosis_harness.tools.boundary import ToolOutcome, execute_tool, render_observation, scope_of
+from diagnosis_harness.tools.projection import known_passages, mark_repeats, remember_passages
 from diagnosis_harness.tools.registry import enabled_tools
 
 if TYPE_CHECKING:
@@ -52,16 +53,20 @@ def _observation(call_id: str, body: dict[str, Any]) -> ToolMessage:
     return ToolMessage(content=render_observation(body), tool_call_id=call_id)
 
 
-def _run_and_store(ctx: RunContext, call: GateCall, budget: Budget, ready: int) -> ToolOutcome:
+def _run_and_store(ctx: RunContext, call: GateCall, budget: Budget, ready: int,
+                   known: dict[str, str]) -> ToolOutcome:
     """Run one call at the boundary and store its record (blocking: one worker thread for both).
 
     The record is written before the state's index names it: a checkpoint never points at a
-    record the run store could lose (a process killed with rows still queued).
+    record the run store could lose (a process killed with rows still queued). A passage the
+    model was already shown in this run (``known``) is stored and sent as ``same_as`` its
+    first id (:func:`~diagnosis_harness.tools.projection.mark_repeats`); the record keeps it.
     """
     outcome = execute_tool(call.name, dict(call.args), tool_call_id=call.id,
                            backends=ctx.backends, budget=budget, settings=ctx.settings,
                            ready_count=ready, extra_tools=ctx.mcp_tools,
                            timeout_s=ctx.lifecycle.remaining())
+    outcome = replace(outcome, observation=mark_repeats(outcome.observation, known))
     ctx.store.record_tool(ctx.run_id, outcome.record, outcome.observation)  # written on return
     if ctx.stored_calls is not None:
         ctx.stored_calls.add(call.id)
@@ -84,6 +89,8 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         tools=enabled_tools(ctx.backends) | frozenset(ctx.mcp_tools))
     new_records: list[dict[str, Any]] = []
     messages: list[ToolMessage] = []
+    known = known_passages([m.content for m in state["messages"]
+                            if isinstance(m, ToolMessage) and isinstance(m.content, str)])
     ctx.emitter.emit("status", phase="collecting evidence")
 
     def update(**extra: object) -> dict[str, Any]:
@@ -111,9 +118,10 @@ async def tool_gate(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict
         ran = await stored_call(ctx, call.id, gs.records, budget)
         if ran is None:  # not run before: the tool boundary runs it, and the store keeps it
             ready = sum(r.invocation_status is InvocationStatus.READY for r in gs.records)
-            outcome = await offload(_run_and_store, ctx, call, budget, ready)
+            outcome = await offload(_run_and_store, ctx, call, budget, ready, known)
             ran = outcome.record, outcome.observation
         record, observation = ran
+        remember_passages(observation, known)
         entry = index_entry(record)
         new_records.append(entry)
         messages.append(_observation(call.id, observation))

@@ -12,6 +12,7 @@ stays in harness state.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,3 +200,66 @@ def _control(record: ToolRecord, error_code: str | None) -> dict[str, Any]:
         "shown_bytes": record.shown_bytes,
         "error_code": error_code,
     }
+
+
+REPEAT_TOOLS = frozenset({"lookup_knowledge"})
+"""Tools whose items can come back verbatim from another query: a runbook passage matches many."""
+ALL_REPEATED_NOTE = ("every passage here was already returned in this run (same_as): the "
+                     "runbooks hold nothing more for this query")
+
+
+def _passage_key(item: object) -> str | None:
+    if not isinstance(item, dict) or item.get("kind") != "passage" or "text" not in item:
+        return None
+    return json.dumps([item.get("doc_id"), item.get("section"), item.get("text")])
+
+
+def known_passages(observations: list[str]) -> dict[str, str]:
+    """Each passage the model was shown in ``observations`` (rendered), with its first evidence id."""
+    known: dict[str, str] = {}
+    for text in observations:
+        try:
+            observation = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(observation, dict):
+            remember_passages(observation, known)
+    return known
+
+
+def remember_passages(observation: dict[str, Any], known: dict[str, str]) -> None:
+    """Add the passages ``observation`` shows in full to ``known`` (a first id is kept)."""
+    if observation.get("tool") not in REPEAT_TOOLS:
+        return
+    for item in observation.get("items") or []:
+        key = _passage_key(item)
+        if key is not None:
+            known.setdefault(key, str(item.get("evidence_id")))
+
+
+def mark_repeats(observation: dict[str, Any], known: Mapping[str, str]) -> dict[str, Any]:
+    """``observation`` with each passage already shown in this run replaced by its ``same_as``.
+
+    A capable model asked the runbooks again and again and got the same overview passage back,
+    each time in full, each time paid for on every later turn, with nothing telling it the
+    runbooks had no more. The record keeps the passage (the id stays citable and the judge reads
+    it); the model is told which earlier item it is, and when no passage is new, that too.
+    """
+    if observation.get("tool") not in REPEAT_TOOLS or not observation.get("items"):
+        return observation
+    items, repeated = [], 0
+    for item in observation["items"]:
+        key = _passage_key(item)
+        if key is not None and key in known:
+            repeated += 1
+            items.append({"evidence_id": item["evidence_id"], "kind": item["kind"],
+                          "same_as": known[key]})
+        else:
+            items.append(item)
+    if not repeated:
+        return observation
+    marked = {**observation, "items": items}
+    if repeated == len(items):
+        note = observation.get("note")
+        marked["note"] = f"{note}; {ALL_REPEATED_NOTE}" if note else ALL_REPEATED_NOTE
+    return marked
