@@ -44,7 +44,8 @@ TIERS: dict[str, frozenset[str]] = {
     "integration": frozenset({
         "agent_prompt", "alert_intake", "alert_poison", "alert_posts", "alerts_lost_worker",
         "alerts_served", "alerts_workers", "approval_record", "benchmark", "checkpoints",
-        "cli_database", "cli_errors", "context_budget", "dataset_links", "doc_examples", "eval",
+        "cli_database", "cli_errors", "cli_imports", "context_budget", "dataset_links", "doc_examples",
+        "eval",
         "eval_api", "eval_browser", "eval_docs", "eval_models", "eval_ranking", "eval_reports",
         "eval_resume", "final_turn", "graph_invariants", "graph_matrix", "home_disk", "hostile_limits",
         "import_limits", "json_protocol", "judge_model", "kill_durability", "layers",
