@@ -1,8 +1,10 @@
 """Whole-process CLI figures: CPU-seconds, wall and peak memory of ``harness`` commands.
 
 ``python -m benchmarks.startup [--pairs 5] [--pinned DIR]`` runs, alternating so both sides see
-the same machine, ``harness --help`` and ``harness diagnose`` of the demo question (offline, a
-fresh home each time) as separate processes, and reads each one's own resource usage from
+the same machine, ``harness --help``, ``harness diagnose`` of the demo question (offline, a
+fresh home each time), then on that home ``harness runs list`` and ``harness alerts test`` of a
+saved Alertmanager notification (the commands on-call and the tests spawn most) as separate
+processes, and reads each one's own resource usage from
 ``os.wait4`` (user+system CPU, peak RSS). With ``--pinned DIR`` — a checkout of the pinned
 earlier commit e247dfc (``git worktree add DIR e247dfc``), whose code was the top-level package
 ``harness`` — the same commands run from it with ``PYTHONPATH=DIR`` in this interpreter, and the
@@ -14,12 +16,15 @@ machine with ``PYTHONDONTWRITEBYTECODE=1`` otherwise compiles every project modu
 source in every process (0.2–0.35 CPU-s here), which says nothing about either side.
 ``--source`` measures that way instead. ``--before PY`` adds a side run by another checkout's
 own interpreter (``git worktree add --detach DIR COMMIT``, a venv there with ``pip install -e
-DIR``): the same package before a change, side by side with this tree.
+DIR``): the same package before a change, side by side with this tree. ``--before-tree DIR`` is
+the same without a venv: another checkout run by this interpreter with ``PYTHONPATH=DIR`` (its
+``diagnosis_harness`` links the mapped folders), when the dependencies did not change.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -50,9 +55,25 @@ def measure(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def _commands(module: str, py: str = sys.executable) -> dict[str, list[str]]:
+NOTIFICATION = {
+    "version": "4", "status": "firing", "receiver": "harness",
+    "groupKey": '{}:{alertname="PaymentErrors"}', "groupLabels": {"alertname": "PaymentErrors"},
+    "commonLabels": {"alertname": "PaymentErrors", "service": "payment-service"},
+    "alerts": [{"status": "firing", "fingerprint": "f1", "startsAt": "2026-11-02T10:00:00Z",
+                "labels": {"alertname": "PaymentErrors", "service": "payment-service"},
+                "annotations": {"summary": "5xx above 5 %"}}]}
+"""A saved Alertmanager notification for ``alerts test``."""
+
+COMMANDS = ("--help", "diagnose", "runs list", "alerts test")
+"""In the order they run on one home: ``runs list`` needs the run store the diagnose made."""
+
+
+def _commands(module: str, py: str, home: str) -> dict[str, list[str]]:
+    alert = Path(home) / "notification.json"
     return {"--help": [py, "-m", module, "--help"],
-            "diagnose": [py, "-m", module, "diagnose", QUESTION, "--model", "offline"]}
+            "diagnose": [py, "-m", module, "diagnose", QUESTION, "--model", "offline"],
+            "runs list": [py, "-m", module, "runs", "list"],
+            "alerts test": [py, "-m", module, "alerts", "test", str(alert)]}
 
 
 def _this_tree() -> dict[str, str]:
@@ -85,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, default=None,
                         help="the python of another checkout's own venv (an earlier commit of "
                              "this package, installed -e there): a 'before' side")
+    parser.add_argument("--before-tree", type=Path, default=None,
+                        help="another checkout of this package (say main), run by this "
+                             "interpreter with PYTHONPATH=DIR: a 'before' side without a venv")
     parser.add_argument("--source", action="store_true",
                         help="do not byte-compile first (every process compiles the project)")
     args = parser.parse_args(argv)
@@ -94,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         # DIR/.venv/bin/python: not resolved, a venv's python links to the base interpreter
         before_root = [args.before.absolute().parent.parent.parent] if args.before else []
         laid_out = [Path(now["PYTHONPATH"])] if now else []  # its own top-level modules' caches
+        before_root += [args.before_tree] if args.before_tree else []
         for tree in [root, *laid_out, *([args.pinned] if args.pinned else []), *before_root]:
             # in a child: this process stays small (a forked child's peak RSS starts at ours)
             subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", r"/(\.venv|\.git|tests)/",
@@ -104,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         "now": ("diagnosis_harness", now, sys.executable)}
     if args.before is not None:
         sides["before"] = ("diagnosis_harness", {}, str(args.before))
+    elif args.before_tree is not None:
+        sides["before"] = ("diagnosis_harness", {"PYTHONPATH": str(args.before_tree.resolve())},
+                           sys.executable)
     if args.pinned is not None:
         sides["e247dfc"] = ("harness", {"PYTHONPATH": str(args.pinned.resolve())}, sys.executable)
     figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
@@ -116,25 +144,31 @@ def main(argv: list[str] | None = None) -> int:
                                   ("the same, collector paused", f"import gc; gc.disable(); {libs}"))}
     for _ in range(args.pairs):
         for side, (module, extra, py) in sides.items():
-            for command, cmd in _commands(module, py).items():
-                with tempfile.TemporaryDirectory(prefix="startup-home-") as home:
-                    env = dict(base, HARNESS_HOME=home, **extra)
+            with tempfile.TemporaryDirectory(prefix="startup-home-") as home:
+                env = dict(base, HARNESS_HOME=home, **extra)
+                (Path(home) / "notification.json").write_text(json.dumps(NOTIFICATION))
+                commands = _commands(module, py, home)
+                if module == "harness":  # e247dfc had no `runs` or `alerts` commands
+                    commands = {k: commands[k] for k in ("--help", "diagnose")}
+                for command, cmd in commands.items():
                     figures.setdefault((side, command), []).append(measure(cmd, env))
     print(f"whole-process medians of {args.pairs}, load {os.getloadavg()[0]:.2f}; "
           f"floor `python -c pass`: CPU {statistics.median(f[1] for f in floor):.2f} s")
     for label, rows in floors.items():
         print(f"floor {label}: CPU {statistics.median(f[1] for f in rows):.2f} s, "
               f"peak {statistics.median(f[2] for f in rows):.1f} MiB")
-    print(f"{'side':<8} {'command':<9} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}")
+    print(f"{'side':<8} {'command':<11} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}")
     medians = {}
     for (side, command), rows in figures.items():
         medians[side, command] = [statistics.median(r[i] for r in rows) for i in range(3)]
         wall, cpu, rss = medians[side, command]
-        print(f"{side:<8} {command:<9} {wall:7.2f} {cpu:6.2f} {rss:9.1f}")
+        print(f"{side:<8} {command:<11} {wall:7.2f} {cpu:6.2f} {rss:9.1f}")
     for other in ("before", "e247dfc"):
         if other not in sides:
             continue
-        for command in ("--help", "diagnose"):
+        for command in COMMANDS:
+            if (other, command) not in medians:
+                continue
             now, then = medians["now", command], medians[other, command]
             print(f"ratio now/{other} {command}: wall {now[0] / then[0]:.2f}x, CPU "
                   f"{now[1] / then[1]:.2f}x, peak memory {now[2] / then[2]:.2f}x")

@@ -22,7 +22,7 @@ from pg import pg_server, pg_session_url, pg_url  # noqa: F401 — registers the
 
 TIERS: dict[str, frozenset[str]] = {
     "unit": frozenset({
-        "backends", "causal_traps", "checkpoint_group_commit", "cli_startup", "dataset_demo",
+        "backends", "causal_traps", "checkpoint_group_commit", "ci_schedule", "cli_startup", "dataset_demo",
         "dataset_extremes", "dataset_formats", "dataset_import", "dataset_loader", "docs",
         "graph_drawing", "guards_evidence", "guards_parsing", "import_dates",
         "import_k8s_nginx_syslog", "import_real_shapes", "lifecycle_budget", "localize", "lock_holder",
@@ -44,7 +44,8 @@ TIERS: dict[str, frozenset[str]] = {
     "integration": frozenset({
         "agent_prompt", "alert_intake", "alert_poison", "alert_posts", "alerts_lost_worker",
         "alerts_served", "alerts_workers", "approval_record", "benchmark", "checkpoints",
-        "cli_database", "cli_errors", "context_budget", "dataset_links", "doc_examples", "eval",
+        "cli_database", "cli_errors", "cli_imports", "context_budget", "dataset_links", "doc_examples",
+        "eval",
         "eval_api", "eval_browser", "eval_docs", "eval_models", "eval_ranking", "eval_reports",
         "eval_resume", "final_turn", "graph_invariants", "graph_matrix", "home_disk", "hostile_limits",
         "import_limits", "json_protocol", "judge_model", "kill_durability", "knowledge_repeats",
@@ -69,6 +70,24 @@ TIERS: dict[str, frozenset[str]] = {
 ``integration`` (run, but not in the fast tier) until it is given a tier here. Timing assertions
 stay out of ``unit``: the fast tier must not fail because the machine is busy."""
 
+LONGEST_FIRST: tuple[str, ...] = (
+    "resume_processes", "cli_errors", "pattern_facts", "doc_examples", "localize_worlds",
+    "state_edits", "home_disk", "offline_rules", "many_workers", "eval", "approval_record",
+    "import_limits", "alerts_served", "blind_worlds", "llm_transcripts", "checkpoints", "eval_docs",
+    "mcp", "structured_output", "tools_statistics_scale", "readme_quickstart", "eval_browser",
+    "alerts_lost_worker", "model_unreachable", "run_views", "serving", "eval_ranking",
+    "eval_resume", "graph_invariants", "pytest_plugin", "public_api", "studio", "offline",
+    "serve_kill", "canon_scores", "serve_signals", "wheel_install", "dataset_links", "canon",
+    "offline_follow_ups", "benchmark", "kill_durability", "eval_models", "worlds",
+    "alerts_workers",
+)
+"""The files of the second tier that take longest, longest first (each file's test durations
+summed, from one serial ``--durations=0`` run of ``-m "not unit"``; each took 40 s or more on a
+loaded machine). Under ``-n 2 --dist loadfile`` they are handed out first and the short files
+fill in at the end. xdist's own order is by number of tests, most first: the files of one to
+three tests that run a minute each (``home_disk``, ``eval_browser``, ``readme_quickstart``,
+``wheel_install``…) came last and could leave one worker waiting for the other."""
+
 _LIFTED_BY = frozenset({"pg_url", "pg_session_url", "pg_server"})
 """Fixtures of a real PostgreSQL: a test that uses one is an integration test."""
 
@@ -85,10 +104,30 @@ def tier_of(item: pytest.Item) -> str:
     return tier
 
 
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with the files of :data:`LONGEST_FIRST` first, in its order; each file's tests
+    keep their order, and the other files theirs (a stable sort: every worker gets the same)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def key(item: pytest.Item) -> int:
+        return rank.get(item.path.name.removeprefix("test_").removesuffix(".py"), len(rank))
+
+    return sorted(items, key=key)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "dist", "no") == "loadfile":
+        # The files go out in the order the workers collected them (longest_first), not by
+        # their number of tests.
+        config.option.loadscopereorder = False
+
+
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by the markers
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(tier_of(item))
+    if hasattr(config, "workerinput"):  # an xdist worker: its order is the schedule's
+        items[:] = longest_first(items)
 
 
 _real_connect = socket.socket.connect

@@ -16,6 +16,8 @@ from diagnosis_harness.cli.errors import load_cli_settings, usage_error
 from diagnosis_harness.control.terminal_text import printable_json
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from diagnosis_harness.serving.alert_payload import AlertGroup
 
 alerts_app = typer.Typer(help="Alert intake (docs/alerts.md).", no_args_is_help=True)
@@ -30,8 +32,9 @@ def test(
 ) -> None:
     """Print what the notification would investigate and where the outcome would be posted."""
     from diagnosis_harness.notify.messages import targets
-    from diagnosis_harness.serving.alert_payload import AlertPayloadError
-    from diagnosis_harness.serving.alerts import PARSERS, Intake
+    from diagnosis_harness.serving.alert_payload import AlertPayloadError, question_for
+
+    parsers = routes()
 
     try:
         data = file.read_bytes()
@@ -43,13 +46,14 @@ def test(
                     f"({settings.alerts_max_body_bytes}); the route would answer 413")
     if not source:
         source = "alertmanager" if b'"version"' in data else "generic"
-    if source not in PARSERS:
+    if source not in parsers:
         usage_error(f"--source {source}: use alertmanager or generic")
     try:
-        group = PARSERS[source](data)
+        group = parsers[source](data)
         firing = group.status == "firing"
-        intake = Intake(settings, None, None, None)  # type: ignore[arg-type]
-        question = intake.question(group) if firing else None
+        # As Intake.question asks it (no dataset loaded here, so no known services)
+        question = question_for(group, settings.alerts_service_labels, settings.alerts_lookback_s,
+                                max_bytes=settings.max_question_bytes) if firing else None
     except AlertPayloadError as exc:
         usage_error(f"{file}: {exc} (the route would answer 4xx)")
     out = {
@@ -66,6 +70,17 @@ def test(
         "post_to": [target for target, _ in targets(settings, group.issue)] if firing else [],
     }
     typer.echo(printable_json(out, indent=2))  # alert labels are data
+
+
+def routes() -> dict[str, Callable[[bytes], AlertGroup]]:
+    """The routes' parsers by source, as ``serving.alerts.PARSERS`` has them (a test holds them equal).
+
+    Not imported from there: ``serving.alerts`` brings the server, the run store and the LangGraph
+    SDK (~0.6 s of imports) that a dry run never uses.
+    """
+    from diagnosis_harness.serving.alert_payload import parse_alertmanager, parse_generic
+
+    return {"alertmanager": parse_alertmanager, "generic": parse_generic}
 
 
 def _thread_of(group: AlertGroup, home: Path) -> str | None:
