@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from unittest import mock
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from stub_openai import StubOpenAI
 
 import diagnosis_harness.graph.builder
 from diagnosis_harness.control.contracts import Role
@@ -405,3 +407,45 @@ def tool_outcome(backends: Any, name: str, **args: Any) -> Any:
 def tool_observation(backends: Any, name: str, **args: Any) -> dict[str, Any]:
     """One evidence tool's observation on ``backends``, as the tool boundary returns it."""
     return dict(tool_outcome(backends, name, **args).observation)
+
+
+class DemoRoles:
+    """A stub endpoint's responder for the demo incident over real HTTP (tests/stub_openai.py).
+
+    The router's request routes INC-1 (``route``), the judge's accepts, and each agent request is
+    kept in ``agent_requests`` and answered by :meth:`agent` with its 1-based number.
+    """
+
+    route = INC_ROUTER["content"]
+
+    def __init__(self) -> None:
+        self.agent_requests: list[dict[str, Any]] = []
+        self.router_requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        first = str(body["messages"][0].get("content") or "")
+        if first.startswith("You route questions"):
+            self.router_requests.append(body)
+            return {"content": self.route}
+        if first.startswith("You are an independent reviewer"):
+            return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}
+        with self._lock:
+            self.agent_requests.append(body)
+            n = len(self.agent_requests)
+        return self.agent(body, n)
+
+    def agent(self, body: dict[str, Any], n: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+def investigate_over_http(tmp_path: Path, responder: DemoRoles, question: str = INC["question"],
+                          **limits: Any) -> tuple[Services, dict[str, Any]]:
+    """One turn on the demo data with ``responder`` as the model's endpoint; its services and output."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    with StubOpenAI(responder=responder) as stub:
+        settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
+                                 OPENAI_BASE_URL=stub.base_url, home=demo_home(), **limits)
+        services = Services.from_settings(settings, store=RunStore(tmp_path / "runs.sqlite"))
+        out = asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
+    return services, out

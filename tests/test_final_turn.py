@@ -10,20 +10,20 @@ draft both guards pass.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from graphkit import CLAIMS, EV, INC, INC_ROUTER, ROOT_CAUSE, assert_stored, demo_home
-from langgraph.checkpoint.memory import InMemorySaver
-from stub_openai import StubOpenAI
-
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import RunStore
-from diagnosis_harness.session.runner import Services, run_turn
+from graphkit import (
+    CLAIMS,
+    EV,
+    INC_ROUTER,
+    ROOT_CAUSE,
+    DemoRoles,
+    assert_stored,
+    investigate_over_http,
+)
 
 PLAN = [("query_logs", EV[0]["args"]), ("query_mysql", EV[1]["args"]),
         ("query_mysql", EV[2]["args"]),
@@ -35,26 +35,14 @@ DRAFT = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
     {"statement": s, "evidence_ids": ids} for s, ids in CLAIMS]}, "next_steps": ["raise the pool"]}
 
 
-class Investigator:
-    """The stub's responder: router, agent and judge, told apart by what each request is."""
+class Investigator(DemoRoles):
+    """The agent follows ``PLAN`` one call a turn, and drafts when the harness asks for it."""
 
-    def __init__(self, step_tokens: int = 10, route: str = INC_ROUTER["content"]) -> None:
+    def __init__(self, step_tokens: int = 10) -> None:
+        super().__init__()
         self.step_tokens = step_tokens
-        self.route = route
-        self.agent_requests: list[dict[str, Any]] = []
-        self.router_requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        first = str(body["messages"][0].get("content") or "")
-        if first.startswith("You route questions"):
-            self.router_requests.append(body)
-            return {"content": self.route}
-        if first.startswith("You are an independent reviewer"):
-            return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}
-        with self._lock:
-            self.agent_requests.append(body)
-            n = len(self.agent_requests)
+    def agent(self, body: dict[str, Any], n: int) -> dict[str, Any]:
         # Each turn's prompt is a little longer than the last, as a real conversation grows.
         usage = {"prompt_tokens": 100 + n * self.step_tokens, "completion_tokens": 20}
         if body.get("tool_choice") == "none":
@@ -67,15 +55,7 @@ class Investigator:
         return {"tool_calls": [{"id": f"call_{n}", "name": name, "args": args}], "usage": usage}
 
 
-def investigate(tmp_path: Path, agent: Investigator, question: str = INC["question"],
-                **limits: Any) -> tuple[Services, dict[str, Any]]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    with StubOpenAI(responder=agent) as stub:
-        settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
-                                 OPENAI_BASE_URL=stub.base_url, home=demo_home(), **limits)
-        services = Services.from_settings(settings, store=RunStore(tmp_path / "runs.sqlite"))
-        out = asyncio.run(run_turn(services, question, checkpointer=InMemorySaver()))
-    return services, out
+investigate = investigate_over_http
 
 
 def final_requests(agent: Investigator) -> list[dict[str, Any]]:

@@ -8,37 +8,24 @@ result with no new passage says so. The agent is a real OpenAI-compatible server
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from graphkit import INC, INC_ROUTER, demo_home
-from langgraph.checkpoint.memory import InMemorySaver
-from stub_openai import StubOpenAI
+from graphkit import DemoRoles, demo_home, investigate_over_http
 
 from diagnosis_harness.control.settings import load_settings
 from diagnosis_harness.runstore.store import RunStore
-from diagnosis_harness.session.runner import Services, run_turn
+from diagnosis_harness.session.runner import Services
 
 QUERIES = ["connection pool exhausted", "payment pool exhausted timeout"]
 """Two scopes (not a duplicate) whose best passages are the same three of one runbook."""
 
 
-class Asker:
+class Asker(DemoRoles):
     """The agent asks the runbooks each of ``QUERIES`` in its own turn, then drafts nothing."""
 
-    def __init__(self) -> None:
-        self.agent_requests: list[dict[str, Any]] = []
-
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        first = str(body["messages"][0].get("content") or "")
-        if first.startswith("You route questions"):
-            return {"content": INC_ROUTER["content"]}
-        if first.startswith("You are an independent reviewer"):
-            return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}
-        self.agent_requests.append(body)
-        n = len(self.agent_requests)
+    def agent(self, body: dict[str, Any], n: int) -> dict[str, Any]:
         if n > len(QUERIES) or body.get("tool_choice") == "none":
             return {"content": json.dumps({"conclusion": None, "next_steps": ["check pools"]})}
         args: dict[str, Any] = {"query": QUERIES[n - 1]}
@@ -52,11 +39,7 @@ class Asker:
 def test_a_repeated_passage_is_named_not_sent_again_and_the_record_keeps_it(
         tmp_path: Path) -> None:
     agent = Asker()
-    with StubOpenAI(responder=agent) as stub:
-        settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
-                                 OPENAI_BASE_URL=stub.base_url, home=demo_home())
-        services = Services.from_settings(settings, store=RunStore(tmp_path / "runs.sqlite"))
-        out = asyncio.run(run_turn(services, INC["question"], checkpointer=InMemorySaver()))
+    services, out = investigate_over_http(tmp_path, agent)
     assert out["usage"]["tool_calls"] == 2
     first, second = [str(m["content"]) for m in agent.agent_requests[2]["messages"]
                      if m["role"] == "tool"]

@@ -8,50 +8,31 @@ counted. The agent is a real HTTP server on 127.0.0.1 (tests/stub_openai.py).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-from graphkit import CLAIMS, EV, INC, INC_ROUTER, ROOT_CAUSE, assert_stored, demo_home
-from langgraph.checkpoint.memory import InMemorySaver
-from stub_openai import StubOpenAI
-
-from diagnosis_harness.control.settings import load_settings
-from diagnosis_harness.runstore.store import RunStore
-from diagnosis_harness.session.runner import Services, run_turn
+from graphkit import CLAIMS, EV, ROOT_CAUSE, DemoRoles, assert_stored, investigate_over_http
 
 DRAFT = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
     {"statement": s, "evidence_ids": ids} for s, ids in CLAIMS]}, "next_steps": ["raise the pool"]}
 
 
-class OneTurn:
-    """Router, agent and judge: the agent's first turn makes ``calls`` at once, then drafts."""
+class OneTurn(DemoRoles):
+    """The agent's first turn makes ``calls`` at once, then it drafts."""
 
     def __init__(self, calls: list[dict[str, Any]]) -> None:
+        super().__init__()
         self.calls = calls
-        self.agent_requests: list[dict[str, Any]] = []
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        first = str(body["messages"][0].get("content") or "")
-        if first.startswith("You route questions"):
-            return {"content": INC_ROUTER["content"]}
-        if first.startswith("You are an independent reviewer"):
-            return {"content": json.dumps({"verdict": "SUPPORTED", "reasons": ["shown"]})}
-        self.agent_requests.append(body)
-        if len(self.agent_requests) == 1:
+    def agent(self, body: dict[str, Any], n: int) -> dict[str, Any]:
+        if n == 1:
             # Ids as a provider gives them: the model never chose them, and could not guess them.
             return {"tool_calls": [dict(c, id=f"call_8f3a_{k}") for k, c in enumerate(self.calls)]}
         return {"content": json.dumps(DRAFT)}
 
 
-def investigate(tmp_path: Path, agent: OneTurn, **limits: Any) -> tuple[Services, dict[str, Any]]:
-    with StubOpenAI(responder=agent) as stub:
-        settings = load_settings(model="openai:stub", OPENAI_API_KEY="k",
-                                 OPENAI_BASE_URL=stub.base_url, home=demo_home(), **limits)
-        services = Services.from_settings(settings, store=RunStore(tmp_path / "runs.sqlite"))
-        out = asyncio.run(run_turn(services, INC["question"], checkpointer=InMemorySaver()))
-    return services, out
+investigate = investigate_over_http
 
 
 def results_seen(agent: OneTurn) -> list[str]:
