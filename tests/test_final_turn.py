@@ -38,9 +38,10 @@ DRAFT = {"conclusion": {"root_cause": ROOT_CAUSE, "claims": [
 class Investigator(DemoRoles):
     """The agent follows ``PLAN`` one call a turn, and drafts when the harness asks for it."""
 
-    def __init__(self, step_tokens: int = 10) -> None:
+    def __init__(self, step_tokens: int = 10, route: str = INC_ROUTER["content"]) -> None:
         super().__init__()
         self.step_tokens = step_tokens
+        self.route = route
 
     def agent(self, body: dict[str, Any], n: int) -> dict[str, Any]:
         # Each turn's prompt is a little longer than the last, as a real conversation grows.
