@@ -57,6 +57,9 @@ def _notification(tmp_path: Path) -> Path:
             "commonLabels": {"alertname": "PaymentErrors", "service": "payment-service"},
             "commonAnnotations": {"summary": "5xx above 5 %"},
             "alerts": [{"status": "firing", "fingerprint": "f1", "startsAt": "2026-11-02T10:00:00Z",
+                        # an end in the past: the question's window is then fixed, not "now"
+                        # (the command and this test read the clock a second apart)
+                        "endsAt": "2026-11-02T10:30:00Z",
                         "labels": {"alertname": "PaymentErrors", "service": "payment-service"},
                         "annotations": {"summary": "5xx above 5 %"}}]}
     path = tmp_path / "am.json"
