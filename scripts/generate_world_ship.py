@@ -1,13 +1,9 @@
-"""Generate the **ship** incident world: a container terminal operating system at a sea port.
+"""Generate the **ship** incident world: a container terminal operating system at a Singapore sea port.
 
-Two days (2027-03-16..17) of a Singapore terminal's logs, ops tables and runbooks, with eight
-incident questions and their truth. Every component writes its own log format and clock; the
-team runs on Singapore time (Asia/Singapore, UTC+08:00) and asks its questions in it.
-
-    python scripts/generate_world_ship.py OUT_DIR            # writes OUT_DIR/ship/
-    python scripts/generate_world_ship.py OUT_DIR --check    # then checks every truth evidence item
-
-Stdlib only, one seeded generator: the same bytes on every run.
+Two days (2027-03-16..17, Asia/Singapore) of logs, each component in its own format and clock, ops
+tables, runbooks and eight incident questions with their truth. Stdlib only, one seeded generator: the
+same bytes on every run. ``python scripts/generate_world_ship.py OUT_DIR [--check]`` writes
+``OUT_DIR/ship/``; ``--check`` then checks every truth evidence item against the generated data.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import json
 import math
 import random
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -77,7 +74,8 @@ VOCAB = {
     "ms": lambda: R.randint(8, 140), "ms_slow": lambda: R.randint(900, 2400), "n": lambda: R.randint(2, 60),
     "big": lambda: R.randint(1200, 9800), "pid": lambda: R.randint(20000, 32000),
     "temp": lambda: f"{R.choice([-18, -20, -25, 2, 4, 13])}.{R.randint(0, 9)}",
-    "conf": lambda: f"0.{R.randint(88, 99)}", "m": lambda: R.randint(3, 25),
+    "conf": lambda: f"0.{R.randint(88, 99)}", "lowconf": lambda: f"0.{R.randint(86, 96)}",
+    "m": lambda: R.randint(3, 25),
     "count": lambda: R.randint(1400, 2300), "few": lambda: R.randint(0, 4),
     "icn": lambda: f"{R.randrange(10**8, 10**9)}", "inv": lambda: f"INV-27-{R.randrange(100000, 999999)}",
     "lat": lambda: f"1.{R.randint(150000, 290000)}", "lon": lambda: f"103.{R.randint(600000, 900000)}",
@@ -95,11 +93,11 @@ class Draw(dict):
             self[key] = VOCAB[key]()
         return self[key]
 
-def fill(template: object) -> object:
-    """A template filled (a number stays a number, as JSON and logfmt fields carry it)."""
+def fill(template: object, draw: Draw | None = None) -> object:
+    """A template filled; the parts of one line share ``draw``. A number stays a number (JSON, logfmt)."""
     if not isinstance(template, str):
         return template
-    text = template.format_map(Draw())
+    text = template.format_map(Draw() if draw is None else draw)
     return int(text) if text.isdigit() else text
 
 # --- Log formats: each component's own line shape and clock (lt: SGT, u: UTC) -------------------
@@ -144,17 +142,17 @@ FORMATS = {
         f"{u:%Y-%m-%d %H:%M:%S}.{u.microsecond:06d}+00:00 [{'warning' if lvl == 'WARN' else lvl.lower()}] "
         f"<0.{kv.get('erl', 4211)}.0> {text}"),
     "tos-db": lambda lt, u, lvl, text, kv: (  # PostgreSQL, log_line_prefix '%m [%p] %q%u@%d ', SGT
-        f"{lt:%Y-%m-%d %H:%M:%S}.{ms(lt)} +08 [{kv.get('pid', 14022)}] "
+        f"{lt:%Y-%m-%d %H:%M:%S}.{ms(lt)} +08 [{kv.get('pid', 14000 + lt.minute * 13)}] "
         f"{kv.get('who', 'tos_app@tos') + ' ' if kv.get('who', 1) else ''}{PG[lvl]}:  {text}"),
     "partner-portal": lambda lt, u, lvl, text, kv: (  # nginx combined + request time, SGT
         f'{kv.get("ip", "203.0.113.9")} - - [{lt:%d/%b/%Y:%H:%M:%S} +0800] "{text}" {kv.get("status", 200)} '
-        f'{kv.get("bytes", 512)} "-" "{kv.get("ua", "Mozilla/5.0")}" rt={kv.get("rt", "0.041")}'),
+        f'{kv.get("bytes", 512)} "-" "{kv.get("ua", "Mozilla/5.0")}" '
+        f'rt={kv.get("rt", f"0.{lt.microsecond % 190 + 12:03d}")}'),
 }
 HOSTS = {"berth-planner": "berth-planner-0", "qc-gateway": "qcgw-01", "gate-ocr": "gate-ocr-2",
-         "yard-allocator": "yard-alloc-6f9c-1", "edi-broker": "edi-broker-a",
-         "ais-ingest": "ais-ingest-7d4b9c-2xk",
-         "reefer-monitor": "reefer-gw-1", "billing": "billing-1", "msg-bus": "bus-1", "tos-db": "tos-db-1",
-         "partner-portal": "portal-web-1"}
+         "yard-allocator": "yard-alloc-6f9c-1", "edi-broker": "edi-broker-a", "billing": "billing-1",
+         "ais-ingest": "ais-ingest-7d4b9c-2xk", "reefer-monitor": "reefer-gw-1", "msg-bus": "bus-1",
+         "tos-db": "tos-db-1", "partner-portal": "portal-web-1"}
 HIDDEN = {"thread", "logger", "caller", "who", "erl", "ua", "bytes", "rt"}  # in the line, not attributes
 
 EVENTS: list[tuple[datetime, str, str, str, dict]] = []
@@ -163,11 +161,13 @@ def emit(t: datetime, svc: str, lvl: str, text: str, **kv: object) -> None:
     EVENTS.append((t, svc, lvl, text, kv))
 
 def every(svc: str, start: datetime, end: datetime, gap: tuple[float, float], lvl: str, template: str,
-          **kv: object) -> None:
-    """A repeating line from ``start`` to ``end``, ``gap`` (seconds, min and max) between two."""
+          since: datetime | None = None, **kv: object) -> None:
+    """A repeating line from ``start`` to ``end``, ``gap`` (seconds, min and max) between two;
+    ``{age}`` is the minutes since ``since``."""
     t = start + timedelta(seconds=R.uniform(0, gap[0]))
     while t < end:
-        emit(t, svc, lvl, str(fill(template)), **{k: fill(v) for k, v in kv.items()})
+        draw = Draw(age=int((t - since).total_seconds() // 60)) if since else Draw()
+        emit(t, svc, lvl, str(fill(template, draw)), **{k: fill(v, draw) for k, v in kv.items()})
         t += timedelta(seconds=R.uniform(*gap), microseconds=R.randrange(1000000))
 
 # --- Everyday chatter: (weight, level, text, fields) per component, and its lines per hour ----
@@ -227,8 +227,9 @@ granted access to vhost '/tos'
 2 INFO closing AMQP connection <0.{pid}.0> (10.40.2.{n}:5{big} -> 10.40.1.11:5672, vhost: '/tos', user: 'svc')
 1 WARN client unexpectedly closed TCP connection""",
     "tos-db": """
-5 INFO checkpoint starting: time | who=
-5 INFO checkpoint complete: wrote {big} buffers ({n}.1%); 0 WAL file(s) added, 0 removed, {n} recycled | who=
+5 INFO checkpoint starting: time | who= pid=1187
+5 INFO checkpoint complete: wrote {big} buffers ({few}.1%); 0 WAL file(s) added, 0 removed, {few} recycled\
+ | who= pid=1187
 3 INFO automatic vacuum of table "tos.public.container_events": index scans: 1 | who=
 2 INFO duration: {ms_slow}.417 ms  statement: SELECT * FROM vessel_visits WHERE eta > now() ORDER BY eta
 1 ERROR duplicate key value violates unique constraint "gate_txn_pkey\"""",
@@ -245,19 +246,11 @@ def rows(text: str) -> list[list[str]]:
     """A text table: a row a line, cells between `` | ``."""
     return [[c.strip() for c in line.split(" | ")] for line in text.strip().splitlines()]
 
-def chatter_lines(text: str) -> list[tuple[int, str, str, dict]]:
-    out = []
-    for head, *rest in rows(text):
-        weight, level, line = head.split(" ", 2)
-        out.append((int(weight), level, line, dict(pair.split("=", 1) for pair in " ".join(rest).split())))
-    return out
-
 RATE = {"berth-planner": 14, "qc-gateway": 28, "gate-ocr": 32, "yard-allocator": 24, "edi-broker": 16,
         "ais-ingest": 26, "reefer-monitor": 20, "billing": 10, "msg-bus": 6, "tos-db": 12,
         "partner-portal": 30}
 DAYTIME = {"gate-ocr", "partner-portal", "billing", "edi-broker"}  # follow the truck gate's hours
-# the gate runs 24/7, busiest in the morning and afternoon peaks (factor per local hour)
-HOURLY = [0.3, 0.25, 0.2, 0.2, 0.3, 0.5, 0.8, 1.3, 1.5, 1.4, 1.3, 1.1,
+HOURLY = [0.3, 0.25, 0.2, 0.2, 0.3, 0.5, 0.8, 1.3, 1.5, 1.4, 1.3, 1.1,  # load per local hour: 24/7, two peaks
           1.0, 1.2, 1.4, 1.5, 1.4, 1.2, 1.0, 0.8, 0.7, 0.6, 0.5, 0.4]
 
 DAILY = rows("""
@@ -270,16 +263,42 @@ DAILY = rows("""
 12:00:00 | reefer-monitor | round complete: {count} reefers polled, {few} alarms open
 18:00:00 | reefer-monitor | round complete: {count} reefers polled, {few} alarms open""")
 
+# everyday lines an incident stops: service | from | to | text | only for these field values
+MUTED = rows("""
+edi-broker | 1 11:14 | 1 12:03 | CUSRES from SGCUSTOMS
+gate-ocr | 1 11:14 | 1 12:04 | customs=RELEASED
+ais-ingest | 1 17:58 | 1 18:53 | position
+berth-planner | 1 17:58 | 1 18:56 | from AIS fix
+gate-ocr | 2 07:28 | 2 08:25 | -> AUTO
+qc-gateway | 2 10:04 | 2 10:37 | telemetry batch flushed
+gate-ocr | 2 16:06 | 2 16:48 | from yard-allocator
+yard-allocator | 2 16:06 | 2 16:47 | slot assigned
+qc-gateway | 2 20:44 | 2 22:07 | recorded | QC05 QC06 QC07 QC08
+qc-gateway | 2 20:44 | 2 22:07 | flushed | QC05 QC06 QC07 QC08
+yard-allocator | 2 20:44 | 2 22:07 | crane move applied | QC05 QC06 QC07 QC08""")
+
+def muted(svc: str, t: datetime, line: str, kv: dict) -> bool:
+    return any(m_svc == svc and when(start) <= t < when(end) and text in line
+               and (not only or set(only[0].split()) & {str(v) for v in kv.values()})
+               for m_svc, start, end, text, *only in MUTED)
+
+def template(head: str, rest: Sequence[str]) -> tuple[int, str, str, dict]:
+    weight, level, line = head.split(" ", 2)
+    return int(weight), level, line, pairs(rest)
+
 def chatter() -> None:
     """Every component's everyday lines, hour by hour, then each day's fixed points."""
-    templates = {svc: chatter_lines(text) for svc, text in CHATTER.items()}
+    templates = {svc: [template(head, rest) for head, *rest in rows(text)] for svc, text in CHATTER.items()}
     for hour in (DAY1 + timedelta(hours=h) for h in range(48)):
         for svc, lines in templates.items():
             lam = RATE[svc] * (HOURLY[hour.hour] if svc in DAYTIME else 1.0)
             for _ in range(max(0, round(R.gauss(lam, math.sqrt(lam))))):  # ~ Poisson(lam)
                 t = hour + timedelta(seconds=R.uniform(0, 3600))
-                _, lvl, line, kv = R.choices(lines, [w for w, *_ in lines])[0]
-                emit(t, svc, lvl, str(fill(line)), **{k: fill(v) for k, v in kv.items()})
+                _, lvl, text, fields = R.choices(lines, [w for w, *_ in lines])[0]
+                draw = Draw()
+                line, kv = str(fill(text, draw)), {k: fill(v, draw) for k, v in fields.items()}
+                if not muted(svc, t, line, kv):
+                    emit(t, svc, lvl, line, **kv)
     for day in (DAY1, DAY2):
         for hhmms, svc, line, *rest in DAILY:
             emit(at(day, hhmms), svc, "INFO", str(fill(line)), **pairs(rest))
@@ -295,7 +314,7 @@ DEP-4415 | berth-planner | 4.12.1 | 2 09:52 | 5 | ci-bot | fix ETA rounding in b
 DEP-4416 | edi-broker | 6.4.0 | 2 13:05 | 7 | ci-bot | COPARN v2.1 mapping for PIL
 DEP-4417 | gate-ocr | 5.2.1 | 2 15:40 | 6 | ci-bot | lane UI: appointment window; retry slot request once
 DEP-4418 | yard-allocator | 2.19.0 | 2 20:15 | 5 | ci-bot | reefer stack preference for block F
-DEP-4419 | qc-gateway | 3.8.0 | 2 20:38 | 6 | ci-bot | frame schema v5 decoder; legacy frame parser removed
+DEP-4419 | qc-gateway | 3.8.0 | 2 20:38 | 6 | ci-bot | telemetry decoder rewrite for frame schema v5
 DEP-4420 | qc-gateway | 3.7.4 | 2 22:02 | 4 | m.rahman | rollback to 3.7.4""")
 CONFIGS = rows("""
 CHG-8801 | yard-allocator | yard.reshuffle_weight | 0.6 | 0.7 | s.koh | 1 08:45 | YRD-412
@@ -334,11 +353,11 @@ msg-bus | Applying policy 'reefer-readings-limit' to queue 'reefer.readings' in 
 billing | Refreshing beans: 1 property changed | logger=o.s.c.c.r.RefreshEventListener
 berth-planner | configuration refreshed, 1 key changed | logger=c.t.berth.ConfigRefresher""")
 
-def pairs(cells: list[str], **names: str) -> dict:
+def pairs(cells: Sequence[str], **names: str) -> dict:
     """A row's ``key=value`` cell as fields (numbers as numbers), ``{name}`` filled from ``names``."""
     out = {}
     for pair in (cells[0].split() if cells else []):
-        key, value = pair.format(**names).split("=", 1)
+        key, value = (pair.format(**names) if names else pair).split("=", 1)
         out[key] = int(value) if value.isdigit() else value
     return out
 
@@ -377,10 +396,6 @@ def story_edi_spool() -> None:  # SHIP-4, 16 Mar: edi-broker's spool volume fill
     every("edi-broker", at(DAY1, "10:40"), at(DAY1, "11:05"), (200, 400), "WARN",  # customs slow too
           "AS2 partner SGCUSTOMS slow MDN: {ms_slow} ms", thread="as2-out-1")
 
-def story_replica_lag() -> None:  # SHIP-1, 16 Mar: nothing logs it; db_stats and the dependencies show it
-    every("partner-portal", at(DAY1, "15:05"), at(DAY1, "15:50"), (30, 90), "INFO",
-          "GET /api/v1/containers/{c}/events HTTP/1.1", bytes=1460, rt="0.037", ip="{ip}")
-
 def story_ais_outage() -> None:  # SHIP-7, 16 Mar: the external AIS provider is down (the trap)
     s, e = at(DAY1, "17:58"), at(DAY1, "18:52")
     every("ais-ingest", s, e, (30, 34), "ERROR", "upstream stream error, reconnecting in 30s",
@@ -388,14 +403,16 @@ def story_ais_outage() -> None:  # SHIP-7, 16 Mar: the external AIS provider is 
     every("ais-ingest", s + timedelta(minutes=1), e, (60, 65), "WARN", "no AIS positions received for 60s",
           port_area="SGSIN")
     every("berth-planner", at(DAY1, "18:05"), e + timedelta(minutes=4), (90, 200), "WARN",
-          "ETA for {vessel} ({voy}) not refreshed for {n} min, last AIS fix 17:57",
-          logger="c.t.berth.EtaTracker")
+          "ETA for {vessel} ({voy}) not refreshed for {age} min, last AIS fix 17:57",
+          since=at(DAY1, "17:57"), logger="c.t.berth.EtaTracker")
     emit(at(DAY1, "18:52:40"), "ais-ingest", "INFO", "upstream stream connected",
          upstream="feed.orbitais.example:443", backlog_msgs=48211)
 
 def story_ocr_threshold() -> None:  # SHIP-3, 17 Mar: ocr.min_confidence raised, lanes drop to manual
     every("gate-ocr", at(DAY2, "07:29"), at(DAY2, "08:25"), (8, 20), "WARN",
-          "lane={lane} txn={txn} truck={truck} read {c} conf={conf} -> MANUAL (low confidence), clerk queue")
+          "lane={lane} txn={txn} truck={truck} read {c} conf={lowconf} -> MANUAL (low confidence)")
+    every("gate-ocr", at(DAY2, "07:29"), at(DAY2, "08:25"), (60, 200), "INFO",  # the few reads above 0.97
+          "lane={lane} txn={txn} truck={truck} read {c} conf=0.98 -> AUTO, appointment {appt} matched")
     every("gate-ocr", at(DAY2, "07:40"), at(DAY2, "08:25"), (120, 240), "WARN",
           "manual clerk queue at {n} transactions, oldest waiting {m} min", logger="gate.supervisor")
     every("gate-ocr", at(DAY2, "06:50"), at(DAY2, "08:10"), (500, 900), "WARN",  # it rained that morning
@@ -411,7 +428,7 @@ def story_bus_memory() -> None:  # SHIP-5, 17 Mar: unconsumed edi.archive grows,
          "waiting for a consumer acknowledgement of a delivery with delivery tag = 19231. "
          "Timeout used: 1800000 ms. Closing channel.", erl=9012)
     s, e = at(DAY2, "10:04:12"), at(DAY2, "10:36:05")
-    emit(s, "msg-bus", "INFO", "vm_memory_high_watermark set. Memory used:3435977216 allowed:3435973836")
+    emit(s, "msg-bus", "WARN", "vm_memory_high_watermark set. Memory used:3435977216 allowed:3435973836")
     emit(s, "msg-bus", "WARN", "memory resource limit alarm set on node 'rabbit@bus-1'.")
     emit(s, "msg-bus", "WARN", "*** Publishers will be blocked until this alarm clears ***")
     every("qc-gateway", s, e, (15, 40), "ERROR", "publish blocked by broker", crane="{qc}",
@@ -436,14 +453,14 @@ def story_bus_memory() -> None:  # SHIP-5, 17 Mar: unconsumed edi.archive grows,
 
 def story_vacuum_full() -> None:  # SHIP-6, 17 Mar: a DBA's VACUUM FULL locks yard_slots, 2 hops away
     s, e = at(DAY2, "16:06:02"), at(DAY2, "16:47:03")
-    dba, app = {"who": "dba_lim@tos", "pid": 30114}, {"who": "yard_alloc@tos"}
+    dba = {"who": "dba_lim@tos", "pid": 30114}
     emit(s, "tos-db", "INFO", "statement: VACUUM (FULL, ANALYZE, VERBOSE) yard_slots;", **dba)
     emit(s + timedelta(seconds=1), "tos-db", "INFO", 'vacuuming "public.yard_slots"', **dba)
     every("tos-db", s + timedelta(seconds=20), e, (20, 50), "INFO",
           "process {pid} still waiting for AccessShareLock on relation 16522 of database 16401 after "
-          "1000.{n} ms", **app)
+          "1000.{n} ms", pid="{pid}", who="yard_alloc@tos")
     every("tos-db", s + timedelta(minutes=1), e, (30, 70), "ERROR",
-          "canceling statement due to statement timeout", **app)
+          "canceling statement due to statement timeout", who="yard_alloc@tos")
     every("yard-allocator", s + timedelta(minutes=1), e, (20, 45), "ERROR", "slot query failed",
           container="{c}", err="pq: canceling statement due to statement timeout", took_ms=5002,
           logger="store")
@@ -469,12 +486,8 @@ def story_frame_decoder() -> None:  # SHIP-2, 17 Mar: qc-gateway 3.8.0 drops the
     every("qc-gateway", at(DAY2, "20:10"), at(DAY2, "21:30"), (600, 900), "WARN",
           "spreader twistlock sensor flapping", crane="QC07", caller="plc/faults.go:88")
 
-def story_quiet() -> None:  # SHIP-8, 17 Mar 03:10-03:30: nothing wrong, one routine warning
-    emit(at(DAY2, "03:17:44"), "billing", "WARN", "tariff cache refresh took 1320 ms",
-         logger="c.t.billing.TariffCache")
-
-STORIES = [story_edi_spool, story_replica_lag, story_ais_outage, story_ocr_threshold, story_bus_memory,
-           story_vacuum_full, story_frame_decoder, story_quiet]
+STORIES = [story_edi_spool, story_ais_outage, story_ocr_threshold, story_bus_memory,
+           story_vacuum_full, story_frame_decoder]
 
 # --- Tables --------------------------------------------------------------------------------------
 DEPENDENCIES = rows("""
@@ -492,7 +505,7 @@ ais-ingest | msg-bus | async | AMQP | publishes ais.positions
 reefer-monitor | msg-bus | async | AMQP | publishes reefer.readings
 reefer-monitor | tos-db | sync | PostgreSQL | reefer plug-in registry (primary tos-db-1)
 edi-broker | SGCUSTOMS (external) | sync | AS2 | customs declarations and releases (CUSDEC/CUSRES)
-edi-broker | msg-bus | async | AMQP | publishes edi.archive (consumed by its own archive sink)
+edi-broker | msg-bus | async | AMQP | publishes edi.archive, a copy of every segment (its sink consumes it)
 edi-broker | tos-db | sync | PostgreSQL | customs status per container (primary tos-db-1)
 billing | tos-db | sync | PostgreSQL | tariffs, invoices (primary tos-db-1)
 billing | msg-bus | async | AMQP | consumes gate.transactions, yard.events
@@ -514,7 +527,8 @@ edi-broker | 1 11:15 | 1 12:05 | error_pct=x30 p95_ms=x3
 gate-ocr | 1 11:20 | 1 12:05 | p95_ms=x2
 ais-ingest | 1 18:00 | 1 18:50 | req_per_min=0 cpu_pct=4
 gate-ocr | 2 07:30 | 2 08:25 | p95_ms=x9
-msg-bus | 2 08:50 | 2 10:35 | mem_pct=ramp:40:100
+msg-bus | 2 08:50 | 2 10:05 | mem_pct=ramp:40:100
+msg-bus | 2 10:05 | 2 10:35 | mem_pct=100
 msg-bus | 2 10:05 | 2 10:35 | req_per_min=x0.2
 qc-gateway | 2 10:05 | 2 10:35 | error_pct=+40 p95_ms=x60
 gate-ocr | 2 10:05 | 2 10:35 | error_pct=+12
@@ -558,9 +572,9 @@ def lag_curve(t: datetime) -> float:
     """tos-db-2's replay lag (s) on 16 Mar: a WAL burst on the primary it cannot keep up with."""
     s, peak, e = at(DAY1, "14:58"), at(DAY1, "15:45"), at(DAY1, "16:00")
     if s <= t < peak:
-        return 20 + 1360 * ((t - s) / (peak - s))
+        return (20 + 1360 * ((t - s) / (peak - s))) * R.uniform(0.92, 1.05)
     if peak <= t < e:
-        return 1380 * (1 - (t - peak) / (e - peak))
+        return 1380 * (1 - (t - peak) / (e - peak)) * R.uniform(0.9, 1.0)
     return R.uniform(0.1, 0.9)
 
 def db_stats() -> list[list[object]]:
@@ -596,23 +610,22 @@ def crane_telemetry() -> list[list[object]]:
     return rows
 
 QUEUES = {"crane.moves": 900, "gate.transactions": 60, "reefer.readings": 280, "ais.positions": 1500,
-          "yard.events": 150, "edi.archive": 40, "billing.events": 70}
+          "yard.events": 150, "edi.archive": 430, "billing.events": 70}  # messages per second
 
 def bus_queues() -> list[list[object]]:
     rows: list[list[object]] = []
     stop, alarm, restart = at(DAY2, "08:47:31"), at(DAY2, "10:04:12"), at(DAY2, "10:31:20")
+    backlog = 0
     for t in FIVE_MINUTES:
         for q, rate in QUEUES.items():
             pub = rate * (0.8 + 0.2 * HOURLY[t.hour]) * R.uniform(0.9, 1.1)
             ready, consumers, deliver = R.randint(0, 40), 2, pub
             if q == "ais.positions" and at(DAY1, "17:58") <= t < at(DAY1, "18:52"):
                 pub = deliver = 0
-            if q == "edi.archive" and stop <= t < restart:
-                consumers, deliver, ready = 0, 0, int(1_900_000 * min(1.0, (t - stop) / (alarm - stop)))
-            elif q == "edi.archive" and restart <= t < restart + timedelta(minutes=40):
-                ready, deliver = int(1_900_000 * (1 - (t - restart) / timedelta(minutes=40))), pub + 800
-            if alarm <= t < at(DAY2, "10:36") and q != "edi.archive":
-                pub *= 0.05
+            pub *= 0.05 if alarm <= t < at(DAY2, "10:36") else 1  # the memory alarm blocks publishers
+            if q == "edi.archive" and (backlog or stop <= t):  # no consumer from 08:47 to 10:31
+                consumers, deliver = (0, 0.0) if t < restart else (2, pub + 1100)
+                backlog = ready = max(0, int(backlog + 300 * (pub - deliver))) or ready
             rows.append([t.isoformat(), q, ready, round(pub, 1), round(deliver, 1), consumers])
     return rows
 
@@ -658,8 +671,7 @@ backs up onto the flyover within 20 minutes.
 - **IR illuminators** failing at night on IG01-IG04 (ticket with the camera vendor).
 - **Damaged or dirty container doors** on one line's boxes: check if one owner code dominates.
 ## What to do
-Open extra clerk booths (gate supervisor, ext 4410) and post a notice on the partner portal.
-Escalate to the camera vendor if more than 3 lanes are affected for more than 30 minutes.
+Open extra clerk booths (gate supervisor, ext 4410); call the camera vendor past 3 lanes / 30 minutes.
 """,
     "customs-edi.md": """# Customs releases not arriving (CUSRES)
 Trucks at the out-gate wait on `customs=PENDING` until a CUSRES release arrives from Singapore
@@ -690,8 +702,6 @@ publishing connection until it drops again; consumers keep working. Everything t
 (cranes, gate, reefers, yard) stalls at once. Usual reason: a queue with no consumer growing
 without bound. Check bus_queues for `consumers = 0` and a growing `messages_ready`; restart that
 consumer or, with the owner's OK, purge the queue.
-## Disk alarm
-Below 2 GiB free the same blocking happens; check the node's disk.
 """,
     "tos-db.md": """# tos-db (PostgreSQL 15) operations
 tos-db-1 is the primary, tos-db-2 a hot standby fed by streaming replication. Read-only consumers
@@ -704,8 +714,6 @@ own; past 30 minutes point the portal at the primary.
 `VACUUM FULL`, `CLUSTER` and `ALTER TABLE` take an ACCESS EXCLUSIVE lock: every query on the table
 waits. Only in the Sunday 02:00-04:00 maintenance window, announced in #tos-ops. Plain VACUUM and
 autovacuum do not block reads or writes.
-## Connections
-max_connections is 400 on the primary; gate-ocr and yard-allocator hold pools of 40 each.
 """,
 }
 
@@ -792,7 +800,7 @@ def truth() -> dict:
         "complaining. what's the root cause?",
         None, DAY2, "10:05", "10:35", "10:04", "msg-bus",
         "msg-bus (RabbitMQ rabbit@bus-1) hit its memory high watermark and blocked all publishers; the "
-        "edi.archive queue had had no consumer since 08:47 and grew to ~1.9M messages",
+        "edi.archive queue had had no consumer since 08:47 and grew to ~2.1M messages",
         ["msg-bus", "memory"],
         ["berth-planner deploy DEP-4415 at 09:52", "ais-ingest checksum errors (known noise)"], "msg-bus",
         [logs("msg-bus", DAY2, "10:00", "10:35", "alarm", "memory resource limit alarm set"),
@@ -821,7 +829,7 @@ def truth() -> dict:
         [logs("ais-ingest", DAY1, "18:00", "18:45", "upstream", "503 Service Unavailable")],
         "the true cause is external (the OrbitAIS feed provider answered 503); the unrelated ETA-refresh "
         "change of another service shares the symptom's words", "FALLBACK"), case(
-        "SHIP-8", "quiet", "none",
+        "SHIP-8", "trap", "quiet-window",
         "finance says invoices look delayed — anything wrong with billing 17 Mar 03:10 to 03:30?",
         "billing", DAY2, "03:10", "03:30", None, None, None, [], [], None, [],
         "nothing wrong: the nightly invoice run finished at 02:23; the window holds only routine chatter",
@@ -884,13 +892,9 @@ def main(argv: list[str]) -> int:
         print("usage: generate_world_ship.py OUT_DIR [--check]", file=sys.stderr)
         return 64
     root = write(Path(argv[0]))
-    if "--check" in argv[1:]:
-        problems = check(root)
-        print("\n".join(problems) or f"check: every truth evidence item found in {root}", file=sys.stderr)
-        if problems:
-            return 1
-    print(root)
-    return 0
+    problems = check(root) if "--check" in argv[1:] else []
+    print("\n".join(problems) or root, file=sys.stderr if problems else sys.stdout)
+    return 1 if problems else 0
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
