@@ -232,14 +232,14 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
              snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
-             draft_editors: Sequence[str] | None = ()) -> str | None:
+             draft_editors: Sequence[str] | None = (), offline: bool = False) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
             else render_report(state, records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
         return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
-                               records, draft_editors=draft_editors)
+                               records, draft_editors=draft_editors, rules_note=offline)
     return None
 
 
@@ -295,7 +295,8 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
     content = _content(state, decision, records, snapshot, ctx.dataset,
-                       await _draft_editors(ctx, state, decision))
+                       await _draft_editors(ctx, state, decision),
+                       offline=ctx.seam.spec.provider == "offline")  # its steps: the registry's
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:

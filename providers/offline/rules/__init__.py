@@ -6,7 +6,8 @@ precedence. Each module's docstring says what evidence its rule needs, what it c
 failure class and the canon cases (tests/canon) that serve it.
 
 - :data:`RULES`: (investigation, symptom, matching runbook passages) → a concluding draft or
-  None. When none concludes, the draft concludes nothing and says what to check next.
+  None. When none concludes, the draft concludes nothing and says what to check next, first
+  which rule stopped short and why (:func:`stopped_short`).
 - :data:`LOCATE`: the rules of ``localized_failure`` that find the one component the onset
   timeline's failures lead to — a :class:`~..localize.Root` — or abstain, saying why.
 - :data:`EXPLAIN`: the rules that say what explains that component's failure (a change, an
@@ -176,4 +177,19 @@ def run_rules(inv: Investigation, symptom: dict[str, Any] | None,
         found = rule(inv, symptom, runbook)
         if found is not None and found.get("conclusion") is not None:
             return found
-    return {"conclusion": None, "next_steps": NEXT_STEPS}
+    return {"conclusion": None, "next_steps": [*stopped_short(inv), *NEXT_STEPS]}
+
+
+NOT_CONCLUDED = "Not concluded: "
+"""How a null draft's first step says which rule stopped short and why (the FALLBACK shows it)."""
+
+
+def stopped_short(inv: Investigation) -> list[str]:
+    """The localized family's abstention, ``Not concluded: <rule> — <reason>``, if it abstained.
+
+    Only the registry's own words (a rule module's name, its reason): never a cause, nothing of
+    the data.
+    """
+    found = localized_outcome(inv)
+    return [f"{NOT_CONCLUDED}{found.rule} \u2014 {found.reason}"] if isinstance(found, Abstain) \
+        else []

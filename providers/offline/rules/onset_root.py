@@ -35,7 +35,7 @@ def decide(failures: Failures, service: str | None, root: Root | None) -> Root |
     if root is not None:
         return None
     if not failures.failing:
-        return Abstain("nothing failed in the window")
+        return Abstain("no new failure in the window: what fails now failed before it too")
     f = failures
     named = {t for s in f.failing for t in f.graph[s]}
     stories = {s for s in f.failing if f.graph[s] or s in named
