@@ -53,6 +53,19 @@ def test_a_quiet_window_says_nothing_new_failed_not_that_nothing_failed(tmp_path
         "before it too.")
 
 
+def test_a_question_without_a_window_says_no_onset_was_looked_for(tmp_path: Path) -> None:
+    # Nothing was localized: the report must not say "no new failure in the window" of a
+    # timeline it never read.
+    data = build_case(CASES["trap-generic-error"], tmp_path / "data")
+    result = diagnose("ledger is throwing errors, what's the root cause?", data=data,
+                      model="offline", home=tmp_path / "home")
+    content = _fallback(result)
+    assert content.splitlines()[1] == (
+        "Not concluded: localized_failure \u2014 no onset was looked for: that needs a time "
+        "window of at most 4 hours in the question.")
+    assert "- onset_timeline" not in content
+
+
 def test_only_the_offline_registry_s_note_is_shown_never_a_model_s_step(tmp_path: Path) -> None:
     data = build_case(CASES["trap-generic-error"], tmp_path / "data")
     question = _question(data)

@@ -34,10 +34,12 @@ from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
 from diagnosis_harness.providers.offline.failures import Failures
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import (
+    MAX_QUESTION_WINDOW,
     Abstain,
     Explained,
     Localized,
     Root,
+    bounded_window,
     candidate,
 )
 from diagnosis_harness.providers.offline.rules import (
@@ -188,8 +190,13 @@ def stopped_short(inv: Investigation) -> list[str]:
     """The localized family's abstention, ``Not concluded: <rule> — <reason>``, if it abstained.
 
     Only the registry's own words (a rule module's name, its reason): never a cause, nothing of
-    the data.
+    the data. Where no onset timeline was read, the family decided nothing: it says why (no
+    window to localize in), or nothing.
     """
+    if not inv.called("onset_timeline"):
+        return [] if inv.scope.window_given and bounded_window(inv.start, inv.end) else [
+            f"{NOT_CONCLUDED}localized_failure \u2014 no onset was looked for: that needs a time "
+            f"window of at most {MAX_QUESTION_WINDOW.total_seconds() / 3600:g} hours in the question"]
     found = localized_outcome(inv)
     return [f"{NOT_CONCLUDED}{found.rule} \u2014 {found.reason}"] if isinstance(found, Abstain) \
         else []
