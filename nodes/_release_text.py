@@ -264,8 +264,9 @@ def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
 
     A refused proposal, if any, is quoted under NOT VERIFIED (:func:`proposal_lines`);
     ``draft_editors`` are who edited the draft in the run's state (None: unknown, not shown).
-    With ``rules_note`` (the run's agent is the offline investigator), a null draft's
-    :func:`stopped_short` line follows the first: which rule stopped short, and why.
+    With ``rules_note`` (the run's agent is the offline investigator and nobody edited its
+    draft in the run's state), a null draft's :func:`stopped_short` line follows the first:
+    which rule stopped short, and why.
     """
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]

@@ -49,8 +49,8 @@ def test_a_quiet_window_says_nothing_new_failed_not_that_nothing_failed(tmp_path
     data = build_case(CASES["trap-noisy-service"], tmp_path / "data")
     result = diagnose(_question(data), data=data, model="offline", home=tmp_path / "home")
     assert _fallback(result).splitlines()[1] == (
-        "Not concluded: onset_root \u2014 no new failure in the window: what fails now failed "
-        "before it too.")
+        "Not concluded: onset_root \u2014 no new failure in the window: nothing started failing "
+        "that was not failing before.")
 
 
 def test_a_question_without_a_window_says_no_onset_was_looked_for(tmp_path: Path) -> None:
