@@ -237,17 +237,42 @@ def render_report(state: DiagnosisState, records: list[ToolRecord]) -> str:
     return "\n".join(lines)
 
 
+_STOPPED_SHORT = re.compile(r"Not concluded: [a-z_]{1,40} \u2014 [A-Za-z0-9 ,.:;'()/-]{1,200}")
+"""The offline investigator's note of the registry rule that stopped short, and its reason."""
+
+
+def stopped_short(state: DiagnosisState) -> str | None:
+    """The rule that stopped short and why, from a null draft's first step (None: not said).
+
+    Only a step in exactly the form the offline registry writes (``Not concluded: <rule> —
+    <reason>``: a rule module's name and plain words); the caller shows it only for a run whose
+    agent is the offline investigator, whose steps are the registry's words, never a model's.
+    """
+    draft = state.get("draft")
+    if not isinstance(draft, dict) or draft.get("conclusion") is not None:
+        return None
+    steps = draft.get("next_steps")
+    first = steps[0] if isinstance(steps, list) and steps else None
+    return first if isinstance(first, str) and _STOPPED_SHORT.fullmatch(first) else None
+
+
 def render_fallback(state: DiagnosisState, fallback: FallbackType, message: str,
                     snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
                     records: list[ToolRecord] | None = None, *,
-                    draft_editors: Sequence[str] | None = ()) -> str:
+                    draft_editors: Sequence[str] | None = (), rules_note: bool = False) -> str:
     """The SafeFallback: what this run verified, its limitations and next checks.
 
     A refused proposal, if any, is quoted under NOT VERIFIED (:func:`proposal_lines`);
     ``draft_editors`` are who edited the draft in the run's state (None: unknown, not shown).
+    With ``rules_note`` (the run's agent is the offline investigator and nobody edited its
+    draft in the run's state), a null draft's :func:`stopped_short` line follows the first:
+    which rule stopped short, and why.
     """
     scope = state.get("scope") or {}
     lines = [f"No root cause is published: {_LIMITATION[fallback]}."]
+    if rules_note and fallback is FallbackType.INSUFFICIENT_EVIDENCE \
+            and (note := stopped_short(state)) is not None:
+        lines.append(f"{note}.")
     if fallback is FallbackType.MISSING_REQUIRED_CONTEXT:
         lines += ["", "Please ask again and include:",
                   *[f"- {context_hints(dataset).get(m, m)}" for m in scope.get("missing", [])]]

@@ -232,28 +232,28 @@ async def _checked(ctx: RunContext, state: DiagnosisState,
 
 def _content(state: DiagnosisState, decision: Decision, records: list[ToolRecord],
              snapshot: dict[str, Any], dataset: DatasetInfo | None = None,
-             draft_editors: Sequence[str] | None = ()) -> str | None:
+             draft_editors: Sequence[str] | None = (), offline: bool = False) -> str | None:
     if decision.outcome is ReleaseOutcome.SUCCESS:
         return CAPABILITY_REPLY if state.get("intent") == Intent.GENERAL.value \
             else render_report(state, records)
     if decision.outcome is ReleaseOutcome.FALLBACK:
         assert decision.fallback is not None
         return render_fallback(state, decision.fallback, decision.message, snapshot, dataset,
-                               records, draft_editors=draft_editors)
+                               records, draft_editors=draft_editors, rules_note=offline)
     return None
 
 
 async def _draft_editors(ctx: RunContext, state: DiagnosisState,
                          decision: Decision) -> list[str] | None:
-    """Who edited the draft a fallback quotes as the refused proposal ([] nobody, None unknown).
+    """Who edited the draft a fallback quotes or takes a note from ([] nobody, None unknown).
 
     A fallback shows a proposed conclusion as the agent's (docs/design.md §8); a draft edited
     in the run's state (§14) is labelled with its editors, and one whose origin the store
-    cannot tell is not shown.
+    cannot tell is not shown. The note is a null draft's first step, the offline registry's
+    (``_release_text.stopped_short``): shown only when nobody edited the draft.
     """
-    if decision.outcome is not ReleaseOutcome.FALLBACK \
-            or not (state.get("draft") or {}).get("conclusion"):
-        return []
+    if decision.outcome is not ReleaseOutcome.FALLBACK or not state.get("draft"):
+        return []  # (a null draft too: its first step may be the offline registry's note)
     try:
         lineage = await offload(ctx.store.lineage, ctx.run_id)
     except RunPersistenceError:
@@ -294,8 +294,9 @@ async def release(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[s
             await settle_undecided(ctx, decision.outcome.value)
     if not ctx.lifecycle.terminate(decision.run_state) and ctx.lifecycle.state is RunState.CANCELLED:
         decision = Decision(RunState.CANCELLED, ReleaseOutcome.CANCELLED)  # first terminal wins
-    content = _content(state, decision, records, snapshot, ctx.dataset,
-                       await _draft_editors(ctx, state, decision))
+    editors = await _draft_editors(ctx, state, decision)
+    content = _content(state, decision, records, snapshot, ctx.dataset, editors,
+                       offline=ctx.seam.spec.provider == "offline" and editors == [])
     usage = BudgetUsage.model_validate(state.get("usage") or {})
     stop_reason = state.get("stop_reason")
     try:

@@ -59,7 +59,7 @@ TIERS: dict[str, frozenset[str]] = {
         "wheel_install", "baseline_bounds", "baseline_onset", "metric_constant_baseline",
         "model_unreachable", "model_view", "offline_follow_ups", "recent_changes_running",
         "router_since", "served_degraded", "silent_baseline", "slack_posts", "suspect_ranking",
-        "written_dates", "dependency_suspects", "offline_origin",
+        "written_dates", "dependency_suspects", "offline_origin", "fallback_stopped_short",
     }),
     "worlds": frozenset({
         "blind_worlds", "canon", "canon_scores", "localize_worlds", "pattern_facts",

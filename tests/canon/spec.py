@@ -173,6 +173,10 @@ class Case:
     tables: dict[str, tuple[dict[str, object], ...]] = field(default_factory=dict)
     runbooks: tuple[str, ...] = ()
     distractors: tuple[str, ...] = ()
+    note: str | None = None
+    """Why a cause the offline default does not publish is left open (a recorded miss): what the
+    data lacks for an honest conclusion. Read by people and ``tests/test_canon_scores.py``; the
+    build writes nothing of it."""
     baseline_h: int = 3
     """Hours of logs before the window (the baseline a comparison reads)."""
 

@@ -6,7 +6,8 @@ precedence. Each module's docstring says what evidence its rule needs, what it c
 failure class and the canon cases (tests/canon) that serve it.
 
 - :data:`RULES`: (investigation, symptom, matching runbook passages) → a concluding draft or
-  None. When none concludes, the draft concludes nothing and says what to check next.
+  None. When none concludes, the draft concludes nothing and says what to check next, first
+  which rule stopped short and why (:func:`stopped_short`).
 - :data:`LOCATE`: the rules of ``localized_failure`` that find the one component the onset
   timeline's failures lead to — a :class:`~..localize.Root` — or abstain, saying why.
 - :data:`EXPLAIN`: the rules that say what explains that component's failure (a change, an
@@ -33,10 +34,12 @@ from diagnosis_harness.providers.offline.conclusion import NEXT_STEPS
 from diagnosis_harness.providers.offline.failures import Failures
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import (
+    MAX_QUESTION_WINDOW,
     Abstain,
     Explained,
     Localized,
     Root,
+    bounded_window,
     candidate,
 )
 from diagnosis_harness.providers.offline.rules import (
@@ -176,4 +179,24 @@ def run_rules(inv: Investigation, symptom: dict[str, Any] | None,
         found = rule(inv, symptom, runbook)
         if found is not None and found.get("conclusion") is not None:
             return found
-    return {"conclusion": None, "next_steps": NEXT_STEPS}
+    return {"conclusion": None, "next_steps": [*stopped_short(inv), *NEXT_STEPS]}
+
+
+NOT_CONCLUDED = "Not concluded: "
+"""How a null draft's first step says which rule stopped short and why (the FALLBACK shows it)."""
+
+
+def stopped_short(inv: Investigation) -> list[str]:
+    """The localized family's abstention, ``Not concluded: <rule> — <reason>``, if it abstained.
+
+    Only the registry's own words (a rule module's name, its reason): never a cause, nothing of
+    the data. Where no onset timeline was read, the family decided nothing: it says why (no
+    window to localize in), or nothing.
+    """
+    if not inv.called("onset_timeline"):
+        return [] if inv.scope.window_given and bounded_window(inv.start, inv.end) else [
+            f"{NOT_CONCLUDED}localized_failure \u2014 no onset was looked for: that needs a time "
+            f"window of at most {MAX_QUESTION_WINDOW.total_seconds() / 3600:g} hours in the question"]
+    found = localized_outcome(inv)
+    return [f"{NOT_CONCLUDED}{found.rule} \u2014 {found.reason}"] if isinstance(found, Abstain) \
+        else []

@@ -20,5 +20,5 @@ from diagnosis_harness.providers.offline.localize import Abstain, Root
 def decide(failures: Failures, service: str | None, root: Root | None) -> Abstain | None:
     """Abstain when the root names a component that fails too."""
     if root is not None and failures.named_by(root.service):
-        return Abstain("it names a component that fails too: the cause may be there, unshown")
+        return Abstain("the failure names a component that fails too: the cause may be there, unshown")
     return None

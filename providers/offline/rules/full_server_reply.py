@@ -35,5 +35,5 @@ def decide(failures: Failures, service: str | None, root: Root | None) -> Abstai
     kind = kind_of(root.service)
     if any(k != kind and reply.search(f"{r.get('pattern', '')} {r.get('example', '')}")
            for r in failures.rows[root.service] for k, reply in FULL_REPLIES.items()):
-        return Abstain("it quotes a full server's reply: what filled the server is the cause")
+        return Abstain("the failure quotes a full server's reply: what filled that server is the cause")
     return None

@@ -35,7 +35,8 @@ def decide(failures: Failures, service: str | None, root: Root | None) -> Root |
     if root is not None:
         return None
     if not failures.failing:
-        return Abstain("nothing failed in the window")
+        return Abstain("no new failure in the window: nothing started failing that was not "
+                       "failing before")
     f = failures
     named = {t for s in f.failing for t in f.graph[s]}
     stories = {s for s in f.failing if f.graph[s] or s in named
