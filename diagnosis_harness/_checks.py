@@ -13,8 +13,8 @@ from typing import Any
 
 from diagnosis_harness._result import DiagnosisResult
 
-PHASES = frozenset({"routing", "investigating", "collecting evidence", "checking evidence",
-                    "repairing citations", "judging", "revising"})
+PHASES = frozenset({"routing", "investigating", "collecting evidence", "writing the draft",
+                    "checking evidence", "repairing citations", "judging", "revising"})
 """The phases a ``status`` event may name (docs/design.md §10)."""
 STORED_STATUS = {"SUCCESS": "SUCCESS", "FALLBACK": "SUCCESS", "FAILED": "FAILED",
                  "CANCELLED": "CANCELLED"}

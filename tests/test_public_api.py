@@ -131,6 +131,16 @@ def test_a_scripted_run_publishes_the_verified_diagnosis(home: Path) -> None:
         result.root_cause = "something else"  # type: ignore[misc]
 
 
+def test_a_run_whose_collection_closed_passes_the_outcome_check(home: Path) -> None:
+    # The tool budget closes collection after two calls: the agent's next turn is its final
+    # draft turn, a status of its own. assert_outcome refused that phase as unknown, so every
+    # user suite that checked such a run (the offline investigator's saturated runs too) failed.
+    result = diagnose(Q, model=success(), home=home, settings={"max_tool_calls": 2})
+    assert "writing the draft" in result.phases
+    assert_outcome(result, "SUCCESS", run_state="SUCCESS")
+    assert result.root_cause == ROOT_CAUSE
+
+
 def test_a_null_conclusion_falls_back_to_what_the_run_verified(home: Path) -> None:
     script = investigation().call("query_logs", {**LOGS, "start": "2020-01-01T00:00:00+00:00",
                                                  "end": "2020-01-01T00:10:00+00:00"})
