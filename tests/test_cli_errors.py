@@ -8,8 +8,7 @@ traceback — and the damaged file is left exactly as it was.
 
 A few cases run as real ``harness`` processes (the process's promise: its exit code, nothing on
 stdout, no traceback on stderr); the others run the same CLI in this process
-(:func:`diagnosis_harness.cli.main.main`, as the console script calls it once its signal
-handling is in), each ~2 s of imports less.
+(tests/clikit.py), each ~2 s of imports less.
 """
 
 from __future__ import annotations
@@ -25,11 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from clikit import cli_here
 from datasetkit import demo_indexed_home
 from graphkit import INC
 
 import diagnosis_harness.cli.main
-from diagnosis_harness.cli.main import main as cli_main
 from diagnosis_harness.runstore.store import RunStore
 
 pytestmark = pytest.mark.slow
@@ -66,19 +65,8 @@ def _cli(home: Path, cwd: Path, *args: str, **extra: str) -> subprocess.Complete
 def _cli_here(home: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
               capsys: pytest.CaptureFixture[str], *args: str,
               **extra: str) -> subprocess.CompletedProcess[str]:
-    """:func:`_cli` in this process: the same environment and folder, the CLI's own ``main``."""
-    for key in [k for k in os.environ if k.startswith(("HARNESS_", "OPENAI_"))]:
-        monkeypatch.delenv(key)
-    for key, value in {"HARNESS_HOME": str(home), **extra}.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(cwd)
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exit_:
-        cli_main(list(args))
-    captured = capsys.readouterr()
-    code = exit_.value.code
-    return subprocess.CompletedProcess(list(args), code if isinstance(code, int) else 1,
-                                       captured.out, captured.err)
+    """:func:`_cli` in this process (tests/clikit.py): the same environment and folder."""
+    return cli_here(monkeypatch, capsys, *args, cwd=cwd, env={"HARNESS_HOME": str(home), **extra})
 
 
 def _ops(home: Path) -> Path:
