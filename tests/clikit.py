@@ -10,6 +10,7 @@ promise: its exit code, no traceback) and run the others here, through the same
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 from pathlib import Path
@@ -23,6 +24,8 @@ def cli_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 
     The environment is the one a test gives its subprocess: every ``HARNESS_``/``OPENAI_``
     variable of this process is dropped and ``env``'s are set, so no setting leaks in or out.
+    The root logger the CLI sets up (its level, its stderr handler; ``--debug`` makes it DEBUG)
+    is put back as it was: the next test file on this worker logs as before.
     """
     for key in [k for k in os.environ if k.startswith(("HARNESS_", "OPENAI_"))]:
         monkeypatch.delenv(key)
@@ -32,8 +35,14 @@ def cli_here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     capsys.readouterr()
     from diagnosis_harness.cli.main import main
 
-    with pytest.raises(SystemExit) as done:
-        main(list(argv))
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        with pytest.raises(SystemExit) as done:
+            main(list(argv))
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
     captured = capsys.readouterr()
     code = done.value.code  # as Python exits: None is 0, a message 1
     return subprocess.CompletedProcess(
