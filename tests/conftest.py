@@ -6,7 +6,7 @@ graph on in-memory or SQLite stores, scripted models), ``integration`` (real ser
 processes: ``langgraph dev``, PostgreSQL, Prometheus, a browser, HTTP stubs, subprocesses) and
 ``worlds`` (the generated incident worlds, the README's fresh install: the slowest). A test of a
 lower tier that asks for PostgreSQL is lifted to ``integration``. ``.ci/run`` runs ``-m unit``
-first and stops on its failure, then the rest on two workers.
+first and stops on its failure, then the rest on three workers.
 """
 
 from __future__ import annotations
@@ -83,10 +83,10 @@ LONGEST_FIRST: tuple[str, ...] = (
 )
 """The files of the second tier that take longest, longest first (each file's test durations
 summed, from one serial ``--durations=0`` run of ``-m "not unit"``; each took 40 s or more on a
-loaded machine). Under ``-n 2 --dist loadfile`` they are handed out first and the short files
+loaded machine). Under ``-n 3 --dist loadfile`` they are handed out first and the short files
 fill in at the end. xdist's own order is by number of tests, most first: the files of one to
 three tests that run a minute each (``home_disk``, ``eval_browser``, ``readme_quickstart``,
-``wheel_install``…) came last and could leave one worker waiting for the other."""
+``wheel_install``…) came last and could leave one worker running alone at the end."""
 
 _LIFTED_BY = frozenset({"pg_url", "pg_session_url", "pg_server"})
 """Fixtures of a real PostgreSQL: a test that uses one is an integration test."""

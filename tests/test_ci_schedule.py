@@ -1,8 +1,8 @@
-"""The second tier's schedule on two workers: the longest files start first (tests/conftest.py).
+"""The second tier's schedule on three workers: the longest files start first (tests/conftest.py).
 
-``-n 2 --dist loadfile`` hands out whole files; xdist's default order is by number of tests,
+``-n 3 --dist loadfile`` hands out whole files; xdist's default order is by number of tests,
 most first, so a file of one or two minute-long tests (``home_disk``, ``eval_browser``) started
-when the other worker had nothing left and the run waited for it alone.
+when the other workers had nothing left and the run waited for it alone.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_every_file_named_longest_first_exists_and_is_of_the_second_tier() -> No
     assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
     for name in LONGEST_FIRST:
         assert (TESTS / f"test_{name}.py").is_file(), name
-        assert name not in TIERS["unit"], name  # the fast tier runs alone, not on two workers
+        assert name not in TIERS["unit"], name  # the fast tier runs alone, not on the workers
 
 
 def test_two_workers_start_with_the_longest_files(tmp_path: Path) -> None:

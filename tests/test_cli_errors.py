@@ -5,6 +5,10 @@ docs/design.md §12: damaged or misplaced ``runs.sqlite``, ``checkpoints.sqlite`
 cannot be read, JSON nested deeper than a parser goes, a read-only or full filesystem: exit 64
 (or 2 for a run that failed), one line on stderr that names the file or the setting, no
 traceback — and the damaged file is left exactly as it was.
+
+A few cases run as real ``harness`` processes (the process's promise: its exit code, nothing on
+stdout, no traceback on stderr); the others run the same CLI in this process
+(tests/clikit.py), each ~2 s of imports less.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from clikit import cli_here
 from datasetkit import demo_indexed_home
 from graphkit import INC
 
+import diagnosis_harness.cli.main
 from diagnosis_harness.runstore.store import RunStore
 
 pytestmark = pytest.mark.slow
@@ -54,6 +60,13 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 def _cli(home: Path, cwd: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "diagnosis_harness", *args], capture_output=True, text=True,
                           env=_env(home, **extra), cwd=cwd, timeout=180)
+
+
+def _cli_here(home: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch,
+              capsys: pytest.CaptureFixture[str], *args: str,
+              **extra: str) -> subprocess.CompletedProcess[str]:
+    """:func:`_cli` in this process (tests/clikit.py): the same environment and folder."""
+    return cli_here(monkeypatch, capsys, *args, cwd=cwd, env={"HARNESS_HOME": str(home), **extra})
 
 
 def _ops(home: Path) -> Path:
@@ -126,6 +139,10 @@ CASES: dict[str, Case] = {
 }
 
 
+IN_A_PROCESS = frozenset({"runs.sqlite not a database", "logs.jsonl nested too deeply"})
+"""The cases run as a real ``harness`` process: a store, and a parser's depth in a fresh one."""
+
+
 def _one_line(proc: subprocess.CompletedProcess[str], names: str) -> str:
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stderr.strip().splitlines()
@@ -136,13 +153,17 @@ def _one_line(proc: subprocess.CompletedProcess[str], names: str) -> str:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_damaged_store_dataset_or_setting_is_one_line_and_exit_64(
-        case: str, template: Path, tmp_path: Path) -> None:
+        case: str, template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home"
     shutil.copytree(template, home)
     args, env, damaged, names = CASES[case](home, tmp_path)
     before = damaged.read_bytes() if damaged is not None and damaged.is_file() else None
-    proc = _cli(Path(env.get("HARNESS_HOME", home)), tmp_path, "diagnose", Q, "--json",
-                *args, **{k: v for k, v in env.items() if k != "HARNESS_HOME"})
+    command = ("diagnose", Q, "--json", *args)
+    extra = {k: v for k, v in env.items() if k != "HARNESS_HOME"}
+    where = Path(env.get("HARNESS_HOME", home))
+    proc = (_cli(where, tmp_path, *command, **extra) if case in IN_A_PROCESS
+            else _cli_here(where, tmp_path, monkeypatch, capsys, *command, **extra))
     assert proc.returncode == 64, proc.stderr
     assert proc.stdout == ""
     _one_line(proc, names)
@@ -166,7 +187,8 @@ def test_a_question_that_is_not_utf8_gets_a_failed_run_row(template: Path, tmp_p
 
 
 def test_an_internal_error_is_one_line_with_the_traceback_only_at_debug_level(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     code = textwrap.dedent("""
         import sys
         import diagnosis_harness.cli.main
@@ -181,17 +203,23 @@ def test_an_internal_error_is_one_line_with_the_traceback_only_at_debug_level(
     assert proc.returncode == 1
     line = _one_line(proc, "internal error: ZeroDivisionError: a bug")
     assert "--debug" in line
+    # At debug level the traceback follows: the same patched CLI, in this process.
+    def broken(**kw: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(diagnosis_harness.cli.main, "load_cli_settings", broken)
     for debug in (["--debug", "config"], ["config"]):
         extra = {} if debug[0] == "--debug" else {"HARNESS_LOG_LEVEL": "DEBUG"}
-        proc = subprocess.run([*run, *debug], capture_output=True, text=True,
-                              env=_env(tmp_path, **extra), cwd=tmp_path, timeout=60)
-        assert proc.returncode == 1 and "Traceback" in proc.stderr
+        proc = _cli_here(tmp_path, tmp_path, monkeypatch, capsys, *debug, **extra)
+        assert proc.returncode == 1 and "Traceback" in proc.stderr, proc.stderr
 
 
-def test_resume_of_an_unknown_run_is_one_line(template: Path, tmp_path: Path) -> None:
+def test_resume_of_an_unknown_run_is_one_line(template: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home"
     shutil.copytree(template, home)
-    proc = _cli(home, tmp_path, "runs", "resume", "no-such-run")
+    proc = _cli_here(home, tmp_path, monkeypatch, capsys, "runs", "resume", "no-such-run")
     assert proc.returncode == 64
     _one_line(proc, "no run no-such-run in the run store at")
 

@@ -1,20 +1,45 @@
-"""`harness eval`: the demo suite, wrong published causes failing the gate, broken suites, determinism."""
+"""`harness eval`: the demo suite, wrong published causes failing the gate, broken suites, determinism.
+
+Each kind of answer (a scorecard, a failed gate, a broken suite) comes from a real ``harness``
+process once; the commands that only read what a run stored (``runs show``, ``runs list``) and
+the second answer of a kind run the same CLI in this process (tests/clikit.py), ~2 s less each.
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from clikit import cli_here
 from evalkit import Q1, ROOT, harness, replay_suite, scorecard
 
 from diagnosis_harness.eval.suite import SuiteError, json_schema, load_suite
 
 
-def test_the_demo_suite_is_seven_of_seven_with_precision_one(tmp_path: Path) -> None:
+class Here:
+    """evalkit's ``harness(*args, home=…, env=…)`` in this process: the same home and folder."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        self.monkeypatch, self.capsys = monkeypatch, capsys
+
+    def __call__(self, *args: str, home: Path,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        home.mkdir(parents=True, exist_ok=True)
+        return cli_here(self.monkeypatch, self.capsys, *args, cwd=home,
+                        env={"HARNESS_HOME": str(home), **(env or {})})
+
+
+@pytest.fixture
+def here(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Here:
+    return Here(monkeypatch, capsys)
+
+
+def test_the_demo_suite_is_seven_of_seven_with_precision_one(tmp_path: Path, here: Here) -> None:
     proc = harness("eval", "demo", "--json", "--out", str(tmp_path / "out"), home=tmp_path)
     assert proc.returncode == 0, proc.stderr
     card = scorecard(proc)
@@ -25,12 +50,13 @@ def test_the_demo_suite_is_seven_of_seven_with_precision_one(tmp_path: Path) -> 
     assert [c["verdict"] for c in card["cases"]] == ["RIGHT"] * 4 + ["HONEST"] * 3
     # Each case is an ordinary run: `harness runs show` opens it.
     run_id = card["cases"][0]["run_id"]
-    shown = harness("runs", "show", run_id, "--json", home=tmp_path)
+    shown = here("runs", "show", run_id, "--json", home=tmp_path)
     assert shown.returncode == 0 and json.loads(shown.stdout)["run"]["release_outcome"] == "SUCCESS"
     assert (tmp_path / "out" / "scorecard.json").is_file()
 
 
-def test_wrong_drafts_judged_supported_are_wrong_successes_and_fail_the_gate(tmp_path: Path) -> None:
+def test_wrong_drafts_judged_supported_are_wrong_successes_and_fail_the_gate(tmp_path: Path,
+                                                                           here: Here) -> None:
     suite = replay_suite(tmp_path / "suite", wrong=2)
     proc = harness("eval", str(suite), "--json", home=tmp_path)
     assert proc.returncode == 4, proc.stderr  # --max-wrong defaults to 0
@@ -45,12 +71,13 @@ def test_wrong_drafts_judged_supported_are_wrong_successes_and_fail_the_gate(tmp
     # Tokens come from the run rows: 5 scripted calls of 120 tokens each per case.
     assert [c["usage"]["input_tokens"] + c["usage"]["output_tokens"] for c in card["cases"]] == [600] * 3
     # The gate can be loosened explicitly, and a precision floor fails on its own.
-    assert harness("eval", str(suite), "--max-wrong", "2", home=tmp_path).returncode == 0
-    floor = harness("eval", str(suite), "--max-wrong", "2", "--min-precision", "0.5", home=tmp_path)
+    assert here("eval", str(suite), "--max-wrong", "2", home=tmp_path).returncode == 0
+    floor = here("eval", str(suite), "--max-wrong", "2", "--min-precision", "0.5", home=tmp_path)
     assert floor.returncode == 4 and "precision 0.333 < 0.5" in floor.stdout
 
 
-def test_a_broken_suite_is_one_line_naming_case_and_field_before_any_run(tmp_path: Path) -> None:
+def test_a_broken_suite_is_one_line_naming_case_and_field_before_any_run(tmp_path: Path,
+                                                                        here: Here) -> None:
     suite = tmp_path / "suite.yaml"
     suite.write_text(yaml.safe_dump({"name": "broken", "cases": [
         {"id": "ok", "question": Q1, "expect": {"outcome": "FALLBACK"}},
@@ -64,7 +91,7 @@ def test_a_broken_suite_is_one_line_naming_case_and_field_before_any_run(tmp_pat
     missing = tmp_path / "missing.jsonl"
     missing.write_text(json.dumps({"id": "m", "question": Q1, "dataset": "nowhere",
                                    "expect": {"outcome": "FALLBACK"}}) + "\n", encoding="utf-8")
-    proc = harness("eval", str(missing), home=tmp_path)
+    proc = here("eval", str(missing), home=tmp_path)
     assert proc.returncode == 64 and "case m: dataset:" in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert not (tmp_path / "runs.sqlite").exists()
 
@@ -119,18 +146,20 @@ def test_a_truth_file_is_a_suite_and_the_schema_matches_the_models(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_an_eval_on_postgresql_records_its_runs_there(tmp_path: Path, pg_url: str) -> None:
+def test_an_eval_on_postgresql_records_its_runs_there(tmp_path: Path, pg_url: str,
+                                                      here: Here) -> None:
     env = {"HARNESS_DATABASE_URL": pg_url}
     proc = harness("eval", "demo", "--json", "--workers", "3", home=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     card = scorecard(proc)
     assert card["summary"]["as_expected"] == 7 and card["summary"]["precision"] == 1.0
     assert not (tmp_path / "runs.sqlite").exists()  # the shared database holds the runs
-    shown = harness("runs", "show", card["cases"][3]["run_id"], "--json", home=tmp_path, env=env)
+    shown = here("runs", "show", card["cases"][3]["run_id"], "--json", home=tmp_path, env=env)
     assert shown.returncode == 0 and json.loads(shown.stdout)["run"]["release_outcome"] == "SUCCESS"
 
 
-def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path) -> None:
+def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path,
+                                                                 here: Here) -> None:
     suite = tmp_path / "thread.yaml"
     suite.write_text(yaml.safe_dump({"name": "thread", "cases": [
         {"id": "follow-up", "thread": [Q1], "question": "what should we do about it?",
@@ -140,7 +169,8 @@ def test_a_case_with_earlier_turns_runs_them_first_on_its_thread(tmp_path: Path)
     [case] = scorecard(proc)["cases"]
     # the offline model answers no follow-up, and says so (never the help text as a SUCCESS)
     assert (case["outcome"], case["verdict"]) == ("FALLBACK/FOLLOW_UP_UNSUPPORTED", "MISSED")
-    runs = json.loads(harness("runs", "list", "--thread", case["thread_id"], "--json", home=tmp_path).stdout)
+    runs = json.loads(here("runs", "list", "--thread", case["thread_id"], "--json",
+                           home=tmp_path).stdout)
     assert [(r["question"], r["intent"]) for r in runs] == [
         (Q1, "DIAGNOSIS"), ("what should we do about it?", "GENERAL")]
     assert runs[-1]["run_id"] == case["run_id"]

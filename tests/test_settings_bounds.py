@@ -3,6 +3,9 @@
 Found from outside: ``HARNESS_SQL_TIMEOUT_S=1e308`` was accepted, and the run it configured ended
 FAILED / EVIDENCE_TAMPERED (a re-check whose deadline overflowed is no tampering). Every number
 of the settings now has an upper bound as well as a lower one, and floats must be finite.
+
+``harness diagnose`` with an absurd setting runs once as a real process (exit 64, one line, no
+traceback); the other settings through the same CLI in this process (tests/clikit.py).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clikit import cli_here
 from graphkit import INC
 
 from diagnosis_harness.control.settings import Settings, SettingsError, load_settings
@@ -60,9 +64,14 @@ def test_an_absurd_setting_is_refused_by_the_api(name: str, value: str,
 @pytest.mark.parametrize(("name", "value"), [("HARNESS_SQL_TIMEOUT_S", "1e308"),
                                              ("HARNESS_DEADLINE_S", "nan"),
                                              ("HARNESS_MAX_TOKENS", "0")])
-def test_diagnose_with_an_absurd_setting_exits_64_with_one_line(tmp_path: Path, name: str,
-                                                                  value: str) -> None:
-    proc = _harness(tmp_path, "diagnose", INC["question"], **{name: value})
+def test_diagnose_with_an_absurd_setting_exits_64_with_one_line(
+        tmp_path: Path, name: str, value: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    if name == "HARNESS_SQL_TIMEOUT_S":  # a real process
+        proc = _harness(tmp_path, "diagnose", INC["question"], **{name: value})
+    else:
+        proc = cli_here(monkeypatch, capsys, "diagnose", INC["question"], cwd=tmp_path,
+                        env={"HARNESS_HOME": str(tmp_path / "home"), name: value})
     assert proc.returncode == 64, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"harness: invalid settings — {name}: "), lines
