@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis_harness import evaluate
+from diagnosis_harness import Verdict, evaluate
 from diagnosis_harness.control.contracts import EvidenceStatus, Fact, InvocationStatus, ToolRecord
 from diagnosis_harness.nodes._triage import digest_lines, suspects
 from tests.canon import all_cases, build
@@ -123,3 +123,31 @@ def test_a_published_cause_points_at_its_trigger_and_a_replica_is_its_database()
         "auth", "api-7")
     assert _instance("orders-db-ro", "orders-db") and _instance("orders-db-2", "orders-db")
     assert not _instance("orders-dbx", "orders-db")
+
+
+@pytest.mark.parametrize(("case_id", "upstream"), [
+    ("trap-upstream-rebalance-ttl-raised", "position-ingest"),  # its own log: a rebalance loop
+    ("trap-upstream-metric-max-age-raised", "rates-sync"),  # its metrics only: updates at 0
+])
+def test_a_runbook_named_change_is_no_cause_when_the_dependency_it_reads_from_failed_first(
+        tmp_path: Path, case_id: str, upstream: str) -> None:
+    # The asked service's cache TTL (max age) was raised minutes before it served stale data,
+    # and its runbook says a raised TTL makes data stale; but the component it reads from (the
+    # dependency table's direction) broke before the symptom began. The change is not
+    # published, and the on-call engineer reads that component first or second.
+    data = build_case(CASES[case_id], tmp_path / "case")
+    card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
+    (case,) = card.cases
+    assert case.outcome.startswith("FALLBACK") and case.run is not None, case.run
+    assert case.run.root_cause is None
+    assert upstream in case.run.components[:2], case.run.components
+
+
+def test_the_same_change_with_every_dependency_healthy_is_the_cause(tmp_path: Path) -> None:
+    # leaderboard.cache.ttl_seconds 30 -> 1800 and stale boards, while score-writer (which
+    # leaderboard reads from) writes as always: the change is the cause, as the runbook says.
+    data = build_case(CASES["cache-ttl-raised-stale-boards"], tmp_path / "case")
+    card = evaluate(data / "truth.json", model="offline", home=tmp_path / "home", workers=1)
+    (case,) = card.cases
+    assert case.verdict is Verdict.RIGHT and case.run is not None, case.run
+    assert "ttl_seconds" in (case.run.root_cause or "")

@@ -1,0 +1,83 @@
+"""Not a rule: whether a dependency the asked service reads from failed before its symptom.
+
+A change of the asked service that a runbook names explains its symptom only when nothing
+upstream broke first: a service serving stale data while the component it reads from stopped
+writing is that component's story, whatever its own TTL says. The dependencies are those the
+service calls or reads from (the dependency table's direction, never the reverse): the onset
+timeline's ``anomalous_upstream`` and, asked once, the table's rows for the service. A
+dependency *fails first* by a failure of its own (``failures.Failures``: a new or risen
+warning-or-worse pattern of at least ``MIN_EVENTS`` events that does not name the asked
+service — a failure about its caller's requests is no story of its own) or by a metric
+leaving its baseline (``evidence.shifts``), at least ``SAME_MOMENT`` before the symptom's
+onset: lines of one minute are not reliably ordered across services.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from diagnosis_harness.providers.offline.failures import SAME_MOMENT, Failures, moment, names
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.localize import look_back
+from diagnosis_harness.providers.offline.rules.evidence import shifts
+
+_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def _table(inv: Investigation) -> dict[str, str] | None:
+    """The dependency table the onset timeline read (name, caller and callee columns), if any."""
+    found = next((i.get("dependency_table") for i in inv.items("onset_timeline")
+                  if i.get("kind") == "onset_overview" and i.get("dependency_table")), None)
+    return found if isinstance(found, dict) and all(
+        _TOKEN.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
+
+
+def step(inv: Investigation) -> dict[str, Any] | None:
+    """The evidence the check still lacks: the table's rows for the service, then the shifts."""
+    table, service = _table(inv), inv.scope.service
+    if table is None or not _TOKEN.fullmatch(service) or len(inv.calls) >= inv.scope.max_calls - 1:
+        return None
+    sql = f"SELECT * FROM {table['table']} WHERE {table['caller']} = '{service}' LIMIT 50"
+    if not inv.called("query_mysql", sql=sql):
+        return {"tool": "query_mysql", "args": {"sql": sql}}
+    if dependencies(inv, service) and not inv.called("metric_shifts") and inv.tables:
+        return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
+                                                  "end": inv.end}}
+    return None
+
+
+def dependencies(inv: Investigation, service: str) -> set[str]:
+    """The services ``service`` calls or reads from, as far as this run has seen."""
+    own = service.lower()
+    out = {str(u).lower() for i in inv.items("onset_timeline") if i.get("kind") == "onset"
+           and str(i.get("service", "")).lower() == own for u in i.get("anomalous_upstream") or []}
+    if (table := _table(inv)) is not None:
+        for item in inv.items("query_mysql"):
+            row = item.get("row")
+            if isinstance(row, dict) and row.get(table["callee"]) \
+                    and str(row.get(table["caller"], "")).lower() == own:
+                out.add(str(row[table["callee"]]).lower())
+    return out - {own}
+
+
+def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> str | None:
+    """Why a change of ``service`` is no cause: a dependency failed before its symptom, or None."""
+    failures = Failures.of(inv.items("onset_timeline"))
+    onset = failures.first(service) if service in failures.rows else moment(
+        symptom.get("first_seen"))
+    for dep in sorted(dependencies(inv, service)):
+        rows = [r for r in failures.rows.get(dep, []) if not names(r, service)]
+        if dep in failures.failing and rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
+            return f"{dep}, which {service} reads from, failed first ({rows[0]['onset']})"
+        moved = [s for s in shifts(inv) if _of(str(s.get("entity", "")).lower(), dep)
+                 and moment(s.get("first_out")) <= onset - SAME_MOMENT]
+        if moved:
+            return (f"{dep}, which {service} reads from, left its baseline first "
+                    f"({moved[0].get('metric')} from {moved[0].get('first_out')})")
+    return None
+
+
+def _of(entity: str, service: str) -> bool:
+    """Whether a metric's entity is the service or one of its instances (``rates-sync-2``)."""
+    return entity == service or entity.startswith(f"{service}-")
