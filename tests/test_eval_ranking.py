@@ -85,16 +85,17 @@ def test_the_digest_ranks_the_failing_service_before_the_edge_and_shows_where() 
     assert "rt=<n>' at 503, onset" in edge, edge
 
 
-FLOOR_AC_AT_1 = 0.67
-"""The canon's true component first among the suspects (AC@1, measured 0.672 over 64 cases
-with a cause component: 0.735 on the 49 it had before, unchanged, and 0.467 on the 15 added
+FLOOR_AC_AT_1 = 0.69
+"""The canon's true component first among the suspects (AC@1, measured 0.696 over 69 cases
+with a cause component, 1.0 on the three whose upstream failed before a runbook-named change;
+before them 0.672 over 64: 0.735 on the 49 it had before, unchanged, and 0.467 on the 15 added
 for the registry's one-case rules and the dependency, lock-origin, timing and masked-expiry
 classes, where a published cause leads with the caller that failed and names the dependency
 second; 0.673 when the suspects were ranked by count)."""
-FLOOR_AC_AT_3 = 0.96
-"""… or among the first three (AC@3, measured 0.969 with the failure-class rules, whose
-published causes name their trigger's component; 0.959 on the 49 before, 1.0 on the 15
-added): raise it, never lower it."""
+FLOOR_AC_AT_3 = 0.97
+"""… or among the first three (AC@3, measured 0.971 over 69; 0.969 over 64 with the
+failure-class rules, whose published causes name their trigger's component; 0.959 on the 49
+before, 1.0 on the 15 added): raise it, never lower it."""
 
 
 @pytest.mark.slow  # the canon's datasets (built once, cached), then ~1 min of runs
