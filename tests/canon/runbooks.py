@@ -194,6 +194,15 @@ RUNBOOKS: dict[str, str] = {
         "Compare the report's age with results_cache_ttl; look for a settings reload of "
         "report-api before the first stale report.",
         "Restore results_cache_ttl and clear the results cache."),
+    "stale-stock": _rb(
+        "Stale stock levels on the storefront",
+        "Customers see stock levels that do not move; storefront logs stock \"served from cache\" "
+        "as stale.",
+        "A raised stock cache TTL: storefront.stock_cache.ttl_s raised by a config change keeps "
+        "old stock levels in the cache.",
+        "Compare the age of the served stock with storefront.stock_cache.ttl_s; look for a "
+        "config change of storefront before the first stale stock line.",
+        "Restore the TTL and flush the stock cache."),
     "stale-boards": _rb(
         "Leaderboards not updating",
         "Players see old scores; leaderboard logs \"score freshness check failed\" with boards "

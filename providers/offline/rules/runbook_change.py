@@ -9,15 +9,16 @@ a runbook, its key in words in a runbook, or the limit it lowered used up at the
 And, where the data has a dependency table, no dependency the service calls or reads from that
 failed first (:mod:`.upstream`: its own new failure, or a metric of it leaving its baseline, a
 minute or more before the symptom began): then the change is abstained from, with that reason
-(:func:`abstains`) — a TTL of minutes is no cause of data that stopped coming.
+(:func:`abstains`) — a TTL of minutes is no cause of data that stopped coming. Before it
+concludes, :func:`step` asks what that check lacks (the onsets, the table's rows, the shifts).
 Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing the
 log pattern, the change row, a corroborating measurement and the runbook.
 Failure classes: a config change behind a failure (pool size, timeout, flag, a cache TTL), a
 batch job overloading a dependency, a rate limit reached by a job's burst.
 Canon cases: pool-config-reload, ratelimit-upstream-backfill, cache-ttl-raised-stale-boards;
 traps it must leave open: trap-unrelated-change-shared-words, trap-unrelated-deploy-shared-words,
-trap-change-after-onset, trap-upstream-rebalance-ttl-raised, trap-upstream-metric-max-age-raised
-(an upstream failing first: its log, its metrics).
+trap-change-after-onset, trap-upstream-rebalance-ttl-raised, trap-upstream-metric-max-age-raised,
+trap-upstream-no-window-stock-ttl (an upstream failing first: its log, its metrics, no time asked).
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """Not a rule: whether a dependency the asked service reads from failed before its symptom.
 
-A change of the asked service that a runbook names explains its symptom only when nothing
-upstream broke first: a service serving stale data while the component it reads from stopped
-writing is that component's story, whatever its own TTL says. The dependencies are those the
-service calls or reads from (the dependency table's direction, never the reverse): the onset
-timeline's ``anomalous_upstream`` and, asked once, the table's rows for the service. A
-dependency *fails first* by a failure of its own (``failures.Failures``: a new or risen
-warning-or-worse pattern of at least ``MIN_EVENTS`` events that does not name the asked
-service — a failure about its caller's requests is no story of its own) or by a metric
-leaving its baseline (``evidence.shifts``), at least ``SAME_MOMENT`` before the symptom's
-onset: lines of one minute are not reliably ordered across services.
+A service serving stale data while the component it reads from stopped writing is that
+component's story, whatever its own TTL says. The dependencies are those the service calls or
+reads from (the dependency table's direction): the timeline's ``anomalous_upstream`` and, asked
+once, the table's rows for the service. One *fails first* by a failure of its own
+(``Failures``: warning or worse, ``MIN_EVENTS`` events, not naming the asked service — a
+failure about its caller's requests is no story of its own) or by a metric leaving its
+baseline (``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's onset.
 """
 
 from __future__ import annotations
@@ -22,7 +19,8 @@ from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.localize import look_back
 from diagnosis_harness.providers.offline.rules.evidence import shifts
 
-_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in the query: no quote
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
 
 
 def _table(inv: Investigation) -> dict[str, str] | None:
@@ -30,20 +28,30 @@ def _table(inv: Investigation) -> dict[str, str] | None:
     found = next((i.get("dependency_table") for i in inv.items("onset_timeline")
                   if i.get("kind") == "onset_overview" and i.get("dependency_table")), None)
     return found if isinstance(found, dict) and all(
-        _TOKEN.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
+        _NAME.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
 
 
 def step(inv: Investigation) -> dict[str, Any] | None:
-    """The evidence the check still lacks: the table's rows for the service, then the shifts."""
-    table, service = _table(inv), inv.scope.service
-    if table is None or not _TOKEN.fullmatch(service) or len(inv.calls) >= inv.scope.max_calls - 1:
+    """The evidence the check lacks: onsets, the table's rows for the service, the shifts.
+
+    A question that gives no time has no onset timeline yet: the window's look-back is asked.
+    """
+    service = inv.scope.service
+    if len(inv.calls) >= inv.scope.max_calls - 1 or not _TOKEN.fullmatch(service) or not inv.tables:
+        return None
+    try:
+        window = {"start": look_back(inv.start, inv.end), "end": inv.end}
+    except ValueError:  # no readable window: nothing to ask
+        return None
+    if not inv.called("onset_timeline") and (not inv.tools or "onset_timeline" in inv.tools):
+        return {"tool": "onset_timeline", "args": window}
+    if (table := _table(inv)) is None:
         return None
     sql = f"SELECT * FROM {table['table']} WHERE {table['caller']} = '{service}' LIMIT 50"
     if not inv.called("query_mysql", sql=sql):
         return {"tool": "query_mysql", "args": {"sql": sql}}
-    if dependencies(inv, service) and not inv.called("metric_shifts") and inv.tables:
-        return {"tool": "metric_shifts", "args": {"start": look_back(inv.start, inv.end),
-                                                  "end": inv.end}}
+    if dependencies(inv, service) and not inv.called("metric_shifts"):
+        return {"tool": "metric_shifts", "args": window}
     return None
 
 
@@ -70,14 +78,9 @@ def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> s
         rows = [r for r in failures.rows.get(dep, []) if not names(r, service)]
         if dep in failures.failing and rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
             return f"{dep}, which {service} reads from, failed first ({rows[0]['onset']})"
-        moved = [s for s in shifts(inv) if _of(str(s.get("entity", "")).lower(), dep)
-                 and moment(s.get("first_out")) <= onset - SAME_MOMENT]
+        moved = [s for s in shifts(inv) if moment(s.get("first_out")) <= onset - SAME_MOMENT
+                 and re.fullmatch(rf"{re.escape(dep)}(?:-\w+)?", str(s.get("entity", "")).lower())]
         if moved:
             return (f"{dep}, which {service} reads from, left its baseline first "
                     f"({moved[0].get('metric')} from {moved[0].get('first_out')})")
     return None
-
-
-def _of(entity: str, service: str) -> bool:
-    """Whether a metric's entity is the service or one of its instances (``rates-sync-2``)."""
-    return entity == service or entity.startswith(f"{service}-")
