@@ -203,6 +203,14 @@ RUNBOOKS: dict[str, str] = {
         "Compare the age of the served stock with storefront.stock_cache.ttl_s; look for a "
         "config change of storefront before the first stale stock line.",
         "Restore the TTL and flush the stock cache."),
+    "flat-graphs": _rb(
+        "Host graphs flat-lined",
+        "Graphs on ops-console stop moving; it logs \"no new points\" and serves cached series.",
+        "A raised status cache TTL: console.status_cache.ttl_seconds raised by a config change "
+        "serves cached series for that long.",
+        "Compare how long the graphs have been flat with console.status_cache.ttl_seconds; look "
+        "for a config change of ops-console before the first \"no new points\" line.",
+        "Restore the TTL and purge the series cache."),
     "stale-boards": _rb(
         "Leaderboards not updating",
         "Players see old scores; leaderboard logs \"score freshness check failed\" with boards "

@@ -2,28 +2,28 @@
 
 A service serving stale data while the component it reads from stopped writing is that
 component's story, whatever its own TTL says. The dependencies are those the service calls or
-reads from (the dependency table's direction): the timeline's ``anomalous_upstream`` and, asked
-once, the table's rows for the service. One *fails first* by a failure of its own
-(``Failures``: warning or worse, ``MIN_EVENTS`` events, not naming the asked service — a
-failure about its caller's requests is no story of its own) or by a metric leaving its
-baseline (``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's onset.
+reads from (the dependency table's direction): the timelines' ``anomalous_upstream`` and the
+table's rows for the service, where the run asked for them. One *fails first* by a failure of
+its own (``Failures``: warning or worse, ``MIN_EVENTS`` events, not naming the asked service —
+a failure about its caller's requests is no story of its own) or by a metric leaving its
+baseline (``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's own onset.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from diagnosis_harness.providers.offline.failures import SAME_MOMENT, Failures, moment, names
 from diagnosis_harness.providers.offline.investigation import Investigation
-from diagnosis_harness.providers.offline.localize import look_back
 from diagnosis_harness.providers.offline.rules.evidence import shifts
+from diagnosis_harness.providers.offline.text import terms
 
-_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in the query: no quote
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
 
 
-def _table(inv: Investigation) -> dict[str, str] | None:
+def table(inv: Investigation) -> dict[str, str] | None:
     """The dependency table the onset timeline read (name, caller and callee columns), if any."""
     found = next((i.get("dependency_table") for i in inv.items("onset_timeline")
                   if i.get("kind") == "onset_overview" and i.get("dependency_table")), None)
@@ -31,49 +31,24 @@ def _table(inv: Investigation) -> dict[str, str] | None:
         _NAME.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
 
 
-def step(inv: Investigation) -> dict[str, Any] | None:
-    """The evidence the check lacks: onsets, the table's rows for the service, the shifts.
-
-    A question that gives no time has no onset timeline yet: the window's look-back is asked.
-    """
-    service = inv.scope.service
-    if len(inv.calls) >= inv.scope.max_calls - 1 or not _TOKEN.fullmatch(service) or not inv.tables:
-        return None
-    try:
-        window = {"start": look_back(inv.start, inv.end), "end": inv.end}
-    except ValueError:  # no readable window: nothing to ask
-        return None
-    if not inv.called("onset_timeline") and (not inv.tools or "onset_timeline" in inv.tools):
-        return {"tool": "onset_timeline", "args": window}
-    if (table := _table(inv)) is None:
-        return None
-    sql = f"SELECT * FROM {table['table']} WHERE {table['caller']} = '{service}' LIMIT 50"
-    if not inv.called("query_mysql", sql=sql):
-        return {"tool": "query_mysql", "args": {"sql": sql}}
-    if dependencies(inv, service) and not inv.called("metric_shifts"):
-        return {"tool": "metric_shifts", "args": window}
-    return None
-
-
 def dependencies(inv: Investigation, service: str) -> set[str]:
     """The services ``service`` calls or reads from, as far as this run has seen."""
     own = service.lower()
     out = {str(u).lower() for i in inv.items("onset_timeline") if i.get("kind") == "onset"
            and str(i.get("service", "")).lower() == own for u in i.get("anomalous_upstream") or []}
-    if (table := _table(inv)) is not None:
+    if (edges := table(inv)) is not None:
         for item in inv.items("query_mysql"):
             row = item.get("row")
-            if isinstance(row, dict) and row.get(table["callee"]) \
-                    and str(row.get(table["caller"], "")).lower() == own:
-                out.add(str(row[table["callee"]]).lower())
+            if isinstance(row, dict) and row.get(edges["callee"]) \
+                    and str(row.get(edges["caller"], "")).lower() == own:
+                out.add(str(row[edges["callee"]]).lower())
     return out - {own}
 
 
 def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> str | None:
     """Why a change of ``service`` is no cause: a dependency failed before its symptom, or None."""
     failures = Failures.of(inv.items("onset_timeline"))
-    onset = failures.first(service) if service in failures.rows else moment(
-        symptom.get("first_seen"))
+    onset = _onset(failures, service, symptom)
     for dep in sorted(dependencies(inv, service)):
         rows = [r for r in failures.rows.get(dep, []) if not names(r, service)]
         if dep in failures.failing and rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
@@ -84,3 +59,16 @@ def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> s
             return (f"{dep}, which {service} reads from, left its baseline first "
                     f"({moved[0].get('metric')} from {moved[0].get('first_out')})")
     return None
+
+
+def _onset(failures: Failures, service: str, symptom: dict[str, Any]) -> datetime:
+    """When the symptom began: its own pattern's first row, else the service's first failure.
+
+    Not an everyday warning of the service that a long look-back finds new.
+    """
+    said = terms(str(symptom.get("template", "")))
+    rows = sorted(failures.rows.get(service, []), key=lambda r: (
+        -len(terms(str(r.get("pattern", ""))) & said), moment(r.get("onset"))))
+    if rows and len(terms(str(rows[0].get("pattern", ""))) & said) >= 2:
+        return moment(rows[0]["onset"])
+    return failures.first(service) if rows else moment(symptom.get("first_seen"))
