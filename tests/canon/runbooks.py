@@ -211,6 +211,24 @@ RUNBOOKS: dict[str, str] = {
         "Compare how long the graphs have been flat with console.status_cache.ttl_seconds; look "
         "for a config change of ops-console before the first \"no new points\" line.",
         "Restore the TTL and purge the series cache."),
+    "stale-tiles": _rb(
+        "Map tiles show old vehicle positions",
+        "Vehicles stop moving on the map; tile-server logs \"freshness check failed\" and "
+        "serves cached tiles.",
+        "A raised tile cache TTL makes the map stale: tiles.cache.ttl_seconds raised by a config "
+        "change keeps old tiles for that long.",
+        "Compare the age of the newest position with tiles.cache.ttl_seconds; look for a config "
+        "change of tile-server before the first freshness error.",
+        "Restore the previous TTL and purge the tile cache."),
+    "stale-reco": _rb(
+        "Recommendations not updating",
+        "The home page shows the same recommendations; reco-api logs \"recommendation freshness "
+        "check failed\".",
+        "A raised cache TTL keeps old recommendations: reco.cache.ttl_seconds raised by a config "
+        "change.",
+        "Compare the age of the served features with reco.cache.ttl_seconds; look for a config "
+        "change of reco-api before the first freshness error.",
+        "Restore the TTL and invalidate the recommendation cache."),
     "stale-boards": _rb(
         "Leaderboards not updating",
         "Players see old scores; leaderboard logs \"score freshness check failed\" with boards "

@@ -16,7 +16,7 @@ Canon cases: pool-config-reload, ratelimit-upstream-backfill, cache-ttl-raised-s
 traps it leaves open: trap-unrelated-change-shared-words, trap-unrelated-deploy-shared-words,
 trap-change-after-onset, and an upstream failing first: trap-upstream-rebalance-ttl-raised,
 trap-upstream-metric-max-age-raised, trap-upstream-no-window-stock-ttl,
-trap-upstream-asked-late-ttl.
+trap-upstream-asked-late-ttl, trap-upstream-topology-with-infra-ttl.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def step(inv: Investigation, symptom: dict[str, Any] | None,
     look-back's baseline, where nothing is new), the dependency table's rows, the shifts.
     """
     service = inv.scope.service
-    if len(inv.calls) >= inv.scope.max_calls - 1 or not _TOKEN.fullmatch(service) \
+    if len(inv.calls) >= inv.scope.max_calls or not _TOKEN.fullmatch(service) \
             or not inv.tables or draft(inv, symptom, runbook).get("conclusion") is None \
             or abstains(inv, symptom):
         return None
@@ -69,14 +69,13 @@ def step(inv: Investigation, symptom: dict[str, Any] | None,
     except ValueError:  # no readable window: nothing to ask
         return None
     asked = {c["name"] for c in inv.calls if moment((c.get("args") or {}).get("start")) <= early}
-    window = {"start": early.isoformat(), "end": inv.end}
-    if (not inv.called("onset_timeline") or upstream.table(inv) and "onset_timeline" not in asked) \
+    window, edges = {"start": early.isoformat(), "end": inv.end}, upstream.table(inv)
+    sql = f"SELECT * FROM {edges['table']} WHERE {edges['caller']} = '{service}' LIMIT 50" \
+        if edges else ""
+    if (not inv.called("onset_timeline") or edges and "onset_timeline" not in asked) \
             and (not inv.tools or "onset_timeline" in inv.tools):
         return {"tool": "onset_timeline", "args": window}
-    if (edges := upstream.table(inv)) is None:
-        return None
-    sql = f"SELECT * FROM {edges['table']} WHERE {edges['caller']} = '{service}' LIMIT 50"
-    if not inv.called("query_mysql", sql=sql):
+    if edges and not inv.called("query_mysql", sql=sql):
         return {"tool": "query_mysql", "args": {"sql": sql}}
     return {"tool": "metric_shifts", "args": window} if "metric_shifts" not in asked \
         and upstream.dependencies(inv, service) else None

@@ -21,12 +21,27 @@ from diagnosis_harness.providers.offline.rules.evidence import shifts
 from diagnosis_harness.providers.offline.text import terms
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
+_EDGES = re.compile(r"depend|topolog|call_?graph|service_?(?:graph|map)|edges", re.I)
+_CALLER = re.compile(r"(caller|source|src|from|client|service|consumer|dependent)(_service|_name)?")
+_CALLEE = re.compile(r"(callee|target|dst|to|server|depends_on|dependency|upstream|provider|"
+                     r"backend|reads_from)(_service|_name)?")
 
 
 def table(inv: Investigation) -> dict[str, str] | None:
-    """The dependency table the onset timeline read (name, caller and callee columns), if any."""
+    """The dependency table (name, caller and callee columns), if any.
+
+    The one the onset timeline read, else one named and shaped as one: a table that also lists
+    components logging nothing (a broker, a cache) is no table of services to the timeline, but
+    still says who calls whom.
+    """
     found = next((i.get("dependency_table") for i in inv.items("onset_timeline")
                   if i.get("kind") == "onset_overview" and i.get("dependency_table")), None)
+    for name, columns in sorted(inv.tables.items()) if not isinstance(found, dict) else ():
+        caller = next((c for c in columns if _CALLER.fullmatch(c.lower())), None)
+        callee = next((c for c in columns if _CALLEE.fullmatch(c.lower()) and c != caller), None)
+        if _EDGES.search(name) and caller and callee:
+            found = {"table": name, "caller": caller, "callee": callee}
+            break
     return found if isinstance(found, dict) and all(
         _NAME.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
 
