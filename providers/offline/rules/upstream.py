@@ -4,9 +4,10 @@ A service serving stale data while the component it reads from stopped writing i
 component's story, whatever its own TTL says. The dependencies are those the service calls or
 reads from (the dependency table's direction): the timelines' ``anomalous_upstream`` and the
 table's rows for the service, where the run asked for them. One *fails first* by a failure of
-its own (``Failures``: warning or worse, ``MIN_EVENTS`` events, not naming the asked service —
-a failure about its caller's requests is no story of its own) or by a metric leaving its
-baseline (``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's own onset.
+its own (an ERROR or worse pattern of ``MIN_EVENTS`` events not naming the asked service: a
+failure about its caller's requests is no story of its own, and a warning is no cause — a
+long look-back finds a dependency's everyday warnings new) or by a metric leaving its baseline
+(``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's own onset.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ import re
 from datetime import datetime
 from typing import Any
 
-from diagnosis_harness.providers.offline.failures import SAME_MOMENT, Failures, moment, names
+from diagnosis_harness.providers.offline.failures import (
+    CAUSE_LEVELS,
+    MIN_EVENTS,
+    SAME_MOMENT,
+    Failures,
+    level_of,
+    moment,
+    names,
+)
 from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules.evidence import shifts
 from diagnosis_harness.providers.offline.text import terms
@@ -65,8 +74,9 @@ def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> s
     failures = Failures.of(inv.items("onset_timeline"))
     onset = _onset(failures, service, symptom)
     for dep in sorted(dependencies(inv, service)):
-        rows = [r for r in failures.rows.get(dep, []) if not names(r, service)]
-        if dep in failures.failing and rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
+        rows = [r for r in failures.rows.get(dep, []) if not names(r, service)
+                and level_of(r) in CAUSE_LEVELS and int(r.get("window_count") or 0) >= MIN_EVENTS]
+        if rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
             return f"{dep}, which {service} reads from, failed first ({rows[0]['onset']})"
         moved = [s for s in shifts(inv) if moment(s.get("first_out")) <= onset - SAME_MOMENT
                  and re.fullmatch(rf"{re.escape(dep)}(?:-\w+)?", str(s.get("entity", "")).lower())]
