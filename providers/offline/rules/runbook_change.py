@@ -4,7 +4,7 @@ Needs: the dominant error pattern of the window (``query_logs``), a runbook pass
 (``lookup_knowledge``), a change row (config, deploy, job, certificate…) before the onset that
 passes the causal test (``causal.change_problem``: on the affected service or linked to it,
 speaking of the symptom through its own key and values), and no dependency the service calls or
-reads from that failed first (:mod:`.upstream`: its own new failure, or a metric of it leaving
+reads from that failed first (:mod:`.upstream`: its own new ERROR, or a metric of it leaving
 its baseline, a minute or more before the symptom) — else it abstains with that reason
 (:func:`abstains`): a TTL of minutes is no cause of data that stopped coming. Before it
 concludes, :func:`step` asks what that check lacks (onsets, the table's rows, shifts).
