@@ -18,17 +18,27 @@ _INCIDENT = re.compile(
     r"timed? out|slow\w*|latenc\w*|incident\w*|outage\w*|down(?:time)?|unavailable|"
     r"reject\w*|declin\w*|5\d\d|spike\w*|degrad\w*|not working|alert\w*|anomal\w*|"
     r"stuck|hang\w*|oom|panic\w*|disk full|full disk|"
+    # A trend in plain words, and the questions a channel asks ("bids fell off a cliff since
+    # ~13:20, what is going on?", "what's happening with search?", "checkout is lagging").
+    r"fell|drop\w*|dip|dipp\w*|plummet\w*|plung\w*|tank(?:s|ed|ing)?|cliff|collaps\w*|"
+    r"nose-?div\w*|crater\w*|surg\w*|soar\w*|skyrocket\w*|stale|froze|frozen|freez\w*|"
+    r"stopped|stall\w*|lag(?:s|ging|ged)?|backlog\w*|delay\w*|late|restart\w*|throttl\w*|"
+    r"flap\w*|flaky|intermittent\w*|"
+    r"what(?:'|’| i)?s (?:going on|happening|up with)|going on with|"
+    r"happening (?:with|to)|"
     # Portuguese, Spanish, French, German: the languages the router reads dates in.
     r"causa|por ?qu[eê]|porque|falh\w*|fall\w*|erro\w*|travad\w*|travand\w*|fora do ar|"
     r"ca[ií]\w*|lent\w*|indispon[ií]ve\w*|inestab\w*|inst[aá]ve\w*|qu[eé] pas[oó]|"
     r"o que houve|panne\w*|pourquoi|d[ée]faillan\w*|erreur\w*|warum|ausfall\w*|fehler\w*|"
     r"st[öo]rung\w*|langsam\w*)\b", re.IGNORECASE)
 """Words of a symptom or of a request for a cause (English first; "causa", "falhando",
-"fora do ar", "caída", "panne", "Ausfall" too)."""
+"fora do ar", "caída", "panne", "Ausfall" too): an error, a slowdown, a trend ("fell off a
+cliff", "dropped", "stale"), or a channel's "what is going on?" — not a question about the
+harness itself ("what can you do?", "how do I use this?")."""
 _CLOCK = r"\d{1,2}(?::|h(?=\d{2}))\d{2}"
 _WINDOW = re.compile(
     rf"\d{{4}}-\d{{2}}-\d{{2}}[T ]\d{{2}}:\d{{2}}|\b(?:between|from|since|at|around|entre|desde|"
-    rf"depuis|seit|zwischen)\s+{_CLOCK}(?!\d)|"
+    rf"depuis|seit|zwischen)\s+(?:~\s*|about\s+|around\s+|approx\.?\s+)?{_CLOCK}(?!\d)|"
     rf"\b{_CLOCK}(?:\s*[ap]\.?\s?m\b\.?)?\s*(?:and|to|e|y|a|às|as|até|und|bis|et|-|–|—)\s*"
     rf"{_CLOCK}(?![\d:])|"
     r"\blast\s+\d+\s*(?:minute|min|hour|h)",

@@ -216,7 +216,8 @@ def suspects(records: Sequence[ToolRecord]) -> list[dict[str, Any]]:
                                                                           "summary")},
                                                "earlier": len(own) - 1}}
     quiet = {k: s for k, s in quiet.items() if k not in best}
-    ranked = _ordered(list(best.values()), anomalies, quiet, _aliases(metrics)) + loose
+    ranked = _ordered(list(best.values()), anomalies, quiet, _aliases(metrics),
+                      _edges(records)) + loose
     return [{"rank": n, **s} for n, s in enumerate(ranked, 1)]
 
 
@@ -338,13 +339,39 @@ def _reached_kind(pattern: str, component: str, caller: str,
         and REACH.search(pattern) is not None and kind in kinds_spoken(pattern)
 
 
+def _edges(records: Sequence[ToolRecord]) -> frozenset[tuple[str, str]]:
+    """(caller, callee) rows of the dependency table the onset timeline read, as queried.
+
+    The timeline names only the *anomalous* services a row calls; a dependency that failed in
+    its metrics alone (a feed that stopped updating) is known to be called only by the table's
+    own rows, when the run asked for them.
+    """
+    table = next((f.data["dependency_table"] for r in records if r.tool == "onset_timeline"
+                  for f in r.facts if isinstance(f.data.get("dependency_table"), dict)), None)
+    if table is None:
+        return frozenset()
+    out = set()
+    for record in records:
+        used = _TABLE.search(str(record.scope.get("sql", "")))
+        if record.tool != "query_mysql" or used is None or used.group(1) != table.get("table"):
+            continue
+        for fact in record.facts:
+            row = _values(fact)
+            caller, callee = _token(row.get(table.get("caller"))), _token(row.get(table.get("callee")))
+            if caller and callee:
+                out.add((caller.lower(), callee.lower()))
+    return frozenset(out)
+
+
 def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
              quiet: Mapping[str, dict[str, Any]],
-             aliases: Mapping[str, set[str]] | None = None) -> list[dict[str, Any]]:
+             aliases: Mapping[str, set[str]] | None = None,
+             edges: frozenset[tuple[str, str]] = frozenset()) -> list[dict[str, Any]]:
     """The components strongest first, a dependency before the callers whose failures it explains.
 
     A caller depends on a component when the dependency table says so (an onset row's
-    ``upstream``) or when its failure pattern names the component ("ledger post failed"). A
+    ``upstream``, or the table's rows the run asked for: ``edges``) or when its failure
+    pattern names the component ("ledger post failed"). A
     component named by a failing caller and at least ``STRONG`` itself, or a table dependency
     at least ``STRONG / 2`` that failed no later than its caller, moves just before that caller.
     A ``quiet`` component (no suspect fact of its own: one INFO line, "payments listening on
@@ -387,13 +414,17 @@ def _ordered(best: list[dict[str, Any]], anomalies: Sequence[Mapping[str, Any]],
                          or _reached_kind(a["pattern"] or "", other, caller, kinds)) \
                     and (other not in failed or failed[other] <= failed.get(caller, "~")):
                 reached.setdefault(caller, set()).add(other)
+    for caller, callee in edges:  # the table's own rows: a callee whose metrics alone moved
+        if caller in by and callee in by and caller != callee:
+            table.setdefault(caller, set()).add(callee)
     # A server that says it turns a failing client away, at any level ("… - prepaid) is
-    # blocked"), not one that says the client turned it away ("rejected by pricing").
+    # blocked"), not one that says the client turned it away ("rejected by pricing"), nor a
+    # caller the dependency table says calls it ("quote rejected: price-api returned …").
     for a in anomalies:
         server = (a.get("service") or "").lower()
         if server not in by or a.get("strength", 0) <= 0 or not REFUSES.search(a["pattern"] or ""):
             continue
-        for client in set(failed) & set(by) - {server}:
+        for client in set(failed) & set(by) - {server} - table.get(server, set()):
             if _named_in(a["pattern"] or "", client) \
                     and not re.search(rf"\b(?:by|from)\s+{re.escape(client)}(?![\w-])",
                                       a["pattern"] or "", re.I) \

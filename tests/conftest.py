@@ -24,7 +24,7 @@ TIERS: dict[str, frozenset[str]] = {
     "unit": frozenset({
         "backends", "causal_traps", "checkpoint_group_commit", "ci_schedule", "cli_startup", "dataset_demo",
         "dataset_extremes", "dataset_formats", "dataset_import", "dataset_loader", "docs",
-        "graph_drawing", "guards_evidence", "guards_parsing", "import_dates",
+        "graph_drawing", "guards_evidence", "guards_parsing", "import_dates", "incident_phrasings",
         "import_k8s_nginx_syslog", "import_real_shapes", "lifecycle_budget", "localize", "lock_holder",
         "metric_triage", "player_frictions", "prompts", "prompts_frictions", "retry",
         "router_windows", "routing_release", "serving_loops",

@@ -55,9 +55,10 @@ def _window_given(note: object) -> bool:
 
     The router notes a window it chose with no time of the question to anchor it ("… the last
     60 minutes up to the dataset's latest event", nodes/route.py): that is the look-back, not
-    the moment the user saw something, and nothing is localized in it.
+    the moment the user saw something, and nothing is localized in it. A "since ~13:20" read
+    up to the data's latest event is the question's own time, and is given.
     """
-    return "latest event" not in str(note or "")
+    return "minutes up to the dataset's latest event" not in str(note or "")
 
 
 def _given(value: object) -> str:

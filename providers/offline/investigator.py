@@ -30,6 +30,7 @@ from diagnosis_harness.providers.offline.rules import (
     explaining_change,
     localized,
     run_rules,
+    runbook_change,
 )
 from diagnosis_harness.providers.offline.text import CHANGE_WORDS, fmt, is_time_column, terms, utc
 
@@ -194,6 +195,9 @@ def next_step(conversation: Conversation, tool_specs: Sequence[Any]) -> dict[str
                     if not inv.called("lookup_knowledge", query=k)), None)
         if key is not None:
             step = {"tool": "lookup_knowledge", "args": {"query": key}}
+    if step is None and symptom and runbook:
+        # A runbook-named change about to conclude: did a dependency of the service fail first?
+        step = runbook_change.step(inv, symptom, runbook)
     if step is None:
         final = _final(inv, symptom, runbook)
         step = _triage_metrics_step(inv, lambda: final)

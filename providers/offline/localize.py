@@ -41,8 +41,9 @@ MAX_QUESTION_WINDOW = timedelta(hours=4)
 """The longest question window localized on: a day-long one is no window, only a date."""
 MAX_WINDOW = timedelta(minutes=1440)
 """The longest window the log tools accept by default (``HARNESS_MAX_LOG_WINDOW_MINUTES``)."""
-ACCESS_LINE = re.compile(r"\"(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
-"""An access log's request line, as the pattern keeps it (method and path, §16.1)."""
+ACCESS_LINE = re.compile(r"(?:^|\")(?:GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /\S* HTTP/")
+"""An access log's request line, as the pattern keeps it (method and path, §16.1): quoted in
+a raw combined-log line, or first in the message the importer writes for a parsed one."""
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,77 @@ RUNBOOKS: dict[str, str] = {
         "broken).",
         "Compare the schema history with the deploys around the first error.",
         "Roll the migration or the code forward or back so both agree."),
+    "stale-map": _rb(
+        "Map shows stale vehicle positions",
+        "Vehicle icons stop moving on the dispatch screen; fleet-map logs \"freshness check "
+        "failed\" and serves cached tiles.",
+        "A raised tile cache TTL makes the map stale: map.tile_cache.ttl_seconds raised by a "
+        "config change keeps old tiles for that long.",
+        "Compare the age of the newest position with map.tile_cache.ttl_seconds; look for a "
+        "config change of fleet-map before the first freshness error.",
+        "Restore the previous TTL and purge the tile cache."),
+    "stale-prices": _rb(
+        "Stale FX rates in quotes",
+        "Quotes are marked indicative; price-api logs \"stale fx rate\" with the rate's age "
+        "above its limit.",
+        "Usual cause: the rate cache's max age raised by a config change, so old rates are "
+        "served for longer.",
+        "Compare the rate age in the errors with the cache's max age; look for a config reload "
+        "of price-api shortly before.",
+        "Restore the max age; force a refresh of the rate cache."),
+    "stale-reports": _rb(
+        "Reports show old numbers",
+        "Sales reports show the previous day's figures; report-api logs \"served with stale "
+        "data\".",
+        "A raised results_cache_ttl keeps old report results: a reload of report-api's settings "
+        "with a longer results_cache_ttl.",
+        "Compare the report's age with results_cache_ttl; look for a settings reload of "
+        "report-api before the first stale report.",
+        "Restore results_cache_ttl and clear the results cache."),
+    "stale-stock": _rb(
+        "Stale stock levels on the storefront",
+        "Customers see stock levels that do not move; storefront logs stock \"served from cache\" "
+        "as stale.",
+        "A raised stock cache TTL: storefront.stock_cache.ttl_s raised by a config change keeps "
+        "old stock levels in the cache.",
+        "Compare the age of the served stock with storefront.stock_cache.ttl_s; look for a "
+        "config change of storefront before the first stale stock line.",
+        "Restore the TTL and flush the stock cache."),
+    "flat-graphs": _rb(
+        "Host graphs flat-lined",
+        "Graphs on ops-console stop moving; it logs \"no new points\" and serves cached series.",
+        "A raised status cache TTL: console.status_cache.ttl_seconds raised by a config change "
+        "serves cached series for that long.",
+        "Compare how long the graphs have been flat with console.status_cache.ttl_seconds; look "
+        "for a config change of ops-console before the first \"no new points\" line.",
+        "Restore the TTL and purge the series cache."),
+    "stale-tiles": _rb(
+        "Map tiles show old vehicle positions",
+        "Vehicles stop moving on the map; tile-server logs \"freshness check failed\" and "
+        "serves cached tiles.",
+        "A raised tile cache TTL makes the map stale: tiles.cache.ttl_seconds raised by a config "
+        "change keeps old tiles for that long.",
+        "Compare the age of the newest position with tiles.cache.ttl_seconds; look for a config "
+        "change of tile-server before the first freshness error.",
+        "Restore the previous TTL and purge the tile cache."),
+    "stale-reco": _rb(
+        "Recommendations not updating",
+        "The home page shows the same recommendations; reco-api logs \"recommendation freshness "
+        "check failed\".",
+        "A raised cache TTL keeps old recommendations: reco.cache.ttl_seconds raised by a config "
+        "change.",
+        "Compare the age of the served features with reco.cache.ttl_seconds; look for a config "
+        "change of reco-api before the first freshness error.",
+        "Restore the TTL and invalidate the recommendation cache."),
+    "stale-boards": _rb(
+        "Leaderboards not updating",
+        "Players see old scores; leaderboard logs \"score freshness check failed\" with boards "
+        "served from cache.",
+        "A raised cache TTL makes boards stale: leaderboard.cache.ttl_seconds raised by a config "
+        "change.",
+        "Compare how old the served boards are with the TTL; look for a config change of "
+        "leaderboard before the first freshness error.",
+        "Restore the TTL and invalidate the board cache."),
     "known-noise": (
         "# Known noise\n\nErrors that are always there and mean nothing on their own.\n\n"
         "## Always there\n\n- metrics exporter \"statsd: flush failed\" on every service\n"

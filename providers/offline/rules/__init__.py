@@ -21,7 +21,8 @@ Every conclusion is held to the same bar, whatever rule wrote it: a mechanism an
 or origin. A restated generic error is a suspect, not a root cause (:mod:`..mechanism`).
 :data:`HELPERS` are the modules here that are no rules: :mod:`.evidence` (what the failure-class
 rules read), :mod:`.draft` (the draft they write), :mod:`.lexicon` (each failure class's
-words) and :mod:`.limits` (a change row's numbers).
+words), :mod:`.limits` (a change row's numbers) and :mod:`.upstream` (a dependency that failed
+before the asked service's symptom).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ EXPLAIN: tuple[ExplainRule, ...] = (
     mechanism_line.decide)
 """What explains the localized failure, or why nothing does: the first that decides wins."""
 
-HELPERS = frozenset({"draft", "evidence", "lexicon", "limits"})
+HELPERS = frozenset({"draft", "evidence", "lexicon", "limits", "upstream"})
 """The modules of this package that are no rules (module docstring)."""
 
 

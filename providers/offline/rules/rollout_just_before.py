@@ -11,7 +11,8 @@ before?" is the first question of every on-call engineer, and it holds where the
 the component's own: a new exception, a crash loop.
 Concludes: the failure "…, after change <rollout row>", citing the row.
 Failure class: a bad deploy (a crash of its own code, a new exception).
-Canon cases: deploy-npe, deploy-go-panic, schema-code-before-migration.
+Canon cases: deploy-npe, deploy-go-panic, schema-code-before-migration,
+asked-cliff-since-deploy (a system-wide "what is going on?").
 """
 
 from __future__ import annotations

@@ -1,28 +1,81 @@
 """Rule: a change on the failing service that a runbook's symptom and the causal test explain.
 
-Needs: the dominant error pattern of the window (``query_logs``), a runbook passage that
-matches it (``lookup_knowledge``), and a row of a change table (config, deploy, job,
-certificate…) before the onset that passes the causal test (``causal.change_problem``): on the
-affected service or linked to it by an observed item, before the onset, speaking of the
-symptom through its own key and values — two words of its own, its exact key in the failure or
-a runbook, its key in words in a runbook, or the limit it lowered used up at the value it set.
+Needs: the dominant error pattern of the window (``query_logs``), a runbook passage matching it
+(``lookup_knowledge``), a change row (config, deploy, job, certificate…) before the onset that
+passes the causal test (``causal.change_problem``: on the affected service or linked to it,
+speaking of the symptom through its own key and values), and no dependency the service calls or
+reads from that failed first (:mod:`.upstream`: its own new ERROR, or a metric of it leaving
+its baseline, a minute or more before the symptom) — else it abstains with that reason
+(:func:`abstains`): a TTL of minutes is no cause of data that stopped coming. Before it
+concludes, :func:`step` asks what that check lacks (onsets, the table's rows, shifts).
 Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing the
 log pattern, the change row, a corroborating measurement and the runbook.
-Failure classes: a config change behind a failure (pool size, timeout, flag), a batch job
-overloading a dependency, a rate limit reached by a job's burst.
-Canon cases: pool-config-reload, ratelimit-upstream-backfill; traps it must leave open:
-trap-unrelated-change-shared-words, trap-unrelated-deploy-shared-words, trap-change-after-onset.
+Failure classes: a config change behind a failure (pool size, timeout, flag, a cache TTL), a
+batch job overloading a dependency, a rate limit reached by a job's burst.
+Canon cases: pool-config-reload, ratelimit-upstream-backfill, cache-ttl-raised-stale-boards;
+traps it leaves open: trap-unrelated-change-shared-words, trap-unrelated-deploy-shared-words,
+trap-change-after-onset, and an upstream failing first: trap-upstream-rebalance-ttl-raised,
+trap-upstream-metric-max-age-raised, trap-upstream-no-window-stock-ttl,
+trap-upstream-asked-late-ttl, trap-upstream-topology-with-infra-ttl.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import Any
 
 from diagnosis_harness.providers.offline.conclusion import draft
+from diagnosis_harness.providers.offline.failures import moment
 from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.localize import MAX_WINDOW, Abstain
+from diagnosis_harness.providers.offline.rules import upstream
+from diagnosis_harness.providers.offline.text import utc
+
+SINCE = timedelta(minutes=90)
+"""How far before the window the check looks: the changes this rule weighs are at most an hour
+before it (the investigator's look-around), and their onsets 30 minutes before those."""
+_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in a query: no quote
 
 
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
              runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The runbook-and-change draft, if a change passes the causal test."""
-    return draft(inv, symptom, runbook)
+    """The runbook-and-change draft, if a change passes the causal test and nothing failed first."""
+    found = draft(inv, symptom, runbook)
+    return None if found.get("conclusion") is not None and abstains(inv, symptom) else found
+
+
+def abstains(inv: Investigation, symptom: dict[str, Any] | None) -> Abstain | None:
+    """Why the change is no cause: a dependency of the service failed before its symptom."""
+    service = str((symptom or {}).get("service") or inv.scope.service or "")
+    why = upstream.failed_first(inv, service, symptom or {}) if service else None
+    return Abstain(why, rule="runbook_change") if why else None
+
+
+def step(inv: Investigation, symptom: dict[str, Any] | None,
+         runbook: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Before concluding, what :func:`abstains` reads that this run lacks, from ``SINCE`` before.
+
+    The onsets (a question with no time has none; one asked late has both failures in its
+    look-back's baseline, where nothing is new), the dependency table's rows, the shifts.
+    """
+    service = inv.scope.service
+    if len(inv.calls) >= inv.scope.max_calls or not _TOKEN.fullmatch(service) \
+            or not inv.tables or draft(inv, symptom, runbook).get("conclusion") is None \
+            or abstains(inv, symptom):
+        return None
+    try:
+        early = max(utc(inv.start) - SINCE, utc(inv.end) - MAX_WINDOW)
+    except ValueError:  # no readable window: nothing to ask
+        return None
+    asked = {c["name"] for c in inv.calls if moment((c.get("args") or {}).get("start")) <= early}
+    window, edges = {"start": early.isoformat(), "end": inv.end}, upstream.table(inv)
+    sql = f"SELECT * FROM {edges['table']} WHERE {edges['caller']} = '{service}' LIMIT 50" \
+        if edges else ""
+    if (not inv.called("onset_timeline") or edges and "onset_timeline" not in asked) \
+            and (not inv.tools or "onset_timeline" in inv.tools):
+        return {"tool": "onset_timeline", "args": window}
+    if edges and not inv.called("query_mysql", sql=sql):
+        return {"tool": "query_mysql", "args": {"sql": sql}}
+    return {"tool": "metric_shifts", "args": window} if "metric_shifts" not in asked \
+        and upstream.dependencies(inv, service) else None

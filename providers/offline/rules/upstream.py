@@ -1,0 +1,99 @@
+"""Not a rule: whether a dependency the asked service reads from failed before its symptom.
+
+A service serving stale data while the component it reads from stopped writing is that
+component's story, whatever its own TTL says. The dependencies are those the service calls or
+reads from (the dependency table's direction): the timelines' ``anomalous_upstream`` and the
+table's rows for the service, where the run asked for them. One *fails first* by a failure of
+its own (an ERROR or worse pattern of ``MIN_EVENTS`` events not naming the asked service: a
+failure about its caller's requests is no story of its own, and a warning is no cause — a
+long look-back finds a dependency's everyday warnings new) or by a metric leaving its baseline
+(``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's own onset.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from diagnosis_harness.providers.offline.failures import (
+    CAUSE_LEVELS,
+    MIN_EVENTS,
+    SAME_MOMENT,
+    Failures,
+    level_of,
+    moment,
+    names,
+)
+from diagnosis_harness.providers.offline.investigation import Investigation
+from diagnosis_harness.providers.offline.rules.evidence import shifts
+from diagnosis_harness.providers.offline.text import terms
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
+_EDGES = re.compile(r"depend|topolog|call_?graph|service_?(?:graph|map)|edges", re.I)
+_CALLER = re.compile(r"(caller|source|src|from|client|service|consumer|dependent)(_service|_name)?")
+_CALLEE = re.compile(r"(callee|target|dst|to|server|depends_on|dependency|upstream|provider|"
+                     r"backend|reads_from)(_service|_name)?")
+
+
+def table(inv: Investigation) -> dict[str, str] | None:
+    """The dependency table (name, caller and callee columns), if any.
+
+    The one the onset timeline read, else one named and shaped as one: a table that also lists
+    components logging nothing (a broker, a cache) is no table of services to the timeline, but
+    still says who calls whom.
+    """
+    found = next((i.get("dependency_table") for i in inv.items("onset_timeline")
+                  if i.get("kind") == "onset_overview" and i.get("dependency_table")), None)
+    for name, columns in sorted(inv.tables.items()) if not isinstance(found, dict) else ():
+        caller = next((c for c in columns if _CALLER.fullmatch(c.lower())), None)
+        callee = next((c for c in columns if _CALLEE.fullmatch(c.lower()) and c != caller), None)
+        if _EDGES.search(name) and caller and callee:
+            found = {"table": name, "caller": caller, "callee": callee}
+            break
+    return found if isinstance(found, dict) and all(
+        _NAME.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
+
+
+def dependencies(inv: Investigation, service: str) -> set[str]:
+    """The services ``service`` calls or reads from, as far as this run has seen."""
+    own = service.lower()
+    out = {str(u).lower() for i in inv.items("onset_timeline") if i.get("kind") == "onset"
+           and str(i.get("service", "")).lower() == own for u in i.get("anomalous_upstream") or []}
+    if (edges := table(inv)) is not None:
+        for item in inv.items("query_mysql"):
+            row = item.get("row")
+            if isinstance(row, dict) and row.get(edges["callee"]) \
+                    and str(row.get(edges["caller"], "")).lower() == own:
+                out.add(str(row[edges["callee"]]).lower())
+    return out - {own}
+
+
+def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> str | None:
+    """Why a change of ``service`` is no cause: a dependency failed before its symptom, or None."""
+    failures = Failures.of(inv.items("onset_timeline"))
+    onset = _onset(failures, service, symptom)
+    for dep in sorted(dependencies(inv, service)):
+        rows = [r for r in failures.rows.get(dep, []) if not names(r, service)
+                and level_of(r) in CAUSE_LEVELS and int(r.get("window_count") or 0) >= MIN_EVENTS]
+        if rows and moment(rows[0]["onset"]) <= onset - SAME_MOMENT:
+            return f"{dep}, which {service} reads from, failed first ({rows[0]['onset']})"
+        moved = [s for s in shifts(inv) if moment(s.get("first_out")) <= onset - SAME_MOMENT
+                 and re.fullmatch(rf"{re.escape(dep)}(?:-\w+)?", str(s.get("entity", "")).lower())]
+        if moved:
+            return (f"{dep}, which {service} reads from, left its baseline first "
+                    f"({moved[0].get('metric')} from {moved[0].get('first_out')})")
+    return None
+
+
+def _onset(failures: Failures, service: str, symptom: dict[str, Any]) -> datetime:
+    """When the symptom began: its own pattern's first row, else the service's first failure.
+
+    Not an everyday warning of the service that a long look-back finds new.
+    """
+    said = terms(str(symptom.get("template", "")))
+    rows = sorted(failures.rows.get(service, []), key=lambda r: (
+        -len(terms(str(r.get("pattern", ""))) & said), moment(r.get("onset"))))
+    if rows and len(terms(str(rows[0].get("pattern", ""))) & said) >= 2:
+        return moment(rows[0]["onset"])
+    return failures.first(service) if rows else moment(symptom.get("first_seen"))
