@@ -85,10 +85,11 @@ def test_the_digest_ranks_the_failing_service_before_the_edge_and_shows_where() 
     assert "rt=<n>' at 503, onset" in edge, edge
 
 
-FLOOR_AC_AT_1 = 0.69
-"""The canon's true component first among the suspects (AC@1, measured 0.699 over 73 cases
-with a cause component, 1.0 on six of the seven whose upstream failed before a runbook-named
-change, second on the other;
+FLOOR_AC_AT_1 = 0.68
+"""The canon's true component first among the suspects (AC@1, measured 0.689 over 74 cases
+with a cause component: 0.699 over the 73 before the writer of a shared store was added, whose
+writer ranks second behind the asked service; 1.0 on six of the eight whose upstream failed
+before a runbook-named change, second on the other two;
 before them 0.672 over 64: 0.735 on the 49 it had before, unchanged, and 0.467 on the 15 added
 for the registry's one-case rules and the dependency, lock-origin, timing and masked-expiry
 classes, where a published cause leads with the caller that failed and names the dependency
@@ -133,6 +134,7 @@ def test_a_published_cause_points_at_its_trigger_and_a_replica_is_its_database()
     ("trap-upstream-no-window-stock-ttl", "stock-sync"),  # asked with no time at all
     ("trap-upstream-asked-late-ttl", "metrics-relay"),  # both onsets before the look-back
     ("trap-upstream-topology-with-infra-ttl", "feature-builder"),  # a table the timeline skips
+    ("trap-upstream-cowriter-warn-page-ttl", "product-indexer"),  # another writer, WARN only
 ])
 def test_a_runbook_named_change_is_no_cause_when_the_dependency_it_reads_from_failed_first(
         tmp_path: Path, case_id: str, upstream: str) -> None:

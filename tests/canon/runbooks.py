@@ -194,6 +194,15 @@ RUNBOOKS: dict[str, str] = {
         "Compare the report's age with results_cache_ttl; look for a settings reload of "
         "report-api before the first stale report.",
         "Restore results_cache_ttl and clear the results cache."),
+    "stale-catalog": _rb(
+        "Product pages show old prices or stock",
+        "Customers see prices and stock that do not change; catalog-api logs product pages "
+        "\"served stale\".",
+        "Usual cause: the page cache TTL raised: catalog.page_cache.ttl_s raised by a config "
+        "change keeps rendered pages for that long.",
+        "Compare the age of the served page with catalog.page_cache.ttl_s; look for a config "
+        "change of catalog-api before the first stale page.",
+        "Restore the TTL and purge the page cache."),
     "stale-stock": _rb(
         "Stale stock levels on the storefront",
         "Customers see stock levels that do not move; storefront logs stock \"served from cache\" "

@@ -5,8 +5,9 @@ Needs: the dominant error pattern of the window (``query_logs``), a runbook pass
 passes the causal test (``causal.change_problem``: on the affected service or linked to it,
 speaking of the symptom through its own key and values), and no dependency the service calls or
 reads from that failed first (:mod:`.upstream`: its own new ERROR, or a metric of it leaving
-its baseline, a minute or more before the symptom) — else it abstains with that reason
-(:func:`abstains`): a TTL of minutes is no cause of data that stopped coming. Before it
+its baseline, a minute or more before the symptom), nor another writer of what it reads (a
+client of the same dependency, failing within 30 minutes before) — else it abstains with that
+reason (:func:`abstains`): a TTL of minutes is no cause of data that stopped coming. Before it
 concludes, :func:`step` asks what that check lacks (onsets, the table's rows, shifts).
 Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing the
 log pattern, the change row, a corroborating measurement and the runbook.
@@ -16,7 +17,8 @@ Canon cases: pool-config-reload, ratelimit-upstream-backfill, cache-ttl-raised-s
 traps it leaves open: trap-unrelated-change-shared-words, trap-unrelated-deploy-shared-words,
 trap-change-after-onset, and an upstream failing first: trap-upstream-rebalance-ttl-raised,
 trap-upstream-metric-max-age-raised, trap-upstream-no-window-stock-ttl,
-trap-upstream-asked-late-ttl, trap-upstream-topology-with-infra-ttl.
+trap-upstream-asked-late-ttl, trap-upstream-topology-with-infra-ttl,
+trap-upstream-cowriter-warn-page-ttl.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
 
 
 def abstains(inv: Investigation, symptom: dict[str, Any] | None) -> Abstain | None:
-    """Why the change is no cause: a dependency of the service failed before its symptom."""
+    """Why the change is no cause: a dependency (or a writer of one) failed before the symptom."""
     service = str((symptom or {}).get("service") or inv.scope.service or "")
     why = upstream.failed_first(inv, service, symptom or {}) if service else None
     return Abstain(why, rule="runbook_change") if why else None
@@ -70,12 +72,10 @@ def step(inv: Investigation, symptom: dict[str, Any] | None,
         return None
     asked = {c["name"] for c in inv.calls if moment((c.get("args") or {}).get("start")) <= early}
     window, edges = {"start": early.isoformat(), "end": inv.end}, upstream.table(inv)
-    sql = f"SELECT * FROM {edges['table']} WHERE {edges['caller']} = '{service}' LIMIT 50" \
-        if edges else ""
     if (not inv.called("onset_timeline") or edges and "onset_timeline" not in asked) \
             and (not inv.tools or "onset_timeline" in inv.tools):
         return {"tool": "onset_timeline", "args": window}
-    if edges and not inv.called("query_mysql", sql=sql):
+    if sql := upstream.rows_query(inv, service):
         return {"tool": "query_mysql", "args": {"sql": sql}}
     return {"tool": "metric_shifts", "args": window} if "metric_shifts" not in asked \
         and upstream.dependencies(inv, service) else None

@@ -8,12 +8,17 @@ its own (an ERROR or worse pattern of ``MIN_EVENTS`` events not naming the asked
 failure about its caller's requests is no story of its own, and a warning is no cause — a
 long look-back finds a dependency's everyday warnings new) or by a metric leaving its baseline
 (``evidence.shifts``), ``SAME_MOMENT`` or more before the symptom's own onset.
+
+A store the service reads (a warehouse, a search index) is written by its other clients: a
+*writer* (another caller of one of the service's dependencies, by the table's rows) fails first
+by any failure-level pattern of its own — a warning too, as a consumer group in a rebalance
+loop logs it — that began within ``WRITER_LEAD`` before the symptom: the data stopped coming.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from diagnosis_harness.providers.offline.failures import (
@@ -29,6 +34,10 @@ from diagnosis_harness.providers.offline.investigation import Investigation
 from diagnosis_harness.providers.offline.rules.evidence import shifts
 from diagnosis_harness.providers.offline.text import terms
 
+WRITER_LEAD = timedelta(minutes=30)
+"""How long before the symptom a writer's failure may begin to count: a warning found new over
+the long look-back is a writer's everyday noise, not what stopped the data."""
+_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in a query: no quote
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
 _EDGES = re.compile(r"depend|topolog|call_?graph|service_?(?:graph|map)|edges", re.I)
 _CALLER = re.compile(r"(caller|source|src|from|client|service|consumer|dependent)(_service|_name)?")
@@ -69,6 +78,30 @@ def dependencies(inv: Investigation, service: str) -> set[str]:
     return out - {own}
 
 
+def rows_query(inv: Investigation, service: str) -> str | None:
+    """The table's rows this check lacks, in one query: the service's own and its dependencies'.
+
+    Every row of a dependency the service shares with another client: who else writes what it
+    reads.
+    """
+    if (edges := table(inv)) is None or not _TOKEN.fullmatch(service):
+        return None
+    name, caller, callee = edges["table"], edges["caller"], edges["callee"]
+    sql = (f"SELECT * FROM {name} WHERE {caller} = '{service}' OR {callee} IN "
+           f"(SELECT {callee} FROM {name} WHERE {caller} = '{service}') LIMIT 50")
+    return None if inv.called("query_mysql", sql=sql) else sql
+
+
+def writers(inv: Investigation, service: str) -> dict[str, str]:
+    """The other clients of what ``service`` reads from, each with the dependency they share."""
+    deps, edges, out = dependencies(inv, service), table(inv), {}
+    for item in inv.items("query_mysql") if edges is not None else ():
+        row = item.get("row")
+        if isinstance(row, dict) and str(row.get(edges["callee"], "")).lower() in deps:
+            out.setdefault(str(row.get(edges["caller"], "")).lower(), str(row[edges["callee"]]))
+    return {k: v for k, v in out.items() if k and k not in deps and k != service.lower()}
+
+
 def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> str | None:
     """Why a change of ``service`` is no cause: a dependency failed before its symptom, or None."""
     failures = Failures.of(inv.items("onset_timeline"))
@@ -83,6 +116,13 @@ def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> s
         if moved:
             return (f"{dep}, which {service} reads from, left its baseline first "
                     f"({moved[0].get('metric')} from {moved[0].get('first_out')})")
+    for writer, shared in sorted(writers(inv, service).items()):
+        rows = [r for r in failures.rows.get(writer, []) if not names(r, service)
+                and int(r.get("window_count") or 0) >= MIN_EVENTS
+                and onset - WRITER_LEAD <= moment(r["onset"]) <= onset - SAME_MOMENT]
+        if rows:
+            return (f"{writer}, which also uses {shared} that {service} reads from, failed "
+                    f"first ({rows[0]['onset']})")
     return None
 
 
