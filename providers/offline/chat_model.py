@@ -71,7 +71,10 @@ class OfflineChatModel(BaseChatModel):
         step = next_step(conv, conv.tool_specs(self.tool_specs))
         if "draft" in step:
             draft = step["draft"]
-            return AIMessage(json.dumps(draft if native else {"type": "final", "draft": draft}))
+            # UTF-8 as a model writes it: an escaped "—" would count 6 bytes under native tools
+            # and 3 once the JSON protocol's envelope is unwrapped, and the run's bytes differ.
+            return AIMessage(json.dumps(draft if native else {"type": "final", "draft": draft},
+                                        ensure_ascii=False))
         if not native:
             return AIMessage(json.dumps({"type": "tool_call", "tool": step["tool"],
                                          "args": step["args"]}))
