@@ -7,8 +7,8 @@ speaking of the symptom through its own key and values), and no dependency the s
 reads from that failed first (:mod:`.upstream`: its own new ERROR, or a metric of it leaving
 its baseline, a minute or more before the symptom), nor another writer of what it reads (a
 client of the same dependency, failing within 30 minutes before) — else it abstains with that
-reason (:func:`abstains`): a TTL of minutes is no cause of data that stopped coming. Before it
-concludes, :func:`step` asks what that check lacks (onsets, the table's rows, shifts).
+reason (:func:`abstains`), or where the table's rows went unread (calls ran out): a TTL of
+minutes is no cause of data that stopped coming. :func:`step` asks what the check lacks first.
 Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing the
 log pattern, the change row, a corroborating measurement and the runbook.
 Failure classes: a config change behind a failure (pool size, timeout, flag, a cache TTL), a
@@ -47,10 +47,13 @@ def conclude(inv: Investigation, symptom: dict[str, Any] | None,
     return None if found.get("conclusion") is not None and abstains(inv, symptom) else found
 
 
-def abstains(inv: Investigation, symptom: dict[str, Any] | None) -> Abstain | None:
-    """Why the change is no cause: a dependency (or a writer of one) failed before the symptom."""
+def abstains(inv: Investigation, symptom: dict[str, Any] | None,
+             checked: bool = True) -> Abstain | None:
+    """Why the change is no cause: a dependency (or its writer) failed first; rows unread."""
     service = str((symptom or {}).get("service") or inv.scope.service or "")
     why = upstream.failed_first(inv, service, symptom or {}) if service else None
+    if why is None and checked and upstream.rows_query(inv, service):
+        why = f"the dependency table's rows for {service} were not read within the run's calls"
     return Abstain(why, rule="runbook_change") if why else None
 
 
@@ -64,7 +67,7 @@ def step(inv: Investigation, symptom: dict[str, Any] | None,
     service = inv.scope.service
     if len(inv.calls) >= inv.scope.max_calls or not _TOKEN.fullmatch(service) \
             or not inv.tables or draft(inv, symptom, runbook).get("conclusion") is None \
-            or abstains(inv, symptom):
+            or abstains(inv, symptom, checked=False):
         return None
     try:
         early = max(utc(inv.start) - SINCE, utc(inv.end) - MAX_WINDOW)
