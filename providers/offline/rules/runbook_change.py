@@ -7,10 +7,10 @@ speaking of the symptom through its own key and values), and no dependency the s
 reads from that failed first (:mod:`.upstream`: its own new ERROR, or a metric of it leaving
 its baseline, a minute or more before the symptom), nor another writer of what it reads (a
 client of the same dependency, failing within 30 minutes before) — else it abstains with that
-reason (:func:`abstains`), or where the table's rows went unread (calls ran out): a TTL of
-minutes is no cause of data that stopped coming. :func:`step` asks what the check lacks first.
-Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing the
-log pattern, the change row, a corroborating measurement and the runbook.
+reason (:func:`abstains`); so too when another service failed first and the table's rows went
+unread (calls ran out). A TTL of minutes is no cause of data that stopped coming.
+Concludes: "<service>: <failure>, after <change row>, as runbook <doc> describes", citing
+the log pattern, the change row, a measurement and the runbook.
 Failure classes: a config change behind a failure (pool size, timeout, flag, a cache TTL), a
 batch job overloading a dependency, a rate limit reached by a job's burst.
 Canon cases: pool-config-reload, ratelimit-upstream-backfill, cache-ttl-raised-stale-boards;
@@ -52,7 +52,8 @@ def abstains(inv: Investigation, symptom: dict[str, Any] | None,
     """Why the change is no cause: a dependency (or its writer) failed first; rows unread."""
     service = str((symptom or {}).get("service") or inv.scope.service or "")
     why = upstream.failed_first(inv, service, symptom or {}) if service else None
-    if why is None and checked and upstream.rows_query(inv, service):
+    if why is None and checked and upstream.rows_query(inv, service) \
+            and upstream.others_failed_first(inv, service, symptom or {}):
         why = f"the dependency table's rows for {service} were not read within the run's calls"
     return Abstain(why, rule="runbook_change") if why else None
 

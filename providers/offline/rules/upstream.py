@@ -126,6 +126,19 @@ def failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> s
     return None
 
 
+def others_failed_first(inv: Investigation, service: str, symptom: dict[str, Any]) -> bool:
+    """Whether any other service's failure began before the symptom.
+
+    Then who the service reads from matters: the table's rows must have been read to say it was
+    none of them.
+    """
+    failures = Failures.of(inv.items("onset_timeline"))
+    onset = _onset(failures, service, symptom)
+    return any(moment(r["onset"]) <= onset - SAME_MOMENT and int(r.get("window_count") or 0)
+               >= MIN_EVENTS for name, rows in failures.rows.items()
+               if name.lower() != service.lower() for r in rows)
+
+
 def _onset(failures: Failures, service: str, symptom: dict[str, Any]) -> datetime:
     """When the symptom began: its own pattern's first row, else the service's first failure.
 
