@@ -94,8 +94,10 @@ def rows_query(inv: Investigation, service: str) -> str | None:
 
 def writers(inv: Investigation, service: str) -> dict[str, str]:
     """The other clients of what ``service`` reads from, each with the dependency they share."""
-    deps, edges, out = dependencies(inv, service), table(inv), {}
-    for item in inv.items("query_mysql") if edges is not None else ():
+    deps, edges, out = dependencies(inv, service), table(inv), dict[str, str]()
+    if edges is None:
+        return out
+    for item in inv.items("query_mysql"):
         row = item.get("row")
         if isinstance(row, dict) and str(row.get(edges["callee"], "")).lower() in deps:
             out.setdefault(str(row.get(edges["caller"], "")).lower(), str(row[edges["callee"]]))
