@@ -23,7 +23,6 @@ trap-upstream-cowriter-warn-page-ttl.
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from typing import Any
 
@@ -37,7 +36,6 @@ from diagnosis_harness.providers.offline.text import utc
 SINCE = timedelta(minutes=90)
 """How far before the window the check looks: the changes this rule weighs are at most an hour
 before it (the investigator's look-around), and their onsets 30 minutes before those."""
-_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in a query: no quote
 
 
 def conclude(inv: Investigation, symptom: dict[str, Any] | None,
@@ -66,7 +64,7 @@ def step(inv: Investigation, symptom: dict[str, Any] | None,
     look-back's baseline, where nothing is new), the dependency table's rows, the shifts.
     """
     service = inv.scope.service
-    if len(inv.calls) >= inv.scope.max_calls or not _TOKEN.fullmatch(service) \
+    if len(inv.calls) >= inv.scope.max_calls or not upstream.TOKEN.fullmatch(service) \
             or not inv.tables or draft(inv, symptom, runbook).get("conclusion") is None \
             or abstains(inv, symptom, checked=False):
         return None

@@ -37,7 +37,7 @@ from diagnosis_harness.providers.offline.text import terms
 WRITER_LEAD = timedelta(minutes=30)
 """How long before the symptom a writer's failure may begin to count: a warning found new over
 the long look-back is a writer's everyday noise, not what stopped the data."""
-_TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in a query: no quote
+TOKEN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")  # a service quoted in a query: no quote
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")  # a table or column, written unquoted
 _EDGES = re.compile(r"depend|topolog|call_?graph|service_?(?:graph|map)|edges", re.I)
 _CALLER = re.compile(r"(caller|source|src|from|client|service|consumer|dependent)(_service|_name)?")
@@ -64,17 +64,21 @@ def table(inv: Investigation) -> dict[str, str] | None:
         _NAME.fullmatch(str(found.get(k, ""))) for k in ("table", "caller", "callee")) else None
 
 
+def _edges(inv: Investigation) -> list[tuple[str, str, str]]:
+    """The table's rows this run read: (caller, callee) lower-case, and the callee as written."""
+    if (edges := table(inv)) is None:
+        return []
+    rows = [i.get("row") for i in inv.items("query_mysql")]
+    return [(str(r.get(edges["caller"], "")).lower(), str(r[edges["callee"]]).lower(),
+             str(r[edges["callee"]])) for r in rows if isinstance(r, dict) and r.get(edges["callee"])]
+
+
 def dependencies(inv: Investigation, service: str) -> set[str]:
     """The services ``service`` calls or reads from, as far as this run has seen."""
     own = service.lower()
     out = {str(u).lower() for i in inv.items("onset_timeline") if i.get("kind") == "onset"
            and str(i.get("service", "")).lower() == own for u in i.get("anomalous_upstream") or []}
-    if (edges := table(inv)) is not None:
-        for item in inv.items("query_mysql"):
-            row = item.get("row")
-            if isinstance(row, dict) and row.get(edges["callee"]) \
-                    and str(row.get(edges["caller"], "")).lower() == own:
-                out.add(str(row[edges["callee"]]).lower())
+    out |= {callee for caller, callee, _ in _edges(inv) if caller == own}
     return out - {own}
 
 
@@ -84,7 +88,7 @@ def rows_query(inv: Investigation, service: str) -> str | None:
     Every row of a dependency the service shares with another client: who else writes what it
     reads.
     """
-    if (edges := table(inv)) is None or not _TOKEN.fullmatch(service):
+    if (edges := table(inv)) is None or not TOKEN.fullmatch(service):
         return None
     name, caller, callee = edges["table"], edges["caller"], edges["callee"]
     sql = (f"SELECT * FROM {name} WHERE {caller} = '{service}' OR {callee} IN "
@@ -94,13 +98,10 @@ def rows_query(inv: Investigation, service: str) -> str | None:
 
 def writers(inv: Investigation, service: str) -> dict[str, str]:
     """The other clients of what ``service`` reads from, each with the dependency they share."""
-    deps, edges, out = dependencies(inv, service), table(inv), dict[str, str]()
-    if edges is None:
-        return out
-    for item in inv.items("query_mysql"):
-        row = item.get("row")
-        if isinstance(row, dict) and str(row.get(edges["callee"], "")).lower() in deps:
-            out.setdefault(str(row.get(edges["caller"], "")).lower(), str(row[edges["callee"]]))
+    deps, out = dependencies(inv, service), dict[str, str]()
+    for caller, callee, written in _edges(inv):
+        if callee in deps:
+            out.setdefault(caller, written)
     return {k: v for k, v in out.items() if k and k not in deps and k != service.lower()}
 
 
