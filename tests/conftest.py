@@ -71,22 +71,24 @@ TIERS: dict[str, frozenset[str]] = {
 stay out of ``unit``: the fast tier must not fail because the machine is busy."""
 
 LONGEST_FIRST: tuple[str, ...] = (
-    "resume_processes", "cli_errors", "pattern_facts", "doc_examples", "localize_worlds",
-    "state_edits", "home_disk", "offline_rules", "many_workers", "eval", "approval_record",
-    "import_limits", "alerts_served", "blind_worlds", "llm_transcripts", "checkpoints", "eval_docs",
-    "mcp", "structured_output", "tools_statistics_scale", "readme_quickstart", "eval_browser",
-    "alerts_lost_worker", "model_unreachable", "run_views", "serving", "eval_ranking",
-    "eval_resume", "graph_invariants", "pytest_plugin", "public_api", "studio", "offline",
-    "serve_kill", "canon_scores", "serve_signals", "wheel_install", "dataset_links", "canon",
-    "offline_follow_ups", "benchmark", "kill_durability", "eval_models", "worlds",
-    "alerts_workers",
+    "state_edits", "resume_processes", "localize_worlds", "pattern_facts", "doc_examples", "eval",
+    "alerts_served", "alerts_lost_worker", "canon_scores", "approval_record", "blind_worlds",
+    "eval_docs", "checkpoints", "eval_browser", "studio", "mcp", "many_workers", "home_disk",
+    "structured_output", "tools_statistics_scale", "cli_errors", "llm_transcripts", "eval_resume",
+    "run_views", "offline_rules", "serving", "graph_invariants", "model_unreachable", "canon",
+    "readme_quickstart", "server_auth", "fuzz", "store_outage", "graph_matrix", "eval_ranking",
+    "studio_approval", "alert_posts", "alerts_workers", "wheel_install", "serve_signals",
+    "serving_postgres", "benchmark", "import_limits", "serve_kill", "promkit",
 )
-"""The files of the second tier that take longest, longest first (each file's test durations
-summed, from one serial ``--durations=0`` run of ``-m "not unit"``; each took 40 s or more on a
-loaded machine). Under ``-n 3 --dist loadfile`` they are handed out first and the short files
-fill in at the end. xdist's own order is by number of tests, most first: the files of one to
-three tests that run a minute each (``home_disk``, ``eval_browser``, ``readme_quickstart``,
-``wheel_install``…) came last and could leave one worker running alone at the end."""
+"""The files of the second tier that take longest, longest first: each file's test durations
+summed from a clean clone's ``.ci/run`` with ``--durations=0``, three workers on two cores; the
+files of 14 s or more). ``canon_scores``, ``eval_ranking`` and ``llm_transcripts`` are placed by
+estimate: the canon's build has since left the tier, and its two canon-wide runs became one.
+Under ``-n 3 --dist loadfile`` they are handed out first and the short files fill in at the end.
+xdist's own order is by number of tests, most first: the files of one to three tests that run a
+minute each (``home_disk``, ``eval_browser``, ``readme_quickstart``, ``wheel_install``…) came
+last and could leave one worker running alone at the end."""
+
 
 _LIFTED_BY = frozenset({"pg_url", "pg_session_url", "pg_server"})
 """Fixtures of a real PostgreSQL: a test that uses one is an integration test."""

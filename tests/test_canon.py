@@ -209,3 +209,34 @@ def test_the_cli_builds_the_named_cases_and_prints_the_suite_it_wrote(tmp_path: 
                           "--only", "no-such-case"], cwd=REPO, capture_output=True, text=True,
                          timeout=120, check=False)
     assert bad.returncode == 1 and bad.stderr.startswith("canon: no canon case no-such-case")
+
+
+def test_two_workers_asking_for_an_unbuilt_canon_at_once_build_it_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest workers that each want the canon wait for the first one's build instead of each
+    # building all of it beside the others (on two cores, three builds took three times as long).
+    import threading
+
+    from canon import engine
+
+    monkeypatch.setenv("HARNESS_WORLD_CACHE", str(tmp_path))
+    cases = [c for c in all_cases() if c.id in ("pool-config-reload", "trap-quiet-window")]
+    built: list[str] = []
+    real = engine.build_case
+
+    def counted(case, into: Path) -> Path:  # type: ignore[no-untyped-def]
+        built.append(case.id)
+        return real(case, into)
+
+    monkeypatch.setattr(engine, "build_case", counted)
+    suites: list[Path] = []
+    workers = [threading.Thread(target=lambda: suites.append(engine.build(cases)))
+               for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert sorted(built) == ["pool-config-reload", "trap-quiet-window"]  # once each
+    assert len(suites) == 2 and suites[0] == suites[1] and suites[0].is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("canon-")] == [
+        suites[0].parent.name]  # no half-built folder left beside it
