@@ -129,8 +129,9 @@ def test_the_offline_default_publishes_no_wrong_cause_on_a_world(tmp_path: Path,
                                                                  zone: str) -> None:
     truth = worlds.folder(world) / "truth.json"
     kinds = {i["id"]: i["kind"] for i in json.loads(truth.read_text("utf-8"))["incidents"]}
-    card = evaluate(truth, model="offline", home=tmp_path, workers=2,
-                    settings={"timezone": zone})
+    # The world's store as the loader tests indexed it (tests/worlds.loaded), not again here.
+    card = evaluate(truth, model="offline", home=worlds.seeded(truth.parent, tmp_path),
+                    workers=2, settings={"timezone": zone})
     verdicts = {c.id: c.verdict for c in card.cases}
     assert card.summary.wrong == 0, verdicts
     traps = {c.id: (c.outcome, c.verdict) for c in card.cases if kinds[c.id].startswith("trap")}
@@ -151,8 +152,8 @@ def test_a_published_cause_s_picture_marks_only_changes_as_changes(tmp_path: Pat
 
     suite = load_suite(worlds.folder("fleet") / "truth.json")
     one = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id == "FLEET-01")})
-    card = evaluate(one, model="offline", home=tmp_path, workers=1,
-                    settings={"timezone": "-06:00"})
+    card = evaluate(one, model="offline", home=worlds.seeded(worlds.folder("fleet"), tmp_path),
+                    workers=1, settings={"timezone": "-06:00"})
     (case,) = card.cases
     assert case.verdict is Verdict.RIGHT and case.run is not None
     picture = case.run.picture

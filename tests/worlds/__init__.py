@@ -129,6 +129,22 @@ def loaded(world: Path) -> LoadReport:
     return load_dataset(world, root / f"{world.name}-{key}")
 
 
+def seeded(world: Path, home: Path) -> Path:
+    """``home`` holding ``world``'s store as :func:`loaded` indexed it, where a run looks for it.
+
+    A run (an eval's preflight) finds the dataset's build current and indexes nothing: ~5 s of
+    a world's eval. A copy, so a run never writes into the store other tests read.
+    """
+    from diagnosis_harness.control.settings import Settings
+    from diagnosis_harness.tools.dataset.layout import dataset_dir
+
+    dest = dataset_dir(Settings(_env_file=None, home=home, data_dir=world))  # type: ignore[call-arg]
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(loaded(world).dest, dest)
+    return home
+
+
 @functools.cache
 def _loader_digest() -> str:
     """A hash of the product's tool sources (the loader, its patterns and its schema), read once
